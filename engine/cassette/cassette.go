@@ -1,0 +1,115 @@
+package cassette
+
+// Version is the cassette format version this package reads and writes.
+const Version = 1
+
+// Format names the recording a Cassette was read from.
+type Format string
+
+// The recordings a cassette path may hold.
+const (
+	FormatV1        Format = "mcptest-v1"
+	FormatOpenAI    Format = "openai-chat"
+	FormatAnthropic Format = "anthropic-messages"
+)
+
+// Cassette is one recorded agent test: provenance, the catalog the model was
+// shown, and one entry per run of the same prompt.
+type Cassette struct {
+	// Path is the file the cassette was read from, as given to the reader.
+	Path   string
+	Format Format
+
+	Agent      string
+	Model      string
+	Provider   string
+	RecordedAt string
+	Prompt     string
+
+	// Catalog is the tools/list result each server returned, ordered by
+	// server name.
+	Catalog []ServerCatalog
+
+	Runs []Run
+}
+
+// ServerCatalog is the tools one server advertised.
+type ServerCatalog struct {
+	Server string
+	Tools  []Tool
+}
+
+// Tool is one entry of a tools/list result. Raw keeps the entry verbatim
+// (decoded JSON) for gates that read more than the name.
+type Tool struct {
+	Name        string
+	Description string
+	InputSchema any
+	Raw         map[string]any
+}
+
+// Run is one run of the prompt.
+type Run struct {
+	Turns       []Turn
+	Delegations []Delegation
+	// Tokens is nil when the recording carries no token usage.
+	Tokens *Tokens
+	// CostMicros is nil when the recording carries no cost.
+	CostMicros *int64
+}
+
+// Calls returns the run's calls in call order, across turns.
+func (r *Run) Calls() []Call {
+	var out []Call
+	for _, t := range r.Turns {
+		out = append(out, t.Calls...)
+	}
+	return out
+}
+
+// Turn is one user turn: the calls the agent made and its final text.
+type Turn struct {
+	Calls []Call
+	// FinalResponse is the agent's final text for the turn; "" when absent.
+	FinalResponse string
+}
+
+// Call is one tool call.
+type Call struct {
+	// Server is "" when the recording does not say which server answered.
+	Server string
+	Tool   string
+	// Arguments is the decoded JSON the agent sent: normally a
+	// map[string]any. A transcript whose arguments string does not parse
+	// keeps it as a string.
+	Arguments any
+	IsError   bool
+	// Result is the decoded CallToolResult, nil when not recorded.
+	Result any
+	// DurationMS is nil when not recorded.
+	DurationMS *float64
+	// Agent is the agent of a multi-agent system that made the call.
+	Agent string
+}
+
+// ID returns the call's qualified id, server.tool, or the bare tool name when
+// the server is unknown.
+func (c Call) ID() string {
+	if c.Server == "" {
+		return c.Tool
+	}
+	return c.Server + "." + c.Tool
+}
+
+// Delegation is an agent-to-agent hand-off observed in a run.
+type Delegation struct {
+	From string
+	To   string
+}
+
+// Tokens is the conversation's token usage for one run.
+type Tokens struct {
+	Input  int64
+	Output int64
+	Total  int64
+}

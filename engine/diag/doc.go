@@ -1,0 +1,9 @@
+// Package diag holds the positioned error values that every parser of user
+// files returns: a suite loader, a cassette reader and the assertion grammar
+// all answer with file:line:col and a message that says what was wrong and
+// what was expected.
+//
+// Lines and columns are 1-based; a zero line means the position is unknown
+// (the error is about the whole file). Columns count characters (runes), not
+// bytes.
+package diag
