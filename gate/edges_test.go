@@ -1,0 +1,110 @@
+package gate
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/mcptest/mcptest/engine/cassette"
+)
+
+// triage is the edge set of the seed's worked suite.
+var triage = Edges{
+	Allowed:    []string{"search", "summarize"},
+	Restricted: []string{"delete_repo", "force_push"},
+	Delegation: []cassette.Delegation{{From: "planner", To: "worker"}},
+}
+
+func TestEdgeCoverage(t *testing.T) {
+	tests := []struct {
+		name     string
+		cfg      Edges
+		runs     []cassette.Run
+		targets  map[string]float64
+		findings []string
+	}{
+		{
+			name: "stays inside its edges",
+			cfg:  triage,
+			runs: []cassette.Run{{Turns: []cassette.Turn{{Calls: calls("repo.search", "repo.summarize")}},
+				Delegations: []cassette.Delegation{{From: "planner", To: "worker"}}}},
+			targets: map[string]float64{"edges.allowed_pct": 100, "edges.restricted_attempts": 0, "edges.delegation_pct": 100, "edges.gate_passed": 1},
+		},
+		{
+			name:    "a restricted call fails the gate",
+			cfg:     triage,
+			runs:    []cassette.Run{{Turns: []cassette.Turn{{Calls: calls("repo.search")}, {Calls: calls("repo.summarize", "repo.force_push")}}}},
+			targets: map[string]float64{"edges.allowed_pct": 100, "edges.restricted_attempts": 1, "edges.delegation_pct": 0, "edges.gate_passed": 0},
+			findings: []string{
+				"run 1: turn 2 call 2 called restricted tool `repo.force_push`",
+				"delegation edges never observed: `planner -> worker`",
+			},
+		},
+		{
+			name: "coverage is the union over runs",
+			cfg:  triage,
+			runs: []cassette.Run{
+				{Turns: []cassette.Turn{{Calls: calls("search")}}},
+				{Turns: []cassette.Turn{{Calls: calls("summarize", "shell.exec")}}},
+			},
+			targets:  map[string]float64{"edges.allowed_pct": 100, "edges.restricted_attempts": 0, "edges.delegation_pct": 0, "edges.gate_passed": 1},
+			findings: []string{"delegation edges never observed: `planner -> worker`", "calls outside the declared edges: `shell.exec`"},
+		},
+		{
+			name:     "one of three allowed edges",
+			cfg:      Edges{Allowed: []string{"a", "b", "c"}},
+			runs:     []cassette.Run{{Turns: []cassette.Turn{{Calls: calls("a", "a")}}}},
+			targets:  map[string]float64{"edges.allowed_pct": 33, "edges.restricted_attempts": 0, "edges.delegation_pct": 100, "edges.gate_passed": 1},
+			findings: []string{"allowed edges never exercised: `b`, `c`"},
+		},
+		{
+			name:    "nothing declared is vacuously covered",
+			cfg:     Edges{},
+			runs:    []cassette.Run{{}},
+			targets: map[string]float64{"edges.allowed_pct": 100, "edges.restricted_attempts": 0, "edges.delegation_pct": 100, "edges.gate_passed": 1},
+		},
+		{
+			name:    "restricted is checked before allowed",
+			cfg:     Edges{Allowed: []string{"repo.push"}, Restricted: []string{"push"}},
+			runs:    []cassette.Run{{Turns: []cassette.Turn{{Calls: calls("repo.push", "repo.push")}}}},
+			targets: map[string]float64{"edges.allowed_pct": 0, "edges.restricted_attempts": 2, "edges.delegation_pct": 100, "edges.gate_passed": 0},
+			findings: []string{
+				"run 1: turn 1 call 1 called restricted tool `repo.push`",
+				"run 1: turn 1 call 2 called restricted tool `repo.push`",
+				"allowed edges never exercised: `repo.push`",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := NewEdges(tt.cfg)
+			for i := range tt.runs {
+				e.Add(&tt.runs[i])
+			}
+			res := e.Result()
+			if !reflect.DeepEqual(res.Targets, tt.targets) {
+				t.Errorf("targets = %v, want %v", res.Targets, tt.targets)
+			}
+			var msgs []string
+			for _, f := range res.Findings {
+				msgs = append(msgs, f.Message)
+			}
+			if !reflect.DeepEqual(msgs, tt.findings) {
+				t.Errorf("findings = %q, want %q", msgs, tt.findings)
+			}
+		})
+	}
+}
+
+func TestEdgeCoverageBoundsFindings(t *testing.T) {
+	e := NewEdges(Edges{Restricted: []string{"rm"}})
+	for i := 0; i < 30; i++ {
+		e.Add(&cassette.Run{Turns: []cassette.Turn{{Calls: calls("rm")}}})
+	}
+	res := e.Result()
+	if res.Targets["edges.restricted_attempts"] != 30 {
+		t.Fatalf("attempts = %v", res.Targets["edges.restricted_attempts"])
+	}
+	if len(res.Findings) != maxAttemptFindings+1 || res.Findings[maxAttemptFindings].Message != "10 more restricted calls not listed" {
+		t.Errorf("findings not bounded: %d, last %q", len(res.Findings), res.Findings[len(res.Findings)-1].Message)
+	}
+}

@@ -1,0 +1,88 @@
+package gate
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Result is what a gate contributes to a case of the run envelope.
+type Result struct {
+	// Targets maps a dotted target name (tool_selection.f1) to its value in
+	// the seeds' units. An undefined figure is absent.
+	Targets map[string]float64
+	// Counts maps a dotted count name (tool_selection.tp) to the raw number
+	// behind the targets.
+	Counts map[string]int64
+	// Findings say, in order, what the gate saw that a reader should know.
+	Findings []Finding
+}
+
+// Finding is one observation of a gate: a missed class, an unexpected tool,
+// a restricted call.
+type Finding struct {
+	// Level is "error" (the gate's evidence of a failure), "warning" or
+	// "notice".
+	Level   string
+	Gate    string
+	Message string
+	// Run is the 1-based run the finding is about; 0 when it is about the
+	// whole case.
+	Run int
+}
+
+// Percent returns num*100/den as an integer percent, rounded half up. A zero
+// denominator yields 0, never a not-a-number value.
+func Percent(num, den int64) int64 {
+	if den <= 0 {
+		return 0
+	}
+	return (200*num + den) / (2 * den)
+}
+
+// MatchID reports whether a declared member id matches a call. A member with
+// a server prefix ("brave.web_search") matches the fully qualified call
+// only; a bare member ("web_search") matches that tool on any server. A call
+// without a server matches bare members only.
+func MatchID(member, server, tool string) bool {
+	if s, t, ok := strings.Cut(member, "."); ok {
+		if server == "" {
+			return member == tool
+		}
+		return s == server && t == tool
+	}
+	return member == tool
+}
+
+// tally counts named things in first-seen order, so findings follow the
+// order of appearance rather than map order.
+type tally struct {
+	order []string
+	n     map[string]int
+}
+
+func (t *tally) add(name string) {
+	if t.n == nil {
+		t.n = map[string]int{}
+	}
+	if _, ok := t.n[name]; !ok {
+		t.order = append(t.order, name)
+	}
+	t.n[name]++
+}
+
+// runsOf renders "in 2 of 5 runs" or "" for a single run.
+func runsOf(k, runs int) string {
+	if runs <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(" (in %d of %d runs)", k, runs)
+}
+
+// backticked quotes and joins names for a message: `a`, `b`.
+func backticked(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = "`" + n + "`"
+	}
+	return strings.Join(q, ", ")
+}

@@ -1,0 +1,154 @@
+package gate
+
+import (
+	"fmt"
+
+	"github.com/mcptest/mcptest/engine/cassette"
+)
+
+// Class is an equal-function set: a named group of tools that do the same
+// job. Calling any member reaches the class.
+type Class struct {
+	Name    string
+	Members []string
+}
+
+// RunSelection is the selection outcome of one run.
+type RunSelection struct {
+	TP, FP, FN int64
+	// Missed names the classes no call reached, in declaration order.
+	Missed []string
+	// Unexpected names the calls that matched no class, in call order.
+	Unexpected []string
+}
+
+// ScoreSelection applies the counting rule of Selection F1 to one run's
+// calls. Each class is consumed at most once: the first call that names a
+// member of a class not yet reached is a true positive; a later call to any
+// member of reached classes only is a repeat and counts nothing; a call that
+// matches no class is a false positive; a class no call reached is a false
+// negative.
+func ScoreSelection(classes []Class, calls []cassette.Call) RunSelection {
+	var out RunSelection
+	reached := make([]bool, len(classes))
+	for _, c := range calls {
+		matched, fresh := false, -1
+		for i, cl := range classes {
+			if !memberOf(cl.Members, c.Server, c.Tool) {
+				continue
+			}
+			matched = true
+			if !reached[i] {
+				fresh = i
+				break
+			}
+		}
+		switch {
+		case fresh >= 0:
+			reached[fresh] = true
+			out.TP++
+		case !matched:
+			out.FP++
+			out.Unexpected = append(out.Unexpected, c.ID())
+		}
+	}
+	for i, cl := range classes {
+		if !reached[i] {
+			out.FN++
+			out.Missed = append(out.Missed, cl.Name)
+		}
+	}
+	return out
+}
+
+func memberOf(members []string, server, tool string) bool {
+	for _, m := range members {
+		if MatchID(m, server, tool) {
+			return true
+		}
+	}
+	return false
+}
+
+// SelectionScores are the three integer percents of Selection F1.
+type SelectionScores struct {
+	Precision, Recall, F1 int64
+}
+
+// Scores derives precision, recall and F1 from pooled counts. No declared
+// classes and no observed calls (all counts zero) scores 100 on all three,
+// vacuously perfect; any other zero denominator yields 0.
+func Scores(tp, fp, fn int64) SelectionScores {
+	if tp == 0 && fp == 0 && fn == 0 {
+		return SelectionScores{100, 100, 100}
+	}
+	return SelectionScores{
+		Precision: Percent(tp, tp+fp),
+		Recall:    Percent(tp, tp+fn),
+		F1:        Percent(2*tp, 2*tp+fp+fn),
+	}
+}
+
+// Selection micro-averages Selection F1 over the runs of a test: it sums
+// true positives, false positives and false negatives over every run and
+// derives the percentages from those totals.
+type Selection struct {
+	classes    []Class
+	runs       int
+	tp, fp, fn int64
+	missed     tally
+	unexpected tally
+}
+
+// NewSelection returns an empty accumulator for the declared classes.
+func NewSelection(classes []Class) *Selection {
+	return &Selection{classes: classes}
+}
+
+// Add scores one run and pools its counts.
+func (s *Selection) Add(run *cassette.Run) RunSelection {
+	r := ScoreSelection(s.classes, run.Calls())
+	s.runs++
+	s.tp += r.TP
+	s.fp += r.FP
+	s.fn += r.FN
+	for _, m := range r.Missed {
+		s.missed.add(m)
+	}
+	seen := map[string]bool{}
+	for _, u := range r.Unexpected {
+		if !seen[u] {
+			seen[u] = true
+			s.unexpected.add(u)
+		}
+	}
+	return r
+}
+
+// Result reports tool_selection.{f1,precision,recall} with the counts behind
+// them, and names the missed classes and the unexpected tools.
+func (s *Selection) Result() Result {
+	sc := Scores(s.tp, s.fp, s.fn)
+	res := Result{
+		Targets: map[string]float64{
+			"tool_selection.f1":        float64(sc.F1),
+			"tool_selection.precision": float64(sc.Precision),
+			"tool_selection.recall":    float64(sc.Recall),
+		},
+		Counts: map[string]int64{
+			"tool_selection.tp":      s.tp,
+			"tool_selection.fp":      s.fp,
+			"tool_selection.fn":      s.fn,
+			"tool_selection.classes": int64(len(s.classes)),
+		},
+	}
+	for _, name := range s.missed.order {
+		res.Findings = append(res.Findings, Finding{Level: "error", Gate: "equal_function_sets",
+			Message: fmt.Sprintf("missed class `%s`: no call reached any of its members%s", name, runsOf(s.missed.n[name], s.runs))})
+	}
+	for _, id := range s.unexpected.order {
+		res.Findings = append(res.Findings, Finding{Level: "error", Gate: "equal_function_sets",
+			Message: fmt.Sprintf("unexpected tool `%s`: it is in no declared class%s", id, runsOf(s.unexpected.n[id], s.runs))})
+	}
+	return res
+}

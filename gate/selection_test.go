@@ -1,0 +1,123 @@
+package gate
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/mcptest/mcptest/engine/cassette"
+)
+
+func calls(ids ...string) []cassette.Call {
+	out := make([]cassette.Call, len(ids))
+	for i, id := range ids {
+		c := cassette.Call{Tool: id}
+		for j := 0; j < len(id); j++ {
+			if id[j] == '.' {
+				c.Server, c.Tool = id[:j], id[j+1:]
+				break
+			}
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// seedClasses are the classes of the worked example in "Selection F1".
+var seedClasses = []Class{
+	{Name: "search", Members: []string{"brave.web_search", "google.search"}},
+	{Name: "fetch", Members: []string{"http.get"}},
+}
+
+func TestScoreSelection(t *testing.T) {
+	tests := []struct {
+		name    string
+		classes []Class
+		calls   []cassette.Call
+		want    RunSelection
+		scores  SelectionScores
+	}{
+		{"seed example: both classes reached", seedClasses, calls("brave.web_search", "http.get"),
+			RunSelection{TP: 2}, SelectionScores{100, 100, 100}},
+		{"seed example: one class, one extra", seedClasses, calls("google.search", "shell.exec"),
+			RunSelection{TP: 1, FP: 1, FN: 1, Missed: []string{"fetch"}, Unexpected: []string{"shell.exec"}},
+			SelectionScores{50, 50, 50}},
+		{"repeated interchangeable members count once", seedClasses, calls("brave.web_search", "google.search", "brave.web_search", "http.get"),
+			RunSelection{TP: 2}, SelectionScores{100, 100, 100}},
+		{"vacuous: no classes, no calls", nil, nil, RunSelection{}, SelectionScores{100, 100, 100}},
+		{"no calls: zero denominator gives 0", seedClasses, nil,
+			RunSelection{FN: 2, Missed: []string{"search", "fetch"}}, SelectionScores{0, 0, 0}},
+		{"no classes but calls", nil, calls("a.b"),
+			RunSelection{FP: 1, Unexpected: []string{"a.b"}}, SelectionScores{0, 0, 0}},
+		{"every unmatched call is a false positive", seedClasses, calls("shell.exec", "shell.exec", "http.get"),
+			RunSelection{TP: 1, FP: 2, FN: 1, Missed: []string{"search"}, Unexpected: []string{"shell.exec", "shell.exec"}},
+			SelectionScores{33, 50, 40}},
+		{"server prefix keeps same-named tools apart", []Class{{Name: "s", Members: []string{"brave.search"}}}, calls("google.search"),
+			RunSelection{FP: 1, FN: 1, Missed: []string{"s"}, Unexpected: []string{"google.search"}}, SelectionScores{0, 0, 0}},
+		{"bare member matches any server", []Class{{Name: "s", Members: []string{"search"}}}, calls("google.search"),
+			RunSelection{TP: 1}, SelectionScores{100, 100, 100}},
+		{"call without server matches bare members only", []Class{{Name: "s", Members: []string{"google.search"}}, {Name: "t", Members: []string{"fetch"}}}, calls("search", "fetch"),
+			RunSelection{TP: 1, FP: 1, FN: 1, Missed: []string{"s"}, Unexpected: []string{"search"}}, SelectionScores{50, 50, 50}},
+		{"a tool in two classes reaches the next unreached one", []Class{{Name: "a", Members: []string{"x"}}, {Name: "b", Members: []string{"x"}}}, calls("x", "x", "x"),
+			RunSelection{TP: 2}, SelectionScores{100, 100, 100}},
+		{"precision 100, recall 50 rounds F1 to 67", seedClasses, calls("http.get"),
+			RunSelection{TP: 1, FN: 1, Missed: []string{"search"}}, SelectionScores{100, 50, 67}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ScoreSelection(tt.classes, tt.calls)
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("ScoreSelection = %+v, want %+v", got, tt.want)
+			}
+			if s := Scores(got.TP, got.FP, got.FN); s != tt.scores {
+				t.Errorf("Scores = %+v, want %+v", s, tt.scores)
+			}
+		})
+	}
+}
+
+func TestSelectionMicroAveragesOverRuns(t *testing.T) {
+	runs := [][]cassette.Call{
+		calls("brave.web_search", "http.get"), // 2 TP
+		calls("google.search", "shell.exec"),  // 1 TP, 1 FP, 1 FN
+		nil,                                   // 2 FN
+	}
+	forward, backward := NewSelection(seedClasses), NewSelection(seedClasses)
+	for i := range runs {
+		forward.Add(&cassette.Run{Turns: []cassette.Turn{{Calls: runs[i]}}})
+		backward.Add(&cassette.Run{Turns: []cassette.Turn{{Calls: runs[len(runs)-1-i]}}})
+	}
+	got := forward.Result()
+	// tp=3 fp=1 fn=3: precision 75, recall 50, F1 6/10 = 60.
+	want := map[string]float64{"tool_selection.f1": 60, "tool_selection.precision": 75, "tool_selection.recall": 50}
+	if !reflect.DeepEqual(got.Targets, want) {
+		t.Errorf("targets = %v, want %v", got.Targets, want)
+	}
+	if got.Counts["tool_selection.tp"] != 3 || got.Counts["tool_selection.fp"] != 1 || got.Counts["tool_selection.fn"] != 3 {
+		t.Errorf("counts = %v", got.Counts)
+	}
+	if !reflect.DeepEqual(backward.Result().Targets, got.Targets) {
+		t.Errorf("micro-average depends on run order: %v vs %v", backward.Result().Targets, got.Targets)
+	}
+	wantFindings := []string{
+		"missed class `fetch`: no call reached any of its members (in 2 of 3 runs)",
+		"missed class `search`: no call reached any of its members (in 1 of 3 runs)",
+		"unexpected tool `shell.exec`: it is in no declared class (in 1 of 3 runs)",
+	}
+	var msgs []string
+	for _, f := range got.Findings {
+		msgs = append(msgs, f.Message)
+	}
+	if !reflect.DeepEqual(msgs, wantFindings) {
+		t.Errorf("findings:\n%q\nwant\n%q", msgs, wantFindings)
+	}
+}
+
+func TestPercent(t *testing.T) {
+	for _, tt := range []struct{ num, den, want int64 }{
+		{0, 0, 0}, {1, 2, 50}, {2, 3, 67}, {1, 3, 33}, {1, 8, 13}, {3, 8, 38}, {1, 200, 1}, {1, 201, 0}, {5, 5, 100},
+	} {
+		if got := Percent(tt.num, tt.den); got != tt.want {
+			t.Errorf("Percent(%d, %d) = %d, want %d", tt.num, tt.den, got, tt.want)
+		}
+	}
+}
