@@ -1,0 +1,234 @@
+package expr
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxRender is how many characters of a rendered value a message shows
+// before it is clipped with "…".
+const maxRender = 200
+
+// toNumber reports v as a float64 when it is a number. Decoded JSON and
+// YAML give float64; the integer types are accepted too so that values
+// built in Go compare the same way.
+func toNumber(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case float32:
+		return float64(n), true
+	case int:
+		return float64(n), true
+	case int8:
+		return float64(n), true
+	case int16:
+		return float64(n), true
+	case int32:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case uint:
+		return float64(n), true
+	case uint8:
+		return float64(n), true
+	case uint16:
+		return float64(n), true
+	case uint32:
+		return float64(n), true
+	case uint64:
+		return float64(n), true
+	}
+	return 0, false
+}
+
+// formatNumber renders f the shortest way that reads back exactly, without
+// a trailing ".0": 80, 0.5, -3.25. As in JavaScript, only numbers from
+// 1e21 up or below 1e-6 use an exponent (1e+21, 1e-7), so that no number
+// takes hundreds of digits.
+func formatNumber(f float64) string {
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
+		return strings.Replace(strconv.FormatFloat(f, 'g', -1, 64), "e-0", "e-", 1)
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// deepEqual compares two generic values: numbers numerically, maps by their
+// keys, lists element by element in order.
+func deepEqual(a, b any) bool {
+	if x, ok := toNumber(a); ok {
+		y, ok := toNumber(b)
+		return ok && x == y
+	}
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case []any:
+		y, ok := b.([]any)
+		return ok && slices.EqualFunc(x, y, deepEqual)
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !deepEqual(xv, yv) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// copyValue returns a deep copy of a generic value, so that a Matcher does
+// not share maps or lists with its caller.
+func copyValue(v any) any {
+	switch x := v.(type) {
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = copyValue(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = copyValue(e)
+		}
+		return out
+	}
+	return v
+}
+
+// render writes v as compact JSON for a message: keys sorted, numbers as
+// formatNumber writes them, no HTML escaping, clipped to maxRender
+// characters. Values JSON cannot hold (NaN, Go types) are still rendered.
+func render(v any) string {
+	var b strings.Builder
+	writeValue(&b, v)
+	return clip(b.String())
+}
+
+func writeValue(b *strings.Builder, v any) {
+	if f, ok := toNumber(v); ok {
+		b.WriteString(formatNumber(f))
+		return
+	}
+	switch x := v.(type) {
+	case nil:
+		b.WriteString("null")
+	case bool:
+		b.WriteString(strconv.FormatBool(x))
+	case string:
+		b.WriteString(quoteJSON(x))
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeValue(b, e)
+		}
+		b.WriteByte(']')
+	case map[string]any:
+		b.WriteByte('{')
+		for i, k := range slices.Sorted(maps.Keys(x)) {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(quoteJSON(k))
+			b.WriteByte(':')
+			writeValue(b, x[k])
+		}
+		b.WriteByte('}')
+	default:
+		data, err := json.Marshal(x)
+		if err != nil {
+			b.WriteString(quoteJSON(strings.TrimSpace(strings.ReplaceAll(err.Error(), "\n", " "))))
+			return
+		}
+		b.Write(data)
+	}
+}
+
+// quoteJSON quotes s as a JSON string without escaping <, > and &.
+func quoteJSON(s string) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+// clip shortens s to maxRender characters, marking the cut with "…".
+func clip(s string) string {
+	if utf8.RuneCountInString(s) <= maxRender {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == maxRender {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
+}
+
+// describe names the JSON type of v and shows it, for wrong-type messages:
+// `string "abc"`, `number 5`, `null`.
+func describe(v any) string {
+	if _, ok := toNumber(v); ok {
+		return "number " + render(v)
+	}
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean " + render(v)
+	case string:
+		return "string " + render(v)
+	case []any:
+		return "list " + render(v)
+	case map[string]any:
+		return "object " + render(v)
+	}
+	return render(v)
+}
+
+// firstNonFinite returns the first NaN or infinite number found in v (in
+// key order), which JSON cannot hold.
+func firstNonFinite(v any) (float64, bool) {
+	if f, ok := toNumber(v); ok {
+		return f, math.IsNaN(f) || math.IsInf(f, 0)
+	}
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			if f, bad := firstNonFinite(e); bad {
+				return f, true
+			}
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			if f, bad := firstNonFinite(x[k]); bad {
+				return f, true
+			}
+		}
+	}
+	return 0, false
+}
