@@ -1,0 +1,201 @@
+package annotate
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/mcptest/mcptest/engine"
+)
+
+// Reporter renders a run envelope.
+type Reporter interface {
+	Report(w io.Writer, env *engine.Envelope) error
+}
+
+// Options tune the human reporters.
+type Options struct {
+	// Color turns on ANSI colour; the caller decides (a TTY, no NO_COLOR).
+	Color bool
+}
+
+// Names lists the reporters New knows, in the order help shows them.
+var Names = []string{"pretty", "json"}
+
+// New returns the reporter called name.
+func New(name string, opt Options) (Reporter, error) {
+	switch name {
+	case "pretty":
+		return Pretty{Color: opt.Color}, nil
+	case "json":
+		return JSON{}, nil
+	}
+	return nil, fmt.Errorf("unknown reporter %q: expected one of %s", name, strings.Join(Names, ", "))
+}
+
+// JSON writes the envelope as indented JSON with a final newline. Maps are
+// written with sorted keys, so the output is byte-identical for the same
+// envelope.
+type JSON struct{}
+
+// Report implements Reporter.
+func (JSON) Report(w io.Writer, env *engine.Envelope) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(env); err != nil {
+		return fmt.Errorf("encode run envelope: %w", err)
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// ReadEnvelope decodes a saved run envelope, refusing one of another schema
+// version.
+func ReadEnvelope(r io.Reader, name string) (*engine.Envelope, error) {
+	var env engine.Envelope
+	dec := json.NewDecoder(io.LimitReader(r, 256<<20))
+	if err := dec.Decode(&env); err != nil {
+		return nil, fmt.Errorf("%s: not a run envelope: %w", name, err)
+	}
+	if env.SchemaVersion != engine.SchemaVersion {
+		return nil, fmt.Errorf("%s: run envelope schema_version %d, this mcptest reads %d", name, env.SchemaVersion, engine.SchemaVersion)
+	}
+	return &env, nil
+}
+
+// Pretty renders one line per case, then the failing assertions with their
+// actual values and the findings that explain them, then a summary line.
+type Pretty struct {
+	Color bool
+}
+
+const (
+	red    = "\x1b[31m"
+	green  = "\x1b[32m"
+	yellow = "\x1b[33m"
+	dim    = "\x1b[2m"
+	bold   = "\x1b[1m"
+	reset  = "\x1b[0m"
+)
+
+func (p Pretty) paint(code, s string) string {
+	if !p.Color {
+		return s
+	}
+	return code + s + reset
+}
+
+// Report implements Reporter.
+func (p Pretty) Report(w io.Writer, env *engine.Envelope) error {
+	var b strings.Builder
+	for _, c := range env.Cases {
+		label := map[engine.Verdict]string{
+			engine.Pass: p.paint(green, "PASS"), engine.Fail: p.paint(red, "FAIL"), engine.Inconclusive: p.paint(yellow, "INCONCLUSIVE"),
+		}[c.Verdict]
+		fmt.Fprintf(&b, "%s  %s%s%s\n", label, Clean(c.Name), p.paint(dim, runsLabel(c)), p.paint(dim, targetsLabel(c.Targets)))
+		for _, a := range c.Assertions {
+			if a.Passed {
+				continue
+			}
+			fmt.Fprintf(&b, "      %s %s\n", p.paint(dim, a.Position.String()+":"), Clean(a.Message))
+			if a.Actual != nil {
+				fmt.Fprintf(&b, "        actual: %s\n", Clean(clip(compact(a.Actual), 200)))
+			}
+		}
+		for _, f := range c.Findings {
+			if c.Verdict == engine.Pass && f.Level != "warning" {
+				continue
+			}
+			fmt.Fprintf(&b, "      %s %s\n", p.paint(levelColor(f.Level), f.Level+":"), Clean(f.Message))
+		}
+	}
+	t := env.Totals
+	summary := fmt.Sprintf("%d passed, %d failed, %d inconclusive (%d cases)", t.Passed, t.Failed, t.Inconclusive, t.Total)
+	if env.Verdict == engine.Fail {
+		summary = p.paint(bold+red, summary)
+	} else {
+		summary = p.paint(bold, summary)
+	}
+	fmt.Fprintf(&b, "\n%s\n", summary)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func levelColor(level string) string {
+	switch level {
+	case "error":
+		return red
+	case "warning":
+		return yellow
+	}
+	return dim
+}
+
+func runsLabel(c *engine.CaseResult) string {
+	if c.Kind != engine.KindAgent {
+		return ""
+	}
+	if c.Runs == 1 {
+		return "  (1 run)"
+	}
+	return fmt.Sprintf("  (%d runs)", c.Runs)
+}
+
+func targetsLabel(t map[string]float64) string {
+	keys := make([]string, 0, len(t))
+	for k := range t {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + compact(t[k])
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "  " + strings.Join(parts, " ")
+}
+
+func compact(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+// Clean makes recorded text safe for a terminal: control characters
+// (escape sequences included) become visible \u escapes, so nothing from a
+// cassette or a suite can move the cursor or recolour the screen.
+func Clean(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isControl(r) {
+			fmt.Fprintf(&b, `\u%04x`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029 || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+}

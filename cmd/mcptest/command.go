@@ -1,0 +1,249 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/mcptest/mcptest/annotate"
+	"github.com/mcptest/mcptest/engine/diag"
+)
+
+// version is the mcptest version; release builds set it with -ldflags.
+var version = "0.1.0"
+
+// The exit codes of every command. The same table is in the help text, the
+// README and action.yml.
+const (
+	ExitOK    = 0 // every test, assertion and floor passed
+	ExitFail  = 1 // at least one test, assertion or floor failed
+	ExitInput = 2 // the input is wrong: flag, suite, cassette, missing file
+	ExitError = 3 // the tool could not do its job: I/O, network, a bug
+)
+
+// Command is the mcptest program with its standard streams, so tests run it
+// in process exactly as a user runs the binary.
+type Command struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+}
+
+// exitError carries an exit code out of a subcommand.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+
+// inputErr marks err as wrong input (exit 2).
+func inputErr(format string, args ...any) error {
+	return &exitError{code: ExitInput, err: fmt.Errorf(format, args...)}
+}
+
+// silentExit ends a subcommand with a code after it has already reported
+// why.
+type silentExit int
+
+func (e silentExit) Error() string { return fmt.Sprintf("exit %d", int(e)) }
+
+// errFailed is returned by a subcommand whose gates failed (exit 1).
+var errFailed = silentExit(ExitFail)
+
+type subcommand struct {
+	name    string
+	summary string
+	run     func(c *Command, args []string) error
+}
+
+func (c *Command) subcommands() []subcommand {
+	return []subcommand{
+		{"run", "replay the cassettes of a suite and compute every gate", (*Command).run},
+		{"validate", "check a suite (or a cassette) against its schema", (*Command).validate},
+		{"report", "re-render a saved run envelope", (*Command).report},
+		{"version", "print the version", (*Command).printVersion},
+		{"help", "show this help", (*Command).help},
+	}
+}
+
+// Main runs the command line args (without the program name) and returns
+// the exit code. It never panics on any input: a panic is reported as a bug
+// with exit code 3.
+func (c *Command) Main(args []string) (code int) {
+	if c.Getenv == nil {
+		c.Getenv = func(string) string { return "" }
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(c.Stderr, "mcptest: internal error (please report it): %v\n", r)
+			code = ExitError
+		}
+	}()
+	if len(args) == 0 {
+		c.usage(c.Stderr)
+		return ExitInput
+	}
+	name := args[0]
+	if name == "-h" || name == "--help" || name == "-help" {
+		name = "help"
+	}
+	for _, sc := range c.subcommands() {
+		if sc.name == name {
+			return c.exit(sc.run(c, args[1:]))
+		}
+	}
+	var names []string
+	for _, sc := range c.subcommands() {
+		names = append(names, sc.name)
+	}
+	msg := fmt.Sprintf("mcptest: unknown command %q", name)
+	if s := diag.Suggest(name, names); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	fmt.Fprintf(c.Stderr, "%s\nRun 'mcptest help' for the list of commands.\n", msg)
+	return ExitInput
+}
+
+// exit maps a subcommand's error to an exit code, printing it.
+func (c *Command) exit(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var se silentExit
+	if errors.As(err, &se) {
+		return int(se)
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	}
+	var l diag.List
+	if errors.As(err, &l) {
+		c.printDiag(l)
+		return ExitInput
+	}
+	var d *diag.Error
+	if errors.As(err, &d) {
+		c.printDiag(diag.List{d})
+		return ExitInput
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		fmt.Fprintf(c.Stderr, "mcptest: %v\n", ee.err)
+		return ee.code
+	}
+	fmt.Fprintf(c.Stderr, "mcptest: %v\n", err)
+	return ExitError
+}
+
+// printDiag prints positioned errors the way compilers do: the error, the
+// source line, and a caret under the column.
+func (c *Command) printDiag(l diag.List) {
+	sources := map[string][]string{}
+	for _, e := range l {
+		fmt.Fprintln(c.Stderr, annotate.Clean(e.Error()))
+		if e.Pos.Line == 0 {
+			continue
+		}
+		lines, ok := sources[e.Pos.File]
+		if !ok {
+			if data, err := os.ReadFile(e.Pos.File); err == nil && len(data) < 16<<20 {
+				lines = strings.Split(string(data), "\n")
+			}
+			sources[e.Pos.File] = lines
+		}
+		if e.Pos.Line > len(lines) {
+			continue
+		}
+		src := strings.TrimRight(lines[e.Pos.Line-1], "\r")
+		if len(src) > 200 {
+			continue
+		}
+		fmt.Fprintf(c.Stderr, "  %s\n", annotate.Clean(strings.ReplaceAll(src, "\t", " ")))
+		col := max(e.Pos.Col, 1)
+		fmt.Fprintf(c.Stderr, "  %s^\n", strings.Repeat(" ", min(col-1, len([]rune(src)))))
+	}
+	if len(l) > 1 {
+		fmt.Fprintf(c.Stderr, "%d errors\n", len(l))
+	}
+}
+
+// newFlags returns a flag set whose errors and help go to stderr and whose
+// usage starts with the command's synopsis.
+func (c *Command) newFlags(name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(c.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(c.Stderr, "usage: %s\n\nflags:\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses flags that may stand before or after the positional
+// arguments, as users type them: `mcptest run suite.yml --filter x`.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, &exitError{code: ExitInput, err: err}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+const exitCodeTable = `exit codes:
+  0  every test, assertion and floor passed
+  1  at least one test, assertion or floor failed (a gate result, not an error)
+  2  the input is wrong: unknown flag, invalid suite or cassette, missing file
+  3  the tool could not do its job: I/O, network, a bug
+`
+
+func (c *Command) usage(w io.Writer) {
+	fmt.Fprintf(w, "mcptest %s: a deterministic, model-free gate for AI agents that use MCP tools\n\nusage: mcptest <command> [flags]\n\ncommands:\n", version)
+	for _, sc := range c.subcommands() {
+		fmt.Fprintf(w, "  %-9s %s\n", sc.name, sc.summary)
+	}
+	fmt.Fprintf(w, "\n%s\nRun 'mcptest <command> -h' for a command's flags.\n", exitCodeTable)
+}
+
+func (c *Command) help(args []string) error {
+	c.usage(c.Stdout)
+	return nil
+}
+
+func (c *Command) printVersion(args []string) error {
+	fmt.Fprintf(c.Stdout, "mcptest %s\n", version)
+	return nil
+}
+
+// isTerminal reports whether w is a character device (a TTY).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,10 @@
+// Command mcptest is a deterministic, model-free gate for AI agents that use
+// MCP tools. Run `mcptest help` for its commands and exit codes.
+package main
+
+import "os"
+
+func main() {
+	cmd := &Command{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	os.Exit(cmd.Main(os.Args[1:]))
+}

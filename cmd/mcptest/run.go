@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/mcptest/mcptest/annotate"
+	"github.com/mcptest/mcptest/engine"
+)
+
+func (c *Command) run(args []string) error {
+	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--reporter pretty|json] [--output FILE] [--filter NAME]... [--cassette-dir DIR]")
+	config := fs.String("config", "suite.yml", "the suite file")
+	reporter := fs.String("reporter", "pretty", "how to report: pretty or json")
+	output := fs.String("output", "", "write the report to `FILE` instead of stdout")
+	var filters stringList
+	fs.Var(&filters, "filter", "run only the case `NAME` (exact, or else a case-insensitive substring); repeatable")
+	cassetteDir := fs.String("cassette-dir", "", "where a test without `cassette:` is looked up by name (default: cassettes/ beside the suite)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	switch len(pos) {
+	case 0:
+	case 1:
+		*config = pos[0]
+	default:
+		return inputErr("run takes one suite file, got %d arguments: %q", len(pos), pos)
+	}
+	out := c.Stdout
+	if *output != "" {
+		out = io.Discard
+	}
+	rep, err := annotate.New(*reporter, annotate.Options{Color: c.color(out)})
+	if err != nil {
+		return inputErr("--reporter: %v", err)
+	}
+
+	start := time.Now()
+	suite, err := engine.LoadSuite(*config)
+	if err != nil {
+		return err
+	}
+	progress := c.progress()
+	env, err := engine.Run(suite, engine.Options{Filter: filters, CassetteDir: *cassetteDir, Version: version, Progress: progress.update})
+	progress.clear()
+	if err != nil {
+		return err
+	}
+	env.Run.ID = newRunID(start)
+	env.Run.StartedAt = start.UTC().Format(time.RFC3339)
+	env.Run.DurationMS = time.Since(start).Milliseconds()
+	env.Source = c.source()
+
+	var buf bytes.Buffer
+	if err := rep.Report(&buf, env); err != nil {
+		return err
+	}
+	if *output != "" {
+		if err := os.WriteFile(*output, buf.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("write report: %w", err)
+		}
+		fmt.Fprintf(c.Stderr, "mcptest: %s: %d passed, %d failed, %d inconclusive; report written to %s\n",
+			env.Verdict, env.Totals.Passed, env.Totals.Failed, env.Totals.Inconclusive, *output)
+	} else if _, err := c.Stdout.Write(buf.Bytes()); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	if env.Verdict == engine.Fail {
+		return errFailed
+	}
+	return nil
+}
+
+// color reports whether output to w may be coloured: only on a TTY, and
+// never when NO_COLOR is set.
+func (c *Command) color(w io.Writer) bool {
+	return c.Getenv("NO_COLOR") == "" && isTerminal(w)
+}
+
+// source reads the repository, branch and commit from the CI environment.
+func (c *Command) source() *engine.Source {
+	s := engine.Source{Repo: c.Getenv("GITHUB_REPOSITORY"), Commit: c.Getenv("GITHUB_SHA")}
+	s.Branch = c.Getenv("GITHUB_HEAD_REF")
+	if s.Branch == "" {
+		s.Branch = c.Getenv("GITHUB_REF_NAME")
+	}
+	if s == (engine.Source{}) {
+		return nil
+	}
+	return &s
+}
+
+// progressLine rewrites one line on a terminal's stderr as cassettes are
+// read, at most every 100 ms. It stays silent when stderr is not a
+// terminal, so logs and --reporter json stay clean.
+type progressLine struct {
+	w     io.Writer
+	last  time.Time
+	shown bool
+}
+
+func (c *Command) progress() *progressLine {
+	if !isTerminal(c.Stderr) {
+		return &progressLine{}
+	}
+	return &progressLine{w: c.Stderr, last: time.Now()}
+}
+
+func (p *progressLine) update(done, total int) {
+	if p.w == nil || (time.Since(p.last) < 100*time.Millisecond && done != total) {
+		return
+	}
+	p.last = time.Now()
+	p.shown = true
+	fmt.Fprintf(p.w, "\rmcptest: %d/%d cassettes read", done, total)
+}
+
+func (p *progressLine) clear() {
+	if p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+}
+
+// newRunID returns a ULID: 48 bits of milliseconds and 80 random bits in
+// Crockford base32, so run ids sort by time.
+func newRunID(t time.Time) string {
+	const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+	var b [16]byte
+	ms := uint64(t.UnixMilli())
+	for i := 0; i < 6; i++ {
+		b[i] = byte(ms >> (40 - 8*i))
+	}
+	_, _ = rand.Read(b[6:])
+	out := make([]byte, 26)
+	// 128 bits → 26 base32 digits, most significant first (2 pad bits).
+	var acc uint64
+	bits, j := 2, 0
+	acc = 0
+	for _, x := range b {
+		acc = acc<<8 | uint64(x)
+		bits += 8
+		for bits >= 5 {
+			bits -= 5
+			out[j] = alphabet[(acc>>uint(bits))&31]
+			j++
+		}
+	}
+	return string(out[:j])
+}

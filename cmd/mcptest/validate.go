@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/engine/diag"
+)
+
+// validationDoc is the document `mcptest validate --format json` prints:
+// the same triples the mcp-server's validate_suite verb returns.
+type validationDoc struct {
+	Valid  bool              `json:"valid"`
+	Errors []validationError `json:"errors"`
+}
+
+type validationError struct {
+	Path    string  `json:"path"`
+	Message string  `json:"message"`
+	Hint    *string `json:"hint"`
+}
+
+func (c *Command) validate(args []string) error {
+	fs := c.newFlags("validate", "mcptest validate [--format text|json] [--config suite.yml | FILE...]")
+	config := fs.String("config", "suite.yml", "the suite file")
+	format := fs.String("format", "text", "text or json")
+	files, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if *format != "text" && *format != "json" {
+		return inputErr("--format %q: expected text or json", *format)
+	}
+	if len(files) == 0 {
+		files = []string{*config}
+	}
+	var all diag.List
+	for _, f := range files {
+		l, err := validateFile(f)
+		if err != nil {
+			return err
+		}
+		all = append(all, l...)
+	}
+	if *format == "json" {
+		doc := validationDoc{Valid: len(all) == 0, Errors: []validationError{}}
+		for _, e := range all {
+			ve := validationError{Path: e.Pointer, Message: e.Message}
+			if e.Pos.Line > 0 {
+				ve.Message = fmt.Sprintf("%s (at %s)", e.Message, e.Pos)
+			}
+			if e.Hint != "" {
+				h := e.Hint
+				ve.Hint = &h
+			}
+			doc.Errors = append(doc.Errors, ve)
+		}
+		b, _ := json.MarshalIndent(doc, "", "  ")
+		fmt.Fprintf(c.Stdout, "%s\n", b)
+		if !doc.Valid {
+			return silentExit(ExitInput)
+		}
+		return nil
+	}
+	if len(all) > 0 {
+		return all
+	}
+	for _, f := range files {
+		fmt.Fprintf(c.Stdout, "%s: valid\n", f)
+	}
+	return nil
+}
+
+// validateFile checks one file: a cassette when it holds JSON, else a suite.
+func validateFile(path string) (diag.List, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return diag.List{{Pos: diag.Pos{File: path}, Kind: "suite", Message: "no such file"}}, nil
+		}
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if t := bytes.TrimSpace(data); strings.HasSuffix(path, ".json") && len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+		_, err = cassette.Read(path, data)
+	} else {
+		_, err = engine.ParseSuite(path, data)
+	}
+	if err == nil {
+		return nil, nil
+	}
+	var l diag.List
+	if errors.As(err, &l) {
+		return l, nil
+	}
+	var d *diag.Error
+	if errors.As(err, &d) {
+		return diag.List{d}, nil
+	}
+	return nil, err
+}

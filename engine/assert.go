@@ -1,0 +1,187 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/engine/redact"
+)
+
+// evaluate runs one assertion against a value. The actual value and the
+// message are redacted, since both may quote recorded arguments.
+func evaluate(a *Assertion, actual any, present bool) AssertionResult {
+	passed, why := a.Matcher.Match(actual, present)
+	r := AssertionResult{
+		Index: a.Index, Block: a.Block, Target: a.Target.String(), Matcher: a.Matcher.Value(),
+		Passed: passed, Default: a.Default, Position: a.Pos,
+	}
+	if present {
+		r.Actual = redact.Value(actual)
+	}
+	r.Message = redact.String(message(a, passed, why, 0, 0))
+	return r
+}
+
+// message renders an assertion's outcome the way the seeds read it:
+// assertion #0 (`tool_selection.f1`) failed: 50 is less than the minimum 80.
+func message(a *Assertion, passed bool, why string, run, runs int) string {
+	head := fmt.Sprintf("assertion #%d (`%s`)", a.Index, a.Target.String())
+	if a.Default {
+		head = fmt.Sprintf("default gate of `%s:` (`%s` %s)", a.Block, a.Target.String(), matcherText(a.Matcher.Value()))
+	}
+	if passed {
+		return head + " passed"
+	}
+	where := ""
+	if runs > 1 {
+		where = fmt.Sprintf(" in run %d of %d", run, runs)
+	}
+	msg := head + " failed" + where + ": " + why
+	if a.Message != "" {
+		msg += " (" + a.Message + ")"
+	}
+	return msg
+}
+
+// matcherText renders a one-key comparison matcher as ">= 50".
+func matcherText(v any) string {
+	if m, ok := v.(map[string]any); ok && len(m) == 1 {
+		for k, x := range m {
+			if f, ok := x.(float64); ok {
+				return fmt.Sprintf("%s %s", k, formatNumber(f))
+			}
+		}
+	}
+	return fmt.Sprint(v)
+}
+
+func formatNumber(f float64) string {
+	if f == float64(int64(f)) {
+		return fmt.Sprintf("%d", int64(f))
+	}
+	return fmt.Sprint(f)
+}
+
+// runCheck evaluates one assertion on every recorded run. It keeps the first
+// failure (and otherwise the first run's value), so memory does not grow
+// with the number of runs.
+type runCheck struct {
+	a       *Assertion
+	failed  int
+	run     int
+	actual  any
+	present bool
+	why     string
+	seen    bool
+}
+
+func (rc *runCheck) check(run int, doc map[string]any) {
+	actual, present := rc.a.Target.Lookup(doc)
+	passed, why := rc.a.Matcher.Match(actual, present)
+	if !passed {
+		rc.failed++
+	}
+	if !rc.seen || (!passed && rc.failed == 1) {
+		rc.seen = true
+		rc.run, rc.actual, rc.present, rc.why = run, actual, present, why
+	}
+}
+
+func (rc *runCheck) result(runs int) AssertionResult {
+	a := rc.a
+	r := AssertionResult{
+		Index: a.Index, Block: a.Block, Target: a.Target.String(), Matcher: a.Matcher.Value(),
+		Passed: rc.seen && rc.failed == 0, Default: a.Default, Position: a.Pos, FailedRuns: rc.failed,
+	}
+	if !rc.seen {
+		r.Message = message(a, false, "no recorded run to check", 0, 0)
+		return r
+	}
+	if rc.present {
+		r.Actual = redact.Value(rc.actual)
+	}
+	if !r.Passed {
+		r.Run = rc.run
+		why := rc.why
+		if runs > 1 {
+			why = fmt.Sprintf("%s (%d of %d runs failed)", why, rc.failed, runs)
+		}
+		r.Message = redact.String(message(a, false, why, rc.run, runs))
+		return r
+	}
+	r.Message = message(a, true, "", 0, 0)
+	return r
+}
+
+// runDoc is the document a test's own expect: list reads for one run.
+func runDoc(n int, cas *cassette.Cassette, r *cassette.Run) map[string]any {
+	doc := map[string]any{"run": float64(n)}
+	if cas.Model != "" {
+		doc["model"] = cas.Model
+	}
+	if cas.Agent != "" {
+		doc["agent"] = cas.Agent
+	}
+	var calls, names, turns []any
+	final := ""
+	for _, t := range r.Turns {
+		var tc []any
+		for _, c := range t.Calls {
+			call := callDoc(c)
+			calls = append(calls, call)
+			tc = append(tc, call)
+			names = append(names, c.Tool)
+		}
+		turn := map[string]any{"calls": orEmpty(tc)}
+		if t.FinalResponse != "" {
+			turn["final_response"] = t.FinalResponse
+			final = t.FinalResponse
+		}
+		turns = append(turns, turn)
+	}
+	doc["calls"] = orEmpty(calls)
+	doc["tool_names"] = orEmpty(names)
+	doc["turns"] = orEmpty(turns)
+	if final != "" {
+		doc["final_response"] = final
+	}
+	if r.Tokens != nil {
+		doc["tokens"] = map[string]any{"input": float64(r.Tokens.Input), "output": float64(r.Tokens.Output), "total": float64(r.Tokens.Total)}
+	}
+	if r.CostMicros != nil {
+		doc["cost_micros"] = float64(*r.CostMicros)
+	}
+	var dels []any
+	for _, d := range r.Delegations {
+		dels = append(dels, map[string]any{"from": d.From, "to": d.To})
+	}
+	doc["delegations"] = orEmpty(dels)
+	return doc
+}
+
+func callDoc(c cassette.Call) map[string]any {
+	m := map[string]any{"tool": c.Tool, "id": c.ID(), "is_error": c.IsError}
+	if c.Server != "" {
+		m["server"] = c.Server
+	}
+	if c.Arguments != nil {
+		m["arguments"] = c.Arguments
+	}
+	if c.Result != nil {
+		m["result"] = c.Result
+	}
+	if c.DurationMS != nil {
+		m["duration_ms"] = *c.DurationMS
+	}
+	if c.Agent != "" {
+		m["agent"] = c.Agent
+	}
+	return m
+}
+
+func orEmpty(l []any) []any {
+	if l == nil {
+		return []any{}
+	}
+	return l
+}

@@ -1,0 +1,448 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/expr"
+	"github.com/mcptest/mcptest/gate"
+)
+
+// builder walks a schema-checked document into a Suite and checks what the
+// schema cannot: unique names, declared servers, the target and matcher
+// grammar, and that every cassette exists.
+type builder struct {
+	doc        *document
+	suite      *Suite
+	schemaErrs diag.List
+	errs       diag.List
+	names      map[string]string // case name -> pointer of its first use
+}
+
+func (b *builder) errorf(ptr string, pos diag.Pos, format string, args ...any) {
+	b.errs = append(b.errs, &diag.Error{Pos: pos, Pointer: ptr, Kind: "suite", Message: fmt.Sprintf(format, args...)})
+}
+
+// broken reports whether the schema already reported a problem at or under
+// ptr, so the builder does not report it a second time in other words.
+func (b *builder) broken(ptr string) bool {
+	for _, e := range b.schemaErrs {
+		if e.Pointer == ptr || strings.HasPrefix(e.Pointer, ptr+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *builder) build() {
+	root, _ := b.doc.root.(map[string]any)
+	if root == nil {
+		if len(b.schemaErrs) == 0 {
+			b.errorf("", b.doc.at(""), "expected a mapping with servers:, agents: or tests:")
+		}
+		return
+	}
+	b.names = map[string]string{}
+	servers, _ := root["servers"].(map[string]any)
+	for _, name := range sortedKeys(servers) {
+		b.server(name, servers[name])
+	}
+	// Sections are read in the order they appear in the file, so cases
+	// keep suite order.
+	type section struct {
+		key  string
+		line int
+	}
+	var sections []section
+	for _, key := range []string{"agents", "tests", "scenarios", "tool_quality", "tools"} {
+		if _, ok := root[key]; ok {
+			sections = append(sections, section{key, b.doc.keyAt("/" + key).Line})
+		}
+	}
+	for i := 1; i < len(sections); i++ {
+		for j := i; j > 0 && sections[j].line < sections[j-1].line; j-- {
+			sections[j], sections[j-1] = sections[j-1], sections[j]
+		}
+	}
+	for _, sec := range sections {
+		items, _ := root[sec.key].([]any)
+		for i, item := range items {
+			ptr := "/" + sec.key + "/" + strconv.Itoa(i)
+			m, _ := item.(map[string]any)
+			if m == nil {
+				continue
+			}
+			switch sec.key {
+			case "agents", "tests":
+				b.agentTest(ptr, m)
+			case "scenarios":
+				b.pending(ptr, m, KindScenario, "scenarios")
+			case "tool_quality":
+				b.pending(ptr, m, KindToolQuality, "tool_quality")
+			case "tools":
+				b.pending(ptr, m, KindTool, "tools")
+			}
+		}
+	}
+}
+
+func (b *builder) server(name string, v any) {
+	ptr := "/servers/" + escapePointer(name)
+	m, _ := v.(map[string]any)
+	if m == nil {
+		return
+	}
+	s := Server{Name: name, Pos: b.doc.keyAt(ptr)}
+	s.Command = strings_(m["command"])
+	s.URL, _ = m["url"].(string)
+	s.BearerTokenEnv, _ = m["bearer_token_env"].(string)
+	if env, ok := m["env"].(map[string]any); ok {
+		s.Env = map[string]string{}
+		for k, v := range env {
+			s.Env[k], _ = v.(string)
+		}
+	}
+	switch {
+	case s.Command == nil && s.URL == "" && !b.broken(ptr):
+		b.errorf(ptr, s.Pos, "server %q needs a `command:` (stdio) or a `url:` (streamable HTTP)", name)
+	case s.Command != nil && s.URL != "":
+		b.errorf(ptr, b.doc.keyAt(ptr+"/url"), "server %q has both `command:` and `url:`: a server is one or the other", name)
+	case s.BearerTokenEnv != "" && s.URL == "":
+		b.errorf(ptr, b.doc.keyAt(ptr+"/bearer_token_env"), "server %q: `bearer_token_env:` goes with a `url:` server", name)
+	}
+	b.suite.Servers = append(b.suite.Servers, s)
+}
+
+// newCase starts a case, checking its name is unique.
+func (b *builder) newCase(ptr string, m map[string]any, kind Kind) *Case {
+	name, _ := m["name"].(string)
+	c := &Case{Name: name, Kind: kind, Pos: b.doc.at(ptr), Pointer: ptr, DefinitionSHA256: canonicalSHA256(m)}
+	if name != "" {
+		if first, dup := b.names[name]; dup {
+			b.errorf(ptr+"/name", b.doc.at(ptr+"/name"), "test name %q is used twice (first at line %d): names identify cases in reports and baselines, so each must be unique",
+				name, b.doc.at(first).Line)
+		} else {
+			b.names[name] = ptr
+		}
+	}
+	b.suite.Cases = append(b.suite.Cases, c)
+	return c
+}
+
+// pending adds a case of a suite section this version validates but does
+// not run yet.
+func (b *builder) pending(ptr string, m map[string]any, kind Kind, key string) {
+	c := b.newCase(ptr, m, kind)
+	c.Pending = append(c.Pending, PendingBlock{Key: key, Pos: b.doc.keyAt(ptr)})
+}
+
+func (b *builder) agentTest(ptr string, m map[string]any) {
+	c := b.newCase(ptr, m, KindAgent)
+	c.Agent, _ = m["agent"].(string)
+	c.Prompt, _ = m["prompt"].(string)
+	switch v := m["model"].(type) {
+	case string:
+		c.Models = []string{v}
+	case []any:
+		c.Models = strings_(v)
+	}
+	c.Servers = strings_(m["servers"])
+	if len(b.suite.Servers) > 0 || m["servers"] != nil {
+		for i, s := range c.Servers {
+			if !b.hasServer(s) {
+				p := ptr + "/servers/" + strconv.Itoa(i)
+				e := &diag.Error{Pos: b.doc.at(p), Pointer: p, Kind: "suite",
+					Message: fmt.Sprintf("test %q names server %q, which `servers:` does not declare", c.Name, s)}
+				if sug := diag.Suggest(s, b.serverNames()); sug != "" {
+					e.Hint = "did you mean `" + sug + "`?"
+				}
+				b.errs = append(b.errs, e)
+			}
+		}
+	}
+	if r, ok := m["runs"].(float64); ok {
+		c.Runs = max(int(r), 1)
+	}
+	if cas, ok := m["cassette"].(string); ok {
+		c.Cassette, c.CassettePos = cas, b.doc.at(ptr+"/cassette")
+		if _, err := resolveCassettes(b.suite.Dir, cas); err != nil {
+			b.errorf(ptr+"/cassette", c.CassettePos, "%v", err)
+		}
+	}
+
+	var lists []expectList
+	for _, gb := range gateBlocks {
+		v, ok := m[gb.key]
+		if !ok {
+			continue
+		}
+		bptr := ptr + "/" + gb.key
+		block, _ := v.(map[string]any)
+		pos := b.doc.keyAt(bptr)
+		switch gb.key {
+		case "equal_function_sets":
+			c.Selection = &SelectionBlock{Pos: pos, Classes: b.classes(bptr+"/classes", block["classes"])}
+		case "tool_edges":
+			e := gate.Edges{Allowed: strings_(block["allowed"]), Restricted: strings_(block["restricted"])}
+			for _, d := range list(block["delegation"]) {
+				dm, _ := d.(map[string]any)
+				from, _ := dm["from"].(string)
+				to, _ := dm["to"].(string)
+				e.Delegation = append(e.Delegation, cassette.Delegation{From: from, To: to})
+			}
+			c.Edges = &EdgesBlock{Pos: pos, Edges: e}
+		default:
+			c.Pending = append(c.Pending, PendingBlock{Key: gb.key, Pos: pos})
+		}
+		lists = append(lists, expectList{block: gb.key, ptr: bptr + "/expect", items: list(block["expect"]), pos: pos})
+	}
+	lists = append(lists, expectList{ptr: ptr + "/expect", items: list(m["expect"])})
+	for _, l := range lists {
+		b.expect(c, l)
+	}
+}
+
+type expectList struct {
+	block string
+	ptr   string
+	items []any
+	pos   diag.Pos
+}
+
+// expect reads one expect: list into c.Expect, or the block's default gate
+// when the list is empty.
+func (b *builder) expect(c *Case, l expectList) {
+	if len(l.items) == 0 {
+		if d, ok := defaultGates[l.block]; ok {
+			m, err := expr.ParseShorthand(map[string]any{d.op: d.value})
+			if err != nil {
+				panic("default gate: " + err.Error())
+			}
+			p, _ := expr.ParsePath(d.target)
+			c.Expect = append(c.Expect, &Assertion{Block: l.block, Target: p, Matcher: m, Pos: l.pos, Default: true})
+		}
+		return
+	}
+	for i, item := range l.items {
+		ptr := l.ptr + "/" + strconv.Itoa(i)
+		m, _ := item.(map[string]any)
+		a := &Assertion{Index: i, Block: l.block, Pos: b.doc.at(ptr)}
+		var target, tptr, mptr string
+		var mval any
+		parse := expr.ParseMatcher
+		if t, ok := m["target"].(string); ok {
+			target, tptr, mptr, mval = t, ptr+"/target", ptr+"/matcher", m["matcher"]
+			a.Message, _ = m["message"].(string)
+		} else if len(m) == 1 {
+			for k, v := range m {
+				target, tptr, mptr, mval = k, ptr+"/"+escapePointer(k), ptr+"/"+escapePointer(k), v
+			}
+			parse = expr.ParseShorthand
+		} else {
+			continue // the schema has said what is wrong
+		}
+		targetOK := (tptr == mptr || !b.broken(tptr)) && b.target(c, a, target, tptr)
+		if !targetOK || b.broken(mptr) {
+			continue
+		}
+		matcher, err := parse(mval)
+		if err != nil {
+			b.matcherError(mptr, err)
+			continue
+		}
+		a.Matcher = matcher
+		c.Expect = append(c.Expect, a)
+	}
+}
+
+// target parses and checks an assertion's target. tptr locates it: a
+// `target:` value, or the key of a shorthand assertion.
+func (b *builder) target(c *Case, a *Assertion, text, tptr string) bool {
+	pos := b.doc.at(tptr)
+	if !strings.HasSuffix(tptr, "/target") {
+		pos = b.doc.keyAt(tptr)
+	}
+	p, err := expr.ParsePath(text)
+	if err != nil {
+		var se *expr.SyntaxError
+		if !errors.As(err, &se) {
+			se = nil
+		} else {
+			pos.Col += se.Offset
+			quoted := b.doc.quoted[tptr]
+			if !strings.HasSuffix(tptr, "/target") {
+				quoted = b.doc.quoted["key:"+tptr]
+			}
+			if quoted {
+				pos.Col++
+			}
+		}
+		msg := err.Error()
+		if se != nil {
+			msg = fmt.Sprintf("%s in target %q", se.Msg, se.Input)
+			if se.Expected != "" {
+				msg += ": " + se.Expected
+			}
+		}
+		b.errs = append(b.errs, &diag.Error{Pos: pos, Pointer: tptr, Kind: "expect", Message: msg})
+		return false
+	}
+	a.Target = p
+	name := p.String()
+	if gb, ok := targetBlock(name); ok {
+		if !c.hasBlock(gb.key) {
+			b.errs = append(b.errs, &diag.Error{Pos: pos, Pointer: tptr, Kind: "expect",
+				Message: fmt.Sprintf("target `%s` comes from a `%s:` block, and test %q has none", name, gb.key, c.Name)})
+			return false
+		}
+		return true
+	}
+	root := p.Segments()[0].Name
+	if gateNamespace(name) || !contains(runRoots, root) {
+		e := &diag.Error{Pos: pos, Pointer: tptr, Kind: "expect",
+			Message: fmt.Sprintf("unknown target `%s`: expected a gate target such as `tool_selection.f1` or a field of the run (%s)", name, strings.Join(runRoots, ", "))}
+		if s := diag.Suggest(name, knownTargets()); s != "" {
+			e.Hint = "did you mean `" + s + "`?"
+		}
+		b.errs = append(b.errs, e)
+		return false
+	}
+	return true
+}
+
+func (b *builder) matcherError(mptr string, err error) {
+	var me *expr.MatcherError
+	if !errors.As(err, &me) {
+		b.errs = append(b.errs, &diag.Error{Pos: b.doc.at(mptr), Pointer: mptr, Kind: "expect", Message: err.Error()})
+		return
+	}
+	ptr := mptr + me.Pointer
+	pos := b.doc.at(ptr)
+	if _, isKey := b.doc.keys[ptr]; isKey {
+		pos = b.doc.keyAt(ptr)
+	}
+	b.errs = append(b.errs, &diag.Error{Pos: pos, Pointer: ptr, Kind: "expect", Message: me.Msg, Hint: me.Hint})
+}
+
+func (c *Case) hasBlock(key string) bool {
+	switch key {
+	case "equal_function_sets":
+		return c.Selection != nil
+	case "tool_edges":
+		return c.Edges != nil
+	}
+	for _, p := range c.Pending {
+		if p.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *builder) classes(ptr string, v any) []gate.Class {
+	var out []gate.Class
+	seen := map[string]bool{}
+	for i, item := range list(v) {
+		m, _ := item.(map[string]any)
+		name, _ := m["name"].(string)
+		if seen[name] && name != "" {
+			p := ptr + "/" + strconv.Itoa(i) + "/name"
+			b.errorf(p, b.doc.at(p), "class %q is declared twice: merge the members into one class", name)
+		}
+		seen[name] = true
+		out = append(out, gate.Class{Name: name, Members: strings_(m["members"])})
+	}
+	return out
+}
+
+func (b *builder) hasServer(name string) bool {
+	for _, s := range b.suite.Servers {
+		if s.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *builder) serverNames() []string {
+	var out []string
+	for _, s := range b.suite.Servers {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// resolveCassettes expands a cassette: value, relative to dir, into files:
+// a file is itself, a directory is its *.json files, anything else is a
+// glob. No match is an error.
+func resolveCassettes(dir, pattern string) ([]string, error) {
+	p := pattern
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, filepath.FromSlash(p))
+	}
+	if st, err := os.Stat(p); err == nil {
+		if !st.IsDir() {
+			return []string{p}, nil
+		}
+		files, _ := filepath.Glob(filepath.Join(globEscape(p), "*.json"))
+		if len(files) == 0 {
+			return nil, fmt.Errorf("cassette directory %q holds no *.json files", pattern)
+		}
+		return files, nil
+	}
+	files, err := filepath.Glob(p)
+	if err != nil {
+		return nil, fmt.Errorf("cassette %q is not a valid glob: %v", pattern, err)
+	}
+	var out []string
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil && !st.IsDir() {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("cassette %q not found: expected a file, a directory or a glob relative to the suite's directory %q", pattern, filepath.ToSlash(dir))
+	}
+	return out, nil
+}
+
+func globEscape(p string) string {
+	r := strings.NewReplacer("*", `\*`, "?", `\?`, "[", `\[`)
+	return r.Replace(p)
+}
+
+func list(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+// strings_ returns the strings of a generic list, nil when v is not a list.
+func strings_(v any) []string {
+	l, ok := v.([]any)
+	if !ok {
+		return nil
+	}
+	out := make([]string, 0, len(l))
+	for _, x := range l {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

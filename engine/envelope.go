@@ -1,0 +1,134 @@
+package engine
+
+import (
+	"github.com/mcptest/mcptest/engine/diag"
+)
+
+// SchemaVersion is the version of the run envelope this package writes.
+const SchemaVersion = 1
+
+// Envelope is the canonical JSON document of one run. Every reporter renders
+// from it, baselines compare two of them and shards merge them; its field
+// names are a public contract.
+type Envelope struct {
+	SchemaVersion int           `json:"schema_version"`
+	Tool          ToolInfo      `json:"tool"`
+	Run           RunInfo       `json:"run"`
+	Source        *Source       `json:"source,omitempty"`
+	Suite         SuiteInfo     `json:"suite"`
+	Verdict       Verdict       `json:"verdict"`
+	Totals        Totals        `json:"totals"`
+	Cases         []*CaseResult `json:"cases"`
+}
+
+// ToolInfo names the program that wrote the envelope.
+type ToolInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// RunInfo identifies the run. ID, StartedAt and DurationMS are the only
+// fields that differ between two runs over the same inputs.
+type RunInfo struct {
+	ID         string `json:"id"`
+	Mode       string `json:"mode"`
+	StartedAt  string `json:"started_at"`
+	DurationMS int64  `json:"duration_ms"`
+}
+
+// Source is where the suite came from, when known.
+type Source struct {
+	Repo   string `json:"repo,omitempty"`
+	Branch string `json:"branch,omitempty"`
+	Commit string `json:"commit,omitempty"`
+}
+
+// SuiteInfo identifies the suite file.
+type SuiteInfo struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}
+
+// Verdict is pass, fail or inconclusive.
+type Verdict string
+
+// The verdicts of a run and of a case.
+const (
+	Pass         Verdict = "pass"
+	Fail         Verdict = "fail"
+	Inconclusive Verdict = "inconclusive"
+)
+
+// Totals counts the cases by verdict.
+type Totals struct {
+	Total        int `json:"total"`
+	Passed       int `json:"passed"`
+	Failed       int `json:"failed"`
+	Inconclusive int `json:"inconclusive"`
+}
+
+// CaseResult is one case of the envelope.
+type CaseResult struct {
+	Name     string   `json:"name"`
+	Kind     Kind     `json:"kind"`
+	Verdict  Verdict  `json:"verdict"`
+	Position diag.Pos `json:"position"`
+	// DefinitionSHA256 digests the case's definition in the suite.
+	DefinitionSHA256 string `json:"definition_sha256"`
+	// Runs is the number of recorded runs the case was computed over.
+	Runs int `json:"runs"`
+	// RunsDeclared is the suite's runs: when it said one.
+	RunsDeclared int `json:"runs_declared,omitempty"`
+	// Cassettes describes the recordings the case read.
+	Cassettes *CassetteSet `json:"cassettes,omitempty"`
+	Model     string       `json:"model,omitempty"`
+
+	Targets    map[string]float64 `json:"targets"`
+	Counts     map[string]int64   `json:"counts"`
+	Assertions []AssertionResult  `json:"assertions"`
+	Floors     []Floor            `json:"floors"`
+	Findings   []Finding          `json:"findings"`
+}
+
+// CassetteSet identifies the cassette files of a case: how many and a
+// digest over their paths and contents, in order.
+type CassetteSet struct {
+	Files  int    `json:"files"`
+	SHA256 string `json:"sha256"`
+}
+
+// AssertionResult is the outcome of one assertion.
+type AssertionResult struct {
+	Index   int    `json:"index"`
+	Block   string `json:"block,omitempty"`
+	Target  string `json:"target"`
+	Matcher any    `json:"matcher"`
+	// Actual is the value the target held (redacted); absent when the
+	// target had no value.
+	Actual  any    `json:"actual,omitempty"`
+	Passed  bool   `json:"passed"`
+	Message string `json:"message"`
+	// Run is the first run that failed an assertion evaluated per run.
+	Run int `json:"run,omitempty"`
+	// FailedRuns counts the runs that failed a per-run assertion.
+	FailedRuns int      `json:"failed_runs,omitempty"`
+	Default    bool     `json:"default,omitempty"`
+	Position   diag.Pos `json:"position"`
+}
+
+// Floor is a multi-run floor's outcome (tool_selection:, certified floors).
+type Floor struct {
+	Name    string `json:"name"`
+	Passed  bool   `json:"passed"`
+	Message string `json:"message"`
+}
+
+// Finding is an observation a reader should know about: a missed class, a
+// restricted call, a gate this version does not compute yet.
+type Finding struct {
+	Level    string    `json:"level"`
+	Gate     string    `json:"gate,omitempty"`
+	Message  string    `json:"message"`
+	Run      int       `json:"run,omitempty"`
+	Position *diag.Pos `json:"position,omitempty"`
+}

@@ -1,0 +1,255 @@
+package engine
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/mcptest/mcptest/engine/diag"
+)
+
+// MaxSuiteBytes bounds the size of a suite file.
+const MaxSuiteBytes = 8 << 20
+
+// maxNodes bounds how many values a suite may expand to, aliases included,
+// so an alias bomb is an error rather than an out-of-memory.
+const maxNodes = 1 << 20
+
+// document is a suite decoded from YAML into generic values (map[string]any,
+// []any, string, float64, bool, nil) with the position of every value and
+// every mapping key, by RFC 6901 pointer. It is the only place mcptest reads
+// YAML.
+type document struct {
+	file   string
+	root   any
+	values map[string]diag.Pos
+	keys   map[string]diag.Pos
+	// quoted marks the quoted scalars by pointer; a quoted key is marked
+	// under "key:" + pointer.
+	quoted map[string]bool
+	nodes  int
+	errs   diag.List
+}
+
+// parseYAML decodes data into a document. Syntax errors, duplicate keys,
+// non-string keys and oversized input are positioned errors.
+func parseYAML(file string, data []byte) *document {
+	d := &document{file: file, values: map[string]diag.Pos{}, keys: map[string]diag.Pos{}, quoted: map[string]bool{}}
+	if len(data) > MaxSuiteBytes {
+		d.errs = append(d.errs, &diag.Error{Pos: diag.Pos{File: file}, Kind: "syntax",
+			Message: fmt.Sprintf("suite is %d bytes, more than the %d a suite may have", len(data), MaxSuiteBytes)})
+		return d
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var n yaml.Node
+	if err := dec.Decode(&n); err != nil {
+		if errors.Is(err, io.EOF) {
+			d.errs = append(d.errs, &diag.Error{Pos: diag.Pos{File: file, Line: 1, Col: 1}, Kind: "syntax",
+				Message: "the suite is empty: expected a mapping with servers:, agents: or tests:"})
+			return d
+		}
+		d.errs = append(d.errs, yamlError(file, err))
+		return d
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		d.errs = append(d.errs, &diag.Error{Pos: d.pos(&extra), Kind: "syntax",
+			Message: "a second YAML document: a suite is one document, remove the `---` separator"})
+	}
+	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		d.root = d.convert(n.Content[0], "", 0)
+	}
+	return d
+}
+
+func (d *document) pos(n *yaml.Node) diag.Pos {
+	return diag.Pos{File: d.file, Line: n.Line, Col: n.Column}
+}
+
+// convert turns a node into a generic value, recording positions.
+func (d *document) convert(n *yaml.Node, ptr string, depth int) any {
+	d.nodes++
+	if d.nodes > maxNodes || depth > 200 {
+		if d.nodes == maxNodes+1 || depth == 201 {
+			d.errs = append(d.errs, &diag.Error{Pos: d.pos(n), Pointer: ptr, Kind: "syntax",
+				Message: "the suite expands to too many values (a recursive or exploding alias?)"})
+		}
+		return nil
+	}
+	d.values[ptr] = d.pos(n)
+	switch n.Kind {
+	case yaml.AliasNode:
+		return d.convert(n.Alias, ptr, depth+1)
+	case yaml.MappingNode:
+		m := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+				d.errs = append(d.errs, &diag.Error{Pos: d.pos(k), Pointer: ptr, Kind: "syntax",
+					Message: "merge keys (<<) are not supported: write the keys out"})
+				continue
+			}
+			if k.Kind != yaml.ScalarNode {
+				d.errs = append(d.errs, &diag.Error{Pos: d.pos(k), Pointer: ptr, Kind: "syntax",
+					Message: "a mapping key must be a plain string"})
+				continue
+			}
+			child := ptr + "/" + escapePointer(k.Value)
+			if _, dup := m[k.Value]; dup {
+				d.errs = append(d.errs, &diag.Error{Pos: d.pos(k), Pointer: child, Kind: "syntax",
+					Message: fmt.Sprintf("key %q is repeated: it was already set at line %d", k.Value, d.keys[child].Line)})
+				continue
+			}
+			d.keys[child] = d.pos(k)
+			if k.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+				d.quoted["key:"+child] = true
+			}
+			m[k.Value] = d.convert(v, child, depth+1)
+		}
+		return m
+	case yaml.SequenceNode:
+		s := make([]any, len(n.Content))
+		for i, c := range n.Content {
+			s[i] = d.convert(c, ptr+"/"+strconv.Itoa(i), depth+1)
+		}
+		return s
+	case yaml.ScalarNode:
+		if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+			d.quoted[ptr] = true
+		}
+		return d.scalar(n, ptr)
+	}
+	return nil
+}
+
+func (d *document) scalar(n *yaml.Node, ptr string) any {
+	switch n.ShortTag() {
+	case "!!null":
+		return nil
+	case "!!bool":
+		var b bool
+		if err := n.Decode(&b); err == nil {
+			return b
+		}
+	case "!!int", "!!float":
+		var f float64
+		if err := n.Decode(&f); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+			return f
+		}
+		d.errs = append(d.errs, &diag.Error{Pos: d.pos(n), Pointer: ptr, Kind: "syntax",
+			Message: fmt.Sprintf("%q is not a finite number", n.Value)})
+		return nil
+	}
+	return n.Value
+}
+
+// at returns the position of the value at ptr, falling back to the nearest
+// enclosing value.
+func (d *document) at(ptr string) diag.Pos {
+	for {
+		if p, ok := d.values[ptr]; ok {
+			return p
+		}
+		i := strings.LastIndexByte(ptr, '/')
+		if i < 0 {
+			return diag.Pos{File: d.file, Line: 1, Col: 1}
+		}
+		ptr = ptr[:i]
+	}
+}
+
+// keyAt returns the position of the key that names the value at ptr, or the
+// value's own position for array items and the root.
+func (d *document) keyAt(ptr string) diag.Pos {
+	if p, ok := d.keys[ptr]; ok {
+		return p
+	}
+	return d.at(ptr)
+}
+
+var yamlLineRE = []string{"yaml: line ", "yaml: unmarshal errors:\n  line "}
+
+// yamlError positions a yaml.v3 error, whose text carries only the line.
+func yamlError(file string, err error) *diag.Error {
+	msg := err.Error()
+	line := 0
+	for _, p := range yamlLineRE {
+		if rest, ok := strings.CutPrefix(msg, p); ok {
+			num, tail, _ := strings.Cut(rest, ":")
+			line, _ = strconv.Atoi(num)
+			msg = strings.TrimSpace(tail)
+		}
+	}
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	e := &diag.Error{Pos: diag.Pos{File: file, Line: line}, Kind: "syntax", Message: "invalid YAML: " + msg}
+	if line > 0 {
+		e.Pos.Col = 1
+	}
+	return e
+}
+
+func escapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+func unescapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+}
+
+// LoadSuite reads, validates and loads the suite at path. Every problem of
+// the file, and every missing cassette, is returned at once as a diag.List;
+// an I/O failure is a plain error.
+func LoadSuite(path string) (*Suite, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) && errors.Is(err, os.ErrNotExist) {
+			return nil, diag.List{{Pos: diag.Pos{File: path}, Kind: "suite",
+				Message: "no such file: expected a suite.yml (pass it with --config)"}}
+		}
+		return nil, fmt.Errorf("read suite: %w", err)
+	}
+	return ParseSuite(path, data)
+}
+
+// ParseSuite validates data against the suite schema and the rules the
+// schema cannot state, and builds the Suite. Relative paths resolve against
+// the directory of path.
+func ParseSuite(path string, data []byte) (*Suite, error) {
+	d := parseYAML(filepath.ToSlash(path), data)
+	if len(d.errs) > 0 {
+		return nil, d.errs.Sorted()
+	}
+	sum := sha256.Sum256(data)
+	s := &Suite{Path: d.file, Dir: filepath.Dir(path), SHA256: hex.EncodeToString(sum[:])}
+	errs := validateSchema(d)
+	b := &builder{doc: d, suite: s, schemaErrs: errs}
+	b.build()
+	errs = append(errs, b.errs...)
+	if len(errs) > 0 {
+		return nil, errs.Sorted()
+	}
+	return s, nil
+}
+
+// canonicalSHA256 digests a generic value by its canonical JSON encoding
+// (encoding/json sorts map keys).
+func canonicalSHA256(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,400 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/redact"
+	"github.com/mcptest/mcptest/gate"
+)
+
+// Options tune a run.
+type Options struct {
+	// Filter keeps the cases whose name equals one of the filters; a
+	// filter that equals no name keeps the cases whose name contains it,
+	// case-insensitively. Empty keeps every case.
+	Filter []string
+	// CassetteDir is where a test without `cassette:` is looked up by name;
+	// "" means the `cassettes` directory beside the suite.
+	CassetteDir string
+	// Version is the mcptest version written into the envelope.
+	Version string
+	// Progress, when set, is called after each cassette file is read with
+	// the number of files read so far and the total.
+	Progress func(done, total int)
+}
+
+// Run replays the suite's cassettes and computes every gate. The envelope's
+// run id, start time and duration are left for the caller to fill. Invalid
+// input (a missing or malformed cassette) is returned as a diag.List naming
+// every bad file at once; an I/O failure as a plain error.
+func Run(s *Suite, opt Options) (*Envelope, error) {
+	cases, err := selectCases(s.Cases, opt.Filter)
+	if err != nil {
+		return nil, err
+	}
+	plans, total, inputErrs := plan(s, cases, opt)
+	if len(inputErrs) > 0 {
+		return nil, inputErrs.Sorted()
+	}
+	env := &Envelope{
+		SchemaVersion: SchemaVersion,
+		Tool:          ToolInfo{Name: "mcptest", Version: opt.Version},
+		Run:           RunInfo{Mode: "replay"},
+		Suite:         SuiteInfo{Path: s.Path, SHA256: s.SHA256},
+		Cases:         make([]*CaseResult, 0, len(plans)),
+	}
+	done := 0
+	progress := func() {
+		done++
+		if opt.Progress != nil {
+			opt.Progress(done, total)
+		}
+	}
+	for _, p := range plans {
+		res, errs := runCase(s, p, progress)
+		inputErrs = append(inputErrs, errs...)
+		env.Cases = append(env.Cases, res)
+	}
+	if len(inputErrs) > 0 {
+		return nil, inputErrs.Sorted()
+	}
+	env.Verdict = Pass
+	for _, c := range env.Cases {
+		env.Totals.Total++
+		switch c.Verdict {
+		case Pass:
+			env.Totals.Passed++
+		case Fail:
+			env.Totals.Failed++
+			env.Verdict = Fail
+		case Inconclusive:
+			env.Totals.Inconclusive++
+		}
+	}
+	return env, nil
+}
+
+// selectCases applies the --filter rules.
+func selectCases(all []*Case, filters []string) ([]*Case, error) {
+	if len(filters) == 0 {
+		return all, nil
+	}
+	keep := map[*Case]bool{}
+	for _, f := range filters {
+		hit := false
+		for _, c := range all {
+			if c.Name == f {
+				keep[c], hit = true, true
+			}
+		}
+		if hit {
+			continue
+		}
+		for _, c := range all {
+			if strings.Contains(strings.ToLower(c.Name), strings.ToLower(f)) {
+				keep[c], hit = true, true
+			}
+		}
+		if !hit {
+			var names []string
+			for _, c := range all {
+				names = append(names, c.Name)
+			}
+			e := &diag.Error{Pos: diag.Pos{File: "--filter"}, Kind: "flag",
+				Message: fmt.Sprintf("no case matches %q", f)}
+			if s := diag.Suggest(f, names); s != "" {
+				e.Hint = fmt.Sprintf("did you mean %q?", s)
+			}
+			return nil, diag.List{e}
+		}
+	}
+	var out []*Case
+	for _, c := range all {
+		if keep[c] {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// casePlan is a case with the cassette files it will read.
+type casePlan struct {
+	c     *Case
+	files []string
+}
+
+func plan(s *Suite, cases []*Case, opt Options) ([]casePlan, int, diag.List) {
+	var errs diag.List
+	plans := make([]casePlan, 0, len(cases))
+	total := 0
+	for _, c := range cases {
+		p := casePlan{c: c}
+		if c.Kind == KindAgent {
+			files, err := caseFiles(s, c, opt.CassetteDir)
+			if err != nil {
+				pos := c.CassettePos
+				if c.Cassette == "" {
+					pos = c.Pos
+				}
+				errs = append(errs, &diag.Error{Pos: pos, Kind: "cassette", Message: err.Error()})
+			}
+			p.files = files
+			total += len(files)
+		}
+		plans = append(plans, p)
+	}
+	return plans, total, errs
+}
+
+// caseFiles finds an agent test's cassette files: its `cassette:` value, or
+// a file or directory named after the test in the cassette directory.
+func caseFiles(s *Suite, c *Case, dir string) ([]string, error) {
+	if c.Cassette != "" {
+		return resolveCassettes(s.Dir, c.Cassette)
+	}
+	if dir == "" {
+		dir = filepath.Join(s.Dir, "cassettes")
+	}
+	var tried []string
+	for _, name := range []string{c.Name, Slug(c.Name)} {
+		for _, cand := range []string{name + ".json", name} {
+			p := filepath.Join(dir, cand)
+			tried = append(tried, filepath.ToSlash(p))
+			if _, err := os.Stat(p); err == nil {
+				return resolveCassettes("", p)
+			}
+		}
+	}
+	return nil, fmt.Errorf("no cassette for test %q: set `cassette:` or record one at %s", c.Name, strings.Join(dedupe(tried), " or "))
+}
+
+// Slug turns a test name into the file name the runner looks for: lower
+// case, runs of anything but letters and digits replaced by one '-'.
+func Slug(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return strings.TrimSuffix(b.String(), "-")
+}
+
+func dedupe(xs []string) []string {
+	var out []string
+	for i, x := range xs {
+		if i == 0 || !contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// runCase computes one case, reading its cassettes one at a time.
+func runCase(s *Suite, p casePlan, progress func()) (*CaseResult, diag.List) {
+	c := p.c
+	res := &CaseResult{
+		Name: c.Name, Kind: c.Kind, Position: c.Pos, DefinitionSHA256: c.DefinitionSHA256,
+		RunsDeclared: c.Runs,
+		Targets:      map[string]float64{}, Counts: map[string]int64{},
+		Assertions: []AssertionResult{}, Floors: []Floor{}, Findings: []Finding{},
+	}
+	if c.Kind != KindAgent {
+		res.Verdict = Inconclusive
+		res.Findings = append(res.Findings, pendingFinding(c.Pending[0]))
+		return res, nil
+	}
+
+	var sel *gate.Selection
+	if c.Selection != nil {
+		sel = gate.NewSelection(c.Selection.Classes)
+	}
+	var edges *gate.EdgeCoverage
+	if c.Edges != nil {
+		edges = gate.NewEdges(c.Edges.Edges)
+	}
+	var perRun []*runCheck
+	var perCase []*Assertion
+	pendingTargets := map[string][]string{}
+	for _, a := range c.Expect {
+		name := a.Target.String()
+		if gb, ok := targetBlock(name); ok {
+			if !gb.implemented {
+				pendingTargets[gb.key] = append(pendingTargets[gb.key], name)
+				continue
+			}
+			perCase = append(perCase, a)
+			continue
+		}
+		perRun = append(perRun, &runCheck{a: a})
+	}
+
+	var errs diag.List
+	digest := sha256.New()
+	runN := 0
+	for _, f := range p.files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			errs = append(errs, &diag.Error{Pos: diag.Pos{File: displayPath(f)}, Kind: "cassette", Message: err.Error()})
+			progress()
+			continue
+		}
+		sum := sha256.Sum256(data)
+		fmt.Fprintf(digest, "%s\x00%s\n", suiteRelative(s, f), hex.EncodeToString(sum[:]))
+		cas, err := cassette.Read(displayPath(f), data)
+		progress()
+		if err != nil {
+			errs = append(errs, asDiag(displayPath(f), err)...)
+			continue
+		}
+		if res.Model == "" {
+			res.Model = cas.Model
+		}
+		for i := range cas.Runs {
+			runN++
+			r := &cas.Runs[i]
+			if sel != nil {
+				sel.Add(r)
+			}
+			if edges != nil {
+				edges.Add(r)
+			}
+			if len(perRun) > 0 {
+				doc := runDoc(runN, cas, r)
+				for _, rc := range perRun {
+					rc.check(runN, doc)
+				}
+			}
+		}
+	}
+	res.Runs = runN
+	res.Cassettes = &CassetteSet{Files: len(p.files), SHA256: hex.EncodeToString(digest.Sum(nil))}
+
+	if sel != nil {
+		addGate(res, sel.Result())
+	}
+	if edges != nil {
+		addGate(res, edges.Result())
+	}
+	for _, a := range perCase {
+		v, ok := res.Targets[a.Target.String()]
+		var actual any
+		if ok {
+			actual = v
+		}
+		res.Assertions = append(res.Assertions, evaluate(a, actual, ok))
+	}
+	for _, rc := range perRun {
+		res.Assertions = append(res.Assertions, rc.result(runN))
+	}
+	sortAssertions(res.Assertions, c.Expect)
+
+	failed := false
+	if runN == 0 && len(errs) == 0 {
+		failed = true
+		res.Findings = append(res.Findings, Finding{Level: "error",
+			Message: "no recorded runs: the cassettes hold no runs, so nothing could be gated"})
+	}
+	if c.Runs > 0 && runN > 0 && c.Runs != runN {
+		res.Findings = append(res.Findings, Finding{Level: "warning",
+			Message: fmt.Sprintf("the suite asks for %d runs and %d are recorded: every figure is over the %d recorded runs", c.Runs, runN, runN)})
+	}
+	for _, pb := range c.Pending {
+		f := pendingFinding(pb)
+		if ts := pendingTargets[pb.Key]; len(ts) > 0 {
+			f.Message += fmt.Sprintf("; %d assertion(s) on %s not evaluated", len(ts), strings.Join(dedupe(ts), ", "))
+		}
+		res.Findings = append(res.Findings, f)
+	}
+	for _, a := range res.Assertions {
+		if !a.Passed {
+			failed = true
+		}
+	}
+	switch {
+	case failed:
+		res.Verdict = Fail
+	case len(c.Pending) > 0:
+		res.Verdict = Inconclusive
+	default:
+		res.Verdict = Pass
+	}
+	return res, errs
+}
+
+func pendingFinding(pb PendingBlock) Finding {
+	pos := pb.Pos
+	return Finding{Level: "warning", Gate: pb.Key, Position: &pos,
+		Message: fmt.Sprintf("`%s:` is not implemented yet in this version of mcptest: it was validated but not computed, so the case is inconclusive", pb.Key)}
+}
+
+func addGate(res *CaseResult, g gate.Result) {
+	for k, v := range g.Targets {
+		res.Targets[k] = v
+	}
+	for k, v := range g.Counts {
+		res.Counts[k] = v
+	}
+	for _, f := range g.Findings {
+		res.Findings = append(res.Findings, Finding{Level: f.Level, Gate: f.Gate, Message: redact.String(f.Message), Run: f.Run})
+	}
+}
+
+// sortAssertions puts results back in the order the assertions were
+// declared.
+func sortAssertions(rs []AssertionResult, order []*Assertion) {
+	rank := map[string]int{}
+	for i, a := range order {
+		rank[assertionKey(a.Block, a.Index, a.Default)] = i
+	}
+	for i := 1; i < len(rs); i++ {
+		for j := i; j > 0 && rank[assertionKey(rs[j].Block, rs[j].Index, rs[j].Default)] < rank[assertionKey(rs[j-1].Block, rs[j-1].Index, rs[j-1].Default)]; j-- {
+			rs[j], rs[j-1] = rs[j-1], rs[j]
+		}
+	}
+}
+
+func assertionKey(block string, index int, def bool) string {
+	return fmt.Sprintf("%s#%d#%v", block, index, def)
+}
+
+// suiteRelative names a cassette relative to the suite's directory, so a
+// case's cassette digest does not depend on where mcptest was started.
+func suiteRelative(s *Suite, f string) string {
+	if rel, err := filepath.Rel(s.Dir, f); err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.ToSlash(f)
+}
+
+// displayPath renders a cassette path as reports show it: as reached from
+// the working directory, with forward slashes.
+func displayPath(f string) string {
+	return filepath.ToSlash(f)
+}
+
+// asDiag turns a cassette reader's error into positioned errors.
+func asDiag(file string, err error) diag.List {
+	var l diag.List
+	if errors.As(err, &l) {
+		return l
+	}
+	var e *diag.Error
+	if errors.As(err, &e) {
+		return diag.List{e}
+	}
+	return diag.List{{Pos: diag.Pos{File: file}, Kind: "cassette", Message: err.Error()}}
+}

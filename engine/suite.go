@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/expr"
+	"github.com/mcptest/mcptest/gate"
+)
+
+// Suite is a loaded suite.yml: every value keeps the position it was
+// written at.
+type Suite struct {
+	// Path is the suite file as the user named it; positions use it.
+	Path string
+	// Dir is the directory relative paths in the suite resolve against.
+	Dir string
+	// SHA256 is the hex digest of the suite file's bytes.
+	SHA256 string
+
+	Servers []Server
+	// Cases are the suite's cases in file order: agent tests from agents:
+	// and tests:, and the entries of blocks this version does not run yet.
+	Cases []*Case
+}
+
+// Server is one entry of servers:.
+type Server struct {
+	Name           string
+	Pos            diag.Pos
+	Command        []string
+	Env            map[string]string
+	URL            string
+	BearerTokenEnv string
+}
+
+// Kind names what a case is; it is the envelope's case kind.
+type Kind string
+
+// The kinds of case a suite declares.
+const (
+	KindAgent       Kind = "agent"
+	KindScenario    Kind = "scenario"
+	KindToolQuality Kind = "tool_quality"
+	KindTool        Kind = "tool"
+)
+
+// Case is one test of the suite.
+type Case struct {
+	Name string
+	Kind Kind
+	Pos  diag.Pos
+	// Pointer is the RFC 6901 pointer of the case in the suite document.
+	Pointer string
+	// DefinitionSHA256 digests the case's definition (its subtree of the
+	// suite, canonically encoded), so a comparison can tell when a case
+	// changed between two runs.
+	DefinitionSHA256 string
+
+	Agent   string
+	Models  []string
+	Servers []string
+	Prompt  string
+	// Runs is the number of runs the suite asks for (runs:, 0 clamped to
+	// 1); 0 when the suite does not say.
+	Runs int
+	// Cassette is the cassette path, directory or glob as written, ""
+	// when the runner looks the test up by name in the cassette directory.
+	Cassette    string
+	CassettePos diag.Pos
+
+	// Expect holds every assertion of the case: the test's own expect:
+	// list, each gate block's expect: list, and the default gate of a
+	// block whose expect: is empty.
+	Expect []*Assertion
+
+	Selection *SelectionBlock
+	Edges     *EdgesBlock
+	// Pending lists the blocks this version accepts but does not compute
+	// yet; the case is reported inconclusive rather than passed.
+	Pending []PendingBlock
+}
+
+// SelectionBlock is an equal_function_sets: block.
+type SelectionBlock struct {
+	Pos     diag.Pos
+	Classes []gate.Class
+}
+
+// EdgesBlock is a tool_edges: block.
+type EdgesBlock struct {
+	Pos   diag.Pos
+	Edges gate.Edges
+}
+
+// PendingBlock is a gate block or suite section that this version validates
+// but does not compute.
+type PendingBlock struct {
+	Key string
+	Pos diag.Pos
+}
+
+// Assertion is one {target, matcher} of an expect: list.
+type Assertion struct {
+	// Index is the assertion's number within its expect: list, as the
+	// failure message reads it ("assertion #0").
+	Index int
+	// Block is the gate block whose expect: list holds the assertion, ""
+	// for the test's own list.
+	Block   string
+	Target  expr.Path
+	Matcher *expr.Matcher
+	Message string
+	Pos     diag.Pos
+	// Default is true for a gate's default assertion, applied because
+	// the block's expect: list was empty.
+	Default bool
+}

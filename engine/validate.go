@@ -1,0 +1,290 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/schema"
+)
+
+// rawSuiteSchema is the suite schema as generic JSON, read to name the keys
+// a section expects when an unknown key is found.
+var rawSuiteSchema = func() map[string]any {
+	var m map[string]any
+	if err := json.Unmarshal(schema.SuiteJSON, &m); err != nil {
+		panic("embedded suite schema: " + err.Error())
+	}
+	return m
+}()
+
+// validateSchema checks the document against the embedded suite schema and
+// turns every leaf failure into a positioned error that teaches.
+func validateSchema(d *document) diag.List {
+	err := schema.Suite().Validate(d.root)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return diag.List{{Pos: diag.Pos{File: d.file}, Kind: "schema", Message: err.Error()}}
+	}
+	var out diag.List
+	for _, leaf := range leaves(ve) {
+		out = append(out, schemaError(d, leaf)...)
+	}
+	return out
+}
+
+// leaves returns the innermost causes of a validation error. For if/then
+// and $ref wrappers the causes carry the detail; the wrappers add nothing.
+func leaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	if len(ve.Causes) == 0 {
+		return []*jsonschema.ValidationError{ve}
+	}
+	var out []*jsonschema.ValidationError
+	for _, c := range ve.Causes {
+		out = append(out, leaves(c)...)
+	}
+	return out
+}
+
+func keyword(loc string) string {
+	return loc[strings.LastIndexByte(loc, '/')+1:]
+}
+
+// fromSchemaPointer converts the validator's instance location, whose
+// segments are URL-path-escaped, to a plain RFC 6901 pointer.
+func fromSchemaPointer(loc string) string {
+	if loc == "" {
+		return ""
+	}
+	segs := strings.Split(loc[1:], "/")
+	for i, seg := range segs {
+		if u, err := url.PathUnescape(seg); err == nil {
+			segs[i] = u
+		}
+	}
+	return "/" + strings.Join(segs, "/")
+}
+
+func schemaError(d *document, ve *jsonschema.ValidationError) diag.List {
+	ptr := fromSchemaPointer(ve.InstanceLocation)
+	kw := keyword(ve.KeywordLocation)
+	section := sectionName(ptr)
+	switch kw {
+	case "additionalProperties", "unevaluatedProperties":
+		obj, keys := ptr, []string(nil)
+		if kw == "unevaluatedProperties" {
+			i := strings.LastIndexByte(ptr, '/')
+			obj, keys = ptr[:i], []string{unescapePointer(ptr[i+1:])}
+		} else if m, ok := valueAt(d.root, ptr).(map[string]any); ok {
+			allowed := schemaKeys(ve.AbsoluteKeywordLocation)
+			for k := range m {
+				if !contains(allowed, k) {
+					keys = append(keys, k)
+				}
+			}
+		}
+		allowed := schemaKeys(ve.AbsoluteKeywordLocation)
+		section = sectionName(obj)
+		var out diag.List
+		for _, k := range keys {
+			e := &diag.Error{Pos: d.keyAt(obj + "/" + escapePointer(k)), Pointer: obj, Kind: "schema",
+				Message: fmt.Sprintf("unexpected key %q for %q section. expected one of %s", k, section, quoteList(allowed))}
+			if s := diag.Suggest(k, allowed); s != "" {
+				e.Hint = "did you mean `" + s + "`?"
+			}
+			out = append(out, e)
+		}
+		return out
+	case "required":
+		var out diag.List
+		for _, name := range quotedNames(ve.Message) {
+			out = append(out, &diag.Error{Pos: d.at(ptr), Pointer: ptr, Kind: "schema",
+				Message: fmt.Sprintf("missing required key %q in %q section", name, section)})
+		}
+		return out
+	case "type":
+		return diag.List{{Pos: d.at(ptr), Pointer: ptr, Kind: "schema",
+			Message: fmt.Sprintf("%s: %s, got %s", section, typeWant(ve.Message), describe(valueAt(d.root, ptr)))}}
+	case "const", "enum":
+		return diag.List{{Pos: d.at(ptr), Pointer: ptr, Kind: "schema",
+			Message: fmt.Sprintf("%s: %s is not allowed here: %s", section, describe(valueAt(d.root, ptr)), ve.Message)}}
+	case "minProperties", "maxProperties":
+		if strings.Contains(ve.AbsoluteKeywordLocation, "/matcher/") || strings.HasSuffix(schemaParent(ve.AbsoluteKeywordLocation), "/matcher") {
+			return diag.List{{Pos: d.at(ptr), Pointer: ptr, Kind: "schema",
+				Message: fmt.Sprintf("%s: a matcher has exactly one key, one of %s", section, quoteList(matcherKeys()))}}
+		}
+		if strings.HasSuffix(schemaParent(ve.AbsoluteKeywordLocation), "/assertion/else") || strings.HasSuffix(schemaParent(ve.AbsoluteKeywordLocation), "/assertion") {
+			return diag.List{{Pos: d.at(ptr), Pointer: ptr, Kind: "schema",
+				Message: fmt.Sprintf("%s: an assertion is {target, matcher} or one `target: {\">=\": 80}` pair", section)}}
+		}
+	}
+	return diag.List{{Pos: d.at(ptr), Pointer: ptr, Kind: "schema", Message: fmt.Sprintf("%s: %s", section, ve.Message)}}
+}
+
+// sectionName renders a pointer as the section a reader recognises:
+// "" → suite, /agents/0/tool_edges → agents[0].tool_edges.
+func sectionName(ptr string) string {
+	if ptr == "" {
+		return "suite"
+	}
+	var b strings.Builder
+	for _, seg := range strings.Split(ptr[1:], "/") {
+		seg = unescapePointer(seg)
+		if _, err := strconv.Atoi(seg); err == nil {
+			b.WriteString("[" + seg + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(seg)
+	}
+	return b.String()
+}
+
+func schemaParent(loc string) string {
+	return loc[:strings.LastIndexByte(loc, '/')]
+}
+
+// schemaKeys lists, sorted, the properties the schema object holding the
+// failing keyword declares, following local $refs.
+func schemaKeys(absLoc string) []string {
+	_, frag, _ := strings.Cut(absLoc, "#")
+	obj, _ := valueAt(rawSuiteSchema, schemaParent(frag)).(map[string]any)
+	seen := map[string]bool{}
+	for depth := 0; obj != nil && depth < 8; depth++ {
+		if props, ok := obj["properties"].(map[string]any); ok {
+			for k := range props {
+				seen[k] = true
+			}
+		}
+		ref, _ := obj["$ref"].(string)
+		if !strings.HasPrefix(ref, "#") {
+			break
+		}
+		obj, _ = valueAt(rawSuiteSchema, ref[1:]).(map[string]any)
+	}
+	keys := make([]string, 0, len(seen))
+	for k := range seen {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func matcherKeys() []string {
+	return schemaKeys("#/$defs/matcher/additionalProperties")
+}
+
+// valueAt resolves an RFC 6901 pointer in a generic value.
+func valueAt(v any, ptr string) any {
+	if ptr == "" {
+		return v
+	}
+	for _, seg := range strings.Split(ptr[1:], "/") {
+		seg = unescapePointer(seg)
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[seg]
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func quoteList(keys []string) string {
+	q := make([]string, len(keys))
+	for i, k := range keys {
+		q[i] = strconv.Quote(k)
+	}
+	return strings.Join(q, ", ")
+}
+
+// quotedNames extracts 'a', 'b' from a validator message.
+func quotedNames(msg string) []string {
+	var out []string
+	for {
+		i := strings.IndexByte(msg, '\'')
+		if i < 0 {
+			return out
+		}
+		j := strings.IndexByte(msg[i+1:], '\'')
+		if j < 0 {
+			return out
+		}
+		out = append(out, msg[i+1:i+1+j])
+		msg = msg[i+j+2:]
+	}
+}
+
+// typeWant rewrites "expected string, but got number" as "expected a string".
+func typeWant(msg string) string {
+	want, _, _ := strings.Cut(strings.TrimPrefix(msg, "expected "), ", but got")
+	var parts []string
+	for _, t := range strings.Split(want, " or ") {
+		parts = append(parts, article(t))
+	}
+	return "expected " + strings.Join(parts, " or ")
+}
+
+func article(t string) string {
+	switch t {
+	case "object":
+		return "a mapping"
+	case "array":
+		return "a list"
+	case "integer":
+		return "an integer"
+	case "null":
+		return "null"
+	}
+	return "a " + t
+}
+
+// describe names a value's type and, for scalars, the value.
+func describe(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return fmt.Sprintf("the boolean %v", x)
+	case float64:
+		return "the number " + strconv.FormatFloat(x, 'f', -1, 64)
+	case string:
+		if len(x) > 40 {
+			x = x[:40] + "…"
+		}
+		return fmt.Sprintf("the string %q", x)
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "a mapping"
+	}
+	return fmt.Sprintf("%T", v)
+}
