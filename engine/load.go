@@ -192,6 +192,11 @@ func yamlError(file string, err error) *diag.Error {
 		}
 	}
 	msg = strings.TrimPrefix(msg, "yaml: ")
+	if strings.HasPrefix(msg, "did not find expected") {
+		// The parser names the line where the enclosing block starts; the
+		// problem is below it, most often an indentation slip.
+		msg += " (in the block that starts on this line: check the indentation of the lines below it)"
+	}
 	e := &diag.Error{Pos: diag.Pos{File: file, Line: line}, Kind: "syntax", Message: "invalid YAML: " + msg}
 	if line > 0 {
 		e.Pos.Col = 1

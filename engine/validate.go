@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/expr"
 	"github.com/mcptest/mcptest/engine/schema"
 )
 
@@ -39,6 +41,29 @@ func validateSchema(d *document) diag.List {
 	var out diag.List
 	for _, leaf := range leaves(ve) {
 		out = append(out, schemaError(d, leaf)...)
+	}
+	return dropImpliedRequired(out)
+}
+
+// dropImpliedRequired removes a "missing required key" error when the same
+// section has an unknown key whose did-you-mean is that key: the typo is the
+// one problem, reported once.
+func dropImpliedRequired(errs diag.List) diag.List {
+	hinted := map[string]bool{}
+	for _, e := range errs {
+		if e.Hint != "" {
+			hinted[e.Pointer+"\x00"+e.Hint] = true
+		}
+	}
+	out := errs[:0]
+	for _, e := range errs {
+		if name, ok := strings.CutPrefix(e.Message, "missing required key "); ok {
+			key, _ := strconv.Unquote(strings.Fields(name)[0])
+			if hinted[e.Pointer+"\x00did you mean `"+key+"`?"] {
+				continue
+			}
+		}
+		out = append(out, e)
 	}
 	return out
 }
@@ -101,6 +126,13 @@ func schemaError(d *document, ve *jsonschema.ValidationError) diag.List {
 				Message: fmt.Sprintf("unexpected key %q for %q section. expected one of %s", k, section, quoteList(allowed))}
 			if s := diag.Suggest(k, allowed); s != "" {
 				e.Hint = "did you mean `" + s + "`?"
+			}
+			if slices.Equal(allowed, matcherKeys()) {
+				// The matcher grammar knows operator aliases (=>, gte).
+				var me *expr.MatcherError
+				if _, err := expr.ParseMatcher(map[string]any{k: 0.0}); errors.As(err, &me) {
+					e.Hint = me.Hint
+				}
 			}
 			out = append(out, e)
 		}

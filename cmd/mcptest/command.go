@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 
+	"golang.org/x/term"
+
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/engine/diag"
 )
@@ -238,12 +240,8 @@ func (c *Command) printVersion(args []string) error {
 	return nil
 }
 
-// isTerminal reports whether w is a character device (a TTY).
+// isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -1,0 +1,273 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// mcptest runs the command in process, as a user runs the binary.
+func mcptest(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	c := &Command{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return env[k] }}
+	code = c.Main(args)
+	return out.String(), errb.String(), code
+}
+
+var volatile = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`"id": "[0-9A-Z]{26}"`), `"id": "RUN-ID"`},
+	{regexp.MustCompile(`"started_at": "[^"]*"`), `"started_at": "TIME"`},
+	{regexp.MustCompile(`"duration_ms": \d+`), `"duration_ms": 0`},
+}
+
+// normalize blanks the fields that differ between two runs over the same
+// inputs: the run id, the start time and durations.
+func normalize(s string) string {
+	for _, v := range volatile {
+		s = v.re.ReplaceAllString(s, v.with)
+	}
+	return s
+}
+
+// golden compares got with the file, or rewrites it under -update.
+func golden(t *testing.T, file, got string) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/mcptest -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs (go test ./cmd/mcptest -update rewrites it)\n--- got\n%s\n--- want\n%s", file, got, want)
+	}
+}
+
+var positioned = regexp.MustCompile(`(?m)^testdata/err/[^:]+:\d+:\d+: `)
+
+// TestErrCorpus runs every suite of testdata/err: each must be refused with
+// exit code 2 and exactly the positioned errors of the .out beside it.
+func TestErrCorpus(t *testing.T) {
+	files, _ := filepath.Glob("testdata/err/*.yml")
+	if len(files) < 10 {
+		t.Fatalf("only %d files in the error corpus", len(files))
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			stdout, stderr, code := mcptest(t, nil, "run", "--config", f, "--reporter", "json")
+			if code != ExitInput {
+				t.Errorf("exit code %d, want %d\nstderr:\n%s", code, ExitInput, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("stdout should be empty on invalid input, got:\n%s", stdout)
+			}
+			if !positioned.MatchString(stderr) {
+				t.Errorf("errors do not name a file:line:col:\n%s", stderr)
+			}
+			golden(t, strings.TrimSuffix(f, ".yml")+".out", stderr)
+		})
+	}
+}
+
+// TestOKCorpus: every suite of testdata/ok validates.
+func TestOKCorpus(t *testing.T) {
+	files, _ := filepath.Glob("testdata/ok/*.yml")
+	examples, _ := filepath.Glob("../../examples/*/suite.yml")
+	for _, f := range append(files, examples...) {
+		t.Run(f, func(t *testing.T) {
+			stdout, stderr, code := mcptest(t, nil, "validate", f)
+			if code != ExitOK {
+				t.Fatalf("exit %d\n%s", code, stderr)
+			}
+			if stdout != f+": valid\n" {
+				t.Errorf("stdout = %q", stdout)
+			}
+		})
+	}
+}
+
+// exampleExit is the exit code each example is written to produce; an
+// example not listed must pass.
+var exampleExit = map[string]int{
+	"selection-f1": ExitFail,
+	"tool-edges":   ExitFail,
+}
+
+// TestExamples runs every examples/*/ suite with both reporters and checks
+// the exit code and the output against golden files.
+func TestExamples(t *testing.T) {
+	dirs, _ := filepath.Glob("../../examples/*/suite.yml")
+	if len(dirs) == 0 {
+		t.Fatal("no examples found")
+	}
+	for _, suite := range dirs {
+		name := filepath.Base(filepath.Dir(suite))
+		t.Run(name, func(t *testing.T) {
+			for _, rep := range []string{"pretty", "json"} {
+				stdout, stderr, code := mcptest(t, nil, "run", "--config", suite, "--reporter", rep)
+				if code != exampleExit[name] {
+					t.Errorf("%s: exit %d, want %d\nstderr:\n%s", rep, code, exampleExit[name], stderr)
+				}
+				golden(t, filepath.Join("testdata", "golden", "examples", name+"."+rep), normalize(stdout))
+			}
+		})
+	}
+}
+
+// TestRunDeterministic: two runs over the same inputs give byte-identical
+// envelopes apart from the run id, start time and duration.
+func TestRunDeterministic(t *testing.T) {
+	const suite = "../../examples/quickstart/suite.yml"
+	first, _, _ := mcptest(t, nil, "run", "--config", suite, "--reporter", "json")
+	for i := 0; i < 5; i++ {
+		again, _, _ := mcptest(t, nil, "run", "--config", suite, "--reporter", "json")
+		if normalize(again) != normalize(first) {
+			t.Fatalf("run %d differs from the first", i+2)
+		}
+	}
+	if first == normalize(first) {
+		t.Error("the envelope carries no run id, start time or duration")
+	}
+}
+
+func TestValidateJSON(t *testing.T) {
+	stdout, _, code := mcptest(t, nil, "validate", "--format", "json", "testdata/err/unknown-keys.yml")
+	if code != ExitInput {
+		t.Errorf("exit %d, want %d", code, ExitInput)
+	}
+	var doc struct {
+		Valid  *bool `json:"valid"`
+		Errors []map[string]any
+	}
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("not the validate_suite document: %v\n%s", err, stdout)
+	}
+	if doc.Valid == nil || *doc.Valid {
+		t.Fatalf("valid = %v, want false", doc.Valid)
+	}
+	for _, e := range doc.Errors {
+		if len(e) != 3 || e["path"] == nil || e["message"] == nil {
+			t.Errorf("error is not {path, message, hint}: %v", e)
+		}
+		if _, ok := e["hint"]; !ok {
+			t.Errorf("hint must be present (null when none): %v", e)
+		}
+	}
+	first := doc.Errors[0]
+	if first["path"] != "" || first["hint"] != "did you mean `servers`?" {
+		t.Errorf("first error = %v, want the root and a did-you-mean for servers", first)
+	}
+
+	stdout, _, code = mcptest(t, nil, "validate", "--format", "json", "../../examples/quickstart/suite.yml")
+	if code != ExitOK || stdout != "{\n  \"valid\": true,\n  \"errors\": []\n}\n" {
+		t.Errorf("valid suite: exit %d, stdout %q", code, stdout)
+	}
+	golden(t, "testdata/golden/validate-unknown-keys.json", stdout)
+}
+
+func TestReportRerenders(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "run.json")
+	_, stderr, code := mcptest(t, nil, "run", "--config", "../../examples/quickstart/suite.yml", "--reporter", "json", "--output", out)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	direct, _, _ := mcptest(t, nil, "run", "--config", "../../examples/quickstart/suite.yml")
+	rerendered, _, code := mcptest(t, nil, "report", out, "--format", "pretty")
+	if code != ExitOK || rerendered != direct {
+		t.Errorf("report --format pretty differs from run --reporter pretty:\n%s\nvs\n%s", rerendered, direct)
+	}
+	asJSON, _, _ := mcptest(t, nil, "report", out, "--format", "json")
+	saved, _ := os.ReadFile(out)
+	if asJSON != string(saved) {
+		t.Error("report --format json does not round-trip the saved envelope")
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{[]string{"run", "--config", "../../examples/quickstart/suite.yml"}, ExitOK, ""},
+		{[]string{"run", "--config", "../../examples/selection-f1/suite.yml"}, ExitFail, ""},
+		{[]string{"run", "--bogus"}, ExitInput, "flag provided but not defined: -bogus"},
+		{[]string{"run", "--config", "testdata/nope.yml"}, ExitInput, "testdata/nope.yml: no such file"},
+		{[]string{"run", "--reporter", "xml", "--config", "../../examples/quickstart/suite.yml"}, ExitInput, `unknown reporter "xml"`},
+		{[]string{"run", "--config", "../../examples/quickstart/suite.yml", "--filter", "no such case"}, ExitInput, `no case matches "no such case"`},
+		{[]string{"rnu"}, ExitInput, `unknown command "rnu" (did you mean "run"?)`},
+		{[]string{}, ExitInput, "usage: mcptest <command>"},
+		{[]string{"report", "testdata/nope.json"}, ExitInput, "no such file"},
+		{[]string{"help"}, ExitOK, ""},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			stdout, stderr, code := mcptest(t, nil, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstderr: %s", code, tt.code, stderr)
+			}
+			if !strings.Contains(stderr, tt.err) {
+				t.Errorf("stderr %q does not say %q", stderr, tt.err)
+			}
+			if tt.args != nil && len(tt.args) > 0 && tt.args[0] == "help" && !strings.Contains(stdout, "3  the tool could not do its job") {
+				t.Errorf("help does not show the exit codes:\n%s", stdout)
+			}
+		})
+	}
+}
+
+func TestFilterAndCassetteDir(t *testing.T) {
+	stdout, _, code := mcptest(t, nil, "run", "--config", "../../examples/quickstart/suite.yml", "--filter", "weather answer names the city")
+	if code != ExitOK || strings.Count(stdout, "PASS") != 1 || !strings.Contains(stdout, "weather answer names the city") {
+		t.Errorf("exact filter: exit %d\n%s", code, stdout)
+	}
+	stdout, _, _ = mcptest(t, nil, "run", "--config", "../../examples/quickstart/suite.yml", "--filter", "AGENT")
+	if strings.Count(stdout, "PASS") != 2 {
+		t.Errorf("substring filter should keep the two agent tests:\n%s", stdout)
+	}
+	// A test without cassette: is looked up by its name's slug.
+	stdout, stderr, code := mcptest(t, nil, "run", "--config", "testdata/err/no-implicit-cassette.yml", "--cassette-dir", "testdata/implicit")
+	if code != ExitOK || !strings.Contains(stdout, "PASS  Weather Selection (EU)") {
+		t.Errorf("--cassette-dir: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+func TestColor(t *testing.T) {
+	c := &Command{Getenv: func(string) string { return "" }}
+	if c.color(&bytes.Buffer{}) {
+		t.Error("colour on a buffer")
+	}
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if c.color(f) {
+		t.Error("colour on /dev/null, which is not a terminal")
+	}
+	stdout, _, _ := mcptest(t, nil, "run", "--config", "../../examples/quickstart/suite.yml")
+	if strings.Contains(stdout, "\x1b[") {
+		t.Error("escape codes in output that is not a terminal")
+	}
+}
