@@ -138,9 +138,18 @@ func (b *builder) newCase(ptr string, m map[string]any, kind Kind) *Case {
 
 // pending adds a case of a suite section this version validates but does
 // not run yet.
+//
+// Its expect: list is still checked for the target and matcher grammar, so
+// a typo is found now rather than when the section lands.
 func (b *builder) pending(ptr string, m map[string]any, kind Kind, key string) {
 	c := b.newCase(ptr, m, kind)
 	c.Pending = append(c.Pending, PendingBlock{Key: key, Pos: b.doc.keyAt(ptr)})
+	items, lptr := list(m["expect"]), ptr+"/expect"
+	if long, ok := m["expect"].(map[string]any); ok {
+		items, lptr = list(long["assertions"]), lptr+"/assertions"
+	}
+	b.expect(c, expectList{ptr: lptr, items: items, grammarOnly: true})
+	c.Expect = nil
 }
 
 func (b *builder) agentTest(ptr string, m map[string]any) {
@@ -210,10 +219,13 @@ func (b *builder) agentTest(ptr string, m map[string]any) {
 }
 
 type expectList struct {
-	block string
-	ptr   string
-	items []any
-	pos   diag.Pos
+	// grammarOnly checks the targets' grammar but not their names, for
+	// sections whose targets this version does not know yet.
+	grammarOnly bool
+	block       string
+	ptr         string
+	items       []any
+	pos         diag.Pos
 }
 
 // expect reads one expect: list into c.Expect, or the block's default gate
@@ -248,7 +260,7 @@ func (b *builder) expect(c *Case, l expectList) {
 		} else {
 			continue // the schema has said what is wrong
 		}
-		targetOK := (tptr == mptr || !b.broken(tptr)) && b.target(c, a, target, tptr)
+		targetOK := (tptr == mptr || !b.broken(tptr)) && b.target(c, a, target, tptr, l.grammarOnly)
 		if !targetOK || b.broken(mptr) {
 			continue
 		}
@@ -264,7 +276,7 @@ func (b *builder) expect(c *Case, l expectList) {
 
 // target parses and checks an assertion's target. tptr locates it: a
 // `target:` value, or the key of a shorthand assertion.
-func (b *builder) target(c *Case, a *Assertion, text, tptr string) bool {
+func (b *builder) target(c *Case, a *Assertion, text, tptr string, grammarOnly bool) bool {
 	pos := b.doc.at(tptr)
 	if !strings.HasSuffix(tptr, "/target") {
 		pos = b.doc.keyAt(tptr)
@@ -295,6 +307,9 @@ func (b *builder) target(c *Case, a *Assertion, text, tptr string) bool {
 		return false
 	}
 	a.Target = p
+	if grammarOnly {
+		return true
+	}
 	name := p.String()
 	if gb, ok := targetBlock(name); ok {
 		if !c.hasBlock(gb.key) {

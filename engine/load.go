@@ -24,7 +24,7 @@ const MaxSuiteBytes = 8 << 20
 
 // maxNodes bounds how many values a suite may expand to, aliases included,
 // so an alias bomb is an error rather than an out-of-memory.
-const maxNodes = 1 << 20
+const maxNodes = 100_000
 
 // document is a suite decoded from YAML into generic values (map[string]any,
 // []any, string, float64, bool, nil) with the position of every value and

@@ -7,6 +7,36 @@
 // Completions transcript and an Anthropic Messages transcript. Every gate of
 // mcptest reads Cassette values and nothing else.
 //
+// What flows through: bytes (at most MaxSize) are decoded once with
+// encoding/json into generic values, the format is detected from that value,
+// and a hand-written walk converts it to the model while checking every value
+// against the format. Arguments and results stay generic decoded JSON
+// (numbers are float64). Nothing is redacted here: reports pass values
+// through engine/redact.
+//
+// The v1 format is published as a JSON Schema in engine/schema
+// (cassette.v1.json); a test holds the reader and the schema to the same
+// verdict on every file of testdata.
+//
+// A transcript is one run. Its messages map to turns and calls as follows.
+// A user message starts a new turn once the agent has answered the current
+// one (consecutive user messages make one turn, and a last user message the
+// agent never answered makes none); the first user message is the
+// cassette's Prompt. OpenAI assistant tool_calls and Anthropic tool_use
+// blocks become calls, in order; an OpenAI arguments string is parsed as
+// JSON, kept as the string when it does not parse, and read as no arguments
+// when empty. OpenAI tool messages (matched by tool_call_id, else the first
+// call still waiting) and Anthropic tool_result blocks (matched by
+// tool_use_id) become results {"content": [...]}, with is_error from the
+// block, or for OpenAI only from an explicit is_error or isError field. The
+// last assistant text of a turn is its final response. usage (top-level, or
+// else summed over messages; prompt_tokens/completion_tokens/total_tokens
+// or input_tokens/output_tokens) gives the run's tokens. A tool name
+// mcp__<server>__<tool> is split into server and tool.
+//
 // A malformed file is a *diag.Error (or a diag.List) that names
-// file:line:col and says what was expected.
+// file:line:col (1-based, columns in characters) of the offending value and
+// its JSON Pointer, and says what was expected. Positions are worked out from
+// the bytes only when there is an error, so reading a good file costs one
+// decode and a walk.
 package cassette

@@ -1,0 +1,437 @@
+package cassette
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcptest/mcptest/engine/diag"
+)
+
+// kind is the diag.Error Kind of every error of this package.
+const kind = "cassette"
+
+// seg is one step of a path into the decoded document: an object key, or an
+// array index when idx >= 0.
+type seg struct {
+	key string
+	idx int
+}
+
+// problem is an error found while walking the decoded document. It is
+// addressed by its JSON Pointer only; the line and column are worked out
+// from the bytes at the end, once, and only when there are problems.
+type problem struct {
+	ptr string
+	// atKey places the error on the member's key rather than its value
+	// (an unexpected key).
+	atKey bool
+	msg   string
+	hint  string
+}
+
+// walker carries the path of the value being converted and collects the
+// problems found. Paths are built into strings only when a problem is
+// recorded, so the success path pays for a slice push and pop per value.
+type walker struct {
+	path  []seg
+	probs []problem
+}
+
+func (w *walker) push(key string) { w.path = append(w.path, seg{key: key, idx: -1}) }
+func (w *walker) pushIdx(i int)   { w.path = append(w.path, seg{idx: i}) }
+func (w *walker) pop()            { w.path = w.path[:len(w.path)-1] }
+
+// errorf records a problem on the current value. The message is prefixed
+// with the human-readable path of the value (runs[0].turns[1]) unless the
+// value is the document root.
+func (w *walker) errorf(format string, args ...any) {
+	w.probs = append(w.probs, problem{
+		ptr: pointer(w.path),
+		msg: prefixed(w.path, fmt.Sprintf(format, args...)),
+	})
+}
+
+// fieldErrorf records a problem on the member key of the current object.
+func (w *walker) fieldErrorf(key, format string, args ...any) {
+	w.push(key)
+	w.errorf(format, args...)
+	w.pop()
+}
+
+// unknownKey records an unexpected key of the current object, placed on the
+// key, with the valid set and a did-you-mean.
+func (w *walker) unknownKey(key string, valid []string) {
+	quoted := make([]string, len(valid))
+	for i, v := range valid {
+		quoted[i] = strconv.Quote(v)
+	}
+	msg := prefixed(w.path, fmt.Sprintf("unexpected key %q: expected one of %s (or an \"x-\" extension key)",
+		key, strings.Join(quoted, ", ")))
+	hint := ""
+	if s := diag.Suggest(key, valid); s != "" {
+		hint = fmt.Sprintf("did you mean %q?", s)
+	}
+	w.push(key)
+	w.probs = append(w.probs, problem{ptr: pointer(w.path), atKey: true, msg: msg, hint: hint})
+	w.pop()
+}
+
+// typeError records that the current value is not what was expected.
+func (w *walker) typeError(v any, expected string) {
+	w.errorf("expected %s, found %s", expected, describe(v))
+}
+
+// prefixed puts the human-readable path in front of msg.
+func prefixed(path []seg, msg string) string {
+	if len(path) == 0 {
+		return msg
+	}
+	return humanPath(path) + ": " + msg
+}
+
+// humanPath renders a path as runs[0].turns[1].calls[0]; keys that are not
+// plain identifiers are quoted: catalog["my server"].
+func humanPath(path []seg) string {
+	var b strings.Builder
+	for i, s := range path {
+		switch {
+		case s.idx >= 0:
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(s.idx))
+			b.WriteByte(']')
+		case isIdent(s.key):
+			if i > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(s.key)
+		default:
+			b.WriteByte('[')
+			b.WriteString(strconv.Quote(s.key))
+			b.WriteByte(']')
+		}
+	}
+	return b.String()
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9' {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// pointer renders a path as an RFC 6901 JSON Pointer.
+func pointer(path []seg) string {
+	var b strings.Builder
+	for _, s := range path {
+		b.WriteByte('/')
+		if s.idx >= 0 {
+			b.WriteString(strconv.Itoa(s.idx))
+		} else {
+			b.WriteString(escapePointer(s.key))
+		}
+	}
+	return b.String()
+}
+
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
+func escapePointer(key string) string {
+	if !strings.ContainsAny(key, "~/") {
+		return key
+	}
+	return pointerEscaper.Replace(key)
+}
+
+// describe names the JSON type of a decoded value for a message, with the
+// value itself when it is a short scalar: `the string "yes"`, `the number
+// -3`, `an object`.
+func describe(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "the boolean " + strconv.FormatBool(v)
+	case float64:
+		return "the number " + formatNumber(v)
+	case string:
+		if utf8.RuneCountInString(v) > 40 {
+			r := []rune(v)
+			return fmt.Sprintf("the string %q", string(r[:40])+"…")
+		}
+		return fmt.Sprintf("the string %q", v)
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("a %T", v)
+}
+
+func formatNumber(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// errorsAt turns the problems found in data into positioned diag errors,
+// sorted and deduplicated: a single *diag.Error, or a diag.List when there
+// are several.
+func errorsAt(file string, data []byte, probs []problem) error {
+	want := make(map[string]*target, len(probs))
+	for _, p := range probs {
+		if want[p.ptr] == nil {
+			want[p.ptr] = &target{key: -1, val: -1}
+		}
+	}
+	locate(data, want)
+	offsets := make([]int, 0, 2*len(want))
+	for _, t := range want {
+		offsets = append(offsets, t.key, t.val)
+	}
+	lc := lineCols(data, offsets)
+	list := make(diag.List, 0, len(probs))
+	for _, p := range probs {
+		t := want[p.ptr]
+		off := t.val
+		if p.atKey && t.key >= 0 {
+			off = t.key
+		}
+		pos := diag.Pos{File: file}
+		if off >= 0 {
+			l := lc[off]
+			pos.Line, pos.Col = l[0], l[1]
+		}
+		list = append(list, &diag.Error{Pos: pos, Pointer: p.ptr, Message: p.msg, Hint: p.hint, Kind: kind})
+	}
+	return asError(list.Sorted())
+}
+
+// asError returns the only error of l, or l itself.
+func asError(l diag.List) error {
+	if len(l) == 1 {
+		return l[0]
+	}
+	return l
+}
+
+// errorAt is one positioned error at a byte offset of data.
+func errorAt(file string, data []byte, offset int, ptr, msg string) *diag.Error {
+	line, col := diag.LineCol(data, int64(offset))
+	return &diag.Error{Pos: diag.Pos{File: file, Line: line, Col: col}, Pointer: ptr, Message: msg, Kind: kind}
+}
+
+// lineCols converts byte offsets of data to 1-based line and column (in
+// characters, as diag.LineCol counts them) in one pass over data. Negative
+// offsets are skipped.
+func lineCols(data []byte, offsets []int) map[int][2]int {
+	out := make(map[int][2]int, len(offsets))
+	maxOff := -1
+	for _, o := range offsets {
+		if o >= 0 {
+			out[o] = [2]int{}
+			maxOff = max(maxOff, o)
+		}
+	}
+	if maxOff < 0 {
+		return out
+	}
+	line, col := 1, 1
+	i := 0
+	for {
+		if _, ok := out[i]; ok {
+			out[i] = [2]int{line, col}
+		}
+		if i >= len(data) || i >= maxOff {
+			break
+		}
+		r, size := utf8.DecodeRune(data[i:])
+		if r == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+		i += size
+	}
+	// Offsets inside a multi-byte character or past the end (never produced
+	// by locate) fall back to the exact conversion.
+	for o, l := range out {
+		if l[0] == 0 {
+			line, col := diag.LineCol(data, int64(o))
+			out[o] = [2]int{line, col}
+		}
+	}
+	return out
+}
+
+// target is where one pointer's member key and value start in the bytes,
+// -1 when not found.
+type target struct{ key, val int }
+
+// locate finds, in data (known to be valid JSON), the byte offsets of the
+// values (and member keys) addressed by the pointers in want. It descends
+// only into values on the way to a wanted pointer and skips the rest.
+func locate(data []byte, want map[string]*target) {
+	prefixes := make(map[string]bool, len(want))
+	for p := range want {
+		for {
+			prefixes[p] = true
+			i := strings.LastIndexByte(p, '/')
+			if i < 0 {
+				break
+			}
+			p = p[:i]
+		}
+	}
+	l := locator{data: data, want: want, prefixes: prefixes}
+	l.value(l.space(0), "")
+}
+
+type locator struct {
+	data     []byte
+	want     map[string]*target
+	prefixes map[string]bool
+}
+
+// space returns the index of the first non-whitespace byte at or after i.
+func (l *locator) space(i int) int {
+	for i < len(l.data) {
+		switch l.data[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// value records the value starting at i under ptr and returns the index
+// just after it.
+func (l *locator) value(i int, ptr string) int {
+	if t := l.want[ptr]; t != nil {
+		t.val = i
+	}
+	if i >= len(l.data) {
+		return i
+	}
+	if !l.prefixes[ptr] {
+		return l.skip(i)
+	}
+	switch l.data[i] {
+	case '{':
+		i = l.space(i + 1)
+		if i < len(l.data) && l.data[i] == '}' {
+			return i + 1
+		}
+		for i < len(l.data) {
+			keyStart := i
+			end := l.str(i)
+			key := l.key(keyStart, end)
+			child := ptr + "/" + escapePointer(key)
+			if t := l.want[child]; t != nil {
+				t.key = keyStart
+			}
+			i = l.space(end)
+			if i < len(l.data) && l.data[i] == ':' {
+				i++
+			}
+			i = l.value(l.space(i), child)
+			i = l.space(i)
+			if i >= len(l.data) || l.data[i] == '}' {
+				return i + 1
+			}
+			i = l.space(i + 1) // ','
+		}
+		return i
+	case '[':
+		i = l.space(i + 1)
+		if i < len(l.data) && l.data[i] == ']' {
+			return i + 1
+		}
+		for n := 0; i < len(l.data); n++ {
+			i = l.value(i, ptr+"/"+strconv.Itoa(n))
+			i = l.space(i)
+			if i >= len(l.data) || l.data[i] == ']' {
+				return i + 1
+			}
+			i = l.space(i + 1) // ','
+		}
+		return i
+	}
+	return l.skip(i)
+}
+
+// skip returns the index just after the value starting at i.
+func (l *locator) skip(i int) int {
+	d := l.data
+	switch d[i] {
+	case '"':
+		return l.str(i)
+	case '{', '[':
+		depth := 0
+		for i < len(d) {
+			switch d[i] {
+			case '"':
+				i = l.str(i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	}
+	for i < len(d) {
+		switch d[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// str returns the index just after the string starting at i.
+func (l *locator) str(i int) int {
+	d := l.data
+	for i++; i < len(d); i++ {
+		switch d[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return i
+}
+
+// key decodes the object key data[start:end] the way encoding/json does.
+func (l *locator) key(start, end int) string {
+	raw := l.data[start:end]
+	plain := len(raw) >= 2
+	for _, c := range raw {
+		if c == '\\' || c >= utf8.RuneSelf {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return string(raw[1 : len(raw)-1])
+	}
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
+}

@@ -1,0 +1,237 @@
+package cassette
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/mcptest/mcptest/engine/diag"
+)
+
+// MaxSize is the largest cassette file the reader accepts, in bytes (64 MiB).
+const MaxSize = 64 << 20
+
+// ReadFile reads the cassette at path; see Read. A file that cannot be read
+// is an operational error wrapping the os error; a file over MaxSize or
+// with bad content is a *diag.Error or a diag.List.
+func ReadFile(path string) (*Cassette, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read cassette %q: %w", path, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxSize {
+		return nil, tooLarge(path, fi.Size())
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read cassette %q: %w", path, err)
+	}
+	return Read(path, data)
+}
+
+func tooLarge(path string, size int64) *diag.Error {
+	return &diag.Error{
+		Pos:  diag.Pos{File: path},
+		Kind: kind,
+		Message: fmt.Sprintf("the file is %s, over the %d MiB limit for a cassette: split the runs over several files",
+			sizeString(size), MaxSize>>20),
+	}
+}
+
+func sizeString(n int64) string {
+	if n > MaxSize {
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// Read reads a cassette from data, detecting its format from the content:
+// an object with "mcptest_cassette" is the mcptest cassette format (only
+// version 1 is read, and it is validated), an object with a "messages" array
+// (or a top-level array of messages, or an object holding exactly one array
+// of objects with a "role") is an OpenAI Chat Completions or an Anthropic
+// Messages transcript, told apart by the shape of its messages.
+//
+// path is used only in messages and as Cassette.Path. Every problem of the
+// file is reported at once, as a single *diag.Error or as a diag.List sorted
+// by position, each at the 1-based line and column (in characters) of the
+// offending value and with its JSON Pointer.
+func Read(path string, data []byte) (*Cassette, error) {
+	if len(data) > MaxSize {
+		return nil, tooLarge(path, int64(len(data)))
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
+	var root any
+	if err := json.Unmarshal(data, &root); err != nil {
+		return nil, syntaxError(path, data, err)
+	}
+	w := &walker{}
+	var c *Cassette
+	switch f := detect(root); f.format {
+	case FormatV1:
+		c = readV1(w, f.obj)
+	case FormatOpenAI, FormatAnthropic:
+		c = readTranscript(w, f)
+	default:
+		w.path = f.at
+		w.errorf("%s", f.problem)
+	}
+	if len(w.probs) > 0 {
+		return nil, errorsAt(path, data, w.probs)
+	}
+	c.Path = path
+	return c, nil
+}
+
+// syntaxError positions an encoding/json error.
+func syntaxError(path string, data []byte, err error) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return errorAt(path, data, 0, "", "the file is empty: expected a cassette, a JSON object")
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		off := int(se.Offset)
+		// At the end of the input the scanner reports either "unexpected
+		// end" or, inside a literal, the space it pretends to read there.
+		if off >= len(data) && (strings.HasPrefix(se.Error(), "unexpected end") || strings.HasPrefix(se.Error(), "invalid character ' '")) {
+			return errorAt(path, data, len(data), "",
+				"invalid JSON: the file ends before the JSON value is complete")
+		}
+		// Offset counts the bytes read, the offending one included.
+		return errorAt(path, data, max(off-1, 0), "", "invalid JSON: "+se.Error())
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		// Only a number out of float64 range fails to decode into any.
+		lit := strings.TrimPrefix(te.Value, "number ")
+		end := min(int(te.Offset), len(data))
+		off := bytes.LastIndex(data[:end], []byte(lit))
+		return errorAt(path, data, max(off, 0), "",
+			fmt.Sprintf("number %s is out of range: a JSON number must fit a 64-bit float", lit))
+	}
+	return errorAt(path, data, 0, "", "invalid JSON: "+err.Error())
+}
+
+// detected is what detect found at the root of a document.
+type detected struct {
+	format Format
+	obj    map[string]any // the root object, when the root is one
+	msgs   []any          // the transcript's messages
+	at     []seg          // the path of msgs
+	// problem says why nothing was recognised (format ""), about the
+	// value at path at.
+	problem string
+}
+
+// tried names the formats detect tries, for the error when none fits.
+const tried = `tried an mcptest cassette (an object with "mcptest_cassette"), ` +
+	`an OpenAI Chat Completions transcript and an Anthropic Messages transcript ` +
+	`(an object with a "messages" array, a top-level array of messages, ` +
+	`or an object holding exactly one array of objects with a "role")`
+
+// detect works out the format of a decoded document from its content.
+func detect(root any) detected {
+	switch root := root.(type) {
+	case map[string]any:
+		if _, ok := root["mcptest_cassette"]; ok {
+			return detected{format: FormatV1, obj: root}
+		}
+		if msgs, ok := root["messages"].([]any); ok {
+			return classified(root, msgs, []seg{{key: "messages", idx: -1}})
+		}
+		var found []string
+		for k, v := range root {
+			if isMessages(v) {
+				found = append(found, k)
+			}
+		}
+		sort.Strings(found)
+		switch len(found) {
+		case 1:
+			return classified(root, root[found[0]].([]any), []seg{{key: found[0], idx: -1}})
+		case 0:
+			return detected{problem: "unrecognized recording: " + tried + "; found " + describeObject(root)}
+		default:
+			return detected{problem: fmt.Sprintf("ambiguous transcript: arrays of messages under %s; "+
+				"a transcript holds one conversation, under \"messages\"", quoteList(found))}
+		}
+	case []any:
+		if len(root) > 0 && hasRole(root[0]) {
+			return classified(nil, root, nil)
+		}
+		what := "an empty array"
+		if len(root) > 0 {
+			what = "an array whose first element is " + describe(root[0]) + ", not a message with a \"role\""
+		}
+		return detected{problem: "unrecognized recording: " + tried + "; found " + what}
+	}
+	return detected{problem: "unrecognized recording: " + tried + "; found " + describe(root)}
+}
+
+// classified is a transcript's detection: its format from the shape of its
+// messages, or a problem when they mix both formats.
+func classified(obj map[string]any, msgs []any, at []seg) detected {
+	f := classify(obj, msgs)
+	if f == "" {
+		return detected{at: at, problem: "the messages mix OpenAI Chat Completions tool calls (tool_calls, role \"tool\") " +
+			"and Anthropic Messages tool blocks (tool_use, tool_result) in equal number: a transcript is in one format"}
+	}
+	return detected{format: f, obj: obj, msgs: msgs, at: at}
+}
+
+// isMessages reports whether v is a non-empty array of objects that all
+// carry a string "role".
+func isMessages(v any) bool {
+	a, ok := v.([]any)
+	if !ok || len(a) == 0 {
+		return false
+	}
+	for _, m := range a {
+		if !hasRole(m) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasRole(v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	_, ok = m["role"].(string)
+	return ok
+}
+
+// describeObject names an object by its first keys, sorted.
+func describeObject(m map[string]any) string {
+	if len(m) == 0 {
+		return "an empty object"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	more := ""
+	if len(keys) > 6 {
+		more = fmt.Sprintf(" and %d more", len(keys)-6)
+		keys = keys[:6]
+	}
+	return "an object with keys " + quoteList(keys) + more
+}
+
+func quoteList(s []string) string {
+	q := make([]string, len(s))
+	for i, k := range s {
+		q[i] = strconv.Quote(k)
+	}
+	return strings.Join(q, ", ")
+}

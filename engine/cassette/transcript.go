@@ -1,0 +1,500 @@
+package cassette
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+)
+
+// classify tells an OpenAI Chat Completions transcript from an Anthropic
+// Messages one by the shape of its messages, in three tiers: tool traffic
+// decides (assistant tool_calls and role "tool" messages are OpenAI,
+// tool_use and tool_result content blocks are Anthropic); without it, the
+// usage naming (prompt_tokens is OpenAI, input_tokens Anthropic); without
+// that, the content (a string is OpenAI, text blocks are Anthropic). A tie
+// is OpenAI: without tool calls the two read the same. It returns "" when
+// the tool traffic of both formats is equally present.
+func classify(obj map[string]any, msgs []any) Format {
+	var tools, usages, contents [2]int // OpenAI, Anthropic
+	const openai, anthropic = 0, 1
+	usage := func(v any) {
+		if u, ok := v.(map[string]any); ok {
+			if _, ok := u["prompt_tokens"]; ok {
+				usages[openai]++
+			}
+			if _, ok := u["input_tokens"]; ok {
+				usages[anthropic]++
+			}
+		}
+	}
+	if obj != nil {
+		usage(obj["usage"])
+	}
+	for _, m := range msgs {
+		m, ok := m.(map[string]any)
+		if !ok {
+			continue
+		}
+		switch m["role"] {
+		case "tool", "function":
+			tools[openai]++
+		}
+		if _, ok := m["tool_calls"]; ok {
+			tools[openai]++
+		}
+		if _, ok := m["function_call"]; ok {
+			tools[openai]++
+		}
+		switch content := m["content"].(type) {
+		case string:
+			contents[openai]++
+		case []any:
+			for _, b := range content {
+				b, _ := b.(map[string]any)
+				switch b["type"] {
+				case "tool_use", "tool_result", "mcp_tool_use", "mcp_tool_result":
+					tools[anthropic]++
+				case "text", "image", "document", "thinking", "redacted_thinking":
+					contents[anthropic]++
+				case "image_url", "input_audio", "refusal":
+					contents[openai]++
+				}
+			}
+		}
+		usage(m["usage"])
+	}
+	for _, tier := range [...][2]int{tools, usages, contents} {
+		switch {
+		case tier[openai] > tier[anthropic]:
+			return FormatOpenAI
+		case tier[anthropic] > tier[openai]:
+			return FormatAnthropic
+		case tier == tools && tier[openai] > 0:
+			return "" // as many tool calls of each format
+		}
+	}
+	return FormatOpenAI
+}
+
+// callRef addresses a call of the run being built.
+type callRef struct{ turn, call int }
+
+// transcript builds the single run of a transcript, message by message.
+type transcript struct {
+	w   *walker
+	c   *Cassette
+	run Run
+	// answered reports whether the agent has answered in the last turn; a
+	// user message starts a new turn only after an answer, so consecutive
+	// user messages make one turn.
+	answered bool
+	// byID is every call by its tool_call_id / tool_use id; pending is the
+	// calls still without a result, in call order.
+	byID    map[string]callRef
+	pending []callRef
+	usage   usageSum
+}
+
+// readTranscript converts an OpenAI or Anthropic transcript to a cassette of
+// one run.
+func readTranscript(w *walker, f detected) *Cassette {
+	c := &Cassette{Format: f.format}
+	if f.obj != nil {
+		if m, ok := f.obj["model"].(string); ok {
+			c.Model = m
+		}
+	}
+	t := &transcript{w: w, c: c, byID: map[string]callRef{}}
+	w.path = append(w.path[:0], f.at...)
+	for i, m := range f.msgs {
+		w.pushIdx(i)
+		msg, ok := m.(map[string]any)
+		if !ok {
+			w.typeError(m, `a message object {"role": ..., "content": ...}`)
+			w.pop()
+			continue
+		}
+		role, ok := msg["role"].(string)
+		if !ok {
+			if r, has := msg["role"]; has {
+				w.push("role")
+				w.typeError(r, `the message's role, a string such as "user" or "assistant"`)
+				w.pop()
+			} else {
+				w.errorf(`missing "role": every message says who sent it ("user", "assistant", ...)`)
+			}
+			w.pop()
+			continue
+		}
+		if c.Model == "" {
+			if m, ok := msg["model"].(string); ok {
+				c.Model = m
+			}
+		}
+		if f.format == FormatOpenAI {
+			t.openai(role, msg)
+		} else {
+			t.anthropic(role, msg)
+		}
+		t.usage.add(msg["usage"])
+		w.pop()
+	}
+	if n := len(t.run.Turns); n > 0 && !t.answered {
+		t.run.Turns = t.run.Turns[:n-1] // the user's last word, never answered
+	}
+	if f.obj != nil {
+		if _, ok := f.obj["usage"].(map[string]any); ok {
+			t.usage = usageSum{} // the conversation's own total wins
+			t.usage.add(f.obj["usage"])
+		}
+	}
+	t.run.Tokens = t.usage.tokens()
+	c.Runs = []Run{t.run}
+	return c
+}
+
+// userTurn starts a new turn for a user message, unless the agent has not
+// answered the current one yet.
+func (t *transcript) userTurn(text string) {
+	if t.c.Prompt == "" {
+		t.c.Prompt = text
+	}
+	if len(t.run.Turns) > 0 && !t.answered {
+		return
+	}
+	t.run.Turns = append(t.run.Turns, Turn{})
+	t.answered = false
+}
+
+// turn returns the current turn, starting one for an agent that speaks
+// before any user message.
+func (t *transcript) turn() *Turn {
+	if len(t.run.Turns) == 0 {
+		t.run.Turns = append(t.run.Turns, Turn{})
+	}
+	t.answered = true
+	return &t.run.Turns[len(t.run.Turns)-1]
+}
+
+// say records agent text: the last text of a turn is its final response.
+func (t *transcript) say(text string) {
+	tr := t.turn()
+	if strings.TrimSpace(text) != "" {
+		tr.FinalResponse = text
+	}
+}
+
+// addCall appends a call to the current turn.
+func (t *transcript) addCall(id string, c Call) {
+	tr := t.turn()
+	tr.Calls = append(tr.Calls, c)
+	ref := callRef{len(t.run.Turns) - 1, len(tr.Calls) - 1}
+	if id != "" {
+		t.byID[id] = ref
+	}
+	t.pending = append(t.pending, ref)
+}
+
+// result attaches a tool result to the call with id, or else to the first
+// call still waiting for one (whose tool is name, when name is given).
+func (t *transcript) result(id, name string, result any, isError bool) {
+	ref, ok := t.byID[id]
+	_, bare := splitMCP(name)
+	at := -1
+	for i, p := range t.pending {
+		if ok && p == ref || !ok && (name == "" || t.call(p).Tool == bare) {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return // a result for no recorded call
+	}
+	ref = t.pending[at]
+	t.pending = append(t.pending[:at], t.pending[at+1:]...)
+	c := t.call(ref)
+	c.Result = result
+	c.IsError = isError
+}
+
+func (t *transcript) call(r callRef) *Call { return &t.run.Turns[r.turn].Calls[r.call] }
+
+// openai reads one Chat Completions message.
+func (t *transcript) openai(role string, m map[string]any) {
+	w := t.w
+	switch role {
+	case "user":
+		t.userTurn(text(m["content"]))
+	case "assistant":
+		t.say(text(m["content"]))
+		if tcs, ok := m["tool_calls"]; ok && tcs != nil {
+			arr, ok := tcs.([]any)
+			if !ok {
+				w.push("tool_calls")
+				w.typeError(tcs, "an array of tool calls")
+				w.pop()
+				break
+			}
+			w.push("tool_calls")
+			for i, tc := range arr {
+				w.pushIdx(i)
+				t.openaiCall(tc)
+				w.pop()
+			}
+			w.pop()
+		}
+		if fc, ok := m["function_call"]; ok && fc != nil {
+			w.push("function_call")
+			t.openaiFunction("", fc)
+			w.pop()
+		}
+	case "tool", "function":
+		id, _ := m["tool_call_id"].(string)
+		name := ""
+		if id == "" {
+			name, _ = m["name"].(string)
+		}
+		isErr, _ := m["is_error"].(bool)
+		if b, ok := m["isError"].(bool); ok {
+			isErr = b
+		}
+		t.result(id, name, toolResult(m["content"]), isErr)
+	}
+}
+
+// openaiCall reads one element of tool_calls: {id, type, function: {name,
+// arguments}}.
+func (t *transcript) openaiCall(v any) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		t.w.typeError(v, `a tool call {"id": ..., "function": {"name": ..., "arguments": ...}}`)
+		return
+	}
+	id, _ := m["id"].(string)
+	fn, ok := m["function"]
+	if !ok {
+		t.w.errorf(`missing "function": a tool call says which function it calls, {"name": ..., "arguments": ...}`)
+		return
+	}
+	t.w.push("function")
+	t.openaiFunction(id, fn)
+	t.w.pop()
+}
+
+// openaiFunction reads {name, arguments}, arguments a JSON string.
+func (t *transcript) openaiFunction(id string, v any) {
+	fn, ok := v.(map[string]any)
+	if !ok {
+		t.w.typeError(v, `a function call {"name": ..., "arguments": ...}`)
+		return
+	}
+	name, ok := t.toolName(fn)
+	if !ok {
+		return
+	}
+	c := Call{Tool: name, Arguments: arguments(fn["arguments"])}
+	c.Server, c.Tool = splitMCP(name)
+	t.addCall(id, c)
+}
+
+// toolName returns the "name" of a tool call, recording a problem when it
+// is missing or empty.
+func (t *transcript) toolName(m map[string]any) (string, bool) {
+	n, ok := m["name"]
+	if !ok {
+		t.w.errorf(`missing "name": every tool call names the tool it calls`)
+		return "", false
+	}
+	s, ok := n.(string)
+	if !ok || s == "" {
+		t.w.push("name")
+		t.w.typeError(n, "the name of the called tool, a non-empty string")
+		t.w.pop()
+		return "", false
+	}
+	return s, true
+}
+
+// arguments decodes an OpenAI arguments string. A string that is not JSON
+// is kept as it is (orchestration.syntax scores it as malformed); an empty
+// one means no arguments. A value that is already decoded is kept.
+func arguments(v any) any {
+	s, ok := v.(string)
+	if !ok {
+		return v
+	}
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	var out any
+	if err := json.Unmarshal([]byte(s), &out); err != nil {
+		return s
+	}
+	return out
+}
+
+// anthropic reads one Messages API message.
+func (t *transcript) anthropic(role string, m map[string]any) {
+	w := t.w
+	content := m["content"]
+	blocks, isBlocks := content.([]any)
+	switch role {
+	case "user":
+		if !isBlocks {
+			t.userTurn(text(content))
+			return
+		}
+		onlyResults := true
+		w.push("content")
+		for i, b := range blocks {
+			b, _ := b.(map[string]any)
+			if b["type"] == "tool_result" {
+				w.pushIdx(i)
+				t.anthropicResult(b)
+				w.pop()
+			} else {
+				onlyResults = false
+			}
+		}
+		w.pop()
+		if !onlyResults {
+			t.userTurn(text(content))
+		}
+	case "assistant":
+		if !isBlocks {
+			t.say(text(content))
+			return
+		}
+		t.turn()
+		var said strings.Builder
+		w.push("content")
+		for i, b := range blocks {
+			b, _ := b.(map[string]any)
+			w.pushIdx(i)
+			switch b["type"] {
+			case "text":
+				s, _ := b["text"].(string)
+				said.WriteString(s)
+			case "tool_use":
+				if name, ok := t.toolName(b); ok {
+					id, _ := b["id"].(string)
+					c := Call{Arguments: b["input"]}
+					c.Server, c.Tool = splitMCP(name)
+					t.addCall(id, c)
+				}
+			case "mcp_tool_use":
+				if name, ok := t.toolName(b); ok {
+					id, _ := b["id"].(string)
+					server, _ := b["server_name"].(string)
+					t.addCall(id, Call{Server: server, Tool: name, Arguments: b["input"]})
+				}
+			case "mcp_tool_result":
+				t.anthropicResult(b)
+			}
+			w.pop()
+		}
+		w.pop()
+		t.say(said.String())
+	}
+}
+
+// anthropicResult reads a tool_result block: {tool_use_id, content,
+// is_error}.
+func (t *transcript) anthropicResult(b map[string]any) {
+	id, _ := b["tool_use_id"].(string)
+	isErr, _ := b["is_error"].(bool)
+	t.result(id, "", toolResult(b["content"]), isErr)
+}
+
+// toolResult makes an MCP CallToolResult of a transcript's tool output: a
+// string is one text block, an array of blocks is kept as the content.
+func toolResult(v any) map[string]any {
+	switch v := v.(type) {
+	case string:
+		return map[string]any{"content": []any{map[string]any{"type": "text", "text": v}}}
+	case []any:
+		return map[string]any{"content": v}
+	case nil:
+		return map[string]any{"content": []any{}}
+	}
+	return map[string]any{"content": []any{v}}
+}
+
+// text is the text of a message's content: the string itself, or its text
+// blocks (parts) joined.
+func text(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case []any:
+		var b strings.Builder
+		for _, p := range v {
+			p, _ := p.(map[string]any)
+			if p["type"] == "text" {
+				s, _ := p["text"].(string)
+				b.WriteString(s)
+			}
+		}
+		return b.String()
+	}
+	return ""
+}
+
+// splitMCP splits a tool name of the form mcp__<server>__<tool> into its
+// server and tool; any other name is a bare tool.
+func splitMCP(name string) (server, tool string) {
+	rest, ok := strings.CutPrefix(name, "mcp__")
+	if !ok {
+		return "", name
+	}
+	i := strings.Index(rest, "__")
+	if i <= 0 || i+2 == len(rest) {
+		return "", name
+	}
+	return rest[:i], rest[i+2:]
+}
+
+// usageSum adds up the usage objects of a transcript, in either API's
+// naming.
+type usageSum struct {
+	seen                 bool
+	input, output, total int64
+}
+
+func (u *usageSum) add(v any) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	in, okIn := firstCount(m, "prompt_tokens", "input_tokens")
+	out, okOut := firstCount(m, "completion_tokens", "output_tokens")
+	tot, okTot := firstCount(m, "total_tokens")
+	if !okIn && !okOut && !okTot {
+		return
+	}
+	u.seen = true
+	u.input += in
+	u.output += out
+	if okTot {
+		u.total += tot
+	} else {
+		u.total += in + out
+	}
+}
+
+func (u *usageSum) tokens() *Tokens {
+	if !u.seen {
+		return nil
+	}
+	return &Tokens{Input: u.input, Output: u.output, Total: u.total}
+}
+
+// firstCount returns the first of keys holding a non-negative integer.
+func firstCount(m map[string]any, keys ...string) (int64, bool) {
+	for _, k := range keys {
+		if f, ok := m[k].(float64); ok && f >= 0 && f == math.Trunc(f) && f <= maxCount {
+			return int64(f), true
+		}
+	}
+	return 0, false
+}

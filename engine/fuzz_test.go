@@ -1,0 +1,54 @@
+package engine
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mcptest/mcptest/engine/diag"
+)
+
+// FuzzParseSuite feeds arbitrary bytes to the suite loader: it must never
+// panic, and every error it returns must be a positioned diag.List.
+func FuzzParseSuite(f *testing.F) {
+	for _, pattern := range []string{"../cmd/mcptest/testdata/err/*.yml", "../cmd/mcptest/testdata/ok/*.yml", "../examples/*/suite.yml"} {
+		files, _ := filepath.Glob(pattern)
+		for _, file := range files {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(data)
+		}
+	}
+	f.Add([]byte("a: &a [*a, *a]\nb: *a\n"))
+	f.Add([]byte("agents:\n  - name: x\n    expect:\n      - \"a[\": {\">=\": .inf}\n"))
+	f.Add([]byte("agents:\n  - {name: x, expect: [{target: 'tool[\"a\"].b', matcher: {not: {not: {regex: '(?i)x'}}}}]}\n"))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := ParseSuite(filepath.Join(dir, "suite.yml"), data)
+		if err == nil {
+			if s == nil {
+				t.Fatal("nil suite without error")
+			}
+			for _, c := range s.Cases {
+				for _, a := range c.Expect {
+					if a.Matcher == nil {
+						t.Fatalf("case %q: assertion without a matcher", c.Name)
+					}
+				}
+			}
+			return
+		}
+		var l diag.List
+		if !errors.As(err, &l) || len(l) == 0 {
+			t.Fatalf("error is not a diag.List: %v", err)
+		}
+		for _, e := range l {
+			if e.Pos.File == "" || e.Message == "" {
+				t.Fatalf("error without a file or a message: %+v", e)
+			}
+		}
+	})
+}

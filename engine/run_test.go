@@ -1,0 +1,293 @@
+package engine
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// writeSuite lays out a suite and its cassettes in a temporary directory.
+func writeSuite(t *testing.T, suite string, files map[string]string) *Suite {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, "suite.yml")
+	if err := os.WriteFile(path, []byte(suite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadSuite(path)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	return s
+}
+
+func run(t *testing.T, s *Suite, opt Options) *Envelope {
+	t.Helper()
+	env, err := Run(s, opt)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	return env
+}
+
+func cassetteJSON(runs ...string) string {
+	return `{"mcptest_cassette": 1, "model": "m-1", "runs": [` + strings.Join(runs, ",") + `]}`
+}
+
+func runJSON(finalResponse string, ids ...string) string {
+	var calls []string
+	for _, id := range ids {
+		server, tool, _ := strings.Cut(id, ".")
+		calls = append(calls, `{"server": "`+server+`", "tool": "`+tool+`", "arguments": {"q": "x"}}`)
+	}
+	return `{"turns": [{"calls": [` + strings.Join(calls, ",") + `], "final_response": "` + finalResponse + `"}], "tokens": {"input": 10, "output": 5, "total": 15}}`
+}
+
+const classes = `
+    equal_function_sets:
+      classes:
+        - name: search
+          members: [brave.web_search, google.search]
+        - name: fetch
+          members: [http.get]
+`
+
+// TestSeedWorkedExample is the seed's second worked example: the report
+// reads `assertion #0 (`tool_selection.f1`) failed: 50 is less than the
+// minimum 80`, names fetch as missed and shell.exec as unexpected.
+func TestSeedWorkedExample(t *testing.T) {
+	s := writeSuite(t, `
+tests:
+  - name: research-agent picks search then fetch
+    type: agent
+    cassette: c.json`+classes+`      expect:
+        - tool_selection.f1: { ">=": 80 }
+`, map[string]string{"c.json": cassetteJSON(runJSON("done", "google.search", "shell.exec"))})
+	env := run(t, s, Options{})
+	c := env.Cases[0]
+	if env.Verdict != Fail || c.Verdict != Fail {
+		t.Fatalf("verdicts %s/%s, want fail", env.Verdict, c.Verdict)
+	}
+	want := map[string]float64{"tool_selection.f1": 50, "tool_selection.precision": 50, "tool_selection.recall": 50}
+	if !reflect.DeepEqual(c.Targets, want) {
+		t.Errorf("targets = %v", c.Targets)
+	}
+	a := c.Assertions[0]
+	if a.Message != "assertion #0 (`tool_selection.f1`) failed: 50 is less than the minimum 80" {
+		t.Errorf("message = %q", a.Message)
+	}
+	if a.Actual != 50.0 || a.Position.Line != 13 || a.Position.Col != 11 {
+		t.Errorf("actual %v at %v", a.Actual, a.Position)
+	}
+	var findings []string
+	for _, f := range c.Findings {
+		findings = append(findings, f.Message)
+	}
+	if !strings.Contains(strings.Join(findings, "\n"), "missed class `fetch`") || !strings.Contains(strings.Join(findings, "\n"), "unexpected tool `shell.exec`") {
+		t.Errorf("findings do not name the missed class and the unexpected tool: %q", findings)
+	}
+}
+
+func TestMultiRunMicroAverageAcrossFiles(t *testing.T) {
+	s := writeSuite(t, `
+agents:
+  - name: research
+    runs: 3
+    cassette: "runs/*.json"`+classes, map[string]string{
+		"runs/a.json": cassetteJSON(runJSON("a", "brave.web_search", "http.get"), runJSON("b", "google.search", "shell.exec")),
+		"runs/b.json": cassetteJSON(runJSON("c")),
+	})
+	env := run(t, s, Options{})
+	c := env.Cases[0]
+	// tp=3 fp=1 fn=3 → precision 75, recall 50, F1 60; the default gate
+	// (f1 >= 50) passes.
+	if c.Runs != 3 || c.Targets["tool_selection.f1"] != 60 || c.Targets["tool_selection.precision"] != 75 || c.Targets["tool_selection.recall"] != 50 {
+		t.Errorf("runs %d, targets %v", c.Runs, c.Targets)
+	}
+	if c.Counts["tool_selection.tp"] != 3 || c.Counts["tool_selection.fp"] != 1 || c.Counts["tool_selection.fn"] != 3 {
+		t.Errorf("counts %v", c.Counts)
+	}
+	if c.Verdict != Pass || !c.Assertions[0].Default || c.Assertions[0].Message != "default gate of `equal_function_sets:` (`tool_selection.f1` >= 50) passed" {
+		t.Errorf("default gate: %+v", c.Assertions)
+	}
+	if c.Cassettes.Files != 2 {
+		t.Errorf("cassette files = %d", c.Cassettes.Files)
+	}
+}
+
+func TestRunsMismatchIsSaidPlainly(t *testing.T) {
+	s := writeSuite(t, "agents:\n  - name: t\n    runs: 10\n    cassette: c.json\n", map[string]string{"c.json": cassetteJSON(runJSON("x"), runJSON("y"))})
+	c := run(t, s, Options{}).Cases[0]
+	if c.Runs != 2 || c.RunsDeclared != 10 {
+		t.Errorf("runs %d declared %d", c.Runs, c.RunsDeclared)
+	}
+	if len(c.Findings) != 1 || c.Findings[0].Message != "the suite asks for 10 runs and 2 are recorded: every figure is over the 2 recorded runs" {
+		t.Errorf("findings %+v", c.Findings)
+	}
+}
+
+func TestRunsZeroClampedToOne(t *testing.T) {
+	s := writeSuite(t, "agents:\n  - name: t\n    runs: 0\n    cassette: c.json\n", map[string]string{"c.json": cassetteJSON(runJSON("x"))})
+	if got := s.Cases[0].Runs; got != 1 {
+		t.Errorf("runs: 0 loaded as %d, want 1", got)
+	}
+	if c := run(t, s, Options{}).Cases[0]; len(c.Findings) != 0 {
+		t.Errorf("unexpected findings %+v", c.Findings)
+	}
+}
+
+func TestNoRecordedRunsFails(t *testing.T) {
+	s := writeSuite(t, "agents:\n  - name: t\n    cassette: c.json\n", map[string]string{"c.json": `{"mcptest_cassette": 1, "runs": []}`})
+	c := run(t, s, Options{}).Cases[0]
+	if c.Verdict != Fail || len(c.Findings) != 1 || !strings.HasPrefix(c.Findings[0].Message, "no recorded runs") {
+		t.Errorf("verdict %s findings %+v", c.Verdict, c.Findings)
+	}
+}
+
+func TestPerRunAssertions(t *testing.T) {
+	s := writeSuite(t, `
+agents:
+  - name: weather
+    cassette: c.json
+    expect:
+      - target: final_response
+        matcher: { contains: sunny }
+        message: the answer gives the weather
+      - target: tool_names
+        matcher: { contains: get_weather }
+      - target: calls[0].arguments.q
+        matcher: { exact: x }
+      - target: tokens.total
+        matcher: { "<=": 15 }
+`, map[string]string{"c.json": cassetteJSON(runJSON("sunny", "w.get_weather"), runJSON("rainy", "w.get_weather"), runJSON("cloudy"))})
+	c := run(t, s, Options{}).Cases[0]
+	if c.Verdict != Fail {
+		t.Fatalf("verdict %s", c.Verdict)
+	}
+	got := []string{}
+	for _, a := range c.Assertions {
+		got = append(got, a.Message)
+	}
+	want := []string{
+		"assertion #0 (`final_response`) failed in run 2 of 3: substring `sunny` not found in \"rainy\" (2 of 3 runs failed) (the answer gives the weather)",
+		"assertion #1 (`tool_names`) failed in run 3 of 3: no element equals `\"get_weather\"` (1 of 3 runs failed)",
+		"assertion #2 (`calls[0].arguments.q`) failed in run 3 of 3: no value at this target (1 of 3 runs failed)",
+		"assertion #3 (`tokens.total`) passed",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("messages:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if c.Assertions[0].Actual != "rainy" || c.Assertions[0].Run != 2 || c.Assertions[0].FailedRuns != 2 {
+		t.Errorf("first failure not kept: %+v", c.Assertions[0])
+	}
+}
+
+func TestSecretsAreRedacted(t *testing.T) {
+	s := writeSuite(t, `
+agents:
+  - name: t
+    cassette: c.json
+    expect:
+      - target: calls[0].arguments
+        matcher: { exact: {} }
+      - target: final_response
+        matcher: { exact: "ok" }
+`, map[string]string{"c.json": `{"mcptest_cassette": 1, "runs": [{"turns": [{"calls": [
+		{"tool": "deploy", "arguments": {"api_key": "hunter2-very-secret", "region": "eu"}}],
+		"final_response": "used Bearer abc.def.ghi and ghp_4aT9kQ2mZx7LwP0vB3nR8sY1cD6eF5gH2jK9"}]}]}`})
+	env := run(t, s, Options{})
+	b, _ := json.Marshal(env)
+	for _, secret := range []string{"hunter2-very-secret", "abc.def.ghi", "ghp_4aT9kQ2mZx7LwP0vB3nR8sY1cD6eF5gH2jK9"} {
+		if strings.Contains(string(b), secret) {
+			t.Errorf("envelope leaks %q:\n%s", secret, b)
+		}
+	}
+	if !strings.Contains(string(b), "[REDACTED]") || !strings.Contains(string(b), `"region":"eu"`) {
+		t.Errorf("redaction lost the shape of the value:\n%s", b)
+	}
+}
+
+func TestPendingBlocksAreInconclusive(t *testing.T) {
+	s := writeSuite(t, `
+agents:
+  - name: weather selection
+    runs: 1
+    cassette: c.json
+    tool_selection:
+      expected_tool: get_weather
+      min_selection_rate: 0.8
+scenarios:
+  - name: restock
+tool_quality:
+  - name: descriptions
+    server: fs
+servers:
+  fs:
+    command: [node, server.js]
+`, map[string]string{"c.json": cassetteJSON(runJSON("x", "w.get_weather"))})
+	env := run(t, s, Options{})
+	if env.Verdict != Pass || env.Totals.Inconclusive != 3 || env.Totals.Total != 3 {
+		t.Fatalf("verdict %s totals %+v", env.Verdict, env.Totals)
+	}
+	kinds := []Kind{env.Cases[0].Kind, env.Cases[1].Kind, env.Cases[2].Kind}
+	if !reflect.DeepEqual(kinds, []Kind{KindAgent, KindScenario, KindToolQuality}) {
+		t.Errorf("cases out of suite order: %v", kinds)
+	}
+	if f := env.Cases[0].Findings; len(f) != 1 || !strings.Contains(f[0].Message, "`tool_selection:` is not implemented yet") {
+		t.Errorf("findings %+v", f)
+	}
+}
+
+func TestCassetteDirectoryAndImplicitLookup(t *testing.T) {
+	s := writeSuite(t, "agents:\n  - name: By Dir\n    cassette: recs\n  - name: Looked Up By Name\n",
+		map[string]string{
+			"recs/1.json":                      cassetteJSON(runJSON("x")),
+			"recs/2.json":                      cassetteJSON(runJSON("y")),
+			"recs/notes.txt":                   "not a cassette",
+			"cassettes/looked-up-by-name.json": cassetteJSON(runJSON("z")),
+			"elsewhere/looked-up-by-name.json": cassetteJSON(runJSON("z"), runJSON("z")),
+		})
+	env := run(t, s, Options{})
+	if env.Cases[0].Runs != 2 || env.Cases[1].Runs != 1 {
+		t.Errorf("runs %d, %d", env.Cases[0].Runs, env.Cases[1].Runs)
+	}
+	env = run(t, s, Options{CassetteDir: filepath.Join(filepath.Dir(s.Path), "elsewhere")})
+	if env.Cases[1].Runs != 2 {
+		t.Errorf("--cassette-dir ignored: %d runs", env.Cases[1].Runs)
+	}
+}
+
+func TestProgressAndFilter(t *testing.T) {
+	s := writeSuite(t, "agents:\n  - name: alpha\n    cassette: a.json\n  - name: beta\n    cassette: b.json\n",
+		map[string]string{"a.json": cassetteJSON(runJSON("x")), "b.json": cassetteJSON(runJSON("y"))})
+	var calls [][2]int
+	env := run(t, s, Options{Filter: []string{"BET"}, Progress: func(d, n int) { calls = append(calls, [2]int{d, n}) }})
+	if len(env.Cases) != 1 || env.Cases[0].Name != "beta" || !reflect.DeepEqual(calls, [][2]int{{1, 1}}) {
+		t.Errorf("cases %d, progress %v", len(env.Cases), calls)
+	}
+}
+
+func TestSlug(t *testing.T) {
+	for in, want := range map[string]string{
+		"Weather Selection (EU)":                 "weather-selection-eu",
+		"a--b":                                   "a-b",
+		"  x  ":                                  "x",
+		"research-agent picks search then fetch": "research-agent-picks-search-then-fetch",
+	} {
+		if got := Slug(in); got != want {
+			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
