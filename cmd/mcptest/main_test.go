@@ -271,3 +271,52 @@ func TestColor(t *testing.T) {
 		t.Error("escape codes in output that is not a terminal")
 	}
 }
+
+// TestREADMECommands runs every `$ mcptest ...` command shown in the README
+// from the repository root and compares what it prints, so the docs cannot
+// drift from the binary.
+func TestREADMECommands(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir("../..")
+	n := 0
+	for _, block := range strings.Split(string(data), "```")[1:] {
+		lines := strings.Split(strings.TrimPrefix(block, "\n"), "\n")
+		cmdline, ok := strings.CutPrefix(lines[0], "$ mcptest ")
+		if !ok {
+			continue
+		}
+		n++
+		want := strings.Join(lines[1:], "\n")
+		args := splitArgs(cmdline)
+		stdout, stderr, _ := mcptest(t, nil, args...)
+		if stdout != want {
+			t.Errorf("$ mcptest %s\n--- got\n%s%s--- README\n%s", cmdline, stdout, stderr, want)
+		}
+	}
+	if n < 2 {
+		t.Errorf("found %d $ mcptest commands in the README", n)
+	}
+}
+
+// splitArgs splits a shell command line on spaces, keeping "quoted words".
+func splitArgs(s string) []string {
+	var out []string
+	for s != "" {
+		s = strings.TrimLeft(s, " ")
+		if strings.HasPrefix(s, `"`) {
+			end := strings.Index(s[1:], `"`) + 1
+			out = append(out, s[1:end])
+			s = s[end+1:]
+			continue
+		}
+		word, rest, _ := strings.Cut(s, " ")
+		if word != "" {
+			out = append(out, word)
+		}
+		s = rest
+	}
+	return out
+}
