@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/mcptest/mcptest/engine/diag"
 )
@@ -27,7 +28,11 @@ func FuzzParseSuite(f *testing.F) {
 	f.Add([]byte("agents:\n  - {name: x, expect: [{target: 'tool[\"a\"].b', matcher: {not: {not: {regex: '(?i)x'}}}}]}\n"))
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
+		start := time.Now()
 		s, err := ParseSuite(filepath.Join(dir, "suite.yml"), data)
+		if d := time.Since(start); d > 2*time.Second {
+			t.Fatalf("ParseSuite took %v on %d bytes", d, len(data))
+		}
 		if err == nil {
 			if s == nil {
 				t.Fatal("nil suite without error")
