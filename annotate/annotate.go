@@ -113,9 +113,13 @@ func (p Pretty) Report(w io.Writer, env *engine.Envelope) error {
 			}
 			fmt.Fprintf(&b, "      %s %s\n", p.paint(levelColor(f.Level), f.Level+":"), Clean(f.Message))
 		}
+		p.multiRun(&b, c)
 	}
 	t := env.Totals
 	summary := fmt.Sprintf("%d passed, %d failed, %d inconclusive (%d cases)", t.Passed, t.Failed, t.Inconclusive, t.Total)
+	if env.Run.Shard != "" {
+		summary = strings.TrimSuffix(summary, ")") + ", shard " + Clean(env.Run.Shard) + ")"
+	}
 	if env.Verdict == engine.Fail {
 		summary = p.paint(bold+red, summary)
 	} else {

@@ -25,6 +25,7 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 	if c.Edges != nil {
 		edges = gate.NewEdges(c.Edges.Edges)
 	}
+	multi := newMultiRun(c)
 	var perRun []*runCheck
 	var perCase []*Assertion
 	pendingTargets := map[string][]string{}
@@ -62,6 +63,7 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 		if res.Model == "" {
 			res.Model = cas.Model
 		}
+		multi.addCassette(cas)
 		for i := range cas.Runs {
 			runN++
 			r := &cas.Runs[i]
@@ -71,6 +73,7 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 			if edges != nil {
 				edges.Add(r)
 			}
+			multi.add(cas, r)
 			if len(perRun) > 0 {
 				doc := runDoc(runN, cas, r)
 				for _, rc := range perRun {
@@ -88,6 +91,7 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 	if edges != nil {
 		addGate(res, edges.Result())
 	}
+	multi.results(res)
 	for _, a := range perCase {
 		v, ok := res.Targets[a.Target.String()]
 		var actual any
@@ -100,6 +104,7 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 		res.Assertions = append(res.Assertions, rc.result(runN))
 	}
 	sortAssertions(res.Assertions, c.Expect)
+	multi.floors(res)
 
 	failed := false
 	if runN == 0 && len(errs) == 0 {
@@ -123,6 +128,11 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 			failed = true
 		}
 	}
+	for _, f := range res.Floors {
+		if !f.Passed {
+			failed = true
+		}
+	}
 	switch {
 	case failed:
 		res.Verdict = Fail
@@ -133,4 +143,3 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 	}
 	return res, errs
 }
-

@@ -83,7 +83,7 @@ func (b *builder) build() {
 			case "agents", "tests":
 				b.agentTest(ptr, m)
 			case "scenarios":
-				b.pending(ptr, m, KindScenario, "scenarios")
+				b.scenario(ptr, m)
 			case "tool_quality":
 				b.pending(ptr, m, KindToolQuality, "tool_quality")
 			case "tools":
@@ -208,7 +208,9 @@ func (b *builder) agentTest(ptr string, m map[string]any) {
 			}
 			c.Edges = &EdgesBlock{Pos: pos, Edges: e}
 		default:
-			c.Pending = append(c.Pending, PendingBlock{Key: gb.key, Pos: pos})
+			if !b.multiRunBlock(c, gb.key, bptr, block, pos) {
+				c.Pending = append(c.Pending, PendingBlock{Key: gb.key, Pos: pos})
+			}
 		}
 		lists = append(lists, expectList{block: gb.key, ptr: bptr + "/expect", items: list(block["expect"]), pos: pos})
 	}
@@ -352,6 +354,14 @@ func (c *Case) hasBlock(key string) bool {
 		return c.Selection != nil
 	case "tool_edges":
 		return c.Edges != nil
+	case "tool_selection":
+		return c.ToolSelection != nil
+	case "distractors":
+		return c.Distractors != nil
+	case "discovery":
+		return c.Discovery != nil
+	case "orchestration":
+		return c.Orchestration != nil
 	}
 	for _, p := range c.Pending {
 		if p.Key == key {

@@ -34,6 +34,9 @@ type RunInfo struct {
 	Mode       string `json:"mode"`
 	StartedAt  string `json:"started_at"`
 	DurationMS int64  `json:"duration_ms"`
+	// Shard is "i/n" when the run computed one shard of the suite's cases
+	// (mcptest run --shard); absent for a whole run and a merged one.
+	Shard string `json:"shard,omitempty"`
 }
 
 // Source is where the suite came from, when known.
@@ -88,6 +91,13 @@ type CaseResult struct {
 	Assertions []AssertionResult  `json:"assertions"`
 	Floors     []Floor            `json:"floors"`
 	Findings   []Finding          `json:"findings"`
+
+	// ToolSelection is the per-run detail of a tool_selection: floor.
+	ToolSelection *ToolSelectionDetail `json:"tool_selection,omitempty"`
+	// Distractors says what a distractors: block injected.
+	Distractors *DistractorsDetail `json:"distractors,omitempty"`
+	// Discovery records a discovery: block.
+	Discovery *DiscoveryDetail `json:"discovery,omitempty"`
 }
 
 // CassetteSet identifies the cassette files of a case: how many and a
@@ -121,6 +131,9 @@ type Floor struct {
 	Name    string `json:"name"`
 	Passed  bool   `json:"passed"`
 	Message string `json:"message"`
+	// Lines explain a breach: the FLOOR lines naming each failed condition,
+	// then the runs that missed.
+	Lines []string `json:"lines,omitempty"`
 }
 
 // Finding is an observation a reader should know about: a missed class, a

@@ -26,6 +26,9 @@ type Options struct {
 	// Progress, when set, is called after each cassette file is read with
 	// the number of files read so far and the total.
 	Progress func(done, total int)
+	// Shard, when set, keeps only the cases of one shard (see Shard); the
+	// envelope records it as run.shard.
+	Shard Shard
 }
 
 // Run replays the suite's cassettes and computes every gate. The envelope's
@@ -37,6 +40,9 @@ func Run(s *Suite, opt Options) (*Envelope, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cases, err = selectShard(cases, opt.Shard); err != nil {
+		return nil, err
+	}
 	plans, total, inputErrs := plan(s, cases, opt)
 	if len(inputErrs) > 0 {
 		return nil, inputErrs.Sorted()
@@ -44,7 +50,7 @@ func Run(s *Suite, opt Options) (*Envelope, error) {
 	env := &Envelope{
 		SchemaVersion: SchemaVersion,
 		Tool:          ToolInfo{Name: "mcptest", Version: opt.Version},
-		Run:           RunInfo{Mode: "replay"},
+		Run:           RunInfo{Mode: "replay", Shard: opt.Shard.String()},
 		Suite:         SuiteInfo{Path: s.Path, SHA256: s.SHA256},
 		Cases:         make([]*CaseResult, 0, len(plans)),
 	}
@@ -63,19 +69,7 @@ func Run(s *Suite, opt Options) (*Envelope, error) {
 	if len(inputErrs) > 0 {
 		return nil, inputErrs.Sorted()
 	}
-	env.Verdict = Pass
-	for _, c := range env.Cases {
-		env.Totals.Total++
-		switch c.Verdict {
-		case Pass:
-			env.Totals.Passed++
-		case Fail:
-			env.Totals.Failed++
-			env.Verdict = Fail
-		case Inconclusive:
-			env.Totals.Inconclusive++
-		}
-	}
+	env.Tally()
 	return env, nil
 }
 
@@ -134,7 +128,7 @@ func plan(s *Suite, cases []*Case, opt Options) ([]casePlan, int, diag.List) {
 	total := 0
 	for _, c := range cases {
 		p := casePlan{c: c}
-		if c.Kind == KindAgent {
+		if c.Kind == KindAgent || c.Kind == KindScenario {
 			files, err := caseFiles(s, c, opt.CassetteDir)
 			if err != nil {
 				pos := c.CassettePos
@@ -212,6 +206,8 @@ func runCase(s *Suite, p casePlan, progress func()) (*CaseResult, diag.List) {
 	switch c.Kind {
 	case KindAgent:
 		return runAgent(s, p, res, progress)
+	case KindScenario:
+		return runScenario(s, p, res, progress)
 	}
 	res.Verdict = Inconclusive
 	res.Findings = append(res.Findings, pendingFinding(c.Pending[0]))

@@ -225,11 +225,10 @@ agents:
   - name: weather selection
     runs: 1
     cassette: c.json
-    tool_selection:
-      expected_tool: get_weather
-      min_selection_rate: 0.8
-scenarios:
-  - name: restock
+    token_efficiency:
+      classes:
+        - name: weather
+          members: [get_weather]
 tool_quality:
   - name: descriptions
     server: fs
@@ -238,14 +237,14 @@ servers:
     command: [node, server.js]
 `, map[string]string{"c.json": cassetteJSON(runJSON("x", "w.get_weather"))})
 	env := run(t, s, Options{})
-	if env.Verdict != Pass || env.Totals.Inconclusive != 3 || env.Totals.Total != 3 {
+	if env.Verdict != Pass || env.Totals.Inconclusive != 2 || env.Totals.Total != 2 {
 		t.Fatalf("verdict %s totals %+v", env.Verdict, env.Totals)
 	}
-	kinds := []Kind{env.Cases[0].Kind, env.Cases[1].Kind, env.Cases[2].Kind}
-	if !reflect.DeepEqual(kinds, []Kind{KindAgent, KindScenario, KindToolQuality}) {
+	kinds := []Kind{env.Cases[0].Kind, env.Cases[1].Kind}
+	if !reflect.DeepEqual(kinds, []Kind{KindAgent, KindToolQuality}) {
 		t.Errorf("cases out of suite order: %v", kinds)
 	}
-	if f := env.Cases[0].Findings; len(f) != 1 || !strings.Contains(f[0].Message, "`tool_selection:` is not implemented yet") {
+	if f := env.Cases[0].Findings; len(f) != 1 || !strings.Contains(f[0].Message, "`token_efficiency:` is not implemented yet") {
 		t.Errorf("findings %+v", f)
 	}
 }

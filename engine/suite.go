@@ -74,6 +74,13 @@ type Case struct {
 
 	Selection *SelectionBlock
 	Edges     *EdgesBlock
+	// The multi-run gates (multirun.go).
+	ToolSelection *ToolSelectionBlock
+	Distractors   *DistractorsBlock
+	Discovery     *DiscoveryBlock
+	Orchestration *OrchestrationBlock
+	// Scenario is the world and oracles of a scenarios: entry.
+	Scenario *Scenario
 	// Pending lists the blocks this version accepts but does not compute
 	// yet; the case is reported inconclusive rather than passed.
 	Pending []PendingBlock

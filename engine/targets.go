@@ -15,10 +15,10 @@ type gateBlock struct {
 var gateBlocks = []gateBlock{
 	{"equal_function_sets", true, []string{"tool_selection.f1", "tool_selection.precision", "tool_selection.recall"}},
 	{"tool_edges", true, []string{"edges.allowed_pct", "edges.restricted_attempts", "edges.delegation_pct", "edges.gate_passed"}},
-	{"tool_selection", false, []string{"tool_selection.selection_rate", "tool_selection.pass_k", "tool_selection.tokens_median", "tool_selection.tokens_max"}},
-	{"distractors", false, []string{"distractors.accuracy", "distractors.chose_distractor", "distractors.certified_lower"}},
-	{"discovery", false, nil},
-	{"orchestration", false, []string{"orchestration.discovery", "orchestration.parameterization", "orchestration.syntax", "orchestration.error_recovery", "orchestration.efficiency"}},
+	{"tool_selection", true, []string{"tool_selection.selection_rate", "tool_selection.pass_k", "tool_selection.tokens_median", "tool_selection.tokens_max"}},
+	{"distractors", true, []string{"distractors.accuracy", "distractors.chose_distractor", "distractors.certified_lower"}},
+	{"discovery", true, nil},
+	{"orchestration", true, []string{"orchestration.discovery", "orchestration.parameterization", "orchestration.syntax", "orchestration.error_recovery", "orchestration.efficiency"}},
 	{"token_efficiency", false, []string{"token_efficiency.f1", "token_efficiency.tool_surface_tokens", "token_efficiency.correct_selections", "token_efficiency.cost", "token_efficiency.tokens_per_correct", "token_efficiency.cost_per_correct"}},
 }
 
@@ -31,6 +31,7 @@ var defaultGates = map[string]struct {
 }{
 	"equal_function_sets": {"tool_selection.f1", ">=", 50},
 	"tool_edges":          {"edges.restricted_attempts", "<=", 0},
+	"distractors":         {"distractors.accuracy", ">=", 50},
 }
 
 // runRoots are the fields of one recorded run that a test's expect: list

@@ -309,8 +309,8 @@ func describe(v any) string {
 	case float64:
 		return "the number " + strconv.FormatFloat(x, 'f', -1, 64)
 	case string:
-		if len(x) > 40 {
-			x = x[:40] + "…"
+		if r := []rune(x); len(r) > 40 {
+			x = string(r[:40]) + "…"
 		}
 		return fmt.Sprintf("the string %q", x)
 	case []any:

@@ -67,7 +67,9 @@ func (c *Command) subcommands() []subcommand {
 	return []subcommand{
 		{"run", "replay the cassettes of a suite and compute every gate", (*Command).run},
 		{"validate", "check a suite (or a cassette) against its schema", (*Command).validate},
-		{"report", "re-render a saved run envelope", (*Command).report},
+		{"scenario", "replay a suite's scenarios against their worlds (scenario run)", (*Command).scenario},
+		{"report", "re-render a saved run envelope, compare it with a baseline, merge shards", (*Command).report},
+		{"distractors", "print the tools a suite's distractors: blocks inject, as tools/list", (*Command).distractors},
 		{"version", "print the version", (*Command).printVersion},
 		{"help", "show this help", (*Command).help},
 	}
@@ -225,7 +227,7 @@ const exitCodeTable = `exit codes:
 func (c *Command) usage(w io.Writer) {
 	fmt.Fprintf(w, "mcptest %s: a deterministic, model-free gate for AI agents that use MCP tools\n\nusage: mcptest <command> [flags]\n\ncommands:\n", version)
 	for _, sc := range c.subcommands() {
-		fmt.Fprintf(w, "  %-9s %s\n", sc.name, sc.summary)
+		fmt.Fprintf(w, "  %-11s %s\n", sc.name, sc.summary)
 	}
 	fmt.Fprintf(w, "\n%s\nRun 'mcptest <command> -h' for a command's flags.\n", exitCodeTable)
 }

@@ -107,8 +107,11 @@ func TestOKCorpus(t *testing.T) {
 // exampleExit is the exit code each example is written to produce; an
 // example not listed must pass.
 var exampleExit = map[string]int{
-	"selection-f1": ExitFail,
-	"tool-edges":   ExitFail,
+	"baseline":               ExitFail,
+	"selection-f1":           ExitFail,
+	"tool-edges":             ExitFail,
+	"scenario-world-failing": ExitFail,
+	"distractor-floor-fails": ExitFail,
 }
 
 // TestExamples runs every examples/*/ suite with both reporters and checks

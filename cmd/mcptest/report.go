@@ -7,15 +7,24 @@ import (
 	"os"
 
 	"github.com/mcptest/mcptest/annotate"
+	"github.com/mcptest/mcptest/baseline"
 )
 
 func (c *Command) report(args []string) error {
-	fs := c.newFlags("report", "mcptest report RUN.json [--format pretty|json] [--output FILE]")
-	format := fs.String("format", "pretty", "how to render: pretty or json")
+	if len(args) > 0 && args[0] == "merge" {
+		return c.merge(args[1:])
+	}
+	fs := c.newFlags("report", "mcptest report RUN.json [--format pretty|json] [--output FILE]\n       mcptest report RUN.json --compare BASELINE.json [--format pretty|markdown|json] [--fail-on regressions|flips|failures|none] [--output FILE]\n       mcptest report merge SHARD.json... [--output FILE]")
+	format := fs.String("format", "pretty", "how to render: pretty or json (with --compare: pretty, markdown or json)")
 	output := fs.String("output", "", "write to `FILE` instead of stdout")
+	compare := fs.String("compare", "", "compare the run with the `BASELINE.json` envelope: target deltas, floor flips, new, removed and not-comparable cases")
+	failOn := fs.String("fail-on", string(baseline.FailOnRegressions), "with --compare, exit 1 on: regressions (a pass->fail flip or a failing case the baseline cannot vouch for), flips (pass->fail flips only), failures (any failing case) or none")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
+	}
+	if *compare == "" && flagSet(fs, "fail-on") {
+		return inputErr("--fail-on goes with --compare BASELINE.json")
 	}
 	if len(pos) != 1 {
 		return inputErr("report takes one run envelope (the file `mcptest run --reporter json` wrote), got %d arguments", len(pos))
@@ -31,6 +40,9 @@ func (c *Command) report(args []string) error {
 	env, err := annotate.ReadEnvelope(f, pos[0])
 	if err != nil {
 		return &exitError{code: ExitInput, err: err}
+	}
+	if *compare != "" {
+		return c.compare(env, *compare, *format, *failOn, *output)
 	}
 	out := c.Stdout
 	if *output != "" {

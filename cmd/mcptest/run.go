@@ -13,16 +13,23 @@ import (
 )
 
 func (c *Command) run(args []string) error {
-	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--reporter pretty|json] [--output FILE] [--filter NAME]... [--cassette-dir DIR]")
+	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--reporter pretty|json] [--output FILE] [--filter NAME]... [--cassette-dir DIR] [--shard i/n]")
 	config := fs.String("config", "suite.yml", "the suite file")
 	reporter := fs.String("reporter", "pretty", "how to report: pretty or json")
 	output := fs.String("output", "", "write the report to `FILE` instead of stdout")
 	var filters stringList
 	fs.Var(&filters, "filter", "run only the case `NAME` (exact, or else a case-insensitive substring); repeatable")
 	cassetteDir := fs.String("cassette-dir", "", "where a test without `cassette:` is looked up by name (default: cassettes/ beside the suite)")
+	shardFlag := fs.String("shard", "", "run only shard `i/n` of the cases (1-based; a case's shard depends on its name alone); merge the shards with mcptest report merge")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
+	}
+	var shard engine.Shard
+	if *shardFlag != "" {
+		if shard, err = engine.ParseShard(*shardFlag); err != nil {
+			return inputErr("--shard: %v", err)
+		}
 	}
 	switch len(pos) {
 	case 0:
@@ -46,7 +53,7 @@ func (c *Command) run(args []string) error {
 		return err
 	}
 	progress := c.progress()
-	env, err := engine.Run(suite, engine.Options{Filter: filters, CassetteDir: *cassetteDir, Version: version, Progress: progress.update})
+	env, err := engine.Run(suite, engine.Options{Filter: filters, CassetteDir: *cassetteDir, Version: version, Progress: progress.update, Shard: shard})
 	progress.clear()
 	if err != nil {
 		return err

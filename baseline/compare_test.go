@@ -1,0 +1,242 @@
+package baseline_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/engine"
+)
+
+// agentCase is a passing agent case with one F1 assertion and one floor.
+func agentCase(name string) *engine.CaseResult {
+	return &engine.CaseResult{
+		Name: name, Kind: engine.KindAgent, Verdict: engine.Pass, DefinitionSHA256: "def",
+		Runs: 2, Cassettes: &engine.CassetteSet{Files: 1, SHA256: "cas"},
+		Targets: map[string]float64{"tool_selection.f1": 92},
+		Counts:  map[string]int64{"tool_selection.tp": 11},
+		Assertions: []engine.AssertionResult{
+			{Index: 0, Block: "equal_function_sets", Target: "tool_selection.f1", Passed: true, Message: "ok"},
+			{Index: 0, Target: "final_response", Passed: true, Message: "ok"},
+		},
+		Floors: []engine.Floor{{Name: "pass_k", Passed: true}},
+	}
+}
+
+func envelope(cases ...*engine.CaseResult) *engine.Envelope {
+	e := &engine.Envelope{SchemaVersion: engine.SchemaVersion, Tool: engine.ToolInfo{Name: "mcptest", Version: "1"},
+		Run: engine.RunInfo{Mode: "replay"}, Cases: cases}
+	e.Tally()
+	return e
+}
+
+func TestNotComparable(t *testing.T) {
+	tests := []struct {
+		name    string
+		edit    func(c *engine.CaseResult)
+		reasons []string
+	}{
+		{"unchanged", func(c *engine.CaseResult) {}, nil},
+		{"re-recorded cassettes are comparable", func(c *engine.CaseResult) { c.Cassettes.SHA256 = "other" }, nil},
+		{"definition", func(c *engine.CaseResult) { c.DefinitionSHA256 = "def2" },
+			[]string{"the case's definition in the suite changed"}},
+		{"no definition digest", func(c *engine.CaseResult) { c.DefinitionSHA256 = "" },
+			[]string{"a definition_sha256 is missing, so it cannot be told whether the case's definition changed"}},
+		{"runs", func(c *engine.CaseResult) { c.Runs = 3 },
+			[]string{"a different number of recorded runs: 2 in the baseline, 3 now"}},
+		{"cassette files", func(c *engine.CaseResult) { c.Cassettes = &engine.CassetteSet{Files: 2, SHA256: "x"} },
+			[]string{"a different cassette set: 1 cassette file in the baseline, 2 cassette files now"}},
+		{"no cassettes", func(c *engine.CaseResult) { c.Cassettes = nil },
+			[]string{"a different cassette set: 1 cassette file in the baseline, no cassettes now"}},
+		{"kind", func(c *engine.CaseResult) { c.Kind = engine.KindScenario },
+			[]string{"the case's kind is agent in the baseline and scenario now"}},
+		{"assertions", func(c *engine.CaseResult) { c.Assertions[1].Target = "calls[0]" },
+			[]string{"the assertions (block, index, target) differ although the definition does not"}},
+		{"floors", func(c *engine.CaseResult) { c.Floors = nil }, []string{"the floors differ"}},
+		{"everything at once", func(c *engine.CaseResult) { c.DefinitionSHA256, c.Runs = "def2", 5 },
+			[]string{"the case's definition in the suite changed", "a different number of recorded runs: 2 in the baseline, 5 now"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cur := agentCase("a")
+			tt.edit(cur)
+			// Fail everything now: a not-comparable case must not flip.
+			cur.Verdict = engine.Fail
+			for i := range cur.Assertions {
+				cur.Assertions[i].Passed = false
+			}
+			c := baseline.Compare(envelope(agentCase("a")), envelope(cur), baseline.Options{})
+			d := c.Cases[0]
+			if !reflect.DeepEqual(d.Reasons, tt.reasons) {
+				t.Errorf("reasons = %q, want %q", d.Reasons, tt.reasons)
+			}
+			if tt.reasons == nil {
+				if d.Status != baseline.Same || len(d.Flips) != 4-len(cur.Floors) || c.Summary.Regressions != 1 {
+					t.Errorf("comparable case: status %s, %d flips, summary %+v", d.Status, len(d.Flips), c.Summary)
+				}
+				return
+			}
+			if d.Status != baseline.NotComparable || len(d.Flips) != 0 || c.Summary.Regressions != 0 || c.Summary.Unvouched != 1 {
+				t.Errorf("not comparable: status %s, flips %v, summary %+v", d.Status, d.Flips, c.Summary)
+			}
+			for _, td := range d.Targets {
+				if td.Delta != nil {
+					t.Errorf("a not-comparable case has a delta: %+v", td)
+				}
+			}
+		})
+	}
+}
+
+func TestFlips(t *testing.T) {
+	base := agentCase("a")
+	cur := agentCase("a")
+	cur.Verdict = engine.Fail
+	cur.Assertions[0].Passed, cur.Assertions[0].Message = false, "assertion #0 (`tool_selection.f1`) failed: 75 is less than the minimum 80"
+	cur.Targets["tool_selection.f1"] = 75
+	cur.Counts["tool_selection.tp"] = 9
+	base.Floors[0].Passed = false // the floor is fixed
+	c := baseline.Compare(envelope(base), envelope(cur), baseline.Options{})
+	d := c.Cases[0]
+	var got []string
+	for _, f := range d.Flips {
+		got = append(got, string(f.Change)+" "+f.Label()+" "+string(f.From)+"->"+string(f.To))
+	}
+	want := []string{
+		"regression case pass->fail",
+		"regression assertion #0 (`tool_selection.f1`) in equal_function_sets pass->fail",
+		"fix floor `pass_k` fail->pass",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("flips:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if d.Outcome() != baseline.Regression || c.Summary.Regressions != 1 || c.Summary.Fixes != 0 || c.Summary.Flips != 3 {
+		t.Errorf("outcome %s, summary %+v", d.Outcome(), c.Summary)
+	}
+	td := d.Targets[0]
+	if td.Name != "tool_selection.f1" || *td.Baseline != 92 || *td.Current != 75 || *td.Delta != -17 {
+		t.Errorf("target delta = %+v", td)
+	}
+	if cd := d.Counts[0]; *cd.Delta != -2 {
+		t.Errorf("count delta = %+v", cd)
+	}
+
+	// Changes to and from inconclusive are not flips, but a case that
+	// fails now and was inconclusive is not vouched for.
+	b2, c2 := agentCase("b"), agentCase("b")
+	c2.Verdict = engine.Inconclusive
+	c = baseline.Compare(envelope(b2), envelope(c2), baseline.Options{})
+	if len(c.Cases[0].Flips) != 0 || !c.Cases[0].Changed() || c.Gate.Failed {
+		t.Errorf("pass -> inconclusive: flips %v, changed %v, gate %+v", c.Cases[0].Flips, c.Cases[0].Changed(), c.Gate)
+	}
+	c2.Verdict, b2.Verdict = engine.Fail, engine.Inconclusive
+	c = baseline.Compare(envelope(b2), envelope(c2), baseline.Options{})
+	if len(c.Cases[0].Flips) != 0 || c.Summary.Unvouched != 1 || !c.Gate.Failed {
+		t.Errorf("inconclusive -> fail: flips %v, summary %+v, gate %+v", c.Cases[0].Flips, c.Summary, c.Gate)
+	}
+	// A case failing in both runs is vouched for: it does not block.
+	b2.Verdict = engine.Fail
+	c = baseline.Compare(envelope(b2), envelope(c2), baseline.Options{})
+	if c.Summary.Unvouched != 0 || c.Summary.Failing != 1 || c.Gate.Failed {
+		t.Errorf("fail -> fail: summary %+v, gate %+v", c.Summary, c.Gate)
+	}
+}
+
+func TestCompareOrderAndWarnings(t *testing.T) {
+	base := envelope(agentCase("gone 1"), agentCase("kept"), agentCase("gone 2"), agentCase("kept"))
+	base.Tool.Version = "0.9"
+	cur := envelope(agentCase("new"), agentCase("kept"))
+	cur.Run.Shard = "1/2"
+	c := baseline.Compare(base, cur, baseline.Options{})
+	var got []string
+	for _, d := range c.Cases {
+		got = append(got, d.Name+":"+string(d.Status))
+	}
+	if want := []string{"new:new", "kept:same", "gone 1:removed", "gone 2:removed"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("cases = %q, want %q", got, want)
+	}
+	want := []string{
+		"the baseline was written by mcptest 0.9 and the current run by mcptest 1: a change may come from mcptest itself",
+		"the current run is shard 1/2 only: cases of the other shards show as new or removed; merge the shards first (mcptest report merge)",
+		`the baseline holds case "kept" twice: the first is compared`,
+	}
+	if !reflect.DeepEqual(c.Warnings, want) {
+		t.Errorf("warnings = %q\nwant %q", c.Warnings, want)
+	}
+}
+
+func TestCompareOtherSchemaVersion(t *testing.T) {
+	failing := agentCase("b")
+	failing.Verdict = engine.Fail
+	c := baseline.Compare(&engine.Envelope{SchemaVersion: 2}, envelope(agentCase("a"), failing), baseline.Options{})
+	if c.NotComparable == "" || c.Summary.NotComparable != 2 || c.Summary.Unvouched != 1 || !c.Gate.Failed {
+		t.Errorf("comparison = %+v", c)
+	}
+	for _, d := range c.Cases {
+		if d.Status != baseline.NotComparable || len(d.Reasons) != 1 || !strings.Contains(d.Reasons[0], "schema_version 2") {
+			t.Errorf("case %+v", d)
+		}
+	}
+}
+
+func TestEvaluate(t *testing.T) {
+	tests := []struct {
+		s      baseline.Summary
+		policy baseline.Policy
+		failed bool
+	}{
+		{baseline.Summary{}, "", false},
+		{baseline.Summary{Regressions: 1, Failing: 1}, "", true},
+		{baseline.Summary{Regressions: 1, Failing: 1}, baseline.FailOnRegressions, true},
+		{baseline.Summary{Unvouched: 1, Failing: 1}, baseline.FailOnRegressions, true},
+		{baseline.Summary{Failing: 3}, baseline.FailOnRegressions, false}, // failures the baseline already had
+		{baseline.Summary{Fixes: 2}, baseline.FailOnRegressions, false},
+		{baseline.Summary{Regressions: 1, Failing: 1}, baseline.FailOnFlips, true},
+		{baseline.Summary{Unvouched: 1, Failing: 1}, baseline.FailOnFlips, false},
+		{baseline.Summary{Fixes: 1}, baseline.FailOnFlips, false},
+		{baseline.Summary{Failing: 1}, baseline.FailOnFailures, true},
+		{baseline.Summary{Regressions: 1}, baseline.FailOnFailures, false}, // a failed assertion always fails its case; kept for the table
+		{baseline.Summary{}, baseline.FailOnFailures, false},
+		{baseline.Summary{Regressions: 5, Unvouched: 5, Failing: 9}, baseline.FailOnNone, false},
+	}
+	for _, tt := range tests {
+		g := baseline.Evaluate(tt.s, tt.policy)
+		if g.Failed != tt.failed || g.Failed != (len(g.Reasons) > 0) {
+			t.Errorf("Evaluate(%+v, %q) = %+v, want failed=%v", tt.s, tt.policy, g, tt.failed)
+		}
+	}
+	for _, p := range []string{"regressions", "flips", "failures", "none"} {
+		if got, err := baseline.ParsePolicy(p); err != nil || string(got) != p {
+			t.Errorf("ParsePolicy(%q) = %q, %v", p, got, err)
+		}
+	}
+	if _, err := baseline.ParsePolicy("Regressions"); err == nil {
+		t.Error("ParsePolicy accepts a wrong case")
+	}
+}
+
+func TestReadBaseline(t *testing.T) {
+	tests := []struct {
+		doc     string
+		version int
+		err     string
+	}{
+		{`{"schema_version": 1, "cases": []}`, 1, ""},
+		{`{"schema_version": 7, "tool": {"name": "mcptest", "version": "9"}, "cases": {"a": "b"}}`, 7, ""},
+		{`{"schema_version": 7, "tool": "weird"}`, 7, ""},
+		{`{"cases": []}`, 0, "no schema_version"},
+		{`[1, 2]`, 0, "not a run envelope"},
+		{`{"schema_version": 1, "cases": [null]}`, 0, "cases[0] is null"},
+		{`{"schema_version": 1, "cases": 3}`, 0, "not a run envelope"},
+	}
+	for _, tt := range tests {
+		env, err := baseline.ReadBaseline(strings.NewReader(tt.doc), "b.json")
+		switch {
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("%s: err = %v, want %q", tt.doc, err, tt.err)
+		case tt.err == "" && (err != nil || env.SchemaVersion != tt.version):
+			t.Errorf("%s: %v, %v", tt.doc, env, err)
+		}
+	}
+}

@@ -1,0 +1,70 @@
+// Package baseline compares two run envelopes and merges shard envelopes.
+//
+// What flows through it: run envelopes (engine.Envelope), as `mcptest run
+// --reporter json` wrote them, in; a Comparison or a merged Envelope out.
+// Nothing here reads a clock, a file or the network, so the same envelopes
+// always give the same result.
+//
+// # Comparison
+//
+// Compare(baseline, current) matches cases by name and gives, in order of
+// appearance (the current run's cases in suite order, then the cases only
+// the baseline has, in its order), one CaseDelta per case with a status:
+//
+//   - same: the case is in both runs and they can be compared honestly;
+//   - new: only the current run has it;
+//   - removed: only the baseline has it;
+//   - not_comparable: both have it, but a difference in what was measured
+//     means a change of verdict would not say anything about the agent.
+//
+// A comparable case carries the delta of every target with both values
+// (tool_selection.f1 92 -> 75 (-17)) and the counts behind them, and every
+// floor flip: the case verdict, an assertion (matched by block, index and
+// target) or a floor (matched by name) whose verdict went pass -> fail (a
+// regression) or fail -> pass (a fix). A change to or from inconclusive is
+// shown but is not a flip.
+//
+// # When two cases are not comparable
+//
+// A case is not comparable, with every reason that applies, when:
+//
+//   - the baseline envelope has another schema_version (then every case is,
+//     and the whole comparison says so);
+//   - its kind differs;
+//   - its definition_sha256 differs or is missing on either side: the
+//     case's definition in the suite changed (another floor, other classes,
+//     another cassette path);
+//   - its number of recorded runs differs;
+//   - its cassette set differs: one side has cassettes and the other not,
+//     or the number of cassette files differs. The cassettes' sha256 alone
+//     is deliberately not a reason: re-recording the agent is exactly what a
+//     pull request changes, and the comparison is there to show what that
+//     did. A changed digest is reported as evidence (cassettes_changed). The
+//     envelope does not name the files, so renaming a cassette while keeping
+//     their number is not detected; adding or removing one is;
+//   - its assertions (block, index, target) or its floors (by name) are not
+//     the same set on both sides, which an unchanged definition only allows
+//     when the two runs come from different versions of mcptest.
+//
+// A not-comparable case is never counted as a flip, and its targets are
+// shown without a delta. Other mismatches (another mcptest version, another
+// run mode, another suite file) are warnings, as benchstat warns about
+// mismatched inputs instead of refusing them.
+//
+// # Failing a build
+//
+// FailOn decides the exit of `mcptest report --compare`: regressions (the
+// default) fails on a pass -> fail flip and on any failing case the
+// baseline cannot vouch for (a new or not-comparable case, or one that was
+// inconclusive in the baseline); flips only on
+// pass -> fail flips; failures on any failing case; none never.
+//
+// # Merging shards
+//
+// Merge combines the envelopes of `mcptest run --shard i/n` into the
+// envelope one unsharded run would have written: cases in suite order
+// (sorted by position), totals and verdict recounted with
+// engine.Envelope.Tally. Shards of different suites, schema versions,
+// mcptest versions or run modes, a case in two shards, a shard given twice
+// and a missing shard are errors.
+package baseline

@@ -1,0 +1,166 @@
+package baseline
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/mcptest/mcptest/engine"
+)
+
+// Input is one envelope to merge and the name (usually its file) errors
+// call it by.
+type Input struct {
+	Name     string
+	Envelope *engine.Envelope
+}
+
+// Merge combines the envelopes of the shards of one run (mcptest run
+// --shard i/n, for every i) into the envelope the unsharded run writes:
+// the cases in suite order (by position: file, line, column), totals and
+// verdict recounted. The merged run keeps the mode, the earliest start and
+// the longest duration; its id is left for the caller and it has no shard.
+//
+// Envelopes that were not sharded may be merged too (runs of disjoint
+// --filter selections, say), but not mixed with shards.
+//
+// It is an error, naming the files, to merge envelopes of different schema
+// versions, mcptest versions, run modes, suites (path or sha256) or
+// sources; shards of different counts, a shard given twice, a missing
+// shard, a case in the wrong shard, and a case present twice.
+func Merge(in []Input) (*engine.Envelope, error) {
+	if len(in) == 0 {
+		return nil, fmt.Errorf("merge: no envelopes given")
+	}
+	first := in[0].Envelope
+	for _, x := range in[1:] {
+		e := x.Envelope
+		switch {
+		case e.SchemaVersion != first.SchemaVersion:
+			return nil, mismatch(in[0], x, "schema_version", fmt.Sprint(first.SchemaVersion), fmt.Sprint(e.SchemaVersion))
+		case e.Tool != first.Tool:
+			return nil, mismatch(in[0], x, "mcptest version", first.Tool.Name+" "+first.Tool.Version, e.Tool.Name+" "+e.Tool.Version)
+		case e.Suite.SHA256 != first.Suite.SHA256:
+			return nil, mismatch(in[0], x, "suite sha256", first.Suite.SHA256, e.Suite.SHA256)
+		case e.Suite.Path != first.Suite.Path:
+			return nil, mismatch(in[0], x, "suite path", first.Suite.Path, e.Suite.Path)
+		case e.Run.Mode != first.Run.Mode:
+			return nil, mismatch(in[0], x, "run mode", first.Run.Mode, e.Run.Mode)
+		case !reflect.DeepEqual(e.Source, first.Source):
+			return nil, mismatch(in[0], x, "source", sourceWords(first.Source), sourceWords(e.Source))
+		}
+	}
+	if err := checkShards(in); err != nil {
+		return nil, err
+	}
+
+	out := &engine.Envelope{
+		SchemaVersion: first.SchemaVersion,
+		Tool:          first.Tool,
+		Run:           engine.RunInfo{Mode: first.Run.Mode},
+		Source:        first.Source,
+		Suite:         first.Suite,
+		Cases:         []*engine.CaseResult{},
+	}
+	owner := map[string]string{}
+	for _, x := range in {
+		e := x.Envelope
+		if e.Run.StartedAt != "" && (out.Run.StartedAt == "" || e.Run.StartedAt < out.Run.StartedAt) {
+			out.Run.StartedAt = e.Run.StartedAt
+		}
+		out.Run.DurationMS = max(out.Run.DurationMS, e.Run.DurationMS)
+		for i, c := range e.Cases {
+			if c == nil {
+				return nil, fmt.Errorf("merge: %s: cases[%d] is null", x.Name, i)
+			}
+			if prev, dup := owner[c.Name]; dup {
+				return nil, fmt.Errorf("merge: case %q is in both %s and %s: the envelopes overlap (merge each shard once)", c.Name, prev, x.Name)
+			}
+			owner[c.Name] = x.Name
+			out.Cases = append(out.Cases, c)
+		}
+	}
+	sort.SliceStable(out.Cases, func(i, j int) bool {
+		a, b := out.Cases[i].Position, out.Cases[j].Position
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
+	out.Tally()
+	return out, nil
+}
+
+func mismatch(a, b Input, what, va, vb string) error {
+	return fmt.Errorf("merge: %s and %s are not shards of one run: %s %s vs %s", a.Name, b.Name, what, va, vb)
+}
+
+func sourceWords(s *engine.Source) string {
+	if s == nil {
+		return "(none)"
+	}
+	return fmt.Sprintf("%s@%s (%s)", s.Repo, s.Commit, s.Branch)
+}
+
+// checkShards checks that the inputs are all unsharded, or exactly the
+// shards 1/n .. n/n, each once, each holding only its own cases.
+func checkShards(in []Input) error {
+	var sharded, whole []string
+	n := 0
+	have := map[int]string{}
+	for _, x := range in {
+		if x.Envelope.Run.Shard == "" {
+			whole = append(whole, x.Name)
+			continue
+		}
+		sh, err := engine.ParseShard(x.Envelope.Run.Shard)
+		if err != nil {
+			return fmt.Errorf("merge: %s: run.shard: %v", x.Name, err)
+		}
+		sharded = append(sharded, x.Name)
+		if n == 0 {
+			n = sh.Count
+		} else if sh.Count != n {
+			return fmt.Errorf("merge: %s is shard %s but %s is one of %d shards: merge the shards of one split", x.Name, sh, sharded[0], n)
+		}
+		if prev, dup := have[sh.Index]; dup {
+			return fmt.Errorf("merge: shard %s is given twice (%s and %s)", sh, prev, x.Name)
+		}
+		have[sh.Index] = x.Name
+		for _, c := range x.Envelope.Cases {
+			if c != nil && !sh.Holds(c.Name) {
+				return fmt.Errorf("merge: %s is shard %s but holds case %q, which belongs to another shard", x.Name, sh, c.Name)
+			}
+		}
+	}
+	if len(sharded) > 0 && len(whole) > 0 {
+		return fmt.Errorf("merge: %s is shard %s of a run but %s is not a shard: merge the shards of one run", sharded[0], in[indexOf(in, sharded[0])].Envelope.Run.Shard, whole[0])
+	}
+	var missing []string
+	for i := 1; i <= n; i++ {
+		if _, ok := have[i]; !ok {
+			missing = append(missing, fmt.Sprintf("%d/%d", i, n))
+		}
+	}
+	if len(missing) > 0 {
+		word := "shard"
+		if len(missing) > 1 {
+			word = "shards"
+		}
+		return fmt.Errorf("merge: incomplete: %s %s missing (every shard 1/%d .. %d/%d is needed)", word, strings.Join(missing, ", "), n, n, n)
+	}
+	return nil
+}
+
+func indexOf(in []Input, name string) int {
+	for i, x := range in {
+		if x.Name == name {
+			return i
+		}
+	}
+	return 0
+}

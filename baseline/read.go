@@ -1,0 +1,55 @@
+package baseline
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/mcptest/mcptest/engine"
+)
+
+// MaxEnvelopeBytes bounds the size of an envelope read from a file.
+const MaxEnvelopeBytes = 256 << 20
+
+// ReadBaseline decodes a baseline envelope. Unlike a run to render, a
+// baseline of another schema_version is not refused: it comes back with
+// only its schema_version and tool, and Compare reports every case as not
+// comparable. A document that is not a run envelope at all is an error.
+func ReadBaseline(r io.Reader, name string) (*engine.Envelope, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxEnvelopeBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if len(data) > MaxEnvelopeBytes {
+		return nil, fmt.Errorf("%s: larger than %d MiB, which no run envelope is", name, MaxEnvelopeBytes>>20)
+	}
+	var head struct {
+		SchemaVersion *int `json:"schema_version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("%s: not a run envelope: %w", name, err)
+	}
+	if head.SchemaVersion == nil {
+		return nil, fmt.Errorf("%s: not a run envelope: no schema_version", name)
+	}
+	if *head.SchemaVersion != engine.SchemaVersion {
+		env := &engine.Envelope{SchemaVersion: *head.SchemaVersion}
+		var tool struct {
+			Tool engine.ToolInfo `json:"tool"`
+		}
+		if json.Unmarshal(data, &tool) == nil {
+			env.Tool = tool.Tool
+		}
+		return env, nil
+	}
+	var env engine.Envelope
+	if err := json.Unmarshal(data, &env); err != nil {
+		return nil, fmt.Errorf("%s: not a run envelope: %w", name, err)
+	}
+	for i, c := range env.Cases {
+		if c == nil {
+			return nil, fmt.Errorf("%s: not a run envelope: cases[%d] is null", name, i)
+		}
+	}
+	return &env, nil
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestDistractorsCommand: `mcptest distractors` prints one tools/list
+// document per test with a distractors: block, deterministically.
+func TestDistractorsCommand(t *testing.T) {
+	const suite = "../../examples/distractor-tools/suite.yml"
+	stdout, stderr, code := mcptest(t, nil, "distractors", "--config", suite)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	golden(t, "testdata/golden/distractors-distractor-tools.json", stdout)
+	again, _, _ := mcptest(t, nil, "distractors", suite)
+	if again != stdout {
+		t.Error("two runs print different tools")
+	}
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	var docs []struct {
+		Meta  map[string]string `json:"_meta"`
+		Tools []struct {
+			Name        string         `json:"name"`
+			Description string         `json:"description"`
+			InputSchema map[string]any `json:"inputSchema"`
+		} `json:"tools"`
+	}
+	for dec.More() {
+		var d struct {
+			Meta  map[string]string `json:"_meta"`
+			Tools []struct {
+				Name        string         `json:"name"`
+				Description string         `json:"description"`
+				InputSchema map[string]any `json:"inputSchema"`
+			} `json:"tools"`
+		}
+		if err := dec.Decode(&d); err != nil {
+			t.Fatalf("not a stream of tools/list documents: %v", err)
+		}
+		docs = append(docs, d)
+	}
+	if len(docs) != 2 || len(docs[0].Tools) != 4 || len(docs[1].Tools) != 3 {
+		t.Fatalf("documents = %+v", docs)
+	}
+	if docs[1].Tools[0].Name != "search_products_v2" || docs[0].Meta["mcptest/test"] != "resists bundled distractors" {
+		t.Errorf("documents = %+v", docs)
+	}
+	for _, d := range docs {
+		for _, tool := range d.Tools {
+			if tool.Name == "" || tool.Description == "" || tool.InputSchema["type"] != "object" {
+				t.Errorf("incomplete tool %+v", tool)
+			}
+		}
+	}
+
+	filtered, _, code := mcptest(t, nil, "distractors", "--config", suite, "--filter", "near-duplicate")
+	if code != ExitOK || strings.Count(filtered, `"tools"`) != 1 || !strings.Contains(filtered, "search_products_v2") {
+		t.Errorf("--filter: exit %d\n%s", code, filtered)
+	}
+	_, stderr, code = mcptest(t, nil, "distractors", "--config", "../../examples/quickstart/suite.yml")
+	if code != ExitInput || !strings.Contains(stderr, "no selected test has a `distractors:` block") {
+		t.Errorf("no block: exit %d: %s", code, stderr)
+	}
+}
+
+// TestMultiRunReportRerenders: the per-run rows and floor lines survive a
+// saved envelope, so `mcptest report` prints what `mcptest run` printed.
+func TestMultiRunReportRerenders(t *testing.T) {
+	for _, suite := range []string{"../../examples/agent-multi-run-tool-selection/suite.yml", "../../examples/distractor-floor-fails/suite.yml"} {
+		out := t.TempDir() + "/run.json"
+		mcptest(t, nil, "run", "--config", suite, "--reporter", "json", "--output", out)
+		direct, _, _ := mcptest(t, nil, "run", "--config", suite)
+		rerendered, stderr, _ := mcptest(t, nil, "report", out, "--format", "pretty")
+		if rerendered != direct {
+			t.Errorf("%s: report differs from run\n%s%s\nvs\n%s", suite, rerendered, stderr, direct)
+		}
+		if !strings.Contains(direct, "floor [") {
+			t.Errorf("%s: no floor line:\n%s", suite, direct)
+		}
+	}
+}

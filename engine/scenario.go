@@ -1,0 +1,666 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/redact"
+	"github.com/mcptest/mcptest/engine/world"
+)
+
+// Scenario is a scenarios: entry: a seeded hidden world, the rules that
+// change it, and the oracles a replayed trajectory must meet.
+type Scenario struct {
+	Seed  map[string]any
+	Rules world.Rules
+	// TransitionPos and ForbiddenPos locate each rule, parallel to
+	// Rules.Transitions and Rules.Forbidden.
+	TransitionPos []diag.Pos
+	ForbiddenPos  []diag.Pos
+
+	RefusalMarkers    []string
+	EscalationMarkers []string
+
+	// Golden is nil when the scenario declares no golden: block.
+	Golden *GoldenPath
+
+	ExpectState    []world.Expected
+	ExpectStatePos []diag.Pos
+
+	// Rubric is the position of a rubric: block, zero when there is none.
+	Rubric *diag.Pos
+}
+
+// GoldenPath is a golden: block.
+type GoldenPath struct {
+	Calls      []string
+	Alternates [][]string
+}
+
+// scenarioTargets are the targets a scenario's expect: list may name; a
+// state.<dotted> path and indexes into tool_names are also accepted.
+var scenarioTargets = []string{
+	"turns", "actions", "invalid_actions", "forbidden_transitions", "recovery_attempts",
+	"escalations", "refusals", "state_matched",
+	"golden.matched", "golden.exact", "golden.alternate", "golden.penalty", "golden.efficiency",
+	"tool_names", "state", "cost_micros",
+}
+
+// effectOps and guardOps are the operator keys of effect and guard values.
+var (
+	effectOps = []string{"set", "inc", "dec", "from_arg"}
+	guardOps  = []string{"eq", "min", "max"}
+)
+
+// scenario builds a scenarios: entry.
+func (b *builder) scenario(ptr string, m map[string]any) {
+	c := b.newCase(ptr, m, KindScenario)
+	sc := &Scenario{}
+	c.Scenario = sc
+	if cas, ok := m["cassette"].(string); ok {
+		c.Cassette, c.CassettePos = cas, b.doc.at(ptr+"/cassette")
+		if _, err := resolveCassettes(b.suite.Dir, cas); err != nil {
+			b.errorf(ptr+"/cassette", c.CassettePos, "%v", err)
+		}
+	}
+	sc.Seed, _ = m["seed"].(map[string]any)
+	for i, item := range list(m["transitions"]) {
+		tptr := ptr + "/transitions/" + strconv.Itoa(i)
+		tm, _ := item.(map[string]any)
+		if tm == nil {
+			continue
+		}
+		t := world.Transition{}
+		t.Tool, _ = tm["tool"].(string)
+		t.When = b.guards(tptr+"/when", tm["when"])
+		if eff, ok := tm["effect"].(map[string]any); ok {
+			for _, k := range sortedKeys(eff) {
+				if e, ok := b.effect(tptr+"/effect/"+escapePointer(k), k, eff[k]); ok {
+					t.Effects = append(t.Effects, e)
+				}
+			}
+		}
+		sc.Rules.Transitions = append(sc.Rules.Transitions, t)
+		sc.TransitionPos = append(sc.TransitionPos, b.doc.at(tptr))
+	}
+	for i, item := range list(m["forbidden"]) {
+		fptr := ptr + "/forbidden/" + strconv.Itoa(i)
+		fm, _ := item.(map[string]any)
+		if fm == nil {
+			continue
+		}
+		f := world.Forbidden{}
+		f.Tool, _ = fm["tool"].(string)
+		f.Reason, _ = fm["reason"].(string)
+		f.When = b.guards(fptr+"/when", fm["when"])
+		sc.Rules.Forbidden = append(sc.Rules.Forbidden, f)
+		sc.ForbiddenPos = append(sc.ForbiddenPos, b.doc.at(fptr))
+	}
+	if r, ok := m["refusal"].(map[string]any); ok {
+		sc.RefusalMarkers = strings_(r["markers"])
+	}
+	if e, ok := m["escalation"].(map[string]any); ok {
+		sc.Rules.Escalation = strings_(e["tools"])
+		sc.EscalationMarkers = strings_(e["markers"])
+	}
+	if g, ok := m["golden"].(map[string]any); ok {
+		sc.Golden = &GoldenPath{Calls: strings_(g["calls"])}
+		for _, alt := range list(g["alternates"]) {
+			sc.Golden.Alternates = append(sc.Golden.Alternates, strings_(alt))
+		}
+		b.goldenTools(ptr+"/golden", sc)
+	}
+	if es, ok := m["expect_state"].(map[string]any); ok {
+		for _, k := range sortedKeys(es) {
+			kptr := ptr + "/expect_state/" + escapePointer(k)
+			p, err := world.ParsePath(k)
+			if err != nil {
+				b.errorf(kptr, b.doc.keyAt(kptr), "expect_state: %v", err)
+				continue
+			}
+			sc.ExpectState = append(sc.ExpectState, world.Expected{Path: p, Value: es[k]})
+			sc.ExpectStatePos = append(sc.ExpectStatePos, b.doc.keyAt(kptr))
+		}
+	}
+	if _, ok := m["rubric"]; ok {
+		pos := b.doc.keyAt(ptr + "/rubric")
+		sc.Rubric = &pos
+	}
+	b.scenarioExpect(c, ptr, m)
+}
+
+// goldenTools checks that every golden call is a tool the scenario can
+// apply: a golden path through an invalid action is a contradiction.
+func (b *builder) goldenTools(ptr string, sc *Scenario) {
+	known := map[string]bool{}
+	var names []string
+	for _, t := range sc.Rules.Transitions {
+		known[t.Tool] = true
+		names = append(names, t.Tool)
+	}
+	for _, e := range sc.Rules.Escalation {
+		known[e] = true
+		names = append(names, e)
+	}
+	check := func(p string, calls []string) {
+		for i, name := range calls {
+			if known[name] {
+				continue
+			}
+			ip := p + "/" + strconv.Itoa(i)
+			e := &diag.Error{Pos: b.doc.at(ip), Pointer: ip, Kind: "suite",
+				Message: fmt.Sprintf("golden call `%s` has no transition: replaying it would be an invalid action", name)}
+			if s := diag.Suggest(name, names); s != "" {
+				e.Hint = "did you mean `" + s + "`?"
+			}
+			b.errs = append(b.errs, e)
+		}
+	}
+	check(ptr+"/calls", sc.Golden.Calls)
+	for i, alt := range sc.Golden.Alternates {
+		check(ptr+"/alternates/"+strconv.Itoa(i), alt)
+	}
+}
+
+// opMap reports whether v is an operator map: a mapping whose keys are all
+// operators of ops. A mapping mixing operators with other keys, or whose
+// one key is a near miss of an operator, is an error at ptr.
+func (b *builder) opMap(ptr string, v any, ops []string, what, literal string) (map[string]any, bool, bool) {
+	m, isMap := v.(map[string]any)
+	if !isMap || len(m) == 0 {
+		return nil, false, true
+	}
+	var opKeys, other []string
+	for _, k := range sortedKeys(m) {
+		if contains(ops, k) {
+			opKeys = append(opKeys, k)
+		} else {
+			other = append(other, k)
+		}
+	}
+	switch {
+	case len(opKeys) > 0 && len(other) > 0:
+		kp := ptr + "/" + escapePointer(other[0])
+		b.errorf(kp, b.doc.keyAt(kp), "%s mixes the operator `%s` with the key `%s`: an operator stands alone; to use an object literal write {%s: {...}}", what, opKeys[0], other[0], literal)
+		return nil, false, false
+	case len(opKeys) == 0 && len(m) == 1:
+		if s := diag.Suggest(other[0], ops); s != "" {
+			kp := ptr + "/" + escapePointer(other[0])
+			b.errs = append(b.errs, &diag.Error{Pos: b.doc.keyAt(kp), Pointer: kp, Kind: "suite",
+				Message: fmt.Sprintf("unknown %s operator `%s`: expected one of %s; to use an object literal write {%s: {...}}", what, other[0], strings.Join(ops, ", "), literal),
+				Hint:    "did you mean `" + s + "`?"})
+			return nil, false, false
+		}
+	}
+	return m, len(opKeys) > 0, true
+}
+
+// effect reads one entry of an effect: map.
+func (b *builder) effect(ptr, key string, v any) (world.Effect, bool) {
+	p, err := world.ParsePath(key)
+	if err != nil {
+		b.errorf(ptr, b.doc.keyAt(ptr), "effect: %v", err)
+		return world.Effect{}, false
+	}
+	e := world.Effect{Path: p, Op: world.OpSet, Value: v}
+	m, isOp, ok := b.opMap(ptr, v, effectOps, "effect", "set")
+	if !ok {
+		return e, false
+	}
+	if !isOp {
+		if n, bad := nonExact(v); bad {
+			b.errorf(ptr, b.doc.at(ptr), "effect on `%s` sets the number %s, beyond ±2^53 where numbers stop being exact", key, world.FormatNumber(n))
+			return e, false
+		}
+		return e, true
+	}
+	if len(m) != 1 {
+		ks := sortedKeys(m)
+		kp := ptr + "/" + escapePointer(ks[1])
+		b.errorf(kp, b.doc.keyAt(kp), "effect on `%s` has two operators, `%s` and `%s`: use one per path", key, ks[0], ks[1])
+		return e, false
+	}
+	for op, arg := range m {
+		aptr := ptr + "/" + escapePointer(op)
+		e.Op = world.Op(op)
+		switch e.Op {
+		case world.OpSet:
+			e.Value = arg
+			if n, bad := nonExact(arg); bad {
+				b.errorf(aptr, b.doc.at(aptr), "effect on `%s` sets the number %s, beyond ±2^53 where numbers stop being exact", key, world.FormatNumber(n))
+				return e, false
+			}
+		case world.OpInc, world.OpDec:
+			n, isNum := arg.(float64)
+			if !isNum || math.IsInf(n, 0) || math.IsNaN(n) || math.Abs(n) > world.MaxExact {
+				b.errorf(aptr, b.doc.at(aptr), "`%s:` on `%s` takes a finite number within ±2^53, got %s", op, key, world.Describe(arg))
+				return e, false
+			}
+			e.N, e.Value = n, nil
+		case world.OpFromArg:
+			s, _ := arg.(string)
+			ap, err := world.ParsePath(s)
+			if err != nil {
+				b.errorf(aptr, b.doc.at(aptr), "`from_arg:` on `%s` takes the dotted path of a call argument, got %s", key, world.Describe(arg))
+				return e, false
+			}
+			e.Arg, e.Value = ap, nil
+		}
+	}
+	return e, true
+}
+
+// nonExact finds a number beyond ±2^53 in a literal.
+func nonExact(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, math.IsInf(x, 0) || math.IsNaN(x) || math.Abs(x) > world.MaxExact
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			if n, bad := nonExact(x[k]); bad {
+				return n, true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if n, bad := nonExact(e); bad {
+				return n, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// guards reads a when: map. An entry may hold several operators, {min: 1,
+// max: 5}, which must all hold.
+func (b *builder) guards(ptr string, v any) []world.Guard {
+	m, _ := v.(map[string]any)
+	var out []world.Guard
+	for _, k := range sortedKeys(m) {
+		kptr := ptr + "/" + escapePointer(k)
+		p, err := world.ParsePath(k)
+		if err != nil {
+			b.errorf(kptr, b.doc.keyAt(kptr), "when: %v", err)
+			continue
+		}
+		ops, isOp, ok := b.opMap(kptr, m[k], guardOps, "guard", "eq")
+		if !ok {
+			continue
+		}
+		if !isOp {
+			out = append(out, world.Guard{Path: p, Cmp: world.CmpEq, Value: m[k]})
+			continue
+		}
+		for _, op := range sortedKeys(ops) {
+			g := world.Guard{Path: p, Cmp: world.Cmp(op)}
+			optr := kptr + "/" + escapePointer(op)
+			if g.Cmp == world.CmpEq {
+				g.Value = ops[op]
+			} else {
+				n, isNum := ops[op].(float64)
+				if !isNum || math.IsNaN(n) {
+					b.errorf(optr, b.doc.at(optr), "`%s:` in the guard on `%s` takes a number, got %s", op, k, world.Describe(ops[op]))
+					continue
+				}
+				g.N = n
+			}
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// scenarioExpect reads a scenario's expect: list and checks each target
+// against the scenario report's targets.
+func (b *builder) scenarioExpect(c *Case, ptr string, m map[string]any) {
+	lptr := ptr + "/expect"
+	items := list(m["expect"])
+	b.expect(c, expectList{ptr: lptr, items: items, grammarOnly: true})
+	kept := c.Expect[:0]
+	for _, a := range c.Expect {
+		item, _ := items[a.Index].(map[string]any)
+		tptr, pos := lptr+"/"+strconv.Itoa(a.Index)+"/target", diag.Pos{}
+		if _, long := item["target"]; long {
+			pos = b.doc.at(tptr)
+		} else {
+			for k := range item {
+				tptr = lptr + "/" + strconv.Itoa(a.Index) + "/" + escapePointer(k)
+			}
+			pos = b.doc.keyAt(tptr)
+		}
+		if msg, hint := scenarioTargetProblem(a.Target.String(), c.Scenario); msg != "" {
+			b.errs = append(b.errs, &diag.Error{Pos: pos, Pointer: tptr, Kind: "expect", Message: msg, Hint: hint})
+			continue
+		}
+		kept = append(kept, a)
+	}
+	c.Expect = kept
+}
+
+// scenarioTargetProblem says what is wrong with a scenario target, "" when
+// it is one the report provides.
+func scenarioTargetProblem(name string, sc *Scenario) (msg, hint string) {
+	root, rest, _ := strings.Cut(name, ".")
+	base, _, indexed := strings.Cut(root, "[")
+	switch {
+	case base == "state":
+		return "", ""
+	case base == "tool_names" && (rest == "" || indexed):
+		if rest == "" {
+			return "", ""
+		}
+	case base == "golden" && !indexed && contains(scenarioTargets, name):
+		if sc.Golden == nil {
+			return fmt.Sprintf("target `%s` comes from a `golden:` block, and this scenario has none", name), ""
+		}
+		return "", ""
+	case !indexed && rest == "" && contains(scenarioTargets, name) && base != "golden":
+		return "", ""
+	}
+	msg = fmt.Sprintf("unknown scenario target `%s`: expected one of %s, or `state.<dotted path>`", name, strings.Join(scenarioTargets, ", "))
+	if s := diag.Suggest(name, scenarioTargets); s != "" {
+		hint = "did you mean `" + s + "`?"
+	}
+	return msg, hint
+}
+
+// replay is one recorded run replayed against a scenario's world.
+type replay struct {
+	world    *world.World
+	names    []string
+	turns    int
+	actions  int
+	invalid  int
+	forbid   int
+	recovery int
+	escal    int
+	refusals int
+	golden   world.Golden
+	mismatch []world.Mismatch
+	cost     *int64
+	// findings name each invalid action and forbidden call.
+	findings []Finding
+}
+
+// replayRun replays r against a fresh world seeded from sc.
+func replayRun(sc *Scenario, r *cassette.Run) *replay {
+	rp := &replay{world: world.New(sc.Seed, &sc.Rules), cost: r.CostMicros}
+	prevErr := false
+	for ti, t := range r.Turns {
+		for ci, call := range t.Calls {
+			rp.actions++
+			rp.names = append(rp.names, call.Tool)
+			if prevErr {
+				rp.recovery++
+			}
+			prevErr = call.IsError
+			if contains(sc.Rules.Escalation, call.Tool) || contains(sc.Rules.Escalation, call.ID()) {
+				rp.escal++
+			}
+			res := rp.world.Call(world.Step{Tool: call.Tool, ID: call.ID(), Args: call.Arguments, IsError: call.IsError})
+			where := fmt.Sprintf("turn %d, call %d `%s`", ti+1, ci+1, call.ID())
+			switch res.Outcome {
+			case world.Invalid:
+				rp.invalid++
+				f := Finding{Level: "error", Gate: "scenario", Message: where + ": invalid action: " + res.Reason}
+				if res.Rule >= 0 {
+					pos := sc.TransitionPos[res.Rule]
+					f.Position = &pos
+				}
+				rp.findings = append(rp.findings, f)
+			case world.ForbiddenCall:
+				rp.forbid++
+				pos := sc.ForbiddenPos[res.Rule]
+				rp.findings = append(rp.findings, Finding{Level: "error", Gate: "scenario", Position: &pos,
+					Message: where + ": forbidden transition: " + res.Reason})
+			}
+		}
+		if t.FinalResponse != "" {
+			rp.turns++
+			if world.Refers(t.FinalResponse, sc.RefusalMarkers) {
+				rp.refusals++
+			}
+			if world.Refers(t.FinalResponse, sc.EscalationMarkers) {
+				rp.escal++
+			}
+		}
+	}
+	if sc.Golden != nil {
+		rp.golden = world.Score(rp.names, sc.Golden.Calls, sc.Golden.Alternates)
+	}
+	rp.mismatch = rp.world.Check(sc.ExpectState)
+	return rp
+}
+
+// doc is the document a scenario's expect: list reads for one run.
+func (rp *replay) doc(sc *Scenario) map[string]any {
+	names := make([]any, len(rp.names))
+	for i, n := range rp.names {
+		names[i] = n
+	}
+	d := map[string]any{
+		"turns": float64(rp.turns), "actions": float64(rp.actions), "invalid_actions": float64(rp.invalid),
+		"forbidden_transitions": float64(rp.forbid), "recovery_attempts": float64(rp.recovery),
+		"escalations": float64(rp.escal), "refusals": float64(rp.refusals),
+		"state_matched": len(rp.mismatch) == 0, "tool_names": names, "state": rp.world.State(),
+	}
+	if sc.Golden != nil {
+		g := rp.golden
+		d["golden"] = map[string]any{"matched": g.Matched, "exact": g.Exact, "alternate": g.Alternate,
+			"penalty": float64(g.Penalty), "efficiency": g.Efficiency}
+	}
+	if rp.cost != nil {
+		d["cost_micros"] = float64(*rp.cost)
+	}
+	return d
+}
+
+// runScenario replays a scenario's cassettes, one file at a time: every
+// recorded run is replayed on a fresh clone of the seed.
+func runScenario(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResult, diag.List) {
+	c, sc := p.c, p.c.Scenario
+	checks := make([]*runCheck, len(c.Expect))
+	for i, a := range c.Expect {
+		checks[i] = &runCheck{a: a}
+	}
+	var errs diag.List
+	var reps []*replay
+	digest := sha256.New()
+	runN := 0
+	for _, f := range p.files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			errs = append(errs, &diag.Error{Pos: diag.Pos{File: displayPath(f)}, Kind: "cassette", Message: err.Error()})
+			progress()
+			continue
+		}
+		sum := sha256.Sum256(data)
+		fmt.Fprintf(digest, "%s\x00%s\n", suiteRelative(s, f), hex.EncodeToString(sum[:]))
+		cas, err := cassette.Read(displayPath(f), data)
+		progress()
+		if err != nil {
+			errs = append(errs, asDiag(displayPath(f), err)...)
+			continue
+		}
+		if res.Model == "" {
+			res.Model = cas.Model
+		}
+		for i := range cas.Runs {
+			runN++
+			rp := replayRun(sc, &cas.Runs[i])
+			doc := rp.doc(sc)
+			for _, rc := range checks {
+				rc.check(runN, doc)
+			}
+			// Only the numbers and findings are kept; the world of a
+			// run is dropped unless it is the only one.
+			if runN > 1 {
+				rp.world = nil
+				if len(reps) == 1 {
+					reps[0].world = nil
+				}
+			}
+			reps = append(reps, rp)
+		}
+	}
+	res.Runs = runN
+	res.Cassettes = &CassetteSet{Files: len(p.files), SHA256: hex.EncodeToString(digest.Sum(nil))}
+	for _, rc := range checks {
+		res.Assertions = append(res.Assertions, rc.result(runN))
+	}
+	failed := scenarioReport(sc, res, reps)
+	if runN == 0 && len(errs) == 0 {
+		failed = true
+		res.Findings = append(res.Findings, Finding{Level: "error",
+			Message: "no recorded runs: the cassettes hold no runs, so there is no trajectory to replay"})
+	}
+	for _, a := range res.Assertions {
+		if !a.Passed {
+			failed = true
+		}
+	}
+	res.Verdict = Pass
+	if failed {
+		res.Verdict = Fail
+	}
+	return res, errs
+}
+
+// scenarioReport fills the targets, counts and findings of a scenario case
+// from its replayed runs and reports whether any run had an invalid
+// action, a forbidden transition or a state mismatch.
+//
+// Over several runs the count targets are totals, the boolean targets hold
+// only when they hold in every run, golden.efficiency is the lowest and
+// golden.penalty the highest of the runs.
+func scenarioReport(sc *Scenario, res *CaseResult, reps []*replay) bool {
+	failed := false
+	counts := map[string]int64{}
+	allMatched, goldenAll := true, map[string]bool{"matched": true, "exact": true, "alternate": true}
+	efficiency, penalty := math.Inf(1), 0
+	var cost int64
+	costKnown := len(reps) > 0
+	for i, rp := range reps {
+		counts["turns"] += int64(rp.turns)
+		counts["actions"] += int64(rp.actions)
+		counts["invalid_actions"] += int64(rp.invalid)
+		counts["forbidden_transitions"] += int64(rp.forbid)
+		counts["recovery_attempts"] += int64(rp.recovery)
+		counts["escalations"] += int64(rp.escal)
+		counts["refusals"] += int64(rp.refusals)
+		if rp.cost != nil {
+			cost += *rp.cost
+		} else {
+			costKnown = false
+		}
+		run := 0
+		if len(reps) > 1 {
+			run = i + 1
+		}
+		for _, f := range rp.findings {
+			f.Run = run
+			f.Message = redact.String(f.Message)
+			res.Findings = append(res.Findings, f)
+		}
+		if rp.invalid > 0 || rp.forbid > 0 {
+			failed = true
+		}
+		if len(rp.mismatch) > 0 {
+			failed, allMatched = true, false
+			for _, mm := range rp.mismatch {
+				pos := expectStatePos(sc, mm.Path)
+				res.Findings = append(res.Findings, Finding{Level: "error", Gate: "expect_state", Run: run, Position: pos,
+					Message: redact.String("expect_state " + mm.String())})
+			}
+			if rp.world != nil {
+				res.Findings = append(res.Findings, Finding{Level: "info", Gate: "expect_state", Run: run,
+					Message: redact.String(changesText(rp.world.Changes()))})
+			}
+		}
+		if sc.Golden != nil {
+			g := rp.golden
+			goldenAll["matched"] = goldenAll["matched"] && g.Matched
+			goldenAll["exact"] = goldenAll["exact"] && g.Exact
+			goldenAll["alternate"] = goldenAll["alternate"] && g.Alternate
+			efficiency = math.Min(efficiency, g.Efficiency)
+			penalty = max(penalty, g.Penalty)
+		}
+	}
+	for k, v := range counts {
+		res.Counts[k] = v
+		res.Targets[k] = float64(v)
+	}
+	if len(reps) == 0 {
+		return failed
+	}
+	res.Targets["state_matched"] = boolTarget(allMatched)
+	if sc.Golden != nil {
+		for k, v := range goldenAll {
+			res.Targets["golden."+k] = boolTarget(v)
+		}
+		res.Targets["golden.efficiency"] = efficiency
+		res.Targets["golden.penalty"] = float64(penalty)
+	}
+	if costKnown {
+		res.Targets["cost_micros"] = float64(cost)
+		res.Counts["cost_micros"] = cost
+	}
+	if len(reps) == 1 && reps[0].world != nil {
+		st := reps[0].world.State()
+		for _, e := range sc.ExpectState {
+			v, ok := world.Get(st, e.Path)
+			if n, isNum := world.Number(v); ok && isNum {
+				res.Targets["state."+e.Path.String()] = n
+			} else if bv, isBool := v.(bool); ok && isBool {
+				res.Targets["state."+e.Path.String()] = boolTarget(bv)
+			}
+		}
+	}
+	if sc.Rubric != nil {
+		pos := *sc.Rubric
+		res.Findings = append(res.Findings, Finding{Level: "warning", Gate: "rubric", Position: &pos,
+			Message: "`rubric:` is deferred: it is judged only with a live provider, and this is an offline replay; the deterministic oracles decided the verdict"})
+	}
+	return failed
+}
+
+func expectStatePos(sc *Scenario, path string) *diag.Pos {
+	for i, e := range sc.ExpectState {
+		if e.Path.String() == path {
+			pos := sc.ExpectStatePos[i]
+			return &pos
+		}
+	}
+	return nil
+}
+
+// changesText summarises what the replay changed in the world, at most 20
+// paths.
+func changesText(cs []world.Change) string {
+	if len(cs) == 0 {
+		return "the replay left the world as seeded"
+	}
+	parts := make([]string, 0, len(cs))
+	for i, c := range cs {
+		if i == 20 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(cs)-20))
+			break
+		}
+		parts = append(parts, c.String())
+	}
+	return "the replay changed the world: " + strings.Join(parts, "; ")
+}
+
+func boolTarget(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,143 @@
+package gate
+
+import (
+	"fmt"
+
+	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/gate/stats"
+)
+
+// DistractorRun is one run's outcome under distraction.
+type DistractorRun struct {
+	// ChoseCorrect and ChoseDistractor count the calls whose id is in the
+	// correct set and in the injected distractor set; other calls are out
+	// of scope and ignored.
+	ChoseCorrect, ChoseDistractor int64
+	// Distractors names the distractors chosen, first call first.
+	Distractors []string
+	// Success is true when the run selected only correct tools: at least one
+	// in-scope call and none of them a distractor (with no correct ids
+	// declared, when it chose no distractor).
+	Success bool
+}
+
+// ScoreDistractors scores one run's calls. A call is correct when a correct
+// id matches it (MatchID), else a distractor when its tool name is one of
+// the injected distractors' names.
+func ScoreDistractors(correct, distractors []string, calls []cassette.Call) DistractorRun {
+	var r DistractorRun
+	for _, c := range calls {
+		switch {
+		case memberOf(correct, c.Server, c.Tool):
+			r.ChoseCorrect++
+		case containsString(distractors, c.Tool):
+			r.ChoseDistractor++
+			if !containsString(r.Distractors, c.Tool) {
+				r.Distractors = append(r.Distractors, c.Tool)
+			}
+		}
+	}
+	if len(correct) == 0 {
+		r.Success = r.ChoseDistractor == 0
+	} else {
+		r.Success = r.ChoseCorrect > 0 && r.ChoseDistractor == 0
+	}
+	return r
+}
+
+// DistractorAccuracy returns chose_correct*100/chose_in_scope as an integer
+// percent. Nothing in scope scores 0, except the vacuous case of no declared
+// correct ids, which scores 100.
+func DistractorAccuracy(correctIDs int, choseCorrect, choseDistractor int64) int64 {
+	if choseCorrect+choseDistractor == 0 {
+		if correctIDs == 0 {
+			return 100
+		}
+		return 0
+	}
+	return Percent(choseCorrect, choseCorrect+choseDistractor)
+}
+
+// Distractors folds the runs of a test under distraction: accuracy pooled
+// over every run's calls, the distractors chosen, and the exact
+// Clopper-Pearson lower bound on the per-run success rate.
+type Distractors struct {
+	correct      []string
+	distractors  []string
+	runs         int
+	successes    int64
+	cc, cd       int64
+	chosen       tally
+	cassettes    int
+	notPresented int
+}
+
+// NewDistractors returns an empty accumulator for the correct ids and the
+// names of the injected distractors.
+func NewDistractors(correct, distractors []string) *Distractors {
+	return &Distractors{correct: correct, distractors: distractors}
+}
+
+// Add scores one run.
+func (d *Distractors) Add(run *cassette.Run) DistractorRun {
+	r := ScoreDistractors(d.correct, d.distractors, run.Calls())
+	d.runs++
+	d.cc += r.ChoseCorrect
+	d.cd += r.ChoseDistractor
+	if r.Success {
+		d.successes++
+	}
+	for _, n := range r.Distractors {
+		d.chosen.add(n)
+	}
+	return r
+}
+
+// AddCatalog checks one cassette's recorded catalog: when it lists tools but
+// none of the injected distractors, the distractors were never presented.
+// A cassette without a recorded catalog says nothing either way.
+func (d *Distractors) AddCatalog(catalog []cassette.ServerCatalog) {
+	if len(catalog) == 0 || len(d.distractors) == 0 {
+		return
+	}
+	d.cassettes++
+	for _, sc := range catalog {
+		for _, t := range sc.Tools {
+			if containsString(d.distractors, t.Name) {
+				return
+			}
+		}
+	}
+	d.notPresented++
+}
+
+// Result reports distractors.accuracy, distractors.chose_distractor and
+// distractors.certified_lower (the one-sided 95% Clopper-Pearson lower
+// bound on the per-run success rate, an integer percent rounded down).
+func (d *Distractors) Result() Result {
+	res := Result{
+		Targets: map[string]float64{
+			"distractors.accuracy":         float64(DistractorAccuracy(len(d.correct), d.cc, d.cd)),
+			"distractors.chose_distractor": float64(d.cd),
+			"distractors.certified_lower":  float64(stats.LowerPercent95(d.successes, int64(d.runs))),
+		},
+		Counts: map[string]int64{
+			"distractors.chose_correct":    d.cc,
+			"distractors.chose_distractor": d.cd,
+			"distractors.runs":             int64(d.runs),
+			"distractors.successful_runs":  d.successes,
+			"distractors.injected":         int64(len(d.distractors)),
+			"distractors.correct_ids":      int64(len(d.correct)),
+		},
+	}
+	for _, n := range d.chosen.order {
+		res.Findings = append(res.Findings, Finding{Level: "error", Gate: "distractors",
+			Message: fmt.Sprintf("chose distractor `%s`%s", n, runsOf(d.chosen.n[n], d.runs))})
+	}
+	if d.notPresented > 0 {
+		res.Findings = append(res.Findings, Finding{Level: "warning", Gate: "distractors",
+			Message: fmt.Sprintf("the recorded catalog of %d of %d cassettes lists none of the %d generated distractors: they were never presented to the agent, so these runs measure a clean tool list (record with the tools `mcptest distractors` prints)",
+				d.notPresented, d.cassettes, len(d.distractors))})
+	}
+	return res
+}

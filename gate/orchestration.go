@@ -1,0 +1,150 @@
+package gate
+
+import (
+	"github.com/mcptest/mcptest/engine/cassette"
+)
+
+// OrchestrationRun holds one run's counts behind the five orchestration
+// diagnostics.
+type OrchestrationRun struct {
+	Calls int64
+	// Parameterized counts the calls whose arguments are a non-empty JSON
+	// object.
+	Parameterized int64
+	// WellFormed counts the calls with a non-empty tool name and JSON object
+	// arguments.
+	WellFormed int64
+	// Errors counts the calls that returned an error; Recovered those
+	// followed later in the run by a successful call to the same tool or to
+	// a member of a class the failed call belongs to.
+	Errors, Recovered int64
+	// Reached and Classes count the declared classes some call hit.
+	Reached, Classes int64
+}
+
+// ScoreOrchestration folds one run's calls against the declared classes.
+func ScoreOrchestration(classes []Class, calls []cassette.Call) OrchestrationRun {
+	r := OrchestrationRun{Calls: int64(len(calls)), Classes: int64(len(classes))}
+	reached := make([]bool, len(classes))
+	for i, c := range calls {
+		args, isObject := c.Arguments.(map[string]any)
+		if isObject && len(args) > 0 {
+			r.Parameterized++
+		}
+		if isObject && c.Tool != "" {
+			r.WellFormed++
+		}
+		for k, cl := range classes {
+			if memberOf(cl.Members, c.Server, c.Tool) {
+				reached[k] = true
+			}
+		}
+		if !c.IsError {
+			continue
+		}
+		r.Errors++
+		for _, later := range calls[i+1:] {
+			if !later.IsError && (later.ID() == c.ID() || sameClass(classes, c, later)) {
+				r.Recovered++
+				break
+			}
+		}
+	}
+	r.Reached = int64(countTrue(reached))
+	return r
+}
+
+func sameClass(classes []Class, a, b cassette.Call) bool {
+	for _, cl := range classes {
+		if memberOf(cl.Members, a.Server, a.Tool) && memberOf(cl.Members, b.Server, b.Tool) {
+			return true
+		}
+	}
+	return false
+}
+
+// OrchestrationScores are the five diagnostics, integer percents.
+type OrchestrationScores struct {
+	Discovery, Parameterization, Syntax, ErrorRecovery, Efficiency int64
+}
+
+// Scores derives the diagnostics from (pooled) counts:
+//
+//   - discovery: reached classes over declared classes (the equal-function-set
+//     recall); no classes scores 100 with no calls, else 0, as recall does;
+//   - parameterization and syntax: over all calls; an empty trace scores 100;
+//   - error_recovery: recovered over errored calls; no errors scores 100;
+//   - efficiency: declared classes (the optimal path length) over observed
+//     calls, capped at 100; no classes, or no calls, scores 0.
+func (r OrchestrationRun) Scores() OrchestrationScores {
+	var s OrchestrationScores
+	switch {
+	case r.Classes > 0:
+		s.Discovery = Percent(r.Reached, r.Classes)
+	case r.Calls == 0:
+		s.Discovery = 100
+	}
+	s.Parameterization, s.Syntax, s.ErrorRecovery = 100, 100, 100
+	if r.Calls > 0 {
+		s.Parameterization = Percent(r.Parameterized, r.Calls)
+		s.Syntax = Percent(r.WellFormed, r.Calls)
+	}
+	if r.Errors > 0 {
+		s.ErrorRecovery = Percent(r.Recovered, r.Errors)
+	}
+	if r.Classes > 0 && r.Calls > 0 {
+		s.Efficiency = min(Percent(r.Classes, r.Calls), 100)
+	}
+	return s
+}
+
+// Orchestration pools the five diagnostics over the runs of a test: counts
+// are summed over runs (so the optimal path length is classes times runs)
+// and the percents derived from the totals.
+type Orchestration struct {
+	classes []Class
+	runs    int
+	sum     OrchestrationRun
+}
+
+// NewOrchestration returns an empty accumulator for the declared classes.
+func NewOrchestration(classes []Class) *Orchestration {
+	return &Orchestration{classes: classes}
+}
+
+// Add folds one run.
+func (o *Orchestration) Add(run *cassette.Run) OrchestrationRun {
+	r := ScoreOrchestration(o.classes, run.Calls())
+	o.runs++
+	o.sum.Calls += r.Calls
+	o.sum.Parameterized += r.Parameterized
+	o.sum.WellFormed += r.WellFormed
+	o.sum.Errors += r.Errors
+	o.sum.Recovered += r.Recovered
+	o.sum.Reached += r.Reached
+	o.sum.Classes += r.Classes
+	return r
+}
+
+// Result reports the orchestration.* targets and their counts.
+func (o *Orchestration) Result() Result {
+	s := o.sum.Scores()
+	return Result{
+		Targets: map[string]float64{
+			"orchestration.discovery":        float64(s.Discovery),
+			"orchestration.parameterization": float64(s.Parameterization),
+			"orchestration.syntax":           float64(s.Syntax),
+			"orchestration.error_recovery":   float64(s.ErrorRecovery),
+			"orchestration.efficiency":       float64(s.Efficiency),
+		},
+		Counts: map[string]int64{
+			"orchestration.calls":            o.sum.Calls,
+			"orchestration.parameterized":    o.sum.Parameterized,
+			"orchestration.well_formed":      o.sum.WellFormed,
+			"orchestration.errors":           o.sum.Errors,
+			"orchestration.recovered":        o.sum.Recovered,
+			"orchestration.classes_reached":  o.sum.Reached,
+			"orchestration.classes_expected": o.sum.Classes,
+		},
+	}
+}

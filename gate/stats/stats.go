@@ -1,0 +1,129 @@
+package stats
+
+import (
+	"math"
+	"math/big"
+)
+
+// exactLimit bounds the number of trials for which LowerPercent decides with
+// exact integer arithmetic; above it the (still conservative) floating-point
+// bound is used, so a huge sample cannot make a gate slow.
+const exactLimit = 5000
+
+// LowerPercent returns the one-sided Clopper-Pearson lower confidence bound
+// on the success rate at confidence 1-alpha, expressed as the
+// largest integer percent k (0..100) with k/100 <= the bound: the bound
+// rounded down, never up.
+//
+// The bound p_L for s successes in n trials is the p at which seeing s or
+// more successes has probability exactly alpha: P(X >= s | n, p_L) = alpha.
+// Since that tail grows with p, k/100 <= p_L exactly when
+// P(X >= s | n, k/100) <= alpha, which is decided here with integers:
+//
+//	alphaDen * sum_{i=s..n} C(n,i) k^i (100-k)^(n-i) <= alphaNum * 100^n
+//
+// alpha is alphaNum/alphaDen (1/20 for 95% confidence). No successes (and no
+// trials) certify 0.
+func LowerPercent(s, n int64, alphaNum, alphaDen int64) int64 {
+	if n <= 0 || s <= 0 || alphaNum <= 0 || alphaDen <= 0 || alphaNum >= alphaDen {
+		return 0
+	}
+	s = min(s, n)
+	if n > exactLimit {
+		return int64(math.Floor(100*Lower(s, n, float64(alphaNum)/float64(alphaDen)) - 1e-9))
+	}
+	ok := func(k int64) bool { return tailAtMost(s, n, k, alphaNum, alphaDen) }
+	lo, hi := int64(0), int64(100) // ok(lo) holds; find the largest k with ok(k)
+	if ok(hi) {
+		return hi
+	}
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if ok(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// LowerPercent95 is LowerPercent at 95% confidence.
+func LowerPercent95(s, n int64) int64 { return LowerPercent(s, n, 1, 20) }
+
+// tailAtMost reports whether P(X >= s | n, k/100) <= alphaNum/alphaDen.
+func tailAtMost(s, n, k, alphaNum, alphaDen int64) bool {
+	if k == 0 {
+		return true // s >= 1 successes are impossible at p = 0
+	}
+	if k == 100 {
+		return alphaNum >= alphaDen // the tail is 1
+	}
+	// term_i = C(n,i) k^i (100-k)^(n-i); term_{i+1} = term_i * (n-i)/(i+1) * k/(100-k).
+	// Work with T_i = C(n,i) k^i (100-k)^(n-i) directly as big integers.
+	bk, bm := big.NewInt(k), big.NewInt(100-k)
+	term := new(big.Int).Binomial(n, s)
+	term.Mul(term, new(big.Int).Exp(bk, big.NewInt(s), nil))
+	term.Mul(term, new(big.Int).Exp(bm, big.NewInt(n-s), nil))
+	sum := new(big.Int).Set(term)
+	num, q := new(big.Int), new(big.Int)
+	for i := s; i < n; i++ {
+		// term * (n-i) * k / ((i+1) * (100-k)) is an integer: it is the next term.
+		num.Mul(term, big.NewInt((n-i)*k))
+		q.Quo(num, big.NewInt((i+1)*(100-k)))
+		term.Set(q)
+		sum.Add(sum, term)
+	}
+	lhs := sum.Mul(sum, big.NewInt(alphaDen))
+	rhs := new(big.Int).Exp(big.NewInt(100), big.NewInt(n), nil)
+	rhs.Mul(rhs, big.NewInt(alphaNum))
+	return lhs.Cmp(rhs) <= 0
+}
+
+// Lower returns the one-sided Clopper-Pearson lower confidence bound at
+// confidence 1-alpha as a float, found by bisection on the binomial tail
+// (evaluated in log space). It is for display; gates decide with
+// LowerPercent.
+func Lower(s, n int64, alpha float64) float64 {
+	if n <= 0 || s <= 0 {
+		return 0
+	}
+	s = min(s, n)
+	if s == n {
+		return math.Pow(alpha, 1/float64(n))
+	}
+	lo, hi := 0.0, 1.0
+	for range 200 {
+		mid := (lo + hi) / 2
+		if upperTail(s, n, mid) <= alpha {
+			lo = mid
+		} else {
+			hi = mid
+		}
+		if hi-lo < 1e-15 {
+			break
+		}
+	}
+	return lo
+}
+
+// upperTail is P(X >= s) for X ~ Binomial(n, p), 0 < p < 1.
+func upperTail(s, n int64, p float64) float64 {
+	lp, lq := math.Log(p), math.Log1p(-p)
+	lgN, _ := math.Lgamma(float64(n + 1))
+	// Sum the terms relative to the largest, to stay in range.
+	logs := make([]float64, 0, n-s+1)
+	top := math.Inf(-1)
+	for i := s; i <= n; i++ {
+		a, _ := math.Lgamma(float64(i + 1))
+		b, _ := math.Lgamma(float64(n - i + 1))
+		l := lgN - a - b + float64(i)*lp + float64(n-i)*lq
+		logs = append(logs, l)
+		top = max(top, l)
+	}
+	sum := 0.0
+	for _, l := range logs {
+		sum += math.Exp(l - top)
+	}
+	return math.Exp(top + math.Log(sum))
+}

@@ -1,0 +1,100 @@
+package stats
+
+import (
+	"math"
+	"strconv"
+	"testing"
+)
+
+// reference holds the one-sided 95% Clopper-Pearson lower bound for
+// (successes, runs), computed independently of this package with mpmath 1.3.0
+// at 50 significant digits: the p solving the regularized incomplete beta
+// I_p(s, n-s+1) = 0.05 by 200 bisection steps (P(X >= s | n, p) = I_p(s,
+// n-s+1)). The script:
+//
+//	mp.mp.dps = 50
+//	f = lambda p: mp.betainc(s, n-s+1, 0, p, regularized=True) - mp.mpf(1)/20
+//	bisect f on [0, 1]; percent = floor(100 * p)
+var reference = []struct {
+	s, n    int64
+	bound   string // to 12 significant digits
+	percent int64  // floor(100 * bound)
+}{
+	{1, 1, "0.05", 5},
+	{2, 2, "0.22360679775", 22},
+	{3, 3, "0.368403149864", 36},
+	{5, 5, "0.549280271653", 54},
+	{10, 10, "0.741134449107", 74},
+	{0, 10, "0.0", 0},
+	{1, 10, "0.00511619689182", 0},
+	{5, 10, "0.222441101008", 22},
+	{8, 10, "0.493098698937", 49},
+	{9, 10, "0.605836697563", 60},
+	{4, 5, "0.342591681999", 34},
+	{20, 20, "0.860891659332", 86},
+	{18, 20, "0.717381475114", 71},
+	{30, 30, "0.904966147145", 90},
+	{50, 50, "0.941844920883", 94},
+	{45, 50, "0.801166997484", 80},
+	{59, 59, "0.950492390112", 95},
+	{100, 100, "0.970486950393", 97},
+	{95, 100, "0.897746622357", 89},
+	{80, 100, "0.722799750329", 72},
+	{1, 2, "0.0253205655191", 2},
+	{7, 13, "0.287049002794", 28},
+	{999, 1000, "0.995265006425", 99},
+}
+
+func TestLowerPercentReference(t *testing.T) {
+	for _, r := range reference {
+		if got := LowerPercent95(r.s, r.n); got != r.percent {
+			t.Errorf("LowerPercent95(%d, %d) = %d, want %d (bound %s)", r.s, r.n, got, r.percent, r.bound)
+		}
+		want, _ := strconv.ParseFloat(r.bound, 64)
+		if got := Lower(r.s, r.n, 0.05); math.Abs(got-want) > 1e-9 {
+			t.Errorf("Lower(%d, %d) = %.12g, want %s", r.s, r.n, got, r.bound)
+		}
+	}
+}
+
+// TestOnePerfectRun is the seed's sentence: one perfect run certifies only
+// about 5 percent at 95 percent confidence. The bound is exactly 0.05, and
+// the exact method must not lose it to a floating-point 4.999...
+func TestOnePerfectRun(t *testing.T) {
+	if got := LowerPercent95(1, 1); got != 5 {
+		t.Fatalf("one perfect run certifies %d%%, want 5%%", got)
+	}
+}
+
+func TestLowerPercentNeverRoundsUp(t *testing.T) {
+	for n := int64(1); n <= 60; n++ {
+		for s := int64(0); s <= n; s++ {
+			k := LowerPercent95(s, n)
+			if k < 0 || k > 100 {
+				t.Fatalf("(%d, %d) = %d out of range", s, n, k)
+			}
+			if k > 0 && float64(k)/100 > Lower(s, n, 0.05)+1e-12 {
+				t.Errorf("(%d, %d): %d%% is above the bound %.12g", s, n, k, Lower(s, n, 0.05))
+			}
+			if k < 100 && float64(k+1)/100 < Lower(s, n, 0.05)-1e-12 {
+				t.Errorf("(%d, %d): %d%% is more than one percent under the bound %.12g", s, n, k, Lower(s, n, 0.05))
+			}
+			if s > 0 && k < LowerPercent95(s-1, n) {
+				t.Errorf("(%d, %d): the bound fell with one more success", s, n)
+			}
+		}
+	}
+}
+
+func TestLowerPercentEdges(t *testing.T) {
+	for _, tt := range []struct{ s, n, want int64 }{
+		{0, 0, 0}, {3, 0, 0}, {-1, 5, 0}, {7, 5, 54}, // more successes than runs count as all
+	} {
+		if got := LowerPercent95(tt.s, tt.n); got != tt.want {
+			t.Errorf("LowerPercent95(%d, %d) = %d, want %d", tt.s, tt.n, got, tt.want)
+		}
+	}
+	if got := LowerPercent95(9990, 10000); got != 99 {
+		t.Errorf("large n: %d", got)
+	}
+}
