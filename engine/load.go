@@ -216,6 +216,10 @@ func unescapePointer(s string) string {
 // the file, and every missing cassette, is returned at once as a diag.List;
 // an I/O failure is a plain error.
 func LoadSuite(path string) (*Suite, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, diag.List{{Pos: diag.Pos{File: path}, Kind: "suite",
+			Message: "is a directory: expected a suite file such as " + filepath.ToSlash(filepath.Join(path, "suite.yml"))}}
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		var pe *os.PathError

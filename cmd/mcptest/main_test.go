@@ -29,6 +29,7 @@ var volatile = []struct {
 	{regexp.MustCompile(`"id": "[0-9A-Z]{26}"`), `"id": "RUN-ID"`},
 	{regexp.MustCompile(`"started_at": "[^"]*"`), `"started_at": "TIME"`},
 	{regexp.MustCompile(`"duration_ms": \d+`), `"duration_ms": 0`},
+	{regexp.MustCompile(`"platform": "[^"]*"`), `"platform": "PLATFORM"`},
 }
 
 // normalize blanks the fields that differ between two runs over the same
@@ -217,6 +218,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"run", "--config", "../../examples/selection-f1/suite.yml"}, ExitFail, ""},
 		{[]string{"run", "--bogus"}, ExitInput, "flag provided but not defined: -bogus"},
 		{[]string{"run", "--config", "testdata/nope.yml"}, ExitInput, "testdata/nope.yml: no such file"},
+		{[]string{"run", "--config", "testdata"}, ExitInput, "testdata: is a directory: expected a suite file"},
 		{[]string{"run", "--reporter", "xml", "--config", "../../examples/quickstart/suite.yml"}, ExitInput, `unknown reporter "xml"`},
 		{[]string{"run", "--config", "../../examples/quickstart/suite.yml", "--filter", "no such case"}, ExitInput, `no case matches "no such case"`},
 		{[]string{"rnu"}, ExitInput, `unknown command "rnu" (did you mean "run"?)`},

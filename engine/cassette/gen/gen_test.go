@@ -1,0 +1,183 @@
+package gen_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/engine/cassette/gen"
+)
+
+func TestCassetteIsDeterministic(t *testing.T) {
+	for i := range 20 {
+		a, b := gen.Cassette(gen.DefaultSeed, i), gen.Cassette(gen.DefaultSeed, i)
+		if !bytes.Equal(a, b) {
+			t.Fatalf("cassette %d: two calls gave different bytes", i)
+		}
+		if bytes.Equal(a, gen.Cassette(gen.DefaultSeed+1, i)) {
+			t.Errorf("cassette %d: seeds %d and %d gave the same bytes", i, gen.DefaultSeed, gen.DefaultSeed+1)
+		}
+	}
+	if bytes.Equal(gen.Cassette(gen.DefaultSeed, 0), gen.Cassette(gen.DefaultSeed, 1)) {
+		t.Error("cassettes 0 and 1 are the same")
+	}
+}
+
+func TestWriteIsDeterministic(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	pa, err := gen.Write(a, 30, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := gen.Write(b, 30, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{gen.SuiteFile, gen.GroupedSuiteFile} {
+		pa = append(pa, filepath.Join(a, name))
+		pb = append(pb, filepath.Join(b, name))
+	}
+	for i := range pa {
+		x, err := os.ReadFile(pa[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, err := os.ReadFile(pb[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(x, y) {
+			t.Errorf("%s differs between two writes", filepath.Base(pa[i]))
+		}
+	}
+}
+
+// TestGeneratedCassettesRead reads every generated cassette with the real
+// reader and checks the shape the package promises.
+func TestGeneratedCassettesRead(t *testing.T) {
+	dir := t.TempDir()
+	const n = 300
+	paths, err := gen.Write(dir, n, gen.DefaultSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != n {
+		t.Fatalf("Write returned %d paths, want %d", len(paths), n)
+	}
+	var sizes []int
+	var calls, failed, delegated, runs int
+	for _, p := range paths {
+		c, err := cassette.ReadFile(p)
+		if err != nil {
+			t.Fatalf("%v", err)
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes = append(sizes, int(fi.Size()))
+		if c.Format != cassette.FormatV1 || c.Model == "" || c.Provider == "" || c.RecordedAt == "" || c.Prompt == "" {
+			t.Errorf("%s: provenance incomplete: %+v", p, c)
+		}
+		if len(c.Catalog) < 1 || len(c.Catalog) > 5 {
+			t.Errorf("%s: %d servers in the catalog, want 1 to 5", p, len(c.Catalog))
+		}
+		if len(c.Runs) < 1 || len(c.Runs) > 3 {
+			t.Errorf("%s: %d runs, want 1 to 3", p, len(c.Runs))
+		}
+		for ri, r := range c.Runs {
+			runs++
+			if len(r.Turns) < 2 || len(r.Turns) > 6 {
+				t.Errorf("%s: run %d has %d turns, want 2 to 6", p, ri+1, len(r.Turns))
+			}
+			if r.Tokens == nil || r.Tokens.Total != r.Tokens.Input+r.Tokens.Output || r.CostMicros == nil {
+				t.Errorf("%s: run %d: tokens or cost missing or inconsistent", p, ri+1)
+			}
+			if len(r.Delegations) > 0 {
+				delegated++
+			}
+			for ti, tu := range r.Turns {
+				if len(tu.Calls) < 1 || len(tu.Calls) > 5 {
+					t.Errorf("%s: run %d turn %d has %d calls, want 1 to 5", p, ri+1, ti+1, len(tu.Calls))
+				}
+				if tu.FinalResponse == "" {
+					t.Errorf("%s: run %d turn %d has no final response", p, ri+1, ti+1)
+				}
+				for _, call := range tu.Calls {
+					calls++
+					if call.IsError {
+						failed++
+					}
+					if call.Result == nil {
+						t.Errorf("%s: call %s has no result", p, call.ID())
+					}
+					if slices.Contains(gen.Restricted, call.ID()) {
+						t.Errorf("%s: call to restricted tool %s", p, call.ID())
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(sizes)
+	if med := sizes[len(sizes)/2]; med < 5<<10 || med > 40<<10 {
+		t.Errorf("median cassette is %d bytes, want 5 to 40 KB", med)
+	}
+	if failed == 0 || failed > calls/8 {
+		t.Errorf("%d of %d calls failed, want a few percent", failed, calls)
+	}
+	if delegated == 0 || delegated > runs/2 {
+		t.Errorf("%d of %d runs delegate, want about one in five", delegated, runs)
+	}
+	t.Logf("%d cassettes: %d runs, %d calls (%d failed), %d delegating runs; size min %d, median %d, max %d bytes",
+		n, runs, calls, failed, delegated, sizes[0], sizes[len(sizes)/2], sizes[len(sizes)-1])
+}
+
+// TestSuitesPass runs both generated suites through the engine: they load,
+// and every case passes.
+func TestSuitesPass(t *testing.T) {
+	for _, seed := range []uint64{gen.DefaultSeed, 1, 2} {
+		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) { suitesPass(t, seed) })
+	}
+}
+
+func suitesPass(t *testing.T, seed uint64) {
+	dir := t.TempDir()
+	if _, err := gen.Write(dir, 250, seed); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{gen.SuiteFile, gen.GroupedSuiteFile} {
+		s, err := engine.LoadSuite(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		env, err := engine.Run(s, engine.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		want := 1
+		if name == gen.GroupedSuiteFile {
+			want = 3
+		}
+		if env.Totals.Total != want || env.Verdict != engine.Pass {
+			for _, c := range env.Cases {
+				for _, a := range c.Assertions {
+					if !a.Passed {
+						t.Errorf("%s: %s: %s", name, c.Name, a.Message)
+					}
+				}
+			}
+			t.Fatalf("%s: verdict %s over %d cases, want pass over %d", name, env.Verdict, env.Totals.Total, want)
+		}
+	}
+}
+
+func TestWriteRejectsBadN(t *testing.T) {
+	if _, err := gen.Write(t.TempDir(), 0, 1); err == nil {
+		t.Error("Write(n=0) succeeded")
+	}
+}
