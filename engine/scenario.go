@@ -216,7 +216,7 @@ func (b *builder) effect(ptr, key string, v any) (world.Effect, bool) {
 	}
 	if !isOp {
 		if n, bad := nonExact(v); bad {
-			b.errorf(ptr, b.doc.at(ptr), "effect on `%s` sets the number %s, beyond ±2^53 where numbers stop being exact", key, world.FormatNumber(n))
+			b.errorf(ptr, b.doc.at(ptr), "effect on `%s` sets the number %s, beyond ±2^53 where numbers stop being exact", key, expr.FormatNumber(n))
 			return e, false
 		}
 		return e, true
@@ -234,7 +234,7 @@ func (b *builder) effect(ptr, key string, v any) (world.Effect, bool) {
 		case world.OpSet:
 			e.Value = arg
 			if n, bad := nonExact(arg); bad {
-				b.errorf(aptr, b.doc.at(aptr), "effect on `%s` sets the number %s, beyond ±2^53 where numbers stop being exact", key, world.FormatNumber(n))
+				b.errorf(aptr, b.doc.at(aptr), "effect on `%s` sets the number %s, beyond ±2^53 where numbers stop being exact", key, expr.FormatNumber(n))
 				return e, false
 			}
 		case world.OpInc, world.OpDec:
@@ -616,7 +616,7 @@ func scenarioReport(sc *Scenario, res *CaseResult, reps []*replay) bool {
 		st := reps[0].world.State()
 		for _, e := range sc.ExpectState {
 			v, ok := world.Get(st, e.Path)
-			if n, isNum := world.Number(v); ok && isNum {
+			if n, isNum := expr.Number(v); ok && isNum {
 				res.Targets["state."+e.Path.String()] = n
 			} else if bv, isBool := v.(bool); ok && isBool {
 				res.Targets["state."+e.Path.String()] = boolTarget(bv)

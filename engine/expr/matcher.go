@@ -97,7 +97,7 @@ func (m *Matcher) Value() any {
 
 // String renders the matcher as written, in compact JSON.
 func (m *Matcher) String() string {
-	return render(m.raw)
+	return Render(m.raw)
 }
 
 // parseMatcher parses v found at pointer ptr. shorthand allows the hint that
@@ -107,7 +107,7 @@ func parseMatcher(v any, ptr string, shorthand bool) (*Matcher, *MatcherError) {
 	if !ok {
 		e := &MatcherError{Pointer: ptr, Msg: `a matcher is a mapping with one key, such as {exact: 5} or {">=": 80}; got ` + describe(v)}
 		if strings.HasSuffix(ptr, "/not") {
-			e.Hint = "to forbid a value, write not: {exact: " + render(v) + "}"
+			e.Hint = "to forbid a value, write not: {exact: " + Render(v) + "}"
 		}
 		return nil, e
 	}
@@ -134,7 +134,7 @@ func parseMatcher(v any, ptr string, shorthand bool) (*Matcher, *MatcherError) {
 	case "exact", "==", "!=", "contains":
 		m.want = copyValue(val)
 	case ">=", ">", "<=", "<":
-		f, ok := toNumber(val)
+		f, ok := Number(val)
 		if !ok {
 			e := &MatcherError{Pointer: at, Msg: fmt.Sprintf("%q compares numbers, got %s", key, describe(val))}
 			if s, isStr := val.(string); isStr {
@@ -145,7 +145,7 @@ func parseMatcher(v any, ptr string, shorthand bool) (*Matcher, *MatcherError) {
 			return nil, e
 		}
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, &MatcherError{Pointer: at, Msg: fmt.Sprintf("%q needs a finite number, got %s", key, formatNumber(f))}
+			return nil, &MatcherError{Pointer: at, Msg: fmt.Sprintf("%q needs a finite number, got %s", key, FormatNumber(f))}
 		}
 		m.bound = f
 	case "regex":
@@ -241,17 +241,17 @@ func (m *Matcher) Match(actual any, present bool) (passed bool, message string) 
 	}
 	switch m.op {
 	case "exact", "==":
-		if deepEqual(actual, m.want) {
+		if Equal(actual, m.want) {
 			return true, ""
 		}
-		return false, "got " + render(actual) + ", expected exactly " + render(m.want)
+		return false, "got " + Render(actual) + ", expected exactly " + Render(m.want)
 	case "!=":
-		if !deepEqual(actual, m.want) {
+		if !Equal(actual, m.want) {
 			return true, ""
 		}
-		return false, "got " + render(actual) + ", expected anything but " + render(m.want)
+		return false, "got " + Render(actual) + ", expected anything but " + Render(m.want)
 	case ">=", ">", "<=", "<":
-		a, ok := toNumber(actual)
+		a, ok := Number(actual)
 		if !ok {
 			return false, "expected a number, got " + describe(actual)
 		}
@@ -266,7 +266,7 @@ func (m *Matcher) Match(actual any, present bool) (passed bool, message string) 
 		if m.re.MatchString(s) {
 			return true, ""
 		}
-		return false, render(s) + " does not match the pattern `" + clip(m.re.String()) + "`"
+		return false, Render(s) + " does not match the pattern `" + clip(m.re.String()) + "`"
 	case "schema":
 		return m.matchSchema(actual)
 	}
@@ -278,17 +278,17 @@ func (m *Matcher) matchContains(actual any) (bool, string) {
 	case string:
 		sub, ok := m.want.(string)
 		if !ok {
-			return false, "expected a list to contain " + render(m.want) + ", got " + describe(actual)
+			return false, "expected a list to contain " + Render(m.want) + ", got " + describe(actual)
 		}
 		if strings.Contains(a, sub) {
 			return true, ""
 		}
-		return false, "substring `" + clip(sub) + "` not found in " + render(a)
+		return false, "substring `" + clip(sub) + "` not found in " + Render(a)
 	case []any:
-		if slices.ContainsFunc(a, func(e any) bool { return deepEqual(e, m.want) }) {
+		if slices.ContainsFunc(a, func(e any) bool { return Equal(e, m.want) }) {
 			return true, ""
 		}
-		return false, "no element equals `" + render(m.want) + "`"
+		return false, "no element equals `" + Render(m.want) + "`"
 	}
 	return false, "expected a string or a list, got " + describe(actual)
 }
@@ -296,7 +296,7 @@ func (m *Matcher) matchContains(actual any) (bool, string) {
 // compare checks actual against bound with op (>=, >, <=, <) and words the
 // failure the way both the comparison matchers and schema bounds do.
 func compare(op string, actual, bound float64) (bool, string) {
-	a, b := formatNumber(actual), formatNumber(bound)
+	a, b := FormatNumber(actual), FormatNumber(bound)
 	if math.IsNaN(actual) {
 		return false, "NaN cannot be compared with " + b
 	}

@@ -28,7 +28,7 @@ func compileSchema(v any, ptr string) (*jsonschema.Schema, *MatcherError) {
 		return nil, &MatcherError{Pointer: ptr, Msg: "schema needs a JSON Schema object (or true or false), got " + describe(v)}
 	}
 	if f, bad := firstNonFinite(v); bad {
-		return nil, &MatcherError{Pointer: ptr, Msg: "schema holds the number " + formatNumber(f) + ", which JSON cannot hold"}
+		return nil, &MatcherError{Pointer: ptr, Msg: "schema holds the number " + FormatNumber(f) + ", which JSON cannot hold"}
 	}
 	data, err := json.Marshal(v)
 	if err != nil {
@@ -80,7 +80,7 @@ func (e *externalRefError) Error() string {
 // matchSchema validates actual and words the deepest failure in one line.
 func (m *Matcher) matchSchema(actual any) (bool, string) {
 	if f, bad := firstNonFinite(actual); bad {
-		return false, "the value holds the number " + formatNumber(f) + ", which a JSON Schema cannot check"
+		return false, "the value holds the number " + FormatNumber(f) + ", which a JSON Schema cannot check"
 	}
 	err := m.schema.Validate(actual)
 	if err == nil {

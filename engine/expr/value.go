@@ -15,10 +15,10 @@ import (
 // before it is clipped with "…".
 const maxRender = 200
 
-// toNumber reports v as a float64 when it is a number. Decoded JSON and
+// Number reports v as a float64 when it is a number. Decoded JSON and
 // YAML give float64; the integer types are accepted too so that values
 // built in Go compare the same way.
-func toNumber(v any) (float64, bool) {
+func Number(v any) (float64, bool) {
 	switch n := v.(type) {
 	case float64:
 		return n, true
@@ -48,22 +48,22 @@ func toNumber(v any) (float64, bool) {
 	return 0, false
 }
 
-// formatNumber renders f the shortest way that reads back exactly, without
+// FormatNumber renders f the shortest way that reads back exactly, without
 // a trailing ".0": 80, 0.5, -3.25. As in JavaScript, only numbers from
 // 1e21 up or below 1e-6 use an exponent (1e+21, 1e-7), so that no number
 // takes hundreds of digits.
-func formatNumber(f float64) string {
+func FormatNumber(f float64) string {
 	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
 		return strings.Replace(strconv.FormatFloat(f, 'g', -1, 64), "e-0", "e-", 1)
 	}
 	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
-// deepEqual compares two generic values: numbers numerically, maps by their
+// Equal compares two generic values: numbers numerically, maps by their
 // keys, lists element by element in order.
-func deepEqual(a, b any) bool {
-	if x, ok := toNumber(a); ok {
-		y, ok := toNumber(b)
+func Equal(a, b any) bool {
+	if x, ok := Number(a); ok {
+		y, ok := Number(b)
 		return ok && x == y
 	}
 	switch x := a.(type) {
@@ -77,7 +77,7 @@ func deepEqual(a, b any) bool {
 		return ok && x == y
 	case []any:
 		y, ok := b.([]any)
-		return ok && slices.EqualFunc(x, y, deepEqual)
+		return ok && slices.EqualFunc(x, y, Equal)
 	case map[string]any:
 		y, ok := b.(map[string]any)
 		if !ok || len(x) != len(y) {
@@ -85,7 +85,7 @@ func deepEqual(a, b any) bool {
 		}
 		for k, xv := range x {
 			yv, ok := y[k]
-			if !ok || !deepEqual(xv, yv) {
+			if !ok || !Equal(xv, yv) {
 				return false
 			}
 		}
@@ -114,18 +114,18 @@ func copyValue(v any) any {
 	return v
 }
 
-// render writes v as compact JSON for a message: keys sorted, numbers as
+// Render writes v as compact JSON for a message: keys sorted, numbers as
 // formatNumber writes them, no HTML escaping, clipped to maxRender
 // characters. Values JSON cannot hold (NaN, Go types) are still rendered.
-func render(v any) string {
+func Render(v any) string {
 	var b strings.Builder
 	writeValue(&b, v)
 	return clip(b.String())
 }
 
 func writeValue(b *strings.Builder, v any) {
-	if f, ok := toNumber(v); ok {
-		b.WriteString(formatNumber(f))
+	if f, ok := Number(v); ok {
+		b.WriteString(FormatNumber(f))
 		return
 	}
 	switch x := v.(type) {
@@ -192,28 +192,28 @@ func clip(s string) string {
 // describe names the JSON type of v and shows it, for wrong-type messages:
 // `string "abc"`, `number 5`, `null`.
 func describe(v any) string {
-	if _, ok := toNumber(v); ok {
-		return "number " + render(v)
+	if _, ok := Number(v); ok {
+		return "number " + Render(v)
 	}
 	switch v.(type) {
 	case nil:
 		return "null"
 	case bool:
-		return "boolean " + render(v)
+		return "boolean " + Render(v)
 	case string:
-		return "string " + render(v)
+		return "string " + Render(v)
 	case []any:
-		return "list " + render(v)
+		return "list " + Render(v)
 	case map[string]any:
-		return "object " + render(v)
+		return "object " + Render(v)
 	}
-	return render(v)
+	return Render(v)
 }
 
 // firstNonFinite returns the first NaN or infinite number found in v (in
 // key order), which JSON cannot hold.
 func firstNonFinite(v any) (float64, bool) {
-	if f, ok := toNumber(v); ok {
+	if f, ok := Number(v); ok {
 		return f, math.IsNaN(f) || math.IsInf(f, 0)
 	}
 	switch x := v.(type) {

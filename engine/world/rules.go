@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/mcptest/mcptest/engine/expr"
 )
 
 // Op is how an effect changes the value at its path.
@@ -41,7 +43,7 @@ func (e Effect) apply(state map[string]any, args any) error {
 	case OpInc, OpDec:
 		cur := 0.0
 		if v, ok := Get(state, e.Path); ok && v != nil {
-			n, isNum := Number(v)
+			n, isNum := expr.Number(v)
 			if !isNum {
 				return fmt.Errorf("cannot %s `%s`: it holds %s, not a number", e.Op, e.Path, Describe(v))
 			}
@@ -53,7 +55,7 @@ func (e Effect) apply(state map[string]any, args any) error {
 		}
 		next := cur + delta
 		if math.IsNaN(next) || math.Abs(next) > MaxExact {
-			return fmt.Errorf("cannot %s `%s` by %s: the result %s is beyond ±2^53, where numbers stop being exact", e.Op, e.Path, FormatNumber(e.N), FormatNumber(next))
+			return fmt.Errorf("cannot %s `%s` by %s: the result %s is beyond ±2^53, where numbers stop being exact", e.Op, e.Path, expr.FormatNumber(e.N), expr.FormatNumber(next))
 		}
 		return set(state, e.Path, next)
 	case OpFromArg:
@@ -85,8 +87,8 @@ func checkNumbers(p Path, v any) error {
 			}
 		}
 	default:
-		if n, ok := Number(v); ok && (math.IsNaN(n) || math.Abs(n) > MaxExact) {
-			return fmt.Errorf("cannot set `%s`: the number %s is beyond ±2^53, where numbers stop being exact", p, FormatNumber(n))
+		if n, ok := expr.Number(v); ok && (math.IsNaN(n) || math.Abs(n) > MaxExact) {
+			return fmt.Errorf("cannot set `%s`: the number %s is beyond ±2^53, where numbers stop being exact", p, expr.FormatNumber(n))
 		}
 	}
 	return nil
@@ -116,9 +118,9 @@ type Guard struct {
 // String renders the guard as written: "inventory.widgets {min: 1}".
 func (g Guard) String() string {
 	if g.Cmp == CmpEq {
-		return fmt.Sprintf("`%s` {eq: %s}", g.Path, Render(g.Value))
+		return fmt.Sprintf("`%s` {eq: %s}", g.Path, expr.Render(g.Value))
 	}
-	return fmt.Sprintf("`%s` {%s: %s}", g.Path, g.Cmp, FormatNumber(g.N))
+	return fmt.Sprintf("`%s` {%s: %s}", g.Path, g.Cmp, expr.FormatNumber(g.N))
 }
 
 // Check reports whether the guard holds in state and, when it does not,
@@ -127,16 +129,16 @@ func (g Guard) Check(state map[string]any) (bool, string) {
 	v, ok := Get(state, g.Path)
 	actual := "it is absent"
 	if ok {
-		actual = "it holds " + Render(v)
+		actual = "it holds " + expr.Render(v)
 	}
 	switch g.Cmp {
 	case CmpEq:
-		if ok && Equal(v, g.Value) {
+		if ok && expr.Equal(v, g.Value) {
 			return true, ""
 		}
 		return false, fmt.Sprintf("guard %s failed: %s", g, actual)
 	case CmpMin, CmpMax:
-		n, isNum := Number(v)
+		n, isNum := expr.Number(v)
 		if !ok || !isNum {
 			if ok {
 				actual = "it holds " + Describe(v) + ", not a number"
@@ -265,7 +267,7 @@ func (w *World) Check(expected []Expected) []Mismatch {
 	var out []Mismatch
 	for _, e := range expected {
 		v, ok := Get(w.state, e.Path)
-		if !ok || !Equal(v, e.Value) {
+		if !ok || !expr.Equal(v, e.Value) {
 			out = append(out, Mismatch{Path: e.Path.String(), Expected: e.Value, Actual: v, Present: ok})
 		}
 	}

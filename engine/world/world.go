@@ -1,13 +1,12 @@
 package world
 
 import (
-	"encoding/json"
 	"fmt"
-	"math"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mcptest/mcptest/engine/expr"
 )
 
 // MaxExact is the largest magnitude a number in the world may reach: 2^53,
@@ -92,77 +91,6 @@ func Clone(v any) any {
 	return v
 }
 
-// Number reports v as a float64 when it is a number.
-func Number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case float64:
-		return n, true
-	case int:
-		return float64(n), true
-	case int64:
-		return float64(n), true
-	}
-	return 0, false
-}
-
-// Equal compares two decoded values: numbers numerically, objects by their
-// keys, lists element by element.
-func Equal(a, b any) bool {
-	if x, ok := Number(a); ok {
-		y, ok := Number(b)
-		return ok && x == y
-	}
-	switch x := a.(type) {
-	case nil:
-		return b == nil
-	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case []any:
-		y, ok := b.([]any)
-		return ok && slices.EqualFunc(x, y, Equal)
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, xv := range x {
-			yv, ok := y[k]
-			if !ok || !Equal(xv, yv) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
-// Render writes v as compact JSON with sorted keys, for messages.
-func Render(v any) string {
-	if f, ok := Number(v); ok {
-		return FormatNumber(f)
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	if len(b) > 200 {
-		return string(b[:200]) + "…"
-	}
-	return string(b)
-}
-
-// FormatNumber renders f without a trailing ".0".
-func FormatNumber(f float64) string {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return fmt.Sprint(f)
-	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
-}
-
 // Describe names the type of a value for a message: "the string \"x\"".
 func Describe(v any) string {
 	switch x := v.(type) {
@@ -171,14 +99,14 @@ func Describe(v any) string {
 	case bool:
 		return "the boolean " + strconv.FormatBool(x)
 	case string:
-		return "the string " + Render(x)
+		return "the string " + expr.Render(x)
 	case map[string]any:
 		return "an object"
 	case []any:
 		return "a list"
 	}
-	if f, ok := Number(v); ok {
-		return "the number " + FormatNumber(f)
+	if f, ok := expr.Number(v); ok {
+		return "the number " + expr.FormatNumber(f)
 	}
 	return fmt.Sprintf("a %T", v)
 }
@@ -199,7 +127,7 @@ func (c Change) String() string {
 		if !ok {
 			return "(absent)"
 		}
-		return Render(v)
+		return expr.Render(v)
 	}
 	return fmt.Sprintf("%s: %s → %s", c.Path, side(c.Before, c.HadBefore), side(c.After, c.HasAfter))
 }
@@ -236,7 +164,7 @@ func diff(path string, a any, hasA bool, b any, hasB bool, out *[]Change) {
 		}
 		return
 	}
-	if hasA == hasB && (!hasA || Equal(a, b)) {
+	if hasA == hasB && (!hasA || expr.Equal(a, b)) {
 		return
 	}
 	*out = append(*out, Change{Path: path, Before: a, HadBefore: hasA, After: b, HasAfter: hasB})
@@ -254,7 +182,7 @@ type Mismatch struct {
 func (m Mismatch) String() string {
 	actual := "absent"
 	if m.Present {
-		actual = Render(m.Actual)
+		actual = expr.Render(m.Actual)
 	}
-	return fmt.Sprintf("`%s`: expected %s, actual %s", m.Path, Render(m.Expected), actual)
+	return fmt.Sprintf("`%s`: expected %s, actual %s", m.Path, expr.Render(m.Expected), actual)
 }

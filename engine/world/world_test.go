@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/mcptest/mcptest/engine/expr"
 )
 
 func mustPath(t testing.TB, s string) Path {
@@ -75,7 +77,7 @@ func TestEffects(t *testing.T) {
 			if res.Outcome != tt.want || !strings.Contains(res.Reason, tt.reason) {
 				t.Errorf("outcome %s %q, want %s containing %q", res.Outcome, res.Reason, tt.want, tt.reason)
 			}
-			if got, ok := Get(w.State(), mustPath(t, tt.path)); !ok || !Equal(got, tt.value) {
+			if got, ok := Get(w.State(), mustPath(t, tt.path)); !ok || !expr.Equal(got, tt.value) {
 				t.Errorf("%s = %v (%v), want %v", tt.path, got, ok, tt.value)
 			}
 			after, _ := json.Marshal(seedVal)
