@@ -23,7 +23,7 @@ type Options struct {
 }
 
 // Names lists the reporters New knows, in the order help shows them.
-var Names = []string{"pretty", "json"}
+var Names = []string{"pretty", "json", "junit", "sarif", "html"}
 
 // New returns the reporter called name.
 func New(name string, opt Options) (Reporter, error) {
@@ -32,6 +32,12 @@ func New(name string, opt Options) (Reporter, error) {
 		return Pretty{Color: opt.Color}, nil
 	case "json":
 		return JSON{}, nil
+	case "junit":
+		return JUnit{}, nil
+	case "sarif":
+		return SARIF{}, nil
+	case "html":
+		return HTML{}, nil
 	}
 	return nil, fmt.Errorf("unknown reporter %q: expected one of %s", name, strings.Join(Names, ", "))
 }

@@ -5,5 +5,18 @@
 //
 // New picks a reporter by name. The pretty reporter is for people at a
 // terminal (colour only when asked for); the json reporter writes the
-// canonical envelope, byte for byte deterministic.
+// canonical envelope, byte for byte deterministic. junit (JUnit XML for CI
+// test tabs), sarif (SARIF 2.1.0 for code scanning, written by WriteSARIF,
+// which doctor and security share) and html (the self-contained auditor
+// view) render the same envelope for other readers; the problems of a case
+// (caseProblems) and the run's provenance are computed once for all three.
+// SnapshotPage and SnapshotFragment are the viewer that renders an envelope
+// carried in its own address (mcptest view).
+//
+// For the GitHub Action, action.go turns a run and its comparison with the
+// baseline (an ActionReport) into workflow-command annotations (written
+// through go-githubactions, spent in priority order within the runner's
+// limits), the job summary, the sticky PR comment and the drift issue, all
+// cut in priority order under GitHub's size limits; safe.go holds the
+// markdown escaping of untrusted text (Text, Fence, MarkerKey).
 package annotate

@@ -2,8 +2,13 @@
 //
 // What flows through it: run envelopes (engine.Envelope), as `mcptest run
 // --reporter json` wrote them, in; a Comparison or a merged Envelope out.
-// Nothing here reads a clock, a file or the network, so the same envelopes
-// always give the same result.
+// Compare and Merge read no clock, file or network, so the same envelopes
+// always give the same result. The network lives in fetch.go alone: the
+// GitHub type fetches the default branch's baseline artifact for the
+// Action in the order of action.md (FetchBaseline, with every acceptance
+// filter, and ReadArtifactEntry, which reads the one expected zip entry
+// and refuses paths that climb out, links and entries over the cap). The
+// ghapitest subpackage is the GitHub API stand-in its tests run against.
 //
 // # Comparison
 //

@@ -62,6 +62,8 @@ func Merge(in []Input) (*engine.Envelope, error) {
 		Source:        first.Source,
 		Suite:         first.Suite,
 		Cases:         []*engine.CaseResult{},
+		Environment:   first.Environment,
+		Servers:       first.Servers,
 	}
 	owner := map[string]string{}
 	for _, x := range in {

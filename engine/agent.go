@@ -25,6 +25,10 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 	if c.Edges != nil {
 		edges = gate.NewEdges(c.Edges.Edges)
 	}
+	var te *gate.TokenEfficiency
+	if c.TokenEfficiency != nil {
+		te = gate.NewTokenEfficiency(c.TokenEfficiency.Classes)
+	}
 	multi := newMultiRun(c)
 	var perRun []*runCheck
 	var perCase []*Assertion
@@ -64,6 +68,9 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 			res.Model = cas.Model
 		}
 		multi.addCassette(cas)
+		if te != nil {
+			te.AddCatalog(cas.Catalog)
+		}
 		for i := range cas.Runs {
 			runN++
 			r := &cas.Runs[i]
@@ -72,6 +79,9 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 			}
 			if edges != nil {
 				edges.Add(r)
+			}
+			if te != nil {
+				te.Add(r)
 			}
 			multi.add(cas, r)
 			if len(perRun) > 0 {
@@ -90,6 +100,9 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 	}
 	if edges != nil {
 		addGate(res, edges.Result())
+	}
+	if te != nil {
+		addGate(res, te.Result())
 	}
 	multi.results(res)
 	for _, a := range perCase {

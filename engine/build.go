@@ -85,7 +85,7 @@ func (b *builder) build() {
 			case "scenarios":
 				b.scenario(ptr, m)
 			case "tool_quality":
-				b.pending(ptr, m, KindToolQuality, "tool_quality")
+				b.toolQuality(ptr, m)
 			case "tools":
 				b.pending(ptr, m, KindTool, "tools")
 			}
@@ -207,6 +207,8 @@ func (b *builder) agentTest(ptr string, m map[string]any) {
 				e.Delegation = append(e.Delegation, cassette.Delegation{From: from, To: to})
 			}
 			c.Edges = &EdgesBlock{Pos: pos, Edges: e}
+		case "token_efficiency":
+			c.TokenEfficiency = &TokenEfficiencyBlock{Pos: pos, Classes: b.classes(bptr+"/classes", block["classes"])}
 		default:
 			if !b.multiRunBlock(c, gb.key, bptr, block, pos) {
 				c.Pending = append(c.Pending, PendingBlock{Key: gb.key, Pos: pos})
@@ -218,6 +220,16 @@ func (b *builder) agentTest(ptr string, m map[string]any) {
 	for _, l := range lists {
 		b.expect(c, l)
 	}
+}
+
+// defaultAssertion is a block's default gate: `target op value`.
+func defaultAssertion(block, target, op string, value float64, pos diag.Pos) *Assertion {
+	m, err := expr.ParseShorthand(map[string]any{op: value})
+	if err != nil {
+		panic("default gate: " + err.Error())
+	}
+	p, _ := expr.ParsePath(target)
+	return &Assertion{Block: block, Target: p, Matcher: m, Pos: pos, Default: true}
 }
 
 type expectList struct {
@@ -235,12 +247,7 @@ type expectList struct {
 func (b *builder) expect(c *Case, l expectList) {
 	if len(l.items) == 0 {
 		if d, ok := defaultGates[l.block]; ok {
-			m, err := expr.ParseShorthand(map[string]any{d.op: d.value})
-			if err != nil {
-				panic("default gate: " + err.Error())
-			}
-			p, _ := expr.ParsePath(d.target)
-			c.Expect = append(c.Expect, &Assertion{Block: l.block, Target: p, Matcher: m, Pos: l.pos, Default: true})
+			c.Expect = append(c.Expect, defaultAssertion(l.block, d.target, d.op, d.value, l.pos))
 		}
 		return
 	}
@@ -362,6 +369,8 @@ func (c *Case) hasBlock(key string) bool {
 		return c.Discovery != nil
 	case "orchestration":
 		return c.Orchestration != nil
+	case "token_efficiency":
+		return c.TokenEfficiency != nil
 	}
 	for _, p := range c.Pending {
 		if p.Key == key {

@@ -14,4 +14,10 @@
 // Nothing here reads a clock or a random source: the same suite and
 // cassettes give the same envelope, byte for byte, apart from the run id,
 // start time and duration the caller fills in.
+//
+// The one exception to "offline" is a `tool_quality:` check that names a
+// server rather than a catalog file: it reads that server's catalog through
+// package live (quality.go), and scores it with package gate/quality. A
+// `token_efficiency:` block prices the catalog the cassettes recorded, so
+// it stays offline.
 package engine

@@ -19,6 +19,12 @@ type Envelope struct {
 	Verdict       Verdict       `json:"verdict"`
 	Totals        Totals        `json:"totals"`
 	Cases         []*CaseResult `json:"cases"`
+
+	// Environment is where the run happened, when the caller records it.
+	Environment *Environment `json:"environment,omitempty"`
+	// Servers is each server of the suite with its transport and auth
+	// posture (never a secret), in name order.
+	Servers []ServerInfo `json:"servers,omitempty"`
 }
 
 // ToolInfo names the program that wrote the envelope.

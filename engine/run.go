@@ -52,6 +52,7 @@ func Run(s *Suite, opt Options) (*Envelope, error) {
 		Tool:          ToolInfo{Name: "mcptest", Version: opt.Version},
 		Run:           RunInfo{Mode: "replay", Shard: opt.Shard.String()},
 		Suite:         SuiteInfo{Path: s.Path, SHA256: s.SHA256},
+		Servers:       serverInfos(s.Servers),
 		Cases:         make([]*CaseResult, 0, len(plans)),
 	}
 	done := 0
@@ -208,6 +209,8 @@ func runCase(s *Suite, p casePlan, progress func()) (*CaseResult, diag.List) {
 		return runAgent(s, p, res, progress)
 	case KindScenario:
 		return runScenario(s, p, res, progress)
+	case KindToolQuality:
+		return runToolQuality(s, p, res)
 	}
 	res.Verdict = Inconclusive
 	res.Findings = append(res.Findings, pendingFinding(c.Pending[0]))

@@ -225,27 +225,52 @@ agents:
   - name: weather selection
     runs: 1
     cassette: c.json
-    token_efficiency:
-      classes:
-        - name: weather
-          members: [get_weather]
-tool_quality:
-  - name: descriptions
+tools:
+  - name: read a file
     server: fs
+    tool: read_file
 servers:
   fs:
     command: [node, server.js]
 `, map[string]string{"c.json": cassetteJSON(runJSON("x", "w.get_weather"))})
 	env := run(t, s, Options{})
-	if env.Verdict != Pass || env.Totals.Inconclusive != 2 || env.Totals.Total != 2 {
+	if env.Verdict != Pass || env.Totals.Inconclusive != 1 || env.Totals.Total != 2 {
 		t.Fatalf("verdict %s totals %+v", env.Verdict, env.Totals)
 	}
 	kinds := []Kind{env.Cases[0].Kind, env.Cases[1].Kind}
-	if !reflect.DeepEqual(kinds, []Kind{KindAgent, KindToolQuality}) {
+	if !reflect.DeepEqual(kinds, []Kind{KindAgent, KindTool}) {
 		t.Errorf("cases out of suite order: %v", kinds)
 	}
-	if f := env.Cases[0].Findings; len(f) != 1 || !strings.Contains(f[0].Message, "`token_efficiency:` is not implemented yet") {
+	if f := env.Cases[1].Findings; len(f) != 1 || !strings.Contains(f[0].Message, "`tools:` is not implemented yet") {
 		t.Errorf("findings %+v", f)
+	}
+}
+
+// TestTokenEfficiencyOnReplay: the gate fires on replay, pricing the
+// catalog the cassette recorded.
+func TestTokenEfficiencyOnReplay(t *testing.T) {
+	s := writeSuite(t, `
+agents:
+  - name: weather selection
+    cassette: c.json
+    token_efficiency:
+      classes:
+        - name: weather
+          members: [get_weather]
+      expect:
+        - token_efficiency.tokens_per_correct: { "<=": 5 }
+`, map[string]string{"c.json": `{"mcptest_cassette": 1,
+		"catalog": {"w": {"tools": [{"name": "get_weather", "description": "Return the weather forecast for a city.", "inputSchema": {"type": "object"}}]}},
+		"runs": [{"cost_micros": 2500, "turns": [{"calls": [{"server": "w", "tool": "get_weather", "arguments": {}}], "final_response": "sunny"}]}]}`})
+	env := run(t, s, Options{})
+	c := env.Cases[0]
+	surface := c.Targets["token_efficiency.tool_surface_tokens"]
+	if surface < 10 || c.Targets["token_efficiency.f1"] != 100 || c.Targets["token_efficiency.tokens_per_correct"] != surface ||
+		c.Targets["token_efficiency.cost"] != 0.0025 || c.Targets["token_efficiency.cost_per_correct"] != 0.0025 {
+		t.Errorf("targets %v", c.Targets)
+	}
+	if c.Verdict != Fail || len(c.Assertions) != 1 || c.Assertions[0].Passed {
+		t.Errorf("verdict %s assertions %+v: %v tokens per correct is over 5", c.Verdict, c.Assertions, surface)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/expr"
 	"github.com/mcptest/mcptest/engine/redact"
 	"github.com/mcptest/mcptest/engine/world"
 )

@@ -79,6 +79,10 @@ type Case struct {
 	Distractors   *DistractorsBlock
 	Discovery     *DiscoveryBlock
 	Orchestration *OrchestrationBlock
+	// TokenEfficiency is the token_efficiency: block (tokenefficiency.go).
+	TokenEfficiency *TokenEfficiencyBlock
+	// Quality is the catalog of a tool_quality: entry (quality.go).
+	Quality *QualityBlock
 	// Scenario is the world and oracles of a scenarios: entry.
 	Scenario *Scenario
 	// Pending lists the blocks this version accepts but does not compute

@@ -35,7 +35,11 @@ func (c *Command) compare(cur *engine.Envelope, basePath, format, failOn, output
 	cmp := baseline.Compare(base, cur, baseline.Options{FailOn: policy})
 	var buf bytes.Buffer
 	color := output == "" && c.color(c.Stdout)
-	if err := annotate.RenderComparison(&buf, format, cmp, annotate.Options{Color: color}); err != nil {
+	if format == "html" {
+		if err := (annotate.HTML{Comparison: cmp}).Report(&buf, cur); err != nil {
+			return err
+		}
+	} else if err := annotate.RenderComparison(&buf, format, cmp, annotate.Options{Color: color}); err != nil {
 		return inputErr("--format: %v", err)
 	}
 	if output != "" {

@@ -141,7 +141,7 @@ func TestCompareInputErrors(t *testing.T) {
 		{[]string{"report", cur, "--compare", "testdata/nope.json"}, ExitInput, "--compare testdata/nope.json: no such file"},
 		{[]string{"report", cur, "--compare", notEnv}, ExitInput, "not a run envelope: no schema_version"},
 		{[]string{"report", cur, "--compare", baselineFile, "--fail-on", "everything"}, ExitInput, `--fail-on "everything": expected one of regressions, flips, failures, none`},
-		{[]string{"report", cur, "--compare", baselineFile, "--format", "html"}, ExitInput, `unknown format "html" for a comparison`},
+		{[]string{"report", cur, "--compare", baselineFile, "--format", "junit"}, ExitInput, `unknown format "junit" for a comparison`},
 		{[]string{"report", cur, "--fail-on", "none"}, ExitInput, "--fail-on goes with --compare"},
 		{[]string{"report", cur, "--format", "markdown"}, ExitInput, `unknown reporter "markdown"`},
 	}

@@ -113,6 +113,8 @@ var exampleExit = map[string]int{
 	"tool-edges":             ExitFail,
 	"scenario-world-failing": ExitFail,
 	"distractor-floor-fails": ExitFail,
+	"auditor-view":           ExitFail,
+	"tool-quality":           ExitFail,
 }
 
 // TestExamples runs every examples/*/ suite with both reporters and checks

@@ -13,9 +13,9 @@ import (
 )
 
 func (c *Command) run(args []string) error {
-	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--reporter pretty|json] [--output FILE] [--filter NAME]... [--cassette-dir DIR] [--shard i/n]")
+	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--reporter pretty|json|junit|sarif|html] [--output FILE] [--filter NAME]... [--cassette-dir DIR] [--shard i/n]")
 	config := fs.String("config", "suite.yml", "the suite file")
-	reporter := fs.String("reporter", "pretty", "how to report: pretty or json")
+	reporter := fs.String("reporter", "pretty", "how to report: pretty, json, junit (JUnit XML), sarif (SARIF 2.1.0) or html (the auditor view; use --output)")
 	output := fs.String("output", "", "write the report to `FILE` instead of stdout")
 	var filters stringList
 	fs.Var(&filters, "filter", "run only the case `NAME` (exact, or else a case-insensitive substring); repeatable")
@@ -62,6 +62,7 @@ func (c *Command) run(args []string) error {
 	env.Run.StartedAt = start.UTC().Format(time.RFC3339)
 	env.Run.DurationMS = time.Since(start).Milliseconds()
 	env.Source = c.source()
+	env.Environment = c.environment()
 
 	var buf bytes.Buffer
 	if err := rep.Report(&buf, env); err != nil {

@@ -67,6 +67,7 @@ func (c *Command) scenario(args []string) error {
 	env.Run.StartedAt = start.UTC().Format(time.RFC3339)
 	env.Run.DurationMS = time.Since(start).Milliseconds()
 	env.Source = c.source()
+	env.Environment = c.environment()
 
 	var buf bytes.Buffer
 	if err := rep.Report(&buf, env); err != nil {

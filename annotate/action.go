@@ -1,0 +1,419 @@
+package annotate
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/engine"
+)
+
+// The platform limits of action.md, with headroom for what the caller adds.
+const (
+	// AnnotationsPerKind is how many error, warning and notice annotations
+	// a step may emit; the runner drops the rest silently.
+	AnnotationsPerKind = 10
+	// SummaryLimit bounds the job summary (1 MiB per step).
+	SummaryLimit = 1000 * 1000
+	// CommentLimit bounds a PR comment or issue body (65,536 characters).
+	CommentLimit = 60000
+)
+
+// ActionReport is what the Action shows about one run: the run, its
+// comparison with the baseline (nil when there is none) and how the
+// baseline was found or why not.
+type ActionReport struct {
+	Env *engine.Envelope
+	// Cmp is nil when there is no baseline; Gate then applies to the run
+	// compared with an empty baseline.
+	Cmp  *baseline.Comparison
+	Gate baseline.Gate
+	// BaselineRunID and BaselineURL name the run that supplied the
+	// baseline; BaselineFile a local baseline-file: instead.
+	BaselineRunID int64
+	BaselineURL   string
+	BaselineFile  string
+	// Missing says why there is no baseline.
+	Missing string
+	// Notes are said first: degradations (no comment on a fork PR) and
+	// the like. They are our own text, not escaped.
+	Notes []string
+	// IsBaseline is set for a baseline run: nothing is compared.
+	IsBaseline bool
+	// Suite is the suite file's path, the key of the sticky comment.
+	Suite string
+}
+
+// Annotation is one workflow-command annotation.
+type Annotation struct {
+	Level   string // error, warning or notice
+	File    string
+	Line    int
+	Col     int
+	Title   string
+	Message string
+}
+
+// Annotations lists what the Action annotates, in the priority order of
+// action.md: pass -> fail flips, then still-failing cases, then fail -> pass
+// flips as notices. Without a comparison every failing case is an error.
+func Annotations(r ActionReport) []Annotation {
+	var regress, failing, fixes []Annotation
+	byName := map[string]*engine.CaseResult{}
+	for _, c := range r.Env.Cases {
+		byName[c.Name] = c
+	}
+	flipped := map[string]bool{}
+	if r.Cmp != nil {
+		for _, d := range r.Cmp.Cases {
+			c := byName[d.Name]
+			for _, f := range d.Flips {
+				a := Annotation{Title: "mcptest: " + flatten(d.Name, 120)}
+				if c != nil {
+					a.File, a.Line, a.Col = c.Position.File, c.Position.Line, c.Position.Col
+				}
+				if f.Position != nil && f.Position.Line > 0 {
+					a.File, a.Line, a.Col = f.Position.File, f.Position.Line, f.Position.Col
+				}
+				msg := fmt.Sprintf("%s: %s -> %s", f.Label(), f.From, f.To)
+				if f.Message != "" {
+					msg += ": " + f.Message
+				}
+				a.Message = flatten(msg, 1000)
+				if f.Change == baseline.Regression {
+					a.Level, a.Title = "error", "mcptest regression: "+flatten(d.Name, 120)
+					regress = append(regress, a)
+					flipped[d.Name] = true
+				} else {
+					a.Level, a.Title = "notice", "mcptest fix: "+flatten(d.Name, 120)
+					fixes = append(fixes, a)
+				}
+			}
+		}
+	}
+	for _, c := range r.Env.Cases {
+		if c.Verdict != engine.Fail || flipped[c.Name] {
+			continue
+		}
+		failing = append(failing, Annotation{Level: "error", File: c.Position.File, Line: c.Position.Line, Col: c.Position.Col,
+			Title: "mcptest: " + flatten(c.Name, 120), Message: flatten(failureText(c), 1000)})
+	}
+	return append(append(regress, failing...), fixes...)
+}
+
+// failureText says why a case failed: its failing assertions, then its
+// failing floors, then its error findings.
+func failureText(c *engine.CaseResult) string {
+	var parts []string
+	for _, a := range c.Assertions {
+		if !a.Passed {
+			parts = append(parts, a.Message)
+		}
+	}
+	for _, f := range c.Floors {
+		if !f.Passed {
+			parts = append(parts, f.Name+": "+f.Message)
+		}
+	}
+	for _, f := range c.Findings {
+		if f.Level == "error" {
+			parts = append(parts, f.Message)
+		}
+	}
+	if len(parts) == 0 {
+		return "the case failed"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// flatten makes text one line of at most n runes: invisible characters
+// dropped, controls shown as escapes (the workflow-command escaping is
+// go-githubactions' job).
+func flatten(s string, n int) string {
+	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	s = strings.Map(func(r rune) rune {
+		if isInvisible(r) {
+			return -1
+		}
+		return r
+	}, s)
+	return clip(Clean(s), n)
+}
+
+// EmitAnnotations writes the annotations through go-githubactions, which
+// escapes % CR LF in messages and also : and , in properties. At most
+// AnnotationsPerKind of each level are written; when some are left, the
+// last notice slot says how many more are in the job summary. It returns
+// how many were written and how many left out.
+func EmitAnnotations(a *githubactions.Action, list []Annotation) (written, dropped int) {
+	budget := map[string]int{"error": AnnotationsPerKind, "warning": AnnotationsPerKind, "notice": AnnotationsPerKind}
+	// Count first what does not fit, so the summary line has its slot.
+	over := map[string]int{}
+	for _, an := range list {
+		over[an.Level]++
+	}
+	for k, n := range over {
+		dropped += max(0, n-budget[k])
+	}
+	if dropped > 0 && over["notice"] >= budget["notice"] {
+		budget["notice"]--
+		dropped++
+	}
+	for _, an := range list {
+		if budget[an.Level] == 0 {
+			continue
+		}
+		budget[an.Level]--
+		fields := map[string]string{"title": an.Title}
+		if an.File != "" {
+			fields["file"] = an.File
+			if an.Line > 0 {
+				fields["line"] = strconv.Itoa(an.Line)
+			}
+			if an.Col > 0 {
+				fields["col"] = strconv.Itoa(an.Col)
+			}
+		}
+		w := a.WithFieldsMap(fields)
+		switch an.Level {
+		case "error":
+			w.Errorf("%s", an.Message)
+		case "warning":
+			w.Warningf("%s", an.Message)
+		default:
+			w.Noticef("%s", an.Message)
+		}
+		written++
+	}
+	if dropped > 0 {
+		a.WithFieldsMap(map[string]string{"title": "mcptest"}).Noticef("%d more annotations are in the job summary (the runner keeps %d of each level per step)", dropped, AnnotationsPerKind)
+	}
+	return written, dropped
+}
+
+// block is a cuttable part of a markdown document: a head, rows and a
+// tail that closes what the head opened.
+type block struct {
+	head string
+	rows []string
+	tail string
+}
+
+// renderBlocks joins blocks under limit characters, cutting rows in priority
+// order (the order of the blocks, then of their rows): a block whose head
+// does not fit is dropped, and a block is always closed. What was cut is
+// said at the end.
+func renderBlocks(blocks []block, limit int) string {
+	const noteRoom = 200
+	var b strings.Builder
+	cut := 0
+	for i, bl := range blocks {
+		if cut > 0 {
+			cut += len(bl.rows)
+			continue
+		}
+		if b.Len()+len(bl.head)+len(bl.tail)+noteRoom > limit {
+			cut += len(bl.rows)
+			if len(bl.rows) == 0 {
+				cut++
+			}
+			continue
+		}
+		b.WriteString(bl.head)
+		for j, row := range bl.rows {
+			if b.Len()+len(row)+len(bl.tail)+noteRoom > limit {
+				cut += len(bl.rows) - j
+				for _, rest := range blocks[i+1:] {
+					cut += len(rest.rows)
+				}
+				break
+			}
+			b.WriteString(row)
+		}
+		b.WriteString(bl.tail)
+	}
+	if cut > 0 {
+		fmt.Fprintf(&b, "\n_%d more rows were cut to stay under GitHub's size limit; the full report is the run envelope (the `report-path` output)._\n", cut)
+	}
+	return b.String()
+}
+
+// Summary renders the job summary: verdict, baseline, floor flips (both
+// directions), failing cases, then the other changes, cut under limit.
+func Summary(r ActionReport, serverURL, repo string, limit int) string {
+	return renderBlocks(r.blocks(serverURL, repo), limit)
+}
+
+// CommentMarker is the hidden marker that finds the sticky comment of a
+// suite on a pull request.
+func CommentMarker(suite string) string {
+	return "<!-- mcptest:summary key=" + MarkerKey(suite) + " -->"
+}
+
+// DriftMarker is the hidden marker of the drift tracking issue of a suite.
+func DriftMarker(suite string) string {
+	return "<!-- mcptest:drift key=" + MarkerKey(suite) + " -->"
+}
+
+// Comment renders the sticky PR comment: the marker, then the summary
+// under the comment limit.
+func Comment(r ActionReport, serverURL, repo string) string {
+	m := CommentMarker(r.Suite) + "\n"
+	return m + renderBlocks(r.blocks(serverURL, repo), CommentLimit-len(m))
+}
+
+// DriftIssue renders the title and body of the drift tracking issue.
+func DriftIssue(r ActionReport, serverURL, repo string) (title, body string) {
+	s := r.Cmp.Summary
+	title = fmt.Sprintf("mcptest drift: %s, %s in %s", pluralize(s.Regressions, "regression", "regressions"), pluralize(s.Fixes, "fix", "fixes"), clip(MarkerKey(r.Suite), 100))
+	m := DriftMarker(r.Suite) + "\n"
+	intro := "This issue is kept up to date by the scheduled mcptest drift run: it lists the floor flips of the default branch against its last baseline, and is closed when none are left.\n\n"
+	bl := append([]block{{head: intro}}, r.blocks(serverURL, repo)...)
+	return title, m + renderBlocks(bl, CommentLimit-len(m))
+}
+
+// DriftResolved is the body a drift issue gets when it is closed.
+func DriftResolved(r ActionReport) string {
+	return DriftMarker(r.Suite) + "\nThe scheduled mcptest run shows no floor flip against the baseline any more: closing.\n"
+}
+
+func (r ActionReport) blocks(serverURL, repo string) []block {
+	var out []block
+	env := r.Env
+	word := "PASS"
+	if r.Gate.Failed {
+		word = "FAIL"
+	}
+	var h strings.Builder
+	fmt.Fprintf(&h, "### mcptest: %s — %s\n\n", word, Text(r.Suite, 200))
+	t := env.Totals
+	fmt.Fprintf(&h, "**%d passed, %d failed, %d inconclusive** (%d cases). Gate `fail-on: %s`: **%s**", t.Passed, t.Failed, t.Inconclusive, t.Total, r.Gate.FailOn, strings.ToLower(word))
+	if len(r.Gate.Reasons) > 0 {
+		fmt.Fprintf(&h, " (%s)", strings.Join(r.Gate.Reasons, "; "))
+	}
+	h.WriteString(".\n\n")
+	switch {
+	case r.BaselineFile != "":
+		fmt.Fprintf(&h, "Baseline: the file %s.", Text(r.BaselineFile, 200))
+	case r.Cmp != nil && r.BaselineRunID != 0:
+		link := fmt.Sprintf("%s/%s/actions/runs/%d", strings.TrimSuffix(serverURL, "/"), repo, r.BaselineRunID)
+		fmt.Fprintf(&h, "Baseline: [run %d](%s) of the default branch.", r.BaselineRunID, link)
+	case r.IsBaseline:
+		h.WriteString("This run is the baseline: its envelope is what later runs are compared with.")
+	default:
+		fmt.Fprintf(&h, "**No baseline**: %s. Every case is shown as new.", Text(r.Missing, 1000))
+	}
+	if r.Cmp != nil {
+		fmt.Fprintf(&h, " %s.", r.Cmp.Headline())
+	}
+	h.WriteString("\n\n")
+	for _, n := range r.Notes {
+		fmt.Fprintf(&h, "> **Note:** %s\n\n", n)
+	}
+	if r.Cmp != nil {
+		if r.Cmp.NotComparable != "" {
+			fmt.Fprintf(&h, "> **Not comparable:** %s\n\n", Text(r.Cmp.NotComparable, 1000))
+		}
+		for _, w := range r.Cmp.Warnings {
+			fmt.Fprintf(&h, "> **Warning:** %s\n\n", Text(w, 1000))
+		}
+	}
+	out = append(out, block{head: h.String()})
+
+	if r.Cmp != nil {
+		var reg, fix []string
+		for _, d := range r.Cmp.Cases {
+			for _, f := range d.Flips {
+				what := "case"
+				switch f.Subject {
+				case baseline.SubjectAssertion:
+					what = fmt.Sprintf("assertion #&#8203;%d %s", *f.Index, Text(f.Name, 200))
+					if f.Block != "" {
+						what += " in " + Text(f.Block, 100)
+					}
+				case baseline.SubjectFloor:
+					what = "floor " + Text(f.Name, 200)
+				}
+				row := fmt.Sprintf("| %s | %s | %s | %s → %s | %s |\n", map[baseline.Change]string{baseline.Regression: "🔴 **regression**", baseline.Fix: "🟢 fix"}[f.Change],
+					Text(d.Name, 0), what, f.From, f.To, Text(f.Message, 0))
+				if f.Change == baseline.Regression {
+					reg = append(reg, row)
+				} else {
+					fix = append(fix, row)
+				}
+			}
+		}
+		if len(reg)+len(fix) > 0 {
+			out = append(out, block{head: "#### Floor flips\n\n| | case | what | verdict | message |\n| --- | --- | --- | --- | --- |\n", rows: append(reg, fix...), tail: "\n"})
+		}
+	}
+
+	var failing []string
+	for _, c := range env.Cases {
+		if c.Verdict != engine.Fail {
+			continue
+		}
+		failing = append(failing, fmt.Sprintf("| %s | %s | %s |\n", Text(c.Name, 0), Text(c.Position.String(), 200), Text(failureText(c), 600)))
+	}
+	if len(failing) > 0 {
+		out = append(out, block{head: "#### Failing cases\n\n| case | where | why |\n| --- | --- | --- |\n", rows: failing, tail: "\n"})
+	}
+	var floorRows []string
+	for _, c := range env.Cases {
+		var lines []string
+		for _, f := range c.Floors {
+			if !f.Passed {
+				lines = append(lines, f.Lines...)
+			}
+		}
+		if c.Verdict == engine.Fail && len(lines) > 0 {
+			floorRows = append(floorRows, "**"+Text(c.Name, 0)+"**\n\n"+Fence(clip(strings.Join(lines, "\n"), 4000))+"\n")
+		}
+	}
+	if len(floorRows) > 0 {
+		out = append(out, block{head: "<details><summary>Floor breaches</summary>\n\n", rows: floorRows, tail: "</details>\n\n"})
+	}
+
+	if r.Cmp != nil {
+		var rows []string
+		for _, d := range r.Cmp.Cases {
+			if !d.Changed() || len(d.Flips) > 0 {
+				continue
+			}
+			status := strings.ReplaceAll(string(d.Status), "_", " ")
+			if len(d.Reasons) > 0 {
+				rs := make([]string, len(d.Reasons))
+				for i, x := range d.Reasons {
+					rs[i] = Text(x, 0)
+				}
+				status += ": " + strings.Join(rs, "; ")
+			}
+			var ts []string
+			for _, t := range d.Targets {
+				if s, ok := targetWords(t, "→"); ok && d.Status != baseline.Removed {
+					ts = append(ts, Text(t.Name, 100)+" "+s)
+				}
+			}
+			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s |\n", Text(d.Name, 0), status, verdictWords(d, "→"), strings.Join(ts, "<br>")))
+		}
+		if len(rows) > 0 {
+			out = append(out, block{head: "<details><summary>Other changes (" + strconv.Itoa(len(rows)) + ")</summary>\n\n| case | status | verdict | targets |\n| --- | --- | --- | --- |\n", rows: rows, tail: "\n</details>\n\n"})
+		}
+	}
+
+	var all []string
+	for _, c := range env.Cases {
+		all = append(all, fmt.Sprintf("| %s | %s | %s |\n", Text(c.Name, 0), c.Verdict, Text(targetsLabel(c.Targets), 400)))
+	}
+	if len(all) > 0 {
+		out = append(out, block{head: "<details><summary>All cases (" + strconv.Itoa(len(all)) + ")</summary>\n\n| case | verdict | targets |\n| --- | --- | --- |\n", rows: all, tail: "\n</details>\n"})
+	}
+	return out
+}
+
+func pluralize(n int, one, many string) string {
+	return strconv.Itoa(n) + " " + pluralWord(n, one, many)
+}

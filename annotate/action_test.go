@@ -1,0 +1,257 @@
+package annotate
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/diag"
+)
+
+var hostile = []string{
+	"::error::pwned",
+	"a\nb\r\nc%0A",
+	"@octocat and #12 and @org/team",
+	"<script>alert(1)</script> <!-- x --> <img src=x>",
+	"| a | b |",
+	"```` ``` `",
+	"[x](javascript:alert(1)) ![i](http://e/x.png)",
+	"_GitHubActionsFileCommandDelimeter_",
+	"zero\u200bwidth \u202eRTL\u202c \ufeffBOM \u2066iso\u2069",
+	"&amp; &#64;octocat",
+	strings.Repeat("long ", 500),
+}
+
+var (
+	rawMention = regexp.MustCompile(`@[A-Za-z0-9]`)
+	rawRef     = regexp.MustCompile(`(^|[^&])#[0-9]`)
+	rawPipe    = regexp.MustCompile(`(^|[^\\])\|`)
+)
+
+func checkText(t *testing.T, in, out string) {
+	t.Helper()
+	if strings.ContainsAny(out, "<>\r\n") || rawPipe.MatchString(out) || rawMention.MatchString(out) || rawRef.MatchString(out) {
+		t.Errorf("Text(%q) = %q lets markup through", in, out)
+	}
+	for _, r := range out {
+		if isInvisible(r) || isControl(r) {
+			t.Errorf("Text(%q) = %q keeps %U", in, out, r)
+		}
+	}
+	if n := utf8.RuneCountInString(out); n > 12*MaxField+10 {
+		t.Errorf("Text(%q) is %d runes long", in, n)
+	}
+}
+
+func TestText(t *testing.T) {
+	for _, s := range hostile {
+		checkText(t, s, Text(s, 0))
+	}
+	if got := Text("@octocat", 0); got != "@&#8203;octocat" {
+		t.Errorf("mention: %q", got)
+	}
+	if got := Text(strings.Repeat("x", 400), 0); utf8.RuneCountInString(got) != MaxField+1 {
+		t.Errorf("not capped: %d runes", utf8.RuneCountInString(got))
+	}
+}
+
+func FuzzText(f *testing.F) {
+	for _, s := range hostile {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			return
+		}
+		checkText(t, s, Text(s, 0))
+		k := MarkerKey(s)
+		if strings.Contains(k, "--") || strings.ContainsAny(k, "<> \n") {
+			t.Errorf("MarkerKey(%q) = %q", s, k)
+		}
+	})
+}
+
+func FuzzFence(f *testing.F) {
+	for _, s := range hostile {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := Fence(s)
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		fence := strings.TrimSuffix(lines[0], "text")
+		if len(lines) < 3 || lines[len(lines)-1] != fence || strings.Trim(fence, "`") != "" || len(fence) < 3 {
+			t.Fatalf("Fence(%q) = %q", s, out)
+		}
+		for _, l := range lines[1 : len(lines)-1] {
+			if strings.HasPrefix(strings.TrimLeft(l, " "), fence) {
+				t.Fatalf("Fence(%q): line %q closes the fence", s, l)
+			}
+		}
+	})
+}
+
+// FuzzAnnotation: whatever a case name, file or message holds, the
+// workflow command stays one line with well-formed properties, and the
+// runner's unescaping gives back the text.
+func FuzzAnnotation(f *testing.F) {
+	for _, s := range hostile {
+		f.Add(s, s, s)
+	}
+	unescape := strings.NewReplacer("%0D", "\r", "%0A", "\n", "%3A", ":", "%2C", ",", "%25", "%")
+	f.Fuzz(func(t *testing.T, title, file, msg string) {
+		var buf bytes.Buffer
+		a := githubactions.New(githubactions.WithWriter(&buf), githubactions.WithGetenv(func(string) string { return "" }))
+		EmitAnnotations(a, []Annotation{{Level: "error", Title: title, File: file, Line: 3, Col: 4, Message: msg}})
+		out := buf.String()
+		if strings.Count(out, "\n") != 1 || !strings.HasSuffix(out, "\n") || strings.Contains(out, "\r") {
+			t.Fatalf("not one line: %q", out)
+		}
+		head, body, ok := strings.Cut(strings.TrimPrefix(strings.TrimSuffix(out, "\n"), "::error "), "::")
+		if !ok {
+			t.Fatalf("no message separator: %q", out)
+		}
+		if unescape.Replace(body) != msg {
+			t.Fatalf("message %q came back as %q", msg, unescape.Replace(body))
+		}
+		props := map[string]string{}
+		for _, p := range strings.Split(head, ",") {
+			k, v, ok := strings.Cut(p, "=")
+			if !ok || strings.Contains(v, ":") {
+				t.Fatalf("property %q in %q", p, out)
+			}
+			props[k] = unescape.Replace(v)
+		}
+		if props["title"] != title || (file != "" && props["file"] != file) {
+			t.Fatalf("properties %v from title %q file %q", props, title, file)
+		}
+	})
+}
+
+func manyCases(n int, name string) (*engine.Envelope, *baseline.Comparison) {
+	base := &engine.Envelope{SchemaVersion: 1}
+	cur := &engine.Envelope{SchemaVersion: 1}
+	for i := 0; i < n; i++ {
+		mk := func(v engine.Verdict, passed bool) *engine.CaseResult {
+			return &engine.CaseResult{Name: fmt.Sprintf("%s %d", name, i), Kind: engine.KindAgent, Verdict: v, DefinitionSHA256: "d", Runs: 1,
+				Position:   diag.Pos{File: "suite.yml", Line: i + 1, Col: 3},
+				Assertions: []engine.AssertionResult{{Index: 0, Target: "tool_selection.f1", Passed: passed, Message: "assertion #0 failed: " + name, Position: diag.Pos{File: "suite.yml", Line: i + 2, Col: 5}}}}
+		}
+		base.Cases = append(base.Cases, mk(engine.Pass, true))
+		if i%2 == 0 {
+			cur.Cases = append(cur.Cases, mk(engine.Fail, false))
+		} else {
+			cur.Cases = append(cur.Cases, mk(engine.Pass, true))
+		}
+	}
+	base.Tally()
+	cur.Tally()
+	return cur, baseline.Compare(base, cur, baseline.Options{})
+}
+
+// TestCommentCut: a run too large for one comment is cut in priority
+// order under GitHub's limit, every <details> closed, and the cut said.
+func TestCommentCut(t *testing.T) {
+	env, cmp := manyCases(3000, strings.Repeat("<|@x", 40))
+	r := ActionReport{Env: env, Cmp: cmp, Gate: cmp.Gate, Suite: "suite.yml", BaselineRunID: 1}
+	body := Comment(r, "https://github.com", "o/r")
+	if len(body) > 65536 {
+		t.Fatalf("comment is %d characters", len(body))
+	}
+	if strings.Count(body, "<details>") != strings.Count(body, "</details>") {
+		t.Error("an open <details> was left")
+	}
+	if !strings.Contains(body, "more rows were cut") {
+		t.Error("the cut is not said")
+	}
+	if !strings.Contains(body, "#### Floor flips") || strings.Index(body, "#### Floor flips") > 2000 {
+		t.Error("floor flips do not come first")
+	}
+	sum := Summary(r, "https://github.com", "o/r", SummaryLimit)
+	if len(sum) > SummaryLimit || strings.Count(sum, "<details>") != strings.Count(sum, "</details>") {
+		t.Errorf("summary: %d bytes", len(sum))
+	}
+}
+
+// TestEmitAnnotationsBudget: at most 10 of a level, priority order, and
+// one line saying how many more.
+func TestEmitAnnotationsBudget(t *testing.T) {
+	var list []Annotation
+	for i := 0; i < 25; i++ {
+		list = append(list, Annotation{Level: "error", Title: "t", Message: fmt.Sprintf("regression %d", i)})
+	}
+	for i := 0; i < 12; i++ {
+		list = append(list, Annotation{Level: "notice", Title: "t", Message: fmt.Sprintf("fix %d", i)})
+	}
+	var buf bytes.Buffer
+	a := githubactions.New(githubactions.WithWriter(&buf))
+	written, dropped := EmitAnnotations(a, list)
+	out := buf.String()
+	if written != 19 || dropped != 18 || strings.Count(out, "::error ") != 10 || strings.Count(out, "::notice ") != 10 {
+		t.Fatalf("written %d dropped %d:\n%s", written, dropped, out)
+	}
+	if !strings.Contains(out, "regression 9\n") || strings.Contains(out, "regression 10\n") || !strings.HasSuffix(out, "18 more annotations are in the job summary (the runner keeps 10 of each level per step)\n") {
+		t.Errorf("order or overflow line:\n%s", out)
+	}
+}
+
+func TestAnnotationsOrder(t *testing.T) {
+	env, cmp := manyCases(4, "case")
+	got := Annotations(ActionReport{Env: env, Cmp: cmp})
+	for _, a := range got {
+		if a.Level != "error" || a.File != "suite.yml" || a.Line == 0 {
+			t.Errorf("%+v", a)
+		}
+	}
+	if len(got) != 4 { // two cases, each a case flip and an assertion flip
+		t.Errorf("%d annotations: %+v", len(got), got)
+	}
+}
+
+// TestHostileAnnotationsGolden: case names and messages that try every
+// injection, through annotations, summary and comment, against golden
+// files.
+func TestHostileAnnotationsGolden(t *testing.T) {
+	env, cmp := manyCases(2, "")
+	for i, s := range []string{hostile[0] + " " + hostile[1] + " " + hostile[7], hostile[2] + " " + hostile[3] + " " + hostile[4] + " " + hostile[5]} {
+		env.Cases[i].Name = s
+		env.Cases[i].Assertions[0].Message = s + " " + hostile[6] + " " + hostile[8]
+		env.Cases[i].Position.File = "suite,yml:" + hostile[1]
+		env.Cases[i].Verdict = engine.Fail
+		env.Cases[i].Assertions[0].Passed = false
+		env.Cases[i].Floors = []engine.Floor{{Name: "floor", Passed: false, Message: s, Lines: []string{"FLOOR " + s, hostile[5] + "````````"}}}
+	}
+	env.Tally()
+	r := ActionReport{Env: env, Cmp: nil, Gate: cmp.Gate, Suite: "suite.yml", Missing: "first run"}
+	var buf bytes.Buffer
+	a := githubactions.New(githubactions.WithWriter(&buf))
+	EmitAnnotations(a, Annotations(r))
+	if strings.Count(buf.String(), "\n") != 2 {
+		t.Errorf("2 annotations must be 2 lines:\n%s", buf.String())
+	}
+	golden(t, "action-hostile.annotations", buf.Bytes())
+	md := Comment(r, "https://github.com", "o/r")
+	golden(t, "action-hostile.comment.md", []byte(md))
+	// Inside a fenced code block nothing renders: check what is outside.
+	outside := regexp.MustCompile("(?s)\n(`{3,})text\n.*?\n(`{3,})\n").ReplaceAllStringFunc(md, func(block string) string {
+		lines := strings.Split(strings.Trim(block, "\n"), "\n")
+		if lines[0] != lines[len(lines)-1]+"text" {
+			t.Errorf("a fence closed early: %q", block)
+		}
+		return "\n"
+	})
+	if strings.Count(md, "text\n") != 2 {
+		t.Errorf("want 2 fenced blocks")
+	}
+	for _, bad := range []string{"<script>", "@octocat", "#12", "<!-- x", "](javascript", "\u202e", "\u200b", "\ufeff"} {
+		if strings.Contains(outside, bad) {
+			t.Errorf("the comment holds %q", bad)
+		}
+	}
+}

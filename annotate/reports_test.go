@@ -1,0 +1,226 @@
+package annotate
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/xml"
+	"html"
+	"os"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/diag"
+)
+
+func renderReport(t testing.TB, r Reporter, env *engine.Envelope) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := r.Report(&buf, env); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestReportFormatsGolden(t *testing.T) {
+	for _, name := range []string{"junit", "sarif", "html"} {
+		r, err := New(name, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := renderReport(t, r, sample())
+		golden(t, "sample."+name, out)
+		if bytes.Contains(out, []byte("\x1b")) {
+			t.Errorf("%s: escape byte in the output: recorded text must be cleaned", name)
+		}
+		if !utf8.Valid(out) {
+			t.Errorf("%s: output is not UTF-8", name)
+		}
+	}
+}
+
+// sarifSchema compiles the SARIF 2.1.0 JSON schema (testdata/sarif-2.1.0.json,
+// copied from the npm package @microsoft/sarif-multitool-linux 5.7.0).
+func sarifSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	data, err := os.ReadFile("testdata/sarif-2.1.0.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	if err := c.AddResource("sarif-2.1.0.json", bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	return c.MustCompile("sarif-2.1.0.json")
+}
+
+func validSARIF(t *testing.T, s *jsonschema.Schema, out []byte) map[string]any {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+	if err := s.Validate(doc); err != nil {
+		t.Fatalf("not SARIF 2.1.0: %v\n%s", err, out)
+	}
+	return doc
+}
+
+// TestSARIFSchema validates the sarif reporter's log, and a log of
+// doctor/security-style findings written with WriteSARIF, against the
+// SARIF 2.1.0 schema, and checks every result's rule index.
+func TestSARIFSchema(t *testing.T) {
+	s := sarifSchema(t)
+	doc := validSARIF(t, s, renderReport(t, SARIF{}, sample()))
+	run := doc["runs"].([]any)[0].(map[string]any)
+	rules := run["tool"].(map[string]any)["driver"].(map[string]any)["rules"].([]any)
+	results := run["results"].([]any)
+	var ids []string
+	for _, r := range results {
+		r := r.(map[string]any)
+		ids = append(ids, r["ruleId"].(string))
+		rule := rules[int(r["ruleIndex"].(float64))].(map[string]any)
+		if rule["id"] != r["ruleId"] {
+			t.Errorf("ruleIndex of %v points at %v", r["ruleId"], rule["id"])
+		}
+	}
+	// The failing case: one failed assertion, one error finding; the
+	// inconclusive case: its warning. The passing case adds nothing.
+	if got := strings.Join(ids, " "); got != "GATE-ASSERT GATE-FINDING GATE-INCONCLUSIVE" {
+		t.Errorf("results = %s", got)
+	}
+
+	var buf bytes.Buffer
+	err := WriteSARIF(&buf, SARIFTool{Name: "mcptest", Version: "0.1.0"},
+		[]SARIFRule{{ID: "DESC-001", Name: "DescriptionTooShort", Short: "A tool description is too short to choose the tool by.", Level: "warning"}},
+		[]SARIFResult{
+			{RuleID: "DESC-001", Level: "warning", Message: "tool `get_weather`: description has 2 words", Location: diag.Pos{File: "catalog/tools.json", Line: 7, Col: 3}, Fingerprint: "get_weather"},
+			{RuleID: "SEC-004", Level: "error", Message: "tool `exec`: description says \"ignore previous instructions\"\x1b[0m", Location: diag.Pos{File: "/abs/path with space/catalog.json"}},
+			{RuleID: "SCH-002", Level: "note", Message: "no location"},
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc = validSARIF(t, s, buf.Bytes())
+	out := buf.String()
+	for _, want := range []string{`"id": "SEC-004"`, `"uri": "file:///abs/path%20with%20space/catalog.json"`, `"uriBaseId": "%SRCROOT%"`, `"startLine": 7`, `\\u001b[0m`, `"mcptest/v1": "`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the log lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+// TestHTMLPage checks what the browser test cannot see cheaply: the CSP
+// allows exactly the page's script, an all-pass run has no review block,
+// and the same envelope renders byte-identically.
+func TestHTMLPage(t *testing.T) {
+	sum := sha256.Sum256([]byte(htmlJS))
+	if !strings.Contains(htmlCSP, "'sha256-"+base64.StdEncoding.EncodeToString(sum[:])+"'") || !strings.HasPrefix(htmlCSP, "default-src 'none'") {
+		t.Errorf("CSP %q does not pin the page's script", htmlCSP)
+	}
+	page := string(renderReport(t, HTML{}, sample()))
+	if !strings.Contains(page, `id="review"`) {
+		t.Error("a failing run has no Review first block")
+	}
+	if page != string(renderReport(t, HTML{}, sample())) {
+		t.Error("two renderings differ")
+	}
+	env := sample()
+	env.Cases = env.Cases[:1]
+	env.Verdict, env.Totals = engine.Pass, engine.Totals{Total: 1, Passed: 1}
+	page = string(renderReport(t, HTML{}, env))
+	if strings.Contains(page, `id="review"`) || strings.Contains(page, "Review first") {
+		t.Error("an all-pass run shows a Review first block")
+	}
+	for _, block := range []string{`id="audit"`, `id="cases"`, `id="footer"`} {
+		if !strings.Contains(page, block) {
+			t.Errorf("no %s", block)
+		}
+	}
+}
+
+// hostileEnvelope puts s everywhere recorded text reaches a report.
+func hostileEnvelope(s string) *engine.Envelope {
+	env := sample()
+	env.Source = &engine.Source{Repo: s, Branch: s, Commit: s}
+	env.Servers = []engine.ServerInfo{{Name: s, Transport: s, Auth: "bearer", TokenEnv: s}}
+	c := env.Cases[1]
+	c.Name = s
+	c.Assertions[0].Message = s
+	c.Assertions[0].Actual = s
+	c.Findings[0].Message = s
+	c.Floors = []engine.Floor{{Name: s, Message: s, Lines: []string{s}}}
+	return env
+}
+
+// FuzzReportText feeds arbitrary recorded text through the HTML and JUnit
+// reporters: the page's markup is the same as with harmless text (every <
+// of the input is escaped), and the JUnit document stays well-formed XML.
+func FuzzReportText(f *testing.F) {
+	for _, s := range []string{"x", "<script>alert(1)</script>", "\"><img src=x onerror=alert(1)>", "]]></failure>", "\x00\x1b[31m\u202e", "&amp;&#0;", "\xff\xfe"} {
+		f.Add(s)
+	}
+	plain := renderReport(f, HTML{}, hostileEnvelope("x"))
+	f.Fuzz(func(t *testing.T, s string) {
+		page := renderReport(t, HTML{}, hostileEnvelope(s))
+		if got, want := bytes.Count(page, []byte("<")), bytes.Count(plain, []byte("<")); got != want {
+			t.Errorf("%q changed the page's markup: %d '<', want %d", s, got, want)
+		}
+		out := renderReport(t, JUnit{}, hostileEnvelope(s))
+		dec := xml.NewDecoder(bytes.NewReader(out))
+		for {
+			_, err := dec.Token()
+			if err != nil {
+				if err.Error() != "EOF" {
+					t.Fatalf("%q: junit is not well-formed: %v\n%s", s, err, out)
+				}
+				break
+			}
+		}
+	})
+}
+
+func TestSnapshotRoundTrip(t *testing.T) {
+	frag, err := SnapshotFragment(sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(frag[2:], "+/=#") {
+		t.Errorf("fragment %q is not unpadded base64url", frag)
+	}
+	env, err := ReadSnapshotFragment("#" + frag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := renderReport(t, JSON{}, env), renderReport(t, JSON{}, sample()); !bytes.Equal(got, want) {
+		t.Errorf("the snapshot does not carry the envelope:\n%s\nvs\n%s", got, want)
+	}
+	page := html.UnescapeString(string(SnapshotPage()))
+	sum := sha256.Sum256([]byte(snapshotJS))
+	if !strings.Contains(page, `content="default-src 'none'`) || !strings.Contains(page, "sha256-"+base64.StdEncoding.EncodeToString(sum[:])) {
+		t.Error("the snapshot page's CSP does not forbid loads and pin its script")
+	}
+	for _, bad := range []string{"", "z=", "z=!!", "x=abc", "z=" + base64.RawURLEncoding.EncodeToString([]byte("not deflate"))} {
+		if _, err := ReadSnapshotFragment(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// FuzzReadSnapshotFragment: a snapshot address is untrusted input; reading
+// one returns an envelope or an error, never a panic.
+func FuzzReadSnapshotFragment(f *testing.F) {
+	frag, _ := SnapshotFragment(sample())
+	for _, s := range []string{frag, "#z=", "z=AAAA", "z=" + strings.Repeat("_", 40)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		_, _ = ReadSnapshotFragment(s)
+	})
+}

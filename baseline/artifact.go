@@ -1,0 +1,67 @@
+package baseline
+
+import (
+	"archive/zip"
+	"bytes"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+)
+
+// ReadArtifactEntry returns the one entry called name from an artifact
+// zip held in memory, read under a cap of max bytes. The archive is
+// untrusted: it is refused, not repaired, when any entry has an absolute
+// path, a `..` element, a backslash or a drive letter, is a symbolic link
+// or another non-regular file, or declares (or turns out to inflate to)
+// more than max bytes, and when the entry is missing or present twice.
+// Other regular entries are ignored, never read.
+func ReadArtifactEntry(data []byte, name string, max int64) ([]byte, error) {
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, fmt.Errorf("artifact: not a zip archive: %w", err)
+	}
+	var found *zip.File
+	for _, f := range zr.File {
+		n := f.Name
+		if n == "" || strings.HasPrefix(n, "/") || strings.Contains(n, `\`) || (len(n) > 1 && n[1] == ':') {
+			return nil, fmt.Errorf("artifact: entry %q has an absolute or non-portable path", n)
+		}
+		for _, el := range strings.Split(n, "/") {
+			if el == ".." {
+				return nil, fmt.Errorf("artifact: entry %q climbs out of the archive (..)", n)
+			}
+		}
+		mode := f.Mode()
+		if mode&^0o777 != 0 && !mode.IsDir() {
+			return nil, fmt.Errorf("artifact: entry %q is not a regular file (mode %v): links are refused", n, mode)
+		}
+		if f.UncompressedSize64 > uint64(max) {
+			return nil, fmt.Errorf("artifact: entry %q declares %d bytes, over the %d-byte cap", n, f.UncompressedSize64, max)
+		}
+		if path.Clean(n) != name {
+			continue
+		}
+		if found != nil {
+			return nil, fmt.Errorf("artifact: entry %q appears twice", name)
+		}
+		found = f
+	}
+	if found == nil {
+		return nil, fmt.Errorf("artifact: no entry %q in the archive", name)
+	}
+	rc, err := found.Open()
+	if err != nil {
+		return nil, fmt.Errorf("artifact: open %q: %w", name, err)
+	}
+	defer rc.Close()
+	// The declared size may lie (a zip bomb): read one byte past the cap.
+	out, err := io.ReadAll(io.LimitReader(rc, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("artifact: read %q: %w", name, err)
+	}
+	if int64(len(out)) > max {
+		return nil, fmt.Errorf("artifact: entry %q inflates past the %d-byte cap", name, max)
+	}
+	return out, nil
+}

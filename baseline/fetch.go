@@ -1,0 +1,460 @@
+package baseline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/mcptest/mcptest/engine"
+)
+
+// GitHub talks to the GitHub REST API for the Action: the baseline
+// artifact and the PR comment and drift issue (through Client). Every call
+// goes to APIURL (GITHUB_API_URL, so GitHub Enterprise Server works) and is
+// retried with back-off on 5xx answers, rate limits and timeouts.
+type GitHub struct {
+	// Client is the go-github client, authenticated and retrying.
+	Client *github.Client
+	// raw sends authenticated requests without following redirects.
+	raw *http.Client
+	// plain fetches signed download URLs: no Authorization header.
+	plain *http.Client
+}
+
+// GitHubOptions configure NewGitHub.
+type GitHubOptions struct {
+	APIURL string // GITHUB_API_URL; "" means https://api.github.com
+	Token  string
+	// Retries is how many times a failed request is tried again (default 4);
+	// RetryDelay the first back-off (default 1s), doubled each time.
+	Retries    int
+	RetryDelay time.Duration
+	// Timeout bounds each attempt (default 30s).
+	Timeout time.Duration
+	// UserAgent names the caller.
+	UserAgent string
+}
+
+// NewGitHub returns a client for the API at opt.APIURL.
+func NewGitHub(opt GitHubOptions) (*GitHub, error) {
+	if opt.APIURL == "" {
+		opt.APIURL = "https://api.github.com"
+	}
+	base, err := url.Parse(strings.TrimSuffix(opt.APIURL, "/") + "/")
+	if err != nil || (base.Scheme != "https" && base.Scheme != "http") {
+		return nil, fmt.Errorf("GITHUB_API_URL %q is not an http(s) URL", opt.APIURL)
+	}
+	if opt.Retries == 0 {
+		opt.Retries = 4
+	}
+	if opt.RetryDelay == 0 {
+		opt.RetryDelay = time.Second
+	}
+	if opt.Timeout == 0 {
+		opt.Timeout = 30 * time.Second
+	}
+	retry := &retryTransport{next: http.DefaultTransport, retries: opt.Retries, delay: opt.RetryDelay, timeout: opt.Timeout}
+	authed := &authTransport{next: retry, token: opt.Token, host: base.Host}
+	g := &GitHub{
+		Client: github.NewClient(&http.Client{Transport: authed}),
+		raw: &http.Client{Transport: authed, CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		}},
+		plain: &http.Client{Transport: retry},
+	}
+	g.Client.BaseURL = base
+	g.Client.UploadURL = base
+	if opt.UserAgent != "" {
+		g.Client.UserAgent = opt.UserAgent
+	}
+	return g, nil
+}
+
+// authTransport adds the token to requests for the API host only, so a
+// redirect to another host (a signed download URL) never carries it.
+type authTransport struct {
+	next  http.RoundTripper
+	token string
+	host  string
+}
+
+func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.token != "" && req.URL.Host == t.host {
+		req = req.Clone(req.Context())
+		req.Header.Set("Authorization", "Bearer "+t.token)
+	}
+	return t.next.RoundTrip(req)
+}
+
+// retryTransport tries a request again on a network error or timeout, a
+// 5xx answer, a 429, and a 403 that is a rate limit (Retry-After, or no
+// requests remaining), waiting Retry-After when given (up to a minute) or
+// an exponential back-off with jitter.
+type retryTransport struct {
+	next    http.RoundTripper
+	retries int
+	delay   time.Duration
+	timeout time.Duration
+}
+
+func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	delay := t.delay
+	for attempt := 0; ; attempt++ {
+		r := req
+		if attempt > 0 && req.Body != nil {
+			if req.GetBody == nil {
+				return nil, fmt.Errorf("%s %s: cannot retry a request whose body cannot be re-read", req.Method, redactURL(req.URL))
+			}
+			body, err := req.GetBody()
+			if err != nil {
+				return nil, err
+			}
+			r = req.Clone(req.Context())
+			r.Body = body
+		}
+		ctx, cancel := context.WithTimeout(req.Context(), t.timeout)
+		resp, err := t.next.RoundTrip(r.WithContext(ctx))
+		wait, again := retryable(resp, err, delay)
+		if !again || attempt >= t.retries || req.Context().Err() != nil {
+			if err != nil {
+				cancel()
+				return nil, err
+			}
+			resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+			return resp, nil
+		}
+		if resp != nil {
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+			resp.Body.Close()
+		}
+		cancel()
+		select {
+		case <-time.After(wait):
+		case <-req.Context().Done():
+			return nil, req.Context().Err()
+		}
+		delay *= 2
+	}
+}
+
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
+
+func retryable(resp *http.Response, err error, delay time.Duration) (time.Duration, bool) {
+	backoff := delay + time.Duration(rand.Int64N(int64(delay)/2+1))
+	if err != nil {
+		return backoff, true
+	}
+	limited := resp.StatusCode == http.StatusTooManyRequests ||
+		(resp.StatusCode == http.StatusForbidden && (resp.Header.Get("Retry-After") != "" || resp.Header.Get("X-RateLimit-Remaining") == "0"))
+	if resp.StatusCode < 500 && !limited {
+		return 0, false
+	}
+	if s := resp.Header.Get("Retry-After"); s != "" {
+		if n, err := strconv.Atoi(s); err == nil && n >= 0 {
+			return min(time.Duration(n)*time.Second, time.Minute), true
+		}
+	}
+	if limited && resp.Header.Get("X-RateLimit-Reset") != "" {
+		if n, err := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64); err == nil {
+			if d := time.Until(time.Unix(n, 0)); d > 0 {
+				return min(d, time.Minute), true
+			}
+		}
+	}
+	return backoff, true
+}
+
+// redactURL drops the query, where signed URLs keep their signature.
+func redactURL(u *url.URL) string {
+	c := *u
+	c.RawQuery = ""
+	c.User = nil
+	return c.String()
+}
+
+// APIError is an answer of the API that is not a success, with its status.
+type APIError struct {
+	Op     string
+	Status int
+	Msg    string
+}
+
+func (e *APIError) Error() string {
+	s := fmt.Sprintf("%s: HTTP %d", e.Op, e.Status)
+	if e.Msg != "" {
+		s += ": " + e.Msg
+	}
+	return s
+}
+
+// Forbidden reports whether err is a 403 or 404 answer: a read-only token
+// (a fork's pull request) or missing permissions.
+func Forbidden(err error) bool {
+	var ae *APIError
+	if errors.As(err, &ae) {
+		return ae.Status == http.StatusForbidden || ae.Status == http.StatusNotFound
+	}
+	var ge *github.ErrorResponse
+	if errors.As(err, &ge) && ge.Response != nil {
+		return ge.Response.StatusCode == http.StatusForbidden || ge.Response.StatusCode == http.StatusNotFound
+	}
+	return false
+}
+
+// FetchOptions say which baseline to fetch.
+type FetchOptions struct {
+	Owner, Repo string
+	// Workflow is the file name of the workflow that uploads the baseline
+	// (mcptest-baseline.yml).
+	Workflow string
+	// Artifact is the artifact's name, Entry the file inside it.
+	Artifact, Entry string
+	// MaxBytes caps the artifact (zip) and the entry (default 64 MiB).
+	MaxBytes int64
+	// Base and Head are the pull request's base and head commits; when
+	// both are set, the run of their merge base is preferred.
+	Base, Head string
+	// MaxRuns bounds how many runs are looked at (default 30).
+	MaxRuns int
+}
+
+// Found is a baseline taken from a run of the default branch.
+type Found struct {
+	Envelope *engine.Envelope
+	RunID    int64
+	RunURL   string
+	SHA      string
+	// Skipped says why other runs or artifacts were passed over.
+	Skipped []string
+}
+
+// Missing is the "no baseline" answer: nothing usable was found. It is a
+// stated mode, not a failure; Reason says why.
+type Missing struct {
+	Reason  string
+	Skipped []string
+}
+
+func (m *Missing) Error() string { return "no baseline: " + m.Reason }
+
+// The events whose runs may supply a baseline.
+var baselineEvents = map[string]bool{"push": true, "schedule": true, "workflow_dispatch": true}
+
+// FetchBaseline finds the baseline envelope of the default branch in the
+// order of action.md: the default branch; its successful runs of the
+// baseline workflow, the merge base's first, then newest first; only runs
+// of an accepted event, from the repository itself, on the default branch,
+// that succeeded; the named artifact, not expired, under the cap; its zip
+// downloaded from the signed URL without credentials; the one expected
+// entry; a run envelope. It returns a *Missing error when there is no
+// usable baseline, another error when the API failed.
+func (g *GitHub) FetchBaseline(ctx context.Context, opt FetchOptions) (*Found, error) {
+	if opt.MaxBytes == 0 {
+		opt.MaxBytes = 64 << 20
+	}
+	if opt.MaxRuns == 0 {
+		opt.MaxRuns = 30
+	}
+	repo, _, err := g.Client.Repositories.Get(ctx, opt.Owner, opt.Repo)
+	if err != nil {
+		return nil, fmt.Errorf("get repository %s/%s: %w", opt.Owner, opt.Repo, err)
+	}
+	def := repo.GetDefaultBranch()
+	full := repo.GetFullName()
+	var mergeBase string
+	if opt.Base != "" && opt.Head != "" {
+		cmp, _, err := g.Client.Repositories.CompareCommits(ctx, opt.Owner, opt.Repo, opt.Base, opt.Head, &github.ListOptions{PerPage: 1})
+		if err == nil {
+			mergeBase = cmp.GetMergeBaseCommit().GetSHA()
+		}
+	}
+	runs, _, err := g.Client.Actions.ListWorkflowRunsByFileName(ctx, opt.Owner, opt.Repo, opt.Workflow, &github.ListWorkflowRunsOptions{
+		Branch: def, Status: "success", ListOptions: github.ListOptions{PerPage: min(opt.MaxRuns, 100)},
+	})
+	if err != nil {
+		if Forbidden(err) {
+			return nil, &Missing{Reason: fmt.Sprintf("the runs of workflow %q cannot be listed (%v): is the file name right, and may the token read actions?", opt.Workflow, err)}
+		}
+		return nil, fmt.Errorf("list runs of workflow %s: %w", opt.Workflow, err)
+	}
+	ordered := make([]*github.WorkflowRun, 0, len(runs.WorkflowRuns))
+	for _, r := range runs.WorkflowRuns {
+		if mergeBase != "" && r.GetHeadSHA() == mergeBase {
+			ordered = append([]*github.WorkflowRun{r}, ordered...)
+		} else {
+			ordered = append(ordered, r)
+		}
+	}
+	var skipped []string
+	for _, r := range ordered {
+		if why := rejectRun(r, def, full); why != "" {
+			skipped = append(skipped, fmt.Sprintf("run %d: %s", r.GetID(), why))
+			continue
+		}
+		env, why, err := g.runBaseline(ctx, opt, r.GetID())
+		if err != nil {
+			return nil, err
+		}
+		if why != "" {
+			skipped = append(skipped, fmt.Sprintf("run %d: %s", r.GetID(), why))
+			continue
+		}
+		return &Found{Envelope: env, RunID: r.GetID(), RunURL: r.GetHTMLURL(), SHA: r.GetHeadSHA(), Skipped: skipped}, nil
+	}
+	reason := fmt.Sprintf("no successful run of %s on %s has a usable %q artifact", opt.Workflow, def, opt.Artifact)
+	if len(ordered) == 0 {
+		reason = fmt.Sprintf("workflow %s has no successful run on %s yet (first run?)", opt.Workflow, def)
+	}
+	return nil, &Missing{Reason: reason, Skipped: skipped}
+}
+
+// rejectRun says why a run may not supply a baseline, or "".
+func rejectRun(r *github.WorkflowRun, def, full string) string {
+	switch {
+	case !baselineEvents[r.GetEvent()]:
+		return fmt.Sprintf("event %q is not push, schedule or workflow_dispatch", r.GetEvent())
+	case r.GetHeadRepository().GetFullName() != full:
+		return fmt.Sprintf("its head repository %q is not %s (a fork's branch)", r.GetHeadRepository().GetFullName(), full)
+	case r.GetHeadBranch() != def:
+		return fmt.Sprintf("branch %q is not the default branch %s", r.GetHeadBranch(), def)
+	case r.GetStatus() != "completed" || r.GetConclusion() != "success":
+		return fmt.Sprintf("it did not succeed (%s/%s)", r.GetStatus(), r.GetConclusion())
+	}
+	return ""
+}
+
+// runBaseline reads the baseline artifact of one run; why says why the run
+// has none usable.
+func (g *GitHub) runBaseline(ctx context.Context, opt FetchOptions, runID int64) (*engine.Envelope, string, error) {
+	data, why, err := g.RunArtifact(ctx, opt.Owner, opt.Repo, runID, opt.Artifact, opt.Entry, opt.MaxBytes)
+	if err != nil || why != "" {
+		return nil, why, err
+	}
+	env, err := ReadBaseline(bytes.NewReader(data), fmt.Sprintf("artifact %s of run %d", opt.Artifact, runID))
+	if err != nil {
+		return nil, err.Error(), nil
+	}
+	if env.SchemaVersion != engine.SchemaVersion {
+		return nil, fmt.Sprintf("its envelope has schema_version %d, this mcptest reads %d", env.SchemaVersion, engine.SchemaVersion), nil
+	}
+	return env, "", nil
+}
+
+// RunArtifact downloads the artifact called name of a run and returns its
+// entry. why says why it is unusable (absent, expired, too large, a bad
+// archive); err is an API failure.
+func (g *GitHub) RunArtifact(ctx context.Context, owner, repo string, runID int64, name, entry string, max int64) (data []byte, why string, err error) {
+	// go-github v62 has no name filter: a request of our own.
+	u := fmt.Sprintf("repos/%s/%s/actions/runs/%d/artifacts?name=%s&per_page=100", url.PathEscape(owner), url.PathEscape(repo), runID, url.QueryEscape(name))
+	req, err := g.Client.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	var list github.ArtifactList
+	if _, err := g.Client.Do(ctx, req, &list); err != nil {
+		if Forbidden(err) {
+			return nil, fmt.Sprintf("its artifacts cannot be listed: %v", err), nil
+		}
+		return nil, "", fmt.Errorf("list artifacts of run %d: %w", runID, err)
+	}
+	var art *github.Artifact
+	for _, a := range list.Artifacts {
+		if a.GetName() == name {
+			art = a
+			break
+		}
+	}
+	switch {
+	case art == nil:
+		return nil, fmt.Sprintf("no artifact named %q", name), nil
+	case art.GetExpired():
+		return nil, fmt.Sprintf("artifact %q expired", name), nil
+	case art.GetSizeInBytes() > max:
+		return nil, fmt.Sprintf("artifact %q is %d bytes, over the %d-byte cap", name, art.GetSizeInBytes(), max), nil
+	}
+	zipped, why, err := g.download(ctx, owner, repo, art.GetID(), max)
+	if err != nil || why != "" {
+		return nil, why, err
+	}
+	out, err := ReadArtifactEntry(zipped, entry, max)
+	if err != nil {
+		return nil, err.Error(), nil
+	}
+	return out, "", nil
+}
+
+// download asks for an artifact's zip without following the redirect,
+// then fetches the signed URL with a plain client under the byte cap. The
+// signed URL is never logged.
+func (g *GitHub) download(ctx context.Context, owner, repo string, id, max int64) ([]byte, string, error) {
+	u := fmt.Sprintf("repos/%s/%s/actions/artifacts/%d/zip", url.PathEscape(owner), url.PathEscape(repo), id)
+	req, err := g.Client.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	resp, err := g.raw.Do(req.WithContext(ctx))
+	if err != nil {
+		return nil, "", fmt.Errorf("download artifact %d: %w", id, err)
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusFound, http.StatusMovedPermanently, http.StatusTemporaryRedirect, http.StatusSeeOther:
+	case http.StatusGone:
+		return nil, fmt.Sprintf("artifact %d expired (410 Gone)", id), nil
+	case http.StatusForbidden, http.StatusNotFound:
+		return nil, fmt.Sprintf("artifact %d cannot be downloaded (HTTP %d): may the token read actions?", id, resp.StatusCode), nil
+	default:
+		return nil, "", &APIError{Op: fmt.Sprintf("download artifact %d", id), Status: resp.StatusCode}
+	}
+	loc, err := resp.Location()
+	if err != nil {
+		return nil, "", fmt.Errorf("download artifact %d: a redirect without a usable Location", id)
+	}
+	if loc.Scheme != "https" && loc.Scheme != "http" {
+		return nil, "", fmt.Errorf("download artifact %d: the redirect is not to an http(s) URL", id)
+	}
+	greq, err := http.NewRequestWithContext(ctx, http.MethodGet, loc.String(), nil)
+	if err != nil {
+		return nil, "", fmt.Errorf("download artifact %d: %w", id, err)
+	}
+	gresp, err := g.plain.Do(greq)
+	if err != nil {
+		// The error text holds the signed URL: say where, not what.
+		return nil, "", fmt.Errorf("download artifact %d from %s: the request failed", id, loc.Host)
+	}
+	defer gresp.Body.Close()
+	if gresp.StatusCode != http.StatusOK {
+		if gresp.StatusCode == http.StatusGone || gresp.StatusCode == http.StatusForbidden || gresp.StatusCode == http.StatusNotFound {
+			return nil, fmt.Sprintf("the signed download URL of artifact %d answered HTTP %d (expired?)", id, gresp.StatusCode), nil
+		}
+		return nil, "", &APIError{Op: fmt.Sprintf("download artifact %d from %s", id, loc.Host), Status: gresp.StatusCode}
+	}
+	data, err := io.ReadAll(io.LimitReader(gresp.Body, max+1))
+	if err != nil {
+		return nil, "", fmt.Errorf("download artifact %d from %s: read failed", id, loc.Host)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Sprintf("artifact %d's download is over the %d-byte cap", id, max), nil
+	}
+	return data, "", nil
+}

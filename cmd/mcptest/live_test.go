@@ -1,0 +1,284 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// mcptestBin builds the mcptest binary once, for tests that start it as a
+// stdio server.
+func mcptestBin(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "mcptest-bin")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "mcptest")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			binErr = err
+			binPath = string(out)
+		}
+	})
+	if binErr != nil {
+		t.Fatalf("go build: %v\n%s", binErr, binPath)
+	}
+	return binPath
+}
+
+func TestToolsFromCatalog(t *testing.T) {
+	stdout, stderr, code := mcptest(t, nil, "tools", "--catalog", "testdata/live/catalog.yml", "--format", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	golden(t, "testdata/golden/tools-catalog.json", stdout)
+	stdout, _, code = mcptest(t, nil, "tools", "--catalog", "testdata/live/catalog.yml")
+	if code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	golden(t, "testdata/golden/tools-catalog.txt", stdout)
+}
+
+func TestTargetErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tools"}, "no target"},
+		{[]string{"tools", "--url", "http://x", "--catalog", "c.yml"}, "more than one target"},
+		{[]string{"tools", "--catalog", "c.yml", "--bearer-token-env", "T"}, "--bearer-token-env goes with --url"},
+		{[]string{"tools", "--catalog", "testdata/live/missing.yml"}, "read catalog"},
+		{[]string{"tools", "--server", "nope", "--config", "testdata/live/suite.yml"}, `declares no such server (it declares: docs, remote)`},
+		{[]string{"tools", "stray"}, "unexpected argument"},
+		{[]string{"resources", "--format", "xml", "--catalog", "x"}, "--format"},
+		{[]string{"mock"}, "usage: mcptest mock"},
+	} {
+		_, stderr, code := mcptest(t, nil, tc.args...)
+		if code != ExitInput || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestMockInProcess serves a catalog with `mcptest mock` on pipes and
+// lists it with the SDK's client.
+func TestMockInProcess(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan int)
+	go func() {
+		c := &Command{Stdin: inR, Stdout: outW, Stderr: io.Discard, Getenv: os.Getenv}
+		done <- c.Main([]string{"mock", "--tools-from", "testdata/live/catalog.yml"})
+		outW.Close()
+	}()
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t"}, nil).Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tools) != 2 || res.Tools[0].Name != "fetch_doc" {
+		t.Errorf("tools %v", res.Tools)
+	}
+	cs.Close()
+	if code := <-done; code != ExitOK {
+		t.Errorf("mock exited %d", code)
+	}
+}
+
+// TestMockOverStdio: the binary's mock, listed over stdio by the binary's
+// own tools command, gives exactly the catalog file's tools.
+func TestMockOverStdio(t *testing.T) {
+	bin := mcptestBin(t)
+	want, _, _ := mcptest(t, nil, "tools", "--catalog", "testdata/live/catalog.yml", "--format", "json")
+	got, stderr, code := mcptest(t, nil, "tools", "--format", "json", "--", bin, "mock", "--tools-from", "testdata/live/catalog.yml")
+	if code != ExitOK || got != want {
+		t.Errorf("exit %d %s\n--- served\n%s\n--- file\n%s", code, stderr, got, want)
+	}
+
+	// --server resolves a declared server, run in the suite's directory.
+	dir := t.TempDir()
+	suite, _ := os.ReadFile("testdata/live/suite.yml")
+	catalog, _ := os.ReadFile("testdata/live/catalog.yml")
+	os.WriteFile(filepath.Join(dir, "suite.yml"), []byte(strings.ReplaceAll(string(suite), "MCPTEST_BIN", bin)), 0o644)
+	os.WriteFile(filepath.Join(dir, "catalog.yml"), catalog, 0o644)
+	got, stderr, code = mcptest(t, nil, "tools", "--format", "json", "--server", "docs", "--config", filepath.Join(dir, "suite.yml"))
+	if code != ExitOK || got != want {
+		t.Errorf("--server: exit %d %s\n%s", code, stderr, got)
+	}
+	caps, _, code := mcptest(t, nil, "capabilities", "--format", "json", "--", bin, "mock", "--tools-from", "testdata/live/catalog.yml")
+	if code != ExitOK || !strings.Contains(caps, `"name": "mcptest-mock"`) || !strings.Contains(caps, `"tools"`) {
+		t.Errorf("capabilities: exit %d\n%s", code, caps)
+	}
+}
+
+// TestAuthFailureMessage: a 401 from a URL target is the one actionable
+// message, exit 3.
+func TestAuthFailureMessage(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="mcp"`)
+		http.Error(w, "unauthorized", http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	_, stderr, code := mcptest(t, map[string]string{}, "tools", "--url", srv.URL, "--bearer-token-env", "MCP_TOKEN")
+	want := "mcptest: auth failed: HTTP 401 from " + srv.URL + `, server advertises Bearer realm="mcp".` + "\n" +
+		"env var `MCP_TOKEN` (named by `bearer_token_env`) is not set or is empty in this process;\n" +
+		"export a valid token into it. Diagnose with: mcptest doctor --url " + srv.URL + " --bearer-token-env MCP_TOKEN\n"
+	if code != ExitError || stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
+	}
+	stdout, stderr, code := mcptest(t, map[string]string{"MCP_TOKEN": "stale"}, "doctor", "--url", srv.URL, "--bearer-token-env", "MCP_TOKEN")
+	if code != ExitError || !strings.Contains(stdout, "auth        FAIL  HTTP 401") || !strings.Contains(stderr, "holds a token the server rejected") {
+		t.Errorf("doctor: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+func TestDoctorLintDescriptions(t *testing.T) {
+	const catalog = "../../examples/tool-quality/catalog.yml"
+	for _, f := range []string{"text", "json"} {
+		stdout, stderr, code := mcptest(t, nil, "doctor", "--lint-descriptions", "--catalog", catalog, "--format", f)
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		golden(t, "testdata/golden/doctor-lint."+f, stdout)
+	}
+	stdout, _, code := mcptest(t, nil, "doctor", "--catalog", catalog)
+	if code != ExitOK || !strings.Contains(stdout, "4 tools, ") || !strings.Contains(stdout, "tool-surface tokens (cl100k_base") {
+		t.Errorf("doctor layers: exit %d\n%s", code, stdout)
+	}
+}
+
+// TestDoctorRealServers lints the real servers' catalogs over stdio.
+func TestDoctorRealServers(t *testing.T) {
+	dir := t.TempDir()
+	for _, s := range []struct {
+		bin  string
+		args []string
+	}{{"mcp-server-everything", nil}, {"mcp-server-filesystem", []string{dir}}, {"mcp-server-memory", nil}} {
+		bin, err := filepath.Abs(filepath.Join("..", "..", ".ci", "node", "node_modules", ".bin", s.bin))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(bin); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is not installed: .ci/run installs it with `npm ci --prefix .ci/node`", s.bin)
+			}
+			t.Skipf("%s is not installed; run `npm ci --prefix .ci/node`", s.bin)
+		}
+		args := append([]string{"doctor", "--lint-descriptions", "--format", "json", "--", bin}, s.args...)
+		stdout, stderr, code := mcptest(t, nil, args...)
+		if code != ExitOK || !strings.Contains(stdout, `"summary"`) || !strings.Contains(stdout, `"rule": "DESC-`) {
+			t.Errorf("%s: exit %d %s\n%.500s", s.bin, code, stderr, stdout)
+		}
+	}
+}
+
+func TestSecurity(t *testing.T) {
+	for _, f := range []string{"text", "json"} {
+		stdout, stderr, code := mcptest(t, nil, "security", "--catalog", "testdata/live/poisoned.yml", "--format", f)
+		if code != ExitFail {
+			t.Errorf("%s: exit %d, want 1: %s", f, code, stderr)
+		}
+		golden(t, "testdata/golden/security-poisoned."+f, stdout)
+	}
+	stdout, _, code := mcptest(t, nil, "security", "--catalog", "testdata/live/catalog.yml")
+	if code != ExitOK || stdout != "2 tools scanned, 0 findings\n" {
+		t.Errorf("clean catalog: exit %d %q", code, stdout)
+	}
+
+	// tools --format json carries the description subset as warnings, and
+	// no warnings key at all for a clean catalog.
+	stdout, _, _ = mcptest(t, nil, "tools", "--catalog", "testdata/live/poisoned.yml", "--format", "json")
+	golden(t, "testdata/golden/tools-poisoned.json", stdout)
+	if strings.Contains(stdout, "SEC-007") || !strings.Contains(stdout, `"warnings"`) {
+		t.Errorf("tools warnings: %s", stdout)
+	}
+	_, stderr, code := mcptest(t, nil, "tools", "--catalog", "testdata/live/poisoned.yml")
+	if code != ExitOK || strings.Count(stderr, "warning: SEC-") != 7 {
+		t.Errorf("text listing: exit %d, warnings on stderr:\n%s", code, stderr)
+	}
+	clean, _, _ := mcptest(t, nil, "tools", "--catalog", "testdata/live/catalog.yml", "--format", "json")
+	if strings.Contains(clean, "warnings") {
+		t.Error("a clean catalog carries a warnings key")
+	}
+}
+
+// TestSecurityRealServers: the pinned real servers scan clean.
+func TestSecurityRealServers(t *testing.T) {
+	dir := t.TempDir()
+	for _, s := range []struct {
+		bin  string
+		args []string
+	}{{"mcp-server-everything", nil}, {"mcp-server-filesystem", []string{dir}}, {"mcp-server-memory", nil}} {
+		bin, _ := filepath.Abs(filepath.Join("..", "..", ".ci", "node", "node_modules", ".bin", s.bin))
+		if _, err := os.Stat(bin); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is not installed: .ci/run installs it with `npm ci --prefix .ci/node`", s.bin)
+			}
+			t.Skipf("%s is not installed; run `npm ci --prefix .ci/node`", s.bin)
+		}
+		stdout, stderr, code := mcptest(t, nil, append([]string{"security", "--"}, append([]string{bin}, s.args...)...)...)
+		if code != ExitOK {
+			t.Errorf("%s: exit %d %s\n%s", s.bin, code, stderr, stdout)
+		}
+	}
+}
+
+func TestToolBench(t *testing.T) {
+	const spec = "../../examples/tool-description-bench/spec.yml"
+	stdout, stderr, code := mcptest(t, nil, "tool-bench", "run", spec, "--min-drop", "0.25")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	golden(t, "testdata/golden/tool-bench.txt", stdout)
+	stdout, _, code = mcptest(t, nil, "tool-bench", "run", spec, "--json")
+	if code != ExitOK {
+		t.Fatalf("--json: exit %d", code)
+	}
+	golden(t, "testdata/golden/tool-bench.json", stdout)
+
+	_, stderr, code = mcptest(t, nil, "tool-bench", "run", spec, "--min-drop", "0.5")
+	if code != ExitFail || !strings.Contains(stderr, "largest selection drop 0.33 is below --min-drop 0.50") {
+		t.Errorf("--min-drop 0.5: exit %d %s", code, stderr)
+	}
+
+	dir := t.TempDir()
+	for _, tc := range []struct{ spec, want string }{
+		{"intents: []\n", "no catalog"},
+		{"catalog: [{name: a, description: x}]\nintents: [{query: q, gold: [b]}]\n", `gold names "b"`},
+		{"catalog: [{name: a}]\nintents: [{query: q, gold: [a]}]\nmutations: [{tool: a, kind: shuffle}]\n", `kind "shuffle"`},
+		{"catalogue: []\n", `unexpected key "catalogue"`},
+		{"catalog: [{name: a}]\ncatalog_path: x.yml\n", "not both"},
+	} {
+		p := filepath.Join(dir, "spec.yml")
+		os.WriteFile(p, []byte(tc.spec), 0o644)
+		_, stderr, code := mcptest(t, nil, "tool-bench", "run", p)
+		if code != ExitInput || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d %s, want exit 2 and %q", tc.spec, code, stderr, tc.want)
+		}
+	}
+	if _, _, code := mcptest(t, nil, "tool-bench", "walk"); code != ExitInput {
+		t.Errorf("tool-bench walk: exit %d", code)
+	}
+}

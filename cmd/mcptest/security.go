@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/mcptest/mcptest/annotate"
+	"github.com/mcptest/mcptest/gate/security"
+)
+
+// security scans a catalog's tool definitions with the SEC-NNN rules; a
+// finding exits 1.
+func (c *Command) security(args []string) error {
+	fs := c.newFlags("security", "mcptest security [--format text|json] (--url URL [--bearer-token-env VAR] | --server NAME --config suite.yml | --catalog FILE | -- COMMAND ARGS...)")
+	tf := addTargetFlags(fs)
+	format := fs.String("format", "text", "text or json")
+	flags, command := splitCommand(args)
+	rest, err := parse(fs, flags)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return inputErr("unexpected argument %q: put a stdio server's command after --", rest[0])
+	}
+	if *format != "text" && *format != "json" {
+		return inputErr("--format %q: expected text or json", *format)
+	}
+	t, err := tf.target(command)
+	if err != nil {
+		return err
+	}
+	cat, err := c.loadCatalog(t)
+	if err != nil {
+		return err
+	}
+	findings := security.Scan(cat.RawTools())
+	if *format == "json" {
+		if findings == nil {
+			findings = []security.Finding{}
+		}
+		err = writeJSON(c.Stdout, struct {
+			Tools    int                `json:"tools"`
+			Findings []security.Finding `json:"findings"`
+		}{len(cat.Tools), findings})
+	} else {
+		for _, f := range findings {
+			fmt.Fprintf(c.Stdout, "%s  %s  %s\n", f.Rule, annotate.Clean(f.Tool), annotate.Clean(f.Summary))
+		}
+		fmt.Fprintf(c.Stdout, "%d tools scanned, %d findings\n", len(cat.Tools), len(findings))
+	}
+	if err != nil {
+		return err
+	}
+	if len(findings) > 0 {
+		return errFailed
+	}
+	return nil
+}

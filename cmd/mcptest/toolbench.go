@@ -1,0 +1,159 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/mcptest/mcptest/annotate"
+	"github.com/mcptest/mcptest/gate/toolbench"
+	"github.com/mcptest/mcptest/live"
+)
+
+// toolBench is `mcptest tool-bench run <spec> [--min-drop FRACTION]
+// [--json]`.
+func (c *Command) toolBench(args []string) error {
+	if len(args) == 0 || args[0] != "run" {
+		return inputErr("usage: mcptest tool-bench run <spec.yml> [--min-drop FRACTION] [--json]")
+	}
+	fs := c.newFlags("tool-bench run", "mcptest tool-bench run <spec.yml> [--min-drop FRACTION] [--json]")
+	minDrop := fs.Float64("min-drop", -1, "exit 1 when the largest selection drop across mutations is below `FRACTION` (0..1)")
+	asJSON := fs.Bool("json", false, "print the structured report")
+	pos, err := parse(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return inputErr("usage: mcptest tool-bench run <spec.yml> [--min-drop FRACTION] [--json]")
+	}
+	if *minDrop > 1 {
+		return inputErr("--min-drop %v: expected a fraction between 0 and 1", *minDrop)
+	}
+	spec, err := readBenchSpec(pos[0])
+	if err != nil {
+		return &exitError{code: ExitInput, err: err}
+	}
+	rep, err := toolbench.Run(spec)
+	if err != nil {
+		return inputErr("%s: %v", pos[0], err)
+	}
+	if *asJSON {
+		if err := writeJSON(c.Stdout, rep); err != nil {
+			return err
+		}
+	} else {
+		writeBench(c, rep)
+	}
+	if *minDrop >= 0 && rep.MaxDrop < *minDrop {
+		fmt.Fprintf(c.Stderr, "FLOOR tool-bench: the largest selection drop %.2f is below --min-drop %.2f: the descriptions do not carry the selection signal\n", rep.MaxDrop, *minDrop)
+		return errFailed
+	}
+	return nil
+}
+
+// benchSpec is the spec file: catalog (inline tools/list result or bare
+// array) or catalog_path, intents, mutations.
+type benchSpec struct {
+	Catalog     json.RawMessage      `json:"catalog"`
+	CatalogPath string               `json:"catalog_path"`
+	Intents     []toolbench.Intent   `json:"intents"`
+	Mutations   []toolbench.Mutation `json:"mutations"`
+}
+
+func readBenchSpec(path string) (toolbench.Spec, error) {
+	var out toolbench.Spec
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return out, fmt.Errorf("read spec: %w", err)
+	}
+	if len(data) > live.MaxCatalogBytes {
+		return out, fmt.Errorf("spec %q is over %d MiB", path, live.MaxCatalogBytes>>20)
+	}
+	var doc any
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return out, fmt.Errorf("spec %q: %v", path, err)
+	}
+	m, ok := doc.(map[string]any)
+	if !ok {
+		return out, fmt.Errorf("spec %q: expected a mapping with catalog (or catalog_path), intents and mutations", path)
+	}
+	var unknown []string
+	for k := range m {
+		if k != "catalog" && k != "catalog_path" && k != "intents" && k != "mutations" {
+			unknown = append(unknown, k)
+		}
+	}
+	sort.Strings(unknown)
+	if len(unknown) > 0 {
+		return out, fmt.Errorf("spec %q: unexpected key %q: expected catalog, catalog_path, intents, mutations", path, unknown[0])
+	}
+	js, err := json.Marshal(m)
+	if err != nil {
+		return out, fmt.Errorf("spec %q: %v", path, err)
+	}
+	var s benchSpec
+	if err := json.Unmarshal(js, &s); err != nil {
+		return out, fmt.Errorf("spec %q: %v", path, err)
+	}
+	var cat *live.Catalog
+	switch {
+	case len(s.Catalog) > 0 && s.CatalogPath != "":
+		return out, fmt.Errorf("spec %q: give catalog or catalog_path, not both", path)
+	case len(s.Catalog) > 0:
+		cat, err = live.ParseCatalog(s.Catalog)
+	case s.CatalogPath != "":
+		p := s.CatalogPath
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(path), p)
+		}
+		cat, err = live.ReadFile(p)
+	default:
+		return out, fmt.Errorf("spec %q: no catalog: give an inline catalog or a catalog_path", path)
+	}
+	if err != nil {
+		return out, fmt.Errorf("spec %q: catalog: %v", path, err)
+	}
+	return toolbench.Spec{Tools: cat.RawTools(), Intents: s.Intents, Mutations: s.Mutations}, nil
+}
+
+func pct(v float64) string { return fmt.Sprintf("%.0f%%", v*100) }
+
+func writeBench(c *Command, rep toolbench.Report) {
+	b := rep.Baseline
+	fmt.Fprintf(c.Stdout, "baseline     accuracy %s (%d/%d, 95%% CI %s-%s)  TDQS mean %.2f min %.2f  smells %d  ~%d tokens\n",
+		pct(b.Accuracy), b.Correct, b.Intents, pct(b.CILow), pct(b.CIHigh), b.TDQSMean, b.TDQSMin, b.SmellSum, b.Tokens)
+	for i, m := range rep.Mutations {
+		what := m.Kind
+		switch m.Kind {
+		case toolbench.Truncate:
+			what += fmt.Sprintf(" %d", m.Chars)
+		case toolbench.DropKeyword:
+			what += " " + annotate.Clean(m.Word)
+		}
+		var smells []string
+		for _, s := range sortedSmells(m.NewSmells) {
+			smells = append(smells, fmt.Sprintf("+%s %d", s, m.NewSmells[s]))
+		}
+		extra := ""
+		if len(smells) > 0 {
+			extra = "  " + strings.Join(smells, " ")
+		}
+		fmt.Fprintf(c.Stdout, "mutation %-3d %s %s  accuracy %s (%d/%d)  drop %.2f  %d tokens removed%s\n",
+			i+1, annotate.Clean(m.Tool), what, pct(m.Accuracy), m.Correct, m.Intents, m.Drop, m.TokensRemoved, extra)
+	}
+	fmt.Fprintf(c.Stdout, "max drop %.2f\n", rep.MaxDrop)
+}
+
+func sortedSmells(m map[string]int) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/mcptest/mcptest/annotate"
+	"github.com/mcptest/mcptest/engine"
+)
+
+// viewContext is the lifetime of `mcptest view`'s server: until an
+// interrupt. Tests replace it with a context they cancel.
+var viewContext = func() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// viewListening, when set, is told the server's address once it listens.
+var viewListening func(base string)
+
+// view is `mcptest view RUN.json`: it serves the run's HTML report on a
+// loopback port, with the envelope at /run.json and the snapshot viewer at
+// /snapshot, and prints the run's snapshot address. With --snapshot FILE
+// it writes the snapshot viewer page to FILE and prints a file:// address
+// that carries the envelope and opens without any server.
+func (c *Command) view(args []string) error {
+	fs := c.newFlags("view", "mcptest view RUN.json [--addr 127.0.0.1:0] [--snapshot FILE [--no-serve]]")
+	addr := fs.String("addr", "127.0.0.1:0", "serve on `HOST:PORT`, a loopback address (port 0 picks a free port)")
+	snapshot := fs.String("snapshot", "", "write the snapshot viewer page to `FILE` and print the run's file:// snapshot address, which opens without any server")
+	noServe := fs.Bool("no-serve", false, "with --snapshot: write the viewer, print the address and exit instead of serving")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return inputErr("view takes one run envelope (the file `mcptest run --reporter json` wrote), got %d arguments", len(pos))
+	}
+	if *noServe && *snapshot == "" {
+		return inputErr("--no-serve goes with --snapshot FILE")
+	}
+	env, err := c.readRun(pos[0])
+	if err != nil {
+		return err
+	}
+	frag, err := annotate.SnapshotFragment(env)
+	if err != nil {
+		return err
+	}
+	if *snapshot != "" {
+		if err := os.WriteFile(*snapshot, annotate.SnapshotPage(), 0o644); err != nil {
+			return fmt.Errorf("write snapshot viewer: %w", err)
+		}
+		abs, err := filepath.Abs(*snapshot)
+		if err != nil {
+			return fmt.Errorf("write snapshot viewer: %w", err)
+		}
+		u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), Fragment: frag}
+		fmt.Fprintf(c.Stdout, "snapshot: %s\n", u.String())
+	}
+	if *noServe {
+		return nil
+	}
+
+	host, _, err := net.SplitHostPort(*addr)
+	if err != nil {
+		return inputErr("--addr %q: %v", *addr, err)
+	}
+	if !isLoopback(host) {
+		return inputErr("--addr %q: view serves on a loopback address only (127.0.0.1, ::1 or localhost)", *addr)
+	}
+	var js, page bytes.Buffer
+	if err := (annotate.JSON{}).Report(&js, env); err != nil {
+		return err
+	}
+	if err := (annotate.HTML{Snapshot: "/snapshot#" + frag}).Report(&page, env); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("view: %w", err)
+	}
+	base := "http://" + ln.Addr().String()
+	srv := &http.Server{Handler: viewHandler(page.Bytes(), annotate.SnapshotPage(), js.Bytes()), ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := viewContext()
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shut)
+	}()
+	fmt.Fprintf(c.Stderr, "mcptest: serving the report of %s on %s/ (Ctrl-C stops)\n", pos[0], base)
+	fmt.Fprintf(c.Stdout, "report: %s/\nsnapshot: %s/snapshot#%s\n", base, base, frag)
+	if viewListening != nil {
+		viewListening(base)
+	}
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("view: %w", err)
+	}
+	return nil
+}
+
+// readRun opens and decodes a saved run envelope; a missing or invalid
+// file is wrong input (exit 2).
+func (c *Command) readRun(path string) (*engine.Envelope, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, inputErr("%s: no such file", path)
+		}
+		return nil, fmt.Errorf("open run envelope: %w", err)
+	}
+	defer f.Close()
+	env, err := annotate.ReadEnvelope(f, path)
+	if err != nil {
+		return nil, &exitError{code: ExitInput, err: err}
+	}
+	return env, nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// viewHandler serves the report at /, the snapshot viewer at /snapshot and
+// the envelope at /run.json, to GET and HEAD requests whose Host is a
+// loopback name (so a web page cannot reach it by DNS rebinding).
+func viewHandler(page, snapshot, envJSON []byte) http.Handler {
+	routes := map[string]struct {
+		body  []byte
+		ctype string
+	}{
+		"/":         {page, "text/html; charset=utf-8"},
+		"/snapshot": {snapshot, "text/html; charset=utf-8"},
+		"/run.json": {envJSON, "application/json"},
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if h, _, err := net.SplitHostPort(r.Host); err == nil {
+			host = h
+		}
+		if !isLoopback(host) {
+			http.Error(w, "mcptest view answers on a loopback address only", http.StatusForbidden)
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		route, ok := routes[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", route.ctype)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Cache-Control", "no-store")
+		h.Set("Referrer-Policy", "no-referrer")
+		_, _ = w.Write(route.body)
+	})
+}

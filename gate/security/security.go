@@ -1,0 +1,359 @@
+package security
+
+import (
+	"encoding/base64"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mcptest/mcptest/engine/redact"
+)
+
+// Rule is one SEC-NNN rule.
+type Rule struct {
+	ID   string
+	Name string
+	// Description says whether the rule is in the description-poisoning
+	// subset that catalog listings run inline.
+	Description bool
+	Summary     string
+}
+
+// Rules lists the SEC rules in ID order.
+var Rules = []Rule{
+	{"SEC-001", "description-injection", true, "an imperative instruction aimed at the model (\"ignore previous instructions\", \"do not tell the user\")"},
+	{"SEC-002", "cross-tool-directive", true, "a directive about how or when to use another tool"},
+	{"SEC-003", "exfiltration-directive", true, "an instruction to send data out, or to read credentials or local secrets"},
+	{"SEC-004", "encoded-payload", true, "a long base64 or hex run that decodes to hidden text"},
+	{"SEC-005", "hidden-unicode", true, "zero-width, bidirectional-control, tag or other invisible characters"},
+	{"SEC-006", "preference-manipulation", true, "text that pushes the model to prefer this tool over others"},
+	{"SEC-007", "tool-shadowing", false, "a tool name that collides with another tool's after case, separators and look-alike letters are folded"},
+	{"SEC-008", "secret-in-definition", true, "a credential (API key, token, password) in the description or schema"},
+}
+
+// Finding is one rule firing on one tool.
+type Finding struct {
+	Tool    string `json:"tool"`
+	Rule    string `json:"rule"`
+	Summary string `json:"summary"`
+}
+
+// MaxSummary caps a summary, in characters.
+const MaxSummary = 160
+
+// maxExcerpt caps the quoted excerpt of offending text, in characters.
+const maxExcerpt = 40
+
+var (
+	injectionRE = regexp.MustCompile(`(?i)(ignore|disregard|forget|override)\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|earlier|other|system)\s+(instructions?|prompts?|rules?|messages?)` +
+		`|do\s+not\s+(tell|inform|mention|reveal|show)\s+(this\s+to\s+)?(the\s+)?user` +
+		`|don'?t\s+(tell|inform|mention|reveal|show)\s+(this\s+to\s+)?(the\s+)?user` +
+		`|without\s+(telling|informing|notifying)\s+(the\s+)?user` +
+		`|<\s*/?\s*(important|system|instructions?)\s*>` +
+		`|\byou\s+are\s+now\b|\bnew\s+instructions\s*:|\bsystem\s+prompt\b|\bact\s+as\s+(an?\s+)?(admin|root|system|developer)`)
+	crossToolRE = regexp.MustCompile(`(?i)\b(before|after|instead\s+of|whenever|when)\s+(using|calling|invoking|running)\s+(any\s+|the\s+|another\s+)?` + "[`'\"]?" + `[\w.-]+` + "[`'\"]?" + `(\s+tool)?` +
+		`|\b(always|first|must)\s+(call|use|invoke|run)\s+(the\s+)?` + "[`'\"]?" + `[\w.-]+` + "[`'\"]?" + `\s+tool\b` +
+		`|\b(other|all)\s+tools?\s+(must|should)\b`)
+	exfilRE = regexp.MustCompile(`(?i)\b(send|forward|upload|post|transmit|exfiltrate|email|copy|leak|pass)\b[^.\n]{0,80}?(https?://\S+|\bwebhook\b|\b[\w.+-]+@[\w-]+\.[\w.]+)` +
+		`|~/\.ssh|\bid_(rsa|ed25519|ecdsa)\b|\.aws/credentials|/etc/(passwd|shadow)|\.netrc\b|\bmcp\.json\b|\.env\b|\bprivate\s+key\b`)
+	prefRE = regexp.MustCompile(`(?i)\balways\s+(use|prefer|choose|pick|select)\s+this\s+tool\b|\bthis\s+is\s+the\s+(best|only|most\s+reliable|preferred)\s+tool\b` +
+		`|\b(do\s+not|don'?t|never)\s+use\s+(any\s+)?(other|another|the\s+other)\s+tools?\b|\bprefer\s+this\s+tool\b|\binstead\s+of\s+any\s+other\s+tool\b` +
+		`|\b(other|competing)\s+tools\s+are\s+(broken|deprecated|unsafe|unreliable)\b|\bhighest\s+priority\s+tool\b`)
+	thisTool   = regexp.MustCompile(`(?i)\bthis\s+tool\b`)
+	deprecated = regexp.MustCompile(`(?i)\bdeprecated\b`)
+	sentenceRE = regexp.MustCompile(`[.;!?](\s+|$)|\n`)
+	directive  = regexp.MustCompile(`(?i)\b(always|must|never|instead|before|after|first)\b`)
+	base64RE   = regexp.MustCompile(`[A-Za-z0-9+/]{40,}={0,2}|[A-Za-z0-9_-]{48,}={0,2}`)
+	hexRE      = regexp.MustCompile(`\b(?:[0-9a-fA-F]{2}){32,}\b|(?:\\x[0-9a-fA-F]{2}){8,}`)
+)
+
+// texts returns the text of a tool a rule reads, in a fixed order: the
+// description, then every string in the input schema (descriptions,
+// defaults, examples, enum values), so an instruction cannot hide there.
+func texts(tool map[string]any) []string {
+	var out []string
+	if d, ok := tool["description"].(string); ok {
+		out = append(out, d)
+	}
+	if t, ok := tool["title"].(string); ok {
+		out = append(out, t)
+	}
+	var walk func(v any, depth int)
+	walk = func(v any, depth int) {
+		if depth > 16 {
+			return
+		}
+		switch x := v.(type) {
+		case string:
+			out = append(out, x)
+		case []any:
+			for _, e := range x {
+				walk(e, depth+1)
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(x[k], depth+1)
+			}
+		}
+	}
+	walk(tool["inputSchema"], 0)
+	return out
+}
+
+// Scan runs every rule over a catalog's tools (decoded tools/list
+// entries): findings in tool order, then rule order.
+func Scan(tools []map[string]any) []Finding {
+	var out []Finding
+	shadow := shadowing(tools)
+	for i, tool := range tools {
+		name, _ := tool["name"].(string)
+		add := func(id, format string, args ...any) {
+			out = append(out, Finding{Tool: Clean(name, 80), Rule: id, Summary: summary(id, fmt.Sprintf(format, args...))})
+		}
+		ts := texts(tool)
+		if m, ok := first(injectionRE, ts); ok {
+			add("SEC-001", "description contains an imperative instruction aimed at the model (excerpt: %q)", excerpt(m))
+		}
+		if m, ok := crossTool(ts, name, tools); ok {
+			add("SEC-002", "description directs how or when to use another tool (excerpt: %q)", excerpt(m))
+		}
+		if m, ok := first(exfilRE, ts); ok {
+			add("SEC-003", "description asks to send data out or reach local secrets (excerpt: %q)", excerpt(m))
+		}
+		if m, decoded, ok := encoded(ts); ok {
+			add("SEC-004", "description carries an encoded payload (excerpt: %q, decodes to %q)", excerpt(m), excerpt(decoded))
+		}
+		if r, n, ok := hidden(ts, name); ok {
+			add("SEC-005", "definition contains %d invisible character(s), first U+%04X", n, r)
+		}
+		if m, ok := first(prefRE, ts); ok {
+			add("SEC-006", "description pushes the model to prefer this tool (excerpt: %q)", excerpt(m))
+		}
+		if other, ok := shadow[i]; ok {
+			add("SEC-007", "tool name collides with %q once case, separators and look-alike letters are folded", Clean(other, 60))
+		}
+		for _, t := range ts {
+			if r := redact.String(t); r != t {
+				add("SEC-008", "definition contains what looks like a credential (redacted excerpt: %q)", excerpt(firstDiff(t, r)))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// DescriptionWarnings is Scan restricted to the description-poisoning
+// subset (every rule but SEC-007), the warnings a catalog listing carries.
+func DescriptionWarnings(tools []map[string]any) []Finding {
+	var out []Finding
+	for _, f := range Scan(tools) {
+		if f.Rule != "SEC-007" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func first(re *regexp.Regexp, ts []string) (string, bool) {
+	for _, t := range ts {
+		if m := re.FindString(t); m != "" {
+			return m, true
+		}
+	}
+	return "", false
+}
+
+// crossTool fires on the directive patterns, or on a sentence that names
+// another tool of the catalog together with always/must/never/instead/
+// before/after/first (a deprecation notice naming its successor aside).
+func crossTool(ts []string, self string, tools []map[string]any) (string, bool) {
+	for _, t := range ts {
+		for _, m := range crossToolRE.FindAllString(t, -1) {
+			if !thisTool.MatchString(m) { // "always use this tool" is SEC-006's
+				return m, true
+			}
+		}
+	}
+	for _, t := range ts {
+		for _, sentence := range sentenceRE.Split(t, -1) {
+			// "DEPRECATED: use read_text_file instead" points at a
+			// successor; it directs nothing about the other tool.
+			if !directive.MatchString(sentence) || deprecated.MatchString(sentence) {
+				continue
+			}
+			for _, o := range tools {
+				n, _ := o["name"].(string)
+				if n == "" || n == self || len(n) < 4 {
+					continue
+				}
+				if regexp.MustCompile(`(^|[^\w])` + regexp.QuoteMeta(n) + `($|[^\w])`).MatchString(sentence) {
+					return strings.TrimSpace(sentence), true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// encoded finds a base64 or hex run that decodes to mostly printable text.
+func encoded(ts []string) (string, string, bool) {
+	for _, t := range ts {
+		for _, m := range base64RE.FindAllString(t, -1) {
+			for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+				if b, err := enc.DecodeString(m); err == nil && printable(b) {
+					return m, string(b), true
+				}
+			}
+		}
+		if m := hexRE.FindString(t); m != "" {
+			h := strings.ReplaceAll(m, `\x`, "")
+			b := make([]byte, len(h)/2)
+			for i := range b {
+				fmt.Sscanf(h[2*i:2*i+2], "%02x", &b[i])
+			}
+			if printable(b) {
+				return m, string(b), true
+			}
+		}
+	}
+	return "", "", false
+}
+
+func printable(b []byte) bool {
+	if len(b) < 12 || !utf8.Valid(b) {
+		return false
+	}
+	n, letters := 0, 0
+	for _, r := range string(b) {
+		n++
+		if unicode.IsPrint(r) || r == '\n' || r == '\t' {
+			if unicode.IsLetter(r) || r == ' ' {
+				letters++
+			}
+		} else {
+			return false
+		}
+	}
+	return letters*10 >= n*7
+}
+
+// invisible reports characters a reader cannot see: format characters
+// (zero-width, bidirectional controls, tags) and controls other than tab
+// and newline.
+func invisible(r rune) bool {
+	if r == '\n' || r == '\t' || r == '\r' {
+		return false
+	}
+	return unicode.Is(unicode.Cf, r) || unicode.IsControl(r) || (r >= 0xE0000 && r <= 0xE007F) || r == 0x115F || r == 0x1160 || r == 0x3164 || r == 0xFFA0
+}
+
+func hidden(ts []string, name string) (rune, int, bool) {
+	var firstR rune
+	n := 0
+	for _, t := range append([]string{name}, ts...) {
+		for _, r := range t {
+			if invisible(r) {
+				if n == 0 {
+					firstR = r
+				}
+				n++
+			}
+		}
+	}
+	return firstR, n, n > 0
+}
+
+// fold maps a tool name to the form two shadowing names share.
+func fold(name string) string {
+	confusable := map[rune]rune{'0': 'o', '1': 'l', 'i': 'l', '|': 'l', 'а': 'a', 'е': 'e', 'о': 'o', 'р': 'p', 'с': 'c', 'х': 'x', 'у': 'y', 'ѕ': 's', 'і': 'l', 'ӏ': 'l', 'ԁ': 'd'}
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		if r == '_' || r == '-' || r == '.' || r == ' ' || invisible(r) {
+			continue
+		}
+		if c, ok := confusable[r]; ok {
+			r = c
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// shadowing maps the index of each tool whose folded name equals an
+// earlier tool's to that tool's name.
+func shadowing(tools []map[string]any) map[int]string {
+	seen := map[string]string{}
+	out := map[int]string{}
+	for i, t := range tools {
+		n, _ := t["name"].(string)
+		f := fold(n)
+		if f == "" {
+			continue
+		}
+		if prev, ok := seen[f]; ok {
+			out[i] = prev
+			continue
+		}
+		seen[f] = n
+	}
+	return out
+}
+
+func firstDiff(orig, red string) string {
+	i := 0
+	for i < len(orig) && i < len(red) && orig[i] == red[i] {
+		i++
+	}
+	start := max(0, i-12)
+	for start > 0 && !utf8.RuneStart(red[start]) {
+		start--
+	}
+	return red[start:]
+}
+
+func excerpt(s string) string { return Clean(s, maxExcerpt) }
+
+// summary is "<rule name>: <what>", sanitized and capped.
+func summary(id, what string) string {
+	for _, r := range Rules {
+		if r.ID == id {
+			return Clean(r.Name+": "+what, MaxSummary)
+		}
+	}
+	return Clean(what, MaxSummary)
+}
+
+// Clean makes untrusted text safe to show a model or a terminal: one line,
+// control and invisible characters stripped, runs of space collapsed, at
+// most n characters (an ellipsis marks a cut).
+func Clean(s string, n int) string {
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t' || r == ' ':
+			space = true
+			continue
+		case invisible(r) || r == utf8.RuneError:
+			continue
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	out := b.String()
+	if utf8.RuneCountInString(out) > n {
+		out = string([]rune(out)[:n-1]) + "…"
+	}
+	return out
+}

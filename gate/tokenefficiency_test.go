@@ -1,0 +1,74 @@
+package gate
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/gate/tokens"
+)
+
+func teRun(cost *int64, tools ...string) *cassette.Run {
+	var calls []cassette.Call
+	for _, t := range tools {
+		calls = append(calls, cassette.Call{Tool: t})
+	}
+	return &cassette.Run{Turns: []cassette.Turn{{Calls: calls}}, CostMicros: cost}
+}
+
+func TestTokenEfficiency(t *testing.T) {
+	classes := []Class{{Name: "search", Members: []string{"search"}}, {Name: "fetch", Members: []string{"fetch"}}}
+	catalog := []cassette.ServerCatalog{{Server: "docs", Tools: []cassette.Tool{
+		{Name: "search", Description: "Search the documents.", InputSchema: map[string]any{"type": "object"}},
+		{Name: "fetch", Description: "Fetch a document by id."},
+	}}}
+	surface := float64(tokens.Tool("search", "Search the documents.", map[string]any{"type": "object"}) + tokens.Tool("fetch", "Fetch a document by id.", nil))
+	c := func(n int64) *int64 { return &n }
+
+	cases := []struct {
+		name    string
+		catalog bool
+		runs    []*cassette.Run
+		want    map[string]float64
+		grade   string
+	}{
+		{"two runs, both classes, paid", true, []*cassette.Run{teRun(c(1500), "search", "fetch"), teRun(c(500), "search", "fetch")},
+			map[string]float64{"token_efficiency.f1": 100, "token_efficiency.correct_selections": 4, "token_efficiency.tool_surface_tokens": surface,
+				"token_efficiency.tokens_per_correct": surface * 2 / 4, "token_efficiency.cost": 0.002, "token_efficiency.cost_per_correct": 0.0005}, "A"},
+		{"free run: cost 0, cost_per_correct absent", true, []*cassette.Run{teRun(c(0), "search", "shell")},
+			map[string]float64{"token_efficiency.f1": 50, "token_efficiency.correct_selections": 1, "token_efficiency.tool_surface_tokens": surface,
+				"token_efficiency.tokens_per_correct": surface, "token_efficiency.cost": 0}, "F"},
+		{"nothing correct: per-correct figures absent", true, []*cassette.Run{teRun(nil, "shell")},
+			map[string]float64{"token_efficiency.f1": 0, "token_efficiency.correct_selections": 0, "token_efficiency.tool_surface_tokens": surface}, "F"},
+		{"no catalog recorded: surface figures absent", false, []*cassette.Run{teRun(nil, "search", "fetch")},
+			map[string]float64{"token_efficiency.f1": 100, "token_efficiency.correct_selections": 2}, "A"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			te := NewTokenEfficiency(classes)
+			if tc.catalog {
+				te.AddCatalog(catalog)
+				te.AddCatalog(catalog) // the same tools again count once
+			}
+			for _, r := range tc.runs {
+				te.Add(r)
+			}
+			res := te.Result()
+			if !reflect.DeepEqual(res.Targets, tc.want) {
+				t.Errorf("targets\n got %v\nwant %v", res.Targets, tc.want)
+			}
+			last := res.Findings[len(res.Findings)-1]
+			if last.Level != "notice" || last.Message[:len("grade X")] != "grade "+tc.grade {
+				t.Errorf("grade finding %+v, want grade %s", last, tc.grade)
+			}
+		})
+	}
+}
+
+func TestGrade(t *testing.T) {
+	for f1, want := range map[int64]string{100: "A", 90: "A", 89: "B", 80: "B", 79: "C", 70: "C", 69: "D", 60: "D", 59: "F", 0: "F"} {
+		if got := Grade(f1); got != want {
+			t.Errorf("Grade(%d) = %s, want %s", f1, got, want)
+		}
+	}
+}

@@ -1,0 +1,179 @@
+package toolbench
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Reference values from statsmodels proportion_confint(method="wilson").
+func TestWilson(t *testing.T) {
+	for _, tc := range []struct {
+		k, n   int
+		lo, hi float64
+	}{
+		{8, 10, 0.4901625, 0.9433178},
+		{0, 10, 0, 0.2775328},
+		{10, 10, 0.7224672, 1},
+		{1, 1, 0.2065493, 1},
+		{50, 100, 0.4038315, 0.5961685},
+		{0, 0, 0, 1},
+	} {
+		lo, hi := Wilson(tc.k, tc.n)
+		if math.Abs(lo-tc.lo) > 1e-6 || math.Abs(hi-tc.hi) > 1e-6 {
+			t.Errorf("Wilson(%d, %d) = [%.7f, %.7f], want [%.7f, %.7f]", tc.k, tc.n, lo, hi, tc.lo, tc.hi)
+		}
+	}
+}
+
+func TestApply(t *testing.T) {
+	const d = "Return the current weather forecast for a city, as JSON. Weather data is hourly."
+	for _, tc := range []struct {
+		m    Mutation
+		want string
+	}{
+		{Mutation{Kind: Blank}, ""},
+		{Mutation{Kind: Genericize}, GenericDescription},
+		{Mutation{Kind: Truncate, Chars: 18}, "Return the current"},
+		{Mutation{Kind: Truncate, Chars: 500}, d},
+		{Mutation{Kind: Truncate, Chars: 0}, ""},
+		{Mutation{Kind: DropKeyword, Word: "weather"}, "Return the current forecast for a city, as JSON. data is hourly."},
+		{Mutation{Kind: DropKeyword, Word: "for"}, "Return the current weather forecast a city, as JSON. Weather data is hourly."},
+	} {
+		if got := Apply(d, tc.m); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.m.Kind, got, tc.want)
+		}
+	}
+	if got := Apply("héllo wörld", Mutation{Kind: Truncate, Chars: 4}); got != "héll" {
+		t.Errorf("truncate counts characters, not bytes: %q", got)
+	}
+}
+
+func TestTerms(t *testing.T) {
+	if got := Terms("getWeather_forecast for the City-name v2"); !reflect.DeepEqual(got, []string{"get", "weather", "forecast", "city", "name", "v2"}) {
+		t.Errorf("Terms = %v", got)
+	}
+}
+
+func TestSelector(t *testing.T) {
+	s := NewSelector([]Doc{
+		{"lookup_a", "Return the current weather forecast for a city, as JSON."},
+		{"lookup_b", "Search the news archive for articles about a topic."},
+		{"lookup_c", "Return the current weather forecast for a city, as JSON."},
+	})
+	for q, want := range map[string]int{
+		"what is the weather forecast in Paris": 0, // tie with lookup_c: the first listed wins
+		"find news articles about elections":    1,
+		"translate this sentence":               -1,
+	} {
+		if got := s.Select(q); got != want {
+			t.Errorf("Select(%q) = %d, want %d", q, got, want)
+		}
+	}
+	// Name terms weigh more: "archive" in a name beats it in a description.
+	s = NewSelector([]Doc{{"store", "Put a file in the archive."}, {"archive_file", "Put a file away."}})
+	if got := s.Select("archive this file"); got != 1 {
+		t.Errorf("name term did not win: %d", got)
+	}
+}
+
+// TestRunSeedExample is the seed's spec: blanking the only weather tool's
+// description drops selection to zero.
+func TestRunSeedExample(t *testing.T) {
+	spec := Spec{
+		Tools: []map[string]any{
+			{"name": "lookup_a", "description": "Return the current weather forecast for a city, as JSON."},
+			{"name": "lookup_b", "description": "Search the news archive for articles about a topic and return the headlines."},
+		},
+		Intents: []Intent{{"what is the weather forecast in Paris", []string{"lookup_a"}}, {"news articles about the election", []string{"lookup_b"}}},
+		Mutations: []Mutation{
+			{Tool: "lookup_a", Kind: Blank},
+			{Tool: "lookup_a", Kind: Genericize},
+			{Tool: "lookup_a", Kind: Truncate, Chars: 18},
+			{Tool: "lookup_a", Kind: DropKeyword, Word: "weather"},
+			{Tool: "lookup_b", Kind: DropKeyword, Word: "weather"},
+		},
+	}
+	rep, err := Run(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Baseline.Accuracy != 1 || rep.Baseline.Correct != 2 {
+		t.Fatalf("baseline %+v", rep.Baseline)
+	}
+	wantDrops := []float64{0.5, 0.5, 0.5, 0, 0}
+	for i, m := range rep.Mutations {
+		if m.Drop != wantDrops[i] {
+			t.Errorf("mutation %d (%s): drop %v, want %v (picks %v)", i, m.Kind, m.Drop, wantDrops[i], m.Picks)
+		}
+	}
+	if rep.MaxDrop != 0.5 {
+		t.Errorf("max drop %v", rep.MaxDrop)
+	}
+	if rep.Mutations[0].NewSmells["underspecified"] != 1 || rep.Mutations[0].TokensRemoved <= 0 {
+		t.Errorf("blank: new smells %v, tokens removed %d", rep.Mutations[0].NewSmells, rep.Mutations[0].TokensRemoved)
+	}
+	for _, bad := range []Spec{
+		{Tools: spec.Tools},
+		{Tools: spec.Tools, Intents: []Intent{{"q", []string{"nope"}}}},
+		{Tools: spec.Tools, Intents: spec.Intents, Mutations: []Mutation{{Tool: "lookup_a", Kind: "shuffle"}}},
+		{Tools: spec.Tools, Intents: spec.Intents, Mutations: []Mutation{{Tool: "lookup_a", Kind: DropKeyword}}},
+	} {
+		if _, err := Run(bad); err == nil {
+			t.Errorf("spec %+v accepted", bad)
+		}
+	}
+}
+
+// GenerateCatalog makes a reproducible catalog of n tools over a vocabulary
+// of realistic size, and m intents each aimed at one tool.
+func GenerateCatalog(n, m int, seed uint64) ([]Doc, []string) {
+	r := rand.New(rand.NewPCG(seed, seed))
+	vocab := make([]string, 5000)
+	for i := range vocab {
+		vocab[i] = fmt.Sprintf("w%x", i*7919%100003)
+	}
+	word := func() string { return vocab[int(math.Abs(r.NormFloat64()*800))%len(vocab)] }
+	docs := make([]Doc, n)
+	for i := range docs {
+		var d []string
+		for range 12 + r.IntN(20) {
+			d = append(d, word())
+		}
+		docs[i] = Doc{Name: fmt.Sprintf("%s_%s_%d", word(), word(), i), Description: strings.Join(d, " ")}
+	}
+	queries := make([]string, m)
+	for i := range queries {
+		target := docs[r.IntN(n)]
+		ws := strings.Fields(target.Description)
+		queries[i] = strings.Join([]string{ws[0], ws[len(ws)/2], word(), ws[len(ws)-1]}, " ")
+	}
+	return docs, queries
+}
+
+// TestSelectorScales: 10,000 tools x 1,000 intents well under a second.
+func TestSelectorScales(t *testing.T) {
+	docs, queries := GenerateCatalog(10000, 1000, 1)
+	start := time.Now()
+	s := NewSelector(docs)
+	for _, q := range queries {
+		s.Select(q)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("10,000 tools x 1,000 intents took %v", d)
+	}
+}
+
+func BenchmarkSelect10kTools1kIntents(b *testing.B) {
+	docs, queries := GenerateCatalog(10000, 1000, 1)
+	for b.Loop() {
+		s := NewSelector(docs)
+		for _, q := range queries {
+			s.Select(q)
+		}
+	}
+}

@@ -1,0 +1,200 @@
+package live
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"gopkg.in/yaml.v3"
+)
+
+// Catalog is everything a server advertises: the initialize result and its
+// tools, resources, resource templates and prompts, in the server's order.
+type Catalog struct {
+	ProtocolVersion   string                  `json:"protocolVersion,omitempty"`
+	ServerInfo        *mcp.Implementation     `json:"serverInfo,omitempty"`
+	Capabilities      *mcp.ServerCapabilities `json:"capabilities,omitempty"`
+	Instructions      string                  `json:"instructions,omitempty"`
+	Tools             []*mcp.Tool             `json:"tools"`
+	Resources         []*mcp.Resource         `json:"resources,omitempty"`
+	ResourceTemplates []*mcp.ResourceTemplate `json:"resourceTemplates,omitempty"`
+	Prompts           []*mcp.Prompt           `json:"prompts,omitempty"`
+
+	// raw holds the tools of a catalog file as written, so a rule can see
+	// what the typed Tools cannot hold (a non-boolean annotation hint).
+	raw []map[string]any
+}
+
+// RawTools returns the tools as decoded JSON objects: as written for a
+// catalog file, as the SDK decoded them for a live server.
+func (c *Catalog) RawTools() []map[string]any {
+	if c.raw != nil {
+		return c.raw
+	}
+	out := make([]map[string]any, 0, len(c.Tools))
+	for _, t := range c.Tools {
+		var m map[string]any
+		if b, err := json.Marshal(t); err == nil && json.Unmarshal(b, &m) == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Load reads a target's catalog: a saved file, or a live server's lists.
+func Load(ctx context.Context, t Target, getenv func(string) string) (*Catalog, error) {
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	if t.Catalog != "" {
+		return ReadFile(t.Catalog)
+	}
+	ctx, cancel := context.WithTimeout(ctx, DefaultTimeout)
+	defer cancel()
+	s, err := Connect(ctx, t, getenv)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	return s.Catalog(ctx)
+}
+
+// Catalog lists everything the server advertises, following cursors. A
+// list the server's capabilities do not offer is left empty.
+func (s *Session) Catalog(ctx context.Context) (*Catalog, error) {
+	init := s.InitializeResult()
+	c := &Catalog{Tools: []*mcp.Tool{}}
+	caps := &mcp.ServerCapabilities{}
+	if init != nil {
+		c.ProtocolVersion, c.ServerInfo, c.Instructions = init.ProtocolVersion, init.ServerInfo, init.Instructions
+		if init.Capabilities != nil {
+			caps = init.Capabilities
+		}
+	}
+	c.Capabilities = caps
+	if caps.Tools != nil {
+		for t, err := range s.Tools(ctx, nil) {
+			if err != nil {
+				return nil, fmt.Errorf("tools/list: %w", err)
+			}
+			c.Tools = append(c.Tools, t)
+		}
+	}
+	if caps.Resources != nil {
+		for r, err := range s.Resources(ctx, nil) {
+			if err != nil {
+				return nil, fmt.Errorf("resources/list: %w", err)
+			}
+			c.Resources = append(c.Resources, r)
+		}
+		for r, err := range s.ResourceTemplates(ctx, nil) {
+			if err != nil {
+				return nil, fmt.Errorf("resources/templates/list: %w", err)
+			}
+			c.ResourceTemplates = append(c.ResourceTemplates, r)
+		}
+	}
+	if caps.Prompts != nil {
+		for p, err := range s.Prompts(ctx, nil) {
+			if err != nil {
+				return nil, fmt.Errorf("prompts/list: %w", err)
+			}
+			c.Prompts = append(c.Prompts, p)
+		}
+	}
+	return c, nil
+}
+
+// MaxCatalogBytes bounds a catalog file: catalogs are untrusted input.
+const MaxCatalogBytes = 16 << 20
+
+// ReadFile reads a saved catalog: a tools/list result ({"tools": [...]},
+// optionally with resources, resourceTemplates, prompts and serverInfo) or
+// a bare array of tools, as JSON or YAML.
+func ReadFile(path string) (*Catalog, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read catalog: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxCatalogBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read catalog %q: %w", path, err)
+	}
+	if len(data) > MaxCatalogBytes {
+		return nil, fmt.Errorf("catalog %q is over %d MiB", path, MaxCatalogBytes>>20)
+	}
+	c, err := ParseCatalog(data)
+	if err != nil {
+		return nil, fmt.Errorf("catalog %q: %w", path, err)
+	}
+	return c, nil
+}
+
+// ParseCatalog parses a catalog document (see ReadFile).
+func ParseCatalog(data []byte) (*Catalog, error) {
+	var doc any
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	if arr, ok := doc.([]any); ok {
+		doc = map[string]any{"tools": arr}
+	}
+	m, ok := doc.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf(`expected a tools/list result {"tools": [...]} or an array of tools`)
+	}
+	if _, ok := m["tools"].([]any); !ok {
+		return nil, fmt.Errorf(`expected a "tools" array: the tools/list result lists the server's tools`)
+	}
+	js, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("not representable as JSON: %w", err)
+	}
+	var raw struct {
+		Tools []map[string]any `json:"tools"`
+	}
+	if err := json.Unmarshal(js, &raw); err != nil {
+		return nil, fmt.Errorf("tools: %w", err)
+	}
+	// The typed tools drop annotations the SDK cannot decode (a hint that
+	// is not a boolean); RawTools keeps them for the lint.
+	typed := make([]any, len(raw.Tools))
+	for i, t := range raw.Tools {
+		if t == nil {
+			return nil, fmt.Errorf("tools[%d] is not an object", i)
+		}
+		if name, _ := t["name"].(string); name == "" {
+			return nil, fmt.Errorf("tools[%d] has no name", i)
+		}
+		cp := map[string]any{}
+		for k, v := range t {
+			cp[k] = v
+		}
+		var ann mcp.ToolAnnotations
+		if b, _ := json.Marshal(t["annotations"]); t["annotations"] != nil && json.Unmarshal(b, &ann) != nil {
+			delete(cp, "annotations")
+		}
+		typed[i] = cp
+	}
+	m["tools"] = typed
+	if js, err = json.Marshal(m); err != nil {
+		return nil, fmt.Errorf("not representable as JSON: %w", err)
+	}
+	var c Catalog
+	if err := json.Unmarshal(js, &c); err != nil {
+		return nil, err
+	}
+	c.raw = raw.Tools
+	c.Capabilities = &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}
+	if len(c.Resources)+len(c.ResourceTemplates) > 0 {
+		c.Capabilities.Resources = &mcp.ResourceCapabilities{}
+	}
+	if len(c.Prompts) > 0 {
+		c.Capabilities.Prompts = &mcp.PromptCapabilities{}
+	}
+	return &c, nil
+}

@@ -1,0 +1,235 @@
+package live
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Target is one MCP server to read: exactly one of Command (stdio) and URL
+// (streamable HTTP), or a saved catalog file.
+type Target struct {
+	// Name is the server's name in a suite, "" for a command-line target.
+	Name    string
+	Command []string
+	// Env is merged into the child's environment (stdio only).
+	Env map[string]string
+	URL string
+	// BearerTokenEnv names the env var holding the bearer token (URL only).
+	BearerTokenEnv string
+	// Dir is the working directory of a stdio command, "" for this
+	// process's; a suite's servers run in the suite's directory.
+	Dir string
+	// Catalog is a saved tools/list document (JSON or YAML).
+	Catalog string
+}
+
+// String describes the target for messages.
+func (t Target) String() string {
+	switch {
+	case t.Catalog != "":
+		return "catalog " + t.Catalog
+	case t.URL != "":
+		return t.URL
+	default:
+		return strings.Join(t.Command, " ")
+	}
+}
+
+// Validate reports a target that is not exactly one kind.
+func (t Target) Validate() error {
+	n := 0
+	for _, set := range []bool{len(t.Command) > 0, t.URL != "", t.Catalog != ""} {
+		if set {
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return errors.New("no target: give --url URL, --server NAME --config suite.yml, --catalog FILE, or -- COMMAND ARGS...")
+	case n > 1:
+		return fmt.Errorf("more than one target (%s): give exactly one of --url, --server, --catalog and -- COMMAND", t)
+	case t.BearerTokenEnv != "" && t.URL == "":
+		return errors.New("--bearer-token-env goes with --url")
+	}
+	return nil
+}
+
+// DefaultTimeout bounds connecting to a server and listing its catalog.
+const DefaultTimeout = 30 * time.Second
+
+// Session is an open connection to a live target.
+type Session struct {
+	*mcp.ClientSession
+	stderr *tailBuffer
+}
+
+// Connect opens a session with a live target (not a catalog file). getenv
+// reads the bearer token and the child's base environment is this
+// process's.
+func Connect(ctx context.Context, t Target, getenv func(string) string) (*Session, error) {
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcptest", Version: "v1"}, nil)
+	if t.URL != "" {
+		probe := &authProbe{base: http.DefaultTransport}
+		if t.BearerTokenEnv != "" {
+			probe.token = getenv(t.BearerTokenEnv)
+		}
+		tr := &mcp.StreamableClientTransport{
+			Endpoint:             t.URL,
+			HTTPClient:           &http.Client{Transport: probe},
+			MaxRetries:           -1,
+			DisableStandaloneSSE: true,
+		}
+		cs, err := client.Connect(ctx, tr, nil)
+		if err != nil {
+			if st, challenge := probe.failure(); st != 0 {
+				return nil, &AuthError{Status: st, URL: t.URL, Challenge: challenge, EnvVar: t.BearerTokenEnv, TokenSet: probe.token != ""}
+			}
+			return nil, fmt.Errorf("connect to %s: %w", t.URL, err)
+		}
+		return &Session{ClientSession: cs}, nil
+	}
+	if len(t.Command) == 0 {
+		return nil, errors.New("connect: the target has no command and no url")
+	}
+	cmd := exec.CommandContext(ctx, t.Command[0], t.Command[1:]...)
+	cmd.Dir = t.Dir
+	cmd.Env = os.Environ()
+	for _, k := range sortedKeys(t.Env) {
+		cmd.Env = append(cmd.Env, k+"="+t.Env[k])
+	}
+	stderr := &tailBuffer{max: 4 << 10}
+	cmd.Stderr = stderr
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+	if err != nil {
+		msg := fmt.Sprintf("start MCP server %q: %v", strings.Join(t.Command, " "), err)
+		if tail := strings.TrimSpace(stderr.String()); tail != "" {
+			msg += "\nits stderr ends with:\n" + tail
+		}
+		return nil, errors.New(msg)
+	}
+	return &Session{ClientSession: cs, stderr: stderr}, nil
+}
+
+// authProbe adds the bearer token to every request and remembers the first
+// 401 or 403 answer, so a failed connect can say why.
+type authProbe struct {
+	base      http.RoundTripper
+	token     string
+	mu        sync.Mutex
+	status    int
+	challenge string
+}
+
+func (p *authProbe) RoundTrip(r *http.Request) (*http.Response, error) {
+	if p.token != "" {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+p.token)
+	}
+	resp, err := p.base.RoundTrip(r)
+	if err == nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
+		p.mu.Lock()
+		if p.status == 0 {
+			p.status, p.challenge = resp.StatusCode, resp.Header.Get("WWW-Authenticate")
+		}
+		p.mu.Unlock()
+	}
+	return resp, err
+}
+
+func (p *authProbe) failure() (int, string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.status, p.challenge
+}
+
+// AuthError is a 401 or 403 from a URL target. Its message is the one
+// actionable answer: the status, the scheme the server advertised, which
+// env var to set, and the doctor command that diagnoses the layer.
+type AuthError struct {
+	Status    int
+	URL       string
+	Challenge string // the WWW-Authenticate header, "" when absent
+	EnvVar    string // the bearer_token_env given, "" when none
+	TokenSet  bool   // whether EnvVar held a non-empty token
+}
+
+func (e *AuthError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "auth failed: HTTP %d from %s, ", e.Status, e.URL)
+	if c := oneLine(e.Challenge, 120); c != "" {
+		fmt.Fprintf(&b, "server advertises %s.\n", c)
+	} else {
+		b.WriteString("server advertises no scheme (no WWW-Authenticate header).\n")
+	}
+	envVar := e.EnvVar
+	switch {
+	case e.EnvVar == "":
+		envVar = "MCP_TOKEN"
+		b.WriteString("no `bearer_token_env` names a token for this server;\nexport a valid token into an env var and name it with --bearer-token-env (or `bearer_token_env:` in servers:).")
+	case !e.TokenSet:
+		fmt.Fprintf(&b, "env var `%s` (named by `bearer_token_env`) is not set or is empty in this process;\nexport a valid token into it.", e.EnvVar)
+	default:
+		fmt.Fprintf(&b, "env var `%s` (named by `bearer_token_env`) holds a token the server rejected;\nexport a valid token into it.", e.EnvVar)
+	}
+	fmt.Fprintf(&b, " Diagnose with: mcptest doctor --url %s --bearer-token-env %s", e.URL, envVar)
+	return b.String()
+}
+
+// oneLine makes untrusted header text safe to print: one line, printable,
+// at most n bytes.
+func oneLine(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		s = s[:n] + "..."
+	}
+	return s
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf bytes.Buffer
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf.Write(p)
+	if over := t.buf.Len() - t.max; over > 0 {
+		t.buf.Next(over)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.buf.String()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
