@@ -75,8 +75,12 @@ func TestReadArtifactEntryLyingSize(t *testing.T) {
 	// Patch the declared uncompressed size (central directory and local
 	// header) down to 10 bytes.
 	patched := bytes.ReplaceAll(data, []byte{0x00, 0x10, 0x00, 0x00}, []byte{0x0a, 0x00, 0x00, 0x00})
-	if _, err := ReadArtifactEntry(patched, "mcptest-report.json", 100); err == nil {
-		t.Error("a lying entry was read")
+	if bytes.Equal(patched, data) {
+		t.Fatal("the declared size was not patched")
+	}
+	_, err := ReadArtifactEntry(patched, "mcptest-report.json", 100)
+	if err == nil || strings.Contains(err.Error(), "declares") {
+		t.Errorf("a lying entry: %v; want it stopped while reading", err)
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline/ghapitest"
 )
@@ -625,5 +627,58 @@ func TestActionGHES(t *testing.T) {
 	}
 	if !strings.Contains(srv.Comments[0].Body, "(https://ghe.example.com/acme/agents/actions/runs/41)") {
 		t.Errorf("the baseline link does not use GITHUB_SERVER_URL")
+	}
+}
+
+// TestActionYAML: action.yml declares exactly the inputs the command reads
+// and the outputs it writes, and carries the README's exit-code table.
+func TestActionYAML(t *testing.T) {
+	data, err := os.ReadFile("../../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		Description string                    `yaml:"description"`
+		Inputs      map[string]map[string]any `yaml:"inputs"`
+		Outputs     map[string]any            `yaml:"outputs"`
+		Runs        map[string]string         `yaml:"runs"`
+	}
+	if err := yaml.Unmarshal(data, &meta); err != nil {
+		t.Fatal(err)
+	}
+	src, _ := os.ReadFile("action.go")
+	read := regexp.MustCompile(`get\("([a-z-]+)"`).FindAllStringSubmatch(string(src), -1)
+	names := map[string]bool{}
+	for _, m := range read {
+		names[m[1]] = true
+		if meta.Inputs[m[1]] == nil {
+			t.Errorf("input %s is read but not declared in action.yml", m[1])
+		}
+	}
+	for k := range meta.Inputs {
+		if !names[k] {
+			t.Errorf("action.yml declares input %s, which the command never reads", k)
+		}
+	}
+	if len(meta.Outputs) != len(outputNames) {
+		t.Errorf("action.yml has %d outputs, the command writes %d", len(meta.Outputs), len(outputNames))
+	}
+	for _, k := range outputNames {
+		if meta.Outputs[k] == nil {
+			t.Errorf("output %s is written but not declared", k)
+		}
+	}
+	readme, _ := os.ReadFile("../../README.md")
+	rows := regexp.MustCompile(`(?m)^\| [0-3] \|.*\|$`).FindAllString(string(readme), -1)
+	if len(rows) < 4 {
+		t.Fatalf("found %d exit-code rows in the README", len(rows))
+	}
+	for _, row := range rows {
+		if !strings.Contains(meta.Description, row) {
+			t.Errorf("action.yml's description lacks the README's exit-code row %q", row)
+		}
+	}
+	if meta.Runs["using"] != "docker" || meta.Runs["image"] != "Dockerfile" {
+		t.Errorf("runs: %v", meta.Runs)
 	}
 }

@@ -266,10 +266,12 @@ func TestToolBench(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct{ spec, want string }{
 		{"intents: []\n", "no catalog"},
-		{"catalog: [{name: a, description: x}]\nintents: [{query: q, gold: [b]}]\n", `gold names "b"`},
+		{"catalog: [{name: a, description: x}]\nintents: [{query: q, gold: [b]}]\n", `"b" is not a tool of the catalog`},
 		{"catalog: [{name: a}]\nintents: [{query: q, gold: [a]}]\nmutations: [{tool: a, kind: shuffle}]\n", `kind "shuffle"`},
 		{"catalogue: []\n", `unexpected key "catalogue"`},
 		{"catalog: [{name: a}]\ncatalog_path: x.yml\n", "not both"},
+		{"catalog: [{name: a}]\nintents:\n  - query: q\n    gold: [a]\nmutations:\n  - tool: a\n    kind: truncate\n", "spec.yml:6:5: mutations[0].chars: truncate needs chars"},
+		{"catalog: [{name: a}]\nintents:\n  - query: q\n    gold: [a, b]\n", `spec.yml:4:11: intents[0].gold: "b" is not a tool of the catalog`},
 	} {
 		p := filepath.Join(dir, "spec.yml")
 		os.WriteFile(p, []byte(tc.spec), 0o644)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/mcptest/mcptest/annotate"
+	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/gate/toolbench"
 	"github.com/mcptest/mcptest/live"
 )
@@ -34,12 +36,17 @@ func (c *Command) toolBench(args []string) error {
 	if *minDrop > 1 {
 		return inputErr("--min-drop %v: expected a fraction between 0 and 1", *minDrop)
 	}
-	spec, err := readBenchSpec(pos[0])
+	spec, root, err := readBenchSpec(pos[0])
 	if err != nil {
 		return &exitError{code: ExitInput, err: err}
 	}
 	rep, err := toolbench.Run(spec)
 	if err != nil {
+		var se *toolbench.SpecError
+		if errors.As(err, &se) {
+			line, col := specPos(root, se)
+			return &diag.Error{Pos: diag.Pos{File: pos[0], Line: line, Col: col}, Kind: "tool-bench", Message: se.Error()}
+		}
 		return inputErr("%s: %v", pos[0], err)
 	}
 	if *asJSON {
@@ -65,22 +72,28 @@ type benchSpec struct {
 	Mutations   []toolbench.Mutation `json:"mutations"`
 }
 
-func readBenchSpec(path string) (toolbench.Spec, error) {
-	var out toolbench.Spec
+// readBenchSpec reads a spec file, returning its YAML tree too so an
+// error can point at the entry it is about.
+func readBenchSpec(path string) (out toolbench.Spec, root *yaml.Node, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return out, fmt.Errorf("read spec: %w", err)
+		return out, nil, fmt.Errorf("read spec: %w", err)
 	}
 	if len(data) > live.MaxCatalogBytes {
-		return out, fmt.Errorf("spec %q is over %d MiB", path, live.MaxCatalogBytes>>20)
+		return out, nil, fmt.Errorf("spec %q is over %d MiB", path, live.MaxCatalogBytes>>20)
 	}
+	var node yaml.Node
+	if err := yaml.Unmarshal(data, &node); err != nil {
+		return out, nil, fmt.Errorf("spec %q: %v", path, err)
+	}
+	root = &node
 	var doc any
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return out, fmt.Errorf("spec %q: %v", path, err)
+	if err := node.Decode(&doc); err != nil {
+		return out, root, fmt.Errorf("spec %q: %v", path, err)
 	}
 	m, ok := doc.(map[string]any)
 	if !ok {
-		return out, fmt.Errorf("spec %q: expected a mapping with catalog (or catalog_path), intents and mutations", path)
+		return out, root, fmt.Errorf("spec %q: expected a mapping with catalog (or catalog_path), intents and mutations", path)
 	}
 	var unknown []string
 	for k := range m {
@@ -90,20 +103,20 @@ func readBenchSpec(path string) (toolbench.Spec, error) {
 	}
 	sort.Strings(unknown)
 	if len(unknown) > 0 {
-		return out, fmt.Errorf("spec %q: unexpected key %q: expected catalog, catalog_path, intents, mutations", path, unknown[0])
+		return out, root, fmt.Errorf("spec %q: unexpected key %q: expected catalog, catalog_path, intents, mutations", path, unknown[0])
 	}
 	js, err := json.Marshal(m)
 	if err != nil {
-		return out, fmt.Errorf("spec %q: %v", path, err)
+		return out, root, fmt.Errorf("spec %q: %v", path, err)
 	}
 	var s benchSpec
 	if err := json.Unmarshal(js, &s); err != nil {
-		return out, fmt.Errorf("spec %q: %v", path, err)
+		return out, root, fmt.Errorf("spec %q: %v", path, err)
 	}
 	var cat *live.Catalog
 	switch {
 	case len(s.Catalog) > 0 && s.CatalogPath != "":
-		return out, fmt.Errorf("spec %q: give catalog or catalog_path, not both", path)
+		return out, root, fmt.Errorf("spec %q: give catalog or catalog_path, not both", path)
 	case len(s.Catalog) > 0:
 		cat, err = live.ParseCatalog(s.Catalog)
 	case s.CatalogPath != "":
@@ -113,12 +126,12 @@ func readBenchSpec(path string) (toolbench.Spec, error) {
 		}
 		cat, err = live.ReadFile(p)
 	default:
-		return out, fmt.Errorf("spec %q: no catalog: give an inline catalog or a catalog_path", path)
+		return out, root, fmt.Errorf("spec %q: no catalog: give an inline catalog or a catalog_path", path)
 	}
 	if err != nil {
-		return out, fmt.Errorf("spec %q: catalog: %v", path, err)
+		return out, root, fmt.Errorf("spec %q: catalog: %v", path, err)
 	}
-	return toolbench.Spec{Tools: cat.RawTools(), Intents: s.Intents, Mutations: s.Mutations}, nil
+	return toolbench.Spec{Tools: cat.RawTools(), Intents: s.Intents, Mutations: s.Mutations}, root, nil
 }
 
 func pct(v float64) string { return fmt.Sprintf("%.0f%%", v*100) }
@@ -131,7 +144,7 @@ func writeBench(c *Command, rep toolbench.Report) {
 		what := m.Kind
 		switch m.Kind {
 		case toolbench.Truncate:
-			what += fmt.Sprintf(" %d", m.Chars)
+			what += fmt.Sprintf(" %d", *m.Chars)
 		case toolbench.DropKeyword:
 			what += " " + annotate.Clean(m.Word)
 		}
@@ -156,4 +169,54 @@ func sortedSmells(m map[string]int) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// specPos locates a spec error in the spec's YAML (1-based line and
+// column): the entry's key when there is one, else the entry, else the
+// section; 0, 0 when the spec does not hold it (a catalog_path file).
+func specPos(root *yaml.Node, e *toolbench.SpecError) (int, int) {
+	if root == nil || len(root.Content) == 0 {
+		return 0, 0
+	}
+	doc := root.Content[0]
+	section, sub, _ := strings.Cut(e.Section, ".")
+	key, val := mapEntry(doc, section)
+	if key == nil {
+		key, _ = mapEntry(doc, "catalog_path")
+		if key != nil && section == "catalog" {
+			return key.Line, key.Column
+		}
+		return 0, 0
+	}
+	best := key
+	if sub != "" && val.Kind == yaml.MappingNode {
+		k, v := mapEntry(val, sub)
+		if k == nil {
+			return best.Line, best.Column
+		}
+		best, val = k, v
+	}
+	if e.Index >= 0 && val.Kind == yaml.SequenceNode && e.Index < len(val.Content) {
+		item := val.Content[e.Index]
+		best = item
+		if e.Key != "" {
+			if k, v := mapEntry(item, e.Key); k != nil {
+				best = v
+			}
+		}
+	}
+	return best.Line, best.Column
+}
+
+// mapEntry returns the key and value nodes of key in a mapping node.
+func mapEntry(m *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i], m.Content[i+1]
+		}
+	}
+	return nil, nil
 }

@@ -62,6 +62,7 @@ var (
 	prefRE = regexp.MustCompile(`(?i)\balways\s+(use|prefer|choose|pick|select)\s+this\s+tool\b|\bthis\s+is\s+the\s+(best|only|most\s+reliable|preferred)\s+tool\b` +
 		`|\b(do\s+not|don'?t|never)\s+use\s+(any\s+)?(other|another|the\s+other)\s+tools?\b|\bprefer\s+this\s+tool\b|\binstead\s+of\s+any\s+other\s+tool\b` +
 		`|\b(other|competing)\s+tools\s+are\s+(broken|deprecated|unsafe|unreliable)\b|\bhighest\s+priority\s+tool\b`)
+	wordRE     = regexp.MustCompile(`[\p{L}\p{N}_.-]+`)
 	thisTool   = regexp.MustCompile(`(?i)\bthis\s+tool\b`)
 	deprecated = regexp.MustCompile(`(?i)\bdeprecated\b`)
 	sentenceRE = regexp.MustCompile(`[.;!?](\s+|$)|\n`)
@@ -113,6 +114,12 @@ func texts(tool map[string]any) []string {
 func Scan(tools []map[string]any) []Finding {
 	var out []Finding
 	shadow := shadowing(tools)
+	names := map[string]bool{}
+	for _, t := range tools {
+		if n, ok := t["name"].(string); ok {
+			names[n] = true
+		}
+	}
 	for i, tool := range tools {
 		name, _ := tool["name"].(string)
 		add := func(id, format string, args ...any) {
@@ -122,7 +129,7 @@ func Scan(tools []map[string]any) []Finding {
 		if m, ok := first(injectionRE, ts); ok {
 			add("SEC-001", "description contains an imperative instruction aimed at the model (excerpt: %q)", excerpt(m))
 		}
-		if m, ok := crossTool(ts, name, tools); ok {
+		if m, ok := crossTool(ts, name, names); ok {
 			add("SEC-002", "description directs how or when to use another tool (excerpt: %q)", excerpt(m))
 		}
 		if m, ok := first(exfilRE, ts); ok {
@@ -174,7 +181,7 @@ func first(re *regexp.Regexp, ts []string) (string, bool) {
 // crossTool fires on the directive patterns, or on a sentence that names
 // another tool of the catalog together with always/must/never/instead/
 // before/after/first (a deprecation notice naming its successor aside).
-func crossTool(ts []string, self string, tools []map[string]any) (string, bool) {
+func crossTool(ts []string, self string, names map[string]bool) (string, bool) {
 	for _, t := range ts {
 		for _, m := range crossToolRE.FindAllString(t, -1) {
 			if !thisTool.MatchString(m) { // "always use this tool" is SEC-006's
@@ -189,12 +196,9 @@ func crossTool(ts []string, self string, tools []map[string]any) (string, bool) 
 			if !directive.MatchString(sentence) || deprecated.MatchString(sentence) {
 				continue
 			}
-			for _, o := range tools {
-				n, _ := o["name"].(string)
-				if n == "" || n == self || len(n) < 4 {
-					continue
-				}
-				if regexp.MustCompile(`(^|[^\w])` + regexp.QuoteMeta(n) + `($|[^\w])`).MatchString(sentence) {
+			for _, w := range wordRE.FindAllString(sentence, -1) {
+				w = strings.TrimRight(w, ".-")
+				if w != self && len(w) >= 4 && names[w] {
 					return strings.TrimSpace(sentence), true
 				}
 			}

@@ -2,6 +2,7 @@ package security
 
 import (
 	"encoding/base64"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -125,4 +126,15 @@ func FuzzScan(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkScan10kTools: a large catalog scans in linear time.
+func BenchmarkScan10kTools(b *testing.B) {
+	tools := make([]map[string]any, 10000)
+	for i := range tools {
+		tools[i] = tl(fmt.Sprintf("tool_%d", i), fmt.Sprintf("Return record %d. Always call tool_%d first; never before the user asks.", i, (i+1)%10000))
+	}
+	for b.Loop() {
+		Scan(tools)
+	}
 }

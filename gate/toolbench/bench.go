@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcptest/mcptest/gate/quality"
 )
@@ -36,7 +37,7 @@ type Mutation struct {
 	Tool string `json:"tool"`
 	Kind string `json:"kind"`
 	// Chars is truncate's length, in characters.
-	Chars int `json:"chars,omitempty"`
+	Chars *int `json:"chars,omitempty"`
 	// Word is drop_keyword's word.
 	Word string `json:"word,omitempty"`
 }
@@ -49,45 +50,69 @@ type Spec struct {
 	Mutations []Mutation
 }
 
-// Validate names the first problem of a spec.
+// SpecError is a problem of a spec, located by its section (catalog,
+// intents, mutations), the entry's 0-based index (-1 for the section) and
+// the entry's key ("" for the entry).
+type SpecError struct {
+	Section string
+	Index   int
+	Key     string
+	Msg     string
+}
+
+func (e *SpecError) Error() string {
+	at := e.Section
+	if e.Index >= 0 {
+		at += fmt.Sprintf("[%d]", e.Index)
+	}
+	if e.Key != "" {
+		at += "." + e.Key
+	}
+	return at + ": " + e.Msg
+}
+
+// Validate names the first problem of a spec, as a *SpecError.
 func (s Spec) Validate() error {
 	names := map[string]bool{}
 	for i, t := range s.Tools {
 		n, _ := t["name"].(string)
 		if n == "" {
-			return fmt.Errorf("catalog.tools[%d] has no name", i)
+			return &SpecError{"catalog.tools", i, "name", "the tool has no name"}
 		}
 		names[n] = true
 	}
 	if len(s.Intents) == 0 {
-		return fmt.Errorf("intents: at least one intent is needed")
+		return &SpecError{"intents", -1, "", "at least one intent is needed: a query and the gold tool names that count as a correct pick"}
 	}
 	for i, in := range s.Intents {
-		if strings.TrimSpace(in.Query) == "" || len(in.Gold) == 0 {
-			return fmt.Errorf("intents[%d] needs a query and a non-empty gold list", i)
+		if strings.TrimSpace(in.Query) == "" {
+			return &SpecError{"intents", i, "query", "the intent needs a query"}
+		}
+		if len(in.Gold) == 0 {
+			return &SpecError{"intents", i, "gold", "the intent needs a non-empty gold list"}
 		}
 		for _, g := range in.Gold {
 			if !names[g] {
-				return fmt.Errorf("intents[%d].gold names %q, which the catalog does not list", i, g)
+				return &SpecError{"intents", i, "gold", fmt.Sprintf("%q is not a tool of the catalog", g)}
 			}
 		}
 	}
 	for i, m := range s.Mutations {
 		if !names[m.Tool] {
-			return fmt.Errorf("mutations[%d].tool %q is not in the catalog", i, m.Tool)
+			return &SpecError{"mutations", i, "tool", fmt.Sprintf("%q is not a tool of the catalog", m.Tool)}
 		}
 		switch m.Kind {
 		case Blank, Genericize:
 		case Truncate:
-			if m.Chars < 0 {
-				return fmt.Errorf("mutations[%d]: truncate needs chars >= 0", i)
+			if m.Chars == nil || *m.Chars < 0 {
+				return &SpecError{"mutations", i, "chars", "truncate needs chars, the number of characters to keep (>= 0)"}
 			}
 		case DropKeyword:
-			if strings.TrimSpace(m.Word) == "" {
-				return fmt.Errorf("mutations[%d]: drop_keyword needs a word", i)
+			if strings.TrimSpace(m.Word) == "" || !utf8.ValidString(m.Word) {
+				return &SpecError{"mutations", i, "word", "drop_keyword needs word, the content word to remove"}
 			}
 		default:
-			return fmt.Errorf("mutations[%d].kind %q: expected one of %s", i, m.Kind, strings.Join(Kinds, ", "))
+			return &SpecError{"mutations", i, "kind", fmt.Sprintf("kind %q: expected one of %s", m.Kind, strings.Join(Kinds, ", "))}
 		}
 	}
 	return nil
@@ -102,12 +127,15 @@ func Apply(description string, m Mutation) string {
 		return GenericDescription
 	case Truncate:
 		r := []rune(description)
-		if m.Chars < len(r) {
-			return string(r[:m.Chars])
+		if m.Chars != nil && *m.Chars >= 0 && *m.Chars < len(r) {
+			return string(r[:*m.Chars])
 		}
 		return description
 	case DropKeyword:
-		re := regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(m.Word) + `\b`)
+		re, err := regexp.Compile(`(?i)\b` + regexp.QuoteMeta(m.Word) + `\b`)
+		if err != nil { // a word that is not UTF-8; Validate refuses it
+			return description
+		}
 		out := re.ReplaceAllString(description, "")
 		return strings.Join(strings.Fields(out), " ")
 	}

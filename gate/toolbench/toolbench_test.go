@@ -38,9 +38,9 @@ func TestApply(t *testing.T) {
 	}{
 		{Mutation{Kind: Blank}, ""},
 		{Mutation{Kind: Genericize}, GenericDescription},
-		{Mutation{Kind: Truncate, Chars: 18}, "Return the current"},
-		{Mutation{Kind: Truncate, Chars: 500}, d},
-		{Mutation{Kind: Truncate, Chars: 0}, ""},
+		{Mutation{Kind: Truncate, Chars: ptr(18)}, "Return the current"},
+		{Mutation{Kind: Truncate, Chars: ptr(500)}, d},
+		{Mutation{Kind: Truncate, Chars: ptr(0)}, ""},
 		{Mutation{Kind: DropKeyword, Word: "weather"}, "Return the current forecast for a city, as JSON. data is hourly."},
 		{Mutation{Kind: DropKeyword, Word: "for"}, "Return the current weather forecast a city, as JSON. Weather data is hourly."},
 	} {
@@ -48,7 +48,7 @@ func TestApply(t *testing.T) {
 			t.Errorf("%s: %q, want %q", tc.m.Kind, got, tc.want)
 		}
 	}
-	if got := Apply("héllo wörld", Mutation{Kind: Truncate, Chars: 4}); got != "héll" {
+	if got := Apply("héllo wörld", Mutation{Kind: Truncate, Chars: ptr(4)}); got != "héll" {
 		t.Errorf("truncate counts characters, not bytes: %q", got)
 	}
 }
@@ -93,7 +93,7 @@ func TestRunSeedExample(t *testing.T) {
 		Mutations: []Mutation{
 			{Tool: "lookup_a", Kind: Blank},
 			{Tool: "lookup_a", Kind: Genericize},
-			{Tool: "lookup_a", Kind: Truncate, Chars: 18},
+			{Tool: "lookup_a", Kind: Truncate, Chars: ptr(18)},
 			{Tool: "lookup_a", Kind: DropKeyword, Word: "weather"},
 			{Tool: "lookup_b", Kind: DropKeyword, Word: "weather"},
 		},
@@ -122,6 +122,7 @@ func TestRunSeedExample(t *testing.T) {
 		{Tools: spec.Tools, Intents: []Intent{{"q", []string{"nope"}}}},
 		{Tools: spec.Tools, Intents: spec.Intents, Mutations: []Mutation{{Tool: "lookup_a", Kind: "shuffle"}}},
 		{Tools: spec.Tools, Intents: spec.Intents, Mutations: []Mutation{{Tool: "lookup_a", Kind: DropKeyword}}},
+		{Tools: spec.Tools, Intents: spec.Intents, Mutations: []Mutation{{Tool: "lookup_a", Kind: Truncate}}},
 	} {
 		if _, err := Run(bad); err == nil {
 			t.Errorf("spec %+v accepted", bad)
@@ -176,4 +177,30 @@ func BenchmarkSelect10kTools1kIntents(b *testing.B) {
 			s.Select(q)
 		}
 	}
+}
+
+func ptr(n int) *int { return &n }
+
+// FuzzRun: any descriptions, query and mutation word run without a panic,
+// with accuracies in [0, 1] inside their Wilson interval.
+func FuzzRun(f *testing.F) {
+	f.Add("Return the weather forecast for a city.", "weather in Paris", "weather", 10)
+	f.Add("", "", "\u200b", -1)
+	f.Fuzz(func(t *testing.T, desc, query, word string, chars int) {
+		spec := Spec{
+			Tools:   []map[string]any{{"name": "a", "description": desc}, {"name": "b_tool", "description": query}},
+			Intents: []Intent{{Query: query + " x", Gold: []string{"a"}}},
+			Mutations: []Mutation{{Tool: "a", Kind: Blank}, {Tool: "a", Kind: Genericize},
+				{Tool: "a", Kind: Truncate, Chars: &chars}, {Tool: "b_tool", Kind: DropKeyword, Word: word}},
+		}
+		rep, err := Run(spec)
+		if err != nil {
+			return // an invalid spec (a negative chars, a blank word) is an error, not a panic
+		}
+		for _, fg := range append([]Figures{rep.Baseline}, rep.Mutations[0].Figures) {
+			if fg.Accuracy < 0 || fg.Accuracy > 1 || fg.CILow > fg.Accuracy+1e-9 || fg.CIHigh < fg.Accuracy-1e-9 {
+				t.Fatalf("figures %+v", fg)
+			}
+		}
+	})
 }
