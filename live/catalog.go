@@ -127,6 +127,9 @@ func ReadFile(path string) (*Catalog, error) {
 	if len(data) > MaxCatalogBytes {
 		return nil, fmt.Errorf("catalog %q is over %d MiB", path, MaxCatalogBytes>>20)
 	}
+	if errs := checkCatalog(path, data); len(errs) > 0 {
+		return nil, errs
+	}
 	c, err := ParseCatalog(data)
 	if err != nil {
 		return nil, fmt.Errorf("catalog %q: %w", path, err)

@@ -1,0 +1,118 @@
+package live
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/mcptest/mcptest/engine/diag"
+)
+
+// toolKeys are the fields of a tools/list entry; a key outside them in a
+// catalog file is most often a typo (descripton), so it is an error with a
+// did-you-mean. Keys starting with "_" or "x-" are extensions.
+var toolKeys = []string{"annotations", "description", "icons", "inputSchema", "name", "outputSchema", "title"}
+
+// checkCatalog checks a catalog file node by node, so every problem is
+// reported at once as file:line:col: the document must be a tools/list
+// result or an array of tools, each tool a mapping with a non-empty name,
+// a string description and mapping-valued schemas and annotations.
+func checkCatalog(file string, data []byte) diag.List {
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	err := dec.Decode(&root)
+	if errors.Is(err, io.EOF) {
+		return diag.List{{Pos: diag.Pos{File: file, Line: 1, Col: 1}, Kind: "catalog", Message: `the catalog is empty: expected a tools/list result {"tools": [...]} or an array of tools`}}
+	}
+	if err != nil {
+		line := 0
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		if rest, ok := strings.CutPrefix(msg, "line "); ok {
+			n, tail, _ := strings.Cut(rest, ":")
+			line, _ = strconv.Atoi(n)
+			msg = strings.TrimSpace(tail)
+		}
+		pos := diag.Pos{File: file, Line: line}
+		if line > 0 {
+			pos.Col = 1
+		}
+		return diag.List{{Pos: pos, Kind: "catalog", Message: "invalid YAML or JSON: " + msg}}
+	}
+	at := func(n *yaml.Node) diag.Pos { return diag.Pos{File: file, Line: n.Line, Col: n.Column} }
+	if len(root.Content) == 0 {
+		return diag.List{{Pos: diag.Pos{File: file, Line: 1, Col: 1}, Kind: "catalog", Message: `the catalog is empty: expected a tools/list result {"tools": [...]} or an array of tools`}}
+	}
+	doc := root.Content[0]
+	tools := doc
+	if doc.Kind == yaml.MappingNode {
+		tools = nil
+		for i := 0; i+1 < len(doc.Content); i += 2 {
+			if doc.Content[i].Value == "tools" {
+				tools = doc.Content[i+1]
+			}
+		}
+		if tools == nil {
+			return diag.List{{Pos: at(doc), Kind: "catalog", Message: `missing "tools": a tools/list result lists the server's tools under "tools"`}}
+		}
+	}
+	if tools.Kind != yaml.SequenceNode {
+		return diag.List{{Pos: at(tools), Kind: "catalog", Message: `expected a list of tools`}}
+	}
+	var errs diag.List
+	for i, t := range tools.Content {
+		where := fmt.Sprintf("tools[%d]", i)
+		if t.Kind != yaml.MappingNode {
+			errs = append(errs, &diag.Error{Pos: at(t), Kind: "catalog", Message: where + ": expected a tool mapping {name, description, inputSchema}"})
+			continue
+		}
+		hasName := false
+		for j := 0; j+1 < len(t.Content); j += 2 {
+			k, v := t.Content[j], t.Content[j+1]
+			switch k.Value {
+			case "name":
+				hasName = true
+				if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" || strings.TrimSpace(v.Value) == "" {
+					errs = append(errs, &diag.Error{Pos: at(v), Kind: "catalog", Message: where + `.name: expected the tool's name, a non-empty string`})
+				}
+			case "title", "description":
+				if v.Kind != yaml.ScalarNode || (v.ShortTag() != "!!str" && v.ShortTag() != "!!null") {
+					errs = append(errs, &diag.Error{Pos: at(v), Kind: "catalog", Message: fmt.Sprintf("%s.%s: expected a string", where, k.Value)})
+				}
+			case "inputSchema", "outputSchema", "annotations":
+				if v.Kind != yaml.MappingNode {
+					errs = append(errs, &diag.Error{Pos: at(v), Kind: "catalog", Message: fmt.Sprintf("%s.%s: expected a mapping (a JSON object)", where, k.Value)})
+				}
+			case "icons":
+			default:
+				if strings.HasPrefix(k.Value, "_") || strings.HasPrefix(k.Value, "x-") {
+					continue
+				}
+				e := &diag.Error{Pos: at(k), Kind: "catalog",
+					Message: fmt.Sprintf("%s: unexpected key %q: expected one of %s (or an `_` or `x-` extension key)", where, k.Value, quoted(toolKeys))}
+				if s := diag.Suggest(k.Value, toolKeys); s != "" {
+					e.Hint = "did you mean `" + s + "`?"
+				}
+				errs = append(errs, e)
+			}
+		}
+		if !hasName {
+			errs = append(errs, &diag.Error{Pos: at(t), Kind: "catalog", Message: where + `: missing "name": every tool has a name`})
+		}
+	}
+	return errs.Sorted()
+}
+
+func quoted(keys []string) string {
+	q := append([]string(nil), keys...)
+	sort.Strings(q)
+	for i, k := range q {
+		q[i] = strconv.Quote(k)
+	}
+	return strings.Join(q, ", ")
+}
