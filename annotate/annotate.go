@@ -20,10 +20,12 @@ type Reporter interface {
 type Options struct {
 	// Color turns on ANSI colour; the caller decides (a TTY, no NO_COLOR).
 	Color bool
+	// AgentBudget is the agent reporter's token budget (0: the default).
+	AgentBudget int
 }
 
 // Names lists the reporters New knows, in the order help shows them.
-var Names = []string{"pretty", "json", "junit", "sarif", "html"}
+var Names = []string{"pretty", "json", "junit", "sarif", "html", "agent"}
 
 // New returns the reporter called name.
 func New(name string, opt Options) (Reporter, error) {
@@ -38,6 +40,8 @@ func New(name string, opt Options) (Reporter, error) {
 		return SARIF{}, nil
 	case "html":
 		return HTML{}, nil
+	case "agent":
+		return Agent{Budget: opt.AgentBudget}, nil
 	}
 	return nil, fmt.Errorf("unknown reporter %q: expected one of %s", name, strings.Join(Names, ", "))
 }

@@ -87,7 +87,7 @@ func (b *builder) build() {
 			case "tool_quality":
 				b.toolQuality(ptr, m)
 			case "tools":
-				b.pending(ptr, m, KindTool, "tools")
+				b.toolTest(ptr, m)
 			}
 		}
 	}

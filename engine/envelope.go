@@ -74,6 +74,9 @@ type Totals struct {
 	Passed       int `json:"passed"`
 	Failed       int `json:"failed"`
 	Inconclusive int `json:"inconclusive"`
+	// Cached counts the cases served from the result cache
+	// (.mcptest/cache/) instead of being recomputed; absent when none was.
+	Cached int `json:"cached,omitempty"`
 }
 
 // CaseResult is one case of the envelope.

@@ -29,6 +29,10 @@ type Options struct {
 	// Shard, when set, keeps only the cases of one shard (see Shard); the
 	// envelope records it as run.shard.
 	Shard Shard
+	// Cache, when set, serves the result of an unchanged replayed case
+	// instead of recomputing it (see CaseCache); Totals.Cached counts the
+	// cases it served.
+	Cache CaseCache
 }
 
 // Run replays the suite's cassettes and computes every gate. The envelope's
@@ -62,15 +66,40 @@ func Run(s *Suite, opt Options) (*Envelope, error) {
 			opt.Progress(done, total)
 		}
 	}
+	cached := 0
+	pool := &livePool{}
+	defer pool.close()
 	for _, p := range plans {
+		p.live = pool
+		key, keyed := "", false
+		if opt.Cache != nil {
+			key, keyed = cacheKey(s, p, opt.Version)
+		}
+		if keyed {
+			if res, ok := opt.Cache.Get(key); ok {
+				for range p.files {
+					progress()
+				}
+				cached++
+				env.Cases = append(env.Cases, res)
+				continue
+			}
+		}
+		if p.c.Kind == KindTool {
+			env.Run.Mode = "live"
+		}
 		res, errs := runCase(s, p, progress)
 		inputErrs = append(inputErrs, errs...)
 		env.Cases = append(env.Cases, res)
+		if keyed && len(errs) == 0 {
+			opt.Cache.Put(key, res)
+		}
 	}
 	if len(inputErrs) > 0 {
 		return nil, inputErrs.Sorted()
 	}
 	env.Tally()
+	env.Totals.Cached = cached
 	return env, nil
 }
 
@@ -121,6 +150,9 @@ func selectCases(all []*Case, filters []string) ([]*Case, error) {
 type casePlan struct {
 	c     *Case
 	files []string
+	// live holds the run's open server sessions (tools: cases share one
+	// per server).
+	live *livePool
 }
 
 func plan(s *Suite, cases []*Case, opt Options) ([]casePlan, int, diag.List) {
@@ -211,6 +243,8 @@ func runCase(s *Suite, p casePlan, progress func()) (*CaseResult, diag.List) {
 		return runScenario(s, p, res, progress)
 	case KindToolQuality:
 		return runToolQuality(s, p, res)
+	case KindTool:
+		return runToolTest(s, p, res)
 	}
 	res.Verdict = Inconclusive
 	res.Findings = append(res.Findings, pendingFinding(c.Pending[0]))

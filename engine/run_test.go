@@ -219,7 +219,10 @@ agents:
 	}
 }
 
-func TestPendingBlocksAreInconclusive(t *testing.T) {
+// TestToolsCasesRunLive: a tools: entry is a live call in suite order; a
+// server that cannot be started fails the case with an error finding, and
+// the run's mode is live.
+func TestToolsCasesRunLive(t *testing.T) {
 	s := writeSuite(t, `
 agents:
   - name: weather selection
@@ -234,14 +237,14 @@ servers:
     command: [node, server.js]
 `, map[string]string{"c.json": cassetteJSON(runJSON("x", "w.get_weather"))})
 	env := run(t, s, Options{})
-	if env.Verdict != Pass || env.Totals.Inconclusive != 1 || env.Totals.Total != 2 {
-		t.Fatalf("verdict %s totals %+v", env.Verdict, env.Totals)
+	if env.Verdict != Fail || env.Totals.Failed != 1 || env.Totals.Total != 2 || env.Run.Mode != "live" {
+		t.Fatalf("verdict %s mode %s totals %+v", env.Verdict, env.Run.Mode, env.Totals)
 	}
 	kinds := []Kind{env.Cases[0].Kind, env.Cases[1].Kind}
 	if !reflect.DeepEqual(kinds, []Kind{KindAgent, KindTool}) {
 		t.Errorf("cases out of suite order: %v", kinds)
 	}
-	if f := env.Cases[1].Findings; len(f) != 1 || !strings.Contains(f[0].Message, "`tools:` is not implemented yet") {
+	if f := env.Cases[1].Findings; len(f) != 1 || !strings.Contains(f[0].Message, `could not connect to server "fs"`) {
 		t.Errorf("findings %+v", f)
 	}
 }

@@ -83,6 +83,8 @@ type Case struct {
 	TokenEfficiency *TokenEfficiencyBlock
 	// Quality is the catalog of a tool_quality: entry (quality.go).
 	Quality *QualityBlock
+	// ToolTest is a tools: entry's live call.
+	ToolTest *ToolTestBlock
 	// Scenario is the world and oracles of a scenarios: entry.
 	Scenario *Scenario
 	// Pending lists the blocks this version accepts but does not compute

@@ -77,6 +77,9 @@ func (c *Command) subcommands() []subcommand {
 		{"prompts", "list a live server's prompts", c.listCommand("prompts")},
 		{"capabilities", "print a live server's initialize result: version, info, capabilities", c.listCommand("capabilities")},
 		{"mock", "serve a catalog file as a deterministic MCP server on stdio", (*Command).mock},
+		{"record", "proxy an agent's MCP server (stdio or streamable HTTP) and write the session as a v1 cassette", (*Command).record},
+		{"generate", "scaffold a starter suite for a live server from its catalog (generate suite [--probe])", (*Command).generate},
+		{"mcp-server", "serve mcptest's verbs to an agent over MCP on stdio; --install registers it in .claude/mcp.json", (*Command).mcpServer},
 		{"doctor", "diagnose a server's connection layers; --lint-descriptions lints its tool descriptions", (*Command).doctor},
 		{"security", "scan a catalog's tool definitions for description poisoning (SEC-001..008)", (*Command).security},
 		{"tool-bench", "measure how much each tool description carries selection (tool-bench run SPEC)", (*Command).toolBench},
@@ -237,7 +240,7 @@ const exitCodeTable = `exit codes:
 func (c *Command) usage(w io.Writer) {
 	fmt.Fprintf(w, "mcptest %s: a deterministic, model-free gate for AI agents that use MCP tools\n\nusage: mcptest <command> [flags]\n\ncommands:\n", version)
 	for _, sc := range c.subcommands() {
-		fmt.Fprintf(w, "  %-11s %s\n", sc.name, sc.summary)
+		fmt.Fprintf(w, "  %-12s %s\n", sc.name, sc.summary)
 	}
 	fmt.Fprintf(w, "\n%s\nRun 'mcptest <command> -h' for a command's flags.\n", exitCodeTable)
 }

@@ -113,18 +113,7 @@ func (c *Command) listCommand(what string) func(*Command, []string) error {
 			return err
 		}
 		if *format == "json" {
-			doc := listDoc(what, cat)
-			if what == "tools" {
-				// The description-poisoning rules run inline; the key is
-				// absent when the catalog is clean.
-				if w := security.DescriptionWarnings(cat.RawTools()); len(w) > 0 {
-					doc = struct {
-						Tools    []*mcp.Tool        `json:"tools"`
-						Warnings []security.Finding `json:"warnings"`
-					}{cat.Tools, w}
-				}
-			}
-			return writeJSON(c.Stdout, doc)
+			return writeJSON(c.Stdout, catalogDoc(what, cat))
 		}
 		if what == "tools" {
 			for _, w := range security.DescriptionWarnings(cat.RawTools()) {
@@ -133,6 +122,23 @@ func (c *Command) listCommand(what string) func(*Command, []string) error {
 		}
 		return writeList(c.Stdout, what, cat)
 	}
+}
+
+// catalogDoc is the document `mcptest tools|resources|prompts|capabilities
+// --format json` prints and the mcp-server's list verbs return: the list,
+// and for tools the description-poisoning warnings, a key absent when the
+// catalog is clean.
+func catalogDoc(what string, cat *live.Catalog) any {
+	doc := listDoc(what, cat)
+	if what == "tools" {
+		if w := security.DescriptionWarnings(cat.RawTools()); len(w) > 0 {
+			doc = struct {
+				Tools    []*mcp.Tool        `json:"tools"`
+				Warnings []security.Finding `json:"warnings"`
+			}{cat.Tools, w}
+		}
+	}
+	return doc
 }
 
 // listDoc is the JSON document of one list: the MCP result shape.

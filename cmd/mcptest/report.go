@@ -14,9 +14,10 @@ func (c *Command) report(args []string) error {
 	if len(args) > 0 && args[0] == "merge" {
 		return c.merge(args[1:])
 	}
-	fs := c.newFlags("report", "mcptest report RUN.json [--format pretty|json|junit|sarif|html] [--output FILE]\n       mcptest report RUN.json --compare BASELINE.json [--format pretty|markdown|json|html] [--fail-on regressions|flips|failures|none] [--output FILE]\n       mcptest report merge SHARD.json... [--output FILE]")
-	format := fs.String("format", "pretty", "how to render: pretty, json, junit, sarif or html (with --compare: pretty, markdown, json or html)")
+	fs := c.newFlags("report", "mcptest report RUN.json [--format pretty|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE]\n       mcptest report RUN.json --compare BASELINE.json [--format pretty|markdown|json|html] [--fail-on regressions|flips|failures|none] [--output FILE]\n       mcptest report merge SHARD.json... [--output FILE]")
+	format := fs.String("format", "pretty", "how to render: pretty, json, junit, sarif, html or agent (with --compare: pretty, markdown, json or html)")
 	output := fs.String("output", "", "write to `FILE` instead of stdout")
+	agentBudget := fs.Int("agent-budget", annotate.DefaultAgentBudget, "with --format agent, cap the result at `TOKENS` cl100k_base tokens")
 	compare := fs.String("compare", "", "compare the run with the `BASELINE.json` envelope: target deltas, floor flips, new, removed and not-comparable cases")
 	failOn := fs.String("fail-on", string(baseline.FailOnRegressions), "with --compare, exit 1 on: regressions (a pass->fail flip or a failing case the baseline cannot vouch for), flips (pass->fail flips only), failures (any failing case) or none")
 	pos, err := parse(fs, args)
@@ -48,7 +49,10 @@ func (c *Command) report(args []string) error {
 	if *output != "" {
 		out = nil
 	}
-	rep, err := annotate.New(*format, annotate.Options{Color: out != nil && c.color(out)})
+	if *agentBudget < 0 {
+		return inputErr("--agent-budget: %d is negative", *agentBudget)
+	}
+	rep, err := annotate.New(*format, annotate.Options{Color: out != nil && c.color(out), AgentBudget: *agentBudget})
 	if err != nil {
 		return inputErr("--format: %v", err)
 	}

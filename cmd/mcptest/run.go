@@ -13,13 +13,15 @@ import (
 )
 
 func (c *Command) run(args []string) error {
-	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--reporter pretty|json|junit|sarif|html] [--output FILE] [--filter NAME]... [--cassette-dir DIR] [--shard i/n]")
+	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--reporter pretty|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--filter NAME]... [--cassette-dir DIR] [--shard i/n] [--no-cache]")
 	config := fs.String("config", "suite.yml", "the suite file")
-	reporter := fs.String("reporter", "pretty", "how to report: pretty, json, junit (JUnit XML), sarif (SARIF 2.1.0) or html (the auditor view; use --output)")
+	reporter := fs.String("reporter", "pretty", "how to report: pretty, json, junit (JUnit XML), sarif (SARIF 2.1.0), html (the auditor view; use --output) or agent (the model-facing digest)")
+	agentBudget := fs.Int("agent-budget", annotate.DefaultAgentBudget, "with --reporter agent, cap the result at `TOKENS` cl100k_base tokens")
 	output := fs.String("output", "", "write the report to `FILE` instead of stdout")
 	var filters stringList
 	fs.Var(&filters, "filter", "run only the case `NAME` (exact, or else a case-insensitive substring); repeatable")
 	cassetteDir := fs.String("cassette-dir", "", "where a test without `cassette:` is looked up by name (default: cassettes/ beside the suite)")
+	noCache := fs.Bool("no-cache", false, "recompute every case instead of serving unchanged ones from the workspace cache (.mcptest/cache/)")
 	shardFlag := fs.String("shard", "", "run only shard `i/n` of the cases (1-based; a case's shard depends on its name alone); merge the shards with mcptest report merge")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -42,7 +44,10 @@ func (c *Command) run(args []string) error {
 	if *output != "" {
 		out = io.Discard
 	}
-	rep, err := annotate.New(*reporter, annotate.Options{Color: c.color(out)})
+	if *agentBudget < 0 {
+		return inputErr("--agent-budget: %d is negative", *agentBudget)
+	}
+	rep, err := annotate.New(*reporter, annotate.Options{Color: c.color(out), AgentBudget: *agentBudget})
 	if err != nil {
 		return inputErr("--reporter: %v", err)
 	}
@@ -53,7 +58,11 @@ func (c *Command) run(args []string) error {
 		return err
 	}
 	progress := c.progress()
-	env, err := engine.Run(suite, engine.Options{Filter: filters, CassetteDir: *cassetteDir, Version: version, Progress: progress.update, Shard: shard})
+	opts := engine.Options{Filter: filters, CassetteDir: *cassetteDir, Version: version, Progress: progress.update, Shard: shard}
+	if !*noCache {
+		opts.Cache = engine.DirCache{Dir: c.storePath("cache")}
+	}
+	env, err := engine.Run(suite, opts)
 	progress.clear()
 	if err != nil {
 		return err
@@ -63,6 +72,8 @@ func (c *Command) run(args []string) error {
 	env.Run.DurationMS = time.Since(start).Milliseconds()
 	env.Source = c.source()
 	env.Environment = c.environment()
+
+	c.storeRun(env)
 
 	var buf bytes.Buffer
 	if err := rep.Report(&buf, env); err != nil {

@@ -49,18 +49,7 @@ func (c *Command) validate(args []string) error {
 		all = append(all, l...)
 	}
 	if *format == "json" {
-		doc := validationDoc{Valid: len(all) == 0, Errors: []validationError{}}
-		for _, e := range all {
-			ve := validationError{Path: e.Pointer, Message: e.Message}
-			if e.Pos.Line > 0 {
-				ve.Message = fmt.Sprintf("%s (at %s)", e.Message, e.Pos)
-			}
-			if e.Hint != "" {
-				h := e.Hint
-				ve.Hint = &h
-			}
-			doc.Errors = append(doc.Errors, ve)
-		}
+		doc := validationDocument(all)
 		b, _ := json.MarshalIndent(doc, "", "  ")
 		fmt.Fprintf(c.Stdout, "%s\n", b)
 		if !doc.Valid {
@@ -77,6 +66,24 @@ func (c *Command) validate(args []string) error {
 	return nil
 }
 
+// validationDocument is the one renderer of the validation document: the
+// CLI's `validate --format json` and the mcp-server's validate_suite verb.
+func validationDocument(all diag.List) validationDoc {
+	doc := validationDoc{Valid: len(all) == 0, Errors: []validationError{}}
+	for _, e := range all {
+		ve := validationError{Path: e.Pointer, Message: e.Message}
+		if e.Pos.Line > 0 {
+			ve.Message = fmt.Sprintf("%s (at %s)", e.Message, e.Pos)
+		}
+		if e.Hint != "" {
+			h := e.Hint
+			ve.Hint = &h
+		}
+		doc.Errors = append(doc.Errors, ve)
+	}
+	return doc
+}
+
 // validateFile checks one file: a cassette when it holds JSON, else a suite.
 func validateFile(path string) (diag.List, error) {
 	data, err := os.ReadFile(path)
@@ -86,6 +93,12 @@ func validateFile(path string) (diag.List, error) {
 		}
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
+	return validateData(path, data)
+}
+
+// validateData checks the content of one file named path.
+func validateData(path string, data []byte) (diag.List, error) {
+	var err error
 	if t := bytes.TrimSpace(data); strings.HasSuffix(path, ".json") && len(t) > 0 && (t[0] == '{' || t[0] == '[') {
 		_, err = cassette.Read(path, data)
 	} else {

@@ -1,0 +1,22 @@
+// Package mcpserver is the front door an agent drives mcptest through:
+// `mcptest mcp-server`, an MCP server on stdio (the official Go SDK) whose
+// tools are mcptest's verbs.
+//
+// What flows through it: a verb's arguments in, a JSON document out. The
+// artifact readers (list_runs, get_run, list_cassettes, get_cassette,
+// get_coverage, get_doctor_report) read the workspace's .mcptest/ store and
+// its cassettes; validate_suite and the introspection verbs (list_tools,
+// list_resources, list_prompts, get_capabilities) answer with exactly the
+// documents the CLI prints, through functions the command line hands in
+// (Options.Validate, Options.Catalog), so the two cannot drift; the writers
+// (run_tool_test, trigger_run, record_cassette, propose_assertions) run the
+// server under test and answer only when the operator started the front
+// door with --enable-writes. A command target (a raw argv) is started only
+// when writes are enabled or when that exact argv is declared under
+// servers: in the workspace's mcptest.yml.
+//
+// It is its own top-level package because it is neither the offline engine
+// nor a reporter: it is a second user interface beside cmd/mcptest, built on
+// live (the MCP client and transports), engine (the suite model and the
+// envelope) and annotate (the agent-shaped failures).
+package mcpserver

@@ -1,0 +1,243 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcptest/mcptest/annotate"
+	"github.com/mcptest/mcptest/engine"
+)
+
+// maxSuite bounds an inline suite's text.
+const maxSuite = 1 << 20
+
+type runToolTestIn struct {
+	Suite string `json:"suite" jsonschema:"a complete suite YAML: servers plus one or more tests"`
+}
+
+type testResult struct {
+	Name    string         `json:"name"`
+	Verdict engine.Verdict `json:"verdict"`
+	// DurationMS is the case's duration_ms target, absent when the
+	// envelope records none.
+	DurationMS *int64 `json:"duration_ms,omitempty"`
+}
+
+type runToolTestOut struct {
+	Verdict      engine.Verdict          `json:"verdict"`
+	RunID        string                  `json:"run_id"`
+	Suite        string                  `json:"suite"`
+	Total        int                     `json:"total"`
+	Passed       int                     `json:"passed"`
+	Failed       int                     `json:"failed"`
+	Inconclusive int                     `json:"inconclusive"`
+	Results      []testResult            `json:"results"`
+	Failures     []annotate.AgentFailure `json:"failures"`
+}
+
+func (s *server) runToolTest(ctx context.Context, in runToolTestIn) (any, error) {
+	if strings.TrimSpace(in.Suite) == "" {
+		return nil, errors.New("suite is required: the YAML text of a suite with servers: and tests")
+	}
+	if len(in.Suite) > maxSuite {
+		return nil, fmt.Errorf("suite is %d bytes; the limit is %d", len(in.Suite), maxSuite)
+	}
+	id := s.opt.NewRunID()
+	rel := ".mcptest/inline/" + id + ".yml"
+	if err := s.writeFile(rel, []byte(in.Suite)); err != nil {
+		return nil, err
+	}
+	// Validated where it lies, so its cassette paths resolve as the run's.
+	if doc, err := s.opt.Validate(s.display(rel), []byte(in.Suite)); err != nil {
+		return nil, err
+	} else if !validDoc(doc) {
+		os.Remove(filepath.Join(s.opt.Root, filepath.FromSlash(rel)))
+		b, _ := json.Marshal(doc)
+		return nil, fmt.Errorf("the suite is not valid; fix it and call again (validate_suite gives the same errors): %s", b)
+	}
+	env, err := s.runSuite(ctx, id, rel, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := runToolTestOut{
+		Verdict: env.Verdict, RunID: id, Suite: rel,
+		Total: env.Totals.Total, Passed: env.Totals.Passed, Failed: env.Totals.Failed, Inconclusive: env.Totals.Inconclusive,
+		Results:  []testResult{},
+		Failures: annotate.AgentFailures(env, annotate.AgentOptions{Repro: func(name string) string { return repro(rel, name) }}),
+	}
+	if out.Failures == nil {
+		out.Failures = []annotate.AgentFailure{}
+	}
+	for i := range out.Failures {
+		out.Failures[i].Full = outputURI(id, out.Failures[i].Test)
+	}
+	for _, c := range env.Cases {
+		r := testResult{Name: c.Name, Verdict: c.Verdict}
+		if d, ok := c.Targets["duration_ms"]; ok {
+			ms := int64(d)
+			r.DurationMS = &ms
+		}
+		out.Results = append(out.Results, r)
+	}
+	return out, nil
+}
+
+// repro is the one-line command that re-runs one case of the inline suite,
+// verbatim from the workspace root.
+func repro(suite, name string) string {
+	return annotate.Repro(suite, name)
+}
+
+func validDoc(doc any) bool {
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return false
+	}
+	var v struct {
+		Valid bool `json:"valid"`
+	}
+	return json.Unmarshal(b, &v) == nil && v.Valid
+}
+
+// runSuite runs `mcptest run SUITE --reporter json` in the workspace and
+// stores the envelope, under the id, in .mcptest/runs/<id>.json.
+func (s *server) runSuite(ctx context.Context, id, suite string, filters []string) (*engine.Envelope, error) {
+	args := []string{"run", "--config", suite, "--reporter", "json"}
+	for _, f := range filters {
+		args = append(args, "--filter", f)
+	}
+	// The spawned run stores its envelope under its own id in a scratch
+	// store; the front door stores it under the id it announced.
+	scratch, err := os.MkdirTemp("", "mcptest-run")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(scratch)
+	stdout, stderr, code, err := s.spawn(ctx, map[string]string{"MCPTEST_DIR": scratch}, args...)
+	if err != nil {
+		return nil, err
+	}
+	if code != 0 && code != 1 {
+		return nil, fmt.Errorf("mcptest run %s exited %d: %s", suite, code, strings.TrimSpace(string(stderr)))
+	}
+	var env engine.Envelope
+	if err := json.Unmarshal(stdout, &env); err != nil {
+		return nil, fmt.Errorf("mcptest run %s: read its envelope: %w", suite, err)
+	}
+	env.Run.ID = id
+	data, err := json.MarshalIndent(&env, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(s.store("runs"), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(s.store("runs", id+".json"), append(data, '\n'), 0o644); err != nil {
+		return nil, err
+	}
+	return &env, nil
+}
+
+func (s *server) writeFile(rel string, data []byte) error {
+	p := filepath.Join(s.opt.Root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", rel, err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", rel, err)
+	}
+	return nil
+}
+
+type triggerRunIn struct {
+	Config string   `json:"config,omitempty" jsonschema:"the suite, relative to the workspace root (default mcptest.yml, else suite.yml)"`
+	Filter []string `json:"filter,omitempty" jsonschema:"run only these cases (as mcptest run --filter)"`
+}
+
+func (s *server) triggerRun(ctx context.Context, in triggerRunIn) (any, error) {
+	config := in.Config
+	if config == "" {
+		config = "mcptest.yml"
+		if _, err := os.Stat(filepath.Join(s.opt.Root, config)); err != nil {
+			config = "suite.yml"
+		}
+	}
+	if _, err := s.inside(config); err != nil {
+		return nil, err
+	}
+	id := s.opt.NewRunID()
+	env, err := s.runSuite(ctx, id, config, in.Filter)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		Verdict engine.Verdict `json:"verdict"`
+		RunID   string         `json:"run_id"`
+		Suite   string         `json:"suite"`
+		Totals  engine.Totals  `json:"totals"`
+		Stored  string         `json:"stored"`
+	}{env.Verdict, id, config, env.Totals, ".mcptest/runs/" + id + ".json"}, nil
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// slug is a test's name in a resource URI: lower case, runs of other
+// characters turned into "-".
+func slug(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return strings.TrimSuffix(b.String(), "-")
+}
+
+func outputURI(runID, name string) string {
+	return "mcptest://runs/" + runID + "/tests/" + slug(name) + "/output"
+}
+
+var outputRE = regexp.MustCompile(`^mcptest://runs/([0-9A-Za-z_-]+)/tests/([^/]+)/output$`)
+
+// readOutput serves mcptest://runs/{run_id}/tests/{name}/output: the
+// complete, redacted record of one case of a stored run.
+func (s *server) readOutput(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	m := outputRE.FindStringSubmatch(uri)
+	if m == nil {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	env, err := s.findRun(m[1])
+	if err != nil {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	for _, c := range env.Cases {
+		if slug(c.Name) != m[2] && c.Name != m[2] {
+			continue
+		}
+		data, err := json.MarshalIndent(c, "", "  ")
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(data)}}}, nil
+	}
+	return nil, mcp.ResourceNotFoundError(uri)
+}

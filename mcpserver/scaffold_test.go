@@ -1,0 +1,190 @@
+package mcpserver
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/live"
+)
+
+func testCatalog(t *testing.T, n int) *live.Catalog {
+	t.Helper()
+	yes := true
+	cat := &live.Catalog{}
+	cat.Tools = append(cat.Tools,
+		&mcp.Tool{Name: "delete_records", Description: "Delete records.", InputSchema: map[string]any{"type": "object", "properties": map[string]any{"filter": map[string]any{"type": "string"}}, "required": []any{"filter"}}},
+		&mcp.Tool{Name: "wipe", Description: "Wipe.", InputSchema: map[string]any{"type": "object"}, Annotations: &mcp.ToolAnnotations{DestructiveHint: &yes}},
+		&mcp.Tool{Name: "book", Description: "Book a slot.", InputSchema: map[string]any{
+			"type":  "object",
+			"$defs": map[string]any{"when": map[string]any{"type": "string", "format": "date-time"}},
+			"properties": map[string]any{
+				"at":    map[string]any{"$ref": "#/$defs/when"},
+				"seats": map[string]any{"type": "integer", "minimum": 1, "maximum": 8},
+				"kind":  map[string]any{"enum": []any{"table", "bar"}},
+				"email": map[string]any{"anyOf": []any{map[string]any{"type": "null"}, map[string]any{"type": "string", "format": "email"}}},
+			},
+			"required": []any{"at", "seats", "kind", "email"},
+		}, OutputSchema: map[string]any{"type": "object", "properties": map[string]any{"id": map[string]any{"type": "string"}}, "required": []any{"id"}}},
+	)
+	for i := len(cat.Tools); i < n; i++ {
+		cat.Tools = append(cat.Tools, &mcp.Tool{Name: fmt.Sprintf("get_item_%02d", i), Description: "Get an item.", InputSchema: map[string]any{"type": "object"}})
+	}
+	return cat
+}
+
+func mustValidate(t *testing.T, suite string) {
+	t.Helper()
+	if _, err := engine.ParseSuite("scaffold.yml", []byte(suite)); err != nil {
+		t.Fatalf("the scaffolded suite does not validate: %v\n%s", err, suite)
+	}
+}
+
+func TestScaffoldPagesAndValidates(t *testing.T) {
+	cat := testCatalog(t, 30)
+	target := live.Target{Command: []string{"node", "server.js"}, Env: map[string]string{"PORT": "0"}}
+	first := ScaffoldSuite(cat, target, ScaffoldOptions{IncludeEdge: true, IncludeViolation: true})
+	if len(first.Tools) != PageSize || first.NextCursor == nil || *first.NextCursor != 25 {
+		t.Fatalf("first page: %d tools, next %v", len(first.Tools), first.NextCursor)
+	}
+	mustValidate(t, first.Suite)
+	if !strings.HasPrefix(first.Suite, SchemaHeader) || !strings.Contains(first.Suite, "command: [\"node\",\"server.js\"]") || !strings.Contains(first.Suite, `env: {"PORT":"0"}`) {
+		t.Errorf("header or servers block:\n%s", first.Suite)
+	}
+	second := ScaffoldSuite(cat, target, ScaffoldOptions{Cursor: *first.NextCursor})
+	if len(second.Tools) != 5 || second.NextCursor != nil {
+		t.Fatalf("second page: %d tools, next %v", len(second.Tools), second.NextCursor)
+	}
+	mustValidate(t, second.Suite)
+	all := ScaffoldSuite(cat, target, ScaffoldOptions{All: true})
+	if len(all.Tools) != 30 || all.NextCursor != nil {
+		t.Errorf("all: %d tools", len(all.Tools))
+	}
+	for _, name := range []string{"delete_records", "wipe"} {
+		i := strings.Index(all.Suite, "# review before first run: "+name)
+		j := strings.Index(all.Suite, `tool: "`+name+`"`)
+		if i < 0 || j < i {
+			t.Errorf("%s: no review marker above its tests", name)
+		}
+	}
+	if strings.Contains(first.Suite, "# review before first run: book") {
+		t.Errorf("book is not destructive")
+	}
+	for _, want := range []string{
+		`args: {"at":"2026-01-01T00:00:00Z","email":"user@example.com","kind":"table","seats":1}`,
+		`"book: output matches its outputSchema"`,
+		`target: "result.structuredContent"`,
+		`"book: schema violation"`,
+	} {
+		if !strings.Contains(first.Suite, want) {
+			t.Errorf("missing %s", want)
+		}
+	}
+	for _, tc := range first.Tools {
+		if tc.Name == "book" && tc.TestsGenerated != 4 {
+			t.Errorf("book: %d tests, want 4 (valid, boundary, violation, output schema)", tc.TestsGenerated)
+		}
+	}
+	probed := ScaffoldSuite(cat, target, ScaffoldOptions{Tools: []string{"book", "nope"}, Probe: true})
+	mustValidate(t, probed.Suite)
+	if !strings.Contains(probed.Suite, `"book: probe seats above maximum"`) || !strings.Contains(probed.Suite, `"seats":9`) || len(probed.Notes) == 0 || !strings.Contains(probed.Notes[0], `"nope"`) {
+		t.Errorf("probe:\n%s\nnotes %v", probed.Suite, probed.Notes)
+	}
+	url := ScaffoldSuite(cat, live.Target{URL: "https://mcp.example.com/mcp", BearerTokenEnv: "TOK"}, ScaffoldOptions{Tools: []string{"wipe"}})
+	mustValidate(t, url.Suite)
+}
+
+func TestLatencyBudget(t *testing.T) {
+	for _, tc := range []struct {
+		slowest time.Duration
+		want    int64
+	}{{0, 100}, {10 * time.Millisecond, 100}, {50 * time.Millisecond, 100}, {51 * time.Millisecond, 150}, {76 * time.Millisecond, 200}, {1234 * time.Millisecond, 2500}} {
+		if got := LatencyBudget(tc.slowest); got != tc.want {
+			t.Errorf("LatencyBudget(%v) = %d, want %d", tc.slowest, got, tc.want)
+		}
+	}
+}
+
+func TestClassify(t *testing.T) {
+	yes := true
+	for _, tc := range []struct {
+		tool *mcp.Tool
+		want ExecPolicy
+	}{
+		{&mcp.Tool{Name: "delete_records"}, Destructive},
+		{&mcp.Tool{Name: "get_status"}, ReadOnly},
+		{&mcp.Tool{Name: "create_note"}, Mutating},
+		{&mcp.Tool{Name: "delete_x", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, ReadOnly},
+		{&mcp.Tool{Name: "get_x", Annotations: &mcp.ToolAnnotations{DestructiveHint: &yes}}, Destructive},
+	} {
+		if got := Classify(tc.tool); got != tc.want {
+			t.Errorf("Classify(%s) = %s, want %s", tc.tool.Name, got, tc.want)
+		}
+	}
+}
+
+func TestProposalStability(t *testing.T) {
+	a := map[string]any{"content": []any{map[string]any{"type": "text", "text": "ok"}}, "structuredContent": map[string]any{"serial": 1.0, "status": "up"}}
+	b := map[string]any{"content": []any{map[string]any{"type": "text", "text": "ok"}}, "structuredContent": map[string]any{"serial": 2.0, "status": "up"}}
+	out := &proposeOut{ExcludedVolatile: []string{}}
+	test := proposal("get_status", map[string]any{}, []map[string]any{a, b}, 120*time.Millisecond, out)
+	if len(out.ExcludedVolatile) != 1 || out.ExcludedVolatile[0] != "result.structuredContent.serial" {
+		t.Errorf("volatile: %v", out.ExcludedVolatile)
+	}
+	for _, want := range []string{`target: "result.structuredContent.status"`, `{"exact":"up"}`, `not":{"exact":true}`, "max_duration_ms: 250"} {
+		if !strings.Contains(test, want) {
+			t.Errorf("missing %s in\n%s", want, test)
+		}
+	}
+	if strings.Contains(test, `"result.structuredContent.serial"`) {
+		t.Errorf("a volatile leaf got an exact assertion:\n%s", test)
+	}
+	mustValidate(t, "servers:\n  target: {command: [x]}\ntools:\n"+test)
+}
+
+func TestSlug(t *testing.T) {
+	for in, want := range map[string]string{"status check": "status-check", "Weather Selection (EU)": "weather-selection-eu", "a//b": "a-b"} {
+		if got := slug(in); got != want {
+			t.Errorf("slug(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestItemsSchemaMixedBlocks(t *testing.T) {
+	got := schemaOf([]any{map[string]any{"type": "text", "text": "a"}, map[string]any{"type": "image", "data": "x", "mimeType": "image/png"}})
+	items := got["items"].(map[string]any)
+	if req := items["required"].([]string); len(req) != 1 || req[0] != "type" {
+		t.Errorf("required %v, want [type]", req)
+	}
+	if len(items["properties"].(map[string]any)) != 4 {
+		t.Errorf("properties %v", items["properties"])
+	}
+}
+
+// TestInstallMatchesExamples holds examples/mcp-server-config/ to what
+// --install writes into an empty file.
+func TestInstallMatchesExamples(t *testing.T) {
+	for file, writes := range map[string]bool{"mcp.json": false, "mcp-enable-writes.json": true} {
+		want, err := os.ReadFile(filepath.Join("..", "examples", "mcp-server-config", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), ".claude", "mcp.json")
+		if changed, err := Install(path, "mcptest", writes); err != nil || !changed {
+			t.Fatalf("Install: %v %v", changed, err)
+		}
+		got, _ := os.ReadFile(path)
+		if string(got) != string(want) {
+			t.Errorf("%s:\n%s\nwant\n%s", file, got, want)
+		}
+		if changed, err := Install(path, "mcptest", writes); err != nil || changed {
+			t.Errorf("a second Install changed the file: %v %v", changed, err)
+		}
+	}
+}
