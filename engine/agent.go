@@ -1,10 +1,7 @@
 package engine
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/mcptest/mcptest/engine/cassette"
@@ -46,27 +43,8 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 		perRun = append(perRun, &runCheck{a: a})
 	}
 
-	var errs diag.List
-	digest := sha256.New()
 	runN := 0
-	for _, f := range p.files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			errs = append(errs, &diag.Error{Pos: diag.Pos{File: displayPath(f)}, Kind: "cassette", Message: err.Error()})
-			progress()
-			continue
-		}
-		sum := sha256.Sum256(data)
-		fmt.Fprintf(digest, "%s\x00%s\n", suiteRelative(s, f), hex.EncodeToString(sum[:]))
-		cas, err := cassette.Read(displayPath(f), data)
-		progress()
-		if err != nil {
-			errs = append(errs, asDiag(displayPath(f), err)...)
-			continue
-		}
-		if res.Model == "" {
-			res.Model = cas.Model
-		}
+	errs := eachCassette(s, p, res, progress, func(cas *cassette.Cassette) {
 		multi.addCassette(cas)
 		if te != nil {
 			te.AddCatalog(cas.Catalog)
@@ -91,9 +69,8 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 				}
 			}
 		}
-	}
+	})
 	res.Runs = runN
-	res.Cassettes = &CassetteSet{Files: len(p.files), SHA256: hex.EncodeToString(digest.Sum(nil))}
 
 	if sel != nil {
 		addGate(res, sel.Result())

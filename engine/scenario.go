@@ -1,11 +1,8 @@
 package engine
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -471,28 +468,9 @@ func runScenario(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseR
 	for i, a := range c.Expect {
 		checks[i] = &runCheck{a: a}
 	}
-	var errs diag.List
 	var reps []*replay
-	digest := sha256.New()
 	runN := 0
-	for _, f := range p.files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			errs = append(errs, &diag.Error{Pos: diag.Pos{File: displayPath(f)}, Kind: "cassette", Message: err.Error()})
-			progress()
-			continue
-		}
-		sum := sha256.Sum256(data)
-		fmt.Fprintf(digest, "%s\x00%s\n", suiteRelative(s, f), hex.EncodeToString(sum[:]))
-		cas, err := cassette.Read(displayPath(f), data)
-		progress()
-		if err != nil {
-			errs = append(errs, asDiag(displayPath(f), err)...)
-			continue
-		}
-		if res.Model == "" {
-			res.Model = cas.Model
-		}
+	errs := eachCassette(s, p, res, progress, func(cas *cassette.Cassette) {
 		for i := range cas.Runs {
 			runN++
 			rp := replayRun(sc, &cas.Runs[i])
@@ -510,9 +488,8 @@ func runScenario(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseR
 			}
 			reps = append(reps, rp)
 		}
-	}
+	})
 	res.Runs = runN
-	res.Cassettes = &CassetteSet{Files: len(p.files), SHA256: hex.EncodeToString(digest.Sum(nil))}
 	for _, rc := range checks {
 		res.Assertions = append(res.Assertions, rc.result(runN))
 	}
