@@ -61,7 +61,7 @@ func (b *builder) build() {
 		line int
 	}
 	var sections []section
-	for _, key := range []string{"agents", "tests", "scenarios", "tool_quality", "tools"} {
+	for _, key := range []string{"agents", "tests", "scenarios", "tool_quality", "tools", "compliance", "redteam", "evals"} {
 		if _, ok := root[key]; ok {
 			sections = append(sections, section{key, b.doc.keyAt("/" + key).Line})
 		}
@@ -88,6 +88,12 @@ func (b *builder) build() {
 				b.toolQuality(ptr, m)
 			case "tools":
 				b.toolTest(ptr, m)
+			case "compliance":
+				b.compliance(ptr, m)
+			case "redteam":
+				b.modelCase(ptr, m, KindRedteam)
+			case "evals":
+				b.modelCase(ptr, m, KindEval)
 			}
 		}
 	}

@@ -85,7 +85,7 @@ func Run(s *Suite, opt Options) (*Envelope, error) {
 				continue
 			}
 		}
-		if p.c.Kind == KindTool {
+		if p.c.Kind == KindTool || p.c.Kind == KindCompliance {
 			env.Run.Mode = "live"
 		}
 		res, errs := runCase(s, p, progress)
@@ -245,6 +245,10 @@ func runCase(s *Suite, p casePlan, progress func()) (*CaseResult, diag.List) {
 		return runToolQuality(s, p, res)
 	case KindTool:
 		return runToolTest(s, p, res)
+	case KindCompliance:
+		return runCompliance(s, p, res)
+	case KindRedteam, KindEval:
+		return runModelCase(p, res)
 	}
 	res.Verdict = Inconclusive
 	res.Findings = append(res.Findings, pendingFinding(c.Pending[0]))

@@ -41,6 +41,9 @@ const (
 	KindScenario    Kind = "scenario"
 	KindToolQuality Kind = "tool_quality"
 	KindTool        Kind = "tool"
+	KindCompliance  Kind = "compliance"
+	KindRedteam     Kind = "redteam"
+	KindEval        Kind = "eval"
 )
 
 // Case is one test of the suite.
@@ -87,6 +90,12 @@ type Case struct {
 	ToolTest *ToolTestBlock
 	// Scenario is the world and oracles of a scenarios: entry.
 	Scenario *Scenario
+	// Compliance is a compliance: entry's protocol check (compliance.go).
+	Compliance *ComplianceBlock
+	// SystemPrompt and Judge belong to the cases that need a live model:
+	// redteam: probes and evals: cases (modelcase.go).
+	SystemPrompt string
+	Judge        *JudgeBlock
 	// Pending lists the blocks this version accepts but does not compute
 	// yet; the case is reported inconclusive rather than passed.
 	Pending []PendingBlock

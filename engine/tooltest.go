@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,12 +15,17 @@ import (
 	"github.com/mcptest/mcptest/live"
 )
 
-// ToolTestBlock is a tools: entry: one live tools/call on a declared server,
-// checked by the case's expect: list and an optional latency budget.
+// ToolTestBlock is a tools: entry: one live tools/call, resources/read or
+// prompts/get on a declared server, checked by the case's expect: list and
+// an optional latency budget.
 type ToolTestBlock struct {
 	Server string
-	Tool   string
-	Args   map[string]any
+	// Exactly one of Tool (tools/call), Resource (resources/read, a URI)
+	// and Prompt (prompts/get) is set.
+	Tool     string
+	Resource string
+	Prompt   string
+	Args     map[string]any
 	// MaxDurationMS is the latency budget of the call; 0 means none.
 	MaxDurationMS int64
 	// MaxDurationPos is where max_duration_ms: is declared.
@@ -35,13 +39,38 @@ var ToolCallTimeout = live.DefaultTimeout
 // toolTest reads a tools: entry. The expect: list is the short form (a list
 // of assertions) or the long form {assertions: [...]}; its targets read the
 // call's document: result (the CallToolResult as JSON: content, isError,
-// structuredContent), duration_ms, server, tool and args.
+// structuredContent; the ReadResourceResult: contents; or the
+// GetPromptResult: description, messages), duration_ms, server, tool,
+// resource, prompt and args.
 func (b *builder) toolTest(ptr string, m map[string]any) {
 	c := b.newCase(ptr, m, KindTool)
 	t := &ToolTestBlock{}
 	t.Tool, _ = m["tool"].(string)
+	t.Resource, _ = m["resource"].(string)
+	t.Prompt, _ = m["prompt"].(string)
 	t.Server, _ = m["server"].(string)
 	t.Args, _ = m["args"].(map[string]any)
+	var set []string
+	for _, k := range []string{"tool", "resource", "prompt"} {
+		if _, ok := m[k]; ok {
+			set = append(set, k)
+		}
+	}
+	switch {
+	case len(set) == 0 && !b.broken(ptr):
+		b.errorf(ptr, c.Pos, "test %q calls nothing: give `tool:` (tools/call), `resource:` (resources/read) or `prompt:` (prompts/get)", c.Name)
+	case len(set) > 1:
+		b.errorf(ptr+"/"+set[1], b.doc.keyAt(ptr+"/"+set[1]), "test %q has both `%s:` and `%s:`: a test makes one call; split it into two tests", c.Name, set[0], set[1])
+	case t.Resource != "" && m["args"] != nil:
+		b.errorf(ptr+"/args", b.doc.keyAt(ptr+"/args"), "test %q reads a resource, which takes no `args:`", c.Name)
+	case t.Prompt != "":
+		for _, k := range sortedKeys(t.Args) {
+			if _, ok := t.Args[k].(string); !ok {
+				p := ptr + "/args/" + escapePointer(k)
+				b.errorf(p, b.doc.at(p), "prompt argument %q must be a string: prompts/get takes string arguments", k)
+			}
+		}
+	}
 	if v, ok := m["max_duration_ms"]; ok {
 		switch n := v.(type) {
 		case int:
@@ -54,19 +83,7 @@ func (b *builder) toolTest(ptr string, m map[string]any) {
 		t.MaxDurationPos = b.doc.at(ptr + "/max_duration_ms")
 	}
 	c.ToolTest = t
-	switch {
-	case t.Server == "" && len(b.suite.Servers) == 1:
-		t.Server = b.suite.Servers[0].Name
-	case t.Server == "":
-		b.errorf(ptr, c.Pos, "tool test %q needs a `server:`: one of the servers `servers:` declares (%s)", c.Name, strings.Join(b.serverNames(), ", "))
-	case !b.hasServer(t.Server):
-		p := ptr + "/server"
-		e := &diag.Error{Pos: b.doc.at(p), Pointer: p, Kind: "suite", Message: fmt.Sprintf("tool test %q names server %q, which `servers:` does not declare", c.Name, t.Server)}
-		if sug := diag.Suggest(t.Server, b.serverNames()); sug != "" {
-			e.Hint = "did you mean `" + sug + "`?"
-		}
-		b.errs = append(b.errs, e)
-	}
+	b.caseServer(ptr, c, &t.Server, "tool test")
 	items, lptr := list(m["expect"]), ptr+"/expect"
 	if long, ok := m["expect"].(map[string]any); ok {
 		items, lptr = list(long["assertions"]), lptr+"/assertions"
@@ -102,27 +119,51 @@ func runToolTest(s *Suite, p casePlan, res *CaseResult) (*CaseResult, diag.List)
 	if args == nil {
 		args = map[string]any{}
 	}
+	method, what := "tools/call", t.Tool
+	var call func() (any, error)
+	switch {
+	case t.Resource != "":
+		method, what = "resources/read", t.Resource
+		call = func() (any, error) { return sess.ReadResource(ctx, &mcp.ReadResourceParams{URI: t.Resource}) }
+	case t.Prompt != "":
+		method, what = "prompts/get", t.Prompt
+		pargs := map[string]string{}
+		for k, v := range args {
+			pargs[k], _ = v.(string)
+		}
+		call = func() (any, error) { return sess.GetPrompt(ctx, &mcp.GetPromptParams{Name: t.Prompt, Arguments: pargs}) }
+	default:
+		call = func() (any, error) { return sess.CallTool(ctx, &mcp.CallToolParams{Name: t.Tool, Arguments: args}) }
+	}
 	start := time.Now()
-	out, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: t.Tool, Arguments: args})
+	out, err := call()
 	elapsed := time.Since(start)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return fail("tools/call %q on server %q did not answer within %s", t.Tool, t.Server, ToolCallTimeout)
+			return fail("%s %q on server %q did not answer within %s", method, what, t.Server, ToolCallTimeout)
 		}
-		return fail("tools/call %q on server %q failed: %v", t.Tool, t.Server, err)
+		return fail("%s %q on server %q failed: %v", method, what, t.Server, err)
 	}
 	result, err := jsonValue(out)
 	if err != nil {
-		return fail("tools/call %q on server %q: unreadable result: %v", t.Tool, t.Server, err)
+		return fail("%s %q on server %q: unreadable result: %v", method, what, t.Server, err)
 	}
 	argv, _ := jsonValue(args)
 	doc := map[string]any{
 		"result":      result,
 		"duration_ms": float64(elapsed.Milliseconds()),
 		"server":      t.Server,
-		"tool":        t.Tool,
 		"args":        argv,
 	}
+	for k, v := range map[string]string{"tool": t.Tool, "resource": t.Resource, "prompt": t.Prompt} {
+		if v != "" {
+			doc[k] = v
+		}
+	}
+	// The measured latency is the test's duration_ms target, as its
+	// latency budget reads it; a live call is the one place a case's
+	// result holds a clock reading.
+	res.Targets["duration_ms"] = float64(elapsed.Milliseconds())
 	failed := false
 	for _, a := range c.Expect {
 		actual, present := a.Target.Lookup(doc)
@@ -152,7 +193,10 @@ func runToolTest(s *Suite, p casePlan, res *CaseResult) (*CaseResult, diag.List)
 type livePool struct {
 	sessions map[string]*live.Session
 	errs     map[string]error
-	cancels  []context.CancelFunc
+	// wires are the compliance checks' connections, by server and
+	// revision (compliance.go).
+	wires   map[string]*wireSession
+	cancels []context.CancelFunc
 }
 
 func (lp *livePool) session(t live.Target) (*live.Session, error) {
@@ -195,10 +239,15 @@ func (lp *livePool) close() {
 	for _, s := range lp.sessions {
 		s.Close()
 	}
+	for _, ws := range lp.wires {
+		if ws.wire != nil {
+			ws.wire.Close()
+		}
+	}
 	for _, c := range lp.cancels {
 		c()
 	}
-	lp.sessions = nil
+	lp.sessions, lp.wires = nil, nil
 }
 
 // jsonValue turns v into the generic JSON value assertions read (maps,

@@ -124,17 +124,24 @@ func Connect(ctx context.Context, t Target, getenv func(string) string) (*Sessio
 // authProbe adds the bearer token to every request and remembers the first
 // 401 or 403 answer, so a failed connect can say why.
 type authProbe struct {
-	base      http.RoundTripper
-	token     string
+	base  http.RoundTripper
+	token string
+	// version, when set, is sent as the Mcp-Protocol-Version header.
+	version   string
 	mu        sync.Mutex
 	status    int
 	challenge string
 }
 
 func (p *authProbe) RoundTrip(r *http.Request) (*http.Response, error) {
-	if p.token != "" {
+	if p.token != "" || p.version != "" {
 		r = r.Clone(r.Context())
+	}
+	if p.token != "" {
 		r.Header.Set("Authorization", "Bearer "+p.token)
+	}
+	if p.version != "" && r.Header.Get("Mcp-Protocol-Version") == "" {
+		r.Header.Set("Mcp-Protocol-Version", p.version)
 	}
 	resp, err := p.base.RoundTrip(r)
 	if err == nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {

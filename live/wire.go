@@ -1,0 +1,142 @@
+package live
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Wire is a JSON-RPC connection to a live target with no MCP client on top:
+// the conformance checks send initialize with the protocol revision a suite
+// pins and read the server's answers as they were written, which a client
+// session would negotiate away or reject before a check could see them.
+// The transports are the SDK's.
+type Wire struct {
+	conn   mcp.Connection
+	stderr *tailBuffer
+	next   int64
+}
+
+// WireError is a JSON-RPC error the server answered with.
+type WireError struct {
+	Code    int64
+	Message string
+}
+
+func (e *WireError) Error() string {
+	return fmt.Sprintf("JSON-RPC error %d: %s", e.Code, oneLine(e.Message, 200))
+}
+
+// DialWire opens a JSON-RPC connection with a live target. version is sent
+// as the Mcp-Protocol-Version header on every HTTP request, as a client
+// that negotiated it would.
+func DialWire(ctx context.Context, t Target, version string, getenv func(string) string) (*Wire, error) {
+	if t.URL != "" {
+		probe := &authProbe{base: http.DefaultTransport, version: version}
+		if t.BearerTokenEnv != "" {
+			probe.token = getenv(t.BearerTokenEnv)
+		}
+		tr := &mcp.StreamableClientTransport{
+			Endpoint:             t.URL,
+			HTTPClient:           &http.Client{Transport: probe},
+			MaxRetries:           -1,
+			DisableStandaloneSSE: true,
+		}
+		conn, err := tr.Connect(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("connect to %s: %w", t.URL, err)
+		}
+		return &Wire{conn: conn}, nil
+	}
+	if len(t.Command) == 0 {
+		return nil, errors.New("connect: the target has no command and no url")
+	}
+	cmd := exec.CommandContext(ctx, t.Command[0], t.Command[1:]...)
+	cmd.Dir = t.Dir
+	cmd.Env = os.Environ()
+	for _, k := range sortedKeys(t.Env) {
+		cmd.Env = append(cmd.Env, k+"="+t.Env[k])
+	}
+	stderr := &tailBuffer{max: 4 << 10}
+	cmd.Stderr = stderr
+	conn, err := (&mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}).Connect(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("start MCP server %q: %v", strings.Join(t.Command, " "), err)
+	}
+	return &Wire{conn: conn, stderr: stderr}, nil
+}
+
+// Call sends a request and waits for its response, skipping the
+// notifications and server requests that arrive first. A JSON-RPC error
+// answer comes back as a *WireError.
+func (w *Wire) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	w.next++
+	id, err := jsonrpc.MakeID(float64(w.next))
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.conn.Write(ctx, &jsonrpc.Request{ID: id, Method: method, Params: raw}); err != nil {
+		return nil, w.failed(method, err)
+	}
+	for {
+		msg, err := w.conn.Read(ctx)
+		if err != nil {
+			return nil, w.failed(method, err)
+		}
+		resp, ok := msg.(*jsonrpc.Response)
+		if !ok || resp.ID != id {
+			continue
+		}
+		if resp.Error != nil {
+			var we *jsonrpc.Error
+			if errors.As(resp.Error, &we) {
+				return nil, &WireError{Code: we.Code, Message: we.Message}
+			}
+			return nil, &WireError{Message: resp.Error.Error()}
+		}
+		return resp.Result, nil
+	}
+}
+
+// Notify sends a notification.
+func (w *Wire) Notify(ctx context.Context, method string, params any) error {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	if err := w.conn.Write(ctx, &jsonrpc.Request{Method: method, Params: raw}); err != nil {
+		return w.failed(method, err)
+	}
+	return nil
+}
+
+// Close ends the connection (and a stdio server's process).
+func (w *Wire) Close() error {
+	return w.conn.Close()
+}
+
+func (w *Wire) failed(method string, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return fmt.Errorf("%s: the server did not answer in time", method)
+	}
+	msg := fmt.Sprintf("%s: %v", method, err)
+	if w.stderr != nil {
+		if tail := strings.TrimSpace(w.stderr.String()); tail != "" {
+			msg += "\nits stderr ends with:\n" + tail
+		}
+	}
+	return errors.New(msg)
+}
