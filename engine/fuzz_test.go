@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -54,6 +55,25 @@ func FuzzParseSuite(f *testing.F) {
 			if e.Pos.File == "" || e.Message == "" {
 				t.Fatalf("error without a file or a message: %+v", e)
 			}
+		}
+	})
+}
+
+// FuzzComplianceRules: the conformance rules read whatever a server
+// answers; no answer panics them.
+func FuzzComplianceRules(f *testing.F) {
+	f.Add([]byte(`{"protocolVersion":"2025-11-25","serverInfo":{"name":"x","version":"1"},"capabilities":{"tools":{}}}`))
+	f.Add([]byte(`{"tools":[{"name":"a","inputSchema":{"type":"object"}},{"name":"a"},{"name":7,"outputSchema":[]}]}`))
+	f.Add([]byte(`{"prompts":[{"name":"p","arguments":[{"name":""},{"required":"yes"}, 3]}],"resources":[{"uri":"x"}, null]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var doc map[string]any
+		if json.Unmarshal(data, &doc) != nil {
+			return
+		}
+		initializeRules(doc, "2025-11-25", func(string, []string, string) bool { return true })
+		for _, key := range []string{"tools", "resources", "prompts"} {
+			items, _ := doc[key].([]any)
+			itemRules(key, items)
 		}
 	})
 }

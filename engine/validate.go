@@ -148,8 +148,20 @@ func schemaError(d *document, ve *jsonschema.ValidationError) diag.List {
 		return diag.List{{Pos: d.at(ptr), Pointer: ptr, Kind: "schema",
 			Message: fmt.Sprintf("%s: %s, got %s", section, typeWant(ve.Message), describe(valueAt(d.root, ptr)))}}
 	case "const", "enum":
-		return diag.List{{Pos: d.at(ptr), Pointer: ptr, Kind: "schema",
-			Message: fmt.Sprintf("%s: %s is not allowed here: %s", section, describe(valueAt(d.root, ptr)), ve.Message)}}
+		e := &diag.Error{Pos: d.at(ptr), Pointer: ptr, Kind: "schema",
+			Message: fmt.Sprintf("%s: %s is not allowed here: %s", section, describe(valueAt(d.root, ptr)), ve.Message)}
+		if v, ok := valueAt(d.root, ptr).(string); ok {
+			var allowed []string
+			for _, f := range strings.Split(ve.Message, ", ") {
+				if u, err := strconv.Unquote(strings.TrimPrefix(f, "value must be one of ")); err == nil {
+					allowed = append(allowed, u)
+				}
+			}
+			if sug := diag.Suggest(v, allowed); sug != "" && sug != v {
+				e.Hint = "did you mean `" + sug + "`?"
+			}
+		}
+		return diag.List{e}
 	case "minProperties", "maxProperties":
 		if strings.Contains(ve.AbsoluteKeywordLocation, "/matcher/") || strings.HasSuffix(schemaParent(ve.AbsoluteKeywordLocation), "/matcher") {
 			return diag.List{{Pos: d.at(ptr), Pointer: ptr, Kind: "schema",
