@@ -131,7 +131,9 @@ func runToolTest(s *Suite, p casePlan, res *CaseResult) (*CaseResult, diag.List)
 		for k, v := range args {
 			pargs[k], _ = v.(string)
 		}
-		call = func() (any, error) { return sess.GetPrompt(ctx, &mcp.GetPromptParams{Name: t.Prompt, Arguments: pargs}) }
+		call = func() (any, error) {
+			return sess.GetPrompt(ctx, &mcp.GetPromptParams{Name: t.Prompt, Arguments: pargs})
+		}
 	default:
 		call = func() (any, error) { return sess.CallTool(ctx, &mcp.CallToolParams{Name: t.Tool, Arguments: args}) }
 	}
