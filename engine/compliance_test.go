@@ -230,3 +230,25 @@ evals:
 		t.Errorf("kinds %s %s", env.Cases[0].Kind, env.Cases[1].Kind)
 	}
 }
+
+// TestComplianceAuthFailure: a 401 says which token to set, as every other
+// live command does.
+func TestComplianceAuthFailure(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="mcp"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	t.Cleanup(ts.Close)
+	env := run(t, writeSuite(t, `
+servers:
+  remote:
+    url: `+ts.URL+`
+    bearer_token_env: MCPTEST_TEST_UNSET_TOKEN
+compliance:
+  - {name: init, spec: "2025-11-25", check: initialize}
+`, nil), Options{})
+	msg := env.Cases[0].Floors[0].Message
+	if env.Cases[0].Verdict != Fail || !strings.Contains(msg, "auth failed: HTTP 401") || !strings.Contains(msg, "MCPTEST_TEST_UNSET_TOKEN") {
+		t.Errorf("%s: %s", env.Cases[0].Verdict, msg)
+	}
+}

@@ -23,6 +23,10 @@ import (
 type Wire struct {
 	conn   mcp.Connection
 	stderr *tailBuffer
+	// probe sees an HTTP target's 401 or 403, so a refused call says
+	// what to set.
+	probe  *authProbe
+	target Target
 	next   int64
 }
 
@@ -55,7 +59,7 @@ func DialWire(ctx context.Context, t Target, version string, getenv func(string)
 		if err != nil {
 			return nil, fmt.Errorf("connect to %s: %w", t.URL, err)
 		}
-		return &Wire{conn: conn}, nil
+		return &Wire{conn: conn, probe: probe, target: t}, nil
 	}
 	if len(t.Command) == 0 {
 		return nil, errors.New("connect: the target has no command and no url")
@@ -131,6 +135,11 @@ func (w *Wire) Close() error {
 func (w *Wire) failed(method string, err error) error {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return fmt.Errorf("%s: the server did not answer in time", method)
+	}
+	if w.probe != nil {
+		if st, challenge := w.probe.failure(); st != 0 {
+			return &AuthError{Status: st, URL: w.target.URL, Challenge: challenge, EnvVar: w.target.BearerTokenEnv, TokenSet: w.probe.token != ""}
+		}
 	}
 	msg := fmt.Sprintf("%s: %v", method, err)
 	if w.stderr != nil {
