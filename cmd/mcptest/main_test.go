@@ -42,6 +42,7 @@ var volatile = []struct {
 	{regexp.MustCompile(`"started_at": "[^"]*"`), `"started_at": "TIME"`},
 	{regexp.MustCompile(`"duration_ms": \d+`), `"duration_ms": 0`},
 	{regexp.MustCompile(`duration_ms=\d+`), `duration_ms=0`},
+	{regexp.MustCompile(`<code>duration_ms</code> \d+`), `<code>duration_ms</code> 0`},
 	{regexp.MustCompile(`"platform": "[^"]*"`), `"platform": "PLATFORM"`},
 }
 
