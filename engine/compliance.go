@@ -23,15 +23,6 @@ type ComplianceBlock struct {
 	Check string
 }
 
-// complianceChecks are the exchanges a compliance: entry can check, with
-// the capability a list check needs the server to advertise.
-var complianceChecks = map[string]string{
-	"initialize":     "",
-	"tools/list":     "tools",
-	"resources/list": "resources",
-	"prompts/list":   "prompts",
-}
-
 // maxPages bounds how many pages of a list check are followed.
 const maxPages = 100
 
@@ -184,7 +175,7 @@ func initializeRules(init map[string]any, spec string, floor func(string, []stri
 		cp = append(cp, fmt.Sprintf("capabilities is %s; expected an object", describe(init["capabilities"])))
 	}
 	for _, k := range sortedKeys(caps) {
-		if _, ok := caps[k].(map[string]any); !ok && complianceChecks[k+"/list"] != "" {
+		if _, ok := caps[k].(map[string]any); !ok {
 			cp = append(cp, fmt.Sprintf("capabilities.%s is %s; expected an object", k, describe(caps[k])))
 		}
 	}
