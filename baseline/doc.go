@@ -69,7 +69,8 @@
 // Merge combines the envelopes of `mcptest run --shard i/n` into the
 // envelope one unsharded run would have written: cases in suite order
 // (sorted by position), totals and verdict recounted with
-// engine.Envelope.Tally. Shards of different suites, schema versions,
-// mcptest versions or run modes, a case in two shards, a shard given twice
-// and a missing shard are errors.
+// engine.Envelope.Tally; the merged run is live when any shard called a
+// server. Shards of different suites, schema versions or mcptest versions,
+// a case in two shards, a shard given twice and a missing shard are
+// errors.
 package baseline

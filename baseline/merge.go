@@ -21,12 +21,15 @@ type Input struct {
 // the cases in suite order (by position: file, line, column), totals and
 // verdict recounted. The merged run keeps the mode, the earliest start and
 // the longest duration; its id is left for the caller and it has no shard.
+// A run's mode follows the cases it ran (live when one called a server), so
+// shards of one suite may differ in mode: the merged run is live when any
+// shard is.
 //
 // Envelopes that were not sharded may be merged too (runs of disjoint
 // --filter selections, say), but not mixed with shards.
 //
 // It is an error, naming the files, to merge envelopes of different schema
-// versions, mcptest versions, run modes, suites (path or sha256) or
+// versions, mcptest versions, suites (path or sha256) or
 // sources; shards of different counts, a shard given twice, a missing
 // shard, a case in the wrong shard, and a case present twice.
 func Merge(in []Input) (*engine.Envelope, error) {
@@ -45,8 +48,6 @@ func Merge(in []Input) (*engine.Envelope, error) {
 			return nil, mismatch(in[0], x, "suite sha256", first.Suite.SHA256, e.Suite.SHA256)
 		case e.Suite.Path != first.Suite.Path:
 			return nil, mismatch(in[0], x, "suite path", first.Suite.Path, e.Suite.Path)
-		case e.Run.Mode != first.Run.Mode:
-			return nil, mismatch(in[0], x, "run mode", first.Run.Mode, e.Run.Mode)
 		case !reflect.DeepEqual(e.Source, first.Source):
 			return nil, mismatch(in[0], x, "source", sourceWords(first.Source), sourceWords(e.Source))
 		}
@@ -72,6 +73,9 @@ func Merge(in []Input) (*engine.Envelope, error) {
 			out.Run.StartedAt = e.Run.StartedAt
 		}
 		out.Run.DurationMS = max(out.Run.DurationMS, e.Run.DurationMS)
+		if e.Run.Mode == "live" {
+			out.Run.Mode = "live"
+		}
 		for i, c := range e.Cases {
 			if c == nil {
 				return nil, fmt.Errorf("merge: %s: cases[%d] is null", x.Name, i)

@@ -201,8 +201,6 @@ func TestMergeErrors(t *testing.T) {
 	other.Suite.SHA256 = "def"
 	newer := env("2/2", two...)
 	newer.Tool.Version = "2"
-	live := env("2/2", two...)
-	live.Run.Mode = "live"
 	v2 := env("2/2", two...)
 	v2.SchemaVersion = 2
 	moved := env("2/2", two...)
@@ -217,7 +215,6 @@ func TestMergeErrors(t *testing.T) {
 		{"none", nil, "no envelopes given"},
 		{"other suite", []*engine.Envelope{env("1/2", one...), other}, "are not shards of one run: suite sha256 abc vs def"},
 		{"other version", []*engine.Envelope{env("1/2", one...), newer}, "mcptest version mcptest 1 vs mcptest 2"},
-		{"other mode", []*engine.Envelope{env("1/2", one...), live}, "run mode replay vs live"},
 		{"other schema", []*engine.Envelope{env("1/2", one...), v2}, "schema_version 1 vs 2"},
 		{"other path", []*engine.Envelope{env("1/2", one...), moved}, "suite path s.yml vs other/s.yml"},
 		{"other source", []*engine.Envelope{env("1/2", one...), src}, "source (none) vs @abc ()"},
