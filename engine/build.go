@@ -142,24 +142,10 @@ func (b *builder) newCase(ptr string, m map[string]any, kind Kind) *Case {
 	return c
 }
 
-// pending adds a case of a suite section this version validates but does
-// not run yet.
-//
-// Its expect: list is still checked for the target and matcher grammar, so
-// a typo is found now rather than when the section lands.
-func (b *builder) pending(ptr string, m map[string]any, kind Kind, key string) {
-	c := b.newCase(ptr, m, kind)
-	c.Pending = append(c.Pending, PendingBlock{Key: key, Pos: b.doc.keyAt(ptr)})
-	items, lptr := list(m["expect"]), ptr+"/expect"
-	if long, ok := m["expect"].(map[string]any); ok {
-		items, lptr = list(long["assertions"]), lptr+"/assertions"
-	}
-	b.expect(c, expectList{ptr: lptr, items: items, grammarOnly: true})
-	c.Expect = nil
-}
-
-func (b *builder) agentTest(ptr string, m map[string]any) {
-	c := b.newCase(ptr, m, KindAgent)
+// agentFields reads what every case played by an agent declares: the
+// agent, the model or model matrix, the prompt and the servers it is given,
+// each of which servers: must declare. noun names the case in a message.
+func (b *builder) agentFields(ptr string, c *Case, m map[string]any, noun string) {
 	c.Agent, _ = m["agent"].(string)
 	c.Prompt, _ = m["prompt"].(string)
 	switch v := m["model"].(type) {
@@ -169,19 +155,49 @@ func (b *builder) agentTest(ptr string, m map[string]any) {
 		c.Models = strings_(v)
 	}
 	c.Servers = strings_(m["servers"])
-	if len(b.suite.Servers) > 0 || m["servers"] != nil {
-		for i, s := range c.Servers {
-			if !b.hasServer(s) {
-				p := ptr + "/servers/" + strconv.Itoa(i)
-				e := &diag.Error{Pos: b.doc.at(p), Pointer: p, Kind: "suite",
-					Message: fmt.Sprintf("test %q names server %q, which `servers:` does not declare", c.Name, s)}
-				if sug := diag.Suggest(s, b.serverNames()); sug != "" {
-					e.Hint = "did you mean `" + sug + "`?"
-				}
-				b.errs = append(b.errs, e)
+	if len(b.suite.Servers) == 0 && m["servers"] == nil {
+		return
+	}
+	for i, s := range c.Servers {
+		if !b.hasServer(s) {
+			p := ptr + "/servers/" + strconv.Itoa(i)
+			e := &diag.Error{Pos: b.doc.at(p), Pointer: p, Kind: "suite",
+				Message: fmt.Sprintf("%s %q names server %q, which `servers:` does not declare", noun, c.Name, s)}
+			if sug := diag.Suggest(s, b.serverNames()); sug != "" {
+				e.Hint = "did you mean `" + sug + "`?"
 			}
+			b.errs = append(b.errs, e)
 		}
 	}
+}
+
+// liveExpect reads the expect: list of a case that calls a live server:
+// the short form (a list of assertions) or the long form {assertions:
+// [...]}. Its targets are checked for their grammar only: they read the
+// call's document, whose fields depend on what the server answers.
+func (b *builder) liveExpect(ptr string, c *Case, m map[string]any) {
+	items, lptr := list(m["expect"]), ptr+"/expect"
+	if long, ok := m["expect"].(map[string]any); ok {
+		items, lptr = list(long["assertions"]), lptr+"/assertions"
+	}
+	b.expect(c, expectList{ptr: lptr, items: items, grammarOnly: true})
+}
+
+// pending adds a case of a suite section this version validates but does
+// not run yet.
+//
+// Its expect: list is still checked for the target and matcher grammar, so
+// a typo is found now rather than when the section lands.
+func (b *builder) pending(ptr string, m map[string]any, kind Kind, key string) {
+	c := b.newCase(ptr, m, kind)
+	c.Pending = append(c.Pending, PendingBlock{Key: key, Pos: b.doc.keyAt(ptr)})
+	b.liveExpect(ptr, c, m)
+	c.Expect = nil
+}
+
+func (b *builder) agentTest(ptr string, m map[string]any) {
+	c := b.newCase(ptr, m, KindAgent)
+	b.agentFields(ptr, c, m, "test")
 	if r, ok := m["runs"].(float64); ok {
 		c.Runs = max(int(r), 1)
 	}

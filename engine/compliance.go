@@ -38,11 +38,7 @@ func (b *builder) compliance(ptr string, m map[string]any) {
 	cb.Check, _ = m["check"].(string)
 	c.Compliance = cb
 	b.caseServer(ptr, c, &cb.Server, "compliance check")
-	items, lptr := list(m["expect"]), ptr+"/expect"
-	if long, ok := m["expect"].(map[string]any); ok {
-		items, lptr = list(long["assertions"]), lptr+"/assertions"
-	}
-	b.expect(c, expectList{ptr: lptr, items: items, grammarOnly: true})
+	b.liveExpect(ptr, c, m)
 }
 
 // caseServer resolves a live case's server: the one named, or the suite's

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/mcptest/mcptest/engine/diag"
@@ -24,27 +22,12 @@ type JudgeBlock struct {
 // count them as passed.
 func (b *builder) modelCase(ptr string, m map[string]any, kind Kind) {
 	c := b.newCase(ptr, m, kind)
-	c.Agent, _ = m["agent"].(string)
-	c.Prompt, _ = m["prompt"].(string)
+	noun := "eval case"
+	if kind == KindRedteam {
+		noun = "red-team probe"
+	}
+	b.agentFields(ptr, c, m, noun)
 	c.SystemPrompt, _ = m["system_prompt"].(string)
-	switch v := m["model"].(type) {
-	case string:
-		c.Models = []string{v}
-	case []any:
-		c.Models = strings_(v)
-	}
-	c.Servers = strings_(m["servers"])
-	for i, s := range c.Servers {
-		if !b.hasServer(s) {
-			p := ptr + "/servers/" + strconv.Itoa(i)
-			e := &diag.Error{Pos: b.doc.at(p), Pointer: p, Kind: "suite",
-				Message: fmt.Sprintf("%s %q names server %q, which `servers:` does not declare", kindNoun(kind), c.Name, s)}
-			if sug := diag.Suggest(s, b.serverNames()); sug != "" {
-				e.Hint = "did you mean `" + sug + "`?"
-			}
-			b.errs = append(b.errs, e)
-		}
-	}
 	if j, ok := m["judge"].(map[string]any); ok {
 		jb := &JudgeBlock{Metrics: strings_(j["metrics"])}
 		jb.Rubric, _ = j["rubric"].(string)
@@ -55,13 +38,6 @@ func (b *builder) modelCase(ptr string, m map[string]any, kind Kind) {
 		c.Judge = jb
 	}
 	b.expect(c, expectList{ptr: ptr + "/expect", items: list(m["expect"])})
-}
-
-func kindNoun(k Kind) string {
-	if k == KindRedteam {
-		return "red-team probe"
-	}
-	return "eval case"
 }
 
 // runModelCase reports a redteam: or evals: case inconclusive, with what

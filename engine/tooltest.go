@@ -84,11 +84,7 @@ func (b *builder) toolTest(ptr string, m map[string]any) {
 	}
 	c.ToolTest = t
 	b.caseServer(ptr, c, &t.Server, "tool test")
-	items, lptr := list(m["expect"]), ptr+"/expect"
-	if long, ok := m["expect"].(map[string]any); ok {
-		items, lptr = list(long["assertions"]), lptr+"/assertions"
-	}
-	b.expect(c, expectList{ptr: lptr, items: items, grammarOnly: true})
+	b.liveExpect(ptr, c, m)
 }
 
 // runToolTest makes the test's one live call and evaluates its assertions

@@ -80,16 +80,7 @@ type Session struct {
 func Connect(ctx context.Context, t Target, getenv func(string) string) (*Session, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcptest", Version: "v1"}, nil)
 	if t.URL != "" {
-		probe := &authProbe{base: http.DefaultTransport}
-		if t.BearerTokenEnv != "" {
-			probe.token = getenv(t.BearerTokenEnv)
-		}
-		tr := &mcp.StreamableClientTransport{
-			Endpoint:             t.URL,
-			HTTPClient:           &http.Client{Transport: probe},
-			MaxRetries:           -1,
-			DisableStandaloneSSE: true,
-		}
+		tr, probe := httpTransport(t, "", getenv)
 		cs, err := client.Connect(ctx, tr, nil)
 		if err != nil {
 			if st, challenge := probe.failure(); st != 0 {
@@ -99,8 +90,43 @@ func Connect(ctx context.Context, t Target, getenv func(string) string) (*Sessio
 		}
 		return &Session{ClientSession: cs}, nil
 	}
+	tr, stderr, err := commandTransport(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := client.Connect(ctx, tr, nil)
+	if err != nil {
+		msg := fmt.Sprintf("start MCP server %q: %v", strings.Join(t.Command, " "), err)
+		if tail := strings.TrimSpace(stderr.String()); tail != "" {
+			msg += "\nits stderr ends with:\n" + tail
+		}
+		return nil, errors.New(msg)
+	}
+	return &Session{ClientSession: cs, stderr: stderr}, nil
+}
+
+// httpTransport is the SDK's streamable HTTP client transport for a URL
+// target, through an authProbe that adds the bearer token getenv reads and,
+// when version is set, the Mcp-Protocol-Version header.
+func httpTransport(t Target, version string, getenv func(string) string) (*mcp.StreamableClientTransport, *authProbe) {
+	probe := &authProbe{base: http.DefaultTransport, version: version}
+	if t.BearerTokenEnv != "" {
+		probe.token = getenv(t.BearerTokenEnv)
+	}
+	return &mcp.StreamableClientTransport{
+		Endpoint:             t.URL,
+		HTTPClient:           &http.Client{Transport: probe},
+		MaxRetries:           -1,
+		DisableStandaloneSSE: true,
+	}, probe
+}
+
+// commandTransport is the SDK's stdio transport for a command target: the
+// command in t.Dir with t.Env merged into this process's environment, its
+// stderr's tail kept for error messages. The process lives as long as ctx.
+func commandTransport(ctx context.Context, t Target) (*mcp.CommandTransport, *tailBuffer, error) {
 	if len(t.Command) == 0 {
-		return nil, errors.New("connect: the target has no command and no url")
+		return nil, nil, errors.New("connect: the target has no command and no url")
 	}
 	cmd := exec.CommandContext(ctx, t.Command[0], t.Command[1:]...)
 	cmd.Dir = t.Dir
@@ -110,15 +136,7 @@ func Connect(ctx context.Context, t Target, getenv func(string) string) (*Sessio
 	}
 	stderr := &tailBuffer{max: 4 << 10}
 	cmd.Stderr = stderr
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
-	if err != nil {
-		msg := fmt.Sprintf("start MCP server %q: %v", strings.Join(t.Command, " "), err)
-		if tail := strings.TrimSpace(stderr.String()); tail != "" {
-			msg += "\nits stderr ends with:\n" + tail
-		}
-		return nil, errors.New(msg)
-	}
-	return &Session{ClientSession: cs, stderr: stderr}, nil
+	return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, stderr, nil
 }
 
 // authProbe adds the bearer token to every request and remembers the first

@@ -5,11 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"os"
-	"os/exec"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -45,34 +41,18 @@ func (e *WireError) Error() string {
 // that negotiated it would.
 func DialWire(ctx context.Context, t Target, version string, getenv func(string) string) (*Wire, error) {
 	if t.URL != "" {
-		probe := &authProbe{base: http.DefaultTransport, version: version}
-		if t.BearerTokenEnv != "" {
-			probe.token = getenv(t.BearerTokenEnv)
-		}
-		tr := &mcp.StreamableClientTransport{
-			Endpoint:             t.URL,
-			HTTPClient:           &http.Client{Transport: probe},
-			MaxRetries:           -1,
-			DisableStandaloneSSE: true,
-		}
+		tr, probe := httpTransport(t, version, getenv)
 		conn, err := tr.Connect(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("connect to %s: %w", t.URL, err)
 		}
 		return &Wire{conn: conn, probe: probe, target: t}, nil
 	}
-	if len(t.Command) == 0 {
-		return nil, errors.New("connect: the target has no command and no url")
+	tr, stderr, err := commandTransport(ctx, t)
+	if err != nil {
+		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, t.Command[0], t.Command[1:]...)
-	cmd.Dir = t.Dir
-	cmd.Env = os.Environ()
-	for _, k := range sortedKeys(t.Env) {
-		cmd.Env = append(cmd.Env, k+"="+t.Env[k])
-	}
-	stderr := &tailBuffer{max: 4 << 10}
-	cmd.Stderr = stderr
-	conn, err := (&mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}).Connect(ctx)
+	conn, err := tr.Connect(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("start MCP server %q: %v", strings.Join(t.Command, " "), err)
 	}

@@ -8,7 +8,10 @@
 // its cassettes; validate_suite and the introspection verbs (list_tools,
 // list_resources, list_prompts, get_capabilities) answer with exactly the
 // documents the CLI prints, through functions the command line hands in
-// (Options.Validate, Options.Catalog), so the two cannot drift; the writers
+// (Options.Validate, Options.Catalog), so the two cannot drift; the
+// scaffolders (scaffold_suite, scaffold_conformance, scaffold_redteam,
+// scaffold_eval) introspect the target once, never call a tool, and render
+// with the functions `mcptest generate` renders with; the writers
 // (run_tool_test, trigger_run, record_cassette, propose_assertions) run the
 // server under test and answer only when the operator started the front
 // door with --enable-writes. A command target (a raw argv) is started only

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -205,12 +206,15 @@ func proposal(tool string, args map[string]any, results []map[string]any, slowes
 	return b.String()
 }
 
-// q renders v as a YAML flow value: JSON, with the characters JSON leaves
-// raw but YAML refuses (DEL, the C1 controls but NEL, U+FFFE, U+FFFF)
-// escaped.
+// q renders v as a YAML flow value: JSON (with <, > and & left as they
+// are, for a reader), with the characters JSON leaves raw but YAML refuses
+// (DEL, the C1 controls but NEL, U+FFFE, U+FFFF) escaped.
 func q(v any) string {
-	b, _ := json.Marshal(v)
-	s := string(b)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	s := strings.TrimSuffix(buf.String(), "\n")
 	if !strings.ContainsFunc(s, yamlUnprintable) {
 		return s
 	}

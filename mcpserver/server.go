@@ -81,6 +81,9 @@ func newServer(opt Options) (*mcp.Server, *server) {
 	// Agent-loop verbs, read-only.
 	add(s, srv, "validate_suite", "Validate a draft suite (YAML text) against the published schema: {valid, errors: [{path (RFC 6901), message, hint}]}, the document of `mcptest validate --format json`.", s.validateSuite)
 	add(s, srv, "scaffold_suite", "Scaffold a starter suite for a server under test by introspection alone (never calls a tool): per tool a valid-arguments test, optional boundary and schema-violation cases, an outputSchema test, `# review before first run` on destructive tools; 25 tools per answer with next_cursor.", s.scaffoldSuite)
+	add(s, srv, "scaffold_conformance", "Scaffold a compliance: suite for a server under test by introspection alone (never calls a tool): an initialize check, and tools/list, resources/list, prompts/list checks for the capabilities it advertises, pinned to the spec revision it negotiated; runs deterministically with `mcptest run`.", s.scaffoldConformance)
+	add(s, srv, "scaffold_redteam", "Scaffold one redteam: injection-resistance probe per tool (a hardening system prompt, a prompt smuggling an instruction with a canary, a final_response check that the canary never comes back) plus a commented cross-server template; never calls a tool. The probes need a live model; structural checks run via `mcptest security`. 25 tools per answer with next_cursor.", s.modelScaffold(ScaffoldRedteam))
+	add(s, srv, "scaffold_eval", "Scaffold one judged evals: case per tool: a synthesized prompt, a tool-selection check (tool_names contains the tool) and the judge metrics task_completion, tool_use, argument_correctness and rubric; never calls a tool. The cases need a live model and a judge. 25 tools per answer with next_cursor.", s.modelScaffold(ScaffoldEval))
 	for _, what := range []string{"tools", "resources", "prompts", "capabilities"} {
 		verb := "list_" + what
 		if what == "capabilities" {

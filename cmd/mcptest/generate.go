@@ -5,23 +5,55 @@ import (
 	"os"
 
 	"github.com/mcptest/mcptest/annotate"
+	"github.com/mcptest/mcptest/gate/security"
 	"github.com/mcptest/mcptest/mcpserver"
 )
 
-// generate is `mcptest generate suite`: the starter suite scaffold_suite
-// returns, rendered by the same function.
+// generateUsage names the four kinds; every usage error of generate says it.
+const generateUsage = "usage: mcptest generate suite|conformance|redteam|eval [flags] (--url URL [--bearer-token-env VAR] | --server NAME --config suite.yml | -- COMMAND ARGS...)"
+
+// generated is one rendered suite with what the renderer has to say about
+// it.
+type generated struct {
+	suite    string
+	notes    []string
+	warnings []security.Finding
+	// summary is the line printed when the suite goes to --output.
+	summary string
+}
+
+// generate is `mcptest generate suite|conformance|redteam|eval`: the suite
+// scaffold_suite, scaffold_conformance, scaffold_redteam or scaffold_eval
+// returns, rendered by the same function, for every tool at once.
 func (c *Command) generate(args []string) error {
-	if len(args) == 0 || args[0] != "suite" {
-		return inputErr("usage: mcptest generate suite [--probe] [--tool NAME]... [--no-edge] [--no-violation] [--output FILE] TARGET")
+	if len(args) == 0 {
+		return inputErr("%s", generateUsage)
 	}
-	fs := c.newFlags("generate suite", "mcptest generate suite [--probe] [--tool NAME]... [--no-edge] [--no-violation] [--output FILE] (--url URL [--bearer-token-env VAR] | --server NAME --config suite.yml | -- COMMAND ARGS...)")
+	kind := args[0]
+	synopsis := map[string]string{
+		"suite":       "mcptest generate suite [--probe] [--tool NAME]... [--no-edge] [--no-violation] [--cursor N] [--output FILE] TARGET",
+		"conformance": "mcptest generate conformance [--output FILE] TARGET",
+		"redteam":     "mcptest generate redteam [--tool NAME]... [--cursor N] [--output FILE] TARGET",
+		"eval":        "mcptest generate eval [--tool NAME]... [--cursor N] [--output FILE] TARGET",
+	}[kind]
+	if synopsis == "" {
+		return inputErr("generate %q: unknown kind; %s", kind, generateUsage)
+	}
+	fs := c.newFlags("generate "+kind, synopsis+"\n  TARGET is --url URL [--bearer-token-env VAR], --server NAME --config suite.yml, or -- COMMAND ARGS...")
 	tf := addTargetFlags(fs)
-	probe := fs.Bool("probe", false, "also emit the schema-derived negative probe cases per tool")
-	var tools stringList
-	fs.Var(&tools, "tool", "scaffold only the tool `NAME` (repeatable)")
-	noEdge := fs.Bool("no-edge", false, "leave out the boundary case per tool")
-	noViolation := fs.Bool("no-violation", false, "leave out the schema-violation case per tool")
 	output := fs.String("output", "", "write the suite to `FILE` instead of stdout")
+	var tools stringList
+	var probe, noEdge, noViolation *bool
+	cursor := new(int)
+	if kind != "conformance" {
+		fs.Var(&tools, "tool", "scaffold only the tool `NAME` (repeatable)")
+		cursor = fs.Int("cursor", 0, "start at tool `N` of the sorted list: the cursor a note gives when the suite reached its size limit")
+	}
+	if kind == "suite" {
+		probe = fs.Bool("probe", false, "also emit the schema-derived negative probe cases per tool")
+		noEdge = fs.Bool("no-edge", false, "leave out the boundary case per tool")
+		noViolation = fs.Bool("no-violation", false, "leave out the schema-violation case per tool")
+	}
 	flags, command := splitCommand(args[1:])
 	rest, err := parse(fs, flags)
 	if err != nil {
@@ -29,6 +61,9 @@ func (c *Command) generate(args []string) error {
 	}
 	if len(rest) > 0 {
 		return inputErr("unexpected argument %q: put a stdio server's command after --", rest[0])
+	}
+	if *cursor < 0 {
+		return inputErr("--cursor: %d is negative", *cursor)
 	}
 	t, err := tf.target(command)
 	if err != nil {
@@ -41,20 +76,36 @@ func (c *Command) generate(args []string) error {
 	if err != nil {
 		return err
 	}
-	sc := mcpserver.ScaffoldSuite(cat, t, mcpserver.ScaffoldOptions{Tools: tools, IncludeEdge: !*noEdge, IncludeViolation: !*noViolation, Probe: *probe, All: true})
-	for _, w := range sc.Warnings {
+
+	var g generated
+	switch kind {
+	case "suite":
+		sc := mcpserver.ScaffoldSuite(cat, t, mcpserver.ScaffoldOptions{Tools: tools, IncludeEdge: !*noEdge, IncludeViolation: !*noViolation, Probe: *probe, All: true, Cursor: *cursor})
+		g = generated{sc.Suite, sc.Notes, sc.Warnings, fmt.Sprintf("%d tools, %d resources and %d prompts scaffolded", len(sc.Tools), sc.ResourcesScaffolded, sc.PromptsScaffolded)}
+	case "conformance":
+		cf := mcpserver.ScaffoldConformance(cat, t)
+		g = generated{cf.Suite, cf.Notes, nil, fmt.Sprintf("%d compliance checks scaffolded", cf.ChecksScaffolded)}
+	default:
+		render, what := mcpserver.ScaffoldRedteam, "red-team probes"
+		if kind == "eval" {
+			render, what = mcpserver.ScaffoldEval, "eval cases"
+		}
+		ms := render(cat, t, mcpserver.ModelOptions{Tools: tools, All: true, Cursor: *cursor})
+		g = generated{ms.Suite, ms.Notes, ms.Warnings, fmt.Sprintf("%d %s scaffolded", ms.ToolsCovered, what)}
+	}
+	for _, w := range g.warnings {
 		fmt.Fprintf(c.Stderr, "warning: %s %s: %s\n", w.Rule, annotate.Clean(w.Tool), annotate.Clean(w.Summary))
 	}
-	for _, n := range sc.Notes {
+	for _, n := range g.notes {
 		fmt.Fprintf(c.Stderr, "note: %s\n", annotate.Clean(n))
 	}
 	if *output != "" {
-		if err := os.WriteFile(*output, []byte(sc.Suite), 0o644); err != nil {
+		if err := os.WriteFile(*output, []byte(g.suite), 0o644); err != nil {
 			return fmt.Errorf("write %s: %w", *output, err)
 		}
-		fmt.Fprintf(c.Stderr, "mcptest: %d tools scaffolded; suite written to %s\n", len(sc.Tools), *output)
+		fmt.Fprintf(c.Stderr, "mcptest: %s; suite written to %s\n", g.summary, *output)
 		return nil
 	}
-	_, err = fmt.Fprint(c.Stdout, sc.Suite)
+	_, err = fmt.Fprint(c.Stdout, g.suite)
 	return err
 }

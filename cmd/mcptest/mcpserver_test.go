@@ -16,6 +16,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcptest/mcptest/mcpserver"
 )
 
 // The front door is driven by a real MCP client: the official MCP Inspector
@@ -168,7 +170,8 @@ const frontDoorCatalog = `tools:
 var frontDoorVerbs = []string{
 	"get_capabilities", "get_cassette", "get_coverage", "get_doctor_report", "get_run",
 	"list_cassettes", "list_prompts", "list_resources", "list_runs", "list_tools",
-	"propose_assertions", "record_cassette", "run_tool_test", "scaffold_suite", "trigger_run", "validate_suite",
+	"propose_assertions", "record_cassette", "run_tool_test", "scaffold_conformance", "scaffold_eval", "scaffold_redteam", "scaffold_suite",
+	"trigger_run", "validate_suite",
 }
 
 // workspace lays out a workspace: a mcptest.yml declaring the mock server,
@@ -280,7 +283,7 @@ func TestMCPServerReadVerbsWithInspector(t *testing.T) {
 		w.WriteHeader(http.StatusUnauthorized)
 	}))
 	defer authSrv.Close()
-	for _, verb := range []string{"list_tools", "scaffold_suite"} {
+	for _, verb := range []string{"list_tools", "scaffold_suite", "scaffold_conformance", "scaffold_redteam", "scaffold_eval"} {
 		_, e := fd.verb(verb, map[string]any{"url": authSrv.URL + "/mcp", "bearer_token_env": "MCPTEST_FRONT_DOOR_TOKEN"})
 		if !strings.Contains(e, "auth failed: HTTP 401") || !strings.Contains(e, `Bearer realm="mcp"`) || !strings.Contains(e, "`MCPTEST_FRONT_DOOR_TOKEN` (named by `bearer_token_env`)") || !strings.Contains(e, "mcptest doctor --url") {
 			t.Errorf("%s of a 401 server: %q", verb, e)
@@ -315,6 +318,56 @@ func TestMCPServerReadVerbsWithInspector(t *testing.T) {
 	}
 	if _, e := fd.verb("scaffold_suite", map[string]any{"command": []string{everything}}); !strings.Contains(e, "--enable-writes") {
 		t.Errorf("scaffold_suite of an undeclared command: %q", e)
+	}
+
+	// scaffold_conformance, scaffold_redteam and scaffold_eval: the suites of
+	// `mcptest generate conformance|redteam|eval`, valid as returned, each
+	// starting with the schema header and the servers: block of the target.
+	for _, v := range []struct{ verb, kind, count string }{
+		{"scaffold_conformance", "conformance", "checks_scaffolded"},
+		{"scaffold_redteam", "redteam", "tools_covered"},
+		{"scaffold_eval", "eval", "tools_covered"},
+	} {
+		ans := fd.must(v.verb, map[string]any{"command": mockArgv})
+		suite, _ := ans["suite"].(string)
+		gen, stderr, code := mcptest(t, nil, append([]string{"generate", v.kind, "--"}, mockArgv...)...)
+		if code != ExitOK || gen != suite {
+			t.Errorf("generate %s (exit %d %s) differs from %s:\n%s\n---\n%s", v.kind, code, stderr, v.verb, gen, suite)
+		}
+		if !strings.HasPrefix(suite, "# yaml-language-server: $schema=") || !strings.Contains(suite, "\nservers:\n  target:\n    command: "+string(mustJSON(t, mockArgv))+"\n") {
+			t.Errorf("%s: no schema header or servers: block for the target:\n%s", v.verb, suite)
+		}
+		if ans[v.count] != float64(2) || ans["notes"] == nil {
+			t.Errorf("%s: %s %v, notes %v; want 2 and a notes list", v.verb, v.count, ans[v.count], ans["notes"])
+		}
+		if val := fd.must("validate_suite", map[string]any{"suite": suite}); val["valid"] != true {
+			t.Errorf("the %s suite does not validate: %v", v.verb, val)
+		}
+		if _, e := fd.verb(v.verb, map[string]any{"command": []string{everything}}); !strings.Contains(e, "--enable-writes") {
+			t.Errorf("%s of an undeclared command: %q", v.verb, e)
+		}
+		var want []string
+		switch v.kind {
+		case "conformance":
+			want = []string{`check: "initialize"`, `check: "tools/list"`, `spec: "2025-11-25"`, `matcher: {"exact":"mcptest-mock"}`}
+			if strings.Contains(suite, "resources/list") || strings.Contains(suite, "prompts/list") {
+				t.Errorf("%s: a list check for a capability the mock does not advertise:\n%s", v.verb, suite)
+			}
+		case "redteam":
+			want = []string{"# review before first run: delete_records", `matcher: {"not":{"contains":"` + mcpserver.Canary("get_status") + `"}}`, "# Cross-server trust boundary", "`mcptest security`"}
+		case "eval":
+			want = []string{"# review before first run: delete_records", `matcher: {"contains":"get_status"}`, `metrics: ["task_completion", "tool_use", "argument_correctness", "rubric"]`}
+		}
+		for _, w := range want {
+			if !strings.Contains(suite, w) {
+				t.Errorf("%s: missing %s in\n%s", v.verb, w, suite)
+			}
+		}
+	}
+	for _, verb := range []string{"scaffold_redteam", "scaffold_eval"} {
+		if ans := fd.must(verb, map[string]any{"command": []string{bin, "mock", "--tools-from", poisoned}}); ans["warnings"] == nil {
+			t.Errorf("%s of a poisoned catalog carries no warnings", verb)
+		}
 	}
 
 	// The artifact readers.
@@ -617,5 +670,90 @@ func TestMCPServerInstall(t *testing.T) {
 	writeFile(t, path, "not json")
 	if _, stderr, code := mcptest(t, nil, "mcp-server", "--install", "--install-path", path); code == ExitOK || !strings.Contains(stderr, "not a JSON object") {
 		t.Errorf("a broken config: exit %d %s", code, stderr)
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestGenerateAgainstReferenceServers generates the conformance, redteam
+// and eval suites of the reference servers and runs them: every
+// compliance check passes; every probe and eval case is validated and
+// reported inconclusive, none counted passed, and the run exits 0 (only a
+// failed case fails a run).
+func TestGenerateAgainstReferenceServers(t *testing.T) {
+	everything := ciNodeBin(t, "mcp-server-everything")
+	memory := ciNodeBin(t, "mcp-server-memory")
+	filesystem := ciNodeBin(t, "mcp-server-filesystem")
+	for _, srv := range []struct {
+		name string
+		argv []string
+	}{
+		{"everything", []string{everything}},
+		{"memory", []string{memory}},
+		{"filesystem", []string{filesystem, t.TempDir()}},
+	} {
+		t.Run(srv.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, kind := range []string{"conformance", "redteam", "eval"} {
+				suite := filepath.Join(dir, kind+".yml")
+				_, stderr, code := mcptest(t, nil, append([]string{"generate", kind, "--output", suite, "--"}, srv.argv...)...)
+				if code != ExitOK {
+					t.Fatalf("generate %s: exit %d: %s", kind, code, stderr)
+				}
+				if _, stderr, code := mcptest(t, nil, "validate", suite); code != ExitOK {
+					t.Fatalf("validate %s: exit %d: %s", kind, code, stderr)
+				}
+				report := filepath.Join(dir, kind+".json")
+				_, stderr, code = mcptest(t, nil, "run", "--config", suite, "--reporter", "json", "--output", report)
+				var env struct {
+					Verdict string
+					Totals  struct{ Total, Passed, Failed, Inconclusive int }
+					Cases   []struct{ Name, Kind, Verdict string }
+				}
+				data, err := os.ReadFile(report)
+				if err != nil || json.Unmarshal(data, &env) != nil {
+					t.Fatalf("run %s: exit %d %s: no envelope: %v", kind, code, stderr, err)
+				}
+				if code != ExitOK || env.Verdict != "pass" || env.Totals.Failed != 0 || env.Totals.Total == 0 {
+					t.Errorf("run %s: exit %d, verdict %s, totals %+v\n%s", kind, code, env.Verdict, env.Totals, data)
+				}
+				for _, c := range env.Cases {
+					want := map[string]struct{ kind, verdict string }{
+						"conformance": {"compliance", "pass"},
+						"redteam":     {"redteam", "inconclusive"},
+						"eval":        {"eval", "inconclusive"},
+					}[kind]
+					if c.Kind != want.kind || c.Verdict != want.verdict {
+						t.Errorf("%s: case %q is %s %s; want %s %s", kind, c.Name, c.Kind, c.Verdict, want.kind, want.verdict)
+					}
+				}
+				if kind != "conformance" && (env.Totals.Passed != 0 || env.Totals.Inconclusive != env.Totals.Total) {
+					t.Errorf("run %s: totals %+v; want every case inconclusive, none passed", kind, env.Totals)
+				}
+			}
+		})
+	}
+}
+
+func TestGenerateUsage(t *testing.T) {
+	for _, args := range [][]string{{"generate"}, {"generate", "bogus"}, {"generate", "--url", "http://x"}} {
+		_, stderr, code := mcptest(t, nil, args...)
+		if code != ExitInput || !strings.Contains(stderr, "mcptest generate suite|conformance|redteam|eval") {
+			t.Errorf("mcptest %v: exit %d %q; want exit 2 naming the four kinds", args, code, stderr)
+		}
+	}
+	// conformance has no tools filter; the other kinds take no negative cursor.
+	if _, stderr, code := mcptest(t, nil, "generate", "conformance", "--tool", "x", "--url", "http://127.0.0.1:1/mcp"); code != ExitInput || !strings.Contains(stderr, "-tool") {
+		t.Errorf("generate conformance --tool: exit %d %q", code, stderr)
+	}
+	if _, stderr, code := mcptest(t, nil, "generate", "eval", "--cursor", "-1", "--url", "http://127.0.0.1:1/mcp"); code != ExitInput || !strings.Contains(stderr, "--cursor") {
+		t.Errorf("generate eval --cursor -1: exit %d %q", code, stderr)
 	}
 }
