@@ -3,6 +3,7 @@ package baseline
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -64,7 +65,7 @@ func Merge(in []Input) (*engine.Envelope, error) {
 		Suite:         first.Suite,
 		Cases:         []*engine.CaseResult{},
 		Environment:   first.Environment,
-		Servers:       first.Servers,
+		Servers:       mergeServers(in),
 	}
 	owner := map[string]string{}
 	for _, x := range in {
@@ -99,6 +100,29 @@ func Merge(in []Input) (*engine.Envelope, error) {
 	})
 	out.Tally()
 	return out, nil
+}
+
+// mergeServers is the first shard's server list with, per server, the
+// union of the tools every shard's live tests saw it list (a shard whose
+// tests never connected to a server lists none for it).
+func mergeServers(in []Input) []engine.ServerInfo {
+	out := slices.Clone(in[0].Envelope.Servers)
+	for i := range out {
+		var tools []string
+		for _, x := range in {
+			for _, si := range x.Envelope.Servers {
+				if si.Name == out[i].Name {
+					tools = append(tools, si.Tools...)
+				}
+			}
+		}
+		slices.Sort(tools)
+		out[i].Tools = slices.Compact(tools)
+		if len(out[i].Tools) == 0 {
+			out[i].Tools = nil
+		}
+	}
+	return out
 }
 
 func mismatch(a, b Input, what, va, vb string) error {

@@ -14,11 +14,13 @@ import (
 // hands each readable one to use, so no more than one cassette is held at
 // once. It fills res.Model from the first cassette and res.Cassettes with
 // the file count and a digest over the files' suite-relative paths and
-// contents, and returns every file that could not be read as positioned
+// contents, res.Tools with the tools the recordings offered and called, and
+// returns every file that could not be read as positioned
 // errors.
 func eachCassette(s *Suite, p casePlan, res *CaseResult, progress func(), use func(*cassette.Cassette)) diag.List {
 	var errs diag.List
 	digest := sha256.New()
+	tools := toolTally{}
 	for _, f := range p.files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -37,8 +39,10 @@ func eachCassette(s *Suite, p casePlan, res *CaseResult, progress func(), use fu
 		if res.Model == "" {
 			res.Model = cas.Model
 		}
+		tools.addCassette(cas)
 		use(cas)
 	}
 	res.Cassettes = &CassetteSet{Files: len(p.files), SHA256: hex.EncodeToString(digest.Sum(nil))}
+	res.Tools = tools.list()
 	return errs
 }

@@ -107,6 +107,11 @@ type CaseResult struct {
 	Distractors *DistractorsDetail `json:"distractors,omitempty"`
 	// Discovery records a discovery: block.
 	Discovery *DiscoveryDetail `json:"discovery,omitempty"`
+	// Tools is the tool coverage of the case, in server then tool order:
+	// the tool a live tool test called, or the tools an agent test's or a
+	// scenario's recordings called and the ones their catalogs offered
+	// with no call (calls 0).
+	Tools []ToolUse `json:"tools,omitempty"`
 }
 
 // CassetteSet identifies the cassette files of a case: how many and a

@@ -24,6 +24,9 @@ type ServerInfo struct {
 	Auth string `json:"auth"`
 	// TokenEnv names the environment variable of a bearer token.
 	TokenEnv string `json:"token_env,omitempty"`
+	// Tools names, in order, the tools the server listed when the run's
+	// tool tests connected to it; absent when the run did not connect.
+	Tools []string `json:"tools,omitempty"`
 }
 
 // serverInfos describes the suite's servers in the suite's (name) order.

@@ -98,6 +98,9 @@ func Run(s *Suite, opt Options) (*Envelope, error) {
 	if len(inputErrs) > 0 {
 		return nil, inputErrs.Sorted()
 	}
+	for i := range env.Servers {
+		env.Servers[i].Tools = pool.tools[env.Servers[i].Name]
+	}
 	env.Tally()
 	env.Totals.Cached = cached
 	return env, nil

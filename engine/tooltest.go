@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -133,6 +134,9 @@ func runToolTest(s *Suite, p casePlan, res *CaseResult) (*CaseResult, diag.List)
 	default:
 		call = func() (any, error) { return sess.CallTool(ctx, &mcp.CallToolParams{Name: t.Tool, Arguments: args}) }
 	}
+	if t.Tool != "" {
+		res.Tools = []ToolUse{{Server: t.Server, Tool: t.Tool, Calls: 1}}
+	}
 	start := time.Now()
 	out, err := call()
 	elapsed := time.Since(start)
@@ -195,6 +199,9 @@ type livePool struct {
 	// revision (compliance.go).
 	wires   map[string]*wireSession
 	cancels []context.CancelFunc
+	// tools are the tool names each connected server listed, sorted: the
+	// denominator of the run's tool coverage.
+	tools map[string][]string
 }
 
 func (lp *livePool) session(t live.Target) (*live.Session, error) {
@@ -230,7 +237,30 @@ func (lp *livePool) session(t live.Target) (*live.Session, error) {
 		return nil, err
 	}
 	lp.sessions[t.Name] = s
+	lp.listTools(ctx, t.Name, s)
 	return s, nil
+}
+
+// listTools records the tools a server lists, when it offers tools and
+// answers within the call timeout; coverage is then reported against them.
+func (lp *livePool) listTools(ctx context.Context, name string, s *live.Session) {
+	if init := s.InitializeResult(); init == nil || init.Capabilities == nil || init.Capabilities.Tools == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, ToolCallTimeout)
+	defer cancel()
+	var names []string
+	for tl, err := range s.Tools(ctx, nil) {
+		if err != nil {
+			return
+		}
+		names = append(names, tl.Name)
+	}
+	sort.Strings(names)
+	if lp.tools == nil {
+		lp.tools = map[string][]string{}
+	}
+	lp.tools[name] = names
 }
 
 func (lp *livePool) close() {

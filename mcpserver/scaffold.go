@@ -86,8 +86,10 @@ func ScaffoldSuite(cat *live.Catalog, t live.Target, opt ScaffoldOptions) Scaffo
 		if opt.IncludeEdge {
 			test("boundary values", objectArgs(synth(schema, schema, 0, true)), expectLine("result.content", map[string]any{"schema": map[string]any{"type": "array"}}, ""))
 		}
-		if opt.IncludeViolation {
-			test("schema violation", violation(schema), expectLine("result.isError", map[string]any{"exact": true}, "arguments that break the input schema must be rejected"))
+		if args, ok := violation(schema); opt.IncludeViolation && ok {
+			test("schema violation", args, expectLine("result.isError", map[string]any{"exact": true}, "arguments that break the input schema must be rejected"))
+		} else if opt.IncludeViolation {
+			notes = append(notes, fmt.Sprintf("%s: its input schema accepts any arguments (nothing required, no typed property, additionalProperties not false); no schema-violation test", oneLineName(tl.Name)))
 		}
 		if tl.OutputSchema != nil && !matcherValid(map[string]any{"schema": schemaMap(tl.OutputSchema)}) {
 			notes = append(notes, fmt.Sprintf("%s: its outputSchema is not a valid JSON Schema; no output-schema test", oneLineName(tl.Name)))
@@ -410,18 +412,19 @@ func synth(root, s map[string]any, depth int, edge bool) any {
 }
 
 // violation makes arguments that break the input schema: a required
-// property dropped, else a property of the wrong type, else an argument the
-// schema does not declare.
-func violation(root map[string]any) any {
+// property dropped, else a property of the wrong type, else, when the schema
+// says additionalProperties: false, an argument it does not declare. A
+// schema that accepts any arguments has no violation: ok is false.
+func violation(root map[string]any) (args map[string]any, ok bool) {
 	s := resolve(root, root, 0)
-	args, _ := synth(root, s, 0, false).(map[string]any)
+	args, _ = synth(root, s, 0, false).(map[string]any)
 	if args == nil {
 		args = map[string]any{}
 	}
 	props := asMap(s["properties"])
 	if req, _ := s["required"].([]any); len(req) > 0 {
 		delete(args, fmt.Sprint(req[0]))
-		return args
+		return args, true
 	}
 	names := make([]string, 0, len(props))
 	for k := range props {
@@ -431,11 +434,14 @@ func violation(root map[string]any) any {
 	for _, k := range names {
 		if w, ok := wrongType(typeOf(resolve(root, asMap(props[k]), 0))); ok {
 			args[k] = w
-			return args
+			return args, true
 		}
 	}
+	if s["additionalProperties"] != false {
+		return nil, false
+	}
 	args["mcptest_unexpected_argument"] = true
-	return args
+	return args, true
 }
 
 func wrongType(t string) (any, bool) {

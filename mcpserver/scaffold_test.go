@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -186,5 +187,42 @@ func TestInstallMatchesExamples(t *testing.T) {
 		if changed, err := Install(path, "mcptest", writes); err != nil || changed {
 			t.Errorf("a second Install changed the file: %v %v", changed, err)
 		}
+	}
+}
+
+// A violation case exists only where the input schema can be broken: a
+// schema with nothing required, no typed property and additional properties
+// allowed accepts any arguments, so a server that answers them is right.
+func TestViolation(t *testing.T) {
+	for _, c := range []struct {
+		schema string
+		want   string // the violating arguments; "" for none
+	}{
+		{`{"type":"object","properties":{"q":{"type":"string"},"n":{"type":"integer"}},"required":["q"]}`, `{}`},
+		{`{"type":"object","properties":{"n":{"type":"integer"}}}`, `{"n":"not-a-integer"}`},
+		{`{"type":"object","properties":{},"additionalProperties":false}`, `{"mcptest_unexpected_argument":true}`},
+		{`{"type":"object","properties":{}}`, ``},
+		{`{"type":"object"}`, ``},
+		{`{}`, ``},
+	} {
+		var schema map[string]any
+		if err := json.Unmarshal([]byte(c.schema), &schema); err != nil {
+			t.Fatal(err)
+		}
+		args, ok := violation(schema)
+		got := ""
+		if ok {
+			b, _ := json.Marshal(args)
+			got = string(b)
+		}
+		if got != c.want {
+			t.Errorf("violation(%s) = %q, want %q", c.schema, got, c.want)
+		}
+	}
+	cat := &live.Catalog{}
+	cat.Tools = append(cat.Tools, &mcp.Tool{Name: "get-env", InputSchema: map[string]any{"type": "object", "properties": map[string]any{}}})
+	out := ScaffoldSuite(cat, live.Target{Command: []string{"srv"}}, ScaffoldOptions{IncludeEdge: true, IncludeViolation: true})
+	if strings.Contains(out.Suite, "schema violation") || out.Tools[0].TestsGenerated != 2 || len(out.Notes) != 1 || !strings.Contains(out.Notes[0], "get-env: its input schema accepts any arguments") {
+		t.Errorf("a tool whose schema accepts anything: tools %+v, notes %q\n%s", out.Tools, out.Notes, out.Suite)
 	}
 }

@@ -75,7 +75,7 @@ func newServer(opt Options) (*mcp.Server, *server) {
 	add(s, srv, "get_run", "Return the full run envelope of one run by its run_id (see list_runs).", s.getRun)
 	add(s, srv, "list_cassettes", "List the recorded cassettes (mcptest cassette v1 JSON files) in the workspace: name (the path from the workspace root), runs, agent, model.", s.listCassettes)
 	add(s, srv, "get_cassette", "Return one cassette by its name (the path list_cassettes gives).", s.getCassette)
-	add(s, srv, "get_coverage", "Tool-coverage stats of the latest run (or of run_id): cases per kind and verdict, and the tools each live tool test exercised.", s.getCoverage)
+	add(s, srv, "get_coverage", "Tool-coverage stats of the latest run (or of run_id): every tool a case called or a catalog offered, with its calls and the verdicts of the cases that called it; known, covered, percent and the uncovered tools; cases per kind and verdict; the tool-edge targets.", s.getCoverage)
 	add(s, srv, "get_doctor_report", "The mcptest doctor diagnosis: of a target (url, or a gated command) when one is given, else the workspace's saved .mcptest/doctor.json.", s.getDoctorReport)
 
 	// Agent-loop verbs, read-only.

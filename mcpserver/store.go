@@ -147,8 +147,9 @@ func (s *server) getCoverage(ctx context.Context, in coverageIn) (any, error) {
 		Verdict engine.Verdict `json:"verdict"`
 		Totals  engine.Totals  `json:"totals"`
 		Kinds   []kindCount    `json:"kinds"`
-		Edges   map[string]any `json:"edges,omitempty"`
-	}{RunID: env.Run.ID, Verdict: env.Verdict, Totals: env.Totals, Kinds: []kindCount{}}
+		engine.ToolCoverage
+		Edges map[string]any `json:"edges,omitempty"`
+	}{RunID: env.Run.ID, Verdict: env.Verdict, Totals: env.Totals, Kinds: []kindCount{}, ToolCoverage: env.ToolCoverage()}
 	idx := map[engine.Kind]int{}
 	for _, c := range env.Cases {
 		i, ok := idx[c.Kind]

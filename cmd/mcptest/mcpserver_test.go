@@ -383,8 +383,17 @@ func TestMCPServerReadVerbsWithInspector(t *testing.T) {
 	if _, e := fd.verb("get_run", map[string]any{"run_id": "nope"}); !strings.Contains(e, `no run "nope"`) {
 		t.Errorf("get_run of an unknown id: %q", e)
 	}
+	// get_coverage of the latest run: selection-f1's three agent cases
+	// call four tools; shell.exec by one passing and one failing case.
 	cov := fd.must("get_coverage", nil)
-	if cov["run_id"] != "01SEEDRUN00000000000000000" || len(cov["kinds"].([]any)) == 0 {
+	var shell map[string]any
+	for _, r := range cov["tools"].([]any) {
+		if r := r.(map[string]any); r["server"] == "shell" && r["tool"] == "exec" {
+			shell = r
+		}
+	}
+	if cov["run_id"] != "01SEEDRUN00000000000000000" || len(cov["kinds"].([]any)) != 1 || cov["known"] != float64(4) || cov["covered"] != float64(4) ||
+		cov["percent"] != float64(100) || shell["cases"] != float64(2) || shell["passed"] != float64(1) || shell["failed"] != float64(1) {
 		t.Errorf("get_coverage: %v", cov)
 	}
 	cass := fd.must("list_cassettes", nil)
@@ -477,6 +486,23 @@ func TestMCPServerWriteVerbsWithInspector(t *testing.T) {
 		t.Fatalf("a failing tool test: %v", bad)
 	}
 	badID := bad["run_id"].(string)
+	// get_coverage of that run: echo was called by one failing case; the
+	// rest of server-everything's catalog is uncovered.
+	cov := fd.must("get_coverage", map[string]any{"run_id": badID})
+	var echo map[string]any
+	var uncovered []string
+	for _, r := range cov["tools"].([]any) {
+		if r := r.(map[string]any); r["tool"] == "echo" {
+			echo = r
+		}
+	}
+	for _, u := range cov["uncovered"].([]any) {
+		uncovered = append(uncovered, u.(map[string]any)["tool"].(string))
+	}
+	if echo == nil || echo["calls"] != float64(1) || echo["failed"] != float64(1) || cov["covered"] != float64(1) ||
+		cov["known"].(float64) < 10 || len(uncovered) != int(cov["known"].(float64))-1 || !slices.Contains(uncovered, "get-sum") {
+		t.Errorf("get_coverage of a live run: %v", cov)
+	}
 	inlinePath := filepath.Join(ws, ".mcptest", "inline", badID+".yml")
 	writeFile(t, inlinePath, suite) // the fix
 	fixed := exec.Command("sh", "-c", fails[0].(map[string]any)["repro"].(string))

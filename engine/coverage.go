@@ -1,0 +1,161 @@
+package engine
+
+import (
+	"sort"
+
+	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/gate"
+)
+
+// ToolUse is one tool a case reached or was shown: the server that offers
+// it (absent when neither the recording nor the catalog names one), the
+// tool, and how many calls reached it. Calls is 0 for a tool the case's
+// recordings offered the agent in their catalog and no run called.
+type ToolUse struct {
+	Server string `json:"server,omitempty"`
+	Tool   string `json:"tool"`
+	Calls  int64  `json:"calls"`
+}
+
+type toolKey struct{ server, tool string }
+
+// toolTally counts the calls per tool of one case, and keeps the tools its
+// recordings offered with no call at 0.
+type toolTally map[toolKey]int64
+
+// addCassette offers every tool of the cassette's catalog and counts every
+// recorded call. A call that names no server is given the server of the
+// one catalog entry of its tool, when exactly one server offers it.
+func (t toolTally) addCassette(cas *cassette.Cassette) {
+	owner := map[string]string{}
+	for _, sc := range cas.Catalog {
+		for _, tl := range sc.Tools {
+			k := toolKey{sc.Server, tl.Name}
+			if _, ok := t[k]; !ok {
+				t[k] = 0
+			}
+			if prev, seen := owner[tl.Name]; seen && prev != sc.Server {
+				owner[tl.Name] = "" // offered by two servers: ambiguous
+			} else {
+				owner[tl.Name] = sc.Server
+			}
+		}
+	}
+	for i := range cas.Runs {
+		for j := range cas.Runs[i].Turns {
+			for _, call := range cas.Runs[i].Turns[j].Calls {
+				server := call.Server
+				if server == "" {
+					server = owner[call.Tool]
+				}
+				t[toolKey{server, call.Tool}]++
+			}
+		}
+	}
+}
+
+// list returns the tally in server, then tool order; nil when empty.
+func (t toolTally) list() []ToolUse {
+	if len(t) == 0 {
+		return nil
+	}
+	out := make([]ToolUse, 0, len(t))
+	for k, n := range t {
+		out = append(out, ToolUse{Server: k.server, Tool: k.tool, Calls: n})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Server != out[j].Server {
+			return out[i].Server < out[j].Server
+		}
+		return out[i].Tool < out[j].Tool
+	})
+	return out
+}
+
+// ToolCoverage is how much of the tool surface a run exercised: every tool
+// a case called or a catalog offered (a recording's catalog, or the list a
+// live server gave the run), with the calls that reached it and the
+// verdicts of the cases that called it.
+type ToolCoverage struct {
+	// Known counts the tools offered or called; Covered those called at
+	// least once; Percent is Covered over Known, rounded half up (absent
+	// when nothing is known).
+	Known   int    `json:"known"`
+	Covered int    `json:"covered"`
+	Percent *int64 `json:"percent,omitempty"`
+	// Tools are in server, then tool order.
+	Tools []ToolCoverageRow `json:"tools"`
+	// Uncovered names the tools no case called, in the same order.
+	Uncovered []ToolUse `json:"uncovered"`
+}
+
+// ToolCoverageRow is one tool of a ToolCoverage: how many calls reached it
+// and how many cases called it, by verdict.
+type ToolCoverageRow struct {
+	Server       string `json:"server,omitempty"`
+	Tool         string `json:"tool"`
+	Calls        int64  `json:"calls"`
+	Cases        int    `json:"cases"`
+	Passed       int    `json:"passed"`
+	Failed       int    `json:"failed"`
+	Inconclusive int    `json:"inconclusive"`
+}
+
+// ToolCoverage computes the run's tool coverage from its cases' tools and
+// its servers' listed tools.
+func (e *Envelope) ToolCoverage() ToolCoverage {
+	rows := map[toolKey]*ToolCoverageRow{}
+	row := func(k toolKey) *ToolCoverageRow {
+		r, ok := rows[k]
+		if !ok {
+			r = &ToolCoverageRow{Server: k.server, Tool: k.tool}
+			rows[k] = r
+		}
+		return r
+	}
+	for _, si := range e.Servers {
+		for _, name := range si.Tools {
+			row(toolKey{si.Name, name})
+		}
+	}
+	for _, c := range e.Cases {
+		for _, u := range c.Tools {
+			r := row(toolKey{u.Server, u.Tool})
+			if u.Calls == 0 {
+				continue
+			}
+			r.Calls += u.Calls
+			r.Cases++
+			switch c.Verdict {
+			case Pass:
+				r.Passed++
+			case Fail:
+				r.Failed++
+			default:
+				r.Inconclusive++
+			}
+		}
+	}
+	out := ToolCoverage{Known: len(rows), Tools: make([]ToolCoverageRow, 0, len(rows)), Uncovered: []ToolUse{}}
+	for _, r := range rows {
+		out.Tools = append(out.Tools, *r)
+	}
+	sort.Slice(out.Tools, func(i, j int) bool {
+		if out.Tools[i].Server != out.Tools[j].Server {
+			return out.Tools[i].Server < out.Tools[j].Server
+		}
+		return out.Tools[i].Tool < out.Tools[j].Tool
+	})
+	for _, r := range out.Tools {
+		if r.Calls > 0 {
+			out.Covered++
+		} else {
+			out.Uncovered = append(out.Uncovered, ToolUse{Server: r.Server, Tool: r.Tool})
+		}
+	}
+	if out.Known > 0 {
+		p := gate.Percent(int64(out.Covered), int64(out.Known))
+		out.Percent = &p
+	}
+	return out
+}
