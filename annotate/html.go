@@ -64,10 +64,47 @@ type htmlData struct {
 	Servers             [][3]string
 	Review              []htmlCase
 	Cases               []htmlCase
+	Coverage            *htmlCoverage
 	Compared            bool
 	Comparison          *htmlComparison
 	Footer              htmlFooter
 	Snapshot            string
+}
+
+// htmlCoverage is the run's tool coverage; nil when the run knows no tool.
+type htmlCoverage struct {
+	Covered, Known int
+	Percent        int64
+	Uncovered      []string
+	Rows           []htmlCoverageRow
+}
+
+type htmlCoverageRow struct {
+	ID                                  string
+	Calls                               int64
+	Cases, Passed, Failed, Inconclusive int
+}
+
+// coverageOf renders the envelope's tool coverage, tools as server.tool.
+func coverageOf(env *engine.Envelope) *htmlCoverage {
+	tc := env.ToolCoverage()
+	if tc.Percent == nil {
+		return nil
+	}
+	id := func(server, tool string) string {
+		if server == "" {
+			return Clean(tool)
+		}
+		return Clean(server + "." + tool)
+	}
+	hc := &htmlCoverage{Covered: tc.Covered, Known: tc.Known, Percent: *tc.Percent}
+	for _, u := range tc.Uncovered {
+		hc.Uncovered = append(hc.Uncovered, id(u.Server, u.Tool))
+	}
+	for _, r := range tc.Tools {
+		hc.Rows = append(hc.Rows, htmlCoverageRow{id(r.Server, r.Tool), r.Calls, r.Cases, r.Passed, r.Failed, r.Inconclusive})
+	}
+	return hc
 }
 
 type htmlFooter struct {
@@ -141,6 +178,7 @@ func (h HTML) Report(w io.Writer, env *engine.Envelope) error {
 		Totals:     env.Totals,
 		Shard:      env.Run.Shard,
 		Provenance: cleanPairs(provenance(env)),
+		Coverage:   coverageOf(env),
 		Snapshot:   h.Snapshot,
 		Footer: htmlFooter{
 			Tool: Clean(env.Tool.Name + " " + env.Tool.Version), RunID: Clean(orNotRecorded(env.Run.ID)),

@@ -62,7 +62,9 @@ func (d DirCache) Put(key string, res *CaseResult) {
 
 // cacheKey digests everything a replayed case's result depends on: the
 // mcptest version, the suite's path, the case's parsed definition with every
-// position in it, and the path and content of each of its cassette files.
+// position in it, and the path and content of each of its cassette files,
+// behind a format number that changes whenever a cached result's shape
+// does (2: cases record their tools).
 // Only agent and scenario cases are cached (they read recordings alone); a
 // case that talks to a live server is always recomputed. ok is false when
 // the case cannot be keyed.
@@ -75,7 +77,7 @@ func cacheKey(s *Suite, p casePlan, version string) (string, bool) {
 		return "", false
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "mcptest case cache 1\x00%s\x00%s\x00%s\x00", version, s.Path, p.c.DefinitionSHA256)
+	fmt.Fprintf(h, "mcptest case cache 2\x00%s\x00%s\x00%s\x00", version, s.Path, p.c.DefinitionSHA256)
 	h.Write(def)
 	for _, f := range p.files {
 		data, err := os.ReadFile(f)
