@@ -63,13 +63,16 @@ func (t toolTally) list() []ToolUse {
 	for k, n := range t {
 		out = append(out, ToolUse{Server: k.server, Tool: k.tool, Calls: n})
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Server != out[j].Server {
-			return out[i].Server < out[j].Server
-		}
-		return out[i].Tool < out[j].Tool
-	})
+	sort.Slice(out, func(i, j int) bool { return toolLess(out[i].Server, out[i].Tool, out[j].Server, out[j].Tool) })
 	return out
+}
+
+// toolLess orders tools by server, then name.
+func toolLess(server1, tool1, server2, tool2 string) bool {
+	if server1 != server2 {
+		return server1 < server2
+	}
+	return tool1 < tool2
 }
 
 // ToolCoverage is how much of the tool surface a run exercised: every tool
@@ -141,10 +144,8 @@ func (e *Envelope) ToolCoverage() ToolCoverage {
 		out.Tools = append(out.Tools, *r)
 	}
 	sort.Slice(out.Tools, func(i, j int) bool {
-		if out.Tools[i].Server != out.Tools[j].Server {
-			return out.Tools[i].Server < out.Tools[j].Server
-		}
-		return out.Tools[i].Tool < out.Tools[j].Tool
+		a, b := out.Tools[i], out.Tools[j]
+		return toolLess(a.Server, a.Tool, b.Server, b.Tool)
 	})
 	for _, r := range out.Tools {
 		if r.Calls > 0 {

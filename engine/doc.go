@@ -10,14 +10,19 @@
 // its per-run assertions (package expr), and keeps only the numbers: memory
 // grows with the largest cassette, not with how many there are. The result
 // is an Envelope, the canonical JSON document every reporter renders from.
+// Each case also records the tools it reached (coverage.go), which
+// Envelope.ToolCoverage sums into the run's tool coverage.
 //
 // Nothing here reads a clock or a random source: the same suite and
 // cassettes give the same envelope, byte for byte, apart from the run id,
 // start time and duration the caller fills in.
 //
-// The one exception to "offline" is a `tool_quality:` check that names a
-// server rather than a catalog file: it reads that server's catalog through
-// package live (quality.go), and scores it with package gate/quality. A
-// `token_efficiency:` block prices the catalog the cassettes recorded, so
-// it stays offline.
+// The cases that talk to a live server are the exceptions to "offline":
+// `tools:` tests make one call each (tooltest.go), `compliance:` checks
+// speak JSON-RPC pinned to a spec revision (compliance.go), and a
+// `tool_quality:` check that names a server reads its catalog (quality.go),
+// all through package live; such a run's mode is "live" and its cases are
+// never served from the cache. A `token_efficiency:` block prices the
+// catalog the cassettes recorded, so it stays offline; `redteam:` and
+// `evals:` cases need a model and are reported inconclusive (modelcase.go).
 package engine
