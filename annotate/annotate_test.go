@@ -32,7 +32,7 @@ func sample() *engine.Envelope {
 				Counts:     map[string]int64{"tool_selection.tp": 6},
 				Assertions: []engine.AssertionResult{{Target: "tool_selection.f1", Matcher: map[string]any{">=": 80.0}, Actual: 100.0, Passed: true, Message: "assertion #0 (`tool_selection.f1`) passed", Position: pos(12, 11)}},
 				Floors:     []engine.Floor{}, Findings: []engine.Finding{},
-				Tools:      []engine.ToolUse{{Server: "brave", Tool: "web_search", Calls: 3}, {Server: "http", Tool: "get", Calls: 3}, {Server: "shell", Tool: "exec"}},
+				Tools: []engine.ToolUse{{Server: "brave", Tool: "web_search", Calls: 3}, {Server: "http", Tool: "get", Calls: 3}, {Server: "shell", Tool: "exec"}},
 			},
 			{
 				Name: "weather answer \x1b[31mnames\x1b[0m the city", Kind: engine.KindAgent, Verdict: engine.Fail, Position: pos(20, 5), Runs: 3,
