@@ -122,6 +122,9 @@ func (e *Envelope) ToolCoverage() ToolCoverage {
 		}
 	}
 	for _, c := range e.Cases {
+		if c == nil {
+			continue
+		}
 		for _, u := range c.Tools {
 			r := row(toolKey{u.Server, u.Tool})
 			if u.Calls == 0 {

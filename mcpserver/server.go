@@ -125,12 +125,18 @@ func add[In any](s *server, srv *mcp.Server, name, desc string, h func(context.C
 		singleTypes(schema)
 		t.InputSchema = schema
 	}
-	mcp.AddTool(srv, t, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+	mcp.AddTool(srv, t, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out any, err error) {
+		// A bug in one verb answers that call with an error; it never takes
+		// the agent's session down with it.
+		defer func() {
+			if r := recover(); r != nil {
+				res, out, err = nil, nil, fmt.Errorf("%s failed inside mcptest (a bug; please report it with the arguments you gave): %v", name, r)
+			}
+		}()
 		if gated && !s.opt.EnableWrites {
 			return nil, nil, fmt.Errorf("%s is write-gated: it runs the server under test or spawns mcptest; restart the front door with `mcptest mcp-server --enable-writes` (or install it with `mcptest mcp-server --install --enable-writes`)", name)
 		}
-		out, err := h(ctx, in)
-		if err != nil {
+		if out, err = h(ctx, in); err != nil {
 			return nil, nil, err
 		}
 		return nil, out, nil

@@ -91,3 +91,36 @@ func TestGatesInMemory(t *testing.T) {
 		t.Errorf("writes enabled, any argv: %s", text)
 	}
 }
+
+// A stored file that is not a whole envelope (a null case, no run id, not
+// JSON) is passed over by every reader, never a crash.
+func TestStoreSkipsBrokenRuns(t *testing.T) {
+	root := t.TempDir()
+	runs := filepath.Join(root, ".mcptest", "runs")
+	if err := os.MkdirAll(runs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{
+		"nullcase.json": `{"schema_version":1,"run":{"id":"01NULLCASE","started_at":"2026-11-23T00:00:02Z"},"cases":[null]}`,
+		"noid.json":     `{"schema_version":1,"run":{},"cases":[]}`,
+		"garbage.json":  `{"schema_version":`,
+		"good.json": `{"schema_version":1,"run":{"id":"01GOOD","started_at":"2026-11-23T00:00:01Z"},"verdict":"pass",` +
+			`"cases":[{"name":"echo","kind":"tool","verdict":"pass","tools":[{"server":"s","tool":"echo","calls":1}]}],"servers":[{"name":"s","tools":["echo","sum"]}]}`,
+	} {
+		if err := os.WriteFile(filepath.Join(runs, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := inMemory(t, Options{Root: root, Version: "test"})
+	text, isErr := callText(t, cs, "list_runs", nil)
+	if isErr || !strings.Contains(text, `"run_id":"01GOOD"`) || strings.Contains(text, "01NULLCASE") || !strings.Contains(text, `"total":1`) {
+		t.Errorf("list_runs: %s", text)
+	}
+	text, isErr = callText(t, cs, "get_coverage", nil)
+	if isErr || !strings.Contains(text, `"known":2,"covered":1,"percent":50`) || !strings.Contains(text, `"uncovered":[{"server":"s","tool":"sum","calls":0}]`) {
+		t.Errorf("get_coverage: %s", text)
+	}
+	if text, isErr = callText(t, cs, "get_run", map[string]any{"run_id": "01NULLCASE"}); !isErr {
+		t.Errorf("get_run of a broken file: %s", text)
+	}
+}
