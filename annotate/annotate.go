@@ -75,6 +75,9 @@ func ReadEnvelope(r io.Reader, name string) (*engine.Envelope, error) {
 	if env.SchemaVersion != engine.SchemaVersion {
 		return nil, fmt.Errorf("%s: run envelope schema_version %d, this mcptest reads %d", name, env.SchemaVersion, engine.SchemaVersion)
 	}
+	if err := env.Check(); err != nil {
+		return nil, fmt.Errorf("%s: not a run envelope: %w", name, err)
+	}
 	return &env, nil
 }
 

@@ -126,6 +126,20 @@ func TestReadEnvelopeRefusesOtherSchemas(t *testing.T) {
 	}
 }
 
+// A null case or a malformed tools entry is refused where the envelope is
+// read, so no reporter meets it.
+func TestReadEnvelopeRefusesBrokenCases(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"schema_version": 1, "cases": [null]}`:                                                 "run.json: not a run envelope: cases[0] is null",
+		`{"schema_version": 1, "cases": [{"name": "a", "tools": [null]}]}`:                       "cases[0].tools[0]: want {server, tool, calls}",
+		`{"schema_version": 1, "cases": [{"name": "a", "tools": [{"tool": "t", "calls": -1}]}]}`: "cases[0].tools[0]",
+	} {
+		if _, err := ReadEnvelope(strings.NewReader(in), "run.json"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err %v, want %q", in, err, want)
+		}
+	}
+}
+
 func TestUnknownReporter(t *testing.T) {
 	if _, err := New("xml", Options{}); err == nil || !strings.Contains(err.Error(), "expected one of pretty, json") {
 		t.Errorf("err = %v", err)

@@ -149,9 +149,10 @@ func TestHTMLPage(t *testing.T) {
 func hostileEnvelope(s string) *engine.Envelope {
 	env := sample()
 	env.Source = &engine.Source{Repo: s, Branch: s, Commit: s}
-	env.Servers = []engine.ServerInfo{{Name: s, Transport: s, Auth: "bearer", TokenEnv: s}}
+	env.Servers = []engine.ServerInfo{{Name: s, Transport: s, Auth: "bearer", TokenEnv: s, Tools: []string{s}}}
 	c := env.Cases[1]
 	c.Name = s
+	c.Tools = []engine.ToolUse{{Server: s, Tool: s, Calls: 1}}
 	c.Assertions[0].Message = s
 	c.Assertions[0].Actual = s
 	c.Findings[0].Message = s

@@ -46,10 +46,8 @@ func ReadBaseline(r io.Reader, name string) (*engine.Envelope, error) {
 	if err := json.Unmarshal(data, &env); err != nil {
 		return nil, fmt.Errorf("%s: not a run envelope: %w", name, err)
 	}
-	for i, c := range env.Cases {
-		if c == nil {
-			return nil, fmt.Errorf("%s: not a run envelope: cases[%d] is null", name, i)
-		}
+	if err := env.Check(); err != nil {
+		return nil, fmt.Errorf("%s: not a run envelope: %w", name, err)
 	}
 	return &env, nil
 }

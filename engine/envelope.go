@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"fmt"
+
 	"github.com/mcptest/mcptest/engine/diag"
 )
 
@@ -158,4 +160,21 @@ type Finding struct {
 	Message  string    `json:"message"`
 	Run      int       `json:"run,omitempty"`
 	Position *diag.Pos `json:"position,omitempty"`
+}
+
+// Check reports what makes a decoded envelope unusable by the reporters: a
+// null case, or a tools entry of a case with no tool name or negative
+// calls. It names the first problem by its JSON path.
+func (e *Envelope) Check() error {
+	for i, c := range e.Cases {
+		if c == nil {
+			return fmt.Errorf("cases[%d] is null: every case is an object", i)
+		}
+		for j, u := range c.Tools {
+			if u.Tool == "" || u.Calls < 0 {
+				return fmt.Errorf("cases[%d].tools[%d]: want {server, tool, calls} with a tool name and calls of 0 or more", i, j)
+			}
+		}
+	}
+	return nil
 }

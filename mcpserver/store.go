@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 
@@ -30,7 +29,7 @@ type storedRun struct {
 
 // runs reads every run envelope under .mcptest/runs (any depth), newest
 // first by start time, then by id. A file that is not an envelope (not
-// JSON, no schema_version or run id, a null case) is passed over.
+// JSON, no schema_version or run id, or failing Envelope.Check) is passed over.
 func (s *server) runs() []storedRun {
 	var out []storedRun
 	_ = filepath.WalkDir(s.store("runs"), func(p string, d fs.DirEntry, err error) error {
@@ -45,7 +44,7 @@ func (s *server) runs() []storedRun {
 			return nil
 		}
 		var env engine.Envelope
-		if json.Unmarshal(data, &env) != nil || env.SchemaVersion == 0 || env.Run.ID == "" || slices.Contains(env.Cases, nil) {
+		if json.Unmarshal(data, &env) != nil || env.SchemaVersion == 0 || env.Run.ID == "" || env.Check() != nil {
 			return nil
 		}
 		out = append(out, storedRun{p, &env})
