@@ -234,14 +234,14 @@ func LoadSuite(path string) (*Suite, error) {
 
 // ParseSuite validates data against the suite schema and the rules the
 // schema cannot state, and builds the Suite. Relative paths resolve against
-// the directory of path.
+// the directory of path, except in an inline suite (see suiteDir).
 func ParseSuite(path string, data []byte) (*Suite, error) {
 	d := parseYAML(filepath.ToSlash(path), data)
 	if len(d.errs) > 0 {
 		return nil, d.errs.Sorted()
 	}
 	sum := sha256.Sum256(data)
-	s := &Suite{Path: d.file, Dir: filepath.Dir(path), SHA256: hex.EncodeToString(sum[:])}
+	s := &Suite{Path: d.file, Dir: suiteDir(path), SHA256: hex.EncodeToString(sum[:])}
 	errs := validateSchema(d)
 	b := &builder{doc: d, suite: s, schemaErrs: errs}
 	b.build()
@@ -261,4 +261,17 @@ func canonicalSHA256(v any) string {
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// suiteDir is the directory a suite's relative paths resolve against: the
+// suite's own, except for an inline suite the front door persisted to
+// WORKSPACE/.mcptest/inline/<run_id>.yml, whose paths were written against
+// the workspace root (as validate_suite and the introspection verbs read
+// them), so they resolve there.
+func suiteDir(path string) string {
+	dir := filepath.Dir(path)
+	if filepath.Base(dir) == "inline" && filepath.Base(filepath.Dir(dir)) == ".mcptest" {
+		return filepath.Dir(filepath.Dir(dir))
+	}
+	return dir
 }

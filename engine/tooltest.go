@@ -167,11 +167,22 @@ func runToolTest(s *Suite, p casePlan, res *CaseResult) (*CaseResult, diag.List)
 	// result holds a clock reading.
 	res.Targets["duration_ms"] = float64(elapsed.Milliseconds())
 	failed := false
+	checksError := false
 	for _, a := range c.Expect {
 		actual, present := a.Target.Lookup(doc)
 		r := evaluate(a, actual, present)
 		failed = failed || !r.Passed
 		res.Assertions = append(res.Assertions, r)
+		checksError = checksError || a.Target.String() == "result.isError"
+	}
+	// A tool that answers isError fails the test unless the test asserts
+	// on result.isError itself (a test that expects the error, such as a
+	// schema-violation case): an unknown tool or refused arguments must
+	// not pass a test that never looked.
+	if m, _ := result.(map[string]any); t.Tool != "" && !checksError && m["isError"] == true {
+		failed = true
+		res.Findings = append(res.Findings, Finding{Level: "error", Gate: "tools", Message: redact.String(fmt.Sprintf(
+			"tools/call %q on server %q answered isError: true%s; assert `result.isError` to expect an error", t.Tool, t.Server, errorText(m)))})
 	}
 	if t.MaxDurationMS > 0 {
 		fl := Floor{Name: "max_duration_ms", Passed: elapsed.Milliseconds() <= t.MaxDurationMS,
@@ -290,4 +301,21 @@ func jsonValue(v any) (any, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// errorText quotes the first text content of an error result, clipped, as
+// ": "..."", or "" when it has none.
+func errorText(result map[string]any) string {
+	content, _ := result["content"].([]any)
+	for _, c := range content {
+		if m, _ := c.(map[string]any); m != nil {
+			if text, ok := m["text"].(string); ok && text != "" {
+				if r := []rune(text); len(r) > 300 {
+					text = string(r[:300]) + "…"
+				}
+				return fmt.Sprintf(": %q", text)
+			}
+		}
+	}
+	return ""
 }

@@ -76,8 +76,14 @@ func (s *server) runToolTest(ctx context.Context, in runToolTestIn) (any, error)
 	if out.Failures == nil {
 		out.Failures = []annotate.AgentFailure{}
 	}
+	slugs := caseSlugs(env.Cases)
 	for i := range out.Failures {
-		out.Failures[i].Full = outputURI(id, out.Failures[i].Test)
+		for j, c := range env.Cases {
+			if c.Name == out.Failures[i].Test {
+				out.Failures[i].Full = outputURI(id, slugs[j])
+				break
+			}
+		}
 	}
 	for _, c := range env.Cases {
 		r := testResult{Name: c.Name, Verdict: c.Verdict}
@@ -211,8 +217,29 @@ func slug(name string) string {
 	return strings.TrimSuffix(b.String(), "-")
 }
 
-func outputURI(runID, name string) string {
-	return "mcptest://runs/" + runID + "/tests/" + slug(name) + "/output"
+// caseSlugs names each case of a run in a resource URI, uniquely: its
+// slug, "test" when the name has no letter or digit of a-z0-9, and a
+// "-2", "-3", ... suffix on a slug an earlier case already took.
+func caseSlugs(cases []*engine.CaseResult) []string {
+	out := make([]string, len(cases))
+	taken := map[string]bool{}
+	for i, c := range cases {
+		base := slug(c.Name)
+		if base == "" {
+			base = "test"
+		}
+		sl := base
+		for n := 2; taken[sl]; n++ {
+			sl = fmt.Sprintf("%s-%d", base, n)
+		}
+		taken[sl] = true
+		out[i] = sl
+	}
+	return out
+}
+
+func outputURI(runID, caseSlug string) string {
+	return "mcptest://runs/" + runID + "/tests/" + caseSlug + "/output"
 }
 
 var outputRE = regexp.MustCompile(`^mcptest://runs/([0-9A-Za-z_-]+)/tests/([^/]+)/output$`)
@@ -229,8 +256,9 @@ func (s *server) readOutput(ctx context.Context, req *mcp.ReadResourceRequest) (
 	if err != nil {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	for _, c := range env.Cases {
-		if slug(c.Name) != m[2] && c.Name != m[2] {
+	for i, sl := range caseSlugs(env.Cases) {
+		c := env.Cases[i]
+		if sl != m[2] {
 			continue
 		}
 		data, err := json.MarshalIndent(c, "", "  ")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -184,7 +185,7 @@ func (s *server) target(t Target) (live.Target, error) {
 		return lt, errors.New("env goes with command")
 	}
 	if len(t.Command) > 0 {
-		if err := s.allowCommand(t.Command); err != nil {
+		if err := s.allowCommand(t.Command, t.Env); err != nil {
 			return lt, err
 		}
 	}
@@ -192,8 +193,10 @@ func (s *server) target(t Target) (live.Target, error) {
 }
 
 // allowCommand is the command gate: writes enabled, or the exact argv
-// declared under servers: in the workspace's mcptest.yml.
-func (s *server) allowCommand(argv []string) error {
+// declared under servers: in the workspace's mcptest.yml, with no env or
+// exactly the declared one (an env such as NODE_OPTIONS or LD_PRELOAD would
+// repurpose a declared server as surely as another flag).
+func (s *server) allowCommand(argv []string, env map[string]string) error {
 	if s.opt.EnableWrites {
 		return nil
 	}
@@ -205,9 +208,13 @@ func (s *server) allowCommand(argv []string) error {
 		why = "it could not be read: " + oneLine(err.Error())
 	} else {
 		for _, srv := range suite.Servers {
-			if slices.Equal(srv.Command, argv) {
+			if !slices.Equal(srv.Command, argv) {
+				continue
+			}
+			if len(env) == 0 || maps.Equal(srv.Env, env) {
 				return nil
 			}
+			why = "it declares this argv with another env; give no env, or exactly the declared one"
 		}
 	}
 	return fmt.Errorf("command target %q refused: a command runs only when the front door was started with `mcptest mcp-server --enable-writes`, or when this exact argv is declared under servers: in the workspace's mcptest.yml (%s: %s)", strings.Join(argv, " "), declared, why)

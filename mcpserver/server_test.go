@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/live"
 )
 
@@ -75,6 +76,11 @@ func TestGatesInMemory(t *testing.T) {
 			t.Errorf("%v: %s", argv, text)
 		}
 	}
+	// The declared argv with another env is refused: NODE_OPTIONS or
+	// LD_PRELOAD would repurpose it as surely as a flag.
+	if text, isErr := callText(t, cs, "list_tools", map[string]any{"command": declared, "env": map[string]any{"NODE_OPTIONS": "--require /tmp/x.js"}}); !isErr || !strings.Contains(text, "another env") {
+		t.Errorf("a declared argv with an env: %s", text)
+	}
 	if text, isErr := callText(t, cs, "run_tool_test", map[string]any{"suite": "x"}); !isErr || !strings.Contains(text, "--enable-writes") {
 		t.Errorf("run_tool_test without writes: %s", text)
 	}
@@ -122,5 +128,16 @@ func TestStoreSkipsBrokenRuns(t *testing.T) {
 	}
 	if text, isErr = callText(t, cs, "get_run", map[string]any{"run_id": "01NULLCASE"}); !isErr {
 		t.Errorf("get_run of a broken file: %s", text)
+	}
+}
+
+func TestCaseSlugsAreUnique(t *testing.T) {
+	var cases []*engine.CaseResult
+	for _, n := range []string{"echo check", "echo-check", "проверка эха", "!!!", "Echo Check"} {
+		cases = append(cases, &engine.CaseResult{Name: n})
+	}
+	got := strings.Join(caseSlugs(cases), " ")
+	if want := "echo-check echo-check-2 test test-2 echo-check-3"; got != want {
+		t.Errorf("caseSlugs = %q, want %q", got, want)
 	}
 }

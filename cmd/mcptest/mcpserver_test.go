@@ -529,13 +529,13 @@ func TestMCPServerWriteVerbsWithInspector(t *testing.T) {
 	inline := `tests:
   - name: research-agent picks search then fetch
     type: agent
-    cassette: ../../selection/cassettes/search-then-fetch.json
+    cassette: selection/cassettes/search-then-fetch.json
     equal_function_sets:
       classes: [{name: search, members: [brave.web_search, google.search]}, {name: fetch, members: [http.get]}]
       expect: [{tool_selection.f1: {">=": 80}}]
   - name: research-agent reaches for the shell
     type: agent
-    cassette: ../../selection/cassettes/search-then-shell.json
+    cassette: selection/cassettes/search-then-shell.json
     equal_function_sets:
       classes: [{name: search, members: [brave.web_search, google.search]}, {name: fetch, members: [http.get]}]
       expect: [{tool_selection.f1: {">=": 80}}]

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,7 +26,7 @@ import (
 // recordContext is the lifetime of a `record --listen` proxy: until an
 // interrupt. Tests replace it.
 var recordContext = func() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt)
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
 // recordListening is told the proxy's address once --listen is serving.
@@ -156,6 +157,8 @@ func (r *recording) add(call live.ProxyCall) {
 }
 
 func (r *recording) calls() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	n := 0
 	for _, cs := range r.sessions {
 		n += len(cs)
@@ -168,6 +171,9 @@ func (r *recording) calls() int {
 // run even when it made no call (an agent that called nothing); over HTTP
 // only the sessions that called a tool are seen.
 func (r *recording) cassette(prior map[string]any, server, agent string, started time.Time, cat *live.Catalog, stdio bool) map[string]any {
+	// A call still being forwarded may land while the cassette is built.
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	doc := map[string]any{"mcptest_cassette": cassette.Version}
 	var runs []any
 	catalog := map[string]any{}

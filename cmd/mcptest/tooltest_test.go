@@ -187,3 +187,29 @@ func TestToolTestsAgainstEverything(t *testing.T) {
 		t.Errorf("agent report:\n%s", stdout)
 	}
 }
+
+// A call that answers isError fails a test that never asserts on
+// result.isError (an unknown tool, rejected arguments), quoting the error;
+// a test that expects the error passes.
+func TestToolTestIsErrorFails(t *testing.T) {
+	bin := everythingBin(t)
+	suite := writeToolSuite(t, "  everything:\n    command: ["+quoteYAML(bin)+"]\n", `
+  - name: missing tool
+    tool: no-such-tool
+  - name: rejected arguments
+    tool: get-sum
+    args: {a: "x"}
+    expect:
+      - result.content: {schema: {type: array}}
+  - name: expected error
+    tool: get-sum
+    args: {a: "x"}
+    expect:
+      - result.isError: {exact: true}
+`)
+	stdout, stderr, code := mcptest(t, nil, "run", "--config", suite)
+	if code != ExitFail || !strings.Contains(stdout, "FAIL  missing tool") || !strings.Contains(stdout, `answered isError: true: "MCP error -32602: Tool no-such-tool not found"`) ||
+		!strings.Contains(stdout, "FAIL  rejected arguments") || !strings.Contains(stdout, "PASS  expected error") {
+		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
+}
