@@ -57,18 +57,3 @@ func TestToolCoverage(t *testing.T) {
 		t.Errorf("a run that knows no tool: %s", empty)
 	}
 }
-
-func TestSuiteDir(t *testing.T) {
-	for in, want := range map[string]string{
-		"suite.yml":                         ".",
-		"examples/quickstart/suite.yml":     "examples/quickstart",
-		".mcptest/inline/01ABC.yml":         ".",
-		"ws/.mcptest/inline/01ABC.yml":      "ws",
-		"/abs/ws/.mcptest/inline/01ABC.yml": "/abs/ws",
-		"ws/inline/suite.yml":               "ws/inline",
-	} {
-		if got := suiteDir(in); got != want {
-			t.Errorf("suiteDir(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

@@ -76,14 +76,12 @@ func (s *server) runToolTest(ctx context.Context, in runToolTestIn) (any, error)
 	if out.Failures == nil {
 		out.Failures = []annotate.AgentFailure{}
 	}
-	slugs := caseSlugs(env.Cases)
+	slugOf := map[string]string{}
+	for i, sl := range caseSlugs(env.Cases) {
+		slugOf[env.Cases[i].Name] = sl
+	}
 	for i := range out.Failures {
-		for j, c := range env.Cases {
-			if c.Name == out.Failures[i].Test {
-				out.Failures[i].Full = outputURI(id, slugs[j])
-				break
-			}
-		}
+		out.Failures[i].Full = outputURI(id, slugOf[out.Failures[i].Test])
 	}
 	for _, c := range env.Cases {
 		r := testResult{Name: c.Name, Verdict: c.Verdict}

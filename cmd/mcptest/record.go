@@ -132,7 +132,8 @@ func (c *Command) record(args []string) error {
 		return fmt.Errorf("write cassette: %w", err)
 	}
 	runs, _ := doc["runs"].([]any)
-	fmt.Fprintf(c.Stderr, "mcptest: recorded %d calls in %d session(s); %s holds %d run(s)\n", rec.calls(), len(rec.order), *output, len(runs))
+	calls, sessions := rec.counts()
+	fmt.Fprintf(c.Stderr, "mcptest: recorded %d calls in %d session(s); %s holds %d run(s)\n", calls, sessions, *output, len(runs))
 	return nil
 }
 
@@ -156,14 +157,14 @@ func (r *recording) add(call live.ProxyCall) {
 	r.sessions[call.Session] = append(r.sessions[call.Session], call)
 }
 
-func (r *recording) calls() int {
+// counts returns how many calls and sessions were recorded.
+func (r *recording) counts() (calls, sessions int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	n := 0
 	for _, cs := range r.sessions {
-		n += len(cs)
+		calls += len(cs)
 	}
-	return n
+	return calls, len(r.order)
 }
 
 // cassette renders the v1 cassette: prior's runs (when appending) then one
