@@ -21,6 +21,8 @@ func TestEdgeCoverage(t *testing.T) {
 		runs     []cassette.Run
 		targets  map[string]float64
 		findings []string
+		// counts, when set, are checked too (only the keys named).
+		counts map[string]int64
 	}{
 		{
 			name: "stays inside its edges",
@@ -48,6 +50,26 @@ func TestEdgeCoverage(t *testing.T) {
 			},
 			targets:  map[string]float64{"edges.allowed_pct": 100, "edges.restricted_attempts": 0, "edges.delegation_pct": 0, "edges.gate_passed": 1},
 			findings: []string{"delegation edges never observed: `planner -> worker`", "calls outside the declared edges: `shell.exec`"},
+		},
+		{
+			name: "a delegation edge is matched on both ends",
+			cfg:  triage,
+			runs: []cassette.Run{{Turns: []cassette.Turn{{Calls: calls("search", "summarize")}},
+				Delegations: []cassette.Delegation{{From: "planner", To: "reviewer"}, {From: "reviewer", To: "worker"}}}},
+			targets:  map[string]float64{"edges.allowed_pct": 100, "edges.restricted_attempts": 0, "edges.delegation_pct": 0, "edges.gate_passed": 1},
+			findings: []string{"delegation edges never observed: `planner -> worker`"},
+			counts:   map[string]int64{"edges.delegation": 1, "edges.delegation_observed": 0},
+		},
+		{
+			name: "undeclared calls are counted call by call",
+			cfg:  triage,
+			runs: []cassette.Run{
+				{Turns: []cassette.Turn{{Calls: calls("search", "shell.exec")}, {Calls: calls("shell.exec", "net.fetch")}}},
+				{Turns: []cassette.Turn{{Calls: calls("shell.exec")}}},
+			},
+			targets:  map[string]float64{"edges.allowed_pct": 50, "edges.restricted_attempts": 0, "edges.delegation_pct": 0, "edges.gate_passed": 1},
+			findings: []string{"allowed edges never exercised: `summarize`", "delegation edges never observed: `planner -> worker`", "calls outside the declared edges: `shell.exec`, `net.fetch`"},
+			counts:   map[string]int64{"edges.calls": 5, "edges.undeclared_calls": 4, "edges.allowed": 2, "edges.allowed_exercised": 1},
 		},
 		{
 			name:     "one of three allowed edges",
@@ -90,6 +112,11 @@ func TestEdgeCoverage(t *testing.T) {
 			}
 			if !reflect.DeepEqual(msgs, tt.findings) {
 				t.Errorf("findings = %q, want %q", msgs, tt.findings)
+			}
+			for k, want := range tt.counts {
+				if got, ok := res.Counts[k]; !ok || got != want {
+					t.Errorf("counts[%s] = %d (present %v), want %d", k, got, ok, want)
+				}
 			}
 		})
 	}

@@ -121,3 +121,25 @@ func TestPercent(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectionUnexpectedCountsRuns pins that "(in k of n runs)" counts the
+// runs an unexpected tool appeared in, not its calls: a tool called twice
+// in one run of two is "in 1 of 2 runs", while every call is still a false
+// positive.
+func TestSelectionUnexpectedCountsRuns(t *testing.T) {
+	s := NewSelection(seedClasses)
+	s.Add(&cassette.Run{Turns: []cassette.Turn{{Calls: calls("brave.web_search", "shell.exec", "http.get", "shell.exec")}}})
+	s.Add(&cassette.Run{Turns: []cassette.Turn{{Calls: calls("google.search", "http.get")}}})
+	res := s.Result()
+	if res.Counts["tool_selection.fp"] != 2 {
+		t.Errorf("fp = %d, want 2 (each unmatched call)", res.Counts["tool_selection.fp"])
+	}
+	var msgs []string
+	for _, f := range res.Findings {
+		msgs = append(msgs, f.Message)
+	}
+	want := []string{"unexpected tool `shell.exec`: it is in no declared class (in 1 of 2 runs)"}
+	if !reflect.DeepEqual(msgs, want) {
+		t.Errorf("findings:\n%q\nwant\n%q", msgs, want)
+	}
+}
