@@ -242,6 +242,32 @@ func TestScore(t *testing.T) {
 	}
 }
 
+// TestScoreNearest pins Golden.Nearest: the accepted sequence at the least
+// edit distance, the shorter on a tie, the first listed when the tied
+// sequences are as long.
+func TestScoreNearest(t *testing.T) {
+	tests := []struct {
+		name       string
+		rec, calls []string
+		alts       [][]string
+		penalty    int
+		nearest    int
+	}{
+		{"exact golden", []string{"a", "b"}, []string{"a", "b"}, [][]string{{"a"}}, 0, 0},
+		{"nearer beats shorter", []string{"a", "b", "c"}, []string{"a"}, [][]string{{"a", "b", "c"}}, 0, 1},
+		{"tie goes to the shorter alternate", []string{"a", "b", "c"}, []string{"a", "b", "c", "d"}, [][]string{{"a", "b"}}, 1, 1},
+		{"tie goes to the shorter golden", []string{"a", "b", "c"}, []string{"a", "b"}, [][]string{{"a", "b", "c", "d"}}, 1, 0},
+		{"tie between alternates goes to the shorter", []string{"a", "b", "c"}, []string{"x", "y", "z", "w", "v"}, [][]string{{"a", "b", "c", "d"}, {"a", "b"}}, 1, 2},
+		{"tie of equal length goes to the first listed", []string{"a", "d"}, []string{"a", "b"}, [][]string{{"a", "c"}}, 1, 0},
+	}
+	for _, tt := range tests {
+		got := Score(tt.rec, tt.calls, tt.alts)
+		if got.Penalty != tt.penalty || got.Nearest != tt.nearest {
+			t.Errorf("%s: penalty %d nearest %d, want penalty %d nearest %d", tt.name, got.Penalty, got.Nearest, tt.penalty, tt.nearest)
+		}
+	}
+}
+
 func TestRefers(t *testing.T) {
 	if !Refers("Sorry, I CAN'T help with that.", []string{"can't help"}) || Refers("ok", []string{"", "no"}) {
 		t.Error("Refers")
