@@ -123,6 +123,57 @@ func TestString(t *testing.T) {
 	}
 }
 
+// TestStringBoundaries pins the length limit of every rule of String: for
+// each, the shortest input it redacts, and the same input one character
+// shorter, which it must leave alone.
+func TestStringBoundaries(t *testing.T) {
+	a := func(n int) string { return strings.Repeat("a", n) }
+	A := func(n int) string { return strings.Repeat("A", n) }
+	tests := []struct {
+		rule, shortest, want, shorter string
+	}{
+		{"the shortest text String reads", "token=x", "token=[REDACTED]", "token="},
+		{"bearer with a digit: 8 characters", "bearer abcd1234", "bearer [REDACTED]", "bearer abc1234"},
+		{"bearer with a symbol: 8 characters", "Bearer abcdefg.", "Bearer [REDACTED]", "Bearer abcdef."},
+		{"bearer of letters only: 24 characters", "Bearer " + a(24), "Bearer [REDACTED]", "Bearer " + a(23)},
+		{"sk-", "sk-" + a(20), Mask, "sk-" + a(19)},
+		{"ghp_", "ghp_" + a(20), Mask, "ghp_" + a(19)},
+		{"gho_", "gho_" + a(20), Mask, "gho_" + a(19)},
+		{"ghs_", "ghs_" + a(20), Mask, "ghs_" + a(19)},
+		{"ghu_", "ghu_" + a(20), Mask, "ghu_" + a(19)},
+		{"ghr_", "ghr_" + a(20), Mask, "ghr_" + a(19)},
+		{"github_pat_", "github_pat_" + a(20), Mask, "github_pat_" + a(19)},
+		{"xoxa-", "xoxa-" + a(10), Mask, "xoxa-" + a(9)},
+		{"xoxb-", "xoxb-" + a(10), Mask, "xoxb-" + a(9)},
+		{"xoxp-", "xoxp-" + a(10), Mask, "xoxp-" + a(9)},
+		{"xoxr-", "xoxr-" + a(10), Mask, "xoxr-" + a(9)},
+		{"AKIA", "AKIA" + A(16), Mask, "AKIA" + A(15)},
+		{"AIza", "AIza" + a(30), Mask, "AIza" + a(29)},
+		{"glpat-", "glpat-" + a(20), Mask, "glpat-" + a(19)},
+		{"npm_", "npm_" + a(30), Mask, "npm_" + a(29)},
+		{"JWT header", "eyJ" + a(4) + ".eyJ" + a(4) + ".", Mask, "eyJ" + a(3) + ".eyJ" + a(4) + "."},
+		{"JWT payload", "eyJ" + a(4) + ".eyJ" + a(4) + ".", Mask, "eyJ" + a(4) + ".eyJ" + a(3) + "."},
+		{"URL password", "a://:p@h", "a://:[REDACTED]@h", "a://:@h"},
+		{"key=value value", "token=x", "token=[REDACTED]", "token="},
+		{"key: value value", "token:x", "token:[REDACTED]", "token:"},
+		{`"key": value value`, `{"token":1}`, `{"token":"[REDACTED]"}`, `{"token":}`},
+		{"_token suffix", "a_token=x", "a_token=[REDACTED]", "_token=x"},
+		{"_secret suffix", "a_secret=x", "a_secret=[REDACTED]", "_secret=x"},
+		{"_password suffix", "a_password=x", "a_password=[REDACTED]", "_password=x"},
+		{"_api_key suffix", "a_api_key=x", "a_api_key=[REDACTED]", "_api_key=x"},
+		{"suffix in a header line", "a_token: x", "a_token: [REDACTED]", "_token: x"},
+		{"suffix in a JSON pair", `{"a_secret": "x"}`, `{"a_secret": "[REDACTED]"}`, `{"_secret": "x"}`},
+	}
+	for _, tt := range tests {
+		if got := String(tt.shortest); got != tt.want {
+			t.Errorf("%s: String(%q) = %q, want %q", tt.rule, tt.shortest, got, tt.want)
+		}
+		if got := String(tt.shorter); got != tt.shorter {
+			t.Errorf("%s: String(%q) = %q, want it unchanged (one character short)", tt.rule, tt.shorter, got)
+		}
+	}
+}
+
 func TestValue(t *testing.T) {
 	var in any
 	doc := `{
@@ -190,6 +241,7 @@ func FuzzString(f *testing.F) {
 		"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig", "AKIAIOSFODNN7EXAMPLE",
 		"  secret: x\nnext: y", `'token': 'a\'b'`, `"password": "a\\"`, "bearer bearer bearer 12345678",
 		"token=\"unterminated", "x-api-key=sk-AbCdEfGhIjKlMnOpQrStUvWx0123@host",
+		"bearer abcd1234", "bearer abc1234", "token=x", "a://:p@h", "AKIAAAAAAAAAAAAAAAAA",
 	} {
 		f.Add(s)
 	}
