@@ -62,15 +62,88 @@ func TestText(t *testing.T) {
 	}
 }
 
+// TestClip pins the cap on recorded text at its boundary: n runes pass
+// unchanged, n+1 are cut to n and "…", and the cut counts runes, never
+// bytes, so multi-byte text stays valid UTF-8 and as long.
+func TestClip(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+		n              int
+	}{
+		{"empty", "", "", 3},
+		{"exactly n", "abc", "abc", 3},
+		{"n+1", "abcd", "abc…", 3},
+		{"n multi-byte runes", "éüß", "éüß", 3},
+		{"n+1 multi-byte runes", "éüßø", "éüß…", 3},
+		{"four-byte runes", "😀😀😀😀", "😀😀😀…", 3},
+		{"MaxField", strings.Repeat("x", MaxField), strings.Repeat("x", MaxField), MaxField},
+		{"MaxField+1", strings.Repeat("x", MaxField+1), strings.Repeat("x", MaxField) + "…", MaxField},
+		{"MaxField+1 multi-byte", strings.Repeat("é", MaxField+1), strings.Repeat("é", MaxField) + "…", MaxField},
+		{"MaxField multi-byte, more bytes than MaxField", strings.Repeat("é", MaxField), strings.Repeat("é", MaxField), MaxField},
+	}
+	for _, tt := range tests {
+		got := clip(tt.in, tt.n)
+		if got != tt.want {
+			t.Errorf("%s: clip(%d runes, %d) = %d runes ending %q, want %d runes ending %q", tt.name, utf8.RuneCountInString(tt.in), tt.n,
+				utf8.RuneCountInString(got), lastRunes(got, 4), utf8.RuneCountInString(tt.want), lastRunes(tt.want, 4))
+		}
+		if !utf8.ValidString(got) {
+			t.Errorf("%s: clip gave invalid UTF-8", tt.name)
+		}
+	}
+	// Text caps at MaxField by default: the same boundary through it.
+	for _, tt := range []struct {
+		in    string
+		runes int
+	}{
+		{strings.Repeat("x", MaxField), MaxField},
+		{strings.Repeat("x", MaxField+1), MaxField + 1},
+		{strings.Repeat("é", MaxField), MaxField},
+		{strings.Repeat("é", MaxField+1), MaxField + 1},
+	} {
+		got := Text(tt.in, 0)
+		if n := utf8.RuneCountInString(got); n != tt.runes || (n > MaxField) != strings.HasSuffix(got, "…") {
+			t.Errorf("Text(%d runes) = %d runes ending %q, want %d, clipped with … only past MaxField", utf8.RuneCountInString(tt.in), n, lastRunes(got, 4), tt.runes)
+		}
+	}
+}
+
+// checkClip checks the properties of clip(s, n) on valid UTF-8: text of at
+// most n runes comes back unchanged; longer text becomes a prefix of it, n
+// runes long and valid UTF-8, followed by "…".
+func checkClip(t *testing.T, s string, n int) {
+	t.Helper()
+	got := clip(s, n)
+	if utf8.RuneCountInString(s) <= n {
+		if got != s {
+			t.Errorf("clip(%q, %d) = %q, want it unchanged", s, n, got)
+		}
+		return
+	}
+	head, ok := strings.CutSuffix(got, "…")
+	if !ok || !strings.HasPrefix(s, head) || !utf8.ValidString(head) || utf8.RuneCountInString(head) != n {
+		t.Errorf("clip(%q, %d) = %q, want its first %d runes and …", s, n, got, n)
+	}
+}
+
+func lastRunes(s string, n int) string {
+	r := []rune(s)
+	return string(r[max(0, len(r)-n):])
+}
+
 func FuzzText(f *testing.F) {
 	for _, s := range hostile {
 		f.Add(s)
 	}
+	f.Add(strings.Repeat("x", MaxField+1))
+	f.Add(strings.Repeat("é", MaxField+1))
 	f.Fuzz(func(t *testing.T, s string) {
 		if !utf8.ValidString(s) {
 			return
 		}
 		checkText(t, s, Text(s, 0))
+		checkClip(t, s, 7)
+		checkClip(t, s, MaxField)
 		k := MarkerKey(s)
 		if strings.Contains(k, "--") || strings.ContainsAny(k, "<> \n") {
 			t.Errorf("MarkerKey(%q) = %q", s, k)
