@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -295,8 +296,15 @@ func TestColor(t *testing.T) {
 }
 
 // TestREADMECommands runs every `$ mcptest ...` command shown in the README
-// from the repository root and compares what it prints, so the docs cannot
-// drift from the binary.
+// from the repository root and checks what it does against the block, so the
+// docs cannot drift from the binary. The convention for a README block:
+//
+//   - the block's first line is `$ mcptest ARGS`, and the lines after it
+//     are exactly what the command prints on stdout;
+//   - the command writes nothing to stderr (the block is all a reader sees);
+//   - it exits 0, unless the `$ mcptest` line ends in a shell comment
+//     stating another code, `# exit N` (for example `# exit 1` on a run
+//     whose floor is breached). Any other trailing comment is an error.
 func TestREADMECommands(t *testing.T) {
 	data, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -311,16 +319,41 @@ func TestREADMECommands(t *testing.T) {
 			continue
 		}
 		n++
+		cmdline, wantCode, err := readmeExit(cmdline)
+		if err != nil {
+			t.Errorf("%s: %v", lines[0], err)
+			continue
+		}
 		want := strings.Join(lines[1:], "\n")
-		args := splitArgs(cmdline)
-		stdout, stderr, _ := mcptest(t, nil, args...)
+		stdout, stderr, code := mcptest(t, nil, splitArgs(cmdline)...)
 		if stdout != want {
 			t.Errorf("$ mcptest %s\n--- got\n%s%s--- README\n%s", cmdline, stdout, stderr, want)
+		}
+		if stderr != "" {
+			t.Errorf("$ mcptest %s\nwrote to stderr, which the README does not show:\n%s", cmdline, stderr)
+		}
+		if code != wantCode {
+			t.Errorf("$ mcptest %s\nexited %d, the README says %d (no `# exit N` comment means 0)", cmdline, code, wantCode)
 		}
 	}
 	if n < 2 {
 		t.Errorf("found %d $ mcptest commands in the README", n)
 	}
+}
+
+// readmeExit splits a README command line from its trailing `# exit N`
+// comment and returns the command and the exit code it states (0 without
+// one).
+func readmeExit(cmdline string) (string, int, error) {
+	cmd, comment, ok := strings.Cut(cmdline, " # ")
+	if !ok {
+		return cmdline, 0, nil
+	}
+	var code int
+	if _, err := fmt.Sscanf(comment, "exit %d", &code); err != nil || comment != fmt.Sprintf("exit %d", code) {
+		return "", 0, fmt.Errorf("trailing comment %q: expected `# exit N`", comment)
+	}
+	return strings.TrimRight(cmd, " "), code, nil
 }
 
 // splitArgs splits a shell command line on spaces, keeping "quoted words".
