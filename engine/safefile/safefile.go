@@ -193,6 +193,7 @@ func Write(path string, perm fs.FileMode, fill func(io.Writer) error) (err error
 		if err != nil {
 			tmp.Close()
 			os.Remove(tmp.Name())
+			err = named(err, tmp.Name(), path)
 		}
 	}()
 	if err = fill(tmp); err != nil {
@@ -205,6 +206,16 @@ func Write(path string, perm fs.FileMode, fill func(io.Writer) error) (err error
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// named returns err with the temporary file's name replaced by path when
+// err is the temporary file's *fs.PathError, so a message names the file
+// the user asked for.
+func named(err error, tmp, path string) error {
+	if pe, ok := err.(*fs.PathError); ok && pe.Path == tmp {
+		return &fs.PathError{Op: pe.Op, Path: path, Err: pe.Err}
+	}
+	return err
 }
 
 // tempMark is in the name of every temporary file Write creates:

@@ -206,3 +206,16 @@ func TestIsTemp(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteErrorNamesTheTarget(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "out.html")
+	err := Write(p, 0o644, func(w io.Writer) error {
+		f := w.(*os.File)
+		f.Close()
+		_, err := f.Write([]byte("x"))
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), p) || strings.Contains(err.Error(), ".tmp-") {
+		t.Fatalf("error %v: want it to name %s, not the temporary file", err, p)
+	}
+}
