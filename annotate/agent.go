@@ -211,11 +211,12 @@ func (a Agent) Report(w io.Writer, env *engine.Envelope) error {
 }
 
 // VerdictLine is the agent reporter's first line: the verdict, passed over
-// total, then failed, inconclusive, cached and the run's duration.
+// total, then failed, inconclusive, the cases served from the cache
+// (run.cached) and the run's duration.
 func VerdictLine(env *engine.Envelope) string {
 	t := env.Totals
 	return fmt.Sprintf("VERDICT %s %d/%d passed (%d failed, %d inconclusive, %d cached, %dms)",
-		env.Verdict, t.Passed, t.Total, t.Failed, t.Inconclusive, t.Cached, env.Run.DurationMS)
+		env.Verdict, t.Passed, t.Total, t.Failed, t.Inconclusive, env.Run.Cached, env.Run.DurationMS)
 }
 
 // FailBlock renders one failure as the agent reporter's FAIL block, each

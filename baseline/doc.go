@@ -70,7 +70,7 @@
 // envelope one unsharded run would have written: cases in suite order
 // (sorted by position), totals and verdict recounted with
 // engine.Envelope.Tally; the merged run is live when any shard called a
-// server. Shards of different suites, schema versions or mcptest versions,
+// server, and its run.cached is the sum of the shards'. Shards of different suites, schema versions or mcptest versions,
 // a case in two shards, a shard given twice and a missing shard are
 // errors.
 package baseline

@@ -74,6 +74,7 @@ func Merge(in []Input) (*engine.Envelope, error) {
 			out.Run.StartedAt = e.Run.StartedAt
 		}
 		out.Run.DurationMS = max(out.Run.DurationMS, e.Run.DurationMS)
+		out.Run.Cached += e.Run.Cached
 		if e.Run.Mode == "live" {
 			out.Run.Mode = "live"
 		}

@@ -238,15 +238,16 @@ func TestMergeErrors(t *testing.T) {
 			}
 		})
 	}
-	// The happy path keeps the earliest start and the longest duration.
+	// The happy path keeps the earliest start and the longest duration,
+	// and counts the cases each shard served from its cache.
 	a, b := env("1/2", one...), env("2/2", two...)
-	a.Run.StartedAt, a.Run.DurationMS = "2026-11-02T00:00:00Z", 5
-	b.Run.StartedAt, b.Run.DurationMS = "2026-11-01T00:00:00Z", 3
+	a.Run.StartedAt, a.Run.DurationMS, a.Run.Cached = "2026-11-02T00:00:00Z", 5, 1
+	b.Run.StartedAt, b.Run.DurationMS, b.Run.Cached = "2026-11-01T00:00:00Z", 3, 2
 	m, err := baseline.Merge([]baseline.Input{{Name: "a", Envelope: a}, {Name: "b", Envelope: b}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Run.StartedAt != "2026-11-01T00:00:00Z" || m.Run.DurationMS != 5 || m.Run.Shard != "" || m.Totals.Total != 4 || m.Verdict != engine.Pass {
+	if m.Run.StartedAt != "2026-11-01T00:00:00Z" || m.Run.DurationMS != 5 || m.Run.Cached != 3 || m.Run.Shard != "" || m.Totals.Total != 4 || m.Verdict != engine.Pass {
 		t.Errorf("merged run = %+v, totals %+v, verdict %s", m.Run, m.Totals, m.Verdict)
 	}
 }

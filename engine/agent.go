@@ -96,9 +96,7 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 	sortAssertions(res.Assertions, c.Expect)
 	multi.floors(res)
 
-	failed := false
 	if runN == 0 && len(errs) == 0 {
-		failed = true
 		res.Findings = append(res.Findings, Finding{Level: "error",
 			Message: "no recorded runs: the cassettes hold no runs, so nothing could be gated"})
 	}
@@ -113,23 +111,6 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 		}
 		res.Findings = append(res.Findings, f)
 	}
-	for _, a := range res.Assertions {
-		if !a.Passed {
-			failed = true
-		}
-	}
-	for _, f := range res.Floors {
-		if !f.Passed {
-			failed = true
-		}
-	}
-	switch {
-	case failed:
-		res.Verdict = Fail
-	case len(c.Pending) > 0:
-		res.Verdict = Inconclusive
-	default:
-		res.Verdict = Pass
-	}
+	res.Verdict = caseVerdict(res, len(c.Pending) > 0)
 	return res, errs
 }

@@ -5,17 +5,47 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/mcptest/mcptest/engine/safefile"
 )
 
-// CaseCache stores computed case results by key (see Options.Cache). Get
-// misses on anything it cannot read back whole; Put may fail silently: a
-// cache never changes a result, only whether it is recomputed.
+// cacheFormat numbers the shape of a cache entry and of the key it is
+// stored under; it changes whenever either does (2: cases record their
+// tools; 3: an entry repeats its key and is checked against its case
+// before it is served).
+const cacheFormat = 3
+
+// CacheEntryLimit is the largest cache entry DirCache reads back, in bytes;
+// a larger file is refused from its size, before it is read.
+const CacheEntryLimit = 64 << 20
+
+// CaseCache stores computed case results by key (see Options.Cache). A
+// cache saves time, never decides a result: Run hands Get a check that
+// binds the entry to the case being run (see checkCached), and recomputes
+// the case when there is no entry or the entry is refused.
 type CaseCache interface {
-	Get(key string) (*CaseResult, bool)
+	// Get returns the result stored under key once check accepts it: nil
+	// and no error when there is no entry; an error naming the entry when
+	// one is there but cannot be read back whole, is bound to another key
+	// or is refused by check.
+	Get(key string, check func(*CaseResult) error) (*CaseResult, error)
+	// Put stores res under key, replacing any entry. It may fail silently:
+	// the next run recomputes the case.
 	Put(key string, res *CaseResult)
+}
+
+// cacheEntry is the JSON document of one DirCache entry: the key it is
+// stored under, repeated so an entry copied to another key's file is
+// refused, and the case result.
+type cacheEntry struct {
+	Format int         `json:"format"`
+	Key    string      `json:"key"`
+	Case   *CaseResult `json:"case"`
 }
 
 // DirCache is a CaseCache of one JSON file per case result in Dir
@@ -24,68 +54,184 @@ type DirCache struct {
 	Dir string
 }
 
-// Get implements CaseCache.
-func (d DirCache) Get(key string) (*CaseResult, bool) {
-	data, err := os.ReadFile(filepath.Join(d.Dir, key+".json"))
-	if err != nil {
-		return nil, false
+func (d DirCache) path(key string) string {
+	return filepath.Join(d.Dir, key+".json")
+}
+
+// Get implements CaseCache. An entry is read only when it is a regular file
+// (a symbolic link, a FIFO or a device is refused without blocking) of at
+// most CacheEntryLimit bytes.
+func (d DirCache) Get(key string, check func(*CaseResult) error) (*CaseResult, error) {
+	path := d.path(key)
+	data, err := safefile.ReadOwnFile(path, CacheEntryLimit)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
 	}
-	var res CaseResult
+	if err != nil {
+		return nil, fmt.Errorf("cache entry %w", err)
+	}
+	res, err := decodeEntry(key, data)
+	if err == nil {
+		err = check(res)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cache entry %s: %w", path, err)
+	}
+	return res, nil
+}
+
+// decodeEntry reads a cache entry stored under key: a JSON object of this
+// format that repeats key and holds a case.
+func decodeEntry(key string, data []byte) (*CaseResult, error) {
+	var e cacheEntry
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	if err := dec.Decode(&res); err != nil || res.Name == "" {
-		return nil, false
+	if err := dec.Decode(&e); err != nil {
+		return nil, fmt.Errorf("not a cache entry: %v", err)
 	}
-	return &res, true
+	if dec.More() {
+		return nil, errors.New("not a cache entry: data after the JSON object")
+	}
+	switch {
+	case e.Format != cacheFormat:
+		return nil, fmt.Errorf("not a cache entry of this mcptest: format %d, want %d", e.Format, cacheFormat)
+	case e.Key != key:
+		return nil, fmt.Errorf("the entry is bound to key %.12s…, it is stored under %.12s…", e.Key, key)
+	case e.Case == nil:
+		return nil, errors.New("the entry holds no case")
+	}
+	return e.Case, nil
 }
 
 // Put implements CaseCache. It writes through a temporary file and a
 // rename, so a concurrent reader never sees half a result.
 func (d DirCache) Put(key string, res *CaseResult) {
-	data, err := json.Marshal(res)
+	data, err := json.Marshal(cacheEntry{Format: cacheFormat, Key: key, Case: res})
 	if err != nil {
 		return
 	}
 	if err := os.MkdirAll(d.Dir, 0o755); err != nil {
 		return
 	}
-	tmp, err := os.CreateTemp(d.Dir, key+".*.tmp")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(d.Dir, key+".json")) != nil {
-		os.Remove(tmp.Name())
-	}
+	_ = safefile.WriteFile(d.path(key), data, 0o644)
 }
 
 // cacheKey digests everything a replayed case's result depends on: the
 // mcptest version, the suite's path, the case's parsed definition with every
 // position in it, and the path and content of each of its cassette files,
-// behind a format number that changes whenever a cached result's shape
-// does (2: cases record their tools).
+// behind the cache format number. It also returns the CassetteSet the case
+// will record, so a cached result can be checked against the cassettes on
+// disk.
 // Only agent and scenario cases are cached (they read recordings alone); a
 // case that talks to a live server is always recomputed. ok is false when
 // the case cannot be keyed.
-func cacheKey(s *Suite, p casePlan, version string) (string, bool) {
+func cacheKey(s *Suite, p casePlan, version string) (key string, set CassetteSet, ok bool) {
 	if p.c.Kind != KindAgent && p.c.Kind != KindScenario {
-		return "", false
+		return "", set, false
 	}
 	def, err := json.Marshal(p.c)
 	if err != nil {
-		return "", false
+		return "", set, false
 	}
-	h := sha256.New()
-	fmt.Fprintf(h, "mcptest case cache 2\x00%s\x00%s\x00%s\x00", version, s.Path, p.c.DefinitionSHA256)
+	h, digest := sha256.New(), sha256.New()
+	fmt.Fprintf(h, "mcptest case cache %d\x00%s\x00%s\x00%s\x00", cacheFormat, version, s.Path, p.c.DefinitionSHA256)
 	h.Write(def)
 	for _, f := range p.files {
 		data, err := os.ReadFile(f)
 		if err != nil {
-			return "", false
+			return "", set, false
 		}
-		sum := sha256.Sum256(data)
-		fmt.Fprintf(h, "\x00%s\x00%s", f, hex.EncodeToString(sum[:]))
+		raw := sha256.Sum256(data)
+		sum := hex.EncodeToString(raw[:])
+		fmt.Fprintf(h, "\x00%s\x00%s", f, sum)
+		fmt.Fprintf(digest, "%s\x00%s\n", suiteRelative(s, f), sum)
 	}
-	return hex.EncodeToString(h.Sum(nil)), true
+	set = CassetteSet{Files: len(p.files), SHA256: hex.EncodeToString(digest.Sum(nil))}
+	return hex.EncodeToString(h.Sum(nil)), set, true
+}
+
+// checkCached binds a cached result to the case it is served for: the same
+// name, kind, position, definition digest and declared runs, the digest of
+// the cassettes on disk (set), the assertions the case declares in their
+// order, and the verdict caseVerdict gives from the result's own
+// assertions, floors and findings. An error says what differs.
+func checkCached(res *CaseResult, c *Case, set CassetteSet) error {
+	switch {
+	case res.Name != c.Name:
+		return fmt.Errorf("it is the result of case %q, not of %q", res.Name, c.Name)
+	case res.Kind != c.Kind:
+		return fmt.Errorf("its kind is %q, the case is %q", res.Kind, c.Kind)
+	case res.Position != c.Pos:
+		return fmt.Errorf("it is for a case at %s, the case is at %s", res.Position, c.Pos)
+	case res.DefinitionSHA256 != c.DefinitionSHA256:
+		return errors.New("its definition digest is not the case's")
+	case res.RunsDeclared != c.Runs:
+		return fmt.Errorf("it declares %d runs, the case %d", res.RunsDeclared, c.Runs)
+	case res.Cassettes == nil || *res.Cassettes != set:
+		return errors.New("its cassette digest is not the one of the case's cassettes")
+	case res.Targets == nil || res.Counts == nil || res.Assertions == nil || res.Floors == nil || res.Findings == nil:
+		return errors.New("it lacks targets, counts, assertions, floors or findings")
+	}
+	if err := res.checkTools(); err != nil {
+		return err
+	}
+	if err := checkAssertions(res, c); err != nil {
+		return err
+	}
+	if v := caseVerdict(res, len(c.Pending) > 0); res.Verdict != v {
+		return fmt.Errorf("its verdict is %q, its own assertions, floors and findings give %q", res.Verdict, v)
+	}
+	return nil
+}
+
+// checkAssertions checks that a cached result holds one result per
+// assertion the case computes, in declaration order, and that a case-level
+// assertion (on a gate target) passes exactly when evaluating it on the
+// result's targets passes.
+func checkAssertions(res *CaseResult, c *Case) error {
+	want := computedAssertions(c)
+	if len(res.Assertions) != len(want) {
+		return fmt.Errorf("it has %d assertion results, the case computes %d", len(res.Assertions), len(want))
+	}
+	for i, a := range want {
+		r := res.Assertions[i]
+		if r.Index != a.Index || r.Block != a.Block || r.Default != a.Default || r.Target != a.Target.String() || r.Position != a.Pos {
+			return fmt.Errorf("assertions[%d] is not the case's assertion at %s", i, a.Pos)
+		}
+		if _, gate := targetBlock(r.Target); !gate || c.Kind != KindAgent {
+			continue
+		}
+		v, ok := res.Targets[r.Target]
+		var actual any
+		if ok {
+			actual = v
+		}
+		if evaluate(a, actual, ok).Passed != r.Passed {
+			return fmt.Errorf("assertions[%d] says passed=%v, its target %s in the same result gives %v", i, r.Passed, r.Target, !r.Passed)
+		}
+	}
+	return nil
+}
+
+// computedAssertions lists the assertions a replayed case computes, in
+// declaration order: for an agent test, every one but those on the
+// targets of a gate block this version does not compute.
+func computedAssertions(c *Case) []*Assertion {
+	if c.Kind != KindAgent {
+		return c.Expect
+	}
+	var out []*Assertion
+	for _, a := range c.Expect {
+		if computed(a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// computed reports whether an agent test evaluates the assertion: its
+// target is a recorded run's or that of a gate block this version computes.
+func computed(a *Assertion) bool {
+	gb, ok := targetBlock(a.Target.String())
+	return !ok || gb.implemented
 }

@@ -35,8 +35,8 @@ type ToolInfo struct {
 	Version string `json:"version"`
 }
 
-// RunInfo identifies the run. ID, StartedAt and DurationMS are the only
-// fields that differ between two runs over the same inputs.
+// RunInfo identifies the run. ID, StartedAt, DurationMS and Cached are the
+// only fields that differ between two runs over the same inputs.
 type RunInfo struct {
 	ID         string `json:"id"`
 	Mode       string `json:"mode"`
@@ -45,6 +45,11 @@ type RunInfo struct {
 	// Shard is "i/n" when the run computed one shard of the suite's cases
 	// (mcptest run --shard); absent for a whole run and a merged one.
 	Shard string `json:"shard,omitempty"`
+	// Cached counts the cases served from the result cache
+	// (.mcptest/cache/) instead of being recomputed; absent when none was.
+	// It says how the run was computed, not what it found, so it is here
+	// and not in the totals.
+	Cached int `json:"cached,omitempty"`
 }
 
 // Source is where the suite came from, when known.
@@ -76,9 +81,6 @@ type Totals struct {
 	Passed       int `json:"passed"`
 	Failed       int `json:"failed"`
 	Inconclusive int `json:"inconclusive"`
-	// Cached counts the cases served from the result cache
-	// (.mcptest/cache/) instead of being recomputed; absent when none was.
-	Cached int `json:"cached,omitempty"`
 }
 
 // CaseResult is one case of the envelope.
@@ -170,10 +172,19 @@ func (e *Envelope) Check() error {
 		if c == nil {
 			return fmt.Errorf("cases[%d] is null: every case is an object", i)
 		}
-		for j, u := range c.Tools {
-			if u.Tool == "" || u.Calls < 0 {
-				return fmt.Errorf("cases[%d].tools[%d]: want {server, tool, calls} with a tool name and calls of 0 or more", i, j)
-			}
+		if err := c.checkTools(); err != nil {
+			return fmt.Errorf("cases[%d].%w", i, err)
+		}
+	}
+	return nil
+}
+
+// checkTools reports the first tools entry of the case with no tool name or
+// negative calls, by its JSON path below the case.
+func (c *CaseResult) checkTools() error {
+	for j, u := range c.Tools {
+		if u.Tool == "" || u.Calls < 0 {
+			return fmt.Errorf("tools[%d]: want {server, tool, calls} with a tool name and calls of 0 or more", j)
 		}
 	}
 	return nil

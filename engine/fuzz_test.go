@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,6 +76,71 @@ func FuzzComplianceRules(f *testing.F) {
 		for _, key := range []string{"tools", "resources", "prompts"} {
 			items, _ := doc[key].([]any)
 			itemRules(key, items)
+		}
+	})
+}
+
+// FuzzCacheEntry feeds the cache entry reader (decodeEntry, then
+// checkCached against the case it would be served for) any bytes. Seeds are
+// a real entry of a failing case and the lies the regression tests plant.
+// An accepted entry must be bound to its case, keep the verdict its own
+// results give, and never pass a case whose assertions or floors failed.
+func FuzzCacheEntry(f *testing.F) {
+	s := failingCacheSuite(f)
+	cache := DirCache{Dir: f.TempDir()}
+	if _, err := Run(s, Options{Version: "fuzz", Cache: cache}); err != nil {
+		f.Fatal(err)
+	}
+	plans, _, errs := plan(s, s.Cases[:1], Options{})
+	if len(errs) > 0 {
+		f.Fatal(errs)
+	}
+	key, set, ok := cacheKey(s, plans[0], "fuzz")
+	if !ok {
+		f.Fatal("the agent case has no cache key")
+	}
+	entry, err := os.ReadFile(cache.path(key))
+	if err != nil {
+		f.Fatal(err)
+	}
+	if res, err := decodeEntry(key, entry); err != nil || checkCached(res, s.Cases[0], set) != nil {
+		f.Fatalf("a fresh entry is refused: %v", err)
+	}
+	f.Add(entry)
+	f.Add(bytes.Replace(entry, []byte(`"verdict":"fail"`), []byte(`"verdict":"pass"`), 1))
+	f.Add(bytes.Replace(entry, []byte(`"passed":false`), []byte(`"passed":true`), 1))
+	f.Add(bytes.Replace(entry, []byte(`"kind":"agent"`), []byte(`"kind":"scenario"`), 1))
+	f.Add(bytes.Replace(entry, []byte(`"line":`), []byte(`"line":1`), 1))
+	f.Add(bytes.Replace(entry, []byte(key), []byte(strings.Repeat("0", 64)), 1))
+	f.Add([]byte(`{"name": "x"}`))
+	f.Add([]byte(`{"format": 3, "key": "` + key + `", "case": {"name": "weather selection"}}`))
+	f.Add([]byte(`{"format": 3, "key": "` + key + `", "case": null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		res, err := decodeEntry(key, data)
+		if err != nil {
+			return
+		}
+		if err := checkCached(res, s.Cases[0], set); err != nil {
+			return
+		}
+		if res.Name != s.Cases[0].Name || res.Kind != s.Cases[0].Kind || res.Position != s.Cases[0].Pos {
+			t.Fatalf("accepted an entry of another case: %s %s %v", res.Name, res.Kind, res.Position)
+		}
+		if res.Verdict != caseVerdict(res, false) {
+			t.Fatalf("accepted verdict %q, its results give %q", res.Verdict, caseVerdict(res, false))
+		}
+		for _, a := range res.Assertions {
+			if !a.Passed && res.Verdict != Fail {
+				t.Fatalf("accepted a %s case with a failed assertion", res.Verdict)
+			}
+		}
+		env := &Envelope{Cases: []*CaseResult{res}}
+		env.Tally()
+		if err := env.Check(); err != nil {
+			t.Fatalf("accepted an entry the reporters refuse: %v", err)
+		}
+		if _, err := json.Marshal(env); err != nil {
+			t.Fatalf("accepted an entry that does not marshal: %v", err)
 		}
 	})
 }

@@ -30,9 +30,13 @@ type Options struct {
 	// envelope records it as run.shard.
 	Shard Shard
 	// Cache, when set, serves the result of an unchanged replayed case
-	// instead of recomputing it (see CaseCache); Totals.Cached counts the
+	// instead of recomputing it (see CaseCache); Run.Cached counts the
 	// cases it served.
 	Cache CaseCache
+	// Warn, when set, is given one line for every cache entry that was
+	// there but refused (see checkCached): the case is recomputed and the
+	// entry rewritten.
+	Warn func(msg string)
 }
 
 // Run replays the suite's cassettes and computes every gate. The envelope's
@@ -71,19 +75,14 @@ func Run(s *Suite, opt Options) (*Envelope, error) {
 	defer pool.close()
 	for _, p := range plans {
 		p.live = pool
-		key, keyed := "", false
-		if opt.Cache != nil {
-			key, keyed = cacheKey(s, p, opt.Version)
-		}
-		if keyed {
-			if res, ok := opt.Cache.Get(key); ok {
-				for range p.files {
-					progress()
-				}
-				cached++
-				env.Cases = append(env.Cases, res)
-				continue
+		key, res := fromCache(s, p, opt)
+		if res != nil {
+			for range p.files {
+				progress()
 			}
+			cached++
+			env.Cases = append(env.Cases, res)
+			continue
 		}
 		if p.c.Kind == KindTool || p.c.Kind == KindCompliance {
 			env.Run.Mode = "live"
@@ -91,7 +90,7 @@ func Run(s *Suite, opt Options) (*Envelope, error) {
 		res, errs := runCase(s, p, progress)
 		inputErrs = append(inputErrs, errs...)
 		env.Cases = append(env.Cases, res)
-		if keyed && len(errs) == 0 {
+		if key != "" && len(errs) == 0 {
 			opt.Cache.Put(key, res)
 		}
 	}
@@ -102,8 +101,30 @@ func Run(s *Suite, opt Options) (*Envelope, error) {
 		env.Servers[i].Tools = pool.tools[env.Servers[i].Name]
 	}
 	env.Tally()
-	env.Totals.Cached = cached
+	env.Run.Cached = cached
 	return env, nil
+}
+
+// fromCache looks a case up in opt.Cache. key is the case's cache key, ""
+// when the case is not cached; res is the cached result when an entry is
+// there and checkCached accepts it for this case. A refused entry costs one
+// line to opt.Warn, and the caller recomputes the case and rewrites it.
+func fromCache(s *Suite, p casePlan, opt Options) (key string, res *CaseResult) {
+	if opt.Cache == nil {
+		return "", nil
+	}
+	key, set, ok := cacheKey(s, p, opt.Version)
+	if !ok {
+		return "", nil
+	}
+	res, err := opt.Cache.Get(key, func(r *CaseResult) error { return checkCached(r, p.c, set) })
+	if err != nil {
+		if opt.Warn != nil {
+			opt.Warn(fmt.Sprintf("%v; case %q was recomputed and its entry rewritten", err, p.c.Name))
+		}
+		return key, nil
+	}
+	return key, res
 }
 
 // selectCases applies the --filter rules.

@@ -493,33 +493,24 @@ func runScenario(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseR
 	for _, rc := range checks {
 		res.Assertions = append(res.Assertions, rc.result(runN))
 	}
-	failed := scenarioReport(sc, res, reps)
+	scenarioReport(sc, res, reps)
 	if runN == 0 && len(errs) == 0 {
-		failed = true
 		res.Findings = append(res.Findings, Finding{Level: "error",
 			Message: "no recorded runs: the cassettes hold no runs, so there is no trajectory to replay"})
 	}
-	for _, a := range res.Assertions {
-		if !a.Passed {
-			failed = true
-		}
-	}
-	res.Verdict = Pass
-	if failed {
-		res.Verdict = Fail
-	}
+	res.Verdict = caseVerdict(res, false)
 	return res, errs
 }
 
 // scenarioReport fills the targets, counts and findings of a scenario case
-// from its replayed runs and reports whether any run had an invalid
-// action, a forbidden transition or a state mismatch.
+// from its replayed runs. An invalid action, a forbidden transition and a
+// state mismatch are error findings of the scenario and expect_state gates,
+// which fail the case (see failsCase).
 //
 // Over several runs the count targets are totals, the boolean targets hold
 // only when they hold in every run, golden.efficiency is the lowest and
 // golden.penalty the highest of the runs.
-func scenarioReport(sc *Scenario, res *CaseResult, reps []*replay) bool {
-	failed := false
+func scenarioReport(sc *Scenario, res *CaseResult, reps []*replay) {
 	counts := map[string]int64{}
 	allMatched, goldenAll := true, map[string]bool{"matched": true, "exact": true, "alternate": true}
 	efficiency, penalty := math.Inf(1), 0
@@ -547,11 +538,8 @@ func scenarioReport(sc *Scenario, res *CaseResult, reps []*replay) bool {
 			f.Message = redact.String(f.Message)
 			res.Findings = append(res.Findings, f)
 		}
-		if rp.invalid > 0 || rp.forbid > 0 {
-			failed = true
-		}
 		if len(rp.mismatch) > 0 {
-			failed, allMatched = true, false
+			allMatched = false
 			for _, mm := range rp.mismatch {
 				pos := expectStatePos(sc, mm.Path)
 				res.Findings = append(res.Findings, Finding{Level: "error", Gate: "expect_state", Run: run, Position: pos,
@@ -576,7 +564,7 @@ func scenarioReport(sc *Scenario, res *CaseResult, reps []*replay) bool {
 		res.Targets[k] = float64(v)
 	}
 	if len(reps) == 0 {
-		return failed
+		return
 	}
 	res.Targets["state_matched"] = boolTarget(allMatched)
 	if sc.Golden != nil {
@@ -606,7 +594,6 @@ func scenarioReport(sc *Scenario, res *CaseResult, reps []*replay) bool {
 		res.Findings = append(res.Findings, Finding{Level: "warning", Gate: "rubric", Position: &pos,
 			Message: "`rubric:` is deferred: it is judged only with a live provider, and this is an offline replay; the deterministic oracles decided the verdict"})
 	}
-	return failed
 }
 
 func expectStatePos(sc *Scenario, path string) *diag.Pos {

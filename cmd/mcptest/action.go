@@ -19,6 +19,7 @@ import (
 	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/safefile"
 )
 
 // The modes of `mcptest action`.
@@ -286,7 +287,7 @@ func (r *actionRun) writeEnvelope(env *engine.Envelope) error {
 			return fmt.Errorf("write the run envelope: %w", err)
 		}
 	}
-	if err := os.WriteFile(r.in.reportPath, buf.Bytes(), 0o644); err != nil {
+	if err := safefile.WriteOutput(r.in.reportPath, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("write the run envelope: %w", err)
 	}
 	fmt.Fprintf(r.c.Stdout, "mcptest: %s: %d passed, %d failed, %d inconclusive; run envelope written to %s\n",

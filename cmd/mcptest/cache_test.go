@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +15,8 @@ import (
 	"github.com/mcptest/mcptest/engine"
 )
 
-var cachedTotal = regexp.MustCompile(`,\n    "cached": \d+`)
+// cachedCount is run.cached as --reporter json prints it.
+var cachedCount = regexp.MustCompile(`,\n    "cached": \d+`)
 
 // TestCacheServesUnchangedCases runs every example twice against one
 // workspace store: the second run serves every replayed case from
@@ -31,7 +35,7 @@ func TestCacheServesUnchangedCases(t *testing.T) {
 					t.Errorf("%s: exit codes %d (no cache), %d, %d", rep, code, code1, code2)
 				}
 				n := func(s string) string {
-					s = cachedTotal.ReplaceAllString(normalizeAgent(normalize(s)), "")
+					s = cachedCount.ReplaceAllString(normalizeAgent(normalize(s)), "")
 					s = regexp.MustCompile(`\d+ cached`).ReplaceAllString(s, "N cached")
 					s = regexp.MustCompile(`\b[0-9A-HJKMNP-TV-Z]{26}\b`).ReplaceAllString(s, "RUN-ID")
 					s = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d)?`).ReplaceAllString(s, "TIME")
@@ -52,8 +56,8 @@ func TestCacheServesUnchangedCases(t *testing.T) {
 					replayed++
 				}
 			}
-			if env.Totals.Cached != replayed {
-				t.Errorf("cached %d, want %d (every replayed case)", env.Totals.Cached, replayed)
+			if env.Run.Cached != replayed {
+				t.Errorf("cached %d, want %d (every replayed case)", env.Run.Cached, replayed)
 			}
 		})
 	}
@@ -73,7 +77,7 @@ func TestCacheKey(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &env); err != nil {
 			t.Fatalf("%v\n%s", err, stderr)
 		}
-		return env.Totals.Cached
+		return env.Run.Cached
 	}
 	if n := cached(); n != 0 {
 		t.Errorf("first run: cached %d, want 0", n)
@@ -192,6 +196,397 @@ func TestStoreIsBounded(t *testing.T) {
 	for _, n := range got {
 		if strings.HasPrefix(n, "aaa") || strings.HasPrefix(n, "bbb") || strings.HasPrefix(n, "ccc") || strings.HasSuffix(n, ".tmp") {
 			t.Errorf("cache kept the stale %s", n)
+		}
+	}
+}
+
+// runBlock is the "run" member of an envelope as --reporter json prints
+// it: the one part allowed to differ between two runs of the same inputs.
+var runBlock = regexp.MustCompile(`(?s)\n  "run": \{.*?\n  \},`)
+
+// withoutRun removes the run block from a printed envelope.
+func withoutRun(t *testing.T, out string) string {
+	t.Helper()
+	if !runBlock.MatchString(out) {
+		t.Fatalf("no run block in\n%s", out)
+	}
+	return runBlock.ReplaceAllString(out, "")
+}
+
+// runCached reads run.cached from a printed envelope (0 when absent).
+func runCached(t *testing.T, out string) int {
+	t.Helper()
+	var env struct {
+		Run struct {
+			Cached int `json:"cached"`
+		} `json:"run"`
+	}
+	if err := json.Unmarshal([]byte(out), &env); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return env.Run.Cached
+}
+
+// failingWorkspace copies the quickstart with two of its three cases made
+// to fail: the weather test on a per-run assertion (tokens.total <= 1) and
+// the research test on a gate assertion (tool_selection.f1 >= 101).
+func failingWorkspace(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	copyDir(t, "../../examples/quickstart", dir)
+	suite := filepath.Join(dir, "suite.yml")
+	src, err := os.ReadFile(suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(src), `matcher: { "<=": 2000 }`, `matcher: { "<=": 1 }`, 1)
+	edited = strings.Replace(edited, `tool_selection.f1: { ">=": 80 }`, `tool_selection.f1: { ">=": 101 }`, 1)
+	if strings.Count(edited, `{ "<=": 1 }`) != 1 || !strings.Contains(edited, `">=": 101`) {
+		t.Fatal("the quickstart changed: cannot make its cases fail")
+	}
+	if err := os.WriteFile(suite, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return suite
+}
+
+const (
+	weatherCase  = "weather answer names the city"
+	researchCase = "research-agent picks search then fetch"
+)
+
+// cacheEntries maps each case name to its entry file in the store's cache,
+// reading entries of any format (a bare case result or {key, case}).
+func cacheEntries(t *testing.T, store string) map[string]string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(store, "cache", "*.json"))
+	out := map[string]string{}
+	for _, f := range files {
+		var e struct {
+			Name string          `json:"name"`
+			Case json.RawMessage `json:"case"`
+		}
+		data, _ := os.ReadFile(f)
+		if err := json.Unmarshal(data, &e); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if e.Case != nil {
+			json.Unmarshal(e.Case, &e)
+		}
+		out[e.Name] = f
+	}
+	if len(out) != 3 {
+		t.Fatalf("cache entries %v, want one per quickstart case", out)
+	}
+	return out
+}
+
+// editCase rewrites the case result inside the entry at path.
+func editCase(t *testing.T, path string, edit func(c map[string]any)) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	c := doc
+	if inner, ok := doc["case"].(map[string]any); ok {
+		c = inner
+	}
+	edit(c)
+	out, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// keyOf is the cache key an entry file is stored under.
+func keyOf(path string) string {
+	return strings.TrimSuffix(filepath.Base(path), ".json")
+}
+
+// TestCacheEntryIsBoundToItsCase plants each way a committed .mcptest/cache/
+// could lie and checks the run is exactly the cold run: same exit code and
+// the same envelope apart from run, with one warning line naming the entry;
+// the entry is rewritten, so the next run serves every case again.
+func TestCacheEntryIsBoundToItsCase(t *testing.T) {
+	attacks := []struct {
+		name   string
+		warn   string
+		tamper func(t *testing.T, entries map[string]string)
+	}{
+		{"verdict flipped to pass", "verdict", func(t *testing.T, e map[string]string) {
+			editCase(t, e[weatherCase], func(c map[string]any) { c["verdict"] = "pass" })
+		}},
+		{"failed gate assertion flipped with its verdict", "assertions[0]", func(t *testing.T, e map[string]string) {
+			editCase(t, e[researchCase], func(c map[string]any) {
+				c["assertions"].([]any)[0].(map[string]any)["passed"] = true
+				c["verdict"] = "pass"
+			})
+		}},
+		{"failed assertion removed with its verdict", "assertion results", func(t *testing.T, e map[string]string) {
+			editCase(t, e[weatherCase], func(c map[string]any) {
+				c["assertions"] = c["assertions"].([]any)[:3]
+				c["verdict"] = "pass"
+			})
+		}},
+		{`{"name": "x"}`, "not a cache entry", func(t *testing.T, e map[string]string) {
+			os.WriteFile(e[weatherCase], []byte(`{"name": "x"}`), 0o644)
+		}},
+		{"another case's result under this key", "not of", func(t *testing.T, e map[string]string) {
+			data, _ := os.ReadFile(e[researchCase])
+			data = bytes.ReplaceAll(data, []byte(keyOf(e[researchCase])), []byte(keyOf(e[weatherCase])))
+			os.WriteFile(e[weatherCase], data, 0o644)
+		}},
+		{"an entry for another key", "bound to key", func(t *testing.T, e map[string]string) {
+			data, _ := os.ReadFile(e[researchCase])
+			os.WriteFile(e[weatherCase], data, 0o644)
+		}},
+		{"wrong kind", "kind", func(t *testing.T, e map[string]string) {
+			editCase(t, e[weatherCase], func(c map[string]any) { c["kind"] = "scenario" })
+		}},
+		{"wrong position", "at ", func(t *testing.T, e map[string]string) {
+			editCase(t, e[weatherCase], func(c map[string]any) {
+				c["position"].(map[string]any)["line"] = json.Number("1")
+			})
+		}},
+		{"symlink out of the store", "symbolic link", func(t *testing.T, e map[string]string) {
+			outside := filepath.Join(t.TempDir(), "entry.json")
+			data, _ := os.ReadFile(e[weatherCase])
+			os.WriteFile(outside, data, 0o644)
+			os.Remove(e[weatherCase])
+			if err := os.Symlink(outside, e[weatherCase]); err != nil {
+				t.Skip("symlink:", err)
+			}
+		}},
+		{"FIFO", "named pipe", func(t *testing.T, e map[string]string) {
+			os.Remove(e[weatherCase])
+			if err := mkfifo(e[weatherCase]); err != nil {
+				t.Skip("mkfifo:", err)
+			}
+		}},
+	}
+	suite := failingWorkspace(t)
+	cold, _, coldCode := mcptest(t, nil, "run", "--config", suite, "--reporter", "json", "--no-cache")
+	if coldCode != ExitFail {
+		t.Fatalf("cold run: exit %d, want %d", coldCode, ExitFail)
+	}
+	for _, a := range attacks {
+		t.Run(a.name, func(t *testing.T) {
+			store := map[string]string{storeEnv: t.TempDir()}
+			mcptest(t, store, "run", "--config", suite, "--reporter", "json")
+			a.tamper(t, cacheEntries(t, store[storeEnv]))
+
+			type result struct {
+				out, stderr string
+				code        int
+			}
+			done := make(chan result, 1)
+			go func() {
+				out, stderr, code := mcptest(t, store, "run", "--config", suite, "--reporter", "json")
+				done <- result{out, stderr, code}
+			}()
+			var r result
+			select {
+			case r = <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatal("mcptest run hung on the planted cache entry")
+			}
+			if r.code != coldCode {
+				t.Errorf("exit %d, want %d as without the cache", r.code, coldCode)
+			}
+			if got, want := withoutRun(t, r.out), withoutRun(t, cold); got != want {
+				t.Errorf("the planted entry changed the envelope:\n%s\n--- want, as computed without the cache:\n%s", got, want)
+			}
+			lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], "mcptest: warning: ") || !strings.Contains(lines[0], a.warn) || !strings.Contains(lines[0], "recomputed") {
+				t.Errorf("stderr %q: want one warning line naming the entry's problem (%q)", r.stderr, a.warn)
+			}
+			again, stderr, _ := mcptest(t, store, "run", "--config", suite, "--reporter", "json")
+			if n := runCached(t, again); n != 3 || stderr != "" {
+				t.Errorf("the refused entry was not rewritten: next run cached %d (want 3), stderr %q", n, stderr)
+			}
+		})
+	}
+}
+
+// TestCacheOffOnCI: with CI or GITHUB_ACTIONS true, run recomputes every
+// case unless --cache is given; --cache with --no-cache is a usage error.
+func TestCacheOffOnCI(t *testing.T) {
+	suite := "../../examples/quickstart/suite.yml"
+	for _, ci := range []string{"CI", "GITHUB_ACTIONS"} {
+		t.Run(ci, func(t *testing.T) {
+			env := map[string]string{storeEnv: t.TempDir(), ci: "true"}
+			for i := 0; i < 2; i++ {
+				out, _, _ := mcptest(t, env, "run", "--config", suite, "--reporter", "json")
+				if n := runCached(t, out); n != 0 {
+					t.Fatalf("%s=true, run %d: cached %d, want 0 (the cache is off on CI)", ci, i+1, n)
+				}
+			}
+			if entries, _ := filepath.Glob(filepath.Join(env[storeEnv], "cache", "*.json")); len(entries) != 0 {
+				t.Errorf("%s=true wrote %d cache entries", ci, len(entries))
+			}
+			mcptest(t, env, "run", "--config", suite, "--reporter", "json", "--cache")
+			out, _, _ := mcptest(t, env, "run", "--config", suite, "--reporter", "json", "--cache")
+			if n := runCached(t, out); n != 3 {
+				t.Errorf("%s=true with --cache: cached %d, want 3", ci, n)
+			}
+		})
+	}
+	_, stderr, code := mcptest(t, nil, "run", "--config", suite, "--cache", "--no-cache")
+	if code != ExitInput || !strings.Contains(stderr, "--cache and --no-cache") {
+		t.Errorf("--cache --no-cache: exit %d, %q", code, stderr)
+	}
+}
+
+// TestCachedEnvelopeDiffersOnlyInRun runs every example cold, then served
+// from the cache: the two envelopes are byte-identical once run is removed
+// (and a live tool test's measured duration_ms, which no cache serves, is
+// normalised), and the count of served cases is run.cached.
+func TestCachedEnvelopeDiffersOnlyInRun(t *testing.T) {
+	suites, _ := filepath.Glob("../../examples/*/suite.yml")
+	for _, suite := range suites {
+		t.Run(filepath.Base(filepath.Dir(suite)), func(t *testing.T) {
+			store := map[string]string{storeEnv: t.TempDir()}
+			cold, _, code1 := mcptest(t, store, "run", "--config", suite, "--reporter", "json")
+			warm, _, code2 := mcptest(t, store, "run", "--config", suite, "--reporter", "json")
+			if code1 != code2 {
+				t.Errorf("exit %d cold, %d cached", code1, code2)
+			}
+			if a, b := normalize(withoutRun(t, cold)), normalize(withoutRun(t, warm)); a != b {
+				t.Errorf("the envelopes differ outside run:\n--- cold\n%s\n--- cached\n%s", a, b)
+			}
+			if runCached(t, cold) != 0 {
+				t.Errorf("the cold run says it served cases from the cache")
+			}
+		})
+	}
+}
+
+// TestPruneRemovesUnreadableRuns: the pruning pass after a run removes any
+// run file its readers could not use (truncated, not JSON, a FIFO, a link
+// out of the store) and stale temporary files, and keeps whole envelopes.
+func TestPruneRemovesUnreadableRuns(t *testing.T) {
+	store := t.TempDir()
+	runs := filepath.Join(store, "runs")
+	os.MkdirAll(runs, 0o755)
+	whole, _, _ := mcptest(t, nil, "run", "--config", "../../examples/quickstart/suite.yml", "--reporter", "json")
+	plant := map[string]string{
+		"01A00000000000000000000001.json": whole[:len(whole)/2], // a run killed while its file was written
+		"01A00000000000000000000002.json": "not json",
+		"01A00000000000000000000003.json": "",
+		"01A00000000000000000000009.json": whole,
+	}
+	for name, body := range plant {
+		os.WriteFile(filepath.Join(runs, name), []byte(body), 0o644)
+	}
+	outside := filepath.Join(t.TempDir(), "elsewhere.json")
+	os.WriteFile(outside, []byte(whole), 0o644)
+	os.Symlink(outside, filepath.Join(runs, "01A00000000000000000000004.json"))
+	mkfifo(filepath.Join(runs, "01A00000000000000000000005.json"))
+	old := time.Now().Add(-2 * time.Hour)
+	for _, name := range []string{".01A00000000000000000000006.json.tmp-123", "01A00000000000000000000007.json.456.tmp"} {
+		p := filepath.Join(runs, name)
+		os.WriteFile(p, []byte("{"), 0o644)
+		os.Chtimes(p, old, old)
+	}
+	fresh := filepath.Join(runs, ".01A00000000000000000000008.json.tmp-789")
+	os.WriteFile(fresh, []byte("{"), 0o644)
+
+	out, stderr, _ := mcptest(t, map[string]string{storeEnv: store}, "run", "--config", "../../examples/quickstart/suite.yml", "--reporter", "json")
+	var env struct {
+		Run struct{ ID string } `json:"run"`
+	}
+	if err := json.Unmarshal([]byte(out), &env); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	var got []string
+	entries, _ := os.ReadDir(runs)
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	want := []string{filepath.Base(fresh), "01A00000000000000000000009.json", env.Run.ID + ".json"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("runs/ holds %v\nwant %v", got, want)
+	}
+	if _, err := os.Stat(outside); err != nil {
+		t.Errorf("pruning removed the file a link pointed to: %v", err)
+	}
+}
+
+// TestStoreDirLinkIsRefused: a runs/ or cache/ directory that is a link
+// (a repository can commit one) is neither written nor pruned.
+func TestStoreDirLinkIsRefused(t *testing.T) {
+	store, elsewhere := t.TempDir(), t.TempDir()
+	junk := filepath.Join(elsewhere, "settings.json")
+	os.WriteFile(junk, []byte("{ // not JSON, but not ours either"), 0o644)
+	for _, d := range []string{"runs", "cache"} {
+		if err := os.Symlink(elsewhere, filepath.Join(store, d)); err != nil {
+			t.Skip("symlink:", err)
+		}
+	}
+	_, stderr, _ := mcptest(t, map[string]string{storeEnv: store}, "run", "--config", "../../examples/quickstart/suite.yml", "--reporter", "json")
+	entries, _ := os.ReadDir(elsewhere)
+	if len(entries) != 1 {
+		t.Errorf("the store wrote or pruned through a link: %v", entries)
+	}
+	if !strings.Contains(stderr, "symbolic link") {
+		t.Errorf("stderr %q: want a warning about the link", stderr)
+	}
+}
+
+// TestFailedWriteKeepsPreviousFile runs the real binary under a file size
+// limit, so every write of a stored or output file fails half way: the
+// previous --output file is left whole, and no truncated run file is left
+// in the store.
+func TestFailedWriteKeepsPreviousFile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("needs sh and ulimit")
+	}
+	bin := mcptestBin(t)
+	dir := t.TempDir()
+	copyDir(t, "../../examples/quickstart", dir)
+	store := filepath.Join(dir, "store")
+	sh := func(limit bool, args ...string) error {
+		script := `exec "$@"`
+		if limit {
+			script = `ulimit -f 2 && exec "$@"`
+		}
+		cmd := exec.Command("sh", append([]string{"-c", script, "sh", bin}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), storeEnv+"="+store)
+		return cmd.Run()
+	}
+	sh(false, "run", "--config", "suite.yml", "--reporter", "json", "--output", "run.json")
+	for _, args := range [][]string{
+		{"run", "--config", "suite.yml", "--reporter", "html", "--output", "out.html"},
+		{"report", "run.json", "--format", "html", "--output", "out.html"},
+	} {
+		sh(false, args...)
+		before, err := os.ReadFile(filepath.Join(dir, "out.html"))
+		if err != nil || len(before) < 4096 {
+			t.Fatalf("%s: the report is %d bytes (%v), want more than the file size limit", args[0], len(before), err)
+		}
+		if err := sh(true, args...); err == nil {
+			t.Fatalf("%s: a write past the file size limit succeeded", args[0])
+		}
+		after, _ := os.ReadFile(filepath.Join(dir, "out.html"))
+		if !bytes.Equal(before, after) {
+			t.Errorf("%s: a failed write left out.html at %d bytes (was %d)", args[0], len(after), len(before))
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(store, "runs", "*.json"))
+	for _, f := range files {
+		if data, _ := os.ReadFile(f); !json.Valid(data) {
+			t.Errorf("a truncated run file was left in the store: %s (%d bytes)", filepath.Base(f), len(data))
 		}
 	}
 }

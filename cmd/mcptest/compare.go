@@ -11,6 +11,7 @@ import (
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/safefile"
 )
 
 // compare renders `mcptest report RUN.json --compare BASELINE.json` and
@@ -43,7 +44,7 @@ func (c *Command) compare(cur *engine.Envelope, basePath, format, failOn, output
 		return inputErr("--format: %v", err)
 	}
 	if output != "" {
-		if err := os.WriteFile(output, buf.Bytes(), 0o644); err != nil {
+		if err := safefile.WriteOutput(output, buf.Bytes(), 0o644); err != nil {
 			return fmt.Errorf("write comparison: %w", err)
 		}
 	} else if _, err := c.Stdout.Write(buf.Bytes()); err != nil {
@@ -97,7 +98,7 @@ func (c *Command) merge(args []string) error {
 		_, err := c.Stdout.Write(buf.Bytes())
 		return err
 	}
-	if err := os.WriteFile(*output, buf.Bytes(), 0o644); err != nil {
+	if err := safefile.WriteOutput(*output, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("write merged envelope: %w", err)
 	}
 	fmt.Fprintf(c.Stderr, "mcptest: %s: %d passed, %d failed, %d inconclusive; %d envelopes merged into %s\n",

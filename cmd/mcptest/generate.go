@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/mcptest/mcptest/annotate"
+	"github.com/mcptest/mcptest/engine/safefile"
 	"github.com/mcptest/mcptest/gate/security"
 	"github.com/mcptest/mcptest/mcpserver"
 )
@@ -100,7 +100,7 @@ func (c *Command) generate(args []string) error {
 		fmt.Fprintf(c.Stderr, "note: %s\n", annotate.Clean(n))
 	}
 	if *output != "" {
-		if err := os.WriteFile(*output, []byte(g.suite), 0o644); err != nil {
+		if err := safefile.WriteOutput(*output, []byte(g.suite), 0o644); err != nil {
 			return fmt.Errorf("write %s: %w", *output, err)
 		}
 		fmt.Fprintf(c.Stderr, "mcptest: %s; suite written to %s\n", g.summary, *output)

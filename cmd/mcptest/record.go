@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/redact"
+	"github.com/mcptest/mcptest/engine/safefile"
 	"github.com/mcptest/mcptest/live"
 )
 
@@ -128,7 +128,7 @@ func (c *Command) record(args []string) error {
 	if _, err := cassette.Read(*output, data); err != nil {
 		return fmt.Errorf("the recording is not a valid cassette (a bug): %w", err)
 	}
-	if err := writeFileAtomic(*output, append(data, '\n')); err != nil {
+	if err := safefile.WriteOutput(*output, append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write cassette: %w", err)
 	}
 	runs, _ := doc["runs"].([]any)
@@ -246,22 +246,4 @@ func readRecording(path string) (map[string]any, error) {
 		return nil, inputErr("%s: %v", path, err)
 	}
 	return doc, nil
-}
-
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(data)
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-	}
-	return werr
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/engine/safefile"
 )
 
 func (c *Command) report(args []string) error {
@@ -61,7 +62,10 @@ func (c *Command) report(args []string) error {
 		return err
 	}
 	if *output != "" {
-		return os.WriteFile(*output, buf.Bytes(), 0o644)
+		if err := safefile.WriteOutput(*output, buf.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("write report: %w", err)
+		}
+		return nil
 	}
 	_, err = c.Stdout.Write(buf.Bytes())
 	return err

@@ -5,15 +5,16 @@ import (
 	"crypto/rand"
 	"fmt"
 	"io"
-	"os"
+	"strconv"
 	"time"
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/safefile"
 )
 
 func (c *Command) run(args []string) error {
-	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--reporter pretty|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--filter NAME]... [--cassette-dir DIR] [--shard i/n] [--no-cache]")
+	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--reporter pretty|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--filter NAME]... [--cassette-dir DIR] [--shard i/n] [--cache | --no-cache]")
 	config := fs.String("config", "suite.yml", "the suite file")
 	reporter := fs.String("reporter", "pretty", "how to report: pretty, json, junit (JUnit XML), sarif (SARIF 2.1.0), html (the auditor view; use --output) or agent (the model-facing digest)")
 	agentBudget := fs.Int("agent-budget", annotate.DefaultAgentBudget, "with --reporter agent, cap the result at `TOKENS` cl100k_base tokens")
@@ -21,6 +22,7 @@ func (c *Command) run(args []string) error {
 	var filters stringList
 	fs.Var(&filters, "filter", "run only the case `NAME` (exact, or else a case-insensitive substring); repeatable")
 	cassetteDir := fs.String("cassette-dir", "", "where a test without `cassette:` is looked up by name (default: cassettes/ beside the suite)")
+	useCache := fs.Bool("cache", false, "serve unchanged replayed cases from the workspace cache (.mcptest/cache/) on CI too, where it is off by default (CI or GITHUB_ACTIONS is true)")
 	noCache := fs.Bool("no-cache", false, "recompute every case instead of serving unchanged ones from the workspace cache (.mcptest/cache/)")
 	shardFlag := fs.String("shard", "", "run only shard `i/n` of the cases (1-based; a case's shard depends on its name alone); merge the shards with mcptest report merge")
 	pos, err := parse(fs, args)
@@ -39,6 +41,9 @@ func (c *Command) run(args []string) error {
 		*config = pos[0]
 	default:
 		return inputErr("run takes one suite file, got %d arguments: %q", len(pos), pos)
+	}
+	if *useCache && *noCache {
+		return inputErr("--cache and --no-cache contradict each other: give one of them")
 	}
 	out := c.Stdout
 	if *output != "" {
@@ -59,9 +64,8 @@ func (c *Command) run(args []string) error {
 	}
 	progress := c.progress()
 	opts := engine.Options{Filter: filters, CassetteDir: *cassetteDir, Version: version, Progress: progress.update, Shard: shard}
-	if !*noCache {
-		opts.Cache = engine.DirCache{Dir: c.storePath("cache")}
-	}
+	opts.Cache = c.caseCache(*useCache, *noCache)
+	opts.Warn = func(msg string) { fmt.Fprintf(c.Stderr, "mcptest: warning: %s\n", msg) }
 	env, err := engine.Run(suite, opts)
 	progress.clear()
 	if err != nil {
@@ -80,7 +84,7 @@ func (c *Command) run(args []string) error {
 		return err
 	}
 	if *output != "" {
-		if err := os.WriteFile(*output, buf.Bytes(), 0o644); err != nil {
+		if err := safefile.WriteOutput(*output, buf.Bytes(), 0o644); err != nil {
 			return fmt.Errorf("write report: %w", err)
 		}
 		fmt.Fprintf(c.Stderr, "mcptest: %s: %d passed, %d failed, %d inconclusive; report written to %s\n",
@@ -92,6 +96,34 @@ func (c *Command) run(args []string) error {
 		return errFailed
 	}
 	return nil
+}
+
+// caseCache returns the workspace cache run serves unchanged cases from,
+// or nil when it is off: with --no-cache, and on CI (CI or GITHUB_ACTIONS
+// is true) unless --cache asks for it, since the checkout a CI job gates
+// may carry a .mcptest/cache/ of its own. A store directory that is a
+// symbolic link turns the cache off with a warning.
+func (c *Command) caseCache(force, off bool) engine.CaseCache {
+	if off || (!force && c.onCI()) {
+		return nil
+	}
+	dir, err := c.storeDir("cache")
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "mcptest: warning: the cache is off: %v\n", err)
+		return nil
+	}
+	return engine.DirCache{Dir: dir}
+}
+
+// onCI reports whether CI or GITHUB_ACTIONS is set to true (any value
+// strconv.ParseBool reads as true: true, 1, TRUE, ...).
+func (c *Command) onCI() bool {
+	for _, k := range []string{"CI", "GITHUB_ACTIONS"} {
+		if on, err := strconv.ParseBool(c.Getenv(k)); err == nil && on {
+			return true
+		}
+	}
+	return false
 }
 
 // color reports whether output to w may be coloured: only on a TTY, and

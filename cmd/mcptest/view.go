@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/safefile"
 )
 
 // viewContext is the lifetime of `mcptest view`'s server: until an
@@ -56,7 +57,7 @@ func (c *Command) view(args []string) error {
 		return err
 	}
 	if *snapshot != "" {
-		if err := os.WriteFile(*snapshot, annotate.SnapshotPage(), 0o644); err != nil {
+		if err := safefile.WriteOutput(*snapshot, annotate.SnapshotPage(), 0o644); err != nil {
 			return fmt.Errorf("write snapshot viewer: %w", err)
 		}
 		abs, err := filepath.Abs(*snapshot)

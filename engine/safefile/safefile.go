@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -88,6 +89,39 @@ func Open(path string, limit int64) (*os.File, io.Reader, error) {
 	return f, io.LimitReader(f, limit+1), nil
 }
 
+// OpenOwn is Open for a file mcptest keeps for itself (a cache entry, a
+// stored run): a symbolic link at path is refused with *NotRegularError
+// instead of followed, so a link planted in the store cannot make it read a
+// file outside. The file opened is checked to be the one Lstat saw.
+func OpenOwn(path string, limit int64) (*os.File, io.Reader, error) {
+	li, err := os.Lstat(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !li.Mode().IsRegular() {
+		return nil, nil, &NotRegularError{Path: path, Mode: li.Mode()}
+	}
+	f, r, err := Open(path, limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !os.SameFile(li, fi) {
+		f.Close()
+		return nil, nil, &NotRegularError{Path: path, Mode: fs.ModeSymlink}
+	}
+	return f, r, nil
+}
+
+// ReadOwnFile is ReadFile through OpenOwn: a symbolic link is refused.
+func ReadOwnFile(path string, limit int64) ([]byte, error) {
+	f, r, err := OpenOwn(path, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readLimited(path, f, r, limit)
+}
+
 // ReadFile reads the regular file at path, refusing it before the read
 // starts when its stat says it is over limit bytes, and stopping the read
 // at limit+1 bytes when it grows. See Open for the errors.
@@ -97,6 +131,11 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readLimited(path, f, r, limit)
+}
+
+// readLimited reads r, the limited reader Open returned for f.
+func readLimited(path string, f *os.File, r io.Reader, limit int64) ([]byte, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
@@ -146,7 +185,7 @@ func Write(path string, perm fs.FileMode, fill func(io.Writer) error) (err error
 	if dir == "" {
 		dir = "."
 	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	tmp, err := os.CreateTemp(dir, "."+base+tempMark+"*")
 	if err != nil {
 		return err
 	}
@@ -154,6 +193,7 @@ func Write(path string, perm fs.FileMode, fill func(io.Writer) error) (err error
 		if err != nil {
 			tmp.Close()
 			os.Remove(tmp.Name())
+			err = named(err, tmp.Name(), path)
 		}
 	}()
 	if err = fill(tmp); err != nil {
@@ -166,4 +206,60 @@ func Write(path string, perm fs.FileMode, fill func(io.Writer) error) (err error
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// named returns err with the temporary file's name replaced by path when
+// err is the temporary file's *fs.PathError, so a message names the file
+// the user asked for.
+func named(err error, tmp, path string) error {
+	if pe, ok := err.(*fs.PathError); ok && pe.Path == tmp {
+		return &fs.PathError{Op: pe.Op, Path: path, Err: pe.Err}
+	}
+	return err
+}
+
+// tempMark is in the name of every temporary file Write creates:
+// .<base>.tmp-<random>.
+const tempMark = ".tmp-"
+
+// IsTemp reports whether name (a base name) is one of Write's temporary
+// files, which a process killed during a write leaves behind: a directory
+// that mcptest keeps can sweep them.
+func IsTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, tempMark)
+}
+
+// WriteOutput is WriteFile for a path the user named (an --output FILE).
+// A symbolic link is followed, so the file it names is replaced rather than
+// the link. A path that exists and is not a regular file (/dev/stdout, a
+// named pipe) is written in place: there is no file there to leave half
+// written, and no directory it could be renamed in.
+func WriteOutput(path string, data []byte, perm fs.FileMode) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return err
+	case err == nil && fi.IsDir():
+		return &NotRegularError{Path: path, Mode: fi.Mode()}
+	case err == nil && !fi.Mode().IsRegular():
+		return writeInPlace(path, data)
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	return WriteFile(path, data, perm)
+}
+
+// writeInPlace writes data to an existing special file such as a device or
+// a pipe.
+func writeInPlace(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

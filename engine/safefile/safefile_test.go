@@ -124,3 +124,98 @@ func TestWriteFileRenames(t *testing.T) {
 		t.Fatalf("temporary files left: %v", entries)
 	}
 }
+
+func TestReadOwnFileRefusesLinks(t *testing.T) {
+	dir := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "secret.json")
+	if err := os.WriteFile(outside, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	own := filepath.Join(dir, "own.json")
+	if err := os.WriteFile(own, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := ReadOwnFile(own, 10); err != nil || string(data) != "{}" {
+		t.Fatalf("own file: %q %v", data, err)
+	}
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Skip("symlink:", err)
+	}
+	if data, err := ReadFile(link, 10); err != nil || string(data) != "{}" {
+		t.Fatalf("ReadFile follows a link: %q %v", data, err)
+	}
+	_, err := ReadOwnFile(link, 10)
+	var nr *NotRegularError
+	if !errors.As(err, &nr) || !strings.Contains(err.Error(), "a symbolic link") {
+		t.Fatalf("link: %v", err)
+	}
+	if _, err := ReadOwnFile(own, 1); !IsLimit(err) {
+		t.Fatalf("over the limit: %v", err)
+	}
+}
+
+func TestWriteOutput(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "latest.html")
+	if err := os.Symlink("report.html", link); err != nil {
+		t.Skip("symlink:", err)
+	}
+	if err := WriteOutput(link, []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "new" {
+		t.Fatalf("the link's target holds %q", b)
+	}
+	if fi, _ := os.Lstat(link); fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("the link was replaced by a file")
+	}
+	if err := WriteOutput(dir, []byte("x"), 0o644); !IsLimit(err) {
+		t.Fatalf("a directory: %v", err)
+	}
+	if _, err := os.Stat(os.DevNull); err == nil {
+		if err := WriteOutput(os.DevNull, []byte("x"), 0o644); err != nil {
+			t.Fatalf("%s: %v", os.DevNull, err)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if IsTemp(e.Name()) {
+			t.Errorf("temporary file left: %s", e.Name())
+		}
+	}
+}
+
+func TestIsTemp(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "run.json")
+	Write(p, 0o644, func(w io.Writer) error {
+		entries, _ := os.ReadDir(dir)
+		if len(entries) != 1 || !IsTemp(entries[0].Name()) {
+			t.Errorf("IsTemp does not know the temporary file: %v", entries)
+		}
+		return nil
+	})
+	for _, name := range []string{"run.json", ".hidden", "x.tmp-1"} {
+		if IsTemp(name) {
+			t.Errorf("IsTemp(%q) = true", name)
+		}
+	}
+}
+
+func TestWriteErrorNamesTheTarget(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "out.html")
+	err := Write(p, 0o644, func(w io.Writer) error {
+		f := w.(*os.File)
+		f.Close()
+		_, err := f.Write([]byte("x"))
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), p) || strings.Contains(err.Error(), ".tmp-") {
+		t.Fatalf("error %v: want it to name %s, not the temporary file", err, p)
+	}
+}

@@ -1,0 +1,47 @@
+package engine
+
+// caseVerdict decides the verdict of a replayed case (an agent test or a
+// scenario) from its own results: fail when one of its assertions or floors
+// failed or one of its findings fails the case by itself (see failsCase),
+// inconclusive when the case declares a block this version does not compute
+// (pending), else pass. runAgent and runScenario decide with it, and Run
+// checks a cached result with it, so a cache entry cannot carry a verdict
+// that its own results do not give.
+func caseVerdict(res *CaseResult, pending bool) Verdict {
+	for _, a := range res.Assertions {
+		if !a.Passed {
+			return Fail
+		}
+	}
+	for _, f := range res.Floors {
+		if !f.Passed {
+			return Fail
+		}
+	}
+	for _, f := range res.Findings {
+		if failsCase(f) {
+			return Fail
+		}
+	}
+	if pending {
+		return Inconclusive
+	}
+	return Pass
+}
+
+// failsCase reports whether a finding fails its case without an assertion:
+// an error of the case itself (no recorded runs), of the scenario replay (an
+// invalid action, a forbidden transition) or of expect_state (a final state
+// that is not the expected one). The error findings of the metric gates (a
+// missed class, a restricted call) fail a case through the assertion on
+// their target instead, so a suite can gate them with its own threshold.
+func failsCase(f Finding) bool {
+	if f.Level != "error" {
+		return false
+	}
+	switch f.Gate {
+	case "", "scenario", "expect_state":
+		return true
+	}
+	return false
+}
