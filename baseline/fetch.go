@@ -45,15 +45,23 @@ type GitHubOptions struct {
 	UserAgent string
 }
 
-// NewGitHub returns a client for the API at opt.APIURL.
+// NewGitHub returns a client for the API at opt.APIURL. User-info in the
+// URL (user:password@) is taken out of it: it is sent as basic
+// authentication when there is no token, and it never appears in a request
+// URL, so no error, log line or message can carry it.
 func NewGitHub(opt GitHubOptions) (*GitHub, error) {
 	if opt.APIURL == "" {
 		opt.APIURL = "https://api.github.com"
 	}
 	base, err := url.Parse(strings.TrimSuffix(opt.APIURL, "/") + "/")
-	if err != nil || (base.Scheme != "https" && base.Scheme != "http") {
-		return nil, fmt.Errorf("GITHUB_API_URL %q is not an http(s) URL", opt.APIURL)
+	if err != nil {
+		return nil, errors.New("GITHUB_API_URL is not a URL (it does not parse)")
 	}
+	if (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" {
+		return nil, fmt.Errorf("GITHUB_API_URL %q is not an http(s) URL", RedactURL(base))
+	}
+	user := base.User
+	base.User = nil
 	if opt.Retries == 0 {
 		opt.Retries = 4
 	}
@@ -64,7 +72,7 @@ func NewGitHub(opt GitHubOptions) (*GitHub, error) {
 		opt.Timeout = 30 * time.Second
 	}
 	retry := &retryTransport{next: http.DefaultTransport, retries: opt.Retries, delay: opt.RetryDelay, timeout: opt.Timeout}
-	authed := &authTransport{next: retry, token: opt.Token, host: base.Host}
+	authed := &authTransport{next: retry, token: opt.Token, user: user, host: base.Host}
 	g := &GitHub{
 		Client: github.NewClient(&http.Client{Transport: authed}),
 		raw: &http.Client{Transport: authed, CheckRedirect: func(*http.Request, []*http.Request) error {
@@ -80,18 +88,26 @@ func NewGitHub(opt GitHubOptions) (*GitHub, error) {
 	return g, nil
 }
 
-// authTransport adds the token to requests for the API host only, so a
+// authTransport adds the token (or, without one, the API URL's user-info
+// as basic authentication) to requests for the API host only, so a
 // redirect to another host (a signed download URL) never carries it.
 type authTransport struct {
 	next  http.RoundTripper
 	token string
+	user  *url.Userinfo
 	host  string
 }
 
 func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if t.token != "" && req.URL.Host == t.host {
-		req = req.Clone(req.Context())
+	if req.URL.Host != t.host || (t.token == "" && t.user == nil) {
+		return t.next.RoundTrip(req)
+	}
+	req = req.Clone(req.Context())
+	if t.token != "" {
 		req.Header.Set("Authorization", "Bearer "+t.token)
+	} else {
+		pw, _ := t.user.Password()
+		req.SetBasicAuth(t.user.Username(), pw)
 	}
 	return t.next.RoundTrip(req)
 }
@@ -113,7 +129,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		r := req
 		if attempt > 0 && req.Body != nil {
 			if req.GetBody == nil {
-				return nil, fmt.Errorf("%s %s: cannot retry a request whose body cannot be re-read", req.Method, redactURL(req.URL))
+				return nil, fmt.Errorf("%s %s: cannot retry a request whose body cannot be re-read", req.Method, RedactURL(req.URL))
 			}
 			body, err := req.GetBody()
 			if err != nil {
@@ -183,11 +199,12 @@ func retryable(resp *http.Response, err error, delay time.Duration) (time.Durati
 	return backoff, true
 }
 
-// redactURL drops the query, where signed URLs keep their signature.
-func redactURL(u *url.URL) string {
+// RedactURL is u for a message: without user-info (user:password@), query
+// (where signed URLs keep their signature) or fragment.
+func RedactURL(u *url.URL) string {
 	c := *u
-	c.RawQuery = ""
 	c.User = nil
+	c.RawQuery, c.ForceQuery, c.Fragment, c.RawFragment = "", false, "", ""
 	return c.String()
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path"
 	"strconv"
@@ -64,6 +65,7 @@ func (c *Command) action(args []string) error {
 	if err != nil {
 		return inputErr("read the GitHub Actions context: %v", err)
 	}
+	gctx.ServerURL = serverURL(gctx.ServerURL)
 	in, err := readInputs(a, gctx.EventName)
 	if err != nil {
 		return err
@@ -71,6 +73,17 @@ func (c *Command) action(args []string) error {
 	r := &actionRun{c: c, a: a, ctx: gctx, in: in, out: map[string]string{}}
 	r.owner, r.repo = gctx.Repo()
 	return r.main(context.Background())
+}
+
+// serverURL is GITHUB_SERVER_URL for the links of the summary, comment
+// and issue: without user-info, query or fragment, so the links never
+// carry credentials; "" (relative links) when it does not parse.
+func serverURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return ""
+	}
+	return baseline.RedactURL(u)
 }
 
 func readInputs(a *githubactions.Action, event string) (actionInputs, error) {

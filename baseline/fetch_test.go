@@ -1,0 +1,48 @@
+package baseline
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestNewGitHubUserInfo: the API URL's user-info authenticates (as basic
+// authentication when there is no token) but is in no error, whether the
+// API answers 500 or nothing listens; an API URL that is not usable is
+// refused without printing it.
+func TestNewGitHubUserInfo(t *testing.T) {
+	var auth []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth = append(auth, r.Header.Get("Authorization"))
+		http.Error(w, `{"message":"Server Error"}`, http.StatusInternalServerError)
+	}))
+	defer srv.Close()
+	withUser := strings.Replace(srv.URL, "://", "://secret-user:secret-pass@", 1)
+	for _, c := range []struct{ url, token, auth string }{
+		{withUser, "", "Basic c2VjcmV0LXVzZXI6c2VjcmV0LXBhc3M="},
+		{withUser, "ghs_x", "Bearer ghs_x"},
+		{"http://secret-user:secret-pass@127.0.0.1:1", "ghs_x", ""},
+	} {
+		auth = nil
+		gh, err := NewGitHub(GitHubOptions{APIURL: c.url, Token: c.token, Retries: 1, RetryDelay: time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = gh.FetchBaseline(context.Background(), FetchOptions{Owner: "acme", Repo: "agents", Workflow: "w.yml", Artifact: "a", Entry: "e"})
+		if err == nil || strings.Contains(err.Error(), "secret") {
+			t.Errorf("%s: error %v; want one without the user-info", c.url, err)
+		}
+		if c.auth != "" && (len(auth) == 0 || auth[0] != c.auth) {
+			t.Errorf("%s token %q: Authorization %q, want %q", c.url, c.token, auth, c.auth)
+		}
+	}
+	for _, u := range []string{"ftp://secret-user:secret-pass@h/x?sig=secret", "http://secret-user:secret-pass@h:bad/", "http://secret-user:secret-pass@/x"} {
+		_, err := NewGitHub(GitHubOptions{APIURL: u})
+		if err == nil || strings.Contains(err.Error(), "secret") {
+			t.Errorf("%s: %v; want a refusal that does not print the user-info", u, err)
+		}
+	}
+}
