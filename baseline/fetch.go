@@ -115,7 +115,9 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // retryTransport tries a request again on a network error or timeout, a
 // 5xx answer, a 429, and a 403 that is a rate limit (Retry-After, or no
 // requests remaining), waiting Retry-After when given (up to a minute) or
-// an exponential back-off with jitter.
+// an exponential back-off with jitter. Each attempt is bounded by timeout
+// and by the request's deadline, whichever comes first; a wait that would
+// pass the deadline is not begun (errBudget).
 type retryTransport struct {
 	next    http.RoundTripper
 	retries int
@@ -154,6 +156,9 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			resp.Body.Close()
 		}
 		cancel()
+		if dl, ok := req.Context().Deadline(); ok && time.Until(dl) < wait {
+			return nil, errBudget
+		}
 		select {
 		case <-time.After(wait):
 		case <-req.Context().Done():
@@ -208,6 +213,41 @@ func RedactURL(u *url.URL) string {
 	return c.String()
 }
 
+// errBudget ends a request whose next try would start after its deadline.
+var errBudget = errors.New("the time left is shorter than the wait before the next try")
+
+// TimeoutError says that the API did not answer within the time budget of
+// a use of it (api-timeout).
+type TimeoutError struct {
+	Budget time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return "the API did not answer within " + Seconds(e.Budget)
+}
+
+// Seconds renders a budget for a message: "2 s", "1.5 s", "120 s".
+func Seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
+}
+
+// Budgeted calls f with a context whose deadline is budget from now (no
+// deadline when budget is 0), so every request f makes, each attempt and
+// each wait between attempts, ends by then. When f fails because the
+// budget is spent, the error is a *TimeoutError.
+func Budgeted(ctx context.Context, budget time.Duration, f func(context.Context) error) error {
+	if budget <= 0 {
+		return f(ctx)
+	}
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	err := f(ctx)
+	if err != nil && (errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, errBudget)) {
+		return &TimeoutError{Budget: budget}
+	}
+	return err
+}
+
 // APIError is an answer of the API that is not a success, with its status.
 type APIError struct {
 	Op     string
@@ -252,6 +292,9 @@ type FetchOptions struct {
 	Base, Head string
 	// MaxRuns bounds how many runs are looked at (default 30).
 	MaxRuns int
+	// Budget bounds the whole fetch, every request and retry included; 0
+	// is no bound. When it is spent the answer is a *Missing saying so.
+	Budget time.Duration
 }
 
 // Found is a baseline taken from a run of the default branch.
@@ -283,8 +326,23 @@ var baselineEvents = map[string]bool{"push": true, "schedule": true, "workflow_d
 // that succeeded; the named artifact, not expired, under the cap; its zip
 // downloaded from the signed URL without credentials; the one expected
 // entry; a run envelope. It returns a *Missing error when there is no
-// usable baseline, another error when the API failed.
+// usable baseline, another error when the API failed. When opt.Budget is
+// spent, the *Missing reason is "the API did not answer within N s".
 func (g *GitHub) FetchBaseline(ctx context.Context, opt FetchOptions) (*Found, error) {
+	var found *Found
+	err := Budgeted(ctx, opt.Budget, func(ctx context.Context) error {
+		var err error
+		found, err = g.fetchBaseline(ctx, opt)
+		return err
+	})
+	var te *TimeoutError
+	if errors.As(err, &te) {
+		return nil, &Missing{Reason: te.Error()}
+	}
+	return found, err
+}
+
+func (g *GitHub) fetchBaseline(ctx context.Context, opt FetchOptions) (*Found, error) {
 	if opt.MaxBytes == 0 {
 		opt.MaxBytes = 64 << 20
 	}

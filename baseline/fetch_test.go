@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -44,5 +45,29 @@ func TestNewGitHubUserInfo(t *testing.T) {
 		if err == nil || strings.Contains(err.Error(), "secret") {
 			t.Errorf("%s: %v; want a refusal that does not print the user-info", u, err)
 		}
+	}
+}
+
+// TestFetchBudgetRetryAfter: a Retry-After longer than what is left of the
+// budget is not waited out: the fetch ends at once with the budget's
+// reason instead of sleeping until the deadline.
+func TestFetchBudgetRetryAfter(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "60")
+		http.Error(w, `{"message":"Service Unavailable"}`, http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	gh, err := NewGitHub(GitHubOptions{APIURL: srv.URL, Token: "t", RetryDelay: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = gh.FetchBaseline(context.Background(), FetchOptions{Owner: "acme", Repo: "agents", Workflow: "w.yml", Artifact: "a", Entry: "e", Budget: 10 * time.Second})
+	var m *Missing
+	if !errors.As(err, &m) || m.Reason != "the API did not answer within 10 s" {
+		t.Errorf("got %v, want no baseline because the API did not answer within 10 s", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("took %s: the 60 s Retry-After was waited into the budget", took)
 	}
 }

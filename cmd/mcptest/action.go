@@ -41,7 +41,13 @@ type actionInputs struct {
 	comment                               bool
 	token, commentAuthor, driftLabel      string
 	maxBytes                              int64
+	// apiTimeout bounds each use of the GitHub API: the baseline fetch,
+	// the comment, the drift issue, comment mode's pull request lookup.
+	apiTimeout time.Duration
 }
+
+// maxAPITimeout is the largest api-timeout accepted.
+const maxAPITimeout = time.Hour
 
 // actionRetryDelay is the first back-off of API retries and actionTimeout
 // bounds each attempt; tests shorten them.
@@ -53,7 +59,8 @@ var (
 // action is `mcptest action`: the GitHub Action's entrypoint. It reads its
 // inputs and the runner's context from the environment.
 func (c *Command) action(args []string) error {
-	fs := c.newFlags("action", "mcptest action   (the GitHub Action's entrypoint: inputs come from INPUT_* variables, see action.yml)")
+	fs := c.newFlags("action", "mcptest action [--api-timeout SECONDS]   (the GitHub Action's entrypoint: inputs come from INPUT_* variables, see action.yml)")
+	apiTimeout := fs.String("api-timeout", "", "seconds each use of the GitHub API may take (overrides INPUT_API-TIMEOUT; default 120)")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -66,7 +73,7 @@ func (c *Command) action(args []string) error {
 		return inputErr("read the GitHub Actions context: %v", err)
 	}
 	gctx.ServerURL = serverURL(gctx.ServerURL)
-	in, err := readInputs(a, gctx.EventName)
+	in, err := readInputs(a, gctx.EventName, *apiTimeout)
 	if err != nil {
 		return err
 	}
@@ -86,7 +93,9 @@ func serverURL(s string) string {
 	return baseline.RedactURL(u)
 }
 
-func readInputs(a *githubactions.Action, event string) (actionInputs, error) {
+// readInputs reads the INPUT_* variables; apiTimeout is the --api-timeout
+// flag, which wins over the input when given.
+func readInputs(a *githubactions.Action, event, apiTimeout string) (actionInputs, error) {
 	get := func(name, def string) string {
 		if v := strings.TrimSpace(a.GetInput(name)); v != "" {
 			return v
@@ -133,12 +142,31 @@ func readInputs(a *githubactions.Action, event string) (actionInputs, error) {
 		return in, inputErr("input max-artifact-bytes %q: expected a number of bytes from 1 to %d", mb, baseline.MaxEnvelopeBytes)
 	}
 	in.maxBytes = n
+	if apiTimeout == "" {
+		apiTimeout = get("api-timeout", "120")
+	}
+	if in.apiTimeout, err = parseAPITimeout(apiTimeout); err != nil {
+		return in, err
+	}
 	for _, v := range []struct{ name, val string }{{"baseline-artifact", in.baselineArtifact}, {"pr-artifact", in.prArtifact}, {"baseline-workflow", in.baselineWorkflow}, {"report-path", in.reportPath}} {
 		if strings.ContainsAny(v.val, "\r\n\x00") {
 			return in, inputErr("input %s holds a line break", v.name)
 		}
 	}
 	return in, nil
+}
+
+// parseAPITimeout reads api-timeout: whole seconds ("120") or a Go
+// duration ("90s", "1m30s"), from 1 s to an hour.
+func parseAPITimeout(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if n, nerr := strconv.Atoi(s); nerr == nil {
+		d, err = time.Duration(n)*time.Second, nil
+	}
+	if err != nil || d < time.Second || d > maxAPITimeout {
+		return 0, inputErr("input api-timeout %q: expected a number of seconds from 1 to %d (or a duration such as 90s)", s, int(maxAPITimeout.Seconds()))
+	}
+	return d, nil
 }
 
 // defaultMode picks the mode for the event that started the workflow.
@@ -331,7 +359,7 @@ func (r *actionRun) baseline(ctx context.Context, base, head string) (*baseline.
 		return nil, fmt.Sprintf("it cannot be fetched (%v)", err), nil
 	}
 	found, err := gh.FetchBaseline(ctx, baseline.FetchOptions{Owner: r.owner, Repo: r.repo, Workflow: r.in.baselineWorkflow,
-		Artifact: r.in.baselineArtifact, Entry: path.Base(r.in.reportPath), MaxBytes: r.in.maxBytes, Base: base, Head: head})
+		Artifact: r.in.baselineArtifact, Entry: path.Base(r.in.reportPath), MaxBytes: r.in.maxBytes, Base: base, Head: head, Budget: r.in.apiTimeout})
 	var m *baseline.Missing
 	switch {
 	case errors.As(err, &m):
@@ -407,11 +435,13 @@ func (r *actionRun) postComment(ctx context.Context, number int, rep annotate.Ac
 		r.notes = append(r.notes, "No PR comment: no `github-token` was given.")
 		return 0
 	}
-	id, err := upsertComment(ctx, gh, r.owner, r.repo, number, annotate.CommentMarker(r.in.config), r.in.commentAuthor,
-		annotate.Comment(rep, r.ctx.ServerURL, r.ctx.Repository))
+	id, err := r.upsertComment(ctx, gh, number, rep)
 	if err != nil {
 		why := "the comment could not be written: " + annotate.Text(err.Error(), 300)
-		if baseline.Forbidden(err) {
+		var te *baseline.TimeoutError
+		if errors.As(err, &te) {
+			why = te.Error()
+		} else if baseline.Forbidden(err) {
 			why = "the token may not write comments here (a pull request from a fork gets a read-only token; use the two-workflow recipe of the README, with `mode: comment` on `workflow_run`)"
 		}
 		r.notes = append(r.notes, "No PR comment: "+why+". The annotations and this summary carry the result.")
@@ -419,6 +449,18 @@ func (r *actionRun) postComment(ctx context.Context, number int, rep annotate.Ac
 		return 0
 	}
 	return id
+}
+
+// upsertComment writes the sticky comment within the API budget.
+func (r *actionRun) upsertComment(ctx context.Context, gh *baseline.GitHub, number int, rep annotate.ActionReport) (int64, error) {
+	var id int64
+	err := baseline.Budgeted(ctx, r.in.apiTimeout, func(ctx context.Context) error {
+		var err error
+		id, err = upsertComment(ctx, gh, r.owner, r.repo, number, annotate.CommentMarker(r.in.config), r.in.commentAuthor,
+			annotate.Comment(rep, r.ctx.ServerURL, r.ctx.Repository))
+		return err
+	})
+	return id, err
 }
 
 // commentMode is `mode: comment` on workflow_run: it downloads the PR
@@ -444,7 +486,11 @@ func (r *actionRun) commentMode(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	pr, err := findPR(ctx, gh, r.owner, r.repo, headOwner, headBranch, headSHA, headRepo)
+	var pr map[string]any
+	err = baseline.Budgeted(ctx, r.in.apiTimeout, func(ctx context.Context) error {
+		pr, err = findPR(ctx, gh, r.owner, r.repo, headOwner, headBranch, headSHA, headRepo)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("find the pull request of run %d: %w", runID, err)
 	}
@@ -452,7 +498,12 @@ func (r *actionRun) commentMode(ctx context.Context) error {
 		fmt.Fprintf(r.c.Stdout, "mcptest: no open pull request has head %s at %s: nothing to comment\n", annotate.Clean(headRepo), annotate.Clean(headSHA))
 		return nil
 	}
-	data, why, err := gh.RunArtifact(ctx, r.owner, r.repo, runID, r.in.prArtifact, path.Base(r.in.reportPath), r.in.maxBytes)
+	var data []byte
+	var why string
+	err = baseline.Budgeted(ctx, r.in.apiTimeout, func(ctx context.Context) error {
+		data, why, err = gh.RunArtifact(ctx, r.owner, r.repo, runID, r.in.prArtifact, path.Base(r.in.reportPath), r.in.maxBytes)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("download the envelope of run %d: %w", runID, err)
 	}
@@ -475,8 +526,7 @@ func (r *actionRun) commentMode(ctx context.Context) error {
 	}
 	rep := r.compare(env, found, missing)
 	number := int(num(pr, "number"))
-	id, err := upsertComment(ctx, gh, r.owner, r.repo, number, annotate.CommentMarker(r.in.config), r.in.commentAuthor,
-		annotate.Comment(rep, r.ctx.ServerURL, r.ctx.Repository))
+	id, err := r.upsertComment(ctx, gh, number, rep)
 	if err != nil {
 		return fmt.Errorf("post the comment on pull request #%d: %w", number, err)
 	}
@@ -492,7 +542,15 @@ func (r *actionRun) drift(ctx context.Context, rep annotate.ActionReport) error 
 	if err != nil {
 		return err
 	}
-	err = syncDriftIssue(ctx, gh, r.owner, r.repo, r.in.driftLabel, rep, r.ctx.ServerURL, r.ctx.Repository, r.c.Stdout)
+	err = baseline.Budgeted(ctx, r.in.apiTimeout, func(ctx context.Context) error {
+		return syncDriftIssue(ctx, gh, r.owner, r.repo, r.in.driftLabel, rep, r.ctx.ServerURL, r.ctx.Repository, r.c.Stdout)
+	})
+	var te *baseline.TimeoutError
+	if errors.As(err, &te) {
+		r.notes = append(r.notes, "No drift issue: "+te.Error()+".")
+		r.a.WithFieldsMap(map[string]string{"title": "mcptest: no drift issue"}).Warningf("%s", "no drift issue: "+te.Error())
+		return nil
+	}
 	if err != nil && baseline.Forbidden(err) {
 		r.notes = append(r.notes, "No drift issue: the token may not write issues (give the workflow `issues: write`).")
 		r.a.WithFieldsMap(map[string]string{"title": "mcptest: no drift issue"}).Warningf("%s", "no drift issue: "+flatLine(err.Error()))

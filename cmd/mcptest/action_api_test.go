@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcptest/mcptest/baseline/ghapitest"
 )
@@ -94,5 +95,84 @@ func TestActionAPIURLNeverPrinted(t *testing.T) {
 				t.Errorf("exit 0\n%s%s", res.stdout, res.stderr)
 			}
 		})
+	}
+}
+
+// TestActionAPIBudget: an API that takes 30 s over each answer does not
+// hold the step. With api-timeout 2 (the input, or the flag, which wins)
+// the baseline fetch stops after 2 s and says so ("no baseline: the API
+// did not answer within 2 s"), the comment gets its own 2 s and is left
+// out with a note, and the exit code is the run's own verdict: a slow API
+// turns neither a pass into a fail nor a fail into a pass. Each attempt's
+// own timeout (a minute here) is cut to what is left of the budget.
+func TestActionAPIBudget(t *testing.T) {
+	defer func(d time.Duration) { actionTimeout = d }(actionTimeout)
+	actionTimeout = time.Minute
+	for _, c := range []struct {
+		suite, verdict string
+		code           int
+		flags          []string
+	}{
+		{"../../examples/quickstart/suite.yml", "pass", ExitOK, nil},
+		{actionSuite, "fail", ExitFail, []string{"--api-timeout", "2"}},
+	} {
+		t.Run(c.verdict, func(t *testing.T) {
+			srv := newServer(t)
+			srv.Runs = []*ghapitest.Run{goodRun(t, 41, "base0001")}
+			srv.Delay = 30 * time.Second
+			r := newRunner(t, srv, "pull_request", prEvent(7, "acme/agents", "head0001"))
+			r.env["INPUT_CONFIG"] = c.suite
+			r.env["INPUT_API-TIMEOUT"] = "2"
+			if c.flags != nil {
+				r.env["INPUT_API-TIMEOUT"] = "600" // the flag wins
+			}
+			start := time.Now()
+			res := r.run(c.flags...)
+			took := time.Since(start)
+			if res.code != c.code || res.outputs["verdict"] != c.verdict || res.outputs["baseline-found"] != "false" || res.outputs["comment-id"] != "" {
+				t.Errorf("exit %d, outputs %v; want exit %d, verdict %s, no baseline, no comment\n%s%s", res.code, res.outputs, c.code, c.verdict, res.stdout, res.stderr)
+			}
+			if !strings.Contains(res.annotations, "::warning title=mcptest%3A no baseline::no baseline: the API did not answer within 2 s\n") {
+				t.Errorf("no timed-out baseline warning:\n%s", res.annotations)
+			}
+			if !strings.Contains(res.summary, "**No baseline**: the API did not answer within 2 s") ||
+				!strings.Contains(res.summary, "No PR comment: the API did not answer within 2 s") {
+				t.Errorf("the summary does not say the API did not answer:\n%s", res.summary)
+			}
+			if !strings.Contains(res.annotations, "::warning title=mcptest%3A no PR comment::no PR comment: the API did not answer within 2 s") {
+				t.Errorf("no timed-out comment warning:\n%s", res.annotations)
+			}
+			// Two budgets of 2 s; one delayed answer alone would be 30 s.
+			if took > 20*time.Second {
+				t.Errorf("the step took %s with a 2 s budget", took)
+			}
+		})
+	}
+}
+
+// TestActionAPIBudgetWrites: the drift issue and comment mode's lookups
+// are bounded by api-timeout too. A drift issue the API does not write in
+// time is a note and a warning, and the verdict stands (exit 1, not 3);
+// in comment mode, where the comment is the job, the step fails (exit 3)
+// saying the API did not answer.
+func TestActionAPIBudgetWrites(t *testing.T) {
+	srv := newServer(t)
+	srv.Runs = []*ghapitest.Run{goodRun(t, 41, "a"), {ID: 77, Workflow: "pr.yml", Event: "pull_request", HeadBranch: "feature",
+		HeadRepo: "mallory/agents", HeadSHA: "forkhead", Status: "completed", Conclusion: "success"}}
+	srv.Hang["issues/list-for-repo"], srv.Hang["pulls/list"], srv.Hold = 1000, 1000, 30*time.Second
+	r := newRunner(t, srv, "schedule", map[string]any{"schedule": "0 6 * * *"})
+	r.env["INPUT_API-TIMEOUT"] = "1"
+	res := r.run()
+	if res.code != ExitFail || !strings.Contains(res.summary, "No drift issue: the API did not answer within 1 s.") ||
+		!strings.Contains(res.annotations, "::warning title=mcptest%3A no drift issue::no drift issue: the API did not answer within 1 s") {
+		t.Errorf("drift: exit %d\nsummary:\n%s\nstdout:\n%s\nstderr:\n%s", res.code, res.summary, res.stdout, res.stderr)
+	}
+	r = newRunner(t, srv, "workflow_run", map[string]any{"workflow_run": map[string]any{"id": 77, "event": "pull_request",
+		"head_sha": "forkhead", "head_branch": "feature", "conclusion": "success",
+		"head_repository": map[string]any{"full_name": "mallory/agents", "owner": map[string]any{"login": "mallory"}}}})
+	r.env["INPUT_API-TIMEOUT"] = "1"
+	res = r.run()
+	if res.code != ExitError || !strings.Contains(res.stderr, "find the pull request of run 77: the API did not answer within 1 s") {
+		t.Errorf("comment mode: exit %d, stderr %q; want 3 and the API not answering", res.code, res.stderr)
 	}
 }

@@ -65,11 +65,12 @@ type result struct {
 	annotations    string
 }
 
-func (r *runner) run() result {
+// run runs `mcptest action` with the flags given.
+func (r *runner) run(flags ...string) result {
 	r.t.Helper()
 	_ = os.Remove(r.env["GITHUB_OUTPUT"])
 	_ = os.Remove(r.env["GITHUB_STEP_SUMMARY"])
-	stdout, stderr, code := mcptest(r.t, r.env, "action")
+	stdout, stderr, code := mcptest(r.t, r.env, append([]string{"action"}, flags...)...)
 	res := result{stdout: stdout, stderr: stderr, code: code, outputs: map[string]string{}}
 	if data, err := os.ReadFile(r.env["GITHUB_OUTPUT"]); err == nil {
 		res.outputs = parseOutputs(r.t, string(data))
@@ -522,7 +523,7 @@ func TestActionBaselineFile(t *testing.T) {
 }
 
 func TestActionInputErrors(t *testing.T) {
-	for input, val := range map[string]string{"INPUT_MODE": "chek", "INPUT_FAIL-ON": "sometimes", "INPUT_ON-MISSING-BASELINE": "shrug", "INPUT_COMMENT": "maybe"} {
+	for input, val := range map[string]string{"INPUT_MODE": "chek", "INPUT_FAIL-ON": "sometimes", "INPUT_ON-MISSING-BASELINE": "shrug", "INPUT_COMMENT": "maybe", "INPUT_API-TIMEOUT": "soon"} {
 		r := newRunner(t, nil, "pull_request", prEvent(1, "acme/agents", "h"))
 		r.env[input] = val
 		if res := r.run(); res.code != ExitInput || !strings.Contains(res.stderr, val) {
