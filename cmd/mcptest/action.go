@@ -5,8 +5,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path"
@@ -20,6 +22,7 @@ import (
 	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/safefile"
 )
 
 // The modes of `mcptest action`.
@@ -68,9 +71,9 @@ func (c *Command) action(args []string) error {
 		return inputErr("action takes no arguments: its inputs are the INPUT_* variables the runner sets (see action.yml)")
 	}
 	a := githubactions.New(githubactions.WithGetenv(c.Getenv), githubactions.WithWriter(c.Stdout))
-	gctx, err := a.Context()
+	gctx, err := actionContext(c.Getenv)
 	if err != nil {
-		return inputErr("read the GitHub Actions context: %v", err)
+		return err
 	}
 	gctx.ServerURL = serverURL(gctx.ServerURL)
 	in, err := readInputs(a, gctx.EventName, *apiTimeout)
@@ -80,6 +83,44 @@ func (c *Command) action(args []string) error {
 	r := &actionRun{c: c, a: a, ctx: gctx, in: in, out: map[string]string{}}
 	r.owner, r.repo = gctx.Repo()
 	return r.main(context.Background())
+}
+
+// maxEventBytes bounds the event payload; GitHub caps webhook payloads at
+// 25 MB.
+const maxEventBytes = 32 << 20
+
+// actionContext reads the runner's context from the environment, and the
+// event payload (GITHUB_EVENT_PATH) bounded: a regular file of at most
+// maxEventBytes, opened without blocking, refused from its size before it
+// is read. A payload file that does not exist is no payload, as the
+// runner's own library has it.
+func actionContext(getenv func(string) string) (*githubactions.GitHubContext, error) {
+	noEvent := func(k string) string {
+		if k == "GITHUB_EVENT_PATH" {
+			return ""
+		}
+		return getenv(k)
+	}
+	gctx, err := githubactions.New(githubactions.WithGetenv(noEvent)).Context()
+	if err != nil {
+		return nil, inputErr("read the GitHub Actions context: %v", err)
+	}
+	p := getenv("GITHUB_EVENT_PATH")
+	if p == "" {
+		return gctx, nil
+	}
+	gctx.EventPath = p
+	data, err := safefile.ReadFile(p, maxEventBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return gctx, nil
+	}
+	if err != nil {
+		return nil, inputErr("read the GitHub Actions context: the event payload (GITHUB_EVENT_PATH) %v", err)
+	}
+	if err := json.Unmarshal(data, &gctx.Event); err != nil {
+		return nil, inputErr("read the GitHub Actions context: failed to unmarshal event payload: %v", err)
+	}
+	return gctx, nil
 }
 
 // serverURL is GITHUB_SERVER_URL for the links of the summary, comment

@@ -2,7 +2,9 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -174,5 +176,42 @@ func TestActionAPIBudgetWrites(t *testing.T) {
 	res = r.run()
 	if res.code != ExitError || !strings.Contains(res.stderr, "find the pull request of run 77: the API did not answer within 1 s") {
 		t.Errorf("comment mode: exit %d, stderr %q; want 3 and the API not answering", res.code, res.stderr)
+	}
+}
+
+// TestActionEventPayloadBounded: the event payload (GITHUB_EVENT_PATH) is
+// read bounded: a FIFO is refused at once instead of waiting for a writer,
+// and a payload over the cap is refused from its size, before it is read.
+func TestActionEventPayloadBounded(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "event.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO here:", err)
+	}
+	big := filepath.Join(dir, "event.json")
+	if err := os.WriteFile(big, nil, 0o644); err != nil || os.Truncate(big, 1<<30) != nil {
+		t.Fatal("cannot make a sparse payload")
+	}
+	for _, c := range []struct{ path, want string }{
+		{fifo, "not a regular file"},
+		{big, "over the 32 MiB limit"},
+	} {
+		r := newRunner(t, nil, "pull_request", prEvent(1, "acme/agents", "h"))
+		r.env["GITHUB_EVENT_PATH"] = c.path
+		done := make(chan result, 1)
+		go func() { done <- r.run() }()
+		select {
+		case res := <-done:
+			if res.code != ExitInput || !strings.Contains(res.stderr, c.want) {
+				t.Errorf("%s: exit %d, stderr %q; want 2 and %q", filepath.Base(c.path), res.code, res.stderr, c.want)
+			}
+		case <-time.After(10 * time.Second):
+			// Let the blocked reader go before failing.
+			if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+				w.Close()
+			}
+			<-done
+			t.Errorf("%s: still reading the event payload after 10 s", filepath.Base(c.path))
+		}
 	}
 }
