@@ -3,10 +3,12 @@ package baseline
 import (
 	"archive/zip"
 	"bytes"
+	"errors"
 	"fmt"
-	"io"
 	"path"
 	"strings"
+
+	"github.com/mcptest/mcptest/engine/safefile"
 )
 
 // ReadArtifactEntry returns the one entry called name from an artifact
@@ -55,13 +57,16 @@ func ReadArtifactEntry(data []byte, name string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("artifact: open %q: %w", name, err)
 	}
 	defer rc.Close()
-	// The declared size may lie (a zip bomb): read one byte past the cap.
-	out, err := io.ReadAll(io.LimitReader(rc, max+1))
-	if err != nil {
-		return nil, fmt.Errorf("artifact: read %q: %w", name, err)
-	}
-	if int64(len(out)) > max {
+	// The declared size may lie (a zip bomb): archive/zip stops at it
+	// (ErrFormat), and the read stops one byte past the cap whatever.
+	out, err := safefile.ReadAll(name, rc, max)
+	switch {
+	case safefile.IsLimit(err):
 		return nil, fmt.Errorf("artifact: entry %q inflates past the %d-byte cap", name, max)
+	case errors.Is(err, zip.ErrFormat):
+		return nil, fmt.Errorf("artifact: entry %q inflates past the %d bytes its header states", name, found.UncompressedSize64)
+	case err != nil:
+		return nil, fmt.Errorf("artifact: read %q: %w", name, err)
 	}
 	return out, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/safefile"
 )
 
 // GitHub talks to the GitHub REST API for the Action: the baseline
@@ -43,6 +44,9 @@ type GitHubOptions struct {
 	Timeout time.Duration
 	// UserAgent names the caller.
 	UserAgent string
+	// MaxAnswerBytes caps each answer of the API (not the artifact
+	// downloads, which FetchOptions.MaxBytes caps); default 32 MiB.
+	MaxAnswerBytes int64
 }
 
 // NewGitHub returns a client for the API at opt.APIURL. User-info in the
@@ -71,8 +75,11 @@ func NewGitHub(opt GitHubOptions) (*GitHub, error) {
 	if opt.Timeout == 0 {
 		opt.Timeout = 30 * time.Second
 	}
+	if opt.MaxAnswerBytes == 0 {
+		opt.MaxAnswerBytes = 32 << 20
+	}
 	retry := &retryTransport{next: http.DefaultTransport, retries: opt.Retries, delay: opt.RetryDelay, timeout: opt.Timeout}
-	authed := &authTransport{next: retry, token: opt.Token, user: user, host: base.Host}
+	authed := &authTransport{next: retry, token: opt.Token, user: user, host: base.Host, max: opt.MaxAnswerBytes}
 	g := &GitHub{
 		Client: github.NewClient(&http.Client{Transport: authed}),
 		raw: &http.Client{Transport: authed, CheckRedirect: func(*http.Request, []*http.Request) error {
@@ -90,26 +97,51 @@ func NewGitHub(opt GitHubOptions) (*GitHub, error) {
 
 // authTransport adds the token (or, without one, the API URL's user-info
 // as basic authentication) to requests for the API host only, so a
-// redirect to another host (a signed download URL) never carries it.
+// redirect to another host (a signed download URL) never carries it. Each
+// answer's body is cut at max bytes.
 type authTransport struct {
 	next  http.RoundTripper
 	token string
 	user  *url.Userinfo
 	host  string
+	max   int64
 }
 
 func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.URL.Host != t.host || (t.token == "" && t.user == nil) {
-		return t.next.RoundTrip(req)
+	if req.URL.Host == t.host && (t.token != "" || t.user != nil) {
+		req = req.Clone(req.Context())
+		if t.token != "" {
+			req.Header.Set("Authorization", "Bearer "+t.token)
+		} else {
+			pw, _ := t.user.Password()
+			req.SetBasicAuth(t.user.Username(), pw)
+		}
 	}
-	req = req.Clone(req.Context())
-	if t.token != "" {
-		req.Header.Set("Authorization", "Bearer "+t.token)
-	} else {
-		pw, _ := t.user.Password()
-		req.SetBasicAuth(t.user.Username(), pw)
+	resp, err := t.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
 	}
-	return t.next.RoundTrip(req)
+	resp.Body = &cappedBody{ReadCloser: resp.Body, left: t.max, max: t.max}
+	return resp, nil
+}
+
+// cappedBody fails a read that goes past max bytes: an API answer that
+// never ends is refused instead of decoded without end.
+type cappedBody struct {
+	io.ReadCloser
+	left, max int64
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, fmt.Errorf("the API's answer is over the %s cap", safefile.Size(b.max))
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // retryTransport tries a request again on a network error or timeout, a
@@ -524,12 +556,15 @@ func (g *GitHub) download(ctx context.Context, owner, repo string, id, max int64
 		}
 		return nil, "", &APIError{Op: fmt.Sprintf("download artifact %d from %s", id, loc.Host), Status: gresp.StatusCode}
 	}
-	data, err := io.ReadAll(io.LimitReader(gresp.Body, max+1))
+	if gresp.ContentLength > max {
+		return nil, fmt.Sprintf("artifact %d's download is %d bytes, over the %d-byte cap", id, gresp.ContentLength, max), nil
+	}
+	data, err := safefile.ReadAll("", gresp.Body, max)
+	if safefile.IsLimit(err) {
+		return nil, fmt.Sprintf("artifact %d's download is over the %d-byte cap", id, max), nil
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("download artifact %d from %s: read failed", id, loc.Host)
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Sprintf("artifact %d's download is over the %d-byte cap", id, max), nil
 	}
 	return data, "", nil
 }

@@ -1,8 +1,10 @@
 package baseline
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -69,5 +71,30 @@ func TestFetchBudgetRetryAfter(t *testing.T) {
 	}
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("took %s: the 60 s Retry-After was waited into the budget", took)
+	}
+}
+
+// TestAPIAnswerBounded: an API answer that never ends (a broken proxy, a
+// hostile server) is read up to a cap and refused, not decoded without
+// end.
+func TestAPIAnswerBounded(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"default_branch":"`)
+		chunk := bytes.Repeat([]byte("a"), 1<<16)
+		for r.Context().Err() == nil {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	gh, err := NewGitHub(GitHubOptions{APIURL: srv.URL, Token: "t", RetryDelay: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = gh.FetchBaseline(context.Background(), FetchOptions{Owner: "acme", Repo: "agents", Workflow: "w.yml", Artifact: "a", Entry: "e", Budget: 30 * time.Second})
+	if err == nil || !strings.Contains(err.Error(), "over the 32 MiB cap") {
+		t.Errorf("got %v, want the answer refused over its cap", err)
 	}
 }

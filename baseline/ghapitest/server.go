@@ -35,6 +35,9 @@ type Artifact struct {
 	Expired bool
 	Gone    bool // the download answers 410
 	Zip     []byte
+	// Chunked serves the download without a Content-Length, so its size
+	// is only known once read.
+	Chunked bool
 }
 
 // PR is a pull request.
@@ -352,6 +355,9 @@ func (s *Server) blob(w http.ResponseWriter, r *http.Request) {
 		for _, a := range run.Artifacts {
 			if a.ID == id {
 				w.Header().Set("Content-Type", "application/zip")
+				if !a.Chunked {
+					w.Header().Set("Content-Length", strconv.Itoa(len(a.Zip)))
+				}
 				_, _ = w.Write(a.Zip)
 				return
 			}

@@ -1,6 +1,12 @@
 package main
 
 import (
+	"archive/zip"
+	"bytes"
+	"compress/flate"
+	"fmt"
+	"hash/crc32"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -212,6 +218,65 @@ func TestActionEventPayloadBounded(t *testing.T) {
 			}
 			<-done
 			t.Errorf("%s: still reading the event payload after 10 s", filepath.Base(c.path))
+		}
+	}
+}
+
+// bombZip is an artifact zip whose entry inflates to size bytes of zeros
+// while its headers declare declared bytes.
+func bombZip(t *testing.T, size, declared int) []byte {
+	t.Helper()
+	var comp bytes.Buffer
+	fw, _ := flate.NewWriter(&comp, flate.BestCompression)
+	zeros := make([]byte, size)
+	_, _ = fw.Write(zeros)
+	_ = fw.Close()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.CreateRaw(&zip.FileHeader{Name: "mcptest-report.json", Method: zip.Deflate, CRC32: crc32.ChecksumIEEE(zeros),
+		CompressedSize64: uint64(comp.Len()), UncompressedSize64: uint64(declared)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = w.Write(comp.Bytes())
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestActionArtifactBounded: an artifact is bounded before and while it is
+// read. Under max-artifact-bytes 1 MiB: a download whose listed size lies
+// is refused from its Content-Length, or stopped at the cap while read
+// when it has none; a zip bomb is refused from its declared size, or
+// stopped at the cap while inflating when the declared size lies. The
+// good run behind them is then used.
+func TestActionArtifactBounded(t *testing.T) {
+	noise := make([]byte, 2<<20) // does not compress
+	_, _ = rand.NewChaCha8([32]byte{1}).Read(noise)
+	big := zipOf(t, map[string][]byte{"mcptest-report.json": noise})
+	srv := newServer(t)
+	lying, chunked, bomb, liar := goodRun(t, 20, "lying"), goodRun(t, 21, "chunked"), goodRun(t, 22, "bomb"), goodRun(t, 23, "liar")
+	lying.Artifacts[0].Zip, lying.Artifacts[0].Size = big, 100
+	chunked.Artifacts[0].Zip, chunked.Artifacts[0].Size, chunked.Artifacts[0].Chunked = big, 100, true
+	bomb.Artifacts[0].Zip = bombZip(t, 50<<20, 50<<20)
+	liar.Artifacts[0].Zip = bombZip(t, 50<<20, 10)
+	srv.Runs = []*ghapitest.Run{goodRun(t, 19, "good"), lying, chunked, bomb, liar}
+	r := newRunner(t, srv, "pull_request", prEvent(8, "acme/agents", "h"))
+	r.env["INPUT_COMMENT"] = "false"
+	r.env["INPUT_MAX-ARTIFACT-BYTES"] = "1048576"
+	res := r.run()
+	if res.outputs["baseline-run-id"] != "19" {
+		t.Fatalf("baseline-run-id %q, want 19\n%s%s", res.outputs["baseline-run-id"], res.stdout, res.stderr)
+	}
+	for _, want := range []string{
+		fmt.Sprintf("run 20: artifact 200's download is %d bytes, over the 1048576-byte cap", len(big)),
+		"run 21: artifact 210's download is over the 1048576-byte cap",
+		`run 22: artifact: entry "mcptest-report.json" declares 52428800 bytes, over the 1048576-byte cap`,
+		`run 23: artifact: entry "mcptest-report.json" inflates past the 10 bytes its header states`,
+	} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("stdout lacks %q\n%s", want, res.stdout)
 		}
 	}
 }
