@@ -438,13 +438,13 @@ func (g *GitHub) fetchBaseline(ctx context.Context, opt FetchOptions) (*Found, e
 func rejectRun(r *github.WorkflowRun, def, full string) string {
 	switch {
 	case !baselineEvents[r.GetEvent()]:
-		return fmt.Sprintf("event %q is not push, schedule or workflow_dispatch", r.GetEvent())
+		return fmt.Sprintf("event %s is not push, schedule or workflow_dispatch", quote(r.GetEvent()))
 	case r.GetHeadRepository().GetFullName() != full:
-		return fmt.Sprintf("its head repository %q is not %s (a fork's branch)", r.GetHeadRepository().GetFullName(), full)
+		return fmt.Sprintf("its head repository %s is not %s (a fork's branch)", quote(r.GetHeadRepository().GetFullName()), full)
 	case r.GetHeadBranch() != def:
-		return fmt.Sprintf("branch %q is not the default branch %s", r.GetHeadBranch(), def)
+		return fmt.Sprintf("branch %s is not the default branch %s", quote(r.GetHeadBranch()), def)
 	case r.GetStatus() != "completed" || r.GetConclusion() != "success":
-		return fmt.Sprintf("it did not succeed (%s/%s)", r.GetStatus(), r.GetConclusion())
+		return fmt.Sprintf("it did not succeed (%s/%s)", quote(r.GetStatus()), quote(r.GetConclusion()))
 	}
 	return ""
 }
