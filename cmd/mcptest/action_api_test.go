@@ -4,11 +4,13 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/flate"
+	"encoding/json"
 	"fmt"
 	"hash/crc32"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -278,5 +280,65 @@ func TestActionArtifactBounded(t *testing.T) {
 		if !strings.Contains(res.stdout, want) {
 			t.Errorf("stdout lacks %q\n%s", want, res.stdout)
 		}
+	}
+}
+
+// TestActionOutputsDistinct: a baseline crafted so that every output has
+// a value of its own (1 regression, 3 fixes, 8 flips, 4 passed, 2 failed,
+// run 41, the comment's id), so an output written under another's name is
+// caught.
+func TestActionOutputsDistinct(t *testing.T) {
+	cur := filepath.Join(t.TempDir(), "cur.json")
+	if _, stderr, code := mcptest(t, nil, "run", "--config", actionSuite, "--reporter", "json", "--output", cur); code != ExitFail {
+		t.Fatalf("run: exit %d %s", code, stderr)
+	}
+	data, err := os.ReadFile(cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env map[string]any
+	if err := json.Unmarshal(data, &env); err != nil {
+		t.Fatal(err)
+	}
+	// What the baseline says of each case: the research agent passed (a
+	// regression now), three cases failed (fixes now); the rest as now.
+	was := map[string]bool{"research-agent picks search then fetch": true, "triage agent never deletes a repository": false,
+		"summarizer searches then fetches": false, "summarizer stays on its allowed tools": false}
+	for _, c := range env["cases"].([]any) {
+		cs := c.(map[string]any)
+		pass, ok := was[cs["name"].(string)]
+		if !ok {
+			continue
+		}
+		cs["verdict"] = map[bool]string{true: "pass", false: "fail"}[pass]
+		for _, a := range cs["assertions"].([]any) {
+			a.(map[string]any)["passed"] = pass
+		}
+	}
+	crafted, _ := json.Marshal(env)
+	srv := newServer(t)
+	run := goodRun(t, 41, "base0001")
+	run.Artifacts[0].Zip = zipOf(t, map[string][]byte{"mcptest-report.json": crafted})
+	srv.Runs = []*ghapitest.Run{run}
+	r := newRunner(t, srv, "pull_request", prEvent(7, "acme/agents", "head0001"))
+	res := r.run()
+	if res.code != ExitFail || len(srv.Comments) != 1 {
+		t.Fatalf("exit %d, %d comments\n%s%s", res.code, len(srv.Comments), res.stdout, res.stderr)
+	}
+	want := map[string]string{"verdict": "fail", "passed": "4", "failed": "2", "flips": "8", "regressions": "1", "fixes": "3",
+		"baseline-found": "true", "baseline-run-id": "41", "report-path": r.env["INPUT_REPORT-PATH"],
+		"comment-id": strconv.FormatInt(srv.Comments[0].ID, 10)}
+	seen := map[string]string{}
+	for _, name := range outputNames {
+		if res.outputs[name] != want[name] {
+			t.Errorf("output %s = %q, want %q", name, res.outputs[name], want[name])
+		}
+		if other, dup := seen[want[name]]; dup {
+			t.Errorf("outputs %s and %s both want %q: the fixture does not tell them apart", other, name, want[name])
+		}
+		seen[want[name]] = name
+	}
+	if len(res.outputs) != len(outputNames) {
+		t.Errorf("%d outputs written, want %d: %v", len(res.outputs), len(outputNames), res.outputs)
 	}
 }
