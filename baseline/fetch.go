@@ -148,8 +148,9 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 // 5xx answer, a 429, and a 403 that is a rate limit (Retry-After, or no
 // requests remaining), waiting Retry-After when given (up to a minute) or
 // an exponential back-off with jitter. Each attempt is bounded by timeout
-// and by the request's deadline, whichever comes first; a wait that would
-// pass the deadline is not begun (errBudget).
+// and by the request's deadline, whichever comes first; when the wait
+// before the next try would pass the deadline, the last answer (or error)
+// is returned at once instead.
 type retryTransport struct {
 	next    http.RoundTripper
 	retries int
@@ -175,7 +176,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		ctx, cancel := context.WithTimeout(req.Context(), t.timeout)
 		resp, err := t.next.RoundTrip(r.WithContext(ctx))
 		wait, again := retryable(resp, err, delay)
-		if !again || attempt >= t.retries || req.Context().Err() != nil {
+		if !again || attempt >= t.retries || req.Context().Err() != nil || !fits(req.Context(), wait) {
 			if err != nil {
 				cancel()
 				return nil, err
@@ -188,9 +189,6 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			resp.Body.Close()
 		}
 		cancel()
-		if dl, ok := req.Context().Deadline(); ok && time.Until(dl) < wait {
-			return nil, errBudget
-		}
 		select {
 		case <-time.After(wait):
 		case <-req.Context().Done():
@@ -198,6 +196,12 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		delay *= 2
 	}
+}
+
+// fits reports whether a wait of d ends before ctx's deadline.
+func fits(ctx context.Context, d time.Duration) bool {
+	dl, ok := ctx.Deadline()
+	return !ok || time.Until(dl) > d
 }
 
 type cancelBody struct {
@@ -245,9 +249,6 @@ func RedactURL(u *url.URL) string {
 	return c.String()
 }
 
-// errBudget ends a request whose next try would start after its deadline.
-var errBudget = errors.New("the time left is shorter than the wait before the next try")
-
 // TimeoutError says that the API did not answer within the time budget of
 // a use of it (api-timeout).
 type TimeoutError struct {
@@ -267,6 +268,10 @@ func Seconds(d time.Duration) string {
 // deadline when budget is 0), so every request f makes, each attempt and
 // each wait between attempts, ends by then. When f fails because the
 // budget is spent, the error is a *TimeoutError.
+//
+// A wait before a retry that would pass the deadline is not begun: the
+// last answer is the result, so an API that keeps answering 503 with a
+// long Retry-After says so at once instead of using up the budget.
 func Budgeted(ctx context.Context, budget time.Duration, f func(context.Context) error) error {
 	if budget <= 0 {
 		return f(ctx)
@@ -274,7 +279,7 @@ func Budgeted(ctx context.Context, budget time.Duration, f func(context.Context)
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 	err := f(ctx)
-	if err != nil && (errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, errBudget)) {
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return &TimeoutError{Budget: budget}
 	}
 	return err
