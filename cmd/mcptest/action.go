@@ -376,20 +376,22 @@ func (r *actionRun) writeEnvelope(env *engine.Envelope) error {
 	return nil
 }
 
-// baseline reads baseline-file or fetches the default branch's baseline.
+// baseline reads baseline-file (a regular file, bounded) or fetches the default branch's baseline.
 // missing says why there is none; err is wrong input (a bad
 // baseline-file). An unreachable API is a missing baseline, not an error.
 func (r *actionRun) baseline(ctx context.Context, base, head string) (*baseline.Found, string, error) {
 	if r.in.baselineFile != "" {
-		f, err := os.Open(r.in.baselineFile)
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return nil, "", inputErr("input baseline-file %s: no such file", r.in.baselineFile)
-			}
+		f, rd, err := safefile.Open(r.in.baselineFile, baseline.MaxEnvelopeBytes)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return nil, "", inputErr("input baseline-file %s: no such file", r.in.baselineFile)
+		case safefile.IsLimit(err):
+			return nil, "", inputErr("input baseline-file %v", err)
+		case err != nil:
 			return nil, "", fmt.Errorf("open baseline-file: %w", err)
 		}
 		defer f.Close()
-		env, err := baseline.ReadBaseline(f, r.in.baselineFile)
+		env, err := baseline.ReadBaseline(rd, r.in.baselineFile)
 		if err != nil {
 			return nil, "", &exitError{code: ExitInput, err: err}
 		}

@@ -342,3 +342,29 @@ func TestActionOutputsDistinct(t *testing.T) {
 		t.Errorf("%d outputs written, want %d: %v", len(res.outputs), len(outputNames), res.outputs)
 	}
 }
+
+// TestActionBaselineFileFIFO: a baseline-file that names a FIFO is refused
+// at once (exit 2) instead of waiting for a writer.
+func TestActionBaselineFileFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "baseline.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO here:", err)
+	}
+	r := newRunner(t, nil, "pull_request", prEvent(1, "acme/agents", "h"))
+	r.env["INPUT_BASELINE-FILE"] = fifo
+	r.env["INPUT_COMMENT"] = "false"
+	done := make(chan result, 1)
+	go func() { done <- r.run() }()
+	select {
+	case res := <-done:
+		if res.code != ExitInput || !strings.Contains(res.stderr, "not a regular file") {
+			t.Errorf("exit %d, stderr %q; want 2 and the FIFO refused", res.code, res.stderr)
+		}
+	case <-time.After(10 * time.Second):
+		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+		<-done
+		t.Error("still opening the baseline-file after 10 s")
+	}
+}
