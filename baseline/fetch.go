@@ -81,7 +81,7 @@ func NewGitHub(opt GitHubOptions) (*GitHub, error) {
 	retry := &retryTransport{next: http.DefaultTransport, retries: opt.Retries, delay: opt.RetryDelay, timeout: opt.Timeout}
 	authed := &authTransport{next: retry, token: opt.Token, user: user, host: base.Host, max: opt.MaxAnswerBytes}
 	g := &GitHub{
-		Client: github.NewClient(&http.Client{Transport: authed}),
+		Client: github.NewClient(&http.Client{Transport: authed, CheckRedirect: sameHost(base.Host)}),
 		raw: &http.Client{Transport: authed, CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		}},
@@ -93,6 +93,22 @@ func NewGitHub(opt GitHubOptions) (*GitHub, error) {
 		g.Client.UserAgent = opt.UserAgent
 	}
 	return g, nil
+}
+
+// sameHost follows the API's redirects on its own host (a renamed
+// repository) and answers with the redirect itself when it leads to another
+// host, where signed URLs live: an error of the client names the URL it
+// failed on, and a signed URL must never be printed.
+func sameHost(host string) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if req.URL.Host != host {
+			return http.ErrUseLastResponse
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
 }
 
 // authTransport adds the token (or, without one, the API URL's user-info

@@ -98,3 +98,21 @@ func TestAPIAnswerBounded(t *testing.T) {
 		t.Errorf("got %v, want the answer refused over its cap", err)
 	}
 }
+
+// TestAPIRedirectNotPrinted: an API call redirected to another host (where
+// signed URLs live) is not followed with the API client, so no error can
+// carry the signed URL; the answer is the redirect itself.
+func TestAPIRedirectNotPrinted(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://127.0.0.1:1/blob?sig=SECRET-SIGNATURE", http.StatusFound)
+	}))
+	defer srv.Close()
+	gh, err := NewGitHub(GitHubOptions{APIURL: srv.URL, Token: "t", Retries: 1, RetryDelay: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = gh.FetchBaseline(context.Background(), FetchOptions{Owner: "acme", Repo: "agents", Workflow: "w.yml", Artifact: "a", Entry: "e"})
+	if err == nil || strings.Contains(err.Error(), "SECRET") || !strings.Contains(err.Error(), "302") {
+		t.Errorf("got %v, want the 302 answer without the signed URL", err)
+	}
+}
