@@ -88,10 +88,17 @@ func FuzzReadArtifactEntry(f *testing.F) {
 	f.Add(makeZip(f, entry{name: "mcptest-report.json", data: []byte(`{}`)}))
 	f.Add(makeZip(f, entry{name: "../x", data: []byte(`{}`)}))
 	f.Add(makeZip(f, entry{name: "mcptest-report.json", data: []byte("l"), mode: 0o120777}))
+	f.Add(makeZip(f, entry{name: "../" + strings.Repeat("a", 1000) + "\n::error::x", data: []byte(`{}`)}))
+	f.Add(makeZip(f, entry{name: "mcptest-report.json", data: bytes.Repeat([]byte{0}, 8192)}))
+	lying := makeZip(f, entry{name: "mcptest-report.json", data: bytes.Repeat([]byte("y"), 4096)})
+	f.Add(bytes.ReplaceAll(lying, []byte{0x00, 0x10, 0x00, 0x00}, []byte{0x0a, 0x00, 0x00, 0x00}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		out, err := ReadArtifactEntry(data, "mcptest-report.json", 4096)
 		if err == nil && len(out) > 4096 {
 			t.Fatalf("read %d bytes over the cap", len(out))
+		}
+		if err != nil && (len(err.Error()) > 400 || strings.ContainsAny(err.Error(), "\n\r")) {
+			t.Fatalf("a message of %d bytes or with a line break: %q", len(err.Error()), err)
 		}
 	})
 }
@@ -117,6 +124,31 @@ func TestRejectRun(t *testing.T) {
 		got := rejectRun(c.run, "main", "acme/agents")
 		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
 			t.Errorf("%s %s %s %s/%s: %q, want %q", c.run.GetEvent(), c.run.GetHeadRepository().GetFullName(), c.run.GetHeadBranch(), c.run.GetStatus(), c.run.GetConclusion(), got, c.want)
+		}
+	}
+}
+
+// TestReadArtifactEntryNames: an entry name is untrusted. Every message
+// that names one quotes it (no line break, escape or control character
+// gets through) and clips it, so a name of kilobytes stays a short line.
+func TestReadArtifactEntryNames(t *testing.T) {
+	long := strings.Repeat("a", 10000) + "\n::error::pwned\x1b[31m"
+	for _, c := range []struct {
+		name string
+		zip  []byte
+	}{
+		{"climbs", makeZip(t, entry{name: "../" + long, data: []byte("{}")})},
+		{"absolute", makeZip(t, entry{name: "/" + long, data: []byte("{}")})},
+		{"link", makeZip(t, entry{name: long, data: []byte("x"), mode: 0o120777})},
+		{"declares", makeZip(t, entry{name: long, data: bytes.Repeat([]byte("x"), 200)})},
+	} {
+		_, err := ReadArtifactEntry(c.zip, "mcptest-report.json", 100)
+		if err == nil {
+			t.Fatalf("%s: accepted", c.name)
+		}
+		msg := err.Error()
+		if len(msg) > 300 || strings.ContainsAny(msg, "\n\r\x1b") || !strings.Contains(msg, `aaaa"... (10`) {
+			t.Errorf("%s: %d bytes: %q; want a short line with the name quoted and clipped", c.name, len(msg), msg)
 		}
 	}
 }

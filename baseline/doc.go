@@ -7,7 +7,11 @@
 // GitHub type fetches the default branch's baseline artifact for the
 // Action in the order of action.md (FetchBaseline, with every acceptance
 // filter, and ReadArtifactEntry, which reads the one expected zip entry
-// and refuses paths that climb out, links and entries over the cap). The
+// and refuses paths that climb out, links and entries over the cap). Each
+// use of the API runs under a time budget (Budgeted; FetchOptions.Budget)
+// that bounds every attempt and retry; each answer is cut at a size cap;
+// the API URL's user-info never reaches a request URL, so no error carries
+// it; untrusted names are quoted and clipped in every message. The
 // ghapitest subpackage is the GitHub API stand-in its tests run against.
 //
 // # Comparison

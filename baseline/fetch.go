@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/safefile"
 )
 
 // GitHub talks to the GitHub REST API for the Action: the baseline
@@ -43,17 +44,28 @@ type GitHubOptions struct {
 	Timeout time.Duration
 	// UserAgent names the caller.
 	UserAgent string
+	// MaxAnswerBytes caps each answer of the API (not the artifact
+	// downloads, which FetchOptions.MaxBytes caps); default 32 MiB.
+	MaxAnswerBytes int64
 }
 
-// NewGitHub returns a client for the API at opt.APIURL.
+// NewGitHub returns a client for the API at opt.APIURL. User-info in the
+// URL (user:password@) is taken out of it: it is sent as basic
+// authentication when there is no token, and it never appears in a request
+// URL, so no error, log line or message can carry it.
 func NewGitHub(opt GitHubOptions) (*GitHub, error) {
 	if opt.APIURL == "" {
 		opt.APIURL = "https://api.github.com"
 	}
 	base, err := url.Parse(strings.TrimSuffix(opt.APIURL, "/") + "/")
-	if err != nil || (base.Scheme != "https" && base.Scheme != "http") {
-		return nil, fmt.Errorf("GITHUB_API_URL %q is not an http(s) URL", opt.APIURL)
+	if err != nil {
+		return nil, errors.New("GITHUB_API_URL is not a URL (it does not parse)")
 	}
+	if (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" {
+		return nil, fmt.Errorf("GITHUB_API_URL %q is not an http(s) URL", RedactURL(base))
+	}
+	user := base.User
+	base.User = nil
 	if opt.Retries == 0 {
 		opt.Retries = 4
 	}
@@ -63,10 +75,13 @@ func NewGitHub(opt GitHubOptions) (*GitHub, error) {
 	if opt.Timeout == 0 {
 		opt.Timeout = 30 * time.Second
 	}
+	if opt.MaxAnswerBytes == 0 {
+		opt.MaxAnswerBytes = 32 << 20
+	}
 	retry := &retryTransport{next: http.DefaultTransport, retries: opt.Retries, delay: opt.RetryDelay, timeout: opt.Timeout}
-	authed := &authTransport{next: retry, token: opt.Token, host: base.Host}
+	authed := &authTransport{next: retry, token: opt.Token, user: user, host: base.Host, max: opt.MaxAnswerBytes}
 	g := &GitHub{
-		Client: github.NewClient(&http.Client{Transport: authed}),
+		Client: github.NewClient(&http.Client{Transport: authed, CheckRedirect: sameHost(base.Host)}),
 		raw: &http.Client{Transport: authed, CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		}},
@@ -80,26 +95,78 @@ func NewGitHub(opt GitHubOptions) (*GitHub, error) {
 	return g, nil
 }
 
-// authTransport adds the token to requests for the API host only, so a
-// redirect to another host (a signed download URL) never carries it.
+// sameHost follows the API's redirects on its own host (a renamed
+// repository) and answers with the redirect itself when it leads to another
+// host, where signed URLs live: an error of the client names the URL it
+// failed on, and a signed URL must never be printed.
+func sameHost(host string) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if req.URL.Host != host {
+			return http.ErrUseLastResponse
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+}
+
+// authTransport adds the token (or, without one, the API URL's user-info
+// as basic authentication) to requests for the API host only, so a
+// redirect to another host (a signed download URL) never carries it. Each
+// answer's body is cut at max bytes.
 type authTransport struct {
 	next  http.RoundTripper
 	token string
+	user  *url.Userinfo
 	host  string
+	max   int64
 }
 
 func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if t.token != "" && req.URL.Host == t.host {
+	if req.URL.Host == t.host && (t.token != "" || t.user != nil) {
 		req = req.Clone(req.Context())
-		req.Header.Set("Authorization", "Bearer "+t.token)
+		if t.token != "" {
+			req.Header.Set("Authorization", "Bearer "+t.token)
+		} else {
+			pw, _ := t.user.Password()
+			req.SetBasicAuth(t.user.Username(), pw)
+		}
 	}
-	return t.next.RoundTrip(req)
+	resp, err := t.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = &cappedBody{ReadCloser: resp.Body, left: t.max, max: t.max}
+	return resp, nil
+}
+
+// cappedBody fails a read that goes past max bytes: an API answer that
+// never ends is refused instead of decoded without end.
+type cappedBody struct {
+	io.ReadCloser
+	left, max int64
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, fmt.Errorf("the API's answer is over the %s cap", safefile.Size(b.max))
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // retryTransport tries a request again on a network error or timeout, a
 // 5xx answer, a 429, and a 403 that is a rate limit (Retry-After, or no
 // requests remaining), waiting Retry-After when given (up to a minute) or
-// an exponential back-off with jitter.
+// an exponential back-off with jitter. Each attempt is bounded by timeout
+// and by the request's deadline, whichever comes first; when the wait
+// before the next try would pass the deadline, the last answer (or error)
+// is returned at once instead.
 type retryTransport struct {
 	next    http.RoundTripper
 	retries int
@@ -113,7 +180,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		r := req
 		if attempt > 0 && req.Body != nil {
 			if req.GetBody == nil {
-				return nil, fmt.Errorf("%s %s: cannot retry a request whose body cannot be re-read", req.Method, redactURL(req.URL))
+				return nil, fmt.Errorf("%s %s: cannot retry a request whose body cannot be re-read", req.Method, RedactURL(req.URL))
 			}
 			body, err := req.GetBody()
 			if err != nil {
@@ -125,7 +192,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		ctx, cancel := context.WithTimeout(req.Context(), t.timeout)
 		resp, err := t.next.RoundTrip(r.WithContext(ctx))
 		wait, again := retryable(resp, err, delay)
-		if !again || attempt >= t.retries || req.Context().Err() != nil {
+		if !again || attempt >= t.retries || req.Context().Err() != nil || !fits(req.Context(), wait) {
 			if err != nil {
 				cancel()
 				return nil, err
@@ -145,6 +212,12 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		delay *= 2
 	}
+}
+
+// fits reports whether a wait of d ends before ctx's deadline.
+func fits(ctx context.Context, d time.Duration) bool {
+	dl, ok := ctx.Deadline()
+	return !ok || time.Until(dl) > d
 }
 
 type cancelBody struct {
@@ -183,12 +256,49 @@ func retryable(resp *http.Response, err error, delay time.Duration) (time.Durati
 	return backoff, true
 }
 
-// redactURL drops the query, where signed URLs keep their signature.
-func redactURL(u *url.URL) string {
+// RedactURL is u for a message: without user-info (user:password@), query
+// (where signed URLs keep their signature) or fragment.
+func RedactURL(u *url.URL) string {
 	c := *u
-	c.RawQuery = ""
 	c.User = nil
+	c.RawQuery, c.ForceQuery, c.Fragment, c.RawFragment = "", false, "", ""
 	return c.String()
+}
+
+// TimeoutError says that the API did not answer within the time budget of
+// a use of it (api-timeout).
+type TimeoutError struct {
+	Budget time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return "the API did not answer within " + Seconds(e.Budget)
+}
+
+// Seconds renders a budget for a message: "2 s", "1.5 s", "120 s".
+func Seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
+}
+
+// Budgeted calls f with a context whose deadline is budget from now (no
+// deadline when budget is 0), so every request f makes, each attempt and
+// each wait between attempts, ends by then. When f fails because the
+// budget is spent, the error is a *TimeoutError.
+//
+// A wait before a retry that would pass the deadline is not begun: the
+// last answer is the result, so an API that keeps answering 503 with a
+// long Retry-After says so at once instead of using up the budget.
+func Budgeted(ctx context.Context, budget time.Duration, f func(context.Context) error) error {
+	if budget <= 0 {
+		return f(ctx)
+	}
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	err := f(ctx)
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &TimeoutError{Budget: budget}
+	}
+	return err
 }
 
 // APIError is an answer of the API that is not a success, with its status.
@@ -235,6 +345,9 @@ type FetchOptions struct {
 	Base, Head string
 	// MaxRuns bounds how many runs are looked at (default 30).
 	MaxRuns int
+	// Budget bounds the whole fetch, every request and retry included; 0
+	// is no bound. When it is spent the answer is a *Missing saying so.
+	Budget time.Duration
 }
 
 // Found is a baseline taken from a run of the default branch.
@@ -266,8 +379,23 @@ var baselineEvents = map[string]bool{"push": true, "schedule": true, "workflow_d
 // that succeeded; the named artifact, not expired, under the cap; its zip
 // downloaded from the signed URL without credentials; the one expected
 // entry; a run envelope. It returns a *Missing error when there is no
-// usable baseline, another error when the API failed.
+// usable baseline, another error when the API failed. When opt.Budget is
+// spent, the *Missing reason is "the API did not answer within N s".
 func (g *GitHub) FetchBaseline(ctx context.Context, opt FetchOptions) (*Found, error) {
+	var found *Found
+	err := Budgeted(ctx, opt.Budget, func(ctx context.Context) error {
+		var err error
+		found, err = g.fetchBaseline(ctx, opt)
+		return err
+	})
+	var te *TimeoutError
+	if errors.As(err, &te) {
+		return nil, &Missing{Reason: te.Error()}
+	}
+	return found, err
+}
+
+func (g *GitHub) fetchBaseline(ctx context.Context, opt FetchOptions) (*Found, error) {
 	if opt.MaxBytes == 0 {
 		opt.MaxBytes = 64 << 20
 	}
@@ -331,13 +459,13 @@ func (g *GitHub) FetchBaseline(ctx context.Context, opt FetchOptions) (*Found, e
 func rejectRun(r *github.WorkflowRun, def, full string) string {
 	switch {
 	case !baselineEvents[r.GetEvent()]:
-		return fmt.Sprintf("event %q is not push, schedule or workflow_dispatch", r.GetEvent())
+		return fmt.Sprintf("event %s is not push, schedule or workflow_dispatch", quote(r.GetEvent()))
 	case r.GetHeadRepository().GetFullName() != full:
-		return fmt.Sprintf("its head repository %q is not %s (a fork's branch)", r.GetHeadRepository().GetFullName(), full)
+		return fmt.Sprintf("its head repository %s is not %s (a fork's branch)", quote(r.GetHeadRepository().GetFullName()), full)
 	case r.GetHeadBranch() != def:
-		return fmt.Sprintf("branch %q is not the default branch %s", r.GetHeadBranch(), def)
+		return fmt.Sprintf("branch %s is not the default branch %s", quote(r.GetHeadBranch()), def)
 	case r.GetStatus() != "completed" || r.GetConclusion() != "success":
-		return fmt.Sprintf("it did not succeed (%s/%s)", r.GetStatus(), r.GetConclusion())
+		return fmt.Sprintf("it did not succeed (%s/%s)", quote(r.GetStatus()), quote(r.GetConclusion()))
 	}
 	return ""
 }
@@ -449,12 +577,15 @@ func (g *GitHub) download(ctx context.Context, owner, repo string, id, max int64
 		}
 		return nil, "", &APIError{Op: fmt.Sprintf("download artifact %d from %s", id, loc.Host), Status: gresp.StatusCode}
 	}
-	data, err := io.ReadAll(io.LimitReader(gresp.Body, max+1))
+	if gresp.ContentLength > max {
+		return nil, fmt.Sprintf("artifact %d's download is %d bytes, over the %d-byte cap", id, gresp.ContentLength, max), nil
+	}
+	data, err := safefile.ReadAll("", gresp.Body, max)
+	if safefile.IsLimit(err) {
+		return nil, fmt.Sprintf("artifact %d's download is over the %d-byte cap", id, max), nil
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("download artifact %d from %s: read failed", id, loc.Host)
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Sprintf("artifact %d's download is over the %d-byte cap", id, max), nil
 	}
 	return data, "", nil
 }

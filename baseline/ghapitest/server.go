@@ -35,6 +35,9 @@ type Artifact struct {
 	Expired bool
 	Gone    bool // the download answers 410
 	Zip     []byte
+	// Chunked serves the download without a Content-Length, so its size
+	// is only known once read.
+	Chunked bool
 }
 
 // PR is a pull request.
@@ -85,6 +88,9 @@ type Server struct {
 	// answering, so the client's per-attempt timeout fires.
 	Hang map[string]int
 	Hold time.Duration
+	// Delay holds every answer, of the API and of the signed artifact
+	// URLs, for this long (or until the client gives up): a slow API.
+	Delay time.Duration
 	// Log lists the operations served, in order: "issues/create-comment".
 	Log []string
 	// BotLogin is the author of what the token writes.
@@ -129,6 +135,9 @@ func (s *Server) id() int64 { s.nextID++; return s.nextID }
 
 func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 8<<20))
+	if !s.delay(r) {
+		return
+	}
 	path, ok := strings.CutPrefix(r.URL.EscapedPath(), s.Prefix)
 	if !ok {
 		s.t.Errorf("GitHub API stand-in: %s %s is not under the API prefix %s", r.Method, r.URL.Path, s.Prefix)
@@ -330,6 +339,9 @@ func (s *Server) blob(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("Authorization") != "" {
 		s.t.Errorf("GitHub API stand-in: the signed artifact URL was fetched with an Authorization header")
 	}
+	if !s.delay(r) {
+		return
+	}
 	if r.URL.Query().Get("sig") != "SECRET-SIGNATURE" {
 		http.Error(w, "bad signature", http.StatusForbidden)
 		return
@@ -343,12 +355,32 @@ func (s *Server) blob(w http.ResponseWriter, r *http.Request) {
 		for _, a := range run.Artifacts {
 			if a.ID == id {
 				w.Header().Set("Content-Type", "application/zip")
+				if !a.Chunked {
+					w.Header().Set("Content-Length", strconv.Itoa(len(a.Zip)))
+				}
 				_, _ = w.Write(a.Zip)
 				return
 			}
 		}
 	}
 	http.NotFound(w, r)
+}
+
+// delay waits Delay before an answer; false when the client gave up first,
+// and then there is nothing to answer.
+func (s *Server) delay(r *http.Request) bool {
+	s.Lock()
+	d := s.Delay
+	s.Unlock()
+	if d <= 0 {
+		return true
+	}
+	select {
+	case <-time.After(d):
+		return true
+	case <-r.Context().Done():
+		return false
+	}
 }
 
 func (s *Server) paginate(w http.ResponseWriter, r *http.Request, all []any) {

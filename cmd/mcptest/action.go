@@ -5,8 +5,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"net/url"
 	"os"
 	"path"
 	"strconv"
@@ -41,7 +44,13 @@ type actionInputs struct {
 	comment                               bool
 	token, commentAuthor, driftLabel      string
 	maxBytes                              int64
+	// apiTimeout bounds each use of the GitHub API: the baseline fetch,
+	// the comment, the drift issue, comment mode's pull request lookup.
+	apiTimeout time.Duration
 }
+
+// maxAPITimeout is the largest api-timeout accepted.
+const maxAPITimeout = time.Hour
 
 // actionRetryDelay is the first back-off of API retries and actionTimeout
 // bounds each attempt; tests shorten them.
@@ -53,7 +62,8 @@ var (
 // action is `mcptest action`: the GitHub Action's entrypoint. It reads its
 // inputs and the runner's context from the environment.
 func (c *Command) action(args []string) error {
-	fs := c.newFlags("action", "mcptest action   (the GitHub Action's entrypoint: inputs come from INPUT_* variables, see action.yml)")
+	fs := c.newFlags("action", "mcptest action [--api-timeout SECONDS]   (the GitHub Action's entrypoint: inputs come from INPUT_* variables, see action.yml)")
+	apiTimeout := fs.String("api-timeout", "", "seconds each use of the GitHub API may take (overrides INPUT_API-TIMEOUT; default 120)")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -61,11 +71,12 @@ func (c *Command) action(args []string) error {
 		return inputErr("action takes no arguments: its inputs are the INPUT_* variables the runner sets (see action.yml)")
 	}
 	a := githubactions.New(githubactions.WithGetenv(c.Getenv), githubactions.WithWriter(c.Stdout))
-	gctx, err := a.Context()
+	gctx, err := actionContext(c.Getenv)
 	if err != nil {
-		return inputErr("read the GitHub Actions context: %v", err)
+		return err
 	}
-	in, err := readInputs(a, gctx.EventName)
+	gctx.ServerURL = serverURL(gctx.ServerURL)
+	in, err := readInputs(a, gctx.EventName, *apiTimeout)
 	if err != nil {
 		return err
 	}
@@ -74,7 +85,58 @@ func (c *Command) action(args []string) error {
 	return r.main(context.Background())
 }
 
-func readInputs(a *githubactions.Action, event string) (actionInputs, error) {
+// maxEventBytes bounds the event payload; GitHub caps webhook payloads at
+// 25 MB.
+const maxEventBytes = 32 << 20
+
+// actionContext reads the runner's context from the environment, and the
+// event payload (GITHUB_EVENT_PATH) bounded: a regular file of at most
+// maxEventBytes, opened without blocking, refused from its size before it
+// is read. A payload file that does not exist is no payload, as the
+// runner's own library has it.
+func actionContext(getenv func(string) string) (*githubactions.GitHubContext, error) {
+	noEvent := func(k string) string {
+		if k == "GITHUB_EVENT_PATH" {
+			return ""
+		}
+		return getenv(k)
+	}
+	gctx, err := githubactions.New(githubactions.WithGetenv(noEvent)).Context()
+	if err != nil {
+		return nil, inputErr("read the GitHub Actions context: %v", err)
+	}
+	p := getenv("GITHUB_EVENT_PATH")
+	if p == "" {
+		return gctx, nil
+	}
+	gctx.EventPath = p
+	data, err := safefile.ReadFile(p, maxEventBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return gctx, nil
+	}
+	if err != nil {
+		return nil, inputErr("read the GitHub Actions context: the event payload (GITHUB_EVENT_PATH) %v", err)
+	}
+	if err := json.Unmarshal(data, &gctx.Event); err != nil {
+		return nil, inputErr("read the GitHub Actions context: failed to unmarshal event payload: %v", err)
+	}
+	return gctx, nil
+}
+
+// serverURL is GITHUB_SERVER_URL for the links of the summary, comment
+// and issue: without user-info, query or fragment, so the links never
+// carry credentials; "" (relative links) when it does not parse.
+func serverURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return ""
+	}
+	return baseline.RedactURL(u)
+}
+
+// readInputs reads the INPUT_* variables; apiTimeout is the --api-timeout
+// flag, which wins over the input when given.
+func readInputs(a *githubactions.Action, event, apiTimeout string) (actionInputs, error) {
 	get := func(name, def string) string {
 		if v := strings.TrimSpace(a.GetInput(name)); v != "" {
 			return v
@@ -121,12 +183,31 @@ func readInputs(a *githubactions.Action, event string) (actionInputs, error) {
 		return in, inputErr("input max-artifact-bytes %q: expected a number of bytes from 1 to %d", mb, baseline.MaxEnvelopeBytes)
 	}
 	in.maxBytes = n
+	if apiTimeout == "" {
+		apiTimeout = get("api-timeout", "120")
+	}
+	if in.apiTimeout, err = parseAPITimeout(apiTimeout); err != nil {
+		return in, err
+	}
 	for _, v := range []struct{ name, val string }{{"baseline-artifact", in.baselineArtifact}, {"pr-artifact", in.prArtifact}, {"baseline-workflow", in.baselineWorkflow}, {"report-path", in.reportPath}} {
 		if strings.ContainsAny(v.val, "\r\n\x00") {
 			return in, inputErr("input %s holds a line break", v.name)
 		}
 	}
 	return in, nil
+}
+
+// parseAPITimeout reads api-timeout: whole seconds ("120") or a Go
+// duration ("90s", "1m30s"), from 1 s to an hour.
+func parseAPITimeout(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if n, nerr := strconv.Atoi(s); nerr == nil {
+		d, err = time.Duration(n)*time.Second, nil
+	}
+	if err != nil || d < time.Second || d > maxAPITimeout {
+		return 0, inputErr("input api-timeout %q: expected a number of seconds from 1 to %d (or a duration such as 90s)", s, int(maxAPITimeout.Seconds()))
+	}
+	return d, nil
 }
 
 // defaultMode picks the mode for the event that started the workflow.
@@ -295,20 +376,22 @@ func (r *actionRun) writeEnvelope(env *engine.Envelope) error {
 	return nil
 }
 
-// baseline reads baseline-file or fetches the default branch's baseline.
+// baseline reads baseline-file (a regular file, bounded) or fetches the default branch's baseline.
 // missing says why there is none; err is wrong input (a bad
 // baseline-file). An unreachable API is a missing baseline, not an error.
 func (r *actionRun) baseline(ctx context.Context, base, head string) (*baseline.Found, string, error) {
 	if r.in.baselineFile != "" {
-		f, err := os.Open(r.in.baselineFile)
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return nil, "", inputErr("input baseline-file %s: no such file", r.in.baselineFile)
-			}
+		f, rd, err := safefile.Open(r.in.baselineFile, baseline.MaxEnvelopeBytes)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return nil, "", inputErr("input baseline-file %s: no such file", r.in.baselineFile)
+		case safefile.IsLimit(err):
+			return nil, "", inputErr("input baseline-file %v", err)
+		case err != nil:
 			return nil, "", fmt.Errorf("open baseline-file: %w", err)
 		}
 		defer f.Close()
-		env, err := baseline.ReadBaseline(f, r.in.baselineFile)
+		env, err := baseline.ReadBaseline(rd, r.in.baselineFile)
 		if err != nil {
 			return nil, "", &exitError{code: ExitInput, err: err}
 		}
@@ -319,7 +402,7 @@ func (r *actionRun) baseline(ctx context.Context, base, head string) (*baseline.
 		return nil, fmt.Sprintf("it cannot be fetched (%v)", err), nil
 	}
 	found, err := gh.FetchBaseline(ctx, baseline.FetchOptions{Owner: r.owner, Repo: r.repo, Workflow: r.in.baselineWorkflow,
-		Artifact: r.in.baselineArtifact, Entry: path.Base(r.in.reportPath), MaxBytes: r.in.maxBytes, Base: base, Head: head})
+		Artifact: r.in.baselineArtifact, Entry: path.Base(r.in.reportPath), MaxBytes: r.in.maxBytes, Base: base, Head: head, Budget: r.in.apiTimeout})
 	var m *baseline.Missing
 	switch {
 	case errors.As(err, &m):
@@ -395,11 +478,13 @@ func (r *actionRun) postComment(ctx context.Context, number int, rep annotate.Ac
 		r.notes = append(r.notes, "No PR comment: no `github-token` was given.")
 		return 0
 	}
-	id, err := upsertComment(ctx, gh, r.owner, r.repo, number, annotate.CommentMarker(r.in.config), r.in.commentAuthor,
-		annotate.Comment(rep, r.ctx.ServerURL, r.ctx.Repository))
+	id, err := r.upsertComment(ctx, gh, number, rep)
 	if err != nil {
 		why := "the comment could not be written: " + annotate.Text(err.Error(), 300)
-		if baseline.Forbidden(err) {
+		var te *baseline.TimeoutError
+		if errors.As(err, &te) {
+			why = te.Error()
+		} else if baseline.Forbidden(err) {
 			why = "the token may not write comments here (a pull request from a fork gets a read-only token; use the two-workflow recipe of the README, with `mode: comment` on `workflow_run`)"
 		}
 		r.notes = append(r.notes, "No PR comment: "+why+". The annotations and this summary carry the result.")
@@ -407,6 +492,18 @@ func (r *actionRun) postComment(ctx context.Context, number int, rep annotate.Ac
 		return 0
 	}
 	return id
+}
+
+// upsertComment writes the sticky comment within the API budget.
+func (r *actionRun) upsertComment(ctx context.Context, gh *baseline.GitHub, number int, rep annotate.ActionReport) (int64, error) {
+	var id int64
+	err := baseline.Budgeted(ctx, r.in.apiTimeout, func(ctx context.Context) error {
+		var err error
+		id, err = upsertComment(ctx, gh, r.owner, r.repo, number, annotate.CommentMarker(r.in.config), r.in.commentAuthor,
+			annotate.Comment(rep, r.ctx.ServerURL, r.ctx.Repository))
+		return err
+	})
+	return id, err
 }
 
 // commentMode is `mode: comment` on workflow_run: it downloads the PR
@@ -432,7 +529,11 @@ func (r *actionRun) commentMode(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	pr, err := findPR(ctx, gh, r.owner, r.repo, headOwner, headBranch, headSHA, headRepo)
+	var pr map[string]any
+	err = baseline.Budgeted(ctx, r.in.apiTimeout, func(ctx context.Context) error {
+		pr, err = findPR(ctx, gh, r.owner, r.repo, headOwner, headBranch, headSHA, headRepo)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("find the pull request of run %d: %w", runID, err)
 	}
@@ -440,7 +541,12 @@ func (r *actionRun) commentMode(ctx context.Context) error {
 		fmt.Fprintf(r.c.Stdout, "mcptest: no open pull request has head %s at %s: nothing to comment\n", annotate.Clean(headRepo), annotate.Clean(headSHA))
 		return nil
 	}
-	data, why, err := gh.RunArtifact(ctx, r.owner, r.repo, runID, r.in.prArtifact, path.Base(r.in.reportPath), r.in.maxBytes)
+	var data []byte
+	var why string
+	err = baseline.Budgeted(ctx, r.in.apiTimeout, func(ctx context.Context) error {
+		data, why, err = gh.RunArtifact(ctx, r.owner, r.repo, runID, r.in.prArtifact, path.Base(r.in.reportPath), r.in.maxBytes)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("download the envelope of run %d: %w", runID, err)
 	}
@@ -463,8 +569,7 @@ func (r *actionRun) commentMode(ctx context.Context) error {
 	}
 	rep := r.compare(env, found, missing)
 	number := int(num(pr, "number"))
-	id, err := upsertComment(ctx, gh, r.owner, r.repo, number, annotate.CommentMarker(r.in.config), r.in.commentAuthor,
-		annotate.Comment(rep, r.ctx.ServerURL, r.ctx.Repository))
+	id, err := r.upsertComment(ctx, gh, number, rep)
 	if err != nil {
 		return fmt.Errorf("post the comment on pull request #%d: %w", number, err)
 	}
@@ -480,7 +585,15 @@ func (r *actionRun) drift(ctx context.Context, rep annotate.ActionReport) error 
 	if err != nil {
 		return err
 	}
-	err = syncDriftIssue(ctx, gh, r.owner, r.repo, r.in.driftLabel, rep, r.ctx.ServerURL, r.ctx.Repository, r.c.Stdout)
+	err = baseline.Budgeted(ctx, r.in.apiTimeout, func(ctx context.Context) error {
+		return syncDriftIssue(ctx, gh, r.owner, r.repo, r.in.driftLabel, rep, r.ctx.ServerURL, r.ctx.Repository, r.c.Stdout)
+	})
+	var te *baseline.TimeoutError
+	if errors.As(err, &te) {
+		r.notes = append(r.notes, "No drift issue: "+te.Error()+".")
+		r.a.WithFieldsMap(map[string]string{"title": "mcptest: no drift issue"}).Warningf("%s", "no drift issue: "+te.Error())
+		return nil
+	}
 	if err != nil && baseline.Forbidden(err) {
 		r.notes = append(r.notes, "No drift issue: the token may not write issues (give the workflow `issues: write`).")
 		r.a.WithFieldsMap(map[string]string{"title": "mcptest: no drift issue"}).Warningf("%s", "no drift issue: "+flatLine(err.Error()))

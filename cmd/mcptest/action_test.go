@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -65,11 +66,12 @@ type result struct {
 	annotations    string
 }
 
-func (r *runner) run() result {
+// run runs `mcptest action` with the flags given.
+func (r *runner) run(flags ...string) result {
 	r.t.Helper()
 	_ = os.Remove(r.env["GITHUB_OUTPUT"])
 	_ = os.Remove(r.env["GITHUB_STEP_SUMMARY"])
-	stdout, stderr, code := mcptest(r.t, r.env, "action")
+	stdout, stderr, code := mcptest(r.t, r.env, append([]string{"action"}, flags...)...)
 	res := result{stdout: stdout, stderr: stderr, code: code, outputs: map[string]string{}}
 	if data, err := os.ReadFile(r.env["GITHUB_OUTPUT"]); err == nil {
 		res.outputs = parseOutputs(r.t, string(data))
@@ -195,8 +197,9 @@ func TestActionCheckPR(t *testing.T) {
 		t.Fatalf("%d comments created, want 1", n)
 	}
 	bot := srv.Comments[len(srv.Comments)-1]
-	if res.outputs["comment-id"] == "" || !strings.HasPrefix(bot.Body, annotate.CommentMarker(actionSuite)) {
-		t.Errorf("comment-id %q, comment body %q", res.outputs["comment-id"], bot.Body[:min(80, len(bot.Body))])
+	botID := strconv.FormatInt(bot.ID, 10)
+	if res.outputs["comment-id"] != botID || !strings.HasPrefix(bot.Body, annotate.CommentMarker(actionSuite)) {
+		t.Errorf("comment-id %q, want the stand-in's comment %s; comment body %q", res.outputs["comment-id"], botID, bot.Body[:min(80, len(bot.Body))])
 	}
 	golden(t, "testdata/golden/action/check.summary.md", stable(r, res.summary))
 	golden(t, "testdata/golden/action/check.comment.md", stable(r, bot.Body))
@@ -207,6 +210,10 @@ func TestActionCheckPR(t *testing.T) {
 	if srv.Count("issues/create-comment") != 1 || srv.Count("issues/update-comment") != 0 {
 		t.Errorf("second run: %d creates, %d updates; want 1, 0", srv.Count("issues/create-comment"), srv.Count("issues/update-comment"))
 	}
+	if res.outputs["comment-id"] != botID {
+		t.Errorf("second run: comment-id %q, want the same comment %s", res.outputs["comment-id"], botID)
+	}
+	firstBody := bot.Body
 	// A newer baseline run: the body changes and is edited in place.
 	srv.Runs = append(srv.Runs, goodRun(t, 43, "newest"))
 	r.env["GITHUB_EVENT_PATH"] = filepath.Join(r.dir, "event2.json")
@@ -218,8 +225,11 @@ func TestActionCheckPR(t *testing.T) {
 	if srv.Count("issues/create-comment") != 1 || srv.Count("issues/update-comment") != 1 {
 		t.Errorf("third run: %d creates, %d updates; want 1, 1", srv.Count("issues/create-comment"), srv.Count("issues/update-comment"))
 	}
-	if res.outputs["baseline-run-id"] != "43" || res.outputs["comment-id"] != res.outputs["comment-id"] {
+	if res.outputs["baseline-run-id"] != "43" {
 		t.Errorf("third run: baseline-run-id %q (want the merge base's run 43)", res.outputs["baseline-run-id"])
+	}
+	if res.outputs["comment-id"] != botID || srv.Comments[len(srv.Comments)-1] != bot || bot.Body == firstBody {
+		t.Errorf("third run: comment-id %q, want the comment %s edited in place", res.outputs["comment-id"], botID)
 	}
 	if srv.Comments[5].Body != annotate.CommentMarker(actionSuite)+" forged" {
 		t.Error("the forged marker comment of another user was edited")
@@ -522,7 +532,7 @@ func TestActionBaselineFile(t *testing.T) {
 }
 
 func TestActionInputErrors(t *testing.T) {
-	for input, val := range map[string]string{"INPUT_MODE": "chek", "INPUT_FAIL-ON": "sometimes", "INPUT_ON-MISSING-BASELINE": "shrug", "INPUT_COMMENT": "maybe"} {
+	for input, val := range map[string]string{"INPUT_MODE": "chek", "INPUT_FAIL-ON": "sometimes", "INPUT_ON-MISSING-BASELINE": "shrug", "INPUT_COMMENT": "maybe", "INPUT_API-TIMEOUT": "soon"} {
 		r := newRunner(t, nil, "pull_request", prEvent(1, "acme/agents", "h"))
 		r.env[input] = val
 		if res := r.run(); res.code != ExitInput || !strings.Contains(res.stderr, val) {
