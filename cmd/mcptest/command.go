@@ -110,7 +110,7 @@ func (c *Command) Main(args []string) (code int) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(c.Stderr, "mcptest: internal error (please report it): %v\n", r)
+			fmt.Fprintf(c.Stderr, "mcptest: internal error (please report it): %s\n", cleanLines(fmt.Sprint(r)))
 			code = ExitError
 		}
 	}()
@@ -163,11 +163,22 @@ func (c *Command) exit(err error) int {
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
-		fmt.Fprintf(c.Stderr, "mcptest: %v\n", ee.err)
+		fmt.Fprintf(c.Stderr, "mcptest: %s\n", cleanLines(ee.err.Error()))
 		return ee.code
 	}
-	fmt.Fprintf(c.Stderr, "mcptest: %v\n", err)
+	fmt.Fprintf(c.Stderr, "mcptest: %s\n", cleanLines(err.Error()))
 	return ExitError
+}
+
+// cleanLines escapes the control characters of a message that may carry
+// recorded, fetched or typed text (annotate.Clean), keeping the line
+// breaks of a message written over several lines.
+func cleanLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = annotate.Clean(l)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // printDiag prints positioned errors the way compilers do: the error, the

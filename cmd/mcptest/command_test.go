@@ -84,3 +84,18 @@ func TestCaretPrinterFIFO(t *testing.T) {
 		t.Errorf("stderr %q", stderr.String())
 	}
 }
+
+// TestErrorMessagesEscaped: an error message carrying text from the
+// command line, a file or an API answer shows control characters as
+// escapes, so it cannot clear or recolour the terminal; the line breaks
+// of a message written over several lines are kept.
+func TestErrorMessagesEscaped(t *testing.T) {
+	_, stderr, code := mcptest(t, nil, "report", "x\x1b[2J\x1b]0;title\x07.json")
+	if code != ExitInput || stderr != "mcptest: x\\u001b[2J\\u001b]0;title\\u0007.json: no such file\n" {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	_, stderr, _ = mcptest(t, nil, "scenario", "walk")
+	if !strings.Contains(stderr, "got \"walk\"\nusage: ") {
+		t.Errorf("stderr %q", stderr)
+	}
+}
