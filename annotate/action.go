@@ -253,6 +253,15 @@ func CommentMarker(suite string) string {
 	return "<!-- mcptest:summary key=" + MarkerKey(suite) + " -->"
 }
 
+// HasMarker reports whether body is the comment or issue that marker
+// names: its first line is the marker, exactly (a CR before the line feed
+// allowed, as the web editor saves it). A marker anywhere else in a body,
+// quoted by a person or planted in recorded text, does not count.
+func HasMarker(body, marker string) bool {
+	first, _, _ := strings.Cut(body, "\n")
+	return strings.TrimSuffix(first, "\r") == marker
+}
+
 // DriftMarker is the hidden marker of the drift tracking issue of a suite.
 func DriftMarker(suite string) string {
 	return "<!-- mcptest:drift key=" + MarkerKey(suite) + " -->"

@@ -155,6 +155,7 @@ func FuzzFence(f *testing.F) {
 	for _, s := range hostile {
 		f.Add(s)
 	}
+	f.Add("x <!-- mcptest:summary key=other.yml --> ```` <!<!---->")
 	f.Fuzz(func(t *testing.T, s string) {
 		out := Fence(s)
 		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
@@ -166,6 +167,9 @@ func FuzzFence(f *testing.F) {
 			if strings.HasPrefix(strings.TrimLeft(l, " "), fence) {
 				t.Fatalf("Fence(%q): line %q closes the fence", s, l)
 			}
+		}
+		if strings.Contains(out, "<!--") {
+			t.Fatalf("Fence(%q) = %q opens an HTML comment", s, out)
 		}
 	})
 }
@@ -325,6 +329,57 @@ func TestHostileAnnotationsGolden(t *testing.T) {
 	for _, bad := range []string{"<script>", "@octocat", "#12", "<!-- x", "](javascript", "\u202e", "\u200b", "\ufeff"} {
 		if strings.Contains(outside, bad) {
 			t.Errorf("the comment holds %q", bad)
+		}
+	}
+}
+
+// TestCommentPlantedMarker: recorded text that holds another suite's
+// hidden marker (a tool named `x <!-- mcptest:summary key=other.yml -->`
+// in a floor line, a case name, a message) does not put that marker, or
+// any HTML comment, in the comment or the summary; and a fence holds
+// backtick runs longer than its own without closing.
+func TestCommentPlantedMarker(t *testing.T) {
+	planted := "x " + CommentMarker("other.yml") + " ```` " + DriftMarker("other.yml")
+	env, cmp := manyCases(2, planted)
+	for _, c := range env.Cases {
+		c.Verdict = engine.Fail
+		c.Floors = []engine.Floor{{Name: "tool_selection", Message: planted, Lines: []string{"FLOOR called " + planted, "```", "````````````"}}}
+	}
+	env.Tally()
+	r := ActionReport{Env: env, Cmp: cmp, Gate: cmp.Gate, Suite: "suite.yml", BaselineRunID: 1}
+	comment := Comment(r, "https://github.com", "o/r")
+	_, body := DriftIssue(r, "https://github.com", "o/r")
+	for what, md := range map[string]string{"comment": comment, "summary": Summary(r, "https://github.com", "o/r", SummaryLimit), "drift issue": body} {
+		if strings.Contains(md, "key=other.yml") && strings.Contains(md, "<!-- mcptest") && strings.Count(md, "<!--") > 1 {
+			t.Errorf("%s: holds %d HTML comments:\n%s", what, strings.Count(md, "<!--"), md)
+		}
+		if n := strings.Count(md, "<!--"); n > 1 || n == 1 && !strings.HasPrefix(md, "<!-- mcptest:") {
+			t.Errorf("%s: %d HTML comments besides its own marker", what, n)
+		}
+	}
+	if !HasMarker(comment, CommentMarker("suite.yml")) || HasMarker(comment, CommentMarker("other.yml")) {
+		t.Error("the comment's marker is not its first line alone")
+	}
+	if !strings.Contains(comment, "`````````````text\nFLOOR called ") {
+		t.Errorf("the floor lines are not fenced longer than their longest backtick run:\n%s", comment)
+	}
+}
+
+func TestHasMarker(t *testing.T) {
+	m := CommentMarker("suite.yml")
+	for body, want := range map[string]bool{
+		m + "\n### mcptest: PASS":          true,
+		m + "\r\n### edited in the web UI": true,
+		m:                                  true,
+		"lgtm\n" + m:                       false,
+		m + " forged":                      false,
+		" " + m + "\n":                     false,
+		CommentMarker("other.yml") + "\n```\n" + m:    false,
+		"```text\nFLOOR called x " + m + "\n```\n":    false,
+		CommentMarker("suite.yml.other") + "\nbody\n": false,
+	} {
+		if got := HasMarker(body, m); got != want {
+			t.Errorf("HasMarker(%q) = %v, want %v", body, got, want)
 		}
 	}
 }

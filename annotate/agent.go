@@ -3,7 +3,9 @@ package annotate
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/gate/tokens"
@@ -101,10 +103,43 @@ func firstFailure(c *engine.CaseResult) (string, any) {
 	return "the case failed", nil
 }
 
-// Repro returns `mcptest run --config SUITE --filter "NAME"`, quoted for a
-// POSIX shell, so it re-runs just the case named name.
+// Repro returns the command that re-runs just the case named name:
+// `mcptest run --config SUITE --filter NAME`, quoted for a POSIX shell so
+// each argument is byte for byte the path and the name (an exact name is
+// matched before any substring). A name that cannot be shown as it is, one
+// with a control character, a line or paragraph separator or a format
+// character such as a bidi override, goes in --filter-escaped instead,
+// written with Go escapes (EscapeName), so the command stays one line of
+// printable text that still selects exactly that case.
 func Repro(suite, name string) string {
-	return "mcptest run --config " + shellQuote(suite) + " --filter " + shellQuote(name)
+	filter := " --filter " + shellQuote(name)
+	if !printable(name) {
+		filter = " --filter-escaped " + shellQuote(EscapeName(name))
+	}
+	return "mcptest run --config " + shellQuote(suite) + filter
+}
+
+// printable reports whether s is valid UTF-8 of printable characters and
+// spaces only (strconv.IsPrint).
+func printable(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool { return !strconv.IsPrint(r) })
+}
+
+// EscapeName writes a case name with Go string escapes (\n, \t, \x1b,
+// \u202e, \" and \\) and without the surrounding quotes; UnescapeName,
+// behind `mcptest run --filter-escaped`, reads it back byte for byte.
+func EscapeName(name string) string {
+	q := strconv.Quote(name)
+	return q[1 : len(q)-1]
+}
+
+// UnescapeName reads a name written by EscapeName.
+func UnescapeName(s string) (string, error) {
+	name, err := strconv.Unquote(`"` + s + `"`)
+	if err != nil {
+		return "", fmt.Errorf("%q is not a name with Go escapes (\\n, \\x1b, \\u202e; a \" as \\\")", s)
+	}
+	return name, nil
 }
 
 // shellQuote quotes s for a POSIX shell: in double quotes when nothing in
@@ -216,7 +251,7 @@ func (a Agent) Report(w io.Writer, env *engine.Envelope) error {
 func VerdictLine(env *engine.Envelope) string {
 	t := env.Totals
 	return fmt.Sprintf("VERDICT %s %d/%d passed (%d failed, %d inconclusive, %d cached, %dms)",
-		env.Verdict, t.Passed, t.Total, t.Failed, t.Inconclusive, env.Run.Cached, env.Run.DurationMS)
+		Clean(string(env.Verdict)), t.Passed, t.Total, t.Failed, t.Inconclusive, env.Run.Cached, env.Run.DurationMS)
 }
 
 // FailBlock renders one failure as the agent reporter's FAIL block, each

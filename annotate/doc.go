@@ -18,5 +18,12 @@
 // through go-githubactions, spent in priority order within the runner's
 // limits), the job summary, the sticky PR comment and the drift issue, all
 // cut in priority order under GitHub's size limits; safe.go holds the
-// markdown escaping of untrusted text (Text, Fence, MarkerKey).
+// markdown escaping of untrusted text (Text, Fence, MarkerKey). The sticky
+// comment and the drift issue are found by their first line (HasMarker).
+//
+// Under GitHub Actions every line mcptest prints goes through a RunnerLog
+// (runnerlog.go), which neutralises whatever the runner would run as a
+// workflow command; the commands mcptest emits itself take its Commands
+// path. The agent reporter's repro: lines quote a case name for a POSIX
+// shell, or write it with Go escapes for --filter-escaped (EscapeName).
 package annotate

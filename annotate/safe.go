@@ -41,9 +41,11 @@ func isInvisible(r rune) bool {
 
 // Fence wraps untrusted text in a fenced code block whose fence is longer
 // than any backtick run inside, so the text cannot close it. Control
-// characters other than newline and tab are shown as escapes.
+// characters other than newline and tab are shown as escapes, and an HTML
+// comment opener gets a zero-width space after its "<", so the text shows
+// as written but holds no `<!--` a marker search could take for a marker.
 func Fence(s string) string {
-	s = strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(s)
+	s = strings.NewReplacer("\r\n", "\n", "\r", "\n", "<!--", "<\u200b!--").Replace(s)
 	var b strings.Builder
 	for _, r := range s {
 		if r != '\n' && r != '\t' && isControl(r) {

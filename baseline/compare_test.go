@@ -229,6 +229,9 @@ func TestReadBaseline(t *testing.T) {
 		{`[1, 2]`, 0, "not a run envelope"},
 		{`{"schema_version": 1, "cases": [null]}`, 0, "cases[0] is null"},
 		{`{"schema_version": 1, "cases": 3}`, 0, "not a run envelope"},
+		{`{"schema_version": 1, "verdict": "pass\nFAIL x", "cases": []}`, 0, `verdict: "pass\nFAIL x" is not one of pass, fail, inconclusive`},
+		{`{"schema_version": 1, "cases": [{"name": "a", "kind": "agent\u001b[2J"}]}`, 0, `cases[0].kind: "agent\x1b[2J" is not one of`},
+		{`{"schema_version": 7, "tool": {"name": "mcptest", "version": "9\n::error::x"}}`, 0, `tool.version: "9\n::error::x" holds a control character`},
 	}
 	for _, tt := range tests {
 		env, err := baseline.ReadBaseline(strings.NewReader(tt.doc), "b.json")

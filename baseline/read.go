@@ -40,6 +40,9 @@ func ReadBaseline(r io.Reader, name string) (*engine.Envelope, error) {
 		if json.Unmarshal(data, &tool) == nil {
 			env.Tool = tool.Tool
 		}
+		if err := env.Check(); err != nil {
+			return nil, fmt.Errorf("%s: not a run envelope: %w", name, err)
+		}
 		return env, nil
 	}
 	var env engine.Envelope

@@ -172,7 +172,7 @@ func checkCached(res *CaseResult, c *Case, set CassetteSet) error {
 	case res.Targets == nil || res.Counts == nil || res.Assertions == nil || res.Floors == nil || res.Findings == nil:
 		return errors.New("it lacks targets, counts, assertions, floors or findings")
 	}
-	if err := res.checkTools(); err != nil {
+	if err := res.check("case"); err != nil {
 		return err
 	}
 	if err := checkAssertions(res, c); err != nil {

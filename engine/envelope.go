@@ -2,6 +2,9 @@ package engine
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/mcptest/mcptest/engine/diag"
 )
@@ -164,28 +167,114 @@ type Finding struct {
 	Position *diag.Pos `json:"position,omitempty"`
 }
 
-// Check reports what makes a decoded envelope unusable by the reporters: a
-// null case, or a tools entry of a case with no tool name or negative
-// calls. It names the first problem by its JSON path.
+// Check reports what makes a decoded envelope unusable by the reporters,
+// naming the first problem by its JSON path: a null case, a tools entry
+// with no tool name or negative calls, a verdict, kind or mode outside its
+// set (each may be absent), or a control character (a line break, an escape, a bidi override)
+// in a one-line field. An envelope is untrusted input (a downloaded
+// artifact, a file in a pull request), and the reporters print these
+// fields as they are, one per line, to terminals, CI logs and agents.
+// Case names, messages and values are recorded text, not checked here:
+// the reporters escape them.
 func (e *Envelope) Check() error {
+	if err := e.checkHead(); err != nil {
+		return err
+	}
 	for i, c := range e.Cases {
 		if c == nil {
 			return fmt.Errorf("cases[%d] is null: every case is an object", i)
 		}
-		if err := c.checkTools(); err != nil {
-			return fmt.Errorf("cases[%d].%w", i, err)
+		if err := c.check(fmt.Sprintf("cases[%d]", i)); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// checkTools reports the first tools entry of the case with no tool name or
-// negative calls, by its JSON path below the case.
-func (c *CaseResult) checkTools() error {
+// verdicts, modes and kinds are the values an envelope may hold.
+var (
+	verdicts = []string{string(Pass), string(Fail), string(Inconclusive)}
+	modes    = []string{"replay", "live"}
+	kinds    = []string{string(KindAgent), string(KindScenario), string(KindToolQuality), string(KindTool),
+		string(KindCompliance), string(KindRedteam), string(KindEval)}
+)
+
+func (e *Envelope) checkHead() error {
+	if err := oneOf("verdict", string(e.Verdict), verdicts); err != nil {
+		return err
+	}
+	if err := oneOf("run.mode", e.Run.Mode, modes); err != nil {
+		return err
+	}
+	fields := []field{{"tool.name", e.Tool.Name}, {"tool.version", e.Tool.Version}, {"run.id", e.Run.ID},
+		{"run.started_at", e.Run.StartedAt}, {"run.shard", e.Run.Shard}, {"suite.path", e.Suite.Path}, {"suite.sha256", e.Suite.SHA256}}
+	if s := e.Source; s != nil {
+		fields = append(fields, field{"source.repo", s.Repo}, field{"source.branch", s.Branch}, field{"source.commit", s.Commit})
+	}
+	return oneLine(fields)
+}
+
+func (c *CaseResult) check(at string) error {
+	if err := oneOf(at+".verdict", string(c.Verdict), verdicts); err != nil {
+		return err
+	}
+	if err := oneOf(at+".kind", string(c.Kind), kinds); err != nil {
+		return err
+	}
+	fields := []field{{at + ".definition_sha256", c.DefinitionSHA256}, {at + ".model", c.Model}, {at + ".position.file", c.Position.File}}
+	if c.Cassettes != nil {
+		fields = append(fields, field{at + ".cassettes.sha256", c.Cassettes.SHA256})
+	}
+	for j, a := range c.Assertions {
+		fields = append(fields, field{fmt.Sprintf("%s.assertions[%d].position.file", at, j), a.Position.File})
+	}
+	for j, f := range c.Findings {
+		p := fmt.Sprintf("%s.findings[%d]", at, j)
+		fields = append(fields, field{p + ".level", f.Level}, field{p + ".gate", f.Gate})
+		if f.Position != nil {
+			fields = append(fields, field{p + ".position.file", f.Position.File})
+		}
+	}
 	for j, u := range c.Tools {
 		if u.Tool == "" || u.Calls < 0 {
-			return fmt.Errorf("tools[%d]: want {server, tool, calls} with a tool name and calls of 0 or more", j)
+			return fmt.Errorf("%s.tools[%d]: want {server, tool, calls} with a tool name and calls of 0 or more", at, j)
+		}
+	}
+	return oneLine(fields)
+}
+
+// field is a one-line field of an envelope and its JSON path.
+type field struct{ path, value string }
+
+// oneLine refuses the first field that holds a control character.
+func oneLine(fields []field) error {
+	for _, f := range fields {
+		if strings.ContainsFunc(f.value, isControl) {
+			return fmt.Errorf("%s: %s holds a control character: the field is one line of plain text", f.path, quoteClipped(f.value))
 		}
 	}
 	return nil
+}
+
+// oneOf refuses v unless it is one of the values of set, or absent ("").
+func oneOf(path, v string, set []string) error {
+	if v == "" || slices.Contains(set, v) {
+		return nil
+	}
+	return fmt.Errorf("%s: %s is not one of %s", path, quoteClipped(v), strings.Join(set, ", "))
+}
+
+// quoteClipped quotes v for a message, escapes shown, cut to 60 characters.
+func quoteClipped(v string) string {
+	if r := []rune(v); len(r) > 60 {
+		return strconv.Quote(string(r[:60])) + "…"
+	}
+	return strconv.Quote(v)
+}
+
+// isControl reports a character that moves the cursor, breaks a line or
+// reorders text: C0 and C1 controls, DEL, the Unicode line and paragraph
+// separators and the bidi embeddings, overrides and isolates.
+func isControl(r rune) bool {
+	return r < 0x20 || r >= 0x7f && r < 0xa0 || r == 0x2028 || r == 0x2029 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
 }

@@ -70,7 +70,7 @@ func (c *Command) action(args []string) error {
 	if fs.NArg() > 0 {
 		return inputErr("action takes no arguments: its inputs are the INPUT_* variables the runner sets (see action.yml)")
 	}
-	a := githubactions.New(githubactions.WithGetenv(c.Getenv), githubactions.WithWriter(c.Stdout))
+	a := githubactions.New(githubactions.WithGetenv(c.Getenv), githubactions.WithWriter(c.workflow()))
 	gctx, err := actionContext(c.Getenv)
 	if err != nil {
 		return err

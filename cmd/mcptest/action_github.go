@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/google/go-github/v62/github"
 
@@ -16,7 +15,7 @@ import (
 const maxPages = 50
 
 // upsertComment keeps one comment per pull request and suite: the comment
-// holding marker and written by author ("" for anyone), found across every
+// whose first line is marker and written by author ("" for anyone), found across every
 // page, is edited in place; an unchanged body is not posted again; without
 // one a comment is created. It returns the comment's id.
 func upsertComment(ctx context.Context, gh *baseline.GitHub, owner, repo string, number int, marker, author, body string) (int64, error) {
@@ -27,7 +26,7 @@ func upsertComment(ctx context.Context, gh *baseline.GitHub, owner, repo string,
 			return 0, fmt.Errorf("list the comments of #%d: %w", number, err)
 		}
 		for _, cm := range comments {
-			if !strings.Contains(cm.GetBody(), marker) || (author != "" && cm.GetUser().GetLogin() != author) {
+			if !annotate.HasMarker(cm.GetBody(), marker) || (author != "" && cm.GetUser().GetLogin() != author) {
 				continue
 			}
 			if cm.GetBody() == body {
@@ -91,7 +90,7 @@ func syncDriftIssue(ctx context.Context, gh *baseline.GitHub, owner, repo, label
 			return fmt.Errorf("list the %s issues: %w", label, err)
 		}
 		for _, is := range issues {
-			if is.PullRequestLinks == nil && strings.Contains(is.GetBody(), marker) {
+			if is.PullRequestLinks == nil && annotate.HasMarker(is.GetBody(), marker) {
 				found = is
 				break
 			}

@@ -1,17 +1,21 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/term"
+	"gopkg.in/yaml.v3"
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/safefile"
 )
 
 // version is the mcptest version; release builds set it with -ldflags.
@@ -33,6 +37,10 @@ type Command struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
+
+	// commands is where the workflow commands mcptest emits go when it
+	// runs under GitHub Actions (see guardRunnerLog); nil means Stdout.
+	commands io.Writer
 }
 
 // exitError carries an exit code out of a subcommand.
@@ -95,9 +103,14 @@ func (c *Command) Main(args []string) (code int) {
 	if c.Getenv == nil {
 		c.Getenv = func(string) string { return "" }
 	}
+	if c.inActions() {
+		// Registered before the recover below, so it runs after it: a
+		// panic's message goes through the runner log too.
+		defer c.guardRunnerLog()()
+	}
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(c.Stderr, "mcptest: internal error (please report it): %v\n", r)
+			fmt.Fprintf(c.Stderr, "mcptest: internal error (please report it): %s\n", cleanLines(fmt.Sprint(r)))
 			code = ExitError
 		}
 	}()
@@ -150,43 +163,127 @@ func (c *Command) exit(err error) int {
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
-		fmt.Fprintf(c.Stderr, "mcptest: %v\n", ee.err)
+		fmt.Fprintf(c.Stderr, "mcptest: %s\n", cleanLines(ee.err.Error()))
 		return ee.code
 	}
-	fmt.Fprintf(c.Stderr, "mcptest: %v\n", err)
+	fmt.Fprintf(c.Stderr, "mcptest: %s\n", cleanLines(err.Error()))
 	return ExitError
 }
 
+// cleanLines escapes the control characters of a message that may carry
+// recorded, fetched or typed text (annotate.Clean), keeping the line
+// breaks of a message written over several lines.
+func cleanLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = annotate.Clean(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
 // printDiag prints positioned errors the way compilers do: the error, the
-// source line, and a caret under the column.
+// source line, and a caret under the column. A source line is printed only
+// where echoable allows it.
 func (c *Command) printDiag(l diag.List) {
-	sources := map[string][]string{}
+	sources := map[string]*sourceFile{}
 	for _, e := range l {
 		fmt.Fprintln(c.Stderr, annotate.Clean(e.Error()))
 		if e.Pos.Line == 0 {
 			continue
 		}
-		lines, ok := sources[e.Pos.File]
+		sf, ok := sources[e.Pos.File]
 		if !ok {
-			if data, err := os.ReadFile(e.Pos.File); err == nil && len(data) < 16<<20 {
-				lines = strings.Split(string(data), "\n")
-			}
-			sources[e.Pos.File] = lines
+			sf = readSource(e.Pos.File)
+			sources[e.Pos.File] = sf
 		}
-		if e.Pos.Line > len(lines) {
+		if !sf.echoable(e) || e.Pos.Line > len(sf.lines) {
 			continue
 		}
-		src := strings.TrimRight(lines[e.Pos.Line-1], "\r")
+		src := strings.TrimRight(sf.lines[e.Pos.Line-1], "\r")
 		if len(src) > 200 {
 			continue
 		}
-		fmt.Fprintf(c.Stderr, "  %s\n", annotate.Clean(strings.ReplaceAll(src, "\t", " ")))
-		col := max(e.Pos.Col, 1)
-		fmt.Fprintf(c.Stderr, "  %s^\n", strings.Repeat(" ", min(col-1, len([]rune(src)))))
+		shown, col := c.sourceLine(src, max(e.Pos.Col, 1))
+		fmt.Fprintf(c.Stderr, "  %s\n", shown)
+		fmt.Fprintf(c.Stderr, "  %s^\n", strings.Repeat(" ", min(col-1, utf8.RuneCountInString(shown))))
 	}
 	if len(l) > 1 {
 		fmt.Fprintf(c.Stderr, "%d errors\n", len(l))
 	}
+}
+
+// maxEchoBytes bounds the file printDiag re-reads to echo a source line.
+const maxEchoBytes = 16 << 20
+
+// suiteKeys are top-level keys of a suite; a document with one of them is
+// taken for a suite.
+var suiteKeys = map[string]bool{"servers": true, "agents": true, "tests": true, "scenarios": true, "tool_quality": true,
+	"tools": true, "compliance": true, "redteam": true, "evals": true, "version": true}
+
+// sourceFile is a file re-read to echo the lines its errors point at.
+type sourceFile struct {
+	data  []byte
+	lines []string
+	// root is the kind of the YAML (or JSON) document's root node, 0 when
+	// the file did not parse; keys are the root mapping's keys.
+	root yaml.Kind
+	keys []string
+}
+
+// readSource reads file without blocking on a FIFO and under a size cap,
+// and parses it once to tell what it holds.
+func readSource(file string) *sourceFile {
+	data, err := safefile.ReadFile(file, maxEchoBytes)
+	if err != nil {
+		return &sourceFile{}
+	}
+	sf := &sourceFile{data: data, lines: strings.Split(string(data), "\n")}
+	var n yaml.Node
+	if yaml.Unmarshal(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), &n) == nil && len(n.Content) == 1 {
+		root := n.Content[0]
+		sf.root = root.Kind
+		if root.Kind == yaml.MappingNode {
+			for i := 0; i < len(root.Content); i += 2 {
+				sf.keys = append(sf.keys, root.Content[i].Value)
+			}
+		}
+	}
+	return sf
+}
+
+// echoable reports whether e's source line may be printed. An error at a
+// value of a document (a JSON Pointer) is shown in a file that parsed to a
+// mapping or a sequence; an error about a whole document (no pointer: a
+// syntax error, an unrecognised recording, a root of the wrong type) only
+// in a suite, where such errors point at its cases. So naming a file that
+// is no recording or suite (a key file, /etc/shadow, a registry's
+// config.json) as a cassette prints where and what was wrong, and nothing
+// of the file's content.
+func (sf *sourceFile) echoable(e *diag.Error) bool {
+	if e.Pointer != "" {
+		return sf.root == yaml.MappingNode || sf.root == yaml.SequenceNode
+	}
+	for _, k := range sf.keys {
+		if suiteKeys[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// sourceLine is src as printed under an error, and col (1-based, in
+// characters) mapped to the printed line: tabs become spaces, control
+// characters escapes (annotate.Clean), and under GitHub Actions a line the
+// runner would read as a workflow command is neutralised.
+func (c *Command) sourceLine(src string, col int) (string, int) {
+	src = strings.ReplaceAll(src, "\t", " ")
+	runes := []rune(src)
+	col = utf8.RuneCountInString(annotate.Clean(string(runes[:min(col-1, len(runes))]))) + 1
+	shown := annotate.Clean(src)
+	if c.inActions() {
+		shown, col = annotate.LogLineCol(shown, col)
+	}
+	return shown, col
 }
 
 // newFlags returns a flag set whose errors and help go to stderr and whose

@@ -14,13 +14,15 @@ import (
 )
 
 func (c *Command) run(args []string) error {
-	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--reporter pretty|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--filter NAME]... [--cassette-dir DIR] [--shard i/n] [--cache | --no-cache]")
+	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--reporter pretty|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--filter NAME]... [--filter-escaped NAME]... [--cassette-dir DIR] [--shard i/n] [--cache | --no-cache]")
 	config := fs.String("config", "suite.yml", "the suite file")
 	reporter := fs.String("reporter", "pretty", "how to report: pretty, json, junit (JUnit XML), sarif (SARIF 2.1.0), html (the auditor view; use --output) or agent (the model-facing digest)")
 	agentBudget := fs.Int("agent-budget", annotate.DefaultAgentBudget, "with --reporter agent, cap the result at `TOKENS` cl100k_base tokens")
 	output := fs.String("output", "", "write the report to `FILE` instead of stdout")
 	var filters stringList
 	fs.Var(&filters, "filter", "run only the case `NAME` (exact, or else a case-insensitive substring); repeatable")
+	var escaped stringList
+	fs.Var(&escaped, "filter-escaped", "like --filter, with the `NAME` written with Go escapes (\\n, \\x1b, \\u202e): the agent reporter's repro: lines use it for names with control characters; repeatable")
 	cassetteDir := fs.String("cassette-dir", "", "where a test without `cassette:` is looked up by name (default: cassettes/ beside the suite)")
 	useCache := fs.Bool("cache", false, "serve unchanged replayed cases from the workspace cache (.mcptest/cache/) on CI too, where it is off by default (CI or GITHUB_ACTIONS is true)")
 	noCache := fs.Bool("no-cache", false, "recompute every case instead of serving unchanged ones from the workspace cache (.mcptest/cache/)")
@@ -28,6 +30,13 @@ func (c *Command) run(args []string) error {
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
+	}
+	for _, e := range escaped {
+		name, err := annotate.UnescapeName(e)
+		if err != nil {
+			return inputErr("--filter-escaped: %v", err)
+		}
+		filters = append(filters, name)
 	}
 	var shard engine.Shard
 	if *shardFlag != "" {
