@@ -16,7 +16,10 @@
 // server under test and answer only when the operator started the front
 // door with --enable-writes. A command target (a raw argv) is started only
 // when writes are enabled or when that exact argv is declared under
-// servers: in the workspace's mcptest.yml.
+// servers: in the workspace's mcptest.yml; a url target is reached, and a
+// bearer token from the front door's environment sent to it, only when
+// writes are enabled or when that exact url is declared there with that
+// bearer_token_env (gate.go).
 //
 // It is its own top-level package because it is neither the offline engine
 // nor a reporter: it is a second user interface beside cmd/mcptest, built on
