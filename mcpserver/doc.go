@@ -21,6 +21,10 @@
 // writes are enabled or when that exact url is declared there with that
 // bearer_token_env (gate.go).
 //
+// On stdio the front door reads its frames itself (StdioTransport): a line
+// that is not a JSON-RPC 2.0 message is answered with the JSON-RPC error it
+// deserves and the session goes on, where the SDK's transport would end it.
+//
 // It is its own top-level package because it is neither the offline engine
 // nor a reporter: it is a second user interface beside cmd/mcptest, built on
 // live (the MCP client and transports), engine (the suite model and the

@@ -190,3 +190,31 @@ func TestMCPServerURLGate(t *testing.T) {
 		t.Errorf("the attacker received %q", got)
 	}
 }
+
+// One malformed line never ends the front door: the real binary answers
+// each with its JSON-RPC error (id null when no valid id can be read) and
+// then answers the next valid request, in one session.
+func TestMCPServerMalformedFrames(t *testing.T) {
+	d := startDoor(t, t.TempDir(), nil)
+	for i, bf := range []struct{ frame, want string }{
+		{"garbage", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,`},
+		{`{"jsonrpc":"2.0","id":5,"method":"tools/list"`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,`},
+		{"[]", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,`},
+		{`[{"jsonrpc":"2.0","id":7,"method":"ping"}]`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,`},
+		{`{"jsonrpc":"1.0","id":8,"method":"ping"}`, `{"jsonrpc":"2.0","id":8,"error":{"code":-32600,`},
+		{`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,`},
+		{`{"jsonrpc":"2.0","id":9,"method":5}`, `{"jsonrpc":"2.0","id":9,"error":{"code":-32600,`},
+		{"\x00", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,`},
+		{`{"jsonrpc":"2.0","id":11,"method":"ping","params":` + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "}", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,`},
+		{`{"jsonrpc":"2.0","id":12,"method":"ping","params":{"pad":"` + strings.Repeat("x", 17<<20) + `"}}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: the line is over 16777216 bytes`},
+	} {
+		d.send(bf.frame)
+		if got := d.recv(); !strings.HasPrefix(got, bf.want) {
+			t.Errorf("frame %d (%.60q): answer %.200s; want %s", i, bf.frame, got, bf.want)
+		}
+		d.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"after-%d","method":"tools/list"}`, i))
+		if got := d.recv(); !strings.HasPrefix(got, fmt.Sprintf(`{"jsonrpc":"2.0","id":"after-%d","result":{`, i)) {
+			t.Errorf("the request after frame %d: %.200s", i, got)
+		}
+	}
+}
