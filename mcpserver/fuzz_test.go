@@ -7,6 +7,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -156,4 +159,75 @@ func checkFrames(t *testing.T, stream []byte, limit int) {
 			}
 		}
 	}
+}
+
+// workspacePathSeeds are names an agent may give for a file: outside by
+// an absolute path, "..", a link, a glob through a link, or inside.
+var workspacePathSeeds = []string{
+	"/etc/passwd", "../outside/exists.json", "link/exists.json", "rel/missing.json", "link/exi*.json", "l*/exists.json",
+	"link", "abs.json", "link/../link/x.json", "*.json", "*", "[i]nside.json", "inside.json", "alias.json", ".mcptest/runs/*",
+	"a/../../outside/exists.json", `link\/exists.json`, "./link/./exists.json", "", ".", "fifo.json",
+}
+
+// FuzzWorkspacePath checks the front door's path gate against the real
+// filesystem of a workspace with links leading out: every name it lets
+// through (as a file to read or write, or as a cassette: of a suite,
+// expanded the way the loader expands it) resolves inside the workspace.
+func FuzzWorkspacePath(f *testing.F) {
+	for _, p := range workspacePathSeeds {
+		f.Add(p)
+	}
+	ws, _ := escapeWorkspace(f)
+	realWS, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		f.Fatal(err)
+	}
+	s := &server{opt: Options{Root: ws}}
+	root, err := s.openRoot()
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer root.Close()
+	within := func(t *testing.T, name, p string) {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return // names nothing: nothing is read
+		}
+		if real != realWS && !strings.HasPrefix(real, realWS+string(filepath.Separator)) {
+			t.Fatalf("%q was let through, and %s resolves to %s, outside the workspace", name, p, real)
+		}
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if strings.ContainsRune(name, 0) {
+			return
+		}
+		if rel, err := s.inside(root, name); err == nil {
+			within(t, name, filepath.Join(ws, rel))
+		}
+		if s.checkSuiteFile(root, name) != nil {
+			return
+		}
+		for _, m := range loaderMatches(ws, name) {
+			within(t, name, m)
+		}
+	})
+}
+
+// loaderMatches expands a cassette: value as the suite loader does
+// (engine.resolveCassettes): a file, a directory's *.json, else a glob.
+func loaderMatches(dir, pattern string) []string {
+	p := pattern
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, filepath.FromSlash(p))
+	}
+	if st, err := os.Stat(p); err == nil {
+		if !st.IsDir() {
+			return []string{p}
+		}
+		esc := strings.NewReplacer("*", `\*`, "?", `\?`, "[", `\[`).Replace(p)
+		files, _ := filepath.Glob(filepath.Join(esc, "*.json"))
+		return files
+	}
+	files, _ := filepath.Glob(p)
+	return files
 }

@@ -64,6 +64,9 @@ func newServer(opt Options) (*mcp.Server, *server) {
 	if opt.Root == "" {
 		opt.Root = "."
 	}
+	if abs, err := filepath.Abs(opt.Root); err == nil {
+		opt.Root = abs
+	}
 	s := &server{opt: opt, recordings: map[string]*recording{}}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "mcptest", Version: opt.Version}, &mcp.ServerOptions{
 		Instructions: s.instructions(),
@@ -204,6 +207,11 @@ type validateIn struct {
 func (s *server) validateSuite(ctx context.Context, in validateIn) (any, error) {
 	if len(in.Suite) > maxSuite {
 		return nil, fmt.Errorf("suite is %d bytes; the limit is %d", len(in.Suite), maxSuite)
+	}
+	// Its paths resolve against the workspace root: one leading out is
+	// refused before the loader stats it.
+	if err := s.checkSuiteFiles(s.display("suite.yml"), []byte(in.Suite)); err != nil {
+		return nil, err
 	}
 	return s.opt.Validate(s.display("suite.yml"), []byte(in.Suite))
 }
