@@ -10,8 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -216,5 +219,53 @@ func TestMCPServerMalformedFrames(t *testing.T) {
 		if got := d.recv(); !strings.HasPrefix(got, fmt.Sprintf(`{"jsonrpc":"2.0","id":"after-%d","result":{`, i)) {
 			t.Errorf("the request after frame %d: %.200s", i, got)
 		}
+	}
+}
+
+// Paths outside the workspace are refused before they are touched, by the
+// real binary: validate_suite answers an existing and a missing outside
+// cassette alike, and a FIFO or a link to /dev/zero among the runs does not
+// hang list_runs.
+func TestMCPServerPathsOutsideTheWorkspace(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs or unprivileged symbolic links")
+	}
+	base := t.TempDir()
+	ws, out := filepath.Join(base, "ws"), filepath.Join(base, "outside")
+	cas, err := os.ReadFile("../../examples/selection-f1/cassettes/search-then-shell.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(out, "exists.json"), string(cas))
+	writeFile(t, filepath.Join(ws, "mcptest.yml"), "servers:\n  s: {command: [x]}\n")
+	if err := os.MkdirAll(filepath.Join(ws, ".mcptest", "runs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, to := range map[string]string{"link": out, ".mcptest/runs/zero.json": "/dev/zero"} {
+		if err := os.Symlink(to, filepath.Join(ws, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(ws, ".mcptest", "runs", "fifo.json"), 0o600); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	d := startDoor(t, ws, nil)
+	var answers []string
+	for _, p := range []string{"link/exists.json", "link/missing.json", filepath.Join(out, "exists.json"), filepath.Join(out, "missing.json")} {
+		suite := "servers:\n  s: {command: [x]}\nagents:\n  - name: a\n    cassette: " + strconv.Quote(p) + "\n"
+		text, isErr := d.call("validate_suite", map[string]any{"suite": suite})
+		if !isErr || !strings.Contains(text, "outside the workspace") {
+			t.Errorf("validate_suite naming %s: %s; want a refusal", p, text)
+		}
+		answers = append(answers, strings.ReplaceAll(text, strconv.Quote(p), "PATH"))
+	}
+	if answers[0] != answers[1] || answers[2] != answers[3] {
+		t.Errorf("an existing and a missing outside file are answered differently:\n%s", strings.Join(answers, "\n"))
+	}
+	if text, isErr := d.call("get_cassette", map[string]any{"name": "link/exists.json"}); !isErr || !strings.Contains(text, "outside the workspace") {
+		t.Errorf("get_cassette through a link out: %s", text)
+	}
+	if text, isErr := d.call("list_runs", nil); isErr || !strings.Contains(text, `"total":0`) {
+		t.Errorf("list_runs: %s", text)
 	}
 }
