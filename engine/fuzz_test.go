@@ -30,6 +30,12 @@ func FuzzParseSuite(f *testing.F) {
 	f.Add([]byte("agents:\n  - name: x\n    expect:\n      - \"a[\": {\">=\": .inf}\n"))
 	f.Add([]byte("agents:\n  - {name: x, expect: [{target: 'tool[\"a\"].b', matcher: {not: {not: {regex: '(?i)x'}}}}]}\n"))
 	dir := f.TempDir()
+	for _, name := range []string{"c.json", "cat.yml"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("{}"), 0o644); err != nil {
+			f.Fatal(err)
+		}
+	}
+	f.Add([]byte("servers:\n  s: {command: [x]}\nagents:\n  - name: a\n    cassette: c.json\nscenarios:\n  - name: b\n    cassette: \"*.json\"\ntool_quality:\n  - name: q\n    catalog: cat.yml\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		start := time.Now()
 		s, err := ParseSuite(filepath.Join(dir, "suite.yml"), data)
@@ -40,11 +46,23 @@ func FuzzParseSuite(f *testing.F) {
 			if s == nil {
 				t.Fatal("nil suite without error")
 			}
+			// SuiteFiles lists every file the loader resolved, so the front
+			// door can check them all before a suite is loaded.
+			listed := map[string]bool{}
+			for _, ref := range SuiteFiles("suite.yml", data) {
+				listed[ref.Key+" "+ref.Path] = true
+			}
 			for _, c := range s.Cases {
 				for _, a := range c.Expect {
 					if a.Matcher == nil {
 						t.Fatalf("case %q: assertion without a matcher", c.Name)
 					}
+				}
+				if c.Cassette != "" && !listed["cassette "+c.Cassette] {
+					t.Fatalf("case %q: cassette %q is not in SuiteFiles", c.Name, c.Cassette)
+				}
+				if c.Quality != nil && c.Quality.Catalog != "" && !listed["catalog "+c.Quality.Catalog] {
+					t.Fatalf("case %q: catalog %q is not in SuiteFiles", c.Name, c.Quality.Catalog)
 				}
 			}
 			return

@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"sort"
@@ -107,18 +109,52 @@ func Connect(ctx context.Context, t Target, getenv func(string) string) (*Sessio
 
 // httpTransport is the SDK's streamable HTTP client transport for a URL
 // target, through an authProbe that adds the bearer token getenv reads and,
-// when version is set, the Mcp-Protocol-Version header.
+// when version is set, the Mcp-Protocol-Version header. The token goes to
+// the target's origin only, and a redirect to another origin is not
+// followed: a server cannot pass the credential on to another host.
 func httpTransport(t Target, version string, getenv func(string) string) (*mcp.StreamableClientTransport, *authProbe) {
-	probe := &authProbe{base: http.DefaultTransport, version: version}
+	probe := &authProbe{base: http.DefaultTransport, version: version, origin: originOf(t.URL)}
 	if t.BearerTokenEnv != "" {
 		probe.token = getenv(t.BearerTokenEnv)
 	}
 	return &mcp.StreamableClientTransport{
 		Endpoint:             t.URL,
-		HTTPClient:           &http.Client{Transport: probe},
+		HTTPClient:           &http.Client{Transport: probe, CheckRedirect: sameOriginRedirect},
 		MaxRetries:           -1,
 		DisableStandaloneSSE: true,
 	}, probe
+}
+
+// originOf is a URL's scheme, host and port, lower case, the port spelled
+// out: two URLs with one origin reach one server. An unparsable URL has
+// the origin "", which no request matches.
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return requestOrigin(u)
+}
+
+func requestOrigin(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[scheme]
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
+// sameOriginRedirect follows a redirect within the first request's origin
+// only (and at most 10, as net/http does).
+func sameOriginRedirect(r *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if from, to := requestOrigin(via[0].URL), requestOrigin(r.URL); from != to {
+		return fmt.Errorf("redirect from %s to %s refused: mcptest follows redirects within the server's origin only, so its token stays there", from, to)
+	}
+	return nil
 }
 
 // commandTransport is the SDK's stdio transport for a command target: the
@@ -144,6 +180,8 @@ func commandTransport(ctx context.Context, t Target) (*mcp.CommandTransport, *ta
 type authProbe struct {
 	base  http.RoundTripper
 	token string
+	// origin is the target's (originOf): the token goes there only.
+	origin string
 	// version, when set, is sent as the Mcp-Protocol-Version header.
 	version   string
 	mu        sync.Mutex
@@ -152,11 +190,15 @@ type authProbe struct {
 }
 
 func (p *authProbe) RoundTrip(r *http.Request) (*http.Response, error) {
-	if p.token != "" || p.version != "" {
+	token := p.token
+	if token != "" && (p.origin == "" || requestOrigin(r.URL) != p.origin) {
+		token = ""
+	}
+	if token != "" || p.version != "" {
 		r = r.Clone(r.Context())
 	}
-	if p.token != "" {
-		r.Header.Set("Authorization", "Bearer "+p.token)
+	if token != "" {
+		r.Header.Set("Authorization", "Bearer "+token)
 	}
 	if p.version != "" && r.Header.Get("Mcp-Protocol-Version") == "" {
 		r.Header.Set("Mcp-Protocol-Version", p.version)

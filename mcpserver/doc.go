@@ -16,7 +16,21 @@
 // server under test and answer only when the operator started the front
 // door with --enable-writes. A command target (a raw argv) is started only
 // when writes are enabled or when that exact argv is declared under
-// servers: in the workspace's mcptest.yml.
+// servers: in the workspace's mcptest.yml; a url target is reached, and a
+// bearer token from the front door's environment sent to it, only when
+// writes are enabled or when that exact url is declared there with that
+// bearer_token_env (gate.go).
+//
+// Every file the front door reads or writes in the workspace goes through
+// an os.Root (paths.go): a name outside it (an absolute path elsewhere, a
+// "..", a symbolic link leading out, a cassette: or catalog: of an inline
+// suite) is refused before anything touches it, with words that never
+// depend on what lies outside. Reads are bounded (engine/safefile: a FIFO
+// or a device is refused, never waited on) and writes go by rename.
+//
+// On stdio the front door reads its frames itself (StdioTransport): a line
+// that is not a JSON-RPC 2.0 message is answered with the JSON-RPC error it
+// deserves and the session goes on, where the SDK's transport would end it.
 //
 // It is its own top-level package because it is neither the offline engine
 // nor a reporter: it is a second user interface beside cmd/mcptest, built on

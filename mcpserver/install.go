@@ -7,24 +7,41 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+
+	"github.com/mcptest/mcptest/engine/safefile"
 )
 
 // DefaultInstallPath is where --install writes, under the workspace.
 const DefaultInstallPath = ".claude/mcp.json"
 
+// maxInstall bounds the agent config Install reads.
+const maxInstall = 8 << 20
+
 // Install writes the mcptest entry under mcpServers in the agent config
 // file at path, preserving every other server and key. It reports whether
-// the file changed: a second identical install changes nothing.
+// the file changed: a second identical install changes nothing. The file
+// is read bounded and written by rename, with its own mode.
 func Install(path, exe string, enableWrites bool) (changed bool, err error) {
+	// A link (a config kept with the dotfiles) is written through: the
+	// file it names is replaced, the link stays.
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	perm := os.FileMode(0o644)
 	doc := map[string]json.RawMessage{}
-	old, err := os.ReadFile(path)
+	old, err := safefile.ReadFile(path, maxInstall)
 	switch {
 	case err == nil && len(bytes.TrimSpace(old)) > 0:
 		if err := json.Unmarshal(old, &doc); err != nil {
 			return false, fmt.Errorf("%s is not a JSON object: %w (fix or move it; mcptest will not overwrite it)", path, err)
 		}
+	case err != nil && safefile.IsLimit(err):
+		return false, fmt.Errorf("%w (mcptest will not overwrite it)", err)
 	case err != nil && !os.IsNotExist(err):
 		return false, fmt.Errorf("read %s: %w", path, err)
+	}
+	if fi, err := os.Stat(path); err == nil {
+		perm = fi.Mode().Perm() // the config may hold tokens: keep its mode
 	}
 	servers := map[string]json.RawMessage{}
 	if raw, ok := doc["mcpServers"]; ok {
@@ -56,7 +73,7 @@ func Install(path, exe string, enableWrites bool) (changed bool, err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return false, fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := os.WriteFile(path, out, 0o644); err != nil {
+	if err := safefile.WriteFile(path, out, perm); err != nil {
 		return false, fmt.Errorf("write %s: %w", path, err)
 	}
 	return true, nil

@@ -46,15 +46,11 @@ func (s *server) recordCassette(ctx context.Context, in recordIn) (any, error) {
 	if in.Output == "" || !strings.HasSuffix(in.Output, ".json") {
 		return nil, errors.New("output is required: the cassette file to write, relative to the workspace root, ending in .json")
 	}
-	outPath, err := s.inside(in.Output)
+	t, err := s.target(in.Target)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(outPath), 0o755); err != nil {
-		return nil, fmt.Errorf("output %s: %w", in.Output, err)
-	}
-	t, err := s.target(in.Target)
-	if err != nil {
+	if err := s.prepareOutput(in.Output); err != nil {
 		return nil, err
 	}
 	help, _, _, err := s.spawn(ctx, nil, "help")
@@ -129,6 +125,29 @@ func (s *server) recordCassette(ctx context.Context, in recordIn) (any, error) {
 		_ = cmd.Process.Kill()
 		return nil, errors.New("mcptest record did not start listening within 2 minutes")
 	}
+}
+
+// prepareOutput checks that the cassette record_cassette writes stays in
+// the workspace, whatever links lie on its way, and makes its directory
+// there. mcptest record writes it by rename, so a link at the name itself
+// would be replaced; one leading out is refused all the same.
+func (s *server) prepareOutput(output string) error {
+	root, err := s.openRoot()
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	rel, err := s.inside(root, output)
+	if err != nil {
+		return err
+	}
+	if err := root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
+		if isEscape(err) {
+			return outside(output)
+		}
+		return fmt.Errorf("output %s: %w", output, err)
+	}
+	return nil
 }
 
 func (r *recording) text() string {

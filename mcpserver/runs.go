@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/safefile"
 )
 
 // maxSuite bounds an inline suite's text.
@@ -52,6 +53,10 @@ func (s *server) runToolTest(ctx context.Context, in runToolTestIn) (any, error)
 	}
 	id := s.opt.NewRunID()
 	rel := ".mcptest/inline/" + id + ".yml"
+	// Its paths resolve against the workspace root: none may lead out.
+	if err := s.checkSuiteFiles(s.display(rel), []byte(in.Suite)); err != nil {
+		return nil, err
+	}
 	if err := s.writeFile(rel, []byte(in.Suite)); err != nil {
 		return nil, err
 	}
@@ -59,7 +64,7 @@ func (s *server) runToolTest(ctx context.Context, in runToolTestIn) (any, error)
 	if doc, err := s.opt.Validate(s.display(rel), []byte(in.Suite)); err != nil {
 		return nil, err
 	} else if !validDoc(doc) {
-		os.Remove(filepath.Join(s.opt.Root, filepath.FromSlash(rel)))
+		s.removeFile(rel)
 		b, _ := json.Marshal(doc)
 		return nil, fmt.Errorf("the suite is not valid; fix it and call again (validate_suite gives the same errors): %s", b)
 	}
@@ -141,24 +146,48 @@ func (s *server) runSuite(ctx context.Context, id, suite string, filters []strin
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(s.store("runs"), 0o755); err != nil {
+	st, err := s.openStore(true)
+	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(s.store("runs", id+".json"), append(data, '\n'), 0o644); err != nil {
-		return nil, err
+	defer st.Close()
+	if err := st.MkdirAll("runs", 0o755); err != nil {
+		return nil, storeErr(err)
+	}
+	if err := safefile.WriteFileIn(st, filepath.Join("runs", id+".json"), append(data, '\n'), 0o644); err != nil {
+		return nil, storeErr(err)
 	}
 	return &env, nil
 }
 
+// writeFile writes a workspace file by rename, through the workspace's
+// root: neither its directory nor a link on the way may lead out.
 func (s *server) writeFile(rel string, data []byte) error {
-	p := filepath.Join(s.opt.Root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return fmt.Errorf("write %s: %w", rel, err)
+	root, err := s.openRoot()
+	if err != nil {
+		return err
 	}
-	if err := os.WriteFile(p, data, 0o644); err != nil {
+	defer root.Close()
+	name := filepath.FromSlash(rel)
+	err = root.MkdirAll(filepath.Dir(name), 0o755)
+	if err == nil {
+		err = safefile.WriteFileIn(root, name, data, 0o644)
+	}
+	if isEscape(err) {
+		return outside(rel)
+	}
+	if err != nil {
 		return fmt.Errorf("write %s: %w", rel, err)
 	}
 	return nil
+}
+
+// removeFile removes a workspace file the front door wrote.
+func (s *server) removeFile(rel string) {
+	if root, err := s.openRoot(); err == nil {
+		_ = root.Remove(filepath.FromSlash(rel))
+		root.Close()
+	}
 }
 
 type triggerRunIn struct {
@@ -167,14 +196,19 @@ type triggerRunIn struct {
 }
 
 func (s *server) triggerRun(ctx context.Context, in triggerRunIn) (any, error) {
+	root, err := s.openRoot()
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
 	config := in.Config
 	if config == "" {
 		config = "mcptest.yml"
-		if _, err := os.Stat(filepath.Join(s.opt.Root, config)); err != nil {
+		if _, err := root.Stat(config); err != nil {
 			config = "suite.yml"
 		}
 	}
-	if _, err := s.inside(config); err != nil {
+	if _, err := s.inside(root, config); err != nil {
 		return nil, err
 	}
 	id := s.opt.NewRunID()

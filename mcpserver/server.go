@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,7 +14,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/live"
 )
 
@@ -66,6 +64,9 @@ func newServer(opt Options) (*mcp.Server, *server) {
 	if opt.Root == "" {
 		opt.Root = "."
 	}
+	if abs, err := filepath.Abs(opt.Root); err == nil {
+		opt.Root = abs
+	}
 	s := &server{opt: opt, recordings: map[string]*recording{}}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "mcptest", Version: opt.Version}, &mcp.ServerOptions{
 		Instructions: s.instructions(),
@@ -109,7 +110,7 @@ func newServer(opt Options) (*mcp.Server, *server) {
 }
 
 func (s *server) instructions() string {
-	w := "disabled: run_tool_test, propose_assertions, trigger_run and record_cassette refuse, and a command target must be declared under servers: in mcptest.yml"
+	w := "disabled: run_tool_test, propose_assertions, trigger_run and record_cassette refuse, and a command or url target must be declared under servers: in mcptest.yml (a command with no env or its declared env, a url with no bearer_token_env or its declared one)"
 	if s.opt.EnableWrites {
 		w = "enabled"
 	}
@@ -163,15 +164,16 @@ func singleTypes(s *jsonschema.Schema) {
 
 // Target is a verb's server under test: exactly one of URL and Command.
 type Target struct {
-	URL            string            `json:"url,omitempty" jsonschema:"a streamable HTTP MCP endpoint"`
-	BearerTokenEnv string            `json:"bearer_token_env,omitempty" jsonschema:"the env var holding the bearer token (url only)"`
+	URL            string            `json:"url,omitempty" jsonschema:"a streamable HTTP MCP endpoint; gated: needs --enable-writes or this exact url declared under servers: in mcptest.yml"`
+	BearerTokenEnv string            `json:"bearer_token_env,omitempty" jsonschema:"the env var holding the bearer token (url only); gated: needs --enable-writes or this env var declared with the url under servers: in mcptest.yml"`
 	Command        []string          `json:"command,omitempty" jsonschema:"a stdio server's argv; gated: needs --enable-writes or the exact argv declared under servers: in mcptest.yml"`
 	Env            map[string]string `json:"env,omitempty" jsonschema:"merged into a stdio server's environment"`
 }
 
 func (t Target) given() bool { return t.URL != "" || len(t.Command) > 0 }
 
-// target checks the shape and the command gate and returns the live target.
+// target checks the shape and the gates (allowCommand, allowURL) and
+// returns the live target.
 func (s *server) target(t Target) (live.Target, error) {
 	lt := live.Target{URL: t.URL, BearerTokenEnv: t.BearerTokenEnv, Command: t.Command, Env: t.Env, Dir: s.opt.Root}
 	switch {
@@ -185,39 +187,9 @@ func (s *server) target(t Target) (live.Target, error) {
 		return lt, errors.New("env goes with command")
 	}
 	if len(t.Command) > 0 {
-		if err := s.allowCommand(t.Command, t.Env); err != nil {
-			return lt, err
-		}
+		return lt, s.allowCommand(t.Command, t.Env)
 	}
-	return lt, nil
-}
-
-// allowCommand is the command gate: writes enabled, or the exact argv
-// declared under servers: in the workspace's mcptest.yml, with no env or
-// exactly the declared one (an env such as NODE_OPTIONS or LD_PRELOAD would
-// repurpose a declared server as surely as another flag).
-func (s *server) allowCommand(argv []string, env map[string]string) error {
-	if s.opt.EnableWrites {
-		return nil
-	}
-	declared := filepath.Join(s.opt.Root, "mcptest.yml")
-	why := "it declares no such server"
-	if _, err := os.Stat(declared); err != nil {
-		why = "there is no such file"
-	} else if suite, err := engine.LoadSuite(declared); err != nil {
-		why = "it could not be read: " + oneLine(err.Error())
-	} else {
-		for _, srv := range suite.Servers {
-			if !slices.Equal(srv.Command, argv) {
-				continue
-			}
-			if len(env) == 0 || maps.Equal(srv.Env, env) {
-				return nil
-			}
-			why = "it declares this argv with another env; give no env, or exactly the declared one"
-		}
-	}
-	return fmt.Errorf("command target %q refused: a command runs only when the front door was started with `mcptest mcp-server --enable-writes`, or when this exact argv is declared under servers: in the workspace's mcptest.yml (%s: %s)", strings.Join(argv, " "), declared, why)
+	return lt, s.allowURL(t.URL, t.BearerTokenEnv)
 }
 
 func oneLine(s string) string {
@@ -235,6 +207,11 @@ type validateIn struct {
 func (s *server) validateSuite(ctx context.Context, in validateIn) (any, error) {
 	if len(in.Suite) > maxSuite {
 		return nil, fmt.Errorf("suite is %d bytes; the limit is %d", len(in.Suite), maxSuite)
+	}
+	// Its paths resolve against the workspace root: one leading out is
+	// refused before the loader stats it.
+	if err := s.checkSuiteFiles(s.display("suite.yml"), []byte(in.Suite)); err != nil {
+		return nil, err
 	}
 	return s.opt.Validate(s.display("suite.yml"), []byte(in.Suite))
 }

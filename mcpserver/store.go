@@ -6,16 +6,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/engine/safefile"
 )
 
 // maxArtifact bounds every file the readers open.
@@ -32,14 +33,18 @@ type storedRun struct {
 // JSON, no schema_version or run id, or failing Envelope.Check) is passed over.
 func (s *server) runs() []storedRun {
 	var out []storedRun
-	_ = filepath.WalkDir(s.store("runs"), func(p string, d fs.DirEntry, err error) error {
+	st, err := s.openStore(false)
+	if err != nil {
+		return nil
+	}
+	defer st.Close()
+	_ = fs.WalkDir(st.FS(), "runs", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") {
 			return nil
 		}
-		if info, err := d.Info(); err != nil || info.Size() > maxArtifact {
-			return nil
-		}
-		data, err := os.ReadFile(p)
+		// Bounded and inside the store: a FIFO, a device or a link leading
+		// out is passed over, never waited on.
+		data, err := safefile.ReadFileIn(st, p, maxArtifact)
 		if err != nil {
 			return nil
 		}
@@ -47,7 +52,7 @@ func (s *server) runs() []storedRun {
 		if json.Unmarshal(data, &env) != nil || env.SchemaVersion == 0 || env.Run.ID == "" || env.Check() != nil {
 			return nil
 		}
-		out = append(out, storedRun{p, &env})
+		out = append(out, storedRun{s.store(filepath.FromSlash(p)), &env})
 		return nil
 	})
 	sort.SliceStable(out, func(i, j int) bool {
@@ -199,13 +204,18 @@ func (s *server) listCassettes(ctx context.Context, in struct{}) (any, error) {
 	}{Cassettes: []cassetteSummary{}, Notes: []string{}}
 	const maxFiles = 5000
 	seen := 0
-	_ = filepath.WalkDir(s.opt.Root, func(p string, d fs.DirEntry, err error) error {
+	root, err := s.openRoot()
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	_ = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
 		if d.IsDir() {
-			if p != s.opt.Root && (skipDir[d.Name()] || d.Name() == "runs" && filepath.Base(filepath.Dir(p)) == ".mcptest") {
-				return filepath.SkipDir
+			if p != "." && (skipDir[d.Name()] || d.Name() == "runs" && path.Base(path.Dir(p)) == ".mcptest") {
+				return fs.SkipDir
 			}
 			return nil
 		}
@@ -214,13 +224,11 @@ func (s *server) listCassettes(ctx context.Context, in struct{}) (any, error) {
 		}
 		if seen++; seen > maxFiles {
 			out.Notes = append(out.Notes, fmt.Sprintf("stopped after %d JSON files", maxFiles))
-			return filepath.SkipAll
+			return fs.SkipAll
 		}
-		info, err := d.Info()
-		if err != nil || info.Size() > maxArtifact {
-			return nil
-		}
-		data, err := os.ReadFile(p)
+		// Bounded and inside the workspace: a FIFO, a device or a link
+		// leading out is passed over, never waited on.
+		data, err := safefile.ReadFileIn(root, p, maxArtifact)
 		if err != nil || !bytes.Contains(data, []byte(`"mcptest_cassette"`)) {
 			return nil
 		}
@@ -228,7 +236,7 @@ func (s *server) listCassettes(ctx context.Context, in struct{}) (any, error) {
 		if err != nil {
 			return nil
 		}
-		out.Cassettes = append(out.Cassettes, cassetteSummary{Name: s.rel(p), Runs: len(c.Runs), Agent: c.Agent, Model: c.Model, Bytes: info.Size()})
+		out.Cassettes = append(out.Cassettes, cassetteSummary{Name: p, Runs: len(c.Runs), Agent: c.Agent, Model: c.Model, Bytes: int64(len(data))})
 		return nil
 	})
 	return out, nil
@@ -239,30 +247,25 @@ type cassetteIn struct {
 }
 
 func (s *server) getCassette(ctx context.Context, in cassetteIn) (any, error) {
-	p, err := s.inside(in.Name)
-	if err != nil {
-		return nil, err
-	}
-	// Opened through an os.Root, so a symbolic link cannot lead outside
-	// the workspace either.
-	root, err := os.OpenRoot(s.opt.Root)
+	root, err := s.openRoot()
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
-	f, err := root.Open(filepath.FromSlash(in.Name))
+	rel, err := s.inside(root, in.Name)
 	if err != nil {
+		return nil, err
+	}
+	data, err := safefile.ReadFileIn(root, rel, maxArtifact)
+	switch {
+	case isNotExist(err):
 		return nil, fmt.Errorf("no cassette %q in the workspace (list_cassettes names them)", in.Name)
+	case isEscape(err):
+		return nil, outside(in.Name)
+	case err != nil:
+		return nil, fmt.Errorf("cassette %s", renamed(err, in.Name))
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxArtifact+1))
-	if err != nil {
-		return nil, fmt.Errorf("read cassette %q: %w", in.Name, err)
-	}
-	if len(data) > maxArtifact {
-		return nil, fmt.Errorf("cassette %q is over %d bytes", in.Name, maxArtifact)
-	}
-	if _, err := cassette.Read(p, data); err != nil {
+	if _, err := cassette.Read(filepath.Join(s.opt.Root, rel), data); err != nil {
 		return nil, fmt.Errorf("%s is not a valid cassette: %s", in.Name, oneLine(err.Error()))
 	}
 	return json.RawMessage(data), nil
@@ -280,12 +283,56 @@ func (s *server) store(elem ...string) string {
 	return filepath.Join(append([]string{dir}, elem...)...)
 }
 
-// inside resolves a workspace-relative name, refusing anything outside it.
-func (s *server) inside(name string) (string, error) {
-	if name == "" || filepath.IsAbs(name) || !filepath.IsLocal(filepath.FromSlash(name)) {
-		return "", fmt.Errorf("%q: give a path inside the workspace, relative to its root", name)
+// openStore opens the workspace store as an os.Root: .mcptest/ reached
+// through the workspace's root (so .mcptest cannot lead outside it), or the
+// directory MCPTEST_DIR names, the operator's choice. create makes the
+// store when it is missing.
+func (s *server) openStore(create bool) (*os.Root, error) {
+	if s.opt.Getenv("MCPTEST_DIR") != "" {
+		if create {
+			if err := os.MkdirAll(s.store(), 0o755); err != nil {
+				return nil, err
+			}
+		}
+		return os.OpenRoot(s.store())
 	}
-	return filepath.Join(s.opt.Root, filepath.FromSlash(name)), nil
+	root, err := s.openRoot()
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	if create {
+		if err := root.MkdirAll(".mcptest", 0o755); err != nil {
+			return nil, storeErr(err)
+		}
+	}
+	st, err := root.OpenRoot(".mcptest")
+	return st, storeErr(err)
+}
+
+func storeErr(err error) error {
+	if isEscape(err) {
+		return outside(".mcptest")
+	}
+	return err
+}
+
+// renamed names a refused file (too large, not regular) by name, the name
+// the agent gave, rather than by its path inside a root.
+func renamed(err error, name string) error {
+	var tl *safefile.TooLargeError
+	var nr *safefile.NotRegularError
+	switch {
+	case errors.As(err, &tl):
+		c := *tl
+		c.Path = name
+		return &c
+	case errors.As(err, &nr):
+		c := *nr
+		c.Path = name
+		return &c
+	}
+	return err
 }
 
 func (s *server) rel(p string) string {
@@ -301,10 +348,12 @@ type doctorIn struct {
 
 func (s *server) getDoctorReport(ctx context.Context, in doctorIn) (any, error) {
 	if !in.given() {
-		p := s.store("doctor.json")
-		data, err := os.ReadFile(p)
-		if err != nil {
+		data, err := s.readStore("doctor.json")
+		switch {
+		case isNotExist(err):
 			return nil, errors.New("no saved report at .mcptest/doctor.json: give a target (url, or command) to diagnose, or save one with `mcptest doctor --format json TARGET > .mcptest/doctor.json`")
+		case err != nil:
+			return nil, err
 		}
 		if !json.Valid(data) {
 			return nil, errors.New(".mcptest/doctor.json is not JSON")
@@ -332,6 +381,20 @@ func (s *server) getDoctorReport(ctx context.Context, in doctorIn) (any, error) 
 		return nil, fmt.Errorf("mcptest doctor exited %d: %s", code, strings.TrimSpace(string(stderr)))
 	}
 	return json.RawMessage(stdout), nil
+}
+
+// readStore reads one file of the store, bounded and inside it.
+func (s *server) readStore(name string) ([]byte, error) {
+	st, err := s.openStore(false)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	data, err := safefile.ReadFileIn(st, name, maxArtifact)
+	if isEscape(err) {
+		return nil, outside(".mcptest/" + name)
+	}
+	return data, renamed(err, ".mcptest/"+name)
 }
 
 // spawn runs the mcptest binary in the workspace root with env merged in.

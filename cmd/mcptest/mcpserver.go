@@ -12,8 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mcptest/mcptest/live"
 	"github.com/mcptest/mcptest/mcpserver"
 )
@@ -69,7 +67,9 @@ func (c *Command) mcpServer(args []string) error {
 	if out == nil {
 		out = nopWriteCloser{c.Stdout}
 	}
-	return mcpserver.Serve(ctx, c.mcpOptions(abs, exe, *writes), &mcp.IOTransport{Reader: in, Writer: out})
+	// The front door reads its frames itself: a malformed line is answered
+	// with a JSON-RPC error and the session goes on.
+	return mcpserver.Serve(ctx, c.mcpOptions(abs, exe, *writes), &mcpserver.StdioTransport{Reader: in, Writer: out})
 }
 
 // mcpOptions hands the front door the CLI's own renderers, so validate_suite

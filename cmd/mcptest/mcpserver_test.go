@@ -283,6 +283,16 @@ func TestMCPServerReadVerbsWithInspector(t *testing.T) {
 		w.WriteHeader(http.StatusUnauthorized)
 	}))
 	defer authSrv.Close()
+	// Without --enable-writes a url is reached only as declared, with its
+	// declared bearer_token_env.
+	if _, e := fd.verb("list_tools", map[string]any{"url": authSrv.URL + "/mcp", "bearer_token_env": "MCPTEST_FRONT_DOOR_TOKEN"}); !strings.Contains(e, "refused") || !strings.Contains(e, "--enable-writes") || !strings.Contains(e, "servers:") {
+		t.Errorf("an undeclared url: %q: want a refusal naming both unlock paths", e)
+	}
+	declared, err := os.ReadFile(filepath.Join(ws, "mcptest.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(ws, "mcptest.yml"), string(declared)+"  auth:\n    url: "+authSrv.URL+"/mcp\n    bearer_token_env: MCPTEST_FRONT_DOOR_TOKEN\n")
 	for _, verb := range []string{"list_tools", "scaffold_suite", "scaffold_conformance", "scaffold_redteam", "scaffold_eval"} {
 		_, e := fd.verb(verb, map[string]any{"url": authSrv.URL + "/mcp", "bearer_token_env": "MCPTEST_FRONT_DOOR_TOKEN"})
 		if !strings.Contains(e, "auth failed: HTTP 401") || !strings.Contains(e, `Bearer realm="mcp"`) || !strings.Contains(e, "`MCPTEST_FRONT_DOOR_TOKEN` (named by `bearer_token_env`)") || !strings.Contains(e, "mcptest doctor --url") {

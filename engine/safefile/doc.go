@@ -7,7 +7,9 @@
 // itself goes through a limited reader so a file that grows while it is read
 // still stops at the limit. Writes go to a temporary file in the target's
 // directory and are renamed over it, so a reader (or a process killed half
-// way) never sees a truncated file.
+// way) never sees a truncated file. The In variants (OpenIn, ReadFileIn,
+// WriteFileIn) do the same inside an os.Root, so neither ".." nor a
+// symbolic link leads a workspace-relative name outside its workspace.
 //
 // The package is a leaf: it imports only the standard library.
 package safefile

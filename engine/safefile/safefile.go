@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // TooLargeError reports a file over the limit its reader accepts.
@@ -73,6 +74,23 @@ func Open(path string, limit int64) (*os.File, io.Reader, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return check(f, path, limit)
+}
+
+// OpenIn is Open for name inside root: neither ".." nor a symbolic link
+// in name may lead outside root (os.Root refuses such a name from the
+// name and the links inside root alone, whatever lies outside).
+func OpenIn(root *os.Root, name string, limit int64) (*os.File, io.Reader, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	return check(f, name, limit)
+}
+
+// check refuses an open file that is not regular or is over limit, closing
+// it then, and returns the limited reader of Open.
+func check(f *os.File, path string, limit int64) (*os.File, io.Reader, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
@@ -130,6 +148,19 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readOpen(f, r, path, limit)
+}
+
+// ReadFileIn is ReadFile for name inside root (see OpenIn).
+func ReadFileIn(root *os.Root, name string, limit int64) ([]byte, error) {
+	f, r, err := OpenIn(root, name, limit)
+	if err != nil {
+		return nil, err
+	}
+	return readOpen(f, r, name, limit)
+}
+
+func readOpen(f *os.File, r io.Reader, path string, limit int64) ([]byte, error) {
 	defer f.Close()
 	return readLimited(path, f, r, limit)
 }
@@ -262,4 +293,40 @@ func writeInPlace(path string, data []byte) error {
 		err = cerr
 	}
 	return err
+}
+
+// WriteFileIn is WriteFile for name inside root: the temporary file and the
+// rename both go through root, so neither ".." nor a symbolic link in the
+// directory part of name leads outside it, and a symbolic link at name
+// itself is replaced, never followed.
+func WriteFileIn(root *os.Root, name string, data []byte, perm fs.FileMode) (err error) {
+	dir, base := filepath.Split(name)
+	var tmp *os.File
+	var tmpName string
+	for i := 0; ; i++ {
+		tmpName = filepath.Join(dir, "."+base+tempMark+strconv.FormatInt(time.Now().UnixNano()+int64(i), 36))
+		tmp, err = root.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil || !errors.Is(err, fs.ErrExist) || i == 100 {
+			break
+		}
+	}
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			root.Remove(tmpName)
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return err
+	}
+	if err = tmp.Chmod(perm); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return root.Rename(tmpName, name)
 }

@@ -2,6 +2,7 @@ package safefile
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -217,5 +218,80 @@ func TestWriteErrorNamesTheTarget(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), p) || strings.Contains(err.Error(), ".tmp-") {
 		t.Fatalf("error %v: want it to name %s, not the temporary file", err, p)
+	}
+}
+
+// The In variants stay inside their root: a symbolic link to outside is
+// refused for reading and writing alike, a FIFO inside is refused without
+// hanging, and a link at the written name is replaced, never followed.
+func TestInRootStaysInside(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs or unprivileged symbolic links")
+	}
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "secret.json")
+	if err := os.WriteFile(secret, []byte(`{"secret":true}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for link, to := range map[string]string{"abs.json": secret, "rel.json": "../" + filepath.Base(outside) + "/secret.json", "out": outside} {
+		if err := os.Symlink(to, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "in.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("in.json", filepath.Join(dir, "alias.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	for _, name := range []string{"abs.json", "rel.json", "out/secret.json", "../" + filepath.Base(outside) + "/secret.json"} {
+		if data, err := ReadFileIn(root, name, 1<<20); err == nil || !strings.Contains(err.Error(), "escapes") {
+			t.Errorf("ReadFileIn(%s) = %q, %v; want a refusal", name, data, err)
+		}
+	}
+	if data, err := ReadFileIn(root, "alias.json", 1<<20); err != nil || string(data) != "{}" {
+		t.Errorf("a link inside the root: %q %v", data, err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := ReadFileIn(root, "fifo.json", 1<<20); done <- err }()
+	select {
+	case err := <-done:
+		if !strings.Contains(fmt.Sprint(err), "named pipe") {
+			t.Errorf("fifo: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("reading a FIFO inside the root hung")
+	}
+
+	if err := WriteFileIn(root, "out/new.json", []byte("x"), 0o644); err == nil {
+		t.Error("WriteFileIn through a link to outside succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(outside, "new.json")); err == nil {
+		t.Error("WriteFileIn wrote outside the root")
+	}
+	if err := WriteFileIn(root, "abs.json", []byte("replaced"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(secret); string(data) != `{"secret":true}` {
+		t.Errorf("WriteFileIn followed a link at the name: the outside file holds %q", data)
+	}
+	fi, err := os.Lstat(filepath.Join(dir, "abs.json"))
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o644 {
+		t.Errorf("abs.json after WriteFileIn: %v %v", fi.Mode(), err)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("temporary file left behind: %s", e.Name())
+		}
 	}
 }

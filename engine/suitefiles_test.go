@@ -1,0 +1,59 @@
+package engine
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSuiteFiles(t *testing.T) {
+	suite := `servers:
+  s: {command: [x]}
+agents:
+  - name: a
+    cassette: /etc/passwd
+scenarios:
+  - name: b
+    cassette: "../../x/*.json"
+tool_quality:
+  - name: q
+    catalog: cat.yml
+tools:
+  - name: t
+    server: s
+    tool: x
+    args: {cassette: not-a-file.json, catalog: nor-this}
+`
+	var got []string
+	for _, f := range SuiteFiles("suite.yml", []byte(suite)) {
+		got = append(got, fmt.Sprintf("%s %s %s %d:%d", f.Key, f.Path, f.Pointer, f.Pos.Line, f.Pos.Col))
+	}
+	want := []string{
+		"cassette /etc/passwd /agents/0/cassette 5:15",
+		"cassette ../../x/*.json /scenarios/0/cassette 8:15",
+		"catalog cat.yml /tool_quality/0/catalog 11:14",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("SuiteFiles:\n%q\nwant\n%q", got, want)
+	}
+	if refs := SuiteFiles("bad.yml", []byte("a: [")); refs != nil {
+		t.Errorf("not YAML: %v", refs)
+	}
+}
+
+// Every key SuiteFiles lists is one the loader resolves: a missing file
+// there is an error of ParseSuite.
+func TestSuiteFilesAreResolved(t *testing.T) {
+	for section, key := range fileKeys {
+		suite := "servers:\n  s: {command: [x]}\n" + section + ":\n  - name: c\n    " + key + ": no-such-file.json\n"
+		refs := SuiteFiles("suite.yml", []byte(suite))
+		if len(refs) != 1 || refs[0].Pointer != "/"+section+"/0/"+key {
+			t.Errorf("%s: SuiteFiles %v", section, refs)
+		}
+		_, err := ParseSuite(filepath.Join(t.TempDir(), "suite.yml"), []byte(suite))
+		if err == nil || !strings.Contains(err.Error(), "not found") {
+			t.Errorf("%s.%s: ParseSuite does not resolve it: %v", section, key, err)
+		}
+	}
+}
