@@ -49,13 +49,18 @@ func describe(m fs.FileMode) string {
 	return "not a regular file (mode " + m.String() + ")"
 }
 
-// Size renders a byte count for a message: bytes below 1 MiB, else MiB
-// with one decimal.
+// Size renders a byte count for a message: bytes below 1 MiB, MiB below
+// 1 GiB, else GiB; a whole number of MiB or GiB without decimals, any other
+// with one.
 func Size(n int64) string {
-	if n < 1<<20 {
+	switch {
+	case n < 1<<20:
 		return strconv.FormatInt(n, 10) + " bytes"
-	}
-	if n%(1<<20) == 0 {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return strconv.FormatInt(n>>30, 10) + " GiB"
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n%(1<<20) == 0:
 		return strconv.FormatInt(n>>20, 10) + " MiB"
 	}
 	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
