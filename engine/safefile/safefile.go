@@ -30,7 +30,13 @@ type NotRegularError struct {
 }
 
 func (e *NotRegularError) Error() string {
-	return fmt.Sprintf("%s: is %s, not a regular file", e.Path, describe(e.Mode))
+	return e.Path + ": " + e.Reason()
+}
+
+// Reason is the error without the path, for a message that carries the
+// path elsewhere: "is a device, not a regular file".
+func (e *NotRegularError) Reason() string {
+	return "is " + describe(e.Mode) + ", not a regular file"
 }
 
 func describe(m fs.FileMode) string {
