@@ -17,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/safefile"
 )
 
 // MaxSuiteBytes bounds the size of a suite file.
@@ -47,8 +48,7 @@ type document struct {
 func parseYAML(file string, data []byte) *document {
 	d := &document{file: file, values: map[string]diag.Pos{}, keys: map[string]diag.Pos{}, quoted: map[string]bool{}}
 	if len(data) > MaxSuiteBytes {
-		d.errs = append(d.errs, &diag.Error{Pos: diag.Pos{File: file}, Kind: "syntax",
-			Message: fmt.Sprintf("suite is %d bytes, more than the %d a suite may have", len(data), MaxSuiteBytes)})
+		d.errs = append(d.errs, tooLargeSuite(file, int64(len(data))))
 		return d
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -214,22 +214,40 @@ func unescapePointer(s string) string {
 
 // LoadSuite reads, validates and loads the suite at path. Every problem of
 // the file, and every missing cassette, is returned at once as a diag.List;
-// an I/O failure is a plain error.
+// an I/O failure is a plain error. A path that is not a regular file, or a
+// file over MaxSuiteBytes, is refused before it is read.
 func LoadSuite(path string) (*Suite, error) {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return nil, diag.List{{Pos: diag.Pos{File: path}, Kind: "suite",
-			Message: "is a directory: expected a suite file such as " + filepath.ToSlash(filepath.Join(path, "suite.yml"))}}
-	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, MaxSuiteBytes)
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) && errors.Is(err, os.ErrNotExist) {
-			return nil, diag.List{{Pos: diag.Pos{File: path}, Kind: "suite",
-				Message: "no such file: expected a suite.yml (pass it with --config)"}}
-		}
-		return nil, fmt.Errorf("read suite: %w", err)
+		return nil, suiteReadError(path, err)
 	}
 	return ParseSuite(path, data)
+}
+
+// suiteReadError turns a failure to read the suite into the positioned
+// error the user can act on, or a plain error for an I/O failure.
+func suiteReadError(path string, err error) error {
+	var nr *safefile.NotRegularError
+	var tl *safefile.TooLargeError
+	switch {
+	case errors.As(err, &nr) && nr.Mode.IsDir():
+		return diag.List{{Pos: diag.Pos{File: path}, Kind: "suite",
+			Message: "is a directory: expected a suite file such as " + filepath.ToSlash(filepath.Join(path, "suite.yml"))}}
+	case errors.As(err, &nr):
+		return diag.List{{Pos: diag.Pos{File: path}, Kind: "suite", Message: nr.Reason()}}
+	case errors.As(err, &tl):
+		return diag.List{tooLargeSuite(path, tl.Size)}
+	case errors.Is(err, os.ErrNotExist):
+		return diag.List{{Pos: diag.Pos{File: path}, Kind: "suite",
+			Message: "no such file: expected a suite.yml (pass it with --config)"}}
+	}
+	return fmt.Errorf("read suite: %w", err)
+}
+
+// tooLargeSuite is the error for a suite of size bytes, over MaxSuiteBytes.
+func tooLargeSuite(file string, size int64) *diag.Error {
+	return &diag.Error{Pos: diag.Pos{File: file}, Kind: "suite",
+		Message: fmt.Sprintf("the file is %s, over the %s limit for a suite", safefile.Size(size), safefile.Size(MaxSuiteBytes))}
 }
 
 // ParseSuite validates data against the suite schema and the rules the
