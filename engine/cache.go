@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/mcptest/mcptest/engine/cassette"
 )
 
 // CaseCache stores computed case results by key (see Options.Cache). Get
@@ -80,7 +82,9 @@ func cacheKey(s *Suite, p casePlan, version string) (string, bool) {
 	fmt.Fprintf(h, "mcptest case cache 2\x00%s\x00%s\x00%s\x00", version, s.Path, p.c.DefinitionSHA256)
 	h.Write(def)
 	for _, f := range p.files {
-		data, err := os.ReadFile(f)
+		// Read within the cassette limits: a FIFO or a device named as a
+		// cassette is left uncached, for eachCassette to refuse.
+		data, err := cassette.Load(f, f)
 		if err != nil {
 			return "", false
 		}

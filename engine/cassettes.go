@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 
 	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/diag"
@@ -22,9 +21,9 @@ func eachCassette(s *Suite, p casePlan, res *CaseResult, progress func(), use fu
 	digest := sha256.New()
 	tools := toolTally{}
 	for _, f := range p.files {
-		data, err := os.ReadFile(f)
+		data, err := cassette.Load(f, displayPath(f))
 		if err != nil {
-			errs = append(errs, &diag.Error{Pos: diag.Pos{File: displayPath(f)}, Kind: "cassette", Message: err.Error()})
+			errs = append(errs, asDiag(displayPath(f), err)...)
 			progress()
 			continue
 		}

@@ -217,15 +217,32 @@ func unescapePointer(s string) string {
 // an I/O failure is a plain error. A path that is not a regular file, or a
 // file over MaxSuiteBytes, is refused before it is read.
 func LoadSuite(path string) (*Suite, error) {
-	data, err := safefile.ReadFile(path, MaxSuiteBytes)
-	if err != nil {
-		return nil, suiteReadError(path, err)
+	data, err := ReadSuiteFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, diag.List{{Pos: diag.Pos{File: path}, Kind: "suite",
+			Message: "no such file: expected a suite.yml (pass it with --config)"}}
+	case err != nil:
+		return nil, err
 	}
 	return ParseSuite(path, data)
 }
 
-// suiteReadError turns a failure to read the suite into the positioned
-// error the user can act on, or a plain error for an I/O failure.
+// ReadSuiteFile reads the bytes of the suite file at path, for ParseSuite.
+// A path that is not a regular file and a file over MaxSuiteBytes are
+// positioned errors (a diag.List), found from the stat, before a byte is
+// read; a failure to open or read the file is the os error.
+func ReadSuiteFile(path string) ([]byte, error) {
+	data, err := safefile.ReadFile(path, MaxSuiteBytes)
+	if err != nil {
+		return nil, suiteReadError(path, err)
+	}
+	return data, nil
+}
+
+// suiteReadError turns a refusal of the suite file into the positioned
+// error the user can act on; a missing file stays the os error, any other
+// failure is wrapped.
 func suiteReadError(path string, err error) error {
 	var nr *safefile.NotRegularError
 	var tl *safefile.TooLargeError
@@ -238,8 +255,7 @@ func suiteReadError(path string, err error) error {
 	case errors.As(err, &tl):
 		return diag.List{tooLargeSuite(path, tl.Size)}
 	case errors.Is(err, os.ErrNotExist):
-		return diag.List{{Pos: diag.Pos{File: path}, Kind: "suite",
-			Message: "no such file: expected a suite.yml (pass it with --config)"}}
+		return err
 	}
 	return fmt.Errorf("read suite: %w", err)
 }

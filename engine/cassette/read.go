@@ -5,51 +5,59 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/safefile"
 )
 
 // MaxSize is the largest cassette file the reader accepts, in bytes (64 MiB).
 const MaxSize = 64 << 20
 
-// ReadFile reads the cassette at path; see Read. A file that cannot be read
-// is an operational error wrapping the os error; a file over MaxSize or
-// with bad content is a *diag.Error or a diag.List.
+// ReadFile reads the cassette at path; see Load and Read. A file that
+// cannot be read is an operational error wrapping the os error; a file
+// that is not regular, over MaxSize or with bad content is a *diag.Error
+// or a diag.List.
 func ReadFile(path string) (*Cassette, error) {
-	f, err := os.Open(path)
+	data, err := Load(path, path)
 	if err != nil {
-		return nil, fmt.Errorf("read cassette %q: %w", path, err)
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxSize {
-		return nil, tooLarge(path, fi.Size())
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
-	if err != nil {
+		var de *diag.Error
+		if errors.As(err, &de) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("read cassette %q: %w", path, err)
 	}
 	return Read(path, data)
+}
+
+// Load reads the bytes of the cassette file at path, for Read or Stream. A
+// path that is not a regular file (a directory, a FIFO, a device) or a
+// file over MaxSize is refused from its stat, before a byte is read, and a
+// file that grows past MaxSize while it is read is refused at MaxSize+1
+// bytes: both are a *diag.Error placed at name, the file as the user named
+// it. A file that cannot be opened or read is the os error.
+func Load(path, name string) ([]byte, error) {
+	data, err := safefile.ReadFile(path, MaxSize)
+	var nr *safefile.NotRegularError
+	var tl *safefile.TooLargeError
+	switch {
+	case errors.As(err, &nr):
+		return nil, &diag.Error{Pos: diag.Pos{File: name}, Kind: kind, Message: nr.Reason()}
+	case errors.As(err, &tl):
+		return nil, tooLarge(name, tl.Size)
+	}
+	return data, err
 }
 
 func tooLarge(path string, size int64) *diag.Error {
 	return &diag.Error{
 		Pos:  diag.Pos{File: path},
 		Kind: kind,
-		Message: fmt.Sprintf("the file is %s, over the %d MiB limit for a cassette: split the runs over several files",
-			sizeString(size), MaxSize>>20),
+		Message: fmt.Sprintf("the file is %s, over the %s limit for a cassette: split the runs over several files",
+			safefile.Size(size), safefile.Size(MaxSize)),
 	}
-}
-
-func sizeString(n int64) string {
-	if n > MaxSize {
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	}
-	return strconv.FormatInt(n, 10) + " bytes"
 }
 
 // Read reads a cassette from data, detecting its format from the content:

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mcptest/mcptest/engine/diag"
 )
@@ -552,7 +554,7 @@ func TestSizeLimit(t *testing.T) {
 	f.Close()
 	_, err = ReadFile(path)
 	var de *diag.Error
-	if !errors.As(err, &de) || !strings.Contains(de.Message, "65.0 MiB, over the 64 MiB limit") {
+	if !errors.As(err, &de) || !strings.Contains(de.Message, "65 MiB, over the 64 MiB limit") {
 		t.Errorf("ReadFile: %v", err)
 	}
 }
@@ -576,6 +578,35 @@ func TestLineCols(t *testing.T) {
 		l, c := diag.LineCol(data, int64(o))
 		if got[o] != [2]int{l, c} {
 			t.Errorf("offset %d: %v, diag.LineCol says %d:%d", o, got[o], l, c)
+		}
+	}
+}
+
+// TestReadFileRefusesNonRegular: a FIFO or a device is refused before it is
+// read (a FIFO without a writer used to block ReadFile for ever).
+func TestReadFileRefusesNonRegular(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "c.json")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	t.Cleanup(func() {
+		if f, err := os.OpenFile(p, os.O_RDWR|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	done := make(chan error, 1)
+	go func() { _, err := ReadFile(p); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || err.Error() != p+": is a named pipe (FIFO), not a regular file [cassette]" {
+			t.Errorf("FIFO: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("ReadFile blocked on a FIFO")
+	}
+	if _, err := os.Stat("/dev/null"); err == nil {
+		if _, err := ReadFile("/dev/null"); err == nil || err.Error() != "/dev/null: is a device, not a regular file [cassette]" {
+			t.Errorf("device: %v", err)
 		}
 	}
 }
