@@ -108,7 +108,13 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(r)
+	// Sized from the stat, as os.ReadFile does, so a file is read into one
+	// buffer instead of a doubling series of them.
+	size := int64(512)
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		size = fi.Size() + 1 // one more, to see the end of the file
+	}
+	data, err := readAll(r, min(size, limit+1))
 	if err != nil {
 		return nil, err
 	}
@@ -116,6 +122,25 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 		return nil, &TooLargeError{Path: path, Size: int64(len(data)), Limit: limit}
 	}
 	return data, nil
+}
+
+// readAll reads r to its end into a buffer of capacity size, grown as
+// needed.
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	data := make([]byte, 0, size)
+	for {
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+	}
 }
 
 // ReadAll reads r up to limit bytes; more is a *TooLargeError naming name.
