@@ -6,10 +6,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/engine/safefile"
 )
 
 // CaseCache stores computed case results by key (see Options.Cache). Get
@@ -82,14 +84,33 @@ func cacheKey(s *Suite, p casePlan, version string) (string, bool) {
 	fmt.Fprintf(h, "mcptest case cache 2\x00%s\x00%s\x00%s\x00", version, s.Path, p.c.DefinitionSHA256)
 	h.Write(def)
 	for _, f := range p.files {
-		// Read within the cassette limits: a FIFO or a device named as a
-		// cassette is left uncached, for eachCassette to refuse.
-		data, err := cassette.Load(f, f)
+		sum, err := cassetteSHA256(f)
 		if err != nil {
 			return "", false
 		}
-		sum := sha256.Sum256(data)
-		fmt.Fprintf(h, "\x00%s\x00%s", f, hex.EncodeToString(sum[:]))
+		fmt.Fprintf(h, "\x00%s\x00%s", f, hex.EncodeToString(sum))
 	}
 	return hex.EncodeToString(h.Sum(nil)), true
+}
+
+// cassetteSHA256 digests the cassette file at path as it streams through,
+// within the cassette limits: a FIFO, a device or a file over
+// cassette.MaxSize is an error (the case is left uncached, for the reader
+// to refuse), and the file is never held whole, so the run does not hold
+// a second copy of its largest cassette.
+func cassetteSHA256(path string) ([]byte, error) {
+	f, r, err := safefile.Open(path, cassette.MaxSize)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, r)
+	if err != nil {
+		return nil, err
+	}
+	if n > cassette.MaxSize {
+		return nil, &safefile.TooLargeError{Path: path, Size: n, Limit: cassette.MaxSize}
+	}
+	return h.Sum(nil), nil
 }

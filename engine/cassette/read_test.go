@@ -424,10 +424,25 @@ var errorCases = []struct {
 		`{"mcptest_cassette": 1, "runs": [], "catalog": {"caf\u00e9 \"s\"": {"tools": 1}}}`,
 		`f.json:1:78: catalog["café \"s\""].tools: expected an array of tools, found the number 1 [cassette]`,
 		`/catalog/café "s"/tools`},
-	{"duplicate keys: the last one counts",
+	{"duplicate keys are refused",
 		`{"mcptest_cassette": 1, "runs": [], "runs": 5}`,
-		`f.json:1:45: runs: expected an array of runs, found the number 5 [cassette]`,
+		`f.json:1:37: duplicate key "runs" (first at 1:25) [cassette]`,
 		"/runs"},
+	{"a duplicated final_response cannot flip a verdict",
+		"{\"mcptest_cassette\": 1, \"runs\": [{\"turns\": [{\n  \"final_response\": \"refund issued\",\n  \"final_response\": \"I could not help\"}]}]}",
+		`f.json:3:3: runs[0].turns[0]: duplicate key "final_response" (first at 2:3) [cassette]`,
+		"/runs/0/turns/0/final_response"},
+	{"duplicate keys in arguments, results and catalogs",
+		`{"mcptest_cassette": 1, "catalog": {"s": {"tools": [{"name": "a", "name": "b"}]}, "s": {"tools": []}}, "runs": [{"turns": [{"calls": [{"tool": "t", "arguments": {"amount": 1, "amount": 1000}, "result": {"content": [], "isError": false, "isError": true}}]}]}]}`,
+		"f.json:1:67: catalog.s.tools[0]: duplicate key \"name\" (first at 1:54) [cassette]\n" +
+			"f.json:1:83: catalog: duplicate key \"s\" (first at 1:37) [cassette]\n" +
+			"f.json:1:176: runs[0].turns[0].calls[0].arguments: duplicate key \"amount\" (first at 1:163) [cassette]\n" +
+			"f.json:1:237: runs[0].turns[0].calls[0].result: duplicate key \"isError\" (first at 1:219) [cassette]",
+		"/catalog/s/tools/0/name"},
+	{"duplicate keys in a transcript",
+		`{"messages": [{"role": "user", "content": "hi", "role": "assistant"}]}`,
+		`f.json:1:49: messages[0]: duplicate key "role" (first at 1:16) [cassette]`,
+		"/messages/0/role"},
 	{"syntax error",
 		"{\n\t\"mcptest_cassette\": 1,\n\t\"runs\": [1 2]\n}",
 		`f.json:3:13: invalid JSON: invalid character '2' after array element [cassette]`,
@@ -607,6 +622,25 @@ func TestReadFileRefusesNonRegular(t *testing.T) {
 	if _, err := os.Stat("/dev/null"); err == nil {
 		if _, err := ReadFile("/dev/null"); err == nil || err.Error() != "/dev/null: is a device, not a regular file [cassette]" {
 			t.Errorf("device: %v", err)
+		}
+	}
+}
+
+// TestUnquote holds the reader's string decoding to encoding/json's on
+// escapes, surrogates and bytes that are not UTF-8.
+func TestUnquote(t *testing.T) {
+	for _, s := range []string{
+		`plain`, `a\"b\\c\/d`, `\b\f\n\r\t`, `\u00e9\u20AC`, `\ud83d\ude00 pair`, `\ud83d lone`, `\ude00 low`,
+		`\ud83d\u0041`, "caf\xc3\xa9", "bad \xff\xfe bytes", "cut \xe2\x82", `\u0000`, "mixed \xff \\n \u00e9",
+	} {
+		raw := `"` + s + `"`
+		var want string
+		if err := json.Unmarshal([]byte(raw), &want); err != nil {
+			t.Fatalf("%q: %v", raw, err)
+		}
+		d := newDecoder([]byte(raw), &walker{})
+		if got, end := d.str(0, false); got != want || end != len(raw) {
+			t.Errorf("%q: got %q (end %d), encoding/json %q", raw, got, end, want)
 		}
 	}
 }
