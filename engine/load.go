@@ -280,10 +280,39 @@ func ParseSuite(path string, data []byte) (*Suite, error) {
 	b := &builder{doc: d, suite: s, schemaErrs: errs}
 	b.build()
 	errs = append(errs, b.errs...)
+	if len(errs) > 0 && d.notASuite() {
+		return nil, diag.List{notASuiteError(d.file)}
+	}
 	if len(errs) > 0 {
 		return nil, errs.Sorted()
 	}
 	return s, nil
+}
+
+// notASuite reports whether the document is something other than a suite:
+// its root is not a mapping, or none of its keys is a top-level key of a
+// suite or a near miss of one.
+func (d *document) notASuite() bool {
+	m, ok := d.root.(map[string]any)
+	if !ok {
+		return true
+	}
+	top := sortedKeys(rawSuiteSchema["properties"].(map[string]any))
+	for k := range m {
+		if contains(top, k) || diag.Suggest(k, top) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// notASuiteError is the one error of a file that is not a suite. Such a
+// file may be anything named with --config (a key file, /etc/shadow), so
+// the error quotes nothing of it and asks the printer not to echo its
+// lines.
+func notASuiteError(file string) *diag.Error {
+	return &diag.Error{Pos: diag.Pos{File: file, Line: 1, Col: 1}, Kind: "suite", HideSource: true,
+		Message: "not a suite: expected a YAML mapping with servers:, agents: or tests: (or scenarios:, tool_quality:, tools:, compliance:, redteam:, evals:), and this file has none of them"}
 }
 
 // canonicalSHA256 digests a generic value by its canonical JSON encoding

@@ -103,3 +103,30 @@ func TestLoadSuiteRefusesWhatItCannotRead(t *testing.T) {
 		t.Errorf("missing: %v", e)
 	}
 }
+
+// A file named as a suite that is none (a shadow file, a JSON key) is
+// refused with errors that ask the printer not to echo its lines; a suite's
+// own errors keep theirs.
+func TestNotASuiteShowsNothingOfIt(t *testing.T) {
+	for name, data := range map[string]string{
+		"shadow":   "root:$6$Zk3salt$9hGfQhash:20228:0:99999:7:::\ndaemon:*:20228:0:99999:7:::\n",
+		"key file": `{"token": "ghp_0123456789abcdefghijklmnopqrstuvwxyz"}`,
+		"list":     "- a\n- b\n",
+	} {
+		_, err := ParseSuite("f.yml", []byte(data))
+		var l diag.List
+		if !errors.As(err, &l) || len(l) == 0 {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, e := range l {
+			if !e.HideSource || strings.Contains(e.Message, "ghp_") || strings.Contains(e.Message, "$6$") {
+				t.Errorf("%s: %v (HideSource %v)", name, e, e.HideSource)
+			}
+		}
+	}
+	_, err := ParseSuite("f.yml", []byte("agents:\n  - name: x\n    cassete: c.json\n"))
+	var l diag.List
+	if !errors.As(err, &l) || l[0].HideSource {
+		t.Errorf("a suite's error hides its source: %v", err)
+	}
+}

@@ -34,6 +34,9 @@ type problem struct {
 	atKey bool
 	msg   string
 	hint  string
+	// hide marks a problem about a file that is not a recording: its
+	// source line is not to be shown (diag.Error.HideSource).
+	hide bool
 }
 
 // walker carries the path of the value being read and collects the
@@ -262,7 +265,7 @@ func errorsAt(file string, data []byte, w *walker) error {
 			l := lc[off]
 			pos.Line, pos.Col = l[0], l[1]
 		}
-		list = append(list, &diag.Error{Pos: pos, Pointer: p.ptr, Message: p.msg, Hint: p.hint, Kind: kind})
+		list = append(list, &diag.Error{Pos: pos, Pointer: p.ptr, Message: p.msg, Hint: p.hint, Kind: kind, HideSource: p.hide})
 	}
 	for _, dp := range dups {
 		first, again := lc[dp.first], lc[dp.again]

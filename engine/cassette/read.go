@@ -134,8 +134,11 @@ func (d *decoder) transcript(root int, each func(*Cassette, *Run)) *Cassette {
 	v, _ := d.value(root)
 	f := detect(v)
 	if f.format != FormatOpenAI && f.format != FormatAnthropic {
+		// Not a recording: the file may be anything, its lines are not
+		// to be shown.
 		d.w.path = f.at
 		d.w.errorf("%s", f.problem)
+		d.w.probs[len(d.w.probs)-1].hide = true
 		return nil
 	}
 	c := readTranscript(d.w, f)
@@ -167,8 +170,10 @@ func (d *decoder) hasKey(i int, key string) bool {
 // (the first maxProblems of them), or nil.
 func (d *decoder) err(file string) error {
 	if d.rangeOff >= 0 {
-		return errorAt(file, d.data, d.rangeOff, "",
+		e := errorAt(file, d.data, d.rangeOff, "",
 			fmt.Sprintf("number %s is out of range: a JSON number must fit a 64-bit float", clip(d.rangeLit, 40)))
+		e.HideSource = true
+		return e
 	}
 	if d.clean() {
 		return nil
@@ -184,8 +189,16 @@ func clip(s string, n int) string {
 	return string([]rune(s)[:n]) + "…"
 }
 
-// syntaxError positions an encoding/json error.
+// syntaxError positions an encoding/json error. The file is not JSON, so
+// it may be anything (a key file named as a cassette): the error quotes at
+// most the offending character and asks not to echo the source line.
 func syntaxError(path string, data []byte, err error) error {
+	e := syntaxErrorAt(path, data, err)
+	e.HideSource = true
+	return e
+}
+
+func syntaxErrorAt(path string, data []byte, err error) *diag.Error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return errorAt(path, data, 0, "", "the file is empty: expected a cassette, a JSON object")
 	}

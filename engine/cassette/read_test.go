@@ -644,3 +644,32 @@ func TestUnquote(t *testing.T) {
 		}
 	}
 }
+
+// TestNotARecordingShowsNothingOfIt: a file named as a cassette that is not
+// one (a shadow file, a service-account key) is refused with an error that
+// quotes at most the offending character or the names of its keys, and
+// that asks the printer not to echo its lines (the caret printer used to
+// print the first line of /etc/shadow under the error).
+func TestNotARecordingShowsNothingOfIt(t *testing.T) {
+	for _, tt := range []struct{ name, data, want string }{
+		{"shadow", "root:$6$Zk3salt$9hGfQhashhash:20228:0:99999:7:::\ndaemon:*:20228:0:99999:7:::\n",
+			`f.json:1:1: invalid JSON: invalid character 'r' looking for beginning of value [cassette]`},
+		{"binary", "\x00\x01secret",
+			`f.json:1:1: invalid JSON: invalid character '\x00' looking for beginning of value [cassette]`},
+		{"key file", "{\"type\": \"service_account\",\n \"private_key\": \"-----BEGIN PRIVATE KEY-----\\nMIIEvQ\"}",
+			`f.json:1:1: unrecognized recording: ` + tried + `; found an object with keys "private_key", "type" [cassette]`},
+		{"huge number", `{"x": 1e99999999999999999999999999999999999999999999999999999}`,
+			`f.json:1:7: number 1e99999999999999999999999999999999999999… is out of range: a JSON number must fit a 64-bit float [cassette]`},
+	} {
+		_, err := Read("f.json", []byte(tt.data))
+		l := diagErrors(t, err)
+		if len(l) != 1 || l[0].Error() != tt.want || !l[0].HideSource {
+			t.Errorf("%s: %v (HideSource %v)\nwant %s, HideSource", tt.name, err, len(l) == 1 && l[0].HideSource, tt.want)
+		}
+	}
+	// A recording's own errors keep their source line.
+	_, err := Read("f.json", []byte(`{"mcptest_cassette": 1, "runs": 5}`))
+	if l := diagErrors(t, err); l[0].HideSource {
+		t.Errorf("a cassette's error hides its source: %v", err)
+	}
+}
