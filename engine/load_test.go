@@ -130,3 +130,34 @@ func TestNotASuiteShowsNothingOfIt(t *testing.T) {
 		t.Errorf("a suite's error hides its source: %v", err)
 	}
 }
+
+// TestYAMLErrorsArePositioned: every error of a suite that is not valid
+// YAML names a line and column: a control character or a byte that is not
+// UTF-8 where it stands, a problem on the first line (yaml.v3 names no
+// line for it), a nesting over the depth limit where it is crossed.
+func TestYAMLErrorsArePositioned(t *testing.T) {
+	for _, tt := range []struct{ name, data, want string }{
+		{"control character first", "\x01agents: []\n", "f.yml:1:1: invalid YAML: the control character U+0001"},
+		{"DEL", "agents:\n  - name: a\x7fb\n", "f.yml:2:12: invalid YAML: the control character U+007F"},
+		{"U+FFFE", "agents:\n  - name: \xef\xbf\xbe\n", "f.yml:2:11: invalid YAML: the control character U+FFFE"},
+		{"NUL after multi-byte characters", "agents:\n  - name: 日本\x00\n", "f.yml:2:13: invalid YAML: the control character U+0000"},
+		{"not UTF-8 after a byte order mark", "\xef\xbb\xbfagents: \xff\n", "f.yml:1:9: invalid YAML: invalid UTF-8: the byte 0xff"},
+		{"cut UTF-8 character", "agents: \xe6\x97", "f.yml:1:9: invalid YAML: invalid UTF-8: the byte 0xe6"},
+		{"first line", "agents: b: c\n", "f.yml:1:1: invalid YAML: mapping values are not allowed in this context"},
+		{"first line after a byte order mark", "\xef\xbb\xbfagents: [a, b\n", "f.yml:1:1: invalid YAML: did not find expected ',' or ']'"},
+		{"depth", "agents:\n  - " + strings.Repeat("[", 10001), "f.yml:2:10005: invalid YAML: exceeded max depth of 10000"},
+		{"long key", "agents:\n  - name: a\n    " + strings.Repeat("k", 2000) + ": 1\n", "f.yml:3:5: invalid YAML: could not find expected ':' (a mapping key may be at most 1024 characters long)"},
+	} {
+		_, err := ParseSuite("f.yml", []byte(tt.data))
+		var l diag.List
+		if !errors.As(err, &l) || len(l) != 1 || !strings.HasPrefix(l[0].Error(), tt.want) {
+			t.Errorf("%s: %v\nwant %s…", tt.name, err, tt.want)
+		}
+	}
+	// What YAML allows stays allowed: tabs in values, U+0085, U+FEFF inside
+	// the text, characters beyond the BMP.
+	ok := "agents:\n  - name: \"a\tb\xc2\x85c\xef\xbb\xbfd😀\"\n    cassette: c.json\n"
+	if _, err := ParseSuite("f.yml", []byte(ok)); err != nil && strings.Contains(err.Error(), "invalid YAML") {
+		t.Errorf("refused text YAML allows: %v", err)
+	}
+}
