@@ -40,14 +40,19 @@ type document struct {
 	// quoted marks the quoted scalars by pointer; a quoted key is marked
 	// under "key:" + pointer.
 	quoted map[string]bool
-	nodes  int
-	errs   diag.List
+	// numbers holds each number as written, by pointer; ints the exact
+	// value of each integer that fits an int64 (the tree holds float64).
+	numbers map[string]string
+	ints    map[string]int64
+	nodes   int
+	errs    diag.List
 }
 
 // parseYAML decodes data into a document. Syntax errors, duplicate keys,
 // non-string keys and oversized input are positioned errors.
 func parseYAML(file string, data []byte) *document {
-	d := &document{file: file, values: map[string]diag.Pos{}, keys: map[string]diag.Pos{}, quoted: map[string]bool{}}
+	d := &document{file: file, values: map[string]diag.Pos{}, keys: map[string]diag.Pos{}, quoted: map[string]bool{},
+		numbers: map[string]string{}, ints: map[string]int64{}}
 	if len(data) > MaxSuiteBytes {
 		d.errs = append(d.errs, tooLargeSuite(file, int64(len(data))))
 		return d
@@ -148,6 +153,11 @@ func (d *document) scalar(n *yaml.Node, ptr string) any {
 			return b
 		}
 	case "!!int", "!!float":
+		d.numbers[ptr] = n.Value
+		var i int64
+		if n.ShortTag() == "!!int" && n.Decode(&i) == nil {
+			d.ints[ptr] = i
+		}
 		var f float64
 		if err := n.Decode(&f); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
 			return f

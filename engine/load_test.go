@@ -161,3 +161,35 @@ func TestYAMLErrorsArePositioned(t *testing.T) {
 		t.Errorf("refused text YAML allows: %v", err)
 	}
 }
+
+// TestIntegerFields: an integer field takes a whole number in its range,
+// however it is written, and refuses anything else where it stands (1e300
+// and 2^63-1 used to become runs: 1).
+func TestIntegerFields(t *testing.T) {
+	suite := func(runs string) string {
+		return "agents:\n  - name: x\n    cassette: c.json\n    runs: " + runs + "\n"
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "c.json"), []byte(`{"mcptest_cassette": 1, "runs": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]int{"3": 3, "3.0": 3, "0x10": 16, "1e2": 100, "0": 1, "1000000": 1000000, "1_000": 1000} {
+		s, err := ParseSuite(filepath.Join(dir, "suite.yml"), []byte(suite(in)))
+		if err != nil || s.Cases[0].Runs != want {
+			t.Errorf("runs: %s: %v, want %d", in, err, want)
+			continue
+		}
+	}
+	for in, want := range map[string]string{
+		"1e300":                      "suite.yml:4:11: runs: 1e300 is not an integer between 0 and 1000000 [suite]",
+		"9223372036854775807":        "suite.yml:4:11: runs: 9223372036854775807 is not an integer between 0 and 1000000 [suite]",
+		"99999999999999999999999999": "suite.yml:4:11: runs: 99999999999999999999999999 is not an integer between 0 and 1000000 [suite]",
+		"1000001":                    "suite.yml:4:11: runs: 1000001 is not an integer between 0 and 1000000 [suite]",
+		"2.5":                        "suite.yml:4:11: agents[0].runs: expected an integer, got the number 2.5 [schema]",
+	} {
+		_, err := ParseSuite(filepath.Join(dir, "suite.yml"), []byte(suite(in)))
+		if err == nil || !strings.HasPrefix(strings.TrimPrefix(err.Error(), filepath.ToSlash(dir)+"/"), want) {
+			t.Errorf("runs: %s: %v\nwant %s", in, err, want)
+		}
+	}
+}

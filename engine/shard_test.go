@@ -19,6 +19,9 @@ func TestParseShard(t *testing.T) {
 		{"0/4", Shard{}, "1-based"},
 		{"5/4", Shard{}, "at most the number of shards"},
 		{"1/0", Shard{}, "between 1 and 10000"},
+		{"0/0", Shard{}, "between 1 and 10000"}, // not the zero Shard, which runs every case
+		{"00/0", Shard{}, "between 1 and 10000"},
+		{"99999999999999999999/4", Shard{}, "whole numbers"},
 		{"1/10001", Shard{}, "between 1 and 10000"},
 		{"-1/4", Shard{}, "1-based"},
 		{"1/-4", Shard{}, "between 1 and"},
