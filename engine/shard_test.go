@@ -102,3 +102,27 @@ func TestShardPartition(t *testing.T) {
 		t.Errorf("selectShard with a bad shard: %v", err)
 	}
 }
+
+// FuzzParseShard: --shard is typed by users; whatever it is, ParseShard
+// returns a shard 1 <= i <= n <= MaxShards that renders as it reads, or an
+// error, never the zero Shard (which runs every case).
+func FuzzParseShard(f *testing.F) {
+	for _, s := range []string{"1/1", "3/4", "0/0", "00/0", "1/0", "0/4", "-0/-0", "+1/+1", "99999999999999999999/4", " 2/2 ", "1/4/2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sh, err := ParseShard(s)
+		if err != nil {
+			if sh != (Shard{}) {
+				t.Fatalf("ParseShard(%q) = %v and an error", s, sh)
+			}
+			return
+		}
+		if sh.Index < 1 || sh.Index > sh.Count || sh.Count > MaxShards {
+			t.Fatalf("ParseShard(%q) = %v, out of range", s, sh)
+		}
+		if again, err := ParseShard(sh.String()); err != nil || again != sh {
+			t.Fatalf("ParseShard(%q) = %v does not read back: %v, %v", s, sh, again, err)
+		}
+	})
+}

@@ -28,6 +28,11 @@ func FuzzRead(f *testing.F) {
 	for _, tt := range append(errorCases, agreeCases...) {
 		f.Add([]byte(tt.json))
 	}
+	// Files that are no recording, and repeated keys.
+	f.Add([]byte("root:$6$Zk3salt$9hGfQhash:20228:0:99999:7:::\n"))
+	f.Add([]byte("\x00\x01secret"))
+	f.Add([]byte(`{"type": "service_account", "private_key": "k", "private_key": "l"}`))
+	f.Add([]byte(`{"mcptest_cassette": 1, "runs": [{"turns": [{"final_response": "a", "final_response": "b"}]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := Read("fuzz.json", data)
 		if err != nil {
