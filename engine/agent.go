@@ -44,14 +44,15 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 	}
 
 	runN := 0
-	errs := eachCassette(s, p, res, progress, func(cas *cassette.Cassette) {
-		multi.addCassette(cas)
-		if te != nil {
-			te.AddCatalog(cas.Catalog)
-		}
-		for i := range cas.Runs {
+	errs := eachCassette(s, p, res, progress, cassetteUse{
+		open: func(cas *cassette.Cassette) {
+			multi.addCassette(cas)
+			if te != nil {
+				te.AddCatalog(cas.Catalog)
+			}
+		},
+		run: func(cas *cassette.Cassette, r *cassette.Run) {
 			runN++
-			r := &cas.Runs[i]
 			if sel != nil {
 				sel.Add(r)
 			}
@@ -68,7 +69,7 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 					rc.check(runN, doc)
 				}
 			}
-		}
+		},
 	})
 	res.Runs = runN
 

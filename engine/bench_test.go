@@ -482,3 +482,57 @@ func (t tools) launch(tb testing.TB, dir string, args ...string) (kib int64, cod
 	}
 	return kib, code, errb.String()
 }
+
+// manyCallsDir returns a directory holding gen.ManyCalls(1,000 runs, 1,000
+// calls), a 53 MB cassette of 1,000,000 calls, as cassette.json, and a
+// suite with one test over it, suite.yml; it is kept under
+// os.TempDir()/mcptest-bench like the corpus.
+func manyCallsDir(tb testing.TB) (dir string, size int64) {
+	tb.Helper()
+	dir = filepath.Join(os.TempDir(), "mcptest-bench", "many-calls-1000x1000")
+	file := filepath.Join(dir, "cassette.json")
+	if fi, err := os.Stat(filepath.Join(dir, "suite.yml")); err == nil && fi.Size() > 0 {
+		if fi, err := os.Stat(file); err == nil {
+			return dir, fi.Size()
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	var buf strings.Builder
+	if err := gen.ManyCalls(&buf, 1000, 1000); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(buf.String()), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	suite := "agents:\n  - name: a million calls\n    cassette: cassette.json\n    expect:\n      - target: final_response\n        matcher: { contains: done }\n"
+	if err := os.WriteFile(filepath.Join(dir, "suite.yml"), []byte(suite), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return dir, int64(buf.Len())
+}
+
+// BenchmarkPeakRSSManyCalls runs the real binary, `mcptest run --config
+// suite.yml --reporter json --no-cache`, over one 53 MB cassette of 1,000,000 calls
+// (gen.ManyCalls) and reports its peak resident set (maxrss-KiB, the
+// median over the iterations) and that peak per byte of the cassette
+// (rss/file), which the reader keeps within 4.
+//
+//	go test ./engine -run '^$' -bench PeakRSSManyCalls -benchtime 3x
+func BenchmarkPeakRSSManyCalls(b *testing.B) {
+	tools := buildTools(b)
+	dir, size := manyCallsDir(b)
+	out := filepath.Join(b.TempDir(), "report.json")
+	var peaks []int64
+	for b.Loop() {
+		kib, code, stderr := tools.launch(b, dir, tools.mcptest, "run", "--config", "suite.yml", "--reporter", "json", "--output", out, "--no-cache")
+		if code != 0 {
+			b.Fatalf("mcptest run: exit code %d\n%s", code, stderr)
+		}
+		peaks = append(peaks, kib)
+	}
+	med := median(peaks)
+	b.ReportMetric(float64(med), "maxrss-KiB")
+	b.ReportMetric(float64(med<<10)/float64(size), "rss/file")
+}

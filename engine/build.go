@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -39,6 +40,51 @@ func (b *builder) broken(ptr string) bool {
 		}
 	}
 	return false
+}
+
+// The ranges of the integer fields of a suite, beyond their schema minimum.
+const (
+	// maxRuns bounds runs:.
+	maxRuns = 1_000_000
+	// maxDistractors bounds a distractors block's count:.
+	maxDistractors = 10_000
+	// maxExactInteger bounds token budgets and durations: 2^53, the
+	// largest integer a JSON or YAML number carries exactly.
+	maxExactInteger = 1 << 53
+)
+
+// integer reads the value v at ptr as an integer between lo and hi: the one
+// reader of every integer field of a suite. A number that is not a whole
+// number in that range as written (1e300, 2^63-1, 99999999999999999999,
+// 2.5) is an error at the value, never a conversion that wraps or
+// truncates. ok is false then, and when v is not a number or the schema
+// already refused it (the schema says so in its words).
+func (b *builder) integer(ptr string, v any, lo, hi int64) (n int64, ok bool) {
+	f, isNum := v.(float64)
+	if !isNum || b.broken(ptr) {
+		return 0, false
+	}
+	if i, exact := b.doc.ints[ptr]; exact && i >= lo && i <= hi {
+		return i, true
+	}
+	if _, exact := b.doc.ints[ptr]; !exact && f == math.Trunc(f) && f >= float64(lo) && f <= float64(hi) && math.Abs(f) <= maxExactInteger {
+		return int64(f), true
+	}
+	text, written := b.doc.numbers[ptr]
+	if !written {
+		text = strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	key := unescapePointer(ptr[strings.LastIndexByte(ptr, '/')+1:])
+	b.errorf(ptr, b.doc.at(ptr), "%s: %s is not an integer between %d and %s", key, text, lo, rangeEnd(hi))
+	return 0, false
+}
+
+// rangeEnd renders the upper end of an integer range: 2^53 by name.
+func rangeEnd(hi int64) string {
+	if hi == maxExactInteger {
+		return "2^53"
+	}
+	return strconv.FormatInt(hi, 10)
 }
 
 func (b *builder) build() {
@@ -198,8 +244,10 @@ func (b *builder) pending(ptr string, m map[string]any, kind Kind, key string) {
 func (b *builder) agentTest(ptr string, m map[string]any) {
 	c := b.newCase(ptr, m, KindAgent)
 	b.agentFields(ptr, c, m, "test")
-	if r, ok := m["runs"].(float64); ok {
-		c.Runs = max(int(r), 1)
+	if v, ok := m["runs"]; ok {
+		if n, ok := b.integer(ptr+"/runs", v, 0, maxRuns); ok {
+			c.Runs = max(int(n), 1)
+		}
 	}
 	if cas, ok := m["cassette"].(string); ok {
 		c.Cassette, c.CassettePos = cas, b.doc.at(ptr+"/cassette")

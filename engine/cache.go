@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/safefile"
 )
 
@@ -137,14 +139,12 @@ func cacheKey(s *Suite, p casePlan, version string) (key string, set CassetteSet
 	fmt.Fprintf(h, "mcptest case cache %d\x00%s\x00%s\x00%s\x00", cacheFormat, version, s.Path, p.c.DefinitionSHA256)
 	h.Write(def)
 	for _, f := range p.files {
-		data, err := os.ReadFile(f)
+		sum, err := cassetteSHA256(f)
 		if err != nil {
 			return "", set, false
 		}
-		raw := sha256.Sum256(data)
-		sum := hex.EncodeToString(raw[:])
-		fmt.Fprintf(h, "\x00%s\x00%s", f, sum)
-		fmt.Fprintf(digest, "%s\x00%s\n", suiteRelative(s, f), sum)
+		fmt.Fprintf(h, "\x00%s\x00%x", f, sum)
+		fmt.Fprintf(digest, "%s\x00%x\n", suiteRelative(s, f), sum)
 	}
 	set = CassetteSet{Files: len(p.files), SHA256: hex.EncodeToString(digest.Sum(nil))}
 	return hex.EncodeToString(h.Sum(nil)), set, true
@@ -234,4 +234,26 @@ func computedAssertions(c *Case) []*Assertion {
 func computed(a *Assertion) bool {
 	gb, ok := targetBlock(a.Target.String())
 	return !ok || gb.implemented
+}
+
+// cassetteSHA256 digests the cassette file at path as it streams through,
+// within the cassette limits: a FIFO, a device or a file over
+// cassette.MaxSize is an error (the case is left uncached, for the reader
+// to refuse), and the file is never held whole, so the run does not hold
+// a second copy of its largest cassette.
+func cassetteSHA256(path string) ([]byte, error) {
+	f, r, err := safefile.Open(path, cassette.MaxSize)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, r)
+	if err != nil {
+		return nil, err
+	}
+	if n > cassette.MaxSize {
+		return nil, &safefile.TooLargeError{Path: path, Size: n, Limit: cassette.MaxSize}
+	}
+	return h.Sum(nil), nil
 }

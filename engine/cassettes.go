@@ -4,43 +4,71 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 
 	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/diag"
 )
 
+// cassetteUse is what a case does with its recordings, file by file: open
+// sees a cassette's provenance and catalog before any of its runs, run
+// sees each of its runs in file order. Either may be nil.
+type cassetteUse struct {
+	open func(*cassette.Cassette)
+	run  func(*cassette.Cassette, *cassette.Run)
+}
+
 // eachCassette reads a case's cassette files one at a time, in order, and
-// hands each readable one to use, so no more than one cassette is held at
-// once. It fills res.Model from the first cassette and res.Cassettes with
-// the file count and a digest over the files' suite-relative paths and
-// contents, res.Tools with the tools the recordings offered and called, and
-// returns every file that could not be read as positioned
-// errors.
-func eachCassette(s *Suite, p casePlan, res *CaseResult, progress func(), use func(*cassette.Cassette)) diag.List {
+// streams each one's runs to use as they are decoded (cassette.Stream), so
+// no more than one cassette file and one of its runs are held at once. It
+// fills res.Model from the first cassette and res.Cassettes with the file
+// count and a digest over the files' suite-relative paths and contents,
+// res.Tools with the tools the recordings offered and called, and returns
+// every file that could not be read as positioned errors. A file found
+// broken after some of its runs were used fails the run with those errors,
+// so what the runs added is never reported.
+func eachCassette(s *Suite, p casePlan, res *CaseResult, progress func(), use cassetteUse) diag.List {
 	var errs diag.List
 	digest := sha256.New()
 	tools := toolTally{}
 	for _, f := range p.files {
-		data, err := os.ReadFile(f)
+		name := displayPath(f)
+		data, err := cassette.Load(f, name)
 		if err != nil {
-			errs = append(errs, &diag.Error{Pos: diag.Pos{File: displayPath(f)}, Kind: "cassette", Message: err.Error()})
+			errs = append(errs, asDiag(name, err)...)
 			progress()
 			continue
 		}
 		sum := sha256.Sum256(data)
 		fmt.Fprintf(digest, "%s\x00%s\n", suiteRelative(s, f), hex.EncodeToString(sum[:]))
-		cas, err := cassette.Read(displayPath(f), data)
+		var owner map[string]string
+		opened := false
+		open := func(cas *cassette.Cassette) {
+			opened = true
+			if res.Model == "" {
+				res.Model = cas.Model
+			}
+			owner = tools.addCatalog(cas)
+			if use.open != nil {
+				use.open(cas)
+			}
+		}
+		cas, err := cassette.Stream(name, data, func(cas *cassette.Cassette, r *cassette.Run) {
+			if !opened {
+				open(cas)
+			}
+			tools.addRun(owner, r)
+			if use.run != nil {
+				use.run(cas, r)
+			}
+		})
 		progress()
 		if err != nil {
-			errs = append(errs, asDiag(displayPath(f), err)...)
+			errs = append(errs, asDiag(name, err)...)
 			continue
 		}
-		if res.Model == "" {
-			res.Model = cas.Model
+		if !opened {
+			open(cas)
 		}
-		tools.addCassette(cas)
-		use(cas)
 	}
 	res.Cassettes = &CassetteSet{Files: len(p.files), SHA256: hex.EncodeToString(digest.Sum(nil))}
 	res.Tools = tools.list()

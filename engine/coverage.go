@@ -24,9 +24,18 @@ type toolKey struct{ server, tool string }
 type toolTally map[toolKey]int64
 
 // addCassette offers every tool of the cassette's catalog and counts every
-// recorded call. A call that names no server is given the server of the
-// one catalog entry of its tool, when exactly one server offers it.
+// call of its runs (see addCatalog and addRun).
 func (t toolTally) addCassette(cas *cassette.Cassette) {
+	owner := t.addCatalog(cas)
+	for i := range cas.Runs {
+		t.addRun(owner, &cas.Runs[i])
+	}
+}
+
+// addCatalog offers every tool of the cassette's catalog, and returns the
+// server of each tool name that exactly one server of the catalog offers
+// ("" for a name two offer), for addRun.
+func (t toolTally) addCatalog(cas *cassette.Cassette) map[string]string {
 	owner := map[string]string{}
 	for _, sc := range cas.Catalog {
 		for _, tl := range sc.Tools {
@@ -41,15 +50,19 @@ func (t toolTally) addCassette(cas *cassette.Cassette) {
 			}
 		}
 	}
-	for i := range cas.Runs {
-		for j := range cas.Runs[i].Turns {
-			for _, call := range cas.Runs[i].Turns[j].Calls {
-				server := call.Server
-				if server == "" {
-					server = owner[call.Tool]
-				}
-				t[toolKey{server, call.Tool}]++
+	return owner
+}
+
+// addRun counts every call of the run. A call that names no server is
+// given its tool's owner, when it has one.
+func (t toolTally) addRun(owner map[string]string, r *cassette.Run) {
+	for j := range r.Turns {
+		for _, call := range r.Turns[j].Calls {
+			server := call.Server
+			if server == "" {
+				server = owner[call.Tool]
 			}
+			t[toolKey{server, call.Tool}]++
 		}
 	}
 }

@@ -29,6 +29,10 @@ func FuzzParseSuite(f *testing.F) {
 	f.Add([]byte("a: &a [*a, *a]\nb: *a\n"))
 	f.Add([]byte("agents:\n  - name: x\n    expect:\n      - \"a[\": {\">=\": .inf}\n"))
 	f.Add([]byte("agents:\n  - {name: x, expect: [{target: 'tool[\"a\"].b', matcher: {not: {not: {regex: '(?i)x'}}}}]}\n"))
+	f.Add([]byte("\xef\xbb\xbfagents: [a, b\n"))
+	f.Add([]byte("agents: b: c\n"))
+	f.Add([]byte("agents:\n  - name: a\x7fb\n"))
+	f.Add([]byte("agents:\n  - name: x\n    runs: 1e300\n"))
 	dir := f.TempDir()
 	for _, name := range []string{"c.json", "cat.yml"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte("{}"), 0o644); err != nil {
@@ -74,6 +78,9 @@ func FuzzParseSuite(f *testing.F) {
 		for _, e := range l {
 			if e.Pos.File == "" || e.Message == "" {
 				t.Fatalf("error without a file or a message: %+v", e)
+			}
+			if e.Kind == "syntax" && (e.Pos.Line < 1 || e.Pos.Col < 1) {
+				t.Fatalf("a syntax error without a line and column: %v", e)
 			}
 		}
 	})

@@ -13,10 +13,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/safefile"
 )
 
 // MaxSuiteBytes bounds the size of a suite file.
@@ -38,17 +40,25 @@ type document struct {
 	// quoted marks the quoted scalars by pointer; a quoted key is marked
 	// under "key:" + pointer.
 	quoted map[string]bool
-	nodes  int
-	errs   diag.List
+	// numbers holds each number as written, by pointer; ints the exact
+	// value of each integer that fits an int64 (the tree holds float64).
+	numbers map[string]string
+	ints    map[string]int64
+	nodes   int
+	errs    diag.List
 }
 
 // parseYAML decodes data into a document. Syntax errors, duplicate keys,
 // non-string keys and oversized input are positioned errors.
 func parseYAML(file string, data []byte) *document {
-	d := &document{file: file, values: map[string]diag.Pos{}, keys: map[string]diag.Pos{}, quoted: map[string]bool{}}
+	d := &document{file: file, values: map[string]diag.Pos{}, keys: map[string]diag.Pos{}, quoted: map[string]bool{},
+		numbers: map[string]string{}, ints: map[string]int64{}}
 	if len(data) > MaxSuiteBytes {
-		d.errs = append(d.errs, &diag.Error{Pos: diag.Pos{File: file}, Kind: "syntax",
-			Message: fmt.Sprintf("suite is %d bytes, more than the %d a suite may have", len(data), MaxSuiteBytes)})
+		d.errs = append(d.errs, tooLargeSuite(file, int64(len(data))))
+		return d
+	}
+	if e := textError(file, data); e != nil {
+		d.errs = append(d.errs, e)
 		return d
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -59,7 +69,7 @@ func parseYAML(file string, data []byte) *document {
 				Message: "the suite is empty: expected a mapping with servers:, agents: or tests:"})
 			return d
 		}
-		d.errs = append(d.errs, yamlError(file, err))
+		d.errs = append(d.errs, yamlError(file, data, err))
 		return d
 	}
 	var extra yaml.Node
@@ -143,6 +153,11 @@ func (d *document) scalar(n *yaml.Node, ptr string) any {
 			return b
 		}
 	case "!!int", "!!float":
+		d.numbers[ptr] = n.Value
+		var i int64
+		if n.ShortTag() == "!!int" && n.Decode(&i) == nil {
+			d.ints[ptr] = i
+		}
 		var f float64
 		if err := n.Decode(&f); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
 			return f
@@ -180,8 +195,36 @@ func (d *document) keyAt(ptr string) diag.Pos {
 
 var yamlLineRE = []string{"yaml: line ", "yaml: unmarshal errors:\n  line "}
 
-// yamlError positions a yaml.v3 error, whose text carries only the line.
-func yamlError(file string, err error) *diag.Error {
+// yamlError positions a yaml.v3 error, whose text carries at most the line
+// (none for a problem on the first line): the line, column 1, and for a
+// nesting over yaml.v3's depth limit the exact place where it was crossed.
+func yamlError(file string, data []byte, err error) *diag.Error {
+	line, msg := yamlLine(err)
+	if strings.HasPrefix(msg, "did not find expected") {
+		// The parser names the line where the enclosing block starts; the
+		// problem is below it, most often an indentation slip.
+		msg += " (in the block that starts on this line: check the indentation of the lines below it)"
+	}
+	e := &diag.Error{Pos: diag.Pos{File: file, Line: line, Col: 1}, Kind: "syntax", Message: "invalid YAML: " + msg}
+	switch {
+	case strings.HasPrefix(msg, "exceeded max depth"):
+		e.Pos.Line, e.Pos.Col = diag.LineCol(data, int64(depthOffset(data)))
+		e.Message += ": the suite nests its values deeper than YAML allows"
+	case line == 0:
+		e.Pos.Line = firstLine(data)
+	}
+	if long := lineText(data, e.Pos.Line); utf8.RuneCount(long) > 1024 &&
+		(msg == "could not find expected ':'" || msg == "mapping values are not allowed in this context") {
+		// YAML looks no further than 1024 characters for the `:` of a key.
+		e.Pos.Col = keyColumn(long)
+		e.Message += " (a mapping key may be at most 1024 characters long)"
+	}
+	return e
+}
+
+// yamlLine splits a yaml.v3 error into the line it names (0 for none) and
+// the message.
+func yamlLine(err error) (int, string) {
 	msg := err.Error()
 	line := 0
 	for _, p := range yamlLineRE {
@@ -191,17 +234,124 @@ func yamlError(file string, err error) *diag.Error {
 			msg = strings.TrimSpace(tail)
 		}
 	}
-	msg = strings.TrimPrefix(msg, "yaml: ")
-	if strings.HasPrefix(msg, "did not find expected") {
-		// The parser names the line where the enclosing block starts; the
-		// problem is below it, most often an indentation slip.
-		msg += " (in the block that starts on this line: check the indentation of the lines below it)"
+	return line, strings.TrimPrefix(msg, "yaml: ")
+}
+
+// firstLine is the line of a yaml.v3 error that names none. yaml.v3 leaves
+// out the line of a problem on the first line only (it tests the 0-based
+// line for zero); parsed again below a blank line, the same problem names
+// its line, one more than the line in data. A file in UTF-16 is not
+// re-parsed: its problem is placed on line 1.
+func firstLine(data []byte) int {
+	if bytes.HasPrefix(data, []byte("\xff\xfe")) || bytes.HasPrefix(data, []byte("\xfe\xff")) {
+		return 1
 	}
-	e := &diag.Error{Pos: diag.Pos{File: file, Line: line}, Kind: "syntax", Message: "invalid YAML: " + msg}
-	if line > 0 {
-		e.Pos.Col = 1
+	body := bytes.TrimPrefix(data, []byte(utf8BOM))
+	shifted := make([]byte, 0, len(data)+1)
+	shifted = append(append(append(shifted, data[:len(data)-len(body)]...), '\n'), body...)
+	var n yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(shifted)).Decode(&n); err != nil {
+		if line, _ := yamlLine(err); line > 1 {
+			return line - 1
+		}
 	}
-	return e
+	return 1
+}
+
+const utf8BOM = "\xef\xbb\xbf"
+
+// depthOffset returns the offset of the byte where the nesting of data
+// crosses yaml.v3's depth limit: the end of the shortest prefix that
+// yaml.v3 refuses for its depth, found by bisection (a prefix refuses for
+// its depth exactly when it holds that byte).
+func depthOffset(data []byte) int {
+	tooDeep := func(n int) bool {
+		var node yaml.Node
+		err := yaml.NewDecoder(bytes.NewReader(data[:n])).Decode(&node)
+		return err != nil && strings.Contains(err.Error(), "exceeded max depth")
+	}
+	lo, hi := 0, len(data) // tooDeep(hi), !tooDeep(lo)
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if tooDeep(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi - 1
+}
+
+// lineText returns line n (1-based) of data, without its end of line.
+func lineText(data []byte, n int) []byte {
+	for i := 1; i < n; i++ {
+		j := bytes.IndexByte(data, '\n')
+		if j < 0 {
+			return nil
+		}
+		data = data[j+1:]
+	}
+	if j := bytes.IndexByte(data, '\n'); j >= 0 {
+		data = data[:j]
+	}
+	return bytes.TrimSuffix(data, []byte("\r"))
+}
+
+// keyColumn is the column (1-based, in characters) where the key of a
+// mapping line starts: after the indentation and any `- ` or `? `
+// indicators.
+func keyColumn(line []byte) int {
+	i := 0
+	for i < len(line) {
+		switch {
+		case line[i] == ' ':
+			i++
+		case (line[i] == '-' || line[i] == '?') && (i+1 == len(line) || line[i+1] == ' '):
+			i++
+		default:
+			return utf8.RuneCount(line[:i]) + 1
+		}
+	}
+	return 1
+}
+
+// textError finds the first byte of data that is not UTF-8 or a character
+// YAML refuses (the control characters but tab, line feed and carriage
+// return; DEL; U+FFFE and U+FFFF), and places it: yaml.v3 refuses them
+// without saying where. A file in UTF-16, with its byte order mark, is
+// left to yaml.v3.
+func textError(file string, data []byte) *diag.Error {
+	if bytes.HasPrefix(data, []byte("\xff\xfe")) || bytes.HasPrefix(data, []byte("\xfe\xff")) {
+		return nil
+	}
+	body := bytes.TrimPrefix(data, []byte(utf8BOM))
+	for i := 0; i < len(body); {
+		r, size := utf8.DecodeRune(body[i:])
+		var msg string
+		switch {
+		case r == utf8.RuneError && size == 1:
+			msg = fmt.Sprintf("invalid UTF-8: the byte 0x%02x does not start a UTF-8 character; save the suite as UTF-8", body[i])
+		case !yamlPrintable(r):
+			msg = fmt.Sprintf("the control character %U is not allowed in YAML: remove it, or write it as an escape such as \"\\x%02X\" in a double-quoted string", r, r)
+		default:
+			i += size
+			continue
+		}
+		line, col := diag.LineCol(body, int64(i))
+		return &diag.Error{Pos: diag.Pos{File: file, Line: line, Col: col}, Kind: "syntax", Message: "invalid YAML: " + msg}
+	}
+	return nil
+}
+
+// yamlPrintable reports whether YAML (and yaml.v3) allows r in a document.
+func yamlPrintable(r rune) bool {
+	switch {
+	case r == '\t', r == '\n', r == '\r', r >= 0x20 && r <= 0x7e, r == 0x85:
+		return true
+	case r >= 0xa0 && r <= 0xd7ff, r >= 0xe000 && r <= 0xfffd, r >= 0x10000 && r <= 0x10ffff:
+		return true
+	}
+	return false
 }
 
 func escapePointer(s string) string {
@@ -214,22 +364,56 @@ func unescapePointer(s string) string {
 
 // LoadSuite reads, validates and loads the suite at path. Every problem of
 // the file, and every missing cassette, is returned at once as a diag.List;
-// an I/O failure is a plain error.
+// an I/O failure is a plain error. A path that is not a regular file, or a
+// file over MaxSuiteBytes, is refused before it is read.
 func LoadSuite(path string) (*Suite, error) {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
+	data, err := ReadSuiteFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
 		return nil, diag.List{{Pos: diag.Pos{File: path}, Kind: "suite",
-			Message: "is a directory: expected a suite file such as " + filepath.ToSlash(filepath.Join(path, "suite.yml"))}}
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) && errors.Is(err, os.ErrNotExist) {
-			return nil, diag.List{{Pos: diag.Pos{File: path}, Kind: "suite",
-				Message: "no such file: expected a suite.yml (pass it with --config)"}}
-		}
-		return nil, fmt.Errorf("read suite: %w", err)
+			Message: "no such file: expected a suite.yml (pass it with --config)"}}
+	case err != nil:
+		return nil, err
 	}
 	return ParseSuite(path, data)
+}
+
+// ReadSuiteFile reads the bytes of the suite file at path, for ParseSuite.
+// A path that is not a regular file and a file over MaxSuiteBytes are
+// positioned errors (a diag.List), found from the stat, before a byte is
+// read; a failure to open or read the file is the os error.
+func ReadSuiteFile(path string) ([]byte, error) {
+	data, err := safefile.ReadFile(path, MaxSuiteBytes)
+	if err != nil {
+		return nil, suiteReadError(path, err)
+	}
+	return data, nil
+}
+
+// suiteReadError turns a refusal of the suite file into the positioned
+// error the user can act on; a missing file stays the os error, any other
+// failure is wrapped.
+func suiteReadError(path string, err error) error {
+	var nr *safefile.NotRegularError
+	var tl *safefile.TooLargeError
+	switch {
+	case errors.As(err, &nr) && nr.Mode.IsDir():
+		return diag.List{{Pos: diag.Pos{File: path}, Kind: "suite",
+			Message: "is a directory: expected a suite file such as " + filepath.ToSlash(filepath.Join(path, "suite.yml"))}}
+	case errors.As(err, &nr):
+		return diag.List{{Pos: diag.Pos{File: path}, Kind: "suite", Message: nr.Reason()}}
+	case errors.As(err, &tl):
+		return diag.List{tooLargeSuite(path, tl.Size)}
+	case errors.Is(err, os.ErrNotExist):
+		return err
+	}
+	return fmt.Errorf("read suite: %w", err)
+}
+
+// tooLargeSuite is the error for a suite of size bytes, over MaxSuiteBytes.
+func tooLargeSuite(file string, size int64) *diag.Error {
+	return &diag.Error{Pos: diag.Pos{File: file}, Kind: "suite",
+		Message: fmt.Sprintf("the file is %s, over the %s limit for a suite", safefile.Size(size), safefile.Size(MaxSuiteBytes))}
 }
 
 // ParseSuite validates data against the suite schema and the rules the
@@ -246,10 +430,39 @@ func ParseSuite(path string, data []byte) (*Suite, error) {
 	b := &builder{doc: d, suite: s, schemaErrs: errs}
 	b.build()
 	errs = append(errs, b.errs...)
+	if len(errs) > 0 && d.notASuite() {
+		return nil, diag.List{notASuiteError(d.file)}
+	}
 	if len(errs) > 0 {
 		return nil, errs.Sorted()
 	}
 	return s, nil
+}
+
+// notASuite reports whether the document is something other than a suite:
+// its root is not a mapping, or none of its keys is a top-level key of a
+// suite or a near miss of one.
+func (d *document) notASuite() bool {
+	m, ok := d.root.(map[string]any)
+	if !ok {
+		return true
+	}
+	top := sortedKeys(rawSuiteSchema["properties"].(map[string]any))
+	for k := range m {
+		if contains(top, k) || diag.Suggest(k, top) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// notASuiteError is the one error of a file that is not a suite. Such a
+// file may be anything named with --config (a key file, /etc/shadow), so
+// the error quotes nothing of it and asks the printer not to echo its
+// lines.
+func notASuiteError(file string) *diag.Error {
+	return &diag.Error{Pos: diag.Pos{File: file, Line: 1, Col: 1}, Kind: "suite", HideSource: true,
+		Message: "not a suite: expected a YAML mapping with servers:, agents: or tests: (or scenarios:, tool_quality:, tools:, compliance:, redteam:, evals:), and this file has none of them"}
 }
 
 // canonicalSHA256 digests a generic value by its canonical JSON encoding

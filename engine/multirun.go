@@ -51,9 +51,10 @@ func (b *builder) multiRunBlock(c *Case, key, bptr string, block map[string]any,
 		ts := &ToolSelectionBlock{Pos: pos}
 		ts.Config.ExpectedTool, _ = block["expected_tool"].(string)
 		ts.Config.MinRate, _ = block["min_selection_rate"].(float64)
-		if v, ok := block["max_total_tokens"].(float64); ok {
-			n := int64(v)
-			ts.Config.MaxTokens = &n
+		if v, ok := block["max_total_tokens"]; ok {
+			if n, ok := b.integer(bptr+"/max_total_tokens", v, 0, maxExactInteger); ok {
+				ts.Config.MaxTokens = &n
+			}
 		}
 		c.ToolSelection = ts
 	case "distractors":
@@ -62,8 +63,10 @@ func (b *builder) multiRunBlock(c *Case, key, bptr string, block map[string]any,
 		src, _ := block["source"].(map[string]any)
 		from, _ := src["from"].(string)
 		d.Generate = distractor.Config{From: distractor.Source(from), Of: strings_(src["of"]), Count: distractor.DefaultCount, Correct: d.Correct}
-		if n, ok := block["count"].(float64); ok {
-			d.Generate.Count = int(n)
+		if v, ok := block["count"]; ok {
+			if n, ok := b.integer(bptr+"/count", v, 0, maxDistractors); ok {
+				d.Generate.Count = int(n)
+			}
 		}
 		if from == string(distractor.FromNearDuplicate) && len(d.Generate.Of) == 0 && !b.broken(bptr+"/source") {
 			b.errorf(bptr+"/source", b.doc.keyAt(bptr+"/source"), "`from: near_duplicate` needs `of:`, the names of the real tools to derive look-alikes from")

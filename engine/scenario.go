@@ -470,25 +470,23 @@ func runScenario(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseR
 	}
 	var reps []*replay
 	runN := 0
-	errs := eachCassette(s, p, res, progress, func(cas *cassette.Cassette) {
-		for i := range cas.Runs {
-			runN++
-			rp := replayRun(sc, &cas.Runs[i])
-			doc := rp.doc(sc)
-			for _, rc := range checks {
-				rc.check(runN, doc)
-			}
-			// Only the numbers and findings are kept; the world of a
-			// run is dropped unless it is the only one.
-			if runN > 1 {
-				rp.world = nil
-				if len(reps) == 1 {
-					reps[0].world = nil
-				}
-			}
-			reps = append(reps, rp)
+	errs := eachCassette(s, p, res, progress, cassetteUse{run: func(_ *cassette.Cassette, r *cassette.Run) {
+		runN++
+		rp := replayRun(sc, r)
+		doc := rp.doc(sc)
+		for _, rc := range checks {
+			rc.check(runN, doc)
 		}
-	})
+		// Only the numbers and findings are kept; the world of a run is
+		// dropped unless it is the only one.
+		if runN > 1 {
+			rp.world = nil
+			if len(reps) == 1 {
+				reps[0].world = nil
+			}
+		}
+		reps = append(reps, rp)
+	}})
 	res.Runs = runN
 	for _, rc := range checks {
 		res.Assertions = append(res.Assertions, rc.result(runN))

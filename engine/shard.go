@@ -23,7 +23,8 @@ type Shard struct {
 	Count int
 }
 
-// ParseShard reads "i/n" with 1 <= i <= n <= MaxShards.
+// ParseShard reads "i/n" with 1 <= i <= n <= MaxShards; anything else,
+// 0/0 included, is an error.
 func ParseShard(s string) (Shard, error) {
 	is, ns, ok := strings.Cut(strings.TrimSpace(s), "/")
 	if !ok {
@@ -35,6 +36,11 @@ func ParseShard(s string) (Shard, error) {
 		return Shard{}, fmt.Errorf("shard %q: expected i/n with whole numbers, such as 1/4", s)
 	}
 	sh := Shard{Index: i, Count: n}
+	if sh == (Shard{}) {
+		// 0/0 is written, so it is refused like 1/0: it is not the zero
+		// Shard, which selects every case.
+		return Shard{}, fmt.Errorf("shard 0/0: the number of shards must be between 1 and %d", MaxShards)
+	}
 	if err := sh.check(); err != nil {
 		return Shard{}, err
 	}

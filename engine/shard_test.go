@@ -19,6 +19,9 @@ func TestParseShard(t *testing.T) {
 		{"0/4", Shard{}, "1-based"},
 		{"5/4", Shard{}, "at most the number of shards"},
 		{"1/0", Shard{}, "between 1 and 10000"},
+		{"0/0", Shard{}, "between 1 and 10000"}, // not the zero Shard, which runs every case
+		{"00/0", Shard{}, "between 1 and 10000"},
+		{"99999999999999999999/4", Shard{}, "whole numbers"},
 		{"1/10001", Shard{}, "between 1 and 10000"},
 		{"-1/4", Shard{}, "1-based"},
 		{"1/-4", Shard{}, "between 1 and"},
@@ -98,4 +101,28 @@ func TestShardPartition(t *testing.T) {
 	if _, err := selectShard(cases, Shard{3, 2}); err == nil || !strings.Contains(err.Error(), "--shard") {
 		t.Errorf("selectShard with a bad shard: %v", err)
 	}
+}
+
+// FuzzParseShard: --shard is typed by users; whatever it is, ParseShard
+// returns a shard 1 <= i <= n <= MaxShards that renders as it reads, or an
+// error, never the zero Shard (which runs every case).
+func FuzzParseShard(f *testing.F) {
+	for _, s := range []string{"1/1", "3/4", "0/0", "00/0", "1/0", "0/4", "-0/-0", "+1/+1", "99999999999999999999/4", " 2/2 ", "1/4/2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sh, err := ParseShard(s)
+		if err != nil {
+			if sh != (Shard{}) {
+				t.Fatalf("ParseShard(%q) = %v and an error", s, sh)
+			}
+			return
+		}
+		if sh.Index < 1 || sh.Index > sh.Count || sh.Count > MaxShards {
+			t.Fatalf("ParseShard(%q) = %v, out of range", s, sh)
+		}
+		if again, err := ParseShard(sh.String()); err != nil || again != sh {
+			t.Fatalf("ParseShard(%q) = %v does not read back: %v, %v", s, sh, again, err)
+		}
+	})
 }

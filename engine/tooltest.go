@@ -73,13 +73,8 @@ func (b *builder) toolTest(ptr string, m map[string]any) {
 		}
 	}
 	if v, ok := m["max_duration_ms"]; ok {
-		switch n := v.(type) {
-		case int:
-			t.MaxDurationMS = int64(n)
-		case int64:
+		if n, ok := b.integer(ptr+"/max_duration_ms", v, 0, maxExactInteger); ok {
 			t.MaxDurationMS = n
-		case float64:
-			t.MaxDurationMS = int64(n)
 		}
 		t.MaxDurationPos = b.doc.at(ptr + "/max_duration_ms")
 	}

@@ -3,12 +3,14 @@ package live
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"gopkg.in/yaml.v3"
+
+	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/safefile"
 )
 
 // Catalog is everything a server advertises: the initialize result and its
@@ -115,17 +117,9 @@ const MaxCatalogBytes = 16 << 20
 // optionally with resources, resourceTemplates, prompts and serverInfo) or
 // a bare array of tools, as JSON or YAML.
 func ReadFile(path string) (*Catalog, error) {
-	f, err := os.Open(path)
+	data, err := safefile.ReadFile(path, MaxCatalogBytes)
 	if err != nil {
-		return nil, fmt.Errorf("read catalog: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxCatalogBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("read catalog %q: %w", path, err)
-	}
-	if len(data) > MaxCatalogBytes {
-		return nil, fmt.Errorf("catalog %q is over %d MiB", path, MaxCatalogBytes>>20)
+		return nil, readError(path, err)
 	}
 	if errs := checkCatalog(path, data); len(errs) > 0 {
 		return nil, errs
@@ -135,6 +129,23 @@ func ReadFile(path string) (*Catalog, error) {
 		return nil, fmt.Errorf("catalog %q: %w", path, err)
 	}
 	return c, nil
+}
+
+// readError is the error for a catalog file that could not be read: a
+// positioned error for a path that is not a regular file or a file over
+// MaxCatalogBytes (both refused from the stat, before a byte is read), the
+// os error otherwise.
+func readError(path string, err error) error {
+	var nr *safefile.NotRegularError
+	var tl *safefile.TooLargeError
+	switch {
+	case errors.As(err, &nr):
+		return diag.List{{Pos: diag.Pos{File: path}, Kind: "catalog", Message: nr.Reason()}}
+	case errors.As(err, &tl):
+		return diag.List{{Pos: diag.Pos{File: path}, Kind: "catalog",
+			Message: fmt.Sprintf("the file is %s, over the %s limit for a catalog", safefile.Size(tl.Size), safefile.Size(MaxCatalogBytes))}}
+	}
+	return fmt.Errorf("read catalog: %w", err)
 }
 
 // ParseCatalog parses a catalog document (see ReadFile).

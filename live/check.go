@@ -49,6 +49,7 @@ func checkCatalog(file string, data []byte) diag.List {
 		return diag.List{{Pos: diag.Pos{File: file, Line: 1, Col: 1}, Kind: "catalog", Message: `the catalog is empty: expected a tools/list result {"tools": [...]} or an array of tools`}}
 	}
 	doc := root.Content[0]
+	dups := duplicateKeys(file, doc, rootPath(doc))
 	tools := doc
 	if doc.Kind == yaml.MappingNode {
 		tools = nil
@@ -58,13 +59,13 @@ func checkCatalog(file string, data []byte) diag.List {
 			}
 		}
 		if tools == nil {
-			return diag.List{{Pos: at(doc), Kind: "catalog", Message: `missing "tools": a tools/list result lists the server's tools under "tools"`}}
+			return append(dups, &diag.Error{Pos: at(doc), Kind: "catalog", Message: `missing "tools": a tools/list result lists the server's tools under "tools"`}).Sorted()
 		}
 	}
 	if tools.Kind != yaml.SequenceNode {
-		return diag.List{{Pos: at(tools), Kind: "catalog", Message: `expected a list of tools`}}
+		return append(dups, &diag.Error{Pos: at(tools), Kind: "catalog", Message: `expected a list of tools`}).Sorted()
 	}
-	var errs diag.List
+	errs := dups
 	for i, t := range tools.Content {
 		where := fmt.Sprintf("tools[%d]", i)
 		if t.Kind != yaml.MappingNode {
@@ -106,6 +107,66 @@ func checkCatalog(file string, data []byte) diag.List {
 		}
 	}
 	return errs.Sorted()
+}
+
+// duplicateKeys reports every key repeated in a mapping at n or below it,
+// at the repetition and naming the first, as file:line:col; path names n in
+// the messages. A repeated key is refused rather than read one way by the
+// checks and another by the decoder (JSON lets the last one win). Aliases
+// are not followed.
+func duplicateKeys(file string, n *yaml.Node, path string) diag.List {
+	var errs diag.List
+	switch n.Kind {
+	case yaml.MappingNode:
+		first := map[string]*yaml.Node{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			id := k.ShortTag() + "\x00" + k.Value
+			if f, dup := first[id]; dup && k.Kind == yaml.ScalarNode {
+				msg := fmt.Sprintf("duplicate key %q (first at %d:%d)", k.Value, f.Line, f.Column)
+				if path != "" {
+					msg = path + ": " + msg
+				}
+				errs = append(errs, &diag.Error{Pos: diag.Pos{File: file, Line: k.Line, Col: k.Column}, Kind: "catalog", Message: msg})
+			} else if k.Kind == yaml.ScalarNode {
+				first[id] = k
+			}
+			errs = append(errs, duplicateKeys(file, n.Content[i+1], childPath(path, k.Value))...)
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			errs = append(errs, duplicateKeys(file, c, fmt.Sprintf("%s[%d]", path, i))...)
+		}
+	}
+	return errs
+}
+
+// rootPath names the document root in messages: a bare array of tools is
+// named tools, as a tools/list result's array is.
+func rootPath(doc *yaml.Node) string {
+	if doc.Kind == yaml.SequenceNode {
+		return "tools"
+	}
+	return ""
+}
+
+// childPath names the value of key under path: path.key, or
+// path["key"] for a key that is not a plain identifier.
+func childPath(path, key string) string {
+	plain := key != ""
+	for i, r := range key {
+		if !(r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			plain = false
+			break
+		}
+	}
+	switch {
+	case !plain:
+		return path + "[" + strconv.Quote(key) + "]"
+	case path == "":
+		return key
+	}
+	return path + "." + key
 }
 
 func quoted(keys []string) string {

@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mcptest/mcptest/engine/diag"
 )
@@ -26,6 +28,15 @@ func TestCatalogFileErrorsArePositioned(t *testing.T) {
 		{"not a catalog", "servers: {}\n", []string{`cat.yml:1:1: missing "tools": a tools/list result lists the server's tools under "tools" [catalog]`}},
 		{"empty", "", []string{`cat.yml:1:1: the catalog is empty: expected a tools/list result {"tools": [...]} or an array of tools [catalog]`}},
 		{"json with extensions", `{"tools": [{"name": "a", "_meta": {}, "x-owner": "me", "description": null}]}`, nil},
+		// A repeated key is refused where it is repeated, naming the first:
+		// the last one used to win (JSON) or the error had no column (YAML).
+		{"duplicate keys in json", `{"tools": [{"name": "a", "description": "x", "name": "b"}], "tools": []}`, []string{
+			`cat.yml:1:46: tools[0]: duplicate key "name" (first at 1:13) [catalog]`,
+			`cat.yml:1:61: duplicate key "tools" (first at 1:2) [catalog]`,
+		}},
+		{"duplicate keys in yaml", "tools:\n  - name: a\n    inputSchema:\n      properties: {q: {}, q: {}}\n", []string{
+			`cat.yml:4:27: tools[0].inputSchema.properties: duplicate key "q" (first at 4:20) [catalog]`,
+		}},
 	}
 	dir := t.TempDir()
 	for _, tt := range tests {
@@ -48,5 +59,45 @@ func TestCatalogFileErrorsArePositioned(t *testing.T) {
 				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
 		})
+	}
+}
+
+// TestCatalogFileRefusedBeforeReading: a catalog path that names a FIFO, a
+// device or a file over MaxCatalogBytes is refused from its stat, with a
+// positioned error (a FIFO without a writer used to block for ever).
+func TestCatalogFileRefusedBeforeReading(t *testing.T) {
+	dir := t.TempDir()
+	pipe := filepath.Join(dir, "cat.json")
+	if err := syscall.Mkfifo(pipe, 0o600); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	t.Cleanup(func() {
+		if f, err := os.OpenFile(pipe, os.O_RDWR|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	big := filepath.Join(dir, "big.json")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 1<<30); err != nil {
+		t.Skip("no sparse files here:", err)
+	}
+	for path, want := range map[string]string{
+		pipe:        pipe + ": is a named pipe (FIFO), not a regular file [catalog]",
+		big:         big + ": the file is 1 GiB, over the 16 MiB limit for a catalog [catalog]",
+		"/dev/null": "/dev/null: is a device, not a regular file [catalog]",
+	} {
+		done := make(chan error, 1)
+		go func() { _, err := ReadFile(path); done <- err }()
+		select {
+		case err := <-done:
+			var l diag.List
+			if !errors.As(err, &l) || err.Error() != want {
+				t.Errorf("%s: %v, want %s", path, err, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: still blocked after 5s", path)
+		}
 	}
 }

@@ -276,12 +276,20 @@ func TestParseCatalog(t *testing.T) {
 	}
 }
 
-// FuzzParseCatalog: any bytes give a catalog or an error, never a panic.
+// FuzzParseCatalog: any bytes give a catalog or an error, never a panic,
+// and the file check gives well-formed catalog errors.
 func FuzzParseCatalog(f *testing.F) {
 	f.Add([]byte(sampleCatalog))
 	f.Add([]byte(`[{"name": "a", "annotations": {"readOnlyHint": "yes"}}]`))
 	f.Add([]byte(`{"tools": [null]}`))
+	f.Add([]byte(`{"tools": [{"name": "a", "description": "x", "name": "b"}], "tools": []}`))
+	f.Add([]byte("tools:\n  - name: a\n    inputSchema:\n      properties: {q: {}, q: {}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, e := range checkCatalog("cat.json", data) {
+			if e.Pos.File != "cat.json" || e.Message == "" || e.Kind != "catalog" {
+				t.Fatalf("badly formed error %#v", e)
+			}
+		}
 		c, err := ParseCatalog(data)
 		if err == nil {
 			_ = c.RawTools()

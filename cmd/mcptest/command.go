@@ -258,8 +258,12 @@ func readSource(file string) *sourceFile {
 // in a suite, where such errors point at its cases. So naming a file that
 // is no recording or suite (a key file, /etc/shadow, a registry's
 // config.json) as a cassette prints where and what was wrong, and nothing
-// of the file's content.
+// of the file's content. A reader that knows its file may not be what it
+// was named as says so with diag.Error.HideSource.
 func (sf *sourceFile) echoable(e *diag.Error) bool {
+	if e.HideSource {
+		return false
+	}
 	if e.Pointer != "" {
 		return sf.root == yaml.MappingNode || sf.root == yaml.SequenceNode
 	}

@@ -239,6 +239,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"run", "--config", "testdata"}, ExitInput, "testdata: is a directory: expected a suite file"},
 		{[]string{"run", "--reporter", "xml", "--config", "../../examples/quickstart/suite.yml"}, ExitInput, `unknown reporter "xml"`},
 		{[]string{"run", "--config", "../../examples/quickstart/suite.yml", "--filter", "no such case"}, ExitInput, `no case matches "no such case"`},
+		{[]string{"run", "--config", "../../examples/quickstart/suite.yml", "--shard", "0/0"}, ExitInput, "shard 0/0: the number of shards must be between 1 and 10000"},
 		{[]string{"rnu"}, ExitInput, `unknown command "rnu" (did you mean "run"?)`},
 		{[]string{}, ExitInput, "usage: mcptest <command>"},
 		{[]string{"report", "testdata/nope.json"}, ExitInput, "no such file"},

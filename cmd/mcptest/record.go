@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/redact"
 	"github.com/mcptest/mcptest/engine/safefile"
 	"github.com/mcptest/mcptest/live"
@@ -225,11 +226,14 @@ func (r *recording) cassette(prior map[string]any, server, agent string, started
 // readRecording reads the cassette --append adds to: nothing when the file
 // does not exist yet, else a valid v1 cassette.
 func readRecording(path string) (map[string]any, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
+	data, err := cassette.Load(path, path)
+	var refused *diag.Error
+	switch {
+	case errors.Is(err, os.ErrNotExist):
 		return nil, nil
-	}
-	if err != nil {
+	case errors.As(err, &refused):
+		return nil, refused
+	case err != nil:
 		return nil, fmt.Errorf("read cassette: %w", err)
 	}
 	cas, err := cassette.Read(path, data)

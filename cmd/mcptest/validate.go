@@ -85,12 +85,27 @@ func validationDocument(all diag.List) validationDoc {
 }
 
 // validateFile checks one file: a cassette when it holds JSON, else a suite.
+// It is read within the limit of what it is named as (a .json file as a
+// cassette, anything else as a suite), and a path that is not a regular
+// file is refused before it is read.
 func validateFile(path string) (diag.List, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return diag.List{{Pos: diag.Pos{File: path}, Kind: "suite", Message: "no such file"}}, nil
-		}
+	var data []byte
+	var err error
+	if strings.HasSuffix(path, ".json") {
+		data, err = cassette.Load(path, path)
+	} else {
+		data, err = engine.ReadSuiteFile(path)
+	}
+	var l diag.List
+	var d *diag.Error
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return diag.List{{Pos: diag.Pos{File: path}, Kind: "suite", Message: "no such file"}}, nil
+	case errors.As(err, &l):
+		return l, nil
+	case errors.As(err, &d):
+		return diag.List{d}, nil
+	case err != nil:
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	return validateData(path, data)
@@ -100,7 +115,7 @@ func validateFile(path string) (diag.List, error) {
 func validateData(path string, data []byte) (diag.List, error) {
 	var err error
 	if t := bytes.TrimSpace(data); strings.HasSuffix(path, ".json") && len(t) > 0 && (t[0] == '{' || t[0] == '[') {
-		_, err = cassette.Read(path, data)
+		_, err = cassette.Stream(path, data, nil) // checked, not kept
 	} else {
 		_, err = engine.ParseSuite(path, data)
 	}

@@ -1,11 +1,17 @@
 package cassette
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"runtime/metrics"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mcptest/mcptest/engine/cassette/gen"
 )
 
 // genConfig sizes a generated cassette.
@@ -177,20 +183,69 @@ func BenchmarkUnmarshalAny(b *testing.B) {
 	}
 }
 
-// BenchmarkConvert is the part of Read that BenchmarkUnmarshalAny does not
-// do: detecting the format and converting the decoded value to the model.
-func BenchmarkConvert(b *testing.B) {
-	data := generate(benchConfig)
-	var root any
-	if err := json.Unmarshal(data, &root); err != nil {
+// manyCallsFile is the cassette of BenchmarkReadManyCalls: gen.ManyCalls
+// with 1,000 runs of 1,000 calls, a 53 MB file of 1,000,000 calls.
+func manyCallsFile(b *testing.B) []byte {
+	b.Helper()
+	var buf bytes.Buffer
+	if err := gen.ManyCalls(&buf, 1000, 1000); err != nil {
 		b.Fatal(err)
 	}
+	return buf.Bytes()
+}
+
+// heapPeak samples the bytes of heap objects (live and not yet swept) every
+// millisecond until stop is called, and returns the highest sample above
+// the level when it started.
+func heapPeak() (stop func() uint64) {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
+	base := read()
+	done := make(chan uint64)
+	quit := make(chan struct{})
+	go func() {
+		peak := base
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-quit:
+				done <- max(peak, read()) - base
+				return
+			case <-tick.C:
+				peak = max(peak, read())
+			}
+		}
+	}()
+	return func() uint64 { close(quit); return <-done }
+}
+
+// BenchmarkReadManyCalls reads a 53 MB cassette of 1,000,000 calls the way
+// `mcptest run` does, run by run (Stream), and reports per byte of the
+// file what the read allocates (alloc-B/file-B) and the highest heap it
+// reached (peak-heap-B/file-B). Run it with
+//
+//	go test ./engine/cassette -run '^$' -bench ReadManyCalls -benchtime 3x
+func BenchmarkReadManyCalls(b *testing.B) {
+	data := manyCallsFile(b)
 	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
+	var peak, alloc uint64
+	var before, after runtime.MemStats
 	for b.Loop() {
-		w := &walker{}
-		if c := readV1(w, detect(root).obj); c == nil || len(w.probs) > 0 {
-			b.Fatal(w.probs)
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		stop := heapPeak()
+		calls := 0
+		if err := readRuns("many.json", data, func(r *Run) { calls += len(r.Turns[0].Calls) }); err != nil {
+			b.Fatal(err)
+		}
+		peak = max(peak, stop())
+		runtime.ReadMemStats(&after)
+		alloc = after.TotalAlloc - before.TotalAlloc
+		if calls != 1_000_000 {
+			b.Fatalf("%d calls", calls)
 		}
 	}
+	b.ReportMetric(float64(alloc)/float64(len(data)), "alloc-B/file-B")
+	b.ReportMetric(float64(peak)/float64(len(data)), "peak-heap-B/file-B")
 }

@@ -7,12 +7,18 @@
 // Completions transcript and an Anthropic Messages transcript. Every gate of
 // mcptest reads Cassette values and nothing else.
 //
-// What flows through: bytes (at most MaxSize) are decoded once with
-// encoding/json into generic values, the format is detected from that value,
-// and a hand-written walk converts it to the model while checking every value
-// against the format. Arguments and results stay generic decoded JSON
-// (numbers are float64). Nothing is redacted here: reports pass values
-// through engine/redact.
+// What flows through: bytes (at most MaxSize, read by Load, which refuses
+// a file that is not regular or over the limit from its stat) are checked
+// to be JSON with encoding/json.Valid, then decoded value by value by a
+// hand-written decoder (decode.go) that knows the byte offset of all it
+// reads. A v1 cassette is decoded straight into the model, run by run:
+// Stream hands each run to its caller as soon as it is read and keeps none,
+// so reading a recording costs its bytes and one run, not a tree of the
+// whole file (Read is Stream keeping every run). A transcript, one run, is
+// decoded into generic values and converted. Arguments, results and tool
+// entries stay generic decoded JSON, read as encoding/json reads them
+// (numbers are float64). A key repeated in any object is refused. Nothing
+// is redacted here: reports pass values through engine/redact.
 //
 // The v1 format is published as a JSON Schema in engine/schema
 // (cassette.v1.json); a test holds the reader and the schema to the same
@@ -36,7 +42,9 @@
 //
 // A malformed file is a *diag.Error (or a diag.List) that names
 // file:line:col (1-based, columns in characters) of the offending value and
-// its JSON Pointer, and says what was expected. Positions are worked out from
-// the bytes only when there is an error, so reading a good file costs one
-// decode and a walk.
+// its JSON Pointer, and says what was expected; a repeated key is placed at
+// its repetition and names the first. Positions are worked out from the
+// bytes only when there is an error, so reading a good file costs a check
+// and one decode. At most 100 problems of a file are reported, then a count
+// of the rest.
 package cassette

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math/big"
 	"os"
+	"reflect"
 	"testing"
 )
 
@@ -27,6 +28,11 @@ func FuzzRead(f *testing.F) {
 	for _, tt := range append(errorCases, agreeCases...) {
 		f.Add([]byte(tt.json))
 	}
+	// Files that are no recording, and repeated keys.
+	f.Add([]byte("root:$6$Zk3salt$9hGfQhash:20228:0:99999:7:::\n"))
+	f.Add([]byte("\x00\x01secret"))
+	f.Add([]byte(`{"type": "service_account", "private_key": "k", "private_key": "l"}`))
+	f.Add([]byte(`{"mcptest_cassette": 1, "runs": [{"turns": [{"final_response": "a", "final_response": "b"}]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := Read("fuzz.json", data)
 		if err != nil {
@@ -50,6 +56,9 @@ func FuzzRead(f *testing.F) {
 				}
 			}
 		}
+		if err == nil && c.Format == FormatV1 {
+			sameAsEncodingJSON(t, data, c)
+		}
 		_, again := Read("fuzz.json", data)
 		if (err == nil) != (again == nil) || err != nil && err.Error() != again.Error() {
 			t.Fatalf("two reads disagree:\n%v\n---\n%v", err, again)
@@ -58,6 +67,53 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("the schema says valid=%v (%v), the reader says %v", valid, serr, err)
 		}
 	})
+}
+
+// sameAsEncodingJSON checks the runs the reader decoded against
+// encoding/json's decoding of the same accepted v1 cassette: the decoder
+// reads strings, numbers and nested values exactly as encoding/json does.
+func sameAsEncodingJSON(t *testing.T, data []byte, c *Cassette) {
+	t.Helper()
+	var doc struct {
+		Agent, Model, Prompt string
+		Runs                 []struct {
+			Turns []struct {
+				Calls []struct {
+					Server, Tool, Agent string
+					Arguments, Result   any
+					IsError             bool     `json:"is_error"`
+					DurationMS          *float64 `json:"duration_ms"`
+				}
+				FinalResponse string `json:"final_response"`
+			}
+			CostMicros *float64 `json:"cost_micros"`
+		}
+	}
+	if err := json.Unmarshal(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), &doc); err != nil {
+		t.Fatalf("encoding/json refuses what the reader accepted: %v", err)
+	}
+	if doc.Agent != c.Agent || doc.Model != c.Model || doc.Prompt != c.Prompt || len(doc.Runs) != len(c.Runs) {
+		t.Fatalf("provenance or runs differ: %+v", c)
+	}
+	for i, r := range doc.Runs {
+		got := c.Runs[i]
+		if len(r.Turns) != len(got.Turns) || (r.CostMicros == nil) != (got.CostMicros == nil) {
+			t.Fatalf("run %d differs", i)
+		}
+		for j, tu := range r.Turns {
+			if tu.FinalResponse != got.Turns[j].FinalResponse || len(tu.Calls) != len(got.Turns[j].Calls) {
+				t.Fatalf("run %d turn %d differs", i, j)
+			}
+			for k, want := range tu.Calls {
+				g := got.Turns[j].Calls[k]
+				if want.Server != g.Server || want.Tool != g.Tool || want.Agent != g.Agent || want.IsError != g.IsError ||
+					!reflect.DeepEqual(want.Arguments, g.Arguments) || !reflect.DeepEqual(want.Result, g.Result) ||
+					!reflect.DeepEqual(want.DurationMS, g.DurationMS) {
+					t.Fatalf("run %d turn %d call %d: reader %+v, encoding/json %+v", i, j, k, g, want)
+				}
+			}
+		}
+	}
 }
 
 // exactNumbers reports whether every number of data is exactly a float64:

@@ -20,36 +20,65 @@ type seg struct {
 	idx int
 }
 
-// problem is an error found while walking the decoded document. It is
-// addressed by its JSON Pointer only; the line and column are worked out
-// from the bytes at the end, once, and only when there are problems.
+// problem is an error found while reading the document. It is placed at
+// the byte offset off when the reader knew it, else by its JSON Pointer:
+// the line and column are worked out from the bytes at the end, once, and
+// only when there are problems.
 type problem struct {
 	ptr string
-	// atKey places the error on the member's key rather than its value
-	// (an unexpected key).
+	// off is the byte offset of the offending value (or key), -1 to place
+	// the problem by ptr.
+	off int
+	// atKey places a problem found by ptr on the member's key rather than
+	// its value (an unexpected key).
 	atKey bool
 	msg   string
 	hint  string
+	// hide marks a problem about a file that is not a recording: its
+	// source line is not to be shown (diag.Error.HideSource).
+	hide bool
 }
 
-// walker carries the path of the value being converted and collects the
+// walker carries the path of the value being read and collects the
 // problems found. Paths are built into strings only when a problem is
 // recorded, so the success path pays for a slice push and pop per value.
 type walker struct {
 	path  []seg
 	probs []problem
+	// dups are the repeated keys found, in the order found.
+	dups []dupProblem
+	// dropped counts the problems past maxProblems, not recorded.
+	dropped int
 }
+
+// maxProblems bounds the problems recorded for one file, so a file of a
+// million broken calls costs no more memory to refuse than a few.
+const maxProblems = 100
+
+// full reports whether maxProblems problems are recorded.
+func (w *walker) full() bool { return len(w.probs)+len(w.dups) >= maxProblems }
 
 func (w *walker) push(key string) { w.path = append(w.path, seg{key: key, idx: -1}) }
 func (w *walker) pushIdx(i int)   { w.path = append(w.path, seg{idx: i}) }
 func (w *walker) pop()            { w.path = w.path[:len(w.path)-1] }
 
-// errorf records a problem on the current value. The message is prefixed
-// with the human-readable path of the value (runs[0].turns[1]) unless the
-// value is the document root.
+// errorf records a problem on the current value, to be placed by its
+// pointer. The message is prefixed with the human-readable path of the
+// value (runs[0].turns[1]) unless the value is the document root.
 func (w *walker) errorf(format string, args ...any) {
+	w.errorAt(-1, format, args...)
+}
+
+// errorAt records a problem on the current value, which starts at byte
+// offset off (-1 to place it by its pointer).
+func (w *walker) errorAt(off int, format string, args ...any) {
+	if w.full() {
+		w.dropped++
+		return
+	}
 	w.probs = append(w.probs, problem{
 		ptr: pointer(w.path),
+		off: off,
 		msg: prefixed(w.path, fmt.Sprintf(format, args...)),
 	})
 }
@@ -62,8 +91,17 @@ func (w *walker) fieldErrorf(key, format string, args ...any) {
 }
 
 // unknownKey records an unexpected key of the current object, placed on the
-// key, with the valid set and a did-you-mean.
+// key by its pointer, with the valid set and a did-you-mean.
 func (w *walker) unknownKey(key string, valid []string) {
+	w.unknownKeyAt(-1, key, valid)
+}
+
+// unknownKeyAt is unknownKey for a key that starts at byte offset off.
+func (w *walker) unknownKeyAt(off int, key string, valid []string) {
+	if w.full() {
+		w.dropped++
+		return
+	}
 	quoted := make([]string, len(valid))
 	for i, v := range valid {
 		quoted[i] = strconv.Quote(v)
@@ -75,13 +113,18 @@ func (w *walker) unknownKey(key string, valid []string) {
 		hint = fmt.Sprintf("did you mean %q?", s)
 	}
 	w.push(key)
-	w.probs = append(w.probs, problem{ptr: pointer(w.path), atKey: true, msg: msg, hint: hint})
+	w.probs = append(w.probs, problem{ptr: pointer(w.path), off: off, atKey: true, msg: msg, hint: hint})
 	w.pop()
 }
 
 // typeError records that the current value is not what was expected.
 func (w *walker) typeError(v any, expected string) {
 	w.errorf("expected %s, found %s", expected, describe(v))
+}
+
+// typeErrorAt is typeError for a value that starts at byte offset off.
+func (w *walker) typeErrorAt(off int, v any, expected string) {
+	w.errorAt(off, "expected %s, found %s", expected, describe(v))
 }
 
 // prefixed puts the human-readable path in front of msg.
@@ -180,37 +223,72 @@ func describe(v any) string {
 
 func formatNumber(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
-// errorsAt turns the problems found in data into positioned diag errors,
-// sorted and deduplicated: a single *diag.Error, or a diag.List when there
-// are several.
-func errorsAt(file string, data []byte, probs []problem) error {
-	want := make(map[string]*target, len(probs))
+// errorsAt turns the problems the walker found in data into positioned
+// diag errors, sorted and deduplicated: a single *diag.Error, or a
+// diag.List when there are several. Problems without an offset are placed
+// by their pointer; each repeated key becomes an error at its repetition
+// naming the first; a last error counts the problems not recorded.
+func errorsAt(file string, data []byte, w *walker) error {
+	probs, dups := w.probs, w.dups
+	want := map[string]*target{}
 	for _, p := range probs {
-		if want[p.ptr] == nil {
+		if p.off < 0 && want[p.ptr] == nil {
 			want[p.ptr] = &target{key: -1, val: -1}
 		}
 	}
-	locate(data, want)
-	offsets := make([]int, 0, 2*len(want))
+	if len(want) > 0 {
+		locate(data, want)
+	}
+	offsets := make([]int, 0, 2*len(want)+len(probs)+2*len(dups))
 	for _, t := range want {
 		offsets = append(offsets, t.key, t.val)
 	}
-	lc := lineCols(data, offsets)
-	list := make(diag.List, 0, len(probs))
 	for _, p := range probs {
-		t := want[p.ptr]
-		off := t.val
-		if p.atKey && t.key >= 0 {
-			off = t.key
+		offsets = append(offsets, p.off)
+	}
+	for _, dp := range dups {
+		offsets = append(offsets, dp.first, dp.again)
+	}
+	lc := lineCols(data, offsets)
+	list := make(diag.List, 0, len(probs)+len(dups))
+	for _, p := range probs {
+		off := p.off
+		if off < 0 {
+			t := want[p.ptr]
+			off = t.val
+			if p.atKey && t.key >= 0 {
+				off = t.key
+			}
 		}
 		pos := diag.Pos{File: file}
 		if off >= 0 {
 			l := lc[off]
 			pos.Line, pos.Col = l[0], l[1]
 		}
-		list = append(list, &diag.Error{Pos: pos, Pointer: p.ptr, Message: p.msg, Hint: p.hint, Kind: kind})
+		list = append(list, &diag.Error{Pos: pos, Pointer: p.ptr, Message: p.msg, Hint: p.hint, Kind: kind, HideSource: p.hide})
 	}
-	return asError(list.Sorted())
+	for _, dp := range dups {
+		first, again := lc[dp.first], lc[dp.again]
+		list = append(list, &diag.Error{
+			Pos:     diag.Pos{File: file, Line: again[0], Col: again[1]},
+			Pointer: pointer(append(dp.path, seg{key: dp.key, idx: -1})),
+			Message: prefixed(dp.path, fmt.Sprintf("duplicate key %q (first at %d:%d)", dp.key, first[0], first[1])),
+			Kind:    kind,
+		})
+	}
+	list = list.Sorted()
+	if w.dropped > 0 {
+		list = append(list, &diag.Error{Pos: diag.Pos{File: file, Line: 1, Col: 1}, Kind: kind,
+			Message: fmt.Sprintf("%d more problems not shown: the file has %d, these are the first %d", w.dropped, w.dropped+len(list), len(list))})
+	}
+	return asError(list)
+}
+
+// dupProblem is a repeated key with the path of the object holding it.
+type dupProblem struct {
+	path         []seg
+	key          string
+	first, again int
 }
 
 // asError returns the only error of l, or l itself.

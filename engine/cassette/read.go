@@ -5,51 +5,60 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/safefile"
 )
 
 // MaxSize is the largest cassette file the reader accepts, in bytes (64 MiB).
 const MaxSize = 64 << 20
 
-// ReadFile reads the cassette at path; see Read. A file that cannot be read
-// is an operational error wrapping the os error; a file over MaxSize or
-// with bad content is a *diag.Error or a diag.List.
+// ReadFile reads the cassette at path; see Load and Read. A file that
+// cannot be read is an operational error wrapping the os error; a file
+// that is not regular, over MaxSize or with bad content is a *diag.Error
+// or a diag.List.
 func ReadFile(path string) (*Cassette, error) {
-	f, err := os.Open(path)
+	data, err := Load(path, path)
 	if err != nil {
-		return nil, fmt.Errorf("read cassette %q: %w", path, err)
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxSize {
-		return nil, tooLarge(path, fi.Size())
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
-	if err != nil {
+		var de *diag.Error
+		if errors.As(err, &de) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("read cassette %q: %w", path, err)
 	}
 	return Read(path, data)
+}
+
+// Load reads the bytes of the cassette file at path, for Read or Stream. A
+// path that is not a regular file (a directory, a FIFO, a device) or a
+// file over MaxSize is refused from its stat, before a byte is read, and a
+// file that grows past MaxSize while it is read is refused at MaxSize+1
+// bytes: both are a *diag.Error placed at name, the file as the user named
+// it. A file that cannot be opened or read is the os error.
+func Load(path, name string) ([]byte, error) {
+	data, err := safefile.ReadFile(path, MaxSize)
+	var nr *safefile.NotRegularError
+	var tl *safefile.TooLargeError
+	switch {
+	case errors.As(err, &nr):
+		return nil, &diag.Error{Pos: diag.Pos{File: name}, Kind: kind, Message: nr.Reason()}
+	case errors.As(err, &tl):
+		return nil, tooLarge(name, tl.Size)
+	}
+	return data, err
 }
 
 func tooLarge(path string, size int64) *diag.Error {
 	return &diag.Error{
 		Pos:  diag.Pos{File: path},
 		Kind: kind,
-		Message: fmt.Sprintf("the file is %s, over the %d MiB limit for a cassette: split the runs over several files",
-			sizeString(size), MaxSize>>20),
+		Message: fmt.Sprintf("the file is %s, over the %s limit for a cassette: split the runs over several files",
+			safefile.Size(size), safefile.Size(MaxSize)),
 	}
-}
-
-func sizeString(n int64) string {
-	if n > MaxSize {
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	}
-	return strconv.FormatInt(n, 10) + " bytes"
 }
 
 // Read reads a cassette from data, detecting its format from the content:
@@ -62,36 +71,134 @@ func sizeString(n int64) string {
 // path is used only in messages and as Cassette.Path. Every problem of the
 // file is reported at once, as a single *diag.Error or as a diag.List sorted
 // by position, each at the 1-based line and column (in characters) of the
-// offending value and with its JSON Pointer.
+// offending value and with its JSON Pointer. A key repeated in an object is
+// a problem, placed at the repetition and naming the first.
+//
+// Read keeps every run; Stream reads the same file one run at a time.
 func Read(path string, data []byte) (*Cassette, error) {
+	runs := []Run{}
+	c, err := Stream(path, data, func(_ *Cassette, r *Run) { runs = append(runs, *r) })
+	if err != nil {
+		return nil, err
+	}
+	c.Runs = runs
+	return c, nil
+}
+
+// Stream reads a cassette from data as Read does, but hands each run to
+// each as soon as it is decoded, in file order, and keeps none: the
+// memory it needs is the file, its provenance and catalog, and one run,
+// so a recording of a million calls costs a small multiple of its size.
+// The Cassette each receives is the one Stream returns, complete but for
+// its Runs, which stay empty; the Run is each's to keep. each may be nil.
+//
+// each is called only while the file has shown no problem. A problem
+// found later still makes Stream return the errors of the whole file, and
+// the runs handed out before it belong to a refused file: discard them.
+func Stream(path string, data []byte, each func(*Cassette, *Run)) (*Cassette, error) {
 	if len(data) > MaxSize {
 		return nil, tooLarge(path, int64(len(data)))
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
-	var root any
-	if err := json.Unmarshal(data, &root); err != nil {
-		return nil, syntaxError(path, data, err)
+	if !json.Valid(data) {
+		return nil, syntaxError(path, data, json.Unmarshal(data, new(struct{})))
 	}
 	w := &walker{}
+	d := newDecoder(data, w)
+	root := d.space(0)
 	var c *Cassette
-	switch f := detect(root); f.format {
-	case FormatV1:
-		c = readV1(w, f.obj)
-	case FormatOpenAI, FormatAnthropic:
-		c = readTranscript(w, f)
-	default:
-		w.path = f.at
-		w.errorf("%s", f.problem)
+	if d.hasKey(root, "mcptest_cassette") {
+		var runs int
+		c, runs = d.readV1(root)
+		if runs >= 0 {
+			d.runs(runs, func(r *Run) {
+				if each != nil {
+					each(c, r)
+				}
+			})
+		}
+	} else {
+		c = d.transcript(root, each)
 	}
-	if len(w.probs) > 0 {
-		return nil, errorsAt(path, data, w.probs)
+	if err := d.err(path); err != nil {
+		return nil, err
 	}
 	c.Path = path
 	return c, nil
 }
 
-// syntaxError positions an encoding/json error.
+// transcript reads a document that is not an mcptest cassette: an OpenAI
+// or an Anthropic transcript, one run, handed to each when the document
+// has no problem.
+func (d *decoder) transcript(root int, each func(*Cassette, *Run)) *Cassette {
+	v, _ := d.value(root)
+	f := detect(v)
+	if f.format != FormatOpenAI && f.format != FormatAnthropic {
+		// Not a recording: the file may be anything, its lines are not
+		// to be shown.
+		d.w.path = f.at
+		d.w.errorf("%s", f.problem)
+		d.w.probs[len(d.w.probs)-1].hide = true
+		return nil
+	}
+	c := readTranscript(d.w, f)
+	runs := c.Runs
+	c.Runs = nil
+	if d.clean() && each != nil {
+		for i := range runs {
+			each(c, &runs[i])
+		}
+	}
+	return c
+}
+
+// hasKey reports whether the value at i is an object with the member key.
+func (d *decoder) hasKey(i int, key string) bool {
+	if d.data[i] != '{' {
+		return false
+	}
+	found := false
+	d.members(i, func(k string, _, _ int) bool {
+		found = k == key
+		return !found
+	})
+	return found
+}
+
+// err is the error of the document read: the first number out of range
+// alone, as encoding/json reports it, else every problem and repeated key
+// (the first maxProblems of them), or nil.
+func (d *decoder) err(file string) error {
+	if d.rangeOff >= 0 {
+		e := errorAt(file, d.data, d.rangeOff, "",
+			fmt.Sprintf("number %s is out of range: a JSON number must fit a 64-bit float", clip(d.rangeLit, 40)))
+		e.HideSource = true
+		return e
+	}
+	if d.clean() {
+		return nil
+	}
+	return errorsAt(file, d.data, d.w)
+}
+
+// clip shortens s to n characters, marking the cut with an ellipsis.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
+}
+
+// syntaxError positions an encoding/json error. The file is not JSON, so
+// it may be anything (a key file named as a cassette): the error quotes at
+// most the offending character and asks not to echo the source line.
 func syntaxError(path string, data []byte, err error) error {
+	e := syntaxErrorAt(path, data, err)
+	e.HideSource = true
+	return e
+}
+
+func syntaxErrorAt(path string, data []byte, err error) *diag.Error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return errorAt(path, data, 0, "", "the file is empty: expected a cassette, a JSON object")
 	}
@@ -106,15 +213,6 @@ func syntaxError(path string, data []byte, err error) error {
 		}
 		// Offset counts the bytes read, the offending one included.
 		return errorAt(path, data, max(off-1, 0), "", "invalid JSON: "+se.Error())
-	}
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		// Only a number out of float64 range fails to decode into any.
-		lit := strings.TrimPrefix(te.Value, "number ")
-		end := min(int(te.Offset), len(data))
-		off := bytes.LastIndex(data[:end], []byte(lit))
-		return errorAt(path, data, max(off, 0), "",
-			fmt.Sprintf("number %s is out of range: a JSON number must fit a 64-bit float", lit))
 	}
 	return errorAt(path, data, 0, "", "invalid JSON: "+err.Error())
 }

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mcptest/mcptest/engine/diag"
 )
@@ -422,10 +424,25 @@ var errorCases = []struct {
 		`{"mcptest_cassette": 1, "runs": [], "catalog": {"caf\u00e9 \"s\"": {"tools": 1}}}`,
 		`f.json:1:78: catalog["café \"s\""].tools: expected an array of tools, found the number 1 [cassette]`,
 		`/catalog/café "s"/tools`},
-	{"duplicate keys: the last one counts",
+	{"duplicate keys are refused",
 		`{"mcptest_cassette": 1, "runs": [], "runs": 5}`,
-		`f.json:1:45: runs: expected an array of runs, found the number 5 [cassette]`,
+		`f.json:1:37: duplicate key "runs" (first at 1:25) [cassette]`,
 		"/runs"},
+	{"a duplicated final_response cannot flip a verdict",
+		"{\"mcptest_cassette\": 1, \"runs\": [{\"turns\": [{\n  \"final_response\": \"refund issued\",\n  \"final_response\": \"I could not help\"}]}]}",
+		`f.json:3:3: runs[0].turns[0]: duplicate key "final_response" (first at 2:3) [cassette]`,
+		"/runs/0/turns/0/final_response"},
+	{"duplicate keys in arguments, results and catalogs",
+		`{"mcptest_cassette": 1, "catalog": {"s": {"tools": [{"name": "a", "name": "b"}]}, "s": {"tools": []}}, "runs": [{"turns": [{"calls": [{"tool": "t", "arguments": {"amount": 1, "amount": 1000}, "result": {"content": [], "isError": false, "isError": true}}]}]}]}`,
+		"f.json:1:67: catalog.s.tools[0]: duplicate key \"name\" (first at 1:54) [cassette]\n" +
+			"f.json:1:83: catalog: duplicate key \"s\" (first at 1:37) [cassette]\n" +
+			"f.json:1:176: runs[0].turns[0].calls[0].arguments: duplicate key \"amount\" (first at 1:163) [cassette]\n" +
+			"f.json:1:237: runs[0].turns[0].calls[0].result: duplicate key \"isError\" (first at 1:219) [cassette]",
+		"/catalog/s/tools/0/name"},
+	{"duplicate keys in a transcript",
+		`{"messages": [{"role": "user", "content": "hi", "role": "assistant"}]}`,
+		`f.json:1:49: messages[0]: duplicate key "role" (first at 1:16) [cassette]`,
+		"/messages/0/role"},
 	{"syntax error",
 		"{\n\t\"mcptest_cassette\": 1,\n\t\"runs\": [1 2]\n}",
 		`f.json:3:13: invalid JSON: invalid character '2' after array element [cassette]`,
@@ -552,7 +569,7 @@ func TestSizeLimit(t *testing.T) {
 	f.Close()
 	_, err = ReadFile(path)
 	var de *diag.Error
-	if !errors.As(err, &de) || !strings.Contains(de.Message, "65.0 MiB, over the 64 MiB limit") {
+	if !errors.As(err, &de) || !strings.Contains(de.Message, "65 MiB, over the 64 MiB limit") {
 		t.Errorf("ReadFile: %v", err)
 	}
 }
@@ -577,5 +594,82 @@ func TestLineCols(t *testing.T) {
 		if got[o] != [2]int{l, c} {
 			t.Errorf("offset %d: %v, diag.LineCol says %d:%d", o, got[o], l, c)
 		}
+	}
+}
+
+// TestReadFileRefusesNonRegular: a FIFO or a device is refused before it is
+// read (a FIFO without a writer used to block ReadFile for ever).
+func TestReadFileRefusesNonRegular(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "c.json")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	t.Cleanup(func() {
+		if f, err := os.OpenFile(p, os.O_RDWR|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	done := make(chan error, 1)
+	go func() { _, err := ReadFile(p); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || err.Error() != p+": is a named pipe (FIFO), not a regular file [cassette]" {
+			t.Errorf("FIFO: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("ReadFile blocked on a FIFO")
+	}
+	if _, err := os.Stat("/dev/null"); err == nil {
+		if _, err := ReadFile("/dev/null"); err == nil || err.Error() != "/dev/null: is a device, not a regular file [cassette]" {
+			t.Errorf("device: %v", err)
+		}
+	}
+}
+
+// TestUnquote holds the reader's string decoding to encoding/json's on
+// escapes, surrogates and bytes that are not UTF-8.
+func TestUnquote(t *testing.T) {
+	for _, s := range []string{
+		`plain`, `a\"b\\c\/d`, `\b\f\n\r\t`, `\u00e9\u20AC`, `\ud83d\ude00 pair`, `\ud83d lone`, `\ude00 low`,
+		`\ud83d\u0041`, "caf\xc3\xa9", "bad \xff\xfe bytes", "cut \xe2\x82", `\u0000`, "mixed \xff \\n \u00e9",
+	} {
+		raw := `"` + s + `"`
+		var want string
+		if err := json.Unmarshal([]byte(raw), &want); err != nil {
+			t.Fatalf("%q: %v", raw, err)
+		}
+		d := newDecoder([]byte(raw), &walker{})
+		if got, end := d.str(0, false); got != want || end != len(raw) {
+			t.Errorf("%q: got %q (end %d), encoding/json %q", raw, got, end, want)
+		}
+	}
+}
+
+// TestNotARecordingShowsNothingOfIt: a file named as a cassette that is not
+// one (a shadow file, a service-account key) is refused with an error that
+// quotes at most the offending character or the names of its keys, and
+// that asks the printer not to echo its lines (the caret printer used to
+// print the first line of /etc/shadow under the error).
+func TestNotARecordingShowsNothingOfIt(t *testing.T) {
+	for _, tt := range []struct{ name, data, want string }{
+		{"shadow", "root:$6$Zk3salt$9hGfQhashhash:20228:0:99999:7:::\ndaemon:*:20228:0:99999:7:::\n",
+			`f.json:1:1: invalid JSON: invalid character 'r' looking for beginning of value [cassette]`},
+		{"binary", "\x00\x01secret",
+			`f.json:1:1: invalid JSON: invalid character '\x00' looking for beginning of value [cassette]`},
+		{"key file", "{\"type\": \"service_account\",\n \"private_key\": \"-----BEGIN PRIVATE KEY-----\\nMIIEvQ\"}",
+			`f.json:1:1: unrecognized recording: ` + tried + `; found an object with keys "private_key", "type" [cassette]`},
+		{"huge number", `{"x": 1e99999999999999999999999999999999999999999999999999999}`,
+			`f.json:1:7: number 1e99999999999999999999999999999999999999… is out of range: a JSON number must fit a 64-bit float [cassette]`},
+	} {
+		_, err := Read("f.json", []byte(tt.data))
+		l := diagErrors(t, err)
+		if len(l) != 1 || l[0].Error() != tt.want || !l[0].HideSource {
+			t.Errorf("%s: %v (HideSource %v)\nwant %s, HideSource", tt.name, err, len(l) == 1 && l[0].HideSource, tt.want)
+		}
+	}
+	// A recording's own errors keep their source line.
+	_, err := Read("f.json", []byte(`{"mcptest_cassette": 1, "runs": 5}`))
+	if l := diagErrors(t, err); l[0].HideSource {
+		t.Errorf("a cassette's error hides its source: %v", err)
 	}
 }

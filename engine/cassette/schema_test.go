@@ -13,10 +13,12 @@ import (
 
 // schemaVerdict validates data against the published cassette schema. It
 // reports ok=false for data that is not a JSON object with
-// "mcptest_cassette" (the schema speaks for v1 cassettes only).
+// "mcptest_cassette" (the schema speaks for v1 cassettes only), and for
+// data with a repeated key, which a schema cannot see (the decoder it
+// validates through keeps the last) and the reader refuses.
 func schemaVerdict(t testing.TB, data []byte) (valid, ok bool, err error) {
 	t.Helper()
-	if !json.Valid(data) {
+	if !json.Valid(data) || repeatedKeys(data) {
 		return false, false, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -34,6 +36,51 @@ func schemaVerdict(t testing.TB, data []byte) (valid, ok bool, err error) {
 	}
 	err = schema.Cassette().Validate(v)
 	return err == nil, true, err
+}
+
+// repeatedKeys reports whether an object of the valid JSON data holds a
+// key twice, reading it token by token with encoding/json.
+func repeatedKeys(data []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type frame struct {
+		keys  map[string]bool
+		isKey bool // the next string token of the object is a key
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{keys: map[string]bool{}, isKey: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, nil)
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		default:
+			if top != nil && top.isKey {
+				k := tok.(string)
+				if top.keys[k] {
+					return true
+				}
+				top.keys[k] = true
+				top.isKey = false
+				continue
+			}
+		}
+		// A value ended: the next token of the enclosing object is a key.
+		if len(stack) > 0 && stack[len(stack)-1] != nil {
+			stack[len(stack)-1].isKey = true
+		}
+	}
 }
 
 // TestSchemaAgreesWithReader holds the published schema and the reader to

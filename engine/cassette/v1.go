@@ -23,50 +23,384 @@ const maxCount = 1 << 53
 
 func isExtension(key string) bool { return strings.HasPrefix(key, "x-") }
 
-// readV1 converts a decoded v1 cassette to the model, checking every value
-// against the format as it goes.
-func readV1(w *walker, root map[string]any) *Cassette {
+// member is one member of an object: its key and where the key and the
+// value start.
+type member struct {
+	key         string
+	keyOff, val int
+}
+
+// readV1 decodes the v1 cassette whose root object starts at root, checking
+// every value against the format as it goes. It returns the cassette
+// without its runs and the offset of the runs array (-1 when missing); see
+// runs for those.
+func (d *decoder) readV1(root int) (*Cassette, int) {
+	w := d.w
 	c := &Cassette{Format: FormatV1}
-	switch v := root["mcptest_cassette"].(type) {
-	case float64:
-		if v != Version {
-			w.fieldErrorf("mcptest_cassette", "unsupported cassette format version %s: this mcptest reads version %d",
-				formatNumber(v), Version)
-			return c // another version has other rules: say only this
+	var ms []member
+	d.object(root, func(key string, k, v int) int {
+		ms = append(ms, member{key, k, v})
+		return d.skip(v, false)
+	})
+	runs := -1
+	for _, m := range ms {
+		if m.key == "runs" {
+			runs = m.val
 		}
-	default:
-		w.fieldErrorf("mcptest_cassette", "expected the cassette format version, the number %d, found %s",
-			Version, describe(v))
-	}
-	hasRuns := false
-	for k, v := range root {
-		switch k {
-		case "mcptest_cassette":
-		case "agent":
-			c.Agent = w.str(k, v)
-		case "model":
-			c.Model = w.str(k, v)
-		case "provider":
-			c.Provider = w.str(k, v)
-		case "recorded_at":
-			c.RecordedAt = w.str(k, v)
-		case "prompt":
-			c.Prompt = w.str(k, v)
-		case "catalog":
-			c.Catalog = w.catalog(v)
-		case "runs":
-			hasRuns = true
-			c.Runs = w.runs(v)
-		default:
-			if !isExtension(k) {
-				w.unknownKey(k, rootKeys)
+		if m.key != "mcptest_cassette" {
+			continue
+		}
+		w.push(m.key)
+		switch v, _ := d.value(m.val); v := v.(type) {
+		case float64:
+			if v != Version {
+				w.errorAt(m.val, "unsupported cassette format version %s: this mcptest reads version %d", formatNumber(v), Version)
+				w.pop()
+				return c, -1 // another version has other rules: say only this
 			}
+		default:
+			w.errorAt(m.val, "expected the cassette format version, the number %d, found %s", Version, describe(v))
 		}
+		w.pop()
 	}
-	if !hasRuns {
-		w.errorf(`missing required "runs": a cassette holds one entry per recorded run (an empty array when none)`)
+	for _, m := range ms {
+		d.rootMember(c, m)
 	}
-	return c
+	if runs < 0 {
+		w.errorAt(root, `missing required "runs": a cassette holds one entry per recorded run (an empty array when none)`)
+	}
+	return c, runs
+}
+
+// rootMember reads one member of the root object other than the version
+// and the runs.
+func (d *decoder) rootMember(c *Cassette, m member) {
+	w := d.w
+	if m.key == "mcptest_cassette" || m.key == "runs" {
+		return
+	}
+	if m.key == "catalog" {
+		w.push(m.key)
+		v, _ := d.value(m.val)
+		w.pop()
+		c.Catalog = w.catalog(v)
+		return
+	}
+	w.push(m.key)
+	defer w.pop()
+	switch m.key {
+	case "agent":
+		c.Agent, _ = d.strField(m.val, false)
+	case "model":
+		c.Model, _ = d.strField(m.val, false)
+	case "provider":
+		c.Provider, _ = d.strField(m.val, false)
+	case "recorded_at":
+		c.RecordedAt, _ = d.strField(m.val, false)
+	case "prompt":
+		c.Prompt, _ = d.strField(m.val, false)
+	default:
+		w.pop()
+		if !isExtension(m.key) {
+			w.unknownKeyAt(m.keyOff, m.key, rootKeys)
+		}
+		w.push(m.key)
+		d.discard(m.val)
+	}
+}
+
+// strField reads the value at i as a string, recording a problem when it
+// is not one; intern is for names that repeat.
+func (d *decoder) strField(i int, intern bool) (string, int) {
+	if d.data[i] == '"' {
+		return d.str(i, intern)
+	}
+	v, end := d.value(i)
+	d.w.typeErrorAt(i, v, "a string")
+	return "", end
+}
+
+// count reads the value at i as a non-negative integer up to maxCount,
+// else records a problem saying what the number counts.
+func (d *decoder) count(i int, what string) (int64, bool, int) {
+	v, end := d.value(i)
+	f, ok := v.(float64)
+	if !ok || f < 0 || f != math.Trunc(f) || f > maxCount {
+		d.w.typeErrorAt(i, v, "a non-negative integer ("+what+")")
+		return 0, false, end
+	}
+	return int64(f), true, end
+}
+
+// unknownMember records the member key, at offset k, of the object being
+// read as unexpected: the walker's path names the member, the message
+// names the object.
+func (d *decoder) unknownMember(k int, key string, valid []string) {
+	d.w.pop()
+	d.w.unknownKeyAt(k, key, valid)
+	d.w.push(key)
+}
+
+// typed reads the value at i when it starts with one of the bytes of
+// want; otherwise it decodes it and records that it is not the expected
+// value. It returns whether the value was of the wanted kind.
+func (d *decoder) typed(i int, want, expected string) (bool, int) {
+	if strings.IndexByte(want, d.data[i]) >= 0 {
+		return true, i
+	}
+	v, end := d.value(i)
+	d.w.typeErrorAt(i, v, expected)
+	return false, end
+}
+
+// runs reads the runs array at i, handing each run to each as soon as it
+// is read, while the document has shown no problem.
+func (d *decoder) runs(i int, each func(*Run)) {
+	w := d.w
+	w.push("runs")
+	defer w.pop()
+	if ok, _ := d.typed(i, "[", "an array of runs"); !ok {
+		return
+	}
+	d.array(i, func(n, v int) int {
+		r := &Run{}
+		end := d.run(r, v)
+		if d.clean() && each != nil {
+			each(r)
+		}
+		return end
+	})
+}
+
+func (d *decoder) run(r *Run, i int) int {
+	if ok, end := d.typed(i, "{", `a run object {"turns": [...], ...}`); !ok {
+		return end
+	}
+	return d.object(i, func(key string, k, v int) int {
+		switch key {
+		case "turns":
+			return d.turns(&r.Turns, v)
+		case "delegations":
+			return d.delegations(&r.Delegations, v)
+		case "tokens":
+			return d.tokens(&r.Tokens, v)
+		case "cost_micros":
+			n, ok, end := d.count(v, "micro-dollars")
+			if ok {
+				r.CostMicros = &n
+			}
+			return end
+		}
+		if !isExtension(key) {
+			d.unknownMember(k, key, runKeys)
+		}
+		return d.discard(v)
+	})
+}
+
+func (d *decoder) turns(dst *[]Turn, i int) int {
+	if ok, end := d.typed(i, "[", "an array of turns"); !ok {
+		return end
+	}
+	turns := []Turn{}
+	end := d.array(i, func(_, v int) int {
+		var t Turn
+		end := d.turn(&t, v)
+		turns = append(turns, t)
+		return end
+	})
+	*dst = turns
+	return end
+}
+
+func (d *decoder) turn(t *Turn, i int) int {
+	if ok, end := d.typed(i, "{", `a turn object {"calls": [...], "final_response": ...}`); !ok {
+		return end
+	}
+	return d.object(i, func(key string, k, v int) int {
+		switch key {
+		case "calls":
+			return d.calls(&t.Calls, v)
+		case "final_response":
+			var end int
+			t.FinalResponse, end = d.strField(v, false)
+			return end
+		}
+		if !isExtension(key) {
+			d.unknownMember(k, key, turnKeys)
+		}
+		return d.discard(v)
+	})
+}
+
+func (d *decoder) calls(dst *[]Call, i int) int {
+	if ok, end := d.typed(i, "[", "an array of calls"); !ok {
+		return end
+	}
+	calls := []Call{}
+	end := d.array(i, func(_, v int) int {
+		var c Call
+		end := d.call(&c, v)
+		calls = append(calls, c)
+		return end
+	})
+	*dst = calls
+	return end
+}
+
+func (d *decoder) call(c *Call, i int) int {
+	w := d.w
+	if ok, end := d.typed(i, "{", `a call object {"tool": ..., "arguments": {...}, ...}`); !ok {
+		return end
+	}
+	hasTool := false
+	end := d.object(i, func(key string, k, v int) int {
+		var end int
+		switch key {
+		case "server":
+			c.Server, end = d.strField(v, true)
+		case "tool":
+			hasTool = true
+			c.Tool, end = d.toolName(v)
+		case "arguments":
+			c.Arguments, end = d.value(v)
+		case "is_error":
+			c.IsError, end = d.boolField(v)
+		case "result":
+			c.Result, end = d.result(v)
+		case "duration_ms":
+			c.DurationMS, end = d.duration(v)
+		case "agent":
+			c.Agent, end = d.strField(v, true)
+		default:
+			if !isExtension(key) {
+				d.unknownMember(k, key, callKeys)
+			}
+			end = d.discard(v)
+		}
+		return end
+	})
+	if !hasTool {
+		w.errorAt(i, `missing required "tool": every call names the tool it called`)
+	}
+	return end
+}
+
+// toolName reads a call's tool, a non-empty string.
+func (d *decoder) toolName(i int) (string, int) {
+	if d.data[i] == '"' && d.data[i+1] != '"' {
+		return d.str(i, true)
+	}
+	v, end := d.value(i)
+	d.w.typeErrorAt(i, v, "the name of the called tool, a non-empty string")
+	return "", end
+}
+
+func (d *decoder) boolField(i int) (bool, int) {
+	v, end := d.value(i)
+	b, ok := v.(bool)
+	if !ok {
+		d.w.typeErrorAt(i, v, "true or false")
+	}
+	return b, end
+}
+
+// result reads a call's result, a CallToolResult object.
+func (d *decoder) result(i int) (any, int) {
+	v, end := d.value(i)
+	if _, ok := v.(map[string]any); !ok {
+		d.w.typeErrorAt(i, v, `the MCP CallToolResult, an object {"content": [...]}`)
+		return nil, end
+	}
+	return v, end
+}
+
+// duration reads a call's duration_ms, a number ≥ 0.
+func (d *decoder) duration(i int) (*float64, int) {
+	v, end := d.value(i)
+	if f, ok := v.(float64); ok && f >= 0 {
+		return &f, end
+	}
+	d.w.typeErrorAt(i, v, "a duration in milliseconds, a number ≥ 0")
+	return nil, end
+}
+
+func (d *decoder) delegations(dst *[]Delegation, i int) int {
+	if ok, end := d.typed(i, "[", `an array of hand-offs {"from": ..., "to": ...}`); !ok {
+		return end
+	}
+	out := []Delegation{}
+	end := d.array(i, func(_, v int) int {
+		var dl Delegation
+		end := d.delegation(&dl, v)
+		out = append(out, dl)
+		return end
+	})
+	*dst = out
+	return end
+}
+
+func (d *decoder) delegation(dl *Delegation, i int) int {
+	w := d.w
+	if ok, end := d.typed(i, "{", `a hand-off {"from": ..., "to": ...}`); !ok {
+		return end
+	}
+	hasFrom, hasTo := false, false
+	end := d.object(i, func(key string, k, v int) int {
+		var end int
+		switch key {
+		case "from":
+			hasFrom = true
+			dl.From, end = d.strField(v, true)
+		case "to":
+			hasTo = true
+			dl.To, end = d.strField(v, true)
+		default:
+			if !isExtension(key) {
+				d.unknownMember(k, key, delegationKeys)
+			}
+			end = d.discard(v)
+		}
+		return end
+	})
+	if !hasFrom {
+		w.errorAt(i, `missing required "from": a hand-off names the agent that delegated`)
+	}
+	if !hasTo {
+		w.errorAt(i, `missing required "to": a hand-off names the agent it delegated to`)
+	}
+	return end
+}
+
+func (d *decoder) tokens(dst **Tokens, i int) int {
+	if ok, end := d.typed(i, "{", `an object {"input": ..., "output": ..., "total": ...}`); !ok {
+		return end
+	}
+	t := &Tokens{}
+	hasTotal := false
+	end := d.object(i, func(key string, k, v int) int {
+		var end int
+		switch key {
+		case "input":
+			t.Input, _, end = d.count(v, "tokens")
+		case "output":
+			t.Output, _, end = d.count(v, "tokens")
+		case "total":
+			hasTotal = true
+			t.Total, _, end = d.count(v, "tokens")
+		default:
+			if !isExtension(key) {
+				d.unknownMember(k, key, tokensKeys)
+			}
+			end = d.discard(v)
+		}
+		return end
+	})
+	if !hasTotal {
+		t.Total = t.Input + t.Output
+	}
+	*dst = t
+	return end
 }
 
 // str returns v when it is a string, else records a problem on member key.
@@ -78,19 +412,6 @@ func (w *walker) str(key string, v any) string {
 		w.pop()
 	}
 	return s
-}
-
-// count returns v when it is a non-negative integer up to maxCount, else
-// records a problem on member key saying what the number counts.
-func (w *walker) count(key string, v any, what string) (int64, bool) {
-	f, ok := v.(float64)
-	if !ok || f < 0 || f != math.Trunc(f) || f > maxCount {
-		w.push(key)
-		w.typeError(v, "a non-negative integer ("+what+")")
-		w.pop()
-		return 0, false
-	}
-	return int64(f), true
 }
 
 func (w *walker) catalog(v any) []ServerCatalog {
@@ -184,251 +505,6 @@ func (w *walker) tool(v any) Tool {
 	}
 	if s, ok := m["title"]; ok {
 		w.str("title", s)
-	}
-	return t
-}
-
-func (w *walker) runs(v any) []Run {
-	arr, ok := v.([]any)
-	if !ok {
-		w.push("runs")
-		w.typeError(v, "an array of runs")
-		w.pop()
-		return nil
-	}
-	w.push("runs")
-	runs := make([]Run, len(arr))
-	for i, r := range arr {
-		w.pushIdx(i)
-		w.run(&runs[i], r)
-		w.pop()
-	}
-	w.pop()
-	return runs
-}
-
-func (w *walker) run(r *Run, v any) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		w.typeError(v, `a run object {"turns": [...], ...}`)
-		return
-	}
-	for k, v := range m {
-		switch k {
-		case "turns":
-			r.Turns = w.turns(v)
-		case "delegations":
-			r.Delegations = w.delegations(v)
-		case "tokens":
-			r.Tokens = w.tokens(v)
-		case "cost_micros":
-			if n, ok := w.count(k, v, "micro-dollars"); ok {
-				r.CostMicros = &n
-			}
-		default:
-			if !isExtension(k) {
-				w.unknownKey(k, runKeys)
-			}
-		}
-	}
-}
-
-func (w *walker) turns(v any) []Turn {
-	arr, ok := v.([]any)
-	if !ok {
-		w.push("turns")
-		w.typeError(v, "an array of turns")
-		w.pop()
-		return nil
-	}
-	w.push("turns")
-	turns := make([]Turn, len(arr))
-	for i, t := range arr {
-		w.pushIdx(i)
-		w.turn(&turns[i], t)
-		w.pop()
-	}
-	w.pop()
-	return turns
-}
-
-func (w *walker) turn(t *Turn, v any) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		w.typeError(v, `a turn object {"calls": [...], "final_response": ...}`)
-		return
-	}
-	for k, v := range m {
-		switch k {
-		case "calls":
-			t.Calls = w.calls(v)
-		case "final_response":
-			t.FinalResponse = w.str(k, v)
-		default:
-			if !isExtension(k) {
-				w.unknownKey(k, turnKeys)
-			}
-		}
-	}
-}
-
-func (w *walker) calls(v any) []Call {
-	arr, ok := v.([]any)
-	if !ok {
-		w.push("calls")
-		w.typeError(v, "an array of calls")
-		w.pop()
-		return nil
-	}
-	w.push("calls")
-	calls := make([]Call, len(arr))
-	for i, c := range arr {
-		w.pushIdx(i)
-		w.call(&calls[i], c)
-		w.pop()
-	}
-	w.pop()
-	return calls
-}
-
-func (w *walker) call(c *Call, v any) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		w.typeError(v, `a call object {"tool": ..., "arguments": {...}, ...}`)
-		return
-	}
-	hasTool := false
-	for k, v := range m {
-		switch k {
-		case "server":
-			c.Server = w.str(k, v)
-		case "tool":
-			hasTool = true
-			if s, ok := v.(string); ok && s != "" {
-				c.Tool = s
-			} else {
-				w.push(k)
-				w.typeError(v, "the name of the called tool, a non-empty string")
-				w.pop()
-			}
-		case "arguments":
-			c.Arguments = v
-		case "is_error":
-			if b, ok := v.(bool); ok {
-				c.IsError = b
-			} else {
-				w.push(k)
-				w.typeError(v, "true or false")
-				w.pop()
-			}
-		case "result":
-			if _, ok := v.(map[string]any); ok {
-				c.Result = v
-			} else {
-				w.push(k)
-				w.typeError(v, `the MCP CallToolResult, an object {"content": [...]}`)
-				w.pop()
-			}
-		case "duration_ms":
-			if f, ok := v.(float64); ok && f >= 0 {
-				c.DurationMS = &f
-			} else {
-				w.push(k)
-				w.typeError(v, "a duration in milliseconds, a number ≥ 0")
-				w.pop()
-			}
-		case "agent":
-			c.Agent = w.str(k, v)
-		default:
-			if !isExtension(k) {
-				w.unknownKey(k, callKeys)
-			}
-		}
-	}
-	if !hasTool {
-		w.errorf(`missing required "tool": every call names the tool it called`)
-	}
-}
-
-func (w *walker) delegations(v any) []Delegation {
-	arr, ok := v.([]any)
-	if !ok {
-		w.push("delegations")
-		w.typeError(v, `an array of hand-offs {"from": ..., "to": ...}`)
-		w.pop()
-		return nil
-	}
-	w.push("delegations")
-	out := make([]Delegation, len(arr))
-	for i, d := range arr {
-		w.pushIdx(i)
-		out[i] = w.delegation(d)
-		w.pop()
-	}
-	w.pop()
-	return out
-}
-
-func (w *walker) delegation(v any) Delegation {
-	m, ok := v.(map[string]any)
-	if !ok {
-		w.typeError(v, `a hand-off {"from": ..., "to": ...}`)
-		return Delegation{}
-	}
-	var d Delegation
-	hasFrom, hasTo := false, false
-	for k, v := range m {
-		switch k {
-		case "from":
-			hasFrom = true
-			d.From = w.str(k, v)
-		case "to":
-			hasTo = true
-			d.To = w.str(k, v)
-		default:
-			if !isExtension(k) {
-				w.unknownKey(k, delegationKeys)
-			}
-		}
-	}
-	if !hasFrom {
-		w.errorf(`missing required "from": a hand-off names the agent that delegated`)
-	}
-	if !hasTo {
-		w.errorf(`missing required "to": a hand-off names the agent it delegated to`)
-	}
-	return d
-}
-
-func (w *walker) tokens(v any) *Tokens {
-	m, ok := v.(map[string]any)
-	if !ok {
-		w.push("tokens")
-		w.typeError(v, `an object {"input": ..., "output": ..., "total": ...}`)
-		w.pop()
-		return nil
-	}
-	w.push("tokens")
-	t := &Tokens{}
-	hasTotal := false
-	for k, v := range m {
-		switch k {
-		case "input":
-			t.Input, _ = w.count(k, v, "tokens")
-		case "output":
-			t.Output, _ = w.count(k, v, "tokens")
-		case "total":
-			hasTotal = true
-			t.Total, _ = w.count(k, v, "tokens")
-		default:
-			if !isExtension(k) {
-				w.unknownKey(k, tokensKeys)
-			}
-		}
-	}
-	w.pop()
-	if !hasTotal {
-		t.Total = t.Input + t.Output
 	}
 	return t
 }

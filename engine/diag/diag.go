@@ -36,6 +36,12 @@ type Error struct {
 	// Kind names the family of the error, for example "syntax", "schema",
 	// "cassette" or "expect".
 	Kind string
+	// HideSource tells a printer to show the error without echoing the
+	// line of the file at Pos under it: the file may not be what it was
+	// named as (a password or key file passed as a cassette), so nothing
+	// of it may be shown beyond what Message quotes, which is at most the
+	// offending token, clipped and escaped. Pos still says where to look.
+	HideSource bool
 }
 
 // Error renders file:line:col: message (hint) [kind].

@@ -32,7 +32,13 @@ type NotRegularError struct {
 }
 
 func (e *NotRegularError) Error() string {
-	return fmt.Sprintf("%s: is %s, not a regular file", e.Path, describe(e.Mode))
+	return e.Path + ": " + e.Reason()
+}
+
+// Reason is the error without the path, for a message that carries the
+// path elsewhere: "is a device, not a regular file".
+func (e *NotRegularError) Reason() string {
+	return "is " + describe(e.Mode) + ", not a regular file"
 }
 
 func describe(m fs.FileMode) string {
@@ -51,13 +57,18 @@ func describe(m fs.FileMode) string {
 	return "not a regular file (mode " + m.String() + ")"
 }
 
-// Size renders a byte count for a message: bytes below 1 MiB, else MiB
-// with one decimal.
+// Size renders a byte count for a message: bytes below 1 MiB, MiB below
+// 1 GiB, else GiB; a whole number of MiB or GiB without decimals, any other
+// with one.
 func Size(n int64) string {
-	if n < 1<<20 {
+	switch {
+	case n < 1<<20:
 		return strconv.FormatInt(n, 10) + " bytes"
-	}
-	if n%(1<<20) == 0 {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return strconv.FormatInt(n>>30, 10) + " GiB"
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n%(1<<20) == 0:
 		return strconv.FormatInt(n>>20, 10) + " MiB"
 	}
 	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
@@ -167,7 +178,13 @@ func readOpen(f *os.File, r io.Reader, path string, limit int64) ([]byte, error)
 
 // readLimited reads r, the limited reader Open returned for f.
 func readLimited(path string, f *os.File, r io.Reader, limit int64) ([]byte, error) {
-	data, err := io.ReadAll(r)
+	// Sized from the stat, as os.ReadFile does, so a file is read into one
+	// buffer instead of a doubling series of them.
+	size := int64(512)
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		size = fi.Size() + 1 // one more, to see the end of the file
+	}
+	data, err := readAll(r, min(size, limit+1))
 	if err != nil {
 		return nil, err
 	}
@@ -175,6 +192,25 @@ func readLimited(path string, f *os.File, r io.Reader, limit int64) ([]byte, err
 		return nil, &TooLargeError{Path: path, Size: int64(len(data)), Limit: limit}
 	}
 	return data, nil
+}
+
+// readAll reads r to its end into a buffer of capacity size, grown as
+// needed.
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	data := make([]byte, 0, size)
+	for {
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+	}
 }
 
 // ReadAll reads r up to limit bytes; more is a *TooLargeError naming name.

@@ -45,7 +45,7 @@ func TestReadFileLimits(t *testing.T) {
 	if !errors.As(err, &tl) || tl.Size != 1<<40 {
 		t.Fatalf("sparse: %v", err)
 	}
-	if !strings.Contains(err.Error(), "1048576 MiB") || !strings.Contains(err.Error(), "64 MiB limit") {
+	if !strings.Contains(err.Error(), "1024 GiB") || !strings.Contains(err.Error(), "64 MiB limit") {
 		t.Fatalf("message: %v", err)
 	}
 
@@ -292,6 +292,23 @@ func TestInRootStaysInside(t *testing.T) {
 	for _, e := range entries {
 		if strings.Contains(e.Name(), ".tmp-") {
 			t.Errorf("temporary file left behind: %s", e.Name())
+		}
+	}
+}
+
+func TestSize(t *testing.T) {
+	for n, want := range map[int64]string{
+		0:               "0 bytes",
+		1<<20 - 1:       "1048575 bytes",
+		1 << 20:         "1 MiB",
+		64<<20 + 1:      "64.0 MiB",
+		1536 << 20:      "1.5 GiB",
+		1 << 30:         "1 GiB",
+		1<<30 - 1:       "1024.0 MiB",
+		3<<30 + 300<<20: "3.3 GiB",
+	} {
+		if got := Size(n); got != want {
+			t.Errorf("Size(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

@@ -181,3 +181,22 @@ func TestWriteRejectsBadN(t *testing.T) {
 		t.Error("Write(n=0) succeeded")
 	}
 }
+
+// TestManyCalls: the memory-measure cassette is the density it says (about
+// 53 bytes a call) and reads as the runs and calls asked for.
+func TestManyCalls(t *testing.T) {
+	var buf bytes.Buffer
+	if err := gen.ManyCalls(&buf, 20, 50); err != nil {
+		t.Fatal(err)
+	}
+	if per := buf.Len() / 1000; per < 50 || per > 56 {
+		t.Errorf("%d bytes for 1,000 calls: %d a call, want about 53", buf.Len(), per)
+	}
+	c, err := cassette.Read("many.json", buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Runs) != 20 || len(c.Runs[19].Calls()) != 50 || c.Runs[3].Turns[0].FinalResponse != "done" {
+		t.Errorf("unexpected cassette: %d runs", len(c.Runs))
+	}
+}
