@@ -2,10 +2,8 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/mcptest/mcptest/annotate"
@@ -21,15 +19,12 @@ func (c *Command) compare(cur *engine.Envelope, basePath, format, failOn, output
 	if err != nil {
 		return inputErr("%v", err)
 	}
-	f, err := os.Open(basePath)
+	f, r, err := openEnvelope(basePath, "--compare")
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return inputErr("--compare %s: no such file", basePath)
-		}
-		return fmt.Errorf("open baseline: %w", err)
+		return err
 	}
 	defer f.Close()
-	base, err := baseline.ReadBaseline(f, basePath)
+	base, err := baseline.ReadBaseline(r, basePath)
 	if err != nil {
 		return &exitError{code: ExitInput, err: err}
 	}
@@ -71,17 +66,9 @@ func (c *Command) merge(args []string) error {
 	}
 	var in []baseline.Input
 	for _, name := range files {
-		f, err := os.Open(name)
+		env, err := c.readRun(name)
 		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return inputErr("%s: no such file", name)
-			}
-			return fmt.Errorf("open run envelope: %w", err)
-		}
-		env, err := annotate.ReadEnvelope(f, name)
-		f.Close()
-		if err != nil {
-			return &exitError{code: ExitInput, err: err}
+			return err
 		}
 		in = append(in, baseline.Input{Name: name, Envelope: env})
 	}

@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"os"
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
@@ -31,17 +29,9 @@ func (c *Command) report(args []string) error {
 	if len(pos) != 1 {
 		return inputErr("report takes one run envelope (the file `mcptest run --reporter json` wrote), got %d arguments", len(pos))
 	}
-	f, err := os.Open(pos[0])
+	env, err := c.readRun(pos[0])
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return inputErr("%s: no such file", pos[0])
-		}
-		return fmt.Errorf("open run envelope: %w", err)
-	}
-	defer f.Close()
-	env, err := annotate.ReadEnvelope(f, pos[0])
-	if err != nil {
-		return &exitError{code: ExitInput, err: err}
+		return err
 	}
 	if *compare != "" {
 		return c.compare(env, *compare, *format, *failOn, *output)

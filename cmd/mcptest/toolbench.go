@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/safefile"
 	"github.com/mcptest/mcptest/gate/toolbench"
 	"github.com/mcptest/mcptest/live"
 )
@@ -75,12 +75,12 @@ type benchSpec struct {
 // readBenchSpec reads a spec file, returning its YAML tree too so an
 // error can point at the entry it is about.
 func readBenchSpec(path string) (out toolbench.Spec, root *yaml.Node, err error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
+	data, err := safefile.ReadFile(path, live.MaxCatalogBytes)
+	switch {
+	case safefile.IsLimit(err):
+		return out, nil, inputErr("spec: %v", err)
+	case err != nil:
 		return out, nil, fmt.Errorf("read spec: %w", err)
-	}
-	if len(data) > live.MaxCatalogBytes {
-		return out, nil, fmt.Errorf("spec %q is over %d MiB", path, live.MaxCatalogBytes>>20)
 	}
 	var node yaml.Node
 	if err := yaml.Unmarshal(data, &node); err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcptest/mcptest/annotate"
+	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/safefile"
 )
@@ -113,15 +115,12 @@ func (c *Command) view(args []string) error {
 // readRun opens and decodes a saved run envelope; a missing or invalid
 // file is wrong input (exit 2).
 func (c *Command) readRun(path string) (*engine.Envelope, error) {
-	f, err := os.Open(path)
+	f, r, err := openEnvelope(path, "")
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, inputErr("%s: no such file", path)
-		}
-		return nil, fmt.Errorf("open run envelope: %w", err)
+		return nil, err
 	}
 	defer f.Close()
-	env, err := annotate.ReadEnvelope(f, path)
+	env, err := annotate.ReadEnvelope(r, path)
 	if err != nil {
 		return nil, &exitError{code: ExitInput, err: err}
 	}
@@ -173,4 +172,26 @@ func viewHandler(page, snapshot, envJSON []byte) http.Handler {
 		h.Set("Referrer-Policy", "no-referrer")
 		_, _ = w.Write(route.body)
 	})
+}
+
+// openEnvelope opens a saved run envelope for reading, bounded before the
+// read starts: a FIFO, a device or a file over baseline.MaxEnvelopeBytes
+// is refused from its stat (exit 2) instead of blocking or filling the
+// memory, and the reader stops at the limit. flag names the flag the path
+// came from in messages ("--compare"), "" for an argument.
+func openEnvelope(path, flag string) (*os.File, io.Reader, error) {
+	name := path
+	if flag != "" {
+		name = flag + " " + path
+	}
+	f, r, err := safefile.Open(path, baseline.MaxEnvelopeBytes)
+	switch {
+	case err == nil:
+		return f, r, nil
+	case errors.Is(err, os.ErrNotExist):
+		return nil, nil, inputErr("%s: no such file", name)
+	case safefile.IsLimit(err):
+		return nil, nil, inputErr("%s: not a run envelope: %v", name, err)
+	}
+	return nil, nil, fmt.Errorf("open run envelope: %w", err)
 }
