@@ -14,8 +14,11 @@ import (
 	"github.com/mcptest/mcptest/engine/diag"
 )
 
-// version is the mcptest version; release builds set it with -ldflags.
-var version = "0.1.0"
+// version is the mcptest version. Release builds set it, commit and date
+// with -ldflags "-X main.version=... -X main.commit=... -X main.date=...";
+// a `go install ...@vX` build reads them from its build info (see
+// buildVersion). The default names the source tree's version.
+var version = sourceVersion
 
 // The exit codes of every command. The same table is in the help text, the
 // README and action.yml.
@@ -106,8 +109,11 @@ func (c *Command) Main(args []string) (code int) {
 		return ExitInput
 	}
 	name := args[0]
-	if name == "-h" || name == "--help" || name == "-help" {
+	switch name {
+	case "-h", "--help", "-help":
 		name = "help"
+	case "-v", "--version", "-version":
+		name = "version"
 	}
 	for _, sc := range c.subcommands() {
 		if sc.name == name {
@@ -251,7 +257,7 @@ func (c *Command) help(args []string) error {
 }
 
 func (c *Command) printVersion(args []string) error {
-	fmt.Fprintf(c.Stdout, "mcptest %s\n", version)
+	writeVersion(c.Stdout)
 	return nil
 }
 
