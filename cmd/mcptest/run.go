@@ -14,13 +14,13 @@ import (
 
 func (c *Command) run(args []string) error {
 	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--reporter pretty|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--filter NAME]... [--cassette-dir DIR] [--shard i/n] [--no-cache]")
-	config := fs.String("config", "suite.yml", "the suite file")
+	config := fs.String("config", "", "the suite `FILE` (default: mcptest.yml, else suite.yml, here or in a parent up to the repository root)")
 	reporter := fs.String("reporter", "pretty", "how to report: pretty, json, junit (JUnit XML), sarif (SARIF 2.1.0), html (the auditor view; use --output) or agent (the model-facing digest)")
 	agentBudget := fs.Int("agent-budget", annotate.DefaultAgentBudget, "with --reporter agent, cap the result at `TOKENS` cl100k_base tokens")
 	output := fs.String("output", "", "write the report to `FILE` instead of stdout")
 	var filters stringList
 	fs.Var(&filters, "filter", "run only the case `NAME` (exact, or else a case-insensitive substring); repeatable")
-	cassetteDir := fs.String("cassette-dir", "", "where a test without `cassette:` is looked up by name (default: cassettes/ beside the suite)")
+	cassetteDir := fs.String("cassette-dir", "", "the `DIR` where a test without a cassette: key is looked up by name (default: cassettes/ beside the suite)")
 	noCache := fs.Bool("no-cache", false, "recompute every case instead of serving unchanged ones from the workspace cache (.mcptest/cache/)")
 	shardFlag := fs.String("shard", "", "run only shard `i/n` of the cases (1-based; a case's shard depends on its name alone); merge the shards with mcptest report merge")
 	pos, err := parse(fs, args)
@@ -52,6 +52,9 @@ func (c *Command) run(args []string) error {
 		return inputErr("--reporter: %v", err)
 	}
 
+	if *config, err = c.suiteFile(*config); err != nil {
+		return err
+	}
 	start := time.Now()
 	suite, err := engine.LoadSuite(*config)
 	if err != nil {
