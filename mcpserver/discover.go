@@ -229,4 +229,3 @@ func Relative(path, root, home string) string {
 	}
 	return path
 }
-
