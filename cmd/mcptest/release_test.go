@@ -16,12 +16,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
-// snapshotDist is where `goreleaser release --snapshot --clean` writes (.ci/run
-// builds it before go test).
+// snapshotDist is where a full `goreleaser release --snapshot --clean`
+// writes.
 const snapshotDist = "../../dist"
 
 // releaseTargets are the platforms .goreleaser.yaml builds, as goreleaser
@@ -59,29 +63,93 @@ func readChecksums(t *testing.T, data []byte) map[string]string {
 	return sums
 }
 
-// TestReleaseSnapshot reads the goreleaser snapshot's checksums.txt and
-// verifies every archive: one per release target, each matching its
-// checksum and holding the mcptest binary and the LICENSE. .ci/run builds the
-// snapshot first; without it the test skips (under CI=true it fails).
-func TestReleaseSnapshot(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(snapshotDist, "checksums.txt"))
+// snapshotTargets are the platforms the test's snapshot builds: one
+// tar.gz and one zip target. The six of .goreleaser.yaml take more than
+// four minutes on CI's two cores; the release workflow builds them all.
+var snapshotTargets = map[string][]string{"goos": {"linux", "windows"}, "goarch": {"amd64", "arm64"}}
+
+// buildSnapshot runs `goreleaser release --snapshot` (pinned v2.15.1) on
+// .goreleaser.yaml with only the linux/amd64 and windows/arm64 targets,
+// without publishing, image or SBOM, into a temporary dist directory.
+func buildSnapshot(t *testing.T) string {
+	t.Helper()
+	snapshotOnce.Do(func() { snapshotDir, snapshotErr = runSnapshot() })
+	if snapshotErr != nil {
+		t.Fatal(snapshotErr)
+	}
+	return snapshotDir
+}
+
+// The snapshot is built once per test binary, for TestReleaseSnapshot and
+// TestActionResolver.
+var (
+	snapshotOnce sync.Once
+	snapshotDir  string
+	snapshotErr  error
+)
+
+func runSnapshot() (string, error) {
+	data, err := os.ReadFile("../../.goreleaser.yaml")
 	if err != nil {
-		msg := fmt.Sprintf("no goreleaser snapshot in dist/ (%v); build it with: go run github.com/goreleaser/goreleaser/v2@v2.15.1 release --snapshot --clean --skip=docker,sbom,publish", err)
+		return "", err
+	}
+	var cfg map[string]any
+	if err := yaml.Unmarshal(data, &cfg); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp("", "mcptest-snapshot")
+	if err != nil {
+		return "", err
+	}
+	dist := filepath.Join(tmp, "dist")
+	cfg["dist"] = dist
+	build := cfg["builds"].([]any)[0].(map[string]any)
+	build["goos"], build["goarch"] = snapshotTargets["goos"], snapshotTargets["goarch"]
+	build["ignore"] = []map[string]string{{"goos": "linux", "goarch": "arm64"}, {"goos": "windows", "goarch": "amd64"}}
+	out, _ := yaml.Marshal(cfg)
+	conf := filepath.Join(tmp, "goreleaser.yaml")
+	if err := os.WriteFile(conf, out, 0o644); err != nil {
+		return "", err
+	}
+	cmd := exec.Command("go", "run", "github.com/goreleaser/goreleaser/v2@v2.15.1", "release", "--snapshot", "--clean",
+		"--skip=docker,sbom,publish,validate", "--config", conf)
+	cmd.Dir = "../.."
+	if log, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("goreleaser release --snapshot: %v\n%s", err, log)
+	}
+	return dist, nil
+}
+
+// TestReleaseSnapshot builds a goreleaser snapshot of .goreleaser.yaml
+// (with MCPTEST_SNAPSHOT=1, as .ci/run sets; else it reads a dist/ left by
+// a full `goreleaser release --snapshot`), reads its checksums.txt and
+// verifies every archive: each matches its checksum and holds the mcptest
+// binary, the LICENSE and the README, and the binary reports the snapshot's
+// version.
+func TestReleaseSnapshot(t *testing.T) {
+	dist := snapshotDist
+	if os.Getenv("MCPTEST_SNAPSHOT") == "1" {
+		dist = buildSnapshot(t)
+	}
+	data, err := os.ReadFile(filepath.Join(dist, "checksums.txt"))
+	if err != nil {
+		msg := fmt.Sprintf("no goreleaser snapshot (%v): MCPTEST_SNAPSHOT=1 go test ./cmd/mcptest -run TestReleaseSnapshot builds one", err)
 		if os.Getenv("CI") == "true" {
-			t.Fatal(msg + " (CI=true: .ci/run builds it, so its absence is a failure)")
+			t.Fatal(msg + " (CI=true: .ci/run sets MCPTEST_SNAPSHOT=1, so its absence is a failure)")
 		}
 		t.Skip(msg)
 	}
 	sums := readChecksums(t, data)
 	version := snapshotVersion(t, sums)
+	checked := 0
 	for _, tg := range releaseTargets {
 		name := archiveName(version, tg.os, tg.arch)
 		want, ok := sums[name]
 		if !ok {
-			t.Errorf("checksums.txt lists no %s", name)
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(snapshotDist, name))
+		checked++
+		b, err := os.ReadFile(filepath.Join(dist, name))
 		if err != nil {
 			t.Error(err)
 			continue
@@ -99,6 +167,31 @@ func TestReleaseSnapshot(t *testing.T) {
 				t.Errorf("%s holds no %s: %v", name, f, files)
 			}
 		}
+	}
+	if checked != len(sums) || checked == 0 {
+		t.Errorf("checksums.txt lists %d files, %d of them release archives: %v", len(sums), checked, sums)
+	}
+	if os.Getenv("MCPTEST_SNAPSHOT") == "1" && checked != 2 {
+		t.Errorf("the snapshot built %d archives, want linux/amd64 and windows/arm64", checked)
+	}
+	checkSnapshotBinary(t, dist, version, sums)
+}
+
+// checkSnapshotBinary runs the linux/amd64 binary of the snapshot, when
+// this machine can, and checks the version and commit the ldflags set.
+func checkSnapshotBinary(t *testing.T, dist, version string, sums map[string]string) {
+	t.Helper()
+	name := archiveName(version, "linux", "amd64")
+	if _, ok := sums[name]; !ok || runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		return
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("tar", "-xzf", filepath.Join(dist, name), "-C", dir).CombinedOutput(); err != nil {
+		t.Fatalf("tar: %v\n%s", err, out)
+	}
+	out, err := exec.Command(filepath.Join(dir, "mcptest"), "--version").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "mcptest "+version+"\ncommit:   ") {
+		t.Errorf("the snapshot binary says %q (%v), want version %s and a commit", out, err, version)
 	}
 }
 
@@ -161,21 +254,32 @@ type fakeRelease struct {
 
 func newFakeRelease(t *testing.T) fakeRelease {
 	t.Helper()
-	if data, err := os.ReadFile(filepath.Join(snapshotDist, "checksums.txt")); err == nil {
-		sums := readChecksums(t, data)
-		r := fakeRelease{tag: "v" + snapshotVersion(t, sums), files: map[string][]byte{"checksums.txt": data}}
-		for name := range sums {
-			if b, err := os.ReadFile(filepath.Join(snapshotDist, name)); err == nil {
-				r.files[name] = b
-			}
-		}
-		return r
+	dist := snapshotDist
+	if os.Getenv("MCPTEST_SNAPSHOT") == "1" {
+		dist = buildSnapshot(t)
 	}
-	r := fakeRelease{tag: "v1.2.3", files: map[string][]byte{}}
+	version, real := "1.2.3", map[string][]byte{}
+	if data, err := os.ReadFile(filepath.Join(dist, "checksums.txt")); err == nil {
+		sums := readChecksums(t, data)
+		version = snapshotVersion(t, sums)
+		for name, sum := range sums {
+			b, err := os.ReadFile(filepath.Join(dist, name))
+			if err != nil || sha256Hex(b) != sum {
+				t.Fatalf("snapshot archive %s: %v (or its checksum differs)", name, err)
+			}
+			real[name] = b
+		}
+	}
+	// The snapshot's archives where it built them, archives in its layout
+	// for the other targets, and one checksums.txt over them all.
+	r := fakeRelease{tag: "v" + version, files: map[string][]byte{}}
 	var sums strings.Builder
 	for _, tg := range releaseTargets {
-		name := archiveName("1.2.3", tg.os, tg.arch)
-		b := buildArchive(t, name, tg.os)
+		name := archiveName(version, tg.os, tg.arch)
+		b, ok := real[name]
+		if !ok {
+			b = buildArchive(t, name, tg.os)
+		}
 		r.files[name] = b
 		fmt.Fprintf(&sums, "%s  %s\n", sha256Hex(b), name)
 	}
@@ -217,7 +321,9 @@ func buildArchive(t *testing.T, name, goos string) []byte {
 // under /api and the release assets under /dl.
 func (r fakeRelease) serve(t *testing.T, tamper string) *httptest.Server {
 	t.Helper()
-	list := fmt.Sprintf(`[{"tag_name": "v2.0.0"}, {"tag_name": "v1.3.0-rc.1"}, {"tag_name": %q}, {"tag_name": "v1.0.0"}]`, r.tag)
+	// Newest first, as GitHub lists releases.
+	list := fmt.Sprintf(`[{"tag_name": %q}, {"tag_name": "v2.0.0"}, {"tag_name": "v1.3.0-rc.1"}, {"tag_name": "v1.2.3"},
+		{"tag_name": "v1.2.2"}, {"tag_name":"v1.0.0"}]`, r.tag)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		switch {
 		case req.URL.Path == "/api/repos/mcptest/mcptest/releases":
@@ -310,9 +416,10 @@ func TestActionResolver(t *testing.T) {
 		}
 		return m
 	}
-	major := "v" + strings.SplitN(version, ".", 2)[0]
-	if out, log, _ := resolveScript(t, srv, "resolve", with("MCPTEST_VERSION", major)); out["tag"] != rel.tag && !strings.Contains(rel.tag, "-") {
-		t.Errorf("ref %s: tag %q, want the newest %s.x release %s\n%s", major, out["tag"], major, rel.tag, log)
+	for ref, want := range map[string]string{"v1": "v1.2.3", "1": "v1.2.3", "v1.2": "v1.2.3", "v1.0": "v1.0.0", "v2": "v2.0.0"} {
+		if out, log, _ := resolveScript(t, srv, "resolve", with("MCPTEST_VERSION", ref)); out["tag"] != want || out["source"] != "false" {
+			t.Errorf("ref %s: outputs %v, want the newest release under it, %s (not a prerelease)\n%s", ref, out, want, log)
+		}
 	}
 	for _, ref := range []string{"main", "", "3f2c1a9e"} {
 		if out, log, code := resolveScript(t, srv, "resolve", with("MCPTEST_VERSION", ref)); code != 0 || out["source"] != "true" {
