@@ -351,6 +351,9 @@ func (c *Command) printVersion(args []string) error {
 	return nil
 }
 
+// stdoutTerminal reports whether stdout is a terminal; tests replace it.
+var stdoutTerminal = isTerminal
+
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)

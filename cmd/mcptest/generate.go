@@ -49,7 +49,7 @@ func (c *Command) generate(args []string) error {
 	}
 	fs := c.newFlags("generate "+kind, synopsis+"\n  TARGET is --url URL [--bearer-token-env VAR], --server NAME --config suite.yml, or -- COMMAND ARGS...")
 	tf := addLiveTargetFlags(fs)
-	output := fs.String("output", "", "write the suite to `FILE` instead of stdout")
+	output := fs.String("output", "", "write the suite to `FILE` instead of stdout (- is stdout)")
 	var tools stringList
 	var probe, noEdge, noViolation *bool
 	cursor := new(int)
@@ -69,6 +69,9 @@ func (c *Command) generate(args []string) error {
 	}
 	if len(rest) > 0 {
 		return inputErr("unexpected argument %q: put a stdio server's command after --", rest[0])
+	}
+	if *output == "-" {
+		*output = ""
 	}
 	if *cursor < 0 {
 		return inputErr("--cursor: %d is negative", *cursor)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/mcptest/mcptest/annotate"
@@ -17,7 +18,7 @@ func (c *Command) run(args []string) error {
 	config := fs.String("config", "", "the suite `FILE` (default: mcptest.yml, else suite.yml, here or in a parent up to the repository root)")
 	reporter := fs.String("reporter", "pretty", "how to report: pretty, json, junit (JUnit XML), sarif (SARIF 2.1.0), html (the auditor view; use --output) or agent (the model-facing digest)")
 	agentBudget := fs.Int("agent-budget", annotate.DefaultAgentBudget, "with --reporter agent, cap the result at `TOKENS` cl100k_base tokens")
-	output := fs.String("output", "", "write the report to `FILE` instead of stdout")
+	output := fs.String("output", "", "write the report to `FILE` instead of stdout (- is stdout; --reporter html on a terminal goes to .mcptest/reports/)")
 	var filters stringList
 	fs.Var(&filters, "filter", "run only the case `NAME` (exact, or else a case-insensitive substring); repeatable")
 	cassetteDir := fs.String("cassette-dir", "", "the `DIR` where a test without a cassette: key is looked up by name (default: cassettes/ beside the suite)")
@@ -39,6 +40,9 @@ func (c *Command) run(args []string) error {
 		*config = pos[0]
 	default:
 		return inputErr("run takes one suite file, got %d arguments: %q", len(pos), pos)
+	}
+	if *output == "-" {
+		*output = ""
 	}
 	out := c.Stdout
 	if *output != "" {
@@ -81,6 +85,13 @@ func (c *Command) run(args []string) error {
 	var buf bytes.Buffer
 	if err := rep.Report(&buf, env); err != nil {
 		return err
+	}
+	if *output == "" && *reporter == "html" && stdoutTerminal(c.Stdout) {
+		// An HTML page is no use on a terminal: it goes to the store.
+		*output = c.storePath("reports", env.Run.ID+".html")
+		if err := os.MkdirAll(filepath.Dir(*output), 0o755); err != nil {
+			return fmt.Errorf("write report: %w", err)
+		}
 	}
 	if *output != "" {
 		if err := os.WriteFile(*output, buf.Bytes(), 0o644); err != nil {
