@@ -51,10 +51,11 @@ func ldflagsUnset(v string) bool { return v == sourceVersion }
 // when the build recorded them, then the Go version and platform.
 func writeVersion(w io.Writer) {
 	fmt.Fprintf(w, "mcptest %s\n", version)
-	if commit != "" {
+	// goreleaser stamps "none" and the zero time when it cannot read git.
+	if commit != "" && commit != "none" {
 		fmt.Fprintf(w, "commit:   %s\n", commit)
 	}
-	if date != "" {
+	if date != "" && !strings.HasPrefix(date, "0001-") {
 		fmt.Fprintf(w, "built:    %s\n", date)
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
