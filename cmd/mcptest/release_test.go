@@ -447,3 +447,33 @@ func TestActionResolver(t *testing.T) {
 		t.Errorf("tampered archive: the binary was unpacked anyway")
 	}
 }
+
+// TestModulePath: go.mod's module path is the repository the releases and
+// the Action come from, so `go install
+// github.com/mcptest/mcptest/cmd/mcptest@latest` resolves from the module
+// proxy, and the resolver downloads from the repository goreleaser
+// publishes to.
+func TestModulePath(t *testing.T) {
+	mod, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^module (\S+)$`).FindSubmatch(mod)
+	var cfg struct {
+		Release struct {
+			GitHub struct{ Owner, Name string } `yaml:"github"`
+		} `yaml:"release"`
+	}
+	data, err := os.ReadFile("../../.goreleaser.yaml")
+	if err != nil || yaml.Unmarshal(data, &cfg) != nil {
+		t.Fatalf("read .goreleaser.yaml: %v", err)
+	}
+	repo := cfg.Release.GitHub.Owner + "/" + cfg.Release.GitHub.Name
+	if m == nil || string(m[1]) != "github.com/"+repo {
+		t.Errorf("go.mod's module is %q, the releases are published to github.com/%s", m, repo)
+	}
+	script, _ := os.ReadFile("../../.github/action/resolve.sh")
+	if !strings.Contains(string(script), "repo=${MCPTEST_REPO:-"+repo+"}") {
+		t.Errorf("resolve.sh does not default to the repository %s", repo)
+	}
+}
