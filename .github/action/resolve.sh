@@ -34,7 +34,7 @@ fetch_url() {
     auth=(-H "Authorization: Bearer $MCPTEST_TOKEN")
   fi
   code=$(curl -sSL --retry 3 --retry-delay 1 --connect-timeout 10 --max-time 120 \
-    "${auth[@]}" -o "$2" -w '%{http_code}' "$1") || return 1
+    ${auth[@]+"${auth[@]}"} -o "$2" -w '%{http_code}' "$1") || return 1
   case $code in
   2??) return 0 ;;
   404) return 4 ;;

@@ -325,7 +325,13 @@ func (r fakeRelease) serve(t *testing.T, tamper string) *httptest.Server {
 	list := fmt.Sprintf(`[{"tag_name": %q}, {"tag_name": "v2.0.0"}, {"tag_name": "v1.3.0-rc.1"}, {"tag_name": "v1.2.3"},
 		{"tag_name": "v1.2.2"}, {"tag_name":"v1.0.0"}]`, r.tag)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		// The token goes to the API only, never to the download host.
+		auth := req.Header.Get("Authorization")
 		switch {
+		case strings.HasPrefix(req.URL.Path, "/api/") && auth != "Bearer ghs_resolver":
+			http.Error(w, "no token", http.StatusUnauthorized)
+		case strings.HasPrefix(req.URL.Path, "/dl/") && auth != "":
+			http.Error(w, "a token was sent to the download host", http.StatusForbidden)
 		case req.URL.Path == "/api/repos/mcptest/mcptest/releases":
 			io.WriteString(w, list)
 		case strings.HasPrefix(req.URL.Path, "/dl/mcptest/mcptest/releases/download/"+r.tag+"/"):
@@ -357,7 +363,7 @@ func resolveScript(t *testing.T, srv *httptest.Server, step string, env map[stri
 	outFile := filepath.Join(dir, "output")
 	cmd := exec.Command(bash, "../../.github/action/resolve.sh", step)
 	cmd.Env = append(os.Environ(), "GITHUB_OUTPUT="+outFile, "RUNNER_TOOL_CACHE="+filepath.Join(dir, "cache"),
-		"MCPTEST_API_URL="+srv.URL+"/api", "MCPTEST_DOWNLOAD_URL="+srv.URL+"/dl", "MCPTEST_REPO=mcptest/mcptest")
+		"MCPTEST_API_URL="+srv.URL+"/api", "MCPTEST_DOWNLOAD_URL="+srv.URL+"/dl", "MCPTEST_REPO=mcptest/mcptest", "MCPTEST_TOKEN=ghs_resolver")
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
