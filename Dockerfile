@@ -1,16 +1,19 @@
-# The mcptest GitHub Action: a static binary on a minimal base.
-# The runner rebuilds this on every job that uses the action by path; releases
-# should reference a prebuilt image by tag or digest instead (see README).
-FROM golang:1.26-alpine AS build
+# mcptest from source, for docker:// users who build their own image
+# (`docker build --build-arg VERSION=1.2.3 .`). Releases publish a prebuilt
+# image, ghcr.io/mcptest/mcptest:vX (release.Dockerfile), and the Action
+# itself runs the release binary on the host (action.yml), so no job builds
+# this file. Both base images are pinned by digest; Dependabot bumps them.
+FROM golang:1.26-alpine@sha256:7a3e50096189ad57c9f9f865e7e4aa8585ed1585248513dc5cda498e2f41812c AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-ARG VERSION=dev
-RUN CGO_ENABLED=0 GOOS=linux go build -trimpath -ldflags="-s -w -X main.version=${VERSION}" -o /mcptest ./cmd/mcptest
+ARG VERSION=0.1.0
+ARG COMMIT=
+RUN CGO_ENABLED=0 GOOS=linux go build -trimpath -ldflags="-s -w -X main.version=${VERSION} -X main.commit=${COMMIT}" -o /mcptest ./cmd/mcptest
 
 # distroless/static: CA certificates and nothing else; runs as root, as
 # container actions must (the workspace and file-command paths are the runner's).
-FROM gcr.io/distroless/static-debian12
+FROM gcr.io/distroless/static-debian12@sha256:4b2a093ef4649bccd586625090a3c668b254cfe180dee54f4c94f3e9bd7e381e
 COPY --from=build /mcptest /mcptest
 ENTRYPOINT ["/mcptest", "action"]

@@ -43,8 +43,12 @@ type ActionReport struct {
 	Notes []string
 	// IsBaseline is set for a baseline run: nothing is compared.
 	IsBaseline bool
-	// Suite is the suite file's path, the key of the sticky comment.
+	// Suite is the suite file's path, the key of the sticky comment unless
+	// CommentKey is set.
 	Suite string
+	// CommentKey keys the sticky comment (the Action's comment-key input),
+	// so two jobs over one suite keep two comments; "" means Suite.
+	CommentKey string
 }
 
 // Annotation is one workflow-command annotation.
@@ -69,28 +73,12 @@ func Annotations(r ActionReport) []Annotation {
 	flipped := map[string]bool{}
 	if r.Cmp != nil {
 		for _, d := range r.Cmp.Cases {
-			c := byName[d.Name]
-			for _, f := range d.Flips {
-				a := Annotation{Title: "mcptest: " + flatten(d.Name, 120)}
-				if c != nil {
-					a.File, a.Line, a.Col = c.Position.File, c.Position.Line, c.Position.Col
-				}
-				if f.Position != nil && f.Position.Line > 0 {
-					a.File, a.Line, a.Col = f.Position.File, f.Position.Line, f.Position.Col
-				}
-				msg := fmt.Sprintf("%s: %s -> %s", f.Label(), f.From, f.To)
-				if f.Message != "" {
-					msg += ": " + f.Message
-				}
-				a.Message = flatten(msg, 1000)
-				if f.Change == baseline.Regression {
-					a.Level, a.Title = "error", "mcptest regression: "+flatten(d.Name, 120)
-					regress = append(regress, a)
-					flipped[d.Name] = true
-				} else {
-					a.Level, a.Title = "notice", "mcptest fix: "+flatten(d.Name, 120)
-					fixes = append(fixes, a)
-				}
+			reg, fix := caseFlips(d, byName[d.Name])
+			if reg != nil {
+				regress = append(regress, *reg)
+				flipped[d.Name] = true
+			} else if fix != nil {
+				fixes = append(fixes, *fix)
 			}
 		}
 	}
@@ -102,6 +90,68 @@ func Annotations(r ActionReport) []Annotation {
 			Title: "mcptest: " + flatten(c.Name, 120), Message: flatten(failureText(c), 1000)})
 	}
 	return append(append(regress, failing...), fixes...)
+}
+
+// caseFlips folds one case's flips into at most one annotation: an error
+// at the case's first regressing flip when it has one, else a notice at its
+// first fix. The annotation's message leads with that flip and carries the
+// case's other flips after it, so one regressed case spends one of the
+// step's ten error annotations.
+func caseFlips(d baseline.CaseDelta, c *engine.CaseResult) (reg, fix *Annotation) {
+	var regs, fixes []baseline.Flip
+	for _, f := range d.Flips {
+		if f.Change == baseline.Regression {
+			regs = append(regs, f)
+		} else {
+			fixes = append(fixes, f)
+		}
+	}
+	all := append(subjectFirst(regs), subjectFirst(fixes)...)
+	if len(all) == 0 {
+		return nil, nil
+	}
+	a := Annotation{Level: "notice", Title: "mcptest fix: " + flatten(d.Name, 120)}
+	if len(regs) > 0 {
+		a.Level, a.Title = "error", "mcptest regression: "+flatten(d.Name, 120)
+	}
+	if c != nil {
+		a.File, a.Line, a.Col = c.Position.File, c.Position.Line, c.Position.Col
+	}
+	if p := all[0].Position; p != nil && p.Line > 0 {
+		a.File, a.Line, a.Col = p.File, p.Line, p.Col
+	}
+	msgs := make([]string, len(all))
+	for i, f := range all {
+		msgs[i] = fmt.Sprintf("%s: %s -> %s", f.Label(), f.From, f.To)
+		if f.Message != "" {
+			msgs[i] += ": " + f.Message
+		}
+	}
+	a.Message = msgs[0]
+	if len(msgs) > 1 {
+		a.Message += fmt.Sprintf(" (and %d more flips in this case: %s)", len(msgs)-1, strings.Join(msgs[1:], "; "))
+	}
+	a.Message = flatten(a.Message, 1000)
+	if len(regs) > 0 {
+		return &a, nil
+	}
+	return nil, &a
+}
+
+// subjectFirst orders a case's flips of one direction for its annotation:
+// the assertions and floors that flipped, in order, and the case's own flip
+// only when nothing more specific flipped (the title already names the case).
+func subjectFirst(flips []baseline.Flip) []baseline.Flip {
+	var out []baseline.Flip
+	for _, f := range flips {
+		if f.Subject != baseline.SubjectCase {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return flips
+	}
+	return out
 }
 
 // failureText says why a case failed: its failing assertions, then its
@@ -270,7 +320,11 @@ func DriftMarker(suite string) string {
 // Comment renders the sticky PR comment: the marker, then the summary
 // under the comment limit.
 func Comment(r ActionReport, serverURL, repo string) string {
-	m := CommentMarker(r.Suite) + "\n"
+	key := r.CommentKey
+	if key == "" {
+		key = r.Suite
+	}
+	m := CommentMarker(key) + "\n"
 	return m + renderBlocks(r.blocks(serverURL, repo), CommentLimit-len(m))
 }
 

@@ -7,11 +7,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,6 +50,12 @@ type actionInputs struct {
 	// apiTimeout bounds each use of the GitHub API: the baseline fetch,
 	// the comment, the drift issue, comment mode's pull request lookup.
 	apiTimeout time.Duration
+	// run holds the args input: run's --filter, --shard and --cassette-dir.
+	run engine.Options
+	// reports are the extra formats written beside reportPath.
+	reports []string
+	// commentKey keys the sticky comment (default: config).
+	commentKey string
 }
 
 // maxAPITimeout is the largest api-timeout accepted.
@@ -157,6 +166,13 @@ func readInputs(a *githubactions.Action, event, apiTimeout string) (actionInputs
 		commentAuthor:    get("comment-author", "github-actions[bot]"),
 		driftLabel:       get("drift-label", "mcptest-drift"),
 	}
+	in.commentKey = get("comment-key", in.config)
+	if err := in.readRunArgs(get("args", "")); err != nil {
+		return in, err
+	}
+	if err := in.readReports(get("reports", "")); err != nil {
+		return in, err
+	}
 	switch in.mode {
 	case modeCheck, modeBaseline, modeComment, modeDrift:
 	default:
@@ -208,6 +224,96 @@ func parseAPITimeout(s string) (time.Duration, error) {
 		return 0, inputErr("input api-timeout %q: expected a number of seconds from 1 to %d (or a duration such as 90s)", s, int(maxAPITimeout.Seconds()))
 	}
 	return d, nil
+}
+
+// readRunArgs reads the args input: the `mcptest run` flags that choose
+// what runs (--filter, --shard, --cassette-dir), split as a shell would on
+// spaces, with '...' and "..." quoting.
+func (in *actionInputs) readRunArgs(args string) error {
+	words, err := splitWords(args)
+	if err != nil {
+		return inputErr("input args: %v", err)
+	}
+	fs := flag.NewFlagSet("args", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var filters stringList
+	fs.Var(&filters, "filter", "")
+	shard := fs.String("shard", "", "")
+	cassetteDir := fs.String("cassette-dir", in.cassetteDir, "")
+	if err := fs.Parse(words); err != nil {
+		return inputErr("input args: %v; expected --filter NAME, --shard i/n or --cassette-dir DIR", err)
+	}
+	if fs.NArg() > 0 {
+		return inputErr("input args: unexpected %q; expected --filter NAME, --shard i/n or --cassette-dir DIR", fs.Arg(0))
+	}
+	in.run.Filter, in.cassetteDir = filters, *cassetteDir
+	if *shard != "" {
+		if in.run.Shard, err = engine.ParseShard(*shard); err != nil {
+			return inputErr("input args: --shard: %v", err)
+		}
+	}
+	return nil
+}
+
+// splitWords splits s on spaces, keeping what '...' or "..." quotes whole.
+func splitWords(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord, quote := false, rune(0)
+	for _, r := range s {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t' || r == '\n' || r == '\r':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("unclosed %c quote", quote)
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
+
+// extraReports are the formats the reports input takes, with the suffix
+// that replaces report-path's .json.
+var extraReports = map[string]string{"html": ".html", "junit": ".junit.xml", "sarif": ".sarif"}
+
+// readReports reads the reports input: a comma-separated list of html,
+// junit and sarif.
+func (in *actionInputs) readReports(list string) error {
+	for _, f := range strings.Split(list, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if extraReports[f] == "" {
+			return inputErr("input reports %q: expected a comma-separated list of html, junit, sarif", f)
+		}
+		if !slices.Contains(in.reports, f) {
+			in.reports = append(in.reports, f)
+		}
+	}
+	return nil
+}
+
+// reportFile is where the extra report format goes: beside report-path,
+// mcptest-report.json -> mcptest-report.html, .junit.xml or .sarif.
+func (in actionInputs) reportFile(format string) string {
+	return strings.TrimSuffix(in.reportPath, ".json") + extraReports[format]
 }
 
 // defaultMode picks the mode for the event that started the workflow.
@@ -264,14 +370,19 @@ func (r *actionRun) main(ctx context.Context) error {
 	}
 	rep := annotate.ActionReport{Env: env, Suite: r.in.config}
 	if r.in.mode == modeBaseline {
-		rep.Gate = baseline.Compare(emptyBaseline(env), env, baseline.Options{FailOn: r.in.failOn}).Gate
+		rep.Gate = r.baselineGate(env)
 		rep.IsBaseline = true
+		if !rep.Gate.Failed && env.Totals.Failed > 0 {
+			r.a.WithFieldsMap(map[string]string{"title": "mcptest: baseline with failing cases"}).Noticef(
+				"baseline recorded with %s failing: the step passes (fail-on: %s fails a baseline run only with failures); pull requests are compared with these verdicts",
+				plural(env.Totals.Failed, "case"), r.in.failOn)
+		}
 		r.summary(rep)
 		r.setOutputs(rep, false, 0)
 		if err := r.writeOutputs(); err != nil {
 			return err
 		}
-		if r.in.failOn == baseline.FailOnFailures && env.Verdict == engine.Fail {
+		if rep.Gate.Failed {
 			return errFailed
 		}
 		return nil
@@ -345,7 +456,9 @@ func (r *actionRun) runSuite() (*engine.Envelope, error) {
 	if err != nil {
 		return nil, err
 	}
-	env, err := engine.Run(suite, engine.Options{CassetteDir: r.in.cassetteDir, Version: version})
+	opts := r.in.run
+	opts.CassetteDir, opts.Version = r.in.cassetteDir, version
+	env, err := engine.Run(suite, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -373,6 +486,30 @@ func (r *actionRun) writeEnvelope(env *engine.Envelope) error {
 	}
 	fmt.Fprintf(r.c.Stdout, "mcptest: %s: %d passed, %d failed, %d inconclusive; run envelope written to %s\n",
 		env.Verdict, env.Totals.Passed, env.Totals.Failed, env.Totals.Inconclusive, r.in.reportPath)
+	for _, f := range r.in.reports {
+		if err := r.writeReport(env, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeReport renders the envelope in one of the reports input's formats
+// beside report-path.
+func (r *actionRun) writeReport(env *engine.Envelope, format string) error {
+	rep, err := annotate.New(format, annotate.Options{})
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := rep.Report(&buf, env); err != nil {
+		return err
+	}
+	file := r.in.reportFile(format)
+	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write the %s report: %w", format, err)
+	}
+	fmt.Fprintf(r.c.Stdout, "mcptest: %s report written to %s\n", format, file)
 	return nil
 }
 
@@ -420,6 +557,26 @@ func (r *actionRun) baseline(ctx context.Context, base, head string) (*baseline.
 	return found, "", nil
 }
 
+// baselineGate is a baseline run's gate: it fails, like the step, only
+// under fail-on: failures with a failing case, so the summary's verdict, the
+// verdict output and the exit code agree.
+func (r *actionRun) baselineGate(env *engine.Envelope) baseline.Gate {
+	g := baseline.Compare(emptyBaseline(env), env, baseline.Options{FailOn: r.in.failOn}).Gate
+	g.Failed = r.in.failOn == baseline.FailOnFailures && env.Verdict == engine.Fail
+	if !g.Failed {
+		g.Reasons = nil
+	}
+	return g
+}
+
+// plural is "1 case" or "3 cases".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // emptyBaseline is what a run is compared with when there is no baseline:
 // every case is new, so the fail-on policy still applies to the run.
 func emptyBaseline(env *engine.Envelope) *engine.Envelope {
@@ -427,7 +584,7 @@ func emptyBaseline(env *engine.Envelope) *engine.Envelope {
 }
 
 func (r *actionRun) compare(env *engine.Envelope, found *baseline.Found, missing string) annotate.ActionReport {
-	rep := annotate.ActionReport{Env: env, Suite: r.in.config, Missing: missing, Notes: r.notes}
+	rep := annotate.ActionReport{Env: env, Suite: r.in.config, CommentKey: r.in.commentKey, Missing: missing, Notes: r.notes}
 	if found == nil {
 		rep.Gate = baseline.Compare(emptyBaseline(env), env, baseline.Options{FailOn: r.in.failOn}).Gate
 		if r.in.onMissing == "fail" {
@@ -499,7 +656,7 @@ func (r *actionRun) upsertComment(ctx context.Context, gh *baseline.GitHub, numb
 	var id int64
 	err := baseline.Budgeted(ctx, r.in.apiTimeout, func(ctx context.Context) error {
 		var err error
-		id, err = upsertComment(ctx, gh, r.owner, r.repo, number, annotate.CommentMarker(r.in.config), r.in.commentAuthor,
+		id, err = upsertComment(ctx, gh, r.owner, r.repo, number, annotate.CommentMarker(r.in.commentKey), r.in.commentAuthor,
 			annotate.Comment(rep, r.ctx.ServerURL, r.ctx.Repository))
 		return err
 	})

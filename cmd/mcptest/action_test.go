@@ -234,6 +234,16 @@ func TestActionCheckPR(t *testing.T) {
 	if srv.Comments[5].Body != annotate.CommentMarker(actionSuite)+" forged" {
 		t.Error("the forged marker comment of another user was edited")
 	}
+	// A second job over the same suite with its own comment-key keeps its
+	// own comment beside the first.
+	r.env["INPUT_COMMENT-KEY"] = "suite on server B"
+	res = r.run()
+	if srv.Count("issues/create-comment") != 2 || srv.Count("issues/update-comment") != 1 {
+		t.Errorf("comment-key: %d creates, %d updates; want a second comment (2, 1)", srv.Count("issues/create-comment"), srv.Count("issues/update-comment"))
+	}
+	if last := srv.Comments[len(srv.Comments)-1]; !strings.HasPrefix(last.Body, annotate.CommentMarker("suite on server B")) {
+		t.Errorf("comment-key: the new comment starts %q", last.Body[:min(80, len(last.Body))])
+	}
 }
 
 // TestActionBaselineFilters: every run or artifact that may not supply a
@@ -501,8 +511,64 @@ func TestActionBaselineMode(t *testing.T) {
 	if err != nil || !bytes.Contains(data, []byte(`"schema_version": 1`)) {
 		t.Fatalf("envelope: %v", err)
 	}
-	if res.outputs["verdict"] != "fail" || res.outputs["failed"] != "2" {
+	// The step passes (fail-on: regressions), so the verdict output and the
+	// summary's verdict line say pass, and one notice says how many fail.
+	if res.outputs["verdict"] != "pass" || res.outputs["failed"] != "2" {
 		t.Errorf("outputs %v", res.outputs)
+	}
+	if !strings.Contains(res.summary, "### mcptest: PASS") || strings.Contains(res.summary, "FAIL") {
+		t.Errorf("the summary's verdict disagrees with exit 0:\n%s", res.summary)
+	}
+	if n := strings.Count(res.annotations, "\n"); n != 1 || !strings.HasPrefix(res.annotations, "::notice") || !strings.Contains(res.annotations, "baseline recorded with 2 cases failing") {
+		t.Errorf("want one notice saying 2 cases fail, got:\n%s", res.annotations)
+	}
+	r.env["INPUT_FAIL-ON"] = "failures"
+	res = r.run()
+	if res.code != ExitFail || res.outputs["verdict"] != "fail" || !strings.Contains(res.summary, "### mcptest: FAIL") || strings.Contains(res.annotations, "::notice") {
+		t.Errorf("fail-on: failures: exit %d, outputs %v, annotations %q\n%s", res.code, res.outputs, res.annotations, res.summary)
+	}
+}
+
+// TestActionRunInputs: args narrows the run (--filter, --shard), reports
+// writes HTML, JUnit and SARIF beside report-path, comment-key keys the
+// sticky comment, and a wrong value of any is exit 2.
+func TestActionRunInputs(t *testing.T) {
+	r := newRunner(t, nil, "push", map[string]any{"ref": "refs/heads/main"})
+	r.env["INPUT_ARGS"] = `--filter "triage agent never deletes" --filter summarizer`
+	r.env["INPUT_REPORTS"] = "html, junit,sarif"
+	res := r.run()
+	if res.code != ExitOK || res.outputs["passed"] != "3" || res.outputs["failed"] != "0" {
+		t.Fatalf("--filter: exit %d outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
+	}
+	base := strings.TrimSuffix(r.env["INPUT_REPORT-PATH"], ".json")
+	for ext, want := range map[string]string{".html": "<html", ".junit.xml": "<testsuites", ".sarif": `"version": "2.1.0"`} {
+		data, err := os.ReadFile(base + ext)
+		if err != nil || !strings.Contains(string(data), want) {
+			t.Errorf("reports: %s%s: %v, lacks %q", base, ext, err, want)
+		}
+	}
+	r.env["INPUT_ARGS"] = "--shard 1/2"
+	r.env["INPUT_REPORTS"] = ""
+	one := r.run()
+	r.env["INPUT_ARGS"] = "--shard 2/2"
+	two := r.run()
+	p1, _ := strconv.Atoi(one.outputs["passed"])
+	f1, _ := strconv.Atoi(one.outputs["failed"])
+	p2, _ := strconv.Atoi(two.outputs["passed"])
+	f2, _ := strconv.Atoi(two.outputs["failed"])
+	r.env["INPUT_ARGS"] = ""
+	all := r.run()
+	pa, _ := strconv.Atoi(all.outputs["passed"])
+	fa, _ := strconv.Atoi(all.outputs["failed"])
+	if p1+f1 == 0 || p2+f2 == 0 || p1+p2 != pa || f1+f2 != fa {
+		t.Errorf("--shard: 1/2 ran %d+%d, 2/2 ran %d+%d; want the %d+%d cases split", p1, f1, p2, f2, pa, fa)
+	}
+	for input, val := range map[string]string{"INPUT_ARGS": "--reporter json", "INPUT_REPORTS": "pdf"} {
+		r2 := newRunner(t, nil, "push", map[string]any{"ref": "refs/heads/main"})
+		r2.env[input] = val
+		if res := r2.run(); res.code != ExitInput || !strings.Contains(res.stderr, "input "+strings.ToLower(strings.TrimPrefix(input, "INPUT_"))) {
+			t.Errorf("%s=%q: exit %d, stderr %q; want exit 2 naming the input", input, val, res.code, res.stderr)
+		}
 	}
 }
 
@@ -651,7 +717,6 @@ func TestActionYAML(t *testing.T) {
 		Description string                    `yaml:"description"`
 		Inputs      map[string]map[string]any `yaml:"inputs"`
 		Outputs     map[string]any            `yaml:"outputs"`
-		Runs        map[string]string         `yaml:"runs"`
 	}
 	if err := yaml.Unmarshal(data, &meta); err != nil {
 		t.Fatal(err)
@@ -666,7 +731,7 @@ func TestActionYAML(t *testing.T) {
 		}
 	}
 	for k := range meta.Inputs {
-		if !names[k] {
+		if !names[k] && !compositeOnly[k] {
 			t.Errorf("action.yml declares input %s, which the command never reads", k)
 		}
 	}
@@ -688,7 +753,50 @@ func TestActionYAML(t *testing.T) {
 			t.Errorf("action.yml's description lacks the README's exit-code row %q", row)
 		}
 	}
-	if meta.Runs["using"] != "docker" || meta.Runs["image"] != "Dockerfile" {
-		t.Errorf("runs: %v", meta.Runs)
-	}
+	checkCompositeForwards(t, data, meta.Inputs)
 }
+
+// checkCompositeForwards: the Action is composite, and its `mcptest action`
+// step passes every input the command reads as INPUT_<NAME>, so an input
+// declared in action.yml cannot be silently dropped on the way.
+func checkCompositeForwards(t *testing.T, data []byte, inputs map[string]map[string]any) {
+	t.Helper()
+	var meta struct {
+		Runs struct {
+			Using string `yaml:"using"`
+			Steps []struct {
+				ID  string            `yaml:"id"`
+				Env map[string]string `yaml:"env"`
+				Run string            `yaml:"run"`
+			} `yaml:"steps"`
+		} `yaml:"runs"`
+	}
+	if err := yaml.Unmarshal(data, &meta); err != nil {
+		t.Fatal(err)
+	}
+	if meta.Runs.Using != "composite" {
+		t.Fatalf("runs.using is %q, want composite", meta.Runs.Using)
+	}
+	for _, st := range meta.Runs.Steps {
+		if st.ID != "run" {
+			continue
+		}
+		for name := range inputs {
+			if compositeOnly[name] {
+				continue
+			}
+			key := "INPUT_" + strings.ToUpper(name)
+			if want := "${{ inputs." + name + " }}"; st.Env[key] != want {
+				t.Errorf("the run step passes %s=%q, want %q", key, st.Env[key], want)
+			}
+		}
+		if !strings.Contains(st.Run, "mcptest\" action") {
+			t.Errorf("the run step does not run mcptest action: %q", st.Run)
+		}
+		return
+	}
+	t.Error("action.yml has no step with id run")
+}
+
+// compositeOnly are the inputs action.yml's own steps read, not the command.
+var compositeOnly = map[string]bool{"version": true}

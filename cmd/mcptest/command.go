@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -18,8 +19,11 @@ import (
 	"github.com/mcptest/mcptest/engine/safefile"
 )
 
-// version is the mcptest version; release builds set it with -ldflags.
-var version = "0.1.0"
+// version is the mcptest version. Release builds set it, commit and date
+// with -ldflags "-X main.version=... -X main.commit=... -X main.date=...";
+// a `go install ...@vX` build reads them from its build info (see
+// buildVersion). The default names the source tree's version.
+var version = sourceVersion
 
 // The exit codes of every command. The same table is in the help text, the
 // README and action.yml.
@@ -87,11 +91,12 @@ func (c *Command) subcommands() []subcommand {
 		{"mock", "serve a catalog file as a deterministic MCP server on stdio", (*Command).mock},
 		{"record", "proxy an agent's MCP server (stdio or streamable HTTP) and write the session as a v1 cassette", (*Command).record},
 		{"generate", "scaffold a suite for a live server from its catalog: generate suite|conformance|redteam|eval", (*Command).generate},
-		{"mcp-server", "serve mcptest's verbs to an agent over MCP on stdio; --install registers it in .claude/mcp.json", (*Command).mcpServer},
+		{"mcp-server", "serve mcptest's verbs to an agent over MCP on stdio; --install registers it with Claude Code, Cursor, VS Code or Claude Desktop", (*Command).mcpServer},
 		{"doctor", "diagnose a server's connection layers; --lint-descriptions lints its tool descriptions", (*Command).doctor},
 		{"security", "scan a catalog's tool definitions for description poisoning (SEC-001..008)", (*Command).security},
 		{"tool-bench", "measure how much each tool description carries selection (tool-bench run SPEC)", (*Command).toolBench},
-		{"version", "print the version", (*Command).printVersion},
+		{"completion", "print a shell completion script: completion bash|zsh|fish|powershell", (*Command).completion},
+		{"version", "print the version, commit and build date (also --version, -v)", (*Command).printVersion},
 		{"help", "show this help", (*Command).help},
 	}
 }
@@ -119,8 +124,11 @@ func (c *Command) Main(args []string) (code int) {
 		return ExitInput
 	}
 	name := args[0]
-	if name == "-h" || name == "--help" || name == "-help" {
+	switch name {
+	case "-h", "--help", "-help":
 		name = "help"
+	case "-v", "--version", "-version":
+		name = "version"
 	}
 	for _, sc := range c.subcommands() {
 		if sc.name == name {
@@ -290,16 +298,61 @@ func (c *Command) sourceLine(src string, col int) (string, int) {
 	return shown, col
 }
 
-// newFlags returns a flag set whose errors and help go to stderr and whose
-// usage starts with the command's synopsis.
+// newFlags returns a flag set for a subcommand: --help prints its synopsis
+// and every flag to stdout (exit 0); a wrong flag prints the error and the
+// same help to stderr (exit 2).
 func (c *Command) newFlags(name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(c.Stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(c.Stderr, "usage: %s\n\nflags:\n", synopsis)
-		fs.PrintDefaults()
-	}
+	fs.SetOutput(&flagOutput{Writer: c.Stderr, stdout: c.Stdout, help: func(w io.Writer) { writeHelp(w, synopsis, fs) }})
+	// parse prints the help, on stdout for --help and on stderr after an error.
+	fs.Usage = func() {}
 	return fs
+}
+
+// flagOutput is a flag set's output: errors go to the embedded writer
+// (stderr); help is how parse prints the subcommand's help.
+type flagOutput struct {
+	io.Writer
+	stdout io.Writer
+	help   func(io.Writer)
+}
+
+// printHelp prints fs's help to stdout (for --help) or stderr.
+func printHelp(fs *flag.FlagSet, toStdout bool) {
+	fo, ok := fs.Output().(*flagOutput)
+	if !ok {
+		fs.PrintDefaults()
+		return
+	}
+	if toStdout {
+		fo.help(fo.stdout)
+		return
+	}
+	fo.help(fo.Writer)
+}
+
+// writeHelp prints a synopsis and every flag of fs the way the README
+// writes them: --name VALUE, the usage indented below, the default.
+func writeHelp(w io.Writer, synopsis string, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "usage: %s\n", synopsis)
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n == 0 {
+		return
+	}
+	fmt.Fprint(w, "\nflags:\n")
+	fs.VisitAll(func(f *flag.Flag) {
+		value, usage := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if value != "" {
+			line += " " + value
+		}
+		fmt.Fprintf(w, "%s\n    \t%s", line, strings.ReplaceAll(usage, "\n", "\n    \t"))
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "[]" {
+			fmt.Fprintf(w, " (default %s)", f.DefValue)
+		}
+		fmt.Fprintln(w)
+	})
 }
 
 // parse parses flags that may stand before or after the positional
@@ -309,8 +362,10 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				printHelp(fs, true)
 				return nil, err
 			}
+			printHelp(fs, false)
 			return nil, &exitError{code: ExitInput, err: err}
 		}
 		args = fs.Args()
@@ -323,6 +378,11 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// isHelp reports whether arg asks for help.
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "--help" || arg == "-help"
 }
 
 // stringList is a repeatable string flag.
@@ -343,18 +403,57 @@ func (c *Command) usage(w io.Writer) {
 	for _, sc := range c.subcommands() {
 		fmt.Fprintf(w, "  %-12s %s\n", sc.name, sc.summary)
 	}
-	fmt.Fprintf(w, "\n%s\nRun 'mcptest <command> -h' for a command's flags.\n", exitCodeTable)
+	fmt.Fprintf(w, "\n%s\nRun 'mcptest help <command>' or 'mcptest <command> --help' for a command's flags.\n", exitCodeTable)
 }
 
+// help is `mcptest help [COMMAND [ARGS...]]`: the command list, or that
+// command's help (`mcptest help generate suite` is `mcptest generate suite
+// --help`), on stdout.
 func (c *Command) help(args []string) error {
-	c.usage(c.Stdout)
-	return nil
+	if len(args) == 0 {
+		c.usage(c.Stdout)
+		return nil
+	}
+	for _, sc := range c.subcommands() {
+		if sc.name == args[0] && sc.name != "help" {
+			return sc.run(c, append(slices.Clone(args[1:]), "--help"))
+		}
+	}
+	return inputErr("help %q: no such command%s", args[0], didYouMean(args[0], c.commandNames()))
+}
+
+// commandNames lists the subcommands in the order of the help.
+func (c *Command) commandNames() []string {
+	var names []string
+	for _, sc := range c.subcommands() {
+		names = append(names, sc.name)
+	}
+	return names
+}
+
+// didYouMean is " (did you mean "x"?)" for the nearest name, or "".
+func didYouMean(name string, names []string) string {
+	if s := diag.Suggest(name, names); s != "" {
+		return fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return ""
 }
 
 func (c *Command) printVersion(args []string) error {
-	fmt.Fprintf(c.Stdout, "mcptest %s\n", version)
+	fs := c.newFlags("version", "mcptest version   (also mcptest --version, mcptest -v)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return inputErr("version takes no arguments, got %q", pos)
+	}
+	writeVersion(c.Stdout)
 	return nil
 }
+
+// stdoutTerminal reports whether stdout is a terminal; tests replace it.
+var stdoutTerminal = isTerminal
 
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {

@@ -56,10 +56,13 @@ func (c *Command) compare(cur *engine.Envelope, basePath, format, failOn, output
 // the whole run.
 func (c *Command) merge(args []string) error {
 	fs := c.newFlags("report merge", "mcptest report merge SHARD.json... [--output FILE]")
-	output := fs.String("output", "", "write the merged envelope to `FILE` instead of stdout")
+	output := fs.String("output", "", "write the merged envelope to `FILE` instead of stdout (- is stdout)")
 	files, err := parse(fs, args)
 	if err != nil {
 		return err
+	}
+	if *output == "-" {
+		*output = ""
 	}
 	if len(files) == 0 {
 		return inputErr("report merge takes the shard envelopes to merge (the files `mcptest run --shard i/n --reporter json` wrote), got none")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/mcptest/mcptest/annotate"
@@ -31,7 +32,7 @@ type lintSummary struct {
 // doctor reads a target's catalog and reports on it: the connection layers
 // by default, the DESC-NNN description lint with --lint-descriptions.
 func (c *Command) doctor(args []string) error {
-	fs := c.newFlags("doctor", "mcptest doctor [--lint-descriptions] [--format text|json] (--url URL [--bearer-token-env VAR] | --server NAME --config suite.yml | --catalog FILE | -- COMMAND ARGS...)")
+	fs := c.newFlags("doctor", "mcptest doctor [--format text|json] [--server NAME]\n       mcptest doctor [--lint-descriptions] [--format text|json] (--url URL [--bearer-token-env VAR] | --server NAME --config suite.yml | --catalog FILE | -- COMMAND ARGS...)\n  With no target, doctor lists the servers of the workspace's and the user's MCP configs (.mcp.json, ~/.claude.json,\n  .cursor/mcp.json, .vscode/mcp.json, Claude Desktop's) and diagnoses each; --server NAME picks one.")
 	tf := addTargetFlags(fs)
 	lint := fs.Bool("lint-descriptions", false, "run the thirteen DESC-NNN description rules over the catalog's tools")
 	format := fs.String("format", "text", "text or json")
@@ -45,6 +46,9 @@ func (c *Command) doctor(args []string) error {
 	}
 	if *format != "text" && *format != "json" {
 		return inputErr("--format %q: expected text or json", *format)
+	}
+	if *tf.url == "" && *tf.catalog == "" && len(command) == 0 && (*tf.server == "" || !flagSet(fs, "config")) && !*lint {
+		return c.doctorWalk(".", *tf.server, *format)
 	}
 	t, err := tf.target(command)
 	if err != nil {
@@ -87,6 +91,24 @@ func (c *Command) doctor(args []string) error {
 	return nil
 }
 
+// toolSurface is the cl100k_base token cost of a catalog's tools.
+func toolSurface(cat *live.Catalog) int {
+	n := 0
+	for _, tool := range cat.Tools {
+		n += tokens.Tool(tool.Name, tool.Description, tool.InputSchema)
+	}
+	return n
+}
+
+// bearerRef matches an Authorization header value "Bearer ${VAR}" (or
+// ${env:VAR}).
+var bearerRef = regexp.MustCompile(`^Bearer \$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}$`)
+
+// flatErr is an error on one line.
+func flatErr(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
 func writeLint(w io.Writer, doc lintDoc) {
 	for _, tr := range doc.Tools {
 		fmt.Fprintf(w, "%s  (score %.2f)\n", annotate.Clean(tr.Name), tr.Score)
@@ -105,10 +127,7 @@ func writeLint(w io.Writer, doc lintDoc) {
 // the initialize handshake and the three lists, with the tool surface's
 // token cost.
 func (c *Command) doctorLayers(t live.Target, cat *live.Catalog, format string) error {
-	surface := 0
-	for _, tool := range cat.Tools {
-		surface += tokens.Tool(tool.Name, tool.Description, tool.InputSchema)
-	}
+	surface := toolSurface(cat)
 	kind := "stdio"
 	switch {
 	case t.Catalog != "":

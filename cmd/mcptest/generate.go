@@ -30,18 +30,26 @@ func (c *Command) generate(args []string) error {
 		return inputErr("%s", generateUsage)
 	}
 	kind := args[0]
-	synopsis := map[string]string{
+	synopses := map[string]string{
 		"suite":       "mcptest generate suite [--probe] [--tool NAME]... [--no-edge] [--no-violation] [--cursor N] [--output FILE] TARGET",
 		"conformance": "mcptest generate conformance [--output FILE] TARGET",
 		"redteam":     "mcptest generate redteam [--tool NAME]... [--cursor N] [--output FILE] TARGET",
 		"eval":        "mcptest generate eval [--tool NAME]... [--cursor N] [--output FILE] TARGET",
-	}[kind]
+	}
+	synopsis := synopses[kind]
+	if isHelp(kind) {
+		// `generate --help`: every kind, and the flags of suite, which has
+		// them all.
+		kind, args = "suite", []string{"suite", "--help"}
+		synopsis = synopses["suite"] + "\n       " + synopses["conformance"] + "\n       " + synopses["redteam"] + "\n       " + synopses["eval"] +
+			"\n  --tool and --cursor go with suite, redteam and eval; --probe, --no-edge and --no-violation with suite"
+	}
 	if synopsis == "" {
 		return inputErr("generate %q: unknown kind; %s", kind, generateUsage)
 	}
 	fs := c.newFlags("generate "+kind, synopsis+"\n  TARGET is --url URL [--bearer-token-env VAR], --server NAME --config suite.yml, or -- COMMAND ARGS...")
-	tf := addTargetFlags(fs)
-	output := fs.String("output", "", "write the suite to `FILE` instead of stdout")
+	tf := addLiveTargetFlags(fs)
+	output := fs.String("output", "", "write the suite to `FILE` instead of stdout (- is stdout)")
 	var tools stringList
 	var probe, noEdge, noViolation *bool
 	cursor := new(int)
@@ -61,6 +69,9 @@ func (c *Command) generate(args []string) error {
 	}
 	if len(rest) > 0 {
 		return inputErr("unexpected argument %q: put a stdio server's command after --", rest[0])
+	}
+	if *output == "-" {
+		*output = ""
 	}
 	if *cursor < 0 {
 		return inputErr("--cursor: %d is negative", *cursor)

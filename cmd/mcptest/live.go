@@ -25,12 +25,20 @@ type targetFlags struct {
 }
 
 func addTargetFlags(fs *flag.FlagSet) *targetFlags {
+	tf := addLiveTargetFlags(fs)
+	tf.catalog = fs.String("catalog", "", "a saved tools/list `FILE` (JSON or YAML)")
+	return tf
+}
+
+// addLiveTargetFlags is addTargetFlags without --catalog, for the commands
+// that need a live server (record, generate).
+func addLiveTargetFlags(fs *flag.FlagSet) *targetFlags {
 	return &targetFlags{
 		url:      fs.String("url", "", "a streamable HTTP MCP server `URL`"),
 		tokenEnv: fs.String("bearer-token-env", "", "the env `VAR` holding the bearer token for --url"),
 		server:   fs.String("server", "", "a server `NAME` declared under servers: in --config"),
-		config:   fs.String("config", "suite.yml", "the suite declaring --server"),
-		catalog:  fs.String("catalog", "", "a saved tools/list `FILE` (JSON or YAML)"),
+		config:   fs.String("config", "suite.yml", "the suite `FILE` declaring --server"),
+		catalog:  new(string),
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -19,10 +20,12 @@ import (
 // mcpServer is `mcptest mcp-server`: the front door on stdio, or with
 // --install its entry in an agent's MCP config.
 func (c *Command) mcpServer(args []string) error {
-	fs := c.newFlags("mcp-server", "mcptest mcp-server [--enable-writes] [--root DIR] | --install [--enable-writes] [--install-path FILE]")
+	fs := c.newFlags("mcp-server", "mcptest mcp-server [--enable-writes] [--root DIR]\n       mcptest mcp-server --install [--client claude-code|cursor|vscode|claude-desktop] [--install-path FILE] [--absolute] [--enable-writes] [--root DIR]")
 	writes := fs.Bool("enable-writes", false, "open the write-gated verbs (run_tool_test, propose_assertions, trigger_run, record_cassette) and raw command targets")
-	install := fs.Bool("install", false, "write the mcptest entry into the agent config (--install-path) instead of serving")
-	installPath := fs.String("install-path", mcpserver.DefaultInstallPath, "the agent config `FILE` --install writes (a Claude Code, Cursor or VS Code mcp.json)")
+	install := fs.Bool("install", false, "write the mcptest entry into the client's MCP config instead of serving")
+	client := fs.String("client", "", "with --install, the `CLIENT` whose file and shape to write: claude-code (.mcp.json), cursor (.cursor/mcp.json), vscode (.vscode/mcp.json) or claude-desktop (its user config); default: every client whose file is in --root, else claude-code")
+	installPath := fs.String("install-path", "", "with --install, write this `FILE` instead of the client's (its shape from --client, else from its name)")
+	absolute := fs.Bool("absolute", false, "with --install, write this binary's absolute path as the command instead of mcptest from PATH (the default for claude-desktop, whose file is not committed)")
 	root := fs.String("root", ".", "the workspace `DIR`: its .mcptest/ store, mcptest.yml and cassettes")
 	rest, err := parse(fs, args)
 	if err != nil {
@@ -36,20 +39,10 @@ func (c *Command) mcpServer(args []string) error {
 		return fmt.Errorf("locate the mcptest binary: %w", err)
 	}
 	if *install {
-		changed, err := mcpserver.Install(*installPath, exe, *writes)
-		if err != nil {
-			return err
-		}
-		if changed {
-			fmt.Fprintf(c.Stdout, "%s: mcptest installed (%s mcp-server", *installPath, exe)
-		} else {
-			fmt.Fprintf(c.Stdout, "%s: mcptest already installed, unchanged (%s mcp-server", *installPath, exe)
-		}
-		if *writes {
-			fmt.Fprint(c.Stdout, " --enable-writes")
-		}
-		fmt.Fprintln(c.Stdout, ")")
-		return nil
+		return c.installFrontDoor(installRequest{root: *root, client: *client, path: *installPath, absolute: *absolute, writes: *writes, exe: exe})
+	}
+	if *client != "" || *installPath != "" || *absolute {
+		return inputErr("--client, --install-path and --absolute go with --install")
 	}
 	abs, err := filepath.Abs(*root)
 	if err != nil {
@@ -70,6 +63,99 @@ func (c *Command) mcpServer(args []string) error {
 	// The front door reads its frames itself: a malformed line is answered
 	// with a JSON-RPC error and the session goes on.
 	return mcpserver.Serve(ctx, c.mcpOptions(abs, exe, *writes), &mcpserver.StdioTransport{Reader: in, Writer: out})
+}
+
+// installRequest is what `mcp-server --install` was asked to write.
+type installRequest struct {
+	root, client, path string
+	absolute, writes   bool
+	exe                string
+}
+
+// installTarget is one file --install writes, with its client.
+type installTarget struct {
+	path   string
+	client mcpserver.Client
+}
+
+// targets resolves the files to write: --install-path, else --client's
+// file, else every client file present under --root, else .mcp.json.
+func (r installRequest) targets(getenv func(string) string) ([]installTarget, error) {
+	var named *mcpserver.Client
+	if r.client != "" {
+		cl, ok := mcpserver.ClientByName(r.client)
+		if !ok {
+			return nil, inputErr("--client %q: expected one of %s%s", r.client, strings.Join(mcpserver.ClientNames(), ", "), didYouMean(r.client, mcpserver.ClientNames()))
+		}
+		named = &cl
+	}
+	switch {
+	case r.path != "" && named != nil:
+		return []installTarget{{r.path, *named}}, nil
+	case r.path != "":
+		return []installTarget{{r.path, mcpserver.ClientForPath(r.path)}}, nil
+	case named != nil && named.Path == "":
+		return []installTarget{{mcpserver.DesktopConfigPath(getenv), *named}}, nil
+	case named != nil:
+		return []installTarget{{filepath.Join(r.root, named.Path), *named}}, nil
+	}
+	var out []installTarget
+	for _, cl := range mcpserver.DetectClients(r.root) {
+		out = append(out, installTarget{filepath.Join(r.root, cl.Path), cl})
+	}
+	if len(out) == 0 {
+		cl, _ := mcpserver.ClientByName("claude-code")
+		out = []installTarget{{filepath.Join(r.root, cl.Path), cl}}
+	}
+	return out, nil
+}
+
+// installFrontDoor is `mcp-server --install`: the mcptest entry in each
+// target file, with the command mcptest (found on PATH) unless --absolute
+// or the file is Claude Desktop's.
+func (c *Command) installFrontDoor(r installRequest) error {
+	targets, err := r.targets(c.Getenv)
+	if err != nil {
+		return err
+	}
+	for _, t := range targets {
+		command := "mcptest"
+		if r.absolute || t.client.Path == "" {
+			command = r.exe
+		} else if !onPath(c.Getenv("PATH"), "mcptest") {
+			return inputErr("mcptest is not on PATH, so %s's command `mcptest` would not start: install it (go install github.com/mcptest/mcptest/cmd/mcptest@latest, or a release archive) or pass --absolute to write %s (a path that is only right on this machine)", t.path, r.exe)
+		}
+		changed, err := mcpserver.InstallFor(t.path, t.client, command, r.writes)
+		if err != nil {
+			return err
+		}
+		state := "mcptest installed"
+		if !changed {
+			state = "mcptest already installed, unchanged"
+		}
+		line := fmt.Sprintf("%s: %s for %s (%s mcp-server", t.path, state, t.client.Name, command)
+		if r.writes {
+			line += " --enable-writes"
+		}
+		fmt.Fprintln(c.Stdout, line+")")
+	}
+	return nil
+}
+
+// onPath reports whether an executable named name is in one of the
+// directories of path (a PATH value).
+func onPath(path, name string) bool {
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			continue
+		}
+		for _, n := range []string{name, name + ".exe"} {
+			if fi, err := os.Stat(filepath.Join(dir, n)); err == nil && fi.Mode().IsRegular() && (fi.Mode()&0o111 != 0 || strings.HasSuffix(n, ".exe")) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // mcpOptions hands the front door the CLI's own renderers, so validate_suite

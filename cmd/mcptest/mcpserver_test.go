@@ -672,10 +672,11 @@ func quoteAll(s ...string) []string {
 }
 
 func TestMCPServerInstall(t *testing.T) {
+	env := map[string]string{"PATH": fakePATH(t)}
 	dir := t.TempDir()
 	path := filepath.Join(dir, ".claude", "mcp.json")
 	writeFile(t, path, `{"mcpServers": {"github": {"command": "gh-mcp", "env": {"X": "1"}}}, "other": true}`)
-	stdout, stderr, code := mcptest(t, nil, "mcp-server", "--install", "--install-path", path)
+	stdout, stderr, code := mcptest(t, env, "mcp-server", "--install", "--install-path", path)
 	if code != ExitOK || !strings.Contains(stdout, "mcptest installed") {
 		t.Fatalf("install: exit %d %s %s", code, stdout, stderr)
 	}
@@ -693,18 +694,18 @@ func TestMCPServerInstall(t *testing.T) {
 	if args := doc.MCPServers["mcptest"]["args"]; !reflect.DeepEqual(args, []any{"mcp-server"}) {
 		t.Errorf("mcptest entry: %v", doc.MCPServers["mcptest"])
 	}
-	stdout, _, code = mcptest(t, nil, "mcp-server", "--install", "--install-path", path)
+	stdout, _, code = mcptest(t, env, "mcp-server", "--install", "--install-path", path)
 	second, _ := os.ReadFile(path)
 	if code != ExitOK || !strings.Contains(stdout, "unchanged") || !bytes.Equal(first, second) {
 		t.Errorf("a second install changed something: %s\n%s", stdout, second)
 	}
-	mcptest(t, nil, "mcp-server", "--install", "--enable-writes", "--install-path", path)
+	mcptest(t, env, "mcp-server", "--install", "--enable-writes", "--install-path", path)
 	third, _ := os.ReadFile(path)
 	if !strings.Contains(string(third), `"--enable-writes"`) || !strings.Contains(string(third), `"gh-mcp"`) {
 		t.Errorf("--enable-writes install:\n%s", third)
 	}
 	writeFile(t, path, "not json")
-	if _, stderr, code := mcptest(t, nil, "mcp-server", "--install", "--install-path", path); code == ExitOK || !strings.Contains(stderr, "not a JSON object") {
+	if _, stderr, code := mcptest(t, env, "mcp-server", "--install", "--install-path", path); code == ExitOK || !strings.Contains(stderr, "not a JSON object") {
 		t.Errorf("a broken config: exit %d %s", code, stderr)
 	}
 }

@@ -40,7 +40,7 @@ var recordListening = func(addr string) {}
 // cassette, so several sessions make a multi-run cassette.
 func (c *Command) record(args []string) error {
 	fs := c.newFlags("record", "mcptest record --output CASSETTE.json [--append] [--name SERVER] [--agent NAME] [--listen ADDR] (--url URL [--bearer-token-env VAR] | --server NAME --config suite.yml | -- COMMAND ARGS...)")
-	tf := addTargetFlags(fs)
+	tf := addLiveTargetFlags(fs)
 	output := fs.String("output", "", "write the cassette to `FILE` (required)")
 	appendRuns := fs.Bool("append", false, "add this recording's runs to the cassette already at --output (a multi-run cassette)")
 	name := fs.String("name", "", "the server's `NAME` in the cassette (default: the --server name, else \"target\")")

@@ -15,13 +15,16 @@ func (c *Command) report(args []string) error {
 	}
 	fs := c.newFlags("report", "mcptest report RUN.json [--format pretty|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE]\n       mcptest report RUN.json --compare BASELINE.json [--format pretty|markdown|json|html] [--fail-on regressions|flips|failures|none] [--output FILE]\n       mcptest report merge SHARD.json... [--output FILE]")
 	format := fs.String("format", "pretty", "how to render: pretty, json, junit, sarif, html or agent (with --compare: pretty, markdown, json or html)")
-	output := fs.String("output", "", "write to `FILE` instead of stdout")
+	output := fs.String("output", "", "write to `FILE` instead of stdout (- is stdout)")
 	agentBudget := fs.Int("agent-budget", annotate.DefaultAgentBudget, "with --format agent, cap the result at `TOKENS` cl100k_base tokens")
 	compare := fs.String("compare", "", "compare the run with the `BASELINE.json` envelope: target deltas, floor flips, new, removed and not-comparable cases")
 	failOn := fs.String("fail-on", string(baseline.FailOnRegressions), "with --compare, exit 1 on: regressions (a pass->fail flip or a failing case the baseline cannot vouch for), flips (pass->fail flips only), failures (any failing case) or none")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
+	}
+	if *output == "-" {
+		*output = ""
 	}
 	if *compare == "" && flagSet(fs, "fail-on") {
 		return inputErr("--fail-on goes with --compare BASELINE.json")

@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -15,15 +17,15 @@ import (
 
 func (c *Command) run(args []string) error {
 	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--reporter pretty|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--filter NAME]... [--filter-escaped NAME]... [--cassette-dir DIR] [--shard i/n] [--cache | --no-cache]")
-	config := fs.String("config", "suite.yml", "the suite file")
+	config := fs.String("config", "", "the suite `FILE` (default: mcptest.yml, else suite.yml, here or in a parent up to the repository root)")
 	reporter := fs.String("reporter", "pretty", "how to report: pretty, json, junit (JUnit XML), sarif (SARIF 2.1.0), html (the auditor view; use --output) or agent (the model-facing digest)")
 	agentBudget := fs.Int("agent-budget", annotate.DefaultAgentBudget, "with --reporter agent, cap the result at `TOKENS` cl100k_base tokens")
-	output := fs.String("output", "", "write the report to `FILE` instead of stdout")
+	output := fs.String("output", "", "write the report to `FILE` instead of stdout (- is stdout; --reporter html on a terminal goes to .mcptest/reports/)")
 	var filters stringList
 	fs.Var(&filters, "filter", "run only the case `NAME` (exact, or else a case-insensitive substring); repeatable")
 	var escaped stringList
 	fs.Var(&escaped, "filter-escaped", "like --filter, with the `NAME` written with Go escapes (\\n, \\x1b, \\u202e): the agent reporter's repro: lines use it for names with control characters; repeatable")
-	cassetteDir := fs.String("cassette-dir", "", "where a test without `cassette:` is looked up by name (default: cassettes/ beside the suite)")
+	cassetteDir := fs.String("cassette-dir", "", "the `DIR` where a test without a cassette: key is looked up by name (default: cassettes/ beside the suite)")
 	useCache := fs.Bool("cache", false, "serve unchanged replayed cases from the workspace cache (.mcptest/cache/) on CI too, where it is off by default (CI or GITHUB_ACTIONS is true)")
 	noCache := fs.Bool("no-cache", false, "recompute every case instead of serving unchanged ones from the workspace cache (.mcptest/cache/)")
 	shardFlag := fs.String("shard", "", "run only shard `i/n` of the cases (1-based; a case's shard depends on its name alone); merge the shards with mcptest report merge")
@@ -54,6 +56,9 @@ func (c *Command) run(args []string) error {
 	if *useCache && *noCache {
 		return inputErr("--cache and --no-cache contradict each other: give one of them")
 	}
+	if *output == "-" {
+		*output = ""
+	}
 	out := c.Stdout
 	if *output != "" {
 		out = io.Discard
@@ -66,6 +71,9 @@ func (c *Command) run(args []string) error {
 		return inputErr("--reporter: %v", err)
 	}
 
+	if *config, err = c.suiteFile(*config); err != nil {
+		return err
+	}
 	start := time.Now()
 	suite, err := engine.LoadSuite(*config)
 	if err != nil {
@@ -91,6 +99,17 @@ func (c *Command) run(args []string) error {
 	var buf bytes.Buffer
 	if err := rep.Report(&buf, env); err != nil {
 		return err
+	}
+	if *output == "" && *reporter == "html" && stdoutTerminal(c.Stdout) {
+		// An HTML page is no use on a terminal: it goes to the store.
+		dir, err := c.storeDir("reports")
+		if err != nil {
+			return fmt.Errorf("write report: %w", err)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("write report: %w", err)
+		}
+		*output = filepath.Join(dir, env.Run.ID+".html")
 	}
 	if *output != "" {
 		if err := safefile.WriteOutput(*output, buf.Bytes(), 0o644); err != nil {

@@ -13,12 +13,11 @@ import (
 // scenario runs `mcptest scenario run`: the scenarios of a suite only,
 // replayed against their worlds.
 func (c *Command) scenario(args []string) error {
-	const synopsis = "mcptest scenario run <suite.yml> [--cassette-dir DIR] [--name NAME]... [--json]"
+	const synopsis = "mcptest scenario run [suite.yml] [--cassette-dir DIR] [--name NAME]... [--json]"
+	if len(args) > 0 && isHelp(args[0]) {
+		args = []string{"run", "--help"}
+	}
 	if len(args) == 0 || args[0] != "run" {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
-			fmt.Fprintf(c.Stderr, "usage: %s\n", synopsis)
-			return nil
-		}
 		got := "nothing"
 		if len(args) > 0 {
 			got = fmt.Sprintf("%q", args[0])
@@ -28,14 +27,21 @@ func (c *Command) scenario(args []string) error {
 	fs := c.newFlags("scenario run", synopsis)
 	var names stringList
 	fs.Var(&names, "name", "run only the scenario named exactly `NAME`; repeatable")
-	cassetteDir := fs.String("cassette-dir", "", "where a scenario without `cassette:` is looked up by name (default: cassettes/ beside the suite)")
+	cassetteDir := fs.String("cassette-dir", "", "the `DIR` where a scenario without a cassette: key is looked up by name (default: cassettes/ beside the suite)")
 	asJSON := fs.Bool("json", false, "write the run envelope as JSON instead of the pretty report")
 	pos, err := parse(fs, args[1:])
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
+	if len(pos) > 1 {
 		return inputErr("scenario run takes one suite file, got %d arguments\nusage: %s", len(pos), synopsis)
+	}
+	if len(pos) == 0 {
+		f, err := c.suiteFile("")
+		if err != nil {
+			return err
+		}
+		pos = []string{f}
 	}
 	format := "pretty"
 	if *asJSON {

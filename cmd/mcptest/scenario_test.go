@@ -27,7 +27,7 @@ func TestScenarioRun(t *testing.T) {
 		{"cassette dir", []string{"scenario", "run", ok, "--cassette-dir", "testdata/nope"}, ExitOK, "2 passed", ""},
 		{"unknown name", []string{"scenario", "run", failing, "--name", "shelf left shrt"}, ExitInput, "", `no scenario is named "shelf left shrt" (did you mean "shelf left short"?)`},
 		{"no scenarios", []string{"scenario", "run", "../../examples/quickstart/suite.yml"}, ExitInput, "", "the suite declares no `scenarios:`"},
-		{"no suite", []string{"scenario", "run"}, ExitInput, "", "scenario run takes one suite file, got 0 arguments"},
+		{"no suite", []string{"scenario", "run"}, ExitInput, "", "no suite: no mcptest.yml or suite.yml in"},
 		{"missing suite", []string{"scenario", "run", "testdata/nope.yml"}, ExitInput, "", "no such file"},
 		{"no subcommand", []string{"scenario"}, ExitInput, "", "scenario expects the subcommand `run`, got nothing"},
 		{"wrong subcommand", []string{"scenario", "replay", ok}, ExitInput, "", "got \"replay\""},

@@ -20,6 +20,9 @@ import (
 // toolBench is `mcptest tool-bench run <spec> [--min-drop FRACTION]
 // [--json]`.
 func (c *Command) toolBench(args []string) error {
+	if len(args) > 0 && isHelp(args[0]) {
+		args = []string{"run", "--help"}
+	}
 	if len(args) == 0 || args[0] != "run" {
 		return inputErr("usage: mcptest tool-bench run <spec.yml> [--min-drop FRACTION] [--json]")
 	}

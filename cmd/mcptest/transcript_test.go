@@ -453,7 +453,7 @@ var (
 	jsonTag    = regexp.MustCompile(`json:"([A-Za-z_]+)`)
 	mcpTool    = regexp.MustCompile(`\bmcp__mcptest__([A-Za-z0-9_]+)`)
 	verbRow    = regexp.MustCompile("(?m)^\\| `([a-z_]+)` \\|")
-	flagHelp   = regexp.MustCompile(`(?m)^  -([a-z][a-z0-9-]*)`)
+	flagHelp   = regexp.MustCompile(`(?m)^  --([a-z][a-z0-9-]*)`)
 	enumValued = map[string]bool{"reporter": true, "format": true}
 )
 
@@ -642,7 +642,7 @@ func checkCommand(t *testing.T, file, line string) {
 		t.Errorf("%s: %q: no subcommand", file, line)
 		return
 	}
-	_, help, code := mcptest(t, nil, append(slices.Clone(words), "-h")...)
+	help, _, code := mcptest(t, nil, append(slices.Clone(words), "-h")...)
 	if code != ExitOK {
 		t.Errorf("%s: %q: mcptest %s -h exits %d:\n%s", file, line, strings.Join(words, " "), code, help)
 		return

@@ -28,7 +28,7 @@ type validationError struct {
 
 func (c *Command) validate(args []string) error {
 	fs := c.newFlags("validate", "mcptest validate [--format text|json] [--config suite.yml | FILE...]")
-	config := fs.String("config", "suite.yml", "the suite file")
+	config := fs.String("config", "", "the suite `FILE` (default: mcptest.yml, else suite.yml, here or in a parent up to the repository root)")
 	format := fs.String("format", "text", "text or json")
 	files, err := parse(fs, args)
 	if err != nil {
@@ -38,7 +38,11 @@ func (c *Command) validate(args []string) error {
 		return inputErr("--format %q: expected text or json", *format)
 	}
 	if len(files) == 0 {
-		files = []string{*config}
+		f, err := c.suiteFile(*config)
+		if err != nil {
+			return err
+		}
+		files = []string{f}
 	}
 	var all diag.List
 	for _, f := range files {

@@ -10,8 +10,12 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
@@ -36,7 +40,10 @@ var viewListening func(base string)
 // it writes the snapshot viewer page to FILE and prints a file:// address
 // that carries the envelope and opens without any server.
 func (c *Command) view(args []string) error {
-	fs := c.newFlags("view", "mcptest view RUN.json [--addr 127.0.0.1:0] [--snapshot FILE [--no-serve]]")
+	fs := c.newFlags("view", "mcptest view [RUN.json | --latest | --run ID] [--open] [--addr 127.0.0.1:0] [--snapshot FILE [--no-serve]]\n  With no RUN.json, view serves the newest run stored in the workspace (.mcptest/runs/).")
+	latest := fs.Bool("latest", false, "serve the newest run stored in the workspace (the default without RUN.json)")
+	runID := fs.String("run", "", "serve the stored run `ID` (its run_id, as list_runs and the report show it)")
+	open := fs.Bool("open", false, "open the report in the default browser once it is served")
 	addr := fs.String("addr", "127.0.0.1:0", "serve on `HOST:PORT`, a loopback address (port 0 picks a free port)")
 	snapshot := fs.String("snapshot", "", "write the snapshot viewer page to `FILE` and print the run's file:// snapshot address, which opens without any server")
 	noServe := fs.Bool("no-serve", false, "with --snapshot: write the viewer, print the address and exit instead of serving")
@@ -44,13 +51,14 @@ func (c *Command) view(args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return inputErr("view takes one run envelope (the file `mcptest run --reporter json` wrote), got %d arguments", len(pos))
-	}
 	if *noServe && *snapshot == "" {
 		return inputErr("--no-serve goes with --snapshot FILE")
 	}
-	env, err := c.readRun(pos[0])
+	file, err := c.viewedRun(pos, *latest, *runID)
+	if err != nil {
+		return err
+	}
+	env, err := c.readRun(file)
 	if err != nil {
 		return err
 	}
@@ -101,15 +109,94 @@ func (c *Command) view(args []string) error {
 		defer cancel()
 		_ = srv.Shutdown(shut)
 	}()
-	fmt.Fprintf(c.Stderr, "mcptest: serving the report of %s on %s/ (Ctrl-C stops)\n", pos[0], base)
+	fmt.Fprintf(c.Stderr, "mcptest: serving the report of %s on %s/ (Ctrl-C stops)\n", file, base)
 	fmt.Fprintf(c.Stdout, "report: %s/\nsnapshot: %s/snapshot#%s\n", base, base, frag)
 	if viewListening != nil {
 		viewListening(base)
+	}
+	if *open {
+		if err := openBrowser(base + "/"); err != nil {
+			fmt.Fprintf(c.Stderr, "mcptest: could not open a browser (%v); open %s/ yourself\n", err, base)
+		}
 	}
 	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("view: %w", err)
 	}
 	return nil
+}
+
+// openBrowser opens url in the default browser without waiting for it;
+// tests replace it.
+var openBrowser = func(url string) error {
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.Command("open", url)
+	case "windows":
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+	default:
+		cmd = exec.Command("xdg-open", url)
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go cmd.Wait()
+	return nil
+}
+
+// runIDPattern is the shape of a run id (newRunID): 26 Crockford base32
+// characters, so --run never names a path outside the store.
+var runIDPattern = regexp.MustCompile(`^[0-9A-HJKMNP-TV-Z]{26}$`)
+
+// viewedRun is the envelope view serves: RUN.json, the stored run --run
+// names, else the newest stored run.
+func (c *Command) viewedRun(pos []string, latest bool, id string) (string, error) {
+	picked := 0
+	for _, set := range []bool{len(pos) > 0, latest, id != ""} {
+		if set {
+			picked++
+		}
+	}
+	switch {
+	case len(pos) > 1:
+		return "", inputErr("view takes one run envelope (the file `mcptest run --reporter json` wrote), got %d arguments", len(pos))
+	case picked > 1:
+		return "", inputErr("give one of RUN.json, --latest and --run ID")
+	case len(pos) == 1:
+		return pos[0], nil
+	case id != "":
+		if !runIDPattern.MatchString(id) {
+			return "", inputErr("--run %q: expected a run id (26 characters, as list_runs shows)", id)
+		}
+		dir, err := c.storeDir("runs")
+		if err != nil {
+			return "", err
+		}
+		p := filepath.Join(dir, id+".json")
+		if _, err := os.Stat(p); err != nil {
+			return "", inputErr("--run %s: no such run in %s", id, dir)
+		}
+		return p, nil
+	}
+	return c.latestRun()
+}
+
+// latestRun is the newest envelope in the workspace store (run ids sort
+// by time).
+func (c *Command) latestRun() (string, error) {
+	dir, err := c.storeDir("runs")
+	if err != nil {
+		return "", err
+	}
+	entries, _ := os.ReadDir(dir)
+	for i := len(entries) - 1; i >= 0; i-- {
+		name := entries[i].Name()
+		if entries[i].Type().IsRegular() && runIDPattern.MatchString(strings.TrimSuffix(name, ".json")) && strings.HasSuffix(name, ".json") {
+			fmt.Fprintf(c.Stderr, "mcptest: the newest stored run, %s\n", strings.TrimSuffix(name, ".json"))
+			return filepath.Join(dir, name), nil
+		}
+	}
+	return "", inputErr("no stored run in %s: run `mcptest run` first, or give RUN.json", dir)
 }
 
 // readRun opens and decodes a saved run envelope; a missing or invalid

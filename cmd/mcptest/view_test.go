@@ -10,9 +10,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/engine"
@@ -100,7 +102,11 @@ func TestViewInputErrors(t *testing.T) {
 		args []string
 		err  string
 	}{
-		{[]string{"view"}, "view takes one run envelope"},
+		{[]string{"view"}, "no stored run in"},
+		{[]string{"view", run, run}, "view takes one run envelope"},
+		{[]string{"view", "--run", "../../../etc/passwd"}, "expected a run id"},
+		{[]string{"view", "--run", "01JDCQ5W6X8Y9Z0A1B2C3D4E5F"}, "no such run in"},
+		{[]string{"view", run, "--latest"}, "give one of RUN.json, --latest and --run ID"},
 		{[]string{"view", "testdata/nope.json"}, "no such file"},
 		{[]string{"view", run, "--addr", "0.0.0.0:0"}, "loopback address only"},
 		{[]string{"view", run, "--no-serve"}, "--no-serve goes with --snapshot FILE"},
@@ -181,5 +187,76 @@ func TestViewSnapshotInChromium(t *testing.T) {
 	}
 	if n := hits.Load(); n != 0 {
 		t.Errorf("the snapshot made %d request(s)", n)
+	}
+}
+
+// TestViewLatest: with no RUN.json, view serves the newest run of the
+// workspace store; --run ID serves that one; --open opens the browser on
+// the served address.
+func TestViewLatest(t *testing.T) {
+	store := t.TempDir()
+	env := map[string]string{storeEnv: store}
+	for _, suite := range []string{"../../examples/quickstart/suite.yml", "../../examples/baseline/suite.yml"} {
+		mcptest(t, env, "run", "--config", suite, "--reporter", "json", "--output", filepath.Join(t.TempDir(), "r.json"))
+		time.Sleep(2 * time.Millisecond) // run ids sort by their millisecond
+	}
+	entries, _ := os.ReadDir(filepath.Join(store, "runs"))
+	if len(entries) != 2 {
+		t.Fatalf("%d stored runs, want 2", len(entries))
+	}
+	first := strings.TrimSuffix(entries[0].Name(), ".json")
+	newest := strings.TrimSuffix(entries[1].Name(), ".json")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opened := make(chan string, 1)
+	origContext, origListening, origOpen := viewContext, viewListening, openBrowser
+	viewContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	viewListening = func(string) {}
+	openBrowser = func(u string) error { opened <- u; cancel(); return nil }
+	defer func() { viewContext, viewListening, openBrowser = origContext, origListening, origOpen }()
+
+	_, stderr, code := mcptest(t, env, "view", "--open")
+	if code != ExitOK || !strings.Contains(stderr, "the newest stored run, "+newest) || !strings.Contains(stderr, filepath.Join("runs", newest+".json")) {
+		t.Errorf("view: exit %d, stderr %q; want the newest run %s", code, stderr, newest)
+	}
+	if u := <-opened; !strings.HasPrefix(u, "http://127.0.0.1:") {
+		t.Errorf("--open opened %q", u)
+	}
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	viewContext = func() (context.Context, context.CancelFunc) { return ctx2, cancel2 }
+	openBrowser = func(u string) error { opened <- u; cancel2(); return nil }
+	_, stderr, code = mcptest(t, env, "view", "--run", first, "--open")
+	<-opened
+	if code != ExitOK || !strings.Contains(stderr, filepath.Join("runs", first+".json")) {
+		t.Errorf("view --run %s: exit %d, stderr %q", first, code, stderr)
+	}
+}
+
+// TestOutputDash: --output - writes to stdout, not to a file named "-";
+// --reporter html on a terminal without --output writes the page under
+// the workspace store and prints its path.
+func TestOutputDash(t *testing.T) {
+	suite, _ := filepath.Abs("../../examples/quickstart/suite.yml")
+	t.Chdir(t.TempDir())
+	stdout, _, code := mcptest(t, nil, "run", "--config", suite, "--reporter", "json", "--output", "-")
+	if code != ExitOK || !strings.Contains(stdout, `"schema_version": 1`) {
+		t.Errorf("run --output -: exit %d, stdout %.80q", code, stdout)
+	}
+	if _, err := os.Stat("-"); err == nil {
+		t.Error("run --output - wrote a file named -")
+	}
+	store := t.TempDir()
+	orig := stdoutTerminal
+	stdoutTerminal = func(io.Writer) bool { return true }
+	defer func() { stdoutTerminal = orig }()
+	stdout, stderr, code := mcptest(t, map[string]string{storeEnv: store}, "run", "--config", suite, "--reporter", "html")
+	m := regexp.MustCompile(`report written to (\S+\.html)`).FindStringSubmatch(stderr)
+	if code != ExitOK || stdout != "" || m == nil || !strings.HasPrefix(m[1], filepath.Join(store, "reports")) {
+		t.Fatalf("run --reporter html on a terminal: exit %d, stdout %.80q, stderr %q", code, stdout, stderr)
+	}
+	if page, err := os.ReadFile(m[1]); err != nil || !strings.Contains(string(page), "<!DOCTYPE html>") {
+		t.Errorf("%s: %v", m[1], err)
 	}
 }

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestConfigDiscovery: with no --config, run, validate and scenario run find
+// mcptest.yml, then suite.yml, in the working directory or a parent up to
+// the repository root, and say which file they used; past the root they
+// look no further.
+func TestConfigDiscovery(t *testing.T) {
+	quickstart, _ := filepath.Abs("../../examples/quickstart")
+	scenario, _ := filepath.Abs("../../examples/scenario-world")
+	outside := t.TempDir()
+	repo := filepath.Join(outside, "repo")
+	copyDir(t, quickstart, repo)
+	if err := os.Rename(filepath.Join(repo, "suite.yml"), filepath.Join(repo, "mcptest.yml")); err != nil {
+		t.Fatal(err)
+	}
+	// A suite.yml beside it loses to mcptest.yml: it is invalid.
+	write(t, filepath.Join(repo, "suite.yml"), []byte("testz: []\n"))
+	write(t, filepath.Join(repo, ".git"), []byte("gitdir: elsewhere\n"))
+	sub := filepath.Join(repo, "agents", "deep")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(sub)
+	want := filepath.Join("..", "..", "mcptest.yml")
+	for _, args := range [][]string{{"run"}, {"validate"}} {
+		_, stderr, code := mcptest(t, nil, args...)
+		if code != ExitOK || !strings.Contains(stderr, "mcptest: using "+want) {
+			t.Errorf("mcptest %s in %s: exit %d, stderr %q; want exit 0 using %s", args[0], sub, code, stderr, want)
+		}
+	}
+
+	// scenario run finds suite.yml when there is no mcptest.yml.
+	scen := filepath.Join(outside, "scen")
+	copyDir(t, scenario, scen)
+	write(t, filepath.Join(scen, ".git"), []byte("gitdir: elsewhere\n"))
+	t.Chdir(scen)
+	if _, stderr, code := mcptest(t, nil, "scenario", "run"); code != ExitOK || !strings.Contains(stderr, "mcptest: using suite.yml") {
+		t.Errorf("scenario run: exit %d, stderr %q", code, stderr)
+	}
+
+	// An empty repository inside a directory that has a suite: the search
+	// stops at the repository root.
+	empty := filepath.Join(repo, "vendor", "other")
+	if err := os.MkdirAll(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(empty, ".git"), []byte("gitdir: elsewhere\n"))
+	t.Chdir(empty)
+	if _, stderr, code := mcptest(t, nil, "run"); code != ExitInput || !strings.Contains(stderr, "no suite: no mcptest.yml or suite.yml") {
+		t.Errorf("run in a repository without a suite: exit %d, stderr %q; want exit 2", code, stderr)
+	}
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDoctorWalk: `mcptest doctor` with no target lists the servers of the
+// workspace's and the user's MCP configs with the file each came from,
+// diagnoses the ones it can start, reports (without starting) one that
+// references an unset variable, and --server picks one.
+func TestDoctorWalk(t *testing.T) {
+	bin := mcptestBin(t)
+	catalog, _ := filepath.Abs("testdata/live/catalog.yml")
+	root, home := t.TempDir(), t.TempDir()
+	argv := func(extra ...string) string {
+		b, _ := json.Marshal(append([]string{"mock", "--tools-from", catalog}, extra...))
+		return string(b)
+	}
+	writeFile(t, filepath.Join(root, ".mcp.json"), `{"mcpServers": {"docs": {"command": "`+bin+`", "args": `+argv()+`}}}`)
+	writeFile(t, filepath.Join(root, ".vscode", "mcp.json"), `{"servers": {"gh": {"type": "stdio", "command": "`+bin+`", "args": `+argv()+`, "env": {"TOKEN": "${env:GH_TOKEN}"}}}}`)
+	writeFile(t, filepath.Join(home, ".claude.json"), `{"mcpServers": {"broken": {"command": "/nonexistent/mcp-server"}}, "projects": {"`+root+`": {"mcpServers": {"local": {"command": "`+bin+`", "args": `+argv()+`}}}, "/elsewhere": {"mcpServers": {"other": {"command": "x"}}}}}`)
+	env := map[string]string{"HOME": home, "PATH": ""}
+	t.Chdir(root)
+	stdout, stderr, code := mcptest(t, env, "doctor")
+	if code != ExitFail {
+		t.Errorf("doctor: exit %d, want 1 (the broken server)\n%s%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		"4 MCP servers in the workspace and user configs:",
+		"docs              .mcp.json (claude-code)",
+		"gh                .vscode/mcp.json (vscode)",
+		"broken            " + filepath.Join("~", ".claude.json") + " (claude-code)",
+		"local             " + filepath.Join("~", ".claude.json") + " (claude-code, project " + root + ")",
+		"SKIPPED  not started: it references the unset environment variable(s) GH_TOKEN",
+		"broken            FAIL",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Count(stdout, "OK       initialize ok") != 2 || strings.Contains(stdout, "other") {
+		t.Errorf("want docs and local diagnosed, and no other project's server:\n%s", stdout)
+	}
+
+	env["GH_TOKEN"] = "t0ken"
+	stdout, _, code = mcptest(t, env, "doctor", "--server", "gh", "--format", "json")
+	var doc struct {
+		Servers []walkServer `json:"servers"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || code != ExitOK || len(doc.Servers) != 1 || doc.Servers[0].Status != "ok" || doc.Servers[0].Tools == 0 {
+		t.Errorf("doctor --server gh: exit %d, %v\n%s", code, err, stdout)
+	}
+	if _, stderr, code := mcptest(t, env, "doctor", "--server", "dcs"); code != ExitInput || !strings.Contains(stderr, `did you mean "docs"`) {
+		t.Errorf("doctor --server dcs: exit %d, stderr %q", code, stderr)
+	}
+	writeFile(t, filepath.Join(root, ".cursor", "mcp.json"), `{"mcpServers": {"bad": {"command": 42}}}`)
+	if _, stderr, code := mcptest(t, env, "doctor"); code != ExitInput || !strings.Contains(stderr, filepath.Join(root, ".cursor", "mcp.json")) {
+		t.Errorf("a malformed config: exit %d, stderr %q; want exit 2 naming the file", code, stderr)
+	}
+}

@@ -1,0 +1,485 @@
+package main
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// snapshotDist is where a full `goreleaser release --snapshot --clean`
+// writes.
+const snapshotDist = "../../dist"
+
+// releaseTargets are the platforms .goreleaser.yaml builds, as goreleaser
+// and the Action's resolver name them.
+var releaseTargets = []struct{ runnerOS, runnerArch, os, arch string }{
+	{"Linux", "X64", "linux", "amd64"},
+	{"Linux", "ARM64", "linux", "arm64"},
+	{"macOS", "X64", "darwin", "amd64"},
+	{"macOS", "ARM64", "darwin", "arm64"},
+	{"Windows", "X64", "windows", "amd64"},
+	{"Windows", "ARM64", "windows", "arm64"},
+}
+
+// archiveName is the name .goreleaser.yaml's name_template gives.
+func archiveName(version, goos, arch string) string {
+	ext := "tar.gz"
+	if goos == "windows" {
+		ext = "zip"
+	}
+	return fmt.Sprintf("mcptest_%s_%s_%s.%s", version, goos, arch, ext)
+}
+
+// readChecksums parses a goreleaser checksums.txt: "HEX  NAME" per line.
+func readChecksums(t *testing.T, data []byte) map[string]string {
+	t.Helper()
+	sums := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) != 2 || len(f[0]) != 64 {
+			t.Fatalf("checksums.txt: malformed line %q", sc.Text())
+		}
+		sums[f[1]] = f[0]
+	}
+	return sums
+}
+
+// snapshotTargets are the platforms the test's snapshot builds: one
+// tar.gz and one zip target. The six of .goreleaser.yaml take more than
+// four minutes on CI's two cores; the release workflow builds them all.
+var snapshotTargets = map[string][]string{"goos": {"linux", "windows"}, "goarch": {"amd64", "arm64"}}
+
+// buildSnapshot runs `goreleaser release --snapshot` (pinned v2.15.1) on
+// .goreleaser.yaml with only the linux/amd64 and windows/arm64 targets,
+// without publishing, image or SBOM, into a temporary dist directory.
+func buildSnapshot(t *testing.T) string {
+	t.Helper()
+	snapshotOnce.Do(func() { snapshotDir, snapshotErr = runSnapshot() })
+	if snapshotErr != nil {
+		t.Fatal(snapshotErr)
+	}
+	return snapshotDir
+}
+
+// The snapshot is built once per test binary, for TestReleaseSnapshot and
+// TestActionResolver.
+var (
+	snapshotOnce sync.Once
+	snapshotDir  string
+	snapshotErr  error
+)
+
+func runSnapshot() (string, error) {
+	data, err := os.ReadFile("../../.goreleaser.yaml")
+	if err != nil {
+		return "", err
+	}
+	var cfg map[string]any
+	if err := yaml.Unmarshal(data, &cfg); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp("", "mcptest-snapshot")
+	if err != nil {
+		return "", err
+	}
+	dist := filepath.Join(tmp, "dist")
+	cfg["dist"] = dist
+	build := cfg["builds"].([]any)[0].(map[string]any)
+	build["goos"], build["goarch"] = snapshotTargets["goos"], snapshotTargets["goarch"]
+	build["ignore"] = []map[string]string{{"goos": "linux", "goarch": "arm64"}, {"goos": "windows", "goarch": "amd64"}}
+	out, _ := yaml.Marshal(cfg)
+	conf := filepath.Join(tmp, "goreleaser.yaml")
+	if err := os.WriteFile(conf, out, 0o644); err != nil {
+		return "", err
+	}
+	cmd := exec.Command("go", "run", "github.com/goreleaser/goreleaser/v2@v2.15.1", "release", "--snapshot", "--clean",
+		"--skip=docker,sbom,publish,validate", "--config", conf)
+	cmd.Dir = "../.."
+	if log, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("goreleaser release --snapshot: %v\n%s", err, log)
+	}
+	return dist, nil
+}
+
+// TestReleaseSnapshot builds a goreleaser snapshot of .goreleaser.yaml
+// (with MCPTEST_SNAPSHOT=1, as .ci/run sets; else it reads a dist/ left by
+// a full `goreleaser release --snapshot`), reads its checksums.txt and
+// verifies every archive: each matches its checksum and holds the mcptest
+// binary, the LICENSE and the README, and the binary reports the snapshot's
+// version.
+func TestReleaseSnapshot(t *testing.T) {
+	dist := snapshotDist
+	if os.Getenv("MCPTEST_SNAPSHOT") == "1" {
+		dist = buildSnapshot(t)
+	}
+	data, err := os.ReadFile(filepath.Join(dist, "checksums.txt"))
+	if err != nil {
+		msg := fmt.Sprintf("no goreleaser snapshot (%v): MCPTEST_SNAPSHOT=1 go test ./cmd/mcptest -run TestReleaseSnapshot builds one", err)
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg + " (CI=true: .ci/run sets MCPTEST_SNAPSHOT=1, so its absence is a failure)")
+		}
+		t.Skip(msg)
+	}
+	sums := readChecksums(t, data)
+	version := snapshotVersion(t, sums)
+	checked := 0
+	for _, tg := range releaseTargets {
+		name := archiveName(version, tg.os, tg.arch)
+		want, ok := sums[name]
+		if !ok {
+			continue
+		}
+		checked++
+		b, err := os.ReadFile(filepath.Join(dist, name))
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if got := sha256Hex(b); got != want {
+			t.Errorf("%s: sha256 %s, checksums.txt says %s", name, got, want)
+		}
+		files := archiveFiles(t, name, b)
+		bin := "mcptest"
+		if tg.os == "windows" {
+			bin = "mcptest.exe"
+		}
+		for _, f := range []string{bin, "LICENSE", "README.md"} {
+			if !files[f] {
+				t.Errorf("%s holds no %s: %v", name, f, files)
+			}
+		}
+	}
+	if checked != len(sums) || checked == 0 {
+		t.Errorf("checksums.txt lists %d files, %d of them release archives: %v", len(sums), checked, sums)
+	}
+	if os.Getenv("MCPTEST_SNAPSHOT") == "1" && checked != 2 {
+		t.Errorf("the snapshot built %d archives, want linux/amd64 and windows/arm64", checked)
+	}
+	checkSnapshotBinary(t, dist, version, sums)
+}
+
+// checkSnapshotBinary runs the linux/amd64 binary of the snapshot, when
+// this machine can, and checks the version the ldflags set.
+func checkSnapshotBinary(t *testing.T, dist, version string, sums map[string]string) {
+	t.Helper()
+	name := archiveName(version, "linux", "amd64")
+	if _, ok := sums[name]; !ok || runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		return
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("tar", "-xzf", filepath.Join(dist, name), "-C", dir).CombinedOutput(); err != nil {
+		t.Fatalf("tar: %v\n%s", err, out)
+	}
+	out, err := exec.Command(filepath.Join(dir, "mcptest"), "--version").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "mcptest "+version+"\n") {
+		t.Errorf("the snapshot binary says %q (%v), want version %s", out, err, version)
+	}
+}
+
+// snapshotVersion reads the version from the archive names.
+func snapshotVersion(t *testing.T, sums map[string]string) string {
+	t.Helper()
+	re := regexp.MustCompile(`^mcptest_(.+)_linux_amd64\.tar\.gz$`)
+	for name := range sums {
+		if m := re.FindStringSubmatch(name); m != nil {
+			return m[1]
+		}
+	}
+	t.Fatalf("checksums.txt names no linux/amd64 archive: %v", sums)
+	return ""
+}
+
+func sha256Hex(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// archiveFiles lists the regular files of a tar.gz or zip archive.
+func archiveFiles(t *testing.T, name string, b []byte) map[string]bool {
+	t.Helper()
+	files := map[string]bool{}
+	if strings.HasSuffix(name, ".zip") {
+		zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, f := range zr.File {
+			files[f.Name] = true
+		}
+		return files
+	}
+	gz, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return files
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		files[h.Name] = h.Typeflag == tar.TypeReg
+	}
+}
+
+// fakeRelease is a release served by a local stand-in for GitHub's API and
+// download host: the goreleaser snapshot when dist/ holds one, else archives
+// built here in the same layout.
+type fakeRelease struct {
+	tag   string
+	files map[string][]byte // name -> bytes, checksums.txt included
+}
+
+func newFakeRelease(t *testing.T) fakeRelease {
+	t.Helper()
+	dist := snapshotDist
+	if os.Getenv("MCPTEST_SNAPSHOT") == "1" {
+		dist = buildSnapshot(t)
+	}
+	version, real := "1.2.3", map[string][]byte{}
+	if data, err := os.ReadFile(filepath.Join(dist, "checksums.txt")); err == nil {
+		sums := readChecksums(t, data)
+		version = snapshotVersion(t, sums)
+		for name, sum := range sums {
+			b, err := os.ReadFile(filepath.Join(dist, name))
+			if err != nil || sha256Hex(b) != sum {
+				t.Fatalf("snapshot archive %s: %v (or its checksum differs)", name, err)
+			}
+			real[name] = b
+		}
+	}
+	// The snapshot's archives where it built them, archives in its layout
+	// for the other targets, and one checksums.txt over them all.
+	r := fakeRelease{tag: "v" + version, files: map[string][]byte{}}
+	var sums strings.Builder
+	for _, tg := range releaseTargets {
+		name := archiveName(version, tg.os, tg.arch)
+		b, ok := real[name]
+		if !ok {
+			b = buildArchive(t, name, tg.os)
+		}
+		r.files[name] = b
+		fmt.Fprintf(&sums, "%s  %s\n", sha256Hex(b), name)
+	}
+	r.files["checksums.txt"] = []byte(sums.String())
+	return r
+}
+
+// buildArchive writes an archive in goreleaser's layout: the binary, the
+// LICENSE and the README at its root.
+func buildArchive(t *testing.T, name, goos string) []byte {
+	t.Helper()
+	bin := "mcptest"
+	if goos == "windows" {
+		bin = "mcptest.exe"
+	}
+	files := map[string]string{bin: "#!/bin/sh\necho mcptest " + goos + "\n", "LICENSE": "Apache-2.0\n", "README.md": "mcptest\n"}
+	var buf bytes.Buffer
+	if strings.HasSuffix(name, ".zip") {
+		zw := zip.NewWriter(&buf)
+		for n, body := range files {
+			w, _ := zw.Create(n)
+			io.WriteString(w, body)
+		}
+		zw.Close()
+		return buf.Bytes()
+	}
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for n, body := range files {
+		tw.WriteHeader(&tar.Header{Name: n, Mode: 0o755, Size: int64(len(body)), Typeflag: tar.TypeReg})
+		io.WriteString(tw, body)
+	}
+	tw.Close()
+	gz.Close()
+	return buf.Bytes()
+}
+
+// serve answers as GitHub would for mcptest/mcptest: the releases list
+// under /api and the release assets under /dl.
+func (r fakeRelease) serve(t *testing.T, tamper string) *httptest.Server {
+	t.Helper()
+	// Newest first, as GitHub lists releases.
+	list := fmt.Sprintf(`[{"tag_name": %q}, {"tag_name": "v2.0.0"}, {"tag_name": "v1.3.0-rc.1"}, {"tag_name": "v1.2.3"},
+		{"tag_name": "v1.2.2"}, {"tag_name":"v1.0.0"}]`, r.tag)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		// The token goes to the API only, never to the download host.
+		auth := req.Header.Get("Authorization")
+		switch {
+		case strings.HasPrefix(req.URL.Path, "/api/") && auth != "Bearer ghs_resolver":
+			http.Error(w, "no token", http.StatusUnauthorized)
+		case strings.HasPrefix(req.URL.Path, "/dl/") && auth != "":
+			http.Error(w, "a token was sent to the download host", http.StatusForbidden)
+		case req.URL.Path == "/api/repos/mcptest/mcptest/releases":
+			io.WriteString(w, list)
+		case strings.HasPrefix(req.URL.Path, "/dl/mcptest/mcptest/releases/download/"+r.tag+"/"):
+			name := filepath.Base(req.URL.Path)
+			b, ok := r.files[name]
+			if !ok {
+				http.NotFound(w, req)
+				return
+			}
+			if name == tamper {
+				b = append(bytes.Clone(b), 0)
+			}
+			w.Write(b)
+		default:
+			http.NotFound(w, req)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// resolveScript runs .github/action/resolve.sh STEP with env against srv
+// and returns the outputs it wrote, its combined output and exit code.
+func resolveScript(t *testing.T, srv *httptest.Server, step string, env map[string]string) (map[string]string, string, int) {
+	t.Helper()
+	bash := checker(t, "bash", "bash", "apt-get install bash")
+	checker(t, "curl", "curl", "apt-get install curl")
+	dir := t.TempDir()
+	outFile := filepath.Join(dir, "output")
+	cmd := exec.Command(bash, "../../.github/action/resolve.sh", step)
+	cmd.Env = append(os.Environ(), "GITHUB_OUTPUT="+outFile, "RUNNER_TOOL_CACHE="+filepath.Join(dir, "cache"),
+		"MCPTEST_API_URL="+srv.URL+"/api", "MCPTEST_DOWNLOAD_URL="+srv.URL+"/dl", "MCPTEST_REPO=mcptest/mcptest", "MCPTEST_TOKEN=ghs_resolver")
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	outputs := map[string]string{}
+	data, _ := os.ReadFile(outFile)
+	for _, line := range strings.Split(string(data), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			outputs[k] = v
+		}
+	}
+	return outputs, string(out), code
+}
+
+// TestActionResolver runs the Action's resolver against a local stand-in
+// for GitHub: each runner gets its own archive, verified and unpacked; a
+// major-version ref picks the newest release under it; a tampered archive
+// is refused with exit 3; a ref that is no release, or a release without
+// checksums.txt, falls back to the source build.
+func TestActionResolver(t *testing.T) {
+	rel := newFakeRelease(t)
+	srv := rel.serve(t, "")
+	version := strings.TrimPrefix(rel.tag, "v")
+	for _, tg := range releaseTargets {
+		env := map[string]string{"MCPTEST_VERSION": rel.tag, "RUNNER_OS": tg.runnerOS, "RUNNER_ARCH": tg.runnerArch}
+		out, log, code := resolveScript(t, srv, "resolve", env)
+		want := archiveName(version, tg.os, tg.arch)
+		if code != 0 || out["source"] != "false" || out["archive"] != want || out["tag"] != rel.tag {
+			t.Fatalf("%s/%s: resolve exit %d, outputs %v, want archive %s\n%s", tg.runnerOS, tg.runnerArch, code, out, want, log)
+		}
+		env["MCPTEST_TAG"], env["MCPTEST_ARCHIVE"], env["MCPTEST_DIR"] = out["tag"], out["archive"], out["dir"]
+		fetched, log, code := resolveScript(t, srv, "fetch", env)
+		if code != 0 || fetched["source"] != "false" {
+			t.Fatalf("%s/%s: fetch exit %d, outputs %v\n%s", tg.runnerOS, tg.runnerArch, code, fetched, log)
+		}
+		bin := "mcptest"
+		if tg.os == "windows" {
+			bin += ".exe"
+		}
+		if _, err := os.Stat(filepath.Join(out["dir"], bin)); err != nil {
+			t.Errorf("%s/%s: the binary was not unpacked: %v\n%s", tg.runnerOS, tg.runnerArch, err, log)
+		}
+	}
+
+	linux := map[string]string{"RUNNER_OS": "Linux", "RUNNER_ARCH": "X64"}
+	with := func(k, v string) map[string]string {
+		m := map[string]string{k: v}
+		for k, v := range linux {
+			m[k] = v
+		}
+		return m
+	}
+	for ref, want := range map[string]string{"v1": "v1.2.3", "1": "v1.2.3", "v1.2": "v1.2.3", "v1.0": "v1.0.0", "v2": "v2.0.0"} {
+		if out, log, _ := resolveScript(t, srv, "resolve", with("MCPTEST_VERSION", ref)); out["tag"] != want || out["source"] != "false" {
+			t.Errorf("ref %s: outputs %v, want the newest release under it, %s (not a prerelease)\n%s", ref, out, want, log)
+		}
+	}
+	for _, ref := range []string{"main", "", "3f2c1a9e"} {
+		if out, log, code := resolveScript(t, srv, "resolve", with("MCPTEST_VERSION", ref)); code != 0 || out["source"] != "true" {
+			t.Errorf("ref %q: exit %d, outputs %v; want the source build\n%s", ref, code, out, log)
+		}
+	}
+
+	missing := with("MCPTEST_VERSION", "v9.9.9")
+	out, _, _ := resolveScript(t, srv, "resolve", missing)
+	missing["MCPTEST_TAG"], missing["MCPTEST_ARCHIVE"], missing["MCPTEST_DIR"] = out["tag"], out["archive"], out["dir"]
+	if out, log, code := resolveScript(t, srv, "fetch", missing); code != 0 || out["source"] != "true" {
+		t.Errorf("missing release: exit %d, outputs %v; want the source build\n%s", code, out, log)
+	}
+
+	name := archiveName(version, "linux", "amd64")
+	bad := rel.serve(t, name)
+	env := with("MCPTEST_VERSION", rel.tag)
+	out, _, _ = resolveScript(t, bad, "resolve", env)
+	env["MCPTEST_TAG"], env["MCPTEST_ARCHIVE"], env["MCPTEST_DIR"] = out["tag"], out["archive"], out["dir"]
+	_, log, code := resolveScript(t, bad, "fetch", env)
+	if code != ExitError || !strings.Contains(log, "::error") || !strings.Contains(log, "checksum mismatch for "+name) {
+		t.Errorf("tampered archive: exit %d, want %d and a checksum mismatch error:\n%s", code, ExitError, log)
+	}
+	if _, err := os.Stat(filepath.Join(out["dir"], "mcptest")); err == nil {
+		t.Errorf("tampered archive: the binary was unpacked anyway")
+	}
+}
+
+// TestModulePath: go.mod's module path is the repository the releases and
+// the Action come from, so `go install
+// github.com/mcptest/mcptest/cmd/mcptest@latest` resolves from the module
+// proxy, and the resolver downloads from the repository goreleaser
+// publishes to.
+func TestModulePath(t *testing.T) {
+	mod, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^module (\S+)$`).FindSubmatch(mod)
+	var cfg struct {
+		Release struct {
+			GitHub struct{ Owner, Name string } `yaml:"github"`
+		} `yaml:"release"`
+	}
+	data, err := os.ReadFile("../../.goreleaser.yaml")
+	if err != nil || yaml.Unmarshal(data, &cfg) != nil {
+		t.Fatalf("read .goreleaser.yaml: %v", err)
+	}
+	repo := cfg.Release.GitHub.Owner + "/" + cfg.Release.GitHub.Name
+	if m == nil || string(m[1]) != "github.com/"+repo {
+		t.Errorf("go.mod's module is %q, the releases are published to github.com/%s", m, repo)
+	}
+	script, _ := os.ReadFile("../../.github/action/resolve.sh")
+	if !strings.Contains(string(script), "repo=${MCPTEST_REPO:-"+repo+"}") {
+		t.Errorf("resolve.sh does not default to the repository %s", repo)
+	}
+}
