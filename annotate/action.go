@@ -322,6 +322,9 @@ func (r ActionReport) blocks(serverURL, repo string) []block {
 		}
 	}
 	out = append(out, block{head: h.String()})
+	if sm := summaryMarkdown(env); sm != "" {
+		out = append(out, block{head: sm})
+	}
 
 	if r.Cmp != nil {
 		var reg, fix []string
@@ -406,7 +409,7 @@ func (r ActionReport) blocks(serverURL, repo string) []block {
 
 	var all []string
 	for _, c := range env.Cases {
-		all = append(all, fmt.Sprintf("| %s | %s | %s |\n", Text(c.Name, 0), c.Verdict, Text(targetsLabel(c.Targets), 400)))
+		all = append(all, fmt.Sprintf("| %s | %s | %s |\n", Text(c.Name, 0), c.Verdict, Text(targetsLabel(c, true), 400)))
 	}
 	if len(all) > 0 {
 		out = append(out, block{head: "<details><summary>All cases (" + strconv.Itoa(len(all)) + ")</summary>\n\n| case | verdict | targets |\n| --- | --- | --- |\n", rows: all, tail: "\n</details>\n"})

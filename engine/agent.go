@@ -32,6 +32,10 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 	pendingTargets := map[string][]string{}
 	for _, a := range c.Expect {
 		name := a.Target.String()
+		if _, ok := reliabilityTarget(name); ok {
+			perCase = append(perCase, a)
+			continue
+		}
 		if gb, ok := targetBlock(name); ok {
 			if !gb.implemented {
 				pendingTargets[gb.key] = append(pendingTargets[gb.key], name)
@@ -40,10 +44,13 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 			perCase = append(perCase, a)
 			continue
 		}
-		perRun = append(perRun, &runCheck{a: a})
+		perRun = append(perRun, newRunCheck(a))
 	}
+	checks := newGateChecks(c, perCase)
 
 	runN := 0
+	var verdicts runVerdicts
+	var failedChecks []string
 	errs := eachCassette(s, p, res, progress, func(cas *cassette.Cassette) {
 		multi.addCassette(cas)
 		if te != nil {
@@ -52,22 +59,31 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 		for i := range cas.Runs {
 			runN++
 			r := &cas.Runs[i]
+			var fig runFigures
 			if sel != nil {
-				sel.Add(r)
+				rs := sel.Add(r)
+				fig.sel = &rs
 			}
 			if edges != nil {
-				edges.Add(r)
+				er := edges.Add(r)
+				fig.edges = &er
 			}
 			if te != nil {
-				te.Add(r)
+				tr := te.Add(r)
+				fig.te = &tr
 			}
-			multi.add(cas, r)
+			multi.add(cas, r, &fig)
+			failedChecks = failedChecks[:0]
 			if len(perRun) > 0 {
 				doc := runDoc(runN, cas, r)
 				for _, rc := range perRun {
-					rc.check(runN, doc)
+					if !rc.check(runN, doc) {
+						failedChecks = append(failedChecks, rc.label)
+					}
 				}
 			}
+			failedChecks = checks.check(&fig, failedChecks)
+			verdicts.add(runN, failedChecks)
 		}
 	})
 	res.Runs = runN
@@ -82,21 +98,28 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 		addGate(res, te.Result())
 	}
 	multi.results(res)
+	verdicts.reliability(c, res)
+	failed := false
 	for _, a := range perCase {
-		v, ok := res.Targets[a.Target.String()]
-		var actual any
-		if ok {
-			actual = v
-		}
-		res.Assertions = append(res.Assertions, evaluate(a, actual, ok))
+		actual, ok := caseValue(res, a.Target.String())
+		ar := evaluate(a, actual, ok)
+		failed = failed || !ar.Passed
+		res.Assertions = append(res.Assertions, ar)
 	}
+	judged := c.Reliability != nil
+	perRunFailed := false
 	for _, rc := range perRun {
-		res.Assertions = append(res.Assertions, rc.result(runN))
+		ar := rc.result(runN)
+		if !ar.Passed && judged {
+			ar.Message += judgedNote
+		}
+		perRunFailed = perRunFailed || !ar.Passed
+		res.Assertions = append(res.Assertions, ar)
 	}
 	sortAssertions(res.Assertions, c.Expect)
 	multi.floors(res)
+	verdicts.judge(c, res)
 
-	failed := false
 	if runN == 0 && len(errs) == 0 {
 		failed = true
 		res.Findings = append(res.Findings, Finding{Level: "error",
@@ -113,10 +136,8 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 		}
 		res.Findings = append(res.Findings, f)
 	}
-	for _, a := range res.Assertions {
-		if !a.Passed {
-			failed = true
-		}
+	if perRunFailed && !judged {
+		failed = true
 	}
 	for _, f := range res.Floors {
 		if !f.Passed {

@@ -64,7 +64,7 @@ func (d DirCache) Put(key string, res *CaseResult) {
 // mcptest version, the suite's path, the case's parsed definition with every
 // position in it, and the path and content of each of its cassette files,
 // behind a format number that changes whenever a cached result's shape
-// does (2: cases record their tools).
+// does (2: cases record their tools; 3: runs have verdicts).
 // Only agent and scenario cases are cached (they read recordings alone); a
 // case that talks to a live server is always recomputed. ok is false when
 // the case cannot be keyed.
@@ -77,7 +77,7 @@ func cacheKey(s *Suite, p casePlan, version string) (string, bool) {
 		return "", false
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "mcptest case cache 2\x00%s\x00%s\x00%s\x00", version, s.Path, p.c.DefinitionSHA256)
+	fmt.Fprintf(h, "mcptest case cache 3\x00%s\x00%s\x00%s\x00", version, s.Path, p.c.DefinitionSHA256)
 	h.Write(def)
 	for _, f := range p.files {
 		data, err := os.ReadFile(f)

@@ -27,6 +27,7 @@ func FuzzParseSuite(f *testing.F) {
 	f.Add([]byte("a: &a [*a, *a]\nb: *a\n"))
 	f.Add([]byte("agents:\n  - name: x\n    expect:\n      - \"a[\": {\">=\": .inf}\n"))
 	f.Add([]byte("agents:\n  - {name: x, expect: [{target: 'tool[\"a\"].b', matcher: {not: {not: {regex: '(?i)x'}}}}]}\n"))
+	f.Add([]byte("reliability: {confidence: 99.95, min_pass_rate: 75, min_pass_hat: {k: 2, min: 50}}\nagents:\n  - {name: x, runs: 1, reliability: {min_pass_hat: {k: 3, min: 1e308}, allow_flaky: false}, expect: [{reliability.pass_hat_99999999999999999999: {'>=': 1}}]}\n"))
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		start := time.Now()

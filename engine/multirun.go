@@ -181,8 +181,8 @@ func (m *multiRun) addCassette(cas *cassette.Cassette) {
 	}
 }
 
-// add feeds one recorded run.
-func (m *multiRun) add(cas *cassette.Cassette, r *cassette.Run) {
+// add feeds one recorded run and notes its own figures in fig.
+func (m *multiRun) add(cas *cassette.Cassette, r *cassette.Run, fig *runFigures) {
 	model := ""
 	if m.matrix {
 		model = cas.Model
@@ -192,13 +192,16 @@ func (m *multiRun) add(cas *cassette.Cassette, r *cassette.Run) {
 	}
 	m.modelRuns[model]++
 	if m.passK != nil {
-		m.passK.Add(m.modelRuns[model], model, r)
+		row := m.passK.Add(m.modelRuns[model], model, r)
+		fig.passK = &row
 	}
 	if m.distractors != nil {
-		m.distractors.Add(r)
+		d := m.distractors.Add(r)
+		fig.distr, fig.correctIDs = &d, len(m.c.Distractors.Correct)
 	}
 	if m.orchestrate != nil {
-		m.orchestrate.Add(r)
+		o := m.orchestrate.Add(r)
+		fig.orch = &o
 	}
 }
 

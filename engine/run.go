@@ -58,6 +58,7 @@ func Run(s *Suite, opt Options) (*Envelope, error) {
 		Suite:         SuiteInfo{Path: s.Path, SHA256: s.SHA256},
 		Servers:       serverInfos(s.Servers),
 		Cases:         make([]*CaseResult, 0, len(plans)),
+		Floors:        suiteFloorsOf(s),
 	}
 	done := 0
 	progress := func() {
@@ -101,6 +102,7 @@ func Run(s *Suite, opt Options) (*Envelope, error) {
 	for i := range env.Servers {
 		env.Servers[i].Tools = pool.tools[env.Servers[i].Name]
 	}
+	env.Summarize()
 	env.Tally()
 	env.Totals.Cached = cached
 	return env, nil

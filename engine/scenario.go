@@ -131,6 +131,7 @@ func (b *builder) scenario(ptr string, m map[string]any) {
 		pos := b.doc.keyAt(ptr + "/rubric")
 		sc.Rubric = &pos
 	}
+	b.caseReliability(ptr, c, m)
 	b.scenarioExpect(c, ptr, m)
 }
 
@@ -347,6 +348,16 @@ func (b *builder) scenarioExpect(c *Case, ptr string, m map[string]any) {
 func scenarioTargetProblem(name string, sc *Scenario) (msg, hint string) {
 	root, rest, _ := strings.Cut(name, ".")
 	base, _, indexed := strings.Cut(root, "[")
+	if _, ok := reliabilityTarget(name); ok {
+		return "", ""
+	}
+	if base == "reliability" {
+		msg = fmt.Sprintf("unknown reliability target `%s`: expected one of reliability.pass_rate, reliability.pass_hat_<k> (k = 1, 2, ...), reliability.certified_lower, reliability.class", name)
+		if s := diag.Suggest(name, reliabilityTargetNames); s != "" {
+			hint = "did you mean `" + s + "`?"
+		}
+		return msg, hint
+	}
 	switch {
 	case base == "state":
 		return "", ""
@@ -464,20 +475,31 @@ func (rp *replay) doc(sc *Scenario) map[string]any {
 // recorded run is replayed on a fresh clone of the seed.
 func runScenario(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResult, diag.List) {
 	c, sc := p.c, p.c.Scenario
-	checks := make([]*runCheck, len(c.Expect))
-	for i, a := range c.Expect {
-		checks[i] = &runCheck{a: a}
+	var checks []*runCheck
+	var perCase []*Assertion
+	for _, a := range c.Expect {
+		if _, ok := reliabilityTarget(a.Target.String()); ok {
+			perCase = append(perCase, a)
+			continue
+		}
+		checks = append(checks, newRunCheck(a))
 	}
 	var reps []*replay
+	var verdicts runVerdicts
+	var failedChecks []string
 	runN := 0
 	errs := eachCassette(s, p, res, progress, func(cas *cassette.Cassette) {
 		for i := range cas.Runs {
 			runN++
 			rp := replayRun(sc, &cas.Runs[i])
 			doc := rp.doc(sc)
+			failedChecks = rp.oracleFailures(failedChecks[:0])
 			for _, rc := range checks {
-				rc.check(runN, doc)
+				if !rc.check(runN, doc) {
+					failedChecks = append(failedChecks, rc.label)
+				}
 			}
+			verdicts.add(runN, failedChecks)
 			// Only the numbers and findings are kept; the world of a
 			// run is dropped unless it is the only one.
 			if runN > 1 {
@@ -490,17 +512,38 @@ func runScenario(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseR
 		}
 	})
 	res.Runs = runN
+	judged := c.Reliability != nil
+	failed := false
 	for _, rc := range checks {
-		res.Assertions = append(res.Assertions, rc.result(runN))
+		ar := rc.result(runN)
+		if !ar.Passed {
+			if judged {
+				ar.Message += judgedNote
+			} else {
+				failed = true
+			}
+		}
+		res.Assertions = append(res.Assertions, ar)
 	}
-	failed := scenarioReport(sc, res, reps)
+	if scenarioReport(sc, res, reps) && !judged {
+		failed = true
+	}
+	verdicts.reliability(c, res)
+	for _, a := range perCase {
+		actual, ok := caseValue(res, a.Target.String())
+		ar := evaluate(a, actual, ok)
+		failed = failed || !ar.Passed
+		res.Assertions = append(res.Assertions, ar)
+	}
+	sortAssertions(res.Assertions, c.Expect)
+	verdicts.judge(c, res)
 	if runN == 0 && len(errs) == 0 {
 		failed = true
 		res.Findings = append(res.Findings, Finding{Level: "error",
 			Message: "no recorded runs: the cassettes hold no runs, so there is no trajectory to replay"})
 	}
-	for _, a := range res.Assertions {
-		if !a.Passed {
+	for _, f := range res.Floors {
+		if !f.Passed {
 			failed = true
 		}
 	}
@@ -509,6 +552,21 @@ func runScenario(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseR
 		res.Verdict = Fail
 	}
 	return res, errs
+}
+
+// oracleFailures appends the scenario oracles the run failed: its invalid
+// actions, forbidden transitions and expect_state mismatches.
+func (rp *replay) oracleFailures(failed []string) []string {
+	if rp.invalid > 0 {
+		failed = append(failed, fmt.Sprintf("%d invalid action(s)", rp.invalid))
+	}
+	if rp.forbid > 0 {
+		failed = append(failed, fmt.Sprintf("%d forbidden transition(s)", rp.forbid))
+	}
+	if len(rp.mismatch) > 0 {
+		failed = append(failed, fmt.Sprintf("expect_state: %d path(s) differ", len(rp.mismatch)))
+	}
+	return failed
 }
 
 // scenarioReport fills the targets, counts and findings of a scenario case

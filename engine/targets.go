@@ -55,6 +55,9 @@ func targetBlock(target string) (gateBlock, bool) {
 // (tool_selection., edges., ...), so an unknown name there is a typo.
 func gateNamespace(target string) bool {
 	ns, _, _ := strings.Cut(target, ".")
+	if ns == "reliability" {
+		return true
+	}
 	for _, b := range gateBlocks {
 		for _, t := range b.targets {
 			if strings.HasPrefix(t, ns+".") {
@@ -71,5 +74,5 @@ func knownTargets() []string {
 	for _, b := range gateBlocks {
 		out = append(out, b.targets...)
 	}
-	return out
+	return append(out, reliabilityTargetNames...)
 }

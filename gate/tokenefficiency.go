@@ -48,14 +48,16 @@ func (t *TokenEfficiency) AddCatalog(cat []cassette.ServerCatalog) {
 	}
 }
 
-// Add scores one run's selection and adds its cost.
-func (t *TokenEfficiency) Add(run *cassette.Run) {
-	t.sel.Add(run)
+// Add scores one run's selection and adds its cost; it returns the run's
+// own selection.
+func (t *TokenEfficiency) Add(run *cassette.Run) RunSelection {
+	r := t.sel.Add(run)
 	t.runs++
 	if run.CostMicros != nil {
 		t.costRuns++
 		t.cost += *run.CostMicros
 	}
+	return r
 }
 
 // Grade is the letter keyed on a selection F1: A at 90, B at 80, C at 70, D
