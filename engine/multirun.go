@@ -331,7 +331,7 @@ func (m *multiRun) floors(res *CaseResult) {
 		if ok == runs {
 			f.Lines = append(f.Lines, fmt.Sprintf("  all %d runs succeeded, and %d perfect runs certify only %s%% at 95%% confidence: a higher floor needs more runs", runs, runs, bound))
 		} else {
-			f.Lines = append(f.Lines, fmt.Sprintf("  %d of %d runs chose a distractor or no correct tool", runs-ok, runs))
+			f.Lines = append(f.Lines, fmt.Sprintf("  %d of %d runs chose a distractor, another tool outside the correct set, or no correct tool", runs-ok, runs))
 		}
 	}
 	res.Floors = append(res.Floors, f)
