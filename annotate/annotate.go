@@ -120,7 +120,7 @@ func (p Pretty) Report(w io.Writer, env *engine.Envelope) error {
 			}
 		}
 		for _, f := range c.Findings {
-			if c.Verdict == engine.Pass && f.Level != "warning" {
+			if c.Verdict == engine.Pass && f.Level != "warning" && !restrictedCall(f) {
 				continue
 			}
 			fmt.Fprintf(&b, "      %s %s\n", p.paint(levelColor(f.Level), f.Level+":"), Clean(f.Message))

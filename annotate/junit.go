@@ -135,6 +135,12 @@ func (JUnit) Report(w io.Writer, env *engine.Envelope) error {
 			}
 			f.Message, f.Text = xmlText(f.Message), xmlText(text.String())
 			tc.Failure = f
+		case engine.Pass:
+			for _, f := range c.Findings {
+				if restrictedCall(f) {
+					tc.SystemOut += "\n" + xmlText(f.Level+": "+f.Message)
+				}
+			}
 		case engine.Inconclusive:
 			msg := "inconclusive"
 			if ps := caseProblems(c); len(ps) > 0 {

@@ -347,3 +347,11 @@ func summaryMarkdown(env *engine.Envelope) string {
 	}
 	return b.String()
 }
+
+// restrictedCall reports whether a finding is a restricted call of a
+// tool_edges: block (or the count of those not listed): shown whatever the
+// case's verdict, since an expect: list that reads only allowed_pct would
+// otherwise let it pass unseen.
+func restrictedCall(f engine.Finding) bool {
+	return f.Gate == "tool_edges" && f.Level == "error"
+}

@@ -125,3 +125,36 @@ func TestReliabilityReportersGolden(t *testing.T) {
 		golden(t, "reliability.summary.md", []byte(Summary(r, "https://github.com", "o/r", SummaryLimit)))
 	})
 }
+
+// TestRestrictedCallAlwaysShown: a restricted call is shown whatever the
+// verdict; here the edge gate's expect: reads allowed_pct only, so the case
+// passes although a run called delete_repo.
+func TestRestrictedCallAlwaysShown(t *testing.T) {
+	env := &engine.Envelope{
+		SchemaVersion: engine.SchemaVersion, Suite: engine.SuiteInfo{Path: "suite.yml"}, Verdict: engine.Pass,
+		Totals: engine.Totals{Total: 1, Passed: 1},
+		Cases: []*engine.CaseResult{{
+			Name: "triage", Kind: engine.KindAgent, Verdict: engine.Pass, Runs: 1,
+			Targets: map[string]float64{"edges.allowed_pct": 100, "edges.restricted_attempts": 1}, Counts: map[string]int64{},
+			Assertions: []engine.AssertionResult{{Target: "edges.allowed_pct", Passed: true, Message: "assertion #0 (`edges.allowed_pct`) passed"}},
+			Floors:     []engine.Floor{},
+			Findings: []engine.Finding{
+				{Level: "error", Gate: "tool_edges", Message: "run 1: turn 1 call 2 called restricted tool `github.delete_repo`", Run: 1},
+				{Level: "notice", Gate: "tool_edges", Message: "calls outside the declared edges: `x`"},
+			},
+		}},
+	}
+	for _, r := range []Reporter{Pretty{}, JUnit{}} {
+		var buf bytes.Buffer
+		if err := r.Report(&buf, env); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		if !strings.Contains(out, "called restricted tool `github.delete_repo`") {
+			t.Errorf("%T hides the restricted call of a passing case:\n%s", r, out)
+		}
+		if strings.Contains(out, "calls outside the declared edges") {
+			t.Errorf("%T shows a notice of a passing case:\n%s", r, out)
+		}
+	}
+}
