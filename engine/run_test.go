@@ -346,3 +346,28 @@ agents:
 		}
 	}
 }
+
+// TestTokenEfficiencyGradeTarget: the grade is a target, a word in the
+// envelope's labels, assertable like any other.
+func TestTokenEfficiencyGradeTarget(t *testing.T) {
+	s := writeSuite(t, `
+agents:
+  - name: research
+    cassette: c.json
+    token_efficiency:
+      classes:
+        - name: search
+          members: [brave.web_search, google.search]
+        - name: fetch
+          members: [http.get]
+      expect:
+        - token_efficiency.grade: { exact: A }
+`, map[string]string{"c.json": cassetteJSON(runJSON("ok", "google.search", "shell.exec"))})
+	c := run(t, s, Options{}).Cases[0]
+	if c.Labels["token_efficiency.grade"] != "F" {
+		t.Errorf("labels %v, want grade F for F1 50", c.Labels)
+	}
+	if len(c.Assertions) != 1 || c.Assertions[0].Passed || c.Assertions[0].Actual != "F" || c.Verdict != Fail {
+		t.Errorf("assertions %+v verdict %s", c.Assertions, c.Verdict)
+	}
+}
