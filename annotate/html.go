@@ -186,6 +186,8 @@ type htmlComparison struct {
 	Warnings       []string
 	Flips          []htmlFlip
 	Changed        []htmlChanged
+	// Reliability lists the summary figures that moved.
+	Reliability []string
 }
 
 type htmlFlip struct {
@@ -242,6 +244,7 @@ func (h HTML) Report(w io.Writer, env *engine.Envelope) error {
 						ts = append(ts, t.Name+" "+s)
 					}
 				}
+				ts = append(ts, changedLabels(cd, "→", func(s string) string { return s })...)
 				hc.Delta = Clean(strings.Join(ts, "; "))
 			}
 		}
@@ -353,8 +356,17 @@ func htmlCompare(c *baseline.Comparison) *htmlComparison {
 				ch.Targets = append(ch.Targets, Clean(t.Name+" "+s))
 			}
 		}
+		ch.Targets = append(ch.Targets, changedLabels(d, "→", Clean)...)
 		hc.Changed = append(hc.Changed, ch)
 	}
+	for _, f := range c.Floors {
+		hf := htmlFlip{Change: string(f.Change), Case: "(suite)", What: Clean(f.Label()), From: string(f.From), To: string(f.To), Message: Clean(f.Message)}
+		if f.Position != nil {
+			hf.Position = Clean(f.Position.String())
+		}
+		hc.Flips = append(hc.Flips, hf)
+	}
+	hc.Reliability = cleanAll(summaryDeltaWords(c.Reliability, "→"))
 	return hc
 }
 

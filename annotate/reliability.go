@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/engine"
 )
 
@@ -354,4 +355,84 @@ func summaryMarkdown(env *engine.Envelope) string {
 // otherwise let it pass unseen.
 func restrictedCall(f engine.Finding) bool {
 	return f.Gate == "tool_edges" && f.Level == "error"
+}
+
+// labelWords renders a word-valued target of a comparison as "stable_pass
+// -> flaky", "A (new)" or "F (gone)"; ok is false when it did not change.
+func labelWords(l baseline.LabelDelta, arrow string) (string, bool) {
+	switch {
+	case l.Baseline == nil && l.Current != nil:
+		return *l.Current + " (new)", true
+	case l.Current == nil && l.Baseline != nil:
+		return *l.Baseline + " (gone)", true
+	case l.Current == nil || *l.Baseline == *l.Current:
+		return "", false
+	}
+	return *l.Baseline + " " + arrow + " " + *l.Current, true
+}
+
+// changedLabels lists a case's changed labels as "name words", each part
+// escaped with esc.
+func changedLabels(d baseline.CaseDelta, arrow string, esc func(string) string) []string {
+	var out []string
+	if d.Status == baseline.Removed {
+		return nil
+	}
+	for _, l := range d.Labels {
+		if s, ok := labelWords(l, arrow); ok {
+			out = append(out, esc(l.Name)+" "+esc(s))
+		}
+	}
+	return out
+}
+
+// summaryDeltaWords lists the summary figures that moved, as "pass^1 42.0
+// -> 40.0 (-2.0)"; a figure new or gone on one side says so.
+func summaryDeltaWords(r *baseline.ReliabilityDelta, arrow string) []string {
+	if r == nil {
+		return nil
+	}
+	var out []string
+	for _, f := range r.Figures {
+		name := strings.TrimPrefix(f.Name, "summary.")
+		if k, ok := strings.CutPrefix(name, "pass_hat_"); ok {
+			name = "pass^" + k
+		}
+		one := func(v float64) string { return fmt.Sprintf("%.1f", v) }
+		if !strings.HasPrefix(f.Name, "summary.pass") {
+			one = func(v float64) string { return fmt.Sprintf("%d", int64(v)) }
+		}
+		switch {
+		case f.Baseline == nil && f.Current != nil:
+			out = append(out, fmt.Sprintf("%s %s (new)", name, one(*f.Current)))
+		case f.Current == nil && f.Baseline != nil:
+			out = append(out, fmt.Sprintf("%s %s (gone)", name, one(*f.Baseline)))
+		case f.Delta != nil && *f.Delta != 0:
+			sign := "+"
+			if *f.Delta < 0 {
+				sign = ""
+			}
+			out = append(out, fmt.Sprintf("%s %s %s %s (%s%s)", name, one(*f.Baseline), arrow, one(*f.Current), sign, one(*f.Delta)))
+		}
+	}
+	return out
+}
+
+// flipWhat names a flip's subject for a markdown table.
+func flipWhat(f baseline.Flip, esc func(string) string) string {
+	switch f.Subject {
+	case baseline.SubjectAssertion:
+		s := fmt.Sprintf("assertion #%d %s", *f.Index, esc(f.Name))
+		if f.Block != "" {
+			s += " in " + esc(f.Block)
+		}
+		return s
+	case baseline.SubjectFloor:
+		return "floor " + esc(f.Name)
+	case baseline.SubjectClass:
+		return "reliability class"
+	case baseline.SubjectSuiteFloor:
+		return fmt.Sprintf("suite floor #%d %s", *f.Index, esc(f.Name))
+	}
+	return "case"
 }

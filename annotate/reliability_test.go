@@ -72,6 +72,9 @@ func reliabilitySample() *engine.Envelope {
 			{Index: 1, Target: "summary.pass_hat_4", Matcher: map[string]any{">=": 10.0}, Position: pos(4, 5)},
 		},
 	}
+	for _, c := range env.Cases {
+		c.DefinitionSHA256 = "def"
+	}
 	env.Summarize()
 	env.Tally()
 	return env
@@ -157,4 +160,29 @@ func TestRestrictedCallAlwaysShown(t *testing.T) {
 			t.Errorf("%T shows a notice of a passing case:\n%s", r, out)
 		}
 	}
+}
+
+// TestReliabilityComparisonGolden compares the sample with a baseline in
+// which the first case passed every run and the first floor failed: the
+// class flip, the floor fix and the summary deltas in every format.
+func TestReliabilityComparisonGolden(t *testing.T) {
+	base, cur := reliabilitySample(), reliabilitySample()
+	b := base.Cases[0]
+	b.Labels["reliability.class"], b.Counts["reliability.passed_runs"] = "stable_pass", 4
+	b.Reliability = &engine.ReliabilityDetail{Runs: 4, PassedRuns: 4, Class: "stable_pass", Confidence: 95, Judged: true, Rows: nil}
+	base.Cases[1].Counts["reliability.passed_runs"] = 1
+	base.Floors[0].Matcher = map[string]any{">=": 45.0}
+	base.Summarize()
+	base.Floors[0].Matcher = map[string]any{">=": 40.0}
+	base.Tally()
+	c := baseline.Compare(base, cur, baseline.Options{})
+	for _, format := range CompareFormats[:2] {
+		var buf bytes.Buffer
+		if err := RenderComparison(&buf, format, c, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "reliability-compare."+format, buf.Bytes())
+	}
+	r := ActionReport{Env: cur, Cmp: c, Gate: c.Gate, Suite: "suite.yml", BaselineFile: "base.json"}
+	golden(t, "reliability-compare.summary.md", []byte(Summary(r, "https://github.com", "o/r", SummaryLimit)))
 }
