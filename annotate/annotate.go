@@ -125,6 +125,7 @@ func (p Pretty) Report(w io.Writer, env *engine.Envelope) error {
 			}
 			fmt.Fprintf(&b, "      %s %s\n", p.paint(levelColor(f.Level), f.Level+":"), Clean(f.Message))
 		}
+		p.world(&b, c)
 		p.reliability(&b, c)
 		p.multiRun(&b, c)
 	}

@@ -159,6 +159,8 @@ type htmlCase struct {
 	DistractorInjected string
 	Reliability        string
 	MoreRuns           int
+	Worlds             []htmlWorld
+	MoreWorlds         int
 }
 
 type htmlProblem struct {
@@ -321,6 +323,7 @@ func htmlCaseOf(i int, c *engine.CaseResult) htmlCase {
 			hc.MoreRuns = more
 		}
 	}
+	hc.Worlds, hc.MoreWorlds = worldsOf(c)
 	if cs := c.Cassettes; cs != nil {
 		hc.Cassettes = Clean(fmt.Sprintf("%d file(s), sha256 %s", cs.Files, cs.SHA256))
 	}

@@ -119,7 +119,7 @@ func (JUnit) Report(w io.Writer, env *engine.Envelope) error {
 			Time:      "0",
 			File:      xmlText(c.Position.File),
 			Line:      c.Position.Line,
-			SystemOut: xmlText(figures(c)),
+			SystemOut: xmlText(figures(c) + worldText(c)),
 		}
 		switch c.Verdict {
 		case engine.Fail:

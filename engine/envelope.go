@@ -119,6 +119,8 @@ type CaseResult struct {
 	Distractors *DistractorsDetail `json:"distractors,omitempty"`
 	// Discovery records a discovery: block.
 	Discovery *DiscoveryDetail `json:"discovery,omitempty"`
+	// Scenario is a scenario case's replayed world, run by run.
+	Scenario *ScenarioDetail `json:"scenario,omitempty"`
 	// Reliability is the verdict of each recorded run and what they add up
 	// to; present on a case with two runs or more, or with reliability
 	// asked for (reliability.go).

@@ -328,6 +328,10 @@ func TestFloorErrors(t *testing.T) {
 			t.Errorf("missing %q in:\n%s", want, msg)
 		}
 	}
+	_, err = loadSuite(t, "floors:\n  - summary.pass_hat_21: { \">=\": 1 }\nagents:\n  - name: x\n    cassette: c.json\n", fourTrials)
+	if err == nil || !strings.Contains(err.Error(), "suite.yml:2:5: `summary.pass_hat_21`: the summary's pass^k goes up to k = 20") {
+		t.Errorf("err = %v", err)
+	}
 	_, err = loadSuite(t, "agents:\n  - name: x\n    runs: 2\n    cassette: c.json\n    reliability: {min_pass_hat: {k: 3, min: 10}}\n", fourTrials)
 	if err == nil || !strings.Contains(err.Error(), "suite.yml:5:37: min_pass_hat k = 3 needs at least 3 runs, and test \"x\" declares `runs: 2`") {
 		t.Errorf("err = %v", err)

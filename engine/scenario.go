@@ -396,6 +396,9 @@ type replay struct {
 	cost     *int64
 	// findings name each invalid action and forbidden call.
 	findings []Finding
+	// invalidAt and forbiddenAt locate each invalid action and forbidden
+	// call, for the scenario object.
+	invalidAt, forbiddenAt []WorldEvent
 }
 
 // replayRun replays r against a fresh world seeded from sc.
@@ -415,20 +418,24 @@ func replayRun(sc *Scenario, r *cassette.Run) *replay {
 			}
 			res := rp.world.Call(world.Step{Tool: call.Tool, ID: call.ID(), Args: call.Arguments, IsError: call.IsError})
 			where := fmt.Sprintf("turn %d, call %d `%s`", ti+1, ci+1, call.ID())
+			ev := WorldEvent{Turn: ti + 1, Call: ci + 1, Tool: call.ID(), Reason: res.Reason}
 			switch res.Outcome {
 			case world.Invalid:
 				rp.invalid++
 				f := Finding{Level: "error", Gate: "scenario", Message: where + ": invalid action: " + res.Reason}
 				if res.Rule >= 0 {
 					pos := sc.TransitionPos[res.Rule]
-					f.Position = &pos
+					f.Position, ev.Position = &pos, &pos
 				}
 				rp.findings = append(rp.findings, f)
+				rp.invalidAt = append(rp.invalidAt, ev)
 			case world.ForbiddenCall:
 				rp.forbid++
 				pos := sc.ForbiddenPos[res.Rule]
+				ev.Position = &pos
 				rp.findings = append(rp.findings, Finding{Level: "error", Gate: "scenario", Position: &pos,
 					Message: where + ": forbidden transition: " + res.Reason})
+				rp.forbiddenAt = append(rp.forbiddenAt, ev)
 			}
 		}
 		if t.FinalResponse != "" {
@@ -487,6 +494,7 @@ func runScenario(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseR
 	var reps []*replay
 	var verdicts runVerdicts
 	var failedChecks []string
+	detail := &ScenarioDetail{Runs: []ScenarioRun{}}
 	runN := 0
 	errs := eachCassette(s, p, res, progress, func(cas *cassette.Cassette) {
 		for i := range cas.Runs {
@@ -500,6 +508,7 @@ func runScenario(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseR
 				}
 			}
 			verdicts.add(runN, failedChecks)
+			detail.add(runN, rp)
 			// Only the numbers and findings are kept; the world of a
 			// run is dropped unless it is the only one.
 			if runN > 1 {
@@ -512,6 +521,7 @@ func runScenario(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseR
 		}
 	})
 	res.Runs = runN
+	res.Scenario = detail
 	judged := c.Reliability != nil
 	failed := false
 	for _, rc := range checks {
@@ -656,6 +666,11 @@ func scenarioReport(sc *Scenario, res *CaseResult, reps []*replay) bool {
 				res.Targets["state."+e.Path.String()] = n
 			} else if bv, isBool := v.(bool); ok && isBool {
 				res.Targets["state."+e.Path.String()] = boolTarget(bv)
+			} else if sv, isString := v.(string); ok && isString {
+				if res.Labels == nil {
+					res.Labels = map[string]string{}
+				}
+				res.Labels["state."+e.Path.String()] = redact.String(sv)
 			}
 		}
 	}
@@ -699,4 +714,87 @@ func boolTarget(b bool) float64 {
 		return 1
 	}
 	return 0
+}
+
+// maxScenarioRuns bounds the runs whose world the scenario object keeps: a
+// cassette of thousands of runs keeps the numbers of every run and the
+// final state and diff of the first 100.
+const maxScenarioRuns = 100
+
+// ScenarioDetail is the envelope's structured record of a scenario case:
+// what each recorded run, replayed on a world of its own, left behind.
+type ScenarioDetail struct {
+	Runs []ScenarioRun `json:"runs"`
+	// OmittedRuns counts the runs past the first 100, whose world is not
+	// kept (their numbers are in the targets and the run verdicts).
+	OmittedRuns int `json:"omitted_runs,omitempty"`
+}
+
+// ScenarioRun is one replayed run: the world it left (redacted), the
+// changes from the seed in path order, the calls in order, and the calls
+// the world refused, each located by turn and call (1-based).
+type ScenarioRun struct {
+	Run                  int            `json:"run"`
+	StateMatched         bool           `json:"state_matched"`
+	FinalState           map[string]any `json:"final_state"`
+	Diff                 []StateChange  `json:"diff"`
+	ToolNames            []string       `json:"tool_names"`
+	InvalidActions       []WorldEvent   `json:"invalid_actions"`
+	ForbiddenTransitions []WorldEvent   `json:"forbidden_transitions"`
+}
+
+// StateChange is one path whose value differs between the seed and the
+// final state: op is add (absent in the seed), remove (absent at the end)
+// or replace. Objects are compared key by key; any other value, a list
+// included, is compared whole.
+type StateChange struct {
+	Path   string `json:"path"`
+	Op     string `json:"op"`
+	Before any    `json:"before,omitempty"`
+	After  any    `json:"after,omitempty"`
+}
+
+// WorldEvent is a call the world refused: an invalid action or a
+// forbidden transition, with the rule it is about when there is one.
+type WorldEvent struct {
+	Turn     int       `json:"turn"`
+	Call     int       `json:"call"`
+	Tool     string    `json:"tool"`
+	Reason   string    `json:"reason"`
+	Position *diag.Pos `json:"position,omitempty"`
+}
+
+// add records a replayed run, while its world is still there.
+func (d *ScenarioDetail) add(run int, rp *replay) {
+	if len(d.Runs) == maxScenarioRuns {
+		d.OmittedRuns++
+		return
+	}
+	sr := ScenarioRun{Run: run, StateMatched: len(rp.mismatch) == 0, Diff: []StateChange{},
+		ToolNames: orEmptyStrings(rp.names), InvalidActions: orEmptyEvents(rp.invalidAt), ForbiddenTransitions: orEmptyEvents(rp.forbiddenAt)}
+	sr.FinalState, _ = redact.Value(rp.world.State()).(map[string]any)
+	for _, c := range rp.world.Changes() {
+		sc := StateChange{Path: c.Path, Op: "replace", Before: redact.Value(c.Before), After: redact.Value(c.After)}
+		switch {
+		case !c.HadBefore:
+			sc.Op, sc.Before = "add", nil
+		case !c.HasAfter:
+			sc.Op, sc.After = "remove", nil
+		}
+		sr.Diff = append(sr.Diff, sc)
+	}
+	for i := range sr.InvalidActions {
+		sr.InvalidActions[i].Reason = redact.String(sr.InvalidActions[i].Reason)
+	}
+	for i := range sr.ForbiddenTransitions {
+		sr.ForbiddenTransitions[i].Reason = redact.String(sr.ForbiddenTransitions[i].Reason)
+	}
+	d.Runs = append(d.Runs, sr)
+}
+
+func orEmptyEvents(evs []WorldEvent) []WorldEvent {
+	if evs == nil {
+		return []WorldEvent{}
+	}
+	return evs
 }

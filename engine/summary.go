@@ -26,8 +26,8 @@ type Summary struct {
 	PassedRuns int64 `json:"passed_runs"`
 	// PassRate is the mean over cases of passed/runs; it equals pass^1.
 	PassRate SummaryFigure `json:"pass_rate"`
-	// PassHat is pass^k for k = 1 .. the most runs of a case (at most 20,
-	// plus any k a floor names), in order of k.
+	// PassHat is pass^k for k = 1 .. the most runs of a case, at most 20,
+	// in order of k.
 	PassHat []PassHatFigure `json:"pass_hat"`
 	Classes ClassCounts     `json:"classes"`
 }
@@ -98,16 +98,22 @@ func (e *Envelope) Summarize() {
 	}
 }
 
-// floorKs lists the k of the summary.pass_hat_<k> the floors name.
+// floorKs lists the k of the summary.pass_hat_<k> the floors name, up to
+// maxSummaryK: a summary is over counts an envelope may have been given by
+// anyone, so its work is bounded whatever they claim.
 func (e *Envelope) floorKs() []int64 {
 	var ks []int64
 	for _, f := range e.Floors {
-		if k, ok := summaryPassHat(f.Target); ok {
+		if k, ok := summaryPassHat(f.Target); ok && k <= maxSummaryK {
 			ks = append(ks, k)
 		}
 	}
 	return ks
 }
+
+// maxSummaryK is the largest k of the summary's pass^k: the figures are
+// k = 1 .. 20 (and a suite floor may name no larger k).
+const maxSummaryK = maxPassHatTargets
 
 func summarize(cases []summaryCase, floorKs []int64) *Summary {
 	if len(cases) == 0 {
@@ -133,7 +139,7 @@ func summarize(cases []summaryCase, floorKs []int64) *Summary {
 		ks = append(ks, k)
 	}
 	for _, k := range floorKs {
-		if k <= most && !slices.Contains(ks, k) {
+		if k <= most && k <= maxSummaryK && !slices.Contains(ks, k) {
 			ks = append(ks, k)
 		}
 	}
@@ -262,7 +268,8 @@ func (b *builder) suiteFloors(root map[string]any) {
 	b.expect(tmp, expectList{ptr: "/floors", items: items, grammarOnly: true})
 	for _, a := range tmp.Expect {
 		name := a.Target.String()
-		if _, ok := summaryPassHat(name); ok || slices.Contains(summaryTargets, name) {
+		k, isHat := summaryPassHat(name)
+		if isHat && k <= maxSummaryK || slices.Contains(summaryTargets, name) {
 			b.suite.Floors = append(b.suite.Floors, a)
 			continue
 		}
@@ -276,7 +283,10 @@ func (b *builder) suiteFloors(root map[string]any) {
 			pos = b.doc.keyAt(tptr)
 		}
 		e := &diag.Error{Pos: pos, Pointer: tptr, Kind: "floors",
-			Message: fmt.Sprintf("unknown summary target `%s`: a floor reads the suite summary: summary.pass_hat_<k> (k = 1, 2, ...), %s", name, strings.Join(summaryTargets[1:], ", "))}
+			Message: fmt.Sprintf("unknown summary target `%s`: a floor reads the suite summary: summary.pass_hat_<k> (k = 1 .. %d), %s", name, maxSummaryK, strings.Join(summaryTargets[1:], ", "))}
+		if isHat {
+			e.Message = fmt.Sprintf("`%s`: the summary's pass^k goes up to k = %d; a larger k needs a per-case floor (reliability: {min_pass_hat: {k, min}})", name, maxSummaryK)
+		}
 		if s := diag.Suggest(name, summaryTargets); s != "" {
 			e.Hint = "did you mean `" + s + "`?"
 		}

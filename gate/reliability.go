@@ -55,6 +55,9 @@ func PassHat(c, n, k int64) *big.Rat {
 	if k < 1 || k > n || c < 0 || c > n {
 		return nil
 	}
+	if c == n {
+		return big.NewRat(1, 1)
+	}
 	num, den := big.NewInt(1), big.NewInt(1)
 	for i := int64(0); i < k; i++ {
 		if c-i <= 0 {
