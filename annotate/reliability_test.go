@@ -67,7 +67,7 @@ func reliabilitySample() *engine.Envelope {
 				Reliability: &engine.ReliabilityDetail{Runs: 4, PassedRuns: 0, Class: "stable_fail", Confidence: 95, Rows: rows(1, 2, 3, 4)},
 				Scenario: &engine.ScenarioDetail{Runs: []engine.ScenarioRun{
 					{Run: 1, FinalState: map[string]any{"seat": "14C", "note": "<script>\x1b[2J"}, ToolNames: []string{"change_seat"},
-						Diff: []engine.StateChange{{Path: "seat", Op: "replace", Before: "12A", After: "14C"}, {Path: "note", Op: "add", After: "<script>\x1b[2J"}},
+						Diff:           []engine.StateChange{{Path: "seat", Op: "replace", Before: "12A", After: "14C"}, {Path: "note", Op: "add", After: "<script>\x1b[2J"}},
 						InvalidActions: []engine.WorldEvent{}, ForbiddenTransitions: []engine.WorldEvent{}},
 					{Run: 2, FinalState: map[string]any{"seat": "12A"}, ToolNames: []string{"drop_booking"}, Diff: []engine.StateChange{},
 						InvalidActions: []engine.WorldEvent{}, ForbiddenTransitions: []engine.WorldEvent{{Turn: 1, Call: 1, Tool: "drop_booking", Reason: "never <b>drop</b>"}}},
