@@ -130,6 +130,7 @@ var exampleExit = map[string]int{
 	"distractor-floor-fails": ExitFail,
 	"auditor-view":           ExitFail,
 	"tool-quality":           ExitFail,
+	"reliability":            ExitFail,
 }
 
 // TestExamples runs every examples/*/ suite with both reporters and checks
@@ -295,12 +296,16 @@ func TestColor(t *testing.T) {
 }
 
 // TestREADMECommands runs every `$ mcptest ...` command shown in the README
-// from the repository root and compares what it prints, so the docs cannot
-// drift from the binary.
+// and in docs/metrics.md from the repository root and compares what it
+// prints, so the docs cannot drift from the binary.
 func TestREADMECommands(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
+	var data []byte
+	for _, doc := range []string{"../../README.md", "../../docs/metrics.md"} {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(data, b...)
 	}
 	t.Chdir("../..")
 	n := 0
