@@ -78,3 +78,39 @@ func FuzzComplianceRules(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSummary feeds arbitrary bytes as a run envelope, as `mcptest report
+// merge` and a baseline artifact give them: recounting the reliability
+// summary and deciding the suite floors never panics, stays quick whatever
+// counts and floors the envelope claims, and gives figures within 0..100.
+func FuzzSummary(f *testing.F) {
+	f.Add([]byte(`{"cases": [{"counts": {"reliability.runs": 4, "reliability.passed_runs": 3}}, {"counts": {"reliability.runs": 2, "reliability.passed_runs": 2}}],
+		"floors": [{"index": 0, "target": "summary.pass_hat_2", "matcher": {">=": 40}}, {"index": 1, "target": "summary.flaky", "matcher": {"<=": 0}}]}`))
+	f.Add([]byte(`{"cases": [{"counts": {"reliability.runs": 9223372036854775807, "reliability.passed_runs": 9223372036854775806}}],
+		"floors": [{"target": "summary.pass_hat_20", "matcher": {"schema": {"minimum": 1}}}, {"target": "summary.pass_hat_999999999", "matcher": {"regex": "("}}]}`))
+	f.Add([]byte(`{"cases": [null, {"counts": {"reliability.runs": -1, "reliability.passed_runs": 5}}], "run": {"shard": "1/2"}, "floors": [{"target": "summary.pass_rate", "matcher": 7}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var env Envelope
+		if json.Unmarshal(data, &env) != nil {
+			return
+		}
+		start := time.Now()
+		env.Summarize()
+		if d := time.Since(start); d > time.Second {
+			t.Fatalf("Summarize took %v", d)
+		}
+		if s := env.Summary; s != nil {
+			for _, p := range append([]PassHatFigure{{SummaryFigure: s.PassRate}}, s.PassHat...) {
+				if p.Value < 0 || p.Value > 100 || p.K > maxSummaryK {
+					t.Fatalf("figure %+v", p)
+				}
+			}
+		}
+		for _, c := range env.Cases {
+			if c == nil {
+				return // Tally needs the cases Envelope.Check lets through
+			}
+		}
+		env.Tally()
+	})
+}
