@@ -81,6 +81,18 @@ func Annotations(r ActionReport) []Annotation {
 				fixes = append(fixes, *fix)
 			}
 		}
+		for _, f := range r.Cmp.Floors {
+			a := Annotation{Level: "notice", Title: "mcptest fix: suite floor", Message: flatten(fmt.Sprintf("%s: %s -> %s: %s", f.Label(), f.From, f.To, f.Message), 1000)}
+			if f.Position != nil {
+				a.File, a.Line, a.Col = f.Position.File, f.Position.Line, f.Position.Col
+			}
+			if f.Change == baseline.Regression {
+				a.Level, a.Title = "error", "mcptest regression: suite floor"
+				regress = append(regress, a)
+			} else {
+				fixes = append(fixes, a)
+			}
+		}
 	}
 	for _, c := range r.Env.Cases {
 		if c.Verdict != engine.Fail || flipped[c.Name] {
@@ -100,9 +112,12 @@ func Annotations(r ActionReport) []Annotation {
 func caseFlips(d baseline.CaseDelta, c *engine.CaseResult) (reg, fix *Annotation) {
 	var regs, fixes []baseline.Flip
 	for _, f := range d.Flips {
-		if f.Change == baseline.Regression {
+		switch f.Change {
+		case baseline.Regression:
 			regs = append(regs, f)
-		} else {
+		case baseline.Noise:
+			// a flaky case failing in both runs: neither a regression nor a fix
+		default:
 			fixes = append(fixes, f)
 		}
 	}
@@ -385,29 +400,37 @@ func (r ActionReport) blocks(serverURL, repo string) []block {
 		}
 	}
 	out = append(out, block{head: h.String()})
+	if sm := summaryMarkdown(env); sm != "" {
+		out = append(out, block{head: sm})
+	}
+	if r.Cmp != nil {
+		if rd := reliabilityDeltaMarkdown(r.Cmp.Reliability); rd != "" {
+			out = append(out, block{head: rd})
+		}
+	}
 
 	if r.Cmp != nil {
 		var reg, fix []string
+		marks := map[baseline.Change]string{baseline.Regression: "🔴 **regression**", baseline.Fix: "🟢 fix", baseline.Noise: "⚪ noise"}
+		addFlip := func(caseName string, f baseline.Flip) {
+			what := flipWhat(f, func(s string) string { return Text(s, 200) })
+			if f.Subject == baseline.SubjectAssertion {
+				what = strings.Replace(what, "#", "#&#8203;", 1)
+			}
+			row := fmt.Sprintf("| %s | %s | %s | %s → %s | %s |\n", marks[f.Change], caseName, what, f.From, f.To, Text(f.Message, 0))
+			if f.Change == baseline.Regression {
+				reg = append(reg, row)
+			} else {
+				fix = append(fix, row)
+			}
+		}
 		for _, d := range r.Cmp.Cases {
 			for _, f := range d.Flips {
-				what := "case"
-				switch f.Subject {
-				case baseline.SubjectAssertion:
-					what = fmt.Sprintf("assertion #&#8203;%d %s", *f.Index, Text(f.Name, 200))
-					if f.Block != "" {
-						what += " in " + Text(f.Block, 100)
-					}
-				case baseline.SubjectFloor:
-					what = "floor " + Text(f.Name, 200)
-				}
-				row := fmt.Sprintf("| %s | %s | %s | %s → %s | %s |\n", map[baseline.Change]string{baseline.Regression: "🔴 **regression**", baseline.Fix: "🟢 fix"}[f.Change],
-					Text(d.Name, 0), what, f.From, f.To, Text(f.Message, 0))
-				if f.Change == baseline.Regression {
-					reg = append(reg, row)
-				} else {
-					fix = append(fix, row)
-				}
+				addFlip(Text(d.Name, 0), f)
 			}
+		}
+		for _, f := range r.Cmp.Floors {
+			addFlip("(suite)", f)
 		}
 		if len(reg)+len(fix) > 0 {
 			out = append(out, block{head: "#### Floor flips\n\n| | case | what | verdict | message |\n| --- | --- | --- | --- | --- |\n", rows: append(reg, fix...), tail: "\n"})
@@ -460,6 +483,7 @@ func (r ActionReport) blocks(serverURL, repo string) []block {
 					ts = append(ts, Text(t.Name, 100)+" "+s)
 				}
 			}
+			ts = append(ts, changedLabels(d, "→", func(s string) string { return Text(s, 100) })...)
 			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s |\n", Text(d.Name, 0), status, verdictWords(d, "→"), strings.Join(ts, "<br>")))
 		}
 		if len(rows) > 0 {
@@ -469,7 +493,7 @@ func (r ActionReport) blocks(serverURL, repo string) []block {
 
 	var all []string
 	for _, c := range env.Cases {
-		all = append(all, fmt.Sprintf("| %s | %s | %s |\n", Text(c.Name, 0), c.Verdict, Text(targetsLabel(c.Targets), 400)))
+		all = append(all, fmt.Sprintf("| %s | %s | %s |\n", Text(c.Name, 0), c.Verdict, Text(targetsLabel(c, true), 400)))
 	}
 	if len(all) > 0 {
 		out = append(out, block{head: "<details><summary>All cases (" + strconv.Itoa(len(all)) + ")</summary>\n\n| case | verdict | targets |\n| --- | --- | --- |\n", rows: all, tail: "\n</details>\n"})

@@ -38,6 +38,10 @@ type AgentFailure struct {
 	Full string `json:"full,omitempty"`
 	// Repro is a shell command that re-runs just this case, verbatim.
 	Repro string `json:"repro"`
+	// Runs, for a case with several runs, says how many passed, its
+	// reliability class and which runs failed: "3/4 runs passed (75%):
+	// flaky; failed: #2".
+	Runs string `json:"runs,omitempty"`
 }
 
 // AgentOptions tune AgentFailures.
@@ -79,6 +83,7 @@ func agentFailure(c *engine.CaseResult, field int, repro func(string) string) Ag
 		f.Actual = clipTokens(full, field)
 		f.Clipped = f.Actual != full
 	}
+	f.Runs = agentRuns(c)
 	return f
 }
 
@@ -175,7 +180,8 @@ func clipTokens(s string, n int) string {
 }
 
 // Agent is the model-facing reporter: a VERDICT line, then one FAIL block
-// per failing case (assert:, actual:, repro:) while the token budget lasts,
+// per failing case (assert:, actual:, runs: for a case with several runs,
+// repro:) while the token budget lasts,
 // then OMITTED with the number of failures the budget cut. Passing cases are
 // only counted. The field names are stable and line-oriented:
 //
@@ -262,6 +268,9 @@ func FailBlock(f AgentFailure) string {
 	fmt.Fprintf(&b, "assert: %s\n", f.Assert)
 	if f.Actual != "" {
 		fmt.Fprintf(&b, "actual: %s\n", f.Actual)
+	}
+	if f.Runs != "" {
+		fmt.Fprintf(&b, "runs: %s\n", f.Runs)
 	}
 	fmt.Fprintf(&b, "repro: %s\n", Clean(f.Repro))
 	return b.String()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/mcptest/mcptest/engine"
@@ -110,7 +109,7 @@ func (p Pretty) Report(w io.Writer, env *engine.Envelope) error {
 		label := map[engine.Verdict]string{
 			engine.Pass: p.paint(green, "PASS"), engine.Fail: p.paint(red, "FAIL"), engine.Inconclusive: p.paint(yellow, "INCONCLUSIVE"),
 		}[c.Verdict]
-		fmt.Fprintf(&b, "%s  %s%s%s\n", label, Clean(c.Name), p.paint(dim, runsLabel(c)), p.paint(dim, targetsLabel(c.Targets)))
+		fmt.Fprintf(&b, "%s  %s%s%s\n", label, Clean(c.Name), p.paint(dim, runsLabel(c)), p.paint(dim, targetsLabel(c, false)))
 		for _, a := range c.Assertions {
 			if a.Passed {
 				continue
@@ -121,17 +120,23 @@ func (p Pretty) Report(w io.Writer, env *engine.Envelope) error {
 			}
 		}
 		for _, f := range c.Findings {
-			if c.Verdict == engine.Pass && f.Level != "warning" {
+			if c.Verdict == engine.Pass && f.Level != "warning" && !restrictedCall(f) {
 				continue
 			}
 			fmt.Fprintf(&b, "      %s %s\n", p.paint(levelColor(f.Level), f.Level+":"), Clean(f.Message))
 		}
+		p.world(&b, c)
+		p.reliability(&b, c)
 		p.multiRun(&b, c)
 	}
+	p.summary(&b, env)
 	t := env.Totals
 	summary := fmt.Sprintf("%d passed, %d failed, %d inconclusive (%d cases)", t.Passed, t.Failed, t.Inconclusive, t.Total)
 	if env.Run.Shard != "" {
 		summary = strings.TrimSuffix(summary, ")") + ", shard " + Clean(env.Run.Shard) + ")"
+	}
+	if n := failedFloors(env); n > 0 {
+		summary += fmt.Sprintf("; %d suite %s failed", n, pluralWord(n, "floor", "floors"))
 	}
 	if env.Verdict == engine.Fail {
 		summary = p.paint(bold+red, summary)
@@ -163,15 +168,16 @@ func runsLabel(c *engine.CaseResult) string {
 	return fmt.Sprintf("  (%d runs)", c.Runs)
 }
 
-func targetsLabel(t map[string]float64) string {
-	keys := make([]string, 0, len(t))
-	for k := range t {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + compact(t[k])
+// targetsLabel renders a case's targets and labels for its line:
+// "  name=value name=value", or "" when it has none. Without reliability,
+// the reliability.* figures are left out (the pretty reporter says them on
+// a line of their own).
+func targetsLabel(c *engine.CaseResult, reliability bool) string {
+	var parts []string
+	for _, f := range caseFigures(c) {
+		if reliability || !strings.HasPrefix(f, "reliability.") {
+			parts = append(parts, f)
+		}
 	}
 	if len(parts) == 0 {
 		return ""

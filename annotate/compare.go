@@ -141,9 +141,26 @@ func comparePretty(b *bytes.Buffer, c *baseline.Comparison, p Pretty) {
 				fmt.Fprintf(b, "      %s  %s\n", Clean(t.Name), s)
 			}
 		}
+		for _, l := range changedLabels(d, "->", Clean) {
+			name, words, _ := strings.Cut(l, " ")
+			fmt.Fprintf(b, "      %s  %s\n", name, words)
+		}
 		if d.CassettesChanged {
 			fmt.Fprintf(b, "      %s\n", p.paint(dim, "cassettes re-recorded (same number of files, other contents)"))
 		}
+	}
+	for _, f := range c.Floors {
+		where := ""
+		if f.Position != nil {
+			where = p.paint(dim, f.Position.String()+":") + " "
+		}
+		fmt.Fprintf(b, "%s%s %s: %s -> %s\n", where, p.paint(flipColor(f), string(f.Change)), Clean(f.Label()), f.From, f.To)
+		if f.Message != "" {
+			fmt.Fprintf(b, "  %s\n", Clean(f.Message))
+		}
+	}
+	if ws := summaryDeltaWords(c.Reliability, "->"); len(ws) > 0 {
+		fmt.Fprintf(b, "%s %s\n", p.paint(bold, "reliability:"), strings.Join(ws, ", "))
 	}
 	fmt.Fprintf(b, "\n%s\n", p.paint(bold, c.Headline()))
 	g := c.Gate
@@ -159,8 +176,11 @@ func comparePretty(b *bytes.Buffer, c *baseline.Comparison, p Pretty) {
 }
 
 func flipColor(f baseline.Flip) string {
-	if f.Change == baseline.Regression {
+	switch f.Change {
+	case baseline.Regression:
 		return red
+	case baseline.Noise:
+		return dim
 	}
 	return green
 }
@@ -197,18 +217,11 @@ func compareMarkdown(b *bytes.Buffer, c *baseline.Comparison) {
 	var flips [][]string
 	for _, d := range c.Cases {
 		for _, f := range d.Flips {
-			what := "case"
-			switch f.Subject {
-			case baseline.SubjectAssertion:
-				what = fmt.Sprintf("assertion #%d %s", *f.Index, Markdown(f.Name))
-				if f.Block != "" {
-					what += " in " + Markdown(f.Block)
-				}
-			case baseline.SubjectFloor:
-				what = "floor " + Markdown(f.Name)
-			}
-			flips = append(flips, []string{"**" + string(f.Change) + "**", Markdown(d.Name), what, string(f.From) + " → " + string(f.To)})
+			flips = append(flips, []string{"**" + string(f.Change) + "**", Markdown(d.Name), flipWhat(f, Markdown), string(f.From) + " → " + string(f.To)})
 		}
+	}
+	for _, f := range c.Floors {
+		flips = append(flips, []string{"**" + string(f.Change) + "**", "(suite)", flipWhat(f, Markdown), string(f.From) + " → " + string(f.To)})
 	}
 	if len(flips) > 0 {
 		b.WriteString("#### Floor flips\n\n| | case | what | verdict |\n| --- | --- | --- | --- |\n")
@@ -237,6 +250,7 @@ func compareMarkdown(b *bytes.Buffer, c *baseline.Comparison) {
 				ts = append(ts, Markdown(t.Name)+" "+s)
 			}
 		}
+		ts = append(ts, changedLabels(d, "→", Markdown)...)
 		rows = append(rows, []string{Markdown(d.Name), status, verdictWords(d, "→"), strings.Join(ts, "<br>")})
 	}
 	if len(rows) > 0 {
@@ -246,6 +260,38 @@ func compareMarkdown(b *bytes.Buffer, c *baseline.Comparison) {
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString(reliabilityDeltaMarkdown(c.Reliability))
+}
+
+// reliabilityDeltaMarkdown renders the change of the summary figures as a
+// table, "" when none moved.
+func reliabilityDeltaMarkdown(r *baseline.ReliabilityDelta) string {
+	if len(summaryDeltaWords(r, "→")) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("#### Reliability against the baseline\n\n| figure | baseline | current | change |\n| --- | ---: | ---: | ---: |\n")
+	for _, f := range r.Figures {
+		cell := func(v *float64) string {
+			switch {
+			case v == nil:
+				return "—"
+			case strings.HasPrefix(f.Name, "summary.pass"):
+				return fmt.Sprintf("%.1f%%", *v)
+			}
+			return fmt.Sprintf("%d", int64(*v))
+		}
+		change := ""
+		if f.Delta != nil && *f.Delta != 0 {
+			change = strings.TrimSuffix(cell(f.Delta), "%")
+			if *f.Delta > 0 {
+				change = "+" + change
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", Markdown(f.Name), cell(f.Baseline), cell(f.Current), change)
+	}
+	b.WriteString("\n")
+	return b.String()
 }
 
 // Markdown escapes text for GitHub-flavoured markdown, inline or in a

@@ -65,6 +65,7 @@ type htmlData struct {
 	Review              []htmlCase
 	Cases               []htmlCase
 	Coverage            *htmlCoverage
+	Reliability         *htmlReliability
 	Compared            bool
 	Comparison          *htmlComparison
 	Footer              htmlFooter
@@ -107,6 +108,33 @@ func coverageOf(env *engine.Envelope) *htmlCoverage {
 	return hc
 }
 
+// htmlReliability is the run's reliability summary and suite floors; nil
+// when there is nothing to show (showSummary).
+type htmlReliability struct {
+	Head   string
+	Table  [3][]string
+	Floors []htmlSuiteFloor
+}
+
+type htmlSuiteFloor struct {
+	Passed, Deferred bool
+	Position, Words  string
+}
+
+func reliabilityOf(env *engine.Envelope) *htmlReliability {
+	if !showSummary(env) {
+		return nil
+	}
+	hr := &htmlReliability{}
+	if s := env.Summary; s != nil {
+		hr.Head, hr.Table = summaryHead(s), summaryTable(s)
+	}
+	for _, f := range env.Floors {
+		hr.Floors = append(hr.Floors, htmlSuiteFloor{Passed: f.Passed, Deferred: f.Deferred, Position: Clean(f.Position.String()), Words: Clean(floorWords(f))})
+	}
+	return hr
+}
+
 type htmlFooter struct {
 	Tool, RunID, Schema, Suite string
 }
@@ -129,6 +157,10 @@ type htmlCase struct {
 	BaselineClass      string
 	Cassettes          string
 	DistractorInjected string
+	Reliability        string
+	MoreRuns           int
+	Worlds             []htmlWorld
+	MoreWorlds         int
 }
 
 type htmlProblem struct {
@@ -156,6 +188,8 @@ type htmlComparison struct {
 	Warnings       []string
 	Flips          []htmlFlip
 	Changed        []htmlChanged
+	// Reliability lists the summary figures that moved.
+	Reliability []string
 }
 
 type htmlFlip struct {
@@ -170,16 +204,17 @@ type htmlChanged struct {
 // Report implements Reporter.
 func (h HTML) Report(w io.Writer, env *engine.Envelope) error {
 	d := htmlData{
-		Title:      fmt.Sprintf("mcptest %s: %s", strings.ToUpper(string(env.Verdict)), env.Suite.Path),
-		Verdict:    string(env.Verdict),
-		CSP:        htmlCSP,
-		CSS:        template.CSS(htmlCSS),
-		JS:         template.JS(htmlJS),
-		Totals:     env.Totals,
-		Shard:      env.Run.Shard,
-		Provenance: cleanPairs(provenance(env)),
-		Coverage:   coverageOf(env),
-		Snapshot:   h.Snapshot,
+		Title:       fmt.Sprintf("mcptest %s: %s", strings.ToUpper(string(env.Verdict)), env.Suite.Path),
+		Verdict:     string(env.Verdict),
+		CSP:         htmlCSP,
+		CSS:         template.CSS(htmlCSS),
+		JS:          template.JS(htmlJS),
+		Totals:      env.Totals,
+		Shard:       env.Run.Shard,
+		Provenance:  cleanPairs(provenance(env)),
+		Coverage:    coverageOf(env),
+		Reliability: reliabilityOf(env),
+		Snapshot:    h.Snapshot,
 		Footer: htmlFooter{
 			Tool: Clean(env.Tool.Name + " " + env.Tool.Version), RunID: Clean(orNotRecorded(env.Run.ID)),
 			Schema: fmt.Sprint(env.SchemaVersion), Suite: Clean(env.Suite.Path),
@@ -211,6 +246,7 @@ func (h HTML) Report(w io.Writer, env *engine.Envelope) error {
 						ts = append(ts, t.Name+" "+s)
 					}
 				}
+				ts = append(ts, changedLabels(cd, "→", func(s string) string { return s })...)
 				hc.Delta = Clean(strings.Join(ts, "; "))
 			}
 		}
@@ -240,15 +276,10 @@ func htmlCaseOf(i int, c *engine.CaseResult) htmlCase {
 		f.Level, f.Gate, f.Message = Clean(f.Level), Clean(f.Gate), Clean(f.Message)
 		hc.Findings = append(hc.Findings, f)
 	}
-	keys := make([]string, 0, len(c.Targets))
-	for k := range c.Targets {
-		keys = append(keys, k)
+	for _, f := range figurePairs(c) {
+		hc.Figures = append(hc.Figures, [2]string{Clean(f[0]), Clean(f[1])})
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		hc.Figures = append(hc.Figures, [2]string{Clean(k), compact(c.Targets[k])})
-	}
-	keys = keys[:0]
+	keys := make([]string, 0, len(c.Counts))
 	for k := range c.Counts {
 		keys = append(keys, k)
 	}
@@ -278,6 +309,21 @@ func htmlCaseOf(i int, c *engine.CaseResult) htmlCase {
 			hc.RunRows = append(hc.RunRows, htmlRun{Name: Clean(r.Name), Words: Clean(runRowWords(ts, r)), Passed: r.PassK})
 		}
 	}
+	if r := c.Reliability; r != nil {
+		hc.Reliability = Clean(reliabilityWords(r))
+		if c.ToolSelection == nil {
+			rows, more := shownRuns(c)
+			for _, row := range rows {
+				words := "passed every per-run check"
+				if !row.Passed {
+					words = runWords(row)
+				}
+				hc.RunRows = append(hc.RunRows, htmlRun{Name: Clean(engine.RunName(c.Name, row.Run)), Words: Clean(words), Passed: row.Passed})
+			}
+			hc.MoreRuns = more
+		}
+	}
+	hc.Worlds, hc.MoreWorlds = worldsOf(c)
 	if cs := c.Cassettes; cs != nil {
 		hc.Cassettes = Clean(fmt.Sprintf("%d file(s), sha256 %s", cs.Files, cs.SHA256))
 	}
@@ -313,8 +359,17 @@ func htmlCompare(c *baseline.Comparison) *htmlComparison {
 				ch.Targets = append(ch.Targets, Clean(t.Name+" "+s))
 			}
 		}
+		ch.Targets = append(ch.Targets, changedLabels(d, "→", Clean)...)
 		hc.Changed = append(hc.Changed, ch)
 	}
+	for _, f := range c.Floors {
+		hf := htmlFlip{Change: string(f.Change), Case: "(suite)", What: Clean(f.Label()), From: string(f.From), To: string(f.To), Message: Clean(f.Message)}
+		if f.Position != nil {
+			hf.Position = Clean(f.Position.String())
+		}
+		hc.Flips = append(hc.Flips, hf)
+	}
+	hc.Reliability = cleanAll(summaryDeltaWords(c.Reliability, "→"))
 	return hc
 }
 

@@ -17,7 +17,8 @@ import (
 // the case is declared). A case with per-run rows (a tool_selection: floor)
 // adds one testcase per run, named as the pretty reporter names the row
 // ("weather selection #3") with the case name as classname, failed when the
-// run missed pass^k. A failing case's testcase holds one <failure> whose
+// run missed pass^k; any other case with several runs adds one testcase per
+// run the same way, failed when the run failed a per-run check. A failing case's testcase holds one <failure> whose
 // message is the first thing that failed and whose text lists every failed
 // assertion (file:line:col, message, actual value), floor and error
 // finding; an inconclusive case is <skipped>. Times are the run's duration
@@ -118,7 +119,7 @@ func (JUnit) Report(w io.Writer, env *engine.Envelope) error {
 			Time:      "0",
 			File:      xmlText(c.Position.File),
 			Line:      c.Position.Line,
-			SystemOut: xmlText(figures(c)),
+			SystemOut: xmlText(figures(c) + worldText(c)),
 		}
 		switch c.Verdict {
 		case engine.Fail:
@@ -134,6 +135,12 @@ func (JUnit) Report(w io.Writer, env *engine.Envelope) error {
 			}
 			f.Message, f.Text = xmlText(f.Message), xmlText(text.String())
 			tc.Failure = f
+		case engine.Pass:
+			for _, f := range c.Findings {
+				if restrictedCall(f) {
+					tc.SystemOut += "\n" + xmlText(f.Level+": "+f.Message)
+				}
+			}
 		case engine.Inconclusive:
 			msg := "inconclusive"
 			if ps := caseProblems(c); len(ps) > 0 {
@@ -159,6 +166,10 @@ func (JUnit) Report(w io.Writer, env *engine.Envelope) error {
 				}
 				add(rc)
 			}
+		} else if r := c.Reliability; r != nil {
+			for _, row := range r.Rows {
+				add(junitRun(c, row))
+			}
 		}
 	}
 	doc := junitSuites{
@@ -175,6 +186,24 @@ func (JUnit) Report(w io.Writer, env *engine.Envelope) error {
 	buf.WriteString("\n")
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// junitRun is the testcase of one run of a case with several: named as the
+// pretty reporter names the row ("triage #2"), with the case name as
+// classname, failed when the run failed a per-run check.
+func junitRun(c *engine.CaseResult, row engine.RunVerdict) junitCase {
+	rc := junitCase{
+		Name:      xmlText(engine.RunName(c.Name, row.Run)),
+		Classname: xmlText(c.Name),
+		Time:      "0",
+		File:      xmlText(c.Position.File),
+		Line:      c.Position.Line,
+	}
+	if !row.Passed {
+		what := runWords(row)
+		rc.Failure = &junitFailure{Message: xmlText("run " + strconv.Itoa(row.Run) + " failed: " + what), Type: "mcptest.run", Text: xmlText(what)}
+	}
+	return rc
 }
 
 // xmlText makes recorded text safe for XML 1.0: control characters, which

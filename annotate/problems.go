@@ -3,7 +3,6 @@ package annotate
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/mcptest/mcptest/engine"
@@ -165,19 +164,10 @@ func serverWords(s engine.ServerInfo) (transport, auth string) {
 	return transport, auth
 }
 
-// figures renders a case's targets as "name=value" in name order, one
-// line, with its number of runs first.
+// figures renders a case's targets and labels as "name=value" in name
+// order, one line, with its number of runs first.
 func figures(c *engine.CaseResult) string {
-	keys := make([]string, 0, len(c.Targets))
-	for k := range c.Targets {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := []string{fmt.Sprintf("runs=%d", c.Runs)}
-	for _, k := range keys {
-		parts = append(parts, k+"="+compact(c.Targets[k]))
-	}
-	return strings.Join(parts, " ")
+	return strings.Join(append([]string{fmt.Sprintf("runs=%d", c.Runs)}, caseFigures(c)...), " ")
 }
 
 // runRowWords describes one run of a tool_selection: floor the way the

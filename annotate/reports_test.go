@@ -157,6 +157,15 @@ func hostileEnvelope(s string) *engine.Envelope {
 	c.Assertions[0].Actual = s
 	c.Findings[0].Message = s
 	c.Floors = []engine.Floor{{Name: s, Message: s, Lines: []string{s}}}
+	// Recorded text in a run's failed checks, a label and a suite floor.
+	c.Labels = map[string]string{s: s, "reliability.class": s}
+	c.Reliability = &engine.ReliabilityDetail{Runs: 2, PassedRuns: 1, Class: s, Rows: []engine.RunVerdict{{Run: 1, Failed: []string{s}}, {Run: 2, Passed: true}}}
+	c.Counts["reliability.runs"], c.Counts["reliability.passed_runs"] = 2, 1
+	env.Floors = []engine.SuiteFloor{{Target: s, Matcher: map[string]any{"exact": s}, Actual: s, Message: s, Position: diag.Pos{File: s, Line: 1}}}
+	ev := []engine.WorldEvent{{Turn: 1, Call: 1, Tool: s, Reason: s}}
+	c.Scenario = &engine.ScenarioDetail{Runs: []engine.ScenarioRun{{Run: 1, FinalState: map[string]any{s: s}, ToolNames: []string{s},
+		Diff: []engine.StateChange{{Path: s, Op: "replace", Before: s, After: s}}, InvalidActions: ev, ForbiddenTransitions: ev}}}
+	env.Summarize()
 	return env
 }
 

@@ -3,11 +3,13 @@ package baseline
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/gate"
 )
 
 // Version is the version of the comparison document (the JSON form of a
@@ -29,10 +31,14 @@ const (
 // Change is the direction of a floor flip.
 type Change string
 
-// The two directions of a flip.
+// The two directions of a flip, and a change that is neither.
 const (
 	Regression Change = "regression" // pass -> fail
 	Fix        Change = "fix"        // fail -> pass
+	// Noise is a per-run assertion of a case that is flaky and failing in
+	// both runs changing between pass and fail: which runs of a flaky case
+	// fail is chance, so it is neither a regression nor a fix.
+	Noise Change = "noise"
 )
 
 // Subjects of a flip.
@@ -40,6 +46,11 @@ const (
 	SubjectCase      = "case"
 	SubjectAssertion = "assertion"
 	SubjectFloor     = "floor"
+	// SubjectClass is a case's reliability class moving between
+	// stable_pass, flaky and stable_fail; From and To are then the classes.
+	SubjectClass = "reliability_class"
+	// SubjectSuiteFloor is a suite floor (floors: on the summary).
+	SubjectSuiteFloor = "suite_floor"
 )
 
 // Comparison is the stable result of comparing a current run with a
@@ -55,6 +66,18 @@ type Comparison struct {
 	Summary       Summary     `json:"summary"`
 	Gate          Gate        `json:"gate"`
 	Cases         []CaseDelta `json:"cases"`
+	// Reliability compares the two runs' reliability summaries; absent
+	// when neither has one.
+	Reliability *ReliabilityDelta `json:"reliability,omitempty"`
+	// Floors are the flips of the suite's floors on the summary, in the
+	// current run's order.
+	Floors []Flip `json:"floors,omitempty"`
+}
+
+// ReliabilityDelta is the change of each summary figure: pass^k, the pass
+// rate (percents with one decimal) and the cases per class.
+type ReliabilityDelta struct {
+	Figures []TargetDelta `json:"figures"`
 }
 
 // RunRef identifies one of the two runs.
@@ -89,6 +112,12 @@ type Summary struct {
 	Unchanged     int `json:"unchanged"`
 	Unvouched     int `json:"unvouched_failures"`
 	Failing       int `json:"failing"`
+	// FloorRegressions counts the suite floors that went pass -> fail;
+	// FailingFloors the current run's failed suite floors, and
+	// UnvouchedFloors those that did not fail in the baseline too.
+	FloorRegressions int `json:"floor_regressions,omitempty"`
+	FailingFloors    int `json:"failing_floors,omitempty"`
+	UnvouchedFloors  int `json:"unvouched_floors,omitempty"`
 }
 
 // Gate is the outcome of the --fail-on policy.
@@ -115,6 +144,9 @@ type CaseDelta struct {
 	Targets []TargetDelta `json:"targets"`
 	// Counts holds the raw numbers behind the targets, the same way.
 	Counts []CountDelta `json:"counts"`
+	// Labels holds the word-valued targets (reliability.class,
+	// token_efficiency.grade) either side has, in name order.
+	Labels []LabelDelta `json:"labels,omitempty"`
 	// Flips lists the case's floor flips in order: the case verdict, then
 	// its assertions in declaration order, then its floors.
 	Flips []Flip `json:"flips"`
@@ -134,6 +166,14 @@ type TargetDelta struct {
 	Baseline *float64 `json:"baseline"`
 	Current  *float64 `json:"current"`
 	Delta    *float64 `json:"delta"`
+}
+
+// LabelDelta is one word-valued target in both runs; nil is absent on that
+// side.
+type LabelDelta struct {
+	Name     string  `json:"name"`
+	Baseline *string `json:"baseline"`
+	Current  *string `json:"current"`
 }
 
 // CountDelta is one raw count in both runs.
@@ -174,6 +214,10 @@ func (f Flip) Label() string {
 		return s
 	case SubjectFloor:
 		return fmt.Sprintf("floor `%s`", f.Name)
+	case SubjectClass:
+		return "reliability class"
+	case SubjectSuiteFloor:
+		return fmt.Sprintf("suite floor #%d (`%s`)", *f.Index, f.Name)
 	}
 	return "case"
 }
@@ -232,11 +276,11 @@ func Compare(base, cur *engine.Envelope, opt Options) *Comparison {
 		switch bc := baseCases[cc.Name]; {
 		case whole != "":
 			d = CaseDelta{Name: cc.Name, Kind: cc.Kind, Status: NotComparable, Reasons: []string{whole}, Current: side(cc)}
-			d.Targets, d.Counts = targets(nil, cc, false), counts(nil, cc, false)
+			d.Targets, d.Counts, d.Labels = targets(nil, cc, false), counts(nil, cc, false), labels(nil, cc)
 			d.Flips = []Flip{}
 		case bc == nil:
 			d = CaseDelta{Name: cc.Name, Kind: cc.Kind, Status: New, Current: side(cc)}
-			d.Targets, d.Counts = targets(nil, cc, false), counts(nil, cc, false)
+			d.Targets, d.Counts, d.Labels = targets(nil, cc, false), counts(nil, cc, false), labels(nil, cc)
 			d.Flips = []Flip{}
 		default:
 			d = compareCase(bc, cc)
@@ -249,8 +293,11 @@ func Compare(base, cur *engine.Envelope, opt Options) *Comparison {
 		}
 		bc := baseCases[name]
 		d := CaseDelta{Name: bc.Name, Kind: bc.Kind, Status: Removed, Baseline: side(bc), Flips: []Flip{}}
-		d.Targets, d.Counts = targets(bc, nil, false), counts(bc, nil, false)
+		d.Targets, d.Counts, d.Labels = targets(bc, nil, false), counts(bc, nil, false), labels(bc, nil)
 		c.Cases = append(c.Cases, d)
+	}
+	if whole == "" {
+		c.compareSummaries(base, cur)
 	}
 	c.summarize()
 	c.Gate = Evaluate(c.Summary, opt.FailOn)
@@ -291,7 +338,7 @@ func compareCase(bc, cc *engine.CaseResult) CaseDelta {
 		d.Status = NotComparable
 	}
 	comparable := d.Status == Same
-	d.Targets, d.Counts = targets(bc, cc, comparable), counts(bc, cc, comparable)
+	d.Targets, d.Counts, d.Labels = targets(bc, cc, comparable), counts(bc, cc, comparable), labels(bc, cc)
 	if bc.Cassettes != nil && cc.Cassettes != nil && bc.Cassettes.SHA256 != cc.Cassettes.SHA256 {
 		d.CassettesChanged = true
 	}
@@ -324,7 +371,58 @@ func compareCase(bc, cc *engine.CaseResult) CaseDelta {
 			d.Flips = append(d.Flips, f)
 		}
 	}
+	if f, ok := classFlip(bc, cc); ok {
+		d.Flips = append(d.Flips, f)
+	}
+	if bothFlakyFailing(bc, cc) {
+		perRun := map[string]bool{}
+		for _, a := range append(slices.Clone(bc.Assertions), cc.Assertions...) {
+			if a.FailedRuns > 0 {
+				perRun[assertionKey(a)] = true
+			}
+		}
+		for i, f := range d.Flips {
+			if f.Subject == SubjectAssertion && perRun[assertionKeyOf(f)] {
+				d.Flips[i].Change = Noise
+			}
+		}
+	}
 	return d
+}
+
+// classFlip is the flip of a case's reliability class: a move down the
+// order stable_pass, flaky, stable_fail is a regression (stable_pass ->
+// flaky: the case started failing some runs; flaky -> stable_fail: it now
+// fails every run), a move up a fix.
+func classFlip(bc, cc *engine.CaseResult) (Flip, bool) {
+	from, to := gate.ReliabilityClass(bc.Labels["reliability.class"]), gate.ReliabilityClass(cc.Labels["reliability.class"])
+	if from.Rank() < 0 || to.Rank() < 0 || from == to {
+		return Flip{}, false
+	}
+	f := Flip{Subject: SubjectClass, Name: "reliability.class", From: engine.Verdict(from), To: engine.Verdict(to), Change: Fix}
+	if to.Rank() > from.Rank() {
+		f.Change = Regression
+	}
+	if r := cc.Reliability; r != nil {
+		f.Message = fmt.Sprintf("%d of %d runs passed now", r.PassedRuns, r.Runs)
+		if b := bc.Reliability; b != nil {
+			f.Message = fmt.Sprintf("%d of %d runs passed in the baseline, %d of %d now", b.PassedRuns, b.Runs, r.PassedRuns, r.Runs)
+		}
+	}
+	return f, true
+}
+
+// bothFlakyFailing reports whether a case is flaky and failing in both
+// runs: it failed in the baseline too, so it is not a regression, and its
+// per-run assertions moving between runs is noise.
+func bothFlakyFailing(bc, cc *engine.CaseResult) bool {
+	flaky := string(gate.Flaky)
+	return bc.Verdict == engine.Fail && cc.Verdict == engine.Fail &&
+		bc.Labels["reliability.class"] == flaky && cc.Labels["reliability.class"] == flaky
+}
+
+func assertionKeyOf(f Flip) string {
+	return fmt.Sprintf("%s\x00%d\x00%s", f.Block, *f.Index, f.Name)
 }
 
 // notComparable lists why two cases of the same name cannot be compared.
@@ -437,6 +535,108 @@ func targets(bc, cc *engine.CaseResult, comparable bool) []TargetDelta {
 	return out
 }
 
+func labels(bc, cc *engine.CaseResult) []LabelDelta {
+	var b, c map[string]string
+	if bc != nil {
+		b = bc.Labels
+	}
+	if cc != nil {
+		c = cc.Labels
+	}
+	var out []LabelDelta
+	for _, k := range unionKeys(b, c) {
+		d := LabelDelta{Name: k}
+		if v, ok := b[k]; ok {
+			d.Baseline = &v
+		}
+		if v, ok := c[k]; ok {
+			d.Current = &v
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// compareSummaries compares the runs' reliability summaries figure by
+// figure and the suite floors: a floor that passed in the baseline and
+// fails now is a regression, one that fails now and was not in the
+// baseline (or deferred there) is a failure the baseline cannot vouch
+// for, one that failed in both is vouched for.
+func (c *Comparison) compareSummaries(base, cur *engine.Envelope) {
+	if base.Summary != nil || cur.Summary != nil {
+		c.Reliability = &ReliabilityDelta{Figures: summaryDeltas(base.Summary, cur.Summary)}
+	}
+	bf := map[string]engine.SuiteFloor{}
+	for _, f := range base.Floors {
+		bf[fmt.Sprintf("%d\x00%s", f.Index, f.Target)] = f
+	}
+	for _, f := range cur.Floors {
+		if f.Deferred {
+			continue
+		}
+		b, had := bf[fmt.Sprintf("%d\x00%s", f.Index, f.Target)]
+		had = had && !b.Deferred
+		if !f.Passed {
+			c.Summary.FailingFloors++
+			if !had {
+				c.Summary.UnvouchedFloors++
+			}
+		}
+		if !had {
+			continue
+		}
+		if fl, ok := flip(verdictOf(b.Passed), verdictOf(f.Passed)); ok {
+			i, pos := f.Index, f.Position
+			fl.Subject, fl.Name, fl.Index, fl.Message, fl.Position = SubjectSuiteFloor, f.Target, &i, f.Message, &pos
+			c.Floors = append(c.Floors, fl)
+			if fl.Change == Regression {
+				c.Summary.FloorRegressions++
+			}
+		}
+	}
+}
+
+// summaryDeltas lists each figure of either summary: summary.pass_hat_<k>
+// in order of k, summary.pass_rate and the cases per class.
+func summaryDeltas(b, c *engine.Summary) []TargetDelta {
+	var ks []int64
+	for _, s := range []*engine.Summary{b, c} {
+		if s == nil {
+			continue
+		}
+		for _, p := range s.PassHat {
+			if !slices.Contains(ks, p.K) {
+				ks = append(ks, p.K)
+			}
+		}
+	}
+	slices.Sort(ks)
+	var names []string
+	for _, k := range ks {
+		names = append(names, fmt.Sprintf("summary.pass_hat_%d", k))
+	}
+	names = append(names, "summary.pass_rate", "summary.cases", "summary.stable_pass", "summary.flaky", "summary.stable_fail")
+	var out []TargetDelta
+	for _, n := range names {
+		d := TargetDelta{Name: n}
+		if v, ok := b.Value(n); ok {
+			d.Baseline = &v
+		}
+		if v, ok := c.Value(n); ok {
+			d.Current = &v
+		}
+		if d.Baseline != nil && d.Current != nil {
+			x := math.Round((*d.Current-*d.Baseline)*10) / 10
+			if x == 0 {
+				x = 0 // no -0
+			}
+			d.Delta = &x
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
 func counts(bc, cc *engine.CaseResult, comparable bool) []CountDelta {
 	var b, c map[string]int64
 	if bc != nil {
@@ -478,7 +678,7 @@ func unionKeys[V any](a, b map[string]V) []string {
 }
 
 func (c *Comparison) summarize() {
-	s := Summary{}
+	s := Summary{FloorRegressions: c.Summary.FloorRegressions, FailingFloors: c.Summary.FailingFloors, UnvouchedFloors: c.Summary.UnvouchedFloors}
 	for _, d := range c.Cases {
 		s.Cases++
 		switch d.Status {
@@ -512,14 +712,16 @@ func (c *Comparison) summarize() {
 }
 
 // Outcome is Regression when any of the case's flips is one, else Fix when
-// it has a flip, else "".
+// it has a fix, else "" (noise is neither).
 func (d CaseDelta) Outcome() Change {
 	var out Change
 	for _, f := range d.Flips {
-		if f.Change == Regression {
+		switch f.Change {
+		case Regression:
 			return Regression
+		case Fix:
+			out = Fix
 		}
-		out = Fix
 	}
 	return out
 }
@@ -532,6 +734,11 @@ func (d CaseDelta) Changed() bool {
 	}
 	for _, t := range d.Targets {
 		if t.Delta == nil || *t.Delta != 0 {
+			return true
+		}
+	}
+	for _, l := range d.Labels {
+		if l.Baseline == nil || l.Current == nil || *l.Baseline != *l.Current {
 			return true
 		}
 	}
@@ -590,6 +797,7 @@ func Evaluate(s Summary, p Policy) Gate {
 	}
 	g := Gate{FailOn: p, Reasons: []string{}}
 	regressions := fmt.Sprintf("%s (pass -> fail)", plural(s.Regressions, "regression", "regressions"))
+	floorRegressions := fmt.Sprintf("%s (pass -> fail)", plural(s.FloorRegressions, "suite floor regression", "suite floor regressions"))
 	switch p {
 	case FailOnRegressions:
 		if s.Regressions > 0 {
@@ -598,13 +806,25 @@ func Evaluate(s Summary, p Policy) Gate {
 		if s.Unvouched > 0 {
 			g.Reasons = append(g.Reasons, plural(s.Unvouched, "failing case", "failing cases")+" the baseline cannot vouch for (new, not comparable or inconclusive there)")
 		}
+		if s.FloorRegressions > 0 {
+			g.Reasons = append(g.Reasons, floorRegressions)
+		}
+		if s.UnvouchedFloors > 0 {
+			g.Reasons = append(g.Reasons, plural(s.UnvouchedFloors, "failing suite floor", "failing suite floors")+" the baseline cannot vouch for (new there)")
+		}
 	case FailOnFlips:
 		if s.Regressions > 0 {
 			g.Reasons = append(g.Reasons, regressions)
 		}
+		if s.FloorRegressions > 0 {
+			g.Reasons = append(g.Reasons, floorRegressions)
+		}
 	case FailOnFailures:
 		if s.Failing > 0 {
 			g.Reasons = append(g.Reasons, plural(s.Failing, "failing case", "failing cases"))
+		}
+		if s.FailingFloors > 0 {
+			g.Reasons = append(g.Reasons, plural(s.FailingFloors, "failing suite floor", "failing suite floors"))
 		}
 	}
 	g.Failed = len(g.Reasons) > 0

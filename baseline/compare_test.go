@@ -243,3 +243,114 @@ func TestReadBaseline(t *testing.T) {
 		}
 	}
 }
+
+// reliableCase is agentCase with c of n runs passed: its class, counts and
+// a per-run assertion that failed in the runs that failed.
+func reliableCase(name string, c, n int64) *engine.CaseResult {
+	cr := agentCase(name)
+	cr.Runs = int(n)
+	class := "flaky"
+	switch c {
+	case n:
+		class = "stable_pass"
+	case 0:
+		class = "stable_fail"
+	}
+	cr.Labels = map[string]string{"reliability.class": class}
+	cr.Counts["reliability.runs"], cr.Counts["reliability.passed_runs"] = n, c
+	cr.Reliability = &engine.ReliabilityDetail{Runs: n, PassedRuns: c, Class: class}
+	if c < n {
+		cr.Verdict = engine.Fail
+		cr.Assertions[1].Passed, cr.Assertions[1].FailedRuns, cr.Assertions[1].Run = false, int(n-c), 1
+	}
+	return cr
+}
+
+// TestClassFlips: stable_pass -> flaky and flaky -> stable_fail are
+// regressions, the way back fixes; each is a flip of its own, with the
+// classes as from and to.
+func TestClassFlips(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		bc, cc     int64
+		change     baseline.Change
+		from, to   string
+		regression bool
+	}{
+		{"stable_pass to flaky", 4, 3, baseline.Regression, "stable_pass", "flaky", true},
+		{"flaky to stable_fail", 3, 0, baseline.Regression, "flaky", "stable_fail", true},
+		{"stable_fail to flaky", 0, 2, baseline.Fix, "stable_fail", "flaky", false},
+		{"flaky to stable_pass", 1, 4, baseline.Fix, "flaky", "stable_pass", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := baseline.Compare(envelope(reliableCase("a", tc.bc, 4)), envelope(reliableCase("a", tc.cc, 4)), baseline.Options{})
+			var got *baseline.Flip
+			for _, f := range c.Cases[0].Flips {
+				if f.Subject == baseline.SubjectClass {
+					got = &f
+				}
+			}
+			if got == nil || got.Change != tc.change || string(got.From) != tc.from || string(got.To) != tc.to || got.Label() != "reliability class" {
+				t.Fatalf("class flip = %+v in %+v", got, c.Cases[0].Flips)
+			}
+			if (c.Summary.Regressions == 1) != tc.regression {
+				t.Errorf("summary %+v", c.Summary)
+			}
+		})
+	}
+}
+
+// TestFlakyFailingInBothIsNotARegression: a case flaky and failing in the
+// baseline and in the PR is not a regression, even when the per-run
+// assertion that failed is another one now: that is noise.
+func TestFlakyFailingInBothIsNotARegression(t *testing.T) {
+	base, cur := reliableCase("a", 2, 4), reliableCase("a", 3, 4)
+	// In the baseline the final_response check failed; now the F1 check
+	// fails in one run and final_response passes everywhere.
+	cur.Assertions[1].Passed, cur.Assertions[1].FailedRuns = true, 0
+	cur.Assertions[0].Passed, cur.Assertions[0].FailedRuns, cur.Assertions[0].Run = false, 1, 2
+	c := baseline.Compare(envelope(base), envelope(cur), baseline.Options{})
+	d := c.Cases[0]
+	if d.Outcome() != "" || c.Summary.Regressions != 0 || c.Summary.Fixes != 0 || c.Gate.Failed {
+		t.Fatalf("outcome %q summary %+v gate %+v flips %+v", d.Outcome(), c.Summary, c.Gate, d.Flips)
+	}
+	if len(d.Flips) != 2 || d.Flips[0].Change != baseline.Noise || d.Flips[1].Change != baseline.Noise {
+		t.Errorf("flips = %+v, want two noise flips", d.Flips)
+	}
+	// A case that was stable_pass and is now flaky is a regression.
+	c = baseline.Compare(envelope(reliableCase("a", 4, 4)), envelope(cur), baseline.Options{})
+	if c.Summary.Regressions != 1 || !c.Gate.Failed {
+		t.Errorf("stable_pass -> flaky: %+v", c.Summary)
+	}
+}
+
+// TestSummaryDeltasAndSuiteFloors: the comparison shows the change of each
+// summary figure, and a suite floor going pass -> fail is a regression the
+// gate fails on.
+func TestSummaryDeltasAndSuiteFloors(t *testing.T) {
+	floor := func(passed bool) []engine.SuiteFloor {
+		return []engine.SuiteFloor{{Index: 0, Target: "summary.pass_hat_1", Matcher: map[string]any{">=": 70.0}, Passed: passed}}
+	}
+	base, cur := envelope(reliableCase("a", 4, 4), reliableCase("b", 2, 4)), envelope(reliableCase("a", 3, 4), reliableCase("b", 2, 4))
+	base.Floors, cur.Floors = floor(true), floor(true)
+	base.Summarize()
+	cur.Summarize()
+	if !base.Floors[0].Passed || cur.Floors[0].Passed {
+		t.Fatalf("floors: base %+v cur %+v", base.Floors, cur.Floors)
+	}
+	c := baseline.Compare(base, cur, baseline.Options{})
+	if c.Reliability == nil || c.Reliability.Figures[0].Name != "summary.pass_hat_1" || *c.Reliability.Figures[0].Delta != -12.5 {
+		t.Fatalf("reliability = %+v", c.Reliability)
+	}
+	if len(c.Floors) != 1 || c.Floors[0].Change != baseline.Regression || c.Summary.FloorRegressions != 1 {
+		t.Errorf("floors %+v summary %+v", c.Floors, c.Summary)
+	}
+	if !c.Gate.Failed || !strings.Contains(strings.Join(c.Gate.Reasons, "; "), "1 suite floor regression (pass -> fail)") {
+		t.Errorf("gate %+v", c.Gate)
+	}
+	// A floor failing in both runs is vouched for by the baseline.
+	c = baseline.Compare(cur, cur, baseline.Options{})
+	if c.Summary.FailingFloors != 1 || c.Summary.UnvouchedFloors != 0 || c.Gate.Failed {
+		t.Errorf("floor failing in both: %+v %+v", c.Summary, c.Gate)
+	}
+}

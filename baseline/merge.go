@@ -22,6 +22,9 @@ type Input struct {
 // the cases in suite order (by position: file, line, column), totals and
 // verdict recounted. The merged run keeps the mode, the earliest start and
 // the longest duration; its id is left for the caller and it has no shard.
+// The reliability summary is recomputed from the cases' raw counts (never
+// by averaging the shards' summaries) and the suite floors, deferred on each
+// shard, are decided on it.
 // A run's mode follows the cases it ran (live when one called a server), so
 // shards of one suite may differ in mode: the merged run is live when any
 // shard is.
@@ -66,6 +69,7 @@ func Merge(in []Input) (*engine.Envelope, error) {
 		Cases:         []*engine.CaseResult{},
 		Environment:   first.Environment,
 		Servers:       mergeServers(in),
+		Floors:        slices.Clone(first.Floors),
 	}
 	owner := map[string]string{}
 	for _, x := range in {
@@ -99,6 +103,9 @@ func Merge(in []Input) (*engine.Envelope, error) {
 		}
 		return a.Col < b.Col
 	})
+	// The summary is recounted from the merged cases' counts, and the
+	// suite's floors, deferred on every shard, are decided on it.
+	out.Summarize()
 	out.Tally()
 	return out, nil
 }

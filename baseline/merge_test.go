@@ -14,8 +14,9 @@ import (
 )
 
 // genSuite writes a random suite of agent tests, with equal_function_sets
-// and tool_edges blocks, per-run assertions and v1 cassettes (one or more
-// files of one or more runs), into dir and loads it.
+// and tool_edges blocks, per-run assertions, reliability: blocks, suite
+// floors and v1 cassettes (one or more files of one or more runs), into dir
+// and loads it.
 func genSuite(t *testing.T, r *rand.Rand, dir string) *engine.Suite {
 	t.Helper()
 	tools := []string{"s0.search", "s0.fetch", "s1.search", "s1.delete", "s2.exec", "s2.summarize", "plain"}
@@ -27,6 +28,11 @@ func genSuite(t *testing.T, r *rand.Rand, dir string) *engine.Suite {
 		return out
 	}
 	var b strings.Builder
+	// Suite floors on the reliability summary: deferred on every shard and
+	// decided on the merged summary, which must equal the unsharded one.
+	if r.IntN(2) == 0 {
+		fmt.Fprintf(&b, "floors:\n  - summary.pass_hat_1: { \">=\": %d }\n  - summary.pass_hat_2: { \">=\": %d }\n  - summary.flaky: { \"<=\": %d }\n", r.IntN(100), r.IntN(100), r.IntN(4))
+	}
 	b.WriteString("tests:\n")
 	n := 1 + r.IntN(14)
 	for i := range n {
@@ -86,6 +92,9 @@ func genSuite(t *testing.T, r *rand.Rand, dir string) *engine.Suite {
 		}
 		if r.IntN(4) == 0 {
 			fmt.Fprintf(&b, "    expect:\n      - target: final_response\n        matcher: { contains: \"answer %d\" }\n", r.IntN(3))
+		}
+		if r.IntN(4) == 0 {
+			fmt.Fprintf(&b, "    reliability: { min_pass_rate: %d, allow_flaky: %v }\n", r.IntN(100), r.IntN(2) == 0)
 		}
 	}
 	path := filepath.Join(dir, "suite.yml")

@@ -32,6 +32,10 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 	pendingTargets := map[string][]string{}
 	for _, a := range c.Expect {
 		name := a.Target.String()
+		if _, ok := reliabilityTarget(name); ok {
+			perCase = append(perCase, a)
+			continue
+		}
 		if gb, ok := targetBlock(name); ok {
 			if !gb.implemented {
 				pendingTargets[gb.key] = append(pendingTargets[gb.key], name)
@@ -40,10 +44,13 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 			perCase = append(perCase, a)
 			continue
 		}
-		perRun = append(perRun, &runCheck{a: a})
+		perRun = append(perRun, newRunCheck(a))
 	}
+	checks := newGateChecks(c, perCase)
 
 	runN := 0
+	var verdicts runVerdicts
+	var failedChecks []string
 	errs := eachCassette(s, p, res, progress, cassetteUse{
 		open: func(cas *cassette.Cassette) {
 			multi.addCassette(cas)
@@ -53,22 +60,31 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 		},
 		run: func(cas *cassette.Cassette, r *cassette.Run) {
 			runN++
+			var fig runFigures
 			if sel != nil {
-				sel.Add(r)
+				rs := sel.Add(r)
+				fig.sel = &rs
 			}
 			if edges != nil {
-				edges.Add(r)
+				er := edges.Add(r)
+				fig.edges = &er
 			}
 			if te != nil {
-				te.Add(r)
+				tr := te.Add(r)
+				fig.te = &tr
 			}
-			multi.add(cas, r)
+			multi.add(cas, r, &fig)
+			failedChecks = failedChecks[:0]
 			if len(perRun) > 0 {
 				doc := runDoc(runN, cas, r)
 				for _, rc := range perRun {
-					rc.check(runN, doc)
+					if !rc.check(runN, doc) {
+						failedChecks = append(failedChecks, rc.label)
+					}
 				}
 			}
+			failedChecks = checks.check(&fig, failedChecks)
+			verdicts.add(runN, failedChecks)
 		},
 	})
 	res.Runs = runN
@@ -83,19 +99,22 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 		addGate(res, te.Result())
 	}
 	multi.results(res)
+	verdicts.reliability(c, res)
 	for _, a := range perCase {
-		v, ok := res.Targets[a.Target.String()]
-		var actual any
-		if ok {
-			actual = v
-		}
+		actual, ok := caseValue(res, a.Target.String())
 		res.Assertions = append(res.Assertions, evaluate(a, actual, ok))
 	}
+	judged := c.Reliability != nil
 	for _, rc := range perRun {
-		res.Assertions = append(res.Assertions, rc.result(runN))
+		ar := rc.result(runN)
+		if !ar.Passed && judged {
+			ar.Message += judgedNote
+		}
+		res.Assertions = append(res.Assertions, ar)
 	}
 	sortAssertions(res.Assertions, c.Expect)
 	multi.floors(res)
+	verdicts.judge(c, res)
 
 	if runN == 0 && len(errs) == 0 {
 		res.Findings = append(res.Findings, Finding{Level: "error",
@@ -112,6 +131,6 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 		}
 		res.Findings = append(res.Findings, f)
 	}
-	res.Verdict = caseVerdict(res, len(c.Pending) > 0)
+	res.Verdict = caseVerdict(res, len(c.Pending) > 0, judged)
 	return res, errs
 }

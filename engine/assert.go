@@ -66,7 +66,9 @@ func formatNumber(f float64) string {
 // failure (and otherwise the first run's value), so memory does not grow
 // with the number of runs.
 type runCheck struct {
-	a       *Assertion
+	a *Assertion
+	// label names the check in a failed run's row (checkLabel).
+	label   string
 	failed  int
 	run     int
 	actual  any
@@ -75,7 +77,9 @@ type runCheck struct {
 	seen    bool
 }
 
-func (rc *runCheck) check(run int, doc map[string]any) {
+// check evaluates the assertion on one run's document and reports whether
+// it passed there.
+func (rc *runCheck) check(run int, doc map[string]any) bool {
 	actual, present := rc.a.Target.Lookup(doc)
 	passed, why := rc.a.Matcher.Match(actual, present)
 	if !passed {
@@ -85,6 +89,12 @@ func (rc *runCheck) check(run int, doc map[string]any) {
 		rc.seen = true
 		rc.run, rc.actual, rc.present, rc.why = run, actual, present, why
 	}
+	return passed
+}
+
+// newRunCheck returns the per-run check of a.
+func newRunCheck(a *Assertion) *runCheck {
+	return &runCheck{a: a, label: checkLabel(a)}
 }
 
 func (rc *runCheck) result(runs int) AssertionResult {

@@ -100,6 +100,7 @@ func (b *builder) build() {
 	for _, name := range sortedKeys(servers) {
 		b.server(name, servers[name])
 	}
+	b.suiteReliability(root)
 	// Sections are read in the order they appear in the file, so cases
 	// keep suite order.
 	type section struct {
@@ -143,6 +144,7 @@ func (b *builder) build() {
 			}
 		}
 	}
+	b.suiteFloors(root)
 }
 
 func (b *builder) server(name string, v any) {
@@ -255,6 +257,8 @@ func (b *builder) agentTest(ptr string, m map[string]any) {
 			b.errorf(ptr+"/cassette", c.CassettePos, "%v", err)
 		}
 	}
+
+	b.caseReliability(ptr, c, m)
 
 	var lists []expectList
 	for _, gb := range gateBlocks {
@@ -390,6 +394,9 @@ func (b *builder) target(c *Case, a *Assertion, text, tptr string, grammarOnly b
 		return true
 	}
 	name := p.String()
+	if _, ok := reliabilityTarget(name); ok {
+		return true
+	}
 	if gb, ok := targetBlock(name); ok {
 		if !c.hasBlock(gb.key) {
 			b.errs = append(b.errs, &diag.Error{Pos: pos, Pointer: tptr, Kind: "expect",

@@ -19,8 +19,8 @@ import (
 // cacheFormat numbers the shape of a cache entry and of the key it is
 // stored under; it changes whenever either does (2: cases record their
 // tools; 3: an entry repeats its key and is checked against its case
-// before it is served).
-const cacheFormat = 3
+// before it is served; 4: runs have verdicts and cases reliability).
+const cacheFormat = 4
 
 // CacheEntryLimit is the largest cache entry DirCache reads back, in bytes;
 // a larger file is refused from its size, before it is read.
@@ -178,7 +178,7 @@ func checkCached(res *CaseResult, c *Case, set CassetteSet) error {
 	if err := checkAssertions(res, c); err != nil {
 		return err
 	}
-	if v := caseVerdict(res, len(c.Pending) > 0); res.Verdict != v {
+	if v := caseVerdict(res, len(c.Pending) > 0, c.Reliability != nil); res.Verdict != v {
 		return fmt.Errorf("its verdict is %q, its own assertions, floors and findings give %q", res.Verdict, v)
 	}
 	return nil

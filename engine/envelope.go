@@ -30,6 +30,11 @@ type Envelope struct {
 	// Servers is each server of the suite with its transport and auth
 	// posture (never a secret), in name order.
 	Servers []ServerInfo `json:"servers,omitempty"`
+	// Summary is the suite's reliability across its cases (summary.go);
+	// absent when no case has reliability figures.
+	Summary *Summary `json:"summary,omitempty"`
+	// Floors are the suite's floors: on the summary, in suite order.
+	Floors []SuiteFloor `json:"floors,omitempty"`
 }
 
 // ToolInfo names the program that wrote the envelope.
@@ -108,12 +113,23 @@ type CaseResult struct {
 	Floors     []Floor            `json:"floors"`
 	Findings   []Finding          `json:"findings"`
 
+	// Labels holds the targets whose value is a word rather than a number:
+	// reliability.class, token_efficiency.grade, a scenario's string
+	// state.<path>. Assertions read them as they read Targets.
+	Labels map[string]string `json:"labels,omitempty"`
+
 	// ToolSelection is the per-run detail of a tool_selection: floor.
 	ToolSelection *ToolSelectionDetail `json:"tool_selection,omitempty"`
 	// Distractors says what a distractors: block injected.
 	Distractors *DistractorsDetail `json:"distractors,omitempty"`
 	// Discovery records a discovery: block.
 	Discovery *DiscoveryDetail `json:"discovery,omitempty"`
+	// Scenario is a scenario case's replayed world, run by run.
+	Scenario *ScenarioDetail `json:"scenario,omitempty"`
+	// Reliability is the verdict of each recorded run and what they add up
+	// to; present on a case with two runs or more, or with reliability
+	// asked for (reliability.go).
+	Reliability *ReliabilityDetail `json:"reliability,omitempty"`
 	// Tools is the tool coverage of the case, in server then tool order:
 	// the tool a live tool test called, or the tools an agent test's or a
 	// scenario's recordings called and the ones their catalogs offered

@@ -33,6 +33,7 @@ func FuzzParseSuite(f *testing.F) {
 	f.Add([]byte("agents: b: c\n"))
 	f.Add([]byte("agents:\n  - name: a\x7fb\n"))
 	f.Add([]byte("agents:\n  - name: x\n    runs: 1e300\n"))
+	f.Add([]byte("reliability: {confidence: 99.95, min_pass_rate: 75, min_pass_hat: {k: 2, min: 50}}\nagents:\n  - {name: x, runs: 1, reliability: {min_pass_hat: {k: 3, min: 1e308}, allow_flaky: false}, expect: [{reliability.pass_hat_99999999999999999999: {'>=': 1}}]}\n"))
 	dir := f.TempDir()
 	for _, name := range []string{"c.json", "cat.yml"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte("{}"), 0o644); err != nil {
@@ -138,8 +139,8 @@ func FuzzCacheEntry(f *testing.F) {
 	f.Add(bytes.Replace(entry, []byte(`"line":`), []byte(`"line":1`), 1))
 	f.Add(bytes.Replace(entry, []byte(key), []byte(strings.Repeat("0", 64)), 1))
 	f.Add([]byte(`{"name": "x"}`))
-	f.Add([]byte(`{"format": 3, "key": "` + key + `", "case": {"name": "weather selection"}}`))
-	f.Add([]byte(`{"format": 3, "key": "` + key + `", "case": null}`))
+	f.Add([]byte(`{"format": 4, "key": "` + key + `", "case": {"name": "weather selection"}}`))
+	f.Add([]byte(`{"format": 4, "key": "` + key + `", "case": null}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res, err := decodeEntry(key, data)
 		if err != nil {
@@ -151,8 +152,8 @@ func FuzzCacheEntry(f *testing.F) {
 		if res.Name != s.Cases[0].Name || res.Kind != s.Cases[0].Kind || res.Position != s.Cases[0].Pos {
 			t.Fatalf("accepted an entry of another case: %s %s %v", res.Name, res.Kind, res.Position)
 		}
-		if res.Verdict != caseVerdict(res, false) {
-			t.Fatalf("accepted verdict %q, its results give %q", res.Verdict, caseVerdict(res, false))
+		if res.Verdict != caseVerdict(res, false, false) {
+			t.Fatalf("accepted verdict %q, its results give %q", res.Verdict, caseVerdict(res, false, false))
 		}
 		for _, a := range res.Assertions {
 			if !a.Passed && res.Verdict != Fail {
@@ -167,5 +168,41 @@ func FuzzCacheEntry(f *testing.F) {
 		if _, err := json.Marshal(env); err != nil {
 			t.Fatalf("accepted an entry that does not marshal: %v", err)
 		}
+	})
+}
+
+// FuzzSummary feeds arbitrary bytes as a run envelope, as `mcptest report
+// merge` and a baseline artifact give them: recounting the reliability
+// summary and deciding the suite floors never panics, stays quick whatever
+// counts and floors the envelope claims, and gives figures within 0..100.
+func FuzzSummary(f *testing.F) {
+	f.Add([]byte(`{"cases": [{"counts": {"reliability.runs": 4, "reliability.passed_runs": 3}}, {"counts": {"reliability.runs": 2, "reliability.passed_runs": 2}}],
+		"floors": [{"index": 0, "target": "summary.pass_hat_2", "matcher": {">=": 40}}, {"index": 1, "target": "summary.flaky", "matcher": {"<=": 0}}]}`))
+	f.Add([]byte(`{"cases": [{"counts": {"reliability.runs": 9223372036854775807, "reliability.passed_runs": 9223372036854775806}}],
+		"floors": [{"target": "summary.pass_hat_20", "matcher": {"schema": {"minimum": 1}}}, {"target": "summary.pass_hat_999999999", "matcher": {"regex": "("}}]}`))
+	f.Add([]byte(`{"cases": [null, {"counts": {"reliability.runs": -1, "reliability.passed_runs": 5}}], "run": {"shard": "1/2"}, "floors": [{"target": "summary.pass_rate", "matcher": 7}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var env Envelope
+		if json.Unmarshal(data, &env) != nil {
+			return
+		}
+		start := time.Now()
+		env.Summarize()
+		if d := time.Since(start); d > time.Second {
+			t.Fatalf("Summarize took %v", d)
+		}
+		if s := env.Summary; s != nil {
+			for _, p := range append([]PassHatFigure{{SummaryFigure: s.PassRate}}, s.PassHat...) {
+				if p.Value < 0 || p.Value > 100 || p.K > maxSummaryK {
+					t.Fatalf("figure %+v", p)
+				}
+			}
+		}
+		for _, c := range env.Cases {
+			if c == nil {
+				return // Tally needs the cases Envelope.Check lets through
+			}
+		}
+		env.Tally()
 	})
 }

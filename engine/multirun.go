@@ -184,8 +184,8 @@ func (m *multiRun) addCassette(cas *cassette.Cassette) {
 	}
 }
 
-// add feeds one recorded run.
-func (m *multiRun) add(cas *cassette.Cassette, r *cassette.Run) {
+// add feeds one recorded run and notes its own figures in fig.
+func (m *multiRun) add(cas *cassette.Cassette, r *cassette.Run, fig *runFigures) {
 	model := ""
 	if m.matrix {
 		model = cas.Model
@@ -195,13 +195,16 @@ func (m *multiRun) add(cas *cassette.Cassette, r *cassette.Run) {
 	}
 	m.modelRuns[model]++
 	if m.passK != nil {
-		m.passK.Add(m.modelRuns[model], model, r)
+		row := m.passK.Add(m.modelRuns[model], model, r)
+		fig.passK = &row
 	}
 	if m.distractors != nil {
-		m.distractors.Add(r)
+		d := m.distractors.Add(r)
+		fig.distr, fig.correctIDs = &d, len(m.c.Distractors.Correct)
 	}
 	if m.orchestrate != nil {
-		m.orchestrate.Add(r)
+		o := m.orchestrate.Add(r)
+		fig.orch = &o
 	}
 }
 
@@ -331,7 +334,7 @@ func (m *multiRun) floors(res *CaseResult) {
 		if ok == runs {
 			f.Lines = append(f.Lines, fmt.Sprintf("  all %d runs succeeded, and %d perfect runs certify only %s%% at 95%% confidence: a higher floor needs more runs", runs, runs, bound))
 		} else {
-			f.Lines = append(f.Lines, fmt.Sprintf("  %d of %d runs chose a distractor or no correct tool", runs-ok, runs))
+			f.Lines = append(f.Lines, fmt.Sprintf("  %d of %d runs chose a distractor, another tool outside the correct set, or no correct tool", runs-ok, runs))
 		}
 	}
 	res.Floors = append(res.Floors, f)

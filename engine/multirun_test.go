@@ -191,3 +191,27 @@ func writeFile(t *testing.T, path, body string) {
 		t.Fatal(err)
 	}
 }
+
+// TestCertifiedFloorCountsOnlyCorrectRuns: a run that calls the correct
+// tool and shell.exec did not select only correct tools, so the certified
+// floor's text and bound do not count it.
+func TestCertifiedFloorCountsOnlyCorrectRuns(t *testing.T) {
+	s := writeSuite(t, `
+agents:
+  - name: stays on the catalog
+    cassette: c.json
+    distractors:
+      count: 1
+      source: { from: catalog }
+      correct: [catalog.search_products]
+      expect:
+        - distractors.certified_lower: { ">=": 0 }
+`, map[string]string{"c.json": cassetteJSON(runJSON("ok", "catalog.search_products", "shell.exec"))})
+	c := run(t, s, Options{}).Cases[0]
+	if c.Counts["distractors.successful_runs"] != 0 || c.Targets["distractors.certified_lower"] != 0 {
+		t.Errorf("counts %v targets %v", c.Counts, c.Targets)
+	}
+	if len(c.Floors) != 1 || !strings.Contains(c.Floors[0].Message, "0/1 runs selected only correct tools") {
+		t.Errorf("floors = %+v", c.Floors)
+	}
+}

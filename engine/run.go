@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mcptest/mcptest/engine/diag"
@@ -62,6 +63,7 @@ func Run(s *Suite, opt Options) (*Envelope, error) {
 		Suite:         SuiteInfo{Path: s.Path, SHA256: s.SHA256},
 		Servers:       serverInfos(s.Servers),
 		Cases:         make([]*CaseResult, 0, len(plans)),
+		Floors:        suiteFloorsOf(s),
 	}
 	done := 0
 	progress := func() {
@@ -100,6 +102,7 @@ func Run(s *Suite, opt Options) (*Envelope, error) {
 	for i := range env.Servers {
 		env.Servers[i].Tools = pool.tools[env.Servers[i].Name]
 	}
+	env.Summarize()
 	env.Tally()
 	env.Run.Cached = cached
 	return env, nil
@@ -285,6 +288,10 @@ func pendingFinding(pb PendingBlock) Finding {
 		Message: fmt.Sprintf("`%s:` is not implemented yet in this version of mcptest: it was validated but not computed, so the case is inconclusive", pb.Key)}
 }
 
+// addGate adds a gate's result to a case. A finding that states the same
+// fact as one already there (same level, run and words, from another block
+// over the same classes: equal_function_sets: and token_efficiency:) is
+// not repeated: one finding per fact.
 func addGate(res *CaseResult, g gate.Result) {
 	for k, v := range g.Targets {
 		res.Targets[k] = v
@@ -292,8 +299,19 @@ func addGate(res *CaseResult, g gate.Result) {
 	for k, v := range g.Counts {
 		res.Counts[k] = v
 	}
+	for k, v := range g.Labels {
+		if res.Labels == nil {
+			res.Labels = map[string]string{}
+		}
+		res.Labels[k] = v
+	}
 	for _, f := range g.Findings {
-		res.Findings = append(res.Findings, Finding{Level: f.Level, Gate: f.Gate, Message: redact.String(f.Message), Run: f.Run})
+		nf := Finding{Level: f.Level, Gate: f.Gate, Message: redact.String(f.Message), Run: f.Run}
+		if !slices.ContainsFunc(res.Findings, func(e Finding) bool {
+			return e.Level == nf.Level && e.Run == nf.Run && e.Message == nf.Message
+		}) {
+			res.Findings = append(res.Findings, nf)
+		}
 	}
 }
 

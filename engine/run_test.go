@@ -318,3 +318,56 @@ func TestSlug(t *testing.T) {
 		}
 	}
 }
+
+// TestOneFindingPerFact: with both equal_function_sets: and
+// token_efficiency: over the same classes, the missed class and the
+// unexpected tool are each one finding, not one per block.
+func TestOneFindingPerFact(t *testing.T) {
+	s := writeSuite(t, `
+agents:
+  - name: research
+    cassette: c.json
+`+classes+`
+    token_efficiency:
+      classes:
+        - name: search
+          members: [brave.web_search, google.search]
+        - name: fetch
+          members: [http.get]
+`, map[string]string{"c.json": cassetteJSON(runJSON("ok", "google.search", "shell.exec"))})
+	c := run(t, s, Options{}).Cases[0]
+	seen := map[string]int{}
+	for _, f := range c.Findings {
+		seen[f.Message]++
+	}
+	for _, msg := range []string{"missed class `fetch`: no call reached any of its members", "unexpected tool `shell.exec`: it is in no declared class"} {
+		if seen[msg] != 1 {
+			t.Errorf("%q is listed %d times: %+v", msg, seen[msg], c.Findings)
+		}
+	}
+}
+
+// TestTokenEfficiencyGradeTarget: the grade is a target, a word in the
+// envelope's labels, assertable like any other.
+func TestTokenEfficiencyGradeTarget(t *testing.T) {
+	s := writeSuite(t, `
+agents:
+  - name: research
+    cassette: c.json
+    token_efficiency:
+      classes:
+        - name: search
+          members: [brave.web_search, google.search]
+        - name: fetch
+          members: [http.get]
+      expect:
+        - token_efficiency.grade: { exact: A }
+`, map[string]string{"c.json": cassetteJSON(runJSON("ok", "google.search", "shell.exec"))})
+	c := run(t, s, Options{}).Cases[0]
+	if c.Labels["token_efficiency.grade"] != "F" {
+		t.Errorf("labels %v, want grade F for F1 50", c.Labels)
+	}
+	if len(c.Assertions) != 1 || c.Assertions[0].Passed || c.Assertions[0].Actual != "F" || c.Verdict != Fail {
+		t.Errorf("assertions %+v verdict %s", c.Assertions, c.Verdict)
+	}
+}

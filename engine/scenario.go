@@ -131,6 +131,7 @@ func (b *builder) scenario(ptr string, m map[string]any) {
 		pos := b.doc.keyAt(ptr + "/rubric")
 		sc.Rubric = &pos
 	}
+	b.caseReliability(ptr, c, m)
 	b.scenarioExpect(c, ptr, m)
 }
 
@@ -347,6 +348,16 @@ func (b *builder) scenarioExpect(c *Case, ptr string, m map[string]any) {
 func scenarioTargetProblem(name string, sc *Scenario) (msg, hint string) {
 	root, rest, _ := strings.Cut(name, ".")
 	base, _, indexed := strings.Cut(root, "[")
+	if _, ok := reliabilityTarget(name); ok {
+		return "", ""
+	}
+	if base == "reliability" {
+		msg = fmt.Sprintf("unknown reliability target `%s`: expected one of reliability.pass_rate, reliability.pass_hat_<k> (k = 1, 2, ...), reliability.certified_lower, reliability.class", name)
+		if s := diag.Suggest(name, reliabilityTargetNames); s != "" {
+			hint = "did you mean `" + s + "`?"
+		}
+		return msg, hint
+	}
 	switch {
 	case base == "state":
 		return "", ""
@@ -385,6 +396,9 @@ type replay struct {
 	cost     *int64
 	// findings name each invalid action and forbidden call.
 	findings []Finding
+	// invalidAt and forbiddenAt locate each invalid action and forbidden
+	// call, for the scenario object.
+	invalidAt, forbiddenAt []WorldEvent
 }
 
 // replayRun replays r against a fresh world seeded from sc.
@@ -404,20 +418,24 @@ func replayRun(sc *Scenario, r *cassette.Run) *replay {
 			}
 			res := rp.world.Call(world.Step{Tool: call.Tool, ID: call.ID(), Args: call.Arguments, IsError: call.IsError})
 			where := fmt.Sprintf("turn %d, call %d `%s`", ti+1, ci+1, call.ID())
+			ev := WorldEvent{Turn: ti + 1, Call: ci + 1, Tool: call.ID(), Reason: res.Reason}
 			switch res.Outcome {
 			case world.Invalid:
 				rp.invalid++
 				f := Finding{Level: "error", Gate: "scenario", Message: where + ": invalid action: " + res.Reason}
 				if res.Rule >= 0 {
 					pos := sc.TransitionPos[res.Rule]
-					f.Position = &pos
+					f.Position, ev.Position = &pos, &pos
 				}
 				rp.findings = append(rp.findings, f)
+				rp.invalidAt = append(rp.invalidAt, ev)
 			case world.ForbiddenCall:
 				rp.forbid++
 				pos := sc.ForbiddenPos[res.Rule]
+				ev.Position = &pos
 				rp.findings = append(rp.findings, Finding{Level: "error", Gate: "scenario", Position: &pos,
 					Message: where + ": forbidden transition: " + res.Reason})
+				rp.forbiddenAt = append(rp.forbiddenAt, ev)
 			}
 		}
 		if t.FinalResponse != "" {
@@ -464,19 +482,32 @@ func (rp *replay) doc(sc *Scenario) map[string]any {
 // recorded run is replayed on a fresh clone of the seed.
 func runScenario(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResult, diag.List) {
 	c, sc := p.c, p.c.Scenario
-	checks := make([]*runCheck, len(c.Expect))
-	for i, a := range c.Expect {
-		checks[i] = &runCheck{a: a}
+	var checks []*runCheck
+	var perCase []*Assertion
+	for _, a := range c.Expect {
+		if _, ok := reliabilityTarget(a.Target.String()); ok {
+			perCase = append(perCase, a)
+			continue
+		}
+		checks = append(checks, newRunCheck(a))
 	}
 	var reps []*replay
+	var verdicts runVerdicts
+	var failedChecks []string
+	detail := &ScenarioDetail{Runs: []ScenarioRun{}}
 	runN := 0
 	errs := eachCassette(s, p, res, progress, cassetteUse{run: func(_ *cassette.Cassette, r *cassette.Run) {
 		runN++
 		rp := replayRun(sc, r)
 		doc := rp.doc(sc)
+		failedChecks = rp.oracleFailures(failedChecks[:0])
 		for _, rc := range checks {
-			rc.check(runN, doc)
+			if !rc.check(runN, doc) {
+				failedChecks = append(failedChecks, rc.label)
+			}
 		}
+		verdicts.add(runN, failedChecks)
+		detail.add(runN, rp)
 		// Only the numbers and findings are kept; the world of a run is
 		// dropped unless it is the only one.
 		if runN > 1 {
@@ -488,22 +519,51 @@ func runScenario(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseR
 		reps = append(reps, rp)
 	}})
 	res.Runs = runN
+	res.Scenario = detail
+	judged := c.Reliability != nil
 	for _, rc := range checks {
-		res.Assertions = append(res.Assertions, rc.result(runN))
+		ar := rc.result(runN)
+		if !ar.Passed && judged {
+			ar.Message += judgedNote
+		}
+		res.Assertions = append(res.Assertions, ar)
 	}
 	scenarioReport(sc, res, reps)
+	verdicts.reliability(c, res)
+	for _, a := range perCase {
+		actual, ok := caseValue(res, a.Target.String())
+		res.Assertions = append(res.Assertions, evaluate(a, actual, ok))
+	}
+	sortAssertions(res.Assertions, c.Expect)
+	verdicts.judge(c, res)
 	if runN == 0 && len(errs) == 0 {
 		res.Findings = append(res.Findings, Finding{Level: "error",
 			Message: "no recorded runs: the cassettes hold no runs, so there is no trajectory to replay"})
 	}
-	res.Verdict = caseVerdict(res, false)
+	res.Verdict = caseVerdict(res, false, judged)
 	return res, errs
+}
+
+// oracleFailures appends the scenario oracles the run failed: its invalid
+// actions, forbidden transitions and expect_state mismatches.
+func (rp *replay) oracleFailures(failed []string) []string {
+	if rp.invalid > 0 {
+		failed = append(failed, fmt.Sprintf("%d invalid action(s)", rp.invalid))
+	}
+	if rp.forbid > 0 {
+		failed = append(failed, fmt.Sprintf("%d forbidden transition(s)", rp.forbid))
+	}
+	if len(rp.mismatch) > 0 {
+		failed = append(failed, fmt.Sprintf("expect_state: %d path(s) differ", len(rp.mismatch)))
+	}
+	return failed
 }
 
 // scenarioReport fills the targets, counts and findings of a scenario case
 // from its replayed runs. An invalid action, a forbidden transition and a
 // state mismatch are error findings of the scenario and expect_state gates,
-// which fail the case (see failsCase).
+// which fail the case unless a reliability: block judges it by its runs
+// (see caseVerdict).
 //
 // Over several runs the count targets are totals, the boolean targets hold
 // only when they hold in every run, golden.efficiency is the lowest and
@@ -584,6 +644,11 @@ func scenarioReport(sc *Scenario, res *CaseResult, reps []*replay) {
 				res.Targets["state."+e.Path.String()] = n
 			} else if bv, isBool := v.(bool); ok && isBool {
 				res.Targets["state."+e.Path.String()] = boolTarget(bv)
+			} else if sv, isString := v.(string); ok && isString {
+				if res.Labels == nil {
+					res.Labels = map[string]string{}
+				}
+				res.Labels["state."+e.Path.String()] = redact.String(sv)
 			}
 		}
 	}
@@ -626,4 +691,87 @@ func boolTarget(b bool) float64 {
 		return 1
 	}
 	return 0
+}
+
+// maxScenarioRuns bounds the runs whose world the scenario object keeps: a
+// cassette of thousands of runs keeps the numbers of every run and the
+// final state and diff of the first 100.
+const maxScenarioRuns = 100
+
+// ScenarioDetail is the envelope's structured record of a scenario case:
+// what each recorded run, replayed on a world of its own, left behind.
+type ScenarioDetail struct {
+	Runs []ScenarioRun `json:"runs"`
+	// OmittedRuns counts the runs past the first 100, whose world is not
+	// kept (their numbers are in the targets and the run verdicts).
+	OmittedRuns int `json:"omitted_runs,omitempty"`
+}
+
+// ScenarioRun is one replayed run: the world it left (redacted), the
+// changes from the seed in path order, the calls in order, and the calls
+// the world refused, each located by turn and call (1-based).
+type ScenarioRun struct {
+	Run                  int            `json:"run"`
+	StateMatched         bool           `json:"state_matched"`
+	FinalState           map[string]any `json:"final_state"`
+	Diff                 []StateChange  `json:"diff"`
+	ToolNames            []string       `json:"tool_names"`
+	InvalidActions       []WorldEvent   `json:"invalid_actions"`
+	ForbiddenTransitions []WorldEvent   `json:"forbidden_transitions"`
+}
+
+// StateChange is one path whose value differs between the seed and the
+// final state: op is add (absent in the seed), remove (absent at the end)
+// or replace. Objects are compared key by key; any other value, a list
+// included, is compared whole.
+type StateChange struct {
+	Path   string `json:"path"`
+	Op     string `json:"op"`
+	Before any    `json:"before,omitempty"`
+	After  any    `json:"after,omitempty"`
+}
+
+// WorldEvent is a call the world refused: an invalid action or a
+// forbidden transition, with the rule it is about when there is one.
+type WorldEvent struct {
+	Turn     int       `json:"turn"`
+	Call     int       `json:"call"`
+	Tool     string    `json:"tool"`
+	Reason   string    `json:"reason"`
+	Position *diag.Pos `json:"position,omitempty"`
+}
+
+// add records a replayed run, while its world is still there.
+func (d *ScenarioDetail) add(run int, rp *replay) {
+	if len(d.Runs) == maxScenarioRuns {
+		d.OmittedRuns++
+		return
+	}
+	sr := ScenarioRun{Run: run, StateMatched: len(rp.mismatch) == 0, Diff: []StateChange{},
+		ToolNames: orEmptyStrings(rp.names), InvalidActions: orEmptyEvents(rp.invalidAt), ForbiddenTransitions: orEmptyEvents(rp.forbiddenAt)}
+	sr.FinalState, _ = redact.Value(rp.world.State()).(map[string]any)
+	for _, c := range rp.world.Changes() {
+		sc := StateChange{Path: c.Path, Op: "replace", Before: redact.Value(c.Before), After: redact.Value(c.After)}
+		switch {
+		case !c.HadBefore:
+			sc.Op, sc.Before = "add", nil
+		case !c.HasAfter:
+			sc.Op, sc.After = "remove", nil
+		}
+		sr.Diff = append(sr.Diff, sc)
+	}
+	for i := range sr.InvalidActions {
+		sr.InvalidActions[i].Reason = redact.String(sr.InvalidActions[i].Reason)
+	}
+	for i := range sr.ForbiddenTransitions {
+		sr.ForbiddenTransitions[i].Reason = redact.String(sr.ForbiddenTransitions[i].Reason)
+	}
+	d.Runs = append(d.Runs, sr)
+}
+
+func orEmptyEvents(evs []WorldEvent) []WorldEvent {
+	if evs == nil {
+		return []WorldEvent{}
+	}
+	return evs
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -298,5 +299,81 @@ scenarios:
 	}
 	if _, err := Run(s, Options{}); err == nil || !strings.Contains(err.Error(), `no cassette for test "Restock Shelf"`) {
 		t.Errorf("missing cassette: %v", err)
+	}
+}
+
+// TestScenarioObject: each run of a scenario is replayed on a world of its
+// own, and the case carries, per run, the final state, the diff from the
+// seed in path order, the calls and the calls the world refused, each
+// with its turn, call and rule; a string state value at an expect_state
+// path is a label.
+func TestScenarioObject(t *testing.T) {
+	s := writeSuite(t, `
+scenarios:
+  - name: restock
+    cassette: c.json
+    seed: { inventory: { widgets: 3 }, label: draft, old: 1 }
+    transitions:
+      - tool: add_widget
+        effect:
+          inventory.widgets: { inc: 1 }
+          label: { from_arg: label }
+      - tool: remove_widget
+        when: { inventory.widgets: { min: 5 } }
+        effect: { inventory.widgets: { dec: 1 } }
+    forbidden:
+      - tool: drop_inventory
+        reason: never
+    expect_state:
+      label: shipped
+`, map[string]string{"c.json": cassetteJSON(
+		`{"turns": [{"calls": [{"tool": "add_widget", "arguments": {"label": "shipped"}}, {"tool": "remove_widget", "arguments": {}}]}, {"calls": [{"tool": "drop_inventory", "arguments": {}}]}]}`,
+		`{"turns": [{"calls": [{"tool": "add_widget", "arguments": {"label": "held"}}]}]}`,
+	)})
+	c := run(t, s, Options{}).Cases[0]
+	sd := c.Scenario
+	if sd == nil || len(sd.Runs) != 2 {
+		t.Fatalf("scenario = %+v", sd)
+	}
+	r1, r2 := sd.Runs[0], sd.Runs[1]
+	wantDiff := []StateChange{
+		{Path: "inventory.widgets", Op: "replace", Before: 3.0, After: 4.0},
+		{Path: "label", Op: "replace", Before: "draft", After: "shipped"},
+	}
+	if !reflect.DeepEqual(r1.Diff, wantDiff) || !r1.StateMatched || r1.FinalState["label"] != "shipped" {
+		t.Errorf("run 1 = %+v", r1)
+	}
+	if !reflect.DeepEqual(r1.ToolNames, []string{"add_widget", "remove_widget", "drop_inventory"}) {
+		t.Errorf("tool names %v", r1.ToolNames)
+	}
+	if len(r1.InvalidActions) != 1 || r1.InvalidActions[0].Turn != 1 || r1.InvalidActions[0].Call != 2 || r1.InvalidActions[0].Position == nil || r1.InvalidActions[0].Position.Line != 11 {
+		t.Errorf("invalid actions %+v", r1.InvalidActions)
+	}
+	if len(r1.ForbiddenTransitions) != 1 || r1.ForbiddenTransitions[0].Turn != 2 || r1.ForbiddenTransitions[0].Reason != "never" {
+		t.Errorf("forbidden %+v", r1.ForbiddenTransitions)
+	}
+	// The second run starts from the seed, not from the first run's world.
+	if r2.StateMatched || r2.FinalState["inventory"].(map[string]any)["widgets"] != 4.0 || r2.Diff[1].After != "held" {
+		t.Errorf("run 2 = %+v", r2)
+	}
+	if c.Reliability == nil || c.Reliability.PassedRuns != 0 || c.Reliability.Rows[1].Failed[0] != "expect_state: 1 path(s) differ" {
+		t.Errorf("reliability %+v", c.Reliability)
+	}
+
+	one := writeSuite(t, strings.Replace(`
+scenarios:
+  - name: one
+    cassette: c.json
+    seed: { label: draft }
+    transitions:
+      - tool: ship
+        effect: { label: shipped }
+    expect_state: { label: shipped }
+    expect:
+      - state.label: { exact: shipped }
+`, "\t", "", -1), map[string]string{"c.json": cassetteJSON(`{"turns": [{"calls": [{"tool": "ship", "arguments": {}}]}]}`)})
+	c = run(t, one, Options{}).Cases[0]
+	if c.Labels["state.label"] != "shipped" || c.Verdict != Pass || c.Scenario.Runs[0].Diff[0].Op != "replace" {
+		t.Errorf("labels %v verdict %s scenario %+v", c.Labels, c.Verdict, c.Scenario)
 	}
 }

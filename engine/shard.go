@@ -94,9 +94,10 @@ func selectShard(cases []*Case, s Shard) ([]*Case, error) {
 	return out, nil
 }
 
-// Tally recomputes the envelope's totals and verdict from its cases: the
-// run fails when any case fails. Run and a merge of shard envelopes both
-// count with it, so the two cannot disagree.
+// Tally recomputes the envelope's totals and verdict from its cases and
+// floors: the run fails when any case fails or a suite floor (decided by
+// Summarize) failed. Run and a merge of shard envelopes both count with it,
+// so the two cannot disagree.
 func (e *Envelope) Tally() {
 	e.Totals = Totals{}
 	e.Verdict = Pass
@@ -110,6 +111,11 @@ func (e *Envelope) Tally() {
 			e.Verdict = Fail
 		case Inconclusive:
 			e.Totals.Inconclusive++
+		}
+	}
+	for _, f := range e.Floors {
+		if !f.Passed && !f.Deferred {
+			e.Verdict = Fail
 		}
 	}
 }

@@ -17,6 +17,12 @@ type Suite struct {
 	SHA256 string
 
 	Servers []Server
+	// Reliability is the suite's default reliability: block, nil when it
+	// sets no floor; Confidence the confidence of its certified bounds.
+	Reliability *ReliabilityBlock
+	Confidence  Confidence
+	// Floors are the suite's floors: on the summary across its cases.
+	Floors []*Assertion
 	// Cases are the suite's cases in file order: agent tests from agents:
 	// and tests:, and the entries of blocks this version does not run yet.
 	Cases []*Case
@@ -69,6 +75,12 @@ type Case struct {
 	// when the runner looks the test up by name in the cassette directory.
 	Cassette    string
 	CassettePos diag.Pos
+
+	// Reliability is the case's reliability: block, or the suite's default;
+	// nil when neither is declared. Confidence is the suite's confidence of
+	// certified bounds.
+	Reliability *ReliabilityBlock
+	Confidence  Confidence
 
 	// Expect holds every assertion of the case: the test's own expect:
 	// list, each gate block's expect: list, and the default gate of a

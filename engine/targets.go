@@ -19,7 +19,7 @@ var gateBlocks = []gateBlock{
 	{"distractors", true, []string{"distractors.accuracy", "distractors.chose_distractor", "distractors.certified_lower"}},
 	{"discovery", true, nil},
 	{"orchestration", true, []string{"orchestration.discovery", "orchestration.parameterization", "orchestration.syntax", "orchestration.error_recovery", "orchestration.efficiency"}},
-	{"token_efficiency", true, []string{"token_efficiency.f1", "token_efficiency.tool_surface_tokens", "token_efficiency.correct_selections", "token_efficiency.cost", "token_efficiency.tokens_per_correct", "token_efficiency.cost_per_correct"}},
+	{"token_efficiency", true, []string{"token_efficiency.f1", "token_efficiency.tool_surface_tokens", "token_efficiency.correct_selections", "token_efficiency.cost", "token_efficiency.tokens_per_correct", "token_efficiency.cost_per_correct", "token_efficiency.grade"}},
 }
 
 // defaultGates is the assertion a block applies when its expect: list is
@@ -55,6 +55,9 @@ func targetBlock(target string) (gateBlock, bool) {
 // (tool_selection., edges., ...), so an unknown name there is a typo.
 func gateNamespace(target string) bool {
 	ns, _, _ := strings.Cut(target, ".")
+	if ns == "reliability" {
+		return true
+	}
 	for _, b := range gateBlocks {
 		for _, t := range b.targets {
 			if strings.HasPrefix(t, ns+".") {
@@ -71,5 +74,5 @@ func knownTargets() []string {
 	for _, b := range gateBlocks {
 		out = append(out, b.targets...)
 	}
-	return out
+	return append(out, reliabilityTargetNames...)
 }

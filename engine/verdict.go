@@ -7,9 +7,14 @@ package engine
 // (pending), else pass. runAgent and runScenario decide with it, and Run
 // checks a cached result with it, so a cache entry cannot carry a verdict
 // that its own results do not give.
-func caseVerdict(res *CaseResult, pending bool) Verdict {
+//
+// judged is true when a reliability: block judges the case by its runs:
+// an assertion checked on every run (FailedRuns > 0) and a scenario oracle
+// then count against the runs that failed them, and the block's floor
+// (one of Floors) decides.
+func caseVerdict(res *CaseResult, pending, judged bool) Verdict {
 	for _, a := range res.Assertions {
-		if !a.Passed {
+		if !a.Passed && !(judged && a.FailedRuns > 0) {
 			return Fail
 		}
 	}
@@ -19,7 +24,7 @@ func caseVerdict(res *CaseResult, pending bool) Verdict {
 		}
 	}
 	for _, f := range res.Findings {
-		if failsCase(f) {
+		if failsCase(f) && !(judged && f.Gate != "") {
 			return Fail
 		}
 	}

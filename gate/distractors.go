@@ -13,11 +13,16 @@ type DistractorRun struct {
 	// correct set and in the injected distractor set; other calls are out
 	// of scope and ignored.
 	ChoseCorrect, ChoseDistractor int64
+	// Other counts the calls in neither set: out of scope for accuracy,
+	// but a call outside the correct set all the same.
+	Other int64
 	// Distractors names the distractors chosen, first call first.
 	Distractors []string
-	// Success is true when the run selected only correct tools: at least one
-	// in-scope call and none of them a distractor (with no correct ids
-	// declared, when it chose no distractor).
+	// Success is true when the run selected only correct tools (the seed's
+	// rule for certified_lower): it called at least one correct tool and
+	// nothing outside the correct set, neither a distractor nor any other
+	// tool. With no correct ids declared, only a run that called nothing
+	// selected only correct tools.
 	Success bool
 }
 
@@ -35,12 +40,15 @@ func ScoreDistractors(correct, distractors []string, calls []cassette.Call) Dist
 			if !containsString(r.Distractors, c.Tool) {
 				r.Distractors = append(r.Distractors, c.Tool)
 			}
+		default:
+			r.Other++
 		}
 	}
+	outside := r.ChoseDistractor + r.Other
 	if len(correct) == 0 {
-		r.Success = r.ChoseDistractor == 0
+		r.Success = outside == 0
 	} else {
-		r.Success = r.ChoseCorrect > 0 && r.ChoseDistractor == 0
+		r.Success = r.ChoseCorrect > 0 && outside == 0
 	}
 	return r
 }
@@ -113,7 +121,8 @@ func (d *Distractors) AddCatalog(catalog []cassette.ServerCatalog) {
 
 // Result reports distractors.accuracy, distractors.chose_distractor and
 // distractors.certified_lower (the one-sided 95% Clopper-Pearson lower
-// bound on the per-run success rate, an integer percent rounded down).
+// bound on the per-run success rate, an integer percent rounded down; a
+// run succeeds when it selected only correct tools, see DistractorRun).
 func (d *Distractors) Result() Result {
 	res := Result{
 		Targets: map[string]float64{

@@ -41,14 +41,23 @@ func NewEdges(cfg Edges) *EdgeCoverage {
 	}
 }
 
-// Add folds one run.
-func (e *EdgeCoverage) Add(run *cassette.Run) {
+// EdgeRun is one run's own edge figures. Coverage of the allowed and the
+// delegation edges is judged over the union of runs (Result), so a run
+// carries only its restricted calls.
+type EdgeRun struct {
+	Restricted int64
+}
+
+// Add folds one run and returns its own figures.
+func (e *EdgeCoverage) Add(run *cassette.Run) EdgeRun {
+	var out EdgeRun
 	e.runs++
 	for ti, turn := range run.Turns {
 		for ci, c := range turn.Calls {
 			e.calls++
 			if memberOf(e.cfg.Restricted, c.Server, c.Tool) {
 				e.restricted++
+				out.Restricted++
 				if e.restricted <= maxAttemptFindings {
 					e.findings = append(e.findings, Finding{Level: "error", Gate: "tool_edges", Run: e.runs,
 						Message: fmt.Sprintf("run %d: turn %d call %d called restricted tool `%s`", e.runs, ti+1, ci+1, c.ID())})
@@ -74,6 +83,7 @@ func (e *EdgeCoverage) Add(run *cassette.Run) {
 			}
 		}
 	}
+	return out
 }
 
 // Result reports edges.allowed_pct, edges.restricted_attempts,

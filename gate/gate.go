@@ -13,6 +13,9 @@ type Result struct {
 	// Counts maps a dotted count name (tool_selection.tp) to the raw number
 	// behind the targets.
 	Counts map[string]int64
+	// Labels maps a dotted target name to a value that is a word rather
+	// than a number (token_efficiency.grade).
+	Labels map[string]string
 	// Findings say, in order, what the gate saw that a reader should know.
 	Findings []Finding
 }

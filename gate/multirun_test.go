@@ -164,7 +164,7 @@ func TestDistractorAccuracy(t *testing.T) {
 	}{
 		{"only correct", []string{"catalog.search_products"}, []string{"catalog.search_products"}, 1, 0, 100, true},
 		{"one of each", []string{"catalog.search_products"}, []string{"catalog.search_products", "catalog.search_products_v2"}, 1, 1, 50, false},
-		{"out of scope ignored", []string{"catalog.search_products"}, []string{"catalog.search_products", "shell.exec"}, 1, 0, 100, true},
+		{"out of scope ignored by accuracy, not by success", []string{"catalog.search_products"}, []string{"catalog.search_products", "shell.exec"}, 1, 0, 100, false},
 		{"nothing in scope scores 0", []string{"catalog.search_products"}, []string{"shell.exec"}, 0, 0, 0, false},
 		{"no correct ids is vacuous", nil, nil, 0, 0, 100, true},
 		{"only distractor", []string{"google.search"}, []string{"get_ticker_news"}, 0, 1, 0, false},
@@ -313,5 +313,28 @@ func TestGenerateDistractors(t *testing.T) {
 	again := distractor.Generate(distractor.Config{From: distractor.FromNearDuplicate, Of: []string{"search_products", "get_product"}, Count: 8})
 	if !reflect.DeepEqual(nd, again) {
 		t.Error("generation is not deterministic")
+	}
+}
+
+// TestDistractorSuccessOnlyCorrectTools is the seed's rule for
+// certified_lower: a run succeeds when the agent "selected only correct
+// tools", so a run that calls the correct tool and also shell.exec (in no
+// set at all) is not a success, although accuracy, which counts in-scope
+// choices only, stays 100 and chose_distractor 0.
+func TestDistractorSuccessOnlyCorrectTools(t *testing.T) {
+	correct := []string{"catalog.search_products"}
+	r := ScoreDistractors(correct, []string{"search_products_v2"}, calls("catalog.search_products", "shell.exec"))
+	if r.Success {
+		t.Errorf("a run that also called shell.exec selected only correct tools: %+v", r)
+	}
+	if acc := DistractorAccuracy(1, r.ChoseCorrect, r.ChoseDistractor); acc != 100 || r.ChoseDistractor != 0 {
+		t.Errorf("accuracy %d, chose_distractor %d: the in-scope figures are unchanged", acc, r.ChoseDistractor)
+	}
+	d := NewDistractors(correct, []string{"search_products_v2"})
+	d.Add(run(-1, "catalog.search_products", "shell.exec"))
+	d.Add(run(-1, "catalog.search_products"))
+	res := d.Result()
+	if res.Counts["distractors.successful_runs"] != 1 || res.Targets["distractors.certified_lower"] != 2 {
+		t.Errorf("1 of 2 runs selected only correct tools: %v %v", res.Counts, res.Targets)
 	}
 }

@@ -48,14 +48,16 @@ func (t *TokenEfficiency) AddCatalog(cat []cassette.ServerCatalog) {
 	}
 }
 
-// Add scores one run's selection and adds its cost.
-func (t *TokenEfficiency) Add(run *cassette.Run) {
-	t.sel.Add(run)
+// Add scores one run's selection and adds its cost; it returns the run's
+// own selection.
+func (t *TokenEfficiency) Add(run *cassette.Run) RunSelection {
+	r := t.sel.Add(run)
 	t.runs++
 	if run.CostMicros != nil {
 		t.costRuns++
 		t.cost += *run.CostMicros
 	}
+	return r
 }
 
 // Grade is the letter keyed on a selection F1: A at 90, B at 80, C at 70, D
@@ -81,7 +83,8 @@ func round(v float64, decimals int) float64 {
 	return math.Round(v*p) / p
 }
 
-// Result reports the token_efficiency.* targets. tokens_per_correct is the
+// Result reports the token_efficiency.* targets, the grade among them as a
+// label (a word, not a number). tokens_per_correct is the
 // surface the runs paid (tool_surface_tokens once per run) over the correct
 // selections pooled across runs, so it does not move with the number of
 // runs. An undefined figure is absent: the surface figures when the
@@ -97,6 +100,7 @@ func (t *TokenEfficiency) Result() Result {
 			"token_efficiency.f1":                 float64(f1),
 			"token_efficiency.correct_selections": float64(tp),
 		},
+		Labels: map[string]string{"token_efficiency.grade": Grade(f1)},
 		Counts: map[string]int64{
 			"token_efficiency.tp":          tp,
 			"token_efficiency.fp":          s.Counts["tool_selection.fp"],

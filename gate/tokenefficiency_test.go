@@ -61,6 +61,9 @@ func TestTokenEfficiency(t *testing.T) {
 			if last.Level != "notice" || last.Message[:len("grade X")] != "grade "+tc.grade {
 				t.Errorf("grade finding %+v, want grade %s", last, tc.grade)
 			}
+			if res.Labels["token_efficiency.grade"] != tc.grade {
+				t.Errorf("grade label %q, want %s", res.Labels["token_efficiency.grade"], tc.grade)
+			}
 		})
 	}
 }

@@ -131,6 +131,7 @@ var exampleExit = map[string]int{
 	"distractor-floor-fails": ExitFail,
 	"auditor-view":           ExitFail,
 	"tool-quality":           ExitFail,
+	"reliability":            ExitFail,
 }
 
 // TestExamples runs every examples/*/ suite with both reporters and checks
@@ -297,7 +298,7 @@ func TestColor(t *testing.T) {
 }
 
 // TestREADMECommands runs every `$ mcptest ...` command shown in the README
-// from the repository root and checks what it does against the block, so the
+// and in docs/metrics.md from the repository root and checks what it does against the block, so the
 // docs cannot drift from the binary. The convention for a README block:
 //
 //   - the block's first line is `$ mcptest ARGS`, and the lines after it
@@ -307,9 +308,13 @@ func TestColor(t *testing.T) {
 //     stating another code, `# exit N` (for example `# exit 1` on a run
 //     whose floor is breached). Any other trailing comment is an error.
 func TestREADMECommands(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
+	var data []byte
+	for _, doc := range []string{"../../README.md", "../../docs/metrics.md"} {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(data, b...)
 	}
 	t.Chdir("../..")
 	n := 0

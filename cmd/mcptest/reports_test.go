@@ -207,9 +207,16 @@ func TestJUnitIndependentReader(t *testing.T) {
 					}
 				}
 				wants = append(wants, w)
+				// One testcase per run: tool_selection's rows where the
+				// case has them, else the reliability rows of every
+				// multi-run case.
 				if c.ToolSelection != nil {
 					for _, r := range c.ToolSelection.Runs {
 						wants = append(wants, want{name: r.Name, class: c.Name, fail: !r.PassK})
+					}
+				} else if c.Reliability != nil {
+					for _, r := range c.Reliability.Rows {
+						wants = append(wants, want{name: engine.RunName(c.Name, r.Run), class: c.Name, fail: !r.Passed})
 					}
 				}
 			}

@@ -1,0 +1,438 @@
+package annotate
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/engine"
+)
+
+// maxPrettyRuns is how many runs the pretty and HTML reporters list one by
+// one: every run of a case with at most this many, else its failing runs
+// up to this many. The envelope and JUnit hold every run.
+const maxPrettyRuns = 10
+
+// reliabilityWords is a case's runs as a reliability measure, one line:
+// "3/4 runs passed (75%): flaky".
+func reliabilityWords(r *engine.ReliabilityDetail) string {
+	pct := int64(0)
+	if r.Runs > 0 {
+		pct = (200*r.PassedRuns + r.Runs) / (2 * r.Runs)
+	}
+	return fmt.Sprintf("%d/%d runs passed (%d%%): %s", r.PassedRuns, r.Runs, pct, r.Class)
+}
+
+// reliabilityLine adds the pass^k figures and the certified bound to
+// reliabilityWords: "3/4 runs passed (75%), pass^1..4 75/50/25/0%,
+// certified lower bound 24% at 95% confidence: flaky".
+func reliabilityLine(c *engine.CaseResult) string {
+	r := c.Reliability
+	var hats []string
+	for k := 1; ; k++ {
+		v, ok := c.Targets[fmt.Sprintf("reliability.pass_hat_%d", k)]
+		if !ok {
+			break
+		}
+		hats = append(hats, compact(v))
+	}
+	head, class, _ := strings.Cut(reliabilityWords(r), ": ")
+	if len(hats) > 0 {
+		head += fmt.Sprintf(", pass^1..%d %s%%", len(hats), strings.Join(hats, "/"))
+	}
+	if v, ok := c.Targets["reliability.certified_lower"]; ok {
+		head += fmt.Sprintf(", certified lower bound %s%% at %s%% confidence", compact(v), compact(r.Confidence))
+	}
+	return head + ": " + class
+}
+
+// runWords says what a run failed, or "" for a run that passed.
+func runWords(v engine.RunVerdict) string {
+	return strings.Join(v.Failed, "; ")
+}
+
+// shownRuns picks the runs a reader is shown one by one: all of them when
+// there are at most maxPrettyRuns and the case lists no tool_selection:
+// rows of its own, else the failing ones, at most maxPrettyRuns. more
+// counts the failing runs left out.
+func shownRuns(c *engine.CaseResult) (rows []engine.RunVerdict, more int) {
+	r := c.Reliability
+	if r == nil {
+		return nil, 0
+	}
+	if len(r.Rows) <= maxPrettyRuns && c.ToolSelection == nil {
+		return r.Rows, 0
+	}
+	for _, row := range r.Rows {
+		if row.Passed {
+			continue
+		}
+		if len(rows) == maxPrettyRuns {
+			more++
+			continue
+		}
+		rows = append(rows, row)
+	}
+	return rows, more
+}
+
+// reliability prints the reliability line and the runs of a case some run
+// of which failed (a case whose every run passed says so on its own line;
+// a case with tool_selection: rows has its runs listed there):
+//
+//	reliability: 3/4 runs passed (75%), pass^1..4 75/50/25/0%, certified lower bound 24% at 95% confidence: flaky
+//	triage #1  pass
+//	triage #2  fail  assertion #0 (`final_response`)
+func (p Pretty) reliability(b *strings.Builder, c *engine.CaseResult) {
+	r := c.Reliability
+	if r == nil || r.PassedRuns == r.Runs {
+		return
+	}
+	fmt.Fprintf(b, "      %s %s\n", p.paint(dim, "reliability:"), reliabilityLine(c))
+	if c.ToolSelection != nil {
+		return // its tool_selection: rows follow, one per run
+	}
+	rows, more := shownRuns(c)
+	for _, row := range rows {
+		mark := p.paint(green, "pass")
+		if !row.Passed {
+			mark = p.paint(red, "fail")
+		}
+		line := fmt.Sprintf("      %s  %s", Clean(engine.RunName(c.Name, row.Run)), mark)
+		if w := runWords(row); w != "" {
+			line += "  " + Clean(w)
+		}
+		b.WriteString(line + "\n")
+	}
+	if more > 0 {
+		fmt.Fprintf(b, "      %s\n", p.paint(dim, fmt.Sprintf("and %d more failing runs (every run is in the JSON envelope)", more)))
+	}
+}
+
+// caseFigures lists a case's targets and labels as "name=value", in name
+// order: the numbers as JSON, the words as written.
+func caseFigures(c *engine.CaseResult) []string {
+	pairs := figurePairs(c)
+	out := make([]string, len(pairs))
+	for i, p := range pairs {
+		out[i] = p[0] + "=" + p[1]
+	}
+	return out
+}
+
+// figurePairs lists a case's targets and labels as name, value pairs in
+// name order.
+func figurePairs(c *engine.CaseResult) [][2]string {
+	keys := make([]string, 0, len(c.Targets)+len(c.Labels))
+	for k := range c.Targets {
+		keys = append(keys, k)
+	}
+	for k := range c.Labels {
+		if _, dup := c.Targets[k]; !dup {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool { return figureLess(keys[i], keys[j]) })
+	out := make([][2]string, len(keys))
+	for i, k := range keys {
+		if v, ok := c.Targets[k]; ok {
+			out[i] = [2]string{k, compact(v)}
+		} else {
+			out[i] = [2]string{k, c.Labels[k]}
+		}
+	}
+	return out
+}
+
+// agentRuns is the agent reporter's runs: line for a case with several
+// runs: "3/4 runs passed (75%): flaky; failed: #2", at most maxPrettyRuns
+// run numbers; "" for a case without.
+func agentRuns(c *engine.CaseResult) string {
+	r := c.Reliability
+	if r == nil {
+		return ""
+	}
+	var failed []string
+	for _, row := range r.Rows {
+		if row.Passed {
+			continue
+		}
+		if len(failed) == maxPrettyRuns {
+			failed = append(failed, "…")
+			break
+		}
+		failed = append(failed, fmt.Sprintf("#%d", row.Run))
+	}
+	s := reliabilityWords(r)
+	if len(failed) > 0 {
+		s += "; failed: " + strings.Join(failed, ", ")
+	}
+	return s
+}
+
+// figureLess orders figure names by name, a trailing number by its value:
+// reliability.pass_hat_2 before reliability.pass_hat_10.
+func figureLess(a, b string) bool {
+	ab, an := splitNumber(a)
+	bb, bn := splitNumber(b)
+	if ab != bb || an < 0 || bn < 0 {
+		return a < b
+	}
+	return an < bn
+}
+
+// splitNumber splits "pass_hat_12" into "pass_hat_" and 12; the number is
+// -1 when the name does not end in one (or it is too long to be one).
+func splitNumber(s string) (string, int) {
+	i := len(s)
+	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+		i--
+	}
+	if i == len(s) || len(s)-i > 9 {
+		return s, -1
+	}
+	n := 0
+	for _, c := range s[i:] {
+		n = n*10 + int(c-'0')
+	}
+	return s[:i], n
+}
+
+// showSummary reports whether the human reporters show the run's summary:
+// when the suite declares floors, or two cases or more have reliability
+// figures and one is flaky or failed every run. A run whose every case
+// passed every run says all there is on its totals line, and the summary
+// of one case is that case's own figures.
+func showSummary(env *engine.Envelope) bool {
+	s := env.Summary
+	return len(env.Floors) > 0 || s != nil && s.Cases > 1 && s.Classes.Flaky+s.Classes.StableFail > 0
+}
+
+// summaryHead is the summary's first line: "50 cases, 200 runs (84
+// passed): 10 stable_pass, 18 flaky, 22 stable_fail".
+func summaryHead(s *engine.Summary) string {
+	return fmt.Sprintf("%d %s, %d runs (%d passed): %d stable_pass, %d flaky, %d stable_fail",
+		s.Cases, pluralWord(int(s.Cases), "case", "cases"), s.Runs, s.PassedRuns, s.Classes.StablePass, s.Classes.Flaky, s.Classes.StableFail)
+}
+
+// summaryTable is the summary's pass^k table as rows of cells: the k, the
+// mean pass^k in percent with one decimal, and the cases it is over.
+func summaryTable(s *engine.Summary) [3][]string {
+	t := [3][]string{{"k"}, {"pass^k"}, {"cases"}}
+	for _, p := range s.PassHat {
+		t[0] = append(t[0], fmt.Sprint(p.K))
+		t[1] = append(t[1], fmt.Sprintf("%.1f%%", p.Value))
+		t[2] = append(t[2], fmt.Sprint(p.Cases))
+	}
+	return t
+}
+
+// floorWords describes a suite floor's outcome for a reader:
+// "`summary.pass_hat_1` >= 40: 42.0", with the reason when it failed.
+func floorWords(f engine.SuiteFloor) string {
+	s := fmt.Sprintf("`%s` %s", f.Target, matcherWords(f.Matcher))
+	if f.Actual != nil {
+		s += ": " + compact(f.Actual)
+	}
+	if !f.Passed || f.Deferred {
+		if _, why, ok := strings.Cut(f.Message, ") "); ok {
+			s += " (" + why + ")"
+		}
+	}
+	return s
+}
+
+// matcherWords renders a one-key comparison matcher as ">= 40", any other
+// as compact JSON.
+func matcherWords(m any) string {
+	if mm, ok := m.(map[string]any); ok && len(mm) == 1 {
+		for k, v := range mm {
+			if _, isNum := v.(float64); isNum {
+				return k + " " + compact(v)
+			}
+		}
+	}
+	return literal(m)
+}
+
+// summary prints the run's reliability summary as a small table, then the
+// suite's floors:
+//
+//	reliability: 50 cases, 200 runs (84 passed): 10 stable_pass, 18 flaky, 22 stable_fail
+//	  k       1      2      3      4
+//	  pass^k  42.0%  27.3%  22.0%  20.0%
+//	  cases   50     50     50     50
+//	floor [PASS] `summary.pass_hat_1` >= 40: 42
+func (p Pretty) summary(b *strings.Builder, env *engine.Envelope) {
+	if !showSummary(env) {
+		return
+	}
+	b.WriteString("\n")
+	if s := env.Summary; s != nil {
+		fmt.Fprintf(b, "%s %s\n", p.paint(bold, "reliability:"), summaryHead(s))
+		t := summaryTable(s)
+		width := make([]int, len(t[0]))
+		for _, row := range t {
+			for i, cell := range row {
+				width[i] = max(width[i], len(cell))
+			}
+		}
+		for _, row := range t {
+			var line strings.Builder
+			for i, cell := range row {
+				if i == len(row)-1 {
+					line.WriteString(cell)
+					break
+				}
+				fmt.Fprintf(&line, "%-*s  ", width[i], cell)
+			}
+			fmt.Fprintf(b, "  %s\n", line.String())
+		}
+	}
+	for _, f := range env.Floors {
+		verdict := p.paint(green, "[PASS]")
+		switch {
+		case f.Deferred:
+			verdict = p.paint(yellow, "[DEFERRED]")
+		case !f.Passed:
+			verdict = p.paint(red, "[FAIL]")
+		}
+		fmt.Fprintf(b, "%s floor %s %s\n", p.paint(dim, f.Position.String()+":"), verdict, Clean(floorWords(f)))
+	}
+}
+
+// failedFloors counts the suite floors that failed (a deferred one has not).
+func failedFloors(env *engine.Envelope) int {
+	n := 0
+	for _, f := range env.Floors {
+		if !f.Passed && !f.Deferred {
+			n++
+		}
+	}
+	return n
+}
+
+// summaryMarkdown renders the run's reliability summary for a job summary
+// or a PR comment: a line of counts, the pass^k table and the floors; ""
+// when there is nothing to show (see showSummary).
+func summaryMarkdown(env *engine.Envelope) string {
+	if !showSummary(env) {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("#### Reliability across runs\n\n")
+	if s := env.Summary; s != nil {
+		fmt.Fprintf(&b, "%s.\n\n", summaryHead(s))
+		t := summaryTable(s)
+		for i, row := range t {
+			fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
+			if i == 0 {
+				b.WriteString("| ---" + strings.Repeat(" | ---:", len(row)-1) + " |\n")
+			}
+		}
+		b.WriteString("\n")
+	}
+	for _, f := range env.Floors {
+		mark := "✅ pass"
+		switch {
+		case f.Deferred:
+			mark = "⏸ deferred"
+		case !f.Passed:
+			mark = "❌ **fail**"
+		}
+		fmt.Fprintf(&b, "- %s: floor %s\n", mark, Markdown(floorWords(f)))
+	}
+	if len(env.Floors) > 0 {
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// restrictedCall reports whether a finding is a restricted call of a
+// tool_edges: block (or the count of those not listed): shown whatever the
+// case's verdict, since an expect: list that reads only allowed_pct would
+// otherwise let it pass unseen.
+func restrictedCall(f engine.Finding) bool {
+	return f.Gate == "tool_edges" && f.Level == "error"
+}
+
+// labelWords renders a word-valued target of a comparison as "stable_pass
+// -> flaky", "A (new)" or "F (gone)"; ok is false when it did not change.
+func labelWords(l baseline.LabelDelta, arrow string) (string, bool) {
+	switch {
+	case l.Baseline == nil && l.Current != nil:
+		return *l.Current + " (new)", true
+	case l.Current == nil && l.Baseline != nil:
+		return *l.Baseline + " (gone)", true
+	case l.Current == nil || *l.Baseline == *l.Current:
+		return "", false
+	}
+	return *l.Baseline + " " + arrow + " " + *l.Current, true
+}
+
+// changedLabels lists a case's changed labels as "name words", each part
+// escaped with esc.
+func changedLabels(d baseline.CaseDelta, arrow string, esc func(string) string) []string {
+	var out []string
+	if d.Status == baseline.Removed {
+		return nil
+	}
+	for _, l := range d.Labels {
+		if s, ok := labelWords(l, arrow); ok {
+			out = append(out, esc(l.Name)+" "+esc(s))
+		}
+	}
+	return out
+}
+
+// summaryDeltaWords lists the summary figures that moved, as "pass^1 42.0
+// -> 40.0 (-2.0)"; a figure new or gone on one side says so.
+func summaryDeltaWords(r *baseline.ReliabilityDelta, arrow string) []string {
+	if r == nil {
+		return nil
+	}
+	var out []string
+	for _, f := range r.Figures {
+		name := strings.TrimPrefix(f.Name, "summary.")
+		if k, ok := strings.CutPrefix(name, "pass_hat_"); ok {
+			name = "pass^" + k
+		}
+		one := func(v float64) string { return fmt.Sprintf("%.1f", v) }
+		if !strings.HasPrefix(f.Name, "summary.pass") {
+			one = func(v float64) string { return fmt.Sprintf("%d", int64(v)) }
+		}
+		switch {
+		case f.Baseline == nil && f.Current != nil:
+			out = append(out, fmt.Sprintf("%s %s (new)", name, one(*f.Current)))
+		case f.Current == nil && f.Baseline != nil:
+			out = append(out, fmt.Sprintf("%s %s (gone)", name, one(*f.Baseline)))
+		case f.Delta != nil && *f.Delta != 0:
+			sign := "+"
+			if *f.Delta < 0 {
+				sign = ""
+			}
+			out = append(out, fmt.Sprintf("%s %s %s %s (%s%s)", name, one(*f.Baseline), arrow, one(*f.Current), sign, one(*f.Delta)))
+		}
+	}
+	return out
+}
+
+// flipWhat names a flip's subject for a markdown table.
+func flipWhat(f baseline.Flip, esc func(string) string) string {
+	switch f.Subject {
+	case baseline.SubjectAssertion:
+		s := fmt.Sprintf("assertion #%d %s", *f.Index, esc(f.Name))
+		if f.Block != "" {
+			s += " in " + esc(f.Block)
+		}
+		return s
+	case baseline.SubjectFloor:
+		return "floor " + esc(f.Name)
+	case baseline.SubjectClass:
+		return "reliability class"
+	case baseline.SubjectSuiteFloor:
+		return fmt.Sprintf("suite floor #%d %s", *f.Index, esc(f.Name))
+	}
+	return "case"
+}
