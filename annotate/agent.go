@@ -228,6 +228,7 @@ func (a Agent) Report(w io.Writer, env *engine.Envelope) error {
 	var b strings.Builder
 	b.WriteString(VerdictLine(env) + "\n")
 	used := tokens.Count(b.String())
+	used += restrictedLines(&b, env, field, budget-used)
 	// Blocks are built one at a time, so a run with thousands of failures
 	// costs only the blocks that fit.
 	for i, c := range failing {
@@ -249,6 +250,32 @@ func (a Agent) Report(w io.Writer, env *engine.Envelope) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// restrictedLines writes, for each passing case that called a tool_edges:
+// restricted tool, a RESTRICTED line naming the case and its first such
+// call, while they fit in budget tokens, and returns the tokens written. A
+// restricted call is shown whatever the verdict (see restrictedCall): an
+// expect: that reads only allowed_pct would otherwise let it pass unseen.
+func restrictedLines(b *strings.Builder, env *engine.Envelope, field, budget int) int {
+	used := 0
+	for _, c := range env.Cases {
+		if c.Verdict != engine.Pass {
+			continue
+		}
+		for _, f := range c.Findings {
+			if !restrictedCall(f) {
+				continue
+			}
+			line := fmt.Sprintf("RESTRICTED %s: %s\n", Clean(c.Name), clipTokens(Clean(f.Message), field))
+			if cost := tokens.Count(line); used+cost <= budget {
+				b.WriteString(line)
+				used += cost
+			}
+			break
+		}
+	}
+	return used
 }
 
 // VerdictLine is the agent reporter's first line: the verdict, passed over

@@ -137,7 +137,8 @@ func TestReliabilityReportersGolden(t *testing.T) {
 }
 
 // TestRestrictedCallAlwaysShown: a restricted call is shown whatever the
-// verdict; here the edge gate's expect: reads allowed_pct only, so the case
+// verdict, by the agent reporter too (an agent reading only the digest
+// would otherwise take the pass at its word); here the edge gate's expect: reads allowed_pct only, so the case
 // passes although a run called delete_repo.
 func TestRestrictedCallAlwaysShown(t *testing.T) {
 	env := &engine.Envelope{
@@ -154,7 +155,7 @@ func TestRestrictedCallAlwaysShown(t *testing.T) {
 			},
 		}},
 	}
-	for _, r := range []Reporter{Pretty{}, JUnit{}} {
+	for _, r := range []Reporter{Pretty{}, JUnit{}, Agent{}} {
 		var buf bytes.Buffer
 		if err := r.Report(&buf, env); err != nil {
 			t.Fatal(err)
