@@ -408,9 +408,10 @@ func (c *Command) usage(w io.Writer) {
 
 // help is `mcptest help [COMMAND [ARGS...]]`: the command list, or that
 // command's help (`mcptest help generate suite` is `mcptest generate suite
-// --help`), on stdout.
+// --help`), on stdout. Help's own help (`help --help`, `help help`) is the
+// command list too.
 func (c *Command) help(args []string) error {
-	if len(args) == 0 {
+	if len(args) == 0 || isHelp(args[0]) || args[0] == "help" {
 		c.usage(c.Stdout)
 		return nil
 	}

@@ -245,6 +245,9 @@ func TestExitCodes(t *testing.T) {
 		{[]string{}, ExitInput, "usage: mcptest <command>"},
 		{[]string{"report", "testdata/nope.json"}, ExitInput, "no such file"},
 		{[]string{"help"}, ExitOK, ""},
+		{[]string{"help", "--help"}, ExitOK, ""},
+		{[]string{"help", "-h"}, ExitOK, ""},
+		{[]string{"help", "help"}, ExitOK, ""},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
