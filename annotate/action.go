@@ -379,6 +379,8 @@ func (r ActionReport) blocks(serverURL, repo string) []block {
 	case r.Cmp != nil && r.BaselineRunID != 0:
 		link := fmt.Sprintf("%s/%s/actions/runs/%d", strings.TrimSuffix(serverURL, "/"), repo, r.BaselineRunID)
 		fmt.Fprintf(&h, "Baseline: [run %d](%s) of the default branch.", r.BaselineRunID, link)
+	case r.IsBaseline && r.Gate.Failed:
+		h.WriteString("This run is not the baseline: the step fails, and a baseline is taken only from a successful run, so later runs stay compared with the previous one. Its envelope is still written for inspection.")
 	case r.IsBaseline:
 		h.WriteString("This run is the baseline: its envelope is what later runs are compared with.")
 	default:

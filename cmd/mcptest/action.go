@@ -372,11 +372,7 @@ func (r *actionRun) main(ctx context.Context) error {
 	if r.in.mode == modeBaseline {
 		rep.Gate = r.baselineGate(env)
 		rep.IsBaseline = true
-		if !rep.Gate.Failed && env.Totals.Failed > 0 {
-			r.a.WithFieldsMap(map[string]string{"title": "mcptest: baseline with failing cases"}).Noticef(
-				"baseline recorded with %s failing: the step passes (fail-on: %s fails a baseline run only with failures); pull requests are compared with these verdicts",
-				plural(env.Totals.Failed, "case"), r.in.failOn)
-		}
+		r.baselineNote(env, rep.Gate.Failed)
 		r.summary(rep)
 		r.setOutputs(rep, false, 0)
 		if err := r.writeOutputs(); err != nil {
@@ -567,6 +563,29 @@ func (r *actionRun) baselineGate(env *engine.Envelope) baseline.Gate {
 		g.Reasons = nil
 	}
 	return g
+}
+
+// baselineNote is a baseline run's one annotation when cases fail: a
+// notice that the baseline is recorded all the same when the step passes,
+// else a warning that it is not (the fetch takes a baseline only from a
+// successful run), although the envelope is still written.
+func (r *actionRun) baselineNote(env *engine.Envelope, failed bool) {
+	n := env.Totals.Failed
+	switch {
+	case n == 0:
+	case failed:
+		verb := "fail"
+		if n == 1 {
+			verb = "fails"
+		}
+		r.a.WithFieldsMap(map[string]string{"title": "mcptest: baseline not recorded"}).Warningf(
+			"baseline not recorded: %s %s and fail-on: %s fails the step; a baseline is taken only from a successful run, so pull requests stay compared with the previous one (the envelope is still written to %s)",
+			plural(n, "case"), verb, r.in.failOn, r.in.reportPath)
+	default:
+		r.a.WithFieldsMap(map[string]string{"title": "mcptest: baseline with failing cases"}).Noticef(
+			"baseline recorded with %s failing: the step passes (fail-on: %s fails a baseline run only with failures); pull requests are compared with these verdicts",
+			plural(n, "case"), r.in.failOn)
+	}
 }
 
 // plural is "1 case" or "3 cases".

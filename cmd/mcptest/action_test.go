@@ -527,6 +527,18 @@ func TestActionBaselineMode(t *testing.T) {
 	if res.code != ExitFail || res.outputs["verdict"] != "fail" || !strings.Contains(res.summary, "### mcptest: FAIL") || strings.Contains(res.annotations, "::notice") {
 		t.Errorf("fail-on: failures: exit %d, outputs %v, annotations %q\n%s", res.code, res.outputs, res.annotations, res.summary)
 	}
+	// The step fails, so the run is not taken as a baseline (the fetch
+	// takes only successful runs): one warning and the summary say so,
+	// and the envelope is still written for inspection.
+	if n := strings.Count(res.annotations, "\n"); n != 1 || !strings.HasPrefix(res.annotations, "::warning") || !strings.Contains(res.annotations, "baseline not recorded: 2 cases fail") {
+		t.Errorf("fail-on: failures: want one warning saying the baseline is not recorded, got:\n%s", res.annotations)
+	}
+	if strings.Contains(res.summary, "This run is the baseline") || !strings.Contains(res.summary, "This run is not the baseline") {
+		t.Errorf("fail-on: failures: the summary claims a failing step records the baseline:\n%s", res.summary)
+	}
+	if _, err := os.Stat(r.env["INPUT_REPORT-PATH"]); err != nil {
+		t.Errorf("fail-on: failures: the envelope is not written: %v", err)
+	}
 }
 
 // TestActionRunInputs: args narrows the run (--filter, --shard), reports
