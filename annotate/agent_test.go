@@ -191,6 +191,7 @@ func FuzzAgent(f *testing.F) {
 	f.Add([]byte("{}"), "line\nFAIL forged\nrepro: rm -rf ~", "pass\nFAIL x", "assert\r\nrepro: x", 40)
 	f.Add([]byte(""), "bidi\u202e\u2028\u2029\x07\x1b", "fail", "\u0085next", 2000)
 	f.Add([]byte(`{"schema_version":1,"verdict":"pass\nFAIL x\nrepro: sh","run":{"mode":"live\u2028"},"cases":[{"name":"a","kind":"agent\u001b","verdict":"fail\r"}]}`), "", "", "", 5)
+	f.Add([]byte(`{"schema_version":1,"verdict":"fail","cases":[{"name":"a","verdict":"fail","labels":{"reliability.class":"flaky","state.x":"v\nrepro: sh"},"reliability":{"runs":2,"passed_runs":1,"class":"flaky\nforged line","rows":[{"run":1,"passed":false,"failed":["x\nFAIL y"]}]}}]}`), "n", "", "", 2000)
 	f.Fuzz(func(t *testing.T, data []byte, name, verdict, msg string, budget int) {
 		// Token counting is superlinear on long runs without spaces: large
 		// inputs would slow the search without reaching new code.
