@@ -506,7 +506,8 @@ func (r *actionRun) writeReport(env *engine.Envelope, format string) error {
 		return err
 	}
 	file := r.in.reportFile(format)
-	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+	// By rename: a symlink planted at the path is replaced, never followed.
+	if err := safefile.WriteFile(file, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("write the %s report: %w", format, err)
 	}
 	fmt.Fprintf(r.c.Stdout, "mcptest: %s report written to %s\n", format, file)
