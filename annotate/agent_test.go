@@ -192,6 +192,7 @@ func FuzzAgent(f *testing.F) {
 	f.Add([]byte(""), "bidi\u202e\u2028\u2029\x07\x1b", "fail", "\u0085next", 2000)
 	f.Add([]byte(`{"schema_version":1,"verdict":"pass","cases":[{"name":"p","verdict":"pass","findings":[{"level":"error","gate":"tool_edges","message":"run 1: called restricted tool `+"`x`"+`\nFAIL forged"}]}]}`), "RESTRICTED\nVERDICT x", "pass", "called restricted tool `repo.force_push`\r\nrepro: sh", 30)
 	f.Add([]byte(`{"schema_version":1,"verdict":"pass\nFAIL x\nrepro: sh","run":{"mode":"live\u2028"},"cases":[{"name":"a","kind":"agent\u001b","verdict":"fail\r"}]}`), "", "", "", 5)
+	f.Add([]byte(`{"schema_version":1,"verdict":"fail","cases":[{"name":"a","verdict":"fail","labels":{"reliability.class":"flaky","state.x":"v\nrepro: sh"},"reliability":{"runs":2,"passed_runs":1,"class":"flaky\nforged line","rows":[{"run":1,"passed":false,"failed":["x\nFAIL y"]}]}}]}`), "n", "", "", 2000)
 	f.Fuzz(func(t *testing.T, data []byte, name, verdict, msg string, budget int) {
 		// Token counting is superlinear on long runs without spaces: large
 		// inputs would slow the search without reaching new code.

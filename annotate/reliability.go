@@ -21,7 +21,7 @@ func reliabilityWords(r *engine.ReliabilityDetail) string {
 	if r.Runs > 0 {
 		pct = (200*r.PassedRuns + r.Runs) / (2 * r.Runs)
 	}
-	return fmt.Sprintf("%d/%d runs passed (%d%%): %s", r.PassedRuns, r.Runs, pct, r.Class)
+	return fmt.Sprintf("%d/%d runs passed (%d%%): %s", r.PassedRuns, r.Runs, pct, Clean(r.Class))
 }
 
 // reliabilityLine adds the pass^k figures and the certified bound to
@@ -111,12 +111,14 @@ func (p Pretty) reliability(b *strings.Builder, c *engine.CaseResult) {
 }
 
 // caseFigures lists a case's targets and labels as "name=value", in name
-// order: the numbers as JSON, the words as written.
+// order: the numbers as JSON, the words as written with their control
+// characters escaped (a label may hold a recorded string), so the pairs
+// stay on the one line the reporters print them on.
 func caseFigures(c *engine.CaseResult) []string {
 	pairs := figurePairs(c)
 	out := make([]string, len(pairs))
 	for i, p := range pairs {
-		out[i] = p[0] + "=" + p[1]
+		out[i] = Clean(p[0]) + "=" + Clean(p[1])
 	}
 	return out
 }

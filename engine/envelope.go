@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/gate"
 )
 
 // SchemaVersion is the version of the run envelope this package writes.
@@ -186,7 +187,9 @@ type Finding struct {
 // Check reports what makes a decoded envelope unusable by the reporters,
 // naming the first problem by its JSON path: a null case, a tools entry
 // with no tool name or negative calls, a verdict, kind or mode outside its
-// set (each may be absent), or a control character (a line break, an escape, a bidi override)
+// set (each may be absent), a reliability class outside its set (in
+// reliability.class or the reliability.class label), a label name that is
+// not one line, or a control character (a line break, an escape, a bidi override)
 // in a one-line field. An envelope is untrusted input (a downloaded
 // artifact, a file in a pull request), and the reporters print these
 // fields as they are, one per line, to terminals, CI logs and agents.
@@ -213,6 +216,7 @@ var (
 	modes    = []string{"replay", "live"}
 	kinds    = []string{string(KindAgent), string(KindScenario), string(KindToolQuality), string(KindTool),
 		string(KindCompliance), string(KindRedteam), string(KindEval)}
+	reliabilityClasses = []string{string(gate.StablePass), string(gate.Flaky), string(gate.StableFail)}
 )
 
 func (e *Envelope) checkHead() error {
@@ -237,6 +241,9 @@ func (c *CaseResult) check(at string) error {
 	if err := oneOf(at+".kind", string(c.Kind), kinds); err != nil {
 		return err
 	}
+	if err := c.checkReliability(at); err != nil {
+		return err
+	}
 	fields := []field{{at + ".definition_sha256", c.DefinitionSHA256}, {at + ".model", c.Model}, {at + ".position.file", c.Position.File}}
 	if c.Cassettes != nil {
 		fields = append(fields, field{at + ".cassettes.sha256", c.Cassettes.SHA256})
@@ -257,6 +264,26 @@ func (c *CaseResult) check(at string) error {
 		}
 	}
 	return oneLine(fields)
+}
+
+// checkReliability refuses a reliability class outside its set, in the
+// case's reliability object or its reliability.class label, and a label
+// name that is not one line: the reporters print both as one-line words.
+func (c *CaseResult) checkReliability(at string) error {
+	if r := c.Reliability; r != nil {
+		if err := oneOf(at+".reliability.class", r.Class, reliabilityClasses); err != nil {
+			return err
+		}
+	}
+	if err := oneOf(at+`.labels["reliability.class"]`, c.Labels["reliability.class"], reliabilityClasses); err != nil {
+		return err
+	}
+	names := make([]field, 0, len(c.Labels))
+	for k := range c.Labels {
+		names = append(names, field{at + ".labels", k})
+	}
+	slices.SortFunc(names, func(a, b field) int { return strings.Compare(a.value, b.value) })
+	return oneLine(names)
 }
 
 // field is a one-line field of an envelope and its JSON path.

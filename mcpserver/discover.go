@@ -167,7 +167,7 @@ var varRef = regexp.MustCompile(`\$\{(?:(env|input):)?([A-Za-z_][A-Za-z0-9_.-]*)
 // references lists the unset variables and the input prompts d refers to.
 func references(d Discovered, getenv func(string) string) (unset, prompts []string) {
 	seen := map[string]bool{}
-	for _, s := range d.strings() {
+	for _, s := range d.Strings() {
 		for _, m := range varRef.FindAllStringSubmatch(s, -1) {
 			key := m[1] + ":" + m[2]
 			if seen[key] {
@@ -185,8 +185,9 @@ func references(d Discovered, getenv func(string) string) (unset, prompts []stri
 	return unset, prompts
 }
 
-// strings are every value of d a client expands variables in.
-func (d Discovered) strings() []string {
+// Strings are every value of d a client expands variables in: the url,
+// the argv, then the env and header values in key order.
+func (d Discovered) Strings() []string {
 	out := append([]string{d.URL}, d.Command...)
 	for _, m := range []map[string]string{d.Env, d.Headers} {
 		keys := make([]string, 0, len(m))
@@ -196,6 +197,19 @@ func (d Discovered) strings() []string {
 		sort.Strings(keys)
 		for _, k := range keys {
 			out = append(out, m[k])
+		}
+	}
+	return out
+}
+
+// References are the ${...} variable references of s that Expand replaces,
+// in order (VS Code ${input:...} prompts are left out: they expand to
+// nothing here).
+func References(s string) []string {
+	var out []string
+	for _, m := range varRef.FindAllStringSubmatch(s, -1) {
+		if m[1] != "input" {
+			out = append(out, m[0])
 		}
 	}
 	return out

@@ -477,7 +477,9 @@ func (r *actionRun) writeEnvelope(env *engine.Envelope) error {
 			return fmt.Errorf("write the run envelope: %w", err)
 		}
 	}
-	if err := safefile.WriteOutput(r.in.reportPath, buf.Bytes(), 0o644); err != nil {
+	// By rename, as every report of the Action: the path is in the
+	// checkout, and a symlink planted there is replaced, never followed.
+	if err := safefile.WriteFile(r.in.reportPath, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("write the run envelope: %w", err)
 	}
 	fmt.Fprintf(r.c.Stdout, "mcptest: %s: %d passed, %d failed, %d inconclusive; run envelope written to %s\n",
@@ -502,7 +504,8 @@ func (r *actionRun) writeReport(env *engine.Envelope, format string) error {
 		return err
 	}
 	file := r.in.reportFile(format)
-	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+	// By rename: a symlink planted at the path is replaced, never followed.
+	if err := safefile.WriteFile(file, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("write the %s report: %w", format, err)
 	}
 	fmt.Fprintf(r.c.Stdout, "mcptest: %s report written to %s\n", format, file)

@@ -812,3 +812,37 @@ func checkCompositeForwards(t *testing.T, data []byte, inputs map[string]map[str
 
 // compositeOnly are the inputs action.yml's own steps read, not the command.
 var compositeOnly = map[string]bool{"version": true}
+
+// TestActionReportsWrittenByRename: the Action writes the run envelope at
+// report-path and each report of the reports input by rename, so a report
+// path the checked-out repository planted as a symlink (to a workflow
+// file, a dotfile) is replaced by the report and the file it pointed to is
+// left as it was.
+func TestActionReportsWrittenByRename(t *testing.T) {
+	r := newRunner(t, nil, "push", map[string]any{"ref": "refs/heads/main"})
+	r.env["INPUT_REPORTS"] = "html"
+	base := strings.TrimSuffix(r.env["INPUT_REPORT-PATH"], ".json")
+	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	victims := map[string]string{}
+	for _, ext := range []string{".json", ".html"} {
+		victim := filepath.Join(t.TempDir(), "victim"+ext)
+		write(t, victim, []byte("keep me\n"))
+		if err := os.Symlink(victim, base+ext); err != nil {
+			t.Skip("symlink:", err)
+		}
+		victims[base+ext] = victim
+	}
+	if res := r.run(); res.code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	for report, victim := range victims {
+		if data, _ := os.ReadFile(victim); string(data) != "keep me\n" {
+			t.Errorf("%s was written through the planted symlink (%d bytes)", report, len(data))
+		}
+		if fi, err := os.Lstat(report); err != nil || !fi.Mode().IsRegular() {
+			t.Errorf("%s is not the report file: %v", report, err)
+		}
+	}
+}

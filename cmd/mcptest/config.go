@@ -11,15 +11,19 @@ import (
 // order: the front door's default first.
 var suiteNames = []string{"mcptest.yml", "suite.yml"}
 
-// findSuite looks for mcptest.yml, then suite.yml, in dir and its parents,
-// stopping at the repository root (the first directory holding .git) or
-// the file system's root. It returns the path relative to dir when it can.
+// findSuite looks for mcptest.yml, then suite.yml, in dir and its parents
+// up to the repository root (the first directory holding .git). Outside any
+// repository it looks in dir alone: the parents of a directory that is in
+// no repository (/tmp, a shared home) may be anyone's, and a suite found
+// there names servers that run would start. It returns the path relative
+// to dir when it can.
 func findSuite(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
 	}
-	for d := abs; ; {
+	top := repoRoot(abs)
+	for d := abs; ; d = filepath.Dir(d) {
 		for _, name := range suiteNames {
 			p := filepath.Join(d, name)
 			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
@@ -29,9 +33,25 @@ func findSuite(dir string) (string, error) {
 				return p, nil
 			}
 		}
-		parent := filepath.Dir(d)
-		if isRepoRoot(d) || parent == d {
+		if d == top {
+			if top == abs {
+				return "", inputErr("no suite: no %s or %s in %s, which is in no repository (outside one, mcptest looks in the working directory only); give --config FILE", suiteNames[0], suiteNames[1], abs)
+			}
 			return "", inputErr("no suite: no %s or %s in %s or its parents up to %s; give --config FILE", suiteNames[0], suiteNames[1], abs, d)
+		}
+	}
+}
+
+// repoRoot is the repository root dir is in: dir or the nearest parent
+// holding .git; dir itself when no parent does.
+func repoRoot(dir string) string {
+	for d := dir; ; {
+		if isRepoRoot(d) {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return dir
 		}
 		d = parent
 	}

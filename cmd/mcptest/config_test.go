@@ -57,3 +57,37 @@ func TestConfigDiscovery(t *testing.T) {
 		t.Errorf("run in a repository without a suite: exit %d, stderr %q; want exit 2", code, stderr)
 	}
 }
+
+// TestConfigDiscoveryOutsideRepository: in a directory that is in no
+// repository, run, validate and scenario run look for the suite there
+// alone: a mcptest.yml in a parent (a shared /tmp, anyone's directory) is
+// never picked up, so the servers it names are never started. A suite in
+// the working directory itself is still found.
+func TestConfigDiscoveryOutsideRepository(t *testing.T) {
+	quickstart, _ := filepath.Abs("../../examples/quickstart")
+	parent := filepath.Join(t.TempDir(), "shared")
+	copyDir(t, quickstart, parent)
+	if err := os.Rename(filepath.Join(parent, "suite.yml"), filepath.Join(parent, "mcptest.yml")); err != nil {
+		t.Fatal(err)
+	}
+	for d := parent; filepath.Dir(d) != d; d = filepath.Dir(d) {
+		if isRepoRoot(d) {
+			t.Skipf("%s is inside a repository", parent)
+		}
+	}
+	sub := filepath.Join(parent, "project")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(sub)
+	for _, args := range [][]string{{"run"}, {"validate"}, {"scenario", "run"}} {
+		_, stderr, code := mcptest(t, nil, args...)
+		if code != ExitInput || strings.Contains(stderr, "using") || !strings.Contains(stderr, "in no repository") {
+			t.Errorf("mcptest %s in %s: exit %d, stderr %q; want exit 2 without the parent's suite", strings.Join(args, " "), sub, code, stderr)
+		}
+	}
+	t.Chdir(parent)
+	if _, stderr, code := mcptest(t, nil, "run"); code != ExitOK || !strings.Contains(stderr, "mcptest: using mcptest.yml") {
+		t.Errorf("run beside the suite, outside a repository: exit %d, stderr %q", code, stderr)
+	}
+}

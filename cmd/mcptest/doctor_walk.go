@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/mcptest/mcptest/annotate"
+	"github.com/mcptest/mcptest/engine/redact"
 	"github.com/mcptest/mcptest/live"
 	"github.com/mcptest/mcptest/mcpserver"
 )
@@ -94,7 +96,8 @@ func (c *Command) doctorWalk(dir, only, format string) error {
 func (c *Command) diagnose(s mcpserver.Discovered, root, home string) walkServer {
 	r := walkServer{Name: s.Name, File: mcpserver.Relative(s.File, root, home), Client: s.Client, Scope: s.Scope}
 	t := discoveredTarget(s, root, c.Getenv)
-	r.Target = t.String()
+	hide := secretsOf(s, c.Getenv)
+	r.Target = hide(shownTarget(s))
 	switch {
 	case len(s.Prompts) > 0:
 		r.Status, r.Detail = "skipped", "not started: it asks VS Code for the input(s) "+strings.Join(s.Prompts, ", ")+" when it starts; diagnose it with --url or -- COMMAND and the values"
@@ -110,7 +113,7 @@ func (c *Command) diagnose(s mcpserver.Discovered, root, home string) walkServer
 		if errors.As(err, &ae) {
 			layer = fmt.Sprintf("auth (HTTP %d)", ae.Status)
 		}
-		r.Status, r.Detail = "fail", layer+": "+flatErr(err)
+		r.Status, r.Detail = "fail", hide(layer+": "+flatErr(err))
 		return r
 	}
 	r.Status, r.Tools = "ok", len(cat.Tools)
@@ -119,8 +122,42 @@ func (c *Command) diagnose(s mcpserver.Discovered, root, home string) walkServer
 	if cat.ServerInfo != nil {
 		info = fmt.Sprintf("server %s %s", cat.ServerInfo.Name, cat.ServerInfo.Version)
 	}
-	r.Detail = fmt.Sprintf("initialize ok (protocol %s, %s); %d tools, %d resources, %d prompts", cat.ProtocolVersion, info, len(cat.Tools), len(cat.Resources), len(cat.Prompts))
+	r.Detail = hide(fmt.Sprintf("initialize ok (protocol %s, %s); %d tools, %d resources, %d prompts", cat.ProtocolVersion, info, len(cat.Tools), len(cat.Resources), len(cat.Prompts)))
 	return r
+}
+
+// shownTarget is a discovered entry's target as its config writes it: the
+// url or the argv with their ${VAR} references unexpanded, so the walk
+// names where a value comes from and never prints the value.
+func shownTarget(s mcpserver.Discovered) string {
+	if s.URL != "" {
+		return s.URL
+	}
+	return strings.Join(s.Command, " ")
+}
+
+// secretsOf returns what the walk passes every line it prints about s
+// through: each value an entry's ${VAR} reference expands to (its env,
+// headers, args or url may hold a token) is shown as its reference, and
+// redact.String masks what is left (a password in a url's user-info, a
+// literal key of a known shape).
+func secretsOf(s mcpserver.Discovered, getenv func(string) string) func(string) string {
+	var pairs [][2]string // value, reference
+	for _, v := range s.Strings() {
+		for _, ref := range mcpserver.References(v) {
+			if val := mcpserver.Expand(ref, getenv); len(val) >= 2 && val != ref {
+				pairs = append(pairs, [2]string{val, ref})
+			}
+		}
+	}
+	// Longer values first, so a value that contains another is masked whole.
+	sort.SliceStable(pairs, func(i, j int) bool { return len(pairs[i][0]) > len(pairs[j][0]) })
+	return func(text string) string {
+		for _, p := range pairs {
+			text = strings.ReplaceAll(text, p[0], p[1])
+		}
+		return redact.String(text)
+	}
 }
 
 // discoveredTarget is the live target a discovered entry describes, with

@@ -61,3 +61,31 @@ func TestDoctorWalk(t *testing.T) {
 		t.Errorf("a malformed config: exit %d, stderr %q; want exit 2 naming the file", code, stderr)
 	}
 }
+
+// TestDoctorWalkHidesSecrets: the walk prints a discovered server's target
+// as its config writes it, so a token an arg, a url or a header takes from
+// the environment is named by its ${VAR} reference and never printed, and a
+// password in a url's user-info is masked, in the list, the diagnosis and
+// the JSON, also when the connection fails and the error repeats the url.
+func TestDoctorWalkHidesSecrets(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(root, ".mcp.json"), `{"mcpServers": {
+		"gh": {"command": "/nonexistent/gh-mcp", "args": ["--token", "${GH_SECRET}"]},
+		"remote": {"type": "http", "url": "http://user:hunter2pw@127.0.0.1:1/mcp?key=${GH_SECRET}", "headers": {"Authorization": "Bearer ${GH_SECRET}"}}}}`)
+	env := map[string]string{"HOME": home, "PATH": "", "GH_SECRET": "s3cr3t-value-42"}
+	t.Chdir(root)
+	for _, format := range []string{"text", "json"} {
+		stdout, stderr, code := mcptest(t, env, "doctor", "--format", format)
+		if code != ExitFail {
+			t.Errorf("doctor --format %s: exit %d, want 1\n%s%s", format, code, stdout, stderr)
+		}
+		for _, secret := range []string{"s3cr3t-value-42", "hunter2pw"} {
+			if strings.Contains(stdout+stderr, secret) {
+				t.Errorf("doctor --format %s prints the secret %q:\n%s%s", format, secret, stdout, stderr)
+			}
+		}
+		if !strings.Contains(stdout, "--token ${GH_SECRET}") || !strings.Contains(stdout, "mcp?key=${GH_SECRET}") {
+			t.Errorf("doctor --format %s does not name the variables:\n%s", format, stdout)
+		}
+	}
+}
