@@ -673,3 +673,35 @@ func TestNotARecordingShowsNothingOfIt(t *testing.T) {
 		t.Errorf("a cassette's error hides its source: %v", err)
 	}
 }
+
+// TestRealCatalogs: the catalog of a cassette holds what real servers and
+// registries write: the verbatim tools/list of the three npm reference
+// servers (their tools carry execution, kept in Raw), LiveMCPBench's
+// "annotations": null (read as absent) and Python's surrogate-pair escapes.
+func TestRealCatalogs(t *testing.T) {
+	c, err := ReadFile("testdata/ok/v1_real_catalogs.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := map[string]Tool{}
+	for _, s := range c.Catalog {
+		for _, tool := range s.Tools {
+			tools[s.Server+"."+tool.Name] = tool
+		}
+	}
+	if _, ok := tools["everything.echo"].Raw["execution"].(map[string]any); !ok {
+		t.Errorf("everything.echo: execution not kept: %v", tools["everything.echo"].Raw)
+	}
+	launch := tools["bing-cn-mcp.launch"]
+	if launch.Description != "Launch 🚀 now" {
+		t.Errorf("launch description = %q", launch.Description)
+	}
+	for _, k := range []string{"annotations", "outputSchema", "title"} {
+		if _, ok := launch.Raw[k]; ok {
+			t.Errorf("launch: null %s kept, want absent", k)
+		}
+	}
+	if len(tools) < 30 {
+		t.Errorf("read %d tools, want every tool of the four servers", len(tools))
+	}
+}

@@ -180,8 +180,9 @@ var agreeCases = func() []struct{ name, json, want, pointer string } {
 		"bad: tool empty name":         tool(`{"name": ""}`),
 		"bad: tool inputSchema array":  tool(`{"name": "a", "inputSchema": []}`),
 		"bad: tool annotations string": tool(`{"name": "a", "annotations": "ro"}`),
-		"bad: tool outputSchema null":  tool(`{"name": "a", "outputSchema": null}`),
-		"bad: tool title null":         tool(`{"name": "a", "title": null}`),
+		"ok: tool outputSchema null":   tool(`{"name": "a", "outputSchema": null}`),
+		"ok: tool title null":          tool(`{"name": "a", "title": null}`),
+		"ok: tool annotations null":    tool(`{"name": "a", "annotations": null}`),
 		"bad: provenance number":       `{"mcptest_cassette": 1, "runs": [], "recorded_at": 20261101}`,
 	}
 	var out []struct{ name, json, want, pointer string }

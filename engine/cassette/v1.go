@@ -473,6 +473,7 @@ func (w *walker) tool(v any) Tool {
 		w.typeError(v, `a tool object {"name": ..., "description": ..., "inputSchema": {...}}`)
 		return Tool{}
 	}
+	dropNulls(m)
 	t := Tool{Raw: m}
 	if n, ok := m["name"]; !ok {
 		w.errorf(`missing required "name": every tool has a name`)
@@ -507,4 +508,16 @@ func (w *walker) tool(v any) Tool {
 		w.str("title", s)
 	}
 	return t
+}
+
+// dropNulls removes from a tool the optional members that are null: a
+// registry or server that writes "annotations": null (483 of the 527
+// LiveMCPBench tools) or "title": null means the member is absent. The name
+// and inputSchema are required, so their null stays and is reported.
+func dropNulls(m map[string]any) {
+	for k, v := range m {
+		if v == nil && k != "name" && k != "inputSchema" {
+			delete(m, k)
+		}
+	}
 }
