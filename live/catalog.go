@@ -148,10 +148,35 @@ func readError(path string, err error) error {
 	return fmt.Errorf("read catalog: %w", err)
 }
 
+// decodeCatalog decodes a catalog document: a JSON document with
+// encoding/json (which reads surrogate-pair escapes and keeps a raw U+2028
+// inside a string), anything else with the YAML reader.
+func decodeCatalog(data []byte) (any, error) {
+	var doc any
+	if isJSON(data) {
+		err := json.Unmarshal(data, &doc)
+		return doc, err
+	}
+	err := yaml.Unmarshal(data, &doc)
+	return doc, err
+}
+
+// dropNulls removes from a tool the members that are null where the MCP
+// schema allows them to be absent ("annotations": null, as 483 of the 527
+// LiveMCPBench tools have it, or "title": null): null is absent. The name
+// and inputSchema are required, so a null there stays to be refused.
+func dropNulls(tool map[string]any) {
+	for k, v := range tool {
+		if v == nil && k != "name" && k != "inputSchema" {
+			delete(tool, k)
+		}
+	}
+}
+
 // ParseCatalog parses a catalog document (see ReadFile).
 func ParseCatalog(data []byte) (*Catalog, error) {
-	var doc any
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	doc, err := decodeCatalog(data)
+	if err != nil {
 		return nil, err
 	}
 	if arr, ok := doc.([]any); ok {
@@ -184,6 +209,7 @@ func ParseCatalog(data []byte) (*Catalog, error) {
 		if name, _ := t["name"].(string); name == "" {
 			return nil, fmt.Errorf("tools[%d] has no name", i)
 		}
+		dropNulls(t)
 		cp := map[string]any{}
 		for k, v := range t {
 			cp[k] = v

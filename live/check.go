@@ -14,35 +14,21 @@ import (
 	"github.com/mcptest/mcptest/engine/diag"
 )
 
-// toolKeys are the fields of a tools/list entry; a key outside them in a
-// catalog file is most often a typo (descripton), so it is an error with a
-// did-you-mean. Keys starting with "_" or "x-" are extensions.
-var toolKeys = []string{"annotations", "description", "icons", "inputSchema", "name", "outputSchema", "title"}
+// toolKeys are the fields the MCP schema names for a tools/list entry. The
+// schema lets a tool carry other fields (a later revision's), so a key
+// outside them is accepted, unless it is a near miss of one of them
+// (descripton): that is a typo, an error with a did-you-mean. Keys starting
+// with "_" or "x-" are extensions.
+var toolKeys = []string{"_meta", "annotations", "description", "execution", "icons", "inputSchema", "name", "outputSchema", "title"}
 
 // checkCatalog checks a catalog file node by node, so every problem is
 // reported at once as file:line:col: the document must be a tools/list
 // result or an array of tools, each tool a mapping with a non-empty name,
 // a string description and mapping-valued schemas and annotations.
 func checkCatalog(file string, data []byte) diag.List {
-	var root yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	err := dec.Decode(&root)
-	if errors.Is(err, io.EOF) {
-		return diag.List{{Pos: diag.Pos{File: file, Line: 1, Col: 1}, Kind: "catalog", Message: `the catalog is empty: expected a tools/list result {"tools": [...]} or an array of tools`}}
-	}
-	if err != nil {
-		line := 0
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		if rest, ok := strings.CutPrefix(msg, "line "); ok {
-			n, tail, _ := strings.Cut(rest, ":")
-			line, _ = strconv.Atoi(n)
-			msg = strings.TrimSpace(tail)
-		}
-		pos := diag.Pos{File: file, Line: line}
-		if line > 0 {
-			pos.Col = 1
-		}
-		return diag.List{{Pos: pos, Kind: "catalog", Message: "invalid YAML or JSON: " + msg}}
+	root, bad := catalogTree(file, data)
+	if bad != nil {
+		return bad
 	}
 	at := func(n *yaml.Node) diag.Pos { return diag.Pos{File: file, Line: n.Line, Col: n.Column} }
 	if len(root.Content) == 0 {
@@ -67,46 +53,104 @@ func checkCatalog(file string, data []byte) diag.List {
 	}
 	errs := dups
 	for i, t := range tools.Content {
-		where := fmt.Sprintf("tools[%d]", i)
-		if t.Kind != yaml.MappingNode {
-			errs = append(errs, &diag.Error{Pos: at(t), Kind: "catalog", Message: where + ": expected a tool mapping {name, description, inputSchema}"})
-			continue
+		errs = append(errs, checkTool(file, fmt.Sprintf("tools[%d]", i), t)...)
+	}
+	return errs.Sorted()
+}
+
+// catalogTree decodes a catalog file into a node tree: a JSON document
+// with the JSON decoder, anything else with the YAML reader. A document
+// that does not decode is one positioned error.
+func catalogTree(file string, data []byte) (*yaml.Node, diag.List) {
+	if isJSON(data) {
+		root, err := jsonTree(data)
+		var pe *jsonPosError
+		switch {
+		case errors.As(err, &pe):
+			return nil, diag.List{{Pos: diag.Pos{File: file, Line: pe.line, Col: pe.col}, Kind: "catalog", Message: pe.msg}}
+		case err != nil:
+			return nil, diag.List{{Pos: diag.Pos{File: file, Line: 1, Col: 1}, Kind: "catalog", Message: "invalid JSON: " + err.Error()}}
 		}
-		hasName := false
-		for j := 0; j+1 < len(t.Content); j += 2 {
-			k, v := t.Content[j], t.Content[j+1]
-			switch k.Value {
-			case "name":
-				hasName = true
-				if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" || strings.TrimSpace(v.Value) == "" {
-					errs = append(errs, &diag.Error{Pos: at(v), Kind: "catalog", Message: where + `.name: expected the tool's name, a non-empty string`})
-				}
-			case "title", "description":
-				if v.Kind != yaml.ScalarNode || (v.ShortTag() != "!!str" && v.ShortTag() != "!!null") {
-					errs = append(errs, &diag.Error{Pos: at(v), Kind: "catalog", Message: fmt.Sprintf("%s.%s: expected a string", where, k.Value)})
-				}
-			case "inputSchema", "outputSchema", "annotations":
-				if v.Kind != yaml.MappingNode {
-					errs = append(errs, &diag.Error{Pos: at(v), Kind: "catalog", Message: fmt.Sprintf("%s.%s: expected a mapping (a JSON object)", where, k.Value)})
-				}
-			case "icons":
-			default:
-				if strings.HasPrefix(k.Value, "_") || strings.HasPrefix(k.Value, "x-") {
-					continue
-				}
-				e := &diag.Error{Pos: at(k), Kind: "catalog",
-					Message: fmt.Sprintf("%s: unexpected key %q: expected one of %s (or an `_` or `x-` extension key)", where, k.Value, quoted(toolKeys))}
-				if s := diag.Suggest(k.Value, toolKeys); s != "" {
-					e.Hint = "did you mean `" + s + "`?"
-				}
+		return root, nil
+	}
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	err := dec.Decode(&root)
+	if errors.Is(err, io.EOF) {
+		return nil, diag.List{{Pos: diag.Pos{File: file, Line: 1, Col: 1}, Kind: "catalog", Message: `the catalog is empty: expected a tools/list result {"tools": [...]} or an array of tools`}}
+	}
+	if err != nil {
+		line := 0
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		if rest, ok := strings.CutPrefix(msg, "line "); ok {
+			n, tail, _ := strings.Cut(rest, ":")
+			line, _ = strconv.Atoi(n)
+			msg = strings.TrimSpace(tail)
+		}
+		pos := diag.Pos{File: file, Line: line}
+		if line > 0 {
+			pos.Col = 1
+		}
+		return nil, diag.List{{Pos: pos, Kind: "catalog", Message: "invalid YAML or JSON: " + msg}}
+	}
+	return &root, nil
+}
+
+// checkTool checks one entry of the tools array, named where in messages.
+// A member the MCP schema allows to be absent may be null, and is read as
+// absent; a key the schema does not name is accepted (the schema lets
+// tools carry future fields) unless it is a near miss of one it names.
+func checkTool(file, where string, t *yaml.Node) diag.List {
+	at := func(n *yaml.Node) diag.Pos { return diag.Pos{File: file, Line: n.Line, Col: n.Column} }
+	if t.Kind != yaml.MappingNode {
+		return diag.List{{Pos: at(t), Kind: "catalog", Message: where + ": expected a tool mapping {name, description, inputSchema}"}}
+	}
+	var errs diag.List
+	hasName := false
+	for j := 0; j+1 < len(t.Content); j += 2 {
+		k, v := t.Content[j], t.Content[j+1]
+		isNull := v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null"
+		switch k.Value {
+		case "name":
+			hasName = true
+			if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" || strings.TrimSpace(v.Value) == "" {
+				errs = append(errs, &diag.Error{Pos: at(v), Kind: "catalog", Message: where + `.name: expected the tool's name, a non-empty string`})
+			}
+		case "title", "description":
+			if v.Kind != yaml.ScalarNode || (v.ShortTag() != "!!str" && !isNull) {
+				errs = append(errs, &diag.Error{Pos: at(v), Kind: "catalog", Message: fmt.Sprintf("%s.%s: expected a string", where, k.Value)})
+			}
+		case "inputSchema", "outputSchema", "annotations", "execution", "_meta":
+			if v.Kind != yaml.MappingNode && (k.Value == "inputSchema" || !isNull) {
+				errs = append(errs, &diag.Error{Pos: at(v), Kind: "catalog", Message: fmt.Sprintf("%s.%s: expected a mapping (a JSON object)", where, k.Value)})
+			}
+		case "icons":
+		default:
+			if e := unknownToolKey(file, where, k); e != nil {
 				errs = append(errs, e)
 			}
 		}
-		if !hasName {
-			errs = append(errs, &diag.Error{Pos: at(t), Kind: "catalog", Message: where + `: missing "name": every tool has a name`})
-		}
 	}
-	return errs.Sorted()
+	if !hasName {
+		errs = append(errs, &diag.Error{Pos: at(t), Kind: "catalog", Message: where + `: missing "name": every tool has a name`})
+	}
+	return errs
+}
+
+// unknownToolKey returns the error for a tool key the MCP schema does not
+// name when it is a near miss of one it does (descripton), nil for a key
+// that is no typo: an extension (_ or x-) or a field of a later revision.
+func unknownToolKey(file, where string, k *yaml.Node) *diag.Error {
+	if strings.HasPrefix(k.Value, "_") || strings.HasPrefix(k.Value, "x-") {
+		return nil
+	}
+	s := diag.Suggest(k.Value, toolKeys)
+	if s == "" {
+		return nil
+	}
+	return &diag.Error{Pos: diag.Pos{File: file, Line: k.Line, Col: k.Column}, Kind: "catalog",
+		Message: fmt.Sprintf("%s: unexpected key %q: expected one of %s (or an `_` or `x-` extension key)", where, k.Value, quoted(toolKeys)),
+		Hint:    "did you mean `" + s + "`?"}
 }
 
 // duplicateKeys reports every key repeated in a mapping at n or below it,

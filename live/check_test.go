@@ -18,7 +18,7 @@ func TestCatalogFileErrorsArePositioned(t *testing.T) {
 		want      []string
 	}{
 		{"typo and wrong types", "tools:\n  - name: x\n    descripton: y\n    inputSchema: 3\n", []string{
-			`cat.yml:3:5: tools[0]: unexpected key "descripton": expected one of "annotations", "description", "icons", "inputSchema", "name", "outputSchema", "title" (or an ` + "`_` or `x-`" + ` extension key) (did you mean ` + "`description`" + `?) [catalog]`,
+			`cat.yml:3:5: tools[0]: unexpected key "descripton": expected one of "_meta", "annotations", "description", "execution", "icons", "inputSchema", "name", "outputSchema", "title" (or an ` + "`_` or `x-`" + ` extension key) (did you mean ` + "`description`" + `?) [catalog]`,
 			`cat.yml:4:18: tools[0].inputSchema: expected a mapping (a JSON object) [catalog]`,
 		}},
 		{"missing and empty names", "- description: no name\n- name: \"\"\n", []string{
@@ -27,6 +27,12 @@ func TestCatalogFileErrorsArePositioned(t *testing.T) {
 		}},
 		{"not a catalog", "servers: {}\n", []string{`cat.yml:1:1: missing "tools": a tools/list result lists the server's tools under "tools" [catalog]`}},
 		{"empty", "", []string{`cat.yml:1:1: the catalog is empty: expected a tools/list result {"tools": [...]} or an array of tools [catalog]`}},
+		// Fields of the MCP schema and of later revisions are kept; null
+		// where the schema allows an absent value is absent.
+		{"json as servers and registries write it", `{"tools": [{"name": "a", "title": null, "annotations": null, "outputSchema": null, "execution": {"taskSupport": "forbidden"}, "icons": null, "sessionScoped": true}]}`, nil},
+		{"required inputSchema null", `{"tools": [{"name": "🚀", "inputSchema": null}]}`, []string{
+			`cat.yml:1:41: tools[0].inputSchema: expected a mapping (a JSON object) [catalog]`,
+		}},
 		{"json with extensions", `{"tools": [{"name": "a", "_meta": {}, "x-owner": "me", "description": null}]}`, nil},
 		// A repeated key is refused where it is repeated, naming the first:
 		// the last one used to win (JSON) or the error had no column (YAML).

@@ -284,13 +284,33 @@ func FuzzParseCatalog(f *testing.F) {
 	f.Add([]byte(`{"tools": [null]}`))
 	f.Add([]byte(`{"tools": [{"name": "a", "description": "x", "name": "b"}], "tools": []}`))
 	f.Add([]byte("tools:\n  - name: a\n    inputSchema:\n      properties: {q: {}, q: {}}\n"))
+	// Catalogs as real servers and registries write them.
+	for _, s := range []string{"everything", "filesystem", "memory"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "servers", s+".json"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(`{"tools": [{"name": "launch", "description": "Launch \ud83d\ude80 now", "annotations": null, "title": null, "execution": {"taskSupport": "forbidden"}, "futureField": 1}]}`))
+	f.Add([]byte("[{\"name\": \"sep\", \"description\": \"a \u2028 b \u2029 c\"}]"))
+	f.Add([]byte(`[{"name": "bad", "description": "lone \ud83d surrogate", "inputSchema": null}]`))
+	f.Add([]byte(`[{"name": "n", "inputSchema": {"maximum": 1e400}}]`))
+	f.Add([]byte(strings.Repeat("[", 20000)))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, e := range checkCatalog("cat.json", data) {
+		errs := checkCatalog("cat.json", data)
+		for _, e := range errs {
 			if e.Pos.File != "cat.json" || e.Message == "" || e.Kind != "catalog" {
 				t.Fatalf("badly formed error %#v", e)
 			}
+			if isJSON(data) && (e.Pos.Line < 1 || e.Pos.Col < 1) {
+				t.Fatalf("a JSON catalog's error without a position: %v", e)
+			}
 		}
 		c, err := ParseCatalog(data)
+		if isJSON(data) && len(errs) == 0 && err != nil {
+			t.Fatalf("the check accepts the JSON catalog, the parser refuses it: %v", err)
+		}
 		if err == nil {
 			_ = c.RawTools()
 			_, _ = MockServer(c)
