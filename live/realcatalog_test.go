@@ -1,9 +1,11 @@
 package live
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,7 +45,7 @@ func pythonJSON(t *testing.T, v any) []byte {
 type sourceTool struct {
 	Name        string         `json:"name"`
 	Description string         `json:"description"`
-	InputSchema map[string]any `json:"inputSchema"`
+	InputSchema map[string]any `json:"inputSchema,omitempty"`
 }
 
 // realCatalogs returns the catalog files to read, each written as its
@@ -118,9 +120,8 @@ func sourceTools(t *testing.T, data []byte) []sourceTool {
 // independent JSON decoder reads, and its token count equals js-tiktoken's.
 func TestRealCatalogFiles(t *testing.T) {
 	dir := t.TempDir()
-	var texts []string
-	var want []int // the Go count of each tool, in texts order
-	var spans []int
+	var src []sourceTool
+	var got []int // mcptest's count of each tool, in src order
 	for name, data := range realCatalogs(t) {
 		path := filepath.Join(dir, name)
 		if err := os.WriteFile(path, data, 0o644); err != nil {
@@ -131,25 +132,19 @@ func TestRealCatalogFiles(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		src := sourceTools(t, data)
-		if len(c.Tools) != len(src) || len(c.RawTools()) != len(src) {
-			t.Errorf("%s: read %d tools (%d raw), the file has %d", name, len(c.Tools), len(c.RawTools()), len(src))
+		want := sourceTools(t, data)
+		if len(c.Tools) != len(want) || len(c.RawTools()) != len(want) {
+			t.Errorf("%s: read %d tools (%d raw), the file has %d", name, len(c.Tools), len(c.RawTools()), len(want))
 			continue
 		}
-		for i, s := range src {
-			got := c.Tools[i]
-			if got.Name != s.Name || got.Description != s.Description {
-				t.Errorf("%s: tools[%d] = %q %q, want %q %q", name, i, got.Name, got.Description, s.Name, s.Description)
+		for i, s := range want {
+			tool := c.Tools[i]
+			if tool.Name != s.Name || tool.Description != s.Description {
+				t.Errorf("%s: tools[%d] = %q %q, want %q %q", name, i, tool.Name, tool.Description, s.Name, s.Description)
 			}
-			var schema any
-			if s.InputSchema != nil {
-				schema = s.InputSchema
-			}
-			tt := tokens.ToolTexts(s.Name, s.Description, schema)
-			texts = append(texts, tt...)
-			spans = append(spans, len(tt))
-			want = append(want, tokens.Tool(got.Name, got.Description, got.InputSchema))
+			got = append(got, tokens.Tool(tool.Name, tool.Description, tool.InputSchema))
 		}
+		src = append(src, want...)
 		if name == "server-everything.json" {
 			if _, ok := c.RawTools()[0]["execution"].(map[string]any); !ok {
 				t.Errorf("%s: execution not kept: %v", name, c.RawTools()[0])
@@ -168,19 +163,34 @@ func TestRealCatalogFiles(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	js := jsTiktoken(t, texts)
-	k := 0
+	js := jsToolTokens(t, src)
 	bad := 0
-	for i, n := range spans {
-		sum := 0
-		for _, c := range js[k : k+n] {
-			sum += c
+	for i, s := range src {
+		if got[i] != js[i] {
+			if bad++; bad <= 5 {
+				t.Errorf("tool %q: %d tokens, js-tiktoken says %d", s.Name, got[i], js[i])
+			}
 		}
-		if sum != want[i] && bad < 5 {
-			bad++
-			t.Errorf("tool %d (%.60q): %d tokens, js-tiktoken says %d", i, texts[k], want[i], sum)
-		}
-		k += n
 	}
-	t.Logf("%d tools read, token counts checked against js-tiktoken", len(spans))
+	t.Logf("%d tools read, %d token counts differ from js-tiktoken's", len(src), bad)
+}
+
+// jsToolTokens counts each tool's surface with npm js-tiktoken, computing
+// the texts in JavaScript from the tools as decoded JSON.
+func jsToolTokens(t *testing.T, tools []sourceTool) []int {
+	t.Helper()
+	npmBin(t, "mcp-server-everything") // the same npm ci installs js-tiktoken
+	script, _ := filepath.Abs(filepath.Join("..", ".ci", "node", "count-tool-tokens.js"))
+	in, _ := json.Marshal(tools)
+	cmd := exec.Command("node", script)
+	cmd.Stdin = bytes.NewReader(in)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node count-tool-tokens.js: %v", err)
+	}
+	var counts []int
+	if err := json.Unmarshal(out, &counts); err != nil || len(counts) != len(tools) {
+		t.Fatalf("count-tool-tokens.js printed %.200q: %v", out, err)
+	}
+	return counts
 }

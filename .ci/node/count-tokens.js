@@ -4,6 +4,9 @@
 const { getEncoding } = require("js-tiktoken");
 const enc = getEncoding("cl100k_base");
 let input = "";
+// Decode as UTF-8 across chunks: a character split between two chunks
+// would otherwise become two U+FFFD.
+process.stdin.setEncoding("utf8");
 process.stdin.on("data", (d) => (input += d));
 process.stdin.on("end", () => {
   const texts = JSON.parse(input);

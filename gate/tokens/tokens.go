@@ -1,8 +1,10 @@
 package tokens
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/pkoukk/tiktoken-go"
@@ -42,15 +44,47 @@ func Count(text string) int {
 
 // ToolTexts returns the three texts a tool costs: its name, its
 // description, and its inputSchema as compact JSON with sorted keys ("" when
-// the tool has none).
+// the tool has none), written as a client writes it (JSON.stringify): "<",
+// ">", "&", U+2028 and U+2029 as themselves, not as \u escapes.
 func ToolTexts(name, description string, inputSchema any) []string {
-	schema := ""
-	if inputSchema != nil {
-		if b, err := json.Marshal(inputSchema); err == nil {
-			schema = string(b)
-		}
+	return []string{name, description, schemaText(inputSchema)}
+}
+
+// schemaText is the compact JSON of an inputSchema, "" for none.
+func schemaText(inputSchema any) string {
+	if inputSchema == nil {
+		return ""
 	}
-	return []string{name, description, schema}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(inputSchema) != nil {
+		return ""
+	}
+	return unescapeSeparators(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}
+
+// unescapeSeparators writes back as characters the \u2028 and \u2029
+// escapes encoding/json always writes; an escape is one only after an even
+// run of backslashes (\\u2028 is a backslash and the text u2028).
+func unescapeSeparators(js []byte) string {
+	if !bytes.Contains(js, []byte(`\u202`)) {
+		return string(js)
+	}
+	var out strings.Builder
+	for i := 0; i < len(js); i++ {
+		if js[i] == '\\' && i+1 < len(js) {
+			if js[i+1] == 'u' && i+6 <= len(js) && (string(js[i+2:i+6]) == "2028" || string(js[i+2:i+6]) == "2029") {
+				out.WriteRune(rune(0x2028 + int(js[i+5]-'8')))
+				i += 5
+				continue
+			}
+			out.WriteByte(js[i])
+			i++
+		}
+		out.WriteByte(js[i])
+	}
+	return out.String()
 }
 
 // Tool returns the tool-surface tokens of one tool: the sum of the counts

@@ -32,3 +32,19 @@ func TestTool(t *testing.T) {
 		t.Error("a tool without a schema costs no schema text")
 	}
 }
+
+// TestToolSchemaTextAsWritten: the schema text is the JSON a client
+// writes (JSON.stringify), not HTML-escaped: "<" stays "<", and a line
+// separator stays the character; an escaped backslash is left alone. The
+// counts of the texts are js-tiktoken's.
+func TestToolSchemaTextAsWritten(t *testing.T) {
+	schema := map[string]any{"description": "a <b> & c\u2028d \\u2028 e"}
+	got := ToolTexts("x", "", schema)[2]
+	want := "{\"description\":\"a <b> & c\u2028d \\\\u2028 e\"}"
+	if got != want {
+		t.Errorf("schema text %s, want %s", got, want)
+	}
+	if n := Count(got); n != 18 {
+		t.Errorf("Count(%q) = %d, js-tiktoken says 18", got, n)
+	}
+}
