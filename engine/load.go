@@ -420,6 +420,27 @@ func tooLargeSuite(file string, size int64) *diag.Error {
 // schema cannot state, and builds the Suite. Relative paths resolve against
 // the directory of path, except in an inline suite (see suiteDir).
 func ParseSuite(path string, data []byte) (*Suite, error) {
+	return parseSuite(path, data, false)
+}
+
+// LoadSuiteUnrecorded reads, validates and loads the suite at path as
+// LoadSuite does, except that a cassette: that does not exist yet is no
+// error: for the commands used before recording (mcptest distractors
+// prints the tools/list to present to the agent while it is recorded).
+func LoadSuiteUnrecorded(path string) (*Suite, error) {
+	data, err := ReadSuiteFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, diag.List{{Pos: diag.Pos{File: path}, Kind: "suite",
+			Message: "no such file: expected a suite.yml (pass it with --config)"}}
+	case err != nil:
+		return nil, err
+	}
+	return parseSuite(path, data, true)
+}
+
+// parseSuite is ParseSuite; unrecorded leaves cassette: values unresolved.
+func parseSuite(path string, data []byte, unrecorded bool) (*Suite, error) {
 	d := parseYAML(filepath.ToSlash(path), data)
 	if len(d.errs) > 0 {
 		return nil, d.errs.Sorted()
@@ -427,7 +448,7 @@ func ParseSuite(path string, data []byte) (*Suite, error) {
 	sum := sha256.Sum256(data)
 	s := &Suite{Path: d.file, Dir: suiteDir(path), SHA256: hex.EncodeToString(sum[:])}
 	errs := validateSchema(d)
-	b := &builder{doc: d, suite: s, schemaErrs: errs}
+	b := &builder{doc: d, suite: s, schemaErrs: errs, unrecorded: unrecorded}
 	b.build()
 	errs = append(errs, b.errs...)
 	if len(errs) > 0 && d.notASuite() {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -80,5 +82,27 @@ func TestMultiRunReportRerenders(t *testing.T) {
 		if !strings.Contains(direct, "floor [") {
 			t.Errorf("%s: no floor line:\n%s", suite, direct)
 		}
+	}
+}
+
+// TestDistractorsBeforeRecording: the tools/list `mcptest distractors`
+// prints is what the agent is shown while it is recorded, so it works
+// before any cassette exists: the same documents as with the cassettes.
+func TestDistractorsBeforeRecording(t *testing.T) {
+	data, err := os.ReadFile("../../examples/distractor-tools/suite.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	suite := filepath.Join(t.TempDir(), "suite.yml") // no cassettes/ beside it
+	if err := os.WriteFile(suite, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := mcptest(t, nil, "distractors", "--config", suite)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	golden(t, "testdata/golden/distractors-distractor-tools.json", stdout)
+	if _, stderr, code := mcptest(t, nil, "run", "--config", suite); code != ExitInput || !strings.Contains(stderr, "not found") {
+		t.Errorf("run without cassettes: exit %d, %s; want exit %d, cassette not found", code, stderr, ExitInput)
 	}
 }
