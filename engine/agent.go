@@ -49,10 +49,12 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 	checks := newGateChecks(c, perCase)
 
 	runN := 0
+	var catalogs []cassette.ServerCatalog
 	var verdicts runVerdicts
 	var failedChecks []string
 	errs := eachCassette(s, p, res, progress, cassetteUse{
 		open: func(cas *cassette.Cassette) {
+			catalogs = append(catalogs, cas.Catalog...)
 			multi.addCassette(cas)
 			if te != nil {
 				te.AddCatalog(cas.Catalog)
@@ -99,6 +101,7 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 		addGate(res, te.Result())
 	}
 	multi.results(res)
+	res.Findings = append(res.Findings, unknownToolFindings(c, catalogs)...)
 	verdicts.reliability(c, res)
 	for _, a := range perCase {
 		actual, ok := caseValue(res, a.Target.String())

@@ -106,3 +106,34 @@ func TestDistractorsBeforeRecording(t *testing.T) {
 		t.Errorf("run without cassettes: exit %d, %s; want exit %d, cassette not found", code, stderr, ExitInput)
 	}
 }
+
+// TestUnknownToolIsAWarning: a gate block naming a tool the recorded
+// catalog does not have (a typo) is a warning with a did-you-mean, not a
+// silently lower score; a name the catalog has gives none.
+func TestUnknownToolIsAWarning(t *testing.T) {
+	dir := t.TempDir()
+	src := "../../examples/distractor-tools"
+	for _, f := range []string{"suite.yml", "cassettes/bundled-distractors.json", "cassettes/near-duplicates.json"} {
+		data, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == "suite.yml" {
+			data = []byte(strings.Replace(string(data), "correct: [catalog.search_products]", "correct: [catalog.search_prodcts]", 1))
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stdout, stderr, _ := mcptest(t, nil, "run", "--no-cache", "--reporter", "json", "--config", filepath.Join(dir, "suite.yml"))
+	want := "distractors correct: `catalog.search_prodcts` is no tool of the recorded catalog (did you mean `catalog.search_products`?)"
+	if !strings.Contains(stdout, want) {
+		t.Errorf("no warning %q in\n%s\n%s", want, stdout, stderr)
+	}
+	if strings.Count(stdout, "is no tool of the recorded catalog") != 1 {
+		t.Errorf("want exactly one unknown-tool warning:\n%s", stdout)
+	}
+}

@@ -1,0 +1,97 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/gate"
+)
+
+// toolRef is a tool a gate block names: where it is named and the id.
+type toolRef struct {
+	gate, field, id string
+}
+
+// toolRefs lists the tools a test's gate blocks name, in declaration
+// order: equal_function_sets members, the tool_selection expected_tool,
+// tool_edges allowed and restricted entries and the distractors' correct
+// ids.
+func toolRefs(c *Case) []toolRef {
+	var refs []toolRef
+	if c.Selection != nil {
+		for _, cl := range c.Selection.Classes {
+			for _, m := range cl.Members {
+				refs = append(refs, toolRef{"equal_function_sets", "class " + cl.Name, m})
+			}
+		}
+	}
+	if c.ToolSelection != nil && c.ToolSelection.Config.ExpectedTool != "" {
+		refs = append(refs, toolRef{"tool_selection", "expected_tool", c.ToolSelection.Config.ExpectedTool})
+	}
+	if c.Edges != nil {
+		for _, id := range c.Edges.Edges.Allowed {
+			refs = append(refs, toolRef{"tool_edges", "allowed", id})
+		}
+		for _, id := range c.Edges.Edges.Restricted {
+			refs = append(refs, toolRef{"tool_edges", "restricted", id})
+		}
+	}
+	if c.Distractors != nil {
+		for _, id := range c.Distractors.Correct {
+			refs = append(refs, toolRef{"distractors", "correct", id})
+		}
+	}
+	return refs
+}
+
+// unknownToolFindings returns a warning for each tool a gate block names
+// that no tool of the recorded catalogs is, with a did-you-mean: a typo
+// there would only lower the gate's score, silently. Without a recorded
+// catalog there is nothing to check against, and no finding.
+func unknownToolFindings(c *Case, catalogs []cassette.ServerCatalog) []Finding {
+	var ids, names []string
+	for _, sc := range catalogs {
+		for _, t := range sc.Tools {
+			if t.Name != "" {
+				ids = append(ids, sc.Server+"."+t.Name)
+				names = append(names, t.Name)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	var out []Finding
+	seen := map[string]bool{}
+	for _, r := range toolRefs(c) {
+		if seen[r.gate+"\x00"+r.id] || inCatalog(r.id, catalogs) {
+			continue
+		}
+		seen[r.gate+"\x00"+r.id] = true
+		msg := fmt.Sprintf("%s %s: `%s` is no tool of the recorded catalog", r.gate, r.field, r.id)
+		candidates := names
+		if strings.Contains(r.id, ".") {
+			candidates = ids
+		}
+		if s := diag.Suggest(r.id, candidates); s != "" {
+			msg += fmt.Sprintf(" (did you mean `%s`?)", s)
+		}
+		out = append(out, Finding{Level: "warning", Gate: r.gate, Message: msg + ": it can never match a call"})
+	}
+	return out
+}
+
+// inCatalog reports whether id names a tool of the catalogs, as the gates
+// match it (server.tool, or a bare tool name).
+func inCatalog(id string, catalogs []cassette.ServerCatalog) bool {
+	for _, sc := range catalogs {
+		for _, t := range sc.Tools {
+			if gate.MatchID(id, sc.Server, t.Name) {
+				return true
+			}
+		}
+	}
+	return false
+}
