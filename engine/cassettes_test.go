@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/metrics"
 	"strings"
 	"testing"
 	"time"
@@ -94,32 +93,6 @@ func TestCassetteTooLargeIsRefusedBeforeReading(t *testing.T) {
 	}
 }
 
-// heapPeak samples the bytes of heap objects (live and not yet swept) every
-// millisecond until stop is called, and returns the highest sample above
-// the level when it started.
-func heapPeak() (stop func() uint64) {
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
-	base := read()
-	done := make(chan uint64)
-	quit := make(chan struct{})
-	go func() {
-		peak := base
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-quit:
-				done <- max(peak, read()) - base
-				return
-			case <-tick.C:
-				peak = max(peak, read())
-			}
-		}
-	}()
-	return func() uint64 { close(quit); return <-done }
-}
-
 // A cassette of many short calls is replayed run by run: the heap stays
 // within 4 times the file's size (a 53 MB cassette of 1,000,000 calls used
 // to take 1.2 GB, its whole tree decoded into generic values first). Here
@@ -144,7 +117,7 @@ func TestLargeCassetteMemoryIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	runtime.GC()
-	stop := heapPeak()
+	stop := gen.HeapPeak()
 	env, err := Run(s, Options{})
 	peak := stop()
 	if err != nil || env.Verdict != Pass || env.Cases[0].Runs != 500 {

@@ -367,6 +367,12 @@ func unescapePointer(s string) string {
 // an I/O failure is a plain error. A path that is not a regular file, or a
 // file over MaxSuiteBytes, is refused before it is read.
 func LoadSuite(path string) (*Suite, error) {
+	return readSuite(path, false)
+}
+
+// readSuite is LoadSuite; unrecorded lets a cassette: that does not exist
+// yet pass (see LoadSuiteUnrecorded).
+func readSuite(path string, unrecorded bool) (*Suite, error) {
 	data, err := ReadSuiteFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -375,7 +381,7 @@ func LoadSuite(path string) (*Suite, error) {
 	case err != nil:
 		return nil, err
 	}
-	return ParseSuite(path, data)
+	return parseSuite(path, data, unrecorded)
 }
 
 // ReadSuiteFile reads the bytes of the suite file at path, for ParseSuite.
@@ -428,15 +434,7 @@ func ParseSuite(path string, data []byte) (*Suite, error) {
 // error: for the commands used before recording (mcptest distractors
 // prints the tools/list to present to the agent while it is recorded).
 func LoadSuiteUnrecorded(path string) (*Suite, error) {
-	data, err := ReadSuiteFile(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil, diag.List{{Pos: diag.Pos{File: path}, Kind: "suite",
-			Message: "no such file: expected a suite.yml (pass it with --config)"}}
-	case err != nil:
-		return nil, err
-	}
-	return parseSuite(path, data, true)
+	return readSuite(path, true)
 }
 
 // parseSuite is ParseSuite; unrecorded leaves cassette: values unresolved.

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
-	"runtime/metrics"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcptest/mcptest/engine/cassette/gen"
 )
@@ -194,32 +192,6 @@ func manyCallsFile(b *testing.B) []byte {
 	return buf.Bytes()
 }
 
-// heapPeak samples the bytes of heap objects (live and not yet swept) every
-// millisecond until stop is called, and returns the highest sample above
-// the level when it started.
-func heapPeak() (stop func() uint64) {
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
-	base := read()
-	done := make(chan uint64)
-	quit := make(chan struct{})
-	go func() {
-		peak := base
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-quit:
-				done <- max(peak, read()) - base
-				return
-			case <-tick.C:
-				peak = max(peak, read())
-			}
-		}
-	}()
-	return func() uint64 { close(quit); return <-done }
-}
-
 // BenchmarkReadManyCalls reads a 53 MB cassette of 1,000,000 calls the way
 // `mcptest run` does, run by run (Stream), and reports per byte of the
 // file what the read allocates (alloc-B/file-B) and the highest heap it
@@ -234,7 +206,7 @@ func BenchmarkReadManyCalls(b *testing.B) {
 	for b.Loop() {
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		stop := heapPeak()
+		stop := gen.HeapPeak()
 		calls := 0
 		if err := readRuns("many.json", data, func(r *Run) { calls += len(r.Turns[0].Calls) }); err != nil {
 			b.Fatal(err)

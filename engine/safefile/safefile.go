@@ -143,43 +143,30 @@ func OpenOwn(path string, limit int64) (*os.File, io.Reader, error) {
 
 // ReadOwnFile is ReadFile through OpenOwn: a symbolic link is refused.
 func ReadOwnFile(path string, limit int64) ([]byte, error) {
-	f, r, err := OpenOwn(path, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return readLimited(path, f, r, limit)
+	return readWith(path, limit, func() (*os.File, io.Reader, error) { return OpenOwn(path, limit) })
 }
 
 // ReadFile reads the regular file at path, refusing it before the read
 // starts when its stat says it is over limit bytes, and stopping the read
 // at limit+1 bytes when it grows. See Open for the errors.
 func ReadFile(path string, limit int64) ([]byte, error) {
-	f, r, err := Open(path, limit)
-	if err != nil {
-		return nil, err
-	}
-	return readOpen(f, r, path, limit)
+	return readWith(path, limit, func() (*os.File, io.Reader, error) { return Open(path, limit) })
 }
 
 // ReadFileIn is ReadFile for name inside root (see OpenIn).
 func ReadFileIn(root *os.Root, name string, limit int64) ([]byte, error) {
-	f, r, err := OpenIn(root, name, limit)
+	return readWith(name, limit, func() (*os.File, io.Reader, error) { return OpenIn(root, name, limit) })
+}
+
+// readWith opens a file with open (one of the Open functions) and reads
+// the limited reader it returns to its end, into one buffer sized from the
+// stat, as os.ReadFile does, instead of a doubling series of them.
+func readWith(path string, limit int64, open func() (*os.File, io.Reader, error)) ([]byte, error) {
+	f, r, err := open()
 	if err != nil {
 		return nil, err
 	}
-	return readOpen(f, r, name, limit)
-}
-
-func readOpen(f *os.File, r io.Reader, path string, limit int64) ([]byte, error) {
 	defer f.Close()
-	return readLimited(path, f, r, limit)
-}
-
-// readLimited reads r, the limited reader Open returned for f.
-func readLimited(path string, f *os.File, r io.Reader, limit int64) ([]byte, error) {
-	// Sized from the stat, as os.ReadFile does, so a file is read into one
-	// buffer instead of a doubling series of them.
 	size := int64(512)
 	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
 		size = fi.Size() + 1 // one more, to see the end of the file
