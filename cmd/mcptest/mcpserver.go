@@ -7,19 +7,18 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/mcptest/mcptest/engine/stamp"
 	"github.com/mcptest/mcptest/live"
 	"github.com/mcptest/mcptest/mcpserver"
 )
 
 // mcpServer is `mcptest mcp-server`: the front door on stdio, or with
 // --install its entry in an agent's MCP config.
-func (c *Command) mcpServer(args []string) error {
+func (c *Command) mcpServer(ctx context.Context, args []string) error {
 	fs := c.newFlags("mcp-server", "mcptest mcp-server [--enable-writes] [--root DIR]\n       mcptest mcp-server --install [--client claude-code|cursor|vscode|claude-desktop] [--install-path FILE] [--absolute] [--enable-writes] [--root DIR]")
 	writes := fs.Bool("enable-writes", false, "open the write-gated verbs (run_tool_test, propose_assertions, trigger_run, record_cassette) and raw command targets")
 	install := fs.Bool("install", false, "write the mcptest entry into the client's MCP config instead of serving")
@@ -48,10 +47,9 @@ func (c *Command) mcpServer(args []string) error {
 	if err != nil {
 		return err
 	}
-	// On an interrupt or a terminate the front door stops the recordings it
-	// started (they write their cassettes) before it leaves.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// On an interrupt or a terminate (ctx is cancelled) the front door
+	// stops the recordings it started (they write their cassettes) before
+	// it leaves.
 	in, _ := c.Stdin.(io.ReadCloser)
 	if in == nil {
 		in = io.NopCloser(c.Stdin)
@@ -187,6 +185,6 @@ func (c *Command) mcpOptions(root, exe string, writes bool) mcpserver.Options {
 			b, err := json.Marshal(catalogDoc(what, cat))
 			return json.RawMessage(b), err
 		},
-		NewRunID: func() string { return newRunID(time.Now()) },
+		NewRunID: func() string { return stamp.NewRunID(time.Now()) },
 	}
 }

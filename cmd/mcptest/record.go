@@ -10,9 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -24,12 +22,6 @@ import (
 	"github.com/mcptest/mcptest/live"
 )
 
-// recordContext is the lifetime of a `record --listen` proxy: until an
-// interrupt. Tests replace it.
-var recordContext = func() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-}
-
 // recordListening is told the proxy's address once --listen is serving.
 var recordListening = func(addr string) {}
 
@@ -38,7 +30,7 @@ var recordListening = func(addr string) {}
 // --listen), forwards every call, and writes what passed as a v1 cassette.
 // Each client session is one run; --append adds the runs to an existing
 // cassette, so several sessions make a multi-run cassette.
-func (c *Command) record(args []string) error {
+func (c *Command) record(ctx context.Context, args []string) error {
 	fs := c.newFlags("record", "mcptest record --output CASSETTE.json [--append] [--name SERVER] [--agent NAME] [--listen ADDR] (--url URL [--bearer-token-env VAR] | --server NAME --config suite.yml | -- COMMAND ARGS...)")
 	tf := addLiveTargetFlags(fs)
 	output := fs.String("output", "", "write the cassette to `FILE` (required)")
@@ -78,9 +70,8 @@ func (c *Command) record(args []string) error {
 		}
 	}
 
-	ctx, cancel := recordContext()
-	defer cancel()
-	// The child server lives as long as ctx: no connect timeout of its own.
+	// The proxy lives until ctx is cancelled (an interrupt or a terminate),
+	// and the child server as long: no connect timeout of its own.
 	upstream, err := live.Connect(ctx, t, c.Getenv)
 	if err != nil {
 		return err

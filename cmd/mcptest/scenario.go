@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"time"
 
@@ -9,11 +10,12 @@ import (
 	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/engine/stamp"
 )
 
 // scenario runs `mcptest scenario run`: the scenarios of a suite only,
 // replayed against their worlds.
-func (c *Command) scenario(args []string) error {
+func (c *Command) scenario(_ context.Context, args []string) error {
 	const synopsis = "mcptest scenario run [suite.yml] [--cassette-dir DIR] [--name NAME]... [--json]"
 	if len(args) > 0 && isHelp(args[0]) {
 		args = []string{"run", "--help"}
@@ -70,11 +72,9 @@ func (c *Command) scenario(args []string) error {
 	if err != nil {
 		return err
 	}
-	env.Run.ID = newRunID(start)
-	env.Run.StartedAt = start.UTC().Format(time.RFC3339)
-	env.Run.DurationMS = time.Since(start).Milliseconds()
-	env.Source = c.source()
-	env.Environment = c.environment()
+	stamp.Run(env, start)
+	env.Source = stamp.Source(c.Getenv)
+	env.Environment = stamp.Environment(c.Getenv)
 
 	var buf bytes.Buffer
 	if err := rep.Report(&buf, env); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,7 +27,7 @@ type validationError struct {
 	Hint    *string `json:"hint"`
 }
 
-func (c *Command) validate(args []string) error {
+func (c *Command) validate(_ context.Context, args []string) error {
 	fs := c.newFlags("validate", "mcptest validate [--format text|json] [--config suite.yml | FILE...]")
 	config := fs.String("config", "", "the suite `FILE` (default: mcptest.yml, else suite.yml, here or in a parent up to the repository root)")
 	format := fs.String("format", "text", "text or json")
