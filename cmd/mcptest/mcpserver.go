@@ -2,17 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/mcptest/mcptest/engine/stamp"
-	"github.com/mcptest/mcptest/live"
 	"github.com/mcptest/mcptest/mcpserver"
 )
 
@@ -156,35 +151,7 @@ func onPath(path, name string) bool {
 	return false
 }
 
-// mcpOptions hands the front door the CLI's own renderers, so validate_suite
-// and the list verbs answer with exactly what the CLI prints.
+// mcpOptions are the front door's options.
 func (c *Command) mcpOptions(root, exe string, writes bool) mcpserver.Options {
-	return mcpserver.Options{
-		Root:         root,
-		EnableWrites: writes,
-		Version:      version,
-		Exe:          exe,
-		Getenv:       c.Getenv,
-		Validate: func(name string, data []byte) (any, error) {
-			l, err := validateData(name, data)
-			if err != nil {
-				return nil, err
-			}
-			return validationDocument(l), nil
-		},
-		Catalog: func(ctx context.Context, what string, t live.Target) (any, error) {
-			cat, err := live.Load(ctx, t, c.Getenv)
-			if err != nil {
-				var ae *live.AuthError
-				if errors.As(err, &ae) {
-					return nil, ae
-				}
-				return nil, err
-			}
-			// Round-trip through JSON so the verb answers the bytes the CLI prints.
-			b, err := json.Marshal(catalogDoc(what, cat))
-			return json.RawMessage(b), err
-		},
-		NewRunID: func() string { return stamp.NewRunID(time.Now()) },
-	}
+	return mcpserver.Options{Root: root, EnableWrites: writes, Version: version, Exe: exe, Getenv: c.Getenv}
 }
