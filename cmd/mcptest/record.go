@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -63,7 +61,7 @@ func (c *Command) record(ctx context.Context, args []string) error {
 	if server == "" {
 		server = "target"
 	}
-	var prior map[string]any
+	var prior *cassette.File
 	if *appendRuns {
 		if prior, err = readRecording(*output); err != nil {
 			return err
@@ -113,19 +111,18 @@ func (c *Command) record(ctx context.Context, args []string) error {
 	}
 
 	doc := rec.cassette(prior, server, *agent, started, cat, *listen == "")
-	data, err := json.MarshalIndent(doc, "", "  ")
+	data, err := doc.Encode()
 	if err != nil {
 		return err
 	}
 	if _, err := cassette.Read(*output, data); err != nil {
 		return fmt.Errorf("the recording is not a valid cassette (a bug): %w", err)
 	}
-	if err := safefile.WriteOutput(*output, append(data, '\n'), 0o644); err != nil {
+	if err := safefile.WriteOutput(*output, data, 0o644); err != nil {
 		return fmt.Errorf("write cassette: %w", err)
 	}
-	runs, _ := doc["runs"].([]any)
 	calls, sessions := rec.counts()
-	fmt.Fprintf(c.Stderr, "mcptest: recorded %d calls in %d session(s); %s holds %d run(s)\n", calls, sessions, *output, len(runs))
+	fmt.Fprintf(c.Stderr, "mcptest: recorded %d calls in %d session(s); %s holds %d run(s)\n", calls, sessions, *output, len(doc.Runs))
 	return nil
 }
 
@@ -159,64 +156,48 @@ func (r *recording) counts() (calls, sessions int) {
 	return calls, len(r.order)
 }
 
-// cassette renders the v1 cassette: prior's runs (when appending) then one
-// run per session, arguments and results redacted. The stdio session is a
-// run even when it made no call (an agent that called nothing); over HTTP
-// only the sessions that called a tool are seen.
-func (r *recording) cassette(prior map[string]any, server, agent string, started time.Time, cat *live.Catalog, stdio bool) map[string]any {
+// cassette is the v1 cassette: prior's runs (when appending) then one run
+// per session, arguments and results redacted. The stdio session is a run
+// even when it made no call (an agent that called nothing); over HTTP only
+// the sessions that called a tool are seen.
+func (r *recording) cassette(prior *cassette.File, server, agent string, started time.Time, cat *live.Catalog, stdio bool) *cassette.File {
 	// A call still being forwarded may land while the cassette is built.
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	doc := map[string]any{"mcptest_cassette": cassette.Version}
-	var runs []any
-	catalog := map[string]any{}
-	if prior != nil {
-		for k, v := range prior {
-			doc[k] = v
-		}
-		runs, _ = prior["runs"].([]any)
-		if pc, ok := prior["catalog"].(map[string]any); ok {
-			catalog = pc
-		}
+	doc := prior
+	if doc == nil {
+		doc = &cassette.File{Version: cassette.Version, Runs: []cassette.FileRun{}}
+	}
+	if doc.Catalog == nil {
+		doc.Catalog = map[string]cassette.FileServer{}
 	}
 	tools := make([]any, 0, len(cat.Tools))
 	for _, t := range cat.RawTools() {
 		tools = append(tools, t)
 	}
-	catalog[server] = map[string]any{"tools": tools}
-	doc["catalog"] = catalog
-	doc["recorded_at"] = started.Format(time.RFC3339)
+	doc.Catalog[server] = cassette.FileServer{Tools: tools}
+	doc.RecordedAt = started.Format(time.RFC3339)
 	if agent != "" {
-		doc["agent"] = agent
+		doc.Agent = agent
 	}
 	order := r.order
 	if len(order) == 0 && stdio {
 		order = []string{""}
 	}
 	for _, id := range order {
-		calls := []any{}
+		calls := []cassette.FileCall{}
 		for _, c := range r.sessions[id] {
-			calls = append(calls, map[string]any{
-				"server":      server,
-				"tool":        c.Tool,
-				"arguments":   redact.Value(c.Arguments),
-				"is_error":    c.IsError,
-				"result":      redact.Value(c.Result),
-				"duration_ms": c.DurationMS,
-			})
+			calls = append(calls, cassette.FileCall{Server: server, Tool: c.Tool, Arguments: redact.Value(c.Arguments),
+				IsError: c.IsError, Result: redact.Value(c.Result), DurationMS: c.DurationMS})
 		}
-		runs = append(runs, map[string]any{"turns": []any{map[string]any{"calls": calls}}})
+		doc.Runs = append(doc.Runs, cassette.FileRun{Turns: []cassette.FileTurn{{Calls: calls}}})
 	}
-	if runs == nil {
-		runs = []any{}
-	}
-	doc["runs"] = runs
 	return doc
 }
 
 // readRecording reads the cassette --append adds to: nothing when the file
 // does not exist yet, else a valid v1 cassette.
-func readRecording(path string) (map[string]any, error) {
+func readRecording(path string) (*cassette.File, error) {
 	data, err := cassette.Load(path, path)
 	var refused *diag.Error
 	switch {
@@ -234,11 +215,9 @@ func readRecording(path string) (map[string]any, error) {
 	if cas.Format != cassette.FormatV1 {
 		return nil, inputErr("%s: --append adds to an mcptest v1 cassette, this is %s", path, cas.Format)
 	}
-	var doc map[string]any
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&doc); err != nil {
-		return nil, inputErr("%s: %v", path, err)
+	doc, err := cassette.DecodeFile(path, data)
+	if err != nil {
+		return nil, inputErr("%v", err)
 	}
 	return doc, nil
 }
