@@ -151,55 +151,6 @@ func copyDir(t *testing.T, from, to string) {
 	}
 }
 
-// TestStoreIsBounded: after a run the store keeps the newest envelopes and
-// cache entries and drops the rest, with stale temporary files.
-func TestStoreIsBounded(t *testing.T) {
-	store := t.TempDir()
-	defer func(r, c int) { keepRuns, keepCache = r, c }(keepRuns, keepCache)
-	keepRuns, keepCache = 3, 2
-	runs, cache := filepath.Join(store, "runs"), filepath.Join(store, "cache")
-	os.MkdirAll(runs, 0o755)
-	os.MkdirAll(cache, 0o755)
-	old := time.Now().Add(-48 * time.Hour)
-	for i, id := range []string{"01A00000000000000000000001", "01A00000000000000000000002", "01A00000000000000000000003"} {
-		os.WriteFile(filepath.Join(runs, id+".json"), []byte("{}"), 0o644)
-		f := filepath.Join(cache, strings.Repeat(string(rune('a'+i)), 64)+".json")
-		os.WriteFile(f, []byte("{}"), 0o644)
-		os.Chtimes(f, old.Add(time.Duration(i)*time.Hour), old.Add(time.Duration(i)*time.Hour))
-	}
-	tmp := filepath.Join(cache, "x.123.tmp")
-	os.WriteFile(tmp, nil, 0o644)
-	os.Chtimes(tmp, old, old)
-
-	out, _, _ := mcptest(t, map[string]string{storeEnv: store}, "run", "--config", "../../examples/quickstart/suite.yml", "--reporter", "json")
-	var env report.Envelope
-	if err := json.Unmarshal([]byte(out), &env); err != nil {
-		t.Fatal(err)
-	}
-	names := func(dir string) []string {
-		var out []string
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			out = append(out, e.Name())
-		}
-		return out
-	}
-	wantRuns := []string{"01A00000000000000000000002.json", "01A00000000000000000000003.json", env.Run.ID + ".json"}
-	if got := names(runs); strings.Join(got, " ") != strings.Join(wantRuns, " ") {
-		t.Errorf("runs kept: %v, want %v", got, wantRuns)
-	}
-	// The quickstart's 3 new entries are the newest: the old ones go.
-	got := names(cache)
-	if len(got) != 2 {
-		t.Fatalf("cache kept %v, want 2 entries", got)
-	}
-	for _, n := range got {
-		if strings.HasPrefix(n, "aaa") || strings.HasPrefix(n, "bbb") || strings.HasPrefix(n, "ccc") || strings.HasSuffix(n, ".tmp") {
-			t.Errorf("cache kept the stale %s", n)
-		}
-	}
-}
-
 // runBlock is the "run" member of an envelope as --reporter json prints
 // it: the one part allowed to differ between two runs of the same inputs.
 var runBlock = regexp.MustCompile(`(?s)\n  "run": \{.*?\n  \},`)

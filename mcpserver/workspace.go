@@ -1,0 +1,184 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mcptest/mcptest/annotate"
+	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/engine/safefile"
+)
+
+// The workspace store is the directory mcptest run writes to and the
+// mcp-server front door reads (list_runs, get_run): .mcptest/ in the
+// working directory, or the directory MCPTEST_DIR names. Its layout:
+//
+//	.mcptest/runs/<run_id>.json   the envelope of every mcptest run (run ids sort by time)
+//	.mcptest/cache/<key>.json     cached case results (see engine.DirCache)
+//
+// Every file is written to a temporary file in the same directory and
+// renamed, so a run killed half way leaves no truncated file. The store is
+// bounded: after each run it keeps the newest keepRuns envelopes and
+// keepCache cache entries, so a workspace that runs mcptest on every save
+// does not grow without end, and it removes what its readers could not use
+// (a file that is not whole JSON, a link, a FIFO).
+const StoreEnv = "MCPTEST_DIR"
+
+// The store's default bounds (Store.KeepRuns, Store.KeepCache).
+const (
+	DefaultKeepRuns  = 200
+	DefaultKeepCache = 4096
+)
+
+// Store is the workspace store as mcptest run writes it, in the working
+// directory (or where MCPTEST_DIR says); the front door reads the same
+// layout from its workspace root.
+type Store struct {
+	// Getenv reads MCPTEST_DIR.
+	Getenv func(string) string
+	// KeepRuns and KeepCache bound the store after each run; 0 is the
+	// default.
+	KeepRuns, KeepCache int
+}
+
+// runReadLimit bounds the read of a stored envelope when pruning checks
+// that it is whole; a larger file is kept unread (mcptest may have written
+// it) and counted like any other.
+const runReadLimit = 64 << 20
+
+// Dir returns a directory of the workspace store (runs, cache, reports). It
+// refuses one whose path passes through a symbolic link inside the default
+// .mcptest/: a repository can commit .mcptest/cache as a link to any
+// directory, and the store writes and prunes where it points. A store that
+// MCPTEST_DIR names is taken as named; its subdirectories are checked.
+func (s Store) Dir(name string) (string, error) {
+	root := s.Getenv(StoreEnv)
+	var check []string
+	if root == "" {
+		root = ".mcptest"
+		check = append(check, root)
+	}
+	dir := filepath.Join(root, name)
+	for _, p := range append(check, dir) {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return "", fmt.Errorf("%s is a symbolic link: the workspace store keeps its files in a directory of its own (set %s to put the store elsewhere)", p, StoreEnv)
+		}
+	}
+	return dir, nil
+}
+
+// SaveRun writes the run's envelope to .mcptest/runs/<run_id>.json, by
+// rename, then bounds the store. Its error says why the run was not
+// stored; a caller warns of it (a store that cannot be written costs a
+// warning, never the run's verdict).
+func (s Store) SaveRun(env *report.Envelope) error {
+	keepRuns, keepCache := s.KeepRuns, s.KeepCache
+	if keepRuns <= 0 {
+		keepRuns = DefaultKeepRuns
+	}
+	if keepCache <= 0 {
+		keepCache = DefaultKeepCache
+	}
+	dir, err := s.Dir("runs")
+	if err == nil {
+		err = os.MkdirAll(dir, 0o755)
+	}
+	if err == nil {
+		err = safefile.Write(filepath.Join(dir, env.Run.ID+".json"), 0o644, func(w io.Writer) error {
+			return (annotate.JSON{}).Report(w, env)
+		})
+	}
+	if dir != "" {
+		pruneRuns(dir, keepRuns)
+	}
+	if cache, err := s.Dir("cache"); err == nil {
+		pruneCache(cache, keepCache)
+	}
+	return err
+}
+
+// pruneRuns keeps the newest keep whole envelopes of dir (run ids sort by
+// time) and removes the rest: older envelopes, and any .json file that is
+// not whole JSON (a run file an older mcptest was killed while writing, or
+// one planted there) or not a regular file.
+func pruneRuns(dir string, keep int) {
+	files := storeFiles(dir)
+	sort.Slice(files, func(i, j int) bool { return files[i].Name() > files[j].Name() })
+	kept := 0
+	for _, e := range files {
+		p := filepath.Join(dir, e.Name())
+		if kept < keep && wholeJSON(p) {
+			kept++
+			continue
+		}
+		os.Remove(p)
+	}
+}
+
+// wholeJSON reports whether the stored file at p can be read as one JSON
+// document, reading it bounded; a file over runReadLimit is not judged.
+func wholeJSON(p string) bool {
+	data, err := safefile.ReadOwnFile(p, runReadLimit)
+	var tl *safefile.TooLargeError
+	if errors.As(err, &tl) {
+		return true
+	}
+	return err == nil && json.Valid(data)
+}
+
+// pruneCache keeps the keep most recently written entries of the cache
+// directory and removes the rest. An entry that is not whole is not read
+// here: the cache refuses it when it is looked up and rewrites it.
+func pruneCache(dir string, keep int) {
+	files := storeFiles(dir)
+	if len(files) <= keep {
+		return
+	}
+	sort.SliceStable(files, func(i, j int) bool {
+		ia, erra := files[i].Info()
+		ib, errb := files[j].Info()
+		if erra != nil || errb != nil || ia.ModTime().Equal(ib.ModTime()) {
+			return files[i].Name() < files[j].Name()
+		}
+		return ia.ModTime().After(ib.ModTime())
+	})
+	for _, e := range files[keep:] {
+		os.Remove(filepath.Join(dir, e.Name()))
+	}
+}
+
+// storeFiles lists the regular .json files of a store directory. On the
+// way it removes what does not belong there: a .json entry that is not a
+// regular file (a link, a FIFO, a device) and any temporary file a killed
+// writer left behind more than an hour ago. Pruning is best effort: a file
+// that cannot be removed stays.
+func storeFiles(dir string) []os.DirEntry {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var files []os.DirEntry
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case e.IsDir():
+		case strings.HasSuffix(name, ".json") && e.Type().IsRegular():
+			files = append(files, e)
+		case strings.HasSuffix(name, ".json"):
+			os.Remove(filepath.Join(dir, name))
+		case safefile.IsTemp(name) || strings.HasSuffix(name, ".tmp"):
+			if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > time.Hour {
+				os.Remove(filepath.Join(dir, name))
+			}
+		}
+	}
+	return files
+}
