@@ -21,6 +21,11 @@
 // writes are enabled or when that exact url is declared there with that
 // bearer_token_env (gate.go).
 //
+// Discover (discover.go) finds the MCP servers a workspace's and a user's
+// client configs declare, and Diagnose (walk.go) starts each one it can
+// and reads its catalog, hiding every value a ${VAR} reference expanded
+// to: `mcptest doctor` with no target, and get_doctor_report.
+//
 // The workspace store (.mcptest/, or where MCPTEST_DIR says) is this
 // package's: Store (workspace.go) is how `mcptest run` keeps each run's
 // envelope there and bounds the store, and the artifact readers read the
