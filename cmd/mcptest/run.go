@@ -17,90 +17,132 @@ import (
 	"github.com/mcptest/mcptest/engine/stamp"
 )
 
+// runRequest is what `mcptest run`'s flags ask for.
+type runRequest struct {
+	config, reporter, output, cassetteDir string
+	agentBudget                           int
+	filters                               stringList
+	useCache, noCache                     bool
+	shard                                 report.Shard
+}
+
 func (c *Command) run(_ context.Context, args []string) error {
+	req, err := c.runFlags(args)
+	if err != nil {
+		return err
+	}
+	out := c.Stdout
+	if req.output != "" {
+		out = io.Discard
+	}
+	rep, err := annotate.New(req.reporter, annotate.Options{Color: c.color(out), AgentBudget: req.agentBudget})
+	if err != nil {
+		return inputErr("--reporter: %v", err)
+	}
+	if req.config, err = c.suiteFile(req.config); err != nil {
+		return err
+	}
+	env, err := c.runSuite(req)
+	if err != nil {
+		return err
+	}
+	c.storeRun(env)
+	if err := c.writeRunReport(rep, req, env); err != nil {
+		return err
+	}
+	if env.Verdict == report.Fail {
+		return errFailed
+	}
+	return nil
+}
+
+// runFlags reads and checks `mcptest run`'s flags.
+func (c *Command) runFlags(args []string) (runRequest, error) {
+	var req runRequest
 	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--reporter pretty|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--filter NAME]... [--filter-escaped NAME]... [--cassette-dir DIR] [--shard i/n] [--cache | --no-cache]")
-	config := fs.String("config", "", "the suite `FILE` (default: mcptest.yml, else suite.yml, here or in a parent up to the repository root)")
-	reporter := fs.String("reporter", "pretty", "how to report: pretty, json, junit (JUnit XML), sarif (SARIF 2.1.0), html (the auditor view; use --output) or agent (the model-facing digest)")
-	agentBudget := fs.Int("agent-budget", annotate.DefaultAgentBudget, "with --reporter agent, cap the result at `TOKENS` cl100k_base tokens")
-	output := fs.String("output", "", "write the report to `FILE` instead of stdout (- is stdout; --reporter html on a terminal goes to .mcptest/reports/)")
-	var filters stringList
-	fs.Var(&filters, "filter", "run only the case `NAME` (exact, or else a case-insensitive substring); repeatable")
+	fs.StringVar(&req.config, "config", "", "the suite `FILE` (default: mcptest.yml, else suite.yml, here or in a parent up to the repository root)")
+	fs.StringVar(&req.reporter, "reporter", "pretty", "how to report: pretty, json, junit (JUnit XML), sarif (SARIF 2.1.0), html (the auditor view; use --output) or agent (the model-facing digest)")
+	fs.IntVar(&req.agentBudget, "agent-budget", annotate.DefaultAgentBudget, "with --reporter agent, cap the result at `TOKENS` cl100k_base tokens")
+	fs.StringVar(&req.output, "output", "", "write the report to `FILE` instead of stdout (- is stdout; --reporter html on a terminal goes to .mcptest/reports/)")
+	fs.Var(&req.filters, "filter", "run only the case `NAME` (exact, or else a case-insensitive substring); repeatable")
 	var escaped stringList
 	fs.Var(&escaped, "filter-escaped", "like --filter, with the `NAME` written with Go escapes (\\n, \\x1b, \\u202e): the agent reporter's repro: lines use it for names with control characters; repeatable")
-	cassetteDir := fs.String("cassette-dir", "", "the `DIR` where a test without a cassette: key is looked up by name (default: cassettes/ beside the suite)")
-	useCache := fs.Bool("cache", false, "serve unchanged replayed cases from the workspace cache (.mcptest/cache/) on CI too, where it is off by default (CI or GITHUB_ACTIONS is true)")
-	noCache := fs.Bool("no-cache", false, "recompute every case instead of serving unchanged ones from the workspace cache (.mcptest/cache/)")
+	fs.StringVar(&req.cassetteDir, "cassette-dir", "", "the `DIR` where a test without a cassette: key is looked up by name (default: cassettes/ beside the suite)")
+	fs.BoolVar(&req.useCache, "cache", false, "serve unchanged replayed cases from the workspace cache (.mcptest/cache/) on CI too, where it is off by default (CI or GITHUB_ACTIONS is true)")
+	fs.BoolVar(&req.noCache, "no-cache", false, "recompute every case instead of serving unchanged ones from the workspace cache (.mcptest/cache/)")
 	shardFlag := fs.String("shard", "", "run only shard `i/n` of the cases (1-based; a case's shard depends on its name alone); merge the shards with mcptest report merge")
 	pos, err := parse(fs, args)
 	if err != nil {
-		return err
+		return req, err
 	}
 	for _, e := range escaped {
 		name, err := annotate.UnescapeName(e)
 		if err != nil {
-			return inputErr("--filter-escaped: %v", err)
+			return req, inputErr("--filter-escaped: %v", err)
 		}
-		filters = append(filters, name)
+		req.filters = append(req.filters, name)
 	}
-	var shard report.Shard
 	if *shardFlag != "" {
-		if shard, err = report.ParseShard(*shardFlag); err != nil {
-			return inputErr("--shard: %v", err)
+		if req.shard, err = report.ParseShard(*shardFlag); err != nil {
+			return req, inputErr("--shard: %v", err)
 		}
 	}
+	return req, req.check(pos)
+}
+
+// check checks the flags against each other and takes the positional
+// suite file.
+func (req *runRequest) check(pos []string) error {
 	switch len(pos) {
 	case 0:
 	case 1:
-		*config = pos[0]
+		req.config = pos[0]
 	default:
 		return inputErr("run takes one suite file, got %d arguments: %q", len(pos), pos)
 	}
-	if *useCache && *noCache {
+	if req.useCache && req.noCache {
 		return inputErr("--cache and --no-cache contradict each other: give one of them")
 	}
-	if *output == "-" {
-		*output = ""
+	if req.output == "-" {
+		req.output = ""
 	}
-	out := c.Stdout
-	if *output != "" {
-		out = io.Discard
+	if req.agentBudget < 0 {
+		return inputErr("--agent-budget: %d is negative", req.agentBudget)
 	}
-	if *agentBudget < 0 {
-		return inputErr("--agent-budget: %d is negative", *agentBudget)
-	}
-	rep, err := annotate.New(*reporter, annotate.Options{Color: c.color(out), AgentBudget: *agentBudget})
-	if err != nil {
-		return inputErr("--reporter: %v", err)
-	}
+	return nil
+}
 
-	if *config, err = c.suiteFile(*config); err != nil {
-		return err
-	}
+// runSuite loads and runs the suite, and stamps the envelope's run.
+func (c *Command) runSuite(req runRequest) (*report.Envelope, error) {
 	start := time.Now()
-	suite, err := engine.LoadSuite(*config)
+	suite, err := engine.LoadSuite(req.config)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	progress := c.progress()
-	opts := engine.Options{Filter: filters, CassetteDir: *cassetteDir, Version: version, Progress: progress.update, Shard: shard}
-	opts.Cache = c.caseCache(*useCache, *noCache)
+	opts := engine.Options{Filter: req.filters, CassetteDir: req.cassetteDir, Version: version, Progress: progress.update, Shard: req.shard}
+	opts.Cache = c.caseCache(req.useCache, req.noCache)
 	opts.Warn = func(msg string) { fmt.Fprintf(c.Stderr, "mcptest: warning: %s\n", msg) }
 	env, err := engine.Run(suite, opts)
 	progress.clear()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	stamp.Run(env, start)
 	env.Source = stamp.Source(c.Getenv)
 	env.Environment = stamp.Environment(c.Getenv)
+	return env, nil
+}
 
-	c.storeRun(env)
-
+// writeRunReport writes the report to --output, to the store (an HTML
+// report asked for on a terminal) or to stdout.
+func (c *Command) writeRunReport(rep annotate.Reporter, req runRequest, env *report.Envelope) error {
 	var buf bytes.Buffer
 	if err := rep.Report(&buf, env); err != nil {
 		return err
 	}
-	if *output == "" && *reporter == "html" && stdoutTerminal(c.Stdout) {
+	output := req.output
+	if output == "" && req.reporter == "html" && stdoutTerminal(c.Stdout) {
 		// An HTML page is no use on a terminal: it goes to the store.
 		dir, err := c.storeDir("reports")
 		if err != nil {
@@ -109,20 +151,19 @@ func (c *Command) run(_ context.Context, args []string) error {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("write report: %w", err)
 		}
-		*output = filepath.Join(dir, env.Run.ID+".html")
+		output = filepath.Join(dir, env.Run.ID+".html")
 	}
-	if *output != "" {
-		if err := safefile.WriteOutput(*output, buf.Bytes(), 0o644); err != nil {
+	if output == "" {
+		if _, err := c.Stdout.Write(buf.Bytes()); err != nil {
 			return fmt.Errorf("write report: %w", err)
 		}
-		fmt.Fprintf(c.Stderr, "mcptest: %s: %d passed, %d failed, %d inconclusive; report written to %s\n",
-			env.Verdict, env.Totals.Passed, env.Totals.Failed, env.Totals.Inconclusive, *output)
-	} else if _, err := c.Stdout.Write(buf.Bytes()); err != nil {
+		return nil
+	}
+	if err := safefile.WriteOutput(output, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
-	if env.Verdict == report.Fail {
-		return errFailed
-	}
+	fmt.Fprintf(c.Stderr, "mcptest: %s: %d passed, %d failed, %d inconclusive; report written to %s\n",
+		env.Verdict, env.Totals.Passed, env.Totals.Failed, env.Totals.Inconclusive, output)
 	return nil
 }
 
