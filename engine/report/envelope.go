@@ -122,8 +122,8 @@ type CaseResult struct {
 	// PricedRuns counts the runs whose cost was computed from the price
 	// table (envelope prices) because the recording had tokens and no cost;
 	// absent when every cost used was recorded.
-	PricedRuns int `json:"priced_runs,omitempty"`
-	Model     string       `json:"model,omitempty"`
+	PricedRuns int    `json:"priced_runs,omitempty"`
+	Model      string `json:"model,omitempty"`
 
 	Targets    map[string]float64 `json:"targets"`
 	Counts     map[string]int64   `json:"counts"`
