@@ -31,7 +31,7 @@ func (c *Command) generate(args []string) error {
 	}
 	kind := args[0]
 	synopses := map[string]string{
-		"suite":       "mcptest generate suite [--probe] [--tool NAME]... [--no-edge] [--no-violation] [--cursor N] [--output FILE] TARGET",
+		"suite":       "mcptest generate suite [--probe] [--tool NAME]... [--no-edge] [--no-violation] [--include-writes] [--cursor N] [--output FILE] TARGET",
 		"conformance": "mcptest generate conformance [--output FILE] TARGET",
 		"redteam":     "mcptest generate redteam [--tool NAME]... [--cursor N] [--output FILE] TARGET",
 		"eval":        "mcptest generate eval [--tool NAME]... [--cursor N] [--output FILE] TARGET",
@@ -42,7 +42,7 @@ func (c *Command) generate(args []string) error {
 		// them all.
 		kind, args = "suite", []string{"suite", "--help"}
 		synopsis = synopses["suite"] + "\n       " + synopses["conformance"] + "\n       " + synopses["redteam"] + "\n       " + synopses["eval"] +
-			"\n  --tool and --cursor go with suite, redteam and eval; --probe, --no-edge and --no-violation with suite"
+			"\n  --tool and --cursor go with suite, redteam and eval; --probe, --no-edge, --no-violation and --include-writes with suite"
 	}
 	if synopsis == "" {
 		return inputErr("generate %q: unknown kind; %s", kind, generateUsage)
@@ -51,7 +51,7 @@ func (c *Command) generate(args []string) error {
 	tf := addLiveTargetFlags(fs)
 	output := fs.String("output", "", "write the suite to `FILE` instead of stdout (- is stdout)")
 	var tools stringList
-	var probe, noEdge, noViolation *bool
+	var probe, noEdge, noViolation, includeWrites *bool
 	cursor := new(int)
 	if kind != "conformance" {
 		fs.Var(&tools, "tool", "scaffold only the tool `NAME` (repeatable)")
@@ -61,6 +61,7 @@ func (c *Command) generate(args []string) error {
 		probe = fs.Bool("probe", false, "also emit the schema-derived negative probe cases per tool")
 		noEdge = fs.Bool("no-edge", false, "leave out the boundary case per tool")
 		noViolation = fs.Bool("no-violation", false, "leave out the schema-violation case per tool")
+		includeWrites = fs.Bool("include-writes", false, "emit the tests of tools that change state (annotations not readOnlyHint, destructiveHint, or a write or delete name) as live tests; by default they are commented out for review, so the suite never calls them for real")
 	}
 	flags, command := splitCommand(args[1:])
 	rest, err := parse(fs, flags)
@@ -91,7 +92,7 @@ func (c *Command) generate(args []string) error {
 	var g generated
 	switch kind {
 	case "suite":
-		sc := mcpserver.ScaffoldSuite(cat, t, mcpserver.ScaffoldOptions{Tools: tools, IncludeEdge: !*noEdge, IncludeViolation: !*noViolation, Probe: *probe, All: true, Cursor: *cursor})
+		sc := mcpserver.ScaffoldSuite(cat, t, mcpserver.ScaffoldOptions{Tools: tools, IncludeEdge: !*noEdge, IncludeViolation: !*noViolation, Probe: *probe, All: true, Cursor: *cursor, IncludeWrites: *includeWrites})
 		g = generated{sc.Suite, sc.Notes, sc.Warnings, fmt.Sprintf("%d tools, %d resources and %d prompts scaffolded", len(sc.Tools), sc.ResourcesScaffolded, sc.PromptsScaffolded)}
 	case "conformance":
 		cf := mcpserver.ScaffoldConformance(cat, t)
