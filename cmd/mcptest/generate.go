@@ -4,13 +4,14 @@ import (
 	"fmt"
 
 	"github.com/mcptest/mcptest/annotate"
+	"github.com/mcptest/mcptest/engine/agentsuite"
 	"github.com/mcptest/mcptest/engine/safefile"
 	"github.com/mcptest/mcptest/gate/security"
 	"github.com/mcptest/mcptest/mcpserver"
 )
 
 // generateUsage names the four kinds; every usage error of generate says it.
-const generateUsage = "usage: mcptest generate suite|conformance|redteam|eval [flags] (--url URL [--bearer-token-env VAR] | --server NAME --config suite.yml | -- COMMAND ARGS...)"
+const generateUsage = "usage: mcptest generate suite|conformance|redteam|eval [flags] (--url URL [--bearer-token-env VAR] | --server NAME --config suite.yml | -- COMMAND ARGS...)\n       mcptest generate agent-suite --from CASSETTE... [--output FILE]"
 
 // generated is one rendered suite with what the renderer has to say about
 // it.
@@ -30,6 +31,9 @@ func (c *Command) generate(args []string) error {
 		return inputErr("%s", generateUsage)
 	}
 	kind := args[0]
+	if kind == "agent-suite" {
+		return c.generateAgentSuite(args[1:])
+	}
 	synopses := map[string]string{
 		"suite":       "mcptest generate suite [--probe] [--tool NAME]... [--no-edge] [--no-violation] [--include-writes] [--cursor N] [--output FILE] TARGET",
 		"conformance": "mcptest generate conformance [--output FILE] TARGET",
@@ -120,4 +124,40 @@ func (c *Command) generate(args []string) error {
 	}
 	_, err = fmt.Fprint(c.Stdout, g.suite)
 	return err
+}
+
+// generateAgentSuite is `mcptest generate agent-suite`: an agents: suite
+// proposed from recordings (package agentsuite), measured on them.
+func (c *Command) generateAgentSuite(args []string) error {
+	fs := c.newFlags("generate agent-suite", "mcptest generate agent-suite --from CASSETTE [--from CASSETTE]... [--output FILE]")
+	var from stringList
+	fs.Var(&from, "from", "propose a test from the recording `CASSETTE` (any format run reads; repeatable, or several files after --from)")
+	output := fs.String("output", "", "write the suite to `FILE` instead of stdout (- is stdout); cassette paths in it are relative to FILE's directory")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	from = append(from, rest...)
+	if *output == "-" {
+		*output = ""
+	}
+	if len(from) == 0 {
+		return inputErr("generate agent-suite: name the recordings with --from CASSETTE")
+	}
+	p, err := agentsuite.Propose(*output, from)
+	if err != nil {
+		return err
+	}
+	for _, n := range p.Notes {
+		fmt.Fprintf(c.Stderr, "note: %s\n", annotate.Clean(n))
+	}
+	if *output == "" {
+		_, err = fmt.Fprint(c.Stdout, p.Suite)
+		return err
+	}
+	if err := safefile.WriteOutput(*output, []byte(p.Suite), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", *output, err)
+	}
+	fmt.Fprintf(c.Stderr, "mcptest: %d agent tests proposed from %d recordings; suite written to %s\n", p.Cases, len(from), *output)
+	return nil
 }
