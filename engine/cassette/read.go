@@ -101,8 +101,16 @@ func Stream(path string, data []byte, each func(*Cassette, *Run)) (*Cassette, er
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
 	if !json.Valid(data) {
+		if isLines(data) {
+			return streamLines(path, data, each)
+		}
 		return nil, syntaxError(path, data, json.Unmarshal(data, new(struct{})))
 	}
+	return streamDoc(path, data, each)
+}
+
+// streamDoc reads one JSON document, data, known to be valid.
+func streamDoc(path string, data []byte, each func(*Cassette, *Run)) (*Cassette, error) {
 	w := &walker{}
 	d := newDecoder(data, w)
 	root := d.space(0)
@@ -118,7 +126,7 @@ func Stream(path string, data []byte, each func(*Cassette, *Run)) (*Cassette, er
 			})
 		}
 	} else {
-		c = d.transcript(root, each)
+		c = d.recording(root, each)
 	}
 	if err := d.err(path); err != nil {
 		return nil, err
@@ -127,13 +135,27 @@ func Stream(path string, data []byte, each func(*Cassette, *Run)) (*Cassette, er
 	return c, nil
 }
 
-// transcript reads a document that is not an mcptest cassette: an OpenAI
-// or an Anthropic transcript, one run, handed to each when the document
-// has no problem.
-func (d *decoder) transcript(root int, each func(*Cassette, *Run)) *Cassette {
+// recording reads a document that is not an mcptest cassette: a
+// transcript, a response object, a trace or an event stream, whose runs
+// are handed to each when the document has no problem.
+func (d *decoder) recording(root int, each func(*Cassette, *Run)) *Cassette {
 	v, _ := d.value(root)
 	f := detect(v)
-	if f.format != FormatOpenAI && f.format != FormatAnthropic {
+	var c *Cassette
+	switch f.format {
+	case FormatOpenAI, FormatAnthropic:
+		if f.choices != nil {
+			c = readCompletion(d.w, f)
+		} else {
+			c = readTranscript(d.w, f)
+		}
+	case FormatResponses:
+		c = readResponses(d.w, v)
+	case FormatClaudeCode, FormatOTel:
+		r := newLineReader(f.format)
+		c = r.cassette()
+		c.Runs = append(readDoc(r, d.w, v), r.finish()...)
+	default:
 		// Not a recording: the file may be anything, its lines are not
 		// to be shown.
 		d.w.path = f.at
@@ -141,7 +163,6 @@ func (d *decoder) transcript(root int, each func(*Cassette, *Run)) *Cassette {
 		d.w.probs[len(d.w.probs)-1].hide = true
 		return nil
 	}
-	c := readTranscript(d.w, f)
 	runs := c.Runs
 	c.Runs = nil
 	if d.clean() && each != nil {
@@ -223,6 +244,10 @@ type detected struct {
 	obj    map[string]any // the root object, when the root is one
 	msgs   []any          // the transcript's messages
 	at     []seg          // the path of msgs
+	// one marks a transcript of a single message, the value at at itself.
+	one bool
+	// choices are the choices of a Chat Completions response object.
+	choices []any
 	// problem says why nothing was recognised (format ""), about the
 	// value at path at.
 	problem string
@@ -230,47 +255,103 @@ type detected struct {
 
 // tried names the formats detect tries, for the error when none fits.
 const tried = `tried an mcptest cassette (an object with "mcptest_cassette"), ` +
-	`an OpenAI Chat Completions transcript and an Anthropic Messages transcript ` +
+	`an OpenAI Chat Completions or Anthropic Messages transcript ` +
 	`(an object with a "messages" array, a top-level array of messages, ` +
-	`or an object holding exactly one array of objects with a "role")`
+	`or an object holding exactly one array of objects with a "role"), ` +
+	`a single message (an object with a "role"), a Chat Completions response (an object with "choices"), ` +
+	`an OpenAI Responses API response (an object with an "output" array) or a list of them, ` +
+	`OpenTelemetry spans as OTLP JSON (an object with "resourceSpans") ` +
+	`and a Claude Code stream-json event (an object with a "type" and a "session_id")`
+
+func unrecognized(found string) string {
+	return "unrecognized recording: " + tried + "; found " + found
+}
 
 // detect works out the format of a decoded document from its content.
 func detect(root any) detected {
 	switch root := root.(type) {
 	case map[string]any:
-		if _, ok := root["mcptest_cassette"]; ok {
-			return detected{format: FormatV1, obj: root}
-		}
-		if msgs, ok := root["messages"].([]any); ok {
-			return classified(root, msgs, []seg{{key: "messages", idx: -1}})
-		}
-		var found []string
-		for k, v := range root {
-			if isMessages(v) {
-				found = append(found, k)
-			}
-		}
-		sort.Strings(found)
-		switch len(found) {
-		case 1:
-			return classified(root, root[found[0]].([]any), []seg{{key: found[0], idx: -1}})
-		case 0:
-			return detected{problem: "unrecognized recording: " + tried + "; found " + describeObject(root)}
-		default:
-			return detected{problem: fmt.Sprintf("ambiguous transcript: arrays of messages under %s; "+
-				"a transcript holds one conversation, under \"messages\"", quoteList(found))}
-		}
+		return detectObject(root)
 	case []any:
-		if len(root) > 0 && hasRole(root[0]) {
-			return classified(nil, root, nil)
-		}
-		what := "an empty array"
-		if len(root) > 0 {
-			what = "an array whose first element is " + describe(root[0]) + ", not a message with a \"role\""
-		}
-		return detected{problem: "unrecognized recording: " + tried + "; found " + what}
+		return detectArray(root)
 	}
-	return detected{problem: "unrecognized recording: " + tried + "; found " + describe(root)}
+	return detected{problem: unrecognized(describe(root))}
+}
+
+// detectObject works out the format of a document that is an object.
+func detectObject(root map[string]any) detected {
+	if _, ok := root["mcptest_cassette"]; ok {
+		return detected{format: FormatV1, obj: root}
+	}
+	if msgs, ok := root["messages"].([]any); ok {
+		return classified(root, msgs, []seg{{key: "messages", idx: -1}})
+	}
+	switch {
+	case isOTLP(root):
+		return detected{format: FormatOTel, obj: root}
+	case isClaudeEvent(root):
+		return detected{format: FormatClaudeCode, obj: root}
+	case isResponse(root):
+		return detected{format: FormatResponses, obj: root}
+	}
+	if choices, ok := root["choices"].([]any); ok {
+		return completion(root, choices)
+	}
+	if hasRole(root) {
+		f := classified(nil, []any{root}, nil)
+		f.one = true
+		return f
+	}
+	var found []string
+	for k, v := range root {
+		if isMessages(v) {
+			found = append(found, k)
+		}
+	}
+	sort.Strings(found)
+	switch len(found) {
+	case 1:
+		return classified(root, root[found[0]].([]any), []seg{{key: found[0], idx: -1}})
+	case 0:
+		return detected{problem: unrecognized(describeObject(root))}
+	default:
+		return detected{problem: fmt.Sprintf("ambiguous transcript: arrays of messages under %s; "+
+			"a transcript holds one conversation, under \"messages\"", quoteList(found))}
+	}
+}
+
+// detectArray works out the format of a document that is an array.
+func detectArray(root []any) detected {
+	if len(root) == 0 {
+		return detected{problem: unrecognized("an empty array")}
+	}
+	first, _ := root[0].(map[string]any)
+	if first != nil && isClaudeEvent(first) {
+		return detected{format: FormatClaudeCode}
+	}
+	for _, v := range root {
+		if m, ok := v.(map[string]any); ok && (isResponse(m) || isResponsesItem(m)) {
+			return detected{format: FormatResponses}
+		}
+	}
+	if hasRole(root[0]) {
+		return classified(nil, root, nil)
+	}
+	return detected{problem: unrecognized("an array whose first element is " + describe(root[0]) + ", not a message with a \"role\"")}
+}
+
+// completion is the detection of a Chat Completions response object: its
+// format from the shape of the chosen messages.
+func completion(root map[string]any, choices []any) detected {
+	var msgs []any
+	for _, ch := range choices {
+		if m, ok := ch.(map[string]any); ok && m["message"] != nil {
+			msgs = append(msgs, m["message"])
+		}
+	}
+	f := classified(root, msgs, nil)
+	f.choices = choices
+	return f
 }
 
 // classified is a transcript's detection: its format from the shape of its

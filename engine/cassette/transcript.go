@@ -104,43 +104,16 @@ func readTranscript(w *walker, f detected) *Cassette {
 			c.Model = m
 		}
 	}
-	t := &transcript{w: w, c: c, byID: map[string]callRef{}}
+	t := newTranscript(w, c)
 	w.path = append(w.path[:0], f.at...)
 	for i, m := range f.msgs {
-		w.pushIdx(i)
-		msg, ok := m.(map[string]any)
-		if !ok {
-			w.typeError(m, `a message object {"role": ..., "content": ...}`)
+		if !f.one {
+			w.pushIdx(i)
+		}
+		t.message(f.format, m)
+		if !f.one {
 			w.pop()
-			continue
 		}
-		role, ok := msg["role"].(string)
-		if !ok {
-			if r, has := msg["role"]; has {
-				w.push("role")
-				w.typeError(r, `the message's role, a string such as "user" or "assistant"`)
-				w.pop()
-			} else {
-				w.errorf(`missing "role": every message says who sent it ("user", "assistant", ...)`)
-			}
-			w.pop()
-			continue
-		}
-		if c.Model == "" {
-			if m, ok := msg["model"].(string); ok {
-				c.Model = m
-			}
-		}
-		if f.format == FormatOpenAI {
-			t.openai(role, msg)
-		} else {
-			t.anthropic(role, msg)
-		}
-		t.usage.add(msg["usage"])
-		w.pop()
-	}
-	if n := len(t.run.Turns); n > 0 && !t.answered {
-		t.run.Turns = t.run.Turns[:n-1] // the user's last word, never answered
 	}
 	if f.obj != nil {
 		if _, ok := f.obj["usage"].(map[string]any); ok {
@@ -148,8 +121,90 @@ func readTranscript(w *walker, f detected) *Cassette {
 			t.usage.add(f.obj["usage"])
 		}
 	}
+	c.Runs = []Run{t.finish()}
+	return c
+}
+
+func newTranscript(w *walker, c *Cassette) *transcript {
+	return &transcript{w: w, c: c, byID: map[string]callRef{}}
+}
+
+// finish returns the run read, its tokens from the usage seen.
+func (t *transcript) finish() Run {
+	if n := len(t.run.Turns); n > 0 && !t.answered {
+		t.run.Turns = t.run.Turns[:n-1] // the user's last word, never answered
+	}
 	t.run.Tokens = t.usage.tokens()
-	c.Runs = []Run{t.run}
+	return t.run
+}
+
+// message reads one message of a transcript, the value at the walker's
+// path.
+func (t *transcript) message(format Format, m any) {
+	w := t.w
+	msg, ok := m.(map[string]any)
+	if !ok {
+		w.typeError(m, `a message object {"role": ..., "content": ...}`)
+		return
+	}
+	role, ok := msg["role"].(string)
+	if !ok {
+		if r, has := msg["role"]; has {
+			w.push("role")
+			w.typeError(r, `the message's role, a string such as "user" or "assistant"`)
+			w.pop()
+		} else {
+			w.errorf(`missing "role": every message says who sent it ("user", "assistant", ...)`)
+		}
+		return
+	}
+	if t.c.Model == "" {
+		if m, ok := msg["model"].(string); ok {
+			t.c.Model = m
+		}
+	}
+	if format == FormatOpenAI {
+		t.openai(role, msg)
+	} else {
+		t.anthropic(role, msg)
+	}
+	t.usage.add(msg["usage"])
+}
+
+// readCompletion converts a Chat Completions response object to a
+// cassette of one run per choice: the choices are samples of the same
+// prompt. The response's usage is the run's tokens when there is one
+// choice; it covers every choice otherwise and is not split.
+func readCompletion(w *walker, f detected) *Cassette {
+	c := &Cassette{Format: f.format}
+	c.Model, _ = f.obj["model"].(string)
+	for i, ch := range f.choices {
+		w.path = append(w.path[:0], seg{key: "choices", idx: -1}, seg{idx: i})
+		m, ok := ch.(map[string]any)
+		if !ok {
+			w.typeError(ch, `a choice {"message": {"role": "assistant", ...}}`)
+			continue
+		}
+		msg, ok := m["message"]
+		if !ok || msg == nil {
+			w.errorf(`missing "message": a choice holds the assistant message chosen`)
+			continue
+		}
+		at := []seg{{key: "choices", idx: -1}, {idx: i}, {key: "message", idx: -1}}
+		one := readTranscript(w, detected{format: f.format, msgs: []any{msg}, at: at, one: true})
+		if model := one.Model; c.Model == "" {
+			c.Model = model
+		}
+		c.Runs = append(c.Runs, one.Runs...)
+	}
+	w.path = w.path[:0]
+	if len(c.Runs) == 1 {
+		var u usageSum
+		u.add(f.obj["usage"])
+		if tok := u.tokens(); tok != nil {
+			c.Runs[0].Tokens = tok
+		}
+	}
 	return c
 }
 
