@@ -204,3 +204,27 @@ func TestReadLiveMCPBenchLines(t *testing.T) {
 		diff(t, runs[i], one.Runs[0])
 	}
 }
+
+// TestDocExamples reads every ```json block of docs/traces.md: each
+// minimal example is a recording mcptest reads, with at least one call.
+func TestDocExamples(t *testing.T) {
+	data, err := os.ReadFile("../../docs/traces.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := strings.Split(string(data), "```json\n")[1:]
+	if len(blocks) < 5 {
+		t.Fatalf("%d json examples in docs/traces.md", len(blocks))
+	}
+	for i, b := range blocks {
+		b, _, _ = strings.Cut(b, "```")
+		c, err := Read(fmt.Sprintf("docs/traces.md#%d", i), []byte(b))
+		if err != nil {
+			t.Errorf("example %d: %v\n%s", i, err, b)
+			continue
+		}
+		if len(c.Runs) == 0 || len(c.Runs[0].Calls()) == 0 {
+			t.Errorf("example %d (%s) has no call", i, c.Format)
+		}
+	}
+}
