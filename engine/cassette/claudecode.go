@@ -159,7 +159,7 @@ func (r *claudeReader) message(w *walker, role string, m map[string]any) {
 	if _, ok := msg["role"]; !ok {
 		msg = withRole(msg, role)
 	}
-	before := t.callCount()
+	before := t.calls
 	w.push("message")
 	t.message(FormatAnthropic, msg)
 	w.pop()
@@ -223,27 +223,18 @@ func (r *claudeReader) finish() []Run {
 	return []Run{run}
 }
 
-// callCount is the number of calls of the run so far.
-func (t *transcript) callCount() int {
-	n := 0
-	for _, tu := range t.run.Turns {
-		n += len(tu.Calls)
-	}
-	return n
-}
-
-// tagSince sets the agent of the calls made after the first n.
+// tagSince sets the agent of the calls made after the first n, walking
+// back from the last call.
 func (t *transcript) tagSince(n int, agent string) {
 	if agent == "" {
 		agent = "subagent"
 	}
-	i := 0
-	for ti := range t.run.Turns {
-		for ci := range t.run.Turns[ti].Calls {
-			if i >= n {
-				t.run.Turns[ti].Calls[ci].Agent = agent
-			}
-			i++
+	left := t.calls - n
+	for ti := len(t.run.Turns) - 1; ti >= 0 && left > 0; ti-- {
+		calls := t.run.Turns[ti].Calls
+		for ci := len(calls) - 1; ci >= 0 && left > 0; ci-- {
+			calls[ci].Agent = agent
+			left--
 		}
 	}
 }

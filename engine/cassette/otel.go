@@ -257,6 +257,38 @@ func toolOf(s *otelSpan) string {
 type otelTrace struct {
 	spans []*otelSpan
 	byID  map[string]*otelSpan
+	// agents and tools remember, per span, the nearest invoke_agent name
+	// and whether an execute_tool span encloses it (at or above the span),
+	// so a deep trace is walked once.
+	agents, tools map[*otelSpan]string
+}
+
+// nearest returns f of the nearest span at or above s (s first, then its
+// ancestors) for which f says ok, else "". Every span walked is
+// remembered in memo with the answer, so the spans of a trace are walked
+// once in all.
+func (t *otelTrace) nearest(s *otelSpan, memo map[*otelSpan]string, f func(*otelSpan) (string, bool)) string {
+	var walked []*otelSpan
+	answer := ""
+	for range len(t.spans) + 1 {
+		if s == nil {
+			break
+		}
+		if a, ok := memo[s]; ok {
+			answer = a
+			break
+		}
+		walked = append(walked, s)
+		if a, ok := f(s); ok {
+			answer = a
+			break
+		}
+		s = t.byID[s.parent]
+	}
+	for _, w := range walked {
+		memo[w] = answer
+	}
+	return answer
 }
 
 // ancestors calls f with each ancestor of s, nearest first, until f
@@ -279,7 +311,7 @@ func (r *otelReader) finish() []Run {
 	for _, s := range r.spans {
 		t := traces[s.trace]
 		if t == nil {
-			t = &otelTrace{byID: map[string]*otelSpan{}}
+			t = &otelTrace{byID: map[string]*otelSpan{}, agents: map[*otelSpan]string{}, tools: map[*otelSpan]string{}}
 			traces[s.trace] = t
 			order = append(order, t)
 		}
@@ -368,12 +400,10 @@ func (t *otelTrace) isCall(s *otelSpan) bool {
 	if s.str("mcp.method.name") != "tools/call" || toolOf(s) == "" {
 		return false
 	}
-	inside := false
-	t.ancestors(s, func(p *otelSpan) bool {
-		inside = isExecuteTool(p)
-		return !inside
+	inside := t.nearest(t.byID[s.parent], t.tools, func(p *otelSpan) (string, bool) {
+		return "yes", isExecuteTool(p)
 	})
-	return !inside
+	return inside == ""
 }
 
 // call is the call a tool span records.
@@ -397,14 +427,10 @@ func (t *otelTrace) call(s *otelSpan) Call {
 
 // agentOf is the name of the nearest invoke_agent span enclosing s.
 func (t *otelTrace) agentOf(s *otelSpan) string {
-	name := ""
-	t.ancestors(s, func(p *otelSpan) bool {
-		if p.str("gen_ai.operation.name") == "invoke_agent" {
-			name = p.str("gen_ai.agent.name")
-		}
-		return name == ""
+	return t.nearest(t.byID[s.parent], t.agents, func(p *otelSpan) (string, bool) {
+		name := p.str("gen_ai.agent.name")
+		return name, name != "" && p.str("gen_ai.operation.name") == "invoke_agent"
 	})
-	return name
 }
 
 // delegation is the hand-off an invoke_agent span inside another agent's

@@ -93,6 +93,8 @@ type transcript struct {
 	byID    map[string]callRef
 	pending []callRef
 	usage   usageSum
+	// calls counts the calls added.
+	calls int
 }
 
 // readTranscript converts an OpenAI or Anthropic transcript to a cassette of
@@ -243,6 +245,7 @@ func (t *transcript) say(text string) {
 func (t *transcript) addCall(id string, c Call) {
 	tr := t.turn()
 	tr.Calls = append(tr.Calls, c)
+	t.calls++
 	ref := callRef{len(t.run.Turns) - 1, len(tr.Calls) - 1}
 	if id != "" {
 		t.byID[id] = ref
