@@ -248,20 +248,21 @@ type detected struct {
 	one bool
 	// choices are the choices of a Chat Completions response object.
 	choices []any
+	// bare marks a document that is the tool_calls array of an OpenAI
+	// assistant message, or the content blocks of an Anthropic one: msgs
+	// holds its elements.
+	bare bool
 	// problem says why nothing was recognised (format ""), about the
 	// value at path at.
 	problem string
 }
 
 // tried names the formats detect tries, for the error when none fits.
-const tried = `tried an mcptest cassette (an object with "mcptest_cassette"), ` +
-	`an OpenAI Chat Completions or Anthropic Messages transcript ` +
-	`(an object with a "messages" array, a top-level array of messages, ` +
-	`or an object holding exactly one array of objects with a "role"), ` +
-	`a single message (an object with a "role"), a Chat Completions response (an object with "choices"), ` +
-	`an OpenAI Responses API response (an object with an "output" array) or a list of them, ` +
-	`OpenTelemetry spans as OTLP JSON (an object with "resourceSpans") ` +
-	`and a Claude Code stream-json event (an object with a "type" and a "session_id")`
+const tried = `tried an mcptest cassette ("mcptest_cassette"), ` +
+	`a transcript (a "messages" array, an array of messages with a "role", or an object holding one), ` +
+	`one message ("role") or its tool calls, a Chat Completions response ("choices"), ` +
+	`OpenAI Responses output ("output"), OTLP JSON spans ("resourceSpans") ` +
+	`and Claude Code stream-json ("type" and "session_id"), as docs/traces.md describes`
 
 func unrecognized(found string) string {
 	return "unrecognized recording: " + tried + "; found " + found
@@ -337,7 +338,37 @@ func detectArray(root []any) detected {
 	if hasRole(root[0]) {
 		return classified(nil, root, nil)
 	}
+	if f, ok := bareAssistant(root); ok {
+		return f
+	}
 	return detected{problem: unrecognized("an array whose first element is " + describe(root[0]) + ", not a message with a \"role\"")}
+}
+
+// bareAssistant detects the output of one assistant message without its
+// message, as promptfoo stores it: an array of OpenAI tool calls (each
+// with a "function"), or of Anthropic content blocks with a tool_use.
+func bareAssistant(root []any) (detected, bool) {
+	calls, blocks, uses := 0, 0, 0
+	for _, v := range root {
+		m, _ := v.(map[string]any)
+		if _, ok := m["function"].(map[string]any); ok {
+			calls++
+		}
+		switch m["type"] {
+		case "tool_use":
+			uses++
+			blocks++
+		case "text", "thinking", "redacted_thinking":
+			blocks++
+		}
+	}
+	switch {
+	case calls == len(root):
+		return detected{format: FormatOpenAI, msgs: root, bare: true}, true
+	case blocks == len(root) && uses > 0:
+		return detected{format: FormatAnthropic, msgs: root, bare: true}, true
+	}
+	return detected{}, false
 }
 
 // completion is the detection of a Chat Completions response object: its

@@ -62,6 +62,13 @@ func TestReadTraces(t *testing.T) {
 		{"openai_assistant_message.json", `format=openai-chat model="" provider="" agent="" prompt=""
 run 0: search_flights(no result) get_user_details(no result)
 `},
+		{"promptfoo_tool_calls.json", `format=openai-chat model="" provider="" agent="" prompt=""
+run 0: get_current_weather(no result) get_current_weather(no result)
+`},
+		{"promptfoo_content_blocks.json", `format=anthropic-messages model="" provider="" agent="" prompt=""
+run 0: github.list_pull_requests(no result) github.list_pull_requests(no result)
+  final "I'll check both repositories."
+`},
 		{"openai_completion.json", `format=openai-chat model="gpt-4o-2024-08-06" provider="" agent="" prompt=""
 run 0: weather.get_forecast(no result)
   tokens 412+27=439

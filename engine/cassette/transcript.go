@@ -108,6 +108,15 @@ func readTranscript(w *walker, f detected) *Cassette {
 	}
 	t := newTranscript(w, c)
 	w.path = append(w.path[:0], f.at...)
+	if f.bare {
+		if f.format == FormatOpenAI {
+			t.openaiCalls(f.msgs)
+		} else {
+			t.anthropicBlocks(f.msgs)
+		}
+		c.Runs = []Run{t.finish()}
+		return c
+	}
 	for i, m := range f.msgs {
 		if !f.one {
 			w.pushIdx(i)
@@ -294,11 +303,7 @@ func (t *transcript) openai(role string, m map[string]any) {
 				break
 			}
 			w.push("tool_calls")
-			for i, tc := range arr {
-				w.pushIdx(i)
-				t.openaiCall(tc)
-				w.pop()
-			}
+			t.openaiCalls(arr)
 			w.pop()
 		}
 		if fc, ok := m["function_call"]; ok && fc != nil {
@@ -317,6 +322,17 @@ func (t *transcript) openai(role string, m map[string]any) {
 			isErr = b
 		}
 		t.result(id, name, toolResult(m["content"]), isErr)
+	}
+}
+
+// openaiCalls reads the elements of tool_calls, the array at the
+// walker's path.
+func (t *transcript) openaiCalls(arr []any) {
+	t.turn()
+	for i, tc := range arr {
+		t.w.pushIdx(i)
+		t.openaiCall(tc)
+		t.w.pop()
 	}
 }
 
@@ -423,37 +439,44 @@ func (t *transcript) anthropic(role string, m map[string]any) {
 			t.say(text(content))
 			return
 		}
-		t.turn()
-		var said strings.Builder
 		w.push("content")
-		for i, b := range blocks {
-			b, _ := b.(map[string]any)
-			w.pushIdx(i)
-			switch b["type"] {
-			case "text":
-				s, _ := b["text"].(string)
-				said.WriteString(s)
-			case "tool_use":
-				if name, ok := t.toolName(b); ok {
-					id, _ := b["id"].(string)
-					c := Call{Arguments: b["input"]}
-					c.Server, c.Tool = splitMCP(name)
-					t.addCall(id, c)
-				}
-			case "mcp_tool_use":
-				if name, ok := t.toolName(b); ok {
-					id, _ := b["id"].(string)
-					server, _ := b["server_name"].(string)
-					t.addCall(id, Call{Server: server, Tool: name, Arguments: b["input"]})
-				}
-			case "mcp_tool_result":
-				t.anthropicResult(b)
+		t.anthropicBlocks(blocks)
+		w.pop()
+	}
+}
+
+// anthropicBlocks reads the content blocks of an assistant message, the
+// array at the walker's path: text is said, tool_use blocks are calls.
+func (t *transcript) anthropicBlocks(blocks []any) {
+	w := t.w
+	t.turn()
+	var said strings.Builder
+	for i, b := range blocks {
+		b, _ := b.(map[string]any)
+		w.pushIdx(i)
+		switch b["type"] {
+		case "text":
+			s, _ := b["text"].(string)
+			said.WriteString(s)
+		case "tool_use":
+			if name, ok := t.toolName(b); ok {
+				id, _ := b["id"].(string)
+				c := Call{Arguments: b["input"]}
+				c.Server, c.Tool = splitMCP(name)
+				t.addCall(id, c)
 			}
-			w.pop()
+		case "mcp_tool_use":
+			if name, ok := t.toolName(b); ok {
+				id, _ := b["id"].(string)
+				server, _ := b["server_name"].(string)
+				t.addCall(id, Call{Server: server, Tool: name, Arguments: b["input"]})
+			}
+		case "mcp_tool_result":
+			t.anthropicResult(b)
 		}
 		w.pop()
-		t.say(said.String())
 	}
+	t.say(said.String())
 }
 
 // anthropicResult reads a tool_result block: {tool_use_id, content,
