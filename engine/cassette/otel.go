@@ -468,18 +468,21 @@ func hasUsage(s *otelSpan) bool {
 	return s.attrs["gen_ai.usage.input_tokens"] != nil || s.attrs["gen_ai.usage.output_tokens"] != nil
 }
 
-// otelResult makes a CallToolResult of gen_ai.tool.call.result: a JSON
-// object with "content" is one already, anything else is its text.
+// otelResult makes a CallToolResult of gen_ai.tool.call.result: an object
+// with a "content" array (or a JSON string of one) is one already; any
+// other string is its text, any other value the text of its JSON.
 func otelResult(v any) any {
-	s, ok := v.(string)
-	if !ok {
-		return toolResult(v)
+	m, ok := v.(map[string]any)
+	s, isStr := v.(string)
+	if isStr {
+		ok = json.Unmarshal([]byte(s), &m) == nil
 	}
-	var m map[string]any
-	if json.Unmarshal([]byte(s), &m) == nil {
-		if _, ok := m["content"].([]any); ok {
-			return m
-		}
+	if _, has := m["content"].([]any); ok && has {
+		return m
+	}
+	if !isStr {
+		b, _ := json.Marshal(v)
+		s = string(b)
 	}
 	return toolResult(s)
 }

@@ -235,3 +235,22 @@ func TestDocExamples(t *testing.T) {
 		}
 	}
 }
+
+// TestOTelResult: a tool span's result is a CallToolResult when it is one,
+// else its text.
+func TestOTelResult(t *testing.T) {
+	for _, tt := range []struct {
+		in   any
+		want any
+	}{
+		{`{"content": [{"type": "text", "text": "a"}], "isError": true}`, map[string]any{"content": []any{map[string]any{"type": "text", "text": "a"}}, "isError": true}},
+		{`{"temperature": 14}`, textResult(`{"temperature": 14}`)},
+		{"sunny", textResult("sunny")},
+		{map[string]any{"content": []any{}}, map[string]any{"content": []any{}}},
+		{map[string]any{"n": 1.0}, textResult(`{"n":1}`)},
+		{[]any{"a", 2.0}, textResult(`["a",2]`)},
+		{true, textResult("true")},
+	} {
+		diff(t, otelResult(tt.in), tt.want)
+	}
+}
