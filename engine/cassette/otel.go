@@ -55,6 +55,10 @@ func (r *otelReader) line(w *walker, v any) []Run {
 		w.typeError(v, `an OTLP JSON export request {"resourceSpans": [...]}`)
 		return nil
 	}
+	if !isOTLP(m) {
+		w.errorf(`expected an OTLP JSON export request {"resourceSpans": [...]}, as the lines before it, found %s`, describeObject(m))
+		return nil
+	}
 	eachOf(w, m, "resourceSpans", `an array of resource spans {"scopeSpans": [...]}`, func(rs map[string]any) {
 		eachOf(w, rs, "scopeSpans", `an array of scope spans {"spans": [...]}`, func(ss map[string]any) {
 			eachOf(w, ss, "spans", "an array of spans", r.span(w))
