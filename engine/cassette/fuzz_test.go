@@ -39,8 +39,8 @@ func FuzzRead(f *testing.F) {
 	})
 }
 
-// fuzzSeeds are the corpus files, the inline cases, files that are no
-// recording and repeated keys.
+// fuzzSeeds are the corpus files, the inline cases, the generated runs in
+// every format, files that are no recording and repeated keys.
 func fuzzSeeds(f *testing.F) [][]byte {
 	var seeds [][]byte
 	for _, dir := range []string{"ok", "err"} {
@@ -54,6 +54,10 @@ func fuzzSeeds(f *testing.F) [][]byte {
 	}
 	for _, tt := range append(errorCases, agreeCases...) {
 		seeds = append(seeds, []byte(tt.json))
+	}
+	_, formats := recordingFormats(f)
+	for _, data := range formats {
+		seeds = append(seeds, data)
 	}
 	return append(seeds,
 		[]byte("root:$6$Zk3salt$9hGfQhash:20228:0:99999:7:::\n"),
