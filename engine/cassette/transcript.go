@@ -88,10 +88,15 @@ type transcript struct {
 	// user message starts a new turn only after an answer, so consecutive
 	// user messages make one turn.
 	answered bool
-	// byID is every call by its tool_call_id / tool_use id; pending is the
-	// calls still without a result, in call order.
+	// byID is every call by its tool_call_id / tool_use id; pending is
+	// every call in call order, waiting those still without a result, and
+	// pending[:head] have all had theirs, so a result finds its call in
+	// constant time by id, and the first call waiting without rescanning
+	// the answered ones.
 	byID    map[string]callRef
 	pending []callRef
+	waiting map[callRef]bool
+	head    int
 	usage   usageSum
 	// calls counts the calls added.
 	calls int
@@ -137,7 +142,7 @@ func readTranscript(w *walker, f detected) *Cassette {
 }
 
 func newTranscript(w *walker, c *Cassette) *transcript {
-	return &transcript{w: w, c: c, byID: map[string]callRef{}}
+	return &transcript{w: w, c: c, byID: map[string]callRef{}, waiting: map[callRef]bool{}}
 }
 
 // finish returns the run read, its tokens from the usage seen.
@@ -260,28 +265,38 @@ func (t *transcript) addCall(id string, c Call) {
 		t.byID[id] = ref
 	}
 	t.pending = append(t.pending, ref)
+	t.waiting[ref] = true
 }
 
 // result attaches a tool result to the call with id, or else to the first
 // call still waiting for one (whose tool is name, when name is given).
 func (t *transcript) result(id, name string, result any, isError bool) {
 	ref, ok := t.byID[id]
-	_, bare := splitMCP(name)
-	at := -1
-	for i, p := range t.pending {
-		if ok && p == ref || !ok && (name == "" || t.call(p).Tool == bare) {
-			at = i
-			break
-		}
+	if !ok {
+		ref, ok = t.firstWaiting(name)
 	}
-	if at < 0 {
-		return // a result for no recorded call
+	if !ok || !t.waiting[ref] {
+		return // a result for no recorded call, or for one answered already
 	}
-	ref = t.pending[at]
-	t.pending = append(t.pending[:at], t.pending[at+1:]...)
+	delete(t.waiting, ref)
+	for t.head < len(t.pending) && !t.waiting[t.pending[t.head]] {
+		t.head++
+	}
 	c := t.call(ref)
 	c.Result = result
 	c.IsError = isError
+}
+
+// firstWaiting returns the first call still waiting for a result (whose
+// tool is name, when name is given).
+func (t *transcript) firstWaiting(name string) (callRef, bool) {
+	_, bare := splitMCP(name)
+	for _, p := range t.pending[t.head:] {
+		if t.waiting[p] && (name == "" || t.call(p).Tool == bare) {
+			return p, true
+		}
+	}
+	return callRef{}, false
 }
 
 func (t *transcript) call(r callRef) *Call { return &t.run.Turns[r.turn].Calls[r.call] }
