@@ -66,7 +66,13 @@ func tooLarge(path string, size int64) *diag.Error {
 // version 1 is read, and it is validated), an object with a "messages" array
 // (or a top-level array of messages, or an object holding exactly one array
 // of objects with a "role") is an OpenAI Chat Completions or an Anthropic
-// Messages transcript, told apart by the shape of its messages.
+// Messages transcript, told apart by the shape of its messages; a single
+// message, its bare tool calls or a Chat Completions response ("choices")
+// is a transcript of one message; an object with an "output" array of
+// typed items (or a list of them) is OpenAI Responses API output; an object
+// with "resourceSpans" is OpenTelemetry spans in OTLP JSON; an event with a
+// "type" and a "session_id" is Claude Code stream-json. Data that is not
+// one JSON value but one per line is JSON Lines (see streamLines).
 //
 // path is used only in messages and as Cassette.Path. Every problem of the
 // file is reported at once, as a single *diag.Error or as a diag.List sorted
