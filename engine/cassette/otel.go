@@ -373,12 +373,16 @@ func (t *otelTrace) run() Run {
 	var usage usageSum
 	handoffs := map[Delegation]bool{}
 	shadowed := t.usageShadowed()
+	var lastEnd uint64
 	for _, s := range t.spans {
 		if t.isCall(s) {
 			turn.Calls = append(turn.Calls, t.call(s))
 		}
-		if text := messagesText(s.attrs["gen_ai.output.messages"], "assistant", true); text != "" {
-			turn.FinalResponse = text
+		// The final response is the output of the span that ends last:
+		// the agent's own span when it records one, else its last model
+		// call.
+		if text := messagesText(s.attrs["gen_ai.output.messages"], "assistant", true); text != "" && s.end >= lastEnd {
+			turn.FinalResponse, lastEnd = text, s.end
 		}
 		if d, ok := t.delegation(s); ok && !handoffs[d] {
 			handoffs[d] = true

@@ -151,6 +151,15 @@ run 0: fs.read
 run 0: s.a(no result)
 run 1: s.b(no result)
 `},
+		{"OTel final response: the output of the span that ends last",
+			`{"resourceSpans": [{"scopeSpans": [{"spans": [
+			{"traceId": "t", "spanId": "a", "startTimeUnixNano": "1", "endTimeUnixNano": "100", "attributes": [{"key": "gen_ai.output.messages", "value": {"stringValue": "[{\"role\": \"assistant\", \"parts\": [{\"type\": \"text\", \"content\": \"agent's answer\"}]}]"}}]},
+			{"traceId": "t", "spanId": "b", "parentSpanId": "a", "startTimeUnixNano": "50", "endTimeUnixNano": "60", "name": "execute_tool x"},
+			{"traceId": "t", "spanId": "c", "parentSpanId": "a", "startTimeUnixNano": "70", "endTimeUnixNano": "90", "attributes": [{"key": "gen_ai.output.messages", "value": {"stringValue": "[{\"role\": \"assistant\", \"parts\": [{\"type\": \"text\", \"content\": \"model's last words\"}]}]"}}]}]}]}]}`,
+			`format=otel-genai model="" provider="" agent="" prompt=""
+run 0: x(no result)
+  final "agent's answer"
+`},
 		{"JSON Lines of transcripts are runs, blank lines and CRLF allowed",
 			"{\"messages\": [{\"role\": \"assistant\", \"tool_calls\": [{\"id\": \"1\", \"function\": {\"name\": \"a\"}}]}]}\r\n\r\n" +
 				"{\"messages\": [{\"role\": \"assistant\", \"tool_calls\": [{\"id\": \"1\", \"function\": {\"name\": \"b\"}}]}]}\r\n",
