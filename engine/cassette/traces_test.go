@@ -1,6 +1,7 @@
 package cassette
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -261,5 +262,41 @@ func TestOTelResult(t *testing.T) {
 		{true, textResult("true")},
 	} {
 		diff(t, otelResult(tt.in), tt.want)
+	}
+}
+
+// TestReadTauBenchLines reads the public τ-bench sample of 20 trajectories
+// (../shared/data beside the repository root) as it is, JSON Lines: 20
+// runs, each the calls of its record's agent_tool_calls, in order.
+func TestReadTauBenchLines(t *testing.T) {
+	f := filepath.Join("..", "..", "..", "shared", "data", "tau_bench", "v1_airline_gpt-4o_trajectories_sample20_replayed.jsonl")
+	data, err := os.ReadFile(f)
+	if err != nil {
+		t.Skipf("τ-bench data not available: %v", err)
+	}
+	c, err := Read(f, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if c.Format != FormatOpenAI || len(c.Runs) != 20 || len(lines) != 20 {
+		t.Fatalf("format %s, %d runs of %d lines, want 20 openai-chat runs", c.Format, len(c.Runs), len(lines))
+	}
+	for i, line := range lines {
+		var rec struct {
+			AgentToolCalls []struct{ Name string } `json:"agent_tool_calls"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		calls := c.Runs[i].Calls()
+		if len(calls) != len(rec.AgentToolCalls) {
+			t.Fatalf("run %d: %d calls, the record lists %d", i, len(calls), len(rec.AgentToolCalls))
+		}
+		for j, want := range rec.AgentToolCalls {
+			if calls[j].Tool != want.Name {
+				t.Errorf("run %d call %d: %s, want %s", i, j, calls[j].Tool, want.Name)
+			}
+		}
 	}
 }
