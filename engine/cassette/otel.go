@@ -60,9 +60,10 @@ func (r *otelReader) line(w *walker, v any) []Run {
 		return nil
 	}
 	eachOf(w, m, "resourceSpans", `an array of resource spans {"scopeSpans": [...]}`, func(rs map[string]any) {
-		eachOf(w, rs, "scopeSpans", `an array of scope spans {"spans": [...]}`, func(ss map[string]any) {
-			eachOf(w, ss, "spans", "an array of spans", r.span(w))
-		})
+		scope := func(ss map[string]any) { eachOf(w, ss, "spans", "an array of spans", r.span(w)) }
+		eachOf(w, rs, "scopeSpans", `an array of scope spans {"spans": [...]}`, scope)
+		// The name OTLP used before 0.15, which old exporters still write.
+		eachOf(w, rs, "instrumentationLibrarySpans", `an array of instrumentation library spans {"spans": [...]}`, scope)
 	})
 	return nil
 }

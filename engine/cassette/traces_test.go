@@ -152,6 +152,11 @@ run 0: fs.read
 run 0: s.a(no result)
 run 1: s.b(no result)
 `},
+		{"OTLP before 0.15: instrumentationLibrarySpans",
+			`{"resourceSpans": [{"instrumentationLibrarySpans": [{"spans": [{"traceId": "t", "spanId": "a", "name": "execute_tool old"}]}]}]}`,
+			`format=otel-genai model="" provider="" agent="" prompt=""
+run 0: old(no result)
+`},
 		{"OTel final response: the output of the span that ends last",
 			`{"resourceSpans": [{"scopeSpans": [{"spans": [
 			{"traceId": "t", "spanId": "a", "startTimeUnixNano": "1", "endTimeUnixNano": "100", "attributes": [{"key": "gen_ai.output.messages", "value": {"stringValue": "[{\"role\": \"assistant\", \"parts\": [{\"type\": \"text\", \"content\": \"agent's answer\"}]}]"}}]},
