@@ -98,6 +98,7 @@ run 0: search_flights@travel-planner airline.book_reservation!@booking-agent
 run 1: search_flights(no result)
 `},
 		{"claude_code_stream.jsonl", `format=claude-stream-json model="claude-sonnet-4-5-20250929" provider="anthropic" agent="" prompt=""
+catalog : Task Bash Read
 catalog github: search_issues get_issue
 catalog weather: get_forecast
 run 0: github.search_issues Task github.get_issue!@issue-reader
