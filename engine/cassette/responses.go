@@ -90,6 +90,7 @@ func (r *responses) response(m map[string]any) {
 	if model, ok := m["model"].(string); ok && r.t.c.Model == "" {
 		r.t.c.Model = model
 	}
+	r.functionTools(m["tools"])
 	out, _ := m["output"].([]any)
 	w.push("output")
 	for i, it := range out {
@@ -167,6 +168,38 @@ func (r *responses) mcpCall(m map[string]any) {
 		t.result(id, "", toolResult(out), errV != nil)
 	case errV != nil:
 		t.result(id, "", toolResult(errV), true)
+	}
+}
+
+// functionTools reads the function tools a response echoes from its
+// request, {"type": "function", "name", "description", "parameters"}, as
+// the catalog of no server: the first response's are kept.
+func (r *responses) functionTools(v any) {
+	tools, _ := v.([]any)
+	if _, seen := r.catalog[""]; seen {
+		return
+	}
+	var list []Tool
+	for _, t := range tools {
+		m, _ := t.(map[string]any)
+		name, _ := m["name"].(string)
+		if m["type"] != "function" || name == "" {
+			continue
+		}
+		raw := map[string]any{"name": name}
+		tool := Tool{Name: name, Raw: raw}
+		if d, ok := m["description"].(string); ok {
+			tool.Description = d
+			raw["description"] = d
+		}
+		if p, ok := m["parameters"]; ok && p != nil {
+			tool.InputSchema = p
+			raw["inputSchema"] = p
+		}
+		list = append(list, tool)
+	}
+	if list != nil {
+		r.catalog[""] = list
 	}
 }
 

@@ -86,6 +86,7 @@ run 0: deepwiki.ask_question deepwiki.read_wiki_structure!
   tokens 1821+143=1964
 `},
 		{"openai_responses_functions.json", `format=openai-responses model="gpt-4.1-2025-04-14" provider="" agent="" prompt="What is the weather like in Pa…"
+catalog : get_weather
 run 0: get_weather
   final "It is 14°C with light rain in …"
   tokens 633+38=671
