@@ -482,18 +482,13 @@ func hasUsage(s *otelSpan) bool {
 // other string is its text, any other value the text of its JSON.
 func otelResult(v any) any {
 	m, ok := v.(map[string]any)
-	s, isStr := v.(string)
-	if isStr {
+	if s, isStr := v.(string); isStr {
 		ok = json.Unmarshal([]byte(s), &m) == nil
 	}
 	if _, has := m["content"].([]any); ok && has {
 		return m
 	}
-	if !isStr {
-		b, _ := json.Marshal(v)
-		s = string(b)
-	}
-	return toolResult(s)
+	return toolResult(jsonText(v))
 }
 
 // messagesText reads gen_ai.input.messages or gen_ai.output.messages (a

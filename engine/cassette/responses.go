@@ -1,6 +1,9 @@
 package cassette
 
-import "sort"
+import (
+	"encoding/json"
+	"sort"
+)
 
 // responsesItemTypes are the "type" values of OpenAI Responses API items
 // that no other recording uses.
@@ -167,8 +170,17 @@ func (r *responses) mcpCall(m map[string]any) {
 	case hasOut && out != nil:
 		t.result(id, "", toolResult(out), errV != nil)
 	case errV != nil:
-		t.result(id, "", toolResult(errV), true)
+		t.result(id, "", toolResult(jsonText(errV)), true)
 	}
+}
+
+// jsonText is a string itself, any other value its JSON.
+func jsonText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 // functionTools reads the function tools a response echoes from its

@@ -133,6 +133,11 @@ run 0: x(no result)
 run 1:
   final "no tool"
 `},
+		{"mcp_call error objects are their JSON text", `{"object": "response", "output": [
+			{"type": "mcp_call", "id": "m1", "server_label": "s", "name": "t", "arguments": "{}", "output": null, "error": {"type": "http_error", "code": 500}}]}`,
+			`format=openai-responses model="" provider="" agent="" prompt=""
+run 0: s.t!
+`},
 		{"Responses items without a response object", `[{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
 			{"type": "function_call", "call_id": "c1", "name": "mcp__fs__read", "arguments": "{\"p\": 1}"},
 			{"type": "function_call_output", "call_id": "c1", "output": "x"}]`,
@@ -306,4 +311,14 @@ func TestReadTauBenchLines(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestMCPCallError: a failed mcp_call's error object is kept as the text
+// of its JSON.
+func TestMCPCallError(t *testing.T) {
+	c, err := Read("r.json", []byte(`{"object": "response", "output": [{"type": "mcp_call", "id": "m1", "server_label": "s", "name": "t", "error": {"code": 500}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff(t, c.Runs[0].Calls()[0].Result, textResult(`{"code":500}`))
 }
