@@ -394,6 +394,9 @@ func (t *otelTrace) run() Run {
 				"output_tokens": s.attrs["gen_ai.usage.output_tokens"]})
 		}
 	}
+	if len(turn.Calls) == 0 {
+		turn.Calls = t.modelCalls()
+	}
 	run.Turns = []Turn{turn}
 	run.Tokens = usage.tokens()
 	return run
@@ -491,18 +494,23 @@ func otelResult(v any) any {
 	return toolResult(jsonText(v))
 }
 
-// messagesText reads gen_ai.input.messages or gen_ai.output.messages (a
-// JSON string, or structured): the text parts of the first (or, with
-// last, the last) message of role.
-func messagesText(v any, role string, last bool) string {
+// messages decodes gen_ai.input.messages or gen_ai.output.messages: a
+// JSON string, or structured.
+func messages(v any) []any {
 	if s, ok := v.(string); ok {
 		if json.Unmarshal([]byte(s), &v) != nil {
-			return ""
+			return nil
 		}
 	}
 	msgs, _ := v.([]any)
+	return msgs
+}
+
+// messagesText reads gen_ai.input.messages or gen_ai.output.messages: the
+// text parts of the first (or, with last, the last) message of role.
+func messagesText(v any, role string, last bool) string {
 	out := ""
-	for _, m := range msgs {
+	for _, m := range messages(v) {
 		m, _ := m.(map[string]any)
 		if m["role"] != role {
 			continue
@@ -524,4 +532,52 @@ func messagesText(v any, role string, last bool) string {
 		}
 	}
 	return out
+}
+
+// partsOf returns the parts of type typ of the messages v holds.
+func partsOf(v any, typ string) []map[string]any {
+	var out []map[string]any
+	for _, m := range messages(v) {
+		m, _ := m.(map[string]any)
+		parts, _ := m["parts"].([]any)
+		for _, p := range parts {
+			if p, _ := p.(map[string]any); p["type"] == typ {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// modelCalls reads the calls of a trace that has no tool spans from its
+// model calls' messages: the tool_call parts of gen_ai.output.messages, in
+// start order, each answered by the first tool_call_response part with its
+// id in a later gen_ai.input.messages.
+func (t *otelTrace) modelCalls() []Call {
+	var calls []Call
+	byID := map[string]int{}
+	for _, s := range t.spans {
+		for _, p := range partsOf(s.attrs["gen_ai.input.messages"], "tool_call_response") {
+			id, _ := p["id"].(string)
+			if i, ok := byID[id]; ok && calls[i].Result == nil {
+				calls[i].Result = otelResult(p["response"])
+			}
+		}
+		for _, p := range partsOf(s.attrs["gen_ai.output.messages"], "tool_call") {
+			name, _ := p["name"].(string)
+			if name == "" {
+				continue
+			}
+			c := Call{Arguments: arguments(p["arguments"]), Agent: s.str("gen_ai.agent.name")}
+			c.Server, c.Tool = splitMCP(name)
+			if c.Agent == "" {
+				c.Agent = t.agentOf(s)
+			}
+			if id, _ := p["id"].(string); id != "" {
+				byID[id] = len(calls)
+			}
+			calls = append(calls, c)
+		}
+	}
+	return calls
 }

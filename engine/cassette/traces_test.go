@@ -159,6 +159,14 @@ run 0: fs.read
 run 0: s.a(no result)
 run 1: s.b(no result)
 `},
+		{"OTel trace without tool spans: the model calls' tool_call parts",
+			`{"resourceSpans": [{"scopeSpans": [{"spans": [
+			{"traceId": "t", "spanId": "a", "startTimeUnixNano": "1", "attributes": [{"key": "gen_ai.output.messages", "value": {"stringValue": "[{\"role\": \"assistant\", \"parts\": [{\"type\": \"tool_call\", \"id\": \"c1\", \"name\": \"mcp__w__get\", \"arguments\": {\"city\": \"Paris\"}}, {\"type\": \"tool_call\", \"id\": \"c2\", \"name\": \"other\"}]}]"}}]},
+			{"traceId": "t", "spanId": "b", "startTimeUnixNano": "2", "attributes": [{"key": "gen_ai.input.messages", "value": {"stringValue": "[{\"role\": \"tool\", \"parts\": [{\"type\": \"tool_call_response\", \"id\": \"c1\", \"response\": \"14C\"}]}]"}}, {"key": "gen_ai.output.messages", "value": {"stringValue": "[{\"role\": \"assistant\", \"parts\": [{\"type\": \"text\", \"content\": \"It is 14C.\"}]}]"}}]}]}]}]}`,
+			`format=otel-genai model="" provider="" agent="" prompt=""
+run 0: w.get other(no result)
+  final "It is 14C."
+`},
 		{"OTLP before 0.15: instrumentationLibrarySpans",
 			`{"resourceSpans": [{"instrumentationLibrarySpans": [{"spans": [{"traceId": "t", "spanId": "a", "name": "execute_tool old"}]}]}]}`,
 			`format=otel-genai model="" provider="" agent="" prompt=""
