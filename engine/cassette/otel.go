@@ -334,8 +334,35 @@ func (r *otelReader) finish() []Run {
 		r.provenance(t)
 		runs = append(runs, t.run())
 	}
+	r.catalog()
 	r.spans = nil
 	return runs
+}
+
+// catalog reads the first gen_ai.tool.definitions of the file, the tools
+// a model call offered, as the catalog: a tool named
+// mcp__<server>__<tool> under its server, any other under none.
+func (r *otelReader) catalog() {
+	for _, s := range r.spans {
+		defs := jsonList(s.attrs["gen_ai.tool.definitions"])
+		if len(defs) == 0 {
+			continue
+		}
+		byServer := map[string][]Tool{}
+		for _, d := range defs {
+			if tool, ok := functionTool(d); ok {
+				server, name := splitMCP(tool.Name)
+				tool.Name = name
+				tool.Raw["name"] = name
+				byServer[server] = append(byServer[server], tool)
+			}
+		}
+		for server, tools := range byServer {
+			r.c.Catalog = append(r.c.Catalog, ServerCatalog{Server: server, Tools: tools})
+		}
+		sort.Slice(r.c.Catalog, func(i, j int) bool { return r.c.Catalog[i].Server < r.c.Catalog[j].Server })
+		return
+	}
 }
 
 // provenance fills the cassette's model, provider, agent and prompt from
@@ -494,9 +521,10 @@ func otelResult(v any) any {
 	return toolResult(jsonText(v))
 }
 
-// messages decodes gen_ai.input.messages or gen_ai.output.messages: a
-// JSON string, or structured.
-func messages(v any) []any {
+// jsonList decodes an attribute that holds a list, gen_ai.input.messages,
+// gen_ai.output.messages or gen_ai.tool.definitions: a JSON string, or
+// structured.
+func jsonList(v any) []any {
 	if s, ok := v.(string); ok {
 		if json.Unmarshal([]byte(s), &v) != nil {
 			return nil
@@ -510,7 +538,7 @@ func messages(v any) []any {
 // text parts of the first (or, with last, the last) message of role.
 func messagesText(v any, role string, last bool) string {
 	out := ""
-	for _, m := range messages(v) {
+	for _, m := range jsonList(v) {
 		m, _ := m.(map[string]any)
 		if m["role"] != role {
 			continue
@@ -537,7 +565,7 @@ func messagesText(v any, role string, last bool) string {
 // partsOf returns the parts of type typ of the messages v holds.
 func partsOf(v any, typ string) []map[string]any {
 	var out []map[string]any
-	for _, m := range messages(v) {
+	for _, m := range jsonList(v) {
 		m, _ := m.(map[string]any)
 		parts, _ := m["parts"].([]any)
 		for _, p := range parts {

@@ -193,26 +193,35 @@ func (r *responses) functionTools(v any) {
 	}
 	var list []Tool
 	for _, t := range tools {
-		m, _ := t.(map[string]any)
-		name, _ := m["name"].(string)
-		if m["type"] != "function" || name == "" {
-			continue
+		if tool, ok := functionTool(t); ok {
+			list = append(list, tool)
 		}
-		raw := map[string]any{"name": name}
-		tool := Tool{Name: name, Raw: raw}
-		if d, ok := m["description"].(string); ok {
-			tool.Description = d
-			raw["description"] = d
-		}
-		if p, ok := m["parameters"]; ok && p != nil {
-			tool.InputSchema = p
-			raw["inputSchema"] = p
-		}
-		list = append(list, tool)
 	}
 	if list != nil {
 		r.catalog[""] = list
 	}
+}
+
+// functionTool converts a function tool definition {"type": "function",
+// "name", "description", "parameters"} to a tools/list entry, parameters
+// as its inputSchema.
+func functionTool(v any) (Tool, bool) {
+	m, _ := v.(map[string]any)
+	name, _ := m["name"].(string)
+	if m["type"] != "function" || name == "" {
+		return Tool{}, false
+	}
+	raw := map[string]any{"name": name}
+	tool := Tool{Name: name, Raw: raw}
+	if d, ok := m["description"].(string); ok {
+		tool.Description = d
+		raw["description"] = d
+	}
+	if p, ok := m["parameters"]; ok && p != nil {
+		tool.InputSchema = p
+		raw["inputSchema"] = p
+	}
+	return tool, true
 }
 
 // listTools reads an mcp_list_tools item into the catalog of its server:

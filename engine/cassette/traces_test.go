@@ -92,6 +92,8 @@ run 0: get_weather
   tokens 633+38=671
 `},
 		{"otel_genai_agents.json", `format=otel-genai model="gpt-4.1-2025-04-14" provider="openai" agent="travel-planner" prompt="Book me the cheapest flight fr…"
+catalog : search_flights
+catalog airline: book_reservation cancel_reservation
 run 0: search_flights@travel-planner airline.book_reservation!@booking-agent
   final "The booking failed: your payme…"
   tokens 800+70=870
