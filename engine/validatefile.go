@@ -45,14 +45,14 @@ func ValidationDocument(all diag.List) ValidationDoc {
 }
 
 // ValidateFile checks one file: a cassette when it holds JSON, else a
-// suite. It is read within the limit of what it is named as (a .json file
-// as a cassette, anything else as a suite), and a path that is not a
-// regular file is refused before it is read. The list holds what is wrong
+// suite. It is read within the limit of what it is named as (a .json or
+// .jsonl file as a cassette, anything else as a suite), and a path that is
+// not a regular file is refused before it is read. The list holds what is wrong
 // with the file; the error is an operational failure.
 func ValidateFile(path string) (diag.List, error) {
 	var data []byte
 	var err error
-	if strings.HasSuffix(path, ".json") {
+	if cassetteName(path) {
 		data, err = cassette.Load(path, path)
 	} else {
 		data, err = ReadSuiteFile(path)
@@ -72,12 +72,18 @@ func ValidateFile(path string) (diag.List, error) {
 	return ValidateData(path, data)
 }
 
+// cassetteName reports whether path is named as a cassette: a .json file,
+// or a .jsonl file of recordings one per line.
+func cassetteName(path string) bool {
+	return strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".jsonl")
+}
+
 // ValidateData checks the content of one file named path: a cassette when
-// the name ends in .json and the content is a JSON object or array, else a
+// it is named as one and the content is a JSON object or array, else a
 // suite.
 func ValidateData(path string, data []byte) (diag.List, error) {
 	var err error
-	if t := bytes.TrimSpace(data); strings.HasSuffix(path, ".json") && len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+	if t := bytes.TrimSpace(data); cassetteName(path) && len(t) > 0 && (t[0] == '{' || t[0] == '[') {
 		_, err = cassette.Stream(path, data, nil) // checked, not kept
 	} else {
 		_, err = ParseSuite(path, data)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/prices"
 	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/engine/safefile"
 	"github.com/mcptest/mcptest/engine/stamp"
@@ -24,6 +27,7 @@ type runRequest struct {
 	filters                               stringList
 	useCache, noCache                     bool
 	shard                                 report.Shard
+	prices                                *prices.Table
 }
 
 func (c *Command) run(_ context.Context, args []string) error {
@@ -59,7 +63,7 @@ func (c *Command) run(_ context.Context, args []string) error {
 // runFlags reads and checks `mcptest run`'s flags.
 func (c *Command) runFlags(args []string) (runRequest, error) {
 	var req runRequest
-	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--reporter pretty|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--filter NAME]... [--filter-escaped NAME]... [--cassette-dir DIR] [--shard i/n] [--cache | --no-cache]")
+	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--reporter pretty|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--filter NAME]... [--filter-escaped NAME]... [--cassette-dir DIR] [--shard i/n] [--cache | --no-cache] [--prices FILE]")
 	fs.StringVar(&req.config, "config", "", "the suite `FILE` (default: mcptest.yml, else suite.yml, here or in a parent up to the repository root)")
 	fs.StringVar(&req.reporter, "reporter", "pretty", "how to report: pretty, json, junit (JUnit XML), sarif (SARIF 2.1.0), html (the auditor view; use --output) or agent (the model-facing digest)")
 	fs.IntVar(&req.agentBudget, "agent-budget", annotate.DefaultAgentBudget, "with --reporter agent, cap the result at `TOKENS` cl100k_base tokens")
@@ -71,9 +75,15 @@ func (c *Command) runFlags(args []string) (runRequest, error) {
 	fs.BoolVar(&req.useCache, "cache", false, "serve unchanged replayed cases from the workspace cache (.mcptest/cache/) on CI too, where it is off by default (CI or GITHUB_ACTIONS is true)")
 	fs.BoolVar(&req.noCache, "no-cache", false, "recompute every case instead of serving unchanged ones from the workspace cache (.mcptest/cache/)")
 	shardFlag := fs.String("shard", "", "run only shard `i/n` of the cases (1-based; a case's shard depends on its name alone); merge the shards with mcptest report merge")
+	pricesFile := fs.String("prices", "", "price the runs that recorded tokens but no cost with the LiteLLM-format price table `FILE` (model_prices_and_context_window.json) instead of the embedded copy")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return req, err
+	}
+	if *pricesFile != "" {
+		if req.prices, err = loadPrices(*pricesFile); err != nil {
+			return req, err
+		}
 	}
 	for _, e := range escaped {
 		name, err := annotate.UnescapeName(e)
@@ -122,6 +132,7 @@ func (c *Command) runSuite(req runRequest) (*report.Envelope, error) {
 	progress := c.progress()
 	opts := engine.Options{Filter: req.filters, CassetteDir: req.cassetteDir, Version: version, Progress: progress.update, Shard: req.shard}
 	opts.Cache = c.caseCache(req.useCache, req.noCache)
+	opts.Prices = req.prices
 	opts.Warn = func(msg string) { fmt.Fprintf(c.Stderr, "mcptest: warning: %s\n", msg) }
 	env, err := engine.Run(suite, opts)
 	progress.clear()
@@ -230,4 +241,15 @@ func (p *progressLine) clear() {
 	if p.shown {
 		fmt.Fprint(p.w, "\r\x1b[K")
 	}
+}
+
+// loadPrices reads a --prices table: a malformed one is a positioned input
+// error, an unreadable one an input error naming the flag.
+func loadPrices(path string) (*prices.Table, error) {
+	t, err := prices.Load(path)
+	var d *diag.Error
+	if err != nil && !errors.As(err, &d) {
+		return nil, inputErr("--prices: %v", err)
+	}
+	return t, err
 }
