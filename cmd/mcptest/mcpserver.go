@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/mcptest/mcptest/mcpserver"
 )
@@ -65,60 +64,22 @@ type installRequest struct {
 	exe                string
 }
 
-// installTarget is one file --install writes, with its client.
-type installTarget struct {
-	path   string
-	client mcpserver.Client
-}
-
-// targets resolves the files to write: --install-path, else --client's
-// file, else every client file present under --root, else .mcp.json.
-func (r installRequest) targets(getenv func(string) string) ([]installTarget, error) {
-	var named *mcpserver.Client
-	if r.client != "" {
-		cl, ok := mcpserver.ClientByName(r.client)
-		if !ok {
-			return nil, inputErr("--client %q: expected one of %s%s", r.client, strings.Join(mcpserver.ClientNames(), ", "), didYouMean(r.client, mcpserver.ClientNames()))
-		}
-		named = &cl
-	}
-	switch {
-	case r.path != "" && named != nil:
-		return []installTarget{{r.path, *named}}, nil
-	case r.path != "":
-		return []installTarget{{r.path, mcpserver.ClientForPath(r.path)}}, nil
-	case named != nil && named.Path == "":
-		return []installTarget{{mcpserver.DesktopConfigPath(getenv), *named}}, nil
-	case named != nil:
-		return []installTarget{{filepath.Join(r.root, named.Path), *named}}, nil
-	}
-	var out []installTarget
-	for _, cl := range mcpserver.DetectClients(r.root) {
-		out = append(out, installTarget{filepath.Join(r.root, cl.Path), cl})
-	}
-	if len(out) == 0 {
-		cl, _ := mcpserver.ClientByName("claude-code")
-		out = []installTarget{{filepath.Join(r.root, cl.Path), cl}}
-	}
-	return out, nil
-}
-
 // installFrontDoor is `mcp-server --install`: the mcptest entry in each
 // target file, with the command mcptest (found on PATH) unless --absolute
 // or the file is Claude Desktop's.
 func (c *Command) installFrontDoor(r installRequest) error {
-	targets, err := r.targets(c.Getenv)
+	targets, err := mcpserver.InstallTargets(r.root, r.client, r.path, c.Getenv)
 	if err != nil {
-		return err
+		return inputErr("%v", err)
 	}
 	for _, t := range targets {
 		command := "mcptest"
-		if r.absolute || t.client.Path == "" {
+		if r.absolute || t.Client.Path == "" {
 			command = r.exe
-		} else if !onPath(c.Getenv("PATH"), "mcptest") {
-			return inputErr("mcptest is not on PATH, so %s's command `mcptest` would not start: install it (go install github.com/mcptest/mcptest/cmd/mcptest@latest, or a release archive) or pass --absolute to write %s (a path that is only right on this machine)", t.path, r.exe)
+		} else if !mcpserver.OnPath(c.Getenv("PATH"), "mcptest") {
+			return inputErr("mcptest is not on PATH, so %s's command `mcptest` would not start: install it (go install github.com/mcptest/mcptest/cmd/mcptest@latest, or a release archive) or pass --absolute to write %s (a path that is only right on this machine)", t.Path, r.exe)
 		}
-		changed, err := mcpserver.InstallFor(t.path, t.client, command, r.writes)
+		changed, err := mcpserver.InstallFor(t.Path, t.Client, command, r.writes)
 		if err != nil {
 			return err
 		}
@@ -126,29 +87,13 @@ func (c *Command) installFrontDoor(r installRequest) error {
 		if !changed {
 			state = "mcptest already installed, unchanged"
 		}
-		line := fmt.Sprintf("%s: %s for %s (%s mcp-server", t.path, state, t.client.Name, command)
+		line := fmt.Sprintf("%s: %s for %s (%s mcp-server", t.Path, state, t.Client.Name, command)
 		if r.writes {
 			line += " --enable-writes"
 		}
 		fmt.Fprintln(c.Stdout, line+")")
 	}
 	return nil
-}
-
-// onPath reports whether an executable named name is in one of the
-// directories of path (a PATH value).
-func onPath(path, name string) bool {
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			continue
-		}
-		for _, n := range []string{name, name + ".exe"} {
-			if fi, err := os.Stat(filepath.Join(dir, n)); err == nil && fi.Mode().IsRegular() && (fi.Mode()&0o111 != 0 || strings.HasSuffix(n, ".exe")) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // mcpOptions are the front door's options.
