@@ -19,13 +19,8 @@ import (
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/safefile"
+	"github.com/mcptest/mcptest/engine/stamp"
 )
-
-// version is the mcptest version. Release builds set it, commit and date
-// with -ldflags "-X main.version=... -X main.commit=... -X main.date=...";
-// a `go install ...@vX` build reads them from its build info (see
-// buildVersion). The default names the source tree's version.
-var version = sourceVersion
 
 // The exit codes of every command. The same table is in the help text, the
 // README and action.yml.
@@ -482,7 +477,7 @@ func (c *Command) printVersion(_ context.Context, args []string) error {
 	if len(pos) > 0 {
 		return inputErr("version takes no arguments, got %q", pos)
 	}
-	writeVersion(c.Stdout)
+	stamp.Build{Version: version, Commit: commit, Date: date}.Write(c.Stdout)
 	return nil
 }
 

@@ -5,5 +5,7 @@
 // environment, which the engine never reads: the commands that start a run
 // (mcptest run, scenario run, report compare, the Action, the mcp-server
 // front door) stamp its envelope here, and only in its run, source and
-// environment fields.
+// environment fields. Build is the mcptest build itself: the version a
+// release sets with -ldflags, or the one its build info carries, which
+// `mcptest version` prints and every envelope names.
 package stamp
