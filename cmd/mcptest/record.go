@@ -8,14 +8,12 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/redact"
 	"github.com/mcptest/mcptest/engine/safefile"
 	"github.com/mcptest/mcptest/live"
 )
@@ -80,8 +78,8 @@ func (c *Command) record(ctx context.Context, args []string) error {
 		return err
 	}
 
-	rec := &recording{}
-	proxy := live.ProxyServer(upstream, cat, rec.add)
+	rec := &live.Recording{}
+	proxy := live.ProxyServer(upstream, cat, rec.Add)
 	started := time.Now().UTC()
 	if *listen == "" {
 		in, _ := c.Stdin.(io.ReadCloser)
@@ -110,7 +108,7 @@ func (c *Command) record(ctx context.Context, args []string) error {
 		}
 	}
 
-	doc := rec.cassette(prior, server, *agent, started, cat, *listen == "")
+	doc := rec.Cassette(prior, server, *agent, started, cat, *listen == "")
 	data, err := doc.Encode()
 	if err != nil {
 		return err
@@ -121,78 +119,9 @@ func (c *Command) record(ctx context.Context, args []string) error {
 	if err := safefile.WriteOutput(*output, data, 0o644); err != nil {
 		return fmt.Errorf("write cassette: %w", err)
 	}
-	calls, sessions := rec.counts()
+	calls, sessions := rec.Counts()
 	fmt.Fprintf(c.Stderr, "mcptest: recorded %d calls in %d session(s); %s holds %d run(s)\n", calls, sessions, *output, len(doc.Runs))
 	return nil
-}
-
-// recording collects the forwarded calls per client session, in the order
-// the sessions made their first call.
-type recording struct {
-	mu       sync.Mutex
-	order    []string
-	sessions map[string][]live.ProxyCall
-}
-
-func (r *recording) add(call live.ProxyCall) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.sessions == nil {
-		r.sessions = map[string][]live.ProxyCall{}
-	}
-	if _, ok := r.sessions[call.Session]; !ok {
-		r.order = append(r.order, call.Session)
-	}
-	r.sessions[call.Session] = append(r.sessions[call.Session], call)
-}
-
-// counts returns how many calls and sessions were recorded.
-func (r *recording) counts() (calls, sessions int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, cs := range r.sessions {
-		calls += len(cs)
-	}
-	return calls, len(r.order)
-}
-
-// cassette is the v1 cassette: prior's runs (when appending) then one run
-// per session, arguments and results redacted. The stdio session is a run
-// even when it made no call (an agent that called nothing); over HTTP only
-// the sessions that called a tool are seen.
-func (r *recording) cassette(prior *cassette.File, server, agent string, started time.Time, cat *live.Catalog, stdio bool) *cassette.File {
-	// A call still being forwarded may land while the cassette is built.
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	doc := prior
-	if doc == nil {
-		doc = &cassette.File{Version: cassette.Version, Runs: []cassette.FileRun{}}
-	}
-	if doc.Catalog == nil {
-		doc.Catalog = map[string]cassette.FileServer{}
-	}
-	tools := make([]any, 0, len(cat.Tools))
-	for _, t := range cat.RawTools() {
-		tools = append(tools, t)
-	}
-	doc.Catalog[server] = cassette.FileServer{Tools: tools}
-	doc.RecordedAt = started.Format(time.RFC3339)
-	if agent != "" {
-		doc.Agent = agent
-	}
-	order := r.order
-	if len(order) == 0 && stdio {
-		order = []string{""}
-	}
-	for _, id := range order {
-		calls := []cassette.FileCall{}
-		for _, c := range r.sessions[id] {
-			calls = append(calls, cassette.FileCall{Server: server, Tool: c.Tool, Arguments: redact.Value(c.Arguments),
-				IsError: c.IsError, Result: redact.Value(c.Result), DurationMS: c.DurationMS})
-		}
-		doc.Runs = append(doc.Runs, cassette.FileRun{Turns: []cassette.FileTurn{{Calls: calls}}})
-	}
-	return doc
 }
 
 // readRecording reads the cassette --append adds to: nothing when the file
