@@ -46,6 +46,8 @@ type Command struct {
 	// their default (ending the process) for a subcommand that is not
 	// interruptible.
 	releaseSignals func()
+	// listening, when set, is told the address `record --listen` serves.
+	listening func(addr string)
 }
 
 // exitError carries an exit code out of a subcommand.

@@ -18,9 +18,6 @@ import (
 	"github.com/mcptest/mcptest/live"
 )
 
-// recordListening is told the proxy's address once --listen is serving.
-var recordListening = func(addr string) {}
-
 // record stands between an agent and one MCP server: it serves the
 // server's catalog to the agent (over stdio, or streamable HTTP with
 // --listen), forwards every call, and writes what passed as a v1 cassette.
@@ -102,7 +99,9 @@ func (c *Command) record(ctx context.Context, args []string) error {
 		srv := &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return proxy }, nil), ReadHeaderTimeout: 10 * time.Second}
 		go func() { <-ctx.Done(); srv.Close() }()
 		fmt.Fprintf(c.Stderr, "mcptest: recording: point the agent at http://%s (interrupt to stop and write %s)\n", ln.Addr(), *output)
-		recordListening(ln.Addr().String())
+		if c.listening != nil {
+			c.listening(ln.Addr().String())
+		}
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			return err
 		}

@@ -160,15 +160,13 @@ func TestRecordStreamableHTTP(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	listening := make(chan string, 1)
-	origListening := recordListening
-	recordListening = func(addr string) { listening <- addr }
-	defer func() { recordListening = origListening }()
 
 	out := filepath.Join(t.TempDir(), "upper.json")
 	done := make(chan int, 1)
 	var stderr strings.Builder
 	go func() {
-		c := &Command{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr, Getenv: func(string) string { return "" }}
+		c := &Command{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr, Getenv: func(string) string { return "" },
+			listening: func(addr string) { listening <- addr }}
 		done <- c.MainContext(ctx, []string{"record", "--listen", "127.0.0.1:0", "--output", out, "--url", upstream.URL})
 	}()
 	var addr string
