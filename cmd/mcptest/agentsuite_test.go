@@ -95,3 +95,26 @@ func TestGenerateAgentSuiteHostile(t *testing.T) {
 		t.Errorf("run: exit %d, want 1 with the restricted call counted\n%s", code, stdout)
 	}
 }
+
+// TestGenerateAgentSuiteInputErrors: no recording, a missing one and a
+// malformed one are input errors (exit 2) naming the file.
+func TestGenerateAgentSuiteInputErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"mcptest_cassette": 1, "runs": [`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "name the recordings with --from CASSETTE"},
+		{[]string{"--from", filepath.Join(dir, "missing.json")}, filepath.Join(dir, "missing.json") + ": read cassette"},
+		{[]string{"--from", bad}, bad + ":1:"},
+	} {
+		_, stderr, code := mcptest(t, nil, append([]string{"generate", "agent-suite"}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("generate agent-suite %q: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package agentsuite
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/report"
 )
 
@@ -56,6 +58,11 @@ func Propose(suitePath string, cassettes []string) (*Proposal, error) {
 	names := map[string]int{}
 	for _, path := range cassettes {
 		cas, err := cassette.ReadFile(path)
+		if err != nil && !errors.As(err, new(*diag.Error)) && !errors.As(err, new(diag.List)) {
+			// A file that cannot be read is the caller's input, as a
+			// malformed one is.
+			return nil, &diag.Error{Pos: diag.Pos{File: path}, Kind: "cassette", Message: err.Error()}
+		}
 		if err != nil {
 			return nil, err
 		}
