@@ -56,6 +56,25 @@ func TestGenerateAgentSuite(t *testing.T) {
 	}
 }
 
+// TestGenerateAgentSuiteFromTraces proposes from one recording of each
+// trace format (Claude Code stream-json, OTLP spans, promptfoo JSONL,
+// Responses API): the proposal passes on them, although one trace's second
+// run recorded no tokens and some runs call tools others do not.
+func TestGenerateAgentSuiteFromTraces(t *testing.T) {
+	suite := filepath.Join(t.TempDir(), "traces.yml")
+	args := []string{"generate", "agent-suite", "--output", suite}
+	for _, f := range []string{"claude-code.jsonl", "otel-traces.json", "promptfoo-runs.jsonl", "responses-mcp.json"} {
+		args = append(args, "--from", filepath.Join("..", "..", "examples", "traces", "cassettes", f))
+	}
+	if _, stderr, code := mcptest(t, nil, args...); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	stdout, stderr, code := mcptest(t, nil, "run", "--config", suite)
+	if code != 0 || !strings.Contains(stdout, "4 passed, 0 failed") {
+		t.Errorf("the proposal does not pass on its recordings: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
 // TestGenerateAgentSuiteHostile proposes from a recording whose names try
 // to break out of the YAML (a newline and a comment in a tool name) and
 // whose run called a tool its catalog annotates destructiveHint: the names
