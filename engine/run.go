@@ -54,7 +54,7 @@ func Run(s *Suite, opt Options) (*Envelope, error) {
 	}
 	plans, total, inputErrs := plan(s, cases, opt)
 	if len(inputErrs) > 0 {
-		return nil, inputErrs.Sorted()
+		return nil, s.sourced(inputErrs).Sorted()
 	}
 	env := &Envelope{
 		SchemaVersion: SchemaVersion,
@@ -97,7 +97,7 @@ func Run(s *Suite, opt Options) (*Envelope, error) {
 		}
 	}
 	if len(inputErrs) > 0 {
-		return nil, inputErrs.Sorted()
+		return nil, s.sourced(inputErrs).Sorted()
 	}
 	for i := range env.Servers {
 		env.Servers[i].Tools = pool.tools[env.Servers[i].Name]

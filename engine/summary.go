@@ -10,6 +10,7 @@ import (
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/expr"
 	"github.com/mcptest/mcptest/engine/redact"
+	"github.com/mcptest/mcptest/engine/yamlpos"
 	"github.com/mcptest/mcptest/gate"
 )
 
@@ -275,12 +276,12 @@ func (b *builder) suiteFloors(root map[string]any) {
 		}
 		item, _ := items[a.Index].(map[string]any)
 		tptr := "/floors/" + strconv.Itoa(a.Index) + "/target"
-		pos := b.doc.at(tptr)
+		pos := b.doc.At(tptr)
 		if _, long := item["target"]; !long {
 			for k := range item {
-				tptr = "/floors/" + strconv.Itoa(a.Index) + "/" + escapePointer(k)
+				tptr = "/floors/" + strconv.Itoa(a.Index) + "/" + yamlpos.EscapePointer(k)
 			}
-			pos = b.doc.keyAt(tptr)
+			pos = b.doc.KeyAt(tptr)
 		}
 		e := &diag.Error{Pos: pos, Pointer: tptr, Kind: "floors",
 			Message: fmt.Sprintf("unknown summary target `%s`: a floor reads the suite summary: summary.pass_hat_<k> (k = 1 .. %d), %s", name, maxSummaryK, strings.Join(summaryTargets[1:], ", "))}

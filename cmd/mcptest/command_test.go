@@ -57,8 +57,9 @@ func TestCaretStillShown(t *testing.T) {
 	}
 }
 
-// TestCaretPrinterFIFO: the caret printer re-reads the file an error
-// points at without blocking on a FIFO.
+// TestCaretPrinterFIFO: the caret printer shows lines only from the
+// bytes an error carries and never opens the file it points at, so an
+// error naming a FIFO cannot block it.
 func TestCaretPrinterFIFO(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
