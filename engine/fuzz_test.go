@@ -16,7 +16,7 @@ import (
 // FuzzParseSuite feeds arbitrary bytes to the suite loader: it must never
 // panic, and every error it returns must be a positioned diag.List.
 func FuzzParseSuite(f *testing.F) {
-	for _, pattern := range []string{"../cmd/mcptest/testdata/err/*.yml", "../cmd/mcptest/testdata/ok/*.yml", "../examples/*/suite.yml"} {
+	for _, pattern := range []string{"testdata/err/*.yml", "testdata/ok/*.yml", "../examples/*/suite.yml"} {
 		files, _ := filepath.Glob(pattern)
 		for _, file := range files {
 			data, err := os.ReadFile(file)
