@@ -113,7 +113,7 @@ func LoadSuiteUnrecorded(path string) (*Suite, error) {
 func parseSuite(path string, data []byte, unrecorded bool) (*Suite, error) {
 	d := parseYAML(filepath.ToSlash(path), data)
 	if len(d.Errs) > 0 {
-		return nil, withSource(d, data, d.Errs).Sorted()
+		return nil, withSource(d, d.Errs).Sorted()
 	}
 	sum := sha256.Sum256(data)
 	s := &Suite{Path: d.File, Dir: suiteDir(path), SHA256: hex.EncodeToString(sum[:])}
@@ -125,7 +125,7 @@ func parseSuite(path string, data []byte, unrecorded bool) (*Suite, error) {
 		return nil, diag.List{notASuiteError(d.File)}
 	}
 	if len(errs) > 0 {
-		return nil, withSource(d, data, errs).Sorted()
+		return nil, withSource(d, errs).Sorted()
 	}
 	s.source = data
 	return s, nil
@@ -186,7 +186,7 @@ func suiteDir(path string) string {
 // (a pointer) in a suite whose root is a mapping or a list, for an error
 // about the whole document in a suite whose root mapping has a suite key.
 // Anything else the file holds stays unshown: it may be no suite at all.
-func withSource(d *document, data []byte, errs diag.List) diag.List {
+func withSource(d *document, errs diag.List) diag.List {
 	root, isMap := d.Root.(map[string]any)
 	_, isList := d.Root.([]any)
 	whole := false
@@ -200,7 +200,7 @@ func withSource(d *document, data []byte, errs diag.List) diag.List {
 			continue
 		}
 		if (e.Pointer != "" && (isMap || isList)) || (e.Pointer == "" && whole) {
-			e.Source = data
+			e.Source = d.Data
 		}
 	}
 	return errs

@@ -27,6 +27,8 @@ const MaxDepth = 200
 type Doc struct {
 	// File names the document in positions.
 	File string
+	// Data is the text the document was read from.
+	Data []byte
 	// Node is the root value node; nil when the document did not parse.
 	Node *yaml.Node
 	// Root is the decoded root value.
@@ -54,7 +56,7 @@ type Doc struct {
 // number that is not finite, a nesting deeper than MaxDepth and aliases
 // expanding to more than MaxAliasValues values.
 func Read(file string, data []byte, o Options) *Doc {
-	d := &Doc{File: file, o: o, values: map[string]diag.Pos{}, keys: map[string]diag.Pos{}, quoted: map[string]bool{},
+	d := &Doc{File: file, Data: data, o: o, values: map[string]diag.Pos{}, keys: map[string]diag.Pos{}, quoted: map[string]bool{},
 		numbers: map[string]string{}, ints: map[string]int64{}}
 	d.Node, d.Errs = Parse(file, data, o)
 	if d.Node != nil {
