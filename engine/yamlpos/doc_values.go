@@ -35,6 +35,8 @@ type Doc struct {
 	Root any
 	// Errs holds every problem of the document.
 	Errs diag.List
+	// Empty says the text holds no document (only comments, or nothing).
+	Empty bool
 
 	o      Options
 	values map[string]diag.Pos
@@ -58,7 +60,7 @@ type Doc struct {
 func Read(file string, data []byte, o Options) *Doc {
 	d := &Doc{File: file, Data: data, o: o, values: map[string]diag.Pos{}, keys: map[string]diag.Pos{}, quoted: map[string]bool{},
 		numbers: map[string]string{}, ints: map[string]int64{}}
-	d.Node, d.Errs = Parse(file, data, o)
+	d.Node, d.Errs, d.Empty = parse(file, data, o)
 	if d.Node != nil {
 		d.Root = d.convert(d.Node, "", 0, false)
 	}

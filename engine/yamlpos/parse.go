@@ -56,27 +56,32 @@ func (o Options) noun() string {
 // positioned errors; the root is returned with a second-document error,
 // nil with any other.
 func Parse(file string, data []byte, o Options) (*yaml.Node, diag.List) {
+	n, errs, _ := parse(file, data, o)
+	return n, errs
+}
+
+// parse is Parse; empty reports that data holds no document.
+func parse(file string, data []byte, o Options) (root *yaml.Node, errs diag.List, empty bool) {
 	if e := textError(file, data, o); e != nil {
-		return nil, diag.List{e}
+		return nil, diag.List{e}, false
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var n yaml.Node
 	if err := dec.Decode(&n); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, diag.List{{Pos: diag.Pos{File: file, Line: 1, Col: 1}, Kind: o.kind(), Message: o.Empty}}
+			return nil, diag.List{{Pos: diag.Pos{File: file, Line: 1, Col: 1}, Kind: o.kind(), Message: o.Empty}}, true
 		}
-		return nil, diag.List{yamlError(file, data, err, o)}
+		return nil, diag.List{yamlError(file, data, err, o)}, false
 	}
-	var errs diag.List
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
 		errs = append(errs, &diag.Error{Pos: diag.Pos{File: file, Line: extra.Line, Col: extra.Column}, Kind: o.kind(),
 			Message: fmt.Sprintf("a second YAML document: a %s is one document, remove the `---` separator", o.noun())})
 	}
 	if n.Kind != yaml.DocumentNode || len(n.Content) != 1 {
-		return nil, append(errs, &diag.Error{Pos: diag.Pos{File: file, Line: 1, Col: 1}, Kind: o.kind(), Message: o.Empty})
+		return nil, append(errs, &diag.Error{Pos: diag.Pos{File: file, Line: 1, Col: 1}, Kind: o.kind(), Message: o.Empty}), true
 	}
-	return n.Content[0], errs
+	return n.Content[0], errs, false
 }
 
 var yamlLineRE = []string{"yaml: line ", "yaml: unmarshal errors:\n  line "}
