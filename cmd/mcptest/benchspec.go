@@ -51,6 +51,11 @@ func readBenchSpec(path string) (toolbench.Spec, *yamlpos.Doc, error) {
 	case err != nil:
 		return toolbench.Spec{}, nil, fmt.Errorf("read spec: %w", err)
 	}
+	return parseBenchSpec(path, data)
+}
+
+// parseBenchSpec is readBenchSpec on the bytes of the spec at path.
+func parseBenchSpec(path string, data []byte) (toolbench.Spec, *yamlpos.Doc, error) {
 	r := &specReader{path: path, doc: yamlpos.Read(path, data, specYAML)}
 	r.errs = r.doc.Errs
 	var spec toolbench.Spec
