@@ -48,8 +48,12 @@ type Doc struct {
 	// value of each integer that fits an int64 (the tree holds float64).
 	numbers map[string]string
 	ints    map[string]int64
-	// aliased counts the values reached through aliases.
-	aliased int
+	// aliased counts the values reached through aliases; outer is the
+	// alias of the document (not itself inside an alias's expansion)
+	// being expanded, and outerPtr its pointer.
+	aliased  int
+	outer    *yaml.Node
+	outerPtr string
 }
 
 // Read decodes data into a Doc (see Parse for the errors of the text),
@@ -84,10 +88,14 @@ func (d *Doc) convert(n *yaml.Node, ptr string, depth int, aliased bool) any {
 	if aliased {
 		d.aliased++
 	}
+	if n.Kind == yaml.AliasNode && !aliased {
+		d.outer, d.outerPtr = n, ptr
+	}
 	switch {
 	case d.aliased > MaxAliasValues:
 		if d.aliased == MaxAliasValues+1 {
-			d.errorf(n, ptr, "the aliases of the %s expand to over %d values (an alias bomb?): write the values out, or alias less", d.o.noun(), MaxAliasValues)
+			d.errorf(d.outer, d.outerPtr, "aliases expand the %s to over %d values (an alias bomb?); the limit is crossed expanding *%s here: write the values out, or alias less",
+				d.o.noun(), MaxAliasValues, d.outer.Value)
 		}
 		return nil
 	case depth > MaxDepth:
