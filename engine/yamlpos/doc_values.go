@@ -235,3 +235,42 @@ func EscapePointer(s string) string {
 func UnescapePointer(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
 }
+
+// Count is the number of values the tree at n holds as Read counts them
+// (Doc.Len), without decoding them: every node but mapping keys, aliases
+// expanded, within Read's bounds on aliases and depth. For a tree with
+// keys Read refuses (repeated, merge or non-string keys) it counts their
+// values too.
+func Count(n *yaml.Node) int {
+	c := counter{}
+	c.count(n, 0, false, false)
+	return c.n
+}
+
+type counter struct{ n, aliased int }
+
+// count mirrors Doc.convert; same says n's value has the pointer of the
+// alias that named it, so is not counted again.
+func (c *counter) count(n *yaml.Node, depth int, aliased, same bool) {
+	if aliased {
+		c.aliased++
+	}
+	if c.aliased > MaxAliasValues || depth > MaxDepth {
+		return
+	}
+	if !same {
+		c.n++
+	}
+	switch n.Kind {
+	case yaml.AliasNode:
+		c.count(n.Alias, depth+1, true, true)
+	case yaml.MappingNode:
+		for i := 1; i < len(n.Content); i += 2 {
+			c.count(n.Content[i], depth+1, aliased, false)
+		}
+	case yaml.SequenceNode:
+		for _, v := range n.Content {
+			c.count(v, depth+1, aliased, false)
+		}
+	}
+}
