@@ -79,32 +79,12 @@ func (c *Command) record(ctx context.Context, args []string) error {
 	proxy := live.ProxyServer(upstream, cat, rec.Add)
 	started := time.Now().UTC()
 	if *listen == "" {
-		in, _ := c.Stdin.(io.ReadCloser)
-		if in == nil {
-			in = io.NopCloser(c.Stdin)
-		}
-		out, _ := c.Stdout.(io.WriteCloser)
-		if out == nil {
-			out = nopWriteCloser{c.Stdout}
-		}
-		err = proxy.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
-		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) && !errors.Is(err, mcp.ErrConnectionClosed) {
-			return err
-		}
+		err = c.proxyStdio(ctx, proxy)
 	} else {
-		ln, err := net.Listen("tcp", *listen)
-		if err != nil {
-			return inputErr("--listen %s: %v", *listen, err)
-		}
-		srv := &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return proxy }, nil), ReadHeaderTimeout: 10 * time.Second}
-		go func() { <-ctx.Done(); srv.Close() }()
-		fmt.Fprintf(c.Stderr, "mcptest: recording: point the agent at http://%s (interrupt to stop and write %s)\n", ln.Addr(), *output)
-		if c.listening != nil {
-			c.listening(ln.Addr().String())
-		}
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			return err
-		}
+		err = c.proxyHTTP(ctx, proxy, *listen, *output)
+	}
+	if err != nil {
+		return err
 	}
 
 	doc := rec.Cassette(prior, server, *agent, started, cat, *listen == "")
@@ -148,4 +128,41 @@ func readRecording(path string) (*cassette.File, error) {
 		return nil, inputErr("%v", err)
 	}
 	return doc, nil
+}
+
+// proxyStdio serves the recording proxy to an agent on stdin and stdout
+// until the agent leaves or ctx is cancelled.
+func (c *Command) proxyStdio(ctx context.Context, proxy *mcp.Server) error {
+	in, _ := c.Stdin.(io.ReadCloser)
+	if in == nil {
+		in = io.NopCloser(c.Stdin)
+	}
+	out, _ := c.Stdout.(io.WriteCloser)
+	if out == nil {
+		out = nopWriteCloser{c.Stdout}
+	}
+	err := proxy.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) && !errors.Is(err, mcp.ErrConnectionClosed) {
+		return err
+	}
+	return nil
+}
+
+// proxyHTTP serves the recording proxy over streamable HTTP on listen
+// until ctx is cancelled (an interrupt or a terminate).
+func (c *Command) proxyHTTP(ctx context.Context, proxy *mcp.Server, listen, output string) error {
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return inputErr("--listen %s: %v", listen, err)
+	}
+	srv := &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return proxy }, nil), ReadHeaderTimeout: 10 * time.Second}
+	go func() { <-ctx.Done(); srv.Close() }()
+	fmt.Fprintf(c.Stderr, "mcptest: recording: point the agent at http://%s (interrupt to stop and write %s)\n", ln.Addr(), output)
+	if c.listening != nil {
+		c.listening(ln.Addr().String())
+	}
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }
