@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -43,6 +44,11 @@ type Options struct {
 	// Prices prices the runs that recorded tokens but no cost (see package
 	// prices); nil means the embedded table.
 	Prices *prices.Table
+	// Build identifies the program computing the run, for the cache key:
+	// a result is served only to the build that computed it. "" means
+	// Version, which is enough for a release; a development build passes
+	// the digest of its executable.
+	Build string
 }
 
 // Run replays the suite's cassettes and computes every gate. The envelope's
@@ -125,7 +131,7 @@ func fromCache(s *Suite, p casePlan, opt Options) (key string, res *report.CaseR
 	if opt.Cache == nil {
 		return "", nil
 	}
-	key, set, ok := cacheKey(s, p, opt.Version)
+	key, set, ok := cacheKey(s, p, cmp.Or(opt.Build, opt.Version))
 	if !ok {
 		return "", nil
 	}

@@ -92,7 +92,7 @@ func (c *Command) run(args []string) error {
 	}
 	progress := c.progress()
 	opts := engine.Options{Filter: filters, CassetteDir: *cassetteDir, Version: version, Progress: progress.update, Shard: shard}
-	opts.Cache = c.caseCache(*useCache, *noCache)
+	opts.Cache, opts.Build = c.caseCache(*useCache, *noCache)
 	opts.Prices = table
 	opts.Warn = func(msg string) { fmt.Fprintf(c.Stderr, "mcptest: warning: %s\n", msg) }
 	env, err := engine.Run(suite, opts)
@@ -143,16 +143,21 @@ func (c *Command) run(args []string) error {
 // is true) unless --cache asks for it, since the checkout a CI job gates
 // may carry a .mcptest/cache/ of its own. A store directory that is a
 // symbolic link turns the cache off with a warning.
-func (c *Command) caseCache(force, off bool) engine.CaseCache {
+func (c *Command) caseCache(force, off bool) (engine.CaseCache, string) {
 	if off || (!force && c.onCI()) {
-		return nil
+		return nil, ""
+	}
+	build := buildID()
+	if build == "" {
+		fmt.Fprintf(c.Stderr, "mcptest: warning: the cache is off: this build cannot identify itself (its executable is unreadable)\n")
+		return nil, ""
 	}
 	dir, err := c.storeDir("cache")
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "mcptest: warning: the cache is off: %v\n", err)
-		return nil
+		return nil, ""
 	}
-	return engine.DirCache{Dir: dir}
+	return engine.DirCache{Dir: dir}, build
 }
 
 // onCI reports whether CI or GITHUB_ACTIONS is set to true (any value
