@@ -39,6 +39,15 @@ type Options struct {
 	// there but refused (see checkCached): the case is recomputed and the
 	// entry rewritten.
 	Warn func(msg string)
+	// Emit, when set, is given each case's result as soon as it is
+	// computed, in suite order, and Run keeps none of them: the envelope
+	// it returns has no cases, and its totals, verdict and summary are
+	// counted from the results as they passed (report.Counter). A run of
+	// any number of cases then holds one case result at a time; the
+	// caller writes the envelope with the cases it was given (see
+	// annotate.CaseSpool). An error from Emit stops the run and is
+	// returned.
+	Emit func(*report.CaseResult) error
 }
 
 // Run replays the suite's cassettes and computes every gate. The envelope's
@@ -73,6 +82,18 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 			opt.Progress(done, total)
 		}
 	}
+	if opt.Emit != nil {
+		env.Cases = []*report.CaseResult{}
+	}
+	var counter report.Counter
+	keep := func(res *report.CaseResult) error {
+		counter.Add(res)
+		if opt.Emit != nil {
+			return opt.Emit(res)
+		}
+		env.Cases = append(env.Cases, res)
+		return nil
+	}
 	cached := 0
 	pool := &livePool{}
 	defer pool.close()
@@ -84,7 +105,9 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 				progress()
 			}
 			cached++
-			env.Cases = append(env.Cases, res)
+			if err := keep(res); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		if p.c.Kind == report.KindTool || p.c.Kind == report.KindCompliance {
@@ -92,7 +115,9 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 		}
 		res, errs := runCase(s, p, progress)
 		inputErrs = append(inputErrs, errs...)
-		env.Cases = append(env.Cases, res)
+		if err := keep(res); err != nil {
+			return nil, err
+		}
 		if key != "" && len(errs) == 0 {
 			opt.Cache.Put(key, res)
 		}
@@ -103,8 +128,7 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 	for i := range env.Servers {
 		env.Servers[i].Tools = pool.tools[env.Servers[i].Name]
 	}
-	env.Summarize()
-	env.Tally()
+	env.Finish(&counter)
 	env.Run.Cached = cached
 	return env, nil
 }

@@ -84,6 +84,19 @@ func (c *Command) run(args []string) error {
 	opts := engine.Options{Filter: filters, CassetteDir: *cassetteDir, Version: version, Progress: progress.update, Shard: shard}
 	opts.Cache = c.caseCache(*useCache, *noCache)
 	opts.Warn = func(msg string) { fmt.Fprintf(c.Stderr, "mcptest: warning: %s\n", msg) }
+	// The JSON envelope is written to the store and, with --reporter json,
+	// to the output. Then its cases are encoded once, into a spool, as
+	// they are computed, so memory stays flat in the number of cases;
+	// without a spool (no temporary directory, or another reporter, which
+	// renders from the whole envelope) they are kept and encoded case by
+	// case as they are written.
+	var spool *annotate.CaseSpool
+	if *reporter == "json" {
+		if spool, err = annotate.NewCaseSpool(); err == nil {
+			defer spool.Close()
+			opts.Emit = spool.Add
+		}
+	}
 	env, err := engine.Run(suite, opts)
 	progress.clear()
 	if err != nil {
@@ -95,7 +108,14 @@ func (c *Command) run(args []string) error {
 	env.Source = c.source()
 	env.Environment = c.environment()
 
-	c.storeRun(env)
+	writeJSON := func(w io.Writer) error { return (annotate.JSON{}).Report(w, env) }
+	if opts.Emit != nil {
+		writeJSON = func(w io.Writer) error { return spool.WriteEnvelope(w, env) }
+	}
+	c.storeRun(env.Run.ID, writeJSON)
+	if opts.Emit != nil {
+		return c.writeJSONReport(env, *output, writeJSON)
+	}
 
 	var buf bytes.Buffer
 	if err := rep.Report(&buf, env); err != nil {
@@ -120,6 +140,26 @@ func (c *Command) run(args []string) error {
 			env.Verdict, env.Totals.Passed, env.Totals.Failed, env.Totals.Inconclusive, *output)
 	} else if _, err := c.Stdout.Write(buf.Bytes()); err != nil {
 		return fmt.Errorf("write report: %w", err)
+	}
+	if env.Verdict == report.Fail {
+		return errFailed
+	}
+	return nil
+}
+
+// writeJSONReport writes the json reporter's envelope, produced by write,
+// to output (stdout when ""), and returns the run's outcome.
+func (c *Command) writeJSONReport(env *report.Envelope, output string, write func(io.Writer) error) error {
+	if output == "" {
+		if err := write(c.Stdout); err != nil {
+			return fmt.Errorf("write report: %w", err)
+		}
+	} else {
+		if err := safefile.WriteOutputFunc(output, 0o644, write); err != nil {
+			return fmt.Errorf("write report: %w", err)
+		}
+		fmt.Fprintf(c.Stderr, "mcptest: %s: %d passed, %d failed, %d inconclusive; report written to %s\n",
+			env.Verdict, env.Totals.Passed, env.Totals.Failed, env.Totals.Inconclusive, output)
 	}
 	if env.Verdict == report.Fail {
 		return errFailed

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcptest/mcptest/annotate"
-	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/engine/safefile"
 )
 
@@ -64,18 +62,16 @@ func (c *Command) storeDir(name string) (string, error) {
 	return dir, nil
 }
 
-// storeRun writes the run's envelope to .mcptest/runs/<run_id>.json, by
-// rename. A store that cannot be written costs a warning, never the run's
-// verdict.
-func (c *Command) storeRun(env *report.Envelope) {
+// storeRun writes the envelope of run id, as write produces it, to
+// .mcptest/runs/<id>.json, by rename. A store that cannot be written costs
+// a warning, never the run's verdict.
+func (c *Command) storeRun(id string, write func(io.Writer) error) {
 	dir, err := c.storeDir("runs")
 	if err == nil {
 		err = os.MkdirAll(dir, 0o755)
 	}
 	if err == nil {
-		err = safefile.Write(filepath.Join(dir, env.Run.ID+".json"), 0o644, func(w io.Writer) error {
-			return (annotate.JSON{}).Report(w, env)
-		})
+		err = safefile.Write(filepath.Join(dir, id+".json"), 0o644, write)
 	}
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "mcptest: warning: the run was not stored in the workspace: %v\n", err)
