@@ -2,7 +2,7 @@ package engine_test
 
 // The benchmarks of suites with many cases (see docs/benchmarks.md):
 //
-//   - BenchmarkPeakRSSCases: the peak resident set of the real `mcptest
+//   - BenchmarkCasesMemory: the peak resident set of the real `mcptest
 //     run` over 500 and 8,000 cases of one cassette each, and the check
 //     that it stays flat in the number of cases.
 //   - BenchmarkTranscripts: 2,000 model answers saved as an eval harness
@@ -38,14 +38,14 @@ const (
 	caseRSSSlack  = 16 << 10 // KiB
 )
 
-// BenchmarkPeakRSSCases runs `mcptest run --config suite-cases.yml
+// BenchmarkCasesMemory runs `mcptest run --config suite-cases.yml
 // --reporter json --output FILE` over 500 and 8,000 cases of one cassette
 // each (gen.CaseSuite) and reports the median peak resident set of each as
 // maxrss-KiB/N, and the limit the larger may reach, 1.5 × the smaller +
 // 16 MiB, as limit-KiB. It fails when the larger is over the limit.
 //
-//	go test -run '^$' -bench PeakRSSCases -benchtime 3x ./engine
-func BenchmarkPeakRSSCases(b *testing.B) {
+//	go test -run '^$' -bench CasesMemory -benchtime 3x ./engine
+func BenchmarkCasesMemory(b *testing.B) {
 	tools := buildTools(b)
 	var dirs [2]string
 	for i, n := range caseSizes {
