@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/prices"
 	"github.com/mcptest/mcptest/engine/redact"
 	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/gate"
@@ -39,12 +40,15 @@ type Options struct {
 	// there but refused (see checkCached): the case is recomputed and the
 	// entry rewritten.
 	Warn func(msg string)
+	// Prices prices the runs that recorded tokens but no cost (see package
+	// prices); nil means the embedded table.
+	Prices *prices.Table
 	// Emit, when set, is given each case's result as soon as it is
 	// computed, in suite order, and Run keeps none of them: the envelope
-	// it returns has no cases, and its totals, verdict and summary are
-	// counted from the results as they passed (report.Counter). A run of
-	// any number of cases then holds one case result at a time; the
-	// caller writes the envelope with the cases it was given (see
+	// it returns has no cases, and its totals, verdict, summary and price
+	// table are counted from the results as they passed (report.Counter).
+	// A run of any number of cases then holds one case result at a time;
+	// the caller writes the envelope with the cases it was given (see
 	// annotate.CaseSpool). An error from Emit stops the run and is
 	// returned.
 	Emit func(*report.CaseResult) error
@@ -60,6 +64,9 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 		return nil, err
 	}
 	if cases, err = selectShard(cases, opt.Shard); err != nil {
+		return nil, err
+	}
+	if opt.Prices, err = opt.priceTable(); err != nil {
 		return nil, err
 	}
 	plans, total, inputErrs := plan(s, cases, opt)
@@ -86,8 +93,10 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 		env.Cases = []*report.CaseResult{}
 	}
 	var counter report.Counter
+	priced := false // a case priced a run with the price table
 	keep := func(res *report.CaseResult) error {
 		counter.Add(res)
+		priced = priced || res.PricedRuns > 0
 		if opt.Emit != nil {
 			return opt.Emit(res)
 		}
@@ -128,6 +137,7 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 	for i := range env.Servers {
 		env.Servers[i].Tools = pool.tools[env.Servers[i].Name]
 	}
+	env.Prices = pricesUsed(priced, opt.Prices)
 	env.Finish(&counter)
 	env.Run.Cached = cached
 	return env, nil
@@ -205,6 +215,8 @@ type casePlan struct {
 	// live holds the run's open server sessions (tools: cases share one
 	// per server).
 	live *livePool
+	// prices prices the runs that recorded tokens but no cost.
+	prices *prices.Table
 }
 
 func plan(s *Suite, cases []*Case, opt Options) ([]casePlan, int, diag.List) {
@@ -213,6 +225,7 @@ func plan(s *Suite, cases []*Case, opt Options) ([]casePlan, int, diag.List) {
 	total := 0
 	for _, c := range cases {
 		p := casePlan{c: c}
+		p.prices, _ = opt.priceTable()
 		if c.Kind == report.KindAgent || c.Kind == report.KindScenario {
 			files, err := caseFiles(s, c, opt.CassetteDir)
 			if err != nil {
@@ -384,4 +397,22 @@ func asDiag(file string, err error) diag.List {
 		return diag.List{e}
 	}
 	return diag.List{{Pos: diag.Pos{File: file}, Kind: "cassette", Message: err.Error()}}
+}
+
+// priceTable is opt.Prices, or the embedded table when it is nil.
+func (opt Options) priceTable() (*prices.Table, error) {
+	if opt.Prices != nil {
+		return opt.Prices, nil
+	}
+	return prices.Embedded()
+}
+
+// pricesUsed names the price table in the envelope when some case's cost
+// was computed from it (priced), so a reader knows those costs are not
+// recorded.
+func pricesUsed(priced bool, t *prices.Table) *report.PriceTable {
+	if !priced {
+		return nil
+	}
+	return &report.PriceTable{Source: t.Source, SHA256: t.SHA256}
 }

@@ -444,3 +444,33 @@ agents:
 		t.Errorf("runs %d, counts %v", c.Runs, c.Counts)
 	}
 }
+
+// TestAgentBuiltinToolsAreInTheCatalog: a Claude Code session lists the
+// agent's built-in tools beside its MCP tools, so a gate naming Task gets
+// no "no tool of the recorded catalog" warning, and a typo still does.
+func TestAgentBuiltinToolsAreInTheCatalog(t *testing.T) {
+	session := `{"type":"system","subtype":"init","session_id":"s","model":"m","tools":["Task","mcp__github__get_issue"]}
+{"type":"assistant","session_id":"s","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Task","input":{}}]}}
+{"type":"result","subtype":"success","session_id":"s","result":"done"}
+`
+	s := writeSuite(t, `
+agents:
+  - name: a
+    cassette: session.jsonl
+    equal_function_sets:
+      classes:
+        - {name: task, members: [Task]}
+        - {name: issue, members: [github.get_isue]}
+`, map[string]string{"session.jsonl": session})
+	env := run(t, s, Options{})
+	var warnings []string
+	for _, f := range env.Cases[0].Findings {
+		if f.Level == "warning" {
+			warnings = append(warnings, f.Message)
+		}
+	}
+	want := []string{"equal_function_sets class issue: `github.get_isue` is no tool of the recorded catalog (did you mean `github.get_issue`?): it can never match a call"}
+	if !reflect.DeepEqual(warnings, want) {
+		t.Errorf("warnings %q, want %q", warnings, want)
+	}
+}

@@ -98,7 +98,7 @@ func (r *claudeReader) open(w *walker) *transcript {
 }
 
 // init reads a system init event: the model, and the first one's tools
-// as the catalog.
+// as the catalog, the agent's built-in tools under no server.
 func (r *claudeReader) init(w *walker, m map[string]any) {
 	r.open(w)
 	if model, ok := m["model"].(string); ok && r.c.Model == "" {
@@ -122,10 +122,9 @@ func (r *claudeReader) init(w *walker, m map[string]any) {
 			w.pop()
 			continue
 		}
+		// A built-in tool of the agent (Bash, Task) has no server, as its
+		// calls have none.
 		server, tool := splitMCP(name)
-		if server == "" {
-			continue // a built-in tool of the agent, not an MCP server's
-		}
 		byServer[server] = append(byServer[server], Tool{Name: tool, Raw: map[string]any{"name": tool}})
 	}
 	w.pop()

@@ -49,9 +49,10 @@
 // responses and items is one run (function_call and mcp_call items are
 // calls, function_call_output items results, mcp_list_tools the catalog);
 // an OTLP trace is one run (execute_tool spans, and MCP tools/call spans
-// outside them, are its calls in start order, gen_ai.usage.* of the
-// innermost spans that have it its tokens, invoke_agent spans its agents
-// and delegations); a stream-json session, from its init event to its
+// outside them, are its calls in start order, else the tool_call parts of
+// its model calls' output messages; gen_ai.usage.* of the innermost spans
+// that have it are its tokens, invoke_agent spans its agents and
+// delegations); a stream-json session, from its init event to its
 // result event, is one run (assistant and user events read as Anthropic
 // messages, the result event's usage and total_cost_usd the tokens and
 // cost). docs/traces.md says what each cannot carry.

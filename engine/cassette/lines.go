@@ -128,7 +128,7 @@ func streamLines(path string, data []byte, each func(*Cassette, *Run)) (*Cassett
 			}
 		}
 	}
-	no := 0
+	no, decided := 0, false
 	for len(data) > 0 {
 		var line []byte
 		line, data, _ = bytes.Cut(data, []byte("\n"))
@@ -140,9 +140,9 @@ func streamLines(path string, data []byte, each func(*Cassette, *Run)) (*Cassett
 			ls.add(lineSyntaxError(path, line), no)
 			continue
 		}
-		if file == nil {
-			multi = spread(line)
-			if multi != nil {
+		if !decided {
+			decided = true
+			if multi = spread(line); multi != nil {
 				file = multi.cassette()
 			}
 		}

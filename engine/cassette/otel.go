@@ -60,9 +60,10 @@ func (r *otelReader) line(w *walker, v any) []Run {
 		return nil
 	}
 	eachOf(w, m, "resourceSpans", `an array of resource spans {"scopeSpans": [...]}`, func(rs map[string]any) {
-		eachOf(w, rs, "scopeSpans", `an array of scope spans {"spans": [...]}`, func(ss map[string]any) {
-			eachOf(w, ss, "spans", "an array of spans", r.span(w))
-		})
+		scope := func(ss map[string]any) { eachOf(w, ss, "spans", "an array of spans", r.span(w)) }
+		eachOf(w, rs, "scopeSpans", `an array of scope spans {"spans": [...]}`, scope)
+		// The name OTLP used before 0.15, which old exporters still write.
+		eachOf(w, rs, "instrumentationLibrarySpans", `an array of instrumentation library spans {"spans": [...]}`, scope)
 	})
 	return nil
 }
@@ -333,8 +334,35 @@ func (r *otelReader) finish() []Run {
 		r.provenance(t)
 		runs = append(runs, t.run())
 	}
+	r.catalog()
 	r.spans = nil
 	return runs
+}
+
+// catalog reads the first gen_ai.tool.definitions of the file, the tools
+// a model call offered, as the catalog: a tool named
+// mcp__<server>__<tool> under its server, any other under none.
+func (r *otelReader) catalog() {
+	for _, s := range r.spans {
+		defs := jsonList(s.attrs["gen_ai.tool.definitions"])
+		if len(defs) == 0 {
+			continue
+		}
+		byServer := map[string][]Tool{}
+		for _, d := range defs {
+			if tool, ok := functionTool(d); ok {
+				server, name := splitMCP(tool.Name)
+				tool.Name = name
+				tool.Raw["name"] = name
+				byServer[server] = append(byServer[server], tool)
+			}
+		}
+		for server, tools := range byServer {
+			r.c.Catalog = append(r.c.Catalog, ServerCatalog{Server: server, Tools: tools})
+		}
+		sort.Slice(r.c.Catalog, func(i, j int) bool { return r.c.Catalog[i].Server < r.c.Catalog[j].Server })
+		return
+	}
 }
 
 // provenance fills the cassette's model, provider, agent and prompt from
@@ -392,6 +420,9 @@ func (t *otelTrace) run() Run {
 			usage.add(map[string]any{"input_tokens": s.attrs["gen_ai.usage.input_tokens"],
 				"output_tokens": s.attrs["gen_ai.usage.output_tokens"]})
 		}
+	}
+	if len(turn.Calls) == 0 {
+		turn.Calls = t.modelCalls()
 	}
 	run.Turns = []Turn{turn}
 	run.Tokens = usage.tokens()
@@ -481,32 +512,33 @@ func hasUsage(s *otelSpan) bool {
 // other string is its text, any other value the text of its JSON.
 func otelResult(v any) any {
 	m, ok := v.(map[string]any)
-	s, isStr := v.(string)
-	if isStr {
+	if s, isStr := v.(string); isStr {
 		ok = json.Unmarshal([]byte(s), &m) == nil
 	}
 	if _, has := m["content"].([]any); ok && has {
 		return m
 	}
-	if !isStr {
-		b, _ := json.Marshal(v)
-		s = string(b)
-	}
-	return toolResult(s)
+	return toolResult(jsonText(v))
 }
 
-// messagesText reads gen_ai.input.messages or gen_ai.output.messages (a
-// JSON string, or structured): the text parts of the first (or, with
-// last, the last) message of role.
-func messagesText(v any, role string, last bool) string {
+// jsonList decodes an attribute that holds a list, gen_ai.input.messages,
+// gen_ai.output.messages or gen_ai.tool.definitions: a JSON string, or
+// structured.
+func jsonList(v any) []any {
 	if s, ok := v.(string); ok {
 		if json.Unmarshal([]byte(s), &v) != nil {
-			return ""
+			return nil
 		}
 	}
 	msgs, _ := v.([]any)
+	return msgs
+}
+
+// messagesText reads gen_ai.input.messages or gen_ai.output.messages: the
+// text parts of the first (or, with last, the last) message of role.
+func messagesText(v any, role string, last bool) string {
 	out := ""
-	for _, m := range msgs {
+	for _, m := range jsonList(v) {
 		m, _ := m.(map[string]any)
 		if m["role"] != role {
 			continue
@@ -528,4 +560,52 @@ func messagesText(v any, role string, last bool) string {
 		}
 	}
 	return out
+}
+
+// partsOf returns the parts of type typ of the messages v holds.
+func partsOf(v any, typ string) []map[string]any {
+	var out []map[string]any
+	for _, m := range jsonList(v) {
+		m, _ := m.(map[string]any)
+		parts, _ := m["parts"].([]any)
+		for _, p := range parts {
+			if p, _ := p.(map[string]any); p["type"] == typ {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// modelCalls reads the calls of a trace that has no tool spans from its
+// model calls' messages: the tool_call parts of gen_ai.output.messages, in
+// start order, each answered by the first tool_call_response part with its
+// id in a later gen_ai.input.messages.
+func (t *otelTrace) modelCalls() []Call {
+	var calls []Call
+	byID := map[string]int{}
+	for _, s := range t.spans {
+		for _, p := range partsOf(s.attrs["gen_ai.input.messages"], "tool_call_response") {
+			id, _ := p["id"].(string)
+			if i, ok := byID[id]; ok && calls[i].Result == nil {
+				calls[i].Result = otelResult(p["response"])
+			}
+		}
+		for _, p := range partsOf(s.attrs["gen_ai.output.messages"], "tool_call") {
+			name, _ := p["name"].(string)
+			if name == "" {
+				continue
+			}
+			c := Call{Arguments: arguments(p["arguments"]), Agent: s.str("gen_ai.agent.name")}
+			c.Server, c.Tool = splitMCP(name)
+			if c.Agent == "" {
+				c.Agent = t.agentOf(s)
+			}
+			if id, _ := p["id"].(string); id != "" {
+				byID[id] = len(calls)
+			}
+			calls = append(calls, c)
+		}
+	}
+	return calls
 }

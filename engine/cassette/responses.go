@@ -1,6 +1,9 @@
 package cassette
 
-import "sort"
+import (
+	"encoding/json"
+	"sort"
+)
 
 // responsesItemTypes are the "type" values of OpenAI Responses API items
 // that no other recording uses.
@@ -90,6 +93,7 @@ func (r *responses) response(m map[string]any) {
 	if model, ok := m["model"].(string); ok && r.t.c.Model == "" {
 		r.t.c.Model = model
 	}
+	r.functionTools(m["tools"])
 	out, _ := m["output"].([]any)
 	w.push("output")
 	for i, it := range out {
@@ -166,8 +170,58 @@ func (r *responses) mcpCall(m map[string]any) {
 	case hasOut && out != nil:
 		t.result(id, "", toolResult(out), errV != nil)
 	case errV != nil:
-		t.result(id, "", toolResult(errV), true)
+		t.result(id, "", toolResult(jsonText(errV)), true)
 	}
+}
+
+// jsonText is a string itself, any other value its JSON.
+func jsonText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// functionTools reads the function tools a response echoes from its
+// request, {"type": "function", "name", "description", "parameters"}, as
+// the catalog of no server: the first response's are kept.
+func (r *responses) functionTools(v any) {
+	tools, _ := v.([]any)
+	if _, seen := r.catalog[""]; seen {
+		return
+	}
+	var list []Tool
+	for _, t := range tools {
+		if tool, ok := functionTool(t); ok {
+			list = append(list, tool)
+		}
+	}
+	if list != nil {
+		r.catalog[""] = list
+	}
+}
+
+// functionTool converts a function tool definition {"type": "function",
+// "name", "description", "parameters"} to a tools/list entry, parameters
+// as its inputSchema.
+func functionTool(v any) (Tool, bool) {
+	m, _ := v.(map[string]any)
+	name, _ := m["name"].(string)
+	if m["type"] != "function" || name == "" {
+		return Tool{}, false
+	}
+	raw := map[string]any{"name": name}
+	tool := Tool{Name: name, Raw: raw}
+	if d, ok := m["description"].(string); ok {
+		tool.Description = d
+		raw["description"] = d
+	}
+	if p, ok := m["parameters"]; ok && p != nil {
+		tool.InputSchema = p
+		raw["inputSchema"] = p
+	}
+	return tool, true
 }
 
 // listTools reads an mcp_list_tools item into the catalog of its server:

@@ -1,6 +1,7 @@
 package cassette
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -85,11 +86,14 @@ run 0: deepwiki.ask_question deepwiki.read_wiki_structure!
   tokens 1821+143=1964
 `},
 		{"openai_responses_functions.json", `format=openai-responses model="gpt-4.1-2025-04-14" provider="" agent="" prompt="What is the weather like in Pa…"
+catalog : get_weather
 run 0: get_weather
   final "It is 14°C with light rain in …"
   tokens 633+38=671
 `},
 		{"otel_genai_agents.json", `format=otel-genai model="gpt-4.1-2025-04-14" provider="openai" agent="travel-planner" prompt="Book me the cheapest flight fr…"
+catalog : search_flights
+catalog airline: book_reservation cancel_reservation
 run 0: search_flights@travel-planner airline.book_reservation!@booking-agent
   final "The booking failed: your payme…"
   tokens 800+70=870
@@ -97,6 +101,7 @@ run 0: search_flights@travel-planner airline.book_reservation!@booking-agent
 run 1: search_flights(no result)
 `},
 		{"claude_code_stream.jsonl", `format=claude-stream-json model="claude-sonnet-4-5-20250929" provider="anthropic" agent="" prompt=""
+catalog : Task Bash Read
 catalog github: search_issues get_issue
 catalog weather: get_forecast
 run 0: github.search_issues Task github.get_issue!@issue-reader
@@ -130,6 +135,11 @@ run 0: x(no result)
 run 1:
   final "no tool"
 `},
+		{"mcp_call error objects are their JSON text", `{"object": "response", "output": [
+			{"type": "mcp_call", "id": "m1", "server_label": "s", "name": "t", "arguments": "{}", "output": null, "error": {"type": "http_error", "code": 500}}]}`,
+			`format=openai-responses model="" provider="" agent="" prompt=""
+run 0: s.t!
+`},
 		{"Responses items without a response object", `[{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
 			{"type": "function_call", "call_id": "c1", "name": "mcp__fs__read", "arguments": "{\"p\": 1}"},
 			{"type": "function_call_output", "call_id": "c1", "output": "x"}]`,
@@ -150,6 +160,19 @@ run 0: fs.read
 `, `format=claude-stream-json model="m" provider="anthropic" agent="" prompt=""
 run 0: s.a(no result)
 run 1: s.b(no result)
+`},
+		{"OTel trace without tool spans: the model calls' tool_call parts",
+			`{"resourceSpans": [{"scopeSpans": [{"spans": [
+			{"traceId": "t", "spanId": "a", "startTimeUnixNano": "1", "attributes": [{"key": "gen_ai.output.messages", "value": {"stringValue": "[{\"role\": \"assistant\", \"parts\": [{\"type\": \"tool_call\", \"id\": \"c1\", \"name\": \"mcp__w__get\", \"arguments\": {\"city\": \"Paris\"}}, {\"type\": \"tool_call\", \"id\": \"c2\", \"name\": \"other\"}]}]"}}]},
+			{"traceId": "t", "spanId": "b", "startTimeUnixNano": "2", "attributes": [{"key": "gen_ai.input.messages", "value": {"stringValue": "[{\"role\": \"tool\", \"parts\": [{\"type\": \"tool_call_response\", \"id\": \"c1\", \"response\": \"14C\"}]}]"}}, {"key": "gen_ai.output.messages", "value": {"stringValue": "[{\"role\": \"assistant\", \"parts\": [{\"type\": \"text\", \"content\": \"It is 14C.\"}]}]"}}]}]}]}]}`,
+			`format=otel-genai model="" provider="" agent="" prompt=""
+run 0: w.get other(no result)
+  final "It is 14C."
+`},
+		{"OTLP before 0.15: instrumentationLibrarySpans",
+			`{"resourceSpans": [{"instrumentationLibrarySpans": [{"spans": [{"traceId": "t", "spanId": "a", "name": "execute_tool old"}]}]}]}`,
+			`format=otel-genai model="" provider="" agent="" prompt=""
+run 0: old(no result)
 `},
 		{"OTel final response: the output of the span that ends last",
 			`{"resourceSpans": [{"scopeSpans": [{"spans": [
@@ -262,4 +285,50 @@ func TestOTelResult(t *testing.T) {
 	} {
 		diff(t, otelResult(tt.in), tt.want)
 	}
+}
+
+// TestReadTauBenchLines reads the public τ-bench sample of 20 trajectories
+// (../shared/data beside the repository root) as it is, JSON Lines: 20
+// runs, each the calls of its record's agent_tool_calls, in order.
+func TestReadTauBenchLines(t *testing.T) {
+	f := filepath.Join("..", "..", "..", "shared", "data", "tau_bench", "v1_airline_gpt-4o_trajectories_sample20_replayed.jsonl")
+	data, err := os.ReadFile(f)
+	if err != nil {
+		t.Skipf("τ-bench data not available: %v", err)
+	}
+	c, err := Read(f, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if c.Format != FormatOpenAI || len(c.Runs) != 20 || len(lines) != 20 {
+		t.Fatalf("format %s, %d runs of %d lines, want 20 openai-chat runs", c.Format, len(c.Runs), len(lines))
+	}
+	for i, line := range lines {
+		var rec struct {
+			AgentToolCalls []struct{ Name string } `json:"agent_tool_calls"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		calls := c.Runs[i].Calls()
+		if len(calls) != len(rec.AgentToolCalls) {
+			t.Fatalf("run %d: %d calls, the record lists %d", i, len(calls), len(rec.AgentToolCalls))
+		}
+		for j, want := range rec.AgentToolCalls {
+			if calls[j].Tool != want.Name {
+				t.Errorf("run %d call %d: %s, want %s", i, j, calls[j].Tool, want.Name)
+			}
+		}
+	}
+}
+
+// TestMCPCallError: a failed mcp_call's error object is kept as the text
+// of its JSON.
+func TestMCPCallError(t *testing.T) {
+	c, err := Read("r.json", []byte(`{"object": "response", "output": [{"type": "mcp_call", "id": "m1", "server_label": "s", "name": "t", "error": {"code": 500}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff(t, c.Runs[0].Calls()[0].Result, textResult(`{"code":500}`))
 }
