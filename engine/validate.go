@@ -123,11 +123,7 @@ func schemaError(d *document, ve *jsonschema.ValidationError) diag.List {
 		section = sectionName(obj)
 		var out diag.List
 		for _, k := range keys {
-			e := &diag.Error{Pos: d.KeyAt(obj + "/" + yamlpos.EscapePointer(k)), Pointer: obj, Kind: "schema",
-				Message: fmt.Sprintf("unexpected key %q for %q section. expected one of %s", k, section, quoteList(allowed))}
-			if s := diag.Suggest(k, allowed); s != "" {
-				e.Hint = "did you mean `" + s + "`?"
-			}
+			e := yamlpos.UnknownKey(d.KeyAt(obj+"/"+yamlpos.EscapePointer(k)), obj, section, k, allowed, "schema")
 			if slices.Equal(allowed, matcherKeys()) {
 				// The matcher grammar knows operator aliases (=>, gte).
 				var me *expr.MatcherError

@@ -139,17 +139,17 @@ func (r *room) take(block string) bool {
 }
 
 // yamlValues counts the values a YAML text holds as the suite loader
-// reads them (mapping keys are not values, aliases are expanded); text
-// that does not read counts as too many.
+// reads them (mapping keys are not values, aliases are expanded), with
+// the shared YAML reader; text that does not parse counts as too many.
 func yamlValues(text string) int {
-	d := yamlpos.Read("", []byte(text), yamlpos.Options{})
-	if d.Empty {
-		return 0
-	}
-	if len(d.Errs) > 0 {
+	root, errs := yamlpos.Parse("", []byte(text), yamlpos.Options{})
+	switch {
+	case len(errs) > 0:
 		return maxScaffoldValues + 1
+	case root == nil:
+		return 0 // comments only, or nothing
 	}
-	return d.Len()
+	return yamlpos.Count(root)
 }
 
 // writeHeader starts every rendered suite: the schema header, who

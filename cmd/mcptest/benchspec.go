@@ -40,16 +40,16 @@ func (r *specReader) errorf(ptr, format string, args ...any) {
 
 // readBenchSpec reads a spec file: every problem of the file (syntax,
 // unknown keys with a did-you-mean, values of the wrong type, a missing or
-// doubled catalog) is returned at once as a positioned diag.List; an I/O
-// failure is a plain error. The Doc is returned too, so a problem
+// doubled catalog) is returned at once as a positioned diag.List; a file
+// that cannot be read is an input error (exit 2). The Doc is returned too, so a problem
 // toolbench finds later can be placed.
 func readBenchSpec(path string) (toolbench.Spec, *yamlpos.Doc, error) {
 	data, err := safefile.ReadFile(path, live.MaxCatalogBytes)
 	switch {
 	case safefile.IsLimit(err):
-		return toolbench.Spec{}, nil, diag.List{{Pos: diag.Pos{File: path}, Kind: "tool-bench", Message: err.Error()}}
+		return toolbench.Spec{}, nil, inputErr("spec: %v", err)
 	case err != nil:
-		return toolbench.Spec{}, nil, fmt.Errorf("read spec: %w", err)
+		return toolbench.Spec{}, nil, inputErr("read spec: %w", err)
 	}
 	return parseBenchSpec(path, data)
 }

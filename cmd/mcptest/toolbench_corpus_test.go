@@ -24,6 +24,12 @@ func TestToolBenchCorpus(t *testing.T) {
 			t.Errorf("%s: exit %d\n%s", f, code, stderr)
 		}
 	}
+	// A spec that cannot be read is bad input too.
+	for _, f := range []string{"testdata/toolbench/none.yml", "testdata/toolbench"} {
+		if _, stderr, code := mcptest(t, nil, "tool-bench", "run", f); code != ExitInput || !strings.Contains(stderr, f) {
+			t.Errorf("%s: exit %d, want %d\n%s", f, code, ExitInput, stderr)
+		}
+	}
 	for _, f := range bad {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			stdout, stderr, code := mcptest(t, nil, "tool-bench", "run", f)

@@ -48,8 +48,12 @@ type Doc struct {
 	// value of each integer that fits an int64 (the tree holds float64).
 	numbers map[string]string
 	ints    map[string]int64
-	// aliased counts the values reached through aliases.
-	aliased int
+	// aliased counts the values reached through aliases; outer is the
+	// alias of the document (not itself inside an alias's expansion)
+	// being expanded, and outerPtr its pointer.
+	aliased  int
+	outer    *yaml.Node
+	outerPtr string
 }
 
 // Read decodes data into a Doc (see Parse for the errors of the text),
@@ -84,10 +88,14 @@ func (d *Doc) convert(n *yaml.Node, ptr string, depth int, aliased bool) any {
 	if aliased {
 		d.aliased++
 	}
+	if n.Kind == yaml.AliasNode && !aliased {
+		d.outer, d.outerPtr = n, ptr
+	}
 	switch {
 	case d.aliased > MaxAliasValues:
 		if d.aliased == MaxAliasValues+1 {
-			d.errorf(n, ptr, "the aliases of the %s expand to over %d values (an alias bomb?): write the values out, or alias less", d.o.noun(), MaxAliasValues)
+			d.errorf(d.outer, d.outerPtr, "aliases expand the %s to over %d values (an alias bomb?); the limit is crossed expanding *%s here: write the values out, or alias less",
+				d.o.noun(), MaxAliasValues, d.outer.Value)
 		}
 		return nil
 	case depth > MaxDepth:
@@ -226,4 +234,43 @@ func EscapePointer(s string) string {
 // UnescapePointer is the key an RFC 6901 pointer segment names.
 func UnescapePointer(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+}
+
+// Count is the number of values the tree at n holds as Read counts them
+// (Doc.Len), without decoding them: every node but mapping keys, aliases
+// expanded, within Read's bounds on aliases and depth. For a tree with
+// keys Read refuses (repeated, merge or non-string keys) it counts their
+// values too.
+func Count(n *yaml.Node) int {
+	c := counter{}
+	c.count(n, 0, false, false)
+	return c.n
+}
+
+type counter struct{ n, aliased int }
+
+// count mirrors Doc.convert; same says n's value has the pointer of the
+// alias that named it, so is not counted again.
+func (c *counter) count(n *yaml.Node, depth int, aliased, same bool) {
+	if aliased {
+		c.aliased++
+	}
+	if c.aliased > MaxAliasValues || depth > MaxDepth {
+		return
+	}
+	if !same {
+		c.n++
+	}
+	switch n.Kind {
+	case yaml.AliasNode:
+		c.count(n.Alias, depth+1, true, true)
+	case yaml.MappingNode:
+		for i := 1; i < len(n.Content); i += 2 {
+			c.count(n.Content[i], depth+1, aliased, false)
+		}
+	case yaml.SequenceNode:
+		for _, v := range n.Content {
+			c.count(v, depth+1, aliased, false)
+		}
+	}
 }

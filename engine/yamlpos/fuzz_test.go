@@ -9,7 +9,8 @@ import (
 
 // FuzzRead feeds any bytes to the reader: it never panics, answers
 // quickly whatever the aliases, places every error at a line and column
-// of the file, and records a position for every value it decoded.
+// of the file, records a position for every value it decoded, and Count
+// agrees with it on a document without errors.
 func FuzzRead(f *testing.F) {
 	for _, pattern := range []string{"../testdata/*/*.yml", "../../live/testdata/catalogs/*/*", "../../cmd/mcptest/testdata/toolbench/*/*.yml"} {
 		files, _ := filepath.Glob(pattern)
@@ -46,6 +47,9 @@ func FuzzRead(f *testing.F) {
 				t.Fatalf("value %q without a line", ptr)
 			}
 			d.Value(ptr)
+		}
+		if d.Node != nil && len(d.Errs) == 0 && Count(d.Node) != d.Len() {
+			t.Fatalf("Count %d, Read decoded %d", Count(d.Node), d.Len())
 		}
 		d.UnknownKeys("", "root", []string{"a"}, "syntax")
 	})

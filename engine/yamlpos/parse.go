@@ -24,7 +24,9 @@ type Options struct {
 	// Syntax starts the message of a syntax error ("invalid YAML" when
 	// empty).
 	Syntax string
-	// Empty is the message for a file that holds no document.
+	// Empty is the message for a file that holds no document (nothing,
+	// or only comments); when it is "", such a file is no error and its
+	// root is nil.
 	Empty string
 }
 
@@ -42,6 +44,14 @@ func (o Options) syntax() string {
 	return o.Syntax
 }
 
+// empty is the error of a file with no document, none when Empty is "".
+func (o Options) empty(file string) diag.List {
+	if o.Empty == "" {
+		return nil
+	}
+	return diag.List{{Pos: diag.Pos{File: file, Line: 1, Col: 1}, Kind: o.kind(), Message: o.Empty}}
+}
+
 func (o Options) noun() string {
 	if o.Noun == "" {
 		return "file"
@@ -50,11 +60,11 @@ func (o Options) noun() string {
 }
 
 // Parse decodes the first document of data into a node tree and returns
-// its root value (nil when data holds none, with an error). Text that is
-// not UTF-8 or holds a control character, a YAML syntax error, a nesting
-// deeper than yaml.v3 allows, an empty file and a second document are
-// positioned errors; the root is returned with a second-document error,
-// nil with any other.
+// its root value, nil when data holds none. Text that is not UTF-8 or
+// holds a control character, a YAML syntax error, a nesting deeper than
+// yaml.v3 allows, an empty file (see Options.Empty) and a second document
+// are positioned errors; the root is returned with a second-document
+// error, nil with any other.
 func Parse(file string, data []byte, o Options) (*yaml.Node, diag.List) {
 	n, errs, _ := parse(file, data, o)
 	return n, errs
@@ -69,7 +79,7 @@ func parse(file string, data []byte, o Options) (root *yaml.Node, errs diag.List
 	var n yaml.Node
 	if err := dec.Decode(&n); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, diag.List{{Pos: diag.Pos{File: file, Line: 1, Col: 1}, Kind: o.kind(), Message: o.Empty}}, true
+			return nil, o.empty(file), true
 		}
 		return nil, diag.List{yamlError(file, data, err, o)}, false
 	}
@@ -79,7 +89,7 @@ func parse(file string, data []byte, o Options) (root *yaml.Node, errs diag.List
 			Message: fmt.Sprintf("a second YAML document: a %s is one document, remove the `---` separator", o.noun())})
 	}
 	if n.Kind != yaml.DocumentNode || len(n.Content) != 1 {
-		return nil, append(errs, &diag.Error{Pos: diag.Pos{File: file, Line: 1, Col: 1}, Kind: o.kind(), Message: o.Empty}), true
+		return nil, append(errs, o.empty(file)...), true
 	}
 	return n.Content[0], errs, false
 }

@@ -110,7 +110,7 @@ func TestAliasBomb(t *testing.T) {
 		t.Errorf("took %v", el)
 	}
 	got := errLines(d.Errs)
-	if !strings.HasPrefix(got, "bomb.yml:") || !strings.Contains(got, "the aliases of the suite expand to over 100000 values (an alias bomb?)") || strings.Count(got, "\n") != 0 {
+	if !strings.HasPrefix(got, "bomb.yml:") || !strings.Contains(got, "aliases expand the suite to over 100000 values (an alias bomb?)") || strings.Count(got, "\n") != 0 {
 		t.Errorf("got %s", got)
 	}
 	if d.Errs[0].Pos.Line < 1 || d.Errs[0].Pointer == "" {
@@ -159,5 +159,22 @@ spec.yml:4:1: unexpected key "zzz" for "spec" section. expected one of "catalog"
 	}
 	if d.UnknownKeys("/intents", "intents", nil, "x") != nil {
 		t.Error("a list has no keys")
+	}
+}
+
+// TestCount: Count agrees with what Read decodes, aliases included, and
+// an empty text is no error when Options.Empty is "".
+func TestCount(t *testing.T) {
+	for _, text := range []string{"a: 1\n", "a: [1, {b: c}]\nd: ~\n", billionLaughs(3), billionLaughs(9), "a: &a [b, *a]\n", "- x\n- [y, z]\n"} {
+		d := Read("c.yml", []byte(text), Options{})
+		if d.Node == nil {
+			t.Fatalf("%.30q: %v", text, d.Errs)
+		}
+		if got := Count(d.Node); got != d.Len() {
+			t.Errorf("%.30q: Count %d, Read decoded %d", text, got, d.Len())
+		}
+	}
+	if root, errs := Parse("c.yml", []byte("# only a comment\n"), Options{}); root != nil || errs != nil {
+		t.Errorf("empty text: %v, %v", root, errs)
 	}
 }
