@@ -34,7 +34,7 @@ tests:
 			}
 		}
 		fmt.Fprintf(&b, "  - name: %s %d\n    type: agent\n    cassette: %s/%s\n", t.Agent, i, CassetteDir, fileName(i))
-		classesYAML(&b, ids)
+		classesYAML(&b, ids, "")
 		b.WriteString("      expect:\n        - tool_selection.recall: { \">=\": 50 }\n")
 	}
 	return []byte(b.String())
@@ -47,11 +47,15 @@ func taskOf(c *corpus, seed uint64, i int) task {
 	return c.tasks[rng.IntN(len(c.tasks))]
 }
 
-// classesYAML writes an equal_function_sets block with one class per id,
-// named after the tool (the id when two tools share a name), in flow
-// style.
-func classesYAML(b *strings.Builder, ids []string) {
-	b.WriteString("    equal_function_sets:\n      classes:\n")
+// classesYAML writes an equal_function_sets block counting as count says
+// ("" for the default) with one class per id, named after the tool (the
+// id when two tools share a name), in flow style.
+func classesYAML(b *strings.Builder, ids []string, count string) {
+	b.WriteString("    equal_function_sets:\n")
+	if count != "" {
+		fmt.Fprintf(b, "      count: %s\n", count)
+	}
+	b.WriteString("      classes:\n")
 	var names []string
 	for _, id := range ids {
 		_, name, _ := strings.Cut(id, ".")
