@@ -1,6 +1,9 @@
 package mcpserver
 
 import (
+	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,7 +38,7 @@ func TestStoreIsBounded(t *testing.T) {
 
 	st := Store{Getenv: func(k string) string { return map[string]string{StoreEnv: store}[k] }, KeepRuns: 3, KeepCache: 2}
 	env := &report.Envelope{SchemaVersion: report.SchemaVersion, Run: report.RunInfo{ID: "01B00000000000000000000000"}}
-	if err := st.SaveRun(env); err != nil {
+	if err := st.SaveRun(env.Run.ID, func(w io.Writer) error { return json.NewEncoder(w).Encode(env) }); err != nil {
 		t.Fatal(err)
 	}
 	names := func(dir string) []string {
@@ -66,5 +69,39 @@ func TestStoreRefusesLinks(t *testing.T) {
 	_, err := Store{Getenv: func(string) string { return "" }}.Dir("cache")
 	if err == nil || !strings.Contains(err.Error(), ".mcptest is a symbolic link") || !strings.Contains(err.Error(), StoreEnv) {
 		t.Errorf("err %v", err)
+	}
+}
+
+// TestWholeEnvelopeLarge: a stored envelope over wholeCheckBytes is judged
+// by its ends: whole when it closes the top-level object on a line of its
+// own, not when it was cut after an inner object or mid-line.
+func TestWholeEnvelopeLarge(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("{\n  \"cases\": [\n")
+	for i := 0; b.Len() <= wholeCheckBytes; i++ {
+		fmt.Fprintf(&b, "    {\n      \"name\": \"case %d\"\n    },\n", i)
+	}
+	b.WriteString("    {}\n  ]\n}\n")
+	whole := b.String()
+	for name, tc := range map[string]struct {
+		body string
+		want bool
+	}{
+		"whole":       {whole, true},
+		"after-case":  {whole[:strings.LastIndex(whole, "\n    },\n")+8], false},
+		"mid-line":    {whole[:len(whole)/2], false},
+		"no-newline":  {strings.TrimSuffix(whole, "\n"), false},
+		"not-object":  {"[" + whole[1:], false},
+		"small-whole": {"{}", true},
+		"small-cut":   {"{\"a\": [", false},
+	} {
+		p := filepath.Join(dir, name+".json")
+		if err := os.WriteFile(p, []byte(tc.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := wholeEnvelope(p); got != tc.want {
+			t.Errorf("%s (%d bytes): wholeEnvelope = %v, want %v", name, len(tc.body), got, tc.want)
+		}
 	}
 }

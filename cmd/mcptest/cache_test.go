@@ -431,7 +431,8 @@ func TestPruneRemovesUnreadableRuns(t *testing.T) {
 	os.MkdirAll(runs, 0o755)
 	whole, _, _ := mcptest(t, nil, "run", "--config", "../../examples/quickstart/suite.yml", "--reporter", "json")
 	plant := map[string]string{
-		"01A00000000000000000000001.json": whole[:len(whole)/2], // a run killed while its file was written
+		"01A00000000000000000000001.json": whole[:len(whole)/2],                            // a run killed while its file was written
+		"01A0000000000000000000000A.json": whole[:strings.LastIndex(whole, "\n    }\n")+7], // killed after a case
 		"01A00000000000000000000002.json": "not json",
 		"01A00000000000000000000003.json": "",
 		"01A00000000000000000000009.json": whole,

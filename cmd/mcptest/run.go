@@ -20,140 +20,150 @@ import (
 	"github.com/mcptest/mcptest/engine/stamp"
 )
 
-// runRequest is what `mcptest run`'s flags ask for.
-type runRequest struct {
+func (c *Command) run(_ context.Context, args []string) error {
+	a, err := c.runFlags(args)
+	if err != nil {
+		return err
+	}
+	return c.runSuite(a)
+}
+
+// runArgs are mcptest run's flags, checked.
+type runArgs struct {
 	config, reporter, output, cassetteDir string
-	agentBudget                           int
-	filters                               stringList
-	useCache, noCache                     bool
+	filters                               []string
 	shard                                 report.Shard
+	useCache, noCache                     bool
+	rep                                   annotate.Reporter
 	prices                                *prices.Table
 }
 
-func (c *Command) run(_ context.Context, args []string) error {
-	req, err := c.runFlags(args)
-	if err != nil {
-		return err
-	}
-	out := c.Stdout
-	if req.output != "" {
-		out = io.Discard
-	}
-	rep, err := annotate.New(req.reporter, annotate.Options{Color: c.color(out), AgentBudget: req.agentBudget})
-	if err != nil {
-		return inputErr("--reporter: %v", err)
-	}
-	if req.config, err = c.suiteFile(req.config); err != nil {
-		return err
-	}
-	env, err := c.runSuite(req)
-	if err != nil {
-		return err
-	}
-	c.storeRun(env)
-	if err := c.writeRunReport(rep, req, env); err != nil {
-		return err
-	}
-	if env.Verdict == report.Fail {
-		return errFailed
-	}
-	return nil
-}
-
-// runFlags reads and checks `mcptest run`'s flags.
-func (c *Command) runFlags(args []string) (runRequest, error) {
-	var req runRequest
+// runFlags reads and checks mcptest run's flags and arguments.
+func (c *Command) runFlags(args []string) (runArgs, error) {
 	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--reporter pretty|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--filter NAME]... [--filter-escaped NAME]... [--cassette-dir DIR] [--shard i/n] [--cache | --no-cache] [--prices FILE]")
-	fs.StringVar(&req.config, "config", "", "the suite `FILE` (default: mcptest.yml, else suite.yml, here or in a parent up to the repository root)")
-	fs.StringVar(&req.reporter, "reporter", "pretty", "how to report: pretty, json, junit (JUnit XML), sarif (SARIF 2.1.0), html (the auditor view; use --output) or agent (the model-facing digest)")
-	fs.IntVar(&req.agentBudget, "agent-budget", annotate.DefaultAgentBudget, "with --reporter agent, cap the result at `TOKENS` cl100k_base tokens")
-	fs.StringVar(&req.output, "output", "", "write the report to `FILE` instead of stdout (- is stdout; --reporter html on a terminal goes to .mcptest/reports/)")
-	fs.Var(&req.filters, "filter", "run only the case `NAME` (exact, or else a case-insensitive substring); repeatable")
+	config := fs.String("config", "", "the suite `FILE` (default: mcptest.yml, else suite.yml, here or in a parent up to the repository root)")
+	reporter := fs.String("reporter", "pretty", "how to report: pretty, json, junit (JUnit XML), sarif (SARIF 2.1.0), html (the auditor view; use --output) or agent (the model-facing digest)")
+	agentBudget := fs.Int("agent-budget", annotate.DefaultAgentBudget, "with --reporter agent, cap the result at `TOKENS` cl100k_base tokens")
+	output := fs.String("output", "", "write the report to `FILE` instead of stdout (- is stdout; --reporter html on a terminal goes to .mcptest/reports/)")
+	var filters stringList
+	fs.Var(&filters, "filter", "run only the case `NAME` (exact, or else a case-insensitive substring); repeatable")
 	var escaped stringList
 	fs.Var(&escaped, "filter-escaped", "like --filter, with the `NAME` written with Go escapes (\\n, \\x1b, \\u202e): the agent reporter's repro: lines use it for names with control characters; repeatable")
-	fs.StringVar(&req.cassetteDir, "cassette-dir", "", "the `DIR` where a test without a cassette: key is looked up by name (default: cassettes/ beside the suite)")
-	fs.BoolVar(&req.useCache, "cache", false, "serve unchanged replayed cases from the workspace cache (.mcptest/cache/) on CI too, where it is off by default (CI or GITHUB_ACTIONS is true)")
-	fs.BoolVar(&req.noCache, "no-cache", false, "recompute every case instead of serving unchanged ones from the workspace cache (.mcptest/cache/)")
+	cassetteDir := fs.String("cassette-dir", "", "the `DIR` where a test without a cassette: key is looked up by name (default: cassettes/ beside the suite)")
+	useCache := fs.Bool("cache", false, "serve unchanged replayed cases from the workspace cache (.mcptest/cache/) on CI too, where it is off by default (CI or GITHUB_ACTIONS is true)")
+	noCache := fs.Bool("no-cache", false, "recompute every case instead of serving unchanged ones from the workspace cache (.mcptest/cache/)")
 	shardFlag := fs.String("shard", "", "run only shard `i/n` of the cases (1-based; a case's shard depends on its name alone); merge the shards with mcptest report merge")
 	pricesFile := fs.String("prices", "", "price the runs that recorded tokens but no cost with the LiteLLM-format price table `FILE` (model_prices_and_context_window.json) instead of the embedded copy")
 	pos, err := parse(fs, args)
 	if err != nil {
-		return req, err
+		return runArgs{}, err
 	}
+	var table *prices.Table
 	if *pricesFile != "" {
-		if req.prices, err = loadPrices(*pricesFile); err != nil {
-			return req, err
+		if table, err = loadPrices(*pricesFile); err != nil {
+			return runArgs{}, err
 		}
 	}
 	for _, e := range escaped {
 		name, err := annotate.UnescapeName(e)
 		if err != nil {
-			return req, inputErr("--filter-escaped: %v", err)
+			return runArgs{}, inputErr("--filter-escaped: %v", err)
 		}
-		req.filters = append(req.filters, name)
+		filters = append(filters, name)
 	}
+	var shard report.Shard
 	if *shardFlag != "" {
-		if req.shard, err = report.ParseShard(*shardFlag); err != nil {
-			return req, inputErr("--shard: %v", err)
+		if shard, err = report.ParseShard(*shardFlag); err != nil {
+			return runArgs{}, inputErr("--shard: %v", err)
 		}
 	}
-	return req, req.check(pos)
-}
-
-// check checks the flags against each other and takes the positional
-// suite file.
-func (req *runRequest) check(pos []string) error {
 	switch len(pos) {
 	case 0:
 	case 1:
-		req.config = pos[0]
+		*config = pos[0]
 	default:
-		return inputErr("run takes one suite file, got %d arguments: %q", len(pos), pos)
+		return runArgs{}, inputErr("run takes one suite file, got %d arguments: %q", len(pos), pos)
 	}
-	if req.useCache && req.noCache {
-		return inputErr("--cache and --no-cache contradict each other: give one of them")
+	if *useCache && *noCache {
+		return runArgs{}, inputErr("--cache and --no-cache contradict each other: give one of them")
 	}
-	if req.output == "-" {
-		req.output = ""
+	if *output == "-" {
+		*output = ""
 	}
-	if req.agentBudget < 0 {
-		return inputErr("--agent-budget: %d is negative", req.agentBudget)
+	out := c.Stdout
+	if *output != "" {
+		out = io.Discard
 	}
-	return nil
+	if *agentBudget < 0 {
+		return runArgs{}, inputErr("--agent-budget: %d is negative", *agentBudget)
+	}
+	rep, err := annotate.New(*reporter, annotate.Options{Color: c.color(out), AgentBudget: *agentBudget})
+	if err != nil {
+		return runArgs{}, inputErr("--reporter: %v", err)
+	}
+	return runArgs{config: *config, reporter: *reporter, output: *output, cassetteDir: *cassetteDir, filters: filters,
+		shard: shard, useCache: *useCache, noCache: *noCache, rep: rep, prices: table}, nil
 }
 
-// runSuite loads and runs the suite, and stamps the envelope's run.
-func (c *Command) runSuite(req runRequest) (*report.Envelope, error) {
-	start := time.Now()
-	suite, err := engine.LoadSuite(req.config)
+// runSuite runs the suite and reports it.
+func (c *Command) runSuite(a runArgs) error {
+	config, err := c.suiteFile(a.config)
 	if err != nil {
-		return nil, err
+		return err
+	}
+	start := time.Now()
+	suite, err := engine.LoadSuite(config)
+	if err != nil {
+		return err
 	}
 	progress := c.progress()
-	opts := engine.Options{Filter: req.filters, CassetteDir: req.cassetteDir, Version: version, Progress: progress.update, Shard: req.shard}
-	opts.Cache = c.caseCache(req.useCache, req.noCache)
-	opts.Prices = req.prices
+	opts := engine.Options{Filter: a.filters, CassetteDir: a.cassetteDir, Version: version, Progress: progress.update, Shard: a.shard}
+	opts.Cache, opts.Build = c.caseCache(a.useCache, a.noCache)
+	opts.Prices = a.prices
 	opts.Warn = func(msg string) { fmt.Fprintf(c.Stderr, "mcptest: warning: %s\n", msg) }
+	// The JSON envelope is written to the store and, with --reporter json,
+	// to the output. Then its cases are encoded once, into a spool, as
+	// they are computed, so memory stays flat in the number of cases;
+	// without a spool (no temporary directory, or another reporter, which
+	// renders from the whole envelope) they are kept and encoded case by
+	// case as they are written.
+	var spool *annotate.CaseSpool
+	if a.reporter == "json" {
+		if spool, err = annotate.NewCaseSpool(); err == nil {
+			defer spool.Close()
+			opts.Emit = spool.Add
+		}
+	}
 	env, err := engine.Run(suite, opts)
 	progress.clear()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	stamp.Run(env, start)
 	env.Source = stamp.Source(c.Getenv)
 	env.Environment = stamp.Environment(c.Getenv)
-	return env, nil
+
+	writeJSON := func(w io.Writer) error { return (annotate.JSON{}).Report(w, env) }
+	if opts.Emit != nil {
+		writeJSON = func(w io.Writer) error { return spool.WriteEnvelope(w, env) }
+	}
+	c.storeRun(env.Run.ID, writeJSON)
+	if opts.Emit != nil {
+		return c.writeJSONReport(env, a.output, writeJSON)
+	}
+	return c.writeRunReport(a, env)
 }
 
-// writeRunReport writes the report to --output, to the store (an HTML
-// report asked for on a terminal) or to stdout.
-func (c *Command) writeRunReport(rep annotate.Reporter, req runRequest, env *report.Envelope) error {
+// writeRunReport renders the envelope with the chosen reporter to the
+// output (an HTML page asked for on a terminal goes to the store), and
+// returns the run's outcome.
+func (c *Command) writeRunReport(a runArgs, env *report.Envelope) error {
+	output := a.output
 	var buf bytes.Buffer
-	if err := rep.Report(&buf, env); err != nil {
+	if err := a.rep.Report(&buf, env); err != nil {
 		return err
 	}
-	output := req.output
-	if output == "" && req.reporter == "html" && stdoutTerminal(c.Stdout) {
+	if output == "" && a.reporter == "html" && stdoutTerminal(c.Stdout) {
 		// An HTML page is no use on a terminal: it goes to the store.
 		dir, err := c.storeDir("reports")
 		if err != nil {
@@ -164,17 +174,38 @@ func (c *Command) writeRunReport(rep annotate.Reporter, req runRequest, env *rep
 		}
 		output = filepath.Join(dir, env.Run.ID+".html")
 	}
-	if output == "" {
-		if _, err := c.Stdout.Write(buf.Bytes()); err != nil {
+	if output != "" {
+		if err := safefile.WriteOutput(output, buf.Bytes(), 0o644); err != nil {
 			return fmt.Errorf("write report: %w", err)
 		}
-		return nil
-	}
-	if err := safefile.WriteOutput(output, buf.Bytes(), 0o644); err != nil {
+		fmt.Fprintf(c.Stderr, "mcptest: %s: %d passed, %d failed, %d inconclusive; report written to %s\n",
+			env.Verdict, env.Totals.Passed, env.Totals.Failed, env.Totals.Inconclusive, output)
+	} else if _, err := c.Stdout.Write(buf.Bytes()); err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
-	fmt.Fprintf(c.Stderr, "mcptest: %s: %d passed, %d failed, %d inconclusive; report written to %s\n",
-		env.Verdict, env.Totals.Passed, env.Totals.Failed, env.Totals.Inconclusive, output)
+	if env.Verdict == report.Fail {
+		return errFailed
+	}
+	return nil
+}
+
+// writeJSONReport writes the json reporter's envelope, produced by write,
+// to output (stdout when ""), and returns the run's outcome.
+func (c *Command) writeJSONReport(env *report.Envelope, output string, write func(io.Writer) error) error {
+	if output == "" {
+		if err := write(c.Stdout); err != nil {
+			return fmt.Errorf("write report: %w", err)
+		}
+	} else {
+		if err := safefile.WriteOutputFunc(output, 0o644, write); err != nil {
+			return fmt.Errorf("write report: %w", err)
+		}
+		fmt.Fprintf(c.Stderr, "mcptest: %s: %d passed, %d failed, %d inconclusive; report written to %s\n",
+			env.Verdict, env.Totals.Passed, env.Totals.Failed, env.Totals.Inconclusive, output)
+	}
+	if env.Verdict == report.Fail {
+		return errFailed
+	}
 	return nil
 }
 
@@ -183,16 +214,21 @@ func (c *Command) writeRunReport(rep annotate.Reporter, req runRequest, env *rep
 // is true) unless --cache asks for it, since the checkout a CI job gates
 // may carry a .mcptest/cache/ of its own. A store directory that is a
 // symbolic link turns the cache off with a warning.
-func (c *Command) caseCache(force, off bool) engine.CaseCache {
+func (c *Command) caseCache(force, off bool) (engine.CaseCache, string) {
 	if off || (!force && c.onCI()) {
-		return nil
+		return nil, ""
+	}
+	build := buildID()
+	if build == "" {
+		fmt.Fprintf(c.Stderr, "mcptest: warning: the cache is off: this build cannot identify itself (its executable is unreadable)\n")
+		return nil, ""
 	}
 	dir, err := c.storeDir("cache")
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "mcptest: warning: the cache is off: %v\n", err)
-		return nil
+		return nil, ""
 	}
-	return engine.DirCache{Dir: dir}
+	return engine.DirCache{Dir: dir}, build
 }
 
 // onCI reports whether CI or GITHUB_ACTIONS is set to true (any value

@@ -2,8 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
 
-	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/mcpserver"
 )
 
@@ -16,10 +16,11 @@ func (c *Command) storeDir(name string) (string, error) {
 	return mcpserver.Store{Getenv: c.Getenv}.Dir(name)
 }
 
-// storeRun keeps the run's envelope in the workspace store; a store that
-// cannot be written costs a warning, never the run's verdict.
-func (c *Command) storeRun(env *report.Envelope) {
-	if err := (mcpserver.Store{Getenv: c.Getenv}).SaveRun(env); err != nil {
+// storeRun keeps the envelope of run id, as write produces it, in the
+// workspace store; a store that cannot be written costs a warning, never
+// the run's verdict.
+func (c *Command) storeRun(id string, write func(io.Writer) error) {
+	if err := (mcpserver.Store{Getenv: c.Getenv}).SaveRun(id, write); err != nil {
 		fmt.Fprintf(c.Stderr, "mcptest: warning: the run was not stored in the workspace: %v\n", err)
 	}
 }

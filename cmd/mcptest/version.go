@@ -21,3 +21,8 @@ func init() {
 	b := stamp.Build{Version: version, Commit: commit, Date: date}.Complete(bi)
 	version, commit, date = b.Version, b.Commit, b.Date
 }
+
+// buildID identifies this build for the result cache (stamp.Build.CacheKey).
+func buildID() string {
+	return stamp.Build{Version: version, Commit: commit, Date: date}.CacheKey()
+}

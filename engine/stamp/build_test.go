@@ -43,3 +43,15 @@ func TestBuildWrite(t *testing.T) {
 		t.Errorf("commit and date not shown:\n%s", b.String())
 	}
 }
+
+// TestBuildCacheKey: a stamped build is keyed by its version, an unstamped
+// one (this test binary) by the digest of its executable.
+func TestBuildCacheKey(t *testing.T) {
+	if k := (Build{Version: "1.4.0"}).CacheKey(); k != "1.4.0" {
+		t.Errorf("a release: %q", k)
+	}
+	k := Build{Version: SourceVersion}.CacheKey()
+	if !strings.HasPrefix(k, "dev-") || len(k) != len("dev-")+64 || (Build{Version: SourceVersion}).CacheKey() != k {
+		t.Errorf("a development build: %q, want dev- and a stable sha256", k)
+	}
+}
