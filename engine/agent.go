@@ -27,6 +27,7 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 		te = gate.NewTokenEfficiency(c.TokenEfficiency.Classes)
 	}
 	multi := newMultiRun(c)
+	marker := newEvidenceMarker(c, multi.injectedNames())
 	var perRun []*runCheck
 	var perCase []*Assertion
 	pendingTargets := map[string][]string{}
@@ -76,6 +77,11 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 				fig.te = &tr
 			}
 			multi.add(cas, r, &fig)
+			var missed []string
+			if fig.sel != nil {
+				missed = fig.sel.Missed
+			}
+			addEvidence(res, runEvidence(runN, cas.Model, r, marker, missed))
 			failedChecks = failedChecks[:0]
 			if len(perRun) > 0 {
 				doc := runDoc(runN, cas, r)

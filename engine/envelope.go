@@ -136,6 +136,12 @@ type CaseResult struct {
 	// scenario's recordings called and the ones their catalogs offered
 	// with no call (calls 0).
 	Tools []ToolUse `json:"tools,omitempty"`
+	// Evidence is what the first 10 recorded runs of an agent test or a
+	// scenario did, call by call (evidence.go): redacted and clipped, for
+	// the HTML report's timeline. Absent for other kinds.
+	Evidence []RunEvidence `json:"evidence,omitempty"`
+	// EvidenceOmitted counts the runs past those whose evidence is kept.
+	EvidenceOmitted int `json:"evidence_omitted,omitempty"`
 }
 
 // CassetteSet identifies the cassette files of a case: how many and a

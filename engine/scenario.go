@@ -496,9 +496,12 @@ func runScenario(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseR
 	var failedChecks []string
 	detail := &ScenarioDetail{Runs: []ScenarioRun{}}
 	runN := 0
-	errs := eachCassette(s, p, res, progress, cassetteUse{run: func(_ *cassette.Cassette, r *cassette.Run) {
+	errs := eachCassette(s, p, res, progress, cassetteUse{run: func(cas *cassette.Cassette, r *cassette.Run) {
 		runN++
 		rp := replayRun(sc, r)
+		ev := runEvidence(runN, cas.Model, r, evidenceMarker{}, nil)
+		markScenarioCalls(&ev, rp.invalidAt, rp.forbiddenAt)
+		addEvidence(res, ev)
 		doc := rp.doc(sc)
 		failedChecks = rp.oracleFailures(failedChecks[:0])
 		for _, rc := range checks {
