@@ -240,10 +240,10 @@ func (b *browser) problems(page string) []string {
 	var out []string
 	for _, e := range b.events {
 		var p struct {
-			Type      string `json:"type"`
-			Args      []struct{ Value any } `json:"args"`
+			Type      string                            `json:"type"`
+			Args      []struct{ Value any }             `json:"args"`
 			Entry     struct{ Level, Text, URL string } `json:"entry"`
-			Request   struct{ URL string } `json:"request"`
+			Request   struct{ URL string }              `json:"request"`
 			Exception struct {
 				Text string `json:"text"`
 			} `json:"exceptionDetails"`

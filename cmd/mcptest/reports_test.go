@@ -14,7 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-		"testing"
+	"testing"
 	"time"
 
 	"github.com/mcptest/mcptest/engine"
