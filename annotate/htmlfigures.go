@@ -31,7 +31,8 @@ type threshold struct {
 	at float64
 }
 
-// thresholdOf reads a comparison matcher ({">=": 80}) or a schema
+// thresholdOf reads a comparison matcher ({">=": 80}), an exact number
+// ({exact: 0}) or a schema
 // matcher with one bound ({"schema": {"minimum": 80}}); ok is false for
 // any other.
 func thresholdOf(m any) (threshold, bool) {
@@ -55,6 +56,10 @@ func thresholdOf(m any) (threshold, bool) {
 		case ">=", ">", "<=", "<", "==":
 			if isNum {
 				return threshold{k, f}, true
+			}
+		case "exact":
+			if isNum {
+				return threshold{"==", f}, true
 			}
 		}
 	}
