@@ -95,7 +95,6 @@ type htmlStrip struct {
 	Headline          string
 	Flips             []htmlFlip
 	MoreFlips         int
-	Cached            int
 }
 
 // htmlCoverage is the run's tool coverage; nil when the run knows no tool.
@@ -329,7 +328,7 @@ const maxStripFlips = 5
 // stripOf is the summary strip's figures: the run's reliability where
 // recorded and the worst figure against its threshold.
 func stripOf(env *engine.Envelope) htmlStrip {
-	st := htmlStrip{Worst: worstFloorOf(env), Cached: env.Run.Cached}
+	st := htmlStrip{Worst: worstFloorOf(env)}
 	if s := env.Summary; s != nil {
 		st.PassRate = fmt.Sprintf("%.1f%% of %d runs over %d %s", s.PassRate.Value, s.Runs, s.Cases, pluralWord(int(s.Cases), "case", "cases"))
 		var hats []string
@@ -391,9 +390,10 @@ func htmlCaseOf(i int, c *engine.CaseResult, withEvidence bool) htmlCase {
 	hc.Held = heldFigures(hc.Gates)
 	search := []string{strings.ToLower(hc.Name), hc.Kind}
 	for _, g := range hc.Gates {
-		for _, f := range g.Figures {
-			search = append(search, f.Name)
-		}
+		search = append(search, g.Name)
+	}
+	for _, f := range hc.Held {
+		search = append(search, f.Name)
 	}
 	hc.Search = strings.Join(search, " ")
 	hc.Counts = countPairs(c.Counts)
@@ -466,6 +466,10 @@ func runRowsOf(c *engine.CaseResult) (rows []htmlRun, more int, words string) {
 	words = Clean(reliabilityWords(r))
 	if c.ToolSelection != nil {
 		return rows, 0, words
+	}
+	if r.PassedRuns == r.Runs {
+		// Every run passed: the reliability line says so.
+		return nil, 0, words
 	}
 	shown, more := shownRuns(c)
 	for _, row := range shown {

@@ -3,6 +3,7 @@ package annotate
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/mcptest/mcptest/engine"
 )
@@ -16,7 +17,7 @@ import (
 const (
 	htmlEvidenceRuns   = 3
 	htmlExcerpt        = 240
-	htmlEvidenceBudget = 1 << 20
+	htmlEvidenceBudget = 512 << 10
 )
 
 // htmlRunEvidence is one run's timeline in the HTML report.
@@ -56,7 +57,7 @@ type htmlText struct {
 }
 
 func textOf(s string) htmlText {
-	s = Clean(s)
+	s = cleanLines(s)
 	short := clip(s, htmlExcerpt)
 	if short == s {
 		return htmlText{Short: s}
@@ -64,14 +65,28 @@ func textOf(s string) htmlText {
 	return htmlText{Short: short, Full: s}
 }
 
+// cleanLines is Clean for text shown with its line breaks: each line is
+// cleaned, the breaks (and tabs) kept.
+func cleanLines(s string) string {
+	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	for i, l := range lines {
+		parts := strings.Split(l, "\t")
+		for j, p := range parts {
+			parts[j] = Clean(p)
+		}
+		lines[i] = strings.Join(parts, "\t")
+	}
+	return strings.Join(lines, "\n")
+}
+
 // evidenceSize is the bytes of recorded text a case's evidence would add.
 func evidenceSize(runs []engine.RunEvidence) int {
 	n := 0
 	for _, r := range runs {
 		for _, t := range r.Turns {
-			n += len(t.FinalResponse) + 200
+			n += len(t.FinalResponse) + 250
 			for _, c := range t.Calls {
-				n += len(c.Arguments) + len(c.Result) + 300
+				n += min(len(c.Arguments), htmlExcerpt) + min(len(c.Result), htmlExcerpt) + len(c.Arguments) + len(c.Result) + 450
 			}
 		}
 	}

@@ -20,7 +20,7 @@ import (
 // viewport, watch the console and the network, click, and read element
 // boxes, with nothing but the standard library.
 type browser struct {
-	t       *testing.T
+	t       testing.TB
 	cmd     *exec.Cmd
 	out     *os.File
 	session string
@@ -45,7 +45,7 @@ type cdpMessage struct {
 
 // startBrowser starts Chromium with a fresh profile and no background
 // networking and opens one page target; it stops when the test ends.
-func startBrowser(t *testing.T, chromium string) *browser {
+func startBrowser(t testing.TB, chromium string) *browser {
 	t.Helper()
 	toChrome, ourEnd, err := os.Pipe()
 	if err != nil {

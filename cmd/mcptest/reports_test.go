@@ -234,7 +234,7 @@ func checkHTMLFigures(t *testing.T, name string, env *engine.Envelope, page stri
 // pinned npm tool). Locally a missing checker skips the test with the
 // command that installs it; under CI=true it fails the test, so CI cannot
 // pass by skipping.
-func checker(t *testing.T, what, path, install string) string {
+func checker(t testing.TB, what, path, install string) string {
 	t.Helper()
 	if !filepath.IsAbs(path) && !strings.Contains(path, "/") {
 		if p, err := exec.LookPath(path); err == nil {
