@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/mcptest/mcptest/baseline"
-	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // HTML writes the auditor view of a run: one self-contained page (inline
@@ -71,7 +71,7 @@ type htmlData struct {
 	CSS                 template.CSS
 	JS                  template.JS
 	Suite               string
-	Totals              engine.Totals
+	Totals              report.Totals
 	Shard               string
 	Strip               htmlStrip
 	Audit               [][2]string
@@ -116,7 +116,7 @@ type htmlCoverageRow struct {
 }
 
 // coverageOf renders the envelope's tool coverage, tools as server.tool.
-func coverageOf(env *engine.Envelope) *htmlCoverage {
+func coverageOf(env *report.Envelope) *htmlCoverage {
 	tc := env.ToolCoverage()
 	if tc.Percent == nil {
 		return nil
@@ -163,7 +163,7 @@ type htmlSuiteFloor struct {
 }
 
 // failedSuiteFloors are the suite floors that failed, for Review first.
-func failedSuiteFloors(env *engine.Envelope) []htmlSuiteFloor {
+func failedSuiteFloors(env *report.Envelope) []htmlSuiteFloor {
 	var out []htmlSuiteFloor
 	for _, f := range env.Floors {
 		if !f.Passed && !f.Deferred {
@@ -173,7 +173,7 @@ func failedSuiteFloors(env *engine.Envelope) []htmlSuiteFloor {
 	return out
 }
 
-func reliabilityOf(env *engine.Envelope) *htmlReliability {
+func reliabilityOf(env *report.Envelope) *htmlReliability {
 	if !showSummary(env) {
 		return nil
 	}
@@ -203,8 +203,8 @@ type htmlCase struct {
 	Counts             [][2]string
 	Problems           []htmlProblem
 	Assertions         []htmlAssertion
-	Floors             []engine.Floor
-	Findings           []engine.Finding
+	Floors             []report.Floor
+	Findings           []report.Finding
 	RunRows            []htmlRun
 	Baseline, Delta    string
 	BaselineClass      string
@@ -263,7 +263,7 @@ type htmlChanged struct {
 }
 
 // Report implements Reporter.
-func (h HTML) Report(w io.Writer, env *engine.Envelope) error {
+func (h HTML) Report(w io.Writer, env *report.Envelope) error {
 	d := htmlData{
 		Title:       fmt.Sprintf("mcptest %s: %s", strings.ToUpper(string(env.Verdict)), env.Suite.Path),
 		Verdict:     string(env.Verdict),
@@ -309,7 +309,7 @@ func (h HTML) Report(w io.Writer, env *engine.Envelope) error {
 			hc.Baseline, hc.BaselineClass, hc.Delta = baselineWords(cd)
 		}
 		d.Cases = append(d.Cases, hc)
-		if c.Verdict != engine.Pass {
+		if c.Verdict != report.Pass {
 			d.Review = append(d.Review, hc)
 		}
 	}
@@ -327,7 +327,7 @@ const maxStripFlips = 5
 
 // stripOf is the summary strip's figures: the run's reliability where
 // recorded and the worst figure against its threshold.
-func stripOf(env *engine.Envelope) htmlStrip {
+func stripOf(env *report.Envelope) htmlStrip {
 	st := htmlStrip{Worst: worstFloorOf(env)}
 	if s := env.Summary; s != nil {
 		st.PassRate = fmt.Sprintf("%.1f%% of %d runs over %d %s", s.PassRate.Value, s.Runs, s.Cases, pluralWord(int(s.Cases), "case", "cases"))
@@ -344,7 +344,7 @@ func stripOf(env *engine.Envelope) htmlStrip {
 
 // auditRows is the run's provenance with the rows that hold no value
 // left out: the audit block lists what is known.
-func auditRows(env *engine.Envelope) [][2]string {
+func auditRows(env *report.Envelope) [][2]string {
 	var out [][2]string
 	for _, p := range provenance(env) {
 		v := p[1]
@@ -373,7 +373,7 @@ func baselineWords(cd baseline.CaseDelta) (label, class, delta string) {
 	return label, strings.ToLower(strings.ReplaceAll(label, " ", "-")), Clean(strings.Join(ts, "; "))
 }
 
-func htmlCaseOf(i int, c *engine.CaseResult, withEvidence bool) htmlCase {
+func htmlCaseOf(i int, c *report.CaseResult, withEvidence bool) htmlCase {
 	hc := htmlCase{
 		Index: i + 1, Name: Clean(c.Name), Kind: Clean(string(c.Kind)), Verdict: string(c.Verdict),
 		Position: Clean(c.Position.String()), Runs: c.Runs, RunsDeclared: c.RunsDeclared,
@@ -436,7 +436,7 @@ func countPairs(counts map[string]int64) [][2]string {
 	return out
 }
 
-func assertionOf(a engine.AssertionResult) htmlAssertion {
+func assertionOf(a report.AssertionResult) htmlAssertion {
 	ha := htmlAssertion{Passed: a.Passed, Position: Clean(a.Position.String()), Message: Clean(a.Message), Matcher: Clean(literal(a.Matcher)), Default: a.Default, FailedRuns: a.FailedRuns}
 	ha.Label = Clean(fmt.Sprintf("#%d %s", a.Index, a.Target))
 	if a.Block != "" {
@@ -453,7 +453,7 @@ func assertionOf(a engine.AssertionResult) htmlAssertion {
 
 // runRowsOf is a case's per-run verdict rows: tool_selection's rows when
 // the case has them, else its reliability rows.
-func runRowsOf(c *engine.CaseResult) (rows []htmlRun, more int, words string) {
+func runRowsOf(c *report.CaseResult) (rows []htmlRun, more int, words string) {
 	if ts := c.ToolSelection; ts != nil {
 		for _, r := range ts.Runs {
 			rows = append(rows, htmlRun{Name: Clean(r.Name), Words: Clean(runRowWords(ts, r)), Passed: r.PassK})
@@ -477,7 +477,7 @@ func runRowsOf(c *engine.CaseResult) (rows []htmlRun, more int, words string) {
 		if !row.Passed {
 			w = runWords(row)
 		}
-		rows = append(rows, htmlRun{Name: Clean(engine.RunName(c.Name, row.Run)), Words: Clean(w), Passed: row.Passed})
+		rows = append(rows, htmlRun{Name: Clean(report.RunName(c.Name, row.Run)), Words: Clean(w), Passed: row.Passed})
 	}
 	return rows, more, words
 }

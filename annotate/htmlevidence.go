@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // The HTML report's share of a case's evidence: the runs shown per case
@@ -80,7 +80,7 @@ func cleanLines(s string) string {
 }
 
 // evidenceSize is the bytes of recorded text a case's evidence would add.
-func evidenceSize(runs []engine.RunEvidence) int {
+func evidenceSize(runs []report.RunEvidence) int {
 	n := 0
 	for _, r := range runs {
 		for _, t := range r.Turns {
@@ -96,13 +96,13 @@ func evidenceSize(runs []engine.RunEvidence) int {
 // evidenceBudget decides which cases show their evidence: failing and
 // inconclusive cases first, then passing ones, in suite order, while the
 // page's budget lasts.
-func evidenceBudget(cases []*engine.CaseResult) map[int]bool {
+func evidenceBudget(cases []*report.CaseResult) map[int]bool {
 	order := make([]int, len(cases))
 	for i := range order {
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool {
-		return cases[order[a]].Verdict != engine.Pass && cases[order[b]].Verdict == engine.Pass
+		return cases[order[a]].Verdict != report.Pass && cases[order[b]].Verdict == report.Pass
 	})
 	shown := map[int]bool{}
 	left := htmlEvidenceBudget
@@ -119,7 +119,7 @@ func evidenceBudget(cases []*engine.CaseResult) map[int]bool {
 
 // pickRuns chooses the runs a case shows: its failing runs first, then
 // the others, in run order, at most htmlEvidenceRuns.
-func pickRuns(c *engine.CaseResult) []engine.RunEvidence {
+func pickRuns(c *report.CaseResult) []report.RunEvidence {
 	failed := map[int]bool{}
 	if r := c.Reliability; r != nil {
 		for _, row := range r.Rows {
@@ -128,7 +128,7 @@ func pickRuns(c *engine.CaseResult) []engine.RunEvidence {
 			}
 		}
 	}
-	var first, rest []engine.RunEvidence
+	var first, rest []report.RunEvidence
 	for _, ev := range c.Evidence {
 		if failed[ev.Run] {
 			first = append(first, ev)
@@ -145,8 +145,8 @@ func pickRuns(c *engine.CaseResult) []engine.RunEvidence {
 }
 
 // evidenceOf renders the runs pickRuns chose as timelines.
-func evidenceOf(c *engine.CaseResult) []htmlRunEvidence {
-	verdicts := map[int]engine.RunVerdict{}
+func evidenceOf(c *report.CaseResult) []htmlRunEvidence {
+	verdicts := map[int]report.RunVerdict{}
 	if r := c.Reliability; r != nil {
 		for _, row := range r.Rows {
 			verdicts[row.Run] = row
@@ -176,7 +176,7 @@ func evidenceOf(c *engine.CaseResult) []htmlRunEvidence {
 	return out
 }
 
-func callOf(n int, c engine.CallEvidence) htmlCall {
+func callOf(n int, c report.CallEvidence) htmlCall {
 	id := c.Tool
 	if c.Server != "" {
 		id = c.Server + "." + c.Tool

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // htmlFigure is one figure of a case against its threshold: "57 < 80",
@@ -94,7 +94,7 @@ type limit struct {
 // limitsOf finds the threshold each figure of a case is held to: its
 // assertions' comparisons (a failing one wins over a passing one), and
 // the floors of a tool_selection: block.
-func limitsOf(c *engine.CaseResult) map[string]limit {
+func limitsOf(c *report.CaseResult) map[string]limit {
 	out := map[string]limit{}
 	for _, a := range c.Assertions {
 		t, ok := thresholdOf(a.Matcher)
@@ -153,7 +153,7 @@ func (t threshold) margin(v float64) float64 {
 
 // figuresOf groups a case's figures by gate, each against the threshold
 // it is held to (limitsOf), if any.
-func figuresOf(c *engine.CaseResult) []htmlGate {
+func figuresOf(c *report.CaseResult) []htmlGate {
 	held := limitsOf(c)
 	var gates []htmlGate
 	for _, p := range figurePairs(c) {
@@ -217,7 +217,7 @@ func scale(t float64) float64 {
 	return t
 }
 
-func worstFloorOf(env *engine.Envelope) *worstFloor {
+func worstFloorOf(env *report.Envelope) *worstFloor {
 	var best *worstFloor
 	bestMargin := 0.0
 	consider := func(w worstFloor, m float64) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/redact"
+	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/gate"
 )
 
@@ -18,72 +19,6 @@ const (
 	maxEvidenceCalls = 40
 	maxEvidenceText  = 2000
 )
-
-// The marks a call of the evidence may carry: the gate that counted it.
-const (
-	// MarkUnexpected is a call that matched no class of tool_selection:.
-	MarkUnexpected = "unexpected tool"
-	// MarkDistractor is a call to a tool distractors: injected.
-	MarkDistractor = "distractor"
-	// MarkRestricted is a call to a restricted tool of tool_edges:.
-	MarkRestricted = "restricted edge"
-	// MarkInvalid is a scenario call the world refused as an invalid action.
-	MarkInvalid = "invalid action"
-	// MarkForbidden is a scenario call that broke a forbidden transition.
-	MarkForbidden = "forbidden transition"
-)
-
-// RunEvidence is what one recorded run of a case did, for a reviewer who
-// wants to see the calls behind the figures: its turns in order, each call
-// with its arguments and a result excerpt, the final response, the
-// recorded tokens and cost, and the marks of the gates that counted a call.
-// Every text is redacted (engine/redact) and clipped to a bound, with
-// Clipped set on what was cut.
-type RunEvidence struct {
-	Run   int            `json:"run"`
-	Model string         `json:"model,omitempty"`
-	Turns []TurnEvidence `json:"turns"`
-	// Missed names the tool_selection: classes no call of the run reached.
-	Missed []string `json:"missed,omitempty"`
-	// Tokens is absent when the recording has no token usage.
-	Tokens *TokenUse `json:"tokens,omitempty"`
-	// CostMicros is the run's cost in millionths of a dollar, absent when
-	// not recorded.
-	CostMicros *int64 `json:"cost_micros,omitempty"`
-	// OmittedCalls counts the calls past the first 40 of the run.
-	OmittedCalls int `json:"omitted_calls,omitempty"`
-}
-
-// TurnEvidence is one turn of a run: its calls and the agent's final text.
-type TurnEvidence struct {
-	Calls         []CallEvidence `json:"calls"`
-	FinalResponse string         `json:"final_response,omitempty"`
-	Clipped       bool           `json:"clipped,omitempty"`
-}
-
-// CallEvidence is one call: its tool, its arguments as compact JSON, an
-// excerpt of its result (the text content when the result has some, else
-// its JSON), whether it errored, and the marks of the gates that counted
-// it (MarkUnexpected, MarkDistractor, MarkRestricted, MarkInvalid,
-// MarkForbidden).
-type CallEvidence struct {
-	Server     string   `json:"server,omitempty"`
-	Tool       string   `json:"tool"`
-	Arguments  string   `json:"arguments,omitempty"`
-	Result     string   `json:"result,omitempty"`
-	IsError    bool     `json:"is_error,omitempty"`
-	DurationMS *float64 `json:"duration_ms,omitempty"`
-	Marks      []string `json:"marks,omitempty"`
-	// Clipped is true when the arguments or the result were cut.
-	Clipped bool `json:"clipped,omitempty"`
-}
-
-// TokenUse is a run's recorded token usage.
-type TokenUse struct {
-	Input  int64 `json:"input"`
-	Output int64 `json:"output"`
-	Total  int64 `json:"total"`
-}
 
 // evidenceMarker decides the marks of a case's calls.
 type evidenceMarker struct {
@@ -107,16 +42,16 @@ func newEvidenceMarker(c *Case, injected []string) evidenceMarker {
 func (m evidenceMarker) marks(c cassette.Call) []string {
 	var out []string
 	if len(m.classes) > 0 && !matchesClass(m.classes, c) {
-		out = append(out, MarkUnexpected)
+		out = append(out, report.MarkUnexpected)
 	}
 	for _, name := range m.injected {
 		if c.Tool == name {
-			out = append(out, MarkDistractor)
+			out = append(out, report.MarkDistractor)
 			break
 		}
 	}
 	if matchesAny(m.restricted, c) {
-		out = append(out, MarkRestricted)
+		out = append(out, report.MarkRestricted)
 	}
 	return out
 }
@@ -141,7 +76,7 @@ func matchesAny(ids []string, c cassette.Call) bool {
 
 // addEvidence keeps the evidence of run n (1-based) of a case while the
 // case has kept fewer than maxEvidenceRuns, and counts it otherwise.
-func addEvidence(res *CaseResult, ev RunEvidence) {
+func addEvidence(res *report.CaseResult, ev report.RunEvidence) {
 	if len(res.Evidence) >= maxEvidenceRuns {
 		res.EvidenceOmitted++
 		return
@@ -150,14 +85,14 @@ func addEvidence(res *CaseResult, ev RunEvidence) {
 }
 
 // runEvidence is the evidence of one recorded run.
-func runEvidence(n int, model string, r *cassette.Run, m evidenceMarker, missed []string) RunEvidence {
-	ev := RunEvidence{Run: n, Model: model, Turns: []TurnEvidence{}, Missed: missed, CostMicros: r.CostMicros}
+func runEvidence(n int, model string, r *cassette.Run, m evidenceMarker, missed []string) report.RunEvidence {
+	ev := report.RunEvidence{Run: n, Model: model, Turns: []report.TurnEvidence{}, Missed: missed, CostMicros: r.CostMicros}
 	if t := r.Tokens; t != nil {
-		ev.Tokens = &TokenUse{Input: t.Input, Output: t.Output, Total: t.Total}
+		ev.Tokens = &report.TokenUse{Input: t.Input, Output: t.Output, Total: t.Total}
 	}
 	kept := 0
 	for _, t := range r.Turns {
-		te := TurnEvidence{Calls: []CallEvidence{}}
+		te := report.TurnEvidence{Calls: []report.CallEvidence{}}
 		te.FinalResponse, te.Clipped = excerpt(redact.String(t.FinalResponse))
 		for _, c := range t.Calls {
 			if kept == maxEvidenceCalls {
@@ -172,8 +107,8 @@ func runEvidence(n int, model string, r *cassette.Run, m evidenceMarker, missed 
 	return ev
 }
 
-func callEvidence(c cassette.Call, marks []string) CallEvidence {
-	ce := CallEvidence{Server: c.Server, Tool: c.Tool, IsError: c.IsError, DurationMS: c.DurationMS, Marks: marks}
+func callEvidence(c cassette.Call, marks []string) report.CallEvidence {
+	ce := report.CallEvidence{Server: c.Server, Tool: c.Tool, IsError: c.IsError, DurationMS: c.DurationMS, Marks: marks}
 	var cutA, cutR bool
 	if c.Arguments != nil {
 		ce.Arguments, cutA = excerpt(compactJSON(redact.Value(c.Arguments)))
@@ -232,8 +167,8 @@ func excerpt(s string) (string, bool) {
 
 // markScenarioCalls marks the calls of a scenario run's evidence that the
 // world refused, located by turn and call (1-based).
-func markScenarioCalls(ev *RunEvidence, invalid, forbidden []WorldEvent) {
-	mark := func(events []WorldEvent, what string) {
+func markScenarioCalls(ev *report.RunEvidence, invalid, forbidden []report.WorldEvent) {
+	mark := func(events []report.WorldEvent, what string) {
 		for _, e := range events {
 			if e.Turn < 1 || e.Turn > len(ev.Turns) {
 				continue
@@ -244,6 +179,6 @@ func markScenarioCalls(ev *RunEvidence, invalid, forbidden []WorldEvent) {
 			}
 		}
 	}
-	mark(invalid, MarkInvalid)
-	mark(forbidden, MarkForbidden)
+	mark(invalid, report.MarkInvalid)
+	mark(forbidden, report.MarkForbidden)
 }

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/mcptest/mcptest/annotate"
-	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // The examples whose envelopes are rendered to every report format, with
@@ -58,13 +58,13 @@ func reportInputs(t *testing.T) map[string]string {
 	return in
 }
 
-func readEnvelope(t *testing.T, path string) *engine.Envelope {
+func readEnvelope(t *testing.T, path string) *report.Envelope {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var env engine.Envelope
+	var env report.Envelope
 	if err := json.Unmarshal(data, &env); err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestReportGolden(t *testing.T) {
 		for _, f := range reportFormats {
 			out := filepath.Join(t.TempDir(), "report"+f.ext)
 			_, stderr, code := mcptest(t, nil, "run", "--config", filepath.Join("../../examples", name, "suite.yml"), "--reporter", f.name, "--output", out)
-			want := map[engine.Verdict]int{engine.Pass: ExitOK, engine.Fail: ExitFail}[env.Verdict]
+			want := map[report.Verdict]int{report.Pass: ExitOK, report.Fail: ExitFail}[env.Verdict]
 			if code != want {
 				t.Errorf("run %s --reporter %s: exit %d, want %d\n%s", name, f.name, code, want, stderr)
 			}
@@ -144,7 +144,7 @@ var (
 // first listing exactly the cases that did not pass, a figure shown
 // failing for every failed threshold assertion, run timelines where the
 // envelope has evidence, and the audit block after the cases.
-func checkHTMLStructure(t *testing.T, name string, env *engine.Envelope, page string) {
+func checkHTMLStructure(t *testing.T, name string, env *report.Envelope, page string) {
 	t.Helper()
 	if !strings.Contains(page, fmt.Sprintf(`id="run-verdict">%s<`, env.Verdict)) {
 		t.Errorf("%s: the summary strip does not show the verdict %s", name, env.Verdict)
@@ -169,7 +169,7 @@ func checkHTMLStructure(t *testing.T, name string, env *engine.Envelope, page st
 	}
 	var want, got []string
 	for _, c := range env.Cases {
-		if c.Verdict != engine.Pass {
+		if c.Verdict != report.Pass {
 			want = append(want, c.Name)
 		}
 	}
@@ -209,7 +209,7 @@ func numericMatcher(m any) bool {
 // checkHTMLFigures: every failed assertion that holds a figure to a
 // threshold shows that figure as failing, and each case with evidence
 // shows at least one run timeline.
-func checkHTMLFigures(t *testing.T, name string, env *engine.Envelope, page string) {
+func checkHTMLFigures(t *testing.T, name string, env *report.Envelope, page string) {
 	t.Helper()
 	withEvidence := 0
 	for _, c := range env.Cases {
@@ -307,7 +307,7 @@ func TestJUnitIndependentReader(t *testing.T) {
 			}
 			var wants []want
 			for _, c := range env.Cases {
-				w := want{name: c.Name, class: env.Suite.Path, fail: c.Verdict == engine.Fail, skip: c.Verdict == engine.Inconclusive}
+				w := want{name: c.Name, class: env.Suite.Path, fail: c.Verdict == report.Fail, skip: c.Verdict == report.Inconclusive}
 				for _, a := range c.Assertions {
 					if !a.Passed {
 						w.texts = append(w.texts, a.Message)
@@ -323,7 +323,7 @@ func TestJUnitIndependentReader(t *testing.T) {
 					}
 				} else if c.Reliability != nil {
 					for _, r := range c.Reliability.Rows {
-						wants = append(wants, want{name: engine.RunName(c.Name, r.Run), class: c.Name, fail: !r.Passed})
+						wants = append(wants, want{name: report.RunName(c.Name, r.Run), class: c.Name, fail: !r.Passed})
 					}
 				}
 			}
@@ -401,7 +401,7 @@ var viewports = []struct {
 // htmlPage is a report rendered for the browser tests.
 type htmlPage struct {
 	name, path string
-	env        *engine.Envelope
+	env        *report.Envelope
 }
 
 // hostileWithProbe copies the hostile fixture with every injected address
@@ -495,7 +495,7 @@ func checkPageDOM(t *testing.T, b *browser, p htmlPage) {
 		t.Error("no Content-Security-Policy meta with default-src 'none'")
 	}
 	order := []string{`id="summary"`, `id="review"`, `id="cases"`, `id="audit"`, `id="footer"`}
-	if p.env.Verdict == engine.Pass && p.env.Totals.Inconclusive == 0 {
+	if p.env.Verdict == report.Pass && p.env.Totals.Inconclusive == 0 {
 		if strings.Contains(dom, `id="review"`) {
 			t.Error("an all-pass run shows a Review first block")
 		}
@@ -511,7 +511,7 @@ func checkPageDOM(t *testing.T, b *browser, p htmlPage) {
 	}
 	var wantReview, gotReview []string
 	for _, c := range p.env.Cases {
-		if c.Verdict != engine.Pass {
+		if c.Verdict != report.Pass {
 			wantReview = append(wantReview, c.Name)
 		}
 	}
