@@ -47,16 +47,19 @@ type HTML struct {
 //go:embed html/report.tmpl
 var htmlTemplate string
 
+//go:embed html/evidence.tmpl
+var evidenceTemplate string
+
 //go:embed html/report.css
 var htmlCSS string
 
 //go:embed html/report.js
 var htmlJS string
 
-var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
+var htmlPage = template.Must(template.Must(template.New("report").Funcs(template.FuncMap{
 	"lower": strings.ToLower,
 	"ticks": ticks,
-}).Parse(htmlTemplate))
+}).Parse(htmlTemplate)).Parse(evidenceTemplate))
 
 // htmlCSP is the page's Content-Security-Policy: nothing may load from
 // anywhere; only the page's own style and its one script (by hash) apply.
@@ -222,6 +225,9 @@ type htmlCase struct {
 	EvidenceLeft    int
 	EvidenceSkipped bool
 	Search          string
+	// URLName is the case's name as recorded, for the viewer's address of
+	// its history (html/template escapes it for the URL).
+	URLName string
 }
 
 type htmlProblem struct {
@@ -376,7 +382,7 @@ func baselineWords(cd baseline.CaseDelta) (label, class, delta string) {
 func htmlCaseOf(i int, c *report.CaseResult, withEvidence bool) htmlCase {
 	hc := htmlCase{
 		Index: i + 1, Name: Clean(c.Name), Kind: Clean(string(c.Kind)), Verdict: string(c.Verdict),
-		Position: Clean(c.Position.String()), Runs: c.Runs, RunsDeclared: c.RunsDeclared,
+		Position: Clean(c.Position.String()), Runs: c.Runs, RunsDeclared: c.RunsDeclared, URLName: c.Name,
 	}
 	for _, f := range c.Floors {
 		f.Name, f.Message, f.Lines = Clean(f.Name), Clean(f.Message), cleanAll(f.Lines)

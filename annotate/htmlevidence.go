@@ -146,6 +146,11 @@ func pickRuns(c *report.CaseResult) []report.RunEvidence {
 
 // evidenceOf renders the runs pickRuns chose as timelines.
 func evidenceOf(c *report.CaseResult) []htmlRunEvidence {
+	return timelines(c, pickRuns(c))
+}
+
+// timelines renders runs of case c as timelines, with each run's verdict.
+func timelines(c *report.CaseResult, runs []report.RunEvidence) []htmlRunEvidence {
 	verdicts := map[int]report.RunVerdict{}
 	if r := c.Reliability; r != nil {
 		for _, row := range r.Rows {
@@ -153,7 +158,7 @@ func evidenceOf(c *report.CaseResult) []htmlRunEvidence {
 		}
 	}
 	var out []htmlRunEvidence
-	for _, ev := range pickRuns(c) {
+	for _, ev := range runs {
 		hr := htmlRunEvidence{Run: ev.Run, Model: Clean(ev.Model), Missed: cleanAll(ev.Missed), OmittedCalls: ev.OmittedCalls}
 		if v, ok := verdicts[ev.Run]; ok {
 			hr.HasVerdict, hr.Passed, hr.Failed = true, v.Passed, cleanAll(v.Failed)
