@@ -312,7 +312,7 @@ func TestColor(t *testing.T) {
 //     whose floor is breached). Any other trailing comment is an error.
 func TestREADMECommands(t *testing.T) {
 	var data []byte
-	for _, doc := range []string{"../../README.md", "../../docs/metrics.md"} {
+	for _, doc := range []string{"../../README.md", "../../docs/metrics.md", "../../docs/reports.md"} {
 		b, err := os.ReadFile(doc)
 		if err != nil {
 			t.Fatal(err)
@@ -322,7 +322,7 @@ func TestREADMECommands(t *testing.T) {
 	t.Chdir("../..")
 	n := 0
 	for _, block := range strings.Split(string(data), "```")[1:] {
-		lines := strings.Split(strings.TrimPrefix(block, "\n"), "\n")
+		lines := strings.Split(strings.TrimPrefix(strings.TrimPrefix(block, "console"), "\n"), "\n")
 		cmdline, ok := strings.CutPrefix(lines[0], "$ mcptest ")
 		if !ok {
 			continue
