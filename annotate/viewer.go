@@ -81,6 +81,7 @@ func CaseHistory(w io.Writer, name string, runs []*report.Envelope) error {
 			}
 			row.Present, row.Verdict = true, string(c.Verdict)
 			row.Figure, row.FigureOutcome = mainFigure(c)
+			row.Runs = fmt.Sprintf("%d %s", c.Runs, pluralWord(c.Runs, "run", "runs"))
 			if r := c.Reliability; r != nil {
 				row.Reliability, row.Runs = true, Clean(reliabilityWords(r))
 			}

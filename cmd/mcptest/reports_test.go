@@ -659,11 +659,7 @@ func keepScreenshot(t *testing.T, shot string) {
 // critical violation.
 func TestHTMLAccessibility(t *testing.T) {
 	chromium := checker(t, "chromium", "chromium", "apt-get install -y chromium")
-	axePath := checker(t, "axe-core", filepath.Join(nodeReports, "axe-core/axe.min.js"), "npm ci --prefix .ci/node-reports")
-	axe, err := os.ReadFile(axePath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	axe := axeSource(t)
 	b := startBrowser(t, chromium)
 	for _, p := range browserPages(t) {
 		for _, vp := range viewports {
@@ -671,18 +667,36 @@ func TestHTMLAccessibility(t *testing.T) {
 				b.t = t
 				b.open("file://"+p.path, vp.width, vp.height)
 				b.eval(`document.querySelectorAll("li.case details").forEach(function(d,i){if(i<3){d.open=true;}});document.getElementById("audit").open=true`, nil)
-				b.eval(string(axe), nil)
-				var violations []struct {
-					ID, Impact, Help string
-					Nodes            []struct{ Target []string }
-				}
-				b.eval(`axe.run(document,{resultTypes:["violations"]}).then(function(r){return r.violations;})`, &violations)
-				for _, v := range violations {
-					if v.Impact == "serious" || v.Impact == "critical" {
-						t.Errorf("axe %s (%s): %s, %d node(s), first %v", v.ID, v.Impact, v.Help, len(v.Nodes), v.Nodes[0].Target)
-					}
-				}
+				runAxe(t, b, axe)
 			})
+		}
+	}
+}
+
+// axeSource reads axe-core from .ci/node-reports.
+func axeSource(t *testing.T) []byte {
+	t.Helper()
+	path := checker(t, "axe-core", filepath.Join(nodeReports, "axe-core/axe.min.js"), "npm ci --prefix .ci/node-reports")
+	axe, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return axe
+}
+
+// runAxe runs axe-core over the open page: no serious or critical
+// violation.
+func runAxe(t *testing.T, b *browser, axe []byte) {
+	t.Helper()
+	b.eval(string(axe), nil)
+	var violations []struct {
+		ID, Impact, Help string
+		Nodes            []struct{ Target []string }
+	}
+	b.eval(`axe.run(document,{resultTypes:["violations"]}).then(function(r){return r.violations;})`, &violations)
+	for _, v := range violations {
+		if v.Impact == "serious" || v.Impact == "critical" {
+			t.Errorf("axe %s (%s): %s, %d node(s), first %v", v.ID, v.Impact, v.Help, len(v.Nodes), v.Nodes[0].Target)
 		}
 	}
 }

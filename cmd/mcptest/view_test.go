@@ -344,3 +344,45 @@ func serveView(t *testing.T, env map[string]string) (string, func()) {
 		viewContext, viewListening = origContext, origListening
 	}
 }
+
+// TestViewPagesInChromium opens the viewer's pages (the served report, the
+// run list, a comparison, a case's history) in headless Chromium at 1400
+// and 390 px: no console error, no request to another address, nothing
+// wider than the viewport, and no serious or critical axe-core violation.
+func TestViewPagesInChromium(t *testing.T) {
+	chromium := checker(t, "chromium", "chromium", "apt-get install -y chromium")
+	axe := axeSource(t)
+	store := t.TempDir()
+	env := map[string]string{storeEnv: store}
+	for _, suite := range []string{"../../examples/baseline/earlier/suite.yml", "../../examples/baseline/suite.yml"} {
+		mcptest(t, env, "run", "--config", suite, "--reporter", "json", "--output", filepath.Join(t.TempDir(), "r.json"))
+		time.Sleep(2 * time.Millisecond)
+	}
+	entries, _ := os.ReadDir(filepath.Join(store, "runs"))
+	older, newer := strings.TrimSuffix(entries[0].Name(), ".json"), strings.TrimSuffix(entries[1].Name(), ".json")
+	name := readEnvelope(t, filepath.Join(store, "runs", newer+".json")).Cases[0].Name
+	base, stop := serveView(t, env)
+	defer stop()
+	b := startBrowser(t, chromium)
+	shots := t.TempDir()
+	for _, page := range []string{"/", "/runs", "/compare?base=" + older + "&head=" + newer, "/case?name=" + url.QueryEscape(name)} {
+		for _, vp := range viewports {
+			t.Run(strings.Trim(strings.SplitN(page, "?", 2)[0], "/")+"/"+vp.name, func(t *testing.T) {
+				b.t = t
+				b.open(base+page, vp.width, vp.height)
+				var scrollWidth float64
+				b.eval("document.documentElement.scrollWidth", &scrollWidth)
+				if scrollWidth > float64(vp.width) {
+					t.Errorf("%s is %.0f px wide at a %d px viewport", page, scrollWidth, vp.width)
+				}
+				shot := filepath.Join(shots, strings.NewReplacer("/", "_", "?", "_", "&", "_", "=", "_").Replace(page)+"-"+vp.name+".png")
+				b.screenshot(shot, false)
+				keepScreenshot(t, shot)
+				for _, p := range b.problems(base + page) {
+					t.Errorf("%s logged or requested: %s", page, p)
+				}
+				runAxe(t, b, axe)
+			})
+		}
+	}
+}
