@@ -78,11 +78,7 @@ func runAgent(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*r
 				fig.te = &tr
 			}
 			multi.add(cas, r, &fig)
-			var missed []string
-			if fig.sel != nil {
-				missed = fig.sel.Missed
-			}
-			addEvidence(res, runEvidence(runN, cas.Model, r, marker, missed))
+			addEvidence(res, runEvidence(runN, cas.Model, r, marker, fig.missed()))
 			failedChecks = failedChecks[:0]
 			if len(perRun) > 0 {
 				doc := runDoc(runN, cas, r)

@@ -74,6 +74,15 @@ func matchesAny(ids []string, c cassette.Call) bool {
 	return false
 }
 
+// missed names the tool_selection: classes the run reached no call of;
+// nil without such a block.
+func (f *runFigures) missed() []string {
+	if f.sel == nil {
+		return nil
+	}
+	return f.sel.Missed
+}
+
 // addEvidence keeps the evidence of run n (1-based) of a case while the
 // case has kept fewer than maxEvidenceRuns, and counts it otherwise.
 func addEvidence(res *report.CaseResult, ev report.RunEvidence) {
