@@ -701,20 +701,3 @@ func runAxe(t *testing.T, b *browser, axe []byte) {
 	}
 }
 
-// runChromium runs headless Chromium with a fresh profile and no
-// background networking, returning what it printed to stdout.
-func runChromium(t *testing.T, chromium string, args ...string) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--disable-default-apps", "--user-data-dir=" + t.TempDir()}
-	cmd := exec.CommandContext(ctx, chromium, append(base, args...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	return stdout.String()
-}

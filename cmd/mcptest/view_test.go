@@ -147,7 +147,16 @@ func TestViewSnapshotInChromium(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q\n%s", code, stdout, stderr)
 	}
 	env := readEnvelope(t, run)
-	dom := runChromium(t, chromium, "--virtual-time-budget=5000", "--dump-dom", "file://"+addr)
+	b := startBrowser(t, chromium)
+	b.open("file://"+addr, 1280, 1600)
+	var dom string
+	for range 50 {
+		b.eval("document.documentElement.outerHTML", &dom)
+		if strings.Contains(dom, "cases shown") {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	last := -1
 	for _, id := range []string{`id="audit"`, `id="review"`, `id="cases"`, `id="footer"`} {
 		i := strings.Index(dom, id)
@@ -180,11 +189,11 @@ func TestViewSnapshotInChromium(t *testing.T) {
 	if !strings.Contains(dom, "&lt;img src=") {
 		t.Error("the hostile case name is not shown as text")
 	}
-	out, _ := filepath.Abs("testdata/out")
-	if err := os.MkdirAll(out, 0o755); err == nil {
-		shot := filepath.Join(out, "snapshot-fail.png")
-		runChromium(t, chromium, "--virtual-time-budget=5000", "--screenshot="+shot, "--window-size=1280,1600", "file://"+addr)
-		t.Logf("screenshot: %s", shot)
+	shot := filepath.Join(t.TempDir(), "snapshot-fail.png")
+	b.screenshot(shot, false)
+	keepScreenshot(t, shot)
+	for _, p := range b.problems("file://" + addr) {
+		t.Errorf("the snapshot logged or requested: %s", p)
 	}
 	if n := hits.Load(); n != 0 {
 		t.Errorf("the snapshot made %d request(s)", n)
