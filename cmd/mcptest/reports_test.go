@@ -700,4 +700,3 @@ func runAxe(t *testing.T, b *browser, axe []byte) {
 		}
 	}
 }
-
