@@ -301,8 +301,9 @@ func TestColor(t *testing.T) {
 }
 
 // TestREADMECommands runs every `$ mcptest ...` command shown in the README
-// and in docs/metrics.md from the repository root and checks what it does against the block, so the
-// docs cannot drift from the binary. The convention for a README block:
+// and in docs/*.md from the repository root and checks what it does against
+// the block, so the docs cannot drift from the binary. The convention for a
+// README block (fenced as ``` or ```console):
 //
 //   - the block's first line is `$ mcptest ARGS`, and the lines after it
 //     are exactly what the command prints on stdout;
@@ -312,7 +313,8 @@ func TestColor(t *testing.T) {
 //     whose floor is breached). Any other trailing comment is an error.
 func TestREADMECommands(t *testing.T) {
 	var data []byte
-	for _, doc := range []string{"../../README.md", "../../docs/metrics.md", "../../docs/reports.md"} {
+	docs, _ := filepath.Glob("../../docs/*.md")
+	for _, doc := range append([]string{"../../README.md"}, docs...) {
 		b, err := os.ReadFile(doc)
 		if err != nil {
 			t.Fatal(err)
