@@ -271,6 +271,39 @@ func renderAll(t *testing.T, format, ext string) map[string]string {
 	return out
 }
 
+// junitWant is a testcase the JUnit report must hold.
+type junitWant struct {
+	name, class string
+	fail, skip  bool
+	texts       []string
+}
+
+// junitWants lists the testcases of an envelope's JUnit report: one per
+// case, then one per run (tool_selection's rows where the case has them,
+// else the reliability rows of every multi-run case).
+func junitWants(env *report.Envelope) []junitWant {
+	var wants []junitWant
+	for _, c := range env.Cases {
+		w := junitWant{name: c.Name, class: env.Suite.Path, fail: c.Verdict == report.Fail, skip: c.Verdict == report.Inconclusive}
+		for _, a := range c.Assertions {
+			if !a.Passed {
+				w.texts = append(w.texts, a.Message)
+			}
+		}
+		wants = append(wants, w)
+		if c.ToolSelection != nil {
+			for _, r := range c.ToolSelection.Runs {
+				wants = append(wants, junitWant{name: r.Name, class: c.Name, fail: !r.PassK})
+			}
+		} else if c.Reliability != nil {
+			for _, r := range c.Reliability.Rows {
+				wants = append(wants, junitWant{name: report.RunName(c.Name, r.Run), class: c.Name, fail: !r.Passed})
+			}
+		}
+	}
+	return wants
+}
+
 // TestJUnitIndependentReader parses the JUnit output with junit2json (npm,
 // pinned in .ci/node-reports) and checks that another reader sees one
 // testcase per case plus one per run row, the failures and the skips the
@@ -299,34 +332,7 @@ func TestJUnitIndependentReader(t *testing.T) {
 			if err := json.Unmarshal(out, &doc); err != nil {
 				t.Fatalf("junit2json output: %v\n%s", err, out)
 			}
-			env := readEnvelope(t, inputs[name])
-			type want struct {
-				name, class string
-				fail, skip  bool
-				texts       []string
-			}
-			var wants []want
-			for _, c := range env.Cases {
-				w := want{name: c.Name, class: env.Suite.Path, fail: c.Verdict == report.Fail, skip: c.Verdict == report.Inconclusive}
-				for _, a := range c.Assertions {
-					if !a.Passed {
-						w.texts = append(w.texts, a.Message)
-					}
-				}
-				wants = append(wants, w)
-				// One testcase per run: tool_selection's rows where the
-				// case has them, else the reliability rows of every
-				// multi-run case.
-				if c.ToolSelection != nil {
-					for _, r := range c.ToolSelection.Runs {
-						wants = append(wants, want{name: r.Name, class: c.Name, fail: !r.PassK})
-					}
-				} else if c.Reliability != nil {
-					for _, r := range c.Reliability.Rows {
-						wants = append(wants, want{name: report.RunName(c.Name, r.Run), class: c.Name, fail: !r.Passed})
-					}
-				}
-			}
+			wants := junitWants(readEnvelope(t, inputs[name]))
 			if len(doc.Testsuite) != 1 {
 				t.Fatalf("%d testsuites, want 1", len(doc.Testsuite))
 			}
