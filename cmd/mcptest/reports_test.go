@@ -478,6 +478,7 @@ func TestHTMLInChromium(t *testing.T) {
 				checkPageDOM(t, b, p)
 				checkLayout(t, b, vp.width, vp.height)
 				checkExpand(t, b, p, vp.width)
+				checkKeyboard(t, b, len(p.env.Cases))
 				shot := filepath.Join(shots, p.name+"-"+vp.name+".png")
 				b.screenshot(shot, false)
 				keepScreenshot(t, shot)
@@ -630,6 +631,48 @@ DetailW:r.width,ListW:document.getElementById("case-list").getBoundingClientRect
 	}
 	if state.DetailW < 0.9*state.ListW {
 		t.Errorf("the opened case is %.0f px wide in a %.0f px list (at %d px): it should take the full width", state.DetailW, state.ListW, width)
+	}
+}
+
+// checkKeyboard moves between cases with real key presses: j goes to the
+// next case, k back, and Enter on a case row opens or closes it.
+func checkKeyboard(t *testing.T, b *browser, cases int) {
+	t.Helper()
+	if cases < 2 {
+		return
+	}
+	press := func(key, code string, vk int) {
+		for _, typ := range []string{"keyDown", "keyUp"} {
+			ev := map[string]any{"type": typ, "key": key, "code": code, "windowsVirtualKeyCode": vk}
+			if typ == "keyDown" && key != "Enter" {
+				ev["text"] = key
+			} else if typ == "keyDown" {
+				ev["text"] = "\r"
+			}
+			b.call("Input.dispatchKeyEvent", ev, nil)
+		}
+	}
+	focused := func() (id string, open bool) {
+		var st struct {
+			ID   string
+			Open bool
+		}
+		b.eval(`(function(){var li=document.activeElement.closest("li.case");return li?{ID:li.id,Open:li.querySelector("details").open}:{};})()`, &st)
+		return st.ID, st.Open
+	}
+	b.eval(`document.querySelector("#case-1 summary").focus()`, nil)
+	press("j", "KeyJ", 74)
+	if id, _ := focused(); id != "case-2" {
+		t.Errorf("j from case 1 focused %q, want case-2", id)
+	}
+	press("k", "KeyK", 75)
+	id, wasOpen := focused()
+	if id != "case-1" {
+		t.Errorf("k from case 2 focused %q, want case-1", id)
+	}
+	press("Enter", "Enter", 13)
+	if _, open := focused(); open == wasOpen {
+		t.Errorf("Enter on case 1 did not open or close it (open %v before and after)", open)
 	}
 }
 
