@@ -488,6 +488,39 @@ func TestHTMLInChromium(t *testing.T) {
 				checkCSPHolds(t, b)
 			})
 		}
+		t.Run(p.name+"/no-script", func(t *testing.T) {
+			b.t = t
+			checkWithoutScript(t, b, "file://"+p.path)
+		})
+	}
+}
+
+// checkWithoutScript opens the page with JavaScript off: every case is
+// listed, the filter (which needs the script) stays hidden, and a case
+// opens by the browser's own disclosure control.
+func checkWithoutScript(t *testing.T, b *browser, url string) {
+	t.Helper()
+	b.call("Emulation.setScriptExecutionDisabled", map[string]any{"value": true}, nil)
+	defer b.call("Emulation.setScriptExecutionDisabled", map[string]any{"value": false}, nil)
+	b.open(url, 1400, 900)
+	var st struct {
+		Cases, Shown   int
+		FilterHidden   bool
+		Opened, Counts bool
+	}
+	// Runtime.evaluate runs even with the page's scripts off.
+	b.eval(`(function(){var rows=document.querySelectorAll("li.case");var s=rows[0].querySelector("summary");s.click();
+return {Cases:rows.length,Shown:Array.prototype.filter.call(rows,function(r){return r.offsetParent!==null;}).length,
+FilterHidden:document.querySelector(".filters").offsetParent===null,Opened:rows[0].querySelector("details").open,
+Counts:document.getElementById("shown").textContent!==""};})()`, &st)
+	if st.Shown != st.Cases || st.Cases == 0 {
+		t.Errorf("without script %d of %d cases are shown", st.Shown, st.Cases)
+	}
+	if !st.FilterHidden || st.Counts {
+		t.Error("without script the filter shows, though it cannot work")
+	}
+	if !st.Opened {
+		t.Error("without script a case does not open")
 	}
 }
 
