@@ -492,6 +492,29 @@ func TestHTMLInChromium(t *testing.T) {
 			b.t = t
 			checkWithoutScript(t, b, "file://"+p.path)
 		})
+		t.Run(p.name+"/print", func(t *testing.T) {
+			b.t = t
+			checkPrint(t, b, "file://"+p.path)
+		})
+	}
+}
+
+// checkPrint lays the page out for print: the filter is left out, and a
+// case the filter hid is printed.
+func checkPrint(t *testing.T, b *browser, url string) {
+	t.Helper()
+	b.open(url, 1400, 900)
+	b.call("Emulation.setEmulatedMedia", map[string]any{"media": "print"}, nil)
+	defer b.call("Emulation.setEmulatedMedia", map[string]any{"media": ""}, nil)
+	var st struct{ FilterShown, HiddenCaseShown bool }
+	b.eval(`(function(){var li=document.querySelector("li.case");li.classList.add("hide");
+var r={FilterShown:getComputedStyle(document.querySelector(".filters")).display!=="none",HiddenCaseShown:getComputedStyle(li).display!=="none"};
+li.classList.remove("hide");return r;})()`, &st)
+	if st.FilterShown {
+		t.Error("the filter is printed")
+	}
+	if !st.HiddenCaseShown {
+		t.Error("a case the filter hid is left out of the print")
 	}
 }
 
