@@ -219,7 +219,7 @@ type htmlCase struct {
 	MoreWorlds         int
 	Evidence           []htmlRunEvidence
 	// EvidenceLeft counts the recorded runs whose timeline the page
-	// leaves out (the envelope keeps the first 10; mcptest view shows
+	// leaves out (the envelope keeps up to 10; mcptest view shows
 	// them); EvidenceSkipped is set when the page's budget left this
 	// case's timelines out altogether.
 	EvidenceLeft    int

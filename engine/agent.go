@@ -78,7 +78,6 @@ func runAgent(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*r
 				fig.te = &tr
 			}
 			multi.add(cas, r, &fig)
-			addEvidence(res, runEvidence(runN, cas.Model, r, marker, fig.missed()))
 			failedChecks = failedChecks[:0]
 			if len(perRun) > 0 {
 				doc := runDoc(runN, cas, r)
@@ -90,6 +89,7 @@ func runAgent(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*r
 			}
 			failedChecks = checks.check(&fig, failedChecks)
 			verdicts.add(runN, failedChecks)
+			addEvidence(res, runEvidence(runN, cas.Model, r, marker, fig.missed()), len(failedChecks) > 0)
 		},
 	})
 	res.Runs = runN

@@ -12,12 +12,15 @@ import (
 )
 
 // The bounds of a case's evidence: the runs kept, the calls kept per run,
-// and the length of each argument, result and final-response excerpt in
-// bytes. Past them, the counts say what was left out.
+// the length of each argument, result and final-response excerpt in
+// bytes, and the bytes of recorded text a case keeps over all its runs
+// (a passing run may fill half of it, so failing runs find room). Past
+// them, the counts say what was left out.
 const (
 	maxEvidenceRuns  = 10
 	maxEvidenceCalls = 40
-	maxEvidenceText  = 2000
+	maxEvidenceText  = 1000
+	maxEvidenceBytes = 24 << 10
 )
 
 // evidenceMarker decides the marks of a case's calls.
@@ -83,14 +86,36 @@ func (f *runFigures) missed() []string {
 	return f.sel.Missed
 }
 
-// addEvidence keeps the evidence of run n (1-based) of a case while the
-// case has kept fewer than maxEvidenceRuns, and counts it otherwise.
-func addEvidence(res *report.CaseResult, ev report.RunEvidence) {
-	if len(res.Evidence) >= maxEvidenceRuns {
+// addEvidence keeps the evidence of a run while the case has kept fewer
+// than maxEvidenceRuns and the run fits the case's share of
+// maxEvidenceBytes (half of it for a run that passed), and counts it
+// otherwise.
+func addEvidence(res *report.CaseResult, ev report.RunEvidence, failed bool) {
+	limit := maxEvidenceBytes
+	if !failed {
+		limit /= 2
+	}
+	used := 0
+	for _, kept := range res.Evidence {
+		used += evidenceBytes(kept)
+	}
+	if len(res.Evidence) >= maxEvidenceRuns || used+evidenceBytes(ev) > limit {
 		res.EvidenceOmitted++
 		return
 	}
 	res.Evidence = append(res.Evidence, ev)
+}
+
+// evidenceBytes is the recorded text a run's evidence holds.
+func evidenceBytes(ev report.RunEvidence) int {
+	n := 0
+	for _, t := range ev.Turns {
+		n += len(t.FinalResponse)
+		for _, c := range t.Calls {
+			n += len(c.Server) + len(c.Tool) + len(c.Arguments) + len(c.Result)
+		}
+	}
+	return n
 }
 
 // runEvidence is the evidence of one recorded run.

@@ -76,7 +76,7 @@ func TestEvidenceBounds(t *testing.T) {
 	run := &cassette.Run{Turns: []cassette.Turn{{Calls: calls}, {Calls: []cassette.Call{{Tool: "u"}}}}}
 	res := &report.CaseResult{}
 	for i := range maxEvidenceRuns + 2 {
-		addEvidence(res, runEvidence(i+1, "", run, evidenceMarker{}, nil))
+		addEvidence(res, runEvidence(i+1, "", run, evidenceMarker{}, nil), true)
 	}
 	if len(res.Evidence) != maxEvidenceRuns || res.EvidenceOmitted != 2 {
 		t.Errorf("%d runs kept, %d omitted; want %d and 2", len(res.Evidence), res.EvidenceOmitted, maxEvidenceRuns)
@@ -89,5 +89,35 @@ func TestEvidenceBounds(t *testing.T) {
 	markScenarioCalls(&sc, []report.WorldEvent{{Turn: 1, Call: 2}, {Turn: 9, Call: 1}}, []report.WorldEvent{{Turn: 1, Call: 1}})
 	if got := sc.Turns[0].Calls; len(got[0].Marks) != 1 || got[0].Marks[0] != report.MarkForbidden || len(got[1].Marks) != 1 || got[1].Marks[0] != report.MarkInvalid {
 		t.Errorf("scenario marks %+v", got)
+	}
+}
+
+// TestEvidenceBudget: passing runs fill at most half of a case's bytes,
+// so a failing run after them still finds room; past the whole budget
+// runs are counted, not kept.
+func TestEvidenceBudget(t *testing.T) {
+	big := strings.Repeat("x", maxEvidenceText)
+	run := &cassette.Run{Turns: []cassette.Turn{{Calls: []cassette.Call{{Tool: "t", Result: big}, {Tool: "t", Result: big}}}}}
+	res := &report.CaseResult{}
+	for i := range 8 {
+		addEvidence(res, runEvidence(i+1, "", run, evidenceMarker{}, nil), false)
+	}
+	passing := len(res.Evidence)
+	if used := passing * evidenceBytes(res.Evidence[0]); used > maxEvidenceBytes/2 || passing == 0 {
+		t.Fatalf("passing runs kept %d bytes in %d runs, over half of %d", used, passing, maxEvidenceBytes)
+	}
+	addEvidence(res, runEvidence(9, "", run, evidenceMarker{}, nil), true)
+	if len(res.Evidence) != passing+1 || res.Evidence[passing].Run != 9 {
+		t.Errorf("the failing run after %d passing ones was not kept", passing)
+	}
+	for i := range 20 {
+		addEvidence(res, runEvidence(10+i, "", run, evidenceMarker{}, nil), true)
+	}
+	total := 0
+	for _, ev := range res.Evidence {
+		total += evidenceBytes(ev)
+	}
+	if total > maxEvidenceBytes || res.EvidenceOmitted+len(res.Evidence) != 29 {
+		t.Errorf("kept %d bytes over %d runs, %d omitted", total, len(res.Evidence), res.EvidenceOmitted)
 	}
 }

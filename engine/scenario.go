@@ -502,7 +502,6 @@ func runScenario(s *Suite, p casePlan, res *report.CaseResult, progress func()) 
 		rp := replayRun(sc, r)
 		ev := runEvidence(runN, cas.Model, r, evidenceMarker{}, nil)
 		markScenarioCalls(&ev, rp.invalidAt, rp.forbiddenAt)
-		addEvidence(res, ev)
 		doc := rp.doc(sc)
 		failedChecks = rp.oracleFailures(failedChecks[:0])
 		for _, rc := range checks {
@@ -511,6 +510,7 @@ func runScenario(s *Suite, p casePlan, res *report.CaseResult, progress func()) 
 			}
 		}
 		verdicts.add(runN, failedChecks)
+		addEvidence(res, ev, len(failedChecks) > 0)
 		addScenarioRun(detail, runN, rp)
 		// Only the numbers and findings are kept; the world of a run is
 		// dropped unless it is the only one.
