@@ -462,9 +462,11 @@ func browserPages(t *testing.T) []htmlPage {
 // Policy holds, the summary strip is inside the first viewport, "Review
 // first" lists exactly the failing and inconclusive cases (and is absent
 // on an all-pass run), the blocks come in order, hostile recorded text
-// shows as text, and expanding a case shows its runs at the full width.
-// Screenshots are written under the test's temp dir (and to
-// $MCPTEST_SCREENSHOTS when set) and checked by element boxes.
+// shows as text, expanding a case shows its runs at the full width, and
+// j, k and Enter move between and open cases. Each page is also opened
+// with scripts off (every case listed and openable, no dead filter) and
+// laid out for print. Screenshots are written under the test's temp dir
+// (and to $MCPTEST_SCREENSHOTS when set) and checked by element boxes.
 func TestHTMLInChromium(t *testing.T) {
 	chromium := checker(t, "chromium", "chromium", "apt-get install -y chromium")
 	b := startBrowser(t, chromium)
