@@ -151,11 +151,13 @@ func (t threshold) margin(v float64) float64 {
 	return v - t.at
 }
 
-// figuresOf groups a case's figures by gate, each against the threshold
-// it is held to (limitsOf), if any.
+// figuresOf groups a case's figures by gate, the gates in order of their
+// first figure, each figure against the threshold it is held to
+// (limitsOf), if any. A figure with no gate prefix is the case's own.
 func figuresOf(c *report.CaseResult) []htmlGate {
 	held := limitsOf(c)
 	var gates []htmlGate
+	index := map[string]int{}
 	for _, p := range figurePairs(c) {
 		name, value := p[0], p[1]
 		gateName, short, ok := strings.Cut(name, ".")
@@ -172,11 +174,13 @@ func figuresOf(c *report.CaseResult) []htmlGate {
 				f.Against = relation(v, l.at) + " " + compact(l.at)
 			}
 		}
-		if n := len(gates); n == 0 || gates[n-1].Name != Clean(gateName) {
+		gi, seen := index[gateName]
+		if !seen {
+			gi = len(gates)
+			index[gateName] = gi
 			gates = append(gates, htmlGate{Name: Clean(gateName)})
 		}
-		g := &gates[len(gates)-1]
-		g.Figures = append(g.Figures, f)
+		gates[gi].Figures = append(gates[gi].Figures, f)
 	}
 	return gates
 }
