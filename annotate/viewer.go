@@ -32,8 +32,16 @@ type ViewerRun struct {
 	Totals                      report.Totals
 }
 
-func viewerRunOf(env *report.Envelope) ViewerRun {
+// ViewerRunOf summarizes a stored run for the viewer's list.
+func ViewerRunOf(env *report.Envelope) ViewerRun {
 	return ViewerRun{ID: Clean(env.Run.ID), Started: Clean(env.Run.StartedAt), Suite: Clean(env.Suite.Path), Verdict: string(env.Verdict), Totals: env.Totals}
+}
+
+// CaseInRun is a case as one stored run recorded it; Case is nil when
+// the run does not hold the case.
+type CaseInRun struct {
+	Run  ViewerRun
+	Case *report.CaseResult
 }
 
 type viewerData struct {
@@ -58,12 +66,8 @@ type historyRow struct {
 
 // RunList writes the viewer's list of stored runs, newest first as given,
 // with a picker that compares any two of them.
-func RunList(w io.Writer, runs []*report.Envelope) error {
-	d := viewerData{Title: "mcptest: stored runs", CSP: viewerCSP, CSS: template.CSS(htmlCSS), Page: "runs"}
-	for _, env := range runs {
-		d.Runs = append(d.Runs, viewerRunOf(env))
-	}
-	return renderViewer(w, d)
+func RunList(w io.Writer, runs []ViewerRun) error {
+	return renderViewer(w, viewerData{Title: "mcptest: stored runs", CSP: viewerCSP, CSS: template.CSS(htmlCSS), Page: "runs", Runs: runs})
 }
 
 // CaseHistory writes a case's history across the stored runs, newest
@@ -71,25 +75,21 @@ func RunList(w io.Writer, runs []*report.Envelope) error {
 // furthest below its threshold, else its pass rate) and how many of its
 // runs passed, so a reviewer sees when the case became flaky. The newest
 // run that holds the case shows every run timeline the envelope kept.
-func CaseHistory(w io.Writer, name string, runs []*report.Envelope) error {
+func CaseHistory(w io.Writer, name string, runs []CaseInRun) error {
 	d := viewerData{Title: "mcptest: " + Clean(name), CSP: viewerCSP, CSS: template.CSS(htmlCSS), Page: "case", Case: Clean(name)}
-	for _, env := range runs {
-		row := historyRow{Run: viewerRunOf(env)}
-		for _, c := range env.Cases {
-			if c.Name != name {
-				continue
-			}
+	for _, r := range runs {
+		row := historyRow{Run: r.Run}
+		if c := r.Case; c != nil {
 			row.Present, row.Verdict = true, string(c.Verdict)
 			row.Figure, row.FigureOutcome = mainFigure(c)
 			row.Runs = fmt.Sprintf("%d %s", c.Runs, pluralWord(c.Runs, "run", "runs"))
-			if r := c.Reliability; r != nil {
-				row.Reliability, row.Runs = true, Clean(reliabilityWords(r))
+			if rel := c.Reliability; rel != nil {
+				row.Reliability, row.Runs = true, Clean(reliabilityWords(rel))
 			}
 			if d.Evidence == nil && len(c.Evidence) > 0 {
 				d.RunID = row.Run.ID
 				d.Evidence = allEvidence(c)
 			}
-			break
 		}
 		d.History = append(d.History, row)
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 // maxHistoryRuns bounds how many stored runs the viewer reads for a run
-// list or a case's history, newest first.
+// list or a case's history, newest first (the store keeps keepRuns).
 const maxHistoryRuns = 200
 
 // storePages serves the viewer's pages over the workspace store: /runs
@@ -26,7 +26,8 @@ const maxHistoryRuns = 200
 func (c *Command) storePages() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/runs", func(w http.ResponseWriter, r *http.Request) {
-		runs := c.storedRuns()
+		var runs []annotate.ViewerRun
+		c.eachStoredRun(func(env *report.Envelope) { runs = append(runs, annotate.ViewerRunOf(env)) })
 		c.servePage(w, func(b *bytes.Buffer) error { return annotate.RunList(b, runs) })
 	})
 	mux.HandleFunc("/run/{id}", func(w http.ResponseWriter, r *http.Request) {
@@ -52,7 +53,17 @@ func (c *Command) storePages() http.Handler {
 			http.Error(w, "case: give the case's name, name=", http.StatusNotFound)
 			return
 		}
-		runs := c.storedRuns()
+		var runs []annotate.CaseInRun
+		c.eachStoredRun(func(env *report.Envelope) {
+			in := annotate.CaseInRun{Run: annotate.ViewerRunOf(env)}
+			for _, cr := range env.Cases {
+				if cr.Name == name {
+					in.Case = cr
+					break
+				}
+			}
+			runs = append(runs, in)
+		})
 		c.servePage(w, func(b *bytes.Buffer) error { return annotate.CaseHistory(b, name, runs) })
 	})
 	return mux
@@ -88,17 +99,16 @@ func (c *Command) storedRunIDs() (dir string, ids []string) {
 	return dir, ids[:min(len(ids), maxHistoryRuns)]
 }
 
-// storedRuns reads the stored runs, newest first; a run that does not
-// read as an envelope is left out.
-func (c *Command) storedRuns() []*report.Envelope {
+// eachStoredRun reads the stored runs one at a time, newest first, and
+// hands each to use; a run that does not read as an envelope is left
+// out. Only what use keeps of a run stays in memory.
+func (c *Command) eachStoredRun(use func(*report.Envelope)) {
 	dir, ids := c.storedRunIDs()
-	var out []*report.Envelope
 	for _, id := range ids {
 		if env := c.readStored(filepath.Join(dir, id+".json")); env != nil {
-			out = append(out, env)
+			use(env)
 		}
 	}
-	return out
 }
 
 // storedRun reads the stored run id; nil when id is not a run id or no
