@@ -318,7 +318,17 @@ func TestJUnitIndependentReader(t *testing.T) {
 			if err != nil {
 				t.Fatalf("junit2json: %v", err)
 			}
-			var doc junitDoc
+			var doc struct {
+				Tests, Failures, Skipped int
+				Testsuite                []struct {
+					Tests    int
+					Testcase []struct {
+						Name, Classname string
+						Failure         []struct{ Message, Inner string }
+						Skipped         []struct{ Message string }
+					}
+				}
+			}
 			if err := json.Unmarshal(out, &doc); err != nil {
 				t.Fatalf("junit2json output: %v\n%s", err, out)
 			}
@@ -332,89 +342,30 @@ func TestJUnitIndependentReader(t *testing.T) {
 			}
 			failures, skipped := 0, 0
 			for i, w := range wants {
-				w.check(t, i, got[i])
-				failures += b2i(w.fail)
-				skipped += b2i(w.skip)
+				g := got[i]
+				if g.Name != strings.ToValidUTF8(w.name, "") || g.Classname != w.class {
+					t.Errorf("testcase %d = %q (%q), want %q (%q)", i, g.Name, g.Classname, w.name, w.class)
+				}
+				if (len(g.Failure) > 0) != w.fail || (len(g.Skipped) > 0) != w.skip {
+					t.Errorf("testcase %q: failure %v skipped %v, want %v %v", w.name, g.Failure, g.Skipped, w.fail, w.skip)
+				}
+				if w.fail {
+					failures++
+				}
+				if w.skip {
+					skipped++
+				}
+				for _, text := range w.texts {
+					if len(g.Failure) == 0 || !strings.Contains(g.Failure[0].Inner, text) {
+						t.Errorf("testcase %q: the failure does not carry the assertion text %q", w.name, text)
+					}
+				}
 			}
 			if doc.Failures != failures || doc.Skipped != skipped {
 				t.Errorf("failures=%d skipped=%d, want %d %d", doc.Failures, doc.Skipped, failures, skipped)
 			}
 		})
 	}
-}
-
-// junitDoc is junit2json's reading of a JUnit report.
-type junitDoc struct {
-	Tests, Failures, Skipped int
-	Testsuite                []struct {
-		Tests    int
-		Testcase []junitCase
-	}
-}
-
-// junitCase is one testcase as junit2json reads it.
-type junitCase struct {
-	Name, Classname string
-	Failure         []struct{ Message, Inner string }
-	Skipped         []struct{ Message string }
-}
-
-// junitWant is the testcase a case or a run of the envelope must give.
-type junitWant struct {
-	name, class string
-	fail, skip  bool
-	texts       []string
-}
-
-// junitWants are the testcases of an envelope, in order: one per case,
-// then one per run: tool_selection's rows where the case has them, else
-// the reliability rows of every multi-run case.
-func junitWants(env *report.Envelope) []junitWant {
-	var wants []junitWant
-	for _, c := range env.Cases {
-		w := junitWant{name: c.Name, class: env.Suite.Path, fail: c.Verdict == report.Fail, skip: c.Verdict == report.Inconclusive}
-		for _, a := range c.Assertions {
-			if !a.Passed {
-				w.texts = append(w.texts, a.Message)
-			}
-		}
-		wants = append(wants, w)
-		switch {
-		case c.ToolSelection != nil:
-			for _, r := range c.ToolSelection.Runs {
-				wants = append(wants, junitWant{name: r.Name, class: c.Name, fail: !r.PassK})
-			}
-		case c.Reliability != nil:
-			for _, r := range c.Reliability.Rows {
-				wants = append(wants, junitWant{name: report.RunName(c.Name, r.Run), class: c.Name, fail: !r.Passed})
-			}
-		}
-	}
-	return wants
-}
-
-// check compares testcase i with what it must be.
-func (w junitWant) check(t *testing.T, i int, g junitCase) {
-	t.Helper()
-	if g.Name != strings.ToValidUTF8(w.name, "") || g.Classname != w.class {
-		t.Errorf("testcase %d = %q (%q), want %q (%q)", i, g.Name, g.Classname, w.name, w.class)
-	}
-	if (len(g.Failure) > 0) != w.fail || (len(g.Skipped) > 0) != w.skip {
-		t.Errorf("testcase %q: failure %v skipped %v, want %v %v", w.name, g.Failure, g.Skipped, w.fail, w.skip)
-	}
-	for _, text := range w.texts {
-		if len(g.Failure) == 0 || !strings.Contains(g.Failure[0].Inner, text) {
-			t.Errorf("testcase %q: the failure does not carry the assertion text %q", w.name, text)
-		}
-	}
-}
-
-// b2i is 1 for true.
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // TestSARIFMultitool validates the SARIF output with Microsoft's SARIF
