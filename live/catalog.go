@@ -54,14 +54,18 @@ func Load(ctx context.Context, t Target, getenv func(string) string) (*Catalog, 
 	if t.Catalog != "" {
 		return ReadFile(t.Catalog)
 	}
-	ctx, cancel := context.WithTimeout(ctx, DefaultTimeout)
+	ctx, cancel := context.WithTimeout(ctx, t.Limit())
 	defer cancel()
 	s, err := Connect(ctx, t, getenv)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
-	return s.Catalog(ctx)
+	cat, err := s.Catalog(ctx)
+	if err != nil {
+		return nil, timedOut(ctx, t, err)
+	}
+	return cat, nil
 }
 
 // Catalog lists everything the server advertises, following cursors. A

@@ -34,6 +34,17 @@ type Target struct {
 	Dir string
 	// Catalog is a saved tools/list document (JSON or YAML).
 	Catalog string
+	// Timeout bounds starting the server, the initialize handshake and
+	// each request; 0 is DefaultTimeout.
+	Timeout time.Duration
+}
+
+// Limit is the target's timeout: Timeout, or DefaultTimeout when unset.
+func (t Target) Limit() time.Duration {
+	if t.Timeout > 0 {
+		return t.Timeout
+	}
+	return DefaultTimeout
 }
 
 // String describes the target for messages.
@@ -67,7 +78,8 @@ func (t Target) Validate() error {
 	return nil
 }
 
-// DefaultTimeout bounds connecting to a server and listing its catalog.
+// DefaultTimeout bounds connecting to a server and each request, unless the
+// target sets its own (--timeout, or timeout: on a suite's server).
 const DefaultTimeout = 30 * time.Second
 
 // Session is an open connection to a live target.
@@ -80,7 +92,7 @@ type Session struct {
 // reads the bearer token and the child's base environment is this
 // process's.
 func Connect(ctx context.Context, t Target, getenv func(string) string) (*Session, error) {
-	client := mcp.NewClient(&mcp.Implementation{Name: "mcptest", Version: "v1"}, nil)
+	client := newClient(t)
 	if t.URL != "" {
 		tr, probe := httpTransport(t, "", getenv)
 		cs, err := client.Connect(ctx, tr, nil)
@@ -88,7 +100,7 @@ func Connect(ctx context.Context, t Target, getenv func(string) string) (*Sessio
 			if st, challenge := probe.failure(); st != 0 {
 				return nil, &AuthError{Status: st, URL: t.URL, Challenge: challenge, EnvVar: t.BearerTokenEnv, TokenSet: probe.token != ""}
 			}
-			return nil, fmt.Errorf("connect to %s: %w", t.URL, err)
+			return nil, fmt.Errorf("connect to %s: %w", t.URL, timedOut(ctx, t, err))
 		}
 		return &Session{ClientSession: cs}, nil
 	}
@@ -98,7 +110,7 @@ func Connect(ctx context.Context, t Target, getenv func(string) string) (*Sessio
 	}
 	cs, err := client.Connect(ctx, tr, nil)
 	if err != nil {
-		msg := fmt.Sprintf("start MCP server %q: %v", strings.Join(t.Command, " "), err)
+		msg := fmt.Sprintf("start MCP server %q: %v", strings.Join(t.Command, " "), timedOut(ctx, t, err))
 		if tail := strings.TrimSpace(stderr.String()); tail != "" {
 			msg += "\nits stderr ends with:\n" + tail
 		}
@@ -160,7 +172,7 @@ func sameOriginRedirect(r *http.Request, via []*http.Request) error {
 // commandTransport is the SDK's stdio transport for a command target: the
 // command in t.Dir with t.Env merged into this process's environment, its
 // stderr's tail kept for error messages. The process lives as long as ctx.
-func commandTransport(ctx context.Context, t Target) (*mcp.CommandTransport, *tailBuffer, error) {
+func commandTransport(ctx context.Context, t Target) (*stdioTransport, *tailBuffer, error) {
 	if len(t.Command) == 0 {
 		return nil, nil, errors.New("connect: the target has no command and no url")
 	}
@@ -172,7 +184,16 @@ func commandTransport(ctx context.Context, t Target) (*mcp.CommandTransport, *ta
 	}
 	stderr := &tailBuffer{max: 4 << 10}
 	cmd.Stderr = stderr
-	return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, stderr, nil
+	return &stdioTransport{cmd: cmd}, stderr, nil
+}
+
+// timedOut rewords err when ctx's deadline ended the wait: the server did
+// not answer within the target's timeout, and this is how to raise it.
+func timedOut(ctx context.Context, t Target, err error) error {
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return fmt.Errorf("the server did not answer within %s (raise it with --timeout, or timeout: on the server in the suite)", t.Limit())
 }
 
 // authProbe adds the bearer token to every request and remembers the first
