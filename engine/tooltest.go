@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,10 +33,6 @@ type ToolTestBlock struct {
 	// MaxDurationPos is where max_duration_ms: is declared.
 	MaxDurationPos diag.Pos
 }
-
-// ToolCallTimeout bounds starting the server, initializing and one
-// tools/call of a tool test.
-var ToolCallTimeout = live.DefaultTimeout
 
 // toolTest reads a tools: entry. The expect: list is the short form (a list
 // of assertions) or the long form {assertions: [...]}; its targets read the
@@ -95,17 +92,12 @@ func runToolTest(s *Suite, p casePlan, res *CaseResult) (*CaseResult, diag.List)
 		res.Findings = append(res.Findings, Finding{Level: "error", Gate: "tools", Message: redact.String(fmt.Sprintf(format, args...))})
 		return res, nil
 	}
-	var target live.Target
-	for _, srv := range s.Servers {
-		if srv.Name == t.Server {
-			target = live.Target{Name: srv.Name, Command: srv.Command, Env: srv.Env, URL: srv.URL, BearerTokenEnv: srv.BearerTokenEnv, Dir: s.Dir}
-		}
-	}
+	target, _ := s.Target(t.Server)
 	sess, err := p.live.session(target)
 	if err != nil {
 		return fail("could not connect to server %q: %v", t.Server, err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), ToolCallTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), target.Limit())
 	defer cancel()
 	args := t.Args
 	if args == nil {
@@ -137,7 +129,7 @@ func runToolTest(s *Suite, p casePlan, res *CaseResult) (*CaseResult, diag.List)
 	elapsed := time.Since(start)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return fail("%s %q on server %q did not answer within %s", method, what, t.Server, ToolCallTimeout)
+			return fail("%s %q on server %q did not answer within %s (raise timeout: on the server)", method, what, t.Server, target.Limit())
 		}
 		return fail("%s %q on server %q failed: %v", method, what, t.Server, err)
 	}
@@ -228,32 +220,37 @@ func (lp *livePool) session(t live.Target) (*live.Session, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	lp.cancels = append(lp.cancels, cancel)
 	connected := make(chan struct{})
-	timer := time.AfterFunc(ToolCallTimeout, func() {
+	var expired atomic.Bool
+	timer := time.AfterFunc(t.Limit(), func() {
 		select {
 		case <-connected:
 		default:
+			expired.Store(true)
 			cancel()
 		}
 	})
 	s, err := live.Connect(ctx, t, os.Getenv)
 	close(connected)
 	timer.Stop()
+	if err != nil && expired.Load() {
+		err = fmt.Errorf("start MCP server %q: the server did not answer within %s (raise timeout: on the server)", t, t.Limit())
+	}
 	if err != nil {
 		lp.errs[t.Name] = err
 		return nil, err
 	}
 	lp.sessions[t.Name] = s
-	lp.listTools(ctx, t.Name, s)
+	lp.listTools(ctx, t, s)
 	return s, nil
 }
 
 // listTools records the tools a server lists, when it offers tools and
 // answers within the call timeout; coverage is then reported against them.
-func (lp *livePool) listTools(ctx context.Context, name string, s *live.Session) {
+func (lp *livePool) listTools(ctx context.Context, t live.Target, s *live.Session) {
 	if init := s.InitializeResult(); init == nil || init.Capabilities == nil || init.Capabilities.Tools == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, ToolCallTimeout)
+	ctx, cancel := context.WithTimeout(ctx, t.Limit())
 	defer cancel()
 	var names []string
 	for tl, err := range s.Tools(ctx, nil) {
@@ -266,7 +263,7 @@ func (lp *livePool) listTools(ctx context.Context, name string, s *live.Session)
 	if lp.tools == nil {
 		lp.tools = map[string][]string{}
 	}
-	lp.tools[name] = names
+	lp.tools[t.Name] = names
 }
 
 func (lp *livePool) close() {

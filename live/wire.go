@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -94,6 +95,9 @@ func (w *Wire) Call(ctx context.Context, method string, params any) (json.RawMes
 		return resp.Result, nil
 	}
 }
+
+// Limit is the target's timeout: how long one request may take.
+func (w *Wire) Limit() time.Duration { return w.target.Limit() }
 
 // Notify sends a notification.
 func (w *Wire) Notify(ctx context.Context, method string, params any) error {
