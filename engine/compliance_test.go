@@ -286,7 +286,7 @@ tool_quality:
 	}
 	for _, c := range env.Cases {
 		text := fmt.Sprint(c.Findings, c.Floors)
-		if c.Verdict != Fail || !strings.Contains(text, "did not answer within 300ms") {
+		if c.Verdict != report.Fail || !strings.Contains(text, "did not answer within 300ms") {
 			t.Errorf("%s: %s %s; want a failure naming the 300ms timeout", c.Name, c.Verdict, text)
 		}
 	}
