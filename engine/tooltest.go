@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"sync/atomic"
 	"time"
 
 	"github.com/mcptest/mcptest/engine/report"
@@ -218,25 +217,9 @@ func (lp *livePool) session(t live.Target) (*live.Session, error) {
 	if err, ok := lp.errs[t.Name]; ok {
 		return nil, err
 	}
-	// The server process lives as long as ctx: until the pool closes.
-	ctx, cancel := context.WithCancel(context.Background())
-	lp.cancels = append(lp.cancels, cancel)
-	connected := make(chan struct{})
-	var expired atomic.Bool
-	timer := time.AfterFunc(t.Limit(), func() {
-		select {
-		case <-connected:
-		default:
-			expired.Store(true)
-			cancel()
-		}
-	})
-	s, err := live.Connect(ctx, t, os.Getenv)
-	close(connected)
-	timer.Stop()
-	if err != nil && expired.Load() {
-		err = fmt.Errorf("start MCP server %q: the server did not answer within %s (raise timeout: on the server)", t, t.Limit())
-	}
+	// The server process lives until the pool closes it.
+	ctx := context.Background()
+	s, err := live.Dial(ctx, t, os.Getenv)
 	if err != nil {
 		lp.errs[t.Name] = err
 		return nil, err

@@ -61,16 +61,23 @@ func Load(ctx context.Context, t Target, getenv func(string) string) (*Catalog, 
 		return nil, err
 	}
 	defer s.Close()
-	cat, err := s.Catalog(ctx)
-	if err != nil {
-		return nil, timedOut(ctx, t, err)
-	}
-	return cat, nil
+	return s.Catalog(ctx)
 }
 
 // Catalog lists everything the server advertises, following cursors. A
-// list the server's capabilities do not offer is left empty.
+// list the server's capabilities do not offer is left empty. The lists
+// together take at most the target's timeout.
 func (s *Session) Catalog(ctx context.Context) (*Catalog, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.target.Limit())
+	defer cancel()
+	c, err := s.catalog(ctx)
+	if err != nil {
+		return nil, timedOut(ctx, s.target, err)
+	}
+	return c, nil
+}
+
+func (s *Session) catalog(ctx context.Context) (*Catalog, error) {
 	init := s.InitializeResult()
 	c := &Catalog{Tools: []*mcp.Tool{}}
 	caps := &mcp.ServerCapabilities{}

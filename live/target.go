@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -86,6 +87,47 @@ const DefaultTimeout = 30 * time.Second
 type Session struct {
 	*mcp.ClientSession
 	stderr *tailBuffer
+	target Target
+	// stop ends the process context of a session Dial opened.
+	stop context.CancelFunc
+}
+
+// Close ends the session, and a stdio server's process.
+func (s *Session) Close() error {
+	err := s.ClientSession.Close()
+	if s.stop != nil {
+		s.stop()
+	}
+	return err
+}
+
+// Dial opens a session that lives as long as ctx, the server's start and
+// handshake bounded by the target's timeout: a server that has not
+// answered initialize by then is stopped, and the error says so.
+func Dial(ctx context.Context, t Target, getenv func(string) string) (*Session, error) {
+	ctx, stop := context.WithCancel(ctx)
+	connected := make(chan struct{})
+	var expired atomic.Bool
+	timer := time.AfterFunc(t.Limit(), func() {
+		select {
+		case <-connected:
+		default:
+			expired.Store(true)
+			stop()
+		}
+	})
+	s, err := Connect(ctx, t, getenv)
+	close(connected)
+	timer.Stop()
+	if err != nil {
+		stop()
+		if expired.Load() {
+			return nil, fmt.Errorf("start MCP server %q: %w", t, timedOut(context.Background(), t, context.DeadlineExceeded))
+		}
+		return nil, err
+	}
+	s.stop = stop
+	return s, nil
 }
 
 // Connect opens a session with a live target (not a catalog file). getenv
@@ -102,7 +144,7 @@ func Connect(ctx context.Context, t Target, getenv func(string) string) (*Sessio
 			}
 			return nil, fmt.Errorf("connect to %s: %w", t.URL, timedOut(ctx, t, err))
 		}
-		return &Session{ClientSession: cs}, nil
+		return &Session{ClientSession: cs, target: t}, nil
 	}
 	tr, stderr, err := commandTransport(ctx, t)
 	if err != nil {
@@ -116,7 +158,7 @@ func Connect(ctx context.Context, t Target, getenv func(string) string) (*Sessio
 		}
 		return nil, errors.New(msg)
 	}
-	return &Session{ClientSession: cs, stderr: stderr}, nil
+	return &Session{ClientSession: cs, stderr: stderr, target: t}, nil
 }
 
 // httpTransport is the SDK's streamable HTTP client transport for a URL

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/engine/redact"
@@ -33,8 +34,9 @@ type walkServer struct {
 // Claude Desktop's config). It lists every server with its file, then
 // diagnoses each layer by layer; a server whose entry references an unset
 // environment variable or a VS Code input prompt is reported, not started.
-// only picks one server by name. It exits 1 when a diagnosed server fails.
-func (c *Command) doctorWalk(dir, only, format string) error {
+// only picks one server by name; timeout, when set, bounds each server
+// (--timeout). It exits 1 when a diagnosed server fails.
+func (c *Command) doctorWalk(dir, only, format string, timeout time.Duration) error {
 	root, err := filepath.Abs(dir)
 	if err != nil {
 		return err
@@ -68,7 +70,7 @@ func (c *Command) doctorWalk(dir, only, format string) error {
 	}
 	var results []walkServer
 	for _, s := range servers {
-		results = append(results, c.diagnose(s, root, home))
+		results = append(results, c.diagnose(s, root, home, timeout))
 	}
 	failed := 0
 	for _, r := range results {
@@ -93,9 +95,10 @@ func (c *Command) doctorWalk(dir, only, format string) error {
 
 // diagnose starts one discovered server (unless it cannot be) and reads
 // its catalog.
-func (c *Command) diagnose(s mcpserver.Discovered, root, home string) walkServer {
+func (c *Command) diagnose(s mcpserver.Discovered, root, home string, timeout time.Duration) walkServer {
 	r := walkServer{Name: s.Name, File: mcpserver.Relative(s.File, root, home), Client: s.Client, Scope: s.Scope}
 	t := discoveredTarget(s, root, c.Getenv)
+	t.Timeout = timeout
 	hide := secretsOf(s, c.Getenv)
 	r.Target = hide(shownTarget(s))
 	switch {

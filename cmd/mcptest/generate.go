@@ -10,7 +10,7 @@ import (
 )
 
 // generateUsage names the four kinds; every usage error of generate says it.
-const generateUsage = "usage: mcptest generate suite|conformance|redteam|eval [flags] (--url URL [--bearer-token-env VAR] | --server NAME --config suite.yml | -- COMMAND ARGS...)"
+const generateUsage = "usage: mcptest generate suite|conformance|redteam|eval [flags] " + liveTargetSynopsis
 
 // generated is one rendered suite with what the renderer has to say about
 // it.
@@ -47,8 +47,8 @@ func (c *Command) generate(args []string) error {
 	if synopsis == "" {
 		return inputErr("generate %q: unknown kind; %s", kind, generateUsage)
 	}
-	fs := c.newFlags("generate "+kind, synopsis+"\n  TARGET is --url URL [--bearer-token-env VAR], --server NAME --config suite.yml, or -- COMMAND ARGS...")
-	tf := addLiveTargetFlags(fs)
+	fs := c.newFlags("generate "+kind, synopsis+"\n  TARGET is "+liveTargetSynopsis)
+	tf := addTargetFlags(fs, false)
 	output := fs.String("output", "", "write the suite to `FILE` instead of stdout (- is stdout)")
 	var tools stringList
 	var probe, noEdge, noViolation *bool
@@ -62,13 +62,8 @@ func (c *Command) generate(args []string) error {
 		noEdge = fs.Bool("no-edge", false, "leave out the boundary case per tool")
 		noViolation = fs.Bool("no-violation", false, "leave out the schema-violation case per tool")
 	}
-	flags, command := splitCommand(args[1:])
-	rest, err := parse(fs, flags)
-	if err != nil {
+	if err := tf.parse(args[1:]); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return inputErr("unexpected argument %q: put a stdio server's command after --", rest[0])
 	}
 	if *output == "-" {
 		*output = ""
@@ -76,12 +71,9 @@ func (c *Command) generate(args []string) error {
 	if *cursor < 0 {
 		return inputErr("--cursor: %d is negative", *cursor)
 	}
-	t, err := tf.target(command)
+	t, err := tf.target()
 	if err != nil {
 		return err
-	}
-	if t.Catalog != "" {
-		return inputErr("--catalog: a generated suite calls a live server; give --url, --server or -- COMMAND")
 	}
 	cat, err := c.loadCatalog(t)
 	if err != nil {
