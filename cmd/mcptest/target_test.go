@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -71,5 +72,24 @@ func TestTimeoutFlagRefusesNonPositive(t *testing.T) {
 		if code != ExitInput || !strings.Contains(stderr, "--timeout") {
 			t.Errorf("--timeout %s: exit %d %q; want exit 2 naming the flag", v, code, stderr)
 		}
+	}
+}
+
+// TestRootsAreTheSuiteDirectory: a suite's stdio server that asks for the
+// client's roots (server-everything's get-roots-list) is given one, the
+// suite's directory.
+func TestRootsAreTheSuiteDirectory(t *testing.T) {
+	everything := ciNodeBin(t, "mcp-server-everything")
+	dir := t.TempDir()
+	suite := filepath.Join(dir, "suite.yml")
+	body := "servers:\n  everything:\n    command: [" + strings.Join(quoteAll(everything), ", ") + "]\n" +
+		"tools:\n  - name: roots\n    server: everything\n    tool: get-roots-list\n    expect:\n" +
+		"      - target: result.content[0].text\n        matcher: {contains: " + strconv.Quote("URI: file://"+filepath.ToSlash(dir)) + "}\n"
+	if err := os.WriteFile(suite, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := mcptest(t, nil, "run", "--config", suite)
+	if code != ExitOK {
+		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
 	}
 }
