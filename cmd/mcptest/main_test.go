@@ -301,7 +301,7 @@ func TestColor(t *testing.T) {
 }
 
 // TestREADMECommands runs every `$ mcptest ...` command shown in the README
-// and in docs/metrics.md from the repository root and checks what it does against the block, so the
+// and in docs/metrics.md and docs/live.md from the repository root and checks what it does against the block, so the
 // docs cannot drift from the binary. The convention for a README block:
 //
 //   - the block's first line is `$ mcptest ARGS`, and the lines after it
@@ -312,7 +312,7 @@ func TestColor(t *testing.T) {
 //     whose floor is breached). Any other trailing comment is an error.
 func TestREADMECommands(t *testing.T) {
 	var data []byte
-	for _, doc := range []string{"../../README.md", "../../docs/metrics.md"} {
+	for _, doc := range []string{"../../README.md", "../../docs/metrics.md", "../../docs/live.md"} {
 		b, err := os.ReadFile(doc)
 		if err != nil {
 			t.Fatal(err)
