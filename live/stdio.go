@@ -19,10 +19,12 @@ import (
 
 // exitGrace is how long closing a stdio session waits for the server to
 // exit once its stdin is closed; a server still running then is sent
-// SIGTERM. A server that exits on end of input (as the MCP stdio transport
-// asks) is gone well within it; one that keeps running (a pending timer,
-// a request it is still waiting on) costs no more than this.
-const exitGrace = 100 * time.Millisecond
+// SIGTERM, which a server may handle to finish its work. A server that
+// exits on end of input (as the MCP stdio transport asks; the reference
+// servers take 10 to 25 ms) is gone within it; one that keeps running (a
+// pending timer, a request to the client still waiting for its answer)
+// costs no more than this.
+const exitGrace = 50 * time.Millisecond
 
 // killGrace is how long a server has to exit after SIGTERM before it is
 // killed.
