@@ -17,7 +17,7 @@ import (
 )
 
 func (c *Command) run(args []string) error {
-	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--reporter pretty|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--filter NAME]... [--filter-escaped NAME]... [--cassette-dir DIR] [--shard i/n] [--cache | --no-cache]")
+	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--reporter pretty|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--filter NAME]... [--filter-escaped NAME]... [--cassette-dir DIR] [--shard i/n] [--cache | --no-cache] [--timeout D]")
 	config := fs.String("config", "", "the suite `FILE` (default: mcptest.yml, else suite.yml, here or in a parent up to the repository root)")
 	reporter := fs.String("reporter", "pretty", "how to report: pretty, json, junit (JUnit XML), sarif (SARIF 2.1.0), html (the auditor view; use --output) or agent (the model-facing digest)")
 	agentBudget := fs.Int("agent-budget", annotate.DefaultAgentBudget, "with --reporter agent, cap the result at `TOKENS` cl100k_base tokens")
@@ -29,6 +29,8 @@ func (c *Command) run(args []string) error {
 	cassetteDir := fs.String("cassette-dir", "", "the `DIR` where a test without a cassette: key is looked up by name (default: cassettes/ beside the suite)")
 	useCache := fs.Bool("cache", false, "serve unchanged replayed cases from the workspace cache (.mcptest/cache/) on CI too, where it is off by default (CI or GITHUB_ACTIONS is true)")
 	noCache := fs.Bool("no-cache", false, "recompute every case instead of serving unchanged ones from the workspace cache (.mcptest/cache/)")
+	var timeout timeoutFlag
+	fs.Var(&timeout, "timeout", "how long every live server may take to start, answer initialize and answer each request, a `duration` such as 90s or 2m, over each server's timeout: (default: its timeout:, else 30s)")
 	shardFlag := fs.String("shard", "", "run only shard `i/n` of the cases (1-based; a case's shard depends on its name alone); merge the shards with mcptest report merge")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -79,6 +81,11 @@ func (c *Command) run(args []string) error {
 	suite, err := engine.LoadSuite(*config)
 	if err != nil {
 		return err
+	}
+	for i := range suite.Servers {
+		if timeout > 0 {
+			suite.Servers[i].Timeout = time.Duration(timeout)
+		}
 	}
 	progress := c.progress()
 	opts := engine.Options{Filter: filters, CassetteDir: *cassetteDir, Version: version, Progress: progress.update, Shard: shard}

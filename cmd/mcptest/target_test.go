@@ -93,3 +93,24 @@ func TestRootsAreTheSuiteDirectory(t *testing.T) {
 		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestRunTimeout: run --timeout bounds every live server of the suite,
+// over its timeout:.
+func TestRunTimeout(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the silent server is a POSIX shell")
+	}
+	suite := filepath.Join(t.TempDir(), "suite.yml")
+	body := "servers:\n  silent:\n    command: [sh, -c, exec sleep 30]\n    timeout: 20s\ntools:\n  - {name: call, server: silent, tool: anything}\n"
+	if err := os.WriteFile(suite, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	stdout, stderr, code := mcptest(t, nil, "run", "--config", suite, "--timeout", "300ms")
+	if code != ExitFail || !strings.Contains(stdout, "did not answer within 300ms") {
+		t.Errorf("exit %d\n%s%s; want the case failed naming the 300ms timeout", code, stdout, stderr)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("took %s with --timeout 300ms", took)
+	}
+}
