@@ -109,7 +109,7 @@ func runToolQuality(s *Suite, p casePlan, res *report.CaseResult) (*report.CaseR
 	} else {
 		t, _ = s.Target(q.Server)
 	}
-	cat, err := live.Load(context.Background(), t, os.Getenv)
+	cat, err := live.LoadLists(context.Background(), t, os.Getenv, live.ListTools)
 	if err != nil {
 		res.Verdict = report.Fail
 		res.Findings = append(res.Findings, report.Finding{Level: "error", Gate: "tool_quality", Message: "could not read the catalog: " + err.Error()})

@@ -50,7 +50,11 @@ func (c *Command) doctor(args []string) error {
 	if err != nil {
 		return err
 	}
-	cat, err := c.loadCatalog(t)
+	lists := live.AllLists
+	if *lint {
+		lists = live.ListTools
+	}
+	cat, err := c.loadCatalog(t, lists)
 	var ae *live.AuthError
 	var ee *exitError
 	if errors.As(err, &ee) {

@@ -6,6 +6,7 @@ import (
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/engine/safefile"
 	"github.com/mcptest/mcptest/gate/security"
+	"github.com/mcptest/mcptest/live"
 	"github.com/mcptest/mcptest/mcpserver"
 )
 
@@ -75,7 +76,7 @@ func (c *Command) generate(args []string) error {
 	if err != nil {
 		return err
 	}
-	cat, err := c.loadCatalog(t)
+	cat, err := c.loadCatalog(t, live.AllLists)
 	if err != nil {
 		return err
 	}

@@ -19,8 +19,8 @@ import (
 
 // loadCatalog reads the target's catalog; a missing catalog file is wrong
 // input, a server that cannot be reached is an operational failure.
-func (c *Command) loadCatalog(t live.Target) (*live.Catalog, error) {
-	cat, err := live.Load(context.Background(), t, c.Getenv)
+func (c *Command) loadCatalog(t live.Target, lists live.Lists) (*live.Catalog, error) {
+	cat, err := live.LoadLists(context.Background(), t, c.Getenv, lists)
 	if err != nil {
 		if t.Catalog != "" {
 			return nil, &exitError{code: ExitInput, err: err}
@@ -50,7 +50,7 @@ func (c *Command) listCommand(what string) func(*Command, []string) error {
 		if err != nil {
 			return err
 		}
-		cat, err := c.loadCatalog(t)
+		cat, err := c.loadCatalog(t, map[string]live.Lists{"tools": live.ListTools, "resources": live.ListResources, "prompts": live.ListPrompts}[what])
 		if err != nil {
 			return err
 		}

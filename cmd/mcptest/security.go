@@ -5,6 +5,7 @@ import (
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/gate/security"
+	"github.com/mcptest/mcptest/live"
 )
 
 // security scans a catalog's tool definitions with the SEC-NNN rules; a
@@ -23,7 +24,7 @@ func (c *Command) security(args []string) error {
 	if err != nil {
 		return err
 	}
-	cat, err := c.loadCatalog(t)
+	cat, err := c.loadCatalog(t, live.ListTools)
 	if err != nil {
 		return err
 	}
