@@ -301,6 +301,9 @@ func (b *builder) agentTest(ptr string, m map[string]any) {
 		switch gb.key {
 		case "equal_function_sets":
 			c.Selection = &SelectionBlock{Pos: pos, Classes: b.classes(bptr+"/classes", block["classes"])}
+			if block["count"] == "distinct" {
+				c.Selection.Counting = gate.CountDistinct
+			}
 		case "tool_edges":
 			e := gate.Edges{Allowed: strings_(block["allowed"]), Restricted: strings_(block["restricted"])}
 			for _, d := range list(block["delegation"]) {
@@ -520,8 +523,8 @@ func (b *builder) serverNames() []string {
 }
 
 // resolveCassettes expands a cassette: value, relative to dir, into files:
-// a file is itself, a directory is its *.json files, anything else is a
-// glob. No match is an error.
+// a file is itself, a directory is its *.json and *.jsonl files (sorted),
+// anything else is a glob. No match is an error.
 func resolveCassettes(dir, pattern string) ([]string, error) {
 	p := pattern
 	if !filepath.IsAbs(p) {
@@ -532,9 +535,12 @@ func resolveCassettes(dir, pattern string) ([]string, error) {
 			return []string{p}, nil
 		}
 		files, _ := filepath.Glob(filepath.Join(globEscape(p), "*.json"))
+		lines, _ := filepath.Glob(filepath.Join(globEscape(p), "*.jsonl"))
+		files = append(files, lines...)
 		if len(files) == 0 {
-			return nil, fmt.Errorf("cassette directory %q holds no *.json files", pattern)
+			return nil, fmt.Errorf("cassette directory %q holds no *.json or *.jsonl files", pattern)
 		}
+		sort.Strings(files)
 		return files, nil
 	}
 	files, err := filepath.Glob(p)

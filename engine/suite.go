@@ -121,6 +121,9 @@ type Case struct {
 type SelectionBlock struct {
 	Pos     diag.Pos
 	Classes []gate.Class
+	// Counting is count:, how calls that match no class are counted:
+	// each call (calls, the default) or each distinct tool (distinct).
+	Counting gate.Counting
 }
 
 // EdgesBlock is a tool_edges: block.
