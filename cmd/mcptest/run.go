@@ -92,11 +92,7 @@ func (c *Command) run(args []string) error {
 	if err != nil {
 		return err
 	}
-	for i := range suite.Servers {
-		if timeout > 0 {
-			suite.Servers[i].Timeout = time.Duration(timeout)
-		}
-	}
+	timeout.override(suite)
 	progress := c.progress()
 	opts := engine.Options{Filter: filters, CassetteDir: *cassetteDir, Version: version, Progress: progress.update, Shard: shard}
 	opts.Cache = c.caseCache(*useCache, *noCache)

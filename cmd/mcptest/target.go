@@ -108,6 +108,15 @@ func (tf *targetFlags) target() (live.Target, error) {
 // timeoutFlag is --timeout: a positive duration.
 type timeoutFlag time.Duration
 
+// override gives every server of the suite the timeout, when one was set.
+func (f timeoutFlag) override(s *engine.Suite) {
+	for i := range s.Servers {
+		if f > 0 {
+			s.Servers[i].Timeout = time.Duration(f)
+		}
+	}
+}
+
 func (f *timeoutFlag) String() string {
 	if f == nil || *f == 0 {
 		return ""
