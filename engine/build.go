@@ -15,6 +15,7 @@ import (
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/expr"
 	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/engine/yamlpos"
 	"github.com/mcptest/mcptest/gate"
 )
 
@@ -69,18 +70,18 @@ func (b *builder) integer(ptr string, v any, lo, hi int64) (n int64, ok bool) {
 	if !isNum || b.broken(ptr) {
 		return 0, false
 	}
-	if i, exact := b.doc.ints[ptr]; exact && i >= lo && i <= hi {
+	if i, exact := b.doc.Int(ptr); exact && i >= lo && i <= hi {
 		return i, true
 	}
-	if _, exact := b.doc.ints[ptr]; !exact && f == math.Trunc(f) && f >= float64(lo) && f <= float64(hi) && math.Abs(f) <= maxExactInteger {
+	if _, exact := b.doc.Int(ptr); !exact && f == math.Trunc(f) && f >= float64(lo) && f <= float64(hi) && math.Abs(f) <= maxExactInteger {
 		return int64(f), true
 	}
-	text, written := b.doc.numbers[ptr]
+	text, written := b.doc.Number(ptr)
 	if !written {
 		text = strconv.FormatFloat(f, 'g', -1, 64)
 	}
-	key := unescapePointer(ptr[strings.LastIndexByte(ptr, '/')+1:])
-	b.errorf(ptr, b.doc.at(ptr), "%s: %s is not an integer between %d and %s", key, text, lo, rangeEnd(hi))
+	key := yamlpos.UnescapePointer(ptr[strings.LastIndexByte(ptr, '/')+1:])
+	b.errorf(ptr, b.doc.At(ptr), "%s: %s is not an integer between %d and %s", key, text, lo, rangeEnd(hi))
 	return 0, false
 }
 
@@ -93,10 +94,10 @@ func rangeEnd(hi int64) string {
 }
 
 func (b *builder) build() {
-	root, _ := b.doc.root.(map[string]any)
+	root, _ := b.doc.Root.(map[string]any)
 	if root == nil {
 		if len(b.schemaErrs) == 0 {
-			b.errorf("", b.doc.at(""), "expected a mapping with servers:, agents: or tests:")
+			b.errorf("", b.doc.At(""), "expected a mapping with servers:, agents: or tests:")
 		}
 		return
 	}
@@ -115,7 +116,7 @@ func (b *builder) build() {
 	var sections []section
 	for _, key := range []string{"agents", "tests", "scenarios", "tool_quality", "tools", "compliance", "redteam", "evals"} {
 		if _, ok := root[key]; ok {
-			sections = append(sections, section{key, b.doc.keyAt("/" + key).Line})
+			sections = append(sections, section{key, b.doc.KeyAt("/" + key).Line})
 		}
 	}
 	for i := 1; i < len(sections); i++ {
@@ -153,12 +154,12 @@ func (b *builder) build() {
 }
 
 func (b *builder) server(name string, v any) {
-	ptr := "/servers/" + escapePointer(name)
+	ptr := "/servers/" + yamlpos.EscapePointer(name)
 	m, _ := v.(map[string]any)
 	if m == nil {
 		return
 	}
-	s := Server{Name: name, Pos: b.doc.keyAt(ptr)}
+	s := Server{Name: name, Pos: b.doc.KeyAt(ptr)}
 	s.Command = strings_(m["command"])
 	s.URL, _ = m["url"].(string)
 	s.BearerTokenEnv, _ = m["bearer_token_env"].(string)
@@ -172,9 +173,9 @@ func (b *builder) server(name string, v any) {
 	case s.Command == nil && s.URL == "" && !b.broken(ptr):
 		b.errorf(ptr, s.Pos, "server %q needs a `command:` (stdio) or a `url:` (streamable HTTP)", name)
 	case s.Command != nil && s.URL != "":
-		b.errorf(ptr, b.doc.keyAt(ptr+"/url"), "server %q has both `command:` and `url:`: a server is one or the other", name)
+		b.errorf(ptr, b.doc.KeyAt(ptr+"/url"), "server %q has both `command:` and `url:`: a server is one or the other", name)
 	case s.BearerTokenEnv != "" && s.URL == "":
-		b.errorf(ptr, b.doc.keyAt(ptr+"/bearer_token_env"), "server %q: `bearer_token_env:` goes with a `url:` server", name)
+		b.errorf(ptr, b.doc.KeyAt(ptr+"/bearer_token_env"), "server %q: `bearer_token_env:` goes with a `url:` server", name)
 	}
 	if v, ok := m["timeout"]; ok {
 		s.Timeout = b.serverTimeout(ptr+"/timeout", name, v)
@@ -191,13 +192,13 @@ func (b *builder) serverTimeout(ptr, name string, v any) time.Duration {
 	case string:
 		d, err = time.ParseDuration(v)
 	case float64:
-		b.errorf(ptr, b.doc.at(ptr), "server %q: `timeout: %v` has no unit: write a duration such as %vs (seconds) or 2m", name, v, v)
+		b.errorf(ptr, b.doc.At(ptr), "server %q: `timeout: %v` has no unit: write a duration such as %vs (seconds) or 2m", name, v, v)
 		return 0
 	default:
 		return 0 // the schema reports the type
 	}
 	if err != nil || d <= 0 {
-		b.errorf(ptr, b.doc.at(ptr), "server %q: `timeout: %v` is not a positive duration: expected one such as 30s, 2m or 1m30s", name, v)
+		b.errorf(ptr, b.doc.At(ptr), "server %q: `timeout: %v` is not a positive duration: expected one such as 30s, 2m or 1m30s", name, v)
 		return 0
 	}
 	return d
@@ -206,11 +207,11 @@ func (b *builder) serverTimeout(ptr, name string, v any) time.Duration {
 // newCase starts a case, checking its name is unique.
 func (b *builder) newCase(ptr string, m map[string]any, kind report.Kind) *Case {
 	name, _ := m["name"].(string)
-	c := &Case{Name: name, Kind: kind, Pos: b.doc.at(ptr), Pointer: ptr, DefinitionSHA256: canonicalSHA256(m)}
+	c := &Case{Name: name, Kind: kind, Pos: b.doc.At(ptr), Pointer: ptr, DefinitionSHA256: canonicalSHA256(m)}
 	if name != "" {
 		if first, dup := b.names[name]; dup {
-			b.errorf(ptr+"/name", b.doc.at(ptr+"/name"), "test name %q is used twice (first at line %d): names identify cases in reports and baselines, so each must be unique",
-				name, b.doc.at(first).Line)
+			b.errorf(ptr+"/name", b.doc.At(ptr+"/name"), "test name %q is used twice (first at line %d): names identify cases in reports and baselines, so each must be unique",
+				name, b.doc.At(first).Line)
 		} else {
 			b.names[name] = ptr
 		}
@@ -238,7 +239,7 @@ func (b *builder) agentFields(ptr string, c *Case, m map[string]any, noun string
 	for i, s := range c.Servers {
 		if !b.hasServer(s) {
 			p := ptr + "/servers/" + strconv.Itoa(i)
-			e := &diag.Error{Pos: b.doc.at(p), Pointer: p, Kind: "suite",
+			e := &diag.Error{Pos: b.doc.At(p), Pointer: p, Kind: "suite",
 				Message: fmt.Sprintf("%s %q names server %q, which `servers:` does not declare", noun, c.Name, s)}
 			if sug := diag.Suggest(s, b.serverNames()); sug != "" {
 				e.Hint = "did you mean `" + sug + "`?"
@@ -267,7 +268,7 @@ func (b *builder) liveExpect(ptr string, c *Case, m map[string]any) {
 // a typo is found now rather than when the section lands.
 func (b *builder) pending(ptr string, m map[string]any, kind report.Kind, key string) {
 	c := b.newCase(ptr, m, kind)
-	c.Pending = append(c.Pending, PendingBlock{Key: key, Pos: b.doc.keyAt(ptr)})
+	c.Pending = append(c.Pending, PendingBlock{Key: key, Pos: b.doc.KeyAt(ptr)})
 	b.liveExpect(ptr, c, m)
 	c.Expect = nil
 }
@@ -281,7 +282,7 @@ func (b *builder) agentTest(ptr string, m map[string]any) {
 		}
 	}
 	if cas, ok := m["cassette"].(string); ok {
-		c.Cassette, c.CassettePos = cas, b.doc.at(ptr+"/cassette")
+		c.Cassette, c.CassettePos = cas, b.doc.At(ptr+"/cassette")
 		if _, err := resolveCassettes(b.suite.Dir, cas); err != nil && !b.unrecorded {
 			b.errorf(ptr+"/cassette", c.CassettePos, "%v", err)
 		}
@@ -297,7 +298,7 @@ func (b *builder) agentTest(ptr string, m map[string]any) {
 		}
 		bptr := ptr + "/" + gb.key
 		block, _ := v.(map[string]any)
-		pos := b.doc.keyAt(bptr)
+		pos := b.doc.KeyAt(bptr)
 		switch gb.key {
 		case "equal_function_sets":
 			c.Selection = &SelectionBlock{Pos: pos, Classes: b.classes(bptr+"/classes", block["classes"])}
@@ -360,7 +361,7 @@ func (b *builder) expect(c *Case, l expectList) {
 	for i, item := range l.items {
 		ptr := l.ptr + "/" + strconv.Itoa(i)
 		m, _ := item.(map[string]any)
-		a := &Assertion{Index: i, Block: l.block, Pos: b.doc.at(ptr)}
+		a := &Assertion{Index: i, Block: l.block, Pos: b.doc.At(ptr)}
 		var target, tptr, mptr string
 		var mval any
 		parse := expr.ParseMatcher
@@ -369,7 +370,7 @@ func (b *builder) expect(c *Case, l expectList) {
 			a.Message, _ = m["message"].(string)
 		} else if len(m) == 1 {
 			for k, v := range m {
-				target, tptr, mptr, mval = k, ptr+"/"+escapePointer(k), ptr+"/"+escapePointer(k), v
+				target, tptr, mptr, mval = k, ptr+"/"+yamlpos.EscapePointer(k), ptr+"/"+yamlpos.EscapePointer(k), v
 			}
 			parse = expr.ParseShorthand
 		} else {
@@ -392,9 +393,9 @@ func (b *builder) expect(c *Case, l expectList) {
 // target parses and checks an assertion's target. tptr locates it: a
 // `target:` value, or the key of a shorthand assertion.
 func (b *builder) target(c *Case, a *Assertion, text, tptr string, grammarOnly bool) bool {
-	pos := b.doc.at(tptr)
+	pos := b.doc.At(tptr)
 	if !strings.HasSuffix(tptr, "/target") {
-		pos = b.doc.keyAt(tptr)
+		pos = b.doc.KeyAt(tptr)
 	}
 	p, err := expr.ParsePath(text)
 	if err != nil {
@@ -403,9 +404,9 @@ func (b *builder) target(c *Case, a *Assertion, text, tptr string, grammarOnly b
 			se = nil
 		} else {
 			pos.Col += se.Offset
-			quoted := b.doc.quoted[tptr]
+			quoted := b.doc.Quoted(tptr)
 			if !strings.HasSuffix(tptr, "/target") {
-				quoted = b.doc.quoted["key:"+tptr]
+				quoted = b.doc.QuotedKey(tptr)
 			}
 			if quoted {
 				pos.Col++
@@ -453,13 +454,13 @@ func (b *builder) target(c *Case, a *Assertion, text, tptr string, grammarOnly b
 func (b *builder) matcherError(mptr string, err error) {
 	var me *expr.MatcherError
 	if !errors.As(err, &me) {
-		b.errs = append(b.errs, &diag.Error{Pos: b.doc.at(mptr), Pointer: mptr, Kind: "expect", Message: err.Error()})
+		b.errs = append(b.errs, &diag.Error{Pos: b.doc.At(mptr), Pointer: mptr, Kind: "expect", Message: err.Error()})
 		return
 	}
 	ptr := mptr + me.Pointer
-	pos := b.doc.at(ptr)
-	if _, isKey := b.doc.keys[ptr]; isKey {
-		pos = b.doc.keyAt(ptr)
+	pos := b.doc.At(ptr)
+	if b.doc.IsKey(ptr) {
+		pos = b.doc.KeyAt(ptr)
 	}
 	b.errs = append(b.errs, &diag.Error{Pos: pos, Pointer: ptr, Kind: "expect", Message: me.Msg, Hint: me.Hint})
 }
@@ -497,7 +498,7 @@ func (b *builder) classes(ptr string, v any) []gate.Class {
 		name, _ := m["name"].(string)
 		if seen[name] && name != "" {
 			p := ptr + "/" + strconv.Itoa(i) + "/name"
-			b.errorf(p, b.doc.at(p), "class %q is declared twice: merge the members into one class", name)
+			b.errorf(p, b.doc.At(p), "class %q is declared twice: merge the members into one class", name)
 		}
 		seen[name] = true
 		out = append(out, gate.Class{Name: name, Members: strings_(m["members"])})
@@ -560,9 +561,11 @@ func resolveCassettes(dir, pattern string) ([]string, error) {
 }
 
 func globEscape(p string) string {
-	r := strings.NewReplacer("*", `\*`, "?", `\?`, "[", `\[`)
-	return r.Replace(p)
+	return globEscaper.Replace(p)
 }
+
+// globEscaper is built once, as building a Replacer is dearer than using it.
+var globEscaper = strings.NewReplacer("*", `\*`, "?", `\?`, "[", `\[`)
 
 func list(v any) []any {
 	l, _ := v.([]any)

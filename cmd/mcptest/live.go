@@ -13,9 +13,21 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcptest/mcptest/annotate"
+	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/gate/security"
 	"github.com/mcptest/mcptest/live"
 )
+
+// catalogFileErr is the error for a catalog file that was refused: its
+// positioned errors as they are (printed with their source lines), any
+// other failure as wrong input.
+func catalogFileErr(err error) error {
+	var l diag.List
+	if errors.As(err, &l) {
+		return l
+	}
+	return &exitError{code: ExitInput, err: err}
+}
 
 // loadCatalog reads the target's catalog; a missing catalog file is wrong
 // input, a server that cannot be reached is an operational failure.
@@ -23,7 +35,7 @@ func (c *Command) loadCatalog(t live.Target, lists live.Lists) (*live.Catalog, e
 	cat, err := live.LoadLists(context.Background(), t, c.Getenv, lists)
 	if err != nil {
 		if t.Catalog != "" {
-			return nil, &exitError{code: ExitInput, err: err}
+			return nil, catalogFileErr(err)
 		}
 		var ae *live.AuthError
 		if errors.As(err, &ae) {
@@ -176,7 +188,7 @@ func (c *Command) mock(args []string) error {
 	}
 	cat, err := live.ReadFile(*from)
 	if err != nil {
-		return &exitError{code: ExitInput, err: err}
+		return catalogFileErr(err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
