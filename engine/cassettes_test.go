@@ -130,3 +130,27 @@ func TestLargeCassetteMemoryIsBounded(t *testing.T) {
 		t.Logf("peak heap %.1f MB for a %.1f MB cassette (%.2fx)", float64(peak)/(1<<20), float64(fi.Size())/(1<<20), ratio)
 	}
 }
+
+// A recorded model name is untrusted text: one with a newline or a bidi
+// override (a hostile Claude Code init event here) is written to the
+// envelope escaped, so the envelope mcptest writes is one it reads back
+// (report, --compare, merge and the cache used to refuse it).
+func TestRecordedModelWithControlsKeepsTheEnvelopeReadable(t *testing.T) {
+	session := `{"type":"system","subtype":"init","session_id":"s","model":"claude\u202e\n::warning::x","tools":["Bash"]}
+{"type":"result","subtype":"success","session_id":"s","result":"done"}
+`
+	s := writeSuite(t, `
+agents:
+  - name: a
+    cassette: session.jsonl
+    expect:
+      - final_response: { contains: done }
+`, map[string]string{"session.jsonl": session})
+	env := run(t, s, Options{})
+	if err := env.Check(); err != nil {
+		t.Fatalf("the envelope written does not read back: %v", err)
+	}
+	if got, want := env.Cases[0].Model, `claude\u202e\n::warning::x`; got != want {
+		t.Errorf("model %q, want %q", got, want)
+	}
+}
