@@ -151,11 +151,44 @@ func dollars(obj map[string]any, key string) (*big.Rat, bool, error) {
 	if !isNum {
 		return nil, false, fmt.Errorf("%s is %s, expected a number of US dollars per token", key, kindOf(v))
 	}
-	r, ok := new(big.Rat).SetString(n.String())
-	if !ok || r.Sign() < 0 {
-		return nil, false, fmt.Errorf("%s is %s, expected a non-negative number of US dollars per token", key, n)
+	r, ok := rateValue(n.String())
+	if !ok {
+		return nil, false, fmt.Errorf("%s is %s, expected a non-negative number of US dollars per token between 1e-30 and 1e30 (or 0)", key, clip(n.String()))
 	}
 	return r, true, nil
+}
+
+// Bounds of a per-token rate. A rate outside them is no price: it is
+// refused before it costs anything, as 1e99999 would be a number of 100,000
+// digits in every later sum.
+var (
+	maxRate = new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(30), nil))
+	minRate = new(big.Rat).Inv(maxRate)
+)
+
+// rateValue reads a rate as the exact decimal it is written as: 0, or
+// between minRate and maxRate. A text of more than 64 characters or with an
+// exponent of more than three digits is refused before it is converted.
+func rateValue(text string) (*big.Rat, bool) {
+	if len(text) > 64 {
+		return nil, false
+	}
+	if i := strings.IndexAny(text, "eE"); i >= 0 && len(strings.TrimLeft(text[i+1:], "+-")) > 3 {
+		return nil, false
+	}
+	r, ok := new(big.Rat).SetString(text)
+	if !ok || r.Sign() < 0 || r.Sign() > 0 && (r.Cmp(minRate) < 0 || r.Cmp(maxRate) > 0) {
+		return nil, false
+	}
+	return r, true
+}
+
+// clip cuts a rate's text to 40 characters for a message.
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
 }
 
 func kindOf(v any) string {
