@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/cassette"
@@ -338,10 +339,24 @@ func renderCase(b *strings.Builder, d *draft, m measured) {
 }
 
 // quote writes s as a YAML double-quoted scalar (JSON's escapes are
-// YAML's): recorded names and text never break out of their line.
+// YAML's), every character that does not print (DEL, C1 controls such as
+// NEL, which YAML reads as a line break, zero-width and bidi characters)
+// escaped as \uXXXX or \UXXXXXXXX: recorded names and text never break out
+// of their line, and read back as they were recorded.
 func quote(s string) string {
 	b, _ := json.Marshal(s)
-	return string(b)
+	var out strings.Builder
+	for _, r := range string(b) {
+		switch {
+		case unicode.IsPrint(r) || r == ' ':
+			out.WriteRune(r)
+		case r > 0xffff:
+			fmt.Fprintf(&out, `\U%08x`, r)
+		default:
+			fmt.Fprintf(&out, `\u%04x`, r)
+		}
+	}
+	return out.String()
 }
 
 func quoteJoin(xs []string) string {

@@ -3,6 +3,8 @@ package agentsuite
 import (
 	"slices"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 // TestCommonFacts checks which words of the final responses become
@@ -22,6 +24,20 @@ func TestCommonFacts(t *testing.T) {
 	} {
 		if got := commonFacts(tc.responses); !slices.Equal(got, tc.want) {
 			t.Errorf("commonFacts(%q) = %q, want %q", tc.responses, got, tc.want)
+		}
+	}
+}
+
+// TestQuoteReadsBack: every recorded name or fact written into the
+// proposal reads back as itself. A NEL (U+0085) written as it is was read
+// by the YAML parser as a line break, so the class "c\u0085d" became
+// "c d" and the proposal failed on its own recording.
+func TestQuoteReadsBack(t *testing.T) {
+	for _, s := range []string{"c\u0085d", "a\u2028b\u2029", "e\ufefff", "z\u200dj", "\u00a0x", "q\"uote\\x", "t\tab\r\n",
+		"*alias", "&a !t {x: y}", "#h", "- d", "\x1b[31m", "\u202e", "é\u0301", "\U0001F600", "\U000E0001", "\x7f\u0080\u009f"} {
+		var got string
+		if err := yaml.Unmarshal([]byte("v: "+quote(s)), &struct{ V *string }{&got}); err != nil || got != s {
+			t.Errorf("quote(%q) = %s reads back as %q, %v", s, quote(s), got, err)
 		}
 	}
 }
