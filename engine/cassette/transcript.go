@@ -569,13 +569,20 @@ func (u *usageSum) add(v any) {
 		return
 	}
 	u.seen = true
-	u.input += in
-	u.output += out
+	u.input = addCount(u.input, in)
+	u.output = addCount(u.output, out)
 	if okTot {
-		u.total += tot
+		u.total = addCount(u.total, tot)
 	} else {
-		u.total += in + out
+		u.total = addCount(u.total, addCount(in, out))
 	}
+}
+
+// addCount adds two token counts of 0 to maxCount, stopping at maxCount:
+// a sum over many messages or spans never wraps to a negative total that
+// would pass any budget.
+func addCount(a, b int64) int64 {
+	return min(a+b, maxCount)
 }
 
 func (u *usageSum) tokens() *Tokens {
