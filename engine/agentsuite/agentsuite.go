@@ -36,13 +36,14 @@ type Proposal struct {
 type draft struct {
 	name, cassette string
 	runs           int
-	classes        []string // tools every run called, in first-call order
-	sometimes      []string // tools only some runs called
-	allowed        []string // catalog tools not annotated destructive
-	restricted     []string // catalog tools annotated destructiveHint
-	facts          []string // stated by every run's final response
-	maxTokens      *int64   // nil unless every run recorded tokens
-	minF1          *int64   // the lowest selection F1 of a run on the classes
+	classes        []string          // members of the tools every run called, in first-call order
+	toolOf         map[string]string // a member's tool name, for tool_names
+	sometimes      []string          // tools only some runs called
+	allowed        []string          // catalog tools not annotated destructive
+	restricted     []string          // catalog tools annotated destructiveHint
+	facts          []string          // stated by every run's final response
+	maxTokens      *int64            // nil unless every run recorded tokens
+	minF1          *int64            // the lowest selection F1 of a run on the classes
 	notes          []string
 }
 
@@ -102,7 +103,7 @@ func relativeTo(dir, path string) string {
 
 // propose reads what the runs of one cassette agree on.
 func propose(cas *cassette.Cassette, path string) *draft {
-	d := &draft{cassette: path, runs: len(cas.Runs)}
+	d := &draft{cassette: path, runs: len(cas.Runs), toolOf: map[string]string{}}
 	d.name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	if cas.Agent != "" {
 		d.name = cas.Agent + ": " + d.name
@@ -115,12 +116,14 @@ func propose(cas *cassette.Cassette, path string) *draft {
 		r := &cas.Runs[i]
 		seen := map[string]bool{}
 		for _, c := range r.Calls() {
-			if !seen[c.Tool] {
-				seen[c.Tool] = true
-				if inRuns[c.Tool] == 0 {
-					order = append(order, c.Tool)
+			id := member(c.Server, c.Tool)
+			d.toolOf[id] = c.Tool
+			if !seen[id] {
+				seen[id] = true
+				if inRuns[id] == 0 {
+					order = append(order, id)
 				}
-				inRuns[c.Tool]++
+				inRuns[id]++
 			}
 		}
 		responses = append(responses, finalResponse(r))
@@ -202,15 +205,26 @@ func edges(cas *cassette.Cassette) (allowed, restricted []string) {
 			seen[t.Name] = true
 			ann, _ := t.Raw["annotations"].(map[string]any)
 			if ann["destructiveHint"] == true {
-				restricted = append(restricted, t.Name)
+				restricted = append(restricted, member(sc.Server, t.Name))
 			} else {
-				allowed = append(allowed, t.Name)
+				allowed = append(allowed, member(sc.Server, t.Name))
 			}
 		}
 	}
 	sort.Strings(allowed)
 	sort.Strings(restricted)
 	return allowed, restricted
+}
+
+// member names a server's tool as a class or edge member: its bare name,
+// which matches the tool on any server, unless the name holds a dot, which
+// a member reads as "server.tool": then server.tool when the server's own
+// name has no dot.
+func member(server, tool string) string {
+	if server != "" && strings.Contains(tool, ".") && !strings.Contains(server, ".") {
+		return server + "." + tool
+	}
+	return tool
 }
 
 // fact is a word a final response states that a later run could get wrong:
@@ -297,7 +311,7 @@ func renderCase(b *strings.Builder, d *draft, m measured) {
 	}
 	var expect []string
 	for _, tool := range d.classes {
-		expect = append(expect, fmt.Sprintf("tool_names: { contains: %s }", quote(tool)))
+		expect = append(expect, fmt.Sprintf("tool_names: { contains: %s }", quote(d.toolOf[tool])))
 	}
 	for _, f := range d.facts {
 		expect = append(expect, fmt.Sprintf("final_response: { contains: %s }", quote(f)))

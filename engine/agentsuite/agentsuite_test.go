@@ -1,9 +1,14 @@
 package agentsuite
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
 	"gopkg.in/yaml.v3"
 )
 
@@ -38,6 +43,50 @@ func TestQuoteReadsBack(t *testing.T) {
 		var got string
 		if err := yaml.Unmarshal([]byte("v: "+quote(s)), &struct{ V *string }{&got}); err != nil || got != s {
 			t.Errorf("quote(%q) = %s reads back as %q, %v", s, quote(s), got, err)
+		}
+	}
+}
+
+// TestDottedToolNamesAreQualified: a server's tool whose name holds a dot
+// (mcp__srv__db.query) is proposed as the member srv.db.query. Written as
+// db.query it was read as tool query of server db, matched nothing, and
+// the proposal's F1 floor was lowered to 80 to pass on its own recording.
+func TestDottedToolNamesAreQualified(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "d.jsonl")
+	session := `{"type":"system","subtype":"init","session_id":"s","model":"m","tools":["files.read","mcp__srv__db.query","mcp__github__get_issue"]}
+{"type":"assistant","session_id":"s","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"files.read","input":{}},{"type":"tool_use","id":"t2","name":"mcp__srv__db.query","input":{}},{"type":"tool_use","id":"t3","name":"mcp__github__get_issue","input":{}}]}}
+{"type":"result","subtype":"success","session_id":"s","result":"done"}
+`
+	if err := os.WriteFile(rec, []byte(session), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	suitePath := filepath.Join(dir, "suite.yml")
+	p, err := Propose(suitePath, []string{rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`tool_names: { contains: "db.query" }`, `members: ["srv.db.query"]`, `members: ["files.read"]`, `members: ["get_issue"]`,
+		`tool_selection.f1: { ">=": 100 }`, `allowed: ["files.read", "get_issue", "srv.db.query"]`} {
+		if !strings.Contains(p.Suite, want) {
+			t.Errorf("proposal lacks %s:\n%s", want, p.Suite)
+		}
+	}
+	s, err := engine.ParseSuite(suitePath, []byte(p.Suite))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := engine.Run(s, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := env.Cases[0]
+	if c.Verdict != report.Pass || c.Targets["edges.allowed_pct"] != 100 {
+		t.Errorf("verdict %s, targets %v", c.Verdict, c.Targets)
+	}
+	for _, f := range c.Findings {
+		if f.Level == "warning" {
+			t.Errorf("warning on the proposal: %s", f.Message)
 		}
 	}
 }
