@@ -137,9 +137,34 @@ func TestClassify(t *testing.T) {
 		{&mcp.Tool{Name: "create_note"}, Mutating},
 		{&mcp.Tool{Name: "delete_x", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, ReadOnly},
 		{&mcp.Tool{Name: "get_x", Annotations: &mcp.ToolAnnotations{DestructiveHint: &yes}}, Destructive},
+		// The verb is found in camelCase names and after a service prefix.
+		{&mcp.Tool{Name: "DeleteUser"}, Destructive},
+		{&mcp.Tool{Name: "notion_delete_page"}, Destructive},
+		{&mcp.Tool{Name: "search_and_delete"}, Destructive},
+		{&mcp.Tool{Name: "getUserById"}, ReadOnly},
+		{&mcp.Tool{Name: "github_list_issues"}, ReadOnly},
+		{&mcp.Tool{Name: "slack_post_message"}, Mutating},
 	} {
 		if got := Classify(tc.tool); got != tc.want {
 			t.Errorf("Classify(%s) = %s, want %s", tc.tool.Name, got, tc.want)
+		}
+	}
+}
+
+// TestWritesByName: without annotations, a name says a tool changes state
+// when a destructive verb is one of its words, or its first verb is a write
+// verb, in snake_case, kebab-case, camelCase or after a service prefix.
+// DeleteUser, createIssue and slack_post_message were generated as live
+// tests that call the tool for real.
+func TestWritesByName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"DeleteUser": true, "deleteUser": true, "createIssue": true, "slack_post_message": true, "github_create_issue": true,
+		"API-post-page": true, "user_delete": true, "drop-table": true, "HTTPSendRequest": true,
+		"get_post": false, "listPosts": false, "read_graph": false, "search_nodes": false, "open_nodes": false,
+		"run_sql": false, "get_settings": false, "skill_list": false, "get_dropdown_options": false,
+	} {
+		if got := Writes(&mcp.Tool{Name: name}); got != want {
+			t.Errorf("Writes(%s) = %v, want %v", name, got, want)
 		}
 	}
 }
