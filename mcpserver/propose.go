@@ -304,8 +304,11 @@ func q(v any) string {
 	return out.String()
 }
 
+// yamlUnprintable reports a character q writes as an escape: DEL and the
+// C1 controls (NEL, U+0085, among them: the YAML reader takes it for a
+// line break) and the noncharacters U+FFFE and U+FFFF.
 func yamlUnprintable(r rune) bool {
-	return r >= 0x7f && r <= 0x9f && r != 0x85 || r == 0xfffe || r == 0xffff
+	return r >= 0x7f && r <= 0x9f || r == 0xfffe || r == 0xffff
 }
 
 type leaf struct {

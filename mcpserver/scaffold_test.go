@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/live"
+	"gopkg.in/yaml.v3"
 )
 
 func testCatalog(t *testing.T, n int) *live.Catalog {
@@ -263,5 +264,23 @@ func TestViolation(t *testing.T) {
 	out := ScaffoldSuite(cat, live.Target{Command: []string{"srv"}}, ScaffoldOptions{IncludeEdge: true, IncludeViolation: true})
 	if strings.Contains(out.Suite, "schema violation") || out.Tools[0].TestsGenerated != 2 || len(out.Notes) != 1 || !strings.Contains(out.Notes[0], "get-env: its input schema accepts any arguments") {
 		t.Errorf("a tool whose schema accepts anything: tools %+v, notes %q\n%s", out.Tools, out.Notes, out.Suite)
+	}
+}
+
+// TestQuoteReadsBack: a catalog string written into a scaffold reads back
+// as itself. A NEL (U+0085) was written as it is, which the YAML reader
+// takes for a line break: a live test called the tool "x  - name: y"
+// instead of "x\u0085  - name: y", and a held-back test's comment ended at
+// the NEL, so the scaffold did not load and the tool was dropped with a
+// note that its cases were too large.
+func TestQuoteReadsBack(t *testing.T) {
+	for _, s := range []string{"x\u0085  - name: y", "a\u2028b\u2029", "\x7f\u0080\u009f", "q\"\\", "t\tab\n"} {
+		var got struct{ V string }
+		if err := yaml.Unmarshal([]byte("v: "+q(s)), &got); err != nil || got.V != s {
+			t.Errorf("q(%q) = %s reads back as %q, %v", s, q(s), got.V, err)
+		}
+		if c := "# " + q(s); strings.ContainsAny(c, "\n\r\u0085") {
+			t.Errorf("q(%q) = %s breaks the comment it is written in", s, q(s))
+		}
 	}
 }
