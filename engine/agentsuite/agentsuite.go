@@ -59,7 +59,7 @@ func Propose(suitePath string, cassettes []string) (*Proposal, error) {
 		suitePath, dir = "agent-suite.yml", "."
 	}
 	var drafts []*draft
-	names := map[string]int{}
+	names := map[string]bool{}
 	for _, path := range cassettes {
 		cas, err := cassette.ReadFile(path)
 		if err != nil && !errors.As(err, new(*diag.Error)) && !errors.As(err, new(diag.List)) {
@@ -71,10 +71,13 @@ func Propose(suitePath string, cassettes []string) (*Proposal, error) {
 			return nil, err
 		}
 		d := propose(cas, relativeTo(dir, path))
-		names[d.name]++
-		if n := names[d.name]; n > 1 {
-			d.name += " #" + strconv.Itoa(n)
+		// A name already taken (by a recording of the same name, or by one
+		// named like a numbered one, "a #2") gets the next free number.
+		base := d.name
+		for n := 2; names[d.name]; n++ {
+			d.name = base + " #" + strconv.Itoa(n)
 		}
+		names[d.name] = true
 		drafts = append(drafts, d)
 	}
 	figures, err := measure(suitePath, render(drafts, nil))

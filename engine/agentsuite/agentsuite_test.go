@@ -90,3 +90,33 @@ func TestDottedToolNamesAreQualified(t *testing.T) {
 		}
 	}
 }
+
+// TestProposedNamesAreUnique: two recordings named a and a third named
+// "a #2" get three distinct test names; the second a was named "a #2" too,
+// and the proposal did not load.
+func TestProposedNamesAreUnique(t *testing.T) {
+	dir := t.TempDir()
+	session := `{"type":"system","subtype":"init","session_id":"s","model":"m","tools":["Bash"]}
+{"type":"result","subtype":"success","session_id":"s","result":"done"}
+`
+	var paths []string
+	for _, p := range []string{"a.jsonl", "sub/a.jsonl", "a #2.jsonl"} {
+		path := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(session), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, path)
+	}
+	p, err := Propose(filepath.Join(dir, "suite.yml"), paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`- name: "a"`, `- name: "a #2"`, `- name: "a #2 #2"`} {
+		if !strings.Contains(p.Suite, want) {
+			t.Errorf("proposal lacks %s:\n%s", want, p.Suite)
+		}
+	}
+}
