@@ -15,6 +15,7 @@ import (
 	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/redact"
 	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/gate"
 )
@@ -236,14 +237,16 @@ func member(server, tool string) string {
 var fact = regexp.MustCompile(`[A-Z0-9][A-Za-z0-9]*(?:[.,:/-][A-Za-z0-9]+)*%?`)
 
 // commonFacts are the facts every response states, in the first
-// response's order, at most maxFacts of them.
+// response's order, at most maxFacts of them. They are read from the first
+// response with its secrets masked (package redact), so a key or token a
+// response repeats is never copied into the suite.
 func commonFacts(responses []string) []string {
 	if len(responses) == 0 || responses[0] == "" {
 		return nil
 	}
 	var out []string
-	for _, f := range fact.FindAllString(responses[0], -1) {
-		if !strings.ContainsAny(f, "0123456789") && strings.ToUpper(f) != f || len(f) < 2 || slices.Contains(out, f) {
+	for _, f := range fact.FindAllString(redact.String(responses[0]), -1) {
+		if !strings.ContainsAny(f, "0123456789") && strings.ToUpper(f) != f || len(f) < 2 || slices.Contains(out, f) || "["+f+"]" == redact.Mask {
 			continue
 		}
 		all := true

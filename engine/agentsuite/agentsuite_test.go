@@ -25,6 +25,9 @@ func TestCommonFacts(t *testing.T) {
 		{[]string{"Paris is sunny.", "Paris is sunny."}, nil}, // a capitalised word is not a fact
 		{[]string{"Due 2026-11-20, ticket A1, B2, C3, D4.", "Due 2026-11-20, ticket A1, B2, C3, D4."}, []string{"2026-11-20", "A1", "B2"}},
 		{[]string{""}, nil},
+		// A secret a response repeats is never proposed: it would be
+		// copied from the recording into the suite.
+		{[]string{"Key AKIAIOSFODNN7EXAMPLE, token ghp_1234567890abcdefghijklmnopqrstuvwxyzAB, order 42."}, []string{"42"}},
 		{nil, nil},
 	} {
 		if got := commonFacts(tc.responses); !slices.Equal(got, tc.want) {
