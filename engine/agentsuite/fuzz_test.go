@@ -3,6 +3,7 @@ package agentsuite
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,8 +14,8 @@ import (
 
 // FuzzPropose checks the promise of generate agent-suite on any recording
 // mcptest reads: the proposal loads and every test passes on the
-// recording it came from (a recording without runs: the proposal says
-// its test fails).
+// recording it came from (a recording without runs, or whose runs called
+// a tool annotated destructive: the proposal says its test fails).
 func FuzzPropose(f *testing.F) {
 	seeds, _ := filepath.Glob("../../examples/traces/cassettes/*")
 	for _, s := range seeds {
@@ -58,6 +59,9 @@ func FuzzPropose(f *testing.F) {
 				t.Fatalf("a recording without runs, and the proposal does not say so:\n%s", p.Suite)
 			}
 			return
+		}
+		if slices.ContainsFunc(p.Notes, func(n string) bool { return strings.Contains(n, "the restricted edge fails") }) {
+			return // a destructive tool was called: the note says the test fails
 		}
 		for _, c := range env.Cases {
 			if c.Verdict != report.Pass {
