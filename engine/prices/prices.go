@@ -85,6 +85,7 @@ func Parse(name string, data []byte) (*Table, error) {
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil, fail(skipSpace(data, 0), "a price table is one JSON object mapping model names to their rates (LiteLLM's model_prices_and_context_window.json)")
 	}
+	firstAt := map[string]int64{}
 	for dec.More() {
 		keyAt := skipSpace(data, dec.InputOffset())
 		tok, err := dec.Token()
@@ -92,9 +93,23 @@ func Parse(name string, data []byte) (*Table, error) {
 			return nil, fail(keyAt, "not valid JSON: %v", syntaxText(err))
 		}
 		model, _ := tok.(string)
+		if first, seen := firstAt[model]; seen {
+			line, col := diag.LineCol(data, first)
+			return nil, fail(keyAt, "model %q is listed twice (first at %d:%d): a table lists each model once", model, line, col)
+		}
+		firstAt[model] = keyAt
 		at := skipSpace(data, dec.InputOffset())
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, fail(at, "model %q: not valid JSON: %v", model, syntaxText(err))
+		}
+		if key, twice := repeatedKey(raw); twice {
+			return nil, fail(at, "model %q: %q is given twice: an entry gives each rate once", model, key)
+		}
 		var entry any
-		if err := dec.Decode(&entry); err != nil {
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber()
+		if err := d.Decode(&entry); err != nil {
 			return nil, fail(at, "model %q: not valid JSON: %v", model, syntaxText(err))
 		}
 		obj, ok := entry.(map[string]any)
@@ -116,6 +131,32 @@ func Parse(name string, data []byte) (*Table, error) {
 		return nil, fail(dec.InputOffset(), "text after the table's closing brace, expected the end of the file")
 	}
 	return t, nil
+}
+
+// repeatedKey reports the first key an entry object gives twice (raw is
+// valid JSON); a value that is not an object has none.
+func repeatedKey(raw json.RawMessage) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return "", false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		key, _ := tok.(string)
+		if seen[key] {
+			return key, true
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", false
+		}
+	}
+	return "", false
 }
 
 // skipSpace returns the offset of the first byte at or after off that is

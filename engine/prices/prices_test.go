@@ -93,6 +93,10 @@ func TestParseErrors(t *testing.T) {
 		{"{\"m\": {\"input_cost_per_token\": 1e99999, \"output_cost_per_token\": 1}}", `p.json:1:7: model "m": input_cost_per_token is 1e99999, expected a non-negative number of US dollars per token between 1e-30 and 1e30`},
 		{"{\"m\": {\"input_cost_per_token\": 1, \"output_cost_per_token\": 5E-400}}", `output_cost_per_token is 5E-400, expected a non-negative number`},
 		{"{\"m\": {\"input_cost_per_token\": 1e-31, \"output_cost_per_token\": 1}}", `input_cost_per_token is 1e-31, expected`},
+		// A repeated model or rate took the last value silently: a second
+		// entry far down a table under review could set gpt-4o free.
+		{"{\"m\": {\"input_cost_per_token\": 1, \"output_cost_per_token\": 1},\n \"m\": {\"input_cost_per_token\": 0, \"output_cost_per_token\": 0}}", `p.json:2:2: model "m" is listed twice (first at 1:2): a table lists each model once`},
+		{"{\"m\": {\"input_cost_per_token\": 1, \"output_cost_per_token\": 1, \"input_cost_per_token\": 0}}", `p.json:1:7: model "m": "input_cost_per_token" is given twice: an entry gives each rate once`},
 		{"{\"m\": {\"input_cost_per_token\": 0, \"output_cost_per_token\": 1.0000001e30}}", `output_cost_per_token is 1.0000001e30, expected`},
 	} {
 		_, err := Parse("p.json", []byte(tc.in))
