@@ -129,3 +129,18 @@ func TestTokenSumsSaturate(t *testing.T) {
 		}
 	}
 }
+
+// TestHugeTokenCountSaturates: a count past 2^53 is read as 2^53, not
+// dropped: a response of 1.2e29 input tokens read as 0 and passed
+// tokens.total <= 5.
+func TestHugeTokenCountSaturates(t *testing.T) {
+	doc := `{"object": "response", "model": "gpt-4o", "output": [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "hi"}]}],
+ "usage": {"input_tokens": 123456789012345678901234567890, "output_tokens": 1}}`
+	c, err := Read("r.json", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok := c.Runs[0].Tokens; tok == nil || tok.Input != maxCount || tok.Total != maxCount {
+		t.Errorf("tokens %+v, want input and total %d", tok, int64(maxCount))
+	}
+}

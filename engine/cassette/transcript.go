@@ -613,11 +613,13 @@ func (u *usageSum) tokens() *Tokens {
 	return &Tokens{Input: u.input, Output: u.output, Total: u.total}
 }
 
-// firstCount returns the first of keys holding a non-negative integer.
+// firstCount returns the first of keys holding a non-negative integer; a
+// count past maxCount is read as maxCount, so a huge count is never
+// dropped (and read as no tokens at all).
 func firstCount(m map[string]any, keys ...string) (int64, bool) {
 	for _, k := range keys {
-		if f, ok := m[k].(float64); ok && f >= 0 && f == math.Trunc(f) && f <= maxCount {
-			return int64(f), true
+		if f, ok := m[k].(float64); ok && f >= 0 && f == math.Trunc(f) {
+			return int64(min(f, maxCount)), true
 		}
 	}
 	return 0, false
