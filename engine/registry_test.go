@@ -170,3 +170,38 @@ func TestGateRegistryReadsEveryBlock(t *testing.T) {
 		t.Error("Block(reliability) is not a gate block")
 	}
 }
+
+// A test with every block computes and reports its gates in registry
+// order: their findings, then the warnings about the tools they name that
+// the recorded catalog lacks, row by row.
+func TestGatesReportInRegistryOrder(t *testing.T) {
+	cas, err := filepath.Abs("../examples/distractor-floor-fails/cassettes/near-duplicates.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := writeSuite(t, `agents:
+  - name: every block
+    runs: 10
+    cassette: `+cas+`
+    token_efficiency:
+      classes: [{name: search, members: [catalog.search_products]}]
+    orchestration: {}
+    discovery: {name_free: true}
+    distractors:
+      count: 9
+      source: {from: near_duplicate, of: [search_products, get_product]}
+      correct: [catalog.search_products]
+    tool_selection: {expected_tool: search_produtcs, min_selection_rate: 0.8}
+    tool_edges: {restricted: [catalog.serch_products]}
+`, nil)
+	var got []string
+	for _, f := range run(t, s, Options{}).Cases[0].Findings {
+		if len(got) == 0 || got[len(got)-1] != f.Gate {
+			got = append(got, f.Gate)
+		}
+	}
+	want := []string{"tool_edges", "distractors", "discovery", "orchestration", "token_efficiency", "tool_edges", "tool_selection"}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings come from %v, want %v", got, want)
+	}
+}
