@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/schema"
 )
 
@@ -64,6 +65,14 @@ func checkRowSchema(t *testing.T, row gateRow, props, defs map[string]any) {
 	}
 	if row.def != nil && !slices.Contains(row.targets, row.def.target) {
 		t.Errorf("%s: the default assertion's target %s is not one of the row's targets", row.key, row.def.target)
+	}
+	if row.def != nil {
+		// defaultAssertion panics on an operator the matcher grammar
+		// does not know.
+		a := defaultAssertion(row.key, row.def.target, row.def.op, row.def.value, diag.Pos{})
+		if a.Target.String() != row.def.target || !a.Default {
+			t.Errorf("%s: the default assertion reads as %s", row.key, a.Target.String())
+		}
 	}
 	for _, other := range gateRows {
 		for _, target := range row.targets {
