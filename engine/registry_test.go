@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/schema"
 )
@@ -177,6 +178,29 @@ func TestGateRegistryReadsEveryBlock(t *testing.T) {
 	}
 	if c.Block("reliability") != nil {
 		t.Error("Block(reliability) is not a gate block")
+	}
+	checkRunTargets(t, c)
+}
+
+// checkRunTargets feeds one run with tokens to the gate of every block of
+// c and checks that each of its row's runTargets has a value on it: a row
+// that declares a per-run target its gate does not give would make every
+// run fail that target's assertion.
+func checkRunTargets(t *testing.T, c *Case) {
+	t.Helper()
+	cas := &cassette.Cassette{Model: "m-1"}
+	run := &cassette.Run{Tokens: &cassette.Tokens{Total: 10},
+		Turns: []cassette.Turn{{Calls: []cassette.Call{{Tool: "search"}}}}}
+	for _, b := range c.Blocks {
+		g := b.newGate(c)
+		g.addCassette(cas)
+		g.add(cas, run)
+		row, _ := rowOf(b.Key())
+		for _, target := range row.runTargets {
+			if _, ok := g.runValue(target); !ok {
+				t.Errorf("%s: the gate gives no value of %s on a run", row.key, target)
+			}
+		}
 	}
 }
 
