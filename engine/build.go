@@ -465,8 +465,8 @@ func (b *builder) serverNames() []string {
 }
 
 // resolveCassettes expands a cassette: value, relative to dir, into files:
-// a file is itself, a directory is its *.json files, anything else is a
-// glob. No match is an error.
+// a file is itself, a directory is its *.json and *.jsonl files (sorted),
+// anything else is a glob. No match is an error.
 func resolveCassettes(dir, pattern string) ([]string, error) {
 	p := pattern
 	if !filepath.IsAbs(p) {
@@ -477,9 +477,12 @@ func resolveCassettes(dir, pattern string) ([]string, error) {
 			return []string{p}, nil
 		}
 		files, _ := filepath.Glob(filepath.Join(globEscape(p), "*.json"))
+		lines, _ := filepath.Glob(filepath.Join(globEscape(p), "*.jsonl"))
+		files = append(files, lines...)
 		if len(files) == 0 {
-			return nil, fmt.Errorf("cassette directory %q holds no *.json files", pattern)
+			return nil, fmt.Errorf("cassette directory %q holds no *.json or *.jsonl files", pattern)
 		}
+		sort.Strings(files)
 		return files, nil
 	}
 	files, err := filepath.Glob(p)

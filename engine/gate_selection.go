@@ -11,13 +11,20 @@ import (
 type SelectionBlock struct {
 	Pos     diag.Pos
 	Classes []gate.Class
+	// Counting is count:, how calls that match no class are counted:
+	// each call (calls, the default) or each distinct tool (distinct).
+	Counting gate.Counting
 }
 
 // Key returns "equal_function_sets".
 func (*SelectionBlock) Key() string { return "equal_function_sets" }
 
 func readSelection(b *builder, raw rawBlock) Block {
-	return &SelectionBlock{Pos: raw.pos, Classes: b.classes(raw.ptr+"/classes", raw.m["classes"])}
+	s := &SelectionBlock{Pos: raw.pos, Classes: b.classes(raw.ptr+"/classes", raw.m["classes"])}
+	if raw.m["count"] == "distinct" {
+		s.Counting = gate.CountDistinct
+	}
+	return s
 }
 
 // toolRefs names the members of every class.
@@ -32,7 +39,7 @@ func (s *SelectionBlock) toolRefs() []toolRef {
 }
 
 func (s *SelectionBlock) newGate(*Case) caseGate {
-	return &selectionGate{sel: gate.NewSelection(s.Classes)}
+	return &selectionGate{sel: gate.NewSelectionBy(s.Classes, s.Counting)}
 }
 
 // selectionGate scores Selection F1 (gate.Selection).

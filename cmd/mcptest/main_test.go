@@ -301,8 +301,9 @@ func TestColor(t *testing.T) {
 }
 
 // TestREADMECommands runs every `$ mcptest ...` command shown in the README
-// and in docs/metrics.md from the repository root and checks what it does against the block, so the
-// docs cannot drift from the binary. The convention for a README block:
+// and in docs/*.md from the repository root and checks what it does against
+// the block, so the docs cannot drift from the binary. The convention for a
+// README block (fenced as ``` or ```console):
 //
 //   - the block's first line is `$ mcptest ARGS`, and the lines after it
 //     are exactly what the command prints on stdout;
@@ -312,7 +313,8 @@ func TestColor(t *testing.T) {
 //     whose floor is breached). Any other trailing comment is an error.
 func TestREADMECommands(t *testing.T) {
 	var data []byte
-	for _, doc := range []string{"../../README.md", "../../docs/metrics.md"} {
+	docs, _ := filepath.Glob("../../docs/*.md")
+	for _, doc := range append([]string{"../../README.md"}, docs...) {
 		b, err := os.ReadFile(doc)
 		if err != nil {
 			t.Fatal(err)
@@ -322,7 +324,7 @@ func TestREADMECommands(t *testing.T) {
 	t.Chdir("../..")
 	n := 0
 	for _, block := range strings.Split(string(data), "```")[1:] {
-		lines := strings.Split(strings.TrimPrefix(block, "\n"), "\n")
+		lines := strings.Split(strings.TrimPrefix(strings.TrimPrefix(block, "console"), "\n"), "\n")
 		cmdline, ok := strings.CutPrefix(lines[0], "$ mcptest ")
 		if !ok {
 			continue
