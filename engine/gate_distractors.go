@@ -41,7 +41,7 @@ func readDistractors(b *builder, raw rawBlock) Block {
 		}
 	}
 	if from == string(distractor.FromNearDuplicate) && len(d.Generate.Of) == 0 && !b.broken(raw.ptr+"/source") {
-		b.errorf(raw.ptr+"/source", b.doc.keyAt(raw.ptr+"/source"), "`from: near_duplicate` needs `of:`, the names of the real tools to derive look-alikes from")
+		b.errorf(raw.ptr+"/source", b.doc.KeyAt(raw.ptr+"/source"), "`from: near_duplicate` needs `of:`, the names of the real tools to derive look-alikes from")
 	}
 	return d
 }
