@@ -12,7 +12,7 @@ import (
 // time and keeping only what its gates and assertions need.
 func runAgent(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*report.CaseResult, diag.List) {
 	c := p.c
-	a := newAgentRun(c)
+	a := newAgentRun(c, res)
 	errs := eachCassette(s, p, res, progress, cassetteUse{open: a.open, run: a.run})
 	res.Runs = a.runN
 
@@ -44,7 +44,10 @@ func runAgent(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*r
 // and on the case's figures, and each run's verdict.
 type agentRun struct {
 	c     *Case
+	res   *report.CaseResult
 	gates []caseGate
+	// marker marks the calls of a run's evidence.
+	marker evidenceMarker
 	// perRun are the assertions on a run's fields, checked on every run;
 	// perCase those on gate and reliability targets, evaluated once.
 	perRun   []*runCheck
@@ -56,8 +59,8 @@ type agentRun struct {
 	failed   []string
 }
 
-func newAgentRun(c *Case) *agentRun {
-	a := &agentRun{c: c}
+func newAgentRun(c *Case, res *report.CaseResult) *agentRun {
+	a := &agentRun{c: c, res: res, marker: newEvidenceMarker(c)}
 	byKey := map[string]caseGate{}
 	for _, b := range c.Blocks {
 		g := b.newGate(c)
@@ -88,8 +91,8 @@ func (a *agentRun) open(cas *cassette.Cassette) {
 	}
 }
 
-// run feeds one recorded run to every gate and gives the run its verdict:
-// the checks it failed.
+// run feeds one recorded run to every gate, gives the run its verdict (the
+// checks it failed) and keeps its evidence.
 func (a *agentRun) run(cas *cassette.Cassette, r *cassette.Run) {
 	a.runN++
 	for _, g := range a.gates {
@@ -106,6 +109,7 @@ func (a *agentRun) run(cas *cassette.Cassette, r *cassette.Run) {
 	}
 	a.failed = a.checks.check(a.failed)
 	a.verdicts.add(a.runN, a.failed)
+	addEvidence(a.res, runEvidence(a.runN, cas.Model, r, a.marker, missedClasses(a.gates)), len(a.failed) > 0)
 }
 
 // evaluate adds the result of every assertion, in declaration order: those
