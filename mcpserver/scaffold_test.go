@@ -48,26 +48,14 @@ func mustValidate(t *testing.T, suite string) {
 	}
 }
 
-func TestScaffoldPagesAndValidates(t *testing.T) {
+// TestScaffoldHoldsWrites: the tests of tools that change state are
+// commented out under a review marker unless IncludeWrites, and a page of
+// write tools only still loads.
+func TestScaffoldHoldsWrites(t *testing.T) {
 	cat := testCatalog(t, 30)
 	target := live.Target{Command: []string{"node", "server.js"}, Env: map[string]string{"PORT": "0"}}
-	first := ScaffoldSuite(cat, target, ScaffoldOptions{IncludeEdge: true, IncludeViolation: true})
-	if len(first.Tools) != PageSize || first.NextCursor == nil || *first.NextCursor != 25 {
-		t.Fatalf("first page: %d tools, next %v", len(first.Tools), first.NextCursor)
-	}
-	mustValidate(t, first.Suite)
-	if !strings.HasPrefix(first.Suite, SchemaHeader) || !strings.Contains(first.Suite, "command: [\"node\",\"server.js\"]") || !strings.Contains(first.Suite, `env: {"PORT":"0"}`) {
-		t.Errorf("header or servers block:\n%s", first.Suite)
-	}
-	second := ScaffoldSuite(cat, target, ScaffoldOptions{Cursor: *first.NextCursor})
-	if len(second.Tools) != 5 || second.NextCursor != nil {
-		t.Fatalf("second page: %d tools, next %v", len(second.Tools), second.NextCursor)
-	}
-	mustValidate(t, second.Suite)
 	all := ScaffoldSuite(cat, target, ScaffoldOptions{All: true})
-	if len(all.Tools) != 30 || all.NextCursor != nil {
-		t.Errorf("all: %d tools", len(all.Tools))
-	}
+	mustValidate(t, all.Suite)
 	for _, name := range []string{"delete_records", "wipe"} {
 		i := strings.Index(all.Suite, "# review before enabling: "+name+" changes state")
 		j := strings.Index(all.Suite, `#   tool: "`+name+`"`)
@@ -88,6 +76,28 @@ func TestScaffoldPagesAndValidates(t *testing.T) {
 	mustValidate(t, only.Suite)
 	if !strings.Contains(only.Suite, "\ntools: []  # every test below is commented out") || len(only.HeldWrites) != 1 {
 		t.Errorf("a suite of write tools only:\n%s", only.Suite)
+	}
+}
+
+func TestScaffoldPagesAndValidates(t *testing.T) {
+	cat := testCatalog(t, 30)
+	target := live.Target{Command: []string{"node", "server.js"}, Env: map[string]string{"PORT": "0"}}
+	first := ScaffoldSuite(cat, target, ScaffoldOptions{IncludeEdge: true, IncludeViolation: true})
+	if len(first.Tools) != PageSize || first.NextCursor == nil || *first.NextCursor != 25 {
+		t.Fatalf("first page: %d tools, next %v", len(first.Tools), first.NextCursor)
+	}
+	mustValidate(t, first.Suite)
+	if !strings.HasPrefix(first.Suite, SchemaHeader) || !strings.Contains(first.Suite, "command: [\"node\",\"server.js\"]") || !strings.Contains(first.Suite, `env: {"PORT":"0"}`) {
+		t.Errorf("header or servers block:\n%s", first.Suite)
+	}
+	second := ScaffoldSuite(cat, target, ScaffoldOptions{Cursor: *first.NextCursor})
+	if len(second.Tools) != 5 || second.NextCursor != nil {
+		t.Fatalf("second page: %d tools, next %v", len(second.Tools), second.NextCursor)
+	}
+	mustValidate(t, second.Suite)
+	all := ScaffoldSuite(cat, target, ScaffoldOptions{All: true})
+	if len(all.Tools) != 30 || all.NextCursor != nil {
+		t.Errorf("all: %d tools", len(all.Tools))
 	}
 	if strings.Contains(first.Suite, "# review before first run: book") {
 		t.Errorf("book is not destructive")
