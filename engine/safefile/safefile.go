@@ -284,8 +284,9 @@ func IsTemp(name string) bool {
 }
 
 // WriteOutput is WriteFile for a path the user named (an --output FILE).
-// A symbolic link is followed, so the file it names is replaced rather than
-// the link. A path that exists and is not a regular file (/dev/stdout, a
+// Missing parent directories are created (--output reports/run.html on a
+// fresh checkout). A symbolic link is followed, so the file it names is
+// replaced rather than the link. A path that exists and is not a regular file (/dev/stdout, a
 // named pipe) is written in place: there is no file there to leave half
 // written, and no directory it could be renamed in.
 func WriteOutput(path string, data []byte, perm fs.FileMode) error {
@@ -309,6 +310,8 @@ func WriteOutputFunc(path string, perm fs.FileMode, fill func(io.Writer) error) 
 	}
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
+	} else if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
 	}
 	return Write(path, perm, fill)
 }

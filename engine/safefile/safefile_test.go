@@ -312,3 +312,16 @@ func TestSize(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteOutputCreatesParents: an --output path in a directory that does
+// not exist yet (.mcptest/ on a fresh checkout) is written, its parents
+// created.
+func TestWriteOutputCreatesParents(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "reports", "html", "run.html")
+	if err := WriteOutput(path, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(path); err != nil || string(data) != "x" {
+		t.Errorf("read back %q, %v", data, err)
+	}
+}
