@@ -164,9 +164,12 @@ func notASuiteError(file string) *diag.Error {
 // canonicalSHA256 digests a generic value by its canonical JSON encoding
 // (encoding/json sorts map keys).
 func canonicalSHA256(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
+	b, ok := appendCanonical(nil, v)
+	if !ok {
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			return ""
+		}
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
