@@ -46,8 +46,10 @@ type Doc struct {
 	nums []number
 	// aliased counts the values reached through aliases; outer is the
 	// alias of the document (not itself inside an alias's expansion)
-	// being expanded, and outerPtr its pointer.
+	// being expanded, and outerPtr its pointer; anchored counts the
+	// anchored nodes being converted (see releases).
 	aliased  int
+	anchored int
 	outer    *yaml.Node
 	outerPtr string
 }
@@ -61,7 +63,11 @@ func Read(file string, data []byte, o Options) *Doc {
 	d := &Doc{File: file, Data: data, o: o}
 	d.Node, d.Errs, d.Empty = parse(file, data, o)
 	if d.Node != nil {
-		d.Root = d.convert(d.Node, &d.root, nil, 0, false)
+		root := d.Node
+		if o.Release {
+			d.Node = nil
+		}
+		d.Root = d.convert(root, &d.root, nil, 0, false)
 	}
 	return d
 }
@@ -129,16 +135,44 @@ func (d *Doc) sequence(n *yaml.Node, at *node, p *path, depth int, aliased bool)
 	s := make([]any, len(n.Content))
 	at.flags |= isSeq
 	at.kids = make([]node, len(n.Content))
+	release := d.releases(n, aliased)
 	for i, c := range n.Content {
 		s[i] = d.convert(c, &at.kids[i], &path{up: p, idx: i}, depth+1, aliased)
+		if release {
+			n.Content[i] = nil
+		}
 	}
+	d.released(n, aliased)
 	return s
+}
+
+// releases reports whether the children of n may be dropped once
+// converted: Options.Release is set and no alias can name n or a node
+// within it (it is neither anchored nor inside an anchored node: an
+// anchored node is only ever reached through an alias once it has been
+// converted where it is written, and Release keeps its nodes).
+func (d *Doc) releases(n *yaml.Node, aliased bool) bool {
+	if !d.o.Release || aliased {
+		return false
+	}
+	if n.Anchor != "" {
+		d.anchored++
+	}
+	return d.anchored == 0
+}
+
+// released closes a node releases opened.
+func (d *Doc) released(n *yaml.Node, aliased bool) {
+	if d.o.Release && !aliased && n.Anchor != "" {
+		d.anchored--
+	}
 }
 
 func (d *Doc) mapping(n *yaml.Node, at *node, p *path, depth int, aliased bool) map[string]any {
 	m := make(map[string]any, len(n.Content)/2)
 	at.flags &^= isSeq
 	at.kids = make([]node, 0, len(n.Content)/2)
+	release := d.releases(n, aliased)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
@@ -158,7 +192,11 @@ func (d *Doc) mapping(n *yaml.Node, at *node, p *path, depth int, aliased bool) 
 		kid := &at.kids[len(at.kids)-1]
 		kid.setKey(k)
 		m[k.Value] = d.convert(v, kid, child, depth+1, aliased)
+		if release {
+			n.Content[i], n.Content[i+1] = nil, nil
+		}
 	}
+	d.released(n, aliased)
 	at.sortKids()
 	return m
 }

@@ -53,6 +53,7 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("Count %d, Read decoded %d", Count(d.Node), d.Len())
 		}
 		d.UnknownKeys("", "root", []string{"a"}, "syntax")
+		sameRead(t, data)
 	})
 }
 

@@ -203,3 +203,39 @@ func TestPositionsByPointer(t *testing.T) {
 		t.Errorf("Len = %d, pointers %v", d.Len(), pointers(d))
 	}
 }
+
+// sameRead fails unless reading text with Options.Release decodes the
+// same values, positions and errors as reading it without.
+func sameRead(t *testing.T, text []byte) {
+	t.Helper()
+	kept := Read("r.yml", text, opts)
+	o := opts
+	o.Release = true
+	dropped := Read("r.yml", text, o)
+	if dropped.Node != nil {
+		t.Fatal("Release kept the nodes")
+	}
+	if a, b := fmt.Sprint(kept.Root), fmt.Sprint(dropped.Root); a != b {
+		t.Fatalf("values differ:\n%s\n%s", a, b)
+	}
+	if a, b := errLines(kept.Errs), errLines(dropped.Errs); a != b || kept.Len() != dropped.Len() {
+		t.Fatalf("errors or lengths differ:\n%s\n%s\n%d %d", a, b, kept.Len(), dropped.Len())
+	}
+	for _, ptr := range pointers(kept) {
+		if kept.At(ptr) != dropped.At(ptr) || kept.KeyAt(ptr) != dropped.KeyAt(ptr) {
+			t.Fatalf("%s: at %v, %v", ptr, kept.At(ptr), dropped.At(ptr))
+		}
+	}
+}
+
+// TestReleaseSameDoc: dropping the nodes as they are converted changes
+// nothing, anchors and aliases included.
+func TestReleaseSameDoc(t *testing.T) {
+	for _, text := range []string{
+		"a: &a {b: [1, &c {d: e}], f: *c}\ng: *a\nh: [*a, *c]\n",
+		"l: [&x [1, [2, 3]], *x, {y: *x}]\n",
+		billionLaughs(3), billionLaughs(9), "a: &a [b, *a]\n", "a: 1\na: 2\n",
+	} {
+		sameRead(t, []byte(text))
+	}
+}
