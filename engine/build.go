@@ -282,9 +282,11 @@ func (b *builder) agentTest(ptr string, m map[string]any) {
 	}
 	if cas, ok := m["cassette"].(string); ok {
 		c.Cassette, c.CassettePos = cas, b.doc.At(ptr+"/cassette")
-		if _, err := resolveCassettes(b.suite.Dir, cas); err != nil && !b.unrecorded {
+		files, err := resolveCassettes(b.suite.Dir, cas)
+		if err != nil && !b.unrecorded {
 			b.errorf(ptr+"/cassette", c.CassettePos, "%v", err)
 		}
+		c.cassetteFiles = files
 	}
 
 	b.caseReliability(ptr, c, m)

@@ -258,6 +258,9 @@ func plan(s *Suite, cases []*Case, opt Options) ([]casePlan, int, diag.List) {
 // caseFiles finds an agent test's cassette files: its `cassette:` value, or
 // a file or directory named after the test in the cassette directory.
 func caseFiles(s *Suite, c *Case, dir string) ([]string, error) {
+	if c.Cassette != "" && c.cassetteFiles != nil {
+		return c.cassetteFiles, nil
+	}
 	if c.Cassette != "" {
 		return resolveCassettes(s.Dir, c.Cassette)
 	}

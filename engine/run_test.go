@@ -474,3 +474,33 @@ agents:
 		t.Errorf("warnings %q, want %q", warnings, want)
 	}
 }
+
+// TestCassetteResolvedOnce: the run reads the files the loader found for
+// a `cassette:` glob, not a second lookup: a cassette added after loading
+// is not read.
+func TestCassetteResolvedOnce(t *testing.T) {
+	dir := t.TempDir()
+	src := []byte(`{"mcptest_cassette": 1, "runs": [{"turns": [{"calls": [{"server": "w", "tool": "x", "arguments": {}}]}]}]}`)
+	write := func(name string) {
+		if err := os.WriteFile(filepath.Join(dir, name), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.json")
+	suite := filepath.Join(dir, "suite.yml")
+	if err := os.WriteFile(suite, []byte("tests:\n  - {name: t, type: agent, cassette: \"*.json\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadSuite(suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("b.json")
+	env, err := Run(s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := env.Cases[0].Runs; got != 1 {
+		t.Errorf("the run read %d cassettes, want the 1 found when the suite was loaded", got)
+	}
+}

@@ -66,9 +66,11 @@ func (b *builder) scenario(ptr string, m map[string]any) {
 	c.Scenario = sc
 	if cas, ok := m["cassette"].(string); ok {
 		c.Cassette, c.CassettePos = cas, b.doc.At(ptr+"/cassette")
-		if _, err := resolveCassettes(b.suite.Dir, cas); err != nil {
+		files, err := resolveCassettes(b.suite.Dir, cas)
+		if err != nil {
 			b.errorf(ptr+"/cassette", c.CassettePos, "%v", err)
 		}
+		c.cassetteFiles = files
 	}
 	sc.Seed, _ = m["seed"].(map[string]any)
 	for i, item := range list(m["transitions"]) {

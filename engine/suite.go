@@ -93,6 +93,10 @@ type Case struct {
 	// when the runner looks the test up by name in the cassette directory.
 	Cassette    string
 	CassettePos diag.Pos
+	// cassetteFiles are the files Cassette named when the suite was
+	// loaded, so the run does not look them up a second time; nil when
+	// they were not found (a suite loaded before recording).
+	cassetteFiles []string
 
 	// Reliability is the case's reliability: block, or the suite's default;
 	// nil when neither is declared. Confidence is the suite's confidence of

@@ -3,7 +3,6 @@ package yamlpos
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -38,20 +37,19 @@ type Doc struct {
 	// Empty says the text holds no document (only comments, or nothing).
 	Empty bool
 
-	o      Options
-	values map[string]diag.Pos
-	keys   map[string]diag.Pos
-	// quoted marks the quoted scalars by pointer; a quoted key is marked
-	// under "key:" + pointer.
-	quoted map[string]bool
-	// numbers holds each number as written, by pointer; ints the exact
-	// value of each integer that fits an int64 (the tree holds float64).
-	numbers map[string]string
-	ints    map[string]int64
+	o Options
+	// root holds the positions of the values, one node per value in the
+	// shape of the values (see positions.go); n counts the values
+	// recorded, nums the numbers as written.
+	root node
+	n    int
+	nums []number
 	// aliased counts the values reached through aliases; outer is the
 	// alias of the document (not itself inside an alias's expansion)
-	// being expanded, and outerPtr its pointer.
+	// being expanded, and outerPtr its pointer; anchored counts the
+	// anchored nodes being converted (see releases).
 	aliased  int
+	anchored int
 	outer    *yaml.Node
 	outerPtr string
 }
@@ -62,96 +60,148 @@ type Doc struct {
 // number that is not finite, a nesting deeper than MaxDepth and aliases
 // expanding to more than MaxAliasValues values.
 func Read(file string, data []byte, o Options) *Doc {
-	d := &Doc{File: file, Data: data, o: o, values: map[string]diag.Pos{}, keys: map[string]diag.Pos{}, quoted: map[string]bool{},
-		numbers: map[string]string{}, ints: map[string]int64{}}
+	d := &Doc{File: file, Data: data, o: o}
 	d.Node, d.Errs, d.Empty = parse(file, data, o)
 	if d.Node != nil {
-		d.Root = d.convert(d.Node, "", 0, false)
+		root := d.Node
+		if o.Release {
+			d.Node = nil
+		}
+		d.Root = d.convert(root, &d.root, nil, 0, false)
 	}
 	return d
 }
 
 // Len is the number of values of the document, aliases expanded.
-func (d *Doc) Len() int { return len(d.values) }
+func (d *Doc) Len() int { return d.n }
 
 func (d *Doc) pos(n *yaml.Node) diag.Pos {
 	return diag.Pos{File: d.File, Line: n.Line, Col: n.Column}
 }
 
-func (d *Doc) errorf(n *yaml.Node, ptr, format string, args ...any) {
-	d.Errs = append(d.Errs, &diag.Error{Pos: d.pos(n), Pointer: ptr, Kind: d.o.kind(), Message: fmt.Sprintf(format, args...)})
+func (d *Doc) errorf(n *yaml.Node, p *path, format string, args ...any) {
+	d.Errs = append(d.Errs, &diag.Error{Pos: d.pos(n), Pointer: p.String(), Kind: d.o.kind(), Message: fmt.Sprintf(format, args...)})
 }
 
-// convert turns a node into a generic value, recording positions; aliased
+// convert turns a node into a generic value, recording its position and
+// those of the values within in at; p is the value's pointer, aliased
 // says the node was reached through an alias.
-func (d *Doc) convert(n *yaml.Node, ptr string, depth int, aliased bool) any {
+func (d *Doc) convert(n *yaml.Node, at *node, p *path, depth int, aliased bool) any {
 	if aliased {
 		d.aliased++
 	}
 	if n.Kind == yaml.AliasNode && !aliased {
-		d.outer, d.outerPtr = n, ptr
+		d.outer, d.outerPtr = n, p.String()
 	}
 	switch {
 	case d.aliased > MaxAliasValues:
 		if d.aliased == MaxAliasValues+1 {
-			d.errorf(d.outer, d.outerPtr, "aliases expand the %s to over %d values (an alias bomb?); the limit is crossed expanding *%s here: write the values out, or alias less",
-				d.o.noun(), MaxAliasValues, d.outer.Value)
+			d.Errs = append(d.Errs, &diag.Error{Pos: d.pos(d.outer), Pointer: d.outerPtr, Kind: d.o.kind(),
+				Message: fmt.Sprintf("aliases expand the %s to over %d values (an alias bomb?); the limit is crossed expanding *%s here: write the values out, or alias less",
+					d.o.noun(), MaxAliasValues, d.outer.Value)})
 		}
 		return nil
 	case depth > MaxDepth:
 		if depth == MaxDepth+1 {
-			d.errorf(n, ptr, "the %s nests its values over %d deep (a recursive alias?)", d.o.noun(), MaxDepth)
+			d.errorf(n, p, "the %s nests its values over %d deep (a recursive alias?)", d.o.noun(), MaxDepth)
 		}
 		return nil
 	}
-	d.values[ptr] = d.pos(n)
+	if at.flags&hasValue == 0 {
+		d.n++
+	}
+	at.setValue(n)
 	switch n.Kind {
 	case yaml.AliasNode:
-		return d.convert(n.Alias, ptr, depth+1, true)
+		return d.convert(n.Alias, at, p, depth+1, true)
 	case yaml.MappingNode:
-		return d.mapping(n, ptr, depth, aliased)
+		return d.mapping(n, at, p, depth, aliased)
 	case yaml.SequenceNode:
-		s := make([]any, len(n.Content))
-		for i, c := range n.Content {
-			s[i] = d.convert(c, ptr+"/"+strconv.Itoa(i), depth+1, aliased)
-		}
-		return s
+		return d.sequence(n, at, p, depth, aliased)
 	case yaml.ScalarNode:
-		if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
-			d.quoted[ptr] = true
+		if quotedStyle(n) {
+			at.flags |= quoted
 		}
-		return d.scalar(n, ptr)
+		return d.scalar(n, at, p)
 	}
 	return nil
 }
 
-func (d *Doc) mapping(n *yaml.Node, ptr string, depth int, aliased bool) map[string]any {
+func quotedStyle(n *yaml.Node) bool {
+	return n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0
+}
+
+func (d *Doc) sequence(n *yaml.Node, at *node, p *path, depth int, aliased bool) []any {
+	s := make([]any, len(n.Content))
+	at.flags |= isSeq
+	at.kids = make([]node, len(n.Content))
+	release := d.releases(n, aliased)
+	for i, c := range n.Content {
+		s[i] = d.convert(c, &at.kids[i], &path{up: p, idx: i}, depth+1, aliased)
+		if release {
+			n.Content[i] = nil
+		}
+	}
+	d.released(n, aliased)
+	return s
+}
+
+// releases reports whether the children of n may be dropped once
+// converted: Options.Release is set and no alias can name n or a node
+// within it (it is neither anchored nor inside an anchored node: an
+// anchored node is only ever reached through an alias once it has been
+// converted where it is written, and Release keeps its nodes).
+func (d *Doc) releases(n *yaml.Node, aliased bool) bool {
+	if !d.o.Release || aliased {
+		return false
+	}
+	if n.Anchor != "" {
+		d.anchored++
+	}
+	return d.anchored == 0
+}
+
+// released closes a node releases opened.
+func (d *Doc) released(n *yaml.Node, aliased bool) {
+	if d.o.Release && !aliased && n.Anchor != "" {
+		d.anchored--
+	}
+}
+
+func (d *Doc) mapping(n *yaml.Node, at *node, p *path, depth int, aliased bool) map[string]any {
 	m := make(map[string]any, len(n.Content)/2)
+	at.flags &^= isSeq
+	at.kids = make([]node, 0, len(n.Content)/2)
+	release := d.releases(n, aliased)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
-			d.errorf(k, ptr, "merge keys (<<) are not supported: write the keys out")
+			d.errorf(k, p, "merge keys (<<) are not supported: write the keys out")
 			continue
 		}
 		if k.Kind != yaml.ScalarNode {
-			d.errorf(k, ptr, "a mapping key must be a plain string")
+			d.errorf(k, p, "a mapping key must be a plain string")
 			continue
 		}
-		child := ptr + "/" + EscapePointer(k.Value)
+		child := &path{up: p, key: k.Value, idx: -1}
 		if _, dup := m[k.Value]; dup {
-			d.errorf(k, child, "key %q is repeated: it was already set at line %d", k.Value, d.keys[child].Line)
+			d.errorf(k, child, "key %q is repeated: it was already set at line %d", k.Value, at.keyLine(k.Value))
 			continue
 		}
-		d.keys[child] = d.pos(k)
-		if k.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
-			d.quoted["key:"+child] = true
+		at.kids = append(at.kids, node{name: k.Value})
+		kid := &at.kids[len(at.kids)-1]
+		kid.setKey(k)
+		m[k.Value] = d.convert(v, kid, child, depth+1, aliased)
+		if release {
+			n.Content[i], n.Content[i+1] = nil, nil
 		}
-		m[k.Value] = d.convert(v, child, depth+1, aliased)
 	}
+	d.released(n, aliased)
+	at.sortKids()
 	return m
 }
 
-func (d *Doc) scalar(n *yaml.Node, ptr string) any {
+func (d *Doc) scalar(n *yaml.Node, at *node, p *path) any {
 	switch n.ShortTag() {
 	case "!!null":
 		return nil
@@ -161,69 +211,20 @@ func (d *Doc) scalar(n *yaml.Node, ptr string) any {
 			return b
 		}
 	case "!!int", "!!float":
-		d.numbers[ptr] = n.Value
-		var i int64
-		if n.ShortTag() == "!!int" && n.Decode(&i) == nil {
-			d.ints[ptr] = i
+		num := number{text: n.Value}
+		if n.ShortTag() == "!!int" && n.Decode(&num.i) == nil {
+			num.exact = true
 		}
+		d.nums = append(d.nums, num)
+		at.num = int32(len(d.nums))
 		var f float64
 		if err := n.Decode(&f); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
 			return f
 		}
-		d.errorf(n, ptr, "%q is not a finite number", n.Value)
+		d.errorf(n, p, "%q is not a finite number", n.Value)
 		return nil
 	}
 	return n.Value
-}
-
-// At returns the position of the value at ptr, falling back to the nearest
-// enclosing value.
-func (d *Doc) At(ptr string) diag.Pos {
-	for {
-		if p, ok := d.values[ptr]; ok {
-			return p
-		}
-		i := strings.LastIndexByte(ptr, '/')
-		if i < 0 {
-			return diag.Pos{File: d.File, Line: 1, Col: 1}
-		}
-		ptr = ptr[:i]
-	}
-}
-
-// KeyAt returns the position of the key that names the value at ptr, or
-// the value's own position for array items and the root.
-func (d *Doc) KeyAt(ptr string) diag.Pos {
-	if p, ok := d.keys[ptr]; ok {
-		return p
-	}
-	return d.At(ptr)
-}
-
-// IsKey reports whether ptr names the value of a mapping key.
-func (d *Doc) IsKey(ptr string) bool {
-	_, ok := d.keys[ptr]
-	return ok
-}
-
-// Quoted reports whether the scalar at ptr was written in quotes.
-func (d *Doc) Quoted(ptr string) bool { return d.quoted[ptr] }
-
-// QuotedKey reports whether the key that names the value at ptr was
-// written in quotes.
-func (d *Doc) QuotedKey(ptr string) bool { return d.quoted["key:"+ptr] }
-
-// Number returns the number at ptr as it was written.
-func (d *Doc) Number(ptr string) (string, bool) {
-	s, ok := d.numbers[ptr]
-	return s, ok
-}
-
-// Int returns the exact value of the integer at ptr when it fits an int64
-// (Root holds every number as a float64).
-func (d *Doc) Int(ptr string) (int64, bool) {
-	i, ok := d.ints[ptr]
-	return i, ok
 }
 
 // EscapePointer escapes a key as a segment of an RFC 6901 pointer.

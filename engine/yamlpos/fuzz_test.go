@@ -3,6 +3,7 @@ package yamlpos
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -42,7 +43,7 @@ func FuzzRead(f *testing.F) {
 		if d.Len() > len(data)+MaxAliasValues+MaxDepth {
 			t.Fatalf("%d values from %d bytes", d.Len(), len(data))
 		}
-		for ptr := range d.values {
+		for _, ptr := range pointers(d) {
 			if p := d.At(ptr); p.Line < 1 {
 				t.Fatalf("value %q without a line", ptr)
 			}
@@ -52,5 +53,26 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("Count %d, Read decoded %d", Count(d.Node), d.Len())
 		}
 		d.UnknownKeys("", "root", []string{"a"}, "syntax")
+		sameRead(t, data)
 	})
+}
+
+// pointers lists the pointer of every value d recorded a position for.
+func pointers(d *Doc) []string {
+	var out []string
+	var walk func(n *node, ptr string)
+	walk = func(n *node, ptr string) {
+		if n.flags&hasValue != 0 {
+			out = append(out, ptr)
+		}
+		for i := range n.kids {
+			seg := strconv.Itoa(i)
+			if n.flags&isSeq == 0 {
+				seg = EscapePointer(n.kids[i].name)
+			}
+			walk(&n.kids[i], ptr+"/"+seg)
+		}
+	}
+	walk(&d.root, "")
+	return out
 }

@@ -28,6 +28,10 @@ type Options struct {
 	// or only comments); when it is "", such a file is no error and its
 	// root is nil.
 	Empty string
+	// Release lets Read drop each node of the tree once it is converted
+	// (but those an alias may still name), so the nodes and the values
+	// are not all held at once; Doc.Node is then nil.
+	Release bool
 }
 
 func (o Options) kind() string {

@@ -181,3 +181,64 @@ func TestCount(t *testing.T) {
 		t.Errorf("empty text: %v, %v", root, errs)
 	}
 }
+
+// TestPositionsByPointer: every value's pointer finds the value's own
+// node, including keys that need escaping, and pointers that name no
+// value fall back as they should.
+func TestPositionsByPointer(t *testing.T) {
+	d := Read("p.yml", []byte("z: 1\n\"a/b\": {\"~\": [x, 'y']}\nm: &m {k: 2}\nr: *m\n"), opts)
+	if len(d.Errs) > 0 {
+		t.Fatal(d.Errs)
+	}
+	for ptr, want := range map[string]string{"/z": "p.yml:1:4", "/a~1b/~0/1": "p.yml:2:18", "/a~1b/~0/01": "p.yml:2:14", "/a~1b/~2": "p.yml:2:8",
+		"/r/k": "p.yml:3:11", "/r": "p.yml:3:4", "nope": "p.yml:1:1", "/a~1b/~0/1/deeper": "p.yml:2:18"} {
+		if got := d.At(ptr).String(); got != want {
+			t.Errorf("At(%q) = %s, want %s", ptr, got, want)
+		}
+	}
+	if !d.Quoted("/a~1b/~0/1") || d.Quoted("/a~1b/~0/0") || !d.QuotedKey("/a~1b/~0") || !d.IsKey("/r/k") || d.IsKey("/a~1b/~0/0") {
+		t.Error("flags not found by pointer")
+	}
+	if i, ok := d.Int("/r/k"); !ok || i != 2 {
+		t.Errorf("Int through an alias = %d, %v", i, ok)
+	}
+	if d.Len() != 10 || len(pointers(d)) != 10 {
+		t.Errorf("Len = %d, pointers %v", d.Len(), pointers(d))
+	}
+}
+
+// sameRead fails unless reading text with Options.Release decodes the
+// same values, positions and errors as reading it without.
+func sameRead(t *testing.T, text []byte) {
+	t.Helper()
+	kept := Read("r.yml", text, opts)
+	o := opts
+	o.Release = true
+	dropped := Read("r.yml", text, o)
+	if dropped.Node != nil {
+		t.Fatal("Release kept the nodes")
+	}
+	if a, b := fmt.Sprint(kept.Root), fmt.Sprint(dropped.Root); a != b {
+		t.Fatalf("values differ:\n%s\n%s", a, b)
+	}
+	if a, b := errLines(kept.Errs), errLines(dropped.Errs); a != b || kept.Len() != dropped.Len() {
+		t.Fatalf("errors or lengths differ:\n%s\n%s\n%d %d", a, b, kept.Len(), dropped.Len())
+	}
+	for _, ptr := range pointers(kept) {
+		if kept.At(ptr) != dropped.At(ptr) || kept.KeyAt(ptr) != dropped.KeyAt(ptr) {
+			t.Fatalf("%s: at %v, %v", ptr, kept.At(ptr), dropped.At(ptr))
+		}
+	}
+}
+
+// TestReleaseSameDoc: dropping the nodes as they are converted changes
+// nothing, anchors and aliases included.
+func TestReleaseSameDoc(t *testing.T) {
+	for _, text := range []string{
+		"a: &a {b: [1, &c {d: e}], f: *c}\ng: *a\nh: [*a, *c]\n",
+		"l: [&x [1, [2, 3]], *x, {y: *x}]\n",
+		billionLaughs(3), billionLaughs(9), "a: &a [b, *a]\n", "a: 1\na: 2\n",
+	} {
+		sameRead(t, []byte(text))
+	}
+}

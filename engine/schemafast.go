@@ -1,0 +1,233 @@
+package engine
+
+import (
+	"github.com/mcptest/mcptest/engine/schema"
+)
+
+// The suite schema's validator allocates several values for every value it
+// checks: a third of the time to load a suite of thousands of agent tests,
+// and most of the garbage. validSuite accepts the common shape of such a
+// suite without it: the agent tests of `tests:` are checked here, key by
+// key, against exactly the constraints the schema states for the keys
+// they use (see $defs/test, agentTest, expectList, assertion, matcher and
+// equalFunctionSets in schema/suite.v1.json); the rest of the root goes to
+// the validator. A test that uses any other key, and any value the check
+// here would refuse, is left to the validator, which then checks the whole
+// document and words every error: the fast path only ever says "valid",
+// for documents the validator finds valid too (FuzzValidSuite checks it).
+
+// validSuite reports whether root is valid against the suite schema,
+// judged without running the validator over `tests:` when every test
+// there has the shape fastTest knows. False means "not known valid": the
+// caller validates the whole document.
+func validSuite(root any) bool {
+	m, ok := root.(map[string]any)
+	if !ok {
+		return false
+	}
+	tests, has := m["tests"]
+	if !has {
+		return false
+	}
+	list, ok := tests.([]any)
+	if !ok {
+		return false
+	}
+	for _, t := range list {
+		if !fastTest(t) {
+			return false
+		}
+	}
+	// The root's schema states no constraint across its keys (type object,
+	// additionalProperties false and one schema per property), so the
+	// root is valid when its other keys are.
+	rest := make(map[string]any, len(m)-1)
+	for k, v := range m {
+		if k != "tests" {
+			rest[k] = v
+		}
+	}
+	return schema.Suite().Validate(rest) == nil
+}
+
+// fastTest reports whether v is an agent test the schema accepts, using
+// only the keys checked here; false for anything else.
+func fastTest(v any) bool {
+	t, ok := v.(map[string]any)
+	if !ok || !nonEmptyString(t["name"]) || t["type"] != "agent" {
+		return false
+	}
+	for k, val := range t {
+		if !fastTestKey(k, val) {
+			return false
+		}
+	}
+	return true
+}
+
+func fastTestKey(k string, v any) bool {
+	switch k {
+	case "name", "cassette":
+		return nonEmptyString(v)
+	case "type":
+		return v == "agent"
+	case "description", "agent", "prompt":
+		_, ok := v.(string)
+		return ok
+	case "servers":
+		return nonEmptyStrings(v, 0)
+	case "expect":
+		return fastExpectList(v)
+	case "equal_function_sets":
+		return fastEqualFunctionSets(v)
+	}
+	return false
+}
+
+func nonEmptyString(v any) bool {
+	s, ok := v.(string)
+	return ok && s != ""
+}
+
+// nonEmptyStrings reports whether v is a list of at least min non-empty
+// strings.
+func nonEmptyStrings(v any, min int) bool {
+	l, ok := v.([]any)
+	if !ok || len(l) < min {
+		return false
+	}
+	for _, s := range l {
+		if !nonEmptyString(s) {
+			return false
+		}
+	}
+	return true
+}
+
+func fastExpectList(v any) bool {
+	l, ok := v.([]any)
+	if !ok {
+		return false
+	}
+	for _, a := range l {
+		if !fastAssertion(a) {
+			return false
+		}
+	}
+	return true
+}
+
+// fastAssertion is $defs/assertion: {target, matcher[, message]}, or the
+// shorthand of one key whose value, when a mapping, is a matcher.
+func fastAssertion(v any) bool {
+	a, ok := v.(map[string]any)
+	if !ok || len(a) == 0 {
+		return false
+	}
+	if _, long := a["target"]; long {
+		return fastLongAssertion(a)
+	}
+	if len(a) != 1 {
+		return false
+	}
+	for _, m := range a {
+		if _, isMap := m.(map[string]any); isMap {
+			return fastMatcher(m)
+		}
+	}
+	return true
+}
+
+func fastLongAssertion(a map[string]any) bool {
+	if !nonEmptyString(a["target"]) {
+		return false
+	}
+	if _, ok := a["matcher"]; !ok || !fastMatcher(a["matcher"]) {
+		return false
+	}
+	for k, v := range a {
+		switch k {
+		case "target", "matcher":
+		case "message":
+			if _, ok := v.(string); !ok {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// fastMatcher is $defs/matcher: one key, of the known operators, with a
+// value of the operator's type.
+func fastMatcher(v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok || len(m) != 1 {
+		return false
+	}
+	for op, arg := range m {
+		return fastOperand(op, arg)
+	}
+	return false
+}
+
+func fastOperand(op string, arg any) bool {
+	switch op {
+	case "exact", "contains", "==", "!=":
+		return true
+	case "regex":
+		_, ok := arg.(string)
+		return ok
+	case ">=", ">", "<=", "<":
+		_, ok := arg.(float64)
+		return ok
+	case "not":
+		return fastMatcher(arg)
+	}
+	return false
+}
+
+// fastEqualFunctionSets is $defs/equalFunctionSets.
+func fastEqualFunctionSets(v any) bool {
+	e, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	if _, has := e["classes"]; !has {
+		return false
+	}
+	for k, val := range e {
+		if !fastEqualFunctionSetsKey(k, val) {
+			return false
+		}
+	}
+	return true
+}
+
+func fastEqualFunctionSetsKey(k string, v any) bool {
+	switch k {
+	case "classes":
+		return fastClasses(v)
+	case "count":
+		return v == "calls" || v == "distinct"
+	case "expect":
+		return fastExpectList(v)
+	}
+	return false
+}
+
+// fastClasses is $defs/classes: a list of {name, members}.
+func fastClasses(v any) bool {
+	l, ok := v.([]any)
+	if !ok {
+		return false
+	}
+	for _, c := range l {
+		m, ok := c.(map[string]any)
+		if !ok || len(m) != 2 || !nonEmptyString(m["name"]) || !nonEmptyStrings(m["members"], 1) {
+			return false
+		}
+	}
+	return true
+}
