@@ -301,8 +301,9 @@ func TestColor(t *testing.T) {
 }
 
 // TestREADMECommands runs every `$ mcptest ...` command shown in the README
-// and in docs/metrics.md from the repository root and checks what it does against the block, so the
-// docs cannot drift from the binary. The convention for a README block:
+// and in docs/*.md from the repository root and checks what it does against
+// the block, so the docs cannot drift from the binary. The convention for a
+// block (fenced as ```console, or with no info string):
 //
 //   - the block's first line is `$ mcptest ARGS`, and the lines after it
 //     are exactly what the command prints on stdout;
@@ -311,17 +312,31 @@ func TestColor(t *testing.T) {
 //     stating another code, `# exit N` (for example `# exit 1` on a run
 //     whose floor is breached). Any other trailing comment is an error.
 func TestREADMECommands(t *testing.T) {
-	var data []byte
-	for _, doc := range []string{"../../README.md", "../../docs/metrics.md"} {
-		b, err := os.ReadFile(doc)
+	t.Chdir("../..")
+	docs, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, doc := range append([]string{"README.md"}, docs...) {
+		data, err := os.ReadFile(doc)
 		if err != nil {
 			t.Fatal(err)
 		}
-		data = append(data, b...)
+		n += runDocCommands(t, doc, string(data))
 	}
-	t.Chdir("../..")
+	if n < 10 {
+		t.Errorf("found %d $ mcptest commands in the README and docs/", n)
+	}
+}
+
+// runDocCommands runs the `$ mcptest` blocks of one document (see
+// TestREADMECommands) and returns how many it ran.
+func runDocCommands(t *testing.T, doc, data string) int {
+	t.Helper()
 	n := 0
-	for _, block := range strings.Split(string(data), "```")[1:] {
+	for _, block := range strings.Split(data, "```")[1:] {
+		block = strings.TrimPrefix(block, "console")
 		lines := strings.Split(strings.TrimPrefix(block, "\n"), "\n")
 		cmdline, ok := strings.CutPrefix(lines[0], "$ mcptest ")
 		if !ok {
@@ -330,24 +345,22 @@ func TestREADMECommands(t *testing.T) {
 		n++
 		cmdline, wantCode, err := readmeExit(cmdline)
 		if err != nil {
-			t.Errorf("%s: %v", lines[0], err)
+			t.Errorf("%s: %s: %v", doc, lines[0], err)
 			continue
 		}
 		want := strings.Join(lines[1:], "\n")
 		stdout, stderr, code := mcptest(t, nil, splitArgs(cmdline)...)
 		if stdout != want {
-			t.Errorf("$ mcptest %s\n--- got\n%s%s--- README\n%s", cmdline, stdout, stderr, want)
+			t.Errorf("%s: $ mcptest %s\n--- got\n%s%s--- %s\n%s", doc, cmdline, stdout, stderr, doc, want)
 		}
 		if stderr != "" {
-			t.Errorf("$ mcptest %s\nwrote to stderr, which the README does not show:\n%s", cmdline, stderr)
+			t.Errorf("%s: $ mcptest %s\nwrote to stderr, which %s does not show:\n%s", doc, cmdline, doc, stderr)
 		}
 		if code != wantCode {
-			t.Errorf("$ mcptest %s\nexited %d, the README says %d (no `# exit N` comment means 0)", cmdline, code, wantCode)
+			t.Errorf("%s: $ mcptest %s\nexited %d, %s says %d (no `# exit N` comment means 0)", doc, cmdline, code, doc, wantCode)
 		}
 	}
-	if n < 2 {
-		t.Errorf("found %d $ mcptest commands in the README", n)
-	}
+	return n
 }
 
 // readmeExit splits a README command line from its trailing `# exit N`
