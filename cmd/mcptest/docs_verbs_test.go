@@ -1,0 +1,40 @@
+package main
+
+import (
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestAgentsPageVerbs: the verb table of docs/agents.md names every verb the
+// front door serves, and only those.
+func TestAgentsPageVerbs(t *testing.T) {
+	data, err := os.ReadFile("../../docs/agents.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(data), "| verb | group | answers |\n")
+	if !ok {
+		t.Fatal("docs/agents.md has no `| verb | group | answers |` table")
+	}
+	table, _, _ = strings.Cut(table, "\n\n")
+	name := regexp.MustCompile("`([a-z_]+)`")
+	var documented []string
+	for _, row := range strings.Split(table, "\n") {
+		cells := strings.Split(row, " | ")
+		for _, m := range name.FindAllStringSubmatch(cells[0], -1) {
+			documented = append(documented, m[1])
+		}
+	}
+	var served []string
+	for _, v := range frontDoorVerbList(t) {
+		served = append(served, v.Name)
+	}
+	slices.Sort(documented)
+	slices.Sort(served)
+	if !slices.Equal(documented, served) {
+		t.Errorf("docs/agents.md's verb table names\n  %s\nthe front door serves\n  %s", strings.Join(documented, " "), strings.Join(served, " "))
+	}
+}
