@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -36,5 +37,31 @@ func TestAgentsPageVerbs(t *testing.T) {
 	slices.Sort(served)
 	if !slices.Equal(documented, served) {
 		t.Errorf("docs/agents.md's verb table names\n  %s\nthe front door serves\n  %s", strings.Join(documented, " "), strings.Join(served, " "))
+	}
+}
+
+// TestCommandsPage: the command table of docs/commands.md has a row for
+// every command mcptest has, and no row for one it lacks.
+func TestCommandsPage(t *testing.T) {
+	data, err := os.ReadFile("../../docs/commands.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `mcptest ([a-z|\\\\-]+)")
+	documented := map[string]bool{}
+	for _, m := range row.FindAllStringSubmatch(string(data), -1) {
+		for _, name := range strings.Split(m[1], `\|`) {
+			documented[name] = true
+		}
+	}
+	c := &Command{Getenv: func(string) string { return "" }}
+	for _, sc := range c.subcommands() {
+		if !documented[sc.name] {
+			t.Errorf("docs/commands.md has no row for `mcptest %s`", sc.name)
+		}
+		delete(documented, sc.name)
+	}
+	for _, name := range slices.Sorted(maps.Keys(documented)) {
+		t.Errorf("docs/commands.md documents `mcptest %s`, which is no command", name)
 	}
 }
