@@ -211,3 +211,25 @@ func TestSlug(t *testing.T) {
 		}
 	}
 }
+
+// TestIndex: the README's index links every page of docs/, so a new page
+// cannot go unlisted.
+func TestIndex(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, index, ok := strings.Cut(string(readme), "\n## Documentation\n")
+	if !ok {
+		t.Fatal("README.md has no ## Documentation section")
+	}
+	pages, err := filepath.Glob("*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range pages {
+		if !strings.Contains(index, "](docs/"+page+")") {
+			t.Errorf("README.md's index does not link docs/%s", page)
+		}
+	}
+}
