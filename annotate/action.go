@@ -5,10 +5,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcptest/mcptest/engine/report"
+
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/mcptest/mcptest/baseline"
-	"github.com/mcptest/mcptest/engine"
 )
 
 // The platform limits of action.md, with headroom for what the caller adds.
@@ -26,7 +27,7 @@ const (
 // comparison with the baseline (nil when there is none) and how the
 // baseline was found or why not.
 type ActionReport struct {
-	Env *engine.Envelope
+	Env *report.Envelope
 	// Cmp is nil when there is no baseline; Gate then applies to the run
 	// compared with an empty baseline.
 	Cmp  *baseline.Comparison
@@ -66,7 +67,7 @@ type Annotation struct {
 // flips as notices. Without a comparison every failing case is an error.
 func Annotations(r ActionReport) []Annotation {
 	var regress, failing, fixes []Annotation
-	byName := map[string]*engine.CaseResult{}
+	byName := map[string]*report.CaseResult{}
 	for _, c := range r.Env.Cases {
 		byName[c.Name] = c
 	}
@@ -95,7 +96,7 @@ func Annotations(r ActionReport) []Annotation {
 		}
 	}
 	for _, c := range r.Env.Cases {
-		if c.Verdict != engine.Fail || flipped[c.Name] {
+		if c.Verdict != report.Fail || flipped[c.Name] {
 			continue
 		}
 		failing = append(failing, Annotation{Level: "error", File: c.Position.File, Line: c.Position.Line, Col: c.Position.Col,
@@ -109,7 +110,7 @@ func Annotations(r ActionReport) []Annotation {
 // first fix. The annotation's message leads with that flip and carries the
 // case's other flips after it, so one regressed case spends one of the
 // step's ten error annotations.
-func caseFlips(d baseline.CaseDelta, c *engine.CaseResult) (reg, fix *Annotation) {
+func caseFlips(d baseline.CaseDelta, c *report.CaseResult) (reg, fix *Annotation) {
 	var regs, fixes []baseline.Flip
 	for _, f := range d.Flips {
 		switch f.Change {
@@ -171,7 +172,7 @@ func subjectFirst(flips []baseline.Flip) []baseline.Flip {
 
 // failureText says why a case failed: its failing assertions, then its
 // failing floors, then its error findings.
-func failureText(c *engine.CaseResult) string {
+func failureText(c *report.CaseResult) string {
 	var parts []string
 	for _, a := range c.Assertions {
 		if !a.Passed {
@@ -441,7 +442,7 @@ func (r ActionReport) blocks(serverURL, repo string) []block {
 
 	var failing []string
 	for _, c := range env.Cases {
-		if c.Verdict != engine.Fail {
+		if c.Verdict != report.Fail {
 			continue
 		}
 		failing = append(failing, fmt.Sprintf("| %s | %s | %s |\n", Text(c.Name, 0), Text(c.Position.String(), 200), Text(failureText(c), 600)))
@@ -457,7 +458,7 @@ func (r ActionReport) blocks(serverURL, repo string) []block {
 				lines = append(lines, f.Lines...)
 			}
 		}
-		if c.Verdict == engine.Fail && len(lines) > 0 {
+		if c.Verdict == report.Fail && len(lines) > 0 {
 			floorRows = append(floorRows, "**"+Text(c.Name, 0)+"**\n\n"+Fence(clip(strings.Join(lines, "\n"), 4000))+"\n")
 		}
 	}

@@ -8,10 +8,11 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/mcptest/mcptest/engine/report"
+
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/mcptest/mcptest/baseline"
-	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/diag"
 )
 
@@ -211,20 +212,20 @@ func FuzzAnnotation(f *testing.F) {
 	})
 }
 
-func manyCases(n int, name string) (*engine.Envelope, *baseline.Comparison) {
-	base := &engine.Envelope{SchemaVersion: 1}
-	cur := &engine.Envelope{SchemaVersion: 1}
+func manyCases(n int, name string) (*report.Envelope, *baseline.Comparison) {
+	base := &report.Envelope{SchemaVersion: 1}
+	cur := &report.Envelope{SchemaVersion: 1}
 	for i := 0; i < n; i++ {
-		mk := func(v engine.Verdict, passed bool) *engine.CaseResult {
-			return &engine.CaseResult{Name: fmt.Sprintf("%s %d", name, i), Kind: engine.KindAgent, Verdict: v, DefinitionSHA256: "d", Runs: 1,
+		mk := func(v report.Verdict, passed bool) *report.CaseResult {
+			return &report.CaseResult{Name: fmt.Sprintf("%s %d", name, i), Kind: report.KindAgent, Verdict: v, DefinitionSHA256: "d", Runs: 1,
 				Position:   diag.Pos{File: "suite.yml", Line: i + 1, Col: 3},
-				Assertions: []engine.AssertionResult{{Index: 0, Target: "tool_selection.f1", Passed: passed, Message: "assertion #0 failed: " + name, Position: diag.Pos{File: "suite.yml", Line: i + 2, Col: 5}}}}
+				Assertions: []report.AssertionResult{{Index: 0, Target: "tool_selection.f1", Passed: passed, Message: "assertion #0 failed: " + name, Position: diag.Pos{File: "suite.yml", Line: i + 2, Col: 5}}}}
 		}
-		base.Cases = append(base.Cases, mk(engine.Pass, true))
+		base.Cases = append(base.Cases, mk(report.Pass, true))
 		if i%2 == 0 {
-			cur.Cases = append(cur.Cases, mk(engine.Fail, false))
+			cur.Cases = append(cur.Cases, mk(report.Fail, false))
 		} else {
-			cur.Cases = append(cur.Cases, mk(engine.Pass, true))
+			cur.Cases = append(cur.Cases, mk(report.Pass, true))
 		}
 	}
 	base.Tally()
@@ -307,9 +308,9 @@ func TestHostileAnnotationsGolden(t *testing.T) {
 		env.Cases[i].Name = s
 		env.Cases[i].Assertions[0].Message = s + " " + hostile[6] + " " + hostile[8]
 		env.Cases[i].Position.File = "suite,yml:" + hostile[1]
-		env.Cases[i].Verdict = engine.Fail
+		env.Cases[i].Verdict = report.Fail
 		env.Cases[i].Assertions[0].Passed = false
-		env.Cases[i].Floors = []engine.Floor{{Name: "floor", Passed: false, Message: s, Lines: []string{"FLOOR " + s, hostile[5] + "````````"}}}
+		env.Cases[i].Floors = []report.Floor{{Name: "floor", Passed: false, Message: s, Lines: []string{"FLOOR " + s, hostile[5] + "````````"}}}
 	}
 	env.Tally()
 	r := ActionReport{Env: env, Cmp: nil, Gate: cmp.Gate, Suite: "suite.yml", Missing: "first run"}
@@ -349,8 +350,8 @@ func TestCommentPlantedMarker(t *testing.T) {
 	planted := "x " + CommentMarker("other.yml") + " ```` " + DriftMarker("other.yml")
 	env, cmp := manyCases(2, planted)
 	for _, c := range env.Cases {
-		c.Verdict = engine.Fail
-		c.Floors = []engine.Floor{{Name: "tool_selection", Message: planted, Lines: []string{"FLOOR called " + planted, "```", "````````````"}}}
+		c.Verdict = report.Fail
+		c.Floors = []report.Floor{{Name: "tool_selection", Message: planted, Lines: []string{"FLOOR called " + planted, "```", "````````````"}}}
 	}
 	env.Tally()
 	r := ActionReport{Env: env, Cmp: cmp, Gate: cmp.Gate, Suite: "suite.yml", BaselineRunID: 1}

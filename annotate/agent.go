@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/gate/tokens"
 )
 
@@ -56,7 +56,7 @@ type AgentOptions struct {
 
 // AgentFailures returns the failing cases of env in suite order, shaped for
 // an agent.
-func AgentFailures(env *engine.Envelope, opt AgentOptions) []AgentFailure {
+func AgentFailures(env *report.Envelope, opt AgentOptions) []AgentFailure {
 	field := opt.FieldBudget
 	if field <= 0 {
 		field = 128
@@ -67,14 +67,14 @@ func AgentFailures(env *engine.Envelope, opt AgentOptions) []AgentFailure {
 	}
 	var out []AgentFailure
 	for _, c := range env.Cases {
-		if c.Verdict == engine.Fail {
+		if c.Verdict == report.Fail {
 			out = append(out, agentFailure(c, field, repro))
 		}
 	}
 	return out
 }
 
-func agentFailure(c *engine.CaseResult, field int, repro func(string) string) AgentFailure {
+func agentFailure(c *report.CaseResult, field int, repro func(string) string) AgentFailure {
 	f := AgentFailure{Test: c.Name, Repro: repro(c.Name)}
 	assert, actual := firstFailure(c)
 	f.Assert = clipTokens(Clean(assert), 2*field)
@@ -89,7 +89,7 @@ func agentFailure(c *engine.CaseResult, field int, repro func(string) string) Ag
 
 // firstFailure names what made the case fail: its first failed assertion,
 // else its first failed floor, else its first error finding.
-func firstFailure(c *engine.CaseResult) (string, any) {
+func firstFailure(c *report.CaseResult) (string, any) {
 	for _, a := range c.Assertions {
 		if !a.Passed {
 			return a.Message, a.Actual
@@ -203,7 +203,7 @@ type Agent struct {
 }
 
 // Report implements Reporter.
-func (a Agent) Report(w io.Writer, env *engine.Envelope) error {
+func (a Agent) Report(w io.Writer, env *report.Envelope) error {
 	budget := a.Budget
 	if budget <= 0 {
 		budget = DefaultAgentBudget
@@ -219,9 +219,9 @@ func (a Agent) Report(w io.Writer, env *engine.Envelope) error {
 	if repro == nil {
 		repro = func(name string) string { return Repro(env.Suite.Path, name) }
 	}
-	var failing []*engine.CaseResult
+	var failing []*report.CaseResult
 	for _, c := range env.Cases {
-		if c.Verdict == engine.Fail {
+		if c.Verdict == report.Fail {
 			failing = append(failing, c)
 		}
 	}
@@ -257,10 +257,10 @@ func (a Agent) Report(w io.Writer, env *engine.Envelope) error {
 // call, while they fit in budget tokens, and returns the tokens written. A
 // restricted call is shown whatever the verdict (see restrictedCall): an
 // expect: that reads only allowed_pct would otherwise let it pass unseen.
-func restrictedLines(b *strings.Builder, env *engine.Envelope, field, budget int) int {
+func restrictedLines(b *strings.Builder, env *report.Envelope, field, budget int) int {
 	used := 0
 	for _, c := range env.Cases {
-		if c.Verdict != engine.Pass {
+		if c.Verdict != report.Pass {
 			continue
 		}
 		for _, f := range c.Findings {
@@ -281,7 +281,7 @@ func restrictedLines(b *strings.Builder, env *engine.Envelope, field, budget int
 // VerdictLine is the agent reporter's first line: the verdict, passed over
 // total, then failed, inconclusive, the cases served from the cache
 // (run.cached) and the run's duration.
-func VerdictLine(env *engine.Envelope) string {
+func VerdictLine(env *report.Envelope) string {
 	t := env.Totals
 	return fmt.Sprintf("VERDICT %s %d/%d passed (%d failed, %d inconclusive, %d cached, %dms)",
 		Clean(string(env.Verdict)), t.Passed, t.Total, t.Failed, t.Inconclusive, env.Run.Cached, env.Run.DurationMS)

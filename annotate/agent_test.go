@@ -9,19 +9,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/gate/tokens"
 )
 
-func failingEnvelope(n int, actual any) *engine.Envelope {
-	env := &engine.Envelope{SchemaVersion: engine.SchemaVersion, Suite: engine.SuiteInfo{Path: "suite.yml"}}
+func failingEnvelope(n int, actual any) *report.Envelope {
+	env := &report.Envelope{SchemaVersion: report.SchemaVersion, Suite: report.SuiteInfo{Path: "suite.yml"}}
 	for i := 0; i < n; i++ {
-		env.Cases = append(env.Cases, &engine.CaseResult{
-			Name: "case " + string(rune('a'+i)), Verdict: engine.Fail,
-			Assertions: []engine.AssertionResult{{Target: "final_response", Message: "assertion #0 (`final_response`) failed: substring `ok` not found", Actual: actual}},
+		env.Cases = append(env.Cases, &report.CaseResult{
+			Name: "case " + string(rune('a'+i)), Verdict: report.Fail,
+			Assertions: []report.AssertionResult{{Target: "final_response", Message: "assertion #0 (`final_response`) failed: substring `ok` not found", Actual: actual}},
 		})
 	}
-	env.Cases = append(env.Cases, &engine.CaseResult{Name: "passing", Verdict: engine.Pass})
+	env.Cases = append(env.Cases, &report.CaseResult{Name: "passing", Verdict: report.Pass})
 	env.Tally()
 	return env
 }
@@ -164,7 +164,7 @@ func TestReproHostileNames(t *testing.T) {
 
 // checkedEnvelope fails unless an envelope ReadEnvelope accepted has its
 // verdicts, kinds and mode in their sets (or absent).
-func checkedEnvelope(t *testing.T, env *engine.Envelope) {
+func checkedEnvelope(t *testing.T, env *report.Envelope) {
 	t.Helper()
 	in := func(v string, set ...string) bool { return v == "" || slices.Contains(set, v) }
 	ok := in(string(env.Verdict), "pass", "fail", "inconclusive") && in(env.Run.Mode, "replay", "live")
@@ -199,21 +199,21 @@ func FuzzAgent(f *testing.F) {
 		if len(data) > 4<<10 || len(name) > 256 || len(msg) > 1<<10 {
 			return
 		}
-		env, err := ReadEnvelope(bytes.NewReader(data), "fuzz.json")
+		env, err := report.Read(bytes.NewReader(data), "fuzz.json")
 		if err != nil {
-			env = &engine.Envelope{SchemaVersion: engine.SchemaVersion, Suite: engine.SuiteInfo{Path: name + "/suite.yml"}}
+			env = &report.Envelope{SchemaVersion: report.SchemaVersion, Suite: report.SuiteInfo{Path: name + "/suite.yml"}}
 		} else {
 			checkedEnvelope(t, env)
 		}
-		first := &engine.CaseResult{Name: name, Verdict: engine.Fail,
-			Assertions: []engine.AssertionResult{{Message: msg, Actual: msg + name}}}
+		first := &report.CaseResult{Name: name, Verdict: report.Fail,
+			Assertions: []report.AssertionResult{{Message: msg, Actual: msg + name}}}
 		// A passing case that called a restricted tool gets a RESTRICTED
 		// line, under the same rules.
-		restricted := &engine.CaseResult{Name: name + "\n" + msg, Verdict: engine.Pass,
-			Findings: []engine.Finding{{Level: "error", Gate: "tool_edges", Message: msg}}}
-		env.Cases = append([]*engine.CaseResult{first, restricted}, env.Cases...)
+		restricted := &report.CaseResult{Name: name + "\n" + msg, Verdict: report.Pass,
+			Findings: []report.Finding{{Level: "error", Gate: "tool_edges", Message: msg}}}
+		env.Cases = append([]*report.CaseResult{first, restricted}, env.Cases...)
 		if verdict != "" {
-			env.Verdict = engine.Verdict(verdict)
+			env.Verdict = report.Verdict(verdict)
 		}
 		if budget < 0 || budget > 4096 {
 			budget = 1024
@@ -228,7 +228,7 @@ func FuzzAgent(f *testing.F) {
 		}
 		var failing []string
 		for _, c := range env.Cases {
-			if c != nil && c.Verdict == engine.Fail {
+			if c != nil && c.Verdict == report.Fail {
 				failing = append(failing, c.Name)
 			}
 		}

@@ -7,12 +7,12 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // Reporter renders a run envelope.
 type Reporter interface {
-	Report(w io.Writer, env *engine.Envelope) error
+	Report(w io.Writer, env *report.Envelope) error
 }
 
 // Options tune the human reporters.
@@ -51,7 +51,7 @@ func New(name string, opt Options) (Reporter, error) {
 type JSON struct{}
 
 // Report implements Reporter.
-func (JSON) Report(w io.Writer, env *engine.Envelope) error {
+func (JSON) Report(w io.Writer, env *report.Envelope) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -61,23 +61,6 @@ func (JSON) Report(w io.Writer, env *engine.Envelope) error {
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
-}
-
-// ReadEnvelope decodes a saved run envelope, refusing one of another schema
-// version.
-func ReadEnvelope(r io.Reader, name string) (*engine.Envelope, error) {
-	var env engine.Envelope
-	dec := json.NewDecoder(io.LimitReader(r, 256<<20))
-	if err := dec.Decode(&env); err != nil {
-		return nil, fmt.Errorf("%s: not a run envelope: %w", name, err)
-	}
-	if env.SchemaVersion != engine.SchemaVersion {
-		return nil, fmt.Errorf("%s: run envelope schema_version %d, this mcptest reads %d", name, env.SchemaVersion, engine.SchemaVersion)
-	}
-	if err := env.Check(); err != nil {
-		return nil, fmt.Errorf("%s: not a run envelope: %w", name, err)
-	}
-	return &env, nil
 }
 
 // Pretty renders one line per case, then the failing assertions with their
@@ -103,11 +86,11 @@ func (p Pretty) paint(code, s string) string {
 }
 
 // Report implements Reporter.
-func (p Pretty) Report(w io.Writer, env *engine.Envelope) error {
+func (p Pretty) Report(w io.Writer, env *report.Envelope) error {
 	var b strings.Builder
 	for _, c := range env.Cases {
-		label := map[engine.Verdict]string{
-			engine.Pass: p.paint(green, "PASS"), engine.Fail: p.paint(red, "FAIL"), engine.Inconclusive: p.paint(yellow, "INCONCLUSIVE"),
+		label := map[report.Verdict]string{
+			report.Pass: p.paint(green, "PASS"), report.Fail: p.paint(red, "FAIL"), report.Inconclusive: p.paint(yellow, "INCONCLUSIVE"),
 		}[c.Verdict]
 		fmt.Fprintf(&b, "%s  %s%s%s\n", label, Clean(c.Name), p.paint(dim, runsLabel(c)), p.paint(dim, targetsLabel(c, false)))
 		for _, a := range c.Assertions {
@@ -120,7 +103,7 @@ func (p Pretty) Report(w io.Writer, env *engine.Envelope) error {
 			}
 		}
 		for _, f := range c.Findings {
-			if c.Verdict == engine.Pass && f.Level != "warning" && !restrictedCall(f) {
+			if c.Verdict == report.Pass && f.Level != "warning" && !restrictedCall(f) {
 				continue
 			}
 			fmt.Fprintf(&b, "      %s %s\n", p.paint(levelColor(f.Level), f.Level+":"), Clean(f.Message))
@@ -138,7 +121,7 @@ func (p Pretty) Report(w io.Writer, env *engine.Envelope) error {
 	if n := failedFloors(env); n > 0 {
 		summary += fmt.Sprintf("; %d suite %s failed", n, pluralWord(n, "floor", "floors"))
 	}
-	if env.Verdict == engine.Fail {
+	if env.Verdict == report.Fail {
 		summary = p.paint(bold+red, summary)
 	} else {
 		summary = p.paint(bold, summary)
@@ -158,8 +141,8 @@ func levelColor(level string) string {
 	return dim
 }
 
-func runsLabel(c *engine.CaseResult) string {
-	if c.Kind != engine.KindAgent {
+func runsLabel(c *report.CaseResult) string {
+	if c.Kind != report.KindAgent {
 		return ""
 	}
 	if c.Runs == 1 {
@@ -172,7 +155,7 @@ func runsLabel(c *engine.CaseResult) string {
 // "  name=value name=value", or "" when it has none. Without reliability,
 // the reliability.* figures are left out (the pretty reporter says them on
 // a line of their own).
-func targetsLabel(c *engine.CaseResult, reliability bool) string {
+func targetsLabel(c *report.CaseResult, reliability bool) string {
 	var parts []string
 	for _, f := range caseFigures(c) {
 		if reliability || !strings.HasPrefix(f, "reliability.") {

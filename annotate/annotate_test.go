@@ -8,49 +8,49 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
 // sample is an envelope with a case of every verdict, a hostile name and a
 // per-run failure.
-func sample() *engine.Envelope {
+func sample() *report.Envelope {
 	pos := func(line, col int) diag.Pos { return diag.Pos{File: "suite.yml", Line: line, Col: col} }
-	return &engine.Envelope{
-		SchemaVersion: engine.SchemaVersion,
-		Tool:          engine.ToolInfo{Name: "mcptest", Version: "0.1.0"},
-		Run:           engine.RunInfo{ID: "01JCQQYV4S3H6KX7M8RN2T5XZC", Mode: "replay", StartedAt: "2026-11-22T10:00:00Z", DurationMS: 12},
-		Suite:         engine.SuiteInfo{Path: "suite.yml", SHA256: "ab12"},
-		Verdict:       engine.Fail,
-		Totals:        engine.Totals{Total: 3, Passed: 1, Failed: 1, Inconclusive: 1},
-		Cases: []*engine.CaseResult{
+	return &report.Envelope{
+		SchemaVersion: report.SchemaVersion,
+		Tool:          report.ToolInfo{Name: "mcptest", Version: "0.1.0"},
+		Run:           report.RunInfo{ID: "01JCQQYV4S3H6KX7M8RN2T5XZC", Mode: "replay", StartedAt: "2026-11-22T10:00:00Z", DurationMS: 12},
+		Suite:         report.SuiteInfo{Path: "suite.yml", SHA256: "ab12"},
+		Verdict:       report.Fail,
+		Totals:        report.Totals{Total: 3, Passed: 1, Failed: 1, Inconclusive: 1},
+		Cases: []*report.CaseResult{
 			{
-				Name: "research-agent picks search then fetch", Kind: engine.KindAgent, Verdict: engine.Pass, Position: pos(3, 5), Runs: 3,
+				Name: "research-agent picks search then fetch", Kind: report.KindAgent, Verdict: report.Pass, Position: pos(3, 5), Runs: 3,
 				Targets:    map[string]float64{"tool_selection.f1": 100, "tool_selection.recall": 100, "tool_selection.precision": 100},
 				Counts:     map[string]int64{"tool_selection.tp": 6},
-				Assertions: []engine.AssertionResult{{Target: "tool_selection.f1", Matcher: map[string]any{">=": 80.0}, Actual: 100.0, Passed: true, Message: "assertion #0 (`tool_selection.f1`) passed", Position: pos(12, 11)}},
-				Floors:     []engine.Floor{}, Findings: []engine.Finding{},
-				Tools: []engine.ToolUse{{Server: "brave", Tool: "web_search", Calls: 3}, {Server: "http", Tool: "get", Calls: 3}, {Server: "shell", Tool: "exec"}},
+				Assertions: []report.AssertionResult{{Target: "tool_selection.f1", Matcher: map[string]any{">=": 80.0}, Actual: 100.0, Passed: true, Message: "assertion #0 (`tool_selection.f1`) passed", Position: pos(12, 11)}},
+				Floors:     []report.Floor{}, Findings: []report.Finding{},
+				Tools: []report.ToolUse{{Server: "brave", Tool: "web_search", Calls: 3}, {Server: "http", Tool: "get", Calls: 3}, {Server: "shell", Tool: "exec"}},
 			},
 			{
-				Name: "weather answer \x1b[31mnames\x1b[0m the city", Kind: engine.KindAgent, Verdict: engine.Fail, Position: pos(20, 5), Runs: 3,
+				Name: "weather answer \x1b[31mnames\x1b[0m the city", Kind: report.KindAgent, Verdict: report.Fail, Position: pos(20, 5), Runs: 3,
 				Targets: map[string]float64{}, Counts: map[string]int64{},
-				Assertions: []engine.AssertionResult{{
+				Assertions: []report.AssertionResult{{
 					Index: 1, Target: "final_response", Matcher: map[string]any{"contains": "sunny"}, Actual: "rainy\nwith [REDACTED]",
 					Message: "assertion #1 (`final_response`) failed in run 2 of 3: substring `sunny` not found in \"rainy\" (1 of 3 runs failed)", Run: 2, FailedRuns: 1, Position: pos(24, 11),
 				}},
-				Floors: []engine.Floor{},
-				Findings: []engine.Finding{
+				Floors: []report.Floor{},
+				Findings: []report.Finding{
 					{Level: "error", Gate: "tool_edges", Message: "run 3: turn 2 call 1 called restricted tool `repo.force_push`", Run: 3},
 					{Level: "warning", Message: "the suite asks for 10 runs and 3 are recorded: every figure is over the 3 recorded runs"},
 				},
 			},
 			{
-				Name: "restock the widget shelf", Kind: engine.KindScenario, Verdict: engine.Inconclusive, Position: pos(40, 5),
-				Targets: map[string]float64{}, Counts: map[string]int64{}, Assertions: []engine.AssertionResult{}, Floors: []engine.Floor{},
-				Findings: []engine.Finding{{Level: "warning", Gate: "scenarios", Message: "`scenarios:` is not implemented yet in this version of mcptest"}},
+				Name: "restock the widget shelf", Kind: report.KindScenario, Verdict: report.Inconclusive, Position: pos(40, 5),
+				Targets: map[string]float64{}, Counts: map[string]int64{}, Assertions: []report.AssertionResult{}, Floors: []report.Floor{},
+				Findings: []report.Finding{{Level: "warning", Gate: "scenarios", Message: "`scenarios:` is not implemented yet in this version of mcptest"}},
 			},
 		},
 	}
@@ -105,7 +105,7 @@ func TestJSONRoundTrip(t *testing.T) {
 	if err := (JSON{}).Report(&first, sample()); err != nil {
 		t.Fatal(err)
 	}
-	env, err := ReadEnvelope(bytes.NewReader(first.Bytes()), "run.json")
+	env, err := report.Read(bytes.NewReader(first.Bytes()), "run.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestJSONRoundTrip(t *testing.T) {
 
 func TestReadEnvelopeRefusesOtherSchemas(t *testing.T) {
 	for _, in := range []string{`{"schema_version": 2}`, `not json`, `[]`} {
-		if _, err := ReadEnvelope(strings.NewReader(in), "run.json"); err == nil {
+		if _, err := report.Read(strings.NewReader(in), "run.json"); err == nil {
 			t.Errorf("%q accepted", in)
 		}
 	}
@@ -134,7 +134,7 @@ func TestReadEnvelopeRefusesBrokenCases(t *testing.T) {
 		`{"schema_version": 1, "cases": [{"name": "a", "tools": [null]}]}`:                       "cases[0].tools[0]: want {server, tool, calls}",
 		`{"schema_version": 1, "cases": [{"name": "a", "tools": [{"tool": "t", "calls": -1}]}]}`: "cases[0].tools[0]",
 	} {
-		if _, err := ReadEnvelope(strings.NewReader(in), "run.json"); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := report.Read(strings.NewReader(in), "run.json"); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: err %v, want %q", in, err, want)
 		}
 	}

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/mcptest/mcptest/baseline"
-	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // comparisonPair is a baseline and a current run with a case of every
@@ -15,46 +15,46 @@ import (
 // a target that moved without a flip, an unchanged case, a new and a
 // removed case, a not-comparable case, and names that try to inject
 // markdown, HTML and terminal escapes.
-func comparisonPair() (base, cur *engine.Envelope) {
+func comparisonPair() (base, cur *report.Envelope) {
 	pos := func(line int) diag.Pos { return diag.Pos{File: "suite.yml", Line: line, Col: 5} }
-	mk := func(name string, line int, v engine.Verdict, f1 float64, passed bool, floor bool) *engine.CaseResult {
-		return &engine.CaseResult{
-			Name: name, Kind: engine.KindAgent, Verdict: v, Position: pos(line), DefinitionSHA256: "d-" + name,
-			Runs: 4, Cassettes: &engine.CassetteSet{Files: 2, SHA256: "c"},
+	mk := func(name string, line int, v report.Verdict, f1 float64, passed bool, floor bool) *report.CaseResult {
+		return &report.CaseResult{
+			Name: name, Kind: report.KindAgent, Verdict: v, Position: pos(line), DefinitionSHA256: "d-" + name,
+			Runs: 4, Cassettes: &report.CassetteSet{Files: 2, SHA256: "c"},
 			Targets: map[string]float64{"tool_selection.f1": f1, "tool_selection.recall": 100},
 			Counts:  map[string]int64{"tool_selection.tp": int64(f1 / 10)},
-			Assertions: []engine.AssertionResult{{Index: 0, Block: "equal_function_sets", Target: "tool_selection.f1", Passed: passed,
+			Assertions: []report.AssertionResult{{Index: 0, Block: "equal_function_sets", Target: "tool_selection.f1", Passed: passed,
 				Message:  "assertion #0 (`tool_selection.f1`) " + map[bool]string{true: "passed", false: "failed: below the minimum 80"}[passed],
 				Position: diag.Pos{File: "suite.yml", Line: line + 9, Col: 11}}},
-			Floors:   []engine.Floor{{Name: "pass^k >= 90", Passed: floor, Message: "floor message"}},
-			Findings: []engine.Finding{},
+			Floors:   []report.Floor{{Name: "pass^k >= 90", Passed: floor, Message: "floor message"}},
+			Findings: []report.Finding{},
 		}
 	}
 	hostile := "<img src=x onerror=alert(1)> [click](https://evil.example) | **bold** `code` \x1b[31mred\n# heading"
-	base = &engine.Envelope{SchemaVersion: 1, Tool: engine.ToolInfo{Name: "mcptest", Version: "0.1.0"},
-		Run: engine.RunInfo{ID: "01JCQQYV4S3H6KX7M8RN2T5XZB", Mode: "replay"}, Suite: engine.SuiteInfo{Path: "suite.yml", SHA256: "aa"},
-		Source: &engine.Source{Repo: "acme/agent", Branch: "main", Commit: "1111111"},
-		Cases: []*engine.CaseResult{
-			mk("research agent", 10, engine.Pass, 92, true, true),
-			mk("triage agent", 30, engine.Fail, 60, false, false),
-			mk("steady", 50, engine.Pass, 100, true, true),
-			mk("drifting", 60, engine.Pass, 95, true, true),
-			mk("support agent", 70, engine.Pass, 100, true, true),
-			mk("retired "+hostile, 90, engine.Pass, 100, true, true),
+	base = &report.Envelope{SchemaVersion: 1, Tool: report.ToolInfo{Name: "mcptest", Version: "0.1.0"},
+		Run: report.RunInfo{ID: "01JCQQYV4S3H6KX7M8RN2T5XZB", Mode: "replay"}, Suite: report.SuiteInfo{Path: "suite.yml", SHA256: "aa"},
+		Source: &report.Source{Repo: "acme/agent", Branch: "main", Commit: "1111111"},
+		Cases: []*report.CaseResult{
+			mk("research agent", 10, report.Pass, 92, true, true),
+			mk("triage agent", 30, report.Fail, 60, false, false),
+			mk("steady", 50, report.Pass, 100, true, true),
+			mk("drifting", 60, report.Pass, 95, true, true),
+			mk("support agent", 70, report.Pass, 100, true, true),
+			mk("retired "+hostile, 90, report.Pass, 100, true, true),
 		},
 	}
 	base.Tally()
-	support := mk("support agent", 70, engine.Fail, 70, false, true)
+	support := mk("support agent", 70, report.Fail, 70, false, true)
 	support.Runs = 5
 	support.DefinitionSHA256 = "changed"
-	cur = &engine.Envelope{SchemaVersion: 1, Tool: engine.ToolInfo{Name: "mcptest", Version: "0.2.0"},
-		Run: engine.RunInfo{ID: "01JCQQYV4S3H6KX7M8RN2T5XZC", Mode: "replay"}, Suite: engine.SuiteInfo{Path: "suite.yml", SHA256: "bb"},
-		Cases: []*engine.CaseResult{
-			mk("research agent", 10, engine.Fail, 75, false, false),
-			mk("triage agent", 30, engine.Pass, 85, true, true),
-			mk("fresh "+hostile, 40, engine.Fail, 50, false, true),
-			mk("steady", 50, engine.Pass, 100, true, true),
-			mk("drifting", 60, engine.Pass, 90.5, true, true),
+	cur = &report.Envelope{SchemaVersion: 1, Tool: report.ToolInfo{Name: "mcptest", Version: "0.2.0"},
+		Run: report.RunInfo{ID: "01JCQQYV4S3H6KX7M8RN2T5XZC", Mode: "replay"}, Suite: report.SuiteInfo{Path: "suite.yml", SHA256: "bb"},
+		Cases: []*report.CaseResult{
+			mk("research agent", 10, report.Fail, 75, false, false),
+			mk("triage agent", 30, report.Pass, 85, true, true),
+			mk("fresh "+hostile, 40, report.Fail, 50, false, true),
+			mk("steady", 50, report.Pass, 100, true, true),
+			mk("drifting", 60, report.Pass, 90.5, true, true),
 			support,
 		},
 	}

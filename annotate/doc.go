@@ -1,5 +1,5 @@
 // Package annotate holds every surface that shows a run to a reader. Each
-// reporter renders from the run envelope (engine.Envelope) and nothing
+// reporter renders from the run envelope (report.Envelope) and nothing
 // else, so `mcptest report run.json --format X` gives what `mcptest run
 // --reporter X` gave, without a second run.
 //

@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // multiRun prints a case's per-run rows of a tool_selection: floor
 // ("weather selection #3  pass  selected `get_weather`, 1520 tokens") and
 // its floor lines: the verdict line of each floor, then on a breach the
 // FLOOR lines naming the failed condition and the runs that missed.
-func (p Pretty) multiRun(b *strings.Builder, c *engine.CaseResult) {
+func (p Pretty) multiRun(b *strings.Builder, c *report.CaseResult) {
 	if ts := c.ToolSelection; ts != nil {
 		for _, r := range ts.Runs {
 			mark := p.paint(green, "pass")

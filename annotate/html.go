@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/mcptest/mcptest/baseline"
-	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // HTML writes the auditor view of a run: one self-contained page (inline
@@ -58,7 +58,7 @@ type htmlData struct {
 	Title, Verdict, CSP string
 	CSS                 template.CSS
 	JS                  template.JS
-	Totals              engine.Totals
+	Totals              report.Totals
 	Shard               string
 	Provenance          [][2]string
 	Servers             [][3]string
@@ -87,7 +87,7 @@ type htmlCoverageRow struct {
 }
 
 // coverageOf renders the envelope's tool coverage, tools as server.tool.
-func coverageOf(env *engine.Envelope) *htmlCoverage {
+func coverageOf(env *report.Envelope) *htmlCoverage {
 	tc := env.ToolCoverage()
 	if tc.Percent == nil {
 		return nil
@@ -121,7 +121,7 @@ type htmlSuiteFloor struct {
 	Position, Words  string
 }
 
-func reliabilityOf(env *engine.Envelope) *htmlReliability {
+func reliabilityOf(env *report.Envelope) *htmlReliability {
 	if !showSummary(env) {
 		return nil
 	}
@@ -150,8 +150,8 @@ type htmlCase struct {
 	Counts             [][2]string
 	Problems           []htmlProblem
 	Assertions         []htmlAssertion
-	Floors             []engine.Floor
-	Findings           []engine.Finding
+	Floors             []report.Floor
+	Findings           []report.Finding
 	RunRows            []htmlRun
 	Baseline, Delta    string
 	BaselineClass      string
@@ -202,7 +202,7 @@ type htmlChanged struct {
 }
 
 // Report implements Reporter.
-func (h HTML) Report(w io.Writer, env *engine.Envelope) error {
+func (h HTML) Report(w io.Writer, env *report.Envelope) error {
 	d := htmlData{
 		Title:       fmt.Sprintf("mcptest %s: %s", strings.ToUpper(string(env.Verdict)), env.Suite.Path),
 		Verdict:     string(env.Verdict),
@@ -251,7 +251,7 @@ func (h HTML) Report(w io.Writer, env *engine.Envelope) error {
 			}
 		}
 		d.Cases = append(d.Cases, hc)
-		if c.Verdict != engine.Pass {
+		if c.Verdict != report.Pass {
 			d.Review = append(d.Review, hc)
 		}
 	}
@@ -263,7 +263,7 @@ func (h HTML) Report(w io.Writer, env *engine.Envelope) error {
 	return err
 }
 
-func htmlCaseOf(i int, c *engine.CaseResult) htmlCase {
+func htmlCaseOf(i int, c *report.CaseResult) htmlCase {
 	hc := htmlCase{
 		Index: i + 1, Name: Clean(c.Name), Kind: Clean(string(c.Kind)), Verdict: string(c.Verdict),
 		Position: Clean(c.Position.String()), Runs: c.Runs, RunsDeclared: c.RunsDeclared,
@@ -318,7 +318,7 @@ func htmlCaseOf(i int, c *engine.CaseResult) htmlCase {
 				if !row.Passed {
 					words = runWords(row)
 				}
-				hc.RunRows = append(hc.RunRows, htmlRun{Name: Clean(engine.RunName(c.Name, row.Run)), Words: Clean(words), Passed: row.Passed})
+				hc.RunRows = append(hc.RunRows, htmlRun{Name: Clean(report.RunName(c.Name, row.Run)), Words: Clean(words), Passed: row.Passed})
 			}
 			hc.MoreRuns = more
 		}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // JUnit writes the run as JUnit XML for the test tabs of CI systems. Each
@@ -76,7 +76,7 @@ type junitSkipped struct {
 }
 
 // Report implements Reporter.
-func (JUnit) Report(w io.Writer, env *engine.Envelope) error {
+func (JUnit) Report(w io.Writer, env *report.Envelope) error {
 	suite := junitSuite{
 		Name:      xmlText(env.Suite.Path),
 		Time:      seconds(env.Run.DurationMS),
@@ -122,7 +122,7 @@ func (JUnit) Report(w io.Writer, env *engine.Envelope) error {
 			SystemOut: xmlText(figures(c) + worldText(c)),
 		}
 		switch c.Verdict {
-		case engine.Fail:
+		case report.Fail:
 			problems := caseProblems(c)
 			f := &junitFailure{Message: "case failed", Type: "mcptest.case"}
 			if len(problems) > 0 {
@@ -135,13 +135,13 @@ func (JUnit) Report(w io.Writer, env *engine.Envelope) error {
 			}
 			f.Message, f.Text = xmlText(f.Message), xmlText(text.String())
 			tc.Failure = f
-		case engine.Pass:
+		case report.Pass:
 			for _, f := range c.Findings {
 				if restrictedCall(f) {
 					tc.SystemOut += "\n" + xmlText(f.Level+": "+f.Message)
 				}
 			}
-		case engine.Inconclusive:
+		case report.Inconclusive:
 			msg := "inconclusive"
 			if ps := caseProblems(c); len(ps) > 0 {
 				msg = ps[0].Message
@@ -191,9 +191,9 @@ func (JUnit) Report(w io.Writer, env *engine.Envelope) error {
 // junitRun is the testcase of one run of a case with several: named as the
 // pretty reporter names the row ("triage #2"), with the case name as
 // classname, failed when the run failed a per-run check.
-func junitRun(c *engine.CaseResult, row engine.RunVerdict) junitCase {
+func junitRun(c *report.CaseResult, row report.RunVerdict) junitCase {
 	rc := junitCase{
-		Name:      xmlText(engine.RunName(c.Name, row.Run)),
+		Name:      xmlText(report.RunName(c.Name, row.Run)),
 		Classname: xmlText(c.Name),
 		Time:      "0",
 		File:      xmlText(c.Position.File),

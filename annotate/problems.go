@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // problem is one reason a case did not pass, as the JUnit, SARIF and HTML
@@ -52,8 +52,8 @@ func (p problem) Text() string {
 // the pretty reporter prints them: failed assertions, missed floors, then
 // error findings (for an inconclusive case, its warning findings too). A
 // passing case has none.
-func caseProblems(c *engine.CaseResult) []problem {
-	if c.Verdict == engine.Pass {
+func caseProblems(c *report.CaseResult) []problem {
+	if c.Verdict == report.Pass {
 		return nil
 	}
 	var out []problem
@@ -78,14 +78,14 @@ func caseProblems(c *engine.CaseResult) []problem {
 		out = append(out, problem{Kind: "floor", Message: f.Name + ": " + f.Message, Pos: c.Position, Lines: f.Lines, Key: "floor/" + f.Name})
 	}
 	for i, f := range c.Findings {
-		if f.Level != "error" && !(c.Verdict == engine.Inconclusive && f.Level == "warning") {
+		if f.Level != "error" && !(c.Verdict == report.Inconclusive && f.Level == "warning") {
 			continue
 		}
 		p := problem{Kind: "finding", Message: f.Message, Pos: c.Position, Key: fmt.Sprintf("finding/%s/%d", f.Gate, i)}
 		if f.Position != nil && f.Position.File != "" {
 			p.Pos = *f.Position
 		}
-		if c.Verdict == engine.Inconclusive {
+		if c.Verdict == report.Inconclusive {
 			p.Kind = "inconclusive"
 		}
 		out = append(out, p)
@@ -96,7 +96,7 @@ func caseProblems(c *engine.CaseResult) []problem {
 // provenance lists what the envelope says about where the run came from,
 // as label/value pairs in the order the "Audit this run" block shows them.
 // Values are raw recorded text: every reporter escapes them for its format.
-func provenance(env *engine.Envelope) [][2]string {
+func provenance(env *report.Envelope) [][2]string {
 	out := [][2]string{
 		{"run id", orNotRecorded(env.Run.ID)},
 		{"mode", modeWords(env.Run.Mode)},
@@ -146,7 +146,7 @@ func modeWords(mode string) string {
 }
 
 // serverWords describes a server's transport and auth posture.
-func serverWords(s engine.ServerInfo) (transport, auth string) {
+func serverWords(s report.ServerInfo) (transport, auth string) {
 	transport = s.Transport
 	switch s.Transport {
 	case "stdio":
@@ -166,13 +166,13 @@ func serverWords(s engine.ServerInfo) (transport, auth string) {
 
 // figures renders a case's targets and labels as "name=value" in name
 // order, one line, with its number of runs first.
-func figures(c *engine.CaseResult) string {
+func figures(c *report.CaseResult) string {
 	return strings.Join(append([]string{fmt.Sprintf("runs=%d", c.Runs)}, caseFigures(c)...), " ")
 }
 
 // runRowWords describes one run of a tool_selection: floor the way the
 // pretty reporter does: "selected `get_weather`, 1500 tokens".
-func runRowWords(ts *engine.ToolSelectionDetail, r engine.SelectionRow) string {
+func runRowWords(ts *report.ToolSelectionDetail, r report.SelectionRow) string {
 	what := fmt.Sprintf("selected `%s`", ts.ExpectedTool)
 	if !r.Selected {
 		what = "did not select `" + ts.ExpectedTool + "`"

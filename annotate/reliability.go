@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcptest/mcptest/baseline"
-	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // maxPrettyRuns is how many runs the pretty and HTML reporters list one by
@@ -16,7 +16,7 @@ const maxPrettyRuns = 10
 
 // reliabilityWords is a case's runs as a reliability measure, one line:
 // "3/4 runs passed (75%): flaky".
-func reliabilityWords(r *engine.ReliabilityDetail) string {
+func reliabilityWords(r *report.ReliabilityDetail) string {
 	pct := int64(0)
 	if r.Runs > 0 {
 		pct = (200*r.PassedRuns + r.Runs) / (2 * r.Runs)
@@ -27,7 +27,7 @@ func reliabilityWords(r *engine.ReliabilityDetail) string {
 // reliabilityLine adds the pass^k figures and the certified bound to
 // reliabilityWords: "3/4 runs passed (75%), pass^1..4 75/50/25/0%,
 // certified lower bound 24% at 95% confidence: flaky".
-func reliabilityLine(c *engine.CaseResult) string {
+func reliabilityLine(c *report.CaseResult) string {
 	r := c.Reliability
 	var hats []string
 	for k := 1; ; k++ {
@@ -48,7 +48,7 @@ func reliabilityLine(c *engine.CaseResult) string {
 }
 
 // runWords says what a run failed, or "" for a run that passed.
-func runWords(v engine.RunVerdict) string {
+func runWords(v report.RunVerdict) string {
 	return strings.Join(v.Failed, "; ")
 }
 
@@ -56,7 +56,7 @@ func runWords(v engine.RunVerdict) string {
 // there are at most maxPrettyRuns and the case lists no tool_selection:
 // rows of its own, else the failing ones, at most maxPrettyRuns. more
 // counts the failing runs left out.
-func shownRuns(c *engine.CaseResult) (rows []engine.RunVerdict, more int) {
+func shownRuns(c *report.CaseResult) (rows []report.RunVerdict, more int) {
 	r := c.Reliability
 	if r == nil {
 		return nil, 0
@@ -84,7 +84,7 @@ func shownRuns(c *engine.CaseResult) (rows []engine.RunVerdict, more int) {
 //	reliability: 3/4 runs passed (75%), pass^1..4 75/50/25/0%, certified lower bound 24% at 95% confidence: flaky
 //	triage #1  pass
 //	triage #2  fail  assertion #0 (`final_response`)
-func (p Pretty) reliability(b *strings.Builder, c *engine.CaseResult) {
+func (p Pretty) reliability(b *strings.Builder, c *report.CaseResult) {
 	r := c.Reliability
 	if r == nil || r.PassedRuns == r.Runs {
 		return
@@ -99,7 +99,7 @@ func (p Pretty) reliability(b *strings.Builder, c *engine.CaseResult) {
 		if !row.Passed {
 			mark = p.paint(red, "fail")
 		}
-		line := fmt.Sprintf("      %s  %s", Clean(engine.RunName(c.Name, row.Run)), mark)
+		line := fmt.Sprintf("      %s  %s", Clean(report.RunName(c.Name, row.Run)), mark)
 		if w := runWords(row); w != "" {
 			line += "  " + Clean(w)
 		}
@@ -114,7 +114,7 @@ func (p Pretty) reliability(b *strings.Builder, c *engine.CaseResult) {
 // order: the numbers as JSON, the words as written with their control
 // characters escaped (a label may hold a recorded string), so the pairs
 // stay on the one line the reporters print them on.
-func caseFigures(c *engine.CaseResult) []string {
+func caseFigures(c *report.CaseResult) []string {
 	pairs := figurePairs(c)
 	out := make([]string, len(pairs))
 	for i, p := range pairs {
@@ -125,7 +125,7 @@ func caseFigures(c *engine.CaseResult) []string {
 
 // figurePairs lists a case's targets and labels as name, value pairs in
 // name order.
-func figurePairs(c *engine.CaseResult) [][2]string {
+func figurePairs(c *report.CaseResult) [][2]string {
 	keys := make([]string, 0, len(c.Targets)+len(c.Labels))
 	for k := range c.Targets {
 		keys = append(keys, k)
@@ -150,7 +150,7 @@ func figurePairs(c *engine.CaseResult) [][2]string {
 // agentRuns is the agent reporter's runs: line for a case with several
 // runs: "3/4 runs passed (75%): flaky; failed: #2", at most maxPrettyRuns
 // run numbers; "" for a case without.
-func agentRuns(c *engine.CaseResult) string {
+func agentRuns(c *report.CaseResult) string {
 	r := c.Reliability
 	if r == nil {
 		return ""
@@ -206,21 +206,21 @@ func splitNumber(s string) (string, int) {
 // figures and one is flaky or failed every run. A run whose every case
 // passed every run says all there is on its totals line, and the summary
 // of one case is that case's own figures.
-func showSummary(env *engine.Envelope) bool {
+func showSummary(env *report.Envelope) bool {
 	s := env.Summary
 	return len(env.Floors) > 0 || s != nil && s.Cases > 1 && s.Classes.Flaky+s.Classes.StableFail > 0
 }
 
 // summaryHead is the summary's first line: "50 cases, 200 runs (84
 // passed): 10 stable_pass, 18 flaky, 22 stable_fail".
-func summaryHead(s *engine.Summary) string {
+func summaryHead(s *report.Summary) string {
 	return fmt.Sprintf("%d %s, %d runs (%d passed): %d stable_pass, %d flaky, %d stable_fail",
 		s.Cases, pluralWord(int(s.Cases), "case", "cases"), s.Runs, s.PassedRuns, s.Classes.StablePass, s.Classes.Flaky, s.Classes.StableFail)
 }
 
 // summaryTable is the summary's pass^k table as rows of cells: the k, the
 // mean pass^k in percent with one decimal, and the cases it is over.
-func summaryTable(s *engine.Summary) [3][]string {
+func summaryTable(s *report.Summary) [3][]string {
 	t := [3][]string{{"k"}, {"pass^k"}, {"cases"}}
 	for _, p := range s.PassHat {
 		t[0] = append(t[0], fmt.Sprint(p.K))
@@ -232,7 +232,7 @@ func summaryTable(s *engine.Summary) [3][]string {
 
 // floorWords describes a suite floor's outcome for a reader:
 // "`summary.pass_hat_1` >= 40: 42.0", with the reason when it failed.
-func floorWords(f engine.SuiteFloor) string {
+func floorWords(f report.SuiteFloor) string {
 	s := fmt.Sprintf("`%s` %s", f.Target, matcherWords(f.Matcher))
 	if f.Actual != nil {
 		s += ": " + compact(f.Actual)
@@ -266,7 +266,7 @@ func matcherWords(m any) string {
 //	  pass^k  42.0%  27.3%  22.0%  20.0%
 //	  cases   50     50     50     50
 //	floor [PASS] `summary.pass_hat_1` >= 40: 42
-func (p Pretty) summary(b *strings.Builder, env *engine.Envelope) {
+func (p Pretty) summary(b *strings.Builder, env *report.Envelope) {
 	if !showSummary(env) {
 		return
 	}
@@ -305,7 +305,7 @@ func (p Pretty) summary(b *strings.Builder, env *engine.Envelope) {
 }
 
 // failedFloors counts the suite floors that failed (a deferred one has not).
-func failedFloors(env *engine.Envelope) int {
+func failedFloors(env *report.Envelope) int {
 	n := 0
 	for _, f := range env.Floors {
 		if !f.Passed && !f.Deferred {
@@ -318,7 +318,7 @@ func failedFloors(env *engine.Envelope) int {
 // summaryMarkdown renders the run's reliability summary for a job summary
 // or a PR comment: a line of counts, the pass^k table and the floors; ""
 // when there is nothing to show (see showSummary).
-func summaryMarkdown(env *engine.Envelope) string {
+func summaryMarkdown(env *report.Envelope) string {
 	if !showSummary(env) {
 		return ""
 	}
@@ -355,7 +355,7 @@ func summaryMarkdown(env *engine.Envelope) string {
 // tool_edges: block (or the count of those not listed): shown whatever the
 // case's verdict, since an expect: list that reads only allowed_pct would
 // otherwise let it pass unseen.
-func restrictedCall(f engine.Finding) bool {
+func restrictedCall(f report.Finding) bool {
 	return f.Gate == "tool_edges" && f.Level == "error"
 }
 

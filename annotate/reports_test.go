@@ -12,13 +12,14 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/mcptest/mcptest/engine/report"
+
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
-	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/diag"
 )
 
-func renderReport(t testing.TB, r Reporter, env *engine.Envelope) []byte {
+func renderReport(t testing.TB, r Reporter, env *report.Envelope) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := r.Report(&buf, env); err != nil {
@@ -133,7 +134,7 @@ func TestHTMLPage(t *testing.T) {
 	}
 	env := sample()
 	env.Cases = env.Cases[:1]
-	env.Verdict, env.Totals = engine.Pass, engine.Totals{Total: 1, Passed: 1}
+	env.Verdict, env.Totals = report.Pass, report.Totals{Total: 1, Passed: 1}
 	page = string(renderReport(t, HTML{}, env))
 	if strings.Contains(page, `id="review"`) || strings.Contains(page, "Review first") {
 		t.Error("an all-pass run shows a Review first block")
@@ -146,25 +147,25 @@ func TestHTMLPage(t *testing.T) {
 }
 
 // hostileEnvelope puts s everywhere recorded text reaches a report.
-func hostileEnvelope(s string) *engine.Envelope {
+func hostileEnvelope(s string) *report.Envelope {
 	env := sample()
-	env.Source = &engine.Source{Repo: s, Branch: s, Commit: s}
-	env.Servers = []engine.ServerInfo{{Name: s, Transport: s, Auth: "bearer", TokenEnv: s, Tools: []string{s}}}
+	env.Source = &report.Source{Repo: s, Branch: s, Commit: s}
+	env.Servers = []report.ServerInfo{{Name: s, Transport: s, Auth: "bearer", TokenEnv: s, Tools: []string{s}}}
 	c := env.Cases[1]
 	c.Name = s
-	c.Tools = []engine.ToolUse{{Server: s, Tool: s, Calls: 1}}
+	c.Tools = []report.ToolUse{{Server: s, Tool: s, Calls: 1}}
 	c.Assertions[0].Message = s
 	c.Assertions[0].Actual = s
 	c.Findings[0].Message = s
-	c.Floors = []engine.Floor{{Name: s, Message: s, Lines: []string{s}}}
+	c.Floors = []report.Floor{{Name: s, Message: s, Lines: []string{s}}}
 	// Recorded text in a run's failed checks, a label and a suite floor.
 	c.Labels = map[string]string{s: s, "reliability.class": s}
-	c.Reliability = &engine.ReliabilityDetail{Runs: 2, PassedRuns: 1, Class: s, Rows: []engine.RunVerdict{{Run: 1, Failed: []string{s}}, {Run: 2, Passed: true}}}
+	c.Reliability = &report.ReliabilityDetail{Runs: 2, PassedRuns: 1, Class: s, Rows: []report.RunVerdict{{Run: 1, Failed: []string{s}}, {Run: 2, Passed: true}}}
 	c.Counts["reliability.runs"], c.Counts["reliability.passed_runs"] = 2, 1
-	env.Floors = []engine.SuiteFloor{{Target: s, Matcher: map[string]any{"exact": s}, Actual: s, Message: s, Position: diag.Pos{File: s, Line: 1}}}
-	ev := []engine.WorldEvent{{Turn: 1, Call: 1, Tool: s, Reason: s}}
-	c.Scenario = &engine.ScenarioDetail{Runs: []engine.ScenarioRun{{Run: 1, FinalState: map[string]any{s: s}, ToolNames: []string{s},
-		Diff: []engine.StateChange{{Path: s, Op: "replace", Before: s, After: s}}, InvalidActions: ev, ForbiddenTransitions: ev}}}
+	env.Floors = []report.SuiteFloor{{Target: s, Matcher: map[string]any{"exact": s}, Actual: s, Message: s, Position: diag.Pos{File: s, Line: 1}}}
+	ev := []report.WorldEvent{{Turn: 1, Call: 1, Tool: s, Reason: s}}
+	c.Scenario = &report.ScenarioDetail{Runs: []report.ScenarioRun{{Run: 1, FinalState: map[string]any{s: s}, ToolNames: []string{s},
+		Diff: []report.StateChange{{Path: s, Op: "replace", Before: s, After: s}}, InvalidActions: ev, ForbiddenTransitions: ev}}}
 	env.Summarize()
 	return env
 }

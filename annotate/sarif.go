@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // SARIFSchema is the URI of the SARIF 2.1.0 JSON schema a log names.
@@ -163,7 +163,7 @@ var gateRules = []SARIFRule{
 type SARIF struct{}
 
 // Report implements Reporter.
-func (SARIF) Report(w io.Writer, env *engine.Envelope) error {
+func (SARIF) Report(w io.Writer, env *report.Envelope) error {
 	ruleOf := map[string]string{"assertion": "GATE-ASSERT", "floor": "GATE-FLOOR", "finding": "GATE-FINDING", "inconclusive": "GATE-INCONCLUSIVE"}
 	var results []SARIFResult
 	for _, c := range env.Cases {

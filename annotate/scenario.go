@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // maxWorldRuns is how many runs of a scenario the human reporters describe
@@ -16,7 +16,7 @@ const maxWorldChanges = 20
 
 // changeWords renders one change of a replayed world:
 // "inventory.widgets: 3 → 4", "seat: (absent) → \"12A\"".
-func changeWords(c engine.StateChange) string {
+func changeWords(c report.StateChange) string {
 	side := func(v any, present bool) string {
 		if !present {
 			return "(absent)"
@@ -27,7 +27,7 @@ func changeWords(c engine.StateChange) string {
 }
 
 // diffWords lists a run's changes on one line, at most maxWorldChanges.
-func diffWords(r engine.ScenarioRun) string {
+func diffWords(r report.ScenarioRun) string {
 	if len(r.Diff) == 0 {
 		return "the world is as seeded"
 	}
@@ -46,7 +46,7 @@ func diffWords(r engine.ScenarioRun) string {
 // oracles: for each such run (at most maxWorldRuns), what it changed and
 // what the world refused. A case of one run already says so in its
 // findings, so it has none.
-func worldLines(c *engine.CaseResult) []string {
+func worldLines(c *report.CaseResult) []string {
 	sd := c.Scenario
 	if sd == nil || c.Runs < 2 {
 		return nil
@@ -72,7 +72,7 @@ func worldLines(c *engine.CaseResult) []string {
 }
 
 // world prints worldLines.
-func (p Pretty) world(b *strings.Builder, c *engine.CaseResult) {
+func (p Pretty) world(b *strings.Builder, c *report.CaseResult) {
 	for _, l := range worldLines(c) {
 		fmt.Fprintf(b, "      %s %s\n", p.paint(dim, "info:"), Clean(l))
 	}
@@ -90,7 +90,7 @@ type htmlWorld struct {
 
 // worldsOf describes the replayed runs of a scenario case for the HTML
 // report, at most maxWorldRuns, with the final state clipped.
-func worldsOf(c *engine.CaseResult) (out []htmlWorld, more int) {
+func worldsOf(c *report.CaseResult) (out []htmlWorld, more int) {
 	sd := c.Scenario
 	if sd == nil {
 		return nil, 0
@@ -120,7 +120,7 @@ func worldsOf(c *engine.CaseResult) (out []htmlWorld, more int) {
 
 // worldText is a scenario case's world for JUnit's system-out: per run (at
 // most maxWorldRuns), its final state and its changes.
-func worldText(c *engine.CaseResult) string {
+func worldText(c *report.CaseResult) string {
 	sd := c.Scenario
 	if sd == nil {
 		return ""

@@ -10,7 +10,7 @@ import (
 	"html/template"
 	"io"
 
-	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 //go:embed html/snapshot.tmpl
@@ -46,7 +46,7 @@ func SnapshotPage() []byte {
 // SnapshotFragment returns the address fragment ("z=...") that carries env
 // to SnapshotPage: its canonical JSON, raw-deflate compressed at the best
 // level, in unpadded base64url.
-func SnapshotFragment(env *engine.Envelope) (string, error) {
+func SnapshotFragment(env *report.Envelope) (string, error) {
 	var js bytes.Buffer
 	if err := (JSON{}).Report(&js, env); err != nil {
 		return "", err
@@ -68,7 +68,7 @@ func SnapshotFragment(env *engine.Envelope) (string, error) {
 // ReadSnapshotFragment decodes a fragment SnapshotFragment wrote (with or
 // without its leading "#") back to the envelope, reading at most 256 MiB
 // of JSON.
-func ReadSnapshotFragment(fragment string) (*engine.Envelope, error) {
+func ReadSnapshotFragment(fragment string) (*report.Envelope, error) {
 	s := fragment
 	if len(s) > 0 && s[0] == '#' {
 		s = s[1:]
@@ -80,5 +80,5 @@ func ReadSnapshotFragment(fragment string) (*engine.Envelope, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not a run snapshot: %w", err)
 	}
-	return ReadEnvelope(flate.NewReader(bytes.NewReader(raw)), "snapshot")
+	return report.Read(flate.NewReader(bytes.NewReader(raw)), "snapshot")
 }

@@ -7,9 +7,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/gate"
+	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/gate/stats"
 )
 
 // Version is the version of the comparison document (the JSON form of a
@@ -83,13 +83,13 @@ type ReliabilityDelta struct {
 // RunRef identifies one of the two runs.
 type RunRef struct {
 	SchemaVersion int              `json:"schema_version"`
-	Tool          engine.ToolInfo  `json:"tool"`
+	Tool          report.ToolInfo  `json:"tool"`
 	RunID         string           `json:"run_id"`
 	Shard         string           `json:"shard,omitempty"`
-	Source        *engine.Source   `json:"source,omitempty"`
-	Suite         engine.SuiteInfo `json:"suite"`
-	Verdict       engine.Verdict   `json:"verdict"`
-	Totals        engine.Totals    `json:"totals"`
+	Source        *report.Source   `json:"source,omitempty"`
+	Suite         report.SuiteInfo `json:"suite"`
+	Verdict       report.Verdict   `json:"verdict"`
+	Totals        report.Totals    `json:"totals"`
 }
 
 // Summary counts what the comparison found. Regressions counts the cases
@@ -130,7 +130,7 @@ type Gate struct {
 // CaseDelta is one case of the comparison.
 type CaseDelta struct {
 	Name   string      `json:"name"`
-	Kind   engine.Kind `json:"kind"`
+	Kind   report.Kind `json:"kind"`
 	Status Status      `json:"status"`
 	// Reasons says why a case is not comparable, every reason that applies.
 	Reasons  []string  `json:"reasons,omitempty"`
@@ -154,7 +154,7 @@ type CaseDelta struct {
 
 // CaseSide is what one run says about a case.
 type CaseSide struct {
-	Verdict  engine.Verdict `json:"verdict"`
+	Verdict  report.Verdict `json:"verdict"`
 	Runs     int            `json:"runs"`
 	Position diag.Pos       `json:"position"`
 }
@@ -193,8 +193,8 @@ type Flip struct {
 	Block string `json:"block,omitempty"`
 	// Index is the assertion's number within its expect: list.
 	Index  *int           `json:"index,omitempty"`
-	From   engine.Verdict `json:"from"`
-	To     engine.Verdict `json:"to"`
+	From   report.Verdict `json:"from"`
+	To     report.Verdict `json:"to"`
 	Change Change         `json:"change"`
 	// Message is the current run's message for the subject.
 	Message  string    `json:"message,omitempty"`
@@ -231,7 +231,7 @@ type Options struct {
 // Compare compares the current run with the baseline run. It never fails:
 // what cannot be compared is said so, case by case, and mismatched inputs
 // give warnings.
-func Compare(base, cur *engine.Envelope, opt Options) *Comparison {
+func Compare(base, cur *report.Envelope, opt Options) *Comparison {
 	c := &Comparison{
 		ComparisonVersion: Version,
 		Baseline:          ref(base),
@@ -247,7 +247,7 @@ func Compare(base, cur *engine.Envelope, opt Options) *Comparison {
 		c.warnings(base, cur)
 	}
 
-	baseCases := map[string]*engine.CaseResult{}
+	baseCases := map[string]*report.CaseResult{}
 	var baseOrder []string
 	if whole == "" {
 		for _, bc := range base.Cases {
@@ -304,18 +304,18 @@ func Compare(base, cur *engine.Envelope, opt Options) *Comparison {
 	return c
 }
 
-func ref(e *engine.Envelope) RunRef {
+func ref(e *report.Envelope) RunRef {
 	return RunRef{SchemaVersion: e.SchemaVersion, Tool: e.Tool, RunID: e.Run.ID, Shard: e.Run.Shard,
 		Source: e.Source, Suite: e.Suite, Verdict: e.Verdict, Totals: e.Totals}
 }
 
-func side(c *engine.CaseResult) *CaseSide {
+func side(c *report.CaseResult) *CaseSide {
 	return &CaseSide{Verdict: c.Verdict, Runs: c.Runs, Position: c.Position}
 }
 
 // warnings notes the differences between the runs that do not stop a
 // comparison but that a reader should weigh.
-func (c *Comparison) warnings(base, cur *engine.Envelope) {
+func (c *Comparison) warnings(base, cur *report.Envelope) {
 	if base.Tool != cur.Tool {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("the baseline was written by %s %s and the current run by %s %s: a change may come from mcptest itself",
 			base.Tool.Name, base.Tool.Version, cur.Tool.Name, cur.Tool.Version))
@@ -331,7 +331,7 @@ func (c *Comparison) warnings(base, cur *engine.Envelope) {
 }
 
 // compareCase compares a case both runs hold.
-func compareCase(bc, cc *engine.CaseResult) CaseDelta {
+func compareCase(bc, cc *report.CaseResult) CaseDelta {
 	d := CaseDelta{Name: cc.Name, Kind: cc.Kind, Status: Same, Baseline: side(bc), Current: side(cc), Flips: []Flip{}}
 	d.Reasons = notComparable(bc, cc)
 	if len(d.Reasons) > 0 {
@@ -349,7 +349,7 @@ func compareCase(bc, cc *engine.CaseResult) CaseDelta {
 		f.Subject = SubjectCase
 		d.Flips = append(d.Flips, f)
 	}
-	ba := map[string]engine.AssertionResult{}
+	ba := map[string]report.AssertionResult{}
 	for _, a := range bc.Assertions {
 		ba[assertionKey(a)] = a
 	}
@@ -361,7 +361,7 @@ func compareCase(bc, cc *engine.CaseResult) CaseDelta {
 			d.Flips = append(d.Flips, f)
 		}
 	}
-	bf := map[string]engine.Floor{}
+	bf := map[string]report.Floor{}
 	for _, fl := range bc.Floors {
 		bf[fl.Name] = fl
 	}
@@ -394,12 +394,12 @@ func compareCase(bc, cc *engine.CaseResult) CaseDelta {
 // order stable_pass, flaky, stable_fail is a regression (stable_pass ->
 // flaky: the case started failing some runs; flaky -> stable_fail: it now
 // fails every run), a move up a fix.
-func classFlip(bc, cc *engine.CaseResult) (Flip, bool) {
-	from, to := gate.ReliabilityClass(bc.Labels["reliability.class"]), gate.ReliabilityClass(cc.Labels["reliability.class"])
+func classFlip(bc, cc *report.CaseResult) (Flip, bool) {
+	from, to := stats.ReliabilityClass(bc.Labels["reliability.class"]), stats.ReliabilityClass(cc.Labels["reliability.class"])
 	if from.Rank() < 0 || to.Rank() < 0 || from == to {
 		return Flip{}, false
 	}
-	f := Flip{Subject: SubjectClass, Name: "reliability.class", From: engine.Verdict(from), To: engine.Verdict(to), Change: Fix}
+	f := Flip{Subject: SubjectClass, Name: "reliability.class", From: report.Verdict(from), To: report.Verdict(to), Change: Fix}
 	if to.Rank() > from.Rank() {
 		f.Change = Regression
 	}
@@ -415,9 +415,9 @@ func classFlip(bc, cc *engine.CaseResult) (Flip, bool) {
 // bothFlakyFailing reports whether a case is flaky and failing in both
 // runs: it failed in the baseline too, so it is not a regression, and its
 // per-run assertions moving between runs is noise.
-func bothFlakyFailing(bc, cc *engine.CaseResult) bool {
-	flaky := string(gate.Flaky)
-	return bc.Verdict == engine.Fail && cc.Verdict == engine.Fail &&
+func bothFlakyFailing(bc, cc *report.CaseResult) bool {
+	flaky := string(stats.Flaky)
+	return bc.Verdict == report.Fail && cc.Verdict == report.Fail &&
 		bc.Labels["reliability.class"] == flaky && cc.Labels["reliability.class"] == flaky
 }
 
@@ -426,7 +426,7 @@ func assertionKeyOf(f Flip) string {
 }
 
 // notComparable lists why two cases of the same name cannot be compared.
-func notComparable(bc, cc *engine.CaseResult) []string {
+func notComparable(bc, cc *report.CaseResult) []string {
 	var why []string
 	if bc.Kind != cc.Kind {
 		why = append(why, fmt.Sprintf("the case's kind is %s in the baseline and %s now", bc.Kind, cc.Kind))
@@ -449,13 +449,13 @@ func notComparable(bc, cc *engine.CaseResult) []string {
 	if !sameKeys(bc.Assertions, cc.Assertions, assertionKey) {
 		why = append(why, "the assertions (block, index, target) differ although the definition does not")
 	}
-	if !sameKeys(bc.Floors, cc.Floors, func(f engine.Floor) string { return f.Name }) {
+	if !sameKeys(bc.Floors, cc.Floors, func(f report.Floor) string { return f.Name }) {
 		why = append(why, "the floors differ")
 	}
 	return why
 }
 
-func cassetteWords(s *engine.CassetteSet) string {
+func cassetteWords(s *report.CassetteSet) string {
 	switch {
 	case s == nil:
 		return "no cassettes"
@@ -483,30 +483,30 @@ func sameKeys[T any](a, b []T, key func(T) string) bool {
 	return true
 }
 
-func assertionKey(a engine.AssertionResult) string {
+func assertionKey(a report.AssertionResult) string {
 	return fmt.Sprintf("%s\x00%d\x00%s", a.Block, a.Index, a.Target)
 }
 
-func verdictOf(passed bool) engine.Verdict {
+func verdictOf(passed bool) report.Verdict {
 	if passed {
-		return engine.Pass
+		return report.Pass
 	}
-	return engine.Fail
+	return report.Fail
 }
 
 // flip reports a change between pass and fail; changes to or from
 // inconclusive are not flips.
-func flip(from, to engine.Verdict) (Flip, bool) {
+func flip(from, to report.Verdict) (Flip, bool) {
 	switch {
-	case from == engine.Pass && to == engine.Fail:
+	case from == report.Pass && to == report.Fail:
 		return Flip{From: from, To: to, Change: Regression}, true
-	case from == engine.Fail && to == engine.Pass:
+	case from == report.Fail && to == report.Pass:
 		return Flip{From: from, To: to, Change: Fix}, true
 	}
 	return Flip{}, false
 }
 
-func targets(bc, cc *engine.CaseResult, comparable bool) []TargetDelta {
+func targets(bc, cc *report.CaseResult, comparable bool) []TargetDelta {
 	var b, c map[string]float64
 	if bc != nil {
 		b = bc.Targets
@@ -535,7 +535,7 @@ func targets(bc, cc *engine.CaseResult, comparable bool) []TargetDelta {
 	return out
 }
 
-func labels(bc, cc *engine.CaseResult) []LabelDelta {
+func labels(bc, cc *report.CaseResult) []LabelDelta {
 	var b, c map[string]string
 	if bc != nil {
 		b = bc.Labels
@@ -562,11 +562,11 @@ func labels(bc, cc *engine.CaseResult) []LabelDelta {
 // fails now is a regression, one that fails now and was not in the
 // baseline (or deferred there) is a failure the baseline cannot vouch
 // for, one that failed in both is vouched for.
-func (c *Comparison) compareSummaries(base, cur *engine.Envelope) {
+func (c *Comparison) compareSummaries(base, cur *report.Envelope) {
 	if base.Summary != nil || cur.Summary != nil {
 		c.Reliability = &ReliabilityDelta{Figures: summaryDeltas(base.Summary, cur.Summary)}
 	}
-	bf := map[string]engine.SuiteFloor{}
+	bf := map[string]report.SuiteFloor{}
 	for _, f := range base.Floors {
 		bf[fmt.Sprintf("%d\x00%s", f.Index, f.Target)] = f
 	}
@@ -598,9 +598,9 @@ func (c *Comparison) compareSummaries(base, cur *engine.Envelope) {
 
 // summaryDeltas lists each figure of either summary: summary.pass_hat_<k>
 // in order of k, summary.pass_rate and the cases per class.
-func summaryDeltas(b, c *engine.Summary) []TargetDelta {
+func summaryDeltas(b, c *report.Summary) []TargetDelta {
 	var ks []int64
-	for _, s := range []*engine.Summary{b, c} {
+	for _, s := range []*report.Summary{b, c} {
 		if s == nil {
 			continue
 		}
@@ -637,7 +637,7 @@ func summaryDeltas(b, c *engine.Summary) []TargetDelta {
 	return out
 }
 
-func counts(bc, cc *engine.CaseResult, comparable bool) []CountDelta {
+func counts(bc, cc *report.CaseResult, comparable bool) []CountDelta {
 	var b, c map[string]int64
 	if bc != nil {
 		b = bc.Counts
@@ -691,9 +691,9 @@ func (c *Comparison) summarize() {
 		case NotComparable:
 			s.NotComparable++
 		}
-		if d.Current != nil && d.Current.Verdict == engine.Fail {
+		if d.Current != nil && d.Current.Verdict == report.Fail {
 			s.Failing++
-			if d.Status != Same || d.Baseline.Verdict == engine.Inconclusive {
+			if d.Status != Same || d.Baseline.Verdict == report.Inconclusive {
 				s.Unvouched++
 			}
 		}

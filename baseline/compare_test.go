@@ -6,27 +6,27 @@ import (
 	"testing"
 
 	"github.com/mcptest/mcptest/baseline"
-	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // agentCase is a passing agent case with one F1 assertion and one floor.
-func agentCase(name string) *engine.CaseResult {
-	return &engine.CaseResult{
-		Name: name, Kind: engine.KindAgent, Verdict: engine.Pass, DefinitionSHA256: "def",
-		Runs: 2, Cassettes: &engine.CassetteSet{Files: 1, SHA256: "cas"},
+func agentCase(name string) *report.CaseResult {
+	return &report.CaseResult{
+		Name: name, Kind: report.KindAgent, Verdict: report.Pass, DefinitionSHA256: "def",
+		Runs: 2, Cassettes: &report.CassetteSet{Files: 1, SHA256: "cas"},
 		Targets: map[string]float64{"tool_selection.f1": 92},
 		Counts:  map[string]int64{"tool_selection.tp": 11},
-		Assertions: []engine.AssertionResult{
+		Assertions: []report.AssertionResult{
 			{Index: 0, Block: "equal_function_sets", Target: "tool_selection.f1", Passed: true, Message: "ok"},
 			{Index: 0, Target: "final_response", Passed: true, Message: "ok"},
 		},
-		Floors: []engine.Floor{{Name: "pass_k", Passed: true}},
+		Floors: []report.Floor{{Name: "pass_k", Passed: true}},
 	}
 }
 
-func envelope(cases ...*engine.CaseResult) *engine.Envelope {
-	e := &engine.Envelope{SchemaVersion: engine.SchemaVersion, Tool: engine.ToolInfo{Name: "mcptest", Version: "1"},
-		Run: engine.RunInfo{Mode: "replay"}, Cases: cases}
+func envelope(cases ...*report.CaseResult) *report.Envelope {
+	e := &report.Envelope{SchemaVersion: report.SchemaVersion, Tool: report.ToolInfo{Name: "mcptest", Version: "1"},
+		Run: report.RunInfo{Mode: "replay"}, Cases: cases}
 	e.Tally()
 	return e
 }
@@ -34,27 +34,27 @@ func envelope(cases ...*engine.CaseResult) *engine.Envelope {
 func TestNotComparable(t *testing.T) {
 	tests := []struct {
 		name    string
-		edit    func(c *engine.CaseResult)
+		edit    func(c *report.CaseResult)
 		reasons []string
 	}{
-		{"unchanged", func(c *engine.CaseResult) {}, nil},
-		{"re-recorded cassettes are comparable", func(c *engine.CaseResult) { c.Cassettes.SHA256 = "other" }, nil},
-		{"definition", func(c *engine.CaseResult) { c.DefinitionSHA256 = "def2" },
+		{"unchanged", func(c *report.CaseResult) {}, nil},
+		{"re-recorded cassettes are comparable", func(c *report.CaseResult) { c.Cassettes.SHA256 = "other" }, nil},
+		{"definition", func(c *report.CaseResult) { c.DefinitionSHA256 = "def2" },
 			[]string{"the case's definition in the suite changed"}},
-		{"no definition digest", func(c *engine.CaseResult) { c.DefinitionSHA256 = "" },
+		{"no definition digest", func(c *report.CaseResult) { c.DefinitionSHA256 = "" },
 			[]string{"a definition_sha256 is missing, so it cannot be told whether the case's definition changed"}},
-		{"runs", func(c *engine.CaseResult) { c.Runs = 3 },
+		{"runs", func(c *report.CaseResult) { c.Runs = 3 },
 			[]string{"a different number of recorded runs: 2 in the baseline, 3 now"}},
-		{"cassette files", func(c *engine.CaseResult) { c.Cassettes = &engine.CassetteSet{Files: 2, SHA256: "x"} },
+		{"cassette files", func(c *report.CaseResult) { c.Cassettes = &report.CassetteSet{Files: 2, SHA256: "x"} },
 			[]string{"a different cassette set: 1 cassette file in the baseline, 2 cassette files now"}},
-		{"no cassettes", func(c *engine.CaseResult) { c.Cassettes = nil },
+		{"no cassettes", func(c *report.CaseResult) { c.Cassettes = nil },
 			[]string{"a different cassette set: 1 cassette file in the baseline, no cassettes now"}},
-		{"kind", func(c *engine.CaseResult) { c.Kind = engine.KindScenario },
+		{"kind", func(c *report.CaseResult) { c.Kind = report.KindScenario },
 			[]string{"the case's kind is agent in the baseline and scenario now"}},
-		{"assertions", func(c *engine.CaseResult) { c.Assertions[1].Target = "calls[0]" },
+		{"assertions", func(c *report.CaseResult) { c.Assertions[1].Target = "calls[0]" },
 			[]string{"the assertions (block, index, target) differ although the definition does not"}},
-		{"floors", func(c *engine.CaseResult) { c.Floors = nil }, []string{"the floors differ"}},
-		{"everything at once", func(c *engine.CaseResult) { c.DefinitionSHA256, c.Runs = "def2", 5 },
+		{"floors", func(c *report.CaseResult) { c.Floors = nil }, []string{"the floors differ"}},
+		{"everything at once", func(c *report.CaseResult) { c.DefinitionSHA256, c.Runs = "def2", 5 },
 			[]string{"the case's definition in the suite changed", "a different number of recorded runs: 2 in the baseline, 5 now"}},
 	}
 	for _, tt := range tests {
@@ -62,7 +62,7 @@ func TestNotComparable(t *testing.T) {
 			cur := agentCase("a")
 			tt.edit(cur)
 			// Fail everything now: a not-comparable case must not flip.
-			cur.Verdict = engine.Fail
+			cur.Verdict = report.Fail
 			for i := range cur.Assertions {
 				cur.Assertions[i].Passed = false
 			}
@@ -92,7 +92,7 @@ func TestNotComparable(t *testing.T) {
 func TestFlips(t *testing.T) {
 	base := agentCase("a")
 	cur := agentCase("a")
-	cur.Verdict = engine.Fail
+	cur.Verdict = report.Fail
 	cur.Assertions[0].Passed, cur.Assertions[0].Message = false, "assertion #0 (`tool_selection.f1`) failed: 75 is less than the minimum 80"
 	cur.Targets["tool_selection.f1"] = 75
 	cur.Counts["tool_selection.tp"] = 9
@@ -125,18 +125,18 @@ func TestFlips(t *testing.T) {
 	// Changes to and from inconclusive are not flips, but a case that
 	// fails now and was inconclusive is not vouched for.
 	b2, c2 := agentCase("b"), agentCase("b")
-	c2.Verdict = engine.Inconclusive
+	c2.Verdict = report.Inconclusive
 	c = baseline.Compare(envelope(b2), envelope(c2), baseline.Options{})
 	if len(c.Cases[0].Flips) != 0 || !c.Cases[0].Changed() || c.Gate.Failed {
 		t.Errorf("pass -> inconclusive: flips %v, changed %v, gate %+v", c.Cases[0].Flips, c.Cases[0].Changed(), c.Gate)
 	}
-	c2.Verdict, b2.Verdict = engine.Fail, engine.Inconclusive
+	c2.Verdict, b2.Verdict = report.Fail, report.Inconclusive
 	c = baseline.Compare(envelope(b2), envelope(c2), baseline.Options{})
 	if len(c.Cases[0].Flips) != 0 || c.Summary.Unvouched != 1 || !c.Gate.Failed {
 		t.Errorf("inconclusive -> fail: flips %v, summary %+v, gate %+v", c.Cases[0].Flips, c.Summary, c.Gate)
 	}
 	// A case failing in both runs is vouched for: it does not block.
-	b2.Verdict = engine.Fail
+	b2.Verdict = report.Fail
 	c = baseline.Compare(envelope(b2), envelope(c2), baseline.Options{})
 	if c.Summary.Unvouched != 0 || c.Summary.Failing != 1 || c.Gate.Failed {
 		t.Errorf("fail -> fail: summary %+v, gate %+v", c.Summary, c.Gate)
@@ -168,8 +168,8 @@ func TestCompareOrderAndWarnings(t *testing.T) {
 
 func TestCompareOtherSchemaVersion(t *testing.T) {
 	failing := agentCase("b")
-	failing.Verdict = engine.Fail
-	c := baseline.Compare(&engine.Envelope{SchemaVersion: 2}, envelope(agentCase("a"), failing), baseline.Options{})
+	failing.Verdict = report.Fail
+	c := baseline.Compare(&report.Envelope{SchemaVersion: 2}, envelope(agentCase("a"), failing), baseline.Options{})
 	if c.NotComparable == "" || c.Summary.NotComparable != 2 || c.Summary.Unvouched != 1 || !c.Gate.Failed {
 		t.Errorf("comparison = %+v", c)
 	}
@@ -246,7 +246,7 @@ func TestReadBaseline(t *testing.T) {
 
 // reliableCase is agentCase with c of n runs passed: its class, counts and
 // a per-run assertion that failed in the runs that failed.
-func reliableCase(name string, c, n int64) *engine.CaseResult {
+func reliableCase(name string, c, n int64) *report.CaseResult {
 	cr := agentCase(name)
 	cr.Runs = int(n)
 	class := "flaky"
@@ -258,9 +258,9 @@ func reliableCase(name string, c, n int64) *engine.CaseResult {
 	}
 	cr.Labels = map[string]string{"reliability.class": class}
 	cr.Counts["reliability.runs"], cr.Counts["reliability.passed_runs"] = n, c
-	cr.Reliability = &engine.ReliabilityDetail{Runs: n, PassedRuns: c, Class: class}
+	cr.Reliability = &report.ReliabilityDetail{Runs: n, PassedRuns: c, Class: class}
 	if c < n {
-		cr.Verdict = engine.Fail
+		cr.Verdict = report.Fail
 		cr.Assertions[1].Passed, cr.Assertions[1].FailedRuns, cr.Assertions[1].Run = false, int(n-c), 1
 	}
 	return cr
@@ -328,8 +328,8 @@ func TestFlakyFailingInBothIsNotARegression(t *testing.T) {
 // summary figure, and a suite floor going pass -> fail is a regression the
 // gate fails on.
 func TestSummaryDeltasAndSuiteFloors(t *testing.T) {
-	floor := func(passed bool) []engine.SuiteFloor {
-		return []engine.SuiteFloor{{Index: 0, Target: "summary.pass_hat_1", Matcher: map[string]any{">=": 70.0}, Passed: passed}}
+	floor := func(passed bool) []report.SuiteFloor {
+		return []report.SuiteFloor{{Index: 0, Target: "summary.pass_hat_1", Matcher: map[string]any{">=": 70.0}, Passed: passed}}
 	}
 	base, cur := envelope(reliableCase("a", 4, 4), reliableCase("b", 2, 4)), envelope(reliableCase("a", 3, 4), reliableCase("b", 2, 4))
 	base.Floors, cur.Floors = floor(true), floor(true)

@@ -1,6 +1,6 @@
 // Package baseline compares two run envelopes and merges shard envelopes.
 //
-// What flows through it: run envelopes (engine.Envelope), as `mcptest run
+// What flows through it: run envelopes (report.Envelope), as `mcptest run
 // --reporter json` wrote them, in; a Comparison or a merged Envelope out.
 // Compare and Merge read no clock, file or network, so the same envelopes
 // always give the same result. The network lives in fetch.go alone: the
@@ -73,7 +73,7 @@
 // Merge combines the envelopes of `mcptest run --shard i/n` into the
 // envelope one unsharded run would have written: cases in suite order
 // (sorted by position), totals and verdict recounted with
-// engine.Envelope.Tally; the merged run is live when any shard called a
+// report.Envelope.Tally; the merged run is live when any shard called a
 // server, and its run.cached is the sum of the shards'. Shards of different suites, schema versions or mcptest versions,
 // a case in two shards, a shard given twice and a missing shard are
 // errors.

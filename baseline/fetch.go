@@ -13,9 +13,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcptest/mcptest/engine/report"
+
 	"github.com/google/go-github/v62/github"
 
-	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/safefile"
 )
 
@@ -352,7 +353,7 @@ type FetchOptions struct {
 
 // Found is a baseline taken from a run of the default branch.
 type Found struct {
-	Envelope *engine.Envelope
+	Envelope *report.Envelope
 	RunID    int64
 	RunURL   string
 	SHA      string
@@ -472,7 +473,7 @@ func rejectRun(r *github.WorkflowRun, def, full string) string {
 
 // runBaseline reads the baseline artifact of one run; why says why the run
 // has none usable.
-func (g *GitHub) runBaseline(ctx context.Context, opt FetchOptions, runID int64) (*engine.Envelope, string, error) {
+func (g *GitHub) runBaseline(ctx context.Context, opt FetchOptions, runID int64) (*report.Envelope, string, error) {
 	data, why, err := g.RunArtifact(ctx, opt.Owner, opt.Repo, runID, opt.Artifact, opt.Entry, opt.MaxBytes)
 	if err != nil || why != "" {
 		return nil, why, err
@@ -481,8 +482,8 @@ func (g *GitHub) runBaseline(ctx context.Context, opt FetchOptions, runID int64)
 	if err != nil {
 		return nil, err.Error(), nil
 	}
-	if env.SchemaVersion != engine.SchemaVersion {
-		return nil, fmt.Sprintf("its envelope has schema_version %d, this mcptest reads %d", env.SchemaVersion, engine.SchemaVersion), nil
+	if env.SchemaVersion != report.SchemaVersion {
+		return nil, fmt.Sprintf("its envelope has schema_version %d, this mcptest reads %d", env.SchemaVersion, report.SchemaVersion), nil
 	}
 	return env, "", nil
 }

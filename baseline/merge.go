@@ -7,14 +7,14 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // Input is one envelope to merge and the name (usually its file) errors
 // call it by.
 type Input struct {
 	Name     string
-	Envelope *engine.Envelope
+	Envelope *report.Envelope
 }
 
 // Merge combines the envelopes of the shards of one run (mcptest run
@@ -36,7 +36,7 @@ type Input struct {
 // versions, mcptest versions, suites (path or sha256) or
 // sources; shards of different counts, a shard given twice, a missing
 // shard, a case in the wrong shard, and a case present twice.
-func Merge(in []Input) (*engine.Envelope, error) {
+func Merge(in []Input) (*report.Envelope, error) {
 	if len(in) == 0 {
 		return nil, fmt.Errorf("merge: no envelopes given")
 	}
@@ -60,13 +60,13 @@ func Merge(in []Input) (*engine.Envelope, error) {
 		return nil, err
 	}
 
-	out := &engine.Envelope{
+	out := &report.Envelope{
 		SchemaVersion: first.SchemaVersion,
 		Tool:          first.Tool,
-		Run:           engine.RunInfo{Mode: first.Run.Mode},
+		Run:           report.RunInfo{Mode: first.Run.Mode},
 		Source:        first.Source,
 		Suite:         first.Suite,
-		Cases:         []*engine.CaseResult{},
+		Cases:         []*report.CaseResult{},
 		Environment:   first.Environment,
 		Servers:       mergeServers(in),
 		Floors:        slices.Clone(first.Floors),
@@ -113,7 +113,7 @@ func Merge(in []Input) (*engine.Envelope, error) {
 // mergeServers is the first shard's server list with, per server, the
 // union of the tools every shard's live tests saw it list (a shard whose
 // tests never connected to a server lists none for it).
-func mergeServers(in []Input) []engine.ServerInfo {
+func mergeServers(in []Input) []report.ServerInfo {
 	out := slices.Clone(in[0].Envelope.Servers)
 	for i := range out {
 		var tools []string
@@ -137,7 +137,7 @@ func mismatch(a, b Input, what, va, vb string) error {
 	return fmt.Errorf("merge: %s and %s are not shards of one run: %s %s vs %s", a.Name, b.Name, what, va, vb)
 }
 
-func sourceWords(s *engine.Source) string {
+func sourceWords(s *report.Source) string {
 	if s == nil {
 		return "(none)"
 	}
@@ -155,7 +155,7 @@ func checkShards(in []Input) error {
 			whole = append(whole, x.Name)
 			continue
 		}
-		sh, err := engine.ParseShard(x.Envelope.Run.Shard)
+		sh, err := report.ParseShard(x.Envelope.Run.Shard)
 		if err != nil {
 			return fmt.Errorf("merge: %s: run.shard: %v", x.Name, err)
 		}

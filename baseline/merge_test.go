@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // genSuite writes a random suite of agent tests, with equal_function_sets
@@ -110,7 +111,7 @@ func genSuite(t *testing.T, r *rand.Rand, dir string) *engine.Suite {
 
 // canonical is the envelope's JSON without the fields that differ between
 // two runs over the same inputs.
-func canonical(t *testing.T, e *engine.Envelope) string {
+func canonical(t *testing.T, e *report.Envelope) string {
 	t.Helper()
 	c := *e
 	c.Run.ID, c.Run.StartedAt, c.Run.DurationMS = "", "", 0
@@ -122,13 +123,13 @@ func canonical(t *testing.T, e *engine.Envelope) string {
 }
 
 // roundTrip passes the envelope through JSON, as a shard's artifact does.
-func roundTrip(t *testing.T, e *engine.Envelope) *engine.Envelope {
+func roundTrip(t *testing.T, e *report.Envelope) *report.Envelope {
 	t.Helper()
 	b, err := json.Marshal(e)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out engine.Envelope
+	var out report.Envelope
 	if err := json.Unmarshal(b, &out); err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestMergeEqualsUnsharded(t *testing.T) {
 			var in []baseline.Input
 			total := 0
 			for _, i := range r.Perm(n) { // shards in any order
-				sh := engine.Shard{Index: i + 1, Count: n}
+				sh := report.Shard{Index: i + 1, Count: n}
 				env, err := engine.Run(s, engine.Options{Version: "test", Shard: sh})
 				if err != nil {
 					t.Fatalf("seed %d shard %s: %v", seed, sh, err)
@@ -188,11 +189,11 @@ func TestMergeEqualsUnsharded(t *testing.T) {
 }
 
 func TestMergeErrors(t *testing.T) {
-	env := func(shard string, names ...string) *engine.Envelope {
-		e := &engine.Envelope{SchemaVersion: 1, Tool: engine.ToolInfo{Name: "mcptest", Version: "1"},
-			Run: engine.RunInfo{Mode: "replay", Shard: shard}, Suite: engine.SuiteInfo{Path: "s.yml", SHA256: "abc"}}
+	env := func(shard string, names ...string) *report.Envelope {
+		e := &report.Envelope{SchemaVersion: 1, Tool: report.ToolInfo{Name: "mcptest", Version: "1"},
+			Run: report.RunInfo{Mode: "replay", Shard: shard}, Suite: report.SuiteInfo{Path: "s.yml", SHA256: "abc"}}
 		for _, n := range names {
-			e.Cases = append(e.Cases, &engine.CaseResult{Name: n, Verdict: engine.Pass})
+			e.Cases = append(e.Cases, &report.CaseResult{Name: n, Verdict: report.Pass})
 		}
 		return e
 	}
@@ -200,7 +201,7 @@ func TestMergeErrors(t *testing.T) {
 	var one, two []string
 	for i := 0; len(one) < 2 || len(two) < 2; i++ {
 		n := fmt.Sprintf("case %d", i)
-		if (engine.Shard{Index: 1, Count: 2}).Holds(n) {
+		if (report.Shard{Index: 1, Count: 2}).Holds(n) {
 			one = append(one, n)
 		} else {
 			two = append(two, n)
@@ -215,25 +216,25 @@ func TestMergeErrors(t *testing.T) {
 	moved := env("2/2", two...)
 	moved.Suite.Path = "other/s.yml"
 	src := env("2/2", two...)
-	src.Source = &engine.Source{Commit: "abc"}
+	src.Source = &report.Source{Commit: "abc"}
 	tests := []struct {
 		name string
-		in   []*engine.Envelope
+		in   []*report.Envelope
 		err  string
 	}{
 		{"none", nil, "no envelopes given"},
-		{"other suite", []*engine.Envelope{env("1/2", one...), other}, "are not shards of one run: suite sha256 abc vs def"},
-		{"other version", []*engine.Envelope{env("1/2", one...), newer}, "mcptest version mcptest 1 vs mcptest 2"},
-		{"other schema", []*engine.Envelope{env("1/2", one...), v2}, "schema_version 1 vs 2"},
-		{"other path", []*engine.Envelope{env("1/2", one...), moved}, "suite path s.yml vs other/s.yml"},
-		{"other source", []*engine.Envelope{env("1/2", one...), src}, "source (none) vs @abc ()"},
-		{"shard twice", []*engine.Envelope{env("1/2", one...), env("1/2", one...)}, "shard 1/2 is given twice (a.json and b.json)"},
-		{"missing", []*engine.Envelope{env("1/3")}, "incomplete: shards 2/3, 3/3 missing"},
-		{"mixed counts", []*engine.Envelope{env("1/2", one...), env("2/3")}, "b.json is shard 2/3 but a.json is one of 2 shards"},
-		{"mixed whole", []*engine.Envelope{env("1/2", one...), env("", two...)}, "a.json is shard 1/2 of a run but b.json is not a shard"},
-		{"overlap", []*engine.Envelope{env("", one[0]), env("", one[0])}, "case \"" + one[0] + "\" is in both a.json and b.json"},
-		{"wrong shard", []*engine.Envelope{env("1/2", two[0]), env("2/2")}, "a.json is shard 1/2 but holds case \"" + two[0] + "\", which belongs to another shard"},
-		{"bad shard", []*engine.Envelope{env("2/1")}, "a.json: run.shard: shard 2/1"},
+		{"other suite", []*report.Envelope{env("1/2", one...), other}, "are not shards of one run: suite sha256 abc vs def"},
+		{"other version", []*report.Envelope{env("1/2", one...), newer}, "mcptest version mcptest 1 vs mcptest 2"},
+		{"other schema", []*report.Envelope{env("1/2", one...), v2}, "schema_version 1 vs 2"},
+		{"other path", []*report.Envelope{env("1/2", one...), moved}, "suite path s.yml vs other/s.yml"},
+		{"other source", []*report.Envelope{env("1/2", one...), src}, "source (none) vs @abc ()"},
+		{"shard twice", []*report.Envelope{env("1/2", one...), env("1/2", one...)}, "shard 1/2 is given twice (a.json and b.json)"},
+		{"missing", []*report.Envelope{env("1/3")}, "incomplete: shards 2/3, 3/3 missing"},
+		{"mixed counts", []*report.Envelope{env("1/2", one...), env("2/3")}, "b.json is shard 2/3 but a.json is one of 2 shards"},
+		{"mixed whole", []*report.Envelope{env("1/2", one...), env("", two...)}, "a.json is shard 1/2 of a run but b.json is not a shard"},
+		{"overlap", []*report.Envelope{env("", one[0]), env("", one[0])}, "case \"" + one[0] + "\" is in both a.json and b.json"},
+		{"wrong shard", []*report.Envelope{env("1/2", two[0]), env("2/2")}, "a.json is shard 1/2 but holds case \"" + two[0] + "\", which belongs to another shard"},
+		{"bad shard", []*report.Envelope{env("2/1")}, "a.json: run.shard: shard 2/1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -256,7 +257,7 @@ func TestMergeErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Run.StartedAt != "2026-11-01T00:00:00Z" || m.Run.DurationMS != 5 || m.Run.Cached != 3 || m.Run.Shard != "" || m.Totals.Total != 4 || m.Verdict != engine.Pass {
+	if m.Run.StartedAt != "2026-11-01T00:00:00Z" || m.Run.DurationMS != 5 || m.Run.Cached != 3 || m.Run.Shard != "" || m.Totals.Total != 4 || m.Verdict != report.Pass {
 		t.Errorf("merged run = %+v, totals %+v, verdict %s", m.Run, m.Totals, m.Verdict)
 	}
 }

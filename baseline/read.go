@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // MaxEnvelopeBytes bounds the size of an envelope read from a file.
@@ -15,7 +15,7 @@ const MaxEnvelopeBytes = 256 << 20
 // baseline of another schema_version is not refused: it comes back with
 // only its schema_version and tool, and Compare reports every case as not
 // comparable. A document that is not a run envelope at all is an error.
-func ReadBaseline(r io.Reader, name string) (*engine.Envelope, error) {
+func ReadBaseline(r io.Reader, name string) (*report.Envelope, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxEnvelopeBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
@@ -32,10 +32,10 @@ func ReadBaseline(r io.Reader, name string) (*engine.Envelope, error) {
 	if head.SchemaVersion == nil {
 		return nil, fmt.Errorf("%s: not a run envelope: no schema_version", name)
 	}
-	if *head.SchemaVersion != engine.SchemaVersion {
-		env := &engine.Envelope{SchemaVersion: *head.SchemaVersion}
+	if *head.SchemaVersion != report.SchemaVersion {
+		env := &report.Envelope{SchemaVersion: *head.SchemaVersion}
 		var tool struct {
-			Tool engine.ToolInfo `json:"tool"`
+			Tool report.ToolInfo `json:"tool"`
 		}
 		if json.Unmarshal(data, &tool) == nil {
 			env.Tool = tool.Tool
@@ -45,7 +45,7 @@ func ReadBaseline(r io.Reader, name string) (*engine.Envelope, error) {
 		}
 		return env, nil
 	}
-	var env engine.Envelope
+	var env report.Envelope
 	if err := json.Unmarshal(data, &env); err != nil {
 		return nil, fmt.Errorf("%s: not a run envelope: %w", name, err)
 	}

@@ -6,12 +6,13 @@ import (
 
 	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/gate"
 )
 
 // runAgent computes an agent test, reading its cassettes one file at a
 // time and keeping only what its gates and assertions need.
-func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResult, diag.List) {
+func runAgent(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*report.CaseResult, diag.List) {
 	c := p.c
 
 	var sel *gate.Selection
@@ -120,11 +121,11 @@ func runAgent(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResu
 	verdicts.judge(c, res)
 
 	if runN == 0 && len(errs) == 0 {
-		res.Findings = append(res.Findings, Finding{Level: "error",
+		res.Findings = append(res.Findings, report.Finding{Level: "error",
 			Message: "no recorded runs: the cassettes hold no runs, so nothing could be gated"})
 	}
 	if c.Runs > 0 && runN > 0 && c.Runs != runN {
-		res.Findings = append(res.Findings, Finding{Level: "warning",
+		res.Findings = append(res.Findings, report.Finding{Level: "warning",
 			Message: fmt.Sprintf("the suite asks for %d runs and %d are recorded: every figure is over the %d recorded runs", c.Runs, runN, runN)})
 	}
 	for _, pb := range c.Pending {

@@ -5,13 +5,14 @@ import (
 
 	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/redact"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // evaluate runs one assertion against a value. The actual value and the
 // message are redacted, since both may quote recorded arguments.
-func evaluate(a *Assertion, actual any, present bool) AssertionResult {
+func evaluate(a *Assertion, actual any, present bool) report.AssertionResult {
 	passed, why := a.Matcher.Match(actual, present)
-	r := AssertionResult{
+	r := report.AssertionResult{
 		Index: a.Index, Block: a.Block, Target: a.Target.String(), Matcher: a.Matcher.Value(),
 		Passed: passed, Default: a.Default, Position: a.Pos,
 	}
@@ -97,9 +98,9 @@ func newRunCheck(a *Assertion) *runCheck {
 	return &runCheck{a: a, label: checkLabel(a)}
 }
 
-func (rc *runCheck) result(runs int) AssertionResult {
+func (rc *runCheck) result(runs int) report.AssertionResult {
 	a := rc.a
-	r := AssertionResult{
+	r := report.AssertionResult{
 		Index: a.Index, Block: a.Block, Target: a.Target.String(), Matcher: a.Matcher.Value(),
 		Passed: rc.seen && rc.failed == 0, Default: a.Default, Position: a.Pos, FailedRuns: rc.failed,
 	}

@@ -36,6 +36,7 @@ import (
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/cassette/gen"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // benchN is the number of cassettes the time benchmarks read: the figure
@@ -114,7 +115,7 @@ func cassetteFiles(tb testing.TB, dir string) ([]string, int64) {
 
 // runSuite is `mcptest run --reporter json` minus the printing: load the
 // suite, replay it, and encode the report.
-func runSuite(suite string, w io.Writer) (*engine.Envelope, error) {
+func runSuite(suite string, w io.Writer) (*report.Envelope, error) {
 	s, err := engine.LoadSuite(suite)
 	if err != nil {
 		return nil, err
@@ -158,7 +159,7 @@ func checkPasses(tb testing.TB, suite string) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if env.Verdict != engine.Pass {
+	if env.Verdict != report.Pass {
 		tb.Fatalf("%s: verdict %s, want pass", suite, env.Verdict)
 	}
 }

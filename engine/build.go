@@ -13,6 +13,7 @@ import (
 	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/expr"
+	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/gate"
 )
 
@@ -141,9 +142,9 @@ func (b *builder) build() {
 			case "compliance":
 				b.compliance(ptr, m)
 			case "redteam":
-				b.modelCase(ptr, m, KindRedteam)
+				b.modelCase(ptr, m, report.KindRedteam)
 			case "evals":
-				b.modelCase(ptr, m, KindEval)
+				b.modelCase(ptr, m, report.KindEval)
 			}
 		}
 	}
@@ -178,7 +179,7 @@ func (b *builder) server(name string, v any) {
 }
 
 // newCase starts a case, checking its name is unique.
-func (b *builder) newCase(ptr string, m map[string]any, kind Kind) *Case {
+func (b *builder) newCase(ptr string, m map[string]any, kind report.Kind) *Case {
 	name, _ := m["name"].(string)
 	c := &Case{Name: name, Kind: kind, Pos: b.doc.at(ptr), Pointer: ptr, DefinitionSHA256: canonicalSHA256(m)}
 	if name != "" {
@@ -239,7 +240,7 @@ func (b *builder) liveExpect(ptr string, c *Case, m map[string]any) {
 //
 // Its expect: list is still checked for the target and matcher grammar, so
 // a typo is found now rather than when the section lands.
-func (b *builder) pending(ptr string, m map[string]any, kind Kind, key string) {
+func (b *builder) pending(ptr string, m map[string]any, kind report.Kind, key string) {
 	c := b.newCase(ptr, m, kind)
 	c.Pending = append(c.Pending, PendingBlock{Key: key, Pos: b.doc.keyAt(ptr)})
 	b.liveExpect(ptr, c, m)
@@ -247,7 +248,7 @@ func (b *builder) pending(ptr string, m map[string]any, kind Kind, key string) {
 }
 
 func (b *builder) agentTest(ptr string, m map[string]any) {
-	c := b.newCase(ptr, m, KindAgent)
+	c := b.newCase(ptr, m, report.KindAgent)
 	b.agentFields(ptr, c, m, "test")
 	if v, ok := m["runs"]; ok {
 		if n, ok := b.integer(ptr+"/runs", v, 0, maxRuns); ok {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 
 	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/engine/safefile"
 )
 
@@ -35,19 +36,19 @@ type CaseCache interface {
 	// and no error when there is no entry; an error naming the entry when
 	// one is there but cannot be read back whole, is bound to another key
 	// or is refused by check.
-	Get(key string, check func(*CaseResult) error) (*CaseResult, error)
+	Get(key string, check func(*report.CaseResult) error) (*report.CaseResult, error)
 	// Put stores res under key, replacing any entry. It may fail silently:
 	// the next run recomputes the case.
-	Put(key string, res *CaseResult)
+	Put(key string, res *report.CaseResult)
 }
 
 // cacheEntry is the JSON document of one DirCache entry: the key it is
 // stored under, repeated so an entry copied to another key's file is
 // refused, and the case result.
 type cacheEntry struct {
-	Format int         `json:"format"`
-	Key    string      `json:"key"`
-	Case   *CaseResult `json:"case"`
+	Format int                `json:"format"`
+	Key    string             `json:"key"`
+	Case   *report.CaseResult `json:"case"`
 }
 
 // DirCache is a CaseCache of one JSON file per case result in Dir
@@ -63,7 +64,7 @@ func (d DirCache) path(key string) string {
 // Get implements CaseCache. An entry is read only when it is a regular file
 // (a symbolic link, a FIFO or a device is refused without blocking) of at
 // most CacheEntryLimit bytes.
-func (d DirCache) Get(key string, check func(*CaseResult) error) (*CaseResult, error) {
+func (d DirCache) Get(key string, check func(*report.CaseResult) error) (*report.CaseResult, error) {
 	path := d.path(key)
 	data, err := safefile.ReadOwnFile(path, CacheEntryLimit)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -84,7 +85,7 @@ func (d DirCache) Get(key string, check func(*CaseResult) error) (*CaseResult, e
 
 // decodeEntry reads a cache entry stored under key: a JSON object of this
 // format that repeats key and holds a case.
-func decodeEntry(key string, data []byte) (*CaseResult, error) {
+func decodeEntry(key string, data []byte) (*report.CaseResult, error) {
 	var e cacheEntry
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -107,7 +108,7 @@ func decodeEntry(key string, data []byte) (*CaseResult, error) {
 
 // Put implements CaseCache. It writes through a temporary file and a
 // rename, so a concurrent reader never sees half a result.
-func (d DirCache) Put(key string, res *CaseResult) {
+func (d DirCache) Put(key string, res *report.CaseResult) {
 	data, err := json.Marshal(cacheEntry{Format: cacheFormat, Key: key, Case: res})
 	if err != nil {
 		return
@@ -127,8 +128,8 @@ func (d DirCache) Put(key string, res *CaseResult) {
 // Only agent and scenario cases are cached (they read recordings alone); a
 // case that talks to a live server is always recomputed. ok is false when
 // the case cannot be keyed.
-func cacheKey(s *Suite, p casePlan, version string) (key string, set CassetteSet, ok bool) {
-	if p.c.Kind != KindAgent && p.c.Kind != KindScenario {
+func cacheKey(s *Suite, p casePlan, version string) (key string, set report.CassetteSet, ok bool) {
+	if p.c.Kind != report.KindAgent && p.c.Kind != report.KindScenario {
 		return "", set, false
 	}
 	def, err := json.Marshal(p.c)
@@ -146,7 +147,7 @@ func cacheKey(s *Suite, p casePlan, version string) (key string, set CassetteSet
 		fmt.Fprintf(h, "\x00%s\x00%x", f, sum)
 		fmt.Fprintf(digest, "%s\x00%x\n", suiteRelative(s, f), sum)
 	}
-	set = CassetteSet{Files: len(p.files), SHA256: hex.EncodeToString(digest.Sum(nil))}
+	set = report.CassetteSet{Files: len(p.files), SHA256: hex.EncodeToString(digest.Sum(nil))}
 	return hex.EncodeToString(h.Sum(nil)), set, true
 }
 
@@ -155,7 +156,7 @@ func cacheKey(s *Suite, p casePlan, version string) (key string, set CassetteSet
 // the cassettes on disk (set), the assertions the case declares in their
 // order, and the verdict caseVerdict gives from the result's own
 // assertions, floors and findings. An error says what differs.
-func checkCached(res *CaseResult, c *Case, set CassetteSet) error {
+func checkCached(res *report.CaseResult, c *Case, set report.CassetteSet) error {
 	switch {
 	case res.Name != c.Name:
 		return fmt.Errorf("it is the result of case %q, not of %q", res.Name, c.Name)
@@ -172,7 +173,7 @@ func checkCached(res *CaseResult, c *Case, set CassetteSet) error {
 	case res.Targets == nil || res.Counts == nil || res.Assertions == nil || res.Floors == nil || res.Findings == nil:
 		return errors.New("it lacks targets, counts, assertions, floors or findings")
 	}
-	if err := res.check("case"); err != nil {
+	if err := res.Check("case"); err != nil {
 		return err
 	}
 	if err := checkAssertions(res, c); err != nil {
@@ -188,7 +189,7 @@ func checkCached(res *CaseResult, c *Case, set CassetteSet) error {
 // assertion the case computes, in declaration order, and that a case-level
 // assertion (on a gate target) passes exactly when evaluating it on the
 // result's targets passes.
-func checkAssertions(res *CaseResult, c *Case) error {
+func checkAssertions(res *report.CaseResult, c *Case) error {
 	want := computedAssertions(c)
 	if len(res.Assertions) != len(want) {
 		return fmt.Errorf("it has %d assertion results, the case computes %d", len(res.Assertions), len(want))
@@ -198,7 +199,7 @@ func checkAssertions(res *CaseResult, c *Case) error {
 		if r.Index != a.Index || r.Block != a.Block || r.Default != a.Default || r.Target != a.Target.String() || r.Position != a.Pos {
 			return fmt.Errorf("assertions[%d] is not the case's assertion at %s", i, a.Pos)
 		}
-		if _, gate := targetBlock(r.Target); !gate || c.Kind != KindAgent {
+		if _, gate := targetBlock(r.Target); !gate || c.Kind != report.KindAgent {
 			continue
 		}
 		v, ok := res.Targets[r.Target]
@@ -217,7 +218,7 @@ func checkAssertions(res *CaseResult, c *Case) error {
 // declaration order: for an agent test, every one but those on the
 // targets of a gate block this version does not compute.
 func computedAssertions(c *Case) []*Assertion {
-	if c.Kind != KindAgent {
+	if c.Kind != report.KindAgent {
 		return c.Expect
 	}
 	var out []*Assertion

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // TestDirCache: a second run serves the replayed case from the cache with
@@ -42,7 +44,7 @@ agents:
 	}
 }
 
-func jsonOf(t *testing.T, env *Envelope) string {
+func jsonOf(t *testing.T, env *report.Envelope) string {
 	t.Helper()
 	b, err := json.Marshal(env)
 	if err != nil {
@@ -126,15 +128,15 @@ func TestCacheRefusesTamperedEntries(t *testing.T) {
 		name, warn string
 		tamper     func(t *testing.T, entries map[string]string)
 	}{
-		{"agent verdict flipped", "verdict", edit(agent, func(e *cacheEntry) { e.Case.Verdict = Pass })},
-		{"scenario verdict flipped", "verdict", edit(scenario, func(e *cacheEntry) { e.Case.Verdict = Pass })},
-		{"scenario verdict inconclusive", "verdict", edit(scenario, func(e *cacheEntry) { e.Case.Verdict = Inconclusive })},
+		{"agent verdict flipped", "verdict", edit(agent, func(e *cacheEntry) { e.Case.Verdict = report.Pass })},
+		{"scenario verdict flipped", "verdict", edit(scenario, func(e *cacheEntry) { e.Case.Verdict = report.Pass })},
+		{"scenario verdict inconclusive", "verdict", edit(scenario, func(e *cacheEntry) { e.Case.Verdict = report.Inconclusive })},
 		{"declared runs", "runs", edit(agent, func(e *cacheEntry) { e.Case.RunsDeclared = 5 })},
 		{"cassette digest", "cassette digest", edit(agent, func(e *cacheEntry) { e.Case.Cassettes.SHA256 = strings.Repeat("0", 64) })},
 		{"no cassettes", "cassette digest", edit(agent, func(e *cacheEntry) { e.Case.Cassettes = nil })},
 		{"definition digest", "definition", edit(agent, func(e *cacheEntry) { e.Case.DefinitionSHA256 = "x" })},
 		{"null targets", "lacks", edit(agent, func(e *cacheEntry) { e.Case.Targets = nil })},
-		{"bad tools entry", "tools[0]", edit(agent, func(e *cacheEntry) { e.Case.Tools = []ToolUse{{Calls: -1}} })},
+		{"bad tools entry", "tools[0]", edit(agent, func(e *cacheEntry) { e.Case.Tools = []report.ToolUse{{Calls: -1}} })},
 		{"old format", "format 2", edit(agent, func(e *cacheEntry) { e.Format = 2 })},
 		{"null case", "no case", edit(agent, func(e *cacheEntry) { e.Case = nil })},
 		{"assertion moved", "assertions[0]", edit(agent, func(e *cacheEntry) { e.Case.Assertions[0].Position.Line++ })},
@@ -147,7 +149,7 @@ func TestCacheRefusesTamperedEntries(t *testing.T) {
 	}
 	s := failingCacheSuite(t)
 	cold := run(t, s, Options{Version: "test"})
-	if cold.Verdict != Fail || cold.Cases[0].Verdict != Fail || cold.Cases[1].Verdict != Fail {
+	if cold.Verdict != report.Fail || cold.Cases[0].Verdict != report.Fail || cold.Cases[1].Verdict != report.Fail {
 		t.Fatalf("the suite should fail in both cases: %s", jsonOf(t, cold))
 	}
 	for _, a := range attacks {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // cassetteUse is what a case does with its recordings, file by file: open
@@ -26,7 +27,7 @@ type cassetteUse struct {
 // every file that could not be read as positioned errors. A file found
 // broken after some of its runs were used fails the run with those errors,
 // so what the runs added is never reported.
-func eachCassette(s *Suite, p casePlan, res *CaseResult, progress func(), use cassetteUse) diag.List {
+func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(), use cassetteUse) diag.List {
 	var errs diag.List
 	digest := sha256.New()
 	tools := toolTally{}
@@ -70,7 +71,7 @@ func eachCassette(s *Suite, p casePlan, res *CaseResult, progress func(), use ca
 			open(cas)
 		}
 	}
-	res.Cassettes = &CassetteSet{Files: len(p.files), SHA256: hex.EncodeToString(digest.Sum(nil))}
+	res.Cassettes = &report.CassetteSet{Files: len(p.files), SHA256: hex.EncodeToString(digest.Sum(nil))}
 	res.Tools = tools.list()
 	return errs
 }

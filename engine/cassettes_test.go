@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcptest/mcptest/engine/cassette/gen"
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // runErrors loads the suite at path and runs it, returning the input
@@ -120,7 +121,7 @@ func TestLargeCassetteMemoryIsBounded(t *testing.T) {
 	stop := gen.HeapPeak()
 	env, err := Run(s, Options{})
 	peak := stop()
-	if err != nil || env.Verdict != Pass || env.Cases[0].Runs != 500 {
+	if err != nil || env.Verdict != report.Pass || env.Cases[0].Runs != 500 {
 		t.Fatalf("run: %v, %+v", err, env)
 	}
 	if ratio := float64(peak) / float64(fi.Size()); ratio > 4 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/redact"
+	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/live"
 )
 
@@ -31,7 +32,7 @@ const maxPages = 100
 // list's items of every page under their key: tools, resources, prompts),
 // initialize, count, spec, check and server.
 func (b *builder) compliance(ptr string, m map[string]any) {
-	c := b.newCase(ptr, m, KindCompliance)
+	c := b.newCase(ptr, m, report.KindCompliance)
 	cb := &ComplianceBlock{}
 	cb.Server, _ = m["server"].(string)
 	cb.Spec, _ = m["spec"].(string)
@@ -72,11 +73,11 @@ type wireSession struct {
 // runCompliance makes the check's exchange and applies the rules of its
 // revision; each rule is a floor of the case, so a report names the rule
 // that broke.
-func runCompliance(s *Suite, p casePlan, res *CaseResult) (*CaseResult, diag.List) {
+func runCompliance(s *Suite, p casePlan, res *report.CaseResult) (*report.CaseResult, diag.List) {
 	cb := p.c.Compliance
 	res.Runs = 1
 	floor := func(name string, problems []string, ok string) bool {
-		fl := Floor{Name: name, Passed: len(problems) == 0, Message: ok}
+		fl := report.Floor{Name: name, Passed: len(problems) == 0, Message: ok}
 		if !fl.Passed {
 			fl.Message = redact.String(problems[0])
 			if len(problems) > 1 {
@@ -89,16 +90,16 @@ func runCompliance(s *Suite, p casePlan, res *CaseResult) (*CaseResult, diag.Lis
 		res.Floors = append(res.Floors, fl)
 		return fl.Passed
 	}
-	finish := func() (*CaseResult, diag.List) {
-		res.Verdict = Pass
+	finish := func() (*report.CaseResult, diag.List) {
+		res.Verdict = report.Pass
 		for _, fl := range res.Floors {
 			if !fl.Passed {
-				res.Verdict = Fail
+				res.Verdict = report.Fail
 			}
 		}
 		for _, a := range res.Assertions {
 			if !a.Passed {
-				res.Verdict = Fail
+				res.Verdict = report.Fail
 			}
 		}
 		return res, nil

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcptest/mcptest/engine/report"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -65,7 +67,7 @@ tools:
         matcher: {exact: Summarize rain}
 `)
 	env := run(t, writeSuite(t, b.String(), nil), Options{})
-	if env.Verdict != Pass || env.Run.Mode != "live" {
+	if env.Verdict != report.Pass || env.Run.Mode != "live" {
 		for _, c := range env.Cases {
 			t.Logf("%s %s %+v %+v %+v", c.Name, c.Verdict, c.Floors, c.Assertions, c.Findings)
 		}
@@ -150,7 +152,7 @@ compliance:
 		"prompts":   {"prompts.advertised: server \"broken\" does not advertise the `prompts` capability"},
 	}
 	for _, c := range env.Cases {
-		if c.Verdict != Fail {
+		if c.Verdict != report.Fail {
 			t.Errorf("%s: verdict %s, want fail", c.Name, c.Verdict)
 		}
 		var failed []string
@@ -191,7 +193,7 @@ compliance:
   - {name: tools, spec: "2025-06-18", check: tools/list}
 `, nil), Options{})
 	c := env.Cases[0]
-	if c.Verdict != Fail || len(c.Floors) != 1 || c.Floors[0].Name != "initialize.answered" || !strings.Contains(c.Floors[0].Message, `on server "gone" failed`) {
+	if c.Verdict != report.Fail || len(c.Floors) != 1 || c.Floors[0].Name != "initialize.answered" || !strings.Contains(c.Floors[0].Message, `on server "gone" failed`) {
 		t.Fatalf("%s %+v", c.Verdict, c.Floors)
 	}
 }
@@ -226,7 +228,7 @@ evals:
 	if msg := env.Cases[1].Findings[0].Message; !strings.Contains(msg, "judge model to score task_completion, tool_use") {
 		t.Errorf("eval finding %q", msg)
 	}
-	if env.Cases[0].Kind != KindRedteam || env.Cases[1].Kind != KindEval {
+	if env.Cases[0].Kind != report.KindRedteam || env.Cases[1].Kind != report.KindEval {
 		t.Errorf("kinds %s %s", env.Cases[0].Kind, env.Cases[1].Kind)
 	}
 }
@@ -248,7 +250,7 @@ compliance:
   - {name: init, spec: "2025-11-25", check: initialize}
 `, nil), Options{})
 	msg := env.Cases[0].Floors[0].Message
-	if env.Cases[0].Verdict != Fail || !strings.Contains(msg, "auth failed: HTTP 401") || !strings.Contains(msg, "MCPTEST_TEST_UNSET_TOKEN") {
+	if env.Cases[0].Verdict != report.Fail || !strings.Contains(msg, "auth failed: HTTP 401") || !strings.Contains(msg, "MCPTEST_TEST_UNSET_TOKEN") {
 		t.Errorf("%s: %s", env.Cases[0].Verdict, msg)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 func TestToolTally(t *testing.T) {
@@ -32,13 +33,13 @@ func TestToolTally(t *testing.T) {
 }
 
 func TestToolCoverage(t *testing.T) {
-	env := &Envelope{
-		Servers: []ServerInfo{{Name: "target", Tools: []string{"echo", "get-env", "get-sum"}}, {Name: "other"}},
-		Cases: []*CaseResult{
-			{Verdict: Pass, Tools: []ToolUse{{Server: "target", Tool: "echo", Calls: 1}}},
-			{Verdict: Fail, Tools: []ToolUse{{Server: "target", Tool: "echo", Calls: 1}}},
-			{Verdict: Inconclusive, Tools: []ToolUse{{Server: "target", Tool: "get-sum", Calls: 3}, {Server: "weather", Tool: "get_alerts"}}},
-			{Verdict: Pass},
+	env := &report.Envelope{
+		Servers: []report.ServerInfo{{Name: "target", Tools: []string{"echo", "get-env", "get-sum"}}, {Name: "other"}},
+		Cases: []*report.CaseResult{
+			{Verdict: report.Pass, Tools: []report.ToolUse{{Server: "target", Tool: "echo", Calls: 1}}},
+			{Verdict: report.Fail, Tools: []report.ToolUse{{Server: "target", Tool: "echo", Calls: 1}}},
+			{Verdict: report.Inconclusive, Tools: []report.ToolUse{{Server: "target", Tool: "get-sum", Calls: 3}, {Server: "weather", Tool: "get_alerts"}}},
+			{Verdict: report.Pass},
 		},
 	}
 	cov := env.ToolCoverage()
@@ -52,7 +53,7 @@ func TestToolCoverage(t *testing.T) {
 	if string(got) != want {
 		t.Errorf("coverage\n got %s\nwant %s", got, want)
 	}
-	empty, _ := json.Marshal((&Envelope{}).ToolCoverage())
+	empty, _ := json.Marshal((&report.Envelope{}).ToolCoverage())
 	if string(empty) != `{"known":0,"covered":0,"tools":[],"uncovered":[]}` {
 		t.Errorf("a run that knows no tool: %s", empty)
 	}

@@ -9,9 +9,10 @@
 // a time, feeds every recorded run to the case's gates (package gate) and to
 // its per-run assertions (package expr), and keeps only the numbers: memory
 // grows with the largest cassette, not with how many there are. The result
-// is an Envelope, the canonical JSON document every reporter renders from.
+// is a report.Envelope (package report), the document every reporter renders
+// from.
 // Each case also records the tools it reached (coverage.go), which
-// Envelope.ToolCoverage sums into the run's tool coverage.
+// report.Envelope.ToolCoverage sums into the run's tool coverage.
 //
 // Nothing here reads a clock or a random source: the same suite and
 // cassettes give the same envelope, byte for byte, apart from the run id,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // FuzzParseSuite feeds arbitrary bytes to the suite loader: it must never
@@ -156,11 +157,11 @@ func FuzzCacheEntry(f *testing.F) {
 			t.Fatalf("accepted verdict %q, its results give %q", res.Verdict, caseVerdict(res, false, false))
 		}
 		for _, a := range res.Assertions {
-			if !a.Passed && res.Verdict != Fail {
+			if !a.Passed && res.Verdict != report.Fail {
 				t.Fatalf("accepted a %s case with a failed assertion", res.Verdict)
 			}
 		}
-		env := &Envelope{Cases: []*CaseResult{res}}
+		env := &report.Envelope{Cases: []*report.CaseResult{res}}
 		env.Tally()
 		if err := env.Check(); err != nil {
 			t.Fatalf("accepted an entry the reporters refuse: %v", err)
@@ -182,7 +183,7 @@ func FuzzSummary(f *testing.F) {
 		"floors": [{"target": "summary.pass_hat_20", "matcher": {"schema": {"minimum": 1}}}, {"target": "summary.pass_hat_999999999", "matcher": {"regex": "("}}]}`))
 	f.Add([]byte(`{"cases": [null, {"counts": {"reliability.runs": -1, "reliability.passed_runs": 5}}], "run": {"shard": "1/2"}, "floors": [{"target": "summary.pass_rate", "matcher": 7}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var env Envelope
+		var env report.Envelope
 		if json.Unmarshal(data, &env) != nil {
 			return
 		}
@@ -192,15 +193,15 @@ func FuzzSummary(f *testing.F) {
 			t.Fatalf("Summarize took %v", d)
 		}
 		if s := env.Summary; s != nil {
-			for _, p := range append([]PassHatFigure{{SummaryFigure: s.PassRate}}, s.PassHat...) {
-				if p.Value < 0 || p.Value > 100 || p.K > maxSummaryK {
+			for _, p := range append([]report.PassHatFigure{{SummaryFigure: s.PassRate}}, s.PassHat...) {
+				if p.Value < 0 || p.Value > 100 || p.K > report.MaxSummaryK {
 					t.Fatalf("figure %+v", p)
 				}
 			}
 		}
 		for _, c := range env.Cases {
 			if c == nil {
-				return // Tally needs the cases Envelope.Check lets through
+				return // Tally needs the cases report.Envelope.Check lets through
 			}
 		}
 		env.Tally()

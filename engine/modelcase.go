@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // JudgeBlock is an evals: case's judge: the metrics a judge model scores
@@ -20,10 +21,10 @@ type JudgeBlock struct {
 // against the fields of a recorded run) and reported inconclusive, so a
 // suite can carry them next to the deterministic cases and a run can never
 // count them as passed.
-func (b *builder) modelCase(ptr string, m map[string]any, kind Kind) {
+func (b *builder) modelCase(ptr string, m map[string]any, kind report.Kind) {
 	c := b.newCase(ptr, m, kind)
 	noun := "eval case"
-	if kind == KindRedteam {
+	if kind == report.KindRedteam {
 		noun = "red-team probe"
 	}
 	b.agentFields(ptr, c, m, noun)
@@ -42,12 +43,12 @@ func (b *builder) modelCase(ptr string, m map[string]any, kind Kind) {
 
 // runModelCase reports a redteam: or evals: case inconclusive, with what
 // it would need to run.
-func runModelCase(p casePlan, res *CaseResult) (*CaseResult, diag.List) {
+func runModelCase(p casePlan, res *report.CaseResult) (*report.CaseResult, diag.List) {
 	c := p.c
-	res.Verdict = Inconclusive
+	res.Verdict = report.Inconclusive
 	pos := c.Pos
 	var msg string
-	if c.Kind == KindRedteam {
+	if c.Kind == report.KindRedteam {
 		msg = "a red-team probe needs a live model to play the agent (its system prompt, then the prompt that smuggles an instruction); mcptest runs no model, so the probe was validated, not run. " +
 			"Run it with your agent, record the session with `mcptest record`, and gate the cassette as an `agents:` test with the same expect: list"
 	} else {
@@ -58,6 +59,6 @@ func runModelCase(p casePlan, res *CaseResult) (*CaseResult, diag.List) {
 		msg += "; mcptest runs no model, so the case was validated, not run. " +
 			"Record your agent answering it with `mcptest record` and gate the cassette as an `agents:` test to check its deterministic assertions"
 	}
-	res.Findings = append(res.Findings, Finding{Level: "warning", Gate: string(c.Kind), Position: &pos, Message: msg})
+	res.Findings = append(res.Findings, report.Finding{Level: "warning", Gate: string(c.Kind), Position: &pos, Message: msg})
 	return res, nil
 }

@@ -7,8 +7,10 @@ import (
 
 	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/gate"
 	"github.com/mcptest/mcptest/gate/distractor"
+	"github.com/mcptest/mcptest/gate/stats"
 )
 
 // ToolSelectionBlock is a tool_selection: block, the pass^k floor.
@@ -82,57 +84,6 @@ func (b *builder) multiRunBlock(c *Case, key, bptr string, block map[string]any,
 		return false
 	}
 	return true
-}
-
-// ToolSelectionDetail is the envelope's per-run detail of a tool_selection:
-// floor.
-type ToolSelectionDetail struct {
-	ExpectedTool     string  `json:"expected_tool"`
-	MinSelectionRate float64 `json:"min_selection_rate"`
-	MaxTotalTokens   *int64  `json:"max_total_tokens,omitempty"`
-	// Pairs aggregates each (agent, model) pair: one entry, or one per
-	// model of a matrix, in order of first appearance.
-	Pairs []SelectionPair `json:"pairs"`
-	Runs  []SelectionRow  `json:"runs"`
-}
-
-// SelectionPair is the aggregation of one (agent, model) pair's runs.
-type SelectionPair struct {
-	Name          string `json:"name"`
-	Model         string `json:"model,omitempty"`
-	Runs          int64  `json:"runs"`
-	Selected      int64  `json:"selected"`
-	PassKRuns     int64  `json:"pass_k_runs"`
-	SelectionRate int64  `json:"selection_rate"`
-	PassK         int64  `json:"pass_k"`
-	// TokensMedian and TokensMax are absent when no run recorded tokens.
-	TokensMedian *int64 `json:"tokens_median,omitempty"`
-	TokensMax    *int64 `json:"tokens_max,omitempty"`
-	OverBudget   int64  `json:"over_budget"`
-	Passed       bool   `json:"passed"`
-}
-
-// SelectionRow is one run of a tool_selection: floor, named as reports show
-// it: "weather selection #3", or "weather selection [gpt-5] #3" across a
-// model matrix.
-type SelectionRow struct {
-	Name string `json:"name"`
-	gate.PassKRun
-}
-
-// DistractorsDetail is the envelope's description of a distractors: block:
-// what was injected. complexity: is descriptive metadata.
-type DistractorsDetail struct {
-	Source     string   `json:"source"`
-	Count      int      `json:"count"`
-	Complexity string   `json:"complexity,omitempty"`
-	Correct    []string `json:"correct"`
-	Injected   []string `json:"injected"`
-}
-
-// DiscoveryDetail is the envelope's record of a discovery: block.
-type DiscoveryDetail struct {
-	NameFree bool `json:"name_free"`
 }
 
 // multiRun feeds the runs of an agent test to its multi-run gates.
@@ -233,15 +184,15 @@ func (m *multiRun) checkPrompt(prompt string) {
 }
 
 // results adds the gates' targets, counts, findings and per-run detail.
-func (m *multiRun) results(res *CaseResult) {
+func (m *multiRun) results(res *report.CaseResult) {
 	c := m.c
 	if m.passK != nil {
 		addGate(res, m.passK.Result())
 		cfg := c.ToolSelection.Config
-		d := &ToolSelectionDetail{ExpectedTool: cfg.ExpectedTool, MinSelectionRate: cfg.MinRate, MaxTotalTokens: cfg.MaxTokens,
-			Pairs: []SelectionPair{}, Runs: []SelectionRow{}}
+		d := &report.ToolSelectionDetail{ExpectedTool: cfg.ExpectedTool, MinSelectionRate: cfg.MinRate, MaxTotalTokens: cfg.MaxTokens,
+			Pairs: []report.SelectionPair{}, Runs: []report.SelectionRow{}}
 		for _, row := range m.passK.Rows() {
-			d.Runs = append(d.Runs, SelectionRow{Name: m.rowName(row.Model, row.Run), PassKRun: row})
+			d.Runs = append(d.Runs, selectionRow(m.rowName(row.Model, row.Run), row))
 		}
 		res.ToolSelection = d
 		for _, model := range m.models {
@@ -252,10 +203,10 @@ func (m *multiRun) results(res *CaseResult) {
 				}
 			}
 			f := m.passK.Floor(m.pairName(model), rows)
-			res.Floors = append(res.Floors, Floor{Name: "tool-selection floor", Passed: f.Passed, Message: f.Summary, Lines: f.Breaches})
+			res.Floors = append(res.Floors, report.Floor{Name: "tool-selection floor", Passed: f.Passed, Message: f.Summary, Lines: f.Breaches})
 			s := gate.Summarize(cfg, rows)
-			pair := SelectionPair{Name: m.pairName(model), Model: model, Runs: s.Runs, Selected: s.Selected, PassKRuns: s.PassK,
-				SelectionRate: gate.Percent(s.Selected, s.Runs), PassK: gate.Percent(s.PassK, s.Runs), OverBudget: s.OverBudget, Passed: f.Passed}
+			pair := report.SelectionPair{Name: m.pairName(model), Model: model, Runs: s.Runs, Selected: s.Selected, PassKRuns: s.PassK,
+				SelectionRate: stats.Percent(s.Selected, s.Runs), PassK: stats.Percent(s.PassK, s.Runs), OverBudget: s.OverBudget, Passed: f.Passed}
 			if s.TokensRecorded > 0 {
 				pair.TokensMedian, pair.TokensMax = &s.TokensMedian, &s.TokensMax
 			}
@@ -263,37 +214,37 @@ func (m *multiRun) results(res *CaseResult) {
 		}
 		if len(m.models) == 0 {
 			f := m.passK.Floor(c.Name, nil)
-			res.Floors = append(res.Floors, Floor{Name: "tool-selection floor", Passed: false, Message: f.Summary, Lines: []string{"FLOOR " + c.Name + ": no recorded runs"}})
+			res.Floors = append(res.Floors, report.Floor{Name: "tool-selection floor", Passed: false, Message: f.Summary, Lines: []string{"FLOOR " + c.Name + ": no recorded runs"}})
 		}
 	}
 	if m.distractors != nil {
 		addGate(res, m.distractors.Result())
 		d := c.Distractors
-		res.Distractors = &DistractorsDetail{Source: string(d.Generate.From), Count: d.Generate.Count, Complexity: d.Complexity,
+		res.Distractors = &report.DistractorsDetail{Source: string(d.Generate.From), Count: d.Generate.Count, Complexity: d.Complexity,
 			Correct: orEmptyStrings(d.Correct), Injected: []string{}}
 		for _, t := range m.injected {
 			res.Distractors.Injected = append(res.Distractors.Injected, t.Name)
 		}
 		if len(m.injected) < d.Generate.Count {
-			res.Findings = append(res.Findings, Finding{Level: "warning", Gate: "distractors",
+			res.Findings = append(res.Findings, report.Finding{Level: "warning", Gate: "distractors",
 				Message: fmt.Sprintf("`count: %d` asks for more distractors than the %s source makes here: %d injected", d.Generate.Count, d.Generate.From, len(m.injected))})
 		}
 	}
 	if m.orchestrate != nil {
 		addGate(res, m.orchestrate.Result())
 		if c.Selection == nil {
-			res.Findings = append(res.Findings, Finding{Level: "warning", Gate: "orchestration",
+			res.Findings = append(res.Findings, report.Finding{Level: "warning", Gate: "orchestration",
 				Message: "`orchestration:` without `equal_function_sets:` has no expected classes: discovery and efficiency score 0"})
 		}
 	}
 	if c.Discovery != nil {
-		res.Discovery = &DiscoveryDetail{NameFree: c.Discovery.NameFree}
+		res.Discovery = &report.DiscoveryDetail{NameFree: c.Discovery.NameFree}
 		if c.Discovery.NameFree && c.Selection == nil {
-			res.Findings = append(res.Findings, Finding{Level: "warning", Gate: "discovery",
+			res.Findings = append(res.Findings, report.Finding{Level: "warning", Gate: "discovery",
 				Message: "`discovery.name_free: true` without `equal_function_sets:`: there are no classes to judge the discovered path against"})
 		}
 		if len(m.promptsNamed) > 0 {
-			res.Findings = append(res.Findings, Finding{Level: "warning", Gate: "discovery",
+			res.Findings = append(res.Findings, report.Finding{Level: "warning", Gate: "discovery",
 				Message: "`discovery.name_free: true`, but the prompt names " + backtickList(m.promptsNamed) + ": the scenario measures execution, not discovery"})
 		}
 	}
@@ -302,7 +253,7 @@ func (m *multiRun) results(res *CaseResult) {
 // floors adds the certified floor of a distractors: block, once its
 // assertions are evaluated: it holds when every assertion on
 // distractors.certified_lower passed.
-func (m *multiRun) floors(res *CaseResult) {
+func (m *multiRun) floors(res *report.CaseResult) {
 	if m.distractors == nil {
 		return
 	}
@@ -319,7 +270,7 @@ func (m *multiRun) floors(res *CaseResult) {
 	runs, ok := res.Counts["distractors.runs"], res.Counts["distractors.successful_runs"]
 	msg := fmt.Sprintf("%s: %d/%d runs selected only correct tools, certified lower bound %s%% at 95%% confidence (accuracy %s%%)",
 		m.c.Name, ok, runs, formatNumber(res.Targets["distractors.certified_lower"]), formatNumber(res.Targets["distractors.accuracy"]))
-	f := Floor{Name: "certified floor", Passed: passed, Message: msg}
+	f := report.Floor{Name: "certified floor", Passed: passed, Message: msg}
 	if !passed {
 		bound := formatNumber(res.Targets["distractors.certified_lower"])
 		for _, a := range res.Assertions {
@@ -370,4 +321,10 @@ func orEmptyStrings(xs []string) []string {
 // commands that read a suite without running it.
 func SelectCases(s *Suite, filters []string) ([]*Case, error) {
 	return selectCases(s.Cases, filters)
+}
+
+// selectionRow is the envelope's row of one run of a tool_selection: floor.
+func selectionRow(name string, r gate.PassKRun) report.SelectionRow {
+	return report.SelectionRow{Name: name, Run: r.Run, Model: r.Model, Selected: r.Selected, Tokens: r.Tokens,
+		WithinBudget: r.WithinBudget, PassK: r.PassK, Called: r.Called}
 }

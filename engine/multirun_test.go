@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 func weatherRun(tool string, total int) string {
@@ -43,7 +45,7 @@ agents:
 	}
 	env := run(t, s, Options{})
 	c := env.Cases[0]
-	if c.Verdict != Fail || env.Verdict != Fail {
+	if c.Verdict != report.Fail || env.Verdict != report.Fail {
 		t.Fatalf("a breached floor fails the case: %s", c.Verdict)
 	}
 	if len(c.Floors) != 1 || c.Floors[0].Passed || c.Floors[0].Message != "weather selection: selection 6/10 (60%), pass^k 50%, tokens 1500 median / 2400 max" {
@@ -105,7 +107,7 @@ agents:
 		c.Floors[1].Message != "weather selection [gpt-5]: selection 1/3 (33%), pass^k 33%, tokens 10 median / 30 max" {
 		t.Errorf("floors = %+v", c.Floors)
 	}
-	if c.Verdict != Fail {
+	if c.Verdict != report.Fail {
 		t.Errorf("one model's breach fails the case")
 	}
 }
@@ -131,7 +133,7 @@ agents:
 		t.Errorf("targets = %v", c.Targets)
 	}
 	// The default gate distractors.accuracy >= 50 holds at exactly 50.
-	if c.Verdict != Pass || len(c.Assertions) != 1 || !c.Assertions[0].Default {
+	if c.Verdict != report.Pass || len(c.Assertions) != 1 || !c.Assertions[0].Default {
 		t.Errorf("verdict %s assertions %+v", c.Verdict, c.Assertions)
 	}
 	if c.Distractors == nil || strings.Join(c.Distractors.Injected, ",") != "search_products_v2,search_products_internal" || c.Distractors.Complexity != "serial" {
@@ -180,7 +182,7 @@ agents:
 	if c.Targets["orchestration.efficiency"] != 100 || c.Targets["orchestration.discovery"] != 100 {
 		t.Errorf("targets = %v", c.Targets)
 	}
-	if c.Verdict != Pass {
+	if c.Verdict != report.Pass {
 		t.Errorf("verdict %s", c.Verdict)
 	}
 }

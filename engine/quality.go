@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/gate/quality"
 	"github.com/mcptest/mcptest/live"
 )
@@ -47,7 +48,7 @@ func qualityTargetOK(name string) bool {
 }
 
 func (b *builder) toolQuality(ptr string, m map[string]any) {
-	c := b.newCase(ptr, m, KindToolQuality)
+	c := b.newCase(ptr, m, report.KindToolQuality)
 	q := &QualityBlock{}
 	q.Server, _ = m["server"].(string)
 	q.Catalog, _ = m["catalog"].(string)
@@ -102,7 +103,7 @@ var QualityTimeout = live.DefaultTimeout
 
 // runToolQuality scores the check's catalog and evaluates its assertions.
 // A catalog that cannot be read fails the case with an error finding.
-func runToolQuality(s *Suite, p casePlan, res *CaseResult) (*CaseResult, diag.List) {
+func runToolQuality(s *Suite, p casePlan, res *report.CaseResult) (*report.CaseResult, diag.List) {
 	c := p.c
 	q := c.Quality
 	t := live.Target{Catalog: q.Catalog}
@@ -119,8 +120,8 @@ func runToolQuality(s *Suite, p casePlan, res *CaseResult) (*CaseResult, diag.Li
 	defer cancel()
 	cat, err := live.Load(ctx, t, os.Getenv)
 	if err != nil {
-		res.Verdict = Fail
-		res.Findings = append(res.Findings, Finding{Level: "error", Gate: "tool_quality", Message: "could not read the catalog: " + err.Error()})
+		res.Verdict = report.Fail
+		res.Findings = append(res.Findings, report.Finding{Level: "error", Gate: "tool_quality", Message: "could not read the catalog: " + err.Error()})
 		return res, nil
 	}
 	var tools []quality.Tool
@@ -142,7 +143,7 @@ func runToolQuality(s *Suite, p casePlan, res *CaseResult) (*CaseResult, diag.Li
 			if f.Severity == quality.Critical {
 				level = "error"
 			}
-			res.Findings = append(res.Findings, Finding{Level: level, Gate: "tool_quality",
+			res.Findings = append(res.Findings, report.Finding{Level: level, Gate: "tool_quality",
 				Message: fmt.Sprintf("%s `%s`: %s", f.Rule, f.Tool, f.Message)})
 		}
 	}
@@ -157,9 +158,9 @@ func runToolQuality(s *Suite, p casePlan, res *CaseResult) (*CaseResult, diag.Li
 		failed = failed || !r.Passed
 		res.Assertions = append(res.Assertions, r)
 	}
-	res.Verdict = Pass
+	res.Verdict = report.Pass
 	if failed {
-		res.Verdict = Fail
+		res.Verdict = report.Fail
 	}
 	return res, nil
 }

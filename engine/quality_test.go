@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // npmServer locates a real MCP server installed by .ci/run; it skips
@@ -44,13 +46,13 @@ tool_quality:
 `, map[string]string{"catalog.yml": qualityCatalog})
 	env := run(t, s, Options{})
 	d, one := env.Cases[0], env.Cases[1]
-	if d.Verdict != Fail || len(d.Assertions) != 3 || !d.Assertions[0].Default {
+	if d.Verdict != report.Fail || len(d.Assertions) != 3 || !d.Assertions[0].Default {
 		t.Fatalf("defaults: verdict %s assertions %+v", d.Verdict, d.Assertions)
 	}
 	if d.Targets["critical_count"] != 2 || d.Targets[`tool["search_docs"].score`] != 1 {
 		t.Errorf("targets %v", d.Targets)
 	}
-	if one.Verdict != Fail || !one.Assertions[0].Passed || one.Assertions[1].Passed {
+	if one.Verdict != report.Fail || !one.Assertions[0].Passed || one.Assertions[1].Passed {
 		t.Errorf("one tool: %s %+v", one.Verdict, one.Assertions)
 	}
 }
@@ -118,7 +120,7 @@ tool_quality:
 `, nil)
 	env := run(t, s, Options{})
 	for _, c := range env.Cases {
-		if c.Verdict != Pass {
+		if c.Verdict != report.Pass {
 			t.Errorf("%s: %s %+v %v", c.Name, c.Verdict, c.Assertions, c.Findings)
 		}
 		if c.Counts["tool_quality.tools"] < 5 || c.Targets["min_score"] <= 0 || c.Targets["mean_score"] > 1 {
@@ -131,7 +133,7 @@ func TestToolQualityServerDown(t *testing.T) {
 	s := writeSuite(t, "servers:\n  gone:\n    command: [/nonexistent/server]\ntool_quality:\n  - name: q\n    server: gone\n", nil)
 	env := run(t, s, Options{})
 	c := env.Cases[0]
-	if c.Verdict != Fail || len(c.Findings) != 1 || !strings.Contains(c.Findings[0].Message, "could not read the catalog") {
+	if c.Verdict != report.Fail || len(c.Findings) != 1 || !strings.Contains(c.Findings[0].Message, "could not read the catalog") {
 		t.Errorf("%s %+v", c.Verdict, c.Findings)
 	}
 }

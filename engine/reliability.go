@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/gate"
+	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/gate/stats"
 )
 
@@ -64,40 +64,6 @@ func (c Confidence) String() string {
 	return strconv.FormatFloat(c.Percent(), 'f', -1, 64) + "%"
 }
 
-// ReliabilityDetail is the envelope's record of a case's runs as a
-// reliability measure: how many passed, the class, and the verdict of each
-// run.
-type ReliabilityDetail struct {
-	Runs       int64   `json:"runs"`
-	PassedRuns int64   `json:"passed_runs"`
-	Class      string  `json:"class"`
-	Confidence float64 `json:"confidence"`
-	// Judged is true when a reliability: block (the case's or the suite's)
-	// decided the case by these runs.
-	Judged bool `json:"judged,omitempty"`
-	// Rows are the runs in order, named in reports "<case> #<run>".
-	Rows []RunVerdict `json:"rows"`
-}
-
-// RunVerdict is one recorded run's verdict: it passed when every per-run
-// check held on it (the test's expect: list, each gate's assertions on the
-// run's own figures, a scenario's oracles).
-type RunVerdict struct {
-	Run    int  `json:"run"`
-	Passed bool `json:"passed"`
-	// Failed names the checks the run failed, in declaration order.
-	Failed []string `json:"failed,omitempty"`
-}
-
-// RunName names a run of a case as reports show it: "weather #3".
-func RunName(caseName string, run int) string {
-	return caseName + " #" + strconv.Itoa(run)
-}
-
-// maxPassHatTargets bounds the pass_hat_<k> targets written for a case with
-// many runs: k = 1..20, plus any k a floor or an assertion names.
-const maxPassHatTargets = 20
-
 // reliabilityTargetNames are the fixed reliability targets; pass_hat_<k>
 // completes them.
 var reliabilityTargetNames = []string{"reliability.pass_rate", "reliability.pass_hat_1", "reliability.certified_lower", "reliability.class"}
@@ -124,13 +90,13 @@ func reliabilityTarget(name string) (k int64, ok bool) {
 
 // runVerdicts collects the verdicts of a case's runs, in order.
 type runVerdicts struct {
-	rows   []RunVerdict
+	rows   []report.RunVerdict
 	passed int64
 }
 
 // add records run's verdict: failed names the checks it failed (copied).
 func (v *runVerdicts) add(run int, failed []string) {
-	row := RunVerdict{Run: run, Passed: len(failed) == 0}
+	row := report.RunVerdict{Run: run, Passed: len(failed) == 0}
 	if row.Passed {
 		v.passed++
 	} else {
@@ -143,16 +109,16 @@ func (v *runVerdicts) add(run int, failed []string) {
 // targets, the counts behind them, the class and the per-run rows. A case
 // gets them when it has two runs or more, a reliability: block, or an
 // assertion on a reliability target.
-func (v *runVerdicts) reliability(c *Case, res *CaseResult) {
+func (v *runVerdicts) reliability(c *Case, res *report.CaseResult) {
 	n := int64(len(v.rows))
 	if n == 0 || (n < 2 && c.Reliability == nil && !assertsReliability(c)) {
 		return
 	}
 	passed := v.passed
-	class := gate.Classify(passed, n)
-	res.Targets["reliability.pass_rate"] = float64(gate.Percent(passed, n))
+	class := stats.Classify(passed, n)
+	res.Targets["reliability.pass_rate"] = float64(stats.Percent(passed, n))
 	for _, k := range passHatKs(c, n) {
-		res.Targets["reliability.pass_hat_"+strconv.FormatInt(k, 10)] = float64(gate.RatPercent(gate.PassHat(passed, n, k)))
+		res.Targets["reliability.pass_hat_"+strconv.FormatInt(k, 10)] = float64(stats.RatPercent(stats.PassHat(passed, n, k)))
 	}
 	an, ad := c.Confidence.alpha()
 	res.Targets["reliability.certified_lower"] = float64(stats.LowerPercent(passed, n, an, ad))
@@ -162,13 +128,13 @@ func (v *runVerdicts) reliability(c *Case, res *CaseResult) {
 		res.Labels = map[string]string{}
 	}
 	res.Labels["reliability.class"] = string(class)
-	res.Reliability = &ReliabilityDetail{Runs: n, PassedRuns: passed, Class: string(class), Confidence: c.Confidence.Percent(),
+	res.Reliability = &report.ReliabilityDetail{Runs: n, PassedRuns: passed, Class: string(class), Confidence: c.Confidence.Percent(),
 		Judged: c.Reliability != nil, Rows: v.rows}
 }
 
 // judge adds the reliability floor of a case under a reliability: block,
 // after its other floors.
-func (v *runVerdicts) judge(c *Case, res *CaseResult) {
+func (v *runVerdicts) judge(c *Case, res *report.CaseResult) {
 	if c.Reliability != nil && res.Reliability != nil {
 		res.Floors = append(res.Floors, v.floor(c, res))
 	}
@@ -189,11 +155,11 @@ func assertsReliability(c *Case) bool {
 // 1..min(n, 20), and any k <= n that the block or an assertion names.
 func passHatKs(c *Case, n int64) []int64 {
 	var ks []int64
-	for k := int64(1); k <= min(n, maxPassHatTargets); k++ {
+	for k := int64(1); k <= min(n, report.MaxPassHatTargets); k++ {
 		ks = append(ks, k)
 	}
 	extra := func(k int64) {
-		if k > maxPassHatTargets && k <= n && !slices.Contains(ks, k) {
+		if k > report.MaxPassHatTargets && k <= n && !slices.Contains(ks, k) {
 			ks = append(ks, k)
 		}
 	}
@@ -214,18 +180,18 @@ func passHatKs(c *Case, n int64) []int64 {
 // sets holds: the pass rate, pass^k and the certified lower bound (each
 // compared exactly, before rounding) and, with `allow_flaky: false`, the
 // case is not flaky.
-func (v *runVerdicts) floor(c *Case, res *CaseResult) Floor {
+func (v *runVerdicts) floor(c *Case, res *report.CaseResult) report.Floor {
 	r := c.Reliability
 	n, passed := int64(len(v.rows)), v.passed
 	rate := big.NewRat(passed, n)
 	bound := res.Targets["reliability.certified_lower"]
-	class := gate.Classify(passed, n)
-	parts := []string{fmt.Sprintf("%d/%d runs passed (%d%%)", passed, n, gate.Percent(passed, n))}
+	class := stats.Classify(passed, n)
+	parts := []string{fmt.Sprintf("%d/%d runs passed (%d%%)", passed, n, stats.Percent(passed, n))}
 	if r.MinPassHat != nil && r.MinPassHat.K <= n {
-		parts = append(parts, fmt.Sprintf("pass^%d %d%%", r.MinPassHat.K, gate.RatPercent(gate.PassHat(passed, n, r.MinPassHat.K))))
+		parts = append(parts, fmt.Sprintf("pass^%d %d%%", r.MinPassHat.K, stats.RatPercent(stats.PassHat(passed, n, r.MinPassHat.K))))
 	}
 	parts = append(parts, fmt.Sprintf("certified lower bound %s%% at %s confidence", formatNumber(bound), c.Confidence))
-	f := Floor{Name: "reliability floor", Passed: true, Message: fmt.Sprintf("%s: %s: %s", c.Name, strings.Join(parts, ", "), class)}
+	f := report.Floor{Name: "reliability floor", Passed: true, Message: fmt.Sprintf("%s: %s: %s", c.Name, strings.Join(parts, ", "), class)}
 	breach := func(format string, args ...any) {
 		f.Passed = false
 		f.Lines = append(f.Lines, "FLOOR "+c.Name+": "+fmt.Sprintf(format, args...))
@@ -233,14 +199,14 @@ func (v *runVerdicts) floor(c *Case, res *CaseResult) Floor {
 	if passed == 0 {
 		breach("no run passed (0 of %d): a reliability floor vouches for runs that pass", n)
 	}
-	if r.MinPassRate != nil && !gate.MeetsPercent(rate, *r.MinPassRate) {
-		breach("pass rate %d%% is below the %s%% floor (%d of %d runs passed)", gate.Percent(passed, n), formatNumber(*r.MinPassRate), passed, n)
+	if r.MinPassRate != nil && !stats.MeetsPercent(rate, *r.MinPassRate) {
+		breach("pass rate %d%% is below the %s%% floor (%d of %d runs passed)", stats.Percent(passed, n), formatNumber(*r.MinPassRate), passed, n)
 	}
 	if ph := r.MinPassHat; ph != nil {
 		if ph.K > n {
 			breach("pass^%d needs at least %d runs and %d are recorded", ph.K, ph.K, n)
-		} else if est := gate.PassHat(passed, n, ph.K); !gate.MeetsPercent(est, ph.Min) {
-			breach("pass^%d %d%% is below the %s%% floor (C(%d,%d)/C(%d,%d))", ph.K, gate.RatPercent(est), formatNumber(ph.Min), passed, ph.K, n, ph.K)
+		} else if est := stats.PassHat(passed, n, ph.K); !stats.MeetsPercent(est, ph.Min) {
+			breach("pass^%d %d%% is below the %s%% floor (C(%d,%d)/C(%d,%d))", ph.K, stats.RatPercent(est), formatNumber(ph.Min), passed, ph.K, n, ph.K)
 		}
 	}
 	if r.MinCertifiedLower != nil && bound < *r.MinCertifiedLower {
@@ -249,7 +215,7 @@ func (v *runVerdicts) floor(c *Case, res *CaseResult) Floor {
 			f.Lines = append(f.Lines, fmt.Sprintf("  all %d runs passed, and %d runs certify only %s%%: a higher floor needs more runs", n, n, formatNumber(bound)))
 		}
 	}
-	if !r.AllowFlaky && class == gate.Flaky {
+	if !r.AllowFlaky && class == stats.Flaky {
 		breach("the case is flaky (%d of %d runs passed) and `allow_flaky: false`", passed, n)
 	}
 	if f.Passed {
@@ -349,7 +315,7 @@ const judgedNote = "; `reliability:` judges the case by its runs, so this counts
 
 // caseValue returns the value of a case target: a number of Targets or a
 // word of Labels.
-func caseValue(res *CaseResult, name string) (any, bool) {
+func caseValue(res *report.CaseResult, name string) (any, bool) {
 	if v, ok := res.Targets[name]; ok {
 		return v, true
 	}

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // fourTrials is a cassette of four runs of which runs 1, 3 and 4 say
@@ -49,13 +51,13 @@ func TestReliabilityFigures(t *testing.T) {
 	if r == nil || r.Class != "flaky" || r.Judged || len(r.Rows) != 4 {
 		t.Fatalf("reliability = %+v", r)
 	}
-	want := []RunVerdict{{Run: 1, Passed: true}, {Run: 2, Failed: []string{"assertion #0 (`final_response`)"}}, {Run: 3, Passed: true}, {Run: 4, Passed: true}}
+	want := []report.RunVerdict{{Run: 1, Passed: true}, {Run: 2, Failed: []string{"assertion #0 (`final_response`)"}}, {Run: 3, Passed: true}, {Run: 4, Passed: true}}
 	if !reflect.DeepEqual(r.Rows, want) {
 		t.Errorf("rows = %+v\nwant %+v", r.Rows, want)
 	}
 	// Without a reliability: block the verdict is as it always was: a run
 	// that fails an assertion fails the case.
-	if c.Verdict != Fail {
+	if c.Verdict != report.Fail {
 		t.Errorf("verdict %s, want fail: every run must pass without a reliability: block", c.Verdict)
 	}
 }
@@ -84,7 +86,7 @@ func TestReliabilityFloors(t *testing.T) {
 			if fl.Name != "reliability floor" {
 				t.Fatalf("floors = %+v", c.Floors)
 			}
-			if (c.Verdict == Pass) != tc.pass || fl.Passed != tc.pass {
+			if (c.Verdict == report.Pass) != tc.pass || fl.Passed != tc.pass {
 				t.Errorf("verdict %s, floor %v; want pass=%v (%+v)", c.Verdict, fl.Passed, tc.pass, fl)
 			}
 			if tc.line != "" && (len(fl.Lines) == 0 || fl.Lines[0] != tc.line) {
@@ -108,7 +110,7 @@ func TestReliabilityStableFailFails(t *testing.T) {
 	files := map[string]string{"c.json": cassetteJSON(runJSON("reward=0"), runJSON("reward=0"))}
 	env := run(t, writeSuite(t, trialSuite+"    reliability: {allow_flaky: true}\n", files), Options{})
 	c := env.Cases[0]
-	if c.Verdict != Fail || c.Labels["reliability.class"] != "stable_fail" {
+	if c.Verdict != report.Fail || c.Labels["reliability.class"] != "stable_fail" {
 		t.Fatalf("verdict %s class %s", c.Verdict, c.Labels["reliability.class"])
 	}
 	if fl := c.Floors[0]; !strings.Contains(fl.Lines[0], "no run passed (0 of 2)") {
@@ -137,7 +139,7 @@ agents:
 `
 	env := run(t, writeSuite(t, suite, fourTrials), Options{})
 	a, b := env.Cases[0], env.Cases[1]
-	if a.Verdict != Pass || b.Verdict != Fail {
+	if a.Verdict != report.Pass || b.Verdict != report.Fail {
 		t.Errorf("verdicts %s %s, want pass (default 70%% floor) and fail (own block)", a.Verdict, b.Verdict)
 	}
 	// One-sided 90%: 3 of 4 certifies 0.3205 (mpmath).
@@ -168,7 +170,7 @@ agents:
 	for _, a := range c.Assertions {
 		got = append(got, a.Passed)
 	}
-	if !reflect.DeepEqual(got, []bool{false, true, true, false}) || c.Verdict != Fail {
+	if !reflect.DeepEqual(got, []bool{false, true, true, false}) || c.Verdict != report.Fail {
 		t.Errorf("assertions %v verdict %s: %+v", got, c.Verdict, c.Assertions)
 	}
 	if a := c.Assertions[2]; a.Actual != "flaky" {
@@ -225,7 +227,7 @@ agents:
 	)}
 	env := run(t, writeSuite(t, suite, files), Options{})
 	c := env.Cases[0]
-	want := []RunVerdict{
+	want := []report.RunVerdict{
 		{Run: 1, Passed: true},
 		{Run: 2, Failed: []string{"assertion #0 (`tool_selection.recall`) in equal_function_sets"}},
 		{Run: 3, Failed: []string{"default gate of `tool_edges:` (`edges.restricted_attempts` <= 0)"}},
@@ -278,16 +280,16 @@ agents:
 	files := map[string]string{"c.json": fourTrials["c.json"], "d.json": cassetteJSON(runJSON("reward=1"), runJSON("reward=1"))}
 	env := run(t, writeSuite(t, suite, files), Options{})
 	s := env.Summary
-	if s == nil || s.Cases != 2 || s.Runs != 6 || s.PassedRuns != 5 || s.Classes != (ClassCounts{StablePass: 1, Flaky: 1}) {
+	if s == nil || s.Cases != 2 || s.Runs != 6 || s.PassedRuns != 5 || s.Classes != (report.ClassCounts{StablePass: 1, Flaky: 1}) {
 		t.Fatalf("summary = %+v", s)
 	}
 	// pass^1 = (3/4 + 1)/2 = 7/8; pass^2 = (1/2 + 1)/2 = 3/4; pass^3 and
 	// pass^4 are over the one case with four runs: 1/4 and 0.
-	want := []PassHatFigure{
-		{K: 1, SummaryFigure: SummaryFigure{Value: 87.5, Exact: "7/8", Cases: 2}},
-		{K: 2, SummaryFigure: SummaryFigure{Value: 75, Exact: "3/4", Cases: 2}},
-		{K: 3, SummaryFigure: SummaryFigure{Value: 25, Exact: "1/4", Cases: 1}},
-		{K: 4, SummaryFigure: SummaryFigure{Value: 0, Exact: "0", Cases: 1}},
+	want := []report.PassHatFigure{
+		{K: 1, SummaryFigure: report.SummaryFigure{Value: 87.5, Exact: "7/8", Cases: 2}},
+		{K: 2, SummaryFigure: report.SummaryFigure{Value: 75, Exact: "3/4", Cases: 2}},
+		{K: 3, SummaryFigure: report.SummaryFigure{Value: 25, Exact: "1/4", Cases: 1}},
+		{K: 4, SummaryFigure: report.SummaryFigure{Value: 0, Exact: "0", Cases: 1}},
 	}
 	if !reflect.DeepEqual(s.PassHat, want) || s.PassRate != want[0].SummaryFigure {
 		t.Errorf("pass_hat = %+v\nwant %+v", s.PassHat, want)
@@ -302,11 +304,11 @@ agents:
 	failing := strings.Replace(suite, `{ ">=": 20 }`, `{ ">=": 30 }`, 1)
 	env = run(t, writeSuite(t, failing, files), Options{})
 	f := env.Floors[1]
-	if f.Passed || env.Verdict != Fail || f.Message != "floor #1 (`summary.pass_hat_3`) failed: 25 is less than the minimum 30" {
+	if f.Passed || env.Verdict != report.Fail || f.Message != "floor #1 (`summary.pass_hat_3`) failed: 25 is less than the minimum 30" {
 		t.Errorf("verdict %s floor %+v", env.Verdict, f)
 	}
-	shard := run(t, writeSuite(t, failing, files), Options{Shard: Shard{Index: 1, Count: 1}})
-	if f := shard.Floors[1]; !f.Deferred || !f.Passed || shard.Verdict == Fail && shard.Totals.Failed == 0 {
+	shard := run(t, writeSuite(t, failing, files), Options{Shard: report.Shard{Index: 1, Count: 1}})
+	if f := shard.Floors[1]; !f.Deferred || !f.Passed || shard.Verdict == report.Fail && shard.Totals.Failed == 0 {
 		t.Errorf("a shard defers its floors: %+v, verdict %s", f, shard.Verdict)
 	}
 }

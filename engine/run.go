@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/redact"
+	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/gate"
 )
 
@@ -29,7 +30,7 @@ type Options struct {
 	Progress func(done, total int)
 	// Shard, when set, keeps only the cases of one shard (see Shard); the
 	// envelope records it as run.shard.
-	Shard Shard
+	Shard report.Shard
 	// Cache, when set, serves the result of an unchanged replayed case
 	// instead of recomputing it (see CaseCache); Run.Cached counts the
 	// cases it served.
@@ -44,7 +45,7 @@ type Options struct {
 // run id, start time and duration are left for the caller to fill. Invalid
 // input (a missing or malformed cassette) is returned as a diag.List naming
 // every bad file at once; an I/O failure as a plain error.
-func Run(s *Suite, opt Options) (*Envelope, error) {
+func Run(s *Suite, opt Options) (*report.Envelope, error) {
 	cases, err := selectCases(s.Cases, opt.Filter)
 	if err != nil {
 		return nil, err
@@ -56,13 +57,13 @@ func Run(s *Suite, opt Options) (*Envelope, error) {
 	if len(inputErrs) > 0 {
 		return nil, inputErrs.Sorted()
 	}
-	env := &Envelope{
-		SchemaVersion: SchemaVersion,
-		Tool:          ToolInfo{Name: "mcptest", Version: opt.Version},
-		Run:           RunInfo{Mode: "replay", Shard: opt.Shard.String()},
-		Suite:         SuiteInfo{Path: s.Path, SHA256: s.SHA256},
+	env := &report.Envelope{
+		SchemaVersion: report.SchemaVersion,
+		Tool:          report.ToolInfo{Name: "mcptest", Version: opt.Version},
+		Run:           report.RunInfo{Mode: "replay", Shard: opt.Shard.String()},
+		Suite:         report.SuiteInfo{Path: s.Path, SHA256: s.SHA256},
 		Servers:       serverInfos(s.Servers),
-		Cases:         make([]*CaseResult, 0, len(plans)),
+		Cases:         make([]*report.CaseResult, 0, len(plans)),
 		Floors:        suiteFloorsOf(s),
 	}
 	done := 0
@@ -86,7 +87,7 @@ func Run(s *Suite, opt Options) (*Envelope, error) {
 			env.Cases = append(env.Cases, res)
 			continue
 		}
-		if p.c.Kind == KindTool || p.c.Kind == KindCompliance {
+		if p.c.Kind == report.KindTool || p.c.Kind == report.KindCompliance {
 			env.Run.Mode = "live"
 		}
 		res, errs := runCase(s, p, progress)
@@ -112,7 +113,7 @@ func Run(s *Suite, opt Options) (*Envelope, error) {
 // when the case is not cached; res is the cached result when an entry is
 // there and checkCached accepts it for this case. A refused entry costs one
 // line to opt.Warn, and the caller recomputes the case and rewrites it.
-func fromCache(s *Suite, p casePlan, opt Options) (key string, res *CaseResult) {
+func fromCache(s *Suite, p casePlan, opt Options) (key string, res *report.CaseResult) {
 	if opt.Cache == nil {
 		return "", nil
 	}
@@ -120,7 +121,7 @@ func fromCache(s *Suite, p casePlan, opt Options) (key string, res *CaseResult) 
 	if !ok {
 		return "", nil
 	}
-	res, err := opt.Cache.Get(key, func(r *CaseResult) error { return checkCached(r, p.c, set) })
+	res, err := opt.Cache.Get(key, func(r *report.CaseResult) error { return checkCached(r, p.c, set) })
 	if err != nil {
 		if opt.Warn != nil {
 			opt.Warn(fmt.Sprintf("%v; case %q was recomputed and its entry rewritten", err, p.c.Name))
@@ -188,7 +189,7 @@ func plan(s *Suite, cases []*Case, opt Options) ([]casePlan, int, diag.List) {
 	total := 0
 	for _, c := range cases {
 		p := casePlan{c: c}
-		if c.Kind == KindAgent || c.Kind == KindScenario {
+		if c.Kind == report.KindAgent || c.Kind == report.KindScenario {
 			files, err := caseFiles(s, c, opt.CassetteDir)
 			if err != nil {
 				pos := c.CassettePos
@@ -255,36 +256,36 @@ func dedupe(xs []string) []string {
 }
 
 // runCase computes one case.
-func runCase(s *Suite, p casePlan, progress func()) (*CaseResult, diag.List) {
+func runCase(s *Suite, p casePlan, progress func()) (*report.CaseResult, diag.List) {
 	c := p.c
-	res := &CaseResult{
+	res := &report.CaseResult{
 		Name: c.Name, Kind: c.Kind, Position: c.Pos, DefinitionSHA256: c.DefinitionSHA256,
 		RunsDeclared: c.Runs,
 		Targets:      map[string]float64{}, Counts: map[string]int64{},
-		Assertions: []AssertionResult{}, Floors: []Floor{}, Findings: []Finding{},
+		Assertions: []report.AssertionResult{}, Floors: []report.Floor{}, Findings: []report.Finding{},
 	}
 	switch c.Kind {
-	case KindAgent:
+	case report.KindAgent:
 		return runAgent(s, p, res, progress)
-	case KindScenario:
+	case report.KindScenario:
 		return runScenario(s, p, res, progress)
-	case KindToolQuality:
+	case report.KindToolQuality:
 		return runToolQuality(s, p, res)
-	case KindTool:
+	case report.KindTool:
 		return runToolTest(s, p, res)
-	case KindCompliance:
+	case report.KindCompliance:
 		return runCompliance(s, p, res)
-	case KindRedteam, KindEval:
+	case report.KindRedteam, report.KindEval:
 		return runModelCase(p, res)
 	}
-	res.Verdict = Inconclusive
+	res.Verdict = report.Inconclusive
 	res.Findings = append(res.Findings, pendingFinding(c.Pending[0]))
 	return res, nil
 }
 
-func pendingFinding(pb PendingBlock) Finding {
+func pendingFinding(pb PendingBlock) report.Finding {
 	pos := pb.Pos
-	return Finding{Level: "warning", Gate: pb.Key, Position: &pos,
+	return report.Finding{Level: "warning", Gate: pb.Key, Position: &pos,
 		Message: fmt.Sprintf("`%s:` is not implemented yet in this version of mcptest: it was validated but not computed, so the case is inconclusive", pb.Key)}
 }
 
@@ -292,7 +293,7 @@ func pendingFinding(pb PendingBlock) Finding {
 // fact as one already there (same level, run and words, from another block
 // over the same classes: equal_function_sets: and token_efficiency:) is
 // not repeated: one finding per fact.
-func addGate(res *CaseResult, g gate.Result) {
+func addGate(res *report.CaseResult, g gate.Result) {
 	for k, v := range g.Targets {
 		res.Targets[k] = v
 	}
@@ -306,8 +307,8 @@ func addGate(res *CaseResult, g gate.Result) {
 		res.Labels[k] = v
 	}
 	for _, f := range g.Findings {
-		nf := Finding{Level: f.Level, Gate: f.Gate, Message: redact.String(f.Message), Run: f.Run}
-		if !slices.ContainsFunc(res.Findings, func(e Finding) bool {
+		nf := report.Finding{Level: f.Level, Gate: f.Gate, Message: redact.String(f.Message), Run: f.Run}
+		if !slices.ContainsFunc(res.Findings, func(e report.Finding) bool {
 			return e.Level == nf.Level && e.Run == nf.Run && e.Message == nf.Message
 		}) {
 			res.Findings = append(res.Findings, nf)
@@ -317,7 +318,7 @@ func addGate(res *CaseResult, g gate.Result) {
 
 // sortAssertions puts results back in the order the assertions were
 // declared.
-func sortAssertions(rs []AssertionResult, order []*Assertion) {
+func sortAssertions(rs []report.AssertionResult, order []*Assertion) {
 	rank := map[string]int{}
 	for i, a := range order {
 		rank[assertionKey(a.Block, a.Index, a.Default)] = i

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // writeSuite lays out a suite and its cassettes in a temporary directory.
@@ -33,7 +35,7 @@ func writeSuite(t *testing.T, suite string, files map[string]string) *Suite {
 	return s
 }
 
-func run(t *testing.T, s *Suite, opt Options) *Envelope {
+func run(t *testing.T, s *Suite, opt Options) *report.Envelope {
 	t.Helper()
 	env, err := Run(s, opt)
 	if err != nil {
@@ -77,7 +79,7 @@ tests:
 `, map[string]string{"c.json": cassetteJSON(runJSON("done", "google.search", "shell.exec"))})
 	env := run(t, s, Options{})
 	c := env.Cases[0]
-	if env.Verdict != Fail || c.Verdict != Fail {
+	if env.Verdict != report.Fail || c.Verdict != report.Fail {
 		t.Fatalf("verdicts %s/%s, want fail", env.Verdict, c.Verdict)
 	}
 	want := map[string]float64{"tool_selection.f1": 50, "tool_selection.precision": 50, "tool_selection.recall": 50}
@@ -119,7 +121,7 @@ agents:
 	if c.Counts["tool_selection.tp"] != 3 || c.Counts["tool_selection.fp"] != 1 || c.Counts["tool_selection.fn"] != 3 {
 		t.Errorf("counts %v", c.Counts)
 	}
-	if c.Verdict != Pass || !c.Assertions[0].Default || c.Assertions[0].Message != "default gate of `equal_function_sets:` (`tool_selection.f1` >= 50) passed" {
+	if c.Verdict != report.Pass || !c.Assertions[0].Default || c.Assertions[0].Message != "default gate of `equal_function_sets:` (`tool_selection.f1` >= 50) passed" {
 		t.Errorf("default gate: %+v", c.Assertions)
 	}
 	if c.Cassettes.Files != 2 {
@@ -151,7 +153,7 @@ func TestRunsZeroClampedToOne(t *testing.T) {
 func TestNoRecordedRunsFails(t *testing.T) {
 	s := writeSuite(t, "agents:\n  - name: t\n    cassette: c.json\n", map[string]string{"c.json": `{"mcptest_cassette": 1, "runs": []}`})
 	c := run(t, s, Options{}).Cases[0]
-	if c.Verdict != Fail || len(c.Findings) != 1 || !strings.HasPrefix(c.Findings[0].Message, "no recorded runs") {
+	if c.Verdict != report.Fail || len(c.Findings) != 1 || !strings.HasPrefix(c.Findings[0].Message, "no recorded runs") {
 		t.Errorf("verdict %s findings %+v", c.Verdict, c.Findings)
 	}
 }
@@ -173,7 +175,7 @@ agents:
         matcher: { "<=": 15 }
 `, map[string]string{"c.json": cassetteJSON(runJSON("sunny", "w.get_weather"), runJSON("rainy", "w.get_weather"), runJSON("cloudy"))})
 	c := run(t, s, Options{}).Cases[0]
-	if c.Verdict != Fail {
+	if c.Verdict != report.Fail {
 		t.Fatalf("verdict %s", c.Verdict)
 	}
 	got := []string{}
@@ -237,11 +239,11 @@ servers:
     command: [node, server.js]
 `, map[string]string{"c.json": cassetteJSON(runJSON("x", "w.get_weather"))})
 	env := run(t, s, Options{})
-	if env.Verdict != Fail || env.Totals.Failed != 1 || env.Totals.Total != 2 || env.Run.Mode != "live" {
+	if env.Verdict != report.Fail || env.Totals.Failed != 1 || env.Totals.Total != 2 || env.Run.Mode != "live" {
 		t.Fatalf("verdict %s mode %s totals %+v", env.Verdict, env.Run.Mode, env.Totals)
 	}
-	kinds := []Kind{env.Cases[0].Kind, env.Cases[1].Kind}
-	if !reflect.DeepEqual(kinds, []Kind{KindAgent, KindTool}) {
+	kinds := []report.Kind{env.Cases[0].Kind, env.Cases[1].Kind}
+	if !reflect.DeepEqual(kinds, []report.Kind{report.KindAgent, report.KindTool}) {
 		t.Errorf("cases out of suite order: %v", kinds)
 	}
 	if f := env.Cases[1].Findings; len(f) != 1 || !strings.Contains(f[0].Message, `could not connect to server "fs"`) {
@@ -272,7 +274,7 @@ agents:
 		c.Targets["token_efficiency.cost"] != 0.0025 || c.Targets["token_efficiency.cost_per_correct"] != 0.0025 {
 		t.Errorf("targets %v", c.Targets)
 	}
-	if c.Verdict != Fail || len(c.Assertions) != 1 || c.Assertions[0].Passed {
+	if c.Verdict != report.Fail || len(c.Assertions) != 1 || c.Assertions[0].Passed {
 		t.Errorf("verdict %s assertions %+v: %v tokens per correct is over 5", c.Verdict, c.Assertions, surface)
 	}
 }
@@ -367,7 +369,7 @@ agents:
 	if c.Labels["token_efficiency.grade"] != "F" {
 		t.Errorf("labels %v, want grade F for F1 50", c.Labels)
 	}
-	if len(c.Assertions) != 1 || c.Assertions[0].Passed || c.Assertions[0].Actual != "F" || c.Verdict != Fail {
+	if len(c.Assertions) != 1 || c.Assertions[0].Passed || c.Assertions[0].Actual != "F" || c.Verdict != report.Fail {
 		t.Errorf("assertions %+v verdict %s", c.Assertions, c.Verdict)
 	}
 }

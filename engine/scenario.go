@@ -10,6 +10,7 @@ import (
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/expr"
 	"github.com/mcptest/mcptest/engine/redact"
+	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/engine/world"
 )
 
@@ -59,7 +60,7 @@ var (
 
 // scenario builds a scenarios: entry.
 func (b *builder) scenario(ptr string, m map[string]any) {
-	c := b.newCase(ptr, m, KindScenario)
+	c := b.newCase(ptr, m, report.KindScenario)
 	sc := &Scenario{}
 	c.Scenario = sc
 	if cas, ok := m["cassette"].(string); ok {
@@ -395,10 +396,10 @@ type replay struct {
 	mismatch []world.Mismatch
 	cost     *int64
 	// findings name each invalid action and forbidden call.
-	findings []Finding
+	findings []report.Finding
 	// invalidAt and forbiddenAt locate each invalid action and forbidden
 	// call, for the scenario object.
-	invalidAt, forbiddenAt []WorldEvent
+	invalidAt, forbiddenAt []report.WorldEvent
 }
 
 // replayRun replays r against a fresh world seeded from sc.
@@ -418,11 +419,11 @@ func replayRun(sc *Scenario, r *cassette.Run) *replay {
 			}
 			res := rp.world.Call(world.Step{Tool: call.Tool, ID: call.ID(), Args: call.Arguments, IsError: call.IsError})
 			where := fmt.Sprintf("turn %d, call %d `%s`", ti+1, ci+1, call.ID())
-			ev := WorldEvent{Turn: ti + 1, Call: ci + 1, Tool: call.ID(), Reason: res.Reason}
+			ev := report.WorldEvent{Turn: ti + 1, Call: ci + 1, Tool: call.ID(), Reason: res.Reason}
 			switch res.Outcome {
 			case world.Invalid:
 				rp.invalid++
-				f := Finding{Level: "error", Gate: "scenario", Message: where + ": invalid action: " + res.Reason}
+				f := report.Finding{Level: "error", Gate: "scenario", Message: where + ": invalid action: " + res.Reason}
 				if res.Rule >= 0 {
 					pos := sc.TransitionPos[res.Rule]
 					f.Position, ev.Position = &pos, &pos
@@ -433,7 +434,7 @@ func replayRun(sc *Scenario, r *cassette.Run) *replay {
 				rp.forbid++
 				pos := sc.ForbiddenPos[res.Rule]
 				ev.Position = &pos
-				rp.findings = append(rp.findings, Finding{Level: "error", Gate: "scenario", Position: &pos,
+				rp.findings = append(rp.findings, report.Finding{Level: "error", Gate: "scenario", Position: &pos,
 					Message: where + ": forbidden transition: " + res.Reason})
 				rp.forbiddenAt = append(rp.forbiddenAt, ev)
 			}
@@ -480,7 +481,7 @@ func (rp *replay) doc(sc *Scenario) map[string]any {
 
 // runScenario replays a scenario's cassettes, one file at a time: every
 // recorded run is replayed on a fresh clone of the seed.
-func runScenario(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseResult, diag.List) {
+func runScenario(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*report.CaseResult, diag.List) {
 	c, sc := p.c, p.c.Scenario
 	var checks []*runCheck
 	var perCase []*Assertion
@@ -494,7 +495,7 @@ func runScenario(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseR
 	var reps []*replay
 	var verdicts runVerdicts
 	var failedChecks []string
-	detail := &ScenarioDetail{Runs: []ScenarioRun{}}
+	detail := &report.ScenarioDetail{Runs: []report.ScenarioRun{}}
 	runN := 0
 	errs := eachCassette(s, p, res, progress, cassetteUse{run: func(_ *cassette.Cassette, r *cassette.Run) {
 		runN++
@@ -507,7 +508,7 @@ func runScenario(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseR
 			}
 		}
 		verdicts.add(runN, failedChecks)
-		detail.add(runN, rp)
+		addScenarioRun(detail, runN, rp)
 		// Only the numbers and findings are kept; the world of a run is
 		// dropped unless it is the only one.
 		if runN > 1 {
@@ -537,7 +538,7 @@ func runScenario(s *Suite, p casePlan, res *CaseResult, progress func()) (*CaseR
 	sortAssertions(res.Assertions, c.Expect)
 	verdicts.judge(c, res)
 	if runN == 0 && len(errs) == 0 {
-		res.Findings = append(res.Findings, Finding{Level: "error",
+		res.Findings = append(res.Findings, report.Finding{Level: "error",
 			Message: "no recorded runs: the cassettes hold no runs, so there is no trajectory to replay"})
 	}
 	res.Verdict = caseVerdict(res, false, judged)
@@ -568,7 +569,7 @@ func (rp *replay) oracleFailures(failed []string) []string {
 // Over several runs the count targets are totals, the boolean targets hold
 // only when they hold in every run, golden.efficiency is the lowest and
 // golden.penalty the highest of the runs.
-func scenarioReport(sc *Scenario, res *CaseResult, reps []*replay) {
+func scenarioReport(sc *Scenario, res *report.CaseResult, reps []*replay) {
 	counts := map[string]int64{}
 	allMatched, goldenAll := true, map[string]bool{"matched": true, "exact": true, "alternate": true}
 	efficiency, penalty := math.Inf(1), 0
@@ -600,11 +601,11 @@ func scenarioReport(sc *Scenario, res *CaseResult, reps []*replay) {
 			allMatched = false
 			for _, mm := range rp.mismatch {
 				pos := expectStatePos(sc, mm.Path)
-				res.Findings = append(res.Findings, Finding{Level: "error", Gate: "expect_state", Run: run, Position: pos,
+				res.Findings = append(res.Findings, report.Finding{Level: "error", Gate: "expect_state", Run: run, Position: pos,
 					Message: redact.String("expect_state " + mm.String())})
 			}
 			if rp.world != nil {
-				res.Findings = append(res.Findings, Finding{Level: "info", Gate: "expect_state", Run: run,
+				res.Findings = append(res.Findings, report.Finding{Level: "info", Gate: "expect_state", Run: run,
 					Message: redact.String(changesText(rp.world.Changes()))})
 			}
 		}
@@ -654,7 +655,7 @@ func scenarioReport(sc *Scenario, res *CaseResult, reps []*replay) {
 	}
 	if sc.Rubric != nil {
 		pos := *sc.Rubric
-		res.Findings = append(res.Findings, Finding{Level: "warning", Gate: "rubric", Position: &pos,
+		res.Findings = append(res.Findings, report.Finding{Level: "warning", Gate: "rubric", Position: &pos,
 			Message: "`rubric:` is deferred: it is judged only with a live provider, and this is an offline replay; the deterministic oracles decided the verdict"})
 	}
 }
@@ -693,65 +694,17 @@ func boolTarget(b bool) float64 {
 	return 0
 }
 
-// maxScenarioRuns bounds the runs whose world the scenario object keeps: a
-// cassette of thousands of runs keeps the numbers of every run and the
-// final state and diff of the first 100.
-const maxScenarioRuns = 100
-
-// ScenarioDetail is the envelope's structured record of a scenario case:
-// what each recorded run, replayed on a world of its own, left behind.
-type ScenarioDetail struct {
-	Runs []ScenarioRun `json:"runs"`
-	// OmittedRuns counts the runs past the first 100, whose world is not
-	// kept (their numbers are in the targets and the run verdicts).
-	OmittedRuns int `json:"omitted_runs,omitempty"`
-}
-
-// ScenarioRun is one replayed run: the world it left (redacted), the
-// changes from the seed in path order, the calls in order, and the calls
-// the world refused, each located by turn and call (1-based).
-type ScenarioRun struct {
-	Run                  int            `json:"run"`
-	StateMatched         bool           `json:"state_matched"`
-	FinalState           map[string]any `json:"final_state"`
-	Diff                 []StateChange  `json:"diff"`
-	ToolNames            []string       `json:"tool_names"`
-	InvalidActions       []WorldEvent   `json:"invalid_actions"`
-	ForbiddenTransitions []WorldEvent   `json:"forbidden_transitions"`
-}
-
-// StateChange is one path whose value differs between the seed and the
-// final state: op is add (absent in the seed), remove (absent at the end)
-// or replace. Objects are compared key by key; any other value, a list
-// included, is compared whole.
-type StateChange struct {
-	Path   string `json:"path"`
-	Op     string `json:"op"`
-	Before any    `json:"before,omitempty"`
-	After  any    `json:"after,omitempty"`
-}
-
-// WorldEvent is a call the world refused: an invalid action or a
-// forbidden transition, with the rule it is about when there is one.
-type WorldEvent struct {
-	Turn     int       `json:"turn"`
-	Call     int       `json:"call"`
-	Tool     string    `json:"tool"`
-	Reason   string    `json:"reason"`
-	Position *diag.Pos `json:"position,omitempty"`
-}
-
 // add records a replayed run, while its world is still there.
-func (d *ScenarioDetail) add(run int, rp *replay) {
-	if len(d.Runs) == maxScenarioRuns {
+func addScenarioRun(d *report.ScenarioDetail, run int, rp *replay) {
+	if len(d.Runs) == report.MaxScenarioRuns {
 		d.OmittedRuns++
 		return
 	}
-	sr := ScenarioRun{Run: run, StateMatched: len(rp.mismatch) == 0, Diff: []StateChange{},
+	sr := report.ScenarioRun{Run: run, StateMatched: len(rp.mismatch) == 0, Diff: []report.StateChange{},
 		ToolNames: orEmptyStrings(rp.names), InvalidActions: orEmptyEvents(rp.invalidAt), ForbiddenTransitions: orEmptyEvents(rp.forbiddenAt)}
 	sr.FinalState, _ = redact.Value(rp.world.State()).(map[string]any)
 	for _, c := range rp.world.Changes() {
-		sc := StateChange{Path: c.Path, Op: "replace", Before: redact.Value(c.Before), After: redact.Value(c.After)}
+		sc := report.StateChange{Path: c.Path, Op: "replace", Before: redact.Value(c.Before), After: redact.Value(c.After)}
 		switch {
 		case !c.HadBefore:
 			sc.Op, sc.Before = "add", nil
@@ -769,9 +722,9 @@ func (d *ScenarioDetail) add(run int, rp *replay) {
 	d.Runs = append(d.Runs, sr)
 }
 
-func orEmptyEvents(evs []WorldEvent) []WorldEvent {
+func orEmptyEvents(evs []report.WorldEvent) []report.WorldEvent {
 	if evs == nil {
-		return []WorldEvent{}
+		return []report.WorldEvent{}
 	}
 	return evs
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // seedScenario is the seed's restock example, verbatim.
@@ -61,7 +62,7 @@ func TestScenarioSeedExample(t *testing.T) {
 	})
 	env := run(t, s, Options{})
 	c := env.Cases[0]
-	if env.Verdict != Pass || c.Kind != KindScenario || c.Verdict != Pass {
+	if env.Verdict != report.Pass || c.Kind != report.KindScenario || c.Verdict != report.Pass {
 		t.Fatalf("verdict %s, case %s %s: %+v", env.Verdict, c.Kind, c.Verdict, c.Findings)
 	}
 	want := map[string]float64{"actions": 3, "invalid_actions": 0, "golden.matched": 1, "golden.exact": 1, "golden.efficiency": 100,
@@ -160,7 +161,7 @@ scenarios:
 			t.Errorf("envelope target %s = %v (%v), want %v (%v)", tt.target, got, ok, tt.env, tt.inEnv)
 		}
 	}
-	if c.Verdict != Fail {
+	if c.Verdict != report.Fail {
 		t.Errorf("verdict %s: invalid actions and a forbidden call must fail the scenario", c.Verdict)
 	}
 	var msgs []string
@@ -192,7 +193,7 @@ func TestScenarioStateDiff(t *testing.T) {
 		"error: expect_state `shelf_full`: expected true, actual false",
 		"info: the replay changed the world: inventory.widgets: 3 → 4",
 	}
-	if c.Verdict != Fail || strings.Join(msgs, "\n") != strings.Join(want, "\n") {
+	if c.Verdict != report.Fail || strings.Join(msgs, "\n") != strings.Join(want, "\n") {
 		t.Errorf("verdict %s, findings:\n%s", c.Verdict, strings.Join(msgs, "\n"))
 	}
 	if c.Findings[0].Position == nil || c.Findings[0].Position.Line != 27 {
@@ -212,7 +213,7 @@ func TestScenarioMultiRun(t *testing.T) {
 			callsJSON("add_widget", "add_widget", "remove_widget", "add_widget", "mark_full")),
 	})
 	c := run(t, s, Options{}).Cases[0]
-	if c.Runs != 2 || c.Verdict != Fail {
+	if c.Runs != 2 || c.Verdict != report.Fail {
 		t.Fatalf("runs %d verdict %s", c.Runs, c.Verdict)
 	}
 	if c.Targets["actions"] != 8 || c.Targets["golden.matched"] != 0 || c.Targets["golden.efficiency"] != 60 || c.Targets["golden.penalty"] != 2 || c.Targets["state_matched"] != 1 {
@@ -231,7 +232,7 @@ func TestScenarioRubricDeferred(t *testing.T) {
 		"cassettes/restock.json": cassetteJSON(callsJSON("add_widget", "add_widget", "mark_full")),
 	})
 	c := run(t, s, Options{}).Cases[0]
-	if c.Verdict != Pass || len(c.Findings) != 1 || c.Findings[0].Level != "warning" || !strings.Contains(c.Findings[0].Message, "deferred") {
+	if c.Verdict != report.Pass || len(c.Findings) != 1 || c.Findings[0].Level != "warning" || !strings.Contains(c.Findings[0].Message, "deferred") {
 		t.Errorf("verdict %s findings %+v", c.Verdict, c.Findings)
 	}
 }
@@ -294,7 +295,7 @@ scenarios:
 		"recorded/restock-shelf.json": cassetteJSON(callsJSON("add", "add")),
 	})
 	env := run(t, s, Options{CassetteDir: filepath.Join(s.Dir, "recorded")})
-	if len(env.Cases) != 2 || env.Cases[1].Kind != KindScenario || env.Cases[1].Verdict != Pass || env.Verdict != Pass {
+	if len(env.Cases) != 2 || env.Cases[1].Kind != report.KindScenario || env.Cases[1].Verdict != report.Pass || env.Verdict != report.Pass {
 		t.Fatalf("cases %+v", env.Cases)
 	}
 	if _, err := Run(s, Options{}); err == nil || !strings.Contains(err.Error(), `no cassette for test "Restock Shelf"`) {
@@ -336,7 +337,7 @@ scenarios:
 		t.Fatalf("scenario = %+v", sd)
 	}
 	r1, r2 := sd.Runs[0], sd.Runs[1]
-	wantDiff := []StateChange{
+	wantDiff := []report.StateChange{
 		{Path: "inventory.widgets", Op: "replace", Before: 3.0, After: 4.0},
 		{Path: "label", Op: "replace", Before: "draft", After: "shipped"},
 	}
@@ -373,7 +374,7 @@ scenarios:
       - state.label: { exact: shipped }
 `, "\t", "", -1), map[string]string{"c.json": cassetteJSON(`{"turns": [{"calls": [{"tool": "ship", "arguments": {}}]}]}`)})
 	c = run(t, one, Options{}).Cases[0]
-	if c.Labels["state.label"] != "shipped" || c.Verdict != Pass || c.Scenario.Runs[0].Diff[0].Op != "replace" {
+	if c.Labels["state.label"] != "shipped" || c.Verdict != report.Pass || c.Scenario.Runs[0].Diff[0].Op != "replace" {
 		t.Errorf("labels %v verdict %s scenario %+v", c.Labels, c.Verdict, c.Scenario)
 	}
 }

@@ -4,35 +4,37 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 func TestParseShard(t *testing.T) {
 	tests := []struct {
 		in   string
-		want Shard
+		want report.Shard
 		err  string
 	}{
-		{"1/1", Shard{1, 1}, ""},
-		{"3/4", Shard{3, 4}, ""},
-		{" 2/2 ", Shard{2, 2}, ""},
-		{"10000/10000", Shard{10000, 10000}, ""},
-		{"0/4", Shard{}, "1-based"},
-		{"5/4", Shard{}, "at most the number of shards"},
-		{"1/0", Shard{}, "between 1 and 10000"},
-		{"0/0", Shard{}, "between 1 and 10000"}, // not the zero Shard, which runs every case
-		{"00/0", Shard{}, "between 1 and 10000"},
-		{"99999999999999999999/4", Shard{}, "whole numbers"},
-		{"1/10001", Shard{}, "between 1 and 10000"},
-		{"-1/4", Shard{}, "1-based"},
-		{"1/-4", Shard{}, "between 1 and"},
-		{"1", Shard{}, "expected i/n"},
-		{"", Shard{}, "expected i/n"},
-		{"a/4", Shard{}, "whole numbers"},
-		{"1/4/2", Shard{}, "whole numbers"},
-		{"1.5/4", Shard{}, "whole numbers"},
+		{"1/1", report.Shard{Index: 1, Count: 1}, ""},
+		{"3/4", report.Shard{Index: 3, Count: 4}, ""},
+		{" 2/2 ", report.Shard{Index: 2, Count: 2}, ""},
+		{"10000/10000", report.Shard{Index: 10000, Count: 10000}, ""},
+		{"0/4", report.Shard{}, "1-based"},
+		{"5/4", report.Shard{}, "at most the number of shards"},
+		{"1/0", report.Shard{}, "between 1 and 10000"},
+		{"0/0", report.Shard{}, "between 1 and 10000"}, // not the zero Shard, which runs every case
+		{"00/0", report.Shard{}, "between 1 and 10000"},
+		{"99999999999999999999/4", report.Shard{}, "whole numbers"},
+		{"1/10001", report.Shard{}, "between 1 and 10000"},
+		{"-1/4", report.Shard{}, "1-based"},
+		{"1/-4", report.Shard{}, "between 1 and"},
+		{"1", report.Shard{}, "expected i/n"},
+		{"", report.Shard{}, "expected i/n"},
+		{"a/4", report.Shard{}, "whole numbers"},
+		{"1/4/2", report.Shard{}, "whole numbers"},
+		{"1.5/4", report.Shard{}, "whole numbers"},
 	}
 	for _, tt := range tests {
-		got, err := ParseShard(tt.in)
+		got, err := report.ParseShard(tt.in)
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
 				t.Errorf("ParseShard(%q) = %v, %v; want error %q", tt.in, got, err, tt.err)
@@ -43,7 +45,7 @@ func TestParseShard(t *testing.T) {
 			t.Errorf("ParseShard(%q) = %v, %v", tt.in, got, err)
 		}
 	}
-	if (Shard{}).String() != "" {
+	if (report.Shard{}).String() != "" {
 		t.Error("the zero shard has a name")
 	}
 }
@@ -60,7 +62,7 @@ func TestShardPartition(t *testing.T) {
 		for _, name := range names {
 			hits := 0
 			for i := 1; i <= n; i++ {
-				if (Shard{i, n}).Holds(name) {
+				if (report.Shard{Index: i, Count: n}).Holds(name) {
 					hits++
 					sizes[i-1]++
 				}
@@ -86,7 +88,7 @@ func TestShardPartition(t *testing.T) {
 		reordered = append(reordered, cases[i])
 		reordered = append(reordered, &Case{Name: fmt.Sprintf("unrelated %d", i)})
 	}
-	sh := Shard{2, 5}
+	sh := report.Shard{Index: 2, Count: 5}
 	a, _ := selectShard(cases, sh)
 	b, _ := selectShard(reordered, sh)
 	in := map[string]bool{}
@@ -98,7 +100,7 @@ func TestShardPartition(t *testing.T) {
 			t.Errorf("%q left shard %s when other cases moved", c.Name, sh)
 		}
 	}
-	if _, err := selectShard(cases, Shard{3, 2}); err == nil || !strings.Contains(err.Error(), "--shard") {
+	if _, err := selectShard(cases, report.Shard{Index: 3, Count: 2}); err == nil || !strings.Contains(err.Error(), "--shard") {
 		t.Errorf("selectShard with a bad shard: %v", err)
 	}
 }
@@ -111,17 +113,17 @@ func FuzzParseShard(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		sh, err := ParseShard(s)
+		sh, err := report.ParseShard(s)
 		if err != nil {
-			if sh != (Shard{}) {
+			if sh != (report.Shard{}) {
 				t.Fatalf("ParseShard(%q) = %v and an error", s, sh)
 			}
 			return
 		}
-		if sh.Index < 1 || sh.Index > sh.Count || sh.Count > MaxShards {
+		if sh.Index < 1 || sh.Index > sh.Count || sh.Count > report.MaxShards {
 			t.Fatalf("ParseShard(%q) = %v, out of range", s, sh)
 		}
-		if again, err := ParseShard(sh.String()); err != nil || again != sh {
+		if again, err := report.ParseShard(sh.String()); err != nil || again != sh {
 			t.Fatalf("ParseShard(%q) = %v does not read back: %v, %v", s, sh, again, err)
 		}
 	})

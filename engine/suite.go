@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/expr"
+	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/gate"
 )
 
@@ -38,24 +39,10 @@ type Server struct {
 	BearerTokenEnv string
 }
 
-// Kind names what a case is; it is the envelope's case kind.
-type Kind string
-
-// The kinds of case a suite declares.
-const (
-	KindAgent       Kind = "agent"
-	KindScenario    Kind = "scenario"
-	KindToolQuality Kind = "tool_quality"
-	KindTool        Kind = "tool"
-	KindCompliance  Kind = "compliance"
-	KindRedteam     Kind = "redteam"
-	KindEval        Kind = "eval"
-)
-
 // Case is one test of the suite.
 type Case struct {
 	Name string
-	Kind Kind
+	Kind report.Kind
 	Pos  diag.Pos
 	// Pointer is the RFC 6901 pointer of the case in the suite document.
 	Pointer string

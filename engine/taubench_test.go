@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // tauBenchDir is the τ-bench data folder, reached from the repository root
@@ -148,7 +150,7 @@ func TestTauBenchPassHat(t *testing.T) {
 			t.Errorf("task %d: class %s with %d passed, want %s with %d", id, cr.Labels["reliability.class"], cr.Counts["reliability.passed_runs"], class, c)
 		}
 	}
-	if sum.Classes != (ClassCounts{StablePass: wantClass["stable_pass"], Flaky: wantClass["flaky"], StableFail: wantClass["stable_fail"]}) {
+	if sum.Classes != (report.ClassCounts{StablePass: wantClass["stable_pass"], Flaky: wantClass["flaky"], StableFail: wantClass["stable_fail"]}) {
 		t.Errorf("classes %+v, want %v", sum.Classes, wantClass)
 	}
 	t.Logf("pass^1..4 %v (exact %s, %s, %s, %s); classes %+v", got, sum.PassHat[0].Exact, sum.PassHat[1].Exact, sum.PassHat[2].Exact, sum.PassHat[3].Exact, sum.Classes)
@@ -349,7 +351,7 @@ func TestTauBenchScenarioWorld(t *testing.T) {
 		if same {
 			matched++
 		}
-		if same != r.Replay.RActions || (c.Verdict == Pass) != r.Replay.RActions {
+		if same != r.Replay.RActions || (c.Verdict == report.Pass) != r.Replay.RActions {
 			t.Errorf("%s: final state matches = %v, verdict %s; τ-bench r_actions = %v", c.Name, same, c.Verdict, r.Replay.RActions)
 		}
 		if c.Counts["invalid_actions"] != 0 || c.Scenario == nil || len(c.Scenario.Runs) != 1 {
@@ -359,12 +361,12 @@ func TestTauBenchScenarioWorld(t *testing.T) {
 		if run.StateMatched != same || len(run.ToolNames) != len(r.Calls) {
 			t.Errorf("%s: scenario run %+v", c.Name, run)
 		}
-		var want []StateChange
+		var want []report.StateChange
 		for _, d := range r.Agent {
-			sc := StateChange{Path: strings.Join(d.Path, "."), Op: d.Op, Before: d.Before, After: d.After}
+			sc := report.StateChange{Path: strings.Join(d.Path, "."), Op: d.Op, Before: d.Before, After: d.After}
 			want = append(want, sc)
 		}
-		slices.SortFunc(want, func(a, b StateChange) int { return strings.Compare(a.Path, b.Path) })
+		slices.SortFunc(want, func(a, b report.StateChange) int { return strings.Compare(a.Path, b.Path) })
 		got, _ := json.Marshal(run.Diff)
 		w, _ := json.Marshal(orEmptyChanges(want))
 		if string(got) != string(w) {
@@ -376,9 +378,9 @@ func TestTauBenchScenarioWorld(t *testing.T) {
 	}
 }
 
-func orEmptyChanges(cs []StateChange) []StateChange {
+func orEmptyChanges(cs []report.StateChange) []report.StateChange {
 	if cs == nil {
-		return []StateChange{}
+		return []report.StateChange{}
 	}
 	return cs
 }

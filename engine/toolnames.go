@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/gate"
 )
 
@@ -50,7 +51,7 @@ func toolRefs(c *Case) []toolRef {
 // that no tool of the recorded catalogs is, with a did-you-mean: a typo
 // there would only lower the gate's score, silently. Without a recorded
 // catalog there is nothing to check against, and no finding.
-func unknownToolFindings(c *Case, catalogs []cassette.ServerCatalog) []Finding {
+func unknownToolFindings(c *Case, catalogs []cassette.ServerCatalog) []report.Finding {
 	var ids, names []string
 	for _, sc := range catalogs {
 		for _, t := range sc.Tools {
@@ -63,7 +64,7 @@ func unknownToolFindings(c *Case, catalogs []cassette.ServerCatalog) []Finding {
 	if len(ids) == 0 {
 		return nil
 	}
-	var out []Finding
+	var out []report.Finding
 	seen := map[string]bool{}
 	for _, r := range toolRefs(c) {
 		if seen[r.gate+"\x00"+r.id] || inCatalog(r.id, catalogs) {
@@ -78,7 +79,7 @@ func unknownToolFindings(c *Case, catalogs []cassette.ServerCatalog) []Finding {
 		if s := diag.Suggest(r.id, candidates); s != "" {
 			msg += fmt.Sprintf(" (did you mean `%s`?)", s)
 		}
-		out = append(out, Finding{Level: "warning", Gate: r.gate, Message: msg + ": it can never match a call"})
+		out = append(out, report.Finding{Level: "warning", Gate: r.gate, Message: msg + ": it can never match a call"})
 	}
 	return out
 }

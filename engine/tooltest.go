@@ -9,6 +9,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/mcptest/mcptest/engine/report"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcptest/mcptest/engine/diag"
@@ -44,7 +46,7 @@ var ToolCallTimeout = live.DefaultTimeout
 // GetPromptResult: description, messages), duration_ms, server, tool,
 // resource, prompt and args.
 func (b *builder) toolTest(ptr string, m map[string]any) {
-	c := b.newCase(ptr, m, KindTool)
+	c := b.newCase(ptr, m, report.KindTool)
 	t := &ToolTestBlock{}
 	t.Tool, _ = m["tool"].(string)
 	t.Resource, _ = m["resource"].(string)
@@ -86,13 +88,13 @@ func (b *builder) toolTest(ptr string, m map[string]any) {
 // runToolTest makes the test's one live call and evaluates its assertions
 // and latency budget. A server that cannot be reached or a call the server
 // refuses fails the case with an error finding.
-func runToolTest(s *Suite, p casePlan, res *CaseResult) (*CaseResult, diag.List) {
+func runToolTest(s *Suite, p casePlan, res *report.CaseResult) (*report.CaseResult, diag.List) {
 	c := p.c
 	t := c.ToolTest
 	res.Runs = 1
-	fail := func(format string, args ...any) (*CaseResult, diag.List) {
-		res.Verdict = Fail
-		res.Findings = append(res.Findings, Finding{Level: "error", Gate: "tools", Message: redact.String(fmt.Sprintf(format, args...))})
+	fail := func(format string, args ...any) (*report.CaseResult, diag.List) {
+		res.Verdict = report.Fail
+		res.Findings = append(res.Findings, report.Finding{Level: "error", Gate: "tools", Message: redact.String(fmt.Sprintf(format, args...))})
 		return res, nil
 	}
 	var target live.Target
@@ -130,7 +132,7 @@ func runToolTest(s *Suite, p casePlan, res *CaseResult) (*CaseResult, diag.List)
 		call = func() (any, error) { return sess.CallTool(ctx, &mcp.CallToolParams{Name: t.Tool, Arguments: args}) }
 	}
 	if t.Tool != "" {
-		res.Tools = []ToolUse{{Server: t.Server, Tool: t.Tool, Calls: 1}}
+		res.Tools = []report.ToolUse{{Server: t.Server, Tool: t.Tool, Calls: 1}}
 	}
 	start := time.Now()
 	out, err := call()
@@ -176,11 +178,11 @@ func runToolTest(s *Suite, p casePlan, res *CaseResult) (*CaseResult, diag.List)
 	// not pass a test that never looked.
 	if m, _ := result.(map[string]any); t.Tool != "" && !checksError && m["isError"] == true {
 		failed = true
-		res.Findings = append(res.Findings, Finding{Level: "error", Gate: "tools", Message: redact.String(fmt.Sprintf(
+		res.Findings = append(res.Findings, report.Finding{Level: "error", Gate: "tools", Message: redact.String(fmt.Sprintf(
 			"tools/call %q on server %q answered isError: true%s; assert `result.isError` to expect an error", t.Tool, t.Server, errorText(m)))})
 	}
 	if t.MaxDurationMS > 0 {
-		fl := Floor{Name: "max_duration_ms", Passed: elapsed.Milliseconds() <= t.MaxDurationMS,
+		fl := report.Floor{Name: "max_duration_ms", Passed: elapsed.Milliseconds() <= t.MaxDurationMS,
 			Message: fmt.Sprintf("the call answered within the %d ms budget", t.MaxDurationMS)}
 		if !fl.Passed {
 			fl.Message = fmt.Sprintf("%s: the call took %d ms, over the %d ms budget (max_duration_ms)", t.MaxDurationPos, elapsed.Milliseconds(), t.MaxDurationMS)
@@ -188,9 +190,9 @@ func runToolTest(s *Suite, p casePlan, res *CaseResult) (*CaseResult, diag.List)
 		}
 		res.Floors = append(res.Floors, fl)
 	}
-	res.Verdict = Pass
+	res.Verdict = report.Pass
 	if failed {
-		res.Verdict = Fail
+		res.Verdict = report.Fail
 	}
 	return res, nil
 }

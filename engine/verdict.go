@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/mcptest/mcptest/engine/report"
+
 // caseVerdict decides the verdict of a replayed case (an agent test or a
 // scenario) from its own results: fail when one of its assertions or floors
 // failed or one of its findings fails the case by itself (see failsCase),
@@ -12,26 +14,26 @@ package engine
 // an assertion checked on every run (FailedRuns > 0) and a scenario oracle
 // then count against the runs that failed them, and the block's floor
 // (one of Floors) decides.
-func caseVerdict(res *CaseResult, pending, judged bool) Verdict {
+func caseVerdict(res *report.CaseResult, pending, judged bool) report.Verdict {
 	for _, a := range res.Assertions {
 		if !a.Passed && !(judged && a.FailedRuns > 0) {
-			return Fail
+			return report.Fail
 		}
 	}
 	for _, f := range res.Floors {
 		if !f.Passed {
-			return Fail
+			return report.Fail
 		}
 	}
 	for _, f := range res.Findings {
 		if failsCase(f) && !(judged && f.Gate != "") {
-			return Fail
+			return report.Fail
 		}
 	}
 	if pending {
-		return Inconclusive
+		return report.Inconclusive
 	}
-	return Pass
+	return report.Pass
 }
 
 // failsCase reports whether a finding fails its case without an assertion:
@@ -40,7 +42,7 @@ func caseVerdict(res *CaseResult, pending, judged bool) Verdict {
 // that is not the expected one). The error findings of the metric gates (a
 // missed class, a restricted call) fail a case through the assertion on
 // their target instead, so a suite can gate them with its own threshold.
-func failsCase(f Finding) bool {
+func failsCase(f report.Finding) bool {
 	if f.Level != "error" {
 		return false
 	}

@@ -63,7 +63,7 @@ func DistractorAccuracy(correctIDs int, choseCorrect, choseDistractor int64) int
 		}
 		return 0
 	}
-	return Percent(choseCorrect, choseCorrect+choseDistractor)
+	return stats.Percent(choseCorrect, choseCorrect+choseDistractor)
 }
 
 // Distractors folds the runs of a test under distraction: accuracy pooled

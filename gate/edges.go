@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/gate/stats"
 )
 
 // Edges is a tool_edges: block: the tools an agent may call, the tools it
@@ -148,7 +149,7 @@ func coverage(hit, total int) int64 {
 	if total == 0 {
 		return 100
 	}
-	return Percent(int64(hit), int64(total))
+	return stats.Percent(int64(hit), int64(total))
 }
 
 func countTrue(bs []bool) int {

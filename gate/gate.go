@@ -33,15 +33,6 @@ type Finding struct {
 	Run int
 }
 
-// Percent returns num*100/den as an integer percent, rounded half up. A zero
-// denominator yields 0, never a not-a-number value.
-func Percent(num, den int64) int64 {
-	if den <= 0 {
-		return 0
-	}
-	return (200*num + den) / (2 * den)
-}
-
 // MatchID reports whether a declared member id matches a call. A member with
 // a server prefix ("brave.web_search") matches the fully qualified call
 // only; a bare member ("web_search") matches that tool on any server. A call

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/gate/stats"
 )
 
 // OrchestrationRun holds one run's counts behind the five orchestration
@@ -80,20 +81,20 @@ func (r OrchestrationRun) Scores() OrchestrationScores {
 	var s OrchestrationScores
 	switch {
 	case r.Classes > 0:
-		s.Discovery = Percent(r.Reached, r.Classes)
+		s.Discovery = stats.Percent(r.Reached, r.Classes)
 	case r.Calls == 0:
 		s.Discovery = 100
 	}
 	s.Parameterization, s.Syntax, s.ErrorRecovery = 100, 100, 100
 	if r.Calls > 0 {
-		s.Parameterization = Percent(r.Parameterized, r.Calls)
-		s.Syntax = Percent(r.WellFormed, r.Calls)
+		s.Parameterization = stats.Percent(r.Parameterized, r.Calls)
+		s.Syntax = stats.Percent(r.WellFormed, r.Calls)
 	}
 	if r.Errors > 0 {
-		s.ErrorRecovery = Percent(r.Recovered, r.Errors)
+		s.ErrorRecovery = stats.Percent(r.Recovered, r.Errors)
 	}
 	if r.Classes > 0 && r.Calls > 0 {
-		s.Efficiency = min(Percent(r.Classes, r.Calls), 100)
+		s.Efficiency = min(stats.Percent(r.Classes, r.Calls), 100)
 	}
 	return s
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/gate/stats"
 )
 
 // PassKConfig is a tool_selection: block: the tool every run should reach
@@ -136,8 +137,8 @@ func (p *PassK) Result() Result {
 	s := Summarize(p.cfg, p.rows)
 	res := Result{
 		Targets: map[string]float64{
-			"tool_selection.selection_rate": float64(Percent(s.Selected, s.Runs)),
-			"tool_selection.pass_k":         float64(Percent(s.PassK, s.Runs)),
+			"tool_selection.selection_rate": float64(stats.Percent(s.Selected, s.Runs)),
+			"tool_selection.pass_k":         float64(stats.Percent(s.PassK, s.Runs)),
 		},
 		Counts: map[string]int64{
 			"tool_selection.runs":            s.Runs,
@@ -187,11 +188,11 @@ func (p *PassK) Floor(name string, rows []PassKRun) FloorOutcome {
 		tokens = fmt.Sprintf("tokens %d median / %d max", s.TokensMedian, s.TokensMax)
 	}
 	out := FloorOutcome{Passed: true, Summary: fmt.Sprintf("%s: selection %d/%d (%d%%), pass^k %d%%, %s",
-		name, s.Selected, s.Runs, Percent(s.Selected, s.Runs), Percent(s.PassK, s.Runs), tokens)}
+		name, s.Selected, s.Runs, stats.Percent(s.Selected, s.Runs), stats.Percent(s.PassK, s.Runs), tokens)}
 	if !MeetsRate(s.Selected, s.Runs, cfg.MinRate) {
 		out.Passed = false
 		out.Breaches = append(out.Breaches, fmt.Sprintf("FLOOR %s: selection rate %d%% is below the %s%% floor (%d of %d runs selected `%s`)",
-			name, Percent(s.Selected, s.Runs), ratePercent(cfg.MinRate), s.Selected, s.Runs, cfg.ExpectedTool))
+			name, stats.Percent(s.Selected, s.Runs), ratePercent(cfg.MinRate), s.Selected, s.Runs, cfg.ExpectedTool))
 	}
 	if cfg.MaxTokens != nil && s.OverBudget > 0 {
 		out.Passed = false

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/gate/stats"
 )
 
 // Class is an equal-function set: a named group of tools that do the same
@@ -83,9 +84,9 @@ func Scores(tp, fp, fn int64) SelectionScores {
 		return SelectionScores{100, 100, 100}
 	}
 	return SelectionScores{
-		Precision: Percent(tp, tp+fp),
-		Recall:    Percent(tp, tp+fn),
-		F1:        Percent(2*tp, 2*tp+fp+fn),
+		Precision: stats.Percent(tp, tp+fp),
+		Recall:    stats.Percent(tp, tp+fn),
+		F1:        stats.Percent(2*tp, 2*tp+fp+fn),
 	}
 }
 

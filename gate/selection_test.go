@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/gate/stats"
 )
 
 func calls(ids ...string) []cassette.Call {
@@ -116,8 +117,8 @@ func TestPercent(t *testing.T) {
 	for _, tt := range []struct{ num, den, want int64 }{
 		{0, 0, 0}, {1, 2, 50}, {2, 3, 67}, {1, 3, 33}, {1, 8, 13}, {3, 8, 38}, {1, 200, 1}, {1, 201, 0}, {5, 5, 100},
 	} {
-		if got := Percent(tt.num, tt.den); got != tt.want {
-			t.Errorf("Percent(%d, %d) = %d, want %d", tt.num, tt.den, got, tt.want)
+		if got := stats.Percent(tt.num, tt.den); got != tt.want {
+			t.Errorf("stats.Percent(%d, %d) = %d, want %d", tt.num, tt.den, got, tt.want)
 		}
 	}
 }

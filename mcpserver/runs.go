@@ -10,10 +10,11 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/mcptest/mcptest/engine/report"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcptest/mcptest/annotate"
-	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/safefile"
 )
 
@@ -26,14 +27,14 @@ type runToolTestIn struct {
 
 type testResult struct {
 	Name    string         `json:"name"`
-	Verdict engine.Verdict `json:"verdict"`
+	Verdict report.Verdict `json:"verdict"`
 	// DurationMS is the case's duration_ms target, absent when the
 	// envelope records none.
 	DurationMS *int64 `json:"duration_ms,omitempty"`
 }
 
 type runToolTestOut struct {
-	Verdict      engine.Verdict          `json:"verdict"`
+	Verdict      report.Verdict          `json:"verdict"`
 	RunID        string                  `json:"run_id"`
 	Suite        string                  `json:"suite"`
 	Total        int                     `json:"total"`
@@ -118,7 +119,7 @@ func validDoc(doc any) bool {
 
 // runSuite runs `mcptest run SUITE --reporter json` in the workspace and
 // stores the envelope, under the id, in .mcptest/runs/<id>.json.
-func (s *server) runSuite(ctx context.Context, id, suite string, filters []string) (*engine.Envelope, error) {
+func (s *server) runSuite(ctx context.Context, id, suite string, filters []string) (*report.Envelope, error) {
 	args := []string{"run", "--config", suite, "--reporter", "json"}
 	for _, f := range filters {
 		args = append(args, "--filter", f)
@@ -137,7 +138,7 @@ func (s *server) runSuite(ctx context.Context, id, suite string, filters []strin
 	if code != 0 && code != 1 {
 		return nil, fmt.Errorf("mcptest run %s exited %d: %s", suite, code, strings.TrimSpace(string(stderr)))
 	}
-	var env engine.Envelope
+	var env report.Envelope
 	if err := json.Unmarshal(stdout, &env); err != nil {
 		return nil, fmt.Errorf("mcptest run %s: read its envelope: %w", suite, err)
 	}
@@ -217,10 +218,10 @@ func (s *server) triggerRun(ctx context.Context, in triggerRunIn) (any, error) {
 		return nil, err
 	}
 	return struct {
-		Verdict engine.Verdict `json:"verdict"`
+		Verdict report.Verdict `json:"verdict"`
 		RunID   string         `json:"run_id"`
 		Suite   string         `json:"suite"`
-		Totals  engine.Totals  `json:"totals"`
+		Totals  report.Totals  `json:"totals"`
 		Stored  string         `json:"stored"`
 	}{env.Verdict, id, config, env.Totals, ".mcptest/runs/" + id + ".json"}, nil
 }
@@ -252,7 +253,7 @@ func slug(name string) string {
 // caseSlugs names each case of a run in a resource URI, uniquely: its
 // slug, "test" when the name has no letter or digit of a-z0-9, and a
 // "-2", "-3", ... suffix on a slug an earlier case already took.
-func caseSlugs(cases []*engine.CaseResult) []string {
+func caseSlugs(cases []*report.CaseResult) []string {
 	out := make([]string, len(cases))
 	taken := map[string]bool{}
 	for i, c := range cases {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcptest/mcptest/engine/report"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcptest/mcptest/engine"
@@ -190,7 +192,7 @@ func TestScaffoldRedteam(t *testing.T) {
 		t.Fatalf("%d tools covered, %d cases", rt.ToolsCovered, len(suite.Cases))
 	}
 	for _, c := range suite.Cases {
-		if c.Kind != engine.KindRedteam || c.SystemPrompt == "" || !slices.Equal(c.Servers, []string{"target"}) {
+		if c.Kind != report.KindRedteam || c.SystemPrompt == "" || !slices.Equal(c.Servers, []string{"target"}) {
 			t.Errorf("%s: kind %s, servers %v", c.Name, c.Kind, c.Servers)
 		}
 	}
@@ -259,7 +261,7 @@ func TestScaffoldEval(t *testing.T) {
 		t.Fatalf("%d covered, %d cases, notes %v", ev.ToolsCovered, len(suite.Cases), ev.Notes)
 	}
 	for _, c := range suite.Cases {
-		if c.Kind != engine.KindEval || c.Judge == nil || c.Judge.Threshold != 0.7 || c.Judge.Rubric == "" ||
+		if c.Kind != report.KindEval || c.Judge == nil || c.Judge.Threshold != 0.7 || c.Judge.Rubric == "" ||
 			!slices.Equal(c.Judge.Metrics, []string{"task_completion", "tool_use", "argument_correctness", "rubric"}) {
 			t.Errorf("%s: %+v", c.Name, c.Judge)
 		}

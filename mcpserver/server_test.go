@@ -8,9 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcptest/mcptest/engine/report"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/live"
 )
 
@@ -132,9 +133,9 @@ func TestStoreSkipsBrokenRuns(t *testing.T) {
 }
 
 func TestCaseSlugsAreUnique(t *testing.T) {
-	var cases []*engine.CaseResult
+	var cases []*report.CaseResult
 	for _, n := range []string{"echo check", "echo-check", "проверка эха", "!!!", "Echo Check"} {
-		cases = append(cases, &engine.CaseResult{Name: n})
+		cases = append(cases, &report.CaseResult{Name: n})
 	}
 	got := strings.Join(caseSlugs(cases), " ")
 	if want := "echo-check echo-check-2 test test-2 echo-check-3"; got != want {

@@ -14,8 +14,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/engine/safefile"
 )
 
@@ -25,7 +25,7 @@ const maxArtifact = 64 << 20
 // storedRun is one envelope found under .mcptest/runs.
 type storedRun struct {
 	path string
-	env  *engine.Envelope
+	env  *report.Envelope
 }
 
 // runs reads every run envelope under .mcptest/runs (any depth), newest
@@ -48,7 +48,7 @@ func (s *server) runs() []storedRun {
 		if err != nil {
 			return nil
 		}
-		var env engine.Envelope
+		var env report.Envelope
 		if json.Unmarshal(data, &env) != nil || env.SchemaVersion == 0 || env.Run.ID == "" || env.Check() != nil {
 			return nil
 		}
@@ -67,8 +67,8 @@ func (s *server) runs() []storedRun {
 
 type runSummary struct {
 	RunID      string         `json:"run_id"`
-	Verdict    engine.Verdict `json:"verdict"`
-	Totals     engine.Totals  `json:"totals"`
+	Verdict    report.Verdict `json:"verdict"`
+	Totals     report.Totals  `json:"totals"`
 	Suite      string         `json:"suite"`
 	Mode       string         `json:"mode"`
 	StartedAt  string         `json:"started_at"`
@@ -104,7 +104,7 @@ type runIn struct {
 }
 
 // findRun returns the stored run with the id, or the latest when id is "".
-func (s *server) findRun(id string) (*engine.Envelope, error) {
+func (s *server) findRun(id string) (*report.Envelope, error) {
 	runs := s.runs()
 	if id == "" {
 		if len(runs) == 0 {
@@ -142,7 +142,7 @@ func (s *server) getCoverage(ctx context.Context, in coverageIn) (any, error) {
 		return nil, err
 	}
 	type kindCount struct {
-		Kind         engine.Kind `json:"kind"`
+		Kind         report.Kind `json:"kind"`
 		Total        int         `json:"total"`
 		Passed       int         `json:"passed"`
 		Failed       int         `json:"failed"`
@@ -150,13 +150,13 @@ func (s *server) getCoverage(ctx context.Context, in coverageIn) (any, error) {
 	}
 	out := struct {
 		RunID   string         `json:"run_id"`
-		Verdict engine.Verdict `json:"verdict"`
-		Totals  engine.Totals  `json:"totals"`
+		Verdict report.Verdict `json:"verdict"`
+		Totals  report.Totals  `json:"totals"`
 		Kinds   []kindCount    `json:"kinds"`
-		engine.ToolCoverage
+		report.ToolCoverage
 		Edges map[string]any `json:"edges,omitempty"`
 	}{RunID: env.Run.ID, Verdict: env.Verdict, Totals: env.Totals, Kinds: []kindCount{}, ToolCoverage: env.ToolCoverage()}
-	idx := map[engine.Kind]int{}
+	idx := map[report.Kind]int{}
 	for _, c := range env.Cases {
 		i, ok := idx[c.Kind]
 		if !ok {
@@ -167,9 +167,9 @@ func (s *server) getCoverage(ctx context.Context, in coverageIn) (any, error) {
 		k := &out.Kinds[i]
 		k.Total++
 		switch c.Verdict {
-		case engine.Pass:
+		case report.Pass:
 			k.Passed++
-		case engine.Fail:
+		case report.Fail:
 			k.Failed++
 		default:
 			k.Inconclusive++

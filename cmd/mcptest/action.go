@@ -19,6 +19,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcptest/mcptest/engine/report"
+
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/mcptest/mcptest/annotate"
@@ -248,7 +250,7 @@ func (in *actionInputs) readRunArgs(args string) error {
 	}
 	in.run.Filter, in.cassetteDir = filters, *cassetteDir
 	if *shard != "" {
-		if in.run.Shard, err = engine.ParseShard(*shard); err != nil {
+		if in.run.Shard, err = report.ParseShard(*shard); err != nil {
 			return inputErr("input args: --shard: %v", err)
 		}
 	}
@@ -446,7 +448,7 @@ func (r *actionRun) annotateInputErrors(err error) {
 }
 
 // runSuite runs the suite offline, as `mcptest run` does.
-func (r *actionRun) runSuite() (*engine.Envelope, error) {
+func (r *actionRun) runSuite() (*report.Envelope, error) {
 	start := time.Now()
 	suite, err := engine.LoadSuite(r.in.config)
 	if err != nil {
@@ -467,7 +469,7 @@ func (r *actionRun) runSuite() (*engine.Envelope, error) {
 
 // writeEnvelope writes the full run envelope to report-path, whatever
 // happens next.
-func (r *actionRun) writeEnvelope(env *engine.Envelope) error {
+func (r *actionRun) writeEnvelope(env *report.Envelope) error {
 	var buf bytes.Buffer
 	if err := (annotate.JSON{}).Report(&buf, env); err != nil {
 		return err
@@ -494,7 +496,7 @@ func (r *actionRun) writeEnvelope(env *engine.Envelope) error {
 
 // writeReport renders the envelope in one of the reports input's formats
 // beside report-path.
-func (r *actionRun) writeReport(env *engine.Envelope, format string) error {
+func (r *actionRun) writeReport(env *report.Envelope, format string) error {
 	rep, err := annotate.New(format, annotate.Options{})
 	if err != nil {
 		return err
@@ -559,9 +561,9 @@ func (r *actionRun) baseline(ctx context.Context, base, head string) (*baseline.
 // baselineGate is a baseline run's gate: it fails, like the step, only
 // under fail-on: failures with a failing case, so the summary's verdict, the
 // verdict output and the exit code agree.
-func (r *actionRun) baselineGate(env *engine.Envelope) baseline.Gate {
+func (r *actionRun) baselineGate(env *report.Envelope) baseline.Gate {
 	g := baseline.Compare(emptyBaseline(env), env, baseline.Options{FailOn: r.in.failOn}).Gate
-	g.Failed = r.in.failOn == baseline.FailOnFailures && env.Verdict == engine.Fail
+	g.Failed = r.in.failOn == baseline.FailOnFailures && env.Verdict == report.Fail
 	if !g.Failed {
 		g.Reasons = nil
 	}
@@ -572,7 +574,7 @@ func (r *actionRun) baselineGate(env *engine.Envelope) baseline.Gate {
 // notice that the baseline is recorded all the same when the step passes,
 // else a warning that it is not (the fetch takes a baseline only from a
 // successful run), although the envelope is still written.
-func (r *actionRun) baselineNote(env *engine.Envelope, failed bool) {
+func (r *actionRun) baselineNote(env *report.Envelope, failed bool) {
 	n := env.Totals.Failed
 	switch {
 	case n == 0:
@@ -601,11 +603,11 @@ func plural(n int, noun string) string {
 
 // emptyBaseline is what a run is compared with when there is no baseline:
 // every case is new, so the fail-on policy still applies to the run.
-func emptyBaseline(env *engine.Envelope) *engine.Envelope {
-	return &engine.Envelope{SchemaVersion: env.SchemaVersion, Tool: env.Tool, Run: engine.RunInfo{Mode: env.Run.Mode}}
+func emptyBaseline(env *report.Envelope) *report.Envelope {
+	return &report.Envelope{SchemaVersion: env.SchemaVersion, Tool: env.Tool, Run: report.RunInfo{Mode: env.Run.Mode}}
 }
 
-func (r *actionRun) compare(env *engine.Envelope, found *baseline.Found, missing string) annotate.ActionReport {
+func (r *actionRun) compare(env *report.Envelope, found *baseline.Found, missing string) annotate.ActionReport {
 	rep := annotate.ActionReport{Env: env, Suite: r.in.config, CommentKey: r.in.commentKey, Missing: missing, Notes: r.notes}
 	if found == nil {
 		rep.Gate = baseline.Compare(emptyBaseline(env), env, baseline.Options{FailOn: r.in.failOn}).Gate
@@ -732,7 +734,7 @@ func (r *actionRun) commentMode(ctx context.Context) error {
 	if why != "" {
 		return &exitError{code: ExitInput, err: fmt.Errorf("run %d has no usable %q artifact: %s", runID, r.in.prArtifact, why)}
 	}
-	env, err := annotate.ReadEnvelope(bytes.NewReader(data), "the envelope of run "+strconv.FormatInt(runID, 10))
+	env, err := report.Read(bytes.NewReader(data), "the envelope of run "+strconv.FormatInt(runID, 10))
 	if err != nil {
 		return &exitError{code: ExitInput, err: err}
 	}

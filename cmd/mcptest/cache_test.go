@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // cachedCount is run.cached as --reporter json prints it.
@@ -46,13 +46,13 @@ func TestCacheServesUnchangedCases(t *testing.T) {
 				}
 			}
 			out, _, _ := mcptest(t, store, "run", "--config", suite, "--reporter", "json")
-			var env engine.Envelope
+			var env report.Envelope
 			if err := json.Unmarshal([]byte(out), &env); err != nil {
 				t.Fatal(err)
 			}
 			replayed := 0
 			for _, c := range env.Cases {
-				if c.Kind == engine.KindAgent || c.Kind == engine.KindScenario {
+				if c.Kind == report.KindAgent || c.Kind == report.KindScenario {
 					replayed++
 				}
 			}
@@ -73,7 +73,7 @@ func TestCacheKey(t *testing.T) {
 	cached := func(args ...string) int {
 		t.Helper()
 		out, stderr, _ := mcptest(t, store, append([]string{"run", "--config", suite, "--reporter", "json"}, args...)...)
-		var env engine.Envelope
+		var env report.Envelope
 		if err := json.Unmarshal([]byte(out), &env); err != nil {
 			t.Fatalf("%v\n%s", err, stderr)
 		}
@@ -117,7 +117,7 @@ func TestCacheKey(t *testing.T) {
 func TestRunIsStored(t *testing.T) {
 	store := t.TempDir()
 	out, _, _ := mcptest(t, map[string]string{storeEnv: store}, "run", "--config", "../../examples/quickstart/suite.yml", "--reporter", "json")
-	var env engine.Envelope
+	var env report.Envelope
 	if err := json.Unmarshal([]byte(out), &env); err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestStoreIsBounded(t *testing.T) {
 	os.Chtimes(tmp, old, old)
 
 	out, _, _ := mcptest(t, map[string]string{storeEnv: store}, "run", "--config", "../../examples/quickstart/suite.yml", "--reporter", "json")
-	var env engine.Envelope
+	var env report.Envelope
 	if err := json.Unmarshal([]byte(out), &env); err != nil {
 		t.Fatal(err)
 	}

@@ -8,13 +8,13 @@ import (
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
-	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/engine/safefile"
 )
 
 // compare renders `mcptest report RUN.json --compare BASELINE.json` and
 // exits 1 when the --fail-on policy fails.
-func (c *Command) compare(cur *engine.Envelope, basePath, format, failOn, output string) error {
+func (c *Command) compare(cur *report.Envelope, basePath, format, failOn, output string) error {
 	policy, err := baseline.ParsePolicy(failOn)
 	if err != nil {
 		return inputErr("%v", err)

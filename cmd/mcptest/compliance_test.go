@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // TestREADMELiveSections runs the example of resource and prompt tests,
@@ -34,11 +34,11 @@ func TestREADMELiveSections(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	var env engine.Envelope
+	var env report.Envelope
 	if err := json.Unmarshal([]byte(stdout), &env); err != nil {
 		t.Fatal(err)
 	}
-	want := map[engine.Kind]engine.Verdict{engine.KindTool: engine.Pass, engine.KindCompliance: engine.Pass, engine.KindRedteam: engine.Inconclusive, engine.KindEval: engine.Inconclusive}
+	want := map[report.Kind]report.Verdict{report.KindTool: report.Pass, report.KindCompliance: report.Pass, report.KindRedteam: report.Inconclusive, report.KindEval: report.Inconclusive}
 	for _, c := range env.Cases {
 		if c.Verdict != want[c.Kind] {
 			t.Errorf("%s (%s): %s, want %s: %+v %+v", c.Name, c.Kind, c.Verdict, want[c.Kind], c.Floors, c.Findings)
@@ -76,14 +76,14 @@ func TestComplianceAgainstRealServers(t *testing.T) {
 			suite := filepath.Join(t.TempDir(), "suite.yml")
 			os.WriteFile(suite, []byte(b.String()), 0o644)
 			stdout, stderr, _ := mcptest(t, nil, "run", "--config", suite, "--reporter", "json")
-			var env engine.Envelope
+			var env report.Envelope
 			if err := json.Unmarshal([]byte(stdout), &env); err != nil {
 				t.Fatalf("%v\n%s", err, stderr)
 			}
 			for _, c := range env.Cases {
-				want := engine.Pass
+				want := report.Pass
 				if c.Name == tc.missing {
-					want = engine.Fail
+					want = report.Fail
 					if len(c.Floors) != 1 || !strings.HasSuffix(c.Floors[0].Name, ".advertised") {
 						t.Errorf("%s: floors %+v", c.Name, c.Floors)
 					}

@@ -3,13 +3,13 @@ package main
 import (
 	"runtime"
 
-	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // environment records where the run happens: the binary's platform and, on
 // CI, which CI system and runner.
-func (c *Command) environment() *engine.Environment {
-	e := &engine.Environment{Platform: runtime.GOOS + "/" + runtime.GOARCH}
+func (c *Command) environment() *report.Environment {
+	e := &report.Environment{Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	switch {
 	case c.Getenv("GITHUB_ACTIONS") == "true":
 		e.CI = "github-actions"

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // The examples whose envelopes are rendered to every report format, with
@@ -58,13 +58,13 @@ func reportInputs(t *testing.T) map[string]string {
 	return in
 }
 
-func readEnvelope(t *testing.T, path string) *engine.Envelope {
+func readEnvelope(t *testing.T, path string) *report.Envelope {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var env engine.Envelope
+	var env report.Envelope
 	if err := json.Unmarshal(data, &env); err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestReportGolden(t *testing.T) {
 		for _, f := range reportFormats {
 			out := filepath.Join(t.TempDir(), "report"+f.ext)
 			_, stderr, code := mcptest(t, nil, "run", "--config", filepath.Join("../../examples", name, "suite.yml"), "--reporter", f.name, "--output", out)
-			want := map[engine.Verdict]int{engine.Pass: ExitOK, engine.Fail: ExitFail}[env.Verdict]
+			want := map[report.Verdict]int{report.Pass: ExitOK, report.Fail: ExitFail}[env.Verdict]
 			if code != want {
 				t.Errorf("run %s --reporter %s: exit %d, want %d\n%s", name, f.name, code, want, stderr)
 			}
@@ -200,7 +200,7 @@ func TestJUnitIndependentReader(t *testing.T) {
 			}
 			var wants []want
 			for _, c := range env.Cases {
-				w := want{name: c.Name, class: env.Suite.Path, fail: c.Verdict == engine.Fail, skip: c.Verdict == engine.Inconclusive}
+				w := want{name: c.Name, class: env.Suite.Path, fail: c.Verdict == report.Fail, skip: c.Verdict == report.Inconclusive}
 				for _, a := range c.Assertions {
 					if !a.Passed {
 						w.texts = append(w.texts, a.Message)
@@ -216,7 +216,7 @@ func TestJUnitIndependentReader(t *testing.T) {
 					}
 				} else if c.Reliability != nil {
 					for _, r := range c.Reliability.Rows {
-						wants = append(wants, want{name: engine.RunName(c.Name, r.Run), class: c.Name, fail: !r.Passed})
+						wants = append(wants, want{name: report.RunName(c.Name, r.Run), class: c.Name, fail: !r.Passed})
 					}
 				}
 			}
@@ -333,7 +333,7 @@ func TestHTMLInChromium(t *testing.T) {
 				t.Error("no Content-Security-Policy meta with default-src 'none'")
 			}
 			order := []string{`id="audit"`, `id="review"`, `id="cases"`, `id="footer"`}
-			if env.Verdict == engine.Pass && env.Totals.Inconclusive == 0 {
+			if env.Verdict == report.Pass && env.Totals.Inconclusive == 0 {
 				if strings.Contains(dom, `id="review"`) {
 					t.Error("an all-pass run shows a Review first block")
 				}
@@ -355,7 +355,7 @@ func TestHTMLInChromium(t *testing.T) {
 
 			var wantReview, gotReview []string
 			for _, c := range env.Cases {
-				if c.Verdict != engine.Pass {
+				if c.Verdict != report.Pass {
 					wantReview = append(wantReview, c.Name)
 				}
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/engine/safefile"
 )
 
@@ -40,9 +41,9 @@ func (c *Command) run(args []string) error {
 		}
 		filters = append(filters, name)
 	}
-	var shard engine.Shard
+	var shard report.Shard
 	if *shardFlag != "" {
-		if shard, err = engine.ParseShard(*shardFlag); err != nil {
+		if shard, err = report.ParseShard(*shardFlag); err != nil {
 			return inputErr("--shard: %v", err)
 		}
 	}
@@ -120,7 +121,7 @@ func (c *Command) run(args []string) error {
 	} else if _, err := c.Stdout.Write(buf.Bytes()); err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
-	if env.Verdict == engine.Fail {
+	if env.Verdict == report.Fail {
 		return errFailed
 	}
 	return nil
@@ -161,13 +162,13 @@ func (c *Command) color(w io.Writer) bool {
 }
 
 // source reads the repository, branch and commit from the CI environment.
-func (c *Command) source() *engine.Source {
-	s := engine.Source{Repo: c.Getenv("GITHUB_REPOSITORY"), Commit: c.Getenv("GITHUB_SHA")}
+func (c *Command) source() *report.Source {
+	s := report.Source{Repo: c.Getenv("GITHUB_REPOSITORY"), Commit: c.Getenv("GITHUB_SHA")}
 	s.Branch = c.Getenv("GITHUB_HEAD_REF")
 	if s.Branch == "" {
 		s.Branch = c.Getenv("GITHUB_REF_NAME")
 	}
-	if s == (engine.Source{}) {
+	if s == (report.Source{}) {
 		return nil
 	}
 	return &s

@@ -8,6 +8,7 @@ import (
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // scenario runs `mcptest scenario run`: the scenarios of a suite only,
@@ -82,7 +83,7 @@ func (c *Command) scenario(args []string) error {
 	if _, err := c.Stdout.Write(buf.Bytes()); err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
-	if env.Verdict == engine.Fail {
+	if env.Verdict == report.Fail {
 		return errFailed
 	}
 	return nil
@@ -94,7 +95,7 @@ func selectScenarios(s *engine.Suite, names []string) ([]*engine.Case, error) {
 	var all []*engine.Case
 	var known []string
 	for _, c := range s.Cases {
-		if c.Kind == engine.KindScenario {
+		if c.Kind == report.KindScenario {
 			all = append(all, c)
 			known = append(known, c.Name)
 		}

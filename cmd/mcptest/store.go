@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/mcptest/mcptest/annotate"
-	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/engine/safefile"
 )
 
@@ -67,7 +67,7 @@ func (c *Command) storeDir(name string) (string, error) {
 // storeRun writes the run's envelope to .mcptest/runs/<run_id>.json, by
 // rename. A store that cannot be written costs a warning, never the run's
 // verdict.
-func (c *Command) storeRun(env *engine.Envelope) {
+func (c *Command) storeRun(env *report.Envelope) {
 	dir, err := c.storeDir("runs")
 	if err == nil {
 		err = os.MkdirAll(dir, 0o755)

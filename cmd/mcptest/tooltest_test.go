@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/mcptest/mcptest/engine/report"
 
-	"github.com/mcptest/mcptest/engine"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // writeToolSuite writes a suite whose servers: block is servers (YAML, one
@@ -28,10 +28,10 @@ func writeToolSuite(t *testing.T, servers, tools string) string {
 	return path
 }
 
-func runEnvelope(t *testing.T, args ...string) (*engine.Envelope, int) {
+func runEnvelope(t *testing.T, args ...string) (*report.Envelope, int) {
 	t.Helper()
 	stdout, stderr, code := mcptest(t, nil, append([]string{"run", "--reporter", "json"}, args...)...)
-	var env engine.Envelope
+	var env report.Envelope
 	if err := json.Unmarshal([]byte(stdout), &env); err != nil {
 		t.Fatalf("exit %d: %v\nstderr:\n%s", code, err, stderr)
 	}
@@ -70,14 +70,14 @@ func TestToolTestsAgainstMock(t *testing.T) {
 	if code != ExitFail || env.Run.Mode != "live" {
 		t.Fatalf("exit %d, mode %s", code, env.Run.Mode)
 	}
-	verdicts := []engine.Verdict{}
+	verdicts := []report.Verdict{}
 	for _, c := range env.Cases {
-		if c.Kind != engine.KindTool {
+		if c.Kind != report.KindTool {
 			t.Errorf("%s: kind %s", c.Name, c.Kind)
 		}
 		verdicts = append(verdicts, c.Verdict)
 	}
-	if want := []engine.Verdict{engine.Pass, engine.Fail, engine.Fail}; strings.Join(vs(verdicts), " ") != strings.Join(vs(want), " ") {
+	if want := []report.Verdict{report.Pass, report.Fail, report.Fail}; strings.Join(vs(verdicts), " ") != strings.Join(vs(want), " ") {
 		t.Fatalf("verdicts %v, want %v", verdicts, want)
 	}
 	if fl := env.Cases[0].Floors; len(fl) != 1 || !fl[0].Passed {
@@ -120,7 +120,7 @@ func TestToolTestLatencyBudget(t *testing.T) {
 	}
 }
 
-func vs(v []engine.Verdict) []string {
+func vs(v []report.Verdict) []string {
 	out := make([]string, len(v))
 	for i, x := range v {
 		out[i] = string(x)

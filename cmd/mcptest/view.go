@@ -21,7 +21,7 @@ import (
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
-	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/engine/safefile"
 )
 
@@ -201,13 +201,13 @@ func (c *Command) latestRun() (string, error) {
 
 // readRun opens and decodes a saved run envelope; a missing or invalid
 // file is wrong input (exit 2).
-func (c *Command) readRun(path string) (*engine.Envelope, error) {
+func (c *Command) readRun(path string) (*report.Envelope, error) {
 	f, r, err := openEnvelope(path, "")
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	env, err := annotate.ReadEnvelope(r, path)
+	env, err := report.Read(r, path)
 	if err != nil {
 		return nil, &exitError{code: ExitInput, err: err}
 	}

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/mcptest/mcptest/annotate"
-	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // TestViewServes runs `mcptest view` until its context ends: it serves the
@@ -157,7 +157,7 @@ func TestViewSnapshotInChromium(t *testing.T) {
 	}
 	var want, got []string
 	for _, c := range env.Cases {
-		if c.Verdict != engine.Pass {
+		if c.Verdict != report.Pass {
 			want = append(want, c.Name)
 		}
 	}

@@ -13,8 +13,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/mcptest/mcptest/engine/diag"
 )
 
 // matcherKeys returns every matcher key, in the order messages list them.

@@ -11,6 +11,7 @@ import (
 	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/cassette/gen"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 func TestCassetteIsDeterministic(t *testing.T) {
@@ -163,7 +164,7 @@ func suitesPass(t *testing.T, seed uint64) {
 		if name == gen.GroupedSuiteFile {
 			want = 3
 		}
-		if env.Totals.Total != want || env.Verdict != engine.Pass {
+		if env.Totals.Total != want || env.Verdict != report.Pass {
 			for _, c := range env.Cases {
 				for _, a := range c.Assertions {
 					if !a.Passed {

@@ -1,13 +1,15 @@
-package engine
+package report
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/gate"
+	"github.com/mcptest/mcptest/gate/stats"
 )
 
 // SchemaVersion is the version of the run envelope this package writes.
@@ -203,7 +205,7 @@ func (e *Envelope) Check() error {
 		if c == nil {
 			return fmt.Errorf("cases[%d] is null: every case is an object", i)
 		}
-		if err := c.check(fmt.Sprintf("cases[%d]", i)); err != nil {
+		if err := c.Check(fmt.Sprintf("cases[%d]", i)); err != nil {
 			return err
 		}
 	}
@@ -216,7 +218,7 @@ var (
 	modes    = []string{"replay", "live"}
 	kinds    = []string{string(KindAgent), string(KindScenario), string(KindToolQuality), string(KindTool),
 		string(KindCompliance), string(KindRedteam), string(KindEval)}
-	reliabilityClasses = []string{string(gate.StablePass), string(gate.Flaky), string(gate.StableFail)}
+	reliabilityClasses = []string{string(stats.StablePass), string(stats.Flaky), string(stats.StableFail)}
 )
 
 func (e *Envelope) checkHead() error {
@@ -234,7 +236,9 @@ func (e *Envelope) checkHead() error {
 	return oneLine(fields)
 }
 
-func (c *CaseResult) check(at string) error {
+// Check reports the first problem of one case, as Envelope.Check does,
+// naming it from the JSON path at.
+func (c *CaseResult) Check(at string) error {
 	if err := oneOf(at+".verdict", string(c.Verdict), verdicts); err != nil {
 		return err
 	}
@@ -320,4 +324,21 @@ func quoteClipped(v string) string {
 // separators and the bidi embeddings, overrides and isolates.
 func isControl(r rune) bool {
 	return r < 0x20 || r >= 0x7f && r < 0xa0 || r == 0x2028 || r == 0x2029 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+}
+
+// Read decodes a saved run envelope, refusing one of another schema
+// version.
+func Read(r io.Reader, name string) (*Envelope, error) {
+	var env Envelope
+	dec := json.NewDecoder(io.LimitReader(r, 256<<20))
+	if err := dec.Decode(&env); err != nil {
+		return nil, fmt.Errorf("%s: not a run envelope: %w", name, err)
+	}
+	if env.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("%s: run envelope schema_version %d, this mcptest reads %d", name, env.SchemaVersion, SchemaVersion)
+	}
+	if err := env.Check(); err != nil {
+		return nil, fmt.Errorf("%s: not a run envelope: %w", name, err)
+	}
+	return &env, nil
 }

@@ -1,4 +1,4 @@
-package gate
+package stats
 
 import (
 	"math/big"
@@ -102,4 +102,13 @@ func MeetsPercent(r *big.Rat, p float64) bool {
 	}
 	floor.Quo(floor, big.NewRat(100, 1))
 	return r.Cmp(floor) >= 0
+}
+
+// Percent returns num*100/den as an integer percent, rounded half up. A zero
+// denominator yields 0, never a not-a-number value.
+func Percent(num, den int64) int64 {
+	if den <= 0 {
+		return 0
+	}
+	return (200*num + den) / (2 * den)
 }

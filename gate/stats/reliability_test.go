@@ -1,4 +1,4 @@
-package gate
+package stats
 
 import (
 	"math/big"
