@@ -331,36 +331,69 @@ func TestREADMECommands(t *testing.T) {
 }
 
 // runDocCommands runs the `$ mcptest` blocks of one document (see
-// TestREADMECommands) and returns how many it ran.
+// TestREADMECommands) and returns how many it ran. A failure names the
+// document and the line of the `$ mcptest` command.
 func runDocCommands(t *testing.T, doc, data string) int {
 	t.Helper()
 	n := 0
-	for _, block := range strings.Split(data, "```")[1:] {
-		block = strings.TrimPrefix(block, "console")
-		lines := strings.Split(strings.TrimPrefix(block, "\n"), "\n")
-		cmdline, ok := strings.CutPrefix(lines[0], "$ mcptest ")
+	for _, b := range fencedBlocks(data) {
+		cmdline, ok := strings.CutPrefix(b.lines[0], "$ mcptest ")
 		if !ok {
 			continue
 		}
 		n++
+		at := fmt.Sprintf("%s:%d", doc, b.line)
 		cmdline, wantCode, err := readmeExit(cmdline)
 		if err != nil {
-			t.Errorf("%s: %s: %v", doc, lines[0], err)
+			t.Errorf("%s: %s: %v", at, b.lines[0], err)
 			continue
 		}
-		want := strings.Join(lines[1:], "\n")
+		want := ""
+		if len(b.lines) > 1 {
+			want = strings.Join(b.lines[1:], "\n") + "\n"
+		}
 		stdout, stderr, code := mcptest(t, nil, splitArgs(cmdline)...)
 		if stdout != want {
-			t.Errorf("%s: $ mcptest %s\n--- got\n%s%s--- %s\n%s", doc, cmdline, stdout, stderr, doc, want)
+			t.Errorf("%s: $ mcptest %s\n--- got\n%s%s--- %s\n%s", at, cmdline, stdout, stderr, doc, want)
 		}
 		if stderr != "" {
-			t.Errorf("%s: $ mcptest %s\nwrote to stderr, which %s does not show:\n%s", doc, cmdline, doc, stderr)
+			t.Errorf("%s: $ mcptest %s\nwrote to stderr, which %s does not show:\n%s", at, cmdline, doc, stderr)
 		}
 		if code != wantCode {
-			t.Errorf("%s: $ mcptest %s\nexited %d, %s says %d (no `# exit N` comment means 0)", doc, cmdline, code, doc, wantCode)
+			t.Errorf("%s: $ mcptest %s\nexited %d, %s says %d (no `# exit N` comment means 0)", at, cmdline, code, doc, wantCode)
 		}
 	}
 	return n
+}
+
+// docBlock is one fenced code block of a Markdown document: the 1-based
+// line of its first line, and its lines.
+type docBlock struct {
+	line  int
+	lines []string
+}
+
+// fencedBlocks returns the non-empty code blocks of a Markdown document,
+// fenced by lines that start (after any indentation) with three backticks.
+func fencedBlocks(data string) []docBlock {
+	var out []docBlock
+	var cur *docBlock
+	for i, l := range strings.Split(data, "\n") {
+		switch {
+		case !strings.HasPrefix(strings.TrimLeft(l, " "), "```"):
+			if cur != nil {
+				cur.lines = append(cur.lines, l)
+			}
+		case cur == nil:
+			cur = &docBlock{line: i + 2}
+		default:
+			if len(cur.lines) > 0 {
+				out = append(out, *cur)
+			}
+			cur = nil
+		}
+	}
+	return out
 }
 
 // readmeExit splits a README command line from its trailing `# exit N`
