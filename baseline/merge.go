@@ -33,8 +33,8 @@ type Input struct {
 // --filter selections, say), but not mixed with shards.
 //
 // It is an error, naming the files, to merge envelopes of different schema
-// versions, mcptest versions, suites (path or sha256) or
-// sources; shards of different counts, a shard given twice, a missing
+// versions, mcptest versions, suites (path or sha256),
+// sources or price tables; shards of different counts, a shard given twice, a missing
 // shard, a case in the wrong shard, and a case present twice.
 func Merge(in []Input) (*report.Envelope, error) {
 	if len(in) == 0 {
@@ -72,8 +72,18 @@ func Merge(in []Input) (*report.Envelope, error) {
 		Floors:        slices.Clone(first.Floors),
 	}
 	owner := map[string]string{}
-	for _, x := range in {
+	var priced *Input
+	for i, x := range in {
 		e := x.Envelope
+		// A shard whose cases priced no run names no table; the others
+		// must name the same one.
+		if e.Prices != nil && priced != nil && *e.Prices != *priced.Envelope.Prices {
+			return nil, mismatch(*priced, x, "price table", priced.Envelope.Prices.SHA256, e.Prices.SHA256)
+		}
+		if e.Prices != nil && priced == nil {
+			priced = &in[i]
+			out.Prices = e.Prices
+		}
 		if e.Run.StartedAt != "" && (out.Run.StartedAt == "" || e.Run.StartedAt < out.Run.StartedAt) {
 			out.Run.StartedAt = e.Run.StartedAt
 		}

@@ -217,6 +217,9 @@ func TestMergeErrors(t *testing.T) {
 	moved.Suite.Path = "other/s.yml"
 	src := env("2/2", two...)
 	src.Source = &report.Source{Commit: "abc"}
+	pricedA, pricedB := env("1/2", one...), env("2/2", two...)
+	pricedA.Prices = &report.PriceTable{Source: "embedded", SHA256: "aaa"}
+	pricedB.Prices = &report.PriceTable{Source: "mine.json", SHA256: "bbb"}
 	tests := []struct {
 		name string
 		in   []*report.Envelope
@@ -235,6 +238,7 @@ func TestMergeErrors(t *testing.T) {
 		{"overlap", []*report.Envelope{env("", one[0]), env("", one[0])}, "case \"" + one[0] + "\" is in both a.json and b.json"},
 		{"wrong shard", []*report.Envelope{env("1/2", two[0]), env("2/2")}, "a.json is shard 1/2 but holds case \"" + two[0] + "\", which belongs to another shard"},
 		{"bad shard", []*report.Envelope{env("2/1")}, "a.json: run.shard: shard 2/1"},
+		{"other prices", []*report.Envelope{pricedA, pricedB}, "are not shards of one run: price table aaa vs bbb"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -251,11 +255,15 @@ func TestMergeErrors(t *testing.T) {
 	// The happy path keeps the earliest start and the longest duration,
 	// and counts the cases each shard served from its cache.
 	a, b := env("1/2", one...), env("2/2", two...)
+	b.Prices = &report.PriceTable{Source: "embedded", SHA256: "aaa"} // a priced no run
 	a.Run.StartedAt, a.Run.DurationMS, a.Run.Cached = "2026-11-02T00:00:00Z", 5, 1
 	b.Run.StartedAt, b.Run.DurationMS, b.Run.Cached = "2026-11-01T00:00:00Z", 3, 2
 	m, err := baseline.Merge([]baseline.Input{{Name: "a", Envelope: a}, {Name: "b", Envelope: b}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if m.Prices == nil || m.Prices.SHA256 != "aaa" {
+		t.Errorf("merged prices = %+v, want the table of the shard that priced runs", m.Prices)
 	}
 	if m.Run.StartedAt != "2026-11-01T00:00:00Z" || m.Run.DurationMS != 5 || m.Run.Cached != 3 || m.Run.Shard != "" || m.Totals.Total != 4 || m.Verdict != report.Pass {
 		t.Errorf("merged run = %+v, totals %+v, verdict %s", m.Run, m.Totals, m.Verdict)

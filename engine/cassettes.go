@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/prices"
 	"github.com/mcptest/mcptest/engine/report"
 )
 
@@ -31,6 +32,7 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 	var errs diag.List
 	digest := sha256.New()
 	tools := toolTally{}
+	priced := 0
 	for _, f := range p.files {
 		name := displayPath(f)
 		data, err := cassette.Load(f, name)
@@ -57,6 +59,9 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 			if !opened {
 				open(cas)
 			}
+			if price(p.prices, cas.Model, r) {
+				priced++
+			}
 			tools.addRun(owner, r)
 			if use.run != nil {
 				use.run(cas, r)
@@ -73,5 +78,20 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 	}
 	res.Cassettes = &report.CassetteSet{Files: len(p.files), SHA256: hex.EncodeToString(digest.Sum(nil))}
 	res.Tools = tools.list()
+	res.PricedRuns = priced
 	return errs
+}
+
+// price fills the cost of a run that recorded tokens but no cost from the
+// price table, when the table has the model's rates. It reports whether it
+// did; a recorded cost is never replaced.
+func price(t *prices.Table, model string, r *cassette.Run) bool {
+	if r.CostMicros != nil || r.Tokens == nil {
+		return false
+	}
+	micros, ok := t.CostMicros(model, r.Tokens.Input, r.Tokens.Output)
+	if ok {
+		r.CostMicros = &micros
+	}
+	return ok
 }

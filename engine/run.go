@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/prices"
 	"github.com/mcptest/mcptest/engine/redact"
 	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/gate"
@@ -39,6 +40,9 @@ type Options struct {
 	// there but refused (see checkCached): the case is recomputed and the
 	// entry rewritten.
 	Warn func(msg string)
+	// Prices prices the runs that recorded tokens but no cost (see package
+	// prices); nil means the embedded table.
+	Prices *prices.Table
 }
 
 // Run replays the suite's cassettes and computes every gate. The envelope's
@@ -51,6 +55,9 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 		return nil, err
 	}
 	if cases, err = selectShard(cases, opt.Shard); err != nil {
+		return nil, err
+	}
+	if opt.Prices, err = opt.priceTable(); err != nil {
 		return nil, err
 	}
 	plans, total, inputErrs := plan(s, cases, opt)
@@ -103,6 +110,7 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 	for i := range env.Servers {
 		env.Servers[i].Tools = pool.tools[env.Servers[i].Name]
 	}
+	env.Prices = pricesUsed(env.Cases, opt.Prices)
 	env.Summarize()
 	env.Tally()
 	env.Run.Cached = cached
@@ -181,6 +189,8 @@ type casePlan struct {
 	// live holds the run's open server sessions (tools: cases share one
 	// per server).
 	live *livePool
+	// prices prices the runs that recorded tokens but no cost.
+	prices *prices.Table
 }
 
 func plan(s *Suite, cases []*Case, opt Options) ([]casePlan, int, diag.List) {
@@ -189,6 +199,7 @@ func plan(s *Suite, cases []*Case, opt Options) ([]casePlan, int, diag.List) {
 	total := 0
 	for _, c := range cases {
 		p := casePlan{c: c}
+		p.prices, _ = opt.priceTable()
 		if c.Kind == report.KindAgent || c.Kind == report.KindScenario {
 			files, err := caseFiles(s, c, opt.CassetteDir)
 			if err != nil {
@@ -360,4 +371,23 @@ func asDiag(file string, err error) diag.List {
 		return diag.List{e}
 	}
 	return diag.List{{Pos: diag.Pos{File: file}, Kind: "cassette", Message: err.Error()}}
+}
+
+// priceTable is opt.Prices, or the embedded table when it is nil.
+func (opt Options) priceTable() (*prices.Table, error) {
+	if opt.Prices != nil {
+		return opt.Prices, nil
+	}
+	return prices.Embedded()
+}
+
+// pricesUsed names the price table in the envelope when some case's cost
+// was computed from it, so a reader knows those costs are not recorded.
+func pricesUsed(cases []*report.CaseResult, t *prices.Table) *report.PriceTable {
+	for _, c := range cases {
+		if c.PricedRuns > 0 {
+			return &report.PriceTable{Source: t.Source, SHA256: t.SHA256}
+		}
+	}
+	return nil
 }

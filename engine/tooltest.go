@@ -164,13 +164,22 @@ func runToolTest(s *Suite, p casePlan, res *report.CaseResult) (*report.CaseResu
 	// result holds a clock reading.
 	res.Targets["duration_ms"] = float64(elapsed.Milliseconds())
 	failed := false
-	checksError := false
+	checksError, errorCheckFailed := false, false
 	for _, a := range c.Expect {
 		actual, present := a.Target.Lookup(doc)
 		r := evaluate(a, actual, present)
 		failed = failed || !r.Passed
 		res.Assertions = append(res.Assertions, r)
-		checksError = checksError || a.Target.String() == "result.isError"
+		if a.Target.String() == "result.isError" {
+			checksError = true
+			errorCheckFailed = errorCheckFailed || !r.Passed
+		}
+	}
+	// An assertion on result.isError that failed on an error answer shows
+	// the server's own words, not only `actual: true`.
+	if m, _ := result.(map[string]any); errorCheckFailed && m["isError"] == true {
+		res.Findings = append(res.Findings, report.Finding{Level: "error", Gate: "tools", Message: redact.String(fmt.Sprintf(
+			"tools/call %q on server %q answered isError: true%s", t.Tool, t.Server, errorText(m)))})
 	}
 	// A tool that answers isError fails the test unless the test asserts
 	// on result.isError itself (a test that expects the error, such as a

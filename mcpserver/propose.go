@@ -50,6 +50,20 @@ var (
 	readOnlyName    = regexp.MustCompile(`(?i)^(get|list|read|search|fetch|find|query|describe|show|lookup|echo|count|check|view|inspect|ping|status)([_\-.]|$)`)
 )
 
+// writeName matches the names of tools that create or change something.
+var writeName = regexp.MustCompile(`(?i)^(create|update|write|set|put|post|send|insert|edit|move|rename|upload|save|modify|patch|append|publish|deploy|toggle)([_\-.]|$)`)
+
+// Writes reports whether calling a tool may change state, so a generated
+// test must not call it unreviewed: its annotations say so (present and not
+// readOnlyHint, whose default is false, or destructiveHint), or, with no
+// annotations, its name does (a destructive or a write verb).
+func Writes(t *mcp.Tool) bool {
+	if a := t.Annotations; a != nil {
+		return !a.ReadOnlyHint || a.DestructiveHint != nil && *a.DestructiveHint
+	}
+	return destructiveName.MatchString(t.Name) || writeName.MatchString(t.Name)
+}
+
 // Classify returns a tool's policy: annotations first (destructiveHint,
 // then readOnlyHint), the name second.
 func Classify(t *mcp.Tool) ExecPolicy {

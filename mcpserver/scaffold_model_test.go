@@ -108,7 +108,7 @@ func TestScaffoldSuiteResourcesAndPrompts(t *testing.T) {
 	if strings.Contains(sc.Suite, `"tone"`) {
 		t.Errorf("an optional prompt argument was filled in")
 	}
-	if len(sc.Notes) != 1 || !strings.Contains(sc.Notes[0], "resource templates have no read test (1)") {
+	if len(sc.Notes) != 2 || !strings.Contains(sc.Notes[0], "resource templates have no read test (1)") || !strings.Contains(sc.Notes[1], "2 tools change state") {
 		t.Errorf("notes %v", sc.Notes)
 	}
 	// Resources and prompts ride on the first page only.

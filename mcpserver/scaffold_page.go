@@ -194,6 +194,20 @@ func reviewMarker(b *strings.Builder, tl *mcp.Tool, why string) {
 	}
 }
 
+// commentOut turns a tool's tests into YAML comments under a review
+// marker: removing the "# " after the indent of each line restores them.
+func commentOut(tl *mcp.Tool, tests string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  # review before enabling: %s changes state (annotations or name), so its tests are commented out; uncomment them after review, or generate with --include-writes\n", oneLineName(tl.Name))
+	for _, line := range strings.SplitAfter(tests, "\n") {
+		if line == "" {
+			continue
+		}
+		b.WriteString("  # " + strings.TrimPrefix(line, "  "))
+	}
+	return b.String()
+}
+
 // nameSet hands out case names, each once: server-supplied text makes up
 // the names, so two of them can meet (a duplicated tool, a tool whose name
 // ends like another's case). A repeat gets " #2", " #3", ...

@@ -68,11 +68,25 @@ func TestScaffoldPagesAndValidates(t *testing.T) {
 		t.Errorf("all: %d tools", len(all.Tools))
 	}
 	for _, name := range []string{"delete_records", "wipe"} {
-		i := strings.Index(all.Suite, "# review before first run: "+name)
-		j := strings.Index(all.Suite, `tool: "`+name+`"`)
-		if i < 0 || j < i {
-			t.Errorf("%s: no review marker above its tests", name)
+		i := strings.Index(all.Suite, "# review before enabling: "+name+" changes state")
+		j := strings.Index(all.Suite, `#   tool: "`+name+`"`)
+		if i < 0 || j < i || strings.Contains(all.Suite, "\n    tool: \""+name+"\"") {
+			t.Errorf("%s: its tests are not commented out under a review marker", name)
 		}
+	}
+	writes := ScaffoldSuite(cat, target, ScaffoldOptions{All: true, IncludeWrites: true})
+	mustValidate(t, writes.Suite)
+	for _, name := range []string{"delete_records", "wipe"} {
+		i := strings.Index(writes.Suite, "# review before first run: "+name)
+		j := strings.Index(writes.Suite, "\n    tool: \""+name+"\"")
+		if i < 0 || j < i {
+			t.Errorf("IncludeWrites: %s: no review marker above its live tests", name)
+		}
+	}
+	only := ScaffoldSuite(cat, target, ScaffoldOptions{Tools: []string{"wipe"}})
+	mustValidate(t, only.Suite)
+	if !strings.Contains(only.Suite, "\ntools: []  # every test below is commented out") || len(only.HeldWrites) != 1 {
+		t.Errorf("a suite of write tools only:\n%s", only.Suite)
 	}
 	if strings.Contains(first.Suite, "# review before first run: book") {
 		t.Errorf("book is not destructive")

@@ -90,7 +90,7 @@ func (c *Command) subcommands() []subcommand {
 		{"capabilities", "print a live server's initialize result: version, info, capabilities", c.listCommand("capabilities")},
 		{"mock", "serve a catalog file as a deterministic MCP server on stdio", (*Command).mock},
 		{"record", "proxy an agent's MCP server (stdio or streamable HTTP) and write the session as a v1 cassette", (*Command).record},
-		{"generate", "scaffold a suite for a live server from its catalog: generate suite|conformance|redteam|eval", (*Command).generate},
+		{"generate", "scaffold a suite for a live server from its catalog (generate suite|conformance|redteam|eval) or propose one from recordings (generate agent-suite)", (*Command).generate},
 		{"mcp-server", "serve mcptest's verbs to an agent over MCP on stdio; --install registers it with Claude Code, Cursor, VS Code or Claude Desktop", (*Command).mcpServer},
 		{"doctor", "diagnose a server's connection layers; --lint-descriptions lints its tool descriptions", (*Command).doctor},
 		{"security", "scan a catalog's tool definitions for description poisoning (SEC-001..008)", (*Command).security},

@@ -14,7 +14,7 @@ var completionShells = []string{"bash", "zsh", "fish", "powershell"}
 // completionWords are the words that follow a command before its flags:
 // its kinds (generate suite), its subcommand (scenario run) or its shells.
 var completionWords = map[string][]string{
-	"generate":   {"suite", "conformance", "redteam", "eval"},
+	"generate":   {"suite", "conformance", "redteam", "eval", "agent-suite"},
 	"scenario":   {"run"},
 	"tool-bench": {"run"},
 	"report":     {"merge"},

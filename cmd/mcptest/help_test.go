@@ -114,7 +114,7 @@ func TestCompletion(t *testing.T) {
 	script, _, _ := mcptest(t, nil, "completion", "bash")
 	for _, tc := range []struct{ words, want string }{
 		{"mcptest gen", "generate"},
-		{"mcptest generate ''", "suite conformance redteam eval"},
+		{"mcptest generate ''", "suite conformance redteam eval agent-suite"},
 		{"mcptest run --sh", "--shard"},
 		{"mcptest scenario run --na", "--name"},
 	} {

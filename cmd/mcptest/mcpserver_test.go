@@ -313,14 +313,16 @@ func TestMCPServerReadVerbsWithInspector(t *testing.T) {
 	}
 
 	// scaffold_suite: the same suite as `mcptest generate suite`, valid as
-	// returned, with the review marker above the destructive tool.
+	// returned, with the destructive tool's tests commented out under a
+	// review marker.
 	sc := fd.must("scaffold_suite", map[string]any{"command": mockArgv})
 	suite, _ := sc["suite"].(string)
 	gen, stderr, code := mcptest(t, nil, append([]string{"generate", "suite", "--"}, mockArgv...)...)
 	if code != ExitOK || gen != suite {
 		t.Errorf("generate suite (exit %d %s) differs from scaffold_suite:\n%s\n---\n%s", code, stderr, gen, suite)
 	}
-	if !strings.Contains(suite, "# review before first run: delete_records") || sc["next_cursor"] != nil || len(sc["tools"].([]any)) != 2 {
+	if !strings.Contains(suite, "# review before enabling: delete_records changes state") || strings.Contains(suite, "\n    tool: \"delete_records\"") ||
+		sc["next_cursor"] != nil || len(sc["tools"].([]any)) != 2 {
 		t.Errorf("scaffold_suite: %v", sc)
 	}
 	if v := fd.must("validate_suite", map[string]any{"suite": suite}); v["valid"] != true {

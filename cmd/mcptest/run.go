@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,12 +13,14 @@ import (
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/prices"
 	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/engine/safefile"
 )
 
 func (c *Command) run(args []string) error {
-	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--reporter pretty|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--filter NAME]... [--filter-escaped NAME]... [--cassette-dir DIR] [--shard i/n] [--cache | --no-cache]")
+	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--reporter pretty|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--filter NAME]... [--filter-escaped NAME]... [--cassette-dir DIR] [--shard i/n] [--cache | --no-cache] [--prices FILE]")
 	config := fs.String("config", "", "the suite `FILE` (default: mcptest.yml, else suite.yml, here or in a parent up to the repository root)")
 	reporter := fs.String("reporter", "pretty", "how to report: pretty, json, junit (JUnit XML), sarif (SARIF 2.1.0), html (the auditor view; use --output) or agent (the model-facing digest)")
 	agentBudget := fs.Int("agent-budget", annotate.DefaultAgentBudget, "with --reporter agent, cap the result at `TOKENS` cl100k_base tokens")
@@ -30,9 +33,16 @@ func (c *Command) run(args []string) error {
 	useCache := fs.Bool("cache", false, "serve unchanged replayed cases from the workspace cache (.mcptest/cache/) on CI too, where it is off by default (CI or GITHUB_ACTIONS is true)")
 	noCache := fs.Bool("no-cache", false, "recompute every case instead of serving unchanged ones from the workspace cache (.mcptest/cache/)")
 	shardFlag := fs.String("shard", "", "run only shard `i/n` of the cases (1-based; a case's shard depends on its name alone); merge the shards with mcptest report merge")
+	pricesFile := fs.String("prices", "", "price the runs that recorded tokens but no cost with the LiteLLM-format price table `FILE` (model_prices_and_context_window.json) instead of the embedded copy")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
+	}
+	var table *prices.Table
+	if *pricesFile != "" {
+		if table, err = loadPrices(*pricesFile); err != nil {
+			return err
+		}
 	}
 	for _, e := range escaped {
 		name, err := annotate.UnescapeName(e)
@@ -83,6 +93,7 @@ func (c *Command) run(args []string) error {
 	progress := c.progress()
 	opts := engine.Options{Filter: filters, CassetteDir: *cassetteDir, Version: version, Progress: progress.update, Shard: shard}
 	opts.Cache = c.caseCache(*useCache, *noCache)
+	opts.Prices = table
 	opts.Warn = func(msg string) { fmt.Fprintf(c.Stderr, "mcptest: warning: %s\n", msg) }
 	env, err := engine.Run(suite, opts)
 	progress.clear()
@@ -230,4 +241,15 @@ func newRunID(t time.Time) string {
 		}
 	}
 	return string(out[:j])
+}
+
+// loadPrices reads a --prices table: a malformed one is a positioned input
+// error, an unreadable one an input error naming the flag.
+func loadPrices(path string) (*prices.Table, error) {
+	t, err := prices.Load(path)
+	var d *diag.Error
+	if err != nil && !errors.As(err, &d) {
+		return nil, inputErr("--prices: %v", err)
+	}
+	return t, err
 }

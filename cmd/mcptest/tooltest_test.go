@@ -206,10 +206,20 @@ func TestToolTestIsErrorFails(t *testing.T) {
     args: {a: "x"}
     expect:
       - result.isError: {exact: true}
+  - name: valid arguments
+    tool: no-such-tool
+    expect:
+      - result.isError: {not: {exact: true}}
 `)
 	stdout, stderr, code := mcptest(t, nil, "run", "--config", suite)
 	if code != ExitFail || !strings.Contains(stdout, "FAIL  missing tool") || !strings.Contains(stdout, `answered isError: true: "MCP error -32602: Tool no-such-tool not found"`) ||
 		!strings.Contains(stdout, "FAIL  rejected arguments") || !strings.Contains(stdout, "PASS  expected error") {
 		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	// A test that asserts the call succeeds (generate suite's "valid
+	// arguments") shows the server's error text when it did not.
+	_, after, _ := strings.Cut(stdout, "FAIL  valid arguments")
+	if !strings.Contains(after, `answered isError: true: "MCP error -32602: Tool no-such-tool not found"`) {
+		t.Errorf("the failed result.isError assertion does not quote the server's error:\n%s", stdout)
 	}
 }

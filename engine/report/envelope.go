@@ -38,6 +38,17 @@ type Envelope struct {
 	Summary *Summary `json:"summary,omitempty"`
 	// Floors are the suite's floors: on the summary, in suite order.
 	Floors []SuiteFloor `json:"floors,omitempty"`
+	// Prices names the price table the run's computed costs came from;
+	// absent when every cost was recorded (see CaseResult.PricedRuns).
+	Prices *PriceTable `json:"prices,omitempty"`
+}
+
+// PriceTable identifies the price table a run priced tokens with: its
+// source (the embedded copy, or the file given to --prices) and the
+// digest of its bytes.
+type PriceTable struct {
+	Source string `json:"source"`
+	SHA256 string `json:"sha256"`
 }
 
 // ToolInfo names the program that wrote the envelope.
@@ -108,7 +119,11 @@ type CaseResult struct {
 	RunsDeclared int `json:"runs_declared,omitempty"`
 	// Cassettes describes the recordings the case read.
 	Cassettes *CassetteSet `json:"cassettes,omitempty"`
-	Model     string       `json:"model,omitempty"`
+	// PricedRuns counts the runs whose cost was computed from the price
+	// table (envelope prices) because the recording had tokens and no cost;
+	// absent when every cost used was recorded.
+	PricedRuns int    `json:"priced_runs,omitempty"`
+	Model      string `json:"model,omitempty"`
 
 	Targets    map[string]float64 `json:"targets"`
 	Counts     map[string]int64   `json:"counts"`

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestGenerateAgentSuite proposes a suite from the reliability and
+// computed-cost examples' recordings, then runs it on them: every floor is
+// at its recorded value, so the proposal passes on its own recordings, and
+// proposing twice gives the same bytes.
+func TestGenerateAgentSuite(t *testing.T) {
+	dir := t.TempDir()
+	suite := filepath.Join(dir, "proposed.yml")
+	from := []string{"../../examples/reliability/cassettes/book.json", "../../examples/reliability/cassettes/lookup.json", "../../examples/computed-cost/cassettes/revenue.json"}
+	args := []string{"generate", "agent-suite", "--output", suite}
+	for _, f := range from {
+		args = append(args, "--from", f)
+	}
+	_, stderr, code := mcptest(t, nil, args...)
+	if code != 0 {
+		t.Fatalf("generate agent-suite: exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, `note: airline-support: book: "search_direct_flight", "search_onestop_flight" called in some runs only`) {
+		t.Errorf("no note for the tools some runs called:\n%s", stderr)
+	}
+	data, err := os.ReadFile(suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`final_response: { contains: "HATHAT" }`, // in all four runs; HAT083 is in three
+		`tool_selection.f1: { ">=": 67 }`,        // book_reservation is one of three distinct calls in run 3
+		`tokens.total: { "<=": 1920 }`,
+		"min_pass_rate: 100",
+		`allowed: ["fetch", "search"]`,
+	} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("proposal lacks %s:\n%s", want, data)
+		}
+	}
+	if strings.Contains(string(data), `"HAT083"`) {
+		t.Errorf("a fact only three of four runs state was proposed:\n%s", data)
+	}
+	stdout, stderr, code := mcptest(t, nil, "run", "--config", suite)
+	if code != 0 || !strings.Contains(stdout, "3 passed, 0 failed") {
+		t.Errorf("the proposal does not pass on its own recordings: exit %d\n%s%s", code, stdout, stderr)
+	}
+	second := filepath.Join(dir, "again.yml")
+	mcptest(t, nil, append([]string{"generate", "agent-suite", "--output", second}, args[4:]...)...)
+	if other, _ := os.ReadFile(second); string(other) != string(data) {
+		t.Errorf("two proposals from the same recordings differ")
+	}
+}
+
+// TestGenerateAgentSuiteHostile proposes from a recording whose names try
+// to break out of the YAML (a newline and a comment in a tool name) and
+// whose run called a tool its catalog annotates destructiveHint: the names
+// stay quoted on their line, the destructive tool is restricted and the
+// note says the recordings break that edge.
+func TestGenerateAgentSuiteHostile(t *testing.T) {
+	dir := t.TempDir()
+	hostile := "wipe\n    restricted: []\n# "
+	cas := map[string]any{
+		"mcptest_cassette": 1, "agent": "ops", "model": "m", "prompt": "clean up",
+		"catalog": map[string]any{"repo": map[string]any{"tools": []any{
+			map[string]any{"name": "list", "inputSchema": map[string]any{"type": "object"}},
+			map[string]any{"name": hostile, "inputSchema": map[string]any{"type": "object"}, "annotations": map[string]any{"destructiveHint": true}},
+		}}},
+		"runs": []any{map[string]any{"turns": []any{map[string]any{
+			"calls":          []any{map[string]any{"server": "repo", "tool": "list"}, map[string]any{"server": "repo", "tool": hostile}},
+			"final_response": "Removed 3 branches.",
+		}}}},
+	}
+	data, _ := json.Marshal(cas)
+	path := filepath.Join(dir, "ops.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	suite := filepath.Join(dir, "s.yml")
+	_, stderr, code := mcptest(t, nil, "generate", "agent-suite", "--from", path, "--output", suite)
+	if code != 0 || !strings.Contains(stderr, `is annotated destructiveHint and 1 of 1 runs called it`) {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	out, _ := os.ReadFile(suite)
+	if !strings.Contains(string(out), "\n      restricted: [\"wipe\\n    restricted: []\\n# \"]\n") || strings.Count(string(out), "\n      restricted:") != 1 ||
+		strings.Contains(string(out), `contains: "wipe`) || strings.Contains(string(out), `name: "wipe`) {
+		t.Errorf("the hostile name was not kept on its line:\n%s", out)
+	}
+	stdout, _, code := mcptest(t, nil, "run", "--config", suite)
+	if code != 1 || !strings.Contains(stdout, "edges.restricted_attempts=1") {
+		t.Errorf("run: exit %d, want 1 with the restricted call counted\n%s", code, stdout)
+	}
+}

@@ -1,0 +1,321 @@
+package agentsuite
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/engine/report"
+)
+
+// maxFacts bounds the final-response facts a test asserts.
+const maxFacts = 3
+
+// Proposal is a proposed suite and what its author should review.
+type Proposal struct {
+	// Suite is the YAML text.
+	Suite string
+	// Notes say what the proposal left for a person to decide.
+	Notes []string
+	// Cases is the number of agent tests proposed.
+	Cases int
+}
+
+// draft is what one cassette proposes, before it is measured.
+type draft struct {
+	name, cassette string
+	runs           int
+	classes        []string // tools every run called, in first-call order
+	sometimes      []string // tools only some runs called
+	allowed        []string // catalog tools not annotated destructive
+	restricted     []string // catalog tools annotated destructiveHint
+	facts          []string // stated by every run's final response
+	maxTokens      *int64
+	notes          []string
+}
+
+// Propose reads the cassettes and proposes one agent test per cassette for
+// a suite to be written at suitePath ("" for the working directory): the
+// cassette paths in the suite are relative to its directory.
+func Propose(suitePath string, cassettes []string) (*Proposal, error) {
+	if len(cassettes) == 0 {
+		return nil, fmt.Errorf("no recording given: name one or more cassettes with --from")
+	}
+	dir := filepath.Dir(suitePath)
+	if suitePath == "" {
+		suitePath, dir = "agent-suite.yml", "."
+	}
+	var drafts []*draft
+	names := map[string]int{}
+	for _, path := range cassettes {
+		cas, err := cassette.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		d := propose(cas, relativeTo(dir, path))
+		names[d.name]++
+		if n := names[d.name]; n > 1 {
+			d.name += " #" + strconv.Itoa(n)
+		}
+		drafts = append(drafts, d)
+	}
+	figures, err := measure(suitePath, render(drafts, nil))
+	if err != nil {
+		return nil, err
+	}
+	p := &Proposal{Suite: render(drafts, figures), Cases: len(drafts)}
+	for _, d := range drafts {
+		for _, n := range d.notes {
+			p.Notes = append(p.Notes, d.name+": "+n)
+		}
+	}
+	return p, nil
+}
+
+func relativeTo(dir, path string) string {
+	abs, err1 := filepath.Abs(path)
+	base, err2 := filepath.Abs(dir)
+	if err1 == nil && err2 == nil {
+		if rel, err := filepath.Rel(base, abs); err == nil {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(path)
+}
+
+// propose reads what the runs of one cassette agree on.
+func propose(cas *cassette.Cassette, path string) *draft {
+	d := &draft{cassette: path, runs: len(cas.Runs)}
+	d.name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	if cas.Agent != "" {
+		d.name = cas.Agent + ": " + d.name
+	}
+	inRuns := map[string]int{}
+	var order []string
+	var responses []string
+	for i := range cas.Runs {
+		r := &cas.Runs[i]
+		seen := map[string]bool{}
+		for _, c := range r.Calls() {
+			if !seen[c.Tool] {
+				seen[c.Tool] = true
+				if inRuns[c.Tool] == 0 {
+					order = append(order, c.Tool)
+				}
+				inRuns[c.Tool]++
+			}
+		}
+		responses = append(responses, finalResponse(r))
+		if r.Tokens != nil && (d.maxTokens == nil || r.Tokens.Total > *d.maxTokens) {
+			t := r.Tokens.Total
+			d.maxTokens = &t
+		}
+	}
+	d.allowed, d.restricted = edges(cas)
+	for _, tool := range order {
+		switch {
+		case slices.Contains(d.restricted, tool):
+			// A destructive call is never proposed as expected behaviour.
+			d.notes = append(d.notes, fmt.Sprintf("%s is annotated destructiveHint and %d of %d runs called it: the restricted edge fails on these recordings", quote(tool), inRuns[tool], len(cas.Runs)))
+		case inRuns[tool] == len(cas.Runs):
+			d.classes = append(d.classes, tool)
+		default:
+			d.sometimes = append(d.sometimes, tool)
+		}
+	}
+	if len(d.sometimes) > 0 {
+		d.notes = append(d.notes, fmt.Sprintf("%s called in some runs only: left out of the classes", quoteList(d.sometimes)))
+	}
+	d.facts = commonFacts(responses)
+	if len(cas.Runs) == 0 {
+		d.notes = append(d.notes, "the cassette has no runs: nothing to propose from")
+	}
+	return d
+}
+
+func finalResponse(r *cassette.Run) string {
+	for i := len(r.Turns) - 1; i >= 0; i-- {
+		if r.Turns[i].FinalResponse != "" {
+			return r.Turns[i].FinalResponse
+		}
+	}
+	return ""
+}
+
+// edges splits the recorded catalog: tools annotated destructiveHint are
+// restricted, the others allowed; both sorted.
+func edges(cas *cassette.Cassette) (allowed, restricted []string) {
+	seen := map[string]bool{}
+	for _, sc := range cas.Catalog {
+		for _, t := range sc.Tools {
+			if seen[t.Name] {
+				continue
+			}
+			seen[t.Name] = true
+			ann, _ := t.Raw["annotations"].(map[string]any)
+			if ann["destructiveHint"] == true {
+				restricted = append(restricted, t.Name)
+			} else {
+				allowed = append(allowed, t.Name)
+			}
+		}
+	}
+	sort.Strings(allowed)
+	sort.Strings(restricted)
+	return allowed, restricted
+}
+
+// fact is a word a final response states that a later run could get wrong:
+// a number (4.2M, 12%, 2026-11-20) or a code with a digit or in capitals
+// (HAT083, ZFA04Y).
+var fact = regexp.MustCompile(`[A-Z0-9][A-Za-z0-9]*(?:[.,:/-][A-Za-z0-9]+)*%?`)
+
+// commonFacts are the facts every response states, in the first
+// response's order, at most maxFacts of them.
+func commonFacts(responses []string) []string {
+	if len(responses) == 0 || responses[0] == "" {
+		return nil
+	}
+	var out []string
+	for _, f := range fact.FindAllString(responses[0], -1) {
+		if !strings.ContainsAny(f, "0123456789") && strings.ToUpper(f) != f || len(f) < 2 || slices.Contains(out, f) {
+			continue
+		}
+		all := true
+		for _, r := range responses[1:] {
+			all = all && strings.Contains(r, f)
+		}
+		if all {
+			out = append(out, f)
+		}
+		if len(out) == maxFacts {
+			break
+		}
+	}
+	return out
+}
+
+// measured is what the draft suite measured on its recordings, per test.
+type measured struct {
+	f1       *float64
+	passRate *float64
+}
+
+// measure runs the draft suite on its recordings.
+func measure(suitePath, suite string) (map[string]measured, error) {
+	s, err := engine.ParseSuite(suitePath, []byte(suite))
+	if err != nil {
+		return nil, fmt.Errorf("the proposed suite does not load (a defect of mcptest): %w", err)
+	}
+	env, err := engine.Run(s, engine.Options{Version: "propose"})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]measured{}
+	for _, c := range env.Cases {
+		out[c.Name] = measure1(c)
+	}
+	return out, nil
+}
+
+func measure1(c *report.CaseResult) measured {
+	var m measured
+	if v, ok := c.Targets["tool_selection.f1"]; ok {
+		m.f1 = &v
+	}
+	if v, ok := c.Targets["reliability.pass_rate"]; ok {
+		m.passRate = &v
+	}
+	return m
+}
+
+// render writes the suite; figures (nil in the draft) set the floors.
+func render(drafts []*draft, figures map[string]measured) string {
+	var b strings.Builder
+	b.WriteString("# yaml-language-server: $schema=https://mcptest.sh/schema/v1.json\n#\n")
+	b.WriteString("# Proposed by `mcptest generate agent-suite` from recordings. Every line says what\n")
+	b.WriteString("# the recorded runs did, not what the agent should do: review each one.\n")
+	b.WriteString("# The floors are the values measured on these recordings (review: raise or relax).\n\n")
+	b.WriteString("agents:\n")
+	for i, d := range drafts {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		renderCase(&b, d, figures[d.name])
+	}
+	return b.String()
+}
+
+func renderCase(b *strings.Builder, d *draft, m measured) {
+	fmt.Fprintf(b, "  - name: %s\n    cassette: %s\n", quote(d.name), quote(d.cassette))
+	if d.runs > 1 {
+		fmt.Fprintf(b, "    runs: %d\n", d.runs)
+	}
+	var expect []string
+	for _, tool := range d.classes {
+		expect = append(expect, fmt.Sprintf("tool_names: { contains: %s }", quote(tool)))
+	}
+	for _, f := range d.facts {
+		expect = append(expect, fmt.Sprintf("final_response: { contains: %s }", quote(f)))
+	}
+	if d.maxTokens != nil {
+		expect = append(expect, fmt.Sprintf("tokens.total: { \"<=\": %d }", *d.maxTokens))
+	}
+	if len(expect) > 0 {
+		b.WriteString("    # review: per run, what every recorded run did and said\n    expect:\n")
+		for _, e := range expect {
+			fmt.Fprintf(b, "      - %s\n", e)
+		}
+	}
+	if d.runs > 1 && m.passRate != nil {
+		fmt.Fprintf(b, "    # review: the share of recorded runs that passed the checks above\n    reliability:\n      min_pass_rate: %s\n", number(*m.passRate))
+	}
+	if len(d.classes) > 0 {
+		b.WriteString("    # review: one class per tool every run called")
+		if len(d.sometimes) > 0 {
+			fmt.Fprintf(b, "; called in some runs only: %s", quoteList(d.sometimes))
+		}
+		b.WriteString("\n    equal_function_sets:\n      classes:\n")
+		for _, tool := range d.classes {
+			fmt.Fprintf(b, "        - name: %s\n          members: [%s]\n", quote(tool), quote(tool))
+		}
+		if m.f1 != nil {
+			fmt.Fprintf(b, "      expect:\n        - tool_selection.f1: { \">=\": %s }\n", number(*m.f1))
+		}
+	}
+	if len(d.allowed)+len(d.restricted) > 0 {
+		b.WriteString("    # review: the recorded catalog; tools annotated destructiveHint are restricted\n    tool_edges:\n")
+		if len(d.allowed) > 0 {
+			fmt.Fprintf(b, "      allowed: [%s]\n", quoteJoin(d.allowed))
+		}
+		if len(d.restricted) > 0 {
+			fmt.Fprintf(b, "      restricted: [%s]\n", quoteJoin(d.restricted))
+		}
+	}
+}
+
+// quote writes s as a YAML double-quoted scalar (JSON's escapes are
+// YAML's): recorded names and text never break out of their line.
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func quoteJoin(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = quote(x)
+	}
+	return strings.Join(q, ", ")
+}
+
+func quoteList(xs []string) string { return quoteJoin(xs) }
+
+func number(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
