@@ -155,11 +155,10 @@ func codeList(pkgs []string) string {
 	return "`" + strings.Join(pkgs, "`, `") + "`"
 }
 
-// layer is a package's place in the one-way order cmd -> mcpserver ->
-// annotate -> baseline -> engine -> {gate, live} -> leaf packages: a
-// package imports only packages of a lower layer, and leaves (every
-// subpackage of engine, gate and baseline) may import other leaves.
-func layer(pkg string) int {
+// namedLayer is the place of a named package in the one-way order cmd ->
+// mcpserver -> annotate -> baseline -> engine -> {gate, live} -> leaf
+// packages, or 0 for a package the order does not name.
+func namedLayer(pkg string) float64 {
 	switch {
 	case strings.HasPrefix(pkg, "cmd/"):
 		return 7
@@ -174,18 +173,76 @@ func layer(pkg string) int {
 	case pkg == "gate", pkg == "live":
 		return 2
 	}
-	return 1
+	return 0
 }
 
-// TestPackageLayers: every import points down the one-way order of layer,
-// so no reporter links the runner's dependants and no gate links the
-// engine.
+// layers places every package of graph: a named package where namedLayer
+// puts it; any other package is a leaf (1) when it imports only leaves,
+// and otherwise sits just above the highest package it imports
+// (engine/agentsuite, built on engine, sits above engine).
+func layers(graph map[string][]string) map[string]float64 {
+	out := map[string]float64{}
+	var place func(p string) float64
+	place = func(p string) float64 {
+		if l, ok := out[p]; ok {
+			return l
+		}
+		if l := namedLayer(p); l > 0 {
+			out[p] = l
+			return l
+		}
+		l := 1.0
+		for _, d := range graph[p] {
+			if dl := place(d); dl > 1 && dl+0.5 > l {
+				l = dl + 0.5
+			}
+		}
+		out[p] = l
+		return l
+	}
+	for p := range graph {
+		place(p)
+	}
+	return out
+}
+
+// TestPackageLayers: every import points down the one-way order of
+// namedLayer, leaves aside (they may import one another), and no package
+// reaches a higher layer through a subpackage: no reporter links the
+// runner's dependants and no gate links the engine.
 func TestPackageLayers(t *testing.T) {
-	for pkg, deps := range packageImports(t) {
-		for _, d := range deps {
-			if lp, ld := layer(pkg), layer(d); ld > lp || (ld == lp && lp != 1) {
+	graph := packageImports(t)
+	layer := layers(graph)
+	pkgs := make([]string, 0, len(graph))
+	for p := range graph {
+		pkgs = append(pkgs, p)
+	}
+	slices.Sort(pkgs)
+	for _, pkg := range pkgs {
+		for _, d := range graph[pkg] {
+			if lp, ld := layer[pkg], layer[d]; ld > lp || (ld == lp && lp != 1) {
 				t.Errorf("%s imports %s: imports point down cmd -> mcpserver -> annotate -> baseline -> engine -> gate, live -> leaf packages", pkg, d)
 			}
+		}
+	}
+}
+
+// TestLayers holds layers to the order on a small graph.
+func TestLayers(t *testing.T) {
+	graph := map[string][]string{
+		"cmd/x":        {"engine/suite", "annotate"},
+		"annotate":     {"engine/leaf"},
+		"engine":       {"engine/leaf", "gate"},
+		"engine/leaf":  {"engine/diag"},
+		"engine/diag":  {},
+		"engine/suite": {"engine"},
+		"gate":         {"engine/suite"},
+	}
+	l := layers(graph)
+	want := map[string]float64{"cmd/x": 7, "annotate": 5, "engine": 3, "engine/leaf": 1, "engine/diag": 1, "engine/suite": 3.5, "gate": 2}
+	for p, w := range want {
+		if l[p] != w {
+			t.Errorf("layer of %s = %v, want %v", p, l[p], w)
 		}
 	}
 }

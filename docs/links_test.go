@@ -18,7 +18,6 @@ import (
 // when its page lands.
 var pendingPages = map[string]bool{
 	"docs/traces.md": true, // the traces branch
-	"docs/cost.md":   true, // the lead's pricing branch
 }
 
 var (

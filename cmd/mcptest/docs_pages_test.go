@@ -65,3 +65,35 @@ func TestCommandsPage(t *testing.T) {
 		t.Errorf("docs/commands.md documents `mcptest %s`, which is no command", name)
 	}
 }
+
+// TestCommandsPageFlags: every flag a command (or a kind of it, such as
+// generate suite) shows in its help is named in docs/commands.md.
+func TestCommandsPageFlags(t *testing.T) {
+	data, err := os.ReadFile("../../docs/commands.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(data)
+	c := &Command{Getenv: func(string) string { return "" }}
+	for _, sc := range c.subcommands() {
+		if sc.name == "help" || sc.name == "completion" {
+			continue
+		}
+		kinds := completionWords[sc.name]
+		if kinds == nil {
+			kinds = []string{""}
+		}
+		for _, kind := range kinds {
+			args := []string{"help", sc.name}
+			if kind != "" {
+				args = append(args, kind)
+			}
+			help, _, _ := mcptest(t, nil, args...)
+			for _, m := range flagHelp.FindAllStringSubmatch(help, -1) {
+				if !regexp.MustCompile(`--` + m[1] + `\b`).MatchString(page) {
+					t.Errorf("docs/commands.md does not name `mcptest %s`'s flag --%s", strings.Join(args[1:], " "), m[1])
+				}
+			}
+		}
+	}
+}
