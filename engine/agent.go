@@ -17,7 +17,7 @@ func runAgent(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*r
 
 	var sel *gate.Selection
 	if c.Selection != nil {
-		sel = gate.NewSelection(c.Selection.Classes)
+		sel = gate.NewSelectionBy(c.Selection.Classes, c.Selection.Counting)
 	}
 	var edges *gate.EdgeCoverage
 	if c.Edges != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/expr"
 	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/engine/yamlpos"
 	"github.com/mcptest/mcptest/gate"
 )
 
@@ -68,18 +69,18 @@ func (b *builder) integer(ptr string, v any, lo, hi int64) (n int64, ok bool) {
 	if !isNum || b.broken(ptr) {
 		return 0, false
 	}
-	if i, exact := b.doc.ints[ptr]; exact && i >= lo && i <= hi {
+	if i, exact := b.doc.Int(ptr); exact && i >= lo && i <= hi {
 		return i, true
 	}
-	if _, exact := b.doc.ints[ptr]; !exact && f == math.Trunc(f) && f >= float64(lo) && f <= float64(hi) && math.Abs(f) <= maxExactInteger {
+	if _, exact := b.doc.Int(ptr); !exact && f == math.Trunc(f) && f >= float64(lo) && f <= float64(hi) && math.Abs(f) <= maxExactInteger {
 		return int64(f), true
 	}
-	text, written := b.doc.numbers[ptr]
+	text, written := b.doc.Number(ptr)
 	if !written {
 		text = strconv.FormatFloat(f, 'g', -1, 64)
 	}
-	key := unescapePointer(ptr[strings.LastIndexByte(ptr, '/')+1:])
-	b.errorf(ptr, b.doc.at(ptr), "%s: %s is not an integer between %d and %s", key, text, lo, rangeEnd(hi))
+	key := yamlpos.UnescapePointer(ptr[strings.LastIndexByte(ptr, '/')+1:])
+	b.errorf(ptr, b.doc.At(ptr), "%s: %s is not an integer between %d and %s", key, text, lo, rangeEnd(hi))
 	return 0, false
 }
 
@@ -92,10 +93,10 @@ func rangeEnd(hi int64) string {
 }
 
 func (b *builder) build() {
-	root, _ := b.doc.root.(map[string]any)
+	root, _ := b.doc.Root.(map[string]any)
 	if root == nil {
 		if len(b.schemaErrs) == 0 {
-			b.errorf("", b.doc.at(""), "expected a mapping with servers:, agents: or tests:")
+			b.errorf("", b.doc.At(""), "expected a mapping with servers:, agents: or tests:")
 		}
 		return
 	}
@@ -114,7 +115,7 @@ func (b *builder) build() {
 	var sections []section
 	for _, key := range []string{"agents", "tests", "scenarios", "tool_quality", "tools", "compliance", "redteam", "evals"} {
 		if _, ok := root[key]; ok {
-			sections = append(sections, section{key, b.doc.keyAt("/" + key).Line})
+			sections = append(sections, section{key, b.doc.KeyAt("/" + key).Line})
 		}
 	}
 	for i := 1; i < len(sections); i++ {
@@ -152,12 +153,12 @@ func (b *builder) build() {
 }
 
 func (b *builder) server(name string, v any) {
-	ptr := "/servers/" + escapePointer(name)
+	ptr := "/servers/" + yamlpos.EscapePointer(name)
 	m, _ := v.(map[string]any)
 	if m == nil {
 		return
 	}
-	s := Server{Name: name, Pos: b.doc.keyAt(ptr)}
+	s := Server{Name: name, Pos: b.doc.KeyAt(ptr)}
 	s.Command = strings_(m["command"])
 	s.URL, _ = m["url"].(string)
 	s.BearerTokenEnv, _ = m["bearer_token_env"].(string)
@@ -171,9 +172,9 @@ func (b *builder) server(name string, v any) {
 	case s.Command == nil && s.URL == "" && !b.broken(ptr):
 		b.errorf(ptr, s.Pos, "server %q needs a `command:` (stdio) or a `url:` (streamable HTTP)", name)
 	case s.Command != nil && s.URL != "":
-		b.errorf(ptr, b.doc.keyAt(ptr+"/url"), "server %q has both `command:` and `url:`: a server is one or the other", name)
+		b.errorf(ptr, b.doc.KeyAt(ptr+"/url"), "server %q has both `command:` and `url:`: a server is one or the other", name)
 	case s.BearerTokenEnv != "" && s.URL == "":
-		b.errorf(ptr, b.doc.keyAt(ptr+"/bearer_token_env"), "server %q: `bearer_token_env:` goes with a `url:` server", name)
+		b.errorf(ptr, b.doc.KeyAt(ptr+"/bearer_token_env"), "server %q: `bearer_token_env:` goes with a `url:` server", name)
 	}
 	b.suite.Servers = append(b.suite.Servers, s)
 }
@@ -181,11 +182,11 @@ func (b *builder) server(name string, v any) {
 // newCase starts a case, checking its name is unique.
 func (b *builder) newCase(ptr string, m map[string]any, kind report.Kind) *Case {
 	name, _ := m["name"].(string)
-	c := &Case{Name: name, Kind: kind, Pos: b.doc.at(ptr), Pointer: ptr, DefinitionSHA256: canonicalSHA256(m)}
+	c := &Case{Name: name, Kind: kind, Pos: b.doc.At(ptr), Pointer: ptr, DefinitionSHA256: canonicalSHA256(m)}
 	if name != "" {
 		if first, dup := b.names[name]; dup {
-			b.errorf(ptr+"/name", b.doc.at(ptr+"/name"), "test name %q is used twice (first at line %d): names identify cases in reports and baselines, so each must be unique",
-				name, b.doc.at(first).Line)
+			b.errorf(ptr+"/name", b.doc.At(ptr+"/name"), "test name %q is used twice (first at line %d): names identify cases in reports and baselines, so each must be unique",
+				name, b.doc.At(first).Line)
 		} else {
 			b.names[name] = ptr
 		}
@@ -213,7 +214,7 @@ func (b *builder) agentFields(ptr string, c *Case, m map[string]any, noun string
 	for i, s := range c.Servers {
 		if !b.hasServer(s) {
 			p := ptr + "/servers/" + strconv.Itoa(i)
-			e := &diag.Error{Pos: b.doc.at(p), Pointer: p, Kind: "suite",
+			e := &diag.Error{Pos: b.doc.At(p), Pointer: p, Kind: "suite",
 				Message: fmt.Sprintf("%s %q names server %q, which `servers:` does not declare", noun, c.Name, s)}
 			if sug := diag.Suggest(s, b.serverNames()); sug != "" {
 				e.Hint = "did you mean `" + sug + "`?"
@@ -242,7 +243,7 @@ func (b *builder) liveExpect(ptr string, c *Case, m map[string]any) {
 // a typo is found now rather than when the section lands.
 func (b *builder) pending(ptr string, m map[string]any, kind report.Kind, key string) {
 	c := b.newCase(ptr, m, kind)
-	c.Pending = append(c.Pending, PendingBlock{Key: key, Pos: b.doc.keyAt(ptr)})
+	c.Pending = append(c.Pending, PendingBlock{Key: key, Pos: b.doc.KeyAt(ptr)})
 	b.liveExpect(ptr, c, m)
 	c.Expect = nil
 }
@@ -256,7 +257,7 @@ func (b *builder) agentTest(ptr string, m map[string]any) {
 		}
 	}
 	if cas, ok := m["cassette"].(string); ok {
-		c.Cassette, c.CassettePos = cas, b.doc.at(ptr+"/cassette")
+		c.Cassette, c.CassettePos = cas, b.doc.At(ptr+"/cassette")
 		if _, err := resolveCassettes(b.suite.Dir, cas); err != nil && !b.unrecorded {
 			b.errorf(ptr+"/cassette", c.CassettePos, "%v", err)
 		}
@@ -272,10 +273,13 @@ func (b *builder) agentTest(ptr string, m map[string]any) {
 		}
 		bptr := ptr + "/" + gb.key
 		block, _ := v.(map[string]any)
-		pos := b.doc.keyAt(bptr)
+		pos := b.doc.KeyAt(bptr)
 		switch gb.key {
 		case "equal_function_sets":
 			c.Selection = &SelectionBlock{Pos: pos, Classes: b.classes(bptr+"/classes", block["classes"])}
+			if block["count"] == "distinct" {
+				c.Selection.Counting = gate.CountDistinct
+			}
 		case "tool_edges":
 			e := gate.Edges{Allowed: strings_(block["allowed"]), Restricted: strings_(block["restricted"])}
 			for _, d := range list(block["delegation"]) {
@@ -332,7 +336,7 @@ func (b *builder) expect(c *Case, l expectList) {
 	for i, item := range l.items {
 		ptr := l.ptr + "/" + strconv.Itoa(i)
 		m, _ := item.(map[string]any)
-		a := &Assertion{Index: i, Block: l.block, Pos: b.doc.at(ptr)}
+		a := &Assertion{Index: i, Block: l.block, Pos: b.doc.At(ptr)}
 		var target, tptr, mptr string
 		var mval any
 		parse := expr.ParseMatcher
@@ -341,7 +345,7 @@ func (b *builder) expect(c *Case, l expectList) {
 			a.Message, _ = m["message"].(string)
 		} else if len(m) == 1 {
 			for k, v := range m {
-				target, tptr, mptr, mval = k, ptr+"/"+escapePointer(k), ptr+"/"+escapePointer(k), v
+				target, tptr, mptr, mval = k, ptr+"/"+yamlpos.EscapePointer(k), ptr+"/"+yamlpos.EscapePointer(k), v
 			}
 			parse = expr.ParseShorthand
 		} else {
@@ -364,9 +368,9 @@ func (b *builder) expect(c *Case, l expectList) {
 // target parses and checks an assertion's target. tptr locates it: a
 // `target:` value, or the key of a shorthand assertion.
 func (b *builder) target(c *Case, a *Assertion, text, tptr string, grammarOnly bool) bool {
-	pos := b.doc.at(tptr)
+	pos := b.doc.At(tptr)
 	if !strings.HasSuffix(tptr, "/target") {
-		pos = b.doc.keyAt(tptr)
+		pos = b.doc.KeyAt(tptr)
 	}
 	p, err := expr.ParsePath(text)
 	if err != nil {
@@ -375,9 +379,9 @@ func (b *builder) target(c *Case, a *Assertion, text, tptr string, grammarOnly b
 			se = nil
 		} else {
 			pos.Col += se.Offset
-			quoted := b.doc.quoted[tptr]
+			quoted := b.doc.Quoted(tptr)
 			if !strings.HasSuffix(tptr, "/target") {
-				quoted = b.doc.quoted["key:"+tptr]
+				quoted = b.doc.QuotedKey(tptr)
 			}
 			if quoted {
 				pos.Col++
@@ -425,13 +429,13 @@ func (b *builder) target(c *Case, a *Assertion, text, tptr string, grammarOnly b
 func (b *builder) matcherError(mptr string, err error) {
 	var me *expr.MatcherError
 	if !errors.As(err, &me) {
-		b.errs = append(b.errs, &diag.Error{Pos: b.doc.at(mptr), Pointer: mptr, Kind: "expect", Message: err.Error()})
+		b.errs = append(b.errs, &diag.Error{Pos: b.doc.At(mptr), Pointer: mptr, Kind: "expect", Message: err.Error()})
 		return
 	}
 	ptr := mptr + me.Pointer
-	pos := b.doc.at(ptr)
-	if _, isKey := b.doc.keys[ptr]; isKey {
-		pos = b.doc.keyAt(ptr)
+	pos := b.doc.At(ptr)
+	if b.doc.IsKey(ptr) {
+		pos = b.doc.KeyAt(ptr)
 	}
 	b.errs = append(b.errs, &diag.Error{Pos: pos, Pointer: ptr, Kind: "expect", Message: me.Msg, Hint: me.Hint})
 }
@@ -469,7 +473,7 @@ func (b *builder) classes(ptr string, v any) []gate.Class {
 		name, _ := m["name"].(string)
 		if seen[name] && name != "" {
 			p := ptr + "/" + strconv.Itoa(i) + "/name"
-			b.errorf(p, b.doc.at(p), "class %q is declared twice: merge the members into one class", name)
+			b.errorf(p, b.doc.At(p), "class %q is declared twice: merge the members into one class", name)
 		}
 		seen[name] = true
 		out = append(out, gate.Class{Name: name, Members: strings_(m["members"])})
@@ -495,8 +499,8 @@ func (b *builder) serverNames() []string {
 }
 
 // resolveCassettes expands a cassette: value, relative to dir, into files:
-// a file is itself, a directory is its *.json files, anything else is a
-// glob. No match is an error.
+// a file is itself, a directory is its *.json and *.jsonl files (sorted),
+// anything else is a glob. No match is an error.
 func resolveCassettes(dir, pattern string) ([]string, error) {
 	p := pattern
 	if !filepath.IsAbs(p) {
@@ -507,9 +511,12 @@ func resolveCassettes(dir, pattern string) ([]string, error) {
 			return []string{p}, nil
 		}
 		files, _ := filepath.Glob(filepath.Join(globEscape(p), "*.json"))
+		lines, _ := filepath.Glob(filepath.Join(globEscape(p), "*.jsonl"))
+		files = append(files, lines...)
 		if len(files) == 0 {
-			return nil, fmt.Errorf("cassette directory %q holds no *.json files", pattern)
+			return nil, fmt.Errorf("cassette directory %q holds no *.json or *.jsonl files", pattern)
 		}
+		sort.Strings(files)
 		return files, nil
 	}
 	files, err := filepath.Glob(p)

@@ -52,7 +52,7 @@ func (b *builder) caseServer(ptr string, c *Case, server *string, what string) {
 		b.errorf(ptr, c.Pos, "%s %q needs a `server:`: one of the servers `servers:` declares (%s)", what, c.Name, strings.Join(b.serverNames(), ", "))
 	case !b.hasServer(*server):
 		p := ptr + "/server"
-		e := &diag.Error{Pos: b.doc.at(p), Pointer: p, Kind: "suite", Message: fmt.Sprintf("%s %q names server %q, which `servers:` does not declare", what, c.Name, *server)}
+		e := &diag.Error{Pos: b.doc.At(p), Pointer: p, Kind: "suite", Message: fmt.Sprintf("%s %q names server %q, which `servers:` does not declare", what, c.Name, *server)}
 		if sug := diag.Suggest(*server, b.serverNames()); sug != "" {
 			e.Hint = "did you mean `" + sug + "`?"
 		}

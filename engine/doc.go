@@ -1,8 +1,9 @@
 // Package engine loads a suite, replays its cassettes and writes the run
 // envelope.
 //
-// What flows through it: a suite.yml is decoded node by node (load.go is the
-// only file that knows YAML), so every value keeps its line and column;
+// What flows through it: a suite.yml is decoded node by node by the shared
+// YAML reader (package yamlpos; load.go is the only file here that calls
+// it), so every value keeps its line and column;
 // it is checked against the embedded JSON Schema (package schema) and the
 // rules a schema cannot state, and every problem of the file is returned at
 // once as a diag.List. Run then reads the cassettes of each case one file at

@@ -17,16 +17,7 @@ import (
 // FuzzParseSuite feeds arbitrary bytes to the suite loader: it must never
 // panic, and every error it returns must be a positioned diag.List.
 func FuzzParseSuite(f *testing.F) {
-	for _, pattern := range []string{"../cmd/mcptest/testdata/err/*.yml", "../cmd/mcptest/testdata/ok/*.yml", "../examples/*/suite.yml"} {
-		files, _ := filepath.Glob(pattern)
-		for _, file := range files {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(data)
-		}
-	}
+	addCorpus(f, "testdata/err/*.yml", "testdata/ok/*.yml", "../examples/*/suite.yml")
 	f.Add([]byte("a: &a [*a, *a]\nb: *a\n"))
 	f.Add([]byte("agents:\n  - name: x\n    expect:\n      - \"a[\": {\">=\": .inf}\n"))
 	f.Add([]byte("agents:\n  - {name: x, expect: [{target: 'tool[\"a\"].b', matcher: {not: {not: {regex: '(?i)x'}}}}]}\n"))
@@ -35,6 +26,7 @@ func FuzzParseSuite(f *testing.F) {
 	f.Add([]byte("agents:\n  - name: a\x7fb\n"))
 	f.Add([]byte("agents:\n  - name: x\n    runs: 1e300\n"))
 	f.Add([]byte("reliability: {confidence: 99.95, min_pass_rate: 75, min_pass_hat: {k: 2, min: 50}}\nagents:\n  - {name: x, runs: 1, reliability: {min_pass_hat: {k: 3, min: 1e308}, allow_flaky: false}, expect: [{reliability.pass_hat_99999999999999999999: {'>=': 1}}]}\n"))
+	f.Add([]byte("x-a: &a [q, q, q, q, q, q, q, q]\nx-b: &b [*a, *a, *a, *a, *a, *a, *a, *a]\nx-c: &c [*b, *b, *b, *b, *b, *b, *b, *b]\nagents:\n  - {name: x, prompt: *c}\n"))
 	dir := f.TempDir()
 	for _, name := range []string{"c.json", "cat.yml"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte("{}"), 0o644); err != nil {
@@ -49,43 +41,74 @@ func FuzzParseSuite(f *testing.F) {
 			t.Fatalf("ParseSuite took %v on %d bytes", d, len(data))
 		}
 		if err == nil {
-			if s == nil {
-				t.Fatal("nil suite without error")
-			}
-			// SuiteFiles lists every file the loader resolved, so the front
-			// door can check them all before a suite is loaded.
-			listed := map[string]bool{}
-			for _, ref := range SuiteFiles("suite.yml", data) {
-				listed[ref.Key+" "+ref.Path] = true
-			}
-			for _, c := range s.Cases {
-				for _, a := range c.Expect {
-					if a.Matcher == nil {
-						t.Fatalf("case %q: assertion without a matcher", c.Name)
-					}
-				}
-				if c.Cassette != "" && !listed["cassette "+c.Cassette] {
-					t.Fatalf("case %q: cassette %q is not in SuiteFiles", c.Name, c.Cassette)
-				}
-				if c.Quality != nil && c.Quality.Catalog != "" && !listed["catalog "+c.Quality.Catalog] {
-					t.Fatalf("case %q: catalog %q is not in SuiteFiles", c.Name, c.Quality.Catalog)
-				}
-			}
+			checkParsedSuite(t, s, data)
 			return
 		}
-		var l diag.List
-		if !errors.As(err, &l) || len(l) == 0 {
-			t.Fatalf("error is not a diag.List: %v", err)
-		}
-		for _, e := range l {
-			if e.Pos.File == "" || e.Message == "" {
-				t.Fatalf("error without a file or a message: %+v", e)
-			}
-			if e.Kind == "syntax" && (e.Pos.Line < 1 || e.Pos.Col < 1) {
-				t.Fatalf("a syntax error without a line and column: %v", e)
-			}
-		}
+		checkSuiteErrors(t, err, data)
 	})
+}
+
+// addCorpus seeds f with the files the patterns match.
+func addCorpus(f *testing.F, patterns ...string) {
+	for _, pattern := range patterns {
+		files, _ := filepath.Glob(pattern)
+		for _, file := range files {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(data)
+		}
+	}
+}
+
+// checkParsedSuite: every assertion of a loaded suite has a matcher, and
+// SuiteFiles lists every file the loader resolved, so the front door can
+// check them all before a suite is loaded.
+func checkParsedSuite(t *testing.T, s *Suite, data []byte) {
+	t.Helper()
+	if s == nil {
+		t.Fatal("nil suite without error")
+	}
+	listed := map[string]bool{}
+	for _, ref := range SuiteFiles("suite.yml", data) {
+		listed[ref.Key+" "+ref.Path] = true
+	}
+	for _, c := range s.Cases {
+		for _, a := range c.Expect {
+			if a.Matcher == nil {
+				t.Fatalf("case %q: assertion without a matcher", c.Name)
+			}
+		}
+		if c.Cassette != "" && !listed["cassette "+c.Cassette] {
+			t.Fatalf("case %q: cassette %q is not in SuiteFiles", c.Name, c.Cassette)
+		}
+		if c.Quality != nil && c.Quality.Catalog != "" && !listed["catalog "+c.Quality.Catalog] {
+			t.Fatalf("case %q: catalog %q is not in SuiteFiles", c.Name, c.Quality.Catalog)
+		}
+	}
+}
+
+// checkSuiteErrors: a refused suite's errors are a diag.List, each with a
+// file and a message, a syntax error with a line and column, and any
+// source an error carries is the suite's own bytes.
+func checkSuiteErrors(t *testing.T, err error, data []byte) {
+	t.Helper()
+	var l diag.List
+	if !errors.As(err, &l) || len(l) == 0 {
+		t.Fatalf("error is not a diag.List: %v", err)
+	}
+	for _, e := range l {
+		if e.Pos.File == "" || e.Message == "" {
+			t.Fatalf("error without a file or a message: %+v", e)
+		}
+		if e.Kind == "syntax" && (e.Pos.Line < 1 || e.Pos.Col < 1) {
+			t.Fatalf("a syntax error without a line and column: %v", e)
+		}
+		if e.Source != nil && strings.HasSuffix(e.Pos.File, "suite.yml") && !bytes.Equal(e.Source, data) {
+			t.Fatalf("an error carries bytes that are not the suite's: %v", e)
+		}
+	}
 }
 
 // FuzzComplianceRules: the conformance rules read whatever a server

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -191,5 +192,53 @@ func TestIntegerFields(t *testing.T) {
 		if err == nil || !strings.HasPrefix(strings.TrimPrefix(err.Error(), filepath.ToSlash(dir)+"/"), want) {
 			t.Errorf("runs: %s: %v\nwant %s", in, err, want)
 		}
+	}
+}
+
+// TestLoadLargePlainSuite: the size of a suite is bounded by its bytes,
+// not by a count of values: 50,000 cases load (8,000 used to be refused
+// as "a recursive or exploding alias").
+func TestLoadLargePlainSuite(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "c.json"), []byte(`{"mcptest_cassette": "1", "runs": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("agents:\n")
+	const n = 50_000
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "  - name: case %d\n    prompt: hi\n    cassette: c.json\n    expect:\n      - calls: {\">=\": 1}\n", i)
+	}
+	if b.Len() > MaxSuiteBytes {
+		t.Fatalf("the suite is %d bytes, over the limit", b.Len())
+	}
+	start := time.Now()
+	s, err := ParseSuite(filepath.Join(dir, "suite.yml"), []byte(b.String()))
+	if err != nil {
+		t.Fatalf("%.500v", err)
+	}
+	if len(s.Cases) != n {
+		t.Errorf("%d cases, want %d", len(s.Cases), n)
+	}
+	t.Logf("%d cases (%d KiB) loaded in %v", n, b.Len()>>10, time.Since(start))
+}
+
+// TestLoadAliasBomb: a suite whose aliases expand a billion-fold is
+// refused quickly, with a positioned error.
+func TestLoadAliasBomb(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("x-l0: &l0 [a, a, a, a, a, a, a, a, a, a]\n")
+	for i := 1; i <= 9; i++ {
+		fmt.Fprintf(&b, "x-l%d: &l%d [*l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d]\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+	}
+	b.WriteString("agents:\n  - name: a\n    prompt: *l9\n")
+	start := time.Now()
+	_, err := ParseSuite("bomb.yml", []byte(b.String()))
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("took %v", d)
+	}
+	var l diag.List
+	if !errors.As(err, &l) || len(l) != 1 || l[0].Pos.Line < 1 || !strings.Contains(l[0].Message, "expand the suite to over 100000 values (an alias bomb?)") {
+		t.Errorf("got %v", err)
 	}
 }

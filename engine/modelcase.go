@@ -34,7 +34,7 @@ func (b *builder) modelCase(ptr string, m map[string]any, kind report.Kind) {
 		jb.Rubric, _ = j["rubric"].(string)
 		jb.Threshold, _ = j["threshold"].(float64)
 		if contains(jb.Metrics, "rubric") && jb.Rubric == "" && !b.broken(ptr+"/judge") {
-			b.errorf(ptr+"/judge", b.doc.keyAt(ptr+"/judge"), "eval case %q scores the `rubric` metric but its judge has no `rubric:` text to score against", c.Name)
+			b.errorf(ptr+"/judge", b.doc.KeyAt(ptr+"/judge"), "eval case %q scores the `rubric` metric but its judge has no `rubric:` text to score against", c.Name)
 		}
 		c.Judge = jb
 	}

@@ -71,7 +71,7 @@ func (b *builder) multiRunBlock(c *Case, key, bptr string, block map[string]any,
 			}
 		}
 		if from == string(distractor.FromNearDuplicate) && len(d.Generate.Of) == 0 && !b.broken(bptr+"/source") {
-			b.errorf(bptr+"/source", b.doc.keyAt(bptr+"/source"), "`from: near_duplicate` needs `of:`, the names of the real tools to derive look-alikes from")
+			b.errorf(bptr+"/source", b.doc.KeyAt(bptr+"/source"), "`from: near_duplicate` needs `of:`, the names of the real tools to derive look-alikes from")
 		}
 		c.Distractors = d
 	case "discovery":

@@ -57,17 +57,17 @@ func (b *builder) toolQuality(ptr string, m map[string]any) {
 	case q.Server == "" && q.Catalog == "":
 		b.errorf(ptr, c.Pos, "tool_quality check %q needs a `server:` (a declared server to connect to) or a `catalog:` (a saved tools/list file)", c.Name)
 	case q.Server != "" && q.Catalog != "":
-		b.errorf(ptr+"/catalog", b.doc.keyAt(ptr+"/catalog"), "tool_quality check %q has both `server:` and `catalog:`: it scores one catalog", c.Name)
+		b.errorf(ptr+"/catalog", b.doc.KeyAt(ptr+"/catalog"), "tool_quality check %q has both `server:` and `catalog:`: it scores one catalog", c.Name)
 	case q.Server != "" && !b.hasServer(q.Server):
 		p := ptr + "/server"
-		e := &diag.Error{Pos: b.doc.at(p), Pointer: p, Kind: "suite", Message: fmt.Sprintf("tool_quality check %q names server %q, which `servers:` does not declare", c.Name, q.Server)}
+		e := &diag.Error{Pos: b.doc.At(p), Pointer: p, Kind: "suite", Message: fmt.Sprintf("tool_quality check %q names server %q, which `servers:` does not declare", c.Name, q.Server)}
 		if sug := diag.Suggest(q.Server, b.serverNames()); sug != "" {
 			e.Hint = "did you mean `" + sug + "`?"
 		}
 		b.errs = append(b.errs, e)
 	case q.Catalog != "":
 		if _, err := os.Stat(filepath.Join(b.suite.Dir, filepath.FromSlash(q.Catalog))); err != nil {
-			b.errorf(ptr+"/catalog", b.doc.at(ptr+"/catalog"), "catalog %q not found: expected a tools/list file relative to the suite's directory %q", q.Catalog, filepath.ToSlash(b.suite.Dir))
+			b.errorf(ptr+"/catalog", b.doc.At(ptr+"/catalog"), "catalog %q not found: expected a tools/list file relative to the suite's directory %q", q.Catalog, filepath.ToSlash(b.suite.Dir))
 		}
 	}
 	items := list(m["expect"])

@@ -249,7 +249,7 @@ func (b *builder) suiteReliability(root map[string]any) {
 	}
 	if v, ok := m["confidence"].(float64); ok {
 		if math.Abs(v*1000-math.Round(v*1000)) > 1e-6 {
-			b.errorf("/reliability/confidence", b.doc.at("/reliability/confidence"), "confidence %s has more than three decimals: write it as 95, 99 or 99.9", formatNumber(v))
+			b.errorf("/reliability/confidence", b.doc.At("/reliability/confidence"), "confidence %s has more than three decimals: write it as 95, 99 or 99.9", formatNumber(v))
 		} else {
 			b.suite.Confidence = Confidence(v)
 		}
@@ -266,7 +266,7 @@ func (b *builder) suiteReliability(root map[string]any) {
 // reliabilityBlock reads a reliability: block at ptr; the schema has
 // checked its keys and ranges.
 func (b *builder) reliabilityBlock(ptr string, m map[string]any) *ReliabilityBlock {
-	r := &ReliabilityBlock{Pos: b.doc.keyAt(ptr), AllowFlaky: true}
+	r := &ReliabilityBlock{Pos: b.doc.KeyAt(ptr), AllowFlaky: true}
 	if v, ok := m["min_pass_rate"].(float64); ok {
 		r.MinPassRate = &v
 	}
@@ -304,7 +304,7 @@ func (b *builder) caseReliability(ptr string, c *Case, m map[string]any) {
 		return
 	}
 	kptr := ptr + "/reliability/min_pass_hat/k"
-	b.errorf(kptr, b.doc.at(kptr), "min_pass_hat k = %d needs at least %d runs, and test %q declares `runs: %d`: lower k or record more runs",
+	b.errorf(kptr, b.doc.At(kptr), "min_pass_hat k = %d needs at least %d runs, and test %q declares `runs: %d`: lower k or record more runs",
 		r.MinPassHat.K, r.MinPassHat.K, c.Name, c.Runs)
 }
 

@@ -62,7 +62,7 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 	}
 	plans, total, inputErrs := plan(s, cases, opt)
 	if len(inputErrs) > 0 {
-		return nil, inputErrs.Sorted()
+		return nil, s.sourced(inputErrs).Sorted()
 	}
 	env := &report.Envelope{
 		SchemaVersion: report.SchemaVersion,
@@ -105,7 +105,7 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 		}
 	}
 	if len(inputErrs) > 0 {
-		return nil, inputErrs.Sorted()
+		return nil, s.sourced(inputErrs).Sorted()
 	}
 	for i := range env.Servers {
 		env.Servers[i].Tools = pool.tools[env.Servers[i].Name]

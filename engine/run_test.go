@@ -11,8 +11,21 @@ import (
 	"github.com/mcptest/mcptest/engine/report"
 )
 
-// writeSuite lays out a suite and its cassettes in a temporary directory.
+// writeSuite lays out a suite and its cassettes in a temporary directory
+// and loads it.
 func writeSuite(t *testing.T, suite string, files map[string]string) *Suite {
+	t.Helper()
+	path := writeSuiteFile(t, suite, files)
+	s, err := LoadSuite(path)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	return s
+}
+
+// writeSuiteFile lays out a suite and its cassettes in a temporary
+// directory and returns the suite's path.
+func writeSuiteFile(t *testing.T, suite string, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for name, body := range files {
@@ -28,11 +41,7 @@ func writeSuite(t *testing.T, suite string, files map[string]string) *Suite {
 	if err := os.WriteFile(path, []byte(suite), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := LoadSuite(path)
-	if err != nil {
-		t.Fatalf("load: %v", err)
-	}
-	return s
+	return path
 }
 
 func run(t *testing.T, s *Suite, opt Options) *report.Envelope {
@@ -371,5 +380,97 @@ agents:
 	}
 	if len(c.Assertions) != 1 || c.Assertions[0].Passed || c.Assertions[0].Actual != "F" || c.Verdict != report.Fail {
 		t.Errorf("assertions %+v verdict %s", c.Assertions, c.Verdict)
+	}
+}
+
+// TestSelectionCountDistinct: count: distinct counts a tool that matches
+// no class once per run, as a set-based tool-call F1 does; the default
+// counts every call. A JSON Lines cassette holds one run a line.
+func TestSelectionCountDistinct(t *testing.T) {
+	run2 := runJSON("a", "shell.exec", "shell.exec", "http.get")
+	files := map[string]string{"c.json": cassetteJSON(run2)}
+	for _, tt := range []struct {
+		count         string
+		fp            int64
+		f1, precision float64
+	}{
+		{"", 2, 40, 33},
+		{"      count: calls", 2, 40, 33},
+		{"      count: distinct", 1, 50, 50},
+	} {
+		s := writeSuite(t, "agents:\n  - name: a\n    cassette: c.json"+classes+strings.TrimPrefix(tt.count, "\n")+"\n", files)
+		env := run(t, s, Options{})
+		c := env.Cases[0]
+		if c.Counts["tool_selection.fp"] != tt.fp || c.Targets["tool_selection.f1"] != tt.f1 || c.Targets["tool_selection.precision"] != tt.precision {
+			t.Errorf("count %q: counts %v, targets %v", tt.count, c.Counts, c.Targets)
+		}
+	}
+	_, err := LoadSuite(writeSuiteFile(t, "agents:\n  - name: a\n    cassette: c.json"+classes+"      count: unique\n", files))
+	if err == nil || !strings.Contains(err.Error(), "count") || !strings.Contains(err.Error(), "suite.yml:10:14:") {
+		t.Errorf("count: unique = %v, want an error at 10:14 naming count", err)
+	}
+}
+
+// TestCassetteJSONLines: a .jsonl cassette of N recordings is N runs, and
+// a directory of cassettes includes its .jsonl files.
+func TestCassetteJSONLines(t *testing.T) {
+	line := func(ids ...string) string {
+		var calls []string
+		for _, id := range ids {
+			calls = append(calls, `{"id": "`+id+`", "function": {"name": "`+id+`", "arguments": "{}"}}`)
+		}
+		return `{"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "tool_calls": [` + strings.Join(calls, ",") + `]}]}`
+	}
+	files := map[string]string{
+		"runs/a.jsonl": line("search", "fetch") + "\n" + line("search", "shell", "shell") + "\n",
+		"runs/b.json":  `{"role": "assistant", "tool_calls": [` + `{"id": "1", "function": {"name": "fetch", "arguments": "{}"}}]}`,
+	}
+	s := writeSuite(t, `
+agents:
+  - name: a
+    runs: 3
+    cassette: runs
+    equal_function_sets:
+      count: distinct
+      classes:
+        - {name: search, members: [search]}
+        - {name: fetch, members: [fetch]}
+`, files)
+	env := run(t, s, Options{})
+	c := env.Cases[0]
+	// Runs: {search, fetch} tp 2; {search, shell×2} tp 1 fp 1 fn 1; {fetch}
+	// tp 1 fn 1: tp 4, fp 1, fn 2.
+	if c.Runs != 3 || c.Counts["tool_selection.tp"] != 4 || c.Counts["tool_selection.fp"] != 1 || c.Counts["tool_selection.fn"] != 2 {
+		t.Errorf("runs %d, counts %v", c.Runs, c.Counts)
+	}
+}
+
+// TestAgentBuiltinToolsAreInTheCatalog: a Claude Code session lists the
+// agent's built-in tools beside its MCP tools, so a gate naming Task gets
+// no "no tool of the recorded catalog" warning, and a typo still does.
+func TestAgentBuiltinToolsAreInTheCatalog(t *testing.T) {
+	session := `{"type":"system","subtype":"init","session_id":"s","model":"m","tools":["Task","mcp__github__get_issue"]}
+{"type":"assistant","session_id":"s","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Task","input":{}}]}}
+{"type":"result","subtype":"success","session_id":"s","result":"done"}
+`
+	s := writeSuite(t, `
+agents:
+  - name: a
+    cassette: session.jsonl
+    equal_function_sets:
+      classes:
+        - {name: task, members: [Task]}
+        - {name: issue, members: [github.get_isue]}
+`, map[string]string{"session.jsonl": session})
+	env := run(t, s, Options{})
+	var warnings []string
+	for _, f := range env.Cases[0].Findings {
+		if f.Level == "warning" {
+			warnings = append(warnings, f.Message)
+		}
+	}
+	want := []string{"equal_function_sets class issue: `github.get_isue` is no tool of the recorded catalog (did you mean `github.get_issue`?): it can never match a call"}
+	if !reflect.DeepEqual(warnings, want) {
+		t.Errorf("warnings %q, want %q", warnings, want)
 	}
 }

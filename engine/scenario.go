@@ -12,6 +12,7 @@ import (
 	"github.com/mcptest/mcptest/engine/redact"
 	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/engine/world"
+	"github.com/mcptest/mcptest/engine/yamlpos"
 )
 
 // Scenario is a scenarios: entry: a seeded hidden world, the rules that
@@ -64,7 +65,7 @@ func (b *builder) scenario(ptr string, m map[string]any) {
 	sc := &Scenario{}
 	c.Scenario = sc
 	if cas, ok := m["cassette"].(string); ok {
-		c.Cassette, c.CassettePos = cas, b.doc.at(ptr+"/cassette")
+		c.Cassette, c.CassettePos = cas, b.doc.At(ptr+"/cassette")
 		if _, err := resolveCassettes(b.suite.Dir, cas); err != nil {
 			b.errorf(ptr+"/cassette", c.CassettePos, "%v", err)
 		}
@@ -81,13 +82,13 @@ func (b *builder) scenario(ptr string, m map[string]any) {
 		t.When = b.guards(tptr+"/when", tm["when"])
 		if eff, ok := tm["effect"].(map[string]any); ok {
 			for _, k := range sortedKeys(eff) {
-				if e, ok := b.effect(tptr+"/effect/"+escapePointer(k), k, eff[k]); ok {
+				if e, ok := b.effect(tptr+"/effect/"+yamlpos.EscapePointer(k), k, eff[k]); ok {
 					t.Effects = append(t.Effects, e)
 				}
 			}
 		}
 		sc.Rules.Transitions = append(sc.Rules.Transitions, t)
-		sc.TransitionPos = append(sc.TransitionPos, b.doc.at(tptr))
+		sc.TransitionPos = append(sc.TransitionPos, b.doc.At(tptr))
 	}
 	for i, item := range list(m["forbidden"]) {
 		fptr := ptr + "/forbidden/" + strconv.Itoa(i)
@@ -100,7 +101,7 @@ func (b *builder) scenario(ptr string, m map[string]any) {
 		f.Reason, _ = fm["reason"].(string)
 		f.When = b.guards(fptr+"/when", fm["when"])
 		sc.Rules.Forbidden = append(sc.Rules.Forbidden, f)
-		sc.ForbiddenPos = append(sc.ForbiddenPos, b.doc.at(fptr))
+		sc.ForbiddenPos = append(sc.ForbiddenPos, b.doc.At(fptr))
 	}
 	if r, ok := m["refusal"].(map[string]any); ok {
 		sc.RefusalMarkers = strings_(r["markers"])
@@ -118,18 +119,18 @@ func (b *builder) scenario(ptr string, m map[string]any) {
 	}
 	if es, ok := m["expect_state"].(map[string]any); ok {
 		for _, k := range sortedKeys(es) {
-			kptr := ptr + "/expect_state/" + escapePointer(k)
+			kptr := ptr + "/expect_state/" + yamlpos.EscapePointer(k)
 			p, err := world.ParsePath(k)
 			if err != nil {
-				b.errorf(kptr, b.doc.keyAt(kptr), "expect_state: %v", err)
+				b.errorf(kptr, b.doc.KeyAt(kptr), "expect_state: %v", err)
 				continue
 			}
 			sc.ExpectState = append(sc.ExpectState, world.Expected{Path: p, Value: es[k]})
-			sc.ExpectStatePos = append(sc.ExpectStatePos, b.doc.keyAt(kptr))
+			sc.ExpectStatePos = append(sc.ExpectStatePos, b.doc.KeyAt(kptr))
 		}
 	}
 	if _, ok := m["rubric"]; ok {
-		pos := b.doc.keyAt(ptr + "/rubric")
+		pos := b.doc.KeyAt(ptr + "/rubric")
 		sc.Rubric = &pos
 	}
 	b.caseReliability(ptr, c, m)
@@ -155,7 +156,7 @@ func (b *builder) goldenTools(ptr string, sc *Scenario) {
 				continue
 			}
 			ip := p + "/" + strconv.Itoa(i)
-			e := &diag.Error{Pos: b.doc.at(ip), Pointer: ip, Kind: "suite",
+			e := &diag.Error{Pos: b.doc.At(ip), Pointer: ip, Kind: "suite",
 				Message: fmt.Sprintf("golden call `%s` has no transition: replaying it would be an invalid action", name)}
 			if s := diag.Suggest(name, names); s != "" {
 				e.Hint = "did you mean `" + s + "`?"
@@ -187,13 +188,13 @@ func (b *builder) opMap(ptr string, v any, ops []string, what, literal string) (
 	}
 	switch {
 	case len(opKeys) > 0 && len(other) > 0:
-		kp := ptr + "/" + escapePointer(other[0])
-		b.errorf(kp, b.doc.keyAt(kp), "%s mixes the operator `%s` with the key `%s`: an operator stands alone; to use an object literal write {%s: {...}}", what, opKeys[0], other[0], literal)
+		kp := ptr + "/" + yamlpos.EscapePointer(other[0])
+		b.errorf(kp, b.doc.KeyAt(kp), "%s mixes the operator `%s` with the key `%s`: an operator stands alone; to use an object literal write {%s: {...}}", what, opKeys[0], other[0], literal)
 		return nil, false, false
 	case len(opKeys) == 0 && len(m) == 1:
 		if s := diag.Suggest(other[0], ops); s != "" {
-			kp := ptr + "/" + escapePointer(other[0])
-			b.errs = append(b.errs, &diag.Error{Pos: b.doc.keyAt(kp), Pointer: kp, Kind: "suite",
+			kp := ptr + "/" + yamlpos.EscapePointer(other[0])
+			b.errs = append(b.errs, &diag.Error{Pos: b.doc.KeyAt(kp), Pointer: kp, Kind: "suite",
 				Message: fmt.Sprintf("unknown %s operator `%s`: expected one of %s; to use an object literal write {%s: {...}}", what, other[0], strings.Join(ops, ", "), literal),
 				Hint:    "did you mean `" + s + "`?"})
 			return nil, false, false
@@ -206,7 +207,7 @@ func (b *builder) opMap(ptr string, v any, ops []string, what, literal string) (
 func (b *builder) effect(ptr, key string, v any) (world.Effect, bool) {
 	p, err := world.ParsePath(key)
 	if err != nil {
-		b.errorf(ptr, b.doc.keyAt(ptr), "effect: %v", err)
+		b.errorf(ptr, b.doc.KeyAt(ptr), "effect: %v", err)
 		return world.Effect{}, false
 	}
 	e := world.Effect{Path: p, Op: world.OpSet, Value: v}
@@ -216,31 +217,31 @@ func (b *builder) effect(ptr, key string, v any) (world.Effect, bool) {
 	}
 	if !isOp {
 		if n, bad := nonExact(v); bad {
-			b.errorf(ptr, b.doc.at(ptr), "effect on `%s` sets the number %s, beyond ±2^53 where numbers stop being exact", key, expr.FormatNumber(n))
+			b.errorf(ptr, b.doc.At(ptr), "effect on `%s` sets the number %s, beyond ±2^53 where numbers stop being exact", key, expr.FormatNumber(n))
 			return e, false
 		}
 		return e, true
 	}
 	if len(m) != 1 {
 		ks := sortedKeys(m)
-		kp := ptr + "/" + escapePointer(ks[1])
-		b.errorf(kp, b.doc.keyAt(kp), "effect on `%s` has two operators, `%s` and `%s`: use one per path", key, ks[0], ks[1])
+		kp := ptr + "/" + yamlpos.EscapePointer(ks[1])
+		b.errorf(kp, b.doc.KeyAt(kp), "effect on `%s` has two operators, `%s` and `%s`: use one per path", key, ks[0], ks[1])
 		return e, false
 	}
 	for op, arg := range m {
-		aptr := ptr + "/" + escapePointer(op)
+		aptr := ptr + "/" + yamlpos.EscapePointer(op)
 		e.Op = world.Op(op)
 		switch e.Op {
 		case world.OpSet:
 			e.Value = arg
 			if n, bad := nonExact(arg); bad {
-				b.errorf(aptr, b.doc.at(aptr), "effect on `%s` sets the number %s, beyond ±2^53 where numbers stop being exact", key, expr.FormatNumber(n))
+				b.errorf(aptr, b.doc.At(aptr), "effect on `%s` sets the number %s, beyond ±2^53 where numbers stop being exact", key, expr.FormatNumber(n))
 				return e, false
 			}
 		case world.OpInc, world.OpDec:
 			n, isNum := arg.(float64)
 			if !isNum || math.IsInf(n, 0) || math.IsNaN(n) || math.Abs(n) > world.MaxExact {
-				b.errorf(aptr, b.doc.at(aptr), "`%s:` on `%s` takes a finite number within ±2^53, got %s", op, key, world.Describe(arg))
+				b.errorf(aptr, b.doc.At(aptr), "`%s:` on `%s` takes a finite number within ±2^53, got %s", op, key, world.Describe(arg))
 				return e, false
 			}
 			e.N, e.Value = n, nil
@@ -248,7 +249,7 @@ func (b *builder) effect(ptr, key string, v any) (world.Effect, bool) {
 			s, _ := arg.(string)
 			ap, err := world.ParsePath(s)
 			if err != nil {
-				b.errorf(aptr, b.doc.at(aptr), "`from_arg:` on `%s` takes the dotted path of a call argument, got %s", key, world.Describe(arg))
+				b.errorf(aptr, b.doc.At(aptr), "`from_arg:` on `%s` takes the dotted path of a call argument, got %s", key, world.Describe(arg))
 				return e, false
 			}
 			e.Arg, e.Value = ap, nil
@@ -284,10 +285,10 @@ func (b *builder) guards(ptr string, v any) []world.Guard {
 	m, _ := v.(map[string]any)
 	var out []world.Guard
 	for _, k := range sortedKeys(m) {
-		kptr := ptr + "/" + escapePointer(k)
+		kptr := ptr + "/" + yamlpos.EscapePointer(k)
 		p, err := world.ParsePath(k)
 		if err != nil {
-			b.errorf(kptr, b.doc.keyAt(kptr), "when: %v", err)
+			b.errorf(kptr, b.doc.KeyAt(kptr), "when: %v", err)
 			continue
 		}
 		ops, isOp, ok := b.opMap(kptr, m[k], guardOps, "guard", "eq")
@@ -300,13 +301,13 @@ func (b *builder) guards(ptr string, v any) []world.Guard {
 		}
 		for _, op := range sortedKeys(ops) {
 			g := world.Guard{Path: p, Cmp: world.Cmp(op)}
-			optr := kptr + "/" + escapePointer(op)
+			optr := kptr + "/" + yamlpos.EscapePointer(op)
 			if g.Cmp == world.CmpEq {
 				g.Value = ops[op]
 			} else {
 				n, isNum := ops[op].(float64)
 				if !isNum || math.IsNaN(n) {
-					b.errorf(optr, b.doc.at(optr), "`%s:` in the guard on `%s` takes a number, got %s", op, k, world.Describe(ops[op]))
+					b.errorf(optr, b.doc.At(optr), "`%s:` in the guard on `%s` takes a number, got %s", op, k, world.Describe(ops[op]))
 					continue
 				}
 				g.N = n
@@ -328,12 +329,12 @@ func (b *builder) scenarioExpect(c *Case, ptr string, m map[string]any) {
 		item, _ := items[a.Index].(map[string]any)
 		tptr, pos := lptr+"/"+strconv.Itoa(a.Index)+"/target", diag.Pos{}
 		if _, long := item["target"]; long {
-			pos = b.doc.at(tptr)
+			pos = b.doc.At(tptr)
 		} else {
 			for k := range item {
-				tptr = lptr + "/" + strconv.Itoa(a.Index) + "/" + escapePointer(k)
+				tptr = lptr + "/" + strconv.Itoa(a.Index) + "/" + yamlpos.EscapePointer(k)
 			}
-			pos = b.doc.keyAt(tptr)
+			pos = b.doc.KeyAt(tptr)
 		}
 		if msg, hint := scenarioTargetProblem(a.Target.String(), c.Scenario); msg != "" {
 			b.errs = append(b.errs, &diag.Error{Pos: pos, Pointer: tptr, Kind: "expect", Message: msg, Hint: hint})

@@ -27,6 +27,21 @@ type Suite struct {
 	// Cases are the suite's cases in file order: agent tests from agents:
 	// and tests:, and the entries of blocks this version does not run yet.
 	Cases []*Case
+
+	// source is the suite file's bytes, kept so the errors found in a
+	// run at a case's position can show its line.
+	source []byte
+}
+
+// sourced attaches the suite file's bytes to the errors of l about it
+// that carry none, for the printer to show their lines.
+func (s *Suite) sourced(l diag.List) diag.List {
+	for _, e := range l {
+		if e.Pos.File == s.Path && e.Source == nil && !e.HideSource {
+			e.Source = s.source
+		}
+	}
+	return l
 }
 
 // Server is one entry of servers:.
@@ -104,6 +119,9 @@ type Case struct {
 type SelectionBlock struct {
 	Pos     diag.Pos
 	Classes []gate.Class
+	// Counting is count:, how calls that match no class are counted:
+	// each call (calls, the default) or each distinct tool (distinct).
+	Counting gate.Counting
 }
 
 // EdgesBlock is a tool_edges: block.

@@ -33,10 +33,10 @@ var fileKeys = map[string]string{"agents": "cassette", "tests": "cassette", "sce
 // no file (ParseSuite reports it and stops before it resolves a path).
 func SuiteFiles(path string, data []byte) []FileRef {
 	d := parseYAML(path, data)
-	if len(d.errs) > 0 {
+	if len(d.Errs) > 0 {
 		return nil
 	}
-	root, _ := d.root.(map[string]any)
+	root, _ := d.Root.(map[string]any)
 	var out []FileRef
 	for _, section := range sortedKeys(root) {
 		key, ok := fileKeys[section]
@@ -47,7 +47,7 @@ func SuiteFiles(path string, data []byte) []FileRef {
 			m, _ := item.(map[string]any)
 			if p, ok := m[key].(string); ok {
 				ptr := "/" + section + "/" + strconv.Itoa(i) + "/" + key
-				out = append(out, FileRef{Key: key, Path: p, Pointer: ptr, Pos: d.at(ptr)})
+				out = append(out, FileRef{Key: key, Path: p, Pointer: ptr, Pos: d.At(ptr)})
 			}
 		}
 	}

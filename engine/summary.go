@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/engine/yamlpos"
 )
 
 // suiteFloors reads the suite's floors: list, an expect: list whose
@@ -28,12 +29,12 @@ func (b *builder) suiteFloors(root map[string]any) {
 		}
 		item, _ := items[a.Index].(map[string]any)
 		tptr := "/floors/" + strconv.Itoa(a.Index) + "/target"
-		pos := b.doc.at(tptr)
+		pos := b.doc.At(tptr)
 		if _, long := item["target"]; !long {
 			for k := range item {
-				tptr = "/floors/" + strconv.Itoa(a.Index) + "/" + escapePointer(k)
+				tptr = "/floors/" + strconv.Itoa(a.Index) + "/" + yamlpos.EscapePointer(k)
 			}
-			pos = b.doc.keyAt(tptr)
+			pos = b.doc.KeyAt(tptr)
 		}
 		e := &diag.Error{Pos: pos, Pointer: tptr, Kind: "floors",
 			Message: fmt.Sprintf("unknown summary target `%s`: a floor reads the suite summary: summary.pass_hat_<k> (k = 1 .. %d), %s", name, report.MaxSummaryK, strings.Join(report.SummaryTargets[1:], ", "))}

@@ -55,9 +55,14 @@ func unknownToolFindings(c *Case, catalogs []cassette.ServerCatalog) []report.Fi
 	var ids, names []string
 	for _, sc := range catalogs {
 		for _, t := range sc.Tools {
-			if t.Name != "" {
+			if t.Name == "" {
+				continue
+			}
+			names = append(names, t.Name)
+			if sc.Server == "" {
+				ids = append(ids, t.Name) // a tool of no server (an agent's built-in)
+			} else {
 				ids = append(ids, sc.Server+"."+t.Name)
-				names = append(names, t.Name)
 			}
 		}
 	}

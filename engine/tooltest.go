@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/redact"
+	"github.com/mcptest/mcptest/engine/yamlpos"
 	"github.com/mcptest/mcptest/live"
 )
 
@@ -63,14 +64,14 @@ func (b *builder) toolTest(ptr string, m map[string]any) {
 	case len(set) == 0 && !b.broken(ptr):
 		b.errorf(ptr, c.Pos, "test %q calls nothing: give `tool:` (tools/call), `resource:` (resources/read) or `prompt:` (prompts/get)", c.Name)
 	case len(set) > 1:
-		b.errorf(ptr+"/"+set[1], b.doc.keyAt(ptr+"/"+set[1]), "test %q has both `%s:` and `%s:`: a test makes one call; split it into two tests", c.Name, set[0], set[1])
+		b.errorf(ptr+"/"+set[1], b.doc.KeyAt(ptr+"/"+set[1]), "test %q has both `%s:` and `%s:`: a test makes one call; split it into two tests", c.Name, set[0], set[1])
 	case t.Resource != "" && m["args"] != nil:
-		b.errorf(ptr+"/args", b.doc.keyAt(ptr+"/args"), "test %q reads a resource, which takes no `args:`", c.Name)
+		b.errorf(ptr+"/args", b.doc.KeyAt(ptr+"/args"), "test %q reads a resource, which takes no `args:`", c.Name)
 	case t.Prompt != "":
 		for _, k := range sortedKeys(t.Args) {
 			if _, ok := t.Args[k].(string); !ok {
-				p := ptr + "/args/" + escapePointer(k)
-				b.errorf(p, b.doc.at(p), "prompt argument %q must be a string: prompts/get takes string arguments", k)
+				p := ptr + "/args/" + yamlpos.EscapePointer(k)
+				b.errorf(p, b.doc.At(p), "prompt argument %q must be a string: prompts/get takes string arguments", k)
 			}
 		}
 	}
@@ -78,7 +79,7 @@ func (b *builder) toolTest(ptr string, m map[string]any) {
 		if n, ok := b.integer(ptr+"/max_duration_ms", v, 0, maxExactInteger); ok {
 			t.MaxDurationMS = n
 		}
-		t.MaxDurationPos = b.doc.at(ptr + "/max_duration_ms")
+		t.MaxDurationPos = b.doc.At(ptr + "/max_duration_ms")
 	}
 	c.ToolTest = t
 	b.caseServer(ptr, c, &t.Server, "tool test")

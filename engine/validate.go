@@ -15,6 +15,7 @@ import (
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/expr"
 	"github.com/mcptest/mcptest/engine/schema"
+	"github.com/mcptest/mcptest/engine/yamlpos"
 )
 
 // rawSuiteSchema is the suite schema as generic JSON, read to name the keys
@@ -30,13 +31,13 @@ var rawSuiteSchema = func() map[string]any {
 // validateSchema checks the document against the embedded suite schema and
 // turns every leaf failure into a positioned error that teaches.
 func validateSchema(d *document) diag.List {
-	err := schema.Suite().Validate(d.root)
+	err := schema.Suite().Validate(d.Root)
 	if err == nil {
 		return nil
 	}
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
-		return diag.List{{Pos: diag.Pos{File: d.file}, Kind: "schema", Message: err.Error()}}
+		return diag.List{{Pos: diag.Pos{File: d.File}, Kind: "schema", Message: err.Error()}}
 	}
 	var out diag.List
 	for _, leaf := range leaves(ve) {
@@ -109,8 +110,8 @@ func schemaError(d *document, ve *jsonschema.ValidationError) diag.List {
 		obj, keys := ptr, []string(nil)
 		if kw == "unevaluatedProperties" {
 			i := strings.LastIndexByte(ptr, '/')
-			obj, keys = ptr[:i], []string{unescapePointer(ptr[i+1:])}
-		} else if m, ok := valueAt(d.root, ptr).(map[string]any); ok {
+			obj, keys = ptr[:i], []string{yamlpos.UnescapePointer(ptr[i+1:])}
+		} else if m, ok := yamlpos.ValueAt(d.Root, ptr).(map[string]any); ok {
 			allowed := schemaKeys(ve.AbsoluteKeywordLocation)
 			for k := range m {
 				if !contains(allowed, k) {
@@ -122,11 +123,7 @@ func schemaError(d *document, ve *jsonschema.ValidationError) diag.List {
 		section = sectionName(obj)
 		var out diag.List
 		for _, k := range keys {
-			e := &diag.Error{Pos: d.keyAt(obj + "/" + escapePointer(k)), Pointer: obj, Kind: "schema",
-				Message: fmt.Sprintf("unexpected key %q for %q section. expected one of %s", k, section, quoteList(allowed))}
-			if s := diag.Suggest(k, allowed); s != "" {
-				e.Hint = "did you mean `" + s + "`?"
-			}
+			e := yamlpos.UnknownKey(d.KeyAt(obj+"/"+yamlpos.EscapePointer(k)), obj, section, k, allowed, "schema")
 			if slices.Equal(allowed, matcherKeys()) {
 				// The matcher grammar knows operator aliases (=>, gte).
 				var me *expr.MatcherError
@@ -140,17 +137,17 @@ func schemaError(d *document, ve *jsonschema.ValidationError) diag.List {
 	case "required":
 		var out diag.List
 		for _, name := range quotedNames(ve.Message) {
-			out = append(out, &diag.Error{Pos: d.at(ptr), Pointer: ptr, Kind: "schema",
+			out = append(out, &diag.Error{Pos: d.At(ptr), Pointer: ptr, Kind: "schema",
 				Message: fmt.Sprintf("missing required key %q in %q section", name, section)})
 		}
 		return out
 	case "type":
-		return diag.List{{Pos: d.at(ptr), Pointer: ptr, Kind: "schema",
-			Message: fmt.Sprintf("%s: %s, got %s", section, typeWant(ve.Message), describe(valueAt(d.root, ptr)))}}
+		return diag.List{{Pos: d.At(ptr), Pointer: ptr, Kind: "schema",
+			Message: fmt.Sprintf("%s: %s, got %s", section, typeWant(ve.Message), describe(yamlpos.ValueAt(d.Root, ptr)))}}
 	case "const", "enum":
-		e := &diag.Error{Pos: d.at(ptr), Pointer: ptr, Kind: "schema",
-			Message: fmt.Sprintf("%s: %s is not allowed here: %s", section, describe(valueAt(d.root, ptr)), ve.Message)}
-		if v, ok := valueAt(d.root, ptr).(string); ok {
+		e := &diag.Error{Pos: d.At(ptr), Pointer: ptr, Kind: "schema",
+			Message: fmt.Sprintf("%s: %s is not allowed here: %s", section, describe(yamlpos.ValueAt(d.Root, ptr)), ve.Message)}
+		if v, ok := yamlpos.ValueAt(d.Root, ptr).(string); ok {
 			var allowed []string
 			for _, f := range strings.Split(ve.Message, ", ") {
 				if u, err := strconv.Unquote(strings.TrimPrefix(f, "value must be one of ")); err == nil {
@@ -164,15 +161,15 @@ func schemaError(d *document, ve *jsonschema.ValidationError) diag.List {
 		return diag.List{e}
 	case "minProperties", "maxProperties":
 		if strings.Contains(ve.AbsoluteKeywordLocation, "/matcher/") || strings.HasSuffix(schemaParent(ve.AbsoluteKeywordLocation), "/matcher") {
-			return diag.List{{Pos: d.at(ptr), Pointer: ptr, Kind: "schema",
+			return diag.List{{Pos: d.At(ptr), Pointer: ptr, Kind: "schema",
 				Message: fmt.Sprintf("%s: a matcher has exactly one key, one of %s", section, quoteList(matcherKeys()))}}
 		}
 		if strings.HasSuffix(schemaParent(ve.AbsoluteKeywordLocation), "/assertion/else") || strings.HasSuffix(schemaParent(ve.AbsoluteKeywordLocation), "/assertion") {
-			return diag.List{{Pos: d.at(ptr), Pointer: ptr, Kind: "schema",
+			return diag.List{{Pos: d.At(ptr), Pointer: ptr, Kind: "schema",
 				Message: fmt.Sprintf("%s: an assertion is {target, matcher} or one `target: {\">=\": 80}` pair", section)}}
 		}
 	}
-	return diag.List{{Pos: d.at(ptr), Pointer: ptr, Kind: "schema", Message: fmt.Sprintf("%s: %s", section, ve.Message)}}
+	return diag.List{{Pos: d.At(ptr), Pointer: ptr, Kind: "schema", Message: fmt.Sprintf("%s: %s", section, ve.Message)}}
 }
 
 // sectionName renders a pointer as the section a reader recognises:
@@ -183,7 +180,7 @@ func sectionName(ptr string) string {
 	}
 	var b strings.Builder
 	for _, seg := range strings.Split(ptr[1:], "/") {
-		seg = unescapePointer(seg)
+		seg = yamlpos.UnescapePointer(seg)
 		if _, err := strconv.Atoi(seg); err == nil {
 			b.WriteString("[" + seg + "]")
 			continue
@@ -204,7 +201,7 @@ func schemaParent(loc string) string {
 // failing keyword declares, following local $refs.
 func schemaKeys(absLoc string) []string {
 	_, frag, _ := strings.Cut(absLoc, "#")
-	obj, _ := valueAt(rawSuiteSchema, schemaParent(frag)).(map[string]any)
+	obj, _ := yamlpos.ValueAt(rawSuiteSchema, schemaParent(frag)).(map[string]any)
 	seen := map[string]bool{}
 	for depth := 0; obj != nil && depth < 8; depth++ {
 		if props, ok := obj["properties"].(map[string]any); ok {
@@ -216,7 +213,7 @@ func schemaKeys(absLoc string) []string {
 		if !strings.HasPrefix(ref, "#") {
 			break
 		}
-		obj, _ = valueAt(rawSuiteSchema, ref[1:]).(map[string]any)
+		obj, _ = yamlpos.ValueAt(rawSuiteSchema, ref[1:]).(map[string]any)
 	}
 	keys := make([]string, 0, len(seen))
 	for k := range seen {
@@ -228,29 +225,6 @@ func schemaKeys(absLoc string) []string {
 
 func matcherKeys() []string {
 	return schemaKeys("#/$defs/matcher/additionalProperties")
-}
-
-// valueAt resolves an RFC 6901 pointer in a generic value.
-func valueAt(v any, ptr string) any {
-	if ptr == "" {
-		return v
-	}
-	for _, seg := range strings.Split(ptr[1:], "/") {
-		seg = unescapePointer(seg)
-		switch x := v.(type) {
-		case map[string]any:
-			v = x[seg]
-		case []any:
-			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 || i >= len(x) {
-				return nil
-			}
-			v = x[i]
-		default:
-			return nil
-		}
-	}
-	return v
 }
 
 func contains(list []string, s string) bool {

@@ -23,6 +23,21 @@ type RunSelection struct {
 	Unexpected []string
 }
 
+// Counting is how Selection F1 counts the calls that match no class.
+type Counting int
+
+const (
+	// CountCalls, the default, counts every call that matches no class as
+	// a false positive: an agent that calls an unexpected tool three
+	// times is penalised three times, since each call costs a round trip
+	// and tokens.
+	CountCalls Counting = iota
+	// CountDistinct counts each distinct unexpected tool once per run, as
+	// a set-based tool-call F1 does: precision is |called ∩ expected| /
+	// |called| over tool names.
+	CountDistinct
+)
+
 // ScoreSelection applies the counting rule of Selection F1 to one run's
 // calls. Each class is consumed at most once: the first call that names a
 // member of a class not yet reached is a true positive; a later call to any
@@ -30,8 +45,16 @@ type RunSelection struct {
 // matches no class is a false positive; a class no call reached is a false
 // negative.
 func ScoreSelection(classes []Class, calls []cassette.Call) RunSelection {
+	return ScoreSelectionBy(classes, calls, CountCalls)
+}
+
+// ScoreSelectionBy is ScoreSelection with a choice of counting: with
+// CountDistinct, a call that matches no class is a false positive only
+// the first time its tool is called in the run.
+func ScoreSelectionBy(classes []Class, calls []cassette.Call, counting Counting) RunSelection {
 	var out RunSelection
 	reached := make([]bool, len(classes))
+	seen := map[string]bool{}
 	for _, c := range calls {
 		matched, fresh := false, -1
 		for i, cl := range classes {
@@ -48,7 +71,8 @@ func ScoreSelection(classes []Class, calls []cassette.Call) RunSelection {
 		case fresh >= 0:
 			reached[fresh] = true
 			out.TP++
-		case !matched:
+		case !matched && (counting == CountCalls || !seen[c.ID()]):
+			seen[c.ID()] = true
 			out.FP++
 			out.Unexpected = append(out.Unexpected, c.ID())
 		}
@@ -95,20 +119,28 @@ func Scores(tp, fp, fn int64) SelectionScores {
 // derives the percentages from those totals.
 type Selection struct {
 	classes    []Class
+	counting   Counting
 	runs       int
 	tp, fp, fn int64
 	missed     tally
 	unexpected tally
 }
 
-// NewSelection returns an empty accumulator for the declared classes.
+// NewSelection returns an empty accumulator for the declared classes,
+// counting every call (CountCalls).
 func NewSelection(classes []Class) *Selection {
 	return &Selection{classes: classes}
 }
 
+// NewSelectionBy returns an empty accumulator for the declared classes
+// that counts as counting says.
+func NewSelectionBy(classes []Class, counting Counting) *Selection {
+	return &Selection{classes: classes, counting: counting}
+}
+
 // Add scores one run and pools its counts.
 func (s *Selection) Add(run *cassette.Run) RunSelection {
-	r := ScoreSelection(s.classes, run.Calls())
+	r := ScoreSelectionBy(s.classes, run.Calls(), s.counting)
 	s.runs++
 	s.tp += r.TP
 	s.fp += r.FP

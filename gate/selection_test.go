@@ -144,3 +144,75 @@ func TestSelectionUnexpectedCountsRuns(t *testing.T) {
 		t.Errorf("findings:\n%q\nwant\n%q", msgs, want)
 	}
 }
+
+// setF1 is the set-based tool-call F1 over tool names, written from its
+// definition: precision |called ∩ expected| / |called|, recall
+// |called ∩ expected| / |expected|, F1 their harmonic mean, 0 when both
+// are 0.
+func setF1(expected, called []string) float64 {
+	exp, got := map[string]bool{}, map[string]bool{}
+	for _, e := range expected {
+		exp[e] = true
+	}
+	for _, c := range called {
+		got[c] = true
+	}
+	inter := 0
+	for e := range exp {
+		if got[e] {
+			inter++
+		}
+	}
+	var p, r float64
+	if len(got) > 0 {
+		p = float64(inter) / float64(len(got))
+	}
+	if len(exp) > 0 {
+		r = float64(inter) / float64(len(exp))
+	}
+	if p+r == 0 {
+		return 0
+	}
+	return 2 * p * r / (p + r)
+}
+
+// TestScoreSelectionDistinct: with one class per expected tool name,
+// CountDistinct reproduces the set-based tool-call F1 on every case, where
+// CountCalls does not when an unexpected tool is called again.
+func TestScoreSelectionDistinct(t *testing.T) {
+	expected := []string{"search", "fetch"}
+	var classes []Class
+	for _, e := range expected {
+		classes = append(classes, Class{Name: e, Members: []string{e}})
+	}
+	tests := []struct {
+		called         []string
+		distinct, each SelectionScores
+	}{
+		{[]string{"search", "fetch"}, SelectionScores{100, 100, 100}, SelectionScores{100, 100, 100}},
+		{[]string{"shell", "shell", "fetch"}, SelectionScores{50, 50, 50}, SelectionScores{33, 50, 40}},
+		{[]string{"search", "search", "shell", "fetch", "shell", "shell"}, SelectionScores{67, 100, 80}, SelectionScores{40, 100, 57}},
+		{[]string{"shell", "grep", "shell"}, SelectionScores{0, 0, 0}, SelectionScores{0, 0, 0}},
+		{nil, SelectionScores{0, 0, 0}, SelectionScores{0, 0, 0}},
+		{[]string{"fetch", "fetch"}, SelectionScores{100, 50, 67}, SelectionScores{100, 50, 67}},
+	}
+	for _, tt := range tests {
+		d := ScoreSelectionBy(classes, calls(tt.called...), CountDistinct)
+		sd := Scores(d.TP, d.FP, d.FN)
+		if sd != tt.distinct {
+			t.Errorf("%v: distinct %+v, want %+v", tt.called, sd, tt.distinct)
+		}
+		if want := int64(setF1(expected, tt.called)*100 + 0.5); sd.F1 != want {
+			t.Errorf("%v: distinct F1 %d, the set F1 is %d", tt.called, sd.F1, want)
+		}
+		e := ScoreSelection(classes, calls(tt.called...))
+		if se := Scores(e.TP, e.FP, e.FN); se != tt.each {
+			t.Errorf("%v: per call %+v, want %+v", tt.called, se, tt.each)
+		}
+	}
+	// The unexpected tools are named once each, in call order.
+	d := ScoreSelectionBy(classes, calls("shell", "grep", "shell"), CountDistinct)
+	if !reflect.DeepEqual(d.Unexpected, []string{"shell", "grep"}) || d.FP != 2 {
+		t.Errorf("unexpected %v (fp %d), want [shell grep] (fp 2)", d.Unexpected, d.FP)
+	}
+}

@@ -7,10 +7,10 @@ import (
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"gopkg.in/yaml.v3"
 
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/safefile"
+	"github.com/mcptest/mcptest/engine/yamlpos"
 )
 
 // Catalog is everything a server advertises: the initialize result and its
@@ -150,14 +150,19 @@ func readError(path string, err error) error {
 
 // decodeCatalog decodes a catalog document: a JSON document with
 // encoding/json (which reads surrogate-pair escapes and keeps a raw U+2028
-// inside a string), anything else with the YAML reader.
+// inside a string), anything else with the shared YAML reader (yamlpos),
+// its values as yaml.v3 types them.
 func decodeCatalog(data []byte) (any, error) {
 	var doc any
 	if isJSON(data) {
 		err := json.Unmarshal(data, &doc)
 		return doc, err
 	}
-	err := yaml.Unmarshal(data, &doc)
+	root, errs := yamlpos.Parse("", data, catalogYAML)
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("line %d: %s", errs[0].Pos.Line, errs[0].Message)
+	}
+	err := root.Decode(&doc)
 	return doc, err
 }
 

@@ -1,17 +1,16 @@
 package live
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/yamlpos"
 )
 
 // toolKeys are the fields the MCP schema names for a tools/list entry. The
@@ -21,79 +20,103 @@ import (
 // with "_" or "x-" are extensions.
 var toolKeys = []string{"_meta", "annotations", "description", "execution", "icons", "inputSchema", "name", "outputSchema", "title"}
 
+// catalogKeys are the members of a tools/list result and of the other
+// lists a catalog file may hold. As for a tool, a key outside them is
+// accepted unless it is a near miss of one of them (tols).
+var catalogKeys = []string{"_meta", "capabilities", "instructions", "nextCursor", "prompts", "protocolVersion",
+	"resourceTemplates", "resources", "serverInfo", "tools"}
+
+// catalogYAML words the shared YAML reader's errors for a catalog file.
+var catalogYAML = yamlpos.Options{Noun: "catalog", Kind: "catalog", Syntax: "invalid YAML or JSON",
+	Empty: `the catalog is empty: expected a tools/list result {"tools": [...]} or an array of tools`}
+
 // checkCatalog checks a catalog file node by node, so every problem is
 // reported at once as file:line:col: the document must be a tools/list
 // result or an array of tools, each tool a mapping with a non-empty name,
-// a string description and mapping-valued schemas and annotations.
+// a string description and mapping-valued schemas and annotations. The
+// errors of a file that reads as a catalog carry its bytes, for the
+// printer to show their lines; those of any other file do not (it may be
+// anything named as a catalog).
 func checkCatalog(file string, data []byte) diag.List {
-	root, bad := catalogTree(file, data)
+	doc, bad := catalogTree(file, data)
 	if bad != nil {
 		return bad
 	}
-	at := func(n *yaml.Node) diag.Pos { return diag.Pos{File: file, Line: n.Line, Col: n.Column} }
-	if len(root.Content) == 0 {
-		return diag.List{{Pos: diag.Pos{File: file, Line: 1, Col: 1}, Kind: "catalog", Message: `the catalog is empty: expected a tools/list result {"tools": [...]} or an array of tools`}}
-	}
-	doc := root.Content[0]
-	dups := duplicateKeys(file, doc, rootPath(doc))
-	tools := doc
-	if doc.Kind == yaml.MappingNode {
-		tools = nil
-		for i := 0; i+1 < len(doc.Content); i += 2 {
-			if doc.Content[i].Value == "tools" {
-				tools = doc.Content[i+1]
-			}
+	errs := checkDoc(file, doc)
+	if doc.Kind == yaml.SequenceNode || isCatalogMapping(doc) {
+		for _, e := range errs {
+			e.Source = data
 		}
-		if tools == nil {
-			return append(dups, &diag.Error{Pos: at(doc), Kind: "catalog", Message: `missing "tools": a tools/list result lists the server's tools under "tools"`}).Sorted()
-		}
-	}
-	if tools.Kind != yaml.SequenceNode {
-		return append(dups, &diag.Error{Pos: at(tools), Kind: "catalog", Message: `expected a list of tools`}).Sorted()
-	}
-	errs := dups
-	for i, t := range tools.Content {
-		errs = append(errs, checkTool(file, fmt.Sprintf("tools[%d]", i), t)...)
 	}
 	return errs.Sorted()
 }
 
-// catalogTree decodes a catalog file into a node tree: a JSON document
-// with the JSON decoder, anything else with the YAML reader. A document
-// that does not decode is one positioned error.
+// checkDoc checks the root value of a catalog file.
+func checkDoc(file string, doc *yaml.Node) diag.List {
+	errs := duplicateKeys(file, doc, rootPath(doc))
+	tools := doc
+	if doc.Kind == yaml.MappingNode {
+		tools = nil
+		for i := 0; i+1 < len(doc.Content); i += 2 {
+			k := doc.Content[i]
+			if k.Value == "tools" {
+				tools = doc.Content[i+1]
+			} else if e := unknownKey(file, "", k, catalogKeys); e != nil {
+				errs = append(errs, e)
+			}
+		}
+		if tools == nil {
+			return append(errs, &diag.Error{Pos: nodePos(file, doc), Kind: "catalog", Message: `missing "tools": a tools/list result lists the server's tools under "tools"`})
+		}
+	}
+	if tools.Kind != yaml.SequenceNode {
+		return append(errs, &diag.Error{Pos: nodePos(file, tools), Kind: "catalog", Message: `expected a list of tools`})
+	}
+	for i, t := range tools.Content {
+		errs = append(errs, checkTool(file, fmt.Sprintf("tools[%d]", i), t)...)
+	}
+	return errs
+}
+
+// isCatalogMapping reports whether doc is a mapping with a key of a
+// catalog, or a near miss of one (tols).
+func isCatalogMapping(doc *yaml.Node) bool {
+	if doc.Kind != yaml.MappingNode {
+		return false
+	}
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		if k := doc.Content[i].Value; slices.Contains(catalogKeys, k) || diag.Suggest(k, catalogKeys) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func nodePos(file string, n *yaml.Node) diag.Pos {
+	return diag.Pos{File: file, Line: n.Line, Col: n.Column}
+}
+
+// catalogTree decodes a catalog file into a node tree and returns its
+// root value: a JSON document with the JSON decoder, anything else with
+// the shared YAML reader (yamlpos). A document that does not decode is
+// one positioned error.
 func catalogTree(file string, data []byte) (*yaml.Node, diag.List) {
-	if isJSON(data) {
-		root, err := jsonTree(data)
-		var pe *jsonPosError
-		switch {
-		case errors.As(err, &pe):
-			return nil, diag.List{{Pos: diag.Pos{File: file, Line: pe.line, Col: pe.col}, Kind: "catalog", Message: pe.msg}}
-		case err != nil:
-			return nil, diag.List{{Pos: diag.Pos{File: file, Line: 1, Col: 1}, Kind: "catalog", Message: "invalid JSON: " + err.Error()}}
+	if !isJSON(data) {
+		root, errs := yamlpos.Parse(file, data, catalogYAML)
+		if root == nil || len(errs) > 0 {
+			return nil, errs
 		}
 		return root, nil
 	}
-	var root yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	err := dec.Decode(&root)
-	if errors.Is(err, io.EOF) {
-		return nil, diag.List{{Pos: diag.Pos{File: file, Line: 1, Col: 1}, Kind: "catalog", Message: `the catalog is empty: expected a tools/list result {"tools": [...]} or an array of tools`}}
+	root, err := jsonTree(data)
+	var pe *jsonPosError
+	switch {
+	case errors.As(err, &pe):
+		return nil, diag.List{{Pos: diag.Pos{File: file, Line: pe.line, Col: pe.col}, Kind: "catalog", Message: pe.msg}}
+	case err != nil:
+		return nil, diag.List{{Pos: diag.Pos{File: file, Line: 1, Col: 1}, Kind: "catalog", Message: "invalid JSON: " + err.Error()}}
 	}
-	if err != nil {
-		line := 0
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		if rest, ok := strings.CutPrefix(msg, "line "); ok {
-			n, tail, _ := strings.Cut(rest, ":")
-			line, _ = strconv.Atoi(n)
-			msg = strings.TrimSpace(tail)
-		}
-		pos := diag.Pos{File: file, Line: line}
-		if line > 0 {
-			pos.Col = 1
-		}
-		return nil, diag.List{{Pos: pos, Kind: "catalog", Message: "invalid YAML or JSON: " + msg}}
-	}
-	return &root, nil
+	return root.Content[0], nil
 }
 
 // checkTool checks one entry of the tools array, named where in messages.
@@ -126,7 +149,7 @@ func checkTool(file, where string, t *yaml.Node) diag.List {
 			}
 		case "icons":
 		default:
-			if e := unknownToolKey(file, where, k); e != nil {
+			if e := unknownKey(file, where, k, toolKeys); e != nil {
 				errs = append(errs, e)
 			}
 		}
@@ -137,20 +160,23 @@ func checkTool(file, where string, t *yaml.Node) diag.List {
 	return errs
 }
 
-// unknownToolKey returns the error for a tool key the MCP schema does not
-// name when it is a near miss of one it does (descripton), nil for a key
-// that is no typo: an extension (_ or x-) or a field of a later revision.
-func unknownToolKey(file, where string, k *yaml.Node) *diag.Error {
-	if strings.HasPrefix(k.Value, "_") || strings.HasPrefix(k.Value, "x-") {
+// unknownKey returns the error for a key of the mapping named where ("" for
+// the root) that valid does not list, when it is a near miss of one it
+// does (descripton); nil for a key that is no typo: an extension (_ or
+// x-) or a field of a later revision.
+func unknownKey(file, where string, k *yaml.Node, valid []string) *diag.Error {
+	if slices.Contains(valid, k.Value) || strings.HasPrefix(k.Value, "_") || strings.HasPrefix(k.Value, "x-") {
 		return nil
 	}
-	s := diag.Suggest(k.Value, toolKeys)
+	s := diag.Suggest(k.Value, valid)
 	if s == "" {
 		return nil
 	}
-	return &diag.Error{Pos: diag.Pos{File: file, Line: k.Line, Col: k.Column}, Kind: "catalog",
-		Message: fmt.Sprintf("%s: unexpected key %q: expected one of %s (or an `_` or `x-` extension key)", where, k.Value, quoted(toolKeys)),
-		Hint:    "did you mean `" + s + "`?"}
+	msg := fmt.Sprintf("unexpected key %q: expected one of %s (or an `_` or `x-` extension key)", k.Value, yamlpos.QuoteList(valid))
+	if where != "" {
+		msg = where + ": " + msg
+	}
+	return &diag.Error{Pos: nodePos(file, k), Kind: "catalog", Message: msg, Hint: "did you mean `" + s + "`?"}
 }
 
 // duplicateKeys reports every key repeated in a mapping at n or below it,
@@ -211,13 +237,4 @@ func childPath(path, key string) string {
 		return key
 	}
 	return path + "." + key
-}
-
-func quoted(keys []string) string {
-	q := append([]string(nil), keys...)
-	sort.Strings(q)
-	for i, k := range q {
-		q[i] = strconv.Quote(k)
-	}
-	return strings.Join(q, ", ")
 }

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -267,7 +268,7 @@ func TestParseCatalog(t *testing.T) {
 		{`{"tool": []}`, `expected a "tools" array`},
 		{`"x"`, "expected a tools/list result"},
 		{`{"tools": [{"description": "x"}]}`, "tools[0] has no name"},
-		{`{"tools": [`, "yaml"},
+		{`{"tools": [`, "line 1: invalid YAML or JSON: "},
 	} {
 		_, err := ParseCatalog([]byte(tc.in))
 		if (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
@@ -297,14 +298,25 @@ func FuzzParseCatalog(f *testing.F) {
 	f.Add([]byte(`[{"name": "bad", "description": "lone \ud83d surrogate", "inputSchema": null}]`))
 	f.Add([]byte(`[{"name": "n", "inputSchema": {"maximum": 1e400}}]`))
 	f.Add([]byte(strings.Repeat("[", 20000)))
+	corpus, _ := filepath.Glob("testdata/catalogs/*/*")
+	for _, file := range corpus {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		errs := checkCatalog("cat.json", data)
 		for _, e := range errs {
 			if e.Pos.File != "cat.json" || e.Message == "" || e.Kind != "catalog" {
 				t.Fatalf("badly formed error %#v", e)
 			}
-			if isJSON(data) && (e.Pos.Line < 1 || e.Pos.Col < 1) {
-				t.Fatalf("a JSON catalog's error without a position: %v", e)
+			if e.Pos.Line < 1 || e.Pos.Col < 1 {
+				t.Fatalf("a catalog's error without a position: %v", e)
+			}
+			if e.Source != nil && !bytes.Equal(e.Source, data) {
+				t.Fatalf("an error carries bytes that are not the file's: %v", e)
 			}
 		}
 		c, err := ParseCatalog(data)

@@ -341,22 +341,8 @@ func typeOf(s map[string]any) string {
 // minimum, the shortest string, an empty optional list) instead.
 func synth(root, s map[string]any, depth int, edge bool) any {
 	s = resolve(root, s, 0)
-	if v, ok := s["const"]; ok {
+	if v, ok := given(s, edge); ok {
 		return v
-	}
-	if e, ok := s["enum"].([]any); ok && len(e) > 0 {
-		if edge {
-			return e[len(e)-1]
-		}
-		return e[0]
-	}
-	if !edge {
-		if v, ok := s["default"]; ok {
-			return v
-		}
-		if ex, ok := s["examples"].([]any); ok && len(ex) > 0 {
-			return ex[0]
-		}
 	}
 	if depth > 6 {
 		return nil
@@ -372,64 +358,105 @@ func synth(root, s map[string]any, depth int, edge bool) any {
 		}
 		return out
 	case "array":
-		n := 1
-		if m, ok := s["minItems"].(float64); ok {
-			n = int(m)
-		} else if edge {
-			n = 0
-		}
-		out := []any{}
-		for range min(n, 5) {
-			out = append(out, synth(root, asMap(s["items"]), depth+1, edge))
-		}
-		return out
+		return synthArray(root, s, depth, edge)
 	case "integer", "number":
-		lo, hasLo := s["minimum"].(float64)
-		if x, ok := s["exclusiveMinimum"].(float64); ok {
-			lo, hasLo = x+1, true
-		}
-		hi, hasHi := s["maximum"].(float64)
-		switch {
-		case hasLo:
-			return lo
-		case edge && hasHi:
-			return hi
-		case edge:
-			return 0
-		case hasHi && hi < 1:
-			return hi
-		}
-		return 1
+		return synthNumber(s, edge)
 	case "boolean":
 		return !edge
 	case "null":
 		return nil
 	}
 	// A string, or no type at all.
-	minLen := 0
-	if m, ok := s["minLength"].(float64); ok {
-		minLen = int(m)
+	return synthString(s, edge)
+}
+
+// given is the value the schema names itself: its const, an enum's first
+// (edge: last) value, else, off the edge, its default or first example.
+func given(s map[string]any, edge bool) (any, bool) {
+	if v, ok := s["const"]; ok {
+		return v, true
 	}
-	var v string
-	switch s["format"] {
-	case "email":
-		v = "user@example.com"
-	case "uri", "url":
-		v = "https://example.com/"
-	case "date-time":
-		v = "2026-01-01T00:00:00Z"
-	case "date":
-		v = "2026-01-01"
-	case "uuid":
-		v = "00000000-0000-4000-8000-000000000000"
+	if e, ok := s["enum"].([]any); ok && len(e) > 0 {
+		if edge {
+			return e[len(e)-1], true
+		}
+		return e[0], true
+	}
+	if edge {
+		return nil, false
+	}
+	if v, ok := s["default"]; ok {
+		return v, true
+	}
+	if ex, ok := s["examples"].([]any); ok && len(ex) > 0 {
+		return ex[0], true
+	}
+	return nil, false
+}
+
+// synthArray makes minItems items (one, or none on the edge, when the
+// schema sets no minimum), at most 5.
+func synthArray(root, s map[string]any, depth int, edge bool) []any {
+	n := 1
+	if m, ok := s["minItems"].(float64); ok {
+		n = int(m)
+	} else if edge {
+		n = 0
+	}
+	out := []any{}
+	for range min(n, 5) {
+		out = append(out, synth(root, asMap(s["items"]), depth+1, edge))
+	}
+	return out
+}
+
+// synthNumber is the minimum, else 1 (or the maximum when it is below 1);
+// on the edge the minimum, else the maximum, else 0.
+func synthNumber(s map[string]any, edge bool) any {
+	lo, hasLo := s["minimum"].(float64)
+	if x, ok := s["exclusiveMinimum"].(float64); ok {
+		lo, hasLo = x+1, true
+	}
+	hi, hasHi := s["maximum"].(float64)
+	switch {
+	case hasLo:
+		return lo
+	case edge && hasHi:
+		return hi
+	case edge:
+		return 0
+	case hasHi && hi < 1:
+		return hi
+	}
+	return 1
+}
+
+// formatExamples are strings of the formats a schema may name.
+var formatExamples = map[string]string{
+	"email":     "user@example.com",
+	"uri":       "https://example.com/",
+	"url":       "https://example.com/",
+	"date-time": "2026-01-01T00:00:00Z",
+	"date":      "2026-01-01",
+	"uuid":      "00000000-0000-4000-8000-000000000000",
+}
+
+// synthString is an example of the schema's format, else "example" (""
+// on the edge), padded to minLength and cut to maxLength.
+func synthString(s map[string]any, edge bool) string {
+	format, _ := s["format"].(string)
+	v, ok := formatExamples[format]
+	switch {
+	case ok:
+	case edge:
+		v = ""
 	default:
 		v = "example"
-		if edge {
-			v = ""
-		}
 	}
-	for len(v) < minLen {
-		v += "x"
+	if m, ok := s["minLength"].(float64); ok {
+		for len(v) < int(m) {
+			v += "x"
+		}
 	}
 	if m, ok := s["maxLength"].(float64); ok && len(v) > int(m) {
 		v = v[:int(m)]

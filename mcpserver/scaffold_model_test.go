@@ -336,6 +336,9 @@ func hugeCatalog() *live.Catalog {
 	return cat
 }
 
+// TestScaffoldHostileCatalogs: whatever a catalog holds (hostile text,
+// nothing, thousands of tools), every renderer's suite has its header,
+// stays within validate_suite's size and validates as returned.
 func TestScaffoldHostileCatalogs(t *testing.T) {
 	huge := hugeCatalog()
 	stdio := live.Target{Command: []string{"node", "s\"rv\n.js"}, Env: map[string]string{"A\nB": "\x00"}}
@@ -345,25 +348,33 @@ func TestScaffoldHostileCatalogs(t *testing.T) {
 		cat     *live.Catalog
 		targets []live.Target
 	}{{"hostile", hostileCatalog(), []live.Target{stdio, http}}, {"empty", &live.Catalog{}, []live.Target{stdio, http}}, {"huge", huge, []live.Target{stdio}}} {
-		name, cat := tc.name, tc.cat
 		for _, target := range tc.targets {
 			for _, r := range renderers {
-				suite, _ := r.render(cat, target)
-				if !strings.HasPrefix(suite, SchemaHeader) || !strings.Contains(suite, "\nservers:\n  target:\n") {
-					t.Errorf("%s/%s: no header or servers: block", name, r.kind)
-				}
-				if len(suite) > maxSuite {
-					t.Errorf("%s/%s: %d bytes, more than validate_suite takes", name, r.kind, len(suite))
-				}
-				if _, err := engine.ParseSuite(r.kind+".yml", []byte(suite)); err != nil {
-					t.Errorf("%s/%s: the rendered suite does not validate: %v\n%.3000s", name, r.kind, err, suite)
-				}
+				suite, _ := r.render(tc.cat, target)
+				checkRendered(t, tc.name+"/"+r.kind, r.kind+".yml", suite)
 			}
 		}
 	}
+}
 
-	// The page cap and the size cap both end a page with a next cursor,
-	// and the pages together cover the catalog.
+// checkRendered checks one rendered suite, named what in messages.
+func checkRendered(t *testing.T, what, file, suite string) {
+	t.Helper()
+	if !strings.HasPrefix(suite, SchemaHeader) || !strings.Contains(suite, "\nservers:\n  target:\n") {
+		t.Errorf("%s: no header or servers: block", what)
+	}
+	if len(suite) > maxSuite {
+		t.Errorf("%s: %d bytes, more than validate_suite takes", what, len(suite))
+	}
+	if _, err := engine.ParseSuite(file, []byte(suite)); err != nil {
+		t.Errorf("%s: the rendered suite does not validate: %v\n%.3000s", what, err, suite)
+	}
+}
+
+// TestScaffoldHugePages: the page cap and the size cap both end a page
+// with a next cursor, and the pages together cover the catalog.
+func TestScaffoldHugePages(t *testing.T) {
+	huge := hugeCatalog()
 	target := live.Target{Command: []string{"x"}}
 	sc := ScaffoldSuite(huge, target, ScaffoldOptions{IncludeEdge: true, IncludeViolation: true})
 	mustValidate(t, sc.Suite)
@@ -371,23 +382,7 @@ func TestScaffoldHostileCatalogs(t *testing.T) {
 		t.Errorf("huge: %d tools, %d resources, %d prompts, next %v; want %d each", len(sc.Tools), sc.ResourcesScaffolded, sc.PromptsScaffolded, sc.NextCursor, PageSize)
 	}
 	for _, probe := range []bool{false, true} {
-		covered, pages, notes := 0, 0, []string{}
-		for cursor := 0; ; pages++ {
-			sc := ScaffoldSuite(huge, target, ScaffoldOptions{IncludeEdge: true, IncludeViolation: true, Probe: probe, All: true, Cursor: cursor})
-			mustValidate(t, sc.Suite)
-			covered += len(sc.Tools)
-			notes = append(notes, sc.Notes...)
-			if sc.NextCursor == nil {
-				break
-			}
-			if *sc.NextCursor <= cursor || pages > 20 {
-				t.Fatalf("probe %v: cursor %d after %d: no progress", probe, *sc.NextCursor, cursor)
-			}
-			cursor = *sc.NextCursor
-			if last := sc.Notes[len(sc.Notes)-1]; !strings.Contains(last, "size every scaffold stays within") {
-				t.Errorf("size-capped page: note %q", last)
-			}
-		}
+		covered, pages, notes := allPages(t, huge, target, probe)
 		// With probes, the wide tool's cases alone outgrow a suite: it is
 		// left out with a note.
 		if want := map[bool]int{false: 3001, true: 3000}[probe]; covered != want || pages < 2 {
@@ -398,6 +393,36 @@ func TestScaffoldHostileCatalogs(t *testing.T) {
 			t.Errorf("probe %v: notes %q", probe, notes)
 		}
 	}
+}
+
+// allPages scaffolds every page of cat with all: true, checking each
+// validates and that a size-capped page says so, and returns the tools
+// covered, the pages and the notes.
+func allPages(t *testing.T, cat *live.Catalog, target live.Target, probe bool) (covered, pages int, notes []string) {
+	t.Helper()
+	for cursor := 0; ; pages++ {
+		sc := ScaffoldSuite(cat, target, ScaffoldOptions{IncludeEdge: true, IncludeViolation: true, Probe: probe, All: true, Cursor: cursor})
+		mustValidate(t, sc.Suite)
+		covered += len(sc.Tools)
+		notes = append(notes, sc.Notes...)
+		if sc.NextCursor == nil {
+			return covered, pages, notes
+		}
+		if *sc.NextCursor <= cursor || pages > 20 {
+			t.Fatalf("probe %v: cursor %d after %d: no progress", probe, *sc.NextCursor, cursor)
+		}
+		cursor = *sc.NextCursor
+		if last := sc.Notes[len(sc.Notes)-1]; !strings.Contains(last, "size every scaffold stays within") {
+			t.Errorf("size-capped page: note %q", last)
+		}
+	}
+}
+
+// TestScaffoldModelPages: the redteam and eval scaffolds page a huge
+// catalog too.
+func TestScaffoldModelPages(t *testing.T) {
+	huge := hugeCatalog()
+	target := live.Target{Command: []string{"x"}}
 	for _, render := range []func(*live.Catalog, live.Target, ModelOptions) ModelScaffold{ScaffoldRedteam, ScaffoldEval} {
 		ms := render(huge, target, ModelOptions{Cursor: 2990})
 		mustValidate(t, ms.Suite)

@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"gopkg.in/yaml.v3"
 
+	"github.com/mcptest/mcptest/engine/yamlpos"
 	"github.com/mcptest/mcptest/live"
 )
 
@@ -107,9 +107,9 @@ func (pg toolPage) fill(b *strings.Builder, rm *room, notes *[]string, render fu
 }
 
 // The size every scaffold stays within: validate_suite's limit on a draft,
-// and 90,000 of the 100,000 values the suite loader expands a suite to
-// (engine/load.go), so a scaffold validates as returned however large the
-// catalog.
+// and 90,000 values (counted by the shared YAML reader, engine/yamlpos, as
+// the suite loader counts them), so a scaffold validates as returned and a
+// large catalog comes in pages a reviewer can read.
 const (
 	maxScaffoldBytes  = maxSuite
 	maxScaffoldValues = 90_000
@@ -139,28 +139,17 @@ func (r *room) take(block string) bool {
 }
 
 // yamlValues counts the values a YAML text holds as the suite loader
-// counts them (mapping keys are not values); text that does not parse
-// counts as too many.
+// reads them (mapping keys are not values, aliases are expanded), with
+// the shared YAML reader; text that does not parse counts as too many.
 func yamlValues(text string) int {
-	var doc yaml.Node
-	if yaml.Unmarshal([]byte(text), &doc) != nil {
+	root, errs := yamlpos.Parse("", []byte(text), yamlpos.Options{})
+	switch {
+	case len(errs) > 0:
 		return maxScaffoldValues + 1
+	case root == nil:
+		return 0 // comments only, or nothing
 	}
-	var count func(*yaml.Node) int
-	count = func(n *yaml.Node) int {
-		c := 1
-		if n.Kind == yaml.DocumentNode {
-			c = 0
-		}
-		for i, child := range n.Content {
-			if n.Kind == yaml.MappingNode && i%2 == 0 {
-				continue
-			}
-			c += count(child)
-		}
-		return c
-	}
-	return count(&doc)
+	return yamlpos.Count(root)
 }
 
 // writeHeader starts every rendered suite: the schema header, who

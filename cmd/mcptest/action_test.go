@@ -687,7 +687,7 @@ func TestActionMergeGroup(t *testing.T) {
 // TestActionInvalidSuite: a broken suite exits 2 with its errors
 // annotated on their lines.
 func TestActionInvalidSuite(t *testing.T) {
-	files, _ := filepath.Glob("testdata/err/*.yml")
+	files, _ := filepath.Glob(suiteCorpus + "err/*.yml")
 	if len(files) == 0 {
 		t.Skip("no error corpus")
 	}

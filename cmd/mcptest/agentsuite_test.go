@@ -56,6 +56,25 @@ func TestGenerateAgentSuite(t *testing.T) {
 	}
 }
 
+// TestGenerateAgentSuiteFromTraces proposes from one recording of each
+// trace format (Claude Code stream-json, OTLP spans, promptfoo JSONL,
+// Responses API): the proposal passes on them, although one trace's second
+// run recorded no tokens and some runs call tools others do not.
+func TestGenerateAgentSuiteFromTraces(t *testing.T) {
+	suite := filepath.Join(t.TempDir(), "traces.yml")
+	args := []string{"generate", "agent-suite", "--output", suite}
+	for _, f := range []string{"claude-code.jsonl", "otel-traces.json", "promptfoo-runs.jsonl", "responses-mcp.json"} {
+		args = append(args, "--from", filepath.Join("..", "..", "examples", "traces", "cassettes", f))
+	}
+	if _, stderr, code := mcptest(t, nil, args...); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	stdout, stderr, code := mcptest(t, nil, "run", "--config", suite)
+	if code != 0 || !strings.Contains(stdout, "4 passed, 0 failed") {
+		t.Errorf("the proposal does not pass on its recordings: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
 // TestGenerateAgentSuiteHostile proposes from a recording whose names try
 // to break out of the YAML (a newline and a comment in a tool name) and
 // whose run called a tool its catalog annotates destructiveHint: the names
@@ -93,5 +112,28 @@ func TestGenerateAgentSuiteHostile(t *testing.T) {
 	stdout, _, code := mcptest(t, nil, "run", "--config", suite)
 	if code != 1 || !strings.Contains(stdout, "edges.restricted_attempts=1") {
 		t.Errorf("run: exit %d, want 1 with the restricted call counted\n%s", code, stdout)
+	}
+}
+
+// TestGenerateAgentSuiteInputErrors: no recording, a missing one and a
+// malformed one are input errors (exit 2) naming the file.
+func TestGenerateAgentSuiteInputErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"mcptest_cassette": 1, "runs": [`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "name the recordings with --from CASSETTE"},
+		{[]string{"--from", filepath.Join(dir, "missing.json")}, filepath.Join(dir, "missing.json") + ": read cassette"},
+		{[]string{"--from", bad}, bad + ":1:"},
+	} {
+		_, stderr, code := mcptest(t, nil, append([]string{"generate", "agent-suite"}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("generate agent-suite %q: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
 	}
 }

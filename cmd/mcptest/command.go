@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,14 +8,11 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"golang.org/x/term"
-	"gopkg.in/yaml.v3"
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/safefile"
 )
 
 // version is the mcptest version. Release builds set it, commit and date
@@ -189,113 +185,16 @@ func cleanLines(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-// printDiag prints positioned errors the way compilers do: the error, the
-// source line, and a caret under the column. A source line is printed only
-// where echoable allows it.
+// printDiag prints positioned errors the way compilers do (diag.Printer):
+// the error, the source line its reader kept, and a caret under the
+// column; control characters are escaped, and under GitHub Actions a line
+// the runner would read as a workflow command is neutralised.
 func (c *Command) printDiag(l diag.List) {
-	sources := map[string]*sourceFile{}
-	for _, e := range l {
-		fmt.Fprintln(c.Stderr, annotate.Clean(e.Error()))
-		if e.Pos.Line == 0 {
-			continue
-		}
-		sf, ok := sources[e.Pos.File]
-		if !ok {
-			sf = readSource(e.Pos.File)
-			sources[e.Pos.File] = sf
-		}
-		if !sf.echoable(e) || e.Pos.Line > len(sf.lines) {
-			continue
-		}
-		src := strings.TrimRight(sf.lines[e.Pos.Line-1], "\r")
-		if len(src) > 200 {
-			continue
-		}
-		shown, col := c.sourceLine(src, max(e.Pos.Col, 1))
-		fmt.Fprintf(c.Stderr, "  %s\n", shown)
-		fmt.Fprintf(c.Stderr, "  %s^\n", strings.Repeat(" ", min(col-1, utf8.RuneCountInString(shown))))
-	}
-	if len(l) > 1 {
-		fmt.Fprintf(c.Stderr, "%d errors\n", len(l))
-	}
-}
-
-// maxEchoBytes bounds the file printDiag re-reads to echo a source line.
-const maxEchoBytes = 16 << 20
-
-// suiteKeys are top-level keys of a suite; a document with one of them is
-// taken for a suite.
-var suiteKeys = map[string]bool{"servers": true, "agents": true, "tests": true, "scenarios": true, "tool_quality": true,
-	"tools": true, "compliance": true, "redteam": true, "evals": true, "version": true}
-
-// sourceFile is a file re-read to echo the lines its errors point at.
-type sourceFile struct {
-	data  []byte
-	lines []string
-	// root is the kind of the YAML (or JSON) document's root node, 0 when
-	// the file did not parse; keys are the root mapping's keys.
-	root yaml.Kind
-	keys []string
-}
-
-// readSource reads file without blocking on a FIFO and under a size cap,
-// and parses it once to tell what it holds.
-func readSource(file string) *sourceFile {
-	data, err := safefile.ReadFile(file, maxEchoBytes)
-	if err != nil {
-		return &sourceFile{}
-	}
-	sf := &sourceFile{data: data, lines: strings.Split(string(data), "\n")}
-	var n yaml.Node
-	if yaml.Unmarshal(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), &n) == nil && len(n.Content) == 1 {
-		root := n.Content[0]
-		sf.root = root.Kind
-		if root.Kind == yaml.MappingNode {
-			for i := 0; i < len(root.Content); i += 2 {
-				sf.keys = append(sf.keys, root.Content[i].Value)
-			}
-		}
-	}
-	return sf
-}
-
-// echoable reports whether e's source line may be printed. An error at a
-// value of a document (a JSON Pointer) is shown in a file that parsed to a
-// mapping or a sequence; an error about a whole document (no pointer: a
-// syntax error, an unrecognised recording, a root of the wrong type) only
-// in a suite, where such errors point at its cases. So naming a file that
-// is no recording or suite (a key file, /etc/shadow, a registry's
-// config.json) as a cassette prints where and what was wrong, and nothing
-// of the file's content. A reader that knows its file may not be what it
-// was named as says so with diag.Error.HideSource.
-func (sf *sourceFile) echoable(e *diag.Error) bool {
-	if e.HideSource {
-		return false
-	}
-	if e.Pointer != "" {
-		return sf.root == yaml.MappingNode || sf.root == yaml.SequenceNode
-	}
-	for _, k := range sf.keys {
-		if suiteKeys[k] {
-			return true
-		}
-	}
-	return false
-}
-
-// sourceLine is src as printed under an error, and col (1-based, in
-// characters) mapped to the printed line: tabs become spaces, control
-// characters escapes (annotate.Clean), and under GitHub Actions a line the
-// runner would read as a workflow command is neutralised.
-func (c *Command) sourceLine(src string, col int) (string, int) {
-	src = strings.ReplaceAll(src, "\t", " ")
-	runes := []rune(src)
-	col = utf8.RuneCountInString(annotate.Clean(string(runes[:min(col-1, len(runes))]))) + 1
-	shown := annotate.Clean(src)
+	p := diag.Printer{Clean: annotate.Clean}
 	if c.inActions() {
-		shown, col = annotate.LogLineCol(shown, col)
+		p.Line = annotate.LogLineCol
 	}
-	return shown, col
+	p.Print(c.Stderr, l)
 }
 
 // newFlags returns a flag set for a subcommand: --help prints its synopsis

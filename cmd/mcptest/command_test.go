@@ -47,18 +47,19 @@ func TestSecretFileNamedAsCassette(t *testing.T) {
 // TestCaretStillShown: a recording that parsed keeps its source line and
 // caret under an error inside it, and a suite under an error about it.
 func TestCaretStillShown(t *testing.T) {
-	_, stderr, _ := mcptest(t, nil, "run", "--config", "testdata/err/malformed-cassette.yml")
+	_, stderr, _ := mcptest(t, nil, "run", "--config", suiteCorpus+"err/malformed-cassette.yml")
 	if !strings.Contains(stderr, `"final_respone": "21C"}`+"\n") {
 		t.Errorf("no source line under an error in a recording:\n%s", stderr)
 	}
-	_, stderr, _ = mcptest(t, nil, "run", "--config", "testdata/err/no-implicit-cassette.yml")
+	_, stderr, _ = mcptest(t, nil, "run", "--config", suiteCorpus+"err/no-implicit-cassette.yml")
 	if !strings.Contains(stderr, "    - name: Weather Selection (EU)\n      ^\n") {
 		t.Errorf("no source line under an error about a suite's case:\n%s", stderr)
 	}
 }
 
-// TestCaretPrinterFIFO: the caret printer re-reads the file an error
-// points at without blocking on a FIFO.
+// TestCaretPrinterFIFO: the caret printer shows lines only from the
+// bytes an error carries and never opens the file it points at, so an
+// error naming a FIFO cannot block it.
 func TestCaretPrinterFIFO(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/gate/security"
 	"github.com/mcptest/mcptest/live"
 )
@@ -78,13 +79,24 @@ func (tf *targetFlags) target(command []string) (live.Target, error) {
 	return t, nil
 }
 
+// catalogFileErr is the error for a catalog file that was refused: its
+// positioned errors as they are (printed with their source lines), any
+// other failure as wrong input.
+func catalogFileErr(err error) error {
+	var l diag.List
+	if errors.As(err, &l) {
+		return l
+	}
+	return &exitError{code: ExitInput, err: err}
+}
+
 // loadCatalog reads the target's catalog; a missing catalog file is wrong
 // input, a server that cannot be reached is an operational failure.
 func (c *Command) loadCatalog(t live.Target) (*live.Catalog, error) {
 	cat, err := live.Load(context.Background(), t, c.Getenv)
 	if err != nil {
 		if t.Catalog != "" {
-			return nil, &exitError{code: ExitInput, err: err}
+			return nil, catalogFileErr(err)
 		}
 		var ae *live.AuthError
 		if errors.As(err, &ae) {
@@ -242,7 +254,7 @@ func (c *Command) mock(args []string) error {
 	}
 	cat, err := live.ReadFile(*from)
 	if err != nil {
-		return &exitError{code: ExitInput, err: err}
+		return catalogFileErr(err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

@@ -89,13 +89,13 @@ func validationDocument(all diag.List) validationDoc {
 }
 
 // validateFile checks one file: a cassette when it holds JSON, else a suite.
-// It is read within the limit of what it is named as (a .json file as a
-// cassette, anything else as a suite), and a path that is not a regular
-// file is refused before it is read.
+// It is read within the limit of what it is named as (a .json or .jsonl
+// file as a cassette, anything else as a suite), and a path that is not a
+// regular file is refused before it is read.
 func validateFile(path string) (diag.List, error) {
 	var data []byte
 	var err error
-	if strings.HasSuffix(path, ".json") {
+	if cassetteName(path) {
 		data, err = cassette.Load(path, path)
 	} else {
 		data, err = engine.ReadSuiteFile(path)
@@ -115,10 +115,16 @@ func validateFile(path string) (diag.List, error) {
 	return validateData(path, data)
 }
 
+// cassetteName reports whether path is named as a cassette: a .json file,
+// or a .jsonl file of recordings one per line.
+func cassetteName(path string) bool {
+	return strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".jsonl")
+}
+
 // validateData checks the content of one file named path.
 func validateData(path string, data []byte) (diag.List, error) {
 	var err error
-	if t := bytes.TrimSpace(data); strings.HasSuffix(path, ".json") && len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+	if t := bytes.TrimSpace(data); cassetteName(path) && len(t) > 0 && (t[0] == '{' || t[0] == '[') {
 		_, err = cassette.Stream(path, data, nil) // checked, not kept
 	} else {
 		_, err = engine.ParseSuite(path, data)

@@ -2,6 +2,7 @@ package agentsuite
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -12,7 +13,9 @@ import (
 
 	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/gate"
 )
 
 // maxFacts bounds the final-response facts a test asserts.
@@ -37,7 +40,8 @@ type draft struct {
 	allowed        []string // catalog tools not annotated destructive
 	restricted     []string // catalog tools annotated destructiveHint
 	facts          []string // stated by every run's final response
-	maxTokens      *int64
+	maxTokens      *int64   // nil unless every run recorded tokens
+	minF1          *int64   // the lowest selection F1 of a run on the classes
 	notes          []string
 }
 
@@ -56,6 +60,11 @@ func Propose(suitePath string, cassettes []string) (*Proposal, error) {
 	names := map[string]int{}
 	for _, path := range cassettes {
 		cas, err := cassette.ReadFile(path)
+		if err != nil && !errors.As(err, new(*diag.Error)) && !errors.As(err, new(diag.List)) {
+			// A file that cannot be read is the caller's input, as a
+			// malformed one is.
+			return nil, &diag.Error{Pos: diag.Pos{File: path}, Kind: "cassette", Message: err.Error()}
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -100,6 +109,7 @@ func propose(cas *cassette.Cassette, path string) *draft {
 	inRuns := map[string]int{}
 	var order []string
 	var responses []string
+	tokens := 0
 	for i := range cas.Runs {
 		r := &cas.Runs[i]
 		seen := map[string]bool{}
@@ -113,10 +123,17 @@ func propose(cas *cassette.Cassette, path string) *draft {
 			}
 		}
 		responses = append(responses, finalResponse(r))
-		if r.Tokens != nil && (d.maxTokens == nil || r.Tokens.Total > *d.maxTokens) {
-			t := r.Tokens.Total
-			d.maxTokens = &t
+		if r.Tokens != nil {
+			tokens++
+			if d.maxTokens == nil || r.Tokens.Total > *d.maxTokens {
+				t := r.Tokens.Total
+				d.maxTokens = &t
+			}
 		}
+	}
+	if tokens < len(cas.Runs) {
+		// A run without tokens would fail a token floor on its own.
+		d.maxTokens = nil
 	}
 	d.allowed, d.restricted = edges(cas)
 	for _, tool := range order {
@@ -134,10 +151,33 @@ func propose(cas *cassette.Cassette, path string) *draft {
 		d.notes = append(d.notes, fmt.Sprintf("%s called in some runs only: left out of the classes", quoteList(d.sometimes)))
 	}
 	d.facts = commonFacts(responses)
+	d.minF1 = minF1(cas, d.classes)
 	if len(cas.Runs) == 0 {
 		d.notes = append(d.notes, "the cassette has no runs: nothing to propose from")
 	}
 	return d
+}
+
+// minF1 is the lowest selection F1 of a run on one class per tool: a floor
+// every run meets. The suite's F1 pools the runs (a mediant of theirs), so
+// it meets it too.
+func minF1(cas *cassette.Cassette, tools []string) *int64 {
+	if len(tools) == 0 {
+		return nil
+	}
+	classes := make([]gate.Class, len(tools))
+	for i, t := range tools {
+		classes[i] = gate.Class{Name: t, Members: []string{t}}
+	}
+	var low *int64
+	for i := range cas.Runs {
+		r := gate.ScoreSelection(classes, cas.Runs[i].Calls())
+		f1 := gate.Scores(r.TP, r.FP, r.FN).F1
+		if low == nil || f1 < *low {
+			low = &f1
+		}
+	}
+	return low
 }
 
 func finalResponse(r *cassette.Run) string {
@@ -204,7 +244,6 @@ func commonFacts(responses []string) []string {
 
 // measured is what the draft suite measured on its recordings, per test.
 type measured struct {
-	f1       *float64
 	passRate *float64
 }
 
@@ -227,9 +266,6 @@ func measure(suitePath, suite string) (map[string]measured, error) {
 
 func measure1(c *report.CaseResult) measured {
 	var m measured
-	if v, ok := c.Targets["tool_selection.f1"]; ok {
-		m.f1 = &v
-	}
 	if v, ok := c.Targets["reliability.pass_rate"]; ok {
 		m.passRate = &v
 	}
@@ -286,8 +322,8 @@ func renderCase(b *strings.Builder, d *draft, m measured) {
 		for _, tool := range d.classes {
 			fmt.Fprintf(b, "        - name: %s\n          members: [%s]\n", quote(tool), quote(tool))
 		}
-		if m.f1 != nil {
-			fmt.Fprintf(b, "      expect:\n        - tool_selection.f1: { \">=\": %s }\n", number(*m.f1))
+		if d.minF1 != nil {
+			fmt.Fprintf(b, "      # review: the lowest F1 of a recorded run\n      expect:\n        - tool_selection.f1: { \">=\": %d }\n", *d.minF1)
 		}
 	}
 	if len(d.allowed)+len(d.restricted) > 0 {

@@ -11,6 +11,11 @@ const (
 	FormatV1        Format = "mcptest-v1"
 	FormatOpenAI    Format = "openai-chat"
 	FormatAnthropic Format = "anthropic-messages"
+	FormatResponses Format = "openai-responses"
+	FormatOTel      Format = "otel-genai"
+	// FormatClaudeCode is the stream-json output of Claude Code and the
+	// Claude Agent SDK.
+	FormatClaudeCode Format = "claude-stream-json"
 )
 
 // Cassette is one recorded agent test: provenance, the catalog the model was

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -22,6 +23,12 @@ func corpus(t testing.TB, dir string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	lines, err := filepath.Glob(filepath.Join("testdata", dir, "*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, lines...)
+	sort.Strings(files)
 	if len(files) == 0 {
 		t.Fatalf("no files in testdata/%s", dir)
 	}
@@ -86,7 +93,7 @@ func TestCorpusErr(t *testing.T) {
 				}
 			}
 			got := err.Error() + "\n"
-			out := strings.TrimSuffix(f, ".json") + ".out"
+			out := strings.TrimSuffix(strings.TrimSuffix(f, ".jsonl"), ".json") + ".out"
 			if *update {
 				if err := os.WriteFile(out, []byte(got), 0o644); err != nil {
 					t.Fatal(err)

@@ -2,10 +2,15 @@
 //
 // A cassette file is read into a Cassette: the tools the agent was shown and,
 // for each run, the calls it made, what came back, what it finally said and
-// what it cost. Three recordings are read, detected by their content, never
-// by their file name: the mcptest cassette format v1, an OpenAI Chat
-// Completions transcript and an Anthropic Messages transcript. Every gate of
-// mcptest reads Cassette values and nothing else.
+// what it cost. The recordings read are detected by their content, never
+// by their file name: the mcptest cassette format v1; an OpenAI Chat
+// Completions or Anthropic Messages transcript, a single message of either,
+// or a Chat Completions response object (transcript.go); OpenAI Responses
+// API output (responses.go); OpenTelemetry GenAI spans as OTLP JSON
+// (otel.go); and Claude Code stream-json output (claudecode.go). A file of
+// JSON Lines (lines.go) holds one recording per line, each line a run or
+// runs of the file, or one stream-json session or OTLP export spread over
+// its lines. Every gate of mcptest reads Cassette values and nothing else.
 //
 // What flows through: bytes (at most MaxSize, read by Load, which refuses
 // a file that is not regular or over the limit from its stat) are checked
@@ -39,6 +44,18 @@
 // else summed over messages; prompt_tokens/completion_tokens/total_tokens
 // or input_tokens/output_tokens) gives the run's tokens. A tool name
 // mcp__<server>__<tool> is split into server and tool.
+//
+// The other recordings map into the same model: a Responses API list of
+// responses and items is one run (function_call and mcp_call items are
+// calls, function_call_output items results, mcp_list_tools the catalog);
+// an OTLP trace is one run (execute_tool spans, and MCP tools/call spans
+// outside them, are its calls in start order, else the tool_call parts of
+// its model calls' output messages; gen_ai.usage.* of the innermost spans
+// that have it are its tokens, invoke_agent spans its agents and
+// delegations); a stream-json session, from its init event to its
+// result event, is one run (assistant and user events read as Anthropic
+// messages, the result event's usage and total_cost_usd the tokens and
+// cost). docs/traces.md says what each cannot carry.
 //
 // A malformed file is a *diag.Error (or a diag.List) that names
 // file:line:col (1-based, columns in characters) of the offending value and

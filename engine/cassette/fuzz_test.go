@@ -11,52 +11,19 @@ import (
 
 // FuzzRead feeds arbitrary bytes to Read. It must never panic; a cassette
 // it accepts has only calls that name their tool; an error is a list of
-// positioned diag errors; two reads agree; and on a v1 cassette the reader
-// and the published schema give the same verdict.
+// positioned diag errors; two reads agree; on a v1 cassette the reader
+// and the published schema give the same verdict; and a JSON Lines file
+// reads as its lines do one by one.
 //
 //	go test ./engine/cassette -run '^$' -fuzz FuzzRead -fuzztime 60s
 func FuzzRead(f *testing.F) {
-	for _, dir := range []string{"ok", "err"} {
-		for _, file := range corpus(f, dir) {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(data)
-		}
+	for _, seed := range fuzzSeeds(f) {
+		f.Add(seed)
 	}
-	for _, tt := range append(errorCases, agreeCases...) {
-		f.Add([]byte(tt.json))
-	}
-	// Files that are no recording, and repeated keys.
-	f.Add([]byte("root:$6$Zk3salt$9hGfQhash:20228:0:99999:7:::\n"))
-	f.Add([]byte("\x00\x01secret"))
-	f.Add([]byte(`{"type": "service_account", "private_key": "k", "private_key": "l"}`))
-	f.Add([]byte(`{"mcptest_cassette": 1, "runs": [{"turns": [{"final_response": "a", "final_response": "b"}]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := Read("fuzz.json", data)
-		if err != nil {
-			if c != nil {
-				t.Fatal("a cassette and an error")
-			}
-			for _, e := range diagErrors(t, err) {
-				if e.Kind != "cassette" || e.Pos.File != "fuzz.json" || e.Pos.Line < 1 || e.Pos.Col < 1 || e.Message == "" {
-					t.Fatalf("badly formed error %#v", e)
-				}
-			}
-		} else {
-			if c.Format == "" || c.Path != "fuzz.json" || len(c.Runs) < 0 {
-				t.Fatalf("badly formed cassette %+v", c)
-			}
-			for _, r := range c.Runs {
-				for _, call := range r.Calls() {
-					if call.Tool == "" {
-						t.Fatalf("a call without a tool: %+v", call)
-					}
-				}
-			}
-		}
-		if err == nil && c.Format == FormatV1 {
+		checkRead(t, c, err)
+		if err == nil && c.Format == FormatV1 && json.Valid(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))) {
 			sameAsEncodingJSON(t, data, c)
 		}
 		_, again := Read("fuzz.json", data)
@@ -66,7 +33,90 @@ func FuzzRead(f *testing.F) {
 		if valid, ok, serr := schemaVerdict(t, data); ok && exactNumbers(data) && valid != (err == nil) {
 			t.Fatalf("the schema says valid=%v (%v), the reader says %v", valid, serr, err)
 		}
+		if err == nil && c.Format != FormatClaudeCode && c.Format != FormatOTel {
+			sameAsLines(t, data, c)
+		}
 	})
+}
+
+// fuzzSeeds are the corpus files, the inline cases, the generated runs in
+// every format, files that are no recording and repeated keys.
+func fuzzSeeds(f *testing.F) [][]byte {
+	var seeds [][]byte
+	for _, dir := range []string{"ok", "err"} {
+		for _, file := range corpus(f, dir) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				f.Fatal(err)
+			}
+			seeds = append(seeds, data)
+		}
+	}
+	for _, tt := range append(errorCases, agreeCases...) {
+		seeds = append(seeds, []byte(tt.json))
+	}
+	_, formats := recordingFormats(f)
+	for _, data := range formats {
+		seeds = append(seeds, data)
+	}
+	return append(seeds,
+		[]byte("root:$6$Zk3salt$9hGfQhash:20228:0:99999:7:::\n"),
+		[]byte("\x00\x01secret"),
+		[]byte(`{"type": "service_account", "private_key": "k", "private_key": "l"}`),
+		[]byte(`{"mcptest_cassette": 1, "runs": [{"turns": [{"final_response": "a", "final_response": "b"}]}]}`),
+		[]byte("{\"role\": \"assistant\", \"content\": \"a\"}\n{\"role\": \"assistant\", \"content\": \"b\"}\n"),
+	)
+}
+
+// checkRead checks the shape of what Read returned: a positioned error,
+// or a cassette whose calls all name their tool.
+func checkRead(t *testing.T, c *Cassette, err error) {
+	t.Helper()
+	if err != nil {
+		if c != nil {
+			t.Fatal("a cassette and an error")
+		}
+		for _, e := range diagErrors(t, err) {
+			if e.Kind != "cassette" || e.Pos.File != "fuzz.json" || e.Pos.Line < 1 || e.Pos.Col < 1 || e.Message == "" {
+				t.Fatalf("badly formed error %#v", e)
+			}
+		}
+		return
+	}
+	if c.Format == "" || c.Path != "fuzz.json" {
+		t.Fatalf("badly formed cassette %+v", c)
+	}
+	for _, r := range c.Runs {
+		for _, call := range r.Calls() {
+			if call.Tool == "" {
+				t.Fatalf("a call without a tool: %+v", call)
+			}
+		}
+	}
+}
+
+// sameAsLines checks that an accepted JSON Lines file of recordings has
+// the runs of its lines, each read alone, in order.
+func sameAsLines(t *testing.T, data []byte, c *Cassette) {
+	t.Helper()
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if json.Valid(data) {
+		return
+	}
+	var runs []Run
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		one, err := Read("fuzz.json", line)
+		if err != nil {
+			t.Fatalf("the file is accepted, its line %q is not: %v", line, err)
+		}
+		runs = append(runs, one.Runs...)
+	}
+	if !reflect.DeepEqual(runs, c.Runs) {
+		t.Fatalf("the runs of the lines read one by one differ from the file's")
+	}
 }
 
 // sameAsEncodingJSON checks the runs the reader decoded against

@@ -1,6 +1,7 @@
 package cassette
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -27,5 +28,77 @@ func TestProblemsAreBounded(t *testing.T) {
 		if len(l) != maxProblems+1 || last != want {
 			t.Errorf("%s: %d errors, the last %q, want %d and %q", name, len(l), last, maxProblems+1, want)
 		}
+	}
+}
+
+// TestDeepRecordingsAreLinear: a trace whose 50,000 tool spans each
+// enclose the next, and a Claude Code session of 50,000 subagent events,
+// read in time linear in their size (each span's agent is found once, each
+// event tags only its own calls).
+func TestDeepRecordingsAreLinear(t *testing.T) {
+	const n = 50_000
+	var otlp strings.Builder
+	otlp.WriteString(`{"resourceSpans": [{"scopeSpans": [{"spans": [`)
+	otlp.WriteString(`{"traceId": "t", "spanId": "s0", "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "invoke_agent"}}, {"key": "gen_ai.agent.name", "value": {"stringValue": "root"}}]}`)
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&otlp, `, {"traceId": "t", "spanId": "s%d", "parentSpanId": "s%d", "name": "execute_tool x", "startTimeUnixNano": "%d", `+
+			`"attributes": [{"key": "mcp.method.name", "value": {"stringValue": "tools/call"}}]}`, i, i-1, i)
+	}
+	otlp.WriteString(`]}]}]}`)
+	var claude strings.Builder
+	claude.WriteString(`{"type":"system","subtype":"init","session_id":"s","tools":[]}` + "\n")
+	claude.WriteString(`{"type":"assistant","session_id":"s","message":{"role":"assistant","content":[{"type":"tool_use","id":"task","name":"Task","input":{"subagent_type":"w"}}]}}` + "\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&claude, `{"type":"assistant","session_id":"s","parent_tool_use_id":"task","message":{"role":"assistant","content":[{"type":"tool_use","id":"u%d","name":"mcp__a__b","input":{}}]}}`+"\n", i)
+	}
+	for name, doc := range map[string]string{"otlp": otlp.String(), "stream-json": claude.String()} {
+		start := time.Now()
+		c, err := Read("f.json", []byte(doc))
+		d := time.Since(start)
+		if d > 15*time.Second {
+			t.Errorf("%s: %v to read %d bytes", name, d, len(doc))
+		}
+		t.Logf("%s: %d bytes in %v", name, len(doc), d)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		calls := c.Runs[0].Calls()
+		if len(calls) < n || calls[len(calls)-1].Agent == "" {
+			t.Errorf("%s: %d calls, the last by %q", name, len(calls), calls[len(calls)-1].Agent)
+		}
+	}
+}
+
+// TestResultsOutOfOrderAreLinear: a transcript of 100,000 calls whose
+// results come back in reverse order is matched by id in linear time.
+func TestResultsOutOfOrderAreLinear(t *testing.T) {
+	const n = 100_000
+	var b strings.Builder
+	b.WriteString(`{"messages": [{"role": "assistant", "content": [`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"type": "tool_use", "id": "u%d", "name": "t", "input": {}}`, i)
+	}
+	b.WriteString(`]}, {"role": "user", "content": [`)
+	for i := n - 1; i >= 0; i-- {
+		fmt.Fprintf(&b, `{"type": "tool_result", "tool_use_id": "u%d", "content": "r%d"}`, i, i)
+		if i > 0 {
+			b.WriteByte(',')
+		}
+	}
+	b.WriteString(`]}]}`)
+	start := time.Now()
+	c, err := Read("f.json", []byte(b.String()))
+	if d := time.Since(start); d > 15*time.Second {
+		t.Errorf("%v to read %d calls answered in reverse", d, n)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := c.Runs[0].Calls()
+	if len(calls) != n || resultText(calls[0].Result) != "r0" || resultText(calls[n-1].Result) != fmt.Sprintf("r%d", n-1) {
+		t.Errorf("%d calls, results %v … %v", len(calls), calls[0].Result, calls[n-1].Result)
 	}
 }

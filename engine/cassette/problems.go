@@ -265,7 +265,13 @@ func errorsAt(file string, data []byte, w *walker) error {
 			l := lc[off]
 			pos.Line, pos.Col = l[0], l[1]
 		}
-		list = append(list, &diag.Error{Pos: pos, Pointer: p.ptr, Message: p.msg, Hint: p.hint, Kind: kind, HideSource: p.hide})
+		e := &diag.Error{Pos: pos, Pointer: p.ptr, Message: p.msg, Hint: p.hint, Kind: kind, HideSource: p.hide}
+		if p.ptr != "" {
+			// An error inside the document: it parsed to an object or an
+			// array, so its lines may be shown.
+			e.Source = data
+		}
+		list = append(list, e)
 	}
 	for _, dp := range dups {
 		first, again := lc[dp.first], lc[dp.again]
@@ -274,6 +280,7 @@ func errorsAt(file string, data []byte, w *walker) error {
 			Pointer: pointer(append(dp.path, seg{key: dp.key, idx: -1})),
 			Message: prefixed(dp.path, fmt.Sprintf("duplicate key %q (first at %d:%d)", dp.key, first[0], first[1])),
 			Kind:    kind,
+			Source:  data,
 		})
 	}
 	list = list.Sorted()

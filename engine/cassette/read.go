@@ -66,7 +66,13 @@ func tooLarge(path string, size int64) *diag.Error {
 // version 1 is read, and it is validated), an object with a "messages" array
 // (or a top-level array of messages, or an object holding exactly one array
 // of objects with a "role") is an OpenAI Chat Completions or an Anthropic
-// Messages transcript, told apart by the shape of its messages.
+// Messages transcript, told apart by the shape of its messages; a single
+// message, its bare tool calls or a Chat Completions response ("choices")
+// is a transcript of one message; an object with an "output" array of
+// typed items (or a list of them) is OpenAI Responses API output; an object
+// with "resourceSpans" is OpenTelemetry spans in OTLP JSON; an event with a
+// "type" and a "session_id" is Claude Code stream-json. Data that is not
+// one JSON value but one per line is JSON Lines (see streamLines).
 //
 // path is used only in messages and as Cassette.Path. Every problem of the
 // file is reported at once, as a single *diag.Error or as a diag.List sorted
@@ -101,8 +107,16 @@ func Stream(path string, data []byte, each func(*Cassette, *Run)) (*Cassette, er
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
 	if !json.Valid(data) {
+		if isLines(data) {
+			return streamLines(path, data, each)
+		}
 		return nil, syntaxError(path, data, json.Unmarshal(data, new(struct{})))
 	}
+	return streamDoc(path, data, each)
+}
+
+// streamDoc reads one JSON document, data, known to be valid.
+func streamDoc(path string, data []byte, each func(*Cassette, *Run)) (*Cassette, error) {
 	w := &walker{}
 	d := newDecoder(data, w)
 	root := d.space(0)
@@ -118,7 +132,7 @@ func Stream(path string, data []byte, each func(*Cassette, *Run)) (*Cassette, er
 			})
 		}
 	} else {
-		c = d.transcript(root, each)
+		c = d.recording(root, each)
 	}
 	if err := d.err(path); err != nil {
 		return nil, err
@@ -127,13 +141,27 @@ func Stream(path string, data []byte, each func(*Cassette, *Run)) (*Cassette, er
 	return c, nil
 }
 
-// transcript reads a document that is not an mcptest cassette: an OpenAI
-// or an Anthropic transcript, one run, handed to each when the document
-// has no problem.
-func (d *decoder) transcript(root int, each func(*Cassette, *Run)) *Cassette {
+// recording reads a document that is not an mcptest cassette: a
+// transcript, a response object, a trace or an event stream, whose runs
+// are handed to each when the document has no problem.
+func (d *decoder) recording(root int, each func(*Cassette, *Run)) *Cassette {
 	v, _ := d.value(root)
 	f := detect(v)
-	if f.format != FormatOpenAI && f.format != FormatAnthropic {
+	var c *Cassette
+	switch f.format {
+	case FormatOpenAI, FormatAnthropic:
+		if f.choices != nil {
+			c = readCompletion(d.w, f)
+		} else {
+			c = readTranscript(d.w, f)
+		}
+	case FormatResponses:
+		c = readResponses(d.w, v)
+	case FormatClaudeCode, FormatOTel:
+		r := newLineReader(f.format)
+		c = r.cassette()
+		c.Runs = append(readDoc(r, d.w, v), r.finish()...)
+	default:
 		// Not a recording: the file may be anything, its lines are not
 		// to be shown.
 		d.w.path = f.at
@@ -141,7 +169,6 @@ func (d *decoder) transcript(root int, each func(*Cassette, *Run)) *Cassette {
 		d.w.probs[len(d.w.probs)-1].hide = true
 		return nil
 	}
-	c := readTranscript(d.w, f)
 	runs := c.Runs
 	c.Runs = nil
 	if d.clean() && each != nil {
@@ -223,54 +250,145 @@ type detected struct {
 	obj    map[string]any // the root object, when the root is one
 	msgs   []any          // the transcript's messages
 	at     []seg          // the path of msgs
+	// one marks a transcript of a single message, the value at at itself.
+	one bool
+	// choices are the choices of a Chat Completions response object.
+	choices []any
+	// bare marks a document that is the tool_calls array of an OpenAI
+	// assistant message, or the content blocks of an Anthropic one: msgs
+	// holds its elements.
+	bare bool
 	// problem says why nothing was recognised (format ""), about the
 	// value at path at.
 	problem string
 }
 
 // tried names the formats detect tries, for the error when none fits.
-const tried = `tried an mcptest cassette (an object with "mcptest_cassette"), ` +
-	`an OpenAI Chat Completions transcript and an Anthropic Messages transcript ` +
-	`(an object with a "messages" array, a top-level array of messages, ` +
-	`or an object holding exactly one array of objects with a "role")`
+const tried = `tried an mcptest cassette ("mcptest_cassette"), ` +
+	`a transcript (a "messages" array, an array of messages with a "role", or an object holding one), ` +
+	`one message ("role") or its tool calls, a Chat Completions response ("choices"), ` +
+	`OpenAI Responses output ("output"), OTLP JSON spans ("resourceSpans") ` +
+	`and Claude Code stream-json ("type" and "session_id"), as docs/traces.md describes`
+
+func unrecognized(found string) string {
+	return "unrecognized recording: " + tried + "; found " + found
+}
 
 // detect works out the format of a decoded document from its content.
 func detect(root any) detected {
 	switch root := root.(type) {
 	case map[string]any:
-		if _, ok := root["mcptest_cassette"]; ok {
-			return detected{format: FormatV1, obj: root}
-		}
-		if msgs, ok := root["messages"].([]any); ok {
-			return classified(root, msgs, []seg{{key: "messages", idx: -1}})
-		}
-		var found []string
-		for k, v := range root {
-			if isMessages(v) {
-				found = append(found, k)
-			}
-		}
-		sort.Strings(found)
-		switch len(found) {
-		case 1:
-			return classified(root, root[found[0]].([]any), []seg{{key: found[0], idx: -1}})
-		case 0:
-			return detected{problem: "unrecognized recording: " + tried + "; found " + describeObject(root)}
-		default:
-			return detected{problem: fmt.Sprintf("ambiguous transcript: arrays of messages under %s; "+
-				"a transcript holds one conversation, under \"messages\"", quoteList(found))}
-		}
+		return detectObject(root)
 	case []any:
-		if len(root) > 0 && hasRole(root[0]) {
-			return classified(nil, root, nil)
-		}
-		what := "an empty array"
-		if len(root) > 0 {
-			what = "an array whose first element is " + describe(root[0]) + ", not a message with a \"role\""
-		}
-		return detected{problem: "unrecognized recording: " + tried + "; found " + what}
+		return detectArray(root)
 	}
-	return detected{problem: "unrecognized recording: " + tried + "; found " + describe(root)}
+	return detected{problem: unrecognized(describe(root))}
+}
+
+// detectObject works out the format of a document that is an object.
+func detectObject(root map[string]any) detected {
+	if _, ok := root["mcptest_cassette"]; ok {
+		return detected{format: FormatV1, obj: root}
+	}
+	if msgs, ok := root["messages"].([]any); ok {
+		return classified(root, msgs, []seg{{key: "messages", idx: -1}})
+	}
+	switch {
+	case isOTLP(root):
+		return detected{format: FormatOTel, obj: root}
+	case isClaudeEvent(root):
+		return detected{format: FormatClaudeCode, obj: root}
+	case isResponse(root):
+		return detected{format: FormatResponses, obj: root}
+	}
+	if choices, ok := root["choices"].([]any); ok {
+		return completion(root, choices)
+	}
+	if hasRole(root) {
+		f := classified(nil, []any{root}, nil)
+		f.one = true
+		return f
+	}
+	var found []string
+	for k, v := range root {
+		if isMessages(v) {
+			found = append(found, k)
+		}
+	}
+	sort.Strings(found)
+	switch len(found) {
+	case 1:
+		return classified(root, root[found[0]].([]any), []seg{{key: found[0], idx: -1}})
+	case 0:
+		return detected{problem: unrecognized(describeObject(root))}
+	default:
+		return detected{problem: fmt.Sprintf("ambiguous transcript: arrays of messages under %s; "+
+			"a transcript holds one conversation, under \"messages\"", quoteList(found))}
+	}
+}
+
+// detectArray works out the format of a document that is an array.
+func detectArray(root []any) detected {
+	if len(root) == 0 {
+		return detected{problem: unrecognized("an empty array")}
+	}
+	first, _ := root[0].(map[string]any)
+	if first != nil && isClaudeEvent(first) {
+		return detected{format: FormatClaudeCode}
+	}
+	for _, v := range root {
+		if m, ok := v.(map[string]any); ok && (isResponse(m) || isResponsesItem(m)) {
+			return detected{format: FormatResponses}
+		}
+	}
+	if hasRole(root[0]) {
+		return classified(nil, root, nil)
+	}
+	if f, ok := bareAssistant(root); ok {
+		return f
+	}
+	return detected{problem: unrecognized("an array whose first element is " + describe(root[0]) + ", not a message with a \"role\"")}
+}
+
+// bareAssistant detects the output of one assistant message without its
+// message, as promptfoo stores it: an array of OpenAI tool calls (each
+// with a "function"), or of Anthropic content blocks with a tool_use.
+func bareAssistant(root []any) (detected, bool) {
+	calls, blocks, uses := 0, 0, 0
+	for _, v := range root {
+		m, _ := v.(map[string]any)
+		if _, ok := m["function"].(map[string]any); ok {
+			calls++
+		}
+		switch m["type"] {
+		case "tool_use":
+			uses++
+			blocks++
+		case "text", "thinking", "redacted_thinking":
+			blocks++
+		}
+	}
+	switch {
+	case calls == len(root):
+		return detected{format: FormatOpenAI, msgs: root, bare: true}, true
+	case blocks == len(root) && uses > 0:
+		return detected{format: FormatAnthropic, msgs: root, bare: true}, true
+	}
+	return detected{}, false
+}
+
+// completion is the detection of a Chat Completions response object: its
+// format from the shape of the chosen messages.
+func completion(root map[string]any, choices []any) detected {
+	var msgs []any
+	for _, ch := range choices {
+		if m, ok := ch.(map[string]any); ok && m["message"] != nil {
+			msgs = append(msgs, m["message"])
+		}
+	}
+	f := classified(root, msgs, nil)
+	f.choices = choices
+	return f
 }
 
 // classified is a transcript's detection: its format from the shape of its

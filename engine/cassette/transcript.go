@@ -88,11 +88,18 @@ type transcript struct {
 	// user message starts a new turn only after an answer, so consecutive
 	// user messages make one turn.
 	answered bool
-	// byID is every call by its tool_call_id / tool_use id; pending is the
-	// calls still without a result, in call order.
+	// byID is every call by its tool_call_id / tool_use id; pending is
+	// every call in call order, waiting those still without a result, and
+	// pending[:head] have all had theirs, so a result finds its call in
+	// constant time by id, and the first call waiting without rescanning
+	// the answered ones.
 	byID    map[string]callRef
 	pending []callRef
+	waiting map[callRef]bool
+	head    int
 	usage   usageSum
+	// calls counts the calls added.
+	calls int
 }
 
 // readTranscript converts an OpenAI or Anthropic transcript to a cassette of
@@ -104,43 +111,25 @@ func readTranscript(w *walker, f detected) *Cassette {
 			c.Model = m
 		}
 	}
-	t := &transcript{w: w, c: c, byID: map[string]callRef{}}
+	t := newTranscript(w, c)
 	w.path = append(w.path[:0], f.at...)
-	for i, m := range f.msgs {
-		w.pushIdx(i)
-		msg, ok := m.(map[string]any)
-		if !ok {
-			w.typeError(m, `a message object {"role": ..., "content": ...}`)
-			w.pop()
-			continue
-		}
-		role, ok := msg["role"].(string)
-		if !ok {
-			if r, has := msg["role"]; has {
-				w.push("role")
-				w.typeError(r, `the message's role, a string such as "user" or "assistant"`)
-				w.pop()
-			} else {
-				w.errorf(`missing "role": every message says who sent it ("user", "assistant", ...)`)
-			}
-			w.pop()
-			continue
-		}
-		if c.Model == "" {
-			if m, ok := msg["model"].(string); ok {
-				c.Model = m
-			}
-		}
+	if f.bare {
 		if f.format == FormatOpenAI {
-			t.openai(role, msg)
+			t.openaiCalls(f.msgs)
 		} else {
-			t.anthropic(role, msg)
+			t.anthropicBlocks(f.msgs)
 		}
-		t.usage.add(msg["usage"])
-		w.pop()
+		c.Runs = []Run{t.finish()}
+		return c
 	}
-	if n := len(t.run.Turns); n > 0 && !t.answered {
-		t.run.Turns = t.run.Turns[:n-1] // the user's last word, never answered
+	for i, m := range f.msgs {
+		if !f.one {
+			w.pushIdx(i)
+		}
+		t.message(f.format, m)
+		if !f.one {
+			w.pop()
+		}
 	}
 	if f.obj != nil {
 		if _, ok := f.obj["usage"].(map[string]any); ok {
@@ -148,8 +137,90 @@ func readTranscript(w *walker, f detected) *Cassette {
 			t.usage.add(f.obj["usage"])
 		}
 	}
+	c.Runs = []Run{t.finish()}
+	return c
+}
+
+func newTranscript(w *walker, c *Cassette) *transcript {
+	return &transcript{w: w, c: c, byID: map[string]callRef{}, waiting: map[callRef]bool{}}
+}
+
+// finish returns the run read, its tokens from the usage seen.
+func (t *transcript) finish() Run {
+	if n := len(t.run.Turns); n > 0 && !t.answered {
+		t.run.Turns = t.run.Turns[:n-1] // the user's last word, never answered
+	}
 	t.run.Tokens = t.usage.tokens()
-	c.Runs = []Run{t.run}
+	return t.run
+}
+
+// message reads one message of a transcript, the value at the walker's
+// path.
+func (t *transcript) message(format Format, m any) {
+	w := t.w
+	msg, ok := m.(map[string]any)
+	if !ok {
+		w.typeError(m, `a message object {"role": ..., "content": ...}`)
+		return
+	}
+	role, ok := msg["role"].(string)
+	if !ok {
+		if r, has := msg["role"]; has {
+			w.push("role")
+			w.typeError(r, `the message's role, a string such as "user" or "assistant"`)
+			w.pop()
+		} else {
+			w.errorf(`missing "role": every message says who sent it ("user", "assistant", ...)`)
+		}
+		return
+	}
+	if t.c.Model == "" {
+		if m, ok := msg["model"].(string); ok {
+			t.c.Model = m
+		}
+	}
+	if format == FormatOpenAI {
+		t.openai(role, msg)
+	} else {
+		t.anthropic(role, msg)
+	}
+	t.usage.add(msg["usage"])
+}
+
+// readCompletion converts a Chat Completions response object to a
+// cassette of one run per choice: the choices are samples of the same
+// prompt. The response's usage is the run's tokens when there is one
+// choice; it covers every choice otherwise and is not split.
+func readCompletion(w *walker, f detected) *Cassette {
+	c := &Cassette{Format: f.format}
+	c.Model, _ = f.obj["model"].(string)
+	for i, ch := range f.choices {
+		w.path = append(w.path[:0], seg{key: "choices", idx: -1}, seg{idx: i})
+		m, ok := ch.(map[string]any)
+		if !ok {
+			w.typeError(ch, `a choice {"message": {"role": "assistant", ...}}`)
+			continue
+		}
+		msg, ok := m["message"]
+		if !ok || msg == nil {
+			w.errorf(`missing "message": a choice holds the assistant message chosen`)
+			continue
+		}
+		at := []seg{{key: "choices", idx: -1}, {idx: i}, {key: "message", idx: -1}}
+		one := readTranscript(w, detected{format: f.format, msgs: []any{msg}, at: at, one: true})
+		if model := one.Model; c.Model == "" {
+			c.Model = model
+		}
+		c.Runs = append(c.Runs, one.Runs...)
+	}
+	w.path = w.path[:0]
+	if len(c.Runs) == 1 {
+		var u usageSum
+		u.add(f.obj["usage"])
+		if tok := u.tokens(); tok != nil {
+			c.Runs[0].Tokens = tok
+		}
+	}
 	return c
 }
 
@@ -188,33 +259,44 @@ func (t *transcript) say(text string) {
 func (t *transcript) addCall(id string, c Call) {
 	tr := t.turn()
 	tr.Calls = append(tr.Calls, c)
+	t.calls++
 	ref := callRef{len(t.run.Turns) - 1, len(tr.Calls) - 1}
 	if id != "" {
 		t.byID[id] = ref
 	}
 	t.pending = append(t.pending, ref)
+	t.waiting[ref] = true
 }
 
 // result attaches a tool result to the call with id, or else to the first
 // call still waiting for one (whose tool is name, when name is given).
 func (t *transcript) result(id, name string, result any, isError bool) {
 	ref, ok := t.byID[id]
-	_, bare := splitMCP(name)
-	at := -1
-	for i, p := range t.pending {
-		if ok && p == ref || !ok && (name == "" || t.call(p).Tool == bare) {
-			at = i
-			break
-		}
+	if !ok {
+		ref, ok = t.firstWaiting(name)
 	}
-	if at < 0 {
-		return // a result for no recorded call
+	if !ok || !t.waiting[ref] {
+		return // a result for no recorded call, or for one answered already
 	}
-	ref = t.pending[at]
-	t.pending = append(t.pending[:at], t.pending[at+1:]...)
+	delete(t.waiting, ref)
+	for t.head < len(t.pending) && !t.waiting[t.pending[t.head]] {
+		t.head++
+	}
 	c := t.call(ref)
 	c.Result = result
 	c.IsError = isError
+}
+
+// firstWaiting returns the first call still waiting for a result (whose
+// tool is name, when name is given).
+func (t *transcript) firstWaiting(name string) (callRef, bool) {
+	_, bare := splitMCP(name)
+	for _, p := range t.pending[t.head:] {
+		if t.waiting[p] && (name == "" || t.call(p).Tool == bare) {
+			return p, true
+		}
+	}
+	return callRef{}, false
 }
 
 func (t *transcript) call(r callRef) *Call { return &t.run.Turns[r.turn].Calls[r.call] }
@@ -236,11 +318,7 @@ func (t *transcript) openai(role string, m map[string]any) {
 				break
 			}
 			w.push("tool_calls")
-			for i, tc := range arr {
-				w.pushIdx(i)
-				t.openaiCall(tc)
-				w.pop()
-			}
+			t.openaiCalls(arr)
 			w.pop()
 		}
 		if fc, ok := m["function_call"]; ok && fc != nil {
@@ -259,6 +337,17 @@ func (t *transcript) openai(role string, m map[string]any) {
 			isErr = b
 		}
 		t.result(id, name, toolResult(m["content"]), isErr)
+	}
+}
+
+// openaiCalls reads the elements of tool_calls, the array at the
+// walker's path.
+func (t *transcript) openaiCalls(arr []any) {
+	t.turn()
+	for i, tc := range arr {
+		t.w.pushIdx(i)
+		t.openaiCall(tc)
+		t.w.pop()
 	}
 }
 
@@ -365,37 +454,44 @@ func (t *transcript) anthropic(role string, m map[string]any) {
 			t.say(text(content))
 			return
 		}
-		t.turn()
-		var said strings.Builder
 		w.push("content")
-		for i, b := range blocks {
-			b, _ := b.(map[string]any)
-			w.pushIdx(i)
-			switch b["type"] {
-			case "text":
-				s, _ := b["text"].(string)
-				said.WriteString(s)
-			case "tool_use":
-				if name, ok := t.toolName(b); ok {
-					id, _ := b["id"].(string)
-					c := Call{Arguments: b["input"]}
-					c.Server, c.Tool = splitMCP(name)
-					t.addCall(id, c)
-				}
-			case "mcp_tool_use":
-				if name, ok := t.toolName(b); ok {
-					id, _ := b["id"].(string)
-					server, _ := b["server_name"].(string)
-					t.addCall(id, Call{Server: server, Tool: name, Arguments: b["input"]})
-				}
-			case "mcp_tool_result":
-				t.anthropicResult(b)
+		t.anthropicBlocks(blocks)
+		w.pop()
+	}
+}
+
+// anthropicBlocks reads the content blocks of an assistant message, the
+// array at the walker's path: text is said, tool_use blocks are calls.
+func (t *transcript) anthropicBlocks(blocks []any) {
+	w := t.w
+	t.turn()
+	var said strings.Builder
+	for i, b := range blocks {
+		b, _ := b.(map[string]any)
+		w.pushIdx(i)
+		switch b["type"] {
+		case "text":
+			s, _ := b["text"].(string)
+			said.WriteString(s)
+		case "tool_use":
+			if name, ok := t.toolName(b); ok {
+				id, _ := b["id"].(string)
+				c := Call{Arguments: b["input"]}
+				c.Server, c.Tool = splitMCP(name)
+				t.addCall(id, c)
 			}
-			w.pop()
+		case "mcp_tool_use":
+			if name, ok := t.toolName(b); ok {
+				id, _ := b["id"].(string)
+				server, _ := b["server_name"].(string)
+				t.addCall(id, Call{Server: server, Tool: name, Arguments: b["input"]})
+			}
+		case "mcp_tool_result":
+			t.anthropicResult(b)
 		}
 		w.pop()
-		t.say(said.String())
 	}
+	t.say(said.String())
 }
 
 // anthropicResult reads a tool_result block: {tool_use_id, content,

@@ -42,6 +42,11 @@ type Error struct {
 	// of it may be shown beyond what Message quotes, which is at most the
 	// offending token, clipped and escaped. Pos still says where to look.
 	HideSource bool
+	// Source is the content of Pos.File as its reader read it, so a
+	// printer can show the line at Pos without reading the file again;
+	// nil when the reader keeps the file's lines back (it may not be what
+	// it was named as) or kept no copy.
+	Source []byte
 }
 
 // Error renders file:line:col: message (hint) [kind].

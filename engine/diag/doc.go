@@ -1,7 +1,10 @@
 // Package diag holds the positioned error values that every parser of user
 // files returns: a suite loader, a cassette reader and the assertion grammar
 // all answer with file:line:col and a message that says what was wrong and
-// what was expected.
+// what was expected. A Printer prints them the way compilers do, with the
+// source line and a caret, from the bytes the reader attached to each
+// error (Error.Source): it never opens a file, so what a reader keeps
+// back (a file that may not be what it was named as) stays unshown.
 //
 // Lines and columns are 1-based; a zero line means the position is unknown
 // (the error is about the whole file). Columns count characters (runes), not

@@ -70,8 +70,7 @@ func TestGeneratedCassettesRead(t *testing.T) {
 	if len(paths) != n {
 		t.Fatalf("Write returned %d paths, want %d", len(paths), n)
 	}
-	var sizes []int
-	var calls, failed, delegated, runs int
+	var st genStats
 	for _, p := range paths {
 		c, err := cassette.ReadFile(p)
 		if err != nil {
@@ -81,61 +80,80 @@ func TestGeneratedCassettesRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sizes = append(sizes, int(fi.Size()))
-		if c.Format != cassette.FormatV1 || c.Model == "" || c.Provider == "" || c.RecordedAt == "" || c.Prompt == "" {
-			t.Errorf("%s: provenance incomplete: %+v", p, c)
-		}
-		if len(c.Catalog) < 1 || len(c.Catalog) > 5 {
-			t.Errorf("%s: %d servers in the catalog, want 1 to 5", p, len(c.Catalog))
-		}
-		if len(c.Runs) < 1 || len(c.Runs) > 3 {
-			t.Errorf("%s: %d runs, want 1 to 3", p, len(c.Runs))
-		}
-		for ri, r := range c.Runs {
-			runs++
-			if len(r.Turns) < 2 || len(r.Turns) > 6 {
-				t.Errorf("%s: run %d has %d turns, want 2 to 6", p, ri+1, len(r.Turns))
-			}
-			if r.Tokens == nil || r.Tokens.Total != r.Tokens.Input+r.Tokens.Output || r.CostMicros == nil {
-				t.Errorf("%s: run %d: tokens or cost missing or inconsistent", p, ri+1)
-			}
-			if len(r.Delegations) > 0 {
-				delegated++
-			}
-			for ti, tu := range r.Turns {
-				if len(tu.Calls) < 1 || len(tu.Calls) > 5 {
-					t.Errorf("%s: run %d turn %d has %d calls, want 1 to 5", p, ri+1, ti+1, len(tu.Calls))
-				}
-				if tu.FinalResponse == "" {
-					t.Errorf("%s: run %d turn %d has no final response", p, ri+1, ti+1)
-				}
-				for _, call := range tu.Calls {
-					calls++
-					if call.IsError {
-						failed++
-					}
-					if call.Result == nil {
-						t.Errorf("%s: call %s has no result", p, call.ID())
-					}
-					if slices.Contains(gen.Restricted, call.ID()) {
-						t.Errorf("%s: call to restricted tool %s", p, call.ID())
-					}
-				}
-			}
-		}
+		st.sizes = append(st.sizes, int(fi.Size()))
+		st.cassette(t, p, c)
 	}
+	sizes := st.sizes
 	slices.Sort(sizes)
 	if med := sizes[len(sizes)/2]; med < 5<<10 || med > 40<<10 {
 		t.Errorf("median cassette is %d bytes, want 5 to 40 KB", med)
 	}
-	if failed == 0 || failed > calls/8 {
-		t.Errorf("%d of %d calls failed, want a few percent", failed, calls)
+	if st.failed == 0 || st.failed > st.calls/8 {
+		t.Errorf("%d of %d calls failed, want a few percent", st.failed, st.calls)
 	}
-	if delegated == 0 || delegated > runs/2 {
-		t.Errorf("%d of %d runs delegate, want about one in five", delegated, runs)
+	if st.delegated == 0 || st.delegated > st.runs/2 {
+		t.Errorf("%d of %d runs delegate, want about one in five", st.delegated, st.runs)
 	}
 	t.Logf("%d cassettes: %d runs, %d calls (%d failed), %d delegating runs; size min %d, median %d, max %d bytes",
-		n, runs, calls, failed, delegated, sizes[0], sizes[len(sizes)/2], sizes[len(sizes)-1])
+		n, st.runs, st.calls, st.failed, st.delegated, sizes[0], sizes[len(sizes)/2], sizes[len(sizes)-1])
+}
+
+// genStats tallies the generated cassettes read.
+type genStats struct {
+	sizes                          []int
+	calls, failed, delegated, runs int
+}
+
+// cassette checks one generated cassette's provenance and runs.
+func (st *genStats) cassette(t *testing.T, p string, c *cassette.Cassette) {
+	t.Helper()
+	if c.Format != cassette.FormatV1 || c.Model == "" || c.Provider == "" || c.RecordedAt == "" || c.Prompt == "" {
+		t.Errorf("%s: provenance incomplete: %+v", p, c)
+	}
+	if len(c.Catalog) < 1 || len(c.Catalog) > 5 {
+		t.Errorf("%s: %d servers in the catalog, want 1 to 5", p, len(c.Catalog))
+	}
+	if len(c.Runs) < 1 || len(c.Runs) > 3 {
+		t.Errorf("%s: %d runs, want 1 to 3", p, len(c.Runs))
+	}
+	for ri, r := range c.Runs {
+		st.runs++
+		if len(r.Turns) < 2 || len(r.Turns) > 6 {
+			t.Errorf("%s: run %d has %d turns, want 2 to 6", p, ri+1, len(r.Turns))
+		}
+		if r.Tokens == nil || r.Tokens.Total != r.Tokens.Input+r.Tokens.Output || r.CostMicros == nil {
+			t.Errorf("%s: run %d: tokens or cost missing or inconsistent", p, ri+1)
+		}
+		if len(r.Delegations) > 0 {
+			st.delegated++
+		}
+		for ti, tu := range r.Turns {
+			st.turn(t, fmt.Sprintf("%s: run %d turn %d", p, ri+1, ti+1), tu)
+		}
+	}
+}
+
+// turn checks one turn of a generated run.
+func (st *genStats) turn(t *testing.T, where string, tu cassette.Turn) {
+	t.Helper()
+	if len(tu.Calls) < 1 || len(tu.Calls) > 5 {
+		t.Errorf("%s has %d calls, want 1 to 5", where, len(tu.Calls))
+	}
+	if tu.FinalResponse == "" {
+		t.Errorf("%s has no final response", where)
+	}
+	for _, call := range tu.Calls {
+		st.calls++
+		if call.IsError {
+			st.failed++
+		}
+		if call.Result == nil {
+			t.Errorf("%s: call %s has no result", where, call.ID())
+		}
+		if slices.Contains(gen.Restricted, call.ID()) {
+			t.Errorf("%s: call to restricted tool %s", where, call.ID())
+		}
+	}
 }
 
 // TestSuitesPass runs both generated suites through the engine: they load,

@@ -24,25 +24,64 @@ var (
 // (a url for "url", a path for "path", a query for "query"). Optional
 // properties appear about half the time; nesting stops at depth 4.
 func (g *generator) value(name string, s map[string]any, depth int) any {
-	rng := g.rng
 	if s == nil {
 		return g.str(name)
 	}
+	if v, ok := g.preset(s); ok {
+		return v
+	}
+	if alt := alternative(s); alt != nil {
+		return g.value(name, alt, depth)
+	}
+	typ := schemaType(s)
+	if depth >= 4 && (typ == "object" || typ == "array") {
+		return g.str(name)
+	}
+	switch typ {
+	case "object":
+		return g.object(s, depth)
+	case "array":
+		return g.array(name, s, depth)
+	case "integer":
+		return g.integer(name, s)
+	case "number":
+		return g.number(name)
+	case "boolean":
+		return g.rng.IntN(2) == 0
+	}
+	return g.formatted(name, s)
+}
+
+// preset draws a member of the schema's enum, or its default a third of
+// the time.
+func (g *generator) preset(s map[string]any) (any, bool) {
 	if e, ok := s["enum"].([]any); ok && len(e) > 0 {
-		return e[rng.IntN(len(e))]
+		return e[g.rng.IntN(len(e))], true
 	}
-	if d, ok := s["default"]; ok && d != nil && rng.IntN(3) == 0 {
-		return d
+	if d, ok := s["default"]; ok && d != nil && g.rng.IntN(3) == 0 {
+		return d, true
 	}
+	return nil, false
+}
+
+// alternative is the first alternative of anyOf or oneOf that is not
+// null, or nil.
+func alternative(s map[string]any) map[string]any {
 	for _, k := range []string{"anyOf", "oneOf"} {
 		if alts, ok := s[k].([]any); ok {
 			for _, a := range alts {
 				if m, ok := a.(map[string]any); ok && m["type"] != "null" {
-					return g.value(name, m, depth)
+					return m
 				}
 			}
 		}
 	}
+	return nil
+}
+
+// schemaType is the schema's type: the first that is not null of a list,
+// and "object" for an untyped schema with properties.
+func schemaType(s map[string]any) string {
 	typ, _ := s["type"].(string)
 	if ts, ok := s["type"].([]any); ok {
 		for _, t := range ts {
@@ -55,71 +94,84 @@ func (g *generator) value(name string, s map[string]any, depth int) any {
 	if typ == "" && s["properties"] != nil {
 		typ = "object"
 	}
-	if depth >= 4 && (typ == "object" || typ == "array") {
-		return g.str(name)
+	return typ
+}
+
+// object draws an object: every required property, and each optional
+// one about half the time, in name order.
+func (g *generator) object(s map[string]any, depth int) map[string]any {
+	props, _ := s["properties"].(map[string]any)
+	required := map[string]bool{}
+	for _, r := range list(s["required"]) {
+		if r, ok := r.(string); ok {
+			required[r] = true
+		}
 	}
-	switch typ {
-	case "object":
-		props, _ := s["properties"].(map[string]any)
-		required := map[string]bool{}
-		for _, r := range list(s["required"]) {
-			if r, ok := r.(string); ok {
-				required[r] = true
-			}
-		}
-		keys := make([]string, 0, len(props))
-		for k := range props {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		out := map[string]any{}
-		for _, k := range keys {
-			if required[k] || rng.IntN(2) == 0 {
-				ps, _ := props[k].(map[string]any)
-				out[k] = g.value(k, ps, depth+1)
-			}
-		}
-		return out
-	case "array":
-		items, _ := s["items"].(map[string]any)
-		n := 1 + rng.IntN(3)
-		out := make([]any, n)
-		for i := range out {
-			out[i] = g.value(strings.TrimSuffix(name, "s"), items, depth+1)
-		}
-		return out
-	case "integer":
-		lo, hi := 1.0, 100.0
-		if lname := strings.ToLower(name); strings.Contains(lname, "count") || strings.Contains(lname, "limit") || strings.Contains(lname, "max") {
-			lo, hi = 3, 20
-		}
-		if v, ok := s["minimum"].(float64); ok {
-			lo = v
-		}
-		if v, ok := s["maximum"].(float64); ok {
-			hi = v
-		}
-		if hi < lo {
-			hi = lo
-		}
-		return float64(int64(lo) + rng.Int64N(int64(hi-lo)+1))
-	case "number":
-		lname := strings.ToLower(name)
-		switch {
-		case strings.HasPrefix(lname, "lat"):
-			return round(rng.Float64()*140-70, 6)
-		case strings.HasPrefix(lname, "lon") || strings.HasPrefix(lname, "lng"):
-			return round(rng.Float64()*360-180, 6)
-		}
-		return round(rng.Float64()*1000, 2)
-	case "boolean":
-		return rng.IntN(2) == 0
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
 	}
+	sort.Strings(keys)
+	out := map[string]any{}
+	for _, k := range keys {
+		if required[k] || g.rng.IntN(2) == 0 {
+			ps, _ := props[k].(map[string]any)
+			out[k] = g.value(k, ps, depth+1)
+		}
+	}
+	return out
+}
+
+// array draws one to three items.
+func (g *generator) array(name string, s map[string]any, depth int) []any {
+	items, _ := s["items"].(map[string]any)
+	n := 1 + g.rng.IntN(3)
+	out := make([]any, n)
+	for i := range out {
+		out[i] = g.value(strings.TrimSuffix(name, "s"), items, depth+1)
+	}
+	return out
+}
+
+// integer draws an integer within the schema's bounds, small for counts
+// and limits.
+func (g *generator) integer(name string, s map[string]any) float64 {
+	lo, hi := 1.0, 100.0
+	if lname := strings.ToLower(name); strings.Contains(lname, "count") || strings.Contains(lname, "limit") || strings.Contains(lname, "max") {
+		lo, hi = 3, 20
+	}
+	if v, ok := s["minimum"].(float64); ok {
+		lo = v
+	}
+	if v, ok := s["maximum"].(float64); ok {
+		hi = v
+	}
+	if hi < lo {
+		hi = lo
+	}
+	return float64(int64(lo) + g.rng.Int64N(int64(hi-lo)+1))
+}
+
+// number draws a number: a latitude or longitude by name, else up to 1000.
+func (g *generator) number(name string) float64 {
+	lname := strings.ToLower(name)
+	switch {
+	case strings.HasPrefix(lname, "lat"):
+		return round(g.rng.Float64()*140-70, 6)
+	case strings.HasPrefix(lname, "lon") || strings.HasPrefix(lname, "lng"):
+		return round(g.rng.Float64()*360-180, 6)
+	}
+	return round(g.rng.Float64()*1000, 2)
+}
+
+// formatted draws a string of the schema's format, else one for the
+// property's name.
+func (g *generator) formatted(name string, s map[string]any) string {
 	switch s["format"] {
 	case "date":
 		return g.date()
 	case "date-time":
-		return g.date() + "T" + fmt.Sprintf("%02d:%02d:00Z", rng.IntN(24), rng.IntN(60))
+		return g.date() + "T" + fmt.Sprintf("%02d:%02d:00Z", g.rng.IntN(24), g.rng.IntN(60))
 	case "uri", "url":
 		return g.url()
 	}

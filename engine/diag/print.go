@@ -1,0 +1,104 @@
+package diag
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// maxShownLine bounds, in bytes, a source line a Printer shows.
+const maxShownLine = 200
+
+// Printer prints errors the way compilers do: the error, then the line of
+// the file it points at and a caret under its column. It shows a line
+// only from the bytes the error carries (Error.Source) and never opens a
+// file: what a reader kept back stays unshown.
+type Printer struct {
+	// Clean makes a message or a source line safe for a terminal; nil
+	// escapes every character that is not graphic or a space as \uXXXX.
+	Clean func(string) string
+	// Line maps a cleaned source line and a 1-based column in characters
+	// to the line as printed and the caret's column (under GitHub Actions,
+	// a line the runner would take for a workflow command is rewritten);
+	// nil prints the line as it is.
+	Line func(line string, col int) (string, int)
+}
+
+// Print writes every error of l to w, each followed by its source line
+// and caret where the error carries its source, then "N errors" when
+// there are several.
+func (p Printer) Print(w io.Writer, l List) {
+	for _, e := range l {
+		fmt.Fprintln(w, p.clean(e.Error()))
+		if src, ok := sourceLine(e); ok {
+			shown, col := p.sourceLine(src, max(e.Pos.Col, 1))
+			fmt.Fprintf(w, "  %s\n", shown)
+			fmt.Fprintf(w, "  %s^\n", strings.Repeat(" ", min(col-1, utf8.RuneCountInString(shown))))
+		}
+	}
+	if len(l) > 1 {
+		fmt.Fprintf(w, "%d errors\n", len(l))
+	}
+}
+
+// sourceLine returns the line of e's source at e.Pos, when e carries its
+// source, may show it, and the line is short enough to show.
+func sourceLine(e *Error) (string, bool) {
+	if e.HideSource || e.Source == nil || e.Pos.Line < 1 {
+		return "", false
+	}
+	data := e.Source
+	for i := 1; i < e.Pos.Line; i++ {
+		j := bytes.IndexByte(data, '\n')
+		if j < 0 {
+			return "", false
+		}
+		data = data[j+1:]
+	}
+	if j := bytes.IndexByte(data, '\n'); j >= 0 {
+		data = data[:j]
+	}
+	line := strings.TrimRight(string(data), "\r")
+	if len(line) > maxShownLine {
+		return "", false
+	}
+	return line, true
+}
+
+// sourceLine is src as printed under an error, and col (1-based, in
+// characters) mapped to the printed line: tabs become spaces, control
+// characters escapes (Clean), then Line rewrites it.
+func (p Printer) sourceLine(src string, col int) (string, int) {
+	src = strings.ReplaceAll(src, "\t", " ")
+	runes := []rune(src)
+	col = utf8.RuneCountInString(p.clean(string(runes[:min(col-1, len(runes))]))) + 1
+	shown := p.clean(src)
+	if p.Line != nil {
+		shown, col = p.Line(shown, col)
+	}
+	return shown, col
+}
+
+func (p Printer) clean(s string) string {
+	if p.Clean != nil {
+		return p.Clean(s)
+	}
+	return escapeControls(s)
+}
+
+// escapeControls writes every character of s that is neither graphic nor
+// a space as a \uXXXX escape.
+func escapeControls(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == ' ' || unicode.IsGraphic(r) {
+			b.WriteRune(r)
+			continue
+		}
+		fmt.Fprintf(&b, `\u%04x`, r)
+	}
+	return b.String()
+}

@@ -1,0 +1,18 @@
+// Package yamlpos is mcptest's one reader of YAML: suites, catalogs, the
+// tool-bench spec and the scaffolder's size checks all go through it.
+//
+// Bytes flow in; out come a yaml.Node tree (Parse) or a Doc of generic
+// values (map[string]any, []any, string, float64, bool, nil) with the
+// position of every value and every mapping key by RFC 6901 pointer
+// (Read). Every problem of a file is a positioned diag.Error, and all of
+// them are collected before the reader stops: invalid UTF-8 and control
+// characters, YAML syntax (placed on the line where it is, including the
+// first line, which yaml.v3 leaves unnamed), nesting over the depth
+// limits, a second document, duplicate, merge and non-string keys, numbers
+// that are not finite, and aliases that expand to too many values (an
+// alias bomb). UnknownKey words an unexpected key the same way for every
+// file, with its valid set and a did-you-mean.
+//
+// Lines and columns are 1-based; columns count characters. The package is
+// a leaf: it imports diag and yaml.v3 only.
+package yamlpos
