@@ -1,6 +1,7 @@
 package annotate
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -47,20 +48,37 @@ func New(name string, opt Options) (Reporter, error) {
 
 // JSON writes the envelope as indented JSON with a final newline. Maps are
 // written with sorted keys, so the output is byte-identical for the same
-// envelope.
+// envelope. The cases are encoded and written one at a time, so the
+// output is never held whole in memory.
 type JSON struct{}
 
 // Report implements Reporter.
 func (JSON) Report(w io.Writer, env *report.Envelope) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(env); err != nil {
-		return fmt.Errorf("encode run envelope: %w", err)
+	if env.Cases == nil {
+		// "cases": null, as a decoded envelope may have it.
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", jsonIndent)
+		if err := enc.Encode(env); err != nil {
+			return fmt.Errorf("encode run envelope: %w", err)
+		}
+		_, err := w.Write(buf.Bytes())
+		return err
 	}
-	_, err := w.Write(buf.Bytes())
-	return err
+	ce := newCaseEncoder()
+	return writeEnvelope(w, env, len(env.Cases), func(w *bufio.Writer) error {
+		for i, c := range env.Cases {
+			data, err := ce.encode(c)
+			if err != nil {
+				return err
+			}
+			if err := writeCase(w, i, data); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // Pretty renders one line per case, then the failing assertions with their

@@ -59,6 +59,7 @@ func corpus(tb testing.TB, n int) string {
 	h.Write(gen.Cassette(gen.DefaultSeed, n-1))
 	h.Write(gen.Suite(n, 0))
 	h.Write(gen.Suite(n, gen.GroupSize))
+	h.Write(gen.CaseSuite(gen.DefaultSeed, n))
 	key := hex.EncodeToString(h.Sum(nil))[:12]
 	root := filepath.Join(os.TempDir(), "mcptest-bench")
 	dir := filepath.Join(root, fmt.Sprintf("n%d-seed%d-%s", n, gen.DefaultSeed, key))
@@ -350,7 +351,8 @@ type tools struct {
 }
 
 // launcherSource is a program that runs its arguments as a command and
-// prints the command's peak resident set in KiB and its exit code.
+// prints the command's peak resident set in KiB, its exit code, and the
+// seconds it took, wall clock and CPU (user and system).
 //
 // It exists because the obvious measure is wrong: Go starts a child with
 // clone(CLONE_VM|CLONE_VFORK), so until exec the child shares the parent's
@@ -366,17 +368,20 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+	"time"
 )
 
 func main() {
 	cmd := exec.Command(os.Args[1], os.Args[2:]...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	start := time.Now()
 	err := cmd.Run()
 	if cmd.ProcessState == nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(125)
 	}
-	fmt.Println(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss, cmd.ProcessState.ExitCode())
+	fmt.Println(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss, cmd.ProcessState.ExitCode(),
+		time.Since(start).Seconds(), (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds())
 }
 `
 
@@ -459,6 +464,22 @@ func (t tools) floor(tb testing.TB) int64 {
 
 func (t tools) launch(tb testing.TB, dir string, args ...string) (kib int64, code int, stderr string) {
 	tb.Helper()
+	l := t.launchEnv(tb, dir, nil, args...)
+	return l.kib, l.code, l.stderr
+}
+
+// launched is what the launcher reports of one command.
+type launched struct {
+	kib       int64
+	code      int
+	wall, cpu time.Duration
+	stderr    string
+}
+
+// launchEnv runs args through the launcher in dir, with env added to the
+// environment (GOGC and GOMEMLIMIT removed).
+func (t tools) launchEnv(tb testing.TB, dir string, env []string, args ...string) launched {
+	tb.Helper()
 	cmd := exec.Command(t.launcher, args...)
 	cmd.Dir = dir
 	for _, kv := range os.Environ() {
@@ -466,6 +487,7 @@ func (t tools) launch(tb testing.TB, dir string, args ...string) (kib int64, cod
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
+	cmd.Env = append(cmd.Env, env...)
 	var errb strings.Builder
 	cmd.Stderr = &errb
 	out, err := cmd.Output()
@@ -473,15 +495,18 @@ func (t tools) launch(tb testing.TB, dir string, args ...string) (kib int64, cod
 		tb.Fatalf("launch %v: %v\n%s", args, err, errb.String())
 	}
 	f := strings.Fields(string(out))
-	if len(f) != 2 {
+	if len(f) != 4 {
 		tb.Fatalf("launch %v: unexpected output %q", args, out)
 	}
 	kib, err1 := strconv.ParseInt(f[0], 10, 64)
 	code, err2 := strconv.Atoi(f[1])
-	if err1 != nil || err2 != nil {
+	wall, err3 := strconv.ParseFloat(f[2], 64)
+	cpu, err4 := strconv.ParseFloat(f[3], 64)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
 		tb.Fatalf("launch %v: unexpected output %q", args, out)
 	}
-	return kib, code, errb.String()
+	return launched{kib: kib, code: code, wall: time.Duration(wall * float64(time.Second)),
+		cpu: time.Duration(cpu * float64(time.Second)), stderr: errb.String()}
 }
 
 // manyCallsDir returns a directory holding gen.ManyCalls(1,000 runs, 1,000

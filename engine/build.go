@@ -536,9 +536,11 @@ func resolveCassettes(dir, pattern string) ([]string, error) {
 }
 
 func globEscape(p string) string {
-	r := strings.NewReplacer("*", `\*`, "?", `\?`, "[", `\[`)
-	return r.Replace(p)
+	return globEscaper.Replace(p)
 }
+
+// globEscaper is built once, as building a Replacer is dearer than using it.
+var globEscaper = strings.NewReplacer("*", `\*`, "?", `\?`, "[", `\[`)
 
 func list(v any) []any {
 	l, _ := v.([]any)

@@ -177,3 +177,22 @@ func TestCacheRefusesTamperedEntries(t *testing.T) {
 		})
 	}
 }
+
+// TestCacheBoundToBuild: a result computed by one build is not served to
+// another (a development build passes its executable's digest as Build).
+func TestCacheBoundToBuild(t *testing.T) {
+	s := failingCacheSuite(t)
+	cache := DirCache{Dir: t.TempDir()}
+	for _, tc := range []struct {
+		build  string
+		served bool
+	}{{"dev-a", false}, {"dev-a", true}, {"dev-b", false}, {"", false}, {"", true}} {
+		env, err := Run(s, Options{Version: "0.1.0", Build: tc.build, Cache: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]int{true: len(env.Cases)}[tc.served]; env.Run.Cached != want {
+			t.Errorf("build %q: %d cases served from the cache, want %d", tc.build, env.Run.Cached, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -43,6 +44,20 @@ type Options struct {
 	// Prices prices the runs that recorded tokens but no cost (see package
 	// prices); nil means the embedded table.
 	Prices *prices.Table
+	// Build identifies the program computing the run, for the cache key:
+	// a result is served only to the build that computed it. "" means
+	// Version, which is enough for a release; a development build passes
+	// the digest of its executable.
+	Build string
+	// Emit, when set, is given each case's result as soon as it is
+	// computed, in suite order, and Run keeps none of them: the envelope
+	// it returns has no cases, and its totals, verdict, summary and price
+	// table are counted from the results as they passed (report.Counter).
+	// A run of any number of cases then holds one case result at a time;
+	// the caller writes the envelope with the cases it was given (see
+	// annotate.CaseSpool). An error from Emit stops the run and is
+	// returned.
+	Emit func(*report.CaseResult) error
 }
 
 // Run replays the suite's cassettes and computes every gate. The envelope's
@@ -80,6 +95,20 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 			opt.Progress(done, total)
 		}
 	}
+	if opt.Emit != nil {
+		env.Cases = []*report.CaseResult{}
+	}
+	var counter report.Counter
+	priced := false // a case priced a run with the price table
+	keep := func(res *report.CaseResult) error {
+		counter.Add(res)
+		priced = priced || res.PricedRuns > 0
+		if opt.Emit != nil {
+			return opt.Emit(res)
+		}
+		env.Cases = append(env.Cases, res)
+		return nil
+	}
 	cached := 0
 	pool := &livePool{}
 	defer pool.close()
@@ -91,7 +120,9 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 				progress()
 			}
 			cached++
-			env.Cases = append(env.Cases, res)
+			if err := keep(res); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		if p.c.Kind == report.KindTool || p.c.Kind == report.KindCompliance {
@@ -99,7 +130,9 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 		}
 		res, errs := runCase(s, p, progress)
 		inputErrs = append(inputErrs, errs...)
-		env.Cases = append(env.Cases, res)
+		if err := keep(res); err != nil {
+			return nil, err
+		}
 		if key != "" && len(errs) == 0 {
 			opt.Cache.Put(key, res)
 		}
@@ -110,9 +143,8 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 	for i := range env.Servers {
 		env.Servers[i].Tools = pool.tools[env.Servers[i].Name]
 	}
-	env.Prices = pricesUsed(env.Cases, opt.Prices)
-	env.Summarize()
-	env.Tally()
+	env.Prices = pricesUsed(priced, opt.Prices)
+	env.Finish(&counter)
 	env.Run.Cached = cached
 	return env, nil
 }
@@ -125,7 +157,7 @@ func fromCache(s *Suite, p casePlan, opt Options) (key string, res *report.CaseR
 	if opt.Cache == nil {
 		return "", nil
 	}
-	key, set, ok := cacheKey(s, p, opt.Version)
+	key, set, ok := cacheKey(s, p, cmp.Or(opt.Build, opt.Version))
 	if !ok {
 		return "", nil
 	}
@@ -382,12 +414,11 @@ func (opt Options) priceTable() (*prices.Table, error) {
 }
 
 // pricesUsed names the price table in the envelope when some case's cost
-// was computed from it, so a reader knows those costs are not recorded.
-func pricesUsed(cases []*report.CaseResult, t *prices.Table) *report.PriceTable {
-	for _, c := range cases {
-		if c.PricedRuns > 0 {
-			return &report.PriceTable{Source: t.Source, SHA256: t.SHA256}
-		}
+// was computed from it (priced), so a reader knows those costs are not
+// recorded.
+func pricesUsed(priced bool, t *prices.Table) *report.PriceTable {
+	if !priced {
+		return nil
 	}
-	return nil
+	return &report.PriceTable{Source: t.Source, SHA256: t.SHA256}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -480,7 +481,8 @@ func TestPruneRemovesUnreadableRuns(t *testing.T) {
 	os.MkdirAll(runs, 0o755)
 	whole, _, _ := mcptest(t, nil, "run", "--config", "../../examples/quickstart/suite.yml", "--reporter", "json")
 	plant := map[string]string{
-		"01A00000000000000000000001.json": whole[:len(whole)/2], // a run killed while its file was written
+		"01A00000000000000000000001.json": whole[:len(whole)/2],                            // a run killed while its file was written
+		"01A0000000000000000000000A.json": whole[:strings.LastIndex(whole, "\n    }\n")+7], // killed after a case
 		"01A00000000000000000000002.json": "not json",
 		"01A00000000000000000000003.json": "",
 		"01A00000000000000000000009.json": whole,
@@ -587,6 +589,40 @@ func TestFailedWriteKeepsPreviousFile(t *testing.T) {
 	for _, f := range files {
 		if data, _ := os.ReadFile(f); !json.Valid(data) {
 			t.Errorf("a truncated run file was left in the store: %s (%d bytes)", filepath.Base(f), len(data))
+		}
+	}
+}
+
+// TestWholeEnvelopeLarge: a stored envelope over wholeCheckBytes is judged
+// by its ends: whole when it closes the top-level object on a line of its
+// own, not when it was cut after an inner object or mid-line.
+func TestWholeEnvelopeLarge(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("{\n  \"cases\": [\n")
+	for i := 0; b.Len() <= wholeCheckBytes; i++ {
+		fmt.Fprintf(&b, "    {\n      \"name\": \"case %d\"\n    },\n", i)
+	}
+	b.WriteString("    {}\n  ]\n}\n")
+	whole := b.String()
+	for name, tc := range map[string]struct {
+		body string
+		want bool
+	}{
+		"whole":       {whole, true},
+		"after-case":  {whole[:strings.LastIndex(whole, "\n    },\n")+8], false},
+		"mid-line":    {whole[:len(whole)/2], false},
+		"no-newline":  {strings.TrimSuffix(whole, "\n"), false},
+		"not-object":  {"[" + whole[1:], false},
+		"small-whole": {"{}", true},
+		"small-cut":   {"{\"a\": [", false},
+	} {
+		p := filepath.Join(dir, name+".json")
+		if err := os.WriteFile(p, []byte(tc.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := wholeEnvelope(p); got != tc.want {
+			t.Errorf("%s (%d bytes): wholeEnvelope = %v, want %v", name, len(tc.body), got, tc.want)
 		}
 	}
 }

@@ -20,6 +20,25 @@ import (
 )
 
 func (c *Command) run(args []string) error {
+	a, err := c.runFlags(args)
+	if err != nil {
+		return err
+	}
+	return c.runSuite(a)
+}
+
+// runArgs are mcptest run's flags, checked.
+type runArgs struct {
+	config, reporter, output, cassetteDir string
+	filters                               []string
+	shard                                 report.Shard
+	useCache, noCache                     bool
+	rep                                   annotate.Reporter
+	prices                                *prices.Table
+}
+
+// runFlags reads and checks mcptest run's flags and arguments.
+func (c *Command) runFlags(args []string) (runArgs, error) {
 	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--reporter pretty|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--filter NAME]... [--filter-escaped NAME]... [--cassette-dir DIR] [--shard i/n] [--cache | --no-cache] [--prices FILE]")
 	config := fs.String("config", "", "the suite `FILE` (default: mcptest.yml, else suite.yml, here or in a parent up to the repository root)")
 	reporter := fs.String("reporter", "pretty", "how to report: pretty, json, junit (JUnit XML), sarif (SARIF 2.1.0), html (the auditor view; use --output) or agent (the model-facing digest)")
@@ -36,25 +55,25 @@ func (c *Command) run(args []string) error {
 	pricesFile := fs.String("prices", "", "price the runs that recorded tokens but no cost with the LiteLLM-format price table `FILE` (model_prices_and_context_window.json) instead of the embedded copy")
 	pos, err := parse(fs, args)
 	if err != nil {
-		return err
+		return runArgs{}, err
 	}
 	var table *prices.Table
 	if *pricesFile != "" {
 		if table, err = loadPrices(*pricesFile); err != nil {
-			return err
+			return runArgs{}, err
 		}
 	}
 	for _, e := range escaped {
 		name, err := annotate.UnescapeName(e)
 		if err != nil {
-			return inputErr("--filter-escaped: %v", err)
+			return runArgs{}, inputErr("--filter-escaped: %v", err)
 		}
 		filters = append(filters, name)
 	}
 	var shard report.Shard
 	if *shardFlag != "" {
 		if shard, err = report.ParseShard(*shardFlag); err != nil {
-			return inputErr("--shard: %v", err)
+			return runArgs{}, inputErr("--shard: %v", err)
 		}
 	}
 	switch len(pos) {
@@ -62,10 +81,10 @@ func (c *Command) run(args []string) error {
 	case 1:
 		*config = pos[0]
 	default:
-		return inputErr("run takes one suite file, got %d arguments: %q", len(pos), pos)
+		return runArgs{}, inputErr("run takes one suite file, got %d arguments: %q", len(pos), pos)
 	}
 	if *useCache && *noCache {
-		return inputErr("--cache and --no-cache contradict each other: give one of them")
+		return runArgs{}, inputErr("--cache and --no-cache contradict each other: give one of them")
 	}
 	if *output == "-" {
 		*output = ""
@@ -75,26 +94,45 @@ func (c *Command) run(args []string) error {
 		out = io.Discard
 	}
 	if *agentBudget < 0 {
-		return inputErr("--agent-budget: %d is negative", *agentBudget)
+		return runArgs{}, inputErr("--agent-budget: %d is negative", *agentBudget)
 	}
 	rep, err := annotate.New(*reporter, annotate.Options{Color: c.color(out), AgentBudget: *agentBudget})
 	if err != nil {
-		return inputErr("--reporter: %v", err)
+		return runArgs{}, inputErr("--reporter: %v", err)
 	}
+	return runArgs{config: *config, reporter: *reporter, output: *output, cassetteDir: *cassetteDir, filters: filters,
+		shard: shard, useCache: *useCache, noCache: *noCache, rep: rep, prices: table}, nil
+}
 
-	if *config, err = c.suiteFile(*config); err != nil {
+// runSuite runs the suite and reports it.
+func (c *Command) runSuite(a runArgs) error {
+	config, err := c.suiteFile(a.config)
+	if err != nil {
 		return err
 	}
 	start := time.Now()
-	suite, err := engine.LoadSuite(*config)
+	suite, err := engine.LoadSuite(config)
 	if err != nil {
 		return err
 	}
 	progress := c.progress()
-	opts := engine.Options{Filter: filters, CassetteDir: *cassetteDir, Version: version, Progress: progress.update, Shard: shard}
-	opts.Cache = c.caseCache(*useCache, *noCache)
-	opts.Prices = table
+	opts := engine.Options{Filter: a.filters, CassetteDir: a.cassetteDir, Version: version, Progress: progress.update, Shard: a.shard}
+	opts.Cache, opts.Build = c.caseCache(a.useCache, a.noCache)
+	opts.Prices = a.prices
 	opts.Warn = func(msg string) { fmt.Fprintf(c.Stderr, "mcptest: warning: %s\n", msg) }
+	// The JSON envelope is written to the store and, with --reporter json,
+	// to the output. Then its cases are encoded once, into a spool, as
+	// they are computed, so memory stays flat in the number of cases;
+	// without a spool (no temporary directory, or another reporter, which
+	// renders from the whole envelope) they are kept and encoded case by
+	// case as they are written.
+	var spool *annotate.CaseSpool
+	if a.reporter == "json" {
+		if spool, err = annotate.NewCaseSpool(); err == nil {
+			defer spool.Close()
+			opts.Emit = spool.Add
+		}
+	}
 	env, err := engine.Run(suite, opts)
 	progress.clear()
 	if err != nil {
@@ -106,13 +144,27 @@ func (c *Command) run(args []string) error {
 	env.Source = c.source()
 	env.Environment = c.environment()
 
-	c.storeRun(env)
+	writeJSON := func(w io.Writer) error { return (annotate.JSON{}).Report(w, env) }
+	if opts.Emit != nil {
+		writeJSON = func(w io.Writer) error { return spool.WriteEnvelope(w, env) }
+	}
+	c.storeRun(env.Run.ID, writeJSON)
+	if opts.Emit != nil {
+		return c.writeJSONReport(env, a.output, writeJSON)
+	}
+	return c.writeRunReport(a, env)
+}
 
+// writeRunReport renders the envelope with the chosen reporter to the
+// output (an HTML page asked for on a terminal goes to the store), and
+// returns the run's outcome.
+func (c *Command) writeRunReport(a runArgs, env *report.Envelope) error {
+	output := a.output
 	var buf bytes.Buffer
-	if err := rep.Report(&buf, env); err != nil {
+	if err := a.rep.Report(&buf, env); err != nil {
 		return err
 	}
-	if *output == "" && *reporter == "html" && stdoutTerminal(c.Stdout) {
+	if output == "" && a.reporter == "html" && stdoutTerminal(c.Stdout) {
 		// An HTML page is no use on a terminal: it goes to the store.
 		dir, err := c.storeDir("reports")
 		if err != nil {
@@ -121,16 +173,36 @@ func (c *Command) run(args []string) error {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("write report: %w", err)
 		}
-		*output = filepath.Join(dir, env.Run.ID+".html")
+		output = filepath.Join(dir, env.Run.ID+".html")
 	}
-	if *output != "" {
-		if err := safefile.WriteOutput(*output, buf.Bytes(), 0o644); err != nil {
+	if output != "" {
+		if err := safefile.WriteOutput(output, buf.Bytes(), 0o644); err != nil {
 			return fmt.Errorf("write report: %w", err)
 		}
 		fmt.Fprintf(c.Stderr, "mcptest: %s: %d passed, %d failed, %d inconclusive; report written to %s\n",
-			env.Verdict, env.Totals.Passed, env.Totals.Failed, env.Totals.Inconclusive, *output)
+			env.Verdict, env.Totals.Passed, env.Totals.Failed, env.Totals.Inconclusive, output)
 	} else if _, err := c.Stdout.Write(buf.Bytes()); err != nil {
 		return fmt.Errorf("write report: %w", err)
+	}
+	if env.Verdict == report.Fail {
+		return errFailed
+	}
+	return nil
+}
+
+// writeJSONReport writes the json reporter's envelope, produced by write,
+// to output (stdout when ""), and returns the run's outcome.
+func (c *Command) writeJSONReport(env *report.Envelope, output string, write func(io.Writer) error) error {
+	if output == "" {
+		if err := write(c.Stdout); err != nil {
+			return fmt.Errorf("write report: %w", err)
+		}
+	} else {
+		if err := safefile.WriteOutputFunc(output, 0o644, write); err != nil {
+			return fmt.Errorf("write report: %w", err)
+		}
+		fmt.Fprintf(c.Stderr, "mcptest: %s: %d passed, %d failed, %d inconclusive; report written to %s\n",
+			env.Verdict, env.Totals.Passed, env.Totals.Failed, env.Totals.Inconclusive, output)
 	}
 	if env.Verdict == report.Fail {
 		return errFailed
@@ -143,16 +215,21 @@ func (c *Command) run(args []string) error {
 // is true) unless --cache asks for it, since the checkout a CI job gates
 // may carry a .mcptest/cache/ of its own. A store directory that is a
 // symbolic link turns the cache off with a warning.
-func (c *Command) caseCache(force, off bool) engine.CaseCache {
+func (c *Command) caseCache(force, off bool) (engine.CaseCache, string) {
 	if off || (!force && c.onCI()) {
-		return nil
+		return nil, ""
+	}
+	build := buildID()
+	if build == "" {
+		fmt.Fprintf(c.Stderr, "mcptest: warning: the cache is off: this build cannot identify itself (its executable is unreadable)\n")
+		return nil, ""
 	}
 	dir, err := c.storeDir("cache")
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "mcptest: warning: the cache is off: %v\n", err)
-		return nil
+		return nil, ""
 	}
-	return engine.DirCache{Dir: dir}
+	return engine.DirCache{Dir: dir}, build
 }
 
 // onCI reports whether CI or GITHUB_ACTIONS is set to true (any value

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcptest/mcptest/annotate"
-	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/engine/safefile"
 )
 
@@ -64,18 +62,16 @@ func (c *Command) storeDir(name string) (string, error) {
 	return dir, nil
 }
 
-// storeRun writes the run's envelope to .mcptest/runs/<run_id>.json, by
-// rename. A store that cannot be written costs a warning, never the run's
-// verdict.
-func (c *Command) storeRun(env *report.Envelope) {
+// storeRun writes the envelope of run id, as write produces it, to
+// .mcptest/runs/<id>.json, by rename. A store that cannot be written costs
+// a warning, never the run's verdict.
+func (c *Command) storeRun(id string, write func(io.Writer) error) {
 	dir, err := c.storeDir("runs")
 	if err == nil {
 		err = os.MkdirAll(dir, 0o755)
 	}
 	if err == nil {
-		err = safefile.Write(filepath.Join(dir, env.Run.ID+".json"), 0o644, func(w io.Writer) error {
-			return (annotate.JSON{}).Report(w, env)
-		})
+		err = safefile.Write(filepath.Join(dir, id+".json"), 0o644, write)
 	}
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "mcptest: warning: the run was not stored in the workspace: %v\n", err)
@@ -90,15 +86,15 @@ func (c *Command) storeRun(env *report.Envelope) {
 
 // pruneRuns keeps the newest keep whole envelopes of dir (run ids sort by
 // time) and removes the rest: older envelopes, and any .json file that is
-// not whole JSON (a run file an older mcptest was killed while writing, or
-// one planted there) or not a regular file.
+// not a whole envelope (a run file an older mcptest was killed while
+// writing; see wholeEnvelope) or not a regular file.
 func pruneRuns(dir string, keep int) {
 	files := storeFiles(dir)
 	sort.Slice(files, func(i, j int) bool { return files[i].Name() > files[j].Name() })
 	kept := 0
 	for _, e := range files {
 		p := filepath.Join(dir, e.Name())
-		if kept < keep && wholeJSON(p) {
+		if kept < keep && wholeEnvelope(p) {
 			kept++
 			continue
 		}
@@ -106,16 +102,50 @@ func pruneRuns(dir string, keep int) {
 	}
 }
 
-// wholeJSON reports whether the stored file at p can be read as one JSON
-// document, reading it bounded; a file over runReadLimit is not judged.
-func wholeJSON(p string) bool {
-	data, err := safefile.ReadOwnFile(p, runReadLimit)
+// wholeEnvelope reports whether the stored file at p is a whole envelope:
+// a file of up to wholeCheckBytes is read and must be one JSON document; a
+// larger one must end as an envelope mcptest wrote ends, opening with "{"
+// and closing with a "}" on a line of its own (the top-level object's:
+// every inner line is indented), which a file cut short while being
+// written does not, and only those bytes are read. Pruning used to decode
+// every kept envelope, which after 200 runs of a 2,000-case suite was
+// 600 MB read and parsed on every run, five times the run itself. A file
+// over runReadLimit is not judged. A large file planted with those ends
+// and other bytes between is kept: the store's readers (mcp-server's
+// list_runs and get_run) decode every file bounded and pass over one that
+// is not an envelope.
+func wholeEnvelope(p string) bool {
+	f, _, err := safefile.OpenOwn(p, runReadLimit)
 	var tl *safefile.TooLargeError
 	if errors.As(err, &tl) {
 		return true
 	}
-	return err == nil && json.Valid(data)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	if fi.Size() <= wholeCheckBytes {
+		data, err := safefile.ReadAll(p, f, wholeCheckBytes)
+		return err == nil && json.Valid(data)
+	}
+	var head [1]byte
+	var tail [3]byte
+	if _, err := f.ReadAt(head[:], 0); err != nil {
+		return false
+	}
+	if _, err := f.ReadAt(tail[:], fi.Size()-int64(len(tail))); err != nil {
+		return false
+	}
+	return head[0] == '{' && string(tail[:]) == "\n}\n"
 }
+
+// wholeCheckBytes is the size up to which pruning decodes a stored
+// envelope to judge it whole.
+const wholeCheckBytes = 64 << 10
 
 // pruneCache keeps the keep most recently written entries of the cache
 // directory and removes the rest. An entry that is not whole is not read

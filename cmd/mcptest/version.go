@@ -1,8 +1,11 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"strings"
 )
@@ -61,4 +64,29 @@ func writeVersion(w io.Writer) {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		fmt.Fprintf(w, "go:       %s\n", bi.GoVersion)
 	}
+}
+
+// buildID identifies this build for the result cache: the version when the
+// build was stamped (a release, or `go install ...@vX`), else the digest of
+// the executable itself, so a development build (`go run`, `go build` in a
+// clone) never serves results another build computed. "" when the
+// executable cannot be read, which turns the cache off.
+func buildID() string {
+	if !ldflagsUnset(version) {
+		return version
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return "dev-" + hex.EncodeToString(h.Sum(nil))
 }

@@ -39,3 +39,12 @@ func TestVersionFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildIDOfADevelopmentBuild: an unstamped build (this test binary)
+// keys the result cache by the digest of its executable.
+func TestBuildIDOfADevelopmentBuild(t *testing.T) {
+	id := buildID()
+	if !strings.HasPrefix(id, "dev-") || len(id) != len("dev-")+64 || buildID() != id {
+		t.Errorf("buildID() = %q, want dev- and a stable sha256", id)
+	}
+}

@@ -80,19 +80,19 @@ func (s Shard) Holds(name string) bool {
 // Summarize) failed. Run and a merge of shard envelopes both count with it,
 // so the two cannot disagree.
 func (e *Envelope) Tally() {
-	e.Totals = Totals{}
-	e.Verdict = Pass
+	var k Counter
 	for _, c := range e.Cases {
-		e.Totals.Total++
-		switch c.Verdict {
-		case Pass:
-			e.Totals.Passed++
-		case Fail:
-			e.Totals.Failed++
-			e.Verdict = Fail
-		case Inconclusive:
-			e.Totals.Inconclusive++
-		}
+		k.Add(c)
+	}
+	e.tally(k.totals, k.failed)
+}
+
+// tally sets the totals, and the verdict from them and the floors.
+func (e *Envelope) tally(t Totals, failed bool) {
+	e.Totals = t
+	e.Verdict = Pass
+	if failed {
+		e.Verdict = Fail
 	}
 	for _, f := range e.Floors {
 		if !f.Passed && !f.Deferred {

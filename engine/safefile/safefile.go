@@ -289,6 +289,15 @@ func IsTemp(name string) bool {
 // named pipe) is written in place: there is no file there to leave half
 // written, and no directory it could be renamed in.
 func WriteOutput(path string, data []byte, perm fs.FileMode) error {
+	return WriteOutputFunc(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteOutputFunc is WriteOutput for content produced by fill, as Write is
+// for WriteFile: a report written as it is produced, never held whole.
+func WriteOutputFunc(path string, perm fs.FileMode, fill func(io.Writer) error) error {
 	fi, err := os.Stat(path)
 	switch {
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
@@ -296,22 +305,22 @@ func WriteOutput(path string, data []byte, perm fs.FileMode) error {
 	case err == nil && fi.IsDir():
 		return &NotRegularError{Path: path, Mode: fi.Mode()}
 	case err == nil && !fi.Mode().IsRegular():
-		return writeInPlace(path, data)
+		return writeInPlace(path, fill)
 	}
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
-	return WriteFile(path, data, perm)
+	return Write(path, perm, fill)
 }
 
-// writeInPlace writes data to an existing special file such as a device or
-// a pipe.
-func writeInPlace(path string, data []byte) error {
+// writeInPlace writes what fill produces to an existing special file such
+// as a device or a pipe.
+func writeInPlace(path string, fill func(io.Writer) error) error {
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	err = fill(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

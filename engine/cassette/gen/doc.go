@@ -30,9 +30,19 @@
 // (10th and 90th percentiles 15 and 43 KB); 2,000 cassettes hold 3,121
 // runs, 9,866 turns and 21,915 calls (1,306 failed) in 57 MB.
 //
-// Write puts n cassettes in a directory with two suites over them: one
+// Write puts n cassettes in a directory with three suites over them: one
 // test reading the whole directory (the case where memory must not grow
-// with the number of cassettes) and one test per 100 cassettes. Both pass.
+// with the number of cassettes) and one test per 100 cassettes, which
+// pass, and one test per cassette gating its task's gold tools
+// (CaseSuite: the case where memory must not grow with the number of
+// cases), where a few recorded tasks fall short.
+//
+// WriteTranscripts puts n model answers in a directory, as an eval
+// harness such as promptfoo saves an OpenAI model's output (the bare
+// assistant message with its tool_calls, or the whole Chat Completions
+// response) or as v1 cassettes of the same content, with a suite scoring
+// each answer's tool calls against its task's gold tools
+// (TranscriptSuite).
 //
 // # Attribution
 //

@@ -39,7 +39,7 @@ func TestWriteIsDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{gen.SuiteFile, gen.GroupedSuiteFile} {
+	for _, name := range []string{gen.SuiteFile, gen.GroupedSuiteFile, gen.CaseSuiteFile} {
 		pa = append(pa, filepath.Join(a, name))
 		pb = append(pb, filepath.Join(b, name))
 	}

@@ -27,8 +27,8 @@ const (
 const MaxN = 1_000_000
 
 // Write generates n cassettes from seed into dir/cassettes (cassette i is
-// Cassette(seed, i)) and writes the two suites over them, SuiteFile and
-// GroupedSuiteFile. It returns the cassette paths in order. dir is
+// Cassette(seed, i)) and writes the three suites over them, SuiteFile,
+// GroupedSuiteFile and CaseSuiteFile. It returns the cassette paths in order. dir is
 // created when missing; files already there are overwritten.
 func Write(dir string, n int, seed uint64) ([]string, error) {
 	if n < 1 || n > MaxN {
@@ -50,6 +50,9 @@ func Write(dir string, n int, seed uint64) ([]string, error) {
 		return nil, fmt.Errorf("generate cassettes: %w", err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, GroupedSuiteFile), Suite(n, GroupSize), 0o644); err != nil {
+		return nil, fmt.Errorf("generate cassettes: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, CaseSuiteFile), CaseSuite(seed, n), 0o644); err != nil {
 		return nil, fmt.Errorf("generate cassettes: %w", err)
 	}
 	return paths, nil

@@ -1,0 +1,174 @@
+package annotate
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/mcptest/mcptest/engine/report"
+)
+
+// The envelope's JSON is indented by two spaces; a case, an element of the
+// top-level "cases" array, starts at an indent of four.
+const (
+	jsonIndent = "  "
+	casePrefix = "    "
+)
+
+// casesKey is the line of the envelope's "cases" key with an empty array,
+// as the encoder writes it: top-level keys, and only they, are indented by
+// exactly two spaces, and no string holds a raw line break, so it occurs
+// once.
+var casesKey = []byte("\n" + jsonIndent + `"cases": [`)
+
+// writeEnvelope writes env as the JSON reporter does, with n cases that
+// cases writes in place of env.Cases: each one "\n" + casePrefix + the case
+// encoded by a caseEncoder, the first n-1 followed by a comma. The
+// envelope is encoded without its cases and the cases are spliced in where
+// the encoder put the empty array, so the output is byte for byte what
+// encoding the whole envelope gives, and no more than one case is ever
+// held encoded in memory.
+func writeEnvelope(w io.Writer, env *report.Envelope, n int, cases func(w *bufio.Writer) error) error {
+	head := *env
+	head.Cases = []*report.CaseResult{}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", jsonIndent)
+	if err := enc.Encode(&head); err != nil {
+		return fmt.Errorf("encode run envelope: %w", err)
+	}
+	data := buf.Bytes()
+	at := bytes.Index(data, casesKey)
+	if at < 0 || !bytes.HasPrefix(data[at+len(casesKey):], []byte("]")) {
+		return errors.New("encode run envelope: no empty cases array to fill")
+	}
+	at += len(casesKey)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.Write(data[:at])
+	if n > 0 {
+		if err := cases(bw); err != nil {
+			return err
+		}
+		bw.WriteString("\n" + jsonIndent)
+	}
+	bw.Write(data[at:])
+	return bw.Flush()
+}
+
+// caseEncoder encodes one case as it appears inside the envelope: indented
+// from casePrefix, HTML characters as themselves, no final newline.
+type caseEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+func newCaseEncoder() *caseEncoder {
+	e := &caseEncoder{}
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetEscapeHTML(false)
+	e.enc.SetIndent(casePrefix, jsonIndent)
+	return e
+}
+
+// encode returns the case's JSON, valid until the next call.
+func (e *caseEncoder) encode(c *report.CaseResult) ([]byte, error) {
+	e.buf.Reset()
+	if err := e.enc.Encode(c); err != nil {
+		return nil, fmt.Errorf("encode run envelope: case %q: %w", caseName(c), err)
+	}
+	return bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")), nil
+}
+
+func caseName(c *report.CaseResult) string {
+	if c == nil {
+		return ""
+	}
+	return c.Name
+}
+
+// writeCase writes the i-th case of the array.
+func writeCase(w io.Writer, i int, data []byte) error {
+	sep := ",\n" + casePrefix
+	if i == 0 {
+		sep = "\n" + casePrefix
+	}
+	if _, err := io.WriteString(w, sep); err != nil {
+		return err
+	}
+	_, err := w.Write(data)
+	return err
+}
+
+// CaseSpool keeps the cases of a run that streams them (engine.Options.Emit)
+// encoded in a temporary file instead of in memory, so a run of any number
+// of cases holds one case at a time; WriteEnvelope then writes the
+// envelope with them, byte for byte what the JSON reporter writes for the
+// same envelope holding the same cases. Close removes the file.
+type CaseSpool struct {
+	f   *os.File
+	w   *bufio.Writer
+	enc *caseEncoder
+	n   int
+}
+
+// NewCaseSpool creates the spool's file in the system's temporary
+// directory, readable by its owner only.
+func NewCaseSpool() (*CaseSpool, error) {
+	f, err := os.CreateTemp("", "mcptest-cases-*.json")
+	if err != nil {
+		return nil, fmt.Errorf("spool the run's cases: %w", err)
+	}
+	return &CaseSpool{f: f, w: bufio.NewWriterSize(f, 64<<10), enc: newCaseEncoder()}, nil
+}
+
+// Add encodes one case at the end of the spool.
+func (s *CaseSpool) Add(c *report.CaseResult) error {
+	data, err := s.enc.encode(c)
+	if err != nil {
+		return err
+	}
+	if err := writeCase(s.w, s.n, data); err != nil {
+		return fmt.Errorf("spool the run's cases: %w", err)
+	}
+	s.n++
+	return nil
+}
+
+// Len is the number of cases added.
+func (s *CaseSpool) Len() int { return s.n }
+
+// WriteEnvelope writes env with the spooled cases in place of env.Cases,
+// which must be empty. It may be called more than once (the workspace
+// store and --output).
+func (s *CaseSpool) WriteEnvelope(w io.Writer, env *report.Envelope) error {
+	if len(env.Cases) != 0 {
+		return errors.New("encode run envelope: the envelope holds cases and the spool holds more")
+	}
+	if err := s.w.Flush(); err != nil {
+		return fmt.Errorf("spool the run's cases: %w", err)
+	}
+	size, err := s.f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return fmt.Errorf("spool the run's cases: %w", err)
+	}
+	return writeEnvelope(w, env, s.n, func(w *bufio.Writer) error {
+		if _, err := io.Copy(w, io.NewSectionReader(s.f, 0, size)); err != nil {
+			return fmt.Errorf("read the spooled cases: %w", err)
+		}
+		return nil
+	})
+}
+
+// Close removes the spool's file.
+func (s *CaseSpool) Close() error {
+	err := s.f.Close()
+	if rerr := os.Remove(s.f.Name()); err == nil {
+		err = rerr
+	}
+	return err
+}

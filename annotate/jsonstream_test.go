@@ -1,0 +1,121 @@
+package annotate
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/report"
+)
+
+// encodeWhole is the envelope encoded in one piece, as the JSON reporter
+// wrote it before it wrote case by case: the reference the streamed
+// output must equal byte for byte.
+func encodeWhole(t *testing.T, env *report.Envelope) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(env); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// streamEnvelopes are envelopes of every shape the writer meets: the
+// golden envelopes of the examples, the sample, no case, one case, cases
+// whose text holds what JSON escapes or does not (<, >, &, line
+// separators, quotes, a `"cases": []` of their own), and no field after
+// the cases.
+func streamEnvelopes(t *testing.T) map[string]*report.Envelope {
+	t.Helper()
+	envs := map[string]*report.Envelope{"sample": sample()}
+	files, _ := filepath.Glob("../cmd/mcptest/testdata/golden/examples/*.json")
+	files = append(files, "testdata/sample.json", "testdata/compare.json")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var env report.Envelope
+		if err := json.Unmarshal(data, &env); err != nil || env.SchemaVersion == 0 {
+			continue // not an envelope
+		}
+		envs[f] = &env
+	}
+	hostile := &report.CaseResult{
+		Name: "a <b> & \"c\" \u2028 \n  \"cases\": []", Kind: report.KindAgent, Verdict: report.Fail,
+		Position: diag.Pos{File: "suite.yml", Line: 3, Col: 5},
+		Targets:  map[string]float64{"tool_selection.f1": 50}, Counts: map[string]int64{"tool_selection.tp": 1},
+		Assertions: []report.AssertionResult{{Target: "final_response", Matcher: map[string]any{"regex": "<\\w+>"},
+			Actual: "</script>\u2029", Message: "x"}},
+		Floors: []report.Floor{}, Findings: []report.Finding{{Level: "error", Message: "&amp;"}},
+	}
+	envs["none"] = &report.Envelope{SchemaVersion: 1, Cases: []*report.CaseResult{}}
+	envs["hostile"] = &report.Envelope{SchemaVersion: 1, Verdict: report.Fail, Cases: []*report.CaseResult{hostile, hostile}}
+	withTail := *sample()
+	withTail.Summary = &report.Summary{Cases: 1, PassHat: []report.PassHatFigure{}}
+	withTail.Floors = []report.SuiteFloor{{Target: "summary.cases", Matcher: map[string]any{">=": 1}}}
+	envs["tail"] = &withTail
+	return envs
+}
+
+// TestJSONStreamsByteIdentical: the JSON reporter, which writes one case at
+// a time, and a CaseSpool given the same cases both write exactly what
+// encoding the whole envelope gives.
+func TestJSONStreamsByteIdentical(t *testing.T) {
+	for name, env := range streamEnvelopes(t) {
+		want := encodeWhole(t, env)
+		var got bytes.Buffer
+		if err := (JSON{}).Report(&got, env); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !bytes.Equal(got.Bytes(), want) {
+			t.Errorf("%s: JSON reporter differs from the whole encoding:\n%s\nwant:\n%s", name, got.Bytes(), want)
+		}
+		spool, err := NewCaseSpool()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range env.Cases {
+			if err := spool.Add(c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		head := *env
+		head.Cases = []*report.CaseResult{}
+		for range 2 { // the store, then --output
+			var out bytes.Buffer
+			if err := spool.WriteEnvelope(&out, &head); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if !bytes.Equal(out.Bytes(), want) {
+				t.Errorf("%s: spooled envelope differs from the whole encoding:\n%s\nwant:\n%s", name, out.Bytes(), want)
+			}
+		}
+		file := spool.f.Name()
+		if err := spool.Close(); err != nil {
+			t.Error(err)
+		}
+		if _, err := os.Stat(file); !os.IsNotExist(err) {
+			t.Errorf("%s: the spool file %s is still there after Close", name, file)
+		}
+	}
+}
+
+// TestJSONNullCases: an envelope decoded with "cases": null is written back
+// as it was.
+func TestJSONNullCases(t *testing.T) {
+	env := &report.Envelope{SchemaVersion: 1}
+	var got bytes.Buffer
+	if err := (JSON{}).Report(&got, env); err != nil {
+		t.Fatal(err)
+	}
+	if want := encodeWhole(t, env); !bytes.Equal(got.Bytes(), want) || !bytes.Contains(want, []byte(`"cases": null`)) {
+		t.Errorf("got\n%s\nwant\n%s", got.Bytes(), want)
+	}
+}

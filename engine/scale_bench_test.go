@@ -1,0 +1,225 @@
+package engine_test
+
+// The benchmarks of suites with many cases (see docs/benchmarks.md):
+//
+//   - BenchmarkCasesMemory: the peak resident set of the real `mcptest
+//     run` over 500 and 8,000 cases of one cassette each, and the check
+//     that it stays flat in the number of cases.
+//   - BenchmarkTranscripts: 2,000 model answers saved as an eval harness
+//     saves them (promptfoo's OpenAI transcripts), each scored by its own
+//     test with equal_function_sets, end to end through the binary, beside
+//     promptfoo's own time for the same work.
+//   - BenchmarkTranscriptsInProcess: the same suite in this process, load,
+//     run and JSON report, for -cpuprofile.
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mcptest/mcptest/engine/cassette/gen"
+)
+
+// caseSizes are the numbers of cases, one cassette each, the flat-memory
+// check compares.
+var caseSizes = [2]int{500, 8000}
+
+// The flat-memory target: the peak over the larger suite may exceed the
+// peak over the smaller by half, plus a constant.
+const (
+	caseRSSFactor = 1.5
+	caseRSSSlack  = 16 << 10 // KiB
+)
+
+// BenchmarkCasesMemory runs `mcptest run --config suite-cases.yml
+// --reporter json --output FILE` over 500 and 8,000 cases of one cassette
+// each (gen.CaseSuite) and reports the median peak resident set of each as
+// maxrss-KiB/N, and the limit the larger may reach, 1.5 × the smaller +
+// 16 MiB, as limit-KiB. It fails when the larger is over the limit.
+//
+//	go test -run '^$' -bench CasesMemory -benchtime 3x ./engine
+func BenchmarkCasesMemory(b *testing.B) {
+	tools := buildTools(b)
+	var dirs [2]string
+	for i, n := range caseSizes {
+		dirs[i] = corpus(b, n)
+	}
+	var peaks [2][]int64
+	for b.Loop() {
+		for i, dir := range dirs {
+			peaks[i] = append(peaks[i], tools.casesPeak(b, dir, caseSizes[i]))
+		}
+	}
+	var med [2]int64
+	for i, n := range caseSizes {
+		med[i] = median(peaks[i])
+		b.ReportMetric(float64(med[i]), fmt.Sprintf("maxrss-KiB/%d", n))
+		b.Logf("peak RSS over %d cases, KiB: %v", n, peaks[i])
+	}
+	limit := int64(caseRSSFactor*float64(med[0])) + caseRSSSlack
+	b.ReportMetric(float64(limit), "limit-KiB")
+	if med[1] > limit {
+		b.Fatalf("peak RSS grows with the number of cases: %d KiB over %d cases, %d KiB over %d, above the limit of %.1f × %d KiB + %d MiB = %d KiB",
+			med[0], caseSizes[0], med[1], caseSizes[1], caseRSSFactor, med[0], caseRSSSlack>>10, limit)
+	}
+}
+
+// casesPeak runs the one-test-per-cassette suite of a corpus through the
+// launcher and returns its peak resident set in KiB. The run must report
+// every case (a few of them fail: exit code 1 is expected).
+func (t tools) casesPeak(tb testing.TB, dir string, n int) int64 {
+	tb.Helper()
+	out := filepath.Join(tb.TempDir(), "report.json")
+	l := t.launchEnv(tb, dir, []string{"CI=true", "MCPTEST_DIR=" + tb.TempDir()},
+		t.mcptest, "run", "--config", gen.CaseSuiteFile, "--reporter", "json", "--output", out)
+	if l.code != 0 && l.code != 1 {
+		tb.Fatalf("mcptest run in %s: exit code %d\n%s", dir, l.code, l.stderr)
+	}
+	checkTotal(tb, out, n)
+	return l.kib
+}
+
+// checkTotal fails unless the envelope at path reports n cases.
+func checkTotal(tb testing.TB, path string, n int) {
+	tb.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var env struct {
+		Totals struct {
+			Total int `json:"total"`
+		} `json:"totals"`
+		Cases []json.RawMessage `json:"cases"`
+	}
+	if err := json.Unmarshal(data, &env); err != nil {
+		tb.Fatalf("read report: %v", err)
+	}
+	if env.Totals.Total != n || len(env.Cases) != n {
+		tb.Fatalf("%s: %d cases (totals say %d), want %d", path, len(env.Cases), env.Totals.Total, n)
+	}
+}
+
+// transcriptN is the number of transcripts the time benchmarks score.
+const transcriptN = 2000
+
+// promptfooSeconds is the time promptfoo 0.123.1 took on the reference
+// machine to score 2,000 such transcripts with its tool-call F1 assertion
+// (issue 17); transcriptSpeedup is how many times faster mcptest must be.
+const (
+	promptfooSeconds  = 13.1
+	transcriptSpeedup = 50
+)
+
+// transcriptDir returns a directory holding n transcripts in format,
+// generated with gen.DefaultSeed, and their suite; kept under
+// os.TempDir()/mcptest-bench like the corpus.
+func transcriptDir(tb testing.TB, n int, format string) string {
+	tb.Helper()
+	h := sha256.New()
+	h.Write(gen.Transcript(gen.DefaultSeed, 0, format))
+	h.Write(gen.Transcript(gen.DefaultSeed, n-1, format))
+	h.Write(gen.TranscriptSuite(gen.DefaultSeed, n))
+	key := hex.EncodeToString(h.Sum(nil))[:12]
+	root := filepath.Join(os.TempDir(), "mcptest-bench")
+	dir := filepath.Join(root, fmt.Sprintf("transcripts-%s-n%d-%s", format, n, key))
+	const marker = ".complete"
+	if _, err := os.Stat(filepath.Join(dir, marker)); err == nil {
+		return dir
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	tmp, err := os.MkdirTemp(root, "building-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := gen.WriteTranscripts(tmp, n, gen.DefaultSeed, format); err != nil {
+		os.RemoveAll(tmp)
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, marker), nil, 0o644); err != nil {
+		os.RemoveAll(tmp)
+		tb.Fatal(err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		os.RemoveAll(tmp)
+		if _, statErr := os.Stat(filepath.Join(dir, marker)); statErr != nil {
+			tb.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// BenchmarkTranscripts scores 2,000 transcripts end to end through the
+// binary, `mcptest run --reporter json --output FILE` in their directory
+// (on CI settings, with a fresh workspace store), once with the OpenAI
+// transcripts an eval harness saves and once with v1 cassettes of the same
+// content. It reports the median wall time (s/run), the fastest (best-s,
+// the least disturbed by other work on the machine), the median CPU time
+// (cpu-s/run) and how many times faster than promptfoo the fastest run was
+// (x-promptfoo). It fails when the fastest run is not 50 times faster
+// than promptfoo's 13.1 s.
+//
+//	go test -run '^$' -bench 'Transcripts$' -benchtime 10x ./engine
+func BenchmarkTranscripts(b *testing.B) {
+	tools := buildTools(b)
+	for _, format := range []string{gen.OpenAI, gen.V1} {
+		b.Run("format="+format, func(b *testing.B) {
+			dir := transcriptDir(b, transcriptN, format)
+			var walls, cpus []time.Duration
+			for b.Loop() {
+				out := filepath.Join(b.TempDir(), "report.json")
+				l := tools.launchEnv(b, dir, []string{"CI=true", "MCPTEST_DIR=" + b.TempDir()},
+					tools.mcptest, "run", "--reporter", "json", "--output", out)
+				if l.code != 1 {
+					b.Fatalf("mcptest run in %s: exit code %d, want 1 (some answers miss their tools)\n%s", dir, l.code, l.stderr)
+				}
+				checkTotal(b, out, transcriptN)
+				walls = append(walls, l.wall)
+				cpus = append(cpus, l.cpu)
+			}
+			best := slices.Min(walls)
+			b.ReportMetric(median(walls).Seconds(), "s/run")
+			b.ReportMetric(best.Seconds(), "best-s")
+			b.ReportMetric(median(cpus).Seconds(), "cpu-s/run")
+			b.ReportMetric(promptfooSeconds/best.Seconds(), "x-promptfoo")
+			b.Logf("wall %v, cpu %v", walls, cpus)
+			if limit := time.Duration(promptfooSeconds / transcriptSpeedup * float64(time.Second)); best > limit {
+				b.Fatalf("%d transcripts took %v at best, over %v: not %d times faster than promptfoo's %.1f s",
+					transcriptN, best.Round(time.Millisecond), limit.Round(time.Millisecond), transcriptSpeedup, promptfooSeconds)
+			}
+		})
+	}
+}
+
+// BenchmarkTranscriptsInProcess is the run of BenchmarkTranscripts in this
+// process (load the suite, replay, encode the JSON report to io.Discard),
+// for profiling:
+//
+//	go test -run '^$' -bench TranscriptsInProcess -benchtime 10x -cpuprofile cpu.out ./engine
+func BenchmarkTranscriptsInProcess(b *testing.B) {
+	for _, format := range []string{gen.OpenAI, gen.V1} {
+		b.Run("format="+format, func(b *testing.B) {
+			dir := transcriptDir(b, transcriptN, format)
+			b.Chdir(dir)
+			b.ReportAllocs()
+			for b.Loop() {
+				env, err := runSuite(gen.TranscriptSuiteFile, io.Discard)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if env.Totals.Total != transcriptN {
+					b.Fatalf("%d cases, want %d", env.Totals.Total, transcriptN)
+				}
+			}
+		})
+	}
+}
