@@ -359,34 +359,43 @@ func DriftResolved(r ActionReport) string {
 	return DriftMarker(r.Suite) + "\nThe scheduled mcptest run shows no floor flip against the baseline any more: closing.\n"
 }
 
+// blocks are the parts of the summary, comment and drift issue, in the
+// order they are shown and cut: the headline, the run's summary and
+// reliability against the baseline, then one table per block.
 func (r ActionReport) blocks(serverURL, repo string) []block {
-	var out []block
-	env := r.Env
+	out := []block{{head: r.headline(serverURL, repo)}}
+	if sm := summaryMarkdown(r.Env); sm != "" {
+		out = append(out, block{head: sm})
+	}
+	if r.Cmp != nil {
+		if rd := reliabilityDeltaMarkdown(r.Cmp.Reliability); rd != "" {
+			out = append(out, block{head: rd})
+		}
+	}
+	for _, table := range []func() (block, bool){r.flipsBlock, r.failingBlock, r.floorBreachBlock, r.otherChangesBlock, r.allCasesBlock} {
+		if bl, ok := table(); ok {
+			out = append(out, bl)
+		}
+	}
+	return out
+}
+
+// headline is the verdict, the totals and the gate, what the run is
+// compared with, and the notes and warnings of the comparison.
+func (r ActionReport) headline(serverURL, repo string) string {
 	word := "PASS"
 	if r.Gate.Failed {
 		word = "FAIL"
 	}
 	var h strings.Builder
 	fmt.Fprintf(&h, "### mcptest: %s — %s\n\n", word, Text(r.Suite, 200))
-	t := env.Totals
+	t := r.Env.Totals
 	fmt.Fprintf(&h, "**%d passed, %d failed, %d inconclusive** (%d cases). Gate `fail-on: %s`: **%s**", t.Passed, t.Failed, t.Inconclusive, t.Total, r.Gate.FailOn, strings.ToLower(word))
 	if len(r.Gate.Reasons) > 0 {
 		fmt.Fprintf(&h, " (%s)", strings.Join(r.Gate.Reasons, "; "))
 	}
 	h.WriteString(".\n\n")
-	switch {
-	case r.BaselineFile != "":
-		fmt.Fprintf(&h, "Baseline: the file %s.", Text(r.BaselineFile, 200))
-	case r.Cmp != nil && r.BaselineRunID != 0:
-		link := fmt.Sprintf("%s/%s/actions/runs/%d", strings.TrimSuffix(serverURL, "/"), repo, r.BaselineRunID)
-		fmt.Fprintf(&h, "Baseline: [run %d](%s) of the default branch.", r.BaselineRunID, link)
-	case r.IsBaseline && r.Gate.Failed:
-		h.WriteString("This run is not the baseline: the step fails, and a baseline is taken only from a successful run, so later runs stay compared with the previous one. Its envelope is still written for inspection.")
-	case r.IsBaseline:
-		h.WriteString("This run is the baseline: its envelope is what later runs are compared with.")
-	default:
-		fmt.Fprintf(&h, "**No baseline**: %s. Every case is shown as new.", Text(r.Missing, 1000))
-	}
+	h.WriteString(r.baselineLine(serverURL, repo))
 	if r.Cmp != nil {
 		fmt.Fprintf(&h, " %s.", r.Cmp.Headline())
 	}
@@ -402,56 +411,83 @@ func (r ActionReport) blocks(serverURL, repo string) []block {
 			fmt.Fprintf(&h, "> **Warning:** %s\n\n", Text(w, 1000))
 		}
 	}
-	out = append(out, block{head: h.String()})
-	if sm := summaryMarkdown(env); sm != "" {
-		out = append(out, block{head: sm})
-	}
-	if r.Cmp != nil {
-		if rd := reliabilityDeltaMarkdown(r.Cmp.Reliability); rd != "" {
-			out = append(out, block{head: rd})
-		}
-	}
+	return h.String()
+}
 
-	if r.Cmp != nil {
-		var reg, fix []string
-		marks := map[baseline.Change]string{baseline.Regression: "🔴 **regression**", baseline.Fix: "🟢 fix", baseline.Noise: "⚪ noise"}
-		addFlip := func(caseName string, f baseline.Flip) {
-			what := flipWhat(f, func(s string) string { return Text(s, 200) })
-			if f.Subject == baseline.SubjectAssertion {
-				what = strings.Replace(what, "#", "#&#8203;", 1)
-			}
-			row := fmt.Sprintf("| %s | %s | %s | %s → %s | %s |\n", marks[f.Change], caseName, what, f.From, f.To, Text(f.Message, 0))
-			if f.Change == baseline.Regression {
-				reg = append(reg, row)
-			} else {
-				fix = append(fix, row)
-			}
-		}
-		for _, d := range r.Cmp.Cases {
-			for _, f := range d.Flips {
-				addFlip(Text(d.Name, 0), f)
-			}
-		}
-		for _, f := range r.Cmp.Floors {
-			addFlip("(suite)", f)
-		}
-		if len(reg)+len(fix) > 0 {
-			out = append(out, block{head: "#### Floor flips\n\n| | case | what | verdict | message |\n| --- | --- | --- | --- | --- |\n", rows: append(reg, fix...), tail: "\n"})
+// baselineLine says what the run is compared with.
+func (r ActionReport) baselineLine(serverURL, repo string) string {
+	switch {
+	case r.BaselineFile != "":
+		return fmt.Sprintf("Baseline: the file %s.", Text(r.BaselineFile, 200))
+	case r.Cmp != nil && r.BaselineRunID != 0:
+		link := fmt.Sprintf("%s/%s/actions/runs/%d", strings.TrimSuffix(serverURL, "/"), repo, r.BaselineRunID)
+		return fmt.Sprintf("Baseline: [run %d](%s) of the default branch.", r.BaselineRunID, link)
+	case r.IsBaseline && r.Gate.Failed:
+		return "This run is not the baseline: the step fails, and a baseline is taken only from a successful run, so later runs stay compared with the previous one. Its envelope is still written for inspection."
+	case r.IsBaseline:
+		return "This run is the baseline: its envelope is what later runs are compared with."
+	}
+	return fmt.Sprintf("**No baseline**: %s. Every case is shown as new.", Text(r.Missing, 1000))
+}
+
+// flipMarks label a floor flip's row by its change.
+var flipMarks = map[baseline.Change]string{baseline.Regression: "🔴 **regression**", baseline.Fix: "🟢 fix", baseline.Noise: "⚪ noise"}
+
+// flipRow is one row of the floor flips table.
+func flipRow(caseName string, f baseline.Flip) string {
+	what := flipWhat(f, func(s string) string { return Text(s, 200) })
+	if f.Subject == baseline.SubjectAssertion {
+		what = strings.Replace(what, "#", "#&#8203;", 1)
+	}
+	return fmt.Sprintf("| %s | %s | %s | %s → %s | %s |\n", flipMarks[f.Change], caseName, what, f.From, f.To, Text(f.Message, 0))
+}
+
+// flipsBlock is the floor flips against the baseline, regressions first.
+func (r ActionReport) flipsBlock() (block, bool) {
+	if r.Cmp == nil {
+		return block{}, false
+	}
+	var reg, fix []string
+	add := func(caseName string, f baseline.Flip) {
+		if f.Change == baseline.Regression {
+			reg = append(reg, flipRow(caseName, f))
+		} else {
+			fix = append(fix, flipRow(caseName, f))
 		}
 	}
+	for _, d := range r.Cmp.Cases {
+		for _, f := range d.Flips {
+			add(Text(d.Name, 0), f)
+		}
+	}
+	for _, f := range r.Cmp.Floors {
+		add("(suite)", f)
+	}
+	if len(reg)+len(fix) == 0 {
+		return block{}, false
+	}
+	return block{head: "#### Floor flips\n\n| | case | what | verdict | message |\n| --- | --- | --- | --- | --- |\n", rows: append(reg, fix...), tail: "\n"}, true
+}
 
+// failingBlock is the failing cases with where and why.
+func (r ActionReport) failingBlock() (block, bool) {
 	var failing []string
-	for _, c := range env.Cases {
+	for _, c := range r.Env.Cases {
 		if c.Verdict != report.Fail {
 			continue
 		}
 		failing = append(failing, fmt.Sprintf("| %s | %s | %s |\n", Text(c.Name, 0), Text(c.Position.String(), 200), Text(failureText(c), 600)))
 	}
-	if len(failing) > 0 {
-		out = append(out, block{head: "#### Failing cases\n\n| case | where | why |\n| --- | --- | --- |\n", rows: failing, tail: "\n"})
+	if len(failing) == 0 {
+		return block{}, false
 	}
+	return block{head: "#### Failing cases\n\n| case | where | why |\n| --- | --- | --- |\n", rows: failing, tail: "\n"}, true
+}
+
+// floorBreachBlock is the breached floors' lines of each failing case.
+func (r ActionReport) floorBreachBlock() (block, bool) {
 	var floorRows []string
-	for _, c := range env.Cases {
+	for _, c := range r.Env.Cases {
 		var lines []string
 		for _, f := range c.Floors {
 			if !f.Passed {
@@ -462,46 +498,65 @@ func (r ActionReport) blocks(serverURL, repo string) []block {
 			floorRows = append(floorRows, "**"+Text(c.Name, 0)+"**\n\n"+Fence(clip(strings.Join(lines, "\n"), 4000))+"\n")
 		}
 	}
-	if len(floorRows) > 0 {
-		out = append(out, block{head: "<details><summary>Floor breaches</summary>\n\n", rows: floorRows, tail: "</details>\n\n"})
+	if len(floorRows) == 0 {
+		return block{}, false
 	}
+	return block{head: "<details><summary>Floor breaches</summary>\n\n", rows: floorRows, tail: "</details>\n\n"}, true
+}
 
-	if r.Cmp != nil {
-		var rows []string
-		for _, d := range r.Cmp.Cases {
-			if !d.Changed() || len(d.Flips) > 0 {
-				continue
-			}
-			status := strings.ReplaceAll(string(d.Status), "_", " ")
-			if len(d.Reasons) > 0 {
-				rs := make([]string, len(d.Reasons))
-				for i, x := range d.Reasons {
-					rs[i] = Text(x, 0)
-				}
-				status += ": " + strings.Join(rs, "; ")
-			}
-			var ts []string
-			for _, t := range d.Targets {
-				if s, ok := targetWords(t, "→"); ok && d.Status != baseline.Removed {
-					ts = append(ts, Text(t.Name, 100)+" "+s)
-				}
-			}
-			ts = append(ts, changedLabels(d, "→", func(s string) string { return Text(s, 100) })...)
-			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s |\n", Text(d.Name, 0), status, verdictWords(d, "→"), strings.Join(ts, "<br>")))
+// otherChangesBlock is the cases that changed against the baseline
+// without a floor flip: new, removed, not comparable, target moves.
+func (r ActionReport) otherChangesBlock() (block, bool) {
+	if r.Cmp == nil {
+		return block{}, false
+	}
+	var rows []string
+	for _, d := range r.Cmp.Cases {
+		if !d.Changed() || len(d.Flips) > 0 {
+			continue
 		}
-		if len(rows) > 0 {
-			out = append(out, block{head: "<details><summary>Other changes (" + strconv.Itoa(len(rows)) + ")</summary>\n\n| case | status | verdict | targets |\n| --- | --- | --- | --- |\n", rows: rows, tail: "\n</details>\n\n"})
+		rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s |\n", Text(d.Name, 0), changeStatus(d), verdictWords(d, "→"), strings.Join(changeTargets(d), "<br>")))
+	}
+	if len(rows) == 0 {
+		return block{}, false
+	}
+	return block{head: "<details><summary>Other changes (" + strconv.Itoa(len(rows)) + ")</summary>\n\n| case | status | verdict | targets |\n| --- | --- | --- | --- |\n", rows: rows, tail: "\n</details>\n\n"}, true
+}
+
+// changeStatus is a changed case's status with its reasons.
+func changeStatus(d baseline.CaseDelta) string {
+	status := strings.ReplaceAll(string(d.Status), "_", " ")
+	if len(d.Reasons) > 0 {
+		rs := make([]string, len(d.Reasons))
+		for i, x := range d.Reasons {
+			rs[i] = Text(x, 0)
+		}
+		status += ": " + strings.Join(rs, "; ")
+	}
+	return status
+}
+
+// changeTargets are a changed case's target moves and label changes.
+func changeTargets(d baseline.CaseDelta) []string {
+	var ts []string
+	for _, t := range d.Targets {
+		if s, ok := targetWords(t, "→"); ok && d.Status != baseline.Removed {
+			ts = append(ts, Text(t.Name, 100)+" "+s)
 		}
 	}
+	return append(ts, changedLabels(d, "→", func(s string) string { return Text(s, 100) })...)
+}
 
+// allCasesBlock is every case with its verdict and targets.
+func (r ActionReport) allCasesBlock() (block, bool) {
 	var all []string
-	for _, c := range env.Cases {
+	for _, c := range r.Env.Cases {
 		all = append(all, fmt.Sprintf("| %s | %s | %s |\n", Text(c.Name, 0), c.Verdict, Text(targetsLabel(c, true), 400)))
 	}
-	if len(all) > 0 {
-		out = append(out, block{head: "<details><summary>All cases (" + strconv.Itoa(len(all)) + ")</summary>\n\n| case | verdict | targets |\n| --- | --- | --- |\n", rows: all, tail: "\n</details>\n"})
+	if len(all) == 0 {
+		return block{}, false
 	}
-	return out
+	return block{head: "<details><summary>All cases (" + strconv.Itoa(len(all)) + ")</summary>\n\n| case | verdict | targets |\n| --- | --- | --- |\n", rows: all, tail: "\n</details>\n"}, true
 }
 
 func pluralize(n int, one, many string) string {

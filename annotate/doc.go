@@ -11,7 +11,12 @@
 // view) render the same envelope for other readers; the problems of a case
 // (caseProblems) and the run's provenance are computed once for all three.
 // SnapshotPage and SnapshotFragment are the viewer that renders an envelope
-// carried in its own address (mcptest view).
+// carried in its own address (mcptest view). RunList and CaseHistory are
+// the pages mcptest view serves over the runs stored in the workspace: the
+// runs with a comparison picker, and one case across them. The html
+// report's pieces are html.go (the page), htmlfigures.go (figures against
+// their thresholds, grouped by gate) and htmlevidence.go (the run
+// timelines, within the page's budget).
 //
 // For the GitHub Action, action.go turns a run and its comparison with the
 // baseline (an ActionReport) into workflow-command annotations (written

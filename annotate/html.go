@@ -17,24 +17,38 @@ import (
 
 // HTML writes the auditor view of a run: one self-contained page (inline
 // CSS and script, a Content-Security-Policy of default-src 'none', no URL
-// of any other host) that leads with three blocks: "Audit this run" (the
-// run's provenance), "Review first" (the failing and inconclusive cases
-// and why; absent when every case passed) and the full case table with
-// every case's figures, expandable to its assertions, floors, findings and
-// runs. A footer says what the file is. With a Comparison (mcptest report
-// RUN.json --compare BASELINE.json --format html) the table gains a column
-// against the baseline and a section lists the floor flips and deltas.
-// Every recorded string goes through html/template's escaping, so nothing
-// from a suite, a cassette or a baseline can run script.
+// of any other host) for a reviewer deciding whether to trust a run. Its
+// first screen is a summary strip (the verdict, the counts, the run's
+// reliability, the worst figure against its threshold and, with a
+// Comparison, the floor flips against the baseline) and "Review first"
+// (each failing or inconclusive case, floor and restricted call, with its
+// file:line:col). Then every case, its figures grouped by gate against
+// their thresholds, expandable to the full width: assertions, floors,
+// findings, and each recorded run as a timeline of turns and calls with
+// arguments, result excerpts and the marks of the gates that counted a
+// call. Tool coverage, the comparison in full and the audit block (run
+// id, versions, digests, environment; folded) close the page. The page
+// reads without JavaScript; its one script adds the filters and keyboard
+// navigation. Every recorded string goes through html/template's
+// escaping, so nothing from a suite, a cassette or a baseline can run
+// script.
 type HTML struct {
 	Comparison *baseline.Comparison
 	// Snapshot, when set, is a same-origin link to the run's snapshot
 	// viewer ("/snapshot#z=..."), shown in the footer (mcptest view).
 	Snapshot string
+	// Viewer, when set, is the address prefix of `mcptest view`'s pages
+	// ("/"), so the report links a case's history and the runs whose
+	// evidence the page leaves out; a report written to a file says which
+	// command shows them instead.
+	Viewer string
 }
 
 //go:embed html/report.tmpl
 var htmlTemplate string
+
+//go:embed html/evidence.tmpl
+var evidenceTemplate string
 
 //go:embed html/report.css
 var htmlCSS string
@@ -42,9 +56,10 @@ var htmlCSS string
 //go:embed html/report.js
 var htmlJS string
 
-var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
+var htmlPage = template.Must(template.Must(template.New("report").Funcs(template.FuncMap{
 	"lower": strings.ToLower,
-}).Parse(htmlTemplate))
+	"ticks": ticks,
+}).Parse(htmlTemplate)).Parse(evidenceTemplate))
 
 // htmlCSP is the page's Content-Security-Policy: nothing may load from
 // anywhere; only the page's own style and its one script (by hash) apply.
@@ -58,11 +73,14 @@ type htmlData struct {
 	Title, Verdict, CSP string
 	CSS                 template.CSS
 	JS                  template.JS
+	Suite               string
 	Totals              report.Totals
 	Shard               string
-	Provenance          [][2]string
+	Strip               htmlStrip
+	Audit               [][2]string
 	Servers             [][3]string
 	Review              []htmlCase
+	SuiteFloorsFailed   []htmlSuiteFloor
 	Cases               []htmlCase
 	Coverage            *htmlCoverage
 	Reliability         *htmlReliability
@@ -70,6 +88,16 @@ type htmlData struct {
 	Comparison          *htmlComparison
 	Footer              htmlFooter
 	Snapshot            string
+	Viewer              string
+}
+
+// htmlStrip is the summary strip: what a reviewer decides from.
+type htmlStrip struct {
+	PassRate, PassHat string
+	Worst             *worstFloor
+	Headline          string
+	Flips             []htmlFlip
+	MoreFlips         int
 }
 
 // htmlCoverage is the run's tool coverage; nil when the run knows no tool.
@@ -77,13 +105,17 @@ type htmlCoverage struct {
 	Covered, Known int
 	Percent        int64
 	Uncovered      []string
-	Rows           []htmlCoverageRow
+	// Injected are the distractors: tools that were offered to test the
+	// agent, whose being left alone is the point.
+	Injected []string
+	Rows     []htmlCoverageRow
 }
 
 type htmlCoverageRow struct {
 	ID                                  string
 	Calls                               int64
 	Cases, Passed, Failed, Inconclusive int
+	Injected                            bool
 }
 
 // coverageOf renders the envelope's tool coverage, tools as server.tool.
@@ -98,12 +130,24 @@ func coverageOf(env *report.Envelope) *htmlCoverage {
 		}
 		return Clean(server + "." + tool)
 	}
+	injected := map[string]bool{}
+	for _, c := range env.Cases {
+		if d := c.Distractors; d != nil {
+			for _, n := range d.Injected {
+				injected[n] = true
+			}
+		}
+	}
 	hc := &htmlCoverage{Covered: tc.Covered, Known: tc.Known, Percent: *tc.Percent}
 	for _, u := range tc.Uncovered {
+		if injected[u.Tool] {
+			hc.Injected = append(hc.Injected, id(u.Server, u.Tool))
+			continue
+		}
 		hc.Uncovered = append(hc.Uncovered, id(u.Server, u.Tool))
 	}
 	for _, r := range tc.Tools {
-		hc.Rows = append(hc.Rows, htmlCoverageRow{id(r.Server, r.Tool), r.Calls, r.Cases, r.Passed, r.Failed, r.Inconclusive})
+		hc.Rows = append(hc.Rows, htmlCoverageRow{id(r.Server, r.Tool), r.Calls, r.Cases, r.Passed, r.Failed, r.Inconclusive, injected[r.Tool]})
 	}
 	return hc
 }
@@ -119,6 +163,17 @@ type htmlReliability struct {
 type htmlSuiteFloor struct {
 	Passed, Deferred bool
 	Position, Words  string
+}
+
+// failedSuiteFloors are the suite floors that failed, for Review first.
+func failedSuiteFloors(env *report.Envelope) []htmlSuiteFloor {
+	var out []htmlSuiteFloor
+	for _, f := range env.Floors {
+		if !f.Passed && !f.Deferred {
+			out = append(out, htmlSuiteFloor{Position: Clean(f.Position.String()), Words: Clean(floorWords(f))})
+		}
+	}
+	return out
 }
 
 func reliabilityOf(env *report.Envelope) *htmlReliability {
@@ -146,7 +201,8 @@ type htmlCase struct {
 	Position           string
 	Runs               int
 	RunsDeclared       int
-	Figures            [][2]string
+	Gates              []htmlGate
+	Held               []htmlFigure
 	Counts             [][2]string
 	Problems           []htmlProblem
 	Assertions         []htmlAssertion
@@ -161,6 +217,17 @@ type htmlCase struct {
 	MoreRuns           int
 	Worlds             []htmlWorld
 	MoreWorlds         int
+	Evidence           []htmlRunEvidence
+	// EvidenceLeft counts the recorded runs whose timeline the page
+	// leaves out (the envelope keeps up to 10; mcptest view shows
+	// them); EvidenceSkipped is set when the page's budget left this
+	// case's timelines out altogether.
+	EvidenceLeft    int
+	EvidenceSkipped bool
+	Search          string
+	// URLName is the case's name as recorded, for the viewer's address of
+	// its history (html/template escapes it for the URL).
+	URLName string
 }
 
 type htmlProblem struct {
@@ -209,16 +276,20 @@ func (h HTML) Report(w io.Writer, env *report.Envelope) error {
 		CSP:         htmlCSP,
 		CSS:         template.CSS(htmlCSS),
 		JS:          template.JS(htmlJS),
+		Suite:       Clean(env.Suite.Path),
 		Totals:      env.Totals,
 		Shard:       env.Run.Shard,
-		Provenance:  cleanPairs(provenance(env)),
+		Strip:       stripOf(env),
+		Audit:       auditRows(env),
 		Coverage:    coverageOf(env),
 		Reliability: reliabilityOf(env),
 		Snapshot:    h.Snapshot,
+		Viewer:      h.Viewer,
 		Footer: htmlFooter{
 			Tool: Clean(env.Tool.Name + " " + env.Tool.Version), RunID: Clean(orNotRecorded(env.Run.ID)),
 			Schema: fmt.Sprint(env.SchemaVersion), Suite: Clean(env.Suite.Path),
 		},
+		SuiteFloorsFailed: failedSuiteFloors(env),
 	}
 	for _, s := range env.Servers {
 		t, a := serverWords(s)
@@ -231,24 +302,17 @@ func (h HTML) Report(w io.Writer, env *report.Envelope) error {
 			deltas[cd.Name] = cd
 		}
 		d.Comparison = htmlCompare(c)
+		d.Strip.Headline = d.Comparison.Headline
+		d.Strip.Flips = d.Comparison.Flips
+		if len(d.Strip.Flips) > maxStripFlips {
+			d.Strip.Flips, d.Strip.MoreFlips = d.Strip.Flips[:maxStripFlips], len(d.Strip.Flips)-maxStripFlips
+		}
 	}
+	shown := evidenceBudget(env.Cases)
 	for i, c := range env.Cases {
-		hc := htmlCaseOf(i, c)
-		if d.Compared {
-			if cd, ok := deltas[c.Name]; ok {
-				hc.Baseline, hc.BaselineClass = caseLabel(cd), strings.ToLower(strings.ReplaceAll(caseLabel(cd), " ", "-"))
-				if !cd.Changed() {
-					hc.Baseline, hc.BaselineClass = "unchanged", "unchanged"
-				}
-				var ts []string
-				for _, t := range cd.Targets {
-					if s, ok := targetWords(t, "→"); ok {
-						ts = append(ts, t.Name+" "+s)
-					}
-				}
-				ts = append(ts, changedLabels(cd, "→", func(s string) string { return s })...)
-				hc.Delta = Clean(strings.Join(ts, "; "))
-			}
+		hc := htmlCaseOf(i, c, shown[i])
+		if cd, ok := deltas[c.Name]; ok && d.Compared {
+			hc.Baseline, hc.BaselineClass, hc.Delta = baselineWords(cd)
 		}
 		d.Cases = append(d.Cases, hc)
 		if c.Verdict != report.Pass {
@@ -263,10 +327,62 @@ func (h HTML) Report(w io.Writer, env *report.Envelope) error {
 	return err
 }
 
-func htmlCaseOf(i int, c *report.CaseResult) htmlCase {
+// maxStripFlips is how many floor flips the summary strip lists; the
+// comparison section lists them all.
+const maxStripFlips = 5
+
+// stripOf is the summary strip's figures: the run's reliability where
+// recorded and the worst figure against its threshold.
+func stripOf(env *report.Envelope) htmlStrip {
+	st := htmlStrip{Worst: worstFloorOf(env)}
+	if s := env.Summary; s != nil {
+		st.PassRate = fmt.Sprintf("%.1f%% of %d runs over %d %s", s.PassRate.Value, s.Runs, s.Cases, pluralWord(int(s.Cases), "case", "cases"))
+		var hats []string
+		for _, p := range s.PassHat {
+			if p.K == 1 || p.K == s.PassHat[len(s.PassHat)-1].K || len(s.PassHat) <= 3 {
+				hats = append(hats, fmt.Sprintf("pass^%d %.1f%%", p.K, p.Value))
+			}
+		}
+		st.PassHat = strings.Join(hats, ", ")
+	}
+	return st
+}
+
+// auditRows is the run's provenance with the rows that hold no value
+// left out: the audit block lists what is known.
+func auditRows(env *report.Envelope) [][2]string {
+	var out [][2]string
+	for _, p := range provenance(env) {
+		v := p[1]
+		if v == "" || strings.HasPrefix(v, "not recorded") || strings.HasPrefix(v, "none recorded") {
+			continue
+		}
+		out = append(out, [2]string{Clean(p[0]), Clean(v)})
+	}
+	return out
+}
+
+// baselineWords is a case's standing against the baseline: the label,
+// its CSS class and the deltas of its targets.
+func baselineWords(cd baseline.CaseDelta) (label, class, delta string) {
+	if !cd.Changed() {
+		return "unchanged", "unchanged", ""
+	}
+	label = caseLabel(cd)
+	var ts []string
+	for _, t := range cd.Targets {
+		if s, ok := targetWords(t, "→"); ok {
+			ts = append(ts, t.Name+" "+s)
+		}
+	}
+	ts = append(ts, changedLabels(cd, "→", func(s string) string { return s })...)
+	return label, strings.ToLower(strings.ReplaceAll(label, " ", "-")), Clean(strings.Join(ts, "; "))
+}
+
+func htmlCaseOf(i int, c *report.CaseResult, withEvidence bool) htmlCase {
 	hc := htmlCase{
 		Index: i + 1, Name: Clean(c.Name), Kind: Clean(string(c.Kind)), Verdict: string(c.Verdict),
-		Position: Clean(c.Position.String()), Runs: c.Runs, RunsDeclared: c.RunsDeclared,
+		Position: Clean(c.Position.String()), Runs: c.Runs, RunsDeclared: c.RunsDeclared, URLName: c.Name,
 	}
 	for _, f := range c.Floors {
 		f.Name, f.Message, f.Lines = Clean(f.Name), Clean(f.Message), cleanAll(f.Lines)
@@ -276,53 +392,24 @@ func htmlCaseOf(i int, c *report.CaseResult) htmlCase {
 		f.Level, f.Gate, f.Message = Clean(f.Level), Clean(f.Gate), Clean(f.Message)
 		hc.Findings = append(hc.Findings, f)
 	}
-	for _, f := range figurePairs(c) {
-		hc.Figures = append(hc.Figures, [2]string{Clean(f[0]), Clean(f[1])})
+	hc.Gates = figuresOf(c)
+	hc.Held = heldFigures(hc.Gates)
+	search := []string{strings.ToLower(hc.Name), hc.Kind}
+	for _, g := range hc.Gates {
+		search = append(search, g.Name)
 	}
-	keys := make([]string, 0, len(c.Counts))
-	for k := range c.Counts {
-		keys = append(keys, k)
+	for _, f := range hc.Held {
+		search = append(search, f.Name)
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		hc.Counts = append(hc.Counts, [2]string{Clean(k), fmt.Sprint(c.Counts[k])})
-	}
+	hc.Search = strings.Join(search, " ")
+	hc.Counts = countPairs(c.Counts)
 	for _, p := range caseProblems(c) {
 		hc.Problems = append(hc.Problems, htmlProblem{Kind: p.Kind, Position: Clean(p.Pos.String()), Message: Clean(p.Message), Actual: Clean(p.Actual), Lines: cleanAll(p.Lines)})
 	}
 	for _, a := range c.Assertions {
-		ha := htmlAssertion{Passed: a.Passed, Position: Clean(a.Position.String()), Message: Clean(a.Message), Matcher: Clean(literal(a.Matcher)), Default: a.Default, FailedRuns: a.FailedRuns}
-		ha.Label = Clean(fmt.Sprintf("#%d %s", a.Index, a.Target))
-		if a.Block != "" {
-			ha.Label += " (" + Clean(a.Block) + ")"
-		}
-		if a.Actual != nil {
-			ha.Actual = Clean(clip(literal(a.Actual), 400))
-		}
-		if a.Run > 0 {
-			ha.Runs = fmt.Sprintf("first failing run %d, %d run(s) failed", a.Run, a.FailedRuns)
-		}
-		hc.Assertions = append(hc.Assertions, ha)
+		hc.Assertions = append(hc.Assertions, assertionOf(a))
 	}
-	if ts := c.ToolSelection; ts != nil {
-		for _, r := range ts.Runs {
-			hc.RunRows = append(hc.RunRows, htmlRun{Name: Clean(r.Name), Words: Clean(runRowWords(ts, r)), Passed: r.PassK})
-		}
-	}
-	if r := c.Reliability; r != nil {
-		hc.Reliability = Clean(reliabilityWords(r))
-		if c.ToolSelection == nil {
-			rows, more := shownRuns(c)
-			for _, row := range rows {
-				words := "passed every per-run check"
-				if !row.Passed {
-					words = runWords(row)
-				}
-				hc.RunRows = append(hc.RunRows, htmlRun{Name: Clean(report.RunName(c.Name, row.Run)), Words: Clean(words), Passed: row.Passed})
-			}
-			hc.MoreRuns = more
-		}
-	}
+	hc.RunRows, hc.MoreRuns, hc.Reliability = runRowsOf(c)
 	hc.Worlds, hc.MoreWorlds = worldsOf(c)
 	if cs := c.Cassettes; cs != nil {
 		hc.Cassettes = Clean(fmt.Sprintf("%d file(s), sha256 %s", cs.Files, cs.SHA256))
@@ -330,7 +417,75 @@ func htmlCaseOf(i int, c *report.CaseResult) htmlCase {
 	if dd := c.Distractors; dd != nil {
 		hc.DistractorInjected = Clean(fmt.Sprintf("%s, %d injected: %s", dd.Source, dd.Count, strings.Join(dd.Injected, ", ")))
 	}
+	if withEvidence {
+		hc.Evidence = evidenceOf(c)
+	} else if len(c.Evidence) > 0 {
+		hc.EvidenceSkipped = true
+	}
+	hc.EvidenceLeft = c.Runs - len(hc.Evidence)
+	if len(c.Evidence) == 0 {
+		hc.EvidenceLeft = 0
+	}
 	return hc
+}
+
+func countPairs(counts map[string]int64) [][2]string {
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([][2]string, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, [2]string{Clean(k), fmt.Sprint(counts[k])})
+	}
+	return out
+}
+
+func assertionOf(a report.AssertionResult) htmlAssertion {
+	ha := htmlAssertion{Passed: a.Passed, Position: Clean(a.Position.String()), Message: Clean(a.Message), Matcher: Clean(literal(a.Matcher)), Default: a.Default, FailedRuns: a.FailedRuns}
+	ha.Label = Clean(fmt.Sprintf("#%d %s", a.Index, a.Target))
+	if a.Block != "" {
+		ha.Label += " (" + Clean(a.Block) + ")"
+	}
+	if a.Actual != nil {
+		ha.Actual = Clean(clip(literal(a.Actual), 400))
+	}
+	if a.Run > 0 {
+		ha.Runs = fmt.Sprintf("first failing run %d, %d run(s) failed", a.Run, a.FailedRuns)
+	}
+	return ha
+}
+
+// runRowsOf is a case's per-run verdict rows: tool_selection's rows when
+// the case has them, else its reliability rows.
+func runRowsOf(c *report.CaseResult) (rows []htmlRun, more int, words string) {
+	if ts := c.ToolSelection; ts != nil {
+		for _, r := range ts.Runs {
+			rows = append(rows, htmlRun{Name: Clean(r.Name), Words: Clean(runRowWords(ts, r)), Passed: r.PassK})
+		}
+	}
+	r := c.Reliability
+	if r == nil {
+		return rows, 0, ""
+	}
+	words = Clean(reliabilityWords(r))
+	if c.ToolSelection != nil {
+		return rows, 0, words
+	}
+	if r.PassedRuns == r.Runs {
+		// Every run passed: the reliability line says so.
+		return nil, 0, words
+	}
+	shown, more := shownRuns(c)
+	for _, row := range shown {
+		w := "passed every per-run check"
+		if !row.Passed {
+			w = runWords(row)
+		}
+		rows = append(rows, htmlRun{Name: Clean(report.RunName(c.Name, row.Run)), Words: Clean(w), Passed: row.Passed})
+	}
+	return rows, more, words
 }
 
 func htmlCompare(c *baseline.Comparison) *htmlComparison {

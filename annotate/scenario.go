@@ -26,6 +26,21 @@ func changeWords(c report.StateChange) string {
 	return fmt.Sprintf("%s: %s → %s", c.Path, side(c.Before, c.Op != "add"), side(c.After, c.Op != "remove"))
 }
 
+// htmlChange is one row of a scenario run's diff table.
+type htmlChange struct {
+	Path, Op, Before, After string
+}
+
+func changeRow(c report.StateChange) htmlChange {
+	side := func(v any, present bool) string {
+		if !present {
+			return ""
+		}
+		return Clean(clip(literal(v), 200))
+	}
+	return htmlChange{Path: Clean(c.Path), Op: Clean(c.Op), Before: side(c.Before, c.Op != "add"), After: side(c.After, c.Op != "remove")}
+}
+
 // diffWords lists a run's changes on one line, at most maxWorldChanges.
 func diffWords(r report.ScenarioRun) string {
 	if len(r.Diff) == 0 {
@@ -82,7 +97,7 @@ func (p Pretty) world(b *strings.Builder, c *report.CaseResult) {
 type htmlWorld struct {
 	Run                 int
 	Matched             bool
-	Changes             []string
+	Changes             []htmlChange
 	Refused             []string
 	FinalState          string
 	MoreChanges, Hidden int
@@ -105,7 +120,7 @@ func worldsOf(c *report.CaseResult) (out []htmlWorld, more int) {
 				w.MoreChanges = len(r.Diff) - j
 				break
 			}
-			w.Changes = append(w.Changes, Clean(changeWords(ch)))
+			w.Changes = append(w.Changes, changeRow(ch))
 		}
 		for _, e := range r.InvalidActions {
 			w.Refused = append(w.Refused, Clean(fmt.Sprintf("turn %d, call %d `%s`: invalid action: %s", e.Turn, e.Call, e.Tool, e.Reason)))

@@ -28,6 +28,7 @@ func runAgent(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*r
 		te = gate.NewTokenEfficiency(c.TokenEfficiency.Classes)
 	}
 	multi := newMultiRun(c)
+	marker := newEvidenceMarker(c, multi.injectedNames())
 	var perRun []*runCheck
 	var perCase []*Assertion
 	pendingTargets := map[string][]string{}
@@ -88,6 +89,7 @@ func runAgent(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*r
 			}
 			failedChecks = checks.check(&fig, failedChecks)
 			verdicts.add(runN, failedChecks)
+			addEvidence(res, runEvidence(runN, cas.Model, r, marker, fig.missed()), len(failedChecks) > 0)
 		},
 	})
 	res.Runs = runN

@@ -20,8 +20,9 @@ import (
 // cacheFormat numbers the shape of a cache entry and of the key it is
 // stored under; it changes whenever either does (2: cases record their
 // tools; 3: an entry repeats its key and is checked against its case
-// before it is served; 4: runs have verdicts and cases reliability).
-const cacheFormat = 4
+// before it is served; 4: runs have verdicts and cases reliability; 5:
+// cases keep the evidence of their runs).
+const cacheFormat = 5
 
 // CacheEntryLimit is the largest cache entry DirCache reads back, in bytes;
 // a larger file is refused from its size, before it is read.

@@ -159,6 +159,15 @@ func (m *multiRun) add(cas *cassette.Cassette, r *cassette.Run, fig *runFigures)
 	}
 }
 
+// injectedNames names the tools distractors: injected.
+func (m *multiRun) injectedNames() []string {
+	names := make([]string, len(m.injected))
+	for i, t := range m.injected {
+		names[i] = t.Name
+	}
+	return names
+}
+
 // checkPrompt notes the tool names a name-free prompt gives away: a member
 // of a declared class written in the prompt (a qualified id, or a tool name
 // with an `_`, a `-` or a capital letter, which no plain sentence holds).

@@ -498,9 +498,11 @@ func runScenario(s *Suite, p casePlan, res *report.CaseResult, progress func()) 
 	var failedChecks []string
 	detail := &report.ScenarioDetail{Runs: []report.ScenarioRun{}}
 	runN := 0
-	errs := eachCassette(s, p, res, progress, cassetteUse{run: func(_ *cassette.Cassette, r *cassette.Run) {
+	errs := eachCassette(s, p, res, progress, cassetteUse{run: func(cas *cassette.Cassette, r *cassette.Run) {
 		runN++
 		rp := replayRun(sc, r)
+		ev := runEvidence(runN, cas.Model, r, evidenceMarker{}, nil)
+		markScenarioCalls(&ev, rp.invalidAt, rp.forbiddenAt)
 		doc := rp.doc(sc)
 		failedChecks = rp.oracleFailures(failedChecks[:0])
 		for _, rc := range checks {
@@ -509,6 +511,7 @@ func runScenario(s *Suite, p casePlan, res *report.CaseResult, progress func()) 
 			}
 		}
 		verdicts.add(runN, failedChecks)
+		addEvidence(res, ev, len(failedChecks) > 0)
 		addScenarioRun(detail, runN, rp)
 		// Only the numbers and findings are kept; the world of a run is
 		// dropped unless it is the only one.

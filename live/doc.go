@@ -12,5 +12,10 @@
 //
 // What flows through it: a Target in, a Catalog out; a Catalog in, an MCP
 // server out. A 401 or 403 from an HTTP target comes back as an *AuthError
-// whose message says what to set and how to diagnose it.
+// whose message says what to set and how to diagnose it. Document is a
+// catalog as `mcptest tools --format json` prints it and the front door's
+// list verbs answer it (with the description-poisoning warnings of
+// gate/security); SurfaceTokens is what listing its tools costs. A
+// Recording collects the calls ProxyServer forwards and renders them as a
+// v1 cassette (engine/cassette.File) for `mcptest record`.
 package live

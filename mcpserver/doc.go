@@ -7,8 +7,8 @@
 // get_coverage, get_doctor_report) read the workspace's .mcptest/ store and
 // its cassettes; validate_suite and the introspection verbs (list_tools,
 // list_resources, list_prompts, get_capabilities) answer with exactly the
-// documents the CLI prints, through functions the command line hands in
-// (Options.Validate, Options.Catalog), so the two cannot drift; the
+// documents the CLI prints, from the renderers the CLI prints with
+// (engine.ValidationDocument, live.Document), so the two cannot drift; the
 // scaffolders (scaffold_suite, scaffold_conformance, scaffold_redteam,
 // scaffold_eval) introspect the target once, never call a tool, and render
 // with the functions `mcptest generate` renders with; the writers
@@ -20,6 +20,16 @@
 // bearer token from the front door's environment sent to it, only when
 // writes are enabled or when that exact url is declared there with that
 // bearer_token_env (gate.go).
+//
+// Discover (discover.go) finds the MCP servers a workspace's and a user's
+// client configs declare, and Diagnose (walk.go) starts each one it can
+// and reads its catalog, hiding every value a ${VAR} reference expanded
+// to: `mcptest doctor` with no target, and get_doctor_report.
+//
+// The workspace store (.mcptest/, or where MCPTEST_DIR says) is this
+// package's: Store (workspace.go) is how `mcptest run` keeps each run's
+// envelope there and bounds the store, and the artifact readers read the
+// same layout.
 //
 // Every file the front door reads or writes in the workspace goes through
 // an os.Root (paths.go): a name outside it (an absolute path elsewhere, a

@@ -91,7 +91,7 @@ func TestURLGateInMemory(t *testing.T) {
 	root := gateWorkspace(t, "  declared:\n    url: "+declURL+"\n    bearer_token_env: DECLARED_TOKEN\n  plain:\n    url: "+plainURL+"\n")
 	env := map[string]string{"SECRET_TOKEN": "s3cr3t", "DECLARED_TOKEN": "decl"}
 	getenv := func(k string) string { return env[k] }
-	cs := inMemory(t, Options{Root: root, Version: "test", Getenv: getenv, Catalog: realCatalog(getenv), NewRunID: func() string { return "01RUN" }})
+	cs := inMemory(t, Options{Root: root, Version: "test", Getenv: getenv, catalog: realCatalog(getenv), newRunID: func() string { return "01RUN" }})
 
 	host := strings.TrimPrefix(declSrv.URL, "http://")
 	refused := []map[string]any{

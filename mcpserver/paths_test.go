@@ -102,7 +102,7 @@ func parseValidate(calls *int) func(string, []byte) (any, error) {
 func TestValidateSuiteRefusesOutsidePaths(t *testing.T) {
 	ws, out := escapeWorkspace(t)
 	calls := 0
-	cs := inMemory(t, Options{Root: ws, Version: "test", Validate: parseValidate(&calls)})
+	cs := inMemory(t, Options{Root: ws, Version: "test", validate: parseValidate(&calls)})
 	suite := func(key, p string) string {
 		if key == "catalog" {
 			return "servers:\n  s: {command: [x]}\ntool_quality:\n  - name: q\n    catalog: " + strconv.Quote(p) + "\n"
@@ -180,7 +180,7 @@ func TestReadersStayInsideAndBounded(t *testing.T) {
 func TestWritersStayInside(t *testing.T) {
 	ws, out := escapeWorkspace(t)
 	calls := 0
-	cs := inMemory(t, Options{Root: ws, Version: "test", EnableWrites: true, Validate: parseValidate(&calls), NewRunID: func() string { return "01INLINE" }})
+	cs := inMemory(t, Options{Root: ws, Version: "test", EnableWrites: true, validate: parseValidate(&calls), newRunID: func() string { return "01INLINE" }})
 	for _, output := range []string{"link/new/c.json", "rel/c.json", "abs.json", "../outside/c.json"} {
 		if text, isErr := callWithin(t, cs, "record_cassette", map[string]any{"command": []string{"x"}, "output": output}); !isErr || !strings.Contains(text, "outside the workspace") {
 			t.Errorf("record_cassette to %s: %s", output, text)

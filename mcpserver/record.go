@@ -111,7 +111,7 @@ func (s *server) recordCassette(ctx context.Context, in recordIn) (any, error) {
 			<-rec.done
 			return nil, fmt.Errorf("mcptest record did not start: %s", strings.TrimSpace(rec.text()))
 		}
-		id := s.opt.NewRunID()
+		id := s.opt.newRunID()
 		s.recMu.Lock()
 		s.recordings[id] = rec
 		s.recMu.Unlock()

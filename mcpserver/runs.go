@@ -52,7 +52,7 @@ func (s *server) runToolTest(ctx context.Context, in runToolTestIn) (any, error)
 	if len(in.Suite) > maxSuite {
 		return nil, fmt.Errorf("suite is %d bytes; the limit is %d", len(in.Suite), maxSuite)
 	}
-	id := s.opt.NewRunID()
+	id := s.opt.newRunID()
 	rel := ".mcptest/inline/" + id + ".yml"
 	// Its paths resolve against the workspace root: none may lead out.
 	if err := s.checkSuiteFiles(s.display(rel), []byte(in.Suite)); err != nil {
@@ -62,7 +62,7 @@ func (s *server) runToolTest(ctx context.Context, in runToolTestIn) (any, error)
 		return nil, err
 	}
 	// Validated where it lies, so its cassette paths resolve as the run's.
-	if doc, err := s.opt.Validate(s.display(rel), []byte(in.Suite)); err != nil {
+	if doc, err := s.opt.validate(s.display(rel), []byte(in.Suite)); err != nil {
 		return nil, err
 	} else if !validDoc(doc) {
 		s.removeFile(rel)
@@ -212,7 +212,7 @@ func (s *server) triggerRun(ctx context.Context, in triggerRunIn) (any, error) {
 	if _, err := s.inside(root, config); err != nil {
 		return nil, err
 	}
-	id := s.opt.NewRunID()
+	id := s.opt.newRunID()
 	env, err := s.runSuite(ctx, id, config, in.Filter)
 	if err != nil {
 		return nil, err

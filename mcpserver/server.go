@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -10,10 +11,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/stamp"
 	"github.com/mcptest/mcptest/live"
 )
 
@@ -31,14 +35,60 @@ type Options struct {
 	Exe string
 	// Getenv reads a bearer token's env var.
 	Getenv func(string) string
-	// Validate returns the validation document of `mcptest validate
-	// --format json` for the suite text data named name.
-	Validate func(name string, data []byte) (any, error)
-	// Catalog returns the document of `mcptest tools|resources|prompts|
-	// capabilities --format json` (what) for a live target.
-	Catalog func(ctx context.Context, what string, t live.Target) (any, error)
-	// NewRunID returns a fresh run id (a ULID).
-	NewRunID func() string
+
+	// The documents the CLI prints too, each from the one renderer both
+	// use; tests of this package replace them. validate answers
+	// validate_suite (engine.ValidationDocument), catalog the list verbs
+	// (live.Document of live.Load), newRunID names a run (a ULID).
+	validate func(name string, data []byte) (any, error)
+	catalog  func(ctx context.Context, what string, t live.Target) (any, error)
+	newRunID func() string
+}
+
+// withDefaults fills the renderers tests did not replace.
+func (opt Options) withDefaults() Options {
+	if opt.Getenv == nil {
+		opt.Getenv = os.Getenv
+	}
+	if opt.validate == nil {
+		opt.validate = validationDocument
+	}
+	if opt.catalog == nil {
+		getenv := opt.Getenv
+		opt.catalog = func(ctx context.Context, what string, t live.Target) (any, error) {
+			return catalogDocument(ctx, what, t, getenv)
+		}
+	}
+	if opt.newRunID == nil {
+		opt.newRunID = func() string { return stamp.NewRunID(time.Now()) }
+	}
+	return opt
+}
+
+// validationDocument is `mcptest validate --format json`'s document for
+// the suite text data named name.
+func validationDocument(name string, data []byte) (any, error) {
+	l, err := engine.ValidateData(name, data)
+	if err != nil {
+		return nil, err
+	}
+	return engine.ValidationDocument(l), nil
+}
+
+// catalogDocument is `mcptest tools|resources|prompts|capabilities
+// --format json`'s document (what) for a live target, as the bytes the CLI
+// prints.
+func catalogDocument(ctx context.Context, what string, t live.Target, getenv func(string) string) (any, error) {
+	cat, err := live.Load(ctx, t, getenv)
+	if err != nil {
+		var ae *live.AuthError
+		if errors.As(err, &ae) {
+			return nil, ae
+		}
+		return nil, err
+	}
+	b, err := json.Marshal(live.Document(what, cat))
+	return json.RawMessage(b), err
 }
 
 // The verbs that run the server under test or spawn mcptest.
@@ -58,9 +108,7 @@ func New(opt Options) *mcp.Server {
 }
 
 func newServer(opt Options) (*mcp.Server, *server) {
-	if opt.Getenv == nil {
-		opt.Getenv = os.Getenv
-	}
+	opt = opt.withDefaults()
 	if opt.Root == "" {
 		opt.Root = "."
 	}
@@ -213,7 +261,7 @@ func (s *server) validateSuite(ctx context.Context, in validateIn) (any, error) 
 	if err := s.checkSuiteFiles(s.display("suite.yml"), []byte(in.Suite)); err != nil {
 		return nil, err
 	}
-	return s.opt.Validate(s.display("suite.yml"), []byte(in.Suite))
+	return s.opt.validate(s.display("suite.yml"), []byte(in.Suite))
 }
 
 // display names a workspace file as this process reaches it: relative to
@@ -235,7 +283,7 @@ func (s *server) listVerb(what string) func(context.Context, Target) (any, error
 		if err != nil {
 			return nil, err
 		}
-		return s.opt.Catalog(ctx, what, t)
+		return s.opt.catalog(ctx, what, t)
 	}
 }
 

@@ -49,10 +49,10 @@ func TestGatesInMemory(t *testing.T) {
 	var asked []string
 	opt := Options{
 		Root: root, Version: "test",
-		Validate: func(name string, data []byte) (any, error) {
+		validate: func(name string, data []byte) (any, error) {
 			return map[string]any{"valid": true, "errors": []any{}, "name": name}, nil
 		},
-		Catalog: func(ctx context.Context, what string, tg live.Target) (any, error) {
+		catalog: func(ctx context.Context, what string, tg live.Target) (any, error) {
 			asked = append(asked, what+" "+strings.Join(tg.Command, " "))
 			return map[string]any{"tools": []any{}}, nil
 		},

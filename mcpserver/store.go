@@ -274,7 +274,7 @@ func (s *server) getCassette(ctx context.Context, in cassetteIn) (any, error) {
 // store returns a path in the workspace store: .mcptest/ under the root, or
 // the directory MCPTEST_DIR names (as mcptest run writes it).
 func (s *server) store(elem ...string) string {
-	dir := s.opt.Getenv("MCPTEST_DIR")
+	dir := s.opt.Getenv(StoreEnv)
 	if dir == "" {
 		dir = filepath.Join(s.opt.Root, ".mcptest")
 	} else if !filepath.IsAbs(dir) {
@@ -288,7 +288,7 @@ func (s *server) store(elem ...string) string {
 // directory MCPTEST_DIR names, the operator's choice. create makes the
 // store when it is missing.
 func (s *server) openStore(create bool) (*os.Root, error) {
-	if s.opt.Getenv("MCPTEST_DIR") != "" {
+	if s.opt.Getenv(StoreEnv) != "" {
 		if create {
 			if err := os.MkdirAll(s.store(), 0o755); err != nil {
 				return nil, err

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -133,26 +134,61 @@ func (s *Server) Count(id string) int {
 
 func (s *Server) id() int64 { s.nextID++; return s.nextID }
 
+// api serves one request to the API: checked against the description,
+// held or failed as the test asked, then answered by its operation's
+// handler.
 func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 8<<20))
 	if !s.delay(r) {
 		return
 	}
+	opID, vars, ok := s.check(w, r, body)
+	if !ok || s.hang(r, opID) {
+		return
+	}
+	s.Lock()
+	defer s.Unlock()
+	s.Log = append(s.Log, opID)
+	if s.refuse(w, opID, vars) {
+		return
+	}
+	c := call{w: &checked{ResponseWriter: w, s: s, opID: opID}, r: r, vars: vars, q: r.URL.Query()}
+	_ = json.Unmarshal(body, &c.in)
+	h, ok := handlers[opID]
+	if !ok {
+		s.t.Errorf("GitHub API stand-in: %s %s (%s) is described but this stand-in does not serve it", r.Method, r.URL.Path, opID)
+		writeJSON(w, 501, map[string]any{"message": "not served by the stand-in"})
+		return
+	}
+	h(s, c)
+}
+
+// check checks a request against the API's description: under the
+// prefix, a described operation with valid parameters and body, with an
+// Authorization header. A request that fails is answered and fails the
+// test.
+func (s *Server) check(w http.ResponseWriter, r *http.Request, body []byte) (opID string, vars map[string]string, ok bool) {
 	path, ok := strings.CutPrefix(r.URL.EscapedPath(), s.Prefix)
 	if !ok {
 		s.t.Errorf("GitHub API stand-in: %s %s is not under the API prefix %s", r.Method, r.URL.Path, s.Prefix)
 		writeJSON(w, http.StatusNotFound, map[string]any{"message": "Not Found"})
-		return
+		return "", nil, false
 	}
 	opID, vars, err := s.spec.Check(r.Method, path, r.URL.Query(), body)
 	if err != nil {
 		s.t.Errorf("GitHub API stand-in: %v", err)
 		writeJSON(w, http.StatusBadRequest, map[string]any{"message": err.Error()})
-		return
+		return "", nil, false
 	}
 	if r.Header.Get("Authorization") == "" {
 		s.t.Errorf("GitHub API stand-in: %s %s without an Authorization header", r.Method, r.URL.Path)
 	}
+	return opID, vars, true
+}
+
+// hang holds a request to an operation in Hang for Hold (or until the
+// client leaves) without answering; it reports whether it did.
+func (s *Server) hang(r *http.Request, opID string) bool {
 	s.Lock()
 	hang := s.Hang[opID] > 0
 	if hang {
@@ -164,173 +200,214 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		case <-time.After(s.Hold):
 		case <-r.Context().Done():
 		}
-		return
 	}
-	s.Lock()
-	defer s.Unlock()
-	s.Log = append(s.Log, opID)
-	if vars["owner"] != s.Owner || vars["repo"] != s.Name {
+	return hang
+}
+
+// refuse answers what the test set the stand-in to refuse: another
+// repository (404), a 5xx, a secondary rate limit, a write with a
+// read-only token. It reports whether it answered.
+func (s *Server) refuse(w http.ResponseWriter, opID string, vars map[string]string) bool {
+	switch {
+	case vars["owner"] != s.Owner || vars["repo"] != s.Name:
 		writeJSON(w, http.StatusNotFound, map[string]any{"message": "Not Found"})
-		return
-	}
-	if s.Fail5xx[opID] > 0 {
+	case s.Fail5xx[opID] > 0:
 		s.Fail5xx[opID]--
 		writeJSON(w, http.StatusBadGateway, map[string]any{"message": "Server Error"})
-		return
-	}
-	if s.RateLimit[opID] > 0 {
+	case s.RateLimit[opID] > 0:
 		s.RateLimit[opID]--
 		w.Header().Set("Retry-After", "0")
 		writeJSON(w, http.StatusForbidden, map[string]any{"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."})
-		return
-	}
-	write := strings.HasPrefix(opID, "issues/create") || strings.HasPrefix(opID, "issues/update")
-	if write && s.ForbidWrites {
+	case s.ForbidWrites && (strings.HasPrefix(opID, "issues/create") || strings.HasPrefix(opID, "issues/update")):
 		writeJSON(w, http.StatusForbidden, map[string]any{"message": "Resource not accessible by integration", "documentation_url": "https://docs.github.com/rest"})
-		return
+	default:
+		return false
 	}
-	var in map[string]any
-	_ = json.Unmarshal(body, &in)
-	w = &checked{ResponseWriter: w, s: s, opID: opID}
-	q := r.URL.Query()
-	switch opID {
-	case "repos/get":
-		repo := s.like("repos/get", "200", nil, s.repo())
-		delete(repo, "parent") // GitHub's example is a fork; ours is not
-		delete(repo, "source")
-		writeJSON(w, 200, repo)
-	case "repos/compare-commits-with-basehead":
-		base, _, _ := strings.Cut(vars["basehead"], "...")
-		writeJSON(w, 200, s.like("repos/compare-commits-with-basehead", "200", nil, map[string]any{"status": "ahead", "ahead_by": 1, "behind_by": 0, "total_commits": 1,
-			"merge_base_commit": map[string]any{"sha": base}, "base_commit": map[string]any{"sha": base}}))
-	case "actions/list-workflow-runs":
-		var runs []any
-		for i := len(s.Runs) - 1; i >= 0; i-- { // newest first
-			run := s.Runs[i]
-			if run.Workflow != vars["workflow_id"] || (q.Get("branch") != "" && run.HeadBranch != q.Get("branch")) ||
-				(q.Get("status") == "success" && run.Conclusion != "success") {
+	return true
+}
+
+// call is one request a handler answers: its path variables, query and
+// JSON body; w checks the answer against the description.
+type call struct {
+	w    http.ResponseWriter
+	r    *http.Request
+	vars map[string]string
+	q    url.Values
+	in   map[string]any
+}
+
+// handlers answer the operations the stand-in serves, by operation id.
+var handlers = map[string]func(*Server, call){
+	"repos/get":                           (*Server).getRepo,
+	"repos/compare-commits-with-basehead": (*Server).compareCommits,
+	"actions/list-workflow-runs":          (*Server).listRuns,
+	"actions/list-workflow-run-artifacts": (*Server).listArtifacts,
+	"actions/download-artifact":           (*Server).downloadArtifact,
+	"pulls/list":                          (*Server).listPulls,
+	"issues/list-comments":                (*Server).listComments,
+	"issues/create-comment":               (*Server).createComment,
+	"issues/update-comment":               (*Server).updateComment,
+	"issues/list-for-repo":                (*Server).listIssues,
+	"issues/create":                       (*Server).createIssue,
+	"issues/update":                       (*Server).updateIssue,
+}
+
+func (s *Server) getRepo(c call) {
+	repo := s.like("repos/get", "200", nil, s.repo())
+	delete(repo, "parent") // GitHub's example is a fork; ours is not
+	delete(repo, "source")
+	writeJSON(c.w, 200, repo)
+}
+
+func (s *Server) compareCommits(c call) {
+	base, _, _ := strings.Cut(c.vars["basehead"], "...")
+	writeJSON(c.w, 200, s.like("repos/compare-commits-with-basehead", "200", nil, map[string]any{"status": "ahead", "ahead_by": 1, "behind_by": 0, "total_commits": 1,
+		"merge_base_commit": map[string]any{"sha": base}, "base_commit": map[string]any{"sha": base}}))
+}
+
+func (s *Server) listRuns(c call) {
+	var runs []any
+	for i := len(s.Runs) - 1; i >= 0; i-- { // newest first
+		run := s.Runs[i]
+		if run.Workflow != c.vars["workflow_id"] || (c.q.Get("branch") != "" && run.HeadBranch != c.q.Get("branch")) ||
+			(c.q.Get("status") == "success" && run.Conclusion != "success") {
+			continue
+		}
+		runs = append(runs, s.like("actions/list-workflow-runs", "200", []string{"workflow_runs"}, s.runJSON(run)))
+	}
+	writeJSON(c.w, 200, map[string]any{"total_count": len(runs), "workflow_runs": orEmpty(runs)})
+}
+
+func (s *Server) listArtifacts(c call) {
+	id, _ := strconv.ParseInt(c.vars["run_id"], 10, 64)
+	var arts []any
+	for _, run := range s.Runs {
+		if run.ID != id {
+			continue
+		}
+		for _, a := range run.Artifacts {
+			if c.q.Get("name") == "" || c.q.Get("name") == a.Name {
+				arts = append(arts, s.like("actions/list-workflow-run-artifacts", "200", []string{"artifacts"}, s.artifactJSON(run, a)))
+			}
+		}
+	}
+	writeJSON(c.w, 200, map[string]any{"total_count": len(arts), "artifacts": orEmpty(arts)})
+}
+
+func (s *Server) downloadArtifact(c call) {
+	id, _ := strconv.ParseInt(c.vars["artifact_id"], 10, 64)
+	for _, run := range s.Runs {
+		for _, a := range run.Artifacts {
+			if a.ID != id {
 				continue
 			}
-			runs = append(runs, s.like("actions/list-workflow-runs", "200", []string{"workflow_runs"}, s.runJSON(run)))
-		}
-		writeJSON(w, 200, map[string]any{"total_count": len(runs), "workflow_runs": orEmpty(runs)})
-	case "actions/list-workflow-run-artifacts":
-		id, _ := strconv.ParseInt(vars["run_id"], 10, 64)
-		var arts []any
-		for _, run := range s.Runs {
-			if run.ID != id {
-				continue
-			}
-			for _, a := range run.Artifacts {
-				if q.Get("name") == "" || q.Get("name") == a.Name {
-					arts = append(arts, s.like("actions/list-workflow-run-artifacts", "200", []string{"artifacts"}, s.artifactJSON(run, a)))
-				}
-			}
-		}
-		writeJSON(w, 200, map[string]any{"total_count": len(arts), "artifacts": orEmpty(arts)})
-	case "actions/download-artifact":
-		id, _ := strconv.ParseInt(vars["artifact_id"], 10, 64)
-		for _, run := range s.Runs {
-			for _, a := range run.Artifacts {
-				if a.ID != id {
-					continue
-				}
-				if a.Gone || a.Expired {
-					writeJSON(w, http.StatusGone, map[string]any{"message": "Artifact has expired"})
-					return
-				}
-				w.Header().Set("Location", fmt.Sprintf("%s/artifacts/%d.zip?sig=SECRET-SIGNATURE&se=%d", s.Blob.URL, id, time.Now().Add(time.Minute).Unix()))
-				w.WriteHeader(http.StatusFound)
+			if a.Gone || a.Expired {
+				writeJSON(c.w, http.StatusGone, map[string]any{"message": "Artifact has expired"})
 				return
 			}
-		}
-		writeJSON(w, 404, map[string]any{"message": "Not Found"})
-	case "pulls/list":
-		var prs []any
-		for _, pr := range s.PRs {
-			owner, _, _ := strings.Cut(pr.HeadRepo, "/")
-			if h := q.Get("head"); h != "" && h != owner+":"+pr.HeadRef {
-				continue
-			}
-			prs = append(prs, s.like("pulls/list", "200", nil, s.prJSON(pr)))
-		}
-		writeJSON(w, 200, orEmpty(prs))
-	case "issues/list-comments":
-		n, _ := strconv.Atoi(vars["issue_number"])
-		var all []any
-		for _, c := range s.Comments {
-			if c.Issue == n {
-				all = append(all, s.like("issues/list-comments", "200", nil, s.commentJSON(c)))
-			}
-		}
-		s.paginate(w, r, all)
-	case "issues/create-comment":
-		n, _ := strconv.Atoi(vars["issue_number"])
-		c := &Comment{ID: s.id(), Issue: n, Body: in["body"].(string), User: s.BotLogin}
-		s.Comments = append(s.Comments, c)
-		writeJSON(w, 201, s.like("issues/create-comment", "201", nil, s.commentJSON(c)))
-	case "issues/update-comment":
-		id, _ := strconv.ParseInt(vars["comment_id"], 10, 64)
-		for _, c := range s.Comments {
-			if c.ID == id {
-				if c.User != s.BotLogin {
-					writeJSON(w, 403, map[string]any{"message": "Resource not accessible by integration"})
-					return
-				}
-				c.Body = in["body"].(string)
-				writeJSON(w, 200, s.like("issues/update-comment", "200", nil, s.commentJSON(c)))
-				return
-			}
-		}
-		writeJSON(w, 404, map[string]any{"message": "Not Found"})
-	case "issues/list-for-repo":
-		var all []any
-		for _, is := range s.Issues {
-			if st := q.Get("state"); st != "" && st != "all" && st != is.State {
-				continue
-			}
-			if l := q.Get("labels"); l != "" && !contains(is.Labels, l) {
-				continue
-			}
-			all = append(all, s.issue("issues/list-for-repo", "200", is))
-		}
-		s.paginate(w, r, all)
-	case "issues/create":
-		is := &Issue{Number: 100 + len(s.Issues), State: "open"}
-		is.Title, _ = in["title"].(string)
-		is.Body, _ = in["body"].(string)
-		if ls, ok := in["labels"].([]any); ok {
-			for _, l := range ls {
-				if str, ok := l.(string); ok {
-					is.Labels = append(is.Labels, str)
-				}
-			}
-		}
-		s.Issues = append(s.Issues, is)
-		writeJSON(w, 201, s.issue("issues/create", "201", is))
-	case "issues/update":
-		n, _ := strconv.Atoi(vars["issue_number"])
-		for _, is := range s.Issues {
-			if is.Number != n {
-				continue
-			}
-			if v, ok := in["title"].(string); ok {
-				is.Title = v
-			}
-			if v, ok := in["body"].(string); ok {
-				is.Body = v
-			}
-			if v, ok := in["state"].(string); ok {
-				is.State = v
-			}
-			writeJSON(w, 200, s.issue("issues/update", "200", is))
+			c.w.Header().Set("Location", fmt.Sprintf("%s/artifacts/%d.zip?sig=SECRET-SIGNATURE&se=%d", s.Blob.URL, id, time.Now().Add(time.Minute).Unix()))
+			c.w.WriteHeader(http.StatusFound)
 			return
 		}
-		writeJSON(w, 404, map[string]any{"message": "Not Found"})
-	default:
-		s.t.Errorf("GitHub API stand-in: %s %s (%s) is described but this stand-in does not serve it", r.Method, r.URL.Path, opID)
-		writeJSON(w, 501, map[string]any{"message": "not served by the stand-in"})
 	}
+	writeJSON(c.w, 404, map[string]any{"message": "Not Found"})
+}
+
+func (s *Server) listPulls(c call) {
+	var prs []any
+	for _, pr := range s.PRs {
+		owner, _, _ := strings.Cut(pr.HeadRepo, "/")
+		if h := c.q.Get("head"); h != "" && h != owner+":"+pr.HeadRef {
+			continue
+		}
+		prs = append(prs, s.like("pulls/list", "200", nil, s.prJSON(pr)))
+	}
+	writeJSON(c.w, 200, orEmpty(prs))
+}
+
+func (s *Server) listComments(c call) {
+	n, _ := strconv.Atoi(c.vars["issue_number"])
+	var all []any
+	for _, cm := range s.Comments {
+		if cm.Issue == n {
+			all = append(all, s.like("issues/list-comments", "200", nil, s.commentJSON(cm)))
+		}
+	}
+	s.paginate(c.w, c.r, all)
+}
+
+func (s *Server) createComment(c call) {
+	n, _ := strconv.Atoi(c.vars["issue_number"])
+	cm := &Comment{ID: s.id(), Issue: n, Body: c.in["body"].(string), User: s.BotLogin}
+	s.Comments = append(s.Comments, cm)
+	writeJSON(c.w, 201, s.like("issues/create-comment", "201", nil, s.commentJSON(cm)))
+}
+
+func (s *Server) updateComment(c call) {
+	id, _ := strconv.ParseInt(c.vars["comment_id"], 10, 64)
+	for _, cm := range s.Comments {
+		if cm.ID != id {
+			continue
+		}
+		if cm.User != s.BotLogin {
+			writeJSON(c.w, 403, map[string]any{"message": "Resource not accessible by integration"})
+			return
+		}
+		cm.Body = c.in["body"].(string)
+		writeJSON(c.w, 200, s.like("issues/update-comment", "200", nil, s.commentJSON(cm)))
+		return
+	}
+	writeJSON(c.w, 404, map[string]any{"message": "Not Found"})
+}
+
+func (s *Server) listIssues(c call) {
+	var all []any
+	for _, is := range s.Issues {
+		if st := c.q.Get("state"); st != "" && st != "all" && st != is.State {
+			continue
+		}
+		if l := c.q.Get("labels"); l != "" && !contains(is.Labels, l) {
+			continue
+		}
+		all = append(all, s.issue("issues/list-for-repo", "200", is))
+	}
+	s.paginate(c.w, c.r, all)
+}
+
+func (s *Server) createIssue(c call) {
+	is := &Issue{Number: 100 + len(s.Issues), State: "open"}
+	is.Title, _ = c.in["title"].(string)
+	is.Body, _ = c.in["body"].(string)
+	if ls, ok := c.in["labels"].([]any); ok {
+		for _, l := range ls {
+			if str, ok := l.(string); ok {
+				is.Labels = append(is.Labels, str)
+			}
+		}
+	}
+	s.Issues = append(s.Issues, is)
+	writeJSON(c.w, 201, s.issue("issues/create", "201", is))
+}
+
+func (s *Server) updateIssue(c call) {
+	n, _ := strconv.Atoi(c.vars["issue_number"])
+	for _, is := range s.Issues {
+		if is.Number != n {
+			continue
+		}
+		if v, ok := c.in["title"].(string); ok {
+			is.Title = v
+		}
+		if v, ok := c.in["body"].(string); ok {
+			is.Body = v
+		}
+		if v, ok := c.in["state"].(string); ok {
+			is.State = v
+		}
+		writeJSON(c.w, 200, s.issue("issues/update", "200", is))
+		return
+	}
+	writeJSON(c.w, 404, map[string]any{"message": "Not Found"})
 }
 
 // blob serves signed artifact URLs; a request carrying credentials fails

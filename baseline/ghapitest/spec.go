@@ -139,18 +139,7 @@ func load() (*Spec, error) {
 	}
 	components, _ := doc["components"].(map[string]any)
 	nullable(components)
-	resolve := func(v any) map[string]any {
-		m, _ := v.(map[string]any)
-		if ref, ok := m["$ref"].(string); ok {
-			parts := strings.Split(strings.TrimPrefix(ref, "#/components/"), "/")
-			if len(parts) == 2 {
-				sect, _ := components[parts[0]].(map[string]any)
-				m, _ = sect[parts[1]].(map[string]any)
-			}
-		}
-		return m
-	}
-	xops := []any{}
+	d := describer{components: components}
 	paths, _ := doc["paths"].(map[string]any)
 	keys := make([]string, 0, len(paths))
 	for k := range paths {
@@ -165,77 +154,12 @@ func load() (*Spec, error) {
 			if !ok || method == "parameters" {
 				continue
 			}
-			nullable(o)
-			op := &operation{method: strings.ToUpper(method), template: tmpl, params: map[string]*param{}, index: len(xops)}
-			op.ID, _ = o["operationId"].(string)
-			op.segs = strings.Split(strings.Trim(tmpl, "/"), "/")
-			for _, sg := range op.segs {
-				if !strings.HasPrefix(sg, "{") {
-					op.literal++
-				}
-			}
-			x := map[string]any{}
-			schemas := map[string]any{}
-			list, _ := o["parameters"].([]any)
-			for _, pv := range append(append([]any{}, shared...), list...) {
-				pm := resolve(pv)
-				if pm == nil {
-					continue
-				}
-				p := &param{}
-				p.name, _ = pm["name"].(string)
-				p.in, _ = pm["in"].(string)
-				p.required, _ = pm["required"].(bool)
-				sch, _ := pm["schema"].(map[string]any)
-				if sch != nil {
-					if r := resolve(sch); r != nil {
-						sch = r
-					}
-					p.typ = typeOf(sch)
-					key := p.in + ":" + p.name
-					schemas[key] = sch
-					p.schema = fmt.Sprintf("#/x-ops/%d/params/%s", op.index, escapePointer(key))
-				}
-				op.params[p.in+":"+p.name] = p
-			}
-			x["params"] = schemas
-			if rb := resolve(o["requestBody"]); rb != nil {
-				op.bodyReq, _ = rb["required"].(bool)
-				content, _ := rb["content"].(map[string]any)
-				if js, ok := content["application/json"].(map[string]any); ok {
-					x["body"] = js["schema"]
-					op.body = fmt.Sprintf("#/x-ops/%d/body", op.index)
-				} else {
-					op.body = "-" // a body of another media type: not ours
-				}
-			}
-			op.examples = map[string][]byte{}
-			op.responses = map[string]string{}
-			rschemas := map[string]any{}
-			responses, _ := o["responses"].(map[string]any)
-			for code, rv := range responses {
-				rm := resolve(rv)
-				content, _ := rm["content"].(map[string]any)
-				js, _ := content["application/json"].(map[string]any)
-				if js["schema"] != nil {
-					rschemas[code] = js["schema"]
-					op.responses[code] = fmt.Sprintf("#/x-ops/%d/responses/%s", op.index, code)
-				}
-				exs, _ := js["examples"].(map[string]any)
-				for _, ev := range exs {
-					if em := resolve(ev); em != nil && em["value"] != nil {
-						op.examples[code], _ = json.Marshal(em["value"])
-						break
-					}
-				}
-			}
-			x["responses"] = rschemas
+			op := d.operation(tmpl, method, o, shared)
 			s.byID[op.ID] = op
-			xops = append(xops, x)
 			s.ops[op.method] = append(s.ops[op.method], op)
 		}
 	}
-	res, err := json.Marshal(map[string]any{"components": components, "x-ops": xops})
+	res, err := json.Marshal(map[string]any{"components": components, "x-ops": d.xops})
 	if err != nil {
 		return nil, err
 	}
@@ -245,6 +169,122 @@ func load() (*Spec, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// describer reads the operations of an OpenAPI description. Each
+// operation's parameter, body and answer schemas go to xops, under
+// #/x-ops/<index>, so one compiled document holds them all with the
+// components they refer to.
+type describer struct {
+	components map[string]any
+	xops       []any
+}
+
+// resolve follows a $ref into the components.
+func (d *describer) resolve(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	if ref, ok := m["$ref"].(string); ok {
+		parts := strings.Split(strings.TrimPrefix(ref, "#/components/"), "/")
+		if len(parts) == 2 {
+			sect, _ := d.components[parts[0]].(map[string]any)
+			m, _ = sect[parts[1]].(map[string]any)
+		}
+	}
+	return m
+}
+
+// operation reads one operation of the path template tmpl; shared are the
+// path's own parameters.
+func (d *describer) operation(tmpl, method string, o map[string]any, shared []any) *operation {
+	nullable(o)
+	op := &operation{method: strings.ToUpper(method), template: tmpl, params: map[string]*param{}, index: len(d.xops)}
+	op.ID, _ = o["operationId"].(string)
+	op.segs = strings.Split(strings.Trim(tmpl, "/"), "/")
+	for _, sg := range op.segs {
+		if !strings.HasPrefix(sg, "{") {
+			op.literal++
+		}
+	}
+	list, _ := o["parameters"].([]any)
+	x := map[string]any{"params": d.params(op, append(append([]any{}, shared...), list...))}
+	if body := d.body(op, o["requestBody"]); body != nil {
+		x["body"] = body
+	}
+	x["responses"] = d.responses(op, o["responses"])
+	d.xops = append(d.xops, x)
+	return op
+}
+
+// params reads an operation's parameters into op and returns their
+// schemas by "in:name".
+func (d *describer) params(op *operation, list []any) map[string]any {
+	schemas := map[string]any{}
+	for _, pv := range list {
+		pm := d.resolve(pv)
+		if pm == nil {
+			continue
+		}
+		p := &param{}
+		p.name, _ = pm["name"].(string)
+		p.in, _ = pm["in"].(string)
+		p.required, _ = pm["required"].(bool)
+		sch, _ := pm["schema"].(map[string]any)
+		if sch != nil {
+			if r := d.resolve(sch); r != nil {
+				sch = r
+			}
+			p.typ = typeOf(sch)
+			key := p.in + ":" + p.name
+			schemas[key] = sch
+			p.schema = fmt.Sprintf("#/x-ops/%d/params/%s", op.index, escapePointer(key))
+		}
+		op.params[p.in+":"+p.name] = p
+	}
+	return schemas
+}
+
+// body reads an operation's request body into op and returns its JSON
+// schema, nil when there is none.
+func (d *describer) body(op *operation, v any) any {
+	rb := d.resolve(v)
+	if rb == nil {
+		return nil
+	}
+	op.bodyReq, _ = rb["required"].(bool)
+	content, _ := rb["content"].(map[string]any)
+	js, ok := content["application/json"].(map[string]any)
+	if !ok {
+		op.body = "-" // a body of another media type: not ours
+		return nil
+	}
+	op.body = fmt.Sprintf("#/x-ops/%d/body", op.index)
+	return js["schema"]
+}
+
+// responses reads an operation's answers into op (their examples and
+// schema pointers, by status code) and returns their JSON schemas.
+func (d *describer) responses(op *operation, v any) map[string]any {
+	op.examples = map[string][]byte{}
+	op.responses = map[string]string{}
+	rschemas := map[string]any{}
+	responses, _ := v.(map[string]any)
+	for code, rv := range responses {
+		rm := d.resolve(rv)
+		content, _ := rm["content"].(map[string]any)
+		js, _ := content["application/json"].(map[string]any)
+		if js["schema"] != nil {
+			rschemas[code] = js["schema"]
+			op.responses[code] = fmt.Sprintf("#/x-ops/%d/responses/%s", op.index, code)
+		}
+		exs, _ := js["examples"].(map[string]any)
+		for _, ev := range exs {
+			if em := d.resolve(ev); em != nil && em["value"] != nil {
+				op.examples[code], _ = json.Marshal(em["value"])
+				break
+			}
+		}
+	}
+	return rschemas
 }
 
 // nullable rewrites OpenAPI 3.0's `nullable: true` into JSON Schema's

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -149,55 +148,6 @@ func copyDir(t *testing.T, from, to string) {
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-}
-
-// TestStoreIsBounded: after a run the store keeps the newest envelopes and
-// cache entries and drops the rest, with stale temporary files.
-func TestStoreIsBounded(t *testing.T) {
-	store := t.TempDir()
-	defer func(r, c int) { keepRuns, keepCache = r, c }(keepRuns, keepCache)
-	keepRuns, keepCache = 3, 2
-	runs, cache := filepath.Join(store, "runs"), filepath.Join(store, "cache")
-	os.MkdirAll(runs, 0o755)
-	os.MkdirAll(cache, 0o755)
-	old := time.Now().Add(-48 * time.Hour)
-	for i, id := range []string{"01A00000000000000000000001", "01A00000000000000000000002", "01A00000000000000000000003"} {
-		os.WriteFile(filepath.Join(runs, id+".json"), []byte("{}"), 0o644)
-		f := filepath.Join(cache, strings.Repeat(string(rune('a'+i)), 64)+".json")
-		os.WriteFile(f, []byte("{}"), 0o644)
-		os.Chtimes(f, old.Add(time.Duration(i)*time.Hour), old.Add(time.Duration(i)*time.Hour))
-	}
-	tmp := filepath.Join(cache, "x.123.tmp")
-	os.WriteFile(tmp, nil, 0o644)
-	os.Chtimes(tmp, old, old)
-
-	out, _, _ := mcptest(t, map[string]string{storeEnv: store}, "run", "--config", "../../examples/quickstart/suite.yml", "--reporter", "json")
-	var env report.Envelope
-	if err := json.Unmarshal([]byte(out), &env); err != nil {
-		t.Fatal(err)
-	}
-	names := func(dir string) []string {
-		var out []string
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			out = append(out, e.Name())
-		}
-		return out
-	}
-	wantRuns := []string{"01A00000000000000000000002.json", "01A00000000000000000000003.json", env.Run.ID + ".json"}
-	if got := names(runs); strings.Join(got, " ") != strings.Join(wantRuns, " ") {
-		t.Errorf("runs kept: %v, want %v", got, wantRuns)
-	}
-	// The quickstart's 3 new entries are the newest: the old ones go.
-	got := names(cache)
-	if len(got) != 2 {
-		t.Fatalf("cache kept %v, want 2 entries", got)
-	}
-	for _, n := range got {
-		if strings.HasPrefix(n, "aaa") || strings.HasPrefix(n, "bbb") || strings.HasPrefix(n, "ccc") || strings.HasSuffix(n, ".tmp") {
-			t.Errorf("cache kept the stale %s", n)
-		}
 	}
 }
 
@@ -589,40 +539,6 @@ func TestFailedWriteKeepsPreviousFile(t *testing.T) {
 	for _, f := range files {
 		if data, _ := os.ReadFile(f); !json.Valid(data) {
 			t.Errorf("a truncated run file was left in the store: %s (%d bytes)", filepath.Base(f), len(data))
-		}
-	}
-}
-
-// TestWholeEnvelopeLarge: a stored envelope over wholeCheckBytes is judged
-// by its ends: whole when it closes the top-level object on a line of its
-// own, not when it was cut after an inner object or mid-line.
-func TestWholeEnvelopeLarge(t *testing.T) {
-	dir := t.TempDir()
-	var b strings.Builder
-	b.WriteString("{\n  \"cases\": [\n")
-	for i := 0; b.Len() <= wholeCheckBytes; i++ {
-		fmt.Fprintf(&b, "    {\n      \"name\": \"case %d\"\n    },\n", i)
-	}
-	b.WriteString("    {}\n  ]\n}\n")
-	whole := b.String()
-	for name, tc := range map[string]struct {
-		body string
-		want bool
-	}{
-		"whole":       {whole, true},
-		"after-case":  {whole[:strings.LastIndex(whole, "\n    },\n")+8], false},
-		"mid-line":    {whole[:len(whole)/2], false},
-		"no-newline":  {strings.TrimSuffix(whole, "\n"), false},
-		"not-object":  {"[" + whole[1:], false},
-		"small-whole": {"{}", true},
-		"small-cut":   {"{\"a\": [", false},
-	} {
-		p := filepath.Join(dir, name+".json")
-		if err := os.WriteFile(p, []byte(tc.body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if got := wholeEnvelope(p); got != tc.want {
-			t.Errorf("%s (%d bytes): wholeEnvelope = %v, want %v", name, len(tc.body), got, tc.want)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,15 +12,11 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/mcptest/mcptest/action"
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/stamp"
 )
-
-// version is the mcptest version. Release builds set it, commit and date
-// with -ldflags "-X main.version=... -X main.commit=... -X main.date=...";
-// a `go install ...@vX` build reads them from its build info (see
-// buildVersion). The default names the source tree's version.
-var version = sourceVersion
 
 // The exit codes of every command. The same table is in the help text, the
 // README and action.yml.
@@ -41,6 +38,12 @@ type Command struct {
 	// commands is where the workflow commands mcptest emits go when it
 	// runs under GitHub Actions (see guardRunnerLog); nil means Stdout.
 	commands io.Writer
+	// releaseSignals, set by main, gives interrupts and terminates back to
+	// their default (ending the process) for a subcommand that is not
+	// interruptible.
+	releaseSignals func()
+	// listening, when set, is told the address `record --listen` serves.
+	listening func(addr string)
 }
 
 // exitError carries an exit code out of a subcommand.
@@ -68,39 +71,55 @@ var errFailed = silentExit(ExitFail)
 type subcommand struct {
 	name    string
 	summary string
-	run     func(c *Command, args []string) error
+	run     func(c *Command, ctx context.Context, args []string) error
+	// interruptible is a subcommand that stops cleanly when its context
+	// is cancelled (an interrupt or a terminate: it writes what it holds
+	// first). For the others main's signal handler is released before they
+	// run, so a signal ends the process at once, as it does by default.
+	interruptible bool
+}
+
+// withoutContext adapts a subcommand that does not take a context.
+func withoutContext(f func(*Command, []string) error) func(*Command, context.Context, []string) error {
+	return func(c *Command, _ context.Context, args []string) error { return f(c, args) }
 }
 
 func (c *Command) subcommands() []subcommand {
 	return []subcommand{
-		{"run", "replay the cassettes of a suite and compute every gate", (*Command).run},
-		{"validate", "check a suite (or a cassette) against its schema", (*Command).validate},
-		{"scenario", "replay a suite's scenarios against their worlds (scenario run)", (*Command).scenario},
-		{"report", "re-render a saved run envelope, compare it with a baseline, merge shards", (*Command).report},
-		{"view", "serve a saved run's HTML report on a loopback port; print its snapshot address", (*Command).view},
-		{"distractors", "print the tools a suite's distractors: blocks inject, as tools/list", (*Command).distractors},
-		{"action", "the GitHub Action's entrypoint (modes check, baseline, comment, drift; see action.yml)", (*Command).action},
-		{"tools", "list a live server's (or a catalog file's) tools", c.listCommand("tools")},
-		{"resources", "list a live server's resources and resource templates", c.listCommand("resources")},
-		{"prompts", "list a live server's prompts", c.listCommand("prompts")},
-		{"capabilities", "print a live server's initialize result: version, info, capabilities", c.listCommand("capabilities")},
-		{"mock", "serve a catalog file as a deterministic MCP server on stdio", (*Command).mock},
-		{"record", "proxy an agent's MCP server (stdio or streamable HTTP) and write the session as a v1 cassette", (*Command).record},
-		{"generate", "scaffold a suite for a live server from its catalog (generate suite|conformance|redteam|eval) or propose one from recordings (generate agent-suite)", (*Command).generate},
-		{"mcp-server", "serve mcptest's verbs to an agent over MCP on stdio; --install registers it with Claude Code, Cursor, VS Code or Claude Desktop", (*Command).mcpServer},
-		{"doctor", "diagnose a server's connection layers; --lint-descriptions lints its tool descriptions", (*Command).doctor},
-		{"security", "scan a catalog's tool definitions for description poisoning (SEC-001..008)", (*Command).security},
-		{"tool-bench", "measure how much each tool description carries selection (tool-bench run SPEC)", (*Command).toolBench},
-		{"completion", "print a shell completion script: completion bash|zsh|fish|powershell", (*Command).completion},
-		{"version", "print the version, commit and build date (also --version, -v)", (*Command).printVersion},
-		{"help", "show this help", (*Command).help},
+		{"run", "replay the cassettes of a suite and compute every gate", (*Command).run, false},
+		{"validate", "check a suite (or a cassette) against its schema", (*Command).validate, false},
+		{"scenario", "replay a suite's scenarios against their worlds (scenario run)", (*Command).scenario, false},
+		{"report", "re-render a saved run envelope, compare it with a baseline, merge shards", (*Command).report, false},
+		{"view", "serve a saved run's HTML report on a loopback port; print its snapshot address", withoutContext((*Command).view), false},
+		{"distractors", "print the tools a suite's distractors: blocks inject, as tools/list", (*Command).distractors, false},
+		{"action", "the GitHub Action's entrypoint (modes check, baseline, comment, drift; see action.yml)", (*Command).action, false},
+		{"tools", "list a live server's (or a catalog file's) tools", withoutContext(c.listCommand("tools")), false},
+		{"resources", "list a live server's resources and resource templates", withoutContext(c.listCommand("resources")), false},
+		{"prompts", "list a live server's prompts", withoutContext(c.listCommand("prompts")), false},
+		{"capabilities", "print a live server's initialize result: version, info, capabilities", withoutContext(c.listCommand("capabilities")), false},
+		{"mock", "serve a catalog file as a deterministic MCP server on stdio", withoutContext((*Command).mock), false},
+		{"record", "proxy an agent's MCP server (stdio or streamable HTTP) and write the session as a v1 cassette", (*Command).record, true},
+		{"generate", "scaffold a suite for a live server from its catalog (generate suite|conformance|redteam|eval) or propose one from recordings (generate agent-suite)", (*Command).generate, false},
+		{"mcp-server", "serve mcptest's verbs to an agent over MCP on stdio; --install registers it with Claude Code, Cursor, VS Code or Claude Desktop", (*Command).mcpServer, true},
+		{"doctor", "diagnose a server's connection layers; --lint-descriptions lints its tool descriptions", withoutContext((*Command).doctor), false},
+		{"security", "scan a catalog's tool definitions for description poisoning (SEC-001..008)", withoutContext((*Command).security), false},
+		{"tool-bench", "measure how much each tool description carries selection (tool-bench run SPEC)", withoutContext((*Command).toolBench), false},
+		{"completion", "print a shell completion script: completion bash|zsh|fish|powershell", (*Command).completion, false},
+		{"version", "print the version, commit and build date (also --version, -v)", (*Command).printVersion, false},
+		{"help", "show this help", (*Command).help, false},
 	}
 }
 
-// Main runs the command line args (without the program name) and returns
-// the exit code. It never panics on any input: a panic is reported as a bug
+// Main is MainContext with a context that is never cancelled.
+func (c *Command) Main(args []string) int {
+	return c.MainContext(context.Background(), args)
+}
+
+// MainContext runs the command line args (without the program name) with
+// ctx, which main cancels on an interrupt or a terminate, and returns the
+// exit code. It never panics on any input: a panic is reported as a bug
 // with exit code 3.
-func (c *Command) Main(args []string) (code int) {
+func (c *Command) MainContext(ctx context.Context, args []string) (code int) {
 	if c.Getenv == nil {
 		c.Getenv = func(string) string { return "" }
 	}
@@ -128,7 +147,10 @@ func (c *Command) Main(args []string) (code int) {
 	}
 	for _, sc := range c.subcommands() {
 		if sc.name == name {
-			return c.exit(sc.run(c, args[1:]))
+			if !sc.interruptible && c.releaseSignals != nil {
+				c.releaseSignals()
+			}
+			return c.exit(sc.run(c, ctx, args[1:]))
 		}
 	}
 	var names []string
@@ -163,6 +185,14 @@ func (c *Command) exit(err error) int {
 	var d *diag.Error
 	if errors.As(err, &d) {
 		c.printDiag(diag.List{d})
+		return ExitInput
+	}
+	if errors.Is(err, action.ErrFailed) {
+		return ExitFail
+	}
+	var ie *action.InputError
+	if errors.As(err, &ie) {
+		fmt.Fprintf(c.Stderr, "mcptest: %s\n", cleanLines(ie.Error()))
 		return ExitInput
 	}
 	var ee *exitError
@@ -322,14 +352,14 @@ func (c *Command) usage(w io.Writer) {
 // command's help (`mcptest help generate suite` is `mcptest generate suite
 // --help`), on stdout. Help's own help (`help --help`, `help help`) is the
 // command list too.
-func (c *Command) help(args []string) error {
+func (c *Command) help(ctx context.Context, args []string) error {
 	if len(args) == 0 || isHelp(args[0]) || args[0] == "help" {
 		c.usage(c.Stdout)
 		return nil
 	}
 	for _, sc := range c.subcommands() {
 		if sc.name == args[0] && sc.name != "help" {
-			return sc.run(c, append(slices.Clone(args[1:]), "--help"))
+			return sc.run(c, ctx, append(slices.Clone(args[1:]), "--help"))
 		}
 	}
 	return inputErr("help %q: no such command%s", args[0], didYouMean(args[0], c.commandNames()))
@@ -352,7 +382,7 @@ func didYouMean(name string, names []string) string {
 	return ""
 }
 
-func (c *Command) printVersion(args []string) error {
+func (c *Command) printVersion(_ context.Context, args []string) error {
 	fs := c.newFlags("version", "mcptest version   (also mcptest --version, mcptest -v)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -361,7 +391,7 @@ func (c *Command) printVersion(args []string) error {
 	if len(pos) > 0 {
 		return inputErr("version takes no arguments, got %q", pos)
 	}
-	writeVersion(c.Stdout)
+	stamp.Build{Version: version, Commit: commit, Date: date}.Write(c.Stdout)
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/engine/safefile"
+	"github.com/mcptest/mcptest/engine/stamp"
 )
 
 // compare renders `mcptest report RUN.json --compare BASELINE.json` and
@@ -79,7 +80,7 @@ func (c *Command) merge(args []string) error {
 	if err != nil {
 		return &exitError{code: ExitInput, err: err}
 	}
-	env.Run.ID = newRunID(time.Now())
+	env.Run.ID = stamp.NewRunID(time.Now())
 	var buf bytes.Buffer
 	if err := (annotate.JSON{}).Report(&buf, env); err != nil {
 		return err

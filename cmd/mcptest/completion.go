@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"regexp"
@@ -45,7 +46,7 @@ func (c *Command) completionTable() []completionCmd {
 		}
 		var help bytes.Buffer
 		sub := &Command{Stdin: strings.NewReader(""), Stdout: &help, Stderr: io.Discard, Getenv: c.Getenv}
-		_ = sc.run(sub, []string{"--help"})
+		_ = sc.run(sub, context.Background(), []string{"--help"})
 		for _, m := range helpFlagLine.FindAllStringSubmatch(help.String(), -1) {
 			cc.flags = append(cc.flags, m[1])
 		}
@@ -57,7 +58,7 @@ func (c *Command) completionTable() []completionCmd {
 
 // completion is `mcptest completion bash|zsh|fish|powershell`: a script
 // that completes mcptest's commands, their kinds and their flags.
-func (c *Command) completion(args []string) error {
+func (c *Command) completion(_ context.Context, args []string) error {
 	fs := c.newFlags("completion", "mcptest completion bash|zsh|fish|powershell\n"+
 		"  bash:       source <(mcptest completion bash)        (or write it to /etc/bash_completion.d/mcptest)\n"+
 		"  zsh:        mcptest completion zsh > \"${fpath[1]}/_mcptest\"\n"+

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcptest/mcptest/engine"
 )
 
 // TestConfigDiscovery: with no --config, run, validate and scenario run find
@@ -71,7 +73,7 @@ func TestConfigDiscoveryOutsideRepository(t *testing.T) {
 		t.Fatal(err)
 	}
 	for d := parent; filepath.Dir(d) != d; d = filepath.Dir(d) {
-		if isRepoRoot(d) {
+		if engine.IsRepoRoot(d) {
 			t.Skipf("%s is inside a repository", parent)
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -19,7 +20,7 @@ type toolsList struct {
 // distractors prints, for each test with a distractors: block, the tools
 // the block injects as a tools/list document, so a team can present exactly
 // those tools to its agent when recording.
-func (c *Command) distractors(args []string) error {
+func (c *Command) distractors(_ context.Context, args []string) error {
 	fs := c.newFlags("distractors", "mcptest distractors [--config suite.yml | suite.yml] [--filter NAME]...")
 	config := fs.String("config", "suite.yml", "the suite file")
 	var filters stringList

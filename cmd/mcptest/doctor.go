@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
 	"github.com/mcptest/mcptest/annotate"
@@ -91,24 +90,6 @@ func (c *Command) doctor(args []string) error {
 	return nil
 }
 
-// toolSurface is the cl100k_base token cost of a catalog's tools.
-func toolSurface(cat *live.Catalog) int {
-	n := 0
-	for _, tool := range cat.Tools {
-		n += tokens.Tool(tool.Name, tool.Description, tool.InputSchema)
-	}
-	return n
-}
-
-// bearerRef matches an Authorization header value "Bearer ${VAR}" (or
-// ${env:VAR}).
-var bearerRef = regexp.MustCompile(`^Bearer \$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}$`)
-
-// flatErr is an error on one line.
-func flatErr(err error) string {
-	return strings.Join(strings.Fields(err.Error()), " ")
-}
-
 func writeLint(w io.Writer, doc lintDoc) {
 	for _, tr := range doc.Tools {
 		fmt.Fprintf(w, "%s  (score %.2f)\n", annotate.Clean(tr.Name), tr.Score)
@@ -127,7 +108,7 @@ func writeLint(w io.Writer, doc lintDoc) {
 // the initialize handshake and the three lists, with the tool surface's
 // token cost.
 func (c *Command) doctorLayers(t live.Target, cat *live.Catalog, format string) error {
-	surface := toolSurface(cat)
+	surface := cat.SurfaceTokens()
 	kind := "stdio"
 	switch {
 	case t.Catalog != "":

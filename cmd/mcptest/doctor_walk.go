@@ -2,15 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/mcptest/mcptest/annotate"
-	"github.com/mcptest/mcptest/engine/redact"
-	"github.com/mcptest/mcptest/live"
 	"github.com/mcptest/mcptest/mcpserver"
 )
 
@@ -66,9 +62,9 @@ func (c *Command) doctorWalk(dir, only, format string) error {
 		fmt.Fprintln(c.Stdout, "\nRegister one, or mcptest itself with `mcptest mcp-server --install`; diagnose a server directly with `mcptest doctor -- COMMAND ARGS...` or `--url URL`.")
 		return nil
 	}
-	var results []walkServer
+	var results []mcpserver.WalkServer
 	for _, s := range servers {
-		results = append(results, c.diagnose(s, root, home))
+		results = append(results, mcpserver.Diagnose(context.Background(), s, root, home, c.Getenv))
 	}
 	failed := 0
 	for _, r := range results {
@@ -78,7 +74,7 @@ func (c *Command) doctorWalk(dir, only, format string) error {
 	}
 	if format == "json" {
 		if err := writeJSON(c.Stdout, struct {
-			Servers []walkServer `json:"servers"`
+			Servers []mcpserver.WalkServer `json:"servers"`
 		}{results}); err != nil {
 			return err
 		}
@@ -91,104 +87,8 @@ func (c *Command) doctorWalk(dir, only, format string) error {
 	return nil
 }
 
-// diagnose starts one discovered server (unless it cannot be) and reads
-// its catalog.
-func (c *Command) diagnose(s mcpserver.Discovered, root, home string) walkServer {
-	r := walkServer{Name: s.Name, File: mcpserver.Relative(s.File, root, home), Client: s.Client, Scope: s.Scope}
-	t := discoveredTarget(s, root, c.Getenv)
-	hide := secretsOf(s, c.Getenv)
-	r.Target = hide(shownTarget(s))
-	switch {
-	case len(s.Prompts) > 0:
-		r.Status, r.Detail = "skipped", "not started: it asks VS Code for the input(s) "+strings.Join(s.Prompts, ", ")+" when it starts; diagnose it with --url or -- COMMAND and the values"
-		return r
-	case len(s.Unset) > 0:
-		r.Status, r.Detail = "skipped", "not started: it references the unset environment variable(s) "+strings.Join(s.Unset, ", ")+"; set them and run again"
-		return r
-	}
-	cat, err := live.Load(context.Background(), t, c.Getenv)
-	if err != nil {
-		var ae *live.AuthError
-		layer := "connect"
-		if errors.As(err, &ae) {
-			layer = fmt.Sprintf("auth (HTTP %d)", ae.Status)
-		}
-		r.Status, r.Detail = "fail", hide(layer+": "+flatErr(err))
-		return r
-	}
-	r.Status, r.Tools = "ok", len(cat.Tools)
-	r.Surface = toolSurface(cat)
-	info := "server did not name itself"
-	if cat.ServerInfo != nil {
-		info = fmt.Sprintf("server %s %s", cat.ServerInfo.Name, cat.ServerInfo.Version)
-	}
-	r.Detail = hide(fmt.Sprintf("initialize ok (protocol %s, %s); %d tools, %d resources, %d prompts", cat.ProtocolVersion, info, len(cat.Tools), len(cat.Resources), len(cat.Prompts)))
-	return r
-}
-
-// shownTarget is a discovered entry's target as its config writes it: the
-// url or the argv with their ${VAR} references unexpanded, so the walk
-// names where a value comes from and never prints the value.
-func shownTarget(s mcpserver.Discovered) string {
-	if s.URL != "" {
-		return s.URL
-	}
-	return strings.Join(s.Command, " ")
-}
-
-// secretsOf returns what the walk passes every line it prints about s
-// through: each value an entry's ${VAR} reference expands to (its env,
-// headers, args or url may hold a token) is shown as its reference, and
-// redact.String masks what is left (a password in a url's user-info, a
-// literal key of a known shape).
-func secretsOf(s mcpserver.Discovered, getenv func(string) string) func(string) string {
-	var pairs [][2]string // value, reference
-	for _, v := range s.Strings() {
-		for _, ref := range mcpserver.References(v) {
-			if val := mcpserver.Expand(ref, getenv); len(val) >= 2 && val != ref {
-				pairs = append(pairs, [2]string{val, ref})
-			}
-		}
-	}
-	// Longer values first, so a value that contains another is masked whole.
-	sort.SliceStable(pairs, func(i, j int) bool { return len(pairs[i][0]) > len(pairs[j][0]) })
-	return func(text string) string {
-		for _, p := range pairs {
-			text = strings.ReplaceAll(text, p[0], p[1])
-		}
-		return redact.String(text)
-	}
-}
-
-// discoveredTarget is the live target a discovered entry describes, with
-// its variables expanded as the client would; a remote server's
-// "Authorization: Bearer ${VAR}" header becomes --bearer-token-env VAR.
-func discoveredTarget(s mcpserver.Discovered, root string, getenv func(string) string) live.Target {
-	t := live.Target{Name: s.Name, URL: mcpserver.Expand(s.URL, getenv)}
-	for _, a := range s.Command {
-		t.Command = append(t.Command, mcpserver.Expand(a, getenv))
-	}
-	if len(s.Env) > 0 {
-		t.Env = map[string]string{}
-		for k, v := range s.Env {
-			t.Env[k] = mcpserver.Expand(v, getenv)
-		}
-	}
-	if len(t.Command) > 0 && s.Scope == "" {
-		t.Dir = root
-	}
-	for k, v := range s.Headers {
-		if strings.EqualFold(k, "authorization") {
-			if m := bearerRef.FindStringSubmatch(v); m != nil {
-				t.BearerTokenEnv = m[1]
-			}
-		}
-	}
-	return t
-}
-
 // writeWalk prints the server list, then each server's diagnosis.
-func writeWalk(c *Command, results []walkServer) {
+func writeWalk(c *Command, results []mcpserver.WalkServer) {
 	fmt.Fprintf(c.Stdout, "%d MCP servers in the workspace and user configs:\n", len(results))
 	for _, r := range results {
 		from := r.File + " (" + r.Client

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcptest/mcptest/mcpserver"
 )
 
 // TestDoctorWalk: `mcptest doctor` with no target lists the servers of the
@@ -48,7 +50,7 @@ func TestDoctorWalk(t *testing.T) {
 	env["GH_TOKEN"] = "t0ken"
 	stdout, _, code = mcptest(t, env, "doctor", "--server", "gh", "--format", "json")
 	var doc struct {
-		Servers []walkServer `json:"servers"`
+		Servers []mcpserver.WalkServer `json:"servers"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || code != ExitOK || len(doc.Servers) != 1 || doc.Servers[0].Status != "ok" || doc.Servers[0].Tools == 0 {
 		t.Errorf("doctor --server gh: exit %d, %v\n%s", code, err, stdout)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/mcptest/mcptest/annotate"
@@ -26,7 +27,7 @@ type generated struct {
 // generate is `mcptest generate suite|conformance|redteam|eval`: the suite
 // scaffold_suite, scaffold_conformance, scaffold_redteam or scaffold_eval
 // returns, rendered by the same function, for every tool at once.
-func (c *Command) generate(args []string) error {
+func (c *Command) generate(_ context.Context, args []string) error {
 	if len(args) == 0 {
 		return inputErr("%s", generateUsage)
 	}

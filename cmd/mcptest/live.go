@@ -133,7 +133,7 @@ func (c *Command) listCommand(what string) func(*Command, []string) error {
 			return err
 		}
 		if *format == "json" {
-			return writeJSON(c.Stdout, catalogDoc(what, cat))
+			return writeJSON(c.Stdout, live.Document(what, cat))
 		}
 		if what == "tools" {
 			for _, w := range security.DescriptionWarnings(cat.RawTools()) {
@@ -142,55 +142,6 @@ func (c *Command) listCommand(what string) func(*Command, []string) error {
 		}
 		return writeList(c.Stdout, what, cat)
 	}
-}
-
-// catalogDoc is the document `mcptest tools|resources|prompts|capabilities
-// --format json` prints and the mcp-server's list verbs return: the list,
-// and for tools the description-poisoning warnings, a key absent when the
-// catalog is clean.
-func catalogDoc(what string, cat *live.Catalog) any {
-	doc := listDoc(what, cat)
-	if what == "tools" {
-		if w := security.DescriptionWarnings(cat.RawTools()); len(w) > 0 {
-			doc = struct {
-				Tools    []*mcp.Tool        `json:"tools"`
-				Warnings []security.Finding `json:"warnings"`
-			}{cat.Tools, w}
-		}
-	}
-	return doc
-}
-
-// listDoc is the JSON document of one list: the MCP result shape.
-func listDoc(what string, cat *live.Catalog) any {
-	switch what {
-	case "tools":
-		return struct {
-			Tools []*mcp.Tool `json:"tools"`
-		}{cat.Tools}
-	case "resources":
-		return struct {
-			Resources         []*mcp.Resource         `json:"resources"`
-			ResourceTemplates []*mcp.ResourceTemplate `json:"resourceTemplates"`
-		}{orEmpty(cat.Resources), orEmpty(cat.ResourceTemplates)}
-	case "prompts":
-		return struct {
-			Prompts []*mcp.Prompt `json:"prompts"`
-		}{orEmpty(cat.Prompts)}
-	}
-	return struct {
-		ProtocolVersion string                  `json:"protocolVersion,omitempty"`
-		ServerInfo      *mcp.Implementation     `json:"serverInfo,omitempty"`
-		Capabilities    *mcp.ServerCapabilities `json:"capabilities"`
-		Instructions    string                  `json:"instructions,omitempty"`
-	}{cat.ProtocolVersion, cat.ServerInfo, cat.Capabilities, cat.Instructions}
-}
-
-func orEmpty[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -224,7 +175,7 @@ func writeList(w io.Writer, what string, cat *live.Catalog) error {
 			rows = append(rows, row{p.Name, p.Description})
 		}
 	default:
-		return writeJSON(w, listDoc(what, cat))
+		return writeJSON(w, live.Document(what, cat))
 	}
 	width := 0
 	for _, r := range rows {

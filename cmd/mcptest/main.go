@@ -2,9 +2,17 @@
 // MCP tools. Run `mcptest help` for its commands and exit codes.
 package main
 
-import "os"
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
 
 func main() {
-	cmd := &Command{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
-	os.Exit(cmd.Main(os.Args[1:]))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	cmd := &Command{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, releaseSignals: stop}
+	code := cmd.MainContext(ctx, os.Args[1:])
+	stop()
+	os.Exit(code)
 }

@@ -444,3 +444,10 @@ func splitArgs(s string) []string {
 	}
 	return out
 }
+
+func write(t *testing.T, file string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -2,24 +2,17 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"strings"
-	"syscall"
-	"time"
 
-	"github.com/mcptest/mcptest/live"
 	"github.com/mcptest/mcptest/mcpserver"
 )
 
 // mcpServer is `mcptest mcp-server`: the front door on stdio, or with
 // --install its entry in an agent's MCP config.
-func (c *Command) mcpServer(args []string) error {
+func (c *Command) mcpServer(ctx context.Context, args []string) error {
 	fs := c.newFlags("mcp-server", "mcptest mcp-server [--enable-writes] [--root DIR]\n       mcptest mcp-server --install [--client claude-code|cursor|vscode|claude-desktop] [--install-path FILE] [--absolute] [--enable-writes] [--root DIR]")
 	writes := fs.Bool("enable-writes", false, "open the write-gated verbs (run_tool_test, propose_assertions, trigger_run, record_cassette) and raw command targets")
 	install := fs.Bool("install", false, "write the mcptest entry into the client's MCP config instead of serving")
@@ -48,10 +41,9 @@ func (c *Command) mcpServer(args []string) error {
 	if err != nil {
 		return err
 	}
-	// On an interrupt or a terminate the front door stops the recordings it
-	// started (they write their cassettes) before it leaves.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// On an interrupt or a terminate (ctx is cancelled) the front door
+	// stops the recordings it started (they write their cassettes) before
+	// it leaves.
 	in, _ := c.Stdin.(io.ReadCloser)
 	if in == nil {
 		in = io.NopCloser(c.Stdin)
@@ -72,60 +64,22 @@ type installRequest struct {
 	exe                string
 }
 
-// installTarget is one file --install writes, with its client.
-type installTarget struct {
-	path   string
-	client mcpserver.Client
-}
-
-// targets resolves the files to write: --install-path, else --client's
-// file, else every client file present under --root, else .mcp.json.
-func (r installRequest) targets(getenv func(string) string) ([]installTarget, error) {
-	var named *mcpserver.Client
-	if r.client != "" {
-		cl, ok := mcpserver.ClientByName(r.client)
-		if !ok {
-			return nil, inputErr("--client %q: expected one of %s%s", r.client, strings.Join(mcpserver.ClientNames(), ", "), didYouMean(r.client, mcpserver.ClientNames()))
-		}
-		named = &cl
-	}
-	switch {
-	case r.path != "" && named != nil:
-		return []installTarget{{r.path, *named}}, nil
-	case r.path != "":
-		return []installTarget{{r.path, mcpserver.ClientForPath(r.path)}}, nil
-	case named != nil && named.Path == "":
-		return []installTarget{{mcpserver.DesktopConfigPath(getenv), *named}}, nil
-	case named != nil:
-		return []installTarget{{filepath.Join(r.root, named.Path), *named}}, nil
-	}
-	var out []installTarget
-	for _, cl := range mcpserver.DetectClients(r.root) {
-		out = append(out, installTarget{filepath.Join(r.root, cl.Path), cl})
-	}
-	if len(out) == 0 {
-		cl, _ := mcpserver.ClientByName("claude-code")
-		out = []installTarget{{filepath.Join(r.root, cl.Path), cl}}
-	}
-	return out, nil
-}
-
 // installFrontDoor is `mcp-server --install`: the mcptest entry in each
 // target file, with the command mcptest (found on PATH) unless --absolute
 // or the file is Claude Desktop's.
 func (c *Command) installFrontDoor(r installRequest) error {
-	targets, err := r.targets(c.Getenv)
+	targets, err := mcpserver.InstallTargets(r.root, r.client, r.path, c.Getenv)
 	if err != nil {
-		return err
+		return inputErr("%v", err)
 	}
 	for _, t := range targets {
 		command := "mcptest"
-		if r.absolute || t.client.Path == "" {
+		if r.absolute || t.Client.Path == "" {
 			command = r.exe
-		} else if !onPath(c.Getenv("PATH"), "mcptest") {
-			return inputErr("mcptest is not on PATH, so %s's command `mcptest` would not start: install it (go install github.com/mcptest/mcptest/cmd/mcptest@latest, or a release archive) or pass --absolute to write %s (a path that is only right on this machine)", t.path, r.exe)
+		} else if !mcpserver.OnPath(c.Getenv("PATH"), "mcptest") {
+			return inputErr("mcptest is not on PATH, so %s's command `mcptest` would not start: install it (go install github.com/mcptest/mcptest/cmd/mcptest@latest, or a release archive) or pass --absolute to write %s (a path that is only right on this machine)", t.Path, r.exe)
 		}
-		changed, err := mcpserver.InstallFor(t.path, t.client, command, r.writes)
+		changed, err := mcpserver.InstallFor(t.Path, t.Client, command, r.writes)
 		if err != nil {
 			return err
 		}
@@ -133,7 +87,7 @@ func (c *Command) installFrontDoor(r installRequest) error {
 		if !changed {
 			state = "mcptest already installed, unchanged"
 		}
-		line := fmt.Sprintf("%s: %s for %s (%s mcp-server", t.path, state, t.client.Name, command)
+		line := fmt.Sprintf("%s: %s for %s (%s mcp-server", t.Path, state, t.Client.Name, command)
 		if r.writes {
 			line += " --enable-writes"
 		}
@@ -142,51 +96,7 @@ func (c *Command) installFrontDoor(r installRequest) error {
 	return nil
 }
 
-// onPath reports whether an executable named name is in one of the
-// directories of path (a PATH value).
-func onPath(path, name string) bool {
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			continue
-		}
-		for _, n := range []string{name, name + ".exe"} {
-			if fi, err := os.Stat(filepath.Join(dir, n)); err == nil && fi.Mode().IsRegular() && (fi.Mode()&0o111 != 0 || strings.HasSuffix(n, ".exe")) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// mcpOptions hands the front door the CLI's own renderers, so validate_suite
-// and the list verbs answer with exactly what the CLI prints.
+// mcpOptions are the front door's options.
 func (c *Command) mcpOptions(root, exe string, writes bool) mcpserver.Options {
-	return mcpserver.Options{
-		Root:         root,
-		EnableWrites: writes,
-		Version:      version,
-		Exe:          exe,
-		Getenv:       c.Getenv,
-		Validate: func(name string, data []byte) (any, error) {
-			l, err := validateData(name, data)
-			if err != nil {
-				return nil, err
-			}
-			return validationDocument(l), nil
-		},
-		Catalog: func(ctx context.Context, what string, t live.Target) (any, error) {
-			cat, err := live.Load(ctx, t, c.Getenv)
-			if err != nil {
-				var ae *live.AuthError
-				if errors.As(err, &ae) {
-					return nil, ae
-				}
-				return nil, err
-			}
-			// Round-trip through JSON so the verb answers the bytes the CLI prints.
-			b, err := json.Marshal(catalogDoc(what, cat))
-			return json.RawMessage(b), err
-		},
-		NewRunID: func() string { return newRunID(time.Now()) },
-	}
+	return mcpserver.Options{Root: root, EnableWrites: writes, Version: version, Exe: exe, Getenv: c.Getenv}
 }

@@ -203,13 +203,33 @@ func frontDoorWorkspace(t *testing.T, bin string) (ws string, mockArgv []string)
 	return ws, mockArgv
 }
 
+// readVerbs is the front door the read-verb checks drive: the Inspector
+// on `mcptest mcp-server` in a seeded workspace (frontDoorWorkspace).
+type readVerbs struct {
+	fd                  *frontDoor
+	ws, bin, everything string
+	poisoned            string
+	mockArgv            []string
+}
+
 func TestMCPServerReadVerbsWithInspector(t *testing.T) {
 	inspector := ciNodeBin(t, "mcp-inspector")
 	everything := ciNodeBin(t, "mcp-server-everything")
 	bin := mcptestBin(t)
 	ws, mockArgv := frontDoorWorkspace(t, bin)
-	fd := &frontDoor{t: t, inspector: inspector, ws: ws, argv: []string{bin, "mcp-server"}}
+	poisoned, _ := filepath.Abs("testdata/live/poisoned.yml")
+	x := &readVerbs{fd: &frontDoor{t: t, inspector: inspector, ws: ws, argv: []string{bin, "mcp-server"}},
+		ws: ws, bin: bin, everything: everything, poisoned: poisoned, mockArgv: mockArgv}
+	for _, check := range []func(*testing.T, *readVerbs){readVerbList, readValidate, readIntrospection, readAuth, readRefusals,
+		readScaffoldSuite, readScaffolders, readArtifacts, readWritersRefuse} {
+		check(t, x)
+	}
+}
 
+// readVerbList: tools/list shows every verb, none writable, with
+// input schemas the Inspector finds portable.
+func readVerbList(t *testing.T, x *readVerbs) {
+	fd := x.fd
 	// tools/list shows the verbs and writesEnabled.
 	list := fd.call("--method", "tools/list")
 	var names []string
@@ -228,7 +248,12 @@ func TestMCPServerReadVerbsWithInspector(t *testing.T) {
 	if !reflect.DeepEqual(names, frontDoorVerbs) {
 		t.Errorf("verbs %v\nwant %v", names, frontDoorVerbs)
 	}
+}
 
+// readValidate: validate_suite answers the document of `mcptest validate
+// --format json`.
+func readValidate(t *testing.T, x *readVerbs) {
+	fd, ws := x.fd, x.ws
 	// validate_suite answers the document of `mcptest validate --format json`.
 	typo := "servers: {}\nserverz: {}\n"
 	writeFile(t, filepath.Join(ws, "typo.yml"), typo)
@@ -255,7 +280,12 @@ func TestMCPServerReadVerbsWithInspector(t *testing.T) {
 	if ok := fd.must("validate_suite", map[string]any{"suite": "servers:\n  s: {command: [x]}\n"}); ok["valid"] != true || len(ok["errors"].([]any)) != 0 {
 		t.Errorf("valid suite: %v", ok)
 	}
+}
 
+// readIntrospection: the list verbs answer the CLI's JSON for a declared
+// argv, with the description-poisoning warnings of a poisoned catalog.
+func readIntrospection(t *testing.T, x *readVerbs) {
+	fd, bin, poisoned, mockArgv := x.fd, x.bin, x.poisoned, x.mockArgv
 	// The introspection verbs answer the CLI's JSON, for a declared argv.
 	for verb, cmd := range map[string]string{"list_tools": "tools", "list_resources": "resources", "list_prompts": "prompts", "get_capabilities": "capabilities"} {
 		got := fd.must(verb, map[string]any{"command": mockArgv})
@@ -267,7 +297,6 @@ func TestMCPServerReadVerbsWithInspector(t *testing.T) {
 	if tools := fd.must("list_tools", map[string]any{"command": mockArgv}); tools["warnings"] != nil {
 		t.Errorf("clean catalog carries warnings: %v", tools["warnings"])
 	}
-	poisoned, _ := filepath.Abs("testdata/live/poisoned.yml")
 	tools := fd.must("list_tools", map[string]any{"command": []string{bin, "mock", "--tools-from", poisoned}})
 	if w, _ := tools["warnings"].([]any); len(w) == 0 || !strings.Contains(w[0].(map[string]any)["rule"].(string), "SEC-") {
 		t.Errorf("poisoned catalog: warnings %v", tools["warnings"])
@@ -276,7 +305,12 @@ func TestMCPServerReadVerbsWithInspector(t *testing.T) {
 	if sc := fd.must("scaffold_suite", map[string]any{"command": []string{bin, "mock", "--tools-from", poisoned}, "all": true}); sc["warnings"] == nil {
 		t.Errorf("scaffold_suite of a poisoned catalog carries no warnings")
 	}
+}
 
+// readAuth: a url is reached only as declared, and a 401 gets the one
+// actionable message from every verb.
+func readAuth(t *testing.T, x *readVerbs) {
+	fd, ws := x.fd, x.ws
 	// A URL target that answers 401 gets the one actionable message.
 	authSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="mcp"`)
@@ -299,7 +333,12 @@ func TestMCPServerReadVerbsWithInspector(t *testing.T) {
 			t.Errorf("%s of a 401 server: %q", verb, e)
 		}
 	}
+}
 
+// readRefusals: an undeclared command, or a declared one with other
+// flags, is refused naming both unlock paths.
+func readRefusals(t *testing.T, x *readVerbs) {
+	fd, everything, mockArgv := x.fd, x.everything, x.mockArgv
 	// An undeclared command is refused, naming both unlock paths; so is a
 	// declared binary with other flags.
 	for _, argv := range [][]string{{everything}, append(slices.Clone(mockArgv), "--extra")} {
@@ -311,7 +350,12 @@ func TestMCPServerReadVerbsWithInspector(t *testing.T) {
 	if _, e := fd.verb("list_tools", map[string]any{}); !strings.Contains(e, "no target") {
 		t.Errorf("no target: %q", e)
 	}
+}
 
+// readScaffoldSuite: scaffold_suite answers what `mcptest generate suite`
+// writes.
+func readScaffoldSuite(t *testing.T, x *readVerbs) {
+	fd, everything, mockArgv := x.fd, x.everything, x.mockArgv
 	// scaffold_suite: the same suite as `mcptest generate suite`, valid as
 	// returned, with the destructive tool's tests commented out under a
 	// review marker.
@@ -331,7 +375,12 @@ func TestMCPServerReadVerbsWithInspector(t *testing.T) {
 	if _, e := fd.verb("scaffold_suite", map[string]any{"command": []string{everything}}); !strings.Contains(e, "--enable-writes") {
 		t.Errorf("scaffold_suite of an undeclared command: %q", e)
 	}
+}
 
+// readScaffolders: scaffold_conformance, scaffold_redteam and
+// scaffold_eval answer what `mcptest generate` writes.
+func readScaffolders(t *testing.T, x *readVerbs) {
+	fd, bin, everything, poisoned, mockArgv := x.fd, x.bin, x.everything, x.poisoned, x.mockArgv
 	// scaffold_conformance, scaffold_redteam and scaffold_eval: the suites of
 	// `mcptest generate conformance|redteam|eval`, valid as returned, each
 	// starting with the schema header and the servers: block of the target.
@@ -358,18 +407,7 @@ func TestMCPServerReadVerbsWithInspector(t *testing.T) {
 		if _, e := fd.verb(v.verb, map[string]any{"command": []string{everything}}); !strings.Contains(e, "--enable-writes") {
 			t.Errorf("%s of an undeclared command: %q", v.verb, e)
 		}
-		var want []string
-		switch v.kind {
-		case "conformance":
-			want = []string{`check: "initialize"`, `check: "tools/list"`, `spec: "2025-11-25"`, `matcher: {"exact":"mcptest-mock"}`}
-			if strings.Contains(suite, "resources/list") || strings.Contains(suite, "prompts/list") {
-				t.Errorf("%s: a list check for a capability the mock does not advertise:\n%s", v.verb, suite)
-			}
-		case "redteam":
-			want = []string{"# review before first run: delete_records", `matcher: {"not":{"contains":"` + mcpserver.Canary("get_status") + `"}}`, "# Cross-server trust boundary", "`mcptest security`"}
-		case "eval":
-			want = []string{"# review before first run: delete_records", `matcher: {"contains":"get_status"}`, `metrics: ["task_completion", "tool_use", "argument_correctness", "rubric"]`}
-		}
+		want := scaffoldWants(t, v.verb, v.kind, suite)
 		for _, w := range want {
 			if !strings.Contains(suite, w) {
 				t.Errorf("%s: missing %s in\n%s", v.verb, w, suite)
@@ -381,7 +419,11 @@ func TestMCPServerReadVerbsWithInspector(t *testing.T) {
 			t.Errorf("%s of a poisoned catalog carries no warnings", verb)
 		}
 	}
+}
 
+// readArtifacts: the artifact readers over the seeded workspace.
+func readArtifacts(t *testing.T, x *readVerbs) {
+	fd, mockArgv := x.fd, x.mockArgv
 	// The artifact readers.
 	runs := fd.must("list_runs", nil)
 	first := runs["runs"].([]any)[0].(map[string]any)
@@ -395,19 +437,7 @@ func TestMCPServerReadVerbsWithInspector(t *testing.T) {
 	if _, e := fd.verb("get_run", map[string]any{"run_id": "nope"}); !strings.Contains(e, `no run "nope"`) {
 		t.Errorf("get_run of an unknown id: %q", e)
 	}
-	// get_coverage of the latest run: selection-f1's three agent cases
-	// call four tools; shell.exec by one passing and one failing case.
-	cov := fd.must("get_coverage", nil)
-	var shell map[string]any
-	for _, r := range cov["tools"].([]any) {
-		if r := r.(map[string]any); r["server"] == "shell" && r["tool"] == "exec" {
-			shell = r
-		}
-	}
-	if cov["run_id"] != "01SEEDRUN00000000000000000" || len(cov["kinds"].([]any)) != 1 || cov["known"] != float64(4) || cov["covered"] != float64(4) ||
-		cov["percent"] != float64(100) || shell["cases"] != float64(2) || shell["passed"] != float64(1) || shell["failed"] != float64(1) {
-		t.Errorf("get_coverage: %v", cov)
-	}
+	checkCoverage(t, fd)
 	cass := fd.must("list_cassettes", nil)
 	var cnames []string
 	for _, c := range cass["cassettes"].([]any) {
@@ -430,7 +460,11 @@ func TestMCPServerReadVerbsWithInspector(t *testing.T) {
 	if _, e := fd.verb("get_doctor_report", nil); !strings.Contains(e, ".mcptest/doctor.json") {
 		t.Errorf("get_doctor_report without a target or a saved report: %q", e)
 	}
+}
 
+// readWritersRefuse: every writer refuses without --enable-writes.
+func readWritersRefuse(t *testing.T, x *readVerbs) {
+	fd := x.fd
 	// Every writer refuses, naming the flag.
 	for w, args := range map[string]map[string]any{"run_tool_test": {"suite": "x"}, "propose_assertions": {"tool": "x"}, "trigger_run": nil, "record_cassette": nil} {
 		if _, e := fd.verb(w, args); !strings.Contains(e, "--enable-writes") {
@@ -439,20 +473,78 @@ func TestMCPServerReadVerbsWithInspector(t *testing.T) {
 	}
 }
 
+// scaffoldWants are the lines a scaffolded suite of kind must hold.
+func scaffoldWants(t *testing.T, verb, kind, suite string) []string {
+	t.Helper()
+	switch kind {
+	case "conformance":
+		if strings.Contains(suite, "resources/list") || strings.Contains(suite, "prompts/list") {
+			t.Errorf("%s: a list check for a capability the mock does not advertise:\n%s", verb, suite)
+		}
+		return []string{`check: "initialize"`, `check: "tools/list"`, `spec: "2025-11-25"`, `matcher: {"exact":"mcptest-mock"}`}
+	case "redteam":
+		return []string{"# review before first run: delete_records", `matcher: {"not":{"contains":"` + mcpserver.Canary("get_status") + `"}}`, "# Cross-server trust boundary", "`mcptest security`"}
+	}
+	return []string{"# review before first run: delete_records", `matcher: {"contains":"get_status"}`, `metrics: ["task_completion", "tool_use", "argument_correctness", "rubric"]`}
+}
+
+// checkCoverage: get_coverage of the latest run: selection-f1's three
+// agent cases call four tools; shell.exec by one passing and one failing
+// case.
+func checkCoverage(t *testing.T, fd *frontDoor) {
+	t.Helper()
+	cov := fd.must("get_coverage", nil)
+	var shell map[string]any
+	for _, r := range cov["tools"].([]any) {
+		if r := r.(map[string]any); r["server"] == "shell" && r["tool"] == "exec" {
+			shell = r
+		}
+	}
+	if cov["run_id"] != "01SEEDRUN00000000000000000" || len(cov["kinds"].([]any)) != 1 || cov["known"] != float64(4) || cov["covered"] != float64(4) ||
+		cov["percent"] != float64(100) || shell["cases"] != float64(2) || shell["passed"] != float64(1) || shell["failed"] != float64(1) {
+		t.Errorf("get_coverage: %v", cov)
+	}
+}
+
+// writeVerbs is the front door the write-verb checks drive: the Inspector
+// on `mcptest mcp-server --enable-writes` in a seeded workspace; suite and
+// runID carry what one check leaves to the next.
+type writeVerbs struct {
+	fd                  *frontDoor
+	ws, bin, everything string
+	mockArgv            []string
+	suite, runID        string
+}
+
 func TestMCPServerWriteVerbsWithInspector(t *testing.T) {
 	inspector := ciNodeBin(t, "mcp-inspector")
 	everything := ciNodeBin(t, "mcp-server-everything")
 	bin := mcptestBin(t)
 	ws, mockArgv := frontDoorWorkspace(t, bin)
-	fd := &frontDoor{t: t, inspector: inspector, ws: ws, argv: []string{bin, "mcp-server", "--enable-writes"}}
+	x := &writeVerbs{fd: &frontDoor{t: t, inspector: inspector, ws: ws, argv: []string{bin, "mcp-server", "--enable-writes"}},
+		ws: ws, bin: bin, everything: everything, mockArgv: mockArgv}
+	for _, check := range []func(*testing.T, *writeVerbs){writeVerbList, writeAnyCommand, writeLoop, writeDestructive,
+		writeRunToolTest, writeTriggerRun, writeRecordCassette} {
+		check(t, x)
+	}
+}
 
+// writeVerbList: with --enable-writes every verb says writesEnabled.
+func writeVerbList(t *testing.T, x *writeVerbs) {
+	fd := x.fd
 	list := fd.call("--method", "tools/list")
 	for _, tl := range list["tools"].([]any) {
 		if meta := tl.(map[string]any)["_meta"].(map[string]any); meta["writesEnabled"] != true {
 			t.Errorf("%v: want writesEnabled true", tl.(map[string]any)["name"])
 		}
 	}
+}
 
+// writeAnyCommand: with writes enabled any command runs: the worked loop
+// against server-everything, memory and filesystem; it keeps the proposed
+// suite for the next checks.
+func writeAnyCommand(t *testing.T, x *writeVerbs) {
+	fd, ws, everything := x.fd, x.ws, x.everything
 	// With writes enabled, any command runs: the worked loop against
 	// server-everything.
 	tools := fd.must("list_tools", map[string]any{"command": []string{everything}})
@@ -484,7 +576,14 @@ func TestMCPServerWriteVerbsWithInspector(t *testing.T) {
 	if v := fd.must("validate_suite", map[string]any{"suite": sc["suite"]}); v["valid"] != true || len(sc["tools"].([]any)) == 0 {
 		t.Errorf("scaffold_suite of server-everything: %v; validate_suite: %v", sc["tools"], v)
 	}
+	x.suite = suite
+}
 
+// writeLoop: run_tool_test with the proposed block, a failing variant, its
+// coverage, and its repro after the fix.
+func writeLoop(t *testing.T, x *writeVerbs) {
+	fd, ws, bin := x.fd, x.ws, x.bin
+	suite := x.suite
 	// run_tool_test with the proposed block: the seed's loop.
 	loop := fd.must("run_tool_test", map[string]any{"suite": suite})
 	if r := loop["results"].([]any); len(r) != 1 || loop["verdict"] != "pass" || loop["passed"] != float64(1) {
@@ -498,23 +597,7 @@ func TestMCPServerWriteVerbsWithInspector(t *testing.T) {
 		t.Fatalf("a failing tool test: %v", bad)
 	}
 	badID := bad["run_id"].(string)
-	// get_coverage of that run: echo was called by one failing case; the
-	// rest of server-everything's catalog is uncovered.
-	cov := fd.must("get_coverage", map[string]any{"run_id": badID})
-	var echo map[string]any
-	var uncovered []string
-	for _, r := range cov["tools"].([]any) {
-		if r := r.(map[string]any); r["tool"] == "echo" {
-			echo = r
-		}
-	}
-	for _, u := range cov["uncovered"].([]any) {
-		uncovered = append(uncovered, u.(map[string]any)["tool"].(string))
-	}
-	if echo == nil || echo["calls"] != float64(1) || echo["failed"] != float64(1) || cov["covered"] != float64(1) ||
-		cov["known"].(float64) < 10 || len(uncovered) != int(cov["known"].(float64))-1 || !slices.Contains(uncovered, "get-sum") {
-		t.Errorf("get_coverage of a live run: %v", cov)
-	}
+	checkLiveCoverage(t, fd, badID)
 	inlinePath := filepath.Join(ws, ".mcptest", "inline", badID+".yml")
 	writeFile(t, inlinePath, suite) // the fix
 	fixed := exec.Command("sh", "-c", fails[0].(map[string]any)["repro"].(string))
@@ -523,7 +606,12 @@ func TestMCPServerWriteVerbsWithInspector(t *testing.T) {
 	if out, err := fixed.CombinedOutput(); err != nil || !strings.Contains(string(out), "PASS  echo: proposed assertions") {
 		t.Errorf("the repro after the fix: %v\n%s", err, out)
 	}
+}
 
+// writeDestructive: the destructive rules of propose_assertions, on the
+// mock.
+func writeDestructive(t *testing.T, x *writeVerbs) {
+	fd, mockArgv := x.fd, x.mockArgv
 	// The destructive rules, on the mock.
 	if _, e := fd.verb("propose_assertions", map[string]any{"command": mockArgv, "tool": "delete_records"}); !strings.Contains(e, "destructive") || !strings.Contains(e, "execute_destructive") {
 		t.Errorf("destructive tool without execute_destructive: %q", e)
@@ -536,7 +624,12 @@ func TestMCPServerWriteVerbsWithInspector(t *testing.T) {
 	if twice["calls_made"] != float64(2) || len(twice["excluded_volatile"].([]any)) != 0 {
 		t.Errorf("read-only tool: %v", twice)
 	}
+}
 
+// writeRunToolTest: one verdict per test, failures with repro and full;
+// it keeps the run id for writeTriggerRun.
+func writeRunToolTest(t *testing.T, x *writeVerbs) {
+	fd, ws, bin := x.fd, x.ws, x.bin
 	// run_tool_test: one verdict per test, failures with repro and full.
 	inline := `tests:
   - name: research-agent picks search then fetch
@@ -584,7 +677,13 @@ func TestMCPServerWriteVerbsWithInspector(t *testing.T) {
 	if _, e := fd.verb("run_tool_test", map[string]any{"suite": "serverz: {}\n"}); !strings.Contains(e, "not valid") {
 		t.Errorf("an invalid inline suite: %q", e)
 	}
+	x.runID = id
+}
 
+// writeTriggerRun: trigger_run stores a run that list_runs then shows.
+func writeTriggerRun(t *testing.T, x *writeVerbs) {
+	fd := x.fd
+	id := x.runID
 	// trigger_run stores a run that list_runs then shows.
 	trig := fd.must("trigger_run", map[string]any{"config": "selection/suite.yml"})
 	if trig["verdict"] != "fail" || trig["run_id"] == "" {
@@ -598,7 +697,12 @@ func TestMCPServerWriteVerbsWithInspector(t *testing.T) {
 	if !slices.Contains(ids, trig["run_id"]) || !slices.Contains(ids, any(id)) {
 		t.Errorf("list_runs %v: want %v and %v", ids, trig["run_id"], id)
 	}
+}
 
+// writeRecordCassette: record_cassette starts the proxy and answers its
+// endpoint.
+func writeRecordCassette(t *testing.T, x *writeVerbs) {
+	fd, everything := x.fd, x.everything
 	// record_cassette starts the recording proxy and answers its endpoint
 	// (the Inspector's front door then exits, which stops it).
 	rec := fd.must("record_cassette", map[string]any{"command": []string{everything}, "output": "cassettes/inspector.json"})
@@ -607,6 +711,28 @@ func TestMCPServerWriteVerbsWithInspector(t *testing.T) {
 	}
 	if _, e := fd.verb("record_cassette", map[string]any{"stop": "nope"}); !strings.Contains(e, `no running recording "nope"`) {
 		t.Errorf("stop of an unknown recording: %q", e)
+	}
+}
+
+// checkLiveCoverage: get_coverage of a failing live run: echo was called
+// by one failing case; the rest of server-everything's catalog is
+// uncovered.
+func checkLiveCoverage(t *testing.T, fd *frontDoor, runID string) {
+	t.Helper()
+	cov := fd.must("get_coverage", map[string]any{"run_id": runID})
+	var echo map[string]any
+	var uncovered []string
+	for _, r := range cov["tools"].([]any) {
+		if r := r.(map[string]any); r["tool"] == "echo" {
+			echo = r
+		}
+	}
+	for _, u := range cov["uncovered"].([]any) {
+		uncovered = append(uncovered, u.(map[string]any)["tool"].(string))
+	}
+	if echo == nil || echo["calls"] != float64(1) || echo["failed"] != float64(1) || cov["covered"] != float64(1) ||
+		cov["known"].(float64) < 10 || len(uncovered) != int(cov["known"].(float64))-1 || !slices.Contains(uncovered, "get-sum") {
+		t.Errorf("get_coverage of a live run: %v", cov)
 	}
 }
 

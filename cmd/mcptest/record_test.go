@@ -160,17 +160,14 @@ func TestRecordStreamableHTTP(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	listening := make(chan string, 1)
-	origContext, origListening := recordContext, recordListening
-	recordContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
-	recordListening = func(addr string) { listening <- addr }
-	defer func() { recordContext, recordListening = origContext, origListening }()
 
 	out := filepath.Join(t.TempDir(), "upper.json")
 	done := make(chan int, 1)
 	var stderr strings.Builder
 	go func() {
-		c := &Command{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr, Getenv: func(string) string { return "" }}
-		done <- c.Main([]string{"record", "--listen", "127.0.0.1:0", "--output", out, "--url", upstream.URL})
+		c := &Command{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr, Getenv: func(string) string { return "" },
+			listening: func(addr string) { listening <- addr }}
+		done <- c.MainContext(ctx, []string{"record", "--listen", "127.0.0.1:0", "--output", out, "--url", upstream.URL})
 	}()
 	var addr string
 	select {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 
 	"github.com/mcptest/mcptest/annotate"
@@ -9,7 +10,7 @@ import (
 	"github.com/mcptest/mcptest/engine/safefile"
 )
 
-func (c *Command) report(args []string) error {
+func (c *Command) report(_ context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "merge" {
 		return c.merge(args[1:])
 	}

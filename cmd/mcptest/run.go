@@ -2,7 +2,7 @@ package main
 
 import (
 	"bytes"
-	"crypto/rand"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -17,9 +17,10 @@ import (
 	"github.com/mcptest/mcptest/engine/prices"
 	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/engine/safefile"
+	"github.com/mcptest/mcptest/engine/stamp"
 )
 
-func (c *Command) run(args []string) error {
+func (c *Command) run(_ context.Context, args []string) error {
 	a, err := c.runFlags(args)
 	if err != nil {
 		return err
@@ -138,11 +139,9 @@ func (c *Command) runSuite(a runArgs) error {
 	if err != nil {
 		return err
 	}
-	env.Run.ID = newRunID(start)
-	env.Run.StartedAt = start.UTC().Format(time.RFC3339)
-	env.Run.DurationMS = time.Since(start).Milliseconds()
-	env.Source = c.source()
-	env.Environment = c.environment()
+	stamp.Run(env, start)
+	env.Source = stamp.Source(c.Getenv)
+	env.Environment = stamp.Environment(c.Getenv)
 
 	writeJSON := func(w io.Writer) error { return (annotate.JSON{}).Report(w, env) }
 	if opts.Emit != nil {
@@ -249,19 +248,6 @@ func (c *Command) color(w io.Writer) bool {
 	return c.Getenv("NO_COLOR") == "" && isTerminal(w)
 }
 
-// source reads the repository, branch and commit from the CI environment.
-func (c *Command) source() *report.Source {
-	s := report.Source{Repo: c.Getenv("GITHUB_REPOSITORY"), Commit: c.Getenv("GITHUB_SHA")}
-	s.Branch = c.Getenv("GITHUB_HEAD_REF")
-	if s.Branch == "" {
-		s.Branch = c.Getenv("GITHUB_REF_NAME")
-	}
-	if s == (report.Source{}) {
-		return nil
-	}
-	return &s
-}
-
 // progressLine rewrites one line on a terminal's stderr as cassettes are
 // read, at most every 100 ms. It stays silent when stderr is not a
 // terminal, so logs and --reporter json stay clean.
@@ -291,33 +277,6 @@ func (p *progressLine) clear() {
 	if p.shown {
 		fmt.Fprint(p.w, "\r\x1b[K")
 	}
-}
-
-// newRunID returns a ULID: 48 bits of milliseconds and 80 random bits in
-// Crockford base32, so run ids sort by time.
-func newRunID(t time.Time) string {
-	const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-	var b [16]byte
-	ms := uint64(t.UnixMilli())
-	for i := 0; i < 6; i++ {
-		b[i] = byte(ms >> (40 - 8*i))
-	}
-	_, _ = rand.Read(b[6:])
-	out := make([]byte, 26)
-	// 128 bits → 26 base32 digits, most significant first (2 pad bits).
-	var acc uint64
-	bits, j := 2, 0
-	acc = 0
-	for _, x := range b {
-		acc = acc<<8 | uint64(x)
-		bits += 8
-		for bits >= 5 {
-			bits -= 5
-			out[j] = alphabet[(acc>>uint(bits))&31]
-			j++
-		}
-	}
-	return string(out[:j])
 }
 
 // loadPrices reads a --prices table: a malformed one is a positioned input

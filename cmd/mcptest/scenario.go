@@ -2,18 +2,19 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"time"
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/engine"
-	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/engine/stamp"
 )
 
 // scenario runs `mcptest scenario run`: the scenarios of a suite only,
 // replayed against their worlds.
-func (c *Command) scenario(args []string) error {
+func (c *Command) scenario(_ context.Context, args []string) error {
 	const synopsis = "mcptest scenario run [suite.yml] [--cassette-dir DIR] [--name NAME]... [--json]"
 	if len(args) > 0 && isHelp(args[0]) {
 		args = []string{"run", "--help"}
@@ -58,7 +59,7 @@ func (c *Command) scenario(args []string) error {
 	if err != nil {
 		return err
 	}
-	scenarios, err := selectScenarios(suite, names)
+	scenarios, err := suite.Scenarios(names)
 	if err != nil {
 		return err
 	}
@@ -70,11 +71,9 @@ func (c *Command) scenario(args []string) error {
 	if err != nil {
 		return err
 	}
-	env.Run.ID = newRunID(start)
-	env.Run.StartedAt = start.UTC().Format(time.RFC3339)
-	env.Run.DurationMS = time.Since(start).Milliseconds()
-	env.Source = c.source()
-	env.Environment = c.environment()
+	stamp.Run(env, start)
+	env.Source = stamp.Source(c.Getenv)
+	env.Environment = stamp.Environment(c.Getenv)
 
 	var buf bytes.Buffer
 	if err := rep.Report(&buf, env); err != nil {
@@ -87,47 +86,4 @@ func (c *Command) scenario(args []string) error {
 		return errFailed
 	}
 	return nil
-}
-
-// selectScenarios keeps the suite's scenarios, or those named exactly by
-// --name. A name that is no scenario is an input error with a did-you-mean.
-func selectScenarios(s *engine.Suite, names []string) ([]*engine.Case, error) {
-	var all []*engine.Case
-	var known []string
-	for _, c := range s.Cases {
-		if c.Kind == report.KindScenario {
-			all = append(all, c)
-			known = append(known, c.Name)
-		}
-	}
-	if len(all) == 0 {
-		return nil, diag.List{{Pos: diag.Pos{File: s.Path}, Kind: "suite", Message: "the suite declares no `scenarios:`, so there is nothing to replay"}}
-	}
-	if len(names) == 0 {
-		return all, nil
-	}
-	keep := map[string]bool{}
-	for _, n := range names {
-		found := false
-		for _, c := range all {
-			if c.Name == n {
-				found = true
-			}
-		}
-		if !found {
-			e := &diag.Error{Pos: diag.Pos{File: "--name"}, Kind: "flag", Message: fmt.Sprintf("no scenario is named %q", n)}
-			if sug := diag.Suggest(n, known); sug != "" {
-				e.Hint = fmt.Sprintf("did you mean %q?", sug)
-			}
-			return nil, diag.List{e}
-		}
-		keep[n] = true
-	}
-	var out []*engine.Case
-	for _, c := range all {
-		if keep[c.Name] {
-			out = append(out, c)
-		}
-	}
-	return out, nil
 }

@@ -279,33 +279,7 @@ func TestAgentLoopTranscript(t *testing.T) {
 	s := &loopSession{t: t, ctx: ctx, sess: sess}
 	target := []string{"mcp-server-everything"}
 
-	// 1. The verbs, and the write gate.
-	verbs, err := sess.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range verbs.Tools {
-		if v.Meta["writesEnabled"] != true {
-			t.Errorf("%s: _meta %v, want writesEnabled true", v.Name, v.Meta)
-		}
-	}
-
-	// 2. The server under test's tools.
-	var tools struct {
-		Tools []struct {
-			Name string `json:"name"`
-		} `json:"tools"`
-	}
-	s.call("list_tools", map[string]any{"command": target}, &tools)
-	var names []string
-	for _, tl := range tools.Tools {
-		names = append(names, tl.Name)
-	}
-	for _, want := range []string{"echo", "get-sum"} {
-		if !slices.Contains(names, want) {
-			t.Fatalf("server-everything has no %s tool: %v", want, names)
-		}
-	}
+	loopListTools(t, s, target)
 
 	// 3. A starter suite for the two tools the agent tests.
 	var scaffold struct {
@@ -327,23 +301,7 @@ func TestAgentLoopTranscript(t *testing.T) {
 	// get-sum, the resource and prompt tests go (the agent was asked about
 	// two tools), and a check the agent wrote by hand joins the list; it is
 	// validated before it runs.
-	head, scaffolded, tail := splitTests(scaffold.Suite)
-	var kept []string
-	replaced := false
-	for _, tc := range scaffolded {
-		m := toolLine.FindStringSubmatch(tc)
-		switch {
-		case strings.HasPrefix(tc, `  - name: "get-sum: valid arguments"`):
-			kept = append(kept, proposal.Test)
-			replaced = true
-		case m != nil && (m[1] == "echo" || m[1] == "get-sum"):
-			kept = append(kept, tc)
-		}
-	}
-	if !replaced || len(kept) < 3 {
-		t.Fatalf("the scaffold has no generic get-sum test to replace, or too few tool tests:\n%s", scaffold.Suite)
-	}
-	draft := head + strings.Join(kept, "") + guessedEcho + tail
+	draft := refineDraft(t, scaffold.Suite, proposal.Test)
 	var valid struct {
 		Valid  bool  `json:"valid"`
 		Errors []any `json:"errors"`
@@ -375,6 +333,70 @@ func TestAgentLoopTranscript(t *testing.T) {
 	if err := sess.Close(); err != nil {
 		t.Logf("close: %v", err)
 	}
+	checkTranscript(t, rec, ws)
+}
+
+// loopListTools is the loop's steps 1 and 2: the verbs, every one
+// writable, and the tools of the server under test.
+func loopListTools(t *testing.T, s *loopSession, target []string) {
+	t.Helper()
+	// 1. The verbs, and the write gate.
+	verbs, err := s.sess.ListTools(s.ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range verbs.Tools {
+		if v.Meta["writesEnabled"] != true {
+			t.Errorf("%s: _meta %v, want writesEnabled true", v.Name, v.Meta)
+		}
+	}
+
+	// 2. The server under test's tools.
+	var tools struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	s.call("list_tools", map[string]any{"command": target}, &tools)
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	for _, want := range []string{"echo", "get-sum"} {
+		if !slices.Contains(names, want) {
+			t.Fatalf("server-everything has no %s tool: %v", want, names)
+		}
+	}
+}
+
+// refineDraft is the loop's step 5: the proposal replaces the generic
+// check of get-sum, the resource and prompt tests go, and a check the
+// agent wrote by hand joins the list.
+func refineDraft(t *testing.T, suite, proposal string) string {
+	t.Helper()
+	head, scaffolded, tail := splitTests(suite)
+	var kept []string
+	replaced := false
+	for _, tc := range scaffolded {
+		m := toolLine.FindStringSubmatch(tc)
+		switch {
+		case strings.HasPrefix(tc, `  - name: "get-sum: valid arguments"`):
+			kept = append(kept, proposal)
+			replaced = true
+		case m != nil && (m[1] == "echo" || m[1] == "get-sum"):
+			kept = append(kept, tc)
+		}
+	}
+	if !replaced || len(kept) < 3 {
+		t.Fatalf("the scaffold has no generic get-sum test to replace, or too few tool tests:\n%s", suite)
+	}
+	return head + strings.Join(kept, "") + guessedEcho + tail
+}
+
+// checkTranscript compares the recorded session, normalized, with the
+// transcript file (go test -update rewrites it).
+func checkTranscript(t *testing.T, rec *transcript, ws string) {
+	t.Helper()
 	rec.mu.Lock()
 	lines, recErr := rec.lines, rec.err
 	rec.mu.Unlock()
@@ -461,29 +483,57 @@ var (
 // the front door and the CLI: every verb named is served, every verb served
 // is named, every argument or answer field named exists, and every
 // `mcptest ...` command shown parses with the flags it shows.
+// skillVocabulary is what the skill's words are checked against: the
+// front door's verbs, their arguments and answer fields, and the security
+// rules.
+type skillVocabulary struct {
+	isVerb    map[string]bool
+	verbNames []string
+	known     map[string]bool // arguments and answer fields
+	rules     map[string]bool
+}
+
 func TestAgentSkill(t *testing.T) {
-	verbs := frontDoorVerbList(t)
-	isVerb := map[string]bool{}
-	var verbNames []string
-	known := map[string]bool{} // arguments and answer fields
-	for _, v := range verbs {
-		isVerb[v.Name] = true
-		verbNames = append(verbNames, v.Name)
+	v := newSkillVocabulary(t)
+	texts := map[string]string{}
+	for _, f := range skillFiles {
+		data, err := os.ReadFile(filepath.Join(skillDir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[f] = string(data)
+	}
+	checkSkillFrontMatter(t, texts, v.verbNames)
+	ncmd := 0
+	for _, f := range skillFiles {
+		ncmd += checkSkillText(t, f, texts[f], v)
+	}
+	if ncmd < 8 {
+		t.Errorf("found only %d mcptest commands in %v", ncmd, skillFiles)
+	}
+}
+
+// newSkillVocabulary reads the verbs of an in-process front door, the
+// JSON names of the front door's and the agent reporter's types and of
+// the MCP types a verb answers with, and the security rules.
+func newSkillVocabulary(t *testing.T) *skillVocabulary {
+	v := &skillVocabulary{isVerb: map[string]bool{}, known: map[string]bool{}, rules: map[string]bool{}}
+	for _, verb := range frontDoorVerbList(t) {
+		v.isVerb[verb.Name] = true
+		v.verbNames = append(v.verbNames, verb.Name)
 		var schema struct {
 			Properties map[string]any `json:"properties"`
 		}
-		b, _ := json.Marshal(v.InputSchema)
+		b, _ := json.Marshal(verb.InputSchema)
 		_ = json.Unmarshal(b, &schema)
 		for p := range schema.Properties {
-			known[p] = true
+			v.known[p] = true
 		}
-		for k := range v.Meta {
-			known[k] = true
+		for k := range verb.Meta {
+			v.known[k] = true
 		}
 	}
-	sort.Strings(verbNames)
-	// The fields of the answers: the JSON names of the front door's and the
-	// agent reporter's types, and of the MCP types a verb answers with.
+	sort.Strings(v.verbNames)
 	sources, _ := filepath.Glob("../../mcpserver/*.go")
 	more, _ := filepath.Glob("../../annotate/*.go")
 	for _, f := range append(sources, more...) {
@@ -495,29 +545,26 @@ func TestAgentSkill(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, m := range jsonTag.FindAllStringSubmatch(string(data), -1) {
-			known[m[1]] = true
+			v.known[m[1]] = true
 		}
 	}
 	for _, typ := range []reflect.Type{reflect.TypeFor[mcp.Tool](), reflect.TypeFor[mcp.ToolAnnotations](), reflect.TypeFor[mcp.CallToolResult]()} {
 		for f := range typ.Fields() {
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			known[name] = true
+			v.known[name] = true
 		}
 	}
-	rules := map[string]bool{}
 	for _, r := range security.Rules {
-		rules[r.ID] = true
+		v.rules[r.ID] = true
 	}
+	return v
+}
 
-	texts := map[string]string{}
-	for _, f := range skillFiles {
-		data, err := os.ReadFile(filepath.Join(skillDir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		texts[f] = string(data)
-	}
-
+// checkSkillFrontMatter checks the skill's and the subagent's front
+// matter (names, descriptions, the verbs the subagent is granted) and the
+// skill's verb table against the verbs the front door serves.
+func checkSkillFrontMatter(t *testing.T, texts map[string]string, verbNames []string) {
+	t.Helper()
 	// The skill: a Claude Code skill whose name is its directory's.
 	skill, skillBody := frontMatter(t, "SKILL.md", texts["mcptest/SKILL.md"])
 	if skill["name"] != "mcptest" {
@@ -550,7 +597,6 @@ func TestAgentSkill(t *testing.T) {
 	if !slices.Equal(granted, verbNames) {
 		t.Errorf("mcptest-tester.md: tools: grants the verbs %v\nthe front door serves %v", granted, verbNames)
 	}
-
 	// The skill's verb table names every verb, once.
 	var table []string
 	for _, m := range verbRow.FindAllStringSubmatch(skillBody, -1) {
@@ -560,37 +606,36 @@ func TestAgentSkill(t *testing.T) {
 	if !slices.Equal(table, verbNames) {
 		t.Errorf("SKILL.md: the verb table lists %v\nthe front door serves %v", table, verbNames)
 	}
+}
 
-	ncmd := 0
-	for _, f := range skillFiles {
-		text := texts[f]
-		for _, m := range mcpTool.FindAllStringSubmatch(text, -1) {
-			if !isVerb[m[1]] {
-				t.Errorf("%s: mcp__mcptest__%s: the front door has no verb %q (it has %v)", f, m[1], m[1], verbNames)
-			}
-		}
-		for _, m := range secRule.FindAllString(text, -1) {
-			if !rules[m] {
-				t.Errorf("%s: %s is not a rule of mcptest security", f, m)
-			}
-		}
-		for _, m := range codeSpan.FindAllStringSubmatch(text, -1) {
-			word := strings.TrimPrefix(m[1], "_meta.")
-			switch {
-			case snakeWord.MatchString(word) && !isVerb[word] && !known[word]:
-				t.Errorf("%s: `%s` is neither a verb, nor an argument of one, nor a field of an answer (verbs: %v)", f, word, verbNames)
-			case camelWord.MatchString(word) && !known[word]:
-				t.Errorf("%s: `%s` is no field of a verb's _meta, a tool or a tool result", f, word)
-			}
-		}
-		for _, line := range commandLines(text) {
-			ncmd++
-			checkCommand(t, f, line)
+// checkSkillText checks the words of one file of the skill (verbs, rules,
+// code spans) and runs its mcptest commands; it returns how many.
+func checkSkillText(t *testing.T, f, text string, v *skillVocabulary) int {
+	t.Helper()
+	for _, m := range mcpTool.FindAllStringSubmatch(text, -1) {
+		if !v.isVerb[m[1]] {
+			t.Errorf("%s: mcp__mcptest__%s: the front door has no verb %q (it has %v)", f, m[1], m[1], v.verbNames)
 		}
 	}
-	if ncmd < 8 {
-		t.Errorf("found only %d mcptest commands in %v", ncmd, skillFiles)
+	for _, m := range secRule.FindAllString(text, -1) {
+		if !v.rules[m] {
+			t.Errorf("%s: %s is not a rule of mcptest security", f, m)
+		}
 	}
+	for _, m := range codeSpan.FindAllStringSubmatch(text, -1) {
+		word := strings.TrimPrefix(m[1], "_meta.")
+		switch {
+		case snakeWord.MatchString(word) && !v.isVerb[word] && !v.known[word]:
+			t.Errorf("%s: `%s` is neither a verb, nor an argument of one, nor a field of an answer (verbs: %v)", f, word, v.verbNames)
+		case camelWord.MatchString(word) && !v.known[word]:
+			t.Errorf("%s: `%s` is no field of a verb's _meta, a tool or a tool result", f, word)
+		}
+	}
+	lines := commandLines(text)
+	for _, line := range lines {
+		checkCommand(t, f, line)
+	}
+	return len(lines)
 }
 
 // commandLines returns the `mcptest ...` commands of a Markdown text: the
@@ -699,22 +744,36 @@ func TestAgentLoopTranscriptFile(t *testing.T) {
 	for _, v := range frontDoorVerbList(t) {
 		isVerb[v.Name] = true
 	}
-	type message struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      *int            `json:"id"`
-		Method  string          `json:"method"`
-		Params  json.RawMessage `json:"params"`
-		Result  json.RawMessage `json:"result"`
-		Error   json.RawMessage `json:"error"`
+	lines, verdicts := readTranscript(t, data, isVerb)
+	if !slices.Equal(verdicts, []string{"fail", "pass"}) {
+		t.Errorf("run_tool_test verdicts %v, want a failing run, then the passing re-run", verdicts)
 	}
-	type line struct {
-		dir  string
-		msg  message
-		verb string
-	}
-	var lines []line
+	checkTranscriptTable(t, lines)
+}
+
+// transcriptMessage is a JSON-RPC message of the transcript.
+type transcriptMessage struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      *int            `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// loopLine is one line of the transcript: its direction, its
+// message and the verb a tools/call calls.
+type loopLine struct {
+	dir  string
+	msg  transcriptMessage
+	verb string
+}
+
+// readTranscript reads the transcript line by line, checking each, and
+// returns its lines and the verdicts of its run_tool_test calls.
+func readTranscript(t *testing.T, data []byte, isVerb map[string]bool) (lines []loopLine, verdicts []string) {
+	t.Helper()
 	lastID := 0
-	var verdicts []string
 	for i, text := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
 		n := i + 1
 		var l struct {
@@ -726,57 +785,76 @@ func TestAgentLoopTranscriptFile(t *testing.T) {
 		if err := dec.Decode(&l); err != nil {
 			t.Fatalf("line %d: not {direction, message}: %v", n, err)
 		}
-		var m message
+		var m transcriptMessage
 		if err := json.Unmarshal(l.Message, &m); err != nil || m.JSONRPC != "2.0" {
 			t.Fatalf("line %d: not a JSON-RPC 2.0 message: %v", n, err)
 		}
-		cur := line{dir: l.Direction, msg: m}
+		cur := loopLine{dir: l.Direction, msg: m}
 		switch l.Direction {
 		case "send":
 			if m.ID != nil {
 				lastID = *m.ID
 			}
-			if m.Method == "tools/call" {
-				var p struct {
-					Name string `json:"name"`
-				}
-				_ = json.Unmarshal(m.Params, &p)
-				cur.verb = p.Name
-				if !isVerb[p.Name] {
-					t.Errorf("line %d calls %q, which the front door does not serve", n, p.Name)
-				}
-			}
+			cur.verb = sentVerb(t, n, m, isVerb)
 		case "recv":
-			if m.Result == nil || m.ID == nil || *m.ID != lastID {
-				t.Errorf("line %d: want the result of request %d, got %s", n, lastID, l.Message)
-			}
-			var r struct {
-				Tools []struct {
-					Name string         `json:"name"`
-					Meta map[string]any `json:"_meta"`
-				} `json:"tools"`
-				StructuredContent struct {
-					Verdict string `json:"verdict"`
-				} `json:"structuredContent"`
-			}
-			_ = json.Unmarshal(m.Result, &r)
-			for _, tool := range r.Tools {
-				if tool.Meta["writesEnabled"] != true {
-					t.Errorf("line %d: %s without _meta.writesEnabled true", n, tool.Name)
-				}
-			}
+			verdict := recvVerdict(t, n, m, lastID, l.Message)
 			if lines[len(lines)-1].verb == "run_tool_test" {
-				verdicts = append(verdicts, r.StructuredContent.Verdict)
+				verdicts = append(verdicts, verdict)
 			}
 		default:
 			t.Errorf("line %d: direction %q, want send or recv", n, l.Direction)
 		}
 		lines = append(lines, cur)
 	}
-	if !slices.Equal(verdicts, []string{"fail", "pass"}) {
-		t.Errorf("run_tool_test verdicts %v, want a failing run, then the passing re-run", verdicts)
-	}
+	return lines, verdicts
+}
 
+// sentVerb is the verb a sent tools/call calls, which the front door must
+// serve; "" for another message.
+func sentVerb(t *testing.T, n int, m transcriptMessage, isVerb map[string]bool) string {
+	t.Helper()
+	if m.Method != "tools/call" {
+		return ""
+	}
+	var p struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(m.Params, &p)
+	if !isVerb[p.Name] {
+		t.Errorf("line %d calls %q, which the front door does not serve", n, p.Name)
+	}
+	return p.Name
+}
+
+// recvVerdict checks a received result (of the last request, its tools
+// all writable) and returns the verdict it carries, if any.
+func recvVerdict(t *testing.T, n int, m transcriptMessage, lastID int, raw json.RawMessage) string {
+	t.Helper()
+	if m.Result == nil || m.ID == nil || *m.ID != lastID {
+		t.Errorf("line %d: want the result of request %d, got %s", n, lastID, raw)
+	}
+	var r struct {
+		Tools []struct {
+			Name string         `json:"name"`
+			Meta map[string]any `json:"_meta"`
+		} `json:"tools"`
+		StructuredContent struct {
+			Verdict string `json:"verdict"`
+		} `json:"structuredContent"`
+	}
+	_ = json.Unmarshal(m.Result, &r)
+	for _, tool := range r.Tools {
+		if tool.Meta["writesEnabled"] != true {
+			t.Errorf("line %d: %s without _meta.writesEnabled true", n, tool.Name)
+		}
+	}
+	return r.StructuredContent.Verdict
+}
+
+// checkTranscriptTable checks that the README's line table beside the
+// transcript describes it line by line.
+func checkTranscriptTable(t *testing.T, lines []loopLine) {
+	t.Helper()
 	readme, err := os.ReadFile(filepath.Join(filepath.Dir(transcriptFile), "README.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -793,14 +871,12 @@ func TestAgentLoopTranscriptFile(t *testing.T) {
 		}
 		l := lines[n-1]
 		what := strings.Trim(row[3], "`")
-		var got string
+		got := l.msg.Method
 		switch {
 		case l.dir == "recv":
 			got = "result"
 		case l.verb != "":
 			got = l.verb
-		default:
-			got = l.msg.Method
 		}
 		if l.dir != row[2] || what != got {
 			t.Errorf("README row %d says %s %s; line %d is %s %s", n, row[2], what, n, l.dir, got)

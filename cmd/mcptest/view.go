@@ -92,7 +92,7 @@ func (c *Command) view(args []string) error {
 	if err := (annotate.JSON{}).Report(&js, env); err != nil {
 		return err
 	}
-	if err := (annotate.HTML{Snapshot: "/snapshot#" + frag}).Report(&page, env); err != nil {
+	if err := (annotate.HTML{Snapshot: "/snapshot#" + frag, Viewer: "/"}).Report(&page, env); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", *addr)
@@ -100,7 +100,7 @@ func (c *Command) view(args []string) error {
 		return fmt.Errorf("view: %w", err)
 	}
 	base := "http://" + ln.Addr().String()
-	srv := &http.Server{Handler: viewHandler(page.Bytes(), annotate.SnapshotPage(), js.Bytes()), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: viewHandler(page.Bytes(), annotate.SnapshotPage(), js.Bytes(), c.storePages()), ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := viewContext()
 	defer stop()
 	go func() {
@@ -222,10 +222,11 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// viewHandler serves the report at /, the snapshot viewer at /snapshot and
-// the envelope at /run.json, to GET and HEAD requests whose Host is a
-// loopback name (so a web page cannot reach it by DNS rebinding).
-func viewHandler(page, snapshot, envJSON []byte) http.Handler {
+// viewHandler serves the report at /, the snapshot viewer at /snapshot,
+// the envelope at /run.json and the pages of the stored runs (stored:
+// /runs, /run/ID, /compare, /case) to GET and HEAD requests whose Host is
+// a loopback name (so a web page cannot reach it by DNS rebinding).
+func viewHandler(page, snapshot, envJSON []byte, stored http.Handler) http.Handler {
 	routes := map[string]struct {
 		body  []byte
 		ctype string
@@ -247,16 +248,16 @@ func viewHandler(page, snapshot, envJSON []byte) http.Handler {
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
-		route, ok := routes[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
 		h := w.Header()
-		h.Set("Content-Type", route.ctype)
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Cache-Control", "no-store")
 		h.Set("Referrer-Policy", "no-referrer")
+		route, ok := routes[r.URL.Path]
+		if !ok {
+			stored.ServeHTTP(w, r)
+			return
+		}
+		h.Set("Content-Type", route.ctype)
 		_, _ = w.Write(route.body)
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -146,7 +147,16 @@ func TestViewSnapshotInChromium(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q\n%s", code, stdout, stderr)
 	}
 	env := readEnvelope(t, run)
-	dom := runChromium(t, chromium, "--virtual-time-budget=5000", "--dump-dom", "file://"+addr)
+	b := startBrowser(t, chromium)
+	b.open("file://"+addr, 1280, 1600)
+	var dom string
+	for range 50 {
+		b.eval("document.documentElement.outerHTML", &dom)
+		if strings.Contains(dom, "cases shown") {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	last := -1
 	for _, id := range []string{`id="audit"`, `id="review"`, `id="cases"`, `id="footer"`} {
 		i := strings.Index(dom, id)
@@ -179,11 +189,11 @@ func TestViewSnapshotInChromium(t *testing.T) {
 	if !strings.Contains(dom, "&lt;img src=") {
 		t.Error("the hostile case name is not shown as text")
 	}
-	out, _ := filepath.Abs("testdata/out")
-	if err := os.MkdirAll(out, 0o755); err == nil {
-		shot := filepath.Join(out, "snapshot-fail.png")
-		runChromium(t, chromium, "--virtual-time-budget=5000", "--screenshot="+shot, "--window-size=1280,1600", "file://"+addr)
-		t.Logf("screenshot: %s", shot)
+	shot := filepath.Join(t.TempDir(), "snapshot-fail.png")
+	b.screenshot(shot, false)
+	keepScreenshot(t, shot)
+	for _, p := range b.problems("file://" + addr) {
+		t.Errorf("the snapshot logged or requested: %s", p)
 	}
 	if n := hits.Load(); n != 0 {
 		t.Errorf("the snapshot made %d request(s)", n)
@@ -258,5 +268,130 @@ func TestOutputDash(t *testing.T) {
 	}
 	if page, err := os.ReadFile(m[1]); err != nil || !strings.Contains(string(page), "<!DOCTYPE html>") {
 		t.Errorf("%s: %v", m[1], err)
+	}
+}
+
+// TestViewStoredRuns: the viewer lists the stored runs newest first with
+// a comparison picker, serves any stored run's report, compares any two,
+// and shows a case's history across the stored runs with its verdict in
+// each; unknown ids are 404s.
+func TestViewStoredRuns(t *testing.T) {
+	store := t.TempDir()
+	env := map[string]string{storeEnv: store}
+	for _, suite := range []string{"../../examples/baseline/earlier/suite.yml", "../../examples/baseline/suite.yml"} {
+		mcptest(t, env, "run", "--config", suite, "--reporter", "json", "--output", filepath.Join(t.TempDir(), "r.json"))
+		time.Sleep(2 * time.Millisecond) // run ids sort by their millisecond
+	}
+	entries, _ := os.ReadDir(filepath.Join(store, "runs"))
+	if len(entries) != 2 {
+		t.Fatalf("%d stored runs, want 2", len(entries))
+	}
+	older := strings.TrimSuffix(entries[0].Name(), ".json")
+	newer := strings.TrimSuffix(entries[1].Name(), ".json")
+	base, stop := serveView(t, env)
+	defer stop()
+	get := func(path string) (int, string) {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	code, page := get("/")
+	if code != 200 || !strings.Contains(page, `<a class="to-runs" href="/runs">`) {
+		t.Errorf("/: %d, no link to the stored runs", code)
+	}
+	code, page = get("/runs")
+	if i, j := strings.Index(page, newer), strings.Index(page, older); code != 200 || i < 0 || j < 0 || i > j {
+		t.Errorf("/runs: %d, want %s listed before %s", code, newer, older)
+	}
+	if !strings.Contains(page, `<form method="get" action="/compare"`) || !strings.Contains(page, "form-action &#39;self&#39;") {
+		t.Error("/runs: no comparison picker under a CSP that admits it")
+	}
+	if code, page = get("/run/" + older); code != 200 || !strings.Contains(page, `id="run-verdict"`) {
+		t.Errorf("/run/%s: %d", older, code)
+	}
+	code, page = get("/compare?base=" + older + "&head=" + newer)
+	if code != 200 || !strings.Contains(page, `id="comparison"`) || !strings.Contains(page, `class="badge regression"`) {
+		t.Errorf("/compare: %d, no comparison with a regression", code)
+	}
+	cur := readEnvelope(t, filepath.Join(store, "runs", newer+".json"))
+	name := cur.Cases[0].Name
+	code, page = get("/case?name=" + url.QueryEscape(name))
+	if code != 200 || strings.Count(page, `<a class="to-run" href="/run/`) != 2 || !strings.Contains(page, html.EscapeString(name)) {
+		t.Errorf("/case: %d, want the history of %q over 2 runs\n%s", code, name, page)
+	}
+	for _, p := range []string{"/run/NOTANID", "/run/01AAAAAAAAAAAAAAAAAAAAAAAA", "/compare?base=x&head=y", "/case"} {
+		if code, _ := get(p); code != http.StatusNotFound {
+			t.Errorf("%s: %d, want 404", p, code)
+		}
+	}
+}
+
+// serveView starts `mcptest view` over the newest stored run and returns
+// its address and a function that stops it.
+func serveView(t *testing.T, env map[string]string) (string, func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	listening := make(chan string, 1)
+	origContext, origListening := viewContext, viewListening
+	viewContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	viewListening = func(base string) { listening <- base }
+	done := make(chan int, 1)
+	go func() {
+		_, _, code := mcptest(t, env, "view")
+		done <- code
+	}()
+	base := <-listening
+	return base, func() {
+		cancel()
+		if code := <-done; code != ExitOK {
+			t.Errorf("view: exit %d", code)
+		}
+		viewContext, viewListening = origContext, origListening
+	}
+}
+
+// TestViewPagesInChromium opens the viewer's pages (the served report, the
+// run list, a comparison, a case's history) in headless Chromium at 1400
+// and 390 px: no console error, no request to another address, nothing
+// wider than the viewport, and no serious or critical axe-core violation.
+func TestViewPagesInChromium(t *testing.T) {
+	chromium := checker(t, "chromium", "chromium", "apt-get install -y chromium")
+	axe := axeSource(t)
+	store := t.TempDir()
+	env := map[string]string{storeEnv: store}
+	for _, suite := range []string{"../../examples/baseline/earlier/suite.yml", "../../examples/baseline/suite.yml"} {
+		mcptest(t, env, "run", "--config", suite, "--reporter", "json", "--output", filepath.Join(t.TempDir(), "r.json"))
+		time.Sleep(2 * time.Millisecond)
+	}
+	entries, _ := os.ReadDir(filepath.Join(store, "runs"))
+	older, newer := strings.TrimSuffix(entries[0].Name(), ".json"), strings.TrimSuffix(entries[1].Name(), ".json")
+	name := readEnvelope(t, filepath.Join(store, "runs", newer+".json")).Cases[0].Name
+	base, stop := serveView(t, env)
+	defer stop()
+	b := startBrowser(t, chromium)
+	shots := t.TempDir()
+	for _, page := range []string{"/", "/runs", "/compare?base=" + older + "&head=" + newer, "/case?name=" + url.QueryEscape(name)} {
+		for _, vp := range viewports {
+			t.Run(strings.Trim(strings.SplitN(page, "?", 2)[0], "/")+"/"+vp.name, func(t *testing.T) {
+				b.t = t
+				b.open(base+page, vp.width, vp.height)
+				var scrollWidth float64
+				b.eval("document.documentElement.scrollWidth", &scrollWidth)
+				if scrollWidth > float64(vp.width) {
+					t.Errorf("%s is %.0f px wide at a %d px viewport", page, scrollWidth, vp.width)
+				}
+				shot := filepath.Join(shots, strings.NewReplacer("/", "_", "?", "_", "&", "_", "=", "_").Replace(page)+"-"+vp.name+".png")
+				b.screenshot(shot, false)
+				keepScreenshot(t, shot)
+				for _, p := range b.problems(base + page) {
+					t.Errorf("%s logged or requested: %s", page, p)
+				}
+				runAxe(t, b, axe)
+			})
+		}
 	}
 }

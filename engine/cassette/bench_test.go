@@ -1,15 +1,11 @@
 package cassette
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"strings"
 	"testing"
-
-	"github.com/mcptest/mcptest/engine/cassette/gen"
 )
 
 // genConfig sizes a generated cassette.
@@ -179,45 +175,4 @@ func BenchmarkUnmarshalAny(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-}
-
-// manyCallsFile is the cassette of BenchmarkReadManyCalls: gen.ManyCalls
-// with 1,000 runs of 1,000 calls, a 53 MB file of 1,000,000 calls.
-func manyCallsFile(b *testing.B) []byte {
-	b.Helper()
-	var buf bytes.Buffer
-	if err := gen.ManyCalls(&buf, 1000, 1000); err != nil {
-		b.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// BenchmarkReadManyCalls reads a 53 MB cassette of 1,000,000 calls the way
-// `mcptest run` does, run by run (Stream), and reports per byte of the
-// file what the read allocates (alloc-B/file-B) and the highest heap it
-// reached (peak-heap-B/file-B). Run it with
-//
-//	go test ./engine/cassette -run '^$' -bench ReadManyCalls -benchtime 3x
-func BenchmarkReadManyCalls(b *testing.B) {
-	data := manyCallsFile(b)
-	b.SetBytes(int64(len(data)))
-	var peak, alloc uint64
-	var before, after runtime.MemStats
-	for b.Loop() {
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		stop := gen.HeapPeak()
-		calls := 0
-		if err := readRuns("many.json", data, func(r *Run) { calls += len(r.Turns[0].Calls) }); err != nil {
-			b.Fatal(err)
-		}
-		peak = max(peak, stop())
-		runtime.ReadMemStats(&after)
-		alloc = after.TotalAlloc - before.TotalAlloc
-		if calls != 1_000_000 {
-			b.Fatalf("%d calls", calls)
-		}
-	}
-	b.ReportMetric(float64(alloc)/float64(len(data)), "alloc-B/file-B")
-	b.ReportMetric(float64(peak)/float64(len(data)), "peak-heap-B/file-B")
 }

@@ -64,4 +64,10 @@
 // bytes only when there is an error, so reading a good file costs a check
 // and one decode. At most 100 problems of a file are reported, then a count
 // of the rest.
+//
+// Writing goes the other way through File (write.go): the v1 document as
+// typed structs, keys in the format's order, which `mcptest record` fills
+// from a proxied session and the generator (gen) from its corpus. A
+// cassette record --append adds to is read back with DecodeFile, which
+// keeps its runs, catalog entries and x- extensions as the bytes it read.
 package cassette

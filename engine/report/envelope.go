@@ -153,6 +153,14 @@ type CaseResult struct {
 	// scenario's recordings called and the ones their catalogs offered
 	// with no call (calls 0).
 	Tools []ToolUse `json:"tools,omitempty"`
+	// Evidence is what recorded runs of an agent test or a scenario did,
+	// call by call (evidence.go): at most 10 runs in run order, each text
+	// redacted and clipped at 1,000 bytes, at most 24 KiB of text a case
+	// (a passing run gets half of it), for the HTML report's timelines.
+	// Absent for other kinds.
+	Evidence []RunEvidence `json:"evidence,omitempty"`
+	// EvidenceOmitted counts the runs past those whose evidence is kept.
+	EvidenceOmitted int `json:"evidence_omitted,omitempty"`
 }
 
 // CassetteSet identifies the cassette files of a case: how many and a

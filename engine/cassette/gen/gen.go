@@ -1,13 +1,14 @@
 package gen
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/mcptest/mcptest/engine/cassette"
 )
 
 // airline is the server name the τ-bench airline tools are served under.
@@ -57,55 +58,6 @@ var models = []struct {
 	{"gpt-4.1-2025-04-14", "openai", 2, 8},
 }
 
-// v1 is the cassette document, fields in the order the format lists them.
-type v1 struct {
-	Version    int                 `json:"mcptest_cassette"`
-	Agent      string              `json:"agent"`
-	Model      string              `json:"model"`
-	Provider   string              `json:"provider"`
-	RecordedAt string              `json:"recorded_at"`
-	Prompt     string              `json:"prompt"`
-	Catalog    map[string]v1Server `json:"catalog"`
-	Runs       []v1Run             `json:"runs"`
-}
-
-type v1Server struct {
-	Tools []json.RawMessage `json:"tools"`
-}
-
-type v1Run struct {
-	Turns       []v1Turn       `json:"turns"`
-	Delegations []v1Delegation `json:"delegations,omitempty"`
-	Tokens      v1Tokens       `json:"tokens"`
-	CostMicros  int64          `json:"cost_micros"`
-}
-
-type v1Turn struct {
-	Calls         []v1Call `json:"calls"`
-	FinalResponse string   `json:"final_response,omitempty"`
-}
-
-type v1Call struct {
-	Server     string         `json:"server"`
-	Tool       string         `json:"tool"`
-	Arguments  any            `json:"arguments"`
-	IsError    bool           `json:"is_error"`
-	Result     map[string]any `json:"result"`
-	DurationMS int64          `json:"duration_ms"`
-	Agent      string         `json:"agent,omitempty"`
-}
-
-type v1Delegation struct {
-	From string `json:"from"`
-	To   string `json:"to"`
-}
-
-type v1Tokens struct {
-	Input  int64 `json:"input"`
-	Output int64 `json:"output"`
-	Total  int64 `json:"total"`
-}
-
 // Cassette returns the i-th cassette of the set generated from seed, as
 // the file bytes: a v1 cassette, indented with two spaces, ending in a
 // newline. The same seed and i always give the same bytes, and cassette i
@@ -114,14 +66,11 @@ type v1Tokens struct {
 func Cassette(seed uint64, i int) []byte {
 	g := &generator{c: data(), rng: rand.New(rand.NewPCG(seed, uint64(i)))}
 	doc := g.cassette(i)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
+	data, err := doc.Encode()
+	if err != nil {
 		panic("engine/cassette/gen: encode: " + err.Error()) // only maps, slices and strings: cannot fail
 	}
-	return buf.Bytes()
+	return data
 }
 
 // generator builds one cassette.
@@ -134,7 +83,7 @@ type generator struct {
 	context int
 }
 
-func (g *generator) cassette(i int) v1 {
+func (g *generator) cassette(i int) *cassette.File {
 	rng := g.rng
 	t := g.c.tasks[rng.IntN(len(g.c.tasks))]
 	m := models[rng.IntN(len(models))]
@@ -148,15 +97,15 @@ func (g *generator) cassette(i int) v1 {
 		}
 	}
 	sort.Strings(servers)
-	doc := v1{
+	doc := &cassette.File{
 		Version: 1, Agent: t.Agent, Model: m.model, Provider: m.provider,
 		RecordedAt: at.Format(time.RFC3339), Prompt: t.Prompt,
-		Catalog: map[string]v1Server{},
+		Catalog: map[string]cassette.FileServer{},
 	}
 	catalogBytes := 0
 	for _, name := range servers {
 		s := g.c.servers[name]
-		var tools []json.RawMessage
+		var tools []any
 		for _, tl := range s.Tools {
 			tools = append(tools, tl.Raw)
 			catalogBytes += len(tl.Raw)
@@ -164,7 +113,7 @@ func (g *generator) cassette(i int) v1 {
 				g.tools = append(g.tools, name+"."+tl.Name)
 			}
 		}
-		doc.Catalog[name] = v1Server{Tools: tools}
+		doc.Catalog[name] = cassette.FileServer{Tools: tools}
 	}
 	for range 1 + min(rng.IntN(3), rng.IntN(3)) {
 		g.context = catalogBytes + len(t.Prompt) + 2000 // the system prompt
@@ -176,9 +125,9 @@ func (g *generator) cassette(i int) v1 {
 // run generates one run of the task: 2 to 6 turns of 1 to 5 calls (the
 // low counts likelier, as in recorded traces), the task's real calls
 // first, in order.
-func (g *generator) run(t task, inPrice, outPrice int64) v1Run {
+func (g *generator) run(t task, inPrice, outPrice int64) cassette.FileRun {
 	rng := g.rng
-	var r v1Run
+	var r cassette.FileRun
 	var in, out int64
 	// One run in five is a multi-agent run: a planner hands the work to a
 	// worker, which makes the calls.
@@ -188,15 +137,15 @@ func (g *generator) run(t task, inPrice, outPrice int64) v1Run {
 		if t.Airline {
 			worker = "booking-agent"
 		}
-		r.Delegations = append(r.Delegations, v1Delegation{From: "planner", To: worker})
+		r.Delegations = append(r.Delegations, cassette.FileDelegation{From: "planner", To: worker})
 		if rng.IntN(3) == 0 {
-			r.Delegations = append(r.Delegations, v1Delegation{From: worker, To: "planner"})
+			r.Delegations = append(r.Delegations, cassette.FileDelegation{From: worker, To: "planner"})
 		}
 	}
 	backbone := t.Steps
 	turns := 2 + min(rng.IntN(5), rng.IntN(5))
 	for range turns {
-		var turn v1Turn
+		var turn cassette.FileTurn
 		n := 1 + min(rng.IntN(5), rng.IntN(5))
 		for len(turn.Calls) < n {
 			var s step
@@ -225,8 +174,8 @@ func (g *generator) run(t task, inPrice, outPrice int64) v1Run {
 		g.context += len(turn.FinalResponse) + 200 + rng.IntN(400) // and the next user message
 		r.Turns = append(r.Turns, turn)
 	}
-	r.Tokens = v1Tokens{Input: in, Output: out, Total: in + out}
-	r.CostMicros = in*inPrice + out*outPrice
+	cost := in*inPrice + out*outPrice
+	r.Tokens, r.CostMicros = &cassette.FileTokens{Input: in, Output: out, Total: in + out}, &cost
 	return r
 }
 
@@ -246,26 +195,26 @@ func (g *generator) pick(t task) step {
 // call makes one call of step s: its arguments (the recorded ones when
 // known, else real example arguments or values drawn from the schema), its
 // result, and one call in sixteen failing with a real error text.
-func (g *generator) call(s step, worker string) v1Call {
+func (g *generator) call(s step, worker string) cassette.FileCall {
 	rng := g.rng
 	args := s.Args
 	if args == nil {
 		args = g.arguments(s.Server, s.Tool)
 	}
-	c := v1Call{Server: s.Server, Tool: s.Tool, Arguments: args, Agent: worker}
+	c := cassette.FileCall{Server: s.Server, Tool: s.Tool, Arguments: args, Agent: worker}
 	if rng.IntN(16) == 0 {
 		c.IsError = true
 		c.Result = map[string]any{
 			"content": []any{textContent{"text", g.c.errors[rng.IntN(len(g.c.errors))]}},
 			"isError": true,
 		}
-		c.DurationMS = int64(5 + rng.IntN(400))
+		c.DurationMS = float64(5 + rng.IntN(400))
 		return c
 	}
 	c.Result = g.result(s.Server, s.Tool, args)
 	// Tool latencies are long-tailed: most calls take tens to hundreds of
 	// milliseconds, a few (fetches, searches) seconds.
-	c.DurationMS = int64(20 * (1 + rng.ExpFloat64()*8))
+	c.DurationMS = float64(int64(20 * (1 + rng.ExpFloat64()*8)))
 	return c
 }
 
@@ -282,7 +231,7 @@ func (g *generator) arguments(srv, name string) any {
 	return v
 }
 
-func (g *generator) finalResponse(calls []v1Call) string {
+func (g *generator) finalResponse(calls []cassette.FileCall) string {
 	rng := g.rng
 	text := g.c.chain.paragraph(rng, 80+rng.IntN(500))
 	var sources []string

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mcptest/mcptest/engine/cassette"
 )
 
 // The files WriteTranscripts creates in its directory.
@@ -41,7 +43,7 @@ const transcriptSalt = 0x7472616e73637269
 type transcript struct {
 	model    string
 	calls    []step
-	usage    v1Tokens
+	usage    cassette.FileTokens
 	expected []string
 	bare     bool
 }
@@ -113,7 +115,7 @@ func newTranscript(seed uint64, i int) transcript {
 	if !t.bare {
 		in := int64(600 + rng.IntN(3000))
 		out := int64(20 + 30*len(t.calls) + rng.IntN(60))
-		t.usage = v1Tokens{Input: in, Output: out, Total: in + out}
+		t.usage = cassette.FileTokens{Input: in, Output: out, Total: in + out}
 	}
 	return t
 }
@@ -191,8 +193,8 @@ type v1Transcript struct {
 }
 
 type v1TranscriptRun struct {
-	Turns  []v1TranscriptTurn `json:"turns"`
-	Tokens *v1Tokens          `json:"tokens,omitempty"`
+	Turns  []v1TranscriptTurn   `json:"turns"`
+	Tokens *cassette.FileTokens `json:"tokens,omitempty"`
 }
 
 type v1TranscriptTurn struct {

@@ -1,4 +1,4 @@
-package main
+package action
 
 import (
 	"context"
@@ -53,7 +53,7 @@ func upsertComment(ctx context.Context, gh *baseline.GitHub, owner, repo string,
 // findPR finds the open pull request of a workflow run: its head branch
 // lives in headRepo, and it must point at headSHA from headRepo exactly,
 // into this repository. The artifact's word is never taken for it.
-func findPR(ctx context.Context, gh *baseline.GitHub, owner, repo, headOwner, headBranch, headSHA, headRepo string) (map[string]any, error) {
+func findPR(ctx context.Context, gh *baseline.GitHub, owner, repo, headOwner, headBranch, headSHA, headRepo string) (*github.PullRequest, error) {
 	if headOwner == "" || headBranch == "" || headSHA == "" || headRepo == "" {
 		return nil, fmt.Errorf("the workflow_run event lacks its head repository, branch or commit")
 	}
@@ -68,10 +68,7 @@ func findPR(ctx context.Context, gh *baseline.GitHub, owner, repo, headOwner, he
 			pr.GetBase().GetRepo().GetFullName() != owner+"/"+repo {
 			continue
 		}
-		return map[string]any{
-			"number": float64(pr.GetNumber()),
-			"base":   map[string]any{"sha": pr.GetBase().GetSHA()},
-		}, nil
+		return pr, nil
 	}
 	return nil, nil
 }

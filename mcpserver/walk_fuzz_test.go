@@ -1,10 +1,8 @@
-package main
+package mcpserver
 
 import (
 	"strings"
 	"testing"
-
-	"github.com/mcptest/mcptest/mcpserver"
 )
 
 // FuzzDoctorWalkConfig feeds arbitrary MCP client configs (a cloned
@@ -25,8 +23,8 @@ func FuzzDoctorWalkConfig(f *testing.F) {
 		if len(data) > 8<<10 || len(secret) > 64 {
 			return
 		}
-		for _, client := range mcpserver.Clients {
-			servers, err := mcpserver.ParseConfig(data, "f.json", client, "/w")
+		for _, client := range Clients {
+			servers, err := ParseConfig(data, "f.json", client, "/w")
 			if err != nil {
 				continue
 			}
@@ -35,9 +33,9 @@ func FuzzDoctorWalkConfig(f *testing.F) {
 				if (len(s.Command) > 0) == (s.URL != "") {
 					t.Fatalf("server %q: command %q and url %q, want exactly one", s.Name, s.Command, s.URL)
 				}
-				shown := shownTarget(s)
-				expanded := discoveredTarget(s, "/w", getenv).String()
-				out := secretsOf(s, getenv)(expanded + " " + shown)
+				shown := s.Shown()
+				expanded := s.Target("/w", getenv).String()
+				out := s.Hide(getenv)(expanded + " " + shown)
 				if secretLike(secret) && !strings.Contains(shown, secret) && strings.Contains(out, secret) {
 					t.Fatalf("the walk prints %q, the value of a reference in %q:\n%s", secret, shown, out)
 				}

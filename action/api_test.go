@@ -1,4 +1,4 @@
-package main
+package action
 
 import (
 	"archive/zip"
@@ -116,14 +116,12 @@ func TestActionAPIURLNeverPrinted(t *testing.T) {
 // turns neither a pass into a fail nor a fail into a pass. Each attempt's
 // own timeout (a minute here) is cut to what is left of the budget.
 func TestActionAPIBudget(t *testing.T) {
-	defer func(d time.Duration) { actionTimeout = d }(actionTimeout)
-	actionTimeout = time.Minute
 	for _, c := range []struct {
 		suite, verdict string
 		code           int
 		flags          []string
 	}{
-		{"../../examples/quickstart/suite.yml", "pass", ExitOK, nil},
+		{"../examples/quickstart/suite.yml", "pass", ExitOK, nil},
 		{actionSuite, "fail", ExitFail, []string{"--api-timeout", "2"}},
 	} {
 		t.Run(c.verdict, func(t *testing.T) {
@@ -131,6 +129,7 @@ func TestActionAPIBudget(t *testing.T) {
 			srv.Runs = []*ghapitest.Run{goodRun(t, 41, "base0001")}
 			srv.Delay = 30 * time.Second
 			r := newRunner(t, srv, "pull_request", prEvent(7, "acme/agents", "head0001"))
+			r.opt.RequestTimeout = time.Minute
 			r.env["INPUT_CONFIG"] = c.suite
 			r.env["INPUT_API-TIMEOUT"] = "2"
 			if c.flags != nil {
@@ -289,9 +288,7 @@ func TestActionArtifactBounded(t *testing.T) {
 // caught.
 func TestActionOutputsDistinct(t *testing.T) {
 	cur := filepath.Join(t.TempDir(), "cur.json")
-	if _, stderr, code := mcptest(t, nil, "run", "--config", actionSuite, "--reporter", "json", "--output", cur); code != ExitFail {
-		t.Fatalf("run: exit %d %s", code, stderr)
-	}
+	runEnvelope(t, actionSuite, cur)
 	data, err := os.ReadFile(cur)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,30 @@
+// Package action is the GitHub Action: what `mcptest action` (the
+// Dockerfile's entrypoint, described by action.yml) does in a workflow.
+//
+// What flows through it: the Action's inputs (INPUT_* variables), the
+// runner's context (GITHUB_* variables) and the event payload in, decoded
+// into go-github's typed events (PullRequestEvent, MergeGroupEvent,
+// WorkflowRunEvent); the suite is run offline as `mcptest run` runs it,
+// compared with the default branch's baseline (package baseline fetches
+// it), and the result goes out as the run envelope and reports written by
+// rename beside report-path, workflow-command annotations, the job
+// summary, the step's outputs (GITHUB_OUTPUT, in heredocs with a random
+// delimiter), the sticky pull request comment and the drift issue. The
+// four modes (check, baseline, comment, drift) are Run's branches; comment
+// mode reads the pull request run's envelope as data and never runs its
+// code. Every use of the GitHub API is bounded by api-timeout.
+//
+// It is a package of its own, at the top level beside action.yml, because
+// it is a user interface of its own, as cmd/mcptest and mcpserver are: it
+// orchestrates engine (the run), baseline (the fetch and the comparison)
+// and annotate (the rendering) for one runner, and holds the GitHub I/O
+// only the Action needs (comments, pull request lookup, issues). Keeping it
+// out of cmd leaves the command line a thin layer of flags, and lets the
+// Action's tests drive it against the GitHub API stand-in
+// (baseline/ghapitest) directly.
+//
+// Errors: ErrFailed is a failing gate (exit 1) the Action has already
+// reported; an *InputError is wrong input (exit 2); a diag.List is an
+// invalid suite or cassette (exit 2), also put on its lines as
+// annotations; any other error is an operational failure (exit 3).
+package action

@@ -1,0 +1,276 @@
+package action
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/report"
+)
+
+// The modes of the Action (input mode).
+const (
+	modeCheck    = "check"
+	modeBaseline = "baseline"
+	modeComment  = "comment"
+	modeDrift    = "drift"
+)
+
+// inputs are the Action's inputs (action.yml), read from INPUT_* with
+// hyphens kept.
+type inputs struct {
+	mode, config, cassetteDir, reportPath string
+	failOn                                baseline.Policy
+	baselineFile, baselineWorkflow        string
+	baselineArtifact, prArtifact          string
+	onMissing                             string
+	comment                               bool
+	token, commentAuthor, driftLabel      string
+	maxBytes                              int64
+	// apiTimeout bounds each use of the GitHub API: the baseline fetch,
+	// the comment, the drift issue, comment mode's pull request lookup.
+	apiTimeout time.Duration
+	// run holds the args input: run's --filter, --shard and --cassette-dir.
+	run engine.Options
+	// reports are the extra formats written beside reportPath.
+	reports []string
+	// commentKey keys the sticky comment (default: config).
+	commentKey string
+}
+
+// maxAPITimeout is the largest api-timeout accepted.
+const maxAPITimeout = time.Hour
+
+// readInputs reads the INPUT_* variables; apiTimeout (Options.APITimeout)
+// wins over the input when given.
+func readInputs(a *githubactions.Action, event, apiTimeout string) (inputs, error) {
+	get := func(name, def string) string {
+		if v := strings.TrimSpace(a.GetInput(name)); v != "" {
+			return v
+		}
+		return def
+	}
+	in := inputs{
+		mode:             get("mode", defaultMode(event)),
+		config:           get("config", "suite.yml"),
+		cassetteDir:      get("cassette-dir", ""),
+		reportPath:       get("report-path", "mcptest-report.json"),
+		baselineFile:     get("baseline-file", ""),
+		baselineWorkflow: get("baseline-workflow", "mcptest-baseline.yml"),
+		baselineArtifact: get("baseline-artifact", "mcptest-baseline"),
+		prArtifact:       get("pr-artifact", "mcptest-pr"),
+		onMissing:        get("on-missing-baseline", "warn"),
+		token:            get("github-token", a.Getenv("GITHUB_TOKEN")),
+		commentAuthor:    get("comment-author", "github-actions[bot]"),
+		driftLabel:       get("drift-label", "mcptest-drift"),
+	}
+	in.commentKey = get("comment-key", in.config)
+	if apiTimeout == "" {
+		apiTimeout = get("api-timeout", "120")
+	}
+	for _, step := range []func() error{
+		func() error { return in.readRunArgs(get("args", "")) },
+		func() error { return in.readReports(get("reports", "")) },
+		in.checkChoices,
+		func() error { return in.readPolicy(get("fail-on", string(baseline.FailOnRegressions))) },
+		in.checkOnMissing,
+		func() error { return in.readComment(get("comment", "true"), a.GetInput("comment")) },
+		func() error { return in.readMaxBytes(get("max-artifact-bytes", strconv.Itoa(64<<20))) },
+		func() (err error) { in.apiTimeout, err = parseAPITimeout(apiTimeout); return err },
+		in.checkLineBreaks,
+	} {
+		if err := step(); err != nil {
+			return in, err
+		}
+	}
+	return in, nil
+}
+
+// checkChoices checks the mode input.
+func (in *inputs) checkChoices() error {
+	switch in.mode {
+	case modeCheck, modeBaseline, modeComment, modeDrift:
+		return nil
+	}
+	return inputErr("input mode %q: expected one of check, baseline, comment, drift", in.mode)
+}
+
+// readPolicy reads the fail-on input.
+func (in *inputs) readPolicy(s string) error {
+	p, err := baseline.ParsePolicy(s)
+	if err != nil {
+		return inputErr("input fail-on: %v", strings.TrimPrefix(err.Error(), "--fail-on "))
+	}
+	in.failOn = p
+	return nil
+}
+
+// checkOnMissing checks the on-missing-baseline input.
+func (in *inputs) checkOnMissing() error {
+	switch in.onMissing {
+	case "warn", "fail", "ignore":
+		return nil
+	}
+	return inputErr("input on-missing-baseline %q: expected one of warn, fail, ignore", in.onMissing)
+}
+
+// readComment reads the comment input (s, trimmed; raw, as given).
+func (in *inputs) readComment(s, raw string) error {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return inputErr("input comment %q: expected true or false", raw)
+	}
+	in.comment = b
+	return nil
+}
+
+// readMaxBytes reads the max-artifact-bytes input.
+func (in *inputs) readMaxBytes(s string) error {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 || n > baseline.MaxEnvelopeBytes {
+		return inputErr("input max-artifact-bytes %q: expected a number of bytes from 1 to %d", s, baseline.MaxEnvelopeBytes)
+	}
+	in.maxBytes = n
+	return nil
+}
+
+// checkLineBreaks refuses a line break in the inputs that end up in API
+// requests, file names and outputs.
+func (in *inputs) checkLineBreaks() error {
+	for _, v := range []struct{ name, val string }{{"baseline-artifact", in.baselineArtifact}, {"pr-artifact", in.prArtifact}, {"baseline-workflow", in.baselineWorkflow}, {"report-path", in.reportPath}} {
+		if strings.ContainsAny(v.val, "\r\n\x00") {
+			return inputErr("input %s holds a line break", v.name)
+		}
+	}
+	return nil
+}
+
+// parseAPITimeout reads api-timeout: whole seconds ("120") or a Go
+// duration ("90s", "1m30s"), from 1 s to an hour.
+func parseAPITimeout(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if n, nerr := strconv.Atoi(s); nerr == nil {
+		d, err = time.Duration(n)*time.Second, nil
+	}
+	if err != nil || d < time.Second || d > maxAPITimeout {
+		return 0, inputErr("input api-timeout %q: expected a number of seconds from 1 to %d (or a duration such as 90s)", s, int(maxAPITimeout.Seconds()))
+	}
+	return d, nil
+}
+
+// filterList is the repeatable --filter of the args input.
+type filterList []string
+
+func (s *filterList) String() string     { return strings.Join(*s, ",") }
+func (s *filterList) Set(v string) error { *s = append(*s, v); return nil }
+
+// readRunArgs reads the args input: the `mcptest run` flags that choose
+// what runs (--filter, --shard, --cassette-dir), split as a shell would on
+// spaces, with '...' and "..." quoting.
+func (in *inputs) readRunArgs(args string) error {
+	words, err := splitWords(args)
+	if err != nil {
+		return inputErr("input args: %v", err)
+	}
+	fs := flag.NewFlagSet("args", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var filters filterList
+	fs.Var(&filters, "filter", "")
+	shard := fs.String("shard", "", "")
+	cassetteDir := fs.String("cassette-dir", in.cassetteDir, "")
+	if err := fs.Parse(words); err != nil {
+		return inputErr("input args: %v; expected --filter NAME, --shard i/n or --cassette-dir DIR", err)
+	}
+	if fs.NArg() > 0 {
+		return inputErr("input args: unexpected %q; expected --filter NAME, --shard i/n or --cassette-dir DIR", fs.Arg(0))
+	}
+	in.run.Filter, in.cassetteDir = filters, *cassetteDir
+	if *shard != "" {
+		if in.run.Shard, err = report.ParseShard(*shard); err != nil {
+			return inputErr("input args: --shard: %v", err)
+		}
+	}
+	return nil
+}
+
+// splitWords splits s on spaces, keeping what '...' or "..." quotes whole.
+func splitWords(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord, quote := false, rune(0)
+	for _, r := range s {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t' || r == '\n' || r == '\r':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("unclosed %c quote", quote)
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
+
+// extraReports are the formats the reports input takes, with the suffix
+// that replaces report-path's .json.
+var extraReports = map[string]string{"html": ".html", "junit": ".junit.xml", "sarif": ".sarif"}
+
+// readReports reads the reports input: a comma-separated list of html,
+// junit and sarif.
+func (in *inputs) readReports(list string) error {
+	for _, f := range strings.Split(list, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if extraReports[f] == "" {
+			return inputErr("input reports %q: expected a comma-separated list of html, junit, sarif", f)
+		}
+		if !slices.Contains(in.reports, f) {
+			in.reports = append(in.reports, f)
+		}
+	}
+	return nil
+}
+
+// reportFile is where the extra report format goes: beside report-path,
+// mcptest-report.json -> mcptest-report.html, .junit.xml or .sarif.
+func (in inputs) reportFile(format string) string {
+	return strings.TrimSuffix(in.reportPath, ".json") + extraReports[format]
+}
+
+// defaultMode picks the mode for the event that started the workflow.
+func defaultMode(event string) string {
+	switch event {
+	case "push", "workflow_dispatch":
+		return modeBaseline
+	case "schedule":
+		return modeDrift
+	case "workflow_run":
+		return modeComment
+	}
+	return modeCheck
+}

@@ -1,0 +1,194 @@
+package annotate
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mcptest/mcptest/engine/report"
+)
+
+// The HTML report's share of a case's evidence: the runs shown per case
+// (failing runs first), the length of an excerpt shown before its "full"
+// toggle, and the budget in bytes of evidence text over the whole page,
+// spent on failing and inconclusive cases first, so a report of
+// thousands of cases stays a few megabytes. What is left out is in the
+// envelope and in `mcptest view`.
+const (
+	htmlEvidenceRuns   = 3
+	htmlExcerpt        = 240
+	htmlEvidenceBudget = 512 << 10
+)
+
+// htmlRunEvidence is one run's timeline in the HTML report.
+type htmlRunEvidence struct {
+	Run                      int
+	Passed                   bool
+	Model, Tokens, Cost      string
+	Missed                   []string
+	Failed                   []string
+	Turns                    []htmlTurn
+	OmittedCalls             int
+	HasVerdict               bool
+	FinalClipped, AnyClipped bool
+}
+
+type htmlTurn struct {
+	N            int
+	Calls        []htmlCall
+	Final        htmlText
+	FinalClipped bool
+}
+
+type htmlCall struct {
+	N                int
+	ID               string
+	Args             htmlText
+	Result           htmlText
+	IsError, Clipped bool
+	Marks            []string
+	Duration         string
+}
+
+// htmlText is an excerpt: Short is shown, Full (when set) behind a
+// "full" toggle.
+type htmlText struct {
+	Short, Full string
+}
+
+func textOf(s string) htmlText {
+	s = cleanLines(s)
+	short := clip(s, htmlExcerpt)
+	if short == s {
+		return htmlText{Short: s}
+	}
+	return htmlText{Short: short, Full: s}
+}
+
+// cleanLines is Clean for text shown with its line breaks: each line is
+// cleaned, the breaks (and tabs) kept.
+func cleanLines(s string) string {
+	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	for i, l := range lines {
+		parts := strings.Split(l, "\t")
+		for j, p := range parts {
+			parts[j] = Clean(p)
+		}
+		lines[i] = strings.Join(parts, "\t")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// evidenceSize is the bytes of recorded text a case's evidence would add.
+func evidenceSize(runs []report.RunEvidence) int {
+	n := 0
+	for _, r := range runs {
+		for _, t := range r.Turns {
+			n += len(t.FinalResponse) + 250
+			for _, c := range t.Calls {
+				n += min(len(c.Arguments), htmlExcerpt) + min(len(c.Result), htmlExcerpt) + len(c.Arguments) + len(c.Result) + 450
+			}
+		}
+	}
+	return n
+}
+
+// evidenceBudget decides which cases show their evidence: failing and
+// inconclusive cases first, then passing ones, in suite order, while the
+// page's budget lasts.
+func evidenceBudget(cases []*report.CaseResult) map[int]bool {
+	order := make([]int, len(cases))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		return cases[order[a]].Verdict != report.Pass && cases[order[b]].Verdict == report.Pass
+	})
+	shown := map[int]bool{}
+	left := htmlEvidenceBudget
+	for _, i := range order {
+		n := evidenceSize(pickRuns(cases[i]))
+		if n == 0 || n > left {
+			continue
+		}
+		left -= n
+		shown[i] = true
+	}
+	return shown
+}
+
+// pickRuns chooses the runs a case shows: its failing runs first, then
+// the others, in run order, at most htmlEvidenceRuns.
+func pickRuns(c *report.CaseResult) []report.RunEvidence {
+	failed := map[int]bool{}
+	if r := c.Reliability; r != nil {
+		for _, row := range r.Rows {
+			if !row.Passed {
+				failed[row.Run] = true
+			}
+		}
+	}
+	var first, rest []report.RunEvidence
+	for _, ev := range c.Evidence {
+		if failed[ev.Run] {
+			first = append(first, ev)
+		} else {
+			rest = append(rest, ev)
+		}
+	}
+	out := append(first, rest...)
+	if len(out) > htmlEvidenceRuns {
+		out = out[:htmlEvidenceRuns]
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Run < out[b].Run })
+	return out
+}
+
+// evidenceOf renders the runs pickRuns chose as timelines.
+func evidenceOf(c *report.CaseResult) []htmlRunEvidence {
+	return timelines(c, pickRuns(c))
+}
+
+// timelines renders runs of case c as timelines, with each run's verdict.
+func timelines(c *report.CaseResult, runs []report.RunEvidence) []htmlRunEvidence {
+	verdicts := map[int]report.RunVerdict{}
+	if r := c.Reliability; r != nil {
+		for _, row := range r.Rows {
+			verdicts[row.Run] = row
+		}
+	}
+	var out []htmlRunEvidence
+	for _, ev := range runs {
+		hr := htmlRunEvidence{Run: ev.Run, Model: Clean(ev.Model), Missed: cleanAll(ev.Missed), OmittedCalls: ev.OmittedCalls}
+		if v, ok := verdicts[ev.Run]; ok {
+			hr.HasVerdict, hr.Passed, hr.Failed = true, v.Passed, cleanAll(v.Failed)
+		}
+		if t := ev.Tokens; t != nil {
+			hr.Tokens = fmt.Sprintf("%d tokens (%d in, %d out)", t.Total, t.Input, t.Output)
+		}
+		if ev.CostMicros != nil {
+			hr.Cost = fmt.Sprintf("$%.4f", float64(*ev.CostMicros)/1e6)
+		}
+		for ti, t := range ev.Turns {
+			ht := htmlTurn{N: ti + 1, Final: textOf(t.FinalResponse), FinalClipped: t.Clipped}
+			for ci, call := range t.Calls {
+				ht.Calls = append(ht.Calls, callOf(ci+1, call))
+			}
+			hr.Turns = append(hr.Turns, ht)
+		}
+		out = append(out, hr)
+	}
+	return out
+}
+
+func callOf(n int, c report.CallEvidence) htmlCall {
+	id := c.Tool
+	if c.Server != "" {
+		id = c.Server + "." + c.Tool
+	}
+	hc := htmlCall{N: n, ID: Clean(id), Args: textOf(c.Arguments), Result: textOf(c.Result), IsError: c.IsError, Clipped: c.Clipped, Marks: cleanAll(c.Marks)}
+	if c.DurationMS != nil {
+		hc.Duration = compact(*c.DurationMS) + " ms"
+	}
+	return hc
+}

@@ -1,0 +1,84 @@
+package stamp
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+)
+
+// SourceVersion is mcptest's version in the source tree; a release build
+// sets its own with -ldflags.
+const SourceVersion = "0.1.0"
+
+// Build is the mcptest build that makes a run: its version, and the
+// commit and build time (RFC 3339) when the build recorded them.
+type Build struct {
+	Version, Commit, Date string
+}
+
+// Complete fills what -ldflags left unset from the binary's build info: a
+// `go install github.com/mcptest/mcptest/cmd/mcptest@v1.2.3` build carries
+// its module version, and a build from a clone its VCS revision and time.
+// The leading "v" of a module version is dropped, as goreleaser does.
+func (b Build) Complete(bi *debug.BuildInfo) Build {
+	if bi == nil {
+		return b
+	}
+	if v := bi.Main.Version; b.Version == SourceVersion && v != "" && v != "(devel)" {
+		b.Version = strings.TrimPrefix(v, "v")
+	}
+	for _, s := range bi.Settings {
+		switch {
+		case s.Key == "vcs.revision" && b.Commit == "":
+			b.Commit = s.Value
+		case s.Key == "vcs.time" && b.Date == "":
+			b.Date = s.Value
+		}
+	}
+	return b
+}
+
+// Write prints `mcptest VERSION`, then the commit and build date when the
+// build recorded them, then the Go version and platform.
+func (b Build) Write(w io.Writer) {
+	fmt.Fprintf(w, "mcptest %s\n", b.Version)
+	// goreleaser stamps "none" and the zero time when it cannot read git.
+	if b.Commit != "" && b.Commit != "none" {
+		fmt.Fprintf(w, "commit:   %s\n", b.Commit)
+	}
+	if b.Date != "" && !strings.HasPrefix(b.Date, "0001-") {
+		fmt.Fprintf(w, "built:    %s\n", b.Date)
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		fmt.Fprintf(w, "go:       %s\n", bi.GoVersion)
+	}
+}
+
+// CacheKey identifies the build for the result cache: the version when the
+// build was stamped (a release, or `go install ...@vX`), else the digest
+// of the executable itself, so a development build (`go run`, `go build`
+// in a clone) never serves results another build computed. "" when the
+// executable cannot be read, which turns the cache off.
+func (b Build) CacheKey() string {
+	if b.Version != SourceVersion {
+		return b.Version
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return "dev-" + hex.EncodeToString(h.Sum(nil))
+}

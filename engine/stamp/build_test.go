@@ -1,0 +1,57 @@
+package stamp
+
+import (
+	"runtime/debug"
+	"strings"
+	"testing"
+)
+
+// TestBuildComplete pins where the version comes from: -ldflags first,
+// then the module version of a `go install ...@vX` build, then the source
+// tree's.
+func TestBuildComplete(t *testing.T) {
+	vcs := []debug.BuildSetting{{Key: "vcs.revision", Value: "0123abc"}, {Key: "vcs.time", Value: "2026-11-23T10:00:00Z"}}
+	tests := []struct {
+		name string
+		b    Build
+		bi   *debug.BuildInfo
+		want Build
+	}{
+		{"no build info", Build{Version: SourceVersion}, nil, Build{Version: SourceVersion}},
+		{"go install @v1.4.0", Build{Version: SourceVersion}, &debug.BuildInfo{Main: debug.Module{Version: "v1.4.0"}}, Build{Version: "1.4.0"}},
+		{"clone build", Build{Version: SourceVersion}, &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: vcs}, Build{SourceVersion, "0123abc", "2026-11-23T10:00:00Z"}},
+		{"release ldflags win", Build{"1.5.0", "fff", "2026-01-01T00:00:00Z"}, &debug.BuildInfo{Main: debug.Module{Version: "v1.4.0"}, Settings: vcs}, Build{"1.5.0", "fff", "2026-01-01T00:00:00Z"}},
+	}
+	for _, tt := range tests {
+		if got := tt.b.Complete(tt.bi); got != tt.want {
+			t.Errorf("%s: got %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestBuildWrite: the commit and date show only when recorded, and not
+// goreleaser's placeholders.
+func TestBuildWrite(t *testing.T) {
+	var b strings.Builder
+	Build{"1.2.3", "none", "0001-01-01T00:00:00Z"}.Write(&b)
+	if !strings.HasPrefix(b.String(), "mcptest 1.2.3\n") || strings.Contains(b.String(), "commit:") || strings.Contains(b.String(), "built:") {
+		t.Errorf("placeholders shown:\n%s", b.String())
+	}
+	b.Reset()
+	Build{"1.2.3", "abc", "2026-11-23T10:00:00Z"}.Write(&b)
+	if !strings.Contains(b.String(), "commit:   abc\nbuilt:    2026-11-23T10:00:00Z\n") {
+		t.Errorf("commit and date not shown:\n%s", b.String())
+	}
+}
+
+// TestBuildCacheKey: a stamped build is keyed by its version, an unstamped
+// one (this test binary) by the digest of its executable.
+func TestBuildCacheKey(t *testing.T) {
+	if k := (Build{Version: "1.4.0"}).CacheKey(); k != "1.4.0" {
+		t.Errorf("a release: %q", k)
+	}
+	k := Build{Version: SourceVersion}.CacheKey()
+	if !strings.HasPrefix(k, "dev-") || len(k) != len("dev-")+64 || (Build{Version: SourceVersion}).CacheKey() != k {
+		t.Errorf("a development build: %q, want dev- and a stable sha256", k)
+	}
+}

@@ -1,0 +1,47 @@
+package stamp
+
+import (
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/mcptest/mcptest/engine/report"
+)
+
+func TestNewRunIDSortsByTime(t *testing.T) {
+	shape := regexp.MustCompile(`^[0-9A-HJKMNP-TV-Z]{26}$`)
+	t0 := time.Date(2026, 11, 23, 17, 0, 0, 0, time.UTC)
+	a, b := NewRunID(t0), NewRunID(t0.Add(time.Millisecond))
+	if !shape.MatchString(a) || !shape.MatchString(b) {
+		t.Fatalf("ids %q %q are not ULIDs", a, b)
+	}
+	if a[:10] >= b[:10] {
+		t.Errorf("time part %q is not before %q", a[:10], b[:10])
+	}
+	if c := NewRunID(t0); c == a {
+		t.Errorf("two ids of the same millisecond are equal: %q", c)
+	}
+}
+
+func TestSourceAndEnvironment(t *testing.T) {
+	env := map[string]string{"GITHUB_REPOSITORY": "acme/agents", "GITHUB_SHA": "cafe", "GITHUB_REF_NAME": "main",
+		"GITHUB_ACTIONS": "true", "RUNNER_OS": "Linux", "RUNNER_ARCH": "X64"}
+	get := func(k string) string { return env[k] }
+	if s := Source(get); *s != (report.Source{Repo: "acme/agents", Branch: "main", Commit: "cafe"}) {
+		t.Errorf("source %+v", *s)
+	}
+	env["GITHUB_HEAD_REF"] = "feature"
+	if s := Source(get); s.Branch != "feature" {
+		t.Errorf("branch %q, want the head ref of a pull request", s.Branch)
+	}
+	if e := Environment(get); e.CI != "github-actions" || e.Runner != "Linux/X64" {
+		t.Errorf("environment %+v", *e)
+	}
+	none := func(string) string { return "" }
+	if Source(none) != nil {
+		t.Error("a source without any CI variable")
+	}
+	if e := Environment(func(k string) string { return map[string]string{"CI": "1"}[k] }); e.CI != "ci" || e.Runner != "" {
+		t.Errorf("environment on a generic CI %+v", *e)
+	}
+}

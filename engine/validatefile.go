@@ -1,0 +1,103 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/engine/diag"
+)
+
+// ValidationDoc is the validation document: what `mcptest validate
+// --format json` prints and the mcp-server's validate_suite verb answers.
+type ValidationDoc struct {
+	Valid  bool              `json:"valid"`
+	Errors []ValidationError `json:"errors"`
+}
+
+// ValidationError is one error of a ValidationDoc: the JSON Pointer of
+// the value, the message (with its file:line:col, 1-based, when known)
+// and the hint, null when there is none.
+type ValidationError struct {
+	Path    string  `json:"path"`
+	Message string  `json:"message"`
+	Hint    *string `json:"hint"`
+}
+
+// ValidationDocument is the one renderer of the validation document.
+func ValidationDocument(all diag.List) ValidationDoc {
+	doc := ValidationDoc{Valid: len(all) == 0, Errors: []ValidationError{}}
+	for _, e := range all {
+		ve := ValidationError{Path: e.Pointer, Message: e.Message}
+		if e.Pos.Line > 0 {
+			ve.Message = fmt.Sprintf("%s (at %s)", e.Message, e.Pos)
+		}
+		if e.Hint != "" {
+			h := e.Hint
+			ve.Hint = &h
+		}
+		doc.Errors = append(doc.Errors, ve)
+	}
+	return doc
+}
+
+// ValidateFile checks one file: a cassette when it holds JSON, else a
+// suite. It is read within the limit of what it is named as (a .json or
+// .jsonl file as a cassette, anything else as a suite), and a path that is
+// not a regular file is refused before it is read. The list holds what is wrong
+// with the file; the error is an operational failure.
+func ValidateFile(path string) (diag.List, error) {
+	var data []byte
+	var err error
+	if cassetteName(path) {
+		data, err = cassette.Load(path, path)
+	} else {
+		data, err = ReadSuiteFile(path)
+	}
+	var l diag.List
+	var d *diag.Error
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return diag.List{{Pos: diag.Pos{File: path}, Kind: "suite", Message: "no such file"}}, nil
+	case errors.As(err, &l):
+		return l, nil
+	case errors.As(err, &d):
+		return diag.List{d}, nil
+	case err != nil:
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return ValidateData(path, data)
+}
+
+// cassetteName reports whether path is named as a cassette: a .json file,
+// or a .jsonl file of recordings one per line.
+func cassetteName(path string) bool {
+	return strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".jsonl")
+}
+
+// ValidateData checks the content of one file named path: a cassette when
+// it is named as one and the content is a JSON object or array, else a
+// suite.
+func ValidateData(path string, data []byte) (diag.List, error) {
+	var err error
+	if t := bytes.TrimSpace(data); cassetteName(path) && len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+		_, err = cassette.Stream(path, data, nil) // checked, not kept
+	} else {
+		_, err = ParseSuite(path, data)
+	}
+	if err == nil {
+		return nil, nil
+	}
+	var l diag.List
+	if errors.As(err, &l) {
+		return l, nil
+	}
+	var d *diag.Error
+	if errors.As(err, &d) {
+		return diag.List{d}, nil
+	}
+	return nil, err
+}
