@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/diag"
@@ -176,7 +177,31 @@ func (b *builder) server(name string, v any) {
 	case s.BearerTokenEnv != "" && s.URL == "":
 		b.errorf(ptr, b.doc.KeyAt(ptr+"/bearer_token_env"), "server %q: `bearer_token_env:` goes with a `url:` server", name)
 	}
+	if v, ok := m["timeout"]; ok {
+		s.Timeout = b.serverTimeout(ptr+"/timeout", name, v)
+	}
 	b.suite.Servers = append(b.suite.Servers, s)
+}
+
+// serverTimeout reads a server's timeout:, a positive Go duration (90s,
+// 2m, 1m30s); a bare number is refused with the unit it lacks.
+func (b *builder) serverTimeout(ptr, name string, v any) time.Duration {
+	var d time.Duration
+	var err error
+	switch v := v.(type) {
+	case string:
+		d, err = time.ParseDuration(v)
+	case float64:
+		b.errorf(ptr, b.doc.At(ptr), "server %q: `timeout: %v` has no unit: write a duration such as %vs (seconds) or 2m", name, v, v)
+		return 0
+	default:
+		return 0 // the schema reports the type
+	}
+	if err != nil || d <= 0 {
+		b.errorf(ptr, b.doc.At(ptr), "server %q: `timeout: %v` is not a positive duration: expected one such as 30s, 2m or 1m30s", name, v)
+		return 0
+	}
+	return d
 }
 
 // newCase starts a case, checking its name is unique.

@@ -4,6 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/diag"
@@ -48,7 +51,7 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 		open := func(cas *cassette.Cassette) {
 			opened = true
 			if res.Model == "" {
-				res.Model = cas.Model
+				res.Model = oneLine(cas.Model)
 			}
 			owner = tools.addCatalog(cas)
 			if use.open != nil {
@@ -94,4 +97,16 @@ func price(t *prices.Table, model string, r *cassette.Run) bool {
 		r.CostMicros = &micros
 	}
 	return ok
+}
+
+// oneLine returns recorded text for a one-line envelope field: as it is
+// when every character prints, else with Go escapes (\n, \u202e), so a
+// newline or a bidi override in a recording cannot break the line it is
+// printed on, and the envelope stays one that Envelope.Check accepts.
+func oneLine(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
 }

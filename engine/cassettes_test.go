@@ -130,3 +130,52 @@ func TestLargeCassetteMemoryIsBounded(t *testing.T) {
 		t.Logf("peak heap %.1f MB for a %.1f MB cassette (%.2fx)", float64(peak)/(1<<20), float64(fi.Size())/(1<<20), ratio)
 	}
 }
+
+// A recorded model name is untrusted text: one with a newline or a bidi
+// override (a hostile Claude Code init event here) is written to the
+// envelope escaped, so the envelope mcptest writes is one it reads back
+// (report, --compare, merge and the cache used to refuse it).
+func TestRecordedModelWithControlsKeepsTheEnvelopeReadable(t *testing.T) {
+	session := `{"type":"system","subtype":"init","session_id":"s","model":"claude\u202e\n::warning::x","tools":["Bash"]}
+{"type":"result","subtype":"success","session_id":"s","result":"done"}
+`
+	s := writeSuite(t, `
+agents:
+  - name: a
+    cassette: session.jsonl
+    expect:
+      - final_response: { contains: done }
+`, map[string]string{"session.jsonl": session})
+	env := run(t, s, Options{})
+	if err := env.Check(); err != nil {
+		t.Fatalf("the envelope written does not read back: %v", err)
+	}
+	if got, want := env.Cases[0].Model, `claude\u202e\n::warning::x`; got != want {
+		t.Errorf("model %q, want %q", got, want)
+	}
+}
+
+// A JSON Lines file of responses from two models prices each line's run at
+// its own model's rates: the gpt-4o-mini line was priced at gpt-4o's, the
+// first line's, so the pair cost $0.04 instead of $0.02075.
+func TestEachLineIsPricedAtItsOwnModel(t *testing.T) {
+	line := func(model string) string {
+		return `{"object": "chat.completion", "model": "` + model + `", "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok",
+ "tool_calls": [{"id": "c", "type": "function", "function": {"name": "t", "arguments": "{}"}}]}}], "usage": {"prompt_tokens": 1000, "completion_tokens": 1000}}`
+	}
+	s := writeSuite(t, `
+agents:
+  - name: a
+    runs: 2
+    cassette: m.jsonl
+    token_efficiency:
+      classes: [{name: t, members: [t]}]
+`, map[string]string{"m.jsonl": strings.ReplaceAll(line("gpt-4o"), "\n", "") + "\n" + strings.ReplaceAll(line("gpt-4o-mini"), "\n", "") + "\n"})
+	env := run(t, s, Options{})
+	c := env.Cases[0]
+	// gpt-4o: 1000 × $5e-6 + 1000 × $15e-6 = $0.02; gpt-4o-mini: 1000 ×
+	// $0.15e-6 + 1000 × $0.6e-6 = $0.00075.
+	if got := c.Targets["token_efficiency.cost"]; got != 0.02075 || c.PricedRuns != 2 || c.Model != "gpt-4o" {
+		t.Errorf("cost %v, priced runs %d, model %q; want 0.02075, 2, gpt-4o", got, c.PricedRuns, c.Model)
+	}
+}

@@ -198,7 +198,7 @@ func listAll(w *live.Wire, method, key string) ([]any, []string) {
 		if cursor != "" {
 			params["cursor"] = cursor
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), ToolCallTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), w.Limit())
 		raw, err := w.Call(ctx, method, params)
 		cancel()
 		if err != nil {
@@ -335,12 +335,7 @@ func (lp *livePool) wire(s *Suite, server, spec string) *wireSession {
 	}
 	ws := &wireSession{}
 	lp.wires[key] = ws
-	var t live.Target
-	for _, srv := range s.Servers {
-		if srv.Name == server {
-			t = live.Target{Name: srv.Name, Command: srv.Command, Env: srv.Env, URL: srv.URL, BearerTokenEnv: srv.BearerTokenEnv, Dir: s.Dir}
-		}
-	}
+	t, _ := s.Target(server)
 	// The connection lives until the pool closes.
 	ctx, cancel := context.WithCancel(context.Background())
 	lp.cancels = append(lp.cancels, cancel)
@@ -350,7 +345,7 @@ func (lp *livePool) wire(s *Suite, server, spec string) *wireSession {
 		return ws
 	}
 	ws.wire = w
-	callCtx, stop := context.WithTimeout(ctx, ToolCallTimeout)
+	callCtx, stop := context.WithTimeout(ctx, t.Limit())
 	defer stop()
 	raw, err := w.Call(callCtx, "initialize", map[string]any{
 		"protocolVersion": spec,

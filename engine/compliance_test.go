@@ -3,10 +3,13 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcptest/mcptest/engine/report"
 
@@ -252,5 +255,39 @@ compliance:
 	msg := env.Cases[0].Floors[0].Message
 	if env.Cases[0].Verdict != report.Fail || !strings.Contains(msg, "auth failed: HTTP 401") || !strings.Contains(msg, "MCPTEST_TEST_UNSET_TOKEN") {
 		t.Errorf("%s: %s", env.Cases[0].Verdict, msg)
+	}
+}
+
+// TestServerTimeout: a server's timeout: bounds its start, handshake and
+// calls for every kind of live case, and the failure names it.
+func TestServerTimeout(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the silent server is a POSIX shell")
+	}
+	s := writeSuite(t, `
+servers:
+  silent:
+    command: [sh, -c, "exec sleep 30"]
+    timeout: 300ms
+tools:
+  - {name: call, server: silent, tool: anything}
+compliance:
+  - {name: init, server: silent, spec: "2025-06-18", check: initialize}
+tool_quality:
+  - {name: quality, server: silent}
+`, nil)
+	if got := s.Servers[0].Timeout; got != 300*time.Millisecond {
+		t.Fatalf("timeout = %s", got)
+	}
+	start := time.Now()
+	env := run(t, s, Options{})
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("the run took %s with a 300ms server timeout", took)
+	}
+	for _, c := range env.Cases {
+		text := fmt.Sprint(c.Findings, c.Floors)
+		if c.Verdict != report.Fail || !strings.Contains(text, "did not answer within 300ms") {
+			t.Errorf("%s: %s %s; want a failure naming the 300ms timeout", c.Name, c.Verdict, text)
+		}
 	}
 }

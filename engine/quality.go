@@ -98,9 +98,6 @@ func (b *builder) toolQuality(ptr string, m map[string]any) {
 	}
 }
 
-// QualityTimeout bounds reading a live server's catalog for a check.
-var QualityTimeout = live.DefaultTimeout
-
 // runToolQuality scores the check's catalog and evaluates its assertions.
 // A catalog that cannot be read fails the case with an error finding.
 func runToolQuality(s *Suite, p casePlan, res *report.CaseResult) (*report.CaseResult, diag.List) {
@@ -110,15 +107,9 @@ func runToolQuality(s *Suite, p casePlan, res *report.CaseResult) (*report.CaseR
 	if q.Catalog != "" {
 		t.Catalog = filepath.Join(s.Dir, filepath.FromSlash(q.Catalog))
 	} else {
-		for _, srv := range s.Servers {
-			if srv.Name == q.Server {
-				t = live.Target{Name: srv.Name, Command: srv.Command, Env: srv.Env, URL: srv.URL, BearerTokenEnv: srv.BearerTokenEnv, Dir: s.Dir}
-			}
-		}
+		t, _ = s.Target(q.Server)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), QualityTimeout)
-	defer cancel()
-	cat, err := live.Load(ctx, t, os.Getenv)
+	cat, err := live.LoadLists(context.Background(), t, os.Getenv, live.ListTools)
 	if err != nil {
 		res.Verdict = report.Fail
 		res.Findings = append(res.Findings, report.Finding{Level: "error", Gate: "tool_quality", Message: "could not read the catalog: " + err.Error()})

@@ -1,10 +1,13 @@
 package engine
 
 import (
+	"time"
+
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/expr"
 	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/gate"
+	"github.com/mcptest/mcptest/live"
 )
 
 // Suite is a loaded suite.yml: every value keeps the position it was
@@ -52,6 +55,20 @@ type Server struct {
 	Env            map[string]string
 	URL            string
 	BearerTokenEnv string
+	// Timeout bounds starting the server, its initialize handshake and
+	// each request (timeout:); 0 is live.DefaultTimeout.
+	Timeout time.Duration
+}
+
+// Target is the live target of the server the suite declares under name,
+// run in the suite's directory; false when it declares none.
+func (s *Suite) Target(name string) (live.Target, bool) {
+	for _, srv := range s.Servers {
+		if srv.Name == name {
+			return live.Target{Name: srv.Name, Command: srv.Command, Env: srv.Env, URL: srv.URL, BearerTokenEnv: srv.BearerTokenEnv, Dir: s.Dir, Timeout: srv.Timeout}, true
+		}
+	}
+	return live.Target{}, false
 }
 
 // Case is one test of the suite.

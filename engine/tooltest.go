@@ -36,10 +36,6 @@ type ToolTestBlock struct {
 	MaxDurationPos diag.Pos
 }
 
-// ToolCallTimeout bounds starting the server, initializing and one
-// tools/call of a tool test.
-var ToolCallTimeout = live.DefaultTimeout
-
 // toolTest reads a tools: entry. The expect: list is the short form (a list
 // of assertions) or the long form {assertions: [...]}; its targets read the
 // call's document: result (the CallToolResult as JSON: content, isError,
@@ -98,17 +94,12 @@ func runToolTest(s *Suite, p casePlan, res *report.CaseResult) (*report.CaseResu
 		res.Findings = append(res.Findings, report.Finding{Level: "error", Gate: "tools", Message: redact.String(fmt.Sprintf(format, args...))})
 		return res, nil
 	}
-	var target live.Target
-	for _, srv := range s.Servers {
-		if srv.Name == t.Server {
-			target = live.Target{Name: srv.Name, Command: srv.Command, Env: srv.Env, URL: srv.URL, BearerTokenEnv: srv.BearerTokenEnv, Dir: s.Dir}
-		}
-	}
+	target, _ := s.Target(t.Server)
 	sess, err := p.live.session(target)
 	if err != nil {
 		return fail("could not connect to server %q: %v", t.Server, err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), ToolCallTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), target.Limit())
 	defer cancel()
 	args := t.Args
 	if args == nil {
@@ -140,7 +131,7 @@ func runToolTest(s *Suite, p casePlan, res *report.CaseResult) (*report.CaseResu
 	elapsed := time.Since(start)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return fail("%s %q on server %q did not answer within %s", method, what, t.Server, ToolCallTimeout)
+			return fail("%s %q on server %q did not answer within %s (raise timeout: on the server)", method, what, t.Server, target.Limit())
 		}
 		return fail("%s %q on server %q failed: %v", method, what, t.Server, err)
 	}
@@ -236,36 +227,25 @@ func (lp *livePool) session(t live.Target) (*live.Session, error) {
 	if err, ok := lp.errs[t.Name]; ok {
 		return nil, err
 	}
-	// The server process lives as long as ctx: until the pool closes.
-	ctx, cancel := context.WithCancel(context.Background())
-	lp.cancels = append(lp.cancels, cancel)
-	connected := make(chan struct{})
-	timer := time.AfterFunc(ToolCallTimeout, func() {
-		select {
-		case <-connected:
-		default:
-			cancel()
-		}
-	})
-	s, err := live.Connect(ctx, t, os.Getenv)
-	close(connected)
-	timer.Stop()
+	// The server process lives until the pool closes it.
+	ctx := context.Background()
+	s, err := live.Dial(ctx, t, os.Getenv)
 	if err != nil {
 		lp.errs[t.Name] = err
 		return nil, err
 	}
 	lp.sessions[t.Name] = s
-	lp.listTools(ctx, t.Name, s)
+	lp.listTools(ctx, t, s)
 	return s, nil
 }
 
 // listTools records the tools a server lists, when it offers tools and
 // answers within the call timeout; coverage is then reported against them.
-func (lp *livePool) listTools(ctx context.Context, name string, s *live.Session) {
+func (lp *livePool) listTools(ctx context.Context, t live.Target, s *live.Session) {
 	if init := s.InitializeResult(); init == nil || init.Capabilities == nil || init.Capabilities.Tools == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, ToolCallTimeout)
+	ctx, cancel := context.WithTimeout(ctx, t.Limit())
 	defer cancel()
 	var names []string
 	for tl, err := range s.Tools(ctx, nil) {
@@ -278,7 +258,7 @@ func (lp *livePool) listTools(ctx context.Context, name string, s *live.Session)
 	if lp.tools == nil {
 		lp.tools = map[string][]string{}
 	}
-	lp.tools[name] = names
+	lp.tools[t.Name] = names
 }
 
 func (lp *livePool) close() {

@@ -55,7 +55,13 @@ func (t *TokenEfficiency) Add(run *cassette.Run) RunSelection {
 	t.runs++
 	if run.CostMicros != nil {
 		t.costRuns++
-		t.cost += *run.CostMicros
+		// The sum stops at the largest int64 instead of wrapping to a
+		// negative cost that would pass any budget.
+		if c := *run.CostMicros; c > 0 && t.cost > math.MaxInt64-c {
+			t.cost = math.MaxInt64
+		} else {
+			t.cost += c
+		}
 	}
 	return r
 }

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"math"
 	"reflect"
 	"testing"
 
@@ -73,5 +74,23 @@ func TestGrade(t *testing.T) {
 		if got := Grade(f1); got != want {
 			t.Errorf("Grade(%d) = %s, want %s", f1, got, want)
 		}
+	}
+}
+
+// TestTokenEfficiencyCostSaturates: costs summed over runs stop at the
+// largest int64 instead of wrapping: two runs priced at 2^62 micro-dollars
+// each summed to a negative cost, under any cost budget.
+func TestTokenEfficiencyCostSaturates(t *testing.T) {
+	te := NewTokenEfficiency([]Class{{Name: "search", Members: []string{"search"}}})
+	for range 3 {
+		c := int64(1) << 62
+		te.Add(teRun(&c, "search"))
+	}
+	res := te.Result()
+	if got := res.Counts["token_efficiency.cost_micros"]; got != math.MaxInt64 {
+		t.Errorf("cost_micros %d, want %d", got, int64(math.MaxInt64))
+	}
+	if got := res.Targets["token_efficiency.cost"]; got <= 0 {
+		t.Errorf("cost %g, want the saturated sum", got)
 	}
 }

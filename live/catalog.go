@@ -46,27 +46,62 @@ func (c *Catalog) RawTools() []map[string]any {
 	return out
 }
 
+// Lists selects the lists a live catalog is read from: a command that
+// prints the tools does not page through ten thousand resources first.
+type Lists uint8
+
+// The lists of a catalog; AllLists is every one.
+const (
+	ListTools Lists = 1 << iota
+	// ListResources is resources/list and resources/templates/list.
+	ListResources
+	ListPrompts
+	AllLists = ListTools | ListResources | ListPrompts
+)
+
 // Load reads a target's catalog: a saved file, or a live server's lists.
 func Load(ctx context.Context, t Target, getenv func(string) string) (*Catalog, error) {
+	return LoadLists(ctx, t, getenv, AllLists)
+}
+
+// LoadLists is Load reading only the selected lists of a live server (the
+// initialize result always); a catalog file is read whole.
+func LoadLists(ctx context.Context, t Target, getenv func(string) string, lists Lists) (*Catalog, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
 	if t.Catalog != "" {
 		return ReadFile(t.Catalog)
 	}
-	ctx, cancel := context.WithTimeout(ctx, DefaultTimeout)
+	ctx, cancel := context.WithTimeout(ctx, t.Limit())
 	defer cancel()
 	s, err := Connect(ctx, t, getenv)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
-	return s.Catalog(ctx)
+	return s.CatalogLists(ctx, lists)
 }
 
 // Catalog lists everything the server advertises, following cursors. A
-// list the server's capabilities do not offer is left empty.
+// list the server's capabilities do not offer is left empty. The lists
+// together take at most the target's timeout.
 func (s *Session) Catalog(ctx context.Context) (*Catalog, error) {
+	return s.CatalogLists(ctx, AllLists)
+}
+
+// CatalogLists is Catalog reading only the selected lists.
+func (s *Session) CatalogLists(ctx context.Context, lists Lists) (*Catalog, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.target.Limit())
+	defer cancel()
+	c, err := s.catalog(ctx, lists)
+	if err != nil {
+		return nil, timedOut(ctx, s.target, err)
+	}
+	return c, nil
+}
+
+func (s *Session) catalog(ctx context.Context, lists Lists) (*Catalog, error) {
 	init := s.InitializeResult()
 	c := &Catalog{Tools: []*mcp.Tool{}}
 	caps := &mcp.ServerCapabilities{}
@@ -77,7 +112,7 @@ func (s *Session) Catalog(ctx context.Context) (*Catalog, error) {
 		}
 	}
 	c.Capabilities = caps
-	if caps.Tools != nil {
+	if caps.Tools != nil && lists&ListTools != 0 {
 		for t, err := range s.Tools(ctx, nil) {
 			if err != nil {
 				return nil, fmt.Errorf("tools/list: %w", err)
@@ -85,7 +120,7 @@ func (s *Session) Catalog(ctx context.Context) (*Catalog, error) {
 			c.Tools = append(c.Tools, t)
 		}
 	}
-	if caps.Resources != nil {
+	if caps.Resources != nil && lists&ListResources != 0 {
 		for r, err := range s.Resources(ctx, nil) {
 			if err != nil {
 				return nil, fmt.Errorf("resources/list: %w", err)
@@ -99,7 +134,7 @@ func (s *Session) Catalog(ctx context.Context) (*Catalog, error) {
 			c.ResourceTemplates = append(c.ResourceTemplates, r)
 		}
 	}
-	if caps.Prompts != nil {
+	if caps.Prompts != nil && lists&ListPrompts != 0 {
 		for p, err := range s.Prompts(ctx, nil) {
 			if err != nil {
 				return nil, fmt.Errorf("prompts/list: %w", err)

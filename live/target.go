@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,6 +35,17 @@ type Target struct {
 	Dir string
 	// Catalog is a saved tools/list document (JSON or YAML).
 	Catalog string
+	// Timeout bounds starting the server, the initialize handshake and
+	// each request; 0 is DefaultTimeout.
+	Timeout time.Duration
+}
+
+// Limit is the target's timeout: Timeout, or DefaultTimeout when unset.
+func (t Target) Limit() time.Duration {
+	if t.Timeout > 0 {
+		return t.Timeout
+	}
+	return DefaultTimeout
 }
 
 // String describes the target for messages.
@@ -67,20 +79,62 @@ func (t Target) Validate() error {
 	return nil
 }
 
-// DefaultTimeout bounds connecting to a server and listing its catalog.
+// DefaultTimeout bounds connecting to a server and each request, unless the
+// target sets its own (--timeout, or timeout: on a suite's server).
 const DefaultTimeout = 30 * time.Second
 
 // Session is an open connection to a live target.
 type Session struct {
 	*mcp.ClientSession
 	stderr *tailBuffer
+	target Target
+	// stop ends the process context of a session Dial opened.
+	stop context.CancelFunc
+}
+
+// Close ends the session, and a stdio server's process.
+func (s *Session) Close() error {
+	err := s.ClientSession.Close()
+	if s.stop != nil {
+		s.stop()
+	}
+	return err
+}
+
+// Dial opens a session that lives as long as ctx, the server's start and
+// handshake bounded by the target's timeout: a server that has not
+// answered initialize by then is stopped, and the error says so.
+func Dial(ctx context.Context, t Target, getenv func(string) string) (*Session, error) {
+	ctx, stop := context.WithCancel(ctx)
+	connected := make(chan struct{})
+	var expired atomic.Bool
+	timer := time.AfterFunc(t.Limit(), func() {
+		select {
+		case <-connected:
+		default:
+			expired.Store(true)
+			stop()
+		}
+	})
+	s, err := Connect(ctx, t, getenv)
+	close(connected)
+	timer.Stop()
+	if err != nil {
+		stop()
+		if expired.Load() {
+			return nil, fmt.Errorf("start MCP server %q: %w", t, timedOut(context.Background(), t, context.DeadlineExceeded))
+		}
+		return nil, err
+	}
+	s.stop = stop
+	return s, nil
 }
 
 // Connect opens a session with a live target (not a catalog file). getenv
 // reads the bearer token and the child's base environment is this
 // process's.
 func Connect(ctx context.Context, t Target, getenv func(string) string) (*Session, error) {
-	client := mcp.NewClient(&mcp.Implementation{Name: "mcptest", Version: "v1"}, nil)
+	client := newClient(t)
 	if t.URL != "" {
 		tr, probe := httpTransport(t, "", getenv)
 		cs, err := client.Connect(ctx, tr, nil)
@@ -88,9 +142,9 @@ func Connect(ctx context.Context, t Target, getenv func(string) string) (*Sessio
 			if st, challenge := probe.failure(); st != 0 {
 				return nil, &AuthError{Status: st, URL: t.URL, Challenge: challenge, EnvVar: t.BearerTokenEnv, TokenSet: probe.token != ""}
 			}
-			return nil, fmt.Errorf("connect to %s: %w", t.URL, err)
+			return nil, fmt.Errorf("connect to %s: %w", t.URL, timedOut(ctx, t, err))
 		}
-		return &Session{ClientSession: cs}, nil
+		return &Session{ClientSession: cs, target: t}, nil
 	}
 	tr, stderr, err := commandTransport(ctx, t)
 	if err != nil {
@@ -98,13 +152,13 @@ func Connect(ctx context.Context, t Target, getenv func(string) string) (*Sessio
 	}
 	cs, err := client.Connect(ctx, tr, nil)
 	if err != nil {
-		msg := fmt.Sprintf("start MCP server %q: %v", strings.Join(t.Command, " "), err)
+		msg := fmt.Sprintf("start MCP server %q: %v", strings.Join(t.Command, " "), timedOut(ctx, t, err))
 		if tail := strings.TrimSpace(stderr.String()); tail != "" {
 			msg += "\nits stderr ends with:\n" + tail
 		}
 		return nil, errors.New(msg)
 	}
-	return &Session{ClientSession: cs, stderr: stderr}, nil
+	return &Session{ClientSession: cs, stderr: stderr, target: t}, nil
 }
 
 // httpTransport is the SDK's streamable HTTP client transport for a URL
@@ -160,7 +214,7 @@ func sameOriginRedirect(r *http.Request, via []*http.Request) error {
 // commandTransport is the SDK's stdio transport for a command target: the
 // command in t.Dir with t.Env merged into this process's environment, its
 // stderr's tail kept for error messages. The process lives as long as ctx.
-func commandTransport(ctx context.Context, t Target) (*mcp.CommandTransport, *tailBuffer, error) {
+func commandTransport(ctx context.Context, t Target) (*stdioTransport, *tailBuffer, error) {
 	if len(t.Command) == 0 {
 		return nil, nil, errors.New("connect: the target has no command and no url")
 	}
@@ -172,7 +226,16 @@ func commandTransport(ctx context.Context, t Target) (*mcp.CommandTransport, *ta
 	}
 	stderr := &tailBuffer{max: 4 << 10}
 	cmd.Stderr = stderr
-	return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, stderr, nil
+	return &stdioTransport{cmd: cmd}, stderr, nil
+}
+
+// timedOut rewords err when ctx's deadline ended the wait: the server did
+// not answer within the target's timeout, and this is how to raise it.
+func timedOut(ctx context.Context, t Target, err error) error {
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return fmt.Errorf("the server did not answer within %s (raise it with --timeout, or timeout: on the server in the suite)", t.Limit())
 }
 
 // authProbe adds the bearer token to every request and remembers the first

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -56,7 +57,7 @@ func DialWire(ctx context.Context, t Target, version string, getenv func(string)
 	if err != nil {
 		return nil, fmt.Errorf("start MCP server %q: %v", strings.Join(t.Command, " "), err)
 	}
-	return &Wire{conn: conn, stderr: stderr}, nil
+	return &Wire{conn: conn, stderr: stderr, target: t}, nil
 }
 
 // Call sends a request and waits for its response, skipping the
@@ -73,12 +74,12 @@ func (w *Wire) Call(ctx context.Context, method string, params any) (json.RawMes
 		return nil, err
 	}
 	if err := w.conn.Write(ctx, &jsonrpc.Request{ID: id, Method: method, Params: raw}); err != nil {
-		return nil, w.failed(method, err)
+		return nil, w.failed(ctx, method, err)
 	}
 	for {
 		msg, err := w.conn.Read(ctx)
 		if err != nil {
-			return nil, w.failed(method, err)
+			return nil, w.failed(ctx, method, err)
 		}
 		resp, ok := msg.(*jsonrpc.Response)
 		if !ok || resp.ID != id {
@@ -95,6 +96,9 @@ func (w *Wire) Call(ctx context.Context, method string, params any) (json.RawMes
 	}
 }
 
+// Limit is the target's timeout: how long one request may take.
+func (w *Wire) Limit() time.Duration { return w.target.Limit() }
+
 // Notify sends a notification.
 func (w *Wire) Notify(ctx context.Context, method string, params any) error {
 	raw, err := json.Marshal(params)
@@ -102,7 +106,7 @@ func (w *Wire) Notify(ctx context.Context, method string, params any) error {
 		return err
 	}
 	if err := w.conn.Write(ctx, &jsonrpc.Request{Method: method, Params: raw}); err != nil {
-		return w.failed(method, err)
+		return w.failed(ctx, method, err)
 	}
 	return nil
 }
@@ -112,9 +116,9 @@ func (w *Wire) Close() error {
 	return w.conn.Close()
 }
 
-func (w *Wire) failed(method string, err error) error {
+func (w *Wire) failed(ctx context.Context, method string, err error) error {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return fmt.Errorf("%s: the server did not answer in time", method)
+		return fmt.Errorf("%s: %w", method, timedOut(ctx, w.target, err))
 	}
 	if w.probe != nil {
 		if st, challenge := w.probe.failure(); st != 0 {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -45,23 +46,32 @@ const (
 	Destructive ExecPolicy = "destructive"
 )
 
+// The verbs a tool name is classified by, as words of the name.
 var (
-	destructiveName = regexp.MustCompile(`(?i)^(delete|remove|drop|destroy|purge|wipe|erase|truncate|reset|kill|terminate|revoke|uninstall)([_\-.]|$)|[_\-.](delete|remove|drop|destroy|purge|wipe)$`)
-	readOnlyName    = regexp.MustCompile(`(?i)^(get|list|read|search|fetch|find|query|describe|show|lookup|echo|count|check|view|inspect|ping|status)([_\-.]|$)`)
+	destructiveNameVerbs = verbSet("delete remove drop destroy purge wipe erase truncate reset kill terminate revoke uninstall")
+	readNameVerbs        = verbSet("get list read search fetch find query describe show lookup echo count check view inspect ping status")
+	writeNameVerbs       = verbSet("create update write set put post send insert edit move rename upload save modify patch append publish deploy toggle " +
+		"add replace cancel book transfer submit merge close assign approve")
 )
 
-// writeName matches the names of tools that create or change something.
-var writeName = regexp.MustCompile(`(?i)^(create|update|write|set|put|post|send|insert|edit|move|rename|upload|save|modify|patch|append|publish|deploy|toggle)([_\-.]|$)`)
+func verbSet(words string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		set[w] = true
+	}
+	return set
+}
 
 // Writes reports whether calling a tool may change state, so a generated
 // test must not call it unreviewed: its annotations say so (present and not
 // readOnlyHint, whose default is false, or destructiveHint), or, with no
-// annotations, its name does (a destructive or a write verb).
+// annotations, its name does (see nameVerb).
 func Writes(t *mcp.Tool) bool {
 	if a := t.Annotations; a != nil {
 		return !a.ReadOnlyHint || a.DestructiveHint != nil && *a.DestructiveHint
 	}
-	return destructiveName.MatchString(t.Name) || writeName.MatchString(t.Name)
+	v := nameVerb(t.Name)
+	return v == Destructive || v == Mutating
 }
 
 // Classify returns a tool's policy: annotations first (destructiveHint,
@@ -75,13 +85,64 @@ func Classify(t *mcp.Tool) ExecPolicy {
 			return Destructive
 		}
 	}
-	switch {
-	case destructiveName.MatchString(t.Name):
-		return Destructive
-	case readOnlyName.MatchString(t.Name):
-		return ReadOnly
+	if v := nameVerb(t.Name); v != "" {
+		return v
 	}
 	return Mutating
+}
+
+// nameVerb classifies a tool by the words of its name (snake_case,
+// kebab-case, dotted or camelCase, so a service prefix such as slack_ or
+// the casing of DeleteUser hides nothing): Destructive when any word is a
+// destructive verb, else ReadOnly or Mutating by its first read or write
+// verb, else "".
+func nameVerb(name string) ExecPolicy {
+	words := nameWords(name)
+	for _, w := range words {
+		if destructiveNameVerbs[w] {
+			return Destructive
+		}
+	}
+	for _, w := range words {
+		switch {
+		case readNameVerbs[w]:
+			return ReadOnly
+		case writeNameVerbs[w]:
+			return Mutating
+		}
+	}
+	return ""
+}
+
+// nameWords splits a name into lower-case words at every character that
+// is not a letter or digit and at camelCase boundaries (HTTPSendRequest is
+// http, send, request).
+func nameWords(name string) []string {
+	var words []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, string(cur))
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(name)
+	for i, r := range rs {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			flush()
+			continue
+		}
+		if unicode.IsUpper(r) && i > 0 {
+			prev := rs[i-1]
+			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) || unicode.IsUpper(prev) && nextLower {
+				flush()
+			}
+		}
+		cur = append(cur, unicode.ToLower(r))
+	}
+	flush()
+	return words
 }
 
 func (s *server) proposeAssertions(ctx context.Context, in proposeIn) (any, error) {
@@ -243,8 +304,11 @@ func q(v any) string {
 	return out.String()
 }
 
+// yamlUnprintable reports a character q writes as an escape: DEL and the
+// C1 controls (NEL, U+0085, among them: the YAML reader takes it for a
+// line break) and the noncharacters U+FFFE and U+FFFF.
 func yamlUnprintable(r rune) bool {
-	return r >= 0x7f && r <= 0x9f && r != 0x85 || r == 0xfffe || r == 0xffff
+	return r >= 0x7f && r <= 0x9f || r == 0xfffe || r == 0xffff
 }
 
 type leaf struct {

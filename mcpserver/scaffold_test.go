@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/live"
+	"gopkg.in/yaml.v3"
 )
 
 func testCatalog(t *testing.T, n int) *live.Catalog {
@@ -137,9 +138,34 @@ func TestClassify(t *testing.T) {
 		{&mcp.Tool{Name: "create_note"}, Mutating},
 		{&mcp.Tool{Name: "delete_x", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, ReadOnly},
 		{&mcp.Tool{Name: "get_x", Annotations: &mcp.ToolAnnotations{DestructiveHint: &yes}}, Destructive},
+		// The verb is found in camelCase names and after a service prefix.
+		{&mcp.Tool{Name: "DeleteUser"}, Destructive},
+		{&mcp.Tool{Name: "notion_delete_page"}, Destructive},
+		{&mcp.Tool{Name: "search_and_delete"}, Destructive},
+		{&mcp.Tool{Name: "getUserById"}, ReadOnly},
+		{&mcp.Tool{Name: "github_list_issues"}, ReadOnly},
+		{&mcp.Tool{Name: "slack_post_message"}, Mutating},
 	} {
 		if got := Classify(tc.tool); got != tc.want {
 			t.Errorf("Classify(%s) = %s, want %s", tc.tool.Name, got, tc.want)
+		}
+	}
+}
+
+// TestWritesByName: without annotations, a name says a tool changes state
+// when a destructive verb is one of its words, or its first verb is a write
+// verb, in snake_case, kebab-case, camelCase or after a service prefix.
+// DeleteUser, createIssue and slack_post_message were generated as live
+// tests that call the tool for real.
+func TestWritesByName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"DeleteUser": true, "deleteUser": true, "createIssue": true, "slack_post_message": true, "github_create_issue": true,
+		"API-post-page": true, "user_delete": true, "drop-table": true, "HTTPSendRequest": true,
+		"get_post": false, "listPosts": false, "read_graph": false, "search_nodes": false, "open_nodes": false,
+		"run_sql": false, "get_settings": false, "skill_list": false, "get_dropdown_options": false,
+	} {
+		if got := Writes(&mcp.Tool{Name: name}); got != want {
+			t.Errorf("Writes(%s) = %v, want %v", name, got, want)
 		}
 	}
 }
@@ -238,5 +264,23 @@ func TestViolation(t *testing.T) {
 	out := ScaffoldSuite(cat, live.Target{Command: []string{"srv"}}, ScaffoldOptions{IncludeEdge: true, IncludeViolation: true})
 	if strings.Contains(out.Suite, "schema violation") || out.Tools[0].TestsGenerated != 2 || len(out.Notes) != 1 || !strings.Contains(out.Notes[0], "get-env: its input schema accepts any arguments") {
 		t.Errorf("a tool whose schema accepts anything: tools %+v, notes %q\n%s", out.Tools, out.Notes, out.Suite)
+	}
+}
+
+// TestQuoteReadsBack: a catalog string written into a scaffold reads back
+// as itself. A NEL (U+0085) was written as it is, which the YAML reader
+// takes for a line break: a live test called the tool "x  - name: y"
+// instead of "x\u0085  - name: y", and a held-back test's comment ended at
+// the NEL, so the scaffold did not load and the tool was dropped with a
+// note that its cases were too large.
+func TestQuoteReadsBack(t *testing.T) {
+	for _, s := range []string{"x\u0085  - name: y", "a\u2028b\u2029", "\x7f\u0080\u009f", "q\"\\", "t\tab\n"} {
+		var got struct{ V string }
+		if err := yaml.Unmarshal([]byte("v: "+q(s)), &got); err != nil || got.V != s {
+			t.Errorf("q(%q) = %s reads back as %q, %v", s, q(s), got.V, err)
+		}
+		if c := "# " + q(s); strings.ContainsAny(c, "\n\r\u0085") {
+			t.Errorf("q(%q) = %s breaks the comment it is written in", s, q(s))
+		}
 	}
 }

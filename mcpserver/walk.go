@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/mcptest/mcptest/engine/redact"
 	"github.com/mcptest/mcptest/live"
@@ -33,10 +34,12 @@ var bearerRef = regexp.MustCompile(`^Bearer \$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*
 // Diagnose starts one discovered server (unless it cannot be: it asks for
 // a VS Code input, or references an unset variable) and reads its catalog;
 // every text of the result has passed through s.Hide. root is the
-// workspace and home the user's home, for the file names shown.
-func Diagnose(ctx context.Context, s Discovered, root, home string, getenv func(string) string) WalkServer {
+// workspace and home the user's home, for the file names shown; timeout
+// bounds the server's start and each request (0: the live default).
+func Diagnose(ctx context.Context, s Discovered, root, home string, timeout time.Duration, getenv func(string) string) WalkServer {
 	r := WalkServer{Name: s.Name, File: Relative(s.File, root, home), Client: s.Client, Scope: s.Scope}
 	t := s.Target(root, getenv)
+	t.Timeout = timeout
 	hide := s.Hide(getenv)
 	r.Target = hide(s.Shown())
 	switch {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/gate/quality"
@@ -31,29 +32,32 @@ type lintSummary struct {
 // doctor reads a target's catalog and reports on it: the connection layers
 // by default, the DESC-NNN description lint with --lint-descriptions.
 func (c *Command) doctor(args []string) error {
-	fs := c.newFlags("doctor", "mcptest doctor [--format text|json] [--server NAME]\n       mcptest doctor [--lint-descriptions] [--format text|json] (--url URL [--bearer-token-env VAR] | --server NAME --config suite.yml | --catalog FILE | -- COMMAND ARGS...)\n  With no target, doctor lists the servers of the workspace's and the user's MCP configs (.mcp.json, ~/.claude.json,\n  .cursor/mcp.json, .vscode/mcp.json, Claude Desktop's) and diagnoses each; --server NAME picks one.")
-	tf := addTargetFlags(fs)
+	fs := c.newFlags("doctor", "mcptest doctor [--format text|json] [--server NAME]\n       mcptest doctor [--lint-descriptions] [--format text|json] "+targetSynopsis+"\n  With no target, doctor lists the servers of the workspace's and the user's MCP configs (.mcp.json, ~/.claude.json,\n  .cursor/mcp.json, .vscode/mcp.json, Claude Desktop's) and diagnoses each; --server NAME picks one.")
+	tf := addTargetFlags(fs, true)
 	lint := fs.Bool("lint-descriptions", false, "run the thirteen DESC-NNN description rules over the catalog's tools")
 	format := fs.String("format", "text", "text or json")
-	flags, command := splitCommand(args)
-	rest, err := parse(fs, flags)
-	if err != nil {
+	if err := tf.parse(args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return inputErr("unexpected argument %q: put a stdio server's command after --", rest[0])
 	}
 	if *format != "text" && *format != "json" {
 		return inputErr("--format %q: expected text or json", *format)
 	}
-	if *tf.url == "" && *tf.catalog == "" && len(command) == 0 && (*tf.server == "" || !flagSet(fs, "config")) && !*lint {
-		return c.doctorWalk(".", *tf.server, *format)
+	if *tf.url == "" && *tf.catalog == "" && len(tf.command) == 0 && (*tf.server == "" || !flagSet(fs, "config")) && !*lint {
+		return c.doctorWalk(".", *tf.server, *format, time.Duration(tf.timeout))
 	}
-	t, err := tf.target(command)
+	t, err := tf.target()
 	if err != nil {
 		return err
 	}
-	cat, err := c.loadCatalog(t)
+	lists := live.AllLists
+	if *lint {
+		lists = live.ListTools
+	} else {
+		// The tool-surface count needs the cl100k_base tables, a few
+		// hundred ms to load: load them while the server starts.
+		go tokens.Count("")
+	}
+	cat, err := c.loadCatalog(t, lists)
 	var ae *live.AuthError
 	var ee *exitError
 	if errors.As(err, &ee) {

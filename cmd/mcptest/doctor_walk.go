@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/mcpserver"
@@ -29,8 +30,9 @@ type walkServer struct {
 // Claude Desktop's config). It lists every server with its file, then
 // diagnoses each layer by layer; a server whose entry references an unset
 // environment variable or a VS Code input prompt is reported, not started.
-// only picks one server by name. It exits 1 when a diagnosed server fails.
-func (c *Command) doctorWalk(dir, only, format string) error {
+// only picks one server by name; timeout, when set, bounds each server
+// (--timeout). It exits 1 when a diagnosed server fails.
+func (c *Command) doctorWalk(dir, only, format string, timeout time.Duration) error {
 	root, err := filepath.Abs(dir)
 	if err != nil {
 		return err
@@ -64,7 +66,7 @@ func (c *Command) doctorWalk(dir, only, format string) error {
 	}
 	var results []mcpserver.WalkServer
 	for _, s := range servers {
-		results = append(results, mcpserver.Diagnose(context.Background(), s, root, home, c.Getenv))
+		results = append(results, mcpserver.Diagnose(context.Background(), s, root, home, timeout, c.Getenv))
 	}
 	failed := 0
 	for _, r := range results {

@@ -8,11 +8,12 @@ import (
 	"github.com/mcptest/mcptest/engine/agentsuite"
 	"github.com/mcptest/mcptest/engine/safefile"
 	"github.com/mcptest/mcptest/gate/security"
+	"github.com/mcptest/mcptest/live"
 	"github.com/mcptest/mcptest/mcpserver"
 )
 
 // generateUsage names the four kinds; every usage error of generate says it.
-const generateUsage = "usage: mcptest generate suite|conformance|redteam|eval [flags] (--url URL [--bearer-token-env VAR] | --server NAME --config suite.yml | -- COMMAND ARGS...)\n       mcptest generate agent-suite --from CASSETTE... [--output FILE]"
+const generateUsage = "usage: mcptest generate suite|conformance|redteam|eval [flags] " + liveTargetSynopsis + "\n       mcptest generate agent-suite --from CASSETTE... [--output FILE]"
 
 // generated is one rendered suite with what the renderer has to say about
 // it.
@@ -52,8 +53,8 @@ func (c *Command) generate(_ context.Context, args []string) error {
 	if synopsis == "" {
 		return inputErr("generate %q: unknown kind; %s", kind, generateUsage)
 	}
-	fs := c.newFlags("generate "+kind, synopsis+"\n  TARGET is --url URL [--bearer-token-env VAR], --server NAME --config suite.yml, or -- COMMAND ARGS...")
-	tf := addLiveTargetFlags(fs)
+	fs := c.newFlags("generate "+kind, synopsis+"\n  TARGET is "+liveTargetSynopsis)
+	tf := addTargetFlags(fs, false)
 	output := fs.String("output", "", "write the suite to `FILE` instead of stdout (- is stdout)")
 	var tools stringList
 	var probe, noEdge, noViolation, includeWrites *bool
@@ -68,13 +69,8 @@ func (c *Command) generate(_ context.Context, args []string) error {
 		noViolation = fs.Bool("no-violation", false, "leave out the schema-violation case per tool")
 		includeWrites = fs.Bool("include-writes", false, "emit the tests of tools that change state (annotations not readOnlyHint, destructiveHint, or a write or delete name) as live tests; by default they are commented out for review, so the suite never calls them for real")
 	}
-	flags, command := splitCommand(args[1:])
-	rest, err := parse(fs, flags)
-	if err != nil {
+	if err := tf.parse(args[1:]); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return inputErr("unexpected argument %q: put a stdio server's command after --", rest[0])
 	}
 	if *output == "-" {
 		*output = ""
@@ -82,14 +78,11 @@ func (c *Command) generate(_ context.Context, args []string) error {
 	if *cursor < 0 {
 		return inputErr("--cursor: %d is negative", *cursor)
 	}
-	t, err := tf.target(command)
+	t, err := tf.target()
 	if err != nil {
 		return err
 	}
-	if t.Catalog != "" {
-		return inputErr("--catalog: a generated suite calls a live server; give --url, --server or -- COMMAND")
-	}
-	cat, err := c.loadCatalog(t)
+	cat, err := c.loadCatalog(t, live.AllLists)
 	if err != nil {
 		return err
 	}

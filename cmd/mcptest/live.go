@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,70 +13,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcptest/mcptest/annotate"
-	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/gate/security"
 	"github.com/mcptest/mcptest/live"
 )
-
-// targetFlags are the flags every command that reads a catalog takes.
-type targetFlags struct {
-	url, tokenEnv, server, config, catalog *string
-}
-
-func addTargetFlags(fs *flag.FlagSet) *targetFlags {
-	tf := addLiveTargetFlags(fs)
-	tf.catalog = fs.String("catalog", "", "a saved tools/list `FILE` (JSON or YAML)")
-	return tf
-}
-
-// addLiveTargetFlags is addTargetFlags without --catalog, for the commands
-// that need a live server (record, generate).
-func addLiveTargetFlags(fs *flag.FlagSet) *targetFlags {
-	return &targetFlags{
-		url:      fs.String("url", "", "a streamable HTTP MCP server `URL`"),
-		tokenEnv: fs.String("bearer-token-env", "", "the env `VAR` holding the bearer token for --url"),
-		server:   fs.String("server", "", "a server `NAME` declared under servers: in --config"),
-		config:   fs.String("config", "suite.yml", "the suite `FILE` declaring --server"),
-		catalog:  new(string),
-	}
-}
-
-// splitCommand splits the argv after a `--` off a command line.
-func splitCommand(args []string) (flags, command []string) {
-	for i, a := range args {
-		if a == "--" {
-			return args[:i], args[i+1:]
-		}
-	}
-	return args, nil
-}
-
-// target builds the one target the flags and the command name.
-func (tf *targetFlags) target(command []string) (live.Target, error) {
-	t := live.Target{URL: *tf.url, BearerTokenEnv: *tf.tokenEnv, Catalog: *tf.catalog, Command: command}
-	if *tf.server != "" {
-		if t.URL != "" || t.Catalog != "" || len(command) > 0 {
-			return t, inputErr("--server names the target: drop --url, --catalog and the -- COMMAND")
-		}
-		s, err := engine.LoadSuite(*tf.config)
-		if err != nil {
-			return t, err
-		}
-		var names []string
-		for _, srv := range s.Servers {
-			names = append(names, srv.Name)
-			if srv.Name == *tf.server {
-				return live.Target{Name: srv.Name, Command: srv.Command, Env: srv.Env, URL: srv.URL, BearerTokenEnv: srv.BearerTokenEnv, Dir: s.Dir}, nil
-			}
-		}
-		return t, inputErr("--server %q: %s declares no such server (it declares: %s)", *tf.server, *tf.config, strings.Join(names, ", "))
-	}
-	if err := t.Validate(); err != nil {
-		return t, inputErr("%v", err)
-	}
-	return t, nil
-}
 
 // catalogFileErr is the error for a catalog file that was refused: its
 // positioned errors as they are (printed with their source lines), any
@@ -92,8 +31,8 @@ func catalogFileErr(err error) error {
 
 // loadCatalog reads the target's catalog; a missing catalog file is wrong
 // input, a server that cannot be reached is an operational failure.
-func (c *Command) loadCatalog(t live.Target) (*live.Catalog, error) {
-	cat, err := live.Load(context.Background(), t, c.Getenv)
+func (c *Command) loadCatalog(t live.Target, lists live.Lists) (*live.Catalog, error) {
+	cat, err := live.LoadLists(context.Background(), t, c.Getenv, lists)
 	if err != nil {
 		if t.Catalog != "" {
 			return nil, catalogFileErr(err)
@@ -110,25 +49,20 @@ func (c *Command) loadCatalog(t live.Target) (*live.Catalog, error) {
 // listCommand is tools, resources, prompts or capabilities.
 func (c *Command) listCommand(what string) func(*Command, []string) error {
 	return func(c *Command, args []string) error {
-		fs := c.newFlags(what, "mcptest "+what+" [--format text|json] (--url URL [--bearer-token-env VAR] | --server NAME --config suite.yml | --catalog FILE | -- COMMAND ARGS...)")
-		tf := addTargetFlags(fs)
+		fs := c.newFlags(what, "mcptest "+what+" [--format text|json] "+targetSynopsis)
+		tf := addTargetFlags(fs, true)
 		format := fs.String("format", "text", "text or json")
-		flags, command := splitCommand(args)
-		rest, err := parse(fs, flags)
-		if err != nil {
+		if err := tf.parse(args); err != nil {
 			return err
-		}
-		if len(rest) > 0 {
-			return inputErr("unexpected argument %q: put a stdio server's command after --", rest[0])
 		}
 		if *format != "text" && *format != "json" {
 			return inputErr("--format %q: expected text or json", *format)
 		}
-		t, err := tf.target(command)
+		t, err := tf.target()
 		if err != nil {
 			return err
 		}
-		cat, err := c.loadCatalog(t)
+		cat, err := c.loadCatalog(t, map[string]live.Lists{"tools": live.ListTools, "resources": live.ListResources, "prompts": live.ListPrompts}[what])
 		if err != nil {
 			return err
 		}

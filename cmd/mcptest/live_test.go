@@ -23,7 +23,7 @@ var (
 
 // mcptestBin builds the mcptest binary once, for tests that start it as a
 // stdio server.
-func mcptestBin(t *testing.T) string {
+func mcptestBin(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "mcptest-bin")

@@ -26,7 +26,7 @@ import (
 
 // ciNodeBin locates a binary .ci/run installs; locally it skips without it,
 // under CI=true it fails.
-func ciNodeBin(t *testing.T, name string) string {
+func ciNodeBin(t testing.TB, name string) string {
 	t.Helper()
 	p, err := filepath.Abs(filepath.Join("..", "..", ".ci", "node", "node_modules", ".bin", name))
 	if err != nil {

@@ -24,28 +24,20 @@ import (
 // Each client session is one run; --append adds the runs to an existing
 // cassette, so several sessions make a multi-run cassette.
 func (c *Command) record(ctx context.Context, args []string) error {
-	fs := c.newFlags("record", "mcptest record --output CASSETTE.json [--append] [--name SERVER] [--agent NAME] [--listen ADDR] (--url URL [--bearer-token-env VAR] | --server NAME --config suite.yml | -- COMMAND ARGS...)")
-	tf := addLiveTargetFlags(fs)
+	fs := c.newFlags("record", "mcptest record --output CASSETTE.json [--append] [--name SERVER] [--agent NAME] [--listen ADDR] "+liveTargetSynopsis)
+	tf := addTargetFlags(fs, false)
 	output := fs.String("output", "", "write the cassette to `FILE` (required)")
 	appendRuns := fs.Bool("append", false, "add this recording's runs to the cassette already at --output (a multi-run cassette)")
 	name := fs.String("name", "", "the server's `NAME` in the cassette (default: the --server name, else \"target\")")
 	agent := fs.String("agent", "", "the agent's `NAME`, recorded as the cassette's agent")
 	listen := fs.String("listen", "", "serve the agent over streamable HTTP on `ADDR` (host:port) instead of stdio; stop with an interrupt")
-	flags, command := splitCommand(args)
-	rest, err := parse(fs, flags)
-	if err != nil {
+	if err := tf.parse(args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return inputErr("unexpected argument %q: put a stdio server's command after --", rest[0])
 	}
 	if *output == "" {
 		return inputErr("record needs --output CASSETTE.json: where to write the recording")
 	}
-	if *tf.catalog != "" {
-		return inputErr("--catalog is a saved file: record needs a live server (--url, --server or -- COMMAND)")
-	}
-	t, err := tf.target(command)
+	t, err := tf.target()
 	if err != nil {
 		return err
 	}
@@ -64,8 +56,9 @@ func (c *Command) record(ctx context.Context, args []string) error {
 	}
 
 	// The proxy lives until ctx is cancelled (an interrupt or a terminate),
-	// and the child server as long: no connect timeout of its own.
-	upstream, err := live.Connect(ctx, t, c.Getenv)
+	// and the child server as long; its start, handshake and catalog are
+	// bounded by the target's timeout.
+	upstream, err := live.Dial(ctx, t, c.Getenv)
 	if err != nil {
 		return err
 	}

@@ -36,11 +36,12 @@ type runArgs struct {
 	useCache, noCache                     bool
 	rep                                   annotate.Reporter
 	prices                                *prices.Table
+	timeout                               timeoutFlag
 }
 
 // runFlags reads and checks mcptest run's flags and arguments.
 func (c *Command) runFlags(args []string) (runArgs, error) {
-	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--reporter pretty|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--filter NAME]... [--filter-escaped NAME]... [--cassette-dir DIR] [--shard i/n] [--cache | --no-cache] [--prices FILE]")
+	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--reporter pretty|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--filter NAME]... [--filter-escaped NAME]... [--cassette-dir DIR] [--shard i/n] [--cache | --no-cache] [--prices FILE] [--timeout D]")
 	config := fs.String("config", "", "the suite `FILE` (default: mcptest.yml, else suite.yml, here or in a parent up to the repository root)")
 	reporter := fs.String("reporter", "pretty", "how to report: pretty, json, junit (JUnit XML), sarif (SARIF 2.1.0), html (the auditor view; use --output) or agent (the model-facing digest)")
 	agentBudget := fs.Int("agent-budget", annotate.DefaultAgentBudget, "with --reporter agent, cap the result at `TOKENS` cl100k_base tokens")
@@ -52,6 +53,8 @@ func (c *Command) runFlags(args []string) (runArgs, error) {
 	cassetteDir := fs.String("cassette-dir", "", "the `DIR` where a test without a cassette: key is looked up by name (default: cassettes/ beside the suite)")
 	useCache := fs.Bool("cache", false, "serve unchanged replayed cases from the workspace cache (.mcptest/cache/) on CI too, where it is off by default (CI or GITHUB_ACTIONS is true)")
 	noCache := fs.Bool("no-cache", false, "recompute every case instead of serving unchanged ones from the workspace cache (.mcptest/cache/)")
+	var timeout timeoutFlag
+	fs.Var(&timeout, "timeout", "how long every live server may take to start, answer initialize and answer each request, a `duration` such as 90s or 2m, over each server's timeout: (default: its timeout:, else 30s)")
 	shardFlag := fs.String("shard", "", "run only shard `i/n` of the cases (1-based; a case's shard depends on its name alone); merge the shards with mcptest report merge")
 	pricesFile := fs.String("prices", "", "price the runs that recorded tokens but no cost with the LiteLLM-format price table `FILE` (model_prices_and_context_window.json) instead of the embedded copy")
 	pos, err := parse(fs, args)
@@ -102,7 +105,7 @@ func (c *Command) runFlags(args []string) (runArgs, error) {
 		return runArgs{}, inputErr("--reporter: %v", err)
 	}
 	return runArgs{config: *config, reporter: *reporter, output: *output, cassetteDir: *cassetteDir, filters: filters,
-		shard: shard, useCache: *useCache, noCache: *noCache, rep: rep, prices: table}, nil
+		shard: shard, useCache: *useCache, noCache: *noCache, rep: rep, prices: table, timeout: timeout}, nil
 }
 
 // runSuite runs the suite and reports it.
@@ -116,6 +119,7 @@ func (c *Command) runSuite(a runArgs) error {
 	if err != nil {
 		return err
 	}
+	a.timeout.override(suite)
 	progress := c.progress()
 	opts := engine.Options{Filter: a.filters, CassetteDir: a.cassetteDir, Version: version, Progress: progress.update, Shard: a.shard}
 	opts.Cache, opts.Build = c.caseCache(a.useCache, a.noCache)

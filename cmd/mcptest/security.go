@@ -5,30 +5,26 @@ import (
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/gate/security"
+	"github.com/mcptest/mcptest/live"
 )
 
 // security scans a catalog's tool definitions with the SEC-NNN rules; a
 // finding exits 1.
 func (c *Command) security(args []string) error {
-	fs := c.newFlags("security", "mcptest security [--format text|json] (--url URL [--bearer-token-env VAR] | --server NAME --config suite.yml | --catalog FILE | -- COMMAND ARGS...)")
-	tf := addTargetFlags(fs)
+	fs := c.newFlags("security", "mcptest security [--format text|json] "+targetSynopsis)
+	tf := addTargetFlags(fs, true)
 	format := fs.String("format", "text", "text or json")
-	flags, command := splitCommand(args)
-	rest, err := parse(fs, flags)
-	if err != nil {
+	if err := tf.parse(args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return inputErr("unexpected argument %q: put a stdio server's command after --", rest[0])
 	}
 	if *format != "text" && *format != "json" {
 		return inputErr("--format %q: expected text or json", *format)
 	}
-	t, err := tf.target(command)
+	t, err := tf.target()
 	if err != nil {
 		return err
 	}
-	cat, err := c.loadCatalog(t)
+	cat, err := c.loadCatalog(t, live.ListTools)
 	if err != nil {
 		return err
 	}

@@ -10,10 +10,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/redact"
 	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/gate"
 )
@@ -35,13 +37,14 @@ type Proposal struct {
 type draft struct {
 	name, cassette string
 	runs           int
-	classes        []string // tools every run called, in first-call order
-	sometimes      []string // tools only some runs called
-	allowed        []string // catalog tools not annotated destructive
-	restricted     []string // catalog tools annotated destructiveHint
-	facts          []string // stated by every run's final response
-	maxTokens      *int64   // nil unless every run recorded tokens
-	minF1          *int64   // the lowest selection F1 of a run on the classes
+	classes        []string          // members of the tools every run called, in first-call order
+	toolOf         map[string]string // a member's tool name, for tool_names
+	sometimes      []string          // tools only some runs called
+	allowed        []string          // catalog tools not annotated destructive
+	restricted     []string          // catalog tools annotated destructiveHint
+	facts          []string          // stated by every run's final response
+	maxTokens      *int64            // nil unless every run recorded tokens
+	minF1          *int64            // the lowest selection F1 of a run on the classes
 	notes          []string
 }
 
@@ -57,7 +60,7 @@ func Propose(suitePath string, cassettes []string) (*Proposal, error) {
 		suitePath, dir = "agent-suite.yml", "."
 	}
 	var drafts []*draft
-	names := map[string]int{}
+	names := map[string]bool{}
 	for _, path := range cassettes {
 		cas, err := cassette.ReadFile(path)
 		if err != nil && !errors.As(err, new(*diag.Error)) && !errors.As(err, new(diag.List)) {
@@ -69,10 +72,13 @@ func Propose(suitePath string, cassettes []string) (*Proposal, error) {
 			return nil, err
 		}
 		d := propose(cas, relativeTo(dir, path))
-		names[d.name]++
-		if n := names[d.name]; n > 1 {
-			d.name += " #" + strconv.Itoa(n)
+		// A name already taken (by a recording of the same name, or by one
+		// named like a numbered one, "a #2") gets the next free number.
+		base := d.name
+		for n := 2; names[d.name]; n++ {
+			d.name = base + " #" + strconv.Itoa(n)
 		}
+		names[d.name] = true
 		drafts = append(drafts, d)
 	}
 	figures, err := measure(suitePath, render(drafts, nil))
@@ -101,7 +107,7 @@ func relativeTo(dir, path string) string {
 
 // propose reads what the runs of one cassette agree on.
 func propose(cas *cassette.Cassette, path string) *draft {
-	d := &draft{cassette: path, runs: len(cas.Runs)}
+	d := &draft{cassette: path, runs: len(cas.Runs), toolOf: map[string]string{}}
 	d.name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	if cas.Agent != "" {
 		d.name = cas.Agent + ": " + d.name
@@ -114,12 +120,17 @@ func propose(cas *cassette.Cassette, path string) *draft {
 		r := &cas.Runs[i]
 		seen := map[string]bool{}
 		for _, c := range r.Calls() {
-			if !seen[c.Tool] {
-				seen[c.Tool] = true
-				if inRuns[c.Tool] == 0 {
-					order = append(order, c.Tool)
+			if c.Tool == "" {
+				continue // no member can name it
+			}
+			id := member(c.Server, c.Tool)
+			d.toolOf[id] = c.Tool
+			if !seen[id] {
+				seen[id] = true
+				if inRuns[id] == 0 {
+					order = append(order, id)
 				}
-				inRuns[c.Tool]++
+				inRuns[id]++
 			}
 		}
 		responses = append(responses, finalResponse(r))
@@ -195,15 +206,15 @@ func edges(cas *cassette.Cassette) (allowed, restricted []string) {
 	seen := map[string]bool{}
 	for _, sc := range cas.Catalog {
 		for _, t := range sc.Tools {
-			if seen[t.Name] {
+			if seen[t.Name] || t.Name == "" {
 				continue
 			}
 			seen[t.Name] = true
 			ann, _ := t.Raw["annotations"].(map[string]any)
 			if ann["destructiveHint"] == true {
-				restricted = append(restricted, t.Name)
+				restricted = append(restricted, member(sc.Server, t.Name))
 			} else {
-				allowed = append(allowed, t.Name)
+				allowed = append(allowed, member(sc.Server, t.Name))
 			}
 		}
 	}
@@ -212,20 +223,33 @@ func edges(cas *cassette.Cassette) (allowed, restricted []string) {
 	return allowed, restricted
 }
 
+// member names a server's tool as a class or edge member: its bare name,
+// which matches the tool on any server, unless the name holds a dot, which
+// a member reads as "server.tool": then server.tool when the server's own
+// name has no dot.
+func member(server, tool string) string {
+	if server != "" && strings.Contains(tool, ".") && !strings.Contains(server, ".") {
+		return server + "." + tool
+	}
+	return tool
+}
+
 // fact is a word a final response states that a later run could get wrong:
 // a number (4.2M, 12%, 2026-11-20) or a code with a digit or in capitals
 // (HAT083, ZFA04Y).
 var fact = regexp.MustCompile(`[A-Z0-9][A-Za-z0-9]*(?:[.,:/-][A-Za-z0-9]+)*%?`)
 
 // commonFacts are the facts every response states, in the first
-// response's order, at most maxFacts of them.
+// response's order, at most maxFacts of them. They are read from the first
+// response with its secrets masked (package redact), so a key or token a
+// response repeats is never copied into the suite.
 func commonFacts(responses []string) []string {
 	if len(responses) == 0 || responses[0] == "" {
 		return nil
 	}
 	var out []string
-	for _, f := range fact.FindAllString(responses[0], -1) {
-		if !strings.ContainsAny(f, "0123456789") && strings.ToUpper(f) != f || len(f) < 2 || slices.Contains(out, f) {
+	for _, f := range fact.FindAllString(redact.String(responses[0]), -1) {
+		if !strings.ContainsAny(f, "0123456789") && strings.ToUpper(f) != f || len(f) < 2 || slices.Contains(out, f) || "["+f+"]" == redact.Mask {
 			continue
 		}
 		all := true
@@ -291,12 +315,15 @@ func render(drafts []*draft, figures map[string]measured) string {
 
 func renderCase(b *strings.Builder, d *draft, m measured) {
 	fmt.Fprintf(b, "  - name: %s\n    cassette: %s\n", quote(d.name), quote(d.cassette))
+	if d.runs == 0 {
+		b.WriteString("    # review: the recording holds no runs, so this test fails (nothing to gate) until it does\n")
+	}
 	if d.runs > 1 {
 		fmt.Fprintf(b, "    runs: %d\n", d.runs)
 	}
 	var expect []string
 	for _, tool := range d.classes {
-		expect = append(expect, fmt.Sprintf("tool_names: { contains: %s }", quote(tool)))
+		expect = append(expect, fmt.Sprintf("tool_names: { contains: %s }", quote(d.toolOf[tool])))
 	}
 	for _, f := range d.facts {
 		expect = append(expect, fmt.Sprintf("final_response: { contains: %s }", quote(f)))
@@ -338,10 +365,24 @@ func renderCase(b *strings.Builder, d *draft, m measured) {
 }
 
 // quote writes s as a YAML double-quoted scalar (JSON's escapes are
-// YAML's): recorded names and text never break out of their line.
+// YAML's), every character that does not print (DEL, C1 controls such as
+// NEL, which YAML reads as a line break, zero-width and bidi characters)
+// escaped as \uXXXX or \UXXXXXXXX: recorded names and text never break out
+// of their line, and read back as they were recorded.
 func quote(s string) string {
 	b, _ := json.Marshal(s)
-	return string(b)
+	var out strings.Builder
+	for _, r := range string(b) {
+		switch {
+		case unicode.IsPrint(r) || r == ' ':
+			out.WriteRune(r)
+		case r > 0xffff:
+			fmt.Fprintf(&out, `\U%08x`, r)
+		default:
+			fmt.Fprintf(&out, `\u%04x`, r)
+		}
+	}
+	return out.String()
 }
 
 func quoteJoin(xs []string) string {

@@ -115,7 +115,8 @@ func (ls *lines) err() error {
 // recording spread over its lines; any other holds one recording per line,
 // each read as a file of its own would be, and its runs are the file's
 // runs, in line order. The provenance and the catalog are the first
-// line's; every line is in the first line's format.
+// line's, but each run is streamed with its own line's model and provider;
+// every line is in the first line's format.
 func streamLines(path string, data []byte, each func(*Cassette, *Run)) (*Cassette, error) {
 	ls := &lines{path: path}
 	var file *Cassette
@@ -217,7 +218,7 @@ func (ls *lines) recordingLine(path string, line []byte, no int, file *Cassette,
 			file = c
 		}
 		if clean() && each != nil {
-			each(file, r)
+			each(ownModel(file, c), r)
 		}
 	})
 	if err != nil {
@@ -232,4 +233,16 @@ func (ls *lines) recordingLine(path string, line []byte, no int, file *Cassette,
 			"the lines of a JSON Lines file are recordings in one format", c.Format, file.Format)), no)
 	}
 	return file
+}
+
+// ownModel is the file's cassette as a line's runs see it: with the line's
+// own model and provider, so a file of responses from several models
+// prices (and asserts on) each run at its own model, not the first line's.
+func ownModel(file, line *Cassette) *Cassette {
+	if line.Model == file.Model && line.Provider == file.Provider {
+		return file
+	}
+	c := *file
+	c.Model, c.Provider = line.Model, line.Provider
+	return &c
 }

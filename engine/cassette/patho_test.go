@@ -102,3 +102,45 @@ func TestResultsOutOfOrderAreLinear(t *testing.T) {
 		t.Errorf("%d calls, results %v … %v", len(calls), calls[0].Result, calls[n-1].Result)
 	}
 }
+
+// TestTokenSumsSaturate: token counts summed over many spans or messages
+// stop at maxCount instead of wrapping: 1,100 model calls of 2^53 input
+// tokens each summed to a negative total, which passed a budget of
+// `tokens.total <= 100`.
+func TestTokenSumsSaturate(t *testing.T) {
+	const n = 1100
+	var spans, msgs []string
+	for i := range n {
+		spans = append(spans, fmt.Sprintf(`{"traceId": "t", "spanId": "s%d", "name": "chat", "startTimeUnixNano": "%d", "endTimeUnixNano": "%d",
+ "attributes": [{"key": "gen_ai.usage.input_tokens", "value": {"intValue": "9007199254740992"}}]}`, i, i+1, i+2))
+		msgs = append(msgs, `{"role": "assistant", "content": "a", "usage": {"prompt_tokens": 9007199254740992, "completion_tokens": 0}}`)
+	}
+	for name, doc := range map[string]string{
+		"otel":       `{"resourceSpans": [{"scopeSpans": [{"spans": [` + strings.Join(spans, ",") + `]}]}]}`,
+		"transcript": `{"messages": [{"role": "user", "content": "q"}, ` + strings.Join(msgs, ",") + `]}`,
+	} {
+		c, err := Read(name+".json", []byte(doc))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		tok := c.Runs[0].Tokens
+		if tok == nil || tok.Input != maxCount || tok.Total != maxCount {
+			t.Errorf("%s: tokens %+v, want input and total saturated at %d", name, tok, int64(maxCount))
+		}
+	}
+}
+
+// TestHugeTokenCountSaturates: a count past 2^53 is read as 2^53, not
+// dropped: a response of 1.2e29 input tokens read as 0 and passed
+// tokens.total <= 5.
+func TestHugeTokenCountSaturates(t *testing.T) {
+	doc := `{"object": "response", "model": "gpt-4o", "output": [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "hi"}]}],
+ "usage": {"input_tokens": 123456789012345678901234567890, "output_tokens": 1}}`
+	c, err := Read("r.json", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok := c.Runs[0].Tokens; tok == nil || tok.Input != maxCount || tok.Total != maxCount {
+		t.Errorf("tokens %+v, want input and total %d", tok, int64(maxCount))
+	}
+}

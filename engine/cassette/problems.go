@@ -232,8 +232,15 @@ func errorsAt(file string, data []byte, w *walker) error {
 	probs, dups := w.probs, w.dups
 	want := map[string]*target{}
 	for _, p := range probs {
-		if p.off < 0 && want[p.ptr] == nil {
-			want[p.ptr] = &target{key: -1, val: -1}
+		if p.off < 0 {
+			// The pointer and its ancestors: a member that is missing is
+			// placed on the nearest value that is there.
+			for ptr := p.ptr; want[ptr] == nil; ptr = parentPointer(ptr) {
+				want[ptr] = &target{key: -1, val: -1}
+				if ptr == "" {
+					break
+				}
+			}
 		}
 	}
 	if len(want) > 0 {
@@ -258,6 +265,10 @@ func errorsAt(file string, data []byte, w *walker) error {
 			off = t.val
 			if p.atKey && t.key >= 0 {
 				off = t.key
+			}
+			for ptr := p.ptr; off < 0 && ptr != ""; {
+				ptr = parentPointer(ptr)
+				off = want[ptr].val
 			}
 		}
 		pos := diag.Pos{File: file}
@@ -289,6 +300,15 @@ func errorsAt(file string, data []byte, w *walker) error {
 			Message: fmt.Sprintf("%d more problems not shown: the file has %d, these are the first %d", w.dropped, w.dropped+len(list), len(list))})
 	}
 	return asError(list)
+}
+
+// parentPointer is the JSON pointer of the value holding ptr's ("" for
+// the root's members).
+func parentPointer(ptr string) string {
+	if i := strings.LastIndexByte(ptr, '/'); i >= 0 {
+		return ptr[:i]
+	}
+	return ""
 }
 
 // dupProblem is a repeated key with the path of the object holding it.

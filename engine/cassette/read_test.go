@@ -373,6 +373,12 @@ var errorCases = []struct {
 		`{"mcptest_cassette": 1, "runs": [{"turns": [{}, {"calls": [{"server": "fs"}]}]}]}`,
 		`f.json:1:60: runs[0].turns[1].calls[0]: missing required "tool": every call names the tool it called [cassette]`,
 		"/runs/0/turns/1/calls/0"},
+	// A problem with a missing member is placed on the object that lacks
+	// it: it had no position at all (found by FuzzRead).
+	{"missing member placed on its object",
+		`{"output": [{"type": "mcp_list_tools"}]}`,
+		`f.json:1:13: output[0].tools: expected an array of tools {"name": ..., "input_schema": {...}}, found null [cassette]`,
+		"/output/0/tools"},
 	{"unknown key with hint",
 		"{\"mcptest_cassette\": 1,\n \"runs\": [{\"turns\": [{\"final_respone\": \"done\"}]}]}",
 		`f.json:2:23: runs[0].turns[0]: unexpected key "final_respone": expected one of "calls", "final_response" (or an "x-" extension key) (did you mean "final_response"?) [cassette]`,

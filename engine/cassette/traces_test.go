@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -331,4 +332,36 @@ func TestMCPCallError(t *testing.T) {
 		t.Fatal(err)
 	}
 	diff(t, c.Runs[0].Calls()[0].Result, textResult(`{"code":500}`))
+}
+
+// TestResultsByRepeatedOrUnknownID: a result finds the first call still
+// waiting with its id, so two calls sharing an id get their results in
+// order; a result whose id names no recorded call is no call's result. The
+// orphan was given to the first waiting call, and the second call of a
+// shared id took both results' place, leaving the first without one.
+func TestResultsByRepeatedOrUnknownID(t *testing.T) {
+	for name, doc := range map[string]string{
+		"openai": `{"messages": [{"role": "user", "content": "q"},
+ {"role": "assistant", "tool_calls": [{"id": "c1", "function": {"name": "a", "arguments": "{}"}}, {"id": "c1", "function": {"name": "b", "arguments": "{}"}}, {"id": "c2", "function": {"name": "c", "arguments": "{}"}}]},
+ {"role": "tool", "tool_call_id": "zz", "content": "orphan"}, {"role": "tool", "tool_call_id": "c1", "content": "R1"}, {"role": "tool", "tool_call_id": "c1", "content": "R2"}]}`,
+		"anthropic": `{"messages": [{"role": "user", "content": "q"},
+ {"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": "a", "input": {}}, {"type": "tool_use", "id": "c1", "name": "b", "input": {}}, {"type": "tool_use", "id": "c2", "name": "c", "input": {}}]},
+ {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "zz", "content": "orphan"}, {"type": "tool_result", "tool_use_id": "c1", "content": "R1"}, {"type": "tool_result", "tool_use_id": "c1", "content": "R2"}]}]}`,
+		"responses": `[{"type": "function_call", "call_id": "c1", "name": "a", "arguments": "{}"}, {"type": "function_call", "call_id": "c1", "name": "b", "arguments": "{}"}, {"type": "function_call", "call_id": "c2", "name": "c", "arguments": "{}"},
+ {"type": "function_call_output", "call_id": "zz", "output": "orphan"}, {"type": "function_call_output", "call_id": "c1", "output": "R1"}, {"type": "function_call_output", "call_id": "c1", "output": "R2"}]`,
+	} {
+		c, err := Read(name+".json", []byte(doc))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var got []string
+		for _, call := range c.Runs[0].Calls() {
+			b, _ := json.Marshal(call.Result)
+			got = append(got, call.Tool+"="+string(b))
+		}
+		want := []string{`a={"content":[{"text":"R1","type":"text"}]}`, `b={"content":[{"text":"R2","type":"text"}]}`, `c=null`}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: calls %q, want %q", name, got, want)
+		}
+	}
 }

@@ -88,12 +88,12 @@ type transcript struct {
 	// user message starts a new turn only after an answer, so consecutive
 	// user messages make one turn.
 	answered bool
-	// byID is every call by its tool_call_id / tool_use id; pending is
-	// every call in call order, waiting those still without a result, and
-	// pending[:head] have all had theirs, so a result finds its call in
-	// constant time by id, and the first call waiting without rescanning
-	// the answered ones.
-	byID    map[string]callRef
+	// byID is every call by its tool_call_id / tool_use id ("" for none),
+	// in call order (an id may repeat); pending is every call in call order, waiting
+	// those still without a result, and pending[:head] have all had
+	// theirs, so a result finds its call in constant time by id, and the
+	// first call waiting without rescanning the answered ones.
+	byID    map[string][]callRef
 	pending []callRef
 	waiting map[callRef]bool
 	head    int
@@ -142,7 +142,7 @@ func readTranscript(w *walker, f detected) *Cassette {
 }
 
 func newTranscript(w *walker, c *Cassette) *transcript {
-	return &transcript{w: w, c: c, byID: map[string]callRef{}, waiting: map[callRef]bool{}}
+	return &transcript{w: w, c: c, byID: map[string][]callRef{}, waiting: map[callRef]bool{}}
 }
 
 // finish returns the run read, its tokens from the usage seen.
@@ -261,18 +261,25 @@ func (t *transcript) addCall(id string, c Call) {
 	tr.Calls = append(tr.Calls, c)
 	t.calls++
 	ref := callRef{len(t.run.Turns) - 1, len(tr.Calls) - 1}
-	if id != "" {
-		t.byID[id] = ref
-	}
+	t.byID[id] = append(t.byID[id], ref)
 	t.pending = append(t.pending, ref)
 	t.waiting[ref] = true
 }
 
-// result attaches a tool result to the call with id, or else to the first
-// call still waiting for one (whose tool is name, when name is given).
+// result attaches a tool result to the first call with id still waiting
+// for one; a result without an id to the first call still waiting (whose
+// tool is name, when name is given). A result whose id no call has goes to
+// the first waiting call recorded without an id, never to a call recorded
+// with another id.
 func (t *transcript) result(id, name string, result any, isError bool) {
-	ref, ok := t.byID[id]
-	if !ok {
+	var ref callRef
+	var ok bool
+	switch _, known := t.byID[id]; {
+	case id != "" && known:
+		ref, ok = t.firstOf(id)
+	case id != "":
+		ref, ok = t.firstOf("")
+	default:
 		ref, ok = t.firstWaiting(name)
 	}
 	if !ok || !t.waiting[ref] {
@@ -285,6 +292,20 @@ func (t *transcript) result(id, name string, result any, isError bool) {
 	c := t.call(ref)
 	c.Result = result
 	c.IsError = isError
+}
+
+// firstOf returns the first call recorded with id ("" for none) still
+// waiting for a result, dropping the answered ones before it.
+func (t *transcript) firstOf(id string) (callRef, bool) {
+	refs := t.byID[id]
+	for len(refs) > 0 && !t.waiting[refs[0]] {
+		refs = refs[1:]
+	}
+	t.byID[id] = refs
+	if len(refs) == 0 {
+		return callRef{}, false
+	}
+	return refs[0], true
 }
 
 // firstWaiting returns the first call still waiting for a result (whose
@@ -569,13 +590,20 @@ func (u *usageSum) add(v any) {
 		return
 	}
 	u.seen = true
-	u.input += in
-	u.output += out
+	u.input = addCount(u.input, in)
+	u.output = addCount(u.output, out)
 	if okTot {
-		u.total += tot
+		u.total = addCount(u.total, tot)
 	} else {
-		u.total += in + out
+		u.total = addCount(u.total, addCount(in, out))
 	}
+}
+
+// addCount adds two token counts of 0 to maxCount, stopping at maxCount:
+// a sum over many messages or spans never wraps to a negative total that
+// would pass any budget.
+func addCount(a, b int64) int64 {
+	return min(a+b, maxCount)
 }
 
 func (u *usageSum) tokens() *Tokens {
@@ -585,11 +613,13 @@ func (u *usageSum) tokens() *Tokens {
 	return &Tokens{Input: u.input, Output: u.output, Total: u.total}
 }
 
-// firstCount returns the first of keys holding a non-negative integer.
+// firstCount returns the first of keys holding a non-negative integer; a
+// count past maxCount is read as maxCount, so a huge count is never
+// dropped (and read as no tokens at all).
 func firstCount(m map[string]any, keys ...string) (int64, bool) {
 	for _, k := range keys {
-		if f, ok := m[k].(float64); ok && f >= 0 && f == math.Trunc(f) && f <= maxCount {
-			return int64(f), true
+		if f, ok := m[k].(float64); ok && f >= 0 && f == math.Trunc(f) {
+			return int64(min(f, maxCount)), true
 		}
 	}
 	return 0, false

@@ -85,6 +85,7 @@ func Parse(name string, data []byte) (*Table, error) {
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil, fail(skipSpace(data, 0), "a price table is one JSON object mapping model names to their rates (LiteLLM's model_prices_and_context_window.json)")
 	}
+	firstAt := map[string]int64{}
 	for dec.More() {
 		keyAt := skipSpace(data, dec.InputOffset())
 		tok, err := dec.Token()
@@ -92,9 +93,23 @@ func Parse(name string, data []byte) (*Table, error) {
 			return nil, fail(keyAt, "not valid JSON: %v", syntaxText(err))
 		}
 		model, _ := tok.(string)
+		if first, seen := firstAt[model]; seen {
+			line, col := diag.LineCol(data, first)
+			return nil, fail(keyAt, "model %q is listed twice (first at %d:%d): a table lists each model once", model, line, col)
+		}
+		firstAt[model] = keyAt
 		at := skipSpace(data, dec.InputOffset())
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, fail(at, "model %q: not valid JSON: %v", model, syntaxText(err))
+		}
+		if key, twice := repeatedKey(raw); twice {
+			return nil, fail(at, "model %q: %q is given twice: an entry gives each rate once", model, key)
+		}
 		var entry any
-		if err := dec.Decode(&entry); err != nil {
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber()
+		if err := d.Decode(&entry); err != nil {
 			return nil, fail(at, "model %q: not valid JSON: %v", model, syntaxText(err))
 		}
 		obj, ok := entry.(map[string]any)
@@ -116,6 +131,32 @@ func Parse(name string, data []byte) (*Table, error) {
 		return nil, fail(dec.InputOffset(), "text after the table's closing brace, expected the end of the file")
 	}
 	return t, nil
+}
+
+// repeatedKey reports the first key an entry object gives twice (raw is
+// valid JSON); a value that is not an object has none.
+func repeatedKey(raw json.RawMessage) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return "", false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		key, _ := tok.(string)
+		if seen[key] {
+			return key, true
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", false
+		}
+	}
+	return "", false
 }
 
 // skipSpace returns the offset of the first byte at or after off that is
@@ -151,11 +192,44 @@ func dollars(obj map[string]any, key string) (*big.Rat, bool, error) {
 	if !isNum {
 		return nil, false, fmt.Errorf("%s is %s, expected a number of US dollars per token", key, kindOf(v))
 	}
-	r, ok := new(big.Rat).SetString(n.String())
-	if !ok || r.Sign() < 0 {
-		return nil, false, fmt.Errorf("%s is %s, expected a non-negative number of US dollars per token", key, n)
+	r, ok := rateValue(n.String())
+	if !ok {
+		return nil, false, fmt.Errorf("%s is %s, expected a non-negative number of US dollars per token between 1e-30 and 1e30 (or 0)", key, clip(n.String()))
 	}
 	return r, true, nil
+}
+
+// Bounds of a per-token rate. A rate outside them is no price: it is
+// refused before it costs anything, as 1e99999 would be a number of 100,000
+// digits in every later sum.
+var (
+	maxRate = new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(30), nil))
+	minRate = new(big.Rat).Inv(maxRate)
+)
+
+// rateValue reads a rate as the exact decimal it is written as: 0, or
+// between minRate and maxRate. A text of more than 64 characters or with an
+// exponent of more than three digits is refused before it is converted.
+func rateValue(text string) (*big.Rat, bool) {
+	if len(text) > 64 {
+		return nil, false
+	}
+	if i := strings.IndexAny(text, "eE"); i >= 0 && len(strings.TrimLeft(text[i+1:], "+-")) > 3 {
+		return nil, false
+	}
+	r, ok := new(big.Rat).SetString(text)
+	if !ok || r.Sign() < 0 || r.Sign() > 0 && (r.Cmp(minRate) < 0 || r.Cmp(maxRate) > 0) {
+		return nil, false
+	}
+	return r, true
+}
+
+// clip cuts a rate's text to 40 characters for a message.
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
 }
 
 func kindOf(v any) string {

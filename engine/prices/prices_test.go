@@ -88,6 +88,16 @@ func TestParseErrors(t *testing.T) {
 		{"{\"m\": {} } x", "text after the table's closing brace"},
 		{"{\"m\": {\"input_cost_per_token\": 1,", "not valid JSON"},
 		{"", "a price table is one JSON object"},
+		// A huge exponent made each rate a number of 100,000 digits: a table
+		// of 20,000 such rates (1.5 MB) took 27 s of CPU to read.
+		{"{\"m\": {\"input_cost_per_token\": 1e99999, \"output_cost_per_token\": 1}}", `p.json:1:7: model "m": input_cost_per_token is 1e99999, expected a non-negative number of US dollars per token between 1e-30 and 1e30`},
+		{"{\"m\": {\"input_cost_per_token\": 1, \"output_cost_per_token\": 5E-400}}", `output_cost_per_token is 5E-400, expected a non-negative number`},
+		{"{\"m\": {\"input_cost_per_token\": 1e-31, \"output_cost_per_token\": 1}}", `input_cost_per_token is 1e-31, expected`},
+		// A repeated model or rate took the last value silently: a second
+		// entry far down a table under review could set gpt-4o free.
+		{"{\"m\": {\"input_cost_per_token\": 1, \"output_cost_per_token\": 1},\n \"m\": {\"input_cost_per_token\": 0, \"output_cost_per_token\": 0}}", `p.json:2:2: model "m" is listed twice (first at 1:2): a table lists each model once`},
+		{"{\"m\": {\"input_cost_per_token\": 1, \"output_cost_per_token\": 1, \"input_cost_per_token\": 0}}", `p.json:1:7: model "m": "input_cost_per_token" is given twice: an entry gives each rate once`},
+		{"{\"m\": {\"input_cost_per_token\": 0, \"output_cost_per_token\": 1.0000001e30}}", `output_cost_per_token is 1.0000001e30, expected`},
 	} {
 		_, err := Parse("p.json", []byte(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -114,4 +124,23 @@ func FuzzParse(f *testing.F) {
 			tab.CostMicros(m, 1<<40, 1<<40)
 		}
 	})
+}
+
+// TestRateBounds: the bounds themselves, zero and negative zero are rates;
+// a cost past int64 micro-dollars is left unpriced.
+func TestRateBounds(t *testing.T) {
+	tab, err := Parse("t.json", []byte(`{"a": {"input_cost_per_token": 1e-30, "output_cost_per_token": 1e30},
+"z": {"input_cost_per_token": -0, "output_cost_per_token": 0.0}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := tab.CostMicros("z", 5, 5); !ok || got != 0 {
+		t.Errorf("zero rates price %d, %v", got, ok)
+	}
+	if got, ok := tab.CostMicros("a", 1, 0); !ok || got != 0 {
+		t.Errorf("1e-30 per token prices %d, %v", got, ok)
+	}
+	if got, ok := tab.CostMicros("a", 0, 1); ok {
+		t.Errorf("1e30 per token (1e36 micro-dollars, past int64) priced as %d", got)
+	}
 }

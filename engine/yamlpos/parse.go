@@ -114,6 +114,15 @@ func yamlError(file string, data []byte, err error, o Options) *diag.Error {
 	case line == 0:
 		e.Pos.Line = firstLine(data)
 	}
+	if msg == "found character that cannot start any token" {
+		// Most often a tab where YAML wants spaces: say so, at the tab.
+		text := lineText(data, e.Pos.Line)
+		indent := text[:len(text)-len(bytes.TrimLeft(text, " \t"))]
+		if i := bytes.IndexByte(indent, '\t'); i >= 0 {
+			e.Pos.Col = i + 1
+			e.Message += ": a tab in the indentation, and YAML indents with spaces only"
+		}
+	}
 	if long := lineText(data, e.Pos.Line); utf8.RuneCount(long) > 1024 &&
 		(msg == "could not find expected ':'" || msg == "mapping values are not allowed in this context") {
 		// YAML looks no further than 1024 characters for the `:` of a key.

@@ -71,6 +71,9 @@ func TestParseErrors(t *testing.T) {
 		{"a: b\x01\n", `s.yml:1:5: invalid YAML: the control character U+0001 is not allowed in YAML`},
 		{"a:\n  b: \xff\n", "s.yml:2:6: invalid YAML: invalid UTF-8: the byte 0xff does not start a UTF-8 character; save the suite as UTF-8 [syntax]"},
 		{strings.Repeat("[", 20000), ": the suite nests its values deeper than YAML allows [syntax]"},
+		// A tab in the indentation was "found character that cannot start
+		// any token" at column 1, which does not say what the character is.
+		{"agents:\n  \t- name: a\n", "s.yml:2:3: invalid YAML: found character that cannot start any token: a tab in the indentation, and YAML indents with spaces only [syntax]"},
 	} {
 		_, errs := Parse("s.yml", []byte(tt.in), opts)
 		if got := errLines(errs); !strings.Contains(got, tt.want) {
