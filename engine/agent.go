@@ -2,141 +2,131 @@ package engine
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/report"
-	"github.com/mcptest/mcptest/gate"
 )
 
 // runAgent computes an agent test, reading its cassettes one file at a
 // time and keeping only what its gates and assertions need.
 func runAgent(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*report.CaseResult, diag.List) {
 	c := p.c
+	a := newAgentRun(c, res)
+	errs := eachCassette(s, p, res, progress, cassetteUse{open: a.open, run: a.run})
+	res.Runs = a.runN
 
-	var sel *gate.Selection
-	if c.Selection != nil {
-		sel = gate.NewSelectionBy(c.Selection.Classes, c.Selection.Counting)
+	for _, g := range a.gates {
+		g.result(res)
 	}
-	var edges *gate.EdgeCoverage
-	if c.Edges != nil {
-		edges = gate.NewEdges(c.Edges.Edges)
+	res.Findings = append(res.Findings, unknownToolFindings(c, a.catalogs)...)
+	a.verdicts.reliability(c, res)
+	a.evaluate(res)
+	for _, g := range a.gates {
+		g.floors(res)
 	}
-	var te *gate.TokenEfficiency
-	if c.TokenEfficiency != nil {
-		te = gate.NewTokenEfficiency(c.TokenEfficiency.Classes)
+	a.verdicts.judge(c, res)
+
+	if a.runN == 0 && len(errs) == 0 {
+		res.Findings = append(res.Findings, report.Finding{Level: "error",
+			Message: "no recorded runs: the cassettes hold no runs, so nothing could be gated"})
 	}
-	multi := newMultiRun(c)
-	marker := newEvidenceMarker(c, multi.injectedNames())
-	var perRun []*runCheck
-	var perCase []*Assertion
-	pendingTargets := map[string][]string{}
-	for _, a := range c.Expect {
-		name := a.Target.String()
+	if c.Runs > 0 && a.runN > 0 && c.Runs != a.runN {
+		res.Findings = append(res.Findings, report.Finding{Level: "warning",
+			Message: fmt.Sprintf("the suite asks for %d runs and %d are recorded: every figure is over the %d recorded runs", c.Runs, a.runN, a.runN)})
+	}
+	res.Verdict = caseVerdict(res, false, c.Reliability != nil)
+	return res, errs
+}
+
+// agentRun is the state of one agent test while its runs stream by: a
+// gate per block (in registry order), the assertions on one run's fields
+// and on the case's figures, and each run's verdict.
+type agentRun struct {
+	c     *Case
+	res   *report.CaseResult
+	gates []caseGate
+	// marker marks the calls of a run's evidence.
+	marker evidenceMarker
+	// perRun are the assertions on a run's fields, checked on every run;
+	// perCase those on gate and reliability targets, evaluated once.
+	perRun   []*runCheck
+	perCase  []*Assertion
+	checks   *gateChecks
+	runN     int
+	catalogs []cassette.ServerCatalog
+	verdicts runVerdicts
+	failed   []string
+}
+
+func newAgentRun(c *Case, res *report.CaseResult) *agentRun {
+	a := &agentRun{c: c, res: res, marker: newEvidenceMarker(c)}
+	byKey := map[string]caseGate{}
+	for _, b := range c.Blocks {
+		g := b.newGate(c)
+		a.gates = append(a.gates, g)
+		byKey[b.Key()] = g
+	}
+	for _, as := range c.Expect {
+		name := as.Target.String()
 		if _, ok := reliabilityTarget(name); ok {
-			perCase = append(perCase, a)
+			a.perCase = append(a.perCase, as)
 			continue
 		}
-		if gb, ok := targetBlock(name); ok {
-			if !gb.implemented {
-				pendingTargets[gb.key] = append(pendingTargets[gb.key], name)
-				continue
-			}
-			perCase = append(perCase, a)
+		if _, ok := targetBlock(name); ok {
+			a.perCase = append(a.perCase, as)
 			continue
 		}
-		perRun = append(perRun, newRunCheck(a))
+		a.perRun = append(a.perRun, newRunCheck(as))
 	}
-	checks := newGateChecks(c, perCase)
+	a.checks = newGateChecks(a.gates, byKey, a.perCase)
+	return a
+}
 
-	runN := 0
-	var catalogs []cassette.ServerCatalog
-	var verdicts runVerdicts
-	var failedChecks []string
-	errs := eachCassette(s, p, res, progress, cassetteUse{
-		open: func(cas *cassette.Cassette) {
-			catalogs = append(catalogs, cas.Catalog...)
-			multi.addCassette(cas)
-			if te != nil {
-				te.AddCatalog(cas.Catalog)
-			}
-		},
-		run: func(cas *cassette.Cassette, r *cassette.Run) {
-			runN++
-			var fig runFigures
-			if sel != nil {
-				rs := sel.Add(r)
-				fig.sel = &rs
-			}
-			if edges != nil {
-				er := edges.Add(r)
-				fig.edges = &er
-			}
-			if te != nil {
-				tr := te.Add(r)
-				fig.te = &tr
-			}
-			multi.add(cas, r, &fig)
-			failedChecks = failedChecks[:0]
-			if len(perRun) > 0 {
-				doc := runDoc(runN, cas, r)
-				for _, rc := range perRun {
-					if !rc.check(runN, doc) {
-						failedChecks = append(failedChecks, rc.label)
-					}
-				}
-			}
-			failedChecks = checks.check(&fig, failedChecks)
-			verdicts.add(runN, failedChecks)
-			addEvidence(res, runEvidence(runN, cas.Model, r, marker, fig.missed()), len(failedChecks) > 0)
-		},
-	})
-	res.Runs = runN
+// open shows every gate a cassette before its runs.
+func (a *agentRun) open(cas *cassette.Cassette) {
+	a.catalogs = append(a.catalogs, cas.Catalog...)
+	for _, g := range a.gates {
+		g.addCassette(cas)
+	}
+}
 
-	if sel != nil {
-		addGate(res, sel.Result())
+// run feeds one recorded run to every gate, gives the run its verdict (the
+// checks it failed) and keeps its evidence.
+func (a *agentRun) run(cas *cassette.Cassette, r *cassette.Run) {
+	a.runN++
+	for _, g := range a.gates {
+		g.add(cas, r)
 	}
-	if edges != nil {
-		addGate(res, edges.Result())
+	a.failed = a.failed[:0]
+	if len(a.perRun) > 0 {
+		doc := runDoc(a.runN, cas, r)
+		for _, rc := range a.perRun {
+			if !rc.check(a.runN, doc) {
+				a.failed = append(a.failed, rc.label)
+			}
+		}
 	}
-	if te != nil {
-		addGate(res, te.Result())
+	a.failed = a.checks.check(a.failed)
+	a.verdicts.add(a.runN, a.failed)
+	addEvidence(a.res, runEvidence(a.runN, cas.Model, r, a.marker, missedClasses(a.gates)), len(a.failed) > 0)
+}
+
+// evaluate adds the result of every assertion, in declaration order: those
+// on the case's figures evaluated now, those on a run's fields as their
+// runs checked them.
+func (a *agentRun) evaluate(res *report.CaseResult) {
+	for _, as := range a.perCase {
+		actual, ok := caseValue(res, as.Target.String())
+		res.Assertions = append(res.Assertions, evaluate(as, actual, ok))
 	}
-	multi.results(res)
-	res.Findings = append(res.Findings, unknownToolFindings(c, catalogs)...)
-	verdicts.reliability(c, res)
-	for _, a := range perCase {
-		actual, ok := caseValue(res, a.Target.String())
-		res.Assertions = append(res.Assertions, evaluate(a, actual, ok))
-	}
-	judged := c.Reliability != nil
-	for _, rc := range perRun {
-		ar := rc.result(runN)
+	judged := a.c.Reliability != nil
+	for _, rc := range a.perRun {
+		ar := rc.result(a.runN)
 		if !ar.Passed && judged {
 			ar.Message += judgedNote
 		}
 		res.Assertions = append(res.Assertions, ar)
 	}
-	sortAssertions(res.Assertions, c.Expect)
-	multi.floors(res)
-	verdicts.judge(c, res)
-
-	if runN == 0 && len(errs) == 0 {
-		res.Findings = append(res.Findings, report.Finding{Level: "error",
-			Message: "no recorded runs: the cassettes hold no runs, so nothing could be gated"})
-	}
-	if c.Runs > 0 && runN > 0 && c.Runs != runN {
-		res.Findings = append(res.Findings, report.Finding{Level: "warning",
-			Message: fmt.Sprintf("the suite asks for %d runs and %d are recorded: every figure is over the %d recorded runs", c.Runs, runN, runN)})
-	}
-	for _, pb := range c.Pending {
-		f := pendingFinding(pb)
-		if ts := pendingTargets[pb.Key]; len(ts) > 0 {
-			f.Message += fmt.Sprintf("; %d assertion(s) on %s not evaluated", len(ts), strings.Join(dedupe(ts), ", "))
-		}
-		res.Findings = append(res.Findings, f)
-	}
-	res.Verdict = caseVerdict(res, len(c.Pending) > 0, judged)
-	return res, errs
+	sortAssertions(res.Assertions, a.c.Expect)
 }

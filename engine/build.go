@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/expr"
 	"github.com/mcptest/mcptest/engine/report"
@@ -291,37 +290,16 @@ func (b *builder) agentTest(ptr string, m map[string]any) {
 	b.caseReliability(ptr, c, m)
 
 	var lists []expectList
-	for _, gb := range gateBlocks {
-		v, ok := m[gb.key]
+	for _, row := range gateRows {
+		v, ok := m[row.key]
 		if !ok {
 			continue
 		}
-		bptr := ptr + "/" + gb.key
+		bptr := ptr + "/" + row.key
 		block, _ := v.(map[string]any)
 		pos := b.doc.KeyAt(bptr)
-		switch gb.key {
-		case "equal_function_sets":
-			c.Selection = &SelectionBlock{Pos: pos, Classes: b.classes(bptr+"/classes", block["classes"])}
-			if block["count"] == "distinct" {
-				c.Selection.Counting = gate.CountDistinct
-			}
-		case "tool_edges":
-			e := gate.Edges{Allowed: strings_(block["allowed"]), Restricted: strings_(block["restricted"])}
-			for _, d := range list(block["delegation"]) {
-				dm, _ := d.(map[string]any)
-				from, _ := dm["from"].(string)
-				to, _ := dm["to"].(string)
-				e.Delegation = append(e.Delegation, cassette.Delegation{From: from, To: to})
-			}
-			c.Edges = &EdgesBlock{Pos: pos, Edges: e}
-		case "token_efficiency":
-			c.TokenEfficiency = &TokenEfficiencyBlock{Pos: pos, Classes: b.classes(bptr+"/classes", block["classes"])}
-		default:
-			if !b.multiRunBlock(c, gb.key, bptr, block, pos) {
-				c.Pending = append(c.Pending, PendingBlock{Key: gb.key, Pos: pos})
-			}
-		}
-		lists = append(lists, expectList{block: gb.key, ptr: bptr + "/expect", items: list(block["expect"]), pos: pos})
+		c.Blocks = append(c.Blocks, row.read(b, rawBlock{ptr: bptr, pos: pos, m: block}))
+		lists = append(lists, expectList{block: row.key, ptr: bptr + "/expect", items: list(block["expect"]), pos: pos})
 	}
 	lists = append(lists, expectList{ptr: ptr + "/expect", items: list(m["expect"])})
 	for _, l := range lists {
@@ -353,8 +331,8 @@ type expectList struct {
 // when the list is empty.
 func (b *builder) expect(c *Case, l expectList) {
 	if len(l.items) == 0 {
-		if d, ok := defaultGates[l.block]; ok {
-			c.Expect = append(c.Expect, defaultAssertion(l.block, d.target, d.op, d.value, l.pos))
+		if row, ok := rowOf(l.block); ok && row.def != nil {
+			c.Expect = append(c.Expect, defaultAssertion(l.block, row.def.target, row.def.op, row.def.value, l.pos))
 		}
 		return
 	}
@@ -465,22 +443,11 @@ func (b *builder) matcherError(mptr string, err error) {
 	b.errs = append(b.errs, &diag.Error{Pos: pos, Pointer: ptr, Kind: "expect", Message: me.Msg, Hint: me.Hint})
 }
 
+// hasBlock reports whether the case declares the gate block or pending
+// section key.
 func (c *Case) hasBlock(key string) bool {
-	switch key {
-	case "equal_function_sets":
-		return c.Selection != nil
-	case "tool_edges":
-		return c.Edges != nil
-	case "tool_selection":
-		return c.ToolSelection != nil
-	case "distractors":
-		return c.Distractors != nil
-	case "discovery":
-		return c.Discovery != nil
-	case "orchestration":
-		return c.Orchestration != nil
-	case "token_efficiency":
-		return c.TokenEfficiency != nil
+	if c.Block(key) != nil {
+		return true
 	}
 	for _, p := range c.Pending {
 		if p.Key == key {

@@ -195,7 +195,7 @@ func checkCached(res *report.CaseResult, c *Case, set report.CassetteSet) error 
 // assertion (on a gate target) passes exactly when evaluating it on the
 // result's targets passes.
 func checkAssertions(res *report.CaseResult, c *Case) error {
-	want := computedAssertions(c)
+	want := c.Expect
 	if len(res.Assertions) != len(want) {
 		return fmt.Errorf("it has %d assertion results, the case computes %d", len(res.Assertions), len(want))
 	}
@@ -217,29 +217,6 @@ func checkAssertions(res *report.CaseResult, c *Case) error {
 		}
 	}
 	return nil
-}
-
-// computedAssertions lists the assertions a replayed case computes, in
-// declaration order: for an agent test, every one but those on the
-// targets of a gate block this version does not compute.
-func computedAssertions(c *Case) []*Assertion {
-	if c.Kind != report.KindAgent {
-		return c.Expect
-	}
-	var out []*Assertion
-	for _, a := range c.Expect {
-		if computed(a) {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// computed reports whether an agent test evaluates the assertion: its
-// target is a recorded run's or that of a gate block this version computes.
-func computed(a *Assertion) bool {
-	gb, ok := targetBlock(a.Target.String())
-	return !ok || gb.implemented
 }
 
 // cassetteSHA256 digests the cassette file at path as it streams through,

@@ -12,6 +12,12 @@
 // grows with the largest cassette, not with how many there are. The result
 // is a report.Envelope (package report), the document every reporter renders
 // from.
+// The gate blocks of an agent test are wired in one place, the gate
+// registry (registry.go): each row names a block's suite key, its schema
+// fragment, its targets and its default assertion, and reads the block into
+// a Block whose caseGate (gate_<name>.go) feeds the block's gate one run at
+// a time. The loader, the runner and the per-run verdicts read the rows;
+// docs/architecture.md says how to add one.
 // Each case also records the tools it reached (coverage.go), which
 // report.Envelope.ToolCoverage sums into the run's tool coverage.
 //

@@ -30,14 +30,21 @@ type evidenceMarker struct {
 	injected   []string
 }
 
-// newEvidenceMarker reads the gate blocks of c that mark calls.
-func newEvidenceMarker(c *Case, injected []string) evidenceMarker {
-	m := evidenceMarker{injected: injected}
-	if c.Selection != nil {
-		m.classes = c.Selection.Classes
+// newEvidenceMarker reads the gate blocks of c that mark calls: the
+// classes of equal_function_sets:, the restricted tools of tool_edges: and
+// the tools distractors: injects.
+func newEvidenceMarker(c *Case) evidenceMarker {
+	var m evidenceMarker
+	if sel, ok := blockOf[*SelectionBlock](c); ok {
+		m.classes = sel.Classes
 	}
-	if c.Edges != nil {
-		m.restricted = c.Edges.Edges.Restricted
+	if e, ok := blockOf[*EdgesBlock](c); ok {
+		m.restricted = e.Edges.Restricted
+	}
+	if d, ok := blockOf[*DistractorsBlock](c); ok {
+		for _, t := range d.Tools() {
+			m.injected = append(m.injected, t.Name)
+		}
 	}
 	return m
 }
@@ -77,13 +84,15 @@ func matchesAny(ids []string, c cassette.Call) bool {
 	return false
 }
 
-// missed names the tool_selection: classes the run reached no call of;
-// nil without such a block.
-func (f *runFigures) missed() []string {
-	if f.sel == nil {
-		return nil
+// missedClasses names the equal_function_sets: classes the last run added
+// to gates reached no call of; nil without such a block.
+func missedClasses(gates []caseGate) []string {
+	for _, g := range gates {
+		if s, ok := g.(*selectionGate); ok {
+			return s.last.Missed
+		}
 	}
-	return f.sel.Missed
+	return nil
 }
 
 // addEvidence keeps the evidence of a run while the case has kept fewer

@@ -171,6 +171,12 @@ func fromCache(s *Suite, p casePlan, opt Options) (key string, res *report.CaseR
 	return key, res
 }
 
+// SelectCases applies the --filter rules of Run to the suite's cases, for
+// commands that read a suite without running it.
+func SelectCases(s *Suite, filters []string) ([]*Case, error) {
+	return selectCases(s.Cases, filters)
+}
+
 // selectCases applies the --filter rules.
 func selectCases(all []*Case, filters []string) ([]*Case, error) {
 	if len(filters) == 0 {

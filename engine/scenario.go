@@ -574,93 +574,134 @@ func (rp *replay) oracleFailures(failed []string) []string {
 // only when they hold in every run, golden.efficiency is the lowest and
 // golden.penalty the highest of the runs.
 func scenarioReport(sc *Scenario, res *report.CaseResult, reps []*replay) {
-	counts := map[string]int64{}
-	allMatched, goldenAll := true, map[string]bool{"matched": true, "exact": true, "alternate": true}
-	efficiency, penalty := math.Inf(1), 0
-	var cost int64
-	costKnown := len(reps) > 0
+	var t scenarioTotals
+	t.start(len(reps))
 	for i, rp := range reps {
-		counts["turns"] += int64(rp.turns)
-		counts["actions"] += int64(rp.actions)
-		counts["invalid_actions"] += int64(rp.invalid)
-		counts["forbidden_transitions"] += int64(rp.forbid)
-		counts["recovery_attempts"] += int64(rp.recovery)
-		counts["escalations"] += int64(rp.escal)
-		counts["refusals"] += int64(rp.refusals)
-		if rp.cost != nil {
-			cost += *rp.cost
-		} else {
-			costKnown = false
-		}
 		run := 0
 		if len(reps) > 1 {
 			run = i + 1
 		}
-		for _, f := range rp.findings {
-			f.Run = run
-			f.Message = redact.String(f.Message)
-			res.Findings = append(res.Findings, f)
-		}
-		if len(rp.mismatch) > 0 {
-			allMatched = false
-			for _, mm := range rp.mismatch {
-				pos := expectStatePos(sc, mm.Path)
-				res.Findings = append(res.Findings, report.Finding{Level: "error", Gate: "expect_state", Run: run, Position: pos,
-					Message: redact.String("expect_state " + mm.String())})
-			}
-			if rp.world != nil {
-				res.Findings = append(res.Findings, report.Finding{Level: "info", Gate: "expect_state", Run: run,
-					Message: redact.String(changesText(rp.world.Changes()))})
-			}
-		}
-		if sc.Golden != nil {
-			g := rp.golden
-			goldenAll["matched"] = goldenAll["matched"] && g.Matched
-			goldenAll["exact"] = goldenAll["exact"] && g.Exact
-			goldenAll["alternate"] = goldenAll["alternate"] && g.Alternate
-			efficiency = math.Min(efficiency, g.Efficiency)
-			penalty = max(penalty, g.Penalty)
-		}
+		t.add(sc, rp)
+		scenarioRunFindings(sc, res, rp, run)
 	}
-	for k, v := range counts {
+	for k, v := range t.counts {
 		res.Counts[k] = v
 		res.Targets[k] = float64(v)
 	}
 	if len(reps) == 0 {
 		return
 	}
-	res.Targets["state_matched"] = boolTarget(allMatched)
-	if sc.Golden != nil {
-		for k, v := range goldenAll {
-			res.Targets["golden."+k] = boolTarget(v)
-		}
-		res.Targets["golden.efficiency"] = efficiency
-		res.Targets["golden.penalty"] = float64(penalty)
-	}
-	if costKnown {
-		res.Targets["cost_micros"] = float64(cost)
-		res.Counts["cost_micros"] = cost
-	}
+	t.targets(sc, res)
 	if len(reps) == 1 && reps[0].world != nil {
-		st := reps[0].world.State()
-		for _, e := range sc.ExpectState {
-			v, ok := world.Get(st, e.Path)
-			if n, isNum := expr.Number(v); ok && isNum {
-				res.Targets["state."+e.Path.String()] = n
-			} else if bv, isBool := v.(bool); ok && isBool {
-				res.Targets["state."+e.Path.String()] = boolTarget(bv)
-			} else if sv, isString := v.(string); ok && isString {
-				if res.Labels == nil {
-					res.Labels = map[string]string{}
-				}
-				res.Labels["state."+e.Path.String()] = redact.String(sv)
-			}
-		}
+		finalStateTargets(sc, res, reps[0].world)
 	}
 	if sc.Rubric != nil {
 		pos := *sc.Rubric
 		res.Findings = append(res.Findings, report.Finding{Level: "warning", Gate: "rubric", Position: &pos,
 			Message: "`rubric:` is deferred: it is judged only with a live provider, and this is an offline replay; the deterministic oracles decided the verdict"})
+	}
+}
+
+// scenarioTotals pools the figures of a scenario's runs.
+type scenarioTotals struct {
+	counts     map[string]int64
+	allMatched bool
+	goldenAll  map[string]bool
+	efficiency float64
+	penalty    int
+	cost       int64
+	costKnown  bool
+}
+
+func (t *scenarioTotals) start(runs int) {
+	t.counts = map[string]int64{}
+	t.allMatched, t.goldenAll = true, map[string]bool{"matched": true, "exact": true, "alternate": true}
+	t.efficiency, t.penalty = math.Inf(1), 0
+	t.costKnown = runs > 0
+}
+
+// add pools one run's counts, cost, state match and golden scores.
+func (t *scenarioTotals) add(sc *Scenario, rp *replay) {
+	t.counts["turns"] += int64(rp.turns)
+	t.counts["actions"] += int64(rp.actions)
+	t.counts["invalid_actions"] += int64(rp.invalid)
+	t.counts["forbidden_transitions"] += int64(rp.forbid)
+	t.counts["recovery_attempts"] += int64(rp.recovery)
+	t.counts["escalations"] += int64(rp.escal)
+	t.counts["refusals"] += int64(rp.refusals)
+	if rp.cost != nil {
+		t.cost += *rp.cost
+	} else {
+		t.costKnown = false
+	}
+	if len(rp.mismatch) > 0 {
+		t.allMatched = false
+	}
+	if sc.Golden != nil {
+		g := rp.golden
+		t.goldenAll["matched"] = t.goldenAll["matched"] && g.Matched
+		t.goldenAll["exact"] = t.goldenAll["exact"] && g.Exact
+		t.goldenAll["alternate"] = t.goldenAll["alternate"] && g.Alternate
+		t.efficiency = math.Min(t.efficiency, g.Efficiency)
+		t.penalty = max(t.penalty, g.Penalty)
+	}
+}
+
+// targets adds the state, golden and cost targets of at least one run.
+func (t *scenarioTotals) targets(sc *Scenario, res *report.CaseResult) {
+	res.Targets["state_matched"] = boolTarget(t.allMatched)
+	if sc.Golden != nil {
+		for k, v := range t.goldenAll {
+			res.Targets["golden."+k] = boolTarget(v)
+		}
+		res.Targets["golden.efficiency"] = t.efficiency
+		res.Targets["golden.penalty"] = float64(t.penalty)
+	}
+	if t.costKnown {
+		res.Targets["cost_micros"] = float64(t.cost)
+		res.Counts["cost_micros"] = t.cost
+	}
+}
+
+// scenarioRunFindings adds the findings of one run (numbered run, 0 for
+// the only one): its invalid actions and forbidden calls, then each
+// expect_state mismatch and what the replay changed in the world.
+func scenarioRunFindings(sc *Scenario, res *report.CaseResult, rp *replay, run int) {
+	for _, f := range rp.findings {
+		f.Run = run
+		f.Message = redact.String(f.Message)
+		res.Findings = append(res.Findings, f)
+	}
+	if len(rp.mismatch) == 0 {
+		return
+	}
+	for _, mm := range rp.mismatch {
+		pos := expectStatePos(sc, mm.Path)
+		res.Findings = append(res.Findings, report.Finding{Level: "error", Gate: "expect_state", Run: run, Position: pos,
+			Message: redact.String("expect_state " + mm.String())})
+	}
+	if rp.world != nil {
+		res.Findings = append(res.Findings, report.Finding{Level: "info", Gate: "expect_state", Run: run,
+			Message: redact.String(changesText(rp.world.Changes()))})
+	}
+}
+
+// finalStateTargets adds the final value of every expect_state path of a
+// single run: a number or a boolean as a target, a string as a label.
+func finalStateTargets(sc *Scenario, res *report.CaseResult, w *world.World) {
+	st := w.State()
+	for _, e := range sc.ExpectState {
+		v, ok := world.Get(st, e.Path)
+		if n, isNum := expr.Number(v); ok && isNum {
+			res.Targets["state."+e.Path.String()] = n
+		} else if bv, isBool := v.(bool); ok && isBool {
+			res.Targets["state."+e.Path.String()] = boolTarget(bv)
+		} else if sv, isString := v.(string); ok && isString {
+			if res.Labels == nil {
+				res.Labels = map[string]string{}
+			}
+			res.Labels["state."+e.Path.String()] = redact.String(sv)
+		}
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/expr"
 	"github.com/mcptest/mcptest/engine/report"
-	"github.com/mcptest/mcptest/gate"
 	"github.com/mcptest/mcptest/live"
 )
 
@@ -106,15 +105,10 @@ type Case struct {
 	// block whose expect: is empty.
 	Expect []*Assertion
 
-	Selection *SelectionBlock
-	Edges     *EdgesBlock
-	// The multi-run gates (multirun.go).
-	ToolSelection *ToolSelectionBlock
-	Distractors   *DistractorsBlock
-	Discovery     *DiscoveryBlock
-	Orchestration *OrchestrationBlock
-	// TokenEfficiency is the token_efficiency: block (tokenefficiency.go).
-	TokenEfficiency *TokenEfficiencyBlock
+	// Blocks are the test's gate blocks, in registry order (gateRows):
+	// *SelectionBlock for equal_function_sets:, *EdgesBlock for
+	// tool_edges:, and so on. Block looks one up by its key.
+	Blocks []Block
 	// Quality is the catalog of a tool_quality: entry (quality.go).
 	Quality *QualityBlock
 	// ToolTest is a tools: entry's live call.
@@ -127,28 +121,13 @@ type Case struct {
 	// redteam: probes and evals: cases (modelcase.go).
 	SystemPrompt string
 	Judge        *JudgeBlock
-	// Pending lists the blocks this version accepts but does not compute
-	// yet; the case is reported inconclusive rather than passed.
+	// Pending lists the suite sections this version accepts but does not
+	// compute yet; the case is reported inconclusive rather than passed.
 	Pending []PendingBlock
 }
 
-// SelectionBlock is an equal_function_sets: block.
-type SelectionBlock struct {
-	Pos     diag.Pos
-	Classes []gate.Class
-	// Counting is count:, how calls that match no class are counted:
-	// each call (calls, the default) or each distinct tool (distinct).
-	Counting gate.Counting
-}
-
-// EdgesBlock is a tool_edges: block.
-type EdgesBlock struct {
-	Pos   diag.Pos
-	Edges gate.Edges
-}
-
-// PendingBlock is a gate block or suite section that this version validates
-// but does not compute.
+// PendingBlock is a suite section that this version validates but does not
+// compute.
 type PendingBlock struct {
 	Key string
 	Pos diag.Pos

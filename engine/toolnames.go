@@ -15,33 +15,16 @@ type toolRef struct {
 	gate, field, id string
 }
 
-// toolRefs lists the tools a test's gate blocks name, in declaration
-// order: equal_function_sets members, the tool_selection expected_tool,
-// tool_edges allowed and restricted entries and the distractors' correct
-// ids.
+// toolRefs lists the tools a test's gate blocks name, block by block in
+// registry order: equal_function_sets members, tool_edges allowed and
+// restricted entries, the tool_selection expected_tool and the
+// distractors' correct ids. A block names tools when it has a toolRefs
+// method.
 func toolRefs(c *Case) []toolRef {
 	var refs []toolRef
-	if c.Selection != nil {
-		for _, cl := range c.Selection.Classes {
-			for _, m := range cl.Members {
-				refs = append(refs, toolRef{"equal_function_sets", "class " + cl.Name, m})
-			}
-		}
-	}
-	if c.ToolSelection != nil && c.ToolSelection.Config.ExpectedTool != "" {
-		refs = append(refs, toolRef{"tool_selection", "expected_tool", c.ToolSelection.Config.ExpectedTool})
-	}
-	if c.Edges != nil {
-		for _, id := range c.Edges.Edges.Allowed {
-			refs = append(refs, toolRef{"tool_edges", "allowed", id})
-		}
-		for _, id := range c.Edges.Edges.Restricted {
-			refs = append(refs, toolRef{"tool_edges", "restricted", id})
-		}
-	}
-	if c.Distractors != nil {
-		for _, id := range c.Distractors.Correct {
-			refs = append(refs, toolRef{"distractors", "correct", id})
+	for _, b := range c.Blocks {
+		if n, ok := b.(interface{ toolRefs() []toolRef }); ok {
+			refs = append(refs, n.toolRefs()...)
 		}
 	}
 	return refs

@@ -28,15 +28,21 @@ type ProxyCall struct {
 // ProxyServer returns an MCP server that serves the catalog of the open
 // session upstream (its tools, resources, resource templates and prompts,
 // with its server info and instructions) and forwards every tools/call,
-// resources/read and prompts/get to it. onCall is called after each
-// forwarded tools/call, in the order the answers came back; calls may run
-// concurrently, so onCall must be safe for that.
-func ProxyServer(upstream *Session, cat *Catalog, onCall func(ProxyCall)) *mcp.Server {
+// resources/read and prompts/get to it. onSession, when set, is called with
+// a client session's id ("" over stdio) once it has initialized, before any
+// call, so a session that calls nothing is seen too. onCall is called after
+// each forwarded tools/call, in the order the answers came back; calls may
+// run concurrently, so both must be safe for that.
+func ProxyServer(upstream *Session, cat *Catalog, onSession func(id string), onCall func(ProxyCall)) *mcp.Server {
 	info := &mcp.Implementation{Name: "mcptest-record", Version: "v1"}
 	if cat.ServerInfo != nil {
 		info = cat.ServerInfo
 	}
-	s := mcp.NewServer(info, &mcp.ServerOptions{Instructions: cat.Instructions})
+	opts := &mcp.ServerOptions{Instructions: cat.Instructions}
+	if onSession != nil {
+		opts.InitializedHandler = func(_ context.Context, req *mcp.InitializedRequest) { onSession(req.Session.ID()) }
+	}
+	s := mcp.NewServer(info, opts)
 	for _, t := range cat.Tools {
 		tool := *t
 		if tool.InputSchema == nil {

@@ -9,24 +9,38 @@ import (
 )
 
 // Recording collects the calls a proxy (ProxyServer) forwards, per client
-// session, in the order the sessions made their first call, and renders
-// them as a v1 cassette (`mcptest record`). It is safe for concurrent use.
+// session, in the order the sessions opened (or, for a session it was not
+// told of, made their first call), and renders them as a v1 cassette
+// (`mcptest record`). It is safe for concurrent use.
 type Recording struct {
 	mu       sync.Mutex
 	order    []string
 	sessions map[string][]ProxyCall
 }
 
+// Open records that a client session initialized: it is a run of the
+// cassette even if it never calls a tool.
+func (r *Recording) Open(session string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.open(session)
+}
+
+func (r *Recording) open(session string) {
+	if r.sessions == nil {
+		r.sessions = map[string][]ProxyCall{}
+	}
+	if _, ok := r.sessions[session]; !ok {
+		r.order = append(r.order, session)
+		r.sessions[session] = nil
+	}
+}
+
 // Add records one forwarded call.
 func (r *Recording) Add(call ProxyCall) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.sessions == nil {
-		r.sessions = map[string][]ProxyCall{}
-	}
-	if _, ok := r.sessions[call.Session]; !ok {
-		r.order = append(r.order, call.Session)
-	}
+	r.open(call.Session)
 	r.sessions[call.Session] = append(r.sessions[call.Session], call)
 }
 
@@ -41,9 +55,9 @@ func (r *Recording) Counts() (calls, sessions int) {
 }
 
 // Cassette is the v1 cassette: prior's runs (when appending) then one run
-// per session, arguments and results redacted. The stdio session is a run
-// even when it made no call (an agent that called nothing); over HTTP only
-// the sessions that called a tool are seen.
+// per session, arguments and results redacted. A session that made no call
+// (an agent that called nothing) is a run with no calls: over stdio always,
+// over HTTP when the proxy told Open of it.
 func (r *Recording) Cassette(prior *cassette.File, server, agent string, started time.Time, cat *Catalog, stdio bool) *cassette.File {
 	// A call still being forwarded may land while the cassette is built.
 	r.mu.Lock()

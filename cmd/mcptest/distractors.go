@@ -52,11 +52,12 @@ func (c *Command) distractors(_ context.Context, args []string) error {
 	enc.SetIndent("", "  ")
 	n := 0
 	for _, cs := range cases {
-		if cs.Distractors == nil {
+		d, ok := cs.Block("distractors").(*engine.DistractorsBlock)
+		if !ok {
 			continue
 		}
 		n++
-		doc := toolsList{Meta: map[string]string{"mcptest/test": cs.Name}, Tools: cs.Distractors.Tools()}
+		doc := toolsList{Meta: map[string]string{"mcptest/test": cs.Name}, Tools: d.Tools()}
 		if err := enc.Encode(doc); err != nil {
 			return fmt.Errorf("encode tools/list: %w", err)
 		}

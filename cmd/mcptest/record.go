@@ -69,7 +69,7 @@ func (c *Command) record(ctx context.Context, args []string) error {
 	}
 
 	rec := &live.Recording{}
-	proxy := live.ProxyServer(upstream, cat, rec.Add)
+	proxy := live.ProxyServer(upstream, cat, rec.Open, rec.Add)
 	started := time.Now().UTC()
 	if *listen == "" {
 		err = c.proxyStdio(ctx, proxy)

@@ -175,11 +175,20 @@ func TestRecordStreamableHTTP(t *testing.T) {
 	case code := <-done:
 		t.Fatalf("record exited %d before listening: %s", code, stderr.String())
 	}
-	for _, word := range []string{"one", "two"} {
+	// Three sessions: two call upper, the third lists the tools and calls
+	// nothing (an agent that answered without a tool), which is a run too.
+	for _, word := range []string{"one", "two", ""} {
 		client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1"}, nil)
 		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + addr, DisableStandaloneSSE: true}, nil)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if word == "" {
+			if _, err := cs.ListTools(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			cs.Close()
+			continue
 		}
 		res := callTool(t, ctx, cs, "upper", map[string]any{"word": word})
 		if got := res.Content[0].(*mcp.TextContent).Text; got != strings.ToUpper(word) {
@@ -203,8 +212,9 @@ func TestRecordStreamableHTTP(t *testing.T) {
 		} `json:"runs"`
 	}
 	json.Unmarshal(data, &doc)
-	if len(doc.Runs) != 2 || doc.Runs[1].Turns[0].Calls[0].Arguments["word"] != "two" {
-		t.Errorf("cassette:\n%s", data)
+	if len(doc.Runs) != 3 || doc.Runs[1].Turns[0].Calls[0].Arguments["word"] != "two" || len(doc.Runs[2].Turns[0].Calls) != 0 ||
+		!strings.Contains(string(data), `"upper"`) {
+		t.Errorf("cassette, want 3 runs (the last with no call) and the catalog:\n%s", data)
 	}
 }
 
@@ -236,9 +246,15 @@ func TestRecordInspector(t *testing.T) {
       - tool_names: {exact: [echo]}
       - calls[0].result.content[0].text: {regex: "^Echo: (hi|there)$"}
 `), 0o644)
-	for _, msg := range []string{"hi", "there"} {
-		cmd := exec.Command(inspector, "--cli", mcptestBin(t), "record", "-output=inspector.json", "-append", "-server=everything",
-			"--method", "tools/call", "--tool-name", "echo", "--tool-arg", "message="+msg)
+	// The first session names the server from the suite, the second gives
+	// its command as -command and -arg (the Inspector keeps -- for itself).
+	for i, msg := range []string{"hi", "there"} {
+		target := []string{"-server=everything"}
+		if i == 1 {
+			target = []string{"-command=" + server, "-arg=stdio"}
+		}
+		args := append([]string{"--cli", mcptestBin(t), "record", "-output=inspector.json", "-append"}, target...)
+		cmd := exec.Command(inspector, append(args, "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "message="+msg)...)
 		cmd.Dir = dir
 		out, err := cmd.CombinedOutput()
 		if err != nil || !strings.Contains(string(out), `"text": "Echo: `+msg+`"`) {

@@ -15,18 +15,19 @@ import (
 // targetSynopsis is how a command's usage line names its target; a command
 // that needs a live server leaves out --catalog.
 const (
-	targetSynopsis     = "(--url URL [--bearer-token-env VAR] | --server NAME --config suite.yml | --catalog FILE | -- COMMAND ARGS...) [--timeout D]"
-	liveTargetSynopsis = "(--url URL [--bearer-token-env VAR] | --server NAME --config suite.yml | -- COMMAND ARGS...) [--timeout D]"
+	targetSynopsis     = "(--url URL [--bearer-token-env VAR] | --server NAME --config suite.yml | --catalog FILE | -- COMMAND ARGS... | --command CMD [--arg A]...) [--timeout D]"
+	liveTargetSynopsis = "(--url URL [--bearer-token-env VAR] | --server NAME --config suite.yml | -- COMMAND ARGS... | --command CMD [--arg A]...) [--timeout D]"
 )
 
 // targetFlags are the flags that name a target, shared by every command
 // that reads one: --url with --bearer-token-env, --server with --config,
 // --catalog (unless the command needs a live server), a stdio command after
-// --, and --timeout.
+// -- or as --command with its --arg list, and --timeout.
 type targetFlags struct {
-	fs                                     *flag.FlagSet
-	url, tokenEnv, server, config, catalog *string
-	timeout                                timeoutFlag
+	fs                                          *flag.FlagSet
+	url, tokenEnv, server, config, catalog, cmd *string
+	args                                        stringList
+	timeout                                     timeoutFlag
 	// command is the stdio server's argv, after --.
 	command []string
 }
@@ -40,7 +41,11 @@ func addTargetFlags(fs *flag.FlagSet, withCatalog bool) *targetFlags {
 		server:   fs.String("server", "", "a server `NAME` declared under servers: in --config"),
 		config:   fs.String("config", "suite.yml", "the suite `FILE` declaring --server"),
 		catalog:  new(string),
+		// A client that launches mcptest as its server (the MCP Inspector)
+		// keeps the -- for itself: the command then comes as flags.
+		cmd: fs.String("command", "", "a stdio server's `COMMAND`, as an alternative to -- COMMAND ARGS for a launcher that keeps the -- for itself (the MCP Inspector)"),
 	}
+	fs.Var(&tf.args, "arg", "one `ARG` of --command, in order (repeatable)")
 	if withCatalog {
 		tf.catalog = fs.String("catalog", "", "a saved tools/list `FILE` (JSON or YAML)")
 	}
@@ -57,7 +62,15 @@ func (tf *targetFlags) parse(args []string) error {
 		return err
 	}
 	if len(rest) > 0 {
-		return inputErr("unexpected argument %q: put a stdio server's command after --", rest[0])
+		return inputErr("unexpected argument %q: put a stdio server's command after --, or give it as --command CMD --arg A", rest[0])
+	}
+	switch {
+	case *tf.cmd != "" && len(command) > 0:
+		return inputErr("--command and -- COMMAND both name the server's command: give one of them")
+	case *tf.cmd == "" && len(tf.args) > 0:
+		return inputErr("--arg %q has no --command: --arg adds an argument to --command CMD", tf.args[0])
+	case *tf.cmd != "":
+		command = append([]string{*tf.cmd}, tf.args...)
 	}
 	tf.command = command
 	return nil

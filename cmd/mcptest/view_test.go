@@ -152,7 +152,9 @@ func TestViewSnapshotInChromium(t *testing.T) {
 	var dom string
 	for range 50 {
 		b.eval("document.documentElement.outerHTML", &dom)
-		if strings.Contains(dom, "cases shown") {
+		// The page decodes its envelope asynchronously: wait for the last
+		// block and the first.
+		if strings.Contains(dom, "cases shown") && strings.Contains(dom, `id="audit"`) {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)

@@ -1,0 +1,151 @@
+package engine
+
+import (
+	"strconv"
+
+	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/gate"
+	"github.com/mcptest/mcptest/gate/stats"
+)
+
+// ToolSelectionBlock is a tool_selection: block, the pass^k floor.
+type ToolSelectionBlock struct {
+	Pos    diag.Pos
+	Config gate.PassKConfig
+}
+
+// Key returns "tool_selection".
+func (*ToolSelectionBlock) Key() string { return "tool_selection" }
+
+func readToolSelection(b *builder, raw rawBlock) Block {
+	ts := &ToolSelectionBlock{Pos: raw.pos}
+	ts.Config.ExpectedTool, _ = raw.m["expected_tool"].(string)
+	ts.Config.MinRate, _ = raw.m["min_selection_rate"].(float64)
+	if v, ok := raw.m["max_total_tokens"]; ok {
+		if n, ok := b.integer(raw.ptr+"/max_total_tokens", v, 0, maxExactInteger); ok {
+			ts.Config.MaxTokens = &n
+		}
+	}
+	return ts
+}
+
+// toolRefs names the expected tool.
+func (ts *ToolSelectionBlock) toolRefs() []toolRef {
+	if ts.Config.ExpectedTool == "" {
+		return nil
+	}
+	return []toolRef{{ts.Key(), "expected_tool", ts.Config.ExpectedTool}}
+}
+
+func (ts *ToolSelectionBlock) newGate(c *Case) caseGate {
+	return &toolSelectionGate{blk: ts, name: c.Name, passK: gate.NewPassK(ts.Config),
+		matrix: len(c.Models) > 1, modelRuns: map[string]int{}}
+}
+
+// toolSelectionGate is the pass^k floor (gate.PassK) of each (test, model)
+// pair: a test with a model matrix is judged model by model.
+type toolSelectionGate struct {
+	gateDefaults
+	blk       *ToolSelectionBlock
+	name      string
+	passK     *gate.PassK
+	matrix    bool
+	modelRuns map[string]int
+	models    []string // in order of first appearance
+	last      gate.PassKRun
+}
+
+func (g *toolSelectionGate) add(cas *cassette.Cassette, r *cassette.Run) {
+	model := ""
+	if g.matrix {
+		model = cas.Model
+	}
+	if _, ok := g.modelRuns[model]; !ok {
+		g.models = append(g.models, model)
+	}
+	g.modelRuns[model]++
+	g.last = g.passK.Add(g.modelRuns[model], model, r)
+}
+
+func (g *toolSelectionGate) runValue(target string) (any, bool) {
+	switch target {
+	case "tool_selection.selection_rate":
+		return boolPercent(g.last.Selected), true
+	case "tool_selection.pass_k":
+		return boolPercent(g.last.PassK), true
+	}
+	if g.last.Tokens == nil {
+		return nil, false
+	}
+	return float64(*g.last.Tokens), true
+}
+
+// runFailed fails a run that is not a pass^k row.
+func (g *toolSelectionGate) runFailed(failed []string) []string {
+	if g.last.PassK {
+		return failed
+	}
+	why := "did not select the expected tool"
+	if g.last.Selected {
+		why = "over the token budget"
+	}
+	return append(failed, "tool_selection: "+why)
+}
+
+// result adds the targets, the per-run detail and one floor per (test,
+// model) pair.
+func (g *toolSelectionGate) result(res *report.CaseResult) {
+	addGate(res, g.passK.Result())
+	cfg := g.blk.Config
+	d := &report.ToolSelectionDetail{ExpectedTool: cfg.ExpectedTool, MinSelectionRate: cfg.MinRate, MaxTotalTokens: cfg.MaxTokens,
+		Pairs: []report.SelectionPair{}, Runs: []report.SelectionRow{}}
+	for _, row := range g.passK.Rows() {
+		d.Runs = append(d.Runs, selectionRow(g.rowName(row.Model, row.Run), row))
+	}
+	res.ToolSelection = d
+	for _, model := range g.models {
+		var rows []gate.PassKRun
+		for _, row := range g.passK.Rows() {
+			if row.Model == model {
+				rows = append(rows, row)
+			}
+		}
+		f := g.passK.Floor(g.pairName(model), rows)
+		res.Floors = append(res.Floors, report.Floor{Name: "tool-selection floor", Passed: f.Passed, Message: f.Summary, Lines: f.Breaches})
+		d.Pairs = append(d.Pairs, g.pair(model, rows, f.Passed))
+	}
+	if len(g.models) == 0 {
+		f := g.passK.Floor(g.name, nil)
+		res.Floors = append(res.Floors, report.Floor{Name: "tool-selection floor", Passed: false, Message: f.Summary, Lines: []string{"FLOOR " + g.name + ": no recorded runs"}})
+	}
+}
+
+// pair summarises the rows of one model.
+func (g *toolSelectionGate) pair(model string, rows []gate.PassKRun, passed bool) report.SelectionPair {
+	s := gate.Summarize(g.blk.Config, rows)
+	pair := report.SelectionPair{Name: g.pairName(model), Model: model, Runs: s.Runs, Selected: s.Selected, PassKRuns: s.PassK,
+		SelectionRate: stats.Percent(s.Selected, s.Runs), PassK: stats.Percent(s.PassK, s.Runs), OverBudget: s.OverBudget, Passed: passed}
+	if s.TokensRecorded > 0 {
+		pair.TokensMedian, pair.TokensMax = &s.TokensMedian, &s.TokensMax
+	}
+	return pair
+}
+
+func (g *toolSelectionGate) pairName(model string) string {
+	if model == "" {
+		return g.name
+	}
+	return g.name + " [" + model + "]"
+}
+
+func (g *toolSelectionGate) rowName(model string, run int) string {
+	return g.pairName(model) + " #" + strconv.Itoa(run)
+}
+
+// selectionRow is the envelope's row of one run of a tool_selection: floor.
+func selectionRow(name string, r gate.PassKRun) report.SelectionRow {
+	return report.SelectionRow{Name: name, Run: r.Run, Model: r.Model, Selected: r.Selected, Tokens: r.Tokens,
+		WithinBudget: r.WithinBudget, PassK: r.PassK, Called: r.Called}
+}
