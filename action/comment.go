@@ -31,7 +31,7 @@ func (r *run) postComment(ctx context.Context, number int, rep annotate.ActionRe
 		if errors.As(err, &te) {
 			why = te.Error()
 		} else if baseline.Forbidden(err) {
-			why = "the token may not write comments here (a pull request from a fork gets a read-only token; use the two-workflow recipe of the README, with `mode: comment` on `workflow_run`)"
+			why = "the token may not write comments here (a pull request from a fork gets a read-only token; use the two-workflow recipe under Forks in docs/action.md, with `mode: comment` on `workflow_run`)"
 		}
 		r.notes = append(r.notes, "No PR comment: "+why+". The annotations and this summary carry the result.")
 		r.a.WithFieldsMap(map[string]string{"title": "mcptest: no PR comment"}).Warningf("%s", "no PR comment: "+flatLine(err.Error()))

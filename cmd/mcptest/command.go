@@ -320,19 +320,32 @@ type stringList []string
 func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
-const exitCodeTable = `exit codes:
-  0  every test, assertion and floor passed
-  1  at least one test, assertion or floor failed (a gate result, not an error)
-  2  the input is wrong: unknown flag, invalid suite or cassette, missing file
-  3  the tool could not do its job: I/O, network, a bug
-`
+// exitCodes are the meanings of the exit codes, in order. The README's
+// exit-code table and action.yml's description carry the same rows, word
+// for word (TestExitCodeTables).
+var exitCodes = []string{
+	ExitOK:    "every test, assertion and floor passed",
+	ExitFail:  "at least one test, assertion or floor failed (a gate result, not an error)",
+	ExitInput: "the input is wrong: unknown flag, invalid suite or cassette, missing file. The message names file:line:col where there is one",
+	ExitError: "the tool could not do its job: I/O, network, a GitHub API failure it could not degrade around, a bug",
+}
+
+// exitCodeTable is the exit-code table of the help text.
+func exitCodeTable() string {
+	var b strings.Builder
+	b.WriteString("exit codes:\n")
+	for code, meaning := range exitCodes {
+		fmt.Fprintf(&b, "  %d  %s\n", code, meaning)
+	}
+	return b.String()
+}
 
 func (c *Command) usage(w io.Writer) {
 	fmt.Fprintf(w, "mcptest %s: a deterministic, model-free gate for AI agents that use MCP tools\n\nusage: mcptest <command> [flags]\n\ncommands:\n", version)
 	for _, sc := range c.subcommands() {
 		fmt.Fprintf(w, "  %-12s %s\n", sc.name, sc.summary)
 	}
-	fmt.Fprintf(w, "\n%s\nRun 'mcptest help <command>' or 'mcptest <command> --help' for a command's flags.\n", exitCodeTable)
+	fmt.Fprintf(w, "\n%s\nRun 'mcptest help <command>' or 'mcptest <command> --help' for a command's flags.\n", exitCodeTable())
 }
 
 // help is `mcptest help [COMMAND [ARGS...]]`: the command list, or that

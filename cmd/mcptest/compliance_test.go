@@ -10,20 +10,20 @@ import (
 	"github.com/mcptest/mcptest/engine/report"
 )
 
-// TestREADMELiveSections runs the README's example of resource and prompt
-// tests, compliance checks, red-team and eval cases against the real
-// server-everything: the block a user copies works as printed.
+// TestREADMELiveSections runs the example of resource and prompt tests,
+// compliance checks, red-team and eval cases in docs/live.md against the
+// real server-everything: the block a user copies works as printed.
 func TestREADMELiveSections(t *testing.T) {
 	everything := ciNodeBin(t, "mcp-server-everything")
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/live.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(readme), "### Conformance checks, resources and prompts, red-team and eval cases")
+	_, section, ok := strings.Cut(string(readme), "## Conformance checks, resources and prompts, red-team and eval cases")
 	_, block, ok2 := strings.Cut(section, "```yaml\n")
 	block, _, ok3 := strings.Cut(block, "```")
 	if !ok || !ok2 || !ok3 {
-		t.Fatal("the README has no yaml block under its conformance section")
+		t.Fatal("docs/live.md has no yaml block under its conformance section")
 	}
 	suite := filepath.Join(t.TempDir(), "suite.yml")
 	servers := "servers:\n  everything:\n    command: [" + everything + "]\n"

@@ -317,7 +317,7 @@ func TestColor(t *testing.T) {
 // TestREADMECommands runs every `$ mcptest ...` command shown in the README
 // and in docs/*.md from the repository root and checks what it does against
 // the block, so the docs cannot drift from the binary. The convention for a
-// README block (fenced as ``` or ```console):
+// block (fenced as ```console, or with no info string):
 //
 //   - the block's first line is `$ mcptest ARGS`, and the lines after it
 //     are exactly what the command prints on stdout;
@@ -326,44 +326,88 @@ func TestColor(t *testing.T) {
 //     stating another code, `# exit N` (for example `# exit 1` on a run
 //     whose floor is breached). Any other trailing comment is an error.
 func TestREADMECommands(t *testing.T) {
-	var data []byte
-	docs, _ := filepath.Glob("../../docs/*.md")
-	for _, doc := range append([]string{"../../README.md"}, docs...) {
-		b, err := os.ReadFile(doc)
+	t.Chdir("../..")
+	docs, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, doc := range append([]string{"README.md"}, docs...) {
+		data, err := os.ReadFile(doc)
 		if err != nil {
 			t.Fatal(err)
 		}
-		data = append(data, b...)
+		n += runDocCommands(t, doc, string(data))
 	}
-	t.Chdir("../..")
+	if n < 10 {
+		t.Errorf("found %d $ mcptest commands in the README and docs/", n)
+	}
+}
+
+// runDocCommands runs the `$ mcptest` blocks of one document (see
+// TestREADMECommands) and returns how many it ran. A failure names the
+// document and the line of the `$ mcptest` command.
+func runDocCommands(t *testing.T, doc, data string) int {
+	t.Helper()
 	n := 0
-	for _, block := range strings.Split(string(data), "```")[1:] {
-		lines := strings.Split(strings.TrimPrefix(strings.TrimPrefix(block, "console"), "\n"), "\n")
-		cmdline, ok := strings.CutPrefix(lines[0], "$ mcptest ")
+	for _, b := range fencedBlocks(data) {
+		cmdline, ok := strings.CutPrefix(b.lines[0], "$ mcptest ")
 		if !ok {
 			continue
 		}
 		n++
+		at := fmt.Sprintf("%s:%d", doc, b.line)
 		cmdline, wantCode, err := readmeExit(cmdline)
 		if err != nil {
-			t.Errorf("%s: %v", lines[0], err)
+			t.Errorf("%s: %s: %v", at, b.lines[0], err)
 			continue
 		}
-		want := strings.Join(lines[1:], "\n")
+		want := ""
+		if len(b.lines) > 1 {
+			want = strings.Join(b.lines[1:], "\n") + "\n"
+		}
 		stdout, stderr, code := mcptest(t, nil, splitArgs(cmdline)...)
 		if stdout != want {
-			t.Errorf("$ mcptest %s\n--- got\n%s%s--- README\n%s", cmdline, stdout, stderr, want)
+			t.Errorf("%s: $ mcptest %s\n--- got\n%s%s--- %s\n%s", at, cmdline, stdout, stderr, doc, want)
 		}
 		if stderr != "" {
-			t.Errorf("$ mcptest %s\nwrote to stderr, which the README does not show:\n%s", cmdline, stderr)
+			t.Errorf("%s: $ mcptest %s\nwrote to stderr, which %s does not show:\n%s", at, cmdline, doc, stderr)
 		}
 		if code != wantCode {
-			t.Errorf("$ mcptest %s\nexited %d, the README says %d (no `# exit N` comment means 0)", cmdline, code, wantCode)
+			t.Errorf("%s: $ mcptest %s\nexited %d, %s says %d (no `# exit N` comment means 0)", at, cmdline, code, doc, wantCode)
 		}
 	}
-	if n < 2 {
-		t.Errorf("found %d $ mcptest commands in the README", n)
+	return n
+}
+
+// docBlock is one fenced code block of a Markdown document: the 1-based
+// line of its first line, and its lines.
+type docBlock struct {
+	line  int
+	lines []string
+}
+
+// fencedBlocks returns the non-empty code blocks of a Markdown document,
+// fenced by lines that start (after any indentation) with three backticks.
+func fencedBlocks(data string) []docBlock {
+	var out []docBlock
+	var cur *docBlock
+	for i, l := range strings.Split(data, "\n") {
+		switch {
+		case !strings.HasPrefix(strings.TrimLeft(l, " "), "```"):
+			if cur != nil {
+				cur.lines = append(cur.lines, l)
+			}
+		case cur == nil:
+			cur = &docBlock{line: i + 2}
+		default:
+			if len(cur.lines) > 0 {
+				out = append(out, *cur)
+			}
+			cur = nil
+		}
 	}
+	return out
 }
 
 // readmeExit splits a README command line from its trailing `# exit N`

@@ -228,21 +228,29 @@ func TestInRootStaysInside(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no FIFOs or unprivileged symbolic links")
 	}
-	outside := t.TempDir()
+	dir, outside, root := linkedRoot(t)
+	checkReadsInRoot(t, root, outside)
+	checkWritesInRoot(t, root, dir, outside)
+}
+
+// linkedRoot makes a root directory holding links out of it (abs.json,
+// rel.json, out), a file in.json with a link alias.json to it, and a FIFO
+// fifo.json, beside an outside directory holding secret.json. It returns
+// the root's path, the outside directory and the open root.
+func linkedRoot(t *testing.T) (dir, outside string, root *os.Root) {
+	t.Helper()
+	outside = t.TempDir()
 	secret := filepath.Join(outside, "secret.json")
 	if err := os.WriteFile(secret, []byte(`{"secret":true}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	for link, to := range map[string]string{"abs.json": secret, "rel.json": "../" + filepath.Base(outside) + "/secret.json", "out": outside} {
+	dir = t.TempDir()
+	for link, to := range map[string]string{"abs.json": secret, "rel.json": "../" + filepath.Base(outside) + "/secret.json", "out": outside, "alias.json": "in.json"} {
 		if err := os.Symlink(to, filepath.Join(dir, link)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if err := os.WriteFile(filepath.Join(dir, "in.json"), []byte("{}"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("in.json", filepath.Join(dir, "alias.json")); err != nil {
 		t.Fatal(err)
 	}
 	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.json"), 0o600); err != nil {
@@ -252,7 +260,14 @@ func TestInRootStaysInside(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer root.Close()
+	t.Cleanup(func() { root.Close() })
+	return dir, outside, root
+}
+
+// checkReadsInRoot: ReadFileIn refuses every way out of the root, follows
+// a link that stays inside, and refuses a FIFO without waiting on it.
+func checkReadsInRoot(t *testing.T, root *os.Root, outside string) {
+	t.Helper()
 	for _, name := range []string{"abs.json", "rel.json", "out/secret.json", "../" + filepath.Base(outside) + "/secret.json"} {
 		if data, err := ReadFileIn(root, name, 1<<20); err == nil || !strings.Contains(err.Error(), "escapes") {
 			t.Errorf("ReadFileIn(%s) = %q, %v; want a refusal", name, data, err)
@@ -271,7 +286,13 @@ func TestInRootStaysInside(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("reading a FIFO inside the root hung")
 	}
+}
 
+// checkWritesInRoot: WriteFileIn never writes through a link to outside,
+// replaces a link at the written name with a regular file, and leaves no
+// temporary file behind.
+func checkWritesInRoot(t *testing.T, root *os.Root, dir, outside string) {
+	t.Helper()
 	if err := WriteFileIn(root, "out/new.json", []byte("x"), 0o644); err == nil {
 		t.Error("WriteFileIn through a link to outside succeeded")
 	}
@@ -281,7 +302,7 @@ func TestInRootStaysInside(t *testing.T) {
 	if err := WriteFileIn(root, "abs.json", []byte("replaced"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if data, _ := os.ReadFile(secret); string(data) != `{"secret":true}` {
+	if data, _ := os.ReadFile(filepath.Join(outside, "secret.json")); string(data) != `{"secret":true}` {
 		t.Errorf("WriteFileIn followed a link at the name: the outside file holds %q", data)
 	}
 	fi, err := os.Lstat(filepath.Join(dir, "abs.json"))

@@ -59,20 +59,15 @@ func LintSchema(t Tool) []Finding {
 	return out
 }
 
+// lintObject lints the properties of the object schema s, whose property
+// paths are prefixed with at, descending into object properties up to 8
+// levels deep.
 func lintObject(s map[string]any, at string, depth int, add func(id, format string, args ...any)) {
 	if depth > 8 {
 		return
 	}
 	props, _ := s["properties"].(map[string]any)
-	if req, ok := s["required"].([]any); ok {
-		for _, r := range req {
-			if n, ok := r.(string); ok {
-				if _, declared := props[n]; !declared {
-					add("SCH-003", "`required` names `%s%s`, which `properties` does not declare", at, n)
-				}
-			}
-		}
-	}
+	lintRequired(s, props, at, add)
 	names := make([]string, 0, len(props))
 	for n := range props {
 		names = append(names, n)
@@ -85,52 +80,87 @@ func lintObject(s map[string]any, at string, depth int, add func(id, format stri
 			add("SCH-002", "property `%s` is not a schema object", path)
 			continue
 		}
-		_, hasType := p["type"]
-		constrained := hasType
-		for _, k := range []string{"enum", "const", "$ref", "anyOf", "oneOf", "allOf"} {
-			if _, ok := p[k]; ok {
-				constrained = true
-			}
-		}
-		if !constrained {
-			add("SCH-002", "property `%s` declares no `type` and no `enum`, so any value validates", path)
-		}
-		var types []string
-		switch v := p["type"].(type) {
-		case string:
-			types = []string{v}
-		case []any:
-			for _, x := range v {
-				s, _ := x.(string)
-				types = append(types, s)
-			}
-		case nil:
-		default:
-			types = []string{fmt.Sprint(v)}
-		}
-		for _, ty := range types {
-			if !jsonTypes[ty] {
-				add("SCH-005", "property `%s` has type %q, which is not a JSON Schema type", path, ty)
-			}
-			if ty == "array" && p["items"] == nil {
-				add("SCH-004", "array property `%s` declares no `items`", path)
-			}
-			if ty == "object" {
-				lintObject(p, path+".", depth+1, add)
-			}
-		}
-		if e, ok := p["enum"]; ok {
-			arr, _ := e.([]any)
-			seen := map[string]bool{}
-			dup := false
-			for _, v := range arr {
-				k := fmt.Sprintf("%T:%v", v, v)
-				dup = dup || seen[k]
-				seen[k] = true
-			}
-			if len(arr) == 0 || dup {
-				add("SCH-006", "property `%s` has an empty enum or one that repeats a value", path)
+		lintProperty(p, path, depth, add)
+	}
+}
+
+// lintRequired reports each `required` name that props does not declare
+// (SCH-003).
+func lintRequired(s, props map[string]any, at string, add func(id, format string, args ...any)) {
+	req, _ := s["required"].([]any)
+	for _, r := range req {
+		if n, ok := r.(string); ok {
+			if _, declared := props[n]; !declared {
+				add("SCH-003", "`required` names `%s%s`, which `properties` does not declare", at, n)
 			}
 		}
 	}
+}
+
+// lintProperty lints one property schema p at path: its constraint
+// (SCH-002), its types (SCH-004, SCH-005, and an object's own properties)
+// and its enum (SCH-006).
+func lintProperty(p map[string]any, path string, depth int, add func(id, format string, args ...any)) {
+	if !constrained(p) {
+		add("SCH-002", "property `%s` declares no `type` and no `enum`, so any value validates", path)
+	}
+	for _, ty := range schemaTypes(p["type"]) {
+		if !jsonTypes[ty] {
+			add("SCH-005", "property `%s` has type %q, which is not a JSON Schema type", path, ty)
+		}
+		if ty == "array" && p["items"] == nil {
+			add("SCH-004", "array property `%s` declares no `items`", path)
+		}
+		if ty == "object" {
+			lintObject(p, path+".", depth+1, add)
+		}
+	}
+	if e, ok := p["enum"]; ok && badEnum(e) {
+		add("SCH-006", "property `%s` has an empty enum or one that repeats a value", path)
+	}
+}
+
+// constrained reports whether the property schema p limits its values: a
+// `type`, or any of enum, const, $ref, anyOf, oneOf, allOf.
+func constrained(p map[string]any) bool {
+	for _, k := range []string{"type", "enum", "const", "$ref", "anyOf", "oneOf", "allOf"} {
+		if _, ok := p[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// schemaTypes returns the type names a `type` keyword holds: one string,
+// a list of them (a non-string element as ""), or another value printed.
+func schemaTypes(t any) []string {
+	switch v := t.(type) {
+	case string:
+		return []string{v}
+	case []any:
+		types := make([]string, 0, len(v))
+		for _, x := range v {
+			s, _ := x.(string)
+			types = append(types, s)
+		}
+		return types
+	case nil:
+		return nil
+	default:
+		return []string{fmt.Sprint(v)}
+	}
+}
+
+// badEnum reports whether an enum is empty, not a list, or repeats a value.
+func badEnum(e any) bool {
+	arr, _ := e.([]any)
+	seen := map[string]bool{}
+	for _, v := range arr {
+		k := fmt.Sprintf("%T:%v", v, v)
+		if seen[k] {
+			return true
+		}
+		seen[k] = true
+	}
+	return len(arr) == 0
 }
