@@ -5,7 +5,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mcptest/mcptest/engine/cassette"
@@ -38,6 +40,19 @@ func TestGateRegistry(t *testing.T) {
 	for key := range props {
 		if _, ok := rowOf(key); !ok && !slices.Contains(caseKeys, key) {
 			t.Errorf("the suite schema's agent test has %q, which is neither a gate row nor a case key: it would be validated and then ignored", key)
+		}
+	}
+}
+
+// TestGateTargetsDocumented checks that every target of the registry is
+// listed in a targets table of README.md or docs/*.md.
+func TestGateTargetsDocumented(t *testing.T) {
+	documented := documentedTargets(t)
+	for _, row := range gateRows {
+		for _, target := range row.targets {
+			if !documented[target] {
+				t.Errorf("%s: target %s is listed in no targets table of README.md or docs/*.md", row.key, target)
+			}
 		}
 	}
 }
@@ -134,6 +149,46 @@ func goldenTargets(t *testing.T) map[string]bool {
 		}
 	}
 	return seen
+}
+
+var backtickedName = regexp.MustCompile("`([A-Za-z_][A-Za-z0-9_.]*|\\.[A-Za-z_][A-Za-z0-9_]*)`")
+
+// documentedTargets collects the dotted names the table rows of README.md
+// and docs/*.md list. A row may shorten the names after the first that
+// share its namespace: `tool_selection.f1`, `.precision`, `.recall`.
+func documentedTargets(t *testing.T) map[string]bool {
+	t.Helper()
+	files, _ := filepath.Glob("../docs/*.md")
+	files = append(files, "../README.md")
+	seen := map[string]bool{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(line, "|") {
+				tableRowTargets(line, seen)
+			}
+		}
+	}
+	return seen
+}
+
+func tableRowTargets(line string, seen map[string]bool) {
+	ns := ""
+	for _, m := range backtickedName.FindAllStringSubmatch(line, -1) {
+		name := m[1]
+		if strings.HasPrefix(name, ".") {
+			if ns == "" {
+				continue
+			}
+			name = ns + name
+		} else if i := strings.IndexByte(name, '.'); i > 0 {
+			ns = name[:i]
+		}
+		seen[name] = true
+	}
 }
 
 // Every block of an agent test is read by its row into a Block whose Key is
