@@ -495,6 +495,13 @@ func (b *builder) serverNames() []string {
 // resolveCassettes expands a cassette: value, relative to dir, into files:
 // a file is itself, a directory is its *.json and *.jsonl files (sorted),
 // anything else is a glob. No match is an error.
+// ResolveCassettes lists the files a `cassette:` value names, relative to
+// dir: the file itself, the *.json and *.jsonl files of a directory, or
+// the files a glob matches, sorted.
+func ResolveCassettes(dir, pattern string) ([]string, error) {
+	return resolveCassettes(dir, pattern)
+}
+
 func resolveCassettes(dir, pattern string) ([]string, error) {
 	p := pattern
 	if !filepath.IsAbs(p) {

@@ -128,12 +128,37 @@ func TestGenerateAgentSuiteInputErrors(t *testing.T) {
 		want string
 	}{
 		{nil, "name the recordings with --from CASSETTE"},
-		{[]string{"--from", filepath.Join(dir, "missing.json")}, filepath.Join(dir, "missing.json") + ": read cassette"},
+		{[]string{"--from", filepath.Join(dir, "missing.json")}, filepath.Join(dir, "missing.json") + ": no such file or directory"},
 		{[]string{"--from", bad}, bad + ":1:"},
 	} {
 		_, stderr, code := mcptest(t, nil, append([]string{"generate", "agent-suite"}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("generate agent-suite %q: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
 		}
+	}
+}
+
+// TestGenerateAgentSuiteFromDirectory: a directory or a glob is one test
+// over all its files' runs, as a suite's cassette: reads it, and the
+// proposal passes on them.
+func TestGenerateAgentSuiteFromDirectory(t *testing.T) {
+	dir := t.TempDir()
+	suite := filepath.Join(dir, "s.yml")
+	from := []string{"../../examples/reliability/cassettes", "../../examples/auditor-view/cassettes/triage-*.json"}
+	_, stderr, code := mcptest(t, nil, "generate", "agent-suite", "--output", suite, "--from", from[0], "--from", from[1])
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	data, _ := os.ReadFile(suite)
+	if !strings.Contains(string(data), "runs: 12\n") || !strings.Contains(string(data), "triage-*.json\"\n    runs: 3\n") {
+		t.Errorf("want one test of 12 runs (the directory) and one of 3 (the glob):\n%s", data)
+	}
+	stdout, stderr, code := mcptest(t, nil, "run", "--config", suite)
+	if code != 0 || !strings.Contains(stdout, "2 passed, 0 failed") {
+		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	empty := t.TempDir()
+	if _, stderr, code := mcptest(t, nil, "generate", "agent-suite", "--from", empty); code != 2 || !strings.Contains(stderr, "holds no *.json or *.jsonl files") {
+		t.Errorf("an empty directory: exit %d\n%s", code, stderr)
 	}
 }

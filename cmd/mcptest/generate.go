@@ -125,7 +125,7 @@ func (c *Command) generate(_ context.Context, args []string) error {
 func (c *Command) generateAgentSuite(args []string) error {
 	fs := c.newFlags("generate agent-suite", "mcptest generate agent-suite --from CASSETTE [--from CASSETTE]... [--output FILE]")
 	var from stringList
-	fs.Var(&from, "from", "propose a test from the recording `CASSETTE` (any format run reads; repeatable, or several files after --from)")
+	fs.Var(&from, "from", "propose a test from the recording `CASSETTE`: a file of any format run reads, or a directory or glob whose files are one test's runs, as cassette: reads them (repeatable, or several after --from)")
 	output := fs.String("output", "", "write the suite to `FILE` instead of stdout (- is stdout); cassette paths in it are relative to FILE's directory")
 	rest, err := parse(fs, args)
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -62,12 +64,7 @@ func Propose(suitePath string, cassettes []string) (*Proposal, error) {
 	var drafts []*draft
 	names := map[string]bool{}
 	for _, path := range cassettes {
-		cas, err := cassette.ReadFile(path)
-		if err != nil && !errors.As(err, new(*diag.Error)) && !errors.As(err, new(diag.List)) {
-			// A file that cannot be read is the caller's input, as a
-			// malformed one is.
-			return nil, &diag.Error{Pos: diag.Pos{File: path}, Kind: "cassette", Message: err.Error()}
-		}
+		cas, err := readAll(path)
 		if err != nil {
 			return nil, err
 		}
@@ -92,6 +89,41 @@ func Propose(suitePath string, cassettes []string) (*Proposal, error) {
 		}
 	}
 	return p, nil
+}
+
+// readAll reads what one --from names as one recording: a file, or the
+// files of a directory or a glob (as a suite's `cassette:` reads them), their
+// runs in file order, the catalog of the first file that has one.
+func readAll(from string) (*cassette.Cassette, error) {
+	files, err := engine.ResolveCassettes("", from)
+	if err != nil {
+		msg := err.Error()
+		if _, serr := os.Stat(from); errors.Is(serr, fs.ErrNotExist) && !strings.ContainsAny(from, "*?[") {
+			msg = "no such file or directory: name a recording, a directory of recordings or a glob"
+		}
+		return nil, &diag.Error{Pos: diag.Pos{File: from}, Kind: "cassette", Message: msg}
+	}
+	var all *cassette.Cassette
+	for _, f := range files {
+		cas, err := cassette.ReadFile(f)
+		if err != nil && !errors.As(err, new(*diag.Error)) && !errors.As(err, new(diag.List)) {
+			// A file that cannot be read is the caller's input, as a
+			// malformed one is.
+			return nil, &diag.Error{Pos: diag.Pos{File: f}, Kind: "cassette", Message: err.Error()}
+		}
+		if err != nil {
+			return nil, err
+		}
+		if all == nil {
+			all = cas
+			continue
+		}
+		all.Runs = append(all.Runs, cas.Runs...)
+		if len(all.Catalog) == 0 {
+			all.Catalog = cas.Catalog
+		}
+	}
+	return all, nil
 }
 
 func relativeTo(dir, path string) string {
