@@ -538,11 +538,3 @@ func cleanAll(ss []string) []string {
 	}
 	return out
 }
-
-func cleanPairs(ps [][2]string) [][2]string {
-	out := make([][2]string, len(ps))
-	for i, p := range ps {
-		out[i] = [2]string{Clean(p[0]), Clean(p[1])}
-	}
-	return out
-}

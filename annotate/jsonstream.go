@@ -139,9 +139,6 @@ func (s *CaseSpool) Add(c *report.CaseResult) error {
 	return nil
 }
 
-// Len is the number of cases added.
-func (s *CaseSpool) Len() int { return s.n }
-
 // WriteEnvelope writes env with the spooled cases in place of env.Cases,
 // which must be empty. It may be called more than once (the workspace
 // store and --output).

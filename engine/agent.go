@@ -35,7 +35,7 @@ func runAgent(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*r
 		res.Findings = append(res.Findings, report.Finding{Level: "warning",
 			Message: fmt.Sprintf("the suite asks for %d runs and %d are recorded: every figure is over the %d recorded runs", c.Runs, a.runN, a.runN)})
 	}
-	res.Verdict = caseVerdict(res, false, c.Reliability != nil)
+	res.Verdict = caseVerdict(res, c.Reliability != nil)
 	return res, errs
 }
 

@@ -260,18 +260,6 @@ func (b *builder) liveExpect(ptr string, c *Case, m map[string]any) {
 	b.expect(c, expectList{ptr: lptr, items: items, grammarOnly: true})
 }
 
-// pending adds a case of a suite section this version validates but does
-// not run yet.
-//
-// Its expect: list is still checked for the target and matcher grammar, so
-// a typo is found now rather than when the section lands.
-func (b *builder) pending(ptr string, m map[string]any, kind report.Kind, key string) {
-	c := b.newCase(ptr, m, kind)
-	c.Pending = append(c.Pending, PendingBlock{Key: key, Pos: b.doc.KeyAt(ptr)})
-	b.liveExpect(ptr, c, m)
-	c.Expect = nil
-}
-
 func (b *builder) agentTest(ptr string, m map[string]any) {
 	c := b.newCase(ptr, m, report.KindAgent)
 	b.agentFields(ptr, c, m, "test")
@@ -445,18 +433,9 @@ func (b *builder) matcherError(mptr string, err error) {
 	b.errs = append(b.errs, &diag.Error{Pos: pos, Pointer: ptr, Kind: "expect", Message: me.Msg, Hint: me.Hint})
 }
 
-// hasBlock reports whether the case declares the gate block or pending
-// section key.
+// hasBlock reports whether the case declares the gate block key.
 func (c *Case) hasBlock(key string) bool {
-	if c.Block(key) != nil {
-		return true
-	}
-	for _, p := range c.Pending {
-		if p.Key == key {
-			return true
-		}
-	}
-	return false
+	return c.Block(key) != nil
 }
 
 func (b *builder) classes(ptr string, v any) []gate.Class {

@@ -176,8 +176,8 @@ func FuzzCacheEntry(f *testing.F) {
 		if res.Name != s.Cases[0].Name || res.Kind != s.Cases[0].Kind || res.Position != s.Cases[0].Pos {
 			t.Fatalf("accepted an entry of another case: %s %s %v", res.Name, res.Kind, res.Position)
 		}
-		if res.Verdict != caseVerdict(res, false, false) {
-			t.Fatalf("accepted verdict %q, its results give %q", res.Verdict, caseVerdict(res, false, false))
+		if res.Verdict != caseVerdict(res, false) {
+			t.Fatalf("accepted verdict %q, its results give %q", res.Verdict, caseVerdict(res, false))
 		}
 		for _, a := range res.Assertions {
 			if !a.Passed && res.Verdict != report.Fail {

@@ -73,7 +73,6 @@ func (d *DistractorsBlock) newGate(c *Case) caseGate {
 // distractorsGate scores selection under injected look-alike tools
 // (gate.Distractors).
 type distractorsGate struct {
-	gateDefaults
 	blk      *DistractorsBlock
 	name     string
 	injected []distractor.Tool

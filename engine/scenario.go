@@ -547,7 +547,7 @@ func runScenario(s *Suite, p casePlan, res *report.CaseResult, progress func()) 
 		res.Findings = append(res.Findings, report.Finding{Level: "error",
 			Message: "no recorded runs: the cassettes hold no runs, so there is no trajectory to replay"})
 	}
-	res.Verdict = caseVerdict(res, false, judged)
+	res.Verdict = caseVerdict(res, judged)
 	return res, errs
 }
 

@@ -125,16 +125,6 @@ type Case struct {
 	// redteam: probes and evals: cases (modelcase.go).
 	SystemPrompt string
 	Judge        *JudgeBlock
-	// Pending lists the suite sections this version accepts but does not
-	// compute yet; the case is reported inconclusive rather than passed.
-	Pending []PendingBlock
-}
-
-// PendingBlock is a suite section that this version validates but does not
-// compute.
-type PendingBlock struct {
-	Key string
-	Pos diag.Pos
 }
 
 // Assertion is one {target, matcher} of an expect: list.

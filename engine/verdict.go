@@ -5,8 +5,7 @@ import "github.com/mcptest/mcptest/engine/report"
 // caseVerdict decides the verdict of a replayed case (an agent test or a
 // scenario) from its own results: fail when one of its assertions or floors
 // failed or one of its findings fails the case by itself (see failsCase),
-// inconclusive when the case declares a block this version does not compute
-// (pending), else pass. runAgent and runScenario decide with it, and Run
+// else pass. runAgent and runScenario decide with it, and Run
 // checks a cached result with it, so a cache entry cannot carry a verdict
 // that its own results do not give.
 //
@@ -14,7 +13,7 @@ import "github.com/mcptest/mcptest/engine/report"
 // an assertion checked on every run (FailedRuns > 0) and a scenario oracle
 // then count against the runs that failed them, and the block's floor
 // (one of Floors) decides.
-func caseVerdict(res *report.CaseResult, pending, judged bool) report.Verdict {
+func caseVerdict(res *report.CaseResult, judged bool) report.Verdict {
 	for _, a := range res.Assertions {
 		if !a.Passed && !(judged && a.FailedRuns > 0) {
 			return report.Fail
@@ -29,9 +28,6 @@ func caseVerdict(res *report.CaseResult, pending, judged bool) report.Verdict {
 		if failsCase(f) && !(judged && f.Gate != "") {
 			return report.Fail
 		}
-	}
-	if pending {
-		return report.Inconclusive
 	}
 	return report.Pass
 }

@@ -42,12 +42,6 @@ func (h *hostLog) requests() []string {
 	return append([]string(nil), h.seen...)
 }
 
-func (h *hostLog) reset() {
-	h.mu.Lock()
-	h.seen = nil
-	h.mu.Unlock()
-}
-
 // gateWorkspace declares the URL servers of the gate tests in mcptest.yml.
 func gateWorkspace(t *testing.T, servers string) string {
 	t.Helper()

@@ -11,19 +11,6 @@ import (
 	"github.com/mcptest/mcptest/mcpserver"
 )
 
-// walkServer is one discovered server in `doctor --format json`.
-type walkServer struct {
-	Name    string `json:"name"`
-	File    string `json:"file"`
-	Client  string `json:"client"`
-	Scope   string `json:"scope,omitempty"`
-	Target  string `json:"target"`
-	Status  string `json:"status"` // ok, fail or skipped
-	Detail  string `json:"detail,omitempty"`
-	Tools   int    `json:"tools,omitempty"`
-	Surface int    `json:"tool_surface_tokens,omitempty"`
-}
-
 // doctorWalk is `mcptest doctor` with no target: the discovery walk over the
 // MCP configs of the workspace (Claude Code's .mcp.json, Cursor's and VS
 // Code's mcp.json) and of the user (~/.claude.json, ~/.cursor/mcp.json,

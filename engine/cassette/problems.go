@@ -83,19 +83,6 @@ func (w *walker) errorAt(off int, format string, args ...any) {
 	})
 }
 
-// fieldErrorf records a problem on the member key of the current object.
-func (w *walker) fieldErrorf(key, format string, args ...any) {
-	w.push(key)
-	w.errorf(format, args...)
-	w.pop()
-}
-
-// unknownKey records an unexpected key of the current object, placed on the
-// key by its pointer, with the valid set and a did-you-mean.
-func (w *walker) unknownKey(key string, valid []string) {
-	w.unknownKeyAt(-1, key, valid)
-}
-
 // unknownKeyAt is unknownKey for a key that starts at byte offset off.
 func (w *walker) unknownKeyAt(off int, key string, valid []string) {
 	if w.full() {

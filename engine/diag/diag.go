@@ -111,11 +111,6 @@ func (l List) Sorted() List {
 	return dedup
 }
 
-// Errorf builds an Error at pos.
-func Errorf(pos Pos, kind, format string, args ...any) *Error {
-	return &Error{Pos: pos, Kind: kind, Message: fmt.Sprintf(format, args...)}
-}
-
 // LineCol converts a byte offset in data to a 1-based line and a 1-based
 // column counted in characters. An offset past the end points just after the
 // last character.
