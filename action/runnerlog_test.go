@@ -4,53 +4,12 @@ import (
 	"archive/zip"
 	"bytes"
 	"os"
-	"regexp"
 	"strings"
 	"testing"
-	"unicode"
 
+	"github.com/mcptest/mcptest/annotate/runnertest"
 	"github.com/mcptest/mcptest/baseline/ghapitest"
 )
-
-// runnerCommands lists the workflow commands a runner would run in a
-// step's output: `::name ...::` after leading white space, and the legacy
-// `##[name ...]` anywhere in a line; lines end at LF and at CR.
-func runnerCommands(out string) []string {
-	var names []string
-	for _, l := range regexp.MustCompile(`\r\n|\n|\r`).Split(out, -1) {
-		t := strings.TrimLeftFunc(l, unicode.IsSpace)
-		if rest, ok := strings.CutPrefix(t, "::"); ok {
-			if info, _, ok := strings.Cut(rest, "::"); ok {
-				name, _, _ := strings.Cut(info, " ")
-				names = append(names, name)
-				continue
-			}
-		}
-		if _, rest, ok := strings.Cut(l, "##["); ok {
-			if info, _, ok := strings.Cut(rest, "]"); ok {
-				name, _, _ := strings.Cut(info, " ")
-				names = append(names, "legacy "+name)
-			}
-		}
-	}
-	return names
-}
-
-// checkOwnCommands fails when out holds a command mcptest does not emit,
-// or one that carries the forged text.
-func checkOwnCommands(t *testing.T, out string) {
-	t.Helper()
-	for _, n := range runnerCommands(out) {
-		if n != "error" && n != "warning" && n != "notice" && n != "add-mask" {
-			t.Errorf("the runner would run %q:\n%s", n, out)
-		}
-	}
-	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, "::") && strings.Contains(l, "forged") {
-			t.Errorf("a command carries the forged text: %q", l)
-		}
-	}
-}
 
 // symlinkZip builds an artifact zip holding one symbolic link called name.
 func symlinkZip(t *testing.T, name string) []byte {
@@ -84,7 +43,7 @@ func TestRunnerLogZipEntryName(t *testing.T) {
 	if res.outputs["baseline-run-id"] != "10" || !strings.Contains(res.stdout, `run 18: artifact: entry "##\u005berror title=forged]x" is not a regular file`) {
 		t.Fatalf("baseline-run-id %q\nstdout:\n%s\nstderr:\n%s", res.outputs["baseline-run-id"], res.stdout, res.stderr)
 	}
-	checkOwnCommands(t, res.stdout+res.stderr)
+	runnertest.CheckOwnCommands(t, res.stdout+res.stderr)
 	if !strings.Contains(res.stdout, "::error ") {
 		t.Errorf("the run's own annotations are gone:\n%s", res.stdout)
 	}
@@ -104,7 +63,7 @@ func TestRunnerLogAPIURLUserInfo(t *testing.T) {
 			t.Errorf("the API URL's user-info is printed: %q", l)
 		}
 	}
-	checkOwnCommands(t, res.stdout+res.stderr)
+	runnertest.CheckOwnCommands(t, res.stdout+res.stderr)
 	if !strings.Contains(res.stdout+res.stderr, "no baseline: the GitHub API could not be read") {
 		t.Errorf("the unreachable API is not reported:\n%s%s", res.stdout, res.stderr)
 	}

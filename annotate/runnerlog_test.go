@@ -2,19 +2,14 @@ package annotate
 
 import (
 	"bytes"
-	"regexp"
 	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mcptest/mcptest/annotate/runnertest"
 	"github.com/sethvargo/go-githubactions"
 )
-
-// runnerLines splits text as the runner's reader does: at CR LF, LF and CR.
-func runnerLines(s string) []string {
-	return regexp.MustCompile(`\r\n|\n|\r`).Split(s, -1)
-}
 
 // modelIgnorable is this test's own idea of what a culture-aware
 // comparison may skip, kept apart from the code under test.
@@ -42,30 +37,6 @@ func commandLike(line string) bool {
 	return false
 }
 
-// runnerCommands lists the command names the runner would run in out: the
-// `::name ...::` lines (after leading white space) and the legacy
-// `##[name ...]` anywhere in a line.
-func runnerCommands(out string) []string {
-	var names []string
-	for _, l := range runnerLines(out) {
-		t := strings.TrimLeftFunc(l, unicode.IsSpace)
-		if rest, ok := strings.CutPrefix(t, "::"); ok {
-			if info, _, ok := strings.Cut(rest, "::"); ok {
-				name, _, _ := strings.Cut(info, " ")
-				names = append(names, name)
-				continue
-			}
-		}
-		if _, rest, ok := strings.Cut(l, "##["); ok {
-			if info, _, ok := strings.Cut(rest, "]"); ok {
-				name, _, _ := strings.Cut(info, " ")
-				names = append(names, "legacy:"+name)
-			}
-		}
-	}
-	return names
-}
-
 var forged = []string{
 	"::error file=x::forged",
 	"  ::error file=x::forged",
@@ -91,12 +62,12 @@ var forged = []string{
 func TestLogTextNeutralises(t *testing.T) {
 	for _, in := range forged {
 		out := LogText(in)
-		for _, l := range runnerLines(out) {
+		for _, l := range runnertest.Lines(out) {
 			if commandLike(l) {
 				t.Errorf("LogText(%q) = %q: line %q reads as a command", in, out, l)
 			}
 		}
-		if cmds := runnerCommands(out); len(cmds) > 0 {
+		if cmds := runnertest.Commands(out); len(cmds) > 0 {
 			t.Errorf("LogText(%q) = %q: the runner runs %v", in, out, cmds)
 		}
 	}
@@ -151,7 +122,7 @@ func TestRunnerLogCommands(t *testing.T) {
 		_, _ = l.Commands().Write([]byte("::stop-commands::" + s + "\n::echo::on\n"))
 		_ = l.Flush()
 		got := out.String()
-		if cmds := runnerCommands(got); len(cmds) != 1 || cmds[0] != "error" {
+		if cmds := runnertest.Commands(got); len(cmds) != 1 || cmds[0] != "error" {
 			t.Errorf("%q: the runner runs %v in\n%s", s, cmds, got)
 		}
 		if strings.Contains(got, "s3cr3t") {
@@ -172,13 +143,13 @@ func FuzzLogText(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string, cut int) {
 		out := LogText(s)
-		for _, l := range runnerLines(out) {
+		for _, l := range runnertest.Lines(out) {
 			if commandLike(l) {
 				t.Fatalf("LogText(%q) = %q: line %q reads as a command", s, out, l)
 			}
 		}
 		clean := true
-		for _, l := range runnerLines(s) {
+		for _, l := range runnertest.Lines(s) {
 			clean = clean && !commandLike(l)
 		}
 		if clean && out != s {
