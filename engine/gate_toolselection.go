@@ -54,7 +54,7 @@ type toolSelectionGate struct {
 	matrix    bool
 	modelRuns map[string]int
 	models    []string // in order of first appearance
-	last      gate.PassKRun
+	last      report.PassKRun
 }
 
 func (g *toolSelectionGate) add(cas *cassette.Cassette, r *cassette.Run) {
@@ -102,11 +102,11 @@ func (g *toolSelectionGate) result(res *report.CaseResult) {
 	d := &report.ToolSelectionDetail{ExpectedTool: cfg.ExpectedTool, MinSelectionRate: cfg.MinRate, MaxTotalTokens: cfg.MaxTokens,
 		Pairs: []report.SelectionPair{}, Runs: []report.SelectionRow{}}
 	for _, row := range g.passK.Rows() {
-		d.Runs = append(d.Runs, selectionRow(g.rowName(row.Model, row.Run), row))
+		d.Runs = append(d.Runs, report.SelectionRow{Name: g.rowName(row.Model, row.Run), PassKRun: row})
 	}
 	res.ToolSelection = d
 	for _, model := range g.models {
-		var rows []gate.PassKRun
+		var rows []report.PassKRun
 		for _, row := range g.passK.Rows() {
 			if row.Model == model {
 				rows = append(rows, row)
@@ -123,7 +123,7 @@ func (g *toolSelectionGate) result(res *report.CaseResult) {
 }
 
 // pair summarises the rows of one model.
-func (g *toolSelectionGate) pair(model string, rows []gate.PassKRun, passed bool) report.SelectionPair {
+func (g *toolSelectionGate) pair(model string, rows []report.PassKRun, passed bool) report.SelectionPair {
 	s := gate.Summarize(g.blk.Config, rows)
 	pair := report.SelectionPair{Name: g.pairName(model), Model: model, Runs: s.Runs, Selected: s.Selected, PassKRuns: s.PassK,
 		SelectionRate: stats.Percent(s.Selected, s.Runs), PassK: stats.Percent(s.PassK, s.Runs), OverBudget: s.OverBudget, Passed: passed}
@@ -142,10 +142,4 @@ func (g *toolSelectionGate) pairName(model string) string {
 
 func (g *toolSelectionGate) rowName(model string, run int) string {
 	return g.pairName(model) + " #" + strconv.Itoa(run)
-}
-
-// selectionRow is the envelope's row of one run of a tool_selection: floor.
-func selectionRow(name string, r gate.PassKRun) report.SelectionRow {
-	return report.SelectionRow{Name: name, Run: r.Run, Model: r.Model, Selected: r.Selected, Tokens: r.Tokens,
-		WithinBudget: r.WithinBudget, PassK: r.PassK, Called: r.Called}
 }

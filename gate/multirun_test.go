@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/gate/distractor"
 )
 
@@ -147,7 +148,7 @@ func TestMeetsRate(t *testing.T) {
 }
 
 func TestMedianEven(t *testing.T) {
-	s := Summarize(seedFloor, []PassKRun{{Tokens: i64(1)}, {Tokens: i64(4)}, {Tokens: i64(2)}, {Tokens: i64(3)}})
+	s := Summarize(seedFloor, []report.PassKRun{{Tokens: i64(1)}, {Tokens: i64(4)}, {Tokens: i64(2)}, {Tokens: i64(3)}})
 	if s.TokensMedian != 3 || s.TokensMax != 4 {
 		t.Errorf("median %d max %d, want 3 (2.5 rounded half up) and 4", s.TokensMedian, s.TokensMax)
 	}

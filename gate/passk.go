@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/gate/stats"
 )
 
@@ -20,27 +21,9 @@ type PassKConfig struct {
 	MaxTokens *int64
 }
 
-// PassKRun is one run's row of the pass^k floor.
-type PassKRun struct {
-	// Run is the run's 1-based number within its model group.
-	Run   int    `json:"run"`
-	Model string `json:"model,omitempty"`
-	// Selected is true when any call named the expected tool.
-	Selected bool `json:"selected"`
-	// Tokens is conversation.tokens.total; nil when not recorded.
-	Tokens *int64 `json:"tokens,omitempty"`
-	// WithinBudget is true when there is no budget, or the run's recorded
-	// tokens are at most the budget.
-	WithinBudget bool `json:"within_budget"`
-	// PassK is Selected and WithinBudget.
-	PassK bool `json:"pass_k"`
-	// Called names the tools the run called, first call first, each once.
-	Called []string `json:"called"`
-}
-
 // ScorePassK scores one run against the floor.
-func ScorePassK(cfg PassKConfig, run *cassette.Run) PassKRun {
-	r := PassKRun{Called: []string{}, WithinBudget: true}
+func ScorePassK(cfg PassKConfig, run *cassette.Run) report.PassKRun {
+	r := report.PassKRun{Called: []string{}, WithinBudget: true}
 	for _, c := range run.Calls() {
 		if MatchID(cfg.ExpectedTool, c.Server, c.Tool) {
 			r.Selected = true
@@ -66,14 +49,14 @@ func ScorePassK(cfg PassKConfig, run *cassette.Run) PassKRun {
 // the runs that missed and a median needs every value.
 type PassK struct {
 	cfg  PassKConfig
-	rows []PassKRun
+	rows []report.PassKRun
 }
 
 // NewPassK returns an empty accumulator.
 func NewPassK(cfg PassKConfig) *PassK { return &PassK{cfg: cfg} }
 
 // Add scores one run, numbered run within the group of model.
-func (p *PassK) Add(run int, model string, r *cassette.Run) PassKRun {
+func (p *PassK) Add(run int, model string, r *cassette.Run) report.PassKRun {
 	row := ScorePassK(p.cfg, r)
 	row.Run, row.Model = run, model
 	p.rows = append(p.rows, row)
@@ -81,7 +64,7 @@ func (p *PassK) Add(run int, model string, r *cassette.Run) PassKRun {
 }
 
 // Rows returns the per-run rows in the order they were added.
-func (p *PassK) Rows() []PassKRun { return p.rows }
+func (p *PassK) Rows() []report.PassKRun { return p.rows }
 
 // PassKSummary is the aggregation over a set of runs.
 type PassKSummary struct {
@@ -95,7 +78,7 @@ type PassKSummary struct {
 }
 
 // Summarize aggregates rows.
-func Summarize(cfg PassKConfig, rows []PassKRun) PassKSummary {
+func Summarize(cfg PassKConfig, rows []report.PassKRun) PassKSummary {
 	var s PassKSummary
 	var tokens []int64
 	for _, r := range rows {
@@ -180,7 +163,7 @@ func MeetsRate(selected, runs int64, rate float64) bool {
 // name. It passes when the selection rate meets MinRate and every run stayed
 // within the token budget (when set): one run over the cap fails the floor
 // even at a 100% selection rate.
-func (p *PassK) Floor(name string, rows []PassKRun) FloorOutcome {
+func (p *PassK) Floor(name string, rows []report.PassKRun) FloorOutcome {
 	cfg := p.cfg
 	s := Summarize(cfg, rows)
 	tokens := "tokens not recorded"

@@ -37,20 +37,7 @@ type SelectionPair struct {
 // model matrix.
 type SelectionRow struct {
 	Name string `json:"name"`
-	// Run is the run's 1-based number within its model group.
-	Run   int    `json:"run"`
-	Model string `json:"model,omitempty"`
-	// Selected is true when any call named the expected tool.
-	Selected bool `json:"selected"`
-	// Tokens is conversation.tokens.total; nil when not recorded.
-	Tokens *int64 `json:"tokens,omitempty"`
-	// WithinBudget is true when there is no budget, or the run's recorded
-	// tokens are at most the budget.
-	WithinBudget bool `json:"within_budget"`
-	// PassK is Selected and WithinBudget.
-	PassK bool `json:"pass_k"`
-	// Called names the tools the run called, first call first, each once.
-	Called []string `json:"called"`
+	PassKRun
 }
 
 // DistractorsDetail is the envelope's description of a distractors: block:
@@ -129,3 +116,21 @@ const (
 	KindRedteam     Kind = "redteam"
 	KindEval        Kind = "eval"
 )
+
+// PassKRun is one run's row of the pass^k floor (tool_selection:).
+type PassKRun struct {
+	// Run is the run's 1-based number within its model group.
+	Run   int    `json:"run"`
+	Model string `json:"model,omitempty"`
+	// Selected is true when any call named the expected tool.
+	Selected bool `json:"selected"`
+	// Tokens is conversation.tokens.total; nil when not recorded.
+	Tokens *int64 `json:"tokens,omitempty"`
+	// WithinBudget is true when there is no budget, or the run's recorded
+	// tokens are at most the budget.
+	WithinBudget bool `json:"within_budget"`
+	// PassK is Selected and WithinBudget.
+	PassK bool `json:"pass_k"`
+	// Called names the tools the run called, first call first, each once.
+	Called []string `json:"called"`
+}
