@@ -10,8 +10,6 @@ import (
 	"os/signal"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/gate/security"
@@ -143,25 +141,9 @@ func (c *Command) mock(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	in, _ := c.Stdin.(io.ReadCloser)
-	if in == nil {
-		in = io.NopCloser(c.Stdin)
-	}
-	out, _ := c.Stdout.(io.WriteCloser)
-	if out == nil {
-		out = nopWriteCloser{c.Stdout}
-	}
 	server, err := live.MockServer(cat)
 	if err != nil {
 		return &exitError{code: ExitInput, err: fmt.Errorf("%s: %w", *from, err)}
 	}
-	err = server.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) && !errors.Is(err, mcp.ErrConnectionClosed) {
-		return err
-	}
-	return nil
+	return c.serveStdio(ctx, server)
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -44,14 +43,7 @@ func (c *Command) mcpServer(ctx context.Context, args []string) error {
 	// On an interrupt or a terminate (ctx is cancelled) the front door
 	// stops the recordings it started (they write their cassettes) before
 	// it leaves.
-	in, _ := c.Stdin.(io.ReadCloser)
-	if in == nil {
-		in = io.NopCloser(c.Stdin)
-	}
-	out, _ := c.Stdout.(io.WriteCloser)
-	if out == nil {
-		out = nopWriteCloser{c.Stdout}
-	}
+	in, out := c.stdio()
 	// The front door reads its frames itself: a malformed line is answered
 	// with a JSON-RPC error and the session goes on.
 	return mcpserver.Serve(ctx, c.mcpOptions(abs, exe, *writes), &mcpserver.StdioTransport{Reader: in, Writer: out})

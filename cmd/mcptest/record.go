@@ -72,7 +72,7 @@ func (c *Command) record(ctx context.Context, args []string) error {
 	proxy := live.ProxyServer(upstream, cat, rec.Open, rec.Add)
 	started := time.Now().UTC()
 	if *listen == "" {
-		err = c.proxyStdio(ctx, proxy)
+		err = c.serveStdio(ctx, proxy)
 	} else {
 		err = c.proxyHTTP(ctx, proxy, *listen, *output)
 	}
@@ -123,9 +123,20 @@ func readRecording(path string) (*cassette.File, error) {
 	return doc, nil
 }
 
-// proxyStdio serves the recording proxy to an agent on stdin and stdout
-// until the agent leaves or ctx is cancelled.
-func (c *Command) proxyStdio(ctx context.Context, proxy *mcp.Server) error {
+// serveStdio serves an MCP server (the recording proxy, the mock) to a
+// client on stdin and stdout until the client leaves or ctx is cancelled.
+func (c *Command) serveStdio(ctx context.Context, s *mcp.Server) error {
+	in, out := c.stdio()
+	err := s.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) && !errors.Is(err, mcp.ErrConnectionClosed) {
+		return err
+	}
+	return nil
+}
+
+// stdio is the command's stdin and stdout as a transport needs them, with
+// a Close that does nothing where the stream has none.
+func (c *Command) stdio() (io.ReadCloser, io.WriteCloser) {
 	in, _ := c.Stdin.(io.ReadCloser)
 	if in == nil {
 		in = io.NopCloser(c.Stdin)
@@ -134,12 +145,12 @@ func (c *Command) proxyStdio(ctx context.Context, proxy *mcp.Server) error {
 	if out == nil {
 		out = nopWriteCloser{c.Stdout}
 	}
-	err := proxy.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) && !errors.Is(err, mcp.ErrConnectionClosed) {
-		return err
-	}
-	return nil
+	return in, out
 }
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
 
 // proxyHTTP serves the recording proxy over streamable HTTP on listen
 // until ctx is cancelled (an interrupt or a terminate).
