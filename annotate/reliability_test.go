@@ -117,7 +117,6 @@ func TestReliabilityReportersGolden(t *testing.T) {
 		{"pretty", "reliability.pretty", Pretty{}},
 		{"junit", "reliability.junit", JUnit{}},
 		{"agent", "reliability.agent", Agent{}},
-		{"html", "reliability.html", HTML{}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer

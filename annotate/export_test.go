@@ -1,0 +1,7 @@
+package annotate
+
+// The fixtures of the package's tests, for its external tests.
+var (
+	SampleEnvelope      = sample
+	ReliabilityEnvelope = reliabilitySample
+)
