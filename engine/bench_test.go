@@ -54,15 +54,31 @@ var rssSizes = []int{500, 2000, 8000}
 // marker file exists; it is built beside and renamed into place.
 func corpus(tb testing.TB, n int) string {
 	tb.Helper()
+	key := digest(gen.Cassette(gen.DefaultSeed, 0), gen.Cassette(gen.DefaultSeed, n-1), gen.Suite(n, 0), gen.Suite(n, gen.GroupSize), gen.CaseSuite(gen.DefaultSeed, n))
+	return benchDir(tb, fmt.Sprintf("n%d-seed%d-%s", n, gen.DefaultSeed, key), func(tmp string) error {
+		_, err := gen.Write(tmp, n, gen.DefaultSeed)
+		return err
+	})
+}
+
+// digest names generated content by the first 12 hex digits of the sha256
+// of samples of it.
+func digest(samples ...[]byte) string {
 	h := sha256.New()
-	h.Write(gen.Cassette(gen.DefaultSeed, 0))
-	h.Write(gen.Cassette(gen.DefaultSeed, n-1))
-	h.Write(gen.Suite(n, 0))
-	h.Write(gen.Suite(n, gen.GroupSize))
-	h.Write(gen.CaseSuite(gen.DefaultSeed, n))
-	key := hex.EncodeToString(h.Sum(nil))[:12]
+	for _, s := range samples {
+		h.Write(s)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// benchDir returns os.TempDir()/mcptest-bench/name, writing it with write
+// first when it is not there: a directory is complete once its marker file
+// exists; it is built beside and renamed into place, and when another
+// process got there first, its directory is used.
+func benchDir(tb testing.TB, name string, write func(tmp string) error) string {
+	tb.Helper()
 	root := filepath.Join(os.TempDir(), "mcptest-bench")
-	dir := filepath.Join(root, fmt.Sprintf("n%d-seed%d-%s", n, gen.DefaultSeed, key))
+	dir := filepath.Join(root, name)
 	const marker = ".complete"
 	if _, err := os.Stat(filepath.Join(dir, marker)); err == nil {
 		return dir
@@ -75,7 +91,7 @@ func corpus(tb testing.TB, n int) string {
 		tb.Fatal(err)
 	}
 	start := time.Now()
-	if _, err := gen.Write(tmp, n, gen.DefaultSeed); err != nil {
+	if err := write(tmp); err != nil {
 		os.RemoveAll(tmp)
 		tb.Fatal(err)
 	}
@@ -83,8 +99,6 @@ func corpus(tb testing.TB, n int) string {
 		os.RemoveAll(tmp)
 		tb.Fatal(err)
 	}
-	// Only complete directories are renamed into place; when another
-	// process got there first, use its directory.
 	if err := os.Rename(tmp, dir); err != nil {
 		os.RemoveAll(tmp)
 		if _, statErr := os.Stat(filepath.Join(dir, marker)); statErr != nil {
@@ -92,11 +106,10 @@ func corpus(tb testing.TB, n int) string {
 		}
 		return dir
 	}
-	tb.Logf("generated %d cassettes in %s (%v)", n, dir, time.Since(start).Round(time.Millisecond))
+	tb.Logf("generated %s (%v)", dir, time.Since(start).Round(time.Millisecond))
 	return dir
 }
 
-// cassetteFiles lists a corpus's cassettes and their total size.
 func cassetteFiles(tb testing.TB, dir string) ([]string, int64) {
 	tb.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, gen.CassetteDir, "*.json"))

@@ -13,8 +13,6 @@ package engine_test
 //     run and JSON report, for -cpuprofile.
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -123,52 +121,13 @@ const (
 // os.TempDir()/mcptest-bench like the corpus.
 func transcriptDir(tb testing.TB, n int, format string) string {
 	tb.Helper()
-	h := sha256.New()
-	h.Write(gen.Transcript(gen.DefaultSeed, 0, format))
-	h.Write(gen.Transcript(gen.DefaultSeed, n-1, format))
-	h.Write(gen.TranscriptSuite(gen.DefaultSeed, n))
-	key := hex.EncodeToString(h.Sum(nil))[:12]
-	root := filepath.Join(os.TempDir(), "mcptest-bench")
-	dir := filepath.Join(root, fmt.Sprintf("transcripts-%s-n%d-%s", format, n, key))
-	const marker = ".complete"
-	if _, err := os.Stat(filepath.Join(dir, marker)); err == nil {
-		return dir
-	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	tmp, err := os.MkdirTemp(root, "building-")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if _, err := gen.WriteTranscripts(tmp, n, gen.DefaultSeed, format); err != nil {
-		os.RemoveAll(tmp)
-		tb.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(tmp, marker), nil, 0o644); err != nil {
-		os.RemoveAll(tmp)
-		tb.Fatal(err)
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		os.RemoveAll(tmp)
-		if _, statErr := os.Stat(filepath.Join(dir, marker)); statErr != nil {
-			tb.Fatal(err)
-		}
-	}
-	return dir
+	key := digest(gen.Transcript(gen.DefaultSeed, 0, format), gen.Transcript(gen.DefaultSeed, n-1, format), gen.TranscriptSuite(gen.DefaultSeed, n))
+	return benchDir(tb, fmt.Sprintf("transcripts-%s-n%d-%s", format, n, key), func(tmp string) error {
+		_, err := gen.WriteTranscripts(tmp, n, gen.DefaultSeed, format)
+		return err
+	})
 }
 
-// BenchmarkTranscripts scores 2,000 transcripts end to end through the
-// binary, `mcptest run --reporter json --output FILE` in their directory
-// (on CI settings, with a fresh workspace store), once with the OpenAI
-// transcripts an eval harness saves and once with v1 cassettes of the same
-// content. It reports the median wall time (s/run), the fastest (best-s,
-// the least disturbed by other work on the machine), the median CPU time
-// (cpu-s/run) and how many times faster than promptfoo the fastest run was
-// (x-promptfoo). It fails when the fastest run is not 50 times faster
-// than promptfoo's 13.1 s.
-//
-//	go test -run '^$' -bench 'Transcripts$' -benchtime 10x ./engine
 func BenchmarkTranscripts(b *testing.B) {
 	tools := buildTools(b)
 	for _, format := range []string{gen.OpenAI, gen.V1} {
