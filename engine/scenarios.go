@@ -50,3 +50,20 @@ func (s *Suite) Scenarios(names []string) ([]*Case, error) {
 	}
 	return out, nil
 }
+
+// RunScenarios replays the scenarios of the suite at path (those named
+// exactly by names, else all of them) against their worlds: `mcptest
+// scenario run`.
+func RunScenarios(path string, names []string, opt Options) (*report.Envelope, error) {
+	suite, err := LoadSuite(path)
+	if err != nil {
+		return nil, err
+	}
+	scenarios, err := suite.Scenarios(names)
+	if err != nil {
+		return nil, err
+	}
+	only := *suite
+	only.Cases = scenarios
+	return Run(&only, opt)
+}

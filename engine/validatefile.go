@@ -101,3 +101,17 @@ func ValidateData(path string, data []byte) (diag.List, error) {
 	}
 	return nil, err
 }
+
+// ValidateFiles checks each of paths with ValidateFile and returns every
+// problem found, in the order of paths.
+func ValidateFiles(paths []string) (diag.List, error) {
+	var all diag.List
+	for _, p := range paths {
+		l, err := ValidateFile(p)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, l...)
+	}
+	return all, nil
+}

@@ -1,21 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/mcptest/mcptest/engine"
-	"github.com/mcptest/mcptest/gate/distractor"
 )
-
-// toolsList is a tools/list result. _meta names the test the tools were
-// generated for.
-type toolsList struct {
-	Meta  map[string]string `json:"_meta"`
-	Tools []distractor.Tool `json:"tools"`
-}
 
 // distractors prints, for each test with a distractors: block, the tools
 // the block injects as a tools/list document, so a team can present exactly
@@ -46,26 +36,14 @@ func (c *Command) distractors(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	n := 0
-	for _, cs := range cases {
-		d, ok := cs.Block("distractors").(*engine.DistractorsBlock)
-		if !ok {
-			continue
-		}
-		n++
-		doc := toolsList{Meta: map[string]string{"mcptest/test": cs.Name}, Tools: d.Tools()}
-		if err := enc.Encode(doc); err != nil {
-			return fmt.Errorf("encode tools/list: %w", err)
-		}
+	lists, err := engine.DistractorLists(cases)
+	if err != nil {
+		return err
 	}
-	if n == 0 {
+	if lists == nil {
 		return inputErr("%s: no selected test has a `distractors:` block", *config)
 	}
-	if _, err := c.Stdout.Write(buf.Bytes()); err != nil {
+	if _, err := c.Stdout.Write(lists); err != nil {
 		return fmt.Errorf("write tools/list: %w", err)
 	}
 	return nil

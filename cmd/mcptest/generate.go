@@ -4,26 +4,13 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/engine/agentsuite"
-	"github.com/mcptest/mcptest/engine/safefile"
-	"github.com/mcptest/mcptest/gate/security"
 	"github.com/mcptest/mcptest/live"
 	"github.com/mcptest/mcptest/mcpserver"
 )
 
 // generateUsage names the four kinds; every usage error of generate says it.
 const generateUsage = "usage: mcptest generate suite|conformance|redteam|eval [flags] " + liveTargetSynopsis + "\n       mcptest generate agent-suite --from CASSETTE... [--output FILE]"
-
-// generated is one rendered suite with what the renderer has to say about
-// it.
-type generated struct {
-	suite    string
-	notes    []string
-	warnings []security.Finding
-	// summary is the line printed when the suite goes to --output.
-	summary string
-}
 
 // generate is `mcptest generate suite|conformance|redteam|eval`: the suite
 // scaffold_suite, scaffold_conformance, scaffold_redteam or scaffold_eval
@@ -87,37 +74,11 @@ func (c *Command) generate(_ context.Context, args []string) error {
 		return err
 	}
 
-	var g generated
-	switch kind {
-	case "suite":
-		sc := mcpserver.ScaffoldSuite(cat, t, mcpserver.ScaffoldOptions{Tools: tools, IncludeEdge: !*noEdge, IncludeViolation: !*noViolation, Probe: *probe, All: true, Cursor: *cursor, IncludeWrites: *includeWrites})
-		g = generated{sc.Suite, sc.Notes, sc.Warnings, fmt.Sprintf("%d tools, %d resources and %d prompts scaffolded", len(sc.Tools), sc.ResourcesScaffolded, sc.PromptsScaffolded)}
-	case "conformance":
-		cf := mcpserver.ScaffoldConformance(cat, t)
-		g = generated{cf.Suite, cf.Notes, nil, fmt.Sprintf("%d compliance checks scaffolded", cf.ChecksScaffolded)}
-	default:
-		render, what := mcpserver.ScaffoldRedteam, "red-team probes"
-		if kind == "eval" {
-			render, what = mcpserver.ScaffoldEval, "eval cases"
-		}
-		ms := render(cat, t, mcpserver.ModelOptions{Tools: tools, All: true, Cursor: *cursor})
-		g = generated{ms.Suite, ms.Notes, ms.Warnings, fmt.Sprintf("%d %s scaffolded", ms.ToolsCovered, what)}
+	opt := mcpserver.ScaffoldOptions{Tools: tools, Cursor: *cursor}
+	if kind == "suite" {
+		opt = mcpserver.ScaffoldOptions{Tools: tools, IncludeEdge: !*noEdge, IncludeViolation: !*noViolation, Probe: *probe, Cursor: *cursor, IncludeWrites: *includeWrites}
 	}
-	for _, w := range g.warnings {
-		fmt.Fprintf(c.Stderr, "warning: %s %s: %s\n", w.Rule, annotate.Clean(w.Tool), annotate.Clean(w.Summary))
-	}
-	for _, n := range g.notes {
-		fmt.Fprintf(c.Stderr, "note: %s\n", annotate.Clean(n))
-	}
-	if *output != "" {
-		if err := safefile.WriteOutput(*output, []byte(g.suite), 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", *output, err)
-		}
-		fmt.Fprintf(c.Stderr, "mcptest: %s; suite written to %s\n", g.summary, *output)
-		return nil
-	}
-	_, err = fmt.Fprint(c.Stdout, g.suite)
-	return err
+	return mcpserver.WriteSuite(c.Stdout, c.Stderr, *output, mcpserver.Generate(kind, cat, t, opt))
 }
 
 // generateAgentSuite is `mcptest generate agent-suite`: an agents: suite
@@ -142,16 +103,6 @@ func (c *Command) generateAgentSuite(args []string) error {
 	if err != nil {
 		return err
 	}
-	for _, n := range p.Notes {
-		fmt.Fprintf(c.Stderr, "note: %s\n", annotate.Clean(n))
-	}
-	if *output == "" {
-		_, err = fmt.Fprint(c.Stdout, p.Suite)
-		return err
-	}
-	if err := safefile.WriteOutput(*output, []byte(p.Suite), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", *output, err)
-	}
-	fmt.Fprintf(c.Stderr, "mcptest: %d agent tests proposed from %d recordings; suite written to %s\n", p.Cases, len(from), *output)
-	return nil
+	g := mcpserver.Generated{Suite: p.Suite, Notes: p.Notes, Summary: fmt.Sprintf("%d agent tests proposed from %d recordings", p.Cases, len(from))}
+	return mcpserver.WriteSuite(c.Stdout, c.Stderr, *output, g)
 }

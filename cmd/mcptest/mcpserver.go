@@ -31,7 +31,7 @@ func (c *Command) mcpServer(ctx context.Context, args []string) error {
 		return fmt.Errorf("locate the mcptest binary: %w", err)
 	}
 	if *install {
-		return c.installFrontDoor(installRequest{root: *root, client: *client, path: *installPath, absolute: *absolute, writes: *writes, exe: exe})
+		return asInput(mcpserver.InstallFrontDoor(c.Stdout, mcpserver.InstallRequest{Root: *root, Client: *client, Path: *installPath, Absolute: *absolute, Writes: *writes, Exe: exe, Getenv: c.Getenv}))
 	}
 	if *client != "" || *installPath != "" || *absolute {
 		return inputErr("--client, --install-path and --absolute go with --install")
@@ -47,45 +47,6 @@ func (c *Command) mcpServer(ctx context.Context, args []string) error {
 	// The front door reads its frames itself: a malformed line is answered
 	// with a JSON-RPC error and the session goes on.
 	return mcpserver.Serve(ctx, c.mcpOptions(abs, exe, *writes), &mcpserver.StdioTransport{Reader: in, Writer: out})
-}
-
-// installRequest is what `mcp-server --install` was asked to write.
-type installRequest struct {
-	root, client, path string
-	absolute, writes   bool
-	exe                string
-}
-
-// installFrontDoor is `mcp-server --install`: the mcptest entry in each
-// target file, with the command mcptest (found on PATH) unless --absolute
-// or the file is Claude Desktop's.
-func (c *Command) installFrontDoor(r installRequest) error {
-	targets, err := mcpserver.InstallTargets(r.root, r.client, r.path, c.Getenv)
-	if err != nil {
-		return inputErr("%v", err)
-	}
-	for _, t := range targets {
-		command := "mcptest"
-		if r.absolute || t.Client.Path == "" {
-			command = r.exe
-		} else if !mcpserver.OnPath(c.Getenv("PATH"), "mcptest") {
-			return inputErr("mcptest is not on PATH, so %s's command `mcptest` would not start: install it (go install github.com/mcptest/mcptest/cmd/mcptest@latest, or a release archive) or pass --absolute to write %s (a path that is only right on this machine)", t.Path, r.exe)
-		}
-		changed, err := mcpserver.InstallFor(t.Path, t.Client, command, r.writes)
-		if err != nil {
-			return err
-		}
-		state := "mcptest installed"
-		if !changed {
-			state = "mcptest already installed, unchanged"
-		}
-		line := fmt.Sprintf("%s: %s for %s (%s mcp-server", t.Path, state, t.Client.Name, command)
-		if r.writes {
-			line += " --enable-writes"
-		}
-		fmt.Fprintln(c.Stdout, line+")")
-	}
-	return nil
 }
 
 // mcpOptions are the front door's options.

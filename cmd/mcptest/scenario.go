@@ -55,18 +55,8 @@ func (c *Command) scenario(_ context.Context, args []string) error {
 	}
 
 	start := time.Now()
-	suite, err := engine.LoadSuite(pos[0])
-	if err != nil {
-		return err
-	}
-	scenarios, err := suite.Scenarios(names)
-	if err != nil {
-		return err
-	}
-	only := *suite
-	only.Cases = scenarios
 	progress := c.progress()
-	env, err := engine.Run(&only, engine.Options{CassetteDir: *cassetteDir, Version: version, Progress: progress.update})
+	env, err := engine.RunScenarios(pos[0], names, engine.Options{CassetteDir: *cassetteDir, Version: version, Progress: progress.update})
 	progress.clear()
 	if err != nil {
 		return err

@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/mcptest/mcptest/engine"
-	"github.com/mcptest/mcptest/engine/diag"
 )
 
 func (c *Command) validate(_ context.Context, args []string) error {
@@ -27,22 +25,16 @@ func (c *Command) validate(_ context.Context, args []string) error {
 		}
 		files = []string{f}
 	}
-	var all diag.List
-	for _, f := range files {
-		l, err := engine.ValidateFile(f)
-		if err != nil {
-			return err
-		}
-		all = append(all, l...)
+	all, err := engine.ValidateFiles(files)
+	if err != nil {
+		return err
 	}
 	if *format == "json" {
 		doc := engine.ValidationDocument(all)
-		b, _ := json.MarshalIndent(doc, "", "  ")
-		fmt.Fprintf(c.Stdout, "%s\n", b)
-		if !doc.Valid {
-			return silentExit(ExitInput)
+		if err := writeJSON(c.Stdout, doc); err != nil || doc.Valid {
+			return err
 		}
-		return nil
+		return silentExit(ExitInput)
 	}
 	if len(all) > 0 {
 		return all

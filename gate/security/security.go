@@ -361,3 +361,10 @@ func Clean(s string, n int) string {
 	}
 	return out
 }
+
+// ScanReport is the document `mcptest security --format json` prints: how
+// many tools were scanned and every finding, [] when there is none.
+type ScanReport struct {
+	Tools    int       `json:"tools"`
+	Findings []Finding `json:"findings"`
+}

@@ -1,0 +1,42 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcptest/mcptest/gate/distractor"
+)
+
+// toolsList is a tools/list result; _meta names the test the tools were
+// generated for.
+type toolsList struct {
+	Meta  map[string]string `json:"_meta"`
+	Tools []distractor.Tool `json:"tools"`
+}
+
+// DistractorLists is what `mcptest distractors` prints: for each of cases
+// with a distractors: block, the tools the block injects as a tools/list
+// document (indented JSON, one after the other), so a team can present
+// exactly those tools to its agent when recording. It is nil when no case
+// has the block.
+func DistractorLists(cases []*Case) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	for _, cs := range cases {
+		d, ok := cs.Block("distractors").(*DistractorsBlock)
+		if !ok {
+			continue
+		}
+		doc := toolsList{Meta: map[string]string{"mcptest/test": cs.Name}, Tools: d.Tools()}
+		if err := enc.Encode(doc); err != nil {
+			return nil, fmt.Errorf("encode tools/list: %w", err)
+		}
+	}
+	if buf.Len() == 0 {
+		return nil, nil
+	}
+	return buf.Bytes(), nil
+}

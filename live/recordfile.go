@@ -1,0 +1,162 @@
+package live
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/safefile"
+)
+
+// InputError is a refusal of what the user gave (a flag's value, a file
+// that is not what it was named as), as opposed to an operational failure:
+// `mcptest` exits 2 on it.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+
+func (e *InputError) Unwrap() error { return e.Err }
+
+func inputErr(format string, args ...any) error {
+	return &InputError{fmt.Errorf(format, args...)}
+}
+
+// RecordOptions is what `mcptest record` was asked to do.
+type RecordOptions struct {
+	Target Target
+	Getenv func(string) string
+	// Output is the cassette to write; with Append, its runs are kept and
+	// the recording's added after them.
+	Output string
+	Append bool
+	// Server names the server in the cassette (default: the target's
+	// name, else "target"); Agent, when set, is the cassette's agent.
+	Server, Agent string
+	// Listen, when set, serves the agent over streamable HTTP on this
+	// host:port until ctx is cancelled; else ServeStdio serves it.
+	Listen     string
+	ServeStdio func(context.Context, *mcp.Server) error
+	// Log gets the progress lines; Listening, when set, is told the
+	// address Listen serves.
+	Log       io.Writer
+	Listening func(addr string)
+}
+
+// Record stands between an agent and the target: it serves the target's
+// catalog to the agent, forwards every call, and when the agent leaves (or
+// ctx is cancelled) writes what passed as a v1 cassette, one run per
+// client session. The proxy and the target live until ctx is cancelled;
+// the target's start, handshake and catalog are bounded by its timeout.
+func Record(ctx context.Context, o RecordOptions) error {
+	server := cmp.Or(o.Server, o.Target.Name, "target")
+	var prior *cassette.File
+	var err error
+	if o.Append {
+		if prior, err = ReadRecording(o.Output); err != nil {
+			return err
+		}
+	}
+	upstream, err := Dial(ctx, o.Target, o.Getenv)
+	if err != nil {
+		return err
+	}
+	defer upstream.Close()
+	cat, err := upstream.Catalog(ctx)
+	if err != nil {
+		return err
+	}
+	rec := &Recording{}
+	proxy := ProxyServer(upstream, cat, rec.Open, rec.Add)
+	started := time.Now().UTC()
+	if o.Listen == "" {
+		err = o.ServeStdio(ctx, proxy)
+	} else {
+		err = ProxyHTTP(ctx, proxy, o.Listen, o.Output, o.Log, o.Listening)
+	}
+	if err != nil {
+		return err
+	}
+	doc := rec.Cassette(prior, server, o.Agent, started, cat, o.Listen == "")
+	if err := writeRecording(o.Output, doc); err != nil {
+		return err
+	}
+	calls, sessions := rec.Counts()
+	fmt.Fprintf(o.Log, "mcptest: recorded %d calls in %d session(s); %s holds %d run(s)\n", calls, sessions, o.Output, len(doc.Runs))
+	return nil
+}
+
+// writeRecording writes the cassette after reading it back: a recording
+// that is not a valid cassette is a bug, never a file.
+func writeRecording(path string, doc *cassette.File) error {
+	data, err := doc.Encode()
+	if err != nil {
+		return err
+	}
+	if _, err := cassette.Read(path, data); err != nil {
+		return fmt.Errorf("the recording is not a valid cassette (a bug): %w", err)
+	}
+	if err := safefile.WriteOutput(path, data, 0o644); err != nil {
+		return fmt.Errorf("write cassette: %w", err)
+	}
+	return nil
+}
+
+// ReadRecording reads the cassette a recording appends to: nothing when
+// the file does not exist yet, else a valid v1 cassette. A file refused
+// before it was read is its *diag.Error; one that is no v1 cassette is an
+// *InputError.
+func ReadRecording(path string) (*cassette.File, error) {
+	data, err := cassette.Load(path, path)
+	var refused *diag.Error
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, nil
+	case errors.As(err, &refused):
+		return nil, refused
+	case err != nil:
+		return nil, fmt.Errorf("read cassette: %w", err)
+	}
+	cas, err := cassette.Read(path, data)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	if cas.Format != cassette.FormatV1 {
+		return nil, inputErr("%s: --append adds to an mcptest v1 cassette, this is %s", path, cas.Format)
+	}
+	doc, err := cassette.DecodeFile(path, data)
+	if err != nil {
+		return nil, inputErr("%v", err)
+	}
+	return doc, nil
+}
+
+// ProxyHTTP serves the recording proxy over streamable HTTP on listen
+// until ctx is cancelled (an interrupt or a terminate), telling log (and
+// listening, when set) where to point the agent. An address that cannot
+// be listened on is an *InputError.
+func ProxyHTTP(ctx context.Context, proxy *mcp.Server, listen, output string, log io.Writer, listening func(string)) error {
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return inputErr("--listen %s: %v", listen, err)
+	}
+	srv := &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return proxy }, nil), ReadHeaderTimeout: 10 * time.Second}
+	go func() { <-ctx.Done(); srv.Close() }()
+	fmt.Fprintf(log, "mcptest: recording: point the agent at http://%s (interrupt to stop and write %s)\n", ln.Addr(), output)
+	if listening != nil {
+		listening(ln.Addr().String())
+	}
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

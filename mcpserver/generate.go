@@ -1,0 +1,61 @@
+package mcpserver
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/mcptest/mcptest/annotate"
+	"github.com/mcptest/mcptest/engine/safefile"
+	"github.com/mcptest/mcptest/gate/security"
+	"github.com/mcptest/mcptest/live"
+)
+
+// Generated is one rendered suite with what its renderer has to say about
+// it: `mcptest generate` prints it with WriteSuite.
+type Generated struct {
+	Suite    string
+	Notes    []string
+	Warnings []security.Finding
+	// Summary is the line printed when the suite goes to a file.
+	Summary string
+}
+
+// Generate renders the suite of one kind (suite, conformance, redteam
+// or eval) for every tool
+// of cat at once: scaffold_suite's with opt, scaffold_conformance's, or
+// scaffold_redteam's and scaffold_eval's with opt's tools and cursor.
+func Generate(kind string, cat *live.Catalog, t live.Target, opt ScaffoldOptions) Generated {
+	switch kind {
+	case "suite":
+		opt.All = true
+		sc := ScaffoldSuite(cat, t, opt)
+		return Generated{sc.Suite, sc.Notes, sc.Warnings, fmt.Sprintf("%d tools, %d resources and %d prompts scaffolded", len(sc.Tools), sc.ResourcesScaffolded, sc.PromptsScaffolded)}
+	case "conformance":
+		cf := ScaffoldConformance(cat, t)
+		return Generated{cf.Suite, cf.Notes, nil, fmt.Sprintf("%d compliance checks scaffolded", cf.ChecksScaffolded)}
+	}
+	render, what := ScaffoldRedteam, "red-team probes"
+	if kind == "eval" {
+		render, what = ScaffoldEval, "eval cases"
+	}
+	ms := render(cat, t, ModelOptions{Tools: opt.Tools, All: true, Cursor: opt.Cursor})
+	return Generated{ms.Suite, ms.Notes, ms.Warnings, fmt.Sprintf("%d %s scaffolded", ms.ToolsCovered, what)}
+}
+
+// WriteSuite prints g's warnings and notes to log, then its suite to out,
+// or, when output is set, to that file with its summary on log.
+func WriteSuite(out, log io.Writer, output string, g Generated) error {
+	WriteWarnings(log, g.Warnings)
+	for _, n := range g.Notes {
+		fmt.Fprintf(log, "note: %s\n", annotate.Clean(n))
+	}
+	if output == "" {
+		_, err := fmt.Fprint(out, g.Suite)
+		return err
+	}
+	if err := safefile.WriteOutput(output, []byte(g.Suite), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", output, err)
+	}
+	fmt.Fprintf(log, "mcptest: %s; suite written to %s\n", g.Summary, output)
+	return nil
+}
