@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"time"
 
@@ -38,8 +37,8 @@ func (c *Command) doctor(args []string) error {
 		go tokens.Count("")
 	}
 	cat, err := c.loadCatalog(t, lists)
-	if ee := (*exitError)(nil); errors.As(err, &ee) && !*lint && *format == "text" {
-		mcpserver.WriteAuthFailure(c.Stdout, t, ee.err)
+	if !*lint && *format == "text" {
+		mcpserver.WriteAuthFailure(c.Stdout, t, err)
 	}
 	switch {
 	case err != nil:

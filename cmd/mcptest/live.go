@@ -33,16 +33,13 @@ func asInput(err error) error {
 	return err
 }
 
-// loadCatalog reads the target's catalog; a missing catalog file is wrong
-// input, a server that cannot be reached is an operational failure.
+// loadCatalog reads the target's catalog: a catalog file that cannot be
+// read is wrong input, a server that cannot be reached (or refuses the
+// bearer token, *live.AuthError) an operational failure.
 func (c *Command) loadCatalog(t live.Target, lists live.Lists) (*live.Catalog, error) {
 	cat, err := live.LoadLists(context.Background(), t, c.Getenv, lists)
-	var ae *live.AuthError
-	switch {
-	case err != nil && t.Catalog != "":
+	if err != nil && t.Catalog != "" {
 		return nil, catalogFileErr(err)
-	case errors.As(err, &ae):
-		return nil, &exitError{code: ExitError, err: err}
 	}
 	return cat, err
 }
@@ -59,12 +56,16 @@ func (tf *targetFlags) parseFormat(args []string, format *string) error {
 	return nil
 }
 
-// formatTarget is parseFormat, then the target the flags name.
-func (tf *targetFlags) formatTarget(args []string, format *string) (live.Target, error) {
+// readCatalog is parseFormat, then the lists of the target the flags name.
+func (c *Command) readCatalog(tf *targetFlags, args []string, format *string, lists live.Lists) (*live.Catalog, error) {
 	if err := tf.parseFormat(args, format); err != nil {
-		return live.Target{}, err
+		return nil, err
 	}
-	return tf.target()
+	t, err := tf.target()
+	if err != nil {
+		return nil, err
+	}
+	return c.loadCatalog(t, lists)
 }
 
 // listCommand is tools, resources, prompts or capabilities.
@@ -73,11 +74,7 @@ func (c *Command) listCommand(what string) func(*Command, []string) error {
 		fs := c.newFlags(what, "mcptest "+what+" [--format text|json] "+targetSynopsis)
 		tf := addTargetFlags(fs, true)
 		format := fs.String("format", "text", "text or json")
-		t, err := tf.formatTarget(args, format)
-		if err != nil {
-			return err
-		}
-		cat, err := c.loadCatalog(t, map[string]live.Lists{"tools": live.ListTools, "resources": live.ListResources, "prompts": live.ListPrompts}[what])
+		cat, err := c.readCatalog(tf, args, format, map[string]live.Lists{"tools": live.ListTools, "resources": live.ListResources, "prompts": live.ListPrompts}[what])
 		if err != nil {
 			return err
 		}

@@ -11,11 +11,7 @@ func (c *Command) security(args []string) error {
 	fs := c.newFlags("security", "mcptest security [--format text|json] "+targetSynopsis)
 	tf := addTargetFlags(fs, true)
 	format := fs.String("format", "text", "text or json")
-	t, err := tf.formatTarget(args, format)
-	if err != nil {
-		return err
-	}
-	cat, err := c.loadCatalog(t, live.ListTools)
+	cat, err := c.readCatalog(tf, args, format, live.ListTools)
 	if err != nil {
 		return err
 	}

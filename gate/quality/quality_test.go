@@ -175,3 +175,22 @@ func contains(xs []string, x string) bool {
 	}
 	return false
 }
+
+// TestLintTools: the lint document counts its tools, their findings by
+// severity (a clean tool's one PASS finding included) and the scores.
+func TestLintTools(t *testing.T) {
+	var raw []map[string]any
+	for _, js := range []string{clean, `{"name": "get", "description": "get"}`} {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(js), &m); err != nil {
+			t.Fatal(err)
+		}
+		raw = append(raw, m)
+	}
+	doc := LintTools(raw)
+	r := Assess([]Tool{tool(t, clean), tool(t, `{"name": "get", "description": "get"}`)})
+	want := LintSummary{Tools: 2, Critical: r.CriticalCount, Warning: r.WarningCount, Pass: 1, MeanScore: r.MeanScore, MinScore: r.MinScore}
+	if doc.Summary != want || len(doc.Tools) != 2 {
+		t.Errorf("summary %+v, want %+v", doc.Summary, want)
+	}
+}
