@@ -15,12 +15,22 @@ type toolsList struct {
 	Tools []distractor.Tool `json:"tools"`
 }
 
-// DistractorLists is what `mcptest distractors` prints: for each of cases
-// with a distractors: block, the tools the block injects as a tools/list
-// document (indented JSON, one after the other), so a team can present
-// exactly those tools to its agent when recording. It is nil when no case
-// has the block.
-func DistractorLists(cases []*Case) ([]byte, error) {
+// DistractorLists is what `mcptest distractors` prints: for each test of
+// the suite at path that filters select (SelectCases) and that has a
+// distractors: block, the tools the block injects as a tools/list document
+// (indented JSON, one after the other), so a team can present exactly
+// those tools to its agent when recording. It is nil when no selected test
+// has the block. The suite is loaded without its cassettes: the tools are
+// what the agent is shown while it is recorded, before they exist.
+func DistractorLists(path string, filters []string) ([]byte, error) {
+	suite, err := LoadSuiteUnrecorded(path)
+	if err != nil {
+		return nil, err
+	}
+	cases, err := SelectCases(suite, filters)
+	if err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -9,7 +9,7 @@ import (
 // TestDistractorLists: one tools/list per test with a distractors: block,
 // named in _meta; nothing at all when no test has one.
 func TestDistractorLists(t *testing.T) {
-	s := writeSuite(t, `
+	path := writeSuiteFile(t, `
 agents:
   - name: near duplicates
     cassette: c.json
@@ -22,7 +22,7 @@ agents:
     equal_function_sets:
       classes: [{ name: search, members: [shop.search_products] }]
 `, map[string]string{"c.json": `{"mcptest_cassette": 1, "runs": [{"turns": []}]}`})
-	data, err := DistractorLists(s.Cases)
+	data, err := DistractorLists(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ agents:
 	if doc.Meta["mcptest/test"] != "near duplicates" || len(doc.Tools) != 2 {
 		t.Errorf("document %+v", doc)
 	}
-	if data, err := DistractorLists(s.Cases[1:]); data != nil || err != nil {
+	if data, err := DistractorLists(path, []string{"plain"}); data != nil || err != nil {
 		t.Errorf("no block: %q %v", data, err)
 	}
 }

@@ -15,7 +15,12 @@
 // whose message says what to set and how to diagnose it. Document is a
 // catalog as `mcptest tools --format json` prints it and the front door's
 // list verbs answer it (with the description-poisoning warnings of
-// gate/security); SurfaceTokens is what listing its tools costs. A
-// Recording collects the calls ProxyServer forwards and renders them as a
-// v1 cassette (engine/cassette.File) for `mcptest record`.
+// gate/security); SurfaceTokens is what listing its tools costs, and
+// Layers the connection layers `mcptest doctor` reports. Record is `mcptest
+// record`: a Recording collects the calls ProxyServer forwards (to an agent
+// on stdio, or over streamable HTTP with ProxyHTTP) and renders them as a
+// v1 cassette (engine/cassette.File), added to the one ReadRecording read
+// when appending. An *InputError is a refusal of what the user gave (a
+// --listen address, a cassette to append to that is not v1), which the
+// command reports as wrong input.
 package live

@@ -24,7 +24,13 @@
 // Discover (discover.go) finds the MCP servers a workspace's and a user's
 // client configs declare, and Diagnose (walk.go) starts each one it can
 // and reads its catalog, hiding every value a ${VAR} reference expanded
-// to: `mcptest doctor` with no target, and get_doctor_report.
+// to: DoctorWalk (`mcptest doctor` with no target), and get_doctor_report.
+//
+// The CLI's renderings of what its live commands read are here too
+// (render.go: WriteCatalog, WriteLayers, WriteLint, WriteSecurity), as are
+// Generate and WriteSuite behind `mcptest generate` and InstallFrontDoor
+// behind `mcp-server --install`: cmd/mcptest parses the flags and calls
+// them. Everything a server said is printed through annotate.Clean.
 //
 // The workspace store (.mcptest/, or where MCPTEST_DIR says) is this
 // package's: Store (workspace.go) is how `mcptest run` keeps each run's

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 
 // WalkOptions is what `mcptest doctor` with no target was asked.
 type WalkOptions struct {
-	Root   string // the workspace, absolute
+	Root   string // the workspace
 	Only   string // the one server to diagnose by name, "" for all
 	Format string // "text" or "json"
 	// Timeout, when set, bounds each server (--timeout).
@@ -32,6 +33,9 @@ type WalkOptions struct {
 // config that cannot be read, or an Only no config declares, is a
 // *live.InputError.
 func DoctorWalk(ctx context.Context, w io.Writer, o WalkOptions) (failed int, err error) {
+	if o.Root, err = filepath.Abs(o.Root); err != nil {
+		return 0, err
+	}
 	servers, checked, err := Discover(o.Root, o.Getenv)
 	if err != nil {
 		return 0, &live.InputError{Err: err}

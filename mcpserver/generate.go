@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/mcptest/mcptest/annotate"
+	"github.com/mcptest/mcptest/engine/agentsuite"
 	"github.com/mcptest/mcptest/engine/safefile"
 	"github.com/mcptest/mcptest/gate/security"
 	"github.com/mcptest/mcptest/live"
@@ -42,14 +43,29 @@ func Generate(kind string, cat *live.Catalog, t live.Target, opt ScaffoldOptions
 	return Generated{ms.Suite, ms.Notes, ms.Warnings, fmt.Sprintf("%d %s scaffolded", ms.ToolsCovered, what)}
 }
 
+// ProposeAgentSuite is `mcptest generate agent-suite`: the agents: suite
+// package agentsuite proposes from the recordings from, with its cassette
+// paths relative to output's directory (output "" or "-" is stdout).
+func ProposeAgentSuite(output string, from []string) (Generated, error) {
+	if output == "-" {
+		output = ""
+	}
+	p, err := agentsuite.Propose(output, from)
+	if err != nil {
+		return Generated{}, err
+	}
+	return Generated{Suite: p.Suite, Notes: p.Notes, Summary: fmt.Sprintf("%d agent tests proposed from %d recordings", p.Cases, len(from))}, nil
+}
+
 // WriteSuite prints g's warnings and notes to log, then its suite to out,
-// or, when output is set, to that file with its summary on log.
+// or, when output is set (and not "-"), to that file with its summary on
+// log.
 func WriteSuite(out, log io.Writer, output string, g Generated) error {
 	WriteWarnings(log, g.Warnings)
 	for _, n := range g.Notes {
 		fmt.Fprintf(log, "note: %s\n", annotate.Clean(n))
 	}
-	if output == "" {
+	if output == "" || output == "-" {
 		_, err := fmt.Fprint(out, g.Suite)
 		return err
 	}

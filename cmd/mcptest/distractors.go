@@ -26,17 +26,7 @@ func (c *Command) distractors(_ context.Context, args []string) error {
 	default:
 		return inputErr("distractors takes one suite file, got %d arguments: %q", len(pos), pos)
 	}
-	// The tools/list is what the agent is shown while it is recorded, so
-	// the cassettes need not exist yet.
-	suite, err := engine.LoadSuiteUnrecorded(*config)
-	if err != nil {
-		return err
-	}
-	cases, err := engine.SelectCases(suite, filters)
-	if err != nil {
-		return err
-	}
-	lists, err := engine.DistractorLists(cases)
+	lists, err := engine.DistractorLists(*config, filters)
 	if err != nil {
 		return err
 	}

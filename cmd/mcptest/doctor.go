@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"path/filepath"
 	"time"
 
 	"github.com/mcptest/mcptest/gate/tokens"
@@ -52,11 +51,7 @@ func (c *Command) doctor(args []string) error {
 // doctorWalk is doctor with no target over the configs of dir and the
 // user's; it exits 1 when a diagnosed server fails.
 func (c *Command) doctorWalk(dir, only, format string, timeout time.Duration) error {
-	root, err := filepath.Abs(dir)
-	if err != nil {
-		return err
-	}
-	failed, err := mcpserver.DoctorWalk(context.Background(), c.Stdout, mcpserver.WalkOptions{Root: root, Only: only, Format: format, Timeout: timeout, Getenv: c.Getenv})
+	failed, err := mcpserver.DoctorWalk(context.Background(), c.Stdout, mcpserver.WalkOptions{Root: dir, Only: only, Format: format, Timeout: timeout, Getenv: c.Getenv})
 	if err == nil && failed > 0 {
 		return errFailed
 	}

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
 
-	"github.com/mcptest/mcptest/engine/agentsuite"
 	"github.com/mcptest/mcptest/live"
 	"github.com/mcptest/mcptest/mcpserver"
 )
@@ -43,27 +41,23 @@ func (c *Command) generate(_ context.Context, args []string) error {
 	fs := c.newFlags("generate "+kind, synopsis+"\n  TARGET is "+liveTargetSynopsis)
 	tf := addTargetFlags(fs, false)
 	output := fs.String("output", "", "write the suite to `FILE` instead of stdout (- is stdout)")
-	var tools stringList
-	var probe, noEdge, noViolation, includeWrites *bool
-	cursor := new(int)
+	var opt mcpserver.ScaffoldOptions
+	var noEdge, noViolation bool
 	if kind != "conformance" {
-		fs.Var(&tools, "tool", "scaffold only the tool `NAME` (repeatable)")
-		cursor = fs.Int("cursor", 0, "start at tool `N` of the sorted list: the cursor a note gives when the suite reached its size limit")
+		fs.Var((*stringList)(&opt.Tools), "tool", "scaffold only the tool `NAME` (repeatable)")
+		fs.IntVar(&opt.Cursor, "cursor", 0, "start at tool `N` of the sorted list: the cursor a note gives when the suite reached its size limit")
 	}
 	if kind == "suite" {
-		probe = fs.Bool("probe", false, "also emit the schema-derived negative probe cases per tool")
-		noEdge = fs.Bool("no-edge", false, "leave out the boundary case per tool")
-		noViolation = fs.Bool("no-violation", false, "leave out the schema-violation case per tool")
-		includeWrites = fs.Bool("include-writes", false, "emit the tests of tools that change state (annotations not readOnlyHint, destructiveHint, or a write or delete name) as live tests; by default they are commented out for review, so the suite never calls them for real")
+		fs.BoolVar(&opt.Probe, "probe", false, "also emit the schema-derived negative probe cases per tool")
+		fs.BoolVar(&noEdge, "no-edge", false, "leave out the boundary case per tool")
+		fs.BoolVar(&noViolation, "no-violation", false, "leave out the schema-violation case per tool")
+		fs.BoolVar(&opt.IncludeWrites, "include-writes", false, "emit the tests of tools that change state (annotations not readOnlyHint, destructiveHint, or a write or delete name) as live tests; by default they are commented out for review, so the suite never calls them for real")
 	}
 	if err := tf.parse(args[1:]); err != nil {
 		return err
 	}
-	if *output == "-" {
-		*output = ""
-	}
-	if *cursor < 0 {
-		return inputErr("--cursor: %d is negative", *cursor)
+	if opt.Cursor < 0 {
+		return inputErr("--cursor: %d is negative", opt.Cursor)
 	}
 	t, err := tf.target()
 	if err != nil {
@@ -73,16 +67,12 @@ func (c *Command) generate(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-
-	opt := mcpserver.ScaffoldOptions{Tools: tools, Cursor: *cursor}
-	if kind == "suite" {
-		opt = mcpserver.ScaffoldOptions{Tools: tools, IncludeEdge: !*noEdge, IncludeViolation: !*noViolation, Probe: *probe, Cursor: *cursor, IncludeWrites: *includeWrites}
-	}
+	opt.IncludeEdge, opt.IncludeViolation = !noEdge, !noViolation
 	return mcpserver.WriteSuite(c.Stdout, c.Stderr, *output, mcpserver.Generate(kind, cat, t, opt))
 }
 
 // generateAgentSuite is `mcptest generate agent-suite`: an agents: suite
-// proposed from recordings (package agentsuite), measured on them.
+// proposed from recordings (mcpserver.ProposeAgentSuite), measured on them.
 func (c *Command) generateAgentSuite(args []string) error {
 	fs := c.newFlags("generate agent-suite", "mcptest generate agent-suite --from CASSETTE [--from CASSETTE]... [--output FILE]")
 	var from stringList
@@ -93,16 +83,12 @@ func (c *Command) generateAgentSuite(args []string) error {
 		return err
 	}
 	from = append(from, rest...)
-	if *output == "-" {
-		*output = ""
-	}
 	if len(from) == 0 {
 		return inputErr("generate agent-suite: name the recordings with --from CASSETTE")
 	}
-	p, err := agentsuite.Propose(*output, from)
+	g, err := mcpserver.ProposeAgentSuite(*output, from)
 	if err != nil {
 		return err
 	}
-	g := mcpserver.Generated{Suite: p.Suite, Notes: p.Notes, Summary: fmt.Sprintf("%d agent tests proposed from %d recordings", p.Cases, len(from))}
 	return mcpserver.WriteSuite(c.Stdout, c.Stderr, *output, g)
 }
