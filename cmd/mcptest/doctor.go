@@ -11,7 +11,8 @@ import (
 
 // doctor reads a target's catalog and reports on it: the connection layers
 // by default, the DESC-NNN description lint with --lint-descriptions. With
-// no target it walks the MCP configs (mcpserver.DoctorWalk).
+// no target it walks the MCP configs (mcpserver.DoctorWalk) and exits 1
+// when a diagnosed server fails.
 func (c *Command) doctor(args []string) error {
 	fs := c.newFlags("doctor", "mcptest doctor [--format text|json] [--server NAME]\n       mcptest doctor [--lint-descriptions] [--format text|json] "+targetSynopsis+"\n  With no target, doctor lists the servers of the workspace's and the user's MCP configs (.mcp.json, ~/.claude.json,\n  .cursor/mcp.json, .vscode/mcp.json, Claude Desktop's) and diagnoses each; --server NAME picks one.")
 	tf := addTargetFlags(fs, true)
@@ -21,7 +22,11 @@ func (c *Command) doctor(args []string) error {
 		return err
 	}
 	if *tf.url == "" && *tf.catalog == "" && len(tf.command) == 0 && (*tf.server == "" || !flagSet(fs, "config")) && !*lint {
-		return c.doctorWalk(".", *tf.server, *format, time.Duration(tf.timeout))
+		failed, err := mcpserver.DoctorWalk(context.Background(), c.Stdout, mcpserver.WalkOptions{Root: ".", Only: *tf.server, Format: *format, Timeout: time.Duration(tf.timeout), Getenv: c.Getenv})
+		if err == nil && failed > 0 {
+			return errFailed
+		}
+		return asInput(err)
 	}
 	t, err := tf.target()
 	if err != nil {
@@ -46,14 +51,4 @@ func (c *Command) doctor(args []string) error {
 		return mcpserver.WriteLint(c.Stdout, *format, cat)
 	}
 	return mcpserver.WriteLayers(c.Stdout, *format, t, cat)
-}
-
-// doctorWalk is doctor with no target over the configs of dir and the
-// user's; it exits 1 when a diagnosed server fails.
-func (c *Command) doctorWalk(dir, only, format string, timeout time.Duration) error {
-	failed, err := mcpserver.DoctorWalk(context.Background(), c.Stdout, mcpserver.WalkOptions{Root: dir, Only: only, Format: format, Timeout: timeout, Getenv: c.Getenv})
-	if err == nil && failed > 0 {
-		return errFailed
-	}
-	return asInput(err)
 }
