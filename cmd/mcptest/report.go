@@ -3,13 +3,19 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
+	"time"
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/engine/safefile"
+	"github.com/mcptest/mcptest/engine/stamp"
 )
 
+// report re-renders a saved run envelope (annotate.New), or compares it
+// with a baseline (--compare, baseline.CompareFile) and exits 1 when the
+// --fail-on policy fails.
 func (c *Command) report(_ context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "merge" {
 		return c.merge(args[1:])
@@ -24,9 +30,6 @@ func (c *Command) report(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *output == "-" {
-		*output = ""
-	}
 	if *compare == "" && flagSet(fs, "fail-on") {
 		return inputErr("--fail-on goes with --compare BASELINE.json")
 	}
@@ -37,17 +40,22 @@ func (c *Command) report(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *compare != "" {
-		return c.compare(env, *compare, *format, *failOn, *output)
-	}
-	out := c.Stdout
-	if *output != "" {
-		out = nil
-	}
-	if *agentBudget < 0 {
+	out, what := *output, "report"
+	opt := annotate.Options{Color: (out == "" || out == "-") && c.color(c.Stdout), AgentBudget: *agentBudget}
+	var rep annotate.Reporter
+	var cmp *baseline.Comparison
+	switch {
+	case *compare != "":
+		if cmp, err = baseline.CompareFile(*compare, "--compare", env, *failOn); err != nil {
+			return inputOf(err)
+		}
+		what = "comparison"
+		rep, err = annotate.NewComparison(*format, cmp, opt)
+	case *agentBudget < 0:
 		return inputErr("--agent-budget: %d is negative", *agentBudget)
+	default:
+		rep, err = annotate.New(*format, opt)
 	}
-	rep, err := annotate.New(*format, annotate.Options{Color: out != nil && c.color(out), AgentBudget: *agentBudget})
 	if err != nil {
 		return inputErr("--format: %v", err)
 	}
@@ -55,12 +63,64 @@ func (c *Command) report(_ context.Context, args []string) error {
 	if err := rep.Report(&buf, env); err != nil {
 		return err
 	}
-	if *output != "" {
-		if err := safefile.WriteOutput(*output, buf.Bytes(), 0o644); err != nil {
-			return fmt.Errorf("write report: %w", err)
-		}
-		return nil
+	if err := c.emit(out, what, buf.Bytes()); err != nil || cmp == nil || !cmp.Gate.Failed {
+		return err
 	}
-	_, err = c.Stdout.Write(buf.Bytes())
-	return err
+	return errFailed
+}
+
+// merge is `mcptest report merge SHARD.json... [--output FILE]`: it
+// combines the envelopes of `mcptest run --shard i/n` into the envelope of
+// the whole run (baseline.MergeFiles), under a run id of its own.
+func (c *Command) merge(args []string) error {
+	fs := c.newFlags("report merge", "mcptest report merge SHARD.json... [--output FILE]")
+	output := fs.String("output", "", "write the merged envelope to `FILE` instead of stdout (- is stdout)")
+	files, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return inputErr("report merge takes the shard envelopes to merge (the files `mcptest run --shard i/n --reporter json` wrote), got none")
+	}
+	env, err := baseline.MergeFiles(files)
+	if err != nil {
+		return inputOf(err)
+	}
+	env.Run.ID = stamp.NewRunID(time.Now())
+	var buf bytes.Buffer
+	if err := (annotate.JSON{}).Report(&buf, env); err != nil {
+		return err
+	}
+	if err := c.emit(*output, "merged envelope", buf.Bytes()); err != nil || *output == "" || *output == "-" {
+		return err
+	}
+	fmt.Fprintf(c.Stderr, "mcptest: %s: %d passed, %d failed, %d inconclusive; %d envelopes merged into %s\n",
+		env.Verdict, env.Totals.Passed, env.Totals.Failed, env.Totals.Inconclusive, len(files), *output)
+	return nil
+}
+
+// emit writes data to stdout, or by rename to the file output names ("-"
+// is stdout too); what names the data in an error.
+func (c *Command) emit(output, what string, data []byte) error {
+	var err error
+	if output == "" || output == "-" {
+		_, err = c.Stdout.Write(data)
+	} else {
+		err = safefile.WriteOutput(output, data, 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", what, err)
+	}
+	return nil
+}
+
+// flagSet reports whether the flag called name was given.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			set = true
+		}
+	})
+	return set
 }
