@@ -9,13 +9,14 @@ import (
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/engine/safefile"
 	"github.com/mcptest/mcptest/engine/stamp"
 )
 
 // report re-renders a saved run envelope (annotate.New), or compares it
-// with a baseline (--compare, baseline.CompareFile) and exits 1 when the
-// --fail-on policy fails.
+// with a baseline (baseline.CompareFile, annotate.NewComparison) and exits
+// 1 when the --fail-on policy fails.
 func (c *Command) report(_ context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "merge" {
 		return c.merge(args[1:])
@@ -27,46 +28,35 @@ func (c *Command) report(_ context.Context, args []string) error {
 	compare := fs.String("compare", "", "compare the run with the `BASELINE.json` envelope: target deltas, floor flips, new, removed and not-comparable cases")
 	failOn := fs.String("fail-on", string(baseline.FailOnRegressions), "with --compare, exit 1 on: regressions (a pass->fail flip or a failing case the baseline cannot vouch for), flips (pass->fail flips only), failures (any failing case) or none")
 	pos, err := parse(fs, args)
-	if err != nil {
+	switch {
+	case err != nil:
 		return err
-	}
-	if *compare == "" && flagSet(fs, "fail-on") {
+	case *compare == "" && flagSet(fs, "fail-on"):
 		return inputErr("--fail-on goes with --compare BASELINE.json")
-	}
-	if len(pos) != 1 {
+	case len(pos) != 1:
 		return inputErr("report takes one run envelope (the file `mcptest run --reporter json` wrote), got %d arguments", len(pos))
 	}
-	env, err := c.readRun(pos[0])
+	env, err := baseline.ReadFile(pos[0], "", report.Read)
 	if err != nil {
-		return err
+		return inputOf(err)
 	}
-	out, what := *output, "report"
-	opt := annotate.Options{Color: (out == "" || out == "-") && c.color(c.Stdout), AgentBudget: *agentBudget}
-	var rep annotate.Reporter
-	var cmp *baseline.Comparison
-	switch {
-	case *compare != "":
-		if cmp, err = baseline.CompareFile(*compare, "--compare", env, *failOn); err != nil {
+	opt := annotate.Options{Color: (*output == "" || *output == "-") && c.color(c.Stdout), AgentBudget: *agentBudget}
+	if *compare != "" {
+		cmp, err := baseline.CompareFile(*compare, "--compare", env, *failOn)
+		if err != nil {
 			return inputOf(err)
 		}
-		what = "comparison"
-		rep, err = annotate.NewComparison(*format, cmp, opt)
-	case *agentBudget < 0:
+		rep, err := annotate.NewComparison(*format, cmp, opt)
+		if err := c.render(rep, err, env, *output, "comparison"); err != nil || !cmp.Gate.Failed {
+			return err
+		}
+		return errFailed
+	}
+	if *agentBudget < 0 {
 		return inputErr("--agent-budget: %d is negative", *agentBudget)
-	default:
-		rep, err = annotate.New(*format, opt)
 	}
-	if err != nil {
-		return inputErr("--format: %v", err)
-	}
-	var buf bytes.Buffer
-	if err := rep.Report(&buf, env); err != nil {
-		return err
-	}
-	if err := c.emit(out, what, buf.Bytes()); err != nil || cmp == nil || !cmp.Gate.Failed {
-		return err
-	}
-	return errFailed
+	rep, err := annotate.New(*format, opt)
+	return c.render(rep, err, env, *output, "report")
 }
 
 // merge is `mcptest report merge SHARD.json... [--output FILE]`: it
@@ -87,11 +77,7 @@ func (c *Command) merge(args []string) error {
 		return inputOf(err)
 	}
 	env.Run.ID = stamp.NewRunID(time.Now())
-	var buf bytes.Buffer
-	if err := (annotate.JSON{}).Report(&buf, env); err != nil {
-		return err
-	}
-	if err := c.emit(*output, "merged envelope", buf.Bytes()); err != nil || *output == "" || *output == "-" {
+	if err := c.render(annotate.JSON{}, nil, env, *output, "merged envelope"); err != nil || *output == "" || *output == "-" {
 		return err
 	}
 	fmt.Fprintf(c.Stderr, "mcptest: %s: %d passed, %d failed, %d inconclusive; %d envelopes merged into %s\n",
@@ -99,14 +85,21 @@ func (c *Command) merge(args []string) error {
 	return nil
 }
 
-// emit writes data to stdout, or by rename to the file output names ("-"
-// is stdout too); what names the data in an error.
-func (c *Command) emit(output, what string, data []byte) error {
-	var err error
+// render renders env with rep, whose constructor failed with err (an
+// unknown --format), to stdout or by rename to the file output names ("-"
+// is stdout); what names the output in an error.
+func (c *Command) render(rep annotate.Reporter, err error, env *report.Envelope, output, what string) error {
+	if err != nil {
+		return inputErr("--format: %v", err)
+	}
+	var buf bytes.Buffer
+	if err := rep.Report(&buf, env); err != nil {
+		return err
+	}
 	if output == "" || output == "-" {
-		_, err = c.Stdout.Write(data)
+		_, err = c.Stdout.Write(buf.Bytes())
 	} else {
-		err = safefile.WriteOutput(output, data, 0o644)
+		err = safefile.WriteOutput(output, buf.Bytes(), 0o644)
 	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", what, err)
@@ -115,12 +108,7 @@ func (c *Command) emit(output, what string, data []byte) error {
 }
 
 // flagSet reports whether the flag called name was given.
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == name {
-			set = true
-		}
-	})
+func flagSet(fs *flag.FlagSet, name string) (set bool) {
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/mcptest/mcptest/baseline"
-	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/mcpserver"
 )
 
@@ -26,13 +25,6 @@ func (c *Command) storeRun(id string, write func(io.Writer) error) {
 	if err := (mcpserver.Store{Getenv: c.Getenv}).SaveRun(id, write); err != nil {
 		fmt.Fprintf(c.Stderr, "mcptest: warning: the run was not stored in the workspace: %v\n", err)
 	}
-}
-
-// readRun reads a saved run envelope, bounded (baseline.ReadFile); a
-// missing or invalid file is wrong input (exit 2).
-func (c *Command) readRun(path string) (*report.Envelope, error) {
-	env, err := baseline.ReadFile(path, "", report.Read)
-	return env, inputOf(err)
 }
 
 // inputOf gives a *baseline.InputError exit code 2, keeping its message.

@@ -11,7 +11,8 @@ import (
 )
 
 // toolBench is `mcptest tool-bench run <spec> [--min-drop FRACTION]
-// [--json]`.
+// [--json]`: gate/toolbench reads the spec, with live's catalog readers,
+// runs and renders it.
 func (c *Command) toolBench(args []string) error {
 	const usage = "mcptest tool-bench run <spec.yml> [--min-drop FRACTION] [--json]"
 	if len(args) > 0 && isHelp(args[0]) {
@@ -32,7 +33,7 @@ func (c *Command) toolBench(args []string) error {
 	case *minDrop > 1:
 		return inputErr("--min-drop %v: expected a fraction between 0 and 1", *minDrop)
 	}
-	rep, err := toolbench.RunFile(pos[0], benchCatalogs)
+	rep, err := toolbench.RunFile(pos[0], toolbench.CatalogsOf(live.ParseCatalog, live.ReadFile))
 	var l diag.List
 	var d *diag.Error
 	switch {
@@ -45,26 +46,9 @@ func (c *Command) toolBench(args []string) error {
 	default:
 		err = toolbench.Text{Clean: annotate.Clean}.Write(c.Stdout, rep)
 	}
-	if err != nil {
+	if err != nil || *minDrop < 0 || rep.MaxDrop >= *minDrop {
 		return err
 	}
-	if *minDrop >= 0 && rep.MaxDrop < *minDrop {
-		fmt.Fprintf(c.Stderr, "FLOOR tool-bench: the largest selection drop %.2f is below --min-drop %.2f: the descriptions do not carry the selection signal\n", rep.MaxDrop, *minDrop)
-		return errFailed
-	}
-	return nil
-}
-
-// benchCatalogs reads a spec's catalog with the MCP client's catalog
-// readers, as every other catalog is read.
-var benchCatalogs = toolbench.Catalogs{
-	Parse: func(data []byte) ([]map[string]any, error) { return rawTools(live.ParseCatalog(data)) },
-	File:  func(path string) ([]map[string]any, error) { return rawTools(live.ReadFile(path)) },
-}
-
-func rawTools(cat *live.Catalog, err error) ([]map[string]any, error) {
-	if err != nil {
-		return nil, err
-	}
-	return cat.RawTools(), nil
+	fmt.Fprintf(c.Stderr, "FLOOR tool-bench: the largest selection drop %.2f is below --min-drop %.2f: the descriptions do not carry the selection signal\n", rep.MaxDrop, *minDrop)
+	return errFailed
 }

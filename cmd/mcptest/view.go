@@ -1,20 +1,10 @@
 package main
 
-import (
-	"context"
-	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
+import "github.com/mcptest/mcptest/annotate/viewer"
 
-	"github.com/mcptest/mcptest/annotate/viewer"
-)
-
-// viewContext is the lifetime of `mcptest view`'s server: until an
-// interrupt. Tests replace it with a context they cancel.
-var viewContext = func() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-}
+// viewContext is the lifetime of `mcptest view`'s server; tests replace it
+// with a context they cancel.
+var viewContext = viewer.UntilInterrupt
 
 // viewListening, when set, is told the server's address once it listens.
 var viewListening func(base string)
@@ -41,48 +31,10 @@ func (c *Command) view(args []string) error {
 	if *noServe && *snapshot == "" {
 		return inputErr("--no-serve goes with --snapshot FILE")
 	}
-	store := viewer.Store{Runs: func() (string, error) { return c.storeDir("runs") }}
-	file, note, err := store.Pick(pos, *latest, *runID)
-	if err != nil {
-		return inputOf(err)
-	}
-	if note != "" {
-		fmt.Fprintf(c.Stderr, "mcptest: %s\n", note)
-	}
-	env, err := c.readRun(file)
-	if err != nil {
-		return err
-	}
-	v, err := viewer.New(env, store)
-	if err != nil {
-		return err
-	}
-	if *snapshot != "" {
-		u, err := v.WriteSnapshot(*snapshot)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(c.Stdout, "snapshot: %s\n", u)
-	}
-	if *noServe {
-		return nil
-	}
-	ln, err := v.Listen(*addr)
-	if err != nil {
-		return inputOf(err)
-	}
-	base := "http://" + ln.Addr().String()
-	ctx, stop := viewContext()
-	defer stop()
-	fmt.Fprintf(c.Stderr, "mcptest: serving the report of %s on %s/ (Ctrl-C stops)\n", file, base)
-	fmt.Fprintf(c.Stdout, "report: %s/\nsnapshot: %s/snapshot#%s\n", base, base, v.Fragment)
-	if viewListening != nil {
-		viewListening(base)
-	}
+	o := viewer.Options{Args: pos, Latest: *latest, RunID: *runID, Addr: *addr, Snapshot: *snapshot, NoServe: *noServe,
+		Context: viewContext, Listening: viewListening, Stdout: c.Stdout, Stderr: c.Stderr}
 	if *open {
-		if err := openBrowser(base + "/"); err != nil {
-			fmt.Fprintf(c.Stderr, "mcptest: could not open a browser (%v); open %s/ yourself\n", err, base)
-		}
+		o.Open = openBrowser
 	}
-	return v.Serve(ctx, ln)
+	return inputOf(viewer.Run(viewer.Store{Runs: func() (string, error) { return c.storeDir("runs") }}, o))
 }

@@ -30,6 +30,23 @@ type Catalogs struct {
 	File func(path string) ([]map[string]any, error)
 }
 
+// CatalogsOf builds Catalogs from a client's readers of an inline
+// catalog and of a catalog file, whose catalogs give their tools as
+// decoded tools/list entries.
+func CatalogsOf[C interface{ RawTools() []map[string]any }](parse func(data []byte) (C, error), file func(path string) (C, error)) Catalogs {
+	return Catalogs{
+		Parse: func(data []byte) ([]map[string]any, error) { return rawTools(parse(data)) },
+		File:  func(path string) ([]map[string]any, error) { return rawTools(file(path)) },
+	}
+}
+
+func rawTools[C interface{ RawTools() []map[string]any }](c C, err error) ([]map[string]any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return c.RawTools(), nil
+}
+
 // The keys of a spec, of an intent and of a mutation.
 var (
 	specKeys     = []string{"catalog", "catalog_path", "intents", "mutations"}

@@ -13,17 +13,7 @@ import (
 )
 
 // catalogs reads a spec's catalog with live's readers, as mcptest does.
-var catalogs = toolbench.Catalogs{
-	Parse: func(data []byte) ([]map[string]any, error) { return rawTools(live.ParseCatalog(data)) },
-	File:  func(path string) ([]map[string]any, error) { return rawTools(live.ReadFile(path)) },
-}
-
-func rawTools(cat *live.Catalog, err error) ([]map[string]any, error) {
-	if err != nil {
-		return nil, err
-	}
-	return cat.RawTools(), nil
-}
+var catalogs = toolbench.CatalogsOf(live.ParseCatalog, live.ReadFile)
 
 // TestRunFile: a spec runs; each problem of a spec, found by the reader
 // or by Validate, is a diag error at its file:line:col (1-based), with
