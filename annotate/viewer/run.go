@@ -24,13 +24,15 @@ type Options struct {
 	// file:// address is printed. NoServe stops there.
 	Snapshot string
 	NoServe  bool
-	// Context is the server's lifetime: it serves until the context ends.
+	// Context is the server's lifetime: it serves until the context ends;
+	// nil is UntilInterrupt.
 	Context func() (context.Context, context.CancelFunc)
 	// Listening, when set, is told the server's address once it listens.
 	Listening func(base string)
 	// Open, when set, opens the served report (OpenBrowser).
 	Open func(url string) error
-	// Stdout takes the addresses; Stderr what the viewer is doing.
+	// Stdout takes the addresses; Stderr what the viewer is doing. nil
+	// discards.
 	Stdout, Stderr io.Writer
 }
 
@@ -46,6 +48,15 @@ func UntilInterrupt() (context.Context, context.CancelFunc) {
 // report's and the snapshot's addresses. Wrong input is a
 // *baseline.InputError.
 func Run(store Store, o Options) error {
+	if o.Context == nil {
+		o.Context = UntilInterrupt
+	}
+	if o.Stdout == nil {
+		o.Stdout = io.Discard
+	}
+	if o.Stderr == nil {
+		o.Stderr = io.Discard
+	}
 	file, note, err := store.Pick(o.Args, o.Latest, o.RunID)
 	if err != nil {
 		return err
