@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // CompareFormats lists the formats a comparison renders to, in the order
@@ -34,10 +36,41 @@ func RenderComparison(w io.Writer, format string, c *baseline.Comparison, opt Op
 			return fmt.Errorf("encode comparison: %w", err)
 		}
 	default:
-		return fmt.Errorf("unknown format %q for a comparison: expected one of %s", format, strings.Join(CompareFormats, ", "))
+		return unknownComparison(format)
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// NewComparison returns the reporter of a comparison in format, one of
+// CompareFormats or html, as New returns a run's: the html page renders
+// the compared run with the comparison at its top; the other formats
+// render the comparison alone (RenderComparison).
+func NewComparison(format string, cmp *baseline.Comparison, opt Options) (Reporter, error) {
+	switch {
+	case format == "html":
+		return HTML{Comparison: cmp}, nil
+	case !slices.Contains(CompareFormats, format):
+		return nil, unknownComparison(format)
+	}
+	return comparisonReporter{format: format, cmp: cmp, opt: opt}, nil
+}
+
+// comparisonReporter renders a comparison in one of CompareFormats.
+type comparisonReporter struct {
+	format string
+	cmp    *baseline.Comparison
+	opt    Options
+}
+
+// Report implements Reporter; the comparison already holds what it says
+// of the run.
+func (r comparisonReporter) Report(w io.Writer, _ *report.Envelope) error {
+	return RenderComparison(w, r.format, r.cmp, r.opt)
+}
+
+func unknownComparison(format string) error {
+	return fmt.Errorf("unknown format %q for a comparison: expected one of %s", format, strings.Join(CompareFormats, ", "))
 }
 
 // caseLabel is the word a case's line starts with.

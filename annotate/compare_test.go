@@ -125,3 +125,31 @@ func TestMarkdownEscape(t *testing.T) {
 		}
 	}
 }
+
+// TestNewComparison: the comparison's reporter renders what
+// RenderComparison renders, html renders the compared run's page with the
+// comparison, and a run's format that has no comparison form is refused
+// with the valid set.
+func TestNewComparison(t *testing.T) {
+	base, cur := comparisonPair()
+	cmp := baseline.Compare(base, cur, baseline.Options{})
+	for _, format := range CompareFormats {
+		rep, err := NewComparison(format, cmp, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		var got, want bytes.Buffer
+		if err := rep.Report(&got, cur); err != nil {
+			t.Fatal(err)
+		}
+		if err := RenderComparison(&want, format, cmp, Options{}); err != nil || got.String() != want.String() {
+			t.Errorf("%s: the reporter does not render the comparison (%v)", format, err)
+		}
+	}
+	if rep, err := NewComparison("html", cmp, Options{}); err != nil || rep.(HTML).Comparison != cmp {
+		t.Errorf("html: %v", err)
+	}
+	if _, err := NewComparison("junit", cmp, Options{}); err == nil || !strings.Contains(err.Error(), `unknown format "junit" for a comparison: expected one of pretty, markdown, json`) {
+		t.Errorf("junit: %v", err)
+	}
+}

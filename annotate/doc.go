@@ -3,7 +3,8 @@
 // else, so `mcptest report run.json --format X` gives what `mcptest run
 // --reporter X` gave, without a second run.
 //
-// New picks a reporter by name. The pretty reporter is for people at a
+// New picks a reporter by name, NewComparison the reporter of a
+// comparison with a baseline. The pretty reporter is for people at a
 // terminal (colour only when asked for); the json reporter writes the
 // canonical envelope, byte for byte deterministic. junit (JUnit XML for CI
 // test tabs), sarif (SARIF 2.1.0 for code scanning, written by WriteSARIF,
@@ -12,7 +13,8 @@
 // (caseProblems) and the run's provenance are computed once for all three.
 // SnapshotPage and SnapshotFragment are the viewer that renders an envelope
 // carried in its own address (mcptest view). RunList and CaseHistory are
-// the pages mcptest view serves over the runs stored in the workspace: the
+// the pages mcptest view (the viewer subpackage) serves over the runs
+// stored in the workspace: the
 // runs with a comparison picker, and one case across them. The html
 // report's pieces are html.go (the page), htmlfigures.go (figures against
 // their thresholds, grouped by gate) and htmlevidence.go (the run

@@ -3,7 +3,10 @@
 // What flows through it: run envelopes (report.Envelope), as `mcptest run
 // --reporter json` wrote them, in; a Comparison or a merged Envelope out.
 // Compare and Merge read no clock, file or network, so the same envelopes
-// always give the same result. The network lives in fetch.go alone: the
+// always give the same result. file.go reads a saved envelope from disk
+// for the commands, bounded before the read starts (ReadFile; CompareFile
+// and MergeFiles on top of it), and marks what is the user's wrong input
+// (InputError, exit 2). The network lives in fetch.go alone: the
 // GitHub type fetches the default branch's baseline artifact for the
 // Action in the order of action.md (FetchBaseline, with every acceptance
 // filter, and ReadArtifactEntry, which reads the one expected zip entry

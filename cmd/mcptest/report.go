@@ -3,13 +3,20 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
+	"time"
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/engine/safefile"
+	"github.com/mcptest/mcptest/engine/stamp"
 )
 
+// report re-renders a saved run envelope (annotate.New), or compares it
+// with a baseline (baseline.CompareFile, annotate.NewComparison) and exits
+// 1 when the --fail-on policy fails.
 func (c *Command) report(_ context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "merge" {
 		return c.merge(args[1:])
@@ -21,33 +28,67 @@ func (c *Command) report(_ context.Context, args []string) error {
 	compare := fs.String("compare", "", "compare the run with the `BASELINE.json` envelope: target deltas, floor flips, new, removed and not-comparable cases")
 	failOn := fs.String("fail-on", string(baseline.FailOnRegressions), "with --compare, exit 1 on: regressions (a pass->fail flip or a failing case the baseline cannot vouch for), flips (pass->fail flips only), failures (any failing case) or none")
 	pos, err := parse(fs, args)
-	if err != nil {
+	switch {
+	case err != nil:
 		return err
-	}
-	if *output == "-" {
-		*output = ""
-	}
-	if *compare == "" && flagSet(fs, "fail-on") {
+	case *compare == "" && flagSet(fs, "fail-on"):
 		return inputErr("--fail-on goes with --compare BASELINE.json")
-	}
-	if len(pos) != 1 {
+	case len(pos) != 1:
 		return inputErr("report takes one run envelope (the file `mcptest run --reporter json` wrote), got %d arguments", len(pos))
 	}
-	env, err := c.readRun(pos[0])
+	env, err := baseline.ReadFile(pos[0], "", report.Read)
 	if err != nil {
-		return err
+		return inputOf(err)
 	}
+	opt := annotate.Options{Color: (*output == "" || *output == "-") && c.color(c.Stdout), AgentBudget: *agentBudget}
 	if *compare != "" {
-		return c.compare(env, *compare, *format, *failOn, *output)
-	}
-	out := c.Stdout
-	if *output != "" {
-		out = nil
+		cmp, err := baseline.CompareFile(*compare, "--compare", env, *failOn)
+		if err != nil {
+			return inputOf(err)
+		}
+		rep, err := annotate.NewComparison(*format, cmp, opt)
+		if err := c.render(rep, err, env, *output, "comparison"); err != nil || !cmp.Gate.Failed {
+			return err
+		}
+		return errFailed
 	}
 	if *agentBudget < 0 {
 		return inputErr("--agent-budget: %d is negative", *agentBudget)
 	}
-	rep, err := annotate.New(*format, annotate.Options{Color: out != nil && c.color(out), AgentBudget: *agentBudget})
+	rep, err := annotate.New(*format, opt)
+	return c.render(rep, err, env, *output, "report")
+}
+
+// merge is `mcptest report merge SHARD.json... [--output FILE]`: it
+// combines the envelopes of `mcptest run --shard i/n` into the envelope of
+// the whole run (baseline.MergeFiles), under a run id of its own.
+func (c *Command) merge(args []string) error {
+	fs := c.newFlags("report merge", "mcptest report merge SHARD.json... [--output FILE]")
+	output := fs.String("output", "", "write the merged envelope to `FILE` instead of stdout (- is stdout)")
+	files, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return inputErr("report merge takes the shard envelopes to merge (the files `mcptest run --shard i/n --reporter json` wrote), got none")
+	}
+	env, err := baseline.MergeFiles(files)
+	if err != nil {
+		return inputOf(err)
+	}
+	env.Run.ID = stamp.NewRunID(time.Now())
+	if err := c.render(annotate.JSON{}, nil, env, *output, "merged envelope"); err != nil || *output == "" || *output == "-" {
+		return err
+	}
+	fmt.Fprintf(c.Stderr, "mcptest: %s: %d passed, %d failed, %d inconclusive; %d envelopes merged into %s\n",
+		env.Verdict, env.Totals.Passed, env.Totals.Failed, env.Totals.Inconclusive, len(files), *output)
+	return nil
+}
+
+// render renders env with rep, whose constructor failed with err (an
+// unknown --format), to stdout or by rename to the file output names ("-"
+// is stdout); what names the output in an error.
+func (c *Command) render(rep annotate.Reporter, err error, env *report.Envelope, output, what string) error {
 	if err != nil {
 		return inputErr("--format: %v", err)
 	}
@@ -55,12 +96,19 @@ func (c *Command) report(_ context.Context, args []string) error {
 	if err := rep.Report(&buf, env); err != nil {
 		return err
 	}
-	if *output != "" {
-		if err := safefile.WriteOutput(*output, buf.Bytes(), 0o644); err != nil {
-			return fmt.Errorf("write report: %w", err)
-		}
-		return nil
+	if output == "" || output == "-" {
+		_, err = c.Stdout.Write(buf.Bytes())
+	} else {
+		err = safefile.WriteOutput(output, buf.Bytes(), 0o644)
 	}
-	_, err = c.Stdout.Write(buf.Bytes())
-	return err
+	if err != nil {
+		return fmt.Errorf("write %s: %w", what, err)
+	}
+	return nil
+}
+
+// flagSet reports whether the flag called name was given.
+func flagSet(fs *flag.FlagSet, name string) (set bool) {
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

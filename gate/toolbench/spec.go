@@ -1,4 +1,4 @@
-package main
+package toolbench
 
 import (
 	"encoding/json"
@@ -11,11 +11,43 @@ import (
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/safefile"
 	"github.com/mcptest/mcptest/engine/yamlpos"
-	"github.com/mcptest/mcptest/gate/toolbench"
-	"github.com/mcptest/mcptest/live"
 )
 
-// The keys of a tool-bench spec, of an intent and of a mutation.
+// MaxSpecBytes bounds a spec file, as a catalog file is bounded: a spec is
+// untrusted input.
+const MaxSpecBytes = 16 << 20
+
+// Catalogs reads the catalog a spec gives, inline or by catalog_path, into
+// decoded tools/list entries. mcptest hands in the catalog readers of its
+// MCP client, so a spec's catalog reads as every other catalog does and
+// this package links no client.
+type Catalogs struct {
+	// Parse reads an inline catalog, given as JSON; its error is placed
+	// at the catalog key.
+	Parse func(data []byte) ([]map[string]any, error)
+	// File reads the catalog file at path; a diag.List it returns is
+	// passed on as it is, any other error is placed at catalog_path.
+	File func(path string) ([]map[string]any, error)
+}
+
+// CatalogsOf builds Catalogs from a client's readers of an inline
+// catalog and of a catalog file, whose catalogs give their tools as
+// decoded tools/list entries.
+func CatalogsOf[C interface{ RawTools() []map[string]any }](parse func(data []byte) (C, error), file func(path string) (C, error)) Catalogs {
+	return Catalogs{
+		Parse: func(data []byte) ([]map[string]any, error) { return rawTools(parse(data)) },
+		File:  func(path string) ([]map[string]any, error) { return rawTools(file(path)) },
+	}
+}
+
+func rawTools[C interface{ RawTools() []map[string]any }](c C, err error) ([]map[string]any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return c.RawTools(), nil
+}
+
+// The keys of a spec, of an intent and of a mutation.
 var (
 	specKeys     = []string{"catalog", "catalog_path", "intents", "mutations"}
 	intentKeys   = []string{"gold", "query"}
@@ -26,39 +58,47 @@ var (
 var specYAML = yamlpos.Options{Noun: "spec", Kind: "tool-bench",
 	Empty: "the spec is empty: expected a mapping with catalog (or catalog_path), intents and mutations"}
 
-// specReader decodes a spec node by node, collecting every problem with
-// its position.
-type specReader struct {
-	path string
-	doc  *yamlpos.Doc
-	errs diag.List
+// RunFile reads the spec at path and runs it. Every problem of the spec,
+// whether its reader or Validate finds it, is a positioned diag error
+// (a diag.List or a *diag.Error); a file that cannot be read is another
+// error, which names it.
+func RunFile(path string, cats Catalogs) (Report, error) {
+	spec, doc, err := ReadSpec(path, cats)
+	if err != nil {
+		return Report{}, err
+	}
+	rep, err := Run(spec)
+	var se *SpecError
+	switch {
+	case errors.As(err, &se):
+		return Report{}, &diag.Error{Pos: SpecPos(doc, se), Kind: "tool-bench", Message: se.Error(), Source: doc.Data}
+	case err != nil:
+		return Report{}, fmt.Errorf("%s: %v", path, err)
+	}
+	return rep, nil
 }
 
-func (r *specReader) errorf(ptr, format string, args ...any) {
-	r.errs = append(r.errs, &diag.Error{Pos: r.doc.At(ptr), Pointer: ptr, Kind: "tool-bench", Message: fmt.Sprintf(format, args...)})
-}
-
-// readBenchSpec reads a spec file: every problem of the file (syntax,
-// unknown keys with a did-you-mean, values of the wrong type, a missing or
-// doubled catalog) is returned at once as a positioned diag.List; a file
-// that cannot be read is an input error (exit 2). The Doc is returned too, so a problem
-// toolbench finds later can be placed.
-func readBenchSpec(path string) (toolbench.Spec, *yamlpos.Doc, error) {
-	data, err := safefile.ReadFile(path, live.MaxCatalogBytes)
+// ReadSpec reads a spec file: every problem of the file (syntax, unknown
+// keys with a did-you-mean, values of the wrong type, a missing or doubled
+// catalog) is returned at once as a positioned diag.List; a file that
+// cannot be read, or is over MaxSpecBytes, is another error. The Doc is
+// returned too, so a problem Validate finds later can be placed (SpecPos).
+func ReadSpec(path string, cats Catalogs) (Spec, *yamlpos.Doc, error) {
+	data, err := safefile.ReadFile(path, MaxSpecBytes)
 	switch {
 	case safefile.IsLimit(err):
-		return toolbench.Spec{}, nil, inputErr("spec: %v", err)
+		return Spec{}, nil, fmt.Errorf("spec: %v", err)
 	case err != nil:
-		return toolbench.Spec{}, nil, inputErr("read spec: %w", err)
+		return Spec{}, nil, fmt.Errorf("read spec: %w", err)
 	}
-	return parseBenchSpec(path, data)
+	return ParseSpec(path, data, cats)
 }
 
-// parseBenchSpec is readBenchSpec on the bytes of the spec at path.
-func parseBenchSpec(path string, data []byte) (toolbench.Spec, *yamlpos.Doc, error) {
-	r := &specReader{path: path, doc: yamlpos.Read(path, data, specYAML)}
+// ParseSpec is ReadSpec on the bytes of the spec at path.
+func ParseSpec(path string, data []byte, cats Catalogs) (Spec, *yamlpos.Doc, error) {
+	r := &specReader{path: path, doc: yamlpos.Read(path, data, specYAML), cats: cats}
 	r.errs = r.doc.Errs
-	var spec toolbench.Spec
+	var spec Spec
 	if r.doc.Node != nil && len(r.errs) == 0 {
 		spec = r.spec()
 	}
@@ -75,14 +115,27 @@ func parseBenchSpec(path string, data []byte) (toolbench.Spec, *yamlpos.Doc, err
 	return spec, r.doc, nil
 }
 
+// specReader decodes a spec node by node, collecting every problem with
+// its position.
+type specReader struct {
+	path string
+	doc  *yamlpos.Doc
+	cats Catalogs
+	errs diag.List
+}
+
+func (r *specReader) errorf(ptr, format string, args ...any) {
+	r.errs = append(r.errs, &diag.Error{Pos: r.doc.At(ptr), Pointer: ptr, Kind: "tool-bench", Message: fmt.Sprintf(format, args...)})
+}
+
 // spec decodes the root mapping.
-func (r *specReader) spec() toolbench.Spec {
+func (r *specReader) spec() Spec {
 	if _, ok := r.doc.Root.(map[string]any); !ok {
 		r.errorf("", "expected a mapping with catalog (or catalog_path), intents and mutations")
-		return toolbench.Spec{}
+		return Spec{}
 	}
 	r.errs = append(r.errs, r.doc.UnknownKeys("", "spec", specKeys, "tool-bench")...)
-	var s toolbench.Spec
+	var s Spec
 	for i := range r.list("/intents", "an intent {query, gold}") {
 		s.Intents = append(s.Intents, r.intent("/intents/"+strconv.Itoa(i)))
 	}
@@ -115,8 +168,8 @@ func (r *specReader) entry(ptr, what string, allowed []string) bool {
 	return true
 }
 
-func (r *specReader) intent(ptr string) toolbench.Intent {
-	var in toolbench.Intent
+func (r *specReader) intent(ptr string) Intent {
+	var in Intent
 	if !r.entry(ptr, "an intent {query, gold}", intentKeys) {
 		return in
 	}
@@ -131,8 +184,8 @@ func (r *specReader) intent(ptr string) toolbench.Intent {
 	return in
 }
 
-func (r *specReader) mutation(ptr string) toolbench.Mutation {
-	var m toolbench.Mutation
+func (r *specReader) mutation(ptr string) Mutation {
+	var m Mutation
 	if !r.entry(ptr, "a mutation {tool, kind}", mutationKeys) {
 		return m
 	}
@@ -175,12 +228,12 @@ func (r *specReader) catalog() []map[string]any {
 			r.errorf("/catalog", "catalog: %v", err)
 			return nil
 		}
-		cat, err := live.ParseCatalog(js)
+		tools, err := r.cats.Parse(js)
 		if err != nil {
 			r.errorf("/catalog", "catalog: %v", err)
 			return nil
 		}
-		return cat.RawTools()
+		return tools
 	case path != nil:
 		return r.catalogFile(path)
 	}
@@ -197,7 +250,7 @@ func (r *specReader) catalogFile(v any) []map[string]any {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(filepath.Dir(r.path), p)
 	}
-	cat, err := live.ReadFile(p)
+	tools, err := r.cats.File(p)
 	var l diag.List
 	switch {
 	case errors.As(err, &l):
@@ -207,7 +260,7 @@ func (r *specReader) catalogFile(v any) []map[string]any {
 		r.errorf("/catalog_path", "catalog_path: %v", err)
 		return nil
 	}
-	return cat.RawTools()
+	return tools
 }
 
 // sectionOf names the value at ptr as messages do: /intents/0/gold is
@@ -227,10 +280,11 @@ func sectionOf(ptr string) string {
 	return b.String()
 }
 
-// specPos places a problem toolbench found in the spec: the section's key
-// for the whole section, else the entry's value at its key, else the
-// entry; a problem of a catalog read from catalog_path at that key.
-func specPos(d *yamlpos.Doc, e *toolbench.SpecError) diag.Pos {
+// SpecPos places a problem Validate found in the spec d was read from: the
+// section's key for the whole section, else the entry's value at its key,
+// else the entry; a problem of a catalog read from catalog_path at that
+// key.
+func SpecPos(d *yamlpos.Doc, e *SpecError) diag.Pos {
 	section, sub, _ := strings.Cut(e.Section, ".")
 	if section == "catalog" && d.Value("/catalog") == nil && d.Value("/catalog_path") != nil {
 		return d.KeyAt("/catalog_path")
