@@ -125,3 +125,14 @@ func TestCompletion(t *testing.T) {
 		}
 	}
 }
+
+// TestCompletionGolden pins each shell's completion script byte for byte.
+func TestCompletionGolden(t *testing.T) {
+	for _, shell := range completionShells {
+		script, stderr, code := mcptest(t, nil, "completion", shell)
+		if code != ExitOK || stderr != "" {
+			t.Fatalf("completion %s: exit %d, stderr %q", shell, code, stderr)
+		}
+		golden(t, "testdata/golden/completion/"+shell, script)
+	}
+}
