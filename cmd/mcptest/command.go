@@ -6,14 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
-	"golang.org/x/term"
-
 	"github.com/mcptest/mcptest/action"
 	"github.com/mcptest/mcptest/annotate"
+	"github.com/mcptest/mcptest/cli"
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/stamp"
 )
@@ -153,15 +151,7 @@ func (c *Command) MainContext(ctx context.Context, args []string) (code int) {
 			return c.exit(sc.run(c, ctx, args[1:]))
 		}
 	}
-	var names []string
-	for _, sc := range c.subcommands() {
-		names = append(names, sc.name)
-	}
-	msg := fmt.Sprintf("mcptest: unknown command %q", name)
-	if s := diag.Suggest(name, names); s != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", s)
-	}
-	fmt.Fprintf(c.Stderr, "%s\nRun 'mcptest help' for the list of commands.\n", msg)
+	fmt.Fprintf(c.Stderr, "mcptest: unknown command %q%s\nRun 'mcptest help' for the list of commands.\n", name, didYouMean(name, c.commandNames()))
 	return ExitInput
 }
 
@@ -231,94 +221,24 @@ func (c *Command) printDiag(l diag.List) {
 // and every flag to stdout (exit 0); a wrong flag prints the error and the
 // same help to stderr (exit 2).
 func (c *Command) newFlags(name, synopsis string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(&flagOutput{Writer: c.Stderr, stdout: c.Stdout, help: func(w io.Writer) { writeHelp(w, synopsis, fs) }})
-	// parse prints the help, on stdout for --help and on stderr after an error.
-	fs.Usage = func() {}
-	return fs
-}
-
-// flagOutput is a flag set's output: errors go to the embedded writer
-// (stderr); help is how parse prints the subcommand's help.
-type flagOutput struct {
-	io.Writer
-	stdout io.Writer
-	help   func(io.Writer)
-}
-
-// printHelp prints fs's help to stdout (for --help) or stderr.
-func printHelp(fs *flag.FlagSet, toStdout bool) {
-	fo, ok := fs.Output().(*flagOutput)
-	if !ok {
-		fs.PrintDefaults()
-		return
-	}
-	if toStdout {
-		fo.help(fo.stdout)
-		return
-	}
-	fo.help(fo.Writer)
-}
-
-// writeHelp prints a synopsis and every flag of fs the way the README
-// writes them: --name VALUE, the usage indented below, the default.
-func writeHelp(w io.Writer, synopsis string, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: %s\n", synopsis)
-	n := 0
-	fs.VisitAll(func(*flag.Flag) { n++ })
-	if n == 0 {
-		return
-	}
-	fmt.Fprint(w, "\nflags:\n")
-	fs.VisitAll(func(f *flag.Flag) {
-		value, usage := flag.UnquoteUsage(f)
-		line := "  --" + f.Name
-		if value != "" {
-			line += " " + value
-		}
-		fmt.Fprintf(w, "%s\n    \t%s", line, strings.ReplaceAll(usage, "\n", "\n    \t"))
-		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "[]" {
-			fmt.Fprintf(w, " (default %s)", f.DefValue)
-		}
-		fmt.Fprintln(w)
-	})
+	return cli.NewFlagSet(name, synopsis, c.Stdout, c.Stderr)
 }
 
 // parse parses flags that may stand before or after the positional
-// arguments, as users type them: `mcptest run suite.yml --filter x`.
+// arguments (cli.Parse); a wrong flag is an input error.
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				printHelp(fs, true)
-				return nil, err
-			}
-			printHelp(fs, false)
-			return nil, &exitError{code: ExitInput, err: err}
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
+	pos, err := cli.Parse(fs, args)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		return nil, &exitError{code: ExitInput, err: err}
 	}
+	return pos, err
 }
 
 // isHelp reports whether arg asks for help.
-func isHelp(arg string) bool {
-	return arg == "-h" || arg == "--help" || arg == "-help"
-}
+func isHelp(arg string) bool { return cli.IsHelp(arg) }
 
 // stringList is a repeatable string flag.
-type stringList []string
-
-func (s *stringList) String() string     { return strings.Join(*s, ",") }
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+type stringList = cli.StringList
 
 // exitCodes are the meanings of the exit codes, in order. The README's
 // exit-code table and action.yml's description carry the same rows, word
@@ -395,11 +315,6 @@ func (c *Command) printVersion(_ context.Context, args []string) error {
 	return nil
 }
 
-// stdoutTerminal reports whether stdout is a terminal; tests replace it.
-var stdoutTerminal = isTerminal
-
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
+// isTerminal reports whether w is a terminal; stdoutTerminal is the check
+// of stdout, which tests replace.
+var isTerminal, stdoutTerminal = cli.IsTerminal, cli.IsTerminal

@@ -97,8 +97,8 @@ func TestCompletion(t *testing.T) {
 			t.Fatalf("completion %s: exit %d, stderr %q", shell, code, stderr)
 		}
 		for _, cc := range table {
-			if !strings.Contains(script, cc.name) {
-				t.Errorf("completion %s lacks the command %s", shell, cc.name)
+			if !strings.Contains(script, cc.Name) {
+				t.Errorf("completion %s lacks the command %s", shell, cc.Name)
 			}
 		}
 		for _, flag := range []string{"--shard", "--cassette-dir", "--probe", "--min-drop", "--install"} {

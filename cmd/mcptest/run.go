@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcptest/mcptest/annotate"
+	"github.com/mcptest/mcptest/cli"
 	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/prices"
@@ -119,7 +120,7 @@ func (c *Command) runSuite(a runArgs) error {
 	if err != nil {
 		return err
 	}
-	a.timeout.override(suite)
+	suite.SetTimeout(time.Duration(a.timeout))
 	progress := c.progress()
 	opts := engine.Options{Filter: a.filters, CassetteDir: a.cassetteDir, Version: version, Progress: progress.update, Shard: a.shard}
 	opts.Cache, opts.Build = c.caseCache(a.useCache, a.noCache)
@@ -252,35 +253,17 @@ func (c *Command) color(w io.Writer) bool {
 	return c.Getenv("NO_COLOR") == "" && isTerminal(w)
 }
 
-// progressLine rewrites one line on a terminal's stderr as cassettes are
-// read, at most every 100 ms. It stays silent when stderr is not a
-// terminal, so logs and --reporter json stay clean.
+// progressLine is the line a run rewrites on a terminal's stderr as
+// cassettes are read (cli.Progress): update is engine.Options.Progress,
+// clear erases the line before the report.
 type progressLine struct {
-	w     io.Writer
-	last  time.Time
-	shown bool
+	update func(done, total int)
+	clear  func()
 }
 
-func (c *Command) progress() *progressLine {
-	if !isTerminal(c.Stderr) {
-		return &progressLine{}
-	}
-	return &progressLine{w: c.Stderr, last: time.Now()}
-}
-
-func (p *progressLine) update(done, total int) {
-	if p.w == nil || (time.Since(p.last) < 100*time.Millisecond && done != total) {
-		return
-	}
-	p.last = time.Now()
-	p.shown = true
-	fmt.Fprintf(p.w, "\rmcptest: %d/%d cassettes read", done, total)
-}
-
-func (p *progressLine) clear() {
-	if p.shown {
-		fmt.Fprint(p.w, "\r\x1b[K")
-	}
+func (c *Command) progress() progressLine {
+	p := cli.NewProgress(c.Stderr, "mcptest: %d/%d cassettes read")
+	return progressLine{p.Update, p.Clear}
 }
 
 // loadPrices reads a --prices table: a malformed one is a positioned input
