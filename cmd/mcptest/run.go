@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/mcptest/mcptest/annotate"
@@ -109,7 +107,9 @@ func (c *Command) runFlags(args []string) (runArgs, error) {
 		shard: shard, useCache: *useCache, noCache: *noCache, rep: rep, prices: table, timeout: timeout}, nil
 }
 
-// runSuite runs the suite and reports it.
+// runSuite runs the suite and reports it: the envelope goes to the
+// workspace store and the report to the output (an HTML page asked for on
+// a terminal goes to the store); it returns the run's outcome.
 func (c *Command) runSuite(a runArgs) error {
 	config, err := c.suiteFile(a.config)
 	if err != nil {
@@ -122,70 +122,41 @@ func (c *Command) runSuite(a runArgs) error {
 	}
 	suite.SetTimeout(time.Duration(a.timeout))
 	progress := c.progress()
-	opts := engine.Options{Filter: a.filters, CassetteDir: a.cassetteDir, Version: version, Progress: progress.update, Shard: a.shard}
+	out := annotate.NewRunOutput(a.reporter, a.rep)
+	defer out.Close()
+	opts := engine.Options{Filter: a.filters, CassetteDir: a.cassetteDir, Version: version, Progress: progress.update, Shard: a.shard, Prices: a.prices, Emit: out.Emit()}
 	opts.Cache, opts.Build = c.caseCache(a.useCache, a.noCache)
-	opts.Prices = a.prices
 	opts.Warn = func(msg string) { fmt.Fprintf(c.Stderr, "mcptest: warning: %s\n", msg) }
-	// The JSON envelope is written to the store and, with --reporter json,
-	// to the output. Then its cases are encoded once, into a spool, as
-	// they are computed, so memory stays flat in the number of cases;
-	// without a spool (no temporary directory, or another reporter, which
-	// renders from the whole envelope) they are kept and encoded case by
-	// case as they are written.
-	var spool *annotate.CaseSpool
-	if a.reporter == "json" {
-		if spool, err = annotate.NewCaseSpool(); err == nil {
-			defer spool.Close()
-			opts.Emit = spool.Add
-		}
-	}
 	env, err := engine.Run(suite, opts)
 	progress.clear()
 	if err != nil {
 		return err
 	}
 	stamp.Run(env, start)
-	env.Source = stamp.Source(c.Getenv)
-	env.Environment = stamp.Environment(c.Getenv)
-
-	writeJSON := func(w io.Writer) error { return (annotate.JSON{}).Report(w, env) }
-	if opts.Emit != nil {
-		writeJSON = func(w io.Writer) error { return spool.WriteEnvelope(w, env) }
-	}
-	c.storeRun(env.Run.ID, writeJSON)
-	if opts.Emit != nil {
-		return c.writeJSONReport(env, a.output, writeJSON)
-	}
-	return c.writeRunReport(a, env)
-}
-
-// writeRunReport renders the envelope with the chosen reporter to the
-// output (an HTML page asked for on a terminal goes to the store), and
-// returns the run's outcome.
-func (c *Command) writeRunReport(a runArgs, env *report.Envelope) error {
-	output := a.output
-	var buf bytes.Buffer
-	if err := a.rep.Report(&buf, env); err != nil {
+	env.Source, env.Environment = stamp.Source(c.Getenv), stamp.Environment(c.Getenv)
+	c.storeRun(env.Run.ID, func(w io.Writer) error { return out.JSON(w, env) })
+	write, err := out.Render(env)
+	if err != nil {
 		return err
 	}
+	output := a.output
 	if output == "" && a.reporter == "html" && stdoutTerminal(c.Stdout) {
-		// An HTML page is no use on a terminal: it goes to the store.
 		dir, err := c.storeDir("reports")
-		if err != nil {
-			return fmt.Errorf("write report: %w", err)
+		if err == nil {
+			err = os.MkdirAll(dir, 0o755)
 		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err != nil {
 			return fmt.Errorf("write report: %w", err)
 		}
 		output = filepath.Join(dir, env.Run.ID+".html")
 	}
-	if output != "" {
-		if err := safefile.WriteOutput(output, buf.Bytes(), 0o644); err != nil {
-			return fmt.Errorf("write report: %w", err)
-		}
+	if output == "" {
+		err = write(c.Stdout)
+	} else if err = safefile.WriteOutputFunc(output, 0o644, write); err == nil {
 		fmt.Fprintf(c.Stderr, "mcptest: %s: %d passed, %d failed, %d inconclusive; report written to %s\n",
 			env.Verdict, env.Totals.Passed, env.Totals.Failed, env.Totals.Inconclusive, output)
-	} else if _, err := c.Stdout.Write(buf.Bytes()); err != nil {
+	}
+	if err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
 	if env.Verdict == report.Fail {
@@ -194,58 +165,20 @@ func (c *Command) writeRunReport(a runArgs, env *report.Envelope) error {
 	return nil
 }
 
-// writeJSONReport writes the json reporter's envelope, produced by write,
-// to output (stdout when ""), and returns the run's outcome.
-func (c *Command) writeJSONReport(env *report.Envelope, output string, write func(io.Writer) error) error {
-	if output == "" {
-		if err := write(c.Stdout); err != nil {
-			return fmt.Errorf("write report: %w", err)
-		}
-	} else {
-		if err := safefile.WriteOutputFunc(output, 0o644, write); err != nil {
-			return fmt.Errorf("write report: %w", err)
-		}
-		fmt.Fprintf(c.Stderr, "mcptest: %s: %d passed, %d failed, %d inconclusive; report written to %s\n",
-			env.Verdict, env.Totals.Passed, env.Totals.Failed, env.Totals.Inconclusive, output)
-	}
-	if env.Verdict == report.Fail {
-		return errFailed
-	}
-	return nil
-}
-
-// caseCache returns the workspace cache run serves unchanged cases from,
-// or nil when it is off: with --no-cache, and on CI (CI or GITHUB_ACTIONS
-// is true) unless --cache asks for it, since the checkout a CI job gates
-// may carry a .mcptest/cache/ of its own. A store directory that is a
-// symbolic link turns the cache off with a warning.
+// caseCache returns the workspace cache run serves unchanged cases from
+// and the build key, or nil when it is off (engine.CachePolicy); a cache
+// that is wanted but cannot be had costs a warning.
 func (c *Command) caseCache(force, off bool) (engine.CaseCache, string) {
-	if off || (!force && c.onCI()) {
-		return nil, ""
-	}
-	build := buildID()
-	if build == "" {
-		fmt.Fprintf(c.Stderr, "mcptest: warning: the cache is off: this build cannot identify itself (its executable is unreadable)\n")
-		return nil, ""
-	}
-	dir, err := c.storeDir("cache")
+	cache, build, err := engine.CachePolicy{Force: force, Off: off, CI: c.onCI(), Build: buildID,
+		Dir: func() (string, error) { return c.storeDir("cache") }}.Open()
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "mcptest: warning: the cache is off: %v\n", err)
-		return nil, ""
 	}
-	return engine.DirCache{Dir: dir}, build
+	return cache, build
 }
 
-// onCI reports whether CI or GITHUB_ACTIONS is set to true (any value
-// strconv.ParseBool reads as true: true, 1, TRUE, ...).
-func (c *Command) onCI() bool {
-	for _, k := range []string{"CI", "GITHUB_ACTIONS"} {
-		if on, err := strconv.ParseBool(c.Getenv(k)); err == nil && on {
-			return true
-		}
-	}
-	return false
-}
+// onCI reports whether CI or GITHUB_ACTIONS is set to true (stamp.OnCI).
+func (c *Command) onCI() bool { return stamp.OnCI(c.Getenv) }
 
 // color reports whether output to w may be coloured: only on a TTY, and
 // never when NO_COLOR is set.
