@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -27,84 +26,79 @@ func (c *Command) run(_ context.Context, args []string) error {
 	return c.runSuite(a)
 }
 
-// runArgs are mcptest run's flags, checked.
+// runArgs are mcptest run's flags, checked; opts holds those the engine
+// takes as they are (filters, cassette directory, shard, prices).
 type runArgs struct {
-	config, reporter, output, cassetteDir string
-	filters                               []string
-	shard                                 report.Shard
-	useCache, noCache                     bool
-	rep                                   annotate.Reporter
-	prices                                *prices.Table
-	timeout                               timeoutFlag
+	config, reporter, output string
+	useCache, noCache        bool
+	rep                      annotate.Reporter
+	timeout                  timeoutFlag
+	opts                     engine.Options
 }
 
 // runFlags reads and checks mcptest run's flags and arguments.
-func (c *Command) runFlags(args []string) (runArgs, error) {
+func (c *Command) runFlags(args []string) (a runArgs, err error) {
 	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--reporter pretty|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--filter NAME]... [--filter-escaped NAME]... [--cassette-dir DIR] [--shard i/n] [--cache | --no-cache] [--prices FILE] [--timeout D]")
-	config := fs.String("config", "", "the suite `FILE` (default: mcptest.yml, else suite.yml, here or in a parent up to the repository root)")
-	reporter := fs.String("reporter", "pretty", "how to report: pretty, json, junit (JUnit XML), sarif (SARIF 2.1.0), html (the auditor view; use --output) or agent (the model-facing digest)")
+	fs.StringVar(&a.config, "config", "", "the suite `FILE` (default: mcptest.yml, else suite.yml, here or in a parent up to the repository root)")
+	fs.StringVar(&a.reporter, "reporter", "pretty", "how to report: pretty, json, junit (JUnit XML), sarif (SARIF 2.1.0), html (the auditor view; use --output) or agent (the model-facing digest)")
 	agentBudget := fs.Int("agent-budget", annotate.DefaultAgentBudget, "with --reporter agent, cap the result at `TOKENS` cl100k_base tokens")
-	output := fs.String("output", "", "write the report to `FILE` instead of stdout (- is stdout; --reporter html on a terminal goes to .mcptest/reports/)")
-	var filters stringList
-	fs.Var(&filters, "filter", "run only the case `NAME` (exact, or else a case-insensitive substring); repeatable")
+	fs.StringVar(&a.output, "output", "", "write the report to `FILE` instead of stdout (- is stdout; --reporter html on a terminal goes to .mcptest/reports/)")
+	fs.Var((*stringList)(&a.opts.Filter), "filter", "run only the case `NAME` (exact, or else a case-insensitive substring); repeatable")
 	var escaped stringList
 	fs.Var(&escaped, "filter-escaped", "like --filter, with the `NAME` written with Go escapes (\\n, \\x1b, \\u202e): the agent reporter's repro: lines use it for names with control characters; repeatable")
-	cassetteDir := fs.String("cassette-dir", "", "the `DIR` where a test without a cassette: key is looked up by name (default: cassettes/ beside the suite)")
-	useCache := fs.Bool("cache", false, "serve unchanged replayed cases from the workspace cache (.mcptest/cache/) on CI too, where it is off by default (CI or GITHUB_ACTIONS is true)")
-	noCache := fs.Bool("no-cache", false, "recompute every case instead of serving unchanged ones from the workspace cache (.mcptest/cache/)")
-	var timeout timeoutFlag
-	fs.Var(&timeout, "timeout", "how long every live server may take to start, answer initialize and answer each request, a `duration` such as 90s or 2m, over each server's timeout: (default: its timeout:, else 30s)")
+	fs.StringVar(&a.opts.CassetteDir, "cassette-dir", "", "the `DIR` where a test without a cassette: key is looked up by name (default: cassettes/ beside the suite)")
+	fs.BoolVar(&a.useCache, "cache", false, "serve unchanged replayed cases from the workspace cache (.mcptest/cache/) on CI too, where it is off by default (CI or GITHUB_ACTIONS is true)")
+	fs.BoolVar(&a.noCache, "no-cache", false, "recompute every case instead of serving unchanged ones from the workspace cache (.mcptest/cache/)")
+	fs.Var(&a.timeout, "timeout", "how long every live server may take to start, answer initialize and answer each request, a `duration` such as 90s or 2m, over each server's timeout: (default: its timeout:, else 30s)")
 	shardFlag := fs.String("shard", "", "run only shard `i/n` of the cases (1-based; a case's shard depends on its name alone); merge the shards with mcptest report merge")
 	pricesFile := fs.String("prices", "", "price the runs that recorded tokens but no cost with the LiteLLM-format price table `FILE` (model_prices_and_context_window.json) instead of the embedded copy")
 	pos, err := parse(fs, args)
 	if err != nil {
-		return runArgs{}, err
+		return a, err
 	}
-	var table *prices.Table
 	if *pricesFile != "" {
-		if table, err = loadPrices(*pricesFile); err != nil {
-			return runArgs{}, err
+		// A malformed table is a positioned error, an unreadable one names the flag.
+		if a.opts.Prices, err = prices.Load(*pricesFile); err != nil && !errors.As(err, new(*diag.Error)) {
+			return a, inputErr("--prices: %v", err)
+		}
+		if err != nil {
+			return a, err
 		}
 	}
 	for _, e := range escaped {
 		name, err := annotate.UnescapeName(e)
 		if err != nil {
-			return runArgs{}, inputErr("--filter-escaped: %v", err)
+			return a, inputErr("--filter-escaped: %v", err)
 		}
-		filters = append(filters, name)
+		a.opts.Filter = append(a.opts.Filter, name)
 	}
-	var shard report.Shard
 	if *shardFlag != "" {
-		if shard, err = report.ParseShard(*shardFlag); err != nil {
-			return runArgs{}, inputErr("--shard: %v", err)
+		if a.opts.Shard, err = report.ParseShard(*shardFlag); err != nil {
+			return a, inputErr("--shard: %v", err)
 		}
 	}
-	switch len(pos) {
-	case 0:
-	case 1:
-		*config = pos[0]
-	default:
-		return runArgs{}, inputErr("run takes one suite file, got %d arguments: %q", len(pos), pos)
+	if len(pos) > 1 {
+		return a, inputErr("run takes one suite file, got %d arguments: %q", len(pos), pos)
+	} else if len(pos) == 1 {
+		a.config = pos[0]
 	}
-	if *useCache && *noCache {
-		return runArgs{}, inputErr("--cache and --no-cache contradict each other: give one of them")
+	if a.useCache && a.noCache {
+		return a, inputErr("--cache and --no-cache contradict each other: give one of them")
 	}
-	if *output == "-" {
-		*output = ""
+	if a.output == "-" {
+		a.output = ""
 	}
 	out := c.Stdout
-	if *output != "" {
+	if a.output != "" {
 		out = io.Discard
 	}
 	if *agentBudget < 0 {
-		return runArgs{}, inputErr("--agent-budget: %d is negative", *agentBudget)
+		return a, inputErr("--agent-budget: %d is negative", *agentBudget)
 	}
-	rep, err := annotate.New(*reporter, annotate.Options{Color: c.color(out), AgentBudget: *agentBudget})
-	if err != nil {
-		return runArgs{}, inputErr("--reporter: %v", err)
+	if a.rep, err = annotate.New(a.reporter, annotate.Options{Color: c.color(out), AgentBudget: *agentBudget}); err != nil {
+		return a, inputErr("--reporter: %v", err)
 	}
-	return runArgs{config: *config, reporter: *reporter, output: *output, cassetteDir: *cassetteDir, filters: filters,
-		shard: shard, useCache: *useCache, noCache: *noCache, rep: rep, prices: table, timeout: timeout}, nil
+	return a, nil
 }
 
 // runSuite runs the suite and reports it: the envelope goes to the
@@ -124,7 +118,8 @@ func (c *Command) runSuite(a runArgs) error {
 	progress := c.progress()
 	out := annotate.NewRunOutput(a.reporter, a.rep)
 	defer out.Close()
-	opts := engine.Options{Filter: a.filters, CassetteDir: a.cassetteDir, Version: version, Progress: progress.update, Shard: a.shard, Prices: a.prices, Emit: out.Emit()}
+	opts := a.opts
+	opts.Version, opts.Progress, opts.Emit = version, progress.update, out.Emit()
 	opts.Cache, opts.Build = c.caseCache(a.useCache, a.noCache)
 	opts.Warn = func(msg string) { fmt.Fprintf(c.Stderr, "mcptest: warning: %s\n", msg) }
 	env, err := engine.Run(suite, opts)
@@ -141,10 +136,8 @@ func (c *Command) runSuite(a runArgs) error {
 	}
 	output := a.output
 	if output == "" && a.reporter == "html" && stdoutTerminal(c.Stdout) {
+		// An HTML page is no use on a terminal: it goes to the store.
 		dir, err := c.storeDir("reports")
-		if err == nil {
-			err = os.MkdirAll(dir, 0o755)
-		}
 		if err != nil {
 			return fmt.Errorf("write report: %w", err)
 		}
@@ -197,15 +190,4 @@ type progressLine struct {
 func (c *Command) progress() progressLine {
 	p := cli.NewProgress(c.Stderr, "mcptest: %d/%d cassettes read")
 	return progressLine{p.Update, p.Clear}
-}
-
-// loadPrices reads a --prices table: a malformed one is a positioned input
-// error, an unreadable one an input error naming the flag.
-func loadPrices(path string) (*prices.Table, error) {
-	t, err := prices.Load(path)
-	var d *diag.Error
-	if err != nil && !errors.As(err, &d) {
-		return nil, inputErr("--prices: %v", err)
-	}
-	return t, err
 }
