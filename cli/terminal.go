@@ -15,6 +15,12 @@ func IsTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// Color reports whether output to w may be coloured: only on a terminal,
+// and never when NO_COLOR is set (https://no-color.org).
+func Color(getenv func(string) string, w io.Writer) bool {
+	return getenv("NO_COLOR") == "" && IsTerminal(w)
+}
+
 // Progress rewrites one line of a terminal as work is done, at most every
 // 100 ms; it stays silent when its writer is not a terminal, so logs and
 // machine-read output stay clean.

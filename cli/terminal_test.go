@@ -28,3 +28,11 @@ func TestProgress(t *testing.T) {
 		t.Errorf("progress line %q", b.String())
 	}
 }
+
+// TestColor: never with NO_COLOR set, never off a terminal.
+func TestColor(t *testing.T) {
+	env := func(v string) func(string) string { return func(string) string { return v } }
+	if Color(env(""), &bytes.Buffer{}) || Color(env("1"), &bytes.Buffer{}) {
+		t.Error("colour off a terminal")
+	}
+}

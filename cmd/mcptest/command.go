@@ -119,7 +119,7 @@ func (c *Command) MainContext(ctx context.Context, args []string) (code int) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(c.Stderr, "mcptest: internal error (please report it): %s\n", cleanLines(fmt.Sprint(r)))
+			fmt.Fprintf(c.Stderr, "mcptest: internal error (please report it): %s\n", annotate.CleanMessage(fmt.Sprint(r)))
 			code = ExitError
 		}
 	}()
@@ -128,10 +128,9 @@ func (c *Command) MainContext(ctx context.Context, args []string) (code int) {
 		return ExitInput
 	}
 	name := args[0]
-	switch name {
-	case "-h", "--help", "-help":
+	if isHelp(name) {
 		name = "help"
-	case "-v", "--version", "-version":
+	} else if name == "-v" || name == "--version" || name == "-version" {
 		name = "version"
 	}
 	for _, sc := range c.subcommands() {
@@ -164,11 +163,11 @@ func (c *Command) exit(err error) int {
 		return int(se)
 	case errors.Is(err, flag.ErrHelp):
 		return ExitOK
-	case errors.As(err, &l):
-		c.printDiag(l)
-		return ExitInput
-	case errors.As(err, &d):
-		c.printDiag(diag.List{d})
+	case errors.As(err, &l) || errors.As(err, &d):
+		if l == nil {
+			l = diag.List{d}
+		}
+		annotate.PrintDiag(c.Stderr, l, c.inActions()) // with the source line and a caret
 		return ExitInput
 	case errors.Is(err, action.ErrFailed):
 		return ExitFail
@@ -177,17 +176,9 @@ func (c *Command) exit(err error) int {
 	case errors.As(err, &ee):
 		code, err = ee.code, ee.err
 	}
-	fmt.Fprintf(c.Stderr, "mcptest: %s\n", cleanLines(err.Error()))
+	fmt.Fprintf(c.Stderr, "mcptest: %s\n", annotate.CleanMessage(err.Error()))
 	return code
 }
-
-// cleanLines escapes the control characters of a message, keeping its
-// line breaks (annotate.CleanMessage).
-func cleanLines(s string) string { return annotate.CleanMessage(s) }
-
-// printDiag prints positioned errors with their source line and a caret
-// (annotate.PrintDiag), neutralised for the runner's log under Actions.
-func (c *Command) printDiag(l diag.List) { annotate.PrintDiag(c.Stderr, l, c.inActions()) }
 
 // newFlags returns a subcommand's flag set (cli.NewFlagSet): --help prints
 // its help to stdout, a wrong flag the error and the help to stderr.

@@ -88,14 +88,11 @@ func (c *Command) runFlags(args []string) (a runArgs, err error) {
 	if a.output == "-" {
 		a.output = ""
 	}
-	out := c.Stdout
-	if a.output != "" {
-		out = io.Discard
-	}
 	if *agentBudget < 0 {
 		return a, inputErr("--agent-budget: %d is negative", *agentBudget)
 	}
-	if a.rep, err = annotate.New(a.reporter, annotate.Options{Color: c.color(out), AgentBudget: *agentBudget}); err != nil {
+	color := a.output == "" && c.color(c.Stdout) // a file is never coloured
+	if a.rep, err = annotate.New(a.reporter, annotate.Options{Color: color, AgentBudget: *agentBudget}); err != nil {
 		return a, inputErr("--reporter: %v", err)
 	}
 	return a, nil
@@ -173,11 +170,8 @@ func (c *Command) caseCache(force, off bool) (engine.CaseCache, string) {
 // onCI reports whether CI or GITHUB_ACTIONS is set to true (stamp.OnCI).
 func (c *Command) onCI() bool { return stamp.OnCI(c.Getenv) }
 
-// color reports whether output to w may be coloured: only on a TTY, and
-// never when NO_COLOR is set.
-func (c *Command) color(w io.Writer) bool {
-	return c.Getenv("NO_COLOR") == "" && isTerminal(w)
-}
+// color reports whether output to w may be coloured (cli.Color).
+func (c *Command) color(w io.Writer) bool { return cli.Color(c.Getenv, w) }
 
 // progressLine is the line a run rewrites on a terminal's stderr as
 // cassettes are read (cli.Progress): update is engine.Options.Progress,

@@ -8,9 +8,7 @@ import (
 
 // inActions reports whether mcptest runs under GitHub Actions, where every
 // line it prints is read by the runner for workflow commands.
-func (c *Command) inActions() bool {
-	return c.Getenv("GITHUB_ACTIONS") == "true"
-}
+func (c *Command) inActions() bool { return c.Getenv("GITHUB_ACTIONS") == "true" }
 
 // guardRunnerLog puts stdout and stderr behind the runner log for the rest
 // of the command (annotate.GuardStreams): no line of recorded or fetched

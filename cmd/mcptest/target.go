@@ -18,16 +18,13 @@ const (
 )
 
 // targetFlags are the flags that name a target, shared by every command
-// that reads one: --url with --bearer-token-env, --server with --config,
-// --catalog (unless the command needs a live server), a stdio command after
-// -- or as --command with its --arg list, and --timeout.
+// that reads one; command is the stdio server's argv once parsed.
 type targetFlags struct {
 	fs                                          *flag.FlagSet
 	url, tokenEnv, server, config, catalog, cmd *string
 	args                                        stringList
 	timeout                                     timeoutFlag
-	// command is the stdio server's argv, after --.
-	command []string
+	command                                     []string
 }
 
 // addTargetFlags adds the target flags to fs; withCatalog adds --catalog.
@@ -39,9 +36,7 @@ func addTargetFlags(fs *flag.FlagSet, withCatalog bool) *targetFlags {
 		server:   fs.String("server", "", "a server `NAME` declared under servers: in --config"),
 		config:   fs.String("config", "suite.yml", "the suite `FILE` declaring --server"),
 		catalog:  new(string),
-		// A client that launches mcptest as its server (the MCP Inspector)
-		// keeps the -- for itself: the command then comes as flags.
-		cmd: fs.String("command", "", "a stdio server's `COMMAND`, as an alternative to -- COMMAND ARGS for a launcher that keeps the -- for itself (the MCP Inspector)"),
+		cmd:      fs.String("command", "", "a stdio server's `COMMAND`, as an alternative to -- COMMAND ARGS for a launcher that keeps the -- for itself (the MCP Inspector)"),
 	}
 	fs.Var(&tf.args, "arg", "one `ARG` of --command, in order (repeatable)")
 	if withCatalog {
