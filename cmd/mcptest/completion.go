@@ -22,9 +22,8 @@ var completionWords = map[string][]string{
 	"completion": completionShells,
 }
 
-// completionTable builds the completion data from the command table: each
-// command's name and summary, and the flags its --help lists, so the
-// completions cannot drift from the help.
+// completionTable is the command table with the flags each command's
+// --help lists, so the completions cannot drift from the help.
 func (c *Command) completionTable() []cli.Completion {
 	var out []cli.Completion
 	for _, sc := range c.subcommands() {

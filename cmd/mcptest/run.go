@@ -98,9 +98,8 @@ func (c *Command) runFlags(args []string) (a runArgs, err error) {
 	return a, nil
 }
 
-// runSuite runs the suite and reports it: the envelope goes to the
-// workspace store and the report to the output (an HTML page asked for on
-// a terminal goes to the store); it returns the run's outcome.
+// runSuite runs the suite, keeps its envelope in the workspace store,
+// writes the report to the output and returns the run's outcome.
 func (c *Command) runSuite(a runArgs) error {
 	config, err := c.suiteFile(a.config)
 	if err != nil {
@@ -117,7 +116,11 @@ func (c *Command) runSuite(a runArgs) error {
 	defer out.Close()
 	opts := a.opts
 	opts.Version, opts.Progress, opts.Emit = version, progress.update, out.Emit()
-	opts.Cache, opts.Build = c.caseCache(a.useCache, a.noCache)
+	opts.Cache, opts.Build, err = engine.CachePolicy{Force: a.useCache, Off: a.noCache, CI: c.onCI(), Build: buildID,
+		Dir: func() (string, error) { return c.storeDir("cache") }}.Open()
+	if err != nil { // a cache that is wanted but cannot be had costs a warning
+		fmt.Fprintf(c.Stderr, "mcptest: warning: the cache is off: %v\n", err)
+	}
 	opts.Warn = func(msg string) { fmt.Fprintf(c.Stderr, "mcptest: warning: %s\n", msg) }
 	env, err := engine.Run(suite, opts)
 	progress.clear()
@@ -155,18 +158,6 @@ func (c *Command) runSuite(a runArgs) error {
 	return nil
 }
 
-// caseCache returns the workspace cache run serves unchanged cases from
-// and the build key, or nil when it is off (engine.CachePolicy); a cache
-// that is wanted but cannot be had costs a warning.
-func (c *Command) caseCache(force, off bool) (engine.CaseCache, string) {
-	cache, build, err := engine.CachePolicy{Force: force, Off: off, CI: c.onCI(), Build: buildID,
-		Dir: func() (string, error) { return c.storeDir("cache") }}.Open()
-	if err != nil {
-		fmt.Fprintf(c.Stderr, "mcptest: warning: the cache is off: %v\n", err)
-	}
-	return cache, build
-}
-
 // onCI reports whether CI or GITHUB_ACTIONS is set to true (stamp.OnCI).
 func (c *Command) onCI() bool { return stamp.OnCI(c.Getenv) }
 
@@ -174,8 +165,7 @@ func (c *Command) onCI() bool { return stamp.OnCI(c.Getenv) }
 func (c *Command) color(w io.Writer) bool { return cli.Color(c.Getenv, w) }
 
 // progressLine is the line a run rewrites on a terminal's stderr as
-// cassettes are read (cli.Progress): update is engine.Options.Progress,
-// clear erases the line before the report.
+// cassettes are read (cli.Progress), cleared before the report.
 type progressLine struct {
 	update func(done, total int)
 	clear  func()

@@ -11,10 +11,8 @@ import (
 func (c *Command) inActions() bool { return c.Getenv("GITHUB_ACTIONS") == "true" }
 
 // guardRunnerLog puts stdout and stderr behind the runner log for the rest
-// of the command (annotate.GuardStreams): no line of recorded or fetched
-// text can be run as a workflow command, and GITHUB_API_URL's user-info is
-// never printed. mcptest's own workflow commands go through c.workflow. It
-// returns the function that flushes the log and restores the streams.
+// of the command (annotate.GuardStreams, redacting GITHUB_API_URL's
+// user-info); it returns the function that flushes it and restores them.
 func (c *Command) guardRunnerLog() (restore func()) {
 	stdout, stderr := c.Stdout, c.Stderr
 	var flush func()

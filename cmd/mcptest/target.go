@@ -46,9 +46,8 @@ func addTargetFlags(fs *flag.FlagSet, withCatalog bool) *targetFlags {
 	return tf
 }
 
-// parse parses args: the flags, then the stdio server's command after --
-// or as --command with its --arg list (live.CommandLine). Any other
-// argument is wrong input.
+// parse parses the flags and the stdio server's command (after --, or as
+// --command with --arg: live.CommandLine); any other argument is wrong.
 func (tf *targetFlags) parse(args []string) error {
 	flags, command := cli.SplitCommand(args)
 	rest, err := parse(tf.fs, flags)
@@ -64,9 +63,8 @@ func (tf *targetFlags) parse(args []string) error {
 	return nil
 }
 
-// target builds the one target the flags and the command name. --server
-// reads the server from --config with its timeout:, which --timeout
-// overrides (engine.ServerTarget).
+// target builds the one target the flags name; --server reads it from
+// --config (engine.ServerTarget), --timeout over its timeout:.
 func (tf *targetFlags) target() (live.Target, error) {
 	t := live.Target{URL: *tf.url, BearerTokenEnv: *tf.tokenEnv, Catalog: *tf.catalog, Command: tf.command, Timeout: time.Duration(tf.timeout)}
 	if *tf.server == "" {
