@@ -18,14 +18,6 @@ import (
 	"github.com/mcptest/mcptest/engine/stamp"
 )
 
-func (c *Command) run(_ context.Context, args []string) error {
-	a, err := c.runFlags(args)
-	if err != nil {
-		return err
-	}
-	return c.runSuite(a)
-}
-
 // runArgs are mcptest run's flags, checked; opts holds those the engine
 // takes as they are (filters, cassette directory, shard, prices).
 type runArgs struct {
@@ -98,9 +90,14 @@ func (c *Command) runFlags(args []string) (a runArgs, err error) {
 	return a, nil
 }
 
-// runSuite runs the suite, keeps its envelope in the workspace store,
-// writes the report to the output and returns the run's outcome.
-func (c *Command) runSuite(a runArgs) error {
+// run is `mcptest run`: it runs the suite, keeps its envelope in the
+// workspace store, writes the report to the output and returns the run's
+// outcome.
+func (c *Command) run(_ context.Context, args []string) error {
+	a, err := c.runFlags(args)
+	if err != nil {
+		return err
+	}
 	config, err := c.suiteFile(a.config)
 	if err != nil {
 		return err
