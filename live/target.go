@@ -79,6 +79,22 @@ func (t Target) Validate() error {
 	return nil
 }
 
+// CommandLine is the argv of a stdio server as a command line gives it:
+// after `--` (after), or as --command with its --arg list (for a launcher
+// that keeps the `--` for itself, such as the MCP Inspector), never both;
+// nil when it gives none.
+func CommandLine(after []string, command string, args []string) ([]string, error) {
+	switch {
+	case command != "" && len(after) > 0:
+		return nil, errors.New("--command and -- COMMAND both name the server's command: give one of them")
+	case command == "" && len(args) > 0:
+		return nil, fmt.Errorf("--arg %q has no --command: --arg adds an argument to --command CMD", args[0])
+	case command != "":
+		return append([]string{command}, args...), nil
+	}
+	return after, nil
+}
+
 // DefaultTimeout bounds connecting to a server and each request, unless the
 // target sets its own (--timeout, or timeout: on a suite's server).
 const DefaultTimeout = 30 * time.Second

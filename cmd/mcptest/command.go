@@ -6,16 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
-	"strings"
-
-	"golang.org/x/term"
 
 	"github.com/mcptest/mcptest/action"
 	"github.com/mcptest/mcptest/annotate"
+	"github.com/mcptest/mcptest/cli"
 	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/stamp"
 )
 
 // The exit codes of every command. The same table is in the help text, the
@@ -30,17 +26,15 @@ const (
 // Command is the mcptest program with its standard streams, so tests run it
 // in process exactly as a user runs the binary.
 type Command struct {
-	Stdin  io.Reader
-	Stdout io.Writer
-	Stderr io.Writer
-	Getenv func(string) string
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
 
-	// commands is where the workflow commands mcptest emits go when it
-	// runs under GitHub Actions (see guardRunnerLog); nil means Stdout.
+	// commands takes the workflow commands mcptest emits under GitHub
+	// Actions (guardRunnerLog); nil means Stdout.
 	commands io.Writer
-	// releaseSignals, set by main, gives interrupts and terminates back to
-	// their default (ending the process) for a subcommand that is not
-	// interruptible.
+	// releaseSignals, set by main, gives signals back their default for a
+	// subcommand that is not interruptible.
 	releaseSignals func()
 	// listening, when set, is told the address `record --listen` serves.
 	listening func(addr string)
@@ -59,8 +53,7 @@ func inputErr(format string, args ...any) error {
 	return &exitError{code: ExitInput, err: fmt.Errorf(format, args...)}
 }
 
-// silentExit ends a subcommand with a code after it has already reported
-// why.
+// silentExit ends a subcommand with a code after it has reported why.
 type silentExit int
 
 func (e silentExit) Error() string { return fmt.Sprintf("exit %d", int(e)) }
@@ -68,14 +61,13 @@ func (e silentExit) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 // errFailed is returned by a subcommand whose gates failed (exit 1).
 var errFailed = silentExit(ExitFail)
 
+// subcommand is one row of the command table. An interruptible one stops
+// cleanly, writing what it holds, when its context is cancelled; for the
+// others main's signal handler is released first, so a signal ends the
+// process at once, as it does by default.
 type subcommand struct {
-	name    string
-	summary string
-	run     func(c *Command, ctx context.Context, args []string) error
-	// interruptible is a subcommand that stops cleanly when its context
-	// is cancelled (an interrupt or a terminate: it writes what it holds
-	// first). For the others main's signal handler is released before they
-	// run, so a signal ends the process at once, as it does by default.
+	name, summary string
+	run           func(c *Command, ctx context.Context, args []string) error
 	interruptible bool
 }
 
@@ -116,21 +108,18 @@ func (c *Command) Main(args []string) int {
 }
 
 // MainContext runs the command line args (without the program name) with
-// ctx, which main cancels on an interrupt or a terminate, and returns the
-// exit code. It never panics on any input: a panic is reported as a bug
-// with exit code 3.
+// ctx, which main cancels on a signal, and returns the exit code; a panic
+// is reported as a bug with exit code 3.
 func (c *Command) MainContext(ctx context.Context, args []string) (code int) {
 	if c.Getenv == nil {
 		c.Getenv = func(string) string { return "" }
 	}
-	if c.inActions() {
-		// Registered before the recover below, so it runs after it: a
-		// panic's message goes through the runner log too.
+	if c.inActions() { // deferred before the recover: a panic's message goes through the runner log too
 		defer c.guardRunnerLog()()
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(c.Stderr, "mcptest: internal error (please report it): %s\n", cleanLines(fmt.Sprint(r)))
+			fmt.Fprintf(c.Stderr, "mcptest: internal error (please report it): %s\n", annotate.CleanMessage(fmt.Sprint(r)))
 			code = ExitError
 		}
 	}()
@@ -139,10 +128,9 @@ func (c *Command) MainContext(ctx context.Context, args []string) (code int) {
 		return ExitInput
 	}
 	name := args[0]
-	switch name {
-	case "-h", "--help", "-help":
+	if isHelp(name) {
 		name = "help"
-	case "-v", "--version", "-version":
+	} else if name == "-v" || name == "--version" || name == "-version" {
 		name = "version"
 	}
 	for _, sc := range c.subcommands() {
@@ -153,172 +141,66 @@ func (c *Command) MainContext(ctx context.Context, args []string) (code int) {
 			return c.exit(sc.run(c, ctx, args[1:]))
 		}
 	}
-	var names []string
-	for _, sc := range c.subcommands() {
-		names = append(names, sc.name)
-	}
-	msg := fmt.Sprintf("mcptest: unknown command %q", name)
-	if s := diag.Suggest(name, names); s != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", s)
-	}
-	fmt.Fprintf(c.Stderr, "%s\nRun 'mcptest help' for the list of commands.\n", msg)
+	fmt.Fprintf(c.Stderr, "mcptest: unknown command %q%s\nRun 'mcptest help' for the list of commands.\n", name, didYouMean(name, c.commandNames()))
 	return ExitInput
 }
 
-// exit maps a subcommand's error to an exit code, printing it.
+// exit maps a subcommand's error to an exit code, printing it: positioned
+// errors with their source line, others as one message.
 func (c *Command) exit(err error) int {
-	if err == nil {
+	var (
+		se silentExit
+		l  diag.List
+		d  *diag.Error
+		ie *action.InputError
+		ee *exitError
+	)
+	code := ExitError
+	switch {
+	case err == nil:
 		return ExitOK
-	}
-	var se silentExit
-	if errors.As(err, &se) {
+	case errors.As(err, &se):
 		return int(se)
-	}
-	if errors.Is(err, flag.ErrHelp) {
+	case errors.Is(err, flag.ErrHelp):
 		return ExitOK
-	}
-	var l diag.List
-	if errors.As(err, &l) {
-		c.printDiag(l)
+	case errors.As(err, &l) || errors.As(err, &d):
+		if l == nil {
+			l = diag.List{d}
+		}
+		annotate.PrintDiag(c.Stderr, l, c.inActions()) // with the source line and a caret
 		return ExitInput
-	}
-	var d *diag.Error
-	if errors.As(err, &d) {
-		c.printDiag(diag.List{d})
-		return ExitInput
-	}
-	if errors.Is(err, action.ErrFailed) {
+	case errors.Is(err, action.ErrFailed):
 		return ExitFail
+	case errors.As(err, &ie):
+		code, err = ExitInput, ie
+	case errors.As(err, &ee):
+		code, err = ee.code, ee.err
 	}
-	var ie *action.InputError
-	if errors.As(err, &ie) {
-		fmt.Fprintf(c.Stderr, "mcptest: %s\n", cleanLines(ie.Error()))
-		return ExitInput
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		fmt.Fprintf(c.Stderr, "mcptest: %s\n", cleanLines(ee.err.Error()))
-		return ee.code
-	}
-	fmt.Fprintf(c.Stderr, "mcptest: %s\n", cleanLines(err.Error()))
-	return ExitError
+	fmt.Fprintf(c.Stderr, "mcptest: %s\n", annotate.CleanMessage(err.Error()))
+	return code
 }
 
-// cleanLines escapes the control characters of a message that may carry
-// recorded, fetched or typed text (annotate.Clean), keeping the line
-// breaks of a message written over several lines.
-func cleanLines(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = annotate.Clean(l)
-	}
-	return strings.Join(lines, "\n")
-}
-
-// printDiag prints positioned errors the way compilers do (diag.Printer):
-// the error, the source line its reader kept, and a caret under the
-// column; control characters are escaped, and under GitHub Actions a line
-// the runner would read as a workflow command is neutralised.
-func (c *Command) printDiag(l diag.List) {
-	p := diag.Printer{Clean: annotate.Clean}
-	if c.inActions() {
-		p.Line = annotate.LogLineCol
-	}
-	p.Print(c.Stderr, l)
-}
-
-// newFlags returns a flag set for a subcommand: --help prints its synopsis
-// and every flag to stdout (exit 0); a wrong flag prints the error and the
-// same help to stderr (exit 2).
+// newFlags returns a subcommand's flag set (cli.NewFlagSet): --help prints
+// its help to stdout, a wrong flag the error and the help to stderr.
 func (c *Command) newFlags(name, synopsis string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(&flagOutput{Writer: c.Stderr, stdout: c.Stdout, help: func(w io.Writer) { writeHelp(w, synopsis, fs) }})
-	// parse prints the help, on stdout for --help and on stderr after an error.
-	fs.Usage = func() {}
-	return fs
-}
-
-// flagOutput is a flag set's output: errors go to the embedded writer
-// (stderr); help is how parse prints the subcommand's help.
-type flagOutput struct {
-	io.Writer
-	stdout io.Writer
-	help   func(io.Writer)
-}
-
-// printHelp prints fs's help to stdout (for --help) or stderr.
-func printHelp(fs *flag.FlagSet, toStdout bool) {
-	fo, ok := fs.Output().(*flagOutput)
-	if !ok {
-		fs.PrintDefaults()
-		return
-	}
-	if toStdout {
-		fo.help(fo.stdout)
-		return
-	}
-	fo.help(fo.Writer)
-}
-
-// writeHelp prints a synopsis and every flag of fs the way the README
-// writes them: --name VALUE, the usage indented below, the default.
-func writeHelp(w io.Writer, synopsis string, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: %s\n", synopsis)
-	n := 0
-	fs.VisitAll(func(*flag.Flag) { n++ })
-	if n == 0 {
-		return
-	}
-	fmt.Fprint(w, "\nflags:\n")
-	fs.VisitAll(func(f *flag.Flag) {
-		value, usage := flag.UnquoteUsage(f)
-		line := "  --" + f.Name
-		if value != "" {
-			line += " " + value
-		}
-		fmt.Fprintf(w, "%s\n    \t%s", line, strings.ReplaceAll(usage, "\n", "\n    \t"))
-		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "[]" {
-			fmt.Fprintf(w, " (default %s)", f.DefValue)
-		}
-		fmt.Fprintln(w)
-	})
+	return cli.NewFlagSet(name, synopsis, c.Stdout, c.Stderr)
 }
 
 // parse parses flags that may stand before or after the positional
-// arguments, as users type them: `mcptest run suite.yml --filter x`.
+// arguments (cli.Parse); a wrong flag is an input error.
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				printHelp(fs, true)
-				return nil, err
-			}
-			printHelp(fs, false)
-			return nil, &exitError{code: ExitInput, err: err}
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
+	pos, err := cli.Parse(fs, args)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		return nil, &exitError{code: ExitInput, err: err}
 	}
+	return pos, err
 }
 
 // isHelp reports whether arg asks for help.
-func isHelp(arg string) bool {
-	return arg == "-h" || arg == "--help" || arg == "-help"
-}
+func isHelp(arg string) bool { return cli.IsHelp(arg) }
 
 // stringList is a repeatable string flag.
-type stringList []string
-
-func (s *stringList) String() string     { return strings.Join(*s, ",") }
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+type stringList = cli.StringList
 
 // exitCodes are the meanings of the exit codes, in order. The README's
 // exit-code table and action.yml's description carry the same rows, word
@@ -332,12 +214,11 @@ var exitCodes = []string{
 
 // exitCodeTable is the exit-code table of the help text.
 func exitCodeTable() string {
-	var b strings.Builder
-	b.WriteString("exit codes:\n")
+	b := "exit codes:\n"
 	for code, meaning := range exitCodes {
-		fmt.Fprintf(&b, "  %d  %s\n", code, meaning)
+		b += fmt.Sprintf("  %d  %s\n", code, meaning)
 	}
-	return b.String()
+	return b
 }
 
 func (c *Command) usage(w io.Writer) {
@@ -348,10 +229,9 @@ func (c *Command) usage(w io.Writer) {
 	fmt.Fprintf(w, "\n%s\nRun 'mcptest help <command>' or 'mcptest <command> --help' for a command's flags.\n", exitCodeTable())
 }
 
-// help is `mcptest help [COMMAND [ARGS...]]`: the command list, or that
-// command's help (`mcptest help generate suite` is `mcptest generate suite
-// --help`), on stdout. Help's own help (`help --help`, `help help`) is the
-// command list too.
+// help is `mcptest help [COMMAND [ARGS...]]`: the command list (also for
+// `help --help` and `help help`), or that command's help on stdout
+// (`mcptest help generate suite` is `mcptest generate suite --help`).
 func (c *Command) help(ctx context.Context, args []string) error {
 	if len(args) == 0 || isHelp(args[0]) || args[0] == "help" {
 		c.usage(c.Stdout)
@@ -382,24 +262,6 @@ func didYouMean(name string, names []string) string {
 	return ""
 }
 
-func (c *Command) printVersion(_ context.Context, args []string) error {
-	fs := c.newFlags("version", "mcptest version   (also mcptest --version, mcptest -v)")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return inputErr("version takes no arguments, got %q", pos)
-	}
-	stamp.Build{Version: version, Commit: commit, Date: date}.Write(c.Stdout)
-	return nil
-}
-
-// stdoutTerminal reports whether stdout is a terminal; tests replace it.
-var stdoutTerminal = isTerminal
-
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
+// isTerminal reports whether w is a terminal; stdoutTerminal is the check
+// of stdout, which tests replace.
+var isTerminal, stdoutTerminal = cli.IsTerminal, cli.IsTerminal

@@ -1,15 +1,9 @@
 package main
 
 import (
-	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
-
-	"github.com/mcptest/mcptest/engine/diag"
 )
 
 // TestSecretFileNamedAsCassette: a suite that names a file which is no
@@ -54,35 +48,6 @@ func TestCaretStillShown(t *testing.T) {
 	_, stderr, _ = mcptest(t, nil, "run", "--config", suiteCorpus+"err/no-implicit-cassette.yml")
 	if !strings.Contains(stderr, "    - name: Weather Selection (EU)\n      ^\n") {
 		t.Errorf("no source line under an error about a suite's case:\n%s", stderr)
-	}
-}
-
-// TestCaretPrinterFIFO: the caret printer shows lines only from the
-// bytes an error carries and never opens the file it points at, so an
-// error naming a FIFO cannot block it.
-func TestCaretPrinterFIFO(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skip(err)
-	}
-	var stderr bytes.Buffer
-	c := &Command{Stdout: &bytes.Buffer{}, Stderr: &stderr, Getenv: func(string) string { return "" }}
-	done := make(chan struct{})
-	go func() {
-		c.printDiag(diag.List{{Pos: diag.Pos{File: fifo, Line: 1, Col: 1}, Pointer: "/x", Message: "m"}})
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		f, _ := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
-		if f != nil {
-			f.Close()
-		}
-		t.Fatal("the caret printer blocked on a FIFO")
-	}
-	if stderr.String() != fifo+":1:1: m\n" {
-		t.Errorf("stderr %q", stderr.String())
 	}
 }
 

@@ -15,11 +15,9 @@ func (c *Command) suiteFile(named string) (string, error) {
 		return named, nil
 	}
 	p, err := engine.FindSuite(".")
-	var none *engine.NoSuiteError
-	if errors.As(err, &none) {
+	if errors.As(err, new(*engine.NoSuiteError)) {
 		return "", inputErr("%v", err)
-	}
-	if err != nil {
+	} else if err != nil {
 		return "", err
 	}
 	fmt.Fprintf(c.Stderr, "mcptest: using %s\n", p)

@@ -97,8 +97,8 @@ func TestCompletion(t *testing.T) {
 			t.Fatalf("completion %s: exit %d, stderr %q", shell, code, stderr)
 		}
 		for _, cc := range table {
-			if !strings.Contains(script, cc.name) {
-				t.Errorf("completion %s lacks the command %s", shell, cc.name)
+			if !strings.Contains(script, cc.Name) {
+				t.Errorf("completion %s lacks the command %s", shell, cc.Name)
 			}
 		}
 		for _, flag := range []string{"--shard", "--cassette-dir", "--probe", "--min-drop", "--install"} {
@@ -123,5 +123,16 @@ func TestCompletion(t *testing.T) {
 		if err != nil || strings.TrimSpace(string(out)) != tc.want {
 			t.Errorf("bash completion of %q: %q (%v), want %q", tc.words, out, err, tc.want)
 		}
+	}
+}
+
+// TestCompletionGolden pins each shell's completion script byte for byte.
+func TestCompletionGolden(t *testing.T) {
+	for _, shell := range completionShells {
+		script, stderr, code := mcptest(t, nil, "completion", shell)
+		if code != ExitOK || stderr != "" {
+			t.Fatalf("completion %s: exit %d, stderr %q", shell, code, stderr)
+		}
+		golden(t, "testdata/golden/completion/"+shell, script)
 	}
 }

@@ -3,11 +3,9 @@ package main
 import (
 	"errors"
 	"flag"
-	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/mcptest/mcptest/cli"
 	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/live"
 )
@@ -20,16 +18,13 @@ const (
 )
 
 // targetFlags are the flags that name a target, shared by every command
-// that reads one: --url with --bearer-token-env, --server with --config,
-// --catalog (unless the command needs a live server), a stdio command after
-// -- or as --command with its --arg list, and --timeout.
+// that reads one; command is the stdio server's argv once parsed.
 type targetFlags struct {
 	fs                                          *flag.FlagSet
 	url, tokenEnv, server, config, catalog, cmd *string
 	args                                        stringList
 	timeout                                     timeoutFlag
-	// command is the stdio server's argv, after --.
-	command []string
+	command                                     []string
 }
 
 // addTargetFlags adds the target flags to fs; withCatalog adds --catalog.
@@ -41,9 +36,7 @@ func addTargetFlags(fs *flag.FlagSet, withCatalog bool) *targetFlags {
 		server:   fs.String("server", "", "a server `NAME` declared under servers: in --config"),
 		config:   fs.String("config", "suite.yml", "the suite `FILE` declaring --server"),
 		catalog:  new(string),
-		// A client that launches mcptest as its server (the MCP Inspector)
-		// keeps the -- for itself: the command then comes as flags.
-		cmd: fs.String("command", "", "a stdio server's `COMMAND`, as an alternative to -- COMMAND ARGS for a launcher that keeps the -- for itself (the MCP Inspector)"),
+		cmd:      fs.String("command", "", "a stdio server's `COMMAND`, as an alternative to -- COMMAND ARGS for a launcher that keeps the -- for itself (the MCP Inspector)"),
 	}
 	fs.Var(&tf.args, "arg", "one `ARG` of --command, in order (repeatable)")
 	if withCatalog {
@@ -53,10 +46,10 @@ func addTargetFlags(fs *flag.FlagSet, withCatalog bool) *targetFlags {
 	return tf
 }
 
-// parse parses args: the flags, then the stdio server's command after --.
-// Any other argument is wrong input.
+// parse parses the flags and the stdio server's command (after --, or as
+// --command with --arg: live.CommandLine); any other argument is wrong.
 func (tf *targetFlags) parse(args []string) error {
-	flags, command := splitCommand(args)
+	flags, command := cli.SplitCommand(args)
 	rest, err := parse(tf.fs, flags)
 	if err != nil {
 		return err
@@ -64,31 +57,14 @@ func (tf *targetFlags) parse(args []string) error {
 	if len(rest) > 0 {
 		return inputErr("unexpected argument %q: put a stdio server's command after --, or give it as --command CMD --arg A", rest[0])
 	}
-	switch {
-	case *tf.cmd != "" && len(command) > 0:
-		return inputErr("--command and -- COMMAND both name the server's command: give one of them")
-	case *tf.cmd == "" && len(tf.args) > 0:
-		return inputErr("--arg %q has no --command: --arg adds an argument to --command CMD", tf.args[0])
-	case *tf.cmd != "":
-		command = append([]string{*tf.cmd}, tf.args...)
+	if tf.command, err = live.CommandLine(command, *tf.cmd, tf.args); err != nil {
+		return inputErr("%v", err)
 	}
-	tf.command = command
 	return nil
 }
 
-// splitCommand splits the argv after a `--` off a command line.
-func splitCommand(args []string) (flags, command []string) {
-	for i, a := range args {
-		if a == "--" {
-			return args[:i], args[i+1:]
-		}
-	}
-	return args, nil
-}
-
-// target builds the one target the flags and the command name. --server
-// reads the server from --config with its timeout:, which --timeout
-// overrides.
+// target builds the one target the flags name; --server reads it from
+// --config (engine.ServerTarget), --timeout over its timeout:.
 func (tf *targetFlags) target() (live.Target, error) {
 	t := live.Target{URL: *tf.url, BearerTokenEnv: *tf.tokenEnv, Catalog: *tf.catalog, Command: tf.command, Timeout: time.Duration(tf.timeout)}
 	if *tf.server == "" {
@@ -100,53 +76,13 @@ func (tf *targetFlags) target() (live.Target, error) {
 	if t.URL != "" || t.Catalog != "" || len(t.Command) > 0 {
 		return t, inputErr("--server names the target: drop --url, --catalog and the -- COMMAND")
 	}
-	s, err := engine.LoadSuite(*tf.config)
-	if err != nil {
-		return t, err
+	st, err := engine.ServerTarget(*tf.config, *tf.server, t.Timeout)
+	var none *engine.NoServerError
+	if errors.As(err, &none) {
+		return st, inputErr("--server %q: %v", *tf.server, err)
 	}
-	st, ok := s.Target(*tf.server)
-	if !ok {
-		var names []string
-		for _, srv := range s.Servers {
-			names = append(names, srv.Name)
-		}
-		return t, inputErr("--server %q: %s declares no such server (it declares: %s)", *tf.server, *tf.config, strings.Join(names, ", "))
-	}
-	if tf.timeout > 0 {
-		st.Timeout = time.Duration(tf.timeout)
-	}
-	return st, nil
+	return st, err
 }
 
 // timeoutFlag is --timeout: a positive duration.
-type timeoutFlag time.Duration
-
-// override gives every server of the suite the timeout, when one was set.
-func (f timeoutFlag) override(s *engine.Suite) {
-	for i := range s.Servers {
-		if f > 0 {
-			s.Servers[i].Timeout = time.Duration(f)
-		}
-	}
-}
-
-func (f *timeoutFlag) String() string {
-	if f == nil || *f == 0 {
-		return ""
-	}
-	return time.Duration(*f).String()
-}
-
-// Set parses a positive Go duration; a bare number is refused with the
-// unit it lacks.
-func (f *timeoutFlag) Set(s string) error {
-	if _, err := strconv.ParseFloat(s, 64); err == nil {
-		return fmt.Errorf("%s has no unit: write %ss (seconds) or 2m", s, s)
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		return errors.New("expected a positive duration such as 30s, 2m or 1m30s")
-	}
-	*f = timeoutFlag(d)
-	return nil
-}
+type timeoutFlag = cli.Duration

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"runtime/debug"
 
 	"github.com/mcptest/mcptest/engine/stamp"
@@ -18,11 +19,26 @@ var (
 
 func init() {
 	bi, _ := debug.ReadBuildInfo()
-	b := stamp.Build{Version: version, Commit: commit, Date: date}.Complete(bi)
+	b := build().Complete(bi)
 	version, commit, date = b.Version, b.Commit, b.Date
 }
 
+// build is this build's stamp.
+func build() stamp.Build { return stamp.Build{Version: version, Commit: commit, Date: date} }
+
 // buildID identifies this build for the result cache (stamp.Build.CacheKey).
-func buildID() string {
-	return stamp.Build{Version: version, Commit: commit, Date: date}.CacheKey()
+func buildID() string { return build().CacheKey() }
+
+// printVersion is `mcptest version`.
+func (c *Command) printVersion(_ context.Context, args []string) error {
+	fs := c.newFlags("version", "mcptest version   (also mcptest --version, mcptest -v)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return inputErr("version takes no arguments, got %q", pos)
+	}
+	build().Write(c.Stdout)
+	return nil
 }

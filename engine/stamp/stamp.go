@@ -3,6 +3,7 @@ package stamp
 import (
 	"crypto/rand"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/mcptest/mcptest/engine/report"
@@ -71,4 +72,15 @@ func Environment(getenv func(string) string) *report.Environment {
 		e.CI = "ci"
 	}
 	return e
+}
+
+// OnCI reports whether the run happens on CI: CI or GITHUB_ACTIONS set to
+// a value strconv.ParseBool reads as true (true, 1, TRUE, ...).
+func OnCI(getenv func(string) string) bool {
+	for _, k := range []string{"CI", "GITHUB_ACTIONS"} {
+		if on, err := strconv.ParseBool(getenv(k)); err == nil && on {
+			return true
+		}
+	}
+	return false
 }

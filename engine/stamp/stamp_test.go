@@ -45,3 +45,18 @@ func TestSourceAndEnvironment(t *testing.T) {
 		t.Errorf("environment on a generic CI %+v", *e)
 	}
 }
+
+// TestOnCI: CI or GITHUB_ACTIONS set to any true value of strconv.ParseBool.
+func TestOnCI(t *testing.T) {
+	for env, want := range map[[2]string]bool{
+		{"", ""}: false, {"true", ""}: true, {"1", ""}: true, {"", "TRUE"}: true,
+		{"false", "0"}: false, {"yes", ""}: false,
+	} {
+		get := func(k string) string {
+			return map[string]string{"CI": env[0], "GITHUB_ACTIONS": env[1]}[k]
+		}
+		if got := OnCI(get); got != want {
+			t.Errorf("OnCI with CI=%q GITHUB_ACTIONS=%q = %v, want %v", env[0], env[1], got, want)
+		}
+	}
+}
