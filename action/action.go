@@ -100,7 +100,7 @@ func (r *run) github() (*baseline.GitHub, error) {
 	gh, err := baseline.NewGitHub(baseline.GitHubOptions{APIURL: r.ctx.APIURL, Token: r.in.token, RetryDelay: r.opt.RetryDelay,
 		Timeout: r.opt.RequestTimeout, UserAgent: "mcptest/" + r.env.Version})
 	if err != nil {
-		return nil, inputErr("%v", err)
+		return nil, diag.Input("%v", err)
 	}
 	r.gh = gh
 	return gh, nil

@@ -104,7 +104,7 @@ func runAction(env map[string]string, opt Options, flags ...string) (stdout, std
 
 // exitCode is the exit code of Run's error (see the package doc).
 func exitCode(err error) int {
-	var ie *InputError
+	var ie *diag.InputError
 	var l diag.List
 	var d *diag.Error
 	switch {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/engine/safefile"
 )
@@ -53,16 +54,16 @@ func (r *run) baselineFile() (*baseline.Found, error) {
 	f, rd, err := safefile.Open(r.in.baselineFile, baseline.MaxEnvelopeBytes)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return nil, inputErr("input baseline-file %s: no such file", r.in.baselineFile)
+		return nil, diag.Input("input baseline-file %s: no such file", r.in.baselineFile)
 	case safefile.IsLimit(err):
-		return nil, inputErr("input baseline-file %v", err)
+		return nil, diag.Input("input baseline-file %v", err)
 	case err != nil:
 		return nil, fmt.Errorf("open baseline-file: %w", err)
 	}
 	defer f.Close()
 	env, err := baseline.ReadBaseline(rd, r.in.baselineFile)
 	if err != nil {
-		return nil, &InputError{Err: err}
+		return nil, &diag.InputError{Err: err}
 	}
 	return &baseline.Found{Envelope: env}, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/report"
 )
 
@@ -57,7 +58,7 @@ func (r *run) upsertComment(ctx context.Context, gh *baseline.GitHub, number int
 // posts the sticky comment. It never runs the PR's code.
 func (r *run) commentMode(ctx context.Context) error {
 	if r.ev.workflowRun == nil {
-		return inputErr("mode comment runs on a workflow_run event; this is %q", r.ctx.EventName)
+		return diag.Input("mode comment runs on a workflow_run event; this is %q", r.ctx.EventName)
 	}
 	wr := r.ev.workflowRun.GetWorkflowRun()
 	if ev := wr.GetEvent(); ev != "pull_request" {
@@ -129,15 +130,15 @@ func (r *run) runEnvelope(ctx context.Context, gh *baseline.GitHub, runID int64)
 		return nil, fmt.Errorf("download the envelope of run %d: %w", runID, err)
 	}
 	if why != "" {
-		return nil, inputErr("run %d has no usable %q artifact: %s", runID, r.in.prArtifact, why)
+		return nil, diag.Input("run %d has no usable %q artifact: %s", runID, r.in.prArtifact, why)
 	}
 	env, err := report.Read(bytes.NewReader(data), "the envelope of run "+strconv.FormatInt(runID, 10))
 	if err != nil {
-		return nil, &InputError{Err: err}
+		return nil, &diag.InputError{Err: err}
 	}
 	for i, cs := range env.Cases {
 		if cs == nil {
-			return nil, inputErr("the envelope of run %d: cases[%d] is null", runID, i)
+			return nil, diag.Input("the envelope of run %d: cases[%d] is null", runID, i)
 		}
 	}
 	env.Tally()

@@ -24,7 +24,7 @@
 // (baseline/ghapitest) directly.
 //
 // Errors: ErrFailed is a failing gate (exit 1) the Action has already
-// reported; an *InputError is wrong input (exit 2); a diag.List is an
+// reported; an *diag.InputError is wrong input (exit 2); a diag.List is an
 // invalid suite or cassette (exit 2), also put on its lines as
 // annotations; any other error is an operational failure (exit 3).
 package action

@@ -10,6 +10,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/safefile"
 )
 
@@ -41,7 +42,7 @@ func readContext(getenv func(string) string) (*githubactions.GitHubContext, even
 	}
 	gctx, err := githubactions.New(githubactions.WithGetenv(noEvent)).Context()
 	if err != nil {
-		return nil, event{}, inputErr("read the GitHub Actions context: %v", err)
+		return nil, event{}, diag.Input("read the GitHub Actions context: %v", err)
 	}
 	gctx.ServerURL = serverURL(gctx.ServerURL)
 	p := getenv("GITHUB_EVENT_PATH")
@@ -54,11 +55,11 @@ func readContext(getenv func(string) string) (*githubactions.GitHubContext, even
 		return gctx, event{}, nil
 	}
 	if err != nil {
-		return nil, event{}, inputErr("read the GitHub Actions context: the event payload (GITHUB_EVENT_PATH) %v", err)
+		return nil, event{}, diag.Input("read the GitHub Actions context: the event payload (GITHUB_EVENT_PATH) %v", err)
 	}
 	ev, err := decodeEvent(data)
 	if err != nil {
-		return nil, event{}, inputErr("read the GitHub Actions context: failed to unmarshal event payload: %v", err)
+		return nil, event{}, diag.Input("read the GitHub Actions context: failed to unmarshal event payload: %v", err)
 	}
 	return gctx, ev, nil
 }

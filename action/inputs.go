@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/report"
 )
 
@@ -100,14 +101,14 @@ func (in *inputs) checkChoices() error {
 	case modeCheck, modeBaseline, modeComment, modeDrift:
 		return nil
 	}
-	return inputErr("input mode %q: expected one of check, baseline, comment, drift", in.mode)
+	return diag.Input("input mode %q: expected one of check, baseline, comment, drift", in.mode)
 }
 
 // readPolicy reads the fail-on input.
 func (in *inputs) readPolicy(s string) error {
 	p, err := baseline.ParsePolicy(s)
 	if err != nil {
-		return inputErr("input fail-on: %v", strings.TrimPrefix(err.Error(), "--fail-on "))
+		return diag.Input("input fail-on: %v", strings.TrimPrefix(err.Error(), "--fail-on "))
 	}
 	in.failOn = p
 	return nil
@@ -119,14 +120,14 @@ func (in *inputs) checkOnMissing() error {
 	case "warn", "fail", "ignore":
 		return nil
 	}
-	return inputErr("input on-missing-baseline %q: expected one of warn, fail, ignore", in.onMissing)
+	return diag.Input("input on-missing-baseline %q: expected one of warn, fail, ignore", in.onMissing)
 }
 
 // readComment reads the comment input (s, trimmed; raw, as given).
 func (in *inputs) readComment(s, raw string) error {
 	b, err := strconv.ParseBool(s)
 	if err != nil {
-		return inputErr("input comment %q: expected true or false", raw)
+		return diag.Input("input comment %q: expected true or false", raw)
 	}
 	in.comment = b
 	return nil
@@ -136,7 +137,7 @@ func (in *inputs) readComment(s, raw string) error {
 func (in *inputs) readMaxBytes(s string) error {
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n <= 0 || n > baseline.MaxEnvelopeBytes {
-		return inputErr("input max-artifact-bytes %q: expected a number of bytes from 1 to %d", s, baseline.MaxEnvelopeBytes)
+		return diag.Input("input max-artifact-bytes %q: expected a number of bytes from 1 to %d", s, baseline.MaxEnvelopeBytes)
 	}
 	in.maxBytes = n
 	return nil
@@ -147,7 +148,7 @@ func (in *inputs) readMaxBytes(s string) error {
 func (in *inputs) checkLineBreaks() error {
 	for _, v := range []struct{ name, val string }{{"baseline-artifact", in.baselineArtifact}, {"pr-artifact", in.prArtifact}, {"baseline-workflow", in.baselineWorkflow}, {"report-path", in.reportPath}} {
 		if strings.ContainsAny(v.val, "\r\n\x00") {
-			return inputErr("input %s holds a line break", v.name)
+			return diag.Input("input %s holds a line break", v.name)
 		}
 	}
 	return nil
@@ -161,7 +162,7 @@ func parseAPITimeout(s string) (time.Duration, error) {
 		d, err = time.Duration(n)*time.Second, nil
 	}
 	if err != nil || d < time.Second || d > maxAPITimeout {
-		return 0, inputErr("input api-timeout %q: expected a number of seconds from 1 to %d (or a duration such as 90s)", s, int(maxAPITimeout.Seconds()))
+		return 0, diag.Input("input api-timeout %q: expected a number of seconds from 1 to %d (or a duration such as 90s)", s, int(maxAPITimeout.Seconds()))
 	}
 	return d, nil
 }
@@ -178,7 +179,7 @@ func (s *filterList) Set(v string) error { *s = append(*s, v); return nil }
 func (in *inputs) readRunArgs(args string) error {
 	words, err := splitWords(args)
 	if err != nil {
-		return inputErr("input args: %v", err)
+		return diag.Input("input args: %v", err)
 	}
 	fs := flag.NewFlagSet("args", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -187,15 +188,15 @@ func (in *inputs) readRunArgs(args string) error {
 	shard := fs.String("shard", "", "")
 	cassetteDir := fs.String("cassette-dir", in.cassetteDir, "")
 	if err := fs.Parse(words); err != nil {
-		return inputErr("input args: %v; expected --filter NAME, --shard i/n or --cassette-dir DIR", err)
+		return diag.Input("input args: %v; expected --filter NAME, --shard i/n or --cassette-dir DIR", err)
 	}
 	if fs.NArg() > 0 {
-		return inputErr("input args: unexpected %q; expected --filter NAME, --shard i/n or --cassette-dir DIR", fs.Arg(0))
+		return diag.Input("input args: unexpected %q; expected --filter NAME, --shard i/n or --cassette-dir DIR", fs.Arg(0))
 	}
 	in.run.Filter, in.cassetteDir = filters, *cassetteDir
 	if *shard != "" {
 		if in.run.Shard, err = report.ParseShard(*shard); err != nil {
-			return inputErr("input args: --shard: %v", err)
+			return diag.Input("input args: --shard: %v", err)
 		}
 	}
 	return nil
@@ -247,7 +248,7 @@ func (in *inputs) readReports(list string) error {
 			continue
 		}
 		if extraReports[f] == "" {
-			return inputErr("input reports %q: expected a comma-separated list of html, junit, sarif", f)
+			return diag.Input("input reports %q: expected a comma-separated list of html, junit, sarif", f)
 		}
 		if !slices.Contains(in.reports, f) {
 			in.reports = append(in.reports, f)

@@ -6,7 +6,7 @@
 // always give the same result. file.go reads a saved envelope from disk
 // for the commands, bounded before the read starts (ReadFile; CompareFile
 // and MergeFiles on top of it), and marks what is the user's wrong input
-// (InputError, exit 2). The network lives in fetch.go alone: the
+// (diag.InputError, exit 2). The network lives in fetch.go alone: the
 // GitHub type fetches the default branch's baseline artifact for the
 // Action in the order of action.md (FetchBaseline, with every acceptance
 // filter, and ReadArtifactEntry, which reads the one expected zip entry

@@ -6,20 +6,10 @@ import (
 	"io"
 	"os"
 
+	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/engine/safefile"
 )
-
-// InputError is wrong input from the user of a command: a file that is
-// missing, over the limit or not a run envelope, a --fail-on policy that
-// does not exist, shards that do not merge, a stored run that is not
-// there. mcptest exits 2 on it.
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-
-// Unwrap returns the error inside.
-func (e *InputError) Unwrap() error { return e.Err }
 
 // ReadFile reads the saved run envelope at path with read: report.Read
 // for a run to render, ReadBaseline for a baseline. The read is bounded
@@ -27,7 +17,7 @@ func (e *InputError) Unwrap() error { return e.Err }
 // refused from its stat instead of blocking or filling the memory, and
 // the reader stops at the limit. flag names the flag the path came from in
 // messages ("--compare"), "" for an argument. A missing file, a refused
-// one and one read does not accept are an *InputError; any other failure
+// one and one read does not accept are an *diag.InputError; any other failure
 // to open the file is an error of its own.
 func ReadFile(path, flag string, read func(r io.Reader, name string) (*report.Envelope, error)) (*report.Envelope, error) {
 	name := path
@@ -37,16 +27,16 @@ func ReadFile(path, flag string, read func(r io.Reader, name string) (*report.En
 	f, r, err := safefile.Open(path, MaxEnvelopeBytes)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return nil, &InputError{fmt.Errorf("%s: no such file", name)}
+		return nil, &diag.InputError{Err: fmt.Errorf("%s: no such file", name)}
 	case safefile.IsLimit(err):
-		return nil, &InputError{fmt.Errorf("%s: not a run envelope: %v", name, err)}
+		return nil, &diag.InputError{Err: fmt.Errorf("%s: not a run envelope: %v", name, err)}
 	case err != nil:
 		return nil, fmt.Errorf("open run envelope: %w", err)
 	}
 	defer f.Close()
 	env, err := read(r, path)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, &diag.InputError{Err: err}
 	}
 	return env, nil
 }
@@ -54,11 +44,11 @@ func ReadFile(path, flag string, read func(r io.Reader, name string) (*report.En
 // CompareFile compares cur with the baseline envelope at path, read as
 // ReadFile reads it (flag names where path came from), under the --fail-on
 // policy failOn. A policy ParsePolicy does not know comes first, then the
-// baseline's own problems, both as an *InputError.
+// baseline's own problems, both as an *diag.InputError.
 func CompareFile(path, flag string, cur *report.Envelope, failOn string) (*Comparison, error) {
 	policy, err := ParsePolicy(failOn)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, &diag.InputError{Err: err}
 	}
 	base, err := ReadFile(path, flag, ReadBaseline)
 	if err != nil {
@@ -69,7 +59,7 @@ func CompareFile(path, flag string, cur *report.Envelope, failOn string) (*Compa
 
 // MergeFiles reads the shard envelopes at paths (report.Read, as ReadFile
 // reads them) and merges them (Merge), naming each by its path. A shard
-// that does not read and shards that do not merge are an *InputError.
+// that does not read and shards that do not merge are an *diag.InputError.
 func MergeFiles(paths []string) (*report.Envelope, error) {
 	in := make([]Input, 0, len(paths))
 	for _, p := range paths {
@@ -81,7 +71,7 @@ func MergeFiles(paths []string) (*report.Envelope, error) {
 	}
 	env, err := Merge(in)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, &diag.InputError{Err: err}
 	}
 	return env, nil
 }

@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/report"
 )
 
 // TestReadFile: a saved envelope reads; a missing file, a directory (not
-// a regular file) and a file that is not an envelope are an InputError
+// a regular file) and a file that is not an envelope are an diag.InputError
 // naming the file and, for a baseline, the flag it came from.
 func TestReadFile(t *testing.T) {
 	const run = "../examples/baseline/baseline.json"
@@ -34,9 +35,9 @@ func TestReadFile(t *testing.T) {
 		{bad, "", "bad.json"},
 	} {
 		_, err := baseline.ReadFile(tt.path, tt.flag, report.Read)
-		var ie *baseline.InputError
+		var ie *diag.InputError
 		if !errors.As(err, &ie) || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("ReadFile(%s, %q): %v, want an InputError saying %q", tt.path, tt.flag, err, tt.want)
+			t.Errorf("ReadFile(%s, %q): %v, want an diag.InputError saying %q", tt.path, tt.flag, err, tt.want)
 		}
 	}
 }
@@ -48,7 +49,7 @@ func TestCompareFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ie *baseline.InputError
+	var ie *diag.InputError
 	if _, err := baseline.CompareFile("none.json", "--compare", cur, "sometimes"); !errors.As(err, &ie) || !strings.Contains(err.Error(), `--fail-on "sometimes"`) {
 		t.Errorf("an unknown policy: %v", err)
 	}
@@ -62,10 +63,10 @@ func TestCompareFile(t *testing.T) {
 }
 
 // TestMergeFiles: a shard that does not read and envelopes that do not
-// merge are an InputError naming the file.
+// merge are an diag.InputError naming the file.
 func TestMergeFiles(t *testing.T) {
 	const run = "../examples/baseline/baseline.json"
-	var ie *baseline.InputError
+	var ie *diag.InputError
 	if _, err := baseline.MergeFiles([]string{run, "none.json"}); !errors.As(err, &ie) || !strings.Contains(err.Error(), "none.json: no such file") {
 		t.Errorf("a missing shard: %v", err)
 	}

@@ -136,3 +136,10 @@ func (d *Duration) Set(s string) error {
 	*d = Duration(v)
 	return nil
 }
+
+// Given reports whether the flag called name was given on the command line
+// (not only defaulted).
+func Given(fs *flag.FlagSet, name string) (set bool) {
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}

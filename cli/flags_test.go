@@ -91,3 +91,15 @@ func TestSplitCommand(t *testing.T) {
 		t.Errorf("SplitCommand without -- = %q, %q", flags, cmd)
 	}
 }
+
+func TestGiven(t *testing.T) {
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.String("config", "suite.yml", "")
+	fs.String("url", "", "")
+	if err := fs.Parse([]string{"--url", "http://127.0.0.1:1/mcp"}); err != nil {
+		t.Fatal(err)
+	}
+	if !Given(fs, "url") || Given(fs, "config") || Given(fs, "nope") {
+		t.Errorf("Given: url %v, config %v, nope %v; want true, false, false", Given(fs, "url"), Given(fs, "config"), Given(fs, "nope"))
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/mcptest/mcptest/engine/diag"
 )
 
 // SuiteNames are the suite files FindSuite looks for, in order: the front
@@ -31,7 +33,8 @@ func (e *NoSuiteError) Error() string {
 // repository it looks in dir alone: the parents of a directory that is in
 // no repository (/tmp, a shared home) may be anyone's, and a suite found
 // there names servers that run would start. It returns the path relative
-// to dir when it can, or a *NoSuiteError.
+// to dir when it can, or a *NoSuiteError inside a *diag.InputError (wrong
+// input: the user names a suite or goes where one is).
 func FindSuite(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -49,7 +52,7 @@ func FindSuite(dir string) (string, error) {
 			}
 		}
 		if d == top {
-			return "", &NoSuiteError{Dir: abs, Top: top}
+			return "", &diag.InputError{Err: &NoSuiteError{Dir: abs, Top: top}}
 		}
 	}
 }

@@ -20,7 +20,7 @@
 // record`: a Recording collects the calls ProxyServer forwards (to an agent
 // on stdio, or over streamable HTTP with ProxyHTTP) and renders them as a
 // v1 cassette (engine/cassette.File), added to the one ReadRecording read
-// when appending. An *InputError is a refusal of what the user gave (a
+// when appending. An *diag.InputError is a refusal of what the user gave (a
 // --listen address, a cassette to append to that is not v1), which the
 // command reports as wrong input.
 package live

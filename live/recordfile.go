@@ -18,19 +18,6 @@ import (
 	"github.com/mcptest/mcptest/engine/safefile"
 )
 
-// InputError is a refusal of what the user gave (a flag's value, a file
-// that is not what it was named as), as opposed to an operational failure:
-// `mcptest` exits 2 on it.
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-
-func (e *InputError) Unwrap() error { return e.Err }
-
-func inputErr(format string, args ...any) error {
-	return &InputError{fmt.Errorf(format, args...)}
-}
-
 // RecordOptions is what `mcptest record` was asked to do.
 type RecordOptions struct {
 	Target Target
@@ -114,7 +101,7 @@ func writeRecording(path string, doc *cassette.File) error {
 // ReadRecording reads the cassette a recording appends to: nothing when
 // the file does not exist yet, else a valid v1 cassette. A file refused
 // before it was read is its *diag.Error; one that is no v1 cassette is an
-// *InputError.
+// *diag.InputError.
 func ReadRecording(path string) (*cassette.File, error) {
 	data, err := cassette.Load(path, path)
 	var refused *diag.Error
@@ -128,14 +115,14 @@ func ReadRecording(path string) (*cassette.File, error) {
 	}
 	cas, err := cassette.Read(path, data)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, &diag.InputError{Err: err}
 	}
 	if cas.Format != cassette.FormatV1 {
-		return nil, inputErr("%s: --append adds to an mcptest v1 cassette, this is %s", path, cas.Format)
+		return nil, diag.Input("%s: --append adds to an mcptest v1 cassette, this is %s", path, cas.Format)
 	}
 	doc, err := cassette.DecodeFile(path, data)
 	if err != nil {
-		return nil, inputErr("%v", err)
+		return nil, diag.Input("%v", err)
 	}
 	return doc, nil
 }
@@ -143,11 +130,11 @@ func ReadRecording(path string) (*cassette.File, error) {
 // ProxyHTTP serves the recording proxy over streamable HTTP on listen
 // until ctx is cancelled (an interrupt or a terminate), telling log (and
 // listening, when set) where to point the agent. An address that cannot
-// be listened on is an *InputError.
+// be listened on is an *diag.InputError.
 func ProxyHTTP(ctx context.Context, proxy *mcp.Server, listen, output string, log io.Writer, listening func(string)) error {
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		return inputErr("--listen %s: %v", listen, err)
+		return diag.Input("--listen %s: %v", listen, err)
 	}
 	srv := &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return proxy }, nil), ReadHeaderTimeout: 10 * time.Second}
 	go func() { <-ctx.Done(); srv.Close() }()

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcptest/mcptest/engine/diag"
 )
 
 // TestReadRecording: --append starts a new cassette where none exists,
@@ -30,9 +32,9 @@ func TestReadRecording(t *testing.T) {
 			}
 		}
 		_, err := ReadRecording(name)
-		var ie *InputError
+		var ie *diag.InputError
 		if !errors.As(err, &ie) || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: %v; want an InputError saying %q", name, err, want)
+			t.Errorf("%s: %v; want an diag.InputError saying %q", name, err, want)
 		}
 	}
 }

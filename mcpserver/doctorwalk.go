@@ -10,7 +10,6 @@ import (
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/live"
 )
 
 // WalkOptions is what `mcptest doctor` with no target was asked.
@@ -31,14 +30,14 @@ type WalkOptions struct {
 // references an unset environment variable or a VS Code input prompt is
 // reported, not started. It returns how many diagnosed servers failed; a
 // config that cannot be read, or an Only no config declares, is a
-// *live.InputError.
+// *diag.InputError.
 func DoctorWalk(ctx context.Context, w io.Writer, o WalkOptions) (failed int, err error) {
 	if o.Root, err = filepath.Abs(o.Root); err != nil {
 		return 0, err
 	}
 	servers, checked, err := Discover(o.Root, o.Getenv)
 	if err != nil {
-		return 0, &live.InputError{Err: err}
+		return 0, &diag.InputError{Err: err}
 	}
 	if servers, err = pickServer(servers, o.Only); err != nil {
 		return 0, err
@@ -87,7 +86,7 @@ func pickServer(servers []Discovered, only string) ([]Discovered, error) {
 		if s := diag.Suggest(only, names); s != "" {
 			hint = fmt.Sprintf(" (did you mean %q?)", s)
 		}
-		return nil, &live.InputError{Err: fmt.Errorf("--server %q: no MCP config declares it (found: %s)%s", only, strings.Join(names, ", "), hint)}
+		return nil, &diag.InputError{Err: fmt.Errorf("--server %q: no MCP config declares it (found: %s)%s", only, strings.Join(names, ", "), hint)}
 	}
 	return picked, nil
 }

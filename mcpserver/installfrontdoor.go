@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/mcptest/mcptest/live"
+	"github.com/mcptest/mcptest/engine/diag"
 )
 
 // InstallRequest is what `mcptest mcp-server --install` was asked to write.
@@ -21,18 +21,18 @@ type InstallRequest struct {
 // InstallFrontDoor writes the mcptest entry into each file InstallTargets
 // resolves, with the command mcptest (found on PATH) unless r.Absolute or
 // the file is Claude Desktop's, and prints a line per file to w. An
-// unknown client, or mcptest missing from PATH, is a *live.InputError.
+// unknown client, or mcptest missing from PATH, is a *diag.InputError.
 func InstallFrontDoor(w io.Writer, r InstallRequest) error {
 	targets, err := InstallTargets(r.Root, r.Client, r.Path, r.Getenv)
 	if err != nil {
-		return &live.InputError{Err: err}
+		return &diag.InputError{Err: err}
 	}
 	for _, t := range targets {
 		command := "mcptest"
 		if r.Absolute || t.Client.Path == "" {
 			command = r.Exe
 		} else if !OnPath(r.Getenv("PATH"), "mcptest") {
-			return &live.InputError{Err: fmt.Errorf("mcptest is not on PATH, so %s's command `mcptest` would not start: install it (go install github.com/mcptest/mcptest/cmd/mcptest@latest, or a release archive) or pass --absolute to write %s (a path that is only right on this machine)", t.Path, r.Exe)}
+			return &diag.InputError{Err: fmt.Errorf("mcptest is not on PATH, so %s's command `mcptest` would not start: install it (go install github.com/mcptest/mcptest/cmd/mcptest@latest, or a release archive) or pass --absolute to write %s (a path that is only right on this machine)", t.Path, r.Exe)}
 		}
 		changed, err := InstallFor(t.Path, t.Client, command, r.Writes)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/live"
 )
 
@@ -108,7 +109,7 @@ func TestDoctorWalkInputErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = DoctorWalk(t.Context(), &out, WalkOptions{Root: root, Only: "wether", Format: "text", Getenv: getenv})
-	var ie *live.InputError
+	var ie *diag.InputError
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), `(found: weather) (did you mean "weather"?)`) {
 		t.Errorf("unknown --server: %v", err)
 	}
@@ -120,7 +121,7 @@ func TestInstallFrontDoorNeedsPath(t *testing.T) {
 	root := t.TempDir()
 	getenv := func(string) string { return "" }
 	var out bytes.Buffer
-	var ie *live.InputError
+	var ie *diag.InputError
 	err := InstallFrontDoor(&out, InstallRequest{Root: root, Exe: "/opt/mcptest", Getenv: getenv})
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "mcptest is not on PATH") {
 		t.Errorf("not on PATH: %v", err)

@@ -14,7 +14,7 @@
 // MaxHistoryRuns runs are read for a page, one at a time. The snapshot
 // page is written by rename (engine/safefile). Wrong input (an address
 // that is not loopback, a run id that is not stored) is a
-// *baseline.InputError.
+// *diag.InputError.
 //
 // The package links annotate, baseline and the envelope, never the runner
 // (engine), the MCP client (live) or the MCP SDK.

@@ -46,7 +46,7 @@ func UntilInterrupt() (context.Context, context.CancelFunc) {
 // (bounded, baseline.ReadFile), writes the snapshot viewer, then serves
 // the run and the store's pages until o.Context ends, printing the
 // report's and the snapshot's addresses. Wrong input is a
-// *baseline.InputError.
+// *diag.InputError.
 func Run(store Store, o Options) error {
 	if o.Context == nil {
 		o.Context = UntilInterrupt

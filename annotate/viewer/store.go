@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/report"
 )
 
@@ -37,7 +38,7 @@ type Store struct {
 // when the user did not name it: the one file of args (RUN.json), the
 // stored run id, else the newest stored run. Two choices at once, a
 // malformed id, an id that is not stored and an empty store are a
-// *baseline.InputError.
+// *diag.InputError.
 func (s Store) Pick(args []string, latest bool, id string) (path, note string, err error) {
 	picked := 0
 	for _, set := range []bool{len(args) > 0, latest, id != ""} {
@@ -84,7 +85,7 @@ func (s Store) dir() (string, error) {
 }
 
 func input(format string, args ...any) error {
-	return &baseline.InputError{Err: fmt.Errorf(format, args...)}
+	return &diag.InputError{Err: fmt.Errorf(format, args...)}
 }
 
 // storedID is the run id of a stored envelope's directory entry, false

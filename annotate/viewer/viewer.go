@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/mcptest/mcptest/annotate"
-	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/engine/safefile"
 )
@@ -57,14 +57,14 @@ func (v *Viewer) WriteSnapshot(path string) (string, error) {
 
 // Listen renders the run's pages and listens on addr, a loopback
 // HOST:PORT (port 0 picks a free port); an address that does not parse or
-// is not loopback is a *baseline.InputError.
+// is not loopback is a *diag.InputError.
 func (v *Viewer) Listen(addr string) (net.Listener, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, &baseline.InputError{Err: fmt.Errorf("--addr %q: %v", addr, err)}
+		return nil, &diag.InputError{Err: fmt.Errorf("--addr %q: %v", addr, err)}
 	}
 	if !IsLoopback(host) {
-		return nil, &baseline.InputError{Err: fmt.Errorf("--addr %q: view serves on a loopback address only (127.0.0.1, ::1 or localhost)", addr)}
+		return nil, &diag.InputError{Err: fmt.Errorf("--addr %q: view serves on a loopback address only (127.0.0.1, ::1 or localhost)", addr)}
 	}
 	var js, page bytes.Buffer
 	if err := (annotate.JSON{}).Report(&js, v.env); err != nil {

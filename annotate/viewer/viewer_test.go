@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/mcptest/mcptest/annotate"
-	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/engine/diag"
 )
 
 // The ids of the two stored runs: older sorts first.
@@ -46,7 +46,7 @@ func testStore(t *testing.T) (Store, string) {
 
 // TestPick: RUN.json as given, a stored run by id, else the newest file
 // named like a run (readable or not, as view reads it next); every wrong
-// choice is a *baseline.InputError.
+// choice is a *diag.InputError.
 func TestPick(t *testing.T) {
 	store, dir := testStore(t)
 	if p, note, err := store.Pick([]string{"run.json"}, false, ""); p != "run.json" || note != "" || err != nil {
@@ -73,7 +73,7 @@ func TestPick(t *testing.T) {
 		{empty, nil, false, "", "no stored run in"},
 	} {
 		_, _, err := tt.store.Pick(tt.args, tt.latest, tt.id)
-		var ie *baseline.InputError
+		var ie *diag.InputError
 		if !errors.As(err, &ie) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Pick(%q, %v, %q): %v, want an InputError saying %q", tt.args, tt.latest, tt.id, err, tt.want)
 		}
@@ -185,7 +185,7 @@ func TestRun(t *testing.T) {
 		t.Errorf("the snapshot address does not carry the run: %v", err)
 	}
 	o.Addr, o.Snapshot = "0.0.0.0:0", ""
-	var ie *baseline.InputError
+	var ie *diag.InputError
 	if err := Run(store, o); !errors.As(err, &ie) || !strings.Contains(err.Error(), "loopback address only") {
 		t.Errorf("--addr 0.0.0.0:0: %v", err)
 	}

@@ -40,18 +40,9 @@ type Command struct {
 	listening func(addr string)
 }
 
-// exitError carries an exit code out of a subcommand.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-
-// inputErr marks err as wrong input (exit 2).
-func inputErr(format string, args ...any) error {
-	return &exitError{code: ExitInput, err: fmt.Errorf(format, args...)}
-}
+// inputErr is wrong input (exit 2), a *diag.InputError as every package
+// of mcptest returns it.
+var inputErr = diag.Input
 
 // silentExit ends a subcommand with a code after it has reported why.
 type silentExit int
@@ -71,31 +62,26 @@ type subcommand struct {
 	interruptible bool
 }
 
-// withoutContext adapts a subcommand that does not take a context.
-func withoutContext(f func(*Command, []string) error) func(*Command, context.Context, []string) error {
-	return func(c *Command, _ context.Context, args []string) error { return f(c, args) }
-}
-
 func (c *Command) subcommands() []subcommand {
 	return []subcommand{
 		{"run", "replay the cassettes of a suite and compute every gate", (*Command).run, false},
 		{"validate", "check a suite (or a cassette) against its schema", (*Command).validate, false},
 		{"scenario", "replay a suite's scenarios against their worlds (scenario run)", (*Command).scenario, false},
 		{"report", "re-render a saved run envelope, compare it with a baseline, merge shards", (*Command).report, false},
-		{"view", "serve a saved run's HTML report on a loopback port; print its snapshot address", withoutContext((*Command).view), false},
+		{"view", "serve a saved run's HTML report on a loopback port; print its snapshot address", (*Command).view, false},
 		{"distractors", "print the tools a suite's distractors: blocks inject, as tools/list", (*Command).distractors, false},
 		{"action", "the GitHub Action's entrypoint (modes check, baseline, comment, drift; see action.yml)", (*Command).action, false},
-		{"tools", "list a live server's (or a catalog file's) tools", withoutContext(c.listCommand("tools")), false},
-		{"resources", "list a live server's resources and resource templates", withoutContext(c.listCommand("resources")), false},
-		{"prompts", "list a live server's prompts", withoutContext(c.listCommand("prompts")), false},
-		{"capabilities", "print a live server's initialize result: version, info, capabilities", withoutContext(c.listCommand("capabilities")), false},
-		{"mock", "serve a catalog file as a deterministic MCP server on stdio", withoutContext((*Command).mock), false},
+		{"tools", "list a live server's (or a catalog file's) tools", c.listCommand("tools"), false},
+		{"resources", "list a live server's resources and resource templates", c.listCommand("resources"), false},
+		{"prompts", "list a live server's prompts", c.listCommand("prompts"), false},
+		{"capabilities", "print a live server's initialize result: version, info, capabilities", c.listCommand("capabilities"), false},
+		{"mock", "serve a catalog file as a deterministic MCP server on stdio", (*Command).mock, false},
 		{"record", "proxy an agent's MCP server (stdio or streamable HTTP) and write the session as a v1 cassette", (*Command).record, true},
 		{"generate", "scaffold a suite for a live server from its catalog (generate suite|conformance|redteam|eval) or propose one from recordings (generate agent-suite)", (*Command).generate, false},
 		{"mcp-server", "serve mcptest's verbs to an agent over MCP on stdio; --install registers it with Claude Code, Cursor, VS Code or Claude Desktop", (*Command).mcpServer, true},
-		{"doctor", "diagnose a server's connection layers; --lint-descriptions lints its tool descriptions", withoutContext((*Command).doctor), false},
-		{"security", "scan a catalog's tool definitions for description poisoning (SEC-001..008)", withoutContext((*Command).security), false},
-		{"tool-bench", "measure how much each tool description carries selection (tool-bench run SPEC)", withoutContext((*Command).toolBench), false},
+		{"doctor", "diagnose a server's connection layers; --lint-descriptions lints its tool descriptions", (*Command).doctor, false},
+		{"security", "scan a catalog's tool definitions for description poisoning (SEC-001..008)", (*Command).security, false},
+		{"tool-bench", "measure how much each tool description carries selection (tool-bench run SPEC)", (*Command).toolBench, false},
 		{"completion", "print a shell completion script: completion bash|zsh|fish|powershell", (*Command).completion, false},
 		{"version", "print the version, commit and build date (also --version, -v)", (*Command).printVersion, false},
 		{"help", "show this help", (*Command).help, false},
@@ -152,8 +138,7 @@ func (c *Command) exit(err error) int {
 		se silentExit
 		l  diag.List
 		d  *diag.Error
-		ie *action.InputError
-		ee *exitError
+		ie *diag.InputError
 	)
 	code := ExitError
 	switch {
@@ -172,9 +157,7 @@ func (c *Command) exit(err error) int {
 	case errors.Is(err, action.ErrFailed):
 		return ExitFail
 	case errors.As(err, &ie):
-		code, err = ExitInput, ie
-	case errors.As(err, &ee):
-		code, err = ee.code, ee.err
+		code, err = ExitInput, ie.Err
 	}
 	fmt.Fprintf(c.Stderr, "mcptest: %s\n", annotate.CleanMessage(err.Error()))
 	return code
@@ -191,7 +174,7 @@ func (c *Command) newFlags(name, synopsis string) *flag.FlagSet {
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	pos, err := cli.Parse(fs, args)
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
-		return nil, &exitError{code: ExitInput, err: err}
+		return nil, &diag.InputError{Err: err}
 	}
 	return pos, err
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/mcptest/mcptest/engine"
@@ -15,9 +14,7 @@ func (c *Command) suiteFile(named string) (string, error) {
 		return named, nil
 	}
 	p, err := engine.FindSuite(".")
-	if errors.As(err, new(*engine.NoSuiteError)) {
-		return "", inputErr("%v", err)
-	} else if err != nil {
+	if err != nil {
 		return "", err
 	}
 	fmt.Fprintf(c.Stderr, "mcptest: using %s\n", p)

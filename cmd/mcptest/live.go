@@ -20,17 +20,7 @@ func catalogFileErr(err error) error {
 	if errors.As(err, &l) {
 		return l
 	}
-	return &exitError{code: ExitInput, err: err}
-}
-
-// asInput gives a *live.InputError (a refused flag value or file) the exit
-// code of wrong input; any other error passes as it is.
-func asInput(err error) error {
-	var ie *live.InputError
-	if errors.As(err, &ie) {
-		return &exitError{code: ExitInput, err: err}
-	}
-	return err
+	return &diag.InputError{Err: err}
 }
 
 // loadCatalog reads the target's catalog: a catalog file that cannot be
@@ -69,8 +59,8 @@ func (c *Command) readCatalog(tf *targetFlags, args []string, format *string, li
 }
 
 // listCommand is tools, resources, prompts or capabilities.
-func (c *Command) listCommand(what string) func(*Command, []string) error {
-	return func(c *Command, args []string) error {
+func (c *Command) listCommand(what string) func(*Command, context.Context, []string) error {
+	return func(c *Command, _ context.Context, args []string) error {
 		fs := c.newFlags(what, "mcptest "+what+" [--format text|json] "+targetSynopsis)
 		tf := addTargetFlags(fs, true)
 		format := fs.String("format", "text", "text or json")
@@ -85,7 +75,7 @@ func (c *Command) listCommand(what string) func(*Command, []string) error {
 func writeJSON(w io.Writer, v any) error { return mcpserver.WriteJSON(w, v) }
 
 // mock serves a catalog file as a deterministic MCP server on stdio.
-func (c *Command) mock(args []string) error {
+func (c *Command) mock(_ context.Context, args []string) error {
 	fs := c.newFlags("mock", "mcptest mock --tools-from catalog.yml")
 	from := fs.String("tools-from", "", "the catalog `FILE` to serve (a tools/list result, JSON or YAML)")
 	rest, err := parse(fs, args)

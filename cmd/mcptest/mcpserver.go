@@ -31,7 +31,7 @@ func (c *Command) mcpServer(ctx context.Context, args []string) error {
 		return fmt.Errorf("locate the mcptest binary: %w", err)
 	}
 	if *install {
-		return asInput(mcpserver.InstallFrontDoor(c.Stdout, mcpserver.InstallRequest{Root: *root, Client: *client, Path: *installPath, Absolute: *absolute, Writes: *writes, Exe: exe, Getenv: c.Getenv}))
+		return mcpserver.InstallFrontDoor(c.Stdout, mcpserver.InstallRequest{Root: *root, Client: *client, Path: *installPath, Absolute: *absolute, Writes: *writes, Exe: exe, Getenv: c.Getenv})
 	}
 	if *client != "" || *installPath != "" || *absolute {
 		return inputErr("--client, --install-path and --absolute go with --install")

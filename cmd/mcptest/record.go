@@ -34,7 +34,7 @@ func (c *Command) record(ctx context.Context, args []string) error {
 	if err == nil {
 		err = live.Record(ctx, o)
 	}
-	return asInput(err)
+	return err
 }
 
 // serveStdio serves an MCP server (the recording proxy, the mock) to a

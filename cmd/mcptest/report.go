@@ -3,12 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"time"
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/cli"
 	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/engine/safefile"
 	"github.com/mcptest/mcptest/engine/stamp"
@@ -31,20 +31,20 @@ func (c *Command) report(_ context.Context, args []string) error {
 	switch {
 	case err != nil:
 		return err
-	case *compare == "" && flagSet(fs, "fail-on"):
+	case *compare == "" && cli.Given(fs, "fail-on"):
 		return inputErr("--fail-on goes with --compare BASELINE.json")
 	case len(pos) != 1:
 		return inputErr("report takes one run envelope (the file `mcptest run --reporter json` wrote), got %d arguments", len(pos))
 	}
 	env, err := baseline.ReadFile(pos[0], "", report.Read)
 	if err != nil {
-		return inputOf(err)
+		return err
 	}
 	opt := annotate.Options{Color: (*output == "" || *output == "-") && c.color(c.Stdout), AgentBudget: *agentBudget}
 	if *compare != "" {
 		cmp, err := baseline.CompareFile(*compare, "--compare", env, *failOn)
 		if err != nil {
-			return inputOf(err)
+			return err
 		}
 		rep, err := annotate.NewComparison(*format, cmp, opt)
 		if err := c.render(rep, err, env, *output, "comparison"); err != nil || !cmp.Gate.Failed {
@@ -74,7 +74,7 @@ func (c *Command) merge(args []string) error {
 	}
 	env, err := baseline.MergeFiles(files)
 	if err != nil {
-		return inputOf(err)
+		return err
 	}
 	env.Run.ID = stamp.NewRunID(time.Now())
 	if err := c.render(annotate.JSON{}, nil, env, *output, "merged envelope"); err != nil || *output == "" || *output == "-" {
@@ -105,10 +105,4 @@ func (c *Command) render(rep annotate.Reporter, err error, env *report.Envelope,
 		return fmt.Errorf("write %s: %w", what, err)
 	}
 	return nil
-}
-
-// flagSet reports whether the flag called name was given.
-func flagSet(fs *flag.FlagSet, name string) (set bool) {
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }

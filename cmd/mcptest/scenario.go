@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"time"
@@ -49,11 +48,6 @@ func (c *Command) scenario(_ context.Context, args []string) error {
 	if *asJSON {
 		format = "json"
 	}
-	rep, err := annotate.New(format, annotate.Options{Color: c.color(c.Stdout)})
-	if err != nil {
-		return err
-	}
-
 	start := time.Now()
 	progress := c.progress()
 	env, err := engine.RunScenarios(pos[0], names, engine.Options{CassetteDir: *cassetteDir, Version: version, Progress: progress.update})
@@ -62,15 +56,11 @@ func (c *Command) scenario(_ context.Context, args []string) error {
 		return err
 	}
 	stamp.Run(env, start)
-	env.Source = stamp.Source(c.Getenv)
-	env.Environment = stamp.Environment(c.Getenv)
+	env.Source, env.Environment = stamp.Source(c.Getenv), stamp.Environment(c.Getenv)
 
-	var buf bytes.Buffer
-	if err := rep.Report(&buf, env); err != nil {
+	rep, err := annotate.New(format, annotate.Options{Color: c.color(c.Stdout)})
+	if err := c.render(rep, err, env, "", "report"); err != nil {
 		return err
-	}
-	if _, err := c.Stdout.Write(buf.Bytes()); err != nil {
-		return fmt.Errorf("write report: %w", err)
 	}
 	if env.Verdict == report.Fail {
 		return errFailed

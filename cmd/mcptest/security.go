@@ -1,13 +1,15 @@
 package main
 
 import (
+	"context"
+
 	"github.com/mcptest/mcptest/live"
 	"github.com/mcptest/mcptest/mcpserver"
 )
 
 // security scans a catalog's tool definitions with the SEC-NNN rules; a
 // finding exits 1.
-func (c *Command) security(args []string) error {
+func (c *Command) security(_ context.Context, args []string) error {
 	fs := c.newFlags("security", "mcptest security [--format text|json] "+targetSynopsis)
 	tf := addTargetFlags(fs, true)
 	format := fs.String("format", "text", "text or json")

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
-	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/mcpserver"
 )
 
@@ -25,13 +23,4 @@ func (c *Command) storeRun(id string, write func(io.Writer) error) {
 	if err := (mcpserver.Store{Getenv: c.Getenv}).SaveRun(id, write); err != nil {
 		fmt.Fprintf(c.Stderr, "mcptest: warning: the run was not stored in the workspace: %v\n", err)
 	}
-}
-
-// inputOf gives a *baseline.InputError exit code 2, keeping its message.
-func inputOf(err error) error {
-	var ie *baseline.InputError
-	if errors.As(err, &ie) {
-		return &exitError{code: ExitInput, err: ie.Err}
-	}
-	return err
 }

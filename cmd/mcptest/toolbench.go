@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -13,7 +14,7 @@ import (
 // toolBench is `mcptest tool-bench run <spec> [--min-drop FRACTION]
 // [--json]`: gate/toolbench reads the spec, with live's catalog readers,
 // runs and renders it.
-func (c *Command) toolBench(args []string) error {
+func (c *Command) toolBench(_ context.Context, args []string) error {
 	const usage = "mcptest tool-bench run <spec.yml> [--min-drop FRACTION] [--json]"
 	if len(args) > 0 && isHelp(args[0]) {
 		args = []string{"run", "--help"}

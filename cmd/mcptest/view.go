@@ -1,6 +1,10 @@
 package main
 
-import "github.com/mcptest/mcptest/annotate/viewer"
+import (
+	"context"
+
+	"github.com/mcptest/mcptest/annotate/viewer"
+)
 
 // viewContext is the lifetime of `mcptest view`'s server; tests replace it
 // with a context they cancel.
@@ -16,7 +20,7 @@ var openBrowser = viewer.OpenBrowser
 // loopback port (annotate/viewer) and prints the run's snapshot address.
 // With --snapshot FILE it writes the snapshot viewer page to FILE and
 // prints a file:// address that carries the envelope.
-func (c *Command) view(args []string) error {
+func (c *Command) view(_ context.Context, args []string) error {
 	fs := c.newFlags("view", "mcptest view [RUN.json | --latest | --run ID] [--open] [--addr 127.0.0.1:0] [--snapshot FILE [--no-serve]]\n  With no RUN.json, view serves the newest run stored in the workspace (.mcptest/runs/).")
 	latest := fs.Bool("latest", false, "serve the newest run stored in the workspace (the default without RUN.json)")
 	runID := fs.String("run", "", "serve the stored run `ID` (its run_id, as list_runs and the report show it)")
@@ -36,5 +40,5 @@ func (c *Command) view(args []string) error {
 	if *open {
 		o.Open = openBrowser
 	}
-	return inputOf(viewer.Run(viewer.Store{Runs: func() (string, error) { return c.storeDir("runs") }}, o))
+	return viewer.Run(viewer.Store{Runs: func() (string, error) { return c.storeDir("runs") }}, o)
 }
