@@ -44,14 +44,23 @@ type Doc struct {
 	root node
 	n    int
 	nums []number
-	// aliased counts the values reached through aliases; outer is the
+	// aliased counts the values reached through aliases; outerName,
+	// outerPtr and outerPos are the name, pointer and position of the
 	// alias of the document (not itself inside an alias's expansion)
-	// being expanded, and outerPtr its pointer; anchored counts the
-	// anchored nodes being converted (see releases).
-	aliased  int
-	anchored int
-	outer    *yaml.Node
-	outerPtr string
+	// being expanded; anchored counts the anchored nodes being converted
+	// (see releases).
+	aliased   int
+	anchored  int
+	outerPtr  string
+	outerPos  diag.Pos
+	outerName string
+	// lineOff is added to the lines of the nodes being converted: the
+	// line before the item of a long list parsed on its own (see
+	// split.go), 0 otherwise.
+	lineOff int
+	// split holds the lists of the root mapping cut into items, nil when
+	// the document was parsed whole.
+	split *splitDoc
 }
 
 // Read decodes data into a Doc (see Parse for the errors of the text),
@@ -60,6 +69,16 @@ type Doc struct {
 // number that is not finite, a nesting deeper than MaxDepth and aliases
 // expanding to more than MaxAliasValues values.
 func Read(file string, data []byte, o Options) *Doc {
+	if o.Release {
+		if d := readSplit(file, data, o); d != nil {
+			return d
+		}
+	}
+	return readWhole(file, data, o)
+}
+
+// readWhole is Read parsing the whole text at once.
+func readWhole(file string, data []byte, o Options) *Doc {
 	d := &Doc{File: file, Data: data, o: o}
 	d.Node, d.Errs, d.Empty = parse(file, data, o)
 	if d.Node != nil {
@@ -76,7 +95,7 @@ func Read(file string, data []byte, o Options) *Doc {
 func (d *Doc) Len() int { return d.n }
 
 func (d *Doc) pos(n *yaml.Node) diag.Pos {
-	return diag.Pos{File: d.File, Line: n.Line, Col: n.Column}
+	return diag.Pos{File: d.File, Line: n.Line + d.lineOff, Col: n.Column}
 }
 
 func (d *Doc) errorf(n *yaml.Node, p *path, format string, args ...any) {
@@ -87,30 +106,9 @@ func (d *Doc) errorf(n *yaml.Node, p *path, format string, args ...any) {
 // those of the values within in at; p is the value's pointer, aliased
 // says the node was reached through an alias.
 func (d *Doc) convert(n *yaml.Node, at *node, p *path, depth int, aliased bool) any {
-	if aliased {
-		d.aliased++
-	}
-	if n.Kind == yaml.AliasNode && !aliased {
-		d.outer, d.outerPtr = n, p.String()
-	}
-	switch {
-	case d.aliased > MaxAliasValues:
-		if d.aliased == MaxAliasValues+1 {
-			d.Errs = append(d.Errs, &diag.Error{Pos: d.pos(d.outer), Pointer: d.outerPtr, Kind: d.o.kind(),
-				Message: fmt.Sprintf("aliases expand the %s to over %d values (an alias bomb?); the limit is crossed expanding *%s here: write the values out, or alias less",
-					d.o.noun(), MaxAliasValues, d.outer.Value)})
-		}
-		return nil
-	case depth > MaxDepth:
-		if depth == MaxDepth+1 {
-			d.errorf(n, p, "the %s nests its values over %d deep (a recursive alias?)", d.o.noun(), MaxDepth)
-		}
+	if !d.enter(n, at, p, depth, aliased) {
 		return nil
 	}
-	if at.flags&hasValue == 0 {
-		d.n++
-	}
-	at.setValue(n)
 	switch n.Kind {
 	case yaml.AliasNode:
 		return d.convert(n.Alias, at, p, depth+1, true)
@@ -125,6 +123,37 @@ func (d *Doc) convert(n *yaml.Node, at *node, p *path, depth int, aliased bool) 
 		return d.scalar(n, at, p)
 	}
 	return nil
+}
+
+// enter counts the value of n and records its position in at; it
+// reports false, with an error the first time, once the aliases have
+// expanded to over MaxAliasValues values or below MaxDepth.
+func (d *Doc) enter(n *yaml.Node, at *node, p *path, depth int, aliased bool) bool {
+	if aliased {
+		d.aliased++
+	}
+	if n.Kind == yaml.AliasNode && !aliased {
+		d.outerName, d.outerPtr, d.outerPos = n.Value, p.String(), d.pos(n)
+	}
+	switch {
+	case d.aliased > MaxAliasValues:
+		if d.aliased == MaxAliasValues+1 {
+			d.Errs = append(d.Errs, &diag.Error{Pos: d.outerPos, Pointer: d.outerPtr, Kind: d.o.kind(),
+				Message: fmt.Sprintf("aliases expand the %s to over %d values (an alias bomb?); the limit is crossed expanding *%s here: write the values out, or alias less",
+					d.o.noun(), MaxAliasValues, d.outerName)})
+		}
+		return false
+	case depth > MaxDepth:
+		if depth == MaxDepth+1 {
+			d.errorf(n, p, "the %s nests its values over %d deep (a recursive alias?)", d.o.noun(), MaxDepth)
+		}
+		return false
+	}
+	if at.flags&hasValue == 0 {
+		d.n++
+	}
+	at.setValue(n, d.lineOff)
+	return true
 }
 
 func quotedStyle(n *yaml.Node) bool {
@@ -190,8 +219,12 @@ func (d *Doc) mapping(n *yaml.Node, at *node, p *path, depth int, aliased bool) 
 		}
 		at.kids = append(at.kids, node{name: k.Value})
 		kid := &at.kids[len(at.kids)-1]
-		kid.setKey(k)
-		m[k.Value] = d.convert(v, kid, child, depth+1, aliased)
+		kid.setKey(k, d.lineOff)
+		if r := d.split.at(k, depth); r != nil {
+			m[k.Value] = d.items(r, kid, child, depth+1)
+		} else {
+			m[k.Value] = d.convert(v, kid, child, depth+1, aliased)
+		}
 		if release {
 			n.Content[i], n.Content[i+1] = nil, nil
 		}

@@ -46,13 +46,15 @@ type number struct {
 	exact bool
 }
 
-func (n *node) setValue(y *yaml.Node) {
-	n.line, n.col = int32(y.Line), int32(y.Column)
+// setValue records the position of y, off lines down.
+func (n *node) setValue(y *yaml.Node, off int) {
+	n.line, n.col = int32(y.Line+off), int32(y.Column)
 	n.flags |= hasValue
 }
 
-func (n *node) setKey(k *yaml.Node) {
-	n.kline, n.kcl = int32(k.Line), int32(k.Column)
+// setKey records the position of the key k, off lines down.
+func (n *node) setKey(k *yaml.Node, off int) {
+	n.kline, n.kcl = int32(k.Line+off), int32(k.Column)
 	n.flags |= hasKey
 	if quotedStyle(k) {
 		n.flags |= quotedKey
