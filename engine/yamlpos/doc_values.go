@@ -54,10 +54,6 @@ type Doc struct {
 	outerPtr  string
 	outerPos  diag.Pos
 	outerName string
-	// lineOff is added to the lines of the nodes being converted: the
-	// line before the item of a long list parsed on its own (see
-	// split.go), 0 otherwise.
-	lineOff int
 	// split holds the lists of the root mapping cut into items, nil when
 	// the document was parsed whole.
 	split *splitDoc
@@ -95,7 +91,8 @@ func readWhole(file string, data []byte, o Options) *Doc {
 func (d *Doc) Len() int { return d.n }
 
 func (d *Doc) pos(n *yaml.Node) diag.Pos {
-	return diag.Pos{File: d.File, Line: n.Line + d.lineOff, Col: n.Column}
+	line, col := d.place(n)
+	return diag.Pos{File: d.File, Line: line, Col: col}
 }
 
 func (d *Doc) errorf(n *yaml.Node, p *path, format string, args ...any) {
@@ -152,7 +149,7 @@ func (d *Doc) enter(n *yaml.Node, at *node, p *path, depth int, aliased bool) bo
 	if at.flags&hasValue == 0 {
 		d.n++
 	}
-	at.setValue(n, d.lineOff)
+	at.setValue(d.place(n))
 	return true
 }
 
@@ -219,7 +216,10 @@ func (d *Doc) mapping(n *yaml.Node, at *node, p *path, depth int, aliased bool) 
 		}
 		at.kids = append(at.kids, node{name: k.Value})
 		kid := &at.kids[len(at.kids)-1]
-		kid.setKey(k, d.lineOff)
+		kid.setKey(d.place(k))
+		if quotedStyle(k) {
+			kid.flags |= quotedKey
+		}
 		if r := d.split.at(k, depth); r != nil {
 			m[k.Value] = d.items(r, kid, child, depth+1)
 		} else {

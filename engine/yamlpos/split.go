@@ -2,6 +2,7 @@ package yamlpos
 
 import (
 	"bytes"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -47,6 +48,32 @@ type splitDoc struct {
 	// failed says an item could not be parsed on its own: the document
 	// is read again whole.
 	failed bool
+	// in is the item being converted, see place.
+	in itemPlace
+}
+
+// itemPlace says where the nodes of an item parsed on its own are in the
+// file: off lines down, except a node at the end of the item's text (an
+// empty value, which yaml.v3 places at the token after it), which is at
+// the token after the item in the file: the dash of the next item, or
+// the first character of the line after the list.
+type itemPlace struct {
+	off               int
+	endLine, endCol   int
+	nextLine, nextCol int
+}
+
+// place returns the line and column in the file of a node being
+// converted.
+func (d *Doc) place(n *yaml.Node) (int, int) {
+	if d.split == nil || d.split.in.off == 0 {
+		return n.Line, n.Column
+	}
+	in := &d.split.in
+	if n.Line == in.endLine && n.Column == in.endCol {
+		return in.nextLine, in.nextCol
+	}
+	return n.Line + in.off, n.Column
 }
 
 // list is a block sequence, the value of a key of the root mapping, cut
@@ -58,9 +85,12 @@ type list struct {
 	// until the first item is found.
 	indent int
 	// start and end are the offsets of the list's lines: from the line
-	// after the key's to the line before the next key's.
-	start, end int
-	items      []item
+	// after the key's to the line before the next key's; endLine is the
+	// line at end, 0 when the list ends the text.
+	start, end, endLine int
+	items               []item
+	// parsed says every item was parsed.
+	parsed bool
 }
 
 // item is the offset of the line where an item starts, and its line
@@ -83,14 +113,27 @@ func readSplit(file string, data []byte, o Options) *Doc {
 	if len(lists) == 0 || textError(file, data, o) != nil {
 		return nil
 	}
-	root, errs, empty := parse(file, skeleton(data, lists), o)
-	if root == nil || len(errs) > 0 || empty || !placed(root, lists) || hasAlias(root) {
+	// The skeleton is parsed as an item is: its errors are the whole
+	// parse's to word.
+	var doc yaml.Node
+	if err := yaml.Unmarshal(skeleton(data, lists), &doc); err != nil || len(doc.Content) != 1 {
+		return nil
+	}
+	root := doc.Content[0]
+	if !placed(root, lists) || hasAlias(root) {
 		return nil
 	}
 	d := &Doc{File: file, Data: data, o: o, split: &splitDoc{data: data, lists: lists}}
 	d.Root = d.convert(root, &d.root, nil, 0, false)
 	if d.split.failed {
 		return nil
+	}
+	for _, l := range lists {
+		if !l.parsed {
+			// Not converted (a repeated key, or past the alias limit): its
+			// items may hold a syntax error only the whole parse words.
+			return nil
+		}
 	}
 	d.split = nil
 	return d
@@ -117,26 +160,45 @@ func (d *Doc) items(l *list, at *node, p *path, depth int) any {
 	if !d.enter(&seq, at, p, depth, false) {
 		return nil
 	}
+	l.parsed = true
 	at.flags |= isSeq
 	s := make([]any, len(l.items))
 	at.kids = make([]node, len(l.items))
 	for i := range l.items {
-		n := d.split.parseItem(l, i)
+		n, text := d.split.parseItem(l, i)
 		if n == nil {
 			d.split.failed = true
 			return nil
 		}
-		d.lineOff = l.items[i].line - 1
+		d.split.in = l.place(i, text)
 		s[i] = d.convert(n, &at.kids[i], &path{up: p, idx: i}, depth+1, false)
-		d.lineOff = 0
+		d.split.in = itemPlace{}
 	}
 	return s
+}
+
+// place says where the nodes of item i of l, whose text is text, are.
+func (l *list) place(i int, text []byte) itemPlace {
+	in := itemPlace{off: l.items[i].line - 1}
+	switch {
+	case i+1 < len(l.items):
+		in.nextLine, in.nextCol = l.items[i+1].line, l.indent+1
+	case l.endLine > 0:
+		in.nextLine, in.nextCol = l.endLine, 1
+	default:
+		// The item ends the text: its end is the file's.
+		return in
+	}
+	last := bytes.LastIndexByte(text, '\n')
+	in.endLine = bytes.Count(text, []byte{'\n'}) + 1
+	in.endCol = utf8.RuneCount(text[last+1:]) + 1
+	return in
 }
 
 // parseItem parses item i of l on its own and returns its value node,
 // whose lines count from the item's first; nil when the item is not
 // exactly one entry of a block sequence at the list's indentation.
-func (s *splitDoc) parseItem(l *list, i int) *yaml.Node {
+func (s *splitDoc) parseItem(l *list, i int) (*yaml.Node, []byte) {
 	end := l.end
 	if i+1 < len(l.items) {
 		end = l.items[i+1].start
@@ -144,17 +206,17 @@ func (s *splitDoc) parseItem(l *list, i int) *yaml.Node {
 	text := s.data[l.items[i].start:end]
 	var doc yaml.Node
 	if err := yaml.Unmarshal(text, &doc); err != nil || doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
-		return nil
+		return nil, nil
 	}
 	seq := doc.Content[0]
 	if seq.Kind != yaml.SequenceNode || seq.Style != 0 || seq.Tag != "!!seq" || seq.Anchor != "" ||
 		len(seq.Content) != 1 || seq.Line != 1 || seq.Column != l.indent+1 {
-		return nil
+		return nil, nil
 	}
 	if len(text) >= deepText && deeper(seq.Content[0], MaxDepth-2) {
-		return nil
+		return nil, nil
 	}
-	return seq.Content[0]
+	return seq.Content[0], text
 }
 
 // placed reports whether root is a block mapping with a key at column 1
@@ -271,7 +333,7 @@ func cutLists(data []byte) []list {
 		}
 		off = next
 	}
-	c.close()
+	c.close(0)
 	return c.lists
 }
 
@@ -292,7 +354,7 @@ func (c *cutter) line(text []byte, off, next, line int) bool {
 		c.inList(indent, len(rest) == 0 || rest[0] == '#', entry, off, next, line)
 		return true
 	}
-	c.close()
+	c.close(line)
 	if indent == 0 && keyLine(rest) {
 		c.cur = &list{keyLine: line, indent: -1, start: next, end: next}
 	}
@@ -317,9 +379,11 @@ func (c *cutter) inList(indent int, blank, entry bool, off, next, line int) {
 	l.end = next
 }
 
-// close ends the current list, kept when it has items.
-func (c *cutter) close() {
+// close ends the current list at line endLine (0 for the end of the
+// text), kept when it has items.
+func (c *cutter) close(endLine int) {
 	if c.cur != nil && len(c.cur.items) > 0 {
+		c.cur.endLine = endLine
 		c.lists = append(c.lists, *c.cur)
 	}
 	c.cur = nil
