@@ -54,6 +54,9 @@ type Doc struct {
 	outerPtr  string
 	outerPos  diag.Pos
 	outerName string
+	// keys holds distinct strings of the document while it is
+	// converted, see intern.
+	keys map[string]string
 	// split holds the lists of the root mapping cut into items, nil when
 	// the document was parsed whole.
 	split *splitDoc
@@ -83,6 +86,7 @@ func readWhole(file string, data []byte, o Options) *Doc {
 			d.Node = nil
 		}
 		d.Root = d.convert(root, &d.root, nil, 0, false)
+		d.keys = nil
 	}
 	return d
 }
@@ -209,21 +213,22 @@ func (d *Doc) mapping(n *yaml.Node, at *node, p *path, depth int, aliased bool) 
 			d.errorf(k, p, "a mapping key must be a plain string")
 			continue
 		}
-		child := &path{up: p, key: k.Value, idx: -1}
-		if _, dup := m[k.Value]; dup {
-			d.errorf(k, child, "key %q is repeated: it was already set at line %d", k.Value, at.keyLine(k.Value))
+		name := d.intern(k.Value)
+		child := &path{up: p, key: name, idx: -1}
+		if _, dup := m[name]; dup {
+			d.errorf(k, child, "key %q is repeated: it was already set at line %d", name, at.keyLine(name))
 			continue
 		}
-		at.kids = append(at.kids, node{name: k.Value})
+		at.kids = append(at.kids, node{name: name})
 		kid := &at.kids[len(at.kids)-1]
 		kid.setKey(d.place(k))
 		if quotedStyle(k) {
 			kid.flags |= quotedKey
 		}
 		if r := d.split.at(k, depth); r != nil {
-			m[k.Value] = d.items(r, kid, child, depth+1)
+			m[name] = d.items(r, kid, child, depth+1)
 		} else {
-			m[k.Value] = d.convert(v, kid, child, depth+1, aliased)
+			m[name] = d.convert(v, kid, child, depth+1, aliased)
 		}
 		if release {
 			n.Content[i], n.Content[i+1] = nil, nil
@@ -232,6 +237,25 @@ func (d *Doc) mapping(n *yaml.Node, at *node, p *path, depth int, aliased bool) 
 	d.released(n, aliased)
 	at.sortKids()
 	return m
+}
+
+// maxInterned bounds how many distinct strings a Doc shares.
+const maxInterned = 4096
+
+// intern returns the first copy of the string s the document held, so a
+// key or a value written on every item of a long list is kept once, not
+// once an item (for the first maxInterned distinct strings).
+func (d *Doc) intern(s string) string {
+	if k, ok := d.keys[s]; ok {
+		return k
+	}
+	if len(d.keys) < maxInterned {
+		if d.keys == nil {
+			d.keys = map[string]string{}
+		}
+		d.keys[s] = s
+	}
+	return s
 }
 
 func (d *Doc) scalar(n *yaml.Node, at *node, p *path) any {
@@ -257,7 +281,7 @@ func (d *Doc) scalar(n *yaml.Node, at *node, p *path) any {
 		d.errorf(n, p, "%q is not a finite number", n.Value)
 		return nil
 	}
-	return n.Value
+	return d.intern(n.Value)
 }
 
 // EscapePointer escapes a key as a segment of an RFC 6901 pointer.

@@ -135,7 +135,7 @@ func readSplit(file string, data []byte, o Options) *Doc {
 			return nil
 		}
 	}
-	d.split = nil
+	d.split, d.keys = nil, nil
 	return d
 }
 
