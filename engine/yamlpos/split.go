@@ -2,6 +2,7 @@ package yamlpos
 
 import (
 	"bytes"
+	"io"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -13,8 +14,9 @@ import (
 // block sequence that is the value of a key of the root mapping into its
 // items from the bytes, parses the rest of the file (the skeleton, the
 // lists' lines left blank so every line keeps its number) and then each
-// item on its own, as it is converted: the nodes of one item are alive at
-// a time, never the whole file's.
+// item as a document of its own (one decoder reads them all, see items),
+// as it is converted: the nodes of one item are alive at a time, never
+// the whole file's.
 //
 // The cut is made on lines: a list starts after a line `key:` at column
 // 1 (nothing after the colon but a comment), its items start at the lines
@@ -34,10 +36,11 @@ import (
 //   - a skeleton that does not parse, has any error, has an alias (it may
 //     name the root, or an anchor of an item), or whose root is not a
 //     block mapping with the keys where the cut found them;
-//   - an item that does not parse on its own (an alias to an anchor
-//     outside it, a quote or bracket the cut split), is not one block
-//     sequence entry at the indentation of the list, or, when it is long
-//     enough to reach yaml.v3's depth limit, nests deeper than Read allows.
+//   - an item that does not parse on its own (an alias to an anchor of
+//     the skeleton, a quote or bracket the cut split), is not one block
+//     sequence entry at the indentation of the list, has an alias to a
+//     node of another item, or, when it is long enough to reach yaml.v3's
+//     depth limit, nests deeper than Read allows.
 //
 // A syntax error anywhere is thus always worded by the whole-file parse.
 
@@ -58,7 +61,9 @@ type splitDoc struct {
 // the token after the item in the file: the dash of the next item, or
 // the first character of the line after the list.
 type itemPlace struct {
-	off               int
+	// off is added to the lines of the stream; first is the item's first
+	// line in the stream, 0 outside an item.
+	off, first        int
 	endLine, endCol   int
 	nextLine, nextCol int
 }
@@ -66,12 +71,17 @@ type itemPlace struct {
 // place returns the line and column in the file of a node being
 // converted.
 func (d *Doc) place(n *yaml.Node) (int, int) {
-	if d.split == nil || d.split.in.off == 0 {
+	if d.split == nil || d.split.in.first == 0 {
 		return n.Line, n.Column
 	}
 	in := &d.split.in
-	if n.Line == in.endLine && n.Column == in.endCol {
+	switch {
+	case n.Line == in.endLine && n.Column == in.endCol:
 		return in.nextLine, in.nextCol
+	case n.Line < in.first || n.Line > in.endLine:
+		// A node of another item, named by an alias: the whole parse
+		// places it.
+		d.split.failed = true
 	}
 	return n.Line + in.off, n.Column
 }
@@ -155,6 +165,12 @@ func (s *splitDoc) at(k *yaml.Node, depth int) *list {
 
 // items converts the list l, parsing one item at a time, as convert
 // converts a sequence node; at, p and depth are the list's.
+//
+// The items are parsed by one decoder, as a stream of documents: each
+// item's lines, then a line "---" (after a line break when the item ends
+// the text without one). Lines count on across the stream: the item
+// that starts on line first of the stream ends with the marker on line
+// first + breaks (its line breaks, with the one added).
 func (d *Doc) items(l *list, at *node, p *path, depth int) any {
 	seq := yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: l.items[0].line, Column: l.indent + 1}
 	if !d.enter(&seq, at, p, depth, false) {
@@ -164,59 +180,111 @@ func (d *Doc) items(l *list, at *node, p *path, depth int) any {
 	at.flags |= isSeq
 	s := make([]any, len(l.items))
 	at.kids = make([]node, len(l.items))
+	dec := yaml.NewDecoder(&itemStream{data: d.split.data, l: l})
+	first := 1
 	for i := range l.items {
-		n, text := d.split.parseItem(l, i)
+		text := l.text(d.split.data, i)
+		breaks := bytes.Count(text, []byte{'\n'})
+		if !bytes.HasSuffix(text, []byte{'\n'}) {
+			breaks++
+		}
+		n := l.decode(dec, first, len(text))
 		if n == nil {
 			d.split.failed = true
 			return nil
 		}
-		d.split.in = l.place(i, text)
+		d.split.in = l.place(i, text, first, first+breaks)
 		s[i] = d.convert(n, &at.kids[i], &path{up: p, idx: i}, depth+1, false)
 		d.split.in = itemPlace{}
+		if d.split.failed {
+			return nil
+		}
+		first += breaks + 1
 	}
 	return s
 }
 
-// place says where the nodes of item i of l, whose text is text, are.
-func (l *list) place(i int, text []byte) itemPlace {
-	in := itemPlace{off: l.items[i].line - 1}
+// text is the text of item i of l in data: its lines, up to the next
+// item's or the end of the list.
+func (l *list) text(data []byte, i int) []byte {
+	end := l.end
+	if i+1 < len(l.items) {
+		end = l.items[i+1].start
+	}
+	return data[l.items[i].start:end]
+}
+
+// place says where the nodes of item i of l, whose text is text and which
+// the stream holds from line first to the marker on line marker, are in
+// the file.
+func (l *list) place(i int, text []byte, first, marker int) itemPlace {
+	line := l.items[i].line
+	in := itemPlace{off: line - first, first: first, endLine: marker, endCol: 1}
 	switch {
 	case i+1 < len(l.items):
 		in.nextLine, in.nextCol = l.items[i+1].line, l.indent+1
 	case l.endLine > 0:
 		in.nextLine, in.nextCol = l.endLine, 1
 	default:
-		// The item ends the text: its end is the file's.
-		return in
+		// The item ends the text: what yaml.v3 places at the end of the
+		// text is at the end of the file.
+		last := bytes.LastIndexByte(text, '\n')
+		in.nextLine = line + bytes.Count(text, []byte{'\n'})
+		in.nextCol = utf8.RuneCount(text[last+1:]) + 1
 	}
-	last := bytes.LastIndexByte(text, '\n')
-	in.endLine = bytes.Count(text, []byte{'\n'}) + 1
-	in.endCol = utf8.RuneCount(text[last+1:]) + 1
 	return in
 }
 
-// parseItem parses item i of l on its own and returns its value node,
-// whose lines count from the item's first; nil when the item is not
-// exactly one entry of a block sequence at the list's indentation.
-func (s *splitDoc) parseItem(l *list, i int) (*yaml.Node, []byte) {
-	end := l.end
-	if i+1 < len(l.items) {
-		end = l.items[i+1].start
-	}
-	text := s.data[l.items[i].start:end]
+// decode decodes the next item of l from dec, which starts on line first
+// of the stream and is size bytes long, and returns its value node; nil
+// when the item does not parse, or is not exactly one entry of a block
+// sequence at the list's indentation.
+func (l *list) decode(dec *yaml.Decoder, first, size int) *yaml.Node {
 	var doc yaml.Node
-	if err := yaml.Unmarshal(text, &doc); err != nil || doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
-		return nil, nil
+	if err := dec.Decode(&doc); err != nil || doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return nil
 	}
 	seq := doc.Content[0]
 	if seq.Kind != yaml.SequenceNode || seq.Style != 0 || seq.Tag != "!!seq" || seq.Anchor != "" ||
-		len(seq.Content) != 1 || seq.Line != 1 || seq.Column != l.indent+1 {
-		return nil, nil
+		len(seq.Content) != 1 || seq.Line != first || seq.Column != l.indent+1 {
+		return nil
 	}
-	if len(text) >= deepText && deeper(seq.Content[0], MaxDepth-2) {
-		return nil, nil
+	if size >= deepText && deeper(seq.Content[0], MaxDepth-2) {
+		return nil
 	}
-	return seq.Content[0], text
+	return seq.Content[0]
+}
+
+// itemStream reads the items of a list as a stream of documents, each
+// followed by a line "---".
+type itemStream struct {
+	data []byte
+	l    *list
+	// next counts the pieces served: item i is piece 2i, its marker
+	// piece 2i+1; cur is what remains of the piece being served.
+	next int
+	cur  []byte
+}
+
+func (r *itemStream) Read(p []byte) (int, error) {
+	for len(r.cur) == 0 {
+		if r.next == 2*len(r.l.items) {
+			return 0, io.EOF
+		}
+		i := r.next / 2
+		switch text := r.l.text(r.data, i); {
+		case r.next%2 == 0:
+			r.cur = text
+		case bytes.HasSuffix(text, []byte{'\n'}):
+			r.cur = []byte("---\n")
+		default:
+			r.cur = []byte("\n---\n")
+		}
+		r.next++
+	}
+	n := copy(p, r.cur)
+	r.cur = r.cur[n:]
+	return n, nil
 }
 
 // placed reports whether root is a block mapping with a key at column 1

@@ -165,6 +165,8 @@ func FuzzSplitRead(f *testing.F) {
 	f.Add([]byte("tests:\n- |\n - x\n- [a,\n - b]\nz: 1\n"))
 	f.Add([]byte("a:\n  - &a 1\n  - *a\nb:\n  - 2\n"))
 	f.Add([]byte("tests:\r\n  - a: 1\r\n  - b\r\n"))
+	f.Add([]byte("tests:\n  - name:\n  - ? x\n  -\n  - a:\n\n  # c\n  - b: \n# d\nz: 1\nl:\n- k:\n-"))
+	f.Add([]byte("# c\ntests: # l\n  - name: a # n\n    prompt: |\n      - x\n     # y\n  - name: 'b\n\n    c'\n    expect: {a: [1,\n      2]}\nagents:\n- {name: x}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sameSplit(t, data)
 	})
