@@ -3,7 +3,6 @@ package yamlpos
 import (
 	"bytes"
 	"io"
-	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -167,10 +166,12 @@ func (s *splitDoc) at(k *yaml.Node, depth int) *list {
 // converts a sequence node; at, p and depth are the list's.
 //
 // The items are parsed by one decoder, as a stream of documents: each
-// item's lines, then a line "---" (after a line break when the item ends
-// the text without one). Lines count on across the stream: the item
-// that starts on line first of the stream ends with the marker on line
-// first + breaks (its line breaks, with the one added).
+// item's lines, then a line "---" (none after an item that ends the
+// text). Lines count on across the stream: the item that starts on line
+// first of the stream ends with the marker on line first + breaks (its
+// line breaks); yaml.v3 places the end of a text there too, at column 1
+// of the line after the last line break, or after the last line when
+// the text ends without a break.
 func (d *Doc) items(l *list, at *node, p *path, depth int) any {
 	seq := yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: l.items[0].line, Column: l.indent + 1}
 	if !d.enter(&seq, at, p, depth, false) {
@@ -193,7 +194,7 @@ func (d *Doc) items(l *list, at *node, p *path, depth int) any {
 			d.split.failed = true
 			return nil
 		}
-		d.split.in = l.place(i, text, first, first+breaks)
+		d.split.in = l.place(i, first, first+breaks)
 		s[i] = d.convert(n, &at.kids[i], &path{up: p, idx: i}, depth+1, false)
 		d.split.in = itemPlace{}
 		if d.split.failed {
@@ -214,10 +215,9 @@ func (l *list) text(data []byte, i int) []byte {
 	return data[l.items[i].start:end]
 }
 
-// place says where the nodes of item i of l, whose text is text and which
-// the stream holds from line first to the marker on line marker, are in
-// the file.
-func (l *list) place(i int, text []byte, first, marker int) itemPlace {
+// place says where the nodes of item i of l, which the stream holds from
+// line first to the marker on line marker, are in the file.
+func (l *list) place(i int, first, marker int) itemPlace {
 	line := l.items[i].line
 	in := itemPlace{off: line - first, first: first, endLine: marker, endCol: 1}
 	switch {
@@ -226,11 +226,8 @@ func (l *list) place(i int, text []byte, first, marker int) itemPlace {
 	case l.endLine > 0:
 		in.nextLine, in.nextCol = l.endLine, 1
 	default:
-		// The item ends the text: what yaml.v3 places at the end of the
-		// text is at the end of the file.
-		last := bytes.LastIndexByte(text, '\n')
-		in.nextLine = line + bytes.Count(text, []byte{'\n'})
-		in.nextCol = utf8.RuneCount(text[last+1:]) + 1
+		// The item ends the text, and the stream.
+		in.nextLine, in.nextCol = marker+in.off, 1
 	}
 	return in
 }
@@ -256,7 +253,7 @@ func (l *list) decode(dec *yaml.Decoder, first, size int) *yaml.Node {
 }
 
 // itemStream reads the items of a list as a stream of documents, each
-// followed by a line "---".
+// followed by a line "---" but an item that ends the text.
 type itemStream struct {
 	data []byte
 	l    *list
@@ -275,6 +272,9 @@ func (r *itemStream) Read(p []byte) (int, error) {
 		switch text := r.l.text(r.data, i); {
 		case r.next%2 == 0:
 			r.cur = text
+		case i+1 == len(r.l.items) && r.l.endLine == 0:
+			// The item ends the text: so does the stream, where yaml.v3
+			// places its end as in the file.
 		case bytes.HasSuffix(text, []byte{'\n'}):
 			r.cur = []byte("---\n")
 		default:
