@@ -68,7 +68,7 @@ type Doc struct {
 // number that is not finite, a nesting deeper than MaxDepth and aliases
 // expanding to more than MaxAliasValues values.
 func Read(file string, data []byte, o Options) *Doc {
-	if o.Release {
+	if o.Release && len(data) >= splitMin {
 		if d := readSplit(file, data, o); d != nil {
 			return d
 		}

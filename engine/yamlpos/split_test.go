@@ -141,10 +141,10 @@ func TestSplitLongList(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("servers:\n  s: {command: x}\ntests:\n")
 	for i := range 500 {
-		fmt.Fprintf(&b, "  - name: t%d\n    expect:\n      - calls: { \">=\": %d }\n", i, i)
+		fmt.Fprintf(&b, "  - name: t%d %s\n    expect:\n      - calls: { \">=\": %d }\n", i, strings.Repeat("x", splitMin/500), i)
 	}
 	b.WriteString("agents: []\n")
-	if !sameSplit(t, []byte(b.String())) {
+	if b.Len() < splitMin || !sameSplit(t, []byte(b.String())) {
 		t.Fatal("not cut")
 	}
 	d := Read("s.yml", []byte(b.String()), releaseOpts)
