@@ -242,3 +242,66 @@ func TestLoadAliasBomb(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestLoadLongSuiteErrors: a suite over 1 MiB, whose tests: the reader
+// parses item by item, reports its problems at the lines of the file,
+// and a syntax error as the whole-file parse words it.
+func TestLoadLongSuiteErrors(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "c.json"), []byte(`{"mcptest_cassette": "1", "runs": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const n = 4000
+	suite := func(item func(i int) string) []byte {
+		var b strings.Builder
+		b.WriteString("# long\ntests:\n")
+		for i := range n {
+			b.WriteString(item(i))
+		}
+		if b.Len() < 1<<20 {
+			t.Fatalf("the suite is %d bytes, under 1 MiB", b.Len())
+		}
+		return []byte(b.String())
+	}
+	plain := func(i int) string {
+		return fmt.Sprintf("  - name: case %d %s\n    type: agent\n    cassette: c.json\n    expect:\n      - calls: {\">=\": 1}\n", i, strings.Repeat("x", 200))
+	}
+	for _, tt := range []struct {
+		name string
+		item func(i int) string
+		want []string
+	}{
+		{"values", func(i int) string {
+			switch i {
+			case 2500:
+				return plain(i) + "    type: agent\n"
+			case 3999:
+				return plain(i) + "    expct: 1\n"
+			}
+			return plain(i)
+		}, []string{
+			fmt.Sprintf("suite.yml:%d:5: key \"type\" is repeated: it was already set at line %d", 3+5*2500+5, 3+5*2500+1),
+		}},
+		{"schema", func(i int) string {
+			if i == 3999 {
+				return plain(i) + "    expct: 1\n"
+			}
+			return plain(i)
+		}, []string{fmt.Sprintf("suite.yml:%d:5: unexpected key \"expct\"", 3+5*3999+5)}},
+		{"syntax", func(i int) string {
+			if i == 1000 {
+				return "  - name: \"case\n"
+			}
+			return plain(i)
+		}, []string{"suite.yml:5008:1: invalid YAML: did not find expected comment or line break"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseSuite(filepath.Join(dir, "suite.yml"), suite(tt.item))
+			for _, w := range tt.want {
+				if err == nil || !strings.Contains(err.Error(), w) {
+					t.Errorf("got %.600v\nwant %s", err, w)
+				}
+			}
+		})
+	}
+}

@@ -11,7 +11,10 @@
 // limits, a second document, duplicate, merge and non-string keys, numbers
 // that are not finite, and aliases that expand to too many values (an
 // alias bomb). UnknownKey words an unexpected key the same way for every
-// file, with its valid set and a did-you-mean.
+// file, with its valid set and a did-you-mean. With Options.Release, the
+// lists of the root mapping of a text of 1 MiB or more (a long suite's
+// tests:) are parsed item by item, so memory holds the YAML nodes of one
+// item, not the file's.
 //
 // Lines and columns are 1-based; columns count characters. The package is
 // a leaf: it imports diag and yaml.v3 only.

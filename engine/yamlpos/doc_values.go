@@ -44,14 +44,22 @@ type Doc struct {
 	root node
 	n    int
 	nums []number
-	// aliased counts the values reached through aliases; outer is the
+	// aliased counts the values reached through aliases; outerName,
+	// outerPtr and outerPos are the name, pointer and position of the
 	// alias of the document (not itself inside an alias's expansion)
-	// being expanded, and outerPtr its pointer; anchored counts the
-	// anchored nodes being converted (see releases).
-	aliased  int
-	anchored int
-	outer    *yaml.Node
-	outerPtr string
+	// being expanded; anchored counts the anchored nodes being converted
+	// (see releases).
+	aliased   int
+	anchored  int
+	outerPtr  string
+	outerPos  diag.Pos
+	outerName string
+	// keys holds distinct strings of the document while it is
+	// converted, see intern.
+	keys map[string]string
+	// split holds the lists of the root mapping cut into items, nil when
+	// the document was parsed whole.
+	split *splitDoc
 }
 
 // Read decodes data into a Doc (see Parse for the errors of the text),
@@ -60,6 +68,16 @@ type Doc struct {
 // number that is not finite, a nesting deeper than MaxDepth and aliases
 // expanding to more than MaxAliasValues values.
 func Read(file string, data []byte, o Options) *Doc {
+	if o.Release && len(data) >= splitMin {
+		if d := readSplit(file, data, o); d != nil {
+			return d
+		}
+	}
+	return readWhole(file, data, o)
+}
+
+// readWhole is Read parsing the whole text at once.
+func readWhole(file string, data []byte, o Options) *Doc {
 	d := &Doc{File: file, Data: data, o: o}
 	d.Node, d.Errs, d.Empty = parse(file, data, o)
 	if d.Node != nil {
@@ -68,6 +86,7 @@ func Read(file string, data []byte, o Options) *Doc {
 			d.Node = nil
 		}
 		d.Root = d.convert(root, &d.root, nil, 0, false)
+		d.keys = nil
 	}
 	return d
 }
@@ -76,7 +95,8 @@ func Read(file string, data []byte, o Options) *Doc {
 func (d *Doc) Len() int { return d.n }
 
 func (d *Doc) pos(n *yaml.Node) diag.Pos {
-	return diag.Pos{File: d.File, Line: n.Line, Col: n.Column}
+	line, col := d.place(n)
+	return diag.Pos{File: d.File, Line: line, Col: col}
 }
 
 func (d *Doc) errorf(n *yaml.Node, p *path, format string, args ...any) {
@@ -87,30 +107,9 @@ func (d *Doc) errorf(n *yaml.Node, p *path, format string, args ...any) {
 // those of the values within in at; p is the value's pointer, aliased
 // says the node was reached through an alias.
 func (d *Doc) convert(n *yaml.Node, at *node, p *path, depth int, aliased bool) any {
-	if aliased {
-		d.aliased++
-	}
-	if n.Kind == yaml.AliasNode && !aliased {
-		d.outer, d.outerPtr = n, p.String()
-	}
-	switch {
-	case d.aliased > MaxAliasValues:
-		if d.aliased == MaxAliasValues+1 {
-			d.Errs = append(d.Errs, &diag.Error{Pos: d.pos(d.outer), Pointer: d.outerPtr, Kind: d.o.kind(),
-				Message: fmt.Sprintf("aliases expand the %s to over %d values (an alias bomb?); the limit is crossed expanding *%s here: write the values out, or alias less",
-					d.o.noun(), MaxAliasValues, d.outer.Value)})
-		}
-		return nil
-	case depth > MaxDepth:
-		if depth == MaxDepth+1 {
-			d.errorf(n, p, "the %s nests its values over %d deep (a recursive alias?)", d.o.noun(), MaxDepth)
-		}
+	if !d.enter(n, at, p, depth, aliased) {
 		return nil
 	}
-	if at.flags&hasValue == 0 {
-		d.n++
-	}
-	at.setValue(n)
 	switch n.Kind {
 	case yaml.AliasNode:
 		return d.convert(n.Alias, at, p, depth+1, true)
@@ -125,6 +124,37 @@ func (d *Doc) convert(n *yaml.Node, at *node, p *path, depth int, aliased bool) 
 		return d.scalar(n, at, p)
 	}
 	return nil
+}
+
+// enter counts the value of n and records its position in at; it
+// reports false, with an error the first time, once the aliases have
+// expanded to over MaxAliasValues values or below MaxDepth.
+func (d *Doc) enter(n *yaml.Node, at *node, p *path, depth int, aliased bool) bool {
+	if aliased {
+		d.aliased++
+	}
+	if n.Kind == yaml.AliasNode && !aliased {
+		d.outerName, d.outerPtr, d.outerPos = n.Value, p.String(), d.pos(n)
+	}
+	switch {
+	case d.aliased > MaxAliasValues:
+		if d.aliased == MaxAliasValues+1 {
+			d.Errs = append(d.Errs, &diag.Error{Pos: d.outerPos, Pointer: d.outerPtr, Kind: d.o.kind(),
+				Message: fmt.Sprintf("aliases expand the %s to over %d values (an alias bomb?); the limit is crossed expanding *%s here: write the values out, or alias less",
+					d.o.noun(), MaxAliasValues, d.outerName)})
+		}
+		return false
+	case depth > MaxDepth:
+		if depth == MaxDepth+1 {
+			d.errorf(n, p, "the %s nests its values over %d deep (a recursive alias?)", d.o.noun(), MaxDepth)
+		}
+		return false
+	}
+	if at.flags&hasValue == 0 {
+		d.n++
+	}
+	at.setValue(d.place(n))
+	return true
 }
 
 func quotedStyle(n *yaml.Node) bool {
@@ -183,15 +213,23 @@ func (d *Doc) mapping(n *yaml.Node, at *node, p *path, depth int, aliased bool) 
 			d.errorf(k, p, "a mapping key must be a plain string")
 			continue
 		}
-		child := &path{up: p, key: k.Value, idx: -1}
-		if _, dup := m[k.Value]; dup {
-			d.errorf(k, child, "key %q is repeated: it was already set at line %d", k.Value, at.keyLine(k.Value))
+		name := d.intern(k.Value)
+		child := &path{up: p, key: name, idx: -1}
+		if _, dup := m[name]; dup {
+			d.errorf(k, child, "key %q is repeated: it was already set at line %d", name, at.keyLine(name))
 			continue
 		}
-		at.kids = append(at.kids, node{name: k.Value})
+		at.kids = append(at.kids, node{name: name})
 		kid := &at.kids[len(at.kids)-1]
-		kid.setKey(k)
-		m[k.Value] = d.convert(v, kid, child, depth+1, aliased)
+		kid.setKey(d.place(k))
+		if quotedStyle(k) {
+			kid.flags |= quotedKey
+		}
+		if r := d.split.at(k, depth); r != nil {
+			m[name] = d.items(r, kid, child, depth+1)
+		} else {
+			m[name] = d.convert(v, kid, child, depth+1, aliased)
+		}
 		if release {
 			n.Content[i], n.Content[i+1] = nil, nil
 		}
@@ -199,6 +237,25 @@ func (d *Doc) mapping(n *yaml.Node, at *node, p *path, depth int, aliased bool) 
 	d.released(n, aliased)
 	at.sortKids()
 	return m
+}
+
+// maxInterned bounds how many distinct strings a Doc shares.
+const maxInterned = 4096
+
+// intern returns the first copy of the string s the document held, so a
+// key or a value written on every item of a long list is kept once, not
+// once an item (for the first maxInterned distinct strings).
+func (d *Doc) intern(s string) string {
+	if k, ok := d.keys[s]; ok {
+		return k
+	}
+	if len(d.keys) < maxInterned {
+		if d.keys == nil {
+			d.keys = map[string]string{}
+		}
+		d.keys[s] = s
+	}
+	return s
 }
 
 func (d *Doc) scalar(n *yaml.Node, at *node, p *path) any {
@@ -224,7 +281,7 @@ func (d *Doc) scalar(n *yaml.Node, at *node, p *path) any {
 		d.errorf(n, p, "%q is not a finite number", n.Value)
 		return nil
 	}
-	return n.Value
+	return d.intern(n.Value)
 }
 
 // EscapePointer escapes a key as a segment of an RFC 6901 pointer.

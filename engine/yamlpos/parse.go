@@ -30,7 +30,11 @@ type Options struct {
 	Empty string
 	// Release lets Read drop each node of the tree once it is converted
 	// (but those an alias may still name), so the nodes and the values
-	// are not all held at once; Doc.Node is then nil.
+	// are not all held at once; Doc.Node is then nil. In a text of 1 MiB
+	// or more, it also lets Read parse a block list that is the value of
+	// a key of the root mapping item by item (see split.go), so the nodes
+	// of one item are alive at a time; the values, positions and errors
+	// are the same.
 	Release bool
 }
 

@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/mcptest/mcptest/engine/diag"
 )
 
@@ -46,17 +44,16 @@ type number struct {
 	exact bool
 }
 
-func (n *node) setValue(y *yaml.Node) {
-	n.line, n.col = int32(y.Line), int32(y.Column)
+// setValue records the line and column of the value.
+func (n *node) setValue(line, col int) {
+	n.line, n.col = int32(line), int32(col)
 	n.flags |= hasValue
 }
 
-func (n *node) setKey(k *yaml.Node) {
-	n.kline, n.kcl = int32(k.Line), int32(k.Column)
+// setKey records the line and column of the key naming the value.
+func (n *node) setKey(line, col int) {
+	n.kline, n.kcl = int32(line), int32(col)
 	n.flags |= hasKey
-	if quotedStyle(k) {
-		n.flags |= quotedKey
-	}
 }
 
 // keyLine is the line of the key name among the mapping's nodes recorded
