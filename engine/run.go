@@ -112,29 +112,24 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 	cached := 0
 	pool := &livePool{}
 	defer pool.close()
-	for _, p := range plans {
-		p.live = pool
-		key, res := fromCache(s, p, opt)
-		if res != nil {
-			for range p.files {
-				progress()
-			}
-			cached++
-			if err := keep(res); err != nil {
-				return nil, err
-			}
-			continue
+	for i := range plans {
+		plans[i].live = pool
+	}
+	runner := newCaseRunner(s, plans, opt, progress)
+	defer runner.close()
+	for i, p := range plans {
+		o := runner.next(i)
+		if o.refused != nil && opt.Warn != nil {
+			opt.Warn(fmt.Sprintf("%v; case %q was recomputed and its entry rewritten", o.refused, p.c.Name))
 		}
-		if p.c.Kind == report.KindTool || p.c.Kind == report.KindCompliance {
+		if o.cached {
+			cached++
+		} else if p.c.Kind == report.KindTool || p.c.Kind == report.KindCompliance {
 			env.Run.Mode = "live"
 		}
-		res, errs := runCase(s, p, progress)
-		inputErrs = append(inputErrs, errs...)
-		if err := keep(res); err != nil {
+		inputErrs = append(inputErrs, o.errs...)
+		if err := keep(o.res); err != nil {
 			return nil, err
-		}
-		if key != "" && len(errs) == 0 {
-			opt.Cache.Put(key, res)
 		}
 	}
 	if len(inputErrs) > 0 {
@@ -151,24 +146,22 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 
 // fromCache looks a case up in opt.Cache. key is the case's cache key, ""
 // when the case is not cached; res is the cached result when an entry is
-// there and checkCached accepts it for this case. A refused entry costs one
-// line to opt.Warn, and the caller recomputes the case and rewrites it.
-func fromCache(s *Suite, p casePlan, opt Options) (key string, res *report.CaseResult) {
+// there and checkCached accepts it for this case; refused is why an entry
+// that was there was refused: the caller warns, recomputes the case and
+// rewrites the entry.
+func fromCache(s *Suite, p casePlan, opt Options) (key string, res *report.CaseResult, refused error) {
 	if opt.Cache == nil {
-		return "", nil
+		return "", nil, nil
 	}
 	key, set, ok := cacheKey(s, p, cmp.Or(opt.Build, opt.Version))
 	if !ok {
-		return "", nil
+		return "", nil, nil
 	}
 	res, err := opt.Cache.Get(key, func(r *report.CaseResult) error { return checkCached(r, p.c, set) })
 	if err != nil {
-		if opt.Warn != nil {
-			opt.Warn(fmt.Sprintf("%v; case %q was recomputed and its entry rewritten", err, p.c.Name))
-		}
-		return key, nil
+		return key, nil, err
 	}
-	return key, res
+	return key, res, nil
 }
 
 // SelectCases applies the --filter rules of Run to the suite's cases, for
