@@ -58,6 +58,13 @@ type Options struct {
 	// annotate.CaseSpool). An error from Emit stops the run and is
 	// returned.
 	Emit func(*report.CaseResult) error
+	// Prepare, when set, is called on each case's result as soon as it is
+	// computed, before Emit and on the goroutine that computed it: for
+	// several cases at once when Run computes them on workers (see
+	// caseRunner), so it must be safe for that. The caller may encode the
+	// result there for Emit, off the order Emit keeps. An error from
+	// Prepare stops the run and is returned, as one from Emit.
+	Prepare func(*report.CaseResult) error
 }
 
 // Run replays the suite's cassettes and computes every gate. The envelope's
@@ -128,6 +135,9 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 			env.Run.Mode = "live"
 		}
 		inputErrs = append(inputErrs, o.errs...)
+		if o.prepared != nil {
+			return nil, o.prepared
+		}
 		if err := keep(o.res); err != nil {
 			return nil, err
 		}

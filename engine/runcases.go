@@ -10,12 +10,13 @@ import (
 
 // caseOutcome is one case computed: its result, the errors of its input,
 // whether the cache served it, and why the cache's entry for it was
-// refused (nil when it was not).
+// refused (nil when it was not), and the error of Options.Prepare.
 type caseOutcome struct {
-	res     *report.CaseResult
-	errs    diag.List
-	cached  bool
-	refused error
+	res      *report.CaseResult
+	errs     diag.List
+	cached   bool
+	refused  error
+	prepared error
 }
 
 // aheadWindow is how many replayed cases, per worker, may be computed
@@ -150,7 +151,7 @@ func (r *caseRunner) close() {
 }
 
 // compute computes the i-th plan: served from the cache when it holds the
-// case, else run, and then stored in the cache.
+// case, else run and then stored in the cache; then prepared for Emit.
 func (r *caseRunner) compute(i int) caseOutcome {
 	var o caseOutcome
 	p := r.plans[i]
@@ -161,11 +162,14 @@ func (r *caseRunner) compute(i int) caseOutcome {
 			r.progress()
 		}
 		o.res, o.cached = res, true
-		return o
+	} else {
+		o.res, o.errs = runCase(r.s, p, r.progress)
+		if key != "" && len(o.errs) == 0 {
+			r.opt.Cache.Put(key, o.res)
+		}
 	}
-	o.res, o.errs = runCase(r.s, p, r.progress)
-	if key != "" && len(o.errs) == 0 {
-		r.opt.Cache.Put(key, o.res)
+	if r.opt.Prepare != nil {
+		o.prepared = r.opt.Prepare(o.res)
 	}
 	return o
 }

@@ -135,7 +135,7 @@ func (c *Command) runSuite(a runArgs) error {
 	if a.reporter == "json" {
 		if spool, err = annotate.NewCaseSpool(); err == nil {
 			defer spool.Close()
-			opts.Emit = spool.Add
+			opts.Emit, opts.Prepare = spool.Add, spool.Prepare
 		}
 	}
 	env, err := engine.Run(suite, opts)
