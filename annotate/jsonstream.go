@@ -62,17 +62,19 @@ func writeEnvelope(w io.Writer, env *report.Envelope, n int, cases func(w *bufio
 }
 
 // caseEncoder encodes one case as it appears inside the envelope: indented
-// from casePrefix, HTML characters as themselves, no final newline.
+// from casePrefix, HTML characters as themselves, no final newline. It is
+// what an Encoder with SetIndent(casePrefix, jsonIndent) writes, the
+// compact encoding indented by appendIndented.
 type caseEncoder struct {
 	buf bytes.Buffer
 	enc *json.Encoder
+	out []byte
 }
 
 func newCaseEncoder() *caseEncoder {
 	e := &caseEncoder{}
 	e.enc = json.NewEncoder(&e.buf)
 	e.enc.SetEscapeHTML(false)
-	e.enc.SetIndent(casePrefix, jsonIndent)
 	return e
 }
 
@@ -82,7 +84,8 @@ func (e *caseEncoder) encode(c *report.CaseResult) ([]byte, error) {
 	if err := e.enc.Encode(c); err != nil {
 		return nil, fmt.Errorf("encode run envelope: case %q: %w", caseName(c), err)
 	}
-	return bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")), nil
+	e.out = appendIndented(e.out[:0], e.buf.Bytes(), casePrefix, jsonIndent)
+	return bytes.TrimSuffix(e.out, []byte("\n")), nil
 }
 
 func caseName(c *report.CaseResult) string {
