@@ -10,7 +10,6 @@ import (
 
 	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/prices"
 	"github.com/mcptest/mcptest/engine/report"
 )
 
@@ -62,7 +61,7 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 			if !opened {
 				open(cas)
 			}
-			if price(p.prices, cas.Model, r) {
+			if price(p, cas.Model, r) {
 				priced++
 			}
 			tools.addRun(owner, r)
@@ -88,8 +87,12 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 // price fills the cost of a run that recorded tokens but no cost from the
 // price table, when the table has the model's rates. It reports whether it
 // did; a recorded cost is never replaced.
-func price(t *prices.Table, model string, r *cassette.Run) bool {
+func price(p casePlan, model string, r *cassette.Run) bool {
 	if r.CostMicros != nil || r.Tokens == nil {
+		return false
+	}
+	t := p.table()
+	if t == nil {
 		return false
 	}
 	micros, ok := t.CostMicros(model, r.Tokens.Input, r.Tokens.Output)

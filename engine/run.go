@@ -79,9 +79,6 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 	if cases, err = selectShard(cases, opt.Shard); err != nil {
 		return nil, err
 	}
-	if opt.Prices, err = opt.priceTable(); err != nil {
-		return nil, err
-	}
 	plans, total, inputErrs := plan(s, cases, opt)
 	if len(inputErrs) > 0 {
 		return nil, s.sourced(inputErrs).Sorted()
@@ -148,7 +145,7 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 	for i := range env.Servers {
 		env.Servers[i].Tools = pool.tools[env.Servers[i].Name]
 	}
-	env.Prices = pricesUsed(priced, opt.Prices)
+	env.Prices = pricesUsed(priced, casePlan{prices: opt.Prices}.table())
 	env.Finish(&counter)
 	env.Run.Cached = cached
 	return env, nil
@@ -230,8 +227,21 @@ type casePlan struct {
 	// live holds the run's open server sessions (tools: cases share one
 	// per server).
 	live *livePool
-	// prices prices the runs that recorded tokens but no cost.
+	// prices prices the runs that recorded tokens but no cost; nil means
+	// the embedded table (see table).
 	prices *prices.Table
+}
+
+// table is the price table of the case's runs: p.prices, else the
+// embedded table, decoded the first time a run needs it rather than at
+// every run (most recordings carry their cost or no tokens). nil when the
+// embedded table cannot be read, which its package's tests rule out.
+func (p casePlan) table() *prices.Table {
+	if p.prices != nil {
+		return p.prices
+	}
+	t, _ := prices.Embedded()
+	return t
 }
 
 func plan(s *Suite, cases []*Case, opt Options) ([]casePlan, int, diag.List) {
@@ -239,8 +249,7 @@ func plan(s *Suite, cases []*Case, opt Options) ([]casePlan, int, diag.List) {
 	plans := make([]casePlan, 0, len(cases))
 	total := 0
 	for _, c := range cases {
-		p := casePlan{c: c}
-		p.prices, _ = opt.priceTable()
+		p := casePlan{c: c, prices: opt.Prices}
 		if c.Kind == report.KindAgent || c.Kind == report.KindScenario {
 			files, err := caseFiles(s, c, opt.CassetteDir)
 			if err != nil {
@@ -410,14 +419,6 @@ func asDiag(file string, err error) diag.List {
 		return diag.List{e}
 	}
 	return diag.List{{Pos: diag.Pos{File: file}, Kind: "cassette", Message: err.Error()}}
-}
-
-// priceTable is opt.Prices, or the embedded table when it is nil.
-func (opt Options) priceTable() (*prices.Table, error) {
-	if opt.Prices != nil {
-		return opt.Prices, nil
-	}
-	return prices.Embedded()
 }
 
 // pricesUsed names the price table in the envelope when some case's cost
