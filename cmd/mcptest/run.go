@@ -115,6 +115,12 @@ func (c *Command) runSuite(a runArgs) error {
 		return err
 	}
 	start := time.Now()
+	if a.prices == nil {
+		// The embedded price table takes milliseconds to decode and the
+		// suite's loading uses one core: decode it on another meanwhile,
+		// for the run's first recording with tokens and no cost.
+		go prices.Embedded()
+	}
 	suite, err := engine.LoadSuite(config)
 	if err != nil {
 		return err
