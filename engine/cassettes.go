@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"unicode"
@@ -37,8 +38,14 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 	priced := 0
 	for _, f := range p.files {
 		name := displayPath(f)
+		var size int64
+		if p.budget != nil {
+			size = fileSize(f)
+			p.budget.take(size)
+		}
 		data, err := cassette.Load(f, name)
 		if err != nil {
+			p.budget.give(size)
 			errs = append(errs, asDiag(name, err)...)
 			progress()
 			continue
@@ -69,6 +76,7 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 				use.run(cas, r)
 			}
 		})
+		p.budget.give(size)
 		progress()
 		if err != nil {
 			errs = append(errs, asDiag(name, err)...)
@@ -82,6 +90,17 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 	res.Tools = tools.list()
 	res.PricedRuns = priced
 	return errs
+}
+
+// fileSize is the size of the file at path for the read budget: 0 when it
+// cannot be read, which Load then reports, and at most cassette.MaxSize,
+// which Load refuses to exceed.
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return min(fi.Size(), cassette.MaxSize)
 }
 
 // price fills the cost of a run that recorded tokens but no cost from the

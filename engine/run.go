@@ -230,6 +230,9 @@ type casePlan struct {
 	// prices prices the runs that recorded tokens but no cost; nil means
 	// the embedded table (see table).
 	prices *prices.Table
+	// budget bounds the cassette bytes the run's workers hold at once; nil
+	// when the case is computed alone.
+	budget *readBudget
 }
 
 // table is the price table of the case's runs: p.prices, else the

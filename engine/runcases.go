@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/report"
 )
@@ -32,7 +33,9 @@ const aheadWindow = 4
 // catalogs, model cases) is computed by next itself, in order, on Run's
 // goroutine. A case's result depends on its own input only, so the results
 // and their order are those of computing every case in turn; the cache
-// and the progress callback see one caller at a time.
+// and the progress callback see one caller at a time, and the workers
+// together hold no more cassette bytes than one case read alone may
+// (readBudget).
 type caseRunner struct {
 	s     *Suite
 	plans []casePlan
@@ -84,10 +87,12 @@ func newCaseRunner(s *Suite, plans []casePlan, opt Options, progress func()) *ca
 		r.ring[i] = make(chan caseOutcome, 1)
 	}
 	r.slot = make([]chan caseOutcome, len(plans))
+	budget := newReadBudget(cassette.MaxSize)
 	k := 0
 	for i, p := range plans {
 		if replayed(p.c) {
 			r.slot[i] = r.ring[k%len(r.ring)]
+			r.plans[i].budget = budget
 			k++
 		}
 	}
@@ -190,4 +195,49 @@ func (l *lockedCache) Put(key string, res *report.CaseResult) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.c.Put(key, res)
+}
+
+// readBudget bounds the bytes of the cassette files the workers hold at
+// once to what one case read alone may hold (cassette.MaxSize), so that a
+// run on many cores peaks no higher than a run on one: a file takes its
+// size while it is read and replayed, and waits while the files the other
+// workers hold leave it too little; a file alone takes what it needs.
+type readBudget struct {
+	mu   sync.Mutex
+	free *sync.Cond
+	left int64 // bytes not taken
+	held int   // files holding bytes
+}
+
+func newReadBudget(size int64) *readBudget {
+	b := &readBudget{left: size}
+	b.free = sync.NewCond(&b.mu)
+	return b
+}
+
+// take waits until n bytes are left, or no file holds any, and takes
+// them. A nil budget takes nothing.
+func (b *readBudget) take(n int64) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for b.held > 0 && n > b.left {
+		b.free.Wait()
+	}
+	b.left -= n
+	b.held++
+}
+
+// give returns n bytes taken.
+func (b *readBudget) give(n int64) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.left += n
+	b.held--
+	b.free.Broadcast()
 }
