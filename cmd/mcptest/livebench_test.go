@@ -60,19 +60,21 @@ func BenchmarkLiveCommands(b *testing.B) {
 	for _, srv := range liveBenchServers(b) {
 		for _, args := range liveBenchCommands {
 			b.Run(srv.name+"/"+strings.Join(args, "_"), func(b *testing.B) {
-				var bare time.Duration
+				var bare, bareCPU, cmdCPU time.Duration
 				minBare, minTook := time.Duration(1<<62), time.Duration(1<<62)
 				ratios := make([]float64, 0, b.N)
 				for i := 0; i < b.N; i++ {
 					b.StopTimer()
-					base := bareProbe(b, srv.argv, env)
+					base, baseCPU := bareProbe(b, srv.argv, env)
 					b.StartTimer()
-					took := runLive(b, bin, args, srv.argv, env)
-					bare += base
+					took, cpu := runLive(b, bin, args, srv.argv, env)
+					bare, bareCPU, cmdCPU = bare+base, bareCPU+baseCPU, cmdCPU+cpu
 					minBare, minTook = min(minBare, base), min(minTook, took)
 					ratios = append(ratios, float64(took)/float64(base))
 				}
 				b.ReportMetric(float64(bare.Nanoseconds())/float64(b.N), "bare-ns/op")
+				b.ReportMetric(float64(cmdCPU.Milliseconds())/float64(b.N), "cpu-ms/op")
+				b.ReportMetric(float64(bareCPU.Milliseconds())/float64(b.N), "bare-cpu-ms/op")
 				sort.Float64s(ratios)
 				b.ReportMetric(ratios[len(ratios)/2], "x-bare")
 				b.ReportMetric(float64(minTook)/float64(minBare), "x-bare-min")
@@ -82,8 +84,8 @@ func BenchmarkLiveCommands(b *testing.B) {
 }
 
 // runLive runs one live command of the binary against a stdio server and
-// returns how long it took.
-func runLive(b *testing.B, bin string, args, server, env []string) time.Duration {
+// returns how long it took and the CPU time of the command and the server.
+func runLive(b *testing.B, bin string, args, server, env []string) (time.Duration, time.Duration) {
 	cmd := exec.Command(bin, append(append(append([]string(nil), args...), "--"), server...)...)
 	cmd.Env = env
 	start := time.Now()
@@ -94,13 +96,22 @@ func runLive(b *testing.B, bin string, args, server, env []string) time.Duration
 	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == ExitFail) {
 		b.Fatalf("mcptest %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
-	return took
+	return took, cpuTime(cmd)
+}
+
+// cpuTime is the user and system time of a finished process and of the
+// children it waited for.
+func cpuTime(cmd *exec.Cmd) time.Duration {
+	if cmd.ProcessState == nil {
+		return 0
+	}
+	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 }
 
 // bareProbe is the baseline: the SDK client with no capabilities starts
 // the server, initializes, lists the tools, and kills the server. It
-// returns how long that took.
-func bareProbe(b *testing.B, argv, env []string) time.Duration {
+// returns how long that took and the server's CPU time.
+func bareProbe(b *testing.B, argv, env []string) (time.Duration, time.Duration) {
 	start := time.Now()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
@@ -114,5 +125,5 @@ func bareProbe(b *testing.B, argv, env []string) time.Duration {
 	}
 	_ = cmd.Process.Kill()
 	_ = cs.Close()
-	return time.Since(start)
+	return time.Since(start), cpuTime(cmd)
 }
