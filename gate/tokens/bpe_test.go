@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/pkoukk/tiktoken-go"
@@ -88,5 +89,17 @@ func BenchmarkFirstCount(b *testing.B) {
 			b.Fatal(err)
 		}
 		loaded.count(`Search the document index for a query and return matching titles. {"properties":{"q":{"type":"string"}},"type":"object"}`)
+	}
+}
+
+// TestEmptyCountLoads: counting "" loads the encoder, so a command can
+// warm it up while it waits for a server.
+func TestEmptyCountLoads(t *testing.T) {
+	loadOnce, loaded = sync.Once{}, nil // as in a new process
+	if Count("") != 0 {
+		t.Fatal(`Count("") is not 0`)
+	}
+	if loaded == nil {
+		t.Error(`Count("") did not load the encoder`)
 	}
 }

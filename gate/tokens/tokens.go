@@ -11,12 +11,15 @@ const Encoding = "cl100k_base"
 
 // Count returns the number of cl100k_base tokens of text. Special-token
 // text such as "<|endoftext|>" is counted as ordinary text, as it would be
-// in a tool description.
+// in a tool description. Count("") is 0 and loads the encoder all the
+// same, so `go Count("")` has it ready by the time a command that waits
+// on a server counts.
 func Count(text string) int {
+	b := encoder()
 	if text == "" {
 		return 0
 	}
-	return encoder().count(text)
+	return b.count(text)
 }
 
 // ToolTexts returns the three texts a tool costs: its name, its
