@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -49,12 +52,14 @@ const maxXBare = 1.2
 // on the caches the other warmed. x-bare is the median over the pairs of
 // the command's time over the bare client's (the target is at most
 // maxXBare, and the benchmark fails above it once it has three pairs or
-// more): a load spike on a shared machine moves one pair, not the figure.
+// more, unless the machine's load average was over its CPU count, when the
+// wall times measure the other jobs more than mcptest and the figure is
+// logged, not judged): a load spike moves one pair, not the figure.
 // x-bare-min is the fastest command over the fastest bare client: load
 // only adds time, so the fastest runs are the nearest to an idle machine.
 // cpu-ms/op and bare-cpu-ms/op are the user and system time of the
 // command with its server and of the bare client's server: unlike the
-// wall time, they hardly move with the machine's load. Run it with
+// wall time, they move little with the machine's load. Run it with
 //
 //	go test ./cmd/mcptest -run '^$' -bench BenchmarkLiveCommands -benchtime 9x -timeout 60m
 //
@@ -70,15 +75,23 @@ func BenchmarkLiveCommands(b *testing.B) {
 		for _, args := range liveBenchCommands {
 			b.Run(srv.name+"/"+strings.Join(args, "_"), func(b *testing.B) {
 				var f liveFigures
+				loadBefore := loadAverage()
 				for i := 0; i < b.N; i++ {
 					f.pair(b, i%2 == 1, func() (time.Duration, time.Duration) { return bareProbe(b, srv.argv, env) },
 						func() (time.Duration, time.Duration) { return runLive(b, bin, args, srv.argv, env) })
 				}
 				f.report(b)
-				if x := f.median(); b.N >= 3 && x > maxXBare {
-					b.Fatalf("mcptest %s on %s took %.2f times a bare SDK client's time (median of %d pairs, x-bare-min %.2f), over the target of %.1f; pairs %v",
-						strings.Join(args, " "), srv.name, x, b.N, f.fastest(), maxXBare, f.ratios)
+				x := f.median()
+				if b.N < 3 || x <= maxXBare {
+					return
 				}
+				what := fmt.Sprintf("mcptest %s on %s took %.2f times a bare SDK client's time (median of %d pairs, x-bare-min %.2f), over the target of %.1f; pairs %.2f",
+					strings.Join(args, " "), srv.name, x, b.N, f.fastest(), maxXBare, f.ratios)
+				if load := max(loadBefore, loadAverage()); load > float64(runtime.NumCPU()) {
+					b.Logf("not judged, the machine is oversubscribed (load average %.1f on %d CPUs): %s", load, runtime.NumCPU(), what)
+					return
+				}
+				b.Fatal(what)
 			})
 		}
 	}
@@ -130,6 +143,18 @@ func (f *liveFigures) report(b *testing.B) {
 	b.ReportMetric(float64(f.bareCPU.Milliseconds())/n, "bare-cpu-ms/op")
 	b.ReportMetric(f.median(), "x-bare")
 	b.ReportMetric(f.fastest(), "x-bare-min")
+}
+
+// loadAverage is the machine's load average over the last minute, 0 where
+// /proc/loadavg does not exist.
+func loadAverage() float64 {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	first, _, _ := strings.Cut(string(data), " ")
+	load, _ := strconv.ParseFloat(first, 64)
+	return load
 }
 
 // runLive runs one live command of the binary against a stdio server and
