@@ -30,9 +30,11 @@ type RecordOptions struct {
 	// name, else "target"); Agent, when set, is the cassette's agent.
 	Server, Agent string
 	// Listen, when set, serves the agent over streamable HTTP on this
-	// host:port until ctx is cancelled; else ServeStdio serves it.
-	Listen     string
-	ServeStdio func(context.Context, *mcp.Server) error
+	// host:port until ctx is cancelled; else it is served on Stdin and
+	// Stdout (ServeStdio).
+	Listen string
+	Stdin  io.Reader
+	Stdout io.Writer
 	// Log gets the progress lines; Listening, when set, is told the
 	// address Listen serves.
 	Log       io.Writer
@@ -66,7 +68,7 @@ func Record(ctx context.Context, o RecordOptions) error {
 	proxy := ProxyServer(upstream, cat, rec.Open, rec.Add)
 	started := time.Now().UTC()
 	if o.Listen == "" {
-		err = o.ServeStdio(ctx, proxy)
+		err = ServeStdio(ctx, proxy, o.Stdin, o.Stdout)
 	} else {
 		err = ProxyHTTP(ctx, proxy, o.Listen, o.Output, o.Log, o.Listening)
 	}

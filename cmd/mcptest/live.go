@@ -95,5 +95,5 @@ func (c *Command) mock(_ context.Context, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	return c.serveStdio(ctx, server)
+	return live.ServeStdio(ctx, server, c.Stdin, c.Stdout)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mcptest/mcptest/live"
 	"github.com/mcptest/mcptest/mcpserver"
 )
 
@@ -43,7 +44,7 @@ func (c *Command) mcpServer(ctx context.Context, args []string) error {
 	// On an interrupt or a terminate (ctx is cancelled) the front door
 	// stops the recordings it started (they write their cassettes) before
 	// it leaves.
-	in, out := c.stdio()
+	in, out := live.Streams(c.Stdin, c.Stdout)
 	// The front door reads its frames itself: a malformed line is answered
 	// with a JSON-RPC error and the session goes on.
 	return mcpserver.Serve(ctx, c.mcpOptions(abs, exe, *writes), &mcpserver.StdioTransport{Reader: in, Writer: out})
