@@ -245,6 +245,6 @@ func didYouMean(name string, names []string) string {
 	return ""
 }
 
-// isTerminal reports whether w is a terminal; stdoutTerminal is the check
-// of stdout, which tests replace.
-var isTerminal, stdoutTerminal = cli.IsTerminal, cli.IsTerminal
+// stdoutTerminal reports whether stdout is a terminal (cli.IsTerminal);
+// tests replace it.
+var stdoutTerminal = cli.IsTerminal
