@@ -30,6 +30,11 @@ type builder struct {
 	// unrecorded builds a suite whose cassettes may not exist yet: a
 	// cassette: value is kept but not resolved.
 	unrecorded bool
+	// held is the section whose items the reader holds and hands over one
+	// at a time (streamSuite), "" for none; stopped says the builder
+	// stopped there at a problem, leaving the suite incomplete.
+	held    string
+	stopped bool
 }
 
 func (b *builder) errorf(ptr string, pos diag.Pos, format string, args ...any) {
@@ -124,32 +129,55 @@ func (b *builder) build() {
 		}
 	}
 	for _, sec := range sections {
+		if sec.key == b.held {
+			b.heldItems(sec.key)
+			continue
+		}
 		items, _ := root[sec.key].([]any)
 		for i, item := range items {
-			ptr := "/" + sec.key + "/" + strconv.Itoa(i)
-			m, _ := item.(map[string]any)
-			if m == nil {
-				continue
-			}
-			switch sec.key {
-			case "agents", "tests":
-				b.agentTest(ptr, m)
-			case "scenarios":
-				b.scenario(ptr, m)
-			case "tool_quality":
-				b.toolQuality(ptr, m)
-			case "tools":
-				b.toolTest(ptr, m)
-			case "compliance":
-				b.compliance(ptr, m)
-			case "redteam":
-				b.modelCase(ptr, m, report.KindRedteam)
-			case "evals":
-				b.modelCase(ptr, m, report.KindEval)
-			}
+			b.item(sec.key, i, item)
 		}
 	}
 	b.suiteFloors(root)
+}
+
+// item builds item i of the section key.
+func (b *builder) item(key string, i int, v any) {
+	ptr := "/" + key + "/" + strconv.Itoa(i)
+	m, _ := v.(map[string]any)
+	if m == nil {
+		return
+	}
+	switch key {
+	case "agents", "tests":
+		b.agentTest(ptr, m)
+	case "scenarios":
+		b.scenario(ptr, m)
+	case "tool_quality":
+		b.toolQuality(ptr, m)
+	case "tools":
+		b.toolTest(ptr, m)
+	case "compliance":
+		b.compliance(ptr, m)
+	case "redteam":
+		b.modelCase(ptr, m, report.KindRedteam)
+	case "evals":
+		b.modelCase(ptr, m, report.KindEval)
+	}
+}
+
+// heldItems builds the items of the section key as the reader hands them
+// over, one at a time (see streamSuite): each is checked against the
+// schema, then built. It stops at the first item the schema refuses or
+// that has a problem, and says so in b.stopped.
+func (b *builder) heldItems(key string) {
+	b.stopped = !b.doc.Items(func(i int, v any) bool {
+		if !validItem(key, v) {
+			return false
+		}
+		b.item(key, i, v)
+		return len(b.errs) == 0 && len(b.doc.Errs) == 0
+	})
 }
 
 func (b *builder) server(name string, v any) {
