@@ -467,9 +467,13 @@ func (c *Case) hasBlock(key string) bool {
 }
 
 func (b *builder) classes(ptr string, v any) []gate.Class {
+	items := list(v)
 	var out []gate.Class
-	seen := map[string]bool{}
-	for i, item := range list(v) {
+	if len(items) > 0 {
+		out = make([]gate.Class, 0, len(items))
+	}
+	seen := make(map[string]bool, len(items))
+	for i, item := range items {
 		m, _ := item.(map[string]any)
 		name, _ := m["name"].(string)
 		if seen[name] && name != "" {
