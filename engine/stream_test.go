@@ -162,7 +162,6 @@ func FuzzStreamedSuite(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		sameStreamed(t, filepath.Join(dir, "suite.yml"), data, false)
-		sameStreamed(t, filepath.Join(dir, "suite.yml"), data, true)
+		sameStreamed(t, filepath.Join(dir, "suite.yml"), data, len(data)%2 == 0)
 	})
 }
