@@ -29,10 +29,12 @@ func matcherKeys() []string {
 type Matcher struct {
 	op string // the matcher key, for example "exact" or ">="
 	// raw is the matcher as written, for Value; nil for a comparison
-	// with a float64 operand, which bound holds exactly (see written):
-	// a suite of thousands of tests keeps no map per matcher.
-	raw    any
-	want   any // the operand of exact, ==, != and contains
+	// with a float64 operand, which want holds (see written): a suite of
+	// thousands of tests keeps no map per matcher.
+	raw any
+	// want is the operand of exact, ==, != and contains, and of a
+	// comparison as it was given.
+	want   any
 	bound  float64
 	re     *regexp.Regexp
 	schema *jsonschema.Schema
@@ -108,10 +110,10 @@ func (m *Matcher) String() string {
 }
 
 // written is the matcher as written: raw, or the comparison raw leaves
-// to op and bound.
+// to op and want.
 func (m *Matcher) written() any {
 	if m.raw == nil && comparison(m.op) {
-		return map[string]any{m.op: m.bound}
+		return map[string]any{m.op: m.want}
 	}
 	return m.raw
 }
@@ -182,7 +184,7 @@ func parseMatcher(v any, ptr string, shorthand bool) (*Matcher, *MatcherError) {
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return nil, &MatcherError{Pointer: at, Msg: fmt.Sprintf("%q needs a finite number, got %s", key, FormatNumber(f))}
 		}
-		m.bound = f
+		m.bound, m.want = f, val // val is a number: nothing to copy
 	case "regex":
 		s, ok := val.(string)
 		if !ok {
