@@ -10,6 +10,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/engine/report"
@@ -56,10 +57,14 @@ var htmlCSS string
 //go:embed html/report.js
 var htmlJS string
 
-var htmlPage = template.Must(template.Must(template.New("report").Funcs(template.FuncMap{
-	"lower": strings.ToLower,
-	"ticks": ticks,
-}).Parse(htmlTemplate)).Parse(evidenceTemplate))
+// htmlPage is the report page's template, parsed the first time a page is
+// rendered rather than whenever mcptest starts.
+var htmlPage = sync.OnceValue(func() *template.Template {
+	return template.Must(template.Must(template.New("report").Funcs(template.FuncMap{
+		"lower": strings.ToLower,
+		"ticks": ticks,
+	}).Parse(htmlTemplate)).Parse(evidenceTemplate))
+})
 
 // htmlCSP is the page's Content-Security-Policy: nothing may load from
 // anywhere; only the page's own style and its one script (by hash) apply.
@@ -320,7 +325,7 @@ func (h HTML) Report(w io.Writer, env *report.Envelope) error {
 		}
 	}
 	var buf bytes.Buffer
-	if err := htmlPage.Execute(&buf, d); err != nil {
+	if err := htmlPage().Execute(&buf, d); err != nil {
 		return fmt.Errorf("render html report: %w", err)
 	}
 	_, err := w.Write(buf.Bytes())

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/mcptest/mcptest/engine/report"
 )
@@ -61,17 +62,19 @@ func writeEnvelope(w io.Writer, env *report.Envelope, n int, cases func(w *bufio
 }
 
 // caseEncoder encodes one case as it appears inside the envelope: indented
-// from casePrefix, HTML characters as themselves, no final newline.
+// from casePrefix, HTML characters as themselves, no final newline. It is
+// what an Encoder with SetIndent(casePrefix, jsonIndent) writes, the
+// compact encoding indented by appendIndented.
 type caseEncoder struct {
 	buf bytes.Buffer
 	enc *json.Encoder
+	out []byte
 }
 
 func newCaseEncoder() *caseEncoder {
 	e := &caseEncoder{}
 	e.enc = json.NewEncoder(&e.buf)
 	e.enc.SetEscapeHTML(false)
-	e.enc.SetIndent(casePrefix, jsonIndent)
 	return e
 }
 
@@ -81,7 +84,8 @@ func (e *caseEncoder) encode(c *report.CaseResult) ([]byte, error) {
 	if err := e.enc.Encode(c); err != nil {
 		return nil, fmt.Errorf("encode run envelope: case %q: %w", caseName(c), err)
 	}
-	return bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")), nil
+	e.out = appendIndented(e.out[:0], e.buf.Bytes(), casePrefix, jsonIndent)
+	return bytes.TrimSuffix(e.out, []byte("\n")), nil
 }
 
 func caseName(c *report.CaseResult) string {
@@ -114,7 +118,15 @@ type CaseSpool struct {
 	w   *bufio.Writer
 	enc *caseEncoder
 	n   int
+
+	// mu guards ready, the cases Prepare encoded and Add has not yet
+	// written.
+	mu    sync.Mutex
+	ready map[*report.CaseResult][]byte
 }
+
+// caseEncoders are the encoders Prepare borrows, one per goroutine.
+var caseEncoders = sync.Pool{New: func() any { return newCaseEncoder() }}
 
 // NewCaseSpool creates the spool's file in the system's temporary
 // directory, readable by its owner only.
@@ -126,11 +138,39 @@ func NewCaseSpool() (*CaseSpool, error) {
 	return &CaseSpool{f: f, w: bufio.NewWriterSize(f, 64<<10), enc: newCaseEncoder()}, nil
 }
 
-// Add encodes one case at the end of the spool.
-func (s *CaseSpool) Add(c *report.CaseResult) error {
-	data, err := s.enc.encode(c)
+// Prepare encodes a case for Add to write, and may be called for several
+// cases at once (engine.Options.Prepare): the cases of a run are then
+// encoded as they are computed, on the goroutines computing them, and Add
+// only writes them, in order.
+func (s *CaseSpool) Prepare(c *report.CaseResult) error {
+	e := caseEncoders.Get().(*caseEncoder)
+	defer caseEncoders.Put(e)
+	data, err := e.encode(c)
 	if err != nil {
 		return err
+	}
+	data = bytes.Clone(data)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ready == nil {
+		s.ready = map[*report.CaseResult][]byte{}
+	}
+	s.ready[c] = data
+	return nil
+}
+
+// Add writes one case at the end of the spool: as Prepare encoded it, or
+// encoded now when it was not prepared.
+func (s *CaseSpool) Add(c *report.CaseResult) error {
+	s.mu.Lock()
+	data, ok := s.ready[c]
+	delete(s.ready, c)
+	s.mu.Unlock()
+	if !ok {
+		var err error
+		if data, err = s.enc.encode(c); err != nil {
+			return err
+		}
 	}
 	if err := writeCase(s.w, s.n, data); err != nil {
 		return fmt.Errorf("spool the run's cases: %w", err)

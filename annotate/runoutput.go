@@ -37,6 +37,15 @@ func (o *RunOutput) Emit() func(*report.CaseResult) error {
 	return o.spool.Add
 }
 
+// Prepare is the run's engine.Options.Prepare: nil unless the cases are
+// spooled, then each case's encoding, done on the worker that computed it.
+func (o *RunOutput) Prepare() func(*report.CaseResult) error {
+	if o.spool == nil {
+		return nil
+	}
+	return o.spool.Prepare
+}
+
 // JSON writes the envelope as the json reporter does, with the spooled
 // cases when there are some: the copy the workspace store keeps.
 func (o *RunOutput) JSON(w io.Writer, env *report.Envelope) error {

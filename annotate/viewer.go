@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/mcptest/mcptest/engine/report"
 )
@@ -20,7 +21,11 @@ import (
 //go:embed html/viewer.tmpl
 var viewerTemplate string
 
-var viewerPages = template.Must(template.Must(template.New("viewer").Funcs(template.FuncMap{"ticks": ticks}).Parse(viewerTemplate)).Parse(evidenceTemplate))
+// viewerPages are the viewer's templates, parsed the first time a page is
+// served rather than whenever mcptest starts.
+var viewerPages = sync.OnceValue(func() *template.Template {
+	return template.Must(template.Must(template.New("viewer").Funcs(template.FuncMap{"ticks": ticks}).Parse(viewerTemplate)).Parse(evidenceTemplate))
+})
 
 // viewerCSP is the viewer pages' Content-Security-Policy: no script at
 // all, and forms only to the viewer's own address.
@@ -117,7 +122,7 @@ func allEvidence(c *report.CaseResult) []htmlRunEvidence {
 
 func renderViewer(w io.Writer, d viewerData) error {
 	var buf bytes.Buffer
-	if err := viewerPages.Execute(&buf, d); err != nil {
+	if err := viewerPages().Execute(&buf, d); err != nil {
 		return fmt.Errorf("render viewer page: %w", err)
 	}
 	_, err := w.Write(buf.Bytes())

@@ -140,9 +140,9 @@ func cacheKey(s *Suite, p casePlan, version string) (key string, set report.Cass
 	h, digest := sha256.New(), sha256.New()
 	fmt.Fprintf(h, "mcptest case cache %d\x00%s\x00%s\x00%s\x00", cacheFormat, version, s.Path, p.c.DefinitionSHA256)
 	h.Write(def)
-	if p.prices != nil {
+	if t := p.table(); t != nil {
 		// The price table decides the cost of runs that recorded none.
-		fmt.Fprintf(h, "\x00prices\x00%s", p.prices.SHA256)
+		fmt.Fprintf(h, "\x00prices\x00%s", t.SHA256)
 	}
 	for _, f := range p.files {
 		sum, err := cassetteSHA256(f)

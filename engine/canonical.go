@@ -82,10 +82,14 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// appendJSONNumber writes an integer below 10^18 in magnitude as
-// encoding/json does (all its digits, no exponent, 0 for +0); any other number is left to encoding/json.
+// appendJSONNumber writes an integer below 2^53 in magnitude as
+// encoding/json does (all its digits, no exponent, 0 for +0); any other
+// number is left to encoding/json. Above 2^53 the shortest decimal that
+// reads back as the same float64 may end in zeros where the integer has
+// digits (encoding/json writes 20000000000000127 as 20000000000000130).
 func appendJSONNumber(b []byte, f float64) ([]byte, bool) {
-	if f > -1e18 && f < 1e18 && f == float64(int64(f)) && (f != 0 || !math.Signbit(f)) {
+	const exact = 1 << 53 // every integer up to it is a float64
+	if f > -exact && f < exact && f == float64(int64(f)) && (f != 0 || !math.Signbit(f)) {
 		return strconv.AppendInt(b, int64(f), 10), true
 	}
 	q, err := json.Marshal(f)

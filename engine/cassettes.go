@@ -4,13 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"unicode"
 
 	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/prices"
 	"github.com/mcptest/mcptest/engine/report"
 )
 
@@ -38,8 +38,14 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 	priced := 0
 	for _, f := range p.files {
 		name := displayPath(f)
+		var size int64
+		if p.budget != nil {
+			size = fileSize(f)
+			p.budget.take(size)
+		}
 		data, err := cassette.Load(f, name)
 		if err != nil {
+			p.budget.give(size)
 			errs = append(errs, asDiag(name, err)...)
 			progress()
 			continue
@@ -62,7 +68,7 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 			if !opened {
 				open(cas)
 			}
-			if price(p.prices, cas.Model, r) {
+			if price(p, cas.Model, r) {
 				priced++
 			}
 			tools.addRun(owner, r)
@@ -70,6 +76,7 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 				use.run(cas, r)
 			}
 		})
+		p.budget.give(size)
 		progress()
 		if err != nil {
 			errs = append(errs, asDiag(name, err)...)
@@ -85,11 +92,26 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 	return errs
 }
 
+// fileSize is the size of the file at path for the read budget: 0 when it
+// cannot be read, which Load then reports, and at most cassette.MaxSize,
+// which Load refuses to exceed.
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return min(fi.Size(), cassette.MaxSize)
+}
+
 // price fills the cost of a run that recorded tokens but no cost from the
 // price table, when the table has the model's rates. It reports whether it
 // did; a recorded cost is never replaced.
-func price(t *prices.Table, model string, r *cassette.Run) bool {
+func price(p casePlan, model string, r *cassette.Run) bool {
 	if r.CostMicros != nil || r.Tokens == nil {
+		return false
+	}
+	t := p.table()
+	if t == nil {
 		return false
 	}
 	micros, ok := t.CostMicros(model, r.Tokens.Input, r.Tokens.Output)

@@ -187,7 +187,12 @@ func resultText(v any) string {
 	return compactJSON(v)
 }
 
+// compactJSON is json.Marshal of v, written by appendCanonical for the
+// generic values a cassette holds.
 func compactJSON(v any) string {
+	if b, ok := appendCanonical(nil, v); ok {
+		return string(b)
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return ""

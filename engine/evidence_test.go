@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -120,4 +121,26 @@ func TestEvidenceBudget(t *testing.T) {
 	if total > maxEvidenceBytes || res.EvidenceOmitted+len(res.Evidence) != 29 {
 		t.Errorf("kept %d bytes over %d runs, %d omitted", total, len(res.Evidence), res.EvidenceOmitted)
 	}
+}
+
+// FuzzCompactJSON: the evidence's arguments and results, generic values
+// as a cassette decodes them, are written byte for byte as json.Marshal
+// writes them.
+func FuzzCompactJSON(f *testing.F) {
+	for _, s := range []string{`{"b":1,"a":[true,null,-0,1.5,1e300,"<&>\u2028"]}`, `"x"`, `[]`, `{"":{"":""}}`, `12345678901234567890`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var v any
+		if json.Unmarshal(data, &v) != nil {
+			return
+		}
+		want, err := json.Marshal(v)
+		if err != nil {
+			return
+		}
+		if got := compactJSON(v); got != string(want) {
+			t.Fatalf("compactJSON(%s) = %s, want %s", data, got, want)
+		}
+	})
 }

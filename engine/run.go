@@ -58,6 +58,13 @@ type Options struct {
 	// annotate.CaseSpool). An error from Emit stops the run and is
 	// returned.
 	Emit func(*report.CaseResult) error
+	// Prepare, when set, is called on each case's result as soon as it is
+	// computed, before Emit and on the goroutine that computed it: for
+	// several cases at once when Run computes them on workers (see
+	// caseRunner), so it must be safe for that. The caller may encode the
+	// result there for Emit, off the order Emit keeps. An error from
+	// Prepare stops the run and is returned, as one from Emit.
+	Prepare func(*report.CaseResult) error
 }
 
 // Run replays the suite's cassettes and computes every gate. The envelope's
@@ -70,9 +77,6 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 		return nil, err
 	}
 	if cases, err = selectShard(cases, opt.Shard); err != nil {
-		return nil, err
-	}
-	if opt.Prices, err = opt.priceTable(); err != nil {
 		return nil, err
 	}
 	plans, total, inputErrs := plan(s, cases, opt)
@@ -112,29 +116,27 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 	cached := 0
 	pool := &livePool{}
 	defer pool.close()
-	for _, p := range plans {
-		p.live = pool
-		key, res := fromCache(s, p, opt)
-		if res != nil {
-			for range p.files {
-				progress()
-			}
-			cached++
-			if err := keep(res); err != nil {
-				return nil, err
-			}
-			continue
+	for i := range plans {
+		plans[i].live = pool
+	}
+	runner := newCaseRunner(s, plans, opt, progress)
+	defer runner.close()
+	for i, p := range plans {
+		o := runner.next(i)
+		if o.refused != nil && opt.Warn != nil {
+			opt.Warn(fmt.Sprintf("%v; case %q was recomputed and its entry rewritten", o.refused, p.c.Name))
 		}
-		if p.c.Kind == report.KindTool || p.c.Kind == report.KindCompliance {
+		if o.cached {
+			cached++
+		} else if p.c.Kind == report.KindTool || p.c.Kind == report.KindCompliance {
 			env.Run.Mode = "live"
 		}
-		res, errs := runCase(s, p, progress)
-		inputErrs = append(inputErrs, errs...)
-		if err := keep(res); err != nil {
-			return nil, err
+		inputErrs = append(inputErrs, o.errs...)
+		if o.prepared != nil {
+			return nil, o.prepared
 		}
-		if key != "" && len(errs) == 0 {
-			opt.Cache.Put(key, res)
+		if err := keep(o.res); err != nil {
+			return nil, err
 		}
 	}
 	if len(inputErrs) > 0 {
@@ -143,7 +145,7 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 	for i := range env.Servers {
 		env.Servers[i].Tools = pool.tools[env.Servers[i].Name]
 	}
-	env.Prices = pricesUsed(priced, opt.Prices)
+	env.Prices = pricesUsed(priced, casePlan{prices: opt.Prices}.table())
 	env.Finish(&counter)
 	env.Run.Cached = cached
 	return env, nil
@@ -151,24 +153,22 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 
 // fromCache looks a case up in opt.Cache. key is the case's cache key, ""
 // when the case is not cached; res is the cached result when an entry is
-// there and checkCached accepts it for this case. A refused entry costs one
-// line to opt.Warn, and the caller recomputes the case and rewrites it.
-func fromCache(s *Suite, p casePlan, opt Options) (key string, res *report.CaseResult) {
+// there and checkCached accepts it for this case; refused is why an entry
+// that was there was refused: the caller warns, recomputes the case and
+// rewrites the entry.
+func fromCache(s *Suite, p casePlan, opt Options) (key string, res *report.CaseResult, refused error) {
 	if opt.Cache == nil {
-		return "", nil
+		return "", nil, nil
 	}
 	key, set, ok := cacheKey(s, p, cmp.Or(opt.Build, opt.Version))
 	if !ok {
-		return "", nil
+		return "", nil, nil
 	}
 	res, err := opt.Cache.Get(key, func(r *report.CaseResult) error { return checkCached(r, p.c, set) })
 	if err != nil {
-		if opt.Warn != nil {
-			opt.Warn(fmt.Sprintf("%v; case %q was recomputed and its entry rewritten", err, p.c.Name))
-		}
-		return key, nil
+		return key, nil, err
 	}
-	return key, res
+	return key, res, nil
 }
 
 // SelectCases applies the --filter rules of Run to the suite's cases, for
@@ -227,8 +227,24 @@ type casePlan struct {
 	// live holds the run's open server sessions (tools: cases share one
 	// per server).
 	live *livePool
-	// prices prices the runs that recorded tokens but no cost.
+	// prices prices the runs that recorded tokens but no cost; nil means
+	// the embedded table (see table).
 	prices *prices.Table
+	// budget bounds the cassette bytes the run's workers hold at once; nil
+	// when the case is computed alone.
+	budget *readBudget
+}
+
+// table is the price table of the case's runs: p.prices, else the
+// embedded table, decoded the first time a run needs it rather than at
+// every run (most recordings carry their cost or no tokens). nil when the
+// embedded table cannot be read, which its package's tests rule out.
+func (p casePlan) table() *prices.Table {
+	if p.prices != nil {
+		return p.prices
+	}
+	t, _ := prices.Embedded()
+	return t
 }
 
 func plan(s *Suite, cases []*Case, opt Options) ([]casePlan, int, diag.List) {
@@ -236,8 +252,7 @@ func plan(s *Suite, cases []*Case, opt Options) ([]casePlan, int, diag.List) {
 	plans := make([]casePlan, 0, len(cases))
 	total := 0
 	for _, c := range cases {
-		p := casePlan{c: c}
-		p.prices, _ = opt.priceTable()
+		p := casePlan{c: c, prices: opt.Prices}
 		if c.Kind == report.KindAgent || c.Kind == report.KindScenario {
 			files, err := caseFiles(s, c, opt.CassetteDir)
 			if err != nil {
@@ -407,14 +422,6 @@ func asDiag(file string, err error) diag.List {
 		return diag.List{e}
 	}
 	return diag.List{{Pos: diag.Pos{File: file}, Kind: "cassette", Message: err.Error()}}
-}
-
-// priceTable is opt.Prices, or the embedded table when it is nil.
-func (opt Options) priceTable() (*prices.Table, error) {
-	if opt.Prices != nil {
-		return opt.Prices, nil
-	}
-	return prices.Embedded()
 }
 
 // pricesUsed names the price table in the envelope when some case's cost

@@ -38,6 +38,9 @@ var (
 // shapes above, are judged valid without the validator over their tests;
 // the variants are left to it, and it refuses them.
 func TestValidSuiteFastPath(t *testing.T) {
+	if err := schema.Suite().Validate(map[string]any{}); err != nil {
+		t.Fatalf("validSuite takes a root of tests: alone as valid, and the validator refuses the empty object: %v", err)
+	}
 	texts := append([]string{string(gen.CaseSuite(gen.DefaultSeed, 50)), string(gen.TranscriptSuite(gen.DefaultSeed, 50))}, fastSuites...)
 	for _, text := range texts {
 		root := yamlpos.Read("s.yml", []byte(text), suiteYAML).Root

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -112,37 +114,69 @@ func (s *Session) catalog(ctx context.Context, lists Lists) (*Catalog, error) {
 		}
 	}
 	c.Capabilities = caps
+	// The lists are independent requests on the one session: they are
+	// sent together, each following its own cursors, and the catalog
+	// waits for the slowest rather than for their sum. An error is the
+	// first list's in this order, whichever failed first.
+	var fetches []func() error
 	if caps.Tools != nil && lists&ListTools != 0 {
-		for t, err := range s.Tools(ctx, nil) {
-			if err != nil {
-				return nil, fmt.Errorf("tools/list: %w", err)
-			}
-			c.Tools = append(c.Tools, t)
-		}
+		fetches = append(fetches, func() (err error) {
+			c.Tools, err = collect(c.Tools, s.Tools(ctx, nil), "tools/list")
+			return err
+		})
 	}
 	if caps.Resources != nil && lists&ListResources != 0 {
-		for r, err := range s.Resources(ctx, nil) {
-			if err != nil {
-				return nil, fmt.Errorf("resources/list: %w", err)
-			}
-			c.Resources = append(c.Resources, r)
-		}
-		for r, err := range s.ResourceTemplates(ctx, nil) {
-			if err != nil {
-				return nil, fmt.Errorf("resources/templates/list: %w", err)
-			}
-			c.ResourceTemplates = append(c.ResourceTemplates, r)
-		}
+		fetches = append(fetches, func() (err error) {
+			c.Resources, err = collect(c.Resources, s.Resources(ctx, nil), "resources/list")
+			return err
+		}, func() (err error) {
+			c.ResourceTemplates, err = collect(c.ResourceTemplates, s.ResourceTemplates(ctx, nil), "resources/templates/list")
+			return err
+		})
 	}
 	if caps.Prompts != nil && lists&ListPrompts != 0 {
-		for p, err := range s.Prompts(ctx, nil) {
-			if err != nil {
-				return nil, fmt.Errorf("prompts/list: %w", err)
-			}
-			c.Prompts = append(c.Prompts, p)
-		}
+		fetches = append(fetches, func() (err error) {
+			c.Prompts, err = collect(c.Prompts, s.Prompts(ctx, nil), "prompts/list")
+			return err
+		})
+	}
+	if err := all(fetches); err != nil {
+		return nil, err
 	}
 	return c, nil
+}
+
+// collect appends every item of a paged list to into; the error names the
+// method.
+func collect[T any](into []T, items iter.Seq2[T, error], method string) ([]T, error) {
+	for item, err := range items {
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", method, err)
+		}
+		into = append(into, item)
+	}
+	return into, nil
+}
+
+// all runs the functions at once and returns the first error in their
+// order, nil when every one succeeded.
+func all(fns []func() error) error {
+	errs := make([]error, len(fns))
+	var wg sync.WaitGroup
+	for i, fn := range fns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = fn()
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // MaxCatalogBytes bounds a catalog file: catalogs are untrusted input.

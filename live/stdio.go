@@ -20,11 +20,12 @@ import (
 // exitGrace is how long closing a stdio session waits for the server to
 // exit once its stdin is closed; a server still running then is sent
 // SIGTERM, which a server may handle to finish its work. A server that
-// exits on end of input (as the MCP stdio transport asks; the reference
-// servers take 10 to 25 ms) is gone within it; one that keeps running (a
-// pending timer, a request to the client still waiting for its answer)
-// costs no more than this.
-const exitGrace = 50 * time.Millisecond
+// exits on end of input (as the MCP stdio transport asks; the filesystem
+// and memory reference servers take 5 to 15 ms) is gone within it; one
+// that keeps running (a pending timer, as the everything server's log
+// interval, or a request to the client still waiting for its answer)
+// costs no more than this on every command that reads a live catalog.
+const exitGrace = 20 * time.Millisecond
 
 // killGrace is how long a server has to exit after SIGTERM before it is
 // killed.

@@ -35,7 +35,7 @@ func TestCloseSignalsAServerThatIgnoresEOF(t *testing.T) {
 	if strings.TrimSpace(string(data)) != "TERM" {
 		t.Errorf("the server was not sent SIGTERM (marker %q)", data)
 	}
-	// The old close waited 2 s before signalling; the grace is 50 ms.
+	// The old close waited 2 s before signalling; the grace is 20 ms.
 	if took > time.Second {
 		t.Errorf("Close took %s; want the exit grace (%s) and the signal's delivery", took, exitGrace)
 	}

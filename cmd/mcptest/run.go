@@ -103,6 +103,12 @@ func (c *Command) run(_ context.Context, args []string) error {
 		return err
 	}
 	start := time.Now()
+	if a.opts.Prices == nil {
+		// The embedded price table takes milliseconds to decode and the
+		// suite's loading uses one core: decode it on another meanwhile,
+		// for the run's first recording with tokens and no cost.
+		go prices.Embedded()
+	}
 	suite, err := engine.LoadSuite(config)
 	if err != nil {
 		return err
@@ -112,7 +118,7 @@ func (c *Command) run(_ context.Context, args []string) error {
 	out := annotate.NewRunOutput(a.reporter, a.rep)
 	defer out.Close()
 	opts := a.opts
-	opts.Version, opts.Progress, opts.Emit = version, progress.update, out.Emit()
+	opts.Version, opts.Progress, opts.Emit, opts.Prepare = version, progress.update, out.Emit(), out.Prepare()
 	opts.Cache, opts.Build, err = engine.CachePolicy{Force: a.useCache, Off: a.noCache, CI: c.onCI(), Build: buildID,
 		Dir: func() (string, error) { return c.storeDir("cache") }}.Open()
 	if err != nil { // a cache that is wanted but cannot be had costs a warning

@@ -6,6 +6,11 @@
 // error (Error.Source): it never opens a file, so what a reader keeps
 // back (a file that may not be what it was named as) stays unshown.
 //
+// InputError is the unpositioned kind of wrong input (a flag's value, a
+// missing file, a baseline that is not an envelope): whichever package
+// finds it returns one, and every command exits 2 on it, as on a
+// positioned error.
+//
 // Lines and columns are 1-based; a zero line means the position is unknown
 // (the error is about the whole file). Columns count characters (runes), not
 // bytes.

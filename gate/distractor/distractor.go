@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -48,18 +49,21 @@ type catalogEntry struct {
 	InputSchema any    `json:"inputSchema"`
 }
 
-var catalog = func() []catalogEntry {
+// catalog decodes the bundled catalog the first time it is needed, not
+// when mcptest starts: most runs use no distractors.
+var catalog = sync.OnceValue(func() []catalogEntry {
 	var out []catalogEntry
 	if err := json.Unmarshal(catalogJSON, &out); err != nil {
 		panic("distractor catalog: " + err.Error())
 	}
 	return out
-}()
+})
 
 // Catalog returns the bundled catalog, in its fixed order.
 func Catalog() []Tool {
-	out := make([]Tool, len(catalog))
-	for i, e := range catalog {
+	entries := catalog()
+	out := make([]Tool, len(entries))
+	for i, e := range entries {
 		out[i] = Tool{Name: e.Name, Description: e.Description, InputSchema: e.InputSchema}
 	}
 	return out

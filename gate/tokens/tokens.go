@@ -3,43 +3,23 @@ package tokens
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"strings"
-	"sync"
-
-	"github.com/pkoukk/tiktoken-go"
-	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 )
 
 // Encoding is the tokenizer every count uses.
 const Encoding = "cl100k_base"
 
-var (
-	once sync.Once
-	enc  *tiktoken.Tiktoken
-	err  error
-)
-
-func encoding() *tiktoken.Tiktoken {
-	once.Do(func() {
-		tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
-		enc, err = tiktoken.GetEncoding(Encoding)
-	})
-	if err != nil {
-		// The BPE data is embedded: failing to read it is a build defect.
-		panic(fmt.Sprintf("tokens: load embedded %s: %v", Encoding, err))
-	}
-	return enc
-}
-
 // Count returns the number of cl100k_base tokens of text. Special-token
 // text such as "<|endoftext|>" is counted as ordinary text, as it would be
-// in a tool description.
+// in a tool description. Count("") is 0 and loads the encoder all the
+// same, so `go Count("")` has it ready by the time a command that waits
+// on a server counts.
 func Count(text string) int {
+	b := encoder()
 	if text == "" {
 		return 0
 	}
-	return len(encoding().EncodeOrdinary(text))
+	return b.count(text)
 }
 
 // ToolTexts returns the three texts a tool costs: its name, its

@@ -1,0 +1,243 @@
+package engine
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/report"
+)
+
+// caseOutcome is one case computed: its result, the errors of its input,
+// whether the cache served it, and why the cache's entry for it was
+// refused (nil when it was not), and the error of Options.Prepare.
+type caseOutcome struct {
+	res      *report.CaseResult
+	errs     diag.List
+	cached   bool
+	refused  error
+	prepared error
+}
+
+// aheadWindow is how many replayed cases, per worker, may be computed
+// before the run keeps them: a run holds at most that many results at once
+// beyond the one it is emitting.
+const aheadWindow = 4
+
+// caseRunner computes a run's cases for Run, which takes them one at a
+// time in suite order (next). A replayed case (agent and scenario tests)
+// reads only its own cassettes and the suite, so up to GOMAXPROCS of them
+// are computed at once on worker goroutines, at most aheadWindow per
+// worker ahead of the case Run takes; every other case (live servers,
+// catalogs, model cases) is computed by next itself, in order, on Run's
+// goroutine. A case's result depends on its own input only, so the results
+// and their order are those of computing every case in turn; the cache
+// and the progress callback see one caller at a time, and the workers
+// together hold no more cassette bytes than one case read alone may
+// (readBudget).
+type caseRunner struct {
+	s     *Suite
+	plans []casePlan
+	opt   Options
+	// progress counts a cassette file read; safe from any goroutine.
+	progress func()
+	// slot[i] is the channel of the i-th plan's outcome when it is
+	// computed ahead, nil when next computes it; ahead cases share
+	// len(ring) channels in turn (the k-th ahead case uses ring[k%len]).
+	slot []chan caseOutcome
+	ring []chan caseOutcome
+	// room bounds the cases computed ahead and not yet taken.
+	room chan struct{}
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+// replayed reports whether a case is computed from its cassettes alone.
+func replayed(c *Case) bool {
+	return c.Kind == report.KindAgent || c.Kind == report.KindScenario
+}
+
+// newCaseRunner starts the workers when there are two replayed cases or
+// more and more than one processor to compute them on.
+func newCaseRunner(s *Suite, plans []casePlan, opt Options, progress func()) *caseRunner {
+	r := &caseRunner{s: s, plans: plans, opt: opt, progress: progress}
+	workers := runtime.GOMAXPROCS(0)
+	ahead := 0
+	for _, p := range plans {
+		if replayed(p.c) {
+			ahead++
+		}
+	}
+	if workers < 2 || ahead < 2 {
+		return r
+	}
+	workers = min(workers, ahead)
+	var mu sync.Mutex
+	r.progress = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		progress()
+	}
+	if opt.Cache != nil {
+		r.opt.Cache = &lockedCache{c: opt.Cache}
+	}
+	r.ring = make([]chan caseOutcome, workers*aheadWindow)
+	for i := range r.ring {
+		r.ring[i] = make(chan caseOutcome, 1)
+	}
+	r.slot = make([]chan caseOutcome, len(plans))
+	budget := newReadBudget(cassette.MaxSize)
+	k := 0
+	for i, p := range plans {
+		if replayed(p.c) {
+			r.slot[i] = r.ring[k%len(r.ring)]
+			r.plans[i].budget = budget
+			k++
+		}
+	}
+	r.room = make(chan struct{}, len(r.ring))
+	r.stop = make(chan struct{})
+	jobs := make(chan int)
+	go r.dispatch(jobs)
+	r.wg.Add(workers)
+	for range workers {
+		go func() {
+			defer r.wg.Done()
+			for i := range jobs {
+				r.slot[i] <- r.compute(i)
+			}
+		}()
+	}
+	return r
+}
+
+// dispatch hands the workers the replayed cases in suite order, each once
+// there is room for its outcome, until every one is handed out or the run
+// stops.
+func (r *caseRunner) dispatch(jobs chan<- int) {
+	defer close(jobs)
+	for i := range r.plans {
+		if r.slot[i] == nil {
+			continue
+		}
+		select {
+		case r.room <- struct{}{}:
+		case <-r.stop:
+			return
+		}
+		select {
+		case jobs <- i:
+		case <-r.stop:
+			return
+		}
+	}
+}
+
+// next returns the outcome of the i-th plan; Run calls it for i = 0, 1,
+// ... in turn.
+func (r *caseRunner) next(i int) caseOutcome {
+	if r.slot == nil || r.slot[i] == nil {
+		return r.compute(i)
+	}
+	o := <-r.slot[i]
+	<-r.room
+	return o
+}
+
+// close stops handing out cases and waits for the workers to finish the
+// ones they hold, so no case is computed after Run returns.
+func (r *caseRunner) close() {
+	if r.stop == nil {
+		return
+	}
+	close(r.stop)
+	r.wg.Wait()
+}
+
+// compute computes the i-th plan: served from the cache when it holds the
+// case, else run and then stored in the cache; then prepared for Emit.
+func (r *caseRunner) compute(i int) caseOutcome {
+	var o caseOutcome
+	p := r.plans[i]
+	key, res, refused := fromCache(r.s, p, r.opt)
+	o.refused = refused
+	if res != nil {
+		for range p.files {
+			r.progress()
+		}
+		o.res, o.cached = res, true
+	} else {
+		o.res, o.errs = runCase(r.s, p, r.progress)
+		if key != "" && len(o.errs) == 0 {
+			r.opt.Cache.Put(key, o.res)
+		}
+	}
+	if r.opt.Prepare != nil {
+		o.prepared = r.opt.Prepare(o.res)
+	}
+	return o
+}
+
+// lockedCache lets one caller at a time use a CaseCache.
+type lockedCache struct {
+	mu sync.Mutex
+	c  CaseCache
+}
+
+func (l *lockedCache) Get(key string, check func(*report.CaseResult) error) (*report.CaseResult, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.c.Get(key, check)
+}
+
+func (l *lockedCache) Put(key string, res *report.CaseResult) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.c.Put(key, res)
+}
+
+// readBudget bounds the bytes of the cassette files the workers hold at
+// once to what one case read alone may hold (cassette.MaxSize), so that a
+// run on many cores peaks no higher than a run on one: a file takes its
+// size while it is read and replayed, and waits while the files the other
+// workers hold leave it too little; a file alone takes what it needs.
+type readBudget struct {
+	mu   sync.Mutex
+	free *sync.Cond
+	left int64 // bytes not taken
+	held int   // files holding bytes
+}
+
+func newReadBudget(size int64) *readBudget {
+	b := &readBudget{left: size}
+	b.free = sync.NewCond(&b.mu)
+	return b
+}
+
+// take waits until n bytes are left, or no file holds any, and takes
+// them. A nil budget takes nothing.
+func (b *readBudget) take(n int64) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for b.held > 0 && n > b.left {
+		b.free.Wait()
+	}
+	b.left -= n
+	b.held++
+}
+
+// give returns n bytes taken.
+func (b *readBudget) give(n int64) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.left += n
+	b.held--
+	b.free.Broadcast()
+}
