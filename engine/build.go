@@ -35,6 +35,74 @@ type builder struct {
 	// stopped there at a problem, leaving the suite incomplete.
 	held    string
 	stopped bool
+	// paths and comparisons hold the targets and the comparison matchers
+	// parsed so far, so the tests of a long suite that check the same
+	// target, or compare with the same bound, share one parsed value
+	// (both are immutable); up to maxShared of each.
+	paths       map[string]expr.Path
+	comparisons map[comparisonKey]*expr.Matcher
+}
+
+// maxShared bounds how many targets and matchers a builder shares.
+const maxShared = 4096
+
+// comparisonKey is a comparison matcher, {op: bound}, bound to the bit.
+type comparisonKey struct {
+	op    string
+	bound uint64
+}
+
+// parsePath parses a target, sharing the value parsed for the same text.
+func (b *builder) parsePath(text string) (expr.Path, error) {
+	if p, ok := b.paths[text]; ok {
+		return p, nil
+	}
+	p, err := expr.ParsePath(text)
+	if err == nil && len(b.paths) < maxShared {
+		if b.paths == nil {
+			b.paths = map[string]expr.Path{}
+		}
+		b.paths[text] = p
+	}
+	return p, err
+}
+
+// parseMatcher parses the matcher v with parse (expr.ParseMatcher or
+// expr.ParseShorthand, which read a comparison alike), sharing the
+// matcher parsed for the same comparison: {op: n}, n a float64.
+func (b *builder) parseMatcher(parse func(any) (*expr.Matcher, error), v any) (*expr.Matcher, error) {
+	key, ok := comparisonOf(v)
+	if !ok {
+		return parse(v)
+	}
+	if m, ok := b.comparisons[key]; ok {
+		return m, nil
+	}
+	m, err := parse(v)
+	if err == nil && len(b.comparisons) < maxShared {
+		if b.comparisons == nil {
+			b.comparisons = map[comparisonKey]*expr.Matcher{}
+		}
+		b.comparisons[key] = m
+	}
+	return m, err
+}
+
+// comparisonOf returns the key of v when it is a mapping of one of the
+// comparison operators to a float64.
+func comparisonOf(v any) (comparisonKey, bool) {
+	m, _ := v.(map[string]any)
+	if len(m) != 1 {
+		return comparisonKey{}, false
+	}
+	for op, x := range m {
+		f, isNum := x.(float64)
+		switch op {
+		case ">=", ">", "<=", "<":
+			return comparisonKey{op, math.Float64bits(f)}, isNum
+		}
+	}
+	return comparisonKey{}, false
 }
 
 func (b *builder) errorf(ptr string, pos diag.Pos, format string, args ...any) {
@@ -376,7 +444,7 @@ func (b *builder) expect(c *Case, l expectList) {
 		if !targetOK || b.broken(mptr) {
 			continue
 		}
-		matcher, err := parse(mval)
+		matcher, err := b.parseMatcher(parse, mval)
 		if err != nil {
 			b.matcherError(mptr, err)
 			continue
@@ -393,7 +461,7 @@ func (b *builder) target(c *Case, a *Assertion, text, tptr string, grammarOnly b
 	if !strings.HasSuffix(tptr, "/target") {
 		pos = b.doc.KeyAt(tptr)
 	}
-	p, err := expr.ParsePath(text)
+	p, err := b.parsePath(text)
 	if err != nil {
 		var se *expr.SyntaxError
 		if !errors.As(err, &se) {

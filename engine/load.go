@@ -158,7 +158,7 @@ func parseSuiteWith(path string, data []byte, unrecorded bool, o yamlpos.Options
 	if len(errs) > 0 {
 		return nil, withSource(d, errs).Sorted()
 	}
-	s.source = data
+	s.keepSource(data)
 	return s, nil
 }
 
@@ -188,7 +188,7 @@ func streamSuite(d *document, path string, data []byte, unrecorded bool) *Suite 
 	if b.stopped || len(b.errs) > 0 || len(d.Errs) > 0 {
 		return nil
 	}
-	s.source = data
+	s.keepSource(data)
 	return s
 }
 

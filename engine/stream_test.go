@@ -165,3 +165,58 @@ func FuzzStreamedSuite(f *testing.F) {
 		sameStreamed(t, filepath.Join(dir, "suite.yml"), data, len(data)%2 == 0)
 	})
 }
+
+// TestLongSuiteRunErrorShowsLine: a suite of 1 MiB or more keeps its text
+// compressed, and the errors a run finds at its lines still carry the
+// text, byte for byte.
+func TestLongSuiteRunErrorShowsLine(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "c.json"), []byte(`{"mcptest_cassette": "1", "runs": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("tests:\n")
+	const n = 4000
+	for i := range n {
+		fmt.Fprintf(&b, "  - name: case %d %s\n    type: agent\n    cassette: c.json\n", i, strings.Repeat("x", 250))
+	}
+	b.WriteString("  - name: unrecorded\n    type: agent\n")
+	data := []byte(b.String())
+	path := filepath.Join(dir, "suite.yml")
+	s, err := ParseSuite(path, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.source != nil || len(s.packed) == 0 || len(s.packed) > len(data)/10 {
+		t.Errorf("kept %d bytes as they are, %d packed, of %d", len(s.source), len(s.packed), len(data))
+	}
+	_, err = Run(s, Options{Version: "test", CassetteDir: filepath.Join(dir, "none")})
+	l, ok := err.(diag.List)
+	if !ok || len(l) != 1 || l[0].Pos.Line != 2+3*n || !bytes.Equal(l[0].Source, data) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// TestSharedMatchers: tests that check the same target with the same
+// comparison share one parsed target and matcher; any other bound, or
+// the same written another way, has its own, and reads as written.
+func TestSharedMatchers(t *testing.T) {
+	s, err := ParseSuite("suite.yml", []byte(`agents:
+  - {name: a, expect: [{calls: {">=": 1}}, {target: calls, matcher: {">=": 1}}]}
+  - {name: b, expect: [{calls: {">=": 1}}, {calls: {">=": -0.0}}, {calls: {">=": 0}}, {calls: {"<=": 1}}, {calls: {exact: 1}}]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := s.Cases[0].Expect, s.Cases[1].Expect
+	if a[0].Matcher != a[1].Matcher || a[0].Matcher != b[0].Matcher {
+		t.Error("the same comparison is parsed twice")
+	}
+	var got []string
+	for _, x := range b {
+		got = append(got, fmt.Sprint(x.Matcher.Value()))
+	}
+	if strings.Join(got, " ") != "map[>=:1] map[>=:-0] map[>=:0] map[<=:1] map[exact:1]" || b[1].Matcher == b[2].Matcher {
+		t.Errorf("matchers %v", got)
+	}
+}
