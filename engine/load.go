@@ -171,7 +171,7 @@ func newSuite(d *document, path string, data []byte) *Suite {
 // streamSuite builds the suite of a document whose tests: the reader
 // holds (yamlpos.Doc.Items): the rest of the document is checked against
 // the schema, then each test, as the reader hands it over, is checked
-// (validTest) and built, and its values and the positions within it are
+// (validItem) and built, and its values and the positions within it are
 // dropped, so that the values of one test are alive at a time, beside
 // the cases built. It returns nil at the first problem of any kind (of
 // the text, the schema or the builder): the caller then loads the text
