@@ -30,6 +30,79 @@ type builder struct {
 	// unrecorded builds a suite whose cassettes may not exist yet: a
 	// cassette: value is kept but not resolved.
 	unrecorded bool
+	// held is the section whose items the reader holds and hands over one
+	// at a time (streamSuite), "" for none; stopped says the builder
+	// stopped there at a problem, leaving the suite incomplete.
+	held    string
+	stopped bool
+	// paths and comparisons hold the targets and the comparison matchers
+	// parsed so far, so the tests of a long suite that check the same
+	// target, or compare with the same bound, share one parsed value
+	// (both are immutable); up to maxShared of each.
+	paths       map[string]expr.Path
+	comparisons map[comparisonKey]*expr.Matcher
+}
+
+// maxShared bounds how many targets and matchers a builder shares.
+const maxShared = 4096
+
+// comparisonKey is a comparison matcher, {op: bound}, bound to the bit.
+type comparisonKey struct {
+	op    string
+	bound uint64
+}
+
+// parsePath parses a target, sharing the value parsed for the same text.
+func (b *builder) parsePath(text string) (expr.Path, error) {
+	if p, ok := b.paths[text]; ok {
+		return p, nil
+	}
+	p, err := expr.ParsePath(text)
+	if err == nil && len(b.paths) < maxShared {
+		if b.paths == nil {
+			b.paths = map[string]expr.Path{}
+		}
+		b.paths[text] = p
+	}
+	return p, err
+}
+
+// parseMatcher parses the matcher v with parse (expr.ParseMatcher or
+// expr.ParseShorthand, which read a comparison alike), sharing the
+// matcher parsed for the same comparison: {op: n}, n a float64.
+func (b *builder) parseMatcher(parse func(any) (*expr.Matcher, error), v any) (*expr.Matcher, error) {
+	key, ok := comparisonOf(v)
+	if !ok {
+		return parse(v)
+	}
+	if m, ok := b.comparisons[key]; ok {
+		return m, nil
+	}
+	m, err := parse(v)
+	if err == nil && len(b.comparisons) < maxShared {
+		if b.comparisons == nil {
+			b.comparisons = map[comparisonKey]*expr.Matcher{}
+		}
+		b.comparisons[key] = m
+	}
+	return m, err
+}
+
+// comparisonOf returns the key of v when it is a mapping of one of the
+// comparison operators to a float64.
+func comparisonOf(v any) (comparisonKey, bool) {
+	m, _ := v.(map[string]any)
+	if len(m) != 1 {
+		return comparisonKey{}, false
+	}
+	for op, x := range m {
+		f, isNum := x.(float64)
+		switch op {
+		case ">=", ">", "<=", "<":
+			return comparisonKey{op, math.Float64bits(f)}, isNum
+		}
+	}
+	return comparisonKey{}, false
 }
 
 func (b *builder) errorf(ptr string, pos diag.Pos, format string, args ...any) {
@@ -124,32 +197,55 @@ func (b *builder) build() {
 		}
 	}
 	for _, sec := range sections {
+		if sec.key == b.held {
+			b.heldItems(sec.key)
+			continue
+		}
 		items, _ := root[sec.key].([]any)
 		for i, item := range items {
-			ptr := "/" + sec.key + "/" + strconv.Itoa(i)
-			m, _ := item.(map[string]any)
-			if m == nil {
-				continue
-			}
-			switch sec.key {
-			case "agents", "tests":
-				b.agentTest(ptr, m)
-			case "scenarios":
-				b.scenario(ptr, m)
-			case "tool_quality":
-				b.toolQuality(ptr, m)
-			case "tools":
-				b.toolTest(ptr, m)
-			case "compliance":
-				b.compliance(ptr, m)
-			case "redteam":
-				b.modelCase(ptr, m, report.KindRedteam)
-			case "evals":
-				b.modelCase(ptr, m, report.KindEval)
-			}
+			b.item(sec.key, i, item)
 		}
 	}
 	b.suiteFloors(root)
+}
+
+// item builds item i of the section key.
+func (b *builder) item(key string, i int, v any) {
+	ptr := "/" + key + "/" + strconv.Itoa(i)
+	m, _ := v.(map[string]any)
+	if m == nil {
+		return
+	}
+	switch key {
+	case "agents", "tests":
+		b.agentTest(ptr, m)
+	case "scenarios":
+		b.scenario(ptr, m)
+	case "tool_quality":
+		b.toolQuality(ptr, m)
+	case "tools":
+		b.toolTest(ptr, m)
+	case "compliance":
+		b.compliance(ptr, m)
+	case "redteam":
+		b.modelCase(ptr, m, report.KindRedteam)
+	case "evals":
+		b.modelCase(ptr, m, report.KindEval)
+	}
+}
+
+// heldItems builds the items of the section key as the reader hands them
+// over, one at a time (see streamSuite): each is checked against the
+// schema, then built. It stops at the first item the schema refuses or
+// that has a problem, and says so in b.stopped.
+func (b *builder) heldItems(key string) {
+	b.stopped = !b.doc.Items(func(i int, v any) bool {
+		if !validItem(key, v) {
+			return false
+		}
+		b.item(key, i, v)
+		return len(b.errs) == 0 && len(b.doc.Errs) == 0
+	})
 }
 
 func (b *builder) server(name string, v any) {
@@ -348,7 +444,7 @@ func (b *builder) expect(c *Case, l expectList) {
 		if !targetOK || b.broken(mptr) {
 			continue
 		}
-		matcher, err := parse(mval)
+		matcher, err := b.parseMatcher(parse, mval)
 		if err != nil {
 			b.matcherError(mptr, err)
 			continue
@@ -365,7 +461,7 @@ func (b *builder) target(c *Case, a *Assertion, text, tptr string, grammarOnly b
 	if !strings.HasSuffix(tptr, "/target") {
 		pos = b.doc.KeyAt(tptr)
 	}
-	p, err := expr.ParsePath(text)
+	p, err := b.parsePath(text)
 	if err != nil {
 		var se *expr.SyntaxError
 		if !errors.As(err, &se) {
@@ -439,9 +535,13 @@ func (c *Case) hasBlock(key string) bool {
 }
 
 func (b *builder) classes(ptr string, v any) []gate.Class {
+	items := list(v)
 	var out []gate.Class
-	seen := map[string]bool{}
-	for i, item := range list(v) {
+	if len(items) > 0 {
+		out = make([]gate.Class, 0, len(items))
+	}
+	seen := make(map[string]bool, len(items))
+	for i, item := range items {
 		m, _ := item.(map[string]any)
 		name, _ := m["name"].(string)
 		if seen[name] && name != "" {

@@ -24,6 +24,14 @@ const MaxSuiteBytes = 8 << 20
 var suiteYAML = yamlpos.Options{Noun: "suite", Kind: "syntax",
 	Empty: "the suite is empty: expected a mapping with servers:, agents: or tests:", Release: true}
 
+// suiteItems is suiteYAML holding a long suite's tests: for the loader
+// to check and build one test at a time (see streamSuite).
+var suiteItems = func() yamlpos.Options {
+	o := suiteYAML
+	o.Items = "tests"
+	return o
+}()
+
 // document is a suite decoded by yamlpos, the one place mcptest reads
 // YAML: generic values with the position of every value and key.
 type document = yamlpos.Doc
@@ -31,10 +39,15 @@ type document = yamlpos.Doc
 // parseYAML decodes data into a document. Syntax errors, duplicate keys,
 // non-string keys, alias bombs and oversized input are positioned errors.
 func parseYAML(file string, data []byte) *document {
+	return readYAML(file, data, suiteYAML)
+}
+
+// readYAML is parseYAML reading with o.
+func readYAML(file string, data []byte, o yamlpos.Options) *document {
 	if len(data) > MaxSuiteBytes {
 		return &document{File: file, Errs: diag.List{tooLargeSuite(file, int64(len(data)))}}
 	}
-	return yamlpos.Read(file, data, suiteYAML)
+	return yamlpos.Read(file, data, o)
 }
 
 // LoadSuite reads, validates and loads the suite at path. Every problem of
@@ -114,12 +127,27 @@ func LoadSuiteUnrecorded(path string) (*Suite, error) {
 
 // parseSuite is ParseSuite; unrecorded leaves cassette: values unresolved.
 func parseSuite(path string, data []byte, unrecorded bool) (*Suite, error) {
-	d := parseYAML(filepath.ToSlash(path), data)
+	return parseSuiteWith(path, data, unrecorded, suiteItems)
+}
+
+// parseSuiteWith is parseSuite reading the text with o. When the reader
+// holds the tests: (o.Items), they are built one at a time as it hands
+// them over (streamSuite); at the first problem of any kind, the text is
+// read again whole and loaded as before, which finds and words every
+// error.
+func parseSuiteWith(path string, data []byte, unrecorded bool, o yamlpos.Options) (*Suite, error) {
+	d := readYAML(filepath.ToSlash(path), data, o)
+	if d.Held() {
+		if s := streamSuite(d, path, data, unrecorded); s != nil {
+			return s, nil
+		}
+		o.Items = ""
+		d = readYAML(filepath.ToSlash(path), data, o)
+	}
 	if len(d.Errs) > 0 {
 		return nil, withSource(d, d.Errs).Sorted()
 	}
-	sum := sha256.Sum256(data)
-	s := &Suite{Path: d.File, Dir: suiteDir(path), SHA256: hex.EncodeToString(sum[:])}
+	s := newSuite(d, path, data)
 	errs := validateSchema(d)
 	b := &builder{doc: d, suite: s, schemaErrs: errs, unrecorded: unrecorded}
 	b.build()
@@ -130,8 +158,38 @@ func parseSuite(path string, data []byte, unrecorded bool) (*Suite, error) {
 	if len(errs) > 0 {
 		return nil, withSource(d, errs).Sorted()
 	}
-	s.source = data
+	s.keepSource(data)
 	return s, nil
+}
+
+// newSuite starts the suite read from data at path into d.
+func newSuite(d *document, path string, data []byte) *Suite {
+	sum := sha256.Sum256(data)
+	return &Suite{Path: d.File, Dir: suiteDir(path), SHA256: hex.EncodeToString(sum[:])}
+}
+
+// streamSuite builds the suite of a document whose tests: the reader
+// holds (yamlpos.Doc.Items): the rest of the document is checked against
+// the schema, then each test, as the reader hands it over, is checked
+// (validItem) and built, and its values and the positions within it are
+// dropped, so that the values of one test are alive at a time, beside
+// the cases built. It returns nil at the first problem of any kind (of
+// the text, the schema or the builder): the caller then loads the text
+// whole, as it did before tests: were held, so every error is found,
+// worded and placed as ever.
+func streamSuite(d *document, path string, data []byte, unrecorded bool) *Suite {
+	root, _ := d.Root.(map[string]any)
+	if len(d.Errs) > 0 || root == nil || !validRest(root, suiteItems.Items) {
+		return nil
+	}
+	s := newSuite(d, path, data)
+	b := &builder{doc: d, suite: s, unrecorded: unrecorded, held: suiteItems.Items}
+	b.build()
+	if b.stopped || len(b.errs) > 0 || len(d.Errs) > 0 {
+		return nil
+	}
+	s.keepSource(data)
+	return s
 }
 
 // notASuite reports whether the document is something other than a suite:

@@ -38,22 +38,37 @@ func validSuite(root any) bool {
 			return false
 		}
 	}
-	// The root's schema states no constraint across its keys (type object,
-	// additionalProperties false and one schema per property), so the
-	// root is valid when its other keys are; with none (a suite of tests:
-	// alone), without compiling the schema, which costs a run of such a
-	// suite more than checking all its tests (the empty object is valid:
-	// TestValidSuiteFastPath).
-	if len(m) == 1 {
+	return validRest(m, "tests")
+}
+
+// validRest reports whether the root mapping m is valid against the
+// suite schema but for its key skip, which is not checked. The root's
+// schema states no constraint across its keys (type object,
+// additionalProperties false and one schema per property), so the root
+// is valid when skip and the other keys are; with no other key (a suite
+// of tests: alone), without compiling the schema, which costs a run of
+// such a suite more than checking all its tests (the empty object is
+// valid: TestValidSuiteFastPath).
+func validRest(m map[string]any, skip string) bool {
+	if _, has := m[skip]; has && len(m) == 1 {
 		return true
 	}
-	rest := make(map[string]any, len(m)-1)
+	rest := make(map[string]any, len(m))
 	for k, v := range m {
-		if k != "tests" {
+		if k != skip {
 			rest[k] = v
 		}
 	}
 	return schema.Suite().Validate(rest) == nil
+}
+
+// validItem reports whether v is valid against the suite schema as an
+// item of the section key, judged by fastTest for a test of tests: and
+// otherwise by the validator over a suite of that one item (the items of
+// a section are each checked on their own: the schema states no
+// constraint across them).
+func validItem(key string, v any) bool {
+	return key == "tests" && fastTest(v) || schema.Suite().Validate(map[string]any{key: []any{v}}) == nil
 }
 
 // fastTest reports whether v is an agent test the schema accepts, using

@@ -27,9 +27,14 @@ func matcherKeys() []string {
 // {regex: "^ok"}. Build it with ParseMatcher or ParseShorthand; it is
 // immutable and safe for concurrent use.
 type Matcher struct {
-	op     string // the matcher key, for example "exact" or ">="
-	raw    any    // the matcher as written, for Value
-	want   any    // the operand of exact, ==, != and contains
+	op string // the matcher key, for example "exact" or ">="
+	// raw is the matcher as written, for Value; nil for a comparison
+	// with a float64 operand, which want holds (see written): a suite of
+	// thousands of tests keeps no map per matcher.
+	raw any
+	// want is the operand of exact, ==, != and contains, and of a
+	// comparison as it was given.
+	want   any
 	bound  float64
 	re     *regexp.Regexp
 	schema *jsonschema.Schema
@@ -93,12 +98,43 @@ func ParseShorthand(v any) (*Matcher, error) {
 // Value returns the matcher as written, as a generic value such as
 // map[string]any{">=": 80.0}, for reports. The result is a copy.
 func (m *Matcher) Value() any {
+	if m.raw == nil {
+		return m.written()
+	}
 	return copyValue(m.raw)
 }
 
 // String renders the matcher as written, in compact JSON.
 func (m *Matcher) String() string {
-	return Render(m.raw)
+	return Render(m.written())
+}
+
+// written is the matcher as written: raw, or the comparison raw leaves
+// to op and want.
+func (m *Matcher) written() any {
+	if m.raw == nil && comparison(m.op) {
+		return map[string]any{m.op: m.want}
+	}
+	return m.raw
+}
+
+// rawCopy is what a Matcher keeps of the matcher obj, {key: val}, as
+// written: a copy, or nil for a comparison with a float64 operand (see
+// Matcher.raw).
+func rawCopy(obj map[string]any, key string, val any) any {
+	if _, exact := val.(float64); exact && comparison(key) {
+		return nil
+	}
+	return copyValue(obj)
+}
+
+// comparison reports whether op compares numbers.
+func comparison(op string) bool {
+	switch op {
+	case ">=", ">", "<=", "<":
+		return true
+	}
+	return false
 }
 
 // parseMatcher parses v found at pointer ptr. shorthand allows the hint that
@@ -130,7 +166,7 @@ func parseMatcher(v any, ptr string, shorthand bool) (*Matcher, *MatcherError) {
 	}
 	val := obj[key]
 	at := ptr + "/" + escapePointer(key)
-	m := &Matcher{op: key, raw: copyValue(obj)}
+	m := &Matcher{op: key, raw: rawCopy(obj, key, val)}
 	switch key {
 	case "exact", "==", "!=", "contains":
 		m.want = copyValue(val)
@@ -148,7 +184,7 @@ func parseMatcher(v any, ptr string, shorthand bool) (*Matcher, *MatcherError) {
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return nil, &MatcherError{Pointer: at, Msg: fmt.Sprintf("%q needs a finite number, got %s", key, FormatNumber(f))}
 		}
-		m.bound = f
+		m.bound, m.want = f, val // val is a number: nothing to copy
 	case "regex":
 		s, ok := val.(string)
 		if !ok {

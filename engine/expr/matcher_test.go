@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -320,6 +321,8 @@ func TestValue(t *testing.T) {
 		{expr.ParseShorthand, `80`},
 		{expr.ParseShorthand, `["a", "b"]`},
 		{expr.ParseShorthand, `{"contains": "x"}`},
+		{expr.ParseShorthand, `{"<": -0.5}`},
+		{expr.ParseMatcher, `{"not": {">": 2.5}}`},
 	}
 	for _, tc := range tests {
 		in := decode(t, tc.in)
@@ -336,8 +339,17 @@ func TestValue(t *testing.T) {
 		}
 		want, _ := json.Marshal(in)
 		got, _ := json.Marshal(m.Value())
-		if string(got) != string(want) {
+		if string(got) != string(want) || !reflect.DeepEqual(m.Value(), in) {
 			t.Errorf("Value() = %s, want %s", got, want)
+		}
+	}
+
+	// A comparison keeps no copy of a float64 operand, and any other
+	// operand as it was given.
+	for _, in := range []map[string]any{{">=": 3}, {"<=": 2.5}, {">": int64(-1)}} {
+		m, _ := expr.ParseMatcher(in)
+		if got := m.Value(); !reflect.DeepEqual(got, in) {
+			t.Errorf("Value() = %#v, want %#v", got, in)
 		}
 	}
 

@@ -68,7 +68,7 @@ type Doc struct {
 // number that is not finite, a nesting deeper than MaxDepth and aliases
 // expanding to more than MaxAliasValues values.
 func Read(file string, data []byte, o Options) *Doc {
-	if o.Release && len(data) >= splitMin {
+	if o.Release && len(data) >= o.splitMin() {
 		if d := readSplit(file, data, o); d != nil {
 			return d
 		}
@@ -225,7 +225,9 @@ func (d *Doc) mapping(n *yaml.Node, at *node, p *path, depth int, aliased bool) 
 		if quotedStyle(k) {
 			kid.flags |= quotedKey
 		}
-		if r := d.split.at(k, depth); r != nil {
+		if r := d.split.at(k, depth); r != nil && name == d.o.Items && d.split.held == nil {
+			m[name] = d.hold(r, kid, child, depth+1)
+		} else if r != nil {
 			m[name] = d.items(r, kid, child, depth+1)
 		} else {
 			m[name] = d.convert(v, kid, child, depth+1, aliased)

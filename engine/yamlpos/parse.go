@@ -36,6 +36,23 @@ type Options struct {
 	// of one item are alive at a time; the values, positions and errors
 	// are the same.
 	Release bool
+	// Items names a key of the root mapping whose list Read leaves for
+	// Doc.Items to hand over item by item (see items.go): only with
+	// Release, and only a block list Read parses item by item; any other
+	// value of the key is read as without Items (Doc.Held is false).
+	Items string
+	// SplitMin is the size of text from which Release parses the lists of
+	// the root mapping item by item; 0 is 1 MiB (see splitMin). Tests set
+	// 1 to cut a text of any size.
+	SplitMin int
+}
+
+// splitMin is the size from which Read cuts lists into items.
+func (o Options) splitMin() int {
+	if o.SplitMin > 0 {
+		return o.SplitMin
+	}
+	return splitMin
 }
 
 func (o Options) kind() string {

@@ -60,6 +60,9 @@ type splitDoc struct {
 	failed bool
 	// in is the item being converted, see place.
 	in itemPlace
+	// held is the list Options.Items names, converted by Doc.Items; nil
+	// when there is none.
+	held *heldList
 }
 
 // itemPlace says where the nodes of an item parsed on its own are in the
@@ -106,8 +109,9 @@ type list struct {
 	// line at end, 0 when the list ends the text.
 	start, end, endLine int
 	items               []item
-	// parsed says every item was parsed.
-	parsed bool
+	// parsed says every item was parsed; held that the list is left for
+	// Doc.Items.
+	parsed, held bool
 }
 
 // item is the offset of the line where an item starts, and its line
@@ -146,13 +150,15 @@ func readSplit(file string, data []byte, o Options) *Doc {
 		return nil
 	}
 	for _, l := range lists {
-		if !l.parsed {
+		if !l.parsed && !l.held {
 			// Not converted (a repeated key, or past the alias limit): its
 			// items may hold a syntax error only the whole parse words.
 			return nil
 		}
 	}
-	d.split, d.keys = nil, nil
+	if d.split.held == nil {
+		d.split, d.keys = nil, nil
+	}
 	return d
 }
 
@@ -181,14 +187,36 @@ func (s *splitDoc) at(k *yaml.Node, depth int) *list {
 // of the line after the last line break, or after the last line when
 // the text ends without a break.
 func (d *Doc) items(l *list, at *node, p *path, depth int) any {
-	seq := yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: l.items[0].line, Column: l.indent + 1}
-	if !d.enter(&seq, at, p, depth, false) {
+	if !d.enterList(l, at, p, depth) {
 		return nil
 	}
-	l.parsed = true
-	at.flags |= isSeq
 	s := make([]any, len(l.items))
+	if !d.eachItem(l, at, p, depth, s, nil) {
+		return nil
+	}
+	return s
+}
+
+// enterList counts the list l, converted at at, as a value and records
+// its position (see enter): the position of its first item's dash, where
+// yaml.v3 places a block sequence. It reports false past the limits.
+func (d *Doc) enterList(l *list, at *node, p *path, depth int) bool {
+	seq := yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: l.items[0].line, Column: l.indent + 1}
+	if !d.enter(&seq, at, p, depth, false) {
+		return false
+	}
+	at.flags |= isSeq
 	at.kids = make([]node, len(l.items))
+	return true
+}
+
+// eachItem parses and converts the items of l in order into s and the
+// kids of at, the list's (see items); with hand, it hands each item to
+// it once converted, then drops the item's value and the positions
+// within it (Doc.Items). It reports false when an item could not be read
+// on its own (d.split.failed) or hand said stop.
+func (d *Doc) eachItem(l *list, at *node, p *path, depth int, s []any, hand func(int, any) bool) bool {
+	l.parsed = true
 	dec := yaml.NewDecoder(&itemStream{data: d.split.data, l: l})
 	first := 1
 	for i := range l.items {
@@ -200,17 +228,27 @@ func (d *Doc) items(l *list, at *node, p *path, depth int) any {
 		n := l.decode(dec, first, len(text))
 		if n == nil {
 			d.split.failed = true
-			return nil
+			return false
 		}
+		nums := len(d.nums)
 		d.split.in = l.place(i, first, first+breaks)
 		s[i] = d.convert(n, &at.kids[i], &path{up: p, idx: i}, depth+1, false)
 		d.split.in = itemPlace{}
 		if d.split.failed {
-			return nil
+			return false
+		}
+		if hand != nil {
+			more := hand(i, s[i])
+			s[i] = nil
+			at.kids[i].drop()
+			d.nums = d.nums[:nums]
+			if !more {
+				return false
+			}
 		}
 		first += breaks + 1
 	}
-	return s
+	return true
 }
 
 // text is the text of item i of l in data: its lines, up to the next
