@@ -21,7 +21,8 @@ type decoder struct {
 	data []byte
 	w    *walker
 	// strs interns object keys and the names calls repeat (server, tool,
-	// agent), so a million calls share one copy of each.
+	// agent), so a million calls share one copy of each; nil interns
+	// nothing.
 	strs map[string]string
 	// rangeOff is the offset of the first number out of the float64 range,
 	// -1 while there is none; rangeLit is its literal.
@@ -30,6 +31,8 @@ type decoder struct {
 	// sets holds a key set per nesting depth, reused from object to object.
 	sets  []*keySet
 	depth int
+	// generic turns readChat off (see recording).
+	generic bool
 }
 
 // maxInterned bounds the interned strings of one document; longer strings
@@ -103,7 +106,7 @@ func (d *decoder) str(i int, intern bool) (string, int) {
 		}
 	}
 	if plain && (ascii || utf8.Valid(raw)) {
-		if intern && len(raw) <= maxInternLen {
+		if intern && d.strs != nil && len(raw) <= maxInternLen {
 			if s, ok := d.strs[string(raw)]; ok {
 				return s, end
 			}
