@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// decoder reads a JSON document that json.Valid has accepted, value by
+// decoder reads a JSON document that valid has accepted, value by
 // value, straight into generic values (for arguments, results and tools)
 // or into the model (see v1.go), without a tree of the whole document. It
 // knows the byte offset of everything it reads, so a problem is placed
@@ -42,8 +42,17 @@ const (
 	maxInternLen = 64
 )
 
+// internFrom is the size of the smallest document whose names are
+// interned: in a smaller one they repeat too little to repay the map
+// (a fifth of the time spent reading a transcript of a few calls).
+const internFrom = 64 << 10
+
 func newDecoder(data []byte, w *walker) *decoder {
-	return &decoder{data: data, w: w, strs: map[string]string{}, rangeOff: -1}
+	d := &decoder{data: data, w: w, rangeOff: -1}
+	if len(data) >= internFrom {
+		d.strs = map[string]string{}
+	}
+	return d
 }
 
 // clean reports whether no problem has been found so far.
