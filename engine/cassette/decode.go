@@ -44,8 +44,9 @@ const (
 
 // internFrom is the size of the smallest document whose names are
 // interned: in a smaller one they repeat too little to repay the map
-// (a fifth of the time spent reading a transcript of a few calls).
-const internFrom = 64 << 10
+// (a fifth of the time spent reading a transcript of a few calls; the
+// 45 KB files of BenchmarkReadFormats still intern).
+const internFrom = 16 << 10
 
 func newDecoder(data []byte, w *walker) *decoder {
 	d := &decoder{data: data, w: w, rangeOff: -1}
