@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// decoder reads a JSON document that json.Valid has accepted, value by
+// decoder reads a JSON document that valid has accepted, value by
 // value, straight into generic values (for arguments, results and tools)
 // or into the model (see v1.go), without a tree of the whole document. It
 // knows the byte offset of everything it reads, so a problem is placed
@@ -21,7 +21,8 @@ type decoder struct {
 	data []byte
 	w    *walker
 	// strs interns object keys and the names calls repeat (server, tool,
-	// agent), so a million calls share one copy of each.
+	// agent), so a million calls share one copy of each; nil interns
+	// nothing.
 	strs map[string]string
 	// rangeOff is the offset of the first number out of the float64 range,
 	// -1 while there is none; rangeLit is its literal.
@@ -30,6 +31,8 @@ type decoder struct {
 	// sets holds a key set per nesting depth, reused from object to object.
 	sets  []*keySet
 	depth int
+	// generic turns readChat off (see recording).
+	generic bool
 }
 
 // maxInterned bounds the interned strings of one document; longer strings
@@ -39,8 +42,18 @@ const (
 	maxInternLen = 64
 )
 
+// internFrom is the size of the smallest document whose names are
+// interned: in a smaller one they repeat too little to repay the map
+// (a fifth of the time spent reading a transcript of a few calls; the
+// 45 KB files of BenchmarkReadFormats still intern).
+const internFrom = 16 << 10
+
 func newDecoder(data []byte, w *walker) *decoder {
-	return &decoder{data: data, w: w, strs: map[string]string{}, rangeOff: -1}
+	d := &decoder{data: data, w: w, rangeOff: -1}
+	if len(data) >= internFrom {
+		d.strs = map[string]string{}
+	}
+	return d
 }
 
 // clean reports whether no problem has been found so far.
@@ -103,7 +116,7 @@ func (d *decoder) str(i int, intern bool) (string, int) {
 		}
 	}
 	if plain && (ascii || utf8.Valid(raw)) {
-		if intern && len(raw) <= maxInternLen {
+		if intern && d.strs != nil && len(raw) <= maxInternLen {
 			if s, ok := d.strs[string(raw)]; ok {
 				return s, end
 			}

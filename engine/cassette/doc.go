@@ -14,13 +14,18 @@
 //
 // What flows through: bytes (at most MaxSize, read by Load, which refuses
 // a file that is not regular or over the limit from its stat) are checked
-// to be JSON with encoding/json.Valid, then decoded value by value by a
+// to be JSON by valid (valid.go, json.Valid without its scanner; a file it
+// refuses is positioned by encoding/json), then decoded value by value by a
 // hand-written decoder (decode.go) that knows the byte offset of all it
 // reads. A v1 cassette is decoded straight into the model, run by run:
 // Stream hands each run to its caller as soon as it is read and keeps none,
 // so reading a recording costs its bytes and one run, not a tree of the
-// whole file (Read is Stream keeping every run). A transcript, one run, is
-// decoded into generic values and converted. Arguments, results and tool
+// whole file (Read is Stream keeping every run). A model's answer in the
+// Chat Completions shapes (an assistant message with tool_calls, or a
+// response whose choices hold such messages) is decoded straight into its
+// calls too (chat.go); any other transcript, one run, is decoded into
+// generic values and converted, and so is an answer with any problem, so
+// its errors are the generic path's. Arguments, results and tool
 // entries stay generic decoded JSON, read as encoding/json reads them
 // (numbers are float64). A key repeated in any object is refused. Nothing
 // is redacted here: reports pass values through engine/redact.

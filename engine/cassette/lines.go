@@ -58,7 +58,7 @@ func isLines(data []byte) bool {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		return json.Valid(line) && len(bytes.TrimSpace(rest)) > 0
+		return valid(line) && len(bytes.TrimSpace(rest)) > 0
 	}
 	return false
 }
@@ -137,7 +137,7 @@ func streamLines(path string, data []byte, each func(*Cassette, *Run)) (*Cassett
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		if !json.Valid(line) {
+		if !valid(line) {
 			ls.add(lineSyntaxError(path, line), no)
 			continue
 		}
@@ -220,7 +220,7 @@ func (ls *lines) recordingLine(path string, line []byte, no int, file *Cassette,
 		if clean() && each != nil {
 			each(ownModel(file, c), r)
 		}
-	})
+	}, false)
 	if err != nil {
 		ls.add(err, no)
 		return file

@@ -106,19 +106,22 @@ func Stream(path string, data []byte, each func(*Cassette, *Run)) (*Cassette, er
 		return nil, tooLarge(path, int64(len(data)))
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
-	if !json.Valid(data) {
+	if !valid(data) {
 		if isLines(data) {
 			return streamLines(path, data, each)
 		}
 		return nil, syntaxError(path, data, json.Unmarshal(data, new(struct{})))
 	}
-	return streamDoc(path, data, each)
+	return streamDoc(path, data, each, false)
 }
 
-// streamDoc reads one JSON document, data, known to be valid.
-func streamDoc(path string, data []byte, each func(*Cassette, *Run)) (*Cassette, error) {
+// streamDoc reads one JSON document, data, known to be valid; generic
+// reads a transcript from its generic value only (see recording), the
+// reference the tests hold readChat to.
+func streamDoc(path string, data []byte, each func(*Cassette, *Run), generic bool) (*Cassette, error) {
 	w := &walker{}
 	d := newDecoder(data, w)
+	d.generic = generic
 	root := d.space(0)
 	var c *Cassette
 	if d.hasKey(root, "mcptest_cassette") {
@@ -143,31 +146,18 @@ func streamDoc(path string, data []byte, each func(*Cassette, *Run)) (*Cassette,
 
 // recording reads a document that is not an mcptest cassette: a
 // transcript, a response object, a trace or an event stream, whose runs
-// are handed to each when the document has no problem.
+// are handed to each when the document has no problem. A model's answer
+// in the Chat Completions shapes is read by readChat, any other document
+// from its generic value.
 func (d *decoder) recording(root int, each func(*Cassette, *Run)) *Cassette {
-	v, _ := d.value(root)
-	f := detect(v)
 	var c *Cassette
-	switch f.format {
-	case FormatOpenAI, FormatAnthropic:
-		if f.choices != nil {
-			c = readCompletion(d.w, f)
-		} else {
-			c = readTranscript(d.w, f)
+	if !d.generic {
+		c = d.readChat(root)
+	}
+	if c == nil {
+		if c = d.detected(root); c == nil {
+			return nil
 		}
-	case FormatResponses:
-		c = readResponses(d.w, v)
-	case FormatClaudeCode, FormatOTel:
-		r := newLineReader(f.format)
-		c = r.cassette()
-		c.Runs = append(readDoc(r, d.w, v), r.finish()...)
-	default:
-		// Not a recording: the file may be anything, its lines are not
-		// to be shown.
-		d.w.path = f.at
-		d.w.errorf("%s", f.problem)
-		d.w.probs[len(d.w.probs)-1].hide = true
-		return nil
 	}
 	runs := c.Runs
 	c.Runs = nil
@@ -177,6 +167,33 @@ func (d *decoder) recording(root int, each func(*Cassette, *Run)) *Cassette {
 		}
 	}
 	return c
+}
+
+// detected reads the document at root from its generic value, by the
+// format detect finds; nil when it finds none, the problem recorded.
+func (d *decoder) detected(root int) *Cassette {
+	v, _ := d.value(root)
+	f := detect(v)
+	switch f.format {
+	case FormatOpenAI, FormatAnthropic:
+		if f.choices != nil {
+			return readCompletion(d.w, f)
+		}
+		return readTranscript(d.w, f)
+	case FormatResponses:
+		return readResponses(d.w, v)
+	case FormatClaudeCode, FormatOTel:
+		r := newLineReader(f.format)
+		c := r.cassette()
+		c.Runs = append(readDoc(r, d.w, v), r.finish()...)
+		return c
+	}
+	// Not a recording: the file may be anything, its lines are not to be
+	// shown.
+	d.w.path = f.at
+	d.w.errorf("%s", f.problem)
+	d.w.probs[len(d.w.probs)-1].hide = true
+	return nil
 }
 
 // hasKey reports whether the value at i is an object with the member key.

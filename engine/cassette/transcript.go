@@ -436,11 +436,34 @@ func arguments(v any) any {
 	if strings.TrimSpace(s) == "" {
 		return nil
 	}
-	var out any
-	if err := json.Unmarshal([]byte(s), &out); err != nil {
-		return s
+	if out, ok := decodeAny([]byte(s)); ok {
+		return out
 	}
-	return out
+	return s
+}
+
+// decodeAny decodes data as json.Unmarshal into an any does, and reports
+// false where json.Unmarshal fails (FuzzArguments holds the two equal). It
+// decodes with the document's decoder, without encoding/json's reflection;
+// only a value with a repeated key, of which encoding/json keeps the last
+// and the decoder the first, is left to encoding/json.
+func decodeAny(data []byte) (any, bool) {
+	if !valid(data) {
+		return nil, false
+	}
+	d := decoder{data: data, w: &walker{}, rangeOff: -1}
+	v, _ := d.value(d.space(0))
+	switch {
+	case d.rangeOff >= 0:
+		return nil, false
+	case len(d.w.dups) > 0 || d.w.dropped > 0:
+		var out any
+		if err := json.Unmarshal(data, &out); err != nil {
+			return nil, false
+		}
+		return out, true
+	}
+	return v, true
 }
 
 // anthropic reads one Messages API message.
