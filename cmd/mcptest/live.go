@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"io"
 	"os"
 	"os/signal"
 
@@ -71,8 +70,6 @@ func (c *Command) listCommand(what string) func(*Command, context.Context, []str
 		return mcpserver.WriteCatalog(c.Stdout, c.Stderr, what, *format, cat)
 	}
 }
-
-func writeJSON(w io.Writer, v any) error { return mcpserver.WriteJSON(w, v) }
 
 // mock serves a catalog file as a deterministic MCP server on stdio.
 func (c *Command) mock(_ context.Context, args []string) error {

@@ -118,7 +118,7 @@ func (c *Command) run(_ context.Context, args []string) error {
 	out := annotate.NewRunOutput(a.reporter, a.rep)
 	defer out.Close()
 	opts := a.opts
-	opts.Version, opts.Progress, opts.Emit, opts.Prepare = version, progress.update, out.Emit(), out.Prepare()
+	opts.Version, opts.Progress, opts.Emit, opts.Prepare = version, progress.Update, out.Emit(), out.Prepare()
 	opts.Cache, opts.Build, err = engine.CachePolicy{Force: a.useCache, Off: a.noCache, CI: c.onCI(), Build: buildID,
 		Dir: func() (string, error) { return c.storeDir("cache") }}.Open()
 	if err != nil { // a cache that is wanted but cannot be had costs a warning
@@ -126,7 +126,7 @@ func (c *Command) run(_ context.Context, args []string) error {
 	}
 	opts.Warn = func(msg string) { fmt.Fprintf(c.Stderr, "mcptest: warning: %s\n", msg) }
 	env, err := engine.Run(suite, opts)
-	progress.clear()
+	progress.Clear()
 	if err != nil {
 		return err
 	}
@@ -167,14 +167,8 @@ func (c *Command) onCI() bool { return stamp.OnCI(c.Getenv) }
 // color reports whether output to w may be coloured (cli.Color).
 func (c *Command) color(w io.Writer) bool { return cli.Color(c.Getenv, w) }
 
-// progressLine is the line a run rewrites on a terminal's stderr as
-// cassettes are read (cli.Progress), cleared before the report.
-type progressLine struct {
-	update func(done, total int)
-	clear  func()
-}
-
-func (c *Command) progress() progressLine {
-	p := cli.NewProgress(c.Stderr, "mcptest: %d/%d cassettes read")
-	return progressLine{p.Update, p.Clear}
+// progress is the line a run rewrites on a terminal's stderr as
+// cassettes are read, cleared before the report.
+func (c *Command) progress() *cli.Progress {
+	return cli.NewProgress(c.Stderr, "mcptest: %d/%d cassettes read")
 }

@@ -50,8 +50,8 @@ func (c *Command) scenario(_ context.Context, args []string) error {
 	}
 	start := time.Now()
 	progress := c.progress()
-	env, err := engine.RunScenarios(pos[0], names, engine.Options{CassetteDir: *cassetteDir, Version: version, Progress: progress.update})
-	progress.clear()
+	env, err := engine.RunScenarios(pos[0], names, engine.Options{CassetteDir: *cassetteDir, Version: version, Progress: progress.Update})
+	progress.Clear()
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/gate/toolbench"
 	"github.com/mcptest/mcptest/live"
+	"github.com/mcptest/mcptest/mcpserver"
 )
 
 // toolBench is `mcptest tool-bench run <spec> [--min-drop FRACTION]
@@ -43,7 +44,7 @@ func (c *Command) toolBench(_ context.Context, args []string) error {
 	case err != nil:
 		return inputErr("%v", err)
 	case *asJSON:
-		err = writeJSON(c.Stdout, rep)
+		err = mcpserver.WriteJSON(c.Stdout, rep)
 	default:
 		err = toolbench.Text{Clean: annotate.Clean}.Write(c.Stdout, rep)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/mcpserver"
 )
 
 func (c *Command) validate(_ context.Context, args []string) error {
@@ -31,7 +32,7 @@ func (c *Command) validate(_ context.Context, args []string) error {
 	}
 	if *format == "json" {
 		doc := engine.ValidationDocument(all)
-		if err := writeJSON(c.Stdout, doc); err != nil || doc.Valid {
+		if err := mcpserver.WriteJSON(c.Stdout, doc); err != nil || doc.Valid {
 			return err
 		}
 		return silentExit(ExitInput)
