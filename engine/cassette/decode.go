@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// decoder reads a JSON document that valid has accepted, value by
+// decoder reads a JSON document that json.Valid has accepted, value by
 // value, straight into generic values (for arguments, results and tools)
 // or into the model (see v1.go), without a tree of the whole document. It
 // knows the byte offset of everything it reads, so a problem is placed

@@ -14,8 +14,8 @@
 //
 // What flows through: bytes (at most MaxSize, read by Load, which refuses
 // a file that is not regular or over the limit from its stat) are checked
-// to be JSON by valid (valid.go, json.Valid without its scanner; a file it
-// refuses is positioned by encoding/json), then decoded value by value by a
+// to be JSON by json.Valid (a file it refuses is positioned by
+// encoding/json), then decoded value by value by a
 // hand-written decoder (decode.go) that knows the byte offset of all it
 // reads. A v1 cassette is decoded straight into the model, run by run:
 // Stream hands each run to its caller as soon as it is read and keeps none,

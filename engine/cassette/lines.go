@@ -58,7 +58,7 @@ func isLines(data []byte) bool {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		return valid(line) && len(bytes.TrimSpace(rest)) > 0
+		return json.Valid(line) && len(bytes.TrimSpace(rest)) > 0
 	}
 	return false
 }
@@ -137,7 +137,7 @@ func streamLines(path string, data []byte, each func(*Cassette, *Run)) (*Cassett
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		if !valid(line) {
+		if !json.Valid(line) {
 			ls.add(lineSyntaxError(path, line), no)
 			continue
 		}

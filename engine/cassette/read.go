@@ -106,7 +106,7 @@ func Stream(path string, data []byte, each func(*Cassette, *Run)) (*Cassette, er
 		return nil, tooLarge(path, int64(len(data)))
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
-	if !valid(data) {
+	if !json.Valid(data) {
 		if isLines(data) {
 			return streamLines(path, data, each)
 		}

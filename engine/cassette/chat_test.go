@@ -9,41 +9,6 @@ import (
 	"testing"
 )
 
-// TestValid: valid agrees with json.Valid on the edges of the grammar and
-// of the nesting limit.
-func TestValid(t *testing.T) {
-	cases := []string{
-		"", " ", "0", "-0", "01", "-", "1.", "1.5", ".5", "1e", "1e+", "1E-7", "1e5x", "-01",
-		"true", "tru", "truex", "null", "nul", "false", "fals",
-		`""`, `"`, `"\"`, `"\u00e9"`, `"\u00g9"`, `"\u00e"`, `"\x"`, "\"\t\"", "\"\xff\xfe\"", `"\/"`,
-		"{}", "{", "{,}", `{"a"}`, `{"a":}`, `{"a":1,}`, `{"a":1 "b":2}`, `{"a":1}x`, `{1:2}`,
-		"[]", "[", "[,]", "[1,]", "[1 2]", "[1,2]", " [ 1 , { } ] \r\n",
-		strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth),
-		strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1),
-		strings.Repeat(`{"a":`, maxDepth) + "1" + strings.Repeat("}", maxDepth),
-		strings.Repeat(`{"a":`, maxDepth+1) + "1" + strings.Repeat("}", maxDepth+1),
-	}
-	for _, c := range cases {
-		if got, want := valid([]byte(c)), json.Valid([]byte(c)); got != want {
-			t.Errorf("valid(%.40q) = %v, json.Valid says %v", c, got, want)
-		}
-	}
-}
-
-// FuzzValid holds valid equal to json.Valid on arbitrary bytes.
-//
-//	go test ./engine/cassette -run '^$' -fuzz FuzzValid -fuzztime 60s
-func FuzzValid(f *testing.F) {
-	for _, seed := range fuzzSeeds(f) {
-		f.Add(seed)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if got, want := valid(data), json.Valid(data); got != want {
-			t.Fatalf("valid(%q) = %v, json.Valid says %v", data, got, want)
-		}
-	})
-}
-
 // argumentsByUnmarshal is arguments as it was before decodeAny: the
 // string decoded by json.Unmarshal, the reference FuzzArguments holds the
 // decoder to.
