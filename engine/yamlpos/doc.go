@@ -12,9 +12,9 @@
 // that are not finite, and aliases that expand to too many values (an
 // alias bomb). UnknownKey words an unexpected key the same way for every
 // file, with its valid set and a did-you-mean. With Options.Release, the
-// lists of the root mapping of a text of 1 MiB or more (a long suite's
-// tests:) are parsed item by item, so memory holds the YAML nodes of one
-// item, not the file's; with Options.Items too, one such list is left for
+// lists of the root mapping of a text of 64 KiB or more (a long suite's
+// tests:) are parsed item by item, in chunks on every core, so memory
+// holds the YAML nodes of a few items, not the file's; with Options.Items too, one such list is left for
 // Doc.Items, which hands its items over one at a time and drops each
 // after, so memory holds the values of one item, not the list's.
 //

@@ -23,8 +23,22 @@ var itemOpts = Options{Noun: "suite", Empty: "empty", Release: true, Items: "tes
 // Items does not cut the text either.
 func sameItems(t testing.TB, text []byte) bool {
 	t.Helper()
+	held := make([]bool, len(chunkSizes))
+	for i, size := range chunkSizes {
+		o := itemOpts
+		o.chunk = size
+		if held[i] = sameItemsIn(t, text, o); held[i] != held[0] {
+			t.Fatalf("handed over %v in chunks of %d items, %v in chunks of %d", held[i], size, held[0], chunkSizes[0])
+		}
+	}
+	return held[0]
+}
+
+// sameItemsIn is sameItems reading with o.
+func sameItemsIn(t testing.TB, text []byte, o Options) bool {
+	t.Helper()
 	whole := readWhole("s.yml", text, releaseOpts)
-	d := Read("s.yml", text, itemOpts)
+	d := Read("s.yml", text, o)
 	if !d.Held() {
 		if !reflect.DeepEqual(whole.Root, d.Root) || d.split != nil {
 			t.Fatalf("not held, and the values differ:\nwhole %v\nread  %v", whole.Root, d.Root)

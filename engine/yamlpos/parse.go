@@ -30,11 +30,11 @@ type Options struct {
 	Empty string
 	// Release lets Read drop each node of the tree once it is converted
 	// (but those an alias may still name), so the nodes and the values
-	// are not all held at once; Doc.Node is then nil. In a text of 1 MiB
+	// are not all held at once; Doc.Node is then nil. In a text of 64 KiB
 	// or more, it also lets Read parse a block list that is the value of
-	// a key of the root mapping item by item (see split.go), so the nodes
-	// of one item are alive at a time; the values, positions and errors
-	// are the same.
+	// a key of the root mapping item by item (see split.go), chunks of
+	// items on several cores, so the nodes of a few items are alive at a
+	// time; the values, positions and errors are the same.
 	Release bool
 	// Items names a key of the root mapping whose list Read leaves for
 	// Doc.Items to hand over item by item (see items.go): only with
@@ -42,9 +42,13 @@ type Options struct {
 	// value of the key is read as without Items (Doc.Held is false).
 	Items string
 	// SplitMin is the size of text from which Release parses the lists of
-	// the root mapping item by item; 0 is 1 MiB (see splitMin). Tests set
+	// the root mapping item by item; 0 is 64 KiB (see splitMin). Tests set
 	// 1 to cut a text of any size.
 	SplitMin int
+	// chunk is the number of items a decoder parses in a row when a list
+	// is read item by item; 0 is chunkItems. Tests set 1 or 2 so that
+	// short lists are parsed in several chunks.
+	chunk int
 }
 
 // splitMin is the size from which Read cuts lists into items.

@@ -11,16 +11,37 @@ import (
 
 var releaseOpts = Options{Noun: "suite", Empty: "empty", Release: true}
 
+// chunkSizes are the numbers of items a chunk holds that the tests read
+// lists with: the default, and chunks of one and two items, so that the
+// items of short texts are parsed on several goroutines too.
+var chunkSizes = []int{0, 1, 2}
+
 // sameSplit fails unless Read gives for text exactly what the whole-file
-// parse gives: values, every position, flag and number, the count and
-// the errors in order. It reports whether Read cut the text into items.
+// parse gives, whatever the size of its chunks: values, every position,
+// flag and number, the count and the errors in order. It reports whether
+// Read cut the text into items.
 func sameSplit(t testing.TB, text []byte) bool {
 	t.Helper()
-	split := readSplit("s.yml", text, releaseOpts)
+	whole := readWhole("s.yml", text, releaseOpts)
+	cut := make([]bool, len(chunkSizes))
+	for i, size := range chunkSizes {
+		o := releaseOpts
+		o.chunk = size
+		cut[i] = sameAsWhole(t, whole, readSplit("s.yml", text, o))
+		if cut[i] != cut[0] {
+			t.Fatalf("cut %v in chunks of %d items, %v in chunks of %d", cut[i], size, cut[0], chunkSizes[0])
+		}
+	}
+	return cut[0]
+}
+
+// sameAsWhole fails unless split, when there is one, is whole; it reports
+// whether there is.
+func sameAsWhole(t testing.TB, whole, split *Doc) bool {
+	t.Helper()
 	if split == nil {
 		return false
 	}
-	whole := readWhole("s.yml", text, releaseOpts)
 	if !reflect.DeepEqual(whole.Root, split.Root) {
 		t.Fatalf("values differ:\nwhole %v\nsplit %v", whole.Root, split.Root)
 	}

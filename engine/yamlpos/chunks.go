@@ -1,0 +1,162 @@
+package yamlpos
+
+import (
+	"bytes"
+	"runtime"
+	"sync"
+
+	"gopkg.in/yaml.v3"
+)
+
+// The items of a list read item by item (split.go) are parsed in chunks
+// of consecutive items, each chunk by a decoder of its own reading the
+// chunk's items as a stream of documents (itemStream). Parsing is most of
+// the time of a long suite's reading and each item parses on its own, so
+// when the process may use more than one core, goroutines parse the
+// chunks ahead of the conversion, which stays on the caller's goroutine
+// and takes the items in order: the values, positions and errors are
+// those of parsing one item after another. At most a few chunks are
+// parsed ahead (chunkWindow a worker), so the nodes alive at once stay
+// bounded whatever the length of the list.
+
+// chunkItems is the number of items a chunk holds, unless Options.chunk
+// says otherwise (tests cut chunks of one or two items).
+const chunkItems = 32
+
+// chunkWindow is how many chunks each worker may parse ahead of the
+// conversion.
+const chunkWindow = 2
+
+// parsedItem is an item parsed on its own: its value node, nil when it
+// does not parse on its own (see list.decode), and the lines it takes in
+// the stream of its chunk: from first, followed by its marker on line
+// first + breaks.
+type parsedItem struct {
+	n             *yaml.Node
+	first, breaks int
+}
+
+// chunks hands the parsed items of a list over in order.
+type chunks struct {
+	data []byte
+	l    *list
+	size int
+	// cur holds the items of chunk k, the one being converted.
+	k   int
+	cur []parsedItem
+	// With workers: parsed[k] is chunk k once done[k] is closed; free
+	// holds a token for each chunk a worker may still parse ahead, next
+	// is the next chunk to parse; quit stops the workers.
+	parsed []([]parsedItem)
+	done   []chan struct{}
+	free   chan struct{}
+	quit   chan struct{}
+	mu     sync.Mutex
+	next   int
+	wg     sync.WaitGroup
+}
+
+// newChunks starts parsing the items of l in data; stop must be called
+// once the caller is done with them.
+func newChunks(data []byte, l *list, size int) *chunks {
+	if size <= 0 {
+		size = chunkItems
+	}
+	c := &chunks{data: data, l: l, size: size, k: -1}
+	n := (len(l.items) + size - 1) / size
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers < 2 {
+		return c
+	}
+	c.parsed = make([][]parsedItem, n)
+	c.done = make([]chan struct{}, n)
+	for k := range c.done {
+		c.done[k] = make(chan struct{})
+	}
+	c.free = make(chan struct{}, workers*chunkWindow)
+	for range workers * chunkWindow {
+		c.free <- struct{}{}
+	}
+	c.quit = make(chan struct{})
+	c.wg.Add(workers)
+	for range workers {
+		go c.work()
+	}
+	return c
+}
+
+// work parses chunks in order, each once a token says it may.
+func (c *chunks) work() {
+	defer c.wg.Done()
+	for {
+		select {
+		case <-c.quit:
+			return
+		case <-c.free:
+		}
+		c.mu.Lock()
+		k := c.next
+		c.next++
+		c.mu.Unlock()
+		if k >= len(c.done) {
+			return
+		}
+		c.parsed[k] = c.parse(k)
+		close(c.done[k])
+	}
+}
+
+// item returns item i; the caller takes the items in order.
+func (c *chunks) item(i int) parsedItem {
+	if k := i / c.size; k != c.k {
+		c.cur, c.k = c.chunk(k), k
+	}
+	return c.cur[i-c.k*c.size]
+}
+
+// chunk returns the items of chunk k: parsed here without workers, else
+// waited for, and a token given back for the chunk the caller is done
+// with.
+func (c *chunks) chunk(k int) []parsedItem {
+	if c.done == nil {
+		return c.parse(k)
+	}
+	if c.k >= 0 {
+		c.parsed[c.k] = nil
+		c.free <- struct{}{}
+	}
+	<-c.done[k]
+	return c.parsed[k]
+}
+
+// stop ends the workers, once each has finished the chunk it parses.
+func (c *chunks) stop() {
+	if c.quit != nil {
+		close(c.quit)
+		c.wg.Wait()
+	}
+}
+
+// parse parses the items of chunk k, one after another on one decoder,
+// up to the first that does not parse on its own: it and the items after
+// it have no node.
+func (c *chunks) parse(k int) []parsedItem {
+	from, to := k*c.size, min((k+1)*c.size, len(c.l.items))
+	out := make([]parsedItem, to-from)
+	dec := yaml.NewDecoder(&itemStream{data: c.data, l: c.l, next: 2 * from, end: 2 * to})
+	first := 1
+	for i := from; i < to; i++ {
+		text := c.l.text(c.data, i)
+		breaks := bytes.Count(text, []byte{'\n'})
+		if !bytes.HasSuffix(text, []byte{'\n'}) {
+			breaks++
+		}
+		n := c.l.decode(dec, first, len(text))
+		if n == nil {
+			break
+		}
+		out[i-from] = parsedItem{n: n, first: first, breaks: breaks}
+		first += breaks + 1
+	}
+	return out
+}
