@@ -9,9 +9,10 @@ import (
 )
 
 // The items of a list read item by item (split.go) are parsed in chunks
-// of consecutive items, each chunk by a decoder of its own reading the
-// chunk's items as a stream of documents (itemStream). Parsing is most of
-// the time of a long suite's reading and each item parses on its own, so
+// of consecutive items, each item on its own: by fastItem when it is
+// written in the plain shapes of most suites, else by yaml.v3 as a stream
+// of one document (itemStream). Parsing is most of the time of a long
+// suite's reading and each item parses on its own, so
 // when the process may use more than one core, goroutines parse the
 // chunks ahead of the conversion, which stays on the caller's goroutine
 // and takes the items in order: the values, positions and errors are
@@ -27,13 +28,13 @@ const chunkItems = 32
 // conversion.
 const chunkWindow = 2
 
-// parsedItem is an item parsed on its own: its value node, nil when it
-// does not parse on its own (see list.decode), and the lines it takes in
-// the stream of its chunk: from first, followed by its marker on line
-// first + breaks.
+// parsedItem is an item parsed on its own, from line 1 of a stream of
+// its own: its value node, nil when it does not parse on its own (see
+// list.decode), and its line breaks: its marker, if any, is on line
+// 1 + breaks.
 type parsedItem struct {
-	n             *yaml.Node
-	first, breaks int
+	n      *yaml.Node
+	breaks int
 }
 
 // chunks hands the parsed items of a list over in order.
@@ -137,26 +138,28 @@ func (c *chunks) stop() {
 	}
 }
 
-// parse parses the items of chunk k, one after another on one decoder,
-// up to the first that does not parse on its own: it and the items after
-// it have no node.
+// parse parses the items of chunk k, one after another, up to the first
+// that does not parse on its own: it and the items after it have no node.
+// An item of the plain shapes fastItem reads is built by it; any other
+// is parsed by yaml.v3, alone in a stream of its own.
 func (c *chunks) parse(k int) []parsedItem {
 	from, to := k*c.size, min((k+1)*c.size, len(c.l.items))
 	out := make([]parsedItem, to-from)
-	dec := yaml.NewDecoder(&itemStream{data: c.data, l: c.l, next: 2 * from, end: 2 * to})
-	first := 1
 	for i := from; i < to; i++ {
 		text := c.l.text(c.data, i)
 		breaks := bytes.Count(text, []byte{'\n'})
 		if !bytes.HasSuffix(text, []byte{'\n'}) {
 			breaks++
 		}
-		n := c.l.decode(dec, first, len(text))
+		n := fastItem(text, c.l.indent)
+		if n == nil {
+			dec := yaml.NewDecoder(&itemStream{data: c.data, l: c.l, next: 2 * i, end: 2*i + 2})
+			n = c.l.decode(dec, 1, len(text))
+		}
 		if n == nil {
 			break
 		}
-		out[i-from] = parsedItem{n: n, first: first, breaks: breaks}
-		first += breaks + 1
+		out[i-from] = parsedItem{n: n, breaks: breaks}
 	}
 	return out
 }

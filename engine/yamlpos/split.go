@@ -178,13 +178,13 @@ func (s *splitDoc) at(k *yaml.Node, depth int) *list {
 // items converts the list l, parsing one item at a time, as convert
 // converts a sequence node; at, p and depth are the list's.
 //
-// The items are parsed in chunks (chunks.go), each chunk by one decoder,
-// as a stream of documents: each item's lines, then a line "---" (none
-// after an item that ends the text). Lines count on across the stream: the item that starts on line
-// first of the stream ends with the marker on line first + breaks (its
-// line breaks); yaml.v3 places the end of a text there too, at column 1
-// of the line after the last line break, or after the last line when
-// the text ends without a break.
+// The items are parsed in chunks (chunks.go), each item on its own, as
+// a stream of one document: the item's lines, then a line "---" (none
+// after an item that ends the text). The item starts on line 1 of the
+// stream and ends with the marker on line 1 + breaks (its line breaks);
+// yaml.v3 places the end of a text there too, at column 1 of the line
+// after the last line break, or after the last line when the text ends
+// without a break.
 func (d *Doc) items(l *list, at *node, p *path, depth int) any {
 	if !d.enterList(l, at, p, depth) {
 		return nil
@@ -225,7 +225,7 @@ func (d *Doc) eachItem(l *list, at *node, p *path, depth int, s []any, hand func
 			return false
 		}
 		nums := len(d.nums)
-		d.split.in = l.place(i, it.first, it.first+it.breaks)
+		d.split.in = l.place(i, 1, 1+it.breaks)
 		s[i] = d.convert(it.n, &at.kids[i], &path{up: p, idx: i}, depth+1, false)
 		d.split.in = itemPlace{}
 		if d.split.failed {
