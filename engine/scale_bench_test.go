@@ -11,8 +11,12 @@ package engine_test
 //     promptfoo's own time for the same work.
 //   - BenchmarkTranscriptsInProcess: the same suite in this process, load,
 //     run and JSON report, for -cpuprofile.
+//   - BenchmarkLoadTranscriptSuite: loading that suite alone (its 2,000
+//     tests read item by item on every core), beside its parse by
+//     yaml.v3 alone, whole, into nodes.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -22,6 +26,9 @@ import (
 	"testing"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
+	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/cassette/gen"
 )
 
@@ -181,4 +188,40 @@ func BenchmarkTranscriptsInProcess(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkLoadTranscriptSuite loads the suite of BenchmarkTranscripts
+// (2,000 tests, 745 KB): yaml.v3's parse of the whole text into nodes,
+// which loading the suite did before its tests were read item by item,
+// is the baseline.
+//
+//	go test -run '^$' -bench LoadTranscriptSuite -benchtime 30x ./engine
+func BenchmarkLoadTranscriptSuite(b *testing.B) {
+	dir := transcriptDir(b, transcriptN, gen.OpenAI)
+	b.Chdir(dir)
+	b.Run("load", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			s, err := engine.LoadSuite(gen.TranscriptSuiteFile)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(s.Cases) != transcriptN {
+				b.Fatalf("%d cases, want %d", len(s.Cases), transcriptN)
+			}
+		}
+	})
+	b.Run("yaml.v3-nodes", func(b *testing.B) {
+		data, err := os.ReadFile(gen.TranscriptSuiteFile)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			var n yaml.Node
+			if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&n); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
