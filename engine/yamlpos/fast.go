@@ -277,10 +277,8 @@ func (f *fast) value(line []byte, i, col int, flow bool) (*yaml.Node, int, bool)
 	var s scalarText
 	var ok bool
 	switch line[col] {
-	case '{':
-		return f.flowMapping(line, i, col)
-	case '[':
-		return f.flowSequence(line, i, col)
+	case '{', '[':
+		return f.flow(line, i, col, line[col] == '{')
 	case '"', '\'':
 		s, ok = quotedScalar(line, col)
 	default:
@@ -292,63 +290,45 @@ func (f *fast) value(line []byte, i, col int, flow bool) (*yaml.Node, int, bool)
 	return s.scalar(i), s.end, true
 }
 
-// flowMapping reads a one-line flow mapping whose brace is at col.
-func (f *fast) flowMapping(line []byte, i, col int) (*yaml.Node, int, bool) {
+// flow reads a one-line flow collection whose bracket (mapping: brace)
+// is at col.
+func (f *fast) flow(line []byte, i, col int, mapping bool) (*yaml.Node, int, bool) {
 	if !f.enter() {
 		return nil, 0, false
 	}
 	defer func() { f.depth-- }()
-	m := newNode(yaml.MappingNode, "!!map", i, col)
-	m.Style = yaml.FlowStyle
+	kind, tag, closing := yaml.SequenceNode, "!!seq", byte(']')
+	if mapping {
+		kind, tag, closing = yaml.MappingNode, "!!map", '}'
+	}
+	n := newNode(kind, tag, i, col)
+	n.Style = yaml.FlowStyle
 	at := spaces(line, col+1)
-	if at < len(line) && line[at] == '}' {
-		return m, at + 1, true
+	if at < len(line) && line[at] == closing {
+		return n, at + 1, true
 	}
 	for {
-		if at >= len(line) {
-			return nil, 0, false
+		if mapping {
+			if at >= len(line) {
+				return nil, 0, false
+			}
+			k, ok := f.key(line, at)
+			if !ok {
+				return nil, 0, false
+			}
+			n.Content = append(n.Content, k.scalar(i))
+			at = spaces(line, k.end+1)
 		}
-		k, ok := f.key(line, at)
-		if !ok {
-			return nil, 0, false
-		}
-		v, end, ok := f.value(line, i, spaces(line, k.end+1), true)
-		if !ok {
-			return nil, 0, false
-		}
-		m.Content = append(m.Content, k.scalar(i), v)
-		if at, ok = after(line, end, '}'); !ok {
-			return nil, 0, false
-		}
-		if line[at-1] == '}' {
-			return m, at, true
-		}
-	}
-}
-
-// flowSequence reads a one-line flow sequence whose bracket is at col.
-func (f *fast) flowSequence(line []byte, i, col int) (*yaml.Node, int, bool) {
-	if !f.enter() {
-		return nil, 0, false
-	}
-	defer func() { f.depth-- }()
-	s := newNode(yaml.SequenceNode, "!!seq", i, col)
-	s.Style = yaml.FlowStyle
-	at := spaces(line, col+1)
-	if at < len(line) && line[at] == ']' {
-		return s, at + 1, true
-	}
-	for {
 		v, end, ok := f.value(line, i, at, true)
 		if !ok {
 			return nil, 0, false
 		}
-		s.Content = append(s.Content, v)
-		if at, ok = after(line, end, ']'); !ok {
+		n.Content = append(n.Content, v)
+		if at, ok = after(line, end, closing); !ok {
 			return nil, 0, false
 		}
-		if line[at-1] == ']' {
-			return s, at, true
+		if line[at-1] == closing {
+			return n, at, true
 		}
 	}
 }
