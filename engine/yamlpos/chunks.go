@@ -12,11 +12,11 @@ import (
 // of consecutive items, each item on its own: by fastItem when it is
 // written in the plain shapes of most suites, else by yaml.v3 as a stream
 // of one document (itemStream). Parsing is most of the time of a long
-// suite's reading and each item parses on its own, so
-// when the process may use more than one core, goroutines parse the
-// chunks ahead of the conversion, which stays on the caller's goroutine
-// and takes the items in order: the values, positions and errors are
-// those of parsing one item after another. At most a few chunks are
+// suite's reading and each item parses on its own, so when the process
+// may use more than one core, goroutines parse the chunks ahead of the
+// conversion, which stays on the caller's goroutine and takes the items
+// in order: the values, positions and errors are those of parsing one
+// item after another. At most a few chunks are
 // parsed ahead (chunkWindow a worker), so the nodes alive at once stay
 // bounded whatever the length of the list.
 
@@ -48,7 +48,7 @@ type chunks struct {
 	// With workers: parsed[k] is chunk k once done[k] is closed; free
 	// holds a token for each chunk a worker may still parse ahead, next
 	// is the next chunk to parse; quit stops the workers.
-	parsed []([]parsedItem)
+	parsed [][]parsedItem
 	done   []chan struct{}
 	free   chan struct{}
 	quit   chan struct{}

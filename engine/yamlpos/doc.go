@@ -14,9 +14,10 @@
 // file, with its valid set and a did-you-mean. With Options.Release, the
 // lists of the root mapping of a text of 64 KiB or more (a long suite's
 // tests:) are parsed item by item, in chunks on every core, so memory
-// holds the YAML nodes of a few items, not the file's; with Options.Items too, one such list is left for
-// Doc.Items, which hands its items over one at a time and drops each
-// after, so memory holds the values of one item, not the list's.
+// holds the YAML nodes of a few items, not the file's; with
+// Options.Items too, one such list is left for Doc.Items, which hands its
+// items over one at a time and drops each after, so memory holds the
+// values of one item, not the list's.
 //
 // Lines and columns are 1-based; columns count characters. The package is
 // a leaf: it imports diag and yaml.v3 only.

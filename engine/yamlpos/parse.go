@@ -45,9 +45,9 @@ type Options struct {
 	// the root mapping item by item; 0 is 64 KiB (see splitMin). Tests set
 	// 1 to cut a text of any size.
 	SplitMin int
-	// chunk is the number of items a decoder parses in a row when a list
-	// is read item by item; 0 is chunkItems. Tests set 1 or 2 so that
-	// short lists are parsed in several chunks.
+	// chunk is the number of items a chunk holds when a list is read
+	// item by item (chunks.go); 0 is chunkItems. Tests set 1 or 2 so
+	// that short lists are parsed in several chunks.
 	chunk int
 }
 
