@@ -10,8 +10,8 @@ import (
 
 // The items of a list read item by item (split.go) are parsed in chunks
 // of consecutive items, each item on its own: by fastItem when it is
-// written in the plain shapes of most suites, else by yaml.v3 as a stream
-// of one document (itemStream). Parsing is most of the time of a long
+// written in the plain shapes of most suites, else by yaml.v3, one decoder
+// reading the chunk's other items as a stream of documents (itemStream). Parsing is most of the time of a long
 // suite's reading and each item parses on its own, so when the process
 // may use more than one core, goroutines parse the chunks ahead of the
 // conversion, which stays on the caller's goroutine and takes the items
@@ -28,13 +28,13 @@ const chunkItems = 32
 // conversion.
 const chunkWindow = 2
 
-// parsedItem is an item parsed on its own, from line 1 of a stream of
-// its own: its value node, nil when it does not parse on its own (see
-// list.decode), and its line breaks: its marker, if any, is on line
-// 1 + breaks.
+// parsedItem is an item parsed on its own: its value node, nil when it
+// does not parse on its own (see list.decode), and the lines it takes in
+// the stream it was parsed from: from first (1 for fastItem's), followed
+// by its marker, if any, on line first + breaks.
 type parsedItem struct {
-	n      *yaml.Node
-	breaks int
+	n             *yaml.Node
+	first, breaks int
 }
 
 // chunks hands the parsed items of a list over in order.
@@ -138,28 +138,39 @@ func (c *chunks) stop() {
 	}
 }
 
-// parse parses the items of chunk k, one after another, up to the first
-// that does not parse on its own: it and the items after it have no node.
-// An item of the plain shapes fastItem reads is built by it; any other
-// is parsed by yaml.v3, alone in a stream of its own.
+// parse parses the items of chunk k: those of the plain shapes it reads
+// by fastItem, the others by yaml.v3, one decoder reading them in turn
+// up to the first that does not parse on its own, which has no node (nor
+// have the ones after it on that decoder).
 func (c *chunks) parse(k int) []parsedItem {
 	from, to := k*c.size, min((k+1)*c.size, len(c.l.items))
 	out := make([]parsedItem, to-from)
+	var rest []int
 	for i := from; i < to; i++ {
 		text := c.l.text(c.data, i)
-		breaks := bytes.Count(text, []byte{'\n'})
+		it := &out[i-from]
+		it.breaks = bytes.Count(text, []byte{'\n'})
 		if !bytes.HasSuffix(text, []byte{'\n'}) {
-			breaks++
+			it.breaks++
 		}
-		n := fastItem(text, c.l.indent)
-		if n == nil {
-			dec := yaml.NewDecoder(&itemStream{data: c.data, l: c.l, next: 2 * i, end: 2*i + 2})
-			n = c.l.decode(dec, 1, len(text))
+		if it.n = fastItem(text, c.l.indent); it.n != nil {
+			it.first = 1
+		} else {
+			rest = append(rest, i)
 		}
-		if n == nil {
+	}
+	if len(rest) == 0 {
+		return out
+	}
+	dec := yaml.NewDecoder(&itemStream{data: c.data, l: c.l, items: rest})
+	first := 1
+	for _, i := range rest {
+		it := &out[i-from]
+		if it.n = c.l.decode(dec, first, len(c.l.text(c.data, i))); it.n == nil {
 			break
 		}
-		out[i-from] = parsedItem{n: n, breaks: breaks}
+		it.first = first
+		first += it.breaks + 1
 	}
 	return out
 }

@@ -179,13 +179,14 @@ func (s *splitDoc) at(k *yaml.Node, depth int) *list {
 // items converts the list l, parsing one item at a time, as convert
 // converts a sequence node; at, p and depth are the list's.
 //
-// The items are parsed in chunks (chunks.go), each item on its own, as
-// a stream of one document: the item's lines, then a line "---" (none
-// after an item that ends the text). The item starts on line 1 of the
-// stream and ends with the marker on line 1 + breaks (its line breaks);
-// yaml.v3 places the end of a text there too, at column 1 of the line
-// after the last line break, or after the last line when the text ends
-// without a break.
+// The items are parsed in chunks (chunks.go), each item on its own: by
+// fastItem, or by yaml.v3 reading the chunk's other items as a stream of
+// documents, each item's lines, then a line "---" (none after an item
+// that ends the text). Lines count on across the stream: the item that
+// starts on line first of the stream ends with the marker on line first
+// + breaks (its line breaks); yaml.v3 places the end of a text there too,
+// at column 1 of the line after the last line break, or after the last
+// line when the text ends without a break.
 func (d *Doc) items(l *list, at *node, p *path, depth int) any {
 	if !d.enterList(l, at, p, depth) {
 		return nil
@@ -226,7 +227,7 @@ func (d *Doc) eachItem(l *list, at *node, p *path, depth int, s []any, hand func
 			return false
 		}
 		nums := len(d.nums)
-		d.split.in = l.place(i, 1, 1+it.breaks)
+		d.split.in = l.place(i, it.first, it.first+it.breaks)
 		s[i] = d.convert(it.n, &at.kids[i], &path{up: p, idx: i}, depth+1, false)
 		d.split.in = itemPlace{}
 		if d.split.failed {
@@ -297,19 +298,20 @@ func (l *list) decode(dec *yaml.Decoder, first, size int) *yaml.Node {
 type itemStream struct {
 	data []byte
 	l    *list
-	// next counts the pieces served: item i is piece 2i, its marker
-	// piece 2i+1; the stream ends before piece end. cur is what remains
-	// of the piece being served.
-	next, end int
-	cur       []byte
+	// items are the indexes of the items served, in order; next counts
+	// the pieces served: items[k] is piece 2k, its marker piece 2k+1.
+	// cur is what remains of the piece being served.
+	items []int
+	next  int
+	cur   []byte
 }
 
 func (r *itemStream) Read(p []byte) (int, error) {
 	for len(r.cur) == 0 {
-		if r.next == r.end {
+		if r.next == 2*len(r.items) {
 			return 0, io.EOF
 		}
-		i := r.next / 2
+		i := r.items[r.next/2]
 		switch text := r.l.text(r.data, i); {
 		case r.next%2 == 0:
 			r.cur = text
