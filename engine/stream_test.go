@@ -120,21 +120,30 @@ func TestStreamedTests(t *testing.T) {
 	}
 }
 
-// TestStreamedLongSuite: a suite over 1 MiB is built from the stream by
-// ParseSuite itself, and every case keeps the position of its test.
-func TestStreamedLongSuite(t *testing.T) {
+// longSuite returns the path of a suite in a new directory, beside an
+// empty cassette c.json, and its text: n agent tests on c.json, named
+// "case i" and pad bytes more, each with the lines more, then the lines
+// last.
+func longSuite(t *testing.T, n, pad int, more, last string) (string, []byte) {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "c.json"), []byte(`{"mcptest_cassette": "1", "runs": []}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var b strings.Builder
 	b.WriteString("tests:\n")
-	const n = 4000
 	for i := range n {
-		fmt.Fprintf(&b, "  - name: case %d %s\n    type: agent\n    cassette: c.json\n    expect:\n      - calls: {\">=\": 1}\n", i, strings.Repeat("x", 200))
+		fmt.Fprintf(&b, "  - name: case %d %s\n    type: agent\n    cassette: c.json\n%s", i, strings.Repeat("x", pad), more)
 	}
-	data := []byte(b.String())
-	path := filepath.Join(dir, "suite.yml")
+	b.WriteString(last)
+	return filepath.Join(dir, "suite.yml"), []byte(b.String())
+}
+
+// TestStreamedLongSuite: a long suite (1.2 MB) is built from the stream by
+// ParseSuite itself, and every case keeps the position of its test.
+func TestStreamedLongSuite(t *testing.T) {
+	const n = 4000
+	path, data := longSuite(t, n, 200, "    expect:\n      - calls: {\">=\": 1}\n", "")
 	d := readYAML(path, data, suiteItems)
 	if !d.Held() {
 		t.Fatal("tests: not held")
@@ -170,19 +179,9 @@ func FuzzStreamedSuite(f *testing.F) {
 // compressed, and the errors a run finds at its lines still carry the
 // text, byte for byte.
 func TestLongSuiteRunErrorShowsLine(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "c.json"), []byte(`{"mcptest_cassette": "1", "runs": []}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	b.WriteString("tests:\n")
 	const n = 4000
-	for i := range n {
-		fmt.Fprintf(&b, "  - name: case %d %s\n    type: agent\n    cassette: c.json\n", i, strings.Repeat("x", 250))
-	}
-	b.WriteString("  - name: unrecorded\n    type: agent\n")
-	data := []byte(b.String())
-	path := filepath.Join(dir, "suite.yml")
+	path, data := longSuite(t, n, 250, "", "  - name: unrecorded\n    type: agent\n")
+	dir := filepath.Dir(path)
 	s, err := ParseSuite(path, data)
 	if err != nil {
 		t.Fatal(err)

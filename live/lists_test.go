@@ -17,14 +17,7 @@ import (
 // TestLoadListsReadsOnlyTheSelected: a command that needs the tools asks
 // for the tools alone, not every list the server offers.
 func TestLoadListsReadsOnlyTheSelected(t *testing.T) {
-	cat, err := ParseCatalog([]byte(sampleCatalog))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mock, err := MockServer(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, mock := sampleMock(t)
 	var mu sync.Mutex
 	var methods []string
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mock }, nil)
@@ -82,14 +75,7 @@ func TestLoadListsReadsOnlyTheSelected(t *testing.T) {
 // have arrived; a client that waits for each answer before the next
 // request would wait in vain.
 func TestCatalogAsksTheListsAtOnce(t *testing.T) {
-	cat, err := ParseCatalog([]byte(sampleCatalog))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mock, err := MockServer(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat, mock := sampleMock(t)
 	var arrived sync.WaitGroup
 	arrived.Add(4)
 	all := make(chan struct{})

@@ -140,9 +140,9 @@ resources:
     description: The document index.
 `
 
-// authServer is a streamable-HTTP MCP server that wants `Bearer good`: no
-// token gets 401 with a challenge, a wrong one 403.
-func authServer(t *testing.T) *httptest.Server {
+// sampleMock is sampleCatalog and its mock server.
+func sampleMock(t *testing.T) (*Catalog, *mcp.Server) {
+	t.Helper()
 	cat, err := ParseCatalog([]byte(sampleCatalog))
 	if err != nil {
 		t.Fatal(err)
@@ -151,6 +151,13 @@ func authServer(t *testing.T) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cat, mock
+}
+
+// authServer is a streamable-HTTP MCP server that wants `Bearer good`: no
+// token gets 401 with a challenge, a wrong one 403.
+func authServer(t *testing.T) *httptest.Server {
+	_, mock := sampleMock(t)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mock }, nil)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.Header.Get("Authorization") {
@@ -218,16 +225,9 @@ func TestStreamableHTTPAuth(t *testing.T) {
 // TestMockServer: the mock advertises exactly the catalog (in name order,
 // as the SDK's server lists tools) and answers a call deterministically.
 func TestMockServer(t *testing.T) {
-	cat, err := ParseCatalog([]byte(sampleCatalog))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
-	server, err := MockServer(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat, server := sampleMock(t)
 	ss, err := server.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)

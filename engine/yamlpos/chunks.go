@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"gopkg.in/yaml.v3"
 )
@@ -46,14 +47,13 @@ type chunks struct {
 	k   int
 	cur []parsedItem
 	// With workers: parsed[k] is chunk k once done[k] is closed; free
-	// holds a token for each chunk a worker may still parse ahead, next
-	// is the next chunk to parse; quit stops the workers.
+	// holds a token for each chunk a worker may still parse ahead, taken
+	// counts the chunks taken to parse; quit stops the workers.
 	parsed [][]parsedItem
 	done   []chan struct{}
 	free   chan struct{}
 	quit   chan struct{}
-	mu     sync.Mutex
-	next   int
+	taken  atomic.Int64
 	wg     sync.WaitGroup
 }
 
@@ -95,10 +95,7 @@ func (c *chunks) work() {
 			return
 		case <-c.free:
 		}
-		c.mu.Lock()
-		k := c.next
-		c.next++
-		c.mu.Unlock()
+		k := int(c.taken.Add(1)) - 1
 		if k >= len(c.done) {
 			return
 		}
