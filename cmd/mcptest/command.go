@@ -6,7 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"slices"
+	"syscall"
 
 	"github.com/mcptest/mcptest/action"
 	"github.com/mcptest/mcptest/annotate"
@@ -33,9 +36,10 @@ type Command struct {
 	// commands takes the workflow commands mcptest emits under GitHub
 	// Actions (guardRunnerLog); nil means Stdout.
 	commands io.Writer
-	// releaseSignals, set by main, gives signals back their default for a
-	// subcommand that is not interruptible.
-	releaseSignals func()
+	// trapSignals, set by main, makes an interrupt or a termination signal
+	// cancel the context of an interruptible subcommand (interruptContext);
+	// the others keep the default, so a signal ends the process at once.
+	trapSignals bool
 	// listening, when set, is told the address `record --listen` serves.
 	listening func(addr string)
 }
@@ -53,9 +57,9 @@ func (e silentExit) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 var errFailed = silentExit(ExitFail)
 
 // subcommand is one row of the command table. An interruptible one stops
-// cleanly, writing what it holds, when its context is cancelled; for the
-// others main's signal handler is released first, so a signal ends the
-// process at once, as it does by default.
+// cleanly, writing what it holds, when its context is cancelled, which the
+// first interrupt does; the others are never given a cancelled context and
+// keep the default signal behaviour, so a signal ends the process at once.
 type subcommand struct {
 	name, summary string
 	run           func(c *Command, ctx context.Context, args []string) error
@@ -75,7 +79,7 @@ func (c *Command) subcommands() []subcommand {
 		{"resources", "list a live server's resources and resource templates", c.listCommand("resources"), false},
 		{"prompts", "list a live server's prompts", c.listCommand("prompts"), false},
 		{"capabilities", "print a live server's initialize result: version, info, capabilities", c.listCommand("capabilities"), false},
-		{"mock", "serve a catalog file as a deterministic MCP server on stdio", (*Command).mock, false},
+		{"mock", "serve a catalog file as a deterministic MCP server on stdio", (*Command).mock, true},
 		{"record", "proxy an agent's MCP server (stdio or streamable HTTP) and write the session as a v1 cassette", (*Command).record, true},
 		{"generate", "scaffold a suite for a live server from its catalog (generate suite|conformance|redteam|eval) or propose one from recordings (generate agent-suite)", (*Command).generate, false},
 		{"mcp-server", "serve mcptest's verbs to an agent over MCP on stdio; --install registers it with Claude Code, Cursor, VS Code or Claude Desktop", (*Command).mcpServer, true},
@@ -121,14 +125,26 @@ func (c *Command) MainContext(ctx context.Context, args []string) (code int) {
 	}
 	for _, sc := range c.subcommands() {
 		if sc.name == name {
-			if !sc.interruptible && c.releaseSignals != nil {
-				c.releaseSignals()
+			if sc.interruptible && c.trapSignals {
+				var stop context.CancelFunc
+				ctx, stop = interruptContext(ctx)
+				defer stop()
 			}
 			return c.exit(sc.run(c, ctx, args[1:]))
 		}
 	}
 	fmt.Fprintf(c.Stderr, "mcptest: unknown command %q%s\nRun 'mcptest help' for the list of commands.\n", name, didYouMean(name, c.commandNames()))
 	return ExitInput
+}
+
+// interruptContext is parent cancelled by the first interrupt or
+// termination signal. Once it is cancelled the signals get their default
+// back, so a second Ctrl-C ends the process at once while the command is
+// still writing what it holds. stop releases the signals.
+func interruptContext(parent context.Context) (ctx context.Context, stop context.CancelFunc) {
+	ctx, stop = signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	context.AfterFunc(ctx, stop)
+	return ctx, stop
 }
 
 // exit maps a subcommand's error to an exit code, printing it: positioned

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"os"
-	"os/signal"
 
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/live"
@@ -72,7 +70,7 @@ func (c *Command) listCommand(what string) func(*Command, context.Context, []str
 }
 
 // mock serves a catalog file as a deterministic MCP server on stdio.
-func (c *Command) mock(_ context.Context, args []string) error {
+func (c *Command) mock(ctx context.Context, args []string) error {
 	fs := c.newFlags("mock", "mcptest mock --tools-from catalog.yml")
 	from := fs.String("tools-from", "", "the catalog `FILE` to serve (a tools/list result, JSON or YAML)")
 	rest, err := parse(fs, args)
@@ -90,7 +88,5 @@ func (c *Command) mock(_ context.Context, args []string) error {
 	if err != nil {
 		return inputErr("%s: %w", *from, err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	return live.ServeStdio(ctx, server, c.Stdin, c.Stdout)
 }

@@ -5,14 +5,9 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	cmd := &Command{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, releaseSignals: stop}
-	code := cmd.MainContext(ctx, os.Args[1:])
-	stop()
-	os.Exit(code)
+	cmd := &Command{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, trapSignals: true}
+	os.Exit(cmd.MainContext(context.Background(), os.Args[1:]))
 }
