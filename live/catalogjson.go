@@ -45,9 +45,11 @@ func jsonTree(data []byte) (*yaml.Node, error) {
 type jsonTreeReader struct {
 	data []byte
 	dec  *json.Decoder
-	// line is the line of offset lineOff, kept to place the next node
-	// without rescanning the document.
-	line, lineOff int
+	// at is how far positions have been counted: at sits on line line
+	// (0-based) at column col (0-based, in characters). Offsets are asked
+	// for in increasing order, so each byte is counted once and a
+	// document on one line reads in linear time.
+	at, line, col int
 }
 
 // next returns the offset where the next token starts: the decoder's
@@ -60,18 +62,22 @@ func (t *jsonTreeReader) next() int {
 	return i
 }
 
-// pos returns the 1-based line and column of offset off; offsets are asked
-// for in increasing order.
+// pos returns the 1-based line and column of offset off, counting only the
+// bytes since the offset asked before. A token starts on an ASCII byte, so
+// the bytes between two of them hold whole UTF-8 sequences.
 func (t *jsonTreeReader) pos(off int) (line, col int) {
-	for t.lineOff < off {
-		nl := bytes.IndexByte(t.data[t.lineOff:off], '\n')
+	for t.at < off {
+		seg := t.data[t.at:off]
+		nl := bytes.IndexByte(seg, '\n')
 		if nl < 0 {
+			t.col += utf8.RuneCount(seg)
+			t.at = off
 			break
 		}
-		t.lineOff += nl + 1
-		t.line++
+		t.at += nl + 1
+		t.line, t.col = t.line+1, 0
 	}
-	return t.line + 1, utf8.RuneCount(t.data[t.lineOff:off]) + 1
+	return t.line + 1, t.col + 1
 }
 
 // value reads the value whose token comes next, depth levels deep.
