@@ -326,9 +326,20 @@ func processActionDrift(t *testing.T) {
 	}
 	res.wantRequests(t, "actions/list-workflow-runs", "actions/download-artifact", "issues/list-for-repo", "issues/create")
 	srv.Lock()
-	defer srv.Unlock()
 	if len(srv.Issues) != 1 || srv.Issues[0].State != "open" || !slices.Contains(srv.Issues[0].Labels, "mcptest-drift") ||
 		!strings.HasPrefix(srv.Issues[0].Body, annotate.DriftMarker("suite.yml")) {
-		t.Errorf("the stand-in holds the issues %+v, want one open mcptest-drift issue\n%s", srv.Issues, res)
+		t.Fatalf("the stand-in holds the issues %+v, want one open mcptest-drift issue\n%s", srv.Issues, res)
+	}
+	issue := srv.Issues[0]
+	first := issue.Body
+	// The next night, against a newer baseline: the same issue is updated.
+	srv.Runs = append(srv.Runs, baselineRun(t, srv, 42, "cafe0001"))
+	srv.Unlock()
+	res = s.run()
+	res.wantRequests(t, "issues/list-for-repo", "issues/update")
+	srv.Lock()
+	defer srv.Unlock()
+	if len(srv.Issues) != 1 || issue.Body == first || !strings.Contains(issue.Body, "run 42") || slices.Contains(res.requests, "issues/create") {
+		t.Errorf("second night: want issue #%d updated against baseline run 42, the stand-in holds %+v\n%s", issue.Number, srv.Issues, res)
 	}
 }
