@@ -15,7 +15,7 @@ require (
 	github.com/dlclark/regexp2 v1.10.0
 	github.com/google/go-github/v62 v62.0.0
 	github.com/google/go-querystring v1.1.0 // indirect
-	github.com/google/jsonschema-go v0.4.3 // indirect
+	github.com/google/jsonschema-go v0.4.3
 	github.com/google/uuid v1.3.0 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
