@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/gate/quality"
@@ -58,17 +59,26 @@ func WriteCatalog(w, warn io.Writer, what, format string, cat *live.Catalog) err
 	}
 	width := 0
 	for _, r := range rows {
-		width = max(width, len(annotate.Clean(r.name)))
+		width = max(width, utf8.RuneCountInString(annotate.Clean(r.name)))
 	}
 	for _, r := range rows {
 		desc, _, _ := strings.Cut(strings.TrimSpace(r.desc), "\n")
-		if len(desc) > 100 {
-			desc = desc[:97] + "..."
-		}
-		fmt.Fprintf(w, "%-*s  %s\n", width, annotate.Clean(r.name), annotate.Clean(desc))
+		name := annotate.Clean(r.name)
+		pad := strings.Repeat(" ", width-utf8.RuneCountInString(name))
+		fmt.Fprintf(w, "%s%s  %s\n", name, pad, annotate.Clean(clipChars(desc, 100)))
 	}
 	fmt.Fprintf(w, "%d %s\n", len(rows), what)
 	return nil
+}
+
+// clipChars is s cut to at most n characters, the last three of a cut one
+// "...": it cuts between characters, never inside a UTF-8 sequence.
+func clipChars(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-3]) + "..."
 }
 
 // WriteWarnings prints the description-poisoning warnings of a catalog's

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -282,5 +284,44 @@ func TestToolBench(t *testing.T) {
 	}
 	if _, _, code := mcptest(t, nil, "tool-bench", "walk"); code != ExitInput {
 		t.Errorf("tool-bench walk: exit %d", code)
+	}
+}
+
+// TestToolsListingIsUTF8: the built binary's `tools` listing of the real
+// LiveMCPBench servers' catalog (Chinese descriptions among them) cuts
+// long descriptions between characters, so its output stays valid UTF-8.
+func TestToolsListingIsUTF8(t *testing.T) {
+	src := filepath.Join("..", "..", "..", "shared", "data", "livemcpbench", "livemcptool_catalog.json")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("../shared/data is missing: %v", err)
+		}
+		t.Skipf("../shared/data is missing: %v", err)
+	}
+	var servers []struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(data, &servers); err != nil {
+		t.Fatal(err)
+	}
+	var tools []json.RawMessage
+	for _, s := range servers {
+		tools = append(tools, s.Tools...)
+	}
+	catalog, _ := json.Marshal(map[string]any{"tools": tools})
+	file := filepath.Join(t.TempDir(), "catalog.json")
+	if err := os.WriteFile(file, catalog, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(mcptestBin(t), "tools", "--catalog", file).Output()
+	if err != nil {
+		t.Fatalf("mcptest tools: %v", err)
+	}
+	if !utf8.Valid(out) {
+		t.Fatal("the tools listing is not valid UTF-8: a description was cut inside a character")
+	}
+	if !strings.Contains(string(out), "使用") || !strings.Contains(string(out), "...") {
+		t.Fatalf("the listing has no cut Chinese description:\n%.2000s", out)
 	}
 }
