@@ -1,0 +1,176 @@
+package action
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mcptest/mcptest/baseline/ghapitest"
+)
+
+var (
+	binDir  string
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		_ = os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// mcptestBinary builds cmd/mcptest once per test binary, for the tests
+// that run `mcptest action` as the runner does: a process with the
+// runner's environment.
+func mcptestBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		binDir, binErr = os.MkdirTemp("", "mcptest-action-bin")
+		if binErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "mcptest")
+		if runtime.GOOS == "windows" {
+			binPath += ".exe"
+		}
+		out, err := exec.Command("go", "build", "-o", binPath, "../cmd/mcptest").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build ../cmd/mcptest: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+// runBinary runs `mcptest action` as a process with r's environment and
+// nothing of this process's but PATH, HOME and TMPDIR (a real runner's
+// GITHUB_* variables, when the tests run on one, never leak in), as the
+// runner's run step does, and reads what the step leaves.
+func (r *runner) runBinary() result {
+	r.t.Helper()
+	_ = os.Remove(r.env["GITHUB_OUTPUT"])
+	_ = os.Remove(r.env["GITHUB_STEP_SUMMARY"])
+	cmd := exec.Command(mcptestBinary(r.t), "action")
+	for _, k := range []string{"PATH", "HOME", "TMPDIR"} {
+		if v, ok := os.LookupEnv(k); ok {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+	}
+	for k, v := range r.env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr, cmd.Dir = &out, &errb, "."
+	err := cmd.Run()
+	res := result{stdout: out.String(), stderr: errb.String(), outputs: map[string]string{}}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		res.code = ee.ExitCode()
+	case err != nil:
+		r.t.Fatal(err)
+	}
+	if data, err := os.ReadFile(r.env["GITHUB_OUTPUT"]); err == nil {
+		res.outputs = parseOutputs(r.t, string(data))
+	}
+	if data, err := os.ReadFile(r.env["GITHUB_STEP_SUMMARY"]); err == nil {
+		res.summary = string(data)
+	}
+	for _, l := range strings.SplitAfter(res.stdout, "\n") {
+		if strings.HasPrefix(l, "::") {
+			res.annotations += l
+		}
+	}
+	return res
+}
+
+// TestBinaryShardedPR: the sharded workflow of examples/workflows as the
+// runner runs it on a pull request, through the built binary: four
+// matrix jobs (mode shard, args --shard i/4) each write their own
+// envelope and make no API call; the merge job (mode merge, shards the
+// directory the artifacts were downloaded into) fetches the baseline once,
+// keeps one sticky comment (created, then found and left unchanged by a
+// re-run), fails the step on the regression and writes the outputs, and
+// its comment is the unsharded check's, run ids aside.
+func TestBinaryShardedPR(t *testing.T) {
+	srv, whole := newServer(t), newServer(t)
+	for _, s := range []*ghapitest.Server{srv, whole} {
+		s.Runs = []*ghapitest.Run{goodRun(t, 41, "base0001")}
+		s.Comments = []*ghapitest.Comment{{ID: 5, Issue: 7, Body: "lgtm", User: "octocat"}}
+	}
+	r := newRunner(t, srv, "pull_request", prEvent(7, "acme/agents", "head0001"))
+	r.env["RUNNER_OS"], r.env["RUNNER_ARCH"] = "Linux", "X64"
+	for i := 1; i <= shardCount; i++ {
+		r.env["INPUT_MODE"], r.env["INPUT_ARGS"], r.env["INPUT_REPORT-PATH"] = "shard", fmt.Sprintf("--shard %d/%d", i, shardCount), shardPath(r.dir, i)
+		res := r.runBinary()
+		if res.code != ExitOK || res.annotations != "" || res.outputs["report-path"] != shardPath(r.dir, i) {
+			t.Fatalf("shard %d: exit %d, annotations %q, outputs %v\n%s%s", i, res.code, res.annotations, res.outputs, res.stdout, res.stderr)
+		}
+	}
+	if len(srv.Log) != 0 {
+		t.Fatalf("the shard jobs called the API: %v", srv.Log)
+	}
+	r.env["INPUT_MODE"], r.env["INPUT_ARGS"], r.env["INPUT_SHARDS"] = "merge", "", filepath.Join(r.dir, "mcptest-shards")
+	r.env["INPUT_REPORT-PATH"] = filepath.Join(r.dir, "mcptest-report.json")
+	res := r.runBinary()
+	if res.code != ExitFail {
+		t.Fatalf("merge: exit %d, want 1 (the regression)\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	for _, want := range []string{"mcptest: merged 4 shard envelopes: 1/4 ", "mcptest: baseline: run 41\n"} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("the merge job's log lacks %q:\n%s", want, res.stdout)
+		}
+	}
+	if n := srv.Count("actions/download-artifact"); n != 1 {
+		t.Errorf("the baseline artifact was downloaded %d times, want once", n)
+	}
+	if n := srv.Count("issues/create-comment"); n != 1 || len(srv.Comments) != 2 || srv.Comments[1].Issue != 7 {
+		t.Fatalf("%d comments created (%d on the stand-in), want one on #7", n, len(srv.Comments))
+	}
+	id := strconv.FormatInt(srv.Comments[1].ID, 10)
+	want := map[string]string{"verdict": "fail", "passed": "4", "failed": "2", "regressions": "1", "baseline-found": "true",
+		"baseline-run-id": "41", "comment-id": id, "report-path": r.env["INPUT_REPORT-PATH"]}
+	for k, v := range want {
+		if res.outputs[k] != v {
+			t.Errorf("output %s = %q, want %q", k, res.outputs[k], v)
+		}
+	}
+	if !strings.Contains(res.annotations, "::error ") {
+		t.Errorf("the merge job annotates no regression:\n%s", res.annotations)
+	}
+
+	// A re-run of the merge job finds its comment and leaves it.
+	if again := r.runBinary(); again.code != ExitFail || again.outputs["comment-id"] != id ||
+		srv.Count("issues/create-comment") != 1 || srv.Count("issues/update-comment") != 0 {
+		t.Errorf("re-run: exit %d, comment-id %q, %d creates, %d updates; want 1, %s, 1, 0",
+			again.code, again.outputs["comment-id"], srv.Count("issues/create-comment"), srv.Count("issues/update-comment"), id)
+	}
+
+	// The unsharded check of the same suite, through the same binary.
+	r.env["GITHUB_API_URL"], r.env["INPUT_MODE"], r.env["INPUT_SHARDS"] = whole.URL, "check", ""
+	one := r.runBinary()
+	if one.code != res.code || len(whole.Comments) != 2 {
+		t.Fatalf("unsharded: exit %d, %d comments\n%s%s", one.code, len(whole.Comments), one.stdout, one.stderr)
+	}
+	sameText(t, "comment", stable(r, srv.Comments[1].Body), stable(r, whole.Comments[1].Body))
+	sameText(t, "job summary", stable(r, res.summary), stable(r, one.summary))
+	sameText(t, "annotations", stable(r, res.annotations), stable(r, one.annotations))
+	for k, v := range one.outputs {
+		if res.outputs[k] != v {
+			t.Errorf("output %s = %q, the unsharded check's %q", k, res.outputs[k], v)
+		}
+	}
+}
