@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/mcptest/mcptest/baseline/ghapitest"
 )
 
@@ -113,17 +115,36 @@ func TestBinaryShardedPR(t *testing.T) {
 	}
 	r := newRunner(t, srv, "pull_request", prEvent(7, "acme/agents", "head0001"))
 	r.env["RUNNER_OS"], r.env["RUNNER_ARCH"] = "Linux", "X64"
-	for i := 1; i <= shardCount; i++ {
-		r.env["INPUT_MODE"], r.env["INPUT_ARGS"], r.env["INPUT_REPORT-PATH"] = "shard", fmt.Sprintf("--shard %d/%d", i, shardCount), shardPath(r.dir, i)
+	// The workflow's own inputs, config set to the test suite and the
+	// files put under the runner's directory: the shard jobs write their
+	// envelopes where download-artifact puts them for the merge job.
+	w := readShardedWorkflow(t)
+	shardWith, mergeWith := w.step("shard", "mcptest/mcptest"), w.step("merge", "mcptest/mcptest")
+	shards := filepath.Join(r.dir, mergeWith["shards"])
+	for _, s := range []*ghapitest.Server{srv, whole} {
+		s.Runs[0].Workflow = mergeWith["baseline-workflow"] // the push runs of this workflow record the baseline
+	}
+	for _, i := range w.Jobs["shard"].Strategy.Matrix["shard"] {
+		for k, v := range shardWith {
+			r.env["INPUT_"+strings.ToUpper(k)] = strings.ReplaceAll(v, "${{ matrix.shard }}", fmt.Sprint(i))
+		}
+		r.env["INPUT_CONFIG"] = actionSuite
+		r.env["INPUT_REPORT-PATH"] = filepath.Join(shards, r.env["INPUT_REPORT-PATH"])
 		res := r.runBinary()
-		if res.code != ExitOK || res.annotations != "" || res.outputs["report-path"] != shardPath(r.dir, i) {
-			t.Fatalf("shard %d: exit %d, annotations %q, outputs %v\n%s%s", i, res.code, res.annotations, res.outputs, res.stdout, res.stderr)
+		if res.code != ExitOK || res.annotations != "" || res.outputs["report-path"] != r.env["INPUT_REPORT-PATH"] {
+			t.Fatalf("shard %v: exit %d, annotations %q, outputs %v\n%s%s", i, res.code, res.annotations, res.outputs, res.stdout, res.stderr)
 		}
 	}
 	if len(srv.Log) != 0 {
 		t.Fatalf("the shard jobs called the API: %v", srv.Log)
 	}
-	r.env["INPUT_MODE"], r.env["INPUT_ARGS"], r.env["INPUT_SHARDS"] = "merge", "", filepath.Join(r.dir, "mcptest-shards")
+	for k := range shardWith {
+		delete(r.env, "INPUT_"+strings.ToUpper(k))
+	}
+	for k, v := range mergeWith {
+		r.env["INPUT_"+strings.ToUpper(k)] = v
+	}
+	r.env["INPUT_CONFIG"], r.env["INPUT_SHARDS"] = actionSuite, shards
 	r.env["INPUT_REPORT-PATH"] = filepath.Join(r.dir, "mcptest-report.json")
 	res := r.runBinary()
 	if res.code != ExitFail {
@@ -161,6 +182,7 @@ func TestBinaryShardedPR(t *testing.T) {
 
 	// The unsharded check of the same suite, through the same binary.
 	r.env["GITHUB_API_URL"], r.env["INPUT_MODE"], r.env["INPUT_SHARDS"] = whole.URL, "check", ""
+	r.env["INPUT_BASELINE-WORKFLOW"] = mergeWith["baseline-workflow"]
 	one := r.runBinary()
 	if one.code != res.code || len(whole.Comments) != 2 {
 		t.Fatalf("unsharded: exit %d, %d comments\n%s%s", one.code, len(whole.Comments), one.stdout, one.stderr)
@@ -173,4 +195,82 @@ func TestBinaryShardedPR(t *testing.T) {
 			t.Errorf("output %s = %q, the unsharded check's %q", k, res.outputs[k], v)
 		}
 	}
+}
+
+// shardedWorkflow is examples/workflows/mcptest-sharded.yml, read as the
+// runner reads the parts the sharded run depends on.
+type shardedWorkflow struct {
+	Jobs map[string]struct {
+		Needs    any `yaml:"needs"`
+		If       string
+		Strategy struct {
+			Matrix map[string][]any `yaml:"matrix"`
+		} `yaml:"strategy"`
+		Steps []struct {
+			Uses string            `yaml:"uses"`
+			With map[string]string `yaml:"with"`
+		} `yaml:"steps"`
+	} `yaml:"jobs"`
+}
+
+// step is the with: of the job's step that uses an action starting with
+// uses (nil when there is none).
+func (w shardedWorkflow) step(job, uses string) map[string]string {
+	for _, st := range w.Jobs[job].Steps {
+		if strings.HasPrefix(st.Uses, uses+"@") {
+			return st.With
+		}
+	}
+	return nil
+}
+
+// readShardedWorkflow reads the example and checks its wiring: every
+// checkout without persisted credentials, the inputs it gives the Action
+// declared in action.yml, each shard's upload named apart and matched by
+// the merge job's download pattern, merged into the directory the shards
+// input names.
+func readShardedWorkflow(t *testing.T) shardedWorkflow {
+	t.Helper()
+	data, err := os.ReadFile("../examples/workflows/mcptest-sharded.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w shardedWorkflow
+	if err := yaml.Unmarshal(data, &w); err != nil {
+		t.Fatal(err)
+	}
+	meta, _ := os.ReadFile("../action.yml")
+	var decl struct {
+		Inputs map[string]any `yaml:"inputs"`
+	}
+	if err := yaml.Unmarshal(meta, &decl); err != nil {
+		t.Fatal(err)
+	}
+	for name, job := range w.Jobs {
+		for _, st := range job.Steps {
+			if strings.HasPrefix(st.Uses, "actions/checkout@") && st.With["persist-credentials"] != "false" {
+				t.Errorf("job %s: checkout without persist-credentials: false", name)
+			}
+			for k := range st.With {
+				if strings.HasPrefix(st.Uses, "mcptest/mcptest@") && decl.Inputs[k] == nil {
+					t.Errorf("job %s gives mcptest the input %s, which action.yml does not declare", name, k)
+				}
+			}
+		}
+	}
+	shard, up, down := w.step("shard", "mcptest/mcptest"), w.step("shard", "actions/upload-artifact"), w.step("merge", "actions/download-artifact")
+	merge := w.step("merge", "mcptest/mcptest")
+	if shard == nil || up == nil || down == nil || merge == nil || len(w.Jobs["shard"].Strategy.Matrix["shard"]) != shardCount {
+		t.Fatalf("the workflow lacks a %d-shard matrix job with mcptest and upload-artifact, or a merge job with download-artifact and mcptest", shardCount)
+	}
+	if fmt.Sprint(w.Jobs["merge"].Needs) != "shard" || down["merge-multiple"] != "true" || merge["shards"] != down["path"] || up["path"] != shard["report-path"] {
+		t.Errorf("merge job: needs %v, download %v, mcptest %v; shard upload %v, mcptest %v", w.Jobs["merge"].Needs, down, merge, up, shard)
+	}
+	for _, i := range w.Jobs["shard"].Strategy.Matrix["shard"] {
+		name := strings.ReplaceAll(up["name"], "${{ matrix.shard }}", fmt.Sprint(i))
+		if ok, _ := filepath.Match(down["pattern"], name); !ok || name == up["name"] {
+			t.Errorf("shard %v uploads %q, which the download pattern %q does not take", i, name, down["pattern"])
+		}
+	}
+	return w
 }
