@@ -124,20 +124,7 @@ func TestBinaryShardedPR(t *testing.T) {
 	for _, s := range []*ghapitest.Server{srv, whole} {
 		s.Runs[0].Workflow = mergeWith["baseline-workflow"] // the push runs of this workflow record the baseline
 	}
-	for _, i := range w.Jobs["shard"].Strategy.Matrix["shard"] {
-		for k, v := range shardWith {
-			r.env["INPUT_"+strings.ToUpper(k)] = strings.ReplaceAll(v, "${{ matrix.shard }}", fmt.Sprint(i))
-		}
-		r.env["INPUT_CONFIG"] = actionSuite
-		r.env["INPUT_REPORT-PATH"] = filepath.Join(shards, r.env["INPUT_REPORT-PATH"])
-		res := r.runBinary()
-		if res.code != ExitOK || res.annotations != "" || res.outputs["report-path"] != r.env["INPUT_REPORT-PATH"] {
-			t.Fatalf("shard %v: exit %d, annotations %q, outputs %v\n%s%s", i, res.code, res.annotations, res.outputs, res.stdout, res.stderr)
-		}
-	}
-	if len(srv.Log) != 0 {
-		t.Fatalf("the shard jobs called the API: %v", srv.Log)
-	}
+	runShardJobs(t, r, srv, w, shards)
 	for k := range shardWith {
 		delete(r.env, "INPUT_"+strings.ToUpper(k))
 	}
@@ -150,17 +137,7 @@ func TestBinaryShardedPR(t *testing.T) {
 	if res.code != ExitFail {
 		t.Fatalf("merge: exit %d, want 1 (the regression)\n%s%s", res.code, res.stdout, res.stderr)
 	}
-	for _, want := range []string{"mcptest: merged 4 shard envelopes: 1/4 ", "mcptest: baseline: run 41\n"} {
-		if !strings.Contains(res.stdout, want) {
-			t.Errorf("the merge job's log lacks %q:\n%s", want, res.stdout)
-		}
-	}
-	if n := srv.Count("actions/download-artifact"); n != 1 {
-		t.Errorf("the baseline artifact was downloaded %d times, want once", n)
-	}
-	if n := srv.Count("issues/create-comment"); n != 1 || len(srv.Comments) != 2 || srv.Comments[1].Issue != 7 {
-		t.Fatalf("%d comments created (%d on the stand-in), want one on #7", n, len(srv.Comments))
-	}
+	checkMergeJob(t, res, srv)
 	id := strconv.FormatInt(srv.Comments[1].ID, 10)
 	want := map[string]string{"verdict": "fail", "passed": "4", "failed": "2", "regressions": "1", "baseline-found": "true",
 		"baseline-run-id": "41", "comment-id": id, "report-path": r.env["INPUT_REPORT-PATH"]}
@@ -169,10 +146,6 @@ func TestBinaryShardedPR(t *testing.T) {
 			t.Errorf("output %s = %q, want %q", k, res.outputs[k], v)
 		}
 	}
-	if !strings.Contains(res.annotations, "::error ") {
-		t.Errorf("the merge job annotates no regression:\n%s", res.annotations)
-	}
-
 	// A re-run of the merge job finds its comment and leaves it.
 	if again := r.runBinary(); again.code != ExitFail || again.outputs["comment-id"] != id ||
 		srv.Count("issues/create-comment") != 1 || srv.Count("issues/update-comment") != 0 {
@@ -194,6 +167,49 @@ func TestBinaryShardedPR(t *testing.T) {
 		if res.outputs[k] != v {
 			t.Errorf("output %s = %q, the unsharded check's %q", k, res.outputs[k], v)
 		}
+	}
+}
+
+// runShardJobs runs the shard jobs of the workflow w as processes, each
+// writing its envelope into shards, and checks they exit 0, annotate
+// nothing and call no API.
+func runShardJobs(t *testing.T, r *runner, srv *ghapitest.Server, w shardedWorkflow, shards string) {
+	t.Helper()
+	for _, i := range w.Jobs["shard"].Strategy.Matrix["shard"] {
+		for k, v := range w.step("shard", "mcptest/mcptest") {
+			r.env["INPUT_"+strings.ToUpper(k)] = strings.ReplaceAll(v, "${{ matrix.shard }}", fmt.Sprint(i))
+		}
+		r.env["INPUT_CONFIG"] = actionSuite
+		r.env["INPUT_REPORT-PATH"] = filepath.Join(shards, r.env["INPUT_REPORT-PATH"])
+		res := r.runBinary()
+		if res.code != ExitOK || res.annotations != "" || res.outputs["report-path"] != r.env["INPUT_REPORT-PATH"] {
+			t.Fatalf("shard %v: exit %d, annotations %q, outputs %v\n%s%s", i, res.code, res.annotations, res.outputs, res.stdout, res.stderr)
+		}
+	}
+	if len(srv.Log) != 0 {
+		t.Fatalf("the shard jobs called the API: %v", srv.Log)
+	}
+}
+
+// checkMergeJob checks what the merge job of a pull request leaves: its
+// log names the shards and the baseline, the stand-in saw the baseline
+// downloaded once and one comment created on the pull request, and the
+// regression is annotated.
+func checkMergeJob(t *testing.T, res result, srv *ghapitest.Server) {
+	t.Helper()
+	for _, want := range []string{"mcptest: merged 4 shard envelopes: 1/4 ", "mcptest: baseline: run 41\n"} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("the merge job's log lacks %q:\n%s", want, res.stdout)
+		}
+	}
+	if n := srv.Count("actions/download-artifact"); n != 1 {
+		t.Errorf("the baseline artifact was downloaded %d times, want once", n)
+	}
+	if n := srv.Count("issues/create-comment"); n != 1 || len(srv.Comments) != 2 || srv.Comments[1].Issue != 7 {
+		t.Fatalf("%d comments created (%d on the stand-in), want one on #7", n, len(srv.Comments))
+	}
+	if !strings.Contains(res.annotations, "::error ") {
+		t.Errorf("the merge job annotates no regression:\n%s", res.annotations)
 	}
 }
 
@@ -263,7 +279,7 @@ func readShardedWorkflow(t *testing.T) shardedWorkflow {
 	if shard == nil || up == nil || down == nil || merge == nil || len(w.Jobs["shard"].Strategy.Matrix["shard"]) != shardCount {
 		t.Fatalf("the workflow lacks a %d-shard matrix job with mcptest and upload-artifact, or a merge job with download-artifact and mcptest", shardCount)
 	}
-	if fmt.Sprint(w.Jobs["merge"].Needs) != "shard" || down["merge-multiple"] != "true" || merge["shards"] != down["path"] || up["path"] != shard["report-path"] {
+	if fmt.Sprint(w.Jobs["merge"].Needs) != "shard" || !strings.Contains(w.Jobs["merge"].If, "!cancelled()") || down["merge-multiple"] != "true" || merge["shards"] != down["path"] || up["path"] != shard["report-path"] {
 		t.Errorf("merge job: needs %v, download %v, mcptest %v; shard upload %v, mcptest %v", w.Jobs["merge"].Needs, down, merge, up, shard)
 	}
 	for _, i := range w.Jobs["shard"].Strategy.Matrix["shard"] {
