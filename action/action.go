@@ -275,6 +275,13 @@ func (r *run) writeReport(env *report.Envelope, format string) error {
 // said on the log, not fatal.
 func (r *run) summary(rep annotate.ActionReport) {
 	rep.Notes = r.notes
+	r.addSummary(func() string { return annotate.Summary(rep, r.ctx.ServerURL, r.ctx.Repository, annotate.SummaryLimit) })
+}
+
+// addSummary appends the markdown md renders to the job summary, when the
+// runner gives one; a summary that cannot be written is said on the log,
+// not fatal.
+func (r *run) addSummary(md func() string) {
 	if r.env.Getenv("GITHUB_STEP_SUMMARY") == "" {
 		return
 	}
@@ -283,5 +290,5 @@ func (r *run) summary(rep annotate.ActionReport) {
 			fmt.Fprintf(r.env.Stderr, "mcptest: the job summary could not be written: %v\n", e)
 		}
 	}()
-	r.a.AddStepSummary(annotate.Summary(rep, r.ctx.ServerURL, r.ctx.Repository, annotate.SummaryLimit))
+	r.a.AddStepSummary(md())
 }

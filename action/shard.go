@@ -25,10 +25,10 @@ import (
 func (r *run) shardMode(env *report.Envelope) error {
 	fmt.Fprintf(r.env.Stdout, "mcptest: shard %s: %s; the merge job (mode: merge) compares the whole suite with the baseline\n",
 		env.Run.Shard, plural(len(env.Cases), "case"))
-	if r.env.Getenv("GITHUB_STEP_SUMMARY") != "" {
-		r.a.AddStepSummary(fmt.Sprintf("mcptest shard %s of `%s`: %d passed, %d failed, %d inconclusive. The merge job compares the whole suite with the baseline.\n",
-			env.Run.Shard, annotate.Text(r.in.config, 200), env.Totals.Passed, env.Totals.Failed, env.Totals.Inconclusive))
-	}
+	r.addSummary(func() string {
+		return fmt.Sprintf("mcptest shard %s of %s: %d passed, %d failed, %d inconclusive. The merge job compares the whole suite with the baseline.\n",
+			env.Run.Shard, annotate.Text(r.in.config, 200), env.Totals.Passed, env.Totals.Failed, env.Totals.Inconclusive)
+	})
 	r.out["passed"] = fmt.Sprint(env.Totals.Passed)
 	r.out["failed"] = fmt.Sprint(env.Totals.Failed)
 	r.out["report-path"] = r.in.reportPath
