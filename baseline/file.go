@@ -25,7 +25,7 @@ func ReadFile(path, flag string, read func(r io.Reader, name string) (*report.En
 }
 
 // readFileLimit is ReadFile with the file bounded at limit bytes; it also
-// returns the bytes read.
+// returns the file's size.
 func readFileLimit(path, flag string, limit int64, read func(r io.Reader, name string) (*report.Envelope, error)) (*report.Envelope, int64, error) {
 	name := path
 	if flag != "" {
@@ -41,24 +41,15 @@ func readFileLimit(path, flag string, limit int64, read func(r io.Reader, name s
 		return nil, 0, fmt.Errorf("open run envelope: %w", err)
 	}
 	defer f.Close()
-	cr := &countReader{r: r}
-	env, err := read(cr, path)
-	if err != nil {
-		return nil, cr.n, &diag.InputError{Err: err}
+	var size int64
+	if fi, err := f.Stat(); err == nil {
+		size = fi.Size()
 	}
-	return env, cr.n, nil
-}
-
-// countReader counts the bytes read through it.
-type countReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
+	env, err := read(r, path)
+	if err != nil {
+		return nil, size, &diag.InputError{Err: err}
+	}
+	return env, size, nil
 }
 
 // CompareFile compares cur with the baseline envelope at path, read as
