@@ -110,7 +110,7 @@ func (r *run) main(ctx context.Context) error {
 	if r.in.mode == modeComment {
 		return r.commentMode(ctx)
 	}
-	env, err := r.runSuite()
+	env, err := r.envelope()
 	if err != nil {
 		r.annotateInputErrors(err)
 		return err
@@ -118,7 +118,10 @@ func (r *run) main(ctx context.Context) error {
 	if err := r.writeEnvelope(env); err != nil {
 		return err
 	}
-	if r.in.mode == modeBaseline {
+	switch r.in.then {
+	case modeShard:
+		return r.shardMode(env)
+	case modeBaseline:
 		return r.baselineMode(env)
 	}
 	base, head := r.ev.baseHead()
@@ -131,7 +134,7 @@ func (r *run) main(ctx context.Context) error {
 	r.missingNotice(rep)
 
 	commentID := int64(0)
-	switch r.in.mode {
+	switch r.in.then {
 	case modeCheck:
 		if n := r.ev.prNumber(); n > 0 && r.in.comment {
 			commentID = r.postComment(ctx, n, rep)
@@ -192,6 +195,15 @@ func (r *run) annotateInputErrors(err error) {
 			Title: "mcptest: invalid input", Message: annotate.Clean(e.Message)})
 	}
 	annotate.EmitAnnotations(r.a, list)
+}
+
+// envelope is the run's envelope: the shards merged (mode merge), or the
+// suite run.
+func (r *run) envelope() (*report.Envelope, error) {
+	if r.in.mode == modeMerge {
+		return r.mergeShards()
+	}
+	return r.runSuite()
 }
 
 // runSuite runs the suite offline, as `mcptest run` does.
@@ -263,6 +275,13 @@ func (r *run) writeReport(env *report.Envelope, format string) error {
 // said on the log, not fatal.
 func (r *run) summary(rep annotate.ActionReport) {
 	rep.Notes = r.notes
+	r.addSummary(func() string { return annotate.Summary(rep, r.ctx.ServerURL, r.ctx.Repository, annotate.SummaryLimit) })
+}
+
+// addSummary appends the markdown md renders to the job summary, when the
+// runner gives one; a summary that cannot be written is said on the log,
+// not fatal.
+func (r *run) addSummary(md func() string) {
 	if r.env.Getenv("GITHUB_STEP_SUMMARY") == "" {
 		return
 	}
@@ -271,5 +290,5 @@ func (r *run) summary(rep annotate.ActionReport) {
 			fmt.Fprintf(r.env.Stderr, "mcptest: the job summary could not be written: %v\n", e)
 		}
 	}()
-	r.a.AddStepSummary(annotate.Summary(rep, r.ctx.ServerURL, r.ctx.Repository, annotate.SummaryLimit))
+	r.a.AddStepSummary(md())
 }

@@ -10,9 +10,13 @@
 // rename beside report-path, workflow-command annotations, the job
 // summary, the step's outputs (GITHUB_OUTPUT, in heredocs with a random
 // delimiter), the sticky pull request comment and the drift issue. The
-// four modes (check, baseline, comment, drift) are Run's branches; comment
+// modes (check, baseline, comment, drift) are Run's branches; comment
 // mode reads the pull request run's envelope as data and never runs its
-// code. Every use of the GitHub API is bounded by api-timeout.
+// code. A sharded suite runs as shard jobs (mode shard: one shard's
+// envelope, no comparison) and one merge job (mode merge: the shards'
+// envelopes merged as `mcptest report merge` merges them, then the event's
+// mode over the whole suite). Every use of the GitHub API is bounded by
+// api-timeout.
 //
 // It is a package of its own, at the top level beside action.yml, because
 // it is a user interface of its own, as cmd/mcptest and mcpserver are: it

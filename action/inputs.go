@@ -23,6 +23,12 @@ const (
 	modeBaseline = "baseline"
 	modeComment  = "comment"
 	modeDrift    = "drift"
+	// modeShard runs one shard (args: --shard i/n) and only writes its
+	// envelope, for the merge job.
+	modeShard = "shard"
+	// modeMerge merges the shard envelopes (input shards) into the
+	// envelope of the whole run, then goes on as the event's mode would.
+	modeMerge = "merge"
 )
 
 // inputs are the Action's inputs (action.yml), read from INPUT_* with
@@ -45,6 +51,12 @@ type inputs struct {
 	reports []string
 	// commentKey keys the sticky comment (default: config).
 	commentKey string
+	// shards names the shard envelopes mode merge merges: a directory (its
+	// *.json files) or a glob.
+	shards string
+	// then is the mode that judges the run envelope: mode itself, or for
+	// mode merge the event's mode (check on a workflow_run).
+	then string
 }
 
 // maxAPITimeout is the largest api-timeout accepted.
@@ -60,7 +72,7 @@ func readInputs(a *githubactions.Action, event, apiTimeout string) (inputs, erro
 		return def
 	}
 	in := inputs{
-		mode:             get("mode", defaultMode(event)),
+		mode:             get("mode", ""),
 		config:           get("config", "suite.yml"),
 		cassetteDir:      get("cassette-dir", ""),
 		reportPath:       get("report-path", "mcptest-report.json"),
@@ -72,6 +84,7 @@ func readInputs(a *githubactions.Action, event, apiTimeout string) (inputs, erro
 		token:            get("github-token", a.Getenv("GITHUB_TOKEN")),
 		commentAuthor:    get("comment-author", "github-actions[bot]"),
 		driftLabel:       get("drift-label", "mcptest-drift"),
+		shards:           get("shards", ""),
 	}
 	in.commentKey = get("comment-key", in.config)
 	if apiTimeout == "" {
@@ -80,7 +93,7 @@ func readInputs(a *githubactions.Action, event, apiTimeout string) (inputs, erro
 	for _, step := range []func() error{
 		func() error { return in.readRunArgs(get("args", "")) },
 		func() error { return in.readReports(get("reports", "")) },
-		in.checkChoices,
+		func() error { return in.pickMode(event) },
 		func() error { return in.readPolicy(get("fail-on", string(baseline.FailOnRegressions))) },
 		in.checkOnMissing,
 		func() error { return in.readComment(get("comment", "true"), a.GetInput("comment")) },
@@ -95,13 +108,40 @@ func readInputs(a *githubactions.Action, event, apiTimeout string) (inputs, erro
 	return in, nil
 }
 
-// checkChoices checks the mode input.
-func (in *inputs) checkChoices() error {
-	switch in.mode {
-	case modeCheck, modeBaseline, modeComment, modeDrift:
-		return nil
+// pickMode checks the mode input, or picks the mode from the event when it
+// is empty (a run of one shard, args: --shard i/n, is mode shard), and
+// checks that the mode goes with --shard and the shards input: a shard is
+// never compared with the whole suite's baseline, and only mode merge reads
+// shard envelopes.
+func (in *inputs) pickMode(event string) error {
+	sharded := in.run.Shard != (report.Shard{})
+	if in.mode == "" {
+		in.mode = defaultMode(event)
+		if sharded && in.mode != modeComment {
+			in.mode = modeShard
+		}
 	}
-	return diag.Input("input mode %q: expected one of check, baseline, comment, drift", in.mode)
+	in.then = in.mode
+	switch in.mode {
+	case modeCheck, modeBaseline, modeDrift, modeShard, modeComment:
+	case modeMerge:
+		if in.then = defaultMode(event); in.then == modeComment {
+			in.then = modeCheck
+		}
+	default:
+		return diag.Input("input mode %q: expected one of check, baseline, comment, drift, shard, merge", in.mode)
+	}
+	switch {
+	case in.mode == modeShard && !sharded:
+		return diag.Input("mode shard runs one shard of the suite: expected args: --shard i/n (the matrix job's shard, such as --shard ${{ matrix.shard }}/4)")
+	case sharded && in.mode != modeShard && in.mode != modeComment:
+		return diag.Input("input args: --shard %s with mode %s: one shard compared with the whole suite's baseline reads the other shards' cases as removed; expected mode: shard in the matrix jobs and mode: merge in one job after them (see Sharded suites in docs/action.md)", in.run.Shard, in.mode)
+	case in.mode == modeMerge && in.shards == "":
+		return diag.Input("mode merge merges the shard envelopes: expected the input shards, a directory or glob naming the envelopes the mode: shard jobs wrote (such as mcptest-shards/*.json)")
+	case in.mode != modeMerge && in.shards != "":
+		return diag.Input("input shards %q goes with mode: merge; this is mode %s", in.shards, in.mode)
+	}
+	return nil
 }
 
 // readPolicy reads the fail-on input.
@@ -146,7 +186,7 @@ func (in *inputs) readMaxBytes(s string) error {
 // checkLineBreaks refuses a line break in the inputs that end up in API
 // requests, file names and outputs.
 func (in *inputs) checkLineBreaks() error {
-	for _, v := range []struct{ name, val string }{{"baseline-artifact", in.baselineArtifact}, {"pr-artifact", in.prArtifact}, {"baseline-workflow", in.baselineWorkflow}, {"report-path", in.reportPath}} {
+	for _, v := range []struct{ name, val string }{{"baseline-artifact", in.baselineArtifact}, {"pr-artifact", in.prArtifact}, {"baseline-workflow", in.baselineWorkflow}, {"report-path", in.reportPath}, {"shards", in.shards}} {
 		if strings.ContainsAny(v.val, "\r\n\x00") {
 			return diag.Input("input %s holds a line break", v.name)
 		}

@@ -5,7 +5,8 @@
 // Compare and Merge read no clock, file or network, so the same envelopes
 // always give the same result. file.go reads a saved envelope from disk
 // for the commands, bounded before the read starts (ReadFile; CompareFile
-// and MergeFiles on top of it), and marks what is the user's wrong input
+// and MergeFiles on top of it; ReadEnvelopes, the Action's merge job,
+// bounds the shard files together), and marks what is the user's wrong input
 // (diag.InputError, exit 2). The network lives in fetch.go alone: the
 // GitHub type fetches the default branch's baseline artifact for the
 // Action in the order of action.md (FetchBaseline, with every acceptance

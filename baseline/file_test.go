@@ -78,3 +78,29 @@ func TestMergeFiles(t *testing.T) {
 		t.Errorf("one envelope: %v", err)
 	}
 }
+
+// TestReadEnvelopes: the files together are bounded: a file that passes
+// what the files before it left of the limit is refused from its size,
+// naming it, before it is read; within the limit every file reads.
+func TestReadEnvelopes(t *testing.T) {
+	const run = "../examples/baseline/baseline.json"
+	fi, err := os.Stat(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	second := filepath.Join(dir, "second.json")
+	data, _ := os.ReadFile(run)
+	if err := os.WriteFile(second, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ie *diag.InputError
+	if _, err := baseline.ReadEnvelopes([]string{run, second}, 2*fi.Size()-1); !errors.As(err, &ie) || !strings.Contains(err.Error(), "second.json: not a run envelope: ") ||
+		!strings.Contains(err.Error(), "over the") {
+		t.Errorf("over the limit by one byte: %v", err)
+	}
+	in, err := baseline.ReadEnvelopes([]string{run, second}, 2*fi.Size())
+	if err != nil || len(in) != 2 || in[1].Name != second || len(in[1].Envelope.Cases) != 6 {
+		t.Errorf("at the limit: %d envelopes, %v", len(in), err)
+	}
+}

@@ -74,7 +74,7 @@ func (c *Command) subcommands() []subcommand {
 		{"report", "re-render a saved run envelope, compare it with a baseline, merge shards", (*Command).report, false},
 		{"view", "serve a saved run's HTML report on a loopback port; print its snapshot address", (*Command).view, false},
 		{"distractors", "print the tools a suite's distractors: blocks inject, as tools/list", (*Command).distractors, false},
-		{"action", "the GitHub Action's entrypoint (modes check, baseline, comment, drift; see action.yml)", (*Command).action, false},
+		{"action", "the GitHub Action's entrypoint (modes check, baseline, comment, drift, shard, merge; see action.yml)", (*Command).action, false},
 		{"tools", "list a live server's (or a catalog file's) tools", c.listCommand("tools"), false},
 		{"resources", "list a live server's resources and resource templates", c.listCommand("resources"), false},
 		{"prompts", "list a live server's prompts", c.listCommand("prompts"), false},
