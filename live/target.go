@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcptest/mcptest/engine/redact"
 )
 
 // Target is one MCP server to read: exactly one of Command (stdio) and URL
@@ -48,15 +50,17 @@ func (t Target) Limit() time.Duration {
 	return DefaultTimeout
 }
 
-// String describes the target for messages.
+// String describes the target for messages, with its secrets masked
+// (redact.Join for a command line, redact.String for a URL): every message
+// that names a target goes through it.
 func (t Target) String() string {
 	switch {
 	case t.Catalog != "":
 		return "catalog " + t.Catalog
 	case t.URL != "":
-		return t.URL
+		return redact.String(t.URL)
 	default:
-		return strings.Join(t.Command, " ")
+		return redact.Join(t.Command)
 	}
 }
 
@@ -168,7 +172,7 @@ func Connect(ctx context.Context, t Target, getenv func(string) string) (*Sessio
 	}
 	cs, err := client.Connect(ctx, tr, nil)
 	if err != nil {
-		msg := fmt.Sprintf("start MCP server %q: %v", strings.Join(t.Command, " "), timedOut(ctx, t, err))
+		msg := fmt.Sprintf("start MCP server %q: %v", t, timedOut(ctx, t, err))
 		if tail := strings.TrimSpace(stderr.String()); tail != "" {
 			msg += "\nits stderr ends with:\n" + tail
 		}

@@ -55,7 +55,7 @@ func DialWire(ctx context.Context, t Target, version string, getenv func(string)
 	}
 	conn, err := tr.Connect(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("start MCP server %q: %v", strings.Join(t.Command, " "), err)
+		return nil, fmt.Errorf("start MCP server %q: %v", t, err)
 	}
 	return &Wire{conn: conn, stderr: stderr, target: t}, nil
 }

@@ -5,10 +5,11 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/safefile"
+
+	"github.com/mcptest/mcptest/engine/redact"
 )
 
 // declaredFile is the workspace suite whose servers: a front door started
@@ -56,7 +57,7 @@ func (s *server) allowCommand(argv []string, env map[string]string) error {
 		}
 		why = "it declares this argv with another env; give no env, or exactly the declared one"
 	}
-	return fmt.Errorf("command target %q refused: a command runs only when the front door was started with `mcptest mcp-server --enable-writes`, or when this exact argv is declared under servers: in the workspace's mcptest.yml (%s: %s)", strings.Join(argv, " "), filepath.Join(s.opt.Root, declaredFile), why)
+	return fmt.Errorf("command target %q refused: a command runs only when the front door was started with `mcptest mcp-server --enable-writes`, or when this exact argv is declared under servers: in the workspace's mcptest.yml (%s: %s)", redact.Join(argv), filepath.Join(s.opt.Root, declaredFile), why)
 }
 
 // allowURL is the URL gate, the command gate's twin: writes enabled, or the

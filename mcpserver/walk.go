@@ -75,9 +75,9 @@ func Diagnose(ctx context.Context, s Discovered, root, home string, timeout time
 // value comes from and never prints the value.
 func (s Discovered) Shown() string {
 	if s.URL != "" {
-		return s.URL
+		return redact.String(s.URL)
 	}
-	return strings.Join(s.Command, " ")
+	return redact.Join(s.Command)
 }
 
 // Hide returns what the walk passes every line it prints about s

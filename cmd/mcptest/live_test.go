@@ -325,3 +325,24 @@ func TestToolsListingIsUTF8(t *testing.T) {
 		t.Fatalf("the listing has no cut Chinese description:\n%.2000s", out)
 	}
 }
+
+// TestDoctorMasksCommandLine: the built binary's doctor, in text and in
+// JSON, prints a server's command line with the secret of every flag
+// spelling and argument shape masked (redact.Argv, the one rule for every
+// place a command line is printed).
+func TestDoctorMasksCommandLine(t *testing.T) {
+	const secret = "s3cretV4lue99"
+	for _, args := range [][]string{
+		{"--token", secret}, {"--password", secret}, {"--client-secret", secret}, {"-client_secret=" + secret},
+		{"--auth=" + secret}, {"--api-key=" + secret}, {"http://h/x#access_token=" + secret},
+		{"https://user:" + secret + "@h/x"}, {`{"apiKey":"` + secret + `"}`},
+	} {
+		for _, format := range []string{"text", "json"} {
+			argv := append([]string{"doctor", "--format", format, "--", "/bin/false"}, args...)
+			out, _ := exec.Command(mcptestBin(t), argv...).CombinedOutput()
+			if strings.Contains(string(out), secret) || !strings.Contains(string(out), "[REDACTED]") {
+				t.Errorf("mcptest %s printed the secret or no mask:\n%s", strings.Join(argv, " "), out)
+			}
+		}
+	}
+}

@@ -15,7 +15,7 @@ var secretNames = map[string]bool{
 	"auth_token": true, "session_token": true,
 	"password": true, "passwd": true,
 	"secret": true, "client_secret": true,
-	"authorization": true, "cookie": true, "set_cookie": true,
+	"auth": true, "authorization": true, "cookie": true, "set_cookie": true,
 	"private_key": true,
 }
 
@@ -26,7 +26,7 @@ var secretSuffixes = []string{"_token", "_secret", "_password", "_api_key"}
 // secret. The name is normalised, lowercase with '-' read as '_', and
 // matched exactly against api_key, apikey, x_api_key, token, access_token,
 // refresh_token, id_token, auth_token, session_token, password, passwd,
-// secret, client_secret, authorization, cookie, set_cookie and private_key,
+// secret, client_secret, auth, authorization, cookie, set_cookie and private_key,
 // or by its suffix: _token, _secret, _password, _api_key. A camelCase name
 // is also read with its words split (accessToken as access_token), so
 // tokenCount and maxTokens stay ordinary names.
