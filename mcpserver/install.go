@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/safefile"
 )
 
@@ -115,31 +116,31 @@ func DetectClients(root string) []Client {
 // Install writes the mcptest entry into the agent config at path, in the
 // shape its file name says (see ClientForPath).
 func Install(path, command string, enableWrites bool) (changed bool, err error) {
-	return InstallFor(path, ClientForPath(path), command, enableWrites)
+	return InstallFor(path, ClientForPath(path), command, enableWrites, "")
 }
 
 // maxInstall bounds the agent config InstallFor reads.
 const maxInstall = 8 << 20
 
 // InstallFor writes the mcptest entry under the client's servers key in
-// the config file at path, preserving every other server and key. It
+// the config file at path, preserving every other server and key and the
+// file's own order and layout: only the mcptest entry's bytes change. It
 // reports whether the file changed: a second identical install changes
-// nothing. The file is read bounded and written by rename, with its own
-// mode.
-func InstallFor(path string, client Client, command string, enableWrites bool) (changed bool, err error) {
-	// A link (a config kept with the dotfiles) is written through: the
-	// file it names is replaced, the link stays.
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
+// nothing. A file it cannot edit without changing what it means (not an
+// object, a servers key that is not an object, a key given twice) is
+// refused with what was found. The file is read bounded and written by
+// rename, with its own mode. A link is written through to the file it
+// names (a config kept with the dotfiles), unless within is set (the
+// workspace root, for a workspace's own config) and the link leads out of
+// it: a committed link must not make --install write outside the
+// workspace.
+func InstallFor(path string, client Client, command string, enableWrites bool, within string) (changed bool, err error) {
+	if path, err = resolveLink(path, within); err != nil {
+		return false, &diag.InputError{Err: err}
 	}
 	perm := os.FileMode(0o644)
-	doc := map[string]json.RawMessage{}
 	old, err := safefile.ReadFile(path, maxInstall)
 	switch {
-	case err == nil && len(bytes.TrimSpace(old)) > 0:
-		if err := json.Unmarshal(old, &doc); err != nil {
-			return false, fmt.Errorf("%s is not a JSON object: %w (fix or move it; mcptest will not overwrite it)", path, err)
-		}
 	case err != nil && safefile.IsLimit(err):
 		return false, fmt.Errorf("%w (mcptest will not overwrite it)", err)
 	case err != nil && !os.IsNotExist(err):
@@ -148,26 +149,10 @@ func InstallFor(path string, client Client, command string, enableWrites bool) (
 	if fi, err := os.Stat(path); err == nil {
 		perm = fi.Mode().Perm() // the config may hold tokens: keep its mode
 	}
-	servers := map[string]json.RawMessage{}
-	if raw, ok := doc[client.Key]; ok {
-		if err := json.Unmarshal(raw, &servers); err != nil {
-			return false, fmt.Errorf("%s: %s is not an object: %w", path, client.Key, err)
-		}
-	}
-	entry := installEntry(client, command, enableWrites)
-	if raw, ok := servers["mcptest"]; ok {
-		var cur map[string]any
-		if json.Unmarshal(raw, &cur) == nil && sameEntry(cur, entry) {
-			return false, nil
-		}
-	}
-	servers["mcptest"], _ = json.Marshal(entry)
-	doc[client.Key], _ = json.Marshal(servers)
-	out, err := json.MarshalIndent(doc, "", "  ")
+	out, err := withEntry(old, client, installEntry(client, command, enableWrites))
 	if err != nil {
-		return false, err
+		return false, &diag.InputError{Err: fmt.Errorf("%s: %w (fix or move it; mcptest will not overwrite it)", path, err)}
 	}
-	out = append(out, '\n')
 	if bytes.Equal(out, old) {
 		return false, nil
 	}
@@ -178,6 +163,64 @@ func InstallFor(path string, client Client, command string, enableWrites bool) (
 		return false, fmt.Errorf("write %s: %w", path, err)
 	}
 	return true, nil
+}
+
+// resolveLink is the file path names, through links, refused when within
+// is set and the file is outside it.
+func resolveLink(path, within string) (string, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return path, nil // not there yet, or not readable: the write says
+	}
+	if within == "" || real == path {
+		return real, nil
+	}
+	root, err := filepath.EvalSymlinks(within)
+	if err != nil {
+		root = within
+	}
+	if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("%s is a link to %s, outside the workspace %s: mcptest will not write through it (give the file itself with --install-path)", path, real, within)
+	}
+	return real, nil
+}
+
+// withEntry is the config file old with the mcptest entry set to entry
+// under the client's servers key; an empty file becomes a new config. An
+// existing mcptest entry keeps the keys the user added (env, cwd) and
+// counts as the same when its command, args and type are.
+func withEntry(old []byte, client Client, entry map[string]any) ([]byte, error) {
+	if len(bytes.TrimSpace(old)) == 0 {
+		b, _ := json.MarshalIndent(map[string]any{client.Key: map[string]any{"mcptest": entry}}, "", "  ")
+		return append(b, '\n'), nil
+	}
+	root, err := readObject(old, 0, len(old))
+	if err != nil {
+		return nil, err
+	}
+	l := layoutOf(old, root)
+	m, ok := root.get(client.Key)
+	if !ok || string(old[m.start:m.end]) == "null" {
+		return setMember(old, root, 0, l, client.Key, l.render(map[string]any{"mcptest": entry}, 1)), nil
+	}
+	servers, err := readObject(old, m.start, m.end)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", client.Key, err)
+	}
+	if cur, ok := servers.get("mcptest"); ok {
+		var have map[string]any
+		if json.Unmarshal(old[cur.start:cur.end], &have) == nil {
+			if sameEntry(have, entry) {
+				return old, nil
+			}
+			for k, v := range have {
+				if _, ours := entry[k]; !ours {
+					entry[k] = v
+				}
+			}
+		}
+	}
+	return setMember(old, servers, 1, l, "mcptest", l.render(entry, 2)), nil
 }
 
 // installEntry is the mcptest server entry in the client's shape.

@@ -34,7 +34,7 @@ func InstallFrontDoor(w io.Writer, r InstallRequest) error {
 		} else if !OnPath(r.Getenv("PATH"), "mcptest") {
 			return &diag.InputError{Err: fmt.Errorf("mcptest is not on PATH, so %s's command `mcptest` would not start: install it (go install github.com/mcptest/mcptest/cmd/mcptest@latest, or a release archive) or pass --absolute to write %s (a path that is only right on this machine)", t.Path, r.Exe)}
 		}
-		changed, err := InstallFor(t.Path, t.Client, command, r.Writes)
+		changed, err := InstallFor(t.Path, t.Client, command, r.Writes, t.Within)
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,10 @@ import (
 type InstallTarget struct {
 	Path   string
 	Client Client
+	// Within is the workspace root for a workspace's own config file,
+	// which a link must not lead out of; "" for a file named by the user
+	// or the user's own config.
+	Within string
 }
 
 // InstallTargets resolves the files --install writes: path (--install-path,
@@ -36,21 +40,21 @@ func InstallTargets(root, client, path string, getenv func(string) string) ([]In
 	}
 	switch {
 	case path != "" && named != nil:
-		return []InstallTarget{{path, *named}}, nil
+		return []InstallTarget{{path, *named, ""}}, nil
 	case path != "":
-		return []InstallTarget{{path, ClientForPath(path)}}, nil
+		return []InstallTarget{{path, ClientForPath(path), ""}}, nil
 	case named != nil && named.Path == "":
-		return []InstallTarget{{DesktopConfigPath(getenv), *named}}, nil
+		return []InstallTarget{{DesktopConfigPath(getenv), *named, ""}}, nil
 	case named != nil:
-		return []InstallTarget{{filepath.Join(root, named.Path), *named}}, nil
+		return []InstallTarget{{filepath.Join(root, named.Path), *named, root}}, nil
 	}
 	var out []InstallTarget
 	for _, cl := range DetectClients(root) {
-		out = append(out, InstallTarget{filepath.Join(root, cl.Path), cl})
+		out = append(out, InstallTarget{filepath.Join(root, cl.Path), cl, root})
 	}
 	if len(out) == 0 {
 		cl, _ := ClientByName("claude-code")
-		out = []InstallTarget{{filepath.Join(root, cl.Path), cl}}
+		out = []InstallTarget{{filepath.Join(root, cl.Path), cl, root}}
 	}
 	return out, nil
 }

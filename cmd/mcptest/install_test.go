@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -133,5 +134,50 @@ func TestInstallDetects(t *testing.T) {
 	}
 	if _, stderr, code := mcptest(t, env, "mcp-server", "--install", "--client", "vscod", "--root", root); code != ExitInput || !strings.Contains(stderr, `did you mean "vscode"`) {
 		t.Errorf("--client vscod: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestInstallBinaryRefuses: the built binary's `mcp-server --install` on a
+// workspace whose .mcp.json holds null, or is a committed link to a file
+// outside the workspace, exits 2 with what it found and writes nothing;
+// on {"mcpServers": null} it adds its entry and keeps the other keys in
+// their order.
+func TestInstallBinaryRefuses(t *testing.T) {
+	bin := mcptestBin(t)
+	install := func(root string) (string, int) {
+		cmd := exec.Command(bin, "mcp-server", "--install", "--absolute", "--root", root)
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return string(out), code
+	}
+	root := t.TempDir()
+	write(t, filepath.Join(root, ".mcp.json"), []byte("null"))
+	if out, code := install(root); code != ExitInput || !strings.Contains(out, "expected a JSON object {...}, found null") {
+		t.Errorf("null config: exit %d\n%s", code, out)
+	}
+
+	root = t.TempDir()
+	write(t, filepath.Join(root, ".mcp.json"), []byte("{\n  \"z\": 1,\n  \"mcpServers\": null,\n  \"a\": 2\n}\n"))
+	if out, code := install(root); code != ExitOK {
+		t.Fatalf("null servers: exit %d\n%s", code, out)
+	}
+	data, _ := os.ReadFile(filepath.Join(root, ".mcp.json"))
+	if z, m, a := strings.Index(string(data), `"z"`), strings.Index(string(data), `"mcptest"`), strings.Index(string(data), `"a"`); z < 0 || m < z || a < m {
+		t.Errorf("the keys were reordered or the entry is missing:\n%s", data)
+	}
+
+	root, outside := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(outside, "victim.json"), []byte("{}"))
+	if err := os.Symlink(filepath.Join(outside, "victim.json"), filepath.Join(root, ".mcp.json")); err != nil {
+		t.Skip("symlink:", err)
+	}
+	if out, code := install(root); code != ExitInput || !strings.Contains(out, "outside the workspace") {
+		t.Errorf("a link out of the workspace: exit %d\n%s", code, out)
+	}
+	if data, _ := os.ReadFile(filepath.Join(outside, "victim.json")); string(data) != "{}" {
+		t.Errorf("the file outside the workspace was written: %s", data)
 	}
 }

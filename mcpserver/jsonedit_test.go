@@ -1,0 +1,94 @@
+package mcpserver
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcptest/mcptest/engine/diag"
+)
+
+// TestInstallKeepsTheFile: --install changes only the mcptest entry's
+// bytes: the file's key order, layout and other servers stay as written,
+// a null servers key becomes the servers object, and an existing entry
+// keeps the keys the user added.
+func TestInstallKeepsTheFile(t *testing.T) {
+	claude, _ := ClientByName("claude-code")
+	vscode, _ := ClientByName("vscode")
+	for _, c := range []struct {
+		name      string
+		client    Client
+		old, want string
+	}{
+		{"null servers", claude, "{\n  \"z\": 1,\n  \"mcpServers\": null\n}\n",
+			"{\n  \"z\": 1,\n  \"mcpServers\": {\n    \"mcptest\": {\n      \"args\": [\n        \"mcp-server\"\n      ],\n      \"command\": \"mcptest\"\n    }\n  }\n}\n"},
+		{"order and layout kept", claude, "{\n    \"zeta\": true,\n    \"mcpServers\": {\n        \"b\": {\"command\": \"b\"},\n        \"a\": {\"command\": \"a\"}\n    },\n    \"alpha\": 2\n}\n",
+			"{\n    \"zeta\": true,\n    \"mcpServers\": {\n        \"b\": {\"command\": \"b\"},\n        \"a\": {\"command\": \"a\"},\n        \"mcptest\": {\n            \"args\": [\n                \"mcp-server\"\n            ],\n            \"command\": \"mcptest\"\n        }\n    },\n    \"alpha\": 2\n}\n"},
+		{"one line", claude, `{"mcpServers": {"gh": {"command": "gh"}}}`,
+			`{"mcpServers": {"gh": {"command": "gh"}, "mcptest": {"args": ["mcp-server"], "command": "mcptest"}}}`},
+		{"no servers key", vscode, "{\n  \"inputs\": []\n}",
+			"{\n  \"inputs\": [],\n  \"servers\": {\n    \"mcptest\": {\n      \"args\": [\n        \"mcp-server\"\n      ],\n      \"command\": \"mcptest\",\n      \"type\": \"stdio\"\n    }\n  }\n}"},
+		{"empty servers", claude, `{"mcpServers": {}}`, `{"mcpServers": {"mcptest": {"args": ["mcp-server"], "command": "mcptest"}}}`},
+		{"entry updated, env kept", claude, "{\"mcpServers\": {\"mcptest\": {\"command\": \"/old/mcptest\", \"args\": [\"mcp-server\"], \"env\": {\"A\": \"1\"}}, \"x\": {}}}",
+			"{\"mcpServers\": {\"mcptest\": {\"args\": [\"mcp-server\"], \"command\": \"mcptest\", \"env\": {\"A\": \"1\"}}, \"x\": {}}}"},
+		{"same entry unchanged", claude, "{\"mcpServers\":{\"mcptest\":{\"command\":\"mcptest\",\"args\":[\"mcp-server\"]}}}",
+			"{\"mcpServers\":{\"mcptest\":{\"command\":\"mcptest\",\"args\":[\"mcp-server\"]}}}"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := withEntry([]byte(c.old), c.client, installEntry(c.client, "mcptest", false))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != c.want {
+				t.Errorf("got\n%s\nwant\n%s", got, c.want)
+			}
+		})
+	}
+}
+
+// TestInstallRefuses: a config --install cannot edit without changing what
+// it means is refused with what was found, as wrong input, and left as it
+// was; a workspace's config that is a link out of the workspace is not
+// written through.
+func TestInstallRefuses(t *testing.T) {
+	for _, c := range []struct{ old, want string }{
+		{"null", "expected a JSON object {...}, found null"},
+		{`[{"mcpServers": {}}]`, `expected a JSON object {...}, found "["`},
+		{`{"mcpServers": {"a": {}}, "mcpServers": {}}`, `the key "mcpServers" is given twice`},
+		{`{"mcpServers": {"a": {}, "a": {"command": "x"}}}`, `mcpServers: the key "a" is given twice`},
+		{`{"mcpServers": []}`, `mcpServers: expected a JSON object {...}, found "["`},
+		{`{"mcpServers": {}} {}`, "expected the end of the document"},
+		{`{"mcpServers": {`, "unexpected EOF"},
+	} {
+		path := filepath.Join(t.TempDir(), ".mcp.json")
+		if err := os.WriteFile(path, []byte(c.old), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Install(path, "mcptest", false)
+		var ie *diag.InputError
+		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.As(err, &ie) {
+			t.Errorf("%s: error %v, want an input error saying %q", c.old, err, c.want)
+		}
+		if data, _ := os.ReadFile(path); string(data) != c.old {
+			t.Errorf("%s: the file was changed to %s", c.old, data)
+		}
+	}
+
+	root, outside := t.TempDir(), t.TempDir()
+	target := filepath.Join(outside, "elsewhere.json")
+	if err := os.WriteFile(target, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(root, ".mcp.json")); err != nil {
+		t.Skip("symlink:", err)
+	}
+	err := InstallFrontDoor(new(strings.Builder), InstallRequest{Root: root, Absolute: true, Exe: "/bin/mcptest", Getenv: func(string) string { return "" }})
+	if err == nil || !strings.Contains(err.Error(), "outside the workspace") {
+		t.Errorf("a link out of the workspace: %v", err)
+	}
+	if data, _ := os.ReadFile(target); string(data) != "{}" {
+		t.Errorf("the file outside the workspace was written: %s", data)
+	}
+}
