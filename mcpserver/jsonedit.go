@@ -38,6 +38,16 @@ func (o object) get(key string) (member, bool) {
 // meaning the same: anything but an object, and a key given twice (JSON
 // readers disagree on which one wins).
 func readObject(data []byte, start, end int) (object, error) {
+	o, err := scanObject(data, start, end)
+	var se *json.SyntaxError
+	if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return object{}, fmt.Errorf("not a JSON object: %w", err)
+	}
+	return o, err
+}
+
+// scanObject is readObject without the wording of syntax errors.
+func scanObject(data []byte, start, end int) (object, error) {
 	dec := json.NewDecoder(bytes.NewReader(data[start:end]))
 	tok, err := dec.Token()
 	if err != nil {
