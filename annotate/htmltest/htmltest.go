@@ -66,8 +66,25 @@ func CheckStructure(t testing.TB, name string, env *report.Envelope, page string
 		t.Errorf("%s: Review first lists %q, want %q", name, got, want)
 	}
 	checkFigures(t, name, env, page)
+	checkStrip(t, name, env, page)
 	if a, c := strings.Index(page, `id="audit"`), strings.Index(page, `id="cases"`); a < c {
 		t.Errorf("%s: the audit block is not after the cases", name)
+	}
+}
+
+// checkStrip: when a case failed on an assertion, the summary strip's
+// figure is a failing one (the worst floor, or the failing assertion),
+// never a passing figure shown as the closest floor.
+func checkStrip(t testing.TB, name string, env *report.Envelope, page string) {
+	t.Helper()
+	failed := false
+	for _, c := range env.Cases {
+		for _, a := range c.Assertions {
+			failed = failed || c.Verdict == report.Fail && !a.Passed
+		}
+	}
+	if failed && !strings.Contains(page, `<div class="fig-box fail" id="worst-floor">`) {
+		t.Errorf("%s: a case failed on an assertion, but the summary strip does not show a failing figure", name)
 	}
 }
 
