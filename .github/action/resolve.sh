@@ -169,11 +169,9 @@ platform() {
 }
 
 resolve() {
-  local v=${MCPTEST_VERSION:-} tag="" ref=""
-  if [ -z "$v" ]; then
-    action_ref
-    v=$ref
-  fi
+  local v tag="" ref=""
+  action_ref
+  v=${MCPTEST_VERSION:-$ref}
   local shown=$v
   case $v in *[!A-Za-z0-9._/-]*) shown="" ;; esac
   {

@@ -707,6 +707,8 @@ func TestActionResolverPinnedSHA(t *testing.T) {
 		{"a fork, from its path", map[string]string{"MCPTEST_REPO": "", "GITHUB_ACTION_PATH": actions + "acme/mcptest-fork/v1.4.2"}, "v1.4.2", "acme/mcptest-fork"},
 		{"action_ref, no runner path (act)", map[string]string{"MCPTEST_ACTION_REF": "v1.4.2", "MCPTEST_ACTION_REPOSITORY": "mcptest/mcptest",
 			"GITHUB_ACTION_PATH": "/root/.cache/act/mcptest-mcptest@v1.4.2"}, "v1.4.2", "mcptest/mcptest"},
+		{"the version input, the repository of the path", map[string]string{"MCPTEST_REPO": "", "MCPTEST_VERSION": "v1.4.2", "MCPTEST_ACTION_REF": "v9",
+			"MCPTEST_ACTION_REPOSITORY": "acme/outer", "GITHUB_ACTION_PATH": actions + "acme/mcptest-fork/main"}, "v1.4.2", "acme/mcptest-fork"},
 		{"uses: ./", map[string]string{"MCPTEST_REPO": "", "GITHUB_ACTION_PATH": "/home/runner/work/agents/agents"}, "", "mcptest/mcptest"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
