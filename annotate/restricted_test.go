@@ -41,9 +41,9 @@ func restrictedEnv(name, tool string, verdict report.Verdict) *report.Envelope {
 // TestRestrictedOnPassingCase: a passing case that called a restricted
 // tool is a warning annotation on the case's line, a GATE-RESTRICTED
 // SARIF result there, and a row of the job summary and of the sticky
-// comment, every recorded string escaped for where it goes. A failing
-// case's restricted call is one of its failure reasons instead, and a case
-// without one adds nothing.
+// comment, and a restricted-call item of the HTML report's Review first,
+// every recorded string escaped for where it goes. A failing case's
+// restricted call is one of its failure reasons instead.
 func TestRestrictedOnPassingCase(t *testing.T) {
 	sch := sarifSchema(t)
 	for _, tt := range []struct {
@@ -65,6 +65,12 @@ func TestRestrictedOnPassingCase(t *testing.T) {
 				checkRestrictedRow(t, what, md, tt.caseName, tt.shown)
 			}
 			checkRestrictedSARIF(t, sch, renderReport(t, SARIF{}, env), tt.shown)
+			page := string(renderReport(t, HTML{}, env))
+			review := page[strings.Index(page, `id="review"`)+1 : strings.Index(page, `id="cases"`)]
+			if !strings.Contains(review, `data-case="`) || strings.Contains(review, `class="problem restricted"`) != tt.shown {
+				t.Errorf("Review first lists the case %v and its restricted call %v, want %v:\n%s", strings.Contains(review, `data-case="`),
+					strings.Contains(review, `class="problem restricted"`), tt.shown, review)
+			}
 		})
 	}
 }
