@@ -63,8 +63,10 @@ type Annotation struct {
 }
 
 // Annotations lists what the Action annotates, in the priority order of
-// action.md: pass -> fail flips, then still-failing cases, then fail -> pass
-// flips as notices. Without a comparison every failing case is an error.
+// action.md: pass -> fail flips, then still-failing cases, then a warning
+// on the line of each passing case that called a restricted tool
+// (restrictedAnnotations), then fail -> pass flips as notices. Without a
+// comparison every failing case is an error.
 func Annotations(r ActionReport) []Annotation {
 	var regress, failing, fixes []Annotation
 	byName := map[string]*report.CaseResult{}
@@ -102,7 +104,33 @@ func Annotations(r ActionReport) []Annotation {
 		failing = append(failing, Annotation{Level: "error", File: c.Position.File, Line: c.Position.Line, Col: c.Position.Col,
 			Title: "mcptest: " + flatten(c.Name, 120), Message: flatten(failureText(c), 1000)})
 	}
-	return append(append(regress, failing...), fixes...)
+	return append(append(append(regress, failing...), restrictedAnnotations(r.Env)...), fixes...)
+}
+
+// restrictedAnnotations is one warning per passing case that called a
+// restricted tool of its tool_edges: block, on the case's line in the
+// suite: its expect: did not gate the call, so the pass alone would hide it.
+func restrictedAnnotations(env *report.Envelope) []Annotation {
+	var out []Annotation
+	for _, c := range env.Cases {
+		fs := restrictedOnPass(c)
+		if len(fs) == 0 {
+			continue
+		}
+		out = append(out, Annotation{Level: "warning", File: c.Position.File, Line: c.Position.Line, Col: c.Position.Col,
+			Title: "mcptest: restricted tool called in " + flatten(c.Name, 120), Message: flatten("the case passed, but its runs called a restricted tool: "+restrictedText(fs), 1000)})
+	}
+	return out
+}
+
+// restrictedText lists the restricted calls of a passing case, as the
+// tool_edges: gate recorded them.
+func restrictedText(fs []report.Finding) string {
+	msgs := make([]string, len(fs))
+	for i, f := range fs {
+		msgs[i] = f.Message
+	}
+	return strings.Join(msgs, "; ")
 }
 
 // caseFlips folds one case's flips into at most one annotation: an error
@@ -372,7 +400,7 @@ func (r ActionReport) blocks(serverURL, repo string) []block {
 			out = append(out, block{head: rd})
 		}
 	}
-	for _, table := range []func() (block, bool){r.flipsBlock, r.failingBlock, r.floorBreachBlock, r.otherChangesBlock, r.allCasesBlock} {
+	for _, table := range []func() (block, bool){r.flipsBlock, r.failingBlock, r.restrictedBlock, r.floorBreachBlock, r.otherChangesBlock, r.allCasesBlock} {
 		if bl, ok := table(); ok {
 			out = append(out, bl)
 		}
@@ -482,6 +510,21 @@ func (r ActionReport) failingBlock() (block, bool) {
 		return block{}, false
 	}
 	return block{head: "#### Failing cases\n\n| case | where | why |\n| --- | --- | --- |\n", rows: failing, tail: "\n"}, true
+}
+
+// restrictedBlock is the passing cases that called a restricted tool,
+// one row each with where the case is and the calls its runs made.
+func (r ActionReport) restrictedBlock() (block, bool) {
+	var rows []string
+	for _, c := range r.Env.Cases {
+		if fs := restrictedOnPass(c); len(fs) > 0 {
+			rows = append(rows, fmt.Sprintf("| %s | %s | %s |\n", Text(c.Name, 0), Text(c.Position.String(), 200), Text(restrictedText(fs), 600)))
+		}
+	}
+	if len(rows) == 0 {
+		return block{}, false
+	}
+	return block{head: "#### Restricted tool calls in passing cases\n\n| case | where | calls |\n| --- | --- | --- |\n", rows: rows, tail: "\n"}, true
 }
 
 // floorBreachBlock is the breached floors' lines of each failing case.

@@ -260,19 +260,14 @@ func (a Agent) Report(w io.Writer, env *report.Envelope) error {
 func restrictedLines(b *strings.Builder, env *report.Envelope, field, budget int) int {
 	used := 0
 	for _, c := range env.Cases {
-		if c.Verdict != report.Pass {
+		fs := restrictedOnPass(c)
+		if len(fs) == 0 {
 			continue
 		}
-		for _, f := range c.Findings {
-			if !restrictedCall(f) {
-				continue
-			}
-			line := fmt.Sprintf("RESTRICTED %s: %s\n", Clean(c.Name), clipTokens(Clean(f.Message), field))
-			if cost := tokens.Count(line); used+cost <= budget {
-				b.WriteString(line)
-				used += cost
-			}
-			break
+		line := fmt.Sprintf("RESTRICTED %s: %s\n", Clean(c.Name), clipTokens(Clean(fs[0].Message), field))
+		if cost := tokens.Count(line); used+cost <= budget {
+			b.WriteString(line)
+			used += cost
 		}
 	}
 	return used

@@ -22,8 +22,8 @@ import (
 // first screen is a summary strip (the verdict, the counts, the run's
 // reliability, the worst figure against its threshold and, with a
 // Comparison, the floor flips against the baseline) and "Review first"
-// (each failing or inconclusive case, floor and restricted call, with its
-// file:line:col). Then every case, its figures grouped by gate against
+// (each failing or inconclusive case, failed suite floor, and passing case
+// that called a restricted tool, with its file:line:col). Then every case, its figures grouped by gate against
 // their thresholds, expandable to the full width: assertions, floors,
 // findings, and each recorded run as a timeline of turns and calls with
 // arguments, result excerpts and the marks of the gates that counted a
@@ -320,7 +320,7 @@ func (h HTML) Report(w io.Writer, env *report.Envelope) error {
 			hc.Baseline, hc.BaselineClass, hc.Delta = baselineWords(cd)
 		}
 		d.Cases = append(d.Cases, hc)
-		if c.Verdict != report.Pass {
+		if c.Verdict != report.Pass || len(restrictedOnPass(c)) > 0 {
 			d.Review = append(d.Review, hc)
 		}
 	}
@@ -410,6 +410,10 @@ func htmlCaseOf(i int, c *report.CaseResult, withEvidence bool) htmlCase {
 	hc.Counts = countPairs(c.Counts)
 	for _, p := range caseProblems(c) {
 		hc.Problems = append(hc.Problems, htmlProblem{Kind: p.Kind, Position: Clean(p.Pos.String()), Message: Clean(p.Message), Actual: Clean(p.Actual), Lines: cleanAll(p.Lines)})
+	}
+	// A passing case's restricted calls are what Review first lists it for.
+	for _, f := range restrictedOnPass(c) {
+		hc.Problems = append(hc.Problems, htmlProblem{Kind: "restricted", Position: Clean(c.Position.String()), Message: Clean(f.Message)})
 	}
 	for _, a := range c.Assertions {
 		hc.Assertions = append(hc.Assertions, assertionOf(a))

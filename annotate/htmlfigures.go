@@ -204,8 +204,13 @@ func heldFigures(gates []htmlGate) []htmlFigure {
 
 // worstFloor is the figure of the run furthest below its threshold (or,
 // when every figure holds, the one closest to it), for the summary strip:
-// "weather: tool_selection.f1 57 < 80".
+// "weather: tool_selection.f1 57 < 80". When no figure fails but a case
+// failed on an assertion that holds no figure to a number (a
+// final_response that lacks a word, a figure the case did not compute),
+// it is that assertion, failing: a green "closest floor" would hide it.
 type worstFloor struct {
+	// Label is "worst floor", "closest floor" or "failing assertion".
+	Label                                     string
 	Case, Name, Value, Against, Outcome, Href string
 }
 
@@ -262,7 +267,40 @@ func worstFloorOf(env *report.Envelope) *worstFloor {
 		}
 		consider(worstFloor{Case: "suite", Name: Clean(f.Target), Value: compact(v), Against: relation(v, t.at) + " " + compact(t.at), Outcome: out, Href: "#reliability"}, t.margin(v)/scale(t.at))
 	}
+	if best != nil && best.Outcome == "fail" {
+		best.Label = "worst floor"
+		return best
+	}
+	if failed := failedAssertionOf(env); failed != nil {
+		return failed
+	}
+	if best != nil {
+		best.Label = "closest floor"
+	}
 	return best
+}
+
+// failedAssertionOf is the first failed assertion of the first case that
+// failed on one, for the summary strip: its target, actual value and
+// matcher; nil when no case failed on an assertion.
+func failedAssertionOf(env *report.Envelope) *worstFloor {
+	for i, c := range env.Cases {
+		if c.Verdict != report.Fail {
+			continue
+		}
+		for _, a := range c.Assertions {
+			if a.Passed {
+				continue
+			}
+			w := &worstFloor{Label: "failing assertion", Case: Clean(c.Name), Name: Clean(a.Target), Value: "no value",
+				Against: Clean("needs " + clip(literal(a.Matcher), 120)), Outcome: "fail", Href: fmt.Sprintf("#case-%d", i+1)}
+			if a.Actual != nil {
+				w.Value = Clean(clip(literal(a.Actual), 120))
+			}
+			return w
+		}
+	}
+	return nil
 }
 
 // ticks renders recorded text with its backticked names as inline code:

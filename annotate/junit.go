@@ -136,10 +136,8 @@ func (JUnit) Report(w io.Writer, env *report.Envelope) error {
 			f.Message, f.Text = xmlText(f.Message), xmlText(text.String())
 			tc.Failure = f
 		case report.Pass:
-			for _, f := range c.Findings {
-				if restrictedCall(f) {
-					tc.SystemOut += "\n" + xmlText(f.Level+": "+f.Message)
-				}
+			for _, f := range restrictedOnPass(c) {
+				tc.SystemOut += "\n" + xmlText(f.Level+": "+f.Message)
 			}
 		case report.Inconclusive:
 			msg := "inconclusive"

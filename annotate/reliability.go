@@ -359,6 +359,24 @@ func restrictedCall(f report.Finding) bool {
 	return f.Gate == "tool_edges" && f.Level == "error"
 }
 
+// restrictedOnPass lists the restricted calls of a passing case (the
+// findings restrictedCall picks, in the order the gate recorded them), the
+// evidence the pretty, agent and JUnit reporters show and the Action
+// annotates, summarises and writes to SARIF as a warning. A failing case
+// has none here: its restricted calls are among the reasons it failed.
+func restrictedOnPass(c *report.CaseResult) []report.Finding {
+	if c.Verdict != report.Pass {
+		return nil
+	}
+	var out []report.Finding
+	for _, f := range c.Findings {
+		if restrictedCall(f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // labelWords renders a word-valued target of a comparison as "stable_pass
 // -> flaky", "A (new)" or "F (gone)"; ok is false when it did not change.
 func labelWords(l baseline.LabelDelta, arrow string) (string, bool) {

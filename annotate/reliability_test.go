@@ -154,7 +154,7 @@ func TestRestrictedCallAlwaysShown(t *testing.T) {
 			},
 		}},
 	}
-	for _, r := range []Reporter{Pretty{}, JUnit{}, Agent{}} {
+	for _, r := range []Reporter{Pretty{}, JUnit{}, Agent{}, SARIF{}} {
 		var buf bytes.Buffer
 		if err := r.Report(&buf, env); err != nil {
 			t.Fatal(err)

@@ -153,13 +153,18 @@ var gateRules = []SARIFRule{
 	{ID: "GATE-INCONCLUSIVE", Name: "CaseInconclusive", Level: "warning",
 		Short: "A suite case could not be decided (for example a block this version does not compute).",
 		Full:  "The case was validated but not computed, so it neither passed nor failed; it is never silently passed."},
+	{ID: "GATE-RESTRICTED", Name: "RestrictedToolCalled", Level: "warning",
+		Short: "A passing case called a restricted tool of its tool_edges: block.",
+		Full:  "A recorded run called a tool the suite lists under tool_edges: restricted, and the case's expect: list did not gate it, so the case passed. The location is the case in the suite file."},
 }
 
 // SARIF writes the gate failures of a run as a SARIF 2.1.0 log for code
 // scanning: one result per failed assertion (GATE-ASSERT), missed floor
 // (GATE-FLOOR) and error finding (GATE-FINDING) of a failing case, and one
 // warning per reason a case is inconclusive (GATE-INCONCLUSIVE), each at
-// its place in the suite file. A passing run gives a log with no results.
+// its place in the suite file, and one warning per restricted call of a
+// passing case (GATE-RESTRICTED) at the case. A run whose cases all pass
+// without a restricted call gives a log with no results.
 type SARIF struct{}
 
 // Report implements Reporter.
@@ -185,9 +190,24 @@ func (SARIF) Report(w io.Writer, env *report.Envelope) error {
 				Properties:  map[string]any{"case": c.Name, "kind": string(c.Kind)},
 			})
 		}
+		results = append(results, restrictedResults(c)...)
 	}
 	tool := SARIFTool{Name: env.Tool.Name, Version: env.Tool.Version, InformationURI: "https://github.com/mcptest/mcptest"}
 	return WriteSARIF(w, tool, gateRules, results)
+}
+
+// restrictedResults are the GATE-RESTRICTED warnings of a passing case,
+// one per restricted call the tool_edges: gate recorded, at the case.
+func restrictedResults(c *report.CaseResult) []SARIFResult {
+	var out []SARIFResult
+	for i, f := range restrictedOnPass(c) {
+		out = append(out, SARIFResult{
+			RuleID: "GATE-RESTRICTED", Level: "warning", Message: "case “" + c.Name + "” passed, but " + f.Message, Location: c.Position,
+			Fingerprint: c.Name + "\x00" + fmt.Sprintf("restricted/%d", i),
+			Properties:  map[string]any{"case": c.Name, "kind": string(c.Kind)},
+		})
+	}
+	return out
 }
 
 type sarifLog struct {

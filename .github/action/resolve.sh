@@ -2,19 +2,30 @@
 # resolve.sh: how the mcptest Action finds its binary (action.yml runs it).
 #
 #   resolve.sh resolve   picks the release for MCPTEST_VERSION and the
-#                        archive for the runner; writes tag, version,
-#                        archive, dir and source=true|false to $GITHUB_OUTPUT
+#                        archive for the runner; writes repo, ref, tag,
+#                        version, archive, dir and source=true|false to
+#                        $GITHUB_OUTPUT
 #   resolve.sh fetch     downloads that archive and checksums.txt, verifies
 #                        the archive's SHA-256 (a mismatch exits 3) and
 #                        unpacks the binary into MCPTEST_DIR
 #
 # MCPTEST_VERSION is the action's `version` input, else the ref the workflow
-# uses the action at: v1.2.3 (that release), v1 or v1.2 (the newest release
-# under it), latest, or anything else (a branch, a SHA, `uses: ./`), which
-# is not a release: then source=true and action.yml builds from source.
-# A release tag whose checksums.txt is not published (404) also falls back
-# to the source build. MCPTEST_API_URL and MCPTEST_DOWNLOAD_URL default to
-# GitHub's; the tests point them at a local server.
+# uses the action at (action_ref, below): v1.2.3 (that release), v1 or v1.2
+# (the newest release under it), latest, a full 40-hex commit SHA (the
+# release whose vX.Y.Z tag points at that commit, as security guides ask
+# actions to be pinned), or anything else (a branch, an unknown SHA,
+# `uses: ./`), which is not a release: then source=true and action.yml
+# builds from source. A release tag whose checksums.txt is not published
+# (404) also falls back to the source build. MCPTEST_API_URL and
+# MCPTEST_DOWNLOAD_URL default to GitHub's; the tests point them at a local
+# server.
+#
+# A SHA is resolved with the tag list (GET /repos/{owner}/{repo}/tags, which
+# gives each tag's commit, annotated tags peeled), not with a VERSION file
+# committed at release time: the list works for every release already
+# published and needs no step in the release process, and a commit that
+# no vX.Y.Z tag points at (a branch head, a fork's commit) is rightly not a
+# release. It costs one API request per 100 tags, with the token when given.
 set -euo pipefail
 
 repo=${MCPTEST_REPO:-mcptest/mcptest}
@@ -27,11 +38,16 @@ fail() { # fail CODE MESSAGE: an error annotation, then exit CODE
   exit "$1"
 }
 
-# fetch_url URL FILE: 0 on success, 4 on 404, 1 on any other failure.
+# fetch_url URL FILE: 0 on success, 4 on 404, 1 on any other failure. A
+# request to the API carries the media type and API version GitHub asks
+# for, and the token when there is one; the download host gets neither.
 fetch_url() {
   local code auth=()
-  if [ -n "${MCPTEST_TOKEN:-}" ] && [ "${1#"$api"}" != "$1" ]; then
-    auth=(-H "Authorization: Bearer $MCPTEST_TOKEN")
+  if [ "${1#"$api"}" != "$1" ]; then
+    auth=(-H "Accept: application/vnd.github+json" -H "X-GitHub-Api-Version: 2022-11-28")
+    if [ -n "${MCPTEST_TOKEN:-}" ]; then
+      auth+=(-H "Authorization: Bearer $MCPTEST_TOKEN")
+    fi
   fi
   code=$(curl -sSL --retry 3 --retry-delay 1 --connect-timeout 10 --max-time 120 \
     ${auth[@]+"${auth[@]}"} -o "$2" -w '%{http_code}' "$1") || return 1
@@ -53,6 +69,91 @@ newest_tag() {
   rm -f "$body"
 }
 
+# tags_awk reads one page of the tag list (a JSON array of objects with a
+# name and a commit.sha) and prints how many tags it holds and the best
+# vX.Y.Z tag whose commit is `want`. It walks the JSON by character, so
+# the order of the keys and the spacing do not matter.
+# shellcheck disable=SC2016
+tags_awk='
+function consider(o,   name, sha) {
+  if (!match(o, /"name"[ \t\r\n]*:[ \t\r\n]*"[^"]*"/)) return
+  name = substr(o, RSTART, RLENGTH); sub(/^"name"[ \t\r\n]*:[ \t\r\n]*"/, "", name); sub(/"$/, "", name)
+  if (!match(o, /"sha"[ \t\r\n]*:[ \t\r\n]*"[0-9a-f]+"/)) return
+  sha = substr(o, RSTART, RLENGTH); sub(/^"sha"[ \t\r\n]*:[ \t\r\n]*"/, "", sha); sub(/"$/, "", sha)
+  if (sha != want || name !~ /^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$/) return
+  if (best == "" || newer(name, best)) best = name
+}
+function newer(a, b,   pa, pb, ca, cb, i) {
+  pa = index(a, "-"); pb = index(b, "-")
+  split(substr(a, 2, pa ? pa - 2 : length(a)), ca, "."); split(substr(b, 2, pb ? pb - 2 : length(b)), cb, ".")
+  for (i = 1; i <= 3; i++) if (ca[i] + 0 != cb[i] + 0) return (ca[i] + 0 > cb[i] + 0)
+  if (!pa != !pb) return !pa
+  return (a > b)
+}
+{ text = text $0 "\n" }
+END {
+  depth = 0; instr = 0; esc = 0; n = 0; best = ""
+  for (i = 1; i <= length(text); i++) {
+    c = substr(text, i, 1)
+    if (instr) {
+      if (esc) esc = 0; else if (c == "\\") esc = 1; else if (c == "\"") instr = 0
+    } else if (c == "\"") {
+      instr = 1
+    } else if (c == "{" && ++depth == 1) {
+      obj = ""; continue
+    } else if (c == "}" && --depth == 0) {
+      consider(obj); n++; continue
+    }
+    if (depth >= 1) obj = obj c
+  }
+  print n " " best
+}'
+
+# tag_of_sha SHA: the release tag (vX.Y.Z, a plain one before a
+# prerelease, the highest when several) that points at commit SHA, read
+# from the repository's tags 100 a page (at most 10 pages); empty when none.
+tag_of_sha() {
+  local body page=1 line n tag
+  body=$(mktemp)
+  while [ "$page" -le 10 ]; do
+    fetch_url "$api/repos/$repo/tags?per_page=100&page=$page" "$body" || { rm -f "$body"; return 1; }
+    line=$(awk -v want="$1" "$tags_awk" "$body")
+    n=${line%% *} tag=${line#* }
+    if [ -n "$tag" ] || [ "$n" -lt 100 ]; then
+      break
+    fi
+    page=$((page + 1))
+  done
+  rm -f "$body"
+  echo "$tag"
+}
+
+# action_ref sets ref and, unless MCPTEST_REPO names it, repo: the ref and
+# repository this action was checked out at. The runner gives them as
+# github.action_ref and github.action_repository (MCPTEST_ACTION_REF,
+# MCPTEST_ACTION_REPOSITORY), but in a composite action nested inside
+# another composite they are empty or the outer action's (a known runner
+# limitation); the action's own path, .../_actions/OWNER/REPO/REF on a
+# runner, is then the truth, and wins whenever the two do not name the same
+# repository.
+action_ref() {
+  local path=${GITHUB_ACTION_PATH:-} own=${MCPTEST_ACTION_REPOSITORY:-}
+  path=${path//\\//}
+  path=${path%/}
+  ref=${MCPTEST_ACTION_REF:-}
+  if [[ $path =~ /_actions/([^/]+)/([^/]+)/([^/]+)$ ]]; then
+    local prepo="${BASH_REMATCH[1]}/${BASH_REMATCH[2]}" pref=${BASH_REMATCH[3]}
+    if [ -z "$ref" ] || [ "$(lower "$own")" != "$(lower "$prepo")" ]; then
+      ref=$pref own=$prepo
+    fi
+  fi
+  if [ -z "${MCPTEST_REPO:-}" ] && [ -n "$own" ]; then
+    repo=$own
+  fi
+}
+
+lower() { printf '%s' "$1" | tr '[:upper:]' '[:lower:]'; }
+
 platform() {
   case ${RUNNER_OS:-$(uname -s)} in
   Linux) os=linux ;;
@@ -68,18 +169,33 @@ platform() {
 }
 
 resolve() {
-  local v=${MCPTEST_VERSION:-} tag=""
-  case $v in
-  latest) tag=$(newest_tag 'v[0-9]+') ;;
-  v[0-9]* | [0-9]*)
-    v=v${v#v}
-    if [[ $v =~ ^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]]; then
-      tag=$v
-    elif [[ $v =~ ^v[0-9]+(\.[0-9]+)?$ ]]; then
-      tag=$(newest_tag "$v")
-    fi
-    ;;
-  esac
+  local v tag="" ref=""
+  action_ref
+  v=${MCPTEST_VERSION:-$ref}
+  local shown=$v
+  case $v in *[!A-Za-z0-9._/-]*) shown="" ;; esac
+  {
+    echo "repo=$repo"
+    echo "ref=$shown"
+  } >>"$out"
+  if [[ $v =~ ^[0-9a-f]{40}$ ]]; then
+    # A pinned commit: the release tagged there, if any. An API failure is
+    # not fatal: the source build at that commit is still the right code.
+    tag=$(tag_of_sha "$v") || tag=""
+    [ -z "$tag" ] || echo "mcptest: $v is the commit of release $tag"
+  else
+    case $v in
+    latest) tag=$(newest_tag 'v[0-9]+') ;;
+    v[0-9]* | [0-9]*)
+      v=v${v#v}
+      if [[ $v =~ ^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]]; then
+        tag=$v
+      elif [[ $v =~ ^v[0-9]+(\.[0-9]+)?$ ]]; then
+        tag=$(newest_tag "$v")
+      fi
+      ;;
+    esac
+  fi
   platform
   if [ -z "$tag" ] || [ -z "$os" ] || [ -z "$arch" ]; then
     echo "mcptest: ${v:-this ref} is not a release (or ${RUNNER_OS:-?}/${RUNNER_ARCH:-?} has none): building from source"

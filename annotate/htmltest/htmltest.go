@@ -25,8 +25,9 @@ var (
 // CheckStructure checks a rendered HTML report against its envelope
 // without a browser: the verdict and counts in the summary strip, one
 // list item per case in suite order with its name and verdict, Review
-// first listing exactly the cases that did not pass, a figure shown
-// failing for every failed threshold assertion, run timelines where the
+// first listing exactly the cases that did not pass or called a restricted
+// tool, a figure shown failing for every failed threshold assertion, the
+// strip's figure failing when an assertion failed, run timelines where the
 // envelope has evidence, and the audit block after the cases.
 func CheckStructure(t testing.TB, name string, env *report.Envelope, page string) {
 	t.Helper()
@@ -53,7 +54,7 @@ func CheckStructure(t testing.TB, name string, env *report.Envelope, page string
 	}
 	var want, got []string
 	for _, c := range env.Cases {
-		if c.Verdict != report.Pass {
+		if c.Verdict != report.Pass || restrictedCall(c) {
 			want = append(want, annotate.Clean(c.Name))
 		}
 	}
@@ -66,8 +67,37 @@ func CheckStructure(t testing.TB, name string, env *report.Envelope, page string
 		t.Errorf("%s: Review first lists %q, want %q", name, got, want)
 	}
 	checkFigures(t, name, env, page)
+	checkStrip(t, name, env, page)
 	if a, c := strings.Index(page, `id="audit"`), strings.Index(page, `id="cases"`); a < c {
 		t.Errorf("%s: the audit block is not after the cases", name)
+	}
+}
+
+// restrictedCall reports whether a case called a restricted tool of its
+// tool_edges: block (an error finding of that gate): a passing one is
+// listed under Review first too.
+func restrictedCall(c *report.CaseResult) bool {
+	for _, f := range c.Findings {
+		if f.Gate == "tool_edges" && f.Level == "error" {
+			return true
+		}
+	}
+	return false
+}
+
+// checkStrip: when a case failed on an assertion, the summary strip's
+// figure is a failing one (the worst floor, or the failing assertion),
+// never a passing figure shown as the closest floor.
+func checkStrip(t testing.TB, name string, env *report.Envelope, page string) {
+	t.Helper()
+	failed := false
+	for _, c := range env.Cases {
+		for _, a := range c.Assertions {
+			failed = failed || c.Verdict == report.Fail && !a.Passed
+		}
+	}
+	if failed && !strings.Contains(page, `<div class="fig-box fail" id="worst-floor">`) {
+		t.Errorf("%s: a case failed on an assertion, but the summary strip does not show a failing figure", name)
 	}
 }
 

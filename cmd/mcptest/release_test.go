@@ -8,6 +8,7 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,11 +18,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/mcptest/mcptest/baseline/ghapitest"
 )
 
 // snapshotDist is where a full `goreleaser release --snapshot --clean`
@@ -250,6 +254,42 @@ func archiveFiles(t *testing.T, name string, b []byte) map[string]bool {
 type fakeRelease struct {
 	tag   string
 	files map[string][]byte // name -> bytes, checksums.txt included
+	// sha is the commit the release's tag points at: the repository's tag
+	// list names it, with the floating v1 tag, a prerelease tag, and more
+	// than a page of older tags before them.
+	sha string
+	// requests records the API requests served, "path?query".
+	requests *requestLog
+}
+
+// requestLog is the API requests a fake release served.
+type requestLog struct {
+	sync.Mutex
+	list []string
+}
+
+func (l *requestLog) add(r string) {
+	l.Lock()
+	defer l.Unlock()
+	l.list = append(l.list, r)
+}
+
+// count counts the requests whose path starts with prefix.
+func (l *requestLog) count(prefix string) int {
+	l.Lock()
+	defer l.Unlock()
+	n := 0
+	for _, r := range l.list {
+		if strings.HasPrefix(r, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// commitOf is a 40-hex commit SHA made from a word, for the tag list.
+func commitOf(word string) string {
+	return sha256Hex([]byte(word))[:40]
 }
 
 func newFakeRelease(t *testing.T) fakeRelease {
@@ -272,7 +312,7 @@ func newFakeRelease(t *testing.T) fakeRelease {
 	}
 	// The snapshot's archives where it built them, archives in its layout
 	// for the other targets, and one checksums.txt over them all.
-	r := fakeRelease{tag: "v" + version, files: map[string][]byte{}}
+	r := fakeRelease{tag: "v" + version, files: map[string][]byte{}, sha: commitOf("release " + version), requests: &requestLog{}}
 	var sums strings.Builder
 	for _, tg := range releaseTargets {
 		name := archiveName(version, tg.os, tg.arch)
@@ -317,8 +357,68 @@ func buildArchive(t *testing.T, name, goos string) []byte {
 	return buf.Bytes()
 }
 
-// serve answers as GitHub would for mcptest/mcptest: the releases list
-// under /api and the release assets under /dl.
+// tagList is the repository's tags as GET /repos/{owner}/{repo}/tags
+// gives them: 150 older releases, then the release's own tag, the
+// floating v1 and a prerelease at its commit, so the release's tag is on
+// the second page of 100.
+func (r fakeRelease) tagList() []map[string]any {
+	tag := func(name, sha string) map[string]any {
+		return map[string]any{"name": name, "node_id": "MDM6UmVmcmVmcy90YWdzL" + name,
+			"zipball_url": "https://api.github.com/repos/mcptest/mcptest/zipball/" + name,
+			"tarball_url": "https://api.github.com/repos/mcptest/mcptest/tarball/" + name,
+			"commit":      map[string]any{"sha": sha, "url": "https://api.github.com/repos/mcptest/mcptest/commits/" + sha}}
+	}
+	var list []map[string]any
+	for i := 150; i > 0; i-- {
+		name := fmt.Sprintf("v0.%d.%d", i/10, i%10)
+		list = append(list, tag(name, commitOf(name)))
+	}
+	return append(list, tag(r.tag+"-rc.1", r.sha), tag("v1", r.sha), tag(r.tag, r.sha))
+}
+
+// checkAPIRequest holds a request to the API stand-in to GitHub's REST
+// description (baseline/ghapitest's Spec.Check) and to the headers GitHub
+// asks for; it fails the test otherwise. Without the description (not
+// installed) the request is not checked, unless CI=true.
+func checkAPIRequest(t *testing.T, req *http.Request) {
+	t.Helper()
+	spec, err := ghapitest.Load()
+	switch {
+	case err != nil && os.Getenv("CI") == "true":
+		t.Errorf("GitHub's OpenAPI description is not available (%v): run npm ci --prefix .ci/node-action", err)
+	case err == nil:
+		if _, _, err := spec.Check(req.Method, strings.TrimPrefix(req.URL.EscapedPath(), "/api"), req.URL.Query(), nil); err != nil {
+			t.Errorf("resolve.sh: %v", err)
+		}
+	}
+	if req.Header.Get("Accept") != "application/vnd.github+json" || req.Header.Get("X-GitHub-Api-Version") == "" {
+		t.Errorf("resolve.sh: %s %s without GitHub's media type and API version headers", req.Method, req.URL)
+	}
+}
+
+// serveTags answers one page of the tag list, checked against the
+// description's answer schema when it is installed.
+func (r fakeRelease) serveTags(t *testing.T, w http.ResponseWriter, req *http.Request) {
+	all := r.tagList()
+	per, _ := strconv.Atoi(req.URL.Query().Get("per_page"))
+	page, _ := strconv.Atoi(req.URL.Query().Get("page"))
+	if per <= 0 || per > 100 {
+		per = 30
+	}
+	page = max(page, 1)
+	lo, hi := min((page-1)*per, len(all)), min(page*per, len(all))
+	body, _ := json.Marshal(all[lo:hi])
+	if spec, err := ghapitest.Load(); err == nil {
+		if err := spec.CheckResponse("repos/list-tags", 200, body); err != nil {
+			t.Errorf("the stand-in's tag list does not match GitHub's description: %v", err)
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(body)
+}
+
+// serve answers as GitHub would for mcptest/mcptest: the releases and tag
+// lists under /api and the release assets under /dl.
 func (r fakeRelease) serve(t *testing.T, tamper string) *httptest.Server {
 	t.Helper()
 	// Newest first, as GitHub lists releases.
@@ -327,6 +427,12 @@ func (r fakeRelease) serve(t *testing.T, tamper string) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		// The token goes to the API only, never to the download host.
 		auth := req.Header.Get("Authorization")
+		if strings.HasPrefix(req.URL.Path, "/api/") {
+			checkAPIRequest(t, req)
+			if r.requests != nil {
+				r.requests.add(req.URL.Path + "?" + req.URL.RawQuery)
+			}
+		}
 		switch {
 		case strings.HasPrefix(req.URL.Path, "/api/") && auth != "Bearer ghs_resolver":
 			http.Error(w, "no token", http.StatusUnauthorized)
@@ -334,6 +440,8 @@ func (r fakeRelease) serve(t *testing.T, tamper string) *httptest.Server {
 			http.Error(w, "a token was sent to the download host", http.StatusForbidden)
 		case req.URL.Path == "/api/repos/mcptest/mcptest/releases":
 			io.WriteString(w, list)
+		case req.URL.Path == "/api/repos/mcptest/mcptest/tags":
+			r.serveTags(t, w, req)
 		case strings.HasPrefix(req.URL.Path, "/dl/mcptest/mcptest/releases/download/"+r.tag+"/"):
 			name := filepath.Base(req.URL.Path)
 			b, ok := r.files[name]
@@ -363,7 +471,8 @@ func resolveScript(t *testing.T, srv *httptest.Server, step string, env map[stri
 	outFile := filepath.Join(dir, "output")
 	cmd := exec.Command(bash, "../../.github/action/resolve.sh", step)
 	cmd.Env = append(os.Environ(), "GITHUB_OUTPUT="+outFile, "RUNNER_TOOL_CACHE="+filepath.Join(dir, "cache"),
-		"MCPTEST_API_URL="+srv.URL+"/api", "MCPTEST_DOWNLOAD_URL="+srv.URL+"/dl", "MCPTEST_REPO=mcptest/mcptest", "MCPTEST_TOKEN=ghs_resolver")
+		"MCPTEST_API_URL="+srv.URL+"/api", "MCPTEST_DOWNLOAD_URL="+srv.URL+"/dl", "MCPTEST_REPO=mcptest/mcptest", "MCPTEST_TOKEN=ghs_resolver",
+		"MCPTEST_VERSION=", "MCPTEST_ACTION_REF=", "MCPTEST_ACTION_REPOSITORY=", "GITHUB_ACTION_PATH=")
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
@@ -427,7 +536,10 @@ func TestActionResolver(t *testing.T) {
 			t.Errorf("ref %s: outputs %v, want the newest release under it, %s (not a prerelease)\n%s", ref, out, want, log)
 		}
 	}
-	for _, ref := range []string{"main", "", "3f2c1a9e"} {
+	if out, log, _ := resolveScript(t, srv, "resolve", with("MCPTEST_VERSION", rel.sha)); out["tag"] != rel.tag || out["source"] != "false" {
+		t.Errorf("ref %s (the commit of %s): outputs %v, want that release\n%s", rel.sha, rel.tag, out, log)
+	}
+	for _, ref := range []string{"main", "", "3f2c1a9e", commitOf("a branch head")} {
 		if out, log, code := resolveScript(t, srv, "resolve", with("MCPTEST_VERSION", ref)); code != 0 || out["source"] != "true" {
 			t.Errorf("ref %q: exit %d, outputs %v; want the source build\n%s", ref, code, out, log)
 		}
@@ -481,5 +593,152 @@ func TestModulePath(t *testing.T) {
 	script, _ := os.ReadFile("../../.github/action/resolve.sh")
 	if !strings.Contains(string(script), "repo=${MCPTEST_REPO:-"+repo+"}") {
 		t.Errorf("resolve.sh does not default to the repository %s", repo)
+	}
+}
+
+// runnerPlatform is how the runner names this machine's OS and
+// architecture (RUNNER_OS, RUNNER_ARCH).
+func runnerPlatform(t *testing.T) (runnerOS, runnerArch string) {
+	t.Helper()
+	for _, tg := range releaseTargets {
+		if tg.os == runtime.GOOS && tg.arch == runtime.GOARCH {
+			return tg.runnerOS, tg.runnerArch
+		}
+	}
+	t.Skipf("no release target for %s/%s", runtime.GOOS, runtime.GOARCH)
+	return "", ""
+}
+
+// builtRelease is release v1.4.2 in goreleaser's format for this machine:
+// mcptest built with the version goreleaser's ldflags set, packed with
+// the LICENSE and README under the archive name resolve.sh expects, and
+// a checksums.txt over it.
+func builtRelease(t *testing.T) fakeRelease {
+	t.Helper()
+	const version = "1.4.2"
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "mcptest")
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	if out, err := exec.Command("go", "build", "-ldflags", "-X main.version="+version, "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	files := map[string][]byte{}
+	for _, f := range []string{bin, "../../LICENSE", "../../README.md"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[filepath.Base(f)] = b
+	}
+	name := archiveName(version, runtime.GOOS, runtime.GOARCH)
+	archive := packArchive(t, name, files)
+	return fakeRelease{tag: "v" + version, sha: commitOf("release " + version), requests: &requestLog{}, files: map[string][]byte{
+		name: archive, "checksums.txt": []byte(fmt.Sprintf("%s  %s\n", sha256Hex(archive), name)),
+	}}
+}
+
+// packArchive packs files (name -> bytes, executable) as a tar.gz or zip.
+func packArchive(t *testing.T, name string, files map[string][]byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if strings.HasSuffix(name, ".zip") {
+		zw := zip.NewWriter(&buf)
+		for n, body := range files {
+			w, err := zw.Create(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.Write(body)
+		}
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for n, body := range files {
+		if err := tw.WriteHeader(&tar.Header{Name: n, Mode: 0o755, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write(body)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	gz.Close()
+	return buf.Bytes()
+}
+
+// TestActionResolverPinnedSHA needs no goreleaser snapshot: it serves a
+// release in goreleaser's format (mcptest built here, its archive and
+// checksums.txt) and runs resolve.sh as action.yml does. A 40-hex SHA
+// resolves to the release whose tag points at that commit (a plain vX.Y.Z
+// over the floating v1 and a prerelease at the same commit, found on the
+// second page of tags), is downloaded, verified and runs; an unknown SHA
+// builds from source. Without the version input, the action's own ref
+// comes from github.action_ref, or from $GITHUB_ACTION_PATH when
+// action_ref is empty or another action's (a composite nested in a
+// composite). Every API request is checked against GitHub's description.
+func TestActionResolverPinnedSHA(t *testing.T) {
+	rel := builtRelease(t)
+	srv := rel.serve(t, "")
+	runnerOS, runnerArch := runnerPlatform(t)
+	actions := "/home/runner/work/_actions/"
+	for _, tt := range []struct {
+		name string
+		env  map[string]string
+		// tag is the release resolved, "" for the source build; repo the
+		// repository resolved.
+		tag, repo string
+	}{
+		{"pinned SHA", map[string]string{"MCPTEST_VERSION": rel.sha}, "v1.4.2", "mcptest/mcptest"},
+		{"unknown SHA", map[string]string{"MCPTEST_VERSION": commitOf("a branch head")}, "", "mcptest/mcptest"},
+		{"short SHA", map[string]string{"MCPTEST_VERSION": rel.sha[:12]}, "", "mcptest/mcptest"},
+		{"action_ref is the SHA", map[string]string{"MCPTEST_ACTION_REF": rel.sha, "MCPTEST_ACTION_REPOSITORY": "mcptest/mcptest",
+			"GITHUB_ACTION_PATH": actions + "mcptest/mcptest/" + rel.sha}, "v1.4.2", "mcptest/mcptest"},
+		{"nested: action_ref empty", map[string]string{"MCPTEST_REPO": "", "GITHUB_ACTION_PATH": actions + "mcptest/mcptest/" + rel.sha}, "v1.4.2", "mcptest/mcptest"},
+		{"nested: the outer action's ref", map[string]string{"MCPTEST_REPO": "", "MCPTEST_ACTION_REF": "v9", "MCPTEST_ACTION_REPOSITORY": "acme/outer",
+			"GITHUB_ACTION_PATH": actions + "mcptest/mcptest/v1.4.2/"}, "v1.4.2", "mcptest/mcptest"},
+		{"nested on Windows", map[string]string{"MCPTEST_REPO": "", "MCPTEST_ACTION_REF": "main", "MCPTEST_ACTION_REPOSITORY": "acme/outer",
+			"GITHUB_ACTION_PATH": `D:\a\_actions\mcptest\mcptest\` + rel.sha}, "v1.4.2", "mcptest/mcptest"},
+		{"a fork, from its path", map[string]string{"MCPTEST_REPO": "", "GITHUB_ACTION_PATH": actions + "acme/mcptest-fork/v1.4.2"}, "v1.4.2", "acme/mcptest-fork"},
+		{"action_ref, no runner path (act)", map[string]string{"MCPTEST_ACTION_REF": "v1.4.2", "MCPTEST_ACTION_REPOSITORY": "mcptest/mcptest",
+			"GITHUB_ACTION_PATH": "/root/.cache/act/mcptest-mcptest@v1.4.2"}, "v1.4.2", "mcptest/mcptest"},
+		{"the version input, the repository of the path", map[string]string{"MCPTEST_REPO": "", "MCPTEST_VERSION": "v1.4.2", "MCPTEST_ACTION_REF": "v9",
+			"MCPTEST_ACTION_REPOSITORY": "acme/outer", "GITHUB_ACTION_PATH": actions + "acme/mcptest-fork/main"}, "v1.4.2", "acme/mcptest-fork"},
+		{"uses: ./", map[string]string{"MCPTEST_REPO": "", "GITHUB_ACTION_PATH": "/home/runner/work/agents/agents"}, "", "mcptest/mcptest"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			env := map[string]string{"RUNNER_OS": runnerOS, "RUNNER_ARCH": runnerArch}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			out, log, code := resolveScript(t, srv, "resolve", env)
+			wantSource := map[bool]string{true: "true", false: "false"}[tt.tag == ""]
+			if code != 0 || out["source"] != wantSource || out["tag"] != tt.tag || out["repo"] != tt.repo {
+				t.Fatalf("resolve: exit %d, outputs %v; want tag %q of %s (source=%s)\n%s", code, out, tt.tag, tt.repo, wantSource, log)
+			}
+			if tt.tag == "" || tt.repo != "mcptest/mcptest" {
+				return
+			}
+			for k, v := range map[string]string{"MCPTEST_REPO": out["repo"], "MCPTEST_TAG": out["tag"], "MCPTEST_ARCHIVE": out["archive"], "MCPTEST_DIR": out["dir"]} {
+				env[k] = v
+			}
+			if fetched, log, code := resolveScript(t, srv, "fetch", env); code != 0 || fetched["source"] != "false" {
+				t.Fatalf("fetch: exit %d, outputs %v\n%s", code, fetched, log)
+			}
+			got, err := exec.Command(filepath.Join(out["dir"], "mcptest"), "--version").CombinedOutput()
+			if err != nil || !strings.HasPrefix(string(got), "mcptest 1.4.2\n") {
+				t.Errorf("the unpacked binary says %q (%v), want mcptest 1.4.2", got, err)
+			}
+		})
+	}
+	// Five rows look a 40-hex SHA up; the tag list has two pages, and the
+	// release's tag, like an unknown SHA, needs both.
+	if n := rel.requests.count("/api/repos/mcptest/mcptest/tags"); n != 2*5 {
+		t.Errorf("%d tag list requests for the 5 rows that look a SHA up, want 10 (two pages each)", n)
 	}
 }
