@@ -418,7 +418,7 @@ func (r ActionReport) headline(serverURL, repo string) string {
 	var h strings.Builder
 	fmt.Fprintf(&h, "### mcptest: %s — %s\n\n", word, Text(r.Suite, 200))
 	t := r.Env.Totals
-	fmt.Fprintf(&h, "**%d passed, %d failed, %d inconclusive** (%d cases). Gate `fail-on: %s`: **%s**", t.Passed, t.Failed, t.Inconclusive, t.Total, r.Gate.FailOn, strings.ToLower(word))
+	fmt.Fprintf(&h, "**%d passed, %d failed, %d inconclusive** (%d %s). Gate `fail-on: %s`: **%s**", t.Passed, t.Failed, t.Inconclusive, t.Total, pluralWord(t.Total, "case", "cases"), r.Gate.FailOn, strings.ToLower(word))
 	if len(r.Gate.Reasons) > 0 {
 		fmt.Fprintf(&h, " (%s)", strings.Join(r.Gate.Reasons, "; "))
 	}

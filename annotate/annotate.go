@@ -132,7 +132,7 @@ func (p Pretty) Report(w io.Writer, env *report.Envelope) error {
 	}
 	p.summary(&b, env)
 	t := env.Totals
-	summary := fmt.Sprintf("%d passed, %d failed, %d inconclusive (%d cases)", t.Passed, t.Failed, t.Inconclusive, t.Total)
+	summary := fmt.Sprintf("%d passed, %d failed, %d inconclusive (%d %s)", t.Passed, t.Failed, t.Inconclusive, t.Total, pluralWord(t.Total, "case", "cases"))
 	if env.Run.Shard != "" {
 		summary = strings.TrimSuffix(summary, ")") + ", shard " + Clean(env.Run.Shard) + ")"
 	}

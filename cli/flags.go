@@ -11,35 +11,27 @@ import (
 )
 
 // NewFlagSet returns a flag set for a command: Parse prints its help (the
-// synopsis and every flag, see WriteHelp) on stdout for --help, and the
-// flag error and the same help on stderr for a wrong flag.
-func NewFlagSet(name, synopsis string, stdout, stderr io.Writer) *flag.FlagSet {
+// synopsis and every flag, see WriteHelp) on stdout for --help, and returns
+// a one-line *FlagError for a wrong flag, with a did-you-mean from suggest
+// (the nearest of the names it is given, "" for none; nil suggests only
+// from the synopsis's values).
+func NewFlagSet(name, synopsis string, stdout io.Writer, suggest func(word string, names []string) string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(&output{Writer: stderr, stdout: stdout, help: func(w io.Writer) { WriteHelp(w, synopsis, fs) }})
-	// Parse prints the help, on stdout for --help and on stderr after an error.
+	// The flag package's own message is dropped: FlagError says it better.
+	fs.SetOutput(&output{Writer: io.Discard, stdout: stdout, synopsis: synopsis, suggest: suggest,
+		help: func(w io.Writer) { WriteHelp(w, synopsis, fs) }})
 	fs.Usage = func() {}
 	return fs
 }
 
-// output is a flag set's output: errors go to the embedded writer
-// (stderr); help is how Parse prints the command's help.
+// output is a flag set's output: the flag package's messages are
+// discarded; help is how Parse prints the command's help on stdout.
 type output struct {
 	io.Writer
-	stdout io.Writer
-	help   func(io.Writer)
-}
-
-// printHelp prints fs's help to stdout (for --help) or stderr.
-func printHelp(fs *flag.FlagSet, toStdout bool) {
-	o, ok := fs.Output().(*output)
-	switch {
-	case !ok:
-		fs.PrintDefaults()
-	case toStdout:
-		o.help(o.stdout)
-	default:
-		o.help(o.Writer)
-	}
+	stdout   io.Writer
+	synopsis string
+	suggest  func(string, []string) string
+	help     func(io.Writer)
 }
 
 // WriteHelp prints a synopsis and every flag of fs the way the docs write
@@ -70,13 +62,21 @@ func WriteHelp(w io.Writer, synopsis string, fs *flag.FlagSet) {
 // arguments, as users type them (`mcptest run suite.yml --filter x`), and
 // returns the positional ones; everything after a `--` is positional. On
 // --help it prints the help on stdout and returns flag.ErrHelp; on a wrong
-// flag it prints the help on stderr and returns the flag package's error.
+// flag it returns a *FlagError (for a flag set of NewFlagSet) or the flag
+// package's error.
 func Parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			printHelp(fs, errors.Is(err, flag.ErrHelp))
-			return nil, err
+			o, ok := fs.Output().(*output)
+			switch {
+			case !ok:
+				return nil, err
+			case errors.Is(err, flag.ErrHelp):
+				o.help(o.stdout)
+				return nil, err
+			}
+			return nil, o.flagError(fs, err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {

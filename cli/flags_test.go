@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 )
@@ -18,7 +17,8 @@ func TestParse(t *testing.T) {
 	newFS := func() (*flag.FlagSet, *string) {
 		stdout.Reset()
 		stderr.Reset()
-		fs := NewFlagSet("x", "x [--name N] FILE", &stdout, &stderr)
+		fs := NewFlagSet("x", "mcptest x [--name N] [--format text|json] FILE", &stdout, nil)
+		fs.String("format", "text", "text or json")
 		return fs, fs.String("name", "", "the `N` to use")
 	}
 	fs, name := newFS()
@@ -27,14 +27,25 @@ func TestParse(t *testing.T) {
 		t.Errorf("Parse = %q, %v, name %q", pos, err, *name)
 	}
 	fs, _ = newFS()
-	want := "usage: x [--name N] FILE\n\nflags:\n  --name N\n    \tthe N to use\n"
+	want := "usage: mcptest x [--name N] [--format text|json] FILE\n\nflags:\n  --format string\n    \ttext or json (default text)\n  --name N\n    \tthe N to use\n"
 	if _, err := Parse(fs, []string{"--help"}); !errors.Is(err, flag.ErrHelp) || stdout.String() != want || stderr.Len() != 0 {
 		t.Errorf("--help: %v, stdout %q, stderr %q", err, stdout.String(), stderr.String())
 	}
-	fs, _ = newFS()
-	if _, err := Parse(fs, []string{"--bogus"}); err == nil || errors.Is(err, flag.ErrHelp) || stdout.Len() != 0 ||
-		!strings.Contains(stderr.String(), "-bogus") || !strings.HasSuffix(stderr.String(), want) {
-		t.Errorf("--bogus: %v, stdout %q, stderr %q", err, stdout.String(), stderr.String())
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--bogus"}, "unknown flag --bogus; 'mcptest help x' lists its flags"},
+		{[]string{"--json"}, "unknown flag --json (did you mean --format json?); 'mcptest help x' lists its flags"},
+		{[]string{"--na"}, "unknown flag --na (did you mean --name?); 'mcptest help x' lists its flags"},
+		{[]string{"a", "--name"}, "--name needs a value; 'mcptest help x' lists its flags"},
+	} {
+		fs, _ = newFS()
+		_, err := Parse(fs, c.args)
+		var fe *FlagError
+		if !errors.As(err, &fe) || err.Error() != c.want || stdout.Len() != 0 || stderr.Len() != 0 {
+			t.Errorf("%q: %v, want %q; stdout %q, stderr %q", c.args, err, c.want, stdout.String(), stderr.String())
+		}
 	}
 }
 

@@ -15,7 +15,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line string) {
 		args := strings.Split(line, " ")
-		fs := NewFlagSet("x", "x", io.Discard, io.Discard)
+		fs := NewFlagSet("x", "mcptest x [--name N] [--mode a|b]", io.Discard, func(w string, names []string) string { return names[len(w)%len(names)] })
 		fs.String("name", "", "a `N`")
 		var d Duration
 		fs.Var(&d, "timeout", "a `D`")

@@ -54,7 +54,7 @@ func ProposeAgentSuite(output string, from []string) (Generated, error) {
 	if err != nil {
 		return Generated{}, err
 	}
-	return Generated{Suite: p.Suite, Notes: p.Notes, Summary: fmt.Sprintf("%d agent tests proposed from %d recordings", p.Cases, len(from))}, nil
+	return Generated{Suite: p.Suite, Notes: p.Notes, Summary: fmt.Sprintf("%d %s proposed from %d %s", p.Cases, plural(p.Cases, "agent test", "agent tests"), len(from), plural(len(from), "recording", "recordings"))}, nil
 }
 
 // WriteSuite prints g's warnings and notes to log, then its suite to out,
@@ -74,4 +74,12 @@ func WriteSuite(out, log io.Writer, output string, g Generated) error {
 	}
 	fmt.Fprintf(log, "mcptest: %s; suite written to %s\n", g.Summary, output)
 	return nil
+}
+
+// plural is one for a count of 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

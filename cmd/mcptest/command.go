@@ -180,9 +180,9 @@ func (c *Command) exit(err error) int {
 }
 
 // newFlags returns a subcommand's flag set (cli.NewFlagSet): --help prints
-// its help to stdout, a wrong flag the error and the help to stderr.
+// its help to stdout; a wrong flag is one line with a did-you-mean.
 func (c *Command) newFlags(name, synopsis string) *flag.FlagSet {
-	return cli.NewFlagSet(name, synopsis, c.Stdout, c.Stderr)
+	return cli.NewFlagSet(name, synopsis, c.Stdout, diag.Suggest)
 }
 
 // parse parses flags that may stand before or after the positional

@@ -249,7 +249,8 @@ func TestExitCodes(t *testing.T) {
 	}{
 		{[]string{"run", "--config", "../../examples/quickstart/suite.yml"}, ExitOK, ""},
 		{[]string{"run", "--config", "../../examples/selection-f1/suite.yml"}, ExitFail, ""},
-		{[]string{"run", "--bogus"}, ExitInput, "flag provided but not defined: -bogus"},
+		{[]string{"run", "--bogus"}, ExitInput, "unknown flag --bogus; 'mcptest help run' lists its flags"},
+		{[]string{"run", "--html"}, ExitInput, "unknown flag --html (did you mean --reporter html?)"},
 		{[]string{"run", "--config", "testdata/nope.yml"}, ExitInput, "testdata/nope.yml: no such file"},
 		{[]string{"run", "--config", "testdata"}, ExitInput, "testdata: is a directory: expected a suite file"},
 		{[]string{"run", "--reporter", "xml", "--config", "../../examples/quickstart/suite.yml"}, ExitInput, `unknown reporter "xml"`},

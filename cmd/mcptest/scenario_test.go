@@ -31,7 +31,7 @@ func TestScenarioRun(t *testing.T) {
 		{"missing suite", []string{"scenario", "run", "testdata/nope.yml"}, ExitInput, "", "no such file"},
 		{"no subcommand", []string{"scenario"}, ExitInput, "", "scenario expects the subcommand `run`, got nothing"},
 		{"wrong subcommand", []string{"scenario", "replay", ok}, ExitInput, "", "got \"replay\""},
-		{"bad flag", []string{"scenario", "run", ok, "--bogus"}, ExitInput, "", "flag provided but not defined: -bogus"},
+		{"bad flag", []string{"scenario", "run", ok, "--bogus"}, ExitInput, "", "unknown flag --bogus; 'mcptest help scenario' lists its flags"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
