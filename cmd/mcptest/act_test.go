@@ -434,8 +434,8 @@ func actLog(out []byte) string {
 			Level      string   `json:"level"`
 			Step       string   `json:"step"`
 			StepID     []string `json:"stepID"`
-			StepResult string `json:"stepResult"`
-			JobResult  string `json:"jobResult"`
+			StepResult string   `json:"stepResult"`
+			JobResult  string   `json:"jobResult"`
 		}
 		if json.Unmarshal(sc.Bytes(), &line) != nil {
 			fmt.Fprintln(&b, sc.Text())

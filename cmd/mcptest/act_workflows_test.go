@@ -175,7 +175,7 @@ var actRows = []actRow{{
 	},
 }, {
 	name: "drift", workflow: "mcptest-drift.yml", event: "schedule", runID: 506, sha: "main2", ref: "refs/heads/main",
-	payload:   func(f *actFixture) map[string]any { return map[string]any{"schedule": "17 6 * * *"} },
+	payload: func(f *actFixture) map[string]any { return map[string]any{"schedule": "17 6 * * *"} },
 	// The default branch regressed since its baseline: the issue is opened
 	// and the step fails, as fail-on: regressions says.
 	noRelease: true, wantFail: true,
