@@ -149,7 +149,7 @@ func (r *actReleaseServer) serve(w http.ResponseWriter, req *http.Request) {
 func actSource(t *testing.T, dest string) {
 	t.Helper()
 	if ref := os.Getenv("MCPTEST_ACT_SOURCE"); ref != "" {
-		cmd := exec.Command("sh", "-c", `git -C ../.. archive "$REF" | tar -x -C "$DEST"`)
+		cmd := exec.Command("sh", "-c", `mkdir -p "$DEST" && git -C ../.. archive "$REF" | tar -x -C "$DEST"`)
 		cmd.Env = append(os.Environ(), "REF="+ref, "DEST="+dest)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("git archive %s: %v\n%s", ref, err, out)
