@@ -131,6 +131,12 @@ var actRows = []actRow{{
 		if actErrorOnLine.MatchString(res.log) {
 			t.Errorf("the fixed assertion is still annotated")
 		}
+		// The step passed, so act printed all it wrote (see docs/testing.md).
+		for _, want := range []string{"mcptest: baseline: run 501", fmt.Sprintf("mcptest: comment %d on pull request #%d", cs[0].ID, actPR)} {
+			if !res.has(want) {
+				t.Errorf("the log lacks %q (the baseline fetched, the comment kept)", want)
+			}
+		}
 		if res.has("exit status") || !res.has("Success - Main mcptest action") {
 			t.Errorf("the Action's step did not pass (fail-on: regressions, no regression)")
 		}
@@ -168,6 +174,9 @@ var actRows = []actRow{{
 		cs := actComments(f, actForkPR)
 		if len(cs) != 1 || !strings.HasPrefix(cs[0].Body, annotate.CommentMarker("suite.yml")) || !strings.Contains(cs[0].Body, `research\-agent picks search then fetch`) {
 			t.Fatalf("%d comments on the fork's #%d; want the sticky comment from run 504's envelope", len(cs), actForkPR)
+		}
+		if !res.has(fmt.Sprintf("mcptest: comment %d on pull request #%d", cs[0].ID, actForkPR)) {
+			t.Errorf("the log does not name the comment kept")
 		}
 		if f.api.Count("pulls/list") == 0 {
 			t.Errorf("the pull request of run 504 was not looked up")
