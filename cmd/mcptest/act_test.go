@@ -331,8 +331,7 @@ type actRow struct {
 	check func(t *testing.T, f *actFixture, res actResult)
 }
 
-// actResult is an act run: its exit code, the messages of its JSON log
-// lines in order, and the artifacts the run uploaded.
+// actResult is an act run: its exit code and its log (see actLog).
 type actResult struct {
 	code int
 	log  string
@@ -514,6 +513,43 @@ func mapValue(m *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return nil
+}
+
+// checkCheckout checks the checkout stand-in's work against the workflow's
+// checkout step: the row's commit checked out, and the token kept in the
+// workspace's .git/config unless the step says persist-credentials: false.
+func (f *actFixture) checkCheckout(t *testing.T, row actRow, res actResult) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("../../examples/workflows", row.workflow))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				Uses string            `yaml:"uses"`
+				With map[string]string `yaml:"with"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(data, &wf); err != nil {
+		t.Fatal(err)
+	}
+	for _, job := range wf.Jobs {
+		for _, st := range job.Steps {
+			if !strings.HasPrefix(st.Uses, "actions/checkout@") {
+				continue
+			}
+			kept := "yes"
+			if st.With["persist-credentials"] == "false" {
+				kept = "no"
+			}
+			want := fmt.Sprintf("checkout stand-in: acme/agents at %s; token kept in .git/config: %s", f.commits[row.sha], kept)
+			if !res.has(want) {
+				t.Errorf("the log lacks %q (persist-credentials %q)", want, st.With["persist-credentials"])
+			}
+		}
+	}
 }
 
 // uploaded is the artifact run id uploaded under name, zipped as GitHub

@@ -230,6 +230,7 @@ func TestActWorkflows(t *testing.T) {
 			if failed := res.code != 0; failed != row.wantFail {
 				t.Errorf("act exit %d, want failure %v", res.code, row.wantFail)
 			}
+			f.checkCheckout(t, row, res)
 			if row.check != nil {
 				row.check(t, f, res)
 			}
