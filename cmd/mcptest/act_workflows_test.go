@@ -230,6 +230,10 @@ func TestActWorkflows(t *testing.T) {
 			if failed := res.code != 0; failed != row.wantFail {
 				t.Errorf("act exit %d, want failure %v", res.code, row.wantFail)
 			}
+			// Every action comes from a local folder: none is cloned.
+			if res.has("LocalRepositoryCache not matched") {
+				t.Errorf("act looked an action up outside the local stand-ins")
+			}
 			f.checkCheckout(t, row, res)
 			if row.check != nil {
 				row.check(t, f, res)
