@@ -38,6 +38,7 @@ func (r *run) postComment(ctx context.Context, number int, rep annotate.ActionRe
 		r.a.WithFieldsMap(map[string]string{"title": "mcptest: no PR comment"}).Warningf("%s", "no PR comment: "+flatLine(err.Error()))
 		return 0
 	}
+	fmt.Fprintf(r.env.Stdout, "mcptest: comment %d on pull request #%d\n", id, number)
 	return id
 }
 
