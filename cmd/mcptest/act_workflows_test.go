@@ -16,9 +16,15 @@ import (
 // The fixture's pull requests: 7 from a branch of acme/agents, 8 from the
 // fork fork/agents.
 const (
-	actPR     = 7
-	actForkPR = 8
+	actPR      = 7
+	actForkPR  = 8
+	actShardPR = 9
 )
+
+// actUnshardedComment is the sticky comment the unsharded check of the
+// regressing pull request wrote, for the sharded run of the same commit
+// to equal.
+var actUnshardedComment string
 
 // actPREvent is a pull_request payload of the fixture repository: head at
 // the fixture commit head, from headRepo, onto main.
@@ -110,6 +116,7 @@ var actRows = []actRow{{
 		if !res.has(want) {
 			t.Errorf("the later step did not read the outputs %q", want)
 		}
+		actUnshardedComment = cs[0].Body
 		if _, err := os.Stat(filepath.Join(f.artifacts, "502", "mcptest-pr", "mcptest-report.json")); err != nil {
 			t.Errorf("the envelope was not uploaded after the failed step (if: always()): %v", err)
 		}
@@ -201,7 +208,55 @@ var actRows = []actRow{{
 			t.Errorf("drift issues %+v; want one open issue listing the research agent's flip", f.api.Issues)
 		}
 	},
+}, {
+	// The sharded workflow on the default branch: four shard jobs, and the
+	// merge job's envelope of the whole suite uploaded as the baseline.
+	name: "sharded-baseline", workflow: "mcptest-sharded.yml", event: "push", runID: 601, sha: "main", ref: "refs/heads/main",
+	payload: func(f *actFixture) map[string]any {
+		return map[string]any{"ref": "refs/heads/main", "after": f.commits["main"], "deleted": false}
+	},
+	check: func(t *testing.T, f *actFixture, res actResult) {
+		for i := 1; i <= 4; i++ {
+			if !res.has(fmt.Sprintf("upload-artifact stand-in: mcptest-shard-%d of run 601", i)) {
+				t.Errorf("shard %d/4 uploaded no envelope", i)
+			}
+		}
+		if !res.has("upload-artifact stand-in: mcptest-baseline of run 601") {
+			t.Errorf("the merge job uploaded no baseline")
+		}
+		actRun(f, 601, "mcptest-sharded.yml", "push", "acme/agents", "main", "main", "success", "mcptest-baseline")
+	},
+}, {
+	// The regressing pull request through the sharded workflow: the merge
+	// job compares once with the sharded baseline and keeps one comment,
+	// equal to the unsharded check's, with the same outputs.
+	name: "sharded-pr", workflow: "mcptest-sharded.yml", event: "pull_request", runID: 602, sha: "pr1", ref: fmt.Sprintf("refs/pull/%d/merge", actShardPR),
+	payload:     func(f *actFixture) map[string]any { return actPREvent(f, actShardPR, "acme/agents", "pr1") },
+	readOutputs: "mcptest", wantFail: true,
+	before: func(f *actFixture) {
+		f.api.PRs = append(f.api.PRs, &ghapitest.PR{Number: actShardPR, HeadRef: "feature", HeadSHA: f.commits["pr1"], HeadRepo: "acme/agents", BaseSHA: f.commits["main"]})
+	},
+	check: func(t *testing.T, f *actFixture, res actResult) {
+		cs := actComments(f, actShardPR)
+		if len(cs) != 1 {
+			t.Fatalf("%d comments on #%d; want one sticky comment from the merge job, none from the shards", len(cs), actShardPR)
+		}
+		want := fmt.Sprintf("outputs: verdict=fail passed=4 failed=2 flips=4 regressions=1 fixes=1 baseline-found=true baseline-run-id=601 comment-id=%d", cs[0].ID)
+		if !res.has(want) {
+			t.Errorf("the merge job's outputs are not the unsharded check's: want %q", want)
+		}
+		if !actErrorOnLine.MatchString(res.log) {
+			t.Errorf("no error annotation on suite.yml line 29 from the merge job")
+		}
+		if got, want := actRunIDs.ReplaceAllString(cs[0].Body, "RUN"), actRunIDs.ReplaceAllString(actUnshardedComment, "RUN"); got != want {
+			t.Errorf("the sharded comment differs from the unsharded one:\n%s\n--- unsharded:\n%s", got, want)
+		}
+	},
 }}
+
+// actRunIDs are the run ids a comment names (the baseline's and the
+// run's own), which differ between the unsharded and the sharded run.
+var actRunIDs = regexp.MustCompile(`\b(50[1-6]|60[1-2])\b|run_id[^\s]*`)
 
 // TestActWorkflows runs the example workflows, the real action.yml with
 // them, through nektos/act against the fixture repository, row by row:
