@@ -364,6 +364,9 @@ func (f *actFixture) run(t *testing.T, row actRow) actResult {
 	args := []string{row.event, "-W", workflow, "-e", eventFile, "-C", workspace, "--json",
 		"-P", "ubuntu-latest=-self-hosted", "--action-offline-mode", "--no-skip-checkout", "--pull=false",
 		"--no-cache-server", "--action-cache-path", f.actions, "--defaultbranch", "main",
+		// One job at a time: on the host every job of a run shares the one
+		// workspace, where a runner gives each its own machine.
+		"--concurrent-jobs", "1",
 		"-s", "GITHUB_TOKEN=ghs_act_token",
 		"--local-repository", "mcptest/mcptest@v1=" + f.action}
 	for _, a := range []string{"checkout@v4", "cache@v4", "setup-go@v5", "upload-artifact@v4", "download-artifact@v4"} {

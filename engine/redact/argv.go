@@ -16,12 +16,17 @@ func Argv(argv []string) []string {
 	for i, a := range argv {
 		if maskNext {
 			out[i], maskNext = Mask, false
+			if isReference(a) {
+				out[i] = a // a ${VAR} names where the secret is, not the secret
+			}
 			continue
 		}
 		name, value, hasValue := flagParts(a)
 		switch {
 		case name == "" || !SecretKey(name):
 			out[i] = String(a)
+		case hasValue && isReference(value):
+			out[i] = a
 		case hasValue:
 			out[i] = a[:len(a)-len(value)] + Mask
 		default:
@@ -33,6 +38,27 @@ func Argv(argv []string) []string {
 
 // Join is Argv's result joined by spaces, as a command line is shown.
 func Join(argv []string) string { return strings.Join(Argv(argv), " ") }
+
+// isReference reports whether a value is only a reference to a variable,
+// ${VAR} or $VAR, as a config writes where a secret comes from.
+func isReference(v string) bool {
+	name, ok := strings.CutPrefix(v, "$")
+	if !ok || name == "" {
+		return false
+	}
+	if braced, ok := strings.CutPrefix(name, "{"); ok {
+		name, ok = strings.CutSuffix(braced, "}")
+		if !ok || name == "" {
+			return false
+		}
+	}
+	for _, c := range name {
+		if c != '_' && (c < 'A' || c > 'Z') && (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
 
 // flagParts splits a flag argument (-name, --name, either with =value) into
 // its name and value; name is empty for an argument that is no flag.

@@ -23,6 +23,8 @@ func TestArgv(t *testing.T) {
 		{`server {"apiKey":"abcdefgh12"}`, `server {"apiKey":"[REDACTED]"}`},
 		{"server --max-tokens 100 --token-count 3 -- --x", "server --max-tokens 100 --token-count 3 -- --x"},
 		{"server --password", "server --password"},
+		{"server --token ${GH_TOKEN} --api-key=$API_KEY", "server --token ${GH_TOKEN} --api-key=$API_KEY"},
+		{"server --token ${GH-TOKEN}x", "server --token [REDACTED]"},
 	} {
 		if got := Join(strings.Fields(c.in)); got != c.want {
 			t.Errorf("Join(%q) = %q, want %q", c.in, got, c.want)
