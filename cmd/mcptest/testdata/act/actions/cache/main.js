@@ -11,10 +11,7 @@ for (const k of tried) {
   if (dir && fs.existsSync(dir)) {
     for (const p of paths()) {
       const from = path.join(dir, encodeURIComponent(p));
-      if (fs.existsSync(from)) {
-        fs.mkdirSync(path.dirname(p), { recursive: true });
-        fs.cpSync(from, p, { recursive: true });
-      }
+      if (fs.existsSync(from)) restore(from, p);
     }
     hit = k === key ? "true" : "false";
     console.log(`cache stand-in: restored ${k}`);
@@ -27,6 +24,30 @@ if (hit === "") {
 }
 output("cache-hit", hit);
 fs.appendFileSync(process.env.GITHUB_STATE, `hit=${hit}\n`);
+
+// restore copies an entry's path into place by rename: on the host the jobs
+// of a run (a matrix) share one tool cache, and copying over a binary another
+// job is running fails ("text file busy"); a rename leaves that job its file.
+function restore(from, p) {
+  fs.mkdirSync(path.dirname(p), { recursive: true });
+  const tmp = `${p}.restore${process.pid}`;
+  fs.cpSync(from, tmp, { recursive: true });
+  const old = `${p}.old${process.pid}`;
+  try {
+    fs.renameSync(p, old);
+  } catch (e) {
+    if (e.code !== "ENOENT") throw e;
+  }
+  try {
+    fs.renameSync(tmp, p);
+  } catch (e) {
+    // Another job restored the same entry between the two renames: its copy
+    // is the same bytes.
+    if (e.code !== "ENOTEMPTY" && e.code !== "EEXIST") throw e;
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  fs.rmSync(old, { recursive: true, force: true });
+}
 
 // prefixMatch is the newest entry whose key starts with prefix.
 function prefixMatch(prefix) {
