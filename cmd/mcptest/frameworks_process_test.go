@@ -3,9 +3,20 @@
 package main
 
 import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcptest/mcptest/engine/cassette"
 )
 
 // frameworkCorpus is where the outputs the agent frameworks wrote are
@@ -58,4 +69,81 @@ func TestProcessFrameworkRecordings(t *testing.T) {
 	if code != ExitOK || stdout != want {
 		t.Errorf("validate %s: exit %d\n%s%s\nwant\n%s", history, code, stdout, stderr, want)
 	}
+}
+
+// TestProcessRecordSkipsProbes runs `record --append` as an MCP client
+// library starts it: first a connection that only asks server/discover
+// and goes (the MCP TypeScript SDK's probe) and writes nothing, its
+// status line counting it skipped; then a session that initializes and
+// calls nothing, then one that calls, each a run.
+func TestProcessRecordSkipsProbes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the process-level tests start the binary and real servers")
+	}
+	server := everythingBin(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "agent.json")
+	args := []string{"record", "--append", "--output", out, "--", server, "stdio"}
+
+	// The probe, as the MCP TypeScript SDK's client 2.4 sends it: one
+	// request, its answer, end of input.
+	p := startProc(t, procSpec{args: args, dir: dir, pipes: true})
+	if _, err := io.WriteString(p.in, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",`+
+		`"io.modelcontextprotocol/clientInfo":{"name":"probe","version":"1.0.0"},"io.modelcontextprotocol/clientCapabilities":{}}}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(p.out).ReadString('\n'); err != nil || !strings.Contains(line, `"id":1`) {
+		t.Fatalf("the probe's answer %q, %v\n%s", line, err, p.stderr.String())
+	}
+	p.in.Close()
+	if code, sig := p.wait(30 * time.Second); code != ExitOK || sig != 0 {
+		t.Fatalf("record after a probe: exit %d, signal %v\n%s", code, sig, p.stderr.String())
+	}
+	want := "mcptest: recorded 0 calls in 0 sessions: appended 0 runs, skipped 1 connection that never initialized a session; " + out + " not written\n"
+	if got := p.stderr.String(); !strings.HasSuffix(got, want) {
+		t.Errorf("status %q, want %q", got, want)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the probe wrote %s (%v)", out, err)
+	}
+
+	// Two sessions: one lists the tools and calls nothing, one calls
+	// get-sum.
+	for i, tools := range [][]string{nil, {"get-sum"}} {
+		p := startProc(t, procSpec{args: args, dir: dir, pipes: true})
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bintest", Version: "v1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: p.out, Writer: p.in}, nil)
+		if err != nil {
+			t.Fatalf("connect through record: %v\n%s", err, p.stderr.String())
+		}
+		if _, err := cs.ListTools(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range tools {
+			callTool(t, ctx, cs, tool, map[string]any{"a": 2, "b": 3})
+		}
+		cs.Close()
+		cancel()
+		if code, sig := p.wait(30 * time.Second); code != ExitOK || sig != 0 {
+			t.Fatalf("record: exit %d, signal %v\n%s", code, sig, p.stderr.String())
+		}
+		want := "appended 1 run, skipped 0 connections that never initialized a session; " + out + " holds " + plural(i+1, "run") + "\n"
+		if got := p.stderr.String(); !strings.HasSuffix(got, want) {
+			t.Errorf("session %d: status %q, want the end %q", i+1, got, want)
+		}
+	}
+	c, err := cassette.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Runs) != 2 || len(c.Runs[0].Calls()) != 0 || len(c.Runs[1].Calls()) != 1 {
+		t.Errorf("runs %+v, want one without a call and one with get-sum", c.Runs)
+	}
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
