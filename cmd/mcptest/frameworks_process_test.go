@@ -147,3 +147,36 @@ func plural(n int, noun string) string {
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
 }
+
+// TestProcessAgentSuiteUnclassed runs `generate agent-suite` through the
+// binary on a recording whose runs agree on no tool (an empty run beside
+// one that called get-sum): the suite is written with a REVIEW comment,
+// a note and a summary that say it checks no tool.
+func TestProcessAgentSuiteUnclassed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the process-level tests start the binary")
+	}
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "probe.json")
+	doc := `{"mcptest_cassette": 1, "catalog": {"everything": {"tools": [{"name": "get-sum", "inputSchema": {"type": "object"}}]}},
+  "runs": [{"turns": [{"calls": []}]}, {"turns": [{"calls": [{"server": "everything", "tool": "get-sum", "arguments": {"a": 2, "b": 3}}]}]}]}`
+	if err := os.WriteFile(rec, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runProc(t, procSpec{args: []string{"generate", "agent-suite", "--from", "probe.json", "--output", "suite.yml"}, dir: dir})
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{
+		`note: probe: NO SELECTION CLASS: every tool the runs called ("get-sum") was called in some runs only`,
+		"mcptest: 1 agent tests proposed from 1 recordings, 1 of them WITH NO SELECTION CLASS (they pass whatever tools the agent calls: see the notes); suite written to suite.yml",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	suite, err := os.ReadFile(filepath.Join(dir, "suite.yml"))
+	if err != nil || !strings.Contains(string(suite), "# REVIEW: NO SELECTION CLASS") {
+		t.Errorf("the suite (%v) has no REVIEW comment:\n%s", err, suite)
+	}
+}
