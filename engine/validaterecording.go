@@ -34,6 +34,8 @@ type Recording struct {
 	// Agents are the agents named (the recording's, the calls',
 	// delegations' ends), sorted.
 	Agents []string `json:"agents"`
+	// Warnings say what the reader had to guess (cassette.Cassette's).
+	Warnings []string `json:"warnings"`
 }
 
 // RecordingTokens is the token usage of a recording: how many of its runs
@@ -108,6 +110,7 @@ func (t *recordingTally) run(c *cassette.Cassette, r *cassette.Run) {
 // reader returned.
 func (t *recordingTally) done(c *cassette.Cassette) Recording {
 	t.cassette(c)
+	t.r.Warnings = append([]string{}, c.Warnings...)
 	for a := range t.agents {
 		t.r.Agents = append(t.r.Agents, a)
 	}

@@ -32,7 +32,7 @@ func TestProcessFrameworkRecordings(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the process-level tests start the binary")
 	}
-	spans, err := filepath.Abs(frameworkCorpus + "err/ai_sdk_spans.json")
+	spans, err := filepath.Abs(frameworkCorpus + "err/ai_sdk_messages.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestProcessFrameworkRecordings(t *testing.T) {
 		if code != ExitInput {
 			t.Errorf("mcptest %s: exit %d, want %d\n%s", strings.Join(args, " "), code, ExitInput, out)
 		}
-		for _, want := range []string{spans + ":300:9", `holds an \"ai.toolCall\" span naming the tool \"get-sum\"`, "no reader of mcptest takes yet"} {
+		for _, want := range []string{spans + ":5:4", `holds a \"tool-call\" part naming the tool \"get-sum\"`, "which no reader of mcptest takes yet"} {
 			if args[1] != "--format" {
 				want = strings.ReplaceAll(want, `\"`, `"`)
 			}
@@ -68,6 +68,19 @@ func TestProcessFrameworkRecordings(t *testing.T) {
 	want := history + ": valid\n  read as openai-responses: 1 run, 2 calls, 0 results, no tokens, no models, an answer in 1/1 runs, no agents\n"
 	if code != ExitOK || stdout != want {
 		t.Errorf("validate %s: exit %d\n%s%s\nwant\n%s", history, code, stdout, stderr, want)
+	}
+
+	// The AI SDK's own spans, each a trace of its own: read with their
+	// calls, and a warning that the runs were joined by time.
+	otel, err := filepath.Abs(frameworkCorpus + "ok/ai_sdk_spans.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code = runProc(t, procSpec{args: []string{"validate", otel}, dir: dir})
+	want = otel + ": valid\n  read as otel-genai: 2 runs, 2 calls, 2 results, tokens in 2/2 runs (590 in all), model \"mock-sum-1\", an answer in 2/2 runs, agent \"sum-agent\"\n" +
+		"  warning: the 8 spans share no trace"
+	if code != ExitOK || !strings.HasPrefix(stdout, want) {
+		t.Errorf("validate %s: exit %d\n%s%s\nwant\n%s", otel, code, stdout, stderr, want)
 	}
 }
 
@@ -178,5 +191,42 @@ func TestProcessAgentSuiteUnclassed(t *testing.T) {
 	suite, err := os.ReadFile(filepath.Join(dir, "suite.yml"))
 	if err != nil || !strings.Contains(string(suite), "# REVIEW: NO SELECTION CLASS") {
 		t.Errorf("the suite (%v) has no REVIEW comment:\n%s", err, suite)
+	}
+}
+
+// TestProcessAISDKGate drafts a suite from the AI SDK's own spans through
+// the binary, runs it (it passes, with the warning that the spans shared
+// no trace), then runs it on the same spans with the agent calling
+// get-env instead of get-sum: the tool checks fail. Read as GenAI spans
+// only, the draft had no tool check and passed on both.
+func TestProcessAISDKGate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the process-level tests start the binary")
+	}
+	dir := t.TempDir()
+	spans, err := os.ReadFile(frameworkCorpus + "ok/ai_sdk_spans.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "spans.json"), spans, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runProc(t, procSpec{args: []string{"generate", "agent-suite", "--from", "spans.json", "--output", "suite.yml"}, dir: dir}); code != ExitOK {
+		t.Fatalf("generate agent-suite: exit %d\n%s", code, stderr)
+	}
+	stdout, stderr, code := runProc(t, procSpec{args: []string{"run", "--config", "suite.yml"}, dir: dir})
+	if code != ExitOK || !strings.Contains(stdout, "tool_selection.f1=100") || !strings.Contains(stdout, "warning: spans.json: the 8 spans share no trace") {
+		t.Fatalf("run on the recording: exit %d\n%s%s", code, stdout, stderr)
+	}
+	wrong := strings.ReplaceAll(string(spans), `{"key":"ai.toolCall.name","value":{"stringValue":"get-sum"}}`, `{"key":"ai.toolCall.name","value":{"stringValue":"get-env"}}`)
+	if wrong == string(spans) {
+		t.Fatal("the recording names no ai.toolCall.name get-sum")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "spans.json"), []byte(wrong), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code = runProc(t, procSpec{args: []string{"run", "--config", "suite.yml"}, dir: dir})
+	if code != ExitFail || !strings.Contains(stdout, "tool_selection.f1=0") || !strings.Contains(stdout, `get-sum`) {
+		t.Errorf("run with the wrong tool: exit %d, want %d\n%s%s", code, ExitFail, stdout, stderr)
 	}
 }

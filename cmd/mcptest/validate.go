@@ -53,10 +53,13 @@ func (c *Command) validate(_ context.Context, args []string) error {
 	for _, f := range files {
 		fmt.Fprintf(c.Stdout, "%s: valid\n", f)
 		for _, r := range read[f] {
-			if r.File == f {
-				fmt.Fprintf(c.Stdout, "  %s\n", r.Text())
-			} else {
-				fmt.Fprintf(c.Stdout, "  %s: %s\n", r.File, r.Text())
+			prefix := "  "
+			if r.File != f {
+				prefix = "  " + r.File + ": "
+			}
+			fmt.Fprintf(c.Stdout, "%s%s\n", prefix, r.Text())
+			for _, w := range r.Warnings {
+				fmt.Fprintf(c.Stdout, "%swarning: %s\n", prefix, w)
 			}
 		}
 	}

@@ -35,8 +35,6 @@ func shapeOf(m map[string]any) (what, tool, source string, reader Format, ok boo
 	switch {
 	case m["type"] == "tool-call" && str(m["toolName"]) != "":
 		return `a "tool-call" part`, str(m["toolName"]), "Vercel AI SDK ModelMessage arrays (response.messages)", "", true
-	case m["key"] == "ai.toolCall.name":
-		return `an "ai.toolCall" span`, otlpString(m["value"]), "Vercel AI SDK telemetry spans (ai.toolCall)", "", true
 	case m["key"] == "tool.name":
 		return `a "tool.name" span attribute`, otlpString(m["value"]), "OpenInference spans (tool.name)", "", true
 	case m["object"] == "trace.span":
@@ -72,6 +70,8 @@ func readableShape(m map[string]any, str func(any) string) (what, tool, source s
 		return `a "tool_use" block`, str(m["name"]), "Anthropic Messages transcripts", FormatAnthropic, true
 	case (m["type"] == "function_call" || m["type"] == "mcp_call") && str(m["name"]) != "":
 		return fmt.Sprintf("a %q item", m["type"]), str(m["name"]), "OpenAI Responses output", FormatResponses, true
+	case m["key"] == "ai.toolCall.name":
+		return `an "ai.toolCall" span`, otlpString(m["value"]), "Vercel AI SDK telemetry spans (ai.toolCall)", FormatOTel, true
 	case m["key"] == "gen_ai.tool.name":
 		return `a "gen_ai.tool.name" span attribute`, otlpString(m["value"]), "OTLP JSON spans (gen_ai)", FormatOTel, true
 	}

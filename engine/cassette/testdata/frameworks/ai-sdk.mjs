@@ -9,9 +9,10 @@
 //
 // Writes, to the directory named by the second argument:
 //   ai_sdk_messages.json      result.response.messages (ModelMessage array)
-//   ai_sdk_spans.json         the spans as one OTLP JSON export request, with
-//                             no context manager registered: each span is
-//                             its own trace, as in a bare Node setup
+//   ai_sdk_spans.json         the spans of two runs as one OTLP JSON export
+//                             request, with no context manager registered:
+//                             each span is its own trace, as in a bare Node
+//                             setup
 //   ai_sdk_spans_lines.jsonl  the same spans, one export request per span
 //   ai_sdk_spans_traced.json  a second run with AsyncHooksContextManager:
 //                             the spans share one trace
@@ -57,11 +58,13 @@ async function run() {
 }
 
 const bare = await run();
+const again = await run();
+const spans = [...bare.spans, ...again.spans];
 writeFileSync(`${out}/ai_sdk_messages.json`, JSON.stringify(bare.result.response.messages, null, 1) + '\n');
-writeFileSync(`${out}/ai_sdk_spans.json`, JSON.stringify(otlp(bare.spans), null, 1) + '\n');
-writeFileSync(`${out}/ai_sdk_spans_lines.jsonl`, bare.spans.map((s) => JSON.stringify(otlp([s])) + '\n').join(''));
+writeFileSync(`${out}/ai_sdk_spans.json`, JSON.stringify(otlp(spans)) + '\n');
+writeFileSync(`${out}/ai_sdk_spans_lines.jsonl`, spans.map((s) => JSON.stringify(otlp([s])) + '\n').join(''));
 
 context.setGlobalContextManager(new AsyncHooksContextManager().enable());
 const traced = await run();
-writeFileSync(`${out}/ai_sdk_spans_traced.json`, JSON.stringify(otlp(traced.spans), null, 1) + '\n');
+writeFileSync(`${out}/ai_sdk_spans_traced.json`, JSON.stringify(otlp(traced.spans)) + '\n');
 console.log(bare.result.text, bare.spans.length, 'spans');
