@@ -37,10 +37,16 @@ func TestProcessFrameworkRecordings(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
+	suite := "agents:\n  - name: sdk\n    cassette: " + strconv.Quote(spans) + "\n    expect:\n      - tool_names: { contains: get-sum }\n"
+	if err := os.WriteFile(filepath.Join(dir, "suite.yml"), []byte(suite), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, args := range [][]string{
 		{"validate", spans},
 		{"validate", "--format", "json", spans},
 		{"generate", "agent-suite", "--from", spans},
+		{"run", "--config", "suite.yml"},
+		{"validate", "suite.yml"},
 	} {
 		stdout, stderr, code := runProc(t, procSpec{args: args, dir: dir})
 		out := stdout + stderr
