@@ -111,3 +111,22 @@ func TestUntracedSpans(t *testing.T) {
 		t.Errorf("spans that share a trace: %v, %d runs, warnings %q", err, len(c.Runs), c.Warnings)
 	}
 }
+
+// TestSpanResultIsError: a tool span whose result is a CallToolResult with
+// isError true is a failed call, though its status says nothing (the AI
+// SDK sets no error status for an MCP tool's error result).
+func TestSpanResultIsError(t *testing.T) {
+	doc := `{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "t", "spanId": "a", "name": "ai.toolCall", "attributes": [
+		{"key": "ai.operationId", "value": {"stringValue": "ai.toolCall"}}, {"key": "ai.toolCall.name", "value": {"stringValue": "get-env"}},
+		{"key": "ai.toolCall.result", "value": {"stringValue": "{\"content\": [{\"type\": \"text\", \"text\": \"denied\"}], \"isError\": true}"}}]},
+		{"traceId": "t", "spanId": "b", "name": "execute_tool echo", "attributes": [
+		{"key": "gen_ai.tool.call.result", "value": {"stringValue": "{\"content\": [], \"isError\": false}"}}]}]}]}]}`
+	c, err := Read("t.json", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := c.Runs[0].Calls()
+	if len(calls) != 2 || calls[0].Tool != "get-env" || !calls[0].IsError || calls[1].Tool != "echo" || calls[1].IsError {
+		t.Errorf("calls %+v", calls)
+	}
+}
