@@ -60,6 +60,9 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 				res.Model = oneLine(cas.Model)
 			}
 			owner = tools.addCatalog(cas)
+			for _, w := range cas.Warnings {
+				res.Findings = append(res.Findings, report.Finding{Level: "warning", Message: name + ": " + w, Position: &diag.Pos{File: name}})
+			}
 			if use.open != nil {
 				use.open(cas)
 			}

@@ -13,9 +13,12 @@ import (
 
 // ValidationDoc is the validation document: what `mcptest validate
 // --format json` prints and the mcp-server's validate_suite verb answers.
+// Recordings, what each recording read gave (validate only), is left out
+// when there is none.
 type ValidationDoc struct {
-	Valid  bool              `json:"valid"`
-	Errors []ValidationError `json:"errors"`
+	Valid      bool              `json:"valid"`
+	Errors     []ValidationError `json:"errors"`
+	Recordings []Recording       `json:"recordings,omitempty"`
 }
 
 // ValidationError is one error of a ValidationDoc: the JSON Pointer of
@@ -50,6 +53,15 @@ func ValidationDocument(all diag.List) ValidationDoc {
 // not a regular file is refused before it is read. The list holds what is wrong
 // with the file; the error is an operational failure.
 func ValidateFile(path string) (diag.List, error) {
+	l, _, err := ValidateFileRead(path)
+	return l, err
+}
+
+// ValidateFileRead is ValidateFile that also returns what was read of the
+// recordings it checked: the file itself when it is a recording, the
+// recordings of its agent tests when it is a suite (those that exist;
+// each one checked as well).
+func ValidateFileRead(path string) (diag.List, []Recording, error) {
 	var data []byte
 	var err error
 	if cassetteName(path) {
@@ -57,19 +69,31 @@ func ValidateFile(path string) (diag.List, error) {
 	} else {
 		data, err = ReadSuiteFile(path)
 	}
-	var l diag.List
-	var d *diag.Error
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return diag.List{{Pos: diag.Pos{File: path}, Kind: "suite", Message: "no such file"}}, nil
-	case errors.As(err, &l):
-		return l, nil
-	case errors.As(err, &d):
-		return diag.List{d}, nil
-	case err != nil:
-		return nil, fmt.Errorf("read %s: %w", path, err)
+	if errors.Is(err, os.ErrNotExist) {
+		return diag.List{{Pos: diag.Pos{File: path}, Kind: "suite", Message: "no such file"}}, nil, nil
 	}
-	return ValidateData(path, data)
+	if err != nil {
+		l, err := diagList(err)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		return l, nil, nil
+	}
+	return validateData(path, data, true)
+}
+
+// diagList is err as a list of positioned errors, or err itself when it
+// is not a diag error.
+func diagList(err error) (diag.List, error) {
+	var l diag.List
+	if errors.As(err, &l) {
+		return l, nil
+	}
+	var d *diag.Error
+	if errors.As(err, &d) {
+		return diag.List{d}, nil
+	}
+	return nil, err
 }
 
 // cassetteName reports whether path is named as a cassette: a .json file,
@@ -82,24 +106,29 @@ func cassetteName(path string) bool {
 // it is named as one and the content is a JSON object or array, else a
 // suite.
 func ValidateData(path string, data []byte) (diag.List, error) {
-	var err error
+	l, _, err := validateData(path, data, false)
+	return l, err
+}
+
+// validateData is ValidateData, with what was read of the recording it
+// is; with recordings, a suite's recordings are read and checked too.
+func validateData(path string, data []byte, recordings bool) (diag.List, []Recording, error) {
 	if t := bytes.TrimSpace(data); cassetteName(path) && len(t) > 0 && (t[0] == '{' || t[0] == '[') {
-		_, err = cassette.Stream(path, data, nil) // checked, not kept
-	} else {
-		_, err = ParseSuite(path, data)
+		rec, l, err := readRecording(path, data)
+		if err != nil || l != nil {
+			return l, nil, err
+		}
+		return nil, []Recording{rec}, nil
 	}
-	if err == nil {
-		return nil, nil
+	s, err := ParseSuite(path, data)
+	if err != nil {
+		l, err := diagList(err)
+		return l, nil, err
 	}
-	var l diag.List
-	if errors.As(err, &l) {
-		return l, nil
+	if !recordings {
+		return nil, nil, nil
 	}
-	var d *diag.Error
-	if errors.As(err, &d) {
-		return diag.List{d}, nil
-	}
-	return nil, err
+	return suiteRecordings(s)
 }
 
 // ValidateFiles checks each of paths with ValidateFile and returns every

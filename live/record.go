@@ -1,8 +1,11 @@
 package live
 
 import (
+	"context"
 	"sync"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/redact"
@@ -16,6 +19,41 @@ type Recording struct {
 	mu       sync.Mutex
 	order    []string
 	sessions map[string][]ProxyCall
+	// seen are the connections (client session ids, "" over stdio) that
+	// sent anything, initialized or not.
+	seen map[string]bool
+}
+
+// Seen records that a connection sent a message, whether or not it ever
+// initializes a session: one that never does (the MCP TypeScript SDK's
+// server/discover probe, which starts a stdio server only to ask what it
+// speaks) is no run, and is counted as skipped.
+func (r *Recording) Seen(session string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.seen == nil {
+		r.seen = map[string]bool{}
+	}
+	r.seen[session] = true
+}
+
+// Middleware is the proxy's receiving middleware for a recording: every
+// message marks its connection seen, and any but server/discover and ping
+// opens its session as a run: the initialize request of a client of the
+// 2025 protocol revisions (as the initialized notification does), the
+// first request of a session of the sessionless 2026-07-28 revision, which
+// has no initialize. A connection that only asked server/discover (a
+// client library's probe of what the server speaks) is no run.
+func (r *Recording) Middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		id := req.GetSession().ID()
+		r.Seen(id)
+		res, err := next(ctx, method, req)
+		if err == nil && method != "server/discover" && method != "ping" {
+			r.Open(id)
+		}
+		return res, err
+	}
 }
 
 // Open records that a client session initialized: it is a run of the
@@ -44,21 +82,27 @@ func (r *Recording) Add(call ProxyCall) {
 	r.sessions[call.Session] = append(r.sessions[call.Session], call)
 }
 
-// Counts returns how many calls and sessions were recorded.
-func (r *Recording) Counts() (calls, sessions int) {
+// Counts returns how many calls and sessions (runs) were recorded, and
+// how many connections were skipped: seen, but never a session.
+func (r *Recording) Counts() (calls, sessions, skipped int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, cs := range r.sessions {
 		calls += len(cs)
 	}
-	return calls, len(r.order)
+	for id := range r.seen {
+		if _, ok := r.sessions[id]; !ok {
+			skipped++
+		}
+	}
+	return calls, len(r.order), skipped
 }
 
 // Cassette is the v1 cassette: prior's runs (when appending) then one run
-// per session, arguments and results redacted. A session that made no call
-// (an agent that called nothing) is a run with no calls: over stdio always,
-// over HTTP when the proxy told Open of it.
-func (r *Recording) Cassette(prior *cassette.File, server, agent string, started time.Time, cat *Catalog, stdio bool) *cassette.File {
+// per session, arguments and results redacted. A session that initialized
+// and made no call (an agent that called nothing) is a run with no calls;
+// a connection that never initialized a session is none.
+func (r *Recording) Cassette(prior *cassette.File, server, agent string, started time.Time, cat *Catalog) *cassette.File {
 	// A call still being forwarded may land while the cassette is built.
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -78,11 +122,7 @@ func (r *Recording) Cassette(prior *cassette.File, server, agent string, started
 	if agent != "" {
 		doc.Agent = agent
 	}
-	order := r.order
-	if len(order) == 0 && stdio {
-		order = []string{""}
-	}
-	for _, id := range order {
+	for _, id := range r.order {
 		calls := []cassette.FileCall{}
 		for _, c := range r.sessions[id] {
 			calls = append(calls, cassette.FileCall{Server: server, Tool: c.Tool, Arguments: redact.Value(c.Arguments),

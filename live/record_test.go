@@ -12,8 +12,9 @@ import (
 
 // TestRecordingCassette: each client session is a run, in the order of
 // its first call, after the runs of the cassette appended to; arguments
-// and results are redacted; the stdio session is a run even without a
-// call, an HTTP recording without a call has none.
+// and results are redacted; a session that initialized is a run even
+// without a call, a connection that never initialized is none and is
+// counted skipped.
 func TestRecordingCassette(t *testing.T) {
 	cat := &Catalog{Tools: []*mcp.Tool{{Name: "echo", InputSchema: map[string]any{"type": "object"}}}}
 	result := map[string]any{"content": []any{map[string]any{"type": "text", "text": "ok"}}}
@@ -21,11 +22,13 @@ func TestRecordingCassette(t *testing.T) {
 	rec.Add(ProxyCall{Session: "b", Tool: "echo", Arguments: map[string]any{"api_key": "sk-live-0123456789abcdef0123"}, Result: result, DurationMS: 3})
 	rec.Add(ProxyCall{Session: "a", Tool: "echo", Arguments: map[string]any{}, Result: result})
 	rec.Add(ProxyCall{Session: "b", Tool: "echo", Arguments: map[string]any{}, Result: result})
-	if calls, sessions := rec.Counts(); calls != 3 || sessions != 2 {
-		t.Errorf("counts %d %d", calls, sessions)
+	rec.Seen("a")
+	rec.Seen("probe")
+	if calls, sessions, skipped := rec.Counts(); calls != 3 || sessions != 2 || skipped != 1 {
+		t.Errorf("counts %d %d %d", calls, sessions, skipped)
 	}
 	prior := &cassette.File{Version: cassette.Version, Agent: "old", Runs: []cassette.FileRun{{Turns: []cassette.FileTurn{{Calls: []cassette.FileCall{}}}}}}
-	doc := rec.Cassette(prior, "srv", "", time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC), cat, false)
+	doc := rec.Cassette(prior, "srv", "", time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC), cat)
 	data, err := doc.Encode()
 	if err != nil {
 		t.Fatal(err)
@@ -40,10 +43,18 @@ func TestRecordingCassette(t *testing.T) {
 	if strings.Contains(string(data), "sk-live-0123456789abcdef0123") {
 		t.Errorf("a secret argument is recorded:\n%s", data)
 	}
-	if n := len((&Recording{}).Cassette(nil, "srv", "", time.Now(), cat, true).Runs); n != 1 {
-		t.Errorf("a stdio session without a call: %d runs, want 1", n)
+	idle := &Recording{}
+	idle.Seen("")
+	idle.Open("")
+	if n := len(idle.Cassette(nil, "srv", "", time.Now(), cat).Runs); n != 1 {
+		t.Errorf("a session that initialized and called nothing: %d runs, want 1", n)
 	}
-	if n := len((&Recording{}).Cassette(nil, "srv", "", time.Now(), cat, false).Runs); n != 0 {
-		t.Errorf("an HTTP recording without a call: %d runs, want 0", n)
+	probe := &Recording{}
+	probe.Seen("")
+	if n := len(probe.Cassette(nil, "srv", "", time.Now(), cat).Runs); n != 0 {
+		t.Errorf("a connection that never initialized: %d runs, want 0", n)
+	}
+	if _, sessions, skipped := probe.Counts(); sessions != 0 || skipped != 1 {
+		t.Errorf("a probe: %d sessions, %d skipped, want 0 and 1", sessions, skipped)
 	}
 }

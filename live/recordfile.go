@@ -66,8 +66,10 @@ func Record(ctx context.Context, o RecordOptions) error {
 	}
 	rec := &Recording{}
 	proxy := ProxyServer(upstream, cat, rec.Open, rec.Add)
+	proxy.AddReceivingMiddleware(rec.Middleware)
 	started := time.Now().UTC()
 	if o.Listen == "" {
+		rec.Seen("") // the process serves one connection, whatever it sends
 		err = ServeStdio(ctx, proxy, o.Stdin, o.Stdout)
 	} else {
 		err = ProxyHTTP(ctx, proxy, o.Listen, o.Output, o.Log, o.Listening)
@@ -75,13 +77,29 @@ func Record(ctx context.Context, o RecordOptions) error {
 	if err != nil {
 		return err
 	}
-	doc := rec.Cassette(prior, server, o.Agent, started, cat, o.Listen == "")
+	calls, sessions, skipped := rec.Counts()
+	status := fmt.Sprintf("mcptest: recorded %s in %s: appended %s, skipped %s that never initialized a session",
+		plural(calls, "call"), plural(sessions, "session"), plural(sessions, "run"), plural(skipped, "connection"))
+	if sessions == 0 {
+		// Nothing to add: the file is left as it was, so a probe's
+		// process cannot race the session's over it.
+		fmt.Fprintf(o.Log, "%s; %s not written\n", status, o.Output)
+		return nil
+	}
+	doc := rec.Cassette(prior, server, o.Agent, started, cat)
 	if err := writeRecording(o.Output, doc); err != nil {
 		return err
 	}
-	calls, sessions := rec.Counts()
-	fmt.Fprintf(o.Log, "mcptest: recorded %d calls in %d session(s); %s holds %d run(s)\n", calls, sessions, o.Output, len(doc.Runs))
+	fmt.Fprintf(o.Log, "%s; %s holds %s\n", status, o.Output, plural(len(doc.Runs), "run"))
 	return nil
+}
+
+// plural is "1 run", "2 runs".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // writeRecording writes the cassette after reading it back: a recording

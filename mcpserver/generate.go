@@ -54,7 +54,11 @@ func ProposeAgentSuite(output string, from []string) (Generated, error) {
 	if err != nil {
 		return Generated{}, err
 	}
-	return Generated{Suite: p.Suite, Notes: p.Notes, Summary: fmt.Sprintf("%d %s proposed from %d %s", p.Cases, plural(p.Cases, "agent test", "agent tests"), len(from), plural(len(from), "recording", "recordings"))}, nil
+	summary := fmt.Sprintf("%d %s proposed from %d %s", p.Cases, plural(p.Cases, "agent test", "agent tests"), len(from), plural(len(from), "recording", "recordings"))
+	if p.Unclassed > 0 {
+		summary += fmt.Sprintf(", %d of them WITH NO SELECTION CLASS (they pass whatever tools the agent calls: see the notes)", p.Unclassed)
+	}
+	return Generated{Suite: p.Suite, Notes: p.Notes, Summary: summary}, nil
 }
 
 // WriteSuite prints g's warnings and notes to log, then its suite to out,

@@ -420,7 +420,7 @@ func processRecordSecondSignal(t *testing.T) {
 	callTool(t, ctx, cs, "echo", map[string]any{"message": "once"})
 	p.signal(syscall.SIGINT)
 	p.waitFor(20*time.Second, "cassette written after the first SIGINT", func() bool {
-		return strings.Contains(p.stderr.String(), "mcptest: recorded 1 calls")
+		return strings.Contains(p.stderr.String(), "mcptest: recorded 1 call ")
 	})
 	p.signal(syscall.SIGINT)
 	start := time.Now()

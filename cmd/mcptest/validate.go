@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/mcpserver"
 )
 
@@ -26,12 +27,21 @@ func (c *Command) validate(_ context.Context, args []string) error {
 		}
 		files = []string{f}
 	}
-	all, err := engine.ValidateFiles(files)
-	if err != nil {
-		return err
+	var all diag.List
+	var recs []engine.Recording
+	read := map[string][]engine.Recording{}
+	for _, f := range files {
+		l, r, err := engine.ValidateFileRead(f)
+		if err != nil {
+			return err
+		}
+		all = append(all, l...)
+		recs = append(recs, r...)
+		read[f] = r
 	}
 	if *format == "json" {
 		doc := engine.ValidationDocument(all)
+		doc.Recordings = recs
 		if err := mcpserver.WriteJSON(c.Stdout, doc); err != nil || doc.Valid {
 			return err
 		}
@@ -42,6 +52,16 @@ func (c *Command) validate(_ context.Context, args []string) error {
 	}
 	for _, f := range files {
 		fmt.Fprintf(c.Stdout, "%s: valid\n", f)
+		for _, r := range read[f] {
+			prefix := "  "
+			if r.File != f {
+				prefix = "  " + r.File + ": "
+			}
+			fmt.Fprintf(c.Stdout, "%s%s\n", prefix, r.Text())
+			for _, w := range r.Warnings {
+				fmt.Fprintf(c.Stdout, "%swarning: %s\n", prefix, w)
+			}
+		}
 	}
 	return nil
 }

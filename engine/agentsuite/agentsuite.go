@@ -33,6 +33,9 @@ type Proposal struct {
 	Notes []string
 	// Cases is the number of agent tests proposed.
 	Cases int
+	// Unclassed is the number of them with no selection class: recordings
+	// whose runs agree on no tool, so tool_selection checks nothing.
+	Unclassed int
 }
 
 // draft is what one cassette proposes, before it is measured.
@@ -48,6 +51,9 @@ type draft struct {
 	maxTokens      *int64            // nil unless every run recorded tokens
 	minF1          *int64            // the lowest selection F1 of a run on the classes
 	notes          []string
+	// unclassed marks a draft with runs and no class: every tool called
+	// was dropped (called in some runs only) or none was called.
+	unclassed bool
 }
 
 // Propose reads the cassettes and proposes one agent test per cassette for
@@ -84,6 +90,9 @@ func Propose(suitePath string, cassettes []string) (*Proposal, error) {
 	}
 	p := &Proposal{Suite: render(drafts, figures), Cases: len(drafts)}
 	for _, d := range drafts {
+		if d.unclassed {
+			p.Unclassed++
+		}
 		for _, n := range d.notes {
 			p.Notes = append(p.Notes, d.name+": "+n)
 		}
@@ -198,7 +207,30 @@ func propose(cas *cassette.Cassette, path string) *draft {
 	if len(cas.Runs) == 0 {
 		d.notes = append(d.notes, "the cassette has no runs: nothing to propose from")
 	}
+	unclassed(d, len(order) > 0)
 	return d
+}
+
+// unclassed marks and notes, loudly, a draft with runs but no selection
+// class: its test would pass whatever tools the agent calls. The usual
+// cause is a run that called nothing beside runs that called the tools
+// (an empty run a recording proxy wrote for a client's probe), or a
+// recording read without its calls.
+func unclassed(d *draft, called bool) {
+	if d.runs == 0 || len(d.classes) > 0 || called && len(d.sometimes) == 0 {
+		// No runs, classes, or only destructive tools called, which the
+		// restricted edge fails on (and a note says so).
+		return
+	}
+	d.unclassed = true
+	if len(d.sometimes) > 0 {
+		d.notes = append(d.notes, fmt.Sprintf("NO SELECTION CLASS: every tool the runs called (%s) was called in some runs only, "+
+			"so tool_selection checks nothing and the test passes whatever tools the agent calls; "+
+			"a run that called nothing is the usual cause: drop it from the recording, or write the classes by hand", quoteList(d.sometimes)))
+		return
+	}
+	d.notes = append(d.notes, "NO SELECTION CLASS: no run called a tool, so tool_selection checks nothing and the test "+
+		"passes whatever tools the agent calls; `mcptest validate` on the recording says what was read of it")
 }
 
 // minF1 is the lowest selection F1 of a run on one class per tool: a floor
@@ -349,6 +381,10 @@ func renderCase(b *strings.Builder, d *draft, m measured) {
 	fmt.Fprintf(b, "  - name: %s\n    cassette: %s\n", quote(d.name), quote(d.cassette))
 	if d.runs == 0 {
 		b.WriteString("    # review: the recording holds no runs, so this test fails (nothing to gate) until it does\n")
+	}
+	if d.unclassed {
+		b.WriteString("    # REVIEW: NO SELECTION CLASS. The recorded runs agree on no tool, so this test passes\n" +
+			"    # whatever tools the agent calls. Write the classes by hand, or record again (see the notes).\n")
 	}
 	if d.runs > 1 {
 		fmt.Fprintf(b, "    runs: %d\n", d.runs)

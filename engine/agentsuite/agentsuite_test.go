@@ -123,3 +123,46 @@ func TestProposedNamesAreUnique(t *testing.T) {
 		}
 	}
 }
+
+// TestUnclassedIsLoud: a recording whose runs agree on no tool (one run
+// called get-sum, one called nothing: what `record --append` wrote for a
+// client library's probe) is proposed with a loud note, a REVIEW comment
+// in the test and the count in the proposal, never as a quiet suite with
+// no tool check; a recording whose runs called nothing is said the same.
+func TestUnclassedIsLoud(t *testing.T) {
+	dir := t.TempDir()
+	probe := filepath.Join(dir, "probe.json")
+	idle := filepath.Join(dir, "idle.json")
+	agreed := filepath.Join(dir, "agreed.json")
+	call := `{"server": "everything", "tool": "get-sum", "arguments": {"a": 2, "b": 3}}`
+	for path, runs := range map[string]string{
+		probe:  `[{"turns": [{"calls": []}]}, {"turns": [{"calls": [` + call + `]}]}]`,
+		idle:   `[{"turns": [{"calls": [], "final_response": "5"}]}]`,
+		agreed: `[{"turns": [{"calls": [` + call + `]}]}]`,
+	} {
+		doc := `{"mcptest_cassette": 1, "catalog": {"everything": {"tools": [{"name": "get-sum", "inputSchema": {"type": "object"}}]}}, "runs": ` + runs + `}`
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := Propose(filepath.Join(dir, "suite.yml"), []string{probe, idle, agreed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Unclassed != 2 || p.Cases != 3 {
+		t.Errorf("unclassed %d of %d, want 2 of 3", p.Unclassed, p.Cases)
+	}
+	notes := strings.Join(p.Notes, "\n")
+	for _, want := range []string{`probe: NO SELECTION CLASS: every tool the runs called ("get-sum") was called in some runs only`,
+		"idle: NO SELECTION CLASS: no run called a tool"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	if strings.Contains(notes, "agreed: NO") {
+		t.Errorf("a recording whose runs agree is noted unclassed:\n%s", notes)
+	}
+	if n := strings.Count(p.Suite, "# REVIEW: NO SELECTION CLASS"); n != 2 {
+		t.Errorf("%d REVIEW comments, want 2:\n%s", n, p.Suite)
+	}
+}

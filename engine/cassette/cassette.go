@@ -36,6 +36,11 @@ type Cassette struct {
 	Catalog []ServerCatalog
 
 	Runs []Run
+
+	// Warnings say what the reader had to guess of the recording (spans
+	// that share no trace, grouped into runs by time), for the commands
+	// to show; nil when it guessed nothing.
+	Warnings []string
 }
 
 // ServerCatalog is the tools one server advertised.

@@ -39,7 +39,8 @@ func FuzzRead(f *testing.F) {
 	})
 }
 
-// fuzzSeeds are the corpus files, the inline cases, the generated runs in
+// fuzzSeeds are the corpus files (the agent frameworks' own outputs among
+// them), the inline cases and the recordings that lost their calls, the generated runs in
 // every format, files that are no recording and repeated keys.
 func fuzzSeeds(f *testing.F) [][]byte {
 	var seeds [][]byte
@@ -53,6 +54,9 @@ func fuzzSeeds(f *testing.F) [][]byte {
 		}
 	}
 	for _, tt := range append(errorCases, agreeCases...) {
+		seeds = append(seeds, []byte(tt.json))
+	}
+	for _, tt := range lostCases {
 		seeds = append(seeds, []byte(tt.json))
 	}
 	_, formats := recordingFormats(f)

@@ -119,10 +119,14 @@ func (ls *lines) err() error {
 // every line is in the first line's format.
 func streamLines(path string, data []byte, each func(*Cassette, *Run)) (*Cassette, error) {
 	ls := &lines{path: path}
+	all := data
 	var file *Cassette
 	var multi lineReader
 	clean := func() bool { return len(ls.errs) == 0 && ls.dropped == 0 }
+	nruns, calls := 0, false
 	emit := func(runs []Run) {
+		nruns += len(runs)
+		calls = calls || hasCalls(runs)
 		for i := range runs {
 			if clean() && each != nil {
 				each(file, &runs[i])
@@ -157,6 +161,9 @@ func streamLines(path string, data []byte, each func(*Cassette, *Run)) (*Cassett
 	}
 	if multi != nil {
 		emit(multi.finish())
+		if nruns > 0 && !calls && ls.err() == nil {
+			ls.add(lostInLines(path, all, file, nruns), 1)
+		}
 	}
 	if err := ls.err(); err != nil {
 		return nil, err

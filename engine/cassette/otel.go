@@ -169,7 +169,7 @@ func readAttributes(w *walker, m map[string]any, attrs map[string]any) {
 			w.errorf(`an attribute has a "key", a string, and a "value", {"stringValue": ...} or another AnyValue`)
 			return
 		}
-		if !strings.HasPrefix(key, "gen_ai.") && !strings.HasPrefix(key, "mcp.") && key != "error.type" {
+		if !keptAttribute(key) {
 			return
 		}
 		w.push("value")
@@ -241,13 +241,13 @@ func intValue(w *walker, x any) any {
 // gen_ai.operation.name, or without one by its name.
 func isExecuteTool(s *otelSpan) bool {
 	op := s.str("gen_ai.operation.name")
-	return op == "execute_tool" || op == "" && strings.HasPrefix(s.name, "execute_tool ")
+	return op == "execute_tool" || op == "" && (strings.HasPrefix(s.name, "execute_tool ") || isAIToolCall(s))
 }
 
 // toolOf is the tool a tool span calls: gen_ai.tool.name, else the span
 // name after its operation.
 func toolOf(s *otelSpan) string {
-	if t := s.str("gen_ai.tool.name"); t != "" {
+	if t := firstNonEmpty(s.str("gen_ai.tool.name"), s.str("ai.toolCall.name")); t != "" {
 		return t
 	}
 	for _, p := range []string{"execute_tool ", "tools/call "} {
@@ -311,6 +311,9 @@ func (t *otelTrace) ancestors(s *otelSpan, f func(*otelSpan) bool) {
 // finish builds one run per trace, traces in the order of their first
 // start time.
 func (r *otelReader) finish() []Run {
+	if w := r.untraced(); w != "" {
+		r.c.Warnings = append(r.c.Warnings, w)
+	}
 	traces := map[string]*otelTrace{}
 	var order []*otelTrace
 	for _, s := range r.spans {
@@ -346,6 +349,9 @@ func (r *otelReader) catalog() {
 	for _, s := range r.spans {
 		defs := jsonList(s.attrs["gen_ai.tool.definitions"])
 		if len(defs) == 0 {
+			defs = aiTools(s)
+		}
+		if len(defs) == 0 {
 			continue
 		}
 		byServer := map[string][]Tool{}
@@ -371,16 +377,16 @@ func (r *otelReader) provenance(t *otelTrace) {
 	c := r.c
 	for _, s := range t.spans {
 		if c.Model == "" {
-			c.Model = firstNonEmpty(s.str("gen_ai.response.model"), s.str("gen_ai.request.model"))
+			c.Model = firstNonEmpty(s.str("gen_ai.response.model"), s.str("gen_ai.request.model"), s.str("ai.model.id"))
 		}
 		if c.Provider == "" {
-			c.Provider = firstNonEmpty(s.str("gen_ai.provider.name"), s.str("gen_ai.system"))
+			c.Provider = firstNonEmpty(s.str("gen_ai.provider.name"), s.str("gen_ai.system"), s.str("ai.model.provider"))
 		}
 		if c.Agent == "" && s.str("gen_ai.operation.name") == "invoke_agent" {
 			c.Agent = s.str("gen_ai.agent.name")
 		}
 		if c.Prompt == "" {
-			c.Prompt = messagesText(s.attrs["gen_ai.input.messages"], "user", false)
+			c.Prompt = firstNonEmpty(messagesText(s.attrs["gen_ai.input.messages"], "user", false), aiPrompt(s))
 		}
 	}
 }
@@ -409,7 +415,8 @@ func (t *otelTrace) run() Run {
 		// The final response is the output of the span that ends last:
 		// the agent's own span when it records one, else its last model
 		// call.
-		if text := messagesText(s.attrs["gen_ai.output.messages"], "assistant", true); text != "" && s.end >= lastEnd {
+		text := firstNonEmpty(messagesText(s.attrs["gen_ai.output.messages"], "assistant", true), s.str("ai.response.text"))
+		if text != "" && s.end >= lastEnd {
 			turn.FinalResponse, lastEnd = text, s.end
 		}
 		if d, ok := t.delegation(s); ok && !handoffs[d] {
@@ -447,19 +454,29 @@ func (t *otelTrace) isCall(s *otelSpan) bool {
 
 // call is the call a tool span records.
 func (t *otelTrace) call(s *otelSpan) Call {
-	c := Call{Arguments: arguments(s.attrs["gen_ai.tool.call.arguments"])}
+	args, ok := s.attrs["gen_ai.tool.call.arguments"]
+	if !ok {
+		args = s.attrs["ai.toolCall.args"]
+	}
+	c := Call{Arguments: arguments(args)}
 	c.Server, c.Tool = splitMCP(toolOf(s))
-	if res, ok := s.attrs["gen_ai.tool.call.result"]; ok {
+	res, ok := s.attrs["gen_ai.tool.call.result"]
+	if !ok {
+		res, ok = s.attrs["ai.toolCall.result"]
+	}
+	if ok {
 		c.Result = otelResult(res)
 	}
-	c.IsError = s.failed || s.attrs["error.type"] != nil
+	rm, _ := c.Result.(map[string]any)
+	failed, _ := rm["isError"].(bool)
+	c.IsError = s.failed || s.attrs["error.type"] != nil || failed
 	if s.start > 0 && s.end >= s.start {
 		ms := float64(s.end-s.start) / 1e6
 		c.DurationMS = &ms
 	}
 	c.Agent = s.str("gen_ai.agent.name")
 	if c.Agent == "" {
-		c.Agent = t.agentOf(s)
+		c.Agent = firstNonEmpty(t.agentOf(s), s.str("ai.telemetry.functionId"))
 	}
 	return c
 }

@@ -174,19 +174,29 @@ func (d *decoder) recording(root int, each func(*Cassette, *Run)) *Cassette {
 func (d *decoder) detected(root int) *Cassette {
 	v, _ := d.value(root)
 	f := detect(v)
+	var c *Cassette
 	switch f.format {
 	case FormatOpenAI, FormatAnthropic:
 		if f.choices != nil {
-			return readCompletion(d.w, f)
+			c = readCompletion(d.w, f)
+		} else {
+			c = readTranscript(d.w, f)
 		}
-		return readTranscript(d.w, f)
 	case FormatResponses:
-		return readResponses(d.w, v)
+		c = readResponses(d.w, v)
 	case FormatClaudeCode, FormatOTel:
 		r := newLineReader(f.format)
-		c := r.cassette()
+		c = r.cassette()
 		c.Runs = append(readDoc(r, d.w, v), r.finish()...)
+	}
+	if c != nil {
+		if d.clean() {
+			lostCalls(d.w, c, v)
+		}
 		return c
+	}
+	if strings.HasPrefix(f.problem, "unrecognized") && unrecognizedCalls(d.w, v) {
+		return nil
 	}
 	// Not a recording: the file may be anything, its lines are not to be
 	// shown.

@@ -1,0 +1,238 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcptest/mcptest/engine/cassette"
+)
+
+// frameworkCorpus is where the outputs the agent frameworks wrote are
+// (engine/cassette/testdata/frameworks records them).
+const frameworkCorpus = "../../engine/cassette/testdata/"
+
+// TestProcessFrameworkRecordings runs the built binary on what the agent
+// frameworks wrote: a recording that reads as runs without calls while it
+// names tools is refused by every command that reads recordings (exit 2,
+// file:line:col, its shape and that no reader takes it), never passed as
+// valid; one that reads says which reader read it and what it read.
+func TestProcessFrameworkRecordings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the process-level tests start the binary")
+	}
+	spans, err := filepath.Abs(frameworkCorpus + "err/ai_sdk_messages.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	suite := "agents:\n  - name: sdk\n    cassette: " + strconv.Quote(spans) + "\n    expect:\n      - tool_names: { contains: get-sum }\n"
+	if err := os.WriteFile(filepath.Join(dir, "suite.yml"), []byte(suite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"validate", spans},
+		{"validate", "--format", "json", spans},
+		{"generate", "agent-suite", "--from", spans},
+		{"run", "--config", "suite.yml"},
+		{"validate", "suite.yml"},
+	} {
+		stdout, stderr, code := runProc(t, procSpec{args: args, dir: dir})
+		out := stdout + stderr
+		if code != ExitInput {
+			t.Errorf("mcptest %s: exit %d, want %d\n%s", strings.Join(args, " "), code, ExitInput, out)
+		}
+		for _, want := range []string{spans + ":5:4", `holds a \"tool-call\" part naming the tool \"get-sum\"`, "which no reader of mcptest takes yet"} {
+			if args[1] != "--format" {
+				want = strings.ReplaceAll(want, `\"`, `"`)
+			}
+			if !strings.Contains(out, want) {
+				t.Errorf("mcptest %s says nothing of %q:\n%s", strings.Join(args, " "), want, out)
+			}
+		}
+		if strings.Contains(stdout, ": valid") {
+			t.Errorf("mcptest %s called it valid:\n%s", strings.Join(args, " "), stdout)
+		}
+	}
+
+	history, err := filepath.Abs(frameworkCorpus + "ok/openai_agents_history.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runProc(t, procSpec{args: []string{"validate", history}, dir: dir})
+	want := history + ": valid\n  read as openai-responses: 1 run, 2 calls, 0 results, no tokens, no models, an answer in 1/1 runs, no agents\n"
+	if code != ExitOK || stdout != want {
+		t.Errorf("validate %s: exit %d\n%s%s\nwant\n%s", history, code, stdout, stderr, want)
+	}
+
+	// The AI SDK's own spans, each a trace of its own: read with their
+	// calls, and a warning that the runs were joined by time.
+	otel, err := filepath.Abs(frameworkCorpus + "ok/ai_sdk_spans.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code = runProc(t, procSpec{args: []string{"validate", otel}, dir: dir})
+	want = otel + ": valid\n  read as otel-genai: 2 runs, 2 calls, 2 results, tokens in 2/2 runs (590 in all), model \"mock-sum-1\", an answer in 2/2 runs, agent \"sum-agent\"\n" +
+		"  warning: the 8 spans share no trace"
+	if code != ExitOK || !strings.HasPrefix(stdout, want) {
+		t.Errorf("validate %s: exit %d\n%s%s\nwant\n%s", otel, code, stdout, stderr, want)
+	}
+}
+
+// TestProcessRecordSkipsProbes runs `record --append` as an MCP client
+// library starts it: first a connection that only asks server/discover
+// and goes (the MCP TypeScript SDK's probe) and writes nothing, its
+// status line counting it skipped; then a session that initializes and
+// calls nothing, then one that calls, each a run.
+func TestProcessRecordSkipsProbes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the process-level tests start the binary and real servers")
+	}
+	server := everythingBin(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "agent.json")
+	args := []string{"record", "--append", "--output", out, "--", server, "stdio"}
+
+	// The probe, as the MCP TypeScript SDK's client 2.4 sends it: one
+	// request, its answer, end of input.
+	p := startProc(t, procSpec{args: args, dir: dir, pipes: true})
+	if _, err := io.WriteString(p.in, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",`+
+		`"io.modelcontextprotocol/clientInfo":{"name":"probe","version":"1.0.0"},"io.modelcontextprotocol/clientCapabilities":{}}}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(p.out).ReadString('\n'); err != nil || !strings.Contains(line, `"id":1`) {
+		t.Fatalf("the probe's answer %q, %v\n%s", line, err, p.stderr.String())
+	}
+	p.in.Close()
+	if code, sig := p.wait(30 * time.Second); code != ExitOK || sig != 0 {
+		t.Fatalf("record after a probe: exit %d, signal %v\n%s", code, sig, p.stderr.String())
+	}
+	want := "mcptest: recorded 0 calls in 0 sessions: appended 0 runs, skipped 1 connection that never initialized a session; " + out + " not written\n"
+	if got := p.stderr.String(); !strings.HasSuffix(got, want) {
+		t.Errorf("status %q, want %q", got, want)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the probe wrote %s (%v)", out, err)
+	}
+
+	// Two sessions: one lists the tools and calls nothing, one calls
+	// get-sum.
+	for i, tools := range [][]string{nil, {"get-sum"}} {
+		p := startProc(t, procSpec{args: args, dir: dir, pipes: true})
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bintest", Version: "v1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: p.out, Writer: p.in}, nil)
+		if err != nil {
+			t.Fatalf("connect through record: %v\n%s", err, p.stderr.String())
+		}
+		if _, err := cs.ListTools(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range tools {
+			callTool(t, ctx, cs, tool, map[string]any{"a": 2, "b": 3})
+		}
+		cs.Close()
+		cancel()
+		if code, sig := p.wait(30 * time.Second); code != ExitOK || sig != 0 {
+			t.Fatalf("record: exit %d, signal %v\n%s", code, sig, p.stderr.String())
+		}
+		want := "appended 1 run, skipped 0 connections that never initialized a session; " + out + " holds " + plural(i+1, "run") + "\n"
+		if got := p.stderr.String(); !strings.HasSuffix(got, want) {
+			t.Errorf("session %d: status %q, want the end %q", i+1, got, want)
+		}
+	}
+	c, err := cassette.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Runs) != 2 || len(c.Runs[0].Calls()) != 0 || len(c.Runs[1].Calls()) != 1 {
+		t.Errorf("runs %+v, want one without a call and one with get-sum", c.Runs)
+	}
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// TestProcessAgentSuiteUnclassed runs `generate agent-suite` through the
+// binary on a recording whose runs agree on no tool (an empty run beside
+// one that called get-sum): the suite is written with a REVIEW comment,
+// a note and a summary that say it checks no tool.
+func TestProcessAgentSuiteUnclassed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the process-level tests start the binary")
+	}
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "probe.json")
+	doc := `{"mcptest_cassette": 1, "catalog": {"everything": {"tools": [{"name": "get-sum", "inputSchema": {"type": "object"}}]}},
+  "runs": [{"turns": [{"calls": []}]}, {"turns": [{"calls": [{"server": "everything", "tool": "get-sum", "arguments": {"a": 2, "b": 3}}]}]}]}`
+	if err := os.WriteFile(rec, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runProc(t, procSpec{args: []string{"generate", "agent-suite", "--from", "probe.json", "--output", "suite.yml"}, dir: dir})
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{
+		`note: probe: NO SELECTION CLASS: every tool the runs called ("get-sum") was called in some runs only`,
+		"mcptest: 1 agent tests proposed from 1 recordings, 1 of them WITH NO SELECTION CLASS (they pass whatever tools the agent calls: see the notes); suite written to suite.yml",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	suite, err := os.ReadFile(filepath.Join(dir, "suite.yml"))
+	if err != nil || !strings.Contains(string(suite), "# REVIEW: NO SELECTION CLASS") {
+		t.Errorf("the suite (%v) has no REVIEW comment:\n%s", err, suite)
+	}
+}
+
+// TestProcessAISDKGate drafts a suite from the AI SDK's own spans through
+// the binary, runs it (it passes, with the warning that the spans shared
+// no trace), then runs it on the same spans with the agent calling
+// get-env instead of get-sum: the tool checks fail. Read as GenAI spans
+// only, the draft had no tool check and passed on both.
+func TestProcessAISDKGate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the process-level tests start the binary")
+	}
+	dir := t.TempDir()
+	spans, err := os.ReadFile(frameworkCorpus + "ok/ai_sdk_spans.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "spans.json"), spans, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runProc(t, procSpec{args: []string{"generate", "agent-suite", "--from", "spans.json", "--output", "suite.yml"}, dir: dir}); code != ExitOK {
+		t.Fatalf("generate agent-suite: exit %d\n%s", code, stderr)
+	}
+	stdout, stderr, code := runProc(t, procSpec{args: []string{"run", "--config", "suite.yml"}, dir: dir})
+	if code != ExitOK || !strings.Contains(stdout, "tool_selection.f1=100") || !strings.Contains(stdout, "warning: spans.json: the 8 spans share no trace") {
+		t.Fatalf("run on the recording: exit %d\n%s%s", code, stdout, stderr)
+	}
+	wrong := strings.ReplaceAll(string(spans), `{"key":"ai.toolCall.name","value":{"stringValue":"get-sum"}}`, `{"key":"ai.toolCall.name","value":{"stringValue":"get-env"}}`)
+	if wrong == string(spans) {
+		t.Fatal("the recording names no ai.toolCall.name get-sum")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "spans.json"), []byte(wrong), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code = runProc(t, procSpec{args: []string{"run", "--config", "suite.yml"}, dir: dir})
+	if code != ExitFail || !strings.Contains(stdout, "tool_selection.f1=0") || !strings.Contains(stdout, `get-sum`) {
+		t.Errorf("run with the wrong tool: exit %d, want %d\n%s%s", code, ExitFail, stdout, stderr)
+	}
+}

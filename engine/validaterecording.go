@@ -1,0 +1,216 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/report"
+)
+
+// Recording is what the reader of one recording read of it, as `mcptest
+// validate` reports it, so a user sees at once what a recording gives the
+// gates and what it lost: a trace read without its calls, a log without
+// its tokens.
+type Recording struct {
+	// File is the recording as the user named it, or as the suite names
+	// it (relative to the working directory).
+	File string `json:"file"`
+	// Reader is the format it was read as (cassette.Format).
+	Reader string `json:"reader"`
+	Runs   int    `json:"runs"`
+	Calls  int    `json:"calls"`
+	// Results counts the calls whose result (or error) is recorded.
+	Results int `json:"results"`
+	// Tokens is the token usage the runs carry, nil when none does.
+	Tokens *RecordingTokens `json:"tokens"`
+	// Models are the models named, in order of first appearance.
+	Models []string `json:"models"`
+	// Answers counts the runs with a final response.
+	Answers int `json:"answers"`
+	// Agents are the agents named (the recording's, the calls',
+	// delegations' ends), sorted.
+	Agents []string `json:"agents"`
+	// Warnings say what the reader had to guess (cassette.Cassette's).
+	Warnings []string `json:"warnings"`
+}
+
+// RecordingTokens is the token usage of a recording: how many of its runs
+// carry one, and their total.
+type RecordingTokens struct {
+	Runs  int   `json:"runs"`
+	Total int64 `json:"total"`
+}
+
+// recordingTally accumulates a Recording from a cassette's runs.
+type recordingTally struct {
+	r      Recording
+	agents map[string]bool
+}
+
+func newRecordingTally(file string) *recordingTally {
+	return &recordingTally{r: Recording{File: file, Models: []string{}, Agents: []string{}}, agents: map[string]bool{}}
+}
+
+// cassette notes the provenance of c, seen with each run and once at the
+// end.
+func (t *recordingTally) cassette(c *cassette.Cassette) {
+	if t.r.Reader == "" {
+		t.r.Reader = string(c.Format)
+	}
+	if c.Model != "" && !contains(t.r.Models, c.Model) {
+		t.r.Models = append(t.r.Models, c.Model)
+	}
+	t.agent(c.Agent)
+}
+
+func (t *recordingTally) agent(name string) {
+	if name != "" {
+		t.agents[name] = true
+	}
+}
+
+// run adds one run.
+func (t *recordingTally) run(c *cassette.Cassette, r *cassette.Run) {
+	t.cassette(c)
+	t.r.Runs++
+	for _, turn := range r.Turns {
+		for _, call := range turn.Calls {
+			t.r.Calls++
+			if call.Result != nil || call.IsError {
+				t.r.Results++
+			}
+			t.agent(call.Agent)
+		}
+	}
+	if n := len(r.Turns); n > 0 && r.Turns[n-1].FinalResponse != "" {
+		t.r.Answers++
+	}
+	for _, d := range r.Delegations {
+		t.agent(d.From)
+		t.agent(d.To)
+	}
+	if r.Tokens != nil {
+		if t.r.Tokens == nil {
+			t.r.Tokens = &RecordingTokens{}
+		}
+		t.r.Tokens.Runs++
+		total := r.Tokens.Total
+		if total == 0 {
+			total = r.Tokens.Input + r.Tokens.Output
+		}
+		t.r.Tokens.Total += total
+	}
+}
+
+// done returns the Recording, with the provenance of c, the cassette the
+// reader returned.
+func (t *recordingTally) done(c *cassette.Cassette) Recording {
+	t.cassette(c)
+	t.r.Warnings = append([]string{}, c.Warnings...)
+	for a := range t.agents {
+		t.r.Agents = append(t.r.Agents, a)
+	}
+	sort.Strings(t.r.Agents)
+	return t.r
+}
+
+// readRecording reads the recording data, named path, and returns what
+// was read, or its problems.
+func readRecording(path string, data []byte) (Recording, diag.List, error) {
+	t := newRecordingTally(path)
+	c, err := cassette.Stream(path, data, t.run)
+	if err != nil {
+		l, err := diagList(err)
+		return Recording{}, l, err
+	}
+	return t.done(c), nil, nil
+}
+
+// suiteRecordings reads the recordings of the agent tests of s, each file
+// once, in the order of the tests: a test whose recordings do not exist
+// yet is passed over (validate checks a suite before it is recorded).
+func suiteRecordings(s *Suite) (diag.List, []Recording, error) {
+	var recs []Recording
+	var all diag.List
+	seen := map[string]bool{}
+	for _, c := range s.Cases {
+		if c.Kind != report.KindAgent && c.Kind != report.KindScenario {
+			continue
+		}
+		files, err := caseFiles(s, c, "")
+		if err != nil {
+			continue
+		}
+		for _, f := range files {
+			name := displayPath(f)
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+			data, err := cassette.Load(f, name)
+			if err != nil {
+				l, err := diagList(err)
+				if err != nil {
+					return nil, nil, fmt.Errorf("read %s: %w", name, err)
+				}
+				all = append(all, l...)
+				continue
+			}
+			rec, l, err := readRecording(name, data)
+			if err != nil {
+				return nil, nil, err
+			}
+			all = append(all, l...)
+			if l == nil {
+				recs = append(recs, rec)
+			}
+		}
+	}
+	return all, recs, nil
+}
+
+// Text is what validate prints of r: the reader and what it read, every
+// figure the recording lacks said as such ("no tokens", "no answer").
+// Names from the recording are quoted, escaped.
+func (r Recording) Text() string {
+	parts := []string{plural(r.Runs, "run"), plural(r.Calls, "call"), plural(r.Results, "result")}
+	if r.Tokens == nil {
+		parts = append(parts, "no tokens")
+	} else {
+		parts = append(parts, fmt.Sprintf("tokens in %d/%d runs (%d in all)", r.Tokens.Runs, r.Runs, r.Tokens.Total))
+	}
+	parts = append(parts, names("model", "models", r.Models))
+	if r.Answers == 0 {
+		parts = append(parts, "no answer")
+	} else {
+		parts = append(parts, fmt.Sprintf("an answer in %d/%d runs", r.Answers, r.Runs))
+	}
+	parts = append(parts, names("agent", "agents", r.Agents))
+	return "read as " + r.Reader + ": " + strings.Join(parts, ", ")
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// names is "no models", `model "a"` or `models "a", "b"`.
+func names(one, many string, xs []string) string {
+	switch len(xs) {
+	case 0:
+		return "no " + many
+	case 1:
+		return one + " " + strconv.Quote(xs[0])
+	}
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = strconv.Quote(x)
+	}
+	return many + " " + strings.Join(q, ", ")
+}

@@ -1,0 +1,52 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestValidateSuiteRecordings: validating a suite reads its agent tests'
+// recordings that exist, says what each gave, and refuses the suite when
+// one lost its calls; a test not recorded yet is passed over.
+func TestValidateSuiteRecordings(t *testing.T) {
+	dir := t.TempDir()
+	lost, err := os.ReadFile("cassette/testdata/err/ai_sdk_messages.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile("../examples/quickstart/cassettes/weather.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, data []byte) {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("weather.json", good)
+	write("sdk.json", lost)
+	suite := "tests:\n" +
+		"  - {name: weather, type: agent, cassette: weather.json, expect: [{tokens.total: {\"<=\": 5000}}]}\n" +
+		"  - {name: unrecorded, type: agent, expect: [{tokens.total: {\"<=\": 5000}}]}\n"
+	write("suite.yml", []byte(suite))
+	l, recs, err := ValidateFileRead(filepath.Join(dir, "suite.yml"))
+	if err != nil || len(l) != 0 || len(recs) != 1 {
+		t.Fatalf("errors %v, %v; recordings %+v", err, l, recs)
+	}
+	r := recs[0]
+	if r.File != filepath.Join(dir, "weather.json") || r.Reader != "mcptest-v1" || r.Runs != 1 || r.Calls != 1 || r.Results != 1 ||
+		r.Tokens == nil || r.Tokens.Total != 1520 || r.Answers != 1 {
+		t.Errorf("read %+v", r)
+	}
+	if want := `read as mcptest-v1: 1 run, 1 call, 1 result, tokens in 1/1 runs (1520 in all), model "claude-sonnet-4-5-20250929", an answer in 1/1 runs, no agents`; r.Text() != want {
+		t.Errorf("text %q\nwant %q", r.Text(), want)
+	}
+
+	write("suite.yml", []byte(strings.Replace(suite, "weather.json", "sdk.json", 1)))
+	l, recs, err = ValidateFileRead(filepath.Join(dir, "suite.yml"))
+	if err != nil || len(l) != 1 || len(recs) != 0 || !strings.Contains(l[0].Error(), `sdk.json:5:4: [0].content[0]: the file reads as openai-chat with 1 run and no tool calls`) {
+		t.Fatalf("errors %v, %v; recordings %+v", err, l, recs)
+	}
+}
