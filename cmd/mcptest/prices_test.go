@@ -186,3 +186,27 @@ func TestCachedCostBinary(t *testing.T) {
 		t.Errorf("the unpriced model's run has a cost: %+v", ev)
 	}
 }
+
+// TestSecurityPreferenceBinary runs `mcptest security` through the built
+// binary on examples/description-security: the tool that calls itself the
+// only search tool to use is SEC-006's (it passed before the rule was
+// measured on public attacks), and the two tools that only say which tool
+// comes first, as real servers do, are no rule's.
+func TestSecurityPreferenceBinary(t *testing.T) {
+	stdout, stderr, code := runBin(t, "security", "--catalog", "../../examples/description-security/catalog.yml", "--format", "json")
+	if code != ExitFail {
+		t.Fatalf("exit %d, want 1: %s", code, stderr)
+	}
+	var rep struct {
+		Tools    int `json:"tools"`
+		Findings []struct {
+			Tool, Rule string
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Tools != 3 || len(rep.Findings) != 1 || rep.Findings[0].Tool != "fast_search" || rep.Findings[0].Rule != "SEC-006" {
+		t.Errorf("report %+v, want one SEC-006 finding on fast_search of 3 tools", rep)
+	}
+}
