@@ -17,6 +17,9 @@ func TestCachedInputTokens(t *testing.T) {
  "usage": {"input_tokens": 1500, "output_tokens": 50, "total_tokens": 1550, "input_tokens_details": {"cached_tokens": 1280}}}`, 1500, 1280, 1550},
 		"anthropic message": {`{"type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "tool_use", "id": "u", "name": "t", "input": {}}],
  "usage": {"input_tokens": 2000, "cache_creation_input_tokens": 300, "cache_read_input_tokens": 8000, "output_tokens": 500}}`, 10300, 8000, 10800},
+		"otel span": {`{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "t", "spanId": "s", "name": "chat", "startTimeUnixNano": "1", "endTimeUnixNano": "2",
+ "attributes": [{"key": "gen_ai.usage.input_tokens", "value": {"intValue": "3000"}}, {"key": "gen_ai.usage.output_tokens", "value": {"intValue": "40"}},
+  {"key": "gen_ai.usage.cache_read.input_tokens", "value": {"intValue": "2048"}}]}]}]}]}`, 3000, 2048, 3040},
 		"no cache": {`{"object": "chat.completion", "model": "gpt-4o", "choices": [{"index": 0, "message": {"role": "assistant", ` + call + `}}],
  "usage": {"prompt_tokens": 412, "completion_tokens": 27}}`, 412, 0, 439},
 	} {
