@@ -439,7 +439,7 @@ func warnUnpriced(warn func(string), unpriced map[string]int, t *prices.Table) {
 		return
 	}
 	for _, m := range slices.Sorted(maps.Keys(unpriced)) {
-		name, hint := strconv.Quote(m), ""
+		name, hint := strconv.Quote(clipName(m)), ""
 		if m == "" {
 			name = "(the recordings name none)"
 		} else if s := t.Suggest(m); s != "" && len(m) >= 6 {
@@ -448,6 +448,14 @@ func warnUnpriced(warn func(string), unpriced map[string]int, t *prices.Table) {
 		warn(fmt.Sprintf("the price table (%s) has no entry for model %s%s: its runs in %d case(s) recorded tokens and no cost and are not priced (see `mcptest prices`, or give a table with --prices FILE)",
 			t.Source, name, hint, unpriced[m]))
 	}
+}
+
+// clipName cuts a recorded model name to 120 bytes for a warning line.
+func clipName(s string) string {
+	if len(s) > 120 {
+		return strings.ToValidUTF8(s[:120], "") + "…"
+	}
+	return s
 }
 
 // pricesUsed names the price table in the envelope when some case's cost
