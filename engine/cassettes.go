@@ -4,7 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -36,6 +38,7 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 	digest := sha256.New()
 	tools := toolTally{}
 	priced := 0
+	unpriced := map[string]bool{}
 	for _, f := range p.files {
 		name := displayPath(f)
 		var size int64
@@ -71,8 +74,11 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 			if !opened {
 				open(cas)
 			}
-			if price(p, cas.Model, r) {
+			switch ok, known := price(p, cas.Model, r); {
+			case ok:
 				priced++
+			case !known:
+				unpriced[oneLine(cas.Model)] = true
 			}
 			tools.addRun(owner, r)
 			if use.run != nil {
@@ -92,6 +98,10 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 	res.Cassettes = &report.CassetteSet{Files: len(p.files), SHA256: hex.EncodeToString(digest.Sum(nil))}
 	res.Tools = tools.list()
 	res.PricedRuns = priced
+	res.UnpricedModels = slices.Sorted(maps.Keys(unpriced))
+	if len(res.UnpricedModels) == 0 {
+		res.UnpricedModels = nil
+	}
 	return errs
 }
 
@@ -108,20 +118,24 @@ func fileSize(path string) int64 {
 
 // price fills the cost of a run that recorded tokens but no cost from the
 // price table, when the table has the model's rates. It reports whether it
-// did; a recorded cost is never replaced.
-func price(p casePlan, model string, r *cassette.Run) bool {
+// did (ok; a recorded cost is never replaced) and known, false when the run
+// needed a price and the table has no entry for its model.
+func price(p casePlan, model string, r *cassette.Run) (ok, known bool) {
 	if r.CostMicros != nil || r.Tokens == nil {
-		return false
+		return false, true
 	}
 	t := p.table()
 	if t == nil {
-		return false
+		return false, true
 	}
-	micros, ok := t.CostMicros(model, r.Tokens.Input, r.Tokens.Output)
+	if _, found := t.Lookup(model); !found {
+		return false, false
+	}
+	micros, ok := t.CostMicrosCached(model, r.Tokens.Input, r.Tokens.Cached, r.Tokens.Output)
 	if ok {
 		r.CostMicros = &micros
 	}
-	return ok
+	return ok, true
 }
 
 // oneLine returns recorded text for a one-line envelope field: as it is

@@ -157,7 +157,7 @@ agents:
 
 // A JSON Lines file of responses from two models prices each line's run at
 // its own model's rates: the gpt-4o-mini line was priced at gpt-4o's, the
-// first line's, so the pair cost $0.04 instead of $0.02075.
+// first line's, so the pair cost $0.025 instead of $0.01325.
 func TestEachLineIsPricedAtItsOwnModel(t *testing.T) {
 	line := func(model string) string {
 		return `{"object": "chat.completion", "model": "` + model + `", "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok",
@@ -173,9 +173,9 @@ agents:
 `, map[string]string{"m.jsonl": strings.ReplaceAll(line("gpt-4o"), "\n", "") + "\n" + strings.ReplaceAll(line("gpt-4o-mini"), "\n", "") + "\n"})
 	env := run(t, s, Options{})
 	c := env.Cases[0]
-	// gpt-4o: 1000 × $5e-6 + 1000 × $15e-6 = $0.02; gpt-4o-mini: 1000 ×
+	// gpt-4o: 1000 × $2.5e-6 + 1000 × $10e-6 = $0.0125; gpt-4o-mini: 1000 ×
 	// $0.15e-6 + 1000 × $0.6e-6 = $0.00075.
-	if got := c.Targets["token_efficiency.cost"]; got != 0.02075 || c.PricedRuns != 2 || c.Model != "gpt-4o" {
-		t.Errorf("cost %v, priced runs %d, model %q; want 0.02075, 2, gpt-4o", got, c.PricedRuns, c.Model)
+	if got := c.Targets["token_efficiency.cost"]; got != 0.01325 || c.PricedRuns != 2 || c.Model != "gpt-4o" {
+		t.Errorf("cost %v, priced runs %d, model %q; want 0.01325, 2, gpt-4o", got, c.PricedRuns, c.Model)
 	}
 }

@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mcptest/mcptest/engine/diag"
@@ -39,7 +41,8 @@ type Options struct {
 	Cache CaseCache
 	// Warn, when set, is given one line for every cache entry that was
 	// there but refused (see checkCached): the case is recomputed and the
-	// entry rewritten.
+	// entry rewritten; and, once per run, one line per model whose runs
+	// needed a price the price table does not have.
 	Warn func(msg string)
 	// Prices prices the runs that recorded tokens but no cost (see package
 	// prices); nil means the embedded table.
@@ -103,10 +106,14 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 		env.Cases = []*report.CaseResult{}
 	}
 	var counter report.Counter
-	priced := false // a case priced a run with the price table
+	priced := false              // a case priced a run with the price table
+	unpriced := map[string]int{} // cases per model the table has no entry for
 	keep := func(res *report.CaseResult) error {
 		counter.Add(res)
 		priced = priced || res.PricedRuns > 0
+		for _, m := range res.UnpricedModels {
+			unpriced[m]++
+		}
 		if opt.Emit != nil {
 			return opt.Emit(res)
 		}
@@ -146,6 +153,7 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 		env.Servers[i].Tools = pool.tools[env.Servers[i].Name]
 	}
 	env.Prices = pricesUsed(priced, casePlan{prices: opt.Prices}.table())
+	warnUnpriced(opt.Warn, unpriced, casePlan{prices: opt.Prices}.table())
 	env.Finish(&counter)
 	env.Run.Cached = cached
 	return env, nil
@@ -422,6 +430,32 @@ func asDiag(file string, err error) diag.List {
 		return diag.List{e}
 	}
 	return diag.List{{Pos: diag.Pos{File: file}, Kind: "cassette", Message: err.Error()}}
+}
+
+// warnUnpriced says once per run, not per case, which models recorded
+// tokens and no cost without an entry in the price table t.
+func warnUnpriced(warn func(string), unpriced map[string]int, t *prices.Table) {
+	if warn == nil || t == nil {
+		return
+	}
+	for _, m := range slices.Sorted(maps.Keys(unpriced)) {
+		name, hint := strconv.Quote(clipName(m)), ""
+		if m == "" {
+			name = "(the recordings name none)"
+		} else if s := t.Suggest(m); s != "" && len(m) >= 6 {
+			hint = fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		warn(fmt.Sprintf("the price table (%s) has no entry for model %s%s: its runs in %d case(s) recorded tokens and no cost and are not priced (see `mcptest prices`, or give a table with --prices FILE)",
+			t.Source, name, hint, unpriced[m]))
+	}
+}
+
+// clipName cuts a recorded model name to 120 bytes for a warning line.
+func clipName(s string) string {
+	if len(s) > 120 {
+		return strings.ToValidUTF8(s[:120], "") + "…"
+	}
+	return s
 }
 
 // pricesUsed names the price table in the envelope when some case's cost

@@ -74,6 +74,7 @@ func (c *Command) subcommands() []subcommand {
 		{"report", "re-render a saved run envelope, compare it with a baseline, merge shards", (*Command).report, false},
 		{"view", "serve a saved run's HTML report on a loopback port; print its snapshot address", (*Command).view, false},
 		{"distractors", "print the tools a suite's distractors: blocks inject, as tools/list", (*Command).distractors, false},
+		{"prices", "print the rates a run of each MODEL is priced at and the price-table entry that matched", (*Command).pricesCommand, false},
 		{"action", "the GitHub Action's entrypoint (modes check, baseline, comment, drift, shard, merge; see action.yml)", (*Command).action, false},
 		{"tools", "list a live server's (or a catalog file's) tools", c.listCommand("tools"), false},
 		{"resources", "list a live server's resources and resource templates", c.listCommand("resources"), false},

@@ -119,7 +119,12 @@ type Delegation struct {
 
 // Tokens is the conversation's token usage for one run.
 type Tokens struct {
-	Input  int64
+	// Input counts every input token, cached ones included.
+	Input int64
+	// Cached is the part of Input read from the provider's prompt cache,
+	// where the trace records it (OpenAI cached_tokens, Anthropic
+	// cache_read_input_tokens); it is priced at the cached-input rate.
+	Cached int64
 	Output int64
 	Total  int64
 }

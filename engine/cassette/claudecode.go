@@ -198,7 +198,7 @@ func (r *claudeReader) result(w *walker, m map[string]any) []Run {
 		cr, _ := firstCount(u, "cache_read_input_tokens")
 		out, _ := firstCount(u, "output_tokens")
 		input := addCount(addCount(in, cw), cr)
-		run.Tokens = &Tokens{Input: input, Output: out, Total: addCount(input, out)}
+		run.Tokens = &Tokens{Input: input, Cached: cr, Output: out, Total: addCount(input, out)}
 	}
 	if cost, ok := m["total_cost_usd"].(float64); ok && cost >= 0 && cost < maxCount/1e6 {
 		micros := int64(math.Round(cost * 1e6))

@@ -424,8 +424,11 @@ func (t *otelTrace) run() Run {
 			run.Delegations = append(run.Delegations, d)
 		}
 		if hasUsage(s) && !shadowed[s] {
+			// The semantic conventions count gen_ai.usage.cache_read.input_tokens
+			// inside gen_ai.usage.input_tokens, as OpenAI does.
 			usage.add(map[string]any{"input_tokens": s.attrs["gen_ai.usage.input_tokens"],
-				"output_tokens": s.attrs["gen_ai.usage.output_tokens"]})
+				"output_tokens":        s.attrs["gen_ai.usage.output_tokens"],
+				"input_tokens_details": map[string]any{"cached_tokens": s.attrs["gen_ai.usage.cache_read.input_tokens"]}})
 		}
 	}
 	if len(turn.Calls) == 0 {

@@ -597,10 +597,16 @@ func splitMCP(name string) (server, tool string) {
 // usageSum adds up the usage objects of a transcript, in either API's
 // naming.
 type usageSum struct {
-	seen                 bool
-	input, output, total int64
+	seen                         bool
+	input, cached, output, total int64
 }
 
+// add counts one usage object. Cached input tokens are part of the input
+// in either naming: OpenAI counts them inside prompt_tokens (input_tokens
+// in the Responses API) and names them in prompt_tokens_details (or
+// input_tokens_details).cached_tokens; Anthropic counts them beside
+// input_tokens, as cache_read_input_tokens, and the tokens written to its
+// cache as cache_creation_input_tokens, both added to the input here.
 func (u *usageSum) add(v any) {
 	m, ok := v.(map[string]any)
 	if !ok {
@@ -612,8 +618,16 @@ func (u *usageSum) add(v any) {
 	if !okIn && !okOut && !okTot {
 		return
 	}
+	written, _ := firstCount(m, "cache_creation_input_tokens")
+	cached, anthropic := firstCount(m, "cache_read_input_tokens")
+	if anthropic || written > 0 {
+		in = addCount(addCount(in, written), cached)
+	} else {
+		cached = openAICached(m)
+	}
 	u.seen = true
 	u.input = addCount(u.input, in)
+	u.cached = addCount(u.cached, min(cached, in))
 	u.output = addCount(u.output, out)
 	if okTot {
 		u.total = addCount(u.total, tot)
@@ -633,7 +647,21 @@ func (u *usageSum) tokens() *Tokens {
 	if !u.seen {
 		return nil
 	}
-	return &Tokens{Input: u.input, Output: u.output, Total: u.total}
+	return &Tokens{Input: u.input, Cached: u.cached, Output: u.output, Total: u.total}
+}
+
+// openAICached is the cached_tokens of an OpenAI usage object's
+// prompt_tokens_details (Chat Completions) or input_tokens_details
+// (Responses), 0 when it names none.
+func openAICached(m map[string]any) int64 {
+	for _, k := range [...]string{"prompt_tokens_details", "input_tokens_details"} {
+		if d, ok := m[k].(map[string]any); ok {
+			if n, ok := firstCount(d, "cached_tokens"); ok {
+				return n
+			}
+		}
+	}
+	return 0
 }
 
 // firstCount returns the first of keys holding a non-negative integer; a

@@ -2,6 +2,7 @@ package prices
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
@@ -22,11 +23,15 @@ import (
 const MaxTableBytes = 32 << 20
 
 // EmbeddedSource names the embedded table: LiteLLM's
-// model_prices_and_context_window.json as published in the npm package
-// llm-cost 1.0.5 (2024-12-13).
-const EmbeddedSource = "LiteLLM model_prices_and_context_window.json (embedded copy of 2024-12-13)"
+// model_prices_and_context_window.json of 2026-07-24, as mirrored by
+// RoCry/llm-api-price at commit 8442b93 (litellm/README.md).
+const EmbeddedSource = "LiteLLM model_prices_and_context_window.json (embedded copy of 2026-07-24, RoCry/llm-api-price 8442b93)"
 
-//go:embed litellm/model_prices_and_context_window.json
+// embedded is the table gzip-compressed: 1.5 MB of JSON in 76 kB. Its
+// digest (Table.SHA256) is the uncompressed file's, the one its README
+// names.
+//
+//go:embed litellm/model_prices_and_context_window.json.gz
 var embedded []byte
 
 // Table is a price table: the per-token rates of the models it lists.
@@ -35,11 +40,15 @@ type Table struct {
 	Source string
 	// SHA256 digests the table's bytes.
 	SHA256 string
-	rates  map[string]rate
+	// Updated is the table's top-level "last_updated" string, when it has
+	// one (the mirror the embedded copy comes from adds it).
+	Updated string
+	rates   map[string]rate
 }
 
-// rate is one model's input and output price per token, in dollars.
-type rate struct{ in, out *big.Rat }
+// rate is one model's input, output and cached-input price per token, in
+// dollars; cached is nil when the entry has no cache_read_input_token_cost.
+type rate struct{ in, out, cached *big.Rat }
 
 var (
 	embeddedOnce  sync.Once
@@ -51,12 +60,32 @@ var (
 // by the package's tests, so an error here is a build defect.
 func Embedded() (*Table, error) {
 	embeddedOnce.Do(func() {
-		embeddedTable, embeddedErr = Parse("embedded price table", embedded)
+		var data []byte
+		if data, embeddedErr = gunzip(embedded); embeddedErr != nil {
+			return
+		}
+		embeddedTable, embeddedErr = Parse("embedded price table", data)
 		if embeddedTable != nil {
 			embeddedTable.Source = EmbeddedSource
 		}
 	})
 	return embeddedTable, embeddedErr
+}
+
+// gunzip decompresses the embedded table, bounded by MaxTableBytes.
+func gunzip(data []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("embedded price table: %w", err)
+	}
+	out, err := io.ReadAll(io.LimitReader(zr, MaxTableBytes+1))
+	if err == nil && len(out) > MaxTableBytes {
+		err = fmt.Errorf("more than %d bytes", MaxTableBytes)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("embedded price table: %w", err)
+	}
+	return out, nil
 }
 
 // Load reads a price table file, bounded by MaxTableBytes.
@@ -106,6 +135,9 @@ func Parse(name string, data []byte) (*Table, error) {
 		if key, twice := repeatedKey(raw); twice {
 			return nil, fail(at, "model %q: %q is given twice: an entry gives each rate once", model, key)
 		}
+		if model == "last_updated" && t.readUpdated(raw) {
+			continue
+		}
 		var entry any
 		d := json.NewDecoder(bytes.NewReader(raw))
 		d.UseNumber()
@@ -120,7 +152,7 @@ func Parse(name string, data []byte) (*Table, error) {
 		if err != nil {
 			return nil, fail(at, "model %q: %v", model, err)
 		}
-		if priced {
+		if priced && model != "sample_spec" { // LiteLLM's entry documenting the fields
 			t.rates[model] = r
 		}
 	}
@@ -131,6 +163,24 @@ func Parse(name string, data []byte) (*Table, error) {
 		return nil, fail(dec.InputOffset(), "text after the table's closing brace, expected the end of the file")
 	}
 	return t, nil
+}
+
+// readUpdated takes a top-level "last_updated" string as the table's
+// date, cut to one line of 64 characters; it reports false for any other
+// value, which is then read as a model's entry.
+func (t *Table) readUpdated(raw json.RawMessage) bool {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return false
+	}
+	if i := strings.IndexFunc(s, func(r rune) bool { return r < ' ' || r == 0x7f }); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	t.Updated = s
+	return true
 }
 
 // repeatedKey reports the first key an entry object gives twice (raw is
@@ -169,8 +219,8 @@ func skipSpace(data []byte, off int64) int64 {
 	return off
 }
 
-// rateOf reads an entry's two per-token rates; priced is false when
-// either is absent.
+// rateOf reads an entry's two per-token rates and its cached-input rate;
+// priced is false when either of the two is absent.
 func rateOf(obj map[string]any) (r rate, priced bool, err error) {
 	in, inOK, err := dollars(obj, "input_cost_per_token")
 	if err != nil {
@@ -180,7 +230,11 @@ func rateOf(obj map[string]any) (r rate, priced bool, err error) {
 	if err != nil {
 		return r, false, err
 	}
-	return rate{in: in, out: out}, inOK && outOK, nil
+	cached, _, err := dollars(obj, "cache_read_input_token_cost")
+	if err != nil {
+		return r, false, err
+	}
+	return rate{in: in, out: out, cached: cached}, inOK && outOK, nil
 }
 
 func dollars(obj map[string]any, key string) (*big.Rat, bool, error) {
@@ -259,33 +313,94 @@ func syntaxText(err error) string {
 // Len is the number of models the table prices.
 func (t *Table) Len() int { return len(t.rates) }
 
+// Match is how a model name found its entry: the entry's name and the rule
+// that led to it.
+type Match struct {
+	// Entry is the table's model name whose rates apply.
+	Entry string
+	// Rule is "exact" (the name is in the table) or "provider prefix"
+	// (the name after its last "/" is).
+	Rule string
+}
+
 // lookup finds a model's rates: its exact name, else the name after the
 // last "/" (a provider-qualified "openai/gpt-4o" reads gpt-4o's rates).
 // There is no other fallback: a dated variant missing from the table is
 // not priced at its family's rate.
-func (t *Table) lookup(model string) (rate, bool) {
+func (t *Table) lookup(model string) (rate, Match, bool) {
 	if r, ok := t.rates[model]; ok {
-		return r, true
+		return r, Match{Entry: model, Rule: "exact"}, true
 	}
 	if i := strings.LastIndexByte(model, '/'); i >= 0 {
 		r, ok := t.rates[model[i+1:]]
-		return r, ok
+		return r, Match{Entry: model[i+1:], Rule: "provider prefix"}, ok
 	}
-	return rate{}, false
+	return rate{}, Match{}, false
+}
+
+// Rates are the per-token prices, in US dollars, a run of a model is
+// charged: CachedInput is nil when its entry has no cached-input rate
+// (cached tokens are then charged as input).
+type Rates struct {
+	Match
+	Input, Output, CachedInput *big.Rat
+}
+
+// Lookup returns the rates a run of model is priced at and how its entry
+// was found; ok is false when the table has none.
+func (t *Table) Lookup(model string) (Rates, bool) {
+	if t == nil {
+		return Rates{}, false
+	}
+	r, m, ok := t.lookup(model)
+	if !ok {
+		return Rates{}, false
+	}
+	return Rates{Match: m, Input: r.in, Output: r.out, CachedInput: r.cached}, true
+}
+
+// Suggest returns the priced model name closest to model, for a
+// did-you-mean, or "" when none is close.
+func (t *Table) Suggest(model string) string {
+	if t == nil {
+		return ""
+	}
+	names := make([]string, 0, len(t.rates))
+	for name := range t.rates {
+		names = append(names, name)
+	}
+	if i := strings.LastIndexByte(model, '/'); i >= 0 {
+		model = model[i+1:]
+	}
+	return diag.Suggest(model, names)
 }
 
 // CostMicros prices input and output tokens of model in millionths of a
 // dollar, rounded half up; ok is false when the table has no rates for the
 // model or a count is negative.
 func (t *Table) CostMicros(model string, input, output int64) (micros int64, ok bool) {
-	if t == nil || input < 0 || output < 0 {
+	return t.CostMicrosCached(model, input, 0, output)
+}
+
+// CostMicrosCached is CostMicros for a run whose input includes cached
+// input tokens read from the provider's prompt cache: those are charged at
+// the entry's cache_read_input_token_cost (at the input rate when it has
+// none), the rest of the input at the input rate. A cached count above the
+// input is not a usage any provider reports: ok is false.
+func (t *Table) CostMicrosCached(model string, input, cached, output int64) (micros int64, ok bool) {
+	if t == nil || input < 0 || output < 0 || cached < 0 || cached > input {
 		return 0, false
 	}
-	r, found := t.lookup(model)
+	r, _, found := t.lookup(model)
 	if !found {
 		return 0, false
 	}
-	cost := new(big.Rat).Mul(r.in, new(big.Rat).SetInt64(input))
+	cachedRate := r.in
+	if r.cached != nil {
+		cachedRate = r.cached
+	}
+	cost := new(big.Rat).Mul(r.in, new(big.Rat).SetInt64(input-cached))
+	cost.Add(cost, new(big.Rat).Mul(cachedRate, new(big.Rat).SetInt64(cached)))
 	cost.Add(cost, new(big.Rat).Mul(r.out, new(big.Rat).SetInt64(output)))
 	cost.Mul(cost, big.NewRat(1_000_000, 1))
 	cost.Add(cost, big.NewRat(1, 2))
@@ -294,4 +409,17 @@ func (t *Table) CostMicros(model string, input, output int64) (micros int64, ok 
 		return 0, false
 	}
 	return q.Int64(), true
+}
+
+// Decimal writes a rate exactly as a decimal ("0.0000025"), the way the
+// table's numbers are read: every rate is a finite decimal of at most 64
+// characters, so at most 64 fraction digits are needed.
+func Decimal(r *big.Rat) string {
+	for prec := 0; prec <= 96; prec++ {
+		s := r.FloatString(prec)
+		if back, ok := new(big.Rat).SetString(s); ok && back.Cmp(r) == 0 {
+			return s
+		}
+	}
+	return r.FloatString(96)
 }

@@ -6,50 +6,82 @@ import (
 )
 
 // TestEmbeddedTable pins the embedded copy: its digest (the file in
-// litellm/ is the one its README names) and how many models it prices.
+// litellm/, uncompressed, is the one its README names), its date and how
+// many models it prices.
 func TestEmbeddedTable(t *testing.T) {
 	tab, err := Embedded()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tab.SHA256 != "e5d05bc8c1ac0aca8b99a384e94971579f482a833ab772cb91b14e498c42684e" {
+	if tab.SHA256 != "d367a97d5e53cdea0ea68853afba06c8429afa51cfc3fe834a9a1d8eb8e8d68f" {
 		t.Errorf("embedded table digest %s: the copy in litellm/ changed; update its README and this digest together", tab.SHA256)
 	}
-	if tab.Len() != 393 || tab.Source != EmbeddedSource {
-		t.Errorf("embedded table prices %d models from %q, want 393 from the embedded copy", tab.Len(), tab.Source)
+	if tab.Len() != 2496 || tab.Source != EmbeddedSource || tab.Updated != "2026-07-24T18:23:43.215560+00:00" {
+		t.Errorf("embedded table prices %d models from %q of %q, want 2496 from the embedded copy of 2026-07-24", tab.Len(), tab.Source, tab.Updated)
+	}
+	if _, ok := tab.Lookup("sample_spec"); ok {
+		t.Error("sample_spec, the entry documenting LiteLLM's fields, is priced as a model")
 	}
 }
 
 // TestCostMicros checks costs against the table's published rates, worked
-// by hand: gpt-4o is $5 per million input tokens and $15 per million output
-// tokens in the embedded copy.
+// by hand: gpt-4o is $2.50 per million input tokens, $10 per million output
+// tokens and $1.25 per million cached input tokens; claude-sonnet-4-5 $3,
+// $15 and $0.30.
 func TestCostMicros(t *testing.T) {
 	tab, err := Embedded()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		model   string
-		in, out int64
-		want    int64
-		ok      bool
+		model           string
+		in, cached, out int64
+		want            int64
+		ok              bool
 	}{
-		{"gpt-4o", 1000, 200, 8000, true},        // 1000*5e-6 + 200*1.5e-5 = $0.008
-		{"openai/gpt-4o", 1000, 200, 8000, true}, // provider-qualified
-		{"gpt-4o", 0, 0, 0, true},
-		{"gpt-4o", 1_000_000, 1_000_000, 20_000_000, true},
-		{"gpt-4o-2024-08-06", 1000, 200, 0, false}, // not in this copy: no family fallback
-		{"no-such-model", 1, 1, 0, false},
-		{"gpt-4o", -1, 0, 0, false},
+		{"gpt-4o", 1000, 0, 200, 4500, true},        // 1000*2.5e-6 + 200*1e-5 = $0.0045
+		{"openai/gpt-4o", 1000, 0, 200, 4500, true}, // provider-qualified
+		{"gpt-4o", 0, 0, 0, 0, true},
+		{"gpt-4o", 1_000_000, 0, 1_000_000, 12_500_000, true},
+		{"gpt-4o", 2000, 1024, 100, 4720, true},              // 976*2.5e-6 + 1024*1.25e-6 + 100*1e-5 = $0.00472
+		{"claude-sonnet-4-5", 1000, 0, 200, 6000, true},      // 1000*3e-6 + 200*1.5e-5 = $0.006
+		{"claude-sonnet-4-5", 10000, 8000, 500, 15900, true}, // 2000*3e-6 + 8000*3e-7 + 500*1.5e-5 = $0.0159
+		{"anthropic/claude-sonnet-4-5", 1000, 0, 200, 6000, true},
+		{"gpt-4o-2099-01-01", 1000, 0, 200, 0, false}, // not in the table: no family fallback
+		{"no-such-model", 1, 0, 1, 0, false},
+		{"gpt-4o", -1, 0, 0, 0, false},
+		{"gpt-4o", 10, 11, 0, 0, false}, // more cached than input
 	} {
-		got, ok := tab.CostMicros(tc.model, tc.in, tc.out)
+		got, ok := tab.CostMicrosCached(tc.model, tc.in, tc.cached, tc.out)
 		if got != tc.want || ok != tc.ok {
-			t.Errorf("CostMicros(%q, %d, %d) = %d, %v; want %d, %v", tc.model, tc.in, tc.out, got, ok, tc.want, tc.ok)
+			t.Errorf("CostMicrosCached(%q, %d, %d, %d) = %d, %v; want %d, %v", tc.model, tc.in, tc.cached, tc.out, got, ok, tc.want, tc.ok)
 		}
 	}
 	var none *Table
 	if _, ok := none.CostMicros("gpt-4o", 1, 1); ok {
 		t.Error("a nil table priced a run")
+	}
+}
+
+// TestLookup checks the rates and the matched entry a model name gets, the
+// figures `mcptest prices` prints, and the did-you-mean of a near miss.
+func TestLookup(t *testing.T) {
+	tab, err := Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ model, entry, rule, in, out, cached string }{
+		{"gpt-4o", "gpt-4o", "exact", "0.0000025", "0.00001", "0.00000125"},
+		{"openai/gpt-4o", "gpt-4o", "provider prefix", "0.0000025", "0.00001", "0.00000125"},
+		{"claude-sonnet-4-5", "claude-sonnet-4-5", "exact", "0.000003", "0.000015", "0.0000003"},
+	} {
+		r, ok := tab.Lookup(tc.model)
+		if !ok || r.Entry != tc.entry || r.Rule != tc.rule || Decimal(r.Input) != tc.in || Decimal(r.Output) != tc.out || Decimal(r.CachedInput) != tc.cached {
+			t.Errorf("Lookup(%q) = %+v, %v; want %s by %s at %s/%s/%s", tc.model, r.Match, ok, tc.entry, tc.rule, tc.in, tc.out, tc.cached)
+		}
+	}
+	if got := tab.Suggest("claude-sonet-4-5"); got != "claude-sonnet-4-5" {
+		t.Errorf("Suggest(claude-sonet-4-5) = %q", got)
 	}
 }
 

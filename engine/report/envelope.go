@@ -122,8 +122,11 @@ type CaseResult struct {
 	// PricedRuns counts the runs whose cost was computed from the price
 	// table (envelope prices) because the recording had tokens and no cost;
 	// absent when every cost used was recorded.
-	PricedRuns int    `json:"priced_runs,omitempty"`
-	Model      string `json:"model,omitempty"`
+	PricedRuns int `json:"priced_runs,omitempty"`
+	// UnpricedModels names the models of runs that recorded tokens and no
+	// cost which the price table has no entry for: their cost is unknown.
+	UnpricedModels []string `json:"unpriced_models,omitempty"`
+	Model          string   `json:"model,omitempty"`
 
 	Targets    map[string]float64 `json:"targets"`
 	Counts     map[string]int64   `json:"counts"`
@@ -274,6 +277,9 @@ func (c *CaseResult) Check(at string) error {
 	fields := []field{{at + ".definition_sha256", c.DefinitionSHA256}, {at + ".model", c.Model}, {at + ".position.file", c.Position.File}}
 	if c.Cassettes != nil {
 		fields = append(fields, field{at + ".cassettes.sha256", c.Cassettes.SHA256})
+	}
+	for j, m := range c.UnpricedModels {
+		fields = append(fields, field{fmt.Sprintf("%s.unpriced_models[%d]", at, j), m})
 	}
 	for j, a := range c.Assertions {
 		fields = append(fields, field{fmt.Sprintf("%s.assertions[%d].position.file", at, j), a.Position.File})

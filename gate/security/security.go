@@ -25,11 +25,11 @@ type Rule struct {
 // Rules lists the SEC rules in ID order.
 var Rules = []Rule{
 	{"SEC-001", "description-injection", true, "an imperative instruction aimed at the model (\"ignore previous instructions\", \"do not tell the user\")"},
-	{"SEC-002", "cross-tool-directive", true, "a directive about how or when to use another tool"},
+	{"SEC-002", "cross-tool-directive", true, "a directive that reaches every tool or server, or changes where another tool's data goes"},
 	{"SEC-003", "exfiltration-directive", true, "an instruction to send data out, or to read credentials or local secrets"},
 	{"SEC-004", "encoded-payload", true, "a long base64 or hex run that decodes to hidden text"},
 	{"SEC-005", "hidden-unicode", true, "zero-width, bidirectional-control, tag or other invisible characters"},
-	{"SEC-006", "preference-manipulation", true, "text that pushes the model to prefer this tool over others"},
+	{"SEC-006", "preference-manipulation", true, "text that ranks this tool over every other (\"the only search tool you should use\", \"ignore all other tools\", \"#1 rated\")"},
 	{"SEC-007", "tool-shadowing", false, "a tool name that collides with another tool's after case, separators and look-alike letters are folded"},
 	{"SEC-008", "secret-in-definition", true, "a credential (API key, token, password) in the description or schema"},
 }
@@ -49,24 +49,51 @@ const maxExcerpt = 40
 
 var (
 	injectionRE = regexp.MustCompile(`(?i)(ignore|disregard|forget|override)\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|earlier|other|system)\s+(instructions?|prompts?|rules?|messages?)` +
-		`|do\s+not\s+(tell|inform|mention|reveal|show)\s+(this\s+to\s+)?(the\s+)?user` +
-		`|don'?t\s+(tell|inform|mention|reveal|show)\s+(this\s+to\s+)?(the\s+)?user` +
+		`|(do\s+not|don'?t|never)\s+(tell|inform|mention|reveal|show)\s+(this\s+to\s+)?(the\s+)?users?\b` +
+		`|(do\s+not|don'?t|never)\s+(tell|inform|mention|reveal|show)\s+([\w'-]+\s+){1,3}to\s+the\s+users?\b` +
 		`|without\s+(telling|informing|notifying)\s+(the\s+)?user` +
 		`|<\s*/?\s*(important|system|instructions?)\s*>` +
 		`|\byou\s+are\s+now\b|\bnew\s+instructions\s*:|\bsystem\s+prompt\b|\bact\s+as\s+(an?\s+)?(admin|root|system|developer)`)
-	crossToolRE = regexp.MustCompile(`(?i)\b(before|after|instead\s+of|whenever|when)\s+(using|calling|invoking|running)\s+(any\s+|the\s+|another\s+)?` + "[`'\"]?" + `[\w.-]+` + "[`'\"]?" + `(\s+tool)?` +
-		`|\b(always|first|must)\s+(call|use|invoke|run)\s+(the\s+)?` + "[`'\"]?" + `[\w.-]+` + "[`'\"]?" + `\s+tool\b` +
-		`|\b(other|all)\s+tools?\s+(must|should)\b`)
+	// crossReachRE is SEC-002's reach beyond the tool: a directive about
+	// every tool, or every server's.
+	crossReachRE = regexp.MustCompile(`(?i)\b(any|every|all)\s+(other\s+)?tools?\s+(from|of|on|in)\s+(any|every|all|other)\s+(servers?|mcp\s+servers?)\b` +
+		`|\bwhenever\s+you\s+(use|call|invoke|run)\s+(any|every|another|other)\s+(\w+\s+)?tools?\b` +
+		`|\b(other|all)\s+tools?\s+(must|should)\b|\bside\s+effects?\s+on\s+(the\s+)?([\w-]+\s+){0,3}tool\b`)
+	// crossUseRE is what a directive naming another tool changes about
+	// it: where its data goes. Naming another tool to say when to call it
+	// ("call resolve-library-id first") is a server's own workflow, and
+	// real servers write it (docs/benchmarks.md).
+	crossUseRE = regexp.MustCompile(`(?i)\b(send|sends|forward|redirect|bcc|cc|exfiltrate|leak)\b|\bchange\s+the\s+(recipient|destination|address|url|endpoint)` +
+		`|\b(recipients?|destination|body)\b|\bfull\s+(list|output|history|contents?)\b`)
 	exfilRE = regexp.MustCompile(`(?i)\b(send|forward|upload|post|transmit|exfiltrate|email|copy|leak|pass)\b[^.\n]{0,80}?(https?://\S+|\bwebhook\b|\b[\w.+-]+@[\w-]+\.[\w.]+)` +
-		`|~/\.ssh|\bid_(rsa|ed25519|ecdsa)\b|\.aws/credentials|/etc/(passwd|shadow)|\.netrc\b|\bmcp\.json\b|\.env\b|\bprivate\s+key\b`)
-	prefRE = regexp.MustCompile(`(?i)\balways\s+(use|prefer|choose|pick|select)\s+this\s+tool\b|\bthis\s+is\s+the\s+(best|only|most\s+reliable|preferred)\s+tool\b` +
-		`|\b(do\s+not|don'?t|never)\s+use\s+(any\s+)?(other|another|the\s+other)\s+tools?\b|\bprefer\s+this\s+tool\b|\binstead\s+of\s+any\s+other\s+tool\b` +
-		`|\b(other|competing)\s+tools\s+are\s+(broken|deprecated|unsafe|unreliable)\b|\bhighest\s+priority\s+tool\b`)
+		`|~/\.ssh|\bid[_ ](rsa|ed25519|ecdsa)\b|\.aws/credentials|/etc/(passwd|shadow)|\.netrc\b|\bmcp\.json\b|\.env\b|\bprivate\s+key\b`)
+	// prefRE is SEC-006: a tool claiming precedence over every other
+	// tool. It is measured on public preference-manipulation attacks and
+	// on real catalogs (docs/benchmarks.md): a real server's workflow
+	// advice ("you must call resolve-library-id first", "ALWAYS use this
+	// tool + interact_with_process, NEVER use the analysis tool") names
+	// the tool it steers from, an attack ranks itself over all the others.
+	prefRE = regexp.MustCompile(`(?i)\balways\s+(prefer|choose|pick|select)\s+this\s+(tool|function)\b|\balways\s+use\s+this\s+(tool|function)\s+(over|instead)\b` +
+		`|\b(always|must)\s+(call|use|invoke|try|choose|run)\s+this\s+(tool|function)\s+(first\s+)?(before\s+(answering|responding|replying)|whenever\b)` +
+		`|\bfor\s+(any|every|all)\s+(requests?|queries|questions|messages|prompts|conversations?)\b[^.\n]{0,60}\bthis\s+(tool|function)\b` +
+		`|\bthis\s+is\s+the\s+(best|preferred|top|#\s*1|most\s+(reliable|accurate|trusted|powerful|advanced))(\s+and\s+(best|most\s+\w+))?(\s+[\w-]+)?\s+(tool|service|api|server|source|calculator|converter)\b` +
+		`|\bthis\s+is\s+the\s+only\s+(tool|service|source|server)\b|\bthe\s+only\s+(trusted|reliable|trustworthy|accurate)\s+(tool|source|service)\b` +
+		`|\bonly\s+([\w-]+\s+){0,3}you\s+(should|must|need\s+to|can)\s+(ever\s+)?(use|trust|call|rely\s+on)\b` +
+		`|\bprefer\s+(it|this(\s+(tool|function|one))?)\s+(over|to)\s+(any|all|every|the)?\s*(other|another|alternative)` +
+		`|\bprefer\s+this\s+tool\b|\bprioriti[sz]e\s+(it|this(\s+(tool|function|one))?)\s+over\b` +
+		`|\b(do\s+not|don'?t|never)\s+use\s+(any\s+)?(other|another|the\s+other|competing|alternative)\s+[\w-]+` +
+		`|\b(ignore|avoid|disregard|skip)\s+(all\s+|any\s+|every\s+)?(the\s+)?other\s+([\w-]+\s+)?(tools?|functions|servers|options|alternatives|converters|services)\b` +
+		`|\b(instead\s+of|over|before|rather\s+than)\s+(any|all|every)\s+(the\s+)?other\s+([\w-]+\s+)?(tools?|functions|options|alternatives)\b` +
+		`|\bover\s+any\s+alternatives?\b|\bmust\s+use\s+for\s+(any|every|all)\b|\binferior\s+(alternatives|tools|options|competitors)\b|\bused\s+instead\s+of\s+(them|those|any|the\s+other)\b` +
+		`|\bthan\s+(any|all)\s+(the\s+)?other\s+([\w-]+\s+)?(tools?|services|apis)\b|\bthan\s+(its\s+|the\s+|all\s+|any\s+)?competitors\b` +
+		`|\b(other|competing)\s+([\w-]+\s+)?(tools?|converters|services|servers)\s+(are|is)\s+(being\s+)?(broken|deprecated|outdated|inaccurate|unsafe|unreliable|inferior)\b` +
+		`|#\s*1\s+(ranked|rated)\b|\b(ranked|rated)\s+#\s*1\b|\bhighest\s+priority\s+tool\b` +
+		`|\b(proven|recommended|endorsed|trusted)\s+by\s+(the\s+)?(experts|professionals|fortune\s+500|leading\s+\w+|top\s+\w+)`)
 	wordRE     = regexp.MustCompile(`[\p{L}\p{N}_.-]+`)
 	thisTool   = regexp.MustCompile(`(?i)\bthis\s+tool\b`)
 	deprecated = regexp.MustCompile(`(?i)\bdeprecated\b`)
 	sentenceRE = regexp.MustCompile(`[.;!?](\s+|$)|\n`)
-	directive  = regexp.MustCompile(`(?i)\b(always|must|never|instead|before|after|first)\b`)
+	directive  = regexp.MustCompile(`(?i)\b(always|must|never|instead|before|after|first|whenever|make\s+sure)\b|\bwhen\s+[\w.-]+\s+(is\s+)?(invoked|called|used|runs)\b`)
 	base64RE   = regexp.MustCompile(`[A-Za-z0-9+/]{40,}={0,2}|[A-Za-z0-9_-]{48,}={0,2}`)
 	hexRE      = regexp.MustCompile(`\b(?:[0-9a-fA-F]{2}){32,}\b|(?:\\x[0-9a-fA-F]{2}){8,}`)
 )
@@ -101,11 +128,26 @@ func texts(tool map[string]any) []string {
 			}
 			sort.Strings(keys)
 			for _, k := range keys {
+				if props, ok := x["properties"].(map[string]any); ok && k == "properties" {
+					out = append(out, propertyNames(props)...)
+				}
 				walk(x[k], depth+1)
 			}
 		}
 	}
 	walk(tool["inputSchema"], 0)
+	return out
+}
+
+// propertyNames returns a schema's property names, sorted, each with its
+// separators read as spaces: CyberArk's full-schema poisoning writes the
+// instruction as a parameter's name (content_from_reading_ssh_id_rsa).
+func propertyNames(props map[string]any) []string {
+	out := make([]string, 0, len(props))
+	for k := range props {
+		out = append(out, strings.NewReplacer("_", " ", "-", " ").Replace(k))
+	}
+	sort.Strings(out)
 	return out
 }
 
@@ -130,7 +172,7 @@ func Scan(tools []map[string]any) []Finding {
 			add("SEC-001", "description contains an imperative instruction aimed at the model (excerpt: %q)", excerpt(m))
 		}
 		if m, ok := crossTool(ts, name, names); ok {
-			add("SEC-002", "description directs how or when to use another tool (excerpt: %q)", excerpt(m))
+			add("SEC-002", "description directs how another tool is used (excerpt: %q)", excerpt(m))
 		}
 		if m, ok := first(exfilRE, ts); ok {
 			add("SEC-003", "description asks to send data out or reach local secrets (excerpt: %q)", excerpt(m))
@@ -178,22 +220,21 @@ func first(re *regexp.Regexp, ts []string) (string, bool) {
 	return "", false
 }
 
-// crossTool fires on the directive patterns, or on a sentence that names
-// another tool of the catalog together with always/must/never/instead/
-// before/after/first (a deprecation notice naming its successor aside).
+// crossTool fires on a directive about every tool (crossReachRE), or on
+// a sentence that names another tool of the catalog together with a
+// directive word (always/must/never/whenever/...) and a change to where
+// that tool's data goes (crossUseRE): Invariant Labs' shadowing attack
+// tells send_email to mail everything to the attacker. A deprecation
+// notice naming its successor is not one.
 func crossTool(ts []string, self string, names map[string]bool) (string, bool) {
 	for _, t := range ts {
-		for _, m := range crossToolRE.FindAllString(t, -1) {
-			if !thisTool.MatchString(m) { // "always use this tool" is SEC-006's
-				return m, true
-			}
+		if m := crossReachRE.FindString(t); m != "" {
+			return m, true
 		}
 	}
 	for _, t := range ts {
 		for _, sentence := range sentenceRE.Split(t, -1) {
-			// "DEPRECATED: use read_text_file instead" points at a
-			// successor; it directs nothing about the other tool.
-			if !directive.MatchString(sentence) || deprecated.MatchString(sentence) {
+			if !directive.MatchString(sentence) || !crossUseRE.MatchString(sentence) || deprecated.MatchString(sentence) {
 				continue
 			}
 			for _, w := range wordRE.FindAllString(sentence, -1) {
