@@ -59,6 +59,9 @@ func (g *gateChecks) check(failed []string) []string {
 // in equal_function_sets", "default gate of `tool_edges:`
 // (`edges.restricted_attempts` <= 0)".
 func checkLabel(a *Assertion) string {
+	if a.Floor != "" {
+		return fmt.Sprintf("`%s:` floor %s (`%s` %s)", a.Block, a.Floor, a.Target.String(), matcherText(a.Matcher.Value()))
+	}
 	if a.Default {
 		return fmt.Sprintf("default gate of `%s:` (`%s` %s)", a.Block, a.Target.String(), matcherText(a.Matcher.Value()))
 	}
