@@ -2,6 +2,7 @@ package engine
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/diag"
@@ -21,6 +22,9 @@ type TrajectoryBlock struct {
 // Key returns "trajectory".
 func (*TrajectoryBlock) Key() string { return "trajectory" }
 
+// argChecks are a step's args: every entry must hold.
+type argChecks []argCheck
+
 // argCheck is one entry of a step's args: a path into the call's
 // arguments and the matcher its value must pass, as an expect: shorthand.
 type argCheck struct {
@@ -37,7 +41,7 @@ func readTrajectory(b *builder, raw rawBlock) Block {
 		tool, _ := sm["tool"].(string)
 		step := gate.Step{Tool: tool}
 		if args, ok := sm["args"].(map[string]any); ok && len(args) > 0 {
-			step.Args = argsCheck(b.argChecks(raw.ptr+"/steps/"+strconv.Itoa(i)+"/args", args))
+			step.Args = b.argChecks(raw.ptr+"/steps/"+strconv.Itoa(i)+"/args", args)
 		}
 		t.Trajectory.Steps = append(t.Trajectory.Steps, step)
 	}
@@ -47,8 +51,8 @@ func readTrajectory(b *builder, raw rawBlock) Block {
 // argChecks parses the args of a step: each key a target into the
 // arguments, each value a matcher or a value to equal, positioned errors
 // for either.
-func (b *builder) argChecks(ptr string, args map[string]any) []argCheck {
-	var out []argCheck
+func (b *builder) argChecks(ptr string, args map[string]any) argChecks {
+	var out argChecks
 	for _, k := range sortedKeys(args) {
 		kptr := ptr + "/" + yamlpos.EscapePointer(k)
 		if b.broken(kptr) {
@@ -69,18 +73,16 @@ func (b *builder) argChecks(ptr string, args map[string]any) []argCheck {
 	return out
 }
 
-// argsCheck is a step's check of a call's arguments: every entry holds,
-// checked in key order, and the first that does not says why.
-func argsCheck(checks []argCheck) func(any) (bool, string) {
-	return func(arguments any) (bool, string) {
-		for _, c := range checks {
-			v, ok := c.path.Lookup(arguments)
-			if passed, why := c.matcher.Match(v, ok); !passed {
-				return false, "`" + c.key + "`: " + why
-			}
+// MatchArgs checks a call's arguments: every entry holds, checked in key
+// order, and the first that does not says why.
+func (checks argChecks) MatchArgs(arguments any) (bool, string) {
+	for _, c := range checks {
+		v, ok := c.path.Lookup(arguments)
+		if passed, why := c.matcher.Match(v, ok); !passed {
+			return false, "`" + c.key + "`: " + why
 		}
-		return true, ""
 	}
+	return true, ""
 }
 
 // toolRefs names the tools of the steps.
@@ -118,3 +120,24 @@ func (g *trajectoryGate) runFigures() (map[string]float64, []string) {
 }
 
 func (g *trajectoryGate) result(res *report.CaseResult) { addGate(res, g.m.Result()) }
+
+// stepShapeHint is the hint of a trajectory step that is not a mapping,
+// failing the schema keyword at absLoc: a step written as a bare tool
+// name is {tool: name}. "" for anything else.
+func stepShapeHint(absLoc string, v any) string {
+	s, ok := v.(string)
+	if !strings.HasSuffix(absLoc, "/$defs/trajectoryStep/type") || !ok {
+		return ""
+	}
+	return "a step is a mapping: write { tool: " + s + " }"
+}
+
+// stepKeyHint is the did-you-mean of an unknown key of a trajectory step
+// that diag.Suggest cannot find: arguments, the call's own field, for
+// args. "" for anything else.
+func stepKeyHint(absLoc, key string) string {
+	if strings.HasSuffix(absLoc, "/$defs/trajectoryStep/additionalProperties") && (key == "arguments" || key == "arg" || key == "params") {
+		return "did you mean `args`?"
+	}
+	return ""
+}

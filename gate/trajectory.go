@@ -26,9 +26,14 @@ const (
 // call's arguments, nil for none.
 type Step struct {
 	Tool string
-	// Args reports whether the arguments contain what the step asks and,
-	// when they do not, why in one line.
-	Args func(arguments any) (ok bool, why string)
+	Args ArgsMatcher
+}
+
+// ArgsMatcher checks a call's arguments against what a step asks.
+type ArgsMatcher interface {
+	// MatchArgs reports whether the arguments contain what the step asks
+	// and, when they do not, why in one line.
+	MatchArgs(arguments any) (ok bool, why string)
 }
 
 // Trajectory is a trajectory: block: a match mode and the reference steps.
@@ -121,7 +126,7 @@ func stepMatches(s Step, c cassette.Call) (bool, string) {
 	if s.Args == nil {
 		return true, ""
 	}
-	return s.Args(c.Arguments)
+	return s.Args.MatchArgs(c.Arguments)
 }
 
 // Diverge checks a run's calls against the reference and returns "" when
