@@ -5,6 +5,7 @@ import (
 
 	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/redact"
 	"github.com/mcptest/mcptest/engine/report"
 )
 
@@ -116,8 +117,8 @@ func (a *agentRun) run(cas *cassette.Cassette, r *cassette.Run) {
 
 // runFigures gathers the figures the gates give of the last run added
 // (latency.run_ms, steps.calls, trajectory.match_pct) and their notes
-// (a trajectory's first divergence), for the run's evidence; nil when no
-// gate gives any.
+// (a trajectory's first divergence, redacted: it quotes arguments), for
+// the run's evidence; nil when no gate gives any.
 func runFigures(gates []caseGate) (map[string]float64, []string) {
 	var figures map[string]float64
 	var notes []string
@@ -135,7 +136,9 @@ func runFigures(gates []caseGate) (map[string]float64, []string) {
 		for k, v := range fs {
 			figures[k] = v
 		}
-		notes = append(notes, ns...)
+		for _, n := range ns {
+			notes = append(notes, redact.String(n))
+		}
 	}
 	return figures, notes
 }
