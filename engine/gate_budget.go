@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"fmt"
+
 	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/expr"
@@ -60,12 +62,13 @@ func readBudgetBlock(b *builder, raw rawBlock) Block {
 func (blk *BudgetBlock) floorAssertions() []*Assertion { return blk.floors }
 
 func (blk *BudgetBlock) newGate(*Case) caseGate {
-	return &budgetGate{use: gate.NewBudget(blk.Budget)}
+	return &budgetGate{cfg: blk.Budget, use: gate.NewBudget(blk.Budget)}
 }
 
 // budgetGate measures each run's latency and steps (gate.BudgetUse).
 type budgetGate struct {
 	gateDefaults
+	cfg  gate.Budget
 	use  *gate.BudgetUse
 	last gate.BudgetRun
 }
@@ -97,3 +100,16 @@ func (g *budgetGate) runFigures() (map[string]float64, []string) {
 }
 
 func (g *budgetGate) result(res *report.CaseResult) { addGate(res, g.use.Result()) }
+
+// floors fails the case when max_run_ms is set and a run records no
+// timings: that run cannot show it stayed within the floor (its own row
+// fails the floor's assertion), and the case's latency.run_ms, the
+// largest over the timed runs, would not say so.
+func (g *budgetGate) floors(res *report.CaseResult) {
+	untimed := g.use.Untimed()
+	if g.cfg.MaxRunMS == nil || len(untimed) == 0 {
+		return
+	}
+	res.Floors = append(res.Floors, report.Floor{Name: "budget floor", Passed: false,
+		Message: fmt.Sprintf("max_run_ms %d: %s recorded no timings, so no value shows it stayed within the floor", *g.cfg.MaxRunMS, gate.RunList(untimed))})
+}

@@ -3,7 +3,10 @@ package engine
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // TestTrajectoryAndBudgetOnEveryReader gates the recordings of every
@@ -27,6 +30,9 @@ func TestTrajectoryAndBudgetOnEveryReader(t *testing.T) {
     cassette: chat-completion.json
     trajectory: {match: strict, steps: [{tool: weather.get_forecast, args: {city: Sacramento, days: {">=": 3}}}]}
     budget: {}
+  - name: chat under a latency floor
+    cassette: chat-completion.json
+    budget: {max_run_ms: 100}
   - name: claude code
     cassette: claude-code.jsonl
     trajectory: {match: strict, steps: [{tool: github.search_issues}, {tool: Task}, {tool: get_issue, args: {number: 17}}]}
@@ -67,6 +73,17 @@ func TestTrajectoryAndBudgetOnEveryReader(t *testing.T) {
 		"responses unordered": {"trajectory.match_pct": 100},
 	}
 	for _, c := range env.Cases {
+		if c.Name == "chat under a latency floor" {
+			// No timings cannot show the run within max_run_ms.
+			if c.Verdict != report.Fail || len(c.Floors) != 1 || c.Floors[0].Passed || c.Floors[0].Name != "budget floor" {
+				t.Errorf("%s: verdict %s, floors %+v: want a failing budget floor", c.Name, c.Verdict, c.Floors)
+			}
+			if _, ok := c.Targets["latency.run_ms"]; ok {
+				t.Errorf("%s: latency.run_ms without timings", c.Name)
+			}
+		} else if c.Verdict != report.Pass && !strings.HasPrefix(c.Name, "otel strict") && c.Name != "promptfoo subset" {
+			t.Errorf("%s: verdict %s", c.Name, c.Verdict)
+		}
 		for k, w := range want[c.Name] {
 			v, ok := c.Targets[k]
 			if w == absent && ok {

@@ -125,6 +125,12 @@ func fmtMS(ms float64) string {
 	return strconv.FormatFloat(ms, 'f', -1, 64)
 }
 
+// Untimed returns the 1-based runs that recorded no timings.
+func (b *BudgetUse) Untimed() []int { return b.untimed }
+
+// RunList renders runs as "run 2" or "runs 1, 3, 4" (the first ten).
+func RunList(runs []int) string { return runList(runs) }
+
 // NearestRank returns the p-th percentile of xs by the nearest-rank
 // method: the value at rank ceil(p/100 × n) of xs sorted ascending (rank
 // 1 for p = 0). xs must not be empty; it is not modified.
