@@ -134,7 +134,11 @@ func TestRunBudgetBinary(t *testing.T) {
 		"examples/run-budget/suite.yml:28:7: `budget:` floor max_run_ms (`latency.run_ms` <= 1000) failed: 1110 is greater than the maximum 1000",
 		"examples/run-budget/suite.yml:29:7: `budget:` floor max_calls (`steps.calls` <= 4) failed: 5 is greater than the maximum 4",
 		"error: run 3: 5 calls, over max_calls 4: call 5 is `tickets.reply` (turn 2 call 2)",
-		"error: run 3: 1110 ms, over max_run_ms 1000: the slowest call is `kb.search` (turn 2 call 1, 410 ms)")
+		"error: run 3: 1110 ms, over max_run_ms 1000: the slowest call is `kb.search` (turn 2 call 1, 410 ms)",
+		"warning: 1 of 4 runs record no timings (a call without duration_ms, or no call): latency.run_ms has no value for run 1",
+		"ticket reply, a latency floor on every recording #1  fail  `budget:` floor max_run_ms (`latency.run_ms` <= 2000)",
+		"budget floor [FAIL] max_run_ms 2000: run 1 recorded no timings, so no value shows it stayed within the floor",
+		"1 passed, 2 failed, 0 inconclusive (3 cases)")
 
 	base := filepath.Join(t.TempDir(), "base.json")
 	runBin(t, "run", "--config", suite, "--reporter", "json", "--output", base)
