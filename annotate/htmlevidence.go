@@ -22,11 +22,14 @@ const (
 
 // htmlRunEvidence is one run's timeline in the HTML report.
 type htmlRunEvidence struct {
-	Run                      int
-	Passed                   bool
-	Model, Tokens, Cost      string
-	Missed                   []string
-	Failed                   []string
+	Run                 int
+	Passed              bool
+	Model, Tokens, Cost string
+	Missed              []string
+	Failed              []string
+	// Figures are the run's own gate figures, "steps.calls 3", in name
+	// order; Notes what a gate saw of it (a trajectory's divergence).
+	Figures, Notes           []string
 	Turns                    []htmlTurn
 	OmittedCalls             int
 	HasVerdict               bool
@@ -169,6 +172,7 @@ func timelines(c *report.CaseResult, runs []report.RunEvidence) []htmlRunEvidenc
 		if ev.CostMicros != nil {
 			hr.Cost = fmt.Sprintf("$%.4f", float64(*ev.CostMicros)/1e6)
 		}
+		hr.Figures, hr.Notes = runFigures(ev.Figures), cleanAll(ev.Notes)
 		for ti, t := range ev.Turns {
 			ht := htmlTurn{N: ti + 1, Final: textOf(t.FinalResponse), FinalClipped: t.Clipped}
 			for ci, call := range t.Calls {
@@ -191,4 +195,27 @@ func callOf(n int, c report.CallEvidence) htmlCall {
 		hc.Duration = compact(*c.DurationMS) + " ms"
 	}
 	return hc
+}
+
+// runFigures renders a run's figures as "name value", in name order;
+// latency.run_ms reads "latency.run_ms 400 ms".
+func runFigures(figures map[string]float64) []string {
+	var out []string
+	for _, k := range sortedFigureNames(figures) {
+		f := Clean(k) + " " + compact(figures[k])
+		if strings.HasSuffix(k, "_ms") {
+			f += " ms"
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func sortedFigureNames(figures map[string]float64) []string {
+	names := make([]string, 0, len(figures))
+	for k := range figures {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
 }

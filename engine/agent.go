@@ -5,6 +5,7 @@ import (
 
 	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/redact"
 	"github.com/mcptest/mcptest/engine/report"
 )
 
@@ -109,7 +110,37 @@ func (a *agentRun) run(cas *cassette.Cassette, r *cassette.Run) {
 	}
 	a.failed = a.checks.check(a.failed)
 	a.verdicts.add(a.runN, a.failed)
-	addEvidence(a.res, runEvidence(a.runN, cas.Model, r, a.marker, missedClasses(a.gates)), len(a.failed) > 0)
+	ev := runEvidence(a.runN, cas.Model, r, a.marker, missedClasses(a.gates))
+	ev.Figures, ev.Notes = runFigures(a.gates)
+	addEvidence(a.res, ev, len(a.failed) > 0)
+}
+
+// runFigures gathers the figures the gates give of the last run added
+// (latency.run_ms, steps.calls, trajectory.match_pct) and their notes
+// (a trajectory's first divergence, redacted: it quotes arguments), for
+// the run's evidence; nil when no gate gives any.
+func runFigures(gates []caseGate) (map[string]float64, []string) {
+	var figures map[string]float64
+	var notes []string
+	for _, g := range gates {
+		f, ok := g.(interface {
+			runFigures() (map[string]float64, []string)
+		})
+		if !ok {
+			continue
+		}
+		fs, ns := f.runFigures()
+		if figures == nil {
+			figures = map[string]float64{}
+		}
+		for k, v := range fs {
+			figures[k] = v
+		}
+		for _, n := range ns {
+			notes = append(notes, redact.String(n))
+		}
+	}
+	return figures, notes
 }
 
 // evaluate adds the result of every assertion, in declaration order: those

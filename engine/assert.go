@@ -28,7 +28,7 @@ func evaluate(a *Assertion, actual any, present bool) report.AssertionResult {
 func message(a *Assertion, passed bool, why string, run, runs int) string {
 	head := fmt.Sprintf("assertion #%d (`%s`)", a.Index, a.Target.String())
 	if a.Default {
-		head = fmt.Sprintf("default gate of `%s:` (`%s` %s)", a.Block, a.Target.String(), matcherText(a.Matcher.Value()))
+		head = checkLabel(a)
 	}
 	if passed {
 		return head + " passed"

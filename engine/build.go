@@ -384,7 +384,11 @@ func (b *builder) agentTest(ptr string, m map[string]any) {
 		bptr := ptr + "/" + row.key
 		block, _ := v.(map[string]any)
 		pos := b.doc.KeyAt(bptr)
-		c.Blocks = append(c.Blocks, row.read(b, rawBlock{ptr: bptr, pos: pos, m: block}))
+		blk := row.read(b, rawBlock{ptr: bptr, pos: pos, m: block})
+		c.Blocks = append(c.Blocks, blk)
+		if f, ok := blk.(interface{ floorAssertions() []*Assertion }); ok {
+			c.Expect = append(c.Expect, f.floorAssertions()...)
+		}
 		lists = append(lists, expectList{block: row.key, ptr: bptr + "/expect", items: list(block["expect"]), pos: pos})
 	}
 	lists = append(lists, expectList{ptr: ptr + "/expect", items: list(m["expect"])})
@@ -463,33 +467,42 @@ func (b *builder) target(c *Case, a *Assertion, text, tptr string, grammarOnly b
 	}
 	p, err := b.parsePath(text)
 	if err != nil {
-		var se *expr.SyntaxError
-		if !errors.As(err, &se) {
-			se = nil
-		} else {
-			pos.Col += se.Offset
-			quoted := b.doc.Quoted(tptr)
-			if !strings.HasSuffix(tptr, "/target") {
-				quoted = b.doc.QuotedKey(tptr)
-			}
-			if quoted {
-				pos.Col++
-			}
-		}
-		msg := err.Error()
-		if se != nil {
-			msg = fmt.Sprintf("%s in target %q", se.Msg, se.Input)
-			if se.Expected != "" {
-				msg += ": " + se.Expected
-			}
-		}
-		b.errs = append(b.errs, &diag.Error{Pos: pos, Pointer: tptr, Kind: "expect", Message: msg})
+		b.pathError(tptr, pos, err)
 		return false
 	}
 	a.Target = p
 	if grammarOnly {
 		return true
 	}
+	return b.knownTarget(c, p, tptr, pos)
+}
+
+// pathError reports a target that does not parse, at the column of the
+// problem: tptr locates a `target:` value or a key written as a target.
+func (b *builder) pathError(tptr string, pos diag.Pos, err error) {
+	var se *expr.SyntaxError
+	if !errors.As(err, &se) {
+		b.errs = append(b.errs, &diag.Error{Pos: pos, Pointer: tptr, Kind: "expect", Message: err.Error()})
+		return
+	}
+	pos.Col += se.Offset
+	quoted := b.doc.Quoted(tptr)
+	if !strings.HasSuffix(tptr, "/target") {
+		quoted = b.doc.QuotedKey(tptr)
+	}
+	if quoted {
+		pos.Col++
+	}
+	msg := fmt.Sprintf("%s in target %q", se.Msg, se.Input)
+	if se.Expected != "" {
+		msg += ": " + se.Expected
+	}
+	b.errs = append(b.errs, &diag.Error{Pos: pos, Pointer: tptr, Kind: "expect", Message: msg})
+}
+
+// knownTarget checks that a parsed target names a gate target of a block
+// the case declares, a reliability target or a field of the run.
+func (b *builder) knownTarget(c *Case, p expr.Path, tptr string, pos diag.Pos) bool {
 	name := p.String()
 	if _, ok := reliabilityTarget(name); ok {
 		return true

@@ -79,6 +79,15 @@ var gateRows = []gateRow{
 		targets:    []string{"token_efficiency.f1", "token_efficiency.tool_surface_tokens", "token_efficiency.correct_selections", "token_efficiency.cost", "token_efficiency.tokens_per_correct", "token_efficiency.cost_per_correct", "token_efficiency.grade"},
 		runTargets: []string{"token_efficiency.f1", "token_efficiency.correct_selections", "token_efficiency.grade"},
 		def:        &defaultGate{"token_efficiency.f1", ">=", 50}, read: readTokenEfficiency},
+	// issue 29: trajectories and run budgets.
+	{key: "trajectory", schema: "trajectory",
+		targets:    []string{"trajectory.match_pct"},
+		runTargets: []string{"trajectory.match_pct"},
+		def:        &defaultGate{"trajectory.match_pct", ">=", 100}, read: readTrajectory},
+	{key: "budget", schema: "budget",
+		targets:    []string{"latency.run_ms", "latency.run_ms_p50", "latency.run_ms_p95", "steps.calls", "steps.turns"},
+		runTargets: []string{"latency.run_ms", "steps.calls", "steps.turns"},
+		read:       readBudgetBlock},
 }
 
 // rowOf returns the registry row of a block key.

@@ -202,6 +202,8 @@ func TestGateRegistryReadsEveryBlock(t *testing.T) {
 	suite := `agents:
   - name: every block
     cassette: none.json
+    budget: {max_calls: 3}
+    trajectory: {match: strict, steps: [{tool: search}]}
     token_efficiency: {classes: [{name: search, members: [search]}]}
     orchestration: {}
     discovery: {name_free: true}
@@ -237,15 +239,16 @@ func TestGateRegistryReadsEveryBlock(t *testing.T) {
 	checkRunTargets(t, c)
 }
 
-// checkRunTargets feeds one run with tokens to the gate of every block of
+// checkRunTargets feeds one run with tokens and timings to the gate of every block of
 // c and checks that each of its row's runTargets has a value on it: a row
 // that declares a per-run target its gate does not give would make every
 // run fail that target's assertion.
 func checkRunTargets(t *testing.T, c *Case) {
 	t.Helper()
 	cas := &cassette.Cassette{Model: "m-1"}
+	ms := 12.0
 	run := &cassette.Run{Tokens: &cassette.Tokens{Total: 10},
-		Turns: []cassette.Turn{{Calls: []cassette.Call{{Tool: "search"}}}}}
+		Turns: []cassette.Turn{{Calls: []cassette.Call{{Tool: "search", DurationMS: &ms}}}}}
 	for _, b := range c.Blocks {
 		g := b.newGate(c)
 		g.addCassette(cas)

@@ -57,8 +57,12 @@ func (g *gateChecks) check(failed []string) []string {
 // checkLabel names an assertion in a run's list of failed checks:
 // "assertion #0 (`final_response`)", "assertion #1 (`tool_selection.f1`)
 // in equal_function_sets", "default gate of `tool_edges:`
-// (`edges.restricted_attempts` <= 0)".
+// (`edges.restricted_attempts` <= 0)", "`budget:` floor max_calls
+// (`steps.calls` <= 4)".
 func checkLabel(a *Assertion) string {
+	if a.Floor != "" {
+		return fmt.Sprintf("`%s:` floor %s (`%s` %s)", a.Block, a.Floor, a.Target.String(), matcherText(a.Matcher.Value()))
+	}
 	if a.Default {
 		return fmt.Sprintf("default gate of `%s:` (`%s` %s)", a.Block, a.Target.String(), matcherText(a.Matcher.Value()))
 	}

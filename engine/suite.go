@@ -191,4 +191,8 @@ type Assertion struct {
 	// Default is true for a gate's default assertion, applied because
 	// the block's expect: list was empty.
 	Default bool
+	// Floor is the key of a floor a block declares beside its expect:
+	// list (max_calls of budget:), which the assertion applies; "" for
+	// none. A floor is Default, in the sense that no expect: item wrote it.
+	Floor string
 }

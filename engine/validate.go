@@ -127,6 +127,9 @@ func schemaError(d *document, ve *jsonschema.ValidationError) diag.List {
 		var out diag.List
 		for _, k := range keys {
 			e := yamlpos.UnknownKey(d.KeyAt(obj+"/"+yamlpos.EscapePointer(k)), obj, section, k, allowed, "schema")
+			if e.Hint == "" {
+				e.Hint = stepKeyHint(ve.AbsoluteKeywordLocation, k)
+			}
 			if slices.Equal(allowed, matcherKeys()) {
 				// The matcher grammar knows operator aliases (=>, gte).
 				var me *expr.MatcherError
@@ -146,7 +149,8 @@ func schemaError(d *document, ve *jsonschema.ValidationError) diag.List {
 		return out
 	case "type":
 		return diag.List{{Pos: d.At(ptr), Pointer: ptr, Kind: "schema",
-			Message: fmt.Sprintf("%s: %s, got %s", section, typeWant(ve.Message), describe(yamlpos.ValueAt(d.Root, ptr)))}}
+			Message: fmt.Sprintf("%s: %s, got %s", section, typeWant(ve.Message), describe(yamlpos.ValueAt(d.Root, ptr))),
+			Hint:    stepShapeHint(ve.AbsoluteKeywordLocation, yamlpos.ValueAt(d.Root, ptr))}}
 	case "const", "enum":
 		e := &diag.Error{Pos: d.At(ptr), Pointer: ptr, Kind: "schema",
 			Message: fmt.Sprintf("%s: %s is not allowed here: %s", section, describe(yamlpos.ValueAt(d.Root, ptr)), ve.Message)}

@@ -151,6 +151,8 @@ var exampleExit = map[string]int{
 	"auditor-view":           ExitFail,
 	"tool-quality":           ExitFail,
 	"reliability":            ExitFail,
+	"trajectory":             ExitFail,
+	"run-budget":             ExitFail,
 }
 
 // TestExamples runs every examples/*/ suite with both reporters and checks

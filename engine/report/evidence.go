@@ -31,6 +31,13 @@ type RunEvidence struct {
 	// CostMicros is the run's cost in millionths of a dollar, absent when
 	// not recorded.
 	CostMicros *int64 `json:"cost_micros,omitempty"`
+	// Figures are the run's own figures of the gates that give them per
+	// run (latency.run_ms, steps.calls, steps.turns,
+	// trajectory.match_pct); a figure the run has no value for is absent.
+	Figures map[string]float64 `json:"figures,omitempty"`
+	// Notes say, one line each, what a gate saw of the run: a
+	// trajectory's first divergence.
+	Notes []string `json:"notes,omitempty"`
 	// OmittedCalls counts the calls past the first 40 of the run.
 	OmittedCalls int `json:"omitted_calls,omitempty"`
 }

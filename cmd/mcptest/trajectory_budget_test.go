@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runBin runs the built binary as a user does and returns its stdout,
+// stderr and exit code.
+func runBin(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(mcptestBin(t), args...)
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("%v: %v", args, err)
+	}
+	return stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()
+}
+
+// copyExample copies examples/<name> into a temporary directory, applying
+// edit to the named cassette's text, and returns the copy's suite path.
+func copyExample(t *testing.T, name, cassette string, edit func(string) string) string {
+	t.Helper()
+	src := filepath.Join("..", "..", "examples", name)
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if rel == filepath.Join("cassettes", cassette) {
+			data = []byte(edit(string(data)))
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dst, rel)), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dst, "suite.yml")
+}
+
+// wantLines fails on every line of want that out does not contain.
+func wantLines(t *testing.T, what, out string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("%s: no %q in\n%s", what, w, out)
+		}
+	}
+}
+
+// TestTrajectoryBinary runs the built binary on examples/trajectory: exit
+// 1, the match percentages, each diverging run's first divergence at its
+// run, turn and call, the figures in the envelope's evidence, and the
+// compare output against a re-recording in which run 3 keeps the order.
+func TestTrajectoryBinary(t *testing.T) {
+	const suite = "../../examples/trajectory/suite.yml"
+	stdout, stderr, code := runBin(t, "run", "--config", suite)
+	if code != ExitFail {
+		t.Fatalf("exit %d, want %d\n%s%s", code, ExitFail, stdout, stderr)
+	}
+	wantLines(t, "run", stdout,
+		"FAIL  refund follows the policy, in order  (4 runs)  trajectory.match_pct=50",
+		"examples/trajectory/suite.yml:17:5: default gate of `trajectory:` (`trajectory.match_pct` >= 100) failed: 50 is less than the minimum 100",
+		"error: run 3: strict trajectory: expected step 2 `policy.lookup`, got `refund.issue` (turn 1 call 2)",
+		"error: run 4: strict trajectory: step 3 `refund.issue` (turn 1 call 3): arguments `amount`: 400 is greater than the maximum 40",
+		"PASS  refund makes the three calls, any order  (4 runs)  trajectory.match_pct=75",
+		"PASS  refund reads the policy at least  (4 runs)  trajectory.match_pct=100",
+		"PASS  refund stays within the read-only tools  (4 runs)  trajectory.match_pct=0")
+
+	base := filepath.Join(t.TempDir(), "base.json")
+	if _, stderr, code := runBin(t, "run", "--config", suite, "--reporter", "json", "--output", base); code != ExitFail {
+		t.Fatalf("json: exit %d\n%s", code, stderr)
+	}
+	env := readEvidence(t, base)
+	ev := env.Cases[0].Evidence
+	if len(ev) != 4 || ev[2].Figures["trajectory.match_pct"] != 0 || ev[0].Figures["trajectory.match_pct"] != 100 ||
+		len(ev[2].Notes) != 1 || ev[2].Notes[0] != "trajectory: expected step 2 `policy.lookup`, got `refund.issue` (turn 1 call 2)" {
+		t.Errorf("evidence of the strict test: %+v", ev)
+	}
+
+	// Run 3 (the cassette's second run) re-recorded in order.
+	fixed := copyExample(t, "trajectory", "refund.json", func(s string) string {
+		var cas map[string]any
+		if err := json.Unmarshal([]byte(s), &cas); err != nil {
+			t.Fatal(err)
+		}
+		calls := cas["runs"].([]any)[1].(map[string]any)["turns"].([]any)[0].(map[string]any)["calls"].([]any)
+		calls[1], calls[2] = calls[2], calls[1]
+		out, err := json.Marshal(cas)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	})
+	cur := filepath.Join(t.TempDir(), "cur.json")
+	runBin(t, "run", "--config", fixed, "--reporter", "json", "--output", cur)
+	stdout, stderr, _ = runBin(t, "report", cur, "--compare", base)
+	wantLines(t, "compare", stdout+stderr, "trajectory.match_pct  50 -> 75 (+25)")
+}
+
+// TestRunBudgetBinary runs the built binary on examples/run-budget: exit
+// 1, the latency percentiles and step maxima, the floors at their lines of
+// the suite, the run and call over budget, no latency for the run without
+// timings, and the compare output against a re-recording whose slowest
+// call is faster.
+func TestRunBudgetBinary(t *testing.T) {
+	const suite = "../../examples/run-budget/suite.yml"
+	stdout, stderr, code := runBin(t, "run", "--config", suite)
+	if code != ExitFail {
+		t.Fatalf("exit %d, want %d\n%s%s", code, ExitFail, stdout, stderr)
+	}
+	figures := "latency.run_ms=1110 latency.run_ms_p50=400 latency.run_ms_p95=1110 steps.calls=5 steps.turns=2"
+	wantLines(t, "run", stdout,
+		"PASS  ticket reply within its step budget  (4 runs)  "+figures,
+		"FAIL  ticket reply within a tight budget  (3 runs)  "+figures,
+		"examples/run-budget/suite.yml:28:7: `budget:` floor max_run_ms (`latency.run_ms` <= 1000) failed: 1110 is greater than the maximum 1000",
+		"examples/run-budget/suite.yml:29:7: `budget:` floor max_calls (`steps.calls` <= 4) failed: 5 is greater than the maximum 4",
+		"error: run 3: 5 calls, over max_calls 4: call 5 is `tickets.reply` (turn 2 call 2)",
+		"error: run 3: 1110 ms, over max_run_ms 1000: the slowest call is `kb.search` (turn 2 call 1, 410 ms)",
+		"warning: 1 of 4 runs record no timings (a call without duration_ms, or no call): latency.run_ms has no value for run 1",
+		"ticket reply, a latency floor on every recording #1  fail  `budget:` floor max_run_ms (`latency.run_ms` <= 2000)",
+		"budget floor [FAIL] max_run_ms 2000: run 1 recorded no timings, so no value shows it stayed within the floor",
+		"1 passed, 2 failed, 0 inconclusive (3 cases)")
+
+	base := filepath.Join(t.TempDir(), "base.json")
+	runBin(t, "run", "--config", suite, "--reporter", "json", "--output", base)
+	env := readEvidence(t, base)
+	ev := env.Cases[0].Evidence
+	if len(ev) != 4 {
+		t.Fatalf("%d runs of evidence, want 4", len(ev))
+	}
+	if _, ok := ev[0].Figures["latency.run_ms"]; ok || ev[0].Figures["steps.calls"] != 2 {
+		t.Errorf("the transcript's run has figures %v: want steps.calls 2 and no latency.run_ms", ev[0].Figures)
+	}
+	if ev[1].Figures["latency.run_ms"] != 400 || ev[3].Figures["latency.run_ms"] != 1110 || ev[3].Figures["steps.turns"] != 2 {
+		t.Errorf("figures %v, %v", ev[1].Figures, ev[3].Figures)
+	}
+
+	// The 410 ms search re-recorded at 110 ms: run 3 takes 810 ms.
+	faster := copyExample(t, "run-budget", "support.json", func(s string) string {
+		if strings.Count(s, `"duration_ms": 410`) != 1 {
+			t.Fatal("the example has no single 410 ms call")
+		}
+		return strings.Replace(s, `"duration_ms": 410`, `"duration_ms": 110`, 1)
+	})
+	cur := filepath.Join(t.TempDir(), "cur.json")
+	runBin(t, "run", "--config", faster, "--reporter", "json", "--output", cur)
+	stdout, stderr, _ = runBin(t, "report", cur, "--compare", base)
+	wantLines(t, "compare", stdout+stderr, "latency.run_ms  1110 -> 810 (-300)", "latency.run_ms_p95  1110 -> 810 (-300)")
+}
+
+// envelopeEvidence is what the tests read of a saved envelope.
+type envelopeEvidence struct {
+	Cases []struct {
+		Evidence []struct {
+			Figures map[string]float64 `json:"figures"`
+			Notes   []string           `json:"notes"`
+		} `json:"evidence"`
+	} `json:"cases"`
+}
+
+func readEvidence(t *testing.T, path string) envelopeEvidence {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env envelopeEvidence
+	if err := json.Unmarshal(data, &env); err != nil {
+		t.Fatal(err)
+	}
+	return env
+}

@@ -1,0 +1,132 @@
+package gate
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mcptest/mcptest/engine/cassette"
+)
+
+// run builds a one-turn run from ids: "server.tool" or a bare "tool";
+// a trailing "=N" sets the call's amount argument.
+func trajRun(ids ...string) *cassette.Run {
+	var t cassette.Turn
+	for _, id := range ids {
+		id, amount, _ := strings.Cut(id, "=")
+		c := cassette.Call{Tool: id, Arguments: map[string]any{}}
+		if s, tool, ok := strings.Cut(id, "."); ok {
+			c.Server, c.Tool = s, tool
+		}
+		if amount != "" {
+			var n float64
+			fmt.Sscan(amount, &n)
+			c.Arguments = map[string]any{"amount": n}
+		}
+		t.Calls = append(t.Calls, c)
+	}
+	return &cassette.Run{Turns: []cassette.Turn{t}}
+}
+
+// atMost40 is the args check {amount: {"<=": 40}} as the engine builds it.
+type atMost struct{}
+
+var atMost40 = atMost{}
+
+func (atMost) MatchArgs(args any) (bool, string) {
+	m, _ := args.(map[string]any)
+	a, ok := m["amount"].(float64)
+	if !ok {
+		return false, "`amount`: no value at this target"
+	}
+	if a > 40 {
+		return false, fmt.Sprintf("`amount`: %v is greater than the maximum 40", a)
+	}
+	return true, ""
+}
+
+var refundSteps = []Step{{Tool: "orders.get"}, {Tool: "policy.lookup"}, {Tool: "refund.issue", Args: atMost40}}
+
+// TestTrajectoryModes is the worked example of docs/gates.md: one
+// reference, every mode, the first divergence of each run.
+func TestTrajectoryModes(t *testing.T) {
+	inOrder := trajRun("orders.get", "policy.lookup", "refund.issue=40")
+	swapped := trajRun("orders.get", "refund.issue=40", "policy.lookup")
+	tooMuch := trajRun("orders.get", "policy.lookup", "refund.issue=400")
+	short := trajRun("orders.get", "policy.lookup")
+	extra := trajRun("orders.get", "policy.lookup", "refund.issue=40", "shell.exec")
+	bare := trajRun("get", "lookup", "issue=10") // a transcript without servers
+	for _, tc := range []struct {
+		match string
+		run   *cassette.Run
+		want  string
+	}{
+		{MatchStrict, inOrder, ""},
+		{MatchStrict, swapped, "expected step 2 `policy.lookup`, got `refund.issue` (turn 1 call 2)"},
+		{MatchStrict, tooMuch, "step 3 `refund.issue` (turn 1 call 3): arguments `amount`: 400 is greater than the maximum 40"},
+		{MatchStrict, short, "expected step 3 `refund.issue`, the run made 2 calls"},
+		{MatchStrict, extra, "expected no call after step 3, got `shell.exec` (turn 1 call 4)"},
+		{MatchStrict, bare, "expected step 1 `orders.get`, got `get` (turn 1 call 1)"},
+		{MatchUnordered, swapped, ""},
+		{MatchUnordered, tooMuch, "expected step 3 `refund.issue`, no call to it has its arguments; turn 1 call 3: arguments `amount`: 400 is greater than the maximum 40"},
+		{MatchUnordered, short, "expected step 3 `refund.issue`, no call of the run is to it"},
+		{MatchUnordered, extra, "got `shell.exec` (turn 1 call 4), which no step of the reference is left for"},
+		{MatchSubset, short, ""},
+		{MatchSubset, extra, "got `shell.exec` (turn 1 call 4), which no step of the reference is left for"},
+		{MatchSuperset, extra, ""},
+		{MatchSuperset, short, "expected step 3 `refund.issue`, no call of the run is to it"},
+		{MatchSuperset, trajRun(), "expected step 1 `orders.get`, no call of the run is to it"},
+		{MatchSubset, trajRun(), ""},
+	} {
+		got := Diverge(Trajectory{Match: tc.match, Steps: refundSteps}, locate(tc.run))
+		if got != tc.want {
+			t.Errorf("%s %v:\n got %q\nwant %q", tc.match, tc.run.Calls(), got, tc.want)
+		}
+	}
+}
+
+// A bare step matches the tool on any server; a call without a server
+// matches bare steps only, as Selection F1 reads members.
+func TestTrajectoryServerPrefixes(t *testing.T) {
+	bareSteps := []Step{{Tool: "get"}, {Tool: "lookup"}}
+	if d := Diverge(Trajectory{Match: MatchStrict, Steps: bareSteps}, locate(trajRun("orders.get", "policy.lookup"))); d != "" {
+		t.Errorf("bare steps on qualified calls: %s", d)
+	}
+	if d := Diverge(Trajectory{Match: MatchStrict, Steps: []Step{{Tool: "orders.get"}}}, locate(trajRun("billing.get"))); d == "" {
+		t.Error("orders.get matched billing.get")
+	}
+}
+
+// Each step stands for one call: two steps to the same tool need two
+// calls, and a pairing that exists is found even when a greedy one would
+// take the wrong call (step 1 accepts both calls, step 2 only the first).
+func TestTrajectoryPairsEachCallOnce(t *testing.T) {
+	twice := []Step{{Tool: "policy.lookup"}, {Tool: "policy.lookup"}}
+	if d := Diverge(Trajectory{Match: MatchSuperset, Steps: twice}, locate(trajRun("policy.lookup"))); d == "" {
+		t.Error("one call stood for two steps")
+	}
+	steps := []Step{{Tool: "refund.issue"}, {Tool: "refund.issue", Args: atMost40}}
+	if d := Diverge(Trajectory{Match: MatchUnordered, Steps: steps}, locate(trajRun("refund.issue=10", "refund.issue=400"))); d != "" {
+		t.Errorf("no pairing found: %s", d)
+	}
+}
+
+// trajectory.match_pct is the share of runs that matched, and each
+// diverging run is a finding naming its run.
+func TestTrajectoryResult(t *testing.T) {
+	m := NewTrajectory(Trajectory{Match: MatchStrict, Steps: refundSteps})
+	for _, r := range []*cassette.Run{trajRun("orders.get", "policy.lookup", "refund.issue=40"),
+		trajRun("orders.get", "refund.issue=40", "policy.lookup"), trajRun("orders.get", "policy.lookup", "refund.issue=5")} {
+		m.Add(r)
+	}
+	res := m.Result()
+	if got := res.Targets["trajectory.match_pct"]; got != 67 {
+		t.Errorf("match_pct %v, want 67 (2 of 3)", got)
+	}
+	if len(res.Findings) != 1 || res.Findings[0].Run != 2 || !strings.HasPrefix(res.Findings[0].Message, "run 2: strict trajectory: expected step 2") {
+		t.Errorf("findings %+v", res.Findings)
+	}
+	if got := NewTrajectory(Trajectory{Match: MatchStrict}).Result().Targets["trajectory.match_pct"]; got != 0 {
+		t.Errorf("no runs: %v, want 0", got)
+	}
+}
