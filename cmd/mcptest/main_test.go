@@ -146,6 +146,7 @@ var exampleExit = map[string]int{
 	"auditor-view":           ExitFail,
 	"tool-quality":           ExitFail,
 	"reliability":            ExitFail,
+	"pass-at-k":              ExitFail,
 }
 
 // TestExamples runs every examples/*/ suite with both reporters and checks
