@@ -398,6 +398,11 @@ func htmlCaseOf(i int, c *report.CaseResult, withEvidence bool) htmlCase {
 	}
 	for _, f := range c.Findings {
 		f.Level, f.Gate, f.Message = Clean(f.Level), Clean(f.Gate), Clean(f.Message)
+		if f.Position != nil {
+			pos := *f.Position
+			pos.File = Clean(pos.File)
+			f.Position = &pos
+		}
 		hc.Findings = append(hc.Findings, f)
 	}
 	hc.Gates = figuresOf(c)

@@ -22,9 +22,12 @@ const (
 
 // htmlRunEvidence is one run's timeline in the HTML report.
 type htmlRunEvidence struct {
-	Run                      int
-	Passed                   bool
-	Model, Tokens, Cost      string
+	Run                 int
+	Passed              bool
+	Model, Tokens, Cost string
+	// Arguments is the run's count of calls with invalid arguments
+	// ("1 call with invalid arguments"), "" without an arguments: block.
+	Arguments                string
 	Missed                   []string
 	Failed                   []string
 	Turns                    []htmlTurn
@@ -47,6 +50,7 @@ type htmlCall struct {
 	Result           htmlText
 	IsError, Clipped bool
 	Marks            []string
+	Violations       []string
 	Duration         string
 }
 
@@ -169,6 +173,9 @@ func timelines(c *report.CaseResult, runs []report.RunEvidence) []htmlRunEvidenc
 		if ev.CostMicros != nil {
 			hr.Cost = fmt.Sprintf("$%.4f", float64(*ev.CostMicros)/1e6)
 		}
+		if n := ev.ArgumentsInvalid; n != nil {
+			hr.Arguments = fmt.Sprintf("%d %s with invalid arguments", *n, pluralWord(int(*n), "call", "calls"))
+		}
 		for ti, t := range ev.Turns {
 			ht := htmlTurn{N: ti + 1, Final: textOf(t.FinalResponse), FinalClipped: t.Clipped}
 			for ci, call := range t.Calls {
@@ -186,7 +193,7 @@ func callOf(n int, c report.CallEvidence) htmlCall {
 	if c.Server != "" {
 		id = c.Server + "." + c.Tool
 	}
-	hc := htmlCall{N: n, ID: Clean(id), Args: textOf(c.Arguments), Result: textOf(c.Result), IsError: c.IsError, Clipped: c.Clipped, Marks: cleanAll(c.Marks)}
+	hc := htmlCall{N: n, ID: Clean(id), Args: textOf(c.Arguments), Result: textOf(c.Result), IsError: c.IsError, Clipped: c.Clipped, Marks: cleanAll(c.Marks), Violations: cleanAll(c.Violations)}
 	if c.DurationMS != nil {
 		hc.Duration = compact(*c.DurationMS) + " ms"
 	}

@@ -109,7 +109,9 @@ func (a *agentRun) run(cas *cassette.Cassette, r *cassette.Run) {
 	}
 	a.failed = a.checks.check(a.failed)
 	a.verdicts.add(a.runN, a.failed)
-	addEvidence(a.res, runEvidence(a.runN, cas.Model, r, a.marker, missedClasses(a.gates)), len(a.failed) > 0)
+	ev := runEvidence(a.runN, cas.Model, r, a.marker, missedClasses(a.gates))
+	markArguments(&ev, a.gates)
+	addEvidence(a.res, ev, len(a.failed) > 0)
 }
 
 // evaluate adds the result of every assertion, in declaration order: those

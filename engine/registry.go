@@ -79,6 +79,11 @@ var gateRows = []gateRow{
 		targets:    []string{"token_efficiency.f1", "token_efficiency.tool_surface_tokens", "token_efficiency.correct_selections", "token_efficiency.cost", "token_efficiency.tokens_per_correct", "token_efficiency.cost_per_correct", "token_efficiency.grade"},
 		runTargets: []string{"token_efficiency.f1", "token_efficiency.correct_selections", "token_efficiency.grade"},
 		def:        &defaultGate{"token_efficiency.f1", ">=", 50}, read: readTokenEfficiency},
+	// arguments: every call's arguments against its tool's inputSchema.
+	{key: "arguments", schema: "arguments",
+		targets:    []string{"arguments.valid_pct", "arguments.invalid"},
+		runTargets: []string{"arguments.invalid"},
+		def:        &defaultGate{"arguments.invalid", "<=", 0}, read: readArguments},
 }
 
 // rowOf returns the registry row of a block key.

@@ -202,6 +202,7 @@ func TestGateRegistryReadsEveryBlock(t *testing.T) {
 	suite := `agents:
   - name: every block
     cassette: none.json
+    arguments: {strict: true}
     token_efficiency: {classes: [{name: search, members: [search]}]}
     orchestration: {}
     discovery: {name_free: true}

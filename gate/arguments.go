@@ -14,6 +14,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/gate/stats"
 )
 
@@ -215,10 +216,14 @@ func trimSchemaError(err error) string {
 	}
 	var ve *jsonschema.ValidationError
 	if errors.As(err, &ve) {
-		// The library visits members in map order: take the first leaf by
-		// location and message, so the warning is the same every run.
-		leaf := slices.MinFunc(leaves(ve), func(x, y *jsonschema.ValidationError) int {
-			return strings.Compare(x.InstanceLocation+"\x00"+x.Message, y.InstanceLocation+"\x00"+y.Message)
+		// The deepest leaf of the meta-schema says most ("value must be
+		// one of ..."); ties go to the first by location and message, as
+		// the library visits members in map order.
+		leaf := slices.MaxFunc(leaves(ve), func(x, y *jsonschema.ValidationError) int {
+			if c := len(x.KeywordLocation) - len(y.KeywordLocation); c != 0 {
+				return c
+			}
+			return strings.Compare(y.InstanceLocation+"\x00"+y.Message, x.InstanceLocation+"\x00"+x.Message)
 		})
 		at := leaf.InstanceLocation
 		if at == "" {
@@ -231,8 +236,13 @@ func trimSchemaError(err error) string {
 	return strings.TrimPrefix(s, "jsonschema: ")
 }
 
-// Add checks the calls of one run, numbered run.
-func (a *Arguments) Add(run int, r *cassette.Run) ArgumentsRun {
+// Locator gives the position in the recording of the value at pointer
+// ptr of the arguments of call (1-based) of turn; nil when unknown.
+type Locator func(turn, call int, ptr string) *diag.Pos
+
+// Add checks the calls of one run, numbered run; where, when not nil,
+// places each violation in the recording.
+func (a *Arguments) Add(run int, r *cassette.Run, where Locator) ArgumentsRun {
 	a.runs++
 	var out ArgumentsRun
 	for ti, t := range r.Turns {
@@ -246,7 +256,7 @@ func (a *Arguments) Add(run int, r *cassette.Run) ArgumentsRun {
 			case len(cc.Violations) > 0:
 				a.invalid++
 				out.Invalid++
-				a.report(run, cc)
+				a.report(run, cc, where)
 			}
 			if cc.Checked {
 				a.checked++
@@ -278,15 +288,19 @@ func (a *Arguments) check(c cassette.Call) CallCheck {
 }
 
 // report keeps a finding per violation, up to maxArgumentFindings.
-func (a *Arguments) report(run int, cc CallCheck) {
+func (a *Arguments) report(run int, cc CallCheck, where Locator) {
 	for _, v := range cc.Violations {
 		a.keywords.add(v.Keyword)
 		if len(a.findings) >= maxArgumentFindings+len(a.warned) {
 			a.dropped++
 			continue
 		}
-		a.findings = append(a.findings, Finding{Level: "error", Gate: "arguments", Run: run,
-			Message: fmt.Sprintf("run %d: turn %d call %d `%s` arguments %s", run, cc.Turn, cc.Call, cc.ID, v)})
+		f := Finding{Level: "error", Gate: "arguments", Run: run,
+			Message: fmt.Sprintf("run %d: turn %d call %d `%s` arguments %s", run, cc.Turn, cc.Call, cc.ID, v)}
+		if where != nil {
+			f.Position = where(cc.Turn, cc.Call, v.Pointer)
+		}
+		a.findings = append(a.findings, f)
 	}
 }
 

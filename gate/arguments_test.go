@@ -118,11 +118,11 @@ func TestArgumentsGate(t *testing.T) {
 	}
 	a := NewArguments(ArgumentsConfig{})
 	a.AddCatalog(cat)
-	r1 := a.Add(1, &cassette.Run{Turns: []cassette.Turn{{Calls: []cassette.Call{call("search", `{"query": "go"}`)}}}})
+	r1 := a.Add(1, &cassette.Run{Turns: []cassette.Turn{{Calls: []cassette.Call{call("search", `{"query": "go"}`)}}}}, nil)
 	r2 := a.Add(2, &cassette.Run{Turns: []cassette.Turn{
 		{Calls: []cassette.Call{call("broken", `{}`), call("broken", `{}`)}},
 		{Calls: []cassette.Call{call("search", `{"limit": "many"}`), call("fetch", `{}`)}},
-	}})
+	}}, nil)
 	if r1.Invalid != 0 || r2.Invalid != 1 {
 		t.Errorf("per run invalid %d, %d; want 0, 1", r1.Invalid, r2.Invalid)
 	}

@@ -147,6 +147,7 @@ var exampleExit = map[string]int{
 	"tool-quality":           ExitFail,
 	"reliability":            ExitFail,
 	"pass-at-k":              ExitFail,
+	"tool-arguments":         ExitFail,
 }
 
 // TestExamples runs every examples/*/ suite with both reporters and checks
