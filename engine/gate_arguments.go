@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 
@@ -41,9 +42,10 @@ func readArguments(b *builder, raw rawBlock) Block {
 	switch {
 	case errors.As(err, &l):
 		b.errs = append(b.errs, l...)
+	case errors.Is(err, fs.ErrNotExist):
+		b.errorf(ptr, b.doc.At(ptr), "catalog %q not found: expected a tools/list file relative to the suite's directory %q", a.Catalog, filepath.ToSlash(b.suite.Dir))
 	case err != nil:
-		b.errorf(ptr, b.doc.At(ptr), "catalog %q could not be read (%v): expected a tools/list file relative to the suite's directory %q",
-			a.Catalog, err, filepath.ToSlash(b.suite.Dir))
+		b.errorf(ptr, b.doc.At(ptr), "catalog %q: %v", a.Catalog, err)
 	default:
 		for _, t := range cat.RawTools() {
 			name, _ := t["name"].(string)
