@@ -366,7 +366,7 @@ func violationsOf(leaf *jsonschema.ValidationError, raw, args any) []Violation {
 	case "required":
 		return missing(ptr, want, got)
 	case "additionalProperties":
-		parent, _ := at(raw, kwPath[:strings.LastIndexByte(kwPath, '/')])
+		parent, _ := at(raw, kwPath[:max(strings.LastIndexByte(kwPath, '/'), 0)])
 		return extra(ptr, parent, got)
 	}
 	return []Violation{{Pointer: ptr, Keyword: keyword, Expected: keyword + " " + compactJSON(want), Got: valueWords(got)}}

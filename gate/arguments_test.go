@@ -154,3 +154,33 @@ func TestArgumentsGate(t *testing.T) {
 		t.Errorf("%d compilations cached, want one per schema (2)", len(a.cache))
 	}
 }
+
+// FuzzArguments: any schema and any arguments a recording holds give
+// violations or a compile error, never a panic, and the same answer twice.
+func FuzzArguments(f *testing.F) {
+	f.Add(searchSchema, `{"limit": "many", "sort": 1}`)
+	f.Add(`{"$schema": "http://json-schema.org/draft-07/schema#", "items": [{"type": "string"}]}`, `["a", 1]`)
+	f.Add(`{"type": "object", "properties": {"a": {"$ref": "#/$defs/x"}}, "$defs": {"x": {"enum": [1]}}}`, `{"a": 2}`)
+	f.Add(`{"additionalProperties": false, "patternProperties": {"^x": {}}}`, `{"y": 1}`)
+	f.Add(`true`, `null`)
+	f.Fuzz(func(t *testing.T, schema, args string) {
+		var raw, val any
+		if json.Unmarshal([]byte(schema), &raw) != nil || json.Unmarshal([]byte(args), &val) != nil {
+			return
+		}
+		s, err := CompileToolSchema(raw)
+		if err != nil {
+			return
+		}
+		first := Violations(s, raw, val, true)
+		again := Violations(s, raw, val, true)
+		if len(first) != len(again) {
+			t.Fatalf("two runs differ: %v, %v", first, again)
+		}
+		for i := range first {
+			if first[i] != again[i] {
+				t.Fatalf("two runs differ: %v, %v", first, again)
+			}
+		}
+	})
+}
