@@ -124,7 +124,11 @@ func (p Pretty) Report(w io.Writer, env *report.Envelope) error {
 			if c.Verdict == report.Pass && f.Level != "warning" && !restrictedCall(f) {
 				continue
 			}
-			fmt.Fprintf(&b, "      %s %s\n", p.paint(levelColor(f.Level), f.Level+":"), Clean(f.Message))
+			msg := f.Message
+			if f.Position != nil && f.Position.File != "" {
+				msg = f.Position.String() + ": " + msg
+			}
+			fmt.Fprintf(&b, "      %s %s\n", p.paint(levelColor(f.Level), f.Level+":"), Clean(msg))
 		}
 		p.world(&b, c)
 		p.reliability(&b, c)

@@ -161,7 +161,7 @@ func coverageOf(env *report.Envelope) *htmlCoverage {
 // when there is nothing to show (showSummary).
 type htmlReliability struct {
 	Head   string
-	Table  [3][]string
+	Table  [4][]string
 	Floors []htmlSuiteFloor
 }
 
@@ -349,6 +349,9 @@ func stripOf(env *report.Envelope) htmlStrip {
 			}
 		}
 		st.PassHat = strings.Join(hats, ", ")
+		if n := len(s.PassAt); n > 1 {
+			st.PassHat += fmt.Sprintf(", pass@%d %.1f%%", s.PassAt[n-1].K, s.PassAt[n-1].Value)
+		}
 	}
 	return st
 }
@@ -395,6 +398,11 @@ func htmlCaseOf(i int, c *report.CaseResult, withEvidence bool) htmlCase {
 	}
 	for _, f := range c.Findings {
 		f.Level, f.Gate, f.Message = Clean(f.Level), Clean(f.Gate), Clean(f.Message)
+		if f.Position != nil {
+			pos := *f.Position
+			pos.File = Clean(pos.File)
+			f.Position = &pos
+		}
 		hc.Findings = append(hc.Findings, f)
 	}
 	hc.Gates = figuresOf(c)

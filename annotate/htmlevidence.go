@@ -25,8 +25,11 @@ type htmlRunEvidence struct {
 	Run                 int
 	Passed              bool
 	Model, Tokens, Cost string
-	Missed              []string
-	Failed              []string
+	// Arguments is the run's count of calls with invalid arguments
+	// ("1 call with invalid arguments"), "" without an arguments: block.
+	Arguments string
+	Missed    []string
+	Failed    []string
 	// Figures are the run's own gate figures, "steps.calls 3", in name
 	// order; Notes what a gate saw of it (a trajectory's divergence).
 	Figures, Notes           []string
@@ -50,6 +53,7 @@ type htmlCall struct {
 	Result           htmlText
 	IsError, Clipped bool
 	Marks            []string
+	Violations       []string
 	Duration         string
 }
 
@@ -173,6 +177,9 @@ func timelines(c *report.CaseResult, runs []report.RunEvidence) []htmlRunEvidenc
 			hr.Cost = fmt.Sprintf("$%.4f", float64(*ev.CostMicros)/1e6)
 		}
 		hr.Figures, hr.Notes = runFigures(ev.Figures), cleanAll(ev.Notes)
+		if n := ev.ArgumentsInvalid; n != nil {
+			hr.Arguments = fmt.Sprintf("%d %s with invalid arguments", *n, pluralWord(int(*n), "call", "calls"))
+		}
 		for ti, t := range ev.Turns {
 			ht := htmlTurn{N: ti + 1, Final: textOf(t.FinalResponse), FinalClipped: t.Clipped}
 			for ci, call := range t.Calls {
@@ -190,7 +197,7 @@ func callOf(n int, c report.CallEvidence) htmlCall {
 	if c.Server != "" {
 		id = c.Server + "." + c.Tool
 	}
-	hc := htmlCall{N: n, ID: Clean(id), Args: textOf(c.Arguments), Result: textOf(c.Result), IsError: c.IsError, Clipped: c.Clipped, Marks: cleanAll(c.Marks)}
+	hc := htmlCall{N: n, ID: Clean(id), Args: textOf(c.Arguments), Result: textOf(c.Result), IsError: c.IsError, Clipped: c.Clipped, Marks: cleanAll(c.Marks), Violations: cleanAll(c.Violations)}
 	if c.DurationMS != nil {
 		hc.Duration = compact(*c.DurationMS) + " ms"
 	}

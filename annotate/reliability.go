@@ -219,13 +219,19 @@ func summaryHead(s *report.Summary) string {
 }
 
 // summaryTable is the summary's pass^k table as rows of cells: the k, the
-// mean pass^k in percent with one decimal, and the cases it is over.
-func summaryTable(s *report.Summary) [3][]string {
-	t := [3][]string{{"k"}, {"pass^k"}, {"cases"}}
-	for _, p := range s.PassHat {
+// mean pass^k and the mean pass@k in percent with one decimal, and the
+// cases they are over.
+func summaryTable(s *report.Summary) [4][]string {
+	t := [4][]string{{"k"}, {"pass^k"}, {"pass@k"}, {"cases"}}
+	for i, p := range s.PassHat {
 		t[0] = append(t[0], fmt.Sprint(p.K))
 		t[1] = append(t[1], fmt.Sprintf("%.1f%%", p.Value))
-		t[2] = append(t[2], fmt.Sprint(p.Cases))
+		at := "-"
+		if i < len(s.PassAt) {
+			at = fmt.Sprintf("%.1f%%", s.PassAt[i].Value)
+		}
+		t[2] = append(t[2], at)
+		t[3] = append(t[3], fmt.Sprint(p.Cases))
 	}
 	return t
 }
@@ -264,6 +270,7 @@ func matcherWords(m any) string {
 //	reliability: 50 cases, 200 runs (84 passed): 10 stable_pass, 18 flaky, 22 stable_fail
 //	  k       1      2      3      4
 //	  pass^k  42.0%  27.3%  22.0%  20.0%
+//	  pass@k  42.0%  56.7%  62.0%  64.0%
 //	  cases   50     50     50     50
 //	floor [PASS] `summary.pass_hat_1` >= 40: 42
 func (p Pretty) summary(b *strings.Builder, env *report.Envelope) {
@@ -417,6 +424,9 @@ func summaryDeltaWords(r *baseline.ReliabilityDelta, arrow string) []string {
 		name := strings.TrimPrefix(f.Name, "summary.")
 		if k, ok := strings.CutPrefix(name, "pass_hat_"); ok {
 			name = "pass^" + k
+		}
+		if k, ok := strings.CutPrefix(name, "pass_at_"); ok {
+			name = "pass@" + k
 		}
 		one := func(v float64) string { return fmt.Sprintf("%.1f", v) }
 		if !strings.HasPrefix(f.Name, "summary.pass") {

@@ -597,7 +597,8 @@ func (c *Comparison) compareSummaries(base, cur *report.Envelope) {
 }
 
 // summaryDeltas lists each figure of either summary: summary.pass_hat_<k>
-// in order of k, summary.pass_rate and the cases per class.
+// in order of k, then summary.pass_at_<k>, summary.pass_rate and the cases
+// per class.
 func summaryDeltas(b, c *report.Summary) []TargetDelta {
 	var ks []int64
 	for _, s := range []*report.Summary{b, c} {
@@ -614,6 +615,9 @@ func summaryDeltas(b, c *report.Summary) []TargetDelta {
 	var names []string
 	for _, k := range ks {
 		names = append(names, fmt.Sprintf("summary.pass_hat_%d", k))
+	}
+	for _, k := range ks {
+		names = append(names, fmt.Sprintf("summary.pass_at_%d", k))
 	}
 	names = append(names, "summary.pass_rate", "summary.cases", "summary.stable_pass", "summary.flaky", "summary.stable_fail")
 	var out []TargetDelta

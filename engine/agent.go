@@ -111,6 +111,7 @@ func (a *agentRun) run(cas *cassette.Cassette, r *cassette.Run) {
 	a.failed = a.checks.check(a.failed)
 	a.verdicts.add(a.runN, a.failed)
 	ev := runEvidence(a.runN, cas.Model, r, a.marker, missedClasses(a.gates))
+	markArguments(&ev, a.gates)
 	ev.Figures, ev.Notes = runFigures(a.gates)
 	addEvidence(a.res, ev, len(a.failed) > 0)
 }

@@ -88,6 +88,11 @@ var gateRows = []gateRow{
 		targets:    []string{"latency.run_ms", "latency.run_ms_p50", "latency.run_ms_p95", "steps.calls", "steps.turns"},
 		runTargets: []string{"latency.run_ms", "steps.calls", "steps.turns"},
 		read:       readBudgetBlock},
+	// arguments: every call's arguments against its tool's inputSchema.
+	{key: "arguments", schema: "arguments",
+		targets:    []string{"arguments.valid_pct", "arguments.invalid"},
+		runTargets: []string{"arguments.invalid"},
+		def:        &defaultGate{"arguments.invalid", "<=", 0}, read: readArguments},
 }
 
 // rowOf returns the registry row of a block key.

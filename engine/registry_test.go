@@ -204,6 +204,7 @@ func TestGateRegistryReadsEveryBlock(t *testing.T) {
     cassette: none.json
     budget: {max_calls: 3}
     trajectory: {match: strict, steps: [{tool: search}]}
+    arguments: {strict: true}
     token_efficiency: {classes: [{name: search, members: [search]}]}
     orchestration: {}
     discovery: {name_free: true}

@@ -26,11 +26,13 @@ type ReliabilityBlock struct {
 	MinPassRate       *float64
 	MinPassHat        *PassHatFloor
 	MinCertifiedLower *float64
+	// MinPassAt is a min_pass_at: {k, min} floor on pass@k; nil when unset.
+	MinPassAt *PassHatFloor
 	// AllowFlaky is false when the block says `allow_flaky: false`.
 	AllowFlaky bool
 }
 
-// PassHatFloor is a min_pass_hat: {k, min} floor.
+// PassHatFloor is a min_pass_hat: or min_pass_at: {k, min} floor.
 type PassHatFloor struct {
 	K   int64
 	Min float64
@@ -65,11 +67,12 @@ func (c Confidence) String() string {
 }
 
 // reliabilityTargetNames are the fixed reliability targets; pass_hat_<k>
-// completes them.
-var reliabilityTargetNames = []string{"reliability.pass_rate", "reliability.pass_hat_1", "reliability.certified_lower", "reliability.class"}
+// and pass_at_<k> complete them.
+var reliabilityTargetNames = []string{"reliability.pass_rate", "reliability.pass_hat_1", "reliability.pass_at_1", "reliability.certified_lower", "reliability.class"}
 
 // reliabilityTarget reports whether name is a reliability target, and for
-// reliability.pass_hat_<k> its k (0 for the others).
+// reliability.pass_hat_<k> or reliability.pass_at_<k> its k (0 for the
+// others).
 func reliabilityTarget(name string) (k int64, ok bool) {
 	rest, found := strings.CutPrefix(name, "reliability.")
 	if !found {
@@ -79,7 +82,11 @@ func reliabilityTarget(name string) (k int64, ok bool) {
 	case "pass_rate", "certified_lower", "class":
 		return 0, true
 	}
-	if ks, found := strings.CutPrefix(rest, "pass_hat_"); found {
+	ks, found := strings.CutPrefix(rest, "pass_hat_")
+	if !found {
+		ks, found = strings.CutPrefix(rest, "pass_at_")
+	}
+	if found {
 		k, err := strconv.ParseInt(ks, 10, 64)
 		if err == nil && k >= 1 && strconv.FormatInt(k, 10) == ks {
 			return k, true
@@ -119,6 +126,7 @@ func (v *runVerdicts) reliability(c *Case, res *report.CaseResult) {
 	res.Targets["reliability.pass_rate"] = float64(stats.Percent(passed, n))
 	for _, k := range passHatKs(c, n) {
 		res.Targets["reliability.pass_hat_"+strconv.FormatInt(k, 10)] = float64(stats.RatPercent(stats.PassHat(passed, n, k)))
+		res.Targets["reliability.pass_at_"+strconv.FormatInt(k, 10)] = float64(stats.RatPercent(stats.PassAt(passed, n, k)))
 	}
 	an, ad := c.Confidence.alpha()
 	res.Targets["reliability.certified_lower"] = float64(stats.LowerPercent(passed, n, an, ad))
@@ -151,8 +159,9 @@ func assertsReliability(c *Case) bool {
 	return false
 }
 
-// passHatKs lists the k of the pass_hat_<k> targets of a case with n runs:
-// 1..min(n, 20), and any k <= n that the block or an assertion names.
+// passHatKs lists the k of the pass_hat_<k> and pass_at_<k> targets of a
+// case with n runs: 1..min(n, 20), and any k <= n that the block or an
+// assertion names.
 func passHatKs(c *Case, n int64) []int64 {
 	var ks []int64
 	for k := int64(1); k <= min(n, report.MaxPassHatTargets); k++ {
@@ -165,6 +174,9 @@ func passHatKs(c *Case, n int64) []int64 {
 	}
 	if r := c.Reliability; r != nil && r.MinPassHat != nil {
 		extra(r.MinPassHat.K)
+	}
+	if r := c.Reliability; r != nil && r.MinPassAt != nil {
+		extra(r.MinPassAt.K)
 	}
 	for _, a := range c.Expect {
 		if k, ok := reliabilityTarget(a.Target.String()); ok && k > 0 {
@@ -190,6 +202,9 @@ func (v *runVerdicts) floor(c *Case, res *report.CaseResult) report.Floor {
 	if r.MinPassHat != nil && r.MinPassHat.K <= n {
 		parts = append(parts, fmt.Sprintf("pass^%d %d%%", r.MinPassHat.K, stats.RatPercent(stats.PassHat(passed, n, r.MinPassHat.K))))
 	}
+	if r.MinPassAt != nil && r.MinPassAt.K <= n {
+		parts = append(parts, fmt.Sprintf("pass@%d %d%%", r.MinPassAt.K, stats.RatPercent(stats.PassAt(passed, n, r.MinPassAt.K))))
+	}
 	parts = append(parts, fmt.Sprintf("certified lower bound %s%% at %s confidence", formatNumber(bound), c.Confidence))
 	f := report.Floor{Name: "reliability floor", Passed: true, Message: fmt.Sprintf("%s: %s: %s", c.Name, strings.Join(parts, ", "), class)}
 	breach := func(format string, args ...any) {
@@ -207,6 +222,13 @@ func (v *runVerdicts) floor(c *Case, res *report.CaseResult) report.Floor {
 			breach("pass^%d needs at least %d runs and %d are recorded", ph.K, ph.K, n)
 		} else if est := stats.PassHat(passed, n, ph.K); !stats.MeetsPercent(est, ph.Min) {
 			breach("pass^%d %d%% is below the %s%% floor (C(%d,%d)/C(%d,%d))", ph.K, stats.RatPercent(est), formatNumber(ph.Min), passed, ph.K, n, ph.K)
+		}
+	}
+	if pa := r.MinPassAt; pa != nil {
+		if pa.K > n {
+			breach("pass@%d needs at least %d runs and %d are recorded", pa.K, pa.K, n)
+		} else if est := stats.PassAt(passed, n, pa.K); !stats.MeetsPercent(est, pa.Min) {
+			breach("pass@%d %d%% is below the %s%% floor (1 - C(%d,%d)/C(%d,%d))", pa.K, stats.RatPercent(est), formatNumber(pa.Min), n-passed, pa.K, n, pa.K)
 		}
 	}
 	if r.MinCertifiedLower != nil && bound < *r.MinCertifiedLower {
@@ -273,17 +295,23 @@ func (b *builder) reliabilityBlock(ptr string, m map[string]any) *ReliabilityBlo
 	if v, ok := m["min_certified_lower"].(float64); ok {
 		r.MinCertifiedLower = &v
 	}
-	if ph, ok := m["min_pass_hat"].(map[string]any); ok {
-		k, kok := ph["k"].(float64)
-		floor, mok := ph["min"].(float64)
-		if kok && mok {
-			r.MinPassHat = &PassHatFloor{K: int64(k), Min: floor}
-		}
-	}
+	r.MinPassHat = passFloor(m["min_pass_hat"])
+	r.MinPassAt = passFloor(m["min_pass_at"])
 	if v, ok := m["allow_flaky"].(bool); ok {
 		r.AllowFlaky = v
 	}
 	return r
+}
+
+// passFloor reads a {k, min} floor the schema has checked; nil when absent.
+func passFloor(v any) *PassHatFloor {
+	m, _ := v.(map[string]any)
+	k, kok := m["k"].(float64)
+	floor, mok := m["min"].(float64)
+	if !kok || !mok {
+		return nil
+	}
+	return &PassHatFloor{K: int64(k), Min: floor}
 }
 
 // caseReliability gives a case its reliability: block (or the suite's
@@ -300,12 +328,17 @@ func (b *builder) caseReliability(ptr string, c *Case, m map[string]any) {
 	// A suite default may ask for more runs than a test has: its floor
 	// then fails with a line that says so, rather than the suite not loading.
 	r := c.Reliability
-	if r == nil || r.FromSuite || r.MinPassHat == nil || c.Runs == 0 || r.MinPassHat.K <= int64(c.Runs) {
+	if r == nil || r.FromSuite || c.Runs == 0 {
 		return
 	}
-	kptr := ptr + "/reliability/min_pass_hat/k"
-	b.errorf(kptr, b.doc.At(kptr), "min_pass_hat k = %d needs at least %d runs, and test %q declares `runs: %d`: lower k or record more runs",
-		r.MinPassHat.K, r.MinPassHat.K, c.Name, c.Runs)
+	for key, f := range map[string]*PassHatFloor{"min_pass_hat": r.MinPassHat, "min_pass_at": r.MinPassAt} {
+		if f == nil || f.K <= int64(c.Runs) {
+			continue
+		}
+		kptr := ptr + "/reliability/" + key + "/k"
+		b.errorf(kptr, b.doc.At(kptr), "%s k = %d needs at least %d runs, and test %q declares `runs: %d`: lower k or record more runs",
+			key, f.K, f.K, c.Name, c.Runs)
+	}
 }
 
 // judgedNote ends the message of an assertion checked on every run that

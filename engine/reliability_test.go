@@ -36,6 +36,8 @@ func TestReliabilityFigures(t *testing.T) {
 	wantTargets := map[string]float64{
 		"reliability.pass_rate": 75, "reliability.pass_hat_1": 75, "reliability.pass_hat_2": 50,
 		"reliability.pass_hat_3": 25, "reliability.pass_hat_4": 0,
+		// pass@k = 1 - C(1,k)/C(4,k): 1 - 1/4, then 1 - 0.
+		"reliability.pass_at_1": 75, "reliability.pass_at_2": 100, "reliability.pass_at_4": 100,
 		// Clopper-Pearson, one-sided 95%: 3 of 4 certifies 0.2486 (mpmath).
 		"reliability.certified_lower": 24,
 	}
@@ -74,6 +76,8 @@ func TestReliabilityFloors(t *testing.T) {
 		{"rate missed", "min_pass_rate: 80", false, "FLOOR books the flight: pass rate 75% is below the 80% floor (3 of 4 runs passed)"},
 		{"pass^2 met", "min_pass_hat: {k: 2, min: 50}", true, ""},
 		{"pass^3 missed", "min_pass_hat: {k: 3, min: 30}", false, "FLOOR books the flight: pass^3 25% is below the 30% floor (C(3,3)/C(4,3))"},
+		{"pass@2 met", "min_pass_at: {k: 2, min: 100}", true, ""},
+		{"pass@1 missed", "min_pass_at: {k: 1, min: 80}", false, "FLOOR books the flight: pass@1 75% is below the 80% floor (1 - C(1,1)/C(4,1))"},
 		{"certified", "min_certified_lower: 25", false, "FLOOR books the flight: certified lower bound 24% at 95% confidence is below the 25% floor"},
 		{"flaky refused", "allow_flaky: false", false, "FLOOR books the flight: the case is flaky (3 of 4 runs passed) and `allow_flaky: false`"},
 		{"flaky allowed", "allow_flaky: true, min_pass_rate: 50", true, ""},
@@ -294,6 +298,19 @@ agents:
 	if !reflect.DeepEqual(s.PassHat, want) || s.PassRate != want[0].SummaryFigure {
 		t.Errorf("pass_hat = %+v\nwant %+v", s.PassHat, want)
 	}
+	// pass@1 = 7/8 again; pass@2 = (1 - C(1,2)/C(4,2) + 1)/2 = 1.
+	wantAt := []report.PassHatFigure{
+		{K: 1, SummaryFigure: report.SummaryFigure{Value: 87.5, Exact: "7/8", Cases: 2}},
+		{K: 2, SummaryFigure: report.SummaryFigure{Value: 100, Exact: "1", Cases: 2}},
+		{K: 3, SummaryFigure: report.SummaryFigure{Value: 100, Exact: "1", Cases: 1}},
+		{K: 4, SummaryFigure: report.SummaryFigure{Value: 100, Exact: "1", Cases: 1}},
+	}
+	if !reflect.DeepEqual(s.PassAt, wantAt) {
+		t.Errorf("pass_at = %+v\nwant %+v", s.PassAt, wantAt)
+	}
+	if v, ok := s.Value("summary.pass_at_2"); !ok || v != 100 {
+		t.Errorf("summary.pass_at_2 = %v, %v", v, ok)
+	}
 	if len(env.Floors) != 3 || !env.Floors[0].Passed || !env.Floors[1].Passed || !env.Floors[2].Passed || env.Floors[1].Actual != 25.0 {
 		t.Errorf("floors = %+v", env.Floors)
 	}
@@ -331,7 +348,11 @@ func TestFloorErrors(t *testing.T) {
 		}
 	}
 	_, err = loadSuite(t, "floors:\n  - summary.pass_hat_21: { \">=\": 1 }\nagents:\n  - name: x\n    cassette: c.json\n", fourTrials)
-	if err == nil || !strings.Contains(err.Error(), "suite.yml:2:5: `summary.pass_hat_21`: the summary's pass^k goes up to k = 20") {
+	if err == nil || !strings.Contains(err.Error(), "suite.yml:2:5: `summary.pass_hat_21`: the summary's pass^k and pass@k go up to k = 20") {
+		t.Errorf("err = %v", err)
+	}
+	_, err = loadSuite(t, "agents:\n  - name: x\n    runs: 2\n    cassette: c.json\n    reliability: {min_pass_at: {k: 3, min: 10}}\n", fourTrials)
+	if err == nil || !strings.Contains(err.Error(), "suite.yml:5:36: min_pass_at k = 3 needs at least 3 runs, and test \"x\" declares `runs: 2`") {
 		t.Errorf("err = %v", err)
 	}
 	_, err = loadSuite(t, "agents:\n  - name: x\n    runs: 2\n    cassette: c.json\n    reliability: {min_pass_hat: {k: 3, min: 10}}\n", fourTrials)

@@ -377,7 +377,7 @@ func addGate(res *report.CaseResult, g gate.Result) {
 		res.Labels[k] = v
 	}
 	for _, f := range g.Findings {
-		nf := report.Finding{Level: f.Level, Gate: f.Gate, Message: redact.String(f.Message), Run: f.Run}
+		nf := report.Finding{Level: f.Level, Gate: f.Gate, Message: redact.String(f.Message), Run: f.Run, Position: f.Position}
 		if !slices.ContainsFunc(res.Findings, func(e report.Finding) bool {
 			return e.Level == nf.Level && e.Run == nf.Run && e.Message == nf.Message
 		}) {

@@ -356,7 +356,7 @@ func scenarioTargetProblem(name string, sc *Scenario) (msg, hint string) {
 		return "", ""
 	}
 	if base == "reliability" {
-		msg = fmt.Sprintf("unknown reliability target `%s`: expected one of reliability.pass_rate, reliability.pass_hat_<k> (k = 1, 2, ...), reliability.certified_lower, reliability.class", name)
+		msg = fmt.Sprintf("unknown reliability target `%s`: expected one of reliability.pass_rate, reliability.pass_hat_<k>, reliability.pass_at_<k> (k = 1, 2, ...), reliability.certified_lower, reliability.class", name)
 		if s := diag.Suggest(name, reliabilityTargetNames); s != "" {
 			hint = "did you mean `" + s + "`?"
 		}

@@ -26,6 +26,10 @@ type FileRef struct {
 // quality.go); a new key that names a file belongs here too.
 var fileKeys = map[string]string{"agents": "cassette", "tests": "cassette", "scenarios": "cassette", "tool_quality": "catalog"}
 
+// blockFileKeys names, per section, the gate blocks whose key names a file
+// (the catalog: of an arguments: block, gate_arguments.go).
+var blockFileKeys = map[string][][2]string{"agents": {{"arguments", "catalog"}}, "tests": {{"arguments", "catalog"}}}
+
 // SuiteFiles returns every file a suite's text names (the cassette: of an
 // agent test or scenario, the catalog: of a tool_quality check), in the
 // order of the text, without touching the filesystem: the front door
@@ -45,9 +49,16 @@ func SuiteFiles(path string, data []byte) []FileRef {
 		}
 		for i, item := range list(root[section]) {
 			m, _ := item.(map[string]any)
+			at := "/" + section + "/" + strconv.Itoa(i) + "/"
 			if p, ok := m[key].(string); ok {
-				ptr := "/" + section + "/" + strconv.Itoa(i) + "/" + key
-				out = append(out, FileRef{Key: key, Path: p, Pointer: ptr, Pos: d.At(ptr)})
+				out = append(out, FileRef{Key: key, Path: p, Pointer: at + key, Pos: d.At(at + key)})
+			}
+			for _, bk := range blockFileKeys[section] {
+				bm, _ := m[bk[0]].(map[string]any)
+				if p, ok := bm[bk[1]].(string); ok {
+					ptr := at + bk[0] + "/" + bk[1]
+					out = append(out, FileRef{Key: bk[1], Path: p, Pointer: ptr, Pos: d.At(ptr)})
+				}
 			}
 		}
 	}

@@ -13,6 +13,7 @@ func TestSuiteFiles(t *testing.T) {
 agents:
   - name: a
     cassette: /etc/passwd
+    arguments: {catalog: ../../tools.json}
 scenarios:
   - name: b
     cassette: "../../x/*.json"
@@ -31,8 +32,9 @@ tools:
 	}
 	want := []string{
 		"cassette /etc/passwd /agents/0/cassette 5:15",
-		"cassette ../../x/*.json /scenarios/0/cassette 8:15",
-		"catalog cat.yml /tool_quality/0/catalog 11:14",
+		"catalog ../../tools.json /agents/0/arguments/catalog 6:26",
+		"cassette ../../x/*.json /scenarios/0/cassette 9:15",
+		"catalog cat.yml /tool_quality/0/catalog 12:14",
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("SuiteFiles:\n%q\nwant\n%q", got, want)

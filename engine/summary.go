@@ -23,6 +23,9 @@ func (b *builder) suiteFloors(root map[string]any) {
 	for _, a := range tmp.Expect {
 		name := a.Target.String()
 		k, isHat := report.SummaryPassHat(name)
+		if !isHat {
+			k, isHat = report.SummaryPassAt(name)
+		}
 		if isHat && k <= report.MaxSummaryK || slices.Contains(report.SummaryTargets, name) {
 			b.suite.Floors = append(b.suite.Floors, a)
 			continue
@@ -37,9 +40,9 @@ func (b *builder) suiteFloors(root map[string]any) {
 			pos = b.doc.KeyAt(tptr)
 		}
 		e := &diag.Error{Pos: pos, Pointer: tptr, Kind: "floors",
-			Message: fmt.Sprintf("unknown summary target `%s`: a floor reads the suite summary: summary.pass_hat_<k> (k = 1 .. %d), %s", name, report.MaxSummaryK, strings.Join(report.SummaryTargets[1:], ", "))}
+			Message: fmt.Sprintf("unknown summary target `%s`: a floor reads the suite summary: summary.pass_hat_<k>, summary.pass_at_<k> (k = 1 .. %d), %s", name, report.MaxSummaryK, strings.Join(report.SummaryTargets[2:], ", "))}
 		if isHat {
-			e.Message = fmt.Sprintf("`%s`: the summary's pass^k goes up to k = %d; a larger k needs a per-case floor (reliability: {min_pass_hat: {k, min}})", name, report.MaxSummaryK)
+			e.Message = fmt.Sprintf("`%s`: the summary's pass^k and pass@k go up to k = %d; a larger k needs a per-case floor (reliability: {min_pass_hat: {k, min}} or {min_pass_at: {k, min}})", name, report.MaxSummaryK)
 		}
 		if s := diag.Suggest(name, report.SummaryTargets); s != "" {
 			e.Hint = "did you mean `" + s + "`?"

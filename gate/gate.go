@@ -3,6 +3,8 @@ package gate
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mcptest/mcptest/engine/diag"
 )
 
 // Result is what a gate contributes to a case of the run envelope.
@@ -31,6 +33,8 @@ type Finding struct {
 	// Run is the 1-based run the finding is about; 0 when it is about the
 	// whole case.
 	Run int
+	// Position is where in a recording the finding points; nil for none.
+	Position *diag.Pos
 }
 
 // MatchID reports whether a declared member id matches a call. A member with

@@ -107,6 +107,9 @@ func TestValidateSuiteRefusesOutsidePaths(t *testing.T) {
 		if key == "catalog" {
 			return "servers:\n  s: {command: [x]}\ntool_quality:\n  - name: q\n    catalog: " + strconv.Quote(p) + "\n"
 		}
+		if key == "arguments" {
+			return "agents:\n  - name: a\n    cassette: inside.json\n    arguments: {catalog: " + strconv.Quote(p) + "}\n"
+		}
 		return "servers:\n  s: {command: [x]}\nagents:\n  - name: a\n    cassette: " + strconv.Quote(p) + "\n"
 	}
 	for _, pair := range [][2]string{
@@ -121,7 +124,7 @@ func TestValidateSuiteRefusesOutsidePaths(t *testing.T) {
 		{"/etc/passwd", "/etc/no-such-file"},
 		{"*.json", "link/*.json"},
 	} {
-		for _, key := range []string{"cassette", "catalog"} {
+		for _, key := range []string{"cassette", "catalog", "arguments"} {
 			var answers []string
 			for _, p := range pair {
 				text, isErr := callText(t, cs, "validate_suite", map[string]any{"suite": suite(key, p)})

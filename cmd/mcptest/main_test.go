@@ -153,6 +153,8 @@ var exampleExit = map[string]int{
 	"reliability":            ExitFail,
 	"trajectory":             ExitFail,
 	"run-budget":             ExitFail,
+	"pass-at-k":              ExitFail,
+	"tool-arguments":         ExitFail,
 }
 
 // TestExamples runs every examples/*/ suite with both reporters and checks

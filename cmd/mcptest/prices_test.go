@@ -91,7 +91,7 @@ func TestPricesFlagErrors(t *testing.T) {
 func runBin(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.Command(mcptestBin(t), args...)
-	cmd.Env = append(os.Environ(), storeEnv+"="+t.TempDir(), "CI=", "GITHUB_ACTIONS=")
+	cmd.Env = append(os.Environ(), storeEnv+"="+t.TempDir(), "CI=", "GITHUB_ACTIONS=", "NO_COLOR=1")
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

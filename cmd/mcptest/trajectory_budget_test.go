@@ -1,31 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// runBin runs the built binary as a user does and returns its stdout,
-// stderr and exit code.
-func runBin(t *testing.T, args ...string) (string, string, int) {
-	t.Helper()
-	cmd := exec.Command(mcptestBin(t), args...)
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
-		t.Fatalf("%v: %v", args, err)
-	}
-	return stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()
-}
 
 // copyExample copies examples/<name> into a temporary directory, applying
 // edit to the named cassette's text, and returns the copy's suite path.

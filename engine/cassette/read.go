@@ -102,6 +102,11 @@ func Read(path string, data []byte) (*Cassette, error) {
 // found later still makes Stream return the errors of the whole file, and
 // the runs handed out before it belong to a refused file: discard them.
 func Stream(path string, data []byte, each func(*Cassette, *Run)) (*Cassette, error) {
+	if each != nil {
+		// Path is known to each run's user, as it is to Read's.
+		inner := each
+		each = func(c *Cassette, r *Run) { c.Path = path; inner(c, r) }
+	}
 	if len(data) > MaxSize {
 		return nil, tooLarge(path, int64(len(data)))
 	}

@@ -12,6 +12,9 @@ const (
 	MarkInvalid = "invalid action"
 	// MarkForbidden is a scenario call that broke a forbidden transition.
 	MarkForbidden = "forbidden transition"
+	// MarkInvalidArguments is a call whose arguments break the tool's
+	// inputSchema (arguments:).
+	MarkInvalidArguments = "invalid arguments"
 )
 
 // RunEvidence is what one recorded run of a case did, for a reviewer who
@@ -40,6 +43,9 @@ type RunEvidence struct {
 	Notes []string `json:"notes,omitempty"`
 	// OmittedCalls counts the calls past the first 40 of the run.
 	OmittedCalls int `json:"omitted_calls,omitempty"`
+	// ArgumentsInvalid is the run's calls whose arguments break their
+	// tool's schema; absent without an arguments: block.
+	ArgumentsInvalid *int64 `json:"arguments_invalid,omitempty"`
 }
 
 // TurnEvidence is one turn of a run: its calls and the agent's final text.
@@ -64,6 +70,9 @@ type CallEvidence struct {
 	Marks      []string `json:"marks,omitempty"`
 	// Clipped is true when the arguments or the result were cut.
 	Clipped bool `json:"clipped,omitempty"`
+	// Violations words how the arguments break the tool's schema
+	// (arguments:), at most five.
+	Violations []string `json:"violations,omitempty"`
 }
 
 // TokenUse is a run's recorded token usage.

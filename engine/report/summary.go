@@ -29,6 +29,9 @@ type Summary struct {
 	// PassHat is pass^k for k = 1 .. the most runs of a case, at most 20,
 	// in order of k.
 	PassHat []PassHatFigure `json:"pass_hat"`
+	// PassAt is pass@k, the mean of each case's 1 - C(n-c,k)/C(n,k), for
+	// the same k as PassHat.
+	PassAt  []PassHatFigure `json:"pass_at"`
 	Classes ClassCounts     `json:"classes"`
 }
 
@@ -41,7 +44,7 @@ type SummaryFigure struct {
 	Cases int64   `json:"cases"`
 }
 
-// PassHatFigure is the summary's mean pass^k.
+// PassHatFigure is the summary's mean pass^k or pass@k.
 type PassHatFigure struct {
 	K int64 `json:"k"`
 	SummaryFigure
@@ -146,7 +149,7 @@ func (e *Envelope) Finish(k *Counter) {
 func (e *Envelope) floorKs() []int64 {
 	var ks []int64
 	for _, f := range e.Floors {
-		if k, ok := SummaryPassHat(f.Target); ok && k <= MaxSummaryK {
+		if k, ok := summaryK(f.Target); ok && k <= MaxSummaryK {
 			ks = append(ks, k)
 		}
 	}
@@ -161,7 +164,7 @@ func summarize(cases []summaryCase, floorKs []int64) *Summary {
 	if len(cases) == 0 {
 		return nil
 	}
-	s := &Summary{Cases: int64(len(cases)), PassHat: []PassHatFigure{}}
+	s := &Summary{Cases: int64(len(cases)), PassHat: []PassHatFigure{}, PassAt: []PassHatFigure{}}
 	most := int64(0)
 	for _, c := range cases {
 		s.Runs += c.runs
@@ -187,22 +190,24 @@ func summarize(cases []summaryCase, floorKs []int64) *Summary {
 	}
 	slices.Sort(ks)
 	for _, k := range ks {
-		s.PassHat = append(s.PassHat, PassHatFigure{K: k, SummaryFigure: meanPassHat(cases, k)})
+		s.PassHat = append(s.PassHat, PassHatFigure{K: k, SummaryFigure: meanOver(cases, k, stats.PassHat)})
+		s.PassAt = append(s.PassAt, PassHatFigure{K: k, SummaryFigure: meanOver(cases, k, stats.PassAt)})
 	}
 	s.PassRate = s.PassHat[0].SummaryFigure
 	return s
 }
 
-// meanPassHat is the mean of C(c,k)/C(n,k) over the cases with n >= k, as
-// an exact rational rounded only at the end.
-func meanPassHat(cases []summaryCase, k int64) SummaryFigure {
+// meanOver is the mean of est(c, n, k) over the cases with n >= k
+// (pass^k's C(c,k)/C(n,k) or pass@k's 1 - C(n-c,k)/C(n,k)), as an exact
+// rational rounded only at the end.
+func meanOver(cases []summaryCase, k int64, est func(c, n, k int64) *big.Rat) SummaryFigure {
 	sum := new(big.Rat)
 	var over int64
 	for _, c := range cases {
 		if c.runs < k {
 			continue
 		}
-		sum.Add(sum, stats.PassHat(c.passed, c.runs, k))
+		sum.Add(sum, est(c.passed, c.runs, k))
 		over++
 	}
 	if over == 0 {
@@ -213,13 +218,32 @@ func meanPassHat(cases []summaryCase, k int64) SummaryFigure {
 }
 
 // SummaryTargets are the fixed targets a suite floor may name;
-// summary.pass_hat_<k> completes them.
-var SummaryTargets = []string{"summary.pass_hat_1", "summary.pass_rate", "summary.cases", "summary.runs", "summary.passed_runs",
+// summary.pass_hat_<k> and summary.pass_at_<k> complete them.
+var SummaryTargets = []string{"summary.pass_hat_1", "summary.pass_at_1", "summary.pass_rate", "summary.cases", "summary.runs", "summary.passed_runs",
 	"summary.stable_pass", "summary.flaky", "summary.stable_fail"}
 
 // SummaryPassHat reports whether name is summary.pass_hat_<k>, and its k.
 func SummaryPassHat(name string) (int64, bool) {
-	ks, ok := strings.CutPrefix(name, "summary.pass_hat_")
+	return kOf(name, "summary.pass_hat_")
+}
+
+// SummaryPassAt reports whether name is summary.pass_at_<k>, and its k.
+func SummaryPassAt(name string) (int64, bool) {
+	return kOf(name, "summary.pass_at_")
+}
+
+// summaryK reports whether name is summary.pass_hat_<k> or
+// summary.pass_at_<k>, and its k.
+func summaryK(name string) (int64, bool) {
+	if k, ok := SummaryPassHat(name); ok {
+		return k, true
+	}
+	return SummaryPassAt(name)
+}
+
+// kOf parses the k of prefix<k>, k >= 1 written without leading zeros.
+func kOf(name, prefix string) (int64, bool) {
+	ks, ok := strings.CutPrefix(name, prefix)
 	if !ok {
 		return 0, false
 	}
@@ -239,12 +263,10 @@ func (s *Summary) Value(target string) (float64, bool) {
 		return 0, false
 	}
 	if k, ok := SummaryPassHat(target); ok {
-		for _, p := range s.PassHat {
-			if p.K == k {
-				return p.Value, true
-			}
-		}
-		return 0, false
+		return figureAt(s.PassHat, k)
+	}
+	if k, ok := SummaryPassAt(target); ok {
+		return figureAt(s.PassAt, k)
 	}
 	switch target {
 	case "summary.pass_rate":
@@ -261,6 +283,16 @@ func (s *Summary) Value(target string) (float64, bool) {
 		return float64(s.Classes.Flaky), true
 	case "summary.stable_fail":
 		return float64(s.Classes.StableFail), true
+	}
+	return 0, false
+}
+
+// figureAt returns the value of the figure of k in figs.
+func figureAt(figs []PassHatFigure, k int64) (float64, bool) {
+	for _, p := range figs {
+		if p.K == k {
+			return p.Value, true
+		}
 	}
 	return 0, false
 }

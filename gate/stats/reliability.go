@@ -69,6 +69,31 @@ func PassHat(c, n, k int64) *big.Rat {
 	return new(big.Rat).SetFrac(num, den)
 }
 
+// PassAt returns Chen et al.'s (2021, arXiv:2107.03374) unbiased estimate
+// of pass@k, the chance that at least one of k i.i.d. trials succeeds, from
+// c successes in n trials:
+//
+//	pass@k = 1 - C(n-c, k) / C(n, k)
+//
+// as an exact rational. It is nil when k is outside 1..n. The ratio is the
+// product of (n-c-i)/(n-i) for i = 0..k-1, which is 0 as soon as a factor
+// is (k > n-c: every draw of k includes a success).
+func PassAt(c, n, k int64) *big.Rat {
+	if k < 1 || k > n || c < 0 || c > n {
+		return nil
+	}
+	num, den := big.NewInt(1), big.NewInt(1)
+	for i := int64(0); i < k; i++ {
+		if n-c-i <= 0 {
+			return big.NewRat(1, 1)
+		}
+		num.Mul(num, big.NewInt(n-c-i))
+		den.Mul(den, big.NewInt(n-i))
+	}
+	miss := new(big.Rat).SetFrac(num, den)
+	return miss.Sub(big.NewRat(1, 1), miss)
+}
+
 // RatPercent returns 100*r rounded half up to an integer percent: the unit
 // of every case target.
 func RatPercent(r *big.Rat) int64 {

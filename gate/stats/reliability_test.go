@@ -44,6 +44,46 @@ func TestPassHat(t *testing.T) {
 	}
 }
 
+// TestPassAt checks 1 - C(n-c,k)/C(n,k) against the binomials written
+// out: the worked examples of docs/metrics.md.
+func TestPassAt(t *testing.T) {
+	for _, tc := range []struct {
+		c, n, k int64
+		want    string // exact, "" for undefined
+		percent int64
+	}{
+		{2, 5, 2, "7/10", 70},     // 1 - C(3,2)/C(5,2) = 1 - 3/10
+		{2, 5, 1, "2/5", 40},      // pass@1 is the pass rate
+		{2, 5, 3, "9/10", 90},     // 1 - C(3,3)/C(5,3) = 1 - 1/10
+		{2, 5, 4, "1", 100},       // C(3,4) = 0: every draw of 4 holds a success
+		{3, 4, 2, "1", 100},       // C(1,2) = 0
+		{1, 4, 2, "1/2", 50},      // 1 - C(3,2)/C(4,2) = 1 - 3/6
+		{1, 10, 5, "1/2", 50},     // 1 - C(9,5)/C(10,5) = 1 - 126/252
+		{1, 10, 3, "3/10", 30},    // 1 - C(9,3)/C(10,3) = 1 - 84/120
+		{3, 20, 5, "137/228", 60}, // 1 - C(17,5)/C(20,5) = 1 - 6188/15504
+		{0, 4, 4, "0", 0},         // no success: never
+		{4, 4, 1, "1", 100},       //
+		{3, 4, 5, "", 0},          // k > n: undefined
+		{3, 4, 0, "", 0},          //
+	} {
+		got := PassAt(tc.c, tc.n, tc.k)
+		if tc.want == "" {
+			if got != nil {
+				t.Errorf("PassAt(%d, %d, %d) = %v, want undefined", tc.c, tc.n, tc.k, got)
+			}
+			continue
+		}
+		want, _ := new(big.Rat).SetString(tc.want)
+		if got == nil || got.Cmp(want) != 0 {
+			t.Errorf("PassAt(%d, %d, %d) = %v, want %s", tc.c, tc.n, tc.k, got, tc.want)
+			continue
+		}
+		if p := RatPercent(got); p != tc.percent {
+			t.Errorf("RatPercent(PassAt(%d, %d, %d)) = %d, want %d", tc.c, tc.n, tc.k, p, tc.percent)
+		}
+	}
+}
+
 // TestRounding pins half-up rounding at the two units: percents on cases,
 // tenths of a percent on the suite summary.
 func TestRounding(t *testing.T) {

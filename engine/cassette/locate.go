@@ -1,0 +1,35 @@
+package cassette
+
+import (
+	"strings"
+
+	"github.com/mcptest/mcptest/engine/diag"
+)
+
+// Locate returns the position in data, a JSON document, of the value the
+// RFC 6901 pointer ptr addresses, or of the nearest value holding it when
+// ptr names a member that is absent (a required argument a call left
+// out): line and column are 1-based. ok is false when data holds neither,
+// or is not JSON.
+func Locate(file string, data []byte, ptr string) (pos diag.Pos, ok bool) {
+	want := map[string]*target{}
+	for p := ptr; ; p = parentPointer(p) {
+		want[p] = &target{key: -1, val: -1}
+		if p == "" {
+			break
+		}
+	}
+	if !strings.HasPrefix(strings.TrimLeft(string(data[:min(len(data), 64)]), " \t\r\n"), "{") {
+		return diag.Pos{File: file}, false
+	}
+	locate(data, want)
+	for p := ptr; ; p = parentPointer(p) {
+		if off := want[p].val; off >= 0 && off < len(data) {
+			line, col := diag.LineCol(data, int64(off))
+			return diag.Pos{File: file, Line: line, Col: col}, true
+		}
+		if p == "" {
+			return diag.Pos{File: file}, false
+		}
+	}
+}

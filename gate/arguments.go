@@ -1,0 +1,590 @@
+package gate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/gate/stats"
+)
+
+// ArgumentsConfig is an arguments: block: how a call's arguments are held
+// against the inputSchema of the tool it called.
+type ArgumentsConfig struct {
+	// Strict also refuses a parameter the schema's properties do not
+	// name where the schema allows any (no additionalProperties: false),
+	// as BFCL's AST checker does.
+	Strict bool
+	// Catalog is the tools of the block's catalog: file, used for a tool
+	// the recording's catalog does not list.
+	Catalog []cassette.Tool
+}
+
+// Violation is one way a call's arguments break the tool's schema.
+type Violation struct {
+	// Pointer is the RFC 6901 pointer of the offending value inside the
+	// arguments ("" for the arguments themselves).
+	Pointer string
+	// Keyword is the JSON Schema keyword that failed: type, required,
+	// enum, additionalProperties, minimum, ...
+	Keyword string
+	// Expected is what the schema asked for: the type, the enum, the
+	// missing parameter; Got is what the call sent, as compact JSON.
+	Expected, Got string
+}
+
+// String words the violation: "/limit: type: expected integer, got
+// \"many\" (string)".
+func (v Violation) String() string {
+	at := v.Pointer
+	if at == "" {
+		at = "(arguments)"
+	}
+	s := at + ": " + v.Keyword + ": expected " + v.Expected
+	if v.Got != "" {
+		s += ", got " + v.Got
+	}
+	return s
+}
+
+// CallCheck is the verdict on one call's arguments.
+type CallCheck struct {
+	// Turn and Call locate the call in its run, 1-based.
+	Turn, Call int
+	ID         string
+	// Checked is false when no schema was found for the tool or it did
+	// not compile.
+	Checked    bool
+	Violations []Violation
+}
+
+// ArgumentsRun is what one run's calls gave.
+type ArgumentsRun struct {
+	Calls []CallCheck
+	// Invalid counts the checked calls with a violation.
+	Invalid int64
+}
+
+// compiled is a tool's schema, compiled once, or why it would not.
+type compiled struct {
+	schema *jsonschema.Schema
+	raw    any
+	err    string
+}
+
+// Arguments validates every recorded call's arguments against the
+// inputSchema of the tool it called: the recording's catalog first, the
+// block's catalog: for tools it lacks. Each distinct schema is compiled
+// once (draft from its $schema, 2020-12 without one); a schema that does
+// not compile is a warning naming the tool, and its calls are unchecked.
+type Arguments struct {
+	cfg ArgumentsConfig
+	// cache maps a schema's canonical JSON to its compilation.
+	cache map[string]*compiled
+	// recorded maps server and tool to the recording's schema, for the
+	// cassette being read.
+	recorded map[[2]string]any
+	warned   []string
+	findings []Finding
+	dropped  int
+	keywords tally
+
+	runs, calls, checked, invalid, unchecked int64
+}
+
+// maxArgumentFindings bounds the violations a case names one by one; the
+// counts hold every one.
+const maxArgumentFindings = 50
+
+// NewArguments returns an empty accumulator.
+func NewArguments(cfg ArgumentsConfig) *Arguments {
+	return &Arguments{cfg: cfg, cache: map[string]*compiled{}}
+}
+
+// AddCatalog takes the catalog of the cassette whose runs come next.
+func (a *Arguments) AddCatalog(cat []cassette.ServerCatalog) {
+	a.recorded = map[[2]string]any{}
+	for _, sc := range cat {
+		for _, t := range sc.Tools {
+			k := [2]string{sc.Server, t.Name}
+			if _, dup := a.recorded[k]; !dup {
+				a.recorded[k] = t.InputSchema
+			}
+		}
+	}
+}
+
+// schemaFor finds the schema of a call: the recorded tool of that server
+// (any server when the call names none), then the block's catalog.
+func (a *Arguments) schemaFor(server, tool string) (any, bool) {
+	if s, ok := a.recorded[[2]string{server, tool}]; ok && server != "" {
+		return s, true
+	}
+	if server == "" {
+		keys := make([][2]string, 0)
+		for k := range a.recorded {
+			if k[1] == tool {
+				keys = append(keys, k)
+			}
+		}
+		if len(keys) > 0 {
+			sort.Slice(keys, func(i, j int) bool { return keys[i][0] < keys[j][0] })
+			return a.recorded[keys[0]], true
+		}
+	}
+	for _, t := range a.cfg.Catalog {
+		if t.Name == tool {
+			return t.InputSchema, true
+		}
+	}
+	return nil, false
+}
+
+// compile returns the compilation of a tool's schema, from the cache.
+func (a *Arguments) compile(id string, schema any) *compiled {
+	key, err := json.Marshal(schema)
+	if err != nil {
+		return &compiled{err: err.Error()}
+	}
+	if c, ok := a.cache[string(key)]; ok {
+		return c
+	}
+	c := &compiled{raw: schema}
+	c.schema, err = CompileToolSchema(schema)
+	if err != nil {
+		c.err = err.Error()
+	}
+	a.cache[string(key)] = c
+	if c.err != "" && !slices.Contains(a.warned, id) {
+		a.warned = append(a.warned, id)
+		a.findings = append(a.findings, Finding{Level: "warning", Gate: "arguments",
+			Message: fmt.Sprintf("the inputSchema of `%s` does not compile, so its calls are not checked: %s", id, c.err)})
+	}
+	return c
+}
+
+// toolSchemaURL is the name a tool's schema is compiled under; nothing is
+// fetched from it.
+const toolSchemaURL = "mem://tool/inputSchema.json"
+
+// CompileToolSchema compiles a tool's inputSchema offline: the draft its
+// $schema names, 2020-12 without one (as MCP says), and no reference to
+// another document.
+func CompileToolSchema(schema any) (*jsonschema.Schema, error) {
+	switch schema.(type) {
+	case map[string]any, bool:
+	case nil:
+		return nil, errors.New("the tool has no inputSchema")
+	default:
+		return nil, errors.New("the inputSchema is not a JSON Schema object")
+	}
+	data, err := json.Marshal(schema)
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.LoadURL = func(u string) (io.ReadCloser, error) {
+		return nil, fmt.Errorf("it refers to %s, which is not loaded", u)
+	}
+	if err := c.AddResource(toolSchemaURL, bytes.NewReader(data)); err != nil {
+		return nil, errors.New(trimSchemaError(err))
+	}
+	s, err := c.Compile(toolSchemaURL)
+	if err != nil {
+		return nil, errors.New(trimSchemaError(err))
+	}
+	return s, nil
+}
+
+// trimSchemaError words a compile error: where the schema breaks its
+// meta-schema, or the cause, without the library's URL prefixes.
+func trimSchemaError(err error) string {
+	var se *jsonschema.SchemaError
+	if errors.As(err, &se) && se.Err != nil {
+		err = se.Err
+	}
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &ve) {
+		// The deepest leaf of the meta-schema says most ("value must be
+		// one of ..."); ties go to the first by location and message, as
+		// the library visits members in map order.
+		leaf := slices.MaxFunc(leaves(ve), func(x, y *jsonschema.ValidationError) int {
+			if c := len(x.KeywordLocation) - len(y.KeywordLocation); c != 0 {
+				return c
+			}
+			return strings.Compare(y.InstanceLocation+"\x00"+y.Message, x.InstanceLocation+"\x00"+x.Message)
+		})
+		at := leaf.InstanceLocation
+		if at == "" {
+			at = "(root)"
+		}
+		return at + ": " + leaf.Message
+	}
+	s := strings.ReplaceAll(err.Error(), toolSchemaURL+"#", "")
+	s = strings.ReplaceAll(s, toolSchemaURL, "the schema")
+	return strings.TrimPrefix(s, "jsonschema: ")
+}
+
+// Locator gives the position in the recording of the value at pointer
+// ptr of the arguments of call (1-based) of turn; nil when unknown.
+type Locator func(turn, call int, ptr string) *diag.Pos
+
+// Add checks the calls of one run, numbered run; where, when not nil,
+// places each violation in the recording.
+func (a *Arguments) Add(run int, r *cassette.Run, where Locator) ArgumentsRun {
+	a.runs++
+	var out ArgumentsRun
+	for ti, t := range r.Turns {
+		for ci, c := range t.Calls {
+			cc := a.check(c)
+			cc.Turn, cc.Call = ti+1, ci+1
+			a.calls++
+			switch {
+			case !cc.Checked:
+				a.unchecked++
+			case len(cc.Violations) > 0:
+				a.invalid++
+				out.Invalid++
+				a.report(run, cc, where)
+			}
+			if cc.Checked {
+				a.checked++
+			}
+			out.Calls = append(out.Calls, cc)
+		}
+	}
+	return out
+}
+
+// check validates one call's arguments; absent arguments are {}.
+func (a *Arguments) check(c cassette.Call) CallCheck {
+	cc := CallCheck{ID: c.ID()}
+	schema, ok := a.schemaFor(c.Server, c.Tool)
+	if !ok {
+		return cc
+	}
+	comp := a.compile(cc.ID, schema)
+	if comp.schema == nil {
+		return cc
+	}
+	cc.Checked = true
+	args := c.Arguments
+	if args == nil {
+		args = map[string]any{}
+	}
+	cc.Violations = Violations(comp.schema, comp.raw, args, a.cfg.Strict)
+	return cc
+}
+
+// report keeps a finding per violation, up to maxArgumentFindings.
+func (a *Arguments) report(run int, cc CallCheck, where Locator) {
+	for _, v := range cc.Violations {
+		a.keywords.add(v.Keyword)
+		if len(a.findings) >= maxArgumentFindings+len(a.warned) {
+			a.dropped++
+			continue
+		}
+		f := Finding{Level: "error", Gate: "arguments", Run: run,
+			Message: fmt.Sprintf("run %d: turn %d call %d `%s` arguments %s", run, cc.Turn, cc.Call, cc.ID, v)}
+		if where != nil {
+			f.Position = where(cc.Turn, cc.Call, v.Pointer)
+		}
+		a.findings = append(a.findings, f)
+	}
+}
+
+// Violations validates args against a compiled schema and lists every
+// leaf failure, ordered by pointer then keyword. raw is the schema as
+// written, read for what a failing keyword expected. With strict, a
+// parameter that the top-level properties do not name is a violation
+// (additionalProperties) even where the schema allows it.
+func Violations(s *jsonschema.Schema, raw, args any, strict bool) []Violation {
+	var out []Violation
+	if err := s.Validate(args); err != nil {
+		var ve *jsonschema.ValidationError
+		if !errors.As(err, &ve) {
+			return []Violation{{Keyword: "schema", Expected: "a schema that applies", Got: err.Error()}}
+		}
+		for _, leaf := range leaves(ve) {
+			out = append(out, violationsOf(leaf, raw, args)...)
+		}
+	}
+	if strict {
+		out = append(out, unexpected(raw, args, out)...)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Pointer != out[j].Pointer {
+			return out[i].Pointer < out[j].Pointer
+		}
+		return out[i].Keyword < out[j].Keyword
+	})
+	return slices.CompactFunc(out, func(x, y Violation) bool { return x == y })
+}
+
+// leaves returns the failures at the leaves of the error tree.
+func leaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	if len(ve.Causes) == 0 {
+		return []*jsonschema.ValidationError{ve}
+	}
+	var out []*jsonschema.ValidationError
+	for _, c := range ve.Causes {
+		out = append(out, leaves(c)...)
+	}
+	return out
+}
+
+// violationsOf words one leaf failure, reading the failing keyword's value
+// in the schema: the type, the enum, the required names, the properties.
+func violationsOf(leaf *jsonschema.ValidationError, raw, args any) []Violation {
+	kwPath := leaf.AbsoluteKeywordLocation
+	if _, frag, ok := strings.Cut(kwPath, "#"); ok {
+		kwPath = frag
+	}
+	keyword := kwPath[strings.LastIndexByte(kwPath, '/')+1:]
+	keyword = unescape(keyword)
+	want, _ := at(raw, kwPath)
+	ptr := leaf.InstanceLocation
+	got, _ := at(args, ptr)
+	switch keyword {
+	case "type":
+		return []Violation{{Pointer: ptr, Keyword: keyword, Expected: typeWords(want), Got: valueWords(got)}}
+	case "enum":
+		return []Violation{{Pointer: ptr, Keyword: keyword, Expected: "one of " + compactJSON(want), Got: valueWords(got)}}
+	case "const":
+		return []Violation{{Pointer: ptr, Keyword: keyword, Expected: compactJSON(want), Got: valueWords(got)}}
+	case "required":
+		return missing(ptr, want, got)
+	case "additionalProperties":
+		parent, _ := at(raw, kwPath[:max(strings.LastIndexByte(kwPath, '/'), 0)])
+		return extra(ptr, parent, got)
+	}
+	return []Violation{{Pointer: ptr, Keyword: keyword, Expected: keyword + " " + compactJSON(want), Got: valueWords(got)}}
+}
+
+// missing lists each required parameter absent from the object at ptr.
+func missing(ptr string, required, got any) []Violation {
+	obj, _ := got.(map[string]any)
+	var out []Violation
+	names, _ := required.([]any)
+	for _, n := range names {
+		name, _ := n.(string)
+		if _, ok := obj[name]; !ok {
+			out = append(out, Violation{Pointer: ptr + "/" + escape(name), Keyword: "required", Expected: "the required parameter `" + name + "`", Got: "none"})
+		}
+	}
+	return out
+}
+
+// extra lists each member of the object at ptr that the schema holding
+// additionalProperties does not allow: one its properties do not name and
+// no patternProperties key could match (they are not read: a name any
+// pattern holds is left to the validator's own verdict).
+func extra(ptr string, schema, got any) []Violation {
+	obj, _ := got.(map[string]any)
+	sm, _ := schema.(map[string]any)
+	props, _ := sm["properties"].(map[string]any)
+	_, patterns := sm["patternProperties"]
+	var out []Violation
+	for _, k := range sortedKeys(obj) {
+		if _, ok := props[k]; ok {
+			continue
+		}
+		exp := "no parameter but " + namesOf(props)
+		if patterns {
+			exp = "a parameter the schema's properties or patternProperties allow"
+		}
+		out = append(out, Violation{Pointer: ptr + "/" + escape(k), Keyword: "additionalProperties", Expected: exp, Got: "unexpected parameter `" + k + "`"})
+	}
+	return out
+}
+
+// unexpected is BFCL's check of unexpected parameters: a top-level
+// argument the schema's properties do not name, not already reported.
+func unexpected(raw, args any, seen []Violation) []Violation {
+	sm, _ := raw.(map[string]any)
+	props, ok := sm["properties"].(map[string]any)
+	obj, isObj := args.(map[string]any)
+	if !isObj || (!ok && sm["type"] != "object") {
+		return nil
+	}
+	var out []Violation
+	for _, v := range extra("", sm, obj) {
+		if !slices.ContainsFunc(seen, func(s Violation) bool { return s.Pointer == v.Pointer && s.Keyword == v.Keyword }) {
+			v.Expected = "no parameter but " + namesOf(props) + " (strict)"
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// namesOf lists the parameter names of properties: "`a`, `b`", or "none".
+func namesOf(props map[string]any) string {
+	names := sortedKeys(props)
+	if len(names) == 0 {
+		return "none"
+	}
+	return backticked(names)
+}
+
+// typeWords renders a type keyword's value: integer, "string or null".
+func typeWords(v any) string {
+	if list, ok := v.([]any); ok {
+		var s []string
+		for _, x := range list {
+			s = append(s, fmt.Sprint(x))
+		}
+		return strings.Join(s, " or ")
+	}
+	return fmt.Sprint(v)
+}
+
+// valueWords renders a value the call sent with its JSON type:
+// "\"many\" (string)"; values longer than 60 bytes are cut.
+func valueWords(v any) string {
+	s := compactJSON(v)
+	if len(s) > 60 {
+		s = strings.ToValidUTF8(s[:57], "") + "..."
+	}
+	return s + " (" + jsonType(v) + ")"
+}
+
+// jsonType is the JSON Schema type name of a decoded JSON value.
+func jsonType(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case float64:
+		if x == float64(int64(x)) {
+			return "integer"
+		}
+		return "number"
+	case json.Number:
+		if _, err := x.Int64(); err == nil {
+			return "integer"
+		}
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func compactJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// at returns the value a JSON pointer addresses in a decoded document.
+func at(doc any, ptr string) (any, bool) {
+	if ptr == "" {
+		return doc, true
+	}
+	cur := doc
+	for _, seg := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+		seg = unescape(seg)
+		switch x := cur.(type) {
+		case map[string]any:
+			v, ok := x[seg]
+			if !ok {
+				return nil, false
+			}
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			cur = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+func unescape(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+}
+
+func escape(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// ArgumentsSummary is the counts over the runs added.
+type ArgumentsSummary struct {
+	Runs, Calls, Checked, Invalid, Unchecked int64
+	// Keywords counts the violations by keyword, in first-seen order.
+	Keywords []KeywordCount
+}
+
+// KeywordCount is how many violations one keyword gave.
+type KeywordCount struct {
+	Keyword string
+	N       int
+}
+
+// Summary returns the counts over every run added.
+func (a *Arguments) Summary() ArgumentsSummary {
+	s := ArgumentsSummary{Runs: a.runs, Calls: a.calls, Checked: a.checked, Invalid: a.invalid, Unchecked: a.unchecked}
+	for _, k := range a.keywords.order {
+		s.Keywords = append(s.Keywords, KeywordCount{k, a.keywords.n[k]})
+	}
+	return s
+}
+
+// Result reports arguments.valid_pct (the checked calls whose arguments
+// hold, integer percent; absent when no call was checked) and
+// arguments.invalid, the counts behind them and a finding per violation.
+func (a *Arguments) Result() Result {
+	res := Result{
+		Targets: map[string]float64{"arguments.invalid": float64(a.invalid)},
+		Counts: map[string]int64{
+			"arguments.calls":     a.calls,
+			"arguments.checked":   a.checked,
+			"arguments.invalid":   a.invalid,
+			"arguments.unchecked": a.unchecked,
+		},
+		Findings: a.findings,
+	}
+	if a.checked > 0 {
+		res.Targets["arguments.valid_pct"] = float64(stats.Percent(a.checked-a.invalid, a.checked))
+	}
+	if a.dropped > 0 {
+		res.Findings = append(res.Findings, Finding{Level: "error", Gate: "arguments",
+			Message: fmt.Sprintf("and %d more argument violations (the first %d are named)", a.dropped, maxArgumentFindings)})
+	}
+	if a.unchecked > 0 {
+		res.Findings = append(res.Findings, Finding{Level: "notice", Gate: "arguments",
+			Message: fmt.Sprintf("%d of %d calls were not checked: their tool has no inputSchema in the recording or the block's catalog, or it does not compile", a.unchecked, a.calls)})
+	}
+	return res
+}
