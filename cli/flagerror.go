@@ -45,9 +45,17 @@ func (o *output) flagError(fs *flag.FlagSet, err error) *FlagError {
 	case strings.HasPrefix(msg, "flag needs an argument: "):
 		name := strings.TrimLeft(strings.TrimPrefix(msg, "flag needs an argument: "), "-")
 		e.Problem = "--" + name + " needs a value"
+	default:
+		if m := invalidValue.FindStringSubmatch(msg); m != nil {
+			e.Problem = "--" + m[2] + " " + m[1] + ": " + m[3]
+		}
 	}
 	return e
 }
+
+// invalidValue is the flag package's message for a value a flag refused:
+// the value, the flag's name, why.
+var invalidValue = regexp.MustCompile(`^invalid (?:boolean )?value (".*") for flag -([a-z0-9-]+): (.*)$`)
 
 // commandWords are the synopsis's words before its first flag or
 // argument: "mcptest run" of "mcptest run [--config suite.yml]".

@@ -78,10 +78,10 @@ func TestHelpListsFlags(t *testing.T) {
 }
 
 // TestFlagErrorHelp: a wrong flag is exit 2 with the error and the help on
-// stderr, nothing on stdout.
+// stderr (one line naming where the flags are listed), nothing on stdout.
 func TestFlagErrorHelp(t *testing.T) {
 	stdout, stderr, code := mcptest(t, nil, "run", "--bogus")
-	if code != ExitInput || stdout != "" || !strings.Contains(stderr, "-bogus") || !strings.Contains(stderr, "usage: mcptest run") {
+	if code != ExitInput || stdout != "" || !strings.Contains(stderr, "-bogus") || !strings.Contains(stderr, "mcptest help run") {
 		t.Errorf("run --bogus: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
