@@ -86,6 +86,7 @@ func (c *Command) subcommands() []subcommand {
 		{"doctor", "diagnose a server's connection layers; --lint-descriptions lints its tool descriptions", (*Command).doctor, false},
 		{"security", "scan a catalog's tool definitions for description poisoning (SEC-001..008)", (*Command).security, false},
 		{"tool-bench", "measure how much each tool description carries selection (tool-bench run SPEC)", (*Command).toolBench, false},
+		{"schema", "print the published JSON Schema of a suite, a cassette or a run envelope: schema [suite|cassette|envelope]", (*Command).printSchema, false},
 		{"completion", "print a shell completion script: completion bash|zsh|fish|powershell", (*Command).completion, false},
 		{"version", "print the version, commit and build date (also --version, -v)", (*Command).printVersion, false},
 		{"help", "show this help", (*Command).help, false},
