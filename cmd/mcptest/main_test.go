@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mcptest/mcptest/cli"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -298,7 +300,8 @@ func TestFilterAndCassetteDir(t *testing.T) {
 
 func TestColor(t *testing.T) {
 	c := &Command{Getenv: func(string) string { return "" }}
-	if c.color(&bytes.Buffer{}) {
+	auto := cli.ColorAuto
+	if c.color(&auto, &bytes.Buffer{}) {
 		t.Error("colour on a buffer")
 	}
 	f, err := os.Open(os.DevNull)
@@ -306,7 +309,7 @@ func TestColor(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if c.color(f) {
+	if c.color(&auto, f) {
 		t.Error("colour on /dev/null, which is not a terminal")
 	}
 	stdout, _, _ := mcptest(t, nil, "run", "--config", "../../examples/quickstart/suite.yml")

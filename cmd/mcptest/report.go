@@ -22,10 +22,11 @@ func (c *Command) report(_ context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "merge" {
 		return c.merge(args[1:])
 	}
-	fs := c.newFlags("report", "mcptest report RUN.json [--format text|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--output FORMAT=FILE]...\n       mcptest report RUN.json --compare BASELINE.json [--format text|markdown|json|html] [--fail-on regressions|flips|failures|none] [--output FILE]\n       mcptest report merge SHARD.json... [--output FILE]")
+	fs := c.newFlags("report", "mcptest report RUN.json [--format text|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--output FORMAT=FILE]... [--color auto|always|never]\n       mcptest report RUN.json --compare BASELINE.json [--format text|markdown|json|html] [--fail-on regressions|flips|failures|none] [--output FILE]\n       mcptest report merge SHARD.json... [--output FILE]")
 	format := addFormat(fs, append(slices.Clone(annotate.Names), "markdown")...)
 	outputs := &outputsFlag{formats: annotate.Names}
 	fs.Var(outputs, "output", "write the --format report to `FILE` instead of stdout (- is stdout); FORMAT=FILE, repeatable, writes one more report in FORMAT to FILE (not with --compare)")
+	colorMode := addColor(fs)
 	agentBudget := fs.Int("agent-budget", annotate.DefaultAgentBudget, "with --format agent, cap the result at `TOKENS` cl100k_base tokens")
 	compare := fs.String("compare", "", "compare the run with the `BASELINE.json` envelope: target deltas, floor flips, new, removed and not-comparable cases")
 	failOn := fs.String("fail-on", string(baseline.FailOnRegressions), "with --compare, exit 1 on: regressions (a pass->fail flip or a failing case the baseline cannot vouch for), flips (pass->fail flips only), failures (any failing case) or none")
@@ -50,7 +51,7 @@ func (c *Command) report(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	opt := annotate.Options{Color: (*output == "" || *output == "-") && c.color(c.Stdout), AgentBudget: *agentBudget}
+	opt := annotate.Options{Color: (*output == "" || *output == "-") && c.color(colorMode, c.Stdout), AgentBudget: *agentBudget}
 	if *compare != "" {
 		cmp, err := baseline.CompareFile(*compare, "--compare", env, *failOn)
 		if err != nil {

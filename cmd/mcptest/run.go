@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -32,10 +33,11 @@ type runArgs struct {
 
 // runFlags reads and checks mcptest run's flags and arguments.
 func (c *Command) runFlags(args []string) (a runArgs, err error) {
-	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--format text|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--output FORMAT=FILE]... [--filter NAME]... [--filter-escaped NAME]... [--cassette-dir DIR] [--shard i/n] [--cache | --no-cache] [--prices FILE] [--timeout D]\n  --format: text, json, junit (JUnit XML), sarif (SARIF 2.1.0), html (the auditor view) or agent (the model-facing digest).\n  --output FORMAT=FILE, repeatable, writes one more report of the same run in FORMAT to FILE.")
+	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--format text|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--output FORMAT=FILE]... [--filter NAME]... [--filter-escaped NAME]... [--cassette-dir DIR] [--shard i/n] [--cache | --no-cache] [--prices FILE] [--timeout D] [--color auto|always|never]\n  --format: text, json, junit (JUnit XML), sarif (SARIF 2.1.0), html (the auditor view) or agent (the model-facing digest).\n  --output FORMAT=FILE, repeatable, writes one more report of the same run in FORMAT to FILE.")
 	fs.StringVar(&a.config, "config", "", "the suite `FILE` (default: mcptest.yml, else suite.yml, here or in a parent up to the repository root)")
 	format := addFormat(fs, annotate.Names...)
 	format.alias(fs, "reporter")
+	colorMode := addColor(fs)
 	agentBudget := fs.Int("agent-budget", annotate.DefaultAgentBudget, "with --format agent, cap the result at `TOKENS` cl100k_base tokens")
 	a.outputs.formats = annotate.Names
 	fs.Var(&a.outputs, "output", "write the --format report to `FILE` instead of stdout (- is stdout; --format html on a terminal goes to .mcptest/reports/); FORMAT=FILE, repeatable, writes one more report in FORMAT to FILE")
@@ -91,7 +93,7 @@ func (c *Command) runFlags(args []string) (a runArgs, err error) {
 	if err := a.outputs.check(); err != nil {
 		return a, err
 	}
-	color := a.output == "" && c.color(c.Stdout) // a file is never coloured
+	color := a.output == "" && c.color(colorMode, c.Stdout) // a file is never coloured
 	if a.rep, err = annotate.New(a.format, annotate.Options{Color: color, AgentBudget: *agentBudget}); err != nil {
 		return a, inputErr("--format: %v", err)
 	}
@@ -179,8 +181,19 @@ func (c *Command) run(_ context.Context, args []string) error {
 // onCI reports whether CI or GITHUB_ACTIONS is set to true (stamp.OnCI).
 func (c *Command) onCI() bool { return stamp.OnCI(c.Getenv) }
 
-// color reports whether output to w may be coloured (cli.Color).
-func (c *Command) color(w io.Writer) bool { return cli.Color(c.Getenv, w) }
+// color reports whether output to w is coloured with --color mode
+// (cli.UseColor).
+func (c *Command) color(mode *cli.ColorMode, w io.Writer) bool {
+	return cli.UseColor(*mode, c.Getenv, w)
+}
+
+// addColor adds --color to fs: the commands whose report on stdout may be
+// coloured (run, report, scenario run) take it.
+func addColor(fs *flag.FlagSet) *cli.ColorMode {
+	m := cli.ColorAuto
+	fs.Var(&m, "color", "colour the report on stdout `WHEN`: auto (on a terminal or a GitHub Actions log), always or never; NO_COLOR set turns it off whatever this says, CLICOLOR_FORCE=1 turns it on with auto; a file is never coloured")
+	return &m
+}
 
 // progress is the line a run rewrites on a terminal's stderr as
 // cassettes are read, cleared before the report.

@@ -14,7 +14,7 @@ import (
 // scenario runs `mcptest scenario run`: the scenarios of a suite only,
 // replayed against their worlds.
 func (c *Command) scenario(_ context.Context, args []string) error {
-	const synopsis = "mcptest scenario run [suite.yml] [--cassette-dir DIR] [--name NAME]... [--format text|json|junit|sarif|html|agent]"
+	const synopsis = "mcptest scenario run [suite.yml] [--cassette-dir DIR] [--name NAME]... [--format text|json|junit|sarif|html|agent] [--color auto|always|never]"
 	if len(args) > 0 && isHelp(args[0]) {
 		args = []string{"run", "--help"}
 	}
@@ -31,6 +31,7 @@ func (c *Command) scenario(_ context.Context, args []string) error {
 	cassetteDir := fs.String("cassette-dir", "", "the `DIR` where a scenario without a cassette: key is looked up by name (default: cassettes/ beside the suite)")
 	formatFlag := addFormat(fs, annotate.Names...)
 	formatFlag.jsonAlias(fs)
+	colorMode := addColor(fs)
 	pos, err := parse(fs, args[1:])
 	if err != nil {
 		return err
@@ -56,7 +57,7 @@ func (c *Command) scenario(_ context.Context, args []string) error {
 	stamp.Run(env, start)
 	env.Source, env.Environment = stamp.Source(c.Getenv), stamp.Environment(c.Getenv)
 
-	rep, err := annotate.New(format, annotate.Options{Color: c.color(c.Stdout)})
+	rep, err := annotate.New(format, annotate.Options{Color: c.color(colorMode, c.Stdout)})
 	if err := c.render(rep, err, env, "", "report"); err != nil {
 		return err
 	}
