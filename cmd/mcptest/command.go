@@ -42,6 +42,9 @@ type Command struct {
 	trapSignals bool
 	// listening, when set, is told the address `record --listen` serves.
 	listening func(addr string)
+	// noGit, set by the in-process tests, keeps git out of the envelope's
+	// source off CI, so their goldens do not follow the checkout's commit.
+	noGit bool
 }
 
 // inputErr is wrong input (exit 2), a *diag.InputError as every package

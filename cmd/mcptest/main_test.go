@@ -32,7 +32,7 @@ func mcptest(t *testing.T, env map[string]string, args ...string) (stdout, stder
 		}
 		return env[k]
 	}
-	c := &Command{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: getenv}
+	c := &Command{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: getenv, noGit: true}
 	code = c.Main(args)
 	return out.String(), errb.String(), code
 }

@@ -145,7 +145,7 @@ func (c *Command) run(_ context.Context, args []string) error {
 		return err
 	}
 	stamp.Run(env, start)
-	env.Source, env.Environment = stamp.Source(c.Getenv), stamp.Environment(c.Getenv)
+	env.Source, env.Environment = c.source(filepath.Dir(config)), stamp.Environment(c.Getenv)
 	c.storeRun(env.Run.ID, func(w io.Writer) error { return out.JSON(w, env) })
 	write, err := out.Render(env)
 	if err != nil {
@@ -176,6 +176,16 @@ func (c *Command) run(_ context.Context, args []string) error {
 		return errFailed
 	}
 	return nil
+}
+
+// source is where the run's suite came from: the repository, branch and
+// commit the CI names (stamp.Source), else, off CI, what git says of the
+// suite's directory dir (stamp.GitSource), unless noGit is set.
+func (c *Command) source(dir string) *report.Source {
+	if s := stamp.Source(c.Getenv); s != nil || c.noGit {
+		return s
+	}
+	return stamp.GitSource(dir)
 }
 
 // onCI reports whether CI or GITHUB_ACTIONS is set to true (stamp.OnCI).

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/mcptest/mcptest/annotate"
@@ -55,7 +56,7 @@ func (c *Command) scenario(_ context.Context, args []string) error {
 		return err
 	}
 	stamp.Run(env, start)
-	env.Source, env.Environment = stamp.Source(c.Getenv), stamp.Environment(c.Getenv)
+	env.Source, env.Environment = c.source(filepath.Dir(pos[0])), stamp.Environment(c.Getenv)
 
 	rep, err := annotate.New(format, annotate.Options{Color: c.color(colorMode, c.Stdout)})
 	if err := c.render(rep, err, env, "", "report"); err != nil {
