@@ -26,7 +26,7 @@ type formatFlag struct {
 // first being the default.
 func addFormat(fs *flag.FlagSet, allowed ...string) *formatFlag {
 	f := &formatFlag{value: allowed[0], allowed: allowed}
-	fs.Var(f, "format", "how to render the output, one of "+strings.Join(allowed, ", ")+" (pretty is an alias of text)")
+	fs.Var(f, "format", "how to render the output: `FORMAT`, one of "+strings.Join(allowed, ", ")+" (pretty is an alias of text)")
 	return f
 }
 
@@ -56,13 +56,13 @@ func (f *formatFlag) Set(s string) error {
 // alias adds --name as an alias of --format, its older spelling in this
 // command (run's --reporter), kept so scripts that use it keep working.
 func (f *formatFlag) alias(fs *flag.FlagSet, name string) {
-	fs.Var(f, name, "an alias of --format, the older spelling: `FORMAT`")
+	fs.Var(f, name, "the older spelling of --format `FORMAT`, kept as an alias")
 }
 
 // jsonAlias adds --json as an alias of --format json, the older spelling
 // of scenario run and tool-bench run.
 func (f *formatFlag) jsonAlias(fs *flag.FlagSet) {
-	fs.Var(jsonFlag{f}, "json", "an alias of --format json, the older spelling")
+	fs.Var(jsonFlag{f}, "json", "the older spelling of --format json, kept as an alias")
 }
 
 // jsonFlag is --json, a boolean flag that sets its --format to json.
