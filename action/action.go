@@ -252,19 +252,16 @@ func (r *run) writeEnvelope(env *report.Envelope) error {
 }
 
 // writeReport renders the envelope in one of the reports input's formats
-// beside report-path.
+// beside report-path, as `mcptest run --output FORMAT=FILE` renders it
+// (annotate.Render).
 func (r *run) writeReport(env *report.Envelope, format string) error {
-	rep, err := annotate.New(format, annotate.Options{})
+	data, err := annotate.Render(format, env, annotate.Options{})
 	if err != nil {
-		return err
-	}
-	var buf bytes.Buffer
-	if err := rep.Report(&buf, env); err != nil {
 		return err
 	}
 	file := r.in.reportFile(format)
 	// By rename: a symlink planted at the path is replaced, never followed.
-	if err := safefile.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+	if err := safefile.WriteFile(file, data, 0o644); err != nil {
 		return fmt.Errorf("write the %s report: %w", format, err)
 	}
 	fmt.Fprintf(r.env.Stdout, "mcptest: %s report written to %s\n", format, file)

@@ -24,13 +24,24 @@ type Options struct {
 	AgentBudget int
 }
 
-// Names lists the reporters New knows, in the order help shows them.
-var Names = []string{"pretty", "json", "junit", "sarif", "html", "agent"}
+// Names lists the reporters New knows, in the order help shows them: the
+// one vocabulary of every command's --format. The plain report is text;
+// pretty, its older name, is an alias (Canonical).
+var Names = []string{"text", "json", "junit", "sarif", "html", "agent"}
 
-// New returns the reporter called name.
+// Canonical is the format name for name: text for its alias pretty, name
+// itself otherwise.
+func Canonical(name string) string {
+	if name == "pretty" {
+		return "text"
+	}
+	return name
+}
+
+// New returns the reporter called name (or its alias, Canonical).
 func New(name string, opt Options) (Reporter, error) {
-	switch name {
-	case "pretty":
+	switch Canonical(name) {
+	case "text":
 		return Pretty{Color: opt.Color}, nil
 	case "json":
 		return JSON{}, nil
@@ -44,6 +55,22 @@ func New(name string, opt Options) (Reporter, error) {
 		return Agent{Budget: opt.AgentBudget}, nil
 	}
 	return nil, fmt.Errorf("unknown reporter %q: expected one of %s", name, strings.Join(Names, ", "))
+}
+
+// Render renders env in format (one of Names) and returns the bytes: how
+// `mcptest run --output FORMAT=FILE` and the Action's reports: input
+// render every extra report, so both write what `--format FORMAT --output
+// FILE` writes.
+func Render(format string, env *report.Envelope, opt Options) ([]byte, error) {
+	rep, err := New(format, opt)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := rep.Report(&buf, env); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // JSON writes the envelope as indented JSON with a final newline. Maps are

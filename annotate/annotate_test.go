@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/report"
 )
@@ -141,7 +142,7 @@ func TestReadEnvelopeRefusesBrokenCases(t *testing.T) {
 }
 
 func TestUnknownReporter(t *testing.T) {
-	if _, err := New("xml", Options{}); err == nil || !strings.Contains(err.Error(), "expected one of pretty, json") {
+	if _, err := New("xml", Options{}); err == nil || !strings.Contains(err.Error(), "expected one of text, json") {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -157,5 +158,28 @@ func TestClean(t *testing.T) {
 		if got := Clean(in); got != want {
 			t.Errorf("Clean(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestPrettyIsText: pretty, the plain report's older name, renders what
+// text renders, for a run and for a comparison.
+func TestPrettyIsText(t *testing.T) {
+	env := sample()
+	text, err := Render("text", env, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pretty, err := Render("pretty", env, Options{})
+	if err != nil || !bytes.Equal(text, pretty) || len(text) == 0 {
+		t.Errorf("pretty renders %d bytes (%v), text %d", len(pretty), err, len(text))
+	}
+	base, cur := comparisonPair()
+	c := baseline.Compare(base, cur, baseline.Options{})
+	var a, b bytes.Buffer
+	if err := RenderComparison(&a, "text", c, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := RenderComparison(&b, "pretty", c, Options{}); err != nil || a.String() != b.String() {
+		t.Errorf("a comparison in pretty differs from text (%v)", err)
 	}
 }

@@ -15,7 +15,7 @@ import (
 
 // CompareFormats lists the formats a comparison renders to, in the order
 // help shows them.
-var CompareFormats = []string{"pretty", "markdown", "json"}
+var CompareFormats = []string{"text", "markdown", "json"}
 
 // RenderComparison writes a comparison of two runs (baseline.Compare) in
 // one of CompareFormats. Every format lists cases in order of appearance;
@@ -23,8 +23,8 @@ var CompareFormats = []string{"pretty", "markdown", "json"}
 // json, which holds everything.
 func RenderComparison(w io.Writer, format string, c *baseline.Comparison, opt Options) error {
 	var buf bytes.Buffer
-	switch format {
-	case "pretty":
+	switch Canonical(format) {
+	case "text":
 		comparePretty(&buf, c, Pretty{Color: opt.Color})
 	case "markdown":
 		compareMarkdown(&buf, c)
@@ -47,6 +47,7 @@ func RenderComparison(w io.Writer, format string, c *baseline.Comparison, opt Op
 // the compared run with the comparison at its top; the other formats
 // render the comparison alone (RenderComparison).
 func NewComparison(format string, cmp *baseline.Comparison, opt Options) (Reporter, error) {
+	format = Canonical(format)
 	switch {
 	case format == "html":
 		return HTML{Comparison: cmp}, nil

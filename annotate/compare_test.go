@@ -149,7 +149,7 @@ func TestNewComparison(t *testing.T) {
 	if rep, err := NewComparison("html", cmp, Options{}); err != nil || rep.(HTML).Comparison != cmp {
 		t.Errorf("html: %v", err)
 	}
-	if _, err := NewComparison("junit", cmp, Options{}); err == nil || !strings.Contains(err.Error(), `unknown format "junit" for a comparison: expected one of pretty, markdown, json`) {
+	if _, err := NewComparison("junit", cmp, Options{}); err == nil || !strings.Contains(err.Error(), `unknown format "junit" for a comparison: expected one of text, markdown, json`) {
 		t.Errorf("junit: %v", err)
 	}
 }

@@ -107,9 +107,13 @@ func provenance(env *report.Envelope) [][2]string {
 	}
 	out = append(out, [2]string{"started", orNotRecorded(env.Run.StartedAt)})
 	if s := env.Source; s != nil {
-		out = append(out, [2]string{"repository", orNotRecorded(s.Repo)}, [2]string{"branch", orNotRecorded(s.Branch)}, [2]string{"commit", orNotRecorded(s.Commit)})
+		commit := orNotRecorded(s.Commit)
+		if s.Dirty {
+			commit += " with uncommitted changes"
+		}
+		out = append(out, [2]string{"repository", orNotRecorded(s.Repo)}, [2]string{"branch", orNotRecorded(s.Branch)}, [2]string{"commit", commit})
 	} else {
-		out = append(out, [2]string{"source", "not recorded (no CI repository, branch or commit in the environment)"})
+		out = append(out, [2]string{"source", "not recorded (no CI repository, branch or commit in the environment, and no git repository)"})
 	}
 	out = append(out, [2]string{"suite", env.Suite.Path + " (sha256 " + env.Suite.SHA256 + ")"})
 	if e := env.Environment; e != nil {

@@ -54,8 +54,9 @@ func (o *output) flagError(fs *flag.FlagSet, err error) *FlagError {
 }
 
 // invalidValue is the flag package's message for a value its flag
-// refused: invalid value "x" for flag -name: why.
-var invalidValue = regexp.MustCompile(`^invalid value ("(?:[^"\\]|\\.)*") for flag -+([^:]+)(:.*)?$`)
+// refused: invalid value "x" for flag -name: why (invalid boolean value for a
+// boolean flag).
+var invalidValue = regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for flag -+([^:]+)(:.*)?$`)
 
 // commandWords are the synopsis's words before its first flag or
 // argument: "mcptest run" of "mcptest run [--config suite.yml]".

@@ -88,15 +88,15 @@ func (e *EdgeCoverage) Add(run *cassette.Run) EdgeRun {
 }
 
 // Result reports edges.allowed_pct, edges.restricted_attempts,
-// edges.delegation_pct and edges.gate_passed. With no edges of a kind
-// declared, its coverage is vacuously 100.
+// edges.delegation_pct and edges.gate_passed. A coverage of edges none of
+// which is declared (100 % of nothing) has no value: the target is
+// absent, as a latency is without timings; its count (edges.allowed,
+// edges.delegation) says 0.
 func (e *EdgeCoverage) Result() Result {
 	exercised, observed := countTrue(e.exercised), countTrue(e.observed)
 	res := Result{
 		Targets: map[string]float64{
-			"edges.allowed_pct":         float64(coverage(exercised, len(e.exercised))),
 			"edges.restricted_attempts": float64(e.restricted),
-			"edges.delegation_pct":      float64(coverage(observed, len(e.observed))),
 			"edges.gate_passed":         1,
 		},
 		Counts: map[string]int64{
@@ -108,6 +108,12 @@ func (e *EdgeCoverage) Result() Result {
 			"edges.calls":               e.calls,
 			"edges.undeclared_calls":    int64(sumTally(e.undeclared)),
 		},
+	}
+	if len(e.exercised) > 0 {
+		res.Targets["edges.allowed_pct"] = float64(coverage(exercised, len(e.exercised)))
+	}
+	if len(e.observed) > 0 {
+		res.Targets["edges.delegation_pct"] = float64(coverage(observed, len(e.observed)))
 	}
 	if e.restricted > 0 {
 		res.Targets["edges.gate_passed"] = 0
@@ -145,10 +151,8 @@ func (e *EdgeCoverage) Result() Result {
 	return res
 }
 
+// coverage is hit of total as a percent; total is never 0 (Result).
 func coverage(hit, total int) int64 {
-	if total == 0 {
-		return 100
-	}
 	return stats.Percent(int64(hit), int64(total))
 }
 

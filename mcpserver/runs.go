@@ -117,10 +117,10 @@ func validDoc(doc any) bool {
 	return json.Unmarshal(b, &v) == nil && v.Valid
 }
 
-// runSuite runs `mcptest run SUITE --reporter json` in the workspace and
+// runSuite runs `mcptest run SUITE --format json` in the workspace and
 // stores the envelope, under the id, in .mcptest/runs/<id>.json.
 func (s *server) runSuite(ctx context.Context, id, suite string, filters []string) (*report.Envelope, error) {
-	args := []string{"run", "--config", suite, "--reporter", "json"}
+	args := []string{"run", "--config", suite, "--format", "json"}
 	for _, f := range filters {
 		args = append(args, "--filter", f)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/engine/schema"
 	"github.com/mcptest/mcptest/gate/security"
 	"github.com/mcptest/mcptest/live"
 )
@@ -20,8 +21,10 @@ import (
 // PageSize is how many tools one scaffold_suite answer covers.
 const PageSize = 25
 
-// SchemaHeader starts every generated suite.
-const SchemaHeader = "# yaml-language-server: $schema=https://mcptest.sh/schema/v1.json\n"
+// SchemaHeader starts every generated suite: the yaml-language-server
+// modeline naming the suite schema at the running build's release
+// (schema.Modeline).
+func SchemaHeader() string { return schema.Modeline() }
 
 // ScaffoldOptions are scaffold_suite's knobs (and `mcptest generate suite`'s
 // flags).

@@ -360,7 +360,7 @@ func TestScaffoldHostileCatalogs(t *testing.T) {
 // checkRendered checks one rendered suite, named what in messages.
 func checkRendered(t *testing.T, what, file, suite string) {
 	t.Helper()
-	if !strings.HasPrefix(suite, SchemaHeader) || !strings.Contains(suite, "\nservers:\n  target:\n") {
+	if !strings.HasPrefix(suite, SchemaHeader()) || !strings.Contains(suite, "\nservers:\n  target:\n") {
 		t.Errorf("%s: no header or servers: block", what)
 	}
 	if len(suite) > maxSuite {

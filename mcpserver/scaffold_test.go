@@ -87,7 +87,7 @@ func TestScaffoldPagesAndValidates(t *testing.T) {
 		t.Fatalf("first page: %d tools, next %v", len(first.Tools), first.NextCursor)
 	}
 	mustValidate(t, first.Suite)
-	if !strings.HasPrefix(first.Suite, SchemaHeader) || !strings.Contains(first.Suite, "command: [\"node\",\"server.js\"]") || !strings.Contains(first.Suite, `env: {"PORT":"0"}`) {
+	if !strings.HasPrefix(first.Suite, SchemaHeader()) || !strings.Contains(first.Suite, "command: [\"node\",\"server.js\"]") || !strings.Contains(first.Suite, `env: {"PORT":"0"}`) {
 		t.Errorf("header or servers block:\n%s", first.Suite)
 	}
 	second := ScaffoldSuite(cat, target, ScaffoldOptions{Cursor: *first.NextCursor})

@@ -42,6 +42,9 @@ type Command struct {
 	trapSignals bool
 	// listening, when set, is told the address `record --listen` serves.
 	listening func(addr string)
+	// noGit, set by the in-process tests, keeps git out of the envelope's
+	// source off CI, so their goldens do not follow the checkout's commit.
+	noGit bool
 }
 
 // inputErr is wrong input (exit 2), a *diag.InputError as every package
@@ -87,6 +90,7 @@ func (c *Command) subcommands() []subcommand {
 		{"doctor", "diagnose a server's connection layers; --lint-descriptions lints its tool descriptions", (*Command).doctor, false},
 		{"security", "scan a catalog's tool definitions for description poisoning (SEC-001..008)", (*Command).security, false},
 		{"tool-bench", "measure how much each tool description carries selection (tool-bench run SPEC)", (*Command).toolBench, false},
+		{"schema", "print the published JSON Schema of a suite, a cassette or a run envelope: schema [suite|cassette|envelope]", (*Command).printSchema, false},
 		{"completion", "print a shell completion script: completion bash|zsh|fish|powershell", (*Command).completion, false},
 		{"version", "print the version, commit and build date (also --version, -v)", (*Command).printVersion, false},
 		{"help", "show this help", (*Command).help, false},

@@ -143,7 +143,7 @@ func TestCompareInputErrors(t *testing.T) {
 		{[]string{"report", cur, "--compare", baselineFile, "--fail-on", "everything"}, ExitInput, `--fail-on "everything": expected one of regressions, flips, failures, none`},
 		{[]string{"report", cur, "--compare", baselineFile, "--format", "junit"}, ExitInput, `unknown format "junit" for a comparison`},
 		{[]string{"report", cur, "--fail-on", "none"}, ExitInput, "--fail-on goes with --compare"},
-		{[]string{"report", cur, "--format", "markdown"}, ExitInput, `unknown reporter "markdown"`},
+		{[]string{"report", cur, "--format", "markdown"}, ExitInput, `--format markdown renders a comparison: give it with --compare BASELINE.json`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args[2:], " "), func(t *testing.T) {
@@ -298,6 +298,6 @@ func TestBaselineExampleReproducible(t *testing.T) {
 		t.Fatal(err)
 	}
 	if normalize(stdout) != normalize(string(saved)) {
-		t.Errorf("examples/baseline/baseline.json is stale; rewrite it with\n  go run ./cmd/mcptest run --config examples/baseline/earlier/suite.yml --reporter json --output examples/baseline/baseline.json")
+		t.Errorf("examples/baseline/baseline.json is stale; rewrite it, with no git on the PATH so that it records no source, with\n  go build -o /tmp/mcptest ./cmd/mcptest && PATH=/nonexistent /tmp/mcptest run --config examples/baseline/earlier/suite.yml --format json --output examples/baseline/baseline.json")
 	}
 }

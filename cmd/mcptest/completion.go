@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcptest/mcptest/cli"
+	"github.com/mcptest/mcptest/engine/schema"
 )
 
 // completionShells are the shells `mcptest completion` writes for.
@@ -20,6 +21,7 @@ var completionWords = map[string][]string{
 	"tool-bench": {"run"},
 	"report":     {"merge"},
 	"completion": completionShells,
+	"schema":     schema.Names,
 }
 
 // completionTable is the command table with the flags each command's

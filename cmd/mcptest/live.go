@@ -37,9 +37,6 @@ func (tf *targetFlags) parseFormat(args []string, format *string) error {
 	if err := tf.parse(args); err != nil {
 		return err
 	}
-	if *format != "text" && *format != "json" {
-		return inputErr("--format %q: expected text or json", *format)
-	}
 	return nil
 }
 
@@ -60,7 +57,7 @@ func (c *Command) listCommand(what string) func(*Command, context.Context, []str
 	return func(c *Command, _ context.Context, args []string) error {
 		fs := c.newFlags(what, "mcptest "+what+" [--format text|json] "+targetSynopsis)
 		tf := addTargetFlags(fs, true)
-		format := fs.String("format", "text", "text or json")
+		format := &addFormat(fs, "text", "json").value
 		cat, err := c.readCatalog(tf, args, format, map[string]live.Lists{"tools": live.ListTools, "resources": live.ListResources, "prompts": live.ListPrompts}[what])
 		if err != nil {
 			return err

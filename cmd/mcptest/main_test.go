@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mcptest/mcptest/cli"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -30,7 +32,7 @@ func mcptest(t *testing.T, env map[string]string, args ...string) (stdout, stder
 		}
 		return env[k]
 	}
-	c := &Command{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: getenv}
+	c := &Command{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: getenv, noGit: true}
 	code = c.Main(args)
 	return out.String(), errb.String(), code
 }
@@ -260,10 +262,10 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"run", "--config", "../../examples/quickstart/suite.yml"}, ExitOK, ""},
 		{[]string{"run", "--config", "../../examples/selection-f1/suite.yml"}, ExitFail, ""},
 		{[]string{"run", "--bogus"}, ExitInput, "unknown flag --bogus; 'mcptest help run' lists its flags"},
-		{[]string{"run", "--html"}, ExitInput, "unknown flag --html (did you mean --reporter html?)"},
+		{[]string{"run", "--html"}, ExitInput, "unknown flag --html (did you mean --format html?)"},
 		{[]string{"run", "--config", "testdata/nope.yml"}, ExitInput, "testdata/nope.yml: no such file"},
 		{[]string{"run", "--config", "testdata"}, ExitInput, "testdata: is a directory: expected a suite file"},
-		{[]string{"run", "--reporter", "xml", "--config", "../../examples/quickstart/suite.yml"}, ExitInput, `unknown reporter "xml"`},
+		{[]string{"run", "--reporter", "xml", "--config", "../../examples/quickstart/suite.yml"}, ExitInput, `--reporter "xml": expected one of text, json, junit, sarif, html, agent`},
 		{[]string{"run", "--config", "../../examples/quickstart/suite.yml", "--filter", "no such case"}, ExitInput, `no case matches "no such case"`},
 		{[]string{"run", "--config", "../../examples/quickstart/suite.yml", "--shard", "0/0"}, ExitInput, "shard 0/0: the number of shards must be between 1 and 10000"},
 		{[]string{"rnu"}, ExitInput, `unknown command "rnu" (did you mean "run"?)`},
@@ -308,7 +310,8 @@ func TestFilterAndCassetteDir(t *testing.T) {
 
 func TestColor(t *testing.T) {
 	c := &Command{Getenv: func(string) string { return "" }}
-	if c.color(&bytes.Buffer{}) {
+	auto := cli.ColorAuto
+	if c.color(&auto, &bytes.Buffer{}) {
 		t.Error("colour on a buffer")
 	}
 	f, err := os.Open(os.DevNull)
@@ -316,7 +319,7 @@ func TestColor(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if c.color(f) {
+	if c.color(&auto, f) {
 		t.Error("colour on /dev/null, which is not a terminal")
 	}
 	stdout, _, _ := mcptest(t, nil, "run", "--config", "../../examples/quickstart/suite.yml")

@@ -669,7 +669,9 @@ func writeRunToolTest(t *testing.T, x *writeVerbs) {
 	// The repro executes verbatim from the workspace root.
 	repro := exec.Command("sh", "-c", failure["repro"].(string))
 	repro.Dir = ws
-	repro.Env = append(os.Environ(), "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	// NO_COLOR: under GitHub Actions (GITHUB_ACTIONS=true) the report
+	// would be coloured, and this reads its plain words.
+	repro.Env = append(os.Environ(), "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"), "NO_COLOR=1")
 	out, err := repro.CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != ExitFail || !strings.Contains(string(out), "FAIL  research-agent reaches for the shell") || strings.Contains(string(out), "picks search") {
 		t.Errorf("repro %q: %v\n%s", failure["repro"], err, out)

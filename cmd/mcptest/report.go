@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mcptest/mcptest/annotate"
@@ -21,9 +22,11 @@ func (c *Command) report(_ context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "merge" {
 		return c.merge(args[1:])
 	}
-	fs := c.newFlags("report", "mcptest report RUN.json [--format pretty|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE]\n       mcptest report RUN.json --compare BASELINE.json [--format pretty|markdown|json|html] [--fail-on regressions|flips|failures|none] [--output FILE]\n       mcptest report merge SHARD.json... [--output FILE]")
-	format := fs.String("format", "pretty", "how to render: pretty, json, junit, sarif, html or agent (with --compare: pretty, markdown, json or html)")
-	output := fs.String("output", "", "write to `FILE` instead of stdout (- is stdout)")
+	fs := c.newFlags("report", "mcptest report RUN.json [--format text|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--output FORMAT=FILE]... [--color auto|always|never]\n       mcptest report RUN.json --compare BASELINE.json [--format text|markdown|json|html] [--fail-on regressions|flips|failures|none] [--output FILE]\n       mcptest report merge SHARD.json... [--output FILE]")
+	format := addFormat(fs, append(slices.Clone(annotate.Names), "markdown")...)
+	outputs := &outputsFlag{formats: annotate.Names}
+	fs.Var(outputs, "output", "write the --format report to `FILE` instead of stdout (- is stdout); FORMAT=FILE, repeatable, writes one more report in FORMAT to FILE (not with --compare)")
+	colorMode := addColor(fs)
 	agentBudget := fs.Int("agent-budget", annotate.DefaultAgentBudget, "with --format agent, cap the result at `TOKENS` cl100k_base tokens")
 	compare := fs.String("compare", "", "compare the run with the `BASELINE.json` envelope: target deltas, floor flips, new, removed and not-comparable cases")
 	failOn := fs.String("fail-on", string(baseline.FailOnRegressions), "with --compare, exit 1 on: regressions (a pass->fail flip or a failing case the baseline cannot vouch for), flips (pass->fail flips only), failures (any failing case) or none")
@@ -34,19 +37,27 @@ func (c *Command) report(_ context.Context, args []string) error {
 	case *compare == "" && cli.Given(fs, "fail-on"):
 		return inputErr("--fail-on goes with --compare BASELINE.json")
 	case len(pos) != 1:
-		return inputErr("report takes one run envelope (the file `mcptest run --reporter json` wrote), got %d arguments", len(pos))
+		return inputErr("report takes one run envelope (the file `mcptest run --format json` wrote), got %d arguments", len(pos))
+	case *compare != "" && len(outputs.extra) > 0:
+		return inputErr("--output FORMAT=FILE renders the run, not a comparison: give it without --compare")
+	case *compare == "" && format.value == "markdown":
+		return inputErr("--format markdown renders a comparison: give it with --compare BASELINE.json")
 	}
+	if err := outputs.check(); err != nil {
+		return err
+	}
+	output := &outputs.file
 	env, err := baseline.ReadFile(pos[0], "", report.Read)
 	if err != nil {
 		return err
 	}
-	opt := annotate.Options{Color: (*output == "" || *output == "-") && c.color(c.Stdout), AgentBudget: *agentBudget}
+	opt := annotate.Options{Color: (*output == "" || *output == "-") && c.color(colorMode, c.Stdout), AgentBudget: *agentBudget}
 	if *compare != "" {
 		cmp, err := baseline.CompareFile(*compare, "--compare", env, *failOn)
 		if err != nil {
 			return err
 		}
-		rep, err := annotate.NewComparison(*format, cmp, opt)
+		rep, err := annotate.NewComparison(format.value, cmp, opt)
 		if err := c.render(rep, err, env, *output, "comparison"); err != nil || !cmp.Gate.Failed {
 			return err
 		}
@@ -55,8 +66,11 @@ func (c *Command) report(_ context.Context, args []string) error {
 	if *agentBudget < 0 {
 		return inputErr("--agent-budget: %d is negative", *agentBudget)
 	}
-	rep, err := annotate.New(*format, opt)
-	return c.render(rep, err, env, *output, "report")
+	rep, err := annotate.New(format.value, opt)
+	if err := c.render(rep, err, env, *output, "report"); err != nil {
+		return err
+	}
+	return c.writeExtra(outputs, env, annotate.Options{AgentBudget: *agentBudget}, nil)
 }
 
 // merge is `mcptest report merge SHARD.json... [--output FILE]`: it
@@ -70,7 +84,7 @@ func (c *Command) merge(args []string) error {
 		return err
 	}
 	if len(files) == 0 {
-		return inputErr("report merge takes the shard envelopes to merge (the files `mcptest run --shard i/n --reporter json` wrote), got none")
+		return inputErr("report merge takes the shard envelopes to merge (the files `mcptest run --shard i/n --format json` wrote), got none")
 	}
 	env, err := baseline.MergeFiles(files)
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -21,20 +22,25 @@ import (
 // runArgs are mcptest run's flags, checked; opts holds those the engine
 // takes as they are (filters, cassette directory, shard, prices).
 type runArgs struct {
-	config, reporter, output string
-	useCache, noCache        bool
-	rep                      annotate.Reporter
-	timeout                  timeoutFlag
-	opts                     engine.Options
+	config, format, output string
+	outputs                outputsFlag
+	useCache, noCache      bool
+	rep                    annotate.Reporter
+	agentBudget            int
+	timeout                timeoutFlag
+	opts                   engine.Options
 }
 
 // runFlags reads and checks mcptest run's flags and arguments.
 func (c *Command) runFlags(args []string) (a runArgs, err error) {
-	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--reporter pretty|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--filter NAME]... [--filter-escaped NAME]... [--cassette-dir DIR] [--shard i/n] [--cache | --no-cache] [--prices FILE] [--timeout D]")
+	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--format text|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--output FORMAT=FILE]... [--filter NAME]... [--filter-escaped NAME]... [--cassette-dir DIR] [--shard i/n] [--cache | --no-cache] [--prices FILE] [--timeout D] [--color auto|always|never]\n  --format: text, json, junit (JUnit XML), sarif (SARIF 2.1.0), html (the auditor view) or agent (the model-facing digest).\n  --output FORMAT=FILE, repeatable, writes one more report of the same run in FORMAT to FILE.")
 	fs.StringVar(&a.config, "config", "", "the suite `FILE` (default: mcptest.yml, else suite.yml, here or in a parent up to the repository root)")
-	fs.StringVar(&a.reporter, "reporter", "pretty", "how to report: pretty, json, junit (JUnit XML), sarif (SARIF 2.1.0), html (the auditor view; use --output) or agent (the model-facing digest)")
-	agentBudget := fs.Int("agent-budget", annotate.DefaultAgentBudget, "with --reporter agent, cap the result at `TOKENS` cl100k_base tokens")
-	fs.StringVar(&a.output, "output", "", "write the report to `FILE` instead of stdout (- is stdout; --reporter html on a terminal goes to .mcptest/reports/)")
+	format := addFormat(fs, annotate.Names...)
+	format.alias(fs, "reporter")
+	colorMode := addColor(fs)
+	agentBudget := fs.Int("agent-budget", annotate.DefaultAgentBudget, "with --format agent, cap the result at `TOKENS` cl100k_base tokens")
+	a.outputs.formats = annotate.Names
+	fs.Var(&a.outputs, "output", "write the --format report to `FILE` instead of stdout (- is stdout; --format html on a terminal goes to .mcptest/reports/); FORMAT=FILE, repeatable, writes one more report in FORMAT to FILE")
 	fs.Var((*stringList)(&a.opts.Filter), "filter", "run only the case `NAME` (exact, or else a case-insensitive substring); repeatable")
 	var escaped stringList
 	fs.Var(&escaped, "filter-escaped", "like --filter, with the `NAME` written with Go escapes (\\n, \\x1b, \\u202e): the agent reporter's repro: lines use it for names with control characters; repeatable")
@@ -77,15 +83,19 @@ func (c *Command) runFlags(args []string) (a runArgs, err error) {
 	if a.useCache && a.noCache {
 		return a, inputErr("--cache and --no-cache contradict each other: give one of them")
 	}
+	a.format, a.output, a.agentBudget = format.value, a.outputs.file, *agentBudget
 	if a.output == "-" {
 		a.output = ""
 	}
 	if *agentBudget < 0 {
 		return a, inputErr("--agent-budget: %d is negative", *agentBudget)
 	}
-	color := a.output == "" && c.color(c.Stdout) // a file is never coloured
-	if a.rep, err = annotate.New(a.reporter, annotate.Options{Color: color, AgentBudget: *agentBudget}); err != nil {
-		return a, inputErr("--reporter: %v", err)
+	if err := a.outputs.check(); err != nil {
+		return a, err
+	}
+	color := a.output == "" && c.color(colorMode, c.Stdout) // a file is never coloured
+	if a.rep, err = annotate.New(a.format, annotate.Options{Color: color, AgentBudget: *agentBudget}); err != nil {
+		return a, inputErr("--format: %v", err)
 	}
 	return a, nil
 }
@@ -115,7 +125,11 @@ func (c *Command) run(_ context.Context, args []string) error {
 	}
 	suite.SetTimeout(time.Duration(a.timeout))
 	progress := c.progress()
-	out := annotate.NewRunOutput(a.reporter, a.rep)
+	spool := "" // the cases are spooled to disk when every report is json
+	if a.outputs.allJSON(a.format) {
+		spool = "json"
+	}
+	out := annotate.NewRunOutput(spool, a.rep)
 	defer out.Close()
 	opts := a.opts
 	opts.Version, opts.Progress, opts.Emit, opts.Prepare = version, progress.Update, out.Emit(), out.Prepare()
@@ -131,14 +145,14 @@ func (c *Command) run(_ context.Context, args []string) error {
 		return err
 	}
 	stamp.Run(env, start)
-	env.Source, env.Environment = stamp.Source(c.Getenv), stamp.Environment(c.Getenv)
+	env.Source, env.Environment = c.source(filepath.Dir(config)), stamp.Environment(c.Getenv)
 	c.storeRun(env.Run.ID, func(w io.Writer) error { return out.JSON(w, env) })
 	write, err := out.Render(env)
 	if err != nil {
 		return err
 	}
 	output := a.output
-	if output == "" && a.reporter == "html" && stdoutTerminal(c.Stdout) {
+	if output == "" && a.format == "html" && stdoutTerminal(c.Stdout) {
 		// An HTML page is no use on a terminal: it goes to the store.
 		dir, err := c.storeDir("reports")
 		if err != nil {
@@ -155,17 +169,41 @@ func (c *Command) run(_ context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
+	if err := c.writeExtra(&a.outputs, env, annotate.Options{AgentBudget: a.agentBudget}, out.JSON); err != nil {
+		return err
+	}
 	if env.Verdict == report.Fail {
 		return errFailed
 	}
 	return nil
 }
 
+// source is where the run's suite came from: the repository, branch and
+// commit the CI names (stamp.Source), else, off CI, what git says of the
+// suite's directory dir (stamp.GitSource), unless noGit is set.
+func (c *Command) source(dir string) *report.Source {
+	if s := stamp.Source(c.Getenv); s != nil || c.noGit {
+		return s
+	}
+	return stamp.GitSource(dir)
+}
+
 // onCI reports whether CI or GITHUB_ACTIONS is set to true (stamp.OnCI).
 func (c *Command) onCI() bool { return stamp.OnCI(c.Getenv) }
 
-// color reports whether output to w may be coloured (cli.Color).
-func (c *Command) color(w io.Writer) bool { return cli.Color(c.Getenv, w) }
+// color reports whether output to w is coloured with --color mode
+// (cli.UseColor).
+func (c *Command) color(mode *cli.ColorMode, w io.Writer) bool {
+	return cli.UseColor(*mode, c.Getenv, w)
+}
+
+// addColor adds --color to fs: the commands whose report on stdout may be
+// coloured (run, report, scenario run) take it.
+func addColor(fs *flag.FlagSet) *cli.ColorMode {
+	m := cli.ColorAuto
+	fs.Var(&m, "color", "colour the report on stdout `WHEN`: auto (on a terminal or a GitHub Actions log), always or never; NO_COLOR set turns it off whatever this says, CLICOLOR_FORCE=1 turns it on with auto; a file is never coloured")
+	return &m
+}
 
 // progress is the line a run rewrites on a terminal's stderr as
 // cassettes are read, cleared before the report.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/mcptest/mcptest/annotate"
@@ -14,7 +15,7 @@ import (
 // scenario runs `mcptest scenario run`: the scenarios of a suite only,
 // replayed against their worlds.
 func (c *Command) scenario(_ context.Context, args []string) error {
-	const synopsis = "mcptest scenario run [suite.yml] [--cassette-dir DIR] [--name NAME]... [--json]"
+	const synopsis = "mcptest scenario run [suite.yml] [--cassette-dir DIR] [--name NAME]... [--format text|json|junit|sarif|html|agent] [--color auto|always|never]"
 	if len(args) > 0 && isHelp(args[0]) {
 		args = []string{"run", "--help"}
 	}
@@ -29,7 +30,9 @@ func (c *Command) scenario(_ context.Context, args []string) error {
 	var names stringList
 	fs.Var(&names, "name", "run only the scenario named exactly `NAME`; repeatable")
 	cassetteDir := fs.String("cassette-dir", "", "the `DIR` where a scenario without a cassette: key is looked up by name (default: cassettes/ beside the suite)")
-	asJSON := fs.Bool("json", false, "write the run envelope as JSON instead of the pretty report")
+	formatFlag := addFormat(fs, annotate.Names...)
+	formatFlag.jsonAlias(fs)
+	colorMode := addColor(fs)
 	pos, err := parse(fs, args[1:])
 	if err != nil {
 		return err
@@ -44,10 +47,7 @@ func (c *Command) scenario(_ context.Context, args []string) error {
 		}
 		pos = []string{f}
 	}
-	format := "pretty"
-	if *asJSON {
-		format = "json"
-	}
+	format := formatFlag.value
 	start := time.Now()
 	progress := c.progress()
 	env, err := engine.RunScenarios(pos[0], names, engine.Options{CassetteDir: *cassetteDir, Version: version, Progress: progress.Update})
@@ -56,9 +56,9 @@ func (c *Command) scenario(_ context.Context, args []string) error {
 		return err
 	}
 	stamp.Run(env, start)
-	env.Source, env.Environment = stamp.Source(c.Getenv), stamp.Environment(c.Getenv)
+	env.Source, env.Environment = c.source(filepath.Dir(pos[0])), stamp.Environment(c.Getenv)
 
-	rep, err := annotate.New(format, annotate.Options{Color: c.color(c.Stdout)})
+	rep, err := annotate.New(format, annotate.Options{Color: c.color(colorMode, c.Stdout)})
 	if err := c.render(rep, err, env, "", "report"); err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 func (c *Command) security(_ context.Context, args []string) error {
 	fs := c.newFlags("security", "mcptest security [--format text|json] "+targetSynopsis)
 	tf := addTargetFlags(fs, true)
-	format := fs.String("format", "text", "text or json")
+	format := &addFormat(fs, "text", "json").value
 	cat, err := c.readCatalog(tf, args, format, live.ListTools)
 	if err != nil {
 		return err

@@ -16,7 +16,7 @@ import (
 // [--json]`: gate/toolbench reads the spec, with live's catalog readers,
 // runs and renders it.
 func (c *Command) toolBench(_ context.Context, args []string) error {
-	const usage = "mcptest tool-bench run <spec.yml> [--min-drop FRACTION] [--json]"
+	const usage = "mcptest tool-bench run <spec.yml> [--min-drop FRACTION] [--format text|json]"
 	if len(args) > 0 && isHelp(args[0]) {
 		args = []string{"run", "--help"}
 	}
@@ -25,7 +25,8 @@ func (c *Command) toolBench(_ context.Context, args []string) error {
 	}
 	fs := c.newFlags("tool-bench run", usage)
 	minDrop := fs.Float64("min-drop", -1, "exit 1 when the largest selection drop across mutations is below `FRACTION` (0..1)")
-	asJSON := fs.Bool("json", false, "print the structured report")
+	format := addFormat(fs, "text", "json")
+	format.jsonAlias(fs)
 	pos, err := parse(fs, args[1:])
 	switch {
 	case err != nil:
@@ -43,7 +44,7 @@ func (c *Command) toolBench(_ context.Context, args []string) error {
 		return err
 	case err != nil:
 		return inputErr("%v", err)
-	case *asJSON:
+	case format.value == "json":
 		err = mcpserver.WriteJSON(c.Stdout, rep)
 	default:
 		err = toolbench.Text{Clean: annotate.Clean}.Write(c.Stdout, rep)

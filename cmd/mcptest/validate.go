@@ -12,13 +12,10 @@ import (
 func (c *Command) validate(_ context.Context, args []string) error {
 	fs := c.newFlags("validate", "mcptest validate [--format text|json] [--config suite.yml | FILE...]")
 	config := fs.String("config", "", "the suite `FILE` (default: mcptest.yml, else suite.yml, here or in a parent up to the repository root)")
-	format := fs.String("format", "text", "text or json")
+	format := &addFormat(fs, "text", "json").value
 	files, err := parse(fs, args)
 	if err != nil {
 		return err
-	}
-	if *format != "text" && *format != "json" {
-		return inputErr("--format %q: expected text or json", *format)
 	}
 	if len(files) == 0 {
 		f, err := c.suiteFile(*config)

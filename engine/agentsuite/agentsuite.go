@@ -19,6 +19,7 @@ import (
 	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/engine/redact"
 	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/engine/schema"
 	"github.com/mcptest/mcptest/gate"
 )
 
@@ -363,7 +364,7 @@ func measure1(c *report.CaseResult) measured {
 // render writes the suite; figures (nil in the draft) set the floors.
 func render(drafts []*draft, figures map[string]measured) string {
 	var b strings.Builder
-	b.WriteString("# yaml-language-server: $schema=https://mcptest.sh/schema/v1.json\n#\n")
+	b.WriteString(schema.Modeline() + "#\n")
 	b.WriteString("# Proposed by `mcptest generate agent-suite` from recordings. Every line says what\n")
 	b.WriteString("# the recorded runs did, not what the agent should do: review each one.\n")
 	b.WriteString("# The floors are the values measured on these recordings (review: raise or relax).\n\n")

@@ -79,6 +79,9 @@ type Source struct {
 	Repo   string `json:"repo,omitempty"`
 	Branch string `json:"branch,omitempty"`
 	Commit string `json:"commit,omitempty"`
+	// Dirty is set when the working tree had changes the commit does not
+	// hold (a local run, read from git).
+	Dirty bool `json:"dirty,omitempty"`
 }
 
 // SuiteInfo identifies the suite file.

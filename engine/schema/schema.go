@@ -13,6 +13,8 @@ import (
 const (
 	SuiteURL    = "https://mcptest.sh/schema/v1.json"
 	CassetteURL = "https://mcptest.sh/schema/cassette.v1.json"
+	// EnvelopeURL is the $id of the run envelope's schema.
+	EnvelopeURL = "https://mcptest.sh/schema/envelope.v1.json"
 )
 
 // SuiteJSON and CassetteJSON are the schema documents, byte for byte as
@@ -22,11 +24,14 @@ var (
 	SuiteJSON []byte
 	//go:embed cassette.v1.json
 	CassetteJSON []byte
+	// EnvelopeJSON is the run envelope's schema (envelope.v1.json).
+	//go:embed envelope.v1.json
+	EnvelopeJSON []byte
 )
 
 var (
-	once            sync.Once
-	suite, cassette *jsonschema.Schema
+	once                      sync.Once
+	suite, cassette, envelope *jsonschema.Schema
 )
 
 func compile() {
@@ -38,8 +43,12 @@ func compile() {
 	if err := c.AddResource(CassetteURL, bytes.NewReader(CassetteJSON)); err != nil {
 		panic("embedded cassette schema: " + err.Error())
 	}
+	if err := c.AddResource(EnvelopeURL, bytes.NewReader(EnvelopeJSON)); err != nil {
+		panic("embedded envelope schema: " + err.Error())
+	}
 	suite = c.MustCompile(SuiteURL)
 	cassette = c.MustCompile(CassetteURL)
+	envelope = c.MustCompile(EnvelopeURL)
 }
 
 // Suite returns the compiled suite schema.
@@ -52,4 +61,46 @@ func Suite() *jsonschema.Schema {
 func Cassette() *jsonschema.Schema {
 	once.Do(compile)
 	return cassette
+}
+
+// Envelope returns the compiled run envelope schema.
+func Envelope() *jsonschema.Schema {
+	once.Do(compile)
+	return envelope
+}
+
+// Files are the published schemas by the name `mcptest schema NAME`
+// takes: the file in this folder and its bytes.
+var Files = map[string]struct {
+	File string
+	JSON []byte
+}{
+	"suite":    {"suite.v1.json", SuiteJSON},
+	"cassette": {"cassette.v1.json", CassetteJSON},
+	"envelope": {"envelope.v1.json", EnvelopeJSON},
+}
+
+// Names are the keys of Files, in the order help lists them.
+var Names = []string{"suite", "cassette", "envelope"}
+
+// repoRaw is where the repository's files are served raw, by git ref.
+const repoRaw = "https://raw.githubusercontent.com/mcptest/mcptest/"
+
+// ref is the git ref the published addresses name: the running build's
+// release tag, main until SetRef says otherwise.
+var ref = "main"
+
+// SetRef sets the git ref the schema addresses name (stamp.Build.Ref):
+// cmd/mcptest calls it once, at start, before any suite is generated.
+func SetRef(r string) { ref = r }
+
+// FileURL is the address of a schema file (one of Files) in the
+// repository at the running build's ref, which editors fetch.
+func FileURL(file string) string { return repoRaw + ref + "/engine/schema/" + file }
+
+// Modeline is the first line of every generated suite: the
+// yaml-language-server comment naming the suite schema of the running
+// build's release, so editors complete and check the suite.
+func Modeline() string {
+	return "# yaml-language-server: $schema=" + FileURL("suite.v1.json") + "\n"
 }

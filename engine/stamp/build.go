@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime/debug"
 	"strings"
 )
@@ -13,6 +14,22 @@ import (
 // SourceVersion is mcptest's version in the source tree; a release build
 // sets its own with -ldflags.
 const SourceVersion = "0.1.0"
+
+// pseudoVersion is the tail of a Go pseudo-version, the version of a
+// build of a commit no tag names: 0.0.0-20261127100000-abcdef123456.
+var pseudoVersion = regexp.MustCompile(`[-.]\d{14}-[0-9a-f]{12}$`)
+
+// Ref is the git ref of the repository this build was released from: its
+// tag, v<version>, or main for a development build (the source tree's own
+// version, a pseudo-version, a version with build metadata such as
+// +dirty).
+func (b Build) Ref() string {
+	v := b.Version
+	if v == "" || v == SourceVersion || pseudoVersion.MatchString(v) || strings.ContainsAny(v, "+ /") {
+		return "main"
+	}
+	return "v" + v
+}
 
 // Build is the mcptest build that makes a run: its version, and the
 // commit and build time (RFC 3339) when the build recorded them.

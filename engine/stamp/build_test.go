@@ -55,3 +55,21 @@ func TestBuildCacheKey(t *testing.T) {
 		t.Errorf("a development build: %q, want dev- and a stable sha256", k)
 	}
 }
+
+// TestBuildRef: a release names its tag; the source tree's version, a
+// pseudo-version and a version with build metadata name main.
+func TestBuildRef(t *testing.T) {
+	for v, want := range map[string]string{
+		"1.4.0":                               "v1.4.0",
+		"1.5.0-rc.1":                          "v1.5.0-rc.1",
+		SourceVersion:                         "main",
+		"":                                    "main",
+		"0.0.0-20261127100000-abcdef123456":   "main",
+		"1.4.1-0.20261127100000-abcdef123456": "main",
+		"1.4.0+dirty":                         "main",
+	} {
+		if got := (Build{Version: v}).Ref(); got != want {
+			t.Errorf("%q: ref %q, want %q", v, got, want)
+		}
+	}
+}

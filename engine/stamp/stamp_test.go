@@ -60,3 +60,41 @@ func TestOnCI(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoteURL: a remote's credentials, query and fragment never reach
+// the envelope; a line that is not one line of text is dropped.
+func TestRemoteURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://github.com/o/r.git":                       "https://github.com/o/r.git",
+		"https://x-access-token:ghs_secret@github.com/o/r": "https://github.com/o/r",
+		"https://user@example.com/o/r.git?token=abc#frag":  "https://example.com/o/r.git",
+		"ssh://git@github.com/o/r.git":                     "ssh://github.com/o/r.git",
+		"git@github.com:o/r.git":                           "git@github.com:o/r.git",
+		"user:secret@github.com:o/r.git":                   "github.com:o/r.git",
+		"/srv/git/r.git":                                   "/srv/git/r.git",
+		"https://github.com/o/r\x1b[2J":                    "",
+		"":                                                 "",
+	} {
+		if got := RemoteURL(in); got != want {
+			t.Errorf("RemoteURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestReadStatus reads git's porcelain v2 status: the commit, the branch,
+// a change; no commit before the first, no branch when detached.
+func TestReadStatus(t *testing.T) {
+	for in, want := range map[string]report.Source{
+		"# branch.oid 0123abc\n# branch.head main\n":                                 {Commit: "0123abc", Branch: "main"},
+		"# branch.oid 0123abc\n# branch.head (detached)\n1 .M N... 100644 a b c f\n": {Commit: "0123abc", Dirty: true},
+		"# branch.oid (initial)\n# branch.head main\n? new.txt\n":                    {Branch: "main", Dirty: true},
+		"": {},
+	} {
+		if got := readStatus([]byte(in)); got != want {
+			t.Errorf("%q: %+v, want %+v", in, got, want)
+		}
+	}
+	if s := GitSource(t.TempDir()); s != nil {
+		t.Errorf("a directory outside any repository has a source: %+v", s)
+	}
+}
