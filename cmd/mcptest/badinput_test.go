@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 // Bad input found in an adversarial pass (issue 28), each through the
@@ -7,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -33,7 +36,7 @@ func TestProcessClaudeNegativeUsage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command(mcptestBin(t), "run", "--config", "suite.yml", "--no-cache")
+	cmd := exec.Command(processBin(t), "run", "--config", "suite.yml", "--no-cache")
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	code := 0
@@ -43,5 +46,66 @@ func TestProcessClaudeNegativeUsage(t *testing.T) {
 	if code != ExitInput || !strings.Contains(string(out), "session.jsonl:4:") ||
 		!strings.Contains(string(out), "usage.input_tokens: expected a non-negative integer (tokens), found the number -90000") {
 		t.Errorf("exit %d, want 2 and the negative count refused:\n%s", code, out)
+	}
+}
+
+// TestProcessOneWriteRule: generate suite and generate agent-suite read
+// one catalog by one rule. The catalog's delete_file says readOnlyHint
+// false (destructiveHint then defaults to true), remove_entry has no
+// annotations and a delete verb, read_file is read-only. generate suite
+// holds the first two back as writes; generate agent-suite, whose every
+// recorded run called all three, restricts the same two, proposes only
+// read_file as expected behaviour, and says the recordings break the
+// restricted edge.
+func TestProcessOneWriteRule(t *testing.T) {
+	dir := t.TempDir()
+	tools := `[
+ {"name": "delete_file", "description": "Delete a file.", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": false}},
+ {"name": "remove_entry", "description": "Remove an entry.", "inputSchema": {"type": "object"}},
+ {"name": "read_file", "description": "Read a file.", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}}
+]`
+	run := `{"turns": [{"calls": [{"server": "fs", "tool": "read_file"}, {"server": "fs", "tool": "delete_file"}, {"server": "fs", "tool": "remove_entry"}], "final_response": "Cleaned up."}]}`
+	cas := `{"mcptest_cassette": 1, "agent": "ops", "model": "m", "prompt": "clean up",
+ "catalog": {"fs": {"tools": ` + tools + `}}, "runs": [` + run + `, ` + run + `]}`
+	files := map[string]string{"tools.json": tools, "ops.json": cas}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gen := func(args ...string) (string, string) {
+		cmd := exec.Command(processBin(t), append([]string{"generate"}, args...)...)
+		cmd.Dir = dir
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("generate %v: %v\n%s", args, err, stderr.String())
+		}
+		out, err := os.ReadFile(filepath.Join(dir, args[slices.Index(args, "--output")+1]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), stderr.String()
+	}
+	suite, _ := gen("suite", "--output", "suite.yml", "--", processBin(t), "mock", "--tools-from", "tools.json")
+	for _, tool := range []string{"delete_file", "remove_entry"} {
+		if !strings.Contains(suite, `  # - name: "`+tool+`: valid arguments"`) {
+			t.Errorf("generate suite: %s is not held back as a write:\n%s", tool, suite)
+		}
+	}
+	if !strings.Contains(suite, "\n  - name: \"read_file: valid arguments\"") {
+		t.Errorf("generate suite: read_file is not a live test:\n%s", suite)
+	}
+	agents, stderr := gen("agent-suite", "--from", "ops.json", "--output", "agents.yml")
+	if !strings.Contains(agents, `restricted: ["delete_file", "remove_entry"]`) || !strings.Contains(agents, `allowed: ["read_file"]`) {
+		t.Errorf("generate agent-suite: the edges are not the write rule's:\n%s", agents)
+	}
+	for _, tool := range []string{"delete_file", "remove_entry"} {
+		if strings.Contains(agents, `contains: "`+tool+`"`) || strings.Contains(agents, `name: "`+tool+`"`) {
+			t.Errorf("generate agent-suite: %s is proposed as expected behaviour:\n%s", tool, agents)
+		}
+		if !strings.Contains(stderr, `"`+tool+`" may change state`) {
+			t.Errorf("generate agent-suite: no note on %s:\n%s", tool, stderr)
+		}
 	}
 }
