@@ -42,19 +42,22 @@ func (b Build) Complete(bi *debug.BuildInfo) Build {
 	return b
 }
 
-// Write prints `mcptest VERSION`, then the commit and build date when the
-// build recorded them, then the Go version and platform.
+// Write prints `mcptest VERSION`, then the commit and its date when the
+// build recorded them, then the Go version. The date is the commit's, and
+// named so: goreleaser stamps the commit's date (a reproducible build) and
+// a clone's build info carries the commit's time (vcs.time); neither is
+// when the binary was built.
 func (b Build) Write(w io.Writer) {
 	fmt.Fprintf(w, "mcptest %s\n", b.Version)
 	// goreleaser stamps "none" and the zero time when it cannot read git.
 	if b.Commit != "" && b.Commit != "none" {
-		fmt.Fprintf(w, "commit:   %s\n", b.Commit)
+		fmt.Fprintf(w, "commit:    %s\n", b.Commit)
 	}
 	if b.Date != "" && !strings.HasPrefix(b.Date, "0001-") {
-		fmt.Fprintf(w, "built:    %s\n", b.Date)
+		fmt.Fprintf(w, "committed: %s\n", b.Date)
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		fmt.Fprintf(w, "go:       %s\n", bi.GoVersion)
+		fmt.Fprintf(w, "go:        %s\n", bi.GoVersion)
 	}
 }
 

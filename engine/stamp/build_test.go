@@ -34,12 +34,12 @@ func TestBuildComplete(t *testing.T) {
 func TestBuildWrite(t *testing.T) {
 	var b strings.Builder
 	Build{"1.2.3", "none", "0001-01-01T00:00:00Z"}.Write(&b)
-	if !strings.HasPrefix(b.String(), "mcptest 1.2.3\n") || strings.Contains(b.String(), "commit:") || strings.Contains(b.String(), "built:") {
+	if !strings.HasPrefix(b.String(), "mcptest 1.2.3\n") || strings.Contains(b.String(), "commit:") || strings.Contains(b.String(), "committed:") {
 		t.Errorf("placeholders shown:\n%s", b.String())
 	}
 	b.Reset()
 	Build{"1.2.3", "abc", "2026-11-23T10:00:00Z"}.Write(&b)
-	if !strings.Contains(b.String(), "commit:   abc\nbuilt:    2026-11-23T10:00:00Z\n") {
+	if !strings.Contains(b.String(), "commit:    abc\ncommitted: 2026-11-23T10:00:00Z\n") {
 		t.Errorf("commit and date not shown:\n%s", b.String())
 	}
 }
