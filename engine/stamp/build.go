@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime/debug"
 	"strings"
 )
@@ -30,6 +31,7 @@ func (b Build) Complete(bi *debug.BuildInfo) Build {
 	}
 	if v := bi.Main.Version; b.Version == SourceVersion && v != "" && v != "(devel)" {
 		b.Version = strings.TrimPrefix(v, "v")
+		b = b.fromPseudoVersion(v)
 	}
 	for _, s := range bi.Settings {
 		switch {
@@ -38,6 +40,28 @@ func (b Build) Complete(bi *debug.BuildInfo) Build {
 		case s.Key == "vcs.time" && b.Date == "":
 			b.Date = s.Value
 		}
+	}
+	return b
+}
+
+// pseudoVersion is the end of a Go pseudo-version
+// (v0.0.0-20261123100000-0123456789ab): the commit's UTC time and the
+// first 12 hex digits of its hash.
+var pseudoVersion = regexp.MustCompile(`[-.](\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})-([0-9a-f]{12})(\+incompatible)?$`)
+
+// fromPseudoVersion fills the commit (abbreviated, as the module version
+// has it) and its date from a `go install ...@COMMIT` build's module
+// version, which the go command builds without VCS stamping.
+func (b Build) fromPseudoVersion(v string) Build {
+	m := pseudoVersion.FindStringSubmatch(v)
+	if m == nil {
+		return b
+	}
+	if b.Commit == "" {
+		b.Commit = m[7]
+	}
+	if b.Date == "" {
+		b.Date = fmt.Sprintf("%s-%s-%sT%s:%s:%sZ", m[1], m[2], m[3], m[4], m[5], m[6])
 	}
 	return b
 }
