@@ -6,12 +6,17 @@ package main
 // built binary as a user runs it.
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/mcptest/mcptest/engine/cassette/gen"
 )
 
 // TestProcessClaudeNegativeUsage: a Claude Code session whose usage counts
@@ -109,3 +114,37 @@ func TestProcessOneWriteRule(t *testing.T) {
 		}
 	}
 }
+
+// TestProcessSuiteOf32000Tests: a suite of 32,000 tests in the generated
+// one-test-per-cassette shape (11 MB, over the old 8 MiB limit) is
+// validated by the binary, its tests built one at a time: the peak RSS
+// stays within 12 times the file. Every test reads one cassette here (the
+// shape's 32,000 cassettes would be 1.8 GB).
+func TestProcessSuiteOf32000Tests(t *testing.T) {
+	dir := t.TempDir()
+	names, err := gen.Write(dir, 1, gen.DefaultSeed)
+	if err != nil || len(names) == 0 {
+		t.Fatalf("gen.Write: %v", err)
+	}
+	one := regexp.MustCompile(`cassette: ` + gen.CassetteDir + `/cassette-\d+\.json`)
+	suite := one.ReplaceAll(gen.CaseSuite(gen.DefaultSeed, 32000), []byte("cassette: "+gen.CassetteDir+"/cassette-000000.json"))
+	if len(suite) <= 8<<20 {
+		t.Fatalf("the suite is %d bytes, not over the old 8 MiB limit", len(suite))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "big.yml"), suite, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(processBin(t), "validate", "--config", "big.yml")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "big.yml: valid") {
+		t.Fatalf("validate: %v\n%.2000s", err, out)
+	}
+	peak := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	t.Logf("%d tests, %s: peak RSS %s", 32000, mib(len(suite)), mib(int(peak)))
+	if peak > 12*int64(len(suite)) {
+		t.Errorf("peak RSS %s, over 12 times the %s suite", mib(int(peak)), mib(len(suite)))
+	}
+}
+
+func mib(n int) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
