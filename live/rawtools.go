@@ -142,11 +142,12 @@ func (tp *toolsTap) result(res json.RawMessage) json.RawMessage {
 // to a tools/list call gets its result rewritten.
 func (tp *toolsTap) message(data []byte) []byte {
 	var m map[string]json.RawMessage
-	if json.Unmarshal(data, &m) != nil || m["result"] == nil {
+	var id any
+	if json.Unmarshal(data, &m) != nil || json.Unmarshal(m["id"], &id) != nil || id == nil {
 		return data
 	}
-	var id any
-	if json.Unmarshal(m["id"], &id) != nil || !tp.answers(id) {
+	// An error answer ends the call too.
+	if !tp.answers(id) || m["result"] == nil {
 		return data
 	}
 	m["result"] = tp.result(m["result"])
@@ -185,7 +186,8 @@ func (c *tappedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 
 func (c *tappedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
-	if resp, ok := msg.(*jsonrpc.Response); ok && err == nil && resp.Error == nil && c.tap.answers(resp.ID.Raw()) {
+	// An error answer ends the call too.
+	if resp, ok := msg.(*jsonrpc.Response); ok && err == nil && c.tap.answers(resp.ID.Raw()) && resp.Error == nil {
 		resp.Result = c.tap.result(resp.Result)
 	}
 	return msg, err
