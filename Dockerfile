@@ -1,5 +1,7 @@
 # mcptest from source, for docker:// users who build their own image
-# (`docker build --build-arg VERSION=1.2.3 .`). Releases publish a prebuilt
+# (`docker build --build-arg VERSION=1.2.3 --build-arg COMMIT=$(git rev-parse HEAD)
+# --build-arg DATE=$(git log -1 --format=%cI) .`: .git stays out of the
+# context, so the commit and its date come in as build arguments). Releases publish a prebuilt
 # image, ghcr.io/mcptest/mcptest:vX (release.Dockerfile), and the Action
 # itself runs the release binary on the host (action.yml), so no job builds
 # this file. Both base images are pinned by digest; Dependabot bumps them.
@@ -10,7 +12,8 @@ RUN go mod download
 COPY . .
 ARG VERSION=0.1.0
 ARG COMMIT=
-RUN CGO_ENABLED=0 GOOS=linux go build -trimpath -ldflags="-s -w -X main.version=${VERSION} -X main.commit=${COMMIT}" -o /mcptest ./cmd/mcptest
+ARG DATE=
+RUN CGO_ENABLED=0 GOOS=linux go build -trimpath -buildvcs=false -ldflags="-s -w -X main.version=${VERSION} -X main.commit=${COMMIT} -X main.date=${DATE}" -o /mcptest ./cmd/mcptest
 
 # distroless/static: CA certificates and nothing else; runs as root, as
 # container actions must (the workspace and file-command paths are the runner's).

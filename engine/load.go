@@ -14,8 +14,14 @@ import (
 	"github.com/mcptest/mcptest/engine/yamlpos"
 )
 
-// MaxSuiteBytes bounds the size of a suite file.
-const MaxSuiteBytes = 8 << 20
+// MaxSuiteBytes bounds the size of a suite file. A long suite's tests are
+// built one at a time (streamSuite), so loading one holds its text and the
+// cases built, not every test's values: 32,000 tests of the generated
+// one-test-per-cassette shape (gen.CaseSuite, 11 MB) load in about 100 MB,
+// 92,000 (31 MB) in about 250 MB. A suite with an error is read again whole
+// to word every error, about 14 times its size (440 MB at 31 MB): the
+// limit keeps that bounded.
+const MaxSuiteBytes = 32 << 20
 
 // suiteYAML words the reader's errors for a suite.
 // Nothing reads the YAML nodes once they are converted to values: the

@@ -93,7 +93,7 @@ func TestLoadSuiteRefusesWhatItCannotRead(t *testing.T) {
 	if err := os.Truncate(big, 1536<<20); err != nil {
 		t.Skip("no sparse files here:", err)
 	}
-	want := big + ": the file is 1.5 GiB, over the 8 MiB limit for a suite [suite]"
+	want := big + ": the file is 1.5 GiB, over the 32 MiB limit for a suite [suite]"
 	if e := loadError(t, big); e.Error() != want {
 		t.Errorf("sparse file:\n got %v\nwant %s", e, want)
 	}

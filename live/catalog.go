@@ -32,17 +32,45 @@ type Catalog struct {
 	raw []map[string]any
 }
 
-// RawTools returns the tools as decoded JSON objects: as written for a
-// catalog file, as the SDK decoded them for a live server.
+// RawTools returns the tools as decoded JSON objects, one for each of
+// Tools: as the catalog file or the live server wrote them (a hint that is
+// not a boolean kept, a hint left out absent), as the SDK holds them for a
+// catalog built in code.
 func (c *Catalog) RawTools() []map[string]any {
-	if c.raw != nil {
+	if c.raw != nil && len(c.raw) == len(c.Tools) {
 		return c.raw
 	}
 	out := make([]map[string]any, 0, len(c.Tools))
 	for _, t := range c.Tools {
-		var m map[string]any
-		if b, err := json.Marshal(t); err == nil && json.Unmarshal(b, &m) == nil {
-			out = append(out, m)
+		out = append(out, toolObject(t))
+	}
+	return out
+}
+
+// toolObject is a typed tool as a JSON object.
+func toolObject(t *mcp.Tool) map[string]any {
+	var m map[string]any
+	if b, err := json.Marshal(t); err == nil && json.Unmarshal(b, &m) == nil {
+		return m
+	}
+	return map[string]any{"name": t.Name}
+}
+
+// alignRaw pairs the typed tools of a live list with the tools as the
+// server wrote them (the SDK leaves out some it cannot use): for each typed
+// tool the next written one of its name, else the typed one as an object.
+func alignRaw(tools []*mcp.Tool, raw []map[string]any) []map[string]any {
+	out := make([]map[string]any, len(tools))
+	j := 0
+	for i, t := range tools {
+		k := j
+		for k < len(raw) && raw[k]["name"] != t.Name {
+			k++
+		}
+		if k < len(raw) {
+			out[i], j = raw[k], k+1
+		} else {
+			out[i] = toolObject(t)
 		}
 	}
 	return out
@@ -121,7 +149,13 @@ func (s *Session) catalog(ctx context.Context, lists Lists) (*Catalog, error) {
 	var fetches []func() error
 	if caps.Tools != nil && lists&ListTools != 0 {
 		fetches = append(fetches, func() (err error) {
+			if s.tap != nil {
+				s.tap.start()
+			}
 			c.Tools, err = collect(c.Tools, s.Tools(ctx, nil), "tools/list")
+			if s.tap != nil {
+				c.raw = alignRaw(c.Tools, s.tap.take())
+			}
 			return err
 		})
 	}
@@ -283,16 +317,7 @@ func ParseCatalog(data []byte) (*Catalog, error) {
 		if name, _ := t["name"].(string); name == "" {
 			return nil, fmt.Errorf("tools[%d] has no name", i)
 		}
-		dropNulls(t)
-		cp := map[string]any{}
-		for k, v := range t {
-			cp[k] = v
-		}
-		var ann mcp.ToolAnnotations
-		if b, _ := json.Marshal(t["annotations"]); t["annotations"] != nil && json.Unmarshal(b, &ann) != nil {
-			delete(cp, "annotations")
-		}
-		typed[i] = cp
+		typed[i] = typedTool(t)
 	}
 	m["tools"] = typed
 	if js, err = json.Marshal(m); err != nil {

@@ -15,9 +15,9 @@ func Document(what string, cat *Catalog) any {
 	if what == "tools" {
 		if w := security.DescriptionWarnings(cat.RawTools()); len(w) > 0 {
 			doc = struct {
-				Tools    []*mcp.Tool        `json:"tools"`
+				Tools    []toolDoc          `json:"tools"`
 				Warnings []security.Finding `json:"warnings"`
-			}{cat.Tools, w}
+			}{toolDocs(cat), w}
 		}
 	}
 	return doc
@@ -28,8 +28,8 @@ func listDocument(what string, cat *Catalog) any {
 	switch what {
 	case "tools":
 		return struct {
-			Tools []*mcp.Tool `json:"tools"`
-		}{cat.Tools}
+			Tools []toolDoc `json:"tools"`
+		}{toolDocs(cat)}
 	case "resources":
 		return struct {
 			Resources         []*mcp.Resource         `json:"resources"`
@@ -46,6 +46,24 @@ func listDocument(what string, cat *Catalog) any {
 		Capabilities    *mcp.ServerCapabilities `json:"capabilities"`
 		Instructions    string                  `json:"instructions,omitempty"`
 	}{cat.ProtocolVersion, cat.ServerInfo, cat.Capabilities, cat.Instructions}
+}
+
+// toolDoc is a tool as printed: the typed tool with its annotations as the
+// server wrote them, so a hint it left out is absent (the SDK's typed
+// annotations print it as false) and one that is not a boolean is shown as
+// it is (the typed tool has no annotations then).
+type toolDoc struct {
+	*mcp.Tool
+	Annotations any `json:"annotations,omitempty"`
+}
+
+func toolDocs(cat *Catalog) []toolDoc {
+	raw := cat.RawTools()
+	out := make([]toolDoc, len(cat.Tools))
+	for i, t := range cat.Tools {
+		out[i] = toolDoc{Tool: t, Annotations: raw[i]["annotations"]}
+	}
+	return out
 }
 
 func orEmpty[T any](s []T) []T {

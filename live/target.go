@@ -108,6 +108,8 @@ type Session struct {
 	*mcp.ClientSession
 	stderr *tailBuffer
 	target Target
+	// tap keeps the tools/list results as the server wrote them.
+	tap *toolsTap
 	// stop ends the process context of a session Dial opened.
 	stop context.CancelFunc
 }
@@ -155,8 +157,10 @@ func Dial(ctx context.Context, t Target, getenv func(string) string) (*Session, 
 // process's.
 func Connect(ctx context.Context, t Target, getenv func(string) string) (*Session, error) {
 	client := newClient(t)
+	tap := &toolsTap{}
 	if t.URL != "" {
 		tr, probe := httpTransport(t, "", getenv)
+		probe.tools = tap
 		cs, err := client.Connect(ctx, tr, nil)
 		if err != nil {
 			if st, challenge := probe.failure(); st != 0 {
@@ -164,13 +168,13 @@ func Connect(ctx context.Context, t Target, getenv func(string) string) (*Sessio
 			}
 			return nil, fmt.Errorf("connect to %s: %w", t.URL, timedOut(ctx, t, err))
 		}
-		return &Session{ClientSession: cs, target: t}, nil
+		return &Session{ClientSession: cs, target: t, tap: tap}, nil
 	}
 	tr, stderr, err := commandTransport(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	cs, err := client.Connect(ctx, tr, nil)
+	cs, err := client.Connect(ctx, &tappedTransport{inner: tr, tap: tap}, nil)
 	if err != nil {
 		msg := fmt.Sprintf("start MCP server %q: %v", t, timedOut(ctx, t, err))
 		if tail := strings.TrimSpace(stderr.String()); tail != "" {
@@ -178,7 +182,7 @@ func Connect(ctx context.Context, t Target, getenv func(string) string) (*Sessio
 		}
 		return nil, errors.New(msg)
 	}
-	return &Session{ClientSession: cs, stderr: stderr, target: t}, nil
+	return &Session{ClientSession: cs, stderr: stderr, target: t, tap: tap}, nil
 }
 
 // httpTransport is the SDK's streamable HTTP client transport for a URL
@@ -266,7 +270,9 @@ type authProbe struct {
 	// origin is the target's (originOf): the token goes there only.
 	origin string
 	// version, when set, is sent as the Mcp-Protocol-Version header.
-	version   string
+	version string
+	// tools, when set, rewrites the answers to tools/list calls.
+	tools     *toolsTap
 	mu        sync.Mutex
 	status    int
 	challenge string
@@ -286,7 +292,13 @@ func (p *authProbe) RoundTrip(r *http.Request) (*http.Response, error) {
 	if p.version != "" && r.Header.Get("Mcp-Protocol-Version") == "" {
 		r.Header.Set("Mcp-Protocol-Version", p.version)
 	}
-	resp, err := p.base.RoundTrip(r)
+	var resp *http.Response
+	var err error
+	if p.tools != nil {
+		resp, err = p.tools.roundTrip(r, p.base.RoundTrip)
+	} else {
+		resp, err = p.base.RoundTrip(r)
+	}
 	if err == nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
 		p.mu.Lock()
 		if p.status == 0 {

@@ -11,10 +11,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcptest/mcptest/gate"
 	"github.com/mcptest/mcptest/gate/security"
 	"github.com/mcptest/mcptest/live"
 )
@@ -46,32 +46,19 @@ const (
 	Destructive ExecPolicy = "destructive"
 )
 
-// The verbs a tool name is classified by, as words of the name.
-var (
-	destructiveNameVerbs = verbSet("delete remove drop destroy purge wipe erase truncate reset kill terminate revoke uninstall")
-	readNameVerbs        = verbSet("get list read search fetch find query describe show lookup echo count check view inspect ping status")
-	writeNameVerbs       = verbSet("create update write set put post send insert edit move rename upload save modify patch append publish deploy toggle " +
-		"add replace cancel book transfer submit merge close assign approve")
-)
-
-func verbSet(words string) map[string]bool {
-	set := map[string]bool{}
-	for _, w := range strings.Fields(words) {
-		set[w] = true
-	}
-	return set
-}
-
 // Writes reports whether calling a tool may change state, so a generated
-// test must not call it unreviewed: its annotations say so (present and not
-// readOnlyHint, whose default is false, or destructiveHint), or, with no
-// annotations, its name does (see nameVerb).
+// test must not call it unreviewed: gate.MayWrite on its annotations (the
+// typed ones; WritesRaw reads them as the server wrote them).
 func Writes(t *mcp.Tool) bool {
-	if a := t.Annotations; a != nil {
-		return !a.ReadOnlyHint || a.DestructiveHint != nil && *a.DestructiveHint
+	var ann any
+	if t.Annotations != nil {
+		m := map[string]any{"readOnlyHint": t.Annotations.ReadOnlyHint}
+		if t.Annotations.DestructiveHint != nil {
+			m["destructiveHint"] = *t.Annotations.DestructiveHint
+		}
+		ann = m
 	}
-	v := nameVerb(t.Name)
-	return v == Destructive || v == Mutating
+	return gate.MayWrite(t.Name, ann)
 }
 
 // Classify returns a tool's policy: annotations first (destructiveHint,
@@ -91,58 +78,9 @@ func Classify(t *mcp.Tool) ExecPolicy {
 	return Mutating
 }
 
-// nameVerb classifies a tool by the words of its name (snake_case,
-// kebab-case, dotted or camelCase, so a service prefix such as slack_ or
-// the casing of DeleteUser hides nothing): Destructive when any word is a
-// destructive verb, else ReadOnly or Mutating by its first read or write
-// verb, else "".
+// nameVerb is what a tool's name says it does (gate.NameVerb).
 func nameVerb(name string) ExecPolicy {
-	words := nameWords(name)
-	for _, w := range words {
-		if destructiveNameVerbs[w] {
-			return Destructive
-		}
-	}
-	for _, w := range words {
-		switch {
-		case readNameVerbs[w]:
-			return ReadOnly
-		case writeNameVerbs[w]:
-			return Mutating
-		}
-	}
-	return ""
-}
-
-// nameWords splits a name into lower-case words at every character that
-// is not a letter or digit and at camelCase boundaries (HTTPSendRequest is
-// http, send, request).
-func nameWords(name string) []string {
-	var words []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			words = append(words, string(cur))
-			cur = cur[:0]
-		}
-	}
-	rs := []rune(name)
-	for i, r := range rs {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			flush()
-			continue
-		}
-		if unicode.IsUpper(r) && i > 0 {
-			prev := rs[i-1]
-			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
-			if unicode.IsLower(prev) || unicode.IsDigit(prev) || unicode.IsUpper(prev) && nextLower {
-				flush()
-			}
-		}
-		cur = append(cur, unicode.ToLower(r))
-	}
-	flush()
-	return words
+	return ExecPolicy(gate.NameVerb(name))
 }
 
 func (s *server) proposeAssertions(ctx context.Context, in proposeIn) (any, error) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/schema"
+	"github.com/mcptest/mcptest/gate"
 	"github.com/mcptest/mcptest/gate/security"
 	"github.com/mcptest/mcptest/live"
 )
@@ -67,6 +68,7 @@ type Scaffold struct {
 func ScaffoldSuite(cat *live.Catalog, t live.Target, opt ScaffoldOptions) Scaffold {
 	out := Scaffold{Tools: []ToolCount{}, Notes: []string{}, Warnings: security.DescriptionWarnings(cat.RawTools())}
 	pg := pageTools(cat, opt.Tools, opt.All, opt.Cursor)
+	written := writtenAnnotations(cat)
 
 	var b, body strings.Builder
 	writeHeader(&b, "suite", "Every test calls its tool on the live server `target`; review the arguments before the first run.", t)
@@ -89,7 +91,7 @@ func ScaffoldSuite(cat *live.Catalog, t live.Target, opt ScaffoldOptions) Scaffo
 				blk.WriteString(a)
 			}
 		}
-		held := !opt.IncludeWrites && Writes(tl)
+		held := !opt.IncludeWrites && gate.MayWrite(tl.Name, written[tl])
 		if !held {
 			reviewMarker(&blk, tl, "these tests call it for real")
 		}
@@ -610,4 +612,18 @@ func (s *server) scaffoldSuite(ctx context.Context, in scaffoldIn) (any, error) 
 	}
 	opt := ScaffoldOptions{Tools: in.Tools, IncludeEdge: in.IncludeEdge == nil || *in.IncludeEdge, IncludeViolation: in.IncludeViolation == nil || *in.IncludeViolation, Probe: in.Probe, All: in.All, Cursor: cursor}
 	return ScaffoldSuite(cat, t, opt), nil
+}
+
+// writtenAnnotations is each tool's annotations as the server wrote them
+// (absent from the map when it sent none): the one write rule
+// (gate.MayWrite) reads a hint the typed tool could not hold.
+func writtenAnnotations(cat *live.Catalog) map[*mcp.Tool]any {
+	raw := cat.RawTools()
+	out := make(map[*mcp.Tool]any, len(cat.Tools))
+	for i, t := range cat.Tools {
+		if a, ok := raw[i]["annotations"]; ok {
+			out[t] = a
+		}
+	}
+	return out
 }

@@ -38,18 +38,58 @@ fail() { # fail CODE MESSAGE: an error annotation, then exit CODE
   exit "$1"
 }
 
+# url_parts URL: sets u_origin (scheme://host:port, lower case, the port
+# spelled out) and u_path (the path and query, "/" at least) of URL;
+# returns 1 for a URL that is not scheme://authority..., or that carries
+# user information (whose origin is not to be guessed).
+url_parts() {
+  local u=$1 scheme rest auth host port
+  [[ $u =~ ^([A-Za-z][A-Za-z0-9+.-]*)://([^/?#]*)(.*)$ ]] || return 1
+  scheme=$(lower "${BASH_REMATCH[1]}") auth=${BASH_REMATCH[2]} rest=${BASH_REMATCH[3]}
+  case $auth in *@*) return 1 ;; esac
+  if [[ $auth =~ ^(\[[^]]*\])(:([0-9]*))?$ ]] || [[ $auth =~ ^([^:]*)(:([0-9]*))?$ ]]; then
+    host=$(lower "${BASH_REMATCH[1]}") port=${BASH_REMATCH[3]}
+  else
+    return 1
+  fi
+  [ -n "$host" ] || return 1
+  if [ -z "$port" ]; then
+    case $scheme in http) port=80 ;; https) port=443 ;; *) return 1 ;; esac
+  fi
+  u_origin="$scheme://$host:$((10#$port))" u_path=${rest%%#*}
+  [ -n "$u_path" ] || u_path=/
+}
+
+# is_api URL: whether URL is the API's: the API URL's origin (scheme,
+# host and port compared, not the strings: http://127.0.0.1:1850 is not
+# the origin of http://127.0.0.1:18513) and a path at or under the API
+# URL's path. Only such a URL is sent the token.
+is_api() {
+  local base_origin base_path
+  url_parts "$api" || return 1
+  base_origin=$u_origin base_path=${u_path%%\?*}
+  base_path=${base_path%/}
+  url_parts "$1" || return 1
+  [ "$u_origin" = "$base_origin" ] || return 1
+  case $u_path in "$base_path" | "$base_path"/* | "$base_path"\?*) return 0 ;; esac
+  return 1
+}
+
 # fetch_url URL FILE: 0 on success, 4 on 404, 1 on any other failure. A
-# request to the API carries the media type and API version GitHub asks
-# for, and the token when there is one; the download host gets neither.
+# request to the API (is_api) carries the media type and API version
+# GitHub asks for, and the token when there is one; any other host gets
+# neither. The token never is on curl's command line (which any process
+# on the machine may read): the header is read from curl's standard input.
 fetch_url() {
-  local code auth=()
-  if [ "${1#"$api"}" != "$1" ]; then
+  local code auth=() header=""
+  if is_api "$1"; then
     auth=(-H "Accept: application/vnd.github+json" -H "X-GitHub-Api-Version: 2022-11-28")
     if [ -n "${MCPTEST_TOKEN:-}" ]; then
-      auth+=(-H "Authorization: Bearer $MCPTEST_TOKEN")
+      auth+=(-H @-)
+      header="Authorization: Bearer $MCPTEST_TOKEN"
     fi
   fi
-  code=$(curl -sSL --retry 3 --retry-delay 1 --connect-timeout 10 --max-time 120 \
+  code=$(printf '%s\n' "$header" | curl -sSL --retry 3 --retry-delay 1 --connect-timeout 10 --max-time 120 \
     ${auth[@]+"${auth[@]}"} -o "$2" -w '%{http_code}' "$1") || return 1
   case $code in
   2??) return 0 ;;
@@ -243,12 +283,13 @@ fetch() {
   case $MCPTEST_ARCHIVE in
   *.zip)
     if command -v unzip >/dev/null; then
-      unzip -o -q "$tmp/$MCPTEST_ARCHIVE" -d "$MCPTEST_DIR"
+      unzip -o -q "$tmp/$MCPTEST_ARCHIVE" -d "$MCPTEST_DIR" || fail 3 "could not unpack $MCPTEST_ARCHIVE of $MCPTEST_TAG into $MCPTEST_DIR (unzip refused it)"
     else
-      powershell -NoProfile -Command "Expand-Archive -Force -LiteralPath '$tmp/$MCPTEST_ARCHIVE' -DestinationPath '$MCPTEST_DIR'"
+      powershell -NoProfile -Command "Expand-Archive -Force -LiteralPath '$tmp/$MCPTEST_ARCHIVE' -DestinationPath '$MCPTEST_DIR'" ||
+        fail 3 "could not unpack $MCPTEST_ARCHIVE of $MCPTEST_TAG into $MCPTEST_DIR (Expand-Archive refused it)"
     fi
     ;;
-  *) tar -xzf "$tmp/$MCPTEST_ARCHIVE" -C "$MCPTEST_DIR" ;;
+  *) tar -xzf "$tmp/$MCPTEST_ARCHIVE" -C "$MCPTEST_DIR" || fail 3 "could not unpack $MCPTEST_ARCHIVE of $MCPTEST_TAG into $MCPTEST_DIR (tar refused it)" ;;
   esac
   echo "source=false" >>"$out"
   echo "mcptest: $MCPTEST_ARCHIVE verified (sha256 $got)"

@@ -59,19 +59,25 @@ func TestGenerateAgentSuite(t *testing.T) {
 // TestGenerateAgentSuiteFromTraces proposes from one recording of each
 // trace format (Claude Code stream-json, OTLP spans, promptfoo JSONL,
 // Responses API): the proposal passes on them, although one trace's second
-// run recorded no tokens and some runs call tools others do not.
+// run recorded no tokens and some runs call tools others do not, except
+// where a run called a tool that may change state: the OTLP trace's
+// book_reservation (no annotations, a write verb) is restricted, by the
+// rule generate suite holds it back by, and the note says that run breaks
+// the edge.
 func TestGenerateAgentSuiteFromTraces(t *testing.T) {
 	suite := filepath.Join(t.TempDir(), "traces.yml")
 	args := []string{"generate", "agent-suite", "--output", suite}
 	for _, f := range []string{"claude-code.jsonl", "otel-traces.json", "promptfoo-runs.jsonl", "responses-mcp.json"} {
 		args = append(args, "--from", filepath.Join("..", "..", "examples", "traces", "cassettes", f))
 	}
-	if _, stderr, code := mcptest(t, nil, args...); code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
+	_, stderr, code := mcptest(t, nil, args...)
+	if code != 0 || !strings.Contains(stderr, `otel-traces: "book_reservation" may change state (its annotations, or its name without them) and 1 of 2 runs called it`) {
+		t.Fatalf("exit %d, want 0 and the note on book_reservation\n%s", code, stderr)
 	}
 	stdout, stderr, code := mcptest(t, nil, "run", "--config", suite)
-	if code != 0 || !strings.Contains(stdout, "4 passed, 0 failed") {
-		t.Errorf("the proposal does not pass on its recordings: exit %d\n%s%s", code, stdout, stderr)
+	if code != 1 || !strings.Contains(stdout, "3 passed, 1 failed") || !strings.Contains(stdout, "called restricted tool `airline.book_reservation`") ||
+		strings.Count(stdout, "restricted_attempts=1") != 1 {
+		t.Errorf("the proposal does not pass on its recordings but the one restricted call: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
 
@@ -101,7 +107,7 @@ func TestGenerateAgentSuiteHostile(t *testing.T) {
 	}
 	suite := filepath.Join(dir, "s.yml")
 	_, stderr, code := mcptest(t, nil, "generate", "agent-suite", "--from", path, "--output", suite)
-	if code != 0 || !strings.Contains(stderr, `is annotated destructiveHint and 1 of 1 runs called it`) {
+	if code != 0 || !strings.Contains(stderr, `may change state (its annotations, or its name without them) and 1 of 1 runs called it`) {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	out, _ := os.ReadFile(suite)

@@ -110,12 +110,15 @@ func TestMockInProcess(t *testing.T) {
 }
 
 // TestMockOverStdio: the binary's mock, listed over stdio by the binary's
-// own tools command, gives exactly the catalog file's tools.
+// own tools command, gives the catalog file's tools. The tools command
+// prints annotations as they were sent, and the mock serves through the
+// SDK, which writes a false readOnlyHint and idempotentHint out: those
+// are their MCP defaults, so they are compared as absent.
 func TestMockOverStdio(t *testing.T) {
 	bin := mcptestBin(t)
 	want, _, _ := mcptest(t, nil, "tools", "--catalog", "testdata/live/catalog.yml", "--format", "json")
 	got, stderr, code := mcptest(t, nil, "tools", "--format", "json", "--", bin, "mock", "--tools-from", "testdata/live/catalog.yml")
-	if code != ExitOK || got != want {
+	if code != ExitOK || defaultHintsDropped(t, got) != defaultHintsDropped(t, want) {
 		t.Errorf("exit %d %s\n--- served\n%s\n--- file\n%s", code, stderr, got, want)
 	}
 
@@ -126,7 +129,7 @@ func TestMockOverStdio(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "suite.yml"), []byte(strings.ReplaceAll(string(suite), "MCPTEST_BIN", bin)), 0o644)
 	os.WriteFile(filepath.Join(dir, "catalog.yml"), catalog, 0o644)
 	got, stderr, code = mcptest(t, nil, "tools", "--format", "json", "--server", "docs", "--config", filepath.Join(dir, "suite.yml"))
-	if code != ExitOK || got != want {
+	if code != ExitOK || defaultHintsDropped(t, got) != defaultHintsDropped(t, want) {
 		t.Errorf("--server: exit %d %s\n%s", code, stderr, got)
 	}
 	caps, _, code := mcptest(t, nil, "capabilities", "--format", "json", "--", bin, "mock", "--tools-from", "testdata/live/catalog.yml")
@@ -345,4 +348,27 @@ func TestDoctorMasksCommandLine(t *testing.T) {
 			}
 		}
 	}
+}
+
+// defaultHintsDropped is a tools document with each annotation hint that
+// says its MCP default (readOnlyHint and idempotentHint false) left out.
+func defaultHintsDropped(t *testing.T, doc string) string {
+	t.Helper()
+	var d struct {
+		Tools []map[string]any `json:"tools"`
+	}
+	if err := json.Unmarshal([]byte(doc), &d); err != nil {
+		t.Fatalf("%v\n%s", err, doc)
+	}
+	for _, tool := range d.Tools {
+		if ann, ok := tool["annotations"].(map[string]any); ok {
+			for _, k := range []string{"readOnlyHint", "idempotentHint"} {
+				if ann[k] == false {
+					delete(ann, k)
+				}
+			}
+		}
+	}
+	b, _ := json.Marshal(d)
+	return string(b)
 }

@@ -48,6 +48,9 @@ func TestMain(m *testing.M) {
 	if file := os.Getenv(tapEnv); file != "" {
 		os.Exit(runTap(file, os.Args[1:]))
 	}
+	if file := os.Getenv(toolsServerEnv); file != "" {
+		os.Exit(runToolsServer(file))
+	}
 	os.Exit(m.Run())
 }
 

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -421,10 +422,17 @@ func (r fakeRelease) serveTags(t *testing.T, w http.ResponseWriter, req *http.Re
 // lists under /api and the release assets under /dl.
 func (r fakeRelease) serve(t *testing.T, tamper string) *httptest.Server {
 	t.Helper()
+	srv := httptest.NewServer(r.handler(t, tamper))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// handler is serve's handler.
+func (r fakeRelease) handler(t *testing.T, tamper string) http.Handler {
 	// Newest first, as GitHub lists releases.
 	list := fmt.Sprintf(`[{"tag_name": %q}, {"tag_name": "v2.0.0"}, {"tag_name": "v1.3.0-rc.1"}, {"tag_name": "v1.2.3"},
 		{"tag_name": "v1.2.2"}, {"tag_name":"v1.0.0"}]`, r.tag)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		// The token goes to the API only, never to the download host.
 		auth := req.Header.Get("Authorization")
 		if strings.HasPrefix(req.URL.Path, "/api/") {
@@ -456,13 +464,11 @@ func (r fakeRelease) serve(t *testing.T, tamper string) *httptest.Server {
 		default:
 			http.NotFound(w, req)
 		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+	})
 }
 
 // resolveScript runs .github/action/resolve.sh STEP with env against srv
-// and returns the outputs it wrote, its combined output and exit code.
+// (nil: env gives MCPTEST_API_URL and MCPTEST_DOWNLOAD_URL) and returns the outputs it wrote, its combined output and exit code.
 func resolveScript(t *testing.T, srv *httptest.Server, step string, env map[string]string) (map[string]string, string, int) {
 	t.Helper()
 	bash := checker(t, "bash", "bash", "apt-get install bash")
@@ -471,8 +477,11 @@ func resolveScript(t *testing.T, srv *httptest.Server, step string, env map[stri
 	outFile := filepath.Join(dir, "output")
 	cmd := exec.Command(bash, "../../.github/action/resolve.sh", step)
 	cmd.Env = append(os.Environ(), "GITHUB_OUTPUT="+outFile, "RUNNER_TOOL_CACHE="+filepath.Join(dir, "cache"),
-		"MCPTEST_API_URL="+srv.URL+"/api", "MCPTEST_DOWNLOAD_URL="+srv.URL+"/dl", "MCPTEST_REPO=mcptest/mcptest", "MCPTEST_TOKEN=ghs_resolver",
+		"MCPTEST_REPO=mcptest/mcptest", "MCPTEST_TOKEN=ghs_resolver",
 		"MCPTEST_VERSION=", "MCPTEST_ACTION_REF=", "MCPTEST_ACTION_REPOSITORY=", "GITHUB_ACTION_PATH=")
+	if srv != nil {
+		cmd.Env = append(cmd.Env, "MCPTEST_API_URL="+srv.URL+"/api", "MCPTEST_DOWNLOAD_URL="+srv.URL+"/dl")
+	}
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
@@ -740,5 +749,126 @@ func TestActionResolverPinnedSHA(t *testing.T) {
 	// release's tag, like an unknown SHA, needs both.
 	if n := rel.requests.count("/api/repos/mcptest/mcptest/tags"); n != 2*5 {
 		t.Errorf("%d tag list requests for the 5 rows that look a SHA up, want 10 (two pages each)", n)
+	}
+}
+
+// prefixPorts listens on two local ports whose URLs start alike as strings,
+// http://127.0.0.1:P and http://127.0.0.1:P3 (P3 being P*10+3), and serves
+// api on the first and dl on the second.
+func prefixPorts(t *testing.T, api, dl http.Handler) (apiURL, dlURL string) {
+	t.Helper()
+	for p := 2000 + os.Getpid()%4000; p < 6553; p += 7 {
+		la, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+		if err != nil {
+			continue
+		}
+		ld, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p*10+3))
+		if err != nil {
+			la.Close()
+			continue
+		}
+		for l, h := range map[net.Listener]http.Handler{la: api, ld: dl} {
+			srv := &httptest.Server{Listener: l, Config: &http.Server{Handler: h}}
+			srv.Start()
+			t.Cleanup(srv.Close)
+		}
+		return fmt.Sprintf("http://127.0.0.1:%d", p), fmt.Sprintf("http://127.0.0.1:%d", p*10+3)
+	}
+	t.Fatal("no two free ports P and P*10+3")
+	return "", ""
+}
+
+// authSeen records the Authorization headers a server was sent.
+type authSeen struct {
+	sync.Mutex
+	requests, withToken int
+}
+
+// under serves h with prefix put before every path, counting requests.
+func (a *authSeen) under(prefix string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.Lock()
+		a.requests++
+		if r.Header.Get("Authorization") != "" {
+			a.withToken++
+		}
+		a.Unlock()
+		r.URL.Path = prefix + r.URL.Path
+		h.ServeHTTP(w, r)
+	})
+}
+
+// curlRecorder puts a curl first on PATH that appends its arguments, one
+// a line, to the file it returns, then runs the real curl.
+func curlRecorder(t *testing.T) (pathEnv, argvFile string) {
+	t.Helper()
+	real, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("curl is not installed: apt-get install curl")
+	}
+	dir := t.TempDir()
+	argvFile = filepath.Join(dir, "argv")
+	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\" >>'" + argvFile + "'; done\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "curl"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir + string(os.PathListSeparator) + os.Getenv("PATH"), argvFile
+}
+
+// TestActionResolverTokenOrigin: the API at http://127.0.0.1:P and the
+// download host at http://127.0.0.1:P3, whose URL starts with the API's as
+// a string: the resolver sends the token to the API's origin only (every
+// API request carries it, no download does), and never on curl's command
+// line (a curl first on PATH records its arguments); a release whose
+// archive matches its checksum but that tar refuses ends with an ::error
+// line.
+func TestActionResolverTokenOrigin(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the recording curl is a shell script")
+	}
+	rel := builtRelease(t)
+	runnerOS, runnerArch := runnerPlatform(t)
+	var apiSeen, dlSeen authSeen
+	h := rel.handler(t, "")
+	apiURL, dlURL := prefixPorts(t, apiSeen.under("/api", h), dlSeen.under("/dl", h))
+	if !strings.HasPrefix(dlURL, apiURL) {
+		t.Fatalf("%s does not start with %s", dlURL, apiURL)
+	}
+	path, argv := curlRecorder(t)
+	env := map[string]string{"RUNNER_OS": runnerOS, "RUNNER_ARCH": runnerArch, "MCPTEST_VERSION": rel.sha,
+		"MCPTEST_API_URL": apiURL, "MCPTEST_DOWNLOAD_URL": dlURL, "PATH": path}
+	out, log, code := resolveScript(t, nil, "resolve", env)
+	if code != 0 || out["tag"] != rel.tag {
+		t.Fatalf("resolve: exit %d, outputs %v\n%s", code, out, log)
+	}
+	for k, v := range map[string]string{"MCPTEST_TAG": out["tag"], "MCPTEST_ARCHIVE": out["archive"], "MCPTEST_DIR": out["dir"]} {
+		env[k] = v
+	}
+	if fetched, log, code := resolveScript(t, nil, "fetch", env); code != 0 || fetched["source"] != "false" {
+		t.Fatalf("fetch: exit %d, outputs %v\n%s", code, fetched, log)
+	}
+	if apiSeen.requests == 0 || apiSeen.withToken != apiSeen.requests {
+		t.Errorf("the API at %s was sent the token on %d of %d requests, want all", apiURL, apiSeen.withToken, apiSeen.requests)
+	}
+	if dlSeen.requests != 2 || dlSeen.withToken != 0 {
+		t.Errorf("the download host at %s was sent the token on %d of %d requests, want none of 2", dlURL, dlSeen.withToken, dlSeen.requests)
+	}
+	args, err := os.ReadFile(argv)
+	if err != nil || !strings.Contains(string(args), apiURL+"/repos/") {
+		t.Fatalf("the recording curl was not run: %v\n%s", err, args)
+	}
+	if strings.Contains(string(args), "ghs_resolver") {
+		t.Errorf("the token is on curl's command line:\n%s", args)
+	}
+
+	// The archive is not a tar.gz, and checksums.txt says it is the one.
+	bad := fakeRelease{tag: rel.tag, sha: rel.sha, requests: &requestLog{}, files: map[string][]byte{
+		out["archive"]: []byte("not a tarball\n"), "checksums.txt": []byte(sha256Hex([]byte("not a tarball\n")) + "  " + out["archive"] + "\n")}}
+	env["MCPTEST_DIR"] = filepath.Join(t.TempDir(), "unpacked")
+	_, log, code = resolveScript(t, bad.serve(t, ""), "fetch", map[string]string{"MCPTEST_TAG": out["tag"], "MCPTEST_ARCHIVE": out["archive"],
+		"MCPTEST_DIR": env["MCPTEST_DIR"], "RUNNER_OS": runnerOS, "RUNNER_ARCH": runnerArch})
+	lines := strings.Split(strings.TrimSpace(log), "\n")
+	if code != 3 || !strings.HasPrefix(lines[len(lines)-1], "::error title=mcptest setup::could not unpack "+out["archive"]) {
+		t.Errorf("a tar refusal: exit %d, want 3 and an ::error line last\n%s", code, log)
 	}
 }

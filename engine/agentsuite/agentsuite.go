@@ -46,8 +46,8 @@ type draft struct {
 	classes        []string          // members of the tools every run called, in first-call order
 	toolOf         map[string]string // a member's tool name, for tool_names
 	sometimes      []string          // tools only some runs called
-	allowed        []string          // catalog tools not annotated destructive
-	restricted     []string          // catalog tools annotated destructiveHint
+	allowed        []string          // catalog tools that only read
+	restricted     []string          // catalog tools that may write (gate.MayWrite)
 	facts          []string          // stated by every run's final response
 	maxTokens      *int64            // nil unless every run recorded tokens
 	minF1          *int64            // the lowest selection F1 of a run on the classes
@@ -192,8 +192,8 @@ func propose(cas *cassette.Cassette, path string) *draft {
 	for _, tool := range order {
 		switch {
 		case slices.Contains(d.restricted, tool):
-			// A destructive call is never proposed as expected behaviour.
-			d.notes = append(d.notes, fmt.Sprintf("%s is annotated destructiveHint and %d of %d runs called it: the restricted edge fails on these recordings", quote(tool), inRuns[tool], len(cas.Runs)))
+			// A call that may write is never proposed as expected behaviour.
+			d.notes = append(d.notes, fmt.Sprintf("%s may change state (its annotations, or its name without them) and %d of %d runs called it: the restricted edge fails on these recordings", quote(tool), inRuns[tool], len(cas.Runs)))
 		case inRuns[tool] == len(cas.Runs):
 			d.classes = append(d.classes, tool)
 		default:
@@ -265,7 +265,8 @@ func finalResponse(r *cassette.Run) string {
 	return ""
 }
 
-// edges splits the recorded catalog: tools annotated destructiveHint are
+// edges splits the recorded catalog: tools that may change state
+// (gate.MayWrite, the rule generate suite holds tests back by) are
 // restricted, the others allowed; both sorted.
 func edges(cas *cassette.Cassette) (allowed, restricted []string) {
 	seen := map[string]bool{}
@@ -275,8 +276,7 @@ func edges(cas *cassette.Cassette) (allowed, restricted []string) {
 				continue
 			}
 			seen[t.Name] = true
-			ann, _ := t.Raw["annotations"].(map[string]any)
-			if ann["destructiveHint"] == true {
+			if gate.MayWrite(t.Name, t.Raw["annotations"]) {
 				restricted = append(restricted, member(sc.Server, t.Name))
 			} else {
 				allowed = append(allowed, member(sc.Server, t.Name))
@@ -423,7 +423,7 @@ func renderCase(b *strings.Builder, d *draft, m measured) {
 		}
 	}
 	if len(d.allowed)+len(d.restricted) > 0 {
-		b.WriteString("    # review: the recorded catalog; tools annotated destructiveHint are restricted\n    tool_edges:\n")
+		b.WriteString("    # review: the recorded catalog; tools that may change state are restricted\n    tool_edges:\n")
 		if len(d.allowed) > 0 {
 			fmt.Fprintf(b, "      allowed: [%s]\n", quoteJoin(d.allowed))
 		}

@@ -149,6 +149,9 @@ func (r *claudeReader) message(w *walker, role string, m map[string]any) {
 		}
 		return
 	}
+	w.push("message")
+	checkUsage(w, msg["usage"])
+	w.pop()
 	if id, _ := msg["id"].(string); id != "" && msg["usage"] != nil {
 		if r.usageOf[id] {
 			msg = withoutUsage(msg)
@@ -192,6 +195,7 @@ func (r *claudeReader) result(w *walker, m map[string]any) []Run {
 		t.turn().FinalResponse = text
 	}
 	run := t.finish()
+	checkUsage(w, m["usage"])
 	if u, ok := m["usage"].(map[string]any); ok {
 		in, _ := firstCount(u, "input_tokens")
 		cw, _ := firstCount(u, "cache_creation_input_tokens")
@@ -237,6 +241,32 @@ func (t *transcript) tagSince(n int, agent string) {
 			left--
 		}
 	}
+}
+
+// usageCounts are the token counts of a Claude Code usage object.
+var usageCounts = []string{"input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"}
+
+// checkUsage refuses a usage object's token count that is not a
+// non-negative integer, as the v1 reader refuses one in tokens: a negative
+// count read as no tokens would pass any token budget.
+func checkUsage(w *walker, v any) {
+	u, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	w.push("usage")
+	for _, k := range usageCounts {
+		c, has := u[k]
+		if !has || c == nil {
+			continue
+		}
+		if f, ok := c.(float64); !ok || f < 0 || f != math.Trunc(f) {
+			w.push(k)
+			w.typeError(c, "a non-negative integer (tokens)")
+			w.pop()
+		}
+	}
+	w.pop()
 }
 
 func withoutUsage(m map[string]any) map[string]any {

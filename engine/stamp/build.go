@@ -15,10 +15,6 @@ import (
 // sets its own with -ldflags.
 const SourceVersion = "0.1.0"
 
-// pseudoVersion is the tail of a Go pseudo-version, the version of a
-// build of a commit no tag names: 0.0.0-20261127100000-abcdef123456.
-var pseudoVersion = regexp.MustCompile(`[-.]\d{14}-[0-9a-f]{12}$`)
-
 // Ref is the git ref of the repository this build was released from: its
 // tag, v<version>, or main for a development build (the source tree's own
 // version, a pseudo-version, a version with build metadata such as
@@ -47,6 +43,7 @@ func (b Build) Complete(bi *debug.BuildInfo) Build {
 	}
 	if v := bi.Main.Version; b.Version == SourceVersion && v != "" && v != "(devel)" {
 		b.Version = strings.TrimPrefix(v, "v")
+		b = b.fromPseudoVersion(v)
 	}
 	for _, s := range bi.Settings {
 		switch {
@@ -59,19 +56,44 @@ func (b Build) Complete(bi *debug.BuildInfo) Build {
 	return b
 }
 
-// Write prints `mcptest VERSION`, then the commit and build date when the
-// build recorded them, then the Go version and platform.
+// pseudoVersion is the end of a Go pseudo-version
+// (v0.0.0-20261123100000-0123456789ab): the commit's UTC time and the
+// first 12 hex digits of its hash.
+var pseudoVersion = regexp.MustCompile(`[-.](\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})-([0-9a-f]{12})(\+incompatible)?$`)
+
+// fromPseudoVersion fills the commit (abbreviated, as the module version
+// has it) and its date from a `go install ...@COMMIT` build's module
+// version, which the go command builds without VCS stamping.
+func (b Build) fromPseudoVersion(v string) Build {
+	m := pseudoVersion.FindStringSubmatch(v)
+	if m == nil {
+		return b
+	}
+	if b.Commit == "" {
+		b.Commit = m[7]
+	}
+	if b.Date == "" {
+		b.Date = fmt.Sprintf("%s-%s-%sT%s:%s:%sZ", m[1], m[2], m[3], m[4], m[5], m[6])
+	}
+	return b
+}
+
+// Write prints `mcptest VERSION`, then the commit and its date when the
+// build recorded them, then the Go version. The date is the commit's, and
+// named so: goreleaser stamps the commit's date (a reproducible build) and
+// a clone's build info carries the commit's time (vcs.time); neither is
+// when the binary was built.
 func (b Build) Write(w io.Writer) {
 	fmt.Fprintf(w, "mcptest %s\n", b.Version)
 	// goreleaser stamps "none" and the zero time when it cannot read git.
 	if b.Commit != "" && b.Commit != "none" {
-		fmt.Fprintf(w, "commit:   %s\n", b.Commit)
+		fmt.Fprintf(w, "commit:    %s\n", b.Commit)
 	}
 	if b.Date != "" && !strings.HasPrefix(b.Date, "0001-") {
-		fmt.Fprintf(w, "built:    %s\n", b.Date)
+		fmt.Fprintf(w, "committed: %s\n", b.Date)
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		fmt.Fprintf(w, "go:       %s\n", bi.GoVersion)
+		fmt.Fprintf(w, "go:        %s\n", bi.GoVersion)
 	}
 }
 

@@ -19,6 +19,10 @@ func TestBuildComplete(t *testing.T) {
 	}{
 		{"no build info", Build{Version: SourceVersion}, nil, Build{Version: SourceVersion}},
 		{"go install @v1.4.0", Build{Version: SourceVersion}, &debug.BuildInfo{Main: debug.Module{Version: "v1.4.0"}}, Build{Version: "1.4.0"}},
+		{"go install @commit", Build{Version: SourceVersion}, &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261123100000-0123456789ab"}},
+			Build{"0.0.0-20261123100000-0123456789ab", "0123456789ab", "2026-11-23T10:00:00Z"}},
+		{"go install @commit after v1.4.0", Build{Version: SourceVersion}, &debug.BuildInfo{Main: debug.Module{Version: "v1.4.1-0.20261123100000-0123456789ab"}},
+			Build{"1.4.1-0.20261123100000-0123456789ab", "0123456789ab", "2026-11-23T10:00:00Z"}},
 		{"clone build", Build{Version: SourceVersion}, &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: vcs}, Build{SourceVersion, "0123abc", "2026-11-23T10:00:00Z"}},
 		{"release ldflags win", Build{"1.5.0", "fff", "2026-01-01T00:00:00Z"}, &debug.BuildInfo{Main: debug.Module{Version: "v1.4.0"}, Settings: vcs}, Build{"1.5.0", "fff", "2026-01-01T00:00:00Z"}},
 	}
@@ -34,12 +38,12 @@ func TestBuildComplete(t *testing.T) {
 func TestBuildWrite(t *testing.T) {
 	var b strings.Builder
 	Build{"1.2.3", "none", "0001-01-01T00:00:00Z"}.Write(&b)
-	if !strings.HasPrefix(b.String(), "mcptest 1.2.3\n") || strings.Contains(b.String(), "commit:") || strings.Contains(b.String(), "built:") {
+	if !strings.HasPrefix(b.String(), "mcptest 1.2.3\n") || strings.Contains(b.String(), "commit:") || strings.Contains(b.String(), "committed:") {
 		t.Errorf("placeholders shown:\n%s", b.String())
 	}
 	b.Reset()
 	Build{"1.2.3", "abc", "2026-11-23T10:00:00Z"}.Write(&b)
-	if !strings.Contains(b.String(), "commit:   abc\nbuilt:    2026-11-23T10:00:00Z\n") {
+	if !strings.Contains(b.String(), "commit:    abc\ncommitted: 2026-11-23T10:00:00Z\n") {
 		t.Errorf("commit and date not shown:\n%s", b.String())
 	}
 }

@@ -17,7 +17,7 @@ const CaseSuiteFile = "suite-cases.yml"
 // qualified id, server.tool), gated on tool_selection.recall >= 50 (the
 // agent reached at least half of what the task needs); the extra calls the
 // generator makes lower precision, not recall. A test is about 400 bytes
-// of YAML, so 8,000 tests fit the suite size limit.
+// of YAML, so 32,000 tests (11 MB) fit the suite size limit.
 func CaseSuite(seed uint64, n int) []byte {
 	c := data()
 	var b strings.Builder

@@ -14,11 +14,11 @@ import (
 )
 
 // TestCaseSuite: the one-test-per-cassette suite loads, has a test per
-// cassette, fits the suite size limit at 8,000 tests, and its verdicts are
+// cassette, fits the suite size limit at 32,000 tests, and its verdicts are
 // the generator's: nearly every recorded task reaches half its tools.
 func TestCaseSuite(t *testing.T) {
-	if n := len(gen.CaseSuite(gen.DefaultSeed, 8000)); n > engine.MaxSuiteBytes {
-		t.Errorf("8,000 tests are %d bytes, over the %d-byte suite limit", n, engine.MaxSuiteBytes)
+	if n := len(gen.CaseSuite(gen.DefaultSeed, 32000)); n > engine.MaxSuiteBytes {
+		t.Errorf("32,000 tests are %d bytes, over the %d-byte suite limit", n, engine.MaxSuiteBytes)
 	}
 	dir := t.TempDir()
 	if _, err := gen.Write(dir, 60, gen.DefaultSeed); err != nil {
