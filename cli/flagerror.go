@@ -47,7 +47,10 @@ func (o *output) flagError(fs *flag.FlagSet, err error) *FlagError {
 		e.Problem = "--" + name + " needs a value"
 	default:
 		if m := invalidValue.FindStringSubmatch(msg); m != nil {
-			e.Problem = "--" + m[2] + ": invalid value " + m[1] + m[3]
+			e.Problem = "--" + m[2] + " " + m[1]
+			if m[3] != "" {
+				e.Problem += ": " + m[3]
+			}
 		}
 	}
 	return e
@@ -56,7 +59,7 @@ func (o *output) flagError(fs *flag.FlagSet, err error) *FlagError {
 // invalidValue is the flag package's message for a value its flag
 // refused: invalid value "x" for flag -name: why (invalid boolean value for a
 // boolean flag).
-var invalidValue = regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for flag -+([^:]+)(:.*)?$`)
+var invalidValue = regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for flag -+([^:]+)(?:: (.*))?$`)
 
 // commandWords are the synopsis's words before its first flag or
 // argument: "mcptest run" of "mcptest run [--config suite.yml]".

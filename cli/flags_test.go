@@ -40,7 +40,7 @@ func TestParse(t *testing.T) {
 		{[]string{"--json"}, "unknown flag --json (did you mean --format json?); 'mcptest help x' lists its flags"},
 		{[]string{"--na"}, "unknown flag --na (did you mean --name?); 'mcptest help x' lists its flags"},
 		{[]string{"a", "--name"}, "--name needs a value; 'mcptest help x' lists its flags"},
-		{[]string{"--count", "many"}, `--count: invalid value "many": parse error; 'mcptest help x' lists its flags`},
+		{[]string{"--count", "many"}, `--count "many": parse error; 'mcptest help x' lists its flags`},
 	} {
 		fs, _ = newFS()
 		_, err := Parse(fs, c.args)

@@ -64,7 +64,7 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 			}
 			owner = tools.addCatalog(cas)
 			for _, w := range cas.Warnings {
-				res.Findings = append(res.Findings, report.Finding{Level: "warning", Message: name + ": " + w, Position: &diag.Pos{File: name}})
+				res.Findings = append(res.Findings, report.Finding{Level: "warning", Message: w, Position: &diag.Pos{File: name}})
 			}
 			if use.open != nil {
 				use.open(cas)

@@ -188,7 +188,7 @@ func TestProcessAgentSuiteUnclassed(t *testing.T) {
 	}
 	for _, want := range []string{
 		`note: probe: NO SELECTION CLASS: every tool the runs called ("get-sum") was called in some runs only`,
-		"mcptest: 1 agent tests proposed from 1 recordings, 1 of them WITH NO SELECTION CLASS (they pass whatever tools the agent calls: see the notes); suite written to suite.yml",
+		"mcptest: 1 agent test proposed from 1 recording, 1 of them WITH NO SELECTION CLASS (they pass whatever tools the agent calls: see the notes); suite written to suite.yml",
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)

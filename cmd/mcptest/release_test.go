@@ -360,8 +360,9 @@ func buildArchive(t *testing.T, name, goos string) []byte {
 
 // tagList is the repository's tags as GET /repos/{owner}/{repo}/tags
 // gives them: 150 older releases, then the release's own tag, the
-// floating v1 and a prerelease at its commit, so the release's tag is on
-// the second page of 100.
+// floating v1 and, for a plain vX.Y.Z release, a prerelease at its commit
+// that the plain tag wins over (a snapshot's tag is itself a prerelease,
+// so it gets none), so the release's tag is on the second page of 100.
 func (r fakeRelease) tagList() []map[string]any {
 	tag := func(name, sha string) map[string]any {
 		return map[string]any{"name": name, "node_id": "MDM6UmVmcmVmcy90YWdzL" + name,
@@ -374,7 +375,10 @@ func (r fakeRelease) tagList() []map[string]any {
 		name := fmt.Sprintf("v0.%d.%d", i/10, i%10)
 		list = append(list, tag(name, commitOf(name)))
 	}
-	return append(list, tag(r.tag+"-rc.1", r.sha), tag("v1", r.sha), tag(r.tag, r.sha))
+	if !strings.Contains(r.tag, "-") {
+		list = append(list, tag(r.tag+"-rc.1", r.sha))
+	}
+	return append(list, tag("v1", r.sha), tag(r.tag, r.sha))
 }
 
 // checkAPIRequest holds a request to the API stand-in to GitHub's REST
