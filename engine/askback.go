@@ -70,7 +70,9 @@ func (b *builder) askAnswer(ptr string, v any, elicit bool) AskAnswer {
 	}
 	a.Action, _ = m["action"].(string)
 	a.Content, _ = m["content"].(map[string]any)
-	if !contains(elicitActions, a.Action) {
+	// The schema names the three actions with a did-you-mean; this check
+	// stands for a suite the schema let through.
+	if !contains(elicitActions, a.Action) && !b.broken(ptr) {
 		e := &diag.Error{Pos: b.doc.At(ptr + "/action"), Pointer: ptr + "/action", Kind: "suite",
 			Message: fmt.Sprintf("elicitation answer action %q is not one of accept, decline, cancel", a.Action)}
 		if s := diag.Suggest(a.Action, elicitActions); s != "" {
