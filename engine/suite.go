@@ -113,9 +113,7 @@ type Server struct {
 func (s *Suite) Target(name string) (live.Target, bool) {
 	for _, srv := range s.Servers {
 		if srv.Name == name {
-			elicit, sample := s.asksBack(srv.Name)
-			return live.Target{Name: srv.Name, Command: srv.Command, Env: srv.Env, URL: srv.URL, BearerTokenEnv: srv.BearerTokenEnv, Dir: s.Dir, Timeout: srv.Timeout,
-				Elicitation: elicit, Sampling: sample}, true
+			return live.Target{Name: srv.Name, Command: srv.Command, Env: srv.Env, URL: srv.URL, BearerTokenEnv: srv.BearerTokenEnv, Dir: s.Dir, Timeout: srv.Timeout}, true
 		}
 	}
 	return live.Target{}, false

@@ -99,6 +99,9 @@ func runToolTest(s *Suite, p casePlan, res *report.CaseResult) (*report.CaseResu
 		return res, nil
 	}
 	target, _ := s.Target(t.Server)
+	// The session of the server's tools: tests declares the capabilities
+	// any of them scripts; every other connection is a plain client's.
+	target.Elicitation, target.Sampling = s.asksBack(t.Server)
 	sess, err := p.live.session(target)
 	if err != nil {
 		return fail("could not connect to server %q: %v", t.Server, err)
