@@ -34,6 +34,9 @@ type ToolTestBlock struct {
 	MaxDurationMS int64
 	// MaxDurationPos is where max_duration_ms: is declared.
 	MaxDurationPos diag.Pos
+	// Elicitation and Sampling script mcptest's answers to the requests
+	// the server sends back during the call (askback.go).
+	Elicitation, Sampling []AskAnswer
 }
 
 // toolTest reads a tools: entry. The expect: list is the short form (a list
@@ -77,6 +80,7 @@ func (b *builder) toolTest(ptr string, m map[string]any) {
 		}
 		t.MaxDurationPos = b.doc.At(ptr + "/max_duration_ms")
 	}
+	b.askScript(ptr, t, m)
 	c.ToolTest = t
 	b.caseServer(ptr, c, &t.Server, "tool test")
 	b.liveExpect(ptr, c, m)
@@ -95,6 +99,9 @@ func runToolTest(s *Suite, p casePlan, res *report.CaseResult) (*report.CaseResu
 		return res, nil
 	}
 	target, _ := s.Target(t.Server)
+	// The session of the server's tools: tests declares the capabilities
+	// any of them scripts; every other connection is a plain client's.
+	target.Elicitation, target.Sampling = s.asksBack(t.Server)
 	sess, err := p.live.session(target)
 	if err != nil {
 		return fail("could not connect to server %q: %v", t.Server, err)
@@ -126,9 +133,16 @@ func runToolTest(s *Suite, p casePlan, res *report.CaseResult) (*report.CaseResu
 	if t.Tool != "" {
 		res.Tools = []report.ToolUse{{Server: t.Server, Tool: t.Tool, Calls: 1}}
 	}
+	asks := newAskRecorder(t)
+	restore := sess.SetAsker(asks)
 	start := time.Now()
 	out, err := call()
 	elapsed := time.Since(start)
+	restore()
+	unmatched := asks.findings()
+	for _, msg := range unmatched {
+		res.Findings = append(res.Findings, report.Finding{Level: "error", Gate: "tools", Message: redact.String(msg)})
+	}
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return fail("%s %q on server %q did not answer within %s (raise timeout: on the server)", method, what, t.Server, target.Limit())
@@ -146,6 +160,7 @@ func runToolTest(s *Suite, p casePlan, res *report.CaseResult) (*report.CaseResu
 		"server":      t.Server,
 		"args":        argv,
 	}
+	asks.record(doc)
 	for k, v := range map[string]string{"tool": t.Tool, "resource": t.Resource, "prompt": t.Prompt} {
 		if v != "" {
 			doc[k] = v
@@ -155,7 +170,7 @@ func runToolTest(s *Suite, p casePlan, res *report.CaseResult) (*report.CaseResu
 	// latency budget reads it; a live call is the one place a case's
 	// result holds a clock reading.
 	res.Targets["duration_ms"] = float64(elapsed.Milliseconds())
-	failed := false
+	failed := len(unmatched) > 0
 	checksError, errorCheckFailed := false, false
 	for _, a := range c.Expect {
 		actual, present := a.Target.Lookup(doc)

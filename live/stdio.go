@@ -131,15 +131,29 @@ func rootURI(dir string) string {
 // newClient is the MCP client for a target. A stdio server is offered the
 // roots capability and answered with the workspace root; an HTTP server,
 // which may be another machine, is offered no roots, so no local path
-// leaves the machine.
-func newClient(t Target) *mcp.Client {
+// leaves the machine. Elicitation and sampling are declared only when the
+// target asks for them (a test scripts the answers), with the slot the
+// session's Asker goes in; the slot is nil otherwise.
+func newClient(t Target) (*mcp.Client, *askSlot) {
 	opts := &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}
 	if t.URL == "" && t.Catalog == "" {
 		opts.Capabilities.RootsV2 = &mcp.RootCapabilities{}
+	}
+	var ask *askSlot
+	if t.Elicitation || t.Sampling {
+		ask = &askSlot{}
+	}
+	if t.Elicitation {
+		opts.Capabilities.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}
+		opts.ElicitationHandler = ask.elicit
+	}
+	if t.Sampling {
+		opts.Capabilities.Sampling = &mcp.SamplingCapabilities{}
+		opts.CreateMessageHandler = ask.sample
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "mcptest", Version: "v1"}, opts)
 	if opts.Capabilities.RootsV2 != nil {
 		c.AddRoots(workspaceRoot(t)) //nolint:staticcheck // roots are deprecated from the next revision on; servers of this one ask for them
 	}
-	return c
+	return c, ask
 }

@@ -40,6 +40,12 @@ type Target struct {
 	// Timeout bounds starting the server, the initialize handshake and
 	// each request; 0 is DefaultTimeout.
 	Timeout time.Duration
+	// Elicitation and Sampling declare the client capabilities of the
+	// same names at initialize, answered by the Asker a test sets on the
+	// session (Session.SetAsker). They are set only when a test scripts
+	// the answers, so a server that checks capabilities falls back
+	// otherwise.
+	Elicitation, Sampling bool
 }
 
 // Limit is the target's timeout: Timeout, or DefaultTimeout when unset.
@@ -112,6 +118,9 @@ type Session struct {
 	tap *toolsTap
 	// stop ends the process context of a session Dial opened.
 	stop context.CancelFunc
+	// ask holds the script answering the server's requests, nil when
+	// the session declared neither elicitation nor sampling.
+	ask *askSlot
 }
 
 // Close ends the session, and a stdio server's process.
@@ -156,7 +165,7 @@ func Dial(ctx context.Context, t Target, getenv func(string) string) (*Session, 
 // reads the bearer token and the child's base environment is this
 // process's.
 func Connect(ctx context.Context, t Target, getenv func(string) string) (*Session, error) {
-	client := newClient(t)
+	client, ask := newClient(t)
 	tap := &toolsTap{}
 	if t.URL != "" {
 		tr, probe := httpTransport(t, "", getenv)
@@ -168,7 +177,7 @@ func Connect(ctx context.Context, t Target, getenv func(string) string) (*Sessio
 			}
 			return nil, fmt.Errorf("connect to %s: %w", t.URL, timedOut(ctx, t, err))
 		}
-		return &Session{ClientSession: cs, target: t, tap: tap}, nil
+		return &Session{ClientSession: cs, target: t, tap: tap, ask: ask}, nil
 	}
 	tr, stderr, err := commandTransport(ctx, t)
 	if err != nil {
@@ -182,7 +191,7 @@ func Connect(ctx context.Context, t Target, getenv func(string) string) (*Sessio
 		}
 		return nil, errors.New(msg)
 	}
-	return &Session{ClientSession: cs, stderr: stderr, target: t, tap: tap}, nil
+	return &Session{ClientSession: cs, stderr: stderr, target: t, tap: tap, ask: ask}, nil
 }
 
 // httpTransport is the SDK's streamable HTTP client transport for a URL
