@@ -20,6 +20,7 @@ func TestParse(t *testing.T) {
 		fs := NewFlagSet("x", "mcptest x [--name N] [--format text|json] FILE", &stdout, nil)
 		fs.String("format", "text", "text or json")
 		fs.Int("count", 0, "a number")
+		fs.Bool("no-cache", false, "no cache")
 		return fs, fs.String("name", "", "the `N` to use")
 	}
 	fs, name := newFS()
@@ -28,7 +29,7 @@ func TestParse(t *testing.T) {
 		t.Errorf("Parse = %q, %v, name %q", pos, err, *name)
 	}
 	fs, _ = newFS()
-	want := "usage: mcptest x [--name N] [--format text|json] FILE\n\nflags:\n  --count int\n    \ta number\n  --format string\n    \ttext or json (default text)\n  --name N\n    \tthe N to use\n"
+	want := "usage: mcptest x [--name N] [--format text|json] FILE\n\nflags:\n  --count int\n    \ta number\n  --format string\n    \ttext or json (default text)\n  --name N\n    \tthe N to use\n  --no-cache\n    \tno cache\n"
 	if _, err := Parse(fs, []string{"--help"}); !errors.Is(err, flag.ErrHelp) || stdout.String() != want || stderr.Len() != 0 {
 		t.Errorf("--help: %v, stdout %q, stderr %q", err, stdout.String(), stderr.String())
 	}
@@ -39,6 +40,7 @@ func TestParse(t *testing.T) {
 		{[]string{"--bogus"}, "unknown flag --bogus; 'mcptest help x' lists its flags"},
 		{[]string{"--json"}, "unknown flag --json (did you mean --format json?); 'mcptest help x' lists its flags"},
 		{[]string{"--na"}, "unknown flag --na (did you mean --name?); 'mcptest help x' lists its flags"},
+		{[]string{"--n"}, "unknown flag --n; 'mcptest help x' lists its flags"}, // two flags begin so: neither is likelier
 		{[]string{"a", "--name"}, "--name needs a value; 'mcptest help x' lists its flags"},
 		{[]string{"--count", "many"}, `--count "many": parse error; 'mcptest help x' lists its flags`},
 	} {

@@ -118,6 +118,29 @@ func TestOneLineCatalogPositions(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("error %v, want it at %s", err, want)
 	}
+
+	// The same in the pretty layout: the line is counted and the column
+	// starts again after each line break.
+	data, err = os.ReadFile(pretty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last = `"name": "list_file_299"`
+	if at = strings.LastIndex(string(data), last); at < 0 {
+		t.Fatalf("the last tool's name %s is not in the pretty catalog", last)
+	}
+	bad = string(data[:at]) + `"name": 299` + string(data[at+len(last):])
+	if err := os.WriteFile(file, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ReadFile(file)
+	before := bad[:at+len(`"name": `)]
+	line := strings.Count(before, "\n") + 1
+	col = len([]rune(before[strings.LastIndexByte(before, '\n')+1:])) + 1
+	want = fmt.Sprintf("%s:%d:%d:", file, line, col)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v, want it at %s", err, want)
+	}
 }
 
 // BenchmarkReadCatalog reads a generated catalog of 1,000 and 10,000 tools

@@ -24,7 +24,7 @@ func TestArgv(t *testing.T) {
 		{"server --max-tokens 100 --token-count 3 -- --x", "server --max-tokens 100 --token-count 3 -- --x"},
 		{"server --password", "server --password"},
 		{"server --token ${GH_TOKEN} --api-key=$API_KEY", "server --token ${GH_TOKEN} --api-key=$API_KEY"},
-		{"server --token ${GH-TOKEN}x", "server --token [REDACTED]"},
+		{"server --token ${GH-TOKEN}", "server --token [REDACTED]"},
 	} {
 		if got := Join(strings.Fields(c.in)); got != c.want {
 			t.Errorf("Join(%q) = %q, want %q", c.in, got, c.want)
