@@ -16,6 +16,7 @@ import (
 	"github.com/mcptest/mcptest/engine/expr"
 	"github.com/mcptest/mcptest/engine/schema"
 	"github.com/mcptest/mcptest/engine/yamlpos"
+	"github.com/mcptest/mcptest/gate"
 )
 
 // rawSuiteSchema is the suite schema as generic JSON, read to name the keys
@@ -43,7 +44,7 @@ func validateSchema(d *document) diag.List {
 		return diag.List{{Pos: diag.Pos{File: d.File}, Kind: "schema", Message: err.Error()}}
 	}
 	var out diag.List
-	for _, leaf := range leaves(ve) {
+	for _, leaf := range gate.SchemaLeaves(ve) {
 		out = append(out, schemaError(d, leaf)...)
 	}
 	return dropImpliedRequired(out)
@@ -68,19 +69,6 @@ func dropImpliedRequired(errs diag.List) diag.List {
 			}
 		}
 		out = append(out, e)
-	}
-	return out
-}
-
-// leaves returns the innermost causes of a validation error. For if/then
-// and $ref wrappers the causes carry the detail; the wrappers add nothing.
-func leaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
-	if len(ve.Causes) == 0 {
-		return []*jsonschema.ValidationError{ve}
-	}
-	var out []*jsonschema.ValidationError
-	for _, c := range ve.Causes {
-		out = append(out, leaves(c)...)
 	}
 	return out
 }

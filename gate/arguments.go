@@ -219,7 +219,7 @@ func trimSchemaError(err error) string {
 		// The deepest leaf of the meta-schema says most ("value must be
 		// one of ..."); ties go to the first by location and message, as
 		// the library visits members in map order.
-		leaf := slices.MaxFunc(leaves(ve), func(x, y *jsonschema.ValidationError) int {
+		leaf := slices.MaxFunc(SchemaLeaves(ve), func(x, y *jsonschema.ValidationError) int {
 			if c := len(x.KeywordLocation) - len(y.KeywordLocation); c != 0 {
 				return c
 			}
@@ -316,7 +316,7 @@ func Violations(s *jsonschema.Schema, raw, args any, strict bool) []Violation {
 		if !errors.As(err, &ve) {
 			return []Violation{{Keyword: "schema", Expected: "a schema that applies", Got: err.Error()}}
 		}
-		for _, leaf := range leaves(ve) {
+		for _, leaf := range SchemaLeaves(ve) {
 			out = append(out, violationsOf(leaf, raw, args)...)
 		}
 	}
@@ -332,14 +332,16 @@ func Violations(s *jsonschema.Schema, raw, args any, strict bool) []Violation {
 	return slices.CompactFunc(out, func(x, y Violation) bool { return x == y })
 }
 
-// leaves returns the failures at the leaves of the error tree.
-func leaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
+// SchemaLeaves returns the failures at the leaves of a JSON Schema
+// validation error's tree: for if/then and $ref wrappers the causes carry
+// the detail; the wrappers add nothing.
+func SchemaLeaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
 	if len(ve.Causes) == 0 {
 		return []*jsonschema.ValidationError{ve}
 	}
 	var out []*jsonschema.ValidationError
 	for _, c := range ve.Causes {
-		out = append(out, leaves(c)...)
+		out = append(out, SchemaLeaves(c)...)
 	}
 	return out
 }
