@@ -127,16 +127,21 @@ func matchMessage(m *expr.Matcher, message string) (bool, string) {
 	return m.Match(message, true)
 }
 
+// requestEntry is a request's params as the JSON object a target reads.
+func requestEntry(params any) map[string]any {
+	rec, _ := jsonValue(params)
+	if entry, ok := rec.(map[string]any); ok {
+		return entry
+	}
+	return map[string]any{}
+}
+
 // Elicit answers an elicitation/create request: the matching answer, or
 // decline when none matches (a finding names the message).
 func (r *askRecorder) Elicit(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	rec, _ := jsonValue(p)
-	entry, _ := rec.(map[string]any)
-	if entry == nil {
-		entry = map[string]any{}
-	}
+	entry := requestEntry(p)
 	res := &mcp.ElicitResult{Action: "decline"}
 	i := pick(r.elicit, r.usedE, p.Message)
 	if i < 0 {
@@ -160,11 +165,7 @@ func (r *askRecorder) Elicit(_ context.Context, p *mcp.ElicitParams) (*mcp.Elici
 func (r *askRecorder) Sample(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	rec, _ := jsonValue(p)
-	entry, _ := rec.(map[string]any)
-	if entry == nil {
-		entry = map[string]any{}
-	}
+	entry := requestEntry(p)
 	message := samplingText(p)
 	entry["message"], entry["matched"] = message, float64(-1)
 	i := pick(r.sample, r.usedS, message)
