@@ -1,9 +1,11 @@
 package mcpserver
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -91,4 +93,37 @@ func TestInstallRefuses(t *testing.T) {
 	if data, _ := os.ReadFile(target); string(data) != "{}" {
 		t.Errorf("the file outside the workspace was written: %s", data)
 	}
+}
+
+// FuzzWithEntry: whatever a config file holds, the edit never panics; when
+// it is made, the result is JSON whose every other top-level key is as it
+// was and whose servers hold the mcptest entry.
+func FuzzWithEntry(f *testing.F) {
+	for _, s := range []string{"", "null", "{}", `{"mcpServers": null}`, `{"a": 1, "mcpServers": {"x": {}}}`,
+		"{\n  \"mcpServers\": {\n    \"mcptest\": {\"command\": \"old\", \"env\": {}}\n  }\n}", `{"mcpServers": {"a": 1, "a": 2}}`, `[1]`, `{"mcpServers": {`} {
+		f.Add([]byte(s))
+	}
+	claude, _ := ClientByName("claude-code")
+	f.Fuzz(func(t *testing.T, old []byte) {
+		out, err := withEntry(old, claude, installEntry(claude, "mcptest", false))
+		if err != nil {
+			return
+		}
+		var got, was map[string]any
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("the edit of %q is not JSON: %v\n%s", old, err, out)
+		}
+		servers, _ := got["mcpServers"].(map[string]any)
+		entry, _ := servers["mcptest"].(map[string]any)
+		if entry["command"] != "mcptest" {
+			t.Fatalf("the edit of %q has no mcptest entry:\n%s", old, out)
+		}
+		if json.Unmarshal(old, &was) == nil {
+			for k, v := range was {
+				if k != "mcpServers" && !reflect.DeepEqual(got[k], v) {
+					t.Fatalf("the edit of %q changed %q:\n%s", old, k, out)
+				}
+			}
+		}
+	})
 }
