@@ -7,7 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
+	segjson "github.com/segmentio/encoding/json"
+
+	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/engine/cassette/gen"
 	"github.com/mcptest/mcptest/engine/yamlpos"
 )
 
@@ -51,4 +56,93 @@ func FuzzAppendCanonical(f *testing.F) {
 			t.Fatalf("got %s (%v), want %s", got, ok, want)
 		}
 	})
+}
+
+// canonicalInputs are the values the canonical encoding is taken of in a
+// run, from the generator in the repository: the definition of every case
+// of a 2,000-test suite (its digest is taken while the suite loads), and
+// the arguments and results of every call of 200 cassettes (the evidence
+// a report quotes).
+func canonicalInputs(tb testing.TB) (defs, calls []any) {
+	tb.Helper()
+	d := yamlpos.Read("suite.yml", gen.TranscriptSuite(1, 2000), suiteYAML)
+	root, _ := d.Root.(map[string]any)
+	for _, key := range []string{"tests", "agents"} {
+		if l, ok := root[key].([]any); ok {
+			defs = append(defs, l...)
+		}
+	}
+	for i := range 200 {
+		c, err := cassette.Read("c.json", gen.Cassette(1, i))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, r := range c.Runs {
+			for _, call := range r.Calls() {
+				calls = append(calls, call.Arguments, call.Result)
+			}
+		}
+	}
+	if len(defs) == 0 || len(calls) == 0 {
+		tb.Fatalf("no inputs: %d definitions, %d call values", len(defs), len(calls))
+	}
+	return defs, calls
+}
+
+// TestCanonicalLibraries: on the run's own values the copy, encoding/json
+// and segmentio/encoding/json (a dependency of the MCP SDK, which sorts
+// map keys too) write the same bytes, so BenchmarkCanonical compares like
+// with like.
+func TestCanonicalLibraries(t *testing.T) {
+	defs, calls := canonicalInputs(t)
+	for _, v := range append(defs, calls...) {
+		want, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := appendCanonical(nil, v)
+		seg, err := segjson.Marshal(v)
+		if !ok || err != nil || !bytes.Equal(got, want) || !bytes.Equal(seg, want) {
+			t.Fatalf("%#v:\ncopy      %s\nsegmentio %s\nstdlib    %s", v, got, seg, want)
+		}
+	}
+}
+
+// BenchmarkCanonical encodes the values of canonicalInputs with the copy
+// (appendCanonical), encoding/json and segmentio/encoding/json, the three
+// in turn within each iteration, the order rotating, so all see the same
+// machine load. ns/op is the copy's time for all the values; x-stdlib and
+// x-segmentio are each library's time over the copy's.
+//
+//	go test ./engine -run '^$' -bench BenchmarkCanonical -benchtime 20x -count 5
+func BenchmarkCanonical(b *testing.B) {
+	defs, calls := canonicalInputs(b)
+	for _, in := range []struct {
+		name   string
+		values []any
+	}{{"definitions", defs}, {"calls", calls}} {
+		b.Run(in.name, func(b *testing.B) {
+			encoders := []func(v any) []byte{
+				func(v any) []byte { out, _ := appendCanonical(nil, v); return out },
+				func(v any) []byte { out, _ := json.Marshal(v); return out },
+				func(v any) []byte { out, _ := segjson.Marshal(v); return out },
+			}
+			var spent [3]time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				for k := range encoders {
+					e := (i + k) % len(encoders)
+					start := time.Now()
+					for _, v := range in.values {
+						encoders[e](v)
+					}
+					spent[e] += time.Since(start)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(spent[0].Nanoseconds())/float64(b.N), "ns/op")
+			b.ReportMetric(float64(spent[1])/float64(spent[0]), "x-stdlib")
+			b.ReportMetric(float64(spent[2])/float64(spent[0]), "x-segmentio")
+		})
+	}
 }
