@@ -9,35 +9,34 @@ import (
 	"testing"
 	"time"
 
-	segjson "github.com/segmentio/encoding/json"
-
 	"github.com/mcptest/mcptest/engine/cassette"
 	"github.com/mcptest/mcptest/engine/cassette/gen"
 	"github.com/mcptest/mcptest/engine/yamlpos"
 )
 
-// TestAppendCanonical: the encoding is json.Marshal's, byte for byte, for
-// the values where a hand-written encoder could slip.
-func TestAppendCanonical(t *testing.T) {
+// TestCanonicalJSON: the encoding is json.Marshal's, byte for byte, for
+// the values where another encoder could slip: HTML characters, line
+// separators and invalid UTF-8 in strings and keys, negative zero, the
+// exponent thresholds, integers past 2^53.
+func TestCanonicalJSON(t *testing.T) {
 	for _, v := range []any{
-		nil, true, "", "plain", "<a & b>", "quote \" and \\", "tab\t", "é", "\u2028", "\xff",
-		0.0, math.Copysign(0, -1), 1.0, -7.0, 1e17, 1e18, -1e18, 1e21, 1e-7, 0.5, 123456789.125,
+		nil, true, "", "plain", "<a & b>", "quote \" and \\", "tab\t", "é", "\u2028", "\xff", "a\xc3", "\x7f", "\U0001F600",
+		0.0, math.Copysign(0, -1), 1.0, -7.0, 1e17, 1e18, -1e18, 1e20, 1e21, 1e-6, 1e-7, 0.5, 123456789.125,
+		20000000000000127.0, 5e-324, math.MaxFloat64,
 		[]any{}, map[string]any{}, map[string]any{"b": []any{1.0, "x"}, "a": nil, "é": true, "A": map[string]any{"<": 2.5}},
+		map[string]any{"\xff": 1.0, "\xfe": 2.0},
 	} {
 		want, _ := json.Marshal(v)
-		got, ok := appendCanonical(nil, v)
-		if !ok || !bytes.Equal(got, want) {
-			t.Errorf("%#v: got %s (%v), want %s", v, got, ok, want)
+		got, err := canonicalJSON(v)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%#v: got %s (%v), want %s", v, got, err, want)
 		}
-	}
-	if _, ok := appendCanonical(nil, map[string]any{"a": 1}); ok {
-		t.Error("an int (not a decoded value) should be left to encoding/json")
 	}
 }
 
-// FuzzAppendCanonical: for every document, the canonical encoding of its
+// FuzzCanonicalJSON: for every document, the canonical encoding of its
 // values is json.Marshal's.
-func FuzzAppendCanonical(f *testing.F) {
+func FuzzCanonicalJSON(f *testing.F) {
 	f.Add([]byte("a: [1, -0.0, 1e300, 0.1, '<&>', \"\\u2028\", {z: ~, y: true}]\n"))
 	files, _ := filepath.Glob("testdata/*/*.yml")
 	for _, file := range files {
@@ -48,12 +47,12 @@ func FuzzAppendCanonical(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d := yamlpos.Read("f.yml", data, suiteYAML)
 		want, err := json.Marshal(d.Root)
-		got, ok := appendCanonical(nil, d.Root)
 		if err != nil {
 			return
 		}
-		if !ok || !bytes.Equal(got, want) {
-			t.Fatalf("got %s (%v), want %s", got, ok, want)
+		got, err := canonicalJSON(d.Root)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("got %s (%v), want %s", got, err, want)
 		}
 	})
 }
@@ -89,30 +88,13 @@ func canonicalInputs(tb testing.TB) (defs, calls []any) {
 	return defs, calls
 }
 
-// TestCanonicalLibraries: on the run's own values the copy, encoding/json
-// and segmentio/encoding/json (a dependency of the MCP SDK, which sorts
-// map keys too) write the same bytes, so BenchmarkCanonical compares like
-// with like.
-func TestCanonicalLibraries(t *testing.T) {
-	defs, calls := canonicalInputs(t)
-	for _, v := range append(defs, calls...) {
-		want, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, ok := appendCanonical(nil, v)
-		seg, err := segjson.Marshal(v)
-		if !ok || err != nil || !bytes.Equal(got, want) || !bytes.Equal(seg, want) {
-			t.Fatalf("%#v:\ncopy      %s\nsegmentio %s\nstdlib    %s", v, got, seg, want)
-		}
-	}
-}
-
-// BenchmarkCanonical encodes the values of canonicalInputs with the copy
-// (appendCanonical), encoding/json and segmentio/encoding/json, the three
-// in turn within each iteration, the order rotating, so all see the same
-// machine load. ns/op is the copy's time for all the values; x-stdlib and
-// x-segmentio are each library's time over the copy's.
+// BenchmarkCanonical encodes the values of canonicalInputs with
+// canonicalJSON (segmentio/encoding/json) and encoding/json, in turn
+// within each iteration, the order alternating, so both see the same
+// machine load. ns/op is canonicalJSON's time for all the values; x-stdlib
+// is encoding/json's over it. (Measured at the commit before this one, the
+// hand-written encoder canonicalJSON replaced took 1.1 to 1.4 times
+// segmentio's time: docs/benchmarks.md.)
 //
 //	go test ./engine -run '^$' -bench BenchmarkCanonical -benchtime 20x -count 5
 func BenchmarkCanonical(b *testing.B) {
@@ -122,12 +104,8 @@ func BenchmarkCanonical(b *testing.B) {
 		values []any
 	}{{"definitions", defs}, {"calls", calls}} {
 		b.Run(in.name, func(b *testing.B) {
-			encoders := []func(v any) []byte{
-				func(v any) []byte { out, _ := appendCanonical(nil, v); return out },
-				func(v any) []byte { out, _ := json.Marshal(v); return out },
-				func(v any) []byte { out, _ := segjson.Marshal(v); return out },
-			}
-			var spent [3]time.Duration
+			encoders := []func(v any) ([]byte, error){canonicalJSON, json.Marshal}
+			var spent [2]time.Duration
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				for k := range encoders {
@@ -142,7 +120,6 @@ func BenchmarkCanonical(b *testing.B) {
 			b.StopTimer()
 			b.ReportMetric(float64(spent[0].Nanoseconds())/float64(b.N), "ns/op")
 			b.ReportMetric(float64(spent[1])/float64(spent[0]), "x-stdlib")
-			b.ReportMetric(float64(spent[2])/float64(spent[0]), "x-segmentio")
 		})
 	}
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/json"
 	"strings"
 	"unicode/utf8"
 
@@ -187,13 +186,10 @@ func resultText(v any) string {
 	return compactJSON(v)
 }
 
-// compactJSON is json.Marshal of v, written by appendCanonical for the
+// compactJSON is json.Marshal of v, written by canonicalJSON for the
 // generic values a cassette holds.
 func compactJSON(v any) string {
-	if b, ok := appendCanonical(nil, v); ok {
-		return string(b)
-	}
-	b, err := json.Marshal(v)
+	b, err := canonicalJSON(v)
 	if err != nil {
 		return ""
 	}

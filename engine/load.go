@@ -3,7 +3,6 @@ package engine
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -225,14 +224,11 @@ func notASuiteError(file string) *diag.Error {
 }
 
 // canonicalSHA256 digests a generic value by its canonical JSON encoding
-// (encoding/json sorts map keys).
+// (map keys sorted).
 func canonicalSHA256(v any) string {
-	b, ok := appendCanonical(nil, v)
-	if !ok {
-		var err error
-		if b, err = json.Marshal(v); err != nil {
-			return ""
-		}
+	b, err := canonicalJSON(v)
+	if err != nil {
+		return ""
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
