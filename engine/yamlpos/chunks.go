@@ -21,6 +21,18 @@ import (
 // parsed ahead (chunkWindow a worker), so the nodes alive at once stay
 // bounded whatever the length of the list.
 
+// withFast is false while BenchmarkFastItem reads a text without fastItem,
+// its baseline.
+var withFast = true
+
+// fastItemIf is fastItem, unless withFast is false.
+func fastItemIf(text []byte, indent int) *yaml.Node {
+	if !withFast {
+		return nil
+	}
+	return fastItem(text, indent)
+}
+
 // chunkItems is the number of items a chunk holds, unless Options.chunk
 // says otherwise (tests cut chunks of one or two items).
 const chunkItems = 32
@@ -150,7 +162,7 @@ func (c *chunks) parse(k int) []parsedItem {
 		if !bytes.HasSuffix(text, []byte{'\n'}) {
 			it.breaks++
 		}
-		if it.n = fastItem(text, c.l.indent); it.n != nil {
+		if it.n = fastItemIf(text, c.l.indent); it.n != nil {
 			it.first = 1
 		} else {
 			rest = append(rest, i)

@@ -189,3 +189,121 @@ func BenchmarkReadList(b *testing.B) {
 		})
 	}
 }
+
+// writtenSuite is a suite of n tests written as the repository's suites
+// write theirs: the items of every root list of the suites of
+// corpusFiles that read without error, in turn,
+// with their comments, block scalars and flow collections, indented by
+// two, until there are n.
+func writtenSuite(tb testing.TB, n int) []byte {
+	tb.Helper()
+	var items [][]byte
+	for _, file := range corpusFiles() {
+		if strings.Contains(file, "catalogs") || strings.Contains(file, "toolbench") {
+			continue // not suites
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if d := Read(file, data, releaseOpts); len(d.Errs) > 0 {
+			continue // the corpus of errors
+		}
+		for _, l := range cutLists(data) {
+			for i := range l.items {
+				var b bytes.Buffer
+				for _, line := range strings.SplitAfter(string(l.text(data, i)), "\n") {
+					b.WriteString("  " + line[min(l.indent, len(line)-len(strings.TrimLeft(line, " "))):])
+				}
+				if !bytes.HasSuffix(b.Bytes(), []byte("\n")) {
+					b.WriteByte('\n')
+				}
+				items = append(items, b.Bytes())
+			}
+		}
+	}
+	if len(items) == 0 {
+		tb.Fatal("no items in the corpus")
+	}
+	out := []byte("tests:\n")
+	for i := range n {
+		out = append(out, items[i%len(items)]...)
+	}
+	return out
+}
+
+// TestWrittenSuiteReads: the suite BenchmarkFastItem reads parses without
+// error, the same with fastItem and without.
+func TestWrittenSuiteReads(t *testing.T) {
+	data := writtenSuite(t, 2000)
+	if len(data) < splitMin {
+		t.Fatalf("%d bytes: under the %d that are read item by item", len(data), splitMin)
+	}
+	d := Read("s.yml", data, releaseOpts)
+	if len(d.Errs) > 0 {
+		t.Fatalf("read: %v", errList(d))
+	}
+	withFast = false
+	defer func() { withFast = true }()
+	d2 := Read("s.yml", data, releaseOpts)
+	if !reflect.DeepEqual(d.Root, d2.Root) || len(d2.Errs) > 0 {
+		t.Fatal("the suite reads differently without fastItem")
+	}
+}
+
+// BenchmarkFastItem reads 2,000-test suites with fastItem and without
+// (every item then goes to yaml.v3), in turn within each iteration, the
+// order alternating: "written", the items of the repository's own suites
+// repeated (writtenSuite), and "generated", 2,000 tests of the plain
+// shapes a generator writes, as BenchmarkReadList's. ns/op is the read
+// with fastItem; x-without is the read without it over that; items-fast
+// is the share of the suite's items fastItem reads. No suite of the
+// repository reaches the 64 KiB from which items are read on their own,
+// so on any of them fastItem never runs.
+//
+//	go test ./engine/yamlpos -run '^$' -bench BenchmarkFastItem -benchtime 20x -count 5
+func BenchmarkFastItem(b *testing.B) {
+	var generated strings.Builder
+	generated.WriteString("tests:\n")
+	for i := range 2000 {
+		fmt.Fprintf(&generated, "  - name: test %d\n    cassette: c/%d.json\n    expect:\n      - calls: { \">=\": %d }\n", i, i, i%7)
+	}
+	for _, in := range []struct {
+		name string
+		data []byte
+	}{{"written", writtenSuite(b, 2000)}, {"generated", []byte(generated.String())}} {
+		b.Run(in.name, func(b *testing.B) {
+			fastShare := 0
+			lists := cutLists(in.data)
+			for i := range lists[0].items {
+				if fastItem(lists[0].text(in.data, i), lists[0].indent) != nil {
+					fastShare++
+				}
+			}
+			read := func(fast bool) time.Duration {
+				withFast = fast
+				defer func() { withFast = true }()
+				start := time.Now()
+				if d := Read("s.yml", in.data, releaseOpts); len(d.Errs) > 0 {
+					b.Fatalf("read: %v", d.Errs)
+				}
+				return time.Since(start)
+			}
+			var with, without time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if i%2 == 0 {
+					with += read(true)
+					without += read(false)
+				} else {
+					without += read(false)
+					with += read(true)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(with.Nanoseconds())/float64(b.N), "ns/op")
+			b.ReportMetric(float64(without)/float64(with), "x-without")
+			b.ReportMetric(float64(fastShare)/float64(len(lists[0].items)), "items-fast")
+		})
+	}
+}
