@@ -1,11 +1,10 @@
 package cassette
 
 import (
-	"bytes"
 	"strconv"
-	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/mcptest/mcptest/engine/jsonpos"
 )
 
 // decoder reads a JSON document that json.Valid has accepted, value by
@@ -63,40 +62,10 @@ func (d *decoder) clean() bool {
 
 // space returns the offset of the first byte at or after i that is not
 // JSON white space.
-func (d *decoder) space(i int) int {
-	for i < len(d.data) {
-		switch d.data[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
+func (d *decoder) space(i int) int { return jsonpos.Space(d.data, i) }
 
 // strEnd returns the offset just after the string starting at i.
-func (d *decoder) strEnd(i int) int {
-	data := d.data
-	for i++; i < len(data); {
-		j := bytes.IndexByte(data[i:], '"')
-		if j < 0 {
-			return len(data)
-		}
-		i += j
-		// The quote ends the string unless an odd run of backslashes
-		// escapes it.
-		n := 0
-		for k := i - 1; k >= 0 && data[k] == '\\'; k-- {
-			n++
-		}
-		i++
-		if n%2 == 0 {
-			return i
-		}
-	}
-	return len(data)
-}
+func (d *decoder) strEnd(i int) int { return jsonpos.StringEnd(d.data, i) }
 
 // str decodes the string starting at i and returns it with the offset just
 // after it. A string without escapes and of valid UTF-8 is copied as it
@@ -128,75 +97,7 @@ func (d *decoder) str(i int, intern bool) (string, int) {
 		}
 		return string(raw), end
 	}
-	return unquote(raw), end
-}
-
-// unquote decodes the content of a JSON string that has escapes or bytes
-// that are not UTF-8, as encoding/json does: each byte that is not part of
-// a UTF-8 character, and each lone surrogate, becomes U+FFFD.
-func unquote(raw []byte) string {
-	var b strings.Builder
-	b.Grow(len(raw))
-	for r := 0; r < len(raw); {
-		c := raw[r]
-		switch {
-		case c == '\\' && r+1 < len(raw):
-			r += 2
-			switch raw[r-1] {
-			case 'b':
-				b.WriteByte('\b')
-			case 'f':
-				b.WriteByte('\f')
-			case 'n':
-				b.WriteByte('\n')
-			case 'r':
-				b.WriteByte('\r')
-			case 't':
-				b.WriteByte('\t')
-			case 'u':
-				rr := hex4(raw[r:])
-				r += 4
-				if utf16.IsSurrogate(rr) {
-					if r+6 <= len(raw) && raw[r] == '\\' && raw[r+1] == 'u' {
-						if dec := utf16.DecodeRune(rr, hex4(raw[r+2:])); dec != utf8.RuneError {
-							b.WriteRune(dec)
-							r += 6
-							break
-						}
-					}
-					rr = utf8.RuneError
-				}
-				b.WriteRune(rr)
-			default: // '"', '\\', '/'
-				b.WriteByte(raw[r-1])
-			}
-		case c < utf8.RuneSelf:
-			b.WriteByte(c)
-			r++
-		default:
-			rr, size := utf8.DecodeRune(raw[r:])
-			b.WriteRune(rr)
-			r += size
-		}
-	}
-	return b.String()
-}
-
-// hex4 reads the four hex digits of a \u escape (known to be valid).
-func hex4(s []byte) rune {
-	var r rune
-	for _, c := range s[:4] {
-		switch {
-		case c <= '9':
-			c -= '0'
-		case c >= 'a':
-			c -= 'a' - 10
-		default:
-			c -= 'A' - 10
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
+	return jsonpos.Unquote(raw), end
 }
 
 // numEnd returns the offset just after the number starting at i, and

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/jsonpos"
 )
 
 // Locate returns the position in data, a JSON document, of the value the
@@ -12,9 +13,9 @@ import (
 // out): line and column are 1-based. ok is false when data holds neither,
 // or is not JSON.
 func Locate(file string, data []byte, ptr string) (pos diag.Pos, ok bool) {
-	want := map[string]*target{}
-	for p := ptr; ; p = parentPointer(p) {
-		want[p] = &target{key: -1, val: -1}
+	want := map[string]*jsonpos.Target{}
+	for p := ptr; ; p = jsonpos.ParentPointer(p) {
+		want[p] = jsonpos.NewTarget()
 		if p == "" {
 			break
 		}
@@ -22,9 +23,9 @@ func Locate(file string, data []byte, ptr string) (pos diag.Pos, ok bool) {
 	if !strings.HasPrefix(strings.TrimLeft(string(data[:min(len(data), 64)]), " \t\r\n"), "{") {
 		return diag.Pos{File: file}, false
 	}
-	locate(data, want)
-	for p := ptr; ; p = parentPointer(p) {
-		if off := want[p].val; off >= 0 && off < len(data) {
+	jsonpos.Locate(data, want)
+	for p := ptr; ; p = jsonpos.ParentPointer(p) {
+		if off := want[p].Val; off >= 0 && off < len(data) {
 			line, col := diag.LineCol(data, int64(off))
 			return diag.Pos{File: file, Line: line, Col: col}, true
 		}

@@ -1,13 +1,13 @@
 package cassette
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/jsonpos"
 )
 
 // kind is the diag.Error Kind of every error of this package.
@@ -168,19 +168,10 @@ func pointer(path []seg) string {
 		if s.idx >= 0 {
 			b.WriteString(strconv.Itoa(s.idx))
 		} else {
-			b.WriteString(escapePointer(s.key))
+			b.WriteString(jsonpos.EscapePointer(s.key))
 		}
 	}
 	return b.String()
-}
-
-var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
-
-func escapePointer(key string) string {
-	if !strings.ContainsAny(key, "~/") {
-		return key
-	}
-	return pointerEscaper.Replace(key)
 }
 
 // describe names the JSON type of a decoded value for a message, with the
@@ -217,13 +208,13 @@ func formatNumber(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64)
 // naming the first; a last error counts the problems not recorded.
 func errorsAt(file string, data []byte, w *walker) error {
 	probs, dups := w.probs, w.dups
-	want := map[string]*target{}
+	want := map[string]*jsonpos.Target{}
 	for _, p := range probs {
 		if p.off < 0 {
 			// The pointer and its ancestors: a member that is missing is
 			// placed on the nearest value that is there.
-			for ptr := p.ptr; want[ptr] == nil; ptr = parentPointer(ptr) {
-				want[ptr] = &target{key: -1, val: -1}
+			for ptr := p.ptr; want[ptr] == nil; ptr = jsonpos.ParentPointer(ptr) {
+				want[ptr] = jsonpos.NewTarget()
 				if ptr == "" {
 					break
 				}
@@ -231,11 +222,11 @@ func errorsAt(file string, data []byte, w *walker) error {
 		}
 	}
 	if len(want) > 0 {
-		locate(data, want)
+		jsonpos.Locate(data, want)
 	}
 	offsets := make([]int, 0, 2*len(want)+len(probs)+2*len(dups))
 	for _, t := range want {
-		offsets = append(offsets, t.key, t.val)
+		offsets = append(offsets, t.Key, t.Val)
 	}
 	for _, p := range probs {
 		offsets = append(offsets, p.off)
@@ -243,19 +234,19 @@ func errorsAt(file string, data []byte, w *walker) error {
 	for _, dp := range dups {
 		offsets = append(offsets, dp.first, dp.again)
 	}
-	lc := lineCols(data, offsets)
+	lc := jsonpos.LineCols(data, offsets)
 	list := make(diag.List, 0, len(probs)+len(dups))
 	for _, p := range probs {
 		off := p.off
 		if off < 0 {
 			t := want[p.ptr]
-			off = t.val
-			if p.atKey && t.key >= 0 {
-				off = t.key
+			off = t.Val
+			if p.atKey && t.Key >= 0 {
+				off = t.Key
 			}
 			for ptr := p.ptr; off < 0 && ptr != ""; {
-				ptr = parentPointer(ptr)
-				off = want[ptr].val
+				ptr = jsonpos.ParentPointer(ptr)
+				off = want[ptr].Val
 			}
 		}
 		pos := diag.Pos{File: file}
@@ -289,15 +280,6 @@ func errorsAt(file string, data []byte, w *walker) error {
 	return asError(list)
 }
 
-// parentPointer is the JSON pointer of the value holding ptr's ("" for
-// the root's members).
-func parentPointer(ptr string) string {
-	if i := strings.LastIndexByte(ptr, '/'); i >= 0 {
-		return ptr[:i]
-	}
-	return ""
-}
-
 // dupProblem is a repeated key with the path of the object holding it.
 type dupProblem struct {
 	path         []seg
@@ -317,213 +299,4 @@ func asError(l diag.List) error {
 func errorAt(file string, data []byte, offset int, ptr, msg string) *diag.Error {
 	line, col := diag.LineCol(data, int64(offset))
 	return &diag.Error{Pos: diag.Pos{File: file, Line: line, Col: col}, Pointer: ptr, Message: msg, Kind: kind}
-}
-
-// lineCols converts byte offsets of data to 1-based line and column (in
-// characters, as diag.LineCol counts them) in one pass over data. Negative
-// offsets are skipped.
-func lineCols(data []byte, offsets []int) map[int][2]int {
-	out := make(map[int][2]int, len(offsets))
-	maxOff := -1
-	for _, o := range offsets {
-		if o >= 0 {
-			out[o] = [2]int{}
-			maxOff = max(maxOff, o)
-		}
-	}
-	if maxOff < 0 {
-		return out
-	}
-	line, col := 1, 1
-	i := 0
-	for {
-		if _, ok := out[i]; ok {
-			out[i] = [2]int{line, col}
-		}
-		if i >= len(data) || i >= maxOff {
-			break
-		}
-		r, size := utf8.DecodeRune(data[i:])
-		if r == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
-		}
-		i += size
-	}
-	// Offsets inside a multi-byte character or past the end (never produced
-	// by locate) fall back to the exact conversion.
-	for o, l := range out {
-		if l[0] == 0 {
-			line, col := diag.LineCol(data, int64(o))
-			out[o] = [2]int{line, col}
-		}
-	}
-	return out
-}
-
-// target is where one pointer's member key and value start in the bytes,
-// -1 when not found.
-type target struct{ key, val int }
-
-// locate finds, in data (known to be valid JSON), the byte offsets of the
-// values (and member keys) addressed by the pointers in want. It descends
-// only into values on the way to a wanted pointer and skips the rest.
-func locate(data []byte, want map[string]*target) {
-	prefixes := make(map[string]bool, len(want))
-	for p := range want {
-		for {
-			prefixes[p] = true
-			i := strings.LastIndexByte(p, '/')
-			if i < 0 {
-				break
-			}
-			p = p[:i]
-		}
-	}
-	l := locator{data: data, want: want, prefixes: prefixes}
-	l.value(l.space(0), "")
-}
-
-type locator struct {
-	data     []byte
-	want     map[string]*target
-	prefixes map[string]bool
-}
-
-// space returns the index of the first non-whitespace byte at or after i.
-func (l *locator) space(i int) int {
-	for i < len(l.data) {
-		switch l.data[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-// value records the value starting at i under ptr and returns the index
-// just after it.
-func (l *locator) value(i int, ptr string) int {
-	if t := l.want[ptr]; t != nil {
-		t.val = i
-	}
-	if i >= len(l.data) {
-		return i
-	}
-	if !l.prefixes[ptr] {
-		return l.skip(i)
-	}
-	switch l.data[i] {
-	case '{':
-		i = l.space(i + 1)
-		if i < len(l.data) && l.data[i] == '}' {
-			return i + 1
-		}
-		for i < len(l.data) {
-			keyStart := i
-			end := l.str(i)
-			key := l.key(keyStart, end)
-			child := ptr + "/" + escapePointer(key)
-			if t := l.want[child]; t != nil {
-				t.key = keyStart
-			}
-			i = l.space(end)
-			if i < len(l.data) && l.data[i] == ':' {
-				i++
-			}
-			i = l.value(l.space(i), child)
-			i = l.space(i)
-			if i >= len(l.data) || l.data[i] == '}' {
-				return i + 1
-			}
-			i = l.space(i + 1) // ','
-		}
-		return i
-	case '[':
-		i = l.space(i + 1)
-		if i < len(l.data) && l.data[i] == ']' {
-			return i + 1
-		}
-		for n := 0; i < len(l.data); n++ {
-			i = l.value(i, ptr+"/"+strconv.Itoa(n))
-			i = l.space(i)
-			if i >= len(l.data) || l.data[i] == ']' {
-				return i + 1
-			}
-			i = l.space(i + 1) // ','
-		}
-		return i
-	}
-	return l.skip(i)
-}
-
-// skip returns the index just after the value starting at i.
-func (l *locator) skip(i int) int {
-	d := l.data
-	switch d[i] {
-	case '"':
-		return l.str(i)
-	case '{', '[':
-		depth := 0
-		for i < len(d) {
-			switch d[i] {
-			case '"':
-				i = l.str(i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return i
-	}
-	for i < len(d) {
-		switch d[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
-		i++
-	}
-	return i
-}
-
-// str returns the index just after the string starting at i.
-func (l *locator) str(i int) int {
-	d := l.data
-	for i++; i < len(d); i++ {
-		switch d[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return i
-}
-
-// key decodes the object key data[start:end] the way encoding/json does.
-func (l *locator) key(start, end int) string {
-	raw := l.data[start:end]
-	plain := len(raw) >= 2
-	for _, c := range raw {
-		if c == '\\' || c >= utf8.RuneSelf {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return string(raw[1 : len(raw)-1])
-	}
-	var s string
-	_ = json.Unmarshal(raw, &s)
-	return s
 }

@@ -587,22 +587,6 @@ func TestReadFileMissing(t *testing.T) {
 	}
 }
 
-// TestLineCols holds the one-pass conversion to diag.LineCol.
-func TestLineCols(t *testing.T) {
-	data := []byte("ab\ncé☕\n\n\xffx\ny")
-	var offs []int
-	for i := 0; i <= len(data)+1; i++ {
-		offs = append(offs, i)
-	}
-	got := lineCols(data, offs)
-	for _, o := range offs {
-		l, c := diag.LineCol(data, int64(o))
-		if got[o] != [2]int{l, c} {
-			t.Errorf("offset %d: %v, diag.LineCol says %d:%d", o, got[o], l, c)
-		}
-	}
-}
-
 // TestReadFileRefusesNonRegular: a FIFO or a device is refused before it is
 // read (a FIFO without a writer used to block ReadFile for ever).
 func TestReadFileRefusesNonRegular(t *testing.T) {
