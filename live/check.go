@@ -10,6 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/engine/jsonpos"
 	"github.com/mcptest/mcptest/engine/yamlpos"
 )
 
@@ -97,8 +98,8 @@ func nodePos(file string, n *yaml.Node) diag.Pos {
 }
 
 // catalogTree decodes a catalog file into a node tree and returns its
-// root value: a JSON document with the JSON decoder, anything else with
-// the shared YAML reader (yamlpos). A document that does not decode is
+// root value: a JSON document with the shared JSON reader (jsonpos),
+// anything else with the shared YAML reader (yamlpos). A document that does not decode is
 // one positioned error.
 func catalogTree(file string, data []byte) (*yaml.Node, diag.List) {
 	if !isJSON(data) {
@@ -108,11 +109,11 @@ func catalogTree(file string, data []byte) (*yaml.Node, diag.List) {
 		}
 		return root, nil
 	}
-	root, err := jsonTree(data)
-	var pe *jsonPosError
+	root, err := jsonpos.Node(data)
+	var pe *jsonpos.Error
 	switch {
 	case errors.As(err, &pe):
-		return nil, diag.List{{Pos: diag.Pos{File: file, Line: pe.line, Col: pe.col}, Kind: "catalog", Message: pe.msg}}
+		return nil, diag.List{{Pos: diag.Pos{File: file, Line: pe.Line, Col: pe.Col}, Kind: "catalog", Message: pe.Msg}}
 	case err != nil:
 		return nil, diag.List{{Pos: diag.Pos{File: file, Line: 1, Col: 1}, Kind: "catalog", Message: "invalid JSON: " + err.Error()}}
 	}
