@@ -98,8 +98,9 @@ func nodePos(file string, n *yaml.Node) diag.Pos {
 }
 
 // catalogTree decodes a catalog file into a node tree and returns its
-// root value: a JSON document with the shared JSON reader (jsonpos),
-// anything else with the shared YAML reader (yamlpos). A document that does not decode is
+// root value: a JSON document with the shared reader of positioned JSON
+// (yamlpos.ParseJSON, built on jsonpos), anything else with the shared
+// YAML reader (yamlpos). A document that does not decode is
 // one positioned error.
 func catalogTree(file string, data []byte) (*yaml.Node, diag.List) {
 	if !isJSON(data) {
@@ -109,7 +110,7 @@ func catalogTree(file string, data []byte) (*yaml.Node, diag.List) {
 		}
 		return root, nil
 	}
-	root, err := jsonpos.Node(data)
+	root, err := yamlpos.ParseJSON(data)
 	var pe *jsonpos.Error
 	switch {
 	case errors.As(err, &pe):

@@ -67,12 +67,12 @@ func Skip(data []byte, i int) int {
 		}
 		return i
 	}
-	return scalarEnd(data, i)
+	return ScalarEnd(data, i)
 }
 
-// scalarEnd returns the offset just after the number or literal starting
-// at i.
-func scalarEnd(data []byte, i int) int {
+// ScalarEnd returns the offset just after the number or literal (true,
+// false, null) starting at i.
+func ScalarEnd(data []byte, i int) int {
 	for i < len(data) {
 		switch data[i] {
 		case ',', '}', ']', ' ', '\t', '\n', '\r':

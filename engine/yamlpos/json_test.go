@@ -1,4 +1,4 @@
-package jsonpos
+package yamlpos
 
 import (
 	"bytes"
@@ -15,13 +15,15 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/mcptest/mcptest/engine/jsonpos"
 )
 
-// refTree is the reader Node replaced (live's, before this package):
-// encoding/json's tokens, placed by the decoder's offsets. Node must give
+// refTree is the reader ParseJSON replaced (live's, before this package):
+// encoding/json's tokens, placed by the decoder's offsets. ParseJSON must give
 // its tree and its errors for every valid document.
 func refTree(data []byte) (*yaml.Node, error) {
-	t := &refReader{data: data, dec: json.NewDecoder(bytes.NewReader(data)), lines: Lines{Data: data}}
+	t := &refReader{data: data, dec: json.NewDecoder(bytes.NewReader(data)), lines: jsonpos.Lines{Data: data}}
 	t.dec.UseNumber()
 	n, err := t.value(0)
 	if err != nil {
@@ -33,7 +35,7 @@ func refTree(data []byte) (*yaml.Node, error) {
 type refReader struct {
 	data  []byte
 	dec   *json.Decoder
-	lines Lines
+	lines jsonpos.Lines
 }
 
 func (t *refReader) next() int {
@@ -45,8 +47,8 @@ func (t *refReader) next() int {
 }
 
 func (t *refReader) value(depth int) (*yaml.Node, error) {
-	if depth > MaxDepth {
-		return nil, fmt.Errorf("the document nests deeper than %d levels", MaxDepth)
+	if depth > MaxJSONDepth {
+		return nil, fmt.Errorf("the document nests deeper than %d levels", MaxJSONDepth)
 	}
 	off := t.next()
 	tok, err := t.dec.Token()
@@ -78,7 +80,7 @@ func (t *refReader) value(depth int) (*yaml.Node, error) {
 		n.Kind, n.Tag, n.Value, n.Style = yaml.ScalarNode, "!!str", v, yaml.DoubleQuotedStyle
 	case json.Number:
 		if _, err := strconv.ParseFloat(v.String(), 64); err != nil {
-			return nil, &Error{Line: n.Line, Col: n.Column, Msg: fmt.Sprintf("the number %.40s is out of the range a JSON reader holds (a float64)", v)}
+			return nil, &jsonpos.Error{Line: n.Line, Col: n.Column, Msg: fmt.Sprintf("the number %.40s is out of the range a JSON reader holds (a float64)", v)}
 		}
 		n.Kind, n.Tag, n.Value = yaml.ScalarNode, "!!int", v.String()
 		if strings.ContainsAny(n.Value, ".eE") {
@@ -92,18 +94,18 @@ func (t *refReader) value(depth int) (*yaml.Node, error) {
 	return n, nil
 }
 
-// sameNode fails unless Node and refTree agree on data.
+// sameNode fails unless ParseJSON and refTree agree on data.
 func sameNode(t *testing.T, data []byte) {
 	t.Helper()
 	if !json.Valid(data) {
 		return
 	}
-	got, err := Node(data)
+	got, err := ParseJSON(data)
 	want, werr := refTree(data)
 	if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
 		t.Fatalf("%q: error %v, want %v", data, err, werr)
 	}
-	var pe, wpe *Error
+	var pe, wpe *jsonpos.Error
 	if errors.As(err, &pe) != errors.As(werr, &wpe) || pe != nil && *pe != *wpe {
 		t.Fatalf("%q: error %#v, want %#v", data, pe, wpe)
 	}
@@ -112,9 +114,9 @@ func sameNode(t *testing.T, data []byte) {
 	}
 }
 
-// seeds are documents Node is held to refTree on: the repository's
+// jsonSeeds are documents ParseJSON is held to refTree on: the repository's
 // catalogs and cassettes, and the shapes where a scanner could slip.
-func seeds(tb testing.TB) [][]byte {
+func jsonSeeds(tb testing.TB) [][]byte {
 	out := [][]byte{
 		[]byte(`{}`), []byte(`[]`), []byte(` [ 1 , -2.5e3 , true , false , null , "" ] `),
 		[]byte("{\"a\":{\"b\":[{\"c\":\"\\u00e9\\ud83d\\ude80\\ud800x\"}]},\n \"é\": \"tab\\t\\\"q\\\"\", \"n\": 1e400}"),
@@ -132,48 +134,32 @@ func seeds(tb testing.TB) [][]byte {
 	return out
 }
 
-// TestNode: Node gives refTree's tree and errors on every seed.
-func TestNode(t *testing.T) {
-	s := seeds(t)
+// TestParseJSON: ParseJSON gives refTree's tree and errors on every seed.
+func TestParseJSON(t *testing.T) {
+	s := jsonSeeds(t)
 	if len(s) < 20 {
 		t.Fatalf("only %d seeds: the corpora moved?", len(s))
 	}
 	for _, data := range s {
 		sameNode(t, data)
 	}
-	if _, err := Node([]byte(strings.Repeat("[", MaxDepth+2) + strings.Repeat("]", MaxDepth+2))); err == nil {
-		t.Error("a nesting over MaxDepth read")
+	if _, err := ParseJSON([]byte(strings.Repeat("[", MaxJSONDepth+2) + strings.Repeat("]", MaxJSONDepth+2))); err == nil {
+		t.Error("a nesting over MaxJSONDepth read")
 	}
 }
 
-// FuzzNode holds Node to refTree for any valid document.
-func FuzzNode(f *testing.F) {
-	for _, s := range seeds(f) {
+// FuzzParseJSON holds ParseJSON to refTree for any valid document.
+func FuzzParseJSON(f *testing.F) {
+	for _, s := range jsonSeeds(f) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { sameNode(t, data) })
 }
 
-// FuzzString: String decodes a JSON string as encoding/json does.
-func FuzzString(f *testing.F) {
-	for _, s := range []string{`""`, `"a"`, `"\u00e9\ud83d\ude80"`, `"\ud800"`, "\"\xff\"", `"\"\\\/\b\f\n\r\t"`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		var want string
-		if json.Unmarshal(raw, &want) != nil || !bytes.HasPrefix(raw, []byte(`"`)) || StringEnd(raw, 0) != len(raw) {
-			return // not one string token alone
-		}
-		if got := String(raw); got != want {
-			t.Fatalf("String(%q) = %q, want %q", raw, got, want)
-		}
-	})
-}
-
-// catalog is a tools/list result of n tools, on one line or indented by
+// jsonCatalog is a tools/list result of n tools, on one line or indented by
 // two: a name, a description with a few non-ASCII characters, and an
 // inputSchema of three properties, one an enum and one nested.
-func catalog(tb testing.TB, n int, pretty bool) []byte {
+func jsonCatalog(tb testing.TB, n int, pretty bool) []byte {
 	tb.Helper()
 	tools := make([]any, n)
 	for i := range tools {
@@ -201,13 +187,13 @@ func catalog(tb testing.TB, n int, pretty bool) []byte {
 	return data
 }
 
-// BenchmarkNode reads catalogs of 1,000 and 10,000 tools, on one line and
-// pretty-printed, with Node and with refTree (encoding/json's tokens,
+// BenchmarkParseJSON reads catalogs of 1,000 and 10,000 tools, on one line and
+// pretty-printed, with ParseJSON and with refTree (encoding/json's tokens,
 // which it replaced), in turn within each iteration, the order
-// alternating. ns/op is Node's time; x-encoding-json is refTree's over it.
+// alternating. ns/op is ParseJSON's time; x-encoding-json is refTree's over it.
 //
-//	go test ./engine/jsonpos -run '^$' -bench BenchmarkNode -benchtime 10x -count 5
-func BenchmarkNode(b *testing.B) {
+//	go test ./engine/yamlpos -run '^$' -bench BenchmarkParseJSON -benchtime 10x -count 5
+func BenchmarkParseJSON(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		for _, pretty := range []bool{false, true} {
 			layout := "one-line"
@@ -215,8 +201,8 @@ func BenchmarkNode(b *testing.B) {
 				layout = "pretty"
 			}
 			b.Run(fmt.Sprintf("tools=%d/%s", n, layout), func(b *testing.B) {
-				data := catalog(b, n, pretty)
-				readers := []func([]byte) (*yaml.Node, error){Node, refTree}
+				data := jsonCatalog(b, n, pretty)
+				readers := []func([]byte) (*yaml.Node, error){ParseJSON, refTree}
 				var spent [2]int64
 				b.SetBytes(int64(len(data)))
 				b.ResetTimer()
