@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -19,6 +20,28 @@ func TestCatalogFileErrorsPrinted(t *testing.T) {
 			if !strings.Contains(stderr, want) {
 				t.Errorf("%v: stderr lacks %q:\n%s", args, want, stderr)
 			}
+		}
+	}
+}
+
+// TestJSONCatalogErrorsBuilt: the built binary places an error of a JSON
+// catalog, one line or pretty-printed, at the line and column (in
+// characters, after non-ASCII text) that the corpus's .out files hold,
+// which the reader of encoding/json's tokens wrote before the shared
+// reader of positioned JSON replaced it; exit 2.
+func TestJSONCatalogErrorsBuilt(t *testing.T) {
+	for _, name := range []string{"number-out-of-range", "number-out-of-range-pretty"} {
+		cat := "live/testdata/catalogs/err/" + name + ".json"
+		want, err := os.ReadFile("../../live/testdata/catalogs/err/" + name + ".out")
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout, stderr, code := runBuilt(t, "tools", "--catalog", cat)
+		if code != ExitInput || stdout != "" {
+			t.Errorf("%s: exit %d, stdout %q", name, code, stdout)
+		}
+		if line := "live/" + strings.TrimSuffix(string(want), "\n"); !strings.Contains(stderr, line) {
+			t.Errorf("%s: stderr lacks %q:\n%s", name, line, stderr)
 		}
 	}
 }
