@@ -189,7 +189,7 @@ func (d *decoder) detected(root int) *Cassette {
 		}
 	case FormatResponses:
 		c = readResponses(d.w, v)
-	case FormatClaudeCode, FormatOTel:
+	case FormatClaudeCode, FormatOTel, FormatAgentsTrace:
 		r := newLineReader(f.format)
 		c = r.cassette()
 		c.Runs = append(readDoc(r, d.w, v), r.finish()...)
@@ -299,7 +299,8 @@ type detected struct {
 const tried = `tried an mcptest cassette ("mcptest_cassette"), ` +
 	`a transcript (a "messages" array, an array of messages with a "role", or an object holding one), ` +
 	`one message ("role") or its tool calls, a Chat Completions response ("choices"), ` +
-	`OpenAI Responses output ("output"), OTLP JSON spans ("resourceSpans") ` +
+	`OpenAI Responses output ("output") or Agents SDK items ("callId"), OTLP JSON spans ("resourceSpans"), ` +
+	`the OpenAI Agents SDK's trace export ("object": "trace.span") ` +
 	`and Claude Code stream-json ("type" and "session_id"), as docs/traces.md describes`
 
 func unrecognized(found string) string {
@@ -328,6 +329,8 @@ func detectObject(root map[string]any) detected {
 	switch {
 	case isOTLP(root):
 		return detected{format: FormatOTel, obj: root}
+	case isAgentsTrace(root):
+		return detected{format: FormatAgentsTrace, obj: root}
 	case isClaudeEvent(root):
 		return detected{format: FormatClaudeCode, obj: root}
 	case isResponse(root):
@@ -367,6 +370,9 @@ func detectArray(root []any) detected {
 	first, _ := root[0].(map[string]any)
 	if first != nil && isClaudeEvent(first) {
 		return detected{format: FormatClaudeCode}
+	}
+	if first != nil && isAgentsTraceItem(first) {
+		return detected{format: FormatAgentsTrace}
 	}
 	for _, v := range root {
 		if m, ok := v.(map[string]any); ok && (isResponse(m) || isResponsesItem(m)) {
