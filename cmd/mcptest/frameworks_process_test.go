@@ -77,6 +77,8 @@ func TestProcessFrameworkRecordings(t *testing.T) {
 	}
 	for _, tt := range []struct{ file, want string }{
 		{"ok/openai_agents_trace.json", `read as openai-agents-trace: 1 run, 1 call, 1 result, tokens in 1/1 runs (384 in all), no models, no answer, agents "sum_agent", "triage"`},
+		{"ok/langchain_lc_messages.json", `read as langchain-messages: 1 run, 1 call, 1 result, tokens in 1/1 runs (295 in all), model "scripted-sum-1", an answer in 1/1 runs, agent "sum_agent"`},
+		{"ok/langchain_stored_messages.json", `read as langchain-messages: 1 run, 1 call, 1 result, tokens in 1/1 runs (295 in all), model "scripted-sum-1", an answer in 1/1 runs, agent "sum_agent"`},
 		{"ok/openai_agents_raw_responses.json", `read as openai-responses: 1 run, 1 call, 0 results, tokens in 1/1 runs (384 in all), no models, an answer in 1/1 runs, agent "sum_agent"`},
 	} {
 		file, err := filepath.Abs(frameworkCorpus + tt.file)

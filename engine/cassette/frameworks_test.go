@@ -43,6 +43,14 @@ var frameworkReads = []frameworkRead{
 	{file: "openai_agents_raw_responses.json", format: FormatResponses, runs: 1,
 		calls: [][]string{{"sum_agent:get_sum="}}, args: map[string]any{"a": 2.0, "b": 3.0},
 		tokens: &Tokens{Input: 350, Output: 34, Total: 384}, answer: "The sum is 5."},
+	{file: "langchain_lc_messages.json", format: FormatLangChain, runs: 1,
+		calls: [][]string{{"sum_agent:get-sum=The sum of 2 and 3 is 5."}}, args: map[string]any{"a": 2.0, "b": 3.0},
+		tokens: &Tokens{Input: 270, Output: 25, Total: 295}, model: "scripted-sum-1", answer: "The sum is 5.",
+		prompt: "What is 2 + 3?", agent: "sum_agent"},
+	{file: "langchain_stored_messages.json", format: FormatLangChain, runs: 1,
+		calls: [][]string{{"sum_agent:get-sum=The sum of 2 and 3 is 5."}}, args: map[string]any{"a": 2.0, "b": 3.0},
+		tokens: &Tokens{Input: 270, Output: 25, Total: 295}, model: "scripted-sum-1", answer: "The sum is 5.",
+		prompt: "What is 2 + 3?", agent: "sum_agent"},
 }
 
 func TestFrameworkReads(t *testing.T) {
@@ -163,5 +171,37 @@ func TestAgentsHandoffs(t *testing.T) {
 	want := []string{"Math Agent:get_sum=5", "writer:echo=hi", "writer:transfer_to_x="}
 	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(c.Runs[0].Delegations, []Delegation{{From: "Math Agent", To: "writer"}}) {
 		t.Errorf("calls %q, delegations %+v", got, c.Runs[0].Delegations)
+	}
+}
+
+// TestLangChainForms: a graph's state {"messages": [...]} is read as its
+// messages; a ToolMessage of status "error" is a failed call; cached
+// input tokens are read from input_token_details.cache_read.
+func TestLangChainForms(t *testing.T) {
+	data, err := os.ReadFile("testdata/ok/langchain_lc_messages.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Read("t", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := append(append([]byte(`{"messages": `), data...), '}')
+	if c, err := Read("t", state); err != nil || !reflect.DeepEqual(c, want) {
+		t.Errorf("the state: %v\n%+v\nwant %+v", err, c, want)
+	}
+	doc := `[{"type": "human", "data": {"content": "hi"}},
+		{"type": "ai", "data": {"content": "", "name": "a", "tool_calls": [{"id": "1", "name": "get-env", "args": {}}],
+		 "usage_metadata": {"input_tokens": 100, "output_tokens": 5, "total_tokens": 105, "input_token_details": {"cache_read": 40}}}},
+		{"type": "tool", "data": {"content": "denied", "tool_call_id": "1", "status": "error"}},
+		{"type": "ai", "data": {"content": [{"type": "text", "text": "I could not."}]}}]`
+	c, err := Read("t", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := c.Runs[0].Calls()
+	if len(calls) != 1 || !calls[0].IsError || resultText(calls[0].Result) != "denied" || calls[0].Agent != "a" ||
+		*c.Runs[0].Tokens != (Tokens{Input: 100, Cached: 40, Output: 5, Total: 105}) || c.Runs[0].Turns[0].FinalResponse != "I could not." {
+		t.Errorf("calls %+v, tokens %+v, turns %+v", calls, c.Runs[0].Tokens, c.Runs[0].Turns)
 	}
 }

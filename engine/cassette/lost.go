@@ -47,12 +47,12 @@ func shapeOf(m map[string]any) (what, tool, source string, reader Format, ok boo
 	case m["lc"] == 1.0 && m["type"] == "constructor":
 		kw, _ := m["kwargs"].(map[string]any)
 		if t := firstToolCall(kw["tool_calls"]); t != "" {
-			return "a serialized AIMessage with tool_calls", t, `LangChain serialized messages ("lc": 1)`, "", true
+			return "a serialized AIMessage with tool_calls", t, `LangChain serialized messages ("lc": 1)`, FormatLangChain, true
 		}
 	case m["type"] == "ai":
 		data, _ := m["data"].(map[string]any)
 		if t := firstToolCall(data["tool_calls"]); t != "" {
-			return `a StoredMessage of type "ai" with tool_calls`, t, `LangChain StoredMessage arrays ({"type", "data"})`, "", true
+			return `a StoredMessage of type "ai" with tool_calls`, t, `LangChain StoredMessage arrays ({"type", "data"})`, FormatLangChain, true
 		}
 	}
 	return readableShape(m, str)

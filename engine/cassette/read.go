@@ -189,6 +189,9 @@ func (d *decoder) detected(root int) *Cassette {
 		}
 	case FormatResponses:
 		c = readResponses(d.w, v)
+	case FormatLangChain:
+		d.w.path = append(d.w.path[:0], f.at...)
+		c = readLangChain(d.w, f.msgs, f.obj)
 	case FormatClaudeCode, FormatOTel, FormatAgentsTrace:
 		r := newLineReader(f.format)
 		c = r.cassette()
@@ -300,7 +303,8 @@ const tried = `tried an mcptest cassette ("mcptest_cassette"), ` +
 	`a transcript (a "messages" array, an array of messages with a "role", or an object holding one), ` +
 	`one message ("role") or its tool calls, a Chat Completions response ("choices"), ` +
 	`OpenAI Responses output ("output") or Agents SDK items ("callId"), OTLP JSON spans ("resourceSpans"), ` +
-	`the OpenAI Agents SDK's trace export ("object": "trace.span") ` +
+	`the OpenAI Agents SDK's trace export ("object": "trace.span"), ` +
+	`LangChain messages ("lc": 1 constructors, or StoredMessage {"type", "data"}) ` +
 	`and Claude Code stream-json ("type" and "session_id"), as docs/traces.md describes`
 
 func unrecognized(found string) string {
@@ -309,6 +313,9 @@ func unrecognized(found string) string {
 
 // detect works out the format of a decoded document from its content.
 func detect(root any) detected {
+	if msgs, obj, at, ok := langChainRoot(root); ok {
+		return detected{format: FormatLangChain, msgs: msgs, obj: obj, at: at}
+	}
 	switch root := root.(type) {
 	case map[string]any:
 		return detectObject(root)
