@@ -133,18 +133,19 @@ func TestAgentsTraceForms(t *testing.T) {
 		array.Write(b.Bytes())
 	}
 	array.WriteString("]")
-	want, err := Read("t", data)
+	want, err := Read("fuzz.json", data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, doc := range map[string][]byte{"lines": lines.Bytes(), "array": array.Bytes()} {
-		c, err := Read("t", doc)
+		c, err := Read("fuzz.json", doc)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if !reflect.DeepEqual(c, want) {
 			t.Errorf("%s: read %+v\nwant %+v", name, c, want)
 		}
+		checkRead(t, c, err)
 	}
 }
 
