@@ -1,6 +1,7 @@
 package cassette
 
 import (
+	"regexp"
 	"strings"
 )
 
@@ -161,4 +162,23 @@ func snakeUsage(v any) any {
 		out["input_tokens_details"] = map[string]any{"cached_tokens": cached}
 	}
 	return out
+}
+
+// mcpErrorPattern is the message the MCP TypeScript SDK's client gives a
+// JSON-RPC error (McpError: "MCP error -32602: ..."), which the Agents SDK
+// hands the model as the tool's output, with nothing else to say the call
+// failed.
+var mcpErrorPattern = regexp.MustCompile(`^MCP error -?[0-9]+: `)
+
+// isMCPError reports whether the CallToolResult res is such a message
+// alone.
+func isMCPError(res any) bool {
+	m, _ := res.(map[string]any)
+	content, _ := m["content"].([]any)
+	if len(content) != 1 {
+		return false
+	}
+	item, _ := content[0].(map[string]any)
+	text, _ := item["text"].(string)
+	return item["type"] == "text" && mcpErrorPattern.MatchString(text)
 }

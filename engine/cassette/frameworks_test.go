@@ -30,6 +30,10 @@ type frameworkRead struct {
 	warnings int
 }
 
+// agentsMCPError is the output the Agents SDK gave the model for a call
+// the MCP server refused.
+const agentsMCPError = "MCP error -32602: Input validation error: Invalid arguments for tool get-sum: Invalid input: expected number, received string at a"
+
 // frameworkReads are the framework files of testdata/ok, each read with
 // the calls, results, tokens, model and agents the framework writes.
 var frameworkReads = []frameworkRead{
@@ -37,6 +41,13 @@ var frameworkReads = []frameworkRead{
 		calls: [][]string{{"sum_agent:everything.get-sum=The sum of 2 and 3 is 5."}}, args: map[string]any{"a": 2.0, "b": 3.0},
 		tokens: &Tokens{Input: 350, Output: 34, Total: 384}, agent: "triage",
 		edges: []Delegation{{From: "triage", To: "sum_agent"}}, catalog: "everything:13"},
+	{file: "openai_agents_error_trace.json", format: FormatAgentsTrace, runs: 1,
+		calls: [][]string{{"sum_agent:everything.get-sum=" + agentsMCPError + " (error)"}}, args: map[string]any{"a": "two", "b": 3.0},
+		tokens: &Tokens{Input: 350, Output: 34, Total: 384}, agent: "triage",
+		edges: []Delegation{{From: "triage", To: "sum_agent"}}, catalog: "everything:13"},
+	{file: "openai_agents_error_history.json", format: FormatResponses, runs: 1,
+		calls: [][]string{{"sum_agent:get_sum=" + agentsMCPError + " (error)"}}, args: map[string]any{"a": "two", "b": 3.0},
+		answer: "I could not add them.", prompt: "What is two + 3?"},
 	{file: "openai_agents_history.json", format: FormatResponses, runs: 1,
 		calls: [][]string{{"sum_agent:get_sum=The sum of 2 and 3 is 5."}}, args: map[string]any{"a": 2.0, "b": 3.0},
 		answer: "The sum is 5.", prompt: "What is 2 + 3?"},

@@ -130,7 +130,8 @@ func (r *responses) item(v any) {
 		}
 	case "function_call_output", "function_call_result":
 		if id := outputID(m); !r.agents.result(id, m["output"]) {
-			t.result(id, "", itemResult(m["output"]), false)
+			res := itemResult(m["output"])
+			t.result(id, "", res, typ == "function_call_result" && isMCPError(res))
 		}
 	case "mcp_call":
 		r.mcpCall(m)
