@@ -53,7 +53,7 @@ func TestProcessFrameworkRecordings(t *testing.T) {
 		if code != ExitInput {
 			t.Errorf("mcptest %s: exit %d, want %d\n%s", strings.Join(args, " "), code, ExitInput, out)
 		}
-		for _, want := range []string{spans + ":4:3", `holds a \"tool-get-sum\" part naming the tool \"get-sum\"`, "which no reader of mcptest takes yet"} {
+		for _, want := range []string{spans + ":19:4", `holds a \"dynamic-tool\" part naming the tool \"get-sum\"`, "which no reader of mcptest takes yet"} {
 			if args[1] != "--format" {
 				want = strings.ReplaceAll(want, `\"`, `"`)
 			}
