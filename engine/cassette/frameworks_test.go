@@ -120,7 +120,8 @@ func TestFrameworkReads(t *testing.T) {
 
 // TestAgentsTraceForms reads the Agents SDK's trace export in the forms
 // a processor may save it: the exporter's body, the items as an array,
-// one item a line; each is the same run.
+// one item a line, one batch of the exporter a line (a trace's spans in
+// several); each is the same run.
 func TestAgentsTraceForms(t *testing.T) {
 	data, err := os.ReadFile("testdata/ok/openai_agents_trace.json")
 	if err != nil {
@@ -130,7 +131,7 @@ func TestAgentsTraceForms(t *testing.T) {
 	if err := json.Unmarshal(data, &body); err != nil {
 		t.Fatal(err)
 	}
-	var lines, array bytes.Buffer
+	var lines, array, batches bytes.Buffer
 	array.WriteString("[")
 	for i, item := range body.Data {
 		var b bytes.Buffer
@@ -144,11 +145,17 @@ func TestAgentsTraceForms(t *testing.T) {
 		array.Write(b.Bytes())
 	}
 	array.WriteString("]")
+	// Two batches of the exporter, a line each: a trace's spans are in both.
+	half := strings.Index(array.String(), `{"object":"trace.span","id":"span_c23e98d072d44e74a7de4a82"`)
+	if half < 0 {
+		t.Fatal("no span to split the batches at")
+	}
+	batches.WriteString(`{"data": ` + array.String()[:half-1] + "]}\n" + `{"data": [` + array.String()[half:] + "}\n")
 	want, err := Read("fuzz.json", data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, doc := range map[string][]byte{"lines": lines.Bytes(), "array": array.Bytes()} {
+	for name, doc := range map[string][]byte{"lines": lines.Bytes(), "array": array.Bytes(), "batches": batches.Bytes()} {
 		c, err := Read("fuzz.json", doc)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
