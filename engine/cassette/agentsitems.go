@@ -182,3 +182,28 @@ func isMCPError(res any) bool {
 	text, _ := item["text"].(string)
 	return item["type"] == "text" && mcpErrorPattern.MatchString(text)
 }
+
+// hostedCall reads an Agents SDK hosted_tool_call item, a tool the
+// Responses API ran: the API's own item is its providerData (with the
+// output beside it), an mcp_call a call of a remote MCP server and
+// mcp_list_tools its catalog; other hosted tools (web search, ...) are
+// passed over, as their Responses items are.
+func (r *responses) hostedCall(m map[string]any) {
+	pd, _ := m["providerData"].(map[string]any)
+	w := r.t.w
+	w.push("providerData")
+	defer w.pop()
+	switch pd["type"] {
+	case "mcp_call":
+		item := make(map[string]any, len(pd)+1)
+		for k, v := range pd {
+			item[k] = v
+		}
+		if out, ok := m["output"]; ok {
+			item["output"] = out
+		}
+		r.mcpCall(item)
+	case "mcp_list_tools":
+		r.listTools(pd)
+	}
+}

@@ -312,3 +312,31 @@ func TestOpenInferenceSpans(t *testing.T) {
 		t.Errorf("calls %q, model %q, agent %q, tokens %+v, turns %+v", got, c.Model, c.Agent, c.Runs[0].Tokens, c.Runs[0].Turns)
 	}
 }
+
+// TestAgentsHostedMCP: a hosted MCP tool's call, in the Agents SDK's
+// items a hosted_tool_call whose providerData is the Responses API's
+// mcp_call, is a call of that server with its output; its mcp_list_tools
+// is the catalog. Before, both were passed over and the run had no call.
+func TestAgentsHostedMCP(t *testing.T) {
+	doc := `[{"type": "message", "role": "user", "content": "which transports?"},
+		{"type": "hosted_tool_call", "id": "mcpl_1", "name": "mcp_list_tools", "status": "completed",
+		 "providerData": {"type": "mcp_list_tools", "id": "mcpl_1", "server_label": "deepwiki", "tools": [{"name": "ask_question", "input_schema": {"type": "object"}}]}},
+		{"type": "hosted_tool_call", "id": "mcp_1", "name": "mcp_call", "status": "completed", "output": "stdio and HTTP",
+		 "providerData": {"type": "mcp_call", "id": "mcp_1", "server_label": "deepwiki", "name": "ask_question", "arguments": "{\"q\": \"t\"}", "error": null}},
+		{"type": "hosted_tool_call", "id": "mcp_2", "name": "mcp_call", "status": "completed",
+		 "providerData": {"type": "mcp_call", "id": "mcp_2", "server_label": "deepwiki", "name": "ask_question", "arguments": "{}", "error": "timeout"}},
+		{"type": "hosted_tool_call", "id": "ws_1", "name": "web_search_call", "status": "completed", "providerData": {"type": "web_search_call"}},
+		{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "stdio and HTTP."}]}]`
+	c, err := Read("t.json", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, call := range c.Runs[0].Calls() {
+		got = append(got, call.ID()+"="+resultText(call.Result)+" "+strconv.FormatBool(call.IsError))
+	}
+	want := []string{"deepwiki.ask_question=stdio and HTTP false", "deepwiki.ask_question=timeout true"}
+	if !reflect.DeepEqual(got, want) || len(c.Catalog) != 1 || c.Catalog[0].Server != "deepwiki" || len(c.Catalog[0].Tools) != 1 {
+		t.Errorf("calls %q, catalog %+v", got, c.Catalog)
+	}
+}
