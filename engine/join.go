@@ -118,7 +118,9 @@ func newJoiner(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*
 			j.from[u] = sd
 		}
 	}
-	return j, errs
+	// A side whose keys are missing or repeated joins nothing: its errors
+	// are the case's, not the mismatches they would cause.
+	return j, append(errs, j.errs...)
 }
 
 // readSide reads one file of a side source into its parts.

@@ -154,7 +154,7 @@ func (b *builder) readAliases(ptr string, v any, t *aliasTable) {
 	var chained []string
 	for _, name := range sortedKeys(t.to) {
 		if tool := t.to[name]; t.to[tool] != "" {
-			b.errorf(ptr, t.at[name], "`%s` is another name of `%s`, which is itself another name of `%s`: map every spelling to the one name the suite writes", name, tool, t.to[tool])
+			b.errorf(ptr, t.at[tool], "`%s` is given as another name of `%s`, and is itself the tool `%s` is another name of: map every spelling to the one name the suite writes", tool, t.to[tool], name)
 			chained = append(chained, name)
 		}
 	}
