@@ -299,3 +299,23 @@ func TestJoinCacheCoversEverySource(t *testing.T) {
 		t.Errorf("after the suite's aliases changed: cached %d, want 0", aliased.Run.Cached)
 	}
 }
+
+// The unknown-tool warning of a name that differs from the recorded one
+// only in '-' against '_' says how aliases: makes them one tool.
+func TestAliasHint(t *testing.T) {
+	for _, tc := range []struct{ written, recorded, want string }{
+		{"get_sum", "get-sum", " If the recordings name it both ways, `aliases: {get_sum: get-sum}` makes them one tool"},
+		{"everything.get_sum", "everything.get-sum", " If the recordings name it both ways, `aliases: {get_sum: get-sum}` makes them one tool"},
+		{"get_sums", "get-sum", ""},
+		{"get_sum", "get_sum", ""},
+	} {
+		if got := aliasHint(tc.written, tc.recorded); got != tc.want {
+			t.Errorf("aliasHint(%q, %q) = %q, want %q", tc.written, tc.recorded, got, tc.want)
+		}
+	}
+	s := writeSuite(t, "agents:\n  - name: a\n    cassette: proxy.json\n    tool_edges: {allowed: [get_sum]}\n", map[string]string{"proxy.json": proxyJSON})
+	want := "tool_edges allowed: `get_sum` is no tool of the recorded catalog (did you mean `get-sum`? If the recordings name it both ways, `aliases: {get_sum: get-sum}` makes them one tool): it can never match a call"
+	if c := run(t, s, Options{}).Cases[0]; !slices.ContainsFunc(c.Findings, func(f report.Finding) bool { return f.Message == want }) {
+		t.Errorf("findings %+v, want %q", c.Findings, want)
+	}
+}

@@ -65,7 +65,7 @@ func unknownToolFindings(c *Case, catalogs []cassette.ServerCatalog) []report.Fi
 			candidates = ids
 		}
 		if s := diag.Suggest(r.id, candidates); s != "" {
-			msg += fmt.Sprintf(" (did you mean `%s`?)", s)
+			msg += fmt.Sprintf(" (did you mean `%s`?%s)", s, aliasHint(r.id, s))
 		}
 		out = append(out, report.Finding{Level: "warning", Gate: r.gate, Message: msg + ": it can never match a call"})
 	}
@@ -83,4 +83,20 @@ func inCatalog(id string, catalogs []cassette.ServerCatalog) bool {
 		}
 	}
 	return false
+}
+
+// aliasHint says how to make a name the suite writes and the recorded one
+// it suggests one tool, when they differ only in '-' against '_' (the
+// OpenAI Agents SDK shows the model a tool `get-sum` as `get_sum`); ""
+// otherwise. Both are bare tool names or server.tool ids alike.
+func aliasHint(written, recorded string) string {
+	_, w, _ := strings.Cut(written, ".")
+	_, r, _ := strings.Cut(recorded, ".")
+	if !strings.Contains(written, ".") {
+		w, r = written, recorded
+	}
+	if w == r || strings.ReplaceAll(w, "-", "_") != strings.ReplaceAll(r, "-", "_") {
+		return ""
+	}
+	return fmt.Sprintf(" If the recordings name it both ways, `aliases: {%s: %s}` makes them one tool", w, r)
 }
