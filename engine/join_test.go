@@ -79,16 +79,7 @@ func TestJoinByOrder(t *testing.T) {
 			t.Errorf("assertion %s failed on the joined runs: %s", a.Target, a.Message)
 		}
 	}
-	if len(c.Evidence) != 2 {
-		t.Fatalf("evidence of %d runs, want 2", len(c.Evidence))
-	}
-	ev := c.Evidence[1]
-	calls := ev.Turns[0].Calls
-	if ev.Model != "gpt-test-1" || ev.Tokens == nil || ev.Tokens.Total != 340 || *ev.CostMicros != 2100 || ev.Turns[0].FinalResponse != "The sum is 7." ||
-		len(calls) != 2 || calls[0].Tool != "get_sum" || calls[0].RecordedAs != "get-sum" || calls[0].Server != "everything" || calls[1].Tool != "echo" || calls[1].RecordedAs != "" ||
-		!slices.Equal(calls[1].Marks, []string{report.MarkUnexpected, report.MarkRestricted}) {
-		t.Errorf("run 2's evidence: %+v", ev)
-	}
+	checkJoinedEvidence(t, c)
 	if env.Verdict != report.Fail {
 		t.Errorf("verdict %s, want fail (echo is restricted, run 2 is over 300 tokens)", env.Verdict)
 	}
@@ -96,6 +87,24 @@ func TestJoinByOrder(t *testing.T) {
 		if tool.Tool == "get-sum" {
 			t.Errorf("the case's tools keep the recorded name: %+v", c.Tools)
 		}
+	}
+}
+
+// checkJoinedEvidence checks run 2 of TestJoinByOrder: the log's tokens,
+// cost, model and answer, the proxy's calls under the suite's names.
+func checkJoinedEvidence(t *testing.T, c *report.CaseResult) {
+	t.Helper()
+	if len(c.Evidence) != 2 {
+		t.Fatalf("evidence of %d runs, want 2", len(c.Evidence))
+	}
+	ev := c.Evidence[1]
+	calls := ev.Turns[0].Calls
+	if ev.Model != "gpt-test-1" || ev.Tokens == nil || ev.Tokens.Total != 340 || *ev.CostMicros != 2100 || ev.Turns[0].FinalResponse != "The sum is 7." {
+		t.Errorf("run 2's evidence: %+v", ev)
+	}
+	if len(calls) != 2 || calls[0].Tool != "get_sum" || calls[0].RecordedAs != "get-sum" || calls[0].Server != "everything" || calls[1].Tool != "echo" || calls[1].RecordedAs != "" ||
+		!slices.Equal(calls[1].Marks, []string{report.MarkUnexpected, report.MarkRestricted}) {
+		t.Errorf("run 2's calls: %+v", calls)
 	}
 }
 
