@@ -279,8 +279,7 @@ func (j *joiner) finish() diag.List {
 	for _, sd := range j.sides {
 		if j.calls.Key == "" {
 			if len(sd.runs) != j.n {
-				j.errorf(j.c.SourcesPos, "sources of test %q: runs are joined by order, and %s holds %s while %s holds %s: record the same runs in both, or join them by `key:`",
-					j.c.Name, j.calls, plural(j.n, "run"), sd.src, plural(len(sd.runs), "run"))
+				j.errs = append(j.errs, orderMismatch(j.c, j.calls, j.n, sd.src, len(sd.runs)))
 			}
 			continue
 		}
@@ -386,4 +385,47 @@ func renameCatalog(cat []cassette.ServerCatalog, aliases map[string]string) []ca
 		return cat
 	}
 	return out
+}
+
+// orderMismatch is the error of a join by order whose calls source holds
+// n runs and another source m.
+func orderMismatch(c *Case, calls *Source, n int, other *Source, m int) *diag.Error {
+	return &diag.Error{Pos: c.SourcesPos, Kind: "suite", Message: fmt.Sprintf(
+		"sources of test %q: runs are joined by order, and %s holds %s while %s holds %s: record the same runs in both, or join them by `key:`",
+		c.Name, calls, plural(n, "run"), other, plural(m, "run"))}
+}
+
+// joinCounts checks, before a run, the joins by order of the suite's
+// tests against runs, the run count of each recording read (by display
+// path): a source of another run count than its test's calls source is
+// the error the run would stop at. Sources not read are passed over.
+func joinCounts(s *Suite, runs map[string]int) diag.List {
+	var errs diag.List
+	for _, c := range s.Cases {
+		var calls *Source
+		counts := make([]int, len(c.Sources))
+		read := true
+		for i, src := range c.Sources {
+			files, err := sourceFiles(s, src)
+			for _, f := range files {
+				n, ok := runs[displayPath(f)]
+				read = read && ok
+				counts[i] += n
+			}
+			read = read && err == nil
+			if src.gives(useCalls) {
+				calls = src
+			}
+		}
+		if calls == nil || calls.Key != "" || !read {
+			continue
+		}
+		n := counts[slices.Index(c.Sources, calls)]
+		for i, src := range c.Sources {
+			if src != calls && counts[i] != n {
+				errs = append(errs, orderMismatch(c, calls, n, src, counts[i]))
+			}
+		}
+	}
+	return errs
 }

@@ -328,3 +328,26 @@ func TestAliasHint(t *testing.T) {
 		t.Errorf("findings %+v, want %q", c.Findings, want)
 	}
 }
+
+// validate reads a suite's recordings and finds a join by order whose
+// sources hold different run counts, with the error the run would stop
+// at; a join by key is left to the run.
+func TestValidateFindsJoinCounts(t *testing.T) {
+	oneRun := `{"mcptest_cassette": 1, "runs": [{"turns": [{"final_response": "5"}]}]}`
+	path := writeSuiteFile(t, joinedSuite, map[string]string{"proxy.json": proxyJSON, "log.json": oneRun})
+	l, recs, err := ValidateFileRead(path)
+	if err != nil || len(recs) != 2 || len(l) != 1 {
+		t.Fatalf("validate: %v, %d recordings, errors %v", err, len(recs), l)
+	}
+	want := `sources of test "sum agent": runs are joined by order, and proxy.json (calls) holds 2 runs while log.json (tokens, model, answer) holds 1 run: record the same runs in both, or join them by ` + "`key:`"
+	if l[0].Pos.Line != 5 || l[0].Pos.Col != 5 || l[0].Message != want || l[0].Source == nil {
+		t.Errorf("error %d:%d %q (source attached: %v), want 5:5 %q", l[0].Pos.Line, l[0].Pos.Col, l[0].Message, l[0].Source != nil, want)
+	}
+	keyed := writeSuiteFile(t, keyedSuite("calls[0].arguments.request"), map[string]string{"proxy.json": proxyJSON, "log.json": oneRun})
+	if l, _, err := ValidateFileRead(keyed); err != nil || len(l) != 0 {
+		t.Errorf("a join by key: %v %v, want no error before the run", l, err)
+	}
+	if l, _, err := ValidateFileRead(writeSuiteFile(t, joinedSuite, map[string]string{"proxy.json": proxyJSON, "log.json": logJSON})); err != nil || len(l) != 0 {
+		t.Errorf("matching sources: %v %v", l, err)
+	}
+}
