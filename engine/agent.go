@@ -33,6 +33,7 @@ func runAgent(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*r
 	for _, g := range a.gates {
 		g.result(res)
 	}
+	res.Findings = append(res.Findings, aliasedRefFindings(c)...)
 	res.Findings = append(res.Findings, unknownToolFindings(c, a.catalogs)...)
 	a.verdicts.reliability(c, res)
 	a.evaluate(res)

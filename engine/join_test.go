@@ -351,3 +351,25 @@ func TestValidateFindsJoinCounts(t *testing.T) {
 		t.Errorf("matching sources: %v %v", l, err)
 	}
 }
+
+// A gate that names a tool by another name of it warns: the calls recorded
+// under that name are read as the tool, so the entry can never match.
+func TestGateNamingAnAliasWarns(t *testing.T) {
+	s := writeSuite(t, `aliases: {get_sum: get-sum}
+agents:
+  - name: a
+    cassette: proxy.json
+    tool_edges: {allowed: [get_sum], restricted: [everything.get-sum]}
+`, map[string]string{"proxy.json": proxyJSON})
+	c := run(t, s, Options{}).Cases[0]
+	var got []string
+	for _, f := range c.Findings {
+		if strings.Contains(f.Message, "get-sum") {
+			got = append(got, f.Message)
+		}
+	}
+	want := []string{"tool_edges restricted: `everything.get-sum` is another name of `everything.get_sum` (aliases:), and calls recorded as `everything.get-sum` are read as `everything.get_sum`: write `everything.get_sum`, or it can never match a call"}
+	if !slices.Equal(got, want) || c.Targets["edges.restricted_attempts"] != 0 {
+		t.Errorf("findings naming get-sum %q, restricted attempts %v; want %q and 0", got, c.Targets["edges.restricted_attempts"], want)
+	}
+}
