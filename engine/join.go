@@ -18,7 +18,7 @@ import (
 // by a key every source names. The other sources are read first, keeping
 // of each run only what it gives; the calls source then streams as a
 // single cassette: does, each run joined as it passes (cassetteUse.adapt).
-// A test's aliases: rename its calls and catalog entries on the same way.
+// A test's aliases: rename its calls and catalog entries the same way.
 
 // joinFiles lists the files of a test's sources in the order a run reads
 // them: the other sources in list order, then the calls source. An error
