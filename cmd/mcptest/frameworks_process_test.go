@@ -71,9 +71,24 @@ func TestProcessFrameworkRecordings(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdout, stderr, code := runProc(t, procSpec{args: []string{"validate", history}, dir: dir})
-	want := history + ": valid\n  read as openai-responses: 1 run, 2 calls, 0 results, no tokens, no models, an answer in 1/1 runs, no agents\n"
+	want := history + ": valid\n  read as openai-responses: 1 run, 1 call, 1 result, no tokens, no models, an answer in 1/1 runs, agent \"sum_agent\"\n"
 	if code != ExitOK || stdout != want {
 		t.Errorf("validate %s: exit %d\n%s%s\nwant\n%s", history, code, stdout, stderr, want)
+	}
+	for _, tt := range []struct{ file, want string }{
+		{"ok/openai_agents_trace.json", `read as openai-agents-trace: 1 run, 1 call, 1 result, tokens in 1/1 runs (384 in all), no models, no answer, agents "sum_agent", "triage"`},
+		{"ok/langchain_lc_messages.json", `read as langchain-messages: 1 run, 1 call, 1 result, tokens in 1/1 runs (295 in all), model "scripted-sum-1", an answer in 1/1 runs, agent "sum_agent"`},
+		{"ok/langchain_stored_messages.json", `read as langchain-messages: 1 run, 1 call, 1 result, tokens in 1/1 runs (295 in all), model "scripted-sum-1", an answer in 1/1 runs, agent "sum_agent"`},
+		{"ok/openai_agents_raw_responses.json", `read as openai-responses: 1 run, 1 call, 0 results, tokens in 1/1 runs (384 in all), no models, an answer in 1/1 runs, agent "sum_agent"`},
+	} {
+		file, err := filepath.Abs(frameworkCorpus + tt.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout, stderr, code := runProc(t, procSpec{args: []string{"validate", file}, dir: dir})
+		if want := file + ": valid\n  " + tt.want + "\n"; code != ExitOK || stdout != want {
+			t.Errorf("validate %s: exit %d\n%s%s\nwant\n%s", file, code, stdout, stderr, want)
+		}
 	}
 
 	// The AI SDK's own spans, each a trace of its own: read with their

@@ -40,19 +40,19 @@ func shapeOf(m map[string]any) (what, tool, source string, reader Format, ok boo
 	case m["object"] == "trace.span":
 		sd, _ := m["span_data"].(map[string]any)
 		if sd["type"] == "function" && str(sd["name"]) != "" {
-			return `a "function" span`, str(sd["name"]), `OpenAI Agents SDK trace exports (object "trace.span")`, "", true
+			return `a "function" span`, str(sd["name"]), `OpenAI Agents SDK trace exports (object "trace.span")`, FormatAgentsTrace, true
 		}
 	case m["type"] == "function_call_result" && str(m["callId"]) != "":
-		return `a "function_call_result" item`, str(m["name"]), "OpenAI Agents SDK protocol items (callId)", "", true
+		return `a "function_call_result" item`, str(m["name"]), "OpenAI Agents SDK protocol items (callId)", FormatResponses, true
 	case m["lc"] == 1.0 && m["type"] == "constructor":
 		kw, _ := m["kwargs"].(map[string]any)
 		if t := firstToolCall(kw["tool_calls"]); t != "" {
-			return "a serialized AIMessage with tool_calls", t, `LangChain serialized messages ("lc": 1)`, "", true
+			return "a serialized AIMessage with tool_calls", t, `LangChain serialized messages ("lc": 1)`, FormatLangChain, true
 		}
 	case m["type"] == "ai":
 		data, _ := m["data"].(map[string]any)
 		if t := firstToolCall(data["tool_calls"]); t != "" {
-			return `a StoredMessage of type "ai" with tool_calls`, t, `LangChain StoredMessage arrays ({"type", "data"})`, "", true
+			return `a StoredMessage of type "ai" with tool_calls`, t, `LangChain StoredMessage arrays ({"type", "data"})`, FormatLangChain, true
 		}
 	}
 	return readableShape(m, str)

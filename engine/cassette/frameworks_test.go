@@ -1,0 +1,207 @@
+package cassette
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// frameworkRead is what a reader takes of one file an agent framework
+// wrote (testdata/frameworks records them): the figures a gate reads.
+type frameworkRead struct {
+	file   string
+	format Format
+	runs   int
+	// calls are each run's calls as agent:server.tool=result text, the
+	// agent and the server left out when the recording has none.
+	calls    [][]string
+	args     map[string]any // the first call's arguments
+	tokens   *Tokens        // the first run's
+	model    string
+	answer   string // the first run's last turn's
+	prompt   string
+	agent    string
+	edges    []Delegation // the first run's
+	catalog  string       // server:count of each server's tools
+	warnings int
+}
+
+// frameworkReads are the framework files of testdata/ok, each read with
+// the calls, results, tokens, model and agents the framework writes.
+var frameworkReads = []frameworkRead{
+	{file: "openai_agents_trace.json", format: FormatAgentsTrace, runs: 1,
+		calls: [][]string{{"sum_agent:everything.get-sum=The sum of 2 and 3 is 5."}}, args: map[string]any{"a": 2.0, "b": 3.0},
+		tokens: &Tokens{Input: 350, Output: 34, Total: 384}, agent: "triage",
+		edges: []Delegation{{From: "triage", To: "sum_agent"}}, catalog: "everything:13"},
+	{file: "openai_agents_history.json", format: FormatResponses, runs: 1,
+		calls: [][]string{{"sum_agent:get_sum=The sum of 2 and 3 is 5."}}, args: map[string]any{"a": 2.0, "b": 3.0},
+		answer: "The sum is 5.", prompt: "What is 2 + 3?"},
+	{file: "openai_agents_raw_responses.json", format: FormatResponses, runs: 1,
+		calls: [][]string{{"sum_agent:get_sum="}}, args: map[string]any{"a": 2.0, "b": 3.0},
+		tokens: &Tokens{Input: 350, Output: 34, Total: 384}, answer: "The sum is 5."},
+	{file: "langchain_lc_messages.json", format: FormatLangChain, runs: 1,
+		calls: [][]string{{"sum_agent:get-sum=The sum of 2 and 3 is 5."}}, args: map[string]any{"a": 2.0, "b": 3.0},
+		tokens: &Tokens{Input: 270, Output: 25, Total: 295}, model: "scripted-sum-1", answer: "The sum is 5.",
+		prompt: "What is 2 + 3?", agent: "sum_agent"},
+	{file: "langchain_stored_messages.json", format: FormatLangChain, runs: 1,
+		calls: [][]string{{"sum_agent:get-sum=The sum of 2 and 3 is 5."}}, args: map[string]any{"a": 2.0, "b": 3.0},
+		tokens: &Tokens{Input: 270, Output: 25, Total: 295}, model: "scripted-sum-1", answer: "The sum is 5.",
+		prompt: "What is 2 + 3?", agent: "sum_agent"},
+}
+
+func TestFrameworkReads(t *testing.T) {
+	for _, tt := range frameworkReads {
+		t.Run(tt.file, func(t *testing.T) {
+			c, err := ReadFile("testdata/ok/" + tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := frameworkRead{file: tt.file, format: c.Format, runs: len(c.Runs), model: c.Model, prompt: c.Prompt,
+				agent: c.Agent, warnings: len(c.Warnings)}
+			var cats []string
+			for _, sc := range c.Catalog {
+				cats = append(cats, sc.Server+":"+strconv.Itoa(len(sc.Tools)))
+			}
+			got.catalog = strings.Join(cats, ",")
+			for i, r := range c.Runs {
+				var calls []string
+				for _, call := range r.Calls() {
+					s := call.ID() + "=" + resultText(call.Result)
+					if call.Agent != "" {
+						s = call.Agent + ":" + s
+					}
+					if call.IsError {
+						s += " (error)"
+					}
+					calls = append(calls, s)
+					if got.args == nil {
+						got.args, _ = call.Arguments.(map[string]any)
+					}
+				}
+				got.calls = append(got.calls, calls)
+				if i == 0 {
+					got.tokens, got.edges = r.Tokens, r.Delegations
+					if n := len(r.Turns); n > 0 {
+						got.answer = r.Turns[n-1].FinalResponse
+					}
+				}
+			}
+			if !reflect.DeepEqual(got, tt) {
+				t.Errorf("read\n %+v\nwant\n %+v", got, tt)
+				if got.tokens != nil {
+					t.Errorf("tokens %+v", *got.tokens)
+				}
+			}
+		})
+	}
+}
+
+// TestAgentsTraceForms reads the Agents SDK's trace export in the forms
+// a processor may save it: the exporter's body, the items as an array,
+// one item a line; each is the same run.
+func TestAgentsTraceForms(t *testing.T) {
+	data, err := os.ReadFile("testdata/ok/openai_agents_trace.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct{ Data []json.RawMessage }
+	if err := json.Unmarshal(data, &body); err != nil {
+		t.Fatal(err)
+	}
+	var lines, array bytes.Buffer
+	array.WriteString("[")
+	for i, item := range body.Data {
+		var b bytes.Buffer
+		if err := json.Compact(&b, item); err != nil {
+			t.Fatal(err)
+		}
+		lines.Write(append(b.Bytes(), '\n'))
+		if i > 0 {
+			array.WriteString(",")
+		}
+		array.Write(b.Bytes())
+	}
+	array.WriteString("]")
+	want, err := Read("t", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, doc := range map[string][]byte{"lines": lines.Bytes(), "array": array.Bytes()} {
+		c, err := Read("t", doc)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !reflect.DeepEqual(c, want) {
+			t.Errorf("%s: read %+v\nwant %+v", name, c, want)
+		}
+	}
+}
+
+// TestAgentsHandoffs: in the Agents SDK's items a call to transfer_to_<x>
+// is a handoff, no tool call; its result names the agent taking over,
+// who makes the calls after it; a handoff from a known agent is a
+// delegation. A transfer_to_ call without a callId (any other client's)
+// is a tool call.
+func TestAgentsHandoffs(t *testing.T) {
+	call := func(id, name string) string {
+		return `{"type": "function_call", "callId": "` + id + `", "name": "` + name + `", "arguments": "{}"}`
+	}
+	result := func(id, out string) string {
+		return `{"type": "function_call_result", "callId": "` + id + `", "output": {"type": "text", "text": ` + strconv.Quote(out) + `}}`
+	}
+	doc := "[" + strings.Join([]string{`{"type": "message", "role": "user", "content": "go"}`,
+		call("h1", "transfer_to_math_agent"), result("h1", `{"assistant":"Math Agent"}`),
+		call("c1", "get_sum"), result("c1", "5"),
+		call("h2", "transfer_to_writer"), result("h2", `{"assistant":"writer"}`),
+		call("c2", "echo"), result("c2", "hi"),
+		`{"type": "function_call", "call_id": "c3", "name": "transfer_to_x", "arguments": "{}"}`,
+	}, ", ") + "]"
+	c, err := Read("t.json", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, call := range c.Runs[0].Calls() {
+		got = append(got, call.Agent+":"+call.Tool+"="+resultText(call.Result))
+	}
+	want := []string{"Math Agent:get_sum=5", "writer:echo=hi", "writer:transfer_to_x="}
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(c.Runs[0].Delegations, []Delegation{{From: "Math Agent", To: "writer"}}) {
+		t.Errorf("calls %q, delegations %+v", got, c.Runs[0].Delegations)
+	}
+}
+
+// TestLangChainForms: a graph's state {"messages": [...]} is read as its
+// messages; a ToolMessage of status "error" is a failed call; cached
+// input tokens are read from input_token_details.cache_read.
+func TestLangChainForms(t *testing.T) {
+	data, err := os.ReadFile("testdata/ok/langchain_lc_messages.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Read("t", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := append(append([]byte(`{"messages": `), data...), '}')
+	if c, err := Read("t", state); err != nil || !reflect.DeepEqual(c, want) {
+		t.Errorf("the state: %v\n%+v\nwant %+v", err, c, want)
+	}
+	doc := `[{"type": "human", "data": {"content": "hi"}},
+		{"type": "ai", "data": {"content": "", "name": "a", "tool_calls": [{"id": "1", "name": "get-env", "args": {}}],
+		 "usage_metadata": {"input_tokens": 100, "output_tokens": 5, "total_tokens": 105, "input_token_details": {"cache_read": 40}}}},
+		{"type": "tool", "data": {"content": "denied", "tool_call_id": "1", "status": "error"}},
+		{"type": "ai", "data": {"content": [{"type": "text", "text": "I could not."}]}}]`
+	c, err := Read("t", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := c.Runs[0].Calls()
+	if len(calls) != 1 || !calls[0].IsError || resultText(calls[0].Result) != "denied" || calls[0].Agent != "a" ||
+		*c.Runs[0].Tokens != (Tokens{Input: 100, Cached: 40, Output: 5, Total: 105}) || c.Runs[0].Turns[0].FinalResponse != "I could not." {
+		t.Errorf("calls %+v, tokens %+v, turns %+v", calls, c.Runs[0].Tokens, c.Runs[0].Turns)
+	}
+}
