@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,18 +25,18 @@ import (
 // the corpus files of engine/cassette/testdata too).
 const frameworkScripts = "../../engine/cassette/testdata/frameworks"
 
-// frameworkLog is a log the framework itself writes that mcptest reads: the
-// file, the name the framework gives the tools in it, and whether it holds
-// the model's tokens.
+// frameworkLog is a log the framework itself writes that mcptest reads:
+// the file, the test `generate agent-suite` names after it, how it names
+// get-sum and a call of toggle-simulated-logging, whether it holds the
+// model's tokens, and whether it holds the catalog (so the drafted suite
+// restricts the tools that change state; without it a call of one is only
+// a tool outside every class).
 type frameworkLog struct {
-	file   string
-	tool   func(string) string
-	tokens bool
+	file, test  string
+	sum, toggle string
+	tokens      bool
+	catalog     bool
 }
-
-// bare is an MCP tool's name as the framework's log gives it: as the server
-// names it.
-func bare(name string) string { return name }
 
 // frameworkCase is one framework: its script, and the logs of its own the
 // test gates beside the proxy's cassette.
@@ -45,9 +46,17 @@ type frameworkCase struct {
 }
 
 var frameworkCases = []frameworkCase{
-	{script: "ai-sdk", logs: []frameworkLog{{file: "ai_sdk_spans_traced.json", tool: bare, tokens: true}}},
-	{script: "openai-agents"},
-	{script: "langchain"},
+	{script: "ai-sdk", logs: []frameworkLog{
+		{file: "ai_sdk_spans_traced.json", test: "ai_sdk_spans_traced", sum: "get-sum", toggle: "toggle-simulated-logging", tokens: true, catalog: true},
+	}},
+	{script: "openai-agents", logs: []frameworkLog{
+		{file: "openai_agents_trace.json", test: "triage: openai_agents_trace", sum: "get-sum", toggle: "everything.toggle-simulated-logging", tokens: true, catalog: true},
+		{file: "openai_agents_history.jsonl", test: "openai_agents_history", sum: "get_sum", toggle: "toggle_simulated_logging"},
+	}},
+	{script: "langchain", logs: []frameworkLog{
+		{file: "langchain_lc_messages.jsonl", test: "sum_agent: langchain_lc_messages", sum: "get-sum", toggle: "toggle-simulated-logging", tokens: true},
+		{file: "langchain_stored_messages.jsonl", test: "sum_agent: langchain_stored_messages", sum: "get-sum", toggle: "toggle-simulated-logging", tokens: true},
+	}},
 	{script: "mcp-client"},
 }
 
@@ -168,16 +177,20 @@ func (fc frameworkCase) draft(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	suite := string(data)
-	wants := []string{`cassette: "rec/proxy.json"`, `tool_names: { contains: "get-sum" }`, `"toggle-simulated-logging"`}
-	for _, l := range fc.logs {
-		wants = append(wants, `cassette: "rec/`+l.file+`"`, `tool_names: { contains: "`+l.tool("get-sum")+`" }`)
+	for _, l := range append([]frameworkLog{proxyLog}, fc.logs...) {
+		_, test, _ := strings.Cut(suite, "  - name: "+strconv.Quote(l.test)+"\n")
+		test, _, _ = strings.Cut(test, "\n\n")
+		wants := []string{`cassette: "rec/` + l.file + `"`, `tool_names: { contains: "` + l.sum + `" }`}
 		if l.tokens {
 			wants = append(wants, `tokens.total: { "<=": `)
 		}
-	}
-	for _, want := range wants {
-		if !strings.Contains(suite, want) {
-			t.Errorf("the drafted suite lacks %s:\n%s", want, suite)
+		if l.catalog {
+			wants = append(wants, `restricted: [`, `"toggle-simulated-logging"`)
+		}
+		for _, want := range wants {
+			if !strings.Contains(test, want) {
+				t.Errorf("the drafted test %q lacks %s:\n%s", l.test, want, suite)
+			}
 		}
 	}
 	if got := strings.Count(suite, "runs: 3\n"); got != 1+len(fc.logs) {
@@ -194,29 +207,21 @@ func (fc frameworkCase) regressed(t *testing.T, dir string) {
 	if code != ExitFail {
 		t.Fatalf("run on the regressed recordings: exit %d, want %d\n%s%s", code, ExitFail, stdout, stderr)
 	}
-	wants := []string{
-		"FAIL  proxy  (3 runs)",
-		"assertion #0 (`tool_names`) failed in run 1 of 3: no element equals `\"get-sum\"`",
-		"run 2: turn 1 call 2 called restricted tool `everything.toggle-simulated-logging`",
-	}
-	flips := []string{
-		"REGRESSION  proxy  pass -> fail",
-		"regression assertion #0 (`tool_names`): pass -> fail",
-		"regression assertion #0 (`edges.restricted_attempts`) in tool_edges: pass -> fail",
-	}
-	for _, l := range fc.logs {
-		name := strings.TrimSuffix(strings.TrimSuffix(l.file, ".json"), ".jsonl")
-		wants = append(wants, "FAIL  "+name+"  (3 runs)",
-			"called restricted tool `"+l.tool("toggle-simulated-logging")+"`")
-		flips = append(flips, "REGRESSION  "+name+"  pass -> fail")
+	for _, l := range append([]frameworkLog{proxyLog}, fc.logs...) {
+		out := caseLines(stdout, "FAIL  "+l.test+"  (3 runs)")
+		wants := []string{"assertion #0 (`tool_names`) failed in run 1 of 3: no element equals `\"" + l.sum + "\"`"}
+		if l.catalog {
+			wants = append(wants, "called restricted tool `"+l.toggle+"`")
+		} else {
+			wants = append(wants, "unexpected tool `"+l.toggle+"`: it is in no declared class")
+		}
 		if l.tokens {
 			wants = append(wants, "assertion #1 (`tokens.total`) failed in run 3 of 3: ")
-			flips = append(flips, "regression assertion #1 (`tokens.total`): pass -> fail")
 		}
-	}
-	for _, want := range wants {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("the run on the regressed recordings says nothing of %q:\n%s", want, stdout)
+		for _, want := range wants {
+			if !strings.Contains(out, want) {
+				t.Errorf("the run on the regressed recordings says nothing of %q for %q:\n%s", want, l.test, stdout)
+			}
 		}
 	}
 	if stdout, stderr, code := runProc(t, procSpec{args: []string{"run", "--config", "suite.yml", "--format", "json", "--output", "current.json"}, dir: dir}); code != ExitFail {
@@ -226,9 +231,41 @@ func (fc frameworkCase) regressed(t *testing.T, dir string) {
 	if want := plural(1+len(fc.logs), "regression") + ", 0 fixes, 0 new, 0 removed, 0 not comparable"; code != ExitFail || !strings.Contains(stdout, want) {
 		t.Errorf("report --compare: exit %d, want %d and %q\n%s%s", code, ExitFail, want, stdout, stderr)
 	}
-	for _, want := range flips {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("report --compare names no %q:\n%s", want, stdout)
+	for _, l := range append([]frameworkLog{proxyLog}, fc.logs...) {
+		out := caseLines(stdout, "REGRESSION  "+l.test+"  pass -> fail")
+		flips := []string{"regression assertion #0 (`tool_names`): pass -> fail", "regression assertion #0 (`tool_selection.f1`) in equal_function_sets: pass -> fail"}
+		if l.catalog {
+			flips = append(flips, "regression assertion #0 (`edges.restricted_attempts`) in tool_edges: pass -> fail")
+		}
+		if l.tokens {
+			flips = append(flips, "regression assertion #1 (`tokens.total`): pass -> fail")
+		}
+		for _, want := range flips {
+			if !strings.Contains(out, want) {
+				t.Errorf("report --compare names no %q for %q:\n%s", want, l.test, stdout)
+			}
 		}
 	}
+}
+
+// proxyLog is the proxy's cassette, as the tests read it: the server's
+// catalog and names, under --name everything, and no tokens.
+var proxyLog = frameworkLog{file: "proxy.json", test: "proxy", sum: "get-sum", toggle: "everything.toggle-simulated-logging", catalog: true}
+
+// caseLines is the block of a case in a run's or a comparison's text
+// output: the line header starts, and the indented lines after it; "" when
+// no line starts with header.
+func caseLines(out, header string) string {
+	i := strings.Index("\n"+out, "\n"+header)
+	if i < 0 {
+		return ""
+	}
+	block, _, _ := strings.Cut(out[i:], "\n")
+	for _, l := range strings.Split(out[i+len(block):], "\n")[1:] {
+		if !strings.HasPrefix(l, " ") {
+			break
+		}
+		block += "\n" + l
+	}
+	return block
 }
