@@ -32,7 +32,7 @@ func TestProcessFrameworkRecordings(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the process-level tests start the binary")
 	}
-	spans, err := filepath.Abs(frameworkCorpus + "err/ai_sdk_messages.json")
+	spans, err := filepath.Abs(frameworkCorpus + "err/ai_sdk_ui_messages.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestProcessFrameworkRecordings(t *testing.T) {
 		if code != ExitInput {
 			t.Errorf("mcptest %s: exit %d, want %d\n%s", strings.Join(args, " "), code, ExitInput, out)
 		}
-		for _, want := range []string{spans + ":5:4", `holds a \"tool-call\" part naming the tool \"get-sum\"`, "which no reader of mcptest takes yet"} {
+		for _, want := range []string{spans + ":4:3", `holds a \"tool-get-sum\" part naming the tool \"get-sum\"`, "which no reader of mcptest takes yet"} {
 			if args[1] != "--format" {
 				want = strings.ReplaceAll(want, `\"`, `"`)
 			}
@@ -79,6 +79,7 @@ func TestProcessFrameworkRecordings(t *testing.T) {
 		{"ok/openai_agents_trace.json", `read as openai-agents-trace: 1 run, 1 call, 1 result, tokens in 1/1 runs (384 in all), no models, no answer, agents "sum_agent", "triage"`},
 		{"ok/langchain_lc_messages.json", `read as langchain-messages: 1 run, 1 call, 1 result, tokens in 1/1 runs (295 in all), model "scripted-sum-1", an answer in 1/1 runs, agent "sum_agent"`},
 		{"ok/langchain_stored_messages.json", `read as langchain-messages: 1 run, 1 call, 1 result, tokens in 1/1 runs (295 in all), model "scripted-sum-1", an answer in 1/1 runs, agent "sum_agent"`},
+		{"ok/ai_sdk_messages.json", `read as ai-sdk-messages: 1 run, 1 call, 1 result, no tokens, no models, an answer in 1/1 runs, no agents`},
 		{"ok/openai_agents_raw_responses.json", `read as openai-responses: 1 run, 1 call, 0 results, tokens in 1/1 runs (384 in all), no models, an answer in 1/1 runs, agent "sum_agent"`},
 	} {
 		file, err := filepath.Abs(frameworkCorpus + tt.file)

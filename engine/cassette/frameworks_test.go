@@ -51,6 +51,9 @@ var frameworkReads = []frameworkRead{
 		calls: [][]string{{"sum_agent:get-sum=The sum of 2 and 3 is 5."}}, args: map[string]any{"a": 2.0, "b": 3.0},
 		tokens: &Tokens{Input: 270, Output: 25, Total: 295}, model: "scripted-sum-1", answer: "The sum is 5.",
 		prompt: "What is 2 + 3?", agent: "sum_agent"},
+	{file: "ai_sdk_messages.json", format: FormatAISDKMessages, runs: 1,
+		calls: [][]string{{"get-sum=The sum of 2 and 3 is 5."}}, args: map[string]any{"a": 2.0, "b": 3.0},
+		answer: "The sum is 5."},
 }
 
 func TestFrameworkReads(t *testing.T) {
@@ -203,5 +206,46 @@ func TestLangChainForms(t *testing.T) {
 	if len(calls) != 1 || !calls[0].IsError || resultText(calls[0].Result) != "denied" || calls[0].Agent != "a" ||
 		*c.Runs[0].Tokens != (Tokens{Input: 100, Cached: 40, Output: 5, Total: 105}) || c.Runs[0].Turns[0].FinalResponse != "I could not." {
 		t.Errorf("calls %+v, tokens %+v, turns %+v", calls, c.Runs[0].Tokens, c.Runs[0].Turns)
+	}
+}
+
+// TestModelMessageResults: the typed outputs of AI SDK 5 and later, and
+// the result and isError of AI SDK 4, make the call's result and say
+// whether it failed.
+func TestModelMessageResults(t *testing.T) {
+	part := func(id, rest string) string {
+		return `{"type": "tool-result", "toolCallId": "` + id + `", "toolName": "t", ` + rest + `}`
+	}
+	var calls, results []string
+	for i, rest := range []string{
+		`"output": {"type": "text", "value": "plain"}`,
+		`"output": {"type": "json", "value": {"n": 5}}`,
+		`"output": {"type": "error-text", "value": "boom"}`,
+		`"output": {"type": "execution-denied", "reason": "no"}`,
+		`"output": {"type": "json", "value": {"content": [{"type": "text", "text": "mcp"}], "isError": true}}`,
+		`"result": "old", "isError": true`,
+		`"result": {"content": [{"type": "text", "text": "old mcp"}]}`,
+	} {
+		id := strconv.Itoa(i)
+		calls = append(calls, `{"type": "tool-call", "toolCallId": "`+id+`", "toolName": "t", "args": {"i": `+id+`}}`)
+		results = append(results, part(id, rest))
+	}
+	doc := `[{"role": "user", "content": [{"type": "text", "text": "go"}]}, {"role": "assistant", "content": [` + strings.Join(calls, ", ") +
+		`]}, {"role": "tool", "content": [` + strings.Join(results, ", ") + `]}]`
+	c, err := Read("t.json", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, call := range c.Runs[0].Calls() {
+		s := resultText(call.Result)
+		if call.IsError {
+			s += " (error)"
+		}
+		got = append(got, s)
+	}
+	want := []string{"plain", `{"n":5}`, "boom (error)", "no (error)", "mcp (error)", "old (error)", "old mcp"}
+	if !reflect.DeepEqual(got, want) || c.Prompt != "go" || c.Format != FormatAISDKMessages {
+		t.Errorf("results %q, prompt %q, format %s", got, c.Prompt, c.Format)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // A recording read with runs but no tool calls passes every tool gate,
@@ -34,7 +35,9 @@ func shapeOf(m map[string]any) (what, tool, source string, reader Format, ok boo
 	str := func(v any) string { s, _ := v.(string); return s }
 	switch {
 	case m["type"] == "tool-call" && str(m["toolName"]) != "":
-		return `a "tool-call" part`, str(m["toolName"]), "Vercel AI SDK ModelMessage arrays (response.messages)", "", true
+		return `a "tool-call" part`, str(m["toolName"]), "Vercel AI SDK ModelMessage arrays (response.messages)", FormatAISDKMessages, true
+	case isUIToolPart(m):
+		return fmt.Sprintf("a %q part", m["type"]), uiTool(m), "Vercel AI SDK UIMessage arrays (useChat messages)", "", true
 	case m["key"] == "tool.name":
 		return `a "tool.name" span attribute`, otlpString(m["value"]), "OpenInference spans (tool.name)", "", true
 	case m["object"] == "trace.span":
@@ -76,6 +79,25 @@ func readableShape(m map[string]any, str func(any) string) (what, tool, source s
 		return `a "gen_ai.tool.name" span attribute`, otlpString(m["value"]), "OTLP JSON spans (gen_ai)", FormatOTel, true
 	}
 	return "", "", "", "", false
+}
+
+// isUIToolPart reports whether m is the tool part of an AI SDK
+// UIMessage: type "tool-<name>" (or "dynamic-tool" with a toolName), a
+// toolCallId and a state.
+func isUIToolPart(m map[string]any) bool {
+	typ, _ := m["type"].(string)
+	_, id := m["toolCallId"].(string)
+	_, state := m["state"].(string)
+	return id && state && (strings.HasPrefix(typ, "tool-") && typ != "tool-call" && typ != "tool-result" || typ == "dynamic-tool")
+}
+
+// uiTool is the tool a UIMessage tool part names.
+func uiTool(m map[string]any) string {
+	if name, ok := m["toolName"].(string); ok {
+		return name
+	}
+	typ, _ := m["type"].(string)
+	return strings.TrimPrefix(typ, "tool-")
 }
 
 // otlpString is the string of an OTLP AnyValue {"stringValue": ...}.

@@ -192,6 +192,9 @@ func (d *decoder) detected(root int) *Cassette {
 	case FormatLangChain:
 		d.w.path = append(d.w.path[:0], f.at...)
 		c = readLangChain(d.w, f.msgs, f.obj)
+	case FormatAISDKMessages:
+		d.w.path = append(d.w.path[:0], f.at...)
+		c = readModelMessages(d.w, f.msgs)
 	case FormatClaudeCode, FormatOTel, FormatAgentsTrace:
 		r := newLineReader(f.format)
 		c = r.cassette()
@@ -304,7 +307,8 @@ const tried = `tried an mcptest cassette ("mcptest_cassette"), ` +
 	`one message ("role") or its tool calls, a Chat Completions response ("choices"), ` +
 	`OpenAI Responses output ("output") or Agents SDK items ("callId"), OTLP JSON spans ("resourceSpans"), ` +
 	`the OpenAI Agents SDK's trace export ("object": "trace.span"), ` +
-	`LangChain messages ("lc": 1 constructors, or StoredMessage {"type", "data"}) ` +
+	`LangChain messages ("lc": 1 constructors, or StoredMessage {"type", "data"}), ` +
+	`AI SDK ModelMessage arrays ("tool-call" parts) ` +
 	`and Claude Code stream-json ("type" and "session_id"), as docs/traces.md describes`
 
 func unrecognized(found string) string {
@@ -315,6 +319,9 @@ func unrecognized(found string) string {
 func detect(root any) detected {
 	if msgs, obj, at, ok := langChainRoot(root); ok {
 		return detected{format: FormatLangChain, msgs: msgs, obj: obj, at: at}
+	}
+	if msgs, at, ok := modelMessagesRoot(root); ok {
+		return detected{format: FormatAISDKMessages, msgs: msgs, at: at}
 	}
 	switch root := root.(type) {
 	case map[string]any:
