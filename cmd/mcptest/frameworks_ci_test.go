@@ -48,6 +48,7 @@ type frameworkCase struct {
 var frameworkCases = []frameworkCase{
 	{script: "ai-sdk", logs: []frameworkLog{
 		{file: "ai_sdk_spans_traced.json", test: "ai_sdk_spans_traced", sum: "get-sum", toggle: "toggle-simulated-logging", tokens: true, catalog: true},
+		{file: "ai_sdk_messages.jsonl", test: "ai_sdk_messages", sum: "get-sum", toggle: "toggle-simulated-logging"},
 	}},
 	{script: "openai-agents", logs: []frameworkLog{
 		{file: "openai_agents_trace.json", test: "triage: openai_agents_trace", sum: "get-sum", toggle: "everything.toggle-simulated-logging", tokens: true, catalog: true},
