@@ -30,7 +30,7 @@ var recipePages = []struct {
 	frameworks bool
 	min        int
 }{
-	{page: "cassettes.md", min: 2},
+	{page: "cassettes.md", min: 3},
 	{page: "live.md", min: 3},
 	{page: "frameworks.md", frameworks: true, min: 1},
 }
@@ -146,10 +146,12 @@ func runRecipe(t *testing.T, at, dir, bin, body string) {
 		"npm_config_offline=true", "npm_config_update_notifier=false"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second // a server the recipe left running holds its output open
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
 	err := cmd.Run()
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what the recipe left running, if it failed before stopping it
 	code := cmd.ProcessState.ExitCode()
 	t.Logf("%s: exit %d in %s", at, code, time.Since(start).Round(time.Millisecond))
 	if want := recipeExit(body); code != want || ctx.Err() != nil {
