@@ -80,6 +80,7 @@ func TestProcessFrameworkRecordings(t *testing.T) {
 		{"ok/langchain_lc_messages.json", `read as langchain-messages: 1 run, 1 call, 1 result, tokens in 1/1 runs (295 in all), model "scripted-sum-1", an answer in 1/1 runs, agent "sum_agent"`},
 		{"ok/langchain_stored_messages.json", `read as langchain-messages: 1 run, 1 call, 1 result, tokens in 1/1 runs (295 in all), model "scripted-sum-1", an answer in 1/1 runs, agent "sum_agent"`},
 		{"ok/ai_sdk_messages.json", `read as ai-sdk-messages: 1 run, 1 call, 1 result, no tokens, no models, an answer in 1/1 runs, no agents`},
+		{"ok/langchain_openinference_spans.json", `read as otel-genai: 1 run, 1 call, 1 result, tokens in 1/1 runs (295 in all), model "scripted-sum-1", an answer in 1/1 runs, agent "sum_agent"`},
 		{"ok/openai_agents_raw_responses.json", `read as openai-responses: 1 run, 1 call, 0 results, tokens in 1/1 runs (384 in all), no models, an answer in 1/1 runs, agent "sum_agent"`},
 	} {
 		file, err := filepath.Abs(frameworkCorpus + tt.file)

@@ -54,6 +54,10 @@ var frameworkReads = []frameworkRead{
 	{file: "ai_sdk_messages.json", format: FormatAISDKMessages, runs: 1,
 		calls: [][]string{{"get-sum=The sum of 2 and 3 is 5."}}, args: map[string]any{"a": 2.0, "b": 3.0},
 		answer: "The sum is 5."},
+	{file: "langchain_openinference_spans.json", format: FormatOTel, runs: 1,
+		calls: [][]string{{"sum_agent:get-sum=The sum of 2 and 3 is 5."}}, args: map[string]any{"a": 2.0, "b": 3.0},
+		tokens: &Tokens{Input: 270, Output: 25, Total: 295}, model: "scripted-sum-1", answer: "The sum is 5.",
+		prompt: "What is 2 + 3?", agent: "sum_agent"},
 }
 
 func TestFrameworkReads(t *testing.T) {
@@ -247,5 +251,45 @@ func TestModelMessageResults(t *testing.T) {
 	want := []string{"plain", `{"n":5}`, "boom (error)", "no (error)", "mcp (error)", "old (error)", "old mcp"}
 	if !reflect.DeepEqual(got, want) || c.Prompt != "go" || c.Format != FormatAISDKMessages {
 		t.Errorf("results %q, prompt %q, format %s", got, c.Prompt, c.Format)
+	}
+}
+
+// TestOpenInferenceSpans: a TOOL span is a call, by the AGENT span around
+// it; an error status or a ToolMessage of status "error" fails it; an LLM
+// span's token counts (cache reads among them) are the tokens, its
+// llm.model_name the model; a span of another kind is no call.
+func TestOpenInferenceSpans(t *testing.T) {
+	attr := func(k, v string) string {
+		return `{"key": "` + k + `", "value": {"stringValue": ` + strconv.Quote(v) + `}}`
+	}
+	num := func(k string, n int) string {
+		return `{"key": "` + k + `", "value": {"intValue": "` + strconv.Itoa(n) + `"}}`
+	}
+	span := func(id, parent, name, status string, attrs ...string) string {
+		return `{"traceId": "t1", "spanId": "` + id + `", "parentSpanId": "` + parent + `", "name": "` + name +
+			`", "startTimeUnixNano": "1` + id + `", "endTimeUnixNano": "2` + id + `", "status": {"code": ` + status + `}, "attributes": [` + strings.Join(attrs, ", ") + `]}`
+	}
+	doc := `{"resourceSpans": [{"scopeSpans": [{"spans": [` + strings.Join([]string{
+		span("1", "", "planner", "1", attr(oiKind, "AGENT"), attr("agent.name", "planner")),
+		span("2", "1", "ChatOpenAI", "1", attr(oiKind, "LLM"), attr("llm.model_name", "gpt-x"), num("llm.token_count.prompt", 100),
+			num("llm.token_count.completion", 10), num("llm.token_count.prompt_details.cache_read", 60),
+			attr("llm.output_messages.0.message.role", "assistant"), attr("llm.output_messages.0.message.content", "done")),
+		span("3", "1", "search", "2", attr(oiKind, "TOOL"), attr("input.value", `{"q": "x"}`), attr("output.value", "timeout")),
+		span("4", "1", "lookup", "1", attr(oiKind, "TOOL"), attr("tool.name", "fetch"),
+			attr("output.value", `{"lc": 1, "type": "constructor", "id": ["ToolMessage"], "kwargs": {"content": "denied", "status": "error"}}`)),
+		span("5", "1", "retriever", "1", attr(oiKind, "RETRIEVER"), attr("tool.name", "not-a-call")),
+	}, ", ") + `]}]}]}`
+	c, err := Read("t.json", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, call := range c.Runs[0].Calls() {
+		got = append(got, call.Agent+":"+call.Tool+"="+resultText(call.Result)+" "+strconv.FormatBool(call.IsError))
+	}
+	want := []string{"planner:search=timeout true", "planner:fetch=denied true"}
+	if !reflect.DeepEqual(got, want) || c.Model != "gpt-x" || c.Agent != "planner" ||
+		*c.Runs[0].Tokens != (Tokens{Input: 100, Cached: 60, Output: 10, Total: 110}) || c.Runs[0].Turns[0].FinalResponse != "done" {
+		t.Errorf("calls %q, model %q, agent %q, tokens %+v, turns %+v", got, c.Model, c.Agent, c.Runs[0].Tokens, c.Runs[0].Turns)
 	}
 }

@@ -39,7 +39,7 @@ func shapeOf(m map[string]any) (what, tool, source string, reader Format, ok boo
 	case isUIToolPart(m):
 		return fmt.Sprintf("a %q part", m["type"]), uiTool(m), "Vercel AI SDK UIMessage arrays (useChat messages)", "", true
 	case m["key"] == "tool.name":
-		return `a "tool.name" span attribute`, otlpString(m["value"]), "OpenInference spans (tool.name)", "", true
+		return `a "tool.name" span attribute`, otlpString(m["value"]), "OpenInference TOOL spans (tool.name)", FormatOTel, true
 	case m["object"] == "trace.span":
 		sd, _ := m["span_data"].(map[string]any)
 		if sd["type"] == "function" && str(sd["name"]) != "" {
