@@ -57,6 +57,7 @@ var frameworkCases = []frameworkCase{
 	{script: "langchain", logs: []frameworkLog{
 		{file: "langchain_lc_messages.jsonl", test: "sum_agent: langchain_lc_messages", sum: "get-sum", toggle: "toggle-simulated-logging", tokens: true},
 		{file: "langchain_stored_messages.jsonl", test: "sum_agent: langchain_stored_messages", sum: "get-sum", toggle: "toggle-simulated-logging", tokens: true},
+		{file: "langchain_openinference_spans.json", test: "sum_agent: langchain_openinference_spans", sum: "get-sum", toggle: "toggle-simulated-logging", tokens: true},
 	}},
 	{script: "mcp-client"},
 }
