@@ -334,7 +334,7 @@ func (r *agentsReader) call(t *agentsTrace, s *agentsSpan) Call {
 	} else if s.failed {
 		c.Result = toolResult(s.errText)
 	}
-	if rm, ok := c.Result.(map[string]any); ok && rm["isError"] == true {
+	if rm, ok := c.Result.(map[string]any); ok && rm["isError"] == true || isMCPError(c.Result) {
 		c.IsError = true
 	}
 	if !s.start.IsZero() && !s.end.Before(s.start) {

@@ -1,6 +1,7 @@
 package cassette
 
 import (
+	"regexp"
 	"strings"
 )
 
@@ -161,4 +162,48 @@ func snakeUsage(v any) any {
 		out["input_tokens_details"] = map[string]any{"cached_tokens": cached}
 	}
 	return out
+}
+
+// mcpErrorPattern is the message the MCP TypeScript SDK's client gives a
+// JSON-RPC error (McpError: "MCP error -32602: ..."), which the Agents SDK
+// hands the model as the tool's output, with nothing else to say the call
+// failed.
+var mcpErrorPattern = regexp.MustCompile(`^MCP error -?[0-9]+: `)
+
+// isMCPError reports whether the CallToolResult res is such a message
+// alone.
+func isMCPError(res any) bool {
+	m, _ := res.(map[string]any)
+	content, _ := m["content"].([]any)
+	if len(content) != 1 {
+		return false
+	}
+	item, _ := content[0].(map[string]any)
+	text, _ := item["text"].(string)
+	return item["type"] == "text" && mcpErrorPattern.MatchString(text)
+}
+
+// hostedCall reads an Agents SDK hosted_tool_call item, a tool the
+// Responses API ran: the API's own item is its providerData (with the
+// output beside it), an mcp_call a call of a remote MCP server and
+// mcp_list_tools its catalog; other hosted tools (web search, ...) are
+// passed over, as their Responses items are.
+func (r *responses) hostedCall(m map[string]any) {
+	pd, _ := m["providerData"].(map[string]any)
+	w := r.t.w
+	w.push("providerData")
+	defer w.pop()
+	switch pd["type"] {
+	case "mcp_call":
+		item := make(map[string]any, len(pd)+1)
+		for k, v := range pd {
+			item[k] = v
+		}
+		if out, ok := m["output"]; ok {
+			item["output"] = out
+		}
+		r.mcpCall(item)
+	case "mcp_list_tools":
+		r.listTools(pd)
+	}
 }

@@ -30,6 +30,10 @@ type frameworkRead struct {
 	warnings int
 }
 
+// agentsMCPError is the output the Agents SDK gave the model for a call
+// the MCP server refused.
+const agentsMCPError = "MCP error -32602: Input validation error: Invalid arguments for tool get-sum: Invalid input: expected number, received string at a"
+
 // frameworkReads are the framework files of testdata/ok, each read with
 // the calls, results, tokens, model and agents the framework writes.
 var frameworkReads = []frameworkRead{
@@ -37,6 +41,13 @@ var frameworkReads = []frameworkRead{
 		calls: [][]string{{"sum_agent:everything.get-sum=The sum of 2 and 3 is 5."}}, args: map[string]any{"a": 2.0, "b": 3.0},
 		tokens: &Tokens{Input: 350, Output: 34, Total: 384}, agent: "triage",
 		edges: []Delegation{{From: "triage", To: "sum_agent"}}, catalog: "everything:13"},
+	{file: "openai_agents_error_trace.json", format: FormatAgentsTrace, runs: 1,
+		calls: [][]string{{"sum_agent:everything.get-sum=" + agentsMCPError + " (error)"}}, args: map[string]any{"a": "two", "b": 3.0},
+		tokens: &Tokens{Input: 350, Output: 34, Total: 384}, agent: "triage",
+		edges: []Delegation{{From: "triage", To: "sum_agent"}}, catalog: "everything:13"},
+	{file: "openai_agents_error_history.json", format: FormatResponses, runs: 1,
+		calls: [][]string{{"sum_agent:get_sum=" + agentsMCPError + " (error)"}}, args: map[string]any{"a": "two", "b": 3.0},
+		answer: "I could not add them.", prompt: "What is two + 3?"},
 	{file: "openai_agents_history.json", format: FormatResponses, runs: 1,
 		calls: [][]string{{"sum_agent:get_sum=The sum of 2 and 3 is 5."}}, args: map[string]any{"a": 2.0, "b": 3.0},
 		answer: "The sum is 5.", prompt: "What is 2 + 3?"},
@@ -109,7 +120,8 @@ func TestFrameworkReads(t *testing.T) {
 
 // TestAgentsTraceForms reads the Agents SDK's trace export in the forms
 // a processor may save it: the exporter's body, the items as an array,
-// one item a line; each is the same run.
+// one item a line, one batch of the exporter a line (a trace's spans in
+// several); each is the same run.
 func TestAgentsTraceForms(t *testing.T) {
 	data, err := os.ReadFile("testdata/ok/openai_agents_trace.json")
 	if err != nil {
@@ -119,7 +131,7 @@ func TestAgentsTraceForms(t *testing.T) {
 	if err := json.Unmarshal(data, &body); err != nil {
 		t.Fatal(err)
 	}
-	var lines, array bytes.Buffer
+	var lines, array, batches bytes.Buffer
 	array.WriteString("[")
 	for i, item := range body.Data {
 		var b bytes.Buffer
@@ -133,18 +145,25 @@ func TestAgentsTraceForms(t *testing.T) {
 		array.Write(b.Bytes())
 	}
 	array.WriteString("]")
-	want, err := Read("t", data)
+	// Two batches of the exporter, a line each: a trace's spans are in both.
+	half := strings.Index(array.String(), `{"object":"trace.span","id":"span_c23e98d072d44e74a7de4a82"`)
+	if half < 0 {
+		t.Fatal("no span to split the batches at")
+	}
+	batches.WriteString(`{"data": ` + array.String()[:half-1] + "]}\n" + `{"data": [` + array.String()[half:] + "}\n")
+	want, err := Read("fuzz.json", data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, doc := range map[string][]byte{"lines": lines.Bytes(), "array": array.Bytes()} {
-		c, err := Read("t", doc)
+	for name, doc := range map[string][]byte{"lines": lines.Bytes(), "array": array.Bytes(), "batches": batches.Bytes()} {
+		c, err := Read("fuzz.json", doc)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if !reflect.DeepEqual(c, want) {
 			t.Errorf("%s: read %+v\nwant %+v", name, c, want)
 		}
+		checkRead(t, c, err)
 	}
 }
 
@@ -291,5 +310,33 @@ func TestOpenInferenceSpans(t *testing.T) {
 	if !reflect.DeepEqual(got, want) || c.Model != "gpt-x" || c.Agent != "planner" ||
 		*c.Runs[0].Tokens != (Tokens{Input: 100, Cached: 60, Output: 10, Total: 110}) || c.Runs[0].Turns[0].FinalResponse != "done" {
 		t.Errorf("calls %q, model %q, agent %q, tokens %+v, turns %+v", got, c.Model, c.Agent, c.Runs[0].Tokens, c.Runs[0].Turns)
+	}
+}
+
+// TestAgentsHostedMCP: a hosted MCP tool's call, in the Agents SDK's
+// items a hosted_tool_call whose providerData is the Responses API's
+// mcp_call, is a call of that server with its output; its mcp_list_tools
+// is the catalog. Before, both were passed over and the run had no call.
+func TestAgentsHostedMCP(t *testing.T) {
+	doc := `[{"type": "message", "role": "user", "content": "which transports?"},
+		{"type": "hosted_tool_call", "id": "mcpl_1", "name": "mcp_list_tools", "status": "completed",
+		 "providerData": {"type": "mcp_list_tools", "id": "mcpl_1", "server_label": "deepwiki", "tools": [{"name": "ask_question", "input_schema": {"type": "object"}}]}},
+		{"type": "hosted_tool_call", "id": "mcp_1", "name": "mcp_call", "status": "completed", "output": "stdio and HTTP",
+		 "providerData": {"type": "mcp_call", "id": "mcp_1", "server_label": "deepwiki", "name": "ask_question", "arguments": "{\"q\": \"t\"}", "error": null}},
+		{"type": "hosted_tool_call", "id": "mcp_2", "name": "mcp_call", "status": "completed",
+		 "providerData": {"type": "mcp_call", "id": "mcp_2", "server_label": "deepwiki", "name": "ask_question", "arguments": "{}", "error": "timeout"}},
+		{"type": "hosted_tool_call", "id": "ws_1", "name": "web_search_call", "status": "completed", "providerData": {"type": "web_search_call"}},
+		{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "stdio and HTTP."}]}]`
+	c, err := Read("t.json", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, call := range c.Runs[0].Calls() {
+		got = append(got, call.ID()+"="+resultText(call.Result)+" "+strconv.FormatBool(call.IsError))
+	}
+	want := []string{"deepwiki.ask_question=stdio and HTTP false", "deepwiki.ask_question=timeout true"}
+	if !reflect.DeepEqual(got, want) || len(c.Catalog) != 1 || c.Catalog[0].Server != "deepwiki" || len(c.Catalog[0].Tools) != 1 {
+		t.Errorf("calls %q, catalog %+v", got, c.Catalog)
 	}
 }

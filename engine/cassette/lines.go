@@ -203,7 +203,7 @@ func spread(line []byte) lineReader {
 		return newClaudeReader()
 	case isOTLP(m):
 		return newOTelReader()
-	case isAgentsTraceItem(m):
+	case isAgentsTrace(m):
 		return newAgentsReader()
 	}
 	return nil

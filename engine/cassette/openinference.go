@@ -161,3 +161,20 @@ func oiAgent(s *otelSpan) (string, bool) {
 	m, _ := meta.(map[string]any)
 	return s.name, m["ls_integration"] == "langgraph"
 }
+
+// trimOpenInference drops the OpenInference values a span of its kind is
+// not read for: input.value and output.value hold a chain's whole
+// conversation on every CHAIN span, and only a TOOL span's (and an LLM
+// span's output, for its model) are read.
+func trimOpenInference(s *otelSpan) {
+	kind := s.str(oiKind)
+	if kind != "TOOL" {
+		delete(s.attrs, "input.value")
+	}
+	if kind != "TOOL" && kind != "LLM" {
+		delete(s.attrs, "output.value")
+	}
+	if kind != "CHAIN" || s.parent != "" {
+		delete(s.attrs, "metadata")
+	}
+}

@@ -107,6 +107,7 @@ func (r *otelReader) span(w *walker) func(map[string]any) {
 		s.start = unixNano(w, m, "startTimeUnixNano")
 		s.end = unixNano(w, m, "endTimeUnixNano")
 		readAttributes(w, m, s.attrs)
+		trimOpenInference(s)
 		if st, ok := m["status"].(map[string]any); ok {
 			s.failed = st["code"] == 2.0 || st["code"] == "STATUS_CODE_ERROR"
 		}

@@ -11,7 +11,7 @@ var responsesItemTypes = map[string]bool{
 	"function_call": true, "function_call_output": true, "function_call_result": true, "mcp_call": true, "mcp_list_tools": true,
 	"mcp_approval_request": true, "mcp_approval_response": true, "reasoning": true,
 	"web_search_call": true, "file_search_call": true, "computer_call": true, "computer_call_output": true,
-	"custom_tool_call": true, "custom_tool_call_output": true,
+	"custom_tool_call": true, "custom_tool_call_output": true, "hosted_tool_call": true,
 }
 
 // isResponse reports whether m is an OpenAI Responses API response
@@ -130,10 +130,13 @@ func (r *responses) item(v any) {
 		}
 	case "function_call_output", "function_call_result":
 		if id := outputID(m); !r.agents.result(id, m["output"]) {
-			t.result(id, "", itemResult(m["output"]), false)
+			res := itemResult(m["output"])
+			t.result(id, "", res, typ == "function_call_result" && isMCPError(res))
 		}
 	case "mcp_call":
 		r.mcpCall(m)
+	case "hosted_tool_call":
+		r.hostedCall(m)
 	case "mcp_list_tools":
 		r.listTools(m)
 	case "message", "":
