@@ -11,6 +11,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcptest/mcptest/engine/cassette"
 )
 
 // The agent frameworks pinned in .ci/node-frameworks drive the real
@@ -270,4 +274,43 @@ func caseLines(out, header string) string {
 		block += "\n" + l
 	}
 	return block
+}
+
+// TestProcessRecordOverlappingSessions starts a second `record --append`
+// before the first has ended, as a framework does that closes one MCP
+// session and starts the next without waiting for the server process to
+// exit: each adds its run, the second to the file the first wrote.
+func TestProcessRecordOverlappingSessions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the process-level tests start the binary and real servers")
+	}
+	server := everythingBin(t)
+	dir := t.TempDir()
+	args := []string{"record", "--append", "--output", "agent.json", "--", server, "stdio"}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var procs []*proc
+	var sessions []*mcp.ClientSession
+	for range 2 {
+		p := startProc(t, procSpec{args: args, dir: dir, pipes: true})
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bintest", Version: "v1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: p.out, Writer: p.in}, nil)
+		if err != nil {
+			t.Fatalf("connect through record: %v\n%s", err, p.stderr.String())
+		}
+		callTool(t, ctx, cs, "get-sum", map[string]any{"a": 2, "b": 3})
+		procs, sessions = append(procs, p), append(sessions, cs)
+	}
+	for i, p := range procs {
+		sessions[i].Close()
+		if code, sig := p.wait(30 * time.Second); code != ExitOK || sig != 0 {
+			t.Fatalf("record %d: exit %d, signal %v\n%s", i+1, code, sig, p.stderr.String())
+		}
+	}
+	if want := "agent.json holds 2 runs\n"; !strings.HasSuffix(procs[1].stderr.String(), want) {
+		t.Errorf("the second record says %q, want the end %q", procs[1].stderr.String(), want)
+	}
+	c, err := cassette.ReadFile(filepath.Join(dir, "agent.json"))
+	if err != nil || len(c.Runs) != 2 {
+		t.Errorf("the cassette (%v) holds %d runs, want 2", err, len(c.Runs))
+	}
 }
