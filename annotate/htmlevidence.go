@@ -47,8 +47,11 @@ type htmlTurn struct {
 }
 
 type htmlCall struct {
-	N                int
-	ID               string
+	N  int
+	ID string
+	// RecordedAs is the tool's name in the recording, when the suite's
+	// aliases: gave it ID's name.
+	RecordedAs       string
 	Args             htmlText
 	Result           htmlText
 	IsError, Clipped bool
@@ -197,7 +200,7 @@ func callOf(n int, c report.CallEvidence) htmlCall {
 	if c.Server != "" {
 		id = c.Server + "." + c.Tool
 	}
-	hc := htmlCall{N: n, ID: Clean(id), Args: textOf(c.Arguments), Result: textOf(c.Result), IsError: c.IsError, Clipped: c.Clipped, Marks: cleanAll(c.Marks), Violations: cleanAll(c.Violations)}
+	hc := htmlCall{N: n, ID: Clean(id), RecordedAs: Clean(c.RecordedAs), Args: textOf(c.Arguments), Result: textOf(c.Result), IsError: c.IsError, Clipped: c.Clipped, Marks: cleanAll(c.Marks), Violations: cleanAll(c.Violations)}
 	if c.DurationMS != nil {
 		hc.Duration = compact(*c.DurationMS) + " ms"
 	}

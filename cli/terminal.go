@@ -15,6 +15,13 @@ func IsTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// IsTerminalInput reports whether r is a terminal: input someone types,
+// not a program's.
+func IsTerminalInput(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
 // Color reports whether output to w may be coloured with --color auto
 // (UseColor).
 func Color(getenv func(string) string, w io.Writer) bool {

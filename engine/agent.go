@@ -14,12 +14,26 @@ import (
 func runAgent(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*report.CaseResult, diag.List) {
 	c := p.c
 	a := newAgentRun(c, res)
-	errs := eachCassette(s, p, res, progress, cassetteUse{open: a.open, run: a.run})
+	use := cassetteUse{open: a.open, run: a.run}
+	var j *joiner
+	var errs diag.List
+	if len(c.Sources) > 0 || len(c.Aliases) > 0 {
+		j, errs = newJoiner(s, p, res, progress)
+		use.adapt, use.files, use.digest = j.adapt, j.files, j.digest
+	}
+	if len(errs) > 0 {
+		return res, errs
+	}
+	errs = eachCassette(s, p, res, progress, use)
+	if j != nil && len(errs) == 0 {
+		errs = j.finish()
+	}
 	res.Runs = a.runN
 
 	for _, g := range a.gates {
 		g.result(res)
 	}
+	res.Findings = append(res.Findings, aliasedRefFindings(c)...)
 	res.Findings = append(res.Findings, unknownToolFindings(c, a.catalogs)...)
 	a.verdicts.reliability(c, res)
 	a.evaluate(res)

@@ -179,6 +179,7 @@ func (b *builder) build() {
 		b.server(name, servers[name])
 	}
 	b.suiteReliability(root)
+	b.suiteAliases(root)
 	// Sections are read in the order they appear in the file, so cases
 	// keep suite order.
 	type section struct {
@@ -372,6 +373,8 @@ func (b *builder) agentTest(ptr string, m map[string]any) {
 		}
 		c.cassetteFiles = files
 	}
+	b.sources(ptr, c, m)
+	b.caseAliases(ptr, c, m)
 
 	b.caseReliability(ptr, c, m)
 

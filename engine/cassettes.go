@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash"
 	"maps"
 	"os"
 	"slices"
@@ -22,6 +23,16 @@ import (
 type cassetteUse struct {
 	open func(*cassette.Cassette)
 	run  func(*cassette.Cassette, *cassette.Run)
+	// adapt, when set, turns each cassette and run into what the case
+	// reads before anything reads them: joined with the case's other
+	// sources and with its aliases applied (join.go); r is nil for a
+	// cassette of no runs.
+	adapt func(cas *cassette.Cassette, r *cassette.Run) (*cassette.Cassette, *cassette.Run)
+	// files are the files to stream, nil for all of the plan's; digest,
+	// when set, already holds the plan's other files (a join's other
+	// sources, read first) and takes these after them.
+	files  []string
+	digest hash.Hash
 }
 
 // eachCassette reads a case's cassette files one at a time, in order, and
@@ -35,11 +46,17 @@ type cassetteUse struct {
 // so what the runs added is never reported.
 func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(), use cassetteUse) diag.List {
 	var errs diag.List
-	digest := sha256.New()
+	digest, files := use.digest, use.files
+	if digest == nil {
+		digest = sha256.New()
+	}
+	if files == nil {
+		files = p.files
+	}
 	tools := toolTally{}
 	priced := 0
 	unpriced := map[string]bool{}
-	for _, f := range p.files {
+	for _, f := range files {
 		name := displayPath(f)
 		var size int64
 		if p.budget != nil {
@@ -71,6 +88,9 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 			}
 		}
 		cas, err := cassette.Stream(name, data, func(cas *cassette.Cassette, r *cassette.Run) {
+			if use.adapt != nil {
+				cas, r = use.adapt(cas, r)
+			}
 			if !opened {
 				open(cas)
 			}
@@ -90,6 +110,9 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 		if err != nil {
 			errs = append(errs, asDiag(name, err)...)
 			continue
+		}
+		if !opened && use.adapt != nil {
+			cas, _ = use.adapt(cas, nil)
 		}
 		if !opened {
 			open(cas)

@@ -263,7 +263,10 @@ func plan(s *Suite, cases []*Case, opt Options) ([]casePlan, int, diag.List) {
 		p := casePlan{c: c, prices: opt.Prices}
 		if c.Kind == report.KindAgent || c.Kind == report.KindScenario {
 			files, err := caseFiles(s, c, opt.CassetteDir)
-			if err != nil {
+			var l diag.List
+			if errors.As(err, &l) {
+				errs = append(errs, l...)
+			} else if err != nil {
 				pos := c.CassettePos
 				if c.Cassette == "" {
 					pos = c.Pos
@@ -278,9 +281,17 @@ func plan(s *Suite, cases []*Case, opt Options) ([]casePlan, int, diag.List) {
 	return plans, total, errs
 }
 
-// caseFiles finds an agent test's cassette files: its `cassette:` value, or
-// a file or directory named after the test in the cassette directory.
+// caseFiles finds an agent test's cassette files: those of its sources:
+// (joinFiles), its `cassette:` value, or a file or directory named after
+// the test in the cassette directory.
 func caseFiles(s *Suite, c *Case, dir string) ([]string, error) {
+	if len(c.Sources) > 0 {
+		files, errs := joinFiles(s, c)
+		if len(errs) > 0 {
+			return nil, errs
+		}
+		return files, nil
+	}
 	if c.Cassette != "" && c.cassetteFiles != nil {
 		return c.cassetteFiles, nil
 	}

@@ -23,6 +23,11 @@ type Suite struct {
 	SHA256 string
 
 	Servers []Server
+	// Aliases are the suite's aliases: (other name -> tool), which every
+	// agent test starts from; nil for none.
+	Aliases map[string]string
+	// aliasAt is where each of the suite's aliases is written.
+	aliasAt map[string]diag.Pos
 	// Reliability is the suite's default reliability: block, nil when it
 	// sets no floor; Confidence the confidence of its certified bounds.
 	Reliability *ReliabilityBlock
@@ -146,6 +151,14 @@ type Case struct {
 	// loaded, so the run does not look them up a second time; nil when
 	// they were not found (a suite loaded before recording).
 	cassetteFiles []string
+	// Sources are the recordings of a sources: list, joined run by run
+	// (join.go); nil for a test of one cassette:. SourcesPos is the
+	// position of the sources: key, where a join that fails is reported.
+	Sources    []*Source
+	SourcesPos diag.Pos
+	// Aliases maps each other name of a tool to the name the suite writes
+	// (the suite's aliases: and the test's own); nil for none.
+	Aliases map[string]string
 
 	// Reliability is the case's reliability: block, or the suite's default;
 	// nil when neither is declared. Confidence is the suite's confidence of

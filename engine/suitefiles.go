@@ -30,6 +30,10 @@ var fileKeys = map[string]string{"agents": "cassette", "tests": "cassette", "sce
 // (the catalog: of an arguments: block, gate_arguments.go).
 var blockFileKeys = map[string][][2]string{"agents": {{"arguments", "catalog"}}, "tests": {{"arguments", "catalog"}}}
 
+// listFileKeys names, per section, the lists whose items have a key that
+// names a file (the cassette: of each entry of sources:, sources.go).
+var listFileKeys = map[string][][2]string{"agents": {{"sources", "cassette"}}, "tests": {{"sources", "cassette"}}}
+
 // SuiteFiles returns every file a suite's text names (the cassette: of an
 // agent test or scenario, the catalog: of a tool_quality check), in the
 // order of the text, without touching the filesystem: the front door
@@ -52,6 +56,15 @@ func SuiteFiles(path string, data []byte) []FileRef {
 			at := "/" + section + "/" + strconv.Itoa(i) + "/"
 			if p, ok := m[key].(string); ok {
 				out = append(out, FileRef{Key: key, Path: p, Pointer: at + key, Pos: d.At(at + key)})
+			}
+			for _, lk := range listFileKeys[section] {
+				for j, li := range list(m[lk[0]]) {
+					lm, _ := li.(map[string]any)
+					if p, ok := lm[lk[1]].(string); ok {
+						ptr := at + lk[0] + "/" + strconv.Itoa(j) + "/" + lk[1]
+						out = append(out, FileRef{Key: lk[1], Path: p, Pointer: ptr, Pos: d.At(ptr)})
+					}
+				}
 			}
 			for _, bk := range blockFileKeys[section] {
 				bm, _ := m[bk[0]].(map[string]any)

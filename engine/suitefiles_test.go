@@ -14,6 +14,10 @@ agents:
   - name: a
     cassette: /etc/passwd
     arguments: {catalog: ../../tools.json}
+  - name: joined
+    sources:
+      - {cassette: ../proxy.json, use: [calls]}
+      - {cassette: /var/log/agent.json, use: [tokens]}
 scenarios:
   - name: b
     cassette: "../../x/*.json"
@@ -33,8 +37,10 @@ tools:
 	want := []string{
 		"cassette /etc/passwd /agents/0/cassette 5:15",
 		"catalog ../../tools.json /agents/0/arguments/catalog 6:26",
-		"cassette ../../x/*.json /scenarios/0/cassette 9:15",
-		"catalog cat.yml /tool_quality/0/catalog 12:14",
+		"cassette ../proxy.json /agents/1/sources/0/cassette 9:20",
+		"cassette /var/log/agent.json /agents/1/sources/1/cassette 10:20",
+		"cassette ../../x/*.json /scenarios/0/cassette 13:15",
+		"catalog cat.yml /tool_quality/0/catalog 16:14",
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("SuiteFiles:\n%q\nwant\n%q", got, want)
@@ -56,6 +62,23 @@ func TestSuiteFilesAreResolved(t *testing.T) {
 		_, err := ParseSuite(filepath.Join(t.TempDir(), "suite.yml"), []byte(suite))
 		if err == nil || !strings.Contains(err.Error(), "not found") {
 			t.Errorf("%s.%s: ParseSuite does not resolve it: %v", section, key, err)
+		}
+	}
+	for section, keys := range listFileKeys {
+		for _, lk := range keys {
+			typ := ""
+			if section == "tests" {
+				typ = "    type: agent\n"
+			}
+			suite := section + ":\n  - name: c\n" + typ + "    " + lk[0] + ":\n      - {" + lk[1] + ": no-such-file.json, use: [calls]}\n"
+			refs := SuiteFiles("suite.yml", []byte(suite))
+			if len(refs) != 1 || refs[0].Pointer != "/"+section+"/0/"+lk[0]+"/0/"+lk[1] {
+				t.Errorf("%s: SuiteFiles %v", section, refs)
+			}
+			_, err := ParseSuite(filepath.Join(t.TempDir(), "suite.yml"), []byte(suite))
+			if err == nil || !strings.Contains(err.Error(), "not found") {
+				t.Errorf("%s.%s[].%s: ParseSuite does not resolve it: %v", section, lk[0], lk[1], err)
+			}
 		}
 	}
 }

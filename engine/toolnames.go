@@ -55,7 +55,7 @@ func unknownToolFindings(c *Case, catalogs []cassette.ServerCatalog) []report.Fi
 	var out []report.Finding
 	seen := map[string]bool{}
 	for _, r := range toolRefs(c) {
-		if seen[r.gate+"\x00"+r.id] || inCatalog(r.id, catalogs) {
+		if seen[r.gate+"\x00"+r.id] || inCatalog(r.id, catalogs) || aliasOf(c, r.id) != "" {
 			continue
 		}
 		seen[r.gate+"\x00"+r.id] = true
@@ -65,7 +65,7 @@ func unknownToolFindings(c *Case, catalogs []cassette.ServerCatalog) []report.Fi
 			candidates = ids
 		}
 		if s := diag.Suggest(r.id, candidates); s != "" {
-			msg += fmt.Sprintf(" (did you mean `%s`?)", s)
+			msg += fmt.Sprintf(" (did you mean `%s`?%s)", s, aliasHint(r.id, s))
 		}
 		out = append(out, report.Finding{Level: "warning", Gate: r.gate, Message: msg + ": it can never match a call"})
 	}
@@ -83,4 +83,57 @@ func inCatalog(id string, catalogs []cassette.ServerCatalog) bool {
 		}
 	}
 	return false
+}
+
+// aliasHint says how to make a name the suite writes and the recorded one
+// it suggests one tool, when they differ only in '-' against '_' (the
+// OpenAI Agents SDK shows the model a tool `get-sum` as `get_sum`); ""
+// otherwise. Both are bare tool names or server.tool ids alike.
+func aliasHint(written, recorded string) string {
+	_, w, _ := strings.Cut(written, ".")
+	_, r, _ := strings.Cut(recorded, ".")
+	if !strings.Contains(written, ".") {
+		w, r = written, recorded
+	}
+	if w == r || strings.ReplaceAll(w, "-", "_") != strings.ReplaceAll(r, "-", "_") {
+		return ""
+	}
+	return fmt.Sprintf(" If the recordings name it both ways, `aliases: {%s: %s}` makes them one tool", w, r)
+}
+
+// aliasOf is the tool id names under the case's aliases: when its tool
+// name (server.tool or bare) is another name of a tool, that tool's id;
+// "" otherwise.
+func aliasOf(c *Case, id string) string {
+	server, tool, qualified := strings.Cut(id, ".")
+	if !qualified {
+		server, tool = "", id
+	}
+	to, ok := c.Aliases[tool]
+	if !ok {
+		return ""
+	}
+	if qualified {
+		return server + "." + to
+	}
+	return to
+}
+
+// aliasedRefFindings warns of each tool a gate block names by another
+// name of it (an alias): the calls recorded under that name are read as
+// the tool, so the block's entry can never match a call.
+func aliasedRefFindings(c *Case) []report.Finding {
+	var out []report.Finding
+	seen := map[string]bool{}
+	for _, r := range toolRefs(c) {
+		to := aliasOf(c, r.id)
+		if to == "" || seen[r.gate+"\x00"+r.id] {
+			continue
+		}
+		seen[r.gate+"\x00"+r.id] = true
+		out = append(out, report.Finding{Level: "warning", Gate: r.gate, Message: fmt.Sprintf(
+			"%s %s: `%s` is another name of `%s` (aliases:), and calls recorded as `%s` are read as `%s`: write `%s`, or it can never match a call",
+			r.gate, r.field, r.id, to, r.id, to, to)})
+	}
+	return out
 }

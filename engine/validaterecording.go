@@ -137,6 +137,7 @@ func suiteRecordings(s *Suite) (diag.List, []Recording, error) {
 	var recs []Recording
 	var all diag.List
 	seen := map[string]bool{}
+	runs := map[string]int{} // a recording's runs, by display path
 	for _, c := range s.Cases {
 		if c.Kind != report.KindAgent && c.Kind != report.KindScenario {
 			continue
@@ -167,9 +168,11 @@ func suiteRecordings(s *Suite) (diag.List, []Recording, error) {
 			all = append(all, l...)
 			if l == nil {
 				recs = append(recs, rec)
+				runs[name] = rec.Runs
 			}
 		}
 	}
+	all = append(all, s.sourced(joinCounts(s, runs))...)
 	return all, recs, nil
 }
 

@@ -12,7 +12,7 @@ import (
 // one lost its calls; a test not recorded yet is passed over.
 func TestValidateSuiteRecordings(t *testing.T) {
 	dir := t.TempDir()
-	lost, err := os.ReadFile("cassette/testdata/err/ai_sdk_messages.json")
+	lost, err := os.ReadFile("cassette/testdata/err/ai_sdk_ui_messages.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestValidateSuiteRecordings(t *testing.T) {
 
 	write("suite.yml", []byte(strings.Replace(suite, "weather.json", "sdk.json", 1)))
 	l, recs, err = ValidateFileRead(filepath.Join(dir, "suite.yml"))
-	if err != nil || len(l) != 1 || len(recs) != 0 || !strings.Contains(l[0].Error(), `sdk.json:5:4: [0].content[0]: the file reads as openai-chat with 1 run and no tool calls`) {
+	if err != nil || len(l) != 1 || len(recs) != 0 || !strings.Contains(l[0].Error(), `sdk.json:19:4: [1].parts[1]: the file reads as openai-chat with 1 run and no tool calls`) {
 		t.Fatalf("errors %v, %v; recordings %+v", err, l, recs)
 	}
 }

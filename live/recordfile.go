@@ -48,10 +48,10 @@ type RecordOptions struct {
 // the target's start, handshake and catalog are bounded by its timeout.
 func Record(ctx context.Context, o RecordOptions) error {
 	server := cmp.Or(o.Server, o.Target.Name, "target")
-	var prior *cassette.File
-	var err error
 	if o.Append {
-		if prior, err = ReadRecording(o.Output); err != nil {
+		// Refuse a file that is no cassette before the session starts; it
+		// is read again when the session ends.
+		if _, err := ReadRecording(o.Output); err != nil {
 			return err
 		}
 	}
@@ -85,6 +85,15 @@ func Record(ctx context.Context, o RecordOptions) error {
 		// process cannot race the session's over it.
 		fmt.Fprintf(o.Log, "%s; %s not written\n", status, o.Output)
 		return nil
+	}
+	var prior *cassette.File
+	if o.Append {
+		// Read when the session ends, not when it started: a client may
+		// start its next session (another record process) before this one
+		// ended, and that one's runs are in the file now.
+		if prior, err = ReadRecording(o.Output); err != nil {
+			return err
+		}
 	}
 	doc := rec.Cassette(prior, server, o.Agent, started, cat)
 	if err := writeRecording(o.Output, doc); err != nil {

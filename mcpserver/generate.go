@@ -45,16 +45,28 @@ func Generate(kind string, cat *live.Catalog, t live.Target, opt ScaffoldOptions
 
 // ProposeAgentSuite is `mcptest generate agent-suite`: the agents: suite
 // package agentsuite proposes from the recordings from, with its cassette
-// paths relative to output's directory (output "" or "-" is stdout).
-func ProposeAgentSuite(output string, from []string) (Generated, error) {
+// paths relative to output's directory (output "" or "-" is stdout). With
+// recordings to join, from is one recording, and the suite one test over
+// it joined with them (agentsuite.ProposeJoined).
+func ProposeAgentSuite(output string, from, join []string) (Generated, error) {
 	if output == "-" {
 		output = ""
 	}
-	p, err := agentsuite.Propose(output, from)
+	var p *agentsuite.Proposal
+	var err error
+	if len(join) > 0 {
+		p, err = agentsuite.ProposeJoined(output, from[0], join)
+	} else {
+		p, err = agentsuite.Propose(output, from)
+	}
 	if err != nil {
 		return Generated{}, err
 	}
-	summary := fmt.Sprintf("%d %s proposed from %d %s", p.Cases, plural(p.Cases, "agent test", "agent tests"), len(from), plural(len(from), "recording", "recordings"))
+	n := len(from) + len(join)
+	summary := fmt.Sprintf("%d %s proposed from %d %s", p.Cases, plural(p.Cases, "agent test", "agent tests"), n, plural(n, "recording", "recordings"))
+	if len(join) > 0 {
+		summary += " joined run by run"
+	}
 	if p.Unclassed > 0 {
 		summary += fmt.Sprintf(", %d of them WITH NO SELECTION CLASS (they pass whatever tools the agent calls: see the notes)", p.Unclassed)
 	}

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -151,7 +152,7 @@ func InstallFor(path string, client Client, command string, enableWrites bool, w
 	}
 	out, err := withEntry(old, client, installEntry(client, command, enableWrites))
 	if err != nil {
-		return false, &diag.InputError{Err: fmt.Errorf("%s: %w (fix or move it; mcptest will not overwrite it)", path, err)}
+		return false, &diag.InputError{Err: fmt.Errorf("%s: %w (fix or move it; mcptest will not overwrite it)", placeIn(path, old, err), err)}
 	}
 	if bytes.Equal(out, old) {
 		return false, nil
@@ -245,4 +246,15 @@ func sameEntry(cur, want map[string]any) bool {
 		args = append(args, a)
 	}
 	return cur["command"] == want["command"] && reflect.DeepEqual(cur["args"], args) && cur["type"] == want["type"]
+}
+
+// placeIn is path:line:col of a refusal of the config file's JSON, or path
+// alone when the refusal has no place in it.
+func placeIn(path string, data []byte, err error) string {
+	var ee *editError
+	if !errors.As(err, &ee) {
+		return path
+	}
+	line, col := diag.LineCol(data, int64(ee.offset))
+	return diag.Pos{File: path, Line: line, Col: col}.String()
 }

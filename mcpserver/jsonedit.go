@@ -33,17 +33,54 @@ func (o object) get(key string) (member, bool) {
 	return member{}, false
 }
 
+// editError is a refusal of readObject: what was wrong and the offset in
+// the document where it was found.
+type editError struct {
+	offset int
+	err    error
+}
+
+func (e *editError) Error() string { return e.err.Error() }
+func (e *editError) Unwrap() error { return e.err }
+
 // readObject reads the JSON object that is the whole of data[start:end]
 // (white space around it allowed). It refuses what an edit could not keep
 // meaning the same: anything but an object, and a key given twice (JSON
-// readers disagree on which one wins).
+// readers disagree on which one wins). Its errors are *editError, placed
+// in data.
 func readObject(data []byte, start, end int) (object, error) {
 	o, err := scanObject(data, start, end)
-	var se *json.SyntaxError
-	if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return object{}, fmt.Errorf("not a JSON object: %w", err)
+	if err == nil {
+		return o, nil
 	}
-	return o, err
+	var ee *editError
+	if !errors.As(err, &ee) {
+		ee = &editError{offset: end, err: err}
+	}
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		// A Decoder's offsets differ by path; Unmarshal's count the
+		// bytes read up to and including the one refused.
+		at := start + int(se.Offset)
+		var whole *json.SyntaxError
+		if errors.As(json.Unmarshal(data[start:end], new(any)), &whole) {
+			at = start + int(whole.Offset) - 1
+		}
+		ee = &editError{offset: at, err: fmt.Errorf("not a JSON object: %w", err)}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		ee = &editError{offset: end, err: fmt.Errorf("not a JSON object: %w", err)}
+	}
+	return object{}, ee
+}
+
+// tokenAt is the offset of the next token of data at or after i: past
+// white space and the separators ',' and ':'.
+func tokenAt(data []byte, i int) int {
+	for i < len(data) && strings.IndexByte(" \t\r\n,:", data[i]) >= 0 {
+		i++
+	}
+	return i
 }
 
 // scanObject is readObject without the wording of syntax errors.
@@ -54,18 +91,19 @@ func scanObject(data []byte, start, end int) (object, error) {
 		return object{}, err
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return object{}, fmt.Errorf("expected a JSON object {...}, found %s", describeToken(tok))
+		return object{}, &editError{tokenAt(data, start), fmt.Errorf("expected a JSON object {...}, found %s", describeToken(tok))}
 	}
 	o := object{open: start + int(dec.InputOffset()) - 1}
 	seen := map[string]bool{}
 	for dec.More() {
+		at := tokenAt(data, start+int(dec.InputOffset()))
 		tok, err := dec.Token()
 		if err != nil {
 			return object{}, err
 		}
 		key, _ := tok.(string)
 		if seen[key] {
-			return object{}, fmt.Errorf("the key %q is given twice (JSON readers disagree on which one counts)", key)
+			return object{}, &editError{at, fmt.Errorf("the key %q is given twice (JSON readers disagree on which one counts)", key)}
 		}
 		seen[key] = true
 		var raw json.RawMessage
@@ -80,7 +118,7 @@ func scanObject(data []byte, start, end int) (object, error) {
 	}
 	o.close = start + int(dec.InputOffset()) - 1
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return object{}, fmt.Errorf("expected the end of the document after the object")
+		return object{}, &editError{tokenAt(data, o.close+1), fmt.Errorf("expected the end of the document after the object")}
 	}
 	return o, nil
 }

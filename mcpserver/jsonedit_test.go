@@ -55,14 +55,17 @@ func TestInstallKeepsTheFile(t *testing.T) {
 // was; a workspace's config that is a link out of the workspace is not
 // written through.
 func TestInstallRefuses(t *testing.T) {
-	for _, c := range []struct{ old, want string }{
-		{"null", "expected a JSON object {...}, found null"},
-		{`[{"mcpServers": {}}]`, `expected a JSON object {...}, found "["`},
-		{`{"mcpServers": {"a": {}}, "mcpServers": {}}`, `the key "mcpServers" is given twice`},
-		{`{"mcpServers": {"a": {}, "a": {"command": "x"}}}`, `mcpServers: the key "a" is given twice`},
-		{`{"mcpServers": []}`, `mcpServers: expected a JSON object {...}, found "["`},
-		{`{"mcpServers": {}} {}`, "expected the end of the document"},
-		{`{"mcpServers": {`, "unexpected EOF"},
+	for _, c := range []struct{ old, at, want string }{
+		{"null", "1:1", "expected a JSON object {...}, found null"},
+		{`[{"mcpServers": {}}]`, "1:1", `expected a JSON object {...}, found "["`},
+		{`{"mcpServers": {"a": {}},` + "\n" + ` "mcpServers": {}}`, "2:2", `the key "mcpServers" is given twice`},
+		{`{"mcpServers": {"a": {}, "a": {"command": "x"}}}`, "1:26", `mcpServers: the key "a" is given twice`},
+		{"{\n  \"mcpServers\": []}", "2:17", `mcpServers: expected a JSON object {...}, found "["`},
+		{`{"mcpServers": {}} {}`, "1:20", "expected the end of the document"},
+		{`{"mcpServers": {"a" 1}}`, "1:21", "not a JSON object: invalid character '1' after object key"},
+		{`{"mcpServers":: {}}`, "1:15", "not a JSON object: invalid character ':'"},
+		{`{"mcpServers": {"a": tru}}`, "1:25", "not a JSON object: invalid character '}' in literal true"},
+		{`{"mcpServers": {`, "1:17", "unexpected EOF"},
 	} {
 		path := filepath.Join(t.TempDir(), ".mcp.json")
 		if err := os.WriteFile(path, []byte(c.old), 0o644); err != nil {
@@ -70,8 +73,9 @@ func TestInstallRefuses(t *testing.T) {
 		}
 		_, err := Install(path, "mcptest", false)
 		var ie *diag.InputError
-		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.As(err, &ie) {
-			t.Errorf("%s: error %v, want an input error saying %q", c.old, err, c.want)
+		want := path + ":" + c.at + ": "
+		if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), c.want) || !errors.As(err, &ie) {
+			t.Errorf("%s: error %v, want an input error at %s saying %q", c.old, err, c.at, c.want)
 		}
 		if data, _ := os.ReadFile(path); string(data) != c.old {
 			t.Errorf("%s: the file was changed to %s", c.old, data)

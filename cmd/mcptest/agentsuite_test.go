@@ -168,3 +168,47 @@ func TestGenerateAgentSuiteFromDirectory(t *testing.T) {
 		t.Errorf("an empty directory: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestGenerateAgentSuiteJoined: --join proposes one test over the proxy
+// recording of the joined-sources example and the framework's spans of the
+// same run, each source giving what the one before lacks; the proposal
+// gates the spans' tokens and passes on the joined run. A recording of
+// another run count, or one that adds nothing, is an input error naming it.
+func TestGenerateAgentSuiteJoined(t *testing.T) {
+	const proxy, spans = "../../examples/joined-sources/cassettes/proxy.json", "../../examples/joined-sources/cassettes/agent-spans.json"
+	suite := filepath.Join(t.TempDir(), "joined.yml")
+	_, stderr, code := mcptest(t, nil, "generate", "agent-suite", "--output", suite, "--from", proxy, "--join", spans)
+	if code != 0 || !strings.Contains(stderr, "1 agent test proposed from 2 recordings joined run by run") {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	data, _ := os.ReadFile(suite)
+	for _, want := range []string{
+		"    sources:\n      - cassette: \"", "proxy.json\"\n        use: [calls]\n", "agent-spans.json\"\n        use: [tokens, model, answer]\n",
+		`tokens.total: { "<=": 295 }`, `tool_names: { contains: "get-sum" }`,
+	} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("proposal lacks %q:\n%s", want, data)
+		}
+	}
+	if strings.Contains(string(data), "cassette: \""+"../") && strings.Contains(string(data), "\n    cassette:") {
+		t.Errorf("a joined test names a cassette: beside its sources:\n%s", data)
+	}
+	stdout, stderr, code := mcptest(t, nil, "run", "--config", suite)
+	if code != 0 || !strings.Contains(stdout, "tool_selection.f1=100") || !strings.Contains(stdout, "1 passed, 0 failed") {
+		t.Errorf("the joined proposal does not pass on its recordings: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--from", proxy, "--join", "../../engine/cassette/testdata/ok/ai_sdk_spans.json"},
+			"ai_sdk_spans.json: it holds 2 runs and " + proxy + " (--from) holds 1 run: recordings are joined run by run, in order"},
+		{[]string{"--from", proxy, "--join", proxy}, "proxy.json: it gives nothing the recordings before it lack (tokens, model, answer)"},
+		{[]string{"--from", proxy, "--from", spans, "--join", spans}, "--join joins recordings to one --from recording, and 2 are named"},
+	} {
+		_, stderr, code := mcptest(t, nil, append([]string{"generate", "agent-suite"}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("generate agent-suite %q: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}

@@ -20,14 +20,17 @@ func TestREADMELiveSections(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, section, ok := strings.Cut(string(readme), "## Conformance checks, resources and prompts, red-team and eval cases")
-	_, block, ok2 := strings.Cut(section, "```yaml\n")
+	_, block, ok2 := strings.Cut(section, "```yaml file=conformance.yml\n")
 	block, _, ok3 := strings.Cut(block, "```")
-	if !ok || !ok2 || !ok3 {
-		t.Fatal("docs/live.md has no yaml block under its conformance section")
+	npx := `{ command: [npx, -y, "@modelcontextprotocol/server-everything"] }`
+	if !ok || !ok2 || !ok3 || !strings.Contains(block, npx) {
+		t.Fatal("docs/live.md has no yaml block conformance.yml under its conformance section, declaring server-everything with npx")
 	}
+	// The server the page starts with npx, from .ci/node (TestDocRecipes
+	// runs the block as written).
+	block = strings.Replace(block, npx, "{ command: ["+quoteYAML(everything)+"] }", 1)
 	suite := filepath.Join(t.TempDir(), "suite.yml")
-	servers := "servers:\n  everything:\n    command: [" + everything + "]\n"
-	if err := os.WriteFile(suite, []byte(servers+block), 0o644); err != nil {
+	if err := os.WriteFile(suite, []byte(block), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	stdout, stderr, code := mcptest(t, nil, "run", "--config", suite, "--reporter", "json")

@@ -32,7 +32,7 @@ func TestProcessFrameworkRecordings(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the process-level tests start the binary")
 	}
-	spans, err := filepath.Abs(frameworkCorpus + "err/ai_sdk_messages.json")
+	spans, err := filepath.Abs(frameworkCorpus + "err/ai_sdk_ui_messages.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestProcessFrameworkRecordings(t *testing.T) {
 		if code != ExitInput {
 			t.Errorf("mcptest %s: exit %d, want %d\n%s", strings.Join(args, " "), code, ExitInput, out)
 		}
-		for _, want := range []string{spans + ":5:4", `holds a \"tool-call\" part naming the tool \"get-sum\"`, "which no reader of mcptest takes yet"} {
+		for _, want := range []string{spans + ":19:4", `holds a \"dynamic-tool\" part naming the tool \"get-sum\"`, "which no reader of mcptest takes yet"} {
 			if args[1] != "--format" {
 				want = strings.ReplaceAll(want, `\"`, `"`)
 			}
@@ -71,9 +71,26 @@ func TestProcessFrameworkRecordings(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdout, stderr, code := runProc(t, procSpec{args: []string{"validate", history}, dir: dir})
-	want := history + ": valid\n  read as openai-responses: 1 run, 2 calls, 0 results, no tokens, no models, an answer in 1/1 runs, no agents\n"
+	want := history + ": valid\n  read as openai-responses: 1 run, 1 call, 1 result, no tokens, no models, an answer in 1/1 runs, agent \"sum_agent\"\n"
 	if code != ExitOK || stdout != want {
 		t.Errorf("validate %s: exit %d\n%s%s\nwant\n%s", history, code, stdout, stderr, want)
+	}
+	for _, tt := range []struct{ file, want string }{
+		{"ok/openai_agents_trace.json", `read as openai-agents-trace: 1 run, 1 call, 1 result, tokens in 1/1 runs (384 in all), no models, no answer, agents "sum_agent", "triage"`},
+		{"ok/langchain_lc_messages.json", `read as langchain-messages: 1 run, 1 call, 1 result, tokens in 1/1 runs (295 in all), model "scripted-sum-1", an answer in 1/1 runs, agent "sum_agent"`},
+		{"ok/langchain_stored_messages.json", `read as langchain-messages: 1 run, 1 call, 1 result, tokens in 1/1 runs (295 in all), model "scripted-sum-1", an answer in 1/1 runs, agent "sum_agent"`},
+		{"ok/ai_sdk_messages.json", `read as ai-sdk-messages: 1 run, 1 call, 1 result, no tokens, no models, an answer in 1/1 runs, no agents`},
+		{"ok/langchain_openinference_spans.json", `read as otel-genai: 1 run, 1 call, 1 result, tokens in 1/1 runs (295 in all), model "scripted-sum-1", an answer in 1/1 runs, agent "sum_agent"`},
+		{"ok/openai_agents_raw_responses.json", `read as openai-responses: 1 run, 1 call, 0 results, tokens in 1/1 runs (384 in all), no models, an answer in 1/1 runs, agent "sum_agent"`},
+	} {
+		file, err := filepath.Abs(frameworkCorpus + tt.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout, stderr, code := runProc(t, procSpec{args: []string{"validate", file}, dir: dir})
+		if want := file + ": valid\n  " + tt.want + "\n"; code != ExitOK || stdout != want {
+			t.Errorf("validate %s: exit %d\n%s%s\nwant\n%s", file, code, stdout, stderr, want)
+		}
 	}
 
 	// The AI SDK's own spans, each a trace of its own: read with their
@@ -234,5 +251,50 @@ func TestProcessAISDKGate(t *testing.T) {
 	stdout, stderr, code = runProc(t, procSpec{args: []string{"run", "--config", "suite.yml"}, dir: dir})
 	if code != ExitFail || !strings.Contains(stdout, "tool_selection.f1=0") || !strings.Contains(stdout, `get-sum`) {
 		t.Errorf("run with the wrong tool: exit %d, want %d\n%s%s", code, ExitFail, stdout, stderr)
+	}
+}
+
+// TestProcessAgentsSDKGate runs a suite through the binary on the trace
+// the OpenAI Agents SDK exported: the call to everything.get-sum by
+// sum_agent, the handoff from triage and the tokens pass their checks;
+// on the SDK's trace of a call the server refused (the SDK marks nothing
+// failed, its output is the MCP error's message) the is_error check
+// fails. Before the reader, both files were refused (exit 2).
+func TestProcessAgentsSDKGate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the process-level tests start the binary")
+	}
+	dir := t.TempDir()
+	suite := `agents:
+  - name: sdk
+    cassette: trace.json
+    expect:
+      - calls[0].id: "everything.get-sum"
+      - calls[0].agent: sum_agent
+      - calls[0].is_error: false
+      - delegations: { contains: { from: triage, to: sum_agent } }
+      - tokens.total: { "<=": 384 }
+`
+	if err := os.WriteFile(filepath.Join(dir, "suite.yml"), []byte(suite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		file string
+		code int
+	}{{"openai_agents_trace.json", ExitOK}, {"openai_agents_error_trace.json", ExitFail}} {
+		data, err := os.ReadFile(frameworkCorpus + "ok/" + tt.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "trace.json"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		stdout, stderr, code := runProc(t, procSpec{args: []string{"run", "--config", "suite.yml"}, dir: dir})
+		if code != tt.code {
+			t.Errorf("%s: exit %d, want %d\n%s%s", tt.file, code, tt.code, stdout, stderr)
+		}
+		if failed := strings.Contains(stdout, "calls[0].is_error"); failed != (tt.code == ExitFail) {
+			t.Errorf("%s: the is_error check failed=%v:\n%s", tt.file, failed, stdout)
+		}
 	}
 }

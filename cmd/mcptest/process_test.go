@@ -338,6 +338,7 @@ func TestProcess(t *testing.T) {
 		{"record stops at once on a second SIGINT", processRecordSecondSignal},
 		{"mock until SIGTERM", processMock},
 		{"mcp-server over stdio", processMCPServer},
+		{"mcp-server --install refuses a config it cannot edit", processInstallRefuses},
 		{"view until SIGTERM", processView},
 		{"tools on a live server", processTools},
 		{"doctor on a live server", processDoctor},
@@ -535,6 +536,23 @@ func processMCPServer(t *testing.T) {
 	p.signal(syscall.SIGINT)
 	if code, sig := p.wait(20 * time.Second); code != ExitOK || sig != 0 {
 		t.Errorf("mcp-server after SIGINT: exit %d, signal %v, want a clean exit 0\n%s", code, sig, p.stderr.String())
+	}
+}
+
+// processInstallRefuses: `mcp-server --install` in a workspace whose
+// committed .mcp.json holds the servers key twice exits 2 with the file's
+// line and column of the second key, and leaves the file as it was.
+func processInstallRefuses(t *testing.T) {
+	dir := t.TempDir()
+	config := "{\n  \"mcpServers\": {},\n  \"mcpServers\": {\"x\": {}}\n}\n"
+	writeFile(t, filepath.Join(dir, ".mcp.json"), config)
+	_, stderr, code := runProc(t, procSpec{args: []string{"mcp-server", "--install", "--absolute", "--root", dir}, dir: dir})
+	want := filepath.Join(dir, ".mcp.json") + `:3:3: the key "mcpServers" is given twice`
+	if code != ExitInput || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, want %d and %q in\n%s", code, ExitInput, want, stderr)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, ".mcp.json")); string(data) != config {
+		t.Errorf("the config was changed:\n%s", data)
 	}
 }
 

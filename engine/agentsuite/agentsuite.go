@@ -55,6 +55,16 @@ type draft struct {
 	// unclassed marks a draft with runs and no class: every tool called
 	// was dropped (called in some runs only) or none was called.
 	unclassed bool
+	// sources are the recordings of a joined draft (ProposeJoined), the
+	// calls source first; nil for a draft of one cassette.
+	sources []draftSource
+}
+
+// draftSource is one entry of a joined draft's sources: a recording and
+// what it gives.
+type draftSource struct {
+	cassette string
+	use      []string
 }
 
 // Propose reads the cassettes and proposes one agent test per cassette for
@@ -85,6 +95,12 @@ func Propose(suitePath string, cassettes []string) (*Proposal, error) {
 		names[d.name] = true
 		drafts = append(drafts, d)
 	}
+	return proposal(suitePath, drafts)
+}
+
+// proposal renders the drafts as a suite at suitePath, measured on their
+// recordings.
+func proposal(suitePath string, drafts []*draft) (*Proposal, error) {
 	figures, err := measure(suitePath, render(drafts, nil))
 	if err != nil {
 		return nil, err
@@ -379,9 +395,18 @@ func render(drafts []*draft, figures map[string]measured) string {
 }
 
 func renderCase(b *strings.Builder, d *draft, m measured) {
-	fmt.Fprintf(b, "  - name: %s\n    cassette: %s\n", quote(d.name), quote(d.cassette))
+	fmt.Fprintf(b, "  - name: %s\n", quote(d.name))
+	if len(d.sources) == 0 {
+		fmt.Fprintf(b, "    cassette: %s\n", quote(d.cassette))
+	}
 	if d.runs == 0 {
 		b.WriteString("    # review: the recording holds no runs, so this test fails (nothing to gate) until it does\n")
+	}
+	if len(d.sources) > 0 {
+		b.WriteString("    # review: the runs of these recordings, joined by order; what each gives\n    sources:\n")
+		for _, src := range d.sources {
+			fmt.Fprintf(b, "      - cassette: %s\n        use: [%s]\n", quote(src.cassette), strings.Join(src.use, ", "))
+		}
 	}
 	if d.unclassed {
 		b.WriteString("    # REVIEW: NO SELECTION CLASS. The recorded runs agree on no tool, so this test passes\n" +

@@ -100,6 +100,9 @@ type Call struct {
 	DurationMS *float64
 	// Agent is the agent of a multi-agent system that made the call.
 	Agent string
+	// RecordedAs is the name the recording gave the tool when a suite's
+	// aliases: made it Tool; "" when Tool is the name as recorded.
+	RecordedAs string
 }
 
 // ID returns the call's qualified id, server.tool, or the bare tool name when

@@ -26,8 +26,11 @@ type lineReader interface {
 
 // newLineReader returns the reader of a recording spread over lines.
 func newLineReader(f Format) lineReader {
-	if f == FormatOTel {
+	switch f {
+	case FormatOTel:
 		return newOTelReader()
+	case FormatAgentsTrace:
+		return newAgentsReader()
 	}
 	return newClaudeReader()
 }
@@ -200,6 +203,8 @@ func spread(line []byte) lineReader {
 		return newClaudeReader()
 	case isOTLP(m):
 		return newOTelReader()
+	case isAgentsTrace(m):
+		return newAgentsReader()
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // A recording read with runs but no tool calls passes every tool gate,
@@ -34,25 +35,27 @@ func shapeOf(m map[string]any) (what, tool, source string, reader Format, ok boo
 	str := func(v any) string { s, _ := v.(string); return s }
 	switch {
 	case m["type"] == "tool-call" && str(m["toolName"]) != "":
-		return `a "tool-call" part`, str(m["toolName"]), "Vercel AI SDK ModelMessage arrays (response.messages)", "", true
+		return `a "tool-call" part`, str(m["toolName"]), "Vercel AI SDK ModelMessage arrays (response.messages)", FormatAISDKMessages, true
+	case isUIToolPart(m):
+		return fmt.Sprintf("a %q part", m["type"]), uiTool(m), "Vercel AI SDK UIMessage arrays (useChat messages)", "", true
 	case m["key"] == "tool.name":
-		return `a "tool.name" span attribute`, otlpString(m["value"]), "OpenInference spans (tool.name)", "", true
+		return `a "tool.name" span attribute`, otlpString(m["value"]), "OpenInference TOOL spans (tool.name)", FormatOTel, true
 	case m["object"] == "trace.span":
 		sd, _ := m["span_data"].(map[string]any)
 		if sd["type"] == "function" && str(sd["name"]) != "" {
-			return `a "function" span`, str(sd["name"]), `OpenAI Agents SDK trace exports (object "trace.span")`, "", true
+			return `a "function" span`, str(sd["name"]), `OpenAI Agents SDK trace exports (object "trace.span")`, FormatAgentsTrace, true
 		}
 	case m["type"] == "function_call_result" && str(m["callId"]) != "":
-		return `a "function_call_result" item`, str(m["name"]), "OpenAI Agents SDK protocol items (callId)", "", true
+		return `a "function_call_result" item`, str(m["name"]), "OpenAI Agents SDK protocol items (callId)", FormatResponses, true
 	case m["lc"] == 1.0 && m["type"] == "constructor":
 		kw, _ := m["kwargs"].(map[string]any)
 		if t := firstToolCall(kw["tool_calls"]); t != "" {
-			return "a serialized AIMessage with tool_calls", t, `LangChain serialized messages ("lc": 1)`, "", true
+			return "a serialized AIMessage with tool_calls", t, `LangChain serialized messages ("lc": 1)`, FormatLangChain, true
 		}
 	case m["type"] == "ai":
 		data, _ := m["data"].(map[string]any)
 		if t := firstToolCall(data["tool_calls"]); t != "" {
-			return `a StoredMessage of type "ai" with tool_calls`, t, `LangChain StoredMessage arrays ({"type", "data"})`, "", true
+			return `a StoredMessage of type "ai" with tool_calls`, t, `LangChain StoredMessage arrays ({"type", "data"})`, FormatLangChain, true
 		}
 	}
 	return readableShape(m, str)
@@ -76,6 +79,25 @@ func readableShape(m map[string]any, str func(any) string) (what, tool, source s
 		return `a "gen_ai.tool.name" span attribute`, otlpString(m["value"]), "OTLP JSON spans (gen_ai)", FormatOTel, true
 	}
 	return "", "", "", "", false
+}
+
+// isUIToolPart reports whether m is the tool part of an AI SDK
+// UIMessage: type "tool-<name>" (or "dynamic-tool" with a toolName), a
+// toolCallId and a state.
+func isUIToolPart(m map[string]any) bool {
+	typ, _ := m["type"].(string)
+	_, id := m["toolCallId"].(string)
+	_, state := m["state"].(string)
+	return id && state && (strings.HasPrefix(typ, "tool-") && typ != "tool-call" && typ != "tool-result" || typ == "dynamic-tool")
+}
+
+// uiTool is the tool a UIMessage tool part names.
+func uiTool(m map[string]any) string {
+	if name, ok := m["toolName"].(string); ok {
+		return name
+	}
+	typ, _ := m["type"].(string)
+	return strings.TrimPrefix(typ, "tool-")
 }
 
 // otlpString is the string of an OTLP AnyValue {"stringValue": ...}.

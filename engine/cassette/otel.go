@@ -107,6 +107,7 @@ func (r *otelReader) span(w *walker) func(map[string]any) {
 		s.start = unixNano(w, m, "startTimeUnixNano")
 		s.end = unixNano(w, m, "endTimeUnixNano")
 		readAttributes(w, m, s.attrs)
+		trimOpenInference(s)
 		if st, ok := m["status"].(map[string]any); ok {
 			s.failed = st["code"] == 2.0 || st["code"] == "STATUS_CODE_ERROR"
 		}
@@ -241,13 +242,13 @@ func intValue(w *walker, x any) any {
 // gen_ai.operation.name, or without one by its name.
 func isExecuteTool(s *otelSpan) bool {
 	op := s.str("gen_ai.operation.name")
-	return op == "execute_tool" || op == "" && (strings.HasPrefix(s.name, "execute_tool ") || isAIToolCall(s))
+	return op == "execute_tool" || op == "" && (strings.HasPrefix(s.name, "execute_tool ") || isAIToolCall(s) || isOITool(s))
 }
 
 // toolOf is the tool a tool span calls: gen_ai.tool.name, else the span
 // name after its operation.
 func toolOf(s *otelSpan) string {
-	if t := firstNonEmpty(s.str("gen_ai.tool.name"), s.str("ai.toolCall.name")); t != "" {
+	if t := firstNonEmpty(s.str("gen_ai.tool.name"), s.str("ai.toolCall.name"), oiToolName(s)); t != "" {
 		return t
 	}
 	for _, p := range []string{"execute_tool ", "tools/call "} {
@@ -377,16 +378,19 @@ func (r *otelReader) provenance(t *otelTrace) {
 	c := r.c
 	for _, s := range t.spans {
 		if c.Model == "" {
-			c.Model = firstNonEmpty(s.str("gen_ai.response.model"), s.str("gen_ai.request.model"), s.str("ai.model.id"))
+			c.Model = firstNonEmpty(s.str("gen_ai.response.model"), s.str("gen_ai.request.model"), s.str("ai.model.id"), oiModel(s))
 		}
 		if c.Provider == "" {
-			c.Provider = firstNonEmpty(s.str("gen_ai.provider.name"), s.str("gen_ai.system"), s.str("ai.model.provider"))
+			c.Provider = firstNonEmpty(s.str("gen_ai.provider.name"), s.str("gen_ai.system"), s.str("ai.model.provider"), s.str("llm.provider"), s.str("llm.system"))
 		}
 		if c.Agent == "" && s.str("gen_ai.operation.name") == "invoke_agent" {
 			c.Agent = s.str("gen_ai.agent.name")
 		}
+		if name, ok := oiAgent(s); ok && c.Agent == "" {
+			c.Agent = name
+		}
 		if c.Prompt == "" {
-			c.Prompt = firstNonEmpty(messagesText(s.attrs["gen_ai.input.messages"], "user", false), aiPrompt(s))
+			c.Prompt = firstNonEmpty(messagesText(s.attrs["gen_ai.input.messages"], "user", false), aiPrompt(s), oiPrompt(s))
 		}
 	}
 }
@@ -415,7 +419,7 @@ func (t *otelTrace) run() Run {
 		// The final response is the output of the span that ends last:
 		// the agent's own span when it records one, else its last model
 		// call.
-		text := firstNonEmpty(messagesText(s.attrs["gen_ai.output.messages"], "assistant", true), s.str("ai.response.text"))
+		text := firstNonEmpty(messagesText(s.attrs["gen_ai.output.messages"], "assistant", true), s.str("ai.response.text"), oiAnswer(s))
 		if text != "" && s.end >= lastEnd {
 			turn.FinalResponse, lastEnd = text, s.end
 		}
@@ -424,11 +428,7 @@ func (t *otelTrace) run() Run {
 			run.Delegations = append(run.Delegations, d)
 		}
 		if hasUsage(s) && !shadowed[s] {
-			// The semantic conventions count gen_ai.usage.cache_read.input_tokens
-			// inside gen_ai.usage.input_tokens, as OpenAI does.
-			usage.add(map[string]any{"input_tokens": s.attrs["gen_ai.usage.input_tokens"],
-				"output_tokens":        s.attrs["gen_ai.usage.output_tokens"],
-				"input_tokens_details": map[string]any{"cached_tokens": s.attrs["gen_ai.usage.cache_read.input_tokens"]}})
+			usage.add(spanUsage(s))
 		}
 	}
 	if len(turn.Calls) == 0 {
@@ -459,7 +459,10 @@ func (t *otelTrace) isCall(s *otelSpan) bool {
 func (t *otelTrace) call(s *otelSpan) Call {
 	args, ok := s.attrs["gen_ai.tool.call.arguments"]
 	if !ok {
-		args = s.attrs["ai.toolCall.args"]
+		args, ok = s.attrs["ai.toolCall.args"]
+	}
+	if !ok && isOITool(s) {
+		args = s.attrs["input.value"]
 	}
 	c := Call{Arguments: arguments(args)}
 	c.Server, c.Tool = splitMCP(toolOf(s))
@@ -467,11 +470,16 @@ func (t *otelTrace) call(s *otelSpan) Call {
 	if !ok {
 		res, ok = s.attrs["ai.toolCall.result"]
 	}
-	if ok {
+	oiFailed := false
+	switch out, has := s.attrs["output.value"]; {
+	case ok:
 		c.Result = otelResult(res)
+	case has && isOITool(s):
+		c.Result, oiFailed = oiResult(out)
 	}
 	rm, _ := c.Result.(map[string]any)
 	failed, _ := rm["isError"].(bool)
+	failed = failed || oiFailed
 	c.IsError = s.failed || s.attrs["error.type"] != nil || failed
 	if s.start > 0 && s.end >= s.start {
 		ms := float64(s.end-s.start) / 1e6
@@ -488,7 +496,10 @@ func (t *otelTrace) call(s *otelSpan) Call {
 func (t *otelTrace) agentOf(s *otelSpan) string {
 	return t.nearest(t.byID[s.parent], t.agents, func(p *otelSpan) (string, bool) {
 		name := p.str("gen_ai.agent.name")
-		return name, name != "" && p.str("gen_ai.operation.name") == "invoke_agent"
+		if name == "" {
+			return oiAgent(p)
+		}
+		return name, p.str("gen_ai.operation.name") == "invoke_agent"
 	})
 }
 
@@ -524,7 +535,20 @@ func (t *otelTrace) usageShadowed() map[*otelSpan]bool {
 }
 
 func hasUsage(s *otelSpan) bool {
-	return s.attrs["gen_ai.usage.input_tokens"] != nil || s.attrs["gen_ai.usage.output_tokens"] != nil
+	return s.attrs["gen_ai.usage.input_tokens"] != nil || s.attrs["gen_ai.usage.output_tokens"] != nil || oiUsage(s) != nil
+}
+
+// spanUsage is the usage a span records, in the naming usageSum reads:
+// the GenAI attributes, else OpenInference's.
+func spanUsage(s *otelSpan) map[string]any {
+	if s.attrs["gen_ai.usage.input_tokens"] == nil && s.attrs["gen_ai.usage.output_tokens"] == nil {
+		return oiUsage(s)
+	}
+	// The semantic conventions count gen_ai.usage.cache_read.input_tokens
+	// inside gen_ai.usage.input_tokens, as OpenAI does.
+	return map[string]any{"input_tokens": s.attrs["gen_ai.usage.input_tokens"],
+		"output_tokens":        s.attrs["gen_ai.usage.output_tokens"],
+		"input_tokens_details": map[string]any{"cached_tokens": s.attrs["gen_ai.usage.cache_read.input_tokens"]}}
 }
 
 // otelResult makes a CallToolResult of gen_ai.tool.call.result: an object

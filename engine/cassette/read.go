@@ -189,7 +189,13 @@ func (d *decoder) detected(root int) *Cassette {
 		}
 	case FormatResponses:
 		c = readResponses(d.w, v)
-	case FormatClaudeCode, FormatOTel:
+	case FormatLangChain:
+		d.w.path = append(d.w.path[:0], f.at...)
+		c = readLangChain(d.w, f.msgs, f.obj)
+	case FormatAISDKMessages:
+		d.w.path = append(d.w.path[:0], f.at...)
+		c = readModelMessages(d.w, f.msgs)
+	case FormatClaudeCode, FormatOTel, FormatAgentsTrace:
 		r := newLineReader(f.format)
 		c = r.cassette()
 		c.Runs = append(readDoc(r, d.w, v), r.finish()...)
@@ -299,7 +305,10 @@ type detected struct {
 const tried = `tried an mcptest cassette ("mcptest_cassette"), ` +
 	`a transcript (a "messages" array, an array of messages with a "role", or an object holding one), ` +
 	`one message ("role") or its tool calls, a Chat Completions response ("choices"), ` +
-	`OpenAI Responses output ("output"), OTLP JSON spans ("resourceSpans") ` +
+	`OpenAI Responses output ("output") or Agents SDK items ("callId"), OTLP JSON spans ("resourceSpans"), ` +
+	`the OpenAI Agents SDK's trace export ("object": "trace.span"), ` +
+	`LangChain messages ("lc": 1 constructors, or StoredMessage {"type", "data"}), ` +
+	`AI SDK ModelMessage arrays ("tool-call" parts) ` +
 	`and Claude Code stream-json ("type" and "session_id"), as docs/traces.md describes`
 
 func unrecognized(found string) string {
@@ -308,6 +317,12 @@ func unrecognized(found string) string {
 
 // detect works out the format of a decoded document from its content.
 func detect(root any) detected {
+	if msgs, obj, at, ok := langChainRoot(root); ok {
+		return detected{format: FormatLangChain, msgs: msgs, obj: obj, at: at}
+	}
+	if msgs, at, ok := modelMessagesRoot(root); ok {
+		return detected{format: FormatAISDKMessages, msgs: msgs, at: at}
+	}
 	switch root := root.(type) {
 	case map[string]any:
 		return detectObject(root)
@@ -328,6 +343,8 @@ func detectObject(root map[string]any) detected {
 	switch {
 	case isOTLP(root):
 		return detected{format: FormatOTel, obj: root}
+	case isAgentsTrace(root):
+		return detected{format: FormatAgentsTrace, obj: root}
 	case isClaudeEvent(root):
 		return detected{format: FormatClaudeCode, obj: root}
 	case isResponse(root):
@@ -367,6 +384,9 @@ func detectArray(root []any) detected {
 	first, _ := root[0].(map[string]any)
 	if first != nil && isClaudeEvent(first) {
 		return detected{format: FormatClaudeCode}
+	}
+	if first != nil && isAgentsTraceItem(first) {
+		return detected{format: FormatAgentsTrace}
 	}
 	for _, v := range root {
 		if m, ok := v.(map[string]any); ok && (isResponse(m) || isResponsesItem(m)) {

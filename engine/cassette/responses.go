@@ -8,18 +8,19 @@ import (
 // responsesItemTypes are the "type" values of OpenAI Responses API items
 // that no other recording uses.
 var responsesItemTypes = map[string]bool{
-	"function_call": true, "function_call_output": true, "mcp_call": true, "mcp_list_tools": true,
+	"function_call": true, "function_call_output": true, "function_call_result": true, "mcp_call": true, "mcp_list_tools": true,
 	"mcp_approval_request": true, "mcp_approval_response": true, "reasoning": true,
 	"web_search_call": true, "file_search_call": true, "computer_call": true, "computer_call_output": true,
-	"custom_tool_call": true, "custom_tool_call_output": true,
+	"custom_tool_call": true, "custom_tool_call_output": true, "hosted_tool_call": true,
 }
 
 // isResponse reports whether m is an OpenAI Responses API response
 // object: an "output" array, with "object": "response" or items that all
-// say their "type".
+// say their "type". An item that says its own "type" is none, though its
+// output is a list (an Agents SDK function_call_result).
 func isResponse(m map[string]any) bool {
 	out, ok := m["output"].([]any)
-	if !ok {
+	if _, typed := m["type"].(string); !ok || typed {
 		return false
 	}
 	if m["object"] == "response" {
@@ -56,6 +57,8 @@ func isResponsesItem(m map[string]any) bool {
 type responses struct {
 	t       *transcript
 	catalog map[string][]Tool
+	// agents follows the handoffs of an OpenAI Agents SDK history.
+	agents handoffs
 }
 
 // readResponses converts a response object, or a list of response
@@ -83,7 +86,9 @@ func readResponses(w *walker, v any) *Cassette {
 		c.Catalog = append(c.Catalog, ServerCatalog{Server: s, Tools: tools})
 	}
 	sort.Slice(c.Catalog, func(i, j int) bool { return c.Catalog[i].Server < c.Catalog[j].Server })
-	c.Runs = []Run{r.t.finish()}
+	run := r.t.finish()
+	run.Delegations = r.agents.delegations()
+	c.Runs = []Run{run}
 	return c
 }
 
@@ -102,7 +107,7 @@ func (r *responses) response(m map[string]any) {
 		w.pop()
 	}
 	w.pop()
-	r.t.usage.add(m["usage"])
+	r.t.usage.add(snakeUsage(m["usage"]))
 }
 
 // item reads one item: a message, a function call or its output, an MCP
@@ -118,16 +123,20 @@ func (r *responses) item(v any) {
 	typ, _ := m["type"].(string)
 	switch typ {
 	case "function_call":
-		if name, ok := t.toolName(m); ok {
-			c := Call{Arguments: arguments(m["arguments"])}
+		if name, ok := t.toolName(m); ok && !r.agents.call(m, name) {
+			c := Call{Arguments: arguments(m["arguments"]), Agent: r.agents.current}
 			c.Server, c.Tool = splitMCP(name)
 			t.addCall(callID(m), c)
 		}
-	case "function_call_output":
-		id, _ := m["call_id"].(string)
-		t.result(id, "", toolResult(m["output"]), false)
+	case "function_call_output", "function_call_result":
+		if id := outputID(m); !r.agents.result(id, m["output"]) {
+			res := itemResult(m["output"])
+			t.result(id, "", res, typ == "function_call_result" && isMCPError(res))
+		}
 	case "mcp_call":
 		r.mcpCall(m)
+	case "hosted_tool_call":
+		r.hostedCall(m)
 	case "mcp_list_tools":
 		r.listTools(m)
 	case "message", "":
@@ -141,9 +150,13 @@ func (r *responses) item(v any) {
 	}
 }
 
-// callID is the id a function call's output names: call_id, else id.
+// callID is the id a function call's output names: call_id (callId in
+// the Agents SDK's items), else id.
 func callID(m map[string]any) string {
 	if id, ok := m["call_id"].(string); ok && id != "" {
+		return id
+	}
+	if id, ok := m["callId"].(string); ok && id != "" {
 		return id
 	}
 	id, _ := m["id"].(string)

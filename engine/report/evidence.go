@@ -61,8 +61,11 @@ type TurnEvidence struct {
 // it (MarkUnexpected, MarkDistractor, MarkRestricted, MarkInvalid,
 // MarkForbidden).
 type CallEvidence struct {
-	Server     string   `json:"server,omitempty"`
-	Tool       string   `json:"tool"`
+	Server string `json:"server,omitempty"`
+	Tool   string `json:"tool"`
+	// RecordedAs is the name the recording gave the tool, when the suite's
+	// aliases: made it Tool.
+	RecordedAs string   `json:"recorded_as,omitempty"`
 	Arguments  string   `json:"arguments,omitempty"`
 	Result     string   `json:"result,omitempty"`
 	IsError    bool     `json:"is_error,omitempty"`

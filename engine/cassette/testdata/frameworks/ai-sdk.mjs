@@ -5,17 +5,27 @@
 //
 // Run with: ai 6.0.326, @ai-sdk/mcp 1.0.102, @opentelemetry/sdk-trace-base
 // 2.12.1, @opentelemetry/context-async-hooks 2.12.1,
-// @opentelemetry/otlp-transformer 0.223.1, Node 20; see README.md.
+// @opentelemetry/otlp-transformer 0.223.1, Node 20 (pinned in
+// .ci/node-frameworks); see README.md.
 //
-// Writes, to the directory named by the second argument:
+// Usage: node ai-sdk.mjs OUT VARIANTS COMMAND [ARG...], where COMMAND ARG...
+// start the MCP server (server-everything's bin and `stdio`, or `mcptest
+// record ... --` in front of them) and VARIANTS names the runs, separated by
+// commas (see variants.mjs); each run starts the server anew.
+//
+// VARIANTS corpus writes, to the directory OUT:
 //   ai_sdk_messages.json      result.response.messages (ModelMessage array)
 //   ai_sdk_spans.json         the spans of two runs as one OTLP JSON export
 //                             request, with no context manager registered:
 //                             each span is its own trace, as in a bare Node
 //                             setup
 //   ai_sdk_spans_lines.jsonl  the same spans, one export request per span
-//   ai_sdk_spans_traced.json  a second run with AsyncHooksContextManager:
+//   ai_sdk_spans_traced.json  a third run with AsyncHooksContextManager:
 //                             the spans share one trace
+// Other VARIANTS (baseline, wrong-tool, restricted, tokens) run with the
+// context manager registered, the model given every tool of the server,
+// and write ai_sdk_messages.jsonl (one line per run) and
+// ai_sdk_spans_traced.json (every run's spans, a trace per run).
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { createMCPClient } from '@ai-sdk/mcp';
@@ -25,29 +35,35 @@ import { AsyncHooksContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { writeFileSync } from 'node:fs';
+import { variants } from './variants.mjs';
 
-const [server, out] = process.argv.slice(2);
-const usage = (i, o) => ({ inputTokens: { total: i, noCache: i, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: o, text: o, reasoning: 0 } });
-const script = () => {
+const [out, names, command, ...args] = process.argv.slice(2);
+const plans = variants(names);
+const usage = (plan, i, o) => ({
+  inputTokens: { total: i * plan.scale, noCache: i * plan.scale, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: o * plan.scale, text: o * plan.scale, reasoning: 0 },
+});
+const script = (plan) => {
+  const calls = plan.calls.map(([tool, input], i) => ({ type: 'tool-call', toolCallId: `call_${i + 1}`, toolName: tool, input: JSON.stringify(input) }));
   const steps = [
-    { content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'get-sum', input: '{"a":2,"b":3}' }],
-      finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage: usage(120, 18), warnings: [] },
-    { content: [{ type: 'text', text: 'The sum is 5.' }], finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(150, 7), warnings: [] },
+    { content: calls, finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage: usage(plan, 120, 18), warnings: [] },
+    { content: [{ type: 'text', text: 'The sum is 5.' }], finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(plan, 150, 7), warnings: [] },
   ];
   let n = 0;
   return new MockLanguageModelV3({ provider: 'mock', modelId: 'mock-sum-1', doGenerate: async () => steps[n++] });
 };
 const otlp = (spans) => JSON.parse(new TextDecoder().decode(JsonTraceSerializer.serializeRequest(spans)));
 
-// run drives one agent run and returns its result and finished spans.
-async function run() {
+// run drives one agent run and returns its result and finished spans. The
+// corpus offers the model get-sum alone, a variant every tool of the server.
+async function run(plan) {
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  const client = await createMCPClient({ transport: new Experimental_StdioMCPTransport({ command: server, args: ['stdio'], stderr: 'ignore' }) });
+  const client = await createMCPClient({ transport: new Experimental_StdioMCPTransport({ command, args, stderr: 'ignore' }) });
   try {
     const all = await client.tools();
     const result = await generateText({
-      model: script(), tools: { 'get-sum': all['get-sum'] }, stopWhen: stepCountIs(3), prompt: 'What is 2 + 3?',
+      model: script(plan), tools: plan.corpus ? { 'get-sum': all['get-sum'] } : all, stopWhen: stepCountIs(3), prompt: 'What is 2 + 3?',
       experimental_telemetry: { isEnabled: true, functionId: 'sum-agent', tracer: provider.getTracer('ai') },
     });
     await provider.forceFlush();
@@ -57,14 +73,21 @@ async function run() {
   }
 }
 
-const bare = await run();
-const again = await run();
-const spans = [...bare.spans, ...again.spans];
-writeFileSync(`${out}/ai_sdk_messages.json`, JSON.stringify(bare.result.response.messages, null, 1) + '\n');
-writeFileSync(`${out}/ai_sdk_spans.json`, JSON.stringify(otlp(spans)) + '\n');
-writeFileSync(`${out}/ai_sdk_spans_lines.jsonl`, spans.map((s) => JSON.stringify(otlp([s])) + '\n').join(''));
-
+if (plans[0].corpus) {
+  const bare = await run(plans[0]);
+  const again = await run(plans[0]);
+  const spans = [...bare.spans, ...again.spans];
+  writeFileSync(`${out}/ai_sdk_messages.json`, JSON.stringify(bare.result.response.messages, null, 1) + '\n');
+  writeFileSync(`${out}/ai_sdk_spans.json`, JSON.stringify(otlp(spans)) + '\n');
+  writeFileSync(`${out}/ai_sdk_spans_lines.jsonl`, spans.map((s) => JSON.stringify(otlp([s])) + '\n').join(''));
+}
 context.setGlobalContextManager(new AsyncHooksContextManager().enable());
-const traced = await run();
-writeFileSync(`${out}/ai_sdk_spans_traced.json`, JSON.stringify(otlp(traced.spans)) + '\n');
-console.log(bare.result.text, bare.spans.length, 'spans');
+const traced = [];
+for (const plan of plans) {
+  traced.push(await run(plan));
+}
+writeFileSync(`${out}/ai_sdk_spans_traced.json`, JSON.stringify(otlp(traced.flatMap((r) => r.spans))) + '\n');
+if (!plans[0].corpus) {
+  writeFileSync(`${out}/ai_sdk_messages.jsonl`, traced.map((r) => JSON.stringify(r.result.response.messages) + '\n').join(''));
+}
+console.log(traced.map((r) => r.result.text).join(' '), traced.reduce((n, r) => n + r.spans.length, 0), 'spans');

@@ -9,13 +9,21 @@
 // @opentelemetry/context-async-hooks 2.12.1, @opentelemetry/otlp-transformer
 // 0.223.1), Node 20; see README.md.
 //
-// Writes, to the directory named by the second argument:
+// Usage: node langchain.mjs OUT VARIANTS COMMAND [ARG...], where COMMAND
+// ARG... start the MCP server (server-everything's bin and `stdio`, or
+// `mcptest record ... --` in front of them) and VARIANTS names the runs,
+// separated by commas (see variants.mjs); each run starts the server anew.
+//
+// VARIANTS corpus writes, to the directory OUT:
 //   langchain_lc_messages.json      JSON.stringify(state.messages), the "lc": 1
 //                                   constructor form
 //   langchain_stored_messages.json  mapChatMessagesToStoredMessages(state.messages)
 //   langchain_openinference_spans.json  the run's spans as OpenInference's
 //                                   LangChain instrumentation writes them (Arize
 //                                   Phoenix's conventions), one OTLP JSON export
+// Other VARIANTS give the agent every tool of the server and write
+// langchain_lc_messages.jsonl and langchain_stored_messages.jsonl (one line
+// per run) and langchain_openinference_spans.json (a trace per run).
 import { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { AIMessage, mapChatMessagesToStoredMessages } from '@langchain/core/messages';
 import { createReactAgent } from '@langchain/langgraph/prebuilt';
@@ -27,7 +35,10 @@ import { AsyncHooksContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { writeFileSync } from 'node:fs';
-const [server, out] = process.argv.slice(2);
+import { variants } from './variants.mjs';
+
+const [out, names, command, ...args] = process.argv.slice(2);
+const plans = variants(names);
 context.setGlobalContextManager(new AsyncHooksContextManager().enable());
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -42,22 +53,42 @@ class ScriptedChatModel extends BaseChatModel {
     return { generations: [{ text: typeof message.content === 'string' ? message.content : '', message }] };
   }
 }
-const meta = (i, o) => ({ usage_metadata: { input_tokens: i, output_tokens: o, total_tokens: i + o }, response_metadata: { model_name: 'scripted-sum-1' } });
-const model = new ScriptedChatModel([
-  new AIMessage({ content: '', tool_calls: [{ id: 'call_1', name: 'get-sum', args: { a: 2, b: 3 }, type: 'tool_call' }], ...meta(120, 18) }),
-  new AIMessage({ content: 'The sum is 5.', ...meta(150, 7) }),
-]);
-const client = new MultiServerMCPClient({ mcpServers: { everything: { transport: 'stdio', command: server, args: ['stdio'] } } });
-try {
-  const tools = (await client.getTools()).filter((t) => t.name === 'get-sum');
-  const agent = createReactAgent({ llm: model, tools, name: 'sum_agent' });
-  const state = await agent.invoke({ messages: [{ role: 'user', content: 'What is 2 + 3?' }] });
-  writeFileSync(`${out}/langchain_lc_messages.json`, JSON.stringify(state.messages, null, 1) + '\n');
-  writeFileSync(`${out}/langchain_stored_messages.json`, JSON.stringify(mapChatMessagesToStoredMessages(state.messages), null, 1) + '\n');
-  await provider.forceFlush();
-  const spans = JsonTraceSerializer.serializeRequest(exporter.getFinishedSpans());
-  writeFileSync(`${out}/langchain_openinference_spans.json`, new TextDecoder().decode(spans) + '\n');
-  console.log(state.messages.at(-1).content, exporter.getFinishedSpans().length, 'spans');
-} finally {
-  await client.close();
+
+// once drives one agent run on a client of its own: the scripted model calls
+// the plan's tools, then answers.
+async function once(plan) {
+  const meta = (i, o) => ({
+    usage_metadata: { input_tokens: i * plan.scale, output_tokens: o * plan.scale, total_tokens: (i + o) * plan.scale },
+    response_metadata: { model_name: 'scripted-sum-1' },
+  });
+  const calls = plan.calls.map(([name, args], i) => ({ id: `call_${i + 1}`, name, args, type: 'tool_call' }));
+  const model = new ScriptedChatModel([
+    new AIMessage({ content: '', tool_calls: calls, ...meta(120, 18) }),
+    new AIMessage({ content: 'The sum is 5.', ...meta(150, 7) }),
+  ]);
+  const client = new MultiServerMCPClient({ mcpServers: { everything: { transport: 'stdio', command, args } } });
+  try {
+    const all = await client.getTools();
+    const tools = plan.corpus ? all.filter((t) => t.name === 'get-sum') : all;
+    const agent = createReactAgent({ llm: model, tools, name: 'sum_agent' });
+    return (await agent.invoke({ messages: [{ role: 'user', content: 'What is 2 + 3?' }] })).messages;
+  } finally {
+    await client.close();
+  }
 }
+
+const runs = [];
+for (const plan of plans) {
+  runs.push(await once(plan));
+}
+if (plans[0].corpus) {
+  writeFileSync(`${out}/langchain_lc_messages.json`, JSON.stringify(runs[0], null, 1) + '\n');
+  writeFileSync(`${out}/langchain_stored_messages.json`, JSON.stringify(mapChatMessagesToStoredMessages(runs[0]), null, 1) + '\n');
+} else {
+  writeFileSync(`${out}/langchain_lc_messages.jsonl`, runs.map((m) => JSON.stringify(m) + '\n').join(''));
+  writeFileSync(`${out}/langchain_stored_messages.jsonl`, runs.map((m) => JSON.stringify(mapChatMessagesToStoredMessages(m)) + '\n').join(''));
+}
+await provider.forceFlush();
+const spans = JsonTraceSerializer.serializeRequest(exporter.getFinishedSpans());
+writeFileSync(`${out}/langchain_openinference_spans.json`, new TextDecoder().decode(spans) + '\n');
+console.log(runs.map((m) => m.at(-1).content).join(' '), exporter.getFinishedSpans().length, 'spans');

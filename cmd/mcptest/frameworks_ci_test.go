@@ -1,0 +1,316 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcptest/mcptest/engine/cassette"
+)
+
+// The agent frameworks pinned in .ci/node-frameworks drive the real
+// server-everything through the built binary's `mcptest record`, each with
+// the scripted model of engine/cassette/testdata/frameworks/variants.mjs:
+// the recordings (the proxy's cassette and the framework's own log) give a
+// suite through `generate agent-suite`, which passes on them and fails on a
+// regressed recording at the same paths, and `report --compare` names the
+// flips.
+
+// frameworkScripts are the scripts that drive the frameworks (they record
+// the corpus files of engine/cassette/testdata too).
+const frameworkScripts = "../../engine/cassette/testdata/frameworks"
+
+// frameworkLog is a log the framework itself writes that mcptest reads:
+// the file, the test `generate agent-suite` names after it, how it names
+// get-sum and a call of toggle-simulated-logging, whether it holds the
+// model's tokens, and whether it holds the catalog (so the drafted suite
+// restricts the tools that change state; without it a call of one is only
+// a tool outside every class).
+type frameworkLog struct {
+	file, test  string
+	sum, toggle string
+	tokens      bool
+	catalog     bool
+}
+
+// frameworkCase is one framework: its script, and the logs of its own the
+// test gates beside the proxy's cassette.
+type frameworkCase struct {
+	script string
+	logs   []frameworkLog
+}
+
+var frameworkCases = []frameworkCase{
+	{script: "ai-sdk", logs: []frameworkLog{
+		{file: "ai_sdk_spans_traced.json", test: "ai_sdk_spans_traced", sum: "get-sum", toggle: "toggle-simulated-logging", tokens: true, catalog: true},
+		{file: "ai_sdk_messages.jsonl", test: "ai_sdk_messages", sum: "get-sum", toggle: "toggle-simulated-logging"},
+	}},
+	{script: "openai-agents", logs: []frameworkLog{
+		{file: "openai_agents_trace.json", test: "triage: openai_agents_trace", sum: "get-sum", toggle: "everything.toggle-simulated-logging", tokens: true, catalog: true},
+		{file: "openai_agents_history.jsonl", test: "openai_agents_history", sum: "get_sum", toggle: "toggle_simulated_logging"},
+	}},
+	{script: "langchain", logs: []frameworkLog{
+		{file: "langchain_lc_messages.jsonl", test: "sum_agent: langchain_lc_messages", sum: "get-sum", toggle: "toggle-simulated-logging", tokens: true},
+		{file: "langchain_stored_messages.jsonl", test: "sum_agent: langchain_stored_messages", sum: "get-sum", toggle: "toggle-simulated-logging", tokens: true},
+		{file: "langchain_openinference_spans.json", test: "sum_agent: langchain_openinference_spans", sum: "get-sum", toggle: "toggle-simulated-logging", tokens: true},
+	}},
+	{script: "mcp-client"},
+}
+
+// frameworkNode is the node binary and .ci/node-frameworks/node_modules;
+// locally the test skips without them, under CI=true it fails.
+func frameworkNode(t *testing.T) (node, modules string) {
+	t.Helper()
+	modules, err := filepath.Abs(filepath.Join("..", "..", ".ci", "node-frameworks", "node_modules"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, err = exec.LookPath("node")
+	if err == nil {
+		_, err = os.Stat(filepath.Join(modules, "ai", "package.json"))
+	}
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the agent frameworks are not installed (%v): .ci/run installs them with `npm ci --prefix .ci/node-frameworks`", err)
+		}
+		t.Skipf("the agent frameworks are not installed (%v); run `npm ci --prefix .ci/node-frameworks`", err)
+	}
+	return node, modules
+}
+
+// TestProcessFrameworks records each framework's scripted agent three times
+// through `mcptest record --append`, drafts a suite from the recordings,
+// runs it (it passes), records the regressed runs (the wrong tool, an extra
+// call of a tool that changes state, three times the tokens) at the same
+// paths, runs it again (it fails, naming each regression) and compares the
+// two runs (the flips).
+func TestProcessFrameworks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the process-level tests start the binary, node and real servers")
+	}
+	server := everythingBin(t)
+	node, modules := frameworkNode(t)
+	for _, fc := range frameworkCases {
+		t.Run(fc.script, func(t *testing.T) {
+			dir := frameworkDir(t, modules)
+			fc.record(t, node, server, dir, "baseline,baseline,baseline")
+			fc.draft(t, dir)
+			if stdout, stderr, code := runProc(t, procSpec{args: []string{"run", "--config", "suite.yml", "--format", "json", "--output", "base.json"}, dir: dir}); code != ExitOK {
+				t.Fatalf("run on the baseline recordings: exit %d\n%s%s", code, stdout, stderr)
+			}
+			if err := os.RemoveAll(filepath.Join(dir, "rec")); err != nil {
+				t.Fatal(err)
+			}
+			fc.record(t, node, server, dir, "wrong-tool,restricted,tokens")
+			fc.regressed(t, dir)
+		})
+	}
+}
+
+// frameworkDir is a working directory holding the scripts and the pinned
+// frameworks' node_modules, where node resolves the scripts' imports.
+func frameworkDir(t *testing.T, modules string) string {
+	t.Helper()
+	dir := t.TempDir()
+	scripts, err := filepath.Glob(filepath.Join(frameworkScripts, "*.mjs"))
+	if err != nil || len(scripts) == 0 {
+		t.Fatalf("no scripts in %s (%v)", frameworkScripts, err)
+	}
+	for _, s := range scripts {
+		data, err := os.ReadFile(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(s)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// record runs the framework's script for the runs named in variants, the
+// framework starting `mcptest record --append` as its MCP server, and
+// checks the proxy's cassette holds one run per variant (a client library's
+// probe connection is no run).
+func (fc frameworkCase) record(t *testing.T, node, server, dir, variants string) {
+	t.Helper()
+	rec := filepath.Join(dir, "rec")
+	if err := os.MkdirAll(rec, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, fc.script+".mjs", "rec", variants,
+		processBin(t), "record", "--append", "--output", "rec/proxy.json", "--name", "everything", "--", server, "stdio")
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "LANG=C.UTF-8"}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("node %s %s: %v\n%s", fc.script, variants, err, out)
+	}
+	n := strings.Count(variants, ",") + 1
+	stdout, stderr, code := runProc(t, procSpec{args: []string{"validate", "rec/proxy.json"}, dir: dir})
+	if want := "read as mcptest-v1: " + plural(n, "run"); code != ExitOK || !strings.Contains(stdout, want) {
+		t.Fatalf("validate the proxy's cassette after %s: exit %d, want %q\n%s%s", variants, code, want, stdout, stderr)
+	}
+}
+
+// draft writes suite.yml with `generate agent-suite` from the proxy's
+// cassette and the framework's logs, and checks what it proposes.
+func (fc frameworkCase) draft(t *testing.T, dir string) {
+	t.Helper()
+	args := []string{"generate", "agent-suite", "--from", "rec/proxy.json"}
+	for _, l := range fc.logs {
+		args = append(args, "--from", "rec/"+l.file)
+	}
+	_, stderr, code := runProc(t, procSpec{args: append(args, "--output", "suite.yml"), dir: dir})
+	if want := "mcptest: " + plural(1+len(fc.logs), "agent test") + " proposed from " + plural(1+len(fc.logs), "recording") + "; suite written to suite.yml"; code != ExitOK || !strings.Contains(stderr, want) {
+		t.Fatalf("generate agent-suite: exit %d, want %q\n%s", code, want, stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "suite.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	suite := string(data)
+	for _, l := range append([]frameworkLog{proxyLog}, fc.logs...) {
+		_, test, _ := strings.Cut(suite, "  - name: "+strconv.Quote(l.test)+"\n")
+		test, _, _ = strings.Cut(test, "\n\n")
+		wants := []string{`cassette: "rec/` + l.file + `"`, `tool_names: { contains: "` + l.sum + `" }`}
+		if l.tokens {
+			wants = append(wants, `tokens.total: { "<=": `)
+		}
+		if l.catalog {
+			wants = append(wants, `restricted: [`, `"toggle-simulated-logging"`)
+		}
+		for _, want := range wants {
+			if !strings.Contains(test, want) {
+				t.Errorf("the drafted test %q lacks %s:\n%s", l.test, want, suite)
+			}
+		}
+	}
+	if got := strings.Count(suite, "runs: 3\n"); got != 1+len(fc.logs) {
+		t.Errorf("%d tests of 3 runs, want %d:\n%s", got, 1+len(fc.logs), suite)
+	}
+}
+
+// regressed runs the drafted suite on the regressed recordings: it fails
+// with the message of each regression, and the comparison with the
+// baseline's run names the flips.
+func (fc frameworkCase) regressed(t *testing.T, dir string) {
+	t.Helper()
+	stdout, stderr, code := runProc(t, procSpec{args: []string{"run", "--config", "suite.yml"}, dir: dir})
+	if code != ExitFail {
+		t.Fatalf("run on the regressed recordings: exit %d, want %d\n%s%s", code, ExitFail, stdout, stderr)
+	}
+	for _, l := range append([]frameworkLog{proxyLog}, fc.logs...) {
+		out := caseLines(stdout, "FAIL  "+l.test+"  (3 runs)")
+		wants := []string{"assertion #0 (`tool_names`) failed in run 1 of 3: no element equals `\"" + l.sum + "\"`"}
+		if l.catalog {
+			wants = append(wants, "called restricted tool `"+l.toggle+"`")
+		} else {
+			wants = append(wants, "unexpected tool `"+l.toggle+"`: it is in no declared class")
+		}
+		if l.tokens {
+			wants = append(wants, "assertion #1 (`tokens.total`) failed in run 3 of 3: ")
+		}
+		for _, want := range wants {
+			if !strings.Contains(out, want) {
+				t.Errorf("the run on the regressed recordings says nothing of %q for %q:\n%s", want, l.test, stdout)
+			}
+		}
+	}
+	if stdout, stderr, code := runProc(t, procSpec{args: []string{"run", "--config", "suite.yml", "--format", "json", "--output", "current.json"}, dir: dir}); code != ExitFail {
+		t.Fatalf("run --format json: exit %d\n%s%s", code, stdout, stderr)
+	}
+	stdout, stderr, code = runProc(t, procSpec{args: []string{"report", "current.json", "--compare", "base.json"}, dir: dir})
+	if want := plural(1+len(fc.logs), "regression") + ", 0 fixes, 0 new, 0 removed, 0 not comparable"; code != ExitFail || !strings.Contains(stdout, want) {
+		t.Errorf("report --compare: exit %d, want %d and %q\n%s%s", code, ExitFail, want, stdout, stderr)
+	}
+	for _, l := range append([]frameworkLog{proxyLog}, fc.logs...) {
+		out := caseLines(stdout, "REGRESSION  "+l.test+"  pass -> fail")
+		flips := []string{"regression assertion #0 (`tool_names`): pass -> fail", "regression assertion #0 (`tool_selection.f1`) in equal_function_sets: pass -> fail"}
+		if l.catalog {
+			flips = append(flips, "regression assertion #0 (`edges.restricted_attempts`) in tool_edges: pass -> fail")
+		}
+		if l.tokens {
+			flips = append(flips, "regression assertion #1 (`tokens.total`): pass -> fail")
+		}
+		for _, want := range flips {
+			if !strings.Contains(out, want) {
+				t.Errorf("report --compare names no %q for %q:\n%s", want, l.test, stdout)
+			}
+		}
+	}
+}
+
+// proxyLog is the proxy's cassette, as the tests read it: the server's
+// catalog and names, under --name everything, and no tokens.
+var proxyLog = frameworkLog{file: "proxy.json", test: "proxy", sum: "get-sum", toggle: "everything.toggle-simulated-logging", catalog: true}
+
+// caseLines is the block of a case in a run's or a comparison's text
+// output: the line header starts, and the indented lines after it; "" when
+// no line starts with header.
+func caseLines(out, header string) string {
+	i := strings.Index("\n"+out, "\n"+header)
+	if i < 0 {
+		return ""
+	}
+	block, _, _ := strings.Cut(out[i:], "\n")
+	for _, l := range strings.Split(out[i+len(block):], "\n")[1:] {
+		if !strings.HasPrefix(l, " ") {
+			break
+		}
+		block += "\n" + l
+	}
+	return block
+}
+
+// TestProcessRecordOverlappingSessions starts a second `record --append`
+// before the first has ended, as a framework does that closes one MCP
+// session and starts the next without waiting for the server process to
+// exit: each adds its run, the second to the file the first wrote.
+func TestProcessRecordOverlappingSessions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the process-level tests start the binary and real servers")
+	}
+	server := everythingBin(t)
+	dir := t.TempDir()
+	args := []string{"record", "--append", "--output", "agent.json", "--", server, "stdio"}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var procs []*proc
+	var sessions []*mcp.ClientSession
+	for range 2 {
+		p := startProc(t, procSpec{args: args, dir: dir, pipes: true})
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bintest", Version: "v1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: p.out, Writer: p.in}, nil)
+		if err != nil {
+			t.Fatalf("connect through record: %v\n%s", err, p.stderr.String())
+		}
+		callTool(t, ctx, cs, "get-sum", map[string]any{"a": 2, "b": 3})
+		procs, sessions = append(procs, p), append(sessions, cs)
+	}
+	for i, p := range procs {
+		sessions[i].Close()
+		if code, sig := p.wait(30 * time.Second); code != ExitOK || sig != 0 {
+			t.Fatalf("record %d: exit %d, signal %v\n%s", i+1, code, sig, p.stderr.String())
+		}
+	}
+	if want := "agent.json holds 2 runs\n"; !strings.HasSuffix(procs[1].stderr.String(), want) {
+		t.Errorf("the second record says %q, want the end %q", procs[1].stderr.String(), want)
+	}
+	c, err := cassette.ReadFile(filepath.Join(dir, "agent.json"))
+	if err != nil || len(c.Runs) != 2 {
+		t.Errorf("the cassette (%v) holds %d runs, want 2", err, len(c.Runs))
+	}
+}

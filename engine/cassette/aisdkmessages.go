@@ -1,0 +1,161 @@
+package cassette
+
+// FormatAISDKMessages is a Vercel AI SDK ModelMessage array, as
+// generateText and streamText give it in response.messages: messages
+// whose content is a list of typed parts, "tool-call" parts in the
+// assistant's messages and "tool-result" parts in the tool's.
+const FormatAISDKMessages Format = "ai-sdk-messages"
+
+// isModelMessages reports whether msgs is an AI SDK ModelMessage array:
+// messages with a "role", one of them holding a "tool-call" or a
+// "tool-result" part (the AI SDK's own part types; without one the
+// messages read the same as a Chat Completions transcript).
+func isModelMessages(msgs []any) bool {
+	if !isMessages(msgs) {
+		return false
+	}
+	for _, m := range msgs {
+		m, _ := m.(map[string]any)
+		parts, _ := m["content"].([]any)
+		for _, p := range parts {
+			if p, _ := p.(map[string]any); p["type"] == "tool-call" || p["type"] == "tool-result" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// modelMessagesRoot finds the ModelMessage array of a document: the
+// document itself, or its "messages" (a response object saved whole).
+func modelMessagesRoot(root any) ([]any, []seg, bool) {
+	switch root := root.(type) {
+	case []any:
+		return root, nil, isModelMessages(root)
+	case map[string]any:
+		msgs, _ := root["messages"].([]any)
+		return msgs, []seg{{key: "messages", idx: -1}}, isModelMessages(msgs)
+	}
+	return nil, nil, false
+}
+
+// readModelMessages reads a ModelMessage array, at the walker's path, as
+// one run: a user message starts a turn, an assistant's text is the
+// answer and its tool-call parts ({"toolCallId", "toolName", "input"},
+// "args" before AI SDK 5) the calls, each answered by the tool-result
+// part with its toolCallId ({"output": {"type", "value"}}, or "result"
+// and "isError" before AI SDK 5). The messages carry no tokens, model or
+// agent.
+func readModelMessages(w *walker, msgs []any) *Cassette {
+	c := &Cassette{Format: FormatAISDKMessages}
+	t := newTranscript(w, c)
+	for i, v := range msgs {
+		w.pushIdx(i)
+		m, _ := v.(map[string]any)
+		role, _ := m["role"].(string)
+		switch content := m["content"].(type) {
+		case string:
+			t.modelText(role, content)
+		case []any:
+			w.push("content")
+			t.modelParts(role, content)
+			w.pop()
+		default:
+			w.push("content")
+			w.typeError(m["content"], "the message's content, a string or an array of parts")
+			w.pop()
+		}
+		w.pop()
+	}
+	c.Runs = []Run{t.finish()}
+	return c
+}
+
+// modelText reads the text of a message of role.
+func (t *transcript) modelText(role, s string) {
+	switch role {
+	case "user":
+		t.userTurn(s)
+	case "assistant":
+		t.say(s)
+	}
+}
+
+// modelParts reads the parts of a message of role, the array at the
+// walker's path.
+func (t *transcript) modelParts(role string, parts []any) {
+	if role == "user" || role == "assistant" {
+		t.modelText(role, text(parts))
+	}
+	for i, p := range parts {
+		t.w.pushIdx(i)
+		m, ok := p.(map[string]any)
+		switch {
+		case !ok:
+			t.w.typeError(p, `a part {"type": ...}`)
+		case m["type"] == "tool-call":
+			t.modelCall(m)
+		case m["type"] == "tool-result":
+			id, _ := m["toolCallId"].(string)
+			name, _ := m["toolName"].(string)
+			res, isErr := modelResult(m)
+			t.result(id, name, res, isErr)
+		}
+		t.w.pop()
+	}
+}
+
+// modelCall reads a tool-call part.
+func (t *transcript) modelCall(m map[string]any) {
+	name, ok := m["toolName"].(string)
+	if _, has := m["toolName"]; !has {
+		t.w.errorf(`missing "toolName": every tool-call part names the tool it calls`)
+		return
+	}
+	if !ok || name == "" {
+		t.w.push("toolName")
+		t.w.typeError(m["toolName"], "the name of the called tool, a non-empty string")
+		t.w.pop()
+		return
+	}
+	args, has := m["input"]
+	if !has {
+		args = m["args"]
+	}
+	c := Call{Arguments: arguments(args)}
+	c.Server, c.Tool = splitMCP(name)
+	id, _ := m["toolCallId"].(string)
+	t.addCall(id, c)
+}
+
+// modelResult makes a CallToolResult of a tool-result part and says
+// whether the call failed. The output of AI SDK 5 and later is typed:
+// "text" and "json" a value, "content" a list of content parts,
+// "error-text", "error-json" and "execution-denied" a failure; before
+// it, "result" was the tool's value and "isError" its failure. A value
+// that is a CallToolResult (an MCP tool's) is itself.
+func modelResult(m map[string]any) (any, bool) {
+	out, typed := m["output"].(map[string]any)
+	if !typed {
+		failed, _ := m["isError"].(bool)
+		res := otelResult(m["result"])
+		rm, _ := res.(map[string]any)
+		isErr, _ := rm["isError"].(bool)
+		return res, failed || isErr
+	}
+	value := out["value"]
+	switch out["type"] {
+	case "content":
+		parts, _ := value.([]any)
+		return toolResult(parts), false
+	case "error-text", "error-json":
+		return toolResult(jsonText(value)), true
+	case "execution-denied":
+		reason, _ := out["reason"].(string)
+		return toolResult(reason), true
+	}
+	res := otelResult(value)
+	rm, _ := res.(map[string]any)
+	isErr, _ := rm["isError"].(bool)
+	return res, isErr
+}
