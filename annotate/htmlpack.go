@@ -29,7 +29,11 @@ const (
 	packBytes        = 256 << 10
 )
 
-// htmlPack is one chunk of packed pieces: base64 of the gzip of a JSON
+// inlineBudget is htmlInlineBudget; tests lower it.
+var inlineBudget = htmlInlineBudget
+
+// htmlPack is one chunk of packed pieces: base64url (whose alphabet
+// html/template leaves as it is) of the gzip of a JSON
 // array of HTML strings.
 type htmlPack struct {
 	ID   int
@@ -83,7 +87,7 @@ func (p *packer) flush() error {
 	if err := w.Close(); err != nil {
 		return fmt.Errorf("pack html: %w", err)
 	}
-	p.packs = append(p.packs, htmlPack{ID: len(p.packs), Data: base64.StdEncoding.EncodeToString(z.Bytes())})
+	p.packs = append(p.packs, htmlPack{ID: len(p.packs), Data: base64.URLEncoding.EncodeToString(z.Bytes())})
 	p.cur, p.curLen = nil, 0
 	return nil
 }
@@ -93,7 +97,7 @@ func (p *packer) flush() error {
 // inconclusive cases first, and keeps each inline while the page's budget
 // lasts, packing the others.
 func packPage(d *htmlData, review []int) error {
-	p := &packer{left: htmlInlineBudget}
+	p := &packer{left: inlineBudget}
 	for _, i := range review {
 		c := &d.Cases[i]
 		s, err := renderPart("problems", c)
