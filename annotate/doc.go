@@ -11,14 +11,16 @@
 // which doctor and security share) and html (the self-contained auditor
 // view) render the same envelope for other readers; the problems of a case
 // (caseProblems) and the run's provenance are computed once for all three.
-// SnapshotPage and SnapshotFragment are the viewer that renders an envelope
-// carried in its own address (mcptest view). RunList and CaseHistory are
+// SnapshotPage and SnapshotFragment are the viewer of a run carried in its
+// own address (mcptest view): the envelope and the html report's own body,
+// built by the same model and templates (snapshot.go). RunList and CaseHistory are
 // the pages mcptest view (the viewer subpackage) serves over the runs
 // stored in the workspace: the
 // runs with a comparison picker, and one case across them. The html
 // report's pieces are html.go (the page), htmlfigures.go (figures against
-// their thresholds, grouped by gate) and htmlevidence.go (the run
-// timelines, within the page's budget).
+// their thresholds, grouped by gate), htmlevidence.go (the run
+// timelines, within the page's budget) and htmlpack.go (the details past
+// the page's first 512 KiB, held compressed and decoded on opening).
 //
 // For the GitHub Action, action.go turns a run and its comparison with the
 // baseline (an ActionReport) into workflow-command annotations (written

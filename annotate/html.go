@@ -94,6 +94,11 @@ type htmlData struct {
 	Footer              htmlFooter
 	Snapshot            string
 	Viewer              string
+	// InSnapshot is set when the page is the body of a snapshot address
+	// (SnapshotFragment) rather than a file.
+	InSnapshot bool
+	// Packs are the page's compressed pieces (htmlpack.go).
+	Packs []htmlPack
 }
 
 // htmlStrip is the summary strip: what a reviewer decides from.
@@ -233,6 +238,14 @@ type htmlCase struct {
 	// URLName is the case's name as recorded, for the viewer's address of
 	// its history (html/template escapes it for the URL).
 	URLName string
+	// Viewer is HTML.Viewer, for the detail's link to the case's history.
+	Viewer string
+	// Detail is the case's rendered detail, or the note that stands for
+	// it when it is packed, and Pack then its place among the page's
+	// packs ("chunk.item"); ProblemsHTML and ProblemsPack are the same
+	// for its list of problems under Review first (htmlpack.go).
+	Detail, ProblemsHTML template.HTML
+	Pack, ProblemsPack   string
 }
 
 type htmlProblem struct {
@@ -275,6 +288,21 @@ type htmlChanged struct {
 
 // Report implements Reporter.
 func (h HTML) Report(w io.Writer, env *report.Envelope) error {
+	d, err := h.model(env)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := htmlPage().Execute(&buf, d); err != nil {
+		return fmt.Errorf("render html report: %w", err)
+	}
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+// model builds the page's view model from the envelope: what the report
+// file and the snapshot viewer both render, with the same templates.
+func (h HTML) model(env *report.Envelope) (htmlData, error) {
 	d := htmlData{
 		Title:       fmt.Sprintf("mcptest %s: %s", strings.ToUpper(string(env.Verdict)), env.Suite.Path),
 		Verdict:     string(env.Verdict),
@@ -314,22 +342,25 @@ func (h HTML) Report(w io.Writer, env *report.Envelope) error {
 		}
 	}
 	shown := evidenceBudget(env.Cases)
+	var review []int
 	for i, c := range env.Cases {
 		hc := htmlCaseOf(i, c, shown[i])
+		hc.Viewer = h.Viewer
 		if cd, ok := deltas[c.Name]; ok && d.Compared {
 			hc.Baseline, hc.BaselineClass, hc.Delta = baselineWords(cd)
 		}
 		d.Cases = append(d.Cases, hc)
 		if c.Verdict != report.Pass || len(restrictedOnPass(c)) > 0 {
-			d.Review = append(d.Review, hc)
+			review = append(review, i)
 		}
 	}
-	var buf bytes.Buffer
-	if err := htmlPage().Execute(&buf, d); err != nil {
-		return fmt.Errorf("render html report: %w", err)
+	if err := packPage(&d, review); err != nil {
+		return d, err
 	}
-	_, err := w.Write(buf.Bytes())
-	return err
+	for _, i := range review {
+		d.Review = append(d.Review, d.Cases[i])
+	}
+	return d, nil
 }
 
 // maxStripFlips is how many floor flips the summary strip lists; the

@@ -2,11 +2,13 @@ package annotate
 
 import (
 	"bytes"
+	"compress/flate"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
 	"html"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -213,7 +215,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		t.Errorf("the snapshot does not carry the envelope:\n%s\nvs\n%s", got, want)
 	}
 	page := html.UnescapeString(string(SnapshotPage()))
-	sum := sha256.Sum256([]byte(snapshotJS))
+	sum := sha256.Sum256([]byte(snapshotScript))
 	if !strings.Contains(page, `content="default-src 'none'`) || !strings.Contains(page, "sha256-"+base64.StdEncoding.EncodeToString(sum[:])) {
 		t.Error("the snapshot page's CSP does not forbid loads and pin its script")
 	}
@@ -221,6 +223,47 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		if _, err := ReadSnapshotFragment(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// TestSnapshotIsTheReport: the page a snapshot address carries is the
+// HTML report's body for the same run, byte for byte, but for the
+// footer's first words (one model, one set of templates, two outputs);
+// an address of an earlier mcptest, which carried the bare envelope,
+// still reads.
+func TestSnapshotIsTheReport(t *testing.T) {
+	for _, env := range []*report.Envelope{sample(), hostileEnvelope("<img src=x onerror=alert(1)> `code` \u202e")} {
+		frag, err := SnapshotFragment(env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := base64.RawURLEncoding.DecodeString(frag[2:])
+		doc, err := io.ReadAll(flate.NewReader(bytes.NewReader(raw)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var snap snapshot
+		if err := json.Unmarshal(doc, &snap); err != nil {
+			t.Fatal(err)
+		}
+		page := string(renderReport(t, HTML{}, env))
+		start := strings.Index(page, "<a class=\"skip\"")
+		end := strings.LastIndex(page, "\n<script>")
+		want := strings.Replace(page[start:end], "This file is an <strong>mcptest run report</strong>", "This page is an <strong>mcptest run snapshot</strong>, carried in its own address", 1)
+		if snap.Page != want {
+			t.Errorf("the snapshot's page is not the report's body:\n%.600s\nvs\n%.600s", snap.Page, want)
+		}
+	}
+	// An earlier address: the bare envelope, deflated.
+	var js, z bytes.Buffer
+	if err := (JSON{}).Report(&js, sample()); err != nil {
+		t.Fatal(err)
+	}
+	w, _ := flate.NewWriter(&z, flate.BestCompression)
+	w.Write(js.Bytes())
+	w.Close()
+	if env, err := ReadSnapshotFragment("z=" + base64.RawURLEncoding.EncodeToString(z.Bytes())); err != nil || env.Suite.Path != sample().Suite.Path {
+		t.Errorf("an earlier snapshot address: %v", err)
 	}
 }
 

@@ -1,61 +1,137 @@
-(function () {
+var mcptestReport = (function () {
   "use strict";
-  var box = document.querySelector(".filters");
-  var input = document.getElementById("filter");
-  var shown = document.getElementById("shown");
-  var checks = Array.prototype.slice.call(document.querySelectorAll(".vf"));
-  var rows = Array.prototype.slice.call(document.querySelectorAll("li.case"));
-  if (!box || !input) { return; }
-  box.hidden = false;
-  function apply() {
-    var q = input.value.toLowerCase().trim();
-    var want = {};
-    checks.forEach(function (c) { want[c.value] = c.checked; });
-    var n = 0;
-    rows.forEach(function (r) {
-      var ok = want[r.getAttribute("data-verdict")] && (q === "" || r.getAttribute("data-search").indexOf(q) >= 0);
-      r.classList.toggle("hide", !ok);
-      if (ok) { n++; }
-    });
-    shown.textContent = n + " of " + rows.length + " cases shown";
-  }
-  function openCase(id) {
-    var t = document.getElementById(id);
-    if (!t) { return; }
-    t.classList.remove("hide");
-    var d = t.querySelector("details");
-    if (d) { d.open = true; }
-  }
-  input.addEventListener("input", apply);
-  checks.forEach(function (c) { c.addEventListener("change", apply); });
-  if (location.hash.indexOf("#case-") === 0) { openCase(location.hash.slice(1)); }
-  document.querySelectorAll('a[href^="#case-"]').forEach(function (a) {
-    a.addEventListener("click", function () { openCase(a.getAttribute("href").slice(1)); });
-  });
-  // Keyboard: j and k move between the shown cases, o opens or closes
-  // the focused one, / goes to the filter.
-  function visible() { return rows.filter(function (r) { return !r.classList.contains("hide"); }); }
-  document.addEventListener("keydown", function (e) {
-    var tag = (e.target.tagName || "").toLowerCase();
-    if (e.ctrlKey || e.metaKey || e.altKey || tag === "input" || tag === "textarea") { return; }
-    var list = visible();
-    var cur = e.target.closest ? e.target.closest("li.case") : null;
-    var i = list.indexOf(cur);
-    if (e.key === "j" || e.key === "k") {
-      var next = list[e.key === "j" ? i + 1 : (i < 0 ? 0 : i - 1)];
-      if (next) { next.querySelector("summary").focus(); e.preventDefault(); }
-    } else if (e.key === "o" && cur) {
-      var d = cur.querySelector("details");
-      d.open = !d.open;
-      e.preventDefault();
-    } else if (e.key === "/") {
-      input.focus();
-      e.preventDefault();
+  // importHTML turns HTML the page's templates wrote (a packed case, or a
+  // snapshot's whole page) into nodes, keeping only the elements and
+  // attributes those templates write and copying text as text: a damaged
+  // or forged piece can add no markup, link or style of its own.
+  var tags = /^(a|code|dd|details|div|dl|dt|footer|h1|h2|h3|h4|header|input|kbd|label|li|main|nav|ol|p|pre|section|span|strong|summary|table|tbody|td|template|th|thead|tr|ul)$/;
+  var attrs = /^(class|id|title|open|hidden|role|tabindex|scope|aria-[a-z]+|data-(case|verdict|search|pk)|type|value|checked|placeholder|autocomplete)$/;
+  function copy(from, to) {
+    for (var n = from.firstChild; n; n = n.nextSibling) {
+      if (n.nodeType === 3) { to.appendChild(document.createTextNode(n.data)); continue; }
+      var tag = n.nodeType === 1 ? n.tagName.toLowerCase() : "";
+      if (!tags.test(tag)) { continue; }
+      var e = document.createElement(tag);
+      for (var i = 0; i < n.attributes.length; i++) {
+        var a = n.attributes[i], ok = attrs.test(a.name);
+        if (a.name === "href") { ok = /^(#|\/(?![\/\\]))/.test(a.value); }
+        if (a.name === "type") { ok = /^(search|checkbox)$/.test(a.value); }
+        if (ok) { e.setAttribute(a.name, a.value); }
+      }
+      if (tag === "template") { e.content.appendChild(document.createTextNode(n.content.textContent)); } else { copy(n, e); }
+      to.appendChild(e);
     }
-  });
-  // Printing shows every case in full.
-  window.addEventListener("beforeprint", function () {
-    document.querySelectorAll("details").forEach(function (d) { d.open = true; });
-  });
-  apply();
+  }
+  function importHTML(html) {
+    var doc = new DOMParser().parseFromString("<!DOCTYPE html><body>" + html, "text/html");
+    var out = document.createDocumentFragment();
+    copy(doc.body, out);
+    return out;
+  }
+  function bytes(b64) {
+    var bin = atob(b64.replace(/-/g, "+").replace(/_/g, "/").replace(/\s+/g, "")), out = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) { out[i] = bin.charCodeAt(i); }
+    return out;
+  }
+  // inflate decodes base64 of compressed bytes ("gzip" or "deflate-raw")
+  // to text.
+  function inflate(b64, format) {
+    return new Response(new Blob([bytes(b64)]).stream().pipeThrough(new DecompressionStream(format))).text();
+  }
+  // A packed piece (see annotate/htmlpack.go) is decoded the first time
+  // its case or problem list opens; a chunk is decoded once.
+  var chunks = {};
+  function chunk(id) {
+    if (!chunks[id]) {
+      var t = document.getElementById("pk-" + id);
+      chunks[id] = t && t.content ? inflate(t.content.textContent, "gzip").then(JSON.parse) : Promise.reject(new Error("no pack " + id));
+    }
+    return chunks[id];
+  }
+  function unpack(box) {
+    var ref = box.getAttribute("data-pk");
+    if (!ref || box.getAttribute("data-pk-state")) { return Promise.resolve(); }
+    box.setAttribute("data-pk-state", "decoding");
+    var at = ref.split(".");
+    return chunk(at[0]).then(function (list) {
+      var html = list[Number(at[1])];
+      if (typeof html !== "string") { throw new Error("no piece " + ref); }
+      box.appendChild(importHTML(html));
+      box.setAttribute("data-pk-state", "done");
+    }).catch(function (err) {
+      box.textContent = "This part of the page could not be decoded (" + err.message + "); mcptest view shows it.";
+      box.setAttribute("data-pk-state", "failed");
+    });
+  }
+  function unpackIn(d) {
+    if (!d.open) { return; }
+    var box = d.querySelector(":scope > [data-pk]");
+    if (box) { unpack(box); }
+  }
+
+  // enhance adds what needs the script: the filter, the keys, packed
+  // pieces decoded on opening, every case opened for print.
+  function enhance() {
+    var box = document.querySelector(".filters");
+    var input = document.getElementById("filter");
+    var shown = document.getElementById("shown");
+    var checks = Array.prototype.slice.call(document.querySelectorAll(".vf"));
+    var rows = Array.prototype.slice.call(document.querySelectorAll("li.case"));
+    document.addEventListener("toggle", function (e) { if (e.target.tagName === "DETAILS") { unpackIn(e.target); } }, true);
+    if (!box || !input) { return; }
+    box.hidden = false;
+    function apply() {
+      var q = input.value.toLowerCase().trim();
+      var want = {};
+      checks.forEach(function (c) { want[c.value] = c.checked; });
+      var n = 0;
+      rows.forEach(function (r) {
+        var ok = want[r.getAttribute("data-verdict")] && (q === "" || r.getAttribute("data-search").indexOf(q) >= 0);
+        r.classList.toggle("hide", !ok);
+        if (ok) { n++; }
+      });
+      shown.textContent = n + " of " + rows.length + " cases shown";
+    }
+    function openCase(id) {
+      var t = document.getElementById(id);
+      if (!t) { return; }
+      t.classList.remove("hide");
+      var d = t.querySelector("details");
+      if (d) { d.open = true; }
+    }
+    input.addEventListener("input", apply);
+    checks.forEach(function (c) { c.addEventListener("change", apply); });
+    if (location.hash.indexOf("#case-") === 0) { openCase(location.hash.slice(1)); }
+    document.querySelectorAll('a[href^="#case-"]').forEach(function (a) {
+      a.addEventListener("click", function () { openCase(a.getAttribute("href").slice(1)); });
+    });
+    // Keyboard: j and k move between the shown cases, o opens or closes
+    // the focused one, / goes to the filter.
+    function visible() { return rows.filter(function (r) { return !r.classList.contains("hide"); }); }
+    document.addEventListener("keydown", function (e) {
+      var tag = (e.target.tagName || "").toLowerCase();
+      if (e.ctrlKey || e.metaKey || e.altKey || tag === "input" || tag === "textarea") { return; }
+      var list = visible();
+      var cur = e.target.closest ? e.target.closest("li.case") : null;
+      var i = list.indexOf(cur);
+      if (e.key === "j" || e.key === "k") {
+        var next = list[e.key === "j" ? i + 1 : (i < 0 ? 0 : i - 1)];
+        if (next) { next.querySelector("summary").focus(); e.preventDefault(); }
+      } else if (e.key === "o" && cur) {
+        var d = cur.querySelector("details");
+        d.open = !d.open;
+        e.preventDefault();
+      } else if (e.key === "/") {
+        input.focus();
+        e.preventDefault();
+      }
+    });
+    // Printing shows every case in full.
+    window.addEventListener("beforeprint", function () {
+      document.querySelectorAll("details").forEach(function (d) { d.open = true; });
+    });
+    apply();
+  }
+  if (document.getElementById("case-list")) { enhance(); }
+  return { enhance: enhance, importHTML: importHTML, inflate: inflate };
 })();

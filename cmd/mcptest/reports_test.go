@@ -309,7 +309,9 @@ var viewports = []struct {
 // htmlPage is a report rendered for the browser tests.
 type htmlPage struct {
 	name, path string
-	env        *report.Envelope
+	// run is the envelope the page renders.
+	run string
+	env *report.Envelope
 }
 
 // hostileWithProbe copies the hostile fixture with every injected address
@@ -353,7 +355,7 @@ func browserPages(t *testing.T) []htmlPage {
 		if m := remoteRef.Find(src); m != nil {
 			t.Errorf("%s: the page refers to another host: %s", e.name, m)
 		}
-		pages = append(pages, htmlPage{name: e.name, path: page, env: readEnvelope(t, e.path)})
+		pages = append(pages, htmlPage{name: e.name, path: page, run: e.path, env: readEnvelope(t, e.path)})
 	}
 	return pages
 }
@@ -523,7 +525,8 @@ func checkHostileText(t *testing.T, dom string) {
 
 // checkLayout checks the boxes of the first screen: the summary strip
 // ends inside the first viewport, the blocks stack top to bottom at the
-// same width, and nothing is wider than the viewport.
+// same width, the keyboard hint shows on wide screens only, and nothing
+// is wider than the viewport.
 func checkLayout(t *testing.T, b *browser, width, height int) {
 	t.Helper()
 	bx := b.boxes("#summary .strip", "#review", "#cases", "#audit", "#footer")
@@ -547,6 +550,11 @@ func checkLayout(t *testing.T, b *browser, width, height int) {
 			t.Errorf("%s is %.0f px wide, the summary strip %.0f", sel, cur.W, strip.W)
 		}
 		prev = cur
+	}
+	var keys struct{ Shown, Filter bool }
+	b.eval(`(function(){var k=document.querySelector(".filters .keys");return {Filter:!document.querySelector(".filters").hidden,Shown:!!k&&k.offsetParent!==null};})()`, &keys)
+	if keys.Filter && keys.Shown != (width > 760) {
+		t.Errorf("at %d px the keyboard hint is shown: %v, want it only on wide screens", width, keys.Shown)
 	}
 	var scrollWidth float64
 	b.eval("document.documentElement.scrollWidth", &scrollWidth)

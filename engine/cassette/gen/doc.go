@@ -37,6 +37,12 @@
 // (CaseSuite: the case where memory must not grow with the number of
 // cases), where a few recorded tasks fall short.
 //
+// WriteFailing puts n cassettes in a directory with a suite in which every
+// case fails: each cassette (FailingCassette) has three runs, each calling
+// the restricted filesystem.move_file once, and each test (FailingSuite)
+// gates its task's tools and restricts Restricted, so every case keeps
+// its evidence (the shape the HTML report's size is held to).
+//
 // WriteTranscripts puts n model answers in a directory, as an eval
 // harness such as promptfoo saves an OpenAI model's output (the bare
 // assistant message with its tool_calls, or the whole Chat Completions

@@ -81,6 +81,9 @@ type generator struct {
 	tools []string
 	// context is the size in bytes of the conversation so far, for tokens.
 	context int
+	// failing makes every run of the cassette call a restricted tool
+	// (FailingCassette), and gives it failingRuns runs.
+	failing bool
 }
 
 func (g *generator) cassette(i int) *cassette.File {
@@ -95,6 +98,9 @@ func (g *generator) cassette(i int) *cassette.File {
 		if extra := general[rng.IntN(len(general))]; !containsString(servers, extra) {
 			servers = append(servers, extra)
 		}
+	}
+	if g.failing && !containsString(servers, restrictedServer) {
+		servers = append(servers, restrictedServer)
 	}
 	sort.Strings(servers)
 	doc := &cassette.File{
@@ -115,9 +121,17 @@ func (g *generator) cassette(i int) *cassette.File {
 		}
 		doc.Catalog[name] = cassette.FileServer{Tools: tools}
 	}
-	for range 1 + min(rng.IntN(3), rng.IntN(3)) {
+	runs := 1 + min(rng.IntN(3), rng.IntN(3))
+	if g.failing {
+		runs = failingRuns
+	}
+	for range runs {
 		g.context = catalogBytes + len(t.Prompt) + 2000 // the system prompt
-		doc.Runs = append(doc.Runs, g.run(t, m.in, m.out))
+		r := g.run(t, m.in, m.out)
+		if g.failing {
+			g.restrictedCall(&r)
+		}
+		doc.Runs = append(doc.Runs, r)
 	}
 	return doc
 }

@@ -219,3 +219,52 @@ func TestManyCalls(t *testing.T) {
 		t.Errorf("unexpected cassette: %d runs", len(c.Runs))
 	}
 }
+
+// TestFailingSet: the failing set is deterministic, each cassette has
+// three runs each calling the restricted filesystem.move_file once, and
+// the suite gives every case a failing verdict through the engine.
+func TestFailingSet(t *testing.T) {
+	dir := t.TempDir()
+	suite, err := gen.WriteFailing(dir, 12, gen.DefaultSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 12 {
+		data := gen.FailingCassette(gen.DefaultSeed, i)
+		if !bytes.Equal(data, gen.FailingCassette(gen.DefaultSeed, i)) {
+			t.Fatalf("failing cassette %d: two calls gave different bytes", i)
+		}
+		p := filepath.Join(dir, gen.CassetteDir, fmt.Sprintf("cassette-%06d.json", i))
+		c, err := cassette.ReadFile(p)
+		if err != nil {
+			t.Fatalf("failing cassette %d: %v", i, err)
+		}
+		if len(c.Runs) != 3 {
+			t.Errorf("failing cassette %d: %d runs, want 3", i, len(c.Runs))
+		}
+		for r, run := range c.Runs {
+			n := 0
+			for _, tu := range run.Turns {
+				for _, call := range tu.Calls {
+					if call.ID() == "filesystem.move_file" {
+						n++
+					}
+				}
+			}
+			if n != 1 {
+				t.Errorf("failing cassette %d run %d: %d calls of filesystem.move_file, want 1", i, r+1, n)
+			}
+		}
+	}
+	st, err := engine.LoadSuite(suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := engine.Run(st, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env.Totals.Failed != 12 {
+		t.Errorf("%d of 12 failing cases failed", env.Totals.Failed)
+	}
+}
