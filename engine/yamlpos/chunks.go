@@ -10,8 +10,9 @@ import (
 )
 
 // The items of a list read item by item (split.go) are parsed in chunks
-// of consecutive items, each item on its own, by yaml.v3: one decoder
-// reads a chunk's items as a stream of documents (itemStream). Parsing is most of the time of a long
+// of consecutive items, each item on its own: by fastItem when it is
+// written in the plain shapes of most suites, else by yaml.v3, one decoder
+// reading the chunk's other items as a stream of documents (itemStream). Parsing is most of the time of a long
 // suite's reading and each item parses on its own, so when the process
 // may use more than one core, goroutines parse the chunks ahead of the
 // conversion, which stays on the caller's goroutine and takes the items
@@ -19,6 +20,18 @@ import (
 // item after another. At most a few chunks are
 // parsed ahead (chunkWindow a worker), so the nodes alive at once stay
 // bounded whatever the length of the list.
+
+// withFast is false while BenchmarkFastItem reads a text without fastItem,
+// its baseline.
+var withFast = true
+
+// fastItemIf is fastItem, unless withFast is false.
+func fastItemIf(text []byte, indent int) *yaml.Node {
+	if !withFast {
+		return nil
+	}
+	return fastItem(text, indent)
+}
 
 // chunkItems is the number of items a chunk holds, unless Options.chunk
 // says otherwise (tests cut chunks of one or two items).
@@ -30,7 +43,7 @@ const chunkWindow = 2
 
 // parsedItem is an item parsed on its own: its value node, nil when it
 // does not parse on its own (see list.decode), and the lines it takes in
-// the stream it was parsed from: from first, followed
+// the stream it was parsed from: from first (1 for fastItem's), followed
 // by its marker, if any, on line first + breaks.
 type parsedItem struct {
 	n             *yaml.Node
@@ -134,13 +147,14 @@ func (c *chunks) stop() {
 	}
 }
 
-// parse parses the items of chunk k by yaml.v3, one decoder reading them
-// in turn up to the first that does not parse on its own, which has no
-// node (nor have the ones after it).
+// parse parses the items of chunk k: those of the plain shapes it reads
+// by fastItem, the others by yaml.v3, one decoder reading them in turn
+// up to the first that does not parse on its own, which has no node (nor
+// have the ones after it on that decoder).
 func (c *chunks) parse(k int) []parsedItem {
 	from, to := k*c.size, min((k+1)*c.size, len(c.l.items))
 	out := make([]parsedItem, to-from)
-	rest := make([]int, 0, to-from)
+	var rest []int
 	for i := from; i < to; i++ {
 		text := c.l.text(c.data, i)
 		it := &out[i-from]
@@ -148,7 +162,14 @@ func (c *chunks) parse(k int) []parsedItem {
 		if !bytes.HasSuffix(text, []byte{'\n'}) {
 			it.breaks++
 		}
-		rest = append(rest, i)
+		if it.n = fastItemIf(text, c.l.indent); it.n != nil {
+			it.first = 1
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	if len(rest) == 0 {
+		return out
 	}
 	dec := yaml.NewDecoder(&itemStream{data: c.data, l: c.l, items: rest})
 	first := 1

@@ -45,8 +45,10 @@ import (
 
 // splitMin is the size from which Read parses lists item by item. Below
 // it, a text parses in a few milliseconds whole; from it, the items'
-// chunks are parsed on every core the process may use (chunks.go), and
-// the file's node tree is never built whole.
+// chunks are parsed on every core the process may use (chunks.go), most
+// items without yaml.v3's scanner (fast.go): a 745 KB suite of 2,000
+// tests loads in about 75 ms instead of 160 ms on two cores, and its node
+// tree is never built whole.
 const splitMin = 64 << 10
 
 // splitDoc is a document whose lists are parsed item by item.
@@ -177,9 +179,10 @@ func (s *splitDoc) at(k *yaml.Node, depth int) *list {
 // items converts the list l, parsing one item at a time, as convert
 // converts a sequence node; at, p and depth are the list's.
 //
-// The items are parsed in chunks (chunks.go), each item on its own, by
-// yaml.v3 reading the chunk's items as a stream of documents, each item's
-// lines, then a line "---" (none after an item that ends the text). Lines count on across the stream: the item that
+// The items are parsed in chunks (chunks.go), each item on its own: by
+// fastItem, or by yaml.v3 reading the chunk's other items as a stream of
+// documents, each item's lines, then a line "---" (none after an item
+// that ends the text). Lines count on across the stream: the item that
 // starts on line first of the stream ends with the marker on line first
 // + breaks (its line breaks); yaml.v3 places the end of a text there too,
 // at column 1 of the line after the last line break, or after the last

@@ -195,28 +195,3 @@ func FuzzSplitRead(f *testing.F) {
 		sameSplit(t, data)
 	})
 }
-
-// BenchmarkReadList reads a suite of 10,000 tests (about 1 MB) of plain
-// items ("plain"), and the same with a comment on every item
-// ("commented"), item by item on every core.
-//
-//	go test -run '^$' -bench ReadList ./engine/yamlpos
-func BenchmarkReadList(b *testing.B) {
-	for _, shape := range []struct{ name, comment string }{{"plain", ""}, {"commented", " # why"}} {
-		b.Run(shape.name, func(b *testing.B) {
-			var text strings.Builder
-			text.WriteString("tests:\n")
-			for i := range 10_000 {
-				fmt.Fprintf(&text, "  - name: test %d%s\n    cassette: c/%d.json\n    expect:\n      - calls: { \">=\": %d }\n", i, shape.comment, i, i%7)
-			}
-			data := []byte(text.String())
-			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if d := Read("s.yml", data, releaseOpts); len(d.Errs) > 0 || d.Root == nil {
-					b.Fatalf("read: %v", d.Errs)
-				}
-			}
-		})
-	}
-}
