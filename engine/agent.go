@@ -20,7 +20,7 @@ func runAgent(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*r
 	for _, g := range a.gates {
 		g.result(res)
 	}
-	res.Findings = append(res.Findings, unknownToolFindings(c, a.catalogs)...)
+	res.Findings = append(res.Findings, unknownToolFindings(c, &a.tools)...)
 	a.verdicts.reliability(c, res)
 	a.evaluate(res)
 	for _, g := range a.gates {
@@ -55,7 +55,7 @@ type agentRun struct {
 	perCase  []*Assertion
 	checks   *gateChecks
 	runN     int
-	catalogs []cassette.ServerCatalog
+	tools    toolIndex
 	verdicts runVerdicts
 	failed   []string
 }
@@ -86,7 +86,7 @@ func newAgentRun(c *Case, res *report.CaseResult) *agentRun {
 
 // open shows every gate a cassette before its runs.
 func (a *agentRun) open(cas *cassette.Cassette) {
-	a.catalogs = append(a.catalogs, cas.Catalog...)
+	a.tools.add(cas.Catalog)
 	for _, g := range a.gates {
 		g.addCassette(cas)
 	}
