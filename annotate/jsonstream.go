@@ -78,6 +78,22 @@ func newCaseEncoder() *caseEncoder {
 	return e
 }
 
+// release drops the encoder's buffers once they have grown past
+// maxPrepared, so one large case (a case over a directory of 32,000
+// cassettes carries 50,000 per-run verdict rows, 8 MB of JSON) does not
+// stay allocated for the rest of the run.
+func (e *caseEncoder) release() {
+	if e.buf.Cap() > maxPrepared || cap(e.out) > maxPrepared {
+		e.buf = bytes.Buffer{}
+		e.out = nil
+	}
+}
+
+// maxPrepared is the size of the largest case encoding Prepare keeps for
+// Add: a larger case is encoded again by Add, straight into the spool,
+// rather than held twice (its encoding and its copy) until its turn.
+const maxPrepared = 1 << 20
+
 // encode returns the case's JSON, valid until the next call.
 func (e *caseEncoder) encode(c *report.CaseResult) ([]byte, error) {
 	e.buf.Reset()
@@ -149,6 +165,10 @@ func (s *CaseSpool) Prepare(c *report.CaseResult) error {
 	if err != nil {
 		return err
 	}
+	if len(data) > maxPrepared {
+		e.release()
+		return nil // Add encodes it
+	}
 	data = bytes.Clone(data)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -172,7 +192,9 @@ func (s *CaseSpool) Add(c *report.CaseResult) error {
 			return err
 		}
 	}
-	if err := writeCase(s.w, s.n, data); err != nil {
+	err := writeCase(s.w, s.n, data)
+	s.enc.release()
+	if err != nil {
 		return fmt.Errorf("spool the run's cases: %w", err)
 	}
 	s.n++

@@ -78,12 +78,13 @@ func BenchmarkCasesMemory(b *testing.B) {
 
 // casesPeak runs the one-test-per-cassette suite of a corpus through the
 // launcher and returns its peak resident set in KiB. The run must report
-// every case (a few of them fail: exit code 1 is expected).
+// every case (a few of them fail: exit code 1 is expected). The cache is
+// off (CI=true, --no-cache and a store of its own).
 func (t tools) casesPeak(tb testing.TB, dir string, n int) int64 {
 	tb.Helper()
 	out := filepath.Join(tb.TempDir(), "report.json")
 	l := t.launchEnv(tb, dir, []string{"CI=true", "MCPTEST_DIR=" + tb.TempDir()},
-		t.mcptest, "run", "--config", gen.CaseSuiteFile, "--reporter", "json", "--output", out)
+		t.mcptest, "run", "--config", gen.CaseSuiteFile, "--reporter", "json", "--output", out, "--no-cache")
 	if l.code != 0 && l.code != 1 {
 		tb.Fatalf("mcptest run in %s: exit code %d\n%s", dir, l.code, l.stderr)
 	}
