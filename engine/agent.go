@@ -51,8 +51,10 @@ type agentRun struct {
 	marker evidenceMarker
 	// perRun are the assertions on a run's fields, checked on every run;
 	// perCase those on gate and reliability targets, evaluated once.
-	perRun   []*runCheck
-	perCase  []*Assertion
+	perRun  []*runCheck
+	perCase []*Assertion
+	// callDocs is whether a per-run check reads the run's calls (runDoc).
+	callDocs bool
 	checks   *gateChecks
 	runN     int
 	tools    toolIndex
@@ -81,6 +83,7 @@ func newAgentRun(c *Case, res *report.CaseResult) *agentRun {
 		a.perRun = append(a.perRun, newRunCheck(as))
 	}
 	a.checks = newGateChecks(a.gates, byKey, a.perCase)
+	a.callDocs = readsCalls(a.perRun)
 	return a
 }
 
@@ -101,7 +104,7 @@ func (a *agentRun) run(cas *cassette.Cassette, r *cassette.Run) {
 	}
 	a.failed = a.failed[:0]
 	if len(a.perRun) > 0 {
-		doc := runDoc(a.runN, cas, r)
+		doc := runDoc(a.runN, cas, r, a.callDocs)
 		for _, rc := range a.perRun {
 			if !rc.check(a.runN, doc) {
 				a.failed = append(a.failed, rc.label)
