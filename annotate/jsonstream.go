@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strconv"
 	"sync"
 
 	"github.com/mcptest/mcptest/engine/report"
@@ -77,6 +79,89 @@ func newCaseEncoder() *caseEncoder {
 	e.enc.SetEscapeHTML(false)
 	return e
 }
+
+// release drops the encoder's buffers once they have grown past
+// maxPrepared, so one large case (a case over a directory of 32,000
+// cassettes carries 50,000 per-run verdict rows, 8 MB of JSON) does not
+// stay allocated for the rest of the run.
+func (e *caseEncoder) release() {
+	if e.buf.Cap() > maxPrepared || cap(e.out) > maxPrepared {
+		e.buf = bytes.Buffer{}
+		e.out = nil
+	}
+}
+
+// streamRows is the number of per-run verdict rows above which Add writes
+// a case's rows one at a time rather than encoding the case whole: a case
+// over a directory of 32,000 cassettes has 50,000 rows, 4.7 MB of its 8.3
+// MB, which encoding whole held twice (compact, then indented).
+const streamRows = 4096
+
+// manyRows reports whether a case has more than streamRows verdict rows.
+func manyRows(c *report.CaseResult) bool {
+	return c != nil && c.Reliability != nil && len(c.Reliability.Rows) > streamRows
+}
+
+// rowSentinel stands for a case's rows while the rest of it is encoded: a
+// run number no run has, which the rows' writer finds and replaces.
+const rowSentinel = math.MinInt64
+
+// writeCaseRows writes the i-th case of the array as writeCase writes its
+// encoding, byte for byte, holding one verdict row encoded at a time: the
+// case is encoded with one sentinel row, and the rows are written in its
+// place, each indented as the sentinel is.
+func writeCaseRows(w io.Writer, i int, e *caseEncoder, c *report.CaseResult) error {
+	rows := c.Reliability.Rows
+	shallow, rel := *c, *c.Reliability
+	rel.Rows = []report.RunVerdict{{Run: rowSentinel}}
+	shallow.Reliability = &rel
+	data, err := e.encode(&shallow)
+	if err != nil {
+		return err
+	}
+	mark := []byte(`"run": ` + strconv.FormatInt(rowSentinel, 10) + ",")
+	at := bytes.Index(data, mark)
+	if at < 0 {
+		return errors.New("encode run envelope: the rows' place was not found")
+	}
+	open := bytes.LastIndexByte(data[:at], '{')
+	nl := bytes.LastIndexByte(data[:open], '\n')
+	end := at + bytes.IndexByte(data[at:], '}') + 1
+	if open < 0 || nl < 0 || end <= at {
+		return errors.New("encode run envelope: the rows' place was not found")
+	}
+	prefix := string(data[nl+1 : open])
+	head, tail := bytes.Clone(data[:open]), bytes.Clone(data[end:])
+	sep := ",\n" + casePrefix
+	if i == 0 {
+		sep = "\n" + casePrefix
+	}
+	var row bytes.Buffer
+	enc := json.NewEncoder(&row)
+	enc.SetEscapeHTML(false)
+	var out []byte
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteString(sep)
+	bw.Write(head)
+	for j := range rows {
+		if j > 0 {
+			bw.WriteString(",\n" + prefix)
+		}
+		row.Reset()
+		if err := enc.Encode(&rows[j]); err != nil {
+			return fmt.Errorf("encode run envelope: case %q: %w", caseName(c), err)
+		}
+		out = appendIndented(out[:0], bytes.TrimSuffix(row.Bytes(), []byte("\n")), prefix, jsonIndent)
+		bw.Write(out)
+	}
+	bw.Write(tail)
+	return bw.Flush()
+}
+
+// maxPrepared is the size of the largest case encoding Prepare keeps for
+// Add: a larger case is encoded again by Add, straight into the spool,
+// rather than held twice (its encoding and its copy) until its turn.
+const maxPrepared = 1 << 20
 
 // encode returns the case's JSON, valid until the next call.
 func (e *caseEncoder) encode(c *report.CaseResult) ([]byte, error) {
@@ -149,6 +234,10 @@ func (s *CaseSpool) Prepare(c *report.CaseResult) error {
 	if err != nil {
 		return err
 	}
+	if len(data) > maxPrepared || manyRows(c) {
+		e.release()
+		return nil // Add encodes it
+	}
 	data = bytes.Clone(data)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -166,13 +255,24 @@ func (s *CaseSpool) Add(c *report.CaseResult) error {
 	data, ok := s.ready[c]
 	delete(s.ready, c)
 	s.mu.Unlock()
+	if !ok && manyRows(c) {
+		err := writeCaseRows(s.w, s.n, s.enc, c)
+		s.enc.release()
+		if err != nil {
+			return fmt.Errorf("spool the run's cases: %w", err)
+		}
+		s.n++
+		return nil
+	}
 	if !ok {
 		var err error
 		if data, err = s.enc.encode(c); err != nil {
 			return err
 		}
 	}
-	if err := writeCase(s.w, s.n, data); err != nil {
+	err := writeCase(s.w, s.n, data)
+	s.enc.release()
+	if err != nil {
 		return fmt.Errorf("spool the run's cases: %w", err)
 	}
 	s.n++

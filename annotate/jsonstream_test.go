@@ -61,6 +61,17 @@ func streamEnvelopes(t *testing.T) map[string]*report.Envelope {
 	withTail.Summary = &report.Summary{Cases: 1, PassHat: []report.PassHatFigure{}}
 	withTail.Floors = []report.SuiteFloor{{Target: "summary.cases", Matcher: map[string]any{">=": 1}}}
 	envs["tail"] = &withTail
+	// More rows than streamRows: Add writes them one at a time.
+	many := *hostile
+	many.Reliability = &report.ReliabilityDetail{Runs: streamRows + 7, Class: "flaky", Confidence: 95}
+	for i := range streamRows + 7 {
+		row := report.RunVerdict{Run: i + 1, Passed: i%3 != 0}
+		if !row.Passed {
+			row.Failed = []string{"assertion #0 (`final_response`) <b> & \u2028", "\"rows\": [{\"run\": -9223372036854775808,"}
+		}
+		many.Reliability.Rows = append(many.Reliability.Rows, row)
+	}
+	envs["many rows"] = &report.Envelope{SchemaVersion: 1, Verdict: report.Fail, Cases: []*report.CaseResult{&many, hostile, &many}}
 	return envs
 }
 

@@ -34,7 +34,7 @@ func runAgent(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*r
 		g.result(res)
 	}
 	res.Findings = append(res.Findings, aliasedRefFindings(c)...)
-	res.Findings = append(res.Findings, unknownToolFindings(c, a.catalogs)...)
+	res.Findings = append(res.Findings, unknownToolFindings(c, &a.tools)...)
 	a.verdicts.reliability(c, res)
 	a.evaluate(res)
 	for _, g := range a.gates {
@@ -65,11 +65,13 @@ type agentRun struct {
 	marker evidenceMarker
 	// perRun are the assertions on a run's fields, checked on every run;
 	// perCase those on gate and reliability targets, evaluated once.
-	perRun   []*runCheck
-	perCase  []*Assertion
+	perRun  []*runCheck
+	perCase []*Assertion
+	// callDocs is whether a per-run check reads the run's calls (runDoc).
+	callDocs bool
 	checks   *gateChecks
 	runN     int
-	catalogs []cassette.ServerCatalog
+	tools    toolIndex
 	verdicts runVerdicts
 	failed   []string
 }
@@ -95,12 +97,13 @@ func newAgentRun(c *Case, res *report.CaseResult) *agentRun {
 		a.perRun = append(a.perRun, newRunCheck(as))
 	}
 	a.checks = newGateChecks(a.gates, byKey, a.perCase)
+	a.callDocs = readsCalls(a.perRun)
 	return a
 }
 
 // open shows every gate a cassette before its runs.
 func (a *agentRun) open(cas *cassette.Cassette) {
-	a.catalogs = append(a.catalogs, cas.Catalog...)
+	a.tools.add(cas.Catalog)
 	for _, g := range a.gates {
 		g.addCassette(cas)
 	}
@@ -115,7 +118,7 @@ func (a *agentRun) run(cas *cassette.Cassette, r *cassette.Run) {
 	}
 	a.failed = a.failed[:0]
 	if len(a.perRun) > 0 {
-		doc := runDoc(a.runN, cas, r)
+		doc := runDoc(a.runN, cas, r, a.callDocs)
 		for _, rc := range a.perRun {
 			if !rc.check(a.runN, doc) {
 				a.failed = append(a.failed, rc.label)

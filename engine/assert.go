@@ -125,7 +125,10 @@ func (rc *runCheck) result(runs int) report.AssertionResult {
 }
 
 // runDoc is the document a test's own expect: list reads for one run.
-func runDoc(n int, cas *cassette.Cassette, r *cassette.Run) map[string]any {
+// With calls false it leaves out calls, tool_names and turns, a copy of
+// every call of the run as a map (about 180 bytes a call, 180 MB for a
+// run of a million calls), for checks that read none of them.
+func runDoc(n int, cas *cassette.Cassette, r *cassette.Run, calls bool) map[string]any {
 	doc := map[string]any{"run": float64(n)}
 	if cas.Model != "" {
 		doc["model"] = cas.Model
@@ -133,26 +136,15 @@ func runDoc(n int, cas *cassette.Cassette, r *cassette.Run) map[string]any {
 	if cas.Agent != "" {
 		doc["agent"] = cas.Agent
 	}
-	var calls, names, turns []any
 	final := ""
 	for _, t := range r.Turns {
-		var tc []any
-		for _, c := range t.Calls {
-			call := callDoc(c)
-			calls = append(calls, call)
-			tc = append(tc, call)
-			names = append(names, c.Tool)
-		}
-		turn := map[string]any{"calls": orEmpty(tc)}
 		if t.FinalResponse != "" {
-			turn["final_response"] = t.FinalResponse
 			final = t.FinalResponse
 		}
-		turns = append(turns, turn)
 	}
-	doc["calls"] = orEmpty(calls)
-	doc["tool_names"] = orEmpty(names)
-	doc["turns"] = orEmpty(turns)
+	if calls {
+		addCallDocs(doc, r)
+	}
 	if final != "" {
 		doc["final_response"] = final
 	}
@@ -168,6 +160,45 @@ func runDoc(n int, cas *cassette.Cassette, r *cassette.Run) map[string]any {
 	}
 	doc["delegations"] = orEmpty(dels)
 	return doc
+}
+
+// addCallDocs adds a run's calls, tool_names and turns to its document.
+func addCallDocs(doc map[string]any, r *cassette.Run) {
+	var calls, names, turns []any
+	for _, t := range r.Turns {
+		var tc []any
+		for _, c := range t.Calls {
+			call := callDoc(c)
+			calls = append(calls, call)
+			tc = append(tc, call)
+			names = append(names, c.Tool)
+		}
+		turn := map[string]any{"calls": orEmpty(tc)}
+		if t.FinalResponse != "" {
+			turn["final_response"] = t.FinalResponse
+		}
+		turns = append(turns, turn)
+	}
+	doc["calls"] = orEmpty(calls)
+	doc["tool_names"] = orEmpty(names)
+	doc["turns"] = orEmpty(turns)
+}
+
+// readsCalls reports whether a per-run check reads a run's calls,
+// tool_names or turns: whether its target starts with one of them, or is
+// the whole document.
+func readsCalls(checks []*runCheck) bool {
+	for _, rc := range checks {
+		segs := rc.a.Target.Segments()
+		if len(segs) == 0 {
+			return true
+		}
+		switch segs[0].Name {
+		case "calls", "tool_names", "turns":
+			return true
+		}
+	}
+	return false
 }
 
 func callDoc(c cassette.Call) map[string]any {

@@ -24,6 +24,20 @@ import (
 // cases keep the evidence of their runs).
 const cacheFormat = 5
 
+// CacheKeep is how many entries the workspace cache keeps (the store prunes
+// the rest after every run). A run with more cacheable cases than that
+// does not use the cache: the entries it wrote would be pruned before the
+// next run could read them, so writing them is pure cost (110,000 cases
+// took 120 s cached against 7.8 s without).
+const CacheKeep = 4096
+
+// CacheMinBytes is the smallest total size of a case's cassette files for
+// which mcptest run's cache serves the case (Options.CacheMinBytes). Below it, reading the entry back (open,
+// read, decode, check) costs as much as computing the case from its
+// cassettes: on 2,000 transcripts of about 4 KB a warm run was slower than
+// one without the cache. See docs/benchmarks.md for the measure.
+const CacheMinBytes = 16 << 10
+
 // CacheEntryLimit is the largest cache entry DirCache reads back, in bytes;
 // a larger file is refused from its size, before it is read.
 const CacheEntryLimit = 64 << 20
@@ -127,10 +141,14 @@ func (d DirCache) Put(key string, res *report.CaseResult) {
 // will record, so a cached result can be checked against the cassettes on
 // disk.
 // Only agent and scenario cases are cached (they read recordings alone); a
-// case that talks to a live server is always recomputed. ok is false when
-// the case cannot be keyed.
-func cacheKey(s *Suite, p casePlan, version string) (key string, set report.CassetteSet, ok bool) {
+// case that talks to a live server is always recomputed, and so is a case
+// whose cassettes total less than minBytes (see Options.CacheMinBytes). ok is false when the case
+// is not cached.
+func cacheKey(s *Suite, p casePlan, version string, minBytes int64) (key string, set report.CassetteSet, ok bool) {
 	if p.c.Kind != report.KindAgent && p.c.Kind != report.KindScenario {
+		return "", set, false
+	}
+	if !worthCaching(p.files, minBytes) {
 		return "", set, false
 	}
 	def, err := json.Marshal(p.c)
@@ -154,6 +172,38 @@ func cacheKey(s *Suite, p casePlan, version string) (key string, set report.Cass
 	}
 	set = report.CassetteSet{Files: len(p.files), SHA256: hex.EncodeToString(digest.Sum(nil))}
 	return hex.EncodeToString(h.Sum(nil)), set, true
+}
+
+// worthCaching reports whether a case reading files is served from the
+// cache: whether they total minBytes or more (any files when minBytes is
+// 0 or less). A file that cannot be examined counts as large: cacheKey
+// then decides, as before.
+func worthCaching(files []string, minBytes int64) bool {
+	if minBytes <= 0 {
+		return true
+	}
+	var total int64
+	for _, f := range files {
+		fi, err := os.Stat(f)
+		if err != nil {
+			return true
+		}
+		if total += fi.Size(); total >= minBytes {
+			return true
+		}
+	}
+	return false
+}
+
+// cacheable counts the plans the cache may serve: agent and scenario cases.
+func cacheable(plans []casePlan) int {
+	n := 0
+	for _, p := range plans {
+		if p.c.Kind == report.KindAgent || p.c.Kind == report.KindScenario {
+			n++
+		}
+	}
+	return n
 }
 
 // checkCached binds a cached result to the case it is served for: the same

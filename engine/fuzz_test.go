@@ -148,7 +148,7 @@ func FuzzCacheEntry(f *testing.F) {
 	if len(errs) > 0 {
 		f.Fatal(errs)
 	}
-	key, set, ok := cacheKey(s, plans[0], "fuzz")
+	key, set, ok := cacheKey(s, plans[0], "fuzz", 0)
 	if !ok {
 		f.Fatal("the agent case has no cache key")
 	}

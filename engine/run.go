@@ -39,6 +39,10 @@ type Options struct {
 	// instead of recomputing it (see CaseCache); Run.Cached counts the
 	// cases it served.
 	Cache CaseCache
+	// CacheMinBytes is the smallest total size of a case's cassette files
+	// for which Cache serves the case (mcptest run passes CacheMinBytes);
+	// 0 or less serves every replayed case.
+	CacheMinBytes int64
 	// Warn, when set, is given one line for every cache entry that was
 	// there but refused (see checkCached): the case is recomputed and the
 	// entry rewritten; and, once per run, one line per model whose runs
@@ -85,6 +89,9 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 	plans, total, inputErrs := plan(s, cases, opt)
 	if len(inputErrs) > 0 {
 		return nil, s.sourced(inputErrs).Sorted()
+	}
+	if opt.Cache != nil && cacheable(plans) > CacheKeep {
+		opt.Cache = nil // more entries than the cache keeps: see CacheKeep
 	}
 	env := &report.Envelope{
 		SchemaVersion: report.SchemaVersion,
@@ -168,7 +175,7 @@ func fromCache(s *Suite, p casePlan, opt Options) (key string, res *report.CaseR
 	if opt.Cache == nil {
 		return "", nil, nil
 	}
-	key, set, ok := cacheKey(s, p, cmp.Or(opt.Build, opt.Version))
+	key, set, ok := cacheKey(s, p, cmp.Or(opt.Build, opt.Version), opt.CacheMinBytes)
 	if !ok {
 		return "", nil, nil
 	}

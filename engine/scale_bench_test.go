@@ -78,12 +78,13 @@ func BenchmarkCasesMemory(b *testing.B) {
 
 // casesPeak runs the one-test-per-cassette suite of a corpus through the
 // launcher and returns its peak resident set in KiB. The run must report
-// every case (a few of them fail: exit code 1 is expected).
+// every case (a few of them fail: exit code 1 is expected). The cache is
+// off (CI=true, --no-cache and a store of its own).
 func (t tools) casesPeak(tb testing.TB, dir string, n int) int64 {
 	tb.Helper()
 	out := filepath.Join(tb.TempDir(), "report.json")
 	l := t.launchEnv(tb, dir, []string{"CI=true", "MCPTEST_DIR=" + tb.TempDir()},
-		t.mcptest, "run", "--config", gen.CaseSuiteFile, "--reporter", "json", "--output", out)
+		t.mcptest, "run", "--config", gen.CaseSuiteFile, "--reporter", "json", "--output", out, "--no-cache")
 	if l.code != 0 && l.code != 1 {
 		tb.Fatalf("mcptest run in %s: exit code %d\n%s", dir, l.code, l.stderr)
 	}
@@ -224,4 +225,84 @@ func BenchmarkLoadTranscriptSuite(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkCacheWarm runs the real binary with the workspace cache on, in
+// two shapes of 2,000 cases: one test per generated cassette
+// (suite-cases.yml) and one test per transcript. Each iteration is a cold
+// run (an empty store) and a warm run (a store the first iteration
+// filled), alternating which goes first; it reports the medians of their
+// CPU times (user + system, the figure least disturbed by other work on
+// the machine) as cold-cpu-s and warm-cpu-s, their ratio as warm/cold, the
+// cases the warm run served as cached, and the target as target-warm/cold:
+// 0.5 where the cache serves cases. Under engine.CacheMinBytes no case is
+// served (4 KB transcripts), so the warm run is a cold run and the target
+// is 1.1. It fails over the target.
+//
+//	go test -run '^$' -bench CacheWarm -benchtime 5x ./engine
+func BenchmarkCacheWarm(b *testing.B) {
+	tools := buildTools(b)
+	for _, sh := range []struct {
+		name, dir, suite string
+	}{
+		{"shape=case-per-cassette", corpus(b, 2000), gen.CaseSuiteFile},
+		{"shape=transcripts", transcriptDir(b, transcriptN, gen.OpenAI), gen.TranscriptSuiteFile},
+	} {
+		b.Run(sh.name, func(b *testing.B) {
+			warm := b.TempDir()
+			out := filepath.Join(b.TempDir(), "report.json")
+			run := func(store string) launched {
+				l := tools.launchEnv(b, sh.dir, []string{"CI=", "GITHUB_ACTIONS=", "MCPTEST_DIR=" + store},
+					tools.mcptest, "run", "--config", sh.suite, "--reporter", "json", "--output", out)
+				if l.code != 0 && l.code != 1 {
+					b.Fatalf("mcptest run in %s: exit code %d\n%s", sh.dir, l.code, l.stderr)
+				}
+				return l
+			}
+			run(warm)
+			var colds, warms []time.Duration
+			for i := 0; b.Loop(); i++ {
+				if i%2 == 0 {
+					colds = append(colds, run(b.TempDir()).cpu)
+					warms = append(warms, run(warm).cpu)
+				} else {
+					warms = append(warms, run(warm).cpu)
+					colds = append(colds, run(b.TempDir()).cpu)
+				}
+			}
+			cached := runCachedOf(b, out)
+			c, w := median(colds), median(warms)
+			ratio := float64(w) / float64(c)
+			target := 0.5
+			if cached == 0 {
+				target = 1.1
+			}
+			b.ReportMetric(c.Seconds(), "cold-cpu-s")
+			b.ReportMetric(w.Seconds(), "warm-cpu-s")
+			b.ReportMetric(ratio, "warm/cold")
+			b.ReportMetric(float64(cached), "cached")
+			b.ReportMetric(target, "target-warm/cold")
+			if ratio > target {
+				b.Errorf("a warm run took %.2f of a cold run's CPU (%v against %v, %d cases served), over the target %.1f", ratio, w, c, cached, target)
+			}
+		})
+	}
+}
+
+// runCachedOf reads run.cached of the envelope at path.
+func runCachedOf(tb testing.TB, path string) int {
+	tb.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var env struct {
+		Run struct {
+			Cached int `json:"cached"`
+		} `json:"run"`
+	}
+	if err := json.Unmarshal(data, &env); err != nil {
+		tb.Fatalf("read report: %v", err)
+	}
+	return env.Run.Cached
 }

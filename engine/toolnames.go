@@ -30,23 +30,50 @@ func toolRefs(c *Case) []toolRef {
 	return refs
 }
 
-// unknownToolFindings returns a warning for each tool a gate block names
-// that no tool of the recorded catalogs is, with a did-you-mean: a typo
-// there would only lower the gate's score, silently. Without a recorded
-// catalog there is nothing to check against, and no finding.
-func unknownToolFindings(c *Case, catalogs []cassette.ServerCatalog) []report.Finding {
-	var ids, names []string
-	for _, sc := range catalogs {
+// toolIndex is the set of tools the catalogs of a test's cassettes offer,
+// each (server, name) once, in the order first offered: what
+// unknownToolFindings needs of the catalogs, kept instead of the catalogs
+// themselves (their descriptions and schemas), so a test over a directory
+// holds one entry per distinct tool, not a catalog per cassette.
+type toolIndex struct {
+	keys []toolKey
+	seen map[toolKey]struct{}
+}
+
+// add records every tool of a cassette's catalog.
+func (x *toolIndex) add(catalog []cassette.ServerCatalog) {
+	for _, sc := range catalog {
 		for _, t := range sc.Tools {
-			if t.Name == "" {
+			k := toolKey{sc.Server, t.Name}
+			if _, ok := x.seen[k]; ok {
 				continue
 			}
-			names = append(names, t.Name)
-			if sc.Server == "" {
-				ids = append(ids, t.Name) // a tool of no server (an agent's built-in)
-			} else {
-				ids = append(ids, sc.Server+"."+t.Name)
+			if x.seen == nil {
+				x.seen = map[toolKey]struct{}{}
 			}
+			// Copies, so the index never keeps a cassette's text alive.
+			k = toolKey{strings.Clone(k.server), strings.Clone(k.tool)}
+			x.seen[k] = struct{}{}
+			x.keys = append(x.keys, k)
+		}
+	}
+}
+
+// unknownToolFindings returns a warning for each tool a gate block names
+// that no tool of the recorded catalogs (tools) is, with a did-you-mean: a
+// typo there would only lower the gate's score, silently. Without a
+// recorded catalog there is nothing to check against, and no finding.
+func unknownToolFindings(c *Case, tools *toolIndex) []report.Finding {
+	var ids, names []string
+	for _, k := range tools.keys {
+		if k.tool == "" {
+			continue
+		}
+		names = append(names, k.tool)
+		if k.server == "" {
+			ids = append(ids, k.tool) // a tool of no server (an agent's built-in)
+		} else {
+			ids = append(ids, k.server+"."+k.tool)
 		}
 	}
 	if len(ids) == 0 {
@@ -55,7 +82,7 @@ func unknownToolFindings(c *Case, catalogs []cassette.ServerCatalog) []report.Fi
 	var out []report.Finding
 	seen := map[string]bool{}
 	for _, r := range toolRefs(c) {
-		if seen[r.gate+"\x00"+r.id] || inCatalog(r.id, catalogs) || aliasOf(c, r.id) != "" {
+		if seen[r.gate+"\x00"+r.id] || inCatalog(r.id, tools) || aliasOf(c, r.id) != "" {
 			continue
 		}
 		seen[r.gate+"\x00"+r.id] = true
@@ -74,12 +101,10 @@ func unknownToolFindings(c *Case, catalogs []cassette.ServerCatalog) []report.Fi
 
 // inCatalog reports whether id names a tool of the catalogs, as the gates
 // match it (server.tool, or a bare tool name).
-func inCatalog(id string, catalogs []cassette.ServerCatalog) bool {
-	for _, sc := range catalogs {
-		for _, t := range sc.Tools {
-			if gate.MatchID(id, sc.Server, t.Name) {
-				return true
-			}
+func inCatalog(id string, tools *toolIndex) bool {
+	for _, k := range tools.keys {
+		if gate.MatchID(id, k.server, k.tool) {
+			return true
 		}
 	}
 	return false

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/engine/report"
 )
 
@@ -540,5 +542,64 @@ func TestFailedWriteKeepsPreviousFile(t *testing.T) {
 		if data, _ := os.ReadFile(f); !json.Valid(data) {
 			t.Errorf("a truncated run file was left in the store: %s (%d bytes)", filepath.Base(f), len(data))
 		}
+	}
+}
+
+// TestCacheMinBytes runs the built binary twice against one store with the
+// cache's default rules: of two cases, the one whose cassette is under
+// engine.CacheMinBytes is computed both times and never stored, the other
+// is served from the cache the second time; a suite of more cases than the
+// cache keeps (engine.CacheKeep) writes no entry at all; and a malformed
+// MCPTEST_CACHE_MIN_BYTES is refused with exit 2.
+func TestCacheMinBytes(t *testing.T) {
+	bin := mcptestBin(t)
+	dir := t.TempDir()
+	small := `{"mcptest_cassette": 1, "runs": [{"turns": [{"calls": [{"tool": "get_weather", "arguments": {"city": "Paris"}}], "final_response": "sunny"}]}]}` + "\n"
+	pad := strings.Repeat("x", engine.CacheMinBytes)
+	large := `{"mcptest_cassette": 1, "prompt": "` + pad + `", "runs": [{"turns": [{"calls": [{"tool": "get_weather", "arguments": {"city": "Paris"}}], "final_response": "sunny"}]}]}` + "\n"
+	files := map[string]string{"small.json": small, "large.json": large,
+		"suite.yml": "agents:\n  - name: small\n    cassette: small.json\n    expect:\n      - final_response: { contains: sunny }\n" +
+			"  - name: large\n    cassette: large.json\n    expect:\n      - final_response: { contains: sunny }\n"}
+	var many strings.Builder
+	many.WriteString("agents:\n")
+	for i := range engine.CacheKeep + 1 {
+		fmt.Fprintf(&many, "  - name: large %d\n    cassette: large.json\n", i)
+	}
+	files["many.yml"] = many.String()
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(store, suite string, env ...string) (cached int, entries int, stderr string, code int) {
+		cmd := exec.Command(bin, "run", "--config", suite, "--format", "json")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), append([]string{storeEnv + "=" + store, "CI=", "GITHUB_ACTIONS=", cacheMinEnv + "="}, env...)...)
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		_ = cmd.Run()
+		got, _ := filepath.Glob(filepath.Join(store, "cache", "*.json"))
+		if cmd.ProcessState.ExitCode() != 0 {
+			return 0, len(got), errb.String(), cmd.ProcessState.ExitCode()
+		}
+		return runCached(t, out.String()), len(got), errb.String(), 0
+	}
+	store := t.TempDir()
+	run(store, "suite.yml")
+	if cached, entries, stderr, code := run(store, "suite.yml"); code != 0 || cached != 1 || entries != 1 {
+		t.Errorf("second run: exit %d, cached %d, %d entries, want 0, 1 (the large case) and 1\n%s", code, cached, entries, stderr)
+	}
+	store = t.TempDir()
+	run(store, "suite.yml", cacheMinEnv+"=0")
+	if cached, entries, stderr, code := run(store, "suite.yml", cacheMinEnv+"=0"); code != 0 || cached != 2 || entries != 2 {
+		t.Errorf("%s=0: exit %d, cached %d, %d entries, want 0, 2 and 2\n%s", cacheMinEnv, code, cached, entries, stderr)
+	}
+	store = t.TempDir()
+	run(store, "many.yml")
+	if cached, entries, stderr, code := run(store, "many.yml"); code != 0 || cached != 0 || entries != 0 {
+		t.Errorf("%d cases: exit %d, cached %d, %d entries, want 0, 0 and 0 (more cases than the cache keeps)\n%s", engine.CacheKeep+1, code, cached, entries, stderr)
+	}
+	if _, _, stderr, code := run(t.TempDir(), "suite.yml", cacheMinEnv+"=16k"); code != ExitInput || !strings.Contains(stderr, cacheMinEnv+`="16k": want a number of bytes`) {
+		t.Errorf("%s=16k: exit %d, %q, want 2 naming the variable", cacheMinEnv, code, stderr)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/mcptest/mcptest/annotate"
@@ -82,6 +83,9 @@ func (c *Command) runFlags(args []string) (a runArgs, err error) {
 	}
 	if a.useCache && a.noCache {
 		return a, inputErr("--cache and --no-cache contradict each other: give one of them")
+	}
+	if a.opts.CacheMinBytes, err = cacheMinBytes(c.Getenv(cacheMinEnv)); err != nil {
+		return a, err
 	}
 	a.format, a.output, a.agentBudget = format.value, a.outputs.file, *agentBudget
 	if a.output == "-" {
@@ -176,6 +180,26 @@ func (c *Command) run(_ context.Context, args []string) error {
 		return errFailed
 	}
 	return nil
+}
+
+// cacheMinEnv overrides engine.CacheMinBytes, the smallest total size of a
+// case's cassettes the cache serves the case for; 0 caches every case.
+const cacheMinEnv = "MCPTEST_CACHE_MIN_BYTES"
+
+// cacheMinBytes reads MCPTEST_CACHE_MIN_BYTES: engine.CacheMinBytes when
+// unset; 0 (every case) is -1 for engine.Options.
+func cacheMinBytes(v string) (int64, error) {
+	if v == "" {
+		return engine.CacheMinBytes, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, inputErr("%s=%q: want a number of bytes, 0 or more", cacheMinEnv, v)
+	}
+	if n == 0 {
+		return -1, nil
+	}
+	return n, nil
 }
 
 // source is where the run's suite came from: the repository, branch and

@@ -2,6 +2,7 @@ package cassette
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -238,14 +239,48 @@ func (d *decoder) calls(dst *[]Call, i int) int {
 		return end
 	}
 	calls := []Call{}
+	counted := false
 	end := d.array(i, func(_, v int) int {
 		var c Call
 		end := d.call(&c, v)
+		if len(calls) == cap(calls) && len(calls) >= countFrom && !counted {
+			// A long list: make room for the calls left at once, rather
+			// than growing by a quarter at a time (five times the final
+			// size allocated, twice held while copying).
+			counted = true
+			calls = slices.Grow(calls, 1+d.countRest(end))
+		}
 		calls = append(calls, c)
 		return end
 	})
 	*dst = calls
 	return end
+}
+
+// countFrom is the number of calls after which calls counts the rest of
+// its array before growing it.
+const countFrom = 1024
+
+// countRest counts the values of an array left after offset i, which is
+// just after one of its values: the commas before the array's end that
+// are not inside a string or a nested value.
+func (d *decoder) countRest(i int) int {
+	data := d.data
+	n := 0
+	for i < len(data) {
+		switch data[i] {
+		case ',':
+			n++
+			i++
+		case ']':
+			return n
+		case '"', '{', '[':
+			i = d.skip(i, false)
+		default:
+			i++
+		}
+	}
+	return n
 }
 
 func (d *decoder) call(c *Call, i int) int {
