@@ -106,8 +106,8 @@ func TestProviderPrefix(t *testing.T) {
 		}
 	}
 	for model, want := range map[string]string{
-		"zeta-model-larg":                   "zeta-model-large",
-		"/zeta-model-larg":                  "zeta-model-large",
+		"zeta-model-larg":                    "zeta-model-large",
+		"/zeta-model-larg":                   "zeta-model-large",
 		"some-long-provider/zeta-model-larg": "zeta-model-large",
 	} {
 		if got := tab.Suggest(model); got != want {
