@@ -1,6 +1,8 @@
 package agentsuite
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -158,5 +160,30 @@ func TestFinalResponseAndNames(t *testing.T) {
 	}
 	if got := relativeTo("suites", "suites/rec/a.json"); got != "rec/a.json" {
 		t.Errorf("relativeTo = %q, want rec/a.json", got)
+	}
+}
+
+// TestProposeMeasures: the floors of a proposal are measured by running
+// the draft on its recordings: two runs that both pass give a pass rate
+// of 100 (per cent).
+func TestProposeMeasures(t *testing.T) {
+	dir := t.TempDir()
+	session := `{"type":"system","subtype":"init","session_id":"s","model":"m","tools":["Bash"]}
+{"type":"result","subtype":"success","session_id":"s","result":"done"}
+`
+	for _, name := range []string{"1.jsonl", "2.jsonl"} {
+		if err := os.MkdirAll(filepath.Join(dir, "rec"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "rec", name), []byte(session), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := Propose(filepath.Join(dir, "suite.yml"), []string{filepath.Join(dir, "rec")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Suite, "runs: 2\n") || !strings.Contains(p.Suite, "min_pass_rate: 100\n") {
+		t.Errorf("want runs: 2 and the measured min_pass_rate: 100:\n%s", p.Suite)
 	}
 }
