@@ -3,6 +3,8 @@ package annotate
 import (
 	"strings"
 	"testing"
+
+	"github.com/mcptest/mcptest/engine/report"
 )
 
 // TestTextBounds: Text keeps MaxField characters when max is 0 or less,
@@ -61,5 +63,42 @@ func TestMarkerKeyRules(t *testing.T) {
 	}
 	if got := MarkerKey(strings.Repeat("a", 201)); len([]rune(got)) != 201 || !strings.HasSuffix(got, "…") {
 		t.Errorf("MarkerKey(201 characters) = %d characters", len([]rune(got)))
+	}
+}
+
+// TestControlBounds: the characters Clean shows as escapes, at each end
+// of their ranges (C0, DEL, C1, the line and paragraph separators, the
+// bidi embeddings and overrides, the bidi isolates), and their neighbours
+// it keeps.
+func TestControlBounds(t *testing.T) {
+	for r, control := range map[rune]bool{
+		0x00: true, 0x1f: true, 0x20: false, 0x7e: false, 0x7f: true, 0x80: true, 0x9f: true, 0xa0: false,
+		0x2027: false, 0x2028: true, 0x2029: true, 0x202a: true, 0x202e: true, 0x202f: false,
+		0x2065: false, 0x2066: true, 0x2069: true, 0x206a: false,
+	} {
+		if got := isControl(r); got != control {
+			t.Errorf("isControl(%U) = %v, want %v", r, got, control)
+		}
+	}
+	if got := CleanMessage("a\x1b\nb\x7f"); got != "a\\u001b\nb\\u007f" {
+		t.Errorf("CleanMessage = %q: want each line cleaned, the line break kept", got)
+	}
+}
+
+// TestRunsLabel: an agent test says its runs, "1 run" for one; other
+// kinds say none.
+func TestRunsLabel(t *testing.T) {
+	for _, tc := range []struct {
+		c    report.CaseResult
+		want string
+	}{
+		{report.CaseResult{Kind: report.KindAgent, Runs: 1}, "  (1 run)"},
+		{report.CaseResult{Kind: report.KindAgent, Runs: 2}, "  (2 runs)"},
+		{report.CaseResult{Kind: report.KindAgent, Runs: 0}, "  (0 runs)"},
+		{report.CaseResult{Kind: report.KindScenario, Runs: 2}, ""},
+	} {
+		if got := runsLabel(&tc.c); got != tc.want {
+			t.Errorf("runsLabel(%s, %d) = %q, want %q", tc.c.Kind, tc.c.Runs, got, tc.want)
+		}
 	}
 }
