@@ -96,7 +96,8 @@ func TestClipAt40(t *testing.T) {
 // the "/" is its first character, for the rates and for the did-you-mean.
 func TestProviderPrefix(t *testing.T) {
 	tab, err := Parse("t.json", []byte(`{"gpt-4o": {"input_cost_per_token": 1, "output_cost_per_token": 1},
-"zeta-model-large": {"input_cost_per_token": 1, "output_cost_per_token": 1}}`))
+"zeta-model-large": {"input_cost_per_token": 1, "output_cost_per_token": 1},
+"abcxy": {"input_cost_per_token": 1, "output_cost_per_token": 1}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,6 +110,9 @@ func TestProviderPrefix(t *testing.T) {
 		"zeta-model-larg":                    "zeta-model-large",
 		"/zeta-model-larg":                   "zeta-model-large",
 		"some-long-provider/zeta-model-larg": "zeta-model-large",
+		// Two edits from abcde, three from /abcde: found only once the
+		// leading "/" is cut.
+		"/abcde": "abcxy",
 	} {
 		if got := tab.Suggest(model); got != want {
 			t.Errorf("Suggest(%q) = %q, want %q", model, got, want)
