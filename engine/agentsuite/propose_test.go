@@ -124,15 +124,17 @@ func TestRenderRules(t *testing.T) {
 	two := &draft{name: "two", cassette: "b.json", runs: 2, classes: []string{"search"}, toolOf: map[string]string{"search": "search"},
 		sometimes: []string{"extra"}, restricted: []string{"drop"}, allowed: []string{"search"}}
 	bare := &draft{name: "bare", cassette: "c.json", runs: 2}
-	out := render([]*draft{one, two, bare}, map[string]measured{"one": {&rate}, "two": {&rate}, "bare": {&rate}})
+	writes := &draft{name: "writes", cassette: "d.json", runs: 1, restricted: []string{"drop"}}
+	out := render([]*draft{one, two, bare, writes}, map[string]measured{"one": {&rate}, "two": {&rate}, "bare": {&rate}})
 	tests := strings.Split(strings.TrimPrefix(out[strings.Index(out, "agents:\n"):], "agents:\n"), "\n\n")
-	if len(tests) != 3 || !strings.HasPrefix(tests[0], `  - name: "one"`) {
-		t.Fatalf("want three tests apart by one blank line, the first right under agents:\n%s", out)
+	if len(tests) != 4 || !strings.HasPrefix(tests[0], `  - name: "one"`) {
+		t.Fatalf("want four tests apart by one blank line, the first right under agents:\n%s", out)
 	}
 	for i, tc := range []struct{ has, hasNot []string }{
 		{[]string{"allowed: [\"search\"]"}, []string{"runs:", "reliability:", "some runs only", "restricted:"}},
 		{[]string{"runs: 2", "min_pass_rate: 0.25", `called in some runs only: "extra"`, `restricted: ["drop"]`, `allowed: ["search"]`}, nil},
 		{[]string{"runs: 2", "min_pass_rate: 0.25"}, []string{"tool_edges:", "equal_function_sets:", "expect:"}},
+		{[]string{"tool_edges:", `restricted: ["drop"]`}, []string{"allowed:", "runs:", "reliability:"}},
 	} {
 		for _, s := range tc.has {
 			if !strings.Contains(tests[i], s) {
@@ -185,5 +187,28 @@ func TestProposeMeasures(t *testing.T) {
 	}
 	if !strings.Contains(p.Suite, "runs: 2\n") || !strings.Contains(p.Suite, "min_pass_rate: 100\n") {
 		t.Errorf("want runs: 2 and the measured min_pass_rate: 100:\n%s", p.Suite)
+	}
+}
+
+// TestReadAllCatalog: a recording of several files takes the runs of all
+// and the catalog of the first file that has one.
+func TestReadAllCatalog(t *testing.T) {
+	dir := t.TempDir()
+	session := func(tools string) string {
+		return `{"type":"system","subtype":"init","session_id":"s","model":"m","tools":[` + tools + `]}
+{"type":"result","subtype":"success","session_id":"s","result":"done"}
+`
+	}
+	for name, tools := range map[string]string{"1.jsonl": `"First"`, "2.jsonl": `"Second"`} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(session(tools)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cas, err := readAll(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cas.Runs) != 2 || len(cas.Catalog) != 1 || len(cas.Catalog[0].Tools) != 1 || cas.Catalog[0].Tools[0].Name != "First" {
+		t.Errorf("%d runs, catalog %+v; want 2 runs and the first file's catalog", len(cas.Runs), cas.Catalog)
 	}
 }
