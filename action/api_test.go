@@ -282,11 +282,11 @@ func TestActionArtifactBounded(t *testing.T) {
 	}
 }
 
-// TestActionOutputsDistinct: a baseline crafted so that every output has
-// a value of its own (1 regression, 3 fixes, 8 flips, 4 passed, 2 failed,
-// run 41, the comment's id), so an output written under another's name is
-// caught.
-func TestActionOutputsDistinct(t *testing.T) {
+// craftedBaseline is a baseline envelope against which the run of
+// actionSuite gives every output a value of its own: 1 regression, 3
+// fixes, 8 flips, 4 passed, 2 failed.
+func craftedBaseline(t *testing.T) []byte {
+	t.Helper()
 	cur := filepath.Join(t.TempDir(), "cur.json")
 	runEnvelope(t, actionSuite, cur)
 	data, err := os.ReadFile(cur)
@@ -313,6 +313,15 @@ func TestActionOutputsDistinct(t *testing.T) {
 		}
 	}
 	crafted, _ := json.Marshal(env)
+	return crafted
+}
+
+// TestActionOutputsDistinct: a baseline crafted so that every output has
+// a value of its own (1 regression, 3 fixes, 8 flips, 4 passed, 2 failed,
+// run 41, the comment's id), so an output written under another's name is
+// caught.
+func TestActionOutputsDistinct(t *testing.T) {
+	crafted := craftedBaseline(t)
 	srv := newServer(t)
 	run := goodRun(t, 41, "base0001")
 	run.Artifacts[0].Zip = zipOf(t, map[string][]byte{"mcptest-report.json": crafted})

@@ -94,16 +94,17 @@ func TestDottedToolNamesAreQualified(t *testing.T) {
 	}
 }
 
-// TestProposedNamesAreUnique: two recordings named a and a third named
-// "a #2" get three distinct test names; the second a was named "a #2" too,
-// and the proposal did not load.
+// TestProposedNamesAreUnique: two recordings named a, a third named "a #2"
+// and a fourth a get four distinct test names (the fourth the next free
+// number, "a #3"); the second a was named "a #2" too, and the proposal did
+// not load.
 func TestProposedNamesAreUnique(t *testing.T) {
 	dir := t.TempDir()
 	session := `{"type":"system","subtype":"init","session_id":"s","model":"m","tools":["Bash"]}
 {"type":"result","subtype":"success","session_id":"s","result":"done"}
 `
 	var paths []string
-	for _, p := range []string{"a.jsonl", "sub/a.jsonl", "a #2.jsonl"} {
+	for _, p := range []string{"a.jsonl", "sub/a.jsonl", "a #2.jsonl", "x/a.jsonl"} {
 		path := filepath.Join(dir, p)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -117,7 +118,7 @@ func TestProposedNamesAreUnique(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`- name: "a"`, `- name: "a #2"`, `- name: "a #2 #2"`} {
+	for _, want := range []string{`- name: "a"`, `- name: "a #2"`, `- name: "a #2 #2"`, `- name: "a #3"`} {
 		if !strings.Contains(p.Suite, want) {
 			t.Errorf("proposal lacks %s:\n%s", want, p.Suite)
 		}

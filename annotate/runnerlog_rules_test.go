@@ -1,0 +1,119 @@
+package annotate
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestAPIURLRedactorRules: the user-info of any URL is removed (also with
+// its colon escaped as %3A); the password, or a lone user name, is
+// removed wherever it stands from 8 characters on (the shortest token),
+// with its path- and query-escaped forms; 7 characters are left, a user
+// name beside a password is left, and without user-info only URLs change.
+func TestAPIURLRedactorRules(t *testing.T) {
+	for _, tc := range []struct{ api, in, want string }{
+		{"https://u:12345678@ghe.example/api", "token 12345678 here", "token *** here"},
+		{"https://u:1234567@ghe.example/api", "token 1234567 here", "token 1234567 here"},
+		{"https://u:1234567@ghe.example/api", "see https://u:1234567@ghe.example/x", "see https://***@ghe.example/x"},
+		{"https://abcdefgh@ghe.example/api", "user abcdefgh alone", "user *** alone"},
+		{"https://abcdefgh:passpass@ghe.example/api", "user abcdefgh, pass passpass", "user abcdefgh, pass ***"},
+		{"https://u:p%2Fq%2Br%3Dst@ghe.example/api", "raw p/q+r=st path p%2Fq+r=st query p%2Fq%2Br%3Dst", "raw *** path *** query ***"},
+		{"https://u:p%2Fq%2Br%3Ds@ghe.example/api", "7 raw p/q+r=s query p%2Fq%2Br%3Ds", "7 raw p/q+r=s query ***"},
+		{"https://u:50%25off!!@ghe.example/api", "raw 50%off!! doubled 50%25off!!", "raw *** doubled ***"},
+		{"https://ghe.example/api", "at https://x:y@h.example/ and h%3A//x:y@h.example/", "at https://***@h.example/ and h%3A//***@h.example/"},
+		{"https://ghe.example/api", "plain 12345678 stays", "plain 12345678 stays"},
+		{"  https://u:tok3n-value@ghe.example/api  ", "tok3n-value", "***"},
+		{"://bad url", "https://a:b@c.example/", "https://***@c.example/"},
+	} {
+		if got := APIURLRedactor(tc.api)(tc.in); got != tc.want {
+			t.Errorf("APIURLRedactor(%q)(%q) = %q, want %q", tc.api, tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestIgnorableBounds: a character that a culture-aware comparison skips
+// (C0 controls but the line breaks, DEL, the C1 controls, format
+// characters) between the two colons still makes a command, and is
+// escaped; a space, a printable character or a no-break space between them
+// does not.
+func TestIgnorableBounds(t *testing.T) {
+	for _, tc := range []struct {
+		between string
+		escaped bool
+	}{
+		{"\x00", true}, {"\x1f", true}, {"\x7f", true}, {"\u0080", true}, {"\u009f", true}, {"\u200b", true}, {"\u0301", true},
+		{" ", false}, {"~", false}, {"\u00a0", false}, {"a", false},
+	} {
+		in := ":" + tc.between + ":error::x"
+		got := LogText(in)
+		if escaped := strings.HasPrefix(got, `\u003a`); escaped != tc.escaped {
+			t.Errorf("LogText(%q) = %q; escaped %v, want %v", in, got, escaped, tc.escaped)
+		}
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"#\x1f#[x", "#\x1f#\\u005bx"},
+		{"# #[x", "# #[x"},
+		{"#[x", "#[x"},
+		{"x\r\n  ::e::x", "x\r\n  \\u003a:e::x"},
+		{"a::b", "a::b"},
+		{":", ":"},
+		{"::", `\u003a:`},
+	} {
+		if got := LogText(tc.in); got != tc.want {
+			t.Errorf("LogText(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestCommandsRules: through Commands, each allowed command reaches the log
+// as a command with the secrets redacted, but add-mask, which must carry
+// the secret to mask it; a command not ours, a line with a CR, or one
+// without its second "::" is log text.
+func TestCommandsRules(t *testing.T) {
+	redact := strings.NewReplacer("s3cr3t", "***").Replace
+	for _, tc := range []struct{ in, want string }{
+		{"::error file=a::s3cr3t", "::error file=a::***"},
+		{"::warning::w", "::warning::w"},
+		{"::notice::n", "::notice::n"},
+		{"::debug::d", "::debug::d"},
+		{"::group::g", "::group::g"},
+		{"::endgroup::", "::endgroup::"},
+		{"::add-mask::s3cr3t", "::add-mask::s3cr3t"},
+		{"::stop-commands::s3cr3t", `\u003a:stop-commands::***`},
+		{"::set-output name=x::y", `\u003a:set-output name=x::y`},
+		{"::error file=a", `\u003a:error file=a`},
+		{"::error::a\rb", `\u003a:error::a` + "\r" + "b"},
+		{"::error::x ##[group]y", `::error::x ##\u005bgroup]y`},
+	} {
+		var out bytes.Buffer
+		l := NewRunnerLog(&out, redact)
+		_, _ = l.Commands().Write([]byte(tc.in + "\n"))
+		if got := out.String(); got != tc.want+"\n" {
+			t.Errorf("Commands: %q reached the log as %q, want %q", tc.in, got, tc.want+"\n")
+		}
+	}
+}
+
+// TestRunnerLogWrites: text reaches the log whole lines at a time (a line
+// ended by LF or CR), redacted before it is neutralised, the rest held
+// until the next write or Flush; a command through Commands ends the line
+// held first.
+func TestRunnerLogWrites(t *testing.T) {
+	var out bytes.Buffer
+	l := NewRunnerLog(&out, strings.NewReplacer("SECRET", "::x").Replace)
+	_, _ = l.Write([]byte(":"))
+	if out.Len() != 0 {
+		t.Errorf("a line without a break was written: %q", out.String())
+	}
+	_, _ = l.Write([]byte(":error::a\rSECRET"))
+	if got := out.String(); got != `\u003a:error::a`+"\r" {
+		t.Errorf("after a CR: %q", got)
+	}
+	_, _ = l.Commands().Write([]byte("::notice::n\n"))
+	_ = l.Flush()
+	_ = l.Flush()
+	if got, want := out.String(), `\u003a:error::a`+"\r"+`\u003a:x`+"\n::notice::n\n"; got != want {
+		t.Errorf("log %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,214 @@
+package agentsuite
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcptest/mcptest/engine/cassette"
+)
+
+// runOf is a run that calls tools (server "s") in order, answers final and
+// used total tokens (none when total < 0).
+func runOf(total int64, final string, tools ...string) cassette.Run {
+	var calls []cassette.Call
+	for _, t := range tools {
+		calls = append(calls, cassette.Call{Server: "s", Tool: t})
+	}
+	r := cassette.Run{Turns: []cassette.Turn{{Calls: calls, FinalResponse: final}}}
+	if total >= 0 {
+		r.Tokens = &cassette.Tokens{Total: total}
+	}
+	return r
+}
+
+// TestProposeRules: a tool every run called is a class, in first-call
+// order, counted once per run however often a run calls it; a tool only
+// some runs called is left out with a note; a tool that may write is
+// never a class; the token ceiling is the largest run's, and none when a
+// run recorded no tokens; the F1 floor is the lowest run's.
+func TestProposeRules(t *testing.T) {
+	cas := &cassette.Cassette{Agent: "bot", Runs: []cassette.Run{
+		runOf(100, "Order 42 shipped.", "search", "fetch", "search"),
+		runOf(300, "Order 42 shipped!", "fetch", "search", "extra"),
+		runOf(200, "Order 42 shipped", "search", "fetch", "fetch", "delete_repo"),
+	}, Catalog: []cassette.ServerCatalog{{Server: "s", Tools: []cassette.Tool{{Name: "search"}, {Name: "fetch"}, {Name: "delete_repo"}, {Name: "ro_write", Raw: map[string]any{"annotations": map[string]any{"readOnlyHint": true}}}}}}}
+	d := propose(cas, "rec/orders.json")
+	if d.name != "bot: orders" || d.runs != 3 {
+		t.Errorf("name %q, runs %d; want bot: orders, 3", d.name, d.runs)
+	}
+	if !slices.Equal(d.classes, []string{"search", "fetch"}) || !slices.Equal(d.sometimes, []string{"extra"}) {
+		t.Errorf("classes %q, sometimes %q; want [search fetch], [extra]", d.classes, d.sometimes)
+	}
+	if !slices.Equal(d.restricted, []string{"delete_repo"}) || !slices.Equal(d.allowed, []string{"fetch", "ro_write", "search"}) {
+		t.Errorf("restricted %q, allowed %q", d.restricted, d.allowed)
+	}
+	if d.maxTokens == nil || *d.maxTokens != 300 {
+		t.Errorf("maxTokens %v, want 300 (the largest run's)", d.maxTokens)
+	}
+	// Run 1 called the classes only (F1 100); runs 2 and 3 called one tool
+	// more (extra, delete_repo): F1 80.
+	if d.minF1 == nil || *d.minF1 != 80 {
+		t.Errorf("minF1 %v, want 80 (the lowest run's)", d.minF1)
+	}
+	if !slices.Equal(d.facts, []string{"42"}) || d.unclassed {
+		t.Errorf("facts %q, unclassed %v", d.facts, d.unclassed)
+	}
+	notes := strings.Join(d.notes, "\n")
+	if !strings.Contains(notes, `"delete_repo" may change state`) || !strings.Contains(notes, "1 of 3 runs called it") || !strings.Contains(notes, `"extra" called in some runs only`) {
+		t.Errorf("notes:\n%s", notes)
+	}
+
+	cas.Runs[1].Tokens = nil
+	if d := propose(cas, "o.json"); d.maxTokens != nil {
+		t.Errorf("a run without tokens: maxTokens %d, want none", *d.maxTokens)
+	}
+	cas.Runs = []cassette.Run{runOf(0, "", "search", "fetch")}
+	if d := propose(cas, "o.json"); d.maxTokens == nil || *d.maxTokens != 0 || d.minF1 == nil || *d.minF1 != 100 {
+		t.Errorf("one run of 0 tokens: maxTokens %v, minF1 %v; want 0 and 100", d.maxTokens, d.minF1)
+	}
+}
+
+// TestUnclassedRules: a draft with runs and no class is unclassed, with
+// the note that says why; one whose runs only called a tool that may
+// write is not (the restricted edge fails it), nor is one without runs.
+func TestUnclassedRules(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		runs      []cassette.Run
+		unclassed bool
+		note      string
+	}{
+		{"no runs", nil, false, "has no runs"},
+		{"no calls", []cassette.Run{runOf(1, ""), runOf(1, "")}, true, "no run called a tool"},
+		{"some runs only", []cassette.Run{runOf(1, "", "search"), runOf(1, "")}, true, "was called in some runs only"},
+		{"only a write", []cassette.Run{runOf(1, "", "delete_repo"), runOf(1, "", "delete_repo")}, false, "may change state"},
+		{"a class", []cassette.Run{runOf(1, "", "search")}, false, ""},
+	} {
+		catalog := []cassette.ServerCatalog{{Server: "s", Tools: []cassette.Tool{{Name: "search"}, {Name: "delete_repo"}}}}
+		d := propose(&cassette.Cassette{Runs: tc.runs, Catalog: catalog}, "c.json")
+		notes := strings.Join(d.notes, "\n")
+		if d.unclassed != tc.unclassed || !strings.Contains(notes, tc.note) || tc.note == "" && notes != "" {
+			t.Errorf("%s: unclassed %v, notes %q; want %v with %q", tc.name, d.unclassed, notes, tc.unclassed, tc.note)
+		}
+	}
+}
+
+// TestFactBounds: a fact is at least 2 characters, at most maxFacts are
+// proposed, and each must be in every response.
+func TestFactBounds(t *testing.T) {
+	for _, tc := range []struct {
+		responses []string
+		want      []string
+	}{
+		{[]string{"A 7 B2 C3 D4 E5"}, []string{"B2", "C3", "D4"}},
+		{[]string{"A1 B2", "B2 only"}, []string{"B2"}},
+		{[]string{"A1 B2", "A1", "A1 B2"}, []string{"A1"}},
+		{[]string{"AB cd"}, []string{"AB"}},
+	} {
+		if got := commonFacts(tc.responses); !slices.Equal(got, tc.want) {
+			t.Errorf("commonFacts(%q) = %q, want %q", tc.responses, got, tc.want)
+		}
+	}
+}
+
+// TestRenderRules: what each part of a proposed test is written under:
+// runs and reliability only for more than one run, the some-runs note
+// only when a tool was dropped, each side of the edges only when it has
+// tools, a blank line between tests, the pass rate exactly.
+func TestRenderRules(t *testing.T) {
+	rate := 0.25
+	one := &draft{name: "one", cassette: "a.json", runs: 1, classes: []string{"search"}, toolOf: map[string]string{"search": "search"}, allowed: []string{"search"}}
+	two := &draft{name: "two", cassette: "b.json", runs: 2, classes: []string{"search"}, toolOf: map[string]string{"search": "search"},
+		sometimes: []string{"extra"}, restricted: []string{"drop"}, allowed: []string{"search"}}
+	bare := &draft{name: "bare", cassette: "c.json", runs: 2}
+	writes := &draft{name: "writes", cassette: "d.json", runs: 1, restricted: []string{"drop"}}
+	out := render([]*draft{one, two, bare, writes}, map[string]measured{"one": {&rate}, "two": {&rate}, "bare": {&rate}})
+	tests := strings.Split(strings.TrimPrefix(out[strings.Index(out, "agents:\n"):], "agents:\n"), "\n\n")
+	if len(tests) != 4 || !strings.HasPrefix(tests[0], `  - name: "one"`) {
+		t.Fatalf("want four tests apart by one blank line, the first right under agents:\n%s", out)
+	}
+	for i, tc := range []struct{ has, hasNot []string }{
+		{[]string{"allowed: [\"search\"]"}, []string{"runs:", "reliability:", "some runs only", "restricted:"}},
+		{[]string{"runs: 2", "min_pass_rate: 0.25", `called in some runs only: "extra"`, `restricted: ["drop"]`, `allowed: ["search"]`}, nil},
+		{[]string{"runs: 2", "min_pass_rate: 0.25"}, []string{"tool_edges:", "equal_function_sets:", "expect:"}},
+		{[]string{"tool_edges:", `restricted: ["drop"]`}, []string{"allowed:", "runs:", "reliability:"}},
+	} {
+		for _, s := range tc.has {
+			if !strings.Contains(tests[i], s) {
+				t.Errorf("test %d lacks %q:\n%s", i, s, tests[i])
+			}
+		}
+		for _, s := range tc.hasNot {
+			if strings.Contains(tests[i], s) {
+				t.Errorf("test %d has %q:\n%s", i, s, tests[i])
+			}
+		}
+	}
+}
+
+// TestFinalResponseAndNames: the final response of a run is its last
+// turn's that is not empty; a third recording of one name is "#3"; a
+// cassette's path is written relative to the suite's directory.
+func TestFinalResponseAndNames(t *testing.T) {
+	r := cassette.Run{Turns: []cassette.Turn{{FinalResponse: "first"}, {FinalResponse: "second"}, {}}}
+	if got := finalResponse(&r); got != "second" {
+		t.Errorf("finalResponse = %q, want second", got)
+	}
+	if got := finalResponse(&cassette.Run{Turns: []cassette.Turn{{FinalResponse: "only"}}}); got != "only" {
+		t.Errorf("finalResponse of one turn = %q", got)
+	}
+	if got := relativeTo("suites", "suites/rec/a.json"); got != "rec/a.json" {
+		t.Errorf("relativeTo = %q, want rec/a.json", got)
+	}
+}
+
+// TestProposeMeasures: the floors of a proposal are measured by running
+// the draft on its recordings: two runs that both pass give a pass rate
+// of 100 (per cent).
+func TestProposeMeasures(t *testing.T) {
+	dir := t.TempDir()
+	session := `{"type":"system","subtype":"init","session_id":"s","model":"m","tools":["Bash"]}
+{"type":"result","subtype":"success","session_id":"s","result":"done"}
+`
+	for _, name := range []string{"1.jsonl", "2.jsonl"} {
+		if err := os.MkdirAll(filepath.Join(dir, "rec"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "rec", name), []byte(session), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := Propose(filepath.Join(dir, "suite.yml"), []string{filepath.Join(dir, "rec")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Suite, "runs: 2\n") || !strings.Contains(p.Suite, "min_pass_rate: 100\n") {
+		t.Errorf("want runs: 2 and the measured min_pass_rate: 100:\n%s", p.Suite)
+	}
+}
+
+// TestReadAllCatalog: a recording of several files takes the runs of all
+// and the catalog of the first file that has one.
+func TestReadAllCatalog(t *testing.T) {
+	dir := t.TempDir()
+	session := func(tools string) string {
+		return `{"type":"system","subtype":"init","session_id":"s","model":"m","tools":[` + tools + `]}
+{"type":"result","subtype":"success","session_id":"s","result":"done"}
+`
+	}
+	for name, tools := range map[string]string{"1.jsonl": `"First"`, "2.jsonl": `"Second"`} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(session(tools)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cas, err := readAll(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cas.Runs) != 2 || len(cas.Catalog) != 1 || len(cas.Catalog[0].Tools) != 1 || cas.Catalog[0].Tools[0].Name != "First" {
+		t.Errorf("%d runs, catalog %+v; want 2 runs and the first file's catalog", len(cas.Runs), cas.Catalog)
+	}
+}

@@ -1,0 +1,54 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRunCheckRules: an assertion checked on every run passes only when
+// some run was checked and none failed; it reports the first failed run
+// (its value and its run number), counts the failed runs, and says the run
+// in its message only when there was more than one.
+func TestRunCheckRules(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "c.json"), []byte(cassetteJSON(runJSON("x", "w.get_weather"))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ParseSuite(filepath.Join(dir, "suite.yml"), []byte("agents:\n  - name: a\n    cassette: c.json\n    expect:\n      - tokens.total: { \"<=\": 10 }\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := s.Cases[0].Expect[0]
+	doc := func(total float64) map[string]any { return map[string]any{"tokens": map[string]any{"total": total}} }
+	for _, tc := range []struct {
+		name    string
+		totals  []float64
+		passed  bool
+		failed  int
+		run     int
+		actual  any
+		message string
+	}{
+		{"no run", nil, false, 0, 0, nil, "no recorded run to check"},
+		{"one run at the bound", []float64{10}, true, 0, 0, 10.0, "passed"},
+		{"one run over", []float64{11}, false, 1, 1, 11.0, "failed: "},
+		{"the first failure is kept", []float64{5, 12, 13}, false, 2, 2, 12.0, "failed in run 2 of 3: "},
+		{"the count of failed runs", []float64{12, 1, 13}, false, 2, 1, 12.0, "(2 of 3 runs failed)"},
+		{"every run passes", []float64{4, 10}, true, 0, 0, 4.0, "passed"},
+	} {
+		rc := newRunCheck(a)
+		for i, v := range tc.totals {
+			rc.check(i+1, doc(v))
+		}
+		r := rc.result(len(tc.totals))
+		if r.Passed != tc.passed || r.FailedRuns != tc.failed || r.Run != tc.run || r.Actual != tc.actual || !strings.Contains(r.Message, tc.message) {
+			t.Errorf("%s: passed %v, failed runs %d, run %d, actual %v, message %q; want %v, %d, %d, %v, %q",
+				tc.name, r.Passed, r.FailedRuns, r.Run, r.Actual, r.Message, tc.passed, tc.failed, tc.run, tc.actual, tc.message)
+		}
+		if tc.failed > 0 && len(tc.totals) == 1 && (strings.Contains(r.Message, " in run ") || strings.Contains(r.Message, "runs failed")) {
+			t.Errorf("%s: one run, the message counts or names it: %q", tc.name, r.Message)
+		}
+	}
+}
