@@ -10,8 +10,8 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/mcptest/mcptest/baseline"
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/safefile"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/safefile"
 )
 
 // maxEventBytes bounds the event payload; GitHub caps webhook payloads at

@@ -13,8 +13,8 @@ import (
 
 	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/engine"
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/report"
 )
 
 // The modes of the Action (input mode).

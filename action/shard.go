@@ -12,9 +12,9 @@ import (
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/report"
-	"github.com/mcptest/mcptest/engine/stamp"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/report"
+	"github.com/mcptest/mcptest/report/stamp"
 )
 
 // shardMode ends a shard run (mode shard): the shard's envelope is written

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 
 	"github.com/sethvargo/go-githubactions"
 

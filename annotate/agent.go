@@ -7,8 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/gate/tokens"
+	"github.com/mcptest/mcptest/report"
 )
 
 // DefaultAgentBudget is the agent reporter's token budget when none is

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/gate/tokens"
+	"github.com/mcptest/mcptest/report"
 )
 
 func failingEnvelope(n int, actual any) *report.Envelope {

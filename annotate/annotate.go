@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 )
 
 // Reporter renders a run envelope.

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/mcptest/mcptest/baseline"
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/report"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcptest/mcptest/baseline"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 )
 
 // CompareFormats lists the formats a comparison renders to, in the order

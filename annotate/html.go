@@ -13,7 +13,7 @@ import (
 	"sync"
 
 	"github.com/mcptest/mcptest/baseline"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 )
 
 // HTML writes the auditor view of a run: one self-contained page (inline

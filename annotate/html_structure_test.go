@@ -7,7 +7,7 @@ import (
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/annotate/htmltest"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 )
 
 // TestHTMLStructure renders the sample and reliability fixtures as HTML

@@ -10,7 +10,7 @@ import (
 
 	segjson "github.com/segmentio/encoding/json"
 
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 )
 
 // indentSeeds are JSON documents whose compact form the indenter is

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 )
 
 // The envelope's JSON is indented by two spaces; a case, an element of the

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 )
 
 // JUnit writes the run as JUnit XML for the test tabs of CI systems. Each

@@ -4,7 +4,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/internal/diag"
 )
 
 // CleanMessage is Clean for an error message written over several lines

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/internal/diag"
 )
 
 // TestCleanMessage: each line of a message is cleaned, its breaks kept.

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/report"
 )
 
 // problem is one reason a case did not pass, as the JUnit, SARIF and HTML

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcptest/mcptest/baseline"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 )
 
 // maxPrettyRuns is how many runs the pretty and HTML reporters list one by

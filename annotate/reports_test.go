@@ -14,11 +14,11 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
-	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/internal/diag"
 )
 
 func renderReport(t testing.TB, r Reporter, env *report.Envelope) []byte {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/report"
 )
 
 // restrictedEnv is a run of one case named name, of the verdict given,

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"io"
 
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 )
 
 // RunOutput is how a run's report is written as the run is computed: with

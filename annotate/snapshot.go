@@ -11,7 +11,7 @@ import (
 	"html/template"
 	"io"
 
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 )
 
 //go:embed html/snapshot.tmpl

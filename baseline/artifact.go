@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mcptest/mcptest/engine/safefile"
+	"github.com/mcptest/mcptest/internal/safefile"
 )
 
 // maxQuoted is how many bytes of an untrusted name a message shows.

@@ -7,9 +7,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/report"
-	"github.com/mcptest/mcptest/gate/stats"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/stats"
+	"github.com/mcptest/mcptest/report"
 )
 
 // Version is the version of the comparison document (the JSON form of a

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcptest/mcptest/baseline"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 )
 
 // agentCase is a passing agent case with one F1 assertion and one floor.

@@ -13,11 +13,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/mcptest/mcptest/engine/safefile"
+	"github.com/mcptest/mcptest/internal/safefile"
 )
 
 // GitHub talks to the GitHub REST API for the Action: the baseline

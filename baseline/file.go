@@ -6,9 +6,9 @@ import (
 	"io"
 	"os"
 
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/report"
-	"github.com/mcptest/mcptest/engine/safefile"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/safefile"
+	"github.com/mcptest/mcptest/report"
 )
 
 // ReadFile reads the saved run envelope at path with read: report.Read

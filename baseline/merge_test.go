@@ -11,7 +11,7 @@ import (
 
 	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/engine"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 )
 
 // genSuite writes a random suite of agent tests, with equal_function_sets

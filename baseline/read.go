@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 )
 
 // MaxEnvelopeBytes bounds the size of an envelope read from a file.

@@ -155,23 +155,27 @@ func codeList(pkgs []string) string {
 	return "`" + strings.Join(pkgs, "`, `") + "`"
 }
 
-// namedLayer is the place of a named package in the one-way order cmd ->
-// mcpserver -> annotate -> baseline -> engine -> {gate, live} -> leaf
-// packages, or 0 for a package the order does not name.
+// namedLayer is the place of a named package in the one-way order, top
+// down: cmd -> {action, mcpserver} -> engine -> {annotate, live} ->
+// {baseline, gate} -> {report, cassette} -> the leaves (internal/ and
+// cli), or 0 for a package the order does not name. Packages of one
+// layer do not import one another, the leaves aside.
 func namedLayer(pkg string) float64 {
 	switch {
 	case strings.HasPrefix(pkg, "cmd/"):
-		return 7
-	case pkg == "mcpserver":
 		return 6
-	case pkg == "annotate":
+	case pkg == "action", pkg == "mcpserver":
 		return 5
-	case pkg == "baseline":
-		return 4
 	case pkg == "engine":
+		return 4
+	case pkg == "annotate", pkg == "live":
 		return 3
-	case pkg == "gate", pkg == "live":
+	case pkg == "baseline", pkg == "gate":
 		return 2
+	case pkg == "report", pkg == "cassette":
+		return 1.5
+	case strings.HasPrefix(pkg, "internal/"), pkg == "cli":
+		return 1
 	}
 	return 0
 }
@@ -207,9 +211,9 @@ func layers(graph map[string][]string) map[string]float64 {
 }
 
 // TestPackageLayers: every import points down the one-way order of
-// namedLayer, leaves aside (they may import one another), and no package
-// reaches a higher layer through a subpackage: no reporter links the
-// runner's dependants and no gate links the engine.
+// namedLayer, leaves aside (the packages of internal/ and cli may import
+// one another), and no package reaches a higher layer through a
+// subpackage: no reporter links the runner and no gate links the engine.
 func TestPackageLayers(t *testing.T) {
 	graph := packageImports(t)
 	layer := layers(graph)
@@ -221,7 +225,7 @@ func TestPackageLayers(t *testing.T) {
 	for _, pkg := range pkgs {
 		for _, d := range graph[pkg] {
 			if lp, ld := layer[pkg], layer[d]; ld > lp || (ld == lp && lp != 1) {
-				t.Errorf("%s imports %s: imports point down cmd -> mcpserver -> annotate -> baseline -> engine -> gate, live -> leaf packages", pkg, d)
+				t.Errorf("%s imports %s: imports point down cmd -> action, mcpserver -> engine -> annotate, live -> baseline, gate -> report, cassette -> internal/, cli", pkg, d)
 			}
 		}
 	}
@@ -230,19 +234,60 @@ func TestPackageLayers(t *testing.T) {
 // TestLayers holds layers to the order on a small graph.
 func TestLayers(t *testing.T) {
 	graph := map[string][]string{
-		"cmd/x":        {"engine/suite", "annotate"},
-		"annotate":     {"engine/leaf"},
-		"engine":       {"engine/leaf", "gate"},
-		"engine/leaf":  {"engine/diag"},
-		"engine/diag":  {},
-		"engine/suite": {"engine"},
-		"gate":         {"engine/suite"},
+		"cmd/x":          {"engine/suite", "annotate"},
+		"annotate":       {"gate/leaf", "report"},
+		"engine":         {"gate/leaf", "gate", "live"},
+		"gate/leaf":      {"internal/diag"},
+		"internal/diag":  {},
+		"engine/suite":   {"engine"},
+		"gate":           {"report", "cassette"},
+		"live":           {"cassette"},
+		"report":         {"internal/diag"},
+		"report/stamp":   {"report"},
+		"cassette":       {"internal/diag"},
+		"internal/stats": {},
 	}
 	l := layers(graph)
-	want := map[string]float64{"cmd/x": 7, "annotate": 5, "engine": 3, "engine/leaf": 1, "engine/diag": 1, "engine/suite": 3.5, "gate": 2}
+	want := map[string]float64{"cmd/x": 6, "annotate": 3, "engine": 4, "gate/leaf": 1, "internal/diag": 1,
+		"engine/suite": 4.5, "gate": 2, "live": 3, "report": 1.5, "report/stamp": 2, "cassette": 1.5, "internal/stats": 1}
 	for p, w := range want {
 		if l[p] != w {
 			t.Errorf("layer of %s = %v, want %v", p, l[p], w)
+		}
+	}
+}
+
+// TestFormatsAreLeaves: the formats (report, the run envelope; cassette,
+// the recordings) link no package of mcptest outside internal/ and no
+// library but the JSON Schema validator internal/expr compiles the
+// `schema:` matcher with (a suite's floors are matchers, which report
+// judges), so a reader of envelopes or recordings links neither the
+// runner, the MCP client nor the SDK; and the packages of internal/ import
+// no package of mcptest outside internal/.
+func TestFormatsAreLeaves(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", "./report", "./cassette")
+	cmd.Dir = ".."
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
+	}
+	libraries := []string{"github.com/santhosh-tekuri/jsonschema/v5"}
+	for _, dep := range strings.Fields(string(out)) {
+		rel, ours := strings.CutPrefix(dep, modulePath)
+		first, _, _ := strings.Cut(dep, "/")
+		switch {
+		case ours && (rel == "report" || rel == "cassette" || strings.HasPrefix(rel, "internal/")):
+		case ours:
+			t.Errorf("report or cassette links %s", dep)
+		case strings.Contains(first, ".") && !slices.Contains(libraries, dep):
+			t.Errorf("report or cassette links the library %s", dep)
+		}
+	}
+	for pkg, deps := range packageImports(t) {
+		for _, d := range deps {
+			if strings.HasPrefix(pkg, "internal/") && !strings.HasPrefix(d, "internal/") {
+				t.Errorf("%s imports %s: a package of internal/ imports only internal/", pkg, d)
+			}
 		}
 	}
 }

@@ -3,10 +3,10 @@ package engine
 import (
 	"fmt"
 
-	"github.com/mcptest/mcptest/engine/cassette"
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/redact"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/cassette"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/redact"
+	"github.com/mcptest/mcptest/report"
 )
 
 // runAgent computes an agent test, reading its cassettes one file at a

@@ -3,9 +3,9 @@ package engine
 import (
 	"fmt"
 
-	"github.com/mcptest/mcptest/engine/cassette"
-	"github.com/mcptest/mcptest/engine/redact"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/cassette"
+	"github.com/mcptest/mcptest/internal/redact"
+	"github.com/mcptest/mcptest/report"
 )
 
 // evaluate runs one assertion against a value. The actual value and the

@@ -1,7 +1,7 @@
 package engine_test
 
 // The benchmarks of `mcptest run` over generated cassettes (see
-// engine/cassette/gen and docs/benchmarks.md):
+// cassette/gen and docs/benchmarks.md):
 //
 //   - BenchmarkRun: the whole run path minus printing (load the suite,
 //     replay every cassette, compute every gate, encode the JSON report).
@@ -34,9 +34,9 @@ import (
 	"time"
 
 	"github.com/mcptest/mcptest/annotate"
+	"github.com/mcptest/mcptest/cassette/gen"
 	"github.com/mcptest/mcptest/engine"
-	"github.com/mcptest/mcptest/engine/cassette/gen"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 )
 
 // benchN is the number of cassettes the time benchmarks read: the figure

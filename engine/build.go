@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/expr"
-	"github.com/mcptest/mcptest/engine/report"
-	"github.com/mcptest/mcptest/engine/yamlpos"
 	"github.com/mcptest/mcptest/gate"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/expr"
+	"github.com/mcptest/mcptest/internal/yamlpos"
+	"github.com/mcptest/mcptest/report"
 )
 
 // builder walks a schema-checked document into a Suite and checks what the

@@ -12,9 +12,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/mcptest/mcptest/engine/cassette"
-	"github.com/mcptest/mcptest/engine/report"
-	"github.com/mcptest/mcptest/engine/safefile"
+	"github.com/mcptest/mcptest/cassette"
+	"github.com/mcptest/mcptest/internal/safefile"
+	"github.com/mcptest/mcptest/report"
 )
 
 // cacheFormat numbers the shape of a cache entry and of the key it is

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcptest/mcptest/engine/cassette"
-	"github.com/mcptest/mcptest/engine/cassette/gen"
-	"github.com/mcptest/mcptest/engine/yamlpos"
+	"github.com/mcptest/mcptest/cassette"
+	"github.com/mcptest/mcptest/cassette/gen"
+	"github.com/mcptest/mcptest/internal/yamlpos"
 )
 
 // TestCanonicalJSON: the encoding is json.Marshal's, byte for byte, for

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcptest/mcptest/engine/cassette/gen"
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/cassette/gen"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/report"
 )
 
 // runErrors loads the suite at path and runs it, returning the input

@@ -8,10 +8,10 @@ import (
 	"os"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/redact"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/redact"
 	"github.com/mcptest/mcptest/live"
+	"github.com/mcptest/mcptest/report"
 )
 
 // ComplianceBlock is a compliance: entry: one protocol exchange with a live

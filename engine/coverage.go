@@ -3,8 +3,8 @@ package engine
 import (
 	"sort"
 
-	"github.com/mcptest/mcptest/engine/cassette"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/cassette"
+	"github.com/mcptest/mcptest/report"
 )
 
 type toolKey struct{ server, tool string }

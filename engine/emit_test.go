@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcptest/mcptest/engine"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 )
 
 // TestRunEmitsWhatItKeeps: with Options.Emit, Run hands over every case in

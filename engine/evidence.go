@@ -4,10 +4,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mcptest/mcptest/engine/cassette"
-	"github.com/mcptest/mcptest/engine/redact"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/cassette"
 	"github.com/mcptest/mcptest/gate"
+	"github.com/mcptest/mcptest/internal/redact"
+	"github.com/mcptest/mcptest/report"
 )
 
 // The bounds of a case's evidence: the runs kept, the calls kept per run,

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/report"
 )
 
 // FuzzParseSuite feeds arbitrary bytes to the suite loader: it must never

@@ -3,11 +3,11 @@ package engine
 import (
 	"fmt"
 
-	"github.com/mcptest/mcptest/engine/cassette"
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/expr"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/cassette"
 	"github.com/mcptest/mcptest/gate"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/expr"
+	"github.com/mcptest/mcptest/report"
 )
 
 // BudgetBlock is a budget: block: the latency and step figures of each

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine/cassette"
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/cassette"
 	"github.com/mcptest/mcptest/gate"
 	"github.com/mcptest/mcptest/gate/distractor"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/report"
 )
 
 // DistractorsBlock is a distractors: block.

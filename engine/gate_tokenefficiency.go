@@ -1,10 +1,10 @@
 package engine
 
 import (
-	"github.com/mcptest/mcptest/engine/cassette"
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/cassette"
 	"github.com/mcptest/mcptest/gate"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/report"
 )
 
 // TokenEfficiencyBlock is a token_efficiency: block: the classes of its

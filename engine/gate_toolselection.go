@@ -3,11 +3,11 @@ package engine
 import (
 	"strconv"
 
-	"github.com/mcptest/mcptest/engine/cassette"
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/cassette"
 	"github.com/mcptest/mcptest/gate"
-	"github.com/mcptest/mcptest/gate/stats"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/stats"
+	"github.com/mcptest/mcptest/report"
 )
 
 // ToolSelectionBlock is a tool_selection: block, the pass^k floor.

@@ -4,12 +4,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine/cassette"
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/expr"
-	"github.com/mcptest/mcptest/engine/report"
-	"github.com/mcptest/mcptest/engine/yamlpos"
+	"github.com/mcptest/mcptest/cassette"
 	"github.com/mcptest/mcptest/gate"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/expr"
+	"github.com/mcptest/mcptest/internal/yamlpos"
+	"github.com/mcptest/mcptest/report"
 )
 
 // TrajectoryBlock is a trajectory: block: the calls a run must make, by a

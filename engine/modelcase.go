@@ -3,8 +3,8 @@ package engine
 import (
 	"strings"
 
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/report"
 )
 
 // JudgeBlock is an evals: case's judge: the metrics a judge model scores

@@ -1,6 +1,6 @@
 package engine
 
-import "github.com/mcptest/mcptest/engine/report"
+import "github.com/mcptest/mcptest/report"
 
 // serverInfos describes the suite's servers in the suite's (name) order.
 func serverInfos(servers []Server) []report.ServerInfo {

@@ -8,10 +8,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/gate/quality"
+	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/live"
+	"github.com/mcptest/mcptest/report"
 )
 
 // QualityBlock is a tool_quality: entry: the catalog it scores, read from a

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcptest/mcptest/engine/cassette"
-	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/cassette"
 	"github.com/mcptest/mcptest/engine/schema"
+	"github.com/mcptest/mcptest/internal/diag"
 )
 
 // caseKeys are the keys of an agent test that are not gate blocks.

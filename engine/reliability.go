@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/report"
-	"github.com/mcptest/mcptest/gate/stats"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/stats"
+	"github.com/mcptest/mcptest/report"
 )
 
 // ReliabilityBlock is a reliability: block: the floors that judge a case by

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/mcptest/mcptest/engine/prices"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/internal/prices"
+	"github.com/mcptest/mcptest/report"
 )
 
 // TestCaseVerdictRule is the one rule that gives a replayed case its

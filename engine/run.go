@@ -11,11 +11,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/prices"
-	"github.com/mcptest/mcptest/engine/redact"
-	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/gate"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/prices"
+	"github.com/mcptest/mcptest/internal/redact"
+	"github.com/mcptest/mcptest/report"
 )
 
 // Options tune a run.

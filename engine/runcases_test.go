@@ -8,9 +8,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcptest/mcptest/cassette/gen"
 	"github.com/mcptest/mcptest/engine"
-	"github.com/mcptest/mcptest/engine/cassette/gen"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 )
 
 // runWith runs the suite at path with GOMAXPROCS set to procs and returns

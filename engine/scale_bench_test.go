@@ -28,8 +28,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/mcptest/mcptest/cassette/gen"
 	"github.com/mcptest/mcptest/engine"
-	"github.com/mcptest/mcptest/engine/cassette/gen"
 )
 
 // caseSizes are the numbers of cases, one cassette each, the flat-memory

@@ -6,13 +6,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine/cassette"
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/expr"
-	"github.com/mcptest/mcptest/engine/redact"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/cassette"
 	"github.com/mcptest/mcptest/engine/world"
-	"github.com/mcptest/mcptest/engine/yamlpos"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/expr"
+	"github.com/mcptest/mcptest/internal/redact"
+	"github.com/mcptest/mcptest/internal/yamlpos"
+	"github.com/mcptest/mcptest/report"
 )
 
 // Scenario is a scenarios: entry: a seeded hidden world, the rules that

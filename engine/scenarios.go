@@ -3,8 +3,8 @@ package engine
 import (
 	"fmt"
 
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/report"
 )
 
 // Scenarios are the suite's scenarios, or those named exactly by names

@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/mcptest/mcptest/engine/cassette/gen"
+	"github.com/mcptest/mcptest/cassette/gen"
 	"github.com/mcptest/mcptest/engine/schema"
-	"github.com/mcptest/mcptest/engine/yamlpos"
+	"github.com/mcptest/mcptest/internal/yamlpos"
 )
 
 // fastSuites are suites whose every test has the shape validSuite checks

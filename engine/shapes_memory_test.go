@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcptest/mcptest/engine/cassette/gen"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/cassette/gen"
+	"github.com/mcptest/mcptest/report"
 )
 
 // The memory a cassette may cost while it is replayed (SECURITY.md): at

@@ -1,8 +1,8 @@
 package engine
 
 import (
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/report"
 )
 
 // selectShard keeps the cases of the shard, in suite order.

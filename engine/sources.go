@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/expr"
-	"github.com/mcptest/mcptest/engine/yamlpos"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/expr"
+	"github.com/mcptest/mcptest/internal/yamlpos"
 )
 
 // What a source of a sources: list may give the joined run (use:).

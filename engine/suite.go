@@ -6,10 +6,10 @@ import (
 	"io"
 	"time"
 
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/expr"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/expr"
 	"github.com/mcptest/mcptest/live"
+	"github.com/mcptest/mcptest/report"
 )
 
 // Suite is a loaded suite.yml: every value keeps the position it was

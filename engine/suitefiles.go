@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/internal/diag"
 )
 
 // FileRef is a file a suite names: the value of a cassette: or catalog:

@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/report"
-	"github.com/mcptest/mcptest/engine/yamlpos"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/yamlpos"
+	"github.com/mcptest/mcptest/report"
 )
 
 // suiteFloors reads the suite's floors: list, an expect: list whose

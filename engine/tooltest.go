@@ -9,13 +9,13 @@ import (
 	"sort"
 	"time"
 
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/redact"
-	"github.com/mcptest/mcptest/engine/yamlpos"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/redact"
+	"github.com/mcptest/mcptest/internal/yamlpos"
 	"github.com/mcptest/mcptest/live"
 )
 

@@ -12,11 +12,11 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/expr"
 	"github.com/mcptest/mcptest/engine/schema"
-	"github.com/mcptest/mcptest/engine/yamlpos"
 	"github.com/mcptest/mcptest/gate"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/expr"
+	"github.com/mcptest/mcptest/internal/yamlpos"
 )
 
 // rawSuiteSchema is the suite schema as generic JSON, read to name the keys

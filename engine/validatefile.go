@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine/cassette"
-	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/cassette"
+	"github.com/mcptest/mcptest/internal/diag"
 )
 
 // ValidationDoc is the validation document: what `mcptest validate

@@ -12,7 +12,7 @@ import (
 // one lost its calls; a test not recorded yet is passed over.
 func TestValidateSuiteRecordings(t *testing.T) {
 	dir := t.TempDir()
-	lost, err := os.ReadFile("cassette/testdata/err/ai_sdk_ui_messages.json")
+	lost, err := os.ReadFile("../cassette/testdata/err/ai_sdk_ui_messages.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 package engine
 
-import "github.com/mcptest/mcptest/engine/report"
+import "github.com/mcptest/mcptest/report"
 
 // caseVerdict decides the verdict of a replayed case (an agent test or a
 // scenario) from its own results: fail when one of its assertions or floors

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/cassette"
 )
 
 // searchSchema is a tool schema with every kind of check BFCL's AST checker

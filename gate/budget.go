@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/cassette"
 )
 
 // Budget is a budget: block's floors; nil is no floor.

@@ -3,8 +3,8 @@ package gate
 import (
 	"fmt"
 
-	"github.com/mcptest/mcptest/engine/cassette"
-	"github.com/mcptest/mcptest/gate/stats"
+	"github.com/mcptest/mcptest/cassette"
+	"github.com/mcptest/mcptest/internal/stats"
 )
 
 // Edges is a tool_edges: block: the tools an agent may call, the tools it

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/internal/diag"
 )
 
 // Result is what a gate contributes to a case of the run envelope.

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcptest/mcptest/engine/cassette"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/cassette"
 	"github.com/mcptest/mcptest/gate/distractor"
+	"github.com/mcptest/mcptest/report"
 )
 
 func run(tokens int64, ids ...string) *cassette.Run {

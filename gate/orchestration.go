@@ -1,8 +1,8 @@
 package gate
 
 import (
-	"github.com/mcptest/mcptest/engine/cassette"
-	"github.com/mcptest/mcptest/gate/stats"
+	"github.com/mcptest/mcptest/cassette"
+	"github.com/mcptest/mcptest/internal/stats"
 )
 
 // OrchestrationRun holds one run's counts behind the five orchestration

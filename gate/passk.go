@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine/cassette"
-	"github.com/mcptest/mcptest/engine/report"
-	"github.com/mcptest/mcptest/gate/stats"
+	"github.com/mcptest/mcptest/cassette"
+	"github.com/mcptest/mcptest/internal/stats"
+	"github.com/mcptest/mcptest/report"
 )
 
 // PassKConfig is a tool_selection: block: the tool every run should reach

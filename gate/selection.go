@@ -3,8 +3,8 @@ package gate
 import (
 	"fmt"
 
-	"github.com/mcptest/mcptest/engine/cassette"
-	"github.com/mcptest/mcptest/gate/stats"
+	"github.com/mcptest/mcptest/cassette"
+	"github.com/mcptest/mcptest/internal/stats"
 )
 
 // Class is an equal-function set: a named group of tools that do the same

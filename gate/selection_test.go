@@ -4,8 +4,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/mcptest/mcptest/engine/cassette"
-	"github.com/mcptest/mcptest/gate/stats"
+	"github.com/mcptest/mcptest/cassette"
+	"github.com/mcptest/mcptest/internal/stats"
 )
 
 func calls(ids ...string) []cassette.Call {

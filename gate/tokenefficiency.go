@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/cassette"
 	"github.com/mcptest/mcptest/gate/tokens"
 )
 

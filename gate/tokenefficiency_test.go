@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/cassette"
 	"github.com/mcptest/mcptest/gate/tokens"
 )
 

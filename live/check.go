@@ -9,9 +9,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/jsonpos"
-	"github.com/mcptest/mcptest/engine/yamlpos"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/jsonpos"
+	"github.com/mcptest/mcptest/internal/yamlpos"
 )
 
 // toolKeys are the fields the MCP schema names for a tools/list entry. The

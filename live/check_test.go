@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/internal/diag"
 )
 
 func TestCatalogFileErrorsArePositioned(t *testing.T) {

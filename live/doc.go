@@ -19,7 +19,7 @@
 // Layers the connection layers `mcptest doctor` reports. Record is `mcptest
 // record`: a Recording collects the calls ProxyServer forwards (to an agent
 // on stdio, or over streamable HTTP with ProxyHTTP) and renders them as a
-// v1 cassette (engine/cassette.File), added to the one ReadRecording read
+// v1 cassette (cassette.File), added to the one ReadRecording read
 // when appending. An *diag.InputError is a refusal of what the user gave (a
 // --listen address, a cassette to append to that is not v1), which the
 // command reports as wrong input.

@@ -7,8 +7,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcptest/mcptest/engine/cassette"
-	"github.com/mcptest/mcptest/engine/redact"
+	"github.com/mcptest/mcptest/cassette"
+	"github.com/mcptest/mcptest/internal/redact"
 )
 
 // Recording collects the calls a proxy (ProxyServer) forwards, per client

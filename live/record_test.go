@@ -7,7 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/cassette"
 )
 
 // TestRecordingCassette: each client session is a run, in the order of

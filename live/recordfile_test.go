@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/internal/diag"
 )
 
 // TestReadRecording: --append starts a new cassette where none exists,
@@ -18,13 +18,13 @@ func TestReadRecording(t *testing.T) {
 	if doc != nil || err != nil {
 		t.Errorf("a missing cassette: %v, %v; want nothing to add to", doc, err)
 	}
-	doc, err = ReadRecording("../engine/cassette/testdata/ok/v1_multirun.json")
+	doc, err = ReadRecording("../cassette/testdata/ok/v1_multirun.json")
 	if err != nil || doc == nil || len(doc.Runs) < 2 {
 		t.Fatalf("a v1 cassette: %v, %v", doc, err)
 	}
 	for name, want := range map[string]string{
-		"../engine/cassette/testdata/ok/openai_chat.json": "--append adds to an mcptest v1 cassette",
-		filepath.Join(dir, "broken.json"):                 "broken.json",
+		"../cassette/testdata/ok/openai_chat.json": "--append adds to an mcptest v1 cassette",
+		filepath.Join(dir, "broken.json"):          "broken.json",
 	} {
 		if strings.HasSuffix(name, "broken.json") {
 			if err := os.WriteFile(name, []byte(`{"version": 1, "runs": [`), 0o644); err != nil {

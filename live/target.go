@@ -18,7 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcptest/mcptest/engine/redact"
+	"github.com/mcptest/mcptest/internal/redact"
 )
 
 // Target is one MCP server to read: exactly one of Command (stdio) and URL

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine/safefile"
+	"github.com/mcptest/mcptest/internal/safefile"
 )
 
 // MaxConfigBytes caps an MCP config file doctor reads.

@@ -41,7 +41,7 @@
 // an os.Root (paths.go): a name outside it (an absolute path elsewhere, a
 // "..", a symbolic link leading out, a cassette: or catalog: of an inline
 // suite) is refused before anything touches it, with words that never
-// depend on what lies outside. Reads are bounded (engine/safefile: a FIFO
+// depend on what lies outside. Reads are bounded (internal/safefile: a FIFO
 // or a device is refused, never waited on) and writes go by rename.
 //
 // On stdio the front door reads its frames itself (StdioTransport): a line

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/mcptest/mcptest/annotate"
-	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/internal/diag"
 )
 
 // WalkOptions is what `mcptest doctor` with no target was asked.

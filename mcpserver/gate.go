@@ -7,9 +7,9 @@ import (
 	"slices"
 
 	"github.com/mcptest/mcptest/engine"
-	"github.com/mcptest/mcptest/engine/safefile"
+	"github.com/mcptest/mcptest/internal/safefile"
 
-	"github.com/mcptest/mcptest/engine/redact"
+	"github.com/mcptest/mcptest/internal/redact"
 )
 
 // declaredFile is the workspace suite whose servers: a front door started

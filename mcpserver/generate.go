@@ -6,8 +6,8 @@ import (
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/engine/agentsuite"
-	"github.com/mcptest/mcptest/engine/safefile"
 	"github.com/mcptest/mcptest/gate/security"
+	"github.com/mcptest/mcptest/internal/safefile"
 	"github.com/mcptest/mcptest/live"
 )
 

@@ -11,8 +11,8 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/safefile"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/safefile"
 )
 
 // DefaultInstallPath is where --install writes when no client's file is

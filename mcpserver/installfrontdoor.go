@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/internal/diag"
 )
 
 // InstallRequest is what `mcptest mcp-server --install` was asked to write.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/live"
 )
 

@@ -10,12 +10,12 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcptest/mcptest/annotate"
-	"github.com/mcptest/mcptest/engine/safefile"
+	"github.com/mcptest/mcptest/internal/safefile"
 )
 
 // maxSuite bounds an inline suite's text.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcptest/mcptest/engine/yamlpos"
+	"github.com/mcptest/mcptest/internal/yamlpos"
 	"github.com/mcptest/mcptest/live"
 )
 
@@ -107,7 +107,7 @@ func (pg toolPage) fill(b *strings.Builder, rm *room, notes *[]string, render fu
 }
 
 // The size every scaffold stays within: validate_suite's limit on a draft,
-// and 90,000 values (counted by the shared YAML reader, engine/yamlpos, as
+// and 90,000 values (counted by the shared YAML reader, internal/yamlpos, as
 // the suite loader counts them), so a scaffold validates as returned and a
 // large catalog comes in pages a reviewer can read.
 const (

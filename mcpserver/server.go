@@ -17,8 +17,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcptest/mcptest/engine"
-	"github.com/mcptest/mcptest/engine/stamp"
 	"github.com/mcptest/mcptest/live"
+	"github.com/mcptest/mcptest/report/stamp"
 )
 
 // Options configure the front door.

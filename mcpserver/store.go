@@ -14,9 +14,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine/cassette"
-	"github.com/mcptest/mcptest/engine/report"
-	"github.com/mcptest/mcptest/engine/safefile"
+	"github.com/mcptest/mcptest/cassette"
+	"github.com/mcptest/mcptest/internal/safefile"
+	"github.com/mcptest/mcptest/report"
 )
 
 // maxArtifact bounds every file the readers open.

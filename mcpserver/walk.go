@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcptest/mcptest/engine/redact"
+	"github.com/mcptest/mcptest/internal/redact"
 	"github.com/mcptest/mcptest/live"
 )
 

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/mcptest/mcptest/engine"
-	"github.com/mcptest/mcptest/engine/safefile"
+	"github.com/mcptest/mcptest/internal/safefile"
 )
 
 // The workspace store is the directory mcptest run writes to and the

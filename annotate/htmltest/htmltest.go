@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/mcptest/mcptest/annotate"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 )
 
 var (

@@ -12,7 +12,7 @@
 // Every stored run is read bounded (baseline.ReadFile), a run id is
 // checked against the shape of an id before it names a file, and at most
 // MaxHistoryRuns runs are read for a page, one at a time. The snapshot
-// page is written by rename (engine/safefile). Wrong input (an address
+// page is written by rename (internal/safefile). Wrong input (an address
 // that is not loopback, a run id that is not stored) is a
 // *diag.InputError.
 //

@@ -9,7 +9,7 @@ import (
 	"syscall"
 
 	"github.com/mcptest/mcptest/baseline"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 )
 
 // Options are what `mcptest view` asks of the viewer.

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/mcptest/mcptest/annotate"
-	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/internal/diag"
 )
 
 // The ids of the two stored runs: older sorts first.

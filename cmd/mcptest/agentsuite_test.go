@@ -201,7 +201,7 @@ func TestGenerateAgentSuiteJoined(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--from", proxy, "--join", "../../engine/cassette/testdata/ok/ai_sdk_spans.json"},
+		{[]string{"--from", proxy, "--join", "../../cassette/testdata/ok/ai_sdk_spans.json"},
 			"ai_sdk_spans.json: it holds 2 runs and " + proxy + " (--from) holds 1 run: recordings are joined run by run, in order"},
 		{[]string{"--from", proxy, "--join", proxy}, "proxy.json: it gives nothing the recordings before it lack (tokens, model, answer)"},
 		{[]string{"--from", proxy, "--from", spans, "--join", spans}, "--join joins recordings to one --from recording, and 2 are named"},

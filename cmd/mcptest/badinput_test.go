@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/mcptest/mcptest/engine/cassette/gen"
+	"github.com/mcptest/mcptest/cassette/gen"
 )
 
 // TestProcessClaudeNegativeUsage: a Claude Code session whose usage counts

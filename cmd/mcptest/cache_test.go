@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/mcptest/mcptest/engine"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 )
 
 // cachedCount is run.cached as --reporter json prints it.

@@ -14,7 +14,7 @@ import (
 	"github.com/mcptest/mcptest/action"
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/cli"
-	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/internal/diag"
 )
 
 // The exit codes of every command. The same table is in the help text, the

@@ -14,20 +14,20 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/cassette"
 )
 
 // The agent frameworks pinned in .ci/node-frameworks drive the real
 // server-everything through the built binary's `mcptest record`, each with
-// the scripted model of engine/cassette/testdata/frameworks/variants.mjs:
+// the scripted model of cassette/testdata/frameworks/variants.mjs:
 // the recordings (the proxy's cassette and the framework's own log) give a
 // suite through `generate agent-suite`, which passes on them and fails on a
 // regressed recording at the same paths, and `report --compare` names the
 // flips.
 
 // frameworkScripts are the scripts that drive the frameworks (they record
-// the corpus files of engine/cassette/testdata too).
-const frameworkScripts = "../../engine/cassette/testdata/frameworks"
+// the corpus files of cassette/testdata too).
+const frameworkScripts = "../../cassette/testdata/frameworks"
 
 // frameworkLog is a log the framework itself writes that mcptest reads:
 // the file, the test `generate agent-suite` names after it, how it names

@@ -16,12 +16,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcptest/mcptest/engine/cassette"
+	"github.com/mcptest/mcptest/cassette"
 )
 
 // frameworkCorpus is where the outputs the agent frameworks wrote are
-// (engine/cassette/testdata/frameworks records them).
-const frameworkCorpus = "../../engine/cassette/testdata/"
+// (cassette/testdata/frameworks records them).
+const frameworkCorpus = "../../cassette/testdata/"
 
 // TestProcessFrameworkRecordings runs the built binary on what the agent
 // frameworks wrote: a recording that reads as runs without calls while it

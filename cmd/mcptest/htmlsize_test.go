@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcptest/mcptest/engine/cassette/gen"
+	"github.com/mcptest/mcptest/cassette/gen"
 )
 
 // The bound of a large HTML report: 2,000 cases in under 5 MB, whatever
@@ -31,7 +31,7 @@ type largeShape struct {
 }
 
 // largeShapes: "mostly-passing" is one agent test per generated cassette
-// (engine/cassette/gen: real tool catalogs and tasks, 1 to 3 runs of 2 to
+// (cassette/gen: real tool catalogs and tasks, 1 to 3 runs of 2 to
 // 6 turns each) checking tokens and that no run calls git_reset, which a
 // few cases fail; "all-failing" is gen's failing set, every case of three
 // runs failing on a restricted call, so every case keeps its evidence.

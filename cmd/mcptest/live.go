@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/live"
 	"github.com/mcptest/mcptest/mcpserver"
 )

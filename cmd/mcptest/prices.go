@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/mcptest/mcptest/annotate"
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/prices"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/prices"
 )
 
 // pricesCommand prints, per model, the rates a run of it would be priced at

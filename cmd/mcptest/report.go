@@ -10,9 +10,9 @@ import (
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/cli"
-	"github.com/mcptest/mcptest/engine/report"
-	"github.com/mcptest/mcptest/engine/safefile"
-	"github.com/mcptest/mcptest/engine/stamp"
+	"github.com/mcptest/mcptest/internal/safefile"
+	"github.com/mcptest/mcptest/report"
+	"github.com/mcptest/mcptest/report/stamp"
 )
 
 // report re-renders a saved run envelope (annotate.New), or compares it

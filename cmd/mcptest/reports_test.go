@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/mcptest/mcptest/annotate/htmltest"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 )
 
 // The examples whose envelopes are rendered to every report format, with

@@ -13,11 +13,11 @@ import (
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/cli"
 	"github.com/mcptest/mcptest/engine"
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/prices"
-	"github.com/mcptest/mcptest/engine/report"
-	"github.com/mcptest/mcptest/engine/safefile"
-	"github.com/mcptest/mcptest/engine/stamp"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/prices"
+	"github.com/mcptest/mcptest/internal/safefile"
+	"github.com/mcptest/mcptest/report"
+	"github.com/mcptest/mcptest/report/stamp"
 )
 
 // runArgs are mcptest run's flags, checked; opts holds those the engine

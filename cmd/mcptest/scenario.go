@@ -8,8 +8,8 @@ import (
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/engine"
-	"github.com/mcptest/mcptest/engine/report"
-	"github.com/mcptest/mcptest/engine/stamp"
+	"github.com/mcptest/mcptest/report"
+	"github.com/mcptest/mcptest/report/stamp"
 )
 
 // scenario runs `mcptest scenario run`: the scenarios of a suite only,

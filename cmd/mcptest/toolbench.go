@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/mcptest/mcptest/annotate"
-	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/gate/toolbench"
+	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/live"
 	"github.com/mcptest/mcptest/mcpserver"
 )

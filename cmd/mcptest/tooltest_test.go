@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mcptest/mcptest/engine"
-	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/mcpserver"
 )
 

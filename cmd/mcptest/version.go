@@ -4,7 +4,7 @@ import (
 	"context"
 	"runtime/debug"
 
-	"github.com/mcptest/mcptest/engine/stamp"
+	"github.com/mcptest/mcptest/report/stamp"
 )
 
 // version is the mcptest version; commit and date are the release's commit

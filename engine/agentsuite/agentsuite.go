@@ -14,13 +14,13 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/mcptest/mcptest/cassette"
 	"github.com/mcptest/mcptest/engine"
-	"github.com/mcptest/mcptest/engine/cassette"
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/redact"
-	"github.com/mcptest/mcptest/engine/report"
 	"github.com/mcptest/mcptest/engine/schema"
 	"github.com/mcptest/mcptest/gate"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/redact"
+	"github.com/mcptest/mcptest/report"
 )
 
 // maxFacts bounds the final-response facts a test asserts.

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcptest/mcptest/engine"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 	"gopkg.in/yaml.v3"
 )
 

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcptest/mcptest/cassette"
 	"github.com/mcptest/mcptest/engine"
-	"github.com/mcptest/mcptest/engine/cassette"
-	"github.com/mcptest/mcptest/engine/report"
+	"github.com/mcptest/mcptest/report"
 )
 
 // FuzzPropose checks the promise of generate agent-suite on any recording

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine/cassette"
-	"github.com/mcptest/mcptest/engine/diag"
+	"github.com/mcptest/mcptest/cassette"
+	"github.com/mcptest/mcptest/internal/diag"
 )
 
 // ProposeJoined proposes one agent test over several recordings of the

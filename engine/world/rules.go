@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine/expr"
+	"github.com/mcptest/mcptest/internal/expr"
 )
 
 // Op is how an effect changes the value at its path.

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine/expr"
+	"github.com/mcptest/mcptest/internal/expr"
 )
 
 // MaxExact is the largest magnitude a number in the world may reach: 2^53,

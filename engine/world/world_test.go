@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcptest/mcptest/engine/expr"
+	"github.com/mcptest/mcptest/internal/expr"
 )
 
 func mustPath(t testing.TB, s string) Path {

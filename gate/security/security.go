@@ -9,7 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/mcptest/mcptest/engine/redact"
+	"github.com/mcptest/mcptest/internal/redact"
 )
 
 // Rule is one SEC-NNN rule.

@@ -9,7 +9,7 @@
 // no randomness: the same spec always gives the same report.
 //
 // spec.go reads a spec file (ReadSpec, ParseSpec; RunFile reads and runs
-// it) through engine/yamlpos: every problem of the file is collected as a
+// it) through internal/yamlpos: every problem of the file is collected as a
 // positioned diag.Error (file:line:col, 1-based), and a problem Validate
 // finds is placed back in the file (SpecPos). The spec's catalog is read
 // by the readers the caller hands in (Catalogs), so the package stays a

@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcptest/mcptest/engine/diag"
-	"github.com/mcptest/mcptest/engine/safefile"
-	"github.com/mcptest/mcptest/engine/yamlpos"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/safefile"
+	"github.com/mcptest/mcptest/internal/yamlpos"
 )
 
 // MaxSpecBytes bounds a spec file, as a catalog file is bounded: a spec is

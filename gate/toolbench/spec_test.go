@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcptest/mcptest/engine/diag"
 	"github.com/mcptest/mcptest/gate/toolbench"
+	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/live"
 )
 

@@ -1,0 +1,115 @@
+package cassette
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// argumentsByUnmarshal is arguments as it was before decodeAny: the
+// string decoded by json.Unmarshal, the reference FuzzArguments holds the
+// decoder to.
+func argumentsByUnmarshal(s string) any {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	var out any
+	if err := json.Unmarshal([]byte(s), &out); err != nil {
+		return s
+	}
+	return out
+}
+
+// FuzzArguments holds arguments, which decodes with the document's
+// decoder, to json.Unmarshal on arbitrary strings: the same value (the
+// same float bits, the same strings), or the string kept when either
+// refuses it.
+//
+//	go test ./cassette -run '^$' -fuzz FuzzArguments -fuzztime 60s
+func FuzzArguments(f *testing.F) {
+	for _, s := range []string{`{"a": 1}`, `{"a":1,"a":2}`, `[1e400]`, `{"x":{"x":1,"x":[]}}`, `-0`, `"\ud800\udc00\ud800"`,
+		"\"\xff\"", `{"expression":"32 * 1390.95 - 343"}`, `12345678901234567890`, `1.5e-400`, ` null `, `{"a":1} x`} {
+		f.Add(s)
+	}
+	for _, seed := range fuzzSeeds(f) {
+		f.Add(string(seed))
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, want := arguments(s), argumentsByUnmarshal(s)
+		if g, w := fmt.Sprintf("%#v", got), fmt.Sprintf("%#v", want); g != w {
+			t.Fatalf("arguments(%q) = %s, json.Unmarshal gives %s", s, g, w)
+		}
+	})
+}
+
+// readGeneric reads data as Read does, but a transcript only from its
+// generic value, without readChat: the reader before it.
+func readGeneric(path string, data []byte) (*Cassette, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if !json.Valid(data) {
+		return Read(path, data)
+	}
+	runs := []Run{}
+	c, err := streamDoc(path, data, func(_ *Cassette, r *Run) { runs = append(runs, *r) }, true)
+	if err != nil {
+		return nil, err
+	}
+	c.Runs = runs
+	return c, nil
+}
+
+// chatSeeds are the shapes readChat reads and their near misses.
+var chatSeeds = []string{
+	`{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_time","arguments":"{\"tz\":\"UTC\"}"}}]}`,
+	`{"id":"chatcmpl-1","object":"chat.completion","created":1767600000,"model":"gpt-4o","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"mcp__fs__read","arguments":"{}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12},"system_fingerprint":"fp"}`,
+	`{"choices":[{"message":{"role":"assistant","content":"hi","tool_calls":[]}},{"message":{"role":"assistant","content":"x","tool_calls":null}}],"usage":{"input_tokens":3}}`,
+	`{"role":"assistant","content":"done","tool_calls":[{"function":{"name":"a","arguments":{"x":1}}},{"id":7,"function":{"name":"b"}}],"usage":{"prompt_tokens":1e400},"model":"m"}`,
+	`{"role":"assistant","tool_calls":[{"function":{"name":"a","arguments":"{\"a\":1,\"a\":2}"}}],"role":"user"}`,
+	`{"role":"user","content":"hi","tool_calls":[]}`,
+	`{"content":"x","tool_calls":[]}`,
+	`{"choices":[{"message":{"role":"assistant","content":"only text"}}],"usage":{"input_tokens":3}}`,
+	`{"choices":[{"message":{"role":"assistant","tool_calls":[{"function":{"name":""}}]}}]}`,
+	`{"role":"assistant","tool_calls":[{"function":{"name":"x","arguments":"not json"}}],"usage":{"prompt_tokens":5,"completion_tokens":1}}`,
+}
+
+// FuzzChat holds readChat to the generic path it replaces for the Chat
+// Completions shapes: on arbitrary input, the same cassette or the same
+// error.
+//
+//	go test ./cassette -run '^$' -fuzz FuzzChat -fuzztime 60s
+func FuzzChat(f *testing.F) {
+	for _, s := range chatSeeds {
+		f.Add([]byte(s))
+	}
+	for _, seed := range fuzzSeeds(f) {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := Read("fuzz.json", data)
+		want, werr := readGeneric("fuzz.json", data)
+		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+			t.Fatalf("errors differ:\n%v\n--- generic:\n%v", err, werr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("cassettes differ:\n%#v\n--- generic:\n%#v", got, want)
+		}
+	})
+}
+
+// TestReadChatShapes: readChat reads the shapes it is for, and leaves the
+// near misses to the generic path having recorded nothing.
+func TestReadChatShapes(t *testing.T) {
+	for i, s := range chatSeeds {
+		d := newDecoder([]byte(s), &walker{})
+		c := d.readChat(d.space(0))
+		if want := i <= 2 || i == 9; (c != nil) != want {
+			t.Errorf("seed %d: readChat read it: %v, want %v", i, c != nil, want)
+		}
+		if c == nil && (!d.clean() || len(d.w.path) != 0) {
+			t.Errorf("seed %d: refused but left %d problems, path %v", i, len(d.w.probs)+len(d.w.dups), d.w.path)
+		}
+	}
+}

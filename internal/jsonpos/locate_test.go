@@ -1,0 +1,48 @@
+package jsonpos
+
+import (
+	"testing"
+
+	"github.com/mcptest/mcptest/internal/diag"
+)
+
+// TestLineCols holds the one-pass conversion, and Lines, to diag.LineCol.
+func TestLineCols(t *testing.T) {
+	data := []byte("ab\ncé☕\n\n\xffx\ny")
+	var offs []int
+	for i := 0; i <= len(data)+1; i++ {
+		offs = append(offs, i)
+	}
+	got := LineCols(data, offs)
+	lines := Lines{Data: data}
+	for _, o := range offs {
+		l, c := diag.LineCol(data, int64(o))
+		if got[o] != [2]int{l, c} {
+			t.Errorf("offset %d: %v, diag.LineCol says %d:%d", o, got[o], l, c)
+		}
+		if o < len(data) && (data[o] < 0x80 || data[o] >= 0xc0) { // Lines is asked at the start of a character
+			if ll, lc := lines.At(o); ll != l || lc != c {
+				t.Errorf("offset %d: Lines says %d:%d, diag.LineCol %d:%d", o, ll, lc, l, c)
+			}
+		}
+	}
+}
+
+// TestLocate: the values and keys pointers address, escaped keys and
+// array elements among them, and -1 for what is absent.
+func TestLocate(t *testing.T) {
+	data := []byte(`{"a": {"b/c": [10, {"d~e": true}]}, "x": "\u0079", "y": 1}`)
+	want := map[string]*Target{}
+	for _, p := range []string{"", "/a", "/a/b~1c", "/a/b~1c/1", "/a/b~1c/1/d~0e", "/y", "/a/missing", "/a/b~1c/5"} {
+		want[p] = NewTarget()
+	}
+	Locate(data, want)
+	for p, w := range map[string]Target{
+		"": {-1, 0}, "/a": {1, 6}, "/a/b~1c": {7, 14}, "/a/b~1c/1": {-1, 19}, "/a/b~1c/1/d~0e": {20, 27},
+		"/y": {51, 56}, "/a/missing": {-1, -1}, "/a/b~1c/5": {-1, -1},
+	} {
+		if *want[p] != w {
+			t.Errorf("%q: %+v, want %+v", p, *want[p], w)
+		}
+	}
+}
