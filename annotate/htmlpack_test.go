@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mcptest/mcptest/internal/expr"
 )
 
 var (
@@ -37,7 +39,7 @@ func TestPackedPiecesAreTheInlineOnes(t *testing.T) {
 		c.Name = fmt.Sprintf("%s %d", c.Name, i)
 		env.Cases = append(env.Cases, &c)
 	}
-	env.Summarize()
+	env.Summarize(expr.JudgeFloor)
 	inline := string(renderReport(t, HTML{}, env))
 	defer func(b int) { inlineBudget = b }(inlineBudget)
 	inlineBudget = 0

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/expr"
 	"github.com/mcptest/mcptest/report"
 )
 
@@ -82,7 +83,7 @@ func reliabilitySample() *report.Envelope {
 	for _, c := range env.Cases {
 		c.DefinitionSHA256 = "def"
 	}
-	env.Summarize()
+	env.Summarize(expr.JudgeFloor)
 	env.Tally()
 	return env
 }
@@ -179,7 +180,7 @@ func TestReliabilityComparisonGolden(t *testing.T) {
 	b.Reliability = &report.ReliabilityDetail{Runs: 4, PassedRuns: 4, Class: "stable_pass", Confidence: 95, Judged: true, Rows: nil}
 	base.Cases[1].Counts["reliability.passed_runs"] = 1
 	base.Floors[0].Matcher = map[string]any{">=": 45.0}
-	base.Summarize()
+	base.Summarize(expr.JudgeFloor)
 	base.Floors[0].Matcher = map[string]any{">=": 40.0}
 	base.Tally()
 	c := baseline.Compare(base, cur, baseline.Options{})

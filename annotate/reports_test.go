@@ -14,6 +14,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/mcptest/mcptest/internal/expr"
 	"github.com/mcptest/mcptest/report"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -168,7 +169,7 @@ func hostileEnvelope(s string) *report.Envelope {
 	ev := []report.WorldEvent{{Turn: 1, Call: 1, Tool: s, Reason: s}}
 	c.Scenario = &report.ScenarioDetail{Runs: []report.ScenarioRun{{Run: 1, FinalState: map[string]any{s: s}, ToolNames: []string{s},
 		Diff: []report.StateChange{{Path: s, Op: "replace", Before: s, After: s}}, InvalidActions: ev, ForbiddenTransitions: ev}}}
-	env.Summarize()
+	env.Summarize(expr.JudgeFloor)
 	return env
 }
 

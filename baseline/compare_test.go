@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/internal/expr"
 	"github.com/mcptest/mcptest/report"
 )
 
@@ -333,8 +334,8 @@ func TestSummaryDeltasAndSuiteFloors(t *testing.T) {
 	}
 	base, cur := envelope(reliableCase("a", 4, 4), reliableCase("b", 2, 4)), envelope(reliableCase("a", 3, 4), reliableCase("b", 2, 4))
 	base.Floors, cur.Floors = floor(true), floor(true)
-	base.Summarize()
-	cur.Summarize()
+	base.Summarize(expr.JudgeFloor)
+	cur.Summarize(expr.JudgeFloor)
 	if !base.Floors[0].Passed || cur.Floors[0].Passed {
 		t.Fatalf("floors: base %+v cur %+v", base.Floors, cur.Floors)
 	}

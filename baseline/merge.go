@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcptest/mcptest/internal/expr"
 	"github.com/mcptest/mcptest/report"
 )
 
@@ -115,7 +116,7 @@ func Merge(in []Input) (*report.Envelope, error) {
 	})
 	// The summary is recounted from the merged cases' counts, and the
 	// suite's floors, deferred on every shard, are decided on it.
-	out.Summarize()
+	out.Summarize(expr.JudgeFloor)
 	out.Tally()
 	return out, nil
 }

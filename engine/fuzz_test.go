@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/expr"
 	"github.com/mcptest/mcptest/report"
 )
 
@@ -214,7 +215,7 @@ func FuzzSummary(f *testing.F) {
 			return
 		}
 		start := time.Now()
-		env.Summarize()
+		env.Summarize(expr.JudgeFloor)
 		if d := time.Since(start); d > time.Second {
 			t.Fatalf("Summarize took %v", d)
 		}

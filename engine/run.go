@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcptest/mcptest/gate"
 	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/expr"
 	"github.com/mcptest/mcptest/internal/prices"
 	"github.com/mcptest/mcptest/internal/redact"
 	"github.com/mcptest/mcptest/report"
@@ -161,7 +162,7 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 	}
 	env.Prices = pricesUsed(priced, casePlan{prices: opt.Prices}.table())
 	warnUnpriced(opt.Warn, unpriced, casePlan{prices: opt.Prices}.table())
-	env.Finish(&counter)
+	env.Finish(&counter, expr.JudgeFloor)
 	env.Run.Cached = cached
 	return env, nil
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/mcptest/mcptest/internal/diag"
-	"github.com/mcptest/mcptest/internal/expr"
 	"github.com/mcptest/mcptest/internal/redact"
 	"github.com/mcptest/mcptest/internal/stats"
 )
@@ -79,22 +78,29 @@ type summaryCase struct {
 	runs, passed int64
 }
 
+// Judge decides a floor: whether the figure actual (ok false: there is
+// none) meets matcher, a matcher as the suite wrote it, and why not. An
+// error says the matcher does not parse. The envelope only carries the
+// matcher; the grammar is the caller's (expr.JudgeFloor), so the envelope
+// links no matcher library.
+type Judge func(matcher, actual any, ok bool) (passed bool, why string, err error)
+
 // Summarize recomputes the envelope's summary from its cases and decides
-// its floors (a shard's are deferred). The summary is nil when no case
-// carries reliability figures. Tally then counts a failed floor in the
-// verdict.
-func (e *Envelope) Summarize() {
+// its floors with judge (a shard's are deferred). The summary is nil when
+// no case carries reliability figures. Tally then counts a failed floor in
+// the verdict.
+func (e *Envelope) Summarize(judge Judge) {
 	var cases []summaryCase
 	for _, c := range e.Cases {
 		cases = appendSummaryCase(cases, c)
 	}
-	e.summarize(cases)
+	e.summarize(cases, judge)
 }
 
-func (e *Envelope) summarize(cases []summaryCase) {
+func (e *Envelope) summarize(cases []summaryCase, judge Judge) {
 	e.Summary = summarize(cases, e.floorKs())
 	for i := range e.Floors {
-		e.Floors[i].judge(e.Summary, e.Run.Shard != "")
+		e.Floors[i].judge(e.Summary, e.Run.Shard != "", judge)
 	}
 }
 
@@ -138,8 +144,8 @@ func (k *Counter) Add(c *CaseResult) {
 
 // Finish sets the envelope's summary, floors, totals and verdict from the
 // cases counted, as Summarize then Tally do from Cases.
-func (e *Envelope) Finish(k *Counter) {
-	e.summarize(k.cases)
+func (e *Envelope) Finish(k *Counter, judge Judge) {
+	e.summarize(k.cases, judge)
 	e.tally(k.totals, k.failed)
 }
 
@@ -299,7 +305,7 @@ func figureAt(figs []PassHatFigure, k int64) (float64, bool) {
 
 // judge decides the floor against the summary; a shard's floor is
 // deferred instead.
-func (f *SuiteFloor) judge(s *Summary, shard bool) {
+func (f *SuiteFloor) judge(s *Summary, shard bool, judge Judge) {
 	head := fmt.Sprintf("floor #%d (`%s`)", f.Index, f.Target)
 	f.Actual, f.Deferred = nil, shard
 	if shard {
@@ -307,18 +313,17 @@ func (f *SuiteFloor) judge(s *Summary, shard bool) {
 		f.Message = head + " is decided when the shards are merged (mcptest report merge): one shard's summary says nothing about the suite"
 		return
 	}
-	m, err := expr.ParseShorthand(f.Matcher)
+	v, ok := s.Value(f.Target)
+	var actual any
+	if ok {
+		actual = v
+	}
+	passed, why, err := judge(f.Matcher, actual, ok)
 	if err != nil {
 		f.Passed, f.Message = false, redact.String(head+" has a matcher that does not parse: "+err.Error())
 		return
 	}
-	v, ok := s.Value(f.Target)
-	var actual any
-	if ok {
-		actual, f.Actual = v, v
-	}
-	passed, why := m.Match(actual, ok)
-	f.Passed = passed
+	f.Actual, f.Passed = actual, passed
 	switch {
 	case passed:
 		f.Message = head + " passed"

@@ -95,6 +95,19 @@ func ParseShorthand(v any) (*Matcher, error) {
 	return m, nil
 }
 
+// JudgeFloor decides a suite floor (report.Judge): whether the figure
+// actual (ok false: there is none) meets matcher, written as a check of its
+// own (ParseShorthand), and why not. The error says the matcher does not
+// parse.
+func JudgeFloor(matcher, actual any, ok bool) (bool, string, error) {
+	m, err := ParseShorthand(matcher)
+	if err != nil {
+		return false, "", err
+	}
+	passed, why := m.Match(actual, ok)
+	return passed, why, nil
+}
+
 // Value returns the matcher as written, as a generic value such as
 // map[string]any{">=": 80.0}, for reports. The result is a copy.
 func (m *Matcher) Value() any {
