@@ -3,6 +3,7 @@ package gen
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 )
 
@@ -27,12 +28,7 @@ tests:
 `)
 	for i := range n {
 		t := taskOf(c, seed, i)
-		var ids []string
-		for _, s := range t.Steps {
-			if id := s.Server + "." + s.Tool; !containsString(ids, id) {
-				ids = append(ids, id)
-			}
-		}
+		ids := t.toolIDs()
 		fmt.Fprintf(&b, "  - name: %s %d\n    type: agent\n    cassette: %s/%s\n", t.Agent, i, CassetteDir, fileName(i))
 		classesYAML(&b, ids, "")
 		b.WriteString("      expect:\n        - tool_selection.recall: { \">=\": 50 }\n")
@@ -42,6 +38,18 @@ tests:
 
 // taskOf returns the task cassette i of seed is about: the generator's
 // first draw (see generator.cassette).
+// toolIDs lists the server.tool of the task's steps, each once, in the
+// order they are first called.
+func (t task) toolIDs() []string {
+	var ids []string
+	for _, s := range t.Steps {
+		if id := s.Server + "." + s.Tool; !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
 func taskOf(c *corpus, seed uint64, i int) task {
 	rng := rand.New(rand.NewPCG(seed, uint64(i)))
 	return c.tasks[rng.IntN(len(c.tasks))]
@@ -59,7 +67,7 @@ func classesYAML(b *strings.Builder, ids []string, count string) {
 	var names []string
 	for _, id := range ids {
 		_, name, _ := strings.Cut(id, ".")
-		if name == "" || containsString(names, name) {
+		if name == "" || slices.Contains(names, name) {
 			name = id
 		}
 		names = append(names, name)

@@ -4,6 +4,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -136,7 +137,7 @@ func decode() (*corpus, error) {
 				return nil, fmt.Errorf("task %q calls %s.%s, which the catalog lacks", t.Question, s[0], s[1])
 			}
 			tk.Steps = append(tk.Steps, step{Server: s[0], Tool: s[1]})
-			if !containsString(tk.Servers, s[0]) {
+			if !slices.Contains(tk.Servers, s[0]) {
 				tk.Servers = append(tk.Servers, s[0])
 			}
 		}
@@ -208,13 +209,4 @@ func ascii(s string) bool {
 		}
 	}
 	return true
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -69,12 +69,7 @@ tests:
 `)
 	for i := range n {
 		t := taskOf(c, seed, i)
-		var ids []string
-		for _, s := range t.Steps {
-			if id := s.Server + "." + s.Tool; !containsString(ids, id) {
-				ids = append(ids, id)
-			}
-		}
+		ids := t.toolIDs()
 		fmt.Fprintf(&b, "  - name: assistant case %04d\n    type: agent\n    cassette: %s/%s\n", i, CassetteDir, fileName(i))
 		classesYAML(&b, ids, "")
 		b.WriteString("      expect:\n        - tool_selection.recall: { \">=\": 50 }\n")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -95,11 +96,11 @@ func (g *generator) cassette(i int) *cassette.File {
 
 	servers := append([]string(nil), t.Servers...)
 	if !t.Airline {
-		if extra := general[rng.IntN(len(general))]; !containsString(servers, extra) {
+		if extra := general[rng.IntN(len(general))]; !slices.Contains(servers, extra) {
 			servers = append(servers, extra)
 		}
 	}
-	if g.failing && !containsString(servers, restrictedServer) {
+	if g.failing && !slices.Contains(servers, restrictedServer) {
 		servers = append(servers, restrictedServer)
 	}
 	sort.Strings(servers)
@@ -115,7 +116,7 @@ func (g *generator) cassette(i int) *cassette.File {
 		for _, tl := range s.Tools {
 			tools = append(tools, tl.Raw)
 			catalogBytes += len(tl.Raw)
-			if !containsString(Restricted, name+"."+tl.Name) {
+			if !slices.Contains(Restricted, name+"."+tl.Name) {
 				g.tools = append(g.tools, name+"."+tl.Name)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mcptest/mcptest/cassette"
@@ -85,7 +86,7 @@ func newTranscript(seed uint64, i int) transcript {
 	m := models[2+rng.IntN(2)] // the OpenAI models
 	t := transcript{model: m.model, bare: i%2 == 0}
 	for _, s := range tk.Steps {
-		if !containsString(t.expected, s.Tool) {
+		if !slices.Contains(t.expected, s.Tool) {
 			t.expected = append(t.expected, s.Tool)
 		}
 		t.calls = append(t.calls, s)
@@ -93,7 +94,7 @@ func newTranscript(seed uint64, i int) transcript {
 	var others []step
 	for _, srv := range tk.Servers {
 		for _, tl := range g.c.servers[srv].Tools {
-			if !containsString(t.expected, tl.Name) && !containsString(Restricted, srv+"."+tl.Name) {
+			if !slices.Contains(t.expected, tl.Name) && !slices.Contains(Restricted, srv+"."+tl.Name) {
 				others = append(others, step{Server: srv, Tool: tl.Name})
 			}
 		}
