@@ -365,7 +365,9 @@ func (f *actFixture) run(t *testing.T, row actRow) actResult {
 		"-P", "ubuntu-latest=-self-hosted", "--action-offline-mode", "--no-skip-checkout", "--pull=false",
 		"--no-cache-server", "--action-cache-path", f.actions, "--defaultbranch", "main",
 		// One job at a time: on the host every job of a run shares the one
-		// workspace, where a runner gives each its own machine.
+		// workspace, where a runner gives each its own machine. act still
+		// starts a matrix's jobs together, so the checkout stand-in takes a
+		// lock around its clone.
 		"--concurrent-jobs", "1",
 		"-s", "GITHUB_TOKEN=ghs_act_token",
 		"--local-repository", "mcptest/mcptest@v1=" + f.action}
