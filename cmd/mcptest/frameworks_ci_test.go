@@ -294,12 +294,7 @@ func TestProcessRecordOverlappingSessions(t *testing.T) {
 	var procs []*proc
 	var sessions []*mcp.ClientSession
 	for range 2 {
-		p := startProc(t, procSpec{args: args, dir: dir, pipes: true})
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bintest", Version: "v1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: p.out, Writer: p.in}, nil)
-		if err != nil {
-			t.Fatalf("connect through record: %v\n%s", err, p.stderr.String())
-		}
-		callTool(t, ctx, cs, "get-sum", map[string]any{"a": 2, "b": 3})
+		p, cs := recordedSession(t, ctx, args, dir)
 		procs, sessions = append(procs, p), append(sessions, cs)
 	}
 	for i, p := range procs {
@@ -341,12 +336,7 @@ func TestProcessRecordAppendWaitsForLock(t *testing.T) {
 	defer cancel()
 	var procs []*proc
 	for range 3 {
-		p := startProc(t, procSpec{args: args, dir: dir, pipes: true})
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bintest", Version: "v1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: p.out, Writer: p.in}, nil)
-		if err != nil {
-			t.Fatalf("connect through record: %v\n%s", err, p.stderr.String())
-		}
-		callTool(t, ctx, cs, "get-sum", map[string]any{"a": 2, "b": 3})
+		p, cs := recordedSession(t, ctx, args, dir)
 		cs.Close()
 		procs = append(procs, p)
 	}
@@ -370,4 +360,18 @@ func TestProcessRecordAppendWaitsForLock(t *testing.T) {
 	if err != nil || len(c.Runs) != 3 {
 		t.Errorf("the cassette (%v) holds %d runs, want 3", err, len(c.Runs))
 	}
+}
+
+// recordedSession starts `mcptest ARGS` (a record command) in dir, connects
+// an MCP client through it and calls get-sum once: one run, its session
+// still open.
+func recordedSession(t *testing.T, ctx context.Context, args []string, dir string) (*proc, *mcp.ClientSession) {
+	t.Helper()
+	p := startProc(t, procSpec{args: args, dir: dir, pipes: true})
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bintest", Version: "v1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: p.out, Writer: p.in}, nil)
+	if err != nil {
+		t.Fatalf("connect through record: %v\n%s", err, p.stderr.String())
+	}
+	callTool(t, ctx, cs, "get-sum", map[string]any{"a": 2, "b": 3})
+	return p, cs
 }
