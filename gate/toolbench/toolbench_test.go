@@ -271,3 +271,55 @@ func FuzzRun(f *testing.F) {
 		}
 	})
 }
+
+// TestTermsOneLetter: a one-letter word is dropped, a two-letter one kept.
+func TestTermsOneLetter(t *testing.T) {
+	if got := Terms("x marks go spot q"); !reflect.DeepEqual(got, []string{"marks", "go", "spot"}) {
+		t.Errorf("Terms = %q, want [marks go spot]", got)
+	}
+}
+
+// TestSelectorTieGoesFirst: of two tools scoring the same, the one listed
+// first wins, also when the request's words reach the other one first.
+func TestSelectorTieGoesFirst(t *testing.T) {
+	s := NewSelector([]Doc{{"one", "Convert currency amounts."}, {"two", "Forecast rainfall totals."}})
+	if got := s.Select("rainfall currency"); got != 0 {
+		t.Errorf("Select = %d, want 0 (the tie goes to the tool listed first)", got)
+	}
+	if got := s.Select("currency rainfall"); got != 0 {
+		t.Errorf("Select = %d, want 0 (the tie goes to the tool listed first)", got)
+	}
+}
+
+// TestTruncateBounds: truncate keeps 0 characters at least, and as many
+// as the description has leaves it byte for byte (invalid UTF-8 too).
+func TestTruncateBounds(t *testing.T) {
+	tools := []map[string]any{{"name": "a", "description": "d"}}
+	intents := []Intent{{"q", []string{"a"}}}
+	for chars, ok := range map[int]bool{0: true, -1: false} {
+		err := Spec{Tools: tools, Intents: intents, Mutations: []Mutation{{Tool: "a", Kind: Truncate, Chars: ptr(chars)}}}.Validate()
+		if (err == nil) != ok {
+			t.Errorf("truncate to %d: %v, want accepted %v", chars, err, ok)
+		}
+	}
+	if got := Apply("ab\xff", Mutation{Kind: Truncate, Chars: ptr(3)}); got != "ab\xff" {
+		t.Errorf("truncate to the whole length: %q", got)
+	}
+}
+
+// TestSpecErrorPlace: an error names its section, the entry's index (0
+// included) and key.
+func TestSpecErrorPlace(t *testing.T) {
+	for _, tc := range []struct {
+		e    SpecError
+		want string
+	}{
+		{SpecError{"intents", 0, "gold", "m"}, "intents[0].gold: m"},
+		{SpecError{"intents", -1, "", "m"}, "intents: m"},
+		{SpecError{"mutations", 2, "", "m"}, "mutations[2]: m"},
+	} {
+		if got := tc.e.Error(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.e, got, tc.want)
+		}
+	}
+}
