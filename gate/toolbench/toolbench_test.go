@@ -323,3 +323,34 @@ func TestSpecErrorPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestText: the baseline's line, one line per mutation numbered from 1
+// with truncate's length, drop_keyword's word (cleaned) and the new smells
+// when there are any, then the largest drop; without Clean a text is
+// printed as it is.
+func TestText(t *testing.T) {
+	rep := Report{
+		Baseline: Figures{Correct: 3, Intents: 4, Accuracy: 0.75, CILow: 0.3, CIHigh: 0.95, TDQSMean: 3.5, TDQSMin: 2, SmellSum: 1, Tokens: 40},
+		Mutations: []MutationResult{
+			{Mutation: Mutation{Tool: "a\x1b", Kind: Truncate, Chars: ptr(5)}, Figures: Figures{Correct: 2, Intents: 4, Accuracy: 0.5}, Drop: 0.25, TokensRemoved: 7,
+				NewSmells: map[string]int{"vague": 1, "underspecified": 2}},
+			{Mutation: Mutation{Tool: "b", Kind: DropKeyword, Word: "w\x1b"}, Figures: Figures{Correct: 3, Intents: 4, Accuracy: 0.75}, NewSmells: map[string]int{}},
+			{Mutation: Mutation{Tool: "b", Kind: Truncate}, Figures: Figures{Correct: 3, Intents: 4, Accuracy: 0.75}},
+		},
+		MaxDrop: 0.25,
+	}
+	want := "baseline     accuracy 75% (3/4, 95% CI 30%-95%)  TDQS mean 3.50 min 2.00  smells 1  ~40 tokens\n" +
+		"mutation 1   a^ truncate 5  accuracy 50% (2/4)  drop 0.25  7 tokens removed  +underspecified 2 +vague 1\n" +
+		"mutation 2   b drop_keyword w^  accuracy 75% (3/4)  drop 0.00  0 tokens removed\n" +
+		"mutation 3   b truncate  accuracy 75% (3/4)  drop 0.00  0 tokens removed\n" +
+		"max drop 0.25\n"
+	var b strings.Builder
+	clean := func(s string) string { return strings.ReplaceAll(s, "\x1b", "^") }
+	if err := (Text{Clean: clean}).Write(&b, rep); err != nil || b.String() != want {
+		t.Errorf("Text:\n%s%v\nwant:\n%s", b.String(), err, want)
+	}
+	b.Reset()
+	if err := (Text{}).Write(&b, rep); err != nil || b.String() != strings.ReplaceAll(want, "^", "\x1b") {
+		t.Errorf("Text without Clean:\n%q", b.String())
+	}
+}
