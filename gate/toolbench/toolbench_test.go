@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mcptest/mcptest/gate/quality"
 )
 
 // Reference values from statsmodels proportion_confint(method="wilson").
@@ -352,5 +354,69 @@ func TestText(t *testing.T) {
 	b.Reset()
 	if err := (Text{}).Write(&b, rep); err != nil || b.String() != strings.ReplaceAll(want, "^", "\x1b") {
 		t.Errorf("Text without Clean:\n%q", b.String())
+	}
+}
+
+// TestWilsonNoTrials: no trials give the whole [0, 1], for any count.
+func TestWilsonNoTrials(t *testing.T) {
+	for _, k := range []int{0, 3} {
+		if lo, hi := Wilson(k, 0); lo != 0 || hi != 1 {
+			t.Errorf("Wilson(%d, 0) = [%v, %v], want [0, 1]", k, lo, hi)
+		}
+	}
+}
+
+// TestTruncateWithoutLength: Apply leaves the description as it is for a
+// truncate with no length or a negative one (Validate refuses both).
+func TestTruncateWithoutLength(t *testing.T) {
+	for _, m := range []Mutation{{Kind: Truncate}, {Kind: Truncate, Chars: ptr(-1)}} {
+		if got := Apply("abc", m); got != "abc" {
+			t.Errorf("%+v: %q, want abc", m, got)
+		}
+	}
+}
+
+// TestWhitespaceTokens: a tool costs the words of its name, its
+// description and, when it has one, its indented inputSchema JSON.
+func TestWhitespaceTokens(t *testing.T) {
+	if got := WhitespaceTokens(quality.Tool{Name: "get weather", Description: "Get the weather."}); got != 5 {
+		t.Errorf("no schema: %d, want 5", got)
+	}
+	schema := map[string]any{"type": "object"}
+	if got := WhitespaceTokens(quality.Tool{Name: "w", Description: "a b", InputSchema: schema}); got != 3+4 {
+		t.Errorf("with a schema: %d, want 7 (the JSON {, \"type\":, \"object\", })", got)
+	}
+}
+
+// TestRunCounts: a mutation's tokens removed is the baseline's count less
+// its own, and its new smells list only the categories that grew.
+func TestRunCounts(t *testing.T) {
+	spec := Spec{
+		Tools: []map[string]any{
+			{"name": "lookup_a", "description": "Return the current weather forecast for a city, as JSON."},
+			{"name": "lookup_b", "description": "Search the news archive for articles about a topic and return the headlines."},
+		},
+		Intents:   []Intent{{"weather forecast", []string{"lookup_a"}}},
+		Mutations: []Mutation{{Tool: "lookup_a", Kind: Blank}, {Tool: "lookup_b", Kind: DropKeyword, Word: "archive"}},
+	}
+	rep, err := Run(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Mutations[0].TokensRemoved; got != 10 {
+		t.Errorf("blank removed %d tokens, want the description's 10", got)
+	}
+	if got := rep.Mutations[1].TokensRemoved; got != 1 {
+		t.Errorf("drop_keyword removed %d tokens, want 1", got)
+	}
+	for _, m := range rep.Mutations {
+		for c, n := range m.NewSmells {
+			if n <= 0 {
+				t.Errorf("%s: new smell %s counted %d", m.Kind, c, n)
+			}
+		}
+	}
+	if len(rep.Mutations[1].NewSmells) != 0 {
+		t.Errorf("dropping a word added smells %v", rep.Mutations[1].NewSmells)
 	}
 }
