@@ -1,0 +1,53 @@
+package gate
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestValueWordsBounds: a value of up to 60 bytes of JSON is shown whole,
+// a longer one cut to 57 bytes (never inside a character) and "...".
+func TestValueWordsBounds(t *testing.T) {
+	for _, tc := range []struct {
+		v    any
+		want string
+	}{
+		{strings.Repeat("a", 58), `"` + strings.Repeat("a", 58) + `" (string)`},
+		{strings.Repeat("a", 59), `"` + strings.Repeat("a", 56) + `... (string)`},
+		{strings.Repeat("a", 55) + "é", `"` + strings.Repeat("a", 55) + `é" (string)`},
+		{strings.Repeat("a", 55) + "éé", `"` + strings.Repeat("a", 55) + `... (string)`},
+	} {
+		if got := valueWords(tc.v); got != tc.want {
+			t.Errorf("valueWords(%q) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}
+
+// TestAtPointer: a JSON pointer reaches an object's key (with ~1 for / and
+// ~0 for ~) and an array's index within its bounds; anything else is not
+// there.
+func TestAtPointer(t *testing.T) {
+	doc := map[string]any{"a": []any{"x", "y"}, "b/c": "slash", "d~e": "tilde"}
+	for _, tc := range []struct {
+		ptr  string
+		want any
+		ok   bool
+	}{
+		{"/a/0", "x", true},
+		{"/a/1", "y", true},
+		{"/a/2", nil, false},
+		{"/a/-1", nil, false},
+		{"/a/z", nil, false},
+		{"/a/0/q", nil, false},
+		{"/nope", nil, false},
+		{"/b~1c", "slash", true},
+		{"/d~0e", "tilde", true},
+	} {
+		if got, ok := at(doc, tc.ptr); ok != tc.ok || got != tc.want {
+			t.Errorf("at(%q) = %v, %v; want %v, %v", tc.ptr, got, ok, tc.want, tc.ok)
+		}
+	}
+	if got, ok := at(doc, ""); !ok || got == nil {
+		t.Errorf(`at("") = %v, %v; want the document`, got, ok)
+	}
+}
