@@ -3,6 +3,8 @@ package gate
 import (
 	"strings"
 	"testing"
+
+	"github.com/mcptest/mcptest/cassette"
 )
 
 // TestValueWordsBounds: a value of up to 60 bytes of JSON is shown whole,
@@ -49,5 +51,45 @@ func TestAtPointer(t *testing.T) {
 	}
 	if got, ok := at(doc, ""); !ok || got == nil {
 		t.Errorf(`at("") = %v, %v; want the document`, got, ok)
+	}
+}
+
+// TestArgumentFindingsBound: a case names at most maxArgumentFindings
+// violations, not counting the warnings of schemas that do not compile,
+// and says how many more there were; at the bound exactly, none more.
+func TestArgumentFindingsBound(t *testing.T) {
+	catalog := []cassette.Tool{{Name: "search", InputSchema: decode(t, searchSchema)}, {Name: "broken", InputSchema: decode(t, `{"type": 3}`)}}
+	for _, tc := range []struct {
+		name       string
+		broken     bool
+		violations int
+		named      int
+		more       string
+	}{
+		{"at the bound", false, maxArgumentFindings, maxArgumentFindings, ""},
+		{"two over", false, maxArgumentFindings + 2, maxArgumentFindings, "and 2 more argument violations (the first 50 are named)"},
+		{"at the bound, after a warning", true, maxArgumentFindings, maxArgumentFindings, ""},
+	} {
+		a := NewArguments(ArgumentsConfig{Catalog: catalog})
+		var calls []cassette.Call
+		if tc.broken {
+			calls = append(calls, cassette.Call{Tool: "broken", Arguments: map[string]any{}})
+		}
+		for range tc.violations {
+			calls = append(calls, cassette.Call{Tool: "search", Arguments: map[string]any{"limit": 5.0}})
+		}
+		a.Add(1, &cassette.Run{Turns: []cassette.Turn{{Calls: calls}}}, nil)
+		named, more := 0, ""
+		for _, f := range a.Result().Findings {
+			switch {
+			case strings.HasPrefix(f.Message, "run 1:"):
+				named++
+			case strings.HasPrefix(f.Message, "and "):
+				more = f.Message
+			}
+		}
+		if named != tc.named || more != tc.more {
+			t.Errorf("%s: %d named, %q; want %d, %q", tc.name, named, more, tc.named, tc.more)
+		}
 	}
 }
