@@ -93,3 +93,31 @@ func TestArgumentFindingsBound(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaForRules: a call's schema is the recorded tool of its server;
+// a call without a server takes the tool of that name on the first server
+// by name; else the block's catalog; else none.
+func TestSchemaForRules(t *testing.T) {
+	a := NewArguments(ArgumentsConfig{Catalog: []cassette.Tool{{Name: "q", InputSchema: "catalog"}, {Name: "only_catalog", InputSchema: "catalog2"}}})
+	a.AddCatalog([]cassette.ServerCatalog{
+		{Server: "zeta", Tools: []cassette.Tool{{Name: "q", InputSchema: "zeta"}}},
+		{Server: "alpha", Tools: []cassette.Tool{{Name: "q", InputSchema: "alpha"}, {Name: "q", InputSchema: "alpha again"}}},
+	})
+	for _, tc := range []struct {
+		server, tool string
+		want         any
+		ok           bool
+	}{
+		{"zeta", "q", "zeta", true},
+		{"alpha", "q", "alpha", true},
+		{"", "q", "alpha", true},
+		{"other", "q", "catalog", true},
+		{"", "only_catalog", "catalog2", true},
+		{"zeta", "none", nil, false},
+		{"", "none", nil, false},
+	} {
+		if got, ok := a.schemaFor(tc.server, tc.tool); got != tc.want || ok != tc.ok {
+			t.Errorf("schemaFor(%q, %q) = %v, %v; want %v, %v", tc.server, tc.tool, got, ok, tc.want, tc.ok)
+		}
+	}
+}
