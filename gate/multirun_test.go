@@ -339,3 +339,16 @@ func TestDistractorSuccessOnlyCorrectTools(t *testing.T) {
 		t.Errorf("1 of 2 runs selected only correct tools: %v %v", res.Counts, res.Targets)
 	}
 }
+
+// TestPassKEdges: a floor over budget names its worst run only when one
+// recorded tokens; no runs meet a rate of 0 and no higher one.
+func TestPassKEdges(t *testing.T) {
+	p := NewPassK(PassKConfig{ExpectedTool: "get_weather", MinRate: 0.5, MaxTokens: i64(10)})
+	p.Add(1, "", run(-1, "get_weather"))
+	if f := p.Floor("w", p.Rows()); f.Passed || len(f.Breaches) == 0 || f.Breaches[0] != "FLOOR w: 1 of 1 runs exceeded the 10-token budget" {
+		t.Errorf("floor = %+v", f)
+	}
+	if !MeetsRate(0, 0, 0) || MeetsRate(0, 0, 0.01) {
+		t.Error("no runs: a rate of 0 is met, 0.01 is not")
+	}
+}
