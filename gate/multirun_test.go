@@ -170,6 +170,9 @@ func TestDistractorAccuracy(t *testing.T) {
 		{"no correct ids is vacuous", nil, nil, 0, 0, 100, true},
 		{"only distractor", []string{"google.search"}, []string{"get_ticker_news"}, 0, 1, 0, false},
 		{"two of three", []string{"google.search"}, []string{"google.search", "google.search", "get_ticker_news"}, 2, 1, 67, false},
+		{"a distractor and another tool", []string{"google.search"}, []string{"google.search", "get_ticker_news", "shell.exec"}, 1, 1, 50, false},
+		{"no call is no success", []string{"google.search"}, nil, 0, 0, 0, false},
+		{"no correct ids, a distractor", nil, []string{"get_ticker_news"}, 0, 1, 0, false},
 	}
 	dis := []string{"search_products_v2", "get_ticker_news"}
 	for _, tt := range tests {
