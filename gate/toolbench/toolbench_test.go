@@ -25,7 +25,7 @@ func TestWilson(t *testing.T) {
 		{0, 0, 0, 1},
 	} {
 		lo, hi := Wilson(tc.k, tc.n)
-		if math.Abs(lo-tc.lo) > 1e-6 || math.Abs(hi-tc.hi) > 1e-6 {
+		if !(math.Abs(lo-tc.lo) <= 1e-6 && math.Abs(hi-tc.hi) <= 1e-6) { // NaN fails too
 			t.Errorf("Wilson(%d, %d) = [%.7f, %.7f], want [%.7f, %.7f]", tc.k, tc.n, lo, hi, tc.lo, tc.hi)
 		}
 	}
