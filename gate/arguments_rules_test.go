@@ -121,3 +121,32 @@ func TestSchemaForRules(t *testing.T) {
 		}
 	}
 }
+
+// TestArgumentsSummaryCounts: the summary counts the runs added, the
+// calls, the checked, invalid and unchecked ones, and the keywords.
+func TestArgumentsSummaryCounts(t *testing.T) {
+	a := NewArguments(ArgumentsConfig{Catalog: []cassette.Tool{{Name: "search", InputSchema: decode(t, searchSchema)}}})
+	a.Add(1, &cassette.Run{Turns: []cassette.Turn{{Calls: []cassette.Call{{Tool: "search", Arguments: map[string]any{"query": "q"}}, {Tool: "other"}}}}}, nil)
+	a.Add(2, &cassette.Run{Turns: []cassette.Turn{{Calls: []cassette.Call{{Tool: "search", Arguments: map[string]any{}}}}}}, nil)
+	s := a.Summary()
+	if s.Runs != 2 || s.Calls != 3 || s.Checked != 2 || s.Invalid != 1 || s.Unchecked != 1 || len(s.Keywords) != 1 || s.Keywords[0] != (KeywordCount{"required", 1}) {
+		t.Errorf("summary %+v", s)
+	}
+}
+
+// TestSchemaCompileErrors: a schema that does not compile is worded by
+// where it breaks its meta-schema, the deepest failure first, or by the
+// cause, without the library's URLs.
+func TestSchemaCompileErrors(t *testing.T) {
+	for schema, want := range map[string]string{
+		`{"type": 3}`:      `/type: value must be one of "array", "boolean", "integer", "null", "number", "object", "string"`,
+		`{"minimum": "x"}`: `/minimum: expected number, but got string`,
+		`{"type": "object", "properties": {"a": {"minimum": "x", "type": 5}}}`: `/properties/a/type: value must be one of "array", "boolean", "integer", "null", "number", "object", "string"`,
+		`{"$ref": "#/nope"}`: `/nope not found`,
+	} {
+		_, err := CompileToolSchema(decode(t, schema))
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", schema, err, want)
+		}
+	}
+}
