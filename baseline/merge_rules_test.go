@@ -47,6 +47,19 @@ func TestMergeRules(t *testing.T) {
 	if err != nil || out.Run.StartedAt != "2026-01-03T00:00:00Z" || out.Run.Mode != "replay" {
 		t.Errorf("a first part with no start: %+v, %v; want the second's start, replay", out.Run, err)
 	}
+	out, err = Merge([]Input{{"a", part("2026-01-03T00:00:00Z", 1, 0, "replay")}, {"b", part("", 1, 0, "replay")}})
+	if err != nil || out.Run.StartedAt != "2026-01-03T00:00:00Z" {
+		t.Errorf("a last part with no start: %+v, %v; want the first's start", out.Run, err)
+	}
+	// Cases at one position (a tampered or hand-made envelope) keep the
+	// parts' order: the sort is stable.
+	same := diag.Pos{File: "a.yml", Line: 3, Col: 1}
+	x, y := part("", 1, 0, "replay", same), part("", 1, 0, "replay", same)
+	x.Cases[0].Name, y.Cases[0].Name = "first", "second"
+	out, err = Merge([]Input{{"x", x}, {"y", y}})
+	if err != nil || len(out.Cases) != 2 || out.Cases[0].Name != "first" || out.Cases[1].Name != "second" {
+		t.Errorf("two cases at one position: %v; want them in the parts' order", err)
+	}
 }
 
 // TestMergePricesAndServers: parts that priced nothing name no table, the

@@ -111,3 +111,67 @@ func TestBudgetResult(t *testing.T) {
 		}
 	}
 }
+
+// TestBudgetBounds: a run exactly at max_calls, max_turns or max_run_ms
+// is within budget, one over is not; the slowest call named is the first
+// of equal ones; at most maxBudgetFindings runs are named; a run without
+// timings is a notice without max_run_ms, a warning with it, and a run
+// with timings gives no such finding.
+func TestBudgetBounds(t *testing.T) {
+	calls, turns, ms := int64(2), int64(2), int64(300)
+	findings := func(cfg Budget, runs ...*cassette.Run) []string {
+		b := NewBudget(cfg)
+		for _, r := range runs {
+			b.Add(r)
+		}
+		var out []string
+		for _, f := range b.Result().Findings {
+			out = append(out, f.Level+": "+f.Message)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		cfg  Budget
+		run  *cassette.Run
+		want string // "" for no finding
+	}{
+		{"calls at the floor", Budget{MaxCalls: &calls}, timedRun([]float64{1, 1}), ""},
+		{"calls over", Budget{MaxCalls: &calls}, timedRun([]float64{1, 1, 1}), "error: run 1: 3 calls, over max_calls 2: call 3 is `kb.search` (turn 1 call 3)"},
+		{"turns at the floor", Budget{MaxTurns: &turns}, timedRun([]float64{1}, []float64{1}), ""},
+		{"turns over", Budget{MaxTurns: &turns}, timedRun([]float64{1}, []float64{1}, []float64{1}), "error: run 1: 3 turns, over max_turns 2"},
+		{"run_ms at the floor", Budget{MaxRunMS: &ms}, timedRun([]float64{100, 200}), ""},
+		{"run_ms over, slowest tied", Budget{MaxRunMS: &ms}, timedRun([]float64{150, 150, 1}), "error: run 1: 301 ms, over max_run_ms 300: the slowest call is `kb.search` (turn 1 call 1, 150 ms)"},
+		{"untimed, no run_ms floor", Budget{}, timedRun([]float64{-1}), "notice: 1 of 1 runs record no timings"},
+		{"untimed, a run_ms floor", Budget{MaxRunMS: &ms}, timedRun([]float64{-1}), "warning: 1 of 1 runs record no timings"},
+	} {
+		got := findings(tc.cfg, tc.run)
+		if tc.want == "" && len(got) != 0 || tc.want != "" && (len(got) != 1 || !strings.HasPrefix(got[0], tc.want)) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	var over []*cassette.Run
+	for range maxBudgetFindings + 3 {
+		over = append(over, timedRun([]float64{1, 1, 1}))
+	}
+	if got := findings(Budget{MaxCalls: &calls}, over...); len(got) != maxBudgetFindings {
+		t.Errorf("%d runs over budget: %d findings, want %d", len(over), len(got), maxBudgetFindings)
+	}
+}
+
+// TestRunList: one run, several, and more than ten.
+func TestRunList(t *testing.T) {
+	for _, tc := range []struct {
+		runs []int
+		want string
+	}{
+		{[]int{2}, "run 2"},
+		{[]int{1, 3, 4}, "runs 1, 3, 4"},
+		{[]int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, "runs 1, 2, 3, 4, 5, 6, 7, 8, 9, 10"},
+		{[]int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, "runs 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 2 more"},
+	} {
+		if got := RunList(tc.runs); got != tc.want {
+			t.Errorf("RunList(%v) = %q, want %q", tc.runs, got, tc.want)
+		}
+	}
+}

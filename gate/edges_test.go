@@ -134,4 +134,12 @@ func TestEdgeCoverageBoundsFindings(t *testing.T) {
 	if len(res.Findings) != maxAttemptFindings+1 || res.Findings[maxAttemptFindings].Message != "10 more restricted calls not listed" {
 		t.Errorf("findings not bounded: %d, last %q", len(res.Findings), res.Findings[len(res.Findings)-1].Message)
 	}
+	// At the bound exactly, every attempt is named and none is "more".
+	e = NewEdges(Edges{Restricted: []string{"rm"}})
+	for range maxAttemptFindings {
+		e.Add(&cassette.Run{Turns: []cassette.Turn{{Calls: calls("rm")}}})
+	}
+	if res := e.Result(); len(res.Findings) != maxAttemptFindings {
+		t.Errorf("%d attempts: %d findings, last %q", maxAttemptFindings, len(res.Findings), res.Findings[len(res.Findings)-1].Message)
+	}
 }

@@ -170,6 +170,9 @@ func TestDistractorAccuracy(t *testing.T) {
 		{"no correct ids is vacuous", nil, nil, 0, 0, 100, true},
 		{"only distractor", []string{"google.search"}, []string{"get_ticker_news"}, 0, 1, 0, false},
 		{"two of three", []string{"google.search"}, []string{"google.search", "google.search", "get_ticker_news"}, 2, 1, 67, false},
+		{"a distractor and another tool", []string{"google.search"}, []string{"google.search", "get_ticker_news", "shell.exec"}, 1, 1, 50, false},
+		{"no call is no success", []string{"google.search"}, nil, 0, 0, 0, false},
+		{"no correct ids, a distractor", nil, []string{"get_ticker_news"}, 0, 1, 0, false},
 	}
 	dis := []string{"search_products_v2", "get_ticker_news"}
 	for _, tt := range tests {
@@ -337,5 +340,18 @@ func TestDistractorSuccessOnlyCorrectTools(t *testing.T) {
 	res := d.Result()
 	if res.Counts["distractors.successful_runs"] != 1 || res.Targets["distractors.certified_lower"] != 2 {
 		t.Errorf("1 of 2 runs selected only correct tools: %v %v", res.Counts, res.Targets)
+	}
+}
+
+// TestPassKEdges: a floor over budget names its worst run only when one
+// recorded tokens; no runs meet a rate of 0 and no higher one.
+func TestPassKEdges(t *testing.T) {
+	p := NewPassK(PassKConfig{ExpectedTool: "get_weather", MinRate: 0.5, MaxTokens: i64(10)})
+	p.Add(1, "", run(-1, "get_weather"))
+	if f := p.Floor("w", p.Rows()); f.Passed || len(f.Breaches) == 0 || f.Breaches[0] != "FLOOR w: 1 of 1 runs exceeded the 10-token budget" {
+		t.Errorf("floor = %+v", f)
+	}
+	if !MeetsRate(0, 0, 0) || MeetsRate(0, 0, 0.01) {
+		t.Error("no runs: a rate of 0 is met, 0.01 is not")
 	}
 }

@@ -130,3 +130,32 @@ func TestTrajectoryResult(t *testing.T) {
 		t.Errorf("no runs: %v, want 0", got)
 	}
 }
+
+// TestTrajectoryFindingsBound: at most maxTrajectoryFindings diverging
+// runs are named, then one finding counts the rest; at the bound exactly,
+// none; the run made "1 call" or "N calls".
+func TestTrajectoryFindingsBound(t *testing.T) {
+	for _, tc := range []struct {
+		diverging int
+		findings  int
+		last      string
+	}{
+		{maxTrajectoryFindings, maxTrajectoryFindings, "run 20: strict trajectory: "},
+		{maxTrajectoryFindings + 3, maxTrajectoryFindings + 1, "3 more diverging runs not listed"},
+	} {
+		m := NewTrajectory(Trajectory{Match: MatchStrict, Steps: refundSteps})
+		for range tc.diverging {
+			m.Add(trajRun("orders.get"))
+		}
+		m.Add(trajRun("orders.get", "policy.lookup", "refund.issue=40"))
+		res := m.Result()
+		if len(res.Findings) != tc.findings || !strings.HasPrefix(res.Findings[len(res.Findings)-1].Message, tc.last) {
+			t.Errorf("%d diverging runs: %d findings, the last %+v; want %d, %q", tc.diverging, len(res.Findings), res.Findings[len(res.Findings)-1], tc.findings, tc.last)
+		}
+	}
+	for n, want := range map[int]string{1: "1 call", 2: "2 calls", 0: "0 calls"} {
+		if got := callCount(n); got != want {
+			t.Errorf("callCount(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

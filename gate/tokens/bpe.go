@@ -42,14 +42,20 @@ func encoder() *bpe {
 	return loaded
 }
 
-// loadBPE reads the embedded cl100k_base.tiktoken: one "base64 rank" line
-// per mergeable token. The decoded tokens share one string, so the map's
-// keys cost no allocation each.
+// loadBPE builds the encoder from the embedded cl100k_base.tiktoken.
 func loadBPE() (*bpe, error) {
 	data, err := assets.Assets.ReadFile(Encoding + ".tiktoken")
 	if err != nil {
 		return nil, err
 	}
+	return parseBPE(data)
+}
+
+// parseBPE builds the encoder from a .tiktoken file: one "base64 rank"
+// line per mergeable token; a line of another shape is an error. The
+// decoded tokens share one string, so the map's keys cost no allocation
+// each.
+func parseBPE(data []byte) (*bpe, error) {
 	n := bytes.Count(data, []byte("\n")) + 1
 	buf := make([]byte, 0, base64.StdEncoding.DecodedLen(len(data)))
 	ends := make([]int, 0, n)
@@ -80,6 +86,7 @@ func loadBPE() (*bpe, error) {
 		b.ranks[all[start:end]] = ranks[i]
 		start = end
 	}
+	var err error
 	if b.split, err = regexp2.Compile(splitPattern, regexp2.None); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,10 @@
 package tokens
 
-import "testing"
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
 
 // The counts are js-tiktoken's (cl100k_base) for the same texts.
 func TestCount(t *testing.T) {
@@ -46,5 +50,52 @@ func TestToolSchemaTextAsWritten(t *testing.T) {
 	}
 	if n := Count(got); n != 18 {
 		t.Errorf("Count(%q) = %d, js-tiktoken says 18", got, n)
+	}
+}
+
+// TestSeparatorsAsWritten: both line separators, U+2028 and U+2029, are
+// written as the characters; every other \u escape (a control character)
+// and a backslash followed by the text 2028 or 2029 are left as they are.
+func TestSeparatorsAsWritten(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"a\u2028b\u2029c", "\"a\u2028b\u2029c\""},
+		{"\u2029 \x01 \u2028", "\"\u2029 \\u0001 \u2028\""},
+		{"\u2028 \\2028 \"2029 \\u2029", "\"\u2028 \\\\2028 \\\"2029 \\\\u2029\""},
+	} {
+		if got := schemaText(tc.in); got != tc.want {
+			t.Errorf("schemaText(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestMergeTiesLeftmost: when adjacent pairs of one rank tie (a run of
+// one character), the leftmost merges first: " !!!!!!!" is 3 tokens, as
+// tiktoken says, not the 2 merging from the right would leave.
+func TestMergeTiesLeftmost(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want int
+	}{
+		{" !!!!!!!", 3},
+		{" !!!!!!!!!!", 3},
+		{" !!!!!!!!!!!!!!!", 4},
+		{"!!!!!!!", 2},
+	} {
+		if got := Count(tc.text); got != tc.want {
+			t.Errorf("Count(%q) = %d, want %d", tc.text, got, tc.want)
+		}
+	}
+}
+
+// TestParseBPERefusesBadLines: a line of a .tiktoken file is a base64
+// token, a space and a rank; anything else is refused with the line.
+func TestParseBPERefusesBadLines(t *testing.T) {
+	if b, err := parseBPE([]byte("IQ== 0\nIiI= 1\n\n")); err != nil || len(b.ranks) != 2 || b.ranks["!"] != 0 || b.ranks[`""`] != 1 {
+		t.Fatalf("good lines: %v, %v", b, err)
+	}
+	for _, line := range []string{"IQ==", "IQ== x", "IQ== ", "!!!! 3"} {
+		if _, err := parseBPE([]byte("IiI= 1\n" + line + "\n")); err == nil || !strings.Contains(err.Error(), strconv.Quote(line)) {
+			t.Errorf("line %q: %v, want an error naming the line", line, err)
+		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mcptest/mcptest/gate/quality"
 )
 
 // Reference values from statsmodels proportion_confint(method="wilson").
@@ -23,7 +25,7 @@ func TestWilson(t *testing.T) {
 		{0, 0, 0, 1},
 	} {
 		lo, hi := Wilson(tc.k, tc.n)
-		if math.Abs(lo-tc.lo) > 1e-6 || math.Abs(hi-tc.hi) > 1e-6 {
+		if !(math.Abs(lo-tc.lo) <= 1e-6 && math.Abs(hi-tc.hi) <= 1e-6) { // NaN fails too
 			t.Errorf("Wilson(%d, %d) = [%.7f, %.7f], want [%.7f, %.7f]", tc.k, tc.n, lo, hi, tc.lo, tc.hi)
 		}
 	}
@@ -270,4 +272,151 @@ func FuzzRun(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestTermsOneLetter: a one-letter word is dropped, a two-letter one kept.
+func TestTermsOneLetter(t *testing.T) {
+	if got := Terms("x marks go spot q"); !reflect.DeepEqual(got, []string{"marks", "go", "spot"}) {
+		t.Errorf("Terms = %q, want [marks go spot]", got)
+	}
+}
+
+// TestSelectorTieGoesFirst: of two tools scoring the same, the one listed
+// first wins, also when the request's words reach the other one first.
+func TestSelectorTieGoesFirst(t *testing.T) {
+	s := NewSelector([]Doc{{"one", "Convert currency amounts."}, {"two", "Forecast rainfall totals."}})
+	if got := s.Select("rainfall currency"); got != 0 {
+		t.Errorf("Select = %d, want 0 (the tie goes to the tool listed first)", got)
+	}
+	if got := s.Select("currency rainfall"); got != 0 {
+		t.Errorf("Select = %d, want 0 (the tie goes to the tool listed first)", got)
+	}
+}
+
+// TestTruncateBounds: truncate keeps 0 characters at least, and as many
+// as the description has leaves it byte for byte (invalid UTF-8 too).
+func TestTruncateBounds(t *testing.T) {
+	tools := []map[string]any{{"name": "a", "description": "d"}}
+	intents := []Intent{{"q", []string{"a"}}}
+	for chars, ok := range map[int]bool{0: true, -1: false} {
+		err := Spec{Tools: tools, Intents: intents, Mutations: []Mutation{{Tool: "a", Kind: Truncate, Chars: ptr(chars)}}}.Validate()
+		if (err == nil) != ok {
+			t.Errorf("truncate to %d: %v, want accepted %v", chars, err, ok)
+		}
+	}
+	if got := Apply("ab\xff", Mutation{Kind: Truncate, Chars: ptr(3)}); got != "ab\xff" {
+		t.Errorf("truncate to the whole length: %q", got)
+	}
+}
+
+// TestSpecErrorPlace: an error names its section, the entry's index (0
+// included) and key.
+func TestSpecErrorPlace(t *testing.T) {
+	for _, tc := range []struct {
+		e    SpecError
+		want string
+	}{
+		{SpecError{"intents", 0, "gold", "m"}, "intents[0].gold: m"},
+		{SpecError{"intents", -1, "", "m"}, "intents: m"},
+		{SpecError{"mutations", 2, "", "m"}, "mutations[2]: m"},
+	} {
+		if got := tc.e.Error(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.e, got, tc.want)
+		}
+	}
+}
+
+// TestText: the baseline's line, one line per mutation numbered from 1
+// with truncate's length, drop_keyword's word (cleaned) and the new smells
+// when there are any, then the largest drop; without Clean a text is
+// printed as it is.
+func TestText(t *testing.T) {
+	rep := Report{
+		Baseline: Figures{Correct: 3, Intents: 4, Accuracy: 0.75, CILow: 0.3, CIHigh: 0.95, TDQSMean: 3.5, TDQSMin: 2, SmellSum: 1, Tokens: 40},
+		Mutations: []MutationResult{
+			{Mutation: Mutation{Tool: "a\x1b", Kind: Truncate, Chars: ptr(5)}, Figures: Figures{Correct: 2, Intents: 4, Accuracy: 0.5}, Drop: 0.25, TokensRemoved: 7,
+				NewSmells: map[string]int{"vague": 1, "underspecified": 2}},
+			{Mutation: Mutation{Tool: "b", Kind: DropKeyword, Word: "w\x1b"}, Figures: Figures{Correct: 3, Intents: 4, Accuracy: 0.75}, NewSmells: map[string]int{}},
+			{Mutation: Mutation{Tool: "b", Kind: Truncate}, Figures: Figures{Correct: 3, Intents: 4, Accuracy: 0.75}},
+		},
+		MaxDrop: 0.25,
+	}
+	want := "baseline     accuracy 75% (3/4, 95% CI 30%-95%)  TDQS mean 3.50 min 2.00  smells 1  ~40 tokens\n" +
+		"mutation 1   a^ truncate 5  accuracy 50% (2/4)  drop 0.25  7 tokens removed  +underspecified 2 +vague 1\n" +
+		"mutation 2   b drop_keyword w^  accuracy 75% (3/4)  drop 0.00  0 tokens removed\n" +
+		"mutation 3   b truncate  accuracy 75% (3/4)  drop 0.00  0 tokens removed\n" +
+		"max drop 0.25\n"
+	var b strings.Builder
+	clean := func(s string) string { return strings.ReplaceAll(s, "\x1b", "^") }
+	if err := (Text{Clean: clean}).Write(&b, rep); err != nil || b.String() != want {
+		t.Errorf("Text:\n%s%v\nwant:\n%s", b.String(), err, want)
+	}
+	b.Reset()
+	if err := (Text{}).Write(&b, rep); err != nil || b.String() != strings.ReplaceAll(want, "^", "\x1b") {
+		t.Errorf("Text without Clean:\n%q", b.String())
+	}
+}
+
+// TestWilsonNoTrials: no trials give the whole [0, 1], for any count.
+func TestWilsonNoTrials(t *testing.T) {
+	for _, k := range []int{0, 3} {
+		if lo, hi := Wilson(k, 0); lo != 0 || hi != 1 {
+			t.Errorf("Wilson(%d, 0) = [%v, %v], want [0, 1]", k, lo, hi)
+		}
+	}
+}
+
+// TestTruncateWithoutLength: Apply leaves the description as it is for a
+// truncate with no length or a negative one (Validate refuses both).
+func TestTruncateWithoutLength(t *testing.T) {
+	for _, m := range []Mutation{{Kind: Truncate}, {Kind: Truncate, Chars: ptr(-1)}} {
+		if got := Apply("abc", m); got != "abc" {
+			t.Errorf("%+v: %q, want abc", m, got)
+		}
+	}
+}
+
+// TestWhitespaceTokens: a tool costs the words of its name, its
+// description and, when it has one, its indented inputSchema JSON.
+func TestWhitespaceTokens(t *testing.T) {
+	if got := WhitespaceTokens(quality.Tool{Name: "get weather", Description: "Get the weather."}); got != 5 {
+		t.Errorf("no schema: %d, want 5", got)
+	}
+	schema := map[string]any{"type": "object"}
+	if got := WhitespaceTokens(quality.Tool{Name: "w", Description: "a b", InputSchema: schema}); got != 3+4 {
+		t.Errorf("with a schema: %d, want 7 (the JSON {, \"type\":, \"object\", })", got)
+	}
+}
+
+// TestRunCounts: a mutation's tokens removed is the baseline's count less
+// its own, and its new smells list only the categories that grew.
+func TestRunCounts(t *testing.T) {
+	spec := Spec{
+		Tools: []map[string]any{
+			{"name": "lookup_a", "description": "Return the current weather forecast for a city, as JSON."},
+			{"name": "lookup_b", "description": "Search the news archive for articles about a topic and return the headlines."},
+		},
+		Intents:   []Intent{{"weather forecast", []string{"lookup_a"}}},
+		Mutations: []Mutation{{Tool: "lookup_a", Kind: Blank}, {Tool: "lookup_b", Kind: DropKeyword, Word: "archive"}},
+	}
+	rep, err := Run(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Mutations[0].TokensRemoved; got != 10 {
+		t.Errorf("blank removed %d tokens, want the description's 10", got)
+	}
+	if got := rep.Mutations[1].TokensRemoved; got != 1 {
+		t.Errorf("drop_keyword removed %d tokens, want 1", got)
+	}
+	for _, m := range rep.Mutations {
+		for c, n := range m.NewSmells {
+			if n <= 0 {
+				t.Errorf("%s: new smell %s counted %d", m.Kind, c, n)
+			}
+		}
+	}
+	if len(rep.Mutations[1].NewSmells) != 0 {
+		t.Errorf("dropping a word added smells %v", rep.Mutations[1].NewSmells)
+	}
 }

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"math/big"
 	"strconv"
 	"testing"
 )
@@ -96,5 +97,88 @@ func TestLowerPercentEdges(t *testing.T) {
 	}
 	if got := LowerPercent95(9990, 10000); got != 99 {
 		t.Errorf("large n: %d", got)
+	}
+}
+
+// TestLowerPercentAlphaBounds: an alpha outside (0, 1) certifies nothing,
+// on the exact path (up to exactLimit trials) and on the floating-point
+// one above it; no successes certify nothing on either.
+func TestLowerPercentAlphaBounds(t *testing.T) {
+	for _, tt := range []struct {
+		name                  string
+		s, n, alphaNum, alpha int64
+	}{
+		{"alpha of 1", 1, 1, 1, 1},
+		{"alpha of 1, large n", exactLimit + 1, exactLimit + 1, 1, 1},
+		{"alpha of 0, large n", exactLimit + 1, exactLimit + 1, 0, 20},
+		{"alpha of 0, large n, a failure", exactLimit, exactLimit + 1, 0, 20},
+		{"no successes, large n", 0, exactLimit + 1, 1, 20},
+	} {
+		if got := LowerPercent(tt.s, tt.n, tt.alphaNum, tt.alpha); got != 0 {
+			t.Errorf("%s: LowerPercent(%d, %d, %d, %d) = %d, want 0", tt.name, tt.s, tt.n, tt.alphaNum, tt.alpha, got)
+		}
+	}
+}
+
+// TestLowerPercentLargeN: above exactLimit trials the floating-point bound
+// is used, still rounded down: every run passing certifies 99 % at 95 %
+// confidence (the bound is 99.94 %), and a bound a hair under 100 % (alpha
+// one billionth under 1) is 99, not 100.
+func TestLowerPercentLargeN(t *testing.T) {
+	n := int64(exactLimit + 1)
+	if got := LowerPercent95(n, n); got != 99 {
+		t.Errorf("LowerPercent95(%d, %d) = %d, want 99", n, n, got)
+	}
+	if got := LowerPercent(n, n, 999_999_999, 1_000_000_000); got != 99 {
+		t.Errorf("a bound a hair under 100 %%: %d, want 99", got)
+	}
+}
+
+// TestLowerPercentExactUpToLimit: at exactLimit trials the decision is
+// still exact. With alpha the tail at p = 1/2 (rounded up to 18 digits),
+// the bound is 50 % exactly, which the exact path certifies; the
+// floating-point path, which rounds a hair down, would say 49.
+func TestLowerPercentExactUpToLimit(t *testing.T) {
+	n, s := int64(exactLimit), int64(2558)
+	// P(X >= s | n, 1/2) = sum_{i>=s} C(n,i) / 2^n.
+	c := new(big.Int).Binomial(n, s)
+	sum := new(big.Int).Set(c)
+	for i := s; i < n; i++ {
+		c.Mul(c, big.NewInt(n-i))
+		c.Quo(c, big.NewInt(i+1))
+		sum.Add(sum, c)
+	}
+	den := int64(1_000_000_000_000_000_000)
+	num := new(big.Int).Mul(sum, big.NewInt(den))
+	pow := new(big.Int).Lsh(big.NewInt(1), uint(n))
+	q, r := new(big.Int).QuoRem(num, pow, new(big.Int))
+	if r.Sign() > 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	if got := LowerPercent(s, n, q.Int64(), den); got != 50 {
+		t.Errorf("LowerPercent(%d, %d, %d, %d) = %d, want 50", s, n, q.Int64(), den, got)
+	}
+}
+
+// TestLowerNothingCertified: no trials, no successes or a negative count
+// certify 0, whatever alpha.
+func TestLowerNothingCertified(t *testing.T) {
+	for _, alpha := range []float64{0.05, 1} {
+		for _, tt := range []struct{ s, n int64 }{{0, 0}, {3, 0}, {0, 5}, {0, 1}, {2, -1}} {
+			if got := Lower(tt.s, tt.n, alpha); got != 0 {
+				t.Errorf("Lower(%d, %d, %g) = %g, want 0", tt.s, tt.n, alpha, got)
+			}
+		}
+	}
+}
+
+// TestLowerAtTheTail: the bound is the p whose upper tail is alpha, from
+// below: with alpha the tail at p = 1/2 exactly, the bound is 1/2 itself,
+// not the float under it.
+func TestLowerAtTheTail(t *testing.T) {
+	for _, tt := range []struct{ s, n int64 }{{3, 4}, {5, 10}, {1, 2}} {
+		if got := Lower(tt.s, tt.n, upperTail(tt.s, tt.n, 0.5)); got != 0.5 {
+			t.Errorf("Lower(%d, %d, tail at 1/2) = %.17g, want 0.5", tt.s, tt.n, got)
+		}
 	}
 }

@@ -1,0 +1,152 @@
+package gate
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mcptest/mcptest/cassette"
+)
+
+// TestValueWordsBounds: a value of up to 60 bytes of JSON is shown whole,
+// a longer one cut to 57 bytes (never inside a character) and "...".
+func TestValueWordsBounds(t *testing.T) {
+	for _, tc := range []struct {
+		v    any
+		want string
+	}{
+		{strings.Repeat("a", 58), `"` + strings.Repeat("a", 58) + `" (string)`},
+		{strings.Repeat("a", 59), `"` + strings.Repeat("a", 56) + `... (string)`},
+		{strings.Repeat("a", 55) + "é", `"` + strings.Repeat("a", 55) + `é" (string)`},
+		{strings.Repeat("a", 55) + "éé", `"` + strings.Repeat("a", 55) + `... (string)`},
+	} {
+		if got := valueWords(tc.v); got != tc.want {
+			t.Errorf("valueWords(%q) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}
+
+// TestAtPointer: a JSON pointer reaches an object's key (with ~1 for / and
+// ~0 for ~) and an array's index within its bounds; anything else is not
+// there.
+func TestAtPointer(t *testing.T) {
+	doc := map[string]any{"a": []any{"x", "y"}, "b/c": "slash", "d~e": "tilde"}
+	for _, tc := range []struct {
+		ptr  string
+		want any
+		ok   bool
+	}{
+		{"/a/0", "x", true},
+		{"/a/1", "y", true},
+		{"/a/2", nil, false},
+		{"/a/-1", nil, false},
+		{"/a/z", nil, false},
+		{"/a/0/q", nil, false},
+		{"/nope", nil, false},
+		{"/b~1c", "slash", true},
+		{"/d~0e", "tilde", true},
+	} {
+		if got, ok := at(doc, tc.ptr); ok != tc.ok || got != tc.want {
+			t.Errorf("at(%q) = %v, %v; want %v, %v", tc.ptr, got, ok, tc.want, tc.ok)
+		}
+	}
+	if got, ok := at(doc, ""); !ok || got == nil {
+		t.Errorf(`at("") = %v, %v; want the document`, got, ok)
+	}
+}
+
+// TestArgumentFindingsBound: a case names at most maxArgumentFindings
+// violations, not counting the warnings of schemas that do not compile,
+// and says how many more there were; at the bound exactly, none more.
+func TestArgumentFindingsBound(t *testing.T) {
+	catalog := []cassette.Tool{{Name: "search", InputSchema: decode(t, searchSchema)}, {Name: "broken", InputSchema: decode(t, `{"type": 3}`)}}
+	for _, tc := range []struct {
+		name       string
+		broken     bool
+		violations int
+		named      int
+		more       string
+	}{
+		{"at the bound", false, maxArgumentFindings, maxArgumentFindings, ""},
+		{"two over", false, maxArgumentFindings + 2, maxArgumentFindings, "and 2 more argument violations (the first 50 are named)"},
+		{"at the bound, after a warning", true, maxArgumentFindings, maxArgumentFindings, ""},
+	} {
+		a := NewArguments(ArgumentsConfig{Catalog: catalog})
+		var calls []cassette.Call
+		if tc.broken {
+			calls = append(calls, cassette.Call{Tool: "broken", Arguments: map[string]any{}})
+		}
+		for range tc.violations {
+			calls = append(calls, cassette.Call{Tool: "search", Arguments: map[string]any{"limit": 5.0}})
+		}
+		a.Add(1, &cassette.Run{Turns: []cassette.Turn{{Calls: calls}}}, nil)
+		named, more := 0, ""
+		for _, f := range a.Result().Findings {
+			switch {
+			case strings.HasPrefix(f.Message, "run 1:"):
+				named++
+			case strings.HasPrefix(f.Message, "and "):
+				more = f.Message
+			}
+		}
+		if named != tc.named || more != tc.more {
+			t.Errorf("%s: %d named, %q; want %d, %q", tc.name, named, more, tc.named, tc.more)
+		}
+	}
+}
+
+// TestSchemaForRules: a call's schema is the recorded tool of its server;
+// a call without a server takes the tool of that name on the first server
+// by name; else the block's catalog; else none.
+func TestSchemaForRules(t *testing.T) {
+	a := NewArguments(ArgumentsConfig{Catalog: []cassette.Tool{{Name: "q", InputSchema: "catalog"}, {Name: "only_catalog", InputSchema: "catalog2"}}})
+	a.AddCatalog([]cassette.ServerCatalog{
+		{Server: "zeta", Tools: []cassette.Tool{{Name: "q", InputSchema: "zeta"}}},
+		{Server: "alpha", Tools: []cassette.Tool{{Name: "q", InputSchema: "alpha"}, {Name: "q", InputSchema: "alpha again"}}},
+	})
+	for _, tc := range []struct {
+		server, tool string
+		want         any
+		ok           bool
+	}{
+		{"zeta", "q", "zeta", true},
+		{"alpha", "q", "alpha", true},
+		{"", "q", "alpha", true},
+		{"other", "q", "catalog", true},
+		{"", "only_catalog", "catalog2", true},
+		{"zeta", "none", nil, false},
+		{"", "none", nil, false},
+	} {
+		if got, ok := a.schemaFor(tc.server, tc.tool); got != tc.want || ok != tc.ok {
+			t.Errorf("schemaFor(%q, %q) = %v, %v; want %v, %v", tc.server, tc.tool, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestArgumentsSummaryCounts: the summary counts the runs added, the
+// calls, the checked, invalid and unchecked ones, and the keywords.
+func TestArgumentsSummaryCounts(t *testing.T) {
+	a := NewArguments(ArgumentsConfig{Catalog: []cassette.Tool{{Name: "search", InputSchema: decode(t, searchSchema)}}})
+	a.Add(1, &cassette.Run{Turns: []cassette.Turn{{Calls: []cassette.Call{{Tool: "search", Arguments: map[string]any{"query": "q"}}, {Tool: "other"}}}}}, nil)
+	a.Add(2, &cassette.Run{Turns: []cassette.Turn{{Calls: []cassette.Call{{Tool: "search", Arguments: map[string]any{}}}}}}, nil)
+	s := a.Summary()
+	if s.Runs != 2 || s.Calls != 3 || s.Checked != 2 || s.Invalid != 1 || s.Unchecked != 1 || len(s.Keywords) != 1 || s.Keywords[0] != (KeywordCount{"required", 1}) {
+		t.Errorf("summary %+v", s)
+	}
+}
+
+// TestSchemaCompileErrors: a schema that does not compile is worded by
+// where it breaks its meta-schema, the deepest failure first, or by the
+// cause, without the library's URLs.
+func TestSchemaCompileErrors(t *testing.T) {
+	for schema, want := range map[string]string{
+		`{"type": 3}`:      `/type: value must be one of "array", "boolean", "integer", "null", "number", "object", "string"`,
+		`{"minimum": "x"}`: `/minimum: expected number, but got string`,
+		`{"type": "object", "properties": {"a": {"minimum": "x", "type": 5}}}`: `/properties/a/type: value must be one of "array", "boolean", "integer", "null", "number", "object", "string"`,
+		`{"$ref": "#/nope"}`: `/nope not found`,
+	} {
+		_, err := CompileToolSchema(decode(t, schema))
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", schema, err, want)
+		}
+	}
+}
