@@ -108,7 +108,12 @@ const appendWait = 2 * time.Minute
 func (o RecordOptions) write(rec *Recording, server string, started time.Time, cat *Catalog) (*cassette.File, error) {
 	var prior *cassette.File
 	if o.Append {
+		// The directory is locked, so it must exist first: the write
+		// creates a missing one too (--output cassettes/new.json).
 		dir := filepath.Dir(o.Output)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("--append %s: %w", o.Output, err)
+		}
 		unlock, err := safefile.LockDir(dir, appendWait, func() {
 			fmt.Fprintf(o.Log, "mcptest: waiting for another process writing in %s to finish\n", dir)
 		})

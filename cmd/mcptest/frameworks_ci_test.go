@@ -281,14 +281,15 @@ func caseLines(out, header string) string {
 // TestProcessRecordOverlappingSessions starts a second `record --append`
 // before the first has ended, as a framework does that closes one MCP
 // session and starts the next without waiting for the server process to
-// exit: each adds its run, the second to the file the first wrote.
+// exit: each adds its run, the second to the file the first wrote, in a
+// directory that did not exist before the first.
 func TestProcessRecordOverlappingSessions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the process-level tests start the binary and real servers")
 	}
 	server := everythingBin(t)
 	dir := t.TempDir()
-	args := []string{"record", "--append", "--output", "agent.json", "--", server, "stdio"}
+	args := []string{"record", "--append", "--output", "rec/agent.json", "--", server, "stdio"}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var procs []*proc
@@ -303,10 +304,10 @@ func TestProcessRecordOverlappingSessions(t *testing.T) {
 			t.Fatalf("record %d: exit %d, signal %v\n%s", i+1, code, sig, p.stderr.String())
 		}
 	}
-	if want := "agent.json holds 2 runs\n"; !strings.HasSuffix(procs[1].stderr.String(), want) {
+	if want := "rec/agent.json holds 2 runs\n"; !strings.HasSuffix(procs[1].stderr.String(), want) {
 		t.Errorf("the second record says %q, want the end %q", procs[1].stderr.String(), want)
 	}
-	c, err := cassette.ReadFile(filepath.Join(dir, "agent.json"))
+	c, err := cassette.ReadFile(filepath.Join(dir, "rec", "agent.json"))
 	if err != nil || len(c.Runs) != 2 {
 		t.Errorf("the cassette (%v) holds %d runs, want 2", err, len(c.Runs))
 	}
