@@ -178,3 +178,21 @@ func TestAPIURLRedactorLongestFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestLogTextLeavesText: only a `[` after two `#` completes a legacy
+// command; other text after `##` (a C# heading, `###`) is left as it is,
+// byte for byte.
+func TestLogTextLeavesText(t *testing.T) {
+	for in, want := range map[string]string{
+		"##x":            "##x",
+		"C## and F##.":   "C## and F##.",
+		"### heading":    "### heading",
+		"a ##[b":         `a ##\u005bb`,
+		"#[## [ #x#[":    "#[## [ #x#[",
+		"## [ ##\u200b[": "## [ ##\u200b" + `\u005b`,
+	} {
+		if got := LogText(in); got != want {
+			t.Errorf("LogText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
