@@ -44,12 +44,13 @@ func usageOf(in, out int) map[string]any {
 }
 
 // TestAgentsTraceRules: a trace without spans is no run; the spans are
-// read in start order (a span without a start first); a function span's tool is the MCP tool of its
-// server's list whose name the SDK made it (kept when none or several
-// are, or when the list has the name itself); a call's duration needs a
-// start and an end not before it (0 when equal); a failed span without
-// output has its error as result; only the innermost spans that record
-// usage count; a handoff counts once and needs both agents; each server's
+// read in start order (a span without a start first); a function span's
+// tool is the MCP tool of its server's list whose name the SDK made it
+// (kept when none or several are, or when the list has the name itself);
+// a call's duration needs a start and an end not before it (0 when
+// equal); a failed span without output has its error as result; only the
+// innermost spans that record usage count, a total and cached tokens as
+// written; a handoff counts once and needs both agents; each server's
 // first tool list is its catalog, servers sorted; the first agent, model
 // and user message are the run's, the last non-blank assistant text its
 // answer.
@@ -76,7 +77,7 @@ func TestAgentsTraceRules(t *testing.T) {
 		agentsTestSpan{id: "l3", parent: "a1", start: "02", end: "03", data: map[string]any{"type": "mcp_tools", "server": "srv", "result": []any{"later"}}},
 		agentsTestSpan{id: "l1", parent: "a1", start: "02", end: "03", data: map[string]any{"type": "mcp_tools", "server": "alpha", "result": []any{"a"}}},
 		agentsTestSpan{id: "t1", parent: "a1", start: "04", end: "20", data: turn("planner", usageOf(300, 30))},
-		agentsTestSpan{id: "g1", parent: "t1", start: "05", end: "06", data: map[string]any{"type": "generation", "model": "m-1", "usage": usageOf(200, 20),
+		agentsTestSpan{id: "g1", parent: "t1", start: "05", end: "06", data: map[string]any{"type": "generation", "model": "m-1", "usage": map[string]any{"input_tokens": 200, "output_tokens": 20, "total_tokens": 230, "cached_input_tokens": 50},
 			"input":  []any{map[string]any{"role": "system", "content": "sys"}, map[string]any{"role": "user", "content": "first ask"}},
 			"output": []any{map[string]any{"role": "assistant", "content": "thinking"}}}},
 		agentsTestSpan{id: "f3", parent: "t1", start: "09", end: "09", data: fn("x_y", "srv", `{"type":"text","text":"exact"}`)},
@@ -123,8 +124,8 @@ func TestAgentsTraceRules(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("calls\n %q\nwant\n %q", got, want)
 	}
-	if *run.Tokens != (Tokens{Input: 240, Output: 24, Total: 264}) {
-		t.Errorf("tokens %+v, want the innermost usages only (200+40 in, 20+4 out)", *run.Tokens)
+	if *run.Tokens != (Tokens{Input: 240, Cached: 50, Output: 24, Total: 274}) {
+		t.Errorf("tokens %+v, want the innermost usages only (200+40 in, 50 cached, 20+4 out, 230+44 in all)", *run.Tokens)
 	}
 	if !reflect.DeepEqual(run.Delegations, []Delegation{{From: "planner", To: "writer"}}) {
 		t.Errorf("delegations %+v", run.Delegations)
