@@ -55,3 +55,47 @@ func TestAgentsHandoffRenames(t *testing.T) {
 		t.Errorf("delegations %+v, want %+v", edges, want)
 	}
 }
+
+// TestAgentsItemsRules: an output names its call by call_id, else by
+// callId; a transfer_to_ call without a callId, or without an agent after
+// the prefix, is a tool call; input_text and output_text items are text;
+// a result that is an MCP error message alone fails the call, one among
+// other content does not; the SDK's camelCase usage is read, its total
+// as written and its cached tokens summed over the details.
+func TestAgentsItemsRules(t *testing.T) {
+	user := `{"type": "message", "role": "user", "content": "go"}`
+	got, _ := agentsItemsRead(t, user,
+		`{"type": "function_call", "callId": "c1", "name": "echo", "arguments": "{}"}`,
+		`{"type": "function_call", "callId": "c2", "name": "echo", "arguments": "{}"}`,
+		`{"type": "function_call_result", "call_id": "", "callId": "c2", "output": [{"type": "output_text", "text": "two"}, {"type": "input_text", "text": " more"}]}`,
+		`{"type": "function_call_result", "callId": "c1", "output": {"type": "input_text", "text": "one"}}`,
+		`{"type": "function_call", "callId": "c3", "name": "transfer_to_", "arguments": "{}"}`,
+		agentsItemsResult("c3", "MCP error -32602: bad"),
+		`{"type": "function_call", "callId": "c4", "name": "echo", "arguments": "{}"}`,
+		`{"type": "function_call_result", "callId": "c4", "output": [{"type": "text", "text": "MCP error 1: x"}, {"type": "text", "text": "y"}]}`,
+		`{"type": "function_call", "callId": "c5", "name": "echo", "arguments": "{}"}`,
+		`{"type": "function_call_result", "callId": "c5", "output": {"type": "image", "text": "MCP error 1: not text"}}`)
+	want := []string{":echo=one", ":echo=two more", ":transfer_to_=MCP error -32602: bad (error)", ":echo=MCP error 1: xy", ":echo="}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("calls %q, want %q", got, want)
+	}
+
+	for _, tc := range []struct {
+		usage string
+		want  Tokens
+	}{
+		{`{"inputTokens": 100, "outputTokens": 10, "totalTokens": 125, "inputTokensDetails": [{"cachedTokens": 30}, {"cachedTokens": 20}, {}]}`,
+			Tokens{Input: 100, Cached: 50, Output: 10, Total: 125}},
+		{`{"inputTokens": 100, "inputTokensDetails": {"cachedTokens": 40}}`, Tokens{Input: 100, Cached: 40, Total: 100}},
+		{`{"outputTokens": 7, "inputTokensDetails": []}`, Tokens{Output: 7, Total: 7}},
+		{`{"input_tokens": 9, "output_tokens": 1}`, Tokens{Input: 9, Output: 1, Total: 10}},
+	} {
+		c, err := Read("t.json", []byte(`[{"output": [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "ok"}]}], "usage": `+tc.usage+`}]`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tk := c.Runs[0].Tokens; tk == nil || *tk != tc.want {
+			t.Errorf("usage %s: tokens %+v, want %+v", tc.usage, tk, tc.want)
+		}
+	}
+}
