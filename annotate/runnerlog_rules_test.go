@@ -2,6 +2,7 @@ package annotate
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -115,5 +116,83 @@ func TestRunnerLogWrites(t *testing.T) {
 	_ = l.Flush()
 	if got, want := out.String(), `\u003a:error::a`+"\r"+`\u003a:x`+"\n::notice::n\n"; got != want {
 		t.Errorf("log %q, want %q", got, want)
+	}
+}
+
+// errWriter fails every write.
+type errWriter struct{}
+
+func (errWriter) Write([]byte) (int, error) { return 0, errors.New("closed") }
+
+// TestRunnerLogWriteCounts: Write reports every byte it took, held or
+// written; a line break at the very start is a line and is written at
+// once; an error of the log comes back from Write, Flush and Commands,
+// with no byte counted.
+func TestRunnerLogWriteCounts(t *testing.T) {
+	var out bytes.Buffer
+	l := NewRunnerLog(&out, nil)
+	for _, p := range []string{"\n", "held", " line\r", ""} {
+		if n, err := l.Write([]byte(p)); n != len(p) || err != nil {
+			t.Errorf("Write(%q) = %d, %v; want %d, nil", p, n, err, len(p))
+		}
+		if p == "\n" && out.String() != "\n" {
+			t.Errorf("a lone line break was held: log %q", out.String())
+		}
+	}
+	if n, err := l.Commands().Write([]byte("::notice::n\n")); n != 12 || err != nil {
+		t.Errorf("Commands().Write = %d, %v; want 12, nil", n, err)
+	}
+	if got := out.String(); got != "\nheld line\r::notice::n\n" {
+		t.Errorf("log %q", got)
+	}
+	bad := NewRunnerLog(errWriter{}, nil)
+	if n, err := bad.Write([]byte("x\n")); n != 0 || err == nil {
+		t.Errorf("Write to a failing log = %d, %v; want 0 and the error", n, err)
+	}
+	if _, err := bad.Write([]byte("held")); err != nil {
+		t.Errorf("Write of a held line to a failing log: %v", err)
+	}
+	if err := bad.Flush(); err == nil {
+		t.Error("Flush to a failing log: no error")
+	}
+	if n, err := bad.Commands().Write([]byte("::notice::n\n")); n != 0 || err == nil {
+		t.Errorf("Commands().Write to a failing log = %d, %v; want 0 and the error", n, err)
+	}
+	_, _ = bad.Write([]byte("held"))
+	if n, err := bad.Commands().Write([]byte("::notice::n\n")); n != 0 || err == nil {
+		t.Errorf("Commands().Write after a held line to a failing log = %d, %v; want 0 and the error", n, err)
+	}
+}
+
+// TestAPIURLRedactorLongestFirst: a form of the secret that starts with
+// another (a password ending in "%", whose escaped form adds "25") is
+// replaced whole.
+func TestAPIURLRedactorLongestFirst(t *testing.T) {
+	redact := APIURLRedactor("https://u:abcdefgh%25@ghe.example/api")
+	for in, want := range map[string]string{
+		"escaped abcdefgh%25 end": "escaped *** end",
+		"raw abcdefgh% end":       "raw *** end",
+	} {
+		if got := redact(in); got != want {
+			t.Errorf("redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestLogTextLeavesText: only a `[` after two `#` completes a legacy
+// command; other text after `##` (a C# heading, `###`) is left as it is,
+// byte for byte.
+func TestLogTextLeavesText(t *testing.T) {
+	for in, want := range map[string]string{
+		"##x":            "##x",
+		"C## and F##.":   "C## and F##.",
+		"### heading":    "### heading",
+		"a ##[b":         `a ##\u005bb`,
+		"#[## [ #x#[":    "#[## [ #x#[",
+		"## [ ##\u200b[": "## [ ##\u200b" + `\u005b`,
+	} {
+		if got := LogText(in); got != want {
+			t.Errorf("LogText(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -67,11 +67,12 @@ func (h *handoffs) result(id string, output any) bool {
 	v, _ := decodeAny([]byte(text))
 	named, _ := v.(map[string]any)
 	if a, _ := named["assistant"].(string); a != "" {
-		if h.current == h.edges[i].to {
+		snake := h.edges[i].to
+		if h.current == snake {
 			h.current = a
 		}
 		h.edges[i].to = a
-		if i+1 < len(h.edges) && h.edges[i+1].from == h.edges[i].to {
+		if i+1 < len(h.edges) && h.edges[i+1].from == snake {
 			h.edges[i+1].from = a
 		}
 	}

@@ -317,3 +317,36 @@ func TestProcessAgentsSDKGate(t *testing.T) {
 		}
 	}
 }
+
+// TestProcessLateHandoffResult runs the built binary on Agents SDK items
+// where a handoff is called before the previous handoff's result names
+// its agent: the agents are the ones the results name, and the snake-case
+// name of the function (math_agent) is no agent of the run.
+func TestProcessLateHandoffResult(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the process-level tests start the binary")
+	}
+	dir := t.TempDir()
+	call := func(id, name string) string {
+		return `{"type": "function_call", "callId": "` + id + `", "name": "` + name + `", "arguments": "{}"}`
+	}
+	result := func(id, agent string) string {
+		return `{"type": "function_call_result", "callId": "` + id + `", "output": {"type": "text", "text": "{\"assistant\":\"` + agent + `\"}"}}`
+	}
+	items := "[" + strings.Join([]string{`{"type": "message", "role": "user", "content": "go"}`,
+		call("h0", "transfer_to_triage"), result("h0", "Triage"),
+		call("h1", "transfer_to_math_agent"), call("h2", "transfer_to_writer"), result("h1", "Math Agent"), result("h2", "Writer"),
+		call("c1", "echo"), `{"type": "function_call_result", "callId": "c1", "output": {"type": "text", "text": "hi"}}`,
+	}, ",\n") + "]\n"
+	file := filepath.Join(dir, "history.json")
+	if err := os.WriteFile(file, []byte(items), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runProc(t, procSpec{args: []string{"validate", file}, dir: dir})
+	want := file + `: valid
+  read as openai-responses: 1 run, 1 call, 1 result, no tokens, no models, no answer, agents "Math Agent", "Triage", "Writer"
+`
+	if code != ExitOK || stdout != want {
+		t.Errorf("validate: exit %d\n%s%s\nwant\n%s", code, stdout, stderr, want)
+	}
+}
