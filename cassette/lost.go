@@ -21,7 +21,7 @@ type callShape struct {
 	// what names it, tool the tool it names.
 	what, tool string
 	// source names the recordings that hold it, reader the format that
-	// reads them: "" when no reader takes them yet.
+	// reads them.
 	source string
 	reader Format
 	// count is how many call-shaped values of the same source the
@@ -37,7 +37,7 @@ func shapeOf(m map[string]any) (what, tool, source string, reader Format, ok boo
 	case m["type"] == "tool-call" && str(m["toolName"]) != "":
 		return `a "tool-call" part`, str(m["toolName"]), "Vercel AI SDK ModelMessage arrays (response.messages)", FormatAISDKMessages, true
 	case isUIToolPart(m):
-		return fmt.Sprintf("a %q part", m["type"]), uiTool(m), "Vercel AI SDK UIMessage arrays (useChat messages)", "", true
+		return fmt.Sprintf("a %q part", m["type"]), uiTool(m), "Vercel AI SDK UIMessage arrays (useChat messages)", FormatAISDKUIMessages, true
 	case m["key"] == "tool.name":
 		return `a "tool.name" span attribute`, otlpString(m["value"]), "OpenInference TOOL spans (tool.name)", FormatOTel, true
 	case m["object"] == "trace.span":
@@ -93,7 +93,7 @@ func isUIToolPart(m map[string]any) bool {
 
 // uiTool is the tool a UIMessage tool part names.
 func uiTool(m map[string]any) string {
-	if name, ok := m["toolName"].(string); ok {
+	if name, ok := m["toolName"].(string); ok || m["type"] == "dynamic-tool" {
 		return name
 	}
 	typ, _ := m["type"].(string)
@@ -178,8 +178,6 @@ func (s callShape) found(format Format) string {
 	}
 	var reader string
 	switch {
-	case s.reader == "":
-		reader = "which no reader of mcptest takes yet (docs/traces.md lists those it reads)"
 	case s.reader == format:
 		reader = fmt.Sprintf("which the %s reader takes only where its format places it (docs/traces.md)", s.reader)
 	default:

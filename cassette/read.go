@@ -195,6 +195,9 @@ func (d *decoder) detected(root int) *Cassette {
 	case FormatAISDKMessages:
 		d.w.path = append(d.w.path[:0], f.at...)
 		c = readModelMessages(d.w, f.msgs)
+	case FormatAISDKUIMessages:
+		d.w.path = append(d.w.path[:0], f.at...)
+		c = readUIMessages(d.w, f.msgs)
 	case FormatClaudeCode, FormatOTel, FormatAgentsTrace:
 		r := newLineReader(f.format)
 		c = r.cassette()
@@ -308,7 +311,7 @@ const tried = `tried an mcptest cassette ("mcptest_cassette"), ` +
 	`OpenAI Responses output ("output") or Agents SDK items ("callId"), OTLP JSON spans ("resourceSpans"), ` +
 	`the OpenAI Agents SDK's trace export ("object": "trace.span"), ` +
 	`LangChain messages ("lc": 1 constructors, or StoredMessage {"type", "data"}), ` +
-	`AI SDK ModelMessage arrays ("tool-call" parts) ` +
+	`AI SDK ModelMessage arrays ("tool-call" parts), AI SDK UIMessage arrays ("tool-<name>" parts) ` +
 	`and Claude Code stream-json ("type" and "session_id"), as docs/traces.md describes`
 
 func unrecognized(found string) string {
@@ -322,6 +325,9 @@ func detect(root any) detected {
 	}
 	if msgs, at, ok := modelMessagesRoot(root); ok {
 		return detected{format: FormatAISDKMessages, msgs: msgs, at: at}
+	}
+	if msgs, at, ok := uiMessagesRoot(root); ok {
+		return detected{format: FormatAISDKUIMessages, msgs: msgs, at: at}
 	}
 	switch root := root.(type) {
 	case map[string]any:

@@ -9,10 +9,11 @@ import (
 
 // TestValidateSuiteRecordings: validating a suite reads its agent tests'
 // recordings that exist, says what each gave, and refuses the suite when
-// one lost its calls; a test not recorded yet is passed over.
+// one holds calls where no reader takes them (a chat row that nests the
+// AI SDK's messages); a test not recorded yet is passed over.
 func TestValidateSuiteRecordings(t *testing.T) {
 	dir := t.TempDir()
-	lost, err := os.ReadFile("../cassette/testdata/err/ai_sdk_ui_messages.json")
+	lost, err := os.ReadFile("../cassette/testdata/err/ai_sdk_ui_chat_row.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func TestValidateSuiteRecordings(t *testing.T) {
 
 	write("suite.yml", []byte(strings.Replace(suite, "weather.json", "sdk.json", 1)))
 	l, recs, err = ValidateFileRead(filepath.Join(dir, "suite.yml"))
-	if err != nil || len(l) != 1 || len(recs) != 0 || !strings.Contains(l[0].Error(), `sdk.json:19:4: [1].parts[1]: the file reads as openai-chat with 1 run and no tool calls`) {
+	if err != nil || len(l) != 1 || len(recs) != 0 || !strings.Contains(l[0].Error(), `sdk.json:23:6: chat.messages[1].parts[1]: unrecognized recording: it holds a "dynamic-tool" part naming the tool "get-sum"`) {
 		t.Fatalf("errors %v, %v; recordings %+v", err, l, recs)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -86,21 +87,41 @@ func Record(ctx context.Context, o RecordOptions) error {
 		fmt.Fprintf(o.Log, "%s; %s not written\n", status, o.Output)
 		return nil
 	}
-	var prior *cassette.File
-	if o.Append {
-		// Read when the session ends, not when it started: a client may
-		// start its next session (another record process) before this one
-		// ended, and that one's runs are in the file now.
-		if prior, err = ReadRecording(o.Output); err != nil {
-			return err
-		}
-	}
-	doc := rec.Cassette(prior, server, o.Agent, started, cat)
-	if err := writeRecording(o.Output, doc); err != nil {
+	doc, err := o.write(rec, server, started, cat)
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(o.Log, "%s; %s holds %s\n", status, o.Output, plural(len(doc.Runs), "run"))
 	return nil
+}
+
+// appendWait bounds how long `record --append` waits for another record
+// process that is writing the same directory.
+const appendWait = 2 * time.Minute
+
+// write writes the recording to o.Output and returns what it wrote. With
+// Append, the file is read when the session ends, not when it started (a
+// client may start its next session, another record process, before this
+// one ended, and that one's runs are in the file now), and the read and the
+// write hold the lock of the cassette's directory, so two sessions that end
+// at the same instant both keep their runs.
+func (o RecordOptions) write(rec *Recording, server string, started time.Time, cat *Catalog) (*cassette.File, error) {
+	var prior *cassette.File
+	if o.Append {
+		dir := filepath.Dir(o.Output)
+		unlock, err := safefile.LockDir(dir, appendWait, func() {
+			fmt.Fprintf(o.Log, "mcptest: waiting for another process writing in %s to finish\n", dir)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("--append %s: %w", o.Output, err)
+		}
+		defer unlock()
+		if prior, err = ReadRecording(o.Output); err != nil {
+			return nil, err
+		}
+	}
+	doc := rec.Cassette(prior, server, o.Agent, started, cat)
+	return doc, writeRecording(o.Output, doc)
 }
 
 // plural is "1 run", "2 runs".

@@ -4,11 +4,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -292,12 +294,7 @@ func TestProcessRecordOverlappingSessions(t *testing.T) {
 	var procs []*proc
 	var sessions []*mcp.ClientSession
 	for range 2 {
-		p := startProc(t, procSpec{args: args, dir: dir, pipes: true})
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bintest", Version: "v1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: p.out, Writer: p.in}, nil)
-		if err != nil {
-			t.Fatalf("connect through record: %v\n%s", err, p.stderr.String())
-		}
-		callTool(t, ctx, cs, "get-sum", map[string]any{"a": 2, "b": 3})
+		p, cs := recordedSession(t, ctx, args, dir)
 		procs, sessions = append(procs, p), append(sessions, cs)
 	}
 	for i, p := range procs {
@@ -313,4 +310,68 @@ func TestProcessRecordOverlappingSessions(t *testing.T) {
 	if err != nil || len(c.Runs) != 2 {
 		t.Errorf("the cassette (%v) holds %d runs, want 2", err, len(c.Runs))
 	}
+}
+
+// TestProcessRecordAppendWaitsForLock ends three `record --append`
+// sessions at once while the cassette's directory is locked, as by another
+// record process writing there: each waits, saying so, and writes nothing;
+// once the lock is released each adds its run, none lost to another's
+// rename.
+func TestProcessRecordAppendWaitsForLock(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the process-level tests start the binary and real servers")
+	}
+	server := everythingBin(t)
+	dir := t.TempDir()
+	lock, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"record", "--append", "--output", "agent.json", "--", server, "stdio"}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var procs []*proc
+	for range 3 {
+		p, cs := recordedSession(t, ctx, args, dir)
+		cs.Close()
+		procs = append(procs, p)
+	}
+	for _, p := range procs {
+		p.waitFor(30*time.Second, "it waits for the lock", func() bool {
+			return strings.Contains(p.stderr.String(), "mcptest: waiting for another process writing in . to finish\n")
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "agent.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("agent.json was written while the directory was locked (%v)", err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_UN); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range procs {
+		if code, sig := p.wait(30 * time.Second); code != ExitOK || sig != 0 {
+			t.Fatalf("record %d: exit %d, signal %v\n%s", i+1, code, sig, p.stderr.String())
+		}
+	}
+	c, err := cassette.ReadFile(filepath.Join(dir, "agent.json"))
+	if err != nil || len(c.Runs) != 3 {
+		t.Errorf("the cassette (%v) holds %d runs, want 3", err, len(c.Runs))
+	}
+}
+
+// recordedSession starts `mcptest ARGS` (a record command) in dir, connects
+// an MCP client through it and calls get-sum once: one run, its session
+// still open.
+func recordedSession(t *testing.T, ctx context.Context, args []string, dir string) (*proc, *mcp.ClientSession) {
+	t.Helper()
+	p := startProc(t, procSpec{args: args, dir: dir, pipes: true})
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bintest", Version: "v1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: p.out, Writer: p.in}, nil)
+	if err != nil {
+		t.Fatalf("connect through record: %v\n%s", err, p.stderr.String())
+	}
+	callTool(t, ctx, cs, "get-sum", map[string]any{"a": 2, "b": 3})
+	return p, cs
 }

@@ -24,15 +24,17 @@ import (
 const frameworkCorpus = "../../cassette/testdata/"
 
 // TestProcessFrameworkRecordings runs the built binary on what the agent
-// frameworks wrote: a recording that reads as runs without calls while it
-// names tools is refused by every command that reads recordings (exit 2,
-// file:line:col, its shape and that no reader takes it), never passed as
-// valid; one that reads says which reader read it and what it read.
+// frameworks wrote: a recording that names tools where no reader takes
+// them (the AI SDK's messages nested in a saved chat row) is refused by
+// every command that reads recordings (exit 2, file:line:col, its shape
+// and the reader that takes it as a file of its own), never passed as
+// valid; one that reads says which reader read it and what it read, and
+// gates on its calls.
 func TestProcessFrameworkRecordings(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the process-level tests start the binary")
 	}
-	spans, err := filepath.Abs(frameworkCorpus + "err/ai_sdk_ui_messages.json")
+	spans, err := filepath.Abs(frameworkCorpus + "err/ai_sdk_ui_chat_row.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +55,7 @@ func TestProcessFrameworkRecordings(t *testing.T) {
 		if code != ExitInput {
 			t.Errorf("mcptest %s: exit %d, want %d\n%s", strings.Join(args, " "), code, ExitInput, out)
 		}
-		for _, want := range []string{spans + ":19:4", `holds a \"dynamic-tool\" part naming the tool \"get-sum\"`, "which no reader of mcptest takes yet"} {
+		for _, want := range []string{spans + ":23:6", `holds a \"dynamic-tool\" part naming the tool \"get-sum\"`, "which the ai-sdk-ui-messages reader takes as a file of its own"} {
 			if args[1] != "--format" {
 				want = strings.ReplaceAll(want, `\"`, `"`)
 			}
@@ -80,6 +82,7 @@ func TestProcessFrameworkRecordings(t *testing.T) {
 		{"ok/langchain_lc_messages.json", `read as langchain-messages: 1 run, 1 call, 1 result, tokens in 1/1 runs (295 in all), model "scripted-sum-1", an answer in 1/1 runs, agent "sum_agent"`},
 		{"ok/langchain_stored_messages.json", `read as langchain-messages: 1 run, 1 call, 1 result, tokens in 1/1 runs (295 in all), model "scripted-sum-1", an answer in 1/1 runs, agent "sum_agent"`},
 		{"ok/ai_sdk_messages.json", `read as ai-sdk-messages: 1 run, 1 call, 1 result, no tokens, no models, an answer in 1/1 runs, no agents`},
+		{"ok/ai_sdk_ui_messages.json", `read as ai-sdk-ui-messages: 1 run, 1 call, 1 result, no tokens, no models, an answer in 1/1 runs, no agents`},
 		{"ok/langchain_openinference_spans.json", `read as otel-genai: 1 run, 1 call, 1 result, tokens in 1/1 runs (295 in all), model "scripted-sum-1", an answer in 1/1 runs, agent "sum_agent"`},
 		{"ok/openai_agents_raw_responses.json", `read as openai-responses: 1 run, 1 call, 0 results, tokens in 1/1 runs (384 in all), no models, an answer in 1/1 runs, agent "sum_agent"`},
 	} {
@@ -90,6 +93,22 @@ func TestProcessFrameworkRecordings(t *testing.T) {
 		stdout, stderr, code := runProc(t, procSpec{args: []string{"validate", file}, dir: dir})
 		if want := file + ": valid\n  " + tt.want + "\n"; code != ExitOK || stdout != want {
 			t.Errorf("validate %s: exit %d\n%s%s\nwant\n%s", file, code, stdout, stderr, want)
+		}
+	}
+
+	// The UIMessage array a chat UI keeps gates on the call it holds.
+	ui, err := filepath.Abs(frameworkCorpus + "ok/ai_sdk_ui_messages.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for tool, wantCode := range map[string]int{"get-sum": ExitOK, "echo": ExitFail} {
+		suite := "agents:\n  - name: ui\n    cassette: " + strconv.Quote(ui) + "\n    expect:\n      - tool_names: { contains: " + tool + " }\n"
+		if err := os.WriteFile(filepath.Join(dir, "ui.yml"), []byte(suite), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		stdout, stderr, code := runProc(t, procSpec{args: []string{"run", "--config", "ui.yml", "--no-cache"}, dir: dir})
+		if code != wantCode {
+			t.Errorf("run with tool_names contains %s: exit %d, want %d\n%s%s", tool, code, wantCode, stdout, stderr)
 		}
 	}
 

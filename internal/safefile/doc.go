@@ -10,6 +10,8 @@
 // way) never sees a truncated file. The In variants (OpenIn, ReadFileIn,
 // WriteFileIn) do the same inside an os.Root, so neither ".." nor a
 // symbolic link leads a workspace-relative name outside its workspace.
+// LockDir serializes the processes that read, change and rewrite one file
+// of a directory, so a rename never drops another process's change.
 //
 // The package is a leaf: it imports only the standard library.
 package safefile
