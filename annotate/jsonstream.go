@@ -228,13 +228,16 @@ func NewCaseSpool() (*CaseSpool, error) {
 // encoded as they are computed, on the goroutines computing them, and Add
 // only writes them, in order.
 func (s *CaseSpool) Prepare(c *report.CaseResult) error {
+	if manyRows(c) {
+		return nil // Add writes its rows one at a time, never the whole encoding
+	}
 	e := caseEncoders.Get().(*caseEncoder)
 	defer caseEncoders.Put(e)
 	data, err := e.encode(c)
 	if err != nil {
 		return err
 	}
-	if len(data) > maxPrepared || manyRows(c) {
+	if len(data) > maxPrepared {
 		e.release()
 		return nil // Add encodes it
 	}

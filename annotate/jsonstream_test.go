@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/mcptest/mcptest/internal/diag"
@@ -92,7 +93,12 @@ func TestJSONStreamsByteIdentical(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, c := range env.Cases {
+		for i, c := range env.Cases {
+			if i%2 == 1 { // half the cases encoded beforehand, as a run's workers do
+				if err := spool.Prepare(c); err != nil {
+					t.Fatal(err)
+				}
+			}
 			if err := spool.Add(c); err != nil {
 				t.Fatal(err)
 			}
@@ -115,6 +121,37 @@ func TestJSONStreamsByteIdentical(t *testing.T) {
 		if _, err := os.Stat(file); !os.IsNotExist(err) {
 			t.Errorf("%s: the spool file %s is still there after Close", name, file)
 		}
+	}
+}
+
+// TestPrepareManyRowsEncodesNothing: Prepare leaves a case of more than
+// streamRows verdict rows to Add, which writes its rows one at a time,
+// without encoding it: a case over a directory of 32,000 cassettes carries
+// 50,000 rows, and encoding it whole (8 MB, compact then indented) was the
+// peak of the run's memory.
+func TestPrepareManyRowsEncodesNothing(t *testing.T) {
+	c := &report.CaseResult{Name: "many", Kind: report.KindAgent, Verdict: report.Pass,
+		Reliability: &report.ReliabilityDetail{Runs: 50_000, Class: "flaky"}}
+	for i := range 50_000 {
+		row := report.RunVerdict{Run: i + 1, Passed: i%2 == 0}
+		if !row.Passed {
+			row.Failed = []string{"assertion #0 (`tool_selection.f1`) in equal_function_sets"}
+		}
+		c.Reliability.Rows = append(c.Reliability.Rows, row)
+	}
+	spool, err := NewCaseSpool()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spool.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := spool.Prepare(c); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<10 {
+		t.Errorf("Prepare of a case of 50,000 rows allocated %d bytes: it encoded the case, which Add writes row by row", got)
 	}
 }
 

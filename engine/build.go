@@ -35,6 +35,14 @@ type builder struct {
 	// stopped there at a problem, leaving the suite incomplete.
 	held    string
 	stopped bool
+	// onHeld, when set, is given each case built from the held section
+	// with the item's index, as soon as it is built; it may take the case
+	// out of the suite (Suite.dropHeld, Suite.rebuild). false stops the
+	// builder as a problem does.
+	onHeld func(i int, c *Case) bool
+	// again says the document was checked and built before (Suite.rebuild):
+	// names are not tracked for duplicates a second time.
+	again bool
 	// paths and comparisons hold the targets and the comparison matchers
 	// parsed so far, so the tests of a long suite that check the same
 	// target, or compare with the same bound, share one parsed value
@@ -173,7 +181,9 @@ func (b *builder) build() {
 		}
 		return
 	}
-	b.names = map[string]string{}
+	if !b.again {
+		b.names = map[string]string{}
+	}
 	servers, _ := root["servers"].(map[string]any)
 	for _, name := range sortedKeys(servers) {
 		b.server(name, servers[name])
@@ -244,8 +254,12 @@ func (b *builder) heldItems(key string) {
 		if !validItem(key, v) {
 			return false
 		}
+		n := len(b.suite.Cases)
 		b.item(key, i, v)
-		return len(b.errs) == 0 && len(b.doc.Errs) == 0
+		if len(b.errs) > 0 || len(b.doc.Errs) > 0 {
+			return false
+		}
+		return b.onHeld == nil || len(b.suite.Cases) == n || b.onHeld(i, b.suite.Cases[len(b.suite.Cases)-1])
 	})
 }
 
@@ -304,7 +318,7 @@ func (b *builder) serverTimeout(ptr, name string, v any) time.Duration {
 func (b *builder) newCase(ptr string, m map[string]any, kind report.Kind) *Case {
 	name, _ := m["name"].(string)
 	c := &Case{Name: name, Kind: kind, Pos: b.doc.At(ptr), Pointer: ptr, DefinitionSHA256: canonicalSHA256(m)}
-	if name != "" {
+	if name != "" && b.names != nil {
 		if first, dup := b.names[name]; dup {
 			b.errorf(ptr+"/name", b.doc.At(ptr+"/name"), "test name %q is used twice (first at line %d): names identify cases in reports and baselines, so each must be unique",
 				name, b.doc.At(first).Line)

@@ -145,7 +145,7 @@ func FuzzCacheEntry(f *testing.F) {
 	if _, err := Run(s, Options{Version: "fuzz", Cache: cache}); err != nil {
 		f.Fatal(err)
 	}
-	plans, _, errs := plan(s, s.Cases[:1], Options{})
+	plans, _, errs := plan(s, s.refs()[:1], Options{})
 	if len(errs) > 0 {
 		f.Fatal(errs)
 	}

@@ -60,12 +60,18 @@ func readYAML(file string, data []byte, o yamlpos.Options) *document {
 // an I/O failure is a plain error. A path that is not a regular file, or a
 // file over MaxSuiteBytes, is refused before it is read.
 func LoadSuite(path string) (*Suite, error) {
-	return readSuite(path, false)
+	return readSuite(path, loadMode{})
 }
 
-// readSuite is LoadSuite; unrecorded lets a cassette: that does not exist
-// yet pass (see LoadSuiteUnrecorded).
-func readSuite(path string, unrecorded bool) (*Suite, error) {
+// loadMode is how a suite is loaded: unrecorded lets a cassette: that
+// does not exist yet pass (LoadSuiteUnrecorded); forRun leaves out of
+// Cases the tests Run builds again (LoadSuiteForRun).
+type loadMode struct {
+	unrecorded, forRun bool
+}
+
+// readSuite is LoadSuite loading in mode.
+func readSuite(path string, mode loadMode) (*Suite, error) {
 	data, err := ReadSuiteFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -74,7 +80,7 @@ func readSuite(path string, unrecorded bool) (*Suite, error) {
 	case err != nil:
 		return nil, err
 	}
-	return parseSuite(path, data, unrecorded)
+	return parseSuiteWith(path, data, mode, suiteItems)
 }
 
 // ReadSuiteFile reads the bytes of the suite file at path, for ParseSuite.
@@ -119,7 +125,7 @@ func tooLargeSuite(file string, size int64) *diag.Error {
 // schema cannot state, and builds the Suite. Relative paths resolve against
 // the directory of path, except in an inline suite (see suiteDir).
 func ParseSuite(path string, data []byte) (*Suite, error) {
-	return parseSuite(path, data, false)
+	return parseSuiteWith(path, data, loadMode{}, suiteItems)
 }
 
 // LoadSuiteUnrecorded reads, validates and loads the suite at path as
@@ -127,12 +133,7 @@ func ParseSuite(path string, data []byte) (*Suite, error) {
 // error: for the commands used before recording (mcptest distractors
 // prints the tools/list to present to the agent while it is recorded).
 func LoadSuiteUnrecorded(path string) (*Suite, error) {
-	return readSuite(path, true)
-}
-
-// parseSuite is ParseSuite; unrecorded leaves cassette: values unresolved.
-func parseSuite(path string, data []byte, unrecorded bool) (*Suite, error) {
-	return parseSuiteWith(path, data, unrecorded, suiteItems)
+	return readSuite(path, loadMode{unrecorded: true})
 }
 
 // parseSuiteWith is parseSuite reading the text with o. When the reader
@@ -140,10 +141,10 @@ func parseSuite(path string, data []byte, unrecorded bool) (*Suite, error) {
 // them over (streamSuite); at the first problem of any kind, the text is
 // read again whole and loaded as before, which finds and words every
 // error.
-func parseSuiteWith(path string, data []byte, unrecorded bool, o yamlpos.Options) (*Suite, error) {
+func parseSuiteWith(path string, data []byte, mode loadMode, o yamlpos.Options) (*Suite, error) {
 	d := readYAML(filepath.ToSlash(path), data, o)
 	if d.Held() {
-		if s := streamSuite(d, path, data, unrecorded); s != nil {
+		if s := streamSuite(d, path, data, mode, o); s != nil {
 			return s, nil
 		}
 		o.Items = ""
@@ -154,7 +155,7 @@ func parseSuiteWith(path string, data []byte, unrecorded bool, o yamlpos.Options
 	}
 	s := newSuite(d, path, data)
 	errs := validateSchema(d)
-	b := &builder{doc: d, suite: s, schemaErrs: errs, unrecorded: unrecorded}
+	b := &builder{doc: d, suite: s, schemaErrs: errs, unrecorded: mode.unrecorded}
 	b.build()
 	errs = append(errs, b.errs...)
 	if len(errs) > 0 && notASuite(d) {
@@ -181,14 +182,18 @@ func newSuite(d *document, path string, data []byte) *Suite {
 // the cases built. It returns nil at the first problem of any kind (of
 // the text, the schema or the builder): the caller then loads the text
 // whole, as it did before tests: were held, so every error is found,
-// worded and placed as ever.
-func streamSuite(d *document, path string, data []byte, unrecorded bool) *Suite {
+// worded and placed as ever. Loading for a run (mode.forRun), the tests
+// Run can build again are dropped as they are built (Suite.dropHeld).
+func streamSuite(d *document, path string, data []byte, mode loadMode, o yamlpos.Options) *Suite {
 	root, _ := d.Root.(map[string]any)
-	if len(d.Errs) > 0 || root == nil || !validRest(root, suiteItems.Items) {
+	if len(d.Errs) > 0 || root == nil || !validRest(root, o.Items) {
 		return nil
 	}
 	s := newSuite(d, path, data)
-	b := &builder{doc: d, suite: s, unrecorded: unrecorded, held: suiteItems.Items}
+	b := &builder{doc: d, suite: s, unrecorded: mode.unrecorded, held: o.Items}
+	if mode.forRun {
+		b.onHeld, s.heldBy = s.dropHeld, o
+	}
 	b.build()
 	if b.stopped || len(b.errs) > 0 || len(d.Errs) > 0 {
 		return nil

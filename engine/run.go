@@ -80,7 +80,7 @@ type Options struct {
 // input (a missing or malformed cassette) is returned as a diag.List naming
 // every bad file at once; an I/O failure as a plain error.
 func Run(s *Suite, opt Options) (*report.Envelope, error) {
-	cases, err := selectCases(s.Cases, opt.Filter)
+	cases, err := selectCases(s.refs(), opt.Filter)
 	if err != nil {
 		return nil, err
 	}
@@ -134,18 +134,22 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 	for i := range plans {
 		plans[i].live = pool
 	}
-	runner := newCaseRunner(s, plans, opt, progress)
+	rebuilt := newRebuilder(s)
+	defer rebuilt.close()
+	runner := newCaseRunner(s, plans, opt, progress, rebuilt)
 	defer runner.close()
-	for i, p := range plans {
+	for i := range plans {
 		o := runner.next(i)
+		p := &plans[i]
 		if o.refused != nil && opt.Warn != nil {
-			opt.Warn(fmt.Sprintf("%v; case %q was recomputed and its entry rewritten", o.refused, p.c.Name))
+			opt.Warn(fmt.Sprintf("%v; case %q was recomputed and its entry rewritten", o.refused, p.name()))
 		}
 		if o.cached {
 			cached++
-		} else if p.c.Kind == report.KindTool || p.c.Kind == report.KindCompliance {
+		} else if k := p.kind(); k == report.KindTool || k == report.KindCompliance {
 			env.Run.Mode = "live"
 		}
+		p.release()
 		inputErrs = append(inputErrs, o.errs...)
 		if o.prepared != nil {
 			return nil, o.prepared
@@ -194,30 +198,30 @@ func SelectCases(s *Suite, filters []string) ([]*Case, error) {
 }
 
 // selectCases applies the --filter rules.
-func selectCases(all []*Case, filters []string) ([]*Case, error) {
+func selectCases[T named](all []T, filters []string) ([]T, error) {
 	if len(filters) == 0 {
 		return all, nil
 	}
-	keep := map[*Case]bool{}
+	keep := make([]bool, len(all))
 	for _, f := range filters {
 		hit := false
-		for _, c := range all {
-			if c.Name == f {
-				keep[c], hit = true, true
+		for i, c := range all {
+			if c.caseName() == f {
+				keep[i], hit = true, true
 			}
 		}
 		if hit {
 			continue
 		}
-		for _, c := range all {
-			if strings.Contains(strings.ToLower(c.Name), strings.ToLower(f)) {
-				keep[c], hit = true, true
+		for i, c := range all {
+			if strings.Contains(strings.ToLower(c.caseName()), strings.ToLower(f)) {
+				keep[i], hit = true, true
 			}
 		}
 		if !hit {
 			var names []string
 			for _, c := range all {
-				names = append(names, c.Name)
+				names = append(names, c.caseName())
 			}
 			e := &diag.Error{Pos: diag.Pos{File: "--filter"}, Kind: "flag",
 				Message: fmt.Sprintf("no case matches %q", f)}
@@ -227,9 +231,9 @@ func selectCases(all []*Case, filters []string) ([]*Case, error) {
 			return nil, diag.List{e}
 		}
 	}
-	var out []*Case
-	for _, c := range all {
-		if keep[c] {
+	var out []T
+	for i, c := range all {
+		if keep[i] {
 			out = append(out, c)
 		}
 	}
@@ -249,6 +253,47 @@ type casePlan struct {
 	// budget bounds the cassette bytes the run's workers hold at once; nil
 	// when the case is computed alone.
 	budget *readBudget
+	// dropped is the test the suite dropped (LoadSuiteForRun) that the
+	// plan is of, nil for a case the suite keeps; c and files are then
+	// nil until the run builds the test again (load), and again once its
+	// result is kept (release). errs are the problems of building it again.
+	dropped *droppedTest
+	errs    diag.List
+}
+
+// name is the name of the plan's case.
+func (p *casePlan) name() string {
+	if p.dropped != nil {
+		return p.dropped.name
+	}
+	return p.c.Name
+}
+
+// kind is the kind of the plan's case: a dropped test is an agent test.
+func (p *casePlan) kind() report.Kind {
+	if p.dropped != nil {
+		return report.KindAgent
+	}
+	return p.c.Kind
+}
+
+// load builds the dropped test of the plan again with r, with the files
+// plan would have given it; a plan of a case the suite keeps is ready.
+func (p *casePlan) load(s *Suite, r *rebuilder) {
+	if p.dropped == nil || p.c != nil || p.errs != nil {
+		return
+	}
+	p.c, p.errs = r.test(s, p.dropped)
+	if p.c != nil {
+		p.files = p.c.cassetteFiles
+	}
+}
+
+// release drops a dropped test built again once its result is kept.
+func (p *casePlan) release() {
+	if p.dropped != nil {
+		p.c, p.files = nil, nil
+	}
 }
 
 // table is the price table of the case's runs: p.prices, else the
@@ -263,11 +308,20 @@ func (p casePlan) table() *prices.Table {
 	return t
 }
 
-func plan(s *Suite, cases []*Case, opt Options) ([]casePlan, int, diag.List) {
+// plan lists the cassette files each case reads, the total of them, and
+// the problems of finding them. A test the suite dropped is planned from
+// what it kept of it: its files were found when it was loaded.
+func plan(s *Suite, cases []caseRef, opt Options) ([]casePlan, int, diag.List) {
 	var errs diag.List
 	plans := make([]casePlan, 0, len(cases))
 	total := 0
-	for _, c := range cases {
+	for _, r := range cases {
+		if r.d != nil {
+			plans = append(plans, casePlan{dropped: r.d, prices: opt.Prices})
+			total += int(r.d.files)
+			continue
+		}
+		c := r.c
 		p := casePlan{c: c, prices: opt.Prices}
 		if c.Kind == report.KindAgent || c.Kind == report.KindScenario {
 			files, err := caseFiles(s, c, opt.CassetteDir)

@@ -40,6 +40,10 @@ type caseRunner struct {
 	s     *Suite
 	plans []casePlan
 	opt   Options
+	// rebuilt builds the tests the suite dropped again (casePlan.load),
+	// in order: on the goroutine that hands the cases out, nil when the
+	// suite dropped none.
+	rebuilt *rebuilder
 	// progress counts a cassette file read; safe from any goroutine.
 	progress func()
 	// slot[i] is the channel of the i-th plan's outcome when it is
@@ -54,18 +58,19 @@ type caseRunner struct {
 }
 
 // replayed reports whether a case is computed from its cassettes alone.
-func replayed(c *Case) bool {
-	return c.Kind == report.KindAgent || c.Kind == report.KindScenario
+func (p *casePlan) replayed() bool {
+	k := p.kind()
+	return k == report.KindAgent || k == report.KindScenario
 }
 
 // newCaseRunner starts the workers when there are two replayed cases or
 // more and more than one processor to compute them on.
-func newCaseRunner(s *Suite, plans []casePlan, opt Options, progress func()) *caseRunner {
-	r := &caseRunner{s: s, plans: plans, opt: opt, progress: progress}
+func newCaseRunner(s *Suite, plans []casePlan, opt Options, progress func(), rebuilt *rebuilder) *caseRunner {
+	r := &caseRunner{s: s, plans: plans, opt: opt, progress: progress, rebuilt: rebuilt}
 	workers := runtime.GOMAXPROCS(0)
 	ahead := 0
-	for _, p := range plans {
-		if replayed(p.c) {
+	for i := range plans {
+		if plans[i].replayed() {
 			ahead++
 		}
 	}
@@ -89,8 +94,8 @@ func newCaseRunner(s *Suite, plans []casePlan, opt Options, progress func()) *ca
 	r.slot = make([]chan caseOutcome, len(plans))
 	budget := newReadBudget(cassette.MaxSize)
 	k := 0
-	for i, p := range plans {
-		if replayed(p.c) {
+	for i := range plans {
+		if plans[i].replayed() {
 			r.slot[i] = r.ring[k%len(r.ring)]
 			r.plans[i].budget = budget
 			k++
@@ -99,8 +104,11 @@ func newCaseRunner(s *Suite, plans []casePlan, opt Options, progress func()) *ca
 	r.room = make(chan struct{}, len(r.ring))
 	r.stop = make(chan struct{})
 	jobs := make(chan int)
-	go r.dispatch(jobs)
-	r.wg.Add(workers)
+	r.wg.Add(workers + 1)
+	go func() {
+		defer r.wg.Done()
+		r.dispatch(jobs)
+	}()
 	for range workers {
 		go func() {
 			defer r.wg.Done()
@@ -113,8 +121,8 @@ func newCaseRunner(s *Suite, plans []casePlan, opt Options, progress func()) *ca
 }
 
 // dispatch hands the workers the replayed cases in suite order, each once
-// there is room for its outcome, until every one is handed out or the run
-// stops.
+// there is room for its outcome and built (casePlan.load), until every one
+// is handed out or the run stops.
 func (r *caseRunner) dispatch(jobs chan<- int) {
 	defer close(jobs)
 	for i := range r.plans {
@@ -126,6 +134,7 @@ func (r *caseRunner) dispatch(jobs chan<- int) {
 		case <-r.stop:
 			return
 		}
+		r.plans[i].load(r.s, r.rebuilt)
 		select {
 		case jobs <- i:
 		case <-r.stop:
@@ -138,6 +147,7 @@ func (r *caseRunner) dispatch(jobs chan<- int) {
 // ... in turn.
 func (r *caseRunner) next(i int) caseOutcome {
 	if r.slot == nil || r.slot[i] == nil {
+		r.plans[i].load(r.s, r.rebuilt)
 		return r.compute(i)
 	}
 	o := <-r.slot[i]
@@ -146,7 +156,8 @@ func (r *caseRunner) next(i int) caseOutcome {
 }
 
 // close stops handing out cases and waits for the workers to finish the
-// ones they hold, so no case is computed after Run returns.
+// ones they hold, and for dispatch to return, so no case is computed or
+// built after Run returns.
 func (r *caseRunner) close() {
 	if r.stop == nil {
 		return
@@ -160,6 +171,9 @@ func (r *caseRunner) close() {
 func (r *caseRunner) compute(i int) caseOutcome {
 	var o caseOutcome
 	p := r.plans[i]
+	if p.errs != nil { // a dropped test that could not be built again
+		return caseOutcome{res: &report.CaseResult{Name: p.name(), Kind: p.kind(), Verdict: report.Inconclusive}, errs: p.errs}
+	}
 	key, res, refused := fromCache(r.s, p, r.opt)
 	o.refused = refused
 	if res != nil {

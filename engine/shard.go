@@ -6,16 +6,16 @@ import (
 )
 
 // selectShard keeps the cases of the shard, in suite order.
-func selectShard(cases []*Case, s report.Shard) ([]*Case, error) {
+func selectShard[T named](cases []T, s report.Shard) ([]T, error) {
 	if err := s.Check(); err != nil {
 		return nil, diag.List{{Pos: diag.Pos{File: "--shard"}, Kind: "flag", Message: err.Error()}}
 	}
 	if s.Count == 0 {
 		return cases, nil
 	}
-	var out []*Case
+	var out []T
 	for _, c := range cases {
-		if s.Holds(c.Name) {
+		if s.Holds(c.caseName()) {
 			out = append(out, c)
 		}
 	}

@@ -27,8 +27,8 @@ var heldAlways = func() yamlpos.Options {
 // from the stream (not read again whole).
 func sameStreamed(t testing.TB, path string, data []byte, unrecorded bool) bool {
 	t.Helper()
-	whole, werr := parseSuiteWith(path, data, unrecorded, suiteYAML)
-	got, err := parseSuiteWith(path, data, unrecorded, heldAlways)
+	whole, werr := parseSuiteWith(path, data, loadMode{unrecorded: unrecorded}, suiteYAML)
+	got, err := parseSuiteWith(path, data, loadMode{unrecorded: unrecorded}, heldAlways)
 	if a, b := errText(werr), errText(err); a != b {
 		t.Fatalf("errors differ:\nwhole\n%s\nstreamed\n%s", a, b)
 	}
@@ -36,7 +36,7 @@ func sameStreamed(t testing.TB, path string, data []byte, unrecorded bool) bool 
 		t.Fatalf("suites differ:\nwhole    %+v\nstreamed %+v", whole, got)
 	}
 	d := readYAML(filepath.ToSlash(path), data, heldAlways)
-	return d.Held() && streamSuite(d, path, data, unrecorded) != nil
+	return d.Held() && streamSuite(d, path, data, loadMode{unrecorded: unrecorded}, heldAlways) != nil
 }
 
 // errText prints err as the CLI does, Source included.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/internal/expr"
+	"github.com/mcptest/mcptest/internal/yamlpos"
 	"github.com/mcptest/mcptest/live"
 	"github.com/mcptest/mcptest/report"
 )
@@ -43,6 +44,12 @@ type Suite struct {
 	// instead, compressed, for a text of packMin bytes or more (see
 	// keepSource).
 	source, packed []byte
+
+	// dropped are the tests a suite loaded for a run checked and left out
+	// of Cases, in order (see LoadSuiteForRun); heldBy is the reader that
+	// held them, to read them again alike.
+	dropped []droppedTest
+	heldBy  yamlpos.Options
 }
 
 // packMin is the size of suite text from which the suite keeps it

@@ -123,7 +123,7 @@ func (c *Command) run(_ context.Context, args []string) error {
 		// for the run's first recording with tokens and no cost.
 		go prices.Embedded()
 	}
-	suite, err := engine.LoadSuite(config)
+	suite, err := engine.LoadSuiteForRun(config)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/mcptest/mcptest/cassette/gen"
+	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/report"
+)
+
+// longSuite writes two generated cassettes and a suite of n tests in the
+// one-test-per-cassette shape over them (gen.CaseSuite), long enough for
+// the loader to hold its tests: and a run to build each again from the
+// text (engine.LoadSuiteForRun), and returns the directory.
+func longSuite(t *testing.T, n int) string {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := gen.Write(dir, 2, gen.DefaultSeed); err != nil {
+		t.Fatalf("gen.Write: %v", err)
+	}
+	one := regexp.MustCompile(`cassette: ` + gen.CassetteDir + `/cassette-\d+(\d)\.json`)
+	suite := one.ReplaceAllFunc(gen.CaseSuite(gen.DefaultSeed, n), func(m []byte) []byte {
+		return []byte("cassette: " + gen.CassetteDir + "/cassette-00000" + string("01"[m[len(m)-6]%2]) + ".json")
+	})
+	if len(suite) < 128<<10 {
+		t.Fatalf("the suite is %d bytes: too short for its tests to be held", len(suite))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "long.yml"), suite, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestProcessRunLongSuite: `mcptest run` over a suite whose tests it
+// builds again one at a time as it runs them reports every case as a run
+// of the suite loaded whole does (engine.LoadSuite and engine.Run): the
+// same cases, totals and verdict, with --filter and --shard.
+func TestProcessRunLongSuite(t *testing.T) {
+	bin, dir := processBin(t), longSuite(t, 600)
+	t.Chdir(dir) // the binary runs there too: positions and paths read alike
+	suite, err := engine.LoadSuite("long.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, flags := range [][]string{nil, {"--filter", "ssistant 1"}, {"--shard", "2/3"}} {
+		t.Run(strings.Join(flags, " "), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "report.json")
+			cmd := exec.Command(bin, append([]string{"run", "--config", "long.yml", "--reporter", "json", "--output", out, "--no-cache"}, flags...)...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "MCPTEST_DIR="+t.TempDir(), "CI=true")
+			if msg, err := cmd.CombinedOutput(); cmd.ProcessState == nil || cmd.ProcessState.ExitCode() > 1 {
+				t.Fatalf("run: %v\n%.2000s", err, msg)
+			}
+			opt := engine.Options{Version: "test"}
+			if len(flags) > 0 && flags[0] == "--filter" {
+				opt.Filter = flags[1:]
+			} else if len(flags) > 0 {
+				opt.Shard, _ = report.ParseShard(flags[1])
+			}
+			env, err := engine.Run(suite, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, got := casesOf(t, env), casesFile(t, out)
+			if len(want.Cases) < 2 {
+				t.Fatalf("only %d cases ran", len(want.Cases))
+			}
+			if !reflect.DeepEqual(want, got) {
+				t.Errorf("the run of the long suite differs from a run of the suite loaded whole: %d cases and %+v against %d cases and %+v",
+					len(got.Cases), got.Totals, len(want.Cases), want.Totals)
+			}
+		})
+	}
+}
+
+// runCases are the parts of an envelope a run of one suite computes
+// alike wherever and whenever it runs.
+type runCases struct {
+	Verdict string           `json:"verdict"`
+	Totals  map[string]any   `json:"totals"`
+	Cases   []map[string]any `json:"cases"`
+}
+
+func casesOf(t *testing.T, env *report.Envelope) runCases {
+	t.Helper()
+	data, err := json.Marshal(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return decodeCases(t, data)
+}
+
+func casesFile(t *testing.T, path string) runCases {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return decodeCases(t, data)
+}
+
+func decodeCases(t *testing.T, data []byte) runCases {
+	t.Helper()
+	var c runCases
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&c); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestProcessRunLongSuiteBadTest: a long suite whose last test names a
+// cassette that is not there is refused by `mcptest run` before any case
+// runs, exit 2, with the error `mcptest validate` gives, at the same
+// file:line:col.
+func TestProcessRunLongSuiteBadTest(t *testing.T) {
+	dir := longSuite(t, 600)
+	path := filepath.Join(dir, "long.yml")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.LastIndex(data, []byte("cassettes/cassette-00000"))
+	data = append(data[:at:at], append([]byte("cassettes/missing.json"), data[at+len("cassettes/cassette-000000.json"):]...)...)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stderr := func(args ...string) string {
+		cmd := exec.Command(processBin(t), args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "MCPTEST_DIR="+t.TempDir(), "CI=true")
+		var b bytes.Buffer
+		cmd.Stderr = &b
+		_ = cmd.Run()
+		if code := cmd.ProcessState.ExitCode(); code != 2 {
+			t.Fatalf("%v: exit code %d, want 2\n%s", args, code, b.String())
+		}
+		return strings.SplitN(b.String(), "\n", 2)[0]
+	}
+	run, validate := stderr("run", "--config", "long.yml", "--no-cache"), stderr("validate", "--config", "long.yml")
+	if !strings.HasPrefix(run, "long.yml:") || !strings.Contains(run, "missing.json") || run != validate {
+		t.Errorf("run says\n%s\nvalidate says\n%s", run, validate)
+	}
+}
