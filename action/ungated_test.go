@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -344,5 +345,54 @@ func TestSummaryNotFatal(t *testing.T) {
 	res = r.run()
 	if res.code != ExitFail || res.outputs["regressions"] != "1" || !strings.Contains(res.stderr, said) {
 		t.Errorf("summary path a directory: exit %d, outputs %v, stderr %q; want 1, the outputs, %q", res.code, res.outputs, res.stderr, said)
+	}
+}
+
+// TestSplitWords: the args input is split as a shell splits it: on spaces,
+// tabs and line breaks, runs of them counting as one; '...' and "..."
+// keep what they quote whole (the other quote, spaces) and join what they
+// touch; an empty quoted word is a word; an unclosed quote is an error.
+func TestSplitWords(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{"   ", nil},
+		{" a  b ", []string{"a", "b"}},
+		{"a\tb\nc\rd", []string{"a", "b", "c", "d"}},
+		{`--filter "triage agent" 'x y'`, []string{"--filter", "triage agent", "x y"}},
+		{`x"y z"w`, []string{"xy zw"}},
+		{`'it"s' "it's"`, []string{`it"s`, "it's"}},
+		{`"" a`, []string{"", "a"}},
+		{`a ''`, []string{"a", ""}},
+	} {
+		got, err := splitWords(tc.in)
+		if err != nil || !slices.Equal(got, tc.want) || (got == nil) != (tc.want == nil) {
+			t.Errorf("splitWords(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+	for _, bad := range []string{`"a`, `a 'b`, `'`} {
+		if got, err := splitWords(bad); err == nil || !strings.Contains(err.Error(), "unclosed") {
+			t.Errorf("splitWords(%q) = %q, %v; want an unclosed quote error", bad, got, err)
+		}
+	}
+}
+
+// TestReadReports: the reports input is a comma-separated list of html,
+// junit and sarif, spaces and empty items ignored, each format once; each
+// is written beside report-path under its own suffix.
+func TestReadReports(t *testing.T) {
+	in := inputs{reportPath: "out/mcptest-report.json"}
+	if err := in.readReports(" sarif, ,html,sarif,junit,"); err != nil || !slices.Equal(in.reports, []string{"sarif", "html", "junit"}) {
+		t.Errorf("reports %q, %v; want sarif, html, junit", in.reports, err)
+	}
+	for format, want := range map[string]string{"html": "out/mcptest-report.html", "junit": "out/mcptest-report.junit.xml", "sarif": "out/mcptest-report.sarif"} {
+		if got := in.reportFile(format); got != want {
+			t.Errorf("reportFile(%s) = %q, want %q", format, got, want)
+		}
+	}
+	if err := (&inputs{}).readReports("html,pdf"); err == nil || !strings.Contains(err.Error(), `input reports "pdf"`) {
+		t.Errorf("reports: html,pdf: %v; want pdf refused", err)
 	}
 }
