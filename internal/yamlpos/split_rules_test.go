@@ -1,0 +1,86 @@
+package yamlpos
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestChunkCount: a list of n items is parsed in ceil(n/size) chunks of
+// size items (32 when the option gives none), on min(GOMAXPROCS, chunks)
+// worker goroutines, none when that is 1; each item parses, in order.
+func TestChunkCount(t *testing.T) {
+	for _, tc := range []struct {
+		procs, items, size int
+		chunks             int // 0: no workers
+	}{
+		{2, 1, 1, 0},
+		{2, 2, 1, 2},
+		{2, 3, 2, 2},
+		{2, 4, 2, 2},
+		{2, 5, 2, 3},
+		{2, 32, 0, 0},
+		{2, 33, 0, 2},
+		{2, 63, 32, 2},
+		{2, 64, 32, 2},
+		{2, 65, 32, 3},
+		{3, 65, 32, 3},
+		{1, 65, 32, 0},
+	} {
+		prev := runtime.GOMAXPROCS(tc.procs)
+		var b strings.Builder
+		b.WriteString("tests:\n")
+		for i := range tc.items {
+			b.WriteString("  - n" + strings.Repeat("x", i%3) + "\n")
+		}
+		data := []byte(b.String())
+		lists := cutLists(data)
+		if len(lists) != 1 || len(lists[0].items) != tc.items {
+			t.Fatalf("%d items: cut %+v", tc.items, lists)
+		}
+		c := newChunks(data, &lists[0], tc.size)
+		if got := len(c.done); got != tc.chunks {
+			t.Errorf("%d items in chunks of %d on %d cores: %d chunks on workers, want %d", tc.items, tc.size, tc.procs, got, tc.chunks)
+		}
+		for i := range tc.items {
+			it := c.item(i)
+			if it.n == nil || it.n.Value != "n"+strings.Repeat("x", i%3) {
+				t.Errorf("%d items in chunks of %d: item %d is %+v", tc.items, tc.size, i, it.n)
+				break
+			}
+		}
+		c.stop()
+		runtime.GOMAXPROCS(prev)
+	}
+}
+
+// TestChunksAheadBounded: the workers parse at most chunkWindow chunks
+// each ahead of the conversion: once the first item is taken, two workers
+// have taken 4 chunks of a list of 20, and no more until the conversion
+// gives one back by moving to the next chunk.
+func TestChunksAheadBounded(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	data := []byte("tests:\n" + strings.Repeat("  - a\n", 20))
+	lists := cutLists(data)
+	c := newChunks(data, &lists[0], 1)
+	defer c.stop()
+	if it := c.item(0); it.n == nil || it.n.Value != "a" {
+		t.Fatalf("item 0: %+v", it.n)
+	}
+	for deadline := time.Now().Add(10 * time.Second); c.taken.Load() < 2*chunkWindow && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if got := c.taken.Load(); got != 2*chunkWindow {
+		t.Errorf("%d chunks taken by the workers with the first item converted, want %d", got, 2*chunkWindow)
+	}
+	c.item(1)
+	for deadline := time.Now().Add(10 * time.Second); c.taken.Load() < 2*chunkWindow+1 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if got := c.taken.Load(); got != 2*chunkWindow+1 {
+		t.Errorf("%d chunks taken by the workers with the second chunk converted, want %d", got, 2*chunkWindow+1)
+	}
+}
