@@ -52,3 +52,25 @@ func TestRunCheckRules(t *testing.T) {
 		}
 	}
 }
+
+// TestMatcherText: a matcher of one comparison with a number reads as the
+// operator and the number (an integer without decimals); any other
+// matcher, of two keys or a key without a number, as Go prints it.
+func TestMatcherText(t *testing.T) {
+	for _, tc := range []struct {
+		v    any
+		want string
+	}{
+		{map[string]any{">=": 80.0}, ">= 80"},
+		{map[string]any{"<=": 2.5}, "<= 2.5"},
+		{map[string]any{"<": -3.0}, "< -3"},
+		{map[string]any{">=": 1.0, "<=": 5.0}, "map[<=:5 >=:1]"},
+		{map[string]any{"equals": "x"}, "map[equals:x]"},
+		{map[string]any{}, "map[]"},
+		{"x", "x"},
+	} {
+		if got := matcherText(tc.v); got != tc.want {
+			t.Errorf("matcherText(%v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}
