@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcptest/mcptest/cassette"
+	"github.com/mcptest/mcptest/internal/expr"
 )
 
 // TestRunCheckRules: an assertion checked on every run passes only when
@@ -71,6 +74,85 @@ func TestMatcherText(t *testing.T) {
 	} {
 		if got := matcherText(tc.v); got != tc.want {
 			t.Errorf("matcherText(%v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}
+
+// TestRunDocKeys: a run's document has model and agent only when the
+// cassette records them, final_response (of the run, and of each turn in
+// turns) only when a turn ends with one, and a call's optional fields only
+// when recorded.
+func TestRunDocKeys(t *testing.T) {
+	ms := 12.0
+	run := &cassette.Run{Turns: []cassette.Turn{
+		{Calls: []cassette.Call{{Tool: "search", Server: "web", Agent: "planner", Arguments: map[string]any{"q": "x"}, Result: "r", DurationMS: &ms}}},
+		{Calls: []cassette.Call{{Tool: "fetch"}}, FinalResponse: "done"},
+		{},
+	}}
+	doc := runDoc(1, &cassette.Cassette{Model: "m1", Agent: "a1"}, run, true)
+	if doc["model"] != "m1" || doc["agent"] != "a1" || doc["final_response"] != "done" {
+		t.Errorf("model %v, agent %v, final_response %v; want m1, a1, done", doc["model"], doc["agent"], doc["final_response"])
+	}
+	turns := doc["turns"].([]any)
+	if len(turns) != 3 {
+		t.Fatalf("%d turns, want 3", len(turns))
+	}
+	for i, want := range []any{nil, "done", nil} {
+		got, ok := turns[i].(map[string]any)["final_response"]
+		if got != want || ok != (want != nil) {
+			t.Errorf("turn %d: final_response %v (present: %v), want %v", i, got, ok, want)
+		}
+	}
+	calls := doc["calls"].([]any)
+	full, bare := calls[0].(map[string]any), calls[1].(map[string]any)
+	if full["server"] != "web" || full["agent"] != "planner" || full["result"] != "r" || full["duration_ms"] != 12.0 || full["arguments"] == nil {
+		t.Errorf("a call with every field: %v", full)
+	}
+	for _, k := range []string{"server", "agent", "result", "duration_ms", "arguments"} {
+		if _, ok := bare[k]; ok {
+			t.Errorf("a call without %s has the key: %v", k, bare)
+		}
+	}
+	bareDoc := runDoc(2, &cassette.Cassette{}, &cassette.Run{}, false)
+	for _, k := range []string{"model", "agent", "final_response", "calls", "turns", "tool_names", "tokens", "cost_micros"} {
+		if _, ok := bareDoc[k]; ok {
+			t.Errorf("a bare run's document has %s: %v", k, bareDoc)
+		}
+	}
+}
+
+// TestReadsCalls: a run's calls are put in its document only for checks
+// that read them: a target under calls, tool_names or turns, or the whole
+// document (an empty target); not for tokens, final_response or run alone.
+func TestReadsCalls(t *testing.T) {
+	check := func(target string) *runCheck {
+		var p expr.Path
+		if target != "" {
+			var err error
+			if p, err = expr.ParsePath(target); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return &runCheck{a: &Assertion{Target: p}}
+	}
+	for _, tc := range []struct {
+		targets []string
+		want    bool
+	}{
+		{nil, false},
+		{[]string{"tokens.total"}, false},
+		{[]string{"final_response", "run", "cost_micros"}, false},
+		{[]string{"calls[0].tool"}, true},
+		{[]string{"tokens.total", "tool_names"}, true},
+		{[]string{"turns[1].calls"}, true},
+		{[]string{""}, true},
+	} {
+		var checks []*runCheck
+		for _, tg := range tc.targets {
+			checks = append(checks, check(tg))
+		}
+		if got := readsCalls(checks); got != tc.want {
+			t.Errorf("targets %q: reads calls %v, want %v", tc.targets, got, tc.want)
 		}
 	}
 }
