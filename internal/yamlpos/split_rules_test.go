@@ -9,7 +9,8 @@ import (
 
 // TestChunkCount: a list of n items is parsed in ceil(n/size) chunks of
 // size items (32 when the option gives none), on min(GOMAXPROCS, chunks)
-// worker goroutines, none when that is 1; each item parses, in order.
+// worker goroutines, none when that is 1; each item parses, in order,
+// and chunk k holds its own items only.
 func TestChunkCount(t *testing.T) {
 	for _, tc := range []struct {
 		procs, items, size int
@@ -52,6 +53,15 @@ func TestChunkCount(t *testing.T) {
 		}
 		c.stop()
 		runtime.GOMAXPROCS(prev)
+		size := tc.size
+		if size == 0 {
+			size = chunkItems
+		}
+		for k := 0; k*size < tc.items; k++ {
+			if got, want := len(c.parse(k)), min(size, tc.items-k*size); got != want {
+				t.Errorf("%d items in chunks of %d: chunk %d holds %d items, want %d", tc.items, size, k, got, want)
+			}
+		}
 	}
 }
 
