@@ -94,3 +94,30 @@ func TestChunksAheadBounded(t *testing.T) {
 		t.Errorf("%d chunks taken by the workers with the second chunk converted, want %d", got, 2*chunkWindow+1)
 	}
 }
+
+// TestFastItemRefuses: texts fastItem leaves to yaml.v3 (nil), at the
+// edges of what it reads: a first line that is not the entry's dash and
+// space at the indentation (a line break first, a dash alone, a dash at
+// another column), a line ending with a space.
+func TestFastItemRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		text   string
+		indent int
+	}{
+		{"\n- a\n", 0},
+		{"\n\n", 0},
+		{"\n", 0},
+		{"-\n", 0},
+		{"- a\n", 2},
+		{"  - a\n", 0},
+		{"  -a\n", 2},
+		{" x- a\n", 1},
+		{"- a: b \n", 0},
+		{"- a \n", 0},
+		{"- a:\n    b: c \n", 0},
+	} {
+		if n := fastItem([]byte(tc.text), tc.indent); n != nil {
+			t.Errorf("fastItem(%q, %d) read %s, want nil", tc.text, tc.indent, dump(n))
+		}
+	}
+}
