@@ -98,12 +98,16 @@ func TestChunksAheadBounded(t *testing.T) {
 // TestFastItemRefuses: texts fastItem leaves to yaml.v3 (nil), at the
 // edges of what it reads: a first line that is not the entry's dash and
 // space at the indentation (a line break first, a dash alone, a dash at
-// another column), a line ending with a space.
+// another column, no text at all), a line ending with a space (the last
+// one too, without a line break).
 func TestFastItemRefuses(t *testing.T) {
 	for _, tc := range []struct {
 		text   string
 		indent int
 	}{
+		{"", 0},
+		{"- a ", 0},
+		{"- a:\n    b: c ", 0},
 		{"\n- a\n", 0},
 		{"\n\n", 0},
 		{"\n", 0},
