@@ -125,3 +125,25 @@ func TestFastItemRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestFastItemDepth: fastItem reads collections nested MaxDepth deep, as
+// yaml.v3 builds them, and leaves one level deeper to yaml.v3.
+func TestFastItemDepth(t *testing.T) {
+	for _, tc := range []struct {
+		depth int
+		read  bool
+	}{
+		{MaxDepth - 1, true},
+		{MaxDepth, true},
+		{MaxDepth + 1, false},
+	} {
+		text := "- " + strings.Repeat("[", tc.depth) + strings.Repeat("]", tc.depth) + "\n"
+		if got := sameFast(t, []byte(text), 0); got != tc.read {
+			t.Errorf("flow lists %d deep: read %v, want %v", tc.depth, got, tc.read)
+		}
+		text = "- k: " + strings.Repeat("{a: ", tc.depth-2) + "{}" + strings.Repeat("}", tc.depth-2) + "\n"
+		if got := sameFast(t, []byte(text), 0); got != tc.read {
+			t.Errorf("a mapping and flow mappings %d deep: read %v, want %v", tc.depth, got, tc.read)
+		}
+	}
+}
