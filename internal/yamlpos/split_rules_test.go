@@ -1,6 +1,7 @@
 package yamlpos
 
 import (
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -144,6 +145,32 @@ func TestFastItemDepth(t *testing.T) {
 		text = "- k: " + strings.Repeat("{a: ", tc.depth-2) + "{}" + strings.Repeat("}", tc.depth-2) + "\n"
 		if got := sameFast(t, []byte(text), 0); got != tc.read {
 			t.Errorf("a mapping and flow mappings %d deep: read %v, want %v", tc.depth, got, tc.read)
+		}
+	}
+}
+
+// TestFastItemSiblingDepth: the depth fastItem counts is the nesting, not
+// the number of collections read: MaxDepth+10 sibling mappings, lists and
+// flow lists, each one level below the item, are read.
+func TestFastItemSiblingDepth(t *testing.T) {
+	var mappings, lists, flows strings.Builder
+	mappings.WriteString("- ")
+	lists.WriteString("- ")
+	flows.WriteString("- [")
+	for i := range MaxDepth + 10 {
+		if i > 0 {
+			mappings.WriteString("  ")
+			lists.WriteString("  ")
+			flows.WriteString(", ")
+		}
+		fmt.Fprintf(&mappings, "k%d:\n    a: 1\n", i)
+		fmt.Fprintf(&lists, "k%d:\n    - a\n", i)
+		flows.WriteString("[a]")
+	}
+	flows.WriteString("]\n")
+	for name, text := range map[string]string{"mappings": mappings.String(), "lists": lists.String(), "flow lists": flows.String()} {
+		if !sameFast(t, []byte(text), 0) {
+			t.Errorf("%d sibling %s: not read", MaxDepth+10, name)
 		}
 	}
 }
