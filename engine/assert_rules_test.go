@@ -156,3 +156,36 @@ func TestReadsCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestWorthCaching: a case is served from the cache when its cassette
+// files total minBytes or more, one byte less is computed; a minBytes of 0
+// or less caches every case, one without files too; a file that cannot be
+// examined counts as large.
+func TestWorthCaching(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	if err := os.WriteFile(a, make([]byte, 6), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, make([]byte, 4), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		files    []string
+		minBytes int64
+		want     bool
+	}{
+		{nil, 0, true},
+		{nil, -1, true},
+		{nil, 1, false},
+		{[]string{a, b}, 10, true},
+		{[]string{a, b}, 11, false},
+		{[]string{a}, 6, true},
+		{[]string{a}, 7, false},
+		{[]string{a, filepath.Join(dir, "missing.json")}, 1 << 20, true},
+	} {
+		if got := worthCaching(tc.files, tc.minBytes); got != tc.want {
+			t.Errorf("worthCaching(%d files, %d) = %v, want %v", len(tc.files), tc.minBytes, got, tc.want)
+		}
+	}
+}

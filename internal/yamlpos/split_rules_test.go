@@ -174,3 +174,17 @@ func TestFastItemSiblingDepth(t *testing.T) {
 		}
 	}
 }
+
+// TestFastItemReads: shapes fastItem reads itself, as yaml.v3 builds them,
+// at the edges of the rules of its readers: a nested key with a space as
+// its second character.
+func TestFastItemReads(t *testing.T) {
+	for _, text := range []string{
+		"- k:\n    a b: c\n",
+		"- k:\n    a: b\n    c d: e\n",
+	} {
+		if !sameFast(t, []byte(text), 0) {
+			t.Errorf("%q: not read", text)
+		}
+	}
+}
