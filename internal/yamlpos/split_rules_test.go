@@ -100,7 +100,8 @@ func TestChunksAheadBounded(t *testing.T) {
 // edges of what it reads: a first line that is not the entry's dash and
 // space at the indentation (a line break first, a dash alone, a dash at
 // another column, no text at all), a line ending with a space (the last
-// one too, without a line break).
+// one too, without a line break), a nested list's dash alone or without
+// its space.
 func TestFastItemRefuses(t *testing.T) {
 	for _, tc := range []struct {
 		text   string
@@ -110,6 +111,10 @@ func TestFastItemRefuses(t *testing.T) {
 		{"- a ", 0},
 		{"- a:\n    b: c ", 0},
 		{"\n- a\n", 0},
+		{"- k:\n    -\n", 0},
+		{"- k:\n    - a\n    -\n", 0},
+		{"- k:\n    - a\n    -xy\n", 0},
+		{"- k:\n    -xy: 1\n", 0},
 		{"\n\n", 0},
 		{"\n", 0},
 		{"-\n", 0},
