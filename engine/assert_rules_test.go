@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcptest/mcptest/cassette"
 	"github.com/mcptest/mcptest/internal/expr"
+	"github.com/mcptest/mcptest/report"
 )
 
 // TestRunCheckRules: an assertion checked on every run passes only when
@@ -187,5 +188,20 @@ func TestWorthCaching(t *testing.T) {
 		if got := worthCaching(tc.files, tc.minBytes); got != tc.want {
 			t.Errorf("worthCaching(%d files, %d) = %v, want %v", len(tc.files), tc.minBytes, got, tc.want)
 		}
+	}
+}
+
+// TestCacheable: the cases the cache may serve, counted against
+// CacheKeep, are the agent and scenario cases only.
+func TestCacheable(t *testing.T) {
+	var plans []casePlan
+	for _, k := range []report.Kind{report.KindAgent, report.KindTool, report.KindScenario, report.KindCompliance, report.KindAgent, report.KindEval} {
+		plans = append(plans, casePlan{c: &Case{Kind: k}})
+	}
+	if got := cacheable(plans); got != 3 {
+		t.Errorf("cacheable = %d, want 3 (two agents, one scenario)", got)
+	}
+	if got := cacheable(plans[1:2]); got != 0 {
+		t.Errorf("cacheable of a tool case = %d, want 0", got)
 	}
 }

@@ -193,3 +193,23 @@ func TestFastItemReads(t *testing.T) {
 		}
 	}
 }
+
+// TestFastItemKeyLength: fastItem reads a key of maxFastKey bytes, as a
+// plain and as a quoted key, and leaves one byte longer to yaml.v3.
+func TestFastItemKeyLength(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		read bool
+	}{
+		{"- " + strings.Repeat("k", maxFastKey) + ": 1\n", true},
+		{"- " + strings.Repeat("k", maxFastKey+1) + ": 1\n", false},
+		{"- a: 1\n  " + strings.Repeat("k", maxFastKey) + ": 1\n", true},
+		{"- a: 1\n  " + strings.Repeat("k", maxFastKey+1) + ": 1\n", false},
+		{"- '" + strings.Repeat("k", maxFastKey-2) + "': 1\n", true},
+		{"- '" + strings.Repeat("k", maxFastKey-1) + "': 1\n", false},
+	} {
+		if got := sameFast(t, []byte(tc.text), 0); got != tc.read {
+			t.Errorf("a key of %d bytes: read %v, want %v", len(tc.text)-7, got, tc.read)
+		}
+	}
+}
