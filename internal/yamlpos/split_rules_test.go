@@ -101,7 +101,7 @@ func TestChunksAheadBounded(t *testing.T) {
 // space at the indentation (a line break first, a dash alone, a dash at
 // another column, no text at all), a line ending with a space (the last
 // one too, without a line break), a nested list's dash alone or without
-// its space.
+// its space, a flow collection whose line ends after its bracket.
 func TestFastItemRefuses(t *testing.T) {
 	for _, tc := range []struct {
 		text   string
@@ -115,6 +115,10 @@ func TestFastItemRefuses(t *testing.T) {
 		{"- k:\n    - a\n    -\n", 0},
 		{"- k:\n    - a\n    -xy\n", 0},
 		{"- k:\n    -xy: 1\n", 0},
+		{"- [\n", 0},
+		{"- {\n", 0},
+		{"- a: [\n", 0},
+		{"- a: {\n", 0},
 		{"\n\n", 0},
 		{"\n", 0},
 		{"-\n", 0},
