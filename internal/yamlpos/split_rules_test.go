@@ -217,3 +217,39 @@ func TestFastItemKeyLength(t *testing.T) {
 		}
 	}
 }
+
+// TestItemsRootChanged: a held list whose value in Root no longer has one
+// slot per item (the caller replaced it) is not handed over.
+func TestItemsRootChanged(t *testing.T) {
+	for _, replace := range []any{[]any{nil}, []any{nil, nil, nil, nil}, nil, "x"} {
+		d := Read("s.yml", []byte("tests:\n  - a\n  - b\n  - c\n"), itemOpts)
+		if !d.Held() {
+			t.Fatal("the list is not held")
+		}
+		d.Root.(map[string]any)["tests"] = replace
+		if d.Items(func(int, any) bool { t.Error("an item handed over"); return true }) || d.Held() {
+			t.Errorf("tests replaced by %v: handed over, or still held", replace)
+		}
+	}
+}
+
+// TestValueAt: a pointer's index is a decimal from 0 to the list's length
+// less one; anything else, or a pointer through a scalar, is nil.
+func TestValueAt(t *testing.T) {
+	root := map[string]any{"l": []any{"a", "b"}, "m": map[string]any{"a/b": 1, "~": 2}, "s": "x"}
+	for ptr, want := range map[string]any{
+		"": nil, "/l/0": "a", "/l/1": "b", "/l/2": nil, "/l/-1": nil, "/l/x": nil, "/l/": nil,
+		"/m/a~1b": 1, "/m/~0": 2, "/s/0": nil, "/nope": nil,
+	} {
+		got := ValueAt(root, ptr)
+		if ptr == "" {
+			if _, ok := got.(map[string]any); !ok {
+				t.Errorf("ValueAt(root, %q) = %v, want the root", ptr, got)
+			}
+			continue
+		}
+		if got != want {
+			t.Errorf("ValueAt(root, %q) = %v, want %v", ptr, got, want)
+		}
+	}
+}
