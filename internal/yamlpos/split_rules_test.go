@@ -253,3 +253,27 @@ func TestValueAt(t *testing.T) {
 		}
 	}
 }
+
+// TestDeepLongItem: an item of deepText bytes or more that nests deeper
+// than MaxDepth-2 is left to the whole-file parse (yaml.v3's own depth
+// limit words its error there); one byte shorter, it is read item by item.
+func TestDeepLongItem(t *testing.T) {
+	for _, tc := range []struct {
+		size int
+		cut  bool
+	}{
+		{deepText - 1, true},
+		{deepText, false},
+		{deepText + 1, false},
+	} {
+		item := "  - " + strings.Repeat("[", 205) + strings.Repeat("]", 205) + "\n"
+		pad := "    #" + strings.Repeat("x", tc.size-len(item)-len("    #\n")) + "\n"
+		text := "tests:\n" + item + pad
+		if got := len(item + pad); got != tc.size {
+			t.Fatalf("item of %d bytes, want %d", got, tc.size)
+		}
+		if cut := sameSplit(t, []byte(text)); cut != tc.cut {
+			t.Errorf("an item of %d bytes nested 205 deep: cut %v, want %v", tc.size, cut, tc.cut)
+		}
+	}
+}
