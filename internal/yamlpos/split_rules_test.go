@@ -255,25 +255,28 @@ func TestValueAt(t *testing.T) {
 }
 
 // TestDeepLongItem: an item of deepText bytes or more that nests deeper
-// than MaxDepth-2 is left to the whole-file parse (yaml.v3's own depth
-// limit words its error there); one byte shorter, it is read item by item.
+// than MaxDepth-2 levels is left to the whole-file parse (yaml.v3's own
+// depth limit words its error there); one byte shorter, or one level
+// less deep, it is read item by item.
 func TestDeepLongItem(t *testing.T) {
 	for _, tc := range []struct {
-		size int
-		cut  bool
+		size, depth int
+		cut         bool
 	}{
-		{deepText - 1, true},
-		{deepText, false},
-		{deepText + 1, false},
+		{deepText - 1, 205, true},
+		{deepText, 205, false},
+		{deepText + 1, 205, false},
+		{deepText, MaxDepth - 1, true},
+		{deepText, MaxDepth, false},
 	} {
-		item := "  - " + strings.Repeat("[", 205) + strings.Repeat("]", 205) + "\n"
+		item := "  - " + strings.Repeat("[", tc.depth) + strings.Repeat("]", tc.depth) + "\n"
 		pad := "    #" + strings.Repeat("x", tc.size-len(item)-len("    #\n")) + "\n"
 		text := "tests:\n" + item + pad
 		if got := len(item + pad); got != tc.size {
 			t.Fatalf("item of %d bytes, want %d", got, tc.size)
 		}
 		if cut := sameSplit(t, []byte(text)); cut != tc.cut {
-			t.Errorf("an item of %d bytes nested 205 deep: cut %v, want %v", tc.size, cut, tc.cut)
+			t.Errorf("an item of %d bytes nested %d deep: cut %v, want %v", tc.size, tc.depth, cut, tc.cut)
 		}
 	}
 }
