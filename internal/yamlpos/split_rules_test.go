@@ -280,3 +280,24 @@ func TestDeepLongItem(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitPlainText: the texts read whole because yaml.v3 breaks their
+// lines where the cut does not, or reads them in another encoding: a byte
+// order mark before a list, a lone CR first or last; CRLF line ends are
+// cut.
+func TestSplitPlainText(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		cut        bool
+	}{
+		{"byte order mark, then a list", "\ufeffa: 1\ntests:\n  - a\n", false},
+		{"lone CR first", "\rtests:\n  - a\n", false},
+		{"lone CR last", "tests:\n  - a\r", false},
+		{"CRLF first", "\r\ntests:\n  - a\n", true},
+		{"CRLF, then a lone CR", "\r\ntests:\n  - a\r  - b\n", false},
+	} {
+		if cut := sameSplit(t, []byte(tc.text)); cut != tc.cut {
+			t.Errorf("%s: cut %v, want %v", tc.name, cut, tc.cut)
+		}
+	}
+}
