@@ -301,3 +301,20 @@ func TestSplitPlainText(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyLine: a line at column 1 opens a list only when it is a key and
+// nothing else: letters, digits and `_`, with `.` and `-` after the first
+// byte, a colon, then only spaces and a comment.
+func TestKeyLine(t *testing.T) {
+	for line, want := range map[string]bool{
+		"tests:": true, "tests: # c": true, "tests:  ": true, "a.b-c:": true, "a_9Z:": true,
+		"0:": true, "9:": true, "a:": true, "z:": true, "A:": true, "Z:": true, "_:": true,
+		"tests:x": false, "tests: x": false, "a:#": false, ".a:": false, "-a:": false, ":": false,
+		"tests": false, "": false, "/:": false, "@:": false, "[:": false, "`:": false, "{:": false,
+		"a b:": false, "a/b:": false, ":a": false,
+	} {
+		if got := keyLine([]byte(line)); got != want {
+			t.Errorf("keyLine(%q) = %v, want %v", line, got, want)
+		}
+	}
+}
