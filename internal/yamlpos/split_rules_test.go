@@ -318,3 +318,20 @@ func TestKeyLine(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitCutRules: only the lists under a key at column 1 are cut; a
+// list under a nested key stays in the skeleton, and the root's list
+// after it is cut all the same.
+func TestSplitCutRules(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		cut        bool
+	}{
+		{"a nested key's list, then the root's", "a:\n  x: 1\n  b:\n    - 1\ntests:\n  - x\n", true},
+		{"a nested key's list only", "a:\n  x: 1\n  b:\n    - 1\n", false},
+	} {
+		if cut := sameSplit(t, []byte(tc.text)); cut != tc.cut {
+			t.Errorf("%s: cut %v, want %v", tc.name, cut, tc.cut)
+		}
+	}
+}
