@@ -205,3 +205,28 @@ func TestCacheable(t *testing.T) {
 		t.Errorf("cacheable of a tool case = %d, want 0", got)
 	}
 }
+
+// TestCheckAssertionsGateTarget: a cached agent result whose assertion on
+// a gate target says passed where its own targets fail it is refused.
+func TestCheckAssertionsGateTarget(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "c.json"), []byte(cassetteJSON(runJSON("x", "w.get_weather"))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ParseSuite(filepath.Join(dir, "suite.yml"), []byte("agents:\n  - name: a\n    cassette: c.json\n    equal_function_sets:\n      classes:\n        - { name: forecast, members: [w.get_forecast] }\n      expect:\n        - tool_selection.f1: { \">=\": 100 }\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, s, Options{Version: "test"}).Cases[0]
+	c := s.Cases[0]
+	if err := checkAssertions(res, c); err != nil {
+		t.Fatalf("the result as computed: %v", err)
+	}
+	if len(res.Assertions) != 1 || res.Assertions[0].Passed || res.Assertions[0].Target != "tool_selection.f1" {
+		t.Fatalf("assertions %+v, want tool_selection.f1 failed", res.Assertions)
+	}
+	res.Assertions[0].Passed = true
+	if err := checkAssertions(res, c); err == nil || !strings.Contains(err.Error(), "says passed=true") {
+		t.Errorf("the assertion flipped to passed: %v, want it refused", err)
+	}
+}
