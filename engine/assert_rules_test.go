@@ -230,3 +230,28 @@ func TestCheckAssertionsGateTarget(t *testing.T) {
 		t.Errorf("the assertion flipped to passed: %v, want it refused", err)
 	}
 }
+
+// TestCassetteDigestSize: a cassette of exactly cassette.MaxSize bytes is
+// digested for the cache key; one byte more is refused (the reader then
+// refuses it too).
+func TestCassetteDigestSize(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "c.json")
+	for _, tc := range []struct {
+		size int64
+		ok   bool
+	}{
+		{cassette.MaxSize, true},
+		{cassette.MaxSize + 1, false},
+	} {
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(f, tc.size); err != nil {
+			t.Skip("truncate:", err)
+		}
+		sum, err := cassetteSHA256(f)
+		if (err == nil) != tc.ok || (tc.ok && len(sum) != 32) {
+			t.Errorf("a cassette of %d bytes: digest %x, %v; want ok %v", tc.size, sum, err, tc.ok)
+		}
+	}
+}
