@@ -255,3 +255,43 @@ func TestCassetteDigestSize(t *testing.T) {
 		}
 	}
 }
+
+// TestArgumentsFindingPlace: an argument violation names its run of the
+// case, counted across cassettes, and points at the offending value in
+// the cassette of that run (here the third run, the second of its file).
+func TestArgumentsFindingPlace(t *testing.T) {
+	dir := t.TempDir()
+	call := func(q string) string {
+		return `{"turns": [{"calls": [{"server": "w", "tool": "get", "arguments": {"q": ` + q + `}}], "final_response": "r"}]}`
+	}
+	files := map[string]string{
+		"a.json":     `{"mcptest_cassette": 1, "model": "m-1", "runs": [` + "\n" + call("1") + "\n]}\n",
+		"b.json":     `{"mcptest_cassette": 1, "model": "m-1", "runs": [` + "\n" + call("2") + ",\n" + call(`"x"`) + "\n]}\n",
+		"tools.json": `{"tools": [{"name": "get", "inputSchema": {"type": "object", "properties": {"q": {"type": "integer"}}}}]}`,
+		"suite.yml":  "agents:\n  - name: a\n    runs: 3\n    cassette: \"?.json\"\n    arguments: {catalog: tools.json}\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := LoadSuite(filepath.Join(dir, "suite.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, s, Options{Version: "test"}).Cases[0]
+	var found []report.Finding
+	for _, f := range res.Findings {
+		if f.Gate == "arguments" && f.Level == "error" {
+			found = append(found, f)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("argument findings %+v, want one", res.Findings)
+	}
+	f := found[0]
+	if f.Run != 3 || !strings.HasPrefix(f.Message, "run 3: ") || f.Position == nil ||
+		filepath.Base(f.Position.File) != "b.json" || f.Position.Line != 3 {
+		t.Errorf("finding %+v at %+v, want run 3 at b.json line 3", f, f.Position)
+	}
+}
