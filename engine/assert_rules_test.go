@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcptest/mcptest/cassette"
+	"github.com/mcptest/mcptest/gate"
 	"github.com/mcptest/mcptest/internal/expr"
 	"github.com/mcptest/mcptest/report"
 )
@@ -293,5 +294,47 @@ func TestArgumentsFindingPlace(t *testing.T) {
 	if f.Run != 3 || !strings.HasPrefix(f.Message, "run 3: ") || f.Position == nil ||
 		filepath.Base(f.Position.File) != "b.json" || f.Position.Line != 3 {
 		t.Errorf("finding %+v at %+v, want run 3 at b.json line 3", f, f.Position)
+	}
+}
+
+// TestDiscoveryPromptRules: a name-free prompt (the suite's, or a recorded
+// one that differs from it) gives away a member of a declared class when it
+// holds the member's qualified id, or its tool name where that name has an
+// `_`, a `-` or a capital letter; a plain word, an id it does not hold,
+// or a prompt of a case that is not name-free gives nothing away.
+func TestDiscoveryPromptRules(t *testing.T) {
+	classes := []gate.Class{{Name: "weather", Members: []string{"w.get_forecast", "web.search", "lookup_City"}}}
+	for _, tc := range []struct {
+		nameFree            bool
+		suitePrompt, record string
+		want                string
+	}{
+		{true, "what is the weather", "", ""},
+		{true, "search the web for rain", "", ""},
+		{true, "call w.get_forecast now", "", "`get_forecast`"},
+		{true, "use get_forecast please", "", "`get_forecast`"},
+		{true, "ask lookup_City", "", "`lookup_City`"},
+		{true, "what is the weather", "what is the weather", ""},
+		{true, "what is the weather", "call w.get_forecast now", "`get_forecast`"},
+		{false, "what is the weather", "call w.get_forecast now", ""},
+	} {
+		g := &discoveryGate{blk: &DiscoveryBlock{NameFree: tc.nameFree}, prompt: tc.suitePrompt, classes: classes, hasClasses: true}
+		if tc.nameFree {
+			g.checkPrompt(tc.suitePrompt)
+		}
+		if tc.record != "" {
+			g.addCassette(&cassette.Cassette{Prompt: tc.record})
+		}
+		res := &report.CaseResult{}
+		g.result(res)
+		got := ""
+		for _, f := range res.Findings {
+			if i := strings.Index(f.Message, "the prompt names "); i >= 0 {
+				got = strings.TrimSuffix(f.Message[i+len("the prompt names "):], ": the scenario measures execution, not discovery")
+			}
+		}
+		if got != tc.want {
+			t.Errorf("name_free %v, prompt %q, recorded %q: names %q, want %q", tc.nameFree, tc.suitePrompt, tc.record, got, tc.want)
+		}
 	}
 }
