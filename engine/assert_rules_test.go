@@ -327,14 +327,23 @@ func TestDiscoveryPromptRules(t *testing.T) {
 		}
 		res := &report.CaseResult{}
 		g.result(res)
-		got := ""
+		got, n := "", 0
 		for _, f := range res.Findings {
 			if i := strings.Index(f.Message, "the prompt names "); i >= 0 {
-				got = strings.TrimSuffix(f.Message[i+len("the prompt names "):], ": the scenario measures execution, not discovery")
+				got, n = strings.TrimSuffix(f.Message[i+len("the prompt names "):], ": the scenario measures execution, not discovery"), n+1
 			}
 		}
-		if got != tc.want {
-			t.Errorf("name_free %v, prompt %q, recorded %q: names %q, want %q", tc.nameFree, tc.suitePrompt, tc.record, got, tc.want)
+		if got != tc.want || n != len(res.Findings) || (n == 1) != (tc.want != "") {
+			t.Errorf("name_free %v, prompt %q, recorded %q: names %q in %d findings %v, want %q", tc.nameFree, tc.suitePrompt, tc.record, got, n, res.Findings, tc.want)
+		}
+	}
+	// Without equal_function_sets:, a name-free case is warned that there
+	// is nothing to judge its path against; a case that is not is not.
+	for _, nameFree := range []bool{true, false} {
+		res := &report.CaseResult{}
+		(&discoveryGate{blk: &DiscoveryBlock{NameFree: nameFree}}).result(res)
+		if warned := len(res.Findings) == 1 && strings.Contains(res.Findings[0].Message, "without `equal_function_sets:`"); warned != nameFree || len(res.Findings) > 1 {
+			t.Errorf("no classes, name_free %v: findings %v", nameFree, res.Findings)
 		}
 	}
 }
