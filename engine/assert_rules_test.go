@@ -347,3 +347,43 @@ func TestDiscoveryPromptRules(t *testing.T) {
 		}
 	}
 }
+
+// TestDistractorsRunRules: a run's distractors.chose_distractor is its
+// count of distractor calls, and its other targets its accuracy; a run
+// that did not select only correct tools fails the per-run check only
+// when distractors.certified_lower is asserted, which labels it.
+func TestDistractorsRunRules(t *testing.T) {
+	assertion := func(target string) *Assertion {
+		p, err := expr.ParsePath(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &Assertion{Target: p, Block: "distractors"}
+	}
+	blk := &DistractorsBlock{Correct: []string{"w.get_forecast"}}
+	plain := blk.newGate(&Case{Name: "c", Expect: []*Assertion{assertion("distractors.accuracy")}}).(*distractorsGate)
+	certified := blk.newGate(&Case{Name: "c", Expect: []*Assertion{assertion("distractors.accuracy"), assertion("distractors.certified_lower")}}).(*distractorsGate)
+	if plain.success != "" || certified.success == "" {
+		t.Fatalf("success labels %q and %q, want none without certified_lower and one with it", plain.success, certified.success)
+	}
+	for _, g := range []*distractorsGate{plain, certified} {
+		g.last = gate.DistractorRun{ChoseCorrect: 1, ChoseDistractor: 3}
+		if v, _ := g.runValue("distractors.chose_distractor"); v != 3.0 {
+			t.Errorf("chose_distractor %v, want 3", v)
+		}
+		want := float64(gate.DistractorAccuracy(1, 1, 3))
+		if v, _ := g.runValue("distractors.accuracy"); v != want || want == 3.0 {
+			t.Errorf("accuracy %v, want %v", v, want)
+		}
+	}
+	if got := plain.runFailed([]string{"x"}); len(got) != 1 {
+		t.Errorf("no certified floor: failed %q, want only x", got)
+	}
+	if got := certified.runFailed([]string{"x"}); len(got) != 2 || got[1] != certified.success {
+		t.Errorf("certified floor, an unsuccessful run: failed %q, want x and %q", got, certified.success)
+	}
+	certified.last.Success = true
+	if got := certified.runFailed(nil); len(got) != 0 {
+		t.Errorf("certified floor, a successful run: failed %q, want none", got)
+	}
+}
