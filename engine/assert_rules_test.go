@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcptest/mcptest/cassette"
 	"github.com/mcptest/mcptest/gate"
+	"github.com/mcptest/mcptest/gate/distractor"
 	"github.com/mcptest/mcptest/internal/expr"
 	"github.com/mcptest/mcptest/report"
 )
@@ -385,5 +386,40 @@ func TestDistractorsRunRules(t *testing.T) {
 	certified.last.Success = true
 	if got := certified.runFailed(nil); len(got) != 0 {
 		t.Errorf("certified floor, a successful run: failed %q, want none", got)
+	}
+}
+
+// TestDistractorsCountAndFloor: a count above the distractors the source
+// made is warned of, a count they reach is not; the certified floor holds
+// only when every assertion on distractors.certified_lower passed.
+func TestDistractorsCountAndFloor(t *testing.T) {
+	for _, tc := range []struct {
+		count int
+		warn  bool
+	}{{1, false}, {2, false}, {3, true}} {
+		g := &distractorsGate{blk: &DistractorsBlock{Generate: distractor.Config{Count: tc.count, From: distractor.FromNearDuplicate}},
+			injected: []distractor.Tool{{Name: "a"}, {Name: "b"}}, distr: gate.NewDistractors(nil, []string{"a", "b"})}
+		res := &report.CaseResult{Targets: map[string]float64{}, Counts: map[string]int64{}}
+		g.result(res)
+		warned := false
+		for _, f := range res.Findings {
+			warned = warned || strings.Contains(f.Message, "asks for more distractors")
+		}
+		if warned != tc.warn {
+			t.Errorf("count %d, 2 injected: warned %v, want %v (%v)", tc.count, warned, tc.warn, res.Findings)
+		}
+	}
+	for _, tc := range []struct {
+		passed []bool
+		holds  bool
+	}{{[]bool{true}, true}, {[]bool{false}, false}, {[]bool{true, false}, false}, {[]bool{false, true}, false}, {[]bool{true, true}, true}} {
+		res := &report.CaseResult{Targets: map[string]float64{}, Counts: map[string]int64{"distractors.runs": 3, "distractors.successful_runs": 2}}
+		for _, p := range tc.passed {
+			res.Assertions = append(res.Assertions, report.AssertionResult{Target: "distractors.certified_lower", Passed: p})
+		}
+		(&distractorsGate{name: "c"}).floors(res)
+		if len(res.Floors) != 1 || res.Floors[0].Passed != tc.holds {
+			t.Errorf("certified assertions passed %v: floors %+v, want one that holds: %v", tc.passed, res.Floors, tc.holds)
+		}
 	}
 }
