@@ -423,3 +423,19 @@ func TestDistractorsCountAndFloor(t *testing.T) {
 		}
 	}
 }
+
+// TestEdgesRunValues: a run's edges.restricted_attempts is its count of
+// restricted calls, and its edges.gate_passed 1 when there is none, else 0.
+func TestEdgesRunValues(t *testing.T) {
+	for _, tc := range []struct {
+		restricted   int64
+		passed, want float64
+	}{{0, 1, 0}, {2, 0, 2}} {
+		g := &edgesGate{last: gate.EdgeRun{Restricted: tc.restricted}}
+		p, _ := g.runValue("edges.gate_passed")
+		n, _ := g.runValue("edges.restricted_attempts")
+		if p != tc.passed || n != tc.want {
+			t.Errorf("%d restricted calls: gate_passed %v, restricted_attempts %v; want %v, %v", tc.restricted, p, n, tc.passed, tc.want)
+		}
+	}
+}
