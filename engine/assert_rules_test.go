@@ -439,3 +439,22 @@ func TestEdgesRunValues(t *testing.T) {
 		}
 	}
 }
+
+// TestToolSelectionMatrix: a case is judged model by model (a floor and a
+// pair named "name [model]" each) only with two models or more; with one,
+// its runs are one pair under its own name.
+func TestToolSelectionMatrix(t *testing.T) {
+	for _, tc := range []struct {
+		models []string
+		matrix bool
+	}{{nil, false}, {[]string{"m-1"}, false}, {[]string{"m-1", "m-2"}, true}} {
+		g := (&ToolSelectionBlock{}).newGate(&Case{Name: "c", Models: tc.models}).(*toolSelectionGate)
+		if g.matrix != tc.matrix {
+			t.Errorf("models %q: judged model by model %v, want %v", tc.models, g.matrix, tc.matrix)
+		}
+		g.add(&cassette.Cassette{Model: "m-1"}, &cassette.Run{})
+		if want := map[bool]string{false: "c", true: "c [m-1]"}[tc.matrix]; len(g.models) != 1 || g.pairName(g.models[0]) != want {
+			t.Errorf("models %q: pairs %q, want %q", tc.models, g.models, want)
+		}
+	}
+}
