@@ -458,3 +458,16 @@ func TestToolSelectionMatrix(t *testing.T) {
 		}
 	}
 }
+
+// TestToolSelectionPairTokens: a pair has a token median and maximum only
+// when one of its runs recorded tokens.
+func TestToolSelectionPairTokens(t *testing.T) {
+	g := (&ToolSelectionBlock{}).newGate(&Case{Name: "c"}).(*toolSelectionGate)
+	if p := g.pair("", []report.PassKRun{{Run: 1}, {Run: 2}}, true); p.TokensMedian != nil || p.TokensMax != nil {
+		t.Errorf("no run recorded tokens: median %v, max %v; want none", p.TokensMedian, p.TokensMax)
+	}
+	n := int64(40)
+	if p := g.pair("", []report.PassKRun{{Run: 1}, {Run: 2, Tokens: &n}}, true); p.TokensMedian == nil || p.TokensMax == nil || *p.TokensMax != 40 {
+		t.Errorf("one run recorded 40 tokens: median %v, max %v; want both, max 40", p.TokensMedian, p.TokensMax)
+	}
+}
