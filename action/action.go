@@ -47,6 +47,18 @@ type Options struct {
 	RetryDelay, RequestTimeout time.Duration
 }
 
+// withDefaults fills in the options left zero: a first back-off of 1 s and
+// 30 s an attempt; a value given is kept.
+func (o Options) withDefaults() Options {
+	if o.RetryDelay == 0 {
+		o.RetryDelay = time.Second
+	}
+	if o.RequestTimeout == 0 {
+		o.RequestTimeout = 30 * time.Second
+	}
+	return o
+}
+
 // Run is one run of the Action: it reads its inputs and the runner's
 // context from env, runs the mode, and writes the outputs. See the package
 // doc for what its errors mean.
@@ -54,12 +66,7 @@ func Run(ctx context.Context, env Env, opt Options) error {
 	if env.Commands == nil {
 		env.Commands = env.Stdout
 	}
-	if opt.RetryDelay == 0 {
-		opt.RetryDelay = time.Second
-	}
-	if opt.RequestTimeout == 0 {
-		opt.RequestTimeout = 30 * time.Second
-	}
+	opt = opt.withDefaults()
 	a := githubactions.New(githubactions.WithGetenv(env.Getenv), githubactions.WithWriter(env.Commands))
 	gctx, ev, err := readContext(env.Getenv)
 	if err != nil {

@@ -57,3 +57,18 @@ func FuzzDecodeEvent(f *testing.F) {
 		}
 	})
 }
+
+// TestServerURL: GITHUB_SERVER_URL for the links loses its user-info,
+// query and fragment; one that does not parse gives relative links ("").
+func TestServerURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://github.com":                           "https://github.com",
+		"https://user:ghs_secret@ghe.example.com/?a#b": "https://ghe.example.com/",
+		"http://[::1":                                  "",
+		"":                                             "",
+	} {
+		if got := serverURL(in); got != want {
+			t.Errorf("serverURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

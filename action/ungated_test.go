@@ -1,9 +1,13 @@
 package action
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -199,5 +203,196 @@ func TestInputValues(t *testing.T) {
 		if !tc.ok && (err == nil || !strings.Contains(err.Error(), "input "+tc.input)) {
 			t.Errorf("%s: %q: %v; want refused, naming the input", tc.input, tc.value, err)
 		}
+	}
+}
+
+// TestOptionDefaults: the API's first back-off is 1 s and each attempt 30 s
+// when `mcptest action` gives none; a value given (the tests' 1 ms) is
+// kept.
+func TestOptionDefaults(t *testing.T) {
+	if got := (Options{}).withDefaults(); got.RetryDelay != time.Second || got.RequestTimeout != 30*time.Second {
+		t.Errorf("zero options: retry delay %v, request timeout %v; want 1s, 30s", got.RetryDelay, got.RequestTimeout)
+	}
+	given := Options{RetryDelay: time.Millisecond, RequestTimeout: 2 * time.Second, APITimeout: "5"}
+	if got := given.withDefaults(); got != given {
+		t.Errorf("given options became %+v, want them kept: %+v", got, given)
+	}
+}
+
+// apiRecorder is a local HTTP server in place of the GitHub API that
+// answers 404 to everything and records the paths asked for, so a test
+// that needs nothing installed sees which calls a run makes.
+type apiRecorder struct {
+	mu    sync.Mutex
+	paths []string
+}
+
+func newAPIRecorder(t *testing.T) (*apiRecorder, string) {
+	rec := &apiRecorder{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		rec.mu.Lock()
+		rec.paths = append(rec.paths, req.Method+" "+req.URL.Path)
+		rec.mu.Unlock()
+		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
+	}))
+	t.Cleanup(srv.Close)
+	return rec, srv.URL
+}
+
+func (rec *apiRecorder) calls() []string {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return append([]string(nil), rec.paths...)
+}
+
+// TestCommentRule: a check run comments on a pull request only when the
+// event has one (its number above 0) and the comment input is true: with
+// comment: false, or on a push checked in mode check, no API call is made.
+func TestCommentRule(t *testing.T) {
+	for _, tc := range []struct {
+		name, event, mode, comment string
+		payload                    any
+		want                       string
+	}{
+		{"pull request, comment: true", "pull_request", "", "true", prEvent(7, "acme/agents", "head0001"), "/repos/acme/agents/issues/7/comments"},
+		{"pull request, comment: false", "pull_request", "", "false", prEvent(7, "acme/agents", "head0001"), ""},
+		{"push in mode check (no pull request), comment: true", "push", "check", "true", map[string]any{"after": "head0001"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec, url := newAPIRecorder(t)
+			r := newRunner(t, nil, tc.event, tc.payload)
+			r.env["GITHUB_API_URL"] = url
+			base := filepath.Join(r.dir, "baseline.json")
+			write(t, base, craftedBaseline(t))
+			r.env["INPUT_BASELINE-FILE"] = base
+			r.env["INPUT_COMMENT"] = tc.comment
+			if tc.mode != "" {
+				r.env["INPUT_MODE"] = tc.mode
+			}
+			res := r.run()
+			calls := rec.calls()
+			if tc.want == "" && len(calls) != 0 {
+				t.Errorf("API calls %v, want none", calls)
+			}
+			if tc.want != "" && !strings.Contains(strings.Join(calls, "\n"), tc.want) {
+				t.Errorf("API calls %v, want one to %s", calls, tc.want)
+			}
+			if res.code != ExitFail || res.outputs["comment-id"] != "" {
+				t.Errorf("exit %d, comment-id %q; want 1 (the regression) and none (the API answers 404)\n%s%s", res.code, res.outputs["comment-id"], res.stdout, res.stderr)
+			}
+		})
+	}
+}
+
+// TestExitRules: a check run's step fails on a failing gate, or on no
+// baseline under on-missing-baseline: fail; a baseline found passes the
+// step whatever on-missing-baseline says, and no baseline passes it under
+// warn and ignore. (fail-on: none keeps the new failing cases a run
+// without baseline has from failing the gate.)
+func TestExitRules(t *testing.T) {
+	same := filepath.Join(t.TempDir(), "same.json")
+	runEnvelope(t, actionSuite, same)
+	for _, tc := range []struct {
+		name, baselineFile, failOn, onMissing string
+		want                                  int
+	}{
+		{"the same verdicts as the baseline, on-missing-baseline: fail", same, "regressions", "fail", ExitOK},
+		{"the same verdicts as the baseline, on-missing-baseline: warn", same, "regressions", "warn", ExitOK},
+		{"a regression, fail-on: none, on-missing-baseline: fail", "crafted", "none", "fail", ExitOK},
+		{"a regression, fail-on: regressions", "crafted", "regressions", "warn", ExitFail},
+		{"no baseline, on-missing-baseline: warn", "", "none", "warn", ExitOK},
+		{"no baseline, on-missing-baseline: ignore", "", "none", "ignore", ExitOK},
+		{"no baseline, on-missing-baseline: fail", "", "none", "fail", ExitFail},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRunner(t, nil, "pull_request", prEvent(7, "acme/agents", "head0001"))
+			r.env["GITHUB_API_URL"] = "http://127.0.0.1:1" // nothing listens: no baseline
+			r.env["INPUT_COMMENT"] = "false"
+			r.env["INPUT_FAIL-ON"] = tc.failOn
+			r.env["INPUT_ON-MISSING-BASELINE"] = tc.onMissing
+			switch tc.baselineFile {
+			case "":
+			case "crafted":
+				r.env["INPUT_BASELINE-FILE"] = filepath.Join(r.dir, "crafted.json")
+				write(t, r.env["INPUT_BASELINE-FILE"], craftedBaseline(t))
+			default:
+				r.env["INPUT_BASELINE-FILE"] = tc.baselineFile
+			}
+			res := r.run()
+			if res.code != tc.want || res.outputs["baseline-found"] != strconv.FormatBool(tc.baselineFile != "") {
+				t.Errorf("exit %d, baseline-found %q; want %d\n%s%s", res.code, res.outputs["baseline-found"], tc.want, res.stdout, res.stderr)
+			}
+		})
+	}
+}
+
+// TestSummaryNotFatal: a job summary that cannot be written (its path is a
+// directory) is said on the log and the run goes on to its outputs and exit
+// code; a summary written says nothing of the kind.
+func TestSummaryNotFatal(t *testing.T) {
+	r := newRunner(t, nil, "pull_request", prEvent(7, "acme/agents", "head0001"))
+	r.env["INPUT_BASELINE-FILE"] = filepath.Join(r.dir, "baseline.json")
+	write(t, r.env["INPUT_BASELINE-FILE"], craftedBaseline(t))
+	r.env["INPUT_COMMENT"] = "false"
+	const said = "the job summary could not be written"
+	res := r.run()
+	if res.code != ExitFail || res.summary == "" || strings.Contains(res.stderr, said) {
+		t.Errorf("summary written: exit %d, summary %d bytes, stderr %q; want 1, a summary, nothing said", res.code, len(res.summary), res.stderr)
+	}
+	// Not empty, so the runner's removal of the old summary leaves it.
+	r.env["GITHUB_STEP_SUMMARY"] = t.TempDir()
+	write(t, filepath.Join(r.env["GITHUB_STEP_SUMMARY"], "keep"), nil)
+	res = r.run()
+	if res.code != ExitFail || res.outputs["regressions"] != "1" || !strings.Contains(res.stderr, said) {
+		t.Errorf("summary path a directory: exit %d, outputs %v, stderr %q; want 1, the outputs, %q", res.code, res.outputs, res.stderr, said)
+	}
+}
+
+// TestSplitWords: the args input is split as a shell splits it: on spaces,
+// tabs and line breaks, runs of them counting as one; '...' and "..."
+// keep what they quote whole (the other quote, spaces) and join what they
+// touch; an empty quoted word is a word; an unclosed quote is an error.
+func TestSplitWords(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{"   ", nil},
+		{" a  b ", []string{"a", "b"}},
+		{"a\tb\nc\rd", []string{"a", "b", "c", "d"}},
+		{`--filter "triage agent" 'x y'`, []string{"--filter", "triage agent", "x y"}},
+		{`x"y z"w`, []string{"xy zw"}},
+		{`'it"s' "it's"`, []string{`it"s`, "it's"}},
+		{`"" a`, []string{"", "a"}},
+		{`a ''`, []string{"a", ""}},
+	} {
+		got, err := splitWords(tc.in)
+		if err != nil || !slices.Equal(got, tc.want) || (got == nil) != (tc.want == nil) {
+			t.Errorf("splitWords(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+	for _, bad := range []string{`"a`, `a 'b`, `'`} {
+		if got, err := splitWords(bad); err == nil || !strings.Contains(err.Error(), "unclosed") {
+			t.Errorf("splitWords(%q) = %q, %v; want an unclosed quote error", bad, got, err)
+		}
+	}
+}
+
+// TestReadReports: the reports input is a comma-separated list of html,
+// junit and sarif, spaces and empty items ignored, each format once; each
+// is written beside report-path under its own suffix.
+func TestReadReports(t *testing.T) {
+	in := inputs{reportPath: "out/mcptest-report.json"}
+	if err := in.readReports(" sarif, ,html,sarif,junit,"); err != nil || !slices.Equal(in.reports, []string{"sarif", "html", "junit"}) {
+		t.Errorf("reports %q, %v; want sarif, html, junit", in.reports, err)
+	}
+	for format, want := range map[string]string{"html": "out/mcptest-report.html", "junit": "out/mcptest-report.junit.xml", "sarif": "out/mcptest-report.sarif"} {
+		if got := in.reportFile(format); got != want {
+			t.Errorf("reportFile(%s) = %q, want %q", format, got, want)
+		}
+	}
+	if err := (&inputs{}).readReports("html,pdf"); err == nil || !strings.Contains(err.Error(), `input reports "pdf"`) {
+		t.Errorf("reports: html,pdf: %v; want pdf refused", err)
 	}
 }

@@ -149,6 +149,10 @@ func TestCacheRefusesTamperedEntries(t *testing.T) {
 		{"old format", "format 2", edit(agent, func(e *cacheEntry) { e.Format = 2 })},
 		{"null case", "no case", edit(agent, func(e *cacheEntry) { e.Case = nil })},
 		{"assertion moved", "assertions[0]", edit(agent, func(e *cacheEntry) { e.Case.Assertions[0].Position.Line++ })},
+		{"assertion of another index", "assertions[0]", edit(agent, func(e *cacheEntry) { e.Case.Assertions[0].Index++ })},
+		{"assertion of another block", "assertions[0]", edit(agent, func(e *cacheEntry) { e.Case.Assertions[0].Block = "budget" })},
+		{"assertion default flipped", "assertions[0]", edit(agent, func(e *cacheEntry) { e.Case.Assertions[0].Default = !e.Case.Assertions[0].Default })},
+		{"assertion of another target", "assertions[0]", edit(agent, func(e *cacheEntry) { e.Case.Assertions[0].Target = "steps.calls" })},
 		{"trailing data", "data after", raw(agent, func(d []byte) []byte { return append(d, []byte(` {"case": null}`)...) })},
 		{"over the size limit", "limit", func(t *testing.T, entries map[string]string) {
 			if err := os.Truncate(entries[agent], CacheEntryLimit+1); err != nil {
