@@ -143,3 +143,22 @@ func TestEdgeCoverageBoundsFindings(t *testing.T) {
 		t.Errorf("%d attempts: %d findings, last %q", maxAttemptFindings, len(res.Findings), res.Findings[len(res.Findings)-1].Message)
 	}
 }
+
+// TestEdgeRunRestricted: a run's own figure counts its restricted calls
+// one by one (the per-run edges.restricted_calls), calls of other tools
+// not at all.
+func TestEdgeRunRestricted(t *testing.T) {
+	e := NewEdges(Edges{Allowed: []string{"ls"}, Restricted: []string{"rm"}})
+	for _, tt := range []struct {
+		calls []string
+		want  int64
+	}{
+		{[]string{"ls"}, 0},
+		{[]string{"rm"}, 1},
+		{[]string{"rm", "ls", "rm"}, 2},
+	} {
+		if got := e.Add(&cassette.Run{Turns: []cassette.Turn{{Calls: calls(tt.calls...)}}}); got.Restricted != tt.want {
+			t.Errorf("calls %v: Restricted = %d, want %d", tt.calls, got.Restricted, tt.want)
+		}
+	}
+}
