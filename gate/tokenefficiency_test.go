@@ -94,3 +94,29 @@ func TestTokenEfficiencyCostSaturates(t *testing.T) {
 		t.Errorf("cost %g, want the saturated sum", got)
 	}
 }
+
+// TestTokenEfficiencyCostOnlyWhenRecorded: runs that record no cost give
+// no cost target (absent, not a cost of 0 that passes every budget); one
+// run that records it gives the target, and its cost per correct selection
+// only when a selection was correct.
+func TestTokenEfficiencyCostOnlyWhenRecorded(t *testing.T) {
+	te := NewTokenEfficiency([]Class{{Name: "search", Members: []string{"search"}}})
+	te.Add(teRun(nil, "search"))
+	if v, ok := te.Result().Targets["token_efficiency.cost"]; ok {
+		t.Errorf("no run records a cost, and the target is %g", v)
+	}
+	c := int64(2_500_000)
+	te.Add(teRun(&c, "search"))
+	if v, ok := te.Result().Targets["token_efficiency.cost"]; !ok || v != 2.5 {
+		t.Errorf("one run of 2.5 recorded: cost %g (%v), want 2.5", v, ok)
+	}
+
+	// A cost with no correct selection has no cost per correct selection
+	// (not a division by zero).
+	te = NewTokenEfficiency([]Class{{Name: "search", Members: []string{"search"}}})
+	te.Add(teRun(&c, "fetch"))
+	res := te.Result()
+	if v, ok := res.Targets["token_efficiency.cost_per_correct"]; ok || res.Targets["token_efficiency.cost"] != 2.5 {
+		t.Errorf("no correct selection: cost_per_correct %g (%v), cost %g", v, ok, res.Targets["token_efficiency.cost"])
+	}
+}
