@@ -355,3 +355,24 @@ func TestPassKEdges(t *testing.T) {
 		t.Error("no runs: a rate of 0 is met, 0.01 is not")
 	}
 }
+
+// TestPassKFloorWhyRules: a failed floor names, for each run that missed,
+// what it called instead of the expected tool, "called no tool" for a run
+// without calls.
+func TestPassKFloorWhyRules(t *testing.T) {
+	p := NewPassK(PassKConfig{ExpectedTool: "search", MinRate: 1})
+	rows := []report.PassKRun{
+		{Run: 1, Called: []string{}, WithinBudget: true},
+		{Run: 2, Called: []string{"fetch", "list"}, WithinBudget: true},
+		{Run: 3, Selected: true, Called: []string{"search"}, WithinBudget: true, PassK: true},
+	}
+	out := p.Floor("agent", rows)
+	want := []string{
+		"FLOOR agent: selection rate 33% is below the 100% floor (1 of 3 runs selected `search`)",
+		"  run 1: did not select `search`, called no tool",
+		"  run 2: did not select `search`, called fetch, list",
+	}
+	if out.Passed || !reflect.DeepEqual(out.Breaches, want) {
+		t.Errorf("passed %v, breaches\n%q\nwant\n%q", out.Passed, out.Breaches, want)
+	}
+}
