@@ -263,6 +263,10 @@ func TestOrchestrationSeed(t *testing.T) {
 			OrchestrationScores{100, 100, 100, 50, 67}},
 		{"a later error is no recovery", []cassette.Call{call("fulfillment.get", obj, true), call("fulfillment.get", obj, true)},
 			OrchestrationScores{50, 100, 100, 0, 100}},
+		// Recovery is by the same tool or its class: a later success of
+		// another class's tool does not recover the error.
+		{"a success of another class is no recovery", []cassette.Call{call("catalog.search", obj, true), call("fulfillment.get", obj, false)},
+			OrchestrationScores{100, 100, 100, 0, 100}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -93,9 +93,8 @@ func (r OrchestrationRun) Scores() OrchestrationScores {
 	if r.Errors > 0 {
 		s.ErrorRecovery = stats.Percent(r.Recovered, r.Errors)
 	}
-	if r.Classes > 0 && r.Calls > 0 {
-		s.Efficiency = min(stats.Percent(r.Classes, r.Calls), 100)
-	}
+	// No calls is 0 (stats.Percent of a zero denominator), as is no class.
+	s.Efficiency = min(stats.Percent(r.Classes, r.Calls), 100)
 	return s
 }
 
@@ -104,7 +103,6 @@ func (r OrchestrationRun) Scores() OrchestrationScores {
 // and the percents derived from the totals.
 type Orchestration struct {
 	classes []Class
-	runs    int
 	sum     OrchestrationRun
 }
 
@@ -116,7 +114,6 @@ func NewOrchestration(classes []Class) *Orchestration {
 // Add folds one run.
 func (o *Orchestration) Add(run *cassette.Run) OrchestrationRun {
 	r := ScoreOrchestration(o.classes, run.Calls())
-	o.runs++
 	o.sum.Calls += r.Calls
 	o.sum.Parameterized += r.Parameterized
 	o.sum.WellFormed += r.WellFormed
