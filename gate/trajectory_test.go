@@ -159,3 +159,25 @@ func TestTrajectoryFindingsBound(t *testing.T) {
 		}
 	}
 }
+
+// TestUnpairedStepWords: why an expected step found no call, by the calls
+// to its tool: none; some, but none with its arguments (the first one's
+// place and reason); or some with its arguments, each taken by an earlier
+// step. Steps are numbered from 1.
+func TestUnpairedStepWords(t *testing.T) {
+	call := func(tool string, turn, n int) LocatedCall {
+		return LocatedCall{Call: cassette.Call{Tool: tool}, Turn: turn, N: n}
+	}
+	for _, tt := range []struct {
+		calls []LocatedCall
+		want  string
+	}{
+		{nil, "expected step 1 `search`, no call of the run is to it"},
+		{[]LocatedCall{call("fetch", 1, 1)}, "expected step 1 `search`, no call of the run is to it"},
+		{[]LocatedCall{call("search", 1, 2)}, "expected step 1 `search`, every call to it stands for an earlier step"},
+	} {
+		if got := unpairedStep(0, Step{Tool: "search"}, tt.calls); got != tt.want {
+			t.Errorf("calls %+v: %q, want %q", tt.calls, got, tt.want)
+		}
+	}
+}
