@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -148,5 +149,72 @@ func TestSchemaCompileErrors(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", schema, err, want)
 		}
+	}
+}
+
+// TestStrictRules states when strict (BFCL's check of unexpected
+// parameters) reports an argument: only for object arguments of a schema
+// with properties or of type object, and once, when the schema's own
+// additionalProperties has not already reported it at that place.
+func TestStrictRules(t *testing.T) {
+	for _, tc := range []struct{ schema, args, want string }{
+		// Arguments that are no object: nothing to call unexpected.
+		{`{"type": "object", "properties": {"city": {"type": "string"}}}`, `["Oslo"]`,
+			`(arguments): type: expected object, got ["Oslo"] (array)`},
+		// No properties but type object: every argument is unexpected.
+		{`{"type": "object"}`, `{"city": "Oslo"}`,
+			"/city: additionalProperties: expected no parameter but none (strict), got unexpected parameter `city`"},
+		// Neither properties nor type object: strict says nothing.
+		{`{}`, `{"city": "Oslo"}`, ``},
+		// Reported by the schema's additionalProperties: not twice.
+		{`{"type": "object", "properties": {"city": {"type": "string"}}, "additionalProperties": false}`, `{"city": "Oslo", "country": "NO"}`,
+			"/country: additionalProperties: expected no parameter but `city`, got unexpected parameter `country`"},
+		// Properties without a type: an object all the same.
+		{`{"properties": {"city": {"type": "string"}}}`, `{"city": "Oslo", "country": "NO"}`,
+			"/country: additionalProperties: expected no parameter but `city` (strict), got unexpected parameter `country`"},
+		// Another keyword at the same place does not hide it.
+		{`{"type": "object", "properties": {"city": {"type": "string"}}, "propertyNames": {"maxLength": 4}}`, `{"city": "Oslo", "country": "NO"}`,
+			"/country: additionalProperties: expected no parameter but `city` (strict), got unexpected parameter `country`|/country: maxLength: expected maxLength 4, got \"NO\" (string)"},
+	} {
+		raw := decode(t, tc.schema)
+		s, err := CompileToolSchema(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, v := range Violations(s, raw, decode(t, tc.args), true) {
+			got = append(got, v.String())
+		}
+		if joined := strings.Join(got, "|"); joined != tc.want {
+			t.Errorf("%s with %s:\n got %q\nwant %q", tc.schema, tc.args, joined, tc.want)
+		}
+	}
+}
+
+// TestTrimSchemaErrorPlain: an error that is no schema error is worded as
+// it is, without the library's prefix.
+func TestTrimSchemaErrorPlain(t *testing.T) {
+	if got := trimSchemaError(errors.New("jsonschema: the reader failed")); got != "the reader failed" {
+		t.Errorf("got %q", got)
+	}
+}
+
+// TestArgumentsResultRules: valid_pct only when a call was checked, the
+// notice of unchecked calls only when there is one.
+func TestArgumentsResultRules(t *testing.T) {
+	a := NewArguments(ArgumentsConfig{Catalog: []cassette.Tool{{Name: "search", InputSchema: decode(t, searchSchema)}}})
+	a.Add(1, &cassette.Run{Turns: []cassette.Turn{{Calls: []cassette.Call{{Tool: "other"}}}}}, nil)
+	res := a.Result()
+	if v, ok := res.Targets["arguments.valid_pct"]; ok {
+		t.Errorf("no call checked, and valid_pct is %g", v)
+	}
+	if len(res.Findings) != 1 || !strings.HasPrefix(res.Findings[0].Message, "1 of 1 calls were not checked") {
+		t.Errorf("findings %+v", res.Findings)
+	}
+	a = NewArguments(ArgumentsConfig{Catalog: []cassette.Tool{{Name: "search", InputSchema: decode(t, searchSchema)}}})
+	a.Add(1, &cassette.Run{Turns: []cassette.Turn{{Calls: []cassette.Call{{Tool: "search", Arguments: map[string]any{"query": "q"}}}}}}, nil)
+	res = a.Result()
+	if v, ok := res.Targets["arguments.valid_pct"]; !ok || v != 100 || len(res.Findings) != 0 {
+		t.Errorf("one valid call: valid_pct %g (%v), findings %+v", v, ok, res.Findings)
 	}
 }
