@@ -11,14 +11,23 @@ const FormatAISDKMessages Format = "ai-sdk-messages"
 // "tool-result" part (the AI SDK's own part types; without one the
 // messages read the same as a Chat Completions transcript).
 func isModelMessages(msgs []any) bool {
+	return messagesWithPart(msgs, "content", func(p map[string]any) bool {
+		return p["type"] == "tool-call" || p["type"] == "tool-result"
+	})
+}
+
+// messagesWithPart reports whether msgs is an array of messages with a
+// "role", one of which holds, in its array of parts under key, a part
+// that is.
+func messagesWithPart(msgs []any, key string, is func(map[string]any) bool) bool {
 	if !isMessages(msgs) {
 		return false
 	}
 	for _, m := range msgs {
 		m, _ := m.(map[string]any)
-		parts, _ := m["content"].([]any)
+		parts, _ := m[key].([]any)
 		for _, p := range parts {
-			if p, _ := p.(map[string]any); p["type"] == "tool-call" || p["type"] == "tool-result" {
+			if p, _ := p.(map[string]any); is(p) {
 				return true
 			}
 		}
@@ -26,15 +35,16 @@ func isModelMessages(msgs []any) bool {
 	return false
 }
 
-// modelMessagesRoot finds the ModelMessage array of a document: the
-// document itself, or its "messages" (a response object saved whole).
-func modelMessagesRoot(root any) ([]any, []seg, bool) {
+// messagesRoot finds the message array of a document, the document itself
+// or its "messages" (a response or a chat saved whole), and its path; ok
+// when is holds of it.
+func messagesRoot(root any, is func([]any) bool) ([]any, []seg, bool) {
 	switch root := root.(type) {
 	case []any:
-		return root, nil, isModelMessages(root)
+		return root, nil, is(root)
 	case map[string]any:
 		msgs, _ := root["messages"].([]any)
-		return msgs, []seg{{key: "messages", idx: -1}}, isModelMessages(msgs)
+		return msgs, []seg{{key: "messages", idx: -1}}, is(msgs)
 	}
 	return nil, nil, false
 }

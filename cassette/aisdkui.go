@@ -9,35 +9,12 @@ import "strings"
 const FormatAISDKUIMessages Format = "ai-sdk-ui-messages"
 
 // isUIMessages reports whether msgs is a UIMessage array: messages with a
-// "role", one of them holding a tool part in its "parts" (without one
-// the messages carry no call to read).
+// "role", one of them holding a tool part in its "parts" (without one the
+// messages carry no call to read).
 func isUIMessages(msgs []any) bool {
-	if !isMessages(msgs) {
-		return false
-	}
-	for _, m := range msgs {
-		m, _ := m.(map[string]any)
-		parts, _ := m["parts"].([]any)
-		for _, p := range parts {
-			if p, _ := p.(map[string]any); isUIToolPart(p) || isToolInvocation(p) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// uiMessagesRoot finds the UIMessage array of a document: the document
-// itself, or its "messages" (a chat saved with its id).
-func uiMessagesRoot(root any) ([]any, []seg, bool) {
-	switch root := root.(type) {
-	case []any:
-		return root, nil, isUIMessages(root)
-	case map[string]any:
-		msgs, _ := root["messages"].([]any)
-		return msgs, []seg{{key: "messages", idx: -1}}, isUIMessages(msgs)
-	}
-	return nil, nil, false
+	return messagesWithPart(msgs, "parts", func(p map[string]any) bool {
+		return isUIToolPart(p) || isToolInvocation(p)
+	})
 }
 
 // readUIMessages reads a UIMessage array, at the walker's path, as one

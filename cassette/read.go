@@ -323,10 +323,10 @@ func detect(root any) detected {
 	if msgs, obj, at, ok := langChainRoot(root); ok {
 		return detected{format: FormatLangChain, msgs: msgs, obj: obj, at: at}
 	}
-	if msgs, at, ok := modelMessagesRoot(root); ok {
+	if msgs, at, ok := messagesRoot(root, isModelMessages); ok {
 		return detected{format: FormatAISDKMessages, msgs: msgs, at: at}
 	}
-	if msgs, at, ok := uiMessagesRoot(root); ok {
+	if msgs, at, ok := messagesRoot(root, isUIMessages); ok {
 		return detected{format: FormatAISDKUIMessages, msgs: msgs, at: at}
 	}
 	switch root := root.(type) {
