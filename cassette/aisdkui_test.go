@@ -26,6 +26,10 @@ func TestUIMessageRules(t *testing.T) {
 		{"an MCP server's tool by its prefixed name", `{"type": "dynamic-tool", "toolName": "mcp__everything__echo", "toolCallId": "c1", "state": "output-available", "input": {}, "output": "hi"}`, "everything.echo=hi"},
 		{"AI SDK 4 tool invocation", `{"type": "tool-invocation", "toolInvocation": {"toolCallId": "c1", "toolName": "get-sum", "state": "result", "args": {"a": 1}, "result": "3"}}`, "get-sum=3"},
 		{"AI SDK 4 call without result", `{"type": "tool-invocation", "toolInvocation": {"toolCallId": "c1", "toolName": "get-sum", "state": "call", "args": {}}}`, "get-sum="},
+		// A tool-invocation part without its toolInvocation is no call:
+		// the part beside it is the only one.
+		{"AI SDK 4 part without its invocation", `{"type": "tool-invocation"}, {"type": "tool-get-sum", "toolCallId": "c2", "state": "input-available", "input": {}}`, "get-sum="},
+		{"an invocation in a part of another type", `{"type": "data-x", "toolInvocation": {"toolCallId": "c1", "toolName": "echo", "state": "call"}}, {"type": "tool-get-sum", "toolCallId": "c2", "state": "input-available", "input": {}}`, "get-sum="},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			doc := `[` + user + `, {"role": "assistant", "parts": [{"type": "step-start"}, {"type": "text", "text": "Let me add."}, ` +
@@ -65,6 +69,10 @@ func TestUIMessageErrors(t *testing.T) {
 		t.Errorf("a saved chat: %v", err)
 	}
 	for _, tt := range []struct{ doc, want string }{
+		// In a saved chat, the position runs through its "messages".
+		{`{"id": "chat1", "messages": [{"role": "user", "parts": [{"type": "text", "text": "add"}]},
+		{"role": "assistant", "parts": [{"type": "dynamic-tool", "toolCallId": "c1", "state": "input-available", "input": {}}]}]}`,
+			`ui.json:2:35: messages[1].parts[0]: the tool part names no tool`},
 		{`[{"role": "user", "parts": [{"type": "text", "text": "add"}]},
 		{"role": "assistant", "parts": [{"type": "dynamic-tool", "toolCallId": "c1", "state": "input-available", "input": {}}]}]`,
 			`ui.json:2:35: [1].parts[0]: the tool part names no tool: expected a "tool-<name>" type or a "toolName"`},
