@@ -147,19 +147,15 @@ func (r *rebuilder) close() {
 	}
 }
 
-// rebuild reads the suite's text again with the reader that held its
-// tests: and builds the document as the loader did, giving yield each
-// test of tests: as soon as it is built, with its index, until yield
-// returns false. It returns the problems found (none for a text that
-// loaded and cassettes that are still there).
+// rebuild has the reader that held the suite's tests: hand them over
+// again (from the text it keeps packed) and builds the document as the
+// loader did, giving yield each test of tests: as soon as it is built,
+// with its index, until yield returns false. It returns the problems
+// found (none for cassettes that are still there).
 func (s *Suite) rebuild(yield func(int, *Case) bool) diag.List {
-	d := readYAML(s.Path, s.text(), s.heldBy)
-	if !d.Held() {
-		return append(d.Errs, &diag.Error{Pos: diag.Pos{File: s.Path}, Kind: "suite",
-			Message: "the suite's tests could not be read again"})
-	}
+	d := s.doc.Again()
 	again := &Suite{Path: s.Path, Dir: s.Dir, SHA256: s.SHA256}
-	b := &builder{doc: d, suite: again, held: s.heldBy.Items, again: true}
+	b := &builder{doc: d, suite: again, held: suiteItems.Items, again: true}
 	b.onHeld = func(i int, c *Case) bool {
 		again.Cases = again.Cases[:len(again.Cases)-1]
 		return yield(i, c)

@@ -138,22 +138,27 @@ func LoadSuiteUnrecorded(path string) (*Suite, error) {
 
 // parseSuiteWith is parseSuite reading the text with o. When the reader
 // holds the tests: (o.Items), they are built one at a time as it hands
-// them over (streamSuite); at the first problem of any kind, the text is
-// read again whole and loaded as before, which finds and words every
-// error.
+// them over (streamSuite), and the text is let go: the reader keeps it
+// packed, for the errors of a run (Suite.text) and to hand the tests over
+// again (Suite.rebuild). At the first problem of any kind, the text is
+// put back together, read again whole and loaded as before, which finds
+// and words every error.
 func parseSuiteWith(path string, data []byte, mode loadMode, o yamlpos.Options) (*Suite, error) {
+	sum := sha256.Sum256(data)
 	d := readYAML(filepath.ToSlash(path), data, o)
 	if d.Held() {
-		if s := streamSuite(d, path, data, mode, o); s != nil {
+		data = nil
+		if s := streamSuite(d, path, sum, mode, o); s != nil {
 			return s, nil
 		}
 		o.Items = ""
+		data = d.Text()
 		d = readYAML(filepath.ToSlash(path), data, o)
 	}
 	if len(d.Errs) > 0 {
 		return nil, withSource(d, d.Errs).Sorted()
 	}
-	s := newSuite(d, path, data)
+	s := newSuite(d, path, sum)
 	errs := validateSchema(d)
 	b := &builder{doc: d, suite: s, schemaErrs: errs, unrecorded: mode.unrecorded}
 	b.build()
@@ -168,9 +173,9 @@ func parseSuiteWith(path string, data []byte, mode loadMode, o yamlpos.Options) 
 	return s, nil
 }
 
-// newSuite starts the suite read from data at path into d.
-func newSuite(d *document, path string, data []byte) *Suite {
-	sum := sha256.Sum256(data)
+// newSuite starts the suite read into d from the file at path, whose
+// bytes' SHA-256 is sum.
+func newSuite(d *document, path string, sum [sha256.Size]byte) *Suite {
 	return &Suite{Path: d.File, Dir: suiteDir(path), SHA256: hex.EncodeToString(sum[:])}
 }
 
@@ -184,21 +189,22 @@ func newSuite(d *document, path string, data []byte) *Suite {
 // whole, as it did before tests: were held, so every error is found,
 // worded and placed as ever. Loading for a run (mode.forRun), the tests
 // Run can build again are dropped as they are built (Suite.dropHeld).
-func streamSuite(d *document, path string, data []byte, mode loadMode, o yamlpos.Options) *Suite {
+// The suite keeps the document, which keeps the text packed.
+func streamSuite(d *document, path string, sum [sha256.Size]byte, mode loadMode, o yamlpos.Options) *Suite {
 	root, _ := d.Root.(map[string]any)
 	if len(d.Errs) > 0 || root == nil || !validRest(root, o.Items) {
 		return nil
 	}
-	s := newSuite(d, path, data)
+	s := newSuite(d, path, sum)
 	b := &builder{doc: d, suite: s, unrecorded: mode.unrecorded, held: o.Items}
 	if mode.forRun {
-		b.onHeld, s.heldBy = s.dropHeld, o
+		b.onHeld = s.dropHeld
 	}
 	b.build()
 	if b.stopped || len(b.errs) > 0 || len(d.Errs) > 0 {
 		return nil
 	}
-	s.keepSource(data)
+	s.doc = d
 	return s
 }
 

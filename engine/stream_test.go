@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,11 +33,21 @@ func sameStreamed(t testing.TB, path string, data []byte, unrecorded bool) bool 
 	if a, b := errText(werr), errText(err); a != b {
 		t.Fatalf("errors differ:\nwhole\n%s\nstreamed\n%s", a, b)
 	}
+	if whole != nil && got != nil {
+		// The text is kept by the reader of a streamed suite, compressed
+		// or as it is by the other: the same text either way.
+		if !bytes.Equal(whole.text(), got.text()) || !bytes.Equal(got.text(), data) {
+			t.Fatalf("the suite keeps another text than the file's")
+		}
+		w, g := *whole, *got
+		w.source, w.packed, g.source, g.packed, g.doc = nil, nil, nil, nil, nil
+		whole, got = &w, &g
+	}
 	if !reflect.DeepEqual(whole, got) {
 		t.Fatalf("suites differ:\nwhole    %+v\nstreamed %+v", whole, got)
 	}
 	d := readYAML(filepath.ToSlash(path), data, heldAlways)
-	return d.Held() && streamSuite(d, path, data, loadMode{unrecorded: unrecorded}, heldAlways) != nil
+	return d.Held() && streamSuite(d, path, sha256.Sum256(data), loadMode{unrecorded: unrecorded}, heldAlways) != nil
 }
 
 // errText prints err as the CLI does, Source included.
@@ -176,8 +187,9 @@ func FuzzStreamedSuite(f *testing.F) {
 }
 
 // TestLongSuiteRunErrorShowsLine: a suite of 1 MiB or more keeps its text
-// compressed, and the errors a run finds at its lines still carry the
-// text, byte for byte.
+// compressed (here the reader that held its tests: keeps it, see
+// yamlpos.Doc.Text), and the errors a run finds at its lines still carry
+// the text, byte for byte.
 func TestLongSuiteRunErrorShowsLine(t *testing.T) {
 	const n = 4000
 	path, data := longSuite(t, n, 250, "", "  - name: unrecorded\n    type: agent\n")
@@ -186,8 +198,16 @@ func TestLongSuiteRunErrorShowsLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.source != nil || len(s.packed) == 0 || len(s.packed) > len(data)/10 {
-		t.Errorf("kept %d bytes as they are, %d packed, of %d", len(s.source), len(s.packed), len(data))
+	if s.source != nil || s.packed != nil || s.doc == nil || s.doc.Data != nil {
+		t.Errorf("kept %d bytes as they are, %d packed, of %d, and the document %v", len(s.source), len(s.packed), len(data), s.doc != nil)
+	}
+	// Read whole (tests: not held), the suite compresses the text itself.
+	whole, err := parseSuiteWith(path, data, loadMode{}, suiteYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.source != nil || len(whole.packed) == 0 || len(whole.packed) > len(data)/10 || !bytes.Equal(whole.text(), data) {
+		t.Errorf("read whole: kept %d bytes as they are, %d packed, of %d", len(whole.source), len(whole.packed), len(data))
 	}
 	_, err = Run(s, Options{Version: "test", CassetteDir: filepath.Join(dir, "none")})
 	l, ok := err.(diag.List)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/internal/expr"
-	"github.com/mcptest/mcptest/internal/yamlpos"
 	"github.com/mcptest/mcptest/live"
 	"github.com/mcptest/mcptest/report"
 )
@@ -42,14 +41,15 @@ type Suite struct {
 	// source is the suite file's bytes, kept so the errors found in a
 	// run at a case's position can show its line; packed holds them
 	// instead, compressed, for a text of packMin bytes or more (see
-	// keepSource).
+	// keepSource); doc is the document of a suite whose tests: the reader
+	// held, which keeps the text itself (yamlpos.Doc.Text).
 	source, packed []byte
+	doc            *document
 
 	// dropped are the tests a suite loaded for a run checked and left out
-	// of Cases, in order (see LoadSuiteForRun); heldBy is the reader that
-	// held them, to read them again alike.
+	// of Cases, in order (see LoadSuiteForRun), which the reader of doc
+	// hands over again (yamlpos.Doc.Again).
 	dropped []droppedTest
-	heldBy  yamlpos.Options
 }
 
 // packMin is the size of suite text from which the suite keeps it
@@ -80,8 +80,11 @@ func (s *Suite) keepSource(data []byte) {
 	s.packed = bytes.Clone(b.Bytes())
 }
 
-// text returns the suite file's bytes that keepSource kept.
+// text returns the suite file's bytes that keepSource or doc kept.
 func (s *Suite) text() []byte {
+	if s.doc != nil {
+		return s.doc.Text()
+	}
 	if s.packed == nil {
 		return s.source
 	}

@@ -52,9 +52,11 @@ type parsedItem struct {
 
 // chunks hands the parsed items of a list over in order.
 type chunks struct {
-	data []byte
-	l    *list
-	size int
+	// data is the whole text, or packed the text of the list packed.
+	data   []byte
+	packed *packedText
+	l      *list
+	size   int
 	// cur holds the items of chunk k, the one being converted.
 	k   int
 	cur []parsedItem
@@ -69,13 +71,13 @@ type chunks struct {
 	wg     sync.WaitGroup
 }
 
-// newChunks starts parsing the items of l in data; stop must be called
-// once the caller is done with them.
-func newChunks(data []byte, l *list, size int) *chunks {
+// newChunks starts parsing the items of l, a list of s; stop must be
+// called once the caller is done with them.
+func newChunks(s *splitDoc, l *list, size int) *chunks {
 	if size <= 0 {
 		size = chunkItems
 	}
-	c := &chunks{data: data, l: l, size: size, k: -1}
+	c := &chunks{data: s.data, packed: s.packed, l: l, size: size, k: -1}
 	n := (len(l.items) + size - 1) / size
 	workers := min(runtime.GOMAXPROCS(0), n)
 	if workers < 2 {
@@ -153,10 +155,14 @@ func (c *chunks) stop() {
 // have the ones after it on that decoder).
 func (c *chunks) parse(k int) []parsedItem {
 	from, to := k*c.size, min((k+1)*c.size, len(c.l.items))
+	data, base := c.data, 0
+	if c.packed != nil {
+		data, base = c.packed.chunk(c.l, k)
+	}
 	out := make([]parsedItem, to-from)
 	var rest []int
 	for i := from; i < to; i++ {
-		text := c.l.text(c.data, i)
+		text := c.l.text(data, base, i)
 		it := &out[i-from]
 		it.breaks = bytes.Count(text, []byte{'\n'})
 		if !bytes.HasSuffix(text, []byte{'\n'}) {
@@ -171,11 +177,11 @@ func (c *chunks) parse(k int) []parsedItem {
 	if len(rest) == 0 {
 		return out
 	}
-	dec := yaml.NewDecoder(&itemStream{data: c.data, l: c.l, items: rest})
+	dec := yaml.NewDecoder(&itemStream{data: data, base: base, l: c.l, items: rest})
 	first := 1
 	for _, i := range rest {
 		it := &out[i-from]
-		if it.n = c.l.decode(dec, first, len(c.l.text(c.data, i))); it.n == nil {
+		if it.n = c.l.decode(dec, first, len(c.l.text(data, base, i))); it.n == nil {
 			break
 		}
 		it.first = first

@@ -26,7 +26,8 @@ const MaxDepth = 200
 type Doc struct {
 	// File names the document in positions.
 	File string
-	// Data is the text the document was read from.
+	// Data is the text the document was read from; nil when Read held a
+	// list (Options.Items), as Text says.
 	Data []byte
 	// Node is the root value node; nil when the document did not parse.
 	Node *yaml.Node
@@ -60,6 +61,10 @@ type Doc struct {
 	// split holds the lists of the root mapping cut into items, nil when
 	// the document was parsed whole.
 	split *splitDoc
+	// packed is the text of a document whose list Read held, and fresh
+	// the document as Read returned it (see pack.go).
+	packed *packedText
+	fresh  *Doc
 }
 
 // Read decodes data into a Doc (see Parse for the errors of the text),

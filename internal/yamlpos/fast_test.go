@@ -125,7 +125,7 @@ func TestFastCorpus(t *testing.T) {
 		for _, l := range cutLists(data) {
 			for i := range l.items {
 				all++
-				if sameFast(t, l.text(data, i), l.indent) {
+				if sameFast(t, l.text(data, 0, i), l.indent) {
 					read++
 				}
 			}
@@ -146,7 +146,7 @@ func FuzzFastItem(f *testing.F) {
 		}
 		for _, l := range cutLists(data) {
 			for i := range min(len(l.items), 5) {
-				text := l.text(data, i)
+				text := l.text(data, 0, i)
 				f.Add(bytes.TrimPrefix(bytes.TrimLeft(text, " "), []byte("- ")), uint8(l.indent))
 			}
 		}
@@ -212,7 +212,7 @@ func writtenSuite(tb testing.TB, n int) []byte {
 		for _, l := range cutLists(data) {
 			for i := range l.items {
 				var b bytes.Buffer
-				for _, line := range strings.SplitAfter(string(l.text(data, i)), "\n") {
+				for _, line := range strings.SplitAfter(string(l.text(data, 0, i)), "\n") {
 					b.WriteString("  " + line[min(l.indent, len(line)-len(strings.TrimLeft(line, " "))):])
 				}
 				if !bytes.HasSuffix(b.Bytes(), []byte("\n")) {
@@ -276,7 +276,7 @@ func BenchmarkFastItem(b *testing.B) {
 			fastShare := 0
 			lists := cutLists(in.data)
 			for i := range lists[0].items {
-				if fastItem(lists[0].text(in.data, i), lists[0].indent) != nil {
+				if fastItem(lists[0].text(in.data, 0, i), lists[0].indent) != nil {
 					fastShare++
 				}
 			}

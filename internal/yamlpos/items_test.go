@@ -1,6 +1,7 @@
 package yamlpos
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"reflect"
@@ -45,6 +46,26 @@ func sameItemsIn(t testing.TB, text []byte, o Options) bool {
 		}
 		return false
 	}
+	if d.Data != nil || !bytes.Equal(d.Text(), text) {
+		t.Fatalf("held: Data %d bytes, Text %q, want nil and the text", len(d.Data), d.Text())
+	}
+	again := d.Again()
+	if !sameHandedOver(t, whole, d, text) {
+		return false
+	}
+	// The reader hands the items over again, from the text it keeps
+	// packed, taken before the first pass and after it.
+	if !sameHandedOver(t, whole, again, text) || !sameHandedOver(t, whole, d.Again(), text) {
+		t.Fatal("Again: the items were not handed over again")
+	}
+	return true
+}
+
+// sameHandedOver fails unless the items d hands over, the rest of its
+// values, their positions and its errors are those of whole; it reports
+// false when Items could not hand them over.
+func sameHandedOver(t testing.TB, whole, d *Doc, text []byte) bool {
+	t.Helper()
 	wroot, _ := whole.Root.(map[string]any)
 	wtests, _ := wroot["tests"].([]any)
 	ptrs := pointers(whole)

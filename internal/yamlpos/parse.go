@@ -51,6 +51,14 @@ type Options struct {
 	chunk int
 }
 
+// chunkSize is the number of items a chunk holds.
+func (o Options) chunkSize() int {
+	if o.chunk > 0 {
+		return o.chunk
+	}
+	return chunkItems
+}
+
 // splitMin is the size from which Read cuts lists into items.
 func (o Options) splitMin() int {
 	if o.SplitMin > 0 {

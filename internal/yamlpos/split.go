@@ -61,8 +61,10 @@ type splitDoc struct {
 	// in is the item being converted, see place.
 	in itemPlace
 	// held is the list Options.Items names, converted by Doc.Items; nil
-	// when there is none.
-	held *heldList
+	// when there is none. Once Read returns, data is nil and packed holds
+	// the held list's text (see pack.go).
+	held   *heldList
+	packed *packedText
 }
 
 // itemPlace says where the nodes of an item parsed on its own are in the
@@ -158,6 +160,8 @@ func readSplit(file string, data []byte, o Options) *Doc {
 	}
 	if d.split.held == nil {
 		d.split, d.keys = nil, nil
+	} else {
+		d.keepPacked()
 	}
 	return d
 }
@@ -218,7 +222,7 @@ func (d *Doc) enterList(l *list, at *node, p *path, depth int) bool {
 // on its own (d.split.failed) or hand said stop.
 func (d *Doc) eachItem(l *list, at *node, p *path, depth int, s []any, hand func(int, any) bool) bool {
 	l.parsed = true
-	items := newChunks(d.split.data, l, d.o.chunk)
+	items := newChunks(d.split, l, d.o.chunkSize())
 	defer items.stop()
 	for i := range l.items {
 		it := items.item(i)
@@ -246,14 +250,11 @@ func (d *Doc) eachItem(l *list, at *node, p *path, depth int, s []any, hand func
 	return true
 }
 
-// text is the text of item i of l in data: its lines, up to the next
-// item's or the end of the list.
-func (l *list) text(data []byte, i int) []byte {
-	end := l.end
-	if i+1 < len(l.items) {
-		end = l.items[i+1].start
-	}
-	return data[l.items[i].start:end]
+// text is the text of item i of l in data, which starts at offset base
+// of the file's text: its lines, up to the next item's or the end of the
+// list.
+func (l *list) text(data []byte, base, i int) []byte {
+	return data[l.items[i].start-base : l.itemEnd(i)-base]
 }
 
 // place says where the nodes of item i of l, which the stream holds from
@@ -296,7 +297,9 @@ func (l *list) decode(dec *yaml.Decoder, first, size int) *yaml.Node {
 // itemStream reads items of a list as a stream of documents, each
 // followed by a line "---" but an item that ends the text.
 type itemStream struct {
+	// data is the text from offset base of the file's.
 	data []byte
+	base int
 	l    *list
 	// items are the indexes of the items served, in order; next counts
 	// the pieces served: items[k] is piece 2k, its marker piece 2k+1.
@@ -312,7 +315,7 @@ func (r *itemStream) Read(p []byte) (int, error) {
 			return 0, io.EOF
 		}
 		i := r.items[r.next/2]
-		switch text := r.l.text(r.data, i); {
+		switch text := r.l.text(r.data, r.base, i); {
 		case r.next%2 == 0:
 			r.cur = text
 		case i+1 == len(r.l.items) && r.l.endLine == 0:

@@ -11,7 +11,8 @@ import (
 // TestChunkCount: a list of n items is parsed in ceil(n/size) chunks of
 // size items (32 when the option gives none), on min(GOMAXPROCS, chunks)
 // worker goroutines, none when that is 1; each item parses, in order,
-// and chunk k holds its own items only.
+// and chunk k holds its own items only, whether the text is held whole
+// or packed chunk by chunk (pack.go).
 func TestChunkCount(t *testing.T) {
 	for _, tc := range []struct {
 		procs, items, size int
@@ -41,28 +42,30 @@ func TestChunkCount(t *testing.T) {
 		if len(lists) != 1 || len(lists[0].items) != tc.items {
 			t.Fatalf("%d items: cut %+v", tc.items, lists)
 		}
-		c := newChunks(data, &lists[0], tc.size)
-		if got := len(c.done); got != tc.chunks {
-			t.Errorf("%d items in chunks of %d on %d cores: %d chunks on workers, want %d", tc.items, tc.size, tc.procs, got, tc.chunks)
-		}
-		for i := range tc.items {
-			it := c.item(i)
-			if it.n == nil || it.n.Value != "n"+strings.Repeat("x", i%3) {
-				t.Errorf("%d items in chunks of %d: item %d is %+v", tc.items, tc.size, i, it.n)
-				break
-			}
-		}
-		c.stop()
-		runtime.GOMAXPROCS(prev)
 		size := tc.size
 		if size == 0 {
 			size = chunkItems
 		}
-		for k := 0; k*size < tc.items; k++ {
-			if got, want := len(c.parse(k)), min(size, tc.items-k*size); got != want {
-				t.Errorf("%d items in chunks of %d: chunk %d holds %d items, want %d", tc.items, size, k, got, want)
+		for _, src := range []*splitDoc{{data: data}, {packed: pack(data, &lists[0], size)}} {
+			c := newChunks(src, &lists[0], tc.size)
+			if got := len(c.done); got != tc.chunks {
+				t.Errorf("%d items in chunks of %d on %d cores: %d chunks on workers, want %d", tc.items, tc.size, tc.procs, got, tc.chunks)
+			}
+			for i := range tc.items {
+				it := c.item(i)
+				if it.n == nil || it.n.Value != "n"+strings.Repeat("x", i%3) {
+					t.Errorf("%d items in chunks of %d (packed: %t): item %d is %+v", tc.items, tc.size, src.packed != nil, i, it.n)
+					break
+				}
+			}
+			c.stop()
+			for k := 0; k*size < tc.items; k++ {
+				if got, want := len(c.parse(k)), min(size, tc.items-k*size); got != want {
+					t.Errorf("%d items in chunks of %d: chunk %d holds %d items, want %d", tc.items, size, k, got, want)
+				}
 			}
 		}
+		runtime.GOMAXPROCS(prev)
 	}
 }
 
@@ -74,7 +77,7 @@ func TestChunksAheadBounded(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	data := []byte("tests:\n" + strings.Repeat("  - a\n", 20))
 	lists := cutLists(data)
-	c := newChunks(data, &lists[0], 1)
+	c := newChunks(&splitDoc{data: data}, &lists[0], 1)
 	defer c.stop()
 	if it := c.item(0); it.n == nil || it.n.Value != "a" {
 		t.Fatalf("item 0: %+v", it.n)
