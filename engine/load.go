@@ -189,7 +189,8 @@ func newSuite(d *document, path string, sum [sha256.Size]byte) *Suite {
 // whole, as it did before tests: were held, so every error is found,
 // worded and placed as ever. Loading for a run (mode.forRun), the tests
 // Run can build again are dropped as they are built (Suite.dropHeld).
-// The suite keeps the document, which keeps the text packed.
+// The suite keeps the text as the reader packed it, and the document
+// itself when it dropped tests, for Run to have them handed over again.
 func streamSuite(d *document, path string, sum [sha256.Size]byte, mode loadMode, o yamlpos.Options) *Suite {
 	root, _ := d.Root.(map[string]any)
 	if len(d.Errs) > 0 || root == nil || !validRest(root, o.Items) {
@@ -204,7 +205,10 @@ func streamSuite(d *document, path string, sum [sha256.Size]byte, mode loadMode,
 	if b.stopped || len(b.errs) > 0 || len(d.Errs) > 0 {
 		return nil
 	}
-	s.doc = d
+	s.kept = d.Packed()
+	if len(s.dropped) > 0 {
+		s.doc = d
+	}
 	return s
 }
 

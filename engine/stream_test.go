@@ -40,7 +40,7 @@ func sameStreamed(t testing.TB, path string, data []byte, unrecorded bool) bool 
 			t.Fatalf("the suite keeps another text than the file's")
 		}
 		w, g := *whole, *got
-		w.source, w.packed, g.source, g.packed, g.doc = nil, nil, nil, nil, nil
+		w.source, w.packed, g.source, g.packed, g.kept = nil, nil, nil, nil, nil
 		whole, got = &w, &g
 	}
 	if !reflect.DeepEqual(whole, got) {
@@ -198,8 +198,8 @@ func TestLongSuiteRunErrorShowsLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.source != nil || s.packed != nil || s.doc == nil || s.doc.Data != nil {
-		t.Errorf("kept %d bytes as they are, %d packed, of %d, and the document %v", len(s.source), len(s.packed), len(data), s.doc != nil)
+	if s.source != nil || s.packed != nil || s.kept == nil || s.doc != nil {
+		t.Errorf("kept %d bytes as they are, %d packed, of %d, the reader's text %v and the document %v", len(s.source), len(s.packed), len(data), s.kept != nil, s.doc != nil)
 	}
 	// Read whole (tests: not held), the suite compresses the text itself.
 	whole, err := parseSuiteWith(path, data, loadMode{}, suiteYAML)

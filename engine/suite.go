@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/internal/expr"
+	"github.com/mcptest/mcptest/internal/yamlpos"
 	"github.com/mcptest/mcptest/live"
 	"github.com/mcptest/mcptest/report"
 )
@@ -41,15 +42,17 @@ type Suite struct {
 	// source is the suite file's bytes, kept so the errors found in a
 	// run at a case's position can show its line; packed holds them
 	// instead, compressed, for a text of packMin bytes or more (see
-	// keepSource); doc is the document of a suite whose tests: the reader
-	// held, which keeps the text itself (yamlpos.Doc.Text).
+	// keepSource); kept holds them for a suite whose tests: the reader
+	// held, compressed as the reader kept them (yamlpos.Doc.Packed).
 	source, packed []byte
-	doc            *document
+	kept           *yamlpos.Packed
 
 	// dropped are the tests a suite loaded for a run checked and left out
 	// of Cases, in order (see LoadSuiteForRun), which the reader of doc
-	// hands over again (yamlpos.Doc.Again).
+	// hands over again (yamlpos.Doc.Again); doc is nil when there are
+	// none.
 	dropped []droppedTest
+	doc     *document
 }
 
 // packMin is the size of suite text from which the suite keeps it
@@ -80,10 +83,10 @@ func (s *Suite) keepSource(data []byte) {
 	s.packed = bytes.Clone(b.Bytes())
 }
 
-// text returns the suite file's bytes that keepSource or doc kept.
+// text returns the suite file's bytes that keepSource or the reader kept.
 func (s *Suite) text() []byte {
-	if s.doc != nil {
-		return s.doc.Text()
+	if s.kept != nil {
+		return s.kept.Bytes()
 	}
 	if s.packed == nil {
 		return s.source

@@ -112,13 +112,29 @@ func (p *packedText) text() []byte {
 
 // Text returns the text the document was read from: Data, or, for a
 // document whose list Read holds, that text put back together from what
-// Read kept of it (see pack.go).
+// Read kept of it (see Packed).
 func (d *Doc) Text() []byte {
 	if d.packed == nil {
 		return d.Data
 	}
 	return d.packed.text()
 }
+
+// Packed is the text of a document whose list Read held, compressed as
+// Read keeps it: for a caller that keeps the text and not the document.
+type Packed struct{ t *packedText }
+
+// Packed returns the text Read kept of a document whose list it held;
+// nil when it held none (Data is then the text).
+func (d *Doc) Packed() *Packed {
+	if d.packed == nil {
+		return nil
+	}
+	return &Packed{d.packed}
+}
+
+// Bytes puts the text back together.
+func (p *Packed) Bytes() []byte { return p.t.text() }
 
 // Again returns a document that hands the list Read held over again: a
 // document as Read returned it, whose Items converts the items anew from
