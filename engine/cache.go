@@ -195,11 +195,12 @@ func worthCaching(files []string, minBytes int64) bool {
 	return false
 }
 
-// cacheable counts the plans the cache may serve: agent and scenario cases.
+// cacheable counts the plans the cache may serve: agent and scenario
+// cases, a test the suite dropped (not built yet) among them.
 func cacheable(plans []casePlan) int {
 	n := 0
-	for _, p := range plans {
-		if p.c.Kind == report.KindAgent || p.c.Kind == report.KindScenario {
+	for i := range plans {
+		if k := plans[i].kind(); k == report.KindAgent || k == report.KindScenario {
 			n++
 		}
 	}

@@ -14,9 +14,11 @@ import (
 // with them. A suite loaded for a run (LoadSuiteForRun) checks every test
 // as LoadSuite does, then keeps of each test of the held tests: list
 // (yamlpos.Options.Items) whose cassettes it found only what Run needs
-// before computing it (droppedTest); Run builds each such test again from
-// the suite's text when its turn comes (rebuilder), and drops it once its
-// result is kept, so a run holds the tests it is computing and no more.
+// before computing it (droppedTest); Run has the reader hand the tests
+// over again (yamlpos.Doc.Again, from the text it keeps compressed chunk
+// by chunk, never whole), builds each such test when its turn comes
+// (rebuilder), and drops it once its result is kept, so a run holds the
+// tests it is computing and no more, and not the suite's text.
 
 // droppedTest is what a suite loaded for a run keeps of a test it checked
 // and built and did not keep: its name (for --filter and --shard), the
@@ -96,8 +98,8 @@ func (s *Suite) refs() []caseRef {
 }
 
 // rebuilder builds the tests a suite dropped again, one at a time and in
-// order, as Run reaches them: it reads the suite's text again with the
-// reader that held tests: and hands over each test once built.
+// order, as Run reaches them: the reader that held tests: hands them over
+// again, and it hands over each test once built.
 type rebuilder struct {
 	next func() (int, *Case, bool)
 	stop func()

@@ -98,7 +98,9 @@ func envelopeJSON(t testing.TB, env *report.Envelope) []byte {
 // TestRunDroppedTestsSame: a run of a suite loaded for a run, whose tests
 // it builds again one at a time, gives the envelope a run of the suite
 // loaded whole gives, byte for byte: every case, with --filter (exact and
-// partial) and --shard, computed on workers and on one processor.
+// partial) and --shard, computed on workers and on one processor, and
+// with a cache, cold then warm (the run, not the cases, says what it
+// served: Run.Cached).
 func TestRunDroppedTestsSame(t *testing.T) {
 	path := droppedSuite(t, 60)
 	whole, forRun := loadBoth(t, path)
@@ -114,6 +116,7 @@ func TestRunDroppedTestsSame(t *testing.T) {
 			{Filter: []string{"tool 18"}},
 			{Filter: []string{"tool 1", "by-name"}},
 			{Shard: report.Shard{Index: 2, Count: 3}},
+			{Cache: DirCache{Dir: t.TempDir()}, CacheMinBytes: 1},
 		} {
 			t.Run(fmt.Sprintf("procs=%d/filter=%q/shard=%s", procs, opt.Filter, opt.Shard.String()), func(t *testing.T) {
 				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
@@ -125,6 +128,14 @@ func TestRunDroppedTestsSame(t *testing.T) {
 				got, err := Run(forRun, opt)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if opt.Cache != nil {
+					// The whole suite's run filled the cache: the run built
+					// again is served from it.
+					if got.Run.Cached != len(got.Cases) || got.Run.Cached == 0 {
+						t.Errorf("served %d of %d cases from the cache", got.Run.Cached, len(got.Cases))
+					}
+					want.Run.Cached, got.Run.Cached = 0, 0
 				}
 				if a, b := envelopeJSON(t, want), envelopeJSON(t, got); !bytes.Equal(a, b) {
 					t.Errorf("envelopes differ:\nwhole\n%s\nbuilt again\n%s", a, b)

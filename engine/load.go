@@ -14,12 +14,15 @@ import (
 )
 
 // MaxSuiteBytes bounds the size of a suite file. A long suite's tests are
-// built one at a time (streamSuite), so loading one holds its text and the
-// cases built, not every test's values: 32,000 tests of the generated
-// one-test-per-cassette shape (gen.CaseSuite, 11 MB) load in about 100 MB,
-// 92,000 (31 MB) in about 250 MB. A suite with an error is read again whole
-// to word every error, about 14 times its size (440 MB at 31 MB): the
-// limit keeps that bounded.
+// built one at a time (streamSuite), and its text is held only until the
+// reader has cut it into tests and compressed it (about a ninth of it),
+// so loading one holds the cases built, not every test's values nor its
+// text: 32,000 tests of the generated one-test-per-cassette shape
+// (gen.CaseSuite, 11.7 MiB) load in about 100 MB, 92,000 (31 MB) in about
+// 250 MB, and a run of them, which builds each test when it runs it, in
+// about 60 MB. A suite with an error is read again whole to word every
+// error, about 14 times its size (440 MB at 31 MB): the limit keeps that
+// bounded.
 const MaxSuiteBytes = 32 << 20
 
 // suiteYAML words the reader's errors for a suite.

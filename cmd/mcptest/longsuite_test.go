@@ -42,7 +42,10 @@ func longSuite(t *testing.T, n int) string {
 // TestProcessRunLongSuite: `mcptest run` over a suite whose tests it
 // builds again one at a time as it runs them reports every case as a run
 // of the suite loaded whole does (engine.LoadSuite and engine.Run): the
-// same cases, totals and verdict, with --filter and --shard.
+// same cases, totals and verdict, with --filter and --shard, and with the
+// cache on, as users run it: a first run fills the store, a second is
+// served from it (a run of such a suite with the cache on once ended in
+// a nil dereference, exit 3, before any case ran).
 func TestProcessRunLongSuite(t *testing.T) {
 	bin, dir := processBin(t), longSuite(t, 600)
 	t.Chdir(dir) // the binary runs there too: positions and paths read alike
@@ -50,14 +53,28 @@ func TestProcessRunLongSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, flags := range [][]string{nil, {"--filter", "ssistant 1"}, {"--shard", "2/3"}} {
+	store := t.TempDir()
+	for _, flags := range [][]string{nil, {"--filter", "ssistant 1"}, {"--shard", "2/3"}, {"cold"}, {"warm"}} {
 		t.Run(strings.Join(flags, " "), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "report.json")
-			cmd := exec.Command(bin, append([]string{"run", "--config", "long.yml", "--reporter", "json", "--output", out, "--no-cache"}, flags...)...)
+			args, storeEnv := []string{"run", "--config", "long.yml", "--reporter", "json", "--output", out}, "MCPTEST_DIR="+t.TempDir()
+			switch cached := len(flags) == 1; {
+			case cached:
+				// --cache: on CI (CI=true) the cache is off by default.
+				args, storeEnv, flags = append(args, "--cache"), "MCPTEST_DIR="+store, nil
+			default:
+				args = append(append(args, "--no-cache"), flags...)
+			}
+			cmd := exec.Command(bin, args...)
 			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), "MCPTEST_DIR="+t.TempDir(), "CI=true")
+			cmd.Env = append(os.Environ(), storeEnv, "CI=true")
 			if msg, err := cmd.CombinedOutput(); cmd.ProcessState == nil || cmd.ProcessState.ExitCode() > 1 {
 				t.Fatalf("run: %v\n%.2000s", err, msg)
+			}
+			if strings.HasSuffix(t.Name(), "warm") {
+				if n := cachedCases(t, out); n < 2 {
+					t.Errorf("the second run with the cache on served %d cases from it", n)
+				}
 			}
 			opt := engine.Options{Version: "test"}
 			if len(flags) > 0 && flags[0] == "--filter" {
@@ -79,6 +96,25 @@ func TestProcessRunLongSuite(t *testing.T) {
 			}
 		})
 	}
+}
+
+// cachedCases is the number of cases the report at path says were
+// served from the cache.
+func cachedCases(t *testing.T, path string) int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env struct {
+		Run struct {
+			Cached int `json:"cached"`
+		} `json:"run"`
+	}
+	if err := json.Unmarshal(data, &env); err != nil {
+		t.Fatal(err)
+	}
+	return env.Run.Cached
 }
 
 // runCases are the parts of an envelope a run of one suite computes

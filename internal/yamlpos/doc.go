@@ -17,7 +17,9 @@
 // holds the YAML nodes of a few items, not the file's; with
 // Options.Items too, one such list is left for Doc.Items, which hands its
 // items over one at a time and drops each after, so memory holds the
-// values of one item, not the list's.
+// values of one item, not the list's; the text is then let go, kept
+// compressed chunk by chunk (Doc.Text, Doc.Packed), and Doc.Again hands
+// the items over a second time from it.
 //
 // Lines and columns are 1-based; columns count characters. The package is
 // a leaf: it imports diag and yaml.v3 only.
