@@ -112,3 +112,67 @@ func TestArgumentsLocatorRules(t *testing.T) {
 		}
 	}
 }
+
+// TestArgumentsEvidenceMarks: the run's evidence marks exactly the calls
+// whose arguments break the schema, the first and the last call of a
+// turn, the last turn included, and not a call that keeps it; it lists up
+// to five violations of a call, and past five the first five and "and N
+// more"; a call past the evidence's 40 is counted, not marked.
+func TestArgumentsEvidenceMarks(t *testing.T) {
+	bad := func(n int) string {
+		var kv []string
+		for _, k := range []string{"a", "b", "c", "d", "e", "f"}[:n] {
+			kv = append(kv, `"`+k+`": "x"`)
+		}
+		return "{" + strings.Join(kv, ", ") + "}"
+	}
+	v := func(k string) string { return "/" + k + `: type: expected integer, got "x" (string)` }
+	many := make([]string, 41)
+	for i := range many {
+		many[i] = `{"a": 1}`
+	}
+	many[39], many[40] = bad(1), bad(2)
+	for _, tc := range []struct {
+		name    string
+		turns   [][]string
+		invalid int64
+		// want is the marked calls, turn.call, and their violations.
+		want map[string][]string
+	}{
+		{"the last call of each turn, not a valid one", [][]string{{`{"a": 1}`, bad(1)}, {bad(1)}}, 2, map[string][]string{
+			"1.2": {v("a")},
+			"2.1": {v("a")}}},
+		{"the first call", [][]string{{bad(1), `{}`}}, 1, map[string][]string{
+			"1.1": {v("a")}}},
+		{"five violations", [][]string{{bad(5)}}, 1, map[string][]string{
+			"1.1": {v("a"), v("b"), v("c"), v("d"), v("e")}}},
+		{"six violations", [][]string{{bad(6)}}, 1, map[string][]string{
+			"1.1": {v("a"), v("b"), v("c"), v("d"), v("e"), "and 1 more"}}},
+		{"call 40 kept, 41 left out", [][]string{many}, 2, map[string][]string{
+			"1.40": {v("a")}}},
+	} {
+		res := argumentsCase(t, argsCassette(tc.turns))
+		if len(res.Evidence) != 1 {
+			t.Fatalf("%s: evidence of %d runs, want 1", tc.name, len(res.Evidence))
+		}
+		ev := res.Evidence[0]
+		if ev.ArgumentsInvalid == nil || *ev.ArgumentsInvalid != tc.invalid {
+			t.Errorf("%s: arguments_invalid %v, want %d", tc.name, ev.ArgumentsInvalid, tc.invalid)
+		}
+		got := map[string][]string{}
+		for ti, te := range ev.Turns {
+			for ci, ce := range te.Calls {
+				at := fmt.Sprintf("%d.%d", ti+1, ci+1)
+				if len(ce.Marks) > 0 || len(ce.Violations) > 0 {
+					if strings.Join(ce.Marks, ",") != report.MarkInvalidArguments {
+						t.Errorf("%s: call %s marked %q, want %q", tc.name, at, ce.Marks, report.MarkInvalidArguments)
+					}
+					got[at] = ce.Violations
+				}
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s: marked calls and violations\n%q\nwant\n%q", tc.name, got, tc.want)
+		}
+	}
+}
