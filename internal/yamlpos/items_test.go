@@ -254,3 +254,40 @@ func FuzzItems(f *testing.F) {
 		sameItems(t, data)
 	})
 }
+
+// TestPackedText: a document whose list Read holds lets its text go and
+// keeps it compressed chunk by chunk, a small part of it for items written
+// alike (under a fifth here), and puts it back together byte for byte:
+// Text, Packed, and the items handed over again.
+func TestPackedText(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("servers:\n  s: {command: [x]}\ntests:\n")
+	for i := range 1200 {
+		fmt.Fprintf(&b, "  - name: test %d\n    type: agent\n    cassette: cassettes/c-%05d.json\n    expect:\n      - tool_names: { contains: s.tool_%d }\n", i, i, i%7)
+	}
+	b.WriteString("# the end\nz: 1\n")
+	text := []byte(b.String())
+	d := Read("s.yml", text, itemOpts)
+	if !d.Held() || d.Data != nil {
+		t.Fatalf("held %v, Data %d bytes", d.Held(), len(d.Data))
+	}
+	p := d.packed
+	size := len(p.head) + len(p.tail) + len(p.dict)
+	for _, c := range p.chunks {
+		size += len(c)
+	}
+	if size > len(text)/5 || len(p.chunks) != 1200/chunkItems+1 {
+		t.Errorf("%d bytes of text kept in %d bytes, %d chunks", len(text), size, len(p.chunks))
+	}
+	if !bytes.Equal(d.Text(), text) || !bytes.Equal(d.Packed().Bytes(), text) {
+		t.Error("the text put back together differs from the text read")
+	}
+	if !sameHandedOver(t, readWhole("s.yml", text, releaseOpts), d.Again(), text) {
+		t.Error("the items were not handed over again")
+	}
+	short := itemOpts
+	short.SplitMin = 0 // a text under 64 KiB is read whole
+	if plain := Read("s.yml", []byte("tests:\n  - a\n"), short); plain.Packed() != nil || plain.Again() != nil || string(plain.Text()) != "tests:\n  - a\n" {
+		t.Error("a short text is kept as it is, with nothing to hand over again")
+	}
+}

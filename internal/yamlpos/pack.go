@@ -18,7 +18,7 @@ import (
 // back together for a caller that needs it whole (to word an error).
 // The items of a chunk are a few kilobytes of YAML written alike, so a
 // chunk is compressed against the text of the list's first chunk, kept
-// as it is: the chunks then take about a twelfth of the text (the
+// as it is: the chunks then take about a ninth of the text (the
 // generated one-test-per-cassette suite).
 //
 // Doc.Again hands the held items over a second time from the packed
