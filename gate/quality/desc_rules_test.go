@@ -6,11 +6,14 @@ import (
 )
 
 // TestHasVerbInflections: a common verb counts in any inflection (s, es,
-// ed, d, ing, ies); other words do not.
+// ed, d, ing, ies), wherever it stands in the text; other words do not,
+// even one that is a verb less its final e ("writ") or ends in "ies"
+// ("series").
 func TestHasVerbInflections(t *testing.T) {
 	for text, want := range map[string]bool{
 		"Searches the book": true, "searched": true, "searching": true, "Creates": true, "created": true,
 		"copies the file": true, "Copy it": true, "the results": false, "a thing": false, "ed": false, "s": false,
+		"the tool searches the book": true, "a writ": false, "a series": false,
 	} {
 		if got := hasVerb(text); got != want {
 			t.Errorf("hasVerb(%q) = %v, want %v", text, got, want)

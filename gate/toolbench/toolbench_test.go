@@ -420,3 +420,34 @@ func TestRunCounts(t *testing.T) {
 		t.Errorf("dropping a word added smells %v", rep.Mutations[1].NewSmells)
 	}
 }
+
+// TestSelectorTieTolerance: two scores at most 1e-12 apart are a tie,
+// exactly 1e-12 apart included, and the tie goes to the tool listed first
+// whichever the request reaches first; a score one float step more than
+// 1e-12 above the best wins. The idf of each term is set by hand so the
+// scores are those float values exactly.
+func TestSelectorTieTolerance(t *testing.T) {
+	lo := 1.2e-12
+	hi := lo + 1e-12 // a float exactly 1e-12 (as a float) above lo
+	if hi-lo != 1e-12 {
+		t.Fatalf("the fixture's scores are %v apart, not 1e-12", hi-lo)
+	}
+	for _, tc := range []struct {
+		name          string
+		first, second float64 // the idf of "alpha" (tool 0) and "beta" (tool 1)
+		request       string
+		want          int
+	}{
+		{"the second listed 1e-12 above, reached second", lo, hi, "alpha beta", 0},
+		{"the first listed 1e-12 above, reached second", hi, lo, "beta alpha", 0},
+		{"the second listed 1e-12 above, reached first", lo, hi, "beta alpha", 0},
+		{"the second listed more than 1e-12 above", lo, math.Nextafter(hi, 1), "alpha beta", 1},
+		{"the first listed more than 1e-12 above, reached second", math.Nextafter(hi, 1), lo, "beta alpha", 0},
+	} {
+		s := NewSelector([]Doc{{"one", "alpha"}, {"two", "beta"}})
+		s.idf["alpha"], s.idf["beta"] = tc.first, tc.second
+		if got := s.Select(tc.request); got != tc.want {
+			t.Errorf("%s: Select(%q) = %d, want %d", tc.name, tc.request, got, tc.want)
+		}
+	}
+}
