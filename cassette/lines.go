@@ -87,7 +87,6 @@ func (ls *lines) add(err error, no int) {
 	case errors.As(err, &e):
 		l = diag.List{e}
 	default:
-		// Placed at the start of the line, moved to the file's line below.
 		l = diag.List{&diag.Error{Pos: diag.Pos{File: ls.path, Line: 1, Col: 1}, Kind: kind, Message: err.Error()}}
 	}
 	for _, e := range l {
