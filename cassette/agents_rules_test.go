@@ -145,3 +145,59 @@ func TestAgentsTraceRules(t *testing.T) {
 		t.Errorf("agent %q, model %q, prompt %q, answer %q", c.Agent, c.Model, c.Prompt, run.Turns[0].FinalResponse)
 	}
 }
+
+// TestAgentsTraceItemRules: a body is an Agents SDK export when its data
+// holds a trace or a span; an object with "object" is an item even with a
+// "data" member of its own; runs are in the order of their trace objects;
+// calls that start at the same time keep the file's order; a call's agent
+// is the nearest agent span above it with a name, or the agent_name of the
+// turn span between, however long the chain of spans up to it.
+func TestAgentsTraceItemRules(t *testing.T) {
+	span := func(trace, id, parent, start string, data string) string {
+		return `{"object":"trace.span","trace_id":"` + trace + `","id":"` + id + `","parent_id":"` + parent +
+			`","started_at":"2026-11-27T09:00:` + start + `Z","span_data":` + data + `}`
+	}
+	fn := func(name string) string { return `{"type":"function","name":"` + name + `"}` }
+	agent := func(name string) string { return `{"type":"agent","name":"` + name + `"}` }
+	turn := func(name string) string {
+		return `{"type":"custom","name":"turn","data":{"sdk_span_type":"turn","agent_name":"` + name + `"}}`
+	}
+	body := func(items ...string) string { return `{"data":[` + strings.Join(items, ",") + `]}` }
+	trace := func(id string) string { return `{"object":"trace","id":"` + id + `"}` }
+	for _, tc := range []struct {
+		rule, doc, want string
+	}{
+		{"a body whose data holds no trace or span is no export", `{"data":[{"id":"x"}]}`, "unrecognized"},
+		{"an item with a data member is an item", `{"object":"trace.span","trace_id":"t1","id":"f","data":{"x":1},"span_data":` + fn("get") + `}`, ":get"},
+		{"runs in the order of their trace objects", body(trace("t2"), trace("t1"), span("t1", "a", "", "01", fn("in-t1")), span("t2", "b", "", "02", fn("in-t2"))), ":in-t2 | :in-t1"},
+		{"calls started at once keep the file's order", body(trace("t1"), span("t1", "b", "", "05", fn("first")), span("t1", "a", "", "05", fn("second")), span("t1", "c", "", "04", fn("earlier"))), ":earlier,:first,:second"},
+		{"an agent at the top of a chain as long as the spans", body(trace("t1"), span("t1", "a", "", "01", agent("planner")), span("t1", "t", "a", "02", turn("")), span("t1", "", "t", "03", fn("deep"))), "planner:deep"},
+		{"an agent span without a name is passed over", body(trace("t1"), span("t1", "a", "", "01", agent("outer")), span("t1", "b", "a", "02", agent("")), span("t1", "f", "b", "03", fn("x"))), "outer:x"},
+		{"a turn's agent_name before the agent above it", body(trace("t1"), span("t1", "a", "", "01", agent("outer")), span("t1", "t", "a", "02", turn("turn-agent")), span("t1", "f", "t", "03", fn("x"))), "turn-agent:x"},
+		{"an agent span directly above", body(trace("t1"), span("t1", "a", "", "01", agent("outer")), span("t1", "b", "a", "02", agent("inner")), span("t1", "f", "b", "03", fn("x"))), "inner:x"},
+	} {
+		c, err := Read("trace.json", []byte(tc.doc))
+		var got string
+		if err != nil {
+			got = "error: " + err.Error()
+			if strings.Contains(err.Error(), "unrecognized recording") {
+				got = "unrecognized"
+			}
+		} else if c.Format != FormatAgentsTrace {
+			got = "read as " + string(c.Format)
+		} else {
+			var runs []string
+			for _, r := range c.Runs {
+				var calls []string
+				for _, call := range r.Calls() {
+					calls = append(calls, call.Agent+":"+call.Tool)
+				}
+				runs = append(runs, strings.Join(calls, ","))
+			}
+			got = strings.Join(runs, " | ")
+		}
+		if got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.rule, got, tc.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package cassette
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -81,6 +82,67 @@ func TestUntracedJoinBounds(t *testing.T) {
 		}
 		if len(c.Runs) != tc.runs || (len(c.Warnings) > 0) != tc.warn {
 			t.Errorf("%s: %d runs, warnings %q; want %d runs, a warning %v", tc.name, len(c.Runs), c.Warnings, tc.runs, tc.warn)
+		}
+	}
+}
+
+// TestAISDKSpanRules: a span named ai.toolCall without an operation id is
+// a tool call when it names its tool, and none when it does not; the
+// catalog is the first ai.prompt.tools holding a JSON object (an entry
+// that is JSON but no object is none), a tool's parameters before its
+// inputSchema; of AI SDK call spans started at the same time, a span
+// without a trace joins the first in the file.
+func TestAISDKSpanRules(t *testing.T) {
+	tools := func(entries ...string) string {
+		var vals []string
+		for _, e := range entries {
+			vals = append(vals, `{"stringValue": `+strconv.Quote(e)+`}`)
+		}
+		return `{"key": "ai.prompt.tools", "value": {"arrayValue": {"values": [` + strings.Join(vals, ", ") + `]}}}`
+	}
+	const both = `{"type":"function","name":"t","parameters":{"title":"P"},"inputSchema":{"title":"I"}}`
+	text := func(s string) string { return oiAttr("ai.response.text", s) }
+	for _, tc := range []struct {
+		rule  string
+		spans []string
+		want  string
+	}{
+		{"ai.toolCall naming its tool", []string{oiSpan("1", "", "ai.toolCall", oiAttr("ai.toolCall.name", "lookup"))}, "lookup"},
+		{"ai.toolCall naming none", []string{oiSpan("1", "", "ai.toolCall")}, ""},
+		{"the first tools holding an object, parameters first", []string{
+			oiSpan("1", "", "ai.generateText.doGenerate", tools("[1]", `"x"`, "null")),
+			oiSpan("2", "", "ai.generateText.doGenerate", tools(both))}, " catalog t:P"},
+		{"a tie of call spans joins the first in the file", []string{
+			aiSpan("r1", "ai.generateText", 100, 150, text("first")),
+			aiSpan("r2", "ai.generateText", 100, 200, text("second")),
+			aiSpan("a", "ai.toolCall", 120, 121, oiAttr("ai.toolCall.name", "x"))}, "x=first | =second"},
+	} {
+		c, err := Read("t.json", oiDoc(tc.spans...))
+		if err != nil {
+			t.Errorf("%s: %v", tc.rule, err)
+			continue
+		}
+		var runs []string
+		for _, r := range c.Runs {
+			var names []string
+			for _, call := range r.Calls() {
+				names = append(names, call.Tool)
+			}
+			s := strings.Join(names, ",")
+			if n := len(r.Turns); n > 0 && r.Turns[n-1].FinalResponse != "" {
+				s += "=" + r.Turns[n-1].FinalResponse
+			}
+			runs = append(runs, s)
+		}
+		got := strings.Join(runs, " | ")
+		for _, sc := range c.Catalog {
+			for _, tool := range sc.Tools {
+				schema, _ := tool.InputSchema.(map[string]any)
+				got += fmt.Sprintf(" catalog %s:%v", tool.Name, schema["title"])
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.rule, got, tc.want)
 		}
 	}
 }

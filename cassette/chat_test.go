@@ -113,3 +113,41 @@ func TestReadChatShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestReadChatRules: readChat reads a message whose tool_calls is null
+// with the members after it (its model, its usage), and refuses a choice,
+// a tool call or a function name that is not of its shape (a number, a
+// null, an empty name), wherever it stands; what it reads is what the
+// generic path reads.
+func TestReadChatRules(t *testing.T) {
+	const call = `{"function":{"name":"a","arguments":"{}"}}`
+	for _, tc := range []struct {
+		rule, doc string
+		read      bool
+	}{
+		{"tool_calls null, members after it", `{"role":"assistant","content":"x","tool_calls":null,"model":"m","usage":{"prompt_tokens":3,"completion_tokens":1}}`, true},
+		{"a choice's tool_calls null, usage after it", `{"choices":[{"message":{"role":"assistant","content":"x","tool_calls":null}}],"usage":{"prompt_tokens":3,"completion_tokens":1},"model":"m"}`, true},
+		{"a choice that is a number, last", `{"choices":[{"message":{"role":"assistant","tool_calls":[` + call + `]}},1]}`, false},
+		{"a choice that is a number, first", `{"choices":[1,{"message":{"role":"assistant","tool_calls":[` + call + `]}}]}`, false},
+		{"a choice that is null", `{"choices":[null]}`, false},
+		{"a call that is a number, last", `{"role":"assistant","tool_calls":[` + call + `,1]}`, false},
+		{"a call that is a number, first", `{"role":"assistant","tool_calls":[1,` + call + `]}`, false},
+		{"a call that is a string", `{"role":"assistant","tool_calls":["x"]}`, false},
+		{"a name that is a number", `{"role":"assistant","tool_calls":[{"function":{"name":5,"arguments":"{}"}}]}`, false},
+		{"a name that is null", `{"role":"assistant","tool_calls":[{"function":{"name":null}}],"model":"m"}`, false},
+		{"a name that is empty", `{"role":"assistant","tool_calls":[{"function":{"name":""}}]}`, false},
+	} {
+		d := newDecoder([]byte(tc.doc), &walker{})
+		if c := d.readChat(d.space(0)); (c != nil) != tc.read {
+			t.Errorf("%s: readChat read it: %v, want %v", tc.rule, c != nil, tc.read)
+		}
+		got, err := Read("chat.json", []byte(tc.doc))
+		want, werr := readGeneric("chat.json", []byte(tc.doc))
+		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: read %+v, %v\ngeneric %+v, %v", tc.rule, got, err, want, werr)
+		}
+		if tc.read && (got.Model != "m" || len(got.Runs) != 1 || got.Runs[0].Tokens == nil || got.Runs[0].Tokens.Input != 3) {
+			t.Errorf("%s: model %q, runs %+v, want model m and 3 input tokens", tc.rule, got.Model, got.Runs)
+		}
+	}
+}
