@@ -76,3 +76,22 @@ func TestLangChainRules(t *testing.T) {
 		t.Errorf("model %q (%v), want the first message's", c.Model, err)
 	}
 }
+
+// TestLangChainStatePath: the messages of a graph's state are at
+// "messages", so a problem in one is named and placed there, as it is at
+// the root of a bare message list.
+func TestLangChainStatePath(t *testing.T) {
+	msgs := `[{"type": "human", "data": {"content": "go"}},
+ "oops"]`
+	for _, tc := range []struct {
+		name, doc, want string
+	}{
+		{"a state", `{"model": "m", "messages": ` + msgs + `}`, `f.json:2:2: messages[1]: expected a LangChain message`},
+		{"a list", msgs, `f.json:2:2: [1]: expected a LangChain message`},
+	} {
+		_, err := Read("f.json", []byte(tc.doc))
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %s", tc.name, err, tc.want)
+		}
+	}
+}

@@ -87,7 +87,7 @@ func (ls *lines) add(err error, no int) {
 	case errors.As(err, &e):
 		l = diag.List{e}
 	default:
-		l = diag.List{&diag.Error{Pos: diag.Pos{File: ls.path, Line: no, Col: 1}, Kind: kind, Message: err.Error()}}
+		l = diag.List{&diag.Error{Pos: diag.Pos{File: ls.path, Line: 1, Col: 1}, Kind: kind, Message: err.Error()}}
 	}
 	for _, e := range l {
 		if len(ls.errs) >= maxProblems {
