@@ -46,3 +46,50 @@ func TestOTelReaderRules(t *testing.T) {
 		})
 	}
 }
+
+// TestOTelSpanRules: an OpenInference TOOL span's arguments are its
+// input.value only when it records no GenAI arguments; and the usage of a
+// span with a span inside it that records usage (OpenInference counts
+// too) is not counted again.
+func TestOTelSpanRules(t *testing.T) {
+	attr := func(k, v string) string { return fmt.Sprintf(`{"key": %q, "value": {"stringValue": %q}}`, k, v) }
+	count := func(k string, n int) string { return fmt.Sprintf(`{"key": %q, "value": {"intValue": "%d"}}`, k, n) }
+	tool := func(extra string) string {
+		return `{"traceId": "ab", "spanId": "03", "parentSpanId": "01", "name": "get-sum", "startTimeUnixNano": "3", "attributes": [` +
+			attr("openinference.span.kind", "TOOL") + `, ` + attr("tool.name", "get-sum") + `, ` + attr("input.value", `{"a": 2}`) + extra + `]}`
+	}
+	doc := func(rootCounts, spans string) string {
+		return `{"resourceSpans": [{"scopeSpans": [{"spans": [
+			{"traceId": "ab", "spanId": "01", "name": "agent", "startTimeUnixNano": "1", "attributes": [` + attr("openinference.span.kind", "CHAIN") + rootCounts + `]}, ` + spans + `]}]}]}`
+	}
+	llm := `{"traceId": "ab", "spanId": "02", "parentSpanId": "01", "name": "model", "startTimeUnixNano": "2", "attributes": [` +
+		attr("openinference.span.kind", "LLM") + `, ` + count("llm.token_count.prompt", 10) + `, ` + count("llm.token_count.completion", 5) + `]}`
+	repeat := `, ` + count("llm.token_count.prompt", 10) + `, ` + count("llm.token_count.completion", 5)
+	for _, tt := range []struct {
+		name, json string
+		arg        float64
+		tokens     *Tokens
+	}{
+		{"input.value read", doc("", tool("")), 2, nil},
+		{"GenAI arguments win", doc("", tool(`, `+attr("gen_ai.tool.call.arguments", `{"a": 1}`))), 1, nil},
+		{"a total repeated by the enclosing span", doc(repeat, llm+`, `+tool("")), 2, &Tokens{Input: 10, Output: 5, Total: 15}},
+		{"the enclosing span's own usage", doc(repeat, tool("")), 2, &Tokens{Input: 10, Output: 5, Total: 15}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Read("spans.json", []byte(tt.json))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(c.Runs) != 1 || len(c.Runs[0].Calls()) != 1 {
+				t.Fatalf("runs %+v, want one call", c.Runs)
+			}
+			if args, _ := c.Runs[0].Calls()[0].Arguments.(map[string]any); args["a"] != tt.arg {
+				t.Fatalf("runs %+v, want one call with a = %v", c.Runs, tt.arg)
+			}
+			got := c.Runs[0].Tokens
+			if (got == nil) != (tt.tokens == nil) || (got != nil && *got != *tt.tokens) {
+				t.Errorf("tokens %+v, want %+v", got, tt.tokens)
+			}
+		})
+	}
+}
