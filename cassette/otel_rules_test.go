@@ -93,3 +93,42 @@ func TestOTelSpanRules(t *testing.T) {
 		})
 	}
 }
+
+// TestOTelModelCalls: a trace without tool spans is read from its model
+// calls' messages: each tool_call part is a call by the span's agent (its
+// own gen_ai.agent.name, else the invoke_agent span around it), answered
+// by the first tool_call_response with its id (a response to no call is
+// passed over); the prompt is the first user message with text and the
+// answer the last assistant message with text.
+func TestOTelModelCalls(t *testing.T) {
+	attr := func(k, v string) string { return fmt.Sprintf(`{"key": %q, "value": {"stringValue": %q}}`, k, v) }
+	span := func(id, parent, start string, attrs ...string) string {
+		return `{"traceId": "ab", "spanId": "` + id + `", "parentSpanId": "` + parent + `", "name": "s` + id + `", "startTimeUnixNano": "` + start +
+			`", "attributes": [` + strings.Join(attrs, ", ") + `]}`
+	}
+	chat := func(name string) string { return attr("gen_ai.operation.name", name) }
+	doc := span("01", "", "1", chat("invoke_agent"), attr("gen_ai.agent.name", "outer")) + `, ` +
+		span("02", "01", "2", chat("chat"),
+			attr("gen_ai.input.messages", `[{"role": "user", "parts": [{"type": "blob", "content": "x"}]}, {"role": "user", "parts": [{"type": "text", "content": "What is 2 + 3?"}]}]`),
+			attr("gen_ai.output.messages", `[{"role": "assistant", "parts": [{"type": "text", "content": "Let me add."}]}, {"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "get-sum", "arguments": {"a": 2}}]}]`)) + `, ` +
+		span("03", "01", "3", chat("chat"), attr("gen_ai.agent.name", "inner"),
+			attr("gen_ai.input.messages", `[{"role": "tool", "parts": [{"type": "tool_call_response", "id": "nope", "response": "9"}, {"type": "tool_call_response", "id": "c1", "response": "5"}, {"type": "tool_call_response", "id": "c1", "response": "6"}]}]`),
+			attr("gen_ai.output.messages", `[{"role": "assistant", "parts": [{"type": "tool_call", "id": "c2", "name": "echo", "arguments": {}}]}]`))
+	c, err := Read("spans.json", []byte(`{"resourceSpans": [{"scopeSpans": [{"spans": [`+doc+`]}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Runs) != 1 {
+		t.Fatalf("runs %+v", c.Runs)
+	}
+	var got []string
+	for _, call := range c.Runs[0].Calls() {
+		got = append(got, call.Agent+":"+call.Tool+"="+resultText(call.Result))
+	}
+	if want := "outer:get-sum=5 inner:echo="; strings.Join(got, " ") != want {
+		t.Errorf("calls %q, want %q", strings.Join(got, " "), want)
+	}
+	if c.Prompt != "What is 2 + 3?" || c.Runs[0].Turns[len(c.Runs[0].Turns)-1].FinalResponse != "Let me add." {
+		t.Errorf("prompt %q, answer %q", c.Prompt, c.Runs[0].Turns[len(c.Runs[0].Turns)-1].FinalResponse)
+	}
+}
