@@ -1,0 +1,40 @@
+package cassette
+
+import (
+	"testing"
+)
+
+// TestStreamRules: Stream hands each run to each with the cassette's
+// path set, only while the file has shown no problem, and takes a nil
+// each, whatever the format.
+func TestStreamRules(t *testing.T) {
+	chat := `{"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": null,
+		"tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_sum", "arguments": "{}"}}]}]}`
+	broken := `{"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": null,
+		"tool_calls": [{"id": "c1", "type": "function", "function": {"arguments": "{}"}}]}]}`
+	v1 := `{"mcptest_cassette": 1, "runs": [{"turns": [{"calls": [{"server": "s", "tool": "t", "arguments": {}}]}]}]}`
+	for _, tt := range []struct {
+		name, json string
+		runs       int // handed to each; -1: the file is refused
+	}{
+		{"chat transcript", chat, 1},
+		{"mcptest cassette", v1, 1},
+		{"chat transcript with a problem", broken, -1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			n := 0
+			_, err := Stream("dir/rec.json", []byte(tt.json), func(c *Cassette, r *Run) {
+				n++
+				if c.Path != "dir/rec.json" {
+					t.Errorf("each got the cassette of %q", c.Path)
+				}
+			})
+			if (err != nil) != (tt.runs < 0) || n != max(tt.runs, 0) {
+				t.Fatalf("%d runs handed to each, error %v; want %d", n, err, tt.runs)
+			}
+			if _, err := Stream("dir/rec.json", []byte(tt.json), nil); (err != nil) != (tt.runs < 0) {
+				t.Fatalf("without each: error %v", err)
+			}
+		})
+	}
+}
