@@ -1,6 +1,7 @@
 package cassette
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -36,5 +37,15 @@ func TestStreamRules(t *testing.T) {
 				t.Fatalf("without each: error %v", err)
 			}
 		})
+	}
+}
+
+// TestOutOfRangeDocument: a document that is one number out of range is
+// refused for that number, as encoding/json words it, even at offset 0.
+func TestOutOfRangeDocument(t *testing.T) {
+	for _, doc := range []string{"1e999", " -1e400", `{"runs": 1e999}`} {
+		if _, err := Read("n.json", []byte(doc)); err == nil || !strings.Contains(err.Error(), "is out of range") {
+			t.Errorf("%s: got %v, want the number out of range", doc, err)
+		}
 	}
 }
