@@ -49,3 +49,14 @@ func TestOutOfRangeDocument(t *testing.T) {
 		}
 	}
 }
+
+// TestTranscriptUnderKey: a transcript under a key other than "messages"
+// places its problems under that key.
+func TestTranscriptUnderKey(t *testing.T) {
+	doc := `{"history": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": null,
+		"tool_calls": [{"id": "c1", "type": "function", "function": {"arguments": "{}"}}]}]}`
+	_, err := Read("t.json", []byte(doc))
+	if err == nil || !strings.HasPrefix(err.Error(), "t.json:2:63: history[1].tool_calls[0].function: missing \"name\"") {
+		t.Errorf("got %v", err)
+	}
+}
