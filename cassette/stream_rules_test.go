@@ -60,3 +60,18 @@ func TestTranscriptUnderKey(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestClaudeCodeArray: Claude Code's stream-json events saved as one JSON
+// array read as they do one a line.
+func TestClaudeCodeArray(t *testing.T) {
+	doc := `[{"type": "system", "subtype": "init", "session_id": "s1", "model": "claude-x", "tools": []},
+		{"type": "assistant", "session_id": "s1", "message": {"id": "m1", "role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "mcp__calc__get_sum", "input": {"a": 1}}]}},
+		{"type": "result", "subtype": "success", "session_id": "s1", "result": "done"}]`
+	c, err := Read("session.json", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Format != FormatClaudeCode || len(c.Runs) != 1 || len(c.Runs[0].Calls()) != 1 || c.Runs[0].Calls()[0].Tool != "get_sum" {
+		t.Errorf("format %s, runs %+v", c.Format, c.Runs)
+	}
+}
