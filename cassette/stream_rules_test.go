@@ -75,3 +75,16 @@ func TestClaudeCodeArray(t *testing.T) {
 		t.Errorf("format %s, runs %+v", c.Format, c.Runs)
 	}
 }
+
+// TestCompletionChoiceWithoutMessage: a Chat Completions choice without
+// its message is refused at that choice, alone.
+func TestCompletionChoiceWithoutMessage(t *testing.T) {
+	doc := `{"id": "r", "object": "chat.completion", "model": "gpt-x", "choices": [
+		{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
+			"tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_sum", "arguments": "{}"}}]}},
+		{"index": 1, "finish_reason": "length"}]}`
+	_, err := Read("r.json", []byte(doc))
+	if want := `r.json:4:3: choices[1]: missing "message": a choice holds the assistant message chosen [cassette]`; err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+}
