@@ -88,3 +88,17 @@ func TestCompletionChoiceWithoutMessage(t *testing.T) {
 		t.Errorf("got %v\nwant %s", err, want)
 	}
 }
+
+// TestResponsesFirstModel: a list of OpenAI Responses objects is the
+// cassette of the first one's model.
+func TestResponsesFirstModel(t *testing.T) {
+	doc := `[{"object": "response", "model": "m1", "output": [{"type": "function_call", "call_id": "c1", "name": "get_sum", "arguments": "{}"}]},
+		{"object": "response", "model": "m2", "output": [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "5"}]}]}]`
+	c, err := Read("r.json", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Format != FormatResponses || c.Model != "m1" {
+		t.Errorf("format %s, model %q, want m1", c.Format, c.Model)
+	}
+}
