@@ -102,3 +102,23 @@ func TestResponsesFirstModel(t *testing.T) {
 		t.Errorf("format %s, model %q, want m1", c.Format, c.Model)
 	}
 }
+
+// TestCallIDRules: the id a function call's output names is call_id, else
+// callId (the Agents SDK's items), else id; an empty one is no id.
+func TestCallIDRules(t *testing.T) {
+	for _, tt := range []struct {
+		m    map[string]any
+		want string
+	}{
+		{map[string]any{"call_id": "a", "callId": "b", "id": "c"}, "a"},
+		{map[string]any{"call_id": "", "callId": "b", "id": "c"}, "b"},
+		{map[string]any{"callId": "", "id": "c"}, "c"},
+		{map[string]any{"call_id": "", "callId": "", "id": "c"}, "c"},
+		{map[string]any{"callId": 7, "id": "c"}, "c"},
+		{map[string]any{}, ""},
+	} {
+		if got := callID(tt.m); got != tt.want {
+			t.Errorf("callID(%v) = %q, want %q", tt.m, got, tt.want)
+		}
+	}
+}
