@@ -122,3 +122,23 @@ func TestCallIDRules(t *testing.T) {
 		}
 	}
 }
+
+// TestFunctionToolRules: a Responses tool definition is a tool of the
+// catalog when it is a function with a name; built-in tools and nameless
+// functions are not.
+func TestFunctionToolRules(t *testing.T) {
+	for _, tt := range []struct {
+		v    any
+		want bool
+	}{
+		{map[string]any{"type": "function", "name": "get_sum", "parameters": map[string]any{}}, true},
+		{map[string]any{"type": "file_search", "name": "fs"}, false},
+		{map[string]any{"type": "function", "name": ""}, false},
+		{map[string]any{"type": "function"}, false},
+		{"get_sum", false},
+	} {
+		if tool, ok := functionTool(tt.v); ok != tt.want || (ok && tool.Name != "get_sum") {
+			t.Errorf("functionTool(%v) = %+v, %v; want %v", tt.v, tool, ok, tt.want)
+		}
+	}
+}
