@@ -142,3 +142,20 @@ func TestFunctionToolRules(t *testing.T) {
 		}
 	}
 }
+
+// TestNullToolMembers: a tool definition whose parameters or annotations
+// are null has none: its tools/list entry leaves them out.
+func TestNullToolMembers(t *testing.T) {
+	tool, ok := functionTool(map[string]any{"type": "function", "name": "get_sum", "parameters": nil})
+	if _, has := tool.Raw["inputSchema"]; !ok || has || tool.InputSchema != nil {
+		t.Errorf("function tool with parameters null: %+v", tool)
+	}
+	tool, ok = responsesTool(&walker{}, map[string]any{"name": "get_sum", "input_schema": map[string]any{}, "annotations": nil})
+	if _, has := tool.Raw["annotations"]; !ok || has {
+		t.Errorf("mcp_list_tools tool with annotations null: %+v", tool)
+	}
+	tool, _ = responsesTool(&walker{}, map[string]any{"name": "get_sum", "annotations": map[string]any{"readOnlyHint": true}})
+	if _, has := tool.Raw["annotations"]; !has {
+		t.Errorf("mcp_list_tools tool with annotations: %+v", tool)
+	}
+}
