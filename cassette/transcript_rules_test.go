@@ -1,66 +1,61 @@
 package cassette
 
 import (
+	"strings"
 	"testing"
 )
 
-// TestSplitMCPBounds: mcp__<server>__<tool> splits when both the server
-// and the tool are non-empty; any other name is a bare tool.
-func TestSplitMCPBounds(t *testing.T) {
-	for name, want := range map[string][2]string{
-		"mcp__srv__tool": {"srv", "tool"},
-		"mcp__s__t":      {"s", "t"},
-		"mcp__srv__a__b": {"srv", "a__b"},
-		"mcp____tool":    {"", "mcp____tool"},
-		"mcp__srv__":     {"", "mcp__srv__"},
-		"mcp__srvtool":   {"", "mcp__srvtool"},
-		"srv__tool":      {"", "srv__tool"},
-		"mcp_srv__tool":  {"", "mcp_srv__tool"},
-	} {
-		if s, tool := splitMCP(name); s != want[0] || tool != want[1] {
-			t.Errorf("splitMCP(%q) = %q, %q; want %q, %q", name, s, tool, want[0], want[1])
-		}
+// TestTranscriptRules states rules of the OpenAI transcript reader: turns
+// start at a user message once the previous turn is answered; legacy
+// function_call messages are calls and their role "function" messages
+// results, matched by name; a null function_call or message is absent.
+func TestTranscriptRules(t *testing.T) {
+	user := func(s string) string { return `{"role": "user", "content": "` + s + `"}` }
+	say := func(s string) string { return `{"role": "assistant", "content": "` + s + `"}` }
+	call := func(id, name string) string {
+		return `{"role": "assistant", "content": null, "tool_calls": [{"id": "` + id + `", "type": "function", "function": {"name": "` + name + `", "arguments": "{}"}}]}`
 	}
-}
-
-// TestFirstCountBounds: a count is the first key holding an integer
-// from 0; a negative or fractional one is passed over; past 2^53 it is
-// 2^53.
-func TestFirstCountBounds(t *testing.T) {
-	for _, tc := range []struct {
-		m    map[string]any
-		want int64
-		ok   bool
+	result := func(id, s string) string { return `{"role": "tool", "tool_call_id": "` + id + `", "content": "` + s + `"}` }
+	for _, tt := range []struct {
+		name string
+		msgs []string
+		want string // each turn's calls, turns separated by " | "
 	}{
-		{map[string]any{"a": 0.0, "b": 5.0}, 0, true},
-		{map[string]any{"a": -1.0, "b": 5.0}, 5, true},
-		{map[string]any{"a": 2.5, "b": 5.0}, 5, true},
-		{map[string]any{"a": "7", "b": 5.0}, 5, true},
-		{map[string]any{"a": 1e300}, maxCount, true},
-		{map[string]any{"a": float64(maxCount)}, maxCount, true},
-		{map[string]any{"a": -1.0}, 0, false},
-		{map[string]any{}, 0, false},
+		{"two prompts, two turns", []string{user("a"), call("c1", "get_sum"), result("c1", "5"), say("5"), user("b"), call("c2", "echo"), result("c2", "x")},
+			"get_sum=5 | echo=x"},
+		{"a second prompt before the answer stays in its turn", []string{user("a"), user("a again"), call("c1", "get_sum"), result("c1", "5"), say("5")},
+			"get_sum=5"},
+		{"legacy function call", []string{user("a"), `{"role": "assistant", "content": null, "function_call": {"name": "get_sum", "arguments": "{}"}}`,
+			`{"role": "function", "name": "get_sum", "content": "5"}`, say("5")}, "get_sum=5"},
+		{"a result without an id goes to the waiting call of its tool", []string{user("a"),
+			`{"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_sum", "arguments": "{}"}}, ` +
+				`{"id": "c2", "type": "function", "function": {"name": "echo", "arguments": "{}"}}]}`,
+			`{"role": "function", "name": "echo", "content": "x"}`}, "get_sum= echo=x"},
+		{"function_call null", []string{user("a"), `{"role": "assistant", "content": "hello", "function_call": null}`}, ""},
 	} {
-		if got, ok := firstCount(tc.m, "a", "b"); got != tc.want || ok != tc.ok {
-			t.Errorf("firstCount(%v) = %d, %v; want %d, %v", tc.m, got, ok, tc.want, tc.ok)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Read("t.json", []byte(`{"messages": [`+strings.Join(tt.msgs, ", ")+`]}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(c.Runs) != 1 || c.Prompt != "a" {
+				t.Fatalf("runs %+v, prompt %q", c.Runs, c.Prompt)
+			}
+			var turns []string
+			for _, tr := range c.Runs[0].Turns {
+				var calls []string
+				for _, cl := range tr.Calls {
+					calls = append(calls, cl.Tool+"="+resultText(cl.Result))
+				}
+				turns = append(turns, strings.Join(calls, " "))
+			}
+			if got := strings.Join(turns, " | "); got != tt.want {
+				t.Errorf("turns %q, want %q", got, tt.want)
+			}
+		})
 	}
-}
-
-// TestTranscriptTurns: user messages in a row are one turn; a turn the
-// agent never answered is dropped at the end; the first user message is
-// the prompt.
-func TestTranscriptTurns(t *testing.T) {
-	c, err := Read("t.json", []byte(`{"messages": [
-		{"role": "user", "content": "one"}, {"role": "user", "content": "one more"},
-		{"role": "assistant", "content": "answer one"},
-		{"role": "user", "content": "two"}, {"role": "assistant", "content": "answer two"},
-		{"role": "user", "content": "never answered"}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	turns := c.Runs[0].Turns
-	if len(turns) != 2 || turns[0].FinalResponse != "answer one" || turns[1].FinalResponse != "answer two" || c.Prompt != "one" {
-		t.Errorf("turns %+v, prompt %q", turns, c.Prompt)
+	_, err := Read("r.json", []byte(`{"choices": [{"index": 0, "message": null}]}`))
+	if want := `r.json:1:14: choices[0]: missing "message": a choice holds the assistant message chosen [cassette]`; err == nil || err.Error() != want {
+		t.Errorf("a choice whose message is null: got %v, want %s", err, want)
 	}
 }
