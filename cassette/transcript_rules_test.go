@@ -15,7 +15,9 @@ func TestTranscriptRules(t *testing.T) {
 	call := func(id, name string) string {
 		return `{"role": "assistant", "content": null, "tool_calls": [{"id": "` + id + `", "type": "function", "function": {"name": "` + name + `", "arguments": "{}"}}]}`
 	}
-	result := func(id, s string) string { return `{"role": "tool", "tool_call_id": "` + id + `", "content": "` + s + `"}` }
+	result := func(id, s string) string {
+		return `{"role": "tool", "tool_call_id": "` + id + `", "content": "` + s + `"}`
+	}
 	for _, tt := range []struct {
 		name string
 		msgs []string
