@@ -61,3 +61,28 @@ func TestTranscriptRules(t *testing.T) {
 		t.Errorf("a choice whose message is null: got %v, want %s", err, want)
 	}
 }
+
+// TestUsageSumRules: Anthropic counts its cache reads and writes beside
+// input_tokens, and the input is their sum; OpenAI counts cached tokens
+// inside the input. Either Anthropic count alone marks the naming.
+func TestUsageSumRules(t *testing.T) {
+	for _, tt := range []struct {
+		usage string
+		want  Tokens
+	}{
+		{`{"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 100}`, Tokens{Input: 110, Cached: 100, Output: 5, Total: 115}},
+		{`{"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 20}`, Tokens{Input: 30, Output: 5, Total: 35}},
+		{`{"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}`, Tokens{Input: 10, Output: 5, Total: 15}},
+		{`{"prompt_tokens": 10, "completion_tokens": 5, "prompt_tokens_details": {"cached_tokens": 4}}`, Tokens{Input: 10, Cached: 4, Output: 5, Total: 15}},
+	} {
+		doc := `{"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": null, "usage": ` + tt.usage + `,
+			"tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_sum", "arguments": "{}"}}]}]}`
+		c, err := Read("t.json", []byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Runs[0].Tokens; got == nil || *got != tt.want {
+			t.Errorf("%s: tokens %+v, want %+v", tt.usage, got, tt.want)
+		}
+	}
+}
