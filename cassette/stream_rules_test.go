@@ -21,6 +21,7 @@ func TestStreamRules(t *testing.T) {
 		{"chat transcript", chat, 1},
 		{"mcptest cassette", v1, 1},
 		{"chat transcript with a problem", broken, -1},
+		{"mcptest cassette with a problem", `{"mcptest_cassette": 1, "runs": [{"turns": 5}]}`, -1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			n := 0
