@@ -157,6 +157,7 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 		if err := keep(o.res); err != nil {
 			return nil, err
 		}
+		runner.kept(i)
 	}
 	if len(inputErrs) > 0 {
 		return nil, s.sourced(inputErrs).Sorted()

@@ -51,7 +51,7 @@ type caseRunner struct {
 	// len(ring) channels in turn (the k-th ahead case uses ring[k%len]).
 	slot []chan caseOutcome
 	ring []chan caseOutcome
-	// room bounds the cases computed ahead and not yet taken.
+	// room bounds the cases computed ahead and not yet kept (see kept).
 	room chan struct{}
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -144,15 +144,22 @@ func (r *caseRunner) dispatch(jobs chan<- int) {
 }
 
 // next returns the outcome of the i-th plan; Run calls it for i = 0, 1,
-// ... in turn.
+// ... in turn, and kept(i) once it has kept the outcome.
 func (r *caseRunner) next(i int) caseOutcome {
 	if r.slot == nil || r.slot[i] == nil {
 		r.plans[i].load(r.s, r.rebuilt)
 		return r.compute(i)
 	}
-	o := <-r.slot[i]
-	<-r.room
-	return o
+	return <-r.slot[i]
+}
+
+// kept makes room for one more case to be computed ahead once the i-th
+// plan's outcome is kept (emitted): the cases computed and not yet kept
+// are never more than the room, workers × aheadWindow.
+func (r *caseRunner) kept(i int) {
+	if r.slot != nil && r.slot[i] != nil {
+		<-r.room
+	}
 }
 
 // close stops handing out cases and waits for the workers to finish the

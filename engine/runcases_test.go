@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcptest/mcptest/cassette/gen"
 	"github.com/mcptest/mcptest/engine"
@@ -83,7 +84,8 @@ func TestRunWorkersKeepOrder(t *testing.T) {
 }
 
 // TestRunWorkersBounded: Prepare is called on the workers' goroutines, at
-// most 4 cases per worker ahead of Emit, so a run holds a bounded number
+// most 4 cases per worker ahead of Emit (a case is kept, emitted, before
+// its room goes to another), so a run holds a bounded number
 // of results whatever its size; an error from Emit or Prepare stops the
 // run, is returned, and no case is prepared after Run returns.
 func TestRunWorkersBounded(t *testing.T) {
@@ -104,6 +106,8 @@ func TestRunWorkersBounded(t *testing.T) {
 			return nil
 		},
 		Emit: func(*report.CaseResult) error {
+			// A slow Emit lets the workers fill every room they have.
+			time.Sleep(time.Millisecond)
 			mu.Lock()
 			defer mu.Unlock()
 			emitted++
