@@ -218,3 +218,37 @@ func TestArgumentsResultRules(t *testing.T) {
 		t.Errorf("one valid call: valid_pct %g (%v), findings %+v", v, ok, res.Findings)
 	}
 }
+
+// TestViolationsOrderRules: the violations of a call are ordered by
+// pointer, then by keyword; those at one place with one keyword keep the
+// schema's order (the sort is stable, so a report does not shuffle them),
+// and one named twice is named once.
+func TestViolationsOrderRules(t *testing.T) {
+	for _, tc := range []struct{ schema, args, want string }{
+		// One place, one keyword: the schema's order, three deep.
+		{`{"properties": {"limit": {"allOf": [{"minimum": 5}, {"minimum": 3}, {"minimum": 2}]}}}`, `{"limit": 1}`,
+			"/limit: minimum: expected minimum 5, got 1 (integer)|/limit: minimum: expected minimum 3, got 1 (integer)|/limit: minimum: expected minimum 2, got 1 (integer)"},
+		// One place, two keywords: by keyword, not the schema's order.
+		{`{"properties": {"limit": {"allOf": [{"minimum": 5}, {"maximum": 0}]}}}`, `{"limit": 1}`,
+			"/limit: maximum: expected maximum 0, got 1 (integer)|/limit: minimum: expected minimum 5, got 1 (integer)"},
+		// Two places: by pointer, not the schema's order.
+		{`{"properties": {"b": {"minimum": 5}, "a": {"minimum": 5}}}`, `{"a": 1, "b": 1}`,
+			"/a: minimum: expected minimum 5, got 1 (integer)|/b: minimum: expected minimum 5, got 1 (integer)"},
+		// The same violation twice: once.
+		{`{"properties": {"limit": {"allOf": [{"minimum": 5}, {"minimum": 5}]}}}`, `{"limit": 1}`,
+			"/limit: minimum: expected minimum 5, got 1 (integer)"},
+	} {
+		raw := decode(t, tc.schema)
+		s, err := CompileToolSchema(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, v := range Violations(s, raw, decode(t, tc.args), false) {
+			got = append(got, v.String())
+		}
+		if joined := strings.Join(got, "|"); joined != tc.want {
+			t.Errorf("%s with %s:\n got %q\nwant %q", tc.schema, tc.args, joined, tc.want)
+		}
+	}
+}

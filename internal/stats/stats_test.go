@@ -182,3 +182,34 @@ func TestLowerAtTheTail(t *testing.T) {
 		}
 	}
 }
+
+// TestLowerBisectionStep: Lower bisects [0, 1] until the bracket is
+// narrower than 1e-15, which it first is at 2^-50 (2^-49 is 1.8e-15), and
+// returns the bracket's lower end: a multiple of 2^-50, the tail at most
+// alpha there and over alpha one step of 2^-50 above. A bound that is no
+// multiple of 2^-49 shows the fiftieth halving was made; none past it.
+func TestLowerBisectionStep(t *testing.T) {
+	step := math.Ldexp(1, -50)
+	for _, tt := range []struct {
+		s, n  int64
+		alpha float64
+		odd   bool // no multiple of 2^-49: the last halving kept the upper half
+	}{
+		{1, 2, 0.05, true},
+		{3, 10, 0.05, false},
+		{7, 9, 0.05, true},
+		{99, 100, 0.01, true},
+		{4999, 5001, 0.05, false},
+	} {
+		got := Lower(tt.s, tt.n, tt.alpha)
+		if k := got / step; k != math.Trunc(k) {
+			t.Errorf("Lower(%d, %d, %g) = %.17g, no multiple of 2^-50", tt.s, tt.n, tt.alpha, got)
+		}
+		if odd := got/(2*step) != math.Trunc(got/(2*step)); odd != tt.odd {
+			t.Errorf("Lower(%d, %d, %g) = %.17g: no multiple of 2^-49 %v, want %v", tt.s, tt.n, tt.alpha, got, odd, tt.odd)
+		}
+		if upperTail(tt.s, tt.n, got) > tt.alpha || upperTail(tt.s, tt.n, got+step) <= tt.alpha {
+			t.Errorf("Lower(%d, %d, %g) = %.17g is not the lower end of a bracket of 2^-50 around the bound", tt.s, tt.n, tt.alpha, got)
+		}
+	}
+}

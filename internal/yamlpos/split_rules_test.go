@@ -338,3 +338,26 @@ func TestSplitCutRules(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitPlacedRules: a list is cut only when the skeleton reads its key
+// line as a key at column 1 of the root mapping; a key line that is text
+// of the value before it (a quoted scalar across lines, closed after the
+// list) is no key there, however many keys the root has before or after,
+// and the text is read whole.
+func TestSplitPlacedRules(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		cut        bool
+	}{
+		{"the key last of the root", "a: x\ntests:\n- y\n", true},
+		{"the key between two", "a: x\ntests:\n- y\nz: 1\n", true},
+		{"in a quoted value, the only key", "a: \"x\ntests:\n- y\nz\"\n", false},
+		{"in a quoted value, after a list found", "tests:\n- 1\nb: \"x\nmore:\n- y\nz\"\n", false},
+		{"in a quoted value, before a key", "a: \"x\ntests:\n- y\nz\"\nb: 1\n", false},
+	} {
+		if cut := sameSplit(t, []byte(tc.text)); cut != tc.cut {
+			t.Errorf("%s: cut %v, want %v", tc.name, cut, tc.cut)
+		}
+		sameRead(t, []byte(tc.text))
+	}
+}
