@@ -128,6 +128,13 @@ func (t *transcript) modelCall(m map[string]any) {
 		t.w.pop()
 		return
 	}
+	t.partCall(name, m)
+}
+
+// partCall records the call an AI SDK tool part of the tool name makes:
+// its arguments are its input (args before AI SDK 5), its id its
+// toolCallId, which it returns.
+func (t *transcript) partCall(name string, m map[string]any) string {
 	args, has := m["input"]
 	if !has {
 		args = m["args"]
@@ -136,6 +143,7 @@ func (t *transcript) modelCall(m map[string]any) {
 	c.Server, c.Tool = splitMCP(name)
 	id, _ := m["toolCallId"].(string)
 	t.addCall(id, c)
+	return id
 }
 
 // modelResult makes a CallToolResult of a tool-result part and says

@@ -90,14 +90,7 @@ func (t *transcript) uiCall(name string, m map[string]any) {
 		t.w.errorf(`the tool part names no tool: expected a "tool-<name>" type or a "toolName"`)
 		return
 	}
-	args, has := m["input"]
-	if !has {
-		args = m["args"]
-	}
-	c := Call{Arguments: arguments(args)}
-	c.Server, c.Tool = splitMCP(name)
-	id, _ := m["toolCallId"].(string)
-	t.addCall(id, c)
+	id := t.partCall(name, m)
 	state, _ := m["state"].(string)
 	switch state {
 	case "output-available", "result":
