@@ -104,10 +104,7 @@ func TestAgentsTraceRules(t *testing.T) {
 	run := c.Runs[0]
 	var got []string
 	for _, call := range run.Calls() {
-		s := call.Agent + ":" + call.ID() + "=" + resultText(call.Result)
-		if call.IsError {
-			s += " (error)"
-		}
+		s := call.Agent + ":" + call.ID() + "=" + outcome(call)
 		if call.DurationMS != nil {
 			s += " " + strconv.FormatFloat(*call.DurationMS, 'f', -1, 64) + "ms"
 		}

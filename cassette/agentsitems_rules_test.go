@@ -27,10 +27,7 @@ func agentsItemsRead(t *testing.T, items ...string) ([]string, []Delegation) {
 	}
 	var got []string
 	for _, call := range c.Runs[0].Calls() {
-		s := call.Agent + ":" + call.Tool + "=" + resultText(call.Result)
-		if call.IsError {
-			s += " (error)"
-		}
+		s := call.Agent + ":" + call.Tool + "=" + outcome(call)
 		got = append(got, s)
 	}
 	return got, c.Runs[0].Delegations

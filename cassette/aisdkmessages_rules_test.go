@@ -43,10 +43,7 @@ func TestModelMessagesRules(t *testing.T) {
 	}
 	var got []string
 	for _, call := range c.Runs[0].Calls() {
-		s := call.Tool + "=" + resultText(call.Result)
-		if call.IsError {
-			s += " (error)"
-		}
+		s := call.Tool + "=" + outcome(call)
 		got = append(got, s)
 	}
 	if want := []string{"a=a out", `b={"code":1} (error)`, "c="}; !reflect.DeepEqual(got, want) {

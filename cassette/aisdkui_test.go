@@ -43,10 +43,7 @@ func TestUIMessageRules(t *testing.T) {
 			}
 			var got []string
 			for _, call := range c.Runs[0].Calls() {
-				s := call.ID() + "=" + resultText(call.Result)
-				if call.IsError {
-					s += " (error)"
-				}
+				s := call.ID() + "=" + outcome(call)
 				got = append(got, s)
 			}
 			if !reflect.DeepEqual(got, []string{tt.want}) {

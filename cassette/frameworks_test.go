@@ -74,6 +74,15 @@ var frameworkReads = []frameworkRead{
 		prompt: "What is 2 + 3?", agent: "sum_agent"},
 }
 
+// outcome is the text of a call's result, with " (error)" when the call
+// failed.
+func outcome(call Call) string {
+	if call.IsError {
+		return resultText(call.Result) + " (error)"
+	}
+	return resultText(call.Result)
+}
+
 func TestFrameworkReads(t *testing.T) {
 	for _, tt := range frameworkReads {
 		t.Run(tt.file, func(t *testing.T) {
@@ -91,12 +100,9 @@ func TestFrameworkReads(t *testing.T) {
 			for i, r := range c.Runs {
 				var calls []string
 				for _, call := range r.Calls() {
-					s := call.ID() + "=" + resultText(call.Result)
+					s := call.ID() + "=" + outcome(call)
 					if call.Agent != "" {
 						s = call.Agent + ":" + s
-					}
-					if call.IsError {
-						s += " (error)"
 					}
 					calls = append(calls, s)
 					if got.args == nil {
@@ -264,10 +270,7 @@ func TestModelMessageResults(t *testing.T) {
 	}
 	var got []string
 	for _, call := range c.Runs[0].Calls() {
-		s := resultText(call.Result)
-		if call.IsError {
-			s += " (error)"
-		}
+		s := outcome(call)
 		got = append(got, s)
 	}
 	want := []string{"plain", `{"n":5}`, "boom (error)", "no (error)", "mcp (error)", "old (error)", "old mcp"}

@@ -57,10 +57,7 @@ func TestLangChainRules(t *testing.T) {
 	}
 	var got []string
 	for _, call := range c.Runs[0].Calls() {
-		s := call.Agent + ":" + call.Tool + "=" + resultText(call.Result)
-		if call.IsError {
-			s += " (error)"
-		}
+		s := call.Agent + ":" + call.Tool + "=" + outcome(call)
 		got = append(got, s)
 	}
 	if want := ":a=a done|worker:b=first b|worker:b=|other:c=c failed (error)"; strings.Join(got, "|") != want {

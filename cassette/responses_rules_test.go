@@ -27,10 +27,7 @@ func TestResponsesMCPCallRules(t *testing.T) {
 	}
 	var got []string
 	for _, call := range c.Runs[0].Calls() {
-		s := call.ID() + "=" + resultText(call.Result)
-		if call.IsError {
-			s += " (error)"
-		}
+		s := call.ID() + "=" + outcome(call)
 		got = append(got, s)
 	}
 	want := `srv.t=ok|srv.t=partial (error)|srv.t=timeout (error)|srv.t={"code":7} (error)|srv.t=|srv.t=by callId`
