@@ -194,7 +194,8 @@ func TestWorthCaching(t *testing.T) {
 }
 
 // TestCacheable: the cases the cache may serve, counted against
-// CacheKeep, are the agent and scenario cases only.
+// CacheKeep, are the agent and scenario cases only, a dropped test among
+// them; a run of more than CacheKeep of them is computed without it.
 func TestCacheable(t *testing.T) {
 	var plans []casePlan
 	for _, k := range []report.Kind{report.KindAgent, report.KindTool, report.KindScenario, report.KindCompliance, report.KindAgent, report.KindEval} {
@@ -205,6 +206,18 @@ func TestCacheable(t *testing.T) {
 	}
 	if got := cacheable(plans[1:2]); got != 0 {
 		t.Errorf("cacheable of a tool case = %d, want 0", got)
+	}
+	// A test the suite dropped for the run (not built yet) is an agent test.
+	if got := cacheable([]casePlan{{dropped: &droppedTest{name: "d"}}}); got != 1 {
+		t.Errorf("cacheable of a dropped test = %d, want 1", got)
+	}
+	// The cache serves a run of CacheKeep cacheable cases, not one more.
+	many := make([]casePlan, CacheKeep+1)
+	for i := range many {
+		many[i] = casePlan{c: &Case{Kind: report.KindAgent}}
+	}
+	if !cacheFits(many[:CacheKeep]) || cacheFits(many) {
+		t.Errorf("cacheFits of %d and %d agent cases: %v and %v, want true and false", CacheKeep, CacheKeep+1, cacheFits(many[:CacheKeep]), cacheFits(many))
 	}
 }
 

@@ -195,6 +195,10 @@ func worthCaching(files []string, minBytes int64) bool {
 	return false
 }
 
+// cacheFits reports whether the cache keeps an entry for every plan it
+// may serve: a run of more is computed without the cache (see CacheKeep).
+func cacheFits(plans []casePlan) bool { return cacheable(plans) <= CacheKeep }
+
 // cacheable counts the plans the cache may serve: agent and scenario
 // cases, a test the suite dropped (not built yet) among them.
 func cacheable(plans []casePlan) int {

@@ -91,7 +91,7 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 	if len(inputErrs) > 0 {
 		return nil, s.sourced(inputErrs).Sorted()
 	}
-	if opt.Cache != nil && cacheable(plans) > CacheKeep {
+	if opt.Cache != nil && !cacheFits(plans) {
 		opt.Cache = nil // more entries than the cache keeps: see CacheKeep
 	}
 	env := &report.Envelope{
