@@ -126,6 +126,10 @@ func (c *Command) run(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, srv := range suite.Servers {
+		t, _ := suite.Target(srv.Name)
+		c.knowTarget(t)
+	}
 	suite.SetTimeout(time.Duration(a.timeout))
 	progress := c.progress()
 	spool := "" // the cases are spooled to disk when every report is json

@@ -88,13 +88,19 @@ func (c *Command) mask(s string) string {
 // mask of the streams: no file mcptest writes holds a secret its
 // messages would not show.
 func (c *Command) writeFile(path string, fill func(io.Writer) error) error {
-	return safefile.WriteOutputFunc(path, 0o644, func(w io.Writer) error {
+	return safefile.WriteOutputFunc(path, 0o644, c.masked(fill))
+}
+
+// masked is fill writing through the mask of the streams, for every file
+// a command writes (writeFile, the workspace store's envelopes).
+func (c *Command) masked(fill func(io.Writer) error) func(io.Writer) error {
+	return func(w io.Writer) error {
 		mw := redact.NewWriter(w, c.mask)
 		if err := fill(mw); err != nil {
 			return err
 		}
 		return mw.Flush()
-	})
+	}
 }
 
 // writeFileData is writeFile for content held whole.

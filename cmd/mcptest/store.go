@@ -20,7 +20,7 @@ func (c *Command) storeDir(name string) (string, error) {
 // workspace store; a store that cannot be written costs a warning, never
 // the run's verdict.
 func (c *Command) storeRun(id string, write func(io.Writer) error) {
-	if err := (mcpserver.Store{Getenv: c.Getenv}).SaveRun(id, write); err != nil {
+	if err := (mcpserver.Store{Getenv: c.Getenv}).SaveRun(id, c.masked(write)); err != nil {
 		fmt.Fprintf(c.Stderr, "mcptest: warning: the run was not stored in the workspace: %v\n", err)
 	}
 }

@@ -140,8 +140,9 @@ var (
 	// urlPassword is the password of scheme://user:password@host.
 	urlPassword = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:)([^/\s@]+)@`)
 	// urlParam is one key=value of a URL's query or fragment (after ?, &,
-	// ; or #); String applies it only to text that holds a URL.
-	urlParam = regexp.MustCompile(`([?&;#])([^=&#?;\s"'<>]{1,64})=([^&#;\s"'<>]+)`)
+	// ; or #, or & as JSON escapes it, \u0026); String applies it only to
+	// text that holds a URL.
+	urlParam = regexp.MustCompile(`([?&;#]|\\u0026)([^=&#?;\s"'<>\\]{1,64})=([^&#;\s"'<>\\]+)`)
 	// quotedPair is "key": value or 'key': value (JSON, Python reprs).
 	quotedPair = regexp.MustCompile(`(?:"([A-Za-z0-9_.-]+)"|'([A-Za-z0-9_.-]+)')(\s*:\s*)` +
 		`("(?:[^"\\]|\\.)*(?:"|$)|'(?:[^'\\]|\\.)*(?:'|$)|-?[0-9][0-9.eE+-]*)`)
