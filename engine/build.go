@@ -408,6 +408,7 @@ func (b *builder) agentTest(ptr string, m map[string]any) {
 		}
 		lists = append(lists, expectList{block: row.key, ptr: bptr + "/expect", items: list(block["expect"]), pos: pos})
 	}
+	b.restrictedAliases(ptr, c)
 	lists = append(lists, expectList{ptr: ptr + "/expect", items: list(m["expect"])})
 	for _, l := range lists {
 		b.expect(c, l)
@@ -679,4 +680,26 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// restrictedAliases refuses a tool_edges restricted: entry that names
+// another name of a tool (aliases:): the calls recorded under that name
+// are read as the tool, so the entry would never see one, and an alias
+// would move a call out of restricted:, a pass where the suite meant a
+// failure. Write the tool's own name.
+func (b *builder) restrictedAliases(ptr string, c *Case) {
+	for _, blk := range c.Blocks {
+		e, ok := blk.(*EdgesBlock)
+		if !ok {
+			continue
+		}
+		for i, id := range e.Edges.Restricted {
+			to := aliasOf(c, id)
+			if to == "" {
+				continue
+			}
+			rptr := ptr + "/tool_edges/restricted/" + strconv.Itoa(i)
+			b.errorf(rptr, b.doc.At(rptr), "`%s` is restricted, and aliases: makes it another name of `%s`: calls recorded as `%s` are read as `%s`, so this entry could never see one and an alias would let a restricted call pass; restrict `%s`, or drop the alias", id, to, id, to, to)
+		}
+	}
 }

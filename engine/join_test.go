@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -353,13 +354,14 @@ func TestValidateFindsJoinCounts(t *testing.T) {
 }
 
 // A gate that names a tool by another name of it warns: the calls recorded
-// under that name are read as the tool, so the entry can never match.
+// under that name are read as the tool, so the entry can never match (a
+// restricted: entry is refused instead: TestRestrictedAliasRefused).
 func TestGateNamingAnAliasWarns(t *testing.T) {
 	s := writeSuite(t, `aliases: {get_sum: get-sum}
 agents:
   - name: a
     cassette: proxy.json
-    tool_edges: {allowed: [get_sum], restricted: [everything.get-sum]}
+    tool_edges: {allowed: [everything.get-sum]}
 `, map[string]string{"proxy.json": proxyJSON})
 	c := run(t, s, Options{}).Cases[0]
 	var got []string
@@ -368,8 +370,31 @@ agents:
 			got = append(got, f.Message)
 		}
 	}
-	want := []string{"tool_edges restricted: `everything.get-sum` is another name of `everything.get_sum` (aliases:), and calls recorded as `everything.get-sum` are read as `everything.get_sum`: write `everything.get_sum`, or it can never match a call"}
+	want := []string{"allowed edges never exercised: `everything.get-sum`", "tool_edges allowed: `everything.get-sum` is another name of `everything.get_sum` (aliases:), and calls recorded as `everything.get-sum` are read as `everything.get_sum`: write `everything.get_sum`, or it can never match a call"}
 	if !slices.Equal(got, want) || c.Targets["edges.restricted_attempts"] != 0 {
 		t.Errorf("findings naming get-sum %q, restricted attempts %v; want %q and 0", got, c.Targets["edges.restricted_attempts"], want)
+	}
+}
+
+// TestRestrictedAliasRefused: an alias can never move a call out of
+// restricted:. A restricted entry that aliases: makes another name of a
+// tool is an error at the entry, whichever way the alias is written
+// (suite or test, one name or a list) and the entry names the tool (bare
+// or server.tool).
+func TestRestrictedAliasRefused(t *testing.T) {
+	for _, c := range []struct{ suiteAliases, caseAliases, restricted string }{
+		{"aliases: {get_sum: echo}\n", "", "echo"},
+		{"aliases: {get_sum: [other, echo]}\n", "", "everything.echo"},
+		{"", "    aliases: {get_sum: echo}\n", "echo"},
+		{"aliases: {x: y}\n", "    aliases: {get_sum: [echo]}\n", "everything.echo"},
+	} {
+		head := c.suiteAliases + "agents:\n  - name: a\n    cassette: proxy.json\n" + c.caseAliases
+		edges := "    tool_edges: {restricted: [get-sum, " + c.restricted + "]}\n"
+		path := writeSuiteFile(t, head+edges, map[string]string{"proxy.json": proxyJSON})
+		_, err := LoadSuite(path)
+		at := fmt.Sprintf("suite.yml:%d:%d: ", strings.Count(head, "\n")+1, strings.Index(edges, c.restricted+"]")+1)
+		if err == nil || !strings.Contains(err.Error(), at+"`"+c.restricted+"` is restricted, and aliases: makes it another name of") {
+			t.Errorf("%q %q restricted %s: err %v; want the entry refused at its line", c.suiteAliases, c.caseAliases, c.restricted, err)
+		}
 	}
 }

@@ -90,7 +90,7 @@ var gateRows = []gateRow{
 		read:       readBudgetBlock},
 	// arguments: every call's arguments against its tool's inputSchema.
 	{key: "arguments", schema: "arguments",
-		targets:    []string{"arguments.valid_pct", "arguments.invalid"},
+		targets:    []string{"arguments.valid_pct", "arguments.invalid", "arguments.unchecked"},
 		runTargets: []string{"arguments.invalid"},
 		def:        &defaultGate{"arguments.invalid", "<=", 0}, read: readArguments},
 }

@@ -98,6 +98,9 @@ type Arguments struct {
 	findings []Finding
 	dropped  int
 	keywords tally
+	// skipped counts the unchecked calls by tool, for the finding that
+	// names them.
+	skipped tally
 
 	runs, calls, checked, invalid, unchecked int64
 }
@@ -253,6 +256,7 @@ func (a *Arguments) Add(run int, r *cassette.Run, where Locator) ArgumentsRun {
 			switch {
 			case !cc.Checked:
 				a.unchecked++
+				a.skipped.add(cc.ID)
 			case len(cc.Violations) > 0:
 				a.invalid++
 				out.Invalid++
@@ -350,14 +354,21 @@ func SchemaLeaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError 
 // in the schema: the type, the enum, the required names, the properties.
 func violationsOf(leaf *jsonschema.ValidationError, raw, args any) []Violation {
 	kwPath := leaf.AbsoluteKeywordLocation
-	if _, frag, ok := strings.Cut(kwPath, "#"); ok {
+	base, frag, ok := strings.Cut(kwPath, "#")
+	if ok {
 		kwPath = frag
 	}
 	keyword := kwPath[strings.LastIndexByte(kwPath, '/')+1:]
 	keyword = unescape(keyword)
-	want, _ := at(raw, kwPath)
 	ptr := leaf.InstanceLocation
 	got, _ := at(args, ptr)
+	if ok && base != toolSchemaURL {
+		// The keyword is in another document the schema refers to (a
+		// meta-schema the library carries): its value is not in raw, so
+		// the library's own words say what it expected.
+		return []Violation{{Pointer: ptr, Keyword: keyword, Expected: foreignExpected(leaf.Message, base), Got: valueWords(got)}}
+	}
+	want, _ := at(raw, kwPath)
 	switch keyword {
 	case "type":
 		return []Violation{{Pointer: ptr, Keyword: keyword, Expected: typeWords(want), Got: valueWords(got)}}
@@ -372,6 +383,16 @@ func violationsOf(leaf *jsonschema.ValidationError, raw, args any) []Violation {
 		return extra(ptr, parent, got)
 	}
 	return []Violation{{Pointer: ptr, Keyword: keyword, Expected: keyword + " " + compactJSON(want), Got: valueWords(got)}}
+}
+
+// foreignExpected words what a keyword of the document base expected,
+// from the library's message ("expected object, but got number", "value
+// must be one of ..."), naming the document.
+func foreignExpected(msg, base string) string {
+	msg, _, _ = strings.Cut(msg, ", but got")
+	msg = strings.TrimPrefix(msg, "expected ")
+	msg = strings.TrimPrefix(msg, "value must be ")
+	return msg + " (as " + base + " says)"
 }
 
 // missing lists each required parameter absent from the object at ptr.
@@ -568,7 +589,7 @@ func (a *Arguments) Summary() ArgumentsSummary {
 // arguments.invalid, the counts behind them and a finding per violation.
 func (a *Arguments) Result() Result {
 	res := Result{
-		Targets: map[string]float64{"arguments.invalid": float64(a.invalid)},
+		Targets: map[string]float64{"arguments.invalid": float64(a.invalid), "arguments.unchecked": float64(a.unchecked)},
 		Counts: map[string]int64{
 			"arguments.calls":     a.calls,
 			"arguments.checked":   a.checked,
@@ -585,8 +606,25 @@ func (a *Arguments) Result() Result {
 			Message: fmt.Sprintf("and %d more argument violations (the first %d are named)", a.dropped, maxArgumentFindings)})
 	}
 	if a.unchecked > 0 {
-		res.Findings = append(res.Findings, Finding{Level: "notice", Gate: "arguments",
-			Message: fmt.Sprintf("%d of %d calls were not checked: their tool has no inputSchema in the recording or the block's catalog, or it does not compile", a.unchecked, a.calls)})
+		res.Findings = append(res.Findings, Finding{Level: "warning", Gate: "arguments", Message: a.uncheckedMessage()})
 	}
 	return res
+}
+
+// maxUncheckedNames bounds the tools the unchecked finding names.
+const maxUncheckedNames = 5
+
+// uncheckedMessage names the tools whose calls were not checked, with
+// their counts, and how to make them fail the case.
+func (a *Arguments) uncheckedMessage() string {
+	var names []string
+	for i, id := range a.skipped.order {
+		if i == maxUncheckedNames {
+			names = append(names, fmt.Sprintf("and %d more tools", len(a.skipped.order)-i))
+			break
+		}
+		names = append(names, fmt.Sprintf("`%s` ×%d", id, a.skipped.n[id]))
+	}
+	return fmt.Sprintf("%d of %d calls were not checked (%s): their tool has no inputSchema in the recording or the block's catalog, or it does not compile, "+
+		"so arguments.invalid cannot see them; the block's `expect: [arguments.invalid: {\"<=\": 0}, arguments.unchecked: {\"<=\": 0}]` fails the case on any", a.unchecked, a.calls, strings.Join(names, ", "))
 }

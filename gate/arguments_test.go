@@ -140,7 +140,7 @@ func TestArgumentsGate(t *testing.T) {
 		"warning: the inputSchema of `web.broken` does not compile",
 		"error: run 2: turn 2 call 1 `web.search` arguments /limit: type: expected integer, got \"many\" (string)",
 		"error: run 2: turn 2 call 1 `web.search` arguments /query: required: expected the required parameter `query`, got none",
-		"notice: 3 of 5 calls were not checked",
+		"warning: 3 of 5 calls were not checked (`web.broken` ×2, `web.fetch` ×1): ",
 	}
 	if len(msgs) != len(want) {
 		t.Fatalf("findings:\n%s", strings.Join(msgs, "\n"))

@@ -4,11 +4,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/safefile"
 	"github.com/mcptest/mcptest/report"
 )
 
@@ -128,17 +130,38 @@ func (o *outputsFlag) Set(s string) error {
 	return nil
 }
 
-// check refuses two reports to one file.
+// check refuses two reports to one file: files are compared, not their
+// spellings (a.json, ./a.json, an absolute path, a link to it, a hard
+// link: safefile.Resolve, then os.SameFile for files that exist).
 func (o *outputsFlag) check() error {
-	seen := map[string]bool{}
+	type seenFile struct {
+		name, real string
+		fi         os.FileInfo
+	}
+	var seen []seenFile
+	add := func(name string) error {
+		f := seenFile{name: name, real: safefile.Resolve(name)}
+		f.fi, _ = os.Stat(f.real)
+		for _, s := range seen {
+			if s.real == f.real || s.fi != nil && f.fi != nil && os.SameFile(s.fi, f.fi) {
+				if s.name == name {
+					return inputErr("--output: %s is given for two reports", name)
+				}
+				return inputErr("--output: %s and %s are one file, given for two reports", s.name, name)
+			}
+		}
+		seen = append(seen, f)
+		return nil
+	}
 	if o.file != "" && o.file != "-" {
-		seen[o.file] = true
+		if err := add(o.file); err != nil {
+			return err
+		}
 	}
 	for _, x := range o.extra {
-		if seen[x.file] {
-			return inputErr("--output: %s is given for two reports", x.file)
+		if err := add(x.file); err != nil {
+			return err
 		}
-		seen[x.file] = true
 	}
 	return nil
 }

@@ -168,7 +168,8 @@ func String(s string) string {
 // URLs returns s with the credentials of the URLs it shows replaced by
 // Mask: the password of scheme://user:password@host, and the value of
 // every query or fragment parameter QueryKey names (?api_key=, &sig=,
-// #access_token=). It is the part of String's rules that never touches
+// #access_token=), unless the value is only a ${VAR} reference, which
+// names where the secret is. It is the part of String's rules that never touches
 // anything but a URL, so it applies to whatever mcptest writes: reports,
 // scaffolds and messages whose keys (auth: bearer) are not secrets.
 func URLs(s string) string {
@@ -182,7 +183,7 @@ func urls(s string) string {
 	s = replaceSubmatch(urlPassword, s, func(m []string) string { return m[1] + Mask + "@" })
 	return replaceSubmatch(urlParam, s, func(m []string) string {
 		v := strings.TrimRight(m[3], ":.,)]")
-		if v == "" || strings.HasPrefix(m[3], Mask) || !QueryKey(m[2]) {
+		if v == "" || strings.HasPrefix(m[3], Mask) || isReference(v) || !QueryKey(m[2]) {
 			return m[0]
 		}
 		return m[1] + m[2] + "=" + Mask + m[3][len(v):]
