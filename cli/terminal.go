@@ -66,18 +66,19 @@ func (m *ColorMode) Set(s string) error {
 }
 
 // UseColor reports whether output to w is coloured, as gh decides it:
-// NO_COLOR set (https://no-color.org) wins over everything, --color
-// always and never come next; with auto, CLICOLOR_FORCE set (and not 0)
+// an explicit --color always or never wins (the NO_COLOR convention,
+// https://no-color.org, lets a per-invocation flag override it); with
+// auto, NO_COLOR set turns colour off, CLICOLOR_FORCE set (and not 0)
 // forces colour, CLICOLOR=0 turns it off, a GitHub Actions log
 // (GITHUB_ACTIONS=true), which renders ANSI colour, counts as a colour
 // terminal, and otherwise w must be a terminal.
 func UseColor(mode ColorMode, getenv func(string) string, w io.Writer) bool {
 	switch {
-	case getenv("NO_COLOR") != "":
-		return false
 	case mode == ColorAlways:
 		return true
 	case mode == ColorNever:
+		return false
+	case getenv("NO_COLOR") != "":
 		return false
 	case getenv("CLICOLOR_FORCE") != "" && getenv("CLICOLOR_FORCE") != "0":
 		return true

@@ -37,8 +37,8 @@ func TestColor(t *testing.T) {
 	}
 }
 
-// TestUseColor is the precedence of the colour decision: NO_COLOR over
-// everything, then --color always or never, then CLICOLOR_FORCE, CLICOLOR=0,
+// TestUseColor is the precedence of the colour decision: --color always
+// or never over everything, then NO_COLOR, CLICOLOR_FORCE, CLICOLOR=0,
 // a GitHub Actions log, and last the terminal check (a buffer is none).
 func TestUseColor(t *testing.T) {
 	for _, tc := range []struct {
@@ -49,7 +49,8 @@ func TestUseColor(t *testing.T) {
 		{ColorAuto, nil, false},
 		{ColorAlways, nil, true},
 		{ColorNever, nil, false},
-		{ColorAlways, map[string]string{"NO_COLOR": "1"}, false},
+		{ColorAlways, map[string]string{"NO_COLOR": "1"}, true},
+		{ColorNever, map[string]string{"CLICOLOR_FORCE": "1"}, false},
 		{ColorAuto, map[string]string{"NO_COLOR": "1", "CLICOLOR_FORCE": "1"}, false},
 		{ColorAuto, map[string]string{"NO_COLOR": "1", "GITHUB_ACTIONS": "true"}, false},
 		{ColorAuto, map[string]string{"CLICOLOR_FORCE": "1"}, true},

@@ -157,29 +157,51 @@ func InstallFor(path string, client Client, command string, enableWrites bool, w
 	if bytes.Equal(out, old) {
 		return false, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return false, fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := safefile.WriteFile(path, out, perm); err != nil {
+	if err := writeConfig(path, within, out, perm); err != nil {
 		return false, fmt.Errorf("write %s: %w", path, err)
 	}
 	return true, nil
 }
 
-// resolveLink is the file path names, through links, refused when within
-// is set and the file is outside it.
-func resolveLink(path, within string) (string, error) {
-	real, err := filepath.EvalSymlinks(path)
+// writeConfig writes a config file by rename: with within, inside an
+// os.Root of the workspace, so no link in the path, committed or swapped
+// in since resolveLink looked, can lead the write out of it.
+func writeConfig(path, within string, data []byte, perm os.FileMode) error {
+	if within == "" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		return safefile.WriteFile(path, data, perm)
+	}
+	rootDir := safefile.Resolve(within)
+	rel, err := filepath.Rel(rootDir, path)
 	if err != nil {
+		return err
+	}
+	root, err := os.OpenRoot(rootDir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if err := root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
+		return err
+	}
+	return safefile.WriteFileIn(root, rel, data, perm)
+}
+
+// resolveLink is the file path names, through links (of the file, or of
+// a directory above it when the file does not exist yet:
+// safefile.Resolve), refused when within is set and the file is outside
+// it.
+func resolveLink(path, within string) (string, error) {
+	real := safefile.Resolve(path)
+	if within == "" {
+		if r, err := filepath.EvalSymlinks(path); err == nil {
+			return r, nil
+		}
 		return path, nil // not there yet, or not readable: the write says
 	}
-	if within == "" || real == path {
-		return real, nil
-	}
-	root, err := filepath.EvalSymlinks(within)
-	if err != nil {
-		root = within
-	}
+	root := safefile.Resolve(within)
 	if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return "", fmt.Errorf("%s is a link to %s, outside the workspace %s: mcptest will not write through it (give the file itself with --install-path)", path, real, within)
 	}

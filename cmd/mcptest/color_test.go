@@ -10,7 +10,8 @@ import (
 // TestColorEnvironment runs the built binary with the environment a user
 // or a runner gives it, stdout a pipe (not a terminal): colour comes on in
 // a GitHub Actions log, with CLICOLOR_FORCE=1 and with --color always;
-// NO_COLOR wins over all of them; --color never turns it off in Actions;
+// NO_COLOR wins over all of them but --color always, the flag of one
+// invocation (the NO_COLOR convention); --color never turns it off in Actions;
 // a file is never coloured. run, report and scenario run take --color.
 func TestColorEnvironment(t *testing.T) {
 	suite, _ := filepath.Abs("../../examples/quickstart/suite.yml")
@@ -33,7 +34,9 @@ func TestColorEnvironment(t *testing.T) {
 		{[]string{"CLICOLOR_FORCE=1", "NO_COLOR=1"}, nil, false},
 		{[]string{"CI=true"}, nil, false},
 		{nil, []string{"--color", "always"}, true},
-		{[]string{"NO_COLOR=1"}, []string{"--color=always"}, false},
+		{[]string{"NO_COLOR=1"}, []string{"--color=always"}, true},
+		{[]string{"NO_COLOR=1", "GITHUB_ACTIONS=true"}, []string{"--color", "always"}, true},
+		{[]string{"NO_COLOR=1", "CLICOLOR_FORCE=1"}, []string{"--color=never"}, false},
 	} {
 		for _, args := range [][]string{{"run", suite}, {"report", envelope}, {"scenario", "run", scenario}} {
 			args = append(args, tc.flags...)

@@ -228,7 +228,7 @@ func (c *Command) color(mode *cli.ColorMode, w io.Writer) bool {
 // coloured (run, report, scenario run) take it.
 func addColor(fs *flag.FlagSet) *cli.ColorMode {
 	m := cli.ColorAuto
-	fs.Var(&m, "color", "colour the report on stdout `WHEN`: auto (on a terminal or a GitHub Actions log), always or never; NO_COLOR set turns it off whatever this says, CLICOLOR_FORCE=1 turns it on with auto; a file is never coloured")
+	fs.Var(&m, "color", "colour the report on stdout `WHEN`: auto (on a terminal or a GitHub Actions log, unless NO_COLOR is set), always or never, which beat NO_COLOR; CLICOLOR_FORCE=1 turns it on with auto; a file is never coloured")
 	return &m
 }
 

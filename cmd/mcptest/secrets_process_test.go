@@ -95,7 +95,6 @@ func secretVerbs(name string) [][]string {
 	return [][]string{nil}
 }
 
-
 var helpFlagLine = regexp.MustCompile(`(?m)^  --([a-z0-9-]+)`)
 
 // helpFlags are the flags a command's --help lists.
@@ -221,7 +220,9 @@ func newSecretCases(rng *rand.Rand, prefix []string, flags map[string]bool, kind
 		add(func(s *secrets, sc *secretCase) []string {
 			return []string{"--url=" + s.url(base), "--bearer-token-env=MCP_SECRET_TOKEN"}
 		})
-		add(func(s *secrets, sc *secretCase) []string { return append([]string{"--"}, s.argv(kind, bin, "catalog.json")...) })
+		add(func(s *secrets, sc *secretCase) []string {
+			return append([]string{"--"}, s.argv(kind, bin, "catalog.json")...)
+		})
 		add(func(s *secrets, sc *secretCase) []string {
 			argv := s.argv(kind, bin, "catalog.json")
 			args := []string{"--command", argv[0]}

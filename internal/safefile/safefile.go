@@ -368,11 +368,17 @@ func WriteFileIn(root *os.Root, name string, data []byte, perm fs.FileMode) (err
 
 // Resolve is the file path names, as the system finds it: absolute,
 // cleaned, with every symbolic link resolved, of the file itself when it
-// exists, else of the deepest directory above it that exists. Two
-// spellings of one file (a link, ./a.json, an absolute path) resolve to
-// one path, so a lock or a comparison keyed on it holds for both. A path
-// that cannot be made absolute is returned cleaned.
+// exists, else of the deepest directory above it that exists, and through
+// a link whose target does not exist yet (a dangling link is where a
+// write goes). Two spellings of one file (a link, ./a.json, an absolute
+// path) resolve to one path, so a lock, a containment check or a
+// comparison keyed on it holds for both. A path that cannot be made
+// absolute is returned cleaned.
 func Resolve(path string) string {
+	return resolve(path, 40)
+}
+
+func resolve(path string, links int) string {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return filepath.Clean(path)
@@ -381,6 +387,12 @@ func Resolve(path string) string {
 	for p := abs; ; {
 		if real, err := filepath.EvalSymlinks(p); err == nil {
 			return filepath.Join(real, rest)
+		}
+		if target, err := os.Readlink(p); err == nil && links > 0 { // a dangling link
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(filepath.Dir(p), target)
+			}
+			return filepath.Join(resolve(target, links-1), rest)
 		}
 		parent := filepath.Dir(p)
 		if parent == p {

@@ -346,3 +346,34 @@ func TestWriteOutputCreatesParents(t *testing.T) {
 		t.Errorf("read back %q, %v", data, err)
 	}
 }
+
+// TestResolve: every spelling of one file resolves to one path: through a
+// link to the file, a link to its directory, a dangling link (where a
+// write would go), a missing file under a linked directory, ./ and ../.
+func TestResolve(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := filepath.EvalSymlinks(real)
+	want = filepath.Join(want, "a.json")
+	links := filepath.Join(dir, "links")
+	os.Mkdir(links, 0o755)
+	for _, l := range [][2]string{{"../real/a.json", "links/file"}, {"real", "dirlink"}, {"../dirlink/a.json", "links/chain"}} {
+		if err := os.Symlink(l[0], filepath.Join(dir, l[1])); err != nil {
+			t.Skip("symlink:", err)
+		}
+	}
+	t.Chdir(dir)
+	check := func(state string) {
+		for _, p := range []string{"real/a.json", "./real/../real/a.json", "links/file", "dirlink/a.json", "links/chain", filepath.Join(dir, "links", "file")} {
+			if got := Resolve(p); got != want {
+				t.Errorf("%s: Resolve(%q) = %q, want %q", state, p, got, want)
+			}
+		}
+	}
+	check("before the file exists")
+	os.WriteFile(filepath.Join(real, "a.json"), []byte("{}"), 0o644)
+	check("once it exists")
+}
