@@ -170,6 +170,9 @@ func (p Pretty) Report(w io.Writer, env *report.Envelope) error {
 	if n := failedFloors(env); n > 0 {
 		summary += fmt.Sprintf("; %d suite %s failed", n, pluralWord(n, "floor", "floors"))
 	}
+	if n := uncheckedCalls(env); n > 0 {
+		summary += fmt.Sprintf("; %d %s not checked against a schema (arguments.unchecked)", n, pluralWord(int(n), "call", "calls"))
+	}
 	if env.Verdict == report.Fail {
 		summary = p.paint(bold+red, summary)
 	} else {

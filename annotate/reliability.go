@@ -322,6 +322,17 @@ func failedFloors(env *report.Envelope) int {
 	return n
 }
 
+// uncheckedCalls counts the calls of every case whose arguments no
+// schema checked (arguments.unchecked: no schema, or one that does not
+// compile), which the summary line names so a pass never hides them.
+func uncheckedCalls(env *report.Envelope) int64 {
+	var n int64
+	for _, c := range env.Cases {
+		n += c.Counts["arguments.unchecked"]
+	}
+	return n
+}
+
 // summaryMarkdown renders the run's reliability summary for a job summary
 // or a PR comment: a line of counts, the pass^k table and the floors; ""
 // when there is nothing to show (see showSummary).

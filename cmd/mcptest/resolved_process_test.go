@@ -208,7 +208,7 @@ func TestProcessArgumentsWording(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "pass.yml"), "agents:\n  - name: unchecked\n    cassette: only-u.json\n    arguments: {}\n")
 	out, code = runProcIn(t, dir, "run", "pass.yml")
 	if code != ExitOK || !strings.Contains(out, "PASS  unchecked  (1 run)  arguments.invalid=0 arguments.unchecked=2") ||
-		!strings.Contains(out, "warning: 2 of 2 calls were not checked (`s.u` ×2)") {
+		!strings.Contains(out, "warning: 2 of 2 calls were not checked (`s.u` ×2)") || !strings.Contains(out, "1 passed, 0 failed, 0 inconclusive (1 case); 2 calls not checked against a schema (arguments.unchecked)") {
 		t.Errorf("unchecked calls in a passing case: exit %d\n%s", code, out)
 	}
 	writeFile(t, filepath.Join(dir, "strict.yml"), "agents:\n  - name: unchecked\n    cassette: only-u.json\n    arguments:\n      expect:\n        - arguments.invalid: { \"<=\": 0 }\n        - arguments.unchecked: { \"<=\": 0 }\n")
