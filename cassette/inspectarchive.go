@@ -255,7 +255,7 @@ func (a *archive) member(f *zip.File) ([]byte, bool) {
 	}
 	switch {
 	case f.UncompressedSize64 > MaxSize:
-		return fail("it inflates to %s, over the %s limit for a member", safefile.Size(int64(min(f.UncompressedSize64, 1<<62))), safefile.Size(MaxSize))
+		return fail("it inflates to %d bytes, over the %s limit for a member", f.UncompressedSize64, safefile.Size(MaxSize))
 	case !ratioOK(f.UncompressedSize64):
 		return fail("it inflates %d times its compressed size, over the limit of %d: a zip bomb, not a log",
 			f.UncompressedSize64/max(f.CompressedSize64, 1), maxArchiveRatio)

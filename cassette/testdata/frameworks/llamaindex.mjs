@@ -10,11 +10,9 @@
 // the MCP server. Writes, to the directory OUT:
 //   llamaindex_chat_messages.json    JSON.stringify(await memory.get()), the
 //                                    agent's ChatMessage[] after the run
-//   llamaindex_workflow_events.json  the events of agent.runStream(...), each
-//                                    JSON.stringify'd as {"event", "data"}
-//                                    (the event's name beside its data)
-import { agent, agentToolCallEvent, agentToolCallResultEvent, agentInputEvent, agentSetupEvent, agentStreamEvent,
-  agentOutputEvent, startAgentEvent, stopAgentEvent, toolCallsEvent, toolResultsEvent, agentStepEvent } from '@llamaindex/workflow';
+//   llamaindex_workflow_events.json  JSON.stringify of the events of
+//                                    agent.runStream(...), each {"type", "data"}
+import { agent } from '@llamaindex/workflow';
 import { tool } from 'llamaindex';
 import { z } from 'zod';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -52,24 +50,12 @@ const getSum = tool({
   },
 });
 
-const names = new Map([[agentToolCallEvent, 'agentToolCall'], [agentToolCallResultEvent, 'agentToolCallResult'],
-  [agentInputEvent, 'agentInput'], [agentSetupEvent, 'agentSetup'], [agentStreamEvent, 'agentStream'],
-  [agentOutputEvent, 'agentOutput'], [startAgentEvent, 'llamaindex-start'], [stopAgentEvent, 'llamaindex-stop'],
-  [toolCallsEvent, 'toolCalls'], [toolResultsEvent, 'toolResults'], [agentStepEvent, 'agentStep']]);
 const sumAgent = agent({ name: 'sum_agent', llm, tools: [getSum], systemPrompt: 'You add numbers.' });
 const events = [];
-const plain = [];
-const ctxStream = sumAgent.runStream('What is 2 + 3?');
-for await (const ev of ctxStream) {
-  plain.push(ev);
-  let name;
-  for (const [e, k] of names) if (e.include(ev)) name = k;
-  events.push({ event: name, data: ev.data });
-}
+for await (const ev of sumAgent.runStream('What is 2 + 3?')) events.push(ev);
 const last = events[events.length - 1];
 const memory = last.data.state?.memory;
 const messages = memory ? await memory.get() : [];
 writeFileSync(`${out}/llamaindex_chat_messages.json`, JSON.stringify(messages, null, 2) + '\n');
 writeFileSync(`${out}/llamaindex_workflow_events.json`, JSON.stringify(events, null, 2) + '\n');
-writeFileSync(`${out}/llamaindex_workflow_events_plain.json`, JSON.stringify(plain, null, 2) + '\n');
 await client.close();
