@@ -78,50 +78,15 @@ type archiveMember struct {
 // handed to each. A problem in a member is placed in that member (its
 // line and column) and names it.
 func streamInspectArchive(path string, data []byte, each func(*Cassette, *Run)) (*Cassette, error) {
-	entries, dirSize, ok := endRecord(data)
-	switch {
-	case !ok:
-		return nil, archiveError(path, "the zip archive has no end of central directory record: the file is cut short or not a zip")
-	case entries == 0xFFFF || entries > maxArchiveEntries:
-		return nil, archiveError(path, "the archive lists %d entries or more, over the limit of %d", entries, maxArchiveEntries)
-	case dirSize > maxArchiveDirectory:
-		return nil, archiveError(path, "the archive's directory is %s, over the limit of %s",
-			safefile.Size(int64(dirSize)), safefile.Size(maxArchiveDirectory))
-	}
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	zr, err := openArchive(path, data)
 	if err != nil {
-		return nil, archiveError(path, "not a readable zip archive: %v", err)
+		return nil, err
 	}
-	if len(zr.File) > maxArchiveEntries {
-		return nil, archiveError(path, "the archive holds %d entries, over the limit of %d", len(zr.File), maxArchiveEntries)
-	}
-	var header, start *zip.File
-	var samples []archiveMember
-	for _, f := range zr.File {
-		switch name := f.Name; {
-		case name == "header.json":
-			header = f
-		case name == "_journal/start.json":
-			start = f
-		case strings.HasPrefix(name, "samples/") && strings.HasSuffix(name, ".json"):
-			id, epoch := sampleName(strings.TrimSuffix(strings.TrimPrefix(name, "samples/"), ".json"))
-			samples = append(samples, archiveMember{f: f, id: id, epoch: epoch})
-		}
-	}
-	if header == nil {
-		header = start
-	}
+	header, samples := archiveMembers(zr)
 	if header == nil {
 		return nil, archiveError(path, "the archive holds no header.json (nor _journal/start.json): "+
 			"an Inspect .eval log names its eval there")
 	}
-	sort.SliceStable(samples, func(i, j int) bool {
-		a, b := samples[i], samples[j]
-		if a.epoch != b.epoch {
-			return a.epoch < b.epoch
-		}
-		return idLess(a.id, b.id)
-	})
 	ar := &archive{path: path}
 	hdata, ok := ar.member(header)
 	if !ok {
@@ -145,28 +110,10 @@ func streamInspectArchive(path string, data []byte, each func(*Cassette, *Run)) 
 	}
 	ids := map[string]bool{}
 	for _, s := range samples {
-		sdata, ok := ar.member(s.f)
-		if !ok {
+		if !ar.sample(c, s, each) || ar.full() {
 			break
 		}
 		ids[s.id] = true
-		ar.doc(s.f.Name, sdata, func(w *walker, v any) {
-			m, ok := v.(map[string]any)
-			if !ok {
-				w.typeError(v, `a sample {"id", "epoch", "messages": [...]}`)
-				return
-			}
-			run := inspectSample(w, c, m)
-			if len(w.probs) == 0 {
-				lostCalls(w, &Cassette{Format: FormatInspect, Runs: []Run{run}}, v)
-			}
-			if len(w.probs) == 0 && len(w.dups) == 0 && ar.clean() && each != nil {
-				each(c, &run)
-			}
-		})
-		if ar.full() {
-			break
-		}
 	}
 	if err := ar.err(); err != nil {
 		return nil, err
@@ -174,6 +121,84 @@ func streamInspectArchive(path string, data []byte, each func(*Cassette, *Run)) 
 	c.Warnings = inspectWarnings(len(ids))
 	c.Path = path
 	return c, nil
+}
+
+// openArchive opens the zip archive data within the bounds on its entries
+// and its directory, checked on its end record before the directory is
+// read.
+func openArchive(path string, data []byte) (*zip.Reader, error) {
+	entries, dirSize, ok := endRecord(data)
+	switch {
+	case !ok:
+		return nil, archiveError(path, "the zip archive has no end of central directory record: the file is cut short or not a zip")
+	case entries == 0xFFFF || entries > maxArchiveEntries:
+		return nil, archiveError(path, "the archive lists %d entries or more, over the limit of %d", entries, maxArchiveEntries)
+	case dirSize > maxArchiveDirectory:
+		return nil, archiveError(path, "the archive's directory is %s, over the limit of %s",
+			safefile.Size(int64(dirSize)), safefile.Size(maxArchiveDirectory))
+	}
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, archiveError(path, "not a readable zip archive: %v", err)
+	}
+	if len(zr.File) > maxArchiveEntries {
+		return nil, archiveError(path, "the archive holds %d entries, over the limit of %d", len(zr.File), maxArchiveEntries)
+	}
+	return zr, nil
+}
+
+// archiveMembers finds the members of an Inspect archive the reader reads:
+// the header (header.json, else _journal/start.json) and the samples, in
+// Inspect's order (by epoch, then by id).
+func archiveMembers(zr *zip.Reader) (*zip.File, []archiveMember) {
+	var header, start *zip.File
+	var samples []archiveMember
+	for _, f := range zr.File {
+		switch name := f.Name; {
+		case name == "header.json":
+			header = f
+		case name == "_journal/start.json":
+			start = f
+		case strings.HasPrefix(name, "samples/") && strings.HasSuffix(name, ".json"):
+			id, epoch := sampleName(strings.TrimSuffix(strings.TrimPrefix(name, "samples/"), ".json"))
+			samples = append(samples, archiveMember{f: f, id: id, epoch: epoch})
+		}
+	}
+	if header == nil {
+		header = start
+	}
+	sort.SliceStable(samples, func(i, j int) bool {
+		a, b := samples[i], samples[j]
+		if a.epoch != b.epoch {
+			return a.epoch < b.epoch
+		}
+		return idLess(a.id, b.id)
+	})
+	return header, samples
+}
+
+// sample reads the sample member s as a run of c, handed to each while
+// the archive has shown no problem; false when it could not be inflated.
+func (a *archive) sample(c *Cassette, s archiveMember, each func(*Cassette, *Run)) bool {
+	data, ok := a.member(s.f)
+	if !ok {
+		return false
+	}
+	a.doc(s.f.Name, data, func(w *walker, v any) {
+		m, ok := v.(map[string]any)
+		if !ok {
+			w.typeError(v, `a sample {"id", "epoch", "messages": [...]}`)
+			return
+		}
+		run := inspectSample(w, c, m)
+		if len(w.probs) == 0 {
+			lostCalls(w, &Cassette{Format: FormatInspect, Runs: []Run{run}}, v)
+		}
+		if len(w.probs) == 0 && len(w.dups) == 0 && a.clean() && each != nil {
+			each(c, &run)
+		}
+	})
+	return true
 }
 
 // sampleName splits a sample member's name, "<id>_epoch_<n>", into the id

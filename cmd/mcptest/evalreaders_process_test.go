@@ -27,6 +27,15 @@ func TestProcessMastraLlamaInspect(t *testing.T) {
 		t.Skip("-short: the process-level tests start the binary")
 	}
 	dir := t.TempDir()
+	validateNewReaders(t, dir)
+	gateNewReaders(t, dir)
+	gateInspectArchive(t, dir)
+	refuseInspectArchives(t, dir)
+}
+
+// validateNewReaders: validate says which reader read each recording and
+// what it read.
+func validateNewReaders(t *testing.T, dir string) {
 	for _, tt := range []struct{ file, want string }{
 		{"mastra_result_messages.json", `read as mastra-messages: 1 run, 1 call, 1 result, no tokens, model "scripted-sum-1", an answer in 1/1 runs, no agents`},
 		{"mastra_memory_messages.json", `read as mastra-messages: 1 run, 1 call, 1 result, no tokens, model "scripted-sum-1", an answer in 1/1 runs, no agents`},
@@ -45,8 +54,11 @@ func TestProcessMastraLlamaInspect(t *testing.T) {
 		}
 	}
 
-	// Each recording gates on its call: the recorded tool passes, a
-	// regression that called echo instead fails.
+}
+
+// gateNewReaders: each recording gates on its call: the recorded tool
+// passes, a regression that called echo instead fails.
+func gateNewReaders(t *testing.T, dir string) {
 	for _, tt := range []struct{ file, tool string }{
 		{"mastra_result_messages.json", "everything_get-sum"},
 		{"mastra_memory_messages.json", "everything_get-sum"},
@@ -77,8 +89,12 @@ func TestProcessMastraLlamaInspect(t *testing.T) {
 		}
 	}
 
-	// The .eval archive in a cassette directory: its two epochs are the
-	// two runs the test asks for, with their tokens.
+}
+
+// gateInspectArchive: the .eval archive in a cassette directory: its two
+// epochs are the two runs the test asks for, with their tokens; the same
+// log with the second epoch calling echo fails.
+func gateInspectArchive(t *testing.T, dir string) {
 	evalData, err := os.ReadFile(frameworkCorpus + "ok/inspect_sum.eval")
 	if err != nil {
 		t.Fatal(err)
@@ -117,8 +133,11 @@ func TestProcessMastraLlamaInspect(t *testing.T) {
 		t.Errorf("run on the regressed log: exit %d, want %d\n%s%s", code, ExitFail, stdout, stderr)
 	}
 
-	// Refused: a member that is no JSON, at its line; a zip bomb, at the
-	// file.
+}
+
+// refuseInspectArchives: a member that is no JSON is refused at its line,
+// a zip bomb at the file.
+func refuseInspectArchives(t *testing.T, dir string) {
 	broken, err := filepath.Abs(frameworkCorpus + "err/inspect_sample_syntax.eval")
 	if err != nil {
 		t.Fatal(err)
