@@ -59,6 +59,18 @@ func TestMastraRules(t *testing.T) {
 		t.Errorf("format 3: %v %+v", err, c)
 	}
 
+	// Format 1 (MastraMessageV1): AI SDK 4 parts in a content array, read
+	// as ModelMessages.
+	v1 := `[{"id": "1", "role": "user", "type": "text", "content": "go", "threadId": "t"},
+		{"id": "2", "role": "assistant", "type": "tool-call", "threadId": "t",
+		 "content": [{"type": "tool-call", "toolCallId": "c1", "toolName": "get-sum", "args": {"a": 2}}]},
+		{"id": "3", "role": "tool", "type": "tool-result", "threadId": "t",
+		 "content": [{"type": "tool-result", "toolCallId": "c1", "toolName": "get-sum", "result": "5"}]}]`
+	c, err = Read("t.json", []byte(v1))
+	if err != nil || c.Format != FormatAISDKMessages || len(c.Runs[0].Calls()) != 1 || outcome(c.Runs[0].Calls()[0]) != "5" {
+		t.Errorf("format 1: %v %+v", err, c)
+	}
+
 	// Not Mastra's: a content that is no format 2/3 object in one message.
 	mixed := `[{"role": "user", "content": "go"}, {"role": "assistant", "content": {"format": 2, "parts": []}}]`
 	if c, err := Read("t.json", []byte(mixed)); err == nil && c.Format == FormatMastra {
