@@ -229,7 +229,9 @@ func (a *audit) object(m map[string]any, path []seg) func(string) bool {
 	default:
 		return nil
 	}
-	return func(k string) bool { return isArgKey(k) || isResKey(k) || k == nameKey[:max(0, len(nameKey)-len(".name"))] }
+	return func(k string) bool {
+		return isArgKey(k) || isResKey(k) || k == nameKey[:max(0, len(nameKey)-len(".name"))]
+	}
 }
 
 // note records one more object of the name at path in shapes.
