@@ -2,6 +2,7 @@ package cassette
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -61,79 +62,148 @@ func isResKey(k string) bool {
 	return false
 }
 
-// shape is what the audit found of one tool name or one result id: the
-// first object (in path order) with it, and how many.
+// shape is what the first pass of the audit counts of one tool name.
 type shape struct {
-	path []seg
-	// obj is the first object, for its description.
-	obj  map[string]any
-	line int // the line of a JSON Lines file, 0 in a document
-	keys []string
-	n    int
+	n int
 	// ids are the call ids of the objects naming the tool, one per object
-	// that has one (the id its results refer to it by, else its "id"); all
-	// are every id they carry.
-	ids, all []string
+	// that has one (the id its results refer to it by, else its "id");
+	// more are the other ids they carry (a Responses item's "id" beside
+	// its "call_id").
+	ids, more []string
 }
 
 // audit collects the call-shaped content of a recording's documents and
 // the calls read from them, and tells which content no call was made
-// from.
+// from. Its first pass keeps counts and ids only, so a good file pays
+// for a map lookup per call-shaped object; where something is lost, a
+// second pass (locate) finds where, in a fixed order.
 type audit struct {
 	// named is the call-shaped objects by the tool they name, attrs the
 	// span attributes naming a tool (a flattened call, found once per
 	// span that mentions it).
 	named, attrs map[string]*shape
-	// refs is the results by the call id they refer to.
-	refs map[string]*shape
+	// refs are the call ids results refer to.
+	refs []string
 	// calls counts the calls read by every name a call answers to.
 	calls map[string]int
 	// spent are the names the readers read as something other than a
 	// call (an Agents SDK handoff).
 	spent map[string]bool
-	line  int
 }
 
-// walk collects the call-shaped content of v, a decoded document (or one
-// line of a file, line > 0).
-func (a *audit) walk(v any, line int) {
-	a.line = line
-	var path []seg
-	a.value(v, &path, 0)
+// The kinds of content the audit finds.
+const (
+	noShape = iota
+	namedShape
+	attrShape
+	refShape
+)
+
+// walk collects the call-shaped content of v, a decoded document or one
+// line of a file.
+func (a *audit) walk(v any) {
+	visit(v, 0, nil, a.found, a)
 }
 
-func (a *audit) value(v any, path *[]seg, depth int) {
+// found counts what the first pass finds but a named object, which
+// classify counts with its ids.
+func (a *audit) found(kind int, key string, _ map[string]any) bool {
+	switch kind {
+	case attrShape:
+		a.attrs = count(a.attrs, key)
+	case refShape:
+		a.refs = append(a.refs, key)
+	}
+	return false
+}
+
+// count counts one more object of name in shapes.
+func count(shapes map[string]*shape, name string) map[string]*shape {
+	if shapes == nil {
+		shapes = map[string]*shape{}
+	}
+	s := shapes[name]
+	if s == nil {
+		s = &shape{}
+		shapes[name] = s
+	}
+	s.n++
+	return shapes
+}
+
+// visit walks v, calling found with each piece of call-shaped content
+// (its kind, the tool name or the call id it refers to, the object)
+// until found returns true. a, when not nil, also has each named object
+// counted with its ids. path, when not nil, is kept as the path of the
+// value visited, and the members of an object are visited in key order
+// (the second pass); else in map order (the first).
+func visit(v any, depth int, path *[]seg, found func(kind int, key string, m map[string]any) bool, a *audit) bool {
 	if depth > maxShapeDepth {
-		return
+		return false
 	}
 	switch v := v.(type) {
 	case map[string]any:
-		skip := a.object(v, *path)
-		for k, e := range v {
-			switch e.(type) {
-			case map[string]any, []any:
-			default:
-				continue
+		kind, key, skip := shapeKind(v, a)
+		if kind != noShape && found(kind, key, v) {
+			return true
+		}
+		if path == nil {
+			for k, e := range v {
+				if container(e) && !skip.skip(k) {
+					if visit(e, depth+1, nil, found, a) {
+						return true
+					}
+				}
 			}
-			if skip != nil && skip(k) || isCatalogKey(k) {
-				continue
+			return false
+		}
+		for _, k := range sortedKeys(v) {
+			if e := v[k]; container(e) && !skip.skip(k) {
+				*path = append(*path, seg{key: k, idx: -1})
+				if visit(e, depth+1, path, found, a) {
+					return true
+				}
+				*path = (*path)[:len(*path)-1]
 			}
-			*path = append(*path, seg{key: k, idx: -1})
-			a.value(e, path, depth+1)
-			*path = (*path)[:len(*path)-1]
 		}
 	case []any:
 		for i, e := range v {
-			switch e.(type) {
-			case map[string]any, []any:
-			default:
+			if !container(e) {
 				continue
 			}
-			*path = append(*path, seg{idx: i})
-			a.value(e, path, depth+1)
-			*path = (*path)[:len(*path)-1]
+			if path != nil {
+				*path = append(*path, seg{idx: i})
+			}
+			if visit(e, depth+1, path, found, a) {
+				return true
+			}
+			if path != nil {
+				*path = (*path)[:len(*path)-1]
+			}
 		}
 	}
+	return false
+}
+
+func container(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
+		return true
+	}
+	return false
+}
+
+// skipper tells which members of an object the audit does not search.
+type skipper struct {
+	// payload marks a call's object: its arguments and result are the
+	// call's data, and nest is the member its name came from
+	// (function.name).
+	payload bool
+	nest    string
+}
+
+func (s skipper) skip(k string) bool {
+	return isCatalogKey(k) || s.payload && (isArgKey(k) || isResKey(k) || k == s.nest)
 }
 
 // isCatalogKey reports whether a member named k holds tool definitions,
@@ -146,134 +216,110 @@ func isCatalogKey(k string) bool {
 	return false
 }
 
-// object records m when it is call-shaped, a result, or a span attribute
-// naming a tool, and returns which of its members are the call's payload
-// (arguments, result), not to be searched.
-func (a *audit) object(m map[string]any, path []seg) func(string) bool {
+// shapeKind says what m is: call-shaped (naming a tool with an id,
+// arguments, a result or a call's type), a result referring to a call id,
+// a span attribute naming a tool, or none; with the name or id, and the
+// members not to search. a, when not nil, counts a named object with its
+// ids.
+func shapeKind(m map[string]any, a *audit) (int, string, skipper) {
+	none := skipper{}
 	if k, ok := m["key"].(string); ok && len(m) <= 2 {
 		if isToolAttr(k) {
 			if name := otlpString(m["value"]); name != "" {
-				a.attrs = note(a.attrs, name, path, a.line, []string{k}, m)
+				return attrShape, name, none
 			}
 		}
-		return nil
+		return noShape, "", none
 	}
 	if role, ok := m["role"].(string); ok && role != "tool" && role != "function" {
-		return nil // a message: it may name its author, not a tool
+		return noShape, "", none // a message: it may name its author, not a tool
 	}
 	if _, ok := m["tool_calls"]; ok {
-		return nil // a message carrying calls, searched for them
+		return noShape, "", none // a message carrying calls, searched for them
 	}
 	name, nameKey := callName(m)
-	var ids, keys []string
 	args, res, content, kind := false, false, false, false
-	ref, id := "", ""
+	ref, refKey, id := "", "", ""
+	extra := 0
 	for k, e := range m {
 		switch {
 		case isIDKey(k):
 			if s, _ := e.(string); s != "" {
-				ids = append(ids, s)
-				keys = append(keys, k)
-				if k == "id" {
+				switch {
+				case k == "id":
 					id = s
-				} else if ref == "" || k < ref {
-					ref = s
+				case ref == "" || k < refKey:
+					if ref != "" {
+						extra++
+					}
+					ref, refKey = s, k
+				default:
+					extra++
 				}
 			}
 		case isArgKey(k):
-			if e != nil && !isSchema(e) {
-				args = true
-				keys = append(keys, k)
-			}
+			args = args || e != nil && !isSchema(e)
 		case k == "content":
 			content = e != nil
 		case isResKey(k):
-			if e != nil {
-				res = true
-				keys = append(keys, k)
-			}
+			res = res || e != nil
 		case k == "type":
 			kind = isCallType(e)
 		}
 	}
 	// A message's content is a result only where the message is a tool's
 	// (it refers to its call, or says it is a tool's).
-	if content && (ref != "" || m["role"] != nil) {
-		res = true
-		keys = append(keys, "content")
-	}
-	if kind {
-		keys = append(keys, "type")
-	}
+	res = res || content && (ref != "" || m["role"] != nil)
 	canon := ref
 	if canon == "" {
 		canon = id
 	}
+	nest := ""
+	if n, ok := strings.CutSuffix(nameKey, ".name"); ok {
+		nest = n
+	}
 	switch {
 	case name != "" && (canon != "" || args || res || kind):
-		sort.Strings(keys)
-		s := a.named[name]
-		if s == nil {
-			a.named = note(a.named, name, path, a.line, append([]string{nameKey}, keys...), m)
-			s = a.named[name]
-		} else {
-			s.take(path, a.line, nameKey, keys, m)
+		if a != nil {
+			a.named = count(a.named, name)
+			s := a.named[name]
+			if canon != "" {
+				s.ids = append(s.ids, canon)
+			}
+			if id != "" && id != canon || extra > 0 {
+				s.more = append(s.more, ids(m)...)
+			}
 		}
-		if canon != "" {
-			s.ids = append(s.ids, canon)
-		}
-		s.all = append(s.all, ids...)
+		return namedShape, name, skipper{payload: true, nest: nest}
 	case ref != "" && res:
-		sort.Strings(keys)
-		a.refs = note(a.refs, ref, path, a.line, keys, m)
-	default:
-		return nil
+		return refShape, ref, skipper{payload: true}
 	}
-	return func(k string) bool {
-		return isArgKey(k) || isResKey(k) || k == nameKey[:max(0, len(nameKey)-len(".name"))]
-	}
+	return noShape, "", none
 }
 
-// note records one more object of the name at path in shapes.
-func note(shapes map[string]*shape, name string, path []seg, line int, keys []string, m map[string]any) map[string]*shape {
-	if shapes == nil {
-		shapes = map[string]*shape{}
+// ids are every call id m carries.
+func ids(m map[string]any) []string {
+	var out []string
+	for _, k := range idKeys {
+		if s, _ := m[k].(string); s != "" {
+			out = append(out, s)
+		}
 	}
-	if s := shapes[name]; s != nil {
-		s.take(path, line, "", keys, m)
-		return shapes
-	}
-	shapes[name] = &shape{path: append([]seg(nil), path...), line: line, keys: keys, n: 1, obj: m}
-	return shapes
+	return out
 }
 
-// take counts one more object of the shape, keeping the first by line and
-// path so the error names the same one on every read (map order aside).
-func (s *shape) take(path []seg, line int, nameKey string, keys []string, m map[string]any) {
-	s.n++
-	if line < s.line || line == s.line && pathLess(path, s.path) {
-		s.path = append(s.path[:0:0], path...)
-		s.line, s.obj = line, m
-		if nameKey != "" {
-			keys = append([]string{nameKey}, keys...)
-		}
-		s.keys = keys
+// keysOf are the members of m that make it call-shaped, for a message.
+func keysOf(m map[string]any) []string {
+	var out []string
+	if _, k := callName(m); k != "" {
+		out = append(out, k)
 	}
-}
-
-// pathLess orders paths: array indices by number, keys by text, a path
-// before the paths it leads to.
-func pathLess(a, b []seg) bool {
-	for i := range min(len(a), len(b)) {
-		x, y := a[i], b[i]
-		if x.idx != y.idx {
-			return x.idx < y.idx
-		}
-		if x.key != y.key {
-			return x.key < y.key
+	for _, k := range sortedKeys(m) {
+		if isIDKey(k) || isArgKey(k) || isResKey(k) || k == "type" && isCallType(m[k]) {
+			out = append(out, k)
 		}
 	}
-	return len(a) < len(b)
+	return out
 }
 
 // callName is the tool m names, under any of the spellings of nameKeys,
@@ -356,10 +402,9 @@ func (a *audit) call(c *Call) {
 	if a.calls == nil {
 		a.calls = map[string]int{}
 	}
+	// server.tool and mcp__server__tool are matched by their last part
+	// (made).
 	a.calls[fold(c.Tool)]++
-	if c.Server != "" {
-		a.calls[fold(c.Server+"."+c.Tool)]++
-	}
 	if c.RecordedAs != "" && c.RecordedAs != c.Tool {
 		a.calls[fold(c.RecordedAs)]++
 	}
@@ -399,111 +444,114 @@ func fold(name string) string {
 	}, name)
 }
 
-// lost is one piece of call-shaped content no call was made from.
+// lost is one piece of call-shaped content no call was made from: its
+// kind, the tool name or call id, and its message given the first object
+// of it.
 type lost struct {
-	path []seg
-	line int
-	msg  string
+	kind int
+	key  string
+	msg  func(m map[string]any) string
 }
 
 // lost returns what the audit found that no call was read from, one per
-// tool name and per result id, ordered by line and path.
+// tool name and per result id, in a fixed order.
 func (a *audit) lost(c *Cassette, runs int) []lost {
 	var out []lost
-	known := map[string]bool{}
-	names := sortedKeys(a.named)
-	for _, name := range names {
+	var known []string
+	for _, name := range sortedKeys(a.named) {
 		s := a.named[name]
 		made := a.made(name)
 		if a.spent[name] {
+			known = append(append(known, s.ids...), s.more...)
 			continue
 		}
 		if made > 0 {
-			for _, id := range s.all {
-				known[id] = true
-			}
+			known = append(append(known, s.ids...), s.more...)
 			// Objects without an id are taken for the calls the others
 			// name (a result found by its tool): ids count the calls.
 			if s.n <= made || distinct(s.ids) <= made {
 				continue
 			}
 		}
-		out = append(out, lost{s.path, s.line, a.namedMsg(c, runs, name, s, made)})
+		out = append(out, lost{namedShape, name, func(m map[string]any) string {
+			return a.namedMsg(c, runs, name, s, made, m)
+		}})
 	}
 	for _, name := range sortedKeys(a.attrs) {
 		s := a.attrs[name]
 		if a.spent[name] || a.made(name) > 0 {
 			continue
 		}
-		out = append(out, lost{s.path, s.line, a.namedMsg(c, runs, name, s, 0)})
+		out = append(out, lost{attrShape, name, func(m map[string]any) string {
+			return a.namedMsg(c, runs, name, s, 0, m)
+		}})
 	}
-	for _, id := range sortedKeys(a.refs) {
-		s := a.refs[id]
-		if known[id] || a.spentID(id) {
+	if len(a.refs) == 0 {
+		return out
+	}
+	sort.Strings(known)
+	refs := append([]string(nil), a.refs...)
+	sort.Strings(refs)
+	for i, id := range refs {
+		if i > 0 && refs[i-1] == id {
 			continue
 		}
-		out = append(out, lost{s.path, s.line, fmt.Sprintf(
-			"a result (keys %s) refers to the call id %q, but no call read from the file has that id: "+
-				"the %s reader did not read the call it answers, and without it the recording would pass every tool gate",
-			quoteList(s.keys), id, c.Format)})
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].line != out[j].line {
-			return out[i].line < out[j].line
+		if _, ok := slices.BinarySearch(known, id); ok {
+			continue
 		}
-		return pathLess(out[i].path, out[j].path)
-	})
+		out = append(out, lost{refShape, id, func(m map[string]any) string {
+			return fmt.Sprintf("a result (keys %s) refers to the call id %q, but no call read from the file has that id: "+
+				"the %s reader did not read the call it answers, and without it the recording would pass every tool gate",
+				quoteList(keysOf(m)), id, c.Format)
+		}})
+	}
 	return out
 }
 
-// spentID reports whether id is the call id of a name the reader spent
-// (a handoff's result).
-func (a *audit) spentID(id string) bool {
-	for name := range a.spent {
-		if s := a.named[name]; s != nil {
-			for _, x := range s.all {
-				if x == id {
-					return true
-				}
-			}
+// locate finds the first object (members in key order) of l in v, with
+// its path; false when v holds none.
+func (l lost) locate(v any) ([]seg, map[string]any, bool) {
+	var path []seg
+	var obj map[string]any
+	ok := visit(v, 0, &path, func(kind int, key string, m map[string]any) bool {
+		if kind == l.kind && key == l.key {
+			obj = m
+			return true
 		}
-	}
-	return false
+		return false
+	}, nil)
+	return path, obj, ok
 }
 
-func (a *audit) namedMsg(c *Cassette, runs int, name string, s *shape, made int) string {
+func (a *audit) namedMsg(c *Cassette, runs int, name string, s *shape, made int, m map[string]any) string {
 	if made == 0 {
 		return fmt.Sprintf("%s, but holds %s; read without its calls, the recording would pass every tool gate",
-			a.readAs(c, runs, name), a.describe(c, s, name))
+			a.readAs(c, runs, name), describeShape(c, m, name, s.n))
 	}
 	return fmt.Sprintf("the file reads as %s with %s of the tool %q, but holds %s with %d call ids; "+
 		"the calls the reader did not read would be missing from every gate",
-		c.Format, plural(made, "call"), name, a.describe(c, s, name), distinct(s.ids))
+		c.Format, plural(made, "call"), name, describeShape(c, m, name, s.n), distinct(s.ids))
 }
 
-// describe names what was found: a known shape with the reader that
-// takes it, else the keys that make it call-shaped.
-func (a *audit) describe(c *Cassette, s *shape, name string) string {
-	if what, tool, source, reader, ok := shapeOf(s.obj); ok && tool == name {
-		cs := callShape{what: what, tool: tool, source: source, reader: reader, count: s.n}
+// describeShape names what was found, m the first of n: a known shape
+// with the reader that takes it, else the keys that make it call-shaped.
+func describeShape(c *Cassette, m map[string]any, name string, n int) string {
+	if what, tool, source, reader, ok := shapeOf(m); ok && tool == name {
+		cs := callShape{what: what, tool: tool, source: source, reader: reader, count: n}
 		return cs.found(c.Format)
 	}
-	if k, ok := s.obj["key"].(string); ok {
+	if k, ok := m["key"].(string); ok {
 		return fmt.Sprintf("a span attribute %q naming the tool %q%s, a call the spans hold that no reader of mcptest "+
-			"takes where it sits (docs/traces.md)", k, name, times(s.n))
+			"takes where it sits (docs/traces.md)", k, name, times(n))
 	}
 	return fmt.Sprintf("an object naming the tool %q with the keys %s%s, call-shaped content no reader of mcptest "+
-		"takes where it sits (docs/traces.md)", name, quoteList(s.keys), times(s.n))
+		"takes where it sits (docs/traces.md)", name, quoteList(keysOf(m)), times(n))
 }
 
 // readAs says what the file was read as, for content of a tool no call
 // was read of.
 func (a *audit) readAs(c *Cassette, runs int, name string) string {
-	total := 0
-	for _, n := range a.calls {
-		total += n
-	}
-	if total == 0 {
+	if len(a.calls) == 0 {
 		return fmt.Sprintf("the file reads as %s with %s and no tool calls", c.Format, plural(runs, "run"))
 	}
 	return fmt.Sprintf("the file reads as %s with %s, none of the tool %q", c.Format, plural(runs, "run"), name)
@@ -546,10 +594,12 @@ func sortedKeys[V any](m map[string]V) []string {
 func check(w *walker, c *Cassette, v any) {
 	a := &audit{spent: w.spent}
 	a.read(c.Runs)
-	a.walk(v, 0)
+	a.walk(v)
 	for _, l := range a.lost(c, len(c.Runs)) {
-		w.path = append(w.path[:0], l.path...)
-		w.errorf("%s", l.msg)
+		if path, m, ok := l.locate(v); ok {
+			w.path = append(w.path[:0], path...)
+			w.errorf("%s", l.msg(m))
+		}
 	}
 }
 

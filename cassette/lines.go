@@ -156,7 +156,7 @@ func streamLines(path string, data []byte, each func(*Cassette, *Run)) (*Cassett
 			}
 		}
 		if multi != nil {
-			runs, err := readLine(path, line, multi, a, no)
+			runs, err := readLine(path, line, multi, a)
 			ls.add(err, no)
 			emit(runs)
 			continue
@@ -211,7 +211,7 @@ func spread(line []byte) lineReader {
 }
 
 // readLine decodes one line, valid JSON, and reads it with r.
-func readLine(path string, line []byte, r lineReader, a *audit, no int) ([]Run, error) {
+func readLine(path string, line []byte, r lineReader, a *audit) ([]Run, error) {
 	w := &walker{}
 	d := newDecoder(line, w)
 	v, _ := d.value(d.space(0))
@@ -219,7 +219,7 @@ func readLine(path string, line []byte, r lineReader, a *audit, no int) ([]Run, 
 	if err := d.err(path); err != nil {
 		return nil, err
 	}
-	a.walk(v, no)
+	a.walk(v)
 	for name := range w.spent {
 		if a.spent == nil {
 			a.spent = map[string]bool{}

@@ -2,6 +2,7 @@ package cassette
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -220,20 +221,23 @@ func plural(n int, noun string) string {
 // lostInLines audits a recording spread over the lines of a JSON Lines
 // file (OTLP export requests, stream-json events), read as c with runs
 // runs: each piece of call-shaped content no call was read from is an
-// error placed in its line of data.
+// error placed at its first object, in the first line that holds it.
 func lostInLines(ls *lines, data []byte, c *Cassette, a *audit, runs int) {
-	found := a.lost(c, runs)
-	for no := 1; len(found) > 0 && len(data) > 0; no++ {
-		var line []byte
-		line, data, _ = bytes.Cut(data, []byte("\n"))
-		w := &walker{}
-		for len(found) > 0 && found[0].line == no {
-			w.path = append(w.path[:0], found[0].path...)
-			w.errorf("%s", found[0].msg)
-			found = found[1:]
-		}
-		if len(w.probs) > 0 {
-			ls.add(errorsAt(ls.path, line, w), no)
+	for _, l := range a.lost(c, runs) {
+		rest := data
+		for no := 1; len(rest) > 0; no++ {
+			var line []byte
+			line, rest, _ = bytes.Cut(rest, []byte("\n"))
+			var v any
+			if len(bytes.TrimSpace(line)) == 0 || json.Unmarshal(line, &v) != nil {
+				continue
+			}
+			if path, m, ok := l.locate(v); ok {
+				w := &walker{path: path}
+				w.errorf("%s", l.msg(m))
+				ls.add(errorsAt(ls.path, line, w), no)
+				break
+			}
 		}
 	}
 }
