@@ -28,15 +28,11 @@ var (
 	// nameKeys name a tool: name, toolName, tool_name, and the nested
 	// function.name and tool.name (see callName).
 	nameKeys = [...]string{"name", "toolName", "tool_name", "tool"}
-	// idKeys hold a call's id; refKeys are the ids a result points at its
-	// call with (not "id", which every object may have).
-	idKeys  = [...]string{"id", "toolCallId", "tool_call_id", "call_id", "callId", "tool_use_id", "toolUseId"}
-	argKeys = [...]string{"arguments", "args", "input", "parameters", "tool_input", "toolInput"}
-	resKeys = [...]string{"result", "output", "content", "toolResult", "tool_result"}
+	// idKeys hold a call's id; all but "id" (which any object may have)
+	// are also the ids a result refers to its call by. isArgKey and
+	// isResKey hold the spellings of arguments and results.
+	idKeys = [...]string{"id", "toolCallId", "tool_call_id", "call_id", "callId", "tool_use_id", "toolUseId"}
 )
-
-// isRefKey reports whether k is an id key a result refers to its call by.
-func isRefKey(k string) bool { return k != "id" && isIDKey(k) }
 
 func isIDKey(k string) bool {
 	switch k {
@@ -143,9 +139,19 @@ func visit(v any, depth int, path *[]seg, found func(kind int, key string, m map
 	}
 	switch v := v.(type) {
 	case map[string]any:
-		kind, key, skip := shapeKind(v, a)
+		var f members
+		f.scan(v)
+		kind, key, skip := shapeKind(v, &f, a)
 		if kind != noShape && found(kind, key, v) {
 			return true
+		}
+		if path == nil && !f.more {
+			for _, c := range f.kids[:f.nkids] {
+				if !skip.skip(c.key) && visit(c.val, depth+1, nil, found, a) {
+					return true
+				}
+			}
+			return false
 		}
 		if path == nil {
 			for k, e := range v {
@@ -221,80 +227,158 @@ func isCatalogKey(k string) bool {
 // a span attribute naming a tool, or none; with the name or id, and the
 // members not to search. a, when not nil, counts a named object with its
 // ids.
-func shapeKind(m map[string]any, a *audit) (int, string, skipper) {
+func shapeKind(m map[string]any, f *members, a *audit) (int, string, skipper) {
 	none := skipper{}
-	if k, ok := m["key"].(string); ok && len(m) <= 2 {
-		if isToolAttr(k) {
+	if f.key != "" && len(m) <= 2 {
+		if isToolAttr(f.key) {
 			if name := otlpString(m["value"]); name != "" {
 				return attrShape, name, none
 			}
 		}
 		return noShape, "", none
 	}
-	if role, ok := m["role"].(string); ok && role != "tool" && role != "function" {
-		return noShape, "", none // a message: it may name its author, not a tool
+	if f.role != "" && f.role != "tool" && f.role != "function" || f.toolCalls {
+		// A message may name its author, not a tool; one that carries
+		// calls is searched for them.
+		return noShape, "", none
 	}
-	if _, ok := m["tool_calls"]; ok {
-		return noShape, "", none // a message carrying calls, searched for them
-	}
-	name, nameKey := callName(m)
-	args, res, content, kind := false, false, false, false
-	ref, refKey, id := "", "", ""
-	extra := 0
-	for k, e := range m {
-		switch {
-		case isIDKey(k):
-			if s, _ := e.(string); s != "" {
-				switch {
-				case k == "id":
-					id = s
-				case ref == "" || k < refKey:
-					if ref != "" {
-						extra++
-					}
-					ref, refKey = s, k
-				default:
-					extra++
-				}
-			}
-		case isArgKey(k):
-			args = args || e != nil && !isSchema(e)
-		case k == "content":
-			content = e != nil
-		case isResKey(k):
-			res = res || e != nil
-		case k == "type":
-			kind = isCallType(e)
-		}
-	}
+	name, nameKey := f.callName()
 	// A message's content is a result only where the message is a tool's
 	// (it refers to its call, or says it is a tool's).
-	res = res || content && (ref != "" || m["role"] != nil)
-	canon := ref
+	res := f.res || f.content && (f.ref != "" || f.hasRole)
+	canon := f.ref
 	if canon == "" {
-		canon = id
-	}
-	nest := ""
-	if n, ok := strings.CutSuffix(nameKey, ".name"); ok {
-		nest = n
+		canon = f.id
 	}
 	switch {
-	case name != "" && (canon != "" || args || res || kind):
+	case name != "" && (canon != "" || f.args || res || isCallType(f.typ)):
 		if a != nil {
 			a.named = count(a.named, name)
 			s := a.named[name]
 			if canon != "" {
 				s.ids = append(s.ids, canon)
 			}
-			if id != "" && id != canon || extra > 0 {
+			if f.id != "" && f.id != canon || f.extra > 0 {
 				s.more = append(s.more, ids(m)...)
 			}
 		}
+		nest, _ := strings.CutSuffix(nameKey, ".name")
+		if nest == nameKey {
+			nest = ""
+		}
 		return namedShape, name, skipper{payload: true, nest: nest}
-	case ref != "" && res:
-		return refShape, ref, skipper{payload: true}
+	case f.ref != "" && res:
+		return refShape, f.ref, skipper{payload: true}
 	}
 	return noShape, "", none
+}
+
+// members is what one pass over the members of an object finds: its
+// call ids (the one a result refers by, ref, with extra more; its "id"),
+// the spellings of a tool's name, whether it carries arguments or a
+// result, its type, role and span attribute key, and its members that
+// are objects or arrays (kids, the first maxKids; more when it has more).
+type members struct {
+	ref, refKey, id                 string
+	extra                           int
+	args, res, content              bool
+	hasRole, toolCalls              bool
+	typ, role, key                  string
+	name, toolName, toolSnake, tool string
+	fn, toolObj                     map[string]any
+	kids                            [maxKids]kid
+	nkids                           int
+	more                            bool
+}
+
+type kid struct {
+	key string
+	val any
+}
+
+// maxKids is how many container members of an object the first pass
+// keeps to descend into without iterating the object again.
+const maxKids = 6
+
+func (f *members) scan(m map[string]any) {
+	for k, e := range m {
+		if container(e) {
+			if f.nkids < maxKids {
+				f.kids[f.nkids] = kid{k, e}
+				f.nkids++
+			} else {
+				f.more = true
+			}
+		}
+		switch k {
+		case "id", "toolCallId", "tool_call_id", "call_id", "callId", "tool_use_id", "toolUseId":
+			f.noteID(k, e)
+		case "arguments", "args", "input", "parameters", "tool_input", "toolInput":
+			f.args = f.args || e != nil && !isSchema(e)
+		case "content":
+			f.content = e != nil
+		case "result", "output", "toolResult", "tool_result":
+			f.res = f.res || e != nil
+		case "type":
+			f.typ, _ = e.(string)
+		case "role":
+			f.hasRole = true
+			f.role, _ = e.(string)
+		case "tool_calls":
+			f.toolCalls = true
+		case "key":
+			f.key, _ = e.(string)
+		case "name":
+			f.name, _ = e.(string)
+		case "toolName":
+			f.toolName, _ = e.(string)
+		case "tool_name":
+			f.toolSnake, _ = e.(string)
+		case "tool":
+			f.tool, _ = e.(string)
+			f.toolObj, _ = e.(map[string]any)
+		case "function":
+			f.fn, _ = e.(map[string]any)
+		}
+	}
+}
+
+// callName is callName of the object scanned.
+func (f *members) callName() (string, string) {
+	switch {
+	case f.name != "":
+		return f.name, "name"
+	case f.toolName != "":
+		return f.toolName, "toolName"
+	case f.toolSnake != "":
+		return f.toolSnake, "tool_name"
+	case f.tool != "":
+		return f.tool, "tool"
+	}
+	if s, _ := f.fn["name"].(string); s != "" {
+		return s, "function.name"
+	}
+	if s, _ := f.toolObj["name"].(string); s != "" {
+		return s, "tool.name"
+	}
+	return uiPartName(f.typ)
+}
+
+// noteID notes the id e under the id key k.
+func (f *members) noteID(k string, e any) {
+	s, _ := e.(string)
+	switch {
+	case s == "":
+	case k == "id":
+		f.id = s
+	case f.ref == "" || k < f.refKey:
+		if f.ref != "" {
+			f.extra++
+		}
+		f.ref, f.refKey = s, k
+	default:
+		f.extra++
+	}
 }
 
 // ids are every call id m carries.
@@ -315,7 +399,7 @@ func keysOf(m map[string]any) []string {
 		out = append(out, k)
 	}
 	for _, k := range sortedKeys(m) {
-		if isIDKey(k) || isArgKey(k) || isResKey(k) || k == "type" && isCallType(m[k]) {
+		if typ, _ := m[k].(string); isIDKey(k) || isArgKey(k) || isResKey(k) || k == "type" && isCallType(typ) {
 			out = append(out, k)
 		}
 	}
@@ -338,8 +422,15 @@ func callName(m map[string]any) (string, string) {
 			}
 		}
 	}
-	if typ, _ := m["type"].(string); strings.HasPrefix(typ, "tool-") {
-		switch name := typ[len("tool-"):]; name {
+	typ, _ := m["type"].(string)
+	return uiPartName(typ)
+}
+
+// uiPartName is the tool an AI SDK UIMessage part type "tool-<name>"
+// names, with the key "type"; "" for any other type.
+func uiPartName(typ string) (string, string) {
+	if name, ok := strings.CutPrefix(typ, "tool-"); ok {
+		switch name {
 		case "", "call", "result", "error", "invocation", "approval-request", "approval-response":
 		default:
 			return name, "type"
@@ -351,9 +442,8 @@ func callName(m map[string]any) (string, string) {
 // isCallType reports whether a "type" value says its object is a call or
 // its result: tool_use, tool-call, function_call, tool_call, the
 // results of those, an invocation.
-func isCallType(v any) bool {
-	t, _ := v.(string)
-	if len(t) > 48 {
+func isCallType(t string) bool {
+	if len(t) > 48 || t == "" {
 		return false
 	}
 	t = strings.ToLower(t)
