@@ -322,7 +322,8 @@ func TestOpenInferenceSpans(t *testing.T) {
 		span("3", "1", "search", "2", attr(oiKind, "TOOL"), attr("input.value", `{"q": "x"}`), attr("output.value", "timeout")),
 		span("4", "1", "lookup", "1", attr(oiKind, "TOOL"), attr("tool.name", "fetch"),
 			attr("output.value", `{"lc": 1, "type": "constructor", "id": ["ToolMessage"], "kwargs": {"content": "denied", "status": "error"}}`)),
-		span("5", "1", "retriever", "1", attr(oiKind, "RETRIEVER"), attr("tool.name", "not-a-call")),
+		// A RETRIEVER span is no call, though it names a tool that was called.
+		span("5", "1", "retriever", "1", attr(oiKind, "RETRIEVER"), attr("tool.name", "fetch")),
 	}, ", ") + `]}]}]}`
 	c, err := Read("t.json", []byte(doc))
 	if err != nil {

@@ -218,7 +218,7 @@ func (d *decoder) detected(root int) *Cassette {
 	}
 	if c != nil {
 		if d.clean() {
-			lostCalls(d.w, c, v)
+			check(d.w, c, v)
 		}
 		return c
 	}
