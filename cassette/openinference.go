@@ -99,6 +99,59 @@ func oiMessages(s *otelSpan, prefix, role string) []string {
 	}
 }
 
+// oiToolCall is a tool call an LLM span's messages hold:
+// llm.output_messages.<i>.message.tool_calls.<j>.tool_call.function.name,
+// .function.arguments (JSON text) and .id.
+type oiToolCall struct {
+	id, name string
+	args     any
+}
+
+// oiToolCalls returns the tool calls of the flattened messages of an LLM
+// span under prefix (llm.output_messages), in order.
+func oiToolCalls(s *otelSpan, prefix string) []oiToolCall {
+	var out []oiToolCall
+	for i := 0; ; i++ {
+		p := prefix + "." + strconv.Itoa(i) + ".message."
+		if _, ok := s.attrs[p+"role"]; !ok && !oiHasCall(s, p) {
+			return out
+		}
+		for j := 0; ; j++ {
+			c := p + "tool_calls." + strconv.Itoa(j) + ".tool_call."
+			name, ok := s.attrs[c+"function.name"].(string)
+			if !ok {
+				break
+			}
+			id, _ := s.attrs[c+"id"].(string)
+			out = append(out, oiToolCall{id: id, name: name, args: s.attrs[c+"function.arguments"]})
+		}
+	}
+}
+
+// oiHasCall reports whether the message under p (a message without a
+// role) holds a tool call.
+func oiHasCall(s *otelSpan, p string) bool {
+	_, ok := s.attrs[p+"tool_calls.0.tool_call.function.name"]
+	return ok
+}
+
+// oiToolResults returns the results an LLM span's input messages hold:
+// the content of each message of role "tool", by its
+// message.tool_call_id, in order.
+func oiToolResults(s *otelSpan) (ids []string, contents []any) {
+	for i := 0; ; i++ {
+		p := "llm.input_messages." + strconv.Itoa(i) + ".message."
+		role, ok := s.attrs[p+"role"].(string)
+		if !ok && !oiHasCall(s, p) {
+			return ids, contents
+		}
+		if id, _ := s.attrs[p+"tool_call_id"].(string); role == "tool" && id != "" {
+			ids = append(ids, id)
+			contents = append(contents, s.attrs[p+"content"])
+		}
+	}
+}
+
 // oiAnswer is the last assistant text an LLM span's output messages hold.
 func oiAnswer(s *otelSpan) string {
 	texts := oiMessages(s, "llm.output_messages", "assistant")

@@ -505,11 +505,16 @@ func (t *otelTrace) agentOf(s *otelSpan) string {
 
 // delegation is the hand-off an invoke_agent span inside another agent's
 // records.
+// An OpenInference AGENT span inside another agent's span is the same.
 func (t *otelTrace) delegation(s *otelSpan) (Delegation, bool) {
-	if s.str("gen_ai.operation.name") != "invoke_agent" {
-		return Delegation{}, false
-	}
 	to := s.str("gen_ai.agent.name")
+	if s.str("gen_ai.operation.name") != "invoke_agent" {
+		name, ok := oiAgent(s)
+		if !ok || s.str(oiKind) != "AGENT" {
+			return Delegation{}, false
+		}
+		to = name
+	}
 	from := t.agentOf(s)
 	return Delegation{From: from, To: to}, to != "" && from != "" && from != to
 }
@@ -622,9 +627,11 @@ func partsOf(v any, typ string) []map[string]any {
 }
 
 // modelCalls reads the calls of a trace that has no tool spans from its
-// model calls' messages: the tool_call parts of gen_ai.output.messages, in
+// model calls' messages: the tool_call parts of gen_ai.output.messages (an
+// OpenInference LLM span's llm.output_messages.<i>.message.tool_calls), in
 // start order, each answered by the first tool_call_response part with its
-// id in a later gen_ai.input.messages.
+// id in a later gen_ai.input.messages (the content of a later
+// llm.input_messages message of role "tool" with its tool_call_id).
 func (t *otelTrace) modelCalls() []Call {
 	var calls []Call
 	byID := map[string]int{}
@@ -635,20 +642,33 @@ func (t *otelTrace) modelCalls() []Call {
 				calls[i].Result = otelResult(p["response"])
 			}
 		}
-		for _, p := range partsOf(s.attrs["gen_ai.output.messages"], "tool_call") {
-			name, _ := p["name"].(string)
-			if name == "" {
-				continue
+		ids, contents := oiToolResults(s)
+		for k, id := range ids {
+			if i, ok := byID[id]; ok && calls[i].Result == nil {
+				calls[i].Result = otelResult(contents[k])
 			}
-			c := Call{Arguments: arguments(p["arguments"]), Agent: s.str("gen_ai.agent.name")}
+		}
+		add := func(id, name string, args any) {
+			if name == "" {
+				return
+			}
+			c := Call{Arguments: arguments(args), Agent: s.str("gen_ai.agent.name")}
 			c.Server, c.Tool = splitMCP(name)
 			if c.Agent == "" {
 				c.Agent = t.agentOf(s)
 			}
-			if id, _ := p["id"].(string); id != "" {
+			if id != "" {
 				byID[id] = len(calls)
 			}
 			calls = append(calls, c)
+		}
+		for _, p := range partsOf(s.attrs["gen_ai.output.messages"], "tool_call") {
+			name, _ := p["name"].(string)
+			id, _ := p["id"].(string)
+			add(id, name, p["arguments"])
+		}
+		for _, c := range oiToolCalls(s, "llm.output_messages") {
+			add(c.id, c.name, c.args)
 		}
 	}
 	return calls
