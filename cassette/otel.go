@@ -333,6 +333,10 @@ func (r *otelReader) finish() []Run {
 		sort.SliceStable(t.spans, func(i, j int) bool { return t.spans[i].start < t.spans[j].start })
 	}
 	sort.SliceStable(order, func(i, j int) bool { return order[i].spans[0].start < order[j].spans[0].start })
+	order, split := joinFragments(order)
+	if split != "" {
+		r.c.Warnings = append(r.c.Warnings, split)
+	}
 	runs := make([]Run, 0, len(order))
 	for _, t := range order {
 		r.provenance(t)
