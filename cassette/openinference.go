@@ -27,7 +27,7 @@ func openInferenceAttribute(key string) bool {
 		"llm.model_name", "llm.provider", "llm.system":
 		return true
 	}
-	return strings.HasPrefix(key, "llm.token_count.") ||
+	return strings.HasPrefix(key, "llm.token_count.") || strings.HasPrefix(key, "llm.tools.") ||
 		strings.HasPrefix(key, "llm.input_messages.") || strings.HasPrefix(key, "llm.output_messages.")
 }
 
@@ -148,6 +148,22 @@ func oiToolResults(s *otelSpan) (ids []string, contents []any) {
 		if id, _ := s.attrs[p+"tool_call_id"].(string); role == "tool" && id != "" {
 			ids = append(ids, id)
 			contents = append(contents, s.attrs[p+"content"])
+		}
+	}
+}
+
+// oiTools are the tools an LLM span offered its model,
+// llm.tools.<i>.tool.json_schema (each the JSON of a Chat Completions tool
+// definition), decoded.
+func oiTools(s *otelSpan) []any {
+	var out []any
+	for i := 0; ; i++ {
+		text, ok := s.attrs["llm.tools."+strconv.Itoa(i)+".tool.json_schema"].(string)
+		if !ok {
+			return out
+		}
+		if v, ok := decodeAny([]byte(text)); ok {
+			out = append(out, v)
 		}
 	}
 }

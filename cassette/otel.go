@@ -347,8 +347,10 @@ func (r *otelReader) finish() []Run {
 	return runs
 }
 
-// catalog reads the first gen_ai.tool.definitions of the file, the tools
-// a model call offered, as the catalog: a tool named
+// catalog reads the first gen_ai.tool.definitions of the file (else an
+// AI SDK span's ai.prompt.tools, an OpenInference LLM span's
+// llm.tools.<i>.tool.json_schema), the tools a model call offered, in the
+// Responses API's shape or the Chat Completions one, as the catalog: a tool named
 // mcp__<server>__<tool> under its server, any other under none.
 func (r *otelReader) catalog() {
 	for _, s := range r.spans {
@@ -357,11 +359,14 @@ func (r *otelReader) catalog() {
 			defs = aiTools(s)
 		}
 		if len(defs) == 0 {
+			defs = oiTools(s)
+		}
+		if len(defs) == 0 {
 			continue
 		}
 		byServer := map[string][]Tool{}
 		for _, d := range defs {
-			if tool, ok := functionTool(d); ok {
+			if tool, ok := functionTool(flatFunction(d)); ok {
 				server, name := splitMCP(tool.Name)
 				tool.Name = name
 				tool.Raw["name"] = name
@@ -397,6 +402,22 @@ func (r *otelReader) provenance(t *otelTrace) {
 			c.Prompt = firstNonEmpty(messagesText(s.attrs["gen_ai.input.messages"], "user", false), aiPrompt(s), oiPrompt(s))
 		}
 	}
+}
+
+// flatFunction is a tool definition in the Chat Completions shape,
+// {"type": "function", "function": {"name", "description",
+// "parameters"}}, in the flat one functionTool reads; any other as it is.
+func flatFunction(v any) any {
+	m, _ := v.(map[string]any)
+	fn, ok := m["function"].(map[string]any)
+	if !ok || m["type"] != "function" || m["name"] != nil {
+		return v
+	}
+	out := map[string]any{"type": "function"}
+	for k, x := range fn {
+		out[k] = x
+	}
+	return out
 }
 
 func firstNonEmpty(s ...string) string {
