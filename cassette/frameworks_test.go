@@ -91,11 +91,11 @@ var frameworkReads = []frameworkRead{
 	// or by the session id OpenLLMetry's association properties give them.
 	{file: "openllmetry_rootless.json", format: FormatOTel, runs: 2,
 		calls: [][]string{{"get-sum=The sum of 2 and 3 is 5.", "echo=Echo: sum 5"}, {"get-sum=The sum of 2 and 4 is 6.", "echo=Echo: sum 6"}},
-		args: map[string]any{"a": 2.0, "b": 3.0}, tokens: &Tokens{Input: 420, Output: 37, Total: 457}, model: "gpt-4o-2024-08-06",
+		args:  map[string]any{"a": 2.0, "b": 3.0}, tokens: &Tokens{Input: 420, Output: 37, Total: 457}, model: "gpt-4o-2024-08-06",
 		answer: "The sum is 5.", prompt: "What is 2 + 3?", catalog: ":2", warnings: 1},
 	{file: "openllmetry_sessions.json", format: FormatOTel, runs: 2,
 		calls: [][]string{{"get-sum=The sum of 2 and 3 is 5.", "echo=Echo: sum 5"}, {"get-sum=The sum of 2 and 4 is 6.", "echo=Echo: sum 6"}},
-		args: map[string]any{"a": 2.0, "b": 3.0}, tokens: &Tokens{Input: 420, Output: 37, Total: 457}, model: "gpt-4o-2024-08-06",
+		args:  map[string]any{"a": 2.0, "b": 3.0}, tokens: &Tokens{Input: 420, Output: 37, Total: 457}, model: "gpt-4o-2024-08-06",
 		answer: "The sum is 5.", prompt: "What is 2 + 3?", catalog: ":2", warnings: 1},
 	// AI SDK 7: result.responseMessages holds every step, the result saved
 	// whole its model and usage; result.response.messages holds the last
