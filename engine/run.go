@@ -30,9 +30,10 @@ type Options struct {
 	CassetteDir string
 	// Version is the mcptest version written into the envelope.
 	Version string
-	// Progress, when set, is called after each cassette file is read with
-	// the number of files read so far and the total.
-	Progress func(done, total int)
+	// Progress, when set, is told how far the run has come (see Progress)
+	// after each cassette file is read, as each live case starts and after
+	// each case is kept, by one caller at a time.
+	Progress func(Progress)
 	// Shard, when set, keeps only the cases of one shard (see Shard); the
 	// envelope records it as run.shard.
 	Shard report.Shard
@@ -103,13 +104,7 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 		Cases:         make([]*report.CaseResult, 0, len(plans)),
 		Floors:        suiteFloorsOf(s),
 	}
-	done := 0
-	progress := func() {
-		done++
-		if opt.Progress != nil {
-			opt.Progress(done, total)
-		}
-	}
+	track := newTracker(opt.Progress, len(plans), total)
 	if opt.Emit != nil {
 		env.Cases = []*report.CaseResult{}
 	}
@@ -118,6 +113,7 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 	unpriced := map[string]int{} // cases per model the table has no entry for
 	keep := func(res *report.CaseResult) error {
 		counter.Add(res)
+		track.done(res)
 		priced = priced || res.PricedRuns > 0
 		for _, m := range res.UnpricedModels {
 			unpriced[m]++
@@ -136,7 +132,7 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 	}
 	rebuilt := newRebuilder(s)
 	defer rebuilt.close()
-	runner := newCaseRunner(s, plans, opt, progress, rebuilt)
+	runner := newCaseRunner(s, plans, opt, track, rebuilt)
 	defer runner.close()
 	for i := range plans {
 		o := runner.next(i)
