@@ -78,4 +78,3 @@ func UseColor(mode ColorMode, getenv func(string) string, w io.Writer) bool {
 	}
 	return IsTerminal(w)
 }
-
