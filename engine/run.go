@@ -502,22 +502,30 @@ func asDiag(file string, err error) diag.List {
 	return diag.List{{Pos: diag.Pos{File: file}, Kind: "cassette", Message: err.Error()}}
 }
 
-// warnUnpriced says once per run, not per case, which models recorded
-// tokens and no cost without an entry in the price table t.
+// warnUnpriced says once per run, in one line, which named models recorded
+// tokens and no cost and are absent from the price table t, in how many
+// cases each. Runs that name no model are not priced and not warned
+// about: there is no model to look up, and no table could price them.
 func warnUnpriced(warn func(string), unpriced map[string]int, t *prices.Table) {
 	if warn == nil || t == nil {
 		return
 	}
+	var models []string
 	for _, m := range slices.Sorted(maps.Keys(unpriced)) {
-		name, hint := strconv.Quote(clipName(m)), ""
 		if m == "" {
-			name = "(the recordings name none)"
-		} else if s := t.Suggest(m); s != "" && len(m) >= 6 {
-			hint = fmt.Sprintf(" (did you mean %q?)", s)
+			continue
 		}
-		warn(fmt.Sprintf("the price table (%s) has no entry for model %s%s: its runs in %d case(s) recorded tokens and no cost and are not priced (see `mcptest prices`, or give a table with --prices FILE)",
-			t.Source, name, hint, unpriced[m]))
+		hint := ""
+		if s := t.Suggest(m); s != "" && len(m) >= 6 {
+			hint = fmt.Sprintf(", did you mean %q?", s)
+		}
+		models = append(models, fmt.Sprintf("model %s (%d case(s)%s)", strconv.Quote(clipName(m)), unpriced[m], hint))
 	}
+	if len(models) == 0 {
+		return
+	}
+	warn(fmt.Sprintf("the price table (%s) has no entry for %s: their runs recorded tokens and no cost and are not priced (see `mcptest prices`, or give a table with --prices FILE)",
+		t.Source, strings.Join(models, ", ")))
 }
 
 // clipName cuts a recorded model name to 120 bytes for a warning line.
