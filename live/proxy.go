@@ -27,7 +27,9 @@ type ProxyCall struct {
 
 // ProxyServer returns an MCP server that serves the catalog of the open
 // session upstream (its tools, resources, resource templates and prompts,
-// with its server info and instructions) and forwards every tools/call,
+// with its server info and instructions; the protocol revisions up to the
+// one the upstream negotiated and the capabilities of its it forwards,
+// handshake.go) and forwards every tools/call,
 // resources/read and prompts/get to it. onSession, when set, is called with
 // a client session's id ("" over stdio) once it has initialized, before any
 // call, so a session that calls nothing is seen too. onCall is called after
@@ -38,11 +40,15 @@ func ProxyServer(upstream *Session, cat *Catalog, onSession func(id string), onC
 	if cat.ServerInfo != nil {
 		info = cat.ServerInfo
 	}
-	opts := &mcp.ServerOptions{Instructions: cat.Instructions}
+	// The proxy claims the capabilities of the upstream's it forwards, and
+	// answers server/discover and negotiates initialize itself
+	// (handshake.go).
+	opts := &mcp.ServerOptions{Instructions: cat.Instructions, Capabilities: proxyCapabilities(cat)}
 	if onSession != nil {
 		opts.InitializedHandler = func(_ context.Context, req *mcp.InitializedRequest) { onSession(req.Session.ID()) }
 	}
 	s := mcp.NewServer(info, opts)
+	s.AddReceivingMiddleware(handshakeMiddleware(cat))
 	for _, t := range cat.Tools {
 		tool := *t
 		if tool.InputSchema == nil {
