@@ -34,13 +34,15 @@ const modernRevision = "2026-07-28"
 // proxyVersions are the protocol revisions the proxy serves over an
 // upstream that negotiated upstream ("" before it answered): the revisions
 // the SDK serves that are no newer than the upstream's, newest first; none
-// of the sessionless ones before the upstream answered. An upstream older
-// than every revision the SDK serves gets the oldest.
-func proxyVersions(upstream string) []string {
+// of the sessionless ones before the upstream answered, or when the
+// proxy's transport does not serve them (modern false: the SDK's stateful
+// streamable HTTP handler, which `record --listen` serves on). An upstream
+// older than every revision the SDK serves gets the oldest.
+func proxyVersions(upstream string, modern bool) []string {
 	all := mcp.SupportedProtocolVersions()
 	var out []string
 	for _, v := range all {
-		if upstream == "" && v >= modernRevision {
+		if (upstream == "" || !modern) && v >= modernRevision {
 			continue
 		}
 		if upstream == "" || v <= upstream {
@@ -75,14 +77,15 @@ func proxyCapabilities(cat *Catalog) *mcp.ServerCapabilities {
 }
 
 // proxyDiscover is the proxy's answer to server/discover over the catalog
-// of the upstream (nil before it answered).
-func proxyDiscover(cat *Catalog) *mcp.DiscoverResult {
+// of the upstream (nil before it answered), on a transport that serves the
+// sessionless revisions or not (modern).
+func proxyDiscover(cat *Catalog, modern bool) *mcp.DiscoverResult {
 	res := &mcp.DiscoverResult{Capabilities: proxyCapabilities(cat)}
 	if cat == nil {
-		res.SupportedVersions = proxyVersions("")
+		res.SupportedVersions = proxyVersions("", modern)
 		return res
 	}
-	res.SupportedVersions = proxyVersions(cat.ProtocolVersion)
+	res.SupportedVersions = proxyVersions(cat.ProtocolVersion, modern)
 	res.Instructions = cat.Instructions
 	if cat.ServerInfo != nil {
 		res.Meta = mcp.Meta{mcp.MetaKeyServerInfo: cat.ServerInfo}
@@ -90,7 +93,7 @@ func proxyDiscover(cat *Catalog) *mcp.DiscoverResult {
 	return res
 }
 
-// handshakeMiddleware answers server/discover with proxyDiscover(cat),
+// handshakeMiddleware answers server/discover with proxyDiscover(cat, modern),
 // never calling the SDK's handler, which would record the discover's
 // client as the session's and so refuse an initialize after it
 // ("duplicate initialize received"), and negotiates an initialize down to
@@ -99,8 +102,8 @@ func proxyDiscover(cat *Catalog) *mcp.DiscoverResult {
 // before this sees it (the SDK refuses those before any middleware, a
 // server/discover among them, which a client then takes for a refusal of
 // the revision it asked rather than for a fall back to initialize).
-func handshakeMiddleware(cat *Catalog) mcp.Middleware {
-	res := proxyDiscover(cat)
+func handshakeMiddleware(cat *Catalog, modern bool) mcp.Middleware {
+	res := proxyDiscover(cat, modern)
 	newest := res.SupportedVersions[0]
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -182,7 +185,7 @@ func (f *stdioFront) read(ctx context.Context) {
 // marked complete and naming the server as the SDK marks an answer of the
 // 2026-07-28 revision.
 func (f *stdioFront) answerDiscover(ctx context.Context, req *jsonrpc.Request) error {
-	data, err := json.Marshal(proxyDiscover(f.cat.Load()))
+	data, err := json.Marshal(proxyDiscover(f.cat.Load(), true))
 	if err != nil {
 		return err
 	}

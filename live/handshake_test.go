@@ -53,7 +53,7 @@ func handshakeCatalogs() []*Catalog {
 // initializes on the same connection (as the AI SDK's @ai-sdk/mcp 2 does
 // after its one-second timeout) gets its session.
 func TestProxyClaimsOnlyUpstream(t *testing.T) {
-	before := proxyDiscover(nil)
+	before := proxyDiscover(nil, true)
 	for _, v := range before.SupportedVersions {
 		if v >= modernRevision {
 			t.Errorf("before the upstream answered, the proxy claims %s", v)
@@ -63,7 +63,10 @@ func TestProxyClaimsOnlyUpstream(t *testing.T) {
 		t.Errorf("before the upstream answered, the proxy claims %+v", before.Capabilities)
 	}
 	for _, cat := range handshakeCatalogs() {
-		d := proxyDiscover(cat)
+		d := proxyDiscover(cat, true)
+		if http := proxyDiscover(cat, false); slices.ContainsFunc(http.SupportedVersions, func(v string) bool { return v >= modernRevision }) {
+			t.Errorf("upstream %s: over the stateful HTTP handler the proxy claims %v", cat.ProtocolVersion, http.SupportedVersions)
+		}
 		if len(d.SupportedVersions) == 0 || d.SupportedVersions[0] != cat.ProtocolVersion {
 			t.Errorf("upstream %s: discover claims %v, want the upstream's revision first", cat.ProtocolVersion, d.SupportedVersions)
 		}
@@ -107,7 +110,7 @@ func proxyHandshake(t *testing.T, cat *Catalog, asked string) *mcp.InitializeRes
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := ProxyServer(nil, cat, nil, nil).Connect(ctx, st, nil)
+	ss, err := ProxyServer(nil, cat, true, nil, nil).Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +136,7 @@ func discoverThenInitialize(t *testing.T, cat *Catalog) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := ProxyServer(nil, cat, nil, nil).Connect(ctx, st, nil)
+	ss, err := ProxyServer(nil, cat, true, nil, nil).Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +210,7 @@ func TestStdioFrontDiscoverThenInitialize(t *testing.T) {
 	cat := cats[len(cats)-1] // the oldest revision, every capability
 	f.Ready(cat)
 	done := make(chan error, 1)
-	go func() { done <- f.Serve(ctx, ProxyServer(nil, cat, nil, nil)) }()
+	go func() { done <- f.Serve(ctx, ProxyServer(nil, cat, true, nil, nil)) }()
 	got = read()
 	res, _ = got["result"].(map[string]any)
 	if res == nil || res["protocolVersion"] != cat.ProtocolVersion {

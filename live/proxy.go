@@ -35,7 +35,11 @@ type ProxyCall struct {
 // call, so a session that calls nothing is seen too. onCall is called after
 // each forwarded tools/call, in the order the answers came back; calls may
 // run concurrently, so both must be safe for that.
-func ProxyServer(upstream *Session, cat *Catalog, onSession func(id string), onCall func(ProxyCall)) *mcp.Server {
+//
+// modern says whether the transport the proxy is served on serves the
+// sessionless 2026-07-28 revision (stdio does; the SDK's stateful
+// streamable HTTP handler does not): the proxy claims it only then.
+func ProxyServer(upstream *Session, cat *Catalog, modern bool, onSession func(id string), onCall func(ProxyCall)) *mcp.Server {
 	info := &mcp.Implementation{Name: "mcptest-record", Version: "v1"}
 	if cat.ServerInfo != nil {
 		info = cat.ServerInfo
@@ -48,7 +52,7 @@ func ProxyServer(upstream *Session, cat *Catalog, onSession func(id string), onC
 		opts.InitializedHandler = func(_ context.Context, req *mcp.InitializedRequest) { onSession(req.Session.ID()) }
 	}
 	s := mcp.NewServer(info, opts)
-	s.AddReceivingMiddleware(handshakeMiddleware(cat))
+	s.AddReceivingMiddleware(handshakeMiddleware(cat, modern))
 	for _, t := range cat.Tools {
 		tool := *t
 		if tool.InputSchema == nil {

@@ -76,7 +76,7 @@ func Record(ctx context.Context, o RecordOptions) error {
 		return err
 	}
 	rec := &Recording{}
-	proxy := ProxyServer(upstream, cat, rec.Open, rec.Add)
+	proxy := ProxyServer(upstream, cat, front != nil, rec.Open, rec.Add)
 	proxy.AddReceivingMiddleware(rec.Middleware)
 	started := time.Now().UTC()
 	if front != nil {
