@@ -192,7 +192,7 @@ func (a *archive) sample(c *Cassette, s archiveMember, each func(*Cassette, *Run
 		}
 		run := inspectSample(w, c, m)
 		if len(w.probs) == 0 {
-			lostCalls(w, &Cassette{Format: FormatInspect, Runs: []Run{run}}, v)
+			check(w, &Cassette{Format: FormatInspect, Runs: []Run{run}}, v)
 		}
 		if len(w.probs) == 0 && len(w.dups) == 0 && a.clean() && each != nil {
 			each(c, &run)

@@ -124,6 +124,7 @@ func (l *llama) call(id, name string, input any, agent string) {
 	args := arguments(input)
 	if name == llamaHandoff {
 		l.handoffs[id] = true
+		l.t.w.spend(name) // a handoff, read as a delegation
 		to, _ := args.(map[string]any)["toAgent"].(string)
 		if to != "" {
 			if agent != "" && agent != to {

@@ -189,6 +189,9 @@ func (d *decoder) detected(root int) *Cassette {
 			c = readCompletion(d.w, f)
 		} else {
 			c = readTranscript(d.w, f)
+			if w := lastStepWarning(f, c.Runs); w != "" {
+				c.Warnings = append(c.Warnings, w)
+			}
 		}
 	case FormatResponses:
 		c = readResponses(d.w, v)
@@ -197,7 +200,7 @@ func (d *decoder) detected(root int) *Cassette {
 		c = readLangChain(d.w, f.msgs, f.obj)
 	case FormatAISDKMessages:
 		d.w.path = append(d.w.path[:0], f.at...)
-		c = readModelMessages(d.w, f.msgs)
+		c = readModelMessages(d.w, f.msgs, f.obj)
 	case FormatAISDKUIMessages:
 		d.w.path = append(d.w.path[:0], f.at...)
 		c = readUIMessages(d.w, f.msgs)
@@ -218,7 +221,7 @@ func (d *decoder) detected(root int) *Cassette {
 	}
 	if c != nil {
 		if d.clean() {
-			lostCalls(d.w, c, v)
+			check(d.w, c, v)
 		}
 		return c
 	}
@@ -337,7 +340,8 @@ func detect(root any) detected {
 		return detected{format: FormatLangChain, msgs: msgs, obj: obj, at: at}
 	}
 	if msgs, at, ok := messagesRoot(root, isModelMessages); ok {
-		return detected{format: FormatAISDKMessages, msgs: msgs, at: at}
+		obj, _ := root.(map[string]any)
+		return detected{format: FormatAISDKMessages, msgs: msgs, at: at, obj: obj}
 	}
 	if msgs, at, ok := messagesRoot(root, isUIMessages); ok {
 		return detected{format: FormatAISDKUIMessages, msgs: msgs, at: at}

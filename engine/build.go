@@ -379,6 +379,7 @@ func (b *builder) agentTest(ptr string, m map[string]any) {
 			c.Runs = max(int(n), 1)
 		}
 	}
+	c.NoCalls, _ = m["no_calls"].(bool)
 	if cas, ok := m["cassette"].(string); ok {
 		c.Cassette, c.CassettePos = cas, b.doc.At(ptr+"/cassette")
 		files, err := resolveCassettes(b.suite.Dir, cas)
