@@ -69,6 +69,13 @@ func TestProcessNoPassOnWhatWasNotRead(t *testing.T) {
 		}
 	}
 
+	noCallsThroughBinary(t, dir)
+}
+
+// noCallsThroughBinary checks, in dir, the recording without calls: a
+// warning from validate, an inconclusive case from run, and both valid
+// and passing under no_calls: true.
+func noCallsThroughBinary(t *testing.T, dir string) {
 	stdout, stderr, code := runProc(t, procSpec{args: []string{"validate", "nocalls.json"}, dir: dir})
 	if code != ExitOK || strings.Contains(stdout, ": valid") || !strings.Contains(stdout, "nocalls.json: warning: a recording holds runs without a tool call") ||
 		!strings.Contains(stdout, "no_calls: true") {

@@ -58,8 +58,8 @@ type draft struct {
 	steps []string
 	// calls counts the calls of all the runs.
 	calls int
-	minF1          *int64            // the lowest selection F1 of a run on the classes
-	notes          []string
+	minF1 *int64 // the lowest selection F1 of a run on the classes
+	notes []string
 	// unclassed marks a draft with runs and no class: every tool called
 	// was dropped (called in some runs only) or none was called.
 	unclassed bool
@@ -582,6 +582,20 @@ func renderCase(b *strings.Builder, d *draft, m measured) {
 			fmt.Fprintf(b, "      # review: the lowest F1 of a recorded run\n      expect:\n        - tool_selection.f1: { \">=\": %d }\n", *d.minF1)
 		}
 	}
+	renderChecks(b, d, m)
+	if len(d.allowed)+len(d.restricted) > 0 {
+		b.WriteString("    # review: the recorded catalog; tools that may change state and no run called are restricted\n    tool_edges:\n")
+		if len(d.allowed) > 0 {
+			fmt.Fprintf(b, "      allowed: [%s]\n", quoteJoin(d.allowed))
+		}
+		if len(d.restricted) > 0 {
+			fmt.Fprintf(b, "      restricted: [%s]\n", quoteJoin(d.restricted))
+		}
+	}
+}
+
+// renderChecks writes a test's trajectory: and arguments: blocks.
+func renderChecks(b *strings.Builder, d *draft, m measured) {
 	if len(d.steps) > 0 {
 		b.WriteString("    # review: every recorded run made these calls, in this order\n    trajectory:\n      match: strict\n      steps:\n")
 		for _, st := range d.steps {
@@ -596,15 +610,6 @@ func renderCase(b *strings.Builder, d *draft, m measured) {
 			"    arguments:\n      expect:\n        - arguments.invalid: { \"<=\": %s }\n", number(*m.invalid), number(*m.invalid))
 	case d.arguments:
 		b.WriteString("    # review: every call's arguments against the recorded input schema of its tool\n    arguments: {}\n")
-	}
-	if len(d.allowed)+len(d.restricted) > 0 {
-		b.WriteString("    # review: the recorded catalog; tools that may change state and no run called are restricted\n    tool_edges:\n")
-		if len(d.allowed) > 0 {
-			fmt.Fprintf(b, "      allowed: [%s]\n", quoteJoin(d.allowed))
-		}
-		if len(d.restricted) > 0 {
-			fmt.Fprintf(b, "      restricted: [%s]\n", quoteJoin(d.restricted))
-		}
 	}
 }
 
