@@ -25,9 +25,10 @@ import (
 
 // Key spellings, as the known formats write them.
 var (
-	// nameKeys name a tool: name, toolName, tool_name, and the nested
-	// function.name and tool.name (see callName).
-	nameKeys = [...]string{"name", "toolName", "tool_name", "tool"}
+	// nameKeys name a tool: name, toolName, tool_name, tool, function
+	// (a string, as Inspect writes it), and the nested function.name and
+	// tool.name (see callName).
+	nameKeys = [...]string{"name", "toolName", "tool_name", "tool", "function"}
 	// idKeys hold a call's id; all but "id" (which any object may have)
 	// are also the ids a result refers to its call by. isArgKey and
 	// isResKey hold the spellings of arguments and results.
@@ -291,6 +292,7 @@ type members struct {
 	hasRole, toolCalls              bool
 	typ, role, key                  string
 	name, toolName, toolSnake, tool string
+	fnName                          string
 	fn, toolObj                     map[string]any
 	kids                            [maxKids]kid
 	nkids                           int
@@ -344,7 +346,10 @@ func (f *members) scan(m map[string]any) {
 			f.tool, _ = e.(string)
 			f.toolObj, _ = e.(map[string]any)
 		case "function":
+			// An Inspect tool call names its tool as a string; the
+			// Chat Completions call nests it (function.name).
 			f.fn, _ = e.(map[string]any)
+			f.fnName, _ = e.(string)
 		}
 	}
 }
@@ -360,6 +365,8 @@ func (f *members) callName() (string, string) {
 		return f.toolSnake, "tool_name"
 	case f.tool != "":
 		return f.tool, "tool"
+	case f.fnName != "":
+		return f.fnName, "function"
 	}
 	if s, _ := f.fn["name"].(string); s != "" {
 		return s, "function.name"

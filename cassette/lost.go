@@ -33,6 +33,9 @@ type callShape struct {
 // tool it names, the recordings that hold it and their reader.
 func shapeOf(m map[string]any) (what, tool, source string, reader Format, ok bool) {
 	str := func(v any) string { s, _ := v.(string); return s }
+	if isHandoffItem(m) {
+		return "", "", "", "", false
+	}
 	switch {
 	case m["type"] == "tool-call" && str(m["toolName"]) != "":
 		return `a "tool-call" part`, str(m["toolName"]), "Vercel AI SDK ModelMessage arrays (response.messages)", FormatAISDKMessages, true

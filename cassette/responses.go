@@ -67,6 +67,7 @@ type responses struct {
 func readResponses(w *walker, v any) *Cassette {
 	c := &Cassette{Format: FormatResponses}
 	r := &responses{t: newTranscript(w, c), catalog: map[string][]Tool{}}
+	r.agents.transfers = transferIDs(v)
 	w.path = w.path[:0]
 	switch v := v.(type) {
 	case map[string]any:

@@ -310,9 +310,10 @@ func TestCassetteDirectoryAndImplicitLookup(t *testing.T) {
 func TestProgressAndFilter(t *testing.T) {
 	s := writeSuite(t, "agents:\n  - name: alpha\n    cassette: a.json\n  - name: beta\n    cassette: b.json\n",
 		map[string]string{"a.json": cassetteJSON(runJSON("x")), "b.json": cassetteJSON(runJSON("y"))})
-	var calls [][2]int
-	env := run(t, s, Options{Filter: []string{"BET"}, Progress: func(d, n int) { calls = append(calls, [2]int{d, n}) }})
-	if len(env.Cases) != 1 || env.Cases[0].Name != "beta" || !reflect.DeepEqual(calls, [][2]int{{1, 1}}) {
+	var calls []Progress
+	env := run(t, s, Options{Filter: []string{"BET"}, Progress: func(p Progress) { calls = append(calls, p) }})
+	want := []Progress{{CasesTotal: 1, Files: 1, FilesTotal: 1}, {Cases: 1, CasesTotal: 1, Files: 1, FilesTotal: 1}}
+	if len(env.Cases) != 1 || env.Cases[0].Name != "beta" || !reflect.DeepEqual(calls, want) {
 		t.Errorf("cases %d, progress %v", len(env.Cases), calls)
 	}
 }
