@@ -60,6 +60,16 @@ func Record(ctx context.Context, o RecordOptions) error {
 			return err
 		}
 	}
+	// Over stdio the client is read from the start, while the upstream
+	// starts: its server/discover is answered at once (handshake.go).
+	var front *stdioFront
+	if o.Listen == "" {
+		var err error
+		if front, err = startFront(ctx, o.Stdin, o.Stdout); err != nil {
+			return err
+		}
+		defer front.Close()
+	}
 	upstream, err := Dial(ctx, o.Target, o.Getenv)
 	if err != nil {
 		return err
@@ -70,12 +80,13 @@ func Record(ctx context.Context, o RecordOptions) error {
 		return err
 	}
 	rec := &Recording{}
-	proxy := ProxyServer(upstream, cat, rec.Open, rec.Add)
+	proxy := ProxyServer(upstream, cat, front != nil, rec.Open, rec.Add)
 	proxy.AddReceivingMiddleware(rec.Middleware)
 	started := time.Now().UTC()
-	if o.Listen == "" {
+	if front != nil {
 		rec.Seen("") // the process serves one connection, whatever it sends
-		err = ServeStdio(ctx, proxy, o.Stdin, o.Stdout)
+		front.Ready(cat)
+		err = front.Serve(ctx, proxy)
 	} else {
 		err = ProxyHTTP(ctx, proxy, o.Listen, o.Output, o.Log, o.Listening)
 	}
