@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/url"
 	"strings"
 	"testing"
@@ -119,4 +120,18 @@ func FuzzWriter(f *testing.F) {
 			t.Fatalf("the secret %q came out", secret)
 		}
 	})
+}
+
+// BenchmarkWriter is the mask's cost on a report: 4 KiB chunks of JSON
+// lines that hold URLs, as a buffered encoder writes them.
+func BenchmarkWriter(b *testing.B) {
+	var k Known
+	k.AddURL("http://alice:hunter22pw@h/mcp?api_key=abcdefgh12")
+	line := `    "url": "https://example.com/mcp?page=2&q=weather", "message": "call 3 of tool search returned 12 results",` + "\n"
+	chunk := []byte(strings.Repeat(line, 4096/len(line)))
+	b.SetBytes(int64(len(chunk)))
+	w := NewWriter(io.Discard, k.Mask)
+	for b.Loop() {
+		w.Write(chunk)
+	}
 }

@@ -142,7 +142,7 @@ var (
 	// urlParam is one key=value of a URL's query or fragment (after ?, &,
 	// ; or #, or & as JSON escapes it, \u0026); String applies it only to
 	// text that holds a URL.
-	urlParam = regexp.MustCompile(`([?&;#]|\\u0026)([^=&#?;\s"'<>\\]{1,64})=([^&#;\s"'<>\\]+)`)
+	urlParam = regexp.MustCompile(`([?&;#]|\\u0026)([^=&#?;\s"'<>\\]+)=([^&#;\s"'<>\\]+)`)
 	// quotedPair is "key": value or 'key': value (JSON, Python reprs).
 	quotedPair = regexp.MustCompile(`(?:"([A-Za-z0-9_.-]+)"|'([A-Za-z0-9_.-]+)')(\s*:\s*)` +
 		`("(?:[^"\\]|\\.)*(?:"|$)|'(?:[^'\\]|\\.)*(?:'|$)|-?[0-9][0-9.eE+-]*)`)
@@ -179,8 +179,46 @@ func URLs(s string) string {
 	return urls(s)
 }
 
+// urls applies the URL rules to each run of text around a "://" that no
+// space, quote or angle bracket breaks (a URL has none), so the regular
+// expressions read the URLs of a report, never the whole of it.
 func urls(s string) string {
-	s = replaceSubmatch(urlPassword, s, func(m []string) string { return m[1] + Mask + "@" })
+	const breaks = " \t\r\n\"'<>`"
+	var b strings.Builder
+	last := 0
+	for from := 0; ; {
+		i := strings.Index(s[from:], "://")
+		if i < 0 {
+			break
+		}
+		i += from
+		start := max(strings.LastIndexAny(s[last:i], breaks)+1+last, last)
+		end := len(s)
+		if j := strings.IndexAny(s[i:], breaks); j >= 0 {
+			end = i + j
+		}
+		if b.Cap() == 0 {
+			b.Grow(len(s))
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(urlToken(s[start:end]))
+		last, from = end, end
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// urlToken masks the credentials of one run of text that holds a URL.
+func urlToken(s string) string {
+	if strings.IndexByte(s, '@') >= 0 {
+		s = replaceSubmatch(urlPassword, s, func(m []string) string { return m[1] + Mask + "@" })
+	}
+	if strings.IndexByte(s, '=') < 0 {
+		return s
+	}
 	return replaceSubmatch(urlParam, s, func(m []string) string {
 		v := strings.TrimRight(m[3], ":.,)]")
 		if v == "" || strings.HasPrefix(m[3], Mask) || isReference(v) || !QueryKey(m[2]) {
