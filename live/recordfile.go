@@ -133,9 +133,12 @@ func (o RecordOptions) write(rec *Recording, server string, started time.Time, c
 			return nil, fmt.Errorf("--append %s: %w", o.Output, err)
 		}
 		path = safefile.Resolve(path)
-		dir := filepath.Dir(path)
+		dir, named := filepath.Dir(path), filepath.Dir(o.Output)
+		if abs, _ := filepath.Abs(named); abs != dir {
+			named += " (" + dir + ")" // a link: say which directory
+		}
 		unlock, err := safefile.LockDir(dir, appendWait, func() {
-			fmt.Fprintf(o.Log, "mcptest: waiting for another process writing in %s to finish\n", dir)
+			fmt.Fprintf(o.Log, "mcptest: waiting for another process writing in %s to finish\n", named)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("--append %s: %w", o.Output, err)

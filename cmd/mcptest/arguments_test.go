@@ -20,14 +20,14 @@ func TestArgumentsExampleBinary(t *testing.T) {
 		t.Fatalf("exit %d, want %d\n%s%s", code, ExitFail, stdout, stderr)
 	}
 	for _, want := range []string{
-		"FAIL  research arguments hold  (3 runs)  arguments.invalid=3 arguments.valid_pct=40",
+		"FAIL  research arguments hold  (3 runs)  arguments.invalid=3 arguments.unchecked=1 arguments.valid_pct=40",
 		"error: examples/tool-arguments/cassettes/research.json:132:26: run 2: turn 1 call 1 `web.search` arguments /limit: type: expected integer, got \"many\" (string)",
 		"error: examples/tool-arguments/cassettes/research.json:131:28: run 2: turn 1 call 1 `web.search` arguments /query: required: expected the required parameter `query`, got none",
 		"arguments /region: enum: expected one of [\"us\",\"eu\",\"asia\"], got \"europe\" (string)",
 		"arguments /sort: additionalProperties: expected no parameter but `limit`, `query`, `region`, got unexpected parameter `sort`",
 		"warning: the inputSchema of `web.lookup` does not compile, so its calls are not checked",
 		"research arguments hold #2  fail  default gate of `arguments:` (`arguments.invalid` <= 0)",
-		"PASS  booking against the saved catalog  (1 run)  arguments.invalid=1 arguments.valid_pct=50",
+		"PASS  booking against the saved catalog  (1 run)  arguments.invalid=1 arguments.unchecked=0 arguments.valid_pct=50",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("missing %q in:\n%s", want, stdout)

@@ -64,7 +64,7 @@ func TestProcessRecordAppendResolvesLink(t *testing.T) {
 	resolved, _ := filepath.EvalSymlinks(realDir)
 	for i, p := range procs {
 		p.waitFor(30*time.Second, "it waits for the lock of the real directory", func() bool {
-			return strings.Contains(p.stderr.String(), "mcptest: waiting for another process writing in "+resolved+" to finish\n") ||
+			return strings.Contains(p.stderr.String(), "("+resolved+") to finish\n") ||
 				strings.Contains(p.stderr.String(), "mcptest: waiting for another process writing in real to finish\n")
 		})
 		if _, err := os.Lstat(filepath.Join(dir, "agent", "proxy.json")); err != nil {
