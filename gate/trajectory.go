@@ -98,8 +98,10 @@ func (t *TrajectoryMatch) Result() Result {
 }
 
 // LocatedCall is a call with its 1-based turn and position in the turn.
+// It points at the run's own call, so a list of a run's calls costs 24
+// bytes a call, not a copy of each.
 type LocatedCall struct {
-	cassette.Call
+	*cassette.Call
 	Turn, N int
 }
 
@@ -108,10 +110,14 @@ func (c LocatedCall) where() string {
 }
 
 func locate(run *cassette.Run) []LocatedCall {
-	var out []LocatedCall
+	n := 0
+	for _, turn := range run.Turns {
+		n += len(turn.Calls)
+	}
+	out := make([]LocatedCall, 0, n)
 	for ti, turn := range run.Turns {
-		for ci, c := range turn.Calls {
-			out = append(out, LocatedCall{Call: c, Turn: ti + 1, N: ci + 1})
+		for ci := range turn.Calls {
+			out = append(out, LocatedCall{Call: &turn.Calls[ci], Turn: ti + 1, N: ci + 1})
 		}
 	}
 	return out
@@ -119,7 +125,7 @@ func locate(run *cassette.Run) []LocatedCall {
 
 // stepMatches reports whether call c is step s: the tool, then the
 // arguments.
-func stepMatches(s Step, c cassette.Call) (bool, string) {
+func stepMatches(s Step, c *cassette.Call) (bool, string) {
 	if !MatchID(s.Tool, c.Server, c.Tool) {
 		return false, ""
 	}
@@ -175,9 +181,9 @@ func callCount(n int) string {
 // pairing the mode asks for: every step paired (superset), every call
 // paired (subset), or both (unordered).
 func divergeUnordered(cfg Trajectory, calls []LocatedCall) string {
-	stepOf, callOf := pair(cfg.Steps, calls)
 	needSteps := cfg.Match == MatchSuperset || cfg.Match == MatchUnordered
 	needCalls := cfg.Match == MatchSubset || cfg.Match == MatchUnordered
+	stepOf, callOf := pair(cfg.Steps, calls, !needCalls)
 	if needSteps {
 		for i, c := range callOf {
 			if c < 0 {
@@ -223,18 +229,29 @@ func unpairedStep(i int, s Step, calls []LocatedCall) string {
 // the step call j stands for, callOf[i] the call of step i, -1 for none.
 // Steps are tried in order and each looks at calls in order (Kuhn's
 // augmenting paths), so the pairing is deterministic.
-func pair(steps []Step, calls []LocatedCall) (stepOf, callOf []int) {
+//
+// With superset, which reads callOf alone, each step keeps only its first
+// len(steps) fitting calls: a step with that many candidates can always be
+// paired whatever the other steps take (Hall's condition), so the steps
+// paired in order are the same, and the lists stay bounded by the
+// reference rather than by the run's calls.
+func pair(steps []Step, calls []LocatedCall, superset bool) (stepOf, callOf []int) {
 	stepOf, callOf = filled(len(calls)), filled(len(steps))
 	fits := make([][]int, len(steps))
 	for i, s := range steps {
 		for j, c := range calls {
+			if superset && len(fits[i]) == len(steps) {
+				break
+			}
 			if ok, _ := stepMatches(s, c.Call); ok {
 				fits[i] = append(fits[i], j)
 			}
 		}
 	}
+	seen := make([]bool, len(calls))
 	for i := range steps {
-		augment(i, fits, stepOf, callOf, make([]bool, len(calls)))
+		clear(seen)
+		augment(i, fits, stepOf, callOf, seen)
 	}
 	return stepOf, callOf
 }

@@ -166,7 +166,7 @@ func TestTrajectoryFindingsBound(t *testing.T) {
 // step. Steps are numbered from 1.
 func TestUnpairedStepWords(t *testing.T) {
 	call := func(tool string, turn, n int) LocatedCall {
-		return LocatedCall{Call: cassette.Call{Tool: tool}, Turn: turn, N: n}
+		return LocatedCall{Call: &cassette.Call{Tool: tool}, Turn: turn, N: n}
 	}
 	for _, tt := range []struct {
 		calls []LocatedCall
