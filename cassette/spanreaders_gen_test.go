@@ -256,7 +256,9 @@ func TestGeneratedOpenInferenceLLMCalls(t *testing.T) {
 		spans := []string{oiSpan("1", "", "planner", oiAttr(oiKind, "AGENT"))}
 		var in []string // the flattened input messages so far, without their index
 		var want []string
-		flat := func(prefix string, i int, k, v string) string { return oiAttr(prefix+"."+strconv.Itoa(i)+".message."+k, v) }
+		flat := func(prefix string, i int, k, v string) string {
+			return oiAttr(prefix+"."+strconv.Itoa(i)+".message."+k, v)
+		}
 		in = append(in, "user\x00prompt")
 		for s, names := range run.steps {
 			attrs := []string{oiAttr(oiKind, "LLM")}
