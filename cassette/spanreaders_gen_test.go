@@ -105,51 +105,62 @@ func TestGeneratedRootlessRuns(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		var got, want [][]string
-		for _, r := range c.Runs {
-			var calls []string
-			for _, call := range r.Calls() {
-				calls = append(calls, call.Tool+"="+resultText(call.Result))
-			}
-			got = append(got, calls)
-		}
-		for _, r := range runs {
-			var calls []string
-			for s, names := range r.steps {
-				for c, tool := range names {
-					calls = append(calls, tool+"=result "+r.ids[s][c])
-				}
-			}
-			want = append(want, calls)
-		}
-		if blind {
-			for i := range want {
-				want[i] = nil
-			}
-		}
+		got, want := callsByRun(c), genCalls(runs, blind)
+		warnings := strings.Join(c.Warnings, " ")
 		switch {
-		case reflect.DeepEqual(got, want) && (nspans > n || blind || len(c.Warnings) == 0):
+		case reflect.DeepEqual(got, want):
 			exact++
-			if nspans > n && !blind && len(c.Warnings) != 1 {
+			if joined := nspans > n && !blind; joined && len(c.Warnings) != 1 {
 				t.Errorf("%s: read right, but with warnings %q, want the one that says runs were joined", name, c.Warnings)
 			}
-		case len(c.Warnings) > 0 && strings.Contains(strings.Join(c.Warnings, " "), "apart"):
+		case strings.Contains(warnings, "apart"):
 			warned++
 		default:
 			t.Errorf("%s: read as %q with warnings %q, want %q or a warning that the runs could not be told apart", name, got, c.Warnings, want)
 		}
 		// Every mix with a session id, or unique ids and messages, is read
-		// exactly.
+		// exactly; one with neither messages nor session says so.
 		if (session || !reuse && !blind) && !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: read as %q, want %q", name, got, want)
 		}
-		if blind && n > 1 && !strings.Contains(strings.Join(c.Warnings, " "), "record neither messages nor a session id") && !session {
+		if blind && !session && n > 1 && !strings.Contains(warnings, "record neither messages nor a session id") {
 			t.Errorf("%s: no messages, no session, yet no warning: %q", name, c.Warnings)
 		}
 	}
 	if exact == 0 || warned == 0 {
 		t.Errorf("%d mixes read exactly, %d with a warning: the generator misses a case", exact, warned)
 	}
+}
+
+// callsByRun is each run's calls as tool=result text.
+func callsByRun(c *Cassette) [][]string {
+	var got [][]string
+	for _, r := range c.Runs {
+		var calls []string
+		for _, call := range r.Calls() {
+			calls = append(calls, call.Tool+"="+resultText(call.Result))
+		}
+		got = append(got, calls)
+	}
+	return got
+}
+
+// genCalls is callsByRun of the runs genAISpans wrote: with blind, no
+// call is recorded.
+func genCalls(runs []genRun, blind bool) [][]string {
+	var want [][]string
+	for _, r := range runs {
+		var calls []string
+		for s, names := range r.steps {
+			for c, tool := range names {
+				if !blind {
+					calls = append(calls, tool+"=result "+r.ids[s][c])
+				}
+			}
+		}
+		want = append(want, calls)
+	}
+	return want
 }
 
 // genItems writes an Agents SDK run as items: handoffs (transfer_to_<agent>
