@@ -5,6 +5,13 @@
 // client), and answers. With SESSION set, each run is wrapped in
 // withAssociationProperties({session_id}). The model is scripted: the OpenAI
 // client's fetch answers each request with the next Chat Completions response.
+//
+// Run with: openai 5.23.2, @traceloop/node-server-sdk 0.27.0
+// (@traceloop/instrumentation-openai 0.27.0), Node 20; see README.md.
+//
+// Usage: node openllmetry.mjs OUT FILE RUNS [session] COMMAND [ARG...]:
+// `OUT openllmetry_rootless.json 2 - S stdio` and
+// `OUT openllmetry_sessions.json 2 session S stdio` wrote the corpus files.
 import * as traceloop from '@traceloop/node-server-sdk';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
@@ -12,7 +19,8 @@ import OpenAI from 'openai';
 import { writeFileSync } from 'node:fs';
 import { connect } from './mcpcall.mjs';
 
-const [out, file, runs, session] = process.argv.slice(2);
+const [out, file, runs, sessionArg, command, ...args] = process.argv.slice(2);
+const session = sessionArg === 'session';
 const exporter = new InMemorySpanExporter();
 traceloop.initialize({ appName: 'sum-agent', exporter, disableBatch: true, traceloopSyncEnabled: false, silenceInitializationMessage: true,
   instrumentModules: { openAI: OpenAI } });
@@ -29,7 +37,7 @@ for (let r = 0; r < Number(runs); r++) responses.push(...script(r));
 let n = 0;
 const fetch = async () => new Response(JSON.stringify(responses[n++]), { status: 200, headers: { 'content-type': 'application/json' } });
 const openai = new OpenAI({ apiKey: 'sk-scripted', fetch, maxRetries: 0 });
-const mcp = await connect();
+const mcp = await connect(command, args);
 const { tools } = await mcp.listTools();
 const offered = tools.filter((t) => t.name === 'get-sum' || t.name === 'echo')
   .map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.inputSchema } }));
