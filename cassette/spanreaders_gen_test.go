@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -327,5 +328,65 @@ func TestOpenInferenceNestedAgents(t *testing.T) {
 	want := []Delegation{{From: "triage", To: "sum_agent"}, {From: "sum_agent", To: "checker"}}
 	if !reflect.DeepEqual(c.Runs[0].Delegations, want) || c.Runs[0].Calls()[0].Agent != "checker" || c.Agent != "triage" {
 		t.Errorf("delegations %v, call agent %q, agent %q; want %v, checker, triage", c.Runs[0].Delegations, c.Runs[0].Calls()[0].Agent, c.Agent, want)
+	}
+}
+
+// TestToolInvocationParts: the AI SDK ModelMessage files, their tool-call
+// parts renamed "tool-invocation" (AI SDK 4's name), or those parts'
+// fields moved under "toolInvocation" with a state, read with the same
+// calls and results: no tool-result part is left pointing at a call id no
+// call has.
+func TestToolInvocationParts(t *testing.T) {
+	for _, file := range []string{"ai_sdk_messages.json", "ai_sdk7_responses_messages.json", "ai_sdk7_result.json"} {
+		data, err := os.ReadFile("testdata/ok/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := Read(file, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := callsByRun(c)
+		flat := strings.ReplaceAll(string(data), `"tool-call"`, `"tool-invocation"`)
+		var v any
+		if err := json.Unmarshal(data, &v); err != nil {
+			t.Fatal(err)
+		}
+		nestInvocations(v)
+		nested, _ := json.Marshal(v)
+		for name, mutant := range map[string]string{"flat": flat, "nested": string(nested)} {
+			m, err := Read(file, []byte(mutant))
+			if err != nil {
+				t.Errorf("%s, %s tool-invocation parts: %v", file, name, err)
+				continue
+			}
+			if got := callsByRun(m); !reflect.DeepEqual(got, want) || m.Format != FormatAISDKMessages {
+				t.Errorf("%s, %s tool-invocation parts: read as %s %q, want %q", file, name, m.Format, got, want)
+			}
+		}
+	}
+}
+
+// nestInvocations rewrites every tool-call part of v as AI SDK 4 wrote a
+// call, {"type": "tool-invocation", "toolInvocation": {"toolCallId",
+// "toolName", "args", "state": "call"}}.
+func nestInvocations(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		if v["type"] == "tool-call" {
+			inv := map[string]any{"toolCallId": v["toolCallId"], "toolName": v["toolName"], "args": v["input"], "state": "call"}
+			for k := range v {
+				delete(v, k)
+			}
+			v["type"], v["toolInvocation"] = "tool-invocation", inv
+			return
+		}
+		for _, e := range v {
+			nestInvocations(e)
+		}
+	case []any:
+		for _, e := range v {
+			nestInvocations(e)
+		}
 	}
 }
