@@ -296,6 +296,9 @@ func isMCPError(res any) bool {
 func (r *responses) hostedCall(m map[string]any) {
 	pd, _ := m["providerData"].(map[string]any)
 	w := r.t.w
+	if name, _ := m["name"].(string); name != "" {
+		w.spend(name) // the item's type, read from providerData
+	}
 	w.push("providerData")
 	defer w.pop()
 	switch pd["type"] {

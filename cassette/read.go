@@ -111,6 +111,9 @@ func Stream(path string, data []byte, each func(*Cassette, *Run)) (*Cassette, er
 		return nil, tooLarge(path, int64(len(data)))
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
+	if isZip(data) {
+		return streamInspectArchive(path, data, each)
+	}
 	if !json.Valid(data) {
 		if isLines(data) {
 			return streamLines(path, data, each)
@@ -201,6 +204,16 @@ func (d *decoder) detected(root int) *Cassette {
 	case FormatAISDKUIMessages:
 		d.w.path = append(d.w.path[:0], f.at...)
 		c = readUIMessages(d.w, f.msgs)
+	case FormatMastra:
+		d.w.path = append(d.w.path[:0], f.at...)
+		c = readMastra(d.w, f.msgs)
+	case FormatLlamaIndex:
+		d.w.path = append(d.w.path[:0], f.at...)
+		c = readLlamaMessages(d.w, f.msgs)
+	case FormatLlamaIndexEvents:
+		c = readLlamaEvents(d.w, f.msgs)
+	case FormatInspect:
+		c = readInspectLog(d.w, f.obj)
 	case FormatClaudeCode, FormatOTel, FormatAgentsTrace:
 		r := newLineReader(f.format)
 		c = r.cassette()
@@ -208,7 +221,7 @@ func (d *decoder) detected(root int) *Cassette {
 	}
 	if c != nil {
 		if d.clean() {
-			lostCalls(d.w, c, v)
+			check(d.w, c, v)
 		}
 		return c
 	}
@@ -332,6 +345,9 @@ func detect(root any) detected {
 	}
 	if msgs, at, ok := messagesRoot(root, isUIMessages); ok {
 		return detected{format: FormatAISDKUIMessages, msgs: msgs, at: at}
+	}
+	if f, ok := detectMore(root); ok {
+		return f
 	}
 	switch root := root.(type) {
 	case map[string]any:

@@ -124,7 +124,10 @@ func (r *responses) item(v any) {
 	typ, _ := m["type"].(string)
 	switch typ {
 	case "function_call":
-		if name, ok := t.toolName(m); ok && !r.agents.call(m, name) {
+		name, ok := t.toolName(m)
+		if ok && r.agents.call(m, name) {
+			t.w.spend(name)
+		} else if ok {
 			c := Call{Arguments: arguments(m["arguments"]), Agent: r.agents.current}
 			c.Server, c.Tool = splitMCP(name)
 			t.addCall(callID(m), c)

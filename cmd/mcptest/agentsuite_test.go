@@ -164,7 +164,7 @@ func TestGenerateAgentSuiteFromDirectory(t *testing.T) {
 		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
 	}
 	empty := t.TempDir()
-	if _, stderr, code := mcptest(t, nil, "generate", "agent-suite", "--from", empty); code != 2 || !strings.Contains(stderr, "holds no *.json or *.jsonl files") {
+	if _, stderr, code := mcptest(t, nil, "generate", "agent-suite", "--from", empty); code != 2 || !strings.Contains(stderr, "holds no *.json, *.jsonl or *.eval files") {
 		t.Errorf("an empty directory: exit %d\n%s", code, stderr)
 	}
 }
