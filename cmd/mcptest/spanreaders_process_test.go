@@ -20,7 +20,9 @@ import (
 // 7's results. `validate` says what each read, with the warning a guess
 // needs; `run` gates on the calls read, passing when the suite asks for a
 // tool the runs called and failing when it asks for one they did not; a
-// run that only hands off is read, never refused.
+// run that only hands off is read, never refused: a warning says it holds
+// no call, and a test of it is inconclusive unless it says `no_calls:
+// true`, when its answer is judged.
 func TestProcessSpanAndItemReaders(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the process-level tests start the binary")
@@ -53,11 +55,17 @@ func TestProcessSpanAndItemReaders(t *testing.T) {
 		}
 		stdout, stderr, code := runProc(t, procSpec{args: []string{"validate", file}, dir: dir})
 		want := file + ": valid\n  " + tt.want + "\n"
+		if tt.called == "" {
+			want = file + ": warning: a recording holds runs without a tool call (below)\n  " + tt.want + "\n"
+		}
 		if tt.warning != "" {
 			want += "  warning: " + tt.warning
 		}
-		if code != ExitOK || !strings.HasPrefix(stdout, want) || tt.warning == "" && stdout != want {
+		if code != ExitOK || !strings.HasPrefix(stdout, want) || tt.warning == "" && tt.called != "" && stdout != want {
 			t.Errorf("validate %s: exit %d\n%s%s\nwant\n%s", file, code, stdout, stderr, want)
+		}
+		if noCall := "warning: no run holds a tool call"; (tt.called == "") != strings.Contains(stdout, noCall) {
+			t.Errorf("validate %s: %q said %v, want %v:\n%s", file, noCall, !(tt.called == ""), tt.called == "", stdout)
 		}
 		for _, refused := range []string{"function_call", "no tool calls, but holds"} {
 			if strings.Contains(stdout+stderr, refused) {
@@ -82,6 +90,24 @@ func TestProcessSpanAndItemReaders(t *testing.T) {
 			stdout, stderr, code := runProc(t, procSpec{args: []string{"run", "--config", "suite.yml", "--no-cache"}, dir: dir})
 			if code != wantCode {
 				t.Errorf("%s: run with tool_names contains %s: exit %d, want %d\n%s%s", tt.file, tool, code, wantCode, stdout, stderr)
+			}
+		}
+
+		// The answer gate: a recording with no call is inconclusive unless
+		// the test says no call is expected, and then its answer is judged.
+		if tt.called != "" {
+			continue
+		}
+		for _, noCalls := range []bool{false, true} {
+			suite := "agents:\n  - name: recorded\n    cassette: " + strconv.Quote(file) + "\n    no_calls: " + strconv.FormatBool(noCalls) +
+				"\n    expect:\n      - final_response: { contains: \"The sum is\" }\n"
+			if err := os.WriteFile(filepath.Join(dir, "suite.yml"), []byte(suite), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			stdout, stderr, code := runProc(t, procSpec{args: []string{"run", "--config", "suite.yml", "--no-cache"}, dir: dir})
+			verdict := map[bool]string{false: "INCONCLUSIVE  recorded", true: "PASS  recorded"}[noCalls]
+			if code != ExitOK || !strings.Contains(stdout, verdict) {
+				t.Errorf("%s: run with no_calls %v: exit %d, want %q\n%s%s", tt.file, noCalls, code, verdict, stdout, stderr)
 			}
 		}
 	}
