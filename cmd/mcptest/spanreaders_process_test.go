@@ -73,42 +73,53 @@ func TestProcessSpanAndItemReaders(t *testing.T) {
 			}
 		}
 
-		// The calls gate: a tool the runs called passes, one they did not
-		// fails; a run that made no call fails a suite that asks for one,
-		// and is not refused.
-		for tool, wantCode := range map[string]int{"get-sum": ExitOK, "write_file": ExitFail} {
-			if tool == "get-sum" && tt.called == "" {
-				wantCode = ExitFail
-			}
-			if tt.called != "" && tool == "get-sum" {
-				tool = tt.called
-			}
-			suite := "agents:\n  - name: recorded\n    cassette: " + strconv.Quote(file) + "\n    expect:\n      - tool_names: { contains: " + tool + " }\n"
-			if err := os.WriteFile(filepath.Join(dir, "suite.yml"), []byte(suite), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			stdout, stderr, code := runProc(t, procSpec{args: []string{"run", "--config", "suite.yml", "--no-cache"}, dir: dir})
-			if code != wantCode {
-				t.Errorf("%s: run with tool_names contains %s: exit %d, want %d\n%s%s", tt.file, tool, code, wantCode, stdout, stderr)
-			}
-		}
+		gateRecorded(t, dir, tt.file, file, tt.called)
+	}
+}
 
-		// The answer gate: a recording with no call is inconclusive unless
-		// the test says no call is expected, and then its answer is judged.
-		if tt.called != "" {
-			continue
+// gateRecorded runs suites over the recording file (named rel in the
+// corpus) through the built binary: the calls gate passes on called, a
+// tool every run called, and fails on a tool none did; a recording with
+// no call (called "") fails the calls gate, is inconclusive on its answer
+// unless the test says no_calls: true, and then passes it.
+func gateRecorded(t *testing.T, dir, rel, file, called string) {
+	t.Helper()
+	tt := struct{ file, called string }{rel, called}
+	// The calls gate: a tool the runs called passes, one they did not
+	// fails; a run that made no call fails a suite that asks for one,
+	// and is not refused.
+	for tool, wantCode := range map[string]int{"get-sum": ExitOK, "write_file": ExitFail} {
+		if tool == "get-sum" && tt.called == "" {
+			wantCode = ExitFail
 		}
-		for _, noCalls := range []bool{false, true} {
-			suite := "agents:\n  - name: recorded\n    cassette: " + strconv.Quote(file) + "\n    no_calls: " + strconv.FormatBool(noCalls) +
-				"\n    expect:\n      - final_response: { contains: \"The sum is\" }\n"
-			if err := os.WriteFile(filepath.Join(dir, "suite.yml"), []byte(suite), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			stdout, stderr, code := runProc(t, procSpec{args: []string{"run", "--config", "suite.yml", "--no-cache"}, dir: dir})
-			verdict := map[bool]string{false: "INCONCLUSIVE  recorded", true: "PASS  recorded"}[noCalls]
-			if code != ExitOK || !strings.Contains(stdout, verdict) {
-				t.Errorf("%s: run with no_calls %v: exit %d, want %q\n%s%s", tt.file, noCalls, code, verdict, stdout, stderr)
-			}
+		if tt.called != "" && tool == "get-sum" {
+			tool = tt.called
+		}
+		suite := "agents:\n  - name: recorded\n    cassette: " + strconv.Quote(file) + "\n    expect:\n      - tool_names: { contains: " + tool + " }\n"
+		if err := os.WriteFile(filepath.Join(dir, "suite.yml"), []byte(suite), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		stdout, stderr, code := runProc(t, procSpec{args: []string{"run", "--config", "suite.yml", "--no-cache"}, dir: dir})
+		if code != wantCode {
+			t.Errorf("%s: run with tool_names contains %s: exit %d, want %d\n%s%s", tt.file, tool, code, wantCode, stdout, stderr)
+		}
+	}
+
+	// The answer gate: a recording with no call is inconclusive unless
+	// the test says no call is expected, and then its answer is judged.
+	if tt.called != "" {
+		return
+	}
+	for _, noCalls := range []bool{false, true} {
+		suite := "agents:\n  - name: recorded\n    cassette: " + strconv.Quote(file) + "\n    no_calls: " + strconv.FormatBool(noCalls) +
+			"\n    expect:\n      - final_response: { contains: \"The sum is\" }\n"
+		if err := os.WriteFile(filepath.Join(dir, "suite.yml"), []byte(suite), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		stdout, stderr, code := runProc(t, procSpec{args: []string{"run", "--config", "suite.yml", "--no-cache"}, dir: dir})
+		verdict := map[bool]string{false: "INCONCLUSIVE  recorded", true: "PASS  recorded"}[noCalls]
+		if code != ExitOK || !strings.Contains(stdout, verdict) {
+			t.Errorf("%s: run with no_calls %v: exit %d, want %q\n%s%s", tt.file, noCalls, code, verdict, stdout, stderr)
 		}
 	}
 }
