@@ -40,6 +40,7 @@ func TestProcessSpanAndItemReaders(t *testing.T) {
 			"the spans of each run are spread over traces of their own (6 traces of model calls with no agent, workflow or chain span around them): read as 2 runs, 4 traces joined by the calls", "echo"},
 		{"ok/openllmetry_sessions.json", `read as otel-genai: 2 runs, 4 calls, 4 results, tokens in 2/2 runs (914 in all), model "gpt-4o-2024-08-06", an answer in 2/2 runs, no agents`,
 			"the spans of each run are spread over traces of their own (6 traces of model calls with no agent, workflow or chain span around them): read as 2 runs, 4 traces joined by their session id", "get-sum"},
+		{"ok/openllmetry_agents.json", `read as otel-genai: 2 runs, 4 calls, 4 results, tokens in 2/2 runs (914 in all), model "gpt-4o-2024-08-06", an answer in 2/2 runs, agents "sum_agent", "triage"`, "", "get-sum"},
 		{"ok/openai_agents_py_input_list.json", `read as openai-responses: 1 run, 1 call, 1 result, no tokens, no models, an answer in 1/1 runs, agent "sum_agent"`, "", "get-sum"},
 		{"ok/openai_agents_handoff_history.json", `read as openai-responses: 1 run, 0 calls, 0 results, no tokens, no models, an answer in 1/1 runs, no agents`, "", ""},
 		{"ok/openai_agents_handoff_raw_responses.json", `read as openai-responses: 1 run, 0 calls, 0 results, tokens in 1/1 runs (246 in all), no models, an answer in 1/1 runs, no agents`, "", ""},
