@@ -75,6 +75,13 @@ var frameworkReads = []frameworkRead{
 		calls: [][]string{nil}, tokens: &Tokens{Input: 230, Output: 16, Total: 246}, answer: "The sum is 5."},
 	{file: "openai_agents_handoff_history.jsonl", format: FormatResponses, runs: 3,
 		calls: [][]string{nil, nil, nil}, answer: "The sum is 5.", prompt: "What is 2 + 3?"},
+	{file: "openai_agents_018_handoff_history.jsonl", format: FormatResponses, runs: 2,
+		calls: [][]string{nil, nil}, answer: "The sum is 5.", prompt: "What is 2 + 3?"},
+	// A run that calls and one that only hands off, a line each: neither
+	// refuses the other.
+	{file: "openai_agents_mixed_history.jsonl", format: FormatResponses, runs: 2,
+		calls: [][]string{{"sum_agent:get_sum=The sum of 2 and 3 is 5."}, nil}, args: map[string]any{"a": 2.0, "b": 3.0},
+		answer: "The sum is 5.", prompt: "What is 2 + 3?"},
 	// The Python SDK's to_input_list(): snake_case items, the handoff's
 	// output the transfer message as JSON text.
 	{file: "openai_agents_py_input_list.json", format: FormatResponses, runs: 1,

@@ -45,6 +45,7 @@ func TestProcessSpanAndItemReaders(t *testing.T) {
 		{"ok/openai_agents_handoff_history.json", `read as openai-responses: 1 run, 0 calls, 0 results, no tokens, no models, an answer in 1/1 runs, no agents`, "", ""},
 		{"ok/openai_agents_handoff_raw_responses.json", `read as openai-responses: 1 run, 0 calls, 0 results, tokens in 1/1 runs (246 in all), no models, an answer in 1/1 runs, no agents`, "", ""},
 		{"ok/openai_agents_handoff_history.jsonl", `read as openai-responses: 3 runs, 0 calls, 0 results, no tokens, no models, an answer in 3/3 runs, no agents`, "", ""},
+		{"ok/openai_agents_018_handoff_history.jsonl", `read as openai-responses: 2 runs, 0 calls, 0 results, no tokens, no models, an answer in 2/2 runs, no agents`, "", ""},
 		{"ok/ai_sdk7_responses_messages.json", `read as ai-sdk-messages: 1 run, 2 calls, 2 results, no tokens, no models, an answer in 1/1 runs, no agents`, "", "echo"},
 		{"ok/ai_sdk7_result.json", `read as ai-sdk-messages: 1 run, 2 calls, 2 results, tokens in 1/1 runs (457 in all), model "gpt-4o-2024-08-06", an answer in 1/1 runs, no agents`, "", "get-sum"},
 		{"ok/ai_sdk7_response_messages.json", `read as anthropic-messages: 1 run, 0 calls, 0 results, no tokens, no models, an answer in 1/1 runs, no agents`,
@@ -75,6 +76,18 @@ func TestProcessSpanAndItemReaders(t *testing.T) {
 		}
 
 		gateRecorded(t, dir, tt.file, file, tt.called)
+	}
+
+	// A run that calls and one that only hands off, a line each: the file
+	// is valid, neither run refuses the other.
+	mixed, err := filepath.Abs(frameworkCorpus + "ok/openai_agents_mixed_history.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runProc(t, procSpec{args: []string{"validate", mixed}, dir: dir})
+	want := mixed + ": valid\n  read as openai-responses: 2 runs, 1 call, 1 result, no tokens, no models, an answer in 2/2 runs, agent \"sum_agent\"\n"
+	if code != ExitOK || stdout != want {
+		t.Errorf("validate %s: exit %d\n%s%s\nwant\n%s", mixed, code, stdout, stderr, want)
 	}
 }
 
