@@ -128,6 +128,7 @@ func TestGeneratedRootlessRuns(t *testing.T) {
 			t.Errorf("%s: no messages, no session, yet no warning: %q", name, c.Warnings)
 		}
 	}
+	t.Logf("%d mixes read exactly, %d read with a warning that their runs could not be told apart", exact, warned)
 	if exact == 0 || warned == 0 {
 		t.Errorf("%d mixes read exactly, %d with a warning: the generator misses a case", exact, warned)
 	}
