@@ -255,6 +255,16 @@ func TestGeneratedAgentsItems(t *testing.T) {
 	if err != nil || len(c.Runs[0].Calls()) != 1 || c.Runs[0].Calls()[0].Tool != "transfer_to_human_agents" {
 		t.Errorf("transfer_to_human_agents with its own output: %v, %+v; want one call", err, c)
 	}
+
+	// The Python SDK before 0.1 wrote its transfer message as a dict's
+	// repr: a handoff all the same, its agent the calls' after it.
+	old := `[{"role": "user", "content": "go"}, {"type": "function_call", "call_id": "h", "name": "transfer_to_sum_agent", "arguments": "{}"},` +
+		`{"type": "function_call_output", "call_id": "h", "output": "{'assistant': 'Sum Agent'}"},` +
+		`{"type": "function_call", "call_id": "c", "name": "get-sum", "arguments": "{}"}, {"type": "function_call_output", "call_id": "c", "output": "5"}]`
+	c, err = Read("t.json", []byte(old))
+	if err != nil || len(c.Runs[0].Calls()) != 1 || c.Runs[0].Calls()[0].Agent != "Sum Agent" {
+		t.Errorf("a handoff with a repr transfer message: %v, %+v; want one call of Sum Agent", err, c)
+	}
 }
 
 // TestGeneratedOpenInferenceLLMCalls: OpenInference LLM spans made at
