@@ -59,8 +59,8 @@ var gateBlocks = []struct{ name, block string }{
 // measure: the peak resident set of the built binary replaying a cassette
 // with the gate switched on, against the same replay with no gate. A gate
 // folds each run where it lies and keeps bounded evidence, so it may add
-// no more than 64 bytes a call (a trajectory's pointer to each call and
-// its pairing) and 16 MiB (token efficiency's cl100k_base table); the
+// no more than 64 bytes a call (a strict trajectory's pointer to each
+// call and its pairing) and 16 MiB (token efficiency's cl100k_base table); the
 // arguments: gate's validation garbage may take the heap to twice the
 // replay's (see the limit). The cassettes are drawn (seeded) over runs,
 // calls per run and turns, a 20-step superset trajectory among the

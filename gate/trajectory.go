@@ -2,6 +2,8 @@ package gate
 
 import (
 	"fmt"
+	"iter"
+	"slices"
 
 	"github.com/mcptest/mcptest/cassette"
 	"github.com/mcptest/mcptest/internal/stats"
@@ -69,8 +71,12 @@ type TrajectoryRun struct {
 // Add folds one run and returns its verdict.
 func (t *TrajectoryMatch) Add(run *cassette.Run) TrajectoryRun {
 	t.runs++
-	calls := locate(run)
-	why := Diverge(t.cfg, calls)
+	var why string
+	if t.cfg.Match == MatchSuperset {
+		why = divergeSuperset(t.cfg, run)
+	} else {
+		why = Diverge(t.cfg, locate(run))
+	}
 	if why == "" {
 		t.matched++
 		return TrajectoryRun{Matched: true}
@@ -187,7 +193,7 @@ func divergeUnordered(cfg Trajectory, calls []LocatedCall) string {
 	if needSteps {
 		for i, c := range callOf {
 			if c < 0 {
-				return unpairedStep(i, cfg.Steps[i], calls)
+				return unpairedStep(i, cfg.Steps[i], slices.Values(calls))
 			}
 		}
 	}
@@ -205,9 +211,9 @@ func divergeUnordered(cfg Trajectory, calls []LocatedCall) string {
 // unpairedStep says why step i has no call: no call names its tool, or
 // the calls that do fail its arguments (the first one's reason), or they
 // all stand for other steps.
-func unpairedStep(i int, s Step, calls []LocatedCall) string {
+func unpairedStep(i int, s Step, calls iter.Seq[LocatedCall]) string {
 	named, why := 0, ""
-	for _, c := range calls {
+	for c := range calls {
 		if !MatchID(s.Tool, c.Server, c.Tool) {
 			continue
 		}
@@ -223,6 +229,66 @@ func unpairedStep(i int, s Step, calls []LocatedCall) string {
 		return fmt.Sprintf("expected step %d `%s`, no call to it has its arguments%s", i+1, s.Tool, why)
 	}
 	return fmt.Sprintf("expected step %d `%s`, every call to it stands for an earlier step", i+1, s.Tool)
+}
+
+// divergeSuperset is Diverge of a superset reference over the run's calls
+// where they lie: what divergeUnordered finds, without a list of the
+// run's calls. Each step keeps its first len(steps) fitting calls (see
+// pair), so the matching holds no more than steps² candidates however
+// long the run.
+func divergeSuperset(cfg Trajectory, run *cassette.Run) string {
+	k := len(cfg.Steps)
+	fits := make([][]int, k)
+	j := 0
+	for c := range runCalls(run) {
+		for i, s := range cfg.Steps {
+			if len(fits[i]) == k {
+				continue
+			}
+			if ok, _ := stepMatches(s, c.Call); ok {
+				fits[i] = append(fits[i], j)
+			}
+		}
+		j++
+	}
+	stepOf := map[int]int{}
+	callOf := filled(k)
+	var augment func(i int, seen map[int]bool) bool
+	augment = func(i int, seen map[int]bool) bool {
+		for _, j := range fits[i] {
+			if seen[j] {
+				continue
+			}
+			seen[j] = true
+			if s, ok := stepOf[j]; !ok || augment(s, seen) {
+				stepOf[j], callOf[i] = i, j
+				return true
+			}
+		}
+		return false
+	}
+	for i := range k {
+		augment(i, map[int]bool{})
+	}
+	for i, c := range callOf {
+		if c < 0 {
+			return unpairedStep(i, cfg.Steps[i], runCalls(run))
+		}
+	}
+	return ""
+}
+
+// runCalls yields the run's calls in call order, each where it lies.
+func runCalls(run *cassette.Run) iter.Seq[LocatedCall] {
+	return func(yield func(LocatedCall) bool) {
+		for ti, turn := range run.Turns {
+			for ci := range turn.Calls {
+				if !yield(LocatedCall{Call: &turn.Calls[ci], Turn: ti + 1, N: ci + 1}) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // pair returns a maximum matching between steps and calls: stepOf[j] is
