@@ -31,6 +31,8 @@ func newLineReader(f Format) lineReader {
 		return newOTelReader()
 	case FormatAgentsTrace:
 		return newAgentsReader()
+	case FormatLlamaIndexEvents:
+		return newLlamaEventsReader()
 	}
 	return newClaudeReader()
 }
@@ -206,6 +208,8 @@ func spread(line []byte) lineReader {
 		return newOTelReader()
 	case isAgentsTrace(m):
 		return newAgentsReader()
+	case isLlamaEvents([]any{m}):
+		return newLlamaEventsReader()
 	}
 	return nil
 }

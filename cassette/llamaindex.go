@@ -188,9 +188,9 @@ func isLlamaEvent(v any) bool {
 	return typ && data && len(m) == 2
 }
 
-// readLlamaEvents reads a workflow event stream, one run per
-// llamaindex-start (the events before the first one a run of their
-// own): the start's userInput is the prompt; an agentToolCall event
+// readLlamaEvents reads a workflow event stream (an array, or one event a
+// line, see lines.go), one run per llamaindex-start (the events before
+// the first one a run of their own): the start's userInput is the prompt; an agentToolCall event
 // ({"agentName", "toolName", "toolKwargs", "toolId"}) is a call by that
 // agent, and the calls an agentStep, agentOutput or toolCalls event lists
 // ({"toolCalls": [...]}) are read from there when no agentToolCall
@@ -203,40 +203,61 @@ func isLlamaEvent(v any) bool {
 // sent it, the usage. A handOff call passes the run to its toAgent, a
 // delegation.
 func readLlamaEvents(w *walker, events []any) *Cassette {
-	c := &Cassette{Format: FormatLlamaIndexEvents}
-	var l *llama
-	var runs []Run
-	started := false
-	begin := func() {
-		if l != nil && (started || l.t.calls > 0) {
-			runs = append(runs, l.finish())
-		}
-		l = &llama{t: newTranscript(w, c), handoffs: map[string]bool{}}
+	r := newLlamaEventsReader()
+	r.c.Runs = append(readDoc(r, w, events), r.finish()...)
+	return r.c
+}
+
+// llamaEvents reads a workflow event stream event by event, as a
+// lineReader: the events of one array, or one event a line.
+type llamaEvents struct {
+	c *Cassette
+	l *llama
+	// started marks a run begun by a llamaindex-start.
+	started bool
+}
+
+func newLlamaEventsReader() *llamaEvents {
+	return &llamaEvents{c: &Cassette{Format: FormatLlamaIndexEvents}}
+}
+
+func (r *llamaEvents) cassette() *Cassette { return r.c }
+
+// flush returns the run being read, if it began or made a call, and
+// starts the next with the walker w.
+func (r *llamaEvents) flush(w *walker) []Run {
+	var out []Run
+	if r.l != nil && (r.started || r.l.t.calls > 0) {
+		out = []Run{r.l.finish()}
 	}
-	begin()
-	for i, e := range events {
-		w.pushIdx(i)
-		if !isLlamaEvent(e) {
-			w.typeError(e, `a workflow event {"type": ..., "data": {...}}`)
-			w.pop()
-			continue
-		}
-		m := e.(map[string]any)
-		data := m["data"].(map[string]any)
-		w.push("data")
-		if m["type"] == "llamaindex-start" {
-			begin()
-			started = true
-		}
-		l.event(m["type"].(string), data)
-		w.pop()
-		w.pop()
+	r.l = &llama{t: newTranscript(w, r.c), handoffs: map[string]bool{}}
+	r.started = false
+	return out
+}
+
+func (r *llamaEvents) line(w *walker, e any) []Run {
+	if !isLlamaEvent(e) {
+		w.typeError(e, `a workflow event {"type": ..., "data": {...}}`)
+		return nil
 	}
-	if started || l.t.calls > 0 {
-		runs = append(runs, l.finish())
+	var done []Run
+	m := e.(map[string]any)
+	if r.l == nil || m["type"] == "llamaindex-start" {
+		done = r.flush(w)
+		r.started = m["type"] == "llamaindex-start"
 	}
-	c.Runs = runs
-	return c
+	r.l.t.w = w
+	w.push("data")
+	r.l.event(m["type"].(string), m["data"].(map[string]any))
+	w.pop()
+	return done
+}
+
+func (r *llamaEvents) finish() []Run {
+	if r.l == nil {
+		return nil
+	}
+	return r.flush(r.l.t.w)
 }
 
 // event reads one event of type typ, its data at the walker's path.

@@ -1,6 +1,9 @@
 package cassette
 
 import (
+	"bytes"
+	"encoding/json"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -106,5 +109,38 @@ func TestLlamaEventsRules(t *testing.T) {
 	_, err = Read("t.json", []byte(bad))
 	if err == nil || !strings.Contains(err.Error(), "[1]: expected a workflow event") || !strings.Contains(err.Error(), "[2].data.toolName") {
 		t.Errorf("broken events: %v", err)
+	}
+}
+
+// TestLlamaEventsLines: the workflow's events written one a line (as a
+// stream is appended to a file) read as the array of them does.
+func TestLlamaEventsLines(t *testing.T) {
+	data, err := os.ReadFile("testdata/ok/llamaindex_workflow_events.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Read("t.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []json.RawMessage
+	if err := json.Unmarshal(data, &events); err != nil {
+		t.Fatal(err)
+	}
+	var lines bytes.Buffer
+	for _, e := range events {
+		if err := json.Compact(&lines, e); err != nil {
+			t.Fatal(err)
+		}
+		lines.WriteByte('\n')
+	}
+	twice := append(bytes.Clone(lines.Bytes()), lines.Bytes()...)
+	c, err := Read("t.json", lines.Bytes())
+	if err != nil || !reflect.DeepEqual(c, want) {
+		t.Fatalf("one event a line: %v\n%+v\nwant %+v", err, c, want)
+	}
+	c, err = Read("t.json", twice)
+	if err != nil || len(c.Runs) != 2 || !reflect.DeepEqual(c.Runs[1], want.Runs[0]) {
+		t.Errorf("two runs' events: %v %+v", err, c)
 	}
 }

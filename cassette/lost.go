@@ -81,7 +81,7 @@ func readableShape(m map[string]any, str func(any) string) (what, tool, source s
 	case m["key"] == "gen_ai.tool.name":
 		return `a "gen_ai.tool.name" span attribute`, otlpString(m["value"]), "OTLP JSON spans (gen_ai)", FormatOTel, true
 	}
-	return "", "", "", "", false
+	return frameworkShape(m, str)
 }
 
 // isUIToolPart reports whether m is the tool part of an AI SDK

@@ -59,6 +59,18 @@ func TestMastraRules(t *testing.T) {
 		t.Errorf("format 3: %v %+v", err, c)
 	}
 
+	// Format 1 (MastraMessageV1): AI SDK 4 parts in a content array, read
+	// as ModelMessages.
+	v1 := `[{"id": "1", "role": "user", "type": "text", "content": "go", "threadId": "t"},
+		{"id": "2", "role": "assistant", "type": "tool-call", "threadId": "t",
+		 "content": [{"type": "tool-call", "toolCallId": "c1", "toolName": "get-sum", "args": {"a": 2}}]},
+		{"id": "3", "role": "tool", "type": "tool-result", "threadId": "t",
+		 "content": [{"type": "tool-result", "toolCallId": "c1", "toolName": "get-sum", "result": "5"}]}]`
+	c, err = Read("t.json", []byte(v1))
+	if err != nil || c.Format != FormatAISDKMessages || len(c.Runs[0].Calls()) != 1 || outcome(c.Runs[0].Calls()[0]) != "5" {
+		t.Errorf("format 1: %v %+v", err, c)
+	}
+
 	// Not Mastra's: a content that is no format 2/3 object in one message.
 	mixed := `[{"role": "user", "content": "go"}, {"role": "assistant", "content": {"format": 2, "parts": []}}]`
 	if c, err := Read("t.json", []byte(mixed)); err == nil && c.Format == FormatMastra {
@@ -69,5 +81,29 @@ func TestMastraRules(t *testing.T) {
 	bad := "[" + msg("assistant", `{"type": "tool-invocation", "toolInvocation": {"state": "result", "toolCallId": "1", "args": {}}}`) + "]"
 	if _, err := Read("t.json", []byte(bad)); err == nil || !strings.Contains(err.Error(), "[0].content.parts[0].toolInvocation") {
 		t.Errorf("a nameless invocation: %v", err)
+	}
+}
+
+// TestFrameworkShapesNotLost: the call-shaped data of the Mastra,
+// LlamaIndex.TS and Inspect readers, where those readers do not look
+// (among messages of another shape, nested in another document), refuses
+// the file at it, naming the reader that takes it, rather than reading a
+// run without calls.
+func TestFrameworkShapesNotLost(t *testing.T) {
+	for _, tc := range []struct{ doc, want string }{
+		{`[{"role": "user", "content": "go"}, {"role": "assistant", "content": {"format": 2, "parts": [
+			{"type": "tool-invocation", "toolInvocation": {"state": "result", "toolCallId": "1", "toolName": "get-sum", "args": {}, "result": "5"}}]}}]`,
+			`[1].content.parts[0]: the file reads as openai-chat with 1 run and no tool calls, but holds a "tool-invocation" part naming the tool "get-sum"`},
+		{`{"run": {"messages": [{"role": "user", "content": "go"}]}, "log": [{"type": "8", "data": {"agentName": "a", "toolName": "get-sum", "toolKwargs": {}, "toolId": "1"}}]}`,
+			`log[0].data: unrecognized recording: it holds a LlamaIndex.TS agent tool call naming the tool "get-sum"`},
+		{`{"chat": {"messages": [{"role": "user", "content": "go"}]}, "saved": {"options": {"toolCall": [{"id": "1", "name": "get-sum", "input": {}}]}}}`,
+			`saved.options: unrecognized recording: it holds a LlamaIndex.TS message's options.toolCall naming the tool "get-sum"`},
+		{`{"sample": {"messages": [{"role": "user", "content": "go"}, {"role": "assistant", "content": "", "calls": [{"id": "1", "function": "get-sum", "arguments": {"a": 2}}]}]}}`,
+			`holds an Inspect AI tool call naming the tool "get-sum"`},
+	} {
+		_, err := Read("t.json", []byte(tc.doc))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s:\n%v\nwant %q", tc.doc, err, tc.want)
+		}
 	}
 }
