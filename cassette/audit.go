@@ -251,17 +251,7 @@ func shapeKind(m map[string]any, f *members, a *audit) (int, string, skipper) {
 	if canon == "" {
 		canon = f.id
 	}
-	// A name found in a member (function.name, toolInvocation.toolName)
-	// makes that member part of this call: it is not searched again.
-	nest, _, nested := strings.Cut(nameKey, ".")
-	if !nested {
-		nest = ""
-	}
-	if nest != "" && nest == f.innerKey && canon == "" {
-		if ids := ids(f.inner); len(ids) > 0 {
-			canon = ids[len(ids)-1]
-		}
-	}
+	nest, canon := f.nest(nameKey, canon)
 	switch {
 	case name != "" && (canon != "" || f.args || res || isCallType(f.typ)):
 		if a != nil {
@@ -398,6 +388,22 @@ func (f *members) callName() (string, string) {
 		}
 	}
 	return uiPartName(f.typ)
+}
+
+// nest is the member a name found in a member (function.name,
+// toolInvocation.toolName) came from, which is part of this call and not
+// searched again, with the call id: canon, else the nested call's.
+func (f *members) nest(nameKey, canon string) (string, string) {
+	nest, _, nested := strings.Cut(nameKey, ".")
+	if !nested {
+		return "", canon
+	}
+	if nest == f.innerKey && canon == "" {
+		if ids := ids(f.inner); len(ids) > 0 {
+			canon = ids[len(ids)-1]
+		}
+	}
+	return nest, canon
 }
 
 // noteID notes the id e under the id key k.
