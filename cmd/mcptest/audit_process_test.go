@@ -94,6 +94,11 @@ func noCallsThroughBinary(t *testing.T, dir string) {
 	if c := env.Cases[0]; c.Verdict != "inconclusive" || len(c.Findings) == 0 || c.Findings[0].Gate != "no_calls" {
 		t.Errorf("run nocalls.yml: case %+v, want inconclusive with a no_calls finding", c)
 	}
+	// The case is not passed, and the run is not either: a gate may not
+	// pass on nothing (exit 1, the run's verdict fail).
+	if code != ExitFail || !strings.Contains(stdout, `"verdict": "fail"`) {
+		t.Errorf("run nocalls.yml: exit %d, want %d and the run's verdict fail\n%s", code, ExitFail, stdout)
+	}
 
 	stdout, stderr, code = runProc(t, procSpec{args: []string{"run", "--config", "expected.yml", "--format", "json"}, dir: dir})
 	if err := json.Unmarshal([]byte(stdout), &env); err != nil || code != ExitOK || len(env.Cases) != 1 || env.Cases[0].Verdict != "pass" {
