@@ -15,6 +15,7 @@ import (
 var mutatedFiles = []string{
 	"mastra_result_messages.json", "mastra_memory_messages.json",
 	"llamaindex_chat_messages.json", "llamaindex_workflow_events.json",
+	"llamaindex_handoff_chat_messages.json", "llamaindex_handoff_workflow_events.json",
 	"inspect_sum_log.json",
 }
 

@@ -125,7 +125,8 @@ func (l *llama) call(id, name string, input any, agent string) {
 	if name == llamaHandoff {
 		l.handoffs[id] = true
 		l.t.w.spend(name) // a handoff, read as a delegation
-		to, _ := args.(map[string]any)["toAgent"].(string)
+		kw, _ := args.(map[string]any)
+		to, _ := kw["toAgent"].(string)
 		if to != "" {
 			if agent != "" && agent != to {
 				l.delegations = append(l.delegations, Delegation{From: agent, To: to})

@@ -41,6 +41,8 @@ func validateNewReaders(t *testing.T, dir string) {
 		{"mastra_memory_messages.json", `read as mastra-messages: 1 run, 1 call, 1 result, no tokens, model "scripted-sum-1", an answer in 1/1 runs, no agents`},
 		{"llamaindex_chat_messages.json", `read as llamaindex-messages: 1 run, 1 call, 1 result, no tokens, no models, an answer in 1/1 runs, no agents`},
 		{"llamaindex_workflow_events.json", `read as llamaindex-events: 1 run, 1 call, 1 result, no tokens, model "scripted-sum-1", an answer in 1/1 runs, agent "sum_agent"`},
+		{"llamaindex_handoff_chat_messages.json", `read as llamaindex-messages: 1 run, 1 call, 1 result, no tokens, no models, an answer in 1/1 runs, agent "sum_agent"`},
+		{"llamaindex_handoff_workflow_events.json", `read as llamaindex-events: 1 run, 1 call, 1 result, no tokens, model "scripted-sum-1", an answer in 1/1 runs, agents "sum_agent", "triage"`},
 		{"inspect_sum_log.json", `read as inspect-eval-log: 2 runs, 2 calls, 2 results, tokens in 2/2 runs (590 in all), model "gpt-4o-mini-2024-07-18", an answer in 2/2 runs, no agents`},
 		{"inspect_sum.eval", `read as inspect-eval-log: 2 runs, 2 calls, 2 results, tokens in 2/2 runs (590 in all), model "gpt-4o-mini-2024-07-18", an answer in 2/2 runs, no agents`},
 	} {
