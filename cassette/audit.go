@@ -254,14 +254,7 @@ func shapeKind(m map[string]any, f *members, a *audit) (int, string, skipper) {
 	switch {
 	case name != "" && (canon != "" || f.args || res || isCallType(f.typ)):
 		if a != nil {
-			a.named = count(a.named, name)
-			s := a.named[name]
-			if canon != "" {
-				s.ids = append(s.ids, canon)
-			}
-			if f.id != "" && f.id != canon || f.extra > 0 {
-				s.more = append(s.more, ids(m)...)
-			}
+			a.noteNamed(m, f, name, canon)
 		}
 		nest, _ := strings.CutSuffix(nameKey, ".name")
 		if nest == nameKey {
@@ -272,6 +265,19 @@ func shapeKind(m map[string]any, f *members, a *audit) (int, string, skipper) {
 		return refShape, f.ref, skipper{payload: true}
 	}
 	return noShape, "", none
+}
+
+// noteNamed counts an object naming the tool name, of call id canon
+// ("" for none), with every id it carries.
+func (a *audit) noteNamed(m map[string]any, f *members, name, canon string) {
+	a.named = count(a.named, name)
+	s := a.named[name]
+	if canon != "" {
+		s.ids = append(s.ids, canon)
+	}
+	if f.id != "" && f.id != canon || f.extra > 0 {
+		s.more = append(s.more, ids(m)...)
+	}
 }
 
 // members is what one pass over the members of an object finds: its
