@@ -66,14 +66,14 @@ func dropKey(v any, key string) any {
 	return v
 }
 
-// deeper returns v with every object that names a call (a string under
+// nestCalls returns v with every object that names a call (a string under
 // one of names beside an id) moved one level down, under "call".
-func deeper(v any, names ...string) any {
+func nestCalls(v any, names ...string) any {
 	switch v := v.(type) {
 	case map[string]any:
 		out := map[string]any{}
 		for k, e := range v {
-			out[k] = deeper(e, names...)
+			out[k] = nestCalls(e, names...)
 		}
 		for _, n := range names {
 			if _, ok := v[n].(string); ok && (v["id"] != nil || v["toolCallId"] != nil || v["toolId"] != nil) {
@@ -84,7 +84,7 @@ func deeper(v any, names ...string) any {
 	case []any:
 		out := make([]any, len(v))
 		for i, e := range v {
-			out[i] = deeper(e, names...)
+			out[i] = nestCalls(e, names...)
 		}
 		return out
 	}
@@ -117,7 +117,7 @@ func TestFrameworkMutationsNeverPass(t *testing.T) {
 			mutations["rename "+k] = renameKey(doc, k, k+"V2")
 			mutations["drop "+k] = dropKey(doc, k)
 		}
-		mutations["deeper"] = deeper(doc, "toolName", "name", "function")
+		mutations["deeper"] = nestCalls(doc, "toolName", "name", "function")
 		names := make([]string, 0, len(mutations))
 		for n := range mutations {
 			names = append(names, n)
@@ -138,7 +138,7 @@ func TestFrameworkMutationsNeverPass(t *testing.T) {
 			}
 			same := len(c.Runs) == len(want.Runs)
 			for i := 0; same && i < len(c.Runs); i++ {
-				same = reflect.DeepEqual(callIDs(c.Runs[i]), callIDs(want.Runs[i]))
+				same = reflect.DeepEqual(runCallIDs(c.Runs[i]), runCallIDs(want.Runs[i]))
 			}
 			if calls > 0 && !same {
 				t.Errorf("%s, %s: read as %s with calls %v, the file's were %v", file, name, c.Format, runCalls(c), runCalls(want))
@@ -147,7 +147,7 @@ func TestFrameworkMutationsNeverPass(t *testing.T) {
 	}
 }
 
-func callIDs(r Run) []string {
+func runCallIDs(r Run) []string {
 	var out []string
 	for _, c := range r.Calls() {
 		out = append(out, c.ID())
@@ -158,7 +158,7 @@ func callIDs(r Run) []string {
 func runCalls(c *Cassette) string {
 	var out []string
 	for _, r := range c.Runs {
-		out = append(out, fmt.Sprint(callIDs(r)))
+		out = append(out, fmt.Sprint(runCallIDs(r)))
 	}
 	return fmt.Sprint(out)
 }
