@@ -1,12 +1,12 @@
 package live
 
 import (
-	"maps"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
