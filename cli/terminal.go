@@ -8,8 +8,17 @@ import (
 	"golang.org/x/term"
 )
 
-// IsTerminal reports whether w is a terminal.
+// IsTerminal reports whether w is a terminal, seeing through a writer
+// that wraps another and says so with Unwrap() io.Writer (the mask every
+// command's output passes).
 func IsTerminal(w io.Writer) bool {
+	for {
+		u, ok := w.(interface{ Unwrap() io.Writer })
+		if !ok {
+			break
+		}
+		w = u.Unwrap()
+	}
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }

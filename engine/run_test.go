@@ -139,7 +139,7 @@ agents:
 }
 
 func TestRunsMismatchIsSaidPlainly(t *testing.T) {
-	s := writeSuite(t, "agents:\n  - name: t\n    runs: 10\n    cassette: c.json\n", map[string]string{"c.json": cassetteJSON(runJSON("x"), runJSON("y"))})
+	s := writeSuite(t, "agents:\n  - name: t\n    runs: 10\n    no_calls: true\n    cassette: c.json\n", map[string]string{"c.json": cassetteJSON(runJSON("x"), runJSON("y"))})
 	c := run(t, s, Options{}).Cases[0]
 	if c.Runs != 2 || c.RunsDeclared != 10 {
 		t.Errorf("runs %d declared %d", c.Runs, c.RunsDeclared)
@@ -150,7 +150,7 @@ func TestRunsMismatchIsSaidPlainly(t *testing.T) {
 }
 
 func TestRunsZeroClampedToOne(t *testing.T) {
-	s := writeSuite(t, "agents:\n  - name: t\n    runs: 0\n    cassette: c.json\n", map[string]string{"c.json": cassetteJSON(runJSON("x"))})
+	s := writeSuite(t, "agents:\n  - name: t\n    runs: 0\n    no_calls: true\n    cassette: c.json\n", map[string]string{"c.json": cassetteJSON(runJSON("x"))})
 	if got := s.Cases[0].Runs; got != 1 {
 		t.Errorf("runs: 0 loaded as %d, want 1", got)
 	}

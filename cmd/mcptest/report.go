@@ -10,7 +10,6 @@ import (
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/cli"
-	"github.com/mcptest/mcptest/internal/safefile"
 	"github.com/mcptest/mcptest/report"
 	"github.com/mcptest/mcptest/report/stamp"
 )
@@ -120,7 +119,7 @@ func (c *Command) render(rep annotate.Reporter, err error, env *report.Envelope,
 	if output == "" || output == "-" {
 		_, err = c.Stdout.Write(buf.Bytes())
 	} else {
-		err = safefile.WriteOutput(output, buf.Bytes(), 0o644)
+		err = c.writeFileData(output, buf.Bytes())
 	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", what, err)

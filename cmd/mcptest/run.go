@@ -15,7 +15,6 @@ import (
 	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/internal/prices"
-	"github.com/mcptest/mcptest/internal/safefile"
 	"github.com/mcptest/mcptest/report"
 	"github.com/mcptest/mcptest/report/stamp"
 )
@@ -171,7 +170,7 @@ func (c *Command) run(_ context.Context, args []string) error {
 	}
 	if output == "" {
 		err = write(c.Stdout)
-	} else if err = safefile.WriteOutputFunc(output, 0o644, write); err == nil {
+	} else if err = c.writeFile(output, write); err == nil {
 		fmt.Fprintf(c.Stderr, "mcptest: %s: %d passed, %d failed, %d inconclusive; report written to %s\n",
 			env.Verdict, env.Totals.Passed, env.Totals.Failed, env.Totals.Inconclusive, output)
 	}
