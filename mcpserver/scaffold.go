@@ -134,7 +134,7 @@ func ScaffoldSuite(cat *live.Catalog, t live.Target, opt ScaffoldOptions) Scaffo
 		}
 	})
 	if len(out.HeldWrites) > 0 {
-		out.Notes = append(out.Notes, fmt.Sprintf("%d tools change state (annotations or name): their tests are commented out under a review marker so the suite never calls them for real; uncomment them after review, or generate with --include-writes", len(out.HeldWrites)))
+		out.Notes = append(out.Notes, fmt.Sprintf("%d %s state (annotations or name): their tests are commented out under a review marker so the suite never calls them for real; uncomment them after review, or generate with --include-writes", len(out.HeldWrites), plural(len(out.HeldWrites), "tool changes", "tools change")))
 	}
 	live := reads.Len() > 0 || len(out.HeldWrites) < len(out.Tools)
 	body.WriteString(reads.String())
