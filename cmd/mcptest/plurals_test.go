@@ -52,3 +52,31 @@ func TestCountsReadAsWords(t *testing.T) {
 		}
 	}
 }
+
+// TestCompletionOffersEachFlagOnce runs the built binary's completion
+// scripts: no command offers a flag twice (run once offered --format and
+// --output twice, as its help names them in the synopsis and the list).
+func TestCompletionOffersEachFlagOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the process-level tests start the binary")
+	}
+	stdout, stderr, code := runBinIn(t, t.TempDir(), nil, "completion", "bash")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	opts := regexp.MustCompile(`(?m)^  ([a-z-]+)\) opts="([^"]*)"`)
+	found := 0
+	for _, m := range opts.FindAllStringSubmatch(stdout, -1) {
+		found++
+		seen := map[string]bool{}
+		for _, f := range strings.Fields(m[2]) {
+			if seen[f] {
+				t.Errorf("%s offers %s twice: %s", m[1], f, m[2])
+			}
+			seen[f] = true
+		}
+	}
+	if found < 20 {
+		t.Errorf("only %d commands in the bash script:\n%s", found, stdout)
+	}
+}
