@@ -38,10 +38,7 @@ func (p Pretty) multiRun(b *strings.Builder, c *report.CaseResult) {
 		}
 	}
 	listed := runsListed(c)
-	for _, f := range c.Floors {
-		if f.Passed && c.Verdict == report.Fail {
-			continue // one verdict per case: no [PASS] under a FAIL
-		}
+	for _, f := range shownFloors(c) {
 		verdict := p.paint(green, "[PASS]")
 		if !f.Passed {
 			verdict = p.paint(red, "[FAIL]")
@@ -81,4 +78,21 @@ func repeatsRun(l string) bool {
 		return found && n != "" && strings.Trim(n, "0123456789") == ""
 	}
 	return strings.HasPrefix(l, "  and ") && strings.HasSuffix(l, " more failing runs")
+}
+
+// shownFloors are the floors of a case a reader is shown, in the text and
+// the HTML report alike: one verdict per case, so a failing case shows its
+// failed floors only, never a [PASS] beside its FAIL; a passing case shows
+// every floor.
+func shownFloors(c *report.CaseResult) []report.Floor {
+	if c.Verdict != report.Fail {
+		return c.Floors
+	}
+	var out []report.Floor
+	for _, f := range c.Floors {
+		if !f.Passed {
+			out = append(out, f)
+		}
+	}
+	return out
 }

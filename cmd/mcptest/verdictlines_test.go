@@ -14,7 +14,8 @@ import (
 // failing case (a reliability floor met by runs that passed while a gate
 // failed the case), is rendered by `mcptest report`: under a FAIL no line
 // says [PASS], each failed assertion is printed once with its evidence,
-// and a failing run's checks are listed once.
+// and a failing run's checks are listed once; the HTML report of the same
+// run shows no passed floor in a failing case either.
 func TestOneVerdictPerCase(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the process-level tests start the binary")
@@ -57,6 +58,12 @@ func TestOneVerdictPerCase(t *testing.T) {
 			stdout, stderr, code := runBinIn(t, ".", []string{"NO_COLOR=1"}, "report", path)
 			if code > ExitFail {
 				t.Fatalf("%s: exit %d\n%s", file, code, stderr)
+			}
+			page, _, _ := runBinIn(t, ".", nil, "report", path, "--format", "html")
+			for _, sec := range strings.Split(page, `<li class="case `)[1:] {
+				if strings.HasPrefix(sec, "fail") && strings.Contains(sec, `pass</span> reliability floor`) {
+					t.Errorf("%s (variant %d): the HTML report shows a passed floor in a failing case", file, i)
+				}
 			}
 			for _, block := range caseBlocks(stdout) {
 				if !strings.HasPrefix(block, "FAIL") {
