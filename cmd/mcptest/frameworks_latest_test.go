@@ -26,16 +26,27 @@ var frameworkPackages = map[string][]string{
 	"openai-agents": {"@openai/agents"},
 	"openinference": {"@arizeai/openinference-instrumentation-openai", "openai"},
 	"openllmetry":   {"@traceloop/instrumentation-openai", "openai"},
+	"mastra":        {"@mastra/core", "@mastra/mcp", "ai"},
+	"llamaindex":    {"llamaindex", "@llamaindex/workflow", "@llamaindex/tools"},
 	"langchain":     {"@langchain/langgraph", "@langchain/core", "@langchain/mcp-adapters", "@arizeai/openinference-instrumentation-langchain"},
 	"mcp-client":    {"@modelcontextprotocol/client"},
 }
 
 // latestCases are the frameworks of the newest and previous sets: those of
 // the pinned set, and the OpenAI SDK's agent loop traced by OpenInference
-// and by OpenLLMetry (their tests named as the draft names them).
+// and by OpenLLMetry, Mastra's agent and LlamaIndex.TS's agent workflow
+// (their tests named as the draft names them).
 var latestCases = append(slices.Clone(frameworkCases),
 	frameworkCase{script: "openinference", logs: []frameworkLog{{file: "openinference_openai_spans.json", sum: "get-sum", toggle: "toggle-simulated-logging", tokens: true}}},
 	frameworkCase{script: "openllmetry", logs: []frameworkLog{{file: "openllmetry_openai_spans.json", sum: "get-sum", toggle: "toggle-simulated-logging", tokens: true}}},
+	frameworkCase{script: "mastra", logs: []frameworkLog{
+		{file: "mastra_messages.jsonl", sum: "everything_get-sum", toggle: "everything_toggle-simulated-logging"},
+		{file: "mastra_response_messages.jsonl", sum: "everything_get-sum", toggle: "everything_toggle-simulated-logging"},
+	}},
+	frameworkCase{script: "llamaindex", logs: []frameworkLog{
+		{file: "llamaindex_messages.jsonl", sum: "get-sum", toggle: "toggle-simulated-logging"},
+		{file: "llamaindex_events.jsonl", sum: "get-sum", toggle: "toggle-simulated-logging"},
+	}},
 )
 
 // readAs is what `validate` says of a recording it read.
