@@ -6,7 +6,8 @@
 //
 // Usage: node .ci/node-frameworks-latest/install.mjs [SET/FRAMEWORK...]
 // (all of sets.json when none is named)
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 const { sets } = JSON.parse(readFileSync(join(here, 'sets.json'), 'utf8'));
 const npm = (args, cwd) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+const npmAsync = (args, cwd) => promisify(execFile)('npm', args, { cwd, encoding: 'utf8', maxBuffer: 64 << 20 });
 
 // line is the major of a version (for 0.x, the minor): 7.0.173 -> "7",
 // 0.20.0 -> "0.20".
@@ -39,27 +41,43 @@ function resolve(pkg, spec) {
 }
 
 const only = process.argv.slice(2);
+const jobs = [];
 for (const [set, frameworks] of Object.entries(sets)) {
   for (const [framework, pkgs] of Object.entries(frameworks)) {
     const name = `${set}/${framework}`;
-    if (only.length > 0 && !only.includes(name)) {
-      continue;
+    if (only.length === 0 || only.includes(name)) {
+      jobs.push({ name, dir: join(here, set, framework), pkgs });
     }
-    const dir = join(here, set, framework);
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
-    const versions = Object.fromEntries(Object.entries(pkgs).map(([pkg, spec]) => [pkg, resolve(pkg, spec)]));
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `mcptest-ci-${set}-${framework}`, private: true, dependencies: versions }, null, 2) + '\n');
-    try {
-      npm(['install', '--no-package-lock', '--no-audit', '--no-fund', '--prefer-offline'], dir);
-    } catch {
-      // A previous major can disagree with the newest of a package beside
-      // it on a peer's range; the flows then say what runs.
-      console.log(`${name}: npm install refused the peer ranges; installing with --legacy-peer-deps`);
-      npm(['install', '--no-package-lock', '--no-audit', '--no-fund', '--prefer-offline', '--legacy-peer-deps'], dir);
-    }
-    const installed = Object.fromEntries(Object.keys(pkgs).map((pkg) => [pkg, JSON.parse(readFileSync(join(dir, 'node_modules', pkg, 'package.json'), 'utf8')).version]));
-    writeFileSync(join(dir, 'versions.json'), JSON.stringify(installed, null, 2) + '\n');
-    console.log(`${name}: ${Object.entries(installed).map(([p, v]) => `${p}@${v}`).join(' ')}`);
   }
 }
+// The versions are resolved first, one package at a time; the installs,
+// which wait on the network, run four at a time.
+for (const job of jobs) {
+  rmSync(job.dir, { recursive: true, force: true });
+  mkdirSync(job.dir, { recursive: true });
+  const versions = Object.fromEntries(Object.entries(job.pkgs).map(([pkg, spec]) => [pkg, resolve(pkg, spec)]));
+  writeFileSync(join(job.dir, 'package.json'), JSON.stringify({ name: `mcptest-ci-${job.name.replace('/', '-')}`, private: true, dependencies: versions }, null, 2) + '\n');
+}
+async function install({ name, dir, pkgs }) {
+  const args = ['install', '--no-package-lock', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'];
+  let note = '';
+  try {
+    await npmAsync(args, dir);
+  } catch {
+    // A previous major can disagree with the newest of a package beside
+    // it on a peer's range; the flows then say what runs.
+    note = ' (npm refused the peer ranges: installed with --legacy-peer-deps)';
+    await npmAsync([...args, '--legacy-peer-deps'], dir);
+  }
+  const installed = Object.fromEntries(Object.keys(pkgs).map((pkg) => [pkg, JSON.parse(readFileSync(join(dir, 'node_modules', pkg, 'package.json'), 'utf8')).version]));
+  writeFileSync(join(dir, 'versions.json'), JSON.stringify(installed, null, 2) + '\n');
+  return `${name}: ${Object.entries(installed).map(([p, v]) => `${p}@${v}`).join(' ')}${note}`;
+}
+const lines = [];
+const queue = [...jobs];
+await Promise.all(Array.from({ length: 4 }, async () => {
+  for (let job = queue.shift(); job; job = queue.shift()) {
+    lines.push(await install(job));
+  }
+}));
+console.log(lines.sort().join('\n'));
