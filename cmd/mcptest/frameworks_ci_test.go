@@ -172,7 +172,8 @@ func (fc frameworkCase) record(t *testing.T, node, server, dir, variants string)
 // draft writes suite.yml with `generate agent-suite` from the proxy's
 // cassette and the framework's logs, and checks what it proposes. A log
 // whose test is "" takes the name the draft gives the test of its
-// cassette; the case returned has the names.
+// cassette (and whether it restricts tools); the case returned has the
+// names.
 func (fc frameworkCase) draft(t *testing.T, dir string) frameworkCase {
 	t.Helper()
 	args := []string{"generate", "agent-suite", "--from", "rec/proxy.json"}
@@ -191,7 +192,12 @@ func (fc frameworkCase) draft(t *testing.T, dir string) frameworkCase {
 	fc.logs = slices.Clone(fc.logs)
 	for i, l := range fc.logs {
 		if l.test == "" {
+			// A log of a version newer than the pinned one: its test as the
+			// draft names it, restricting tools where it read a catalog.
 			fc.logs[i].test = draftedName(suite, "rec/"+l.file)
+			_, test, _ := strings.Cut(suite, "  - name: "+strconv.Quote(fc.logs[i].test)+"\n")
+			test, _, _ = strings.Cut(test, "\n\n")
+			fc.logs[i].catalog = strings.Contains(test, "restricted: [")
 		}
 	}
 	for _, l := range append([]frameworkLog{proxyLog}, fc.logs...) {

@@ -139,6 +139,12 @@ func (fc frameworkCase) readOrRefused(t *testing.T, dir, named string) framework
 				t.Errorf("%s: %s read as %s with %d calls in %d runs, want 3 runs with a call each:\n%s%s", named, l.file, m[1], calls, runs, stdout, stderr)
 				continue
 			}
+			// What a newer version records may differ from the pinned
+			// one's: the draft names the test, and the tokens and the
+			// catalog are checked where it read them.
+			l.test = ""
+			l.tokens = strings.Contains(stdout, "tokens in 3/3 runs")
+			l.catalog = false
 			read.logs = append(read.logs, l)
 		default:
 			t.Errorf("%s: validate %s: exit %d, neither read nor refused at a position:\n%s%s", named, l.file, code, stdout, stderr)
