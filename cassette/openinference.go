@@ -27,7 +27,7 @@ func openInferenceAttribute(key string) bool {
 		"llm.model_name", "llm.provider", "llm.system":
 		return true
 	}
-	return strings.HasPrefix(key, "llm.token_count.") ||
+	return strings.HasPrefix(key, "llm.token_count.") || strings.HasPrefix(key, "llm.tools.") ||
 		strings.HasPrefix(key, "llm.input_messages.") || strings.HasPrefix(key, "llm.output_messages.")
 }
 
@@ -95,6 +95,75 @@ func oiMessages(s *otelSpan, prefix, role string) []string {
 		}
 		if c, _ := s.attrs[p+"content"].(string); r == role && strings.TrimSpace(c) != "" {
 			out = append(out, c)
+		}
+	}
+}
+
+// oiToolCall is a tool call an LLM span's messages hold:
+// llm.output_messages.<i>.message.tool_calls.<j>.tool_call.function.name,
+// .function.arguments (JSON text) and .id.
+type oiToolCall struct {
+	id, name string
+	args     any
+}
+
+// oiToolCalls returns the tool calls of the flattened messages of an LLM
+// span under prefix (llm.output_messages), in order.
+func oiToolCalls(s *otelSpan, prefix string) []oiToolCall {
+	var out []oiToolCall
+	for i := 0; ; i++ {
+		p := prefix + "." + strconv.Itoa(i) + ".message."
+		if _, ok := s.attrs[p+"role"]; !ok && !oiHasCall(s, p) {
+			return out
+		}
+		for j := 0; ; j++ {
+			c := p + "tool_calls." + strconv.Itoa(j) + ".tool_call."
+			name, ok := s.attrs[c+"function.name"].(string)
+			if !ok {
+				break
+			}
+			id, _ := s.attrs[c+"id"].(string)
+			out = append(out, oiToolCall{id: id, name: name, args: s.attrs[c+"function.arguments"]})
+		}
+	}
+}
+
+// oiHasCall reports whether the message under p (a message without a
+// role) holds a tool call.
+func oiHasCall(s *otelSpan, p string) bool {
+	_, ok := s.attrs[p+"tool_calls.0.tool_call.function.name"]
+	return ok
+}
+
+// oiToolResults returns the results an LLM span's input messages hold:
+// the content of each message of role "tool", by its
+// message.tool_call_id, in order.
+func oiToolResults(s *otelSpan) (ids []string, contents []any) {
+	for i := 0; ; i++ {
+		p := "llm.input_messages." + strconv.Itoa(i) + ".message."
+		role, ok := s.attrs[p+"role"].(string)
+		if !ok && !oiHasCall(s, p) {
+			return ids, contents
+		}
+		if id, _ := s.attrs[p+"tool_call_id"].(string); role == "tool" && id != "" {
+			ids = append(ids, id)
+			contents = append(contents, s.attrs[p+"content"])
+		}
+	}
+}
+
+// oiTools are the tools an LLM span offered its model,
+// llm.tools.<i>.tool.json_schema (each the JSON of a Chat Completions tool
+// definition), decoded.
+func oiTools(s *otelSpan) []any {
+	var out []any
+	for i := 0; ; i++ {
+		text, ok := s.attrs["llm.tools."+strconv.Itoa(i)+".tool.json_schema"].(string)
+		if !ok {
+			return out
+		}
+		if v, ok := decodeAny([]byte(text)); ok {
+			out = append(out, v)
 		}
 	}
 }

@@ -1,11 +1,9 @@
 package gate
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"sort"
 	"strconv"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/mcptest/mcptest/cassette"
 	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/expr"
 	"github.com/mcptest/mcptest/internal/stats"
 )
 
@@ -64,7 +63,10 @@ type CallCheck struct {
 	ID         string
 	// Checked is false when no schema was found for the tool or it did
 	// not compile.
-	Checked    bool
+	Checked bool
+	// Reason says why a call with a schema was not checked: a limit on
+	// the work a check may take (SECURITY.md).
+	Reason     string
 	Violations []Violation
 }
 
@@ -77,7 +79,7 @@ type ArgumentsRun struct {
 
 // compiled is a tool's schema, compiled once, or why it would not.
 type compiled struct {
-	schema *jsonschema.Schema
+	schema *expr.Schema
 	raw    any
 	err    string
 }
@@ -95,9 +97,12 @@ type Arguments struct {
 	// cassette being read.
 	recorded map[[2]string]any
 	warned   []string
-	findings []Finding
-	dropped  int
-	keywords tally
+	// limitWarned are the tools a limit left a call of unchecked, named
+	// in a warning.
+	limitWarned []string
+	findings    []Finding
+	dropped     int
+	keywords    tally
 
 	runs, calls, checked, invalid, unchecked int64
 }
@@ -179,8 +184,9 @@ const toolSchemaURL = "mem://tool/inputSchema.json"
 
 // CompileToolSchema compiles a tool's inputSchema offline: the draft its
 // $schema names, 2020-12 without one (as MCP says), and no reference to
-// another document.
-func CompileToolSchema(schema any) (*jsonschema.Schema, error) {
+// another document, within the limits every schema from outside is held
+// to (expr.CompileBounded).
+func CompileToolSchema(schema any) (*expr.Schema, error) {
 	switch schema.(type) {
 	case map[string]any, bool:
 	case nil:
@@ -188,19 +194,7 @@ func CompileToolSchema(schema any) (*jsonschema.Schema, error) {
 	default:
 		return nil, errors.New("the inputSchema is not a JSON Schema object")
 	}
-	data, err := json.Marshal(schema)
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	c.LoadURL = func(u string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("it refers to %s, which is not loaded", u)
-	}
-	if err := c.AddResource(toolSchemaURL, bytes.NewReader(data)); err != nil {
-		return nil, errors.New(trimSchemaError(err))
-	}
-	s, err := c.Compile(toolSchemaURL)
+	s, err := expr.CompileBounded(schema, toolSchemaURL, nil)
 	if err != nil {
 		return nil, errors.New(trimSchemaError(err))
 	}
@@ -276,15 +270,43 @@ func (a *Arguments) check(c cassette.Call) CallCheck {
 	}
 	comp := a.compile(cc.ID, schema)
 	if comp.schema == nil {
+		cc.Reason = comp.err
 		return cc
 	}
-	cc.Checked = true
 	args := c.Arguments
 	if args == nil {
 		args = map[string]any{}
 	}
-	cc.Violations = Violations(comp.schema, comp.raw, args, a.cfg.Strict)
+	v, err := CheckArguments(comp.schema, comp.raw, args, a.cfg.Strict)
+	if err != nil {
+		// A check over mcptest's limits leaves the call unchecked, and a
+		// schema that spent its steps is not tried again in this run.
+		cc.Reason = err.Error()
+		if strings.HasPrefix(cc.Reason, "checking it took") {
+			comp.schema, comp.err = nil, "its check of a call took too long: "+cc.Reason
+		}
+		a.limited(cc.ID, cc.Reason)
+		return cc
+	}
+	cc.Checked = true
+	cc.Violations = v
 	return cc
+}
+
+// maxLimitFindings bounds the warnings that name a call left unchecked by
+// a limit; the notice counts every unchecked call.
+const maxLimitFindings = 10
+
+// limited warns once per tool that a call of it was left unchecked by a
+// limit, up to maxLimitFindings tools.
+func (a *Arguments) limited(id, reason string) {
+	if slices.Contains(a.limitWarned, id) || len(a.limitWarned) >= maxLimitFindings {
+		return
+	}
+	a.limitWarned = append(a.limitWarned, id)
+	a.warned = append(a.warned, "limit:"+id)
+	a.findings = append(a.findings, Finding{Level: "warning", Gate: "arguments",
+		Message: fmt.Sprintf("a call of `%s` was not checked against its inputSchema: %s (see SECURITY.md, bounded work)", id, reason)})
 }
 
 // report keeps a finding per violation, up to maxArgumentFindings.
@@ -308,13 +330,28 @@ func (a *Arguments) report(run int, cc CallCheck, where Locator) {
 // leaf failure, ordered by pointer then keyword. raw is the schema as
 // written, read for what a failing keyword expected. With strict, a
 // parameter that the top-level properties do not name is a violation
-// (additionalProperties) even where the schema allows it.
-func Violations(s *jsonschema.Schema, raw, args any, strict bool) []Violation {
+// (additionalProperties) even where the schema allows it. A check over
+// mcptest's limits is one violation naming the limit; CheckArguments
+// tells it apart.
+func Violations(s *expr.Schema, raw, args any, strict bool) []Violation {
+	out, err := CheckArguments(s, raw, args, strict)
+	if err != nil {
+		return []Violation{{Keyword: "schema", Expected: "a check within mcptest's limits", Got: err.Error()}}
+	}
+	return out
+}
+
+// CheckArguments is Violations, with an *expr.LimitError when the check
+// was over a limit and so not made.
+func CheckArguments(s *expr.Schema, raw, args any, strict bool) ([]Violation, error) {
 	var out []Violation
 	if err := s.Validate(args); err != nil {
+		if expr.IsLimit(err) {
+			return nil, err
+		}
 		var ve *jsonschema.ValidationError
 		if !errors.As(err, &ve) {
-			return []Violation{{Keyword: "schema", Expected: "a schema that applies", Got: err.Error()}}
+			return []Violation{{Keyword: "schema", Expected: "a schema that applies", Got: err.Error()}}, nil
 		}
 		for _, leaf := range SchemaLeaves(ve) {
 			out = append(out, violationsOf(leaf, raw, args)...)
@@ -329,7 +366,7 @@ func Violations(s *jsonschema.Schema, raw, args any, strict bool) []Violation {
 		}
 		return out[i].Keyword < out[j].Keyword
 	})
-	return slices.CompactFunc(out, func(x, y Violation) bool { return x == y })
+	return slices.CompactFunc(out, func(x, y Violation) bool { return x == y }), nil
 }
 
 // SchemaLeaves returns the failures at the leaves of a JSON Schema
@@ -374,6 +411,18 @@ func violationsOf(leaf *jsonschema.ValidationError, raw, args any) []Violation {
 	return []Violation{{Pointer: ptr, Keyword: keyword, Expected: keyword + " " + compactJSON(want), Got: valueWords(got)}}
 }
 
+// maxExpectedWords bounds what a violation says the schema expected (an
+// enum of thousands of values is named by its first bytes).
+const maxExpectedWords = 200
+
+// clipWords cuts s to maxExpectedWords bytes, marking the cut.
+func clipWords(s string) string {
+	if len(s) <= maxExpectedWords {
+		return s
+	}
+	return strings.ToValidUTF8(s[:maxExpectedWords-3], "") + "..."
+}
+
 // missing lists each required parameter absent from the object at ptr.
 func missing(ptr string, required, got any) []Violation {
 	obj, _ := got.(map[string]any)
@@ -398,13 +447,13 @@ func extra(ptr string, schema, got any) []Violation {
 	props, _ := sm["properties"].(map[string]any)
 	_, patterns := sm["patternProperties"]
 	var out []Violation
+	exp := "a parameter the schema's properties or patternProperties allow"
+	if !patterns {
+		exp = "no parameter but " + namesOf(props)
+	}
 	for _, k := range sortedKeys(obj) {
 		if _, ok := props[k]; ok {
 			continue
-		}
-		exp := "no parameter but " + namesOf(props)
-		if patterns {
-			exp = "a parameter the schema's properties or patternProperties allow"
 		}
 		out = append(out, Violation{Pointer: ptr + "/" + escape(k), Keyword: "additionalProperties", Expected: exp, Got: "unexpected parameter `" + k + "`"})
 	}
@@ -420,10 +469,15 @@ func unexpected(raw, args any, seen []Violation) []Violation {
 	if !isObj || (!ok && sm["type"] != "object") {
 		return nil
 	}
+	reported := map[[2]string]bool{}
+	for _, s := range seen {
+		reported[[2]string{s.Pointer, s.Keyword}] = true
+	}
+	exp := "no parameter but " + namesOf(props) + " (strict)"
 	var out []Violation
 	for _, v := range extra("", sm, obj) {
-		if !slices.ContainsFunc(seen, func(s Violation) bool { return s.Pointer == v.Pointer && s.Keyword == v.Keyword }) {
-			v.Expected = "no parameter but " + namesOf(props) + " (strict)"
+		if !reported[[2]string{v.Pointer, v.Keyword}] {
+			v.Expected = exp
 			out = append(out, v)
 		}
 	}
@@ -436,7 +490,10 @@ func namesOf(props map[string]any) string {
 	if len(names) == 0 {
 		return "none"
 	}
-	return backticked(names)
+	if len(names) > 20 {
+		return backticked(names[:20]) + fmt.Sprintf(" and %d more", len(names)-20)
+	}
+	return clipWords(backticked(names))
 }
 
 // typeWords renders a type keyword's value: integer, "string or null".
@@ -488,12 +545,67 @@ func jsonType(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
+// compactJSON is v as compact JSON, at most maxExpectedWords bytes of it
+// (a cut ends in "..."), in time bounded by that length whatever v holds:
+// a long array is cut after the items that fit, an object of more than 32
+// members is named by its count.
 func compactJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
+	var b strings.Builder
+	writeBounded(&b, v)
+	if b.Len() > maxExpectedWords {
+		return strings.ToValidUTF8(b.String()[:maxExpectedWords-3], "") + "..."
 	}
-	return string(b)
+	return b.String()
+}
+
+// writeBounded writes v as compact JSON to b until b holds more than
+// maxExpectedWords bytes.
+func writeBounded(b *strings.Builder, v any) {
+	if b.Len() > maxExpectedWords {
+		return
+	}
+	switch x := v.(type) {
+	case []any:
+		b.WriteByte('[')
+		for i, c := range x {
+			if b.Len() > maxExpectedWords {
+				return
+			}
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeBounded(b, c)
+		}
+		b.WriteByte(']')
+	case map[string]any:
+		if len(x) > 32 {
+			fmt.Fprintf(b, "{...%d members}", len(x))
+			return
+		}
+		b.WriteByte('{')
+		for i, k := range sortedKeys(x) {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeBounded(b, k)
+			b.WriteByte(':')
+			writeBounded(b, x[k])
+		}
+		b.WriteByte('}')
+	case string:
+		if len(x) > maxExpectedWords {
+			x = strings.ToValidUTF8(x[:maxExpectedWords], "")
+		}
+		data, _ := json.Marshal(x)
+		b.Write(data)
+	default:
+		data, err := json.Marshal(x)
+		if err != nil {
+			fmt.Fprint(b, x)
+			return
+		}
+		b.Write(data)
+	}
 }
 
 // at returns the value a JSON pointer addresses in a decoded document.
@@ -586,7 +698,7 @@ func (a *Arguments) Result() Result {
 	}
 	if a.unchecked > 0 {
 		res.Findings = append(res.Findings, Finding{Level: "notice", Gate: "arguments",
-			Message: fmt.Sprintf("%d of %d calls were not checked: their tool has no inputSchema in the recording or the block's catalog, or it does not compile", a.unchecked, a.calls)})
+			Message: fmt.Sprintf("%d of %d calls were not checked: their tool has no inputSchema in the recording or the block's catalog, it does not compile, or checking them was over a limit on the work a schema may take", a.unchecked, a.calls)})
 	}
 	return res
 }

@@ -11,21 +11,19 @@
 #
 # MCPTEST_VERSION is the action's `version` input, else the ref the workflow
 # uses the action at (action_ref, below): v1.2.3 (that release), v1 or v1.2
-# (the newest release under it), latest, a full 40-hex commit SHA (the
-# release whose vX.Y.Z tag points at that commit, as security guides ask
-# actions to be pinned), or anything else (a branch, an unknown SHA,
-# `uses: ./`), which is not a release: then source=true and action.yml
-# builds from source. A release tag whose checksums.txt is not published
-# (404) also falls back to the source build. MCPTEST_API_URL and
-# MCPTEST_DOWNLOAD_URL default to GitHub's; the tests point them at a local
-# server.
+# (the newest release under it), latest, or anything else (a full 40-hex
+# commit SHA, a branch, `uses: ./`), which is not a release: then
+# source=true and action.yml builds from source. A release tag whose
+# checksums.txt is not published (404) also falls back to the source build.
+# MCPTEST_API_URL and MCPTEST_DOWNLOAD_URL default to GitHub's; the tests
+# point them at a local server.
 #
-# A SHA is resolved with the tag list (GET /repos/{owner}/{repo}/tags, which
-# gives each tag's commit, annotated tags peeled), not with a VERSION file
-# committed at release time: the list works for every release already
-# published and needs no step in the release process, and a commit that
-# no vX.Y.Z tag points at (a branch head, a fork's commit) is rightly not a
-# release. It costs one API request per 100 tags, with the token when given.
+# A 40-hex commit SHA always builds from source at that commit, never a
+# release: a tag is a name anyone with push rights can point at any commit,
+# so the release a tag names now is not fixed by the SHA, and a SHA pin must
+# run the code the SHA fixes. The source at the commit (the action's own
+# checkout), its go.mod's Go version and go.sum's module digests fix the
+# binary; no request is made to the API for a SHA.
 set -euo pipefail
 
 repo=${MCPTEST_REPO:-mcptest/mcptest}
@@ -109,65 +107,6 @@ newest_tag() {
   rm -f "$body"
 }
 
-# tags_awk reads one page of the tag list (a JSON array of objects with a
-# name and a commit.sha) and prints how many tags it holds and the best
-# vX.Y.Z tag whose commit is `want`. It walks the JSON by character, so
-# the order of the keys and the spacing do not matter.
-# shellcheck disable=SC2016
-tags_awk='
-function consider(o,   name, sha) {
-  if (!match(o, /"name"[ \t\r\n]*:[ \t\r\n]*"[^"]*"/)) return
-  name = substr(o, RSTART, RLENGTH); sub(/^"name"[ \t\r\n]*:[ \t\r\n]*"/, "", name); sub(/"$/, "", name)
-  if (!match(o, /"sha"[ \t\r\n]*:[ \t\r\n]*"[0-9a-f]+"/)) return
-  sha = substr(o, RSTART, RLENGTH); sub(/^"sha"[ \t\r\n]*:[ \t\r\n]*"/, "", sha); sub(/"$/, "", sha)
-  if (sha != want || name !~ /^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$/) return
-  if (best == "" || newer(name, best)) best = name
-}
-function newer(a, b,   pa, pb, ca, cb, i) {
-  pa = index(a, "-"); pb = index(b, "-")
-  split(substr(a, 2, pa ? pa - 2 : length(a)), ca, "."); split(substr(b, 2, pb ? pb - 2 : length(b)), cb, ".")
-  for (i = 1; i <= 3; i++) if (ca[i] + 0 != cb[i] + 0) return (ca[i] + 0 > cb[i] + 0)
-  if (!pa != !pb) return !pa
-  return (a > b)
-}
-{ text = text $0 "\n" }
-END {
-  depth = 0; instr = 0; esc = 0; n = 0; best = ""
-  for (i = 1; i <= length(text); i++) {
-    c = substr(text, i, 1)
-    if (instr) {
-      if (esc) esc = 0; else if (c == "\\") esc = 1; else if (c == "\"") instr = 0
-    } else if (c == "\"") {
-      instr = 1
-    } else if (c == "{" && ++depth == 1) {
-      obj = ""; continue
-    } else if (c == "}" && --depth == 0) {
-      consider(obj); n++; continue
-    }
-    if (depth >= 1) obj = obj c
-  }
-  print n " " best
-}'
-
-# tag_of_sha SHA: the release tag (vX.Y.Z, a plain one before a
-# prerelease, the highest when several) that points at commit SHA, read
-# from the repository's tags 100 a page (at most 10 pages); empty when none.
-tag_of_sha() {
-  local body page=1 line n tag
-  body=$(mktemp)
-  while [ "$page" -le 10 ]; do
-    fetch_url "$api/repos/$repo/tags?per_page=100&page=$page" "$body" || { rm -f "$body"; return 1; }
-    line=$(awk -v want="$1" "$tags_awk" "$body")
-    n=${line%% *} tag=${line#* }
-    if [ -n "$tag" ] || [ "$n" -lt 100 ]; then
-      break
-    fi
-    page=$((page + 1))
-  done
-  rm -f "$body"
-  echo "$tag"
-}
-
 # action_ref sets ref and, unless MCPTEST_REPO names it, repo: the ref and
 # repository this action was checked out at. The runner gives them as
 # github.action_ref and github.action_repository (MCPTEST_ACTION_REF,
@@ -219,23 +158,27 @@ resolve() {
     echo "ref=$shown"
   } >>"$out"
   if [[ $v =~ ^[0-9a-f]{40}$ ]]; then
-    # A pinned commit: the release tagged there, if any. An API failure is
-    # not fatal: the source build at that commit is still the right code.
-    tag=$(tag_of_sha "$v") || tag=""
-    [ -z "$tag" ] || echo "mcptest: $v is the commit of release $tag"
-  else
-    case $v in
-    latest) tag=$(newest_tag 'v[0-9]+') ;;
-    v[0-9]* | [0-9]*)
-      v=v${v#v}
-      if [[ $v =~ ^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]]; then
-        tag=$v
-      elif [[ $v =~ ^v[0-9]+(\.[0-9]+)?$ ]]; then
-        tag=$(newest_tag "$v")
-      fi
-      ;;
-    esac
+    # A pinned commit: its source, whatever tag points at it now or later.
+    # The source built is the action's own checkout, so a SHA in the
+    # version input must be the ref the action is used at.
+    if [ "$v" != "$ref" ]; then
+      fail 2 "version: $v is a commit SHA, and only the commit the action is used at can be built: write uses: $repo@$v (and leave version empty) to run the code of that commit"
+    fi
+    echo "mcptest: $v is a commit SHA: building mcptest from source at that commit (a SHA pin runs the code the SHA fixes, never a release a tag names)"
+    echo "source=true" >>"$out"
+    return
   fi
+  case $v in
+  latest) tag=$(newest_tag 'v[0-9]+') ;;
+  v[0-9]* | [0-9]*)
+    v=v${v#v}
+    if [[ $v =~ ^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]]; then
+      tag=$v
+    elif [[ $v =~ ^v[0-9]+(\.[0-9]+)?$ ]]; then
+      tag=$(newest_tag "$v")
+    fi
+    ;;
+  esac
   platform
   if [ -z "$tag" ] || [ -z "$os" ] || [ -z "$arch" ]; then
     echo "mcptest: ${v:-this ref} is not a release (or ${RUNNER_OS:-?}/${RUNNER_ARCH:-?} has none): building from source"

@@ -6,6 +6,25 @@ var mcptestReport = (function () {
   // or forged piece can add no markup, link or style of its own.
   var tags = /^(a|code|dd|details|div|dl|dt|footer|h1|h2|h3|h4|header|input|kbd|label|li|main|nav|ol|p|pre|section|span|strong|summary|table|tbody|td|template|th|thead|tr|ul)$/;
   var attrs = /^(class|id|title|open|hidden|role|tabindex|scope|aria-[a-z]+|data-(case|verdict|search|pk)|type|value|checked|placeholder|autocomplete)$/;
+  // keepHref decides a link as the browser will follow it: the URL parser
+  // does the browser's own normalisation (tab, newline and carriage return
+  // dropped anywhere, C0 controls and spaces trimmed at both ends, a
+  // backslash read as a slash for http, https and file), then only a target
+  // in this document (kept as its fragment) or, on a page served over http
+  // or https, of this origin (kept as its path, query and fragment) is
+  // written back; null leaves the attribute out. What is written is the
+  // URL that was checked, not the text it came from.
+  function keepHref(value) {
+    var here, u;
+    try { here = new URL(document.baseURI); u = new URL(value, here); } catch (e) { return null; }
+    var hash = u.href.indexOf("#");
+    if (u.href.split("#")[0] === here.href.split("#")[0]) { return hash < 0 ? "#" : u.href.slice(hash); }
+    // After scheme:// the first slash starts the path of an http(s) URL
+    // (neither user information nor a host holds one), so what follows is
+    // the path, the query and the fragment, an empty ? or # included.
+    if ((here.protocol === "http:" || here.protocol === "https:") && u.origin === here.origin) { return u.href.slice(u.href.indexOf("/", u.protocol.length + 2)); }
+    return null;
+  }
   function copy(from, to) {
     for (var n = from.firstChild; n; n = n.nextSibling) {
       if (n.nodeType === 3) { to.appendChild(document.createTextNode(n.data)); continue; }
@@ -13,10 +32,10 @@ var mcptestReport = (function () {
       if (!tags.test(tag)) { continue; }
       var e = document.createElement(tag);
       for (var i = 0; i < n.attributes.length; i++) {
-        var a = n.attributes[i], ok = attrs.test(a.name);
-        if (a.name === "href") { ok = /^(#|\/(?![\/\\]))/.test(a.value); }
+        var a = n.attributes[i], ok = attrs.test(a.name), value = a.value;
+        if (a.name === "href") { value = keepHref(a.value); ok = value !== null; }
         if (a.name === "type") { ok = /^(search|checkbox)$/.test(a.value); }
-        if (ok) { e.setAttribute(a.name, a.value); }
+        if (ok) { e.setAttribute(a.name, value); }
       }
       if (tag === "template") { e.content.appendChild(document.createTextNode(n.content.textContent)); } else { copy(n, e); }
       to.appendChild(e);
@@ -133,5 +152,5 @@ var mcptestReport = (function () {
     apply();
   }
   if (document.getElementById("case-list")) { enhance(); }
-  return { enhance: enhance, importHTML: importHTML, inflate: inflate };
+  return { enhance: enhance, importHTML: importHTML, inflate: inflate, keepHref: keepHref };
 })();

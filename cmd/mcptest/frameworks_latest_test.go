@@ -22,14 +22,14 @@ const frameworksLatestEnv = "MCPTEST_FRAMEWORKS_LATEST"
 // frameworkPackages are the packages of each framework script, as
 // versions.json names them: the first is the framework's.
 var frameworkPackages = map[string][]string{
-	"ai-sdk":        {"ai", "@ai-sdk/mcp", "@ai-sdk/otel"},
-	"openai-agents": {"@openai/agents"},
-	"openinference": {"@arizeai/openinference-instrumentation-openai", "openai"},
-	"openllmetry":   {"@traceloop/instrumentation-openai", "openai"},
-	"mastra":        {"@mastra/core", "@mastra/mcp", "ai"},
-	"llamaindex":    {"llamaindex", "@llamaindex/workflow", "@llamaindex/tools"},
-	"langchain":     {"@langchain/langgraph", "@langchain/core", "@langchain/mcp-adapters", "@arizeai/openinference-instrumentation-langchain"},
-	"mcp-client":    {"@modelcontextprotocol/client"},
+	"ai-sdk":             {"ai", "@ai-sdk/mcp", "@ai-sdk/otel"},
+	"openai-agents":      {"@openai/agents"},
+	"openinference-flow": {"@arizeai/openinference-instrumentation-openai", "openai"},
+	"openllmetry-flow":   {"@traceloop/instrumentation-openai", "openai"},
+	"mastra-flow":        {"@mastra/core", "@mastra/mcp", "ai"},
+	"llamaindex-flow":    {"llamaindex", "@llamaindex/workflow", "@llamaindex/tools"},
+	"langchain":          {"@langchain/langgraph", "@langchain/core", "@langchain/mcp-adapters", "@arizeai/openinference-instrumentation-langchain"},
+	"mcp-client":         {"@modelcontextprotocol/client"},
 }
 
 // latestCases are the frameworks of the newest and previous sets: those of
@@ -37,13 +37,13 @@ var frameworkPackages = map[string][]string{
 // and by OpenLLMetry, Mastra's agent and LlamaIndex.TS's agent workflow
 // (their tests named as the draft names them).
 var latestCases = append(slices.Clone(frameworkCases),
-	frameworkCase{script: "openinference", logs: []frameworkLog{{file: "openinference_openai_spans.json", sum: "get-sum", toggle: "toggle-simulated-logging", tokens: true}}},
-	frameworkCase{script: "openllmetry", logs: []frameworkLog{{file: "openllmetry_openai_spans.json", sum: "get-sum", toggle: "toggle-simulated-logging", tokens: true}}},
-	frameworkCase{script: "mastra", logs: []frameworkLog{
+	frameworkCase{script: "openinference-flow", logs: []frameworkLog{{file: "openinference_openai_spans.json", sum: "get-sum", toggle: "toggle-simulated-logging", tokens: true}}},
+	frameworkCase{script: "openllmetry-flow", logs: []frameworkLog{{file: "openllmetry_openai_spans.json", sum: "get-sum", toggle: "toggle-simulated-logging", tokens: true}}},
+	frameworkCase{script: "mastra-flow", logs: []frameworkLog{
 		{file: "mastra_messages.jsonl", sum: "everything_get-sum", toggle: "everything_toggle-simulated-logging"},
 		{file: "mastra_response_messages.jsonl", sum: "everything_get-sum", toggle: "everything_toggle-simulated-logging"},
 	}},
-	frameworkCase{script: "llamaindex", logs: []frameworkLog{
+	frameworkCase{script: "llamaindex-flow", logs: []frameworkLog{
 		{file: "llamaindex_messages.jsonl", sum: "get-sum", toggle: "toggle-simulated-logging"},
 		{file: "llamaindex_events.jsonl", sum: "get-sum", toggle: "toggle-simulated-logging"},
 	}},

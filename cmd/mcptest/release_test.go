@@ -441,9 +441,9 @@ func (r fakeRelease) handler(t *testing.T, tamper string) http.Handler {
 		auth := req.Header.Get("Authorization")
 		if strings.HasPrefix(req.URL.Path, "/api/") {
 			checkAPIRequest(t, req)
-			if r.requests != nil {
-				r.requests.add(req.URL.Path + "?" + req.URL.RawQuery)
-			}
+		}
+		if r.requests != nil {
+			r.requests.add(req.URL.Path + "?" + req.URL.RawQuery)
 		}
 		switch {
 		case strings.HasPrefix(req.URL.Path, "/api/") && auth != "Bearer ghs_resolver":
@@ -549,11 +549,10 @@ func TestActionResolver(t *testing.T) {
 			t.Errorf("ref %s: outputs %v, want the newest release under it, %s (not a prerelease)\n%s", ref, out, want, log)
 		}
 	}
-	if out, log, _ := resolveScript(t, srv, "resolve", with("MCPTEST_VERSION", rel.sha)); out["tag"] != rel.tag || out["source"] != "false" {
-		t.Errorf("ref %s (the commit of %s): outputs %v, want that release\n%s", rel.sha, rel.tag, out, log)
-	}
-	for _, ref := range []string{"main", "", "3f2c1a9e", commitOf("a branch head")} {
-		if out, log, code := resolveScript(t, srv, "resolve", with("MCPTEST_VERSION", ref)); code != 0 || out["source"] != "true" {
+	// A commit SHA is never a release, even the commit a release's tag
+	// points at: it builds from source at that commit.
+	for _, ref := range []string{"main", "", "3f2c1a9e", commitOf("a branch head"), rel.sha} {
+		if out, log, code := resolveScript(t, srv, "resolve", with("MCPTEST_ACTION_REF", ref)); code != 0 || out["source"] != "true" {
 			t.Errorf("ref %q: exit %d, outputs %v; want the source build\n%s", ref, code, out, log)
 		}
 	}
@@ -628,7 +627,12 @@ func runnerPlatform(t *testing.T) (runnerOS, runnerArch string) {
 // a checksums.txt over it.
 func builtRelease(t *testing.T) fakeRelease {
 	t.Helper()
-	const version = "1.4.2"
+	return builtReleaseAs(t, "1.4.2")
+}
+
+// builtReleaseAs is builtRelease for another version.
+func builtReleaseAs(t *testing.T, version string) fakeRelease {
+	t.Helper()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "mcptest")
 	if runtime.GOOS == "windows" {
@@ -687,14 +691,14 @@ func packArchive(t *testing.T, name string, files map[string][]byte) []byte {
 
 // TestActionResolverPinnedSHA needs no goreleaser snapshot: it serves a
 // release in goreleaser's format (mcptest built here, its archive and
-// checksums.txt) and runs resolve.sh as action.yml does. A 40-hex SHA
-// resolves to the release whose tag points at that commit (a plain vX.Y.Z
-// over the floating v1 and a prerelease at the same commit, found on the
-// second page of tags), is downloaded, verified and runs; an unknown SHA
-// builds from source. Without the version input, the action's own ref
-// comes from github.action_ref, or from $GITHUB_ACTION_PATH when
-// action_ref is empty or another action's (a composite nested in a
-// composite). Every API request is checked against GitHub's description.
+// checksums.txt) and runs resolve.sh as action.yml does. A 40-hex SHA is
+// never a release: the tag list names release v1.4.2 at that commit, and
+// still the SHA builds from source at that commit, with no API request; a
+// SHA in the version input that is not the action's own ref exits 2.
+// Without the version input, the action's own ref comes from
+// github.action_ref, or from $GITHUB_ACTION_PATH when action_ref is empty
+// or another action's (a composite nested in a composite). Every API
+// request is checked against GitHub's description.
 func TestActionResolverPinnedSHA(t *testing.T) {
 	rel := builtRelease(t)
 	srv := rel.serve(t, "")
@@ -704,25 +708,30 @@ func TestActionResolverPinnedSHA(t *testing.T) {
 		name string
 		env  map[string]string
 		// tag is the release resolved, "" for the source build; repo the
-		// repository resolved.
+		// repository resolved; code the exit code.
 		tag, repo string
+		code      int
 	}{
-		{"pinned SHA", map[string]string{"MCPTEST_VERSION": rel.sha}, "v1.4.2", "mcptest/mcptest"},
-		{"unknown SHA", map[string]string{"MCPTEST_VERSION": commitOf("a branch head")}, "", "mcptest/mcptest"},
-		{"short SHA", map[string]string{"MCPTEST_VERSION": rel.sha[:12]}, "", "mcptest/mcptest"},
+		{"pinned SHA in the version input only", map[string]string{"MCPTEST_VERSION": rel.sha}, "", "mcptest/mcptest", ExitInput},
+		{"pinned SHA in the version input, the action's ref", map[string]string{"MCPTEST_VERSION": rel.sha, "MCPTEST_ACTION_REF": rel.sha,
+			"MCPTEST_ACTION_REPOSITORY": "mcptest/mcptest"}, "", "mcptest/mcptest", 0},
+		{"a SHA in the version input, the action at v1", map[string]string{"MCPTEST_VERSION": rel.sha, "MCPTEST_ACTION_REF": "v1",
+			"MCPTEST_ACTION_REPOSITORY": "mcptest/mcptest"}, "", "mcptest/mcptest", ExitInput},
+		{"unknown SHA", map[string]string{"MCPTEST_ACTION_REF": commitOf("a branch head"), "MCPTEST_ACTION_REPOSITORY": "mcptest/mcptest"}, "", "mcptest/mcptest", 0},
+		{"short SHA", map[string]string{"MCPTEST_VERSION": rel.sha[:12]}, "", "mcptest/mcptest", 0},
 		{"action_ref is the SHA", map[string]string{"MCPTEST_ACTION_REF": rel.sha, "MCPTEST_ACTION_REPOSITORY": "mcptest/mcptest",
-			"GITHUB_ACTION_PATH": actions + "mcptest/mcptest/" + rel.sha}, "v1.4.2", "mcptest/mcptest"},
-		{"nested: action_ref empty", map[string]string{"MCPTEST_REPO": "", "GITHUB_ACTION_PATH": actions + "mcptest/mcptest/" + rel.sha}, "v1.4.2", "mcptest/mcptest"},
+			"GITHUB_ACTION_PATH": actions + "mcptest/mcptest/" + rel.sha}, "", "mcptest/mcptest", 0},
+		{"nested: action_ref empty", map[string]string{"MCPTEST_REPO": "", "GITHUB_ACTION_PATH": actions + "mcptest/mcptest/" + rel.sha}, "", "mcptest/mcptest", 0},
 		{"nested: the outer action's ref", map[string]string{"MCPTEST_REPO": "", "MCPTEST_ACTION_REF": "v9", "MCPTEST_ACTION_REPOSITORY": "acme/outer",
-			"GITHUB_ACTION_PATH": actions + "mcptest/mcptest/v1.4.2/"}, "v1.4.2", "mcptest/mcptest"},
+			"GITHUB_ACTION_PATH": actions + "mcptest/mcptest/v1.4.2/"}, "v1.4.2", "mcptest/mcptest", 0},
 		{"nested on Windows", map[string]string{"MCPTEST_REPO": "", "MCPTEST_ACTION_REF": "main", "MCPTEST_ACTION_REPOSITORY": "acme/outer",
-			"GITHUB_ACTION_PATH": `D:\a\_actions\mcptest\mcptest\` + rel.sha}, "v1.4.2", "mcptest/mcptest"},
-		{"a fork, from its path", map[string]string{"MCPTEST_REPO": "", "GITHUB_ACTION_PATH": actions + "acme/mcptest-fork/v1.4.2"}, "v1.4.2", "acme/mcptest-fork"},
+			"GITHUB_ACTION_PATH": `D:\a\_actions\mcptest\mcptest\` + rel.sha}, "", "mcptest/mcptest", 0},
+		{"a fork, from its path", map[string]string{"MCPTEST_REPO": "", "GITHUB_ACTION_PATH": actions + "acme/mcptest-fork/v1.4.2"}, "v1.4.2", "acme/mcptest-fork", 0},
 		{"action_ref, no runner path (act)", map[string]string{"MCPTEST_ACTION_REF": "v1.4.2", "MCPTEST_ACTION_REPOSITORY": "mcptest/mcptest",
-			"GITHUB_ACTION_PATH": "/root/.cache/act/mcptest-mcptest@v1.4.2"}, "v1.4.2", "mcptest/mcptest"},
+			"GITHUB_ACTION_PATH": "/root/.cache/act/mcptest-mcptest@v1.4.2"}, "v1.4.2", "mcptest/mcptest", 0},
 		{"the version input, the repository of the path", map[string]string{"MCPTEST_REPO": "", "MCPTEST_VERSION": "v1.4.2", "MCPTEST_ACTION_REF": "v9",
-			"MCPTEST_ACTION_REPOSITORY": "acme/outer", "GITHUB_ACTION_PATH": actions + "acme/mcptest-fork/main"}, "v1.4.2", "acme/mcptest-fork"},
-		{"uses: ./", map[string]string{"MCPTEST_REPO": "", "GITHUB_ACTION_PATH": "/home/runner/work/agents/agents"}, "", "mcptest/mcptest"},
+			"MCPTEST_ACTION_REPOSITORY": "acme/outer", "GITHUB_ACTION_PATH": actions + "acme/mcptest-fork/main"}, "v1.4.2", "acme/mcptest-fork", 0},
+		{"uses: ./", map[string]string{"MCPTEST_REPO": "", "GITHUB_ACTION_PATH": "/home/runner/work/agents/agents"}, "", "mcptest/mcptest", 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			env := map[string]string{"RUNNER_OS": runnerOS, "RUNNER_ARCH": runnerArch}
@@ -730,6 +739,12 @@ func TestActionResolverPinnedSHA(t *testing.T) {
 				env[k] = v
 			}
 			out, log, code := resolveScript(t, srv, "resolve", env)
+			if tt.code != 0 {
+				if code != tt.code || !strings.Contains(log, "::error") || out["source"] != "" {
+					t.Fatalf("resolve: exit %d, outputs %v; want exit %d with an ::error line\n%s", code, out, tt.code, log)
+				}
+				return
+			}
 			wantSource := map[bool]string{true: "true", false: "false"}[tt.tag == ""]
 			if code != 0 || out["source"] != wantSource || out["tag"] != tt.tag || out["repo"] != tt.repo {
 				t.Fatalf("resolve: exit %d, outputs %v; want tag %q of %s (source=%s)\n%s", code, out, tt.tag, tt.repo, wantSource, log)
@@ -749,11 +764,105 @@ func TestActionResolverPinnedSHA(t *testing.T) {
 			}
 		})
 	}
-	// Five rows look a 40-hex SHA up; the tag list has two pages, and the
-	// release's tag, like an unknown SHA, needs both.
-	if n := rel.requests.count("/api/repos/mcptest/mcptest/tags"); n != 2*5 {
-		t.Errorf("%d tag list requests for the 5 rows that look a SHA up, want 10 (two pages each)", n)
+	// No row looks a SHA up: a tag names no code a SHA pin runs.
+	if n := rel.requests.count("/api/repos/mcptest/mcptest/tags"); n != 0 {
+		t.Errorf("%d tag list requests, want none: a SHA pin is never resolved through the tags", n)
 	}
+}
+
+// TestActionPinnedSHAKeepsItsBytes: a workflow pins the action by the
+// commit SHA of release v1.4.2, then someone pushes a new tag v1.9.0 to
+// that same commit with a new release whose archive holds other bytes
+// (published, with its own matching checksums.txt). The pinned workflow
+// runs action.yml's steps as the runner does (the resolve step, the
+// fetch step only when it says source=false, else the source build of the
+// action's checkout at the SHA) before and after the new tag, and both
+// times runs the same binary, built from the commit's source: the new
+// release is never downloaded.
+func TestActionPinnedSHAKeepsItsBytes(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the composite's build step is run with bash here")
+	}
+	old := builtRelease(t)
+	// The checkout the runner makes of the action at the SHA: this tree.
+	checkout, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runnerOS, runnerArch := runnerPlatform(t)
+	steps := actionSteps(t)
+	run := func(rel fakeRelease) (digest, version string) {
+		t.Helper()
+		srv := rel.serve(t, "")
+		tmp := t.TempDir()
+		env := map[string]string{"RUNNER_OS": runnerOS, "RUNNER_ARCH": runnerArch, "MCPTEST_ACTION_REF": rel.sha,
+			"MCPTEST_ACTION_REPOSITORY": "mcptest/mcptest", "GITHUB_ACTION_PATH": checkout}
+		out, log, code := resolveScript(t, srv, "resolve", env)
+		if code != 0 {
+			t.Fatalf("resolve: exit %d\n%s", code, log)
+		}
+		bin := filepath.Join(out["dir"], "mcptest")
+		if out["source"] != "true" {
+			for k, v := range map[string]string{"MCPTEST_TAG": out["tag"], "MCPTEST_ARCHIVE": out["archive"], "MCPTEST_DIR": out["dir"]} {
+				env[k] = v
+			}
+			if _, log, code := resolveScript(t, srv, "fetch", env); code != 0 {
+				t.Fatalf("fetch: exit %d\n%s", code, log)
+			}
+		} else {
+			cmd := exec.Command("bash", "-e", "-c", steps["build mcptest from source"])
+			cmd.Dir = checkout
+			cmd.Env = append(os.Environ(), "MCPTEST_DIR="+filepath.Join(tmp, "mcptest-source"), "MCPTEST_REF="+out["ref"], "RUNNER_OS="+runnerOS)
+			if b, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("the source build step: %v\n%s", err, b)
+			}
+			bin = filepath.Join(tmp, "mcptest-source", "mcptest")
+		}
+		if n := rel.requests.count("/dl/"); n != 0 {
+			t.Errorf("the pinned workflow downloaded %d release assets of %s", n, rel.tag)
+		}
+		b, err := os.ReadFile(bin)
+		if err != nil {
+			t.Fatalf("no binary: %v\n%s", err, log)
+		}
+		v, _ := exec.Command(bin, "--version").CombinedOutput()
+		return sha256Hex(b), string(v)
+	}
+	before, beforeVersion := run(old)
+	moved := builtReleaseAs(t, "1.9.0")
+	moved.sha = old.sha
+	after, afterVersion := run(moved)
+	if before != after || beforeVersion != afterVersion {
+		t.Errorf("the SHA-pinned workflow ran other bytes once a new tag pointed at its commit: %s (%q) before, %s (%q) after", before, beforeVersion, after, afterVersion)
+	}
+	if strings.Contains(afterVersion, "1.9.0") || strings.Contains(afterVersion, "1.4.2") {
+		t.Errorf("the SHA-pinned workflow ran a release: %q", afterVersion)
+	}
+}
+
+// actionSteps is action.yml's steps' run: scripts by name.
+func actionSteps(t *testing.T) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile("../../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a struct {
+		Runs struct {
+			Steps []struct{ Name, Run string }
+		}
+	}
+	if err := yaml.Unmarshal(data, &a); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, s := range a.Runs.Steps {
+		out[s.Name] = s.Run
+	}
+	if out["build mcptest from source"] == "" {
+		t.Fatal("action.yml has no step \"build mcptest from source\"")
+	}
+	return out
 }
 
 // prefixPorts listens on two local ports whose URLs start alike as strings,
@@ -839,7 +948,7 @@ func TestActionResolverTokenOrigin(t *testing.T) {
 		t.Fatalf("%s does not start with %s", dlURL, apiURL)
 	}
 	path, argv := curlRecorder(t)
-	env := map[string]string{"RUNNER_OS": runnerOS, "RUNNER_ARCH": runnerArch, "MCPTEST_VERSION": rel.sha,
+	env := map[string]string{"RUNNER_OS": runnerOS, "RUNNER_ARCH": runnerArch, "MCPTEST_VERSION": "v1",
 		"MCPTEST_API_URL": apiURL, "MCPTEST_DOWNLOAD_URL": dlURL, "PATH": path}
 	out, log, code := resolveScript(t, nil, "resolve", env)
 	if code != 0 || out["tag"] != rel.tag {

@@ -133,44 +133,105 @@ func LineCol(data []byte, offset int64) (line, col int) {
 	return line, col
 }
 
+// MaxSuggestWord is the longest word Suggest looks for a near name for,
+// in bytes: a longer one is no typo of a name, and gets no suggestion.
+const MaxSuggestWord = 128
+
+// MaxSuggestWork bounds the edit-distance cells one Suggest may compute
+// (the word's runes, times the band of the distance allowed, times the
+// candidates); over it there is no suggestion.
+const MaxSuggestWork = 1 << 26
+
 // Suggest returns the candidate closest to word by edit distance, or "" when
-// none is close enough to be a plausible typo.
+// none is close enough to be a plausible typo. Its work is bounded whatever
+// the word and the candidates: a word over MaxSuggestWord bytes gets none,
+// each distance is computed only within the band a typo allows (a
+// candidate whose length is further off is skipped), and a search over
+// MaxSuggestWork cells is not made.
 func Suggest(word string, candidates []string) string {
-	best, bestD := "", -1
-	for _, c := range candidates {
-		d := distance(strings.ToLower(word), strings.ToLower(c))
-		if bestD < 0 || d < bestD || (d == bestD && c < best) {
-			best, bestD = c, d
-		}
+	if len(word) > MaxSuggestWord {
+		return ""
 	}
 	limit := len(word) / 3
 	if limit < 2 {
 		limit = 2
 	}
-	if bestD < 0 || bestD > limit {
+	lw := []rune(strings.ToLower(word))
+	if len(lw)*(2*limit+1)*len(candidates) > MaxSuggestWork {
 		return ""
+	}
+	best, bestD := "", -1
+	for _, c := range candidates {
+		k := limit
+		if bestD >= 0 {
+			k = bestD
+		}
+		if len(c) > 4*(len(word)+k) {
+			continue
+		}
+		d := bandDistance(lw, []rune(strings.ToLower(c)), k)
+		if d < 0 {
+			continue
+		}
+		if bestD < 0 || d < bestD || (d == bestD && c < best) {
+			best, bestD = c, d
+		}
 	}
 	return best
 }
 
-// distance is the Levenshtein edit distance between a and b, in runes.
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
+// bandDistance is the Levenshtein distance between a and b when it is at
+// most k, else -1, computed only on the cells within k of the diagonal.
+func bandDistance(a, b []rune, k int) int {
+	if abs(len(a)-len(b)) > k {
+		return -1
+	}
+	const far = 1 << 30
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
 	for j := range prev {
 		prev[j] = j
+		if j > k {
+			prev[j] = far
+		}
 	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
+	for i := 1; i <= len(a); i++ {
+		// Cells off the band hold far: the one left of it here, the one
+		// right of it for the next row.
+		lo, hi := max(1, i-k), min(len(b), i+k)
+		cur[0] = far
+		if i <= k {
+			cur[0] = i
+		}
+		if lo > 1 {
+			cur[lo-1] = far
+		}
+		rowMin := cur[0]
+		for j := lo; j <= hi; j++ {
 			cost := 1
-			if ra[i-1] == rb[j-1] {
+			if a[i-1] == b[j-1] {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			rowMin = min(rowMin, cur[j])
+		}
+		if hi < len(b) {
+			cur[hi+1] = far
+		}
+		if rowMin > k {
+			return -1
 		}
 		prev, cur = cur, prev
 	}
-	return prev[len(rb)]
+	if prev[len(b)] > k {
+		return -1
+	}
+	return prev[len(b)]
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }

@@ -13,8 +13,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
-
 	"github.com/mcptest/mcptest/internal/diag"
 )
 
@@ -37,7 +35,7 @@ type Matcher struct {
 	want   any
 	bound  float64
 	re     *regexp.Regexp
-	schema *jsonschema.Schema
+	schema *Schema
 	inner  *Matcher // the operand of not
 }
 

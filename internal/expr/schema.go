@@ -1,9 +1,7 @@
 package expr
 
 import (
-	"bytes"
 	"cmp"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/url"
@@ -21,7 +19,7 @@ const schemaURL = "mem://matcher.json"
 // compileSchema compiles the JSON Schema (draft 2020-12 unless it says
 // otherwise) found at pointer ptr. References to other documents are
 // refused, so compiling is offline and deterministic.
-func compileSchema(v any, ptr string) (*jsonschema.Schema, *MatcherError) {
+func compileSchema(v any, ptr string) (*Schema, *MatcherError) {
 	switch v.(type) {
 	case map[string]any, bool:
 	default:
@@ -30,20 +28,14 @@ func compileSchema(v any, ptr string) (*jsonschema.Schema, *MatcherError) {
 	if f, bad := firstNonFinite(v); bad {
 		return nil, &MatcherError{Pointer: ptr, Msg: "schema holds the number " + FormatNumber(f) + ", which JSON cannot hold"}
 	}
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil, &MatcherError{Pointer: ptr, Msg: "schema is not JSON: " + err.Error()}
-	}
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	c.LoadURL = func(u string) (io.ReadCloser, error) {
+	s, err := CompileBounded(v, schemaURL, func(u string) (io.ReadCloser, error) {
 		return nil, &externalRefError{url: u}
-	}
-	if err := c.AddResource(schemaURL, bytes.NewReader(data)); err != nil {
-		return nil, &MatcherError{Pointer: ptr, Msg: "invalid JSON Schema: " + trimLib(err.Error())}
-	}
-	s, err := c.Compile(schemaURL)
-	if err != nil {
+	})
+	var le *LimitError
+	switch {
+	case errors.As(err, &le):
+		return nil, &MatcherError{Pointer: ptr, Msg: "invalid JSON Schema: " + le.Reason}
+	case err != nil:
 		return nil, schemaCompileError(err, ptr)
 	}
 	return s, nil
@@ -85,6 +77,10 @@ func (m *Matcher) matchSchema(actual any) (bool, string) {
 	err := m.schema.Validate(actual)
 	if err == nil {
 		return true, ""
+	}
+	var le *LimitError
+	if errors.As(err, &le) {
+		return false, "the value was not checked against the schema: " + le.Reason
 	}
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {

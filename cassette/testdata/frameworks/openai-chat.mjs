@@ -2,7 +2,7 @@
 // the model scripted through the client's fetch (no network, no key), its
 // tools those of the MCP server (through the MCP TypeScript SDK's 1.x
 // client), for the instrumentations that trace the OpenAI SDK
-// (openinference.mjs, openllmetry.mjs): each run is one agent run asked
+// (openinference-flow.mjs, openllmetry-flow.mjs): each run is one agent run asked
 // "What is 2 + 3?" playing a variant of variants.mjs.
 import OpenAI from 'openai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';

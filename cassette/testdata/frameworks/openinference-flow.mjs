@@ -9,7 +9,7 @@
 // @opentelemetry/sdk-trace-base 2, @opentelemetry/otlp-transformer,
 // @modelcontextprotocol/sdk 1, Node 20.
 //
-// Usage: node openinference.mjs OUT VARIANTS COMMAND [ARG...] (see
+// Usage: node openinference-flow.mjs OUT VARIANTS COMMAND [ARG...] (see
 // variants.mjs): writes OUT/openinference_openai_spans.json, every run's
 // spans as one OTLP JSON export request.
 import OpenAI from 'openai';
