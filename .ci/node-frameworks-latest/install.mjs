@@ -21,15 +21,18 @@ const npmAsync = (args, cwd) => promisify(execFile)('npm', args, { cwd, encoding
 // 0.20.0 -> "0.20".
 const line = (v) => (v.startsWith('0.') ? v.split('.').slice(0, 2).join('.') : v.split('.')[0]);
 
-// resolve is the version spec names for pkg: the dist-tag latest, or the
-// newest stable version of the line before latest's.
+// resolve is the version spec names for pkg: the dist-tag latest, the
+// newest stable version of the line before latest's, or the version spec is.
 function resolve(pkg, spec) {
   const latest = JSON.parse(npm(['view', pkg, 'dist-tags.latest', '--json']));
   if (spec === 'latest') {
     return latest;
   }
+  if (/^\d+\.\d+\.\d+$/.test(spec)) {
+    return spec; // a version the framework's line needs beside it
+  }
   if (spec !== 'previous') {
-    throw new Error(`${pkg}: unknown spec ${JSON.stringify(spec)}: latest or previous`);
+    throw new Error(`${pkg}: unknown spec ${JSON.stringify(spec)}: latest, previous or a version`);
   }
   const stable = JSON.parse(npm(['view', pkg, 'versions', '--json'])).filter((v) => /^\d+\.\d+\.\d+$/.test(v));
   const lines = [...new Set(stable.map(line))];
