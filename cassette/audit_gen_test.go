@@ -354,6 +354,9 @@ func TestAuditMutations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if text := bytes.TrimSpace(data); len(text) == 0 || text[0] != '{' && text[0] != '[' {
+			continue // not JSON text (an archive): the mutations rewrite JSON
+		}
 		orig, err := Read(f, data)
 		if err != nil {
 			t.Fatalf("%s: the original does not read: %v", f, err)
