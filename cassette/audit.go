@@ -251,14 +251,11 @@ func shapeKind(m map[string]any, f *members, a *audit) (int, string, skipper) {
 	if canon == "" {
 		canon = f.id
 	}
+	nest, canon := f.nest(nameKey, canon)
 	switch {
 	case name != "" && (canon != "" || f.args || res || isCallType(f.typ)):
 		if a != nil {
 			a.noteNamed(m, f, name, canon)
-		}
-		nest, _ := strings.CutSuffix(nameKey, ".name")
-		if nest == nameKey {
-			nest = ""
 		}
 		return namedShape, name, skipper{payload: true, nest: nest}
 	case f.ref != "" && res:
@@ -278,6 +275,9 @@ func (a *audit) noteNamed(m map[string]any, f *members, name, canon string) {
 	if f.id != "" && f.id != canon || f.extra > 0 {
 		s.more = append(s.more, ids(m)...)
 	}
+	if f.inner != nil {
+		s.more = append(s.more, ids(f.inner)...)
+	}
 }
 
 // members is what one pass over the members of an object finds: its
@@ -294,9 +294,13 @@ type members struct {
 	name, toolName, toolSnake, tool string
 	fnName                          string
 	fn, toolObj                     map[string]any
-	kids                            [maxKids]kid
-	nkids                           int
-	more                            bool
+	// inner is a call nested whole in a part: toolInvocation (AI SDK 4,
+	// Mastra), toolCall.
+	inner    map[string]any
+	innerKey string
+	kids     [maxKids]kid
+	nkids    int
+	more     bool
 }
 
 type kid struct {
@@ -345,6 +349,10 @@ func (f *members) scan(m map[string]any) {
 		case "tool":
 			f.tool, _ = e.(string)
 			f.toolObj, _ = e.(map[string]any)
+		case "toolInvocation", "toolCall", "tool_call":
+			if in, ok := e.(map[string]any); ok {
+				f.inner, f.innerKey = in, k
+			}
 		case "function":
 			// An Inspect tool call names its tool as a string; the
 			// Chat Completions call nests it (function.name).
@@ -374,7 +382,28 @@ func (f *members) callName() (string, string) {
 	if s, _ := f.toolObj["name"].(string); s != "" {
 		return s, "tool.name"
 	}
+	for _, k := range [...]string{"toolName", "name", "tool_name"} {
+		if s, _ := f.inner[k].(string); s != "" {
+			return s, f.innerKey + "." + k
+		}
+	}
 	return uiPartName(f.typ)
+}
+
+// nest is the member a name found in a member (function.name,
+// toolInvocation.toolName) came from, which is part of this call and not
+// searched again, with the call id: canon, else the nested call's.
+func (f *members) nest(nameKey, canon string) (string, string) {
+	nest, _, nested := strings.Cut(nameKey, ".")
+	if !nested {
+		return "", canon
+	}
+	if nest == f.innerKey && canon == "" {
+		if ids := ids(f.inner); len(ids) > 0 {
+			canon = ids[len(ids)-1]
+		}
+	}
+	return nest, canon
 }
 
 // noteID notes the id e under the id key k.

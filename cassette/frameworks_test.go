@@ -75,6 +75,13 @@ var frameworkReads = []frameworkRead{
 		calls: [][]string{nil}, tokens: &Tokens{Input: 230, Output: 16, Total: 246}, answer: "The sum is 5."},
 	{file: "openai_agents_handoff_history.jsonl", format: FormatResponses, runs: 3,
 		calls: [][]string{nil, nil, nil}, answer: "The sum is 5.", prompt: "What is 2 + 3?"},
+	{file: "openai_agents_018_handoff_history.jsonl", format: FormatResponses, runs: 2,
+		calls: [][]string{nil, nil}, answer: "The sum is 5.", prompt: "What is 2 + 3?"},
+	// A run that calls and one that only hands off, a line each: neither
+	// refuses the other.
+	{file: "openai_agents_mixed_history.jsonl", format: FormatResponses, runs: 2,
+		calls: [][]string{{"sum_agent:get_sum=The sum of 2 and 3 is 5."}, nil}, args: map[string]any{"a": 2.0, "b": 3.0},
+		answer: "The sum is 5.", prompt: "What is 2 + 3?"},
 	// The Python SDK's to_input_list(): snake_case items, the handoff's
 	// output the transfer message as JSON text.
 	{file: "openai_agents_py_input_list.json", format: FormatResponses, runs: 1,
@@ -97,6 +104,12 @@ var frameworkReads = []frameworkRead{
 		calls: [][]string{{"get-sum=The sum of 2 and 3 is 5.", "echo=Echo: sum 5"}, {"get-sum=The sum of 2 and 4 is 6.", "echo=Echo: sum 6"}},
 		args:  map[string]any{"a": 2.0, "b": 3.0}, tokens: &Tokens{Input: 420, Output: 37, Total: 457}, model: "gpt-4o-2024-08-06",
 		answer: "The sum is 5.", prompt: "What is 2 + 3?", catalog: ":2", warnings: 1},
+	// OpenLLMetry's withWorkflow around withAgent triage around withAgent
+	// sum_agent: each run one trace, its agents the agent spans.
+	{file: "openllmetry_agents.json", format: FormatOTel, runs: 2,
+		calls: [][]string{{"sum_agent:get-sum=The sum of 2 and 3 is 5.", "sum_agent:echo=Echo: sum 5"}, {"sum_agent:get-sum=The sum of 2 and 4 is 6.", "sum_agent:echo=Echo: sum 6"}},
+		args:  map[string]any{"a": 2.0, "b": 3.0}, tokens: &Tokens{Input: 420, Output: 37, Total: 457}, model: "gpt-4o-2024-08-06",
+		answer: "The sum is 5.", prompt: "What is 2 + 3?", agent: "triage", edges: []Delegation{{From: "triage", To: "sum_agent"}}, catalog: ":2"},
 	// AI SDK 7: result.responseMessages holds every step, the result saved
 	// whole its model and usage; result.response.messages holds the last
 	// step only, read with a warning that says so.
@@ -124,6 +137,13 @@ var frameworkReads = []frameworkRead{
 	{file: "llamaindex_workflow_events.json", format: FormatLlamaIndexEvents, runs: 1,
 		calls: [][]string{{"sum_agent:get-sum=The sum of 2 and 3 is 5."}}, args: map[string]any{"a": 2.0, "b": 3.0},
 		model: "scripted-sum-1", answer: "The sum is 5.", prompt: "What is 2 + 3?", agent: "sum_agent"},
+	{file: "llamaindex_handoff_chat_messages.json", format: FormatLlamaIndex, runs: 1,
+		calls: [][]string{{"sum_agent:get-sum=The sum of 2 and 3 is 5."}}, args: map[string]any{"a": 2.0, "b": 3.0},
+		answer: "The sum is 5.", prompt: "What is 2 + 3?"},
+	{file: "llamaindex_handoff_workflow_events.json", format: FormatLlamaIndexEvents, runs: 1,
+		calls: [][]string{{"sum_agent:get-sum=The sum of 2 and 3 is 5."}}, args: map[string]any{"a": 2.0, "b": 3.0},
+		model: "scripted-sum-1", answer: "The sum is 5.", prompt: "What is 2 + 3?", agent: "triage",
+		edges: []Delegation{{From: "triage", To: "sum_agent"}}},
 	{file: "inspect_sum_log.json", format: FormatInspect, runs: 2,
 		calls: [][]string{{"get-sum=The sum of 2 and 3 is 5."}, {"get-sum=The sum of 2 and 3 is 5."}}, args: map[string]any{"a": 2.0, "b": 3.0},
 		tokens: &Tokens{Input: 270, Cached: 64, Output: 25, Total: 295}, model: "gpt-4o-mini-2024-07-18", answer: "The sum is 5.",

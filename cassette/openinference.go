@@ -23,7 +23,7 @@ const oiKind = "openinference.span.kind"
 // OpenInference attribute key.
 func openInferenceAttribute(key string) bool {
 	switch key {
-	case oiKind, "tool.name", "input.value", "output.value", "metadata", "agent.name",
+	case oiKind, "tool.name", "input.value", "output.value", "metadata", "agent.name", "traceloop.span.kind", "traceloop.entity.name",
 		"llm.model_name", "llm.provider", "llm.system":
 		return true
 	}
@@ -214,11 +214,23 @@ func oiModel(s *otelSpan) string {
 	return ""
 }
 
+// isAgentSpan reports whether s is an agent's span in OpenInference's
+// conventions (kind AGENT) or OpenLLMetry's (traceloop.span.kind "agent",
+// what withAgent opens).
+func isAgentSpan(s *otelSpan) bool {
+	return s.str(oiKind) == "AGENT" || s.str("traceloop.span.kind") == "agent"
+}
+
 // oiAgent reports whether s is the span of an agent and its name: an
+// OpenLLMetry agent span (its traceloop.entity.name), an
 // OpenInference AGENT span (its agent.name, else its name), or the root
 // span of a LangGraph graph (metadata ls_integration "langgraph", no
 // parent), named after the graph unless the graph has the default name.
 func oiAgent(s *otelSpan) (string, bool) {
+	if isAgentSpan(s) && s.str(oiKind) != "AGENT" {
+		name := s.str("traceloop.entity.name")
+		return name, name != ""
+	}
 	if s.str(oiKind) == "AGENT" {
 		name := firstNonEmpty(s.str("agent.name"), s.name)
 		return name, name != ""

@@ -382,7 +382,8 @@ func (r *otelReader) catalog() {
 }
 
 // provenance fills the cassette's model, provider, agent and prompt from
-// the first trace that has them.
+// the first trace that has them: the agent is the first invoke_agent's,
+// else the first agent span's with no agent span around it.
 func (r *otelReader) provenance(t *otelTrace) {
 	c := r.c
 	for _, s := range t.spans {
@@ -395,7 +396,7 @@ func (r *otelReader) provenance(t *otelTrace) {
 		if c.Agent == "" && s.str("gen_ai.operation.name") == "invoke_agent" {
 			c.Agent = s.str("gen_ai.agent.name")
 		}
-		if name, ok := oiAgent(s); ok && c.Agent == "" {
+		if name, ok := oiAgent(s); ok && c.Agent == "" && t.agentOf(s) == "" {
 			c.Agent = name
 		}
 		if c.Prompt == "" {
@@ -517,25 +518,27 @@ func (t *otelTrace) call(s *otelSpan) Call {
 	return c
 }
 
-// agentOf is the name of the nearest invoke_agent span enclosing s.
+// agentOf is the name of the nearest invoke_agent span (or agent span of
+// OpenInference or OpenLLMetry) enclosing s.
 func (t *otelTrace) agentOf(s *otelSpan) string {
 	return t.nearest(t.byID[s.parent], t.agents, func(p *otelSpan) (string, bool) {
 		name := p.str("gen_ai.agent.name")
 		if name == "" {
 			return oiAgent(p)
 		}
-		return name, p.str("gen_ai.operation.name") == "invoke_agent"
+		return name, p.str("gen_ai.operation.name") == "invoke_agent" || isAgentSpan(p)
 	})
 }
 
 // delegation is the hand-off an invoke_agent span inside another agent's
 // records.
-// An OpenInference AGENT span inside another agent's span is the same.
+// An OpenInference AGENT span or an OpenLLMetry agent span inside another
+// agent's span is the same.
 func (t *otelTrace) delegation(s *otelSpan) (Delegation, bool) {
 	to := s.str("gen_ai.agent.name")
 	if s.str("gen_ai.operation.name") != "invoke_agent" {
 		name, ok := oiAgent(s)
-		if !ok || s.str(oiKind) != "AGENT" {
+		if !ok || !isAgentSpan(s) {
 			return Delegation{}, false
 		}
 		to = name

@@ -144,116 +144,142 @@ func linksOf(t *otelTrace) links {
 // are one run; the others, in start order, each join the run that issued
 // the calls its conversation carries (the latest such run), or, when it
 // starts a conversation, start a run. It returns the traces, fragments
-// joined, and the warning to give ("" when no fragment was joined).
+// joined, and the warning to give ("" when no fragment was joined and
+// none was in doubt).
 func joinFragments(order []*otelTrace) ([]*otelTrace, string) {
-	nfrag := 0
+	j := &fragments{bySession: map[string]*otelTrace{}, issuedBy: map[string][]*otelTrace{}}
 	for _, t := range order {
 		if t.fragment() {
-			nfrag++
+			j.n++
 		}
 	}
-	if nfrag < 2 {
+	if j.n < 2 {
 		return order, ""
 	}
-	var out []*otelTrace
-	bySession := map[string]*otelTrace{}
-	issuedBy := map[string][]*otelTrace{}
-	var open *otelTrace // the run the last conversation fragment joined
-	joined, ambiguous, unlinked, sessions, blind := 0, 0, 0, 0, 0
-	join := func(into, t *otelTrace) {
-		into.spans = append(into.spans, t.spans...)
-		for id, s := range t.byID {
-			into.byID[id] = s
-		}
-		joined++
-	}
 	for _, t := range order {
-		if !t.fragment() {
-			out = append(out, t)
-			continue
-		}
-		if key := t.spans[0].session(); key != "" {
-			if into := bySession[key]; into != nil {
-				join(into, t)
-			} else {
-				bySession[key] = t
-				out = append(out, t)
-				sessions++
-			}
-			continue
-		}
-		l := linksOf(t)
-		if !l.messages {
-			blind++
-		}
-		var into *otelTrace
-		if l.continued {
-			found := map[*otelTrace]bool{}
-			for _, id := range l.carried {
-				for _, g := range issuedBy[id] {
-					found[g] = true
-					if into == nil || g.spans[0].start > into.spans[0].start {
-						into = g
-					}
-				}
-			}
-			switch {
-			case len(found) > 1:
-				ambiguous++
-			case into == nil && open != nil:
-				into = open
-				unlinked++
-			case into == nil:
-				unlinked++
-			}
-		}
-		if into != nil {
-			join(into, t)
-		} else {
-			into = t
-			out = append(out, t)
-		}
-		open = into
-		for _, id := range l.issued {
-			if g := issuedBy[id]; len(g) == 0 || g[len(g)-1] != into {
-				issuedBy[id] = append(issuedBy[id], into)
-			}
+		switch {
+		case !t.fragment():
+			j.out = append(j.out, t)
+		case t.spans[0].session() != "":
+			j.session(t)
+		default:
+			j.conversation(t)
 		}
 	}
-	for _, t := range out {
+	for _, t := range j.out {
 		sort.SliceStable(t.spans, func(i, j int) bool { return t.spans[i].start < t.spans[j].start })
 	}
+	return j.out, j.warning()
+}
+
+// fragments is the state of joinFragments.
+type fragments struct {
+	n   int          // the fragments of the file
+	out []*otelTrace // the runs
+	// bySession is the run of each session, issuedBy the runs that issued
+	// each call id, open the run the last conversation fragment joined.
+	bySession map[string]*otelTrace
+	issuedBy  map[string][]*otelTrace
+	open      *otelTrace
+	// bySessions and byCalls count the fragments joined by their session
+	// and by their conversation; ambiguous, unlinked and blind those whose
+	// run is a guess.
+	bySessions, byCalls, ambiguous, unlinked, blind int
+}
+
+// join adds the spans of t to the run into.
+func join(into, t *otelTrace) {
+	into.spans = append(into.spans, t.spans...)
+	for id, s := range t.byID {
+		into.byID[id] = s
+	}
+}
+
+// session places a fragment that names its session.
+func (j *fragments) session(t *otelTrace) {
+	key := t.spans[0].session()
+	if into := j.bySession[key]; into != nil {
+		join(into, t)
+		j.bySessions++
+		return
+	}
+	j.bySession[key] = t
+	j.out = append(j.out, t)
+}
+
+// conversation places a fragment by the calls its conversation carries.
+func (j *fragments) conversation(t *otelTrace) {
+	l := linksOf(t)
+	if !l.messages {
+		j.blind++
+	}
+	var into *otelTrace
+	if l.continued {
+		found := map[*otelTrace]bool{}
+		for _, id := range l.carried {
+			for _, g := range j.issuedBy[id] {
+				found[g] = true
+				if into == nil || g.spans[0].start > into.spans[0].start {
+					into = g
+				}
+			}
+		}
+		switch {
+		case len(found) > 1:
+			j.ambiguous++
+		case into == nil:
+			into = j.open
+			j.unlinked++
+		}
+	}
+	if into != nil {
+		join(into, t)
+		j.byCalls++
+	} else {
+		into = t
+		j.out = append(j.out, t)
+	}
+	j.open = into
+	for _, id := range l.issued {
+		if g := j.issuedBy[id]; len(g) == 0 || g[len(g)-1] != into {
+			j.issuedBy[id] = append(j.issuedBy[id], into)
+		}
+	}
+}
+
+// warning says how the fragments were read, "" when none was joined and
+// none was in doubt.
+func (j *fragments) warning() string {
 	var parts []string
-	if joined > 0 {
-		how := make([]string, 0, 2)
-		if sessions > 0 {
+	if joined := j.bySessions + j.byCalls; joined > 0 {
+		var how []string
+		if j.bySessions > 0 {
 			how = append(how, "their session id")
 		}
-		if len(bySession) < len(out) {
+		if j.byCalls > 0 {
 			how = append(how, "the calls each model call's conversation carries from the one before")
 		}
 		parts = append(parts, fmt.Sprintf("the spans of each run are spread over traces of their own (%d traces of model "+
 			"calls with no agent, workflow or chain span around them): read as %s, %d traces joined by %s",
-			nfrag, plural(len(out), "run"), joined, strings.Join(how, " and ")))
+			j.n, plural(len(j.out), "run"), joined, strings.Join(how, " and ")))
 	}
-	if unclear := ambiguous + unlinked; unclear > 0 {
+	if unclear := j.ambiguous + j.unlinked; unclear > 0 {
 		parts = append(parts, fmt.Sprintf("%s of model calls could not be told apart from the runs around them "+
 			"(a conversation carrying the calls of several runs, or of none seen), each joined to the run before it",
 			plural(unclear, "trace")))
 	}
-	if blind > 0 {
+	if j.blind > 0 {
 		parts = append(parts, fmt.Sprintf("%s of model calls with no span around them record neither messages nor "+
-			"a session id, so nothing tells their runs apart: each read as a run of its own", plural(blind, "trace")))
+			"a session id, so nothing tells their runs apart: each read as a run of its own", plural(j.blind, "trace")))
 	}
 	if len(parts) == 0 {
-		return out, ""
+		return ""
 	}
-	w := strings.Join(parts, "; ")
-	if ambiguous+unlinked+blind > 0 {
-		w += "; open a span around each run, or give its spans a session id (gen_ai.conversation.id, session.id, " +
-			"OpenLLMetry's association property session_id)"
+	if j.ambiguous+j.unlinked+j.blind > 0 {
+		parts = append(parts, "open a span around each run, or give its spans a session id (gen_ai.conversation.id, "+
+			"session.id, OpenLLMetry's association property session_id)")
 	} else {
-		w += "; open a span around each run so its spans share its trace"
+		parts = append(parts, "open a span around each run so its spans share its trace")
 	}
-	return out, w
+	return strings.Join(parts, "; ")
 }

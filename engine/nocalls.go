@@ -8,9 +8,10 @@ import (
 )
 
 // noCallsGate is the Gate of the findings about a test's runs holding no
-// call: a warning that makes a case inconclusive (caseVerdict), or, under
-// no_calls: true, an error for a run that called a tool.
-const noCallsGate = "no_calls"
+// call: a warning that makes a case inconclusive (caseVerdict) and its run
+// fail (report.NoCallsGate), or, under no_calls: true, an error for a run
+// that called a tool.
+const noCallsGate = report.NoCallsGate
 
 // callTally counts the calls of a test's runs as they stream by, and the
 // first run that made one.

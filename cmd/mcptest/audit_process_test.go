@@ -14,7 +14,7 @@ import (
 // TestProcessNoPassOnWhatWasNotRead runs the built binary on a real AI
 // SDK recording (response.messages of the checked-in ai-sdk.mjs flow)
 // mutated as a framework's next version writes it: the calls' parts
-// renamed (tool-invocation), their results kept, is refused by `validate`
+// renamed (tool-request, a spelling no reader takes), their results kept, is refused by `validate`
 // and `run` at file:line:col naming the part no call was read from; the same recording with every call and result gone runs as
 // inconclusive, not pass, and `validate` prints it as a warning, not as
 // valid, unless the test says no_calls: true.
@@ -37,7 +37,7 @@ func TestProcessNoPassOnWhatWasNotRead(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	renamed := strings.ReplaceAll(string(data), `"type": "tool-call"`, `"type": "tool-invocation"`)
+	renamed := strings.ReplaceAll(string(data), `"type": "tool-call"`, `"type": "tool-request"`)
 	if renamed == string(data) {
 		t.Fatal("the recording has no tool-call part to rename")
 	}
@@ -64,7 +64,7 @@ func TestProcessNoPassOnWhatWasNotRead(t *testing.T) {
 	for _, args := range [][]string{{"validate", "renamed.json"}, {"validate", "renamed.yml"}, {"run", "--config", "renamed.yml"}} {
 		stdout, stderr, code := runProc(t, procSpec{args: args, dir: dir})
 		out := stdout + stderr
-		if code != ExitInput || !at.MatchString(out) || !strings.Contains(out, `no tool calls, but holds an object naming the tool "get-sum" with the keys "toolName", "input", "toolCallId", "type"`) {
+		if code != ExitInput || !at.MatchString(out) || !strings.Contains(out, `no tool calls, but holds an object naming the tool "get-sum" with the keys "toolName", "input", "toolCallId"`) {
 			t.Errorf("mcptest %s: exit %d, want %d at renamed.json:line:col naming the renamed part\n%s", strings.Join(args, " "), code, ExitInput, out)
 		}
 	}
@@ -93,6 +93,11 @@ func noCallsThroughBinary(t *testing.T, dir string) {
 	}
 	if c := env.Cases[0]; c.Verdict != "inconclusive" || len(c.Findings) == 0 || c.Findings[0].Gate != "no_calls" {
 		t.Errorf("run nocalls.yml: case %+v, want inconclusive with a no_calls finding", c)
+	}
+	// The case is not passed, and the run is not either: a gate may not
+	// pass on nothing (exit 1, the run's verdict fail).
+	if code != ExitFail || !strings.Contains(stdout, `"verdict": "fail"`) {
+		t.Errorf("run nocalls.yml: exit %d, want %d and the run's verdict fail\n%s", code, ExitFail, stdout)
 	}
 
 	stdout, stderr, code = runProc(t, procSpec{args: []string{"run", "--config", "expected.yml", "--format", "json"}, dir: dir})

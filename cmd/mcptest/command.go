@@ -218,7 +218,7 @@ type stringList = cli.StringList
 // for word (TestExitCodeTables).
 var exitCodes = []string{
 	ExitOK:    "every test, assertion and floor passed",
-	ExitFail:  "at least one test, assertion or floor failed (a gate result, not an error)",
+	ExitFail:  "at least one test, assertion or floor failed, or a test judged nothing because none of its runs holds a tool call (a gate result, not an error)",
 	ExitInput: "the input is wrong: unknown flag, invalid suite or cassette, missing file. The message names file:line:col where there is one",
 	ExitError: "the tool could not do its job: I/O, network, a GitHub API failure it could not degrade around, a bug",
 }

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,7 +67,7 @@ func TestDraftsPassTheirRecordings(t *testing.T) {
 		}
 		for _, c := range env.Cases {
 			verdicts[c.Verdict]++
-			noCalls := c.Verdict == report.Inconclusive && len(c.Findings) > 0 && c.Findings[0].Gate == "no_calls"
+			noCalls := c.Verdict == report.Inconclusive && slices.ContainsFunc(c.Findings, func(f report.Finding) bool { return f.Gate == "no_calls" })
 			if c.Verdict != report.Pass && !noCalls && c.Runs > 0 {
 				t.Errorf("%s: the draft is %s on its own recording: %+v\n%s", f, c.Verdict, c.Findings, p.Suite)
 			}

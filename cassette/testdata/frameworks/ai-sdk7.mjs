@@ -2,7 +2,8 @@
 // run: generateText with a scripted MockLanguageModelV4 (ai/test) calls
 // get-sum and echo of the real server-everything (tools whose execute calls
 // the server through the MCP TypeScript SDK's client) over two steps and
-// answers. Writes to OUT:
+// answers. Run with ai 7.0.173, Node 20; see README.md.
+// Usage: node ai-sdk7.mjs OUT COMMAND [ARG...]. Writes to OUT:
 //   ai_sdk7_response_messages.json  result.response.messages (AI SDK 7: the last step's only)
 //   ai_sdk7_responses_messages.json result.responseMessages (every step's)
 //   ai_sdk7_result.json             {"response": result.response, "responseMessages", "usage"}: the result saved whole
@@ -11,8 +12,8 @@ import { MockLanguageModelV4 } from 'ai/test';
 import { writeFileSync } from 'node:fs';
 import { connect } from './mcpcall.mjs';
 
-const [out] = process.argv.slice(2);
-const mcp = await connect();
+const [out, command, ...args] = process.argv.slice(2);
+const mcp = await connect(command, args);
 const usage = (i, o) => ({ inputTokens: { total: i, noCache: i, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: o, text: o, reasoning: 0 } });
 const steps = [
   { content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'get-sum', input: '{"a":2,"b":3}' }], finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage: usage(120, 18) },

@@ -1,9 +1,18 @@
 // Records the OpenInference spans @arizeai/openinference-instrumentation-openai
 // writes for a two-agent run on the OpenAI SDK: a triage agent (an AGENT span
-// of @arizeai/openinference-core's traceAgent) asks its model which agent answers,
-// and hands over to sum_agent, an AGENT span inside it, whose model calls get-sum of the real
-// server-everything and answers. The model is scripted: the OpenAI client's
-// fetch answers each request with the next Chat Completions response.
+// of @arizeai/openinference-core's traceAgent) asks its model which agent
+// answers and hands over to sum_agent, an AGENT span inside it, whose model
+// calls get-sum and echo of the real server-everything and answers. The model
+// is scripted: the OpenAI client's fetch answers each request with the next
+// Chat Completions response.
+//
+// Run with: openai 5.23.2, @arizeai/openinference-instrumentation-openai 4.2.7
+// (@arizeai/openinference-core 2.7.1), @opentelemetry/sdk-trace-base 2.12.1,
+// Node 20; see README.md.
+//
+// Usage: node oi-openai.mjs OUT COMMAND [ARG...], writing
+// OUT/openinference_openai_agents.json, the spans as an OTLP JSON export
+// request.
 import { trace, context } from '@opentelemetry/api';
 import { AsyncHooksContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -22,7 +31,7 @@ const inst = new OpenAIInstrumentation();
 inst.setTracerProvider(provider);
 inst.manuallyInstrument(OpenAI);
 
-const [out, file] = process.argv.slice(2);
+const [out, command, ...args] = process.argv.slice(2);
 const usage = (p, c) => ({ prompt_tokens: p, completion_tokens: c, total_tokens: p + c });
 const completion = (n, message, u) => ({ id: 'chatcmpl-' + n, object: 'chat.completion', created: 1764300000 + n, model: 'gpt-4o-2024-08-06',
   choices: [{ index: 0, message: { refusal: null, ...message }, finish_reason: message.tool_calls ? 'tool_calls' : 'stop', logprobs: null }], usage: u });
@@ -36,7 +45,7 @@ const script = [
 let n = 0;
 const fetch = async () => new Response(JSON.stringify(script[n++]), { status: 200, headers: { 'content-type': 'application/json' } });
 const openai = new OpenAI({ apiKey: 'sk-scripted', fetch, maxRetries: 0 });
-const mcp = await connect();
+const mcp = await connect(command, args);
 const { tools } = await mcp.listTools();
 const fn = (name) => { const t = tools.find((t) => t.name === name); return { type: 'function', function: { name: t.name, description: t.description, parameters: t.inputSchema } }; };
 const sumAgent = traceAgent(async (messages) => {
@@ -61,4 +70,4 @@ const triage = traceAgent(async (prompt) => {
 console.log(await triage('What is 2 + 3?'));
 await mcp.close();
 const body = new TextDecoder().decode(JsonTraceSerializer.serializeRequest(exporter.getFinishedSpans()));
-writeFileSync(`${out}/${file}`, JSON.stringify(JSON.parse(body), null, 1) + '\n');
+writeFileSync(`${out}/openinference_openai_agents.json`, JSON.stringify(JSON.parse(body), null, 1) + '\n');

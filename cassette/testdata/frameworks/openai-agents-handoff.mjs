@@ -5,14 +5,14 @@
 // the next response.
 //
 // Run with: @openai/agents 0.20.0, Node 20.
-// Usage: node openai-agents-handoff.mjs OUT RUNS, writing to OUT:
+// Usage: node openai-agents-handoff.mjs OUT RUNS COMMAND [ARG...], writing to OUT:
 //   openai_agents_handoff_history.json        result.history of the first run
 //   openai_agents_handoff_raw_responses.json  result.rawResponses of the first run
 //   openai_agents_handoff_history.jsonl       result.history of each run, one a line
 import { Agent, run, MCPServerStdio, Usage, setTracingDisabled } from '@openai/agents';
 import { writeFileSync } from 'node:fs';
 
-const [out, runs] = process.argv.slice(2);
+const [out, runs, command, ...args] = process.argv.slice(2);
 setTracingDisabled(true);
 const msg = (id, text) => ({ type: 'message', id, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text }] });
 const call = (id, name, args) => ({ type: 'function_call', id: 'fc_' + id, callId: id, name, arguments: JSON.stringify(args), status: 'completed' });
@@ -27,7 +27,7 @@ function model(r) {
 }
 const results = [];
 for (let r = 0; r < Number(runs); r++) {
-  const mcp = new MCPServerStdio({ name: 'everything', command: '/work/rec-rd-b/.ci/node/node_modules/.bin/mcp-server-everything', args: ['stdio'], cacheToolsList: true });
+  const mcp = new MCPServerStdio({ name: 'everything', command, args, cacheToolsList: true });
   await mcp.connect();
   try {
     const m = model(r);

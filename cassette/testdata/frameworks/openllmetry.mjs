@@ -2,9 +2,19 @@
 // agent runs on the OpenAI SDK with no workflow around them: each model call
 // is a trace of its own. Each run asks its model, which calls get-sum and
 // echo of the real server-everything (through the MCP TypeScript SDK's
-// client), and answers. With SESSION set, each run is wrapped in
-// withAssociationProperties({session_id}). The model is scripted: the OpenAI
+// client), and answers. With MODE session, each run is wrapped in
+// withAssociationProperties({session_id}); with MODE agents, in a workflow
+// and two agents, one inside the other. The model is scripted: the OpenAI
 // client's fetch answers each request with the next Chat Completions response.
+//
+// Run with: openai 5.23.2, @traceloop/node-server-sdk 0.27.0
+// (@traceloop/instrumentation-openai 0.27.0), Node 20; see README.md.
+//
+// Usage: node openllmetry.mjs OUT FILE RUNS MODE COMMAND [ARG...]:
+// `OUT openllmetry_rootless.json 2 - S stdio`, `OUT openllmetry_sessions.json
+// 2 session S stdio` and `OUT openllmetry_agents.json 2 agents S stdio` (each
+// run a withWorkflow around withAgent triage around withAgent sum_agent)
+// wrote the corpus files.
 import * as traceloop from '@traceloop/node-server-sdk';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
@@ -12,7 +22,7 @@ import OpenAI from 'openai';
 import { writeFileSync } from 'node:fs';
 import { connect } from './mcpcall.mjs';
 
-const [out, file, runs, session] = process.argv.slice(2);
+const [out, file, runs, mode, command, ...args] = process.argv.slice(2);
 const exporter = new InMemorySpanExporter();
 traceloop.initialize({ appName: 'sum-agent', exporter, disableBatch: true, traceloopSyncEnabled: false, silenceInitializationMessage: true,
   instrumentModules: { openAI: OpenAI } });
@@ -29,7 +39,7 @@ for (let r = 0; r < Number(runs); r++) responses.push(...script(r));
 let n = 0;
 const fetch = async () => new Response(JSON.stringify(responses[n++]), { status: 200, headers: { 'content-type': 'application/json' } });
 const openai = new OpenAI({ apiKey: 'sk-scripted', fetch, maxRetries: 0 });
-const mcp = await connect();
+const mcp = await connect(command, args);
 const { tools } = await mcp.listTools();
 const offered = tools.filter((t) => t.name === 'get-sum' || t.name === 'echo')
   .map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.inputSchema } }));
@@ -48,7 +58,13 @@ async function agent(r) {
 }
 for (let r = 0; r < Number(runs); r++) {
   const go = () => agent(r);
-  console.log(session ? await traceloop.withAssociationProperties({ session_id: `session-${r + 1}` }, go) : await go());
+  if (mode === 'agents') {
+    // A workflow per run, the triage agent handing over to sum_agent inside it.
+    console.log(await traceloop.withWorkflow({ name: 'sum-workflow' }, () =>
+      traceloop.withAgent({ name: 'triage' }, () => traceloop.withAgent({ name: 'sum_agent' }, go))));
+  } else {
+    console.log(mode === 'session' ? await traceloop.withAssociationProperties({ session_id: `session-${r + 1}` }, go) : await go());
+  }
 }
 await mcp.close();
 const body = new TextDecoder().decode(JsonTraceSerializer.serializeRequest(exporter.getFinishedSpans()));
