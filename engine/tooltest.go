@@ -135,11 +135,15 @@ func runToolTest(s *Suite, p casePlan, res *report.CaseResult) (*report.CaseResu
 	}
 	asks := newAskRecorder(t)
 	restore := sess.SetAsker(asks)
+	dropped := sess.DroppedRequests()
 	start := time.Now()
 	out, err := call()
 	elapsed := time.Since(start)
 	restore()
 	unmatched := asks.findings()
+	if n := sess.DroppedRequests() - dropped; n > 0 {
+		unmatched = append(unmatched, fmt.Sprintf("the server sent %d requests while %d of its requests were unanswered: mcptest dropped them unanswered (SECURITY.md, bounded work)", n, live.MaxPendingServerRequests))
+	}
 	for _, msg := range unmatched {
 		res.Findings = append(res.Findings, report.Finding{Level: "error", Gate: "tools", Message: redact.String(msg)})
 	}
