@@ -249,7 +249,7 @@ func writeSchemaCase(t *testing.T, dir string, h hostileSchema) (string, int64) 
 		"result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "ok"}}}}
 	c := map[string]any{"mcptest_cassette": 1, "agent": "a", "model": "claude-sonnet-4-5-20250929", "provider": "anthropic", "prompt": "p",
 		"catalog": map[string]any{"s": map[string]any{"tools": []any{map[string]any{"name": "t", "description": "d", "inputSchema": h.schema}}}},
-		"runs": []any{map[string]any{"turns": []any{map[string]any{"calls": []any{call, call, call}, "final_response": "done"}}}}}
+		"runs":    []any{map[string]any{"turns": []any{map[string]any{"calls": []any{call, call, call}, "final_response": "done"}}}}}
 	data, err := json.Marshal(c)
 	if err != nil {
 		t.Fatal(err)

@@ -48,7 +48,7 @@ func generatedHrefs(n int) []string {
 // and where that goes.
 type linkVerdict struct {
 	Raw, Resolved, Origin, Kept, KeptURL, Here, HereOrigin string
-	Parsed, HasKept                                          bool
+	Parsed, HasKept                                        bool
 }
 
 // linkProbe is run in the page: for each href (HTML source of an
