@@ -8,7 +8,9 @@ import (
 // The OpenAI Agents SDK for JS keeps a run's items (result.history,
 // result.rawResponses) in the Responses API's shape with its own
 // camelCase names: a function_call says its callId, its output is a
-// "function_call_result" item, usage counts inputTokens. A handoff is a
+// "function_call_result" item, usage counts inputTokens. The Python SDK's
+// result.to_input_list() keeps the API's own snake_case items
+// (function_call with call_id, function_call_output). A handoff is a
 // call to the function transfer_to_<agent>, whose result names the agent
 // taking over ({"assistant": "<agent>"}). The Responses reader reads these
 // too (responses.go); what is the SDK's own is here.
@@ -20,6 +22,8 @@ type handoffs struct {
 	current string
 	// pending is the handoff of each call id still without its result.
 	pending map[string]int
+	// transfers are the call ids whose output is a transfer message.
+	transfers map[string]bool
 	// edges are the handoffs seen, from the agent handing off: the first
 	// handoff has none (the items do not name the first agent), and is no
 	// edge.
@@ -33,11 +37,18 @@ type handoff struct{ from, to string }
 const transferPrefix = "transfer_to_"
 
 // call reports whether the function call m, of the function name, is an
-// Agents SDK handoff (a transfer_to_ function called with a callId, as the
-// SDK writes its items): it is no tool call, and the agent it names makes
+// Agents SDK handoff: a transfer_to_ function called with a callId, as the
+// SDK for JS writes its items, or with a call_id (the Python SDK's
+// to_input_list(), the Responses API's own spelling) whose output in the
+// same recording is the SDK's transfer message (transfers, see
+// transferIDs): a function of that name with any other output is a tool
+// like any other. A handoff is no tool call, and the agent it names makes
 // the calls that follow.
 func (h *handoffs) call(m map[string]any, name string) bool {
 	id, _ := m["callId"].(string)
+	if snake, _ := m["call_id"].(string); id == "" && h.transfers[snake] {
+		id = snake
+	}
 	to, ok := strings.CutPrefix(name, transferPrefix)
 	if id == "" || !ok || to == "" {
 		return false
@@ -51,22 +62,85 @@ func (h *handoffs) call(m map[string]any, name string) bool {
 	return true
 }
 
+// transferIDs returns the call ids whose output, in the items or response
+// objects v holds, is an Agents SDK transfer message: the ids of the
+// handoffs among the function calls that name them in snake case.
+func transferIDs(v any) map[string]bool {
+	ids := map[string]bool{}
+	var items func(v any)
+	items = func(v any) {
+		switch v := v.(type) {
+		case []any:
+			for _, e := range v {
+				items(e)
+			}
+		case map[string]any:
+			if out, ok := v["output"].([]any); ok && v["type"] == nil {
+				items(out) // a response object
+				return
+			}
+			if v["type"] == "function_call_output" || v["type"] == "function_call_result" {
+				if _, ok := transferTarget(v["output"]); ok {
+					ids[outputID(v)] = true
+				}
+			}
+		}
+	}
+	items(v)
+	return ids
+}
+
+// isHandoffItem reports whether m is an item of an Agents SDK handoff: a
+// function_call of a transfer_to_ function with a call id, or the output
+// of one (a function_call_result or function_call_output holding a
+// transfer message). It is no call-shaped data: a run whose only such
+// items are its handoffs made no tool call.
+func isHandoffItem(m map[string]any) bool {
+	name, _ := m["name"].(string)
+	switch m["type"] {
+	case "function_call":
+		return strings.HasPrefix(name, transferPrefix) && callID(m) != ""
+	case "function_call_result", "function_call_output":
+		_, ok := transferTarget(m["output"])
+		return ok
+	}
+	return false
+}
+
+// pyTransfer is the transfer message of the Python SDK before 0.1, a
+// Python dict's repr: {'assistant': 'sum_agent'}.
+var pyTransfer = regexp.MustCompile(`^\{'assistant': '([^']+)'\}$`)
+
+// transferTarget reads the output of a handoff's call, the SDK's transfer
+// message naming the agent taking over: {"assistant": "<agent>"} as JSON
+// text (the Python SDK's and the JS SDK's), in a text content item (the JS
+// SDK's function_call_result), or as a Python dict's repr (the Python SDK
+// before 0.1). It reports whether the output is one.
+func transferTarget(output any) (string, bool) {
+	text := responsesText(output)
+	if m, ok := output.(map[string]any); ok {
+		text, _ = m["text"].(string)
+	}
+	text = strings.TrimSpace(text)
+	if g := pyTransfer.FindStringSubmatch(text); g != nil {
+		return g[1], true
+	}
+	v, _ := decodeAny([]byte(text))
+	named, _ := v.(map[string]any)
+	a, _ := named["assistant"].(string)
+	return a, a != "" && len(named) == 1
+}
+
 // result reads the output of the call id when it is a handoff's, whose
-// text {"assistant": "<agent>"} names the agent taking over exactly (the
-// function name has it in snake case), and reports whether it was.
+// transfer message names the agent taking over exactly (the function name
+// has it in snake case), and reports whether it was.
 func (h *handoffs) result(id string, output any) bool {
 	i, ok := h.pending[id]
 	if !ok {
 		return false
 	}
 	delete(h.pending, id)
-	text := responsesText(output)
-	if m, ok := output.(map[string]any); ok {
-		text, _ = m["text"].(string)
-	}
-	v, _ := decodeAny([]byte(text))
-	named, _ := v.(map[string]any)
-	if a, _ := named["assistant"].(string); a != "" {
+	if a, ok := transferTarget(output); ok {
 		snake := h.edges[i].to
 		if h.current == snake {
 			h.current = a
@@ -120,8 +194,38 @@ func itemResult(v any) map[string]any {
 			}
 		}
 		return toolResult(out)
+	case string:
+		if content, ok := mcpContentText(v); ok {
+			return toolResult(content)
+		}
 	}
 	return toolResult(v)
+}
+
+// mcpContentTypes are the types of MCP content items.
+var mcpContentTypes = map[string]bool{"text": true, "image": true, "audio": true, "resource": true, "resource_link": true}
+
+// mcpContentText reads the output the Python Agents SDK gives the model
+// for an MCP tool: the JSON of the result's one content item
+// ({"type": "text", "text": ..., "annotations": null, "meta": null}) or of
+// the list of them. It returns the content and reports whether s is one.
+func mcpContentText(s string) ([]any, bool) {
+	v, ok := decodeAny([]byte(s))
+	if !ok {
+		return nil, false
+	}
+	items, isList := v.([]any)
+	if !isList {
+		items = []any{v}
+	}
+	for _, e := range items {
+		m, _ := e.(map[string]any)
+		typ, _ := m["type"].(string)
+		if !mcpContentTypes[typ] || typ == "text" && m["text"] == nil {
+			return nil, false
+		}
+	}
+	return items, len(items) > 0
 }
 
 // contentItem is an MCP content item of an Agents SDK output item:
@@ -192,6 +296,9 @@ func isMCPError(res any) bool {
 func (r *responses) hostedCall(m map[string]any) {
 	pd, _ := m["providerData"].(map[string]any)
 	w := r.t.w
+	if name, _ := m["name"].(string); name != "" {
+		w.spend(name) // the item's type, read from providerData
+	}
 	w.push("providerData")
 	defer w.pop()
 	switch pd["type"] {

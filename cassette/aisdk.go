@@ -22,7 +22,7 @@ var aiAttributes = map[string]bool{
 
 // keptAttribute reports whether the OTLP reader keeps the attribute key.
 func keptAttribute(key string) bool {
-	return strings.HasPrefix(key, "gen_ai.") || strings.HasPrefix(key, "mcp.") || key == "error.type" || aiAttributes[key] || openInferenceAttribute(key)
+	return strings.HasPrefix(key, "gen_ai.") || strings.HasPrefix(key, "mcp.") || key == "error.type" || aiAttributes[key] || openInferenceAttribute(key) || sessionAttribute(key)
 }
 
 // isAIToolCall reports whether s is an AI SDK tool call span.

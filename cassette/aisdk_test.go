@@ -76,11 +76,20 @@ func checkAISDKRun(t *testing.T, i int, r *Run) {
 // call span whose time they start in, of the same function id; a span in
 // no call's time stays a run of its own; spans that share a trace, or
 // name a parent, are left as they are.
+// toolName is the ai.toolCall.name attribute of an ai.toolCall span of
+// the tool name; the spans of other operations name no tool.
+func toolName(op, name string) string {
+	if op != "ai.toolCall" {
+		return ""
+	}
+	return `, {"key": "ai.toolCall.name", "value": {"stringValue": "` + name + `"}}`
+}
+
 func TestUntracedSpans(t *testing.T) {
 	span := func(trace, name, op, fn string, start, end int) string {
 		return `{"traceId": "` + trace + `", "spanId": "s` + trace + `", "name": "` + name + `", "startTimeUnixNano": "` +
 			strconv.Itoa(start) + `", "endTimeUnixNano": "` + strconv.Itoa(end) + `", "attributes": [{"key": "ai.operationId", "value": {"stringValue": "` + op +
-			`"}}, {"key": "ai.telemetry.functionId", "value": {"stringValue": "` + fn + `"}}, {"key": "ai.toolCall.name", "value": {"stringValue": "` + name + `"}}]}`
+			`"}}, {"key": "ai.telemetry.functionId", "value": {"stringValue": "` + fn + `"}}` + toolName(op, name) + `]}`
 	}
 	doc := `{"resourceSpans": [{"scopeSpans": [{"spans": [` + strings.Join([]string{
 		span("01", "a", "ai.generateText", "x", 100, 200),

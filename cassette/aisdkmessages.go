@@ -12,7 +12,7 @@ const FormatAISDKMessages Format = "ai-sdk-messages"
 // messages read the same as a Chat Completions transcript).
 func isModelMessages(msgs []any) bool {
 	return messagesWithPart(msgs, "content", func(p map[string]any) bool {
-		return p["type"] == "tool-call" || p["type"] == "tool-result"
+		return p["type"] == "tool-call" || p["type"] == "tool-result" || p["type"] == "tool-invocation"
 	})
 }
 
@@ -36,17 +36,87 @@ func messagesWithPart(msgs []any, key string, is func(map[string]any) bool) bool
 }
 
 // messagesRoot finds the message array of a document, the document itself
-// or its "messages" (a response or a chat saved whole), and its path; ok
-// when is holds of it.
+// or its "messages" (a response or a chat saved whole), else its
+// "responseMessages" (AI SDK 7's result, whose response.messages holds the
+// last step only), and its path; ok when is holds of it.
 func messagesRoot(root any, is func([]any) bool) ([]any, []seg, bool) {
 	switch root := root.(type) {
 	case []any:
 		return root, nil, is(root)
 	case map[string]any:
-		msgs, _ := root["messages"].([]any)
-		return msgs, []seg{{key: "messages", idx: -1}}, is(msgs)
+		for _, key := range []string{"messages", "responseMessages"} {
+			if msgs, _ := root[key].([]any); is(msgs) {
+				return msgs, []seg{{key: key, idx: -1}}, true
+			}
+		}
 	}
 	return nil, nil, false
+}
+
+// aiResult reads what an AI SDK result saved whole holds beside its
+// messages into c and t: the model (modelId of result.response, or of
+// the response under "response") and the usage (result.usage or
+// totalUsage: inputTokens, outputTokens, totalTokens, the cached input
+// tokens under inputTokenDetails.cacheReadTokens, cachedInputTokens
+// before AI SDK 6).
+func aiResult(c *Cassette, t *transcript, obj map[string]any) {
+	resp, _ := obj["response"].(map[string]any)
+	for _, m := range []map[string]any{obj, resp} {
+		if id, _ := m["modelId"].(string); id != "" && c.Model == "" {
+			c.Model = id
+		}
+	}
+	u, _ := obj["totalUsage"].(map[string]any)
+	if u == nil {
+		u, _ = obj["usage"].(map[string]any)
+	}
+	if u == nil || u["inputTokens"] == nil && u["outputTokens"] == nil {
+		return
+	}
+	out := map[string]any{"input_tokens": u["inputTokens"], "output_tokens": u["outputTokens"]}
+	if u["totalTokens"] != nil {
+		out["total_tokens"] = u["totalTokens"]
+	}
+	details, _ := u["inputTokenDetails"].(map[string]any)
+	if c := firstNonNil(details["cacheReadTokens"], u["cachedInputTokens"]); c != nil {
+		out["input_tokens_details"] = map[string]any{"cached_tokens": c}
+	}
+	t.usage.add(out)
+}
+
+func firstNonNil(v ...any) any {
+	for _, x := range v {
+		if x != nil {
+			return x
+		}
+	}
+	return nil
+}
+
+// lastStepWarning is the warning for a transcript f, read as runs with no
+// call, whose messages (an array of them, not one message) are an
+// assistant's alone, in parts, with no prompt: the shape of an AI SDK
+// result's response.messages, which holds the last step only since AI SDK
+// 7, so the calls of the steps before it are not in the file; "" when the
+// transcript is not of that shape.
+func lastStepWarning(f detected, runs []Run) string {
+	obj, msgs := f.obj, f.msgs
+	if len(msgs) == 0 || f.one || f.bare || hasCalls(runs) {
+		return ""
+	}
+	for _, m := range msgs {
+		m, _ := m.(map[string]any)
+		if _, parts := m["content"].([]any); !parts || m["role"] != "assistant" {
+			return ""
+		}
+	}
+	from := "the messages"
+	if _, ok := obj["modelId"].(string); ok {
+		from = "an AI SDK response (modelId), whose messages"
+	}
+	return from + " are an assistant's alone, with no prompt and no tool call: if they are an AI SDK result's " +
+		"response.messages, AI SDK 7 keeps only the last step there and the calls of the steps before it are not in " +
+		"the file; save result.responseMessages (AI SDK 7) or result.steps instead"
 }
 
 // readModelMessages reads a ModelMessage array, at the walker's path, as
@@ -55,10 +125,12 @@ func messagesRoot(root any, is func([]any) bool) ([]any, []seg, bool) {
 // "args" before AI SDK 5) the calls, each answered by the tool-result
 // part with its toolCallId ({"output": {"type", "value"}}, or "result"
 // and "isError" before AI SDK 5). The messages carry no tokens, model or
-// agent.
-func readModelMessages(w *walker, msgs []any) *Cassette {
+// agent; a result saved whole (obj, nil for a bare array) gives its model
+// and usage (see aiResult).
+func readModelMessages(w *walker, msgs []any, obj map[string]any) *Cassette {
 	c := &Cassette{Format: FormatAISDKMessages}
 	t := newTranscript(w, c)
+	aiResult(c, t, obj)
 	for i, v := range msgs {
 		w.pushIdx(i)
 		m, _ := v.(map[string]any)
@@ -105,6 +177,8 @@ func (t *transcript) modelParts(role string, parts []any) {
 			t.w.typeError(p, `a part {"type": ...}`)
 		case m["type"] == "tool-call":
 			t.modelCall(m)
+		case m["type"] == "tool-invocation":
+			t.invocation(m)
 		case m["type"] == "tool-result":
 			id, _ := m["toolCallId"].(string)
 			name, _ := m["toolName"].(string)
@@ -113,6 +187,20 @@ func (t *transcript) modelParts(role string, parts []any) {
 		}
 		t.w.pop()
 	}
+}
+
+// invocation reads a part of type "tool-invocation", the name AI SDK 4
+// gave a call and its outcome together: its fields beside the type
+// ({"toolCallId", "toolName", "args", "state", "result"}) or under
+// "toolInvocation", read as a UIMessage tool part is.
+func (t *transcript) invocation(m map[string]any) {
+	if inv, ok := m["toolInvocation"].(map[string]any); ok {
+		t.w.push("toolInvocation")
+		defer t.w.pop()
+		m = inv
+	}
+	name, _ := m["toolName"].(string)
+	t.uiCall(name, m)
 }
 
 // modelCall reads a tool-call part.

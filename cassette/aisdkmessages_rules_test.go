@@ -18,7 +18,9 @@ func TestModelMessagesRules(t *testing.T) {
 		aiSDK     bool
 	}{
 		{"a tool-call part", `[{"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "1", "toolName": "t", "input": {}}]}]`, true},
-		{"a tool-result part", `[{"role": "user", "content": "go"}, {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "1", "toolName": "t", "output": {"type": "text", "value": "x"}}]}]`, true},
+		{"a tool-result part after its call", `[{"role": "user", "content": "go"}, {"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "1", "toolName": "t", "input": {}}]}, {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "1", "toolName": "t", "output": {"type": "text", "value": "x"}}]}]`, true},
+		// A result whose call the file does not hold is refused (audit.go).
+		{"a tool-result part without its call", `[{"role": "user", "content": "go"}, {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "1", "toolName": "t", "output": {"type": "text", "value": "x"}}]}]`, false},
 		{"text parts only", `[{"role": "user", "content": [{"type": "text", "text": "go"}]}, {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}]`, false},
 		{"in the messages of a response", `{"messages": [{"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "1", "toolName": "t", "input": {}}]}]}`, true},
 	} {

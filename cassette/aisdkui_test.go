@@ -29,7 +29,6 @@ func TestUIMessageRules(t *testing.T) {
 		// A tool-invocation part without its toolInvocation is no call:
 		// the part beside it is the only one.
 		{"AI SDK 4 part without its invocation", `{"type": "tool-invocation"}, {"type": "tool-get-sum", "toolCallId": "c2", "state": "input-available", "input": {}}`, "get-sum="},
-		{"an invocation in a part of another type", `{"type": "data-x", "toolInvocation": {"toolCallId": "c1", "toolName": "echo", "state": "call"}}, {"type": "tool-get-sum", "toolCallId": "c2", "state": "input-available", "input": {}}`, "get-sum="},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			doc := `[` + user + `, {"role": "assistant", "parts": [{"type": "step-start"}, {"type": "text", "text": "Let me add."}, ` +

@@ -28,6 +28,11 @@ func corpus(t testing.TB, dir string) []string {
 		t.Fatal(err)
 	}
 	files = append(files, lines...)
+	archives, err := filepath.Glob(filepath.Join("testdata", dir, "*.eval"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, archives...)
 	sort.Strings(files)
 	if len(files) == 0 {
 		t.Fatalf("no files in testdata/%s", dir)
@@ -93,7 +98,7 @@ func TestCorpusErr(t *testing.T) {
 				}
 			}
 			got := err.Error() + "\n"
-			out := strings.TrimSuffix(strings.TrimSuffix(f, ".jsonl"), ".json") + ".out"
+			out := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(f, ".jsonl"), ".json"), ".eval") + ".out"
 			if *update {
 				if err := os.WriteFile(out, []byte(got), 0o644); err != nil {
 					t.Fatal(err)

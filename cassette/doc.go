@@ -7,7 +7,12 @@
 // Completions or Anthropic Messages transcript, a single message of either,
 // or a Chat Completions response object (transcript.go); OpenAI Responses
 // API output (responses.go); OpenTelemetry GenAI spans as OTLP JSON
-// (otel.go); and Claude Code stream-json output (claudecode.go). A file of
+// (otel.go); Claude Code stream-json output (claudecode.go); Mastra's
+// stored messages (mastra.go); LlamaIndex.TS ChatMessage arrays and agent
+// workflow events (llamaindex.go); and Inspect AI eval logs, the .json
+// EvalLog (inspect.go) and the .eval zip archive, read from memory within
+// bounds on entries, sizes and compression ratio against zip bombs
+// (inspectarchive.go), each sample of each epoch a run. A file of
 // JSON Lines (lines.go) holds one recording per line, each line a run or
 // runs of the file, or one stream-json session or OTLP export spread over
 // its lines. Every gate of mcptest reads Cassette values and nothing else.

@@ -68,10 +68,83 @@ var frameworkReads = []frameworkRead{
 	{file: "ai_sdk_ui_messages.json", format: FormatAISDKUIMessages, runs: 1,
 		calls: [][]string{{"get-sum=The sum of 2 and 3 is 5."}}, args: map[string]any{"a": 2.0, "b": 3.0},
 		answer: "The sum is 5.", prompt: "What is 2 + 3?"},
+	// A run that only hands off made no call: it is read, not refused.
+	{file: "openai_agents_handoff_history.json", format: FormatResponses, runs: 1,
+		calls: [][]string{nil}, answer: "The sum is 5.", prompt: "What is 2 + 3?"},
+	{file: "openai_agents_handoff_raw_responses.json", format: FormatResponses, runs: 1,
+		calls: [][]string{nil}, tokens: &Tokens{Input: 230, Output: 16, Total: 246}, answer: "The sum is 5."},
+	{file: "openai_agents_handoff_history.jsonl", format: FormatResponses, runs: 3,
+		calls: [][]string{nil, nil, nil}, answer: "The sum is 5.", prompt: "What is 2 + 3?"},
+	{file: "openai_agents_018_handoff_history.jsonl", format: FormatResponses, runs: 2,
+		calls: [][]string{nil, nil}, answer: "The sum is 5.", prompt: "What is 2 + 3?"},
+	// A run that calls and one that only hands off, a line each: neither
+	// refuses the other.
+	{file: "openai_agents_mixed_history.jsonl", format: FormatResponses, runs: 2,
+		calls: [][]string{{"sum_agent:get_sum=The sum of 2 and 3 is 5."}, nil}, args: map[string]any{"a": 2.0, "b": 3.0},
+		answer: "The sum is 5.", prompt: "What is 2 + 3?"},
+	// The Python SDK's to_input_list(): snake_case items, the handoff's
+	// output the transfer message as JSON text.
+	{file: "openai_agents_py_input_list.json", format: FormatResponses, runs: 1,
+		calls: [][]string{{"sum_agent:get-sum=The sum of 2 and 3 is 5."}}, args: map[string]any{"a": 2.0, "b": 3.0},
+		answer: "The sum is 5.", prompt: "What is 2 + 3?"},
+	// OpenInference's OpenAI instrumentation: the calls are in the LLM
+	// spans' messages, the agents are AGENT spans, one inside the other.
+	{file: "openinference_openai_agents.json", format: FormatOTel, runs: 1,
+		calls: [][]string{{"sum_agent:get-sum=The sum of 2 and 3 is 5.", "sum_agent:echo=Echo: 2 + 3"}}, args: map[string]any{"a": 2.0, "b": 3.0},
+		tokens: &Tokens{Input: 350, Output: 27, Total: 377}, model: "gpt-4o-2024-08-06", answer: "The sum is 5.",
+		prompt: "What is 2 + 3?", agent: "triage", edges: []Delegation{{From: "triage", To: "sum_agent"}}, catalog: ":2"},
+	// OpenLLMetry with no workflow around the runs: every model call is a
+	// trace of its own, joined into runs by the calls their messages carry,
+	// or by the session id OpenLLMetry's association properties give them.
+	{file: "openllmetry_rootless.json", format: FormatOTel, runs: 2,
+		calls: [][]string{{"get-sum=The sum of 2 and 3 is 5.", "echo=Echo: sum 5"}, {"get-sum=The sum of 2 and 4 is 6.", "echo=Echo: sum 6"}},
+		args:  map[string]any{"a": 2.0, "b": 3.0}, tokens: &Tokens{Input: 420, Output: 37, Total: 457}, model: "gpt-4o-2024-08-06",
+		answer: "The sum is 5.", prompt: "What is 2 + 3?", catalog: ":2", warnings: 1},
+	{file: "openllmetry_sessions.json", format: FormatOTel, runs: 2,
+		calls: [][]string{{"get-sum=The sum of 2 and 3 is 5.", "echo=Echo: sum 5"}, {"get-sum=The sum of 2 and 4 is 6.", "echo=Echo: sum 6"}},
+		args:  map[string]any{"a": 2.0, "b": 3.0}, tokens: &Tokens{Input: 420, Output: 37, Total: 457}, model: "gpt-4o-2024-08-06",
+		answer: "The sum is 5.", prompt: "What is 2 + 3?", catalog: ":2", warnings: 1},
+	// OpenLLMetry's withWorkflow around withAgent triage around withAgent
+	// sum_agent: each run one trace, its agents the agent spans.
+	{file: "openllmetry_agents.json", format: FormatOTel, runs: 2,
+		calls: [][]string{{"sum_agent:get-sum=The sum of 2 and 3 is 5.", "sum_agent:echo=Echo: sum 5"}, {"sum_agent:get-sum=The sum of 2 and 4 is 6.", "sum_agent:echo=Echo: sum 6"}},
+		args:  map[string]any{"a": 2.0, "b": 3.0}, tokens: &Tokens{Input: 420, Output: 37, Total: 457}, model: "gpt-4o-2024-08-06",
+		answer: "The sum is 5.", prompt: "What is 2 + 3?", agent: "triage", edges: []Delegation{{From: "triage", To: "sum_agent"}}, catalog: ":2"},
+	// AI SDK 7: result.responseMessages holds every step, the result saved
+	// whole its model and usage; result.response.messages holds the last
+	// step only, read with a warning that says so.
+	{file: "ai_sdk7_responses_messages.json", format: FormatAISDKMessages, runs: 1,
+		calls: [][]string{{"get-sum=The sum of 2 and 3 is 5.", "echo=Echo: sum 5"}}, args: map[string]any{"a": 2.0, "b": 3.0},
+		answer: "The sum is 5."},
+	{file: "ai_sdk7_result.json", format: FormatAISDKMessages, runs: 1,
+		calls: [][]string{{"get-sum=The sum of 2 and 3 is 5.", "echo=Echo: sum 5"}}, args: map[string]any{"a": 2.0, "b": 3.0},
+		tokens: &Tokens{Input: 420, Output: 37, Total: 457}, model: "gpt-4o-2024-08-06", answer: "The sum is 5."},
+	{file: "ai_sdk7_response_messages.json", format: FormatAnthropic, runs: 1,
+		calls: [][]string{nil}, answer: "The sum is 5.", warnings: 1},
 	{file: "langchain_openinference_spans.json", format: FormatOTel, runs: 1,
 		calls: [][]string{{"sum_agent:get-sum=The sum of 2 and 3 is 5."}}, args: map[string]any{"a": 2.0, "b": 3.0},
 		tokens: &Tokens{Input: 270, Output: 25, Total: 295}, model: "scripted-sum-1", answer: "The sum is 5.",
 		prompt: "What is 2 + 3?", agent: "sum_agent"},
+	{file: "mastra_result_messages.json", format: FormatMastra, runs: 1,
+		calls: [][]string{{"everything_get-sum=The sum of 2 and 3 is 5."}}, args: map[string]any{"a": 2.0, "b": 3.0},
+		model: "scripted-sum-1", answer: "The sum is 5.", prompt: "What is 2 + 3?"},
+	{file: "mastra_memory_messages.json", format: FormatMastra, runs: 1,
+		calls: [][]string{{"everything_get-sum=The sum of 2 and 3 is 5."}}, args: map[string]any{"a": 2.0, "b": 3.0},
+		model: "scripted-sum-1", answer: "The sum is 5.", prompt: "What is 2 + 3?"},
+	{file: "llamaindex_chat_messages.json", format: FormatLlamaIndex, runs: 1,
+		calls: [][]string{{"get-sum=The sum of 2 and 3 is 5."}}, args: map[string]any{"a": 2.0, "b": 3.0},
+		answer: "The sum is 5.", prompt: "What is 2 + 3?"},
+	{file: "llamaindex_workflow_events.json", format: FormatLlamaIndexEvents, runs: 1,
+		calls: [][]string{{"sum_agent:get-sum=The sum of 2 and 3 is 5."}}, args: map[string]any{"a": 2.0, "b": 3.0},
+		model: "scripted-sum-1", answer: "The sum is 5.", prompt: "What is 2 + 3?", agent: "sum_agent"},
+	{file: "inspect_sum_log.json", format: FormatInspect, runs: 2,
+		calls: [][]string{{"get-sum=The sum of 2 and 3 is 5."}, {"get-sum=The sum of 2 and 3 is 5."}}, args: map[string]any{"a": 2.0, "b": 3.0},
+		tokens: &Tokens{Input: 270, Cached: 64, Output: 25, Total: 295}, model: "gpt-4o-mini-2024-07-18", answer: "The sum is 5.",
+		prompt: "What is 2 + 3?"},
+	{file: "inspect_sum.eval", format: FormatInspect, runs: 2,
+		calls: [][]string{{"get-sum=The sum of 2 and 3 is 5."}, {"get-sum=The sum of 2 and 3 is 5."}}, args: map[string]any{"a": 2.0, "b": 3.0},
+		tokens: &Tokens{Input: 270, Cached: 64, Output: 25, Total: 295}, model: "gpt-4o-mini-2024-07-18", answer: "The sum is 5.",
+		prompt: "What is 2 + 3?"},
 }
 
 // outcome is the text of a call's result, with " (error)" when the call
@@ -302,7 +375,8 @@ func TestOpenInferenceSpans(t *testing.T) {
 		span("3", "1", "search", "2", attr(oiKind, "TOOL"), attr("input.value", `{"q": "x"}`), attr("output.value", "timeout")),
 		span("4", "1", "lookup", "1", attr(oiKind, "TOOL"), attr("tool.name", "fetch"),
 			attr("output.value", `{"lc": 1, "type": "constructor", "id": ["ToolMessage"], "kwargs": {"content": "denied", "status": "error"}}`)),
-		span("5", "1", "retriever", "1", attr(oiKind, "RETRIEVER"), attr("tool.name", "not-a-call")),
+		// A RETRIEVER span is no call, though it names a tool that was called.
+		span("5", "1", "retriever", "1", attr(oiKind, "RETRIEVER"), attr("tool.name", "fetch")),
 	}, ", ") + `]}]}]}`
 	c, err := Read("t.json", []byte(doc))
 	if err != nil {

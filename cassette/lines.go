@@ -31,6 +31,8 @@ func newLineReader(f Format) lineReader {
 		return newOTelReader()
 	case FormatAgentsTrace:
 		return newAgentsReader()
+	case FormatLlamaIndexEvents:
+		return newLlamaEventsReader()
 	}
 	return newClaudeReader()
 }
@@ -126,10 +128,11 @@ func streamLines(path string, data []byte, each func(*Cassette, *Run)) (*Cassett
 	var file *Cassette
 	var multi lineReader
 	clean := func() bool { return len(ls.errs) == 0 && ls.dropped == 0 }
-	nruns, calls := 0, false
+	nruns := 0
+	a := &audit{}
 	emit := func(runs []Run) {
+		a.read(runs)
 		nruns += len(runs)
-		calls = calls || hasCalls(runs)
 		for i := range runs {
 			if clean() && each != nil {
 				each(file, &runs[i])
@@ -155,7 +158,7 @@ func streamLines(path string, data []byte, each func(*Cassette, *Run)) (*Cassett
 			}
 		}
 		if multi != nil {
-			runs, err := readLine(path, line, multi)
+			runs, err := readLine(path, line, multi, a)
 			ls.add(err, no)
 			emit(runs)
 			continue
@@ -164,8 +167,8 @@ func streamLines(path string, data []byte, each func(*Cassette, *Run)) (*Cassett
 	}
 	if multi != nil {
 		emit(multi.finish())
-		if nruns > 0 && !calls && ls.err() == nil {
-			ls.add(lostInLines(path, all, file, nruns), 1)
+		if ls.err() == nil {
+			lostInLines(ls, all, file, a, nruns)
 		}
 	}
 	if err := ls.err(); err != nil {
@@ -205,18 +208,27 @@ func spread(line []byte) lineReader {
 		return newOTelReader()
 	case isAgentsTrace(m):
 		return newAgentsReader()
+	case isLlamaEvents([]any{m}):
+		return newLlamaEventsReader()
 	}
 	return nil
 }
 
 // readLine decodes one line, valid JSON, and reads it with r.
-func readLine(path string, line []byte, r lineReader) ([]Run, error) {
+func readLine(path string, line []byte, r lineReader, a *audit) ([]Run, error) {
 	w := &walker{}
 	d := newDecoder(line, w)
 	v, _ := d.value(d.space(0))
 	runs := r.line(w, v)
 	if err := d.err(path); err != nil {
 		return nil, err
+	}
+	a.walk(v)
+	for name := range w.spent {
+		if a.spent == nil {
+			a.spent = map[string]bool{}
+		}
+		a.spent[name] = true
 	}
 	return runs, nil
 }

@@ -33,6 +33,9 @@ type callShape struct {
 // tool it names, the recordings that hold it and their reader.
 func shapeOf(m map[string]any) (what, tool, source string, reader Format, ok bool) {
 	str := func(v any) string { s, _ := v.(string); return s }
+	if isHandoffItem(m) {
+		return "", "", "", "", false
+	}
 	switch {
 	case m["type"] == "tool-call" && str(m["toolName"]) != "":
 		return `a "tool-call" part`, str(m["toolName"]), "Vercel AI SDK ModelMessage arrays (response.messages)", FormatAISDKMessages, true
@@ -78,7 +81,7 @@ func readableShape(m map[string]any, str func(any) string) (what, tool, source s
 	case m["key"] == "gen_ai.tool.name":
 		return `a "gen_ai.tool.name" span attribute`, otlpString(m["value"]), "OTLP JSON spans (gen_ai)", FormatOTel, true
 	}
-	return "", "", "", "", false
+	return frameworkShape(m, str)
 }
 
 // isUIToolPart reports whether m is the tool part of an AI SDK
@@ -186,24 +189,6 @@ func (s callShape) found(format Format) string {
 	return s.what + tool + more + ", the shape of " + s.source + ", " + reader
 }
 
-// lostCalls records the problem of a document read as c with runs but no
-// calls whose decoded value v holds call-shaped data; it reports whether
-// it did.
-func lostCalls(w *walker, c *Cassette, v any) bool {
-	if len(c.Runs) == 0 || hasCalls(c.Runs) {
-		return false
-	}
-	s, ok := findShape(v)
-	if !ok {
-		return false
-	}
-	w.path = append(w.path[:0], s.path...)
-	w.errorf("the file reads as %s with %s and no tool calls, but holds %s; "+
-		"read without its calls, the recording would pass every tool gate",
-		c.Format, plural(len(c.Runs), "run"), s.found(c.Format))
-	return true
-}
-
 // unrecognizedCalls records, for a document no reader recognised, the
 // call-shaped data it holds and the reader that takes it; it reports
 // whether it found any.
@@ -236,24 +221,26 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// lostInLines is lostCalls for a recording spread over the lines of a
-// JSON Lines file (OTLP export requests, stream-json events), read as c
-// with runs runs and no calls: the first line holding call-shaped data is
-// its error, placed in the file; nil when no line holds any.
-func lostInLines(path string, data []byte, c *Cassette, runs int) error {
-	for no := 1; len(data) > 0; no++ {
-		var line []byte
-		line, data, _ = bytes.Cut(data, []byte("\n"))
-		var v any
-		if len(bytes.TrimSpace(line)) == 0 || json.Unmarshal(line, &v) != nil {
-			continue
-		}
-		w := &walker{}
-		if lostCalls(w, &Cassette{Format: c.Format, Runs: make([]Run, runs)}, v) {
-			ls := &lines{path: path}
-			ls.add(errorsAt(path, line, w), no)
-			return ls.err()
+// lostInLines audits a recording spread over the lines of a JSON Lines
+// file (OTLP export requests, stream-json events), read as c with runs
+// runs: each piece of call-shaped content no call was read from is an
+// error placed at its first object, in the first line that holds it.
+func lostInLines(ls *lines, data []byte, c *Cassette, a *audit, runs int) {
+	for _, l := range a.lost(c, runs) {
+		rest := data
+		for no := 1; len(rest) > 0; no++ {
+			var line []byte
+			line, rest, _ = bytes.Cut(rest, []byte("\n"))
+			var v any
+			if len(bytes.TrimSpace(line)) == 0 || json.Unmarshal(line, &v) != nil {
+				continue
+			}
+			if path, m, ok := l.locate(v); ok {
+				w := &walker{path: path}
+				w.errorf("%s", l.msg(m))
+				ls.add(errorsAt(ls.path, line, w), no)
+				break
+			}
 		}
 	}
-	return nil
 }

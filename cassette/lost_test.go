@@ -49,7 +49,7 @@ var lostCases = []struct{ name, json, want string }{
 	{"agents sdk results", `[{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
 			{"type": "function_call_result", "callId": "c1", "name": "get_sum", "output": {"type": "text", "text": "5"}},
 			{"type": "function_call_result", "callId": "c2", "name": "echo", "output": {"type": "text", "text": "x"}}]`,
-		`fuzz.json:2:4: [1]: the file reads as openai-responses with 1 run and no tool calls, but holds a "function_call_result" item naming the tool "get_sum" (the first of 2), the shape of OpenAI Agents SDK protocol items (callId), which the openai-responses reader takes only where its format places it`},
+		`fuzz.json:2:4: [1]: the file reads as openai-responses with 1 run and no tool calls, but holds a "function_call_result" item naming the tool "get_sum", the shape of OpenAI Agents SDK protocol items (callId), which the openai-responses reader takes only where its format places it`},
 	{"nested chat transcript", `{"result": {"conversation": {"messages": [{"role": "assistant", "content": null,
 			"tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_sum", "arguments": "{}"}}]}]}}}`,
 		`fuzz.json:2:19: result.conversation.messages[0].tool_calls[0]: unrecognized recording: it holds an OpenAI tool call naming the tool "get_sum", the shape of OpenAI Chat Completions transcripts, which the openai-chat reader takes as a file of its own; tried`},

@@ -23,11 +23,11 @@ const oiKind = "openinference.span.kind"
 // OpenInference attribute key.
 func openInferenceAttribute(key string) bool {
 	switch key {
-	case oiKind, "tool.name", "input.value", "output.value", "metadata", "agent.name",
+	case oiKind, "tool.name", "input.value", "output.value", "metadata", "agent.name", "traceloop.span.kind", "traceloop.entity.name",
 		"llm.model_name", "llm.provider", "llm.system":
 		return true
 	}
-	return strings.HasPrefix(key, "llm.token_count.") ||
+	return strings.HasPrefix(key, "llm.token_count.") || strings.HasPrefix(key, "llm.tools.") ||
 		strings.HasPrefix(key, "llm.input_messages.") || strings.HasPrefix(key, "llm.output_messages.")
 }
 
@@ -99,6 +99,75 @@ func oiMessages(s *otelSpan, prefix, role string) []string {
 	}
 }
 
+// oiToolCall is a tool call an LLM span's messages hold:
+// llm.output_messages.<i>.message.tool_calls.<j>.tool_call.function.name,
+// .function.arguments (JSON text) and .id.
+type oiToolCall struct {
+	id, name string
+	args     any
+}
+
+// oiToolCalls returns the tool calls of the flattened messages of an LLM
+// span under prefix (llm.output_messages), in order.
+func oiToolCalls(s *otelSpan, prefix string) []oiToolCall {
+	var out []oiToolCall
+	for i := 0; ; i++ {
+		p := prefix + "." + strconv.Itoa(i) + ".message."
+		if _, ok := s.attrs[p+"role"]; !ok && !oiHasCall(s, p) {
+			return out
+		}
+		for j := 0; ; j++ {
+			c := p + "tool_calls." + strconv.Itoa(j) + ".tool_call."
+			name, ok := s.attrs[c+"function.name"].(string)
+			if !ok {
+				break
+			}
+			id, _ := s.attrs[c+"id"].(string)
+			out = append(out, oiToolCall{id: id, name: name, args: s.attrs[c+"function.arguments"]})
+		}
+	}
+}
+
+// oiHasCall reports whether the message under p (a message without a
+// role) holds a tool call.
+func oiHasCall(s *otelSpan, p string) bool {
+	_, ok := s.attrs[p+"tool_calls.0.tool_call.function.name"]
+	return ok
+}
+
+// oiToolResults returns the results an LLM span's input messages hold:
+// the content of each message of role "tool", by its
+// message.tool_call_id, in order.
+func oiToolResults(s *otelSpan) (ids []string, contents []any) {
+	for i := 0; ; i++ {
+		p := "llm.input_messages." + strconv.Itoa(i) + ".message."
+		role, ok := s.attrs[p+"role"].(string)
+		if !ok && !oiHasCall(s, p) {
+			return ids, contents
+		}
+		if id, _ := s.attrs[p+"tool_call_id"].(string); role == "tool" && id != "" {
+			ids = append(ids, id)
+			contents = append(contents, s.attrs[p+"content"])
+		}
+	}
+}
+
+// oiTools are the tools an LLM span offered its model,
+// llm.tools.<i>.tool.json_schema (each the JSON of a Chat Completions tool
+// definition), decoded.
+func oiTools(s *otelSpan) []any {
+	var out []any
+	for i := 0; ; i++ {
+		text, ok := s.attrs["llm.tools."+strconv.Itoa(i)+".tool.json_schema"].(string)
+		if !ok {
+			return out
+		}
+		if v, ok := decodeAny([]byte(text)); ok {
+			out = append(out, v)
+		}
+	}
+}
+
 // oiAnswer is the last assistant text an LLM span's output messages hold.
 func oiAnswer(s *otelSpan) string {
 	texts := oiMessages(s, "llm.output_messages", "assistant")
@@ -145,11 +214,23 @@ func oiModel(s *otelSpan) string {
 	return ""
 }
 
+// isAgentSpan reports whether s is an agent's span in OpenInference's
+// conventions (kind AGENT) or OpenLLMetry's (traceloop.span.kind "agent",
+// what withAgent opens).
+func isAgentSpan(s *otelSpan) bool {
+	return s.str(oiKind) == "AGENT" || s.str("traceloop.span.kind") == "agent"
+}
+
 // oiAgent reports whether s is the span of an agent and its name: an
+// OpenLLMetry agent span (its traceloop.entity.name), an
 // OpenInference AGENT span (its agent.name, else its name), or the root
 // span of a LangGraph graph (metadata ls_integration "langgraph", no
 // parent), named after the graph unless the graph has the default name.
 func oiAgent(s *otelSpan) (string, bool) {
+	if isAgentSpan(s) && s.str(oiKind) != "AGENT" {
+		name := s.str("traceloop.entity.name")
+		return name, name != ""
+	}
 	if s.str(oiKind) == "AGENT" {
 		name := firstNonEmpty(s.str("agent.name"), s.name)
 		return name, name != ""

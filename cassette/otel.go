@@ -333,6 +333,10 @@ func (r *otelReader) finish() []Run {
 		sort.SliceStable(t.spans, func(i, j int) bool { return t.spans[i].start < t.spans[j].start })
 	}
 	sort.SliceStable(order, func(i, j int) bool { return order[i].spans[0].start < order[j].spans[0].start })
+	order, split := joinFragments(order)
+	if split != "" {
+		r.c.Warnings = append(r.c.Warnings, split)
+	}
 	runs := make([]Run, 0, len(order))
 	for _, t := range order {
 		r.provenance(t)
@@ -343,8 +347,10 @@ func (r *otelReader) finish() []Run {
 	return runs
 }
 
-// catalog reads the first gen_ai.tool.definitions of the file, the tools
-// a model call offered, as the catalog: a tool named
+// catalog reads the first gen_ai.tool.definitions of the file (else an
+// AI SDK span's ai.prompt.tools, an OpenInference LLM span's
+// llm.tools.<i>.tool.json_schema), the tools a model call offered, in the
+// Responses API's shape or the Chat Completions one, as the catalog: a tool named
 // mcp__<server>__<tool> under its server, any other under none.
 func (r *otelReader) catalog() {
 	for _, s := range r.spans {
@@ -353,11 +359,14 @@ func (r *otelReader) catalog() {
 			defs = aiTools(s)
 		}
 		if len(defs) == 0 {
+			defs = oiTools(s)
+		}
+		if len(defs) == 0 {
 			continue
 		}
 		byServer := map[string][]Tool{}
 		for _, d := range defs {
-			if tool, ok := functionTool(d); ok {
+			if tool, ok := functionTool(flatFunction(d)); ok {
 				server, name := splitMCP(tool.Name)
 				tool.Name = name
 				tool.Raw["name"] = name
@@ -373,7 +382,8 @@ func (r *otelReader) catalog() {
 }
 
 // provenance fills the cassette's model, provider, agent and prompt from
-// the first trace that has them.
+// the first trace that has them: the agent is the first invoke_agent's,
+// else the first agent span's with no agent span around it.
 func (r *otelReader) provenance(t *otelTrace) {
 	c := r.c
 	for _, s := range t.spans {
@@ -386,13 +396,29 @@ func (r *otelReader) provenance(t *otelTrace) {
 		if c.Agent == "" && s.str("gen_ai.operation.name") == "invoke_agent" {
 			c.Agent = s.str("gen_ai.agent.name")
 		}
-		if name, ok := oiAgent(s); ok && c.Agent == "" {
+		if name, ok := oiAgent(s); ok && c.Agent == "" && t.agentOf(s) == "" {
 			c.Agent = name
 		}
 		if c.Prompt == "" {
 			c.Prompt = firstNonEmpty(messagesText(s.attrs["gen_ai.input.messages"], "user", false), aiPrompt(s), oiPrompt(s))
 		}
 	}
+}
+
+// flatFunction is a tool definition in the Chat Completions shape,
+// {"type": "function", "function": {"name", "description",
+// "parameters"}}, in the flat one functionTool reads; any other as it is.
+func flatFunction(v any) any {
+	m, _ := v.(map[string]any)
+	fn, ok := m["function"].(map[string]any)
+	if !ok || m["type"] != "function" || m["name"] != nil {
+		return v
+	}
+	out := map[string]any{"type": "function"}
+	for k, x := range fn {
+		out[k] = x
+	}
+	return out
 }
 
 func firstNonEmpty(s ...string) string {
@@ -492,24 +518,31 @@ func (t *otelTrace) call(s *otelSpan) Call {
 	return c
 }
 
-// agentOf is the name of the nearest invoke_agent span enclosing s.
+// agentOf is the name of the nearest invoke_agent span (or agent span of
+// OpenInference or OpenLLMetry) enclosing s.
 func (t *otelTrace) agentOf(s *otelSpan) string {
 	return t.nearest(t.byID[s.parent], t.agents, func(p *otelSpan) (string, bool) {
 		name := p.str("gen_ai.agent.name")
 		if name == "" {
 			return oiAgent(p)
 		}
-		return name, p.str("gen_ai.operation.name") == "invoke_agent"
+		return name, p.str("gen_ai.operation.name") == "invoke_agent" || isAgentSpan(p)
 	})
 }
 
 // delegation is the hand-off an invoke_agent span inside another agent's
 // records.
+// An OpenInference AGENT span or an OpenLLMetry agent span inside another
+// agent's span is the same.
 func (t *otelTrace) delegation(s *otelSpan) (Delegation, bool) {
-	if s.str("gen_ai.operation.name") != "invoke_agent" {
-		return Delegation{}, false
-	}
 	to := s.str("gen_ai.agent.name")
+	if s.str("gen_ai.operation.name") != "invoke_agent" {
+		name, ok := oiAgent(s)
+		if !ok || !isAgentSpan(s) {
+			return Delegation{}, false
+		}
+		to = name
+	}
 	from := t.agentOf(s)
 	return Delegation{From: from, To: to}, to != "" && from != "" && from != to
 }
@@ -622,9 +655,11 @@ func partsOf(v any, typ string) []map[string]any {
 }
 
 // modelCalls reads the calls of a trace that has no tool spans from its
-// model calls' messages: the tool_call parts of gen_ai.output.messages, in
+// model calls' messages: the tool_call parts of gen_ai.output.messages (an
+// OpenInference LLM span's llm.output_messages.<i>.message.tool_calls), in
 // start order, each answered by the first tool_call_response part with its
-// id in a later gen_ai.input.messages.
+// id in a later gen_ai.input.messages (the content of a later
+// llm.input_messages message of role "tool" with its tool_call_id).
 func (t *otelTrace) modelCalls() []Call {
 	var calls []Call
 	byID := map[string]int{}
@@ -635,20 +670,33 @@ func (t *otelTrace) modelCalls() []Call {
 				calls[i].Result = otelResult(p["response"])
 			}
 		}
-		for _, p := range partsOf(s.attrs["gen_ai.output.messages"], "tool_call") {
-			name, _ := p["name"].(string)
-			if name == "" {
-				continue
+		ids, contents := oiToolResults(s)
+		for k, id := range ids {
+			if i, ok := byID[id]; ok && calls[i].Result == nil {
+				calls[i].Result = otelResult(contents[k])
 			}
-			c := Call{Arguments: arguments(p["arguments"]), Agent: s.str("gen_ai.agent.name")}
+		}
+		add := func(id, name string, args any) {
+			if name == "" {
+				return
+			}
+			c := Call{Arguments: arguments(args), Agent: s.str("gen_ai.agent.name")}
 			c.Server, c.Tool = splitMCP(name)
 			if c.Agent == "" {
 				c.Agent = t.agentOf(s)
 			}
-			if id, _ := p["id"].(string); id != "" {
+			if id != "" {
 				byID[id] = len(calls)
 			}
 			calls = append(calls, c)
+		}
+		for _, p := range partsOf(s.attrs["gen_ai.output.messages"], "tool_call") {
+			name, _ := p["name"].(string)
+			id, _ := p["id"].(string)
+			add(id, name, p["arguments"])
+		}
+		for _, c := range oiToolCalls(s, "llm.output_messages") {
+			add(c.id, c.name, c.args)
 		}
 	}
 	return calls

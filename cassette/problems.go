@@ -49,6 +49,9 @@ type walker struct {
 	dups []dupProblem
 	// dropped counts the problems past maxProblems, not recorded.
 	dropped int
+	// spent are the tool names read as something other than a call (see
+	// spend in audit.go).
+	spent map[string]bool
 }
 
 // maxProblems bounds the problems recorded for one file, so a file of a

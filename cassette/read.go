@@ -111,6 +111,9 @@ func Stream(path string, data []byte, each func(*Cassette, *Run)) (*Cassette, er
 		return nil, tooLarge(path, int64(len(data)))
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
+	if isZip(data) {
+		return streamInspectArchive(path, data, each)
+	}
 	if !json.Valid(data) {
 		if isLines(data) {
 			return streamLines(path, data, each)
@@ -186,6 +189,9 @@ func (d *decoder) detected(root int) *Cassette {
 			c = readCompletion(d.w, f)
 		} else {
 			c = readTranscript(d.w, f)
+			if w := lastStepWarning(f, c.Runs); w != "" {
+				c.Warnings = append(c.Warnings, w)
+			}
 		}
 	case FormatResponses:
 		c = readResponses(d.w, v)
@@ -194,10 +200,20 @@ func (d *decoder) detected(root int) *Cassette {
 		c = readLangChain(d.w, f.msgs, f.obj)
 	case FormatAISDKMessages:
 		d.w.path = append(d.w.path[:0], f.at...)
-		c = readModelMessages(d.w, f.msgs)
+		c = readModelMessages(d.w, f.msgs, f.obj)
 	case FormatAISDKUIMessages:
 		d.w.path = append(d.w.path[:0], f.at...)
 		c = readUIMessages(d.w, f.msgs)
+	case FormatMastra:
+		d.w.path = append(d.w.path[:0], f.at...)
+		c = readMastra(d.w, f.msgs)
+	case FormatLlamaIndex:
+		d.w.path = append(d.w.path[:0], f.at...)
+		c = readLlamaMessages(d.w, f.msgs)
+	case FormatLlamaIndexEvents:
+		c = readLlamaEvents(d.w, f.msgs)
+	case FormatInspect:
+		c = readInspectLog(d.w, f.obj)
 	case FormatClaudeCode, FormatOTel, FormatAgentsTrace:
 		r := newLineReader(f.format)
 		c = r.cassette()
@@ -205,7 +221,7 @@ func (d *decoder) detected(root int) *Cassette {
 	}
 	if c != nil {
 		if d.clean() {
-			lostCalls(d.w, c, v)
+			check(d.w, c, v)
 		}
 		return c
 	}
@@ -324,10 +340,14 @@ func detect(root any) detected {
 		return detected{format: FormatLangChain, msgs: msgs, obj: obj, at: at}
 	}
 	if msgs, at, ok := messagesRoot(root, isModelMessages); ok {
-		return detected{format: FormatAISDKMessages, msgs: msgs, at: at}
+		obj, _ := root.(map[string]any)
+		return detected{format: FormatAISDKMessages, msgs: msgs, at: at, obj: obj}
 	}
 	if msgs, at, ok := messagesRoot(root, isUIMessages); ok {
 		return detected{format: FormatAISDKUIMessages, msgs: msgs, at: at}
+	}
+	if f, ok := detectMore(root); ok {
+		return f
 	}
 	switch root := root.(type) {
 	case map[string]any:

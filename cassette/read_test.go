@@ -324,7 +324,7 @@ func TestDetect(t *testing.T) {
 		{"empty messages", `{"messages": []}`, FormatOpenAI, ""},
 		{"openai array", `[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]`, FormatOpenAI, ""},
 		{"openai under traj", `{"task": 1, "gold": [{"name": "x"}], "traj": [{"role": "user", "content": "hi"}]}`, FormatOpenAI, ""},
-		{"openai tool role", `[{"role": "user", "content": [{"type": "text", "text": "hi"}]}, {"role": "tool", "tool_call_id": "1", "content": [{"type": "text", "text": "x"}]}]`, FormatOpenAI, ""},
+		{"openai tool role", `[{"role": "user", "content": [{"type": "text", "text": "hi"}]}, {"role": "assistant", "tool_calls": [{"id": "1", "function": {"name": "a", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "1", "content": [{"type": "text", "text": "x"}]}]`, FormatOpenAI, ""},
 		{"openai usage", `{"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}], "usage": {"prompt_tokens": 1}}`, FormatOpenAI, ""},
 		{"anthropic text blocks", `{"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]}`, FormatAnthropic, ""},
 		{"anthropic tool_use", `{"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "1", "name": "a", "input": {}}]}]}`, FormatAnthropic, ""},

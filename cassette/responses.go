@@ -67,6 +67,7 @@ type responses struct {
 func readResponses(w *walker, v any) *Cassette {
 	c := &Cassette{Format: FormatResponses}
 	r := &responses{t: newTranscript(w, c), catalog: map[string][]Tool{}}
+	r.agents.transfers = transferIDs(v)
 	w.path = w.path[:0]
 	switch v := v.(type) {
 	case map[string]any:
@@ -123,7 +124,10 @@ func (r *responses) item(v any) {
 	typ, _ := m["type"].(string)
 	switch typ {
 	case "function_call":
-		if name, ok := t.toolName(m); ok && !r.agents.call(m, name) {
+		name, ok := t.toolName(m)
+		if ok && r.agents.call(m, name) {
+			t.w.spend(name)
+		} else if ok {
 			c := Call{Arguments: arguments(m["arguments"]), Agent: r.agents.current}
 			c.Server, c.Tool = splitMCP(name)
 			t.addCall(callID(m), c)

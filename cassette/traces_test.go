@@ -340,6 +340,9 @@ func TestMCPCallError(t *testing.T) {
 // orphan was given to the first waiting call, and the second call of a
 // shared id took both results' place, leaving the first without one.
 func TestResultsByRepeatedOrUnknownID(t *testing.T) {
+	// The orphan result (call id "zz") is refused, at its position.
+	orphans := map[string]string{"openai": "openai.json:3:2: messages[2]: a result", "anthropic": "anthropic.json:3:31: messages[2].content[0]: a result",
+		"responses": "responses.json:2:2: [3]: a result"}
 	for name, doc := range map[string]string{
 		"openai": `{"messages": [{"role": "user", "content": "q"},
  {"role": "assistant", "tool_calls": [{"id": "c1", "function": {"name": "a", "arguments": "{}"}}, {"id": "c1", "function": {"name": "b", "arguments": "{}"}}, {"id": "c2", "function": {"name": "c", "arguments": "{}"}}]},
@@ -350,6 +353,13 @@ func TestResultsByRepeatedOrUnknownID(t *testing.T) {
 		"responses": `[{"type": "function_call", "call_id": "c1", "name": "a", "arguments": "{}"}, {"type": "function_call", "call_id": "c1", "name": "b", "arguments": "{}"}, {"type": "function_call", "call_id": "c2", "name": "c", "arguments": "{}"},
  {"type": "function_call_output", "call_id": "zz", "output": "orphan"}, {"type": "function_call_output", "call_id": "c1", "output": "R1"}, {"type": "function_call_output", "call_id": "c1", "output": "R2"}]`,
 	} {
+		if _, err := Read(name+".json", []byte(doc)); err == nil || !strings.HasPrefix(err.Error(), orphans[name]) ||
+			!strings.Contains(err.Error(), `refers to the call id "zz", but no call read from the file has that id`) {
+			t.Errorf("%s: %v, want the orphan refused at %s", name, err, orphans[name])
+		}
+		doc = strings.NewReplacer(`{"role": "tool", "tool_call_id": "zz", "content": "orphan"}, `, "",
+			`{"type": "tool_result", "tool_use_id": "zz", "content": "orphan"}, `, "",
+			`{"type": "function_call_output", "call_id": "zz", "output": "orphan"}, `, "").Replace(doc)
 		c, err := Read(name+".json", []byte(doc))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)

@@ -46,6 +46,7 @@ func runAgent(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*r
 		res.Findings = append(res.Findings, report.Finding{Level: "error",
 			Message: "no recorded runs: the cassettes hold no runs, so nothing could be gated"})
 	}
+	res.Findings = append(res.Findings, a.noCalls.findings(c, a.runN)...)
 	if c.Runs > 0 && a.runN > 0 && c.Runs != a.runN {
 		res.Findings = append(res.Findings, report.Finding{Level: "warning",
 			Message: fmt.Sprintf("the suite asks for %d runs and %d are recorded: every figure is over the %d recorded runs", c.Runs, a.runN, a.runN)})
@@ -74,6 +75,7 @@ type agentRun struct {
 	tools    toolIndex
 	verdicts runVerdicts
 	failed   []string
+	noCalls  callTally
 }
 
 func newAgentRun(c *Case, res *report.CaseResult) *agentRun {
@@ -113,6 +115,7 @@ func (a *agentRun) open(cas *cassette.Cassette) {
 // checks it failed) and keeps its evidence.
 func (a *agentRun) run(cas *cassette.Cassette, r *cassette.Run) {
 	a.runN++
+	a.noCalls.add(a.runN, r)
 	for _, g := range a.gates {
 		g.add(cas, r)
 	}

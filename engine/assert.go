@@ -210,7 +210,7 @@ func callDoc(c cassette.Call) map[string]any {
 		m["arguments"] = c.Arguments
 	}
 	if c.Result != nil {
-		m["result"] = c.Result
+		m["result"] = recordedResult(c.Result)
 	}
 	if c.DurationMS != nil {
 		m["duration_ms"] = *c.DurationMS

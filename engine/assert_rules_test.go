@@ -489,13 +489,13 @@ func TestToolSelectionPairTokens(t *testing.T) {
 // arg or params gets the hint of args; another key, or the same key
 // elsewhere in the schema, gets none.
 func TestStepKeyHint(t *testing.T) {
-	const step = "https://mcptest.sh/schema/v1.json#/$defs/trajectoryStep/additionalProperties"
+	const step = "https://raw.githubusercontent.com/mcptest/mcptest/main/engine/schema/suite.v1.json#/$defs/trajectoryStep/additionalProperties"
 	for _, tc := range []struct{ loc, key, want string }{
 		{step, "arguments", "did you mean `args`?"},
 		{step, "arg", "did you mean `args`?"},
 		{step, "params", "did you mean `args`?"},
 		{step, "argz", ""},
-		{"https://mcptest.sh/schema/v1.json#/$defs/case/additionalProperties", "arguments", ""},
+		{"https://raw.githubusercontent.com/mcptest/mcptest/main/engine/schema/suite.v1.json#/$defs/case/additionalProperties", "arguments", ""},
 	} {
 		if got := stepKeyHint(tc.loc, tc.key); got != tc.want {
 			t.Errorf("stepKeyHint(%q, %q) = %q, want %q", tc.loc, tc.key, got, tc.want)

@@ -313,8 +313,10 @@ func BenchmarkLiveHeap(b *testing.B) {
 			}
 			var sum, count uint64
 			var ms runtime.MemStats
-			_, err = engine.Run(s, engine.Options{Progress: func(done, total int) {
-				if done%100 == 50 {
+			sampled := 0
+			_, err = engine.Run(s, engine.Options{Progress: func(p engine.Progress) {
+				if p.Files%100 == 50 && p.Files != sampled {
+					sampled = p.Files
 					runtime.GC()
 					runtime.ReadMemStats(&ms)
 					sum += ms.HeapAlloc

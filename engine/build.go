@@ -379,6 +379,7 @@ func (b *builder) agentTest(ptr string, m map[string]any) {
 			c.Runs = max(int(n), 1)
 		}
 	}
+	c.NoCalls, _ = m["no_calls"].(bool)
 	if cas, ok := m["cassette"].(string); ok {
 		c.Cassette, c.CassettePos = cas, b.doc.At(ptr+"/cassette")
 		files, err := resolveCassettes(b.suite.Dir, cas)
@@ -602,10 +603,10 @@ func (b *builder) serverNames() []string {
 }
 
 // resolveCassettes expands a cassette: value, relative to dir, into files:
-// a file is itself, a directory is its *.json and *.jsonl files (sorted),
+// a file is itself, a directory is its *.json, *.jsonl and *.eval files (sorted),
 // anything else is a glob. No match is an error.
 // ResolveCassettes lists the files a `cassette:` value names, relative to
-// dir: the file itself, the *.json and *.jsonl files of a directory, or
+// dir: the file itself, the *.json, *.jsonl and *.eval files of a directory, or
 // the files a glob matches, sorted.
 func ResolveCassettes(dir, pattern string) ([]string, error) {
 	return resolveCassettes(dir, pattern)
@@ -622,9 +623,10 @@ func resolveCassettes(dir, pattern string) ([]string, error) {
 		}
 		files, _ := filepath.Glob(filepath.Join(globEscape(p), "*.json"))
 		lines, _ := filepath.Glob(filepath.Join(globEscape(p), "*.jsonl"))
-		files = append(files, lines...)
+		evals, _ := filepath.Glob(filepath.Join(globEscape(p), "*.eval"))
+		files = append(append(files, lines...), evals...)
 		if len(files) == 0 {
-			return nil, fmt.Errorf("cassette directory %q holds no *.json or *.jsonl files", pattern)
+			return nil, fmt.Errorf("cassette directory %q holds no *.json, *.jsonl or *.eval files", pattern)
 		}
 		sort.Strings(files)
 		return files, nil

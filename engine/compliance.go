@@ -128,7 +128,7 @@ func runCompliance(s *Suite, p casePlan, res *report.CaseResult) (*report.CaseRe
 			return finish()
 		}
 		floor(cb.Check+".items", itemRules(key, items), fmt.Sprintf("every one of the %d %s is well-formed for %s", len(items), key, cb.Spec))
-		doc["result"] = map[string]any{key: items}
+		doc["result"] = withDefaults(cb.Check, map[string]any{key: items})
 		doc["count"] = float64(len(items))
 		res.Counts[key] = int64(len(items))
 	}

@@ -33,4 +33,8 @@
 // never served from the cache. A `token_efficiency:` block prices the
 // catalog the cassettes recorded, so it stays offline; `redteam:` and
 // `evals:` cases need a model and are reported inconclusive (modelcase.go).
+//
+// An agent test whose every recorded run holds no call is inconclusive,
+// not pass, unless it says no_calls: true (nocalls.go): no gate saw a call
+// to judge, and a recording read without its calls would pass them all.
 package engine

@@ -16,7 +16,7 @@ import (
 )
 
 // caseKeys are the keys of an agent test that are not gate blocks.
-var caseKeys = []string{"name", "type", "description", "agent", "model", "servers", "prompt", "runs", "cassette", "sources", "aliases", "expect", "reliability"}
+var caseKeys = []string{"name", "type", "description", "agent", "model", "servers", "prompt", "runs", "no_calls", "cassette", "sources", "aliases", "expect", "reliability"}
 
 // TestGateRegistry walks the gate registry: every row's key is a property
 // of an agent test in the suite schema that refers to the row's schema

@@ -30,9 +30,10 @@ type Options struct {
 	CassetteDir string
 	// Version is the mcptest version written into the envelope.
 	Version string
-	// Progress, when set, is called after each cassette file is read with
-	// the number of files read so far and the total.
-	Progress func(done, total int)
+	// Progress, when set, is told how far the run has come (see Progress)
+	// after each cassette file is read, as each live case starts and after
+	// each case is kept, by one caller at a time.
+	Progress func(Progress)
 	// Shard, when set, keeps only the cases of one shard (see Shard); the
 	// envelope records it as run.shard.
 	Shard report.Shard
@@ -103,13 +104,7 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 		Cases:         make([]*report.CaseResult, 0, len(plans)),
 		Floors:        suiteFloorsOf(s),
 	}
-	done := 0
-	progress := func() {
-		done++
-		if opt.Progress != nil {
-			opt.Progress(done, total)
-		}
-	}
+	track := newTracker(opt.Progress, len(plans), total)
 	if opt.Emit != nil {
 		env.Cases = []*report.CaseResult{}
 	}
@@ -118,6 +113,7 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 	unpriced := map[string]int{} // cases per model the table has no entry for
 	keep := func(res *report.CaseResult) error {
 		counter.Add(res)
+		track.done(res)
 		priced = priced || res.PricedRuns > 0
 		for _, m := range res.UnpricedModels {
 			unpriced[m]++
@@ -136,7 +132,7 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 	}
 	rebuilt := newRebuilder(s)
 	defer rebuilt.close()
-	runner := newCaseRunner(s, plans, opt, progress, rebuilt)
+	runner := newCaseRunner(s, plans, opt, track, rebuilt)
 	defer runner.close()
 	for i := range plans {
 		o := runner.next(i)
@@ -506,22 +502,30 @@ func asDiag(file string, err error) diag.List {
 	return diag.List{{Pos: diag.Pos{File: file}, Kind: "cassette", Message: err.Error()}}
 }
 
-// warnUnpriced says once per run, not per case, which models recorded
-// tokens and no cost without an entry in the price table t.
+// warnUnpriced says once per run, in one line, which named models recorded
+// tokens and no cost and are absent from the price table t, in how many
+// cases each. Runs that name no model are not priced and not warned
+// about: there is no model to look up, and no table could price them.
 func warnUnpriced(warn func(string), unpriced map[string]int, t *prices.Table) {
 	if warn == nil || t == nil {
 		return
 	}
+	var models []string
 	for _, m := range slices.Sorted(maps.Keys(unpriced)) {
-		name, hint := strconv.Quote(clipName(m)), ""
 		if m == "" {
-			name = "(the recordings name none)"
-		} else if s := t.Suggest(m); s != "" && len(m) >= 6 {
-			hint = fmt.Sprintf(" (did you mean %q?)", s)
+			continue
 		}
-		warn(fmt.Sprintf("the price table (%s) has no entry for model %s%s: its runs in %d case(s) recorded tokens and no cost and are not priced (see `mcptest prices`, or give a table with --prices FILE)",
-			t.Source, name, hint, unpriced[m]))
+		hint := ""
+		if s := t.Suggest(m); s != "" && len(m) >= 6 {
+			hint = fmt.Sprintf(", did you mean %q?", s)
+		}
+		models = append(models, fmt.Sprintf("model %s (%d case(s)%s)", strconv.Quote(clipName(m)), unpriced[m], hint))
 	}
+	if len(models) == 0 {
+		return
+	}
+	warn(fmt.Sprintf("the price table (%s) has no entry for %s: their runs recorded tokens and no cost and are not priced (see `mcptest prices`, or give a table with --prices FILE)",
+		t.Source, strings.Join(models, ", ")))
 }
 
 // clipName cuts a recorded model name to 120 bytes for a warning line.

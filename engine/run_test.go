@@ -139,7 +139,7 @@ agents:
 }
 
 func TestRunsMismatchIsSaidPlainly(t *testing.T) {
-	s := writeSuite(t, "agents:\n  - name: t\n    runs: 10\n    cassette: c.json\n", map[string]string{"c.json": cassetteJSON(runJSON("x"), runJSON("y"))})
+	s := writeSuite(t, "agents:\n  - name: t\n    runs: 10\n    no_calls: true\n    cassette: c.json\n", map[string]string{"c.json": cassetteJSON(runJSON("x"), runJSON("y"))})
 	c := run(t, s, Options{}).Cases[0]
 	if c.Runs != 2 || c.RunsDeclared != 10 {
 		t.Errorf("runs %d declared %d", c.Runs, c.RunsDeclared)
@@ -150,7 +150,7 @@ func TestRunsMismatchIsSaidPlainly(t *testing.T) {
 }
 
 func TestRunsZeroClampedToOne(t *testing.T) {
-	s := writeSuite(t, "agents:\n  - name: t\n    runs: 0\n    cassette: c.json\n", map[string]string{"c.json": cassetteJSON(runJSON("x"))})
+	s := writeSuite(t, "agents:\n  - name: t\n    runs: 0\n    no_calls: true\n    cassette: c.json\n", map[string]string{"c.json": cassetteJSON(runJSON("x"))})
 	if got := s.Cases[0].Runs; got != 1 {
 		t.Errorf("runs: 0 loaded as %d, want 1", got)
 	}
@@ -310,9 +310,10 @@ func TestCassetteDirectoryAndImplicitLookup(t *testing.T) {
 func TestProgressAndFilter(t *testing.T) {
 	s := writeSuite(t, "agents:\n  - name: alpha\n    cassette: a.json\n  - name: beta\n    cassette: b.json\n",
 		map[string]string{"a.json": cassetteJSON(runJSON("x")), "b.json": cassetteJSON(runJSON("y"))})
-	var calls [][2]int
-	env := run(t, s, Options{Filter: []string{"BET"}, Progress: func(d, n int) { calls = append(calls, [2]int{d, n}) }})
-	if len(env.Cases) != 1 || env.Cases[0].Name != "beta" || !reflect.DeepEqual(calls, [][2]int{{1, 1}}) {
+	var calls []Progress
+	env := run(t, s, Options{Filter: []string{"BET"}, Progress: func(p Progress) { calls = append(calls, p) }})
+	want := []Progress{{CasesTotal: 1, Files: 1, FilesTotal: 1}, {Cases: 1, CasesTotal: 1, Files: 1, FilesTotal: 1}}
+	if len(env.Cases) != 1 || env.Cases[0].Name != "beta" || !reflect.DeepEqual(calls, want) {
 		t.Errorf("cases %d, progress %v", len(env.Cases), calls)
 	}
 }

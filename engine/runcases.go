@@ -46,6 +46,8 @@ type caseRunner struct {
 	rebuilt *rebuilder
 	// progress counts a cassette file read; safe from any goroutine.
 	progress func()
+	// track names the live case next computes (tracker.start).
+	track *tracker
 	// slot[i] is the channel of the i-th plan's outcome when it is
 	// computed ahead, nil when next computes it; ahead cases share
 	// len(ring) channels in turn (the k-th ahead case uses ring[k%len]).
@@ -65,8 +67,8 @@ func (p *casePlan) replayed() bool {
 
 // newCaseRunner starts the workers when there are two replayed cases or
 // more and more than one processor to compute them on.
-func newCaseRunner(s *Suite, plans []casePlan, opt Options, progress func(), rebuilt *rebuilder) *caseRunner {
-	r := &caseRunner{s: s, plans: plans, opt: opt, progress: progress, rebuilt: rebuilt}
+func newCaseRunner(s *Suite, plans []casePlan, opt Options, track *tracker, rebuilt *rebuilder) *caseRunner {
+	r := &caseRunner{s: s, plans: plans, opt: opt, progress: track.file, track: track, rebuilt: rebuilt}
 	workers := runtime.GOMAXPROCS(0)
 	ahead := 0
 	for i := range plans {
@@ -78,12 +80,6 @@ func newCaseRunner(s *Suite, plans []casePlan, opt Options, progress func(), reb
 		return r
 	}
 	workers = min(workers, ahead)
-	var mu sync.Mutex
-	r.progress = func() {
-		mu.Lock()
-		defer mu.Unlock()
-		progress()
-	}
 	if opt.Cache != nil {
 		r.opt.Cache = &lockedCache{c: opt.Cache}
 	}
@@ -148,6 +144,7 @@ func (r *caseRunner) dispatch(jobs chan<- int) {
 func (r *caseRunner) next(i int) caseOutcome {
 	if r.slot == nil || r.slot[i] == nil {
 		r.plans[i].load(r.s, r.rebuilt)
+		r.track.start(&r.plans[i])
 		return r.compute(i)
 	}
 	return <-r.slot[i]

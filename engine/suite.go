@@ -156,6 +156,11 @@ type Case struct {
 	// Runs is the number of runs the suite asks for (runs:, 0 clamped to
 	// 1); 0 when the suite does not say.
 	Runs int
+	// NoCalls is no_calls: true, the test's word that its runs call no
+	// tool: without it a test whose every run holds no call is
+	// inconclusive, not pass (a recording read without its calls would
+	// pass every gate); with it a run that calls a tool fails the test.
+	NoCalls bool
 	// Cassette is the cassette path, directory or glob as written, ""
 	// when the runner looks the test up by name in the cassette directory.
 	Cassette    string

@@ -159,7 +159,7 @@ func runToolTest(s *Suite, p casePlan, res *report.CaseResult) (*report.CaseResu
 	}
 	argv, _ := jsonValue(args)
 	doc := map[string]any{
-		"result":      result,
+		"result":      withDefaults(method, result),
 		"duration_ms": float64(elapsed.Milliseconds()),
 		"server":      t.Server,
 		"args":        argv,

@@ -97,9 +97,9 @@ func diagList(err error) (diag.List, error) {
 }
 
 // cassetteName reports whether path is named as a cassette: a .json file,
-// or a .jsonl file of recordings one per line.
+// a .jsonl file of recordings one per line, or an Inspect AI .eval log.
 func cassetteName(path string) bool {
-	return strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".jsonl")
+	return strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".jsonl") || strings.HasSuffix(path, ".eval")
 }
 
 // ValidateData checks the content of one file named path: a cassette when
@@ -113,7 +113,7 @@ func ValidateData(path string, data []byte) (diag.List, error) {
 // validateData is ValidateData, with what was read of the recording it
 // is; with recordings, a suite's recordings are read and checked too.
 func validateData(path string, data []byte, recordings bool) (diag.List, []Recording, error) {
-	if t := bytes.TrimSpace(data); cassetteName(path) && len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+	if t := bytes.TrimSpace(data); cassetteName(path) && (len(t) > 0 && (t[0] == '{' || t[0] == '[') || strings.HasSuffix(path, ".eval")) {
 		rec, l, err := readRecording(path, data)
 		if err != nil || l != nil {
 			return l, nil, err

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -111,11 +112,31 @@ func (t *recordingTally) run(c *cassette.Cassette, r *cassette.Run) {
 func (t *recordingTally) done(c *cassette.Cassette) Recording {
 	t.cassette(c)
 	t.r.Warnings = append([]string{}, c.Warnings...)
+	if t.r.Runs > 0 && t.r.Calls == 0 {
+		t.r.Warnings = append(t.r.Warnings, NoCallsWarning)
+	}
 	for a := range t.agents {
 		t.r.Agents = append(t.r.Agents, a)
 	}
 	sort.Strings(t.r.Agents)
 	return t.r
+}
+
+// NoCallsWarning is the warning validate gives a recording whose runs
+// hold no tool call: an agent test over it is inconclusive, not pass,
+// unless the test says no_calls: true.
+const NoCallsWarning = "no run holds a tool call: an agent test over this recording is inconclusive, not pass, " +
+	"unless the test says `no_calls: true` (a recording read without its calls would pass every gate)"
+
+// NoCalls reports whether r was read with runs and no tool call, and no
+// test that reads it says no_calls: true.
+func (r Recording) NoCalls() bool {
+	for _, w := range r.Warnings {
+		if w == NoCallsWarning {
+			return true
+		}
+	}
+	return false
 }
 
 // readRecording reads the recording data, named path, and returns what
@@ -167,6 +188,9 @@ func suiteRecordings(s *Suite) (diag.List, []Recording, error) {
 			}
 			all = append(all, l...)
 			if l == nil {
+				if expectsNoCalls(s, name) {
+					rec.Warnings = slices.DeleteFunc(rec.Warnings, func(w string) bool { return w == NoCallsWarning })
+				}
 				recs = append(recs, rec)
 				runs[name] = rec.Runs
 			}
@@ -174,6 +198,26 @@ func suiteRecordings(s *Suite) (diag.List, []Recording, error) {
 	}
 	all = append(all, s.sourced(joinCounts(s, runs))...)
 	return all, recs, nil
+}
+
+// expectsNoCalls reports whether an agent test of s that reads the
+// recording name says no_calls: true.
+func expectsNoCalls(s *Suite, name string) bool {
+	for _, c := range s.Cases {
+		if !c.NoCalls || c.Kind != report.KindAgent {
+			continue
+		}
+		files, err := caseFiles(s, c, "")
+		if err != nil {
+			continue
+		}
+		for _, f := range files {
+			if displayPath(f) == name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Text is what validate prints of r: the reader and what it read, every

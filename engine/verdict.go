@@ -29,6 +29,11 @@ func caseVerdict(res *report.CaseResult, judged bool) report.Verdict {
 			return report.Fail
 		}
 	}
+	for _, f := range res.Findings {
+		if f.Gate == noCallsGate && f.Level == "warning" {
+			return report.Inconclusive
+		}
+	}
 	return report.Pass
 }
 
@@ -43,7 +48,7 @@ func failsCase(f report.Finding) bool {
 		return false
 	}
 	switch f.Gate {
-	case "", "scenario", "expect_state":
+	case "", "scenario", "expect_state", noCallsGate:
 		return true
 	}
 	return false

@@ -27,22 +27,32 @@ type ProxyCall struct {
 
 // ProxyServer returns an MCP server that serves the catalog of the open
 // session upstream (its tools, resources, resource templates and prompts,
-// with its server info and instructions) and forwards every tools/call,
+// with its server info and instructions; the protocol revisions up to the
+// one the upstream negotiated and the capabilities of its it forwards,
+// handshake.go) and forwards every tools/call,
 // resources/read and prompts/get to it. onSession, when set, is called with
 // a client session's id ("" over stdio) once it has initialized, before any
 // call, so a session that calls nothing is seen too. onCall is called after
 // each forwarded tools/call, in the order the answers came back; calls may
 // run concurrently, so both must be safe for that.
-func ProxyServer(upstream *Session, cat *Catalog, onSession func(id string), onCall func(ProxyCall)) *mcp.Server {
+//
+// modern says whether the transport the proxy is served on serves the
+// sessionless 2026-07-28 revision (stdio does; the SDK's stateful
+// streamable HTTP handler does not): the proxy claims it only then.
+func ProxyServer(upstream *Session, cat *Catalog, modern bool, onSession func(id string), onCall func(ProxyCall)) *mcp.Server {
 	info := &mcp.Implementation{Name: "mcptest-record", Version: "v1"}
 	if cat.ServerInfo != nil {
 		info = cat.ServerInfo
 	}
-	opts := &mcp.ServerOptions{Instructions: cat.Instructions}
+	// The proxy claims the capabilities of the upstream's it forwards, and
+	// answers server/discover and negotiates initialize itself
+	// (handshake.go).
+	opts := &mcp.ServerOptions{Instructions: cat.Instructions, Capabilities: proxyCapabilities(cat)}
 	if onSession != nil {
 		opts.InitializedHandler = func(_ context.Context, req *mcp.InitializedRequest) { onSession(req.Session.ID()) }
 	}
 	s := mcp.NewServer(info, opts)
+	s.AddReceivingMiddleware(handshakeMiddleware(cat, modern))
 	for _, t := range cat.Tools {
 		tool := *t
 		if tool.InputSchema == nil {

@@ -40,6 +40,10 @@ type RecordOptions struct {
 	// address Listen serves.
 	Log       io.Writer
 	Listening func(addr string)
+	// WriteFile, when set, writes the cassette (by rename); nil is
+	// safefile.WriteOutput. The command line sets it to its writer, which
+	// masks the secrets of the invocation.
+	WriteFile func(path string, data []byte) error
 }
 
 // Record stands between an agent and the target: it serves the target's
@@ -56,6 +60,16 @@ func Record(ctx context.Context, o RecordOptions) error {
 			return err
 		}
 	}
+	// Over stdio the client is read from the start, while the upstream
+	// starts: its server/discover is answered at once (handshake.go).
+	var front *stdioFront
+	if o.Listen == "" {
+		var err error
+		if front, err = startFront(ctx, o.Stdin, o.Stdout); err != nil {
+			return err
+		}
+		defer front.Close()
+	}
 	upstream, err := Dial(ctx, o.Target, o.Getenv)
 	if err != nil {
 		return err
@@ -66,12 +80,13 @@ func Record(ctx context.Context, o RecordOptions) error {
 		return err
 	}
 	rec := &Recording{}
-	proxy := ProxyServer(upstream, cat, rec.Open, rec.Add)
+	proxy := ProxyServer(upstream, cat, front != nil, rec.Open, rec.Add)
 	proxy.AddReceivingMiddleware(rec.Middleware)
 	started := time.Now().UTC()
-	if o.Listen == "" {
+	if front != nil {
 		rec.Seen("") // the process serves one connection, whatever it sends
-		err = ServeStdio(ctx, proxy, o.Stdin, o.Stdout)
+		front.Ready(cat)
+		err = front.Serve(ctx, proxy)
 	} else {
 		err = ProxyHTTP(ctx, proxy, o.Listen, o.Output, o.Log, o.Listening)
 	}
@@ -107,13 +122,18 @@ const appendWait = 2 * time.Minute
 // at the same instant both keep their runs.
 func (o RecordOptions) write(rec *Recording, server string, started time.Time, cat *Catalog) (*cassette.File, error) {
 	var prior *cassette.File
+	path := o.Output
 	if o.Append {
 		// The directory is locked, so it must exist first: the write
-		// creates a missing one too (--output cassettes/new.json).
-		dir := filepath.Dir(o.Output)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		// creates a missing one too (--output cassettes/new.json). The
+		// lock is the directory of the file the path resolves to, not of
+		// a link to it: every spelling of one cassette (a link, the real
+		// path) takes the same lock, reads and writes the same file.
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, fmt.Errorf("--append %s: %w", o.Output, err)
 		}
+		path = safefile.Resolve(path)
+		dir := filepath.Dir(path)
 		unlock, err := safefile.LockDir(dir, appendWait, func() {
 			fmt.Fprintf(o.Log, "mcptest: waiting for another process writing in %s to finish\n", dir)
 		})
@@ -121,12 +141,12 @@ func (o RecordOptions) write(rec *Recording, server string, started time.Time, c
 			return nil, fmt.Errorf("--append %s: %w", o.Output, err)
 		}
 		defer unlock()
-		if prior, err = ReadRecording(o.Output); err != nil {
+		if prior, err = ReadRecording(path); err != nil {
 			return nil, err
 		}
 	}
 	doc := rec.Cassette(prior, server, o.Agent, started, cat)
-	return doc, writeRecording(o.Output, doc)
+	return doc, writeRecording(path, doc, o.WriteFile)
 }
 
 // plural is "1 run", "2 runs".
@@ -139,7 +159,7 @@ func plural(n int, noun string) string {
 
 // writeRecording writes the cassette after reading it back: a recording
 // that is not a valid cassette is a bug, never a file.
-func writeRecording(path string, doc *cassette.File) error {
+func writeRecording(path string, doc *cassette.File, write func(string, []byte) error) error {
 	data, err := doc.Encode()
 	if err != nil {
 		return err
@@ -147,7 +167,10 @@ func writeRecording(path string, doc *cassette.File) error {
 	if _, err := cassette.Read(path, data); err != nil {
 		return fmt.Errorf("the recording is not a valid cassette (a bug): %w", err)
 	}
-	if err := safefile.WriteOutput(path, data, 0o644); err != nil {
+	if write == nil {
+		write = func(path string, data []byte) error { return safefile.WriteOutput(path, data, 0o644) }
+	}
+	if err := write(path, data); err != nil {
 		return fmt.Errorf("write cassette: %w", err)
 	}
 	return nil

@@ -75,8 +75,8 @@ func ProposeAgentSuite(output string, from, join []string) (Generated, error) {
 
 // WriteSuite prints g's warnings and notes to log, then its suite to out,
 // or, when output is set (and not "-"), to that file with its summary on
-// log.
-func WriteSuite(out, log io.Writer, output string, g Generated) error {
+// log; write writes the file (by rename), nil is safefile.WriteOutput.
+func WriteSuite(out, log io.Writer, output string, g Generated, write func(path string, data []byte) error) error {
 	WriteWarnings(log, g.Warnings)
 	for _, n := range g.Notes {
 		fmt.Fprintf(log, "note: %s\n", annotate.Clean(n))
@@ -85,7 +85,10 @@ func WriteSuite(out, log io.Writer, output string, g Generated) error {
 		_, err := fmt.Fprint(out, g.Suite)
 		return err
 	}
-	if err := safefile.WriteOutput(output, []byte(g.Suite), 0o644); err != nil {
+	if write == nil {
+		write = func(path string, data []byte) error { return safefile.WriteOutput(path, data, 0o644) }
+	}
+	if err := write(output, []byte(g.Suite)); err != nil {
 		return fmt.Errorf("write %s: %w", output, err)
 	}
 	fmt.Fprintf(log, "mcptest: %s; suite written to %s\n", g.Summary, output)

@@ -88,13 +88,13 @@ func TestWriteAuthFailure(t *testing.T) {
 func TestWriteSuite(t *testing.T) {
 	g := Generated{Suite: "servers: {}\n", Notes: []string{"a\x1bnote"}, Summary: "1 thing scaffolded"}
 	var out, log bytes.Buffer
-	if err := WriteSuite(&out, &log, "", g); err != nil || out.String() != g.Suite || log.String() != "note: a\\u001bnote\n" {
+	if err := WriteSuite(&out, &log, "", g, nil); err != nil || out.String() != g.Suite || log.String() != "note: a\\u001bnote\n" {
 		t.Errorf("stdout: %v %q %q", err, out.String(), log.String())
 	}
 	out.Reset()
 	log.Reset()
 	file := filepath.Join(t.TempDir(), "suite.yml")
-	if err := WriteSuite(&out, &log, file, g); err != nil || out.Len() != 0 || !strings.HasSuffix(log.String(), "mcptest: 1 thing scaffolded; suite written to "+file+"\n") {
+	if err := WriteSuite(&out, &log, file, g, nil); err != nil || out.Len() != 0 || !strings.HasSuffix(log.String(), "mcptest: 1 thing scaffolded; suite written to "+file+"\n") {
 		t.Errorf("file: %v %q %q", err, out.String(), log.String())
 	}
 	if data, _ := os.ReadFile(file); string(data) != g.Suite {

@@ -2,10 +2,13 @@ package mcpserver
 
 import (
 	"fmt"
+	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcptest/mcptest/internal/redact"
 	"github.com/mcptest/mcptest/internal/yamlpos"
 	"github.com/mcptest/mcptest/live"
 )
@@ -163,16 +166,78 @@ func writeHeader(b *strings.Builder, kind, banner string, t live.Target) {
 	}
 	b.WriteString("\nservers:\n  target:\n")
 	if t.URL != "" {
-		fmt.Fprintf(b, "    url: %s\n", q(t.URL))
-		if t.BearerTokenEnv != "" {
-			fmt.Fprintf(b, "    bearer_token_env: %s\n", q(t.BearerTokenEnv))
+		u, left := credentialFree(t.URL)
+		env := t.BearerTokenEnv
+		if left != "" {
+			if env == "" {
+				env = ScaffoldTokenEnv
+			}
+			fmt.Fprintf(b, "    # the url's %s left out: a committed suite names where a credential is, never the credential;\n", left)
+			fmt.Fprintf(b, "    # the server gets the token in $%s as its bearer token\n", oneLineName(env))
+		}
+		fmt.Fprintf(b, "    url: %s\n", q(u))
+		if env != "" {
+			fmt.Fprintf(b, "    bearer_token_env: %s\n", q(env))
 		}
 	} else {
-		fmt.Fprintf(b, "    command: %s\n", q(t.Command))
+		argv := redact.Argv(t.Command)
+		if !slices.Equal(argv, t.Command) {
+			b.WriteString("    # a secret of the command line is left out (" + redact.Mask + "): give the server its credential from the environment it runs in\n")
+		}
+		fmt.Fprintf(b, "    command: %s\n", q(argv))
 		if len(t.Env) > 0 {
-			fmt.Fprintf(b, "    env: %s\n", q(t.Env))
+			fmt.Fprintf(b, "    env: %s\n", q(redact.Value(t.Env)))
 		}
 	}
+}
+
+// ScaffoldTokenEnv is the variable a scaffolded suite names as the
+// bearer_token_env of a server whose URL carried a credential, when the
+// command named none (--bearer-token-env).
+const ScaffoldTokenEnv = "MCP_TOKEN"
+
+// credentialFree is u without its credentials: the user-info and every
+// query or fragment parameter redact.QueryKey names, and what was left
+// out, in words ("" when nothing was). A URL that does not parse is left
+// to redact.String.
+func credentialFree(raw string) (string, string) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return redact.String(raw), ""
+	}
+	var left []string
+	if u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			left = append(left, "user and password are")
+		} else {
+			left = append(left, "user is")
+		}
+		u.User = nil
+	}
+	keep := func(part string) string {
+		var kept []string
+		for _, kv := range strings.Split(part, "&") {
+			k, _, _ := strings.Cut(kv, "=")
+			if kv != "" && redact.QueryKey(k) {
+				if dk, err := url.QueryUnescape(k); err == nil {
+					k = dk
+				}
+				left = append(left, "parameter "+oneLineName(k)+" is")
+				continue
+			}
+			kept = append(kept, kv)
+		}
+		return strings.Join(kept, "&")
+	}
+	u.RawQuery = keep(u.RawQuery)
+	if u.Fragment != "" {
+		u.RawFragment = keep(u.EscapedFragment())
+		u.Fragment, _ = url.PathUnescape(u.RawFragment)
+	}
+	if len(left) == 0 {
+		return raw, ""
+	}
+	return u.String(), strings.Join(left, ", ")
 }
 
 // reviewMarker writes `# review before first run` above the cases of a

@@ -138,6 +138,9 @@ func (k *Counter) Add(c *CaseResult) {
 		k.failed = true
 	case Inconclusive:
 		k.totals.Inconclusive++
+		// A case no run of which holds a call judged nothing: the run
+		// must not pass on it (NoCallsGate).
+		k.failed = k.failed || c.NoCalls()
 	}
 	k.cases = appendSummaryCase(k.cases, c)
 }
@@ -334,4 +337,25 @@ func (f *SuiteFloor) judge(s *Summary, shard bool, judge Judge) {
 	default:
 		f.Message = head + " failed: " + why
 	}
+}
+
+// NoCallsGate is the Gate of the finding that makes a case inconclusive
+// because none of its runs holds a tool call (a recording read without its
+// calls, or an agent that never reached its tools). Such a case is not
+// passed, and the run it is in fails: a gate may not pass on nothing. A
+// test that says no_calls: true expects no call and gets no such finding.
+const NoCallsGate = "no_calls"
+
+// NoCalls reports whether c is inconclusive because none of its runs holds
+// a tool call.
+func (c *CaseResult) NoCalls() bool {
+	if c.Verdict != Inconclusive {
+		return false
+	}
+	for _, f := range c.Findings {
+		if f.Gate == NoCallsGate && f.Level == "warning" {
+			return true
+		}
+	}
+	return false
 }

@@ -59,11 +59,10 @@ func TestGenerateAgentSuite(t *testing.T) {
 // TestGenerateAgentSuiteFromTraces proposes from one recording of each
 // trace format (Claude Code stream-json, OTLP spans, promptfoo JSONL,
 // Responses API): the proposal passes on them, although one trace's second
-// run recorded no tokens and some runs call tools others do not, except
-// where a run called a tool that may change state: the OTLP trace's
-// book_reservation (no annotations, a write verb) is restricted, by the
-// rule generate suite holds it back by, and the note says that run breaks
-// the edge.
+// run recorded no tokens and some runs call tools others do not. A tool
+// that may change state and a run called (the OTLP trace's
+// book_reservation: no annotations, a write verb) is allowed, not
+// restricted, and the note says so for a person to decide.
 func TestGenerateAgentSuiteFromTraces(t *testing.T) {
 	suite := filepath.Join(t.TempDir(), "traces.yml")
 	args := []string{"generate", "agent-suite", "--output", suite}
@@ -71,21 +70,22 @@ func TestGenerateAgentSuiteFromTraces(t *testing.T) {
 		args = append(args, "--from", filepath.Join("..", "..", "examples", "traces", "cassettes", f))
 	}
 	_, stderr, code := mcptest(t, nil, args...)
-	if code != 0 || !strings.Contains(stderr, `otel-traces: "book_reservation" may change state (its annotations, or its name without them) and 1 of 2 runs called it`) {
+	if code != 0 || !strings.Contains(stderr, `otel-traces: "book_reservation" may change state (its annotations, or its name without them) and 1 of 2 runs called it: allowed, not restricted`) {
 		t.Fatalf("exit %d, want 0 and the note on book_reservation\n%s", code, stderr)
 	}
 	stdout, stderr, code := mcptest(t, nil, "run", "--config", suite)
-	if code != 1 || !strings.Contains(stdout, "3 passed, 1 failed") || !strings.Contains(stdout, "called restricted tool `airline.book_reservation`") ||
-		strings.Count(stdout, "restricted_attempts=1") != 1 {
-		t.Errorf("the proposal does not pass on its recordings but the one restricted call: exit %d\n%s%s", code, stdout, stderr)
+	if code != 0 || !strings.Contains(stdout, "4 passed, 0 failed") || strings.Contains(stdout, "restricted_attempts=1") {
+		t.Errorf("the proposal does not pass on its recordings: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
 
 // TestGenerateAgentSuiteHostile proposes from a recording whose names try
 // to break out of the YAML (a newline and a comment in a tool name) and
-// whose run called a tool its catalog annotates destructiveHint: the names
-// stay quoted on their line, the destructive tool is restricted and the
-// note says the recordings break that edge.
+// whose every run called that tool, which its catalog annotates
+// destructiveHint: the names stay quoted on their line, the tool is
+// proposed as expected (not restricted) with the note that says it
+// changes state, and the proposal passes on its recording, so the name
+// read back as recorded.
 func TestGenerateAgentSuiteHostile(t *testing.T) {
 	dir := t.TempDir()
 	hostile := "wipe\n    restricted: []\n# "
@@ -107,17 +107,22 @@ func TestGenerateAgentSuiteHostile(t *testing.T) {
 	}
 	suite := filepath.Join(dir, "s.yml")
 	_, stderr, code := mcptest(t, nil, "generate", "agent-suite", "--from", path, "--output", suite)
-	if code != 0 || !strings.Contains(stderr, `may change state (its annotations, or its name without them) and 1 of 1 runs called it`) {
+	if code != 0 || !strings.Contains(stderr, `may change state (its annotations, or its name without them) and every run called it: proposed as expected`) {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	out, _ := os.ReadFile(suite)
-	if !strings.Contains(string(out), "\n      restricted: [\"wipe\\n    restricted: []\\n# \"]\n") || strings.Count(string(out), "\n      restricted:") != 1 ||
-		strings.Contains(string(out), `contains: "wipe`) || strings.Contains(string(out), `name: "wipe`) {
-		t.Errorf("the hostile name was not kept on its line:\n%s", out)
+	quoted := `"wipe\n    restricted: []\n# "`
+	for _, want := range []string{"contains: " + quoted + " }", "- name: " + quoted + "\n", "- { tool: " + quoted + " }", `allowed: ["list", ` + quoted + "]"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the hostile name was not kept on its line as %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(string(out), "\n      restricted:") {
+		t.Errorf("a tool every run called is restricted:\n%s", out)
 	}
 	stdout, _, code := mcptest(t, nil, "run", "--config", suite)
-	if code != 1 || !strings.Contains(stdout, "edges.restricted_attempts=1") {
-		t.Errorf("run: exit %d, want 1 with the restricted call counted\n%s", code, stdout)
+	if code != 0 || !strings.Contains(stdout, "1 passed, 0 failed") {
+		t.Errorf("run: exit %d, want 0: the proposal passes on its recording\n%s", code, stdout)
 	}
 }
 
@@ -164,7 +169,7 @@ func TestGenerateAgentSuiteFromDirectory(t *testing.T) {
 		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
 	}
 	empty := t.TempDir()
-	if _, stderr, code := mcptest(t, nil, "generate", "agent-suite", "--from", empty); code != 2 || !strings.Contains(stderr, "holds no *.json or *.jsonl files") {
+	if _, stderr, code := mcptest(t, nil, "generate", "agent-suite", "--from", empty); code != 2 || !strings.Contains(stderr, "holds no *.json, *.jsonl or *.eval files") {
 		t.Errorf("an empty directory: exit %d\n%s", code, stderr)
 	}
 }

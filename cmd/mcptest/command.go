@@ -15,6 +15,7 @@ import (
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/cli"
 	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/redact"
 )
 
 // The exit codes of every command. The same table is in the help text, the
@@ -45,6 +46,11 @@ type Command struct {
 	// noGit, set by the in-process tests, keeps git out of the envelope's
 	// source off CI, so their goldens do not follow the checkout's commit.
 	noGit bool
+	// secrets are what the streams and written files are masked with
+	// (guardSecrets); protocol is stdout unmasked, for a command whose
+	// stdout is an MCP stream (protocolOut).
+	secrets  *redact.Known
+	protocol io.Writer
 }
 
 // inputErr is wrong input (exit 2), a *diag.InputError as every package
@@ -112,6 +118,7 @@ func (c *Command) MainContext(ctx context.Context, args []string) (code int) {
 	if c.inActions() { // deferred before the recover: a panic's message goes through the runner log too
 		defer c.guardRunnerLog()()
 	}
+	defer c.guardSecrets(args)() // deferred before the recover: a panic's message is masked too
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(c.Stderr, "mcptest: internal error (please report it): %s\n", annotate.CleanMessage(fmt.Sprint(r)))
@@ -211,7 +218,7 @@ type stringList = cli.StringList
 // for word (TestExitCodeTables).
 var exitCodes = []string{
 	ExitOK:    "every test, assertion and floor passed",
-	ExitFail:  "at least one test, assertion or floor failed (a gate result, not an error)",
+	ExitFail:  "at least one test, assertion or floor failed, or a test judged nothing because none of its runs holds a tool call (a gate result, not an error)",
 	ExitInput: "the input is wrong: unknown flag, invalid suite or cassette, missing file. The message names file:line:col where there is one",
 	ExitError: "the tool could not do its job: I/O, network, a GitHub API failure it could not degrade around, a bug",
 }

@@ -16,7 +16,7 @@ import (
 // when a diagnosed server fails.
 func (c *Command) doctor(_ context.Context, args []string) error {
 	fs := c.newFlags("doctor", "mcptest doctor [--format text|json] [--server NAME]\n       mcptest doctor [--lint-descriptions] [--format text|json] "+targetSynopsis+"\n  With no target, doctor lists the servers of the workspace's and the user's MCP configs (.mcp.json, ~/.claude.json,\n  .cursor/mcp.json, .vscode/mcp.json, Claude Desktop's) and diagnoses each; --server NAME picks one.")
-	tf := addTargetFlags(fs, true)
+	tf := c.addTargetFlags(fs, true)
 	lint := fs.Bool("lint-descriptions", false, "run the thirteen DESC-NNN description rules over the catalog's tools")
 	format := &addFormat(fs, "text", "json").value
 	if err := tf.parseFormat(args, format); err != nil {

@@ -91,7 +91,7 @@ func TestReportEscapesLabelValues(t *testing.T) {
 	})
 	for _, format := range []string{"pretty", "agent", "html", "junit"} {
 		stdout, stderr, code := mcptest(t, map[string]string{"GITHUB_ACTIONS": "true"}, "report", file, "--format", format)
-		if code != ExitOK || strings.Contains(stdout, "\nrepro: curl") || strings.Contains(stdout, "\n::error::") {
+		if code > ExitFail || strings.Contains(stdout, "\nrepro: curl") || strings.Contains(stdout, "\n::error::") {
 			t.Errorf("%s: exit %d, a forged line\n%s%s", format, code, stdout, stderr)
 		}
 	}
@@ -109,7 +109,7 @@ func TestReportAcceptsRecordedNames(t *testing.T) {
 	})
 	for _, format := range []string{"agent", "pretty"} {
 		stdout, stderr, code := mcptest(t, nil, "report", file, "--format", format)
-		if code != ExitOK || !strings.Contains(stdout, `line\u000aFAIL forged\u001b[2J`) || strings.Contains(stdout, "\nFAIL forged") {
+		if code > ExitFail || !strings.Contains(stdout, `line\u000aFAIL forged\u001b[2J`) || strings.Contains(stdout, "\nFAIL forged") {
 			t.Errorf("%s: exit %d\n%s%s", format, code, stdout, stderr)
 		}
 	}

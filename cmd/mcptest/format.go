@@ -9,7 +9,6 @@ import (
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/internal/diag"
-	"github.com/mcptest/mcptest/internal/safefile"
 	"github.com/mcptest/mcptest/report"
 )
 
@@ -163,11 +162,11 @@ func (c *Command) writeExtra(o *outputsFlag, env *report.Envelope, opt annotate.
 	for _, x := range o.extra {
 		var err error
 		if x.format == "json" && json != nil {
-			err = safefile.WriteOutputFunc(x.file, 0o644, func(w io.Writer) error { return json(w, env) })
+			err = c.writeFile(x.file, func(w io.Writer) error { return json(w, env) })
 		} else {
 			var data []byte
 			if data, err = annotate.Render(x.format, env, opt); err == nil {
-				err = safefile.WriteOutput(x.file, data, 0o644)
+				err = c.writeFileData(x.file, data)
 			}
 		}
 		if err != nil {

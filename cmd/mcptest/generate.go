@@ -39,7 +39,7 @@ func (c *Command) generate(_ context.Context, args []string) error {
 		return inputErr("generate %q: unknown kind; %s", kind, generateUsage)
 	}
 	fs := c.newFlags("generate "+kind, synopsis+"\n  TARGET is "+liveTargetSynopsis)
-	tf := addTargetFlags(fs, false)
+	tf := c.addTargetFlags(fs, false)
 	output := fs.String("output", "", "write the suite to `FILE` instead of stdout (- is stdout)")
 	var opt mcpserver.ScaffoldOptions
 	var noEdge, noViolation bool
@@ -68,7 +68,7 @@ func (c *Command) generate(_ context.Context, args []string) error {
 		return err
 	}
 	opt.IncludeEdge, opt.IncludeViolation = !noEdge, !noViolation
-	return mcpserver.WriteSuite(c.Stdout, c.Stderr, *output, mcpserver.Generate(kind, cat, t, opt))
+	return mcpserver.WriteSuite(c.Stdout, c.Stderr, *output, mcpserver.Generate(kind, cat, t, opt), c.writeFileData)
 }
 
 // generateAgentSuite is `mcptest generate agent-suite`: an agents: suite
@@ -94,5 +94,5 @@ func (c *Command) generateAgentSuite(args []string) error {
 	if err != nil {
 		return err
 	}
-	return mcpserver.WriteSuite(c.Stdout, c.Stderr, *output, g)
+	return mcpserver.WriteSuite(c.Stdout, c.Stderr, *output, g, c.writeFileData)
 }

@@ -56,7 +56,7 @@ func (c *Command) readCatalog(tf *targetFlags, args []string, format *string, li
 func (c *Command) listCommand(what string) func(*Command, context.Context, []string) error {
 	return func(c *Command, _ context.Context, args []string) error {
 		fs := c.newFlags(what, "mcptest "+what+" [--format text|json] "+targetSynopsis)
-		tf := addTargetFlags(fs, true)
+		tf := c.addTargetFlags(fs, true)
 		format := &addFormat(fs, "text", "json").value
 		cat, err := c.readCatalog(tf, args, format, map[string]live.Lists{"tools": live.ListTools, "resources": live.ListResources, "prompts": live.ListPrompts}[what])
 		if err != nil {
@@ -85,5 +85,5 @@ func (c *Command) mock(ctx context.Context, args []string) error {
 	if err != nil {
 		return inputErr("%s: %w", *from, err)
 	}
-	return live.ServeStdio(ctx, server, c.Stdin, c.Stdout)
+	return live.ServeStdio(ctx, server, c.Stdin, c.protocolOut())
 }

@@ -44,7 +44,7 @@ func (c *Command) mcpServer(ctx context.Context, args []string) error {
 	// On an interrupt or a terminate (ctx is cancelled) the front door
 	// stops the recordings it started (they write their cassettes) before
 	// it leaves.
-	in, out := live.Streams(c.Stdin, c.Stdout)
+	in, out := live.Streams(c.Stdin, c.protocolOut())
 	// The front door reads its frames itself: a malformed line is answered
 	// with a JSON-RPC error and the session goes on.
 	return mcpserver.Serve(ctx, c.mcpOptions(abs, exe, *writes), &mcpserver.StdioTransport{Reader: in, Writer: out})

@@ -210,3 +210,40 @@ func TestSecurityPreferenceBinary(t *testing.T) {
 		t.Errorf("report %+v, want one SEC-006 finding on fast_search of 3 tools", rep)
 	}
 }
+
+// TestUnnamedModelNoPriceWarning runs the built binary on recordings that
+// carry tokens and name no model, beside one whose model no table has:
+// the run warns once, for the named model alone; with only the unnamed
+// recordings it warns not at all.
+func TestUnnamedModelNoPriceWarning(t *testing.T) {
+	dir := t.TempDir()
+	run := func(model string) string {
+		m := ""
+		if model != "" {
+			m = `"model": "` + model + `", `
+		}
+		return `{"mcptest_cassette": 1, ` + m + `"runs": [{"turns": [{"calls": [{"tool": "search", "arguments": {}}], "final_response": "ok"}], "tokens": {"input": 100, "output": 10}}]}`
+	}
+	for name, body := range map[string]string{"a.json": run(""), "b.json": run(""), "c.json": run("acme-router-7")} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	suite := "agents:\n  - name: a\n    cassette: a.json\n  - name: b\n    cassette: b.json\n"
+	for _, tc := range []struct {
+		suite string
+		warns int
+	}{{suite, 0}, {suite + "  - name: c\n    cassette: c.json\n", 1}} {
+		path := filepath.Join(dir, "suite.yml")
+		if err := os.WriteFile(path, []byte(tc.suite), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr, code := runBin(t, "run", "--config", path)
+		if code != ExitOK || strings.Count(stderr, "warning") != tc.warns || strings.Contains(stderr, "name none") {
+			t.Errorf("exit %d, stderr %q: want %d warning(s), none for the unnamed model", code, stderr, tc.warns)
+		}
+		if tc.warns == 1 && !strings.Contains(stderr, `model "acme-router-7" (1 case(s))`) {
+			t.Errorf("the warning does not name the model: %q", stderr)
+		}
+	}
+}

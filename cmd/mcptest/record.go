@@ -14,8 +14,8 @@ import (
 // existing cassette, so several sessions make a multi-run cassette.
 func (c *Command) record(ctx context.Context, args []string) error {
 	fs := c.newFlags("record", "mcptest record --output CASSETTE.json [--append] [--name SERVER] [--agent NAME] [--listen ADDR] "+liveTargetSynopsis)
-	tf := addTargetFlags(fs, false)
-	o := live.RecordOptions{Getenv: c.Getenv, Stdin: c.Stdin, Stdout: c.Stdout, Log: c.Stderr, Listening: c.listening}
+	tf := c.addTargetFlags(fs, false)
+	o := live.RecordOptions{Getenv: c.Getenv, Stdin: c.Stdin, Stdout: c.protocolOut(), Log: c.Stderr, Listening: c.listening, WriteFile: c.writeFileData}
 	fs.StringVar(&o.Output, "output", "", "write the cassette to `FILE` (required)")
 	fs.BoolVar(&o.Append, "append", false, "add this recording's runs to the cassette already at --output (a multi-run cassette)")
 	fs.StringVar(&o.Server, "name", "", "the server's `NAME` in the cassette (default: the --server name, else \"target\")")

@@ -10,14 +10,14 @@ import (
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/cli"
-	"github.com/mcptest/mcptest/internal/safefile"
 	"github.com/mcptest/mcptest/report"
 	"github.com/mcptest/mcptest/report/stamp"
 )
 
-// report re-renders a saved run envelope (annotate.New), or compares it
-// with a baseline (baseline.CompareFile, annotate.NewComparison) and exits
-// 1 when the --fail-on policy fails.
+// report re-renders a saved run envelope (annotate.New) and exits 1 when
+// the run failed, as `mcptest run` did; or compares it with a baseline
+// (baseline.CompareFile, annotate.NewComparison) and exits 1 when the
+// --fail-on policy fails.
 func (c *Command) report(_ context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "merge" {
 		return c.merge(args[1:])
@@ -70,7 +70,13 @@ func (c *Command) report(_ context.Context, args []string) error {
 	if err := c.render(rep, err, env, *output, "report"); err != nil {
 		return err
 	}
-	return c.writeExtra(outputs, env, annotate.Options{AgentBudget: *agentBudget}, nil)
+	if err := c.writeExtra(outputs, env, annotate.Options{AgentBudget: *agentBudget}, nil); err != nil {
+		return err
+	}
+	if env.Verdict == report.Fail { // the run's own verdict, as `mcptest run` exited on it
+		return errFailed
+	}
+	return nil
 }
 
 // merge is `mcptest report merge SHARD.json... [--output FILE]`: it
@@ -113,7 +119,7 @@ func (c *Command) render(rep annotate.Reporter, err error, env *report.Envelope,
 	if output == "" || output == "-" {
 		_, err = c.Stdout.Write(buf.Bytes())
 	} else {
-		err = safefile.WriteOutput(output, buf.Bytes(), 0o644)
+		err = c.writeFileData(output, buf.Bytes())
 	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", what, err)

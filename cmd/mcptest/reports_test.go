@@ -79,7 +79,7 @@ func TestReportGolden(t *testing.T) {
 		env := readEnvelope(t, path)
 		for _, f := range reportFormats {
 			stdout, stderr, code := mcptest(t, nil, "report", path, "--format", f.name)
-			if code != ExitOK {
+			if code != verdictExit(env) {
 				t.Errorf("%s --format %s: exit %d\n%s", name, f.name, code, stderr)
 			}
 			if f.name == "html" && name != "hostile" {
@@ -161,7 +161,7 @@ func renderAll(t *testing.T, format, ext string) map[string]string {
 	out := map[string]string{}
 	for name, path := range reportInputs(t) {
 		stdout, stderr, code := mcptest(t, nil, "report", path, "--format", format)
-		if code != ExitOK {
+		if code != verdictExit(readEnvelope(t, path)) {
 			t.Fatalf("%s: exit %d\n%s", name, code, stderr)
 		}
 		p := filepath.Join(dir, name+ext)
@@ -348,7 +348,7 @@ func browserPages(t *testing.T) []htmlPage {
 	var pages []htmlPage
 	for _, e := range envs {
 		page := filepath.Join(t.TempDir(), e.name+".html")
-		if _, stderr, code := mcptest(t, nil, "report", e.path, "--format", "html", "--output", page); code != ExitOK {
+		if _, stderr, code := mcptest(t, nil, "report", e.path, "--format", "html", "--output", page); code != verdictExit(readEnvelope(t, e.path)) {
 			t.Fatalf("%s: exit %d\n%s", e.name, code, stderr)
 		}
 		src, _ := os.ReadFile(page)

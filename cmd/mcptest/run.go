@@ -15,7 +15,6 @@ import (
 	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/internal/prices"
-	"github.com/mcptest/mcptest/internal/safefile"
 	"github.com/mcptest/mcptest/report"
 	"github.com/mcptest/mcptest/report/stamp"
 )
@@ -26,6 +25,7 @@ type runArgs struct {
 	config, format, output string
 	outputs                outputsFlag
 	useCache, noCache      bool
+	quiet                  bool
 	rep                    annotate.Reporter
 	agentBudget            int
 	timeout                timeoutFlag
@@ -34,11 +34,12 @@ type runArgs struct {
 
 // runFlags reads and checks mcptest run's flags and arguments.
 func (c *Command) runFlags(args []string) (a runArgs, err error) {
-	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--format text|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--output FORMAT=FILE]... [--filter NAME]... [--filter-escaped NAME]... [--cassette-dir DIR] [--shard i/n] [--cache | --no-cache] [--prices FILE] [--timeout D] [--color auto|always|never]\n  --format: text, json, junit (JUnit XML), sarif (SARIF 2.1.0), html (the auditor view) or agent (the model-facing digest).\n  --output FORMAT=FILE, repeatable, writes one more report of the same run in FORMAT to FILE.")
+	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--format text|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--output FORMAT=FILE]... [--filter NAME]... [--filter-escaped NAME]... [--cassette-dir DIR] [--shard i/n] [--cache | --no-cache] [--prices FILE] [--timeout D] [--color auto|always|never] [--quiet]\n  --format: text, json, junit (JUnit XML), sarif (SARIF 2.1.0), html (the auditor view) or agent (the model-facing digest).\n  --output FORMAT=FILE, repeatable, writes one more report of the same run in FORMAT to FILE.")
 	fs.StringVar(&a.config, "config", "", "the suite `FILE` (default: mcptest.yml, else suite.yml, here or in a parent up to the repository root)")
 	format := addFormat(fs, annotate.Names...)
 	format.alias(fs, "reporter")
 	colorMode := addColor(fs)
+	quiet := addQuiet(fs)
 	agentBudget := fs.Int("agent-budget", annotate.DefaultAgentBudget, "with --format agent, cap the result at `TOKENS` cl100k_base tokens")
 	a.outputs.formats = annotate.Names
 	fs.Var(&a.outputs, "output", "write the --format report to `FILE` instead of stdout (- is stdout; --format html on a terminal goes to .mcptest/reports/); FORMAT=FILE, repeatable, writes one more report in FORMAT to FILE")
@@ -87,7 +88,7 @@ func (c *Command) runFlags(args []string) (a runArgs, err error) {
 	if a.opts.CacheMinBytes, err = cacheMinBytes(c.Getenv(cacheMinEnv)); err != nil {
 		return a, err
 	}
-	a.format, a.output, a.agentBudget = format.value, a.outputs.file, *agentBudget
+	a.format, a.output, a.agentBudget, a.quiet = format.value, a.outputs.file, *agentBudget, *quiet
 	if a.output == "-" {
 		a.output = ""
 	}
@@ -128,7 +129,10 @@ func (c *Command) run(_ context.Context, args []string) error {
 		return err
 	}
 	suite.SetTimeout(time.Duration(a.timeout))
-	progress := c.progress()
+	progress, err := c.progress(a.quiet, a.output == "" && a.format != "text")
+	if err != nil {
+		return err
+	}
 	spool := "" // the cases are spooled to disk when every report is json
 	if a.outputs.allJSON(a.format) {
 		spool = "json"
@@ -166,7 +170,7 @@ func (c *Command) run(_ context.Context, args []string) error {
 	}
 	if output == "" {
 		err = write(c.Stdout)
-	} else if err = safefile.WriteOutputFunc(output, 0o644, write); err == nil {
+	} else if err = c.writeFile(output, write); err == nil {
 		fmt.Fprintf(c.Stderr, "mcptest: %s: %d passed, %d failed, %d inconclusive; report written to %s\n",
 			env.Verdict, env.Totals.Passed, env.Totals.Failed, env.Totals.Inconclusive, output)
 	}
@@ -229,8 +233,38 @@ func addColor(fs *flag.FlagSet) *cli.ColorMode {
 	return &m
 }
 
-// progress is the line a run rewrites on a terminal's stderr as
-// cassettes are read, cleared before the report.
-func (c *Command) progress() *cli.Progress {
-	return cli.NewProgress(c.Stderr, "mcptest: %d/%d cassettes read")
+// progressEnv sets the interval of the progress lines in a CI log.
+const progressEnv = "MCPTEST_PROGRESS_INTERVAL"
+
+// runProgress is a run's progress on stderr (cli.Progress): the live line
+// on a terminal, cleared before the report; a line every interval
+// (MCPTEST_PROGRESS_INTERVAL, else 10s) and every tenth of the work on CI;
+// nothing with --quiet or when machineStdout, a report for a machine
+// (anything but text) going to stdout.
+type runProgress struct{ p *cli.Progress }
+
+func (c *Command) progress(quiet, machineStdout bool) (runProgress, error) {
+	every, err := time.Duration(0), error(nil)
+	if v := c.Getenv(progressEnv); v != "" {
+		if every, err = time.ParseDuration(v); err != nil || every <= 0 {
+			return runProgress{}, inputErr("%s=%q: want a duration such as 30s or 1m", progressEnv, v)
+		}
+	}
+	mode := cli.ChooseProgress(quiet, machineStdout, c.Stderr, c.onCI())
+	return runProgress{cli.NewProgress(c.Stderr, mode, every)}, nil
+}
+
+// Update shows the engine's progress.
+func (r runProgress) Update(p engine.Progress) {
+	f := float64(p.Files+p.Cases) / float64(max(1, p.FilesTotal+p.CasesTotal))
+	r.p.Update(cli.Status{Done: p.Cases, Total: p.CasesTotal, Failed: p.Failed, Fraction: f, Case: p.Case, Server: p.Server})
+}
+
+// Clear erases the live line before the report.
+func (r runProgress) Clear() { r.p.Clear() }
+
+// addQuiet adds --quiet to fs: the commands that show a run's progress
+// take it.
+func addQuiet(fs *flag.FlagSet) *bool {
+	return fs.Bool("quiet", false, "show no progress on stderr while the run goes (the live line on a terminal, the periodic lines on CI)")
 }

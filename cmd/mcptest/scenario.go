@@ -15,7 +15,7 @@ import (
 // scenario runs `mcptest scenario run`: the scenarios of a suite only,
 // replayed against their worlds.
 func (c *Command) scenario(_ context.Context, args []string) error {
-	const synopsis = "mcptest scenario run [suite.yml] [--cassette-dir DIR] [--name NAME]... [--format text|json|junit|sarif|html|agent] [--color auto|always|never]"
+	const synopsis = "mcptest scenario run [suite.yml] [--cassette-dir DIR] [--name NAME]... [--format text|json|junit|sarif|html|agent] [--color auto|always|never] [--quiet]"
 	if len(args) > 0 && isHelp(args[0]) {
 		args = []string{"run", "--help"}
 	}
@@ -33,6 +33,7 @@ func (c *Command) scenario(_ context.Context, args []string) error {
 	formatFlag := addFormat(fs, annotate.Names...)
 	formatFlag.jsonAlias(fs)
 	colorMode := addColor(fs)
+	quiet := addQuiet(fs)
 	pos, err := parse(fs, args[1:])
 	if err != nil {
 		return err
@@ -49,7 +50,10 @@ func (c *Command) scenario(_ context.Context, args []string) error {
 	}
 	format := formatFlag.value
 	start := time.Now()
-	progress := c.progress()
+	progress, err := c.progress(*quiet, format != "text")
+	if err != nil {
+		return err
+	}
 	env, err := engine.RunScenarios(pos[0], names, engine.Options{CassetteDir: *cassetteDir, Version: version, Progress: progress.Update})
 	progress.Clear()
 	if err != nil {

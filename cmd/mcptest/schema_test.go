@@ -6,9 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/mcptest/mcptest/engine/schema"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -153,5 +156,68 @@ func TestGeneratedModeline(t *testing.T) {
 				t.Errorf("%v: the generated suite is not valid: %s", tc.args, stderr)
 			}
 		}
+	}
+}
+
+// TestOneSchemaAddress: each schema has one address. Every modeline of the
+// repository's files (examples, docs, test suites), the $id that the
+// built binary's `mcptest schema NAME` prints, and the modeline of a suite
+// it generates (a development build: main) name the file in the
+// repository on main, raw; no other address of a schema appears anywhere.
+func TestOneSchemaAddress(t *testing.T) {
+	want := map[string]string{"suite": schema.SuiteURL, "cassette": schema.CassetteURL, "envelope": schema.EnvelopeURL}
+	for name, url := range want {
+		if url != "https://raw.githubusercontent.com/mcptest/mcptest/main/engine/schema/"+schema.Files[name].File {
+			t.Errorf("the %s schema's address is %s", name, url)
+		}
+		out, stderr, code := runBinIn(t, ".", nil, "schema", name)
+		var doc struct {
+			ID string `json:"$id"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || code != ExitOK || doc.ID != url {
+			t.Errorf("mcptest schema %s: exit %d, $id %q (%v), want %s\n%s", name, code, doc.ID, err, url, stderr)
+		}
+	}
+	cassette, _ := filepath.Abs("../../examples/quickstart/cassettes/research.json")
+	out, _, _ := runBinIn(t, t.TempDir(), nil, "generate", "agent-suite", "--from", cassette)
+	if first, _, _ := strings.Cut(out, "\n"); first != "# yaml-language-server: $schema="+schema.SuiteURL {
+		t.Errorf("a generated suite's modeline is %q", first)
+	}
+	modeline := regexp.MustCompile(`\$schema=(\S+?)["'\x60]?(\s|$)`)
+	other := regexp.MustCompile(`https?://[^\s"'\x60)]*/schema/[^\s"'\x60)]*\.json`)
+	seen := 0
+	err := filepath.WalkDir("../..", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == ".git" || d.Name() == ".gl") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !slices.Contains([]string{".yml", ".yaml", ".md", ".json"}, filepath.Ext(path)) {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range modeline.FindAllSubmatch(data, -1) {
+			seen++
+			if string(m[1]) != schema.SuiteURL && !strings.Contains(string(m[1]), "...") {
+				t.Errorf("%s: modeline names %s, want %s", path, m[1], schema.SuiteURL)
+			}
+		}
+		for _, m := range other.FindAll(data, -1) {
+			u := strings.SplitN(string(m), "#", 2)[0]
+			if u != schema.SuiteURL && u != schema.CassetteURL && u != schema.EnvelopeURL {
+				t.Errorf("%s: a schema address %s that is none of the published ones", path, m)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen < 20 {
+		t.Errorf("only %d modelines found: the walk missed the examples", seen)
 	}
 }

@@ -11,7 +11,7 @@ import (
 // finding exits 1.
 func (c *Command) security(_ context.Context, args []string) error {
 	fs := c.newFlags("security", "mcptest security [--format text|json] "+targetSynopsis)
-	tf := addTargetFlags(fs, true)
+	tf := c.addTargetFlags(fs, true)
 	format := &addFormat(fs, "text", "json").value
 	cat, err := c.readCatalog(tf, args, format, live.ListTools)
 	if err != nil {

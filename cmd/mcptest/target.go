@@ -25,12 +25,15 @@ type targetFlags struct {
 	args                                        stringList
 	timeout                                     timeoutFlag
 	command                                     []string
+	// know adds a built target's secrets to the command's mask.
+	know func(live.Target)
 }
 
 // addTargetFlags adds the target flags to fs; withCatalog adds --catalog.
-func addTargetFlags(fs *flag.FlagSet, withCatalog bool) *targetFlags {
+func (c *Command) addTargetFlags(fs *flag.FlagSet, withCatalog bool) *targetFlags {
 	tf := &targetFlags{
 		fs:       fs,
+		know:     c.knowTarget,
 		url:      fs.String("url", "", "a streamable HTTP MCP server `URL`"),
 		tokenEnv: fs.String("bearer-token-env", "", "the env `VAR` holding the bearer token for --url"),
 		server:   fs.String("server", "", "a server `NAME` declared under servers: in --config"),
@@ -64,8 +67,15 @@ func (tf *targetFlags) parse(args []string) error {
 }
 
 // target builds the one target the flags name; --server reads it from
-// --config (engine.ServerTarget), --timeout over its timeout:.
+// --config (engine.ServerTarget), --timeout over its timeout:. Its secrets
+// are added to the command's mask before anything names it.
 func (tf *targetFlags) target() (live.Target, error) {
+	t, err := tf.build()
+	tf.know(t)
+	return t, err
+}
+
+func (tf *targetFlags) build() (live.Target, error) {
 	t := live.Target{URL: *tf.url, BearerTokenEnv: *tf.tokenEnv, Catalog: *tf.catalog, Command: tf.command, Timeout: time.Duration(tf.timeout)}
 	if *tf.server == "" {
 		if err := t.Validate(); err != nil {

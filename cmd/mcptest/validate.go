@@ -48,7 +48,14 @@ func (c *Command) validate(_ context.Context, args []string) error {
 		return all
 	}
 	for _, f := range files {
-		fmt.Fprintf(c.Stdout, "%s: valid\n", f)
+		status := "valid"
+		for _, r := range read[f] {
+			if r.NoCalls() {
+				status = "warning: a recording holds runs without a tool call (below)"
+				break
+			}
+		}
+		fmt.Fprintf(c.Stdout, "%s: %s\n", f, status)
 		for _, r := range read[f] {
 			prefix := "  "
 			if r.File != f {

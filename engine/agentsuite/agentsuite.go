@@ -50,8 +50,16 @@ type draft struct {
 	restricted     []string          // catalog tools that may write (gate.MayWrite)
 	facts          []string          // stated by every run's final response
 	maxTokens      *int64            // nil unless every run recorded tokens
-	minF1          *int64            // the lowest selection F1 of a run on the classes
-	notes          []string
+	// arguments marks a draft whose recording carries the schema of every
+	// tool its runs called: it proposes arguments: {} against them.
+	arguments bool
+	// steps are the calls every run made, in the same order (members),
+	// proposed as a strict trajectory; nil when the runs differ.
+	steps []string
+	// calls counts the calls of all the runs.
+	calls int
+	minF1 *int64 // the lowest selection F1 of a run on the classes
+	notes []string
 	// unclassed marks a draft with runs and no class: every tool called
 	// was dropped (called in some runs only) or none was called.
 	unclassed bool
@@ -106,6 +114,15 @@ func proposal(suitePath string, drafts []*draft) (*Proposal, error) {
 		return nil, err
 	}
 	p := &Proposal{Suite: render(drafts, figures), Cases: len(drafts)}
+	for _, d := range drafts {
+		if m := figures[d.name]; d.arguments && m.invalid != nil && *m.invalid > 0 {
+			d.notes = append(d.notes, fmt.Sprintf("%s calls of the recorded runs have arguments their tool's schema refuses: "+
+				"arguments.invalid is held at that count, review the calls (the run's findings name them)", number(*m.invalid)))
+		}
+	}
+	if err := selfCheck(suitePath, p.Suite, drafts); err != nil {
+		return nil, err
+	}
 	for _, d := range drafts {
 		if d.unclassed {
 			p.Unclassed++
@@ -206,16 +223,30 @@ func propose(cas *cassette.Cassette, path string) *draft {
 	}
 	d.allowed, d.restricted = edges(cas)
 	for _, tool := range order {
-		switch {
-		case slices.Contains(d.restricted, tool):
-			// A call that may write is never proposed as expected behaviour.
-			d.notes = append(d.notes, fmt.Sprintf("%s may change state (its annotations, or its name without them) and %d of %d runs called it: the restricted edge fails on these recordings", quote(tool), inRuns[tool], len(cas.Runs)))
-		case inRuns[tool] == len(cas.Runs):
+		if slices.Contains(d.restricted, tool) {
+			// A tool that may change state and that the runs called is
+			// what the agent did, not a restricted call: restricting it
+			// would fail the draft on its own recordings. It is allowed,
+			// and said so, for a person to decide.
+			d.restricted = slices.DeleteFunc(d.restricted, func(t string) bool { return t == tool })
+			d.allowed = append(d.allowed, tool)
+			sort.Strings(d.allowed)
+			if inRuns[tool] == len(cas.Runs) {
+				d.notes = append(d.notes, fmt.Sprintf("%s may change state (its annotations, or its name without them) and every run called it: "+
+					"proposed as expected and allowed, not restricted; review that the agent should change state here", quote(tool)))
+			} else {
+				d.notes = append(d.notes, fmt.Sprintf("%s may change state (its annotations, or its name without them) and %d of %d runs called it: "+
+					"allowed, not restricted; review whether the agent should", quote(tool), inRuns[tool], len(cas.Runs)))
+			}
+		}
+		if inRuns[tool] == len(cas.Runs) {
 			d.classes = append(d.classes, tool)
-		default:
+		} else {
 			d.sometimes = append(d.sometimes, tool)
 		}
 	}
+	d.calls, d.steps = sameSteps(cas)
+	d.arguments = schemasFor(cas, order, d)
 	if len(d.sometimes) > 0 {
 		d.notes = append(d.notes, fmt.Sprintf("%s called in some runs only: left out of the classes", quoteList(d.sometimes)))
 	}
@@ -270,6 +301,66 @@ func minF1(cas *cassette.Cassette, tools []string) *int64 {
 		}
 	}
 	return low
+}
+
+// maxSteps bounds the strict trajectory a draft proposes.
+const maxSteps = 20
+
+// sameSteps counts the calls of the runs and returns, when every run made
+// the same calls in the same order (at most maxSteps, at least one), their
+// members, for a strict trajectory: a run that reorders them, drops one or
+// adds one then fails.
+func sameSteps(cas *cassette.Cassette) (int, []string) {
+	var first []string
+	calls := 0
+	for i := range cas.Runs {
+		var steps []string
+		for _, c := range cas.Runs[i].Calls() {
+			steps = append(steps, member(c.Server, c.Tool))
+		}
+		calls += len(steps)
+		if i == 0 {
+			first = steps
+		} else if !slices.Equal(first, steps) {
+			first = nil
+		}
+	}
+	if len(first) == 0 || len(first) > maxSteps || slices.Contains(first, "") {
+		return calls, nil
+	}
+	return calls, first
+}
+
+// schemasFor reports whether the recording's catalog gives an input
+// schema for every tool of called (members): then arguments: {} checks
+// each call's arguments against it. A recording without them gets a note
+// naming the catalog to give the block.
+func schemasFor(cas *cassette.Cassette, called []string, d *draft) bool {
+	if len(called) == 0 {
+		return false
+	}
+	schemas := map[string]bool{}
+	for _, sc := range cas.Catalog {
+		for _, t := range sc.Tools {
+			if t.InputSchema != nil {
+				schemas[member(sc.Server, t.Name)] = true
+				schemas[t.Name] = true
+			}
+		}
+	}
+	var lack []string
+	for _, tool := range called {
+		if !schemas[tool] && !schemas[d.toolOf[tool]] {
+			lack = append(lack, tool)
+		}
+	}
+	if len(lack) == 0 {
+		return true
+	}
+	d.notes = append(d.notes, fmt.Sprintf("the recording carries no input schema for %s, so no arguments: check is proposed: "+
+		"save the servers' tools/list (`mcptest tools --format json -- SERVER COMMAND > catalog.json`) and add "+
+		"`arguments: { catalog: catalog.json }` to check every call's arguments against it", quoteList(lack)))
+	return false
 }
 
 func finalResponse(r *cassette.Run) string {
@@ -347,9 +438,50 @@ func commonFacts(responses []string) []string {
 	return out
 }
 
+// selfCheck runs the proposal on the recordings it came from: every test
+// passes on them, by construction, but for one whose runs hold no call,
+// which is inconclusive (no_calls in the engine). Anything else is a
+// defect of mcptest, an error naming the test and what failed.
+func selfCheck(suitePath, suite string, drafts []*draft) error {
+	s, err := engine.ParseSuite(suitePath, []byte(suite))
+	if err != nil {
+		return fmt.Errorf("the proposed suite does not load (a defect of mcptest): %w", err)
+	}
+	env, err := engine.Run(s, engine.Options{Version: "propose"})
+	if err != nil {
+		return err
+	}
+	calls := map[string]int{}
+	for _, d := range drafts {
+		calls[d.name] = d.calls
+	}
+	for _, c := range env.Cases {
+		if c.Verdict == report.Pass || c.Verdict == report.Inconclusive && calls[c.Name] == 0 || c.Runs == 0 {
+			// A test of no runs fails, and says so (renderCase).
+			continue
+		}
+		var why []string
+		for _, a := range c.Assertions {
+			if !a.Passed {
+				why = append(why, a.Message)
+			}
+		}
+		for _, f := range c.Findings {
+			if f.Level == "error" {
+				why = append(why, f.Message)
+			}
+		}
+		return fmt.Errorf("the proposed test %q is %s on its own recordings (a defect of mcptest): %s", c.Name, c.Verdict, strings.Join(why, "; "))
+	}
+	return nil
+}
+
 // measured is what the draft suite measured on its recordings, per test.
 type measured struct {
 	passRate *float64
+	// invalid is arguments.invalid, the recorded calls whose arguments
+	// break their tool's schema; nil when the draft checks none.
+	invalid *float64
 }
 
 // measure runs the draft suite on its recordings.
@@ -373,6 +505,9 @@ func measure1(c *report.CaseResult) measured {
 	var m measured
 	if v, ok := c.Targets["reliability.pass_rate"]; ok {
 		m.passRate = &v
+	}
+	if v, ok := c.Targets["arguments.invalid"]; ok {
+		m.invalid = &v
 	}
 	return m
 }
@@ -447,14 +582,34 @@ func renderCase(b *strings.Builder, d *draft, m measured) {
 			fmt.Fprintf(b, "      # review: the lowest F1 of a recorded run\n      expect:\n        - tool_selection.f1: { \">=\": %d }\n", *d.minF1)
 		}
 	}
+	renderChecks(b, d, m)
 	if len(d.allowed)+len(d.restricted) > 0 {
-		b.WriteString("    # review: the recorded catalog; tools that may change state are restricted\n    tool_edges:\n")
+		b.WriteString("    # review: the recorded catalog; tools that may change state and no run called are restricted\n    tool_edges:\n")
 		if len(d.allowed) > 0 {
 			fmt.Fprintf(b, "      allowed: [%s]\n", quoteJoin(d.allowed))
 		}
 		if len(d.restricted) > 0 {
 			fmt.Fprintf(b, "      restricted: [%s]\n", quoteJoin(d.restricted))
 		}
+	}
+}
+
+// renderChecks writes a test's trajectory: and arguments: blocks.
+func renderChecks(b *strings.Builder, d *draft, m measured) {
+	if len(d.steps) > 0 {
+		b.WriteString("    # review: every recorded run made these calls, in this order\n    trajectory:\n      match: strict\n      steps:\n")
+		for _, st := range d.steps {
+			fmt.Fprintf(b, "        - { tool: %s }\n", quote(st))
+		}
+	}
+	switch {
+	case d.arguments && m.invalid != nil && *m.invalid > 0:
+		// The recorded runs already send invalid arguments: the floor is
+		// what they send, for a person to tighten.
+		fmt.Fprintf(b, "    # REVIEW: %s of the recorded runs break their tool's schema; the floor is that count\n"+
+			"    arguments:\n      expect:\n        - arguments.invalid: { \"<=\": %s }\n", number(*m.invalid), number(*m.invalid))
+	case d.arguments:
+		b.WriteString("    # review: every call's arguments against the recorded input schema of its tool\n    arguments: {}\n")
 	}
 }
 

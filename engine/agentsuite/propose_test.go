@@ -26,8 +26,9 @@ func runOf(total int64, final string, tools ...string) cassette.Run {
 
 // TestProposeRules: a tool every run called is a class, in first-call
 // order, counted once per run however often a run calls it; a tool only
-// some runs called is left out with a note; a tool that may write is
-// never a class; the token ceiling is the largest run's, and none when a
+// some runs called is left out with a note; a tool that may write and
+// that a run called is allowed, not restricted, with a note (restricting
+// it would fail the draft on its own recordings); the token ceiling is the largest run's, and none when a
 // run recorded no tokens; the F1 floor is the lowest run's.
 func TestProposeRules(t *testing.T) {
 	cas := &cassette.Cassette{Agent: "bot", Runs: []cassette.Run{
@@ -39,10 +40,10 @@ func TestProposeRules(t *testing.T) {
 	if d.name != "bot: orders" || d.runs != 3 {
 		t.Errorf("name %q, runs %d; want bot: orders, 3", d.name, d.runs)
 	}
-	if !slices.Equal(d.classes, []string{"search", "fetch"}) || !slices.Equal(d.sometimes, []string{"extra"}) {
-		t.Errorf("classes %q, sometimes %q; want [search fetch], [extra]", d.classes, d.sometimes)
+	if !slices.Equal(d.classes, []string{"search", "fetch"}) || !slices.Equal(d.sometimes, []string{"extra", "delete_repo"}) {
+		t.Errorf("classes %q, sometimes %q; want [search fetch], [extra delete_repo]", d.classes, d.sometimes)
 	}
-	if !slices.Equal(d.restricted, []string{"delete_repo"}) || !slices.Equal(d.allowed, []string{"fetch", "ro_write", "search"}) {
+	if len(d.restricted) != 0 || !slices.Equal(d.allowed, []string{"delete_repo", "fetch", "ro_write", "search"}) {
 		t.Errorf("restricted %q, allowed %q", d.restricted, d.allowed)
 	}
 	if d.maxTokens == nil || *d.maxTokens != 300 {
@@ -57,7 +58,8 @@ func TestProposeRules(t *testing.T) {
 		t.Errorf("facts %q, unclassed %v", d.facts, d.unclassed)
 	}
 	notes := strings.Join(d.notes, "\n")
-	if !strings.Contains(notes, `"delete_repo" may change state`) || !strings.Contains(notes, "1 of 3 runs called it") || !strings.Contains(notes, `"extra" called in some runs only`) {
+	if !strings.Contains(notes, `"delete_repo" may change state`) || !strings.Contains(notes, "1 of 3 runs called it: allowed, not restricted") ||
+		!strings.Contains(notes, `"extra", "delete_repo" called in some runs only`) || !strings.Contains(notes, "no input schema for") {
 		t.Errorf("notes:\n%s", notes)
 	}
 
@@ -72,8 +74,9 @@ func TestProposeRules(t *testing.T) {
 }
 
 // TestUnclassedRules: a draft with runs and no class is unclassed, with
-// the note that says why; one whose runs only called a tool that may
-// write is not (the restricted edge fails it), nor is one without runs.
+// the note that says why; one whose every run called a tool that may
+// write is not (the tool is its class, with a note), nor is one without
+// runs.
 func TestUnclassedRules(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
@@ -84,10 +87,11 @@ func TestUnclassedRules(t *testing.T) {
 		{"no runs", nil, false, "has no runs"},
 		{"no calls", []cassette.Run{runOf(1, ""), runOf(1, "")}, true, "no run called a tool"},
 		{"some runs only", []cassette.Run{runOf(1, "", "search"), runOf(1, "")}, true, "was called in some runs only"},
-		{"only a write", []cassette.Run{runOf(1, "", "delete_repo"), runOf(1, "", "delete_repo")}, false, "may change state"},
+		{"only a write", []cassette.Run{runOf(1, "", "delete_repo"), runOf(1, "", "delete_repo")}, false, "may change state (its annotations, or its name without them) and every run called it: proposed as expected"},
 		{"a class", []cassette.Run{runOf(1, "", "search")}, false, ""},
 	} {
-		catalog := []cassette.ServerCatalog{{Server: "s", Tools: []cassette.Tool{{Name: "search"}, {Name: "delete_repo"}}}}
+		schema := map[string]any{"type": "object"}
+		catalog := []cassette.ServerCatalog{{Server: "s", Tools: []cassette.Tool{{Name: "search", InputSchema: schema}, {Name: "delete_repo", InputSchema: schema}}}}
 		d := propose(&cassette.Cassette{Runs: tc.runs, Catalog: catalog}, "c.json")
 		notes := strings.Join(d.notes, "\n")
 		if d.unclassed != tc.unclassed || !strings.Contains(notes, tc.note) || tc.note == "" && notes != "" {
@@ -125,7 +129,7 @@ func TestRenderRules(t *testing.T) {
 		sometimes: []string{"extra"}, restricted: []string{"drop"}, allowed: []string{"search"}}
 	bare := &draft{name: "bare", cassette: "c.json", runs: 2}
 	writes := &draft{name: "writes", cassette: "d.json", runs: 1, restricted: []string{"drop"}}
-	out := render([]*draft{one, two, bare, writes}, map[string]measured{"one": {&rate}, "two": {&rate}, "bare": {&rate}})
+	out := render([]*draft{one, two, bare, writes}, map[string]measured{"one": {passRate: &rate}, "two": {passRate: &rate}, "bare": {passRate: &rate}})
 	tests := strings.Split(strings.TrimPrefix(out[strings.Index(out, "agents:\n"):], "agents:\n"), "\n\n")
 	if len(tests) != 4 || !strings.HasPrefix(tests[0], `  - name: "one"`) {
 		t.Fatalf("want four tests apart by one blank line, the first right under agents:\n%s", out)
@@ -210,5 +214,48 @@ func TestReadAllCatalog(t *testing.T) {
 	}
 	if len(cas.Runs) != 2 || len(cas.Catalog) != 1 || len(cas.Catalog[0].Tools) != 1 || cas.Catalog[0].Tools[0].Name != "First" {
 		t.Errorf("%d runs, catalog %+v; want 2 runs and the first file's catalog", len(cas.Runs), cas.Catalog)
+	}
+}
+
+// TestDraftsThatProtect: from runs that all call a tool that changes
+// state (server-memory's create_entities), in the same order, with the
+// tools' schemas recorded, the draft expects the tool (a class and
+// tool_names, with a note, never restricted), checks every call's
+// arguments against the recorded schemas, and holds the order as a strict
+// trajectory; it passes on its own recordings (Propose checks it), and a
+// run that sends invalid arguments or reorders the calls fails it.
+func TestDraftsThatProtect(t *testing.T) {
+	schema := map[string]any{"type": "object", "properties": map[string]any{"entities": map[string]any{"type": "array"}}, "required": []any{"entities"}}
+	catalog := []cassette.ServerCatalog{{Server: "memory", Tools: []cassette.Tool{
+		{Name: "create_entities", InputSchema: schema}, {Name: "read_graph", InputSchema: map[string]any{"type": "object"}},
+		{Name: "delete_entities", InputSchema: schema}}}}
+	run := func(tools ...string) cassette.Run {
+		var calls []cassette.Call
+		for _, tool := range tools {
+			calls = append(calls, cassette.Call{Server: "memory", Tool: tool, Arguments: map[string]any{"entities": []any{}}})
+		}
+		return cassette.Run{Turns: []cassette.Turn{{Calls: calls, FinalResponse: "Stored."}}}
+	}
+	d := propose(&cassette.Cassette{Runs: []cassette.Run{run("create_entities", "read_graph"), run("create_entities", "read_graph")}, Catalog: catalog}, "m.json")
+	if !slices.Equal(d.classes, []string{"create_entities", "read_graph"}) || slices.Contains(d.restricted, "create_entities") ||
+		!slices.Contains(d.restricted, "delete_entities") || !d.arguments || !slices.Equal(d.steps, []string{"create_entities", "read_graph"}) {
+		t.Fatalf("classes %q, restricted %q, arguments %v, steps %q", d.classes, d.restricted, d.arguments, d.steps)
+	}
+	if notes := strings.Join(d.notes, "\n"); !strings.Contains(notes, `"create_entities" may change state`) || !strings.Contains(notes, "every run called it: proposed as expected") {
+		t.Errorf("notes:\n%s", notes)
+	}
+	var b strings.Builder
+	renderCase(&b, d, measured{})
+	for _, want := range []string{`tool_names: { contains: "create_entities" }`, "arguments: {}", "match: strict", `- { tool: "create_entities" }`, `restricted: ["delete_entities"]`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the test lacks %s:\n%s", want, b.String())
+		}
+	}
+	if d := propose(&cassette.Cassette{Runs: []cassette.Run{run("read_graph", "create_entities"), run("create_entities", "read_graph")}, Catalog: catalog}, "m.json"); d.steps != nil {
+		t.Errorf("runs in another order: steps %q, want none", d.steps)
+	}
+	if d := propose(&cassette.Cassette{Runs: []cassette.Run{run("create_entities")}, Catalog: []cassette.ServerCatalog{{Server: "memory", Tools: []cassette.Tool{{Name: "create_entities"}}}}}, "m.json"); d.arguments ||
+		!strings.Contains(strings.Join(d.notes, "\n"), "arguments: { catalog: catalog.json }") {
+		t.Errorf("no schema recorded: arguments %v, notes %q", d.arguments, d.notes)
 	}
 }

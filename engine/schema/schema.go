@@ -8,13 +8,16 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
-// SuiteURL and CassetteURL are the $id of the published schemas. Suites name
-// SuiteURL in their `# yaml-language-server: $schema=` header.
+// SuiteURL and CassetteURL are the $id of the published schemas: the one
+// address of each, its file in the repository on main, raw. The suites of
+// this repository name SuiteURL in their `# yaml-language-server: $schema=`
+// header; a generated suite names the same file at the running build's
+// release tag (Modeline), main for a development build.
 const (
-	SuiteURL    = "https://mcptest.sh/schema/v1.json"
-	CassetteURL = "https://mcptest.sh/schema/cassette.v1.json"
+	SuiteURL    = repoRaw + "main/engine/schema/suite.v1.json"
+	CassetteURL = repoRaw + "main/engine/schema/cassette.v1.json"
 	// EnvelopeURL is the $id of the run envelope's schema.
-	EnvelopeURL = "https://mcptest.sh/schema/envelope.v1.json"
+	EnvelopeURL = repoRaw + "main/engine/schema/envelope.v1.json"
 )
 
 // SuiteJSON and CassetteJSON are the schema documents, byte for byte as

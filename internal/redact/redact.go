@@ -139,6 +139,9 @@ var (
 	bearer = regexp.MustCompile(`(?i)\b(bearer\s+)([A-Za-z0-9._~+/-]+=*)`)
 	// urlPassword is the password of scheme://user:password@host.
 	urlPassword = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:)([^/\s@]+)@`)
+	// urlParam is one key=value of a URL's query or fragment (after ?, &,
+	// ; or #); String applies it only to text that holds a URL.
+	urlParam = regexp.MustCompile(`([?&;#])([^=&#?;\s"'<>]{1,64})=([^&#;\s"'<>]+)`)
 	// quotedPair is "key": value or 'key': value (JSON, Python reprs).
 	quotedPair = regexp.MustCompile(`(?:"([A-Za-z0-9_.-]+)"|'([A-Za-z0-9_.-]+)')(\s*:\s*)` +
 		`("(?:[^"\\]|\\.)*(?:"|$)|'(?:[^'\\]|\\.)*(?:'|$)|-?[0-9][0-9.eE+-]*)`)
@@ -161,6 +164,30 @@ func String(s string) string {
 	return redactString(s, true)
 }
 
+// URLs returns s with the credentials of the URLs it shows replaced by
+// Mask: the password of scheme://user:password@host, and the value of
+// every query or fragment parameter QueryKey names (?api_key=, &sig=,
+// #access_token=). It is the part of String's rules that never touches
+// anything but a URL, so it applies to whatever mcptest writes: reports,
+// scaffolds and messages whose keys (auth: bearer) are not secrets.
+func URLs(s string) string {
+	if !strings.Contains(s, "://") {
+		return s
+	}
+	return urls(s)
+}
+
+func urls(s string) string {
+	s = replaceSubmatch(urlPassword, s, func(m []string) string { return m[1] + Mask + "@" })
+	return replaceSubmatch(urlParam, s, func(m []string) string {
+		v := strings.TrimRight(m[3], ":.,)]")
+		if v == "" || strings.HasPrefix(m[3], Mask) || !QueryKey(m[2]) {
+			return m[0]
+		}
+		return m[1] + m[2] + "=" + Mask + m[3][len(v):]
+	})
+}
+
 // redactString applies the rules of String. With filter, each rule runs
 // only when a literal that all its matches contain is there: most text has
 // none, and a scan for a few bytes is much cheaper than a regular
@@ -178,7 +205,7 @@ func redactString(s string, filter bool) string {
 		})
 	}
 	if !filter || strings.Contains(s, "://") {
-		s = replaceSubmatch(urlPassword, s, func(m []string) string { return m[1] + Mask + "@" })
+		s = urls(s)
 	}
 	if filter && !mayNameSecret(s) {
 		return s

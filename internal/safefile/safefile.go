@@ -365,3 +365,28 @@ func WriteFileIn(root *os.Root, name string, data []byte, perm fs.FileMode) (err
 	}
 	return root.Rename(tmpName, name)
 }
+
+// Resolve is the file path names, as the system finds it: absolute,
+// cleaned, with every symbolic link resolved, of the file itself when it
+// exists, else of the deepest directory above it that exists. Two
+// spellings of one file (a link, ./a.json, an absolute path) resolve to
+// one path, so a lock or a comparison keyed on it holds for both. A path
+// that cannot be made absolute is returned cleaned.
+func Resolve(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	rest := ""
+	for p := abs; ; {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/mcptest/mcptest/internal/redact"
+	"github.com/mcptest/mcptest/internal/safefile"
+	"github.com/mcptest/mcptest/live"
+)
+
+// guardSecrets puts stdout and stderr behind one redact.Writer each, for
+// the whole of a command: every message, log line, error (exit prints
+// through Stderr), report and panic passes it, masked with the secrets
+// this invocation was handed (redact.Known: a URL's password and query
+// keys, a server command line's secret flags, the token of
+// --bearer-token-env) and the credentials of any URL (redact.URLs). Targets add their
+// secrets as they are built (knowTarget); files are written through the
+// same mask (writeFile). restore flushes and puts the streams back.
+func (c *Command) guardSecrets(args []string) (restore func()) {
+	c.secrets = &redact.Known{}
+	c.secrets.AddArgv(args)
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		name, value, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || name != "bearer-token-env" {
+			continue
+		}
+		if !inline && i+1 < len(args) {
+			value = args[i+1]
+		}
+		c.secrets.Add(c.Getenv(value))
+	}
+	stdout, stderr := c.Stdout, c.Stderr
+	o, e := redact.NewWriter(stdout, c.secrets.Mask), redact.NewWriter(stderr, c.secrets.Mask)
+	c.Stdout, c.Stderr, c.protocol = o, e, stdout
+	return func() {
+		_ = o.Flush()
+		_ = e.Flush()
+		c.Stdout, c.Stderr, c.protocol = stdout, stderr, nil
+	}
+}
+
+// protocolOut is stdout as a protocol channel (the MCP stream of mock,
+// record and mcp-server): passed on byte for byte, never masked, since
+// what goes there is the answer of a server to its client, not a message
+// of mcptest's.
+func (c *Command) protocolOut() io.Writer {
+	if c.protocol != nil {
+		return c.protocol
+	}
+	return c.Stdout
+}
+
+// knowTarget adds the secrets of a live target to the mask: its URL's,
+// its bearer token's value, its command line's and the values of its
+// env: named like secrets.
+func (c *Command) knowTarget(t live.Target) {
+	if c.secrets == nil {
+		return
+	}
+	c.secrets.AddURL(t.URL)
+	c.secrets.AddArgv(t.Command)
+	if t.BearerTokenEnv != "" {
+		c.secrets.Add(c.Getenv(t.BearerTokenEnv))
+	}
+	for _, k := range slices.Sorted(maps.Keys(t.Env)) {
+		if redact.SecretKey(k) || redact.QueryKey(k) {
+			c.secrets.Add(t.Env[k])
+		}
+	}
+}
+
+// mask is what guardSecrets masks with, for text written elsewhere.
+func (c *Command) mask(s string) string {
+	if c.secrets == nil {
+		return redact.URLs(s)
+	}
+	return c.secrets.Mask(s)
+}
+
+// writeFile writes a file a command produces (a report, a scaffolded
+// suite, a cassette) by rename (safefile.WriteOutputFunc), through the
+// mask of the streams: no file mcptest writes holds a secret its
+// messages would not show.
+func (c *Command) writeFile(path string, fill func(io.Writer) error) error {
+	return safefile.WriteOutputFunc(path, 0o644, func(w io.Writer) error {
+		mw := redact.NewWriter(w, c.mask)
+		if err := fill(mw); err != nil {
+			return err
+		}
+		return mw.Flush()
+	})
+}
+
+// writeFileData is writeFile for content held whole.
+func (c *Command) writeFileData(path string, data []byte) error {
+	return c.writeFile(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}

@@ -1,0 +1,108 @@
+package redact
+
+import (
+	"encoding/json"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// MinKnown is the shortest value Known masks by value: a shorter one
+// would mask ordinary words wherever they appear; String's rules still
+// mask it where it stands as a secret (key=value, a URL's password).
+const MinKnown = 6
+
+// Known is the set of secrets one invocation was handed (a URL's
+// password and query keys, a bearer token read from the environment, the
+// value of a secret flag of a server's command line), masked by value
+// wherever they appear, in any spelling a message gives them: as
+// written, percent-encoded for a URL's query or path, or escaped as a
+// JSON string. Its Mask masks the credentials of every URL too (URLs). The zero value is
+// empty and ready; safe for concurrent use.
+type Known struct {
+	mu   sync.RWMutex
+	vals []string // longest first
+	r    *strings.Replacer
+}
+
+// Add adds values, each with its spellings; values under MinKnown
+// characters and Mask itself are left to String's rules.
+func (k *Known) Add(values ...string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, v := range values {
+		if len(v) < MinKnown || strings.Contains(Mask, v) {
+			continue
+		}
+		js, _ := json.Marshal(v)
+		for _, s := range []string{v, url.QueryEscape(v), url.PathEscape(v), string(js[1 : len(js)-1])} {
+			if !slices.Contains(k.vals, s) {
+				k.vals = append(k.vals, s)
+			}
+		}
+	}
+	slices.SortStableFunc(k.vals, func(a, b string) int { return len(b) - len(a) })
+	pairs := make([]string, 0, 2*len(k.vals))
+	for _, v := range k.vals {
+		pairs = append(pairs, v, Mask)
+	}
+	k.r = strings.NewReplacer(pairs...)
+}
+
+// AddURL adds the secrets of a URL (URLSecrets).
+func (k *Known) AddURL(raw string) { k.Add(URLSecrets(raw)...) }
+
+// AddArgv adds the secrets of a command line: every value Argv masks
+// whole (the value of a flag named like a secret, --token X or
+// --token=X) and the secrets of every argument that is a URL.
+func (k *Known) AddArgv(argv []string) {
+	masked := Argv(argv)
+	for i, a := range argv {
+		switch {
+		case masked[i] == Mask && a != Mask:
+			k.Add(a)
+		default:
+			if name, v, ok := flagParts(a); ok && SecretKey(name) && !isReference(v) {
+				k.Add(v)
+			}
+		}
+		if strings.Contains(a, "://") {
+			k.AddURL(a[strings.Index(a, "://")-schemeLen(a[:strings.Index(a, "://")]):])
+		}
+	}
+}
+
+// schemeLen is the length of the URL scheme that ends s (the letters,
+// digits, + . - before ://).
+func schemeLen(s string) int {
+	n := 0
+	for i := len(s) - 1; i >= 0; i-- {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '.' || c == '-' {
+			n++
+			continue
+		}
+		break
+	}
+	return n
+}
+
+// Len is how many spellings of secrets the set holds.
+func (k *Known) Len() int {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	return len(k.vals)
+}
+
+// Mask returns s with every known secret replaced by Mask, then the
+// credentials of its URLs (URLs).
+func (k *Known) Mask(s string) string {
+	k.mu.RLock()
+	r := k.r
+	k.mu.RUnlock()
+	if r != nil {
+		s = r.Replace(s)
+	}
+	return URLs(s)
+}
