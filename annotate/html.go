@@ -423,7 +423,7 @@ func htmlCaseOf(i int, c *report.CaseResult, withEvidence bool) htmlCase {
 		Index: i + 1, Name: Clean(c.Name), Kind: Clean(string(c.Kind)), Verdict: string(c.Verdict),
 		Position: Clean(c.Position.String()), Runs: c.Runs, RunsDeclared: c.RunsDeclared, URLName: c.Name,
 	}
-	for _, f := range c.Floors {
+	for _, f := range shownFloors(c) {
 		f.Name, f.Message, f.Lines = Clean(f.Name), Clean(f.Message), cleanAll(f.Lines)
 		hc.Floors = append(hc.Floors, f)
 	}

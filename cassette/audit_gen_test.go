@@ -1,9 +1,11 @@
 package cassette
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"reflect"
@@ -270,8 +272,12 @@ func dropCalls(ids map[string]bool) func(any) any {
 	}
 }
 
-// mutate applies mu to data, a document or JSON Lines, line by line.
+// mutate applies mu to data, a document or JSON Lines, line by line, or
+// an Inspect .eval archive, sample by sample.
 func mutate(t *testing.T, data []byte, mu mutation) []byte {
+	if isZip(data) {
+		return mutateArchive(t, data, mu)
+	}
 	var v any
 	if err := json.Unmarshal(data, &v); err == nil {
 		out, err := json.Marshal(mu.apply(v))
@@ -418,4 +424,41 @@ func positioned(t *testing.T, f, mu string, err error) {
 			t.Errorf("%s, %s: error without a position: %v", f, mu, e)
 		}
 	}
+}
+
+// mutateArchive applies mu to each sample of an Inspect .eval archive,
+// the other members kept as they are.
+func mutateArchive(t *testing.T, data []byte, mu mutation) []byte {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	zw := zip.NewWriter(&out)
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(f.Name, "samples/") {
+			body = mutate(t, body, mu)
+		}
+		w, err := zw.Create(f.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
 }

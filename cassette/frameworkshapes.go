@@ -10,6 +10,9 @@ func frameworkShape(m map[string]any, str func(any) string) (what, tool, source 
 	case m["type"] == "tool-invocation" && str(inv["toolName"]) != "":
 		return `a "tool-invocation" part`, str(inv["toolName"]),
 			`Mastra messages (content {"format": 2, "parts"}) and AI SDK 4 UIMessages`, FormatMastra, true
+	case str(m["toolName"]) != "" && str(m["toolCallId"]) != "" && m["args"] != nil && str(m["state"]) != "":
+		return `a "toolInvocation"`, str(m["toolName"]),
+			`Mastra messages (content {"format": 2, "parts"}) and AI SDK 4 UIMessages`, FormatMastra, true
 	case str(m["toolName"]) != "" && str(m["toolId"]) != "" && m["toolKwargs"] != nil:
 		return "a LlamaIndex.TS agent tool call", str(m["toolName"]),
 			`LlamaIndex.TS workflow events ({"type", "data"})`, FormatLlamaIndexEvents, true

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 )
 
 // FormatInspect is an Inspect AI eval log: the ".json" log (an EvalLog,
@@ -76,7 +77,7 @@ func readInspectLog(w *walker, root map[string]any) *Cassette {
 		w.pop()
 	}
 	w.pop()
-	c.Warnings = inspectWarnings(len(ids))
+	c.Warnings = append(inspectWarnings(len(ids)), c.Warnings...)
 	return c
 }
 
@@ -122,6 +123,9 @@ func inspectSample(w *walker, c *Cassette, s map[string]any) Run {
 		// The exact model the provider answered with, where the eval
 		// named an alias.
 		c.Model = m
+	}
+	if w := sampleEnd(s); w != "" {
+		c.Warnings = append(c.Warnings, w)
 	}
 	run := t.finish()
 	run.Tokens = inspectUsage(s["model_usage"])
@@ -348,4 +352,32 @@ func resolveAttachments(v any, att map[string]any, depth int) any {
 		return out
 	}
 	return v
+}
+
+// sampleEnd says how a sample ended when it did not end as the agent
+// chose: with an error ({"message"}), or stopped at a limit ({"type",
+// "limit"}); "" otherwise. Its run is read as far as it went.
+func sampleEnd(s map[string]any) string {
+	w := sampleEndText(s)
+	// The text is the log's: no control character of it reaches a
+	// terminal or a workflow command.
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, w)
+}
+
+func sampleEndText(s map[string]any) string {
+	name := fmt.Sprintf("sample %s epoch %s", clip(jsonText(s["id"]), 60), clip(jsonText(s["epoch"]), 20))
+	if e, ok := s["error"].(map[string]any); ok {
+		msg, _ := e["message"].(string)
+		return fmt.Sprintf("%s ended in an error, its run read as far as it went: %s", name, clip(msg, 200))
+	}
+	if l, ok := s["limit"].(map[string]any); ok {
+		typ, _ := l["type"].(string)
+		return fmt.Sprintf("%s stopped at its %s limit (%s), its run read as far as it went", name, clip(typ, 40), clip(jsonText(l["limit"]), 40))
+	}
+	return ""
 }

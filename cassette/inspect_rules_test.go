@@ -269,3 +269,22 @@ func TestInspectArchiveDamage(t *testing.T) {
 		check(fmt.Sprintf("local header byte %d", i), b)
 	}
 }
+
+// TestInspectSampleEnds: a sample that ended in an error or stopped at a
+// limit is read as far as it went, with a warning naming it, so a gate
+// over its runs is not read as a whole run's.
+func TestInspectSampleEnds(t *testing.T) {
+	msgs := `"messages": [{"role": "user", "content": "go"}, {"role": "assistant", "content": "", "tool_calls": [{"id": "1", "function": "f", "arguments": {}}]}]`
+	doc := inspectLog(`{"id": "a", "epoch": 1, `+msgs+`, "error": {"message": "sandbox\u001b[2J died", "traceback": "..."}}`,
+		`{"id": "a", "epoch": 2, `+msgs+`, "limit": {"type": "token", "limit": 1000}}`,
+		`{"id": "a", "epoch": 3, `+msgs+`}`)
+	c, err := Read("t.json", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"sample a epoch 1 ended in an error, its run read as far as it went: sandbox [2J died",
+		"sample a epoch 2 stopped at its token limit (1000), its run read as far as it went"}
+	if !reflect.DeepEqual(c.Warnings, want) || len(c.Runs) != 3 || len(c.Runs[0].Calls()) != 1 {
+		t.Errorf("warnings %q, runs %d", c.Warnings, len(c.Runs))
+	}
+}

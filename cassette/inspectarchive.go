@@ -118,7 +118,7 @@ func streamInspectArchive(path string, data []byte, each func(*Cassette, *Run)) 
 	if err := ar.err(); err != nil {
 		return nil, err
 	}
-	c.Warnings = inspectWarnings(len(ids))
+	c.Warnings = append(inspectWarnings(len(ids)), c.Warnings...)
 	c.Path = path
 	return c, nil
 }

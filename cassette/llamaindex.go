@@ -125,7 +125,8 @@ func (l *llama) call(id, name string, input any, agent string) {
 	if name == llamaHandoff {
 		l.handoffs[id] = true
 		l.t.w.spend(name) // a handoff, read as a delegation
-		to, _ := args.(map[string]any)["toAgent"].(string)
+		kw, _ := args.(map[string]any)
+		to, _ := kw["toAgent"].(string)
 		if to != "" {
 			if agent != "" && agent != to {
 				l.delegations = append(l.delegations, Delegation{From: agent, To: to})
@@ -319,8 +320,11 @@ func (l *llama) listed(key string, v any, read func(map[string]any)) {
 // eventCall reads a call an event names, {"agentName", "toolName",
 // "toolKwargs", "toolId"}, once per toolId.
 func (l *llama) eventCall(m map[string]any) {
-	id, _ := m["toolId"].(string)
-	if _, seen := l.t.byID[id]; (seen && id != "") || l.handoffs[id] {
+	id, ok := l.eventID(m)
+	if !ok {
+		return
+	}
+	if _, seen := l.t.byID[id]; seen || l.handoffs[id] {
 		return
 	}
 	name, ok := m["toolName"].(string)
@@ -338,8 +342,11 @@ func (l *llama) eventCall(m map[string]any) {
 // "toolKwargs", "toolOutput": {"result", "isError"}}: the call it answers
 // is made from it when no event made it.
 func (l *llama) eventResult(m map[string]any) {
-	id, _ := m["toolId"].(string)
-	if _, seen := l.t.byID[id]; !seen || id == "" {
+	id, ok := l.eventID(m)
+	if !ok {
+		return
+	}
+	if _, seen := l.t.byID[id]; !seen {
 		l.eventCall(m)
 	}
 	if l.handoffs[id] {
@@ -355,4 +362,23 @@ func (l *llama) eventResult(m map[string]any) {
 	isErr, _ := out["isError"].(bool)
 	name, _ := m["toolName"].(string)
 	l.t.result(id, name, llamaOutput(out["result"]), isErr)
+}
+
+// eventID is the toolId of an event's call, which every event of the
+// call repeats and which tells its listings apart; without one the call
+// cannot be told from the other events' listing of it, and is an error.
+func (l *llama) eventID(m map[string]any) (string, bool) {
+	id, ok := m["toolId"].(string)
+	if !ok || id == "" {
+		w := l.t.w
+		if v, has := m["toolId"]; has {
+			w.push("toolId")
+			w.typeError(v, "the call's id, a non-empty string")
+			w.pop()
+		} else {
+			w.errorf(`missing "toolId": every event of a call names it by its id`)
+		}
+		return "", false
+	}
+	return id, true
 }

@@ -44,6 +44,15 @@ func TestLlamaMessagesRules(t *testing.T) {
 		t.Errorf("streamed input read as %v", args)
 	}
 
+	// A handOff whose input is no object (a framework's change, a damaged
+	// file) hands to no one and is no call; it once panicked.
+	for _, input := range []string{`null`, `"sum_agent"`, `[1]`, `{"toAgent": 7}`} {
+		c, err := Read("t.json", []byte(`[{"role": "user", "content": "go"}, {"role": "assistant", "content": "", "options": {"toolCall": [{"id": "h", "name": "handOff", "input": `+input+`}]}}]`))
+		if err != nil || len(c.Runs[0].Calls()) != 0 || len(c.Runs[0].Delegations) != 0 {
+			t.Errorf("handOff input %s: %v %+v", input, err, c)
+		}
+	}
+
 	for _, tc := range []struct{ doc, want string }{
 		{`[{"role": "assistant", "content": "", "options": {"toolCall": [{"id": "1", "input": {}}]}}]`, `[0].options.toolCall[0]: missing "name"`},
 		{`[{"role": "assistant", "content": "", "options": {"toolCall": [7]}}]`, `[0].options.toolCall[0]: expected a tool call`},

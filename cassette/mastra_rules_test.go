@@ -93,7 +93,7 @@ func TestFrameworkShapesNotLost(t *testing.T) {
 	for _, tc := range []struct{ doc, want string }{
 		{`[{"role": "user", "content": "go"}, {"role": "assistant", "content": {"format": 2, "parts": [
 			{"type": "tool-invocation", "toolInvocation": {"state": "result", "toolCallId": "1", "toolName": "get-sum", "args": {}, "result": "5"}}]}}]`,
-			`[1].content.parts[0]: the file reads as openai-chat with 1 run and no tool calls, but holds a "tool-invocation" part naming the tool "get-sum"`},
+			`naming the tool "get-sum", the shape of Mastra messages (content {"format": 2, "parts"}) and AI SDK 4 UIMessages, which the mastra-messages reader takes`},
 		{`{"run": {"messages": [{"role": "user", "content": "go"}]}, "log": [{"type": "8", "data": {"agentName": "a", "toolName": "get-sum", "toolKwargs": {}, "toolId": "1"}}]}`,
 			`log[0].data: unrecognized recording: it holds a LlamaIndex.TS agent tool call naming the tool "get-sum"`},
 		{`{"chat": {"messages": [{"role": "user", "content": "go"}]}, "saved": {"options": {"toolCall": [{"id": "1", "name": "get-sum", "input": {}}]}}}`,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -26,7 +27,9 @@ var helpFlagLine = regexp.MustCompile(`(?m)^  (--[a-z][a-z0-9-]*)`)
 func HelpFlags(help string) []string {
 	var flags []string
 	for _, m := range helpFlagLine.FindAllStringSubmatch(help, -1) {
-		flags = append(flags, m[1])
+		if !slices.Contains(flags, m[1]) { // a flag the help names twice is offered once
+			flags = append(flags, m[1])
+		}
 	}
 	return append(flags, "--help")
 }

@@ -34,7 +34,7 @@ func runAgent(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*r
 		g.result(res)
 	}
 	res.Findings = append(res.Findings, aliasedRefFindings(c)...)
-	res.Findings = append(res.Findings, unknownToolFindings(c, &a.tools)...)
+	res.Findings = append(res.Findings, unknownToolFindings(c, &a.tools, &a.called)...)
 	a.verdicts.reliability(c, res)
 	a.evaluate(res)
 	for _, g := range a.gates {
@@ -73,6 +73,9 @@ type agentRun struct {
 	checks   *gateChecks
 	runN     int
 	tools    toolIndex
+	// called are the tools the runs called, which a name is checked
+	// against when no cassette recorded its catalog.
+	called   toolIndex
 	verdicts runVerdicts
 	failed   []string
 	noCalls  callTally
@@ -116,6 +119,13 @@ func (a *agentRun) open(cas *cassette.Cassette) {
 func (a *agentRun) run(cas *cassette.Cassette, r *cassette.Run) {
 	a.runN++
 	a.noCalls.add(a.runN, r)
+	if len(a.tools.keys) == 0 {
+		for _, t := range r.Turns {
+			for _, c := range t.Calls {
+				a.called.addTool(c.Server, c.Tool)
+			}
+		}
+	}
 	for _, g := range a.gates {
 		g.add(cas, r)
 	}

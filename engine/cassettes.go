@@ -7,6 +7,7 @@ import (
 	"hash"
 	"maps"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,22 +57,22 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 	tools := toolTally{}
 	priced := 0
 	unpriced := map[string]bool{}
-	for _, f := range files {
+	ahead := readAhead(p, files)
+	for i, f := range files {
 		name := displayPath(f)
-		var size int64
-		if p.budget != nil {
-			size = fileSize(f)
-			p.budget.take(size)
+		var fr fileRead
+		if ahead != nil {
+			fr = <-ahead[i]
+		} else {
+			fr = readFile(p, f, name, nil)
 		}
-		data, err := cassette.Load(f, name)
-		if err != nil {
-			p.budget.give(size)
-			errs = append(errs, asDiag(name, err)...)
+		if fr.loadErr != nil {
+			fr.release()
+			errs = append(errs, asDiag(name, fr.loadErr)...)
 			progress()
 			continue
 		}
-		sum := sha256.Sum256(data)
-		fmt.Fprintf(digest, "%s\x00%s\n", suiteRelative(s, f), hex.EncodeToString(sum[:]))
+		fmt.Fprintf(digest, "%s\x00%s\n", suiteRelative(s, f), hex.EncodeToString(fr.sum[:]))
 		var owner map[string]string
 		opened := false
 		open := func(cas *cassette.Cassette) {
@@ -87,7 +88,7 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 				use.open(cas)
 			}
 		}
-		cas, err := cassette.Stream(name, data, func(cas *cassette.Cassette, r *cassette.Run) {
+		each := func(cas *cassette.Cassette, r *cassette.Run) {
 			if use.adapt != nil {
 				cas, r = use.adapt(cas, r)
 			}
@@ -104,8 +105,18 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 			if use.run != nil {
 				use.run(cas, r)
 			}
-		})
-		p.budget.give(size)
+		}
+		cas, err := fr.cas, fr.err
+		if ahead != nil {
+			// The runs the file handed out as it was decoded, in order,
+			// then what its reader said of the whole.
+			for j := range fr.runs {
+				each(fr.runCas, &fr.runs[j])
+			}
+		} else {
+			cas, err = cassette.Stream(name, fr.data, each)
+		}
+		fr.release()
 		progress()
 		if err != nil {
 			errs = append(errs, asDiag(name, err)...)
@@ -126,6 +137,105 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 		res.UnpricedModels = nil
 	}
 	return errs
+}
+
+// fileRead is one cassette file of a case as it was read: its bytes and
+// their digest, or why it could not be read; read ahead, also its decoded
+// runs (each a copy of what cassette.Stream handed out, with the cassette
+// it handed them with) and what the reader returned.
+type fileRead struct {
+	data    []byte
+	sum     [sha256.Size]byte
+	loadErr error
+	runCas  *cassette.Cassette
+	runs    []cassette.Run
+	cas     *cassette.Cassette
+	err     error
+	// release gives back what the file took of the read budget.
+	release func()
+}
+
+// readFile loads one cassette file within the plan's read budget (or
+// budget, when not nil) and digests it.
+func readFile(p casePlan, f, name string, budget *readBudget) fileRead {
+	if budget == nil {
+		budget = p.budget
+	}
+	var size int64
+	if budget != nil {
+		size = fileSize(f)
+		budget.take(size)
+	}
+	fr := fileRead{release: func() { budget.give(size) }}
+	fr.data, fr.loadErr = cassette.Load(f, name)
+	if fr.loadErr == nil {
+		fr.sum = sha256.Sum256(fr.data)
+	}
+	return fr
+}
+
+// readAhead reads and decodes the files of a case of more than one file
+// on one worker per core, ahead of the fold that uses them in order, and
+// returns a channel per file that gives its fileRead; nil for a case of
+// one file or a run on one core, which streams it (one run held at a
+// time). The files read ahead hold together no more bytes than the read
+// budget (the plan's, else one file of the largest size), so memory does
+// not grow with the number of cores, and the fold sees every file's runs
+// in file order, as the stream would hand them: the report is the same
+// on any number of cores.
+func readAhead(p casePlan, files []string) []chan fileRead {
+	workers := runtime.GOMAXPROCS(0)
+	if len(files) < 2 || workers < 2 {
+		return nil
+	}
+	budget := p.budget
+	if budget == nil {
+		budget = newReadBudget(cassette.MaxSize)
+	}
+	out := make([]chan fileRead, len(files))
+	for i := range out {
+		out[i] = make(chan fileRead, 1)
+	}
+	type job struct {
+		i    int
+		size int64
+	}
+	jobs := make(chan job, workers)
+	// At most window files are read ahead of the fold, whatever their
+	// size: a file's decoded runs are held until the fold takes them.
+	window := make(chan struct{}, 2*workers)
+	go func() {
+		// The files are handed out in order, each once its bytes are
+		// taken, so the fold, which gives them back, never waits on a
+		// file that waits for bytes.
+		defer close(jobs)
+		for i, f := range files {
+			window <- struct{}{}
+			size := fileSize(f)
+			budget.take(size)
+			jobs <- job{i, size}
+		}
+	}()
+	for range workers {
+		go func() {
+			for j := range jobs {
+				f := files[j.i]
+				name := displayPath(f)
+				fr := fileRead{release: func() { budget.give(j.size); <-window }}
+				fr.data, fr.loadErr = cassette.Load(f, name)
+				if fr.loadErr == nil {
+					fr.sum = sha256.Sum256(fr.data)
+					fr.cas, fr.err = cassette.Stream(name, fr.data, func(c *cassette.Cassette, r *cassette.Run) {
+						fr.runCas = c
+						fr.runs = append(fr.runs, *r)
+					})
+					fr.data = nil
+				}
+				out[j.i] <- fr
+			}
+		}()
+	}
+	return out
 }
 
 // fileSize is the size of the file at path for the read budget: 0 when it

@@ -1,12 +1,14 @@
 package engine
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mcptest/mcptest/cassette"
+	"github.com/mcptest/mcptest/gate"
 	"github.com/mcptest/mcptest/report"
 )
 
@@ -175,4 +177,68 @@ func TestArgumentsEvidenceMarks(t *testing.T) {
 			t.Errorf("%s: marked calls and violations\n%q\nwant\n%q", tc.name, got, tc.want)
 		}
 	}
+}
+
+// TestArgumentsLetsTheBytesGo: the cassette's bytes, read again to place
+// violations, are let go once the case names no more violations, while
+// every violation named is placed at its own line: a run of many invalid
+// calls holds one copy of the cassette (the runner's), not two.
+func TestArgumentsLetsTheBytesGo(t *testing.T) {
+	for _, n := range []int{1, 49, 50, 51, 120} {
+		calls := make([]string, n)
+		for i := range calls {
+			calls[i] = `{"a": "x"}`
+		}
+		dir := t.TempDir()
+		p := filepath.Join(dir, "c.json")
+		writeFile(t, p, argsCassette([][]string{calls}))
+		cas, err := cassette.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := &argumentsGate{args: gate.NewArguments(gate.ArgumentsConfig{Catalog: mustCatalog(t), Keep: maxEvidenceCalls})}
+		g.addCassette(cas)
+		g.add(cas, &cas.Runs[0])
+		res := report.CaseResult{Targets: map[string]float64{}, Counts: map[string]int64{}}
+		g.result(&res)
+		named := 0
+		for _, f := range res.Findings {
+			if f.Level != "error" || f.Position == nil {
+				continue
+			}
+			named++
+			// Call i of the one turn is on line 3 + i.
+			if want := 3 + named; f.Position.Line != want || !strings.Contains(f.Message, fmt.Sprintf("call %d ", named)) {
+				t.Errorf("n=%d: finding %d at line %d (%s), want line %d", n, named, f.Position.Line, f.Message, want)
+			}
+		}
+		if want := min(n, 50); named != want {
+			t.Errorf("n=%d: %d violations placed, want %d", n, named, want)
+		}
+		if kept := g.data != nil; kept != (n < 50) {
+			t.Errorf("n=%d: the bytes kept %v after %d violations, want kept only while fewer than 50 are named", n, kept, n)
+		}
+		if len(g.last.Calls) != min(n, maxEvidenceCalls) {
+			t.Errorf("n=%d: the run keeps %d call checks, want %d (those its evidence shows)", n, len(g.last.Calls), min(n, maxEvidenceCalls))
+		}
+	}
+}
+
+// mustCatalog decodes argsCatalog.
+func mustCatalog(t *testing.T) []cassette.Tool {
+	t.Helper()
+	var doc struct {
+		Tools []struct {
+			Name        string `json:"name"`
+			InputSchema any    `json:"inputSchema"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal([]byte(argsCatalog), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var out []cassette.Tool
+	for _, tl := range doc.Tools {
+		out = append(out, cassette.Tool{Name: tl.Name, InputSchema: tl.InputSchema})
+	}
+	return out
 }

@@ -44,26 +44,38 @@ type toolIndex struct {
 func (x *toolIndex) add(catalog []cassette.ServerCatalog) {
 	for _, sc := range catalog {
 		for _, t := range sc.Tools {
-			k := toolKey{sc.Server, t.Name}
-			if _, ok := x.seen[k]; ok {
-				continue
-			}
-			if x.seen == nil {
-				x.seen = map[toolKey]struct{}{}
-			}
-			// Copies, so the index never keeps a cassette's text alive.
-			k = toolKey{strings.Clone(k.server), strings.Clone(k.tool)}
-			x.seen[k] = struct{}{}
-			x.keys = append(x.keys, k)
+			x.addTool(sc.Server, t.Name)
 		}
 	}
+}
+
+// addTool records one tool of a server.
+func (x *toolIndex) addTool(server, tool string) {
+	k := toolKey{server, tool}
+	if _, ok := x.seen[k]; ok {
+		return
+	}
+	if x.seen == nil {
+		x.seen = map[toolKey]struct{}{}
+	}
+	// Copies, so the index never keeps a cassette's text alive.
+	k = toolKey{strings.Clone(k.server), strings.Clone(k.tool)}
+	x.seen[k] = struct{}{}
+	x.keys = append(x.keys, k)
 }
 
 // unknownToolFindings returns a warning for each tool a gate block names
 // that no tool of the recorded catalogs (tools) is, with a did-you-mean: a
 // typo there would only lower the gate's score, silently. Without a
-// recorded catalog there is nothing to check against, and no finding.
-func unknownToolFindings(c *Case, tools *toolIndex) []report.Finding {
+// recorded catalog the names are checked against the tools the runs called
+// (called), and a warning is given only with a did-you-mean: a tool no run
+// called may be the one the agent should have, but one a letter away from
+// a called tool is a typo.
+func unknownToolFindings(c *Case, tools, called *toolIndex) []report.Finding {
+	what, needHint, never := "no tool of the recorded catalog", false, "it can never match a call"
+	if len(tools.keys) == 0 {
+		tools, what, needHint, never = called, "no tool any run called (no catalog was recorded)", true, "it matches no call of these runs"
+	}
 	var ids, names []string
 	for _, k := range tools.keys {
 		if k.tool == "" {
@@ -86,15 +98,18 @@ func unknownToolFindings(c *Case, tools *toolIndex) []report.Finding {
 			continue
 		}
 		seen[r.gate+"\x00"+r.id] = true
-		msg := fmt.Sprintf("%s %s: `%s` is no tool of the recorded catalog", r.gate, r.field, r.id)
+		msg := fmt.Sprintf("%s %s: `%s` is %s", r.gate, r.field, r.id, what)
 		candidates := names
 		if strings.Contains(r.id, ".") {
 			candidates = ids
 		}
-		if s := diag.Suggest(r.id, candidates); s != "" {
+		s := diag.Suggest(r.id, candidates)
+		if s != "" {
 			msg += fmt.Sprintf(" (did you mean `%s`?%s)", s, aliasHint(r.id, s))
+		} else if needHint {
+			continue
 		}
-		out = append(out, report.Finding{Level: "warning", Gate: r.gate, Message: msg + ": it can never match a call"})
+		out = append(out, report.Finding{Level: "warning", Gate: r.gate, Message: msg + ": " + never})
 	}
 	return out
 }

@@ -47,9 +47,10 @@ func ValidationDocument(all diag.List) ValidationDoc {
 	return doc
 }
 
-// ValidateFile checks one file: a cassette when it holds JSON, else a
-// suite. It is read within the limit of what it is named as (a .json or
-// .jsonl file as a cassette, anything else as a suite), and a path that is
+// ValidateFile checks one file: a cassette when it holds JSON (or is an
+// Inspect .eval archive), else a suite. It is read within the limit of
+// what it is named as (a .json, .jsonl or .eval file as a cassette,
+// anything else as a suite), and a path that is
 // not a regular file is refused before it is read. The list holds what is wrong
 // with the file; the error is an operational failure.
 func ValidateFile(path string) (diag.List, error) {

@@ -2,10 +2,14 @@ package engine
 
 import (
 	"fmt"
+	"os"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/mcptest/mcptest/cassette"
 	"github.com/mcptest/mcptest/internal/diag"
@@ -153,12 +157,15 @@ func readRecording(path string, data []byte) (Recording, diag.List, error) {
 
 // suiteRecordings reads the recordings of the agent tests of s, each file
 // once, in the order of the tests: a test whose recordings do not exist
-// yet is passed over (validate checks a suite before it is recorded).
+// yet is passed over (validate checks a suite before it is recorded). The
+// files are read on one worker per core, holding together no more bytes
+// than one file of the largest size (readBudget), and their results are
+// folded in the order of the tests, so the output is the same on any
+// number of cores.
 func suiteRecordings(s *Suite) (diag.List, []Recording, error) {
-	var recs []Recording
-	var all diag.List
+	type job struct{ file, name string }
+	var jobs []job
 	seen := map[string]bool{}
-	runs := map[string]int{} // a recording's runs, by display path
 	for _, c := range s.Cases {
 		if c.Kind != report.KindAgent && c.Kind != report.KindScenario {
 			continue
@@ -173,27 +180,68 @@ func suiteRecordings(s *Suite) (diag.List, []Recording, error) {
 				continue
 			}
 			seen[name] = true
-			data, err := cassette.Load(f, name)
-			if err != nil {
-				l, err := diagList(err)
+			jobs = append(jobs, job{f, name})
+		}
+	}
+	type result struct {
+		unread diag.List // why the file could not be read
+		rec    Recording
+		l      diag.List // what is wrong in it
+		err    error
+	}
+	results := make([]result, len(jobs))
+	budget := newReadBudget(cassette.MaxSize)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(jobs) {
+					return
+				}
+				j, r := jobs[i], &results[i]
+				var size int64
+				if fi, err := os.Stat(j.file); err == nil && fi.Mode().IsRegular() {
+					size = min(fi.Size(), cassette.MaxSize)
+				}
+				budget.take(size)
+				data, err := cassette.Load(j.file, j.name)
 				if err != nil {
-					return nil, nil, fmt.Errorf("read %s: %w", name, err)
+					l, err := diagList(err)
+					if err != nil {
+						r.err = fmt.Errorf("read %s: %w", j.name, err)
+					}
+					r.unread = l
+				} else {
+					r.rec, r.l, r.err = readRecording(j.name, data)
 				}
-				all = append(all, l...)
-				continue
+				budget.give(size)
 			}
-			rec, l, err := readRecording(name, data)
-			if err != nil {
-				return nil, nil, err
+		}()
+	}
+	wg.Wait()
+	var recs []Recording
+	var all diag.List
+	runs := map[string]int{} // a recording's runs, by display path
+	for i, r := range results {
+		if r.err != nil {
+			return nil, nil, r.err
+		}
+		if r.unread != nil {
+			all = append(all, r.unread...)
+			continue
+		}
+		all = append(all, r.l...)
+		if r.l == nil {
+			name := jobs[i].name
+			if expectsNoCalls(s, name) {
+				r.rec.Warnings = slices.DeleteFunc(r.rec.Warnings, func(w string) bool { return w == NoCallsWarning })
 			}
-			all = append(all, l...)
-			if l == nil {
-				if expectsNoCalls(s, name) {
-					rec.Warnings = slices.DeleteFunc(rec.Warnings, func(w string) bool { return w == NoCallsWarning })
-				}
-				recs = append(recs, rec)
-				runs[name] = rec.Runs
-			}
+			recs = append(recs, r.rec)
+			runs[name] = r.rec.Runs
 		}
 	}
 	all = append(all, s.sourced(joinCounts(s, runs))...)

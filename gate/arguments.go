@@ -27,6 +27,12 @@ type ArgumentsConfig struct {
 	// Catalog is the tools of the block's catalog: file, used for a tool
 	// the recording's catalog does not list.
 	Catalog []cassette.Tool
+	// Keep, when over 0, bounds the checks a run keeps in
+	// ArgumentsRun.Calls to those of its first Keep calls (in call order,
+	// across turns) that found a violation, which is all a run's evidence
+	// shows; the counts and findings still see every call. 0 keeps every
+	// call's check.
+	Keep int
 }
 
 // Violation is one way a call's arguments break the tool's schema.
@@ -72,6 +78,9 @@ type CallCheck struct {
 
 // ArgumentsRun is what one run's calls gave.
 type ArgumentsRun struct {
+	// Calls are the checks of the run's calls: every call's, or with
+	// ArgumentsConfig.Keep those of the first Keep calls that found a
+	// violation.
 	Calls []CallCheck
 	// Invalid counts the checked calls with a violation.
 	Invalid int64
@@ -93,6 +102,10 @@ type Arguments struct {
 	cfg ArgumentsConfig
 	// cache maps a schema's canonical JSON to its compilation.
 	cache map[string]*compiled
+	// byTool maps server and tool to the compilation schemaFor and
+	// compile gave them for the cassette being read, so that a call costs
+	// a lookup, not its schema's encoding.
+	byTool map[[2]string]*compiled
 	// recorded maps server and tool to the recording's schema, for the
 	// cassette being read.
 	recorded map[[2]string]any
@@ -119,6 +132,7 @@ func NewArguments(cfg ArgumentsConfig) *Arguments {
 // AddCatalog takes the catalog of the cassette whose runs come next.
 func (a *Arguments) AddCatalog(cat []cassette.ServerCatalog) {
 	a.recorded = map[[2]string]any{}
+	a.byTool = map[[2]string]*compiled{}
 	for _, sc := range cat {
 		for _, t := range sc.Tools {
 			k := [2]string{sc.Server, t.Name}
@@ -239,11 +253,13 @@ type Locator func(turn, call int, ptr string) *diag.Pos
 func (a *Arguments) Add(run int, r *cassette.Run, where Locator) ArgumentsRun {
 	a.runs++
 	var out ArgumentsRun
+	n := 0
 	for ti, t := range r.Turns {
-		for ci, c := range t.Calls {
-			cc := a.check(c)
+		for ci := range t.Calls {
+			cc := a.check(&t.Calls[ci])
 			cc.Turn, cc.Call = ti+1, ci+1
 			a.calls++
+			n++
 			switch {
 			case !cc.Checked:
 				a.unchecked++
@@ -255,20 +271,31 @@ func (a *Arguments) Add(run int, r *cassette.Run, where Locator) ArgumentsRun {
 			if cc.Checked {
 				a.checked++
 			}
-			out.Calls = append(out.Calls, cc)
+			if a.cfg.Keep <= 0 || (n <= a.cfg.Keep && len(cc.Violations) > 0) {
+				out.Calls = append(out.Calls, cc)
+			}
 		}
 	}
 	return out
 }
 
 // check validates one call's arguments; absent arguments are {}.
-func (a *Arguments) check(c cassette.Call) CallCheck {
+func (a *Arguments) check(c *cassette.Call) CallCheck {
 	cc := CallCheck{ID: c.ID()}
-	schema, ok := a.schemaFor(c.Server, c.Tool)
+	k := [2]string{c.Server, c.Tool}
+	comp, ok := a.byTool[k]
 	if !ok {
+		if schema, found := a.schemaFor(c.Server, c.Tool); found {
+			comp = a.compile(cc.ID, schema)
+		}
+		if a.byTool == nil {
+			a.byTool = map[[2]string]*compiled{}
+		}
+		a.byTool[k] = comp
+	}
+	if comp == nil {
 		return cc
 	}
-	comp := a.compile(cc.ID, schema)
 	if comp.schema == nil {
 		cc.Reason = comp.err
 		return cc
@@ -324,6 +351,12 @@ func (a *Arguments) report(run int, cc CallCheck, where Locator) {
 		}
 		a.findings = append(a.findings, f)
 	}
+}
+
+// Room is how many more violations the case names one by one (a Locator
+// is called for each); a warning makes room for one more.
+func (a *Arguments) Room() int {
+	return maxArgumentFindings + len(a.warned) - len(a.findings)
 }
 
 // Violations validates args against a compiled schema and lists every

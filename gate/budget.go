@@ -100,22 +100,25 @@ func overBudget(cfg Budget, run *cassette.Run, r BudgetRun) []string {
 
 // nthCall returns the call after the first n of the run (which has more).
 func nthCall(run *cassette.Run, n int64) LocatedCall {
-	for _, c := range locate(run) {
-		if n == 0 {
-			return c
+	for ti, t := range run.Turns {
+		if n < int64(len(t.Calls)) {
+			return LocatedCall{Call: &t.Calls[n], Turn: ti + 1, N: int(n) + 1}
 		}
-		n--
+		n -= int64(len(t.Calls))
 	}
-	return LocatedCall{}
+	return LocatedCall{Call: &cassette.Call{}}
 }
 
 // slowestCall returns the first of the run's slowest calls (every call
 // of a timed run has a duration).
 func slowestCall(run *cassette.Run) LocatedCall {
-	var best LocatedCall
-	for _, c := range locate(run) {
-		if best.DurationMS == nil || *c.DurationMS > *best.DurationMS {
-			best = c
+	best := LocatedCall{Call: &cassette.Call{}}
+	for ti, t := range run.Turns {
+		for ci := range t.Calls {
+			c := &t.Calls[ci]
+			if best.DurationMS == nil || *c.DurationMS > *best.DurationMS {
+				best = LocatedCall{Call: c, Turn: ti + 1, N: ci + 1}
+			}
 		}
 	}
 	return best

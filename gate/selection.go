@@ -52,38 +52,73 @@ func ScoreSelection(classes []Class, calls []cassette.Call) RunSelection {
 // CountDistinct, a call that matches no class is a false positive only
 // the first time its tool is called in the run.
 func ScoreSelectionBy(classes []Class, calls []cassette.Call, counting Counting) RunSelection {
-	var out RunSelection
-	reached := make([]bool, len(classes))
-	seen := map[string]bool{}
-	for _, c := range calls {
-		matched, fresh := false, -1
-		for i, cl := range classes {
-			if !memberOf(cl.Members, c.Server, c.Tool) {
-				continue
-			}
-			matched = true
-			if !reached[i] {
-				fresh = i
-				break
-			}
+	var sc selectionScorer
+	sc.start(classes, counting, false)
+	for i := range calls {
+		sc.call(&calls[i])
+	}
+	return sc.end()
+}
+
+// selectionScorer applies the counting rule of Selection F1 to a run's
+// calls one at a time, so a run is scored where it lies, without a copy of
+// its calls. With distinct, Unexpected names each unexpected tool once.
+type selectionScorer struct {
+	classes  []Class
+	counting Counting
+	distinct bool
+	out      RunSelection
+	reached  []bool
+	seen     map[string]bool
+}
+
+func (sc *selectionScorer) start(classes []Class, counting Counting, distinct bool) {
+	*sc = selectionScorer{classes: classes, counting: counting, distinct: distinct, reached: make([]bool, len(classes))}
+}
+
+func (sc *selectionScorer) call(c *cassette.Call) {
+	matched, fresh := false, -1
+	for i, cl := range sc.classes {
+		if !memberOf(cl.Members, c.Server, c.Tool) {
+			continue
 		}
-		switch {
-		case fresh >= 0:
-			reached[fresh] = true
-			out.TP++
-		case !matched && (counting == CountCalls || !seen[c.ID()]):
-			seen[c.ID()] = true
-			out.FP++
-			out.Unexpected = append(out.Unexpected, c.ID())
+		matched = true
+		if !sc.reached[i] {
+			fresh = i
+			break
 		}
 	}
-	for i, cl := range classes {
-		if !reached[i] {
-			out.FN++
-			out.Missed = append(out.Missed, cl.Name)
+	if fresh >= 0 {
+		sc.reached[fresh] = true
+		sc.out.TP++
+		return
+	}
+	if matched {
+		return
+	}
+	k := c.ID()
+	if sc.seen[k] && (sc.counting == CountDistinct || sc.distinct) {
+		if sc.counting == CountCalls {
+			sc.out.FP++
+		}
+		return
+	}
+	if sc.seen == nil {
+		sc.seen = map[string]bool{}
+	}
+	sc.seen[k] = true
+	sc.out.FP++
+	sc.out.Unexpected = append(sc.out.Unexpected, k)
+}
+
+func (sc *selectionScorer) end() RunSelection {
+	for i, cl := range sc.classes {
+		if !sc.reached[i] {
+			sc.out.FN++
+			sc.out.Missed = append(sc.out.Missed, cl.Name)
 		}
 	}
-	return out
+	return sc.out
 }
 
 func memberOf(members []string, server, tool string) bool {
@@ -138,9 +173,17 @@ func NewSelectionBy(classes []Class, counting Counting) *Selection {
 	return &Selection{classes: classes, counting: counting}
 }
 
-// Add scores one run and pools its counts.
+// Add scores one run and pools its counts. The run's Unexpected names
+// each unexpected tool once, in the order first called.
 func (s *Selection) Add(run *cassette.Run) RunSelection {
-	r := ScoreSelectionBy(s.classes, run.Calls(), s.counting)
+	var sc selectionScorer
+	sc.start(s.classes, s.counting, true)
+	for _, t := range run.Turns {
+		for i := range t.Calls {
+			sc.call(&t.Calls[i])
+		}
+	}
+	r := sc.end()
 	s.runs++
 	s.tp += r.TP
 	s.fp += r.FP

@@ -2,6 +2,8 @@ package gate
 
 import (
 	"fmt"
+	"iter"
+	"slices"
 
 	"github.com/mcptest/mcptest/cassette"
 	"github.com/mcptest/mcptest/internal/stats"
@@ -69,8 +71,12 @@ type TrajectoryRun struct {
 // Add folds one run and returns its verdict.
 func (t *TrajectoryMatch) Add(run *cassette.Run) TrajectoryRun {
 	t.runs++
-	calls := locate(run)
-	why := Diverge(t.cfg, calls)
+	var why string
+	if t.cfg.Match == MatchSuperset {
+		why = divergeSuperset(t.cfg, run)
+	} else {
+		why = Diverge(t.cfg, locate(run))
+	}
 	if why == "" {
 		t.matched++
 		return TrajectoryRun{Matched: true}
@@ -98,8 +104,10 @@ func (t *TrajectoryMatch) Result() Result {
 }
 
 // LocatedCall is a call with its 1-based turn and position in the turn.
+// It points at the run's own call, so a list of a run's calls costs 24
+// bytes a call, not a copy of each.
 type LocatedCall struct {
-	cassette.Call
+	*cassette.Call
 	Turn, N int
 }
 
@@ -108,10 +116,14 @@ func (c LocatedCall) where() string {
 }
 
 func locate(run *cassette.Run) []LocatedCall {
-	var out []LocatedCall
+	n := 0
+	for _, turn := range run.Turns {
+		n += len(turn.Calls)
+	}
+	out := make([]LocatedCall, 0, n)
 	for ti, turn := range run.Turns {
-		for ci, c := range turn.Calls {
-			out = append(out, LocatedCall{Call: c, Turn: ti + 1, N: ci + 1})
+		for ci := range turn.Calls {
+			out = append(out, LocatedCall{Call: &turn.Calls[ci], Turn: ti + 1, N: ci + 1})
 		}
 	}
 	return out
@@ -119,7 +131,7 @@ func locate(run *cassette.Run) []LocatedCall {
 
 // stepMatches reports whether call c is step s: the tool, then the
 // arguments.
-func stepMatches(s Step, c cassette.Call) (bool, string) {
+func stepMatches(s Step, c *cassette.Call) (bool, string) {
 	if !MatchID(s.Tool, c.Server, c.Tool) {
 		return false, ""
 	}
@@ -175,13 +187,13 @@ func callCount(n int) string {
 // pairing the mode asks for: every step paired (superset), every call
 // paired (subset), or both (unordered).
 func divergeUnordered(cfg Trajectory, calls []LocatedCall) string {
-	stepOf, callOf := pair(cfg.Steps, calls)
 	needSteps := cfg.Match == MatchSuperset || cfg.Match == MatchUnordered
 	needCalls := cfg.Match == MatchSubset || cfg.Match == MatchUnordered
+	stepOf, callOf := pair(cfg.Steps, calls, !needCalls)
 	if needSteps {
 		for i, c := range callOf {
 			if c < 0 {
-				return unpairedStep(i, cfg.Steps[i], calls)
+				return unpairedStep(i, cfg.Steps[i], slices.Values(calls))
 			}
 		}
 	}
@@ -199,9 +211,9 @@ func divergeUnordered(cfg Trajectory, calls []LocatedCall) string {
 // unpairedStep says why step i has no call: no call names its tool, or
 // the calls that do fail its arguments (the first one's reason), or they
 // all stand for other steps.
-func unpairedStep(i int, s Step, calls []LocatedCall) string {
+func unpairedStep(i int, s Step, calls iter.Seq[LocatedCall]) string {
 	named, why := 0, ""
-	for _, c := range calls {
+	for c := range calls {
 		if !MatchID(s.Tool, c.Server, c.Tool) {
 			continue
 		}
@@ -219,22 +231,93 @@ func unpairedStep(i int, s Step, calls []LocatedCall) string {
 	return fmt.Sprintf("expected step %d `%s`, every call to it stands for an earlier step", i+1, s.Tool)
 }
 
+// divergeSuperset is Diverge of a superset reference over the run's calls
+// where they lie: what divergeUnordered finds, without a list of the
+// run's calls. Each step keeps its first len(steps) fitting calls (see
+// pair), so the matching holds no more than steps² candidates however
+// long the run.
+func divergeSuperset(cfg Trajectory, run *cassette.Run) string {
+	k := len(cfg.Steps)
+	fits := make([][]int, k)
+	j := 0
+	for c := range runCalls(run) {
+		for i, s := range cfg.Steps {
+			if len(fits[i]) == k {
+				continue
+			}
+			if ok, _ := stepMatches(s, c.Call); ok {
+				fits[i] = append(fits[i], j)
+			}
+		}
+		j++
+	}
+	stepOf := map[int]int{}
+	callOf := filled(k)
+	var augment func(i int, seen map[int]bool) bool
+	augment = func(i int, seen map[int]bool) bool {
+		for _, j := range fits[i] {
+			if seen[j] {
+				continue
+			}
+			seen[j] = true
+			if s, ok := stepOf[j]; !ok || augment(s, seen) {
+				stepOf[j], callOf[i] = i, j
+				return true
+			}
+		}
+		return false
+	}
+	for i := range k {
+		augment(i, map[int]bool{})
+	}
+	for i, c := range callOf {
+		if c < 0 {
+			return unpairedStep(i, cfg.Steps[i], runCalls(run))
+		}
+	}
+	return ""
+}
+
+// runCalls yields the run's calls in call order, each where it lies.
+func runCalls(run *cassette.Run) iter.Seq[LocatedCall] {
+	return func(yield func(LocatedCall) bool) {
+		for ti, turn := range run.Turns {
+			for ci := range turn.Calls {
+				if !yield(LocatedCall{Call: &turn.Calls[ci], Turn: ti + 1, N: ci + 1}) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // pair returns a maximum matching between steps and calls: stepOf[j] is
 // the step call j stands for, callOf[i] the call of step i, -1 for none.
 // Steps are tried in order and each looks at calls in order (Kuhn's
 // augmenting paths), so the pairing is deterministic.
-func pair(steps []Step, calls []LocatedCall) (stepOf, callOf []int) {
+//
+// With superset, which reads callOf alone, each step keeps only its first
+// len(steps) fitting calls: a step with that many candidates can always be
+// paired whatever the other steps take (Hall's condition), so the steps
+// paired in order are the same, and the lists stay bounded by the
+// reference rather than by the run's calls.
+func pair(steps []Step, calls []LocatedCall, superset bool) (stepOf, callOf []int) {
 	stepOf, callOf = filled(len(calls)), filled(len(steps))
 	fits := make([][]int, len(steps))
 	for i, s := range steps {
 		for j, c := range calls {
+			if superset && len(fits[i]) == len(steps) {
+				break
+			}
 			if ok, _ := stepMatches(s, c.Call); ok {
 				fits[i] = append(fits[i], j)
 			}
 		}
 	}
+	seen := make([]bool, len(calls))
 	for i := range steps {
-		augment(i, fits, stepOf, callOf, make([]bool, len(calls)))
+		clear(seen)
+		augment(i, fits, stepOf, callOf, seen)
 	}
 	return stepOf, callOf
 }

@@ -2,6 +2,8 @@ package gate
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -166,7 +168,7 @@ func TestTrajectoryFindingsBound(t *testing.T) {
 // step. Steps are numbered from 1.
 func TestUnpairedStepWords(t *testing.T) {
 	call := func(tool string, turn, n int) LocatedCall {
-		return LocatedCall{Call: cassette.Call{Tool: tool}, Turn: turn, N: n}
+		return LocatedCall{Call: &cassette.Call{Tool: tool}, Turn: turn, N: n}
 	}
 	for _, tt := range []struct {
 		calls []LocatedCall
@@ -176,8 +178,55 @@ func TestUnpairedStepWords(t *testing.T) {
 		{[]LocatedCall{call("fetch", 1, 1)}, "expected step 1 `search`, no call of the run is to it"},
 		{[]LocatedCall{call("search", 1, 2)}, "expected step 1 `search`, every call to it stands for an earlier step"},
 	} {
-		if got := unpairedStep(0, Step{Tool: "search"}, tt.calls); got != tt.want {
+		if got := unpairedStep(0, Step{Tool: "search"}, slices.Values(tt.calls)); got != tt.want {
 			t.Errorf("calls %+v: %q, want %q", tt.calls, got, tt.want)
 		}
 	}
+}
+
+// TestSupersetInPlaceSameAsList: a superset reference is matched over the
+// run's calls where they lie, each step keeping its first len(steps)
+// candidates; drawn runs (tools repeated, turns of random length) and
+// drawn references (steps repeated, some with arguments) must give the
+// divergence the full pairing over the located list gives, word for word.
+func TestSupersetInPlaceSameAsList(t *testing.T) {
+	rng := rand.New(rand.NewPCG(40, 3))
+	tools := []string{"a", "b", "s.c", "d"}
+	for n := range 3000 {
+		run := &cassette.Run{}
+		for range 1 + rng.IntN(3) {
+			var turn cassette.Turn
+			for range rng.IntN(8) {
+				turn.Calls = append(turn.Calls, cassette.Call{Tool: tools[rng.IntN(len(tools))],
+					Arguments: map[string]any{"amount": float64(rng.IntN(3))}})
+			}
+			run.Turns = append(run.Turns, turn)
+		}
+		var steps []Step
+		for range rng.IntN(6) {
+			s := Step{Tool: tools[rng.IntN(len(tools))]}
+			if rng.IntN(3) == 0 {
+				s.Tool = "c"
+			}
+			if rng.IntN(2) == 0 {
+				s.Args = amountIs(rng.IntN(3))
+			}
+			steps = append(steps, s)
+		}
+		cfg := Trajectory{Match: MatchSuperset, Steps: steps}
+		if got, want := divergeSuperset(cfg, run), Diverge(cfg, locate(run)); got != want {
+			t.Fatalf("draw %d: in place %q, over the list %q", n, got, want)
+		}
+	}
+}
+
+// amountIs is the args check {amount: N}.
+type amountIs float64
+
+func (a amountIs) MatchArgs(args any) (bool, string) {
+	m, _ := args.(map[string]any)
+	if v, ok := m["amount"].(float64); !ok || v != float64(a) {
+		return false, fmt.Sprintf("`amount`: expected %v", float64(a))
+	}
+	return true, ""
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,6 +27,11 @@ type Catalog struct {
 	Resources         []*mcp.Resource         `json:"resources,omitempty"`
 	ResourceTemplates []*mcp.ResourceTemplate `json:"resourceTemplates,omitempty"`
 	Prompts           []*mcp.Prompt           `json:"prompts,omitempty"`
+	// PromptValues are values the server itself offers for the required
+	// arguments of its prompts (completion/complete, when it advertises
+	// completions), by prompt and argument name, so a scaffolded test
+	// gets an argument the prompt accepts; not part of a catalog file.
+	PromptValues map[string]map[string]string `json:"-"`
 
 	// raw holds the tools of a catalog file as written, so a rule can see
 	// what the typed Tools cannot hold (a non-boolean annotation hint).
@@ -177,7 +183,53 @@ func (s *Session) catalog(ctx context.Context, lists Lists) (*Catalog, error) {
 	if err := all(fetches); err != nil {
 		return nil, err
 	}
+	if caps.Completions != nil {
+		c.PromptValues = s.promptValues(ctx, c.Prompts)
+	}
 	return c, nil
+}
+
+// completionPrefixes are the values promptValues asks the server to
+// complete, in turn, until it offers one: nothing typed yet, then a digit
+// and a few common first letters, for a server that completes only what
+// it can check (an id from its first digit).
+var completionPrefixes = []string{"", "1", "a", "e", "s", "t"}
+
+// promptValues asks the server to complete each required argument of each
+// prompt (from completionPrefixes), in order, each with the values already
+// chosen as its context, and keeps the first value it offers. An argument
+// the server offers nothing for, or a request that fails, is left out.
+func (s *Session) promptValues(ctx context.Context, prompts []*mcp.Prompt) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for _, p := range prompts {
+		if p == nil {
+			continue
+		}
+		chosen := map[string]string{}
+		for _, a := range p.Arguments {
+			if a == nil || !a.Required {
+				continue
+			}
+			for _, prefix := range completionPrefixes {
+				res, err := s.Complete(ctx, &mcp.CompleteParams{
+					Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: p.Name},
+					Argument: mcp.CompleteParamsArgument{Name: a.Name, Value: prefix},
+					Context:  &mcp.CompleteContext{Arguments: maps.Clone(chosen)},
+				})
+				if err != nil {
+					break
+				}
+				if res != nil && len(res.Completion.Values) > 0 {
+					chosen[a.Name] = res.Completion.Values[0]
+					break
+				}
+			}
+		}
+		if len(chosen) > 0 {
+			out[p.Name] = chosen
+		}
+	}
+	return out
 }
 
 // collect appends every item of a paged list to into; the error names the

@@ -50,7 +50,7 @@ func Layers(t Target, cat *Catalog) LayerReport {
 		layers = append(layers, Layer{"initialize", "ok", fmt.Sprintf("protocol %s, %s", cat.ProtocolVersion, info)})
 	}
 	layers = append(layers,
-		Layer{"tools", "ok", fmt.Sprintf("%d tools, %d tool-surface tokens (%s over name, description and inputSchema JSON)", len(cat.Tools), surface, tokens.Encoding)},
+		Layer{"tools", "ok", fmt.Sprintf("%s, %d tool-surface tokens (%s over name, description and inputSchema JSON)", plural(len(cat.Tools), "tool"), surface, tokens.Encoding)},
 		Layer{"resources", "ok", fmt.Sprintf("%d resources, %d resource templates", len(cat.Resources), len(cat.ResourceTemplates))},
 		Layer{"prompts", "ok", fmt.Sprintf("%d prompts", len(cat.Prompts))},
 	)

@@ -201,10 +201,7 @@ func Connect(ctx context.Context, t Target, getenv func(string) string) (*Sessio
 	cs, err := client.Connect(ctx, &tappedTransport{inner: &boundedTransport{inner: tr, dropped: dropped}, tap: tap}, nil)
 	if err != nil {
 		msg := fmt.Sprintf("start MCP server %q: %v", t, timedOut(ctx, t, err))
-		if tail := strings.TrimSpace(stderr.String()); tail != "" {
-			msg += "\nits stderr ends with:\n" + tail
-		}
-		return nil, errors.New(msg)
+		return nil, errors.New(msg + stderrSays(stderr.String()))
 	}
 	return &Session{ClientSession: cs, stderr: stderr, target: t, tap: tap, ask: ask, dropped: dropped}, nil
 }

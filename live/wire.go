@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -127,9 +126,7 @@ func (w *Wire) failed(ctx context.Context, method string, err error) error {
 	}
 	msg := fmt.Sprintf("%s: %v", method, err)
 	if w.stderr != nil {
-		if tail := strings.TrimSpace(w.stderr.String()); tail != "" {
-			msg += "\nits stderr ends with:\n" + tail
-		}
+		msg += stderrSays(w.stderr.String())
 	}
 	return errors.New(msg)
 }

@@ -30,7 +30,7 @@ func Generate(kind string, cat *live.Catalog, t live.Target, opt ScaffoldOptions
 	case "suite":
 		opt.All = true
 		sc := ScaffoldSuite(cat, t, opt)
-		return Generated{sc.Suite, sc.Notes, sc.Warnings, fmt.Sprintf("%d tools, %d resources and %d prompts scaffolded", len(sc.Tools), sc.ResourcesScaffolded, sc.PromptsScaffolded)}
+		return Generated{sc.Suite, sc.Notes, sc.Warnings, fmt.Sprintf("%d %s, %d %s and %d %s scaffolded", len(sc.Tools), plural(len(sc.Tools), "tool", "tools"), sc.ResourcesScaffolded, plural(sc.ResourcesScaffolded, "resource", "resources"), sc.PromptsScaffolded, plural(sc.PromptsScaffolded, "prompt", "prompts"))}
 	case "conformance":
 		cf := ScaffoldConformance(cat, t)
 		return Generated{cf.Suite, cf.Notes, nil, fmt.Sprintf("%d compliance checks scaffolded", cf.ChecksScaffolded)}

@@ -67,7 +67,7 @@ func WriteCatalog(w, warn io.Writer, what, format string, cat *live.Catalog) err
 		pad := strings.Repeat(" ", width-utf8.RuneCountInString(name))
 		fmt.Fprintf(w, "%s%s  %s\n", name, pad, annotate.Clean(clipChars(desc, 100)))
 	}
-	fmt.Fprintf(w, "%d %s\n", len(rows), what)
+	fmt.Fprintf(w, "%d %s\n", len(rows), plural(len(rows), strings.TrimSuffix(what, "s"), what))
 	return nil
 }
 
@@ -107,7 +107,7 @@ func WriteLint(w io.Writer, format string, cat *live.Catalog) error {
 		}
 	}
 	s := doc.Summary
-	fmt.Fprintf(w, "\n%d tools: %d critical, %d warning, %d pass; TDQS mean %.2f, min %.2f\n", s.Tools, s.Critical, s.Warning, s.Pass, s.MeanScore, s.MinScore)
+	fmt.Fprintf(w, "\n%d %s: %d critical, %d warning, %d pass; TDQS mean %.2f, min %.2f\n", s.Tools, plural(s.Tools, "tool", "tools"), s.Critical, s.Warning, s.Pass, s.MeanScore, s.MinScore)
 	return nil
 }
 
@@ -152,6 +152,6 @@ func WriteSecurity(w io.Writer, format string, cat *live.Catalog) (int, error) {
 	for _, f := range rep.Findings {
 		fmt.Fprintf(w, "%s  %s  %s\n", f.Rule, annotate.Clean(f.Tool), annotate.Clean(f.Summary))
 	}
-	_, err := fmt.Fprintf(w, "%d tools scanned, %d findings\n", rep.Tools, len(rep.Findings))
+	_, err := fmt.Fprintf(w, "%d %s scanned, %d %s\n", rep.Tools, plural(rep.Tools, "tool", "tools"), len(rep.Findings), plural(len(rep.Findings), "finding", "findings"))
 	return len(rep.Findings), err
 }

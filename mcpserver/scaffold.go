@@ -134,7 +134,7 @@ func ScaffoldSuite(cat *live.Catalog, t live.Target, opt ScaffoldOptions) Scaffo
 		}
 	})
 	if len(out.HeldWrites) > 0 {
-		out.Notes = append(out.Notes, fmt.Sprintf("%d tools change state (annotations or name): their tests are commented out under a review marker so the suite never calls them for real; uncomment them after review, or generate with --include-writes", len(out.HeldWrites)))
+		out.Notes = append(out.Notes, fmt.Sprintf("%d %s state (annotations or name): their tests are commented out under a review marker so the suite never calls them for real; uncomment them after review, or generate with --include-writes", len(out.HeldWrites), plural(len(out.HeldWrites), "tool changes", "tools change")))
 	}
 	live := reads.Len() > 0 || len(out.HeldWrites) < len(out.Tools)
 	body.WriteString(reads.String())
@@ -165,7 +165,11 @@ func readTests(b *strings.Builder, rm *room, cat *live.Catalog, names nameSet, n
 	}
 	prompts = capped(b, rm, cat.Prompts, func(p *mcp.Prompt) string { return p.Name }, "prompt", "name", notes, func(p *mcp.Prompt) string {
 		test := fmt.Sprintf("  - name: %s\n    server: \"target\"\n    prompt: %s\n", q(names.take("prompt "+p.Name+": gets its messages")), q(p.Name))
-		if args := promptArgs(p); len(args) > 0 {
+		if args, offered := promptArgs(p, cat.PromptValues[p.Name]); len(args) > 0 && offered {
+			// Values the server's own completion offered.
+			test = fmt.Sprintf("  # the arguments of %s are the first values the server's completion/complete offered\n", oneLineName(p.Name)) +
+				test + fmt.Sprintf("    args: %s\n", q(args))
+		} else if len(args) > 0 {
 			// A prompt argument has no schema: the placeholder may be a
 			// value the server refuses.
 			test = fmt.Sprintf("  # review before first run: the required arguments of %s are placeholders; set values the prompt accepts\n", oneLineName(p.Name)) +
@@ -207,15 +211,21 @@ func capped[T any](b *strings.Builder, rm *room, items []*T, key func(*T) string
 }
 
 // promptArgs fills in a prompt's required arguments: prompts/get takes
-// strings.
-func promptArgs(p *mcp.Prompt) map[string]any {
-	args := map[string]any{}
+// strings. An argument gets the value the server's completion offered
+// (offered, from live.Catalog.PromptValues), else the placeholder
+// "example"; all reports whether every one was offered.
+func promptArgs(p *mcp.Prompt, offered map[string]string) (args map[string]any, all bool) {
+	args, all = map[string]any{}, true
 	for _, a := range p.Arguments {
 		if a != nil && a.Required {
-			args[a.Name] = "example"
+			if v, ok := offered[a.Name]; ok {
+				args[a.Name] = v
+				continue
+			}
+			args[a.Name], all = "example", false
 		}
 	}
-	return args
+	return args, all
 }
 
 // matcherValid reports whether the suite loader accepts the matcher, so a

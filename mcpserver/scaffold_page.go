@@ -44,7 +44,7 @@ func pageTools(cat *live.Catalog, filter []string, all bool, cursor int) toolPag
 	}
 	tools = slicesSorted(tools)
 	if blank > 0 {
-		pg.notes = append(pg.notes, fmt.Sprintf("%d tools without a name were left out: tools/call needs one", blank))
+		pg.notes = append(pg.notes, fmt.Sprintf("%d %s without a name left out: tools/call needs one", blank, plural(blank, "tool was", "tools were")))
 	}
 	if len(filter) > 0 {
 		keep := map[string]bool{}

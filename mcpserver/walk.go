@@ -66,7 +66,7 @@ func Diagnose(ctx context.Context, s Discovered, root, home string, timeout time
 	if cat.ServerInfo != nil {
 		info = fmt.Sprintf("server %s %s", cat.ServerInfo.Name, cat.ServerInfo.Version)
 	}
-	r.Detail = hide(fmt.Sprintf("initialize ok (protocol %s, %s); %d tools, %d resources, %d prompts", cat.ProtocolVersion, info, len(cat.Tools), len(cat.Resources), len(cat.Prompts)))
+	r.Detail = hide(fmt.Sprintf("initialize ok (protocol %s, %s); %d %s, %d %s, %d %s", cat.ProtocolVersion, info, len(cat.Tools), plural(len(cat.Tools), "tool", "tools"), len(cat.Resources), plural(len(cat.Resources), "resource", "resources"), len(cat.Prompts), plural(len(cat.Prompts), "prompt", "prompts")))
 	return r
 }
 

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/mcptest/mcptest/engine"
 )
@@ -11,7 +13,7 @@ import (
 // stderr.
 func (c *Command) suiteFile(named string) (string, error) {
 	if named != "" {
-		return named, nil
+		return suiteIn(named), nil
 	}
 	p, err := engine.FindSuite(".")
 	if err != nil {
@@ -19,4 +21,21 @@ func (c *Command) suiteFile(named string) (string, error) {
 	}
 	fmt.Fprintf(c.Stderr, "mcptest: using %s\n", p)
 	return p, nil
+}
+
+// suiteIn is the suite a path names: a directory holding mcptest.yml, else
+// suite.yml, names that file (as the lookup without --config finds it,
+// without going up to the parents); any other path is itself, a directory
+// without a suite refused where it is read.
+func suiteIn(path string) string {
+	if st, err := os.Stat(path); err != nil || !st.IsDir() {
+		return path
+	}
+	for _, name := range []string{"mcptest.yml", "suite.yml"} {
+		f := filepath.Join(path, name)
+		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
+			return f
+		}
+	}
+	return path
 }

@@ -21,7 +21,13 @@ import (
 // files and runs the recipes in page order, each with `sh -e` in one
 // directory per page where the page's npm packages are installed (so `npx
 // -y PACKAGE` finds them, offline), the built mcptest first on PATH. A recipe
-// exits 0, or the code its last line states as `# exit N`.
+// exits 0, or the code its last line states as `# exit N`. A recipe of
+// docs/frameworks.md fenced `sh recipe set=SET/FRAMEWORK` (newest/ai-sdk)
+// runs instead in a directory of its own, with the framework scripts and
+// the packages .ci/run installed for that set at the versions published
+// when it ran (.ci/node-frameworks-latest, found through
+// MCPTEST_FRAMEWORKS_LATEST): the recipe of a framework's newest major is
+// checked against the newest release.
 
 // recipePages are the pages whose recipes run, each with the npm packages
 // installed in its directory and the least number of recipes it holds.
@@ -105,6 +111,11 @@ func TestDocRecipes(t *testing.T) {
 				} else if b.info == "sh recipe" {
 					n++
 					runRecipe(t, at, dir, bin, b.body)
+				} else if set, ok := strings.CutPrefix(b.info, "sh recipe set="); ok {
+					n++
+					if dir := latestRecipeDir(t, set); dir != "" {
+						runRecipe(t, at+" ("+set+": "+latestVersions(t, set)+")", dir, bin, b.body)
+					}
 				}
 			}
 			if n < p.min {
@@ -132,6 +143,34 @@ func recipeDir(t *testing.T, frameworks bool) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// latestRecipeDir is the working directory of a recipe for set (newest/ai-sdk):
+// the framework scripts, and the set's node_modules of
+// MCPTEST_FRAMEWORKS_LATEST. Without it the recipe is not run ("", and a
+// line in the log), under CI=true the test fails.
+func latestRecipeDir(t *testing.T, set string) string {
+	t.Helper()
+	root := os.Getenv(frameworksLatestEnv)
+	if root == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not set: .ci/run installs the newest frameworks and sets it", frameworksLatestEnv)
+		}
+		t.Logf("the %s recipe is not run: %s is not set; run `node .ci/node-frameworks-latest/install.mjs` and set it to .ci/node-frameworks-latest", set, frameworksLatestEnv)
+		return ""
+	}
+	modules := filepath.Join(root, filepath.FromSlash(set), "node_modules")
+	if _, err := os.Stat(modules); err != nil {
+		t.Fatalf("the %s set is not installed under %s (%v): .ci/node-frameworks-latest/sets.json names the sets", set, root, err)
+	}
+	return frameworkDir(t, modules)
+}
+
+// latestVersions is what versions.json says the set installed.
+func latestVersions(t *testing.T, set string) string {
+	t.Helper()
+	data, _ := os.ReadFile(filepath.Join(os.Getenv(frameworksLatestEnv), filepath.FromSlash(set), "versions.json"))
+	return strings.Join(strings.Fields(strings.NewReplacer("{", "", "}", "", `"`, "", ",", "").Replace(string(data))), " ")
 }
 
 // runRecipe runs one recipe with `sh -e` in dir, the binary's directory

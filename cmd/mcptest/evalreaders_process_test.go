@@ -41,6 +41,8 @@ func validateNewReaders(t *testing.T, dir string) {
 		{"mastra_memory_messages.json", `read as mastra-messages: 1 run, 1 call, 1 result, no tokens, model "scripted-sum-1", an answer in 1/1 runs, no agents`},
 		{"llamaindex_chat_messages.json", `read as llamaindex-messages: 1 run, 1 call, 1 result, no tokens, no models, an answer in 1/1 runs, no agents`},
 		{"llamaindex_workflow_events.json", `read as llamaindex-events: 1 run, 1 call, 1 result, no tokens, model "scripted-sum-1", an answer in 1/1 runs, agent "sum_agent"`},
+		{"llamaindex_handoff_chat_messages.json", `read as llamaindex-messages: 1 run, 1 call, 1 result, no tokens, no models, an answer in 1/1 runs, agent "sum_agent"`},
+		{"llamaindex_handoff_workflow_events.json", `read as llamaindex-events: 1 run, 1 call, 1 result, no tokens, model "scripted-sum-1", an answer in 1/1 runs, agents "sum_agent", "triage"`},
 		{"inspect_sum_log.json", `read as inspect-eval-log: 2 runs, 2 calls, 2 results, tokens in 2/2 runs (590 in all), model "gpt-4o-mini-2024-07-18", an answer in 2/2 runs, no agents`},
 		{"inspect_sum.eval", `read as inspect-eval-log: 2 runs, 2 calls, 2 results, tokens in 2/2 runs (590 in all), model "gpt-4o-mini-2024-07-18", an answer in 2/2 runs, no agents`},
 	} {
@@ -92,8 +94,9 @@ func gateNewReaders(t *testing.T, dir string) {
 }
 
 // gateInspectArchive: the .eval archive in a cassette directory: its two
-// epochs are the two runs the test asks for, with their tokens; the same
-// log with the second epoch calling echo fails.
+// epochs are the two runs the test asks for, with their tokens, and a
+// suite drafted from the directory passes on it; the same log with the
+// second epoch calling echo fails both.
 func gateInspectArchive(t *testing.T, dir string) {
 	evalData, err := os.ReadFile(frameworkCorpus + "ok/inspect_sum.eval")
 	if err != nil {
@@ -116,7 +119,10 @@ func gateInspectArchive(t *testing.T, dir string) {
 	if err := os.WriteFile(filepath.Join(dir, "inspect.yml"), []byte(suite), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"validate", "inspect.yml"}, {"run", "--config", "inspect.yml", "--no-cache"}} {
+	if _, stderr, code := runProc(t, procSpec{args: []string{"generate", "agent-suite", "--from", "logs", "--output", "drafted.yml"}, dir: dir}); code != ExitOK {
+		t.Errorf("generate agent-suite --from logs: exit %d\n%s", code, stderr)
+	}
+	for _, args := range [][]string{{"validate", "inspect.yml"}, {"run", "--config", "inspect.yml", "--no-cache"}, {"run", "--config", "drafted.yml", "--no-cache"}} {
 		stdout, stderr, code := runProc(t, procSpec{args: args, dir: dir})
 		if code != ExitOK {
 			t.Errorf("mcptest %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
@@ -129,8 +135,10 @@ func gateInspectArchive(t *testing.T, dir string) {
 	if err := os.WriteFile(filepath.Join(dir, "logs", "sum.eval"), wrong, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if stdout, stderr, code := runProc(t, procSpec{args: []string{"run", "--config", "inspect.yml", "--no-cache"}, dir: dir}); code != ExitFail {
-		t.Errorf("run on the regressed log: exit %d, want %d\n%s%s", code, ExitFail, stdout, stderr)
+	for _, suite := range []string{"inspect.yml", "drafted.yml"} {
+		if stdout, stderr, code := runProc(t, procSpec{args: []string{"run", "--config", suite, "--no-cache"}, dir: dir}); code != ExitFail {
+			t.Errorf("run %s on the regressed log: exit %d, want %d\n%s%s", suite, code, ExitFail, stdout, stderr)
+		}
 	}
 
 }

@@ -87,6 +87,9 @@ func TestExitCodesEverySubcommand(t *testing.T) {
 		{root, []string{"scenario", "run", "examples/scenario-world-failing/suite.yml"}, ExitFail},
 		{root, []string{"validate", "examples/quickstart/suite.yml"}, ExitOK},
 		{root, []string{"validate", filepath.Join(broken, "bad.yml")}, ExitInput},
+		{root, []string{"validate", "examples/quickstart"}, ExitOK}, // a directory names its suite.yml
+		{root, []string{"run", "examples/quickstart"}, ExitOK},
+		{root, []string{"validate", dir}, ExitInput}, // a directory without a suite
 		{root, []string{"security", "--catalog", "examples/tool-quality/catalog.yml"}, ExitOK},
 		{root, []string{"security", "--catalog", "examples/description-security/catalog.yml"}, ExitFail},
 		{root, []string{"doctor", "--lint-descriptions", "--catalog", "examples/tool-quality/catalog.yml"}, ExitOK},

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -105,7 +106,7 @@ func TestProcessFrameworks(t *testing.T) {
 		t.Run(fc.script, func(t *testing.T) {
 			dir := frameworkDir(t, modules)
 			fc.record(t, node, server, dir, "baseline,baseline,baseline")
-			fc.draft(t, dir)
+			fc = fc.draft(t, dir)
 			if stdout, stderr, code := runProc(t, procSpec{args: []string{"run", "--config", "suite.yml", "--format", "json", "--output", "base.json"}, dir: dir}); code != ExitOK {
 				t.Fatalf("run on the baseline recordings: exit %d\n%s%s", code, stdout, stderr)
 			}
@@ -169,8 +170,11 @@ func (fc frameworkCase) record(t *testing.T, node, server, dir, variants string)
 }
 
 // draft writes suite.yml with `generate agent-suite` from the proxy's
-// cassette and the framework's logs, and checks what it proposes.
-func (fc frameworkCase) draft(t *testing.T, dir string) {
+// cassette and the framework's logs, and checks what it proposes. A log
+// whose test is "" takes the name the draft gives the test of its
+// cassette (and whether it restricts tools); the case returned has the
+// names.
+func (fc frameworkCase) draft(t *testing.T, dir string) frameworkCase {
 	t.Helper()
 	args := []string{"generate", "agent-suite", "--from", "rec/proxy.json"}
 	for _, l := range fc.logs {
@@ -185,6 +189,17 @@ func (fc frameworkCase) draft(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	suite := string(data)
+	fc.logs = slices.Clone(fc.logs)
+	for i, l := range fc.logs {
+		if l.test == "" {
+			// A log of a version newer than the pinned one: its test as the
+			// draft names it, restricting tools where it read a catalog.
+			fc.logs[i].test = draftedName(suite, "rec/"+l.file)
+			_, test, _ := strings.Cut(suite, "  - name: "+strconv.Quote(fc.logs[i].test)+"\n")
+			test, _, _ = strings.Cut(test, "\n\n")
+			fc.logs[i].catalog = strings.Contains(test, "restricted: [")
+		}
+	}
 	for _, l := range append([]frameworkLog{proxyLog}, fc.logs...) {
 		_, test, _ := strings.Cut(suite, "  - name: "+strconv.Quote(l.test)+"\n")
 		test, _, _ = strings.Cut(test, "\n\n")
@@ -204,6 +219,25 @@ func (fc frameworkCase) draft(t *testing.T, dir string) {
 	if got := strings.Count(suite, "runs: 3\n"); got != 1+len(fc.logs) {
 		t.Errorf("%d tests of 3 runs, want %d:\n%s", got, 1+len(fc.logs), suite)
 	}
+	return fc
+}
+
+// draftedName is the name of the drafted suite's test of cassette, "" if
+// none.
+func draftedName(suite, cassette string) string {
+	name := ""
+	for _, line := range strings.Split(suite, "\n") {
+		if v, ok := strings.CutPrefix(line, "  - name: "); ok {
+			if uq, err := strconv.Unquote(v); err == nil {
+				v = uq
+			}
+			name = v
+		}
+		if strings.TrimSpace(line) == "cassette: "+strconv.Quote(cassette) {
+			return name
+		}
+	}
+	return ""
 }
 
 // regressed runs the drafted suite on the regressed recordings: it fails

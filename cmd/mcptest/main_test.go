@@ -176,6 +176,7 @@ func TestExamples(t *testing.T) {
 		name := filepath.Base(filepath.Dir(suite))
 		t.Run(name, func(t *testing.T) {
 			if text, _ := os.ReadFile(suite); strings.Contains(string(text), ".ci/node/node_modules/") {
+				freshCloneSays(t, suite)
 				everythingBin(t) // a live example: skips (fails under CI) without the npm server
 			}
 			for _, rep := range []string{"pretty", "json"} {
@@ -186,6 +187,33 @@ func TestExamples(t *testing.T) {
 				golden(t, filepath.Join("testdata", "golden", "examples", name+"."+rep), normalize(stdout))
 			}
 		})
+	}
+}
+
+// freshCloneSays runs a live example as a fresh clone has it, without the
+// npm server .ci/run installs (a copy of its folder where .ci/node is not):
+// every case fails with one readable line that names the package to install
+// and the npm command, with no escaped newline.
+func freshCloneSays(t *testing.T, suite string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "clone", "examples", filepath.Base(filepath.Dir(suite)))
+	if err := os.CopyFS(dir, os.DirFS(filepath.Dir(suite))); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := mcptest(t, nil, "run", "--config", filepath.Join(dir, "suite.yml"))
+	if code != ExitFail {
+		t.Fatalf("without the npm server: exit %d, want %d\n%s%s", code, ExitFail, stdout, stderr)
+	}
+	for _, l := range strings.Split(stdout, "\n") {
+		if !strings.HasPrefix(l, "      error: ") {
+			continue
+		}
+		if strings.Contains(l, `\u000a`) || !strings.Contains(l, "is not installed: install it with `npm ") {
+			t.Errorf("without the npm server the example says:\n%s", l)
+		}
+	}
+	if !strings.Contains(stdout, "is not installed: install it with `npm ") {
+		t.Errorf("without the npm server the example does not say what to install:\n%s", stdout)
 	}
 }
 

@@ -27,7 +27,9 @@ func (c *Command) validate(_ context.Context, args []string) error {
 	var all diag.List
 	var recs []engine.Recording
 	read := map[string][]engine.Recording{}
-	for _, f := range files {
+	for i, f := range files {
+		f = suiteIn(f) // a directory names its suite
+		files[i] = f
 		l, r, err := engine.ValidateFileRead(f)
 		if err != nil {
 			return err

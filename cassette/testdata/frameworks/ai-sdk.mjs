@@ -3,7 +3,7 @@
 // @modelcontextprotocol/server-everything (through @ai-sdk/mcp over stdio)
 // and then answer, with experimental_telemetry on.
 //
-// Run with: ai 6.0.326, @ai-sdk/mcp 1.0.102, @opentelemetry/sdk-trace-base
+// Run with: ai 6.0.326 (or ai 7 with @ai-sdk/otel), @ai-sdk/mcp 1.0.102, @opentelemetry/sdk-trace-base
 // 2.12.1, @opentelemetry/context-async-hooks 2.12.1,
 // @opentelemetry/otlp-transformer 0.223.1, Node 20 (pinned in
 // .ci/node-frameworks); see README.md.
@@ -14,29 +14,46 @@
 // commas (see variants.mjs); each run starts the server anew.
 //
 // VARIANTS corpus writes, to the directory OUT:
-//   ai_sdk_messages.json      result.response.messages (ModelMessage array)
+//   ai_sdk_messages.json      result.response.messages (ModelMessage array;
+//                             AI SDK 7: result.responseMessages)
+//   ai_sdk_response_messages.json  AI SDK 7 only: result.response.messages,
+//                             the last step's messages alone
 //   ai_sdk_spans.json         the spans of two runs as one OTLP JSON export
 //                             request, with no context manager registered:
 //                             each span is its own trace, as in a bare Node
 //                             setup
 //   ai_sdk_spans_lines.jsonl  the same spans, one export request per span
-//   ai_sdk_spans_traced.json  a third run with AsyncHooksContextManager:
+//   ai_sdk_spans_traced.json  a third run with AsyncLocalStorageContextManager:
 //                             the spans share one trace
 // Other VARIANTS (baseline, wrong-tool, restricted, tokens) run with the
 // context manager registered, the model given every tool of the server,
 // and write ai_sdk_messages.jsonl (one line per run) and
 // ai_sdk_spans_traced.json (every run's spans, a trace per run).
-import { generateText, stepCountIs } from 'ai';
+import * as ai from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { createMCPClient } from '@ai-sdk/mcp';
 import { Experimental_StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
 import { context } from '@opentelemetry/api';
-import { AsyncHooksContextManager } from '@opentelemetry/context-async-hooks';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { writeFileSync } from 'node:fs';
 import { variants } from './variants.mjs';
 
+const { generateText, stepCountIs } = ai;
+// AI SDK 7 moved OpenTelemetry out of experimental_telemetry's tracer: spans
+// come only from an integration registered with registerTelemetry
+// (@ai-sdk/otel's OpenTelemetry), and result.response.messages holds the
+// last step only, the whole answer being result.responseMessages. The
+// integration is registered once, its tracer the run's.
+const v7 = typeof ai.registerTelemetry === 'function';
+let tracer;
+if (v7) {
+  const { OpenTelemetry } = await import('@ai-sdk/otel');
+  const current = { startSpan: (...a) => tracer.startSpan(...a), startActiveSpan: (...a) => tracer.startActiveSpan(...a) };
+  ai.registerTelemetry(new OpenTelemetry({ tracer: current }));
+}
+const responseMessages = (result) => (v7 ? result.responseMessages : result.response.messages);
 const [out, names, command, ...args] = process.argv.slice(2);
 const plans = variants(names);
 const usage = (plan, i, o) => ({
@@ -59,12 +76,13 @@ const otlp = (spans) => JSON.parse(new TextDecoder().decode(JsonTraceSerializer.
 async function run(plan) {
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  tracer = provider.getTracer('ai');
   const client = await createMCPClient({ transport: new Experimental_StdioMCPTransport({ command, args, stderr: 'ignore' }) });
   try {
     const all = await client.tools();
     const result = await generateText({
       model: script(plan), tools: plan.corpus ? { 'get-sum': all['get-sum'] } : all, stopWhen: stepCountIs(3), prompt: 'What is 2 + 3?',
-      experimental_telemetry: { isEnabled: true, functionId: 'sum-agent', tracer: provider.getTracer('ai') },
+      ...(v7 ? { telemetry: { isEnabled: true, functionId: 'sum-agent' } } : { experimental_telemetry: { isEnabled: true, functionId: 'sum-agent', tracer: tracer } }),
     });
     await provider.forceFlush();
     return { result, spans: exporter.getFinishedSpans() };
@@ -77,17 +95,20 @@ if (plans[0].corpus) {
   const bare = await run(plans[0]);
   const again = await run(plans[0]);
   const spans = [...bare.spans, ...again.spans];
-  writeFileSync(`${out}/ai_sdk_messages.json`, JSON.stringify(bare.result.response.messages, null, 1) + '\n');
+  writeFileSync(`${out}/ai_sdk_messages.json`, JSON.stringify(responseMessages(bare.result), null, 1) + '\n');
+  if (v7) {
+    writeFileSync(`${out}/ai_sdk_response_messages.json`, JSON.stringify(bare.result.response.messages, null, 1) + '\n');
+  }
   writeFileSync(`${out}/ai_sdk_spans.json`, JSON.stringify(otlp(spans)) + '\n');
   writeFileSync(`${out}/ai_sdk_spans_lines.jsonl`, spans.map((s) => JSON.stringify(otlp([s])) + '\n').join(''));
 }
-context.setGlobalContextManager(new AsyncHooksContextManager().enable());
+context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 const traced = [];
 for (const plan of plans) {
   traced.push(await run(plan));
 }
 writeFileSync(`${out}/ai_sdk_spans_traced.json`, JSON.stringify(otlp(traced.flatMap((r) => r.spans))) + '\n');
 if (!plans[0].corpus) {
-  writeFileSync(`${out}/ai_sdk_messages.jsonl`, traced.map((r) => JSON.stringify(r.result.response.messages) + '\n').join(''));
+  writeFileSync(`${out}/ai_sdk_messages.jsonl`, traced.map((r) => JSON.stringify(responseMessages(r.result)) + '\n').join(''));
 }
 console.log(traced.map((r) => r.result.text).join(' '), traced.reduce((n, r) => n + r.spans.length, 0), 'spans');

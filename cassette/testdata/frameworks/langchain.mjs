@@ -31,7 +31,7 @@ import { MultiServerMCPClient } from '@langchain/mcp-adapters';
 import * as CallbackManagerModule from '@langchain/core/callbacks/manager';
 import { LangChainInstrumentation } from '@arizeai/openinference-instrumentation-langchain';
 import { context } from '@opentelemetry/api';
-import { AsyncHooksContextManager } from '@opentelemetry/context-async-hooks';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { writeFileSync } from 'node:fs';
@@ -39,7 +39,7 @@ import { variants } from './variants.mjs';
 
 const [out, names, command, ...args] = process.argv.slice(2);
 const plans = variants(names);
-context.setGlobalContextManager(new AsyncHooksContextManager().enable());
+context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 new LangChainInstrumentation({ tracerProvider: provider }).manuallyInstrument(CallbackManagerModule);

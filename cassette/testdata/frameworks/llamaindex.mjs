@@ -7,12 +7,15 @@
 // 1.1.24), @modelcontextprotocol/sdk 1.32.2, Node 20.
 //
 // Usage: node llamaindex.mjs OUT COMMAND [ARG...], COMMAND ARG... starting
-// the MCP server. Writes, to the directory OUT:
+// the MCP server. With HANDOFF=1 in the environment the run is a
+// multiAgent() workflow: a triage agent hands off (handOff) to sum_agent,
+// which calls get-sum, and the files are named llamaindex_handoff_*.
+// Writes, to the directory OUT:
 //   llamaindex_chat_messages.json    JSON.stringify(await memory.get()), the
 //                                    agent's ChatMessage[] after the run
 //   llamaindex_workflow_events.json  JSON.stringify of the events of
 //                                    agent.runStream(...), each {"type", "data"}
-import { agent } from '@llamaindex/workflow';
+import { agent, multiAgent } from '@llamaindex/workflow';
 import { tool } from 'llamaindex';
 import { z } from 'zod';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -24,7 +27,9 @@ const client = new Client({ name: 'llamaindex-agent', version: '1.0.0' });
 await client.connect(new StdioClientTransport({ command, args, stderr: 'ignore' }));
 
 // The scripted model: each chat call streams the next message.
+const handoff = process.env.HANDOFF === '1';
 const script = [
+  ...(handoff ? [{ delta: '', options: { toolCall: [{ id: 'call_0', name: 'handOff', input: { toAgent: 'sum_agent', reason: 'it adds' } }] } }] : []),
   { delta: '', options: { toolCall: [{ id: 'call_1', name: 'get-sum', input: { a: 2, b: 3 } }] } },
   { delta: 'The sum is 5.' },
 ];
@@ -50,12 +55,19 @@ const getSum = tool({
   },
 });
 
-const sumAgent = agent({ name: 'sum_agent', llm, tools: [getSum], systemPrompt: 'You add numbers.' });
+let sumAgent = agent({ name: 'sum_agent', llm, tools: [getSum], systemPrompt: 'You add numbers.' });
+if (handoff) {
+  const { FunctionAgent } = await import('@llamaindex/workflow');
+  const worker = new FunctionAgent({ name: 'sum_agent', description: 'Adds numbers', llm, tools: [getSum], systemPrompt: 'You add numbers.' });
+  const triage = new FunctionAgent({ name: 'triage', description: 'Routes questions', llm, tools: [], canHandoffTo: [worker], systemPrompt: 'You route.' });
+  sumAgent = multiAgent({ agents: [triage, worker], rootAgent: triage });
+}
 const events = [];
 for await (const ev of sumAgent.runStream('What is 2 + 3?')) events.push(ev);
 const last = events[events.length - 1];
 const memory = last.data.state?.memory;
 const messages = memory ? await memory.get() : [];
-writeFileSync(`${out}/llamaindex_chat_messages.json`, JSON.stringify(messages, null, 2) + '\n');
-writeFileSync(`${out}/llamaindex_workflow_events.json`, JSON.stringify(events, null, 2) + '\n');
+const prefix = handoff ? 'llamaindex_handoff' : 'llamaindex';
+writeFileSync(`${out}/${prefix}_chat_messages.json`, JSON.stringify(messages, null, 2) + '\n');
+writeFileSync(`${out}/${prefix}_workflow_events.json`, JSON.stringify(events, null, 2) + '\n');
 await client.close();

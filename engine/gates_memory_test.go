@@ -1,0 +1,134 @@
+package engine_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// gateShapeCassette writes a v1 cassette of runs runs of calls calls each
+// (turns of at most 50 calls), with arguments {"q": N}, to the 20 tools
+// of one server whose recorded schemas require an integer id, so every
+// call is invalid under arguments:, each call timed.
+func gateShapeCassette(runs, calls int) string {
+	var b strings.Builder
+	b.WriteString(`{"mcptest_cassette":1,"catalog":{"s":{"tools":[`)
+	for t := range 20 {
+		if t > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"name":"t%d","inputSchema":{"type":"object","required":["id"],"properties":{"id":{"type":"integer"}}}}`, t)
+	}
+	b.WriteString(`]}},"runs":[`)
+	for r := range runs {
+		if r > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"turns":[{"calls":[`)
+		for c := range calls {
+			if c > 0 && c%50 == 0 {
+				b.WriteString(`],"final_response":"more"},{"calls":[`)
+			} else if c > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"server":"s","tool":"t%d","arguments":{"q":%d},"duration_ms":%d}`, (r+c)%20, c%10, 1+c%7)
+		}
+		b.WriteString(`],"final_response":"done"}]}`)
+	}
+	b.WriteString("]}\n")
+	return b.String()
+}
+
+// gateBlocks are the gate blocks TestGatesFoldRunsInPlace switches on one
+// at a time: the one-line key and its block under an agents: test.
+var gateBlocks = []struct{ name, block string }{
+	{"none", ""},
+	{"selection", "    equal_function_sets:\n      classes:\n        - { name: a, members: [s.t0, s.t10] }\n        - { name: b, members: [s.t1] }\n        - { name: c, members: [nowhere] }\n"},
+	{"trajectory", "    trajectory:\n      match: superset\n      steps:\n" + strings.Repeat("        - { tool: s.t3 }\n", 4) +
+		"        - { tool: s.t1 }\n        - { tool: s.t2 }\n" + strings.Repeat("        - { tool: s.t5, args: { q: { \"<=\": 4 } } }\n", 14)},
+	{"budget", "    budget:\n      max_calls: 10\n      max_turns: 1\n      max_run_ms: 20\n"},
+	{"arguments", "    arguments: {}\n"},
+	{"edges", "    tool_edges:\n      allowed: [s.t0, s.t1, s.t2]\n      restricted: [s.t19]\n"},
+	{"tokens", "    token_efficiency:\n      classes:\n        - { name: a, members: [s.t0, s.t10] }\n        - { name: b, members: [s.t1] }\n"},
+}
+
+// TestGatesFoldRunsInPlace holds every memory rule a gate must keep to one
+// measure: the peak resident set of the built binary replaying a cassette
+// with the gate switched on, against the same replay with no gate. A gate
+// folds each run where it lies and keeps bounded evidence, so it may add
+// no more than 64 bytes a call (a strict trajectory's pointer to each
+// call and its pairing) and 16 MiB (token efficiency's cl100k_base table); the
+// arguments: gate's validation garbage may take the heap to twice the
+// replay's (see the limit). The cassettes are drawn (seeded) over runs,
+// calls per run and turns, a 20-step superset trajectory among the
+// gates, every call invalid under arguments:. Before gates folded in
+// place, Selection F1 copied every run's calls (+112 bytes a call), a
+// trajectory copied them with their places (+490 bytes a call over a
+// million), and arguments: kept every call's check and a second copy of
+// the cassette (+700 bytes a call).
+func TestGatesFoldRunsInPlace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays cassettes of tens of MB through the built binary")
+	}
+	tl := buildTools(t)
+	rng := rand.New(rand.NewPCG(40, 5))
+	type shape struct{ runs, calls int }
+	shapes := []shape{{1, 300_000}}
+	for range 2 {
+		runs := 1 + rng.IntN(400)
+		shapes = append(shapes, shape{runs, 1 + rng.IntN(300_000/runs)})
+	}
+	for _, sh := range shapes {
+		dir := t.TempDir()
+		text := gateShapeCassette(sh.runs, sh.calls)
+		if err := os.WriteFile(filepath.Join(dir, "c.json"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		calls := int64(sh.runs * sh.calls)
+		rss := map[string]int64{}
+		for _, g := range gateBlocks {
+			suite := "agents:\n  - name: " + g.name + "\n    cassette: c.json\n" + g.block
+			if g.block == "" {
+				suite += "    expect:\n      - target: final_response\n        matcher: { contains: done }\n"
+			}
+			if err := os.WriteFile(filepath.Join(dir, "suite-"+g.name+".yml"), []byte(suite), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// The lower of two runs: the collector's timing moves a peak by
+			// a few MiB either way.
+			best := int64(0)
+			for range 2 {
+				kib, code, stderr := tl.launch(t, dir, tl.mcptest, "run", "--config", "suite-"+g.name+".yml",
+					"--format", "json", "--output", "out.json", "--no-cache")
+				if code > 1 {
+					t.Fatalf("%d runs × %d calls, %s: exit %d\n%s", sh.runs, sh.calls, g.name, code, stderr)
+				}
+				if best == 0 || kib < best {
+					best = kib
+				}
+			}
+			rss[g.name] = best
+		}
+		size := int64(len(text))
+		bound := (3*size + 128*calls + 256*int64(sh.runs) + 8<<20) >> 10 // SECURITY.md
+		for _, g := range gateBlocks[1:] {
+			limit := rss["none"] + (64*calls+16<<20)>>10
+			if g.name == "arguments" {
+				// Validating a call allocates the validator's error tree, garbage
+				// the collector lets grow to the size of the live heap (GOGC=100)
+				// before it collects: what is held is bounded (the first 40 calls'
+				// checks, 50 findings), the peak is not below twice the replay's.
+				limit = 2*rss["none"] + (64*calls+16<<20)>>10
+			}
+			t.Logf("%d runs × %d calls, %.1f MB, %s: %d KiB (replay alone %d KiB, limit %d; SECURITY.md's bound %d)",
+				sh.runs, sh.calls, float64(size)/1e6, g.name, rss[g.name], rss["none"], limit, bound)
+			if rss[g.name] > limit {
+				t.Errorf("%d runs × %d calls, %s: peak RSS %d KiB, over the limit %d KiB (the replay alone %d KiB)",
+					sh.runs, sh.calls, g.name, rss[g.name], limit, rss["none"])
+			}
+		}
+	}
+}

@@ -1,0 +1,90 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/mcptest/mcptest/cassette/gen"
+	"github.com/mcptest/mcptest/report"
+)
+
+// TestReadAheadSameAsStream: one test over a directory reads its files on
+// every core (readAhead) and must report exactly what reading them one at
+// a time, streamed, reports. Directories are drawn (seeded) from generated
+// cassettes, some cut short at a random byte (refused files), some empty,
+// some a transcript, in random order and number; each is run on one core
+// and on four, and the two envelopes, the run's own fields aside (or the
+// errors of a run that a refused file fails), must be byte-identical.
+func TestReadAheadSameAsStream(t *testing.T) {
+	src := t.TempDir()
+	paths, err := gen.Write(src, 24, gen.DefaultSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpaths, err := gen.WriteTranscripts(filepath.Join(src, "t"), 4, gen.DefaultSeed, gen.OpenAI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bodies []string
+	for _, p := range append(paths, tpaths...) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies = append(bodies, string(b))
+	}
+	suite := `agents:
+  - name: every recording
+    cassette: "cassettes/*.json"
+    equal_function_sets:
+      classes:
+        - { name: search, members: [search, web_search, brave_web_search] }
+    tool_edges:
+      allowed: [search]
+      restricted: [git_reset]
+    expect:
+      - target: final_response
+        matcher: { regex: "." }
+`
+	rng := rand.New(rand.NewPCG(40, 2))
+	for d := range 6 {
+		files := map[string]string{}
+		for i := range 2 + rng.IntN(30) {
+			body := bodies[rng.IntN(len(bodies))]
+			// Every other directory has no refused file, so its envelope,
+			// not only its errors, is compared.
+			switch r := rng.IntN(8); {
+			case d%2 == 0:
+			case r == 0:
+				body = body[:rng.IntN(len(body))]
+			case r == 1:
+				body = ""
+			}
+			files[fmt.Sprintf("cassettes/%03d.json", i)] = body
+		}
+		s := writeSuite(t, suite, files)
+		var envs [2][]byte
+		for k, procs := range []int{1, 4} {
+			prev := runtime.GOMAXPROCS(procs)
+			env, err := Run(s, Options{Version: "test", Emit: func(*report.CaseResult) error { return nil }})
+			runtime.GOMAXPROCS(prev)
+			if err != nil {
+				// A refused file fails the run: its errors are the report.
+				envs[k] = []byte(err.Error())
+				continue
+			}
+			env.Run = report.RunInfo{}
+			if envs[k], err = json.Marshal(env); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if string(envs[0]) != string(envs[1]) {
+			t.Errorf("directory %d (%d files): the envelope on four cores differs from one core's:\n%s\n%s", d, len(files), envs[0], envs[1])
+		}
+	}
+}
