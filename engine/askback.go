@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -96,9 +97,29 @@ type askRecorder struct {
 	usedE, usedS   []bool
 	elicitations   []any
 	samplings      []any
-	// unmatched are the messages no scripted answer matched.
-	unmatched []string
+	// unmatched are the messages no scripted answer matched, the first
+	// maxAskFindings of them; unmatchedMore counts the rest.
+	unmatched     []string
+	unmatchedMore int
+	// over counts the requests answered past maxAskRecords of their kind,
+	// not recorded.
+	overE, overS int
 }
+
+// The bounds on what one call's server-sent requests may make mcptest keep
+// (SECURITY.md): a server that floods them is answered, counted and fails
+// the test, but cannot grow the run's memory or its findings.
+const (
+	// maxAskRecords is the requests of each kind (elicitation, sampling)
+	// recorded for a call's elicitations: and samplings: targets.
+	maxAskRecords = 100
+	// maxAskEntryBytes is the largest request recorded as the server sent
+	// it, as JSON; a larger one keeps its message cut to maxAskMessage.
+	maxAskEntryBytes = 16 << 10
+	maxAskMessage    = 4 << 10
+	// maxAskFindings is the unmatched requests a call names one by one.
+	maxAskFindings = 10
+)
 
 func newAskRecorder(t *ToolTestBlock) *askRecorder {
 	return &askRecorder{elicit: t.Elicitation, sample: t.Sampling,
@@ -127,8 +148,13 @@ func matchMessage(m *expr.Matcher, message string) (bool, string) {
 	return m.Match(message, true)
 }
 
-// requestEntry is a request's params as the JSON object a target reads.
-func requestEntry(params any) map[string]any {
+// requestEntry is a request's params as the JSON object a target reads;
+// one over maxAskEntryBytes keeps only its message, cut to maxAskMessage
+// bytes, and says how large it was.
+func requestEntry(params any, message string) map[string]any {
+	if data, err := json.Marshal(params); err == nil && len(data) > maxAskEntryBytes {
+		return map[string]any{"message": clip(message, maxAskMessage), "clipped": true, "bytes": float64(len(data))}
+	}
 	rec, _ := jsonValue(params)
 	if entry, ok := rec.(map[string]any); ok {
 		return entry
@@ -136,16 +162,30 @@ func requestEntry(params any) map[string]any {
 	return map[string]any{}
 }
 
+// noMatch keeps the finding of a request no answer matched, the first
+// maxAskFindings of a call; the rest are counted.
+func (r *askRecorder) noMatch(msg string) {
+	if len(r.unmatched) >= maxAskFindings {
+		r.unmatchedMore++
+		return
+	}
+	r.unmatched = append(r.unmatched, msg)
+}
+
 // Elicit answers an elicitation/create request: the matching answer, or
 // decline when none matches (a finding names the message).
 func (r *askRecorder) Elicit(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	entry := requestEntry(p)
 	res := &mcp.ElicitResult{Action: "decline"}
+	if len(r.elicitations) >= maxAskRecords {
+		r.overE++
+		return res, nil
+	}
+	entry := requestEntry(p, p.Message)
 	i := pick(r.elicit, r.usedE, p.Message)
 	if i < 0 {
-		r.unmatched = append(r.unmatched, fmt.Sprintf("the server sent elicitation %q, which no `elicitation:` answer of the test matches: mcptest declined it; add an answer whose message matches", clip(p.Message, 200)))
+		r.noMatch(fmt.Sprintf("the server sent elicitation %q, which no `elicitation:` answer of the test matches: mcptest declined it; add an answer whose message matches", clip(p.Message, 200)))
 	} else {
 		a := r.elicit[i]
 		res.Action = a.Action
@@ -165,12 +205,16 @@ func (r *askRecorder) Elicit(_ context.Context, p *mcp.ElicitParams) (*mcp.Elici
 func (r *askRecorder) Sample(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	entry := requestEntry(p)
+	if len(r.samplings) >= maxAskRecords {
+		r.overS++
+		return nil, fmt.Errorf("mcptest: more than %d sampling requests during one call: not answered", maxAskRecords)
+	}
 	message := samplingText(p)
-	entry["message"], entry["matched"] = message, float64(-1)
+	entry := requestEntry(p, message)
+	entry["message"], entry["matched"] = clip(message, maxAskMessage), float64(-1)
 	i := pick(r.sample, r.usedS, message)
 	if i < 0 {
-		r.unmatched = append(r.unmatched, fmt.Sprintf("the server sent sampling request %q, which no `sampling:` answer of the test matches: mcptest answered an error; add an answer whose message matches", clip(message, 200)))
+		r.noMatch(fmt.Sprintf("the server sent sampling request %q, which no `sampling:` answer of the test matches: mcptest answered an error; add an answer whose message matches", clip(message, 200)))
 		r.samplings = append(r.samplings, entry)
 		return nil, fmt.Errorf("mcptest: no sampling: answer of the test matches the message %q", clip(message, 200))
 	}
@@ -200,12 +244,26 @@ func (r *askRecorder) record(doc map[string]any) {
 	doc["elicitations"], doc["samplings"] = r.elicitations, r.samplings
 }
 
-// findings are the messages of the requests no scripted answer matched;
-// each fails the test.
+// findings are the messages of the requests no scripted answer matched,
+// the count of those not named, and the requests past maxAskRecords; each
+// fails the test.
 func (r *askRecorder) findings() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return slices.Clone(r.unmatched)
+	out := slices.Clone(r.unmatched)
+	if r.unmatchedMore > 0 {
+		out = append(out, fmt.Sprintf("and %d more server requests that no scripted answer matched (the first %d are named)", r.unmatchedMore, maxAskFindings))
+	}
+	for _, o := range []struct {
+		n    int
+		kind string
+	}{{r.overE, "elicitation"}, {r.overS, "sampling"}} {
+		if o.n > 0 {
+			out = append(out, fmt.Sprintf("the server sent %d %s requests during one call, over the %d mcptest records: the first %d are recorded, the rest were answered and counted only (SECURITY.md, bounded work)",
+				maxAskRecords+o.n, o.kind, maxAskRecords, maxAskRecords))
+		}
+	}
+	return out
 }
 
 // asksBack reports whether a tools: test of server scripts elicitation

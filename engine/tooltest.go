@@ -135,11 +135,12 @@ func runToolTest(s *Suite, p casePlan, res *report.CaseResult) (*report.CaseResu
 	}
 	asks := newAskRecorder(t)
 	restore := sess.SetAsker(asks)
+	dropped := sess.DroppedRequests()
 	start := time.Now()
 	out, err := call()
 	elapsed := time.Since(start)
 	restore()
-	unmatched := asks.findings()
+	unmatched := append(asks.findings(), droppedFinding(sess.DroppedRequests()-dropped)...)
 	for _, msg := range unmatched {
 		res.Findings = append(res.Findings, report.Finding{Level: "error", Gate: "tools", Message: redact.String(msg)})
 	}
@@ -211,6 +212,15 @@ func runToolTest(s *Suite, p casePlan, res *report.CaseResult) (*report.CaseResu
 		res.Verdict = report.Fail
 	}
 	return res, nil
+}
+
+// droppedFinding says how many of the server's requests during a call
+// were dropped unanswered, past live.MaxPendingServerRequests pending.
+func droppedFinding(n int64) []string {
+	if n <= 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("the server sent %d requests while %d of its requests were unanswered: mcptest dropped them unanswered (SECURITY.md, bounded work)", n, live.MaxPendingServerRequests)}
 }
 
 // livePool keeps one session per server for the length of a run, so the

@@ -121,6 +121,19 @@ type Session struct {
 	// ask holds the script answering the server's requests, nil when
 	// the session declared neither elicitation nor sampling.
 	ask *askSlot
+	// dropped counts the server's requests read past
+	// MaxPendingServerRequests unanswered ones, and dropped.
+	dropped *atomic.Int64
+}
+
+// DroppedRequests is how many requests the server sent while
+// MaxPendingServerRequests of its requests were unanswered: each was
+// dropped unanswered.
+func (s *Session) DroppedRequests() int64 {
+	if s.dropped == nil {
+		return 0
+	}
+	return s.dropped.Load()
 }
 
 // Close ends the session, and a stdio server's process.
@@ -170,25 +183,27 @@ func Connect(ctx context.Context, t Target, getenv func(string) string) (*Sessio
 	if t.URL != "" {
 		tr, probe := httpTransport(t, "", getenv)
 		probe.tools = tap
-		cs, err := client.Connect(ctx, tr, nil)
+		dropped := new(atomic.Int64)
+		cs, err := client.Connect(ctx, &boundedTransport{inner: tr, dropped: dropped}, nil)
 		if err != nil {
 			if st, challenge := probe.failure(); st != 0 {
 				return nil, &AuthError{Status: st, URL: t.URL, Challenge: challenge, EnvVar: t.BearerTokenEnv, TokenSet: probe.token != ""}
 			}
 			return nil, fmt.Errorf("connect to %s: %w", t.URL, timedOut(ctx, t, err))
 		}
-		return &Session{ClientSession: cs, target: t, tap: tap, ask: ask}, nil
+		return &Session{ClientSession: cs, target: t, tap: tap, ask: ask, dropped: dropped}, nil
 	}
 	tr, stderr, err := commandTransport(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	cs, err := client.Connect(ctx, &tappedTransport{inner: tr, tap: tap}, nil)
+	dropped := new(atomic.Int64)
+	cs, err := client.Connect(ctx, &tappedTransport{inner: &boundedTransport{inner: tr, dropped: dropped}, tap: tap}, nil)
 	if err != nil {
 		msg := fmt.Sprintf("start MCP server %q: %v", t, timedOut(ctx, t, err))
 		return nil, errors.New(msg + stderrSays(stderr.String()))
 	}
-	return &Session{ClientSession: cs, stderr: stderr, target: t, tap: tap, ask: ask}, nil
+	return &Session{ClientSession: cs, stderr: stderr, target: t, tap: tap, ask: ask, dropped: dropped}, nil
 }
 
 // httpTransport is the SDK's streamable HTTP client transport for a URL

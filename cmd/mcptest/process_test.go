@@ -51,6 +51,13 @@ func TestMain(m *testing.M) {
 	if file := os.Getenv(toolsServerEnv); file != "" {
 		os.Exit(runToolsServer(file))
 	}
+	if report := os.Getenv(launchEnv); report != "" {
+		os.Setenv(launchEnv, "")
+		os.Exit(runLauncher(report, os.Args[1:]))
+	}
+	if spec := os.Getenv(floodServerEnv); spec != "" {
+		os.Exit(runFloodServer(spec))
+	}
 	// Every built binary the tests run caches every replayed case, however
 	// small its cassettes: the cache's tests run the examples.
 	// TestCacheMinBytes runs the default.
