@@ -115,14 +115,14 @@ func (p *Progress) Update(s Status) {
 	p.status = s
 	if p.tick > 0 && p.stop == nil {
 		p.stop = make(chan struct{})
-		go p.repeat(p.stop)
+		go p.repeat(p.stop, p.tick) // read here, under the lock: Clear zeroes it
 	}
 	p.show(s)
 }
 
 // repeat shows the last status every tick until stop is closed.
-func (p *Progress) repeat(stop <-chan struct{}) {
-	t := time.NewTicker(p.tick)
+func (p *Progress) repeat(stop <-chan struct{}, tick time.Duration) {
+	t := time.NewTicker(tick)
 	defer t.Stop()
 	for {
 		select {
