@@ -63,7 +63,7 @@ func TestWriteSecurityClean(t *testing.T) {
 		t.Errorf("json: %d %v %s", n, err, out.String())
 	}
 	out.Reset()
-	if n, err := WriteSecurity(&out, "text", cat); err != nil || n != 0 || out.String() != "1 tools scanned, 0 findings\n" {
+	if n, err := WriteSecurity(&out, "text", cat); err != nil || n != 0 || out.String() != "1 tool scanned, 0 findings\n" {
 		t.Errorf("text: %d %v %q", n, err, out.String())
 	}
 }

@@ -102,14 +102,17 @@ func TestProcessOneWriteRule(t *testing.T) {
 		t.Errorf("generate suite: read_file is not a live test:\n%s", suite)
 	}
 	agents, stderr := gen("agent-suite", "--from", "ops.json", "--output", "agents.yml")
-	if !strings.Contains(agents, `restricted: ["delete_file", "remove_entry"]`) || !strings.Contains(agents, `allowed: ["read_file"]`) {
-		t.Errorf("generate agent-suite: the edges are not the write rule's:\n%s", agents)
+	// The write tools every recorded run called are what the agent did: a
+	// draft proposes them as expected and allowed, with a note for a person
+	// to review, never restricted (a draft passes its own recordings).
+	if strings.Contains(agents, "restricted:") || !strings.Contains(agents, `allowed: ["delete_file", "read_file", "remove_entry"]`) {
+		t.Errorf("generate agent-suite: the edges restrict what every run did:\n%s", agents)
 	}
 	for _, tool := range []string{"delete_file", "remove_entry"} {
-		if strings.Contains(agents, `contains: "`+tool+`"`) || strings.Contains(agents, `name: "`+tool+`"`) {
-			t.Errorf("generate agent-suite: %s is proposed as expected behaviour:\n%s", tool, agents)
+		if !strings.Contains(agents, `contains: "`+tool+`"`) {
+			t.Errorf("generate agent-suite: %s, called by every run, is not proposed as expected:\n%s", tool, agents)
 		}
-		if !strings.Contains(stderr, `"`+tool+`" may change state`) {
+		if !strings.Contains(stderr, `"`+tool+`" may change state`) || !strings.Contains(stderr, "review that the agent should change state here") {
 			t.Errorf("generate agent-suite: no note on %s:\n%s", tool, stderr)
 		}
 	}

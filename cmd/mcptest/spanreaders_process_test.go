@@ -132,8 +132,10 @@ func gateRecorded(t *testing.T, dir, rel, file, called string) {
 		}
 		stdout, stderr, code := runProc(t, procSpec{args: []string{"run", "--config", "suite.yml", "--no-cache"}, dir: dir})
 		verdict := map[bool]string{false: "INCONCLUSIVE  recorded", true: "PASS  recorded"}[noCalls]
-		if code != ExitOK || !strings.Contains(stdout, verdict) {
-			t.Errorf("%s: run with no_calls %v: exit %d, want %q\n%s%s", tt.file, noCalls, code, verdict, stdout, stderr)
+		// Inconclusive for want of a call fails the run: no pass on nothing.
+		exit := map[bool]int{false: ExitFail, true: ExitOK}[noCalls]
+		if code != exit || !strings.Contains(stdout, verdict) {
+			t.Errorf("%s: run with no_calls %v: exit %d, want %d and %q\n%s%s", tt.file, noCalls, code, exit, verdict, stdout, stderr)
 		}
 	}
 }
