@@ -16,7 +16,6 @@ import (
 	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/internal/diag"
-	"github.com/mcptest/mcptest/internal/redact"
 	"github.com/mcptest/mcptest/internal/safefile"
 	"github.com/mcptest/mcptest/report"
 	"github.com/mcptest/mcptest/report/stamp"
@@ -246,7 +245,7 @@ func (r *run) writeEnvelope(env *report.Envelope) error {
 	}
 	// By rename, as every report of the Action: the path is in the
 	// checkout, and a symlink planted there is replaced, never followed.
-	if err := safefile.WriteFile(r.in.reportPath, maskURLs(buf.Bytes()), 0o644); err != nil {
+	if err := safefile.WriteFile(r.in.reportPath, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("write the run envelope: %w", err)
 	}
 	fmt.Fprintf(r.env.Stdout, "mcptest: %s: %d passed, %d failed, %d inconclusive; run envelope written to %s\n",
@@ -269,7 +268,7 @@ func (r *run) writeReport(env *report.Envelope, format string) error {
 	}
 	file := r.in.reportFile(format)
 	// By rename: a symlink planted at the path is replaced, never followed.
-	if err := safefile.WriteFile(file, maskURLs(data), 0o644); err != nil {
+	if err := safefile.WriteFile(file, data, 0o644); err != nil {
 		return fmt.Errorf("write the %s report: %w", format, err)
 	}
 	fmt.Fprintf(r.env.Stdout, "mcptest: %s report written to %s\n", format, file)
@@ -295,17 +294,5 @@ func (r *run) addSummary(md func() string) {
 			fmt.Fprintf(r.env.Stderr, "mcptest: the job summary could not be written: %v\n", e)
 		}
 	}()
-	r.a.AddStepSummary(redact.URLs(md()))
-}
-
-// maskURLs is data with the credentials of every URL in it masked
-// (redact.URLs): what the Action writes to a file, the job summary, a
-// comment or an issue passes it, as its log passes the masked streams of
-// every command, so a suite's server URL with a password or a key in it
-// (or a recording that echoes one) reaches no page a reader opens.
-func maskURLs(data []byte) []byte {
-	if !bytes.Contains(data, []byte("://")) {
-		return data
-	}
-	return []byte(redact.URLs(string(data)))
+	r.a.AddStepSummary(md())
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
-	"github.com/mcptest/mcptest/internal/redact"
 )
 
 // maxPages bounds every paginated listing.
@@ -20,7 +19,6 @@ const maxPages = 50
 // page, is edited in place; an unchanged body is not posted again; without
 // one a comment is created. It returns the comment's id.
 func upsertComment(ctx context.Context, gh *baseline.GitHub, owner, repo string, number int, marker, author, body string) (int64, error) {
-	body = redact.URLs(body)
 	opt := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for page := 0; page < maxPages; page++ {
 		comments, resp, err := gh.Client.Issues.ListComments(ctx, owner, repo, number, opt)
@@ -113,7 +111,6 @@ func syncDriftIssue(ctx context.Context, gh *baseline.GitHub, owner, repo, label
 		return err
 	}
 	title, body := annotate.DriftIssue(rep, serverURL, fullRepo)
-	title, body = redact.URLs(title), redact.URLs(body)
 	if found == nil {
 		is, _, err := gh.Client.Issues.Create(ctx, owner, repo, &github.IssueRequest{Title: github.String(title), Body: github.String(body), Labels: &[]string{label}})
 		if err == nil {
