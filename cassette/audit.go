@@ -2,6 +2,7 @@ package cassette
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -711,14 +712,7 @@ func distinct(ids []string) int {
 	return n
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // check audits the document v read as c (its runs not yet handed out)
 // and records a problem at each piece of call-shaped content no call was
