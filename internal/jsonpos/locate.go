@@ -21,6 +21,18 @@ func NewTarget() *Target { return &Target{Key: -1, Val: -1} }
 // ("" is the root). It descends only into values on the way to a wanted
 // pointer and skips the rest.
 func Locate(data []byte, want map[string]*Target) {
+	locate(data, want, false)
+}
+
+// LocateFirst is Locate that keeps the first of repeated keys, as the
+// cassette decoder does, and so stops reading once every wanted value is
+// found: a pointer near the start of a long document costs its prefix,
+// not the document.
+func LocateFirst(data []byte, want map[string]*Target) {
+	locate(data, want, true)
+}
+
+func locate(data []byte, want map[string]*Target, first bool) {
 	prefixes := make(map[string]bool, len(want))
 	for p := range want {
 		for {
@@ -32,7 +44,7 @@ func Locate(data []byte, want map[string]*Target) {
 			p = p[:i]
 		}
 	}
-	l := locator{data: data, want: want, prefixes: prefixes}
+	l := locator{data: data, want: want, prefixes: prefixes, first: first, left: len(want)}
 	l.value(Space(data, 0), "")
 }
 
@@ -40,13 +52,29 @@ type locator struct {
 	data     []byte
 	want     map[string]*Target
 	prefixes map[string]bool
+	// first keeps the first value of a pointer; left counts the wanted
+	// values not found yet, and with first the walk ends at 0.
+	first bool
+	left  int
 }
+
+// found reports whether the walk may stop: first and every value found.
+func (l *locator) found() bool { return l.first && l.left == 0 }
 
 // value records the value starting at i under ptr and returns the index
 // just after it.
 func (l *locator) value(i int, ptr string) int {
 	if t := l.want[ptr]; t != nil {
-		t.Val = i
+		switch {
+		case t.Val < 0:
+			t.Val = i
+			l.left--
+		case !l.first:
+			t.Val = i
+		}
+		if l.found() {
+			return len(l.data)
+		}
 	}
 	if i >= len(l.data) {
 		return i
@@ -74,7 +102,7 @@ func (l *locator) object(i int, ptr string) int {
 		keyStart := i
 		end := StringEnd(d, i)
 		child := ptr + "/" + EscapePointer(String(d[keyStart:end]))
-		if t := l.want[child]; t != nil {
+		if t := l.want[child]; t != nil && (t.Val < 0 || !l.first) {
 			t.Key = keyStart
 		}
 		i = Space(d, end)
@@ -83,7 +111,7 @@ func (l *locator) object(i int, ptr string) int {
 		}
 		i = l.value(Space(d, i), child)
 		i = Space(d, i)
-		if i >= len(d) || d[i] == '}' {
+		if i >= len(d) || d[i] == '}' || l.found() {
 			return i + 1
 		}
 		i = Space(d, i+1) // ','
@@ -101,7 +129,7 @@ func (l *locator) array(i int, ptr string) int {
 	for n := 0; i < len(d); n++ {
 		i = l.value(i, ptr+"/"+strconv.Itoa(n))
 		i = Space(d, i)
-		if i >= len(d) || d[i] == ']' {
+		if i >= len(d) || d[i] == ']' || l.found() {
 			return i + 1
 		}
 		i = Space(d, i+1) // ','
