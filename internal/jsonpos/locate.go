@@ -24,10 +24,11 @@ func Locate(data []byte, want map[string]*Target) {
 	locate(data, want, false)
 }
 
-// LocateFirst is Locate that keeps the first of repeated keys, as the
-// cassette decoder does, and so stops reading once every wanted value is
-// found: a pointer near the start of a long document costs its prefix,
-// not the document.
+// LocateFirst is Locate for want holding one pointer and its ancestors:
+// it keeps the first of repeated keys, as the cassette decoder does, and
+// so stops reading once the deepest of them that the document holds has
+// been read: a pointer near the start of a long document costs its
+// prefix, not the document.
 func LocateFirst(data []byte, want map[string]*Target) {
 	locate(data, want, true)
 }
@@ -58,6 +59,16 @@ type locator struct {
 	left  int
 }
 
+// settled returns end, the offset after the value at ptr, or with first
+// and ptr wanted the end of the document: the chain of wanted pointers
+// below ptr was all read in it, and those above were found before it.
+func (l *locator) settled(ptr string, end int) int {
+	if l.first && l.want[ptr] != nil {
+		return len(l.data)
+	}
+	return end
+}
+
 // found reports whether the walk may stop: first and every value found.
 func (l *locator) found() bool { return l.first && l.left == 0 }
 
@@ -84,9 +95,9 @@ func (l *locator) value(i int, ptr string) int {
 	}
 	switch l.data[i] {
 	case '{':
-		return l.object(i, ptr)
+		return l.settled(ptr, l.object(i, ptr))
 	case '[':
-		return l.array(i, ptr)
+		return l.settled(ptr, l.array(i, ptr))
 	}
 	return Skip(l.data, i)
 }
