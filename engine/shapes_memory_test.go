@@ -176,3 +176,54 @@ func TestCassetteShapesMemoryIsBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestTextReportMemoryIsFlat: the text reporter's memory does not grow
+// with the number of failing cases. It runs the built binary with
+// --format text over 500 and over 4,000 generated cassettes, one test
+// each and every test failing (its final response lacks what it
+// expects), and holds the peak resident set at 4,000 to 1.5 times the
+// one at 500 plus 16 MiB, the rule BenchmarkCasesMemory holds the json
+// reporter to. The report streams: each case's lines are written to a
+// spool as the case comes, as its JSON is for the stored envelope; it
+// used to render from the whole envelope, about 85 KiB a failing case
+// (694 MiB at 8,000).
+func TestTextReportMemoryIsFlat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates 4,500 cassettes and runs the built binary")
+	}
+	tl := buildTools(t)
+	rss := map[int]int64{}
+	for _, n := range []int{500, 4000} {
+		dir := t.TempDir()
+		paths, err := gen.Write(dir, n, gen.DefaultSeed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		b.WriteString("agents:\n")
+		for i, p := range paths {
+			rel, _ := filepath.Rel(dir, p)
+			fmt.Fprintf(&b, "  - name: case %d\n    cassette: %s\n    expect:\n      - target: final_response\n        matcher: { contains: \"words no agent said\" }\n", i, rel)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "failing.yml"), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		kib, code, stderr := tl.launch(t, dir, tl.mcptest, "run", "--config", "failing.yml", "--format", "text", "--output", "out.txt", "--no-cache")
+		if code != 1 {
+			t.Fatalf("%d failing cases: exit %d, want 1\n%s", n, code, stderr)
+		}
+		out, err := os.ReadFile(filepath.Join(dir, "out.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Count(string(out), "FAIL  case "); got != n {
+			t.Fatalf("%d failing cases: the report names %d", n, got)
+		}
+		rss[n] = kib
+	}
+	limit := rss[500]*3/2 + 16<<10
+	t.Logf("text report, peak RSS: %d KiB at 500 failing cases, %d KiB at 4,000 (limit %d KiB)", rss[500], rss[4000], limit)
+	if rss[4000] > limit {
+		t.Errorf("text report: %d KiB at 4,000 failing cases, over 1.5 × %d KiB + 16 MiB at 500", rss[4000], rss[500])
+	}
+}

@@ -137,9 +137,9 @@ func (c *Command) run(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	spool := "" // the cases are spooled to disk when every report is json
-	if a.outputs.allJSON(a.format) {
-		spool = "json"
+	spool := "" // the cases are spooled to disk when every report is json or text
+	if a.outputs.allJSON("json") && (a.format == "json" || annotate.Canonical(a.format) == "text") {
+		spool = a.format
 	}
 	out := annotate.NewRunOutput(spool, a.rep)
 	defer out.Close()
