@@ -139,12 +139,14 @@ func TestParseErrors(t *testing.T) {
 }
 
 // FuzzParse checks that no input panics the table reader and that what it
-// accepts prices without error.
+// accepts prices without error, and that the one-pass reader's table,
+// where it gives one, is the checked reader's.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"m": {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6}}`))
 	f.Add([]byte(`{"m": {"input_cost_per_token": 1e999999, "output_cost_per_token": 1}}`))
 	f.Add([]byte(`{"a": null, "b": [], "c": {"input_cost_per_token": "1"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		sameAsChecked(t, data)
 		tab, err := Parse("f.json", data)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "f.json:") {
