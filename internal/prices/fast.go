@@ -3,6 +3,7 @@ package prices
 import (
 	"encoding/json"
 	"math/big"
+	"slices"
 )
 
 // parseFast reads a table in one pass over its bytes, without a decoder
@@ -62,62 +63,9 @@ func parseFast(data []byte, valid bool) (rates map[string]rate, updated string, 
 			return nil, "", false
 		}
 		s.i++
-		keys = keys[:0]
-		var text [3][]byte // input, output, cached-input rates as written
-		for {
-			c := s.space()
-			if c == '}' {
-				s.i++
-				break
-			}
-			if c == ',' {
-				s.i++
-				s.space()
-			}
-			key, plain := s.key()
-			if !plain {
-				return nil, "", false
-			}
-			for _, k := range keys {
-				if k == key {
-					return nil, "", false
-				}
-			}
-			keys = append(keys, key)
-			vc := s.space()
-			vs := s.i
-			s.skip()
-			slot := -1
-			switch key {
-			case "input_cost_per_token":
-				slot = 0
-			case "output_cost_per_token":
-				slot = 1
-			case "cache_read_input_token_cost":
-				slot = 2
-			}
-			if slot < 0 {
-				continue
-			}
-			switch {
-			case vc == 'n': // null: no rate
-				text[slot] = nil
-			case vc == '-' || vc >= '0' && vc <= '9':
-				text[slot] = data[vs:s.i]
-			default:
-				return nil, "", false // a rate that is not a number
-			}
-		}
-		var r [3]*big.Rat
-		for k, t := range text {
-			if t == nil {
-				continue
-			}
-			v, ok := rateValue(string(t))
-			if !ok {
-				return nil, "", false
-			}
-			r[k] = v
+		r, ok := s.entry(&keys)
+		if !ok {
+			return nil, "", false
 		}
 		if r[0] != nil && r[1] != nil && model != "sample_spec" {
 			rates[model] = rate{in: r[0], out: r[1], cached: r[2]}
@@ -128,6 +76,59 @@ func parseFast(data []byte, valid bool) (rates map[string]rate, updated string, 
 	}
 	return rates, updated, true
 }
+
+// entry reads the entry object whose '{' s has just passed: its three
+// rates, each nil when absent or null. ok is false for what parseChecked
+// refuses (a key given twice, a rate that is not a number or out of
+// bounds) or reads decoded (an escaped key). keys is scratch space.
+func (s *scan) entry(keys *[]string) (r [3]*big.Rat, ok bool) {
+	*keys = (*keys)[:0]
+	var text [3][]byte // input, output, cached-input rates as written
+	for {
+		c := s.space()
+		if c == '}' {
+			s.i++
+			break
+		}
+		if c == ',' {
+			s.i++
+			s.space()
+		}
+		key, plain := s.key()
+		if !plain || slices.Contains(*keys, key) {
+			return r, false
+		}
+		*keys = append(*keys, key)
+		vc := s.space()
+		vs := s.i
+		s.skip()
+		slot := slices.Index(rateKeys[:], key)
+		switch {
+		case slot < 0:
+		case vc == 'n': // null: no rate
+			text[slot] = nil
+		case vc == '-' || vc >= '0' && vc <= '9':
+			text[slot] = s.data[vs:s.i]
+		default:
+			return r, false // a rate that is not a number
+		}
+	}
+	for k, t := range text {
+		if t == nil {
+			continue
+		}
+		v, ok := rateValue(string(t))
+		if !ok {
+			return r, false
+		}
+		r[k] = v
+	}
+	return r, true
+}
+
+// rateKeys are the keys of an entry's rates, in the order entry returns
+// them.
+var rateKeys = [3]string{"input_cost_per_token", "output_cost_per_token", "cache_read_input_token_cost"}
 
 // scan walks JSON text json.Valid accepted.
 type scan struct {
