@@ -104,19 +104,10 @@ func ScaffoldSuite(cat *live.Catalog, t live.Target, opt ScaffoldOptions) Scaffo
 		}
 		schema := schemaMap(tl.InputSchema)
 		notError := expectLine("result.isError", map[string]any{"not": map[string]any{"exact": true}}, "")
-		valid := objectArgs(synth(schema, schema, 0, false))
-		if args, ok := opt.World.args(tl.Name); ok && q(args) != q(valid) {
-			valid = args
-			blk.WriteString("  # the arguments below are values the server's own answers named, which it accepted when the suite was generated\n")
-		} else if n, ok := opt.World.unfound(tl.Name); ok {
-			notes = append(notes, fmt.Sprintf("%s: the server accepted none of the %d argument sets tried (the schema's placeholders and the values its answers named); review its arguments", oneLineName(tl.Name), n))
-		}
+		valid := opt.World.validArgs(&blk, &notes, tl.Name, objectArgs(synth(schema, schema, 0, false)))
 		test("valid arguments", valid, notError)
-		if msg, ok := opt.World.edgeError(tl.Name); opt.IncludeEdge && ok {
-			blk.WriteString(fmt.Sprintf("  # the server answered these boundary arguments with a tool error when the suite was generated: %s\n", q(msg)))
-			test("boundary values", objectArgs(synth(schema, schema, 0, true)), expectLine("result.isError", map[string]any{"exact": true}, "the boundary arguments are answered with a tool error, as when the suite was generated"))
-		} else if opt.IncludeEdge {
-			test("boundary values", objectArgs(synth(schema, schema, 0, true)), expectLine("result.content", map[string]any{"schema": map[string]any{"type": "array"}}, ""))
+		if opt.IncludeEdge {
+			test("boundary values", objectArgs(synth(schema, schema, 0, true)), opt.World.edgeExpect(&blk, tl.Name))
 		}
 		if args, ok := violation(schema); opt.IncludeViolation && ok {
 			test("schema violation", args, expectLine("result.isError", map[string]any{"exact": true}, "arguments that break the input schema must be rejected"))

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 	"unicode"
@@ -88,85 +89,39 @@ func contains(list []string, s string) bool {
 // tool's boundary arguments are called once. Everything is bounded
 // (maxWorld*), and the exploration stops when ctx ends.
 func ExploreWorld(ctx context.Context, cat *live.Catalog, opt ScaffoldOptions, call Caller) *World {
-	w := &World{Args: map[string]map[string]any{}, EdgeErrors: map[string]string{}, Unfound: map[string]int{}}
+	e := &explorer{ctx: ctx, call: call, seen: map[string]bool{}, w: &World{Args: map[string]map[string]any{}, EdgeErrors: map[string]string{}, Unfound: map[string]int{}}}
 	written := writtenAnnotations(cat)
-	type probe struct {
-		tl     *mcp.Tool
-		schema map[string]any
-		check  *expr.Schema
-		free   []string
-		tried  map[string]bool
-	}
-	var probes, sources []*probe
+	var probes, sources []*worldProbe
 	for _, tl := range slicesSorted(cat.Tools) {
 		if !probed(tl, written[tl], opt) {
 			continue
 		}
 		s := schemaMap(tl.InputSchema)
 		check, _ := expr.CompileBounded(s, toolSchemaURL, nil)
-		p := &probe{tl: tl, schema: s, check: check, free: freeStrings(s), tried: map[string]bool{}}
+		p := &worldProbe{tl: tl, schema: s, check: check, free: freeStrings(s), tried: map[string]bool{}}
 		if len(p.free) == 0 {
 			sources = append(sources, p)
 		} else {
 			probes = append(probes, p)
 		}
 	}
-	var values []string
-	seen := map[string]bool{}
-	keep := func(res *mcp.CallToolResult) {
-		harvest(res, func(s string) {
-			if len(values) < maxWorldValues && !seen[s] {
-				seen[s] = true
-				values = append(values, s)
-			}
-		})
-	}
-	answered := func(name string, args map[string]any) (*mcp.CallToolResult, bool) {
-		if w.Calls >= maxWorldCalls || ctx.Err() != nil {
-			return nil, false
-		}
-		w.Calls++
-		res, err := call(ctx, name, args)
-		return res, err == nil && res != nil && !res.IsError
-	}
-	// try calls p with each candidate of values not tried before, and
-	// keeps the first set the server answers.
-	try := func(p *probe, values []string) bool {
-		base := objectArgs(synth(p.schema, p.schema, 0, false))
-		for args := range candidates(base, p.free, values) {
-			key := q(args)
-			if p.tried[key] || p.check != nil && p.check.Validate(args) != nil {
-				continue
-			}
-			if len(p.tried) >= maxWorldTriesPerTool {
-				return false
-			}
-			p.tried[key] = true
-			if res, ok := answered(p.tl.Name, args); ok {
-				w.Args[p.tl.Name] = args
-				keep(res)
-				return true
-			}
-		}
-		return false
-	}
-	var pending []*probe
+	var pending []*worldProbe
 	for _, p := range probes {
-		if !try(p, nil) {
+		if !e.try(p, nil) {
 			pending = append(pending, p)
 		}
 	}
 	if len(pending) > 0 {
 		for _, s := range sources {
-			if res, ok := answered(s.tl.Name, objectArgs(synth(s.schema, s.schema, 0, false))); ok {
-				keep(res)
+			if res, ok := e.answered(s.tl.Name, objectArgs(synth(s.schema, s.schema, 0, false))); ok {
+				e.keep(res)
 			}
 		}
 	}
 	for round := 0; round < worldRounds && len(pending) > 0; round++ {
-		var next []*probe
+		var next []*worldProbe
 		for _, p := range pending {
-			if !try(p, values) {
+			if !e.try(p, e.values) {
 				next = append(next, p)
 			}
 		}
@@ -177,15 +132,76 @@ func ExploreWorld(ctx context.Context, cat *live.Catalog, opt ScaffoldOptions, c
 		}
 	}
 	for _, p := range pending {
-		w.Unfound[p.tl.Name] = len(p.tried)
+		e.w.Unfound[p.tl.Name] = len(p.tried)
 	}
 	for _, p := range probes {
 		edge := objectArgs(synth(p.schema, p.schema, 0, true))
-		if res, ok := answered(p.tl.Name, edge); !ok && res != nil && res.IsError {
-			w.EdgeErrors[p.tl.Name] = firstLine(resultText(res))
+		if res, ok := e.answered(p.tl.Name, edge); !ok && res != nil && res.IsError {
+			e.w.EdgeErrors[p.tl.Name] = firstLine(resultText(res))
 		}
 	}
-	return w
+	return e.w
+}
+
+// worldProbe is one tool the exploration calls.
+type worldProbe struct {
+	tl     *mcp.Tool
+	schema map[string]any
+	check  *expr.Schema
+	free   []string
+	tried  map[string]bool
+}
+
+// explorer is one exploration: its calls, and the values the answers named.
+type explorer struct {
+	ctx    context.Context
+	call   Caller
+	w      *World
+	values []string
+	seen   map[string]bool
+}
+
+// keep adds the strings res names to the values, maxWorldValues at most.
+func (e *explorer) keep(res *mcp.CallToolResult) {
+	harvest(res, func(s string) {
+		if len(e.values) < maxWorldValues && !e.seen[s] {
+			e.seen[s] = true
+			e.values = append(e.values, s)
+		}
+	})
+}
+
+// answered calls a tool, maxWorldCalls at most, and reports whether it
+// answered without a tool error.
+func (e *explorer) answered(name string, args map[string]any) (*mcp.CallToolResult, bool) {
+	if e.w.Calls >= maxWorldCalls || e.ctx.Err() != nil {
+		return nil, false
+	}
+	e.w.Calls++
+	res, err := e.call(e.ctx, name, args)
+	return res, err == nil && res != nil && !res.IsError
+}
+
+// try calls p with each candidate of values not tried before, and keeps
+// the first set the server answers.
+func (e *explorer) try(p *worldProbe, values []string) bool {
+	base := objectArgs(synth(p.schema, p.schema, 0, false))
+	for args := range candidates(base, p.free, values) {
+		key := q(args)
+		if p.tried[key] || p.check != nil && p.check.Validate(args) != nil {
+			continue
+		}
+		if len(p.tried) >= maxWorldTriesPerTool {
+			return false
+		}
+		p.tried[key] = true
+		if res, ok := e.answered(p.tl.Name, args); ok {
+			e.w.Args[p.tl.Name] = args
+			e.keep(res)
+			return true
+		}
+	}
+	return false
 }
 
 // toolSchemaURL names a tool's input schema while it is compiled.
@@ -354,29 +370,33 @@ func ExploreLive(ctx context.Context, t live.Target, getenv func(string) string,
 	}), nil
 }
 
-// args are the arguments the server accepted for tool name.
-func (w *World) args(name string) (map[string]any, bool) {
+// validArgs is the arguments of tool name's valid-arguments and output
+// tests: those the server accepted, under a comment saying so, when they
+// are not the schema's placeholders; else the placeholders, with a note
+// when the server accepted no set tried.
+func (w *World) validArgs(b *strings.Builder, notes *[]string, name string, placeholders map[string]any) map[string]any {
 	if w == nil {
-		return nil, false
+		return placeholders
 	}
-	a, ok := w.Args[name]
-	return a, ok
+	if args, ok := w.Args[name]; ok && q(args) != q(placeholders) {
+		b.WriteString("  # the arguments below are values the server's own answers named, which it accepted when the suite was generated\n")
+		return args
+	}
+	if n, ok := w.Unfound[name]; ok {
+		*notes = append(*notes, fmt.Sprintf("%s: the server accepted none of the %d argument sets tried (the schema's placeholders and the values its answers named); review its arguments", oneLineName(name), n))
+	}
+	return placeholders
 }
 
-// unfound is how many argument sets tool name was tried with, none accepted.
-func (w *World) unfound(name string) (int, bool) {
-	if w == nil {
-		return 0, false
+// edgeExpect is the assertion of tool name's boundary test: the tool error
+// the server answered the boundary with, under a comment quoting it, else
+// a content array.
+func (w *World) edgeExpect(b *strings.Builder, name string) string {
+	if w != nil {
+		if msg, ok := w.EdgeErrors[name]; ok {
+			fmt.Fprintf(b, "  # the server answered these boundary arguments with a tool error when the suite was generated: %s\n", q(msg))
+			return expectLine("result.isError", map[string]any{"exact": true}, "the boundary arguments are answered with a tool error, as when the suite was generated")
+		}
 	}
-	n, ok := w.Unfound[name]
-	return n, ok
-}
-
-// edgeError is the tool error tool name's boundary arguments got.
-func (w *World) edgeError(name string) (string, bool) {
-	if w == nil {
-		return "", false
-	}
-	m, ok := w.EdgeErrors[name]
-	return m, ok
+	return expectLine("result.content", map[string]any{"schema": map[string]any{"type": "array"}}, "")
 }
