@@ -39,7 +39,7 @@ func (r *run) setOutputs(rep annotate.ActionReport, found bool, commentID int64)
 }
 
 // outputNames is the order outputs are written in.
-var outputNames = []string{"verdict", "passed", "failed", "flips", "regressions", "fixes", "baseline-found", "baseline-run-id", "report-path", "comment-id"}
+var outputNames = []string{"verdict", "passed", "failed", "flips", "regressions", "fixes", "baseline-found", "baseline-run-id", "report-path", "comment-id", "history-path"}
 
 // writeOutputs appends the outputs to GITHUB_OUTPUT. go-githubactions
 // writes a fixed delimiter, which a value could forge (action.md): here

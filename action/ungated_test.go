@@ -214,7 +214,7 @@ func TestOptionDefaults(t *testing.T) {
 		t.Errorf("zero options: retry delay %v, request timeout %v; want 1s, 30s", got.RetryDelay, got.RequestTimeout)
 	}
 	given := Options{RetryDelay: time.Millisecond, RequestTimeout: 2 * time.Second, APITimeout: "5"}
-	if got := given.withDefaults(); got != given {
+	if got := given.withDefaults(); got.RetryDelay != given.RetryDelay || got.RequestTimeout != given.RequestTimeout || got.APITimeout != given.APITimeout {
 		t.Errorf("given options became %+v, want them kept: %+v", got, given)
 	}
 }

@@ -1,0 +1,113 @@
+package baseline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/mcptest/mcptest/internal/safefile"
+	"github.com/mcptest/mcptest/report"
+)
+
+// MaxHistory is the most baselines a history fetch reads: a page of
+// workflow runs.
+const MaxHistory = 100
+
+// Fetched is one baseline a history fetch kept: the run that supplied it
+// and the file its envelope was written to.
+type Fetched struct {
+	RunID  int64
+	RunURL string
+	SHA    string
+	File   string
+}
+
+// FetchedHistory is the baselines of the last runs of the default branch,
+// oldest first, each written to its own file in Dir.
+type FetchedHistory struct {
+	Dir  string
+	Runs []Fetched
+	// Skipped says why other runs or artifacts were passed over.
+	Skipped []string
+}
+
+// Files are the envelopes' files, oldest first.
+func (h *FetchedHistory) Files() []string {
+	out := make([]string, len(h.Runs))
+	for i, r := range h.Runs {
+		out[i] = r.File
+	}
+	return out
+}
+
+// HistoryFile is the name a history fetch gives the envelope of run id:
+// the id zero-padded, so the names sort as the runs were made.
+func HistoryFile(id int64) string {
+	return fmt.Sprintf("baseline-run-%020d.json", id)
+}
+
+// FetchHistory fetches the baseline envelopes of the last n runs of the
+// baseline workflow on the default branch (at most MaxHistory) into dir,
+// which must exist: the runs FetchBaseline would accept, with every one of
+// its checks (walk), newest first until n are kept. Each envelope is
+// written to dir by rename (HistoryFile), once its artifact, entry and
+// envelope have passed every check; one is held in memory at a time. It
+// returns a *Missing error when no run supplies one, another error when
+// the API failed or dir cannot be written. opt.Budget bounds the whole
+// fetch; when it is spent the baselines kept so far are the answer, with a
+// skipped line saying so, or a *Missing when there are none.
+func (g *GitHub) FetchHistory(ctx context.Context, opt FetchOptions, n int, dir string) (*FetchedHistory, error) {
+	if n <= 0 {
+		return nil, errors.New("a history of 0 baselines")
+	}
+	n = min(n, MaxHistory)
+	if opt.MaxRuns < n {
+		opt.MaxRuns = min(max(2*n, 30), MaxHistory)
+	}
+	h := &FetchedHistory{Dir: dir}
+	var w *walked
+	err := Budgeted(ctx, opt.Budget, func(ctx context.Context) error {
+		var err error
+		w, err = g.walk(ctx, opt, false, func(r *github.WorkflowRun, _ *report.Envelope, data []byte) (bool, error) {
+			file := filepath.Join(dir, HistoryFile(r.GetID()))
+			if err := safefile.WriteFile(file, data, 0o644); err != nil {
+				return false, fmt.Errorf("write the baseline of run %d: %w", r.GetID(), err)
+			}
+			h.Runs = append(h.Runs, Fetched{RunID: r.GetID(), RunURL: r.GetHTMLURL(), SHA: r.GetHeadSHA(), File: file})
+			return len(h.Runs) < n, nil
+		})
+		return err
+	})
+	var te *TimeoutError
+	switch {
+	case errors.As(err, &te) && len(h.Runs) > 0:
+		h.Skipped = append(h.Skipped, fmt.Sprintf("the runs before run %d: %s", h.Runs[len(h.Runs)-1].RunID, te.Error()))
+	case errors.As(err, &te):
+		return nil, &Missing{Reason: te.Error()}
+	case err != nil:
+		return nil, err
+	case len(h.Runs) == 0:
+		return nil, w.missing(opt)
+	default:
+		h.Skipped = w.skipped
+	}
+	for i, j := 0, len(h.Runs)-1; i < j; i, j = i+1, j-1 {
+		h.Runs[i], h.Runs[j] = h.Runs[j], h.Runs[i]
+	}
+	return h, nil
+}
+
+// TempHistoryDir makes the directory a history fetch writes into, under
+// base (the runner's temporary directory; "" is the system's).
+func TempHistoryDir(base string) (string, error) {
+	if base != "" {
+		if err := os.MkdirAll(base, 0o755); err != nil {
+			return "", err
+		}
+	}
+	return os.MkdirTemp(base, "mcptest-history-")
+}
