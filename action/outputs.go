@@ -32,6 +32,9 @@ func (r *run) setOutputs(rep annotate.ActionReport, found bool, commentID int64)
 		o["baseline-run-id"] = strconv.FormatInt(rep.BaselineRunID, 10)
 	}
 	o["report-path"] = r.in.reportPath
+	if _, ok := o["history-path"]; !ok {
+		o["history-path"] = "" // writePage sets it
+	}
 	o["comment-id"] = ""
 	if commentID != 0 {
 		o["comment-id"] = strconv.FormatInt(commentID, 10)
