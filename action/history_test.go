@@ -53,22 +53,22 @@ func historyRun(t *testing.T, id int64, lower float64) *ghapitest.Run {
 
 // slidingServer holds eight baselines whose sliding case falls 40, 38 ..
 // 26, and between them an expired, a fork's and a forged one, each with
-// a figure (99) that would show if it were read.
+// a figure (77.25) that would show if it were read.
 func slidingServer(t *testing.T) *ghapitest.Server {
 	srv := newServer(t)
 	for i := int64(0); i < 8; i++ {
 		srv.Runs = append(srv.Runs, historyRun(t, 40+i*2, float64(40-2*i)))
 		switch i {
 		case 2:
-			r := historyRun(t, 40+i*2+1, 99)
+			r := historyRun(t, 40+i*2+1, 77.25)
 			r.Artifacts[0].Expired = true
 			srv.Runs = append(srv.Runs, r)
 		case 4:
-			r := historyRun(t, 40+i*2+1, 99)
+			r := historyRun(t, 40+i*2+1, 77.25)
 			r.HeadRepo = "fork/agents"
 			srv.Runs = append(srv.Runs, r)
 		case 6:
-			r := historyRun(t, 40+i*2+1, 99)
+			r := historyRun(t, 40+i*2+1, 77.25)
 			r.Artifacts[0].Digest = "sha256:" + strings.Repeat("0", 64)
 			srv.Runs = append(srv.Runs, r)
 		}
@@ -119,7 +119,7 @@ func TestActionHistory(t *testing.T) {
 				!strings.Contains(res.summary, "| "+floor+" | 40 · 38 · 36 · 34 · 32 · 30 · 28 · 26 · 13 | -27 |") {
 				t.Errorf("the summary lacks the trend block:\n%s", res.summary)
 			}
-			if strings.Contains(res.summary, "99") {
+			if strings.Contains(res.summary, "77.25") {
 				t.Errorf("a refused baseline's figure is in the summary:\n%s", res.summary)
 			}
 			page := res.outputs["history-path"]
