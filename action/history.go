@@ -55,7 +55,10 @@ func (r *run) history(ctx context.Context, env *report.Envelope, isBaseline bool
 	}
 	b.Add("this run", env, isBaseline)
 	trend := b.Trend()
-	fmt.Fprintf(r.env.Stdout, "mcptest: history: %s\n", annotate.Clean(annotate.TrendWindow(trend)))
+	fmt.Fprintf(r.env.Stdout, "mcptest: history: %s\n", annotate.TrendWindow(trend))
+	for _, l := range annotate.TrendText(trend) {
+		fmt.Fprintf(r.env.Stdout, "mcptest: history: %s\n", l)
+	}
 	return trend, r.writePage(fetched.Files(), labels, env, trend)
 }
 

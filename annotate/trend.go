@@ -234,3 +234,29 @@ func seriesText(s baseline.FloorSeries) string {
 	}
 	return strings.Join(vals, " · ")
 }
+
+// TrendText is the compact trend as plain lines for a log, untrusted names
+// made printable (Clean): each floor's last figures (the falling ones
+// first), then the cases that flip most; at most MaxTrendFloors and
+// MaxTrendCases lines.
+func TrendText(t *baseline.Trend) []string {
+	var out []string
+	from := max(0, len(t.Points)-MaxTrendValues)
+	for i, s := range orderFloors(t) {
+		if i == MaxTrendFloors {
+			break
+		}
+		change := "–"
+		if first, last, _, ok := s.Span(); ok {
+			change = signed(last - first)
+		}
+		out = append(out, fmt.Sprintf("%s: %s (%s)", Clean(clip(s.Name, 200)), seriesText(baseline.FloorSeries{Values: s.Values[from:]}), change))
+	}
+	for i, f := range t.Flips {
+		if i == MaxTrendCases {
+			break
+		}
+		out = append(out, fmt.Sprintf("flips: %s %s, latest at %s", Clean(clip(f.Case, 200)), pluralize(f.Flips, "time", "times"), Clean(f.Last)))
+	}
+	return out
+}
