@@ -30,12 +30,9 @@ func trendEnv(floor, lower float64, pass, extra bool) *report.Envelope {
 	return env
 }
 
-// TestTrendKnown: a window of ten baselines and this run with a slow
-// slide (84 down a point a run to 74 on the slider's certified lower
-// bound), a flat suite floor, a case that flips every third run and a case
-// only the middle runs hold gives exactly those series, flips and slides;
-// the slide is sustained past 5 points, not past 11.
-func TestTrendKnown(t *testing.T) {
+// knownTrend is TestTrendKnown's window and how often its flaky case
+// flips in it.
+func knownTrend() (*Trend, int) {
 	b := NewTrendBuilder()
 	var flips int
 	prev := true
@@ -51,7 +48,16 @@ func TestTrendKnown(t *testing.T) {
 		}
 		b.Add(label, trendEnv(70, float64(84-i), pass, i >= 4 && i < 7), i < 10)
 	}
-	tr := b.Trend()
+	return b.Trend(), flips
+}
+
+// TestTrendKnown: a window of ten baselines and this run with a slow
+// slide (84 down a point a run to 74 on the slider's certified lower
+// bound), a flat suite floor, a case that flips every third run and a case
+// only the middle runs hold gives exactly those series, flips and slides;
+// the slide is sustained past 5 points, not past 11.
+func TestTrendKnown(t *testing.T) {
+	tr, flips := knownTrend()
 	if tr.Baselines != 10 || len(tr.Points) != 11 {
 		t.Fatalf("%d baselines, %d points", tr.Baselines, len(tr.Points))
 	}
