@@ -252,3 +252,36 @@ func TestSlideLinesEscaped(t *testing.T) {
 		}
 	}
 }
+
+// TestBinaryHistory runs the built `mcptest action` as a process, as the
+// runner's step does, in drift mode against the API stand-in's sliding
+// baselines: the history page is written and named by the output, the log
+// carries the trend and the skipped runs, and the sustained slide fails
+// the step with exit 1 and the line naming the floor and the window.
+func TestBinaryHistory(t *testing.T) {
+	srv := slidingServer(t)
+	r := newRunner(t, srv, "schedule", map[string]any{"schedule": "0 6 * * *"})
+	r.env["INPUT_FAIL-ON"] = "none"
+	r.env["INPUT_HISTORY"] = "10"
+	r.env["INPUT_HISTORY-THRESHOLD"] = "5"
+	res := r.runBinary()
+	if res.code != ExitFail {
+		t.Fatalf("exit %d, want 1\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	for _, want := range []string{
+		"mcptest: history: skipped run 53: artifact \"mcptest-baseline\": its download does not match its digest",
+		"mcptest: history: 9 runs (8 baselines and this run)\n",
+		"mcptest: history: certified_lower of " + slidingCase + ": 40 · 38 · 36 · 34 · 32 · 30 · 28 · 26 · 13 (-27)\n",
+		"::error title=mcptest%3A sustained slide::sustained slide: certified_lower of " + slidingCase + " fell 27 points, 40 -> 13 over 9 runs (8 baselines and this run), past history-threshold 5\n",
+	} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("the step's log lacks %q\n%s", want, res.stdout)
+		}
+	}
+	if data, err := os.ReadFile(res.outputs["history-path"]); err != nil || !strings.Contains(string(data), "<svg") {
+		t.Errorf("history page %q: %v", res.outputs["history-path"], err)
+	}
+	if !strings.Contains(res.summary, "#### History: the last 9 runs (8 baselines and this run)") {
+		t.Errorf("no trend block in the summary:\n%s", res.summary)
+	}
+}
