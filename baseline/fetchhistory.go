@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/internal/safefile"
 	"github.com/mcptest/mcptest/report"
 )
@@ -110,4 +113,55 @@ func TempHistoryDir(base string) (string, error) {
 		}
 	}
 	return os.MkdirTemp(base, "mcptest-history-")
+}
+
+// HistorySource names the baselines `mcptest history --github` reads: the
+// repository (owner/name; "" is GITHUB_REPOSITORY), the baseline workflow,
+// artifact and entry (defaults: mcptest-baseline.yml, mcptest-baseline,
+// mcptest-report.json), how many (N), the size cap and the time budget.
+type HistorySource struct {
+	Repo               string
+	Workflow, Artifact string
+	Entry              string
+	N                  int
+	MaxBytes           int64
+	Budget             time.Duration
+	// UserAgent names the caller to the API.
+	UserAgent string
+}
+
+// FetchGitHubHistory is the command line's way to FetchHistory: the API
+// at GITHUB_API_URL with GITHUB_TOKEN (or GH_TOKEN), as a workflow step or
+// a developer with the gh CLI's token has them, from getenv. A missing
+// repository or token is wrong input (diag.InputError).
+func FetchGitHubHistory(ctx context.Context, getenv func(string) string, src HistorySource, dir string) (*FetchedHistory, error) {
+	repo := src.Repo
+	if repo == "" {
+		repo = getenv("GITHUB_REPOSITORY")
+	}
+	owner, name, ok := strings.Cut(repo, "/")
+	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
+		return nil, diag.Input("--github: the repository %s is not owner/name (set --repo or GITHUB_REPOSITORY)", quote(repo))
+	}
+	token := getenv("GITHUB_TOKEN")
+	if token == "" {
+		token = getenv("GH_TOKEN")
+	}
+	if token == "" {
+		return nil, diag.Input("--github: no token: set GITHUB_TOKEN (in a workflow, ${{ github.token }} with actions: read) or GH_TOKEN")
+	}
+	gh, err := NewGitHub(GitHubOptions{APIURL: getenv("GITHUB_API_URL"), Token: token, UserAgent: src.UserAgent})
+	if err != nil {
+		return nil, diag.Input("--github: %v", err)
+	}
+	opt := FetchOptions{Owner: owner, Repo: name, Workflow: or(src.Workflow, "mcptest-baseline.yml"), Artifact: or(src.Artifact, "mcptest-baseline"),
+		Entry: or(src.Entry, "mcptest-report.json"), MaxBytes: src.MaxBytes, Budget: src.Budget}
+	return gh.FetchHistory(ctx, opt, src.N, dir)
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

@@ -269,3 +269,32 @@ type panicTB struct{ testing.TB }
 
 func (panicTB) Helper()           {}
 func (panicTB) Fatal(args ...any) { panic(fmt.Sprint(args...)) }
+
+// TestFetchGitHubHistory: the command line's fetch reads the repository,
+// the token and the API URL from the environment, and refuses, as wrong
+// input, a repository that is not owner/name and a missing token.
+func TestFetchGitHubHistory(t *testing.T) {
+	srv := ghapitest.New(t, ghapitest.Require(t), "acme", "agents")
+	for i := int64(1); i <= 4; i++ {
+		srv.Runs = append(srv.Runs, historyRun(i, historyEnvelope(t, float64(60-i), true), t))
+	}
+	env := map[string]string{"GITHUB_API_URL": srv.URL, "GH_TOKEN": "ghs_x", "GITHUB_REPOSITORY": "acme/agents"}
+	h, err := FetchGitHubHistory(context.Background(), func(k string) string { return env[k] }, HistorySource{N: 3}, t.TempDir())
+	if err != nil || len(h.Runs) != 3 || h.Runs[0].RunID != 2 || h.Runs[2].RunID != 4 {
+		t.Fatalf("%+v, %v; want runs 2, 3, 4", h, err)
+	}
+	for _, c := range []struct {
+		env  map[string]string
+		repo string
+		want string
+	}{
+		{map[string]string{"GH_TOKEN": "x"}, "", "is not owner/name"},
+		{map[string]string{"GH_TOKEN": "x"}, "a/b/c", "is not owner/name"},
+		{map[string]string{}, "acme/agents", "no token"},
+	} {
+		_, err := FetchGitHubHistory(context.Background(), func(k string) string { return c.env[k] }, HistorySource{Repo: c.repo, N: 3}, t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v %q: %v, want %q", c.env, c.repo, err, c.want)
+		}
+	}
+}
