@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -463,26 +464,37 @@ func (g *GitHub) walk(ctx context.Context, opt FetchOptions, mergeBaseFirst bool
 			mergeBase = cmp.GetMergeBaseCommit().GetSHA()
 		}
 	}
-	runs, _, err := g.Client.Actions.ListWorkflowRunsByFileName(ctx, opt.Owner, opt.Repo, opt.Workflow, &github.ListWorkflowRunsOptions{
-		Branch: w.def, Status: "success", ListOptions: github.ListOptions{PerPage: min(opt.MaxRuns, 100)},
-	})
+	// go-github v62 does not decode a run's workflow path: a request of our
+	// own, so rejectRun can check it.
+	u := fmt.Sprintf("repos/%s/%s/actions/workflows/%s/runs?branch=%s&status=success&per_page=%d", url.PathEscape(opt.Owner), url.PathEscape(opt.Repo),
+		url.PathEscape(opt.Workflow), url.QueryEscape(w.def), min(opt.MaxRuns, 100))
+	req, err := g.Client.NewRequest(http.MethodGet, u, nil)
 	if err != nil {
+		return nil, err
+	}
+	var runs struct {
+		WorkflowRuns []*listedRun `json:"workflow_runs"`
+	}
+	if _, err := g.Client.Do(ctx, req, &runs); err != nil {
 		if Forbidden(err) {
 			return nil, &Missing{Reason: fmt.Sprintf("the runs of workflow %q cannot be listed (%v): is the file name right, and may the token read actions?", opt.Workflow, err)}
 		}
 		return nil, fmt.Errorf("list runs of workflow %s: %w", opt.Workflow, err)
 	}
-	ordered := make([]*github.WorkflowRun, 0, len(runs.WorkflowRuns))
+	ordered := make([]*listedRun, 0, len(runs.WorkflowRuns))
 	for _, r := range runs.WorkflowRuns {
+		if r == nil {
+			continue
+		}
 		if mergeBase != "" && r.GetHeadSHA() == mergeBase {
-			ordered = append([]*github.WorkflowRun{r}, ordered...)
+			ordered = append([]*listedRun{r}, ordered...)
 		} else {
 			ordered = append(ordered, r)
 		}
 	}
 	w.listed = len(ordered)
 	for _, r := range ordered {
-		if why := rejectRun(r, w.def, full); why != "" {
+		if why := rejectRun(r, w.def, full, opt.Workflow); why != "" {
 			w.skipped = append(w.skipped, fmt.Sprintf("run %d: %s", r.GetID(), why))
 			continue
 		}
@@ -494,7 +506,7 @@ func (g *GitHub) walk(ctx context.Context, opt FetchOptions, mergeBaseFirst bool
 			w.skipped = append(w.skipped, fmt.Sprintf("run %d: %s", r.GetID(), why))
 			continue
 		}
-		more, err := keep(r, env, data)
+		more, err := keep(&r.WorkflowRun, env, data)
 		if err != nil {
 			return nil, err
 		}
@@ -505,8 +517,11 @@ func (g *GitHub) walk(ctx context.Context, opt FetchOptions, mergeBaseFirst bool
 	return w, nil
 }
 
-// rejectRun says why a run may not supply a baseline, or "".
-func rejectRun(r *github.WorkflowRun, def, full string) string {
+// rejectRun says why a run may not supply a baseline, or "". The listing
+// asked for the runs of workflow on the default branch that succeeded; each
+// run's own fields are checked all the same, so a listing that ignored a
+// filter (or was answered by something else) supplies nothing.
+func rejectRun(r *listedRun, def, full, workflow string) string {
 	switch {
 	case !baselineEvents[r.GetEvent()]:
 		return fmt.Sprintf("event %s is not push, schedule or workflow_dispatch", quote(r.GetEvent()))
@@ -516,8 +531,24 @@ func rejectRun(r *github.WorkflowRun, def, full string) string {
 		return fmt.Sprintf("branch %s is not the default branch %s", quote(r.GetHeadBranch()), def)
 	case r.GetStatus() != "completed" || r.GetConclusion() != "success":
 		return fmt.Sprintf("it did not succeed (%s/%s)", quote(r.GetStatus()), quote(r.GetConclusion()))
+	case workflow != "" && r.Path != nil && *r.Path != "" && runWorkflow(*r.Path) != workflow:
+		return fmt.Sprintf("it is a run of workflow %s, not %s", quote(*r.Path), workflow)
 	}
 	return ""
+}
+
+// listedRun is a workflow run as the API lists it, with its workflow's
+// path (go-github v62 does not decode it).
+type listedRun struct {
+	github.WorkflowRun
+	Path *string `json:"path"`
+}
+
+// runWorkflow is the file name of a run's workflow path
+// (".github/workflows/mcptest-baseline.yml", with or without "@ref").
+func runWorkflow(p string) string {
+	p, _, _ = strings.Cut(p, "@")
+	return path.Base(p)
 }
 
 // runBaseline reads the baseline artifact of one run: the envelope and

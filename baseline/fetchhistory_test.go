@@ -103,6 +103,11 @@ var refusals = []refusal{
 	}, "schema_version 99"},
 	{"over the cap", func(r *ghapitest.Run) { r.Artifacts[0].Size = 1 << 30 }, "over the"},
 	{"no artifact", func(r *ghapitest.Run) { r.Artifacts[0].Name = "other" }, "no artifact named"},
+	// The stand-in lists these although the request filters them out
+	// (ListAll): each run's own fields are checked all the same.
+	{"other branch", func(r *ghapitest.Run) { r.HeadBranch = "feature" }, "is not the default branch"},
+	{"other workflow", func(r *ghapitest.Run) { r.Workflow = "mcptest-pr.yml" }, "is a run of workflow \".github/workflows/mcptest-pr.yml\", not mcptest-baseline.yml"},
+	{"failed", func(r *ghapitest.Run) { r.Conclusion = "failure" }, "did not succeed"},
 }
 
 // historyRun is a run of the baseline workflow on main that uploaded env.
@@ -127,7 +132,9 @@ var historyOpts = FetchOptions{Owner: "acme", Repo: "agents", Workflow: "mcptest
 // wrote by hand, each run good or refused in one of the ways the baseline
 // fetch refuses (expired, gone, a fork's, a pull request's, a forged or
 // unknown digest, an artifact listed under another run, an entry that
-// climbs out, not an envelope, another schema, over the cap, no artifact).
+// climbs out, not an envelope, another schema, over the cap, no artifact;
+// and, from a listing that ignores its filters, another branch's, another
+// workflow's, a failed run).
 // FetchHistory keeps exactly the newest n good runs, oldest first, each
 // written to its file with the bytes of its envelope; every refused run
 // among those it looked at is skipped with the line FetchBaseline gives
@@ -135,9 +142,11 @@ var historyOpts = FetchOptions{Owner: "acme", Repo: "agents", Workflow: "mcptest
 // history's last.
 func TestFetchHistoryTrust(t *testing.T) {
 	spec := ghapitest.Require(t)
-	for seed := uint64(1); seed <= 12; seed++ {
+	checked := map[string]bool{}
+	for seed := uint64(1); seed <= 40; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 42))
 		srv := ghapitest.New(t, spec, "acme", "agents")
+		srv.ListAll = true
 		gh := historyGitHub(t, srv)
 		var good []int64
 		kinds := map[int64]refusal{}
@@ -193,11 +202,13 @@ func TestFetchHistoryTrust(t *testing.T) {
 			if id < wantIDs[0] {
 				continue // older than the window: never looked at
 			}
+			checked[ref.kind] = true
 			line := skippedLine(h.Skipped, id)
 			if !strings.Contains(line, ref.why) {
 				t.Errorf("seed %d: run %d (%s) skipped as %q, want %q", seed, id, ref.kind, line, ref.why)
 			}
 			alone := ghapitest.New(t, spec, "acme", "agents")
+			alone.ListAll = true
 			for _, r := range srv.Runs {
 				if r.ID == id {
 					alone.Runs = []*ghapitest.Run{r}
@@ -212,6 +223,11 @@ func TestFetchHistoryTrust(t *testing.T) {
 		found, err := gh.FetchBaseline(context.Background(), historyOpts)
 		if err != nil || found.RunID != wantIDs[len(wantIDs)-1] {
 			t.Errorf("seed %d: the baseline fetch took %v (%v), want the history's newest run %d", seed, found, err, wantIDs[len(wantIDs)-1])
+		}
+	}
+	for _, ref := range refusals {
+		if !checked[ref.kind] {
+			t.Errorf("no generated history checked a refusal of kind %q", ref.kind)
 		}
 	}
 }
