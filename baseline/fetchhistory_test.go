@@ -4,6 +4,8 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -313,4 +315,27 @@ func TestFetchGitHubHistory(t *testing.T) {
 			t.Errorf("%v %q: %v, want %q", c.env, c.repo, err, c.want)
 		}
 	}
+}
+
+// FuzzCheckDigest: a listed digest is untrusted. Whatever it holds, the
+// check never panics, accepts a zip only when the digest is its own
+// SHA-256 (any case of hex) or absent, and says why on one short line.
+func FuzzCheckDigest(f *testing.F) {
+	f.Add([]byte("zip"), "sha256:"+strings.Repeat("0", 64))
+	f.Add([]byte("zip"), "md5:abc")
+	f.Add([]byte(""), "sha256:E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855")
+	f.Add([]byte("x"), "sha256:\n::error::x")
+	f.Add([]byte(""), "SHA256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+	f.Fuzz(func(t *testing.T, zipped []byte, digest string) {
+		why := checkDigest(zipped, &digest)
+		sum := sha256.Sum256(zipped)
+		hexSum, ok := strings.CutPrefix(digest, "sha256:")
+		own := ok && strings.EqualFold(hexSum, hex.EncodeToString(sum[:]))
+		if (why == "") != (own || digest == "") {
+			t.Fatalf("digest %q of %d bytes: %q", digest, len(zipped), why)
+		}
+		if len(why) > 300 || strings.ContainsAny(why, "\r\n") {
+			t.Fatalf("a message of %d bytes or with a line break: %q", len(why), why)
+		}
+	})
 }
