@@ -107,7 +107,7 @@ func TestKnownTrends(t *testing.T) {
 		for i := 1; i < n; i++ {
 			if historytest.FlakyFails(i) != historytest.FlakyFails(i-1) {
 				from, to := report.Pass, report.Fail
-				if historytest.FlakyFails(i-1) {
+				if historytest.FlakyFails(i - 1) {
 					from, to = to, from
 				}
 				flips = append(flips, history.Flip{Run: i, From: from, To: to})
