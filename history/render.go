@@ -224,7 +224,7 @@ func Markdown(w io.Writer, h *History) error {
 	fmt.Fprintf(b, "## mcptest history\n\n%d %s, oldest first by `%s`.\n\n", len(h.Runs), plural(len(h.Runs), "run", "runs"), OrderedBy)
 	fmt.Fprintf(b, "| # | started | commit or run | verdict |\n| ---: | --- | --- | --- |\n")
 	for _, r := range h.Runs {
-		fmt.Fprintf(b, "| %d | %s | %s | %s |\n", r.Index+1, m(r.StartedAt), m(r.Label()), m(r.Verdict))
+		fmt.Fprintf(b, "| %d | %s | %s | %s |\n", r.Index+1, m(r.StartedAt), code(r.Label()), m(r.Verdict))
 	}
 	for si := range h.Suites {
 		s := &h.Suites[si]
@@ -233,7 +233,7 @@ func Markdown(w io.Writer, h *History) error {
 			fmt.Fprintf(b, "| figure | first -> last, slope | series |\n| --- | --- | --- |\n")
 			for i := range s.Series {
 				sr := &s.Series[i]
-				fmt.Fprintf(b, "| %s (%s) | %s | %s |\n", m(sr.label()), m(sr.Figure.Unit()), m(sr.summary()), m(sr.values()))
+				fmt.Fprintf(b, "| %s (%s) | %s | %s |\n", sr.label(), sr.Figure.Unit(), sr.summary(), sr.values())
 			}
 		}
 		if len(s.Slides) > 0 {
@@ -274,13 +274,34 @@ func Markdown(w io.Writer, h *History) error {
 			}
 			for i := range c.Series {
 				if sr := &c.Series[i]; sr.changed() {
-					moved = append(moved, m(sr.label()+": "+sr.summary()))
+					moved = append(moved, sr.label()+": "+sr.summary())
 				}
 			}
 			fmt.Fprintf(b, "| %s | `%s` | %s | %s |\n", m(c.Name), strings.Join(marks, ""), orDash(strings.Join(flips, "; ")), orDash(strings.Join(moved, "; ")))
 		}
 	}
 	return b.Flush()
+}
+
+// code puts a one-line recorded string in a code span whose fence is
+// longer than any backtick run in it; a control character shows as an
+// escape and a table's | is escaped, as GitHub reads it even in code.
+func code(s string) string {
+	s = strings.ReplaceAll(annotate.Clean(clip(s, annotate.MaxField)), "|", "\\|")
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
 }
 
 // The JSON form of a History.

@@ -3,11 +3,13 @@
 package historytest
 
 import (
+	"crypto/sha1"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/mcptest/mcptest/internal/diag"
@@ -40,7 +42,9 @@ type Spec struct {
 }
 
 // Commit is the commit of run i.
-func Commit(i int) string { return fmt.Sprintf("%040x", 0xc0ffee000+i) }
+func Commit(i int) string {
+	return fmt.Sprintf("%x", sha1.Sum([]byte("commit "+strconv.Itoa(i))))
+}
 
 // StartedAt is the start of run i.
 func StartedAt(i int) string {
