@@ -67,3 +67,24 @@ func TestGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestDocExample: docs/history.md shows the golden window's text exactly.
+func TestDocExample(t *testing.T) {
+	doc, err := os.ReadFile("../docs/history.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const begin = "<!-- BEGIN history example: history/testdata/window.txt -->\n```text\n"
+	_, rest, ok := bytes.Cut(doc, []byte(begin))
+	block, _, ok2 := bytes.Cut(rest, []byte("```\n<!-- END history example -->"))
+	if !ok || !ok2 {
+		t.Fatal("docs/history.md has no example block")
+	}
+	var text bytes.Buffer
+	if err := history.Text(&text, goldenHistory(t)); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(block, text.Bytes()) {
+		t.Errorf("docs/history.md's example is not the golden window's text; it renders:\n%s", text.String())
+	}
+}

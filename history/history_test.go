@@ -61,85 +61,112 @@ func TestKnownTrends(t *testing.T) {
 			}
 		}
 		s := &h.Suites[0]
-		want := func(f func(i int) float64) []float64 {
-			out := make([]float64, n)
-			for i := range out {
-				out[i] = f(i)
-			}
-			return out
-		}
-		checkSeries := func(what string, got *history.Series, wantVals []float64, wantSlope float64) {
-			t.Helper()
-			if got == nil {
-				t.Fatalf("n=%d: %s: no series", n, what)
-			}
-			if len(got.Values) != len(wantVals) {
-				t.Fatalf("n=%d: %s: %v, want %v", n, what, got.Values, wantVals)
-			}
-			for i := range wantVals {
-				if !(near(got.Values[i], wantVals[i]) || math.IsNaN(got.Values[i]) && math.IsNaN(wantVals[i])) {
-					t.Fatalf("n=%d: %s: %v, want %v", n, what, got.Values, wantVals)
-				}
-			}
-			if sl, ok := got.Slope(); !ok || !near(sl, wantSlope) {
-				t.Errorf("n=%d: %s: slope %v (%v), want %v", n, what, sl, ok, wantSlope)
-			}
-		}
-		// The suite's figures.
-		checkSeries("suite certified_lower", s.Figure(history.CertifiedLower), want(func(i int) float64 { return math.Round((float64(90-i)+4*60)/5*10) / 10 }), -0.2)
-		checkSeries("suite tool_surface_tokens", s.Figure(history.SurfaceTokens), want(func(i int) float64 { return float64(1000 + 5*i) }), 5)
-		checkSeries("suite cost", s.Figure(history.Cost), want(historytest.Cost), 0.001)
-		checkSeries("suite tokens", s.Figure(history.Tokens), want(func(int) float64 { return 500 }), 0)
-		checkSeries("suite selection_f1", s.Figure(history.SelectionF1), want(func(int) float64 { return 100 }), 0)
-		checkSeries("suite pass_rate", s.Figure(history.PassRate), want(func(int) float64 { return 100 }), 0)
-		checkSeries("suite pass^k", s.Figure(history.PassHat), want(func(int) float64 { return 100 }), 0)
-		if k := s.Figure(history.PassHat).K; k != 10 {
-			t.Errorf("n=%d: suite pass^k at k=%d, want 10", n, k)
-		}
+		checkSuiteSeries(t, n, s)
 		cases := map[string]*history.Case{}
 		for i := range s.Cases {
 			cases[s.Cases[i].Name] = &s.Cases[i]
 		}
 		// The slow slide.
-		checkSeries("slide certified_lower", cases["slide"].Figure(history.CertifiedLower), want(func(i int) float64 { return float64(90 - i) }), -1)
-		// The flaky case: a flip each time its verdict changes.
-		var flips []history.Flip
-		for i := 1; i < n; i++ {
-			if historytest.FlakyFails(i) != historytest.FlakyFails(i-1) {
-				from, to := report.Pass, report.Fail
-				if historytest.FlakyFails(i - 1) {
-					from, to = to, from
-				}
-				flips = append(flips, history.Flip{Run: i, From: from, To: to})
+		checkSeries(t, n, "slide certified_lower", cases["slide"].Figure(history.CertifiedLower), series(n, func(i int) float64 { return float64(90 - i) }), -1)
+		checkFlaky(t, n, s, cases["flaky"])
+		checkPresence(t, n, s, cases["added"])
+		checkSlides(t, n, s)
+	}
+}
+
+// series is f over the runs of a window of n.
+func series(n int, f func(i int) float64) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = f(i)
+	}
+	return out
+}
+
+func checkSeries(t *testing.T, n int, what string, got *history.Series, wantVals []float64, wantSlope float64) {
+	t.Helper()
+	if got == nil {
+		t.Fatalf("n=%d: %s: no series", n, what)
+	}
+	if len(got.Values) != len(wantVals) {
+		t.Fatalf("n=%d: %s: %v, want %v", n, what, got.Values, wantVals)
+	}
+	for i := range wantVals {
+		if !near(got.Values[i], wantVals[i]) {
+			t.Fatalf("n=%d: %s: %v, want %v", n, what, got.Values, wantVals)
+		}
+	}
+	if sl, ok := got.Slope(); !ok || !near(sl, wantSlope) {
+		t.Errorf("n=%d: %s: slope %v (%v), want %v", n, what, sl, ok, wantSlope)
+	}
+}
+
+// checkSuiteSeries holds the suite's figures: the mean certified_lower of
+// the slide and four steady cases at 60, the tool surface and cost of the
+// surface case, and the constant ones.
+func checkSuiteSeries(t *testing.T, n int, s *history.Suite) {
+	t.Helper()
+	checkSeries(t, n, "suite certified_lower", s.Figure(history.CertifiedLower), series(n, func(i int) float64 { return (float64(90-i) + 4*60) / 5 }), -0.2)
+	checkSeries(t, n, "suite tool_surface_tokens", s.Figure(history.SurfaceTokens), series(n, func(i int) float64 { return float64(1000 + 5*i) }), 5)
+	checkSeries(t, n, "suite cost", s.Figure(history.Cost), series(n, historytest.Cost), 0.001)
+	checkSeries(t, n, "suite tokens", s.Figure(history.Tokens), series(n, func(int) float64 { return 500 }), 0)
+	checkSeries(t, n, "suite selection_f1", s.Figure(history.SelectionF1), series(n, func(int) float64 { return 100 }), 0)
+	checkSeries(t, n, "suite pass_rate", s.Figure(history.PassRate), series(n, func(int) float64 { return 100 }), 0)
+	checkSeries(t, n, "suite pass^k", s.Figure(history.PassHat), series(n, func(int) float64 { return 100 }), 0)
+	if k := s.Figure(history.PassHat).K; k != 10 {
+		t.Errorf("n=%d: suite pass^k at k=%d, want 10", n, k)
+	}
+}
+
+// checkFlaky: a flip each time the flaky case's verdict changes, and the
+// case listed as flipping often with their count.
+func checkFlaky(t *testing.T, n int, s *history.Suite, flaky *history.Case) {
+	t.Helper()
+	var flips []history.Flip
+	for i := 1; i < n; i++ {
+		if historytest.FlakyFails(i) != historytest.FlakyFails(i-1) {
+			from, to := report.Pass, report.Fail
+			if historytest.FlakyFails(i - 1) {
+				from, to = to, from
 			}
+			flips = append(flips, history.Flip{Run: i, From: from, To: to})
 		}
-		if got := cases["flaky"].Flips; !reflect.DeepEqual(got, flips) {
-			t.Errorf("n=%d: flaky flips %v, want %v", n, got, flips)
+	}
+	if got := flaky.Flips; !reflect.DeepEqual(got, flips) {
+		t.Errorf("n=%d: flaky flips %v, want %v", n, got, flips)
+	}
+	if want := []history.Flaky{{Case: "flaky", Flips: len(flips)}}; !reflect.DeepEqual(s.Flaky, want) {
+		t.Errorf("n=%d: flaky %v, want %v", n, s.Flaky, want)
+	}
+}
+
+// checkPresence: the added and the removed case at the middle run.
+func checkPresence(t *testing.T, n int, s *history.Suite, added *history.Case) {
+	t.Helper()
+	if want := []history.Presence{{Case: "added", Run: n / 2}}; !reflect.DeepEqual(s.Added, want) {
+		t.Errorf("n=%d: added %v, want %v", n, s.Added, want)
+	}
+	if want := []history.Presence{{Case: "removed", Run: n / 2}}; !reflect.DeepEqual(s.Removed, want) {
+		t.Errorf("n=%d: removed %v, want %v", n, s.Removed, want)
+	}
+	if v := values(added.Figure(history.PassRate)); !math.IsNaN(v[0]) || v[n-1] != 100 {
+		t.Errorf("n=%d: added pass rate %v: want none before run %d", n, v, n/2)
+	}
+}
+
+// checkSlides: the floors that slid are the slide and the suite's mean,
+// nothing else.
+func checkSlides(t *testing.T, n int, s *history.Suite) {
+	t.Helper()
+	var slid []string
+	for _, sl := range s.Slides {
+		slid = append(slid, sl.Case+"/"+sl.Figure.ID())
+		if sl.Case == "slide" && (sl.From != 90 || sl.To != float64(90-(n-1)) || sl.FromRun != 0 || sl.ToRun != n-1 || sl.Points != n || !near(sl.Slope, -1)) {
+			t.Errorf("n=%d: slide %+v", n, sl)
 		}
-		if want := []history.Flaky{{Case: "flaky", Flips: len(flips)}}; !reflect.DeepEqual(s.Flaky, want) {
-			t.Errorf("n=%d: flaky %v, want %v", n, s.Flaky, want)
-		}
-		// Added and removed at the middle run.
-		if want := []history.Presence{{Case: "added", Run: n / 2}}; !reflect.DeepEqual(s.Added, want) {
-			t.Errorf("n=%d: added %v, want %v", n, s.Added, want)
-		}
-		if want := []history.Presence{{Case: "removed", Run: n / 2}}; !reflect.DeepEqual(s.Removed, want) {
-			t.Errorf("n=%d: removed %v, want %v", n, s.Removed, want)
-		}
-		if v := values(cases["added"].Figure(history.PassRate)); !math.IsNaN(v[0]) || v[n-1] != 100 {
-			t.Errorf("n=%d: added pass rate %v: want none before run %d", n, v, n/2)
-		}
-		// The floors that slid: the slide and the suite's mean, nothing else.
-		var slid []string
-		for _, sl := range s.Slides {
-			slid = append(slid, sl.Case+"/"+sl.Figure.ID())
-			if sl.Case == "slide" && (sl.From != 90 || sl.To != float64(90-(n-1)) || sl.FromRun != 0 || sl.ToRun != n-1 || sl.Points != n || !near(sl.Slope, -1)) {
-				t.Errorf("n=%d: slide %+v", n, sl)
-			}
-		}
-		if want := []string{"/certified_lower", "slide/certified_lower"}; !slices.Equal(slid, want) {
-			t.Errorf("n=%d: slid %v, want %v", n, slid, want)
-		}
+	}
+	if want := []string{"/certified_lower", "slide/certified_lower"}; !slices.Equal(slid, want) {
+		t.Errorf("n=%d: slid %v, want %v", n, slid, want)
 	}
 }
 

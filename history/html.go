@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bufio"
 	_ "embed"
 	"fmt"
 	"html/template"
@@ -138,7 +139,11 @@ func HTML(w io.Writer, h *History) error {
 	for si := range h.Suites {
 		d.Suites = append(d.Suites, h.pageSuite(si))
 	}
-	return page().Execute(w, d)
+	b := bufio.NewWriter(w)
+	if err := page().Execute(b, d); err != nil {
+		return err
+	}
+	return b.Flush()
 }
 
 func verdictClass(v string) string {

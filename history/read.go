@@ -73,8 +73,10 @@ func (h *head) runInfo(name string) Run {
 }
 
 // ReadHead reads the run of one envelope (its run, source, suite and
-// verdict), skipping its cases token by token, so a window can be ordered
-// before it is folded. r is read up to MaxEnvelopeBytes.
+// verdict), so a window can be ordered before it is folded: it stops at
+// the cases when the fields before them named the run (as mcptest writes
+// an envelope), else skips the cases token by token. r is read up to
+// MaxEnvelopeBytes.
 func ReadHead(r io.Reader, name string) (Run, error) {
 	h, err := decode(r, name, nil)
 	if err != nil {
@@ -188,6 +190,11 @@ func decode(r io.Reader, name string, onCase func(i int, c *caseView) error) (*h
 		case "summary":
 			err = dec.Decode(&h.summary)
 		case "cases":
+			if onCase == nil && seen["schema_version"] && seen["run"] && seen["suite"] && seen["verdict"] {
+				// A head read stops at the cases when it has what orders
+				// and names the run; the fold reads the rest and checks it.
+				return h, h.check(name)
+			}
 			if onCase == nil {
 				err = skip(dec)
 			} else {
@@ -378,7 +385,7 @@ func (a *suiteAgg) figures(totals report.Totals, sum *report.Summary) (fs [NumFi
 	case sum != nil && sum.PassRate.Cases > 0:
 		fs[PassRate] = sum.PassRate.Value
 	case decided > 0 && totals.Passed >= 0 && totals.Failed >= 0:
-		fs[PassRate] = round(100*float64(totals.Passed)/float64(decided), 1)
+		fs[PassRate] = 100 * float64(totals.Passed) / float64(decided)
 	}
 	if sum != nil {
 		for _, p := range sum.PassHat {
@@ -388,10 +395,10 @@ func (a *suiteAgg) figures(totals report.Totals, sum *report.Summary) (fs [NumFi
 		}
 	}
 	if a.lowers > 0 {
-		fs[CertifiedLower] = round(a.lowerSum/float64(a.lowers), 1)
+		fs[CertifiedLower] = a.lowerSum / float64(a.lowers)
 	}
 	if d := 2*a.tp + a.fp + a.fn; a.selections && d > 0 {
-		fs[SelectionF1] = round(200*float64(a.tp)/float64(d), 1)
+		fs[SelectionF1] = 200 * float64(a.tp) / float64(d)
 	}
 	if a.hasTokens {
 		fs[Tokens] = a.tokens

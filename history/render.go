@@ -304,125 +304,182 @@ func code(s string) string {
 	return fence + s + fence
 }
 
-// The JSON form of a History.
+// The JSON form of a History's small parts.
 type (
-	jsonHistory struct {
-		Order          string      `json:"order"`
-		FlakyFlips     int         `json:"flaky_flips"`
-		SlideThreshold float64     `json:"slide_threshold"`
-		Runs           []Run       `json:"runs"`
-		Suites         []jsonSuite `json:"suites"`
-	}
-	jsonSuite struct {
-		Path    string       `json:"path"`
-		Runs    []int        `json:"runs"`
-		Figures []jsonSeries `json:"figures"`
-		Slid    []jsonSlide  `json:"slid"`
-		Flaky   []Flaky      `json:"flaky"`
-		Added   []Presence   `json:"added"`
-		Removed []Presence   `json:"removed"`
-		Cases   []jsonCase   `json:"cases"`
-	}
-	jsonSeries struct {
-		Figure  string     `json:"figure"`
-		Unit    string     `json:"unit"`
-		K       int        `json:"k,omitempty"`
-		KVaries bool       `json:"k_varies,omitempty"`
-		Values  []*float64 `json:"values"`
-		First   *float64   `json:"first"`
-		Last    *float64   `json:"last"`
-		Points  int        `json:"points"`
-		Slope   *float64   `json:"slope"`
-	}
 	jsonSlide struct {
 		Figure string `json:"figure"`
 		Slide
-	}
-	jsonCase struct {
-		Name     string       `json:"name"`
-		Kind     string       `json:"kind"`
-		FirstRun int          `json:"first_run"`
-		LastRun  int          `json:"last_run"`
-		Verdicts []*string    `json:"verdicts"`
-		Flips    []jsonFlip   `json:"flips"`
-		Figures  []jsonSeries `json:"figures"`
 	}
 	jsonFlip struct {
 		Flip
 		Commit string `json:"commit,omitempty"`
 	}
+	jsonCaseHead struct {
+		Name     string `json:"name"`
+		Kind     string `json:"kind"`
+		FirstRun int    `json:"first_run"`
+		LastRun  int    `json:"last_run"`
+	}
 )
 
-func ptr(v float64) *float64 {
+// jsonWriter writes JSON by hand, one case or series a line, so a history
+// of thousands of cases streams out without a tree of values in memory.
+type jsonWriter struct {
+	b   *bufio.Writer
+	err error
+}
+
+func (j *jsonWriter) raw(s string) {
+	if j.err == nil {
+		_, j.err = j.b.WriteString(s)
+	}
+}
+
+func (j *jsonWriter) value(v any) {
+	if j.err != nil {
+		return
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		j.err = err
+		return
+	}
+	_, j.err = j.b.Write(data)
+}
+
+// num writes v, null for NaN or an infinity.
+func (j *jsonWriter) num(v float64) {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
+		j.raw("null")
+		return
 	}
-	return &v
+	j.raw(strconv.FormatFloat(v, 'g', -1, 64))
 }
 
-func toJSONSeries(ss []Series) []jsonSeries {
-	out := make([]jsonSeries, 0, len(ss))
-	for i := range ss {
-		s := &ss[i]
-		js := jsonSeries{Figure: s.Figure.ID(), Unit: s.Figure.Unit(), K: s.K, KVaries: s.KVaries, Points: s.Points()}
-		js.Values = make([]*float64, len(s.Values))
-		for j, v := range s.Values {
-			js.Values[j] = ptr(v)
-		}
-		if first, last, _, _, ok := s.Ends(); ok {
-			js.First, js.Last = ptr(first), ptr(last)
-		}
-		if sl, ok := s.Slope(); ok {
-			js.Slope = ptr(round(sl, 6))
-		}
-		out = append(out, js)
+// list writes the n items of a list, each by item, one per line at indent
+// (or inline when indent is "").
+func (j *jsonWriter) list(n int, indent string, item func(i int)) {
+	if n == 0 {
+		j.raw("[]")
+		return
 	}
-	return out
+	j.raw("[")
+	for i := range n {
+		if i > 0 {
+			j.raw(",")
+		}
+		if indent != "" {
+			j.raw("\n" + indent + "  ")
+		}
+		item(i)
+	}
+	if indent != "" {
+		j.raw("\n" + indent)
+	}
+	j.raw("]")
 }
 
-// JSON writes h as one JSON document: the runs, then per suite its
-// figures (a value per run, null where there is none, the first and last
-// values, the slope per run rounded to six decimals), the slid floors,
-// the flaky, added and removed cases and each case's verdicts, flips and
-// figures.
+// series writes one series on one line: figure, unit, k, values (null
+// where a run has none), first, last, points and the slope rounded to six
+// decimals.
+func (j *jsonWriter) series(s *Series) {
+	j.raw(`{"figure":`)
+	j.value(s.Figure.ID())
+	j.raw(`,"unit":`)
+	j.value(s.Figure.Unit())
+	if s.K > 0 {
+		j.raw(`,"k":` + strconv.Itoa(s.K))
+	}
+	if s.KVaries {
+		j.raw(`,"k_varies":true`)
+	}
+	j.raw(`,"values":`)
+	j.list(len(s.Values), "", func(i int) { j.num(s.Values[i]) })
+	first, last, _, _, ok := s.Ends()
+	if !ok {
+		first, last = math.NaN(), math.NaN()
+	}
+	j.raw(`,"first":`)
+	j.num(first)
+	j.raw(`,"last":`)
+	j.num(last)
+	j.raw(`,"points":` + strconv.Itoa(s.Points()) + `,"slope":`)
+	if sl, ok := s.Slope(); ok {
+		j.num(round(sl, 6))
+	} else {
+		j.raw("null")
+	}
+	j.raw("}")
+}
+
+// JSON writes h as one JSON document: order, flaky_flips,
+// slide_threshold, the runs, then per suite its runs, its figures (a value
+// per run, null where there is none, the first and last values, the
+// points, the slope per run rounded to six decimals), the slid floors, the
+// flaky, added and removed cases, and each case (one a line) with its
+// verdicts (null where absent), flips (with the commit of the run) and
+// figures. It streams: nothing but the line being written is held.
 func JSON(w io.Writer, h *History) error {
-	out := jsonHistory{Order: OrderedBy, FlakyFlips: h.FlakyFlips, SlideThreshold: h.SlideThreshold, Runs: h.Runs, Suites: []jsonSuite{}}
-	if out.Runs == nil {
-		out.Runs = []Run{}
+	j := &jsonWriter{b: bufio.NewWriter(w)}
+	j.raw(`{` + "\n" + `  "order": `)
+	j.value(OrderedBy)
+	j.raw(",\n  \"flaky_flips\": " + strconv.Itoa(h.FlakyFlips) + ",\n  \"slide_threshold\": ")
+	j.num(h.SlideThreshold)
+	j.raw(",\n  \"runs\": ")
+	j.list(len(h.Runs), "  ", func(i int) { j.value(h.Runs[i]) })
+	j.raw(",\n  \"suites\": ")
+	j.list(len(h.Suites), "  ", func(si int) { j.suite(h, &h.Suites[si]) })
+	j.raw("\n}\n")
+	if j.err != nil {
+		return j.err
 	}
-	for si := range h.Suites {
-		s := &h.Suites[si]
-		js := jsonSuite{Path: s.Path, Runs: s.Runs, Figures: toJSONSeries(s.Series), Slid: []jsonSlide{}, Flaky: nonNil(s.Flaky),
-			Added: nonNil(s.Added), Removed: nonNil(s.Removed), Cases: make([]jsonCase, 0, len(s.Cases))}
-		for _, sl := range s.Slides {
-			sl.Slope = round(sl.Slope, 6)
-			js.Slid = append(js.Slid, jsonSlide{Figure: sl.Figure.ID(), Slide: sl})
-		}
-		for ci := range s.Cases {
-			c := &s.Cases[ci]
-			jc := jsonCase{Name: c.Name, Kind: c.Kind, FirstRun: c.First, LastRun: c.Last, Flips: []jsonFlip{}, Figures: toJSONSeries(c.Series)}
-			jc.Verdicts = make([]*string, len(c.Verdicts))
-			for i, v := range c.Verdicts {
-				if v != "" {
-					s := string(v)
-					jc.Verdicts[i] = &s
-				}
-			}
-			for _, f := range c.Flips {
-				jc.Flips = append(jc.Flips, jsonFlip{Flip: f, Commit: h.Runs[f.Run].Commit})
-			}
-			js.Cases = append(js.Cases, jc)
-		}
-		out.Suites = append(out.Suites, js)
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return j.b.Flush()
 }
 
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
+func (j *jsonWriter) suite(h *History, s *Suite) {
+	const in = "      "
+	j.raw("{\n" + in[:6] + `"path": `)
+	j.value(s.Path)
+	j.raw(",\n" + in + `"runs": `)
+	j.list(len(s.Runs), "", func(i int) { j.raw(strconv.Itoa(s.Runs[i])) })
+	j.raw(",\n" + in + `"figures": `)
+	j.list(len(s.Series), in, func(i int) { j.series(&s.Series[i]) })
+	j.raw(",\n" + in + `"slid": `)
+	j.list(len(s.Slides), in, func(i int) {
+		sl := s.Slides[i]
+		sl.Slope = round(sl.Slope, 6)
+		j.value(jsonSlide{Figure: sl.Figure.ID(), Slide: sl})
+	})
+	j.raw(",\n" + in + `"flaky": `)
+	j.list(len(s.Flaky), in, func(i int) { j.value(s.Flaky[i]) })
+	j.raw(",\n" + in + `"added": `)
+	j.list(len(s.Added), in, func(i int) { j.value(s.Added[i]) })
+	j.raw(",\n" + in + `"removed": `)
+	j.list(len(s.Removed), in, func(i int) { j.value(s.Removed[i]) })
+	j.raw(",\n" + in + `"cases": `)
+	j.list(len(s.Cases), in, func(ci int) {
+		c := &s.Cases[ci]
+		head, _ := json.Marshal(jsonCaseHead{Name: c.Name, Kind: c.Kind, FirstRun: c.First, LastRun: c.Last})
+		j.raw(string(head[:len(head)-1]) + `,"verdicts":`)
+		j.list(len(c.Verdicts), "", func(i int) {
+			if v := c.Verdicts[i]; v != "" {
+				j.value(string(v))
+			} else {
+				j.raw("null")
+			}
+		})
+		j.raw(`,"flips":`)
+		j.list(len(c.Flips), "", func(i int) {
+			f := c.Flips[i]
+			jf := jsonFlip{Flip: f}
+			if f.Run >= 0 && f.Run < len(h.Runs) {
+				jf.Commit = h.Runs[f.Run].Commit
+			}
+			j.value(jf)
+		})
+		j.raw(`,"figures":`)
+		j.list(len(c.Series), "", func(i int) { j.series(&c.Series[i]) })
+		j.raw("}")
+	})
+	j.raw("\n    }")
 }

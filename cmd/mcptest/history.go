@@ -1,9 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 
 	"github.com/mcptest/mcptest/history"
@@ -51,14 +51,10 @@ func (c *Command) historyCommand(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if err := history.Render(&buf, format.value, h); err != nil {
-		return err
-	}
 	if *output == "" || *output == "-" {
-		_, err = c.Stdout.Write(buf.Bytes())
+		err = history.Render(c.Stdout, format.value, h)
 	} else {
-		err = c.writeFileData(*output, buf.Bytes())
+		err = c.writeFile(*output, func(w io.Writer) error { return history.Render(w, format.value, h) })
 	}
 	if err != nil {
 		return fmt.Errorf("write the history: %w", err)
