@@ -239,6 +239,31 @@ Scroll:document.documentElement.scrollWidth,Client:document.documentElement.clie
 	}
 }
 
+// TestHistoryPageAccessibility: axe-core finds no serious or critical
+// violation on the page of a generated window (with hostile case names)
+// at 1400 and at 390 px.
+func TestHistoryPageAccessibility(t *testing.T) {
+	chromium := checker(t, "chromium", "chromium", "apt-get install -y chromium")
+	axe := axeSource(t)
+	dir := t.TempDir()
+	spec := historytest.Spec{Runs: 9, Suite: "suite <b>.yml", Steady: 3}
+	if _, err := historytest.Write(dir, spec); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, "history.html")
+	if _, stderr, code := runHistoryBin(t, dir, nil, "history", dir, "--format", "html", "--output", page); code != 0 {
+		t.Fatalf("history: exit %d: %s", code, stderr)
+	}
+	b := startBrowser(t, chromium)
+	for _, width := range []int{1400, 390} {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			b.t = t
+			b.open("file://"+page, width, 900)
+			runAxe(t, b, axe)
+		})
+	}
+}
+
 // maxHistoryRSS bounds the peak RSS, in MB, of `mcptest history` over 200
 // envelopes of 2,000 cases: one envelope's case at a time plus the series.
 const maxHistoryRSS = 150
