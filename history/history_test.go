@@ -113,6 +113,10 @@ func checkSuiteSeries(t *testing.T, n int, s *history.Suite) {
 	checkSeries(t, n, "suite selection_f1", s.Figure(history.SelectionF1), series(n, func(int) float64 { return 100 }), 0)
 	checkSeries(t, n, "suite pass_rate", s.Figure(history.PassRate), series(n, func(int) float64 { return 100 }), 0)
 	checkSeries(t, n, "suite pass^k", s.Figure(history.PassHat), series(n, func(int) float64 { return 100 }), 0)
+	if len(s.Floors) != 1 || s.Floors[0].Target != "summary.pass_hat_10" {
+		t.Fatalf("n=%d: suite floors %+v, want the one on summary.pass_hat_10", n, s.Floors)
+	}
+	checkSeries(t, n, "suite floor summary.pass_hat_10", &s.Floors[0], series(n, func(int) float64 { return 100 }), 0)
 	if k := s.Figure(history.PassHat).K; k != 10 {
 		t.Errorf("n=%d: suite pass^k at k=%d, want 10", n, k)
 	}
@@ -345,5 +349,58 @@ func TestEvidenceLink(t *testing.T) {
 	}
 	if got, want := h.Runs[1].Link, "./"+filepath.Base(paths[1]); got != want {
 		t.Errorf("run 1 links %q, want %q", got, want)
+	}
+}
+
+// TestSuiteFloorSlides: a suite floor whose figure falls is listed as
+// slid with its target; one that rises, one deferred to a merge and one on
+// a count are not, and a target named twice in a run counts once.
+func TestSuiteFloorSlides(t *testing.T) {
+	b := history.NewBuilder(history.Options{SlideThreshold: 2})
+	for i := range 6 {
+		s := &history.Snapshot{Run: history.Run{Suite: "s.yml", Commit: historytest.Commit(i)}}
+		for f := range s.Figures {
+			s.Figures[f] = math.NaN()
+		}
+		s.Floors = []history.FloorValue{{Target: "summary.pass_rate", Value: 90 - float64(i)}, {Target: "summary.pass_at_3", Value: 50 + float64(i)},
+			{Target: "summary.pass_rate", Value: 0}, {Target: "summary.pass_hat_2", Value: 80 - 0.2*float64(i)}}
+		if err := b.Add(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := b.History().Suites[0]
+	var targets []string
+	for _, f := range s.Floors {
+		targets = append(targets, f.Target)
+	}
+	if want := []string{"summary.pass_rate", "summary.pass_at_3", "summary.pass_hat_2"}; !slices.Equal(targets, want) {
+		t.Errorf("floors %v, want %v", targets, want)
+	}
+	checkSeries(t, 6, "floor summary.pass_rate", &s.Floors[0], series(6, func(i int) float64 { return 90 - float64(i) }), -1)
+	// pass_hat_2 fell 1 point, under the threshold of 2.
+	if len(s.Slides) != 1 || s.Slides[0].Target != "summary.pass_rate" || s.Slides[0].From != 90 || s.Slides[0].To != 85 {
+		t.Errorf("slides %+v, want the one of summary.pass_rate, 90 -> 85", s.Slides)
+	}
+	if got, want := s.Slides[0].Words("the suite", "runs"), "floor summary.pass_rate of the suite: 90 -> 85 over 6 runs (-1 per run)"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}
+
+// TestFloorValues: a deferred floor, one on a count and one with no
+// number give no series.
+func TestFloorValues(t *testing.T) {
+	env := historytest.Envelope(historytest.Spec{Runs: 1, Suite: "s.yml"}, 0)
+	env.Floors = append(env.Floors, report.SuiteFloor{Target: "summary.pass_rate", Actual: 50.0, Deferred: true},
+		report.SuiteFloor{Target: "summary.flaky", Actual: 3.0}, report.SuiteFloor{Target: "summary.pass_at_2"})
+	data, err := json.Marshal(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := history.ReadSnapshot(bytes.NewReader(data), "x.json", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Floors) != 1 || s.Floors[0].Target != "summary.pass_hat_10" {
+		t.Errorf("floors %+v, want only summary.pass_hat_10", s.Floors)
 	}
 }

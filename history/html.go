@@ -69,13 +69,14 @@ type pageRun struct {
 }
 
 type chart struct {
-	ID, Figure, Label, Trend, Aria string
-	W, H, X0, X1, YTop, YBot       int
-	XLabel, YTopText, YBotText     int
-	Min, Max, FirstRun, LastRun    string
-	Points                         string
-	Dots                           []dot
-	Flips                          []flipLine
+	ID, Figure, Floor, Label, Trend string
+	Aria                            string
+	W, H, X0, X1, YTop, YBot        int
+	XLabel, YTopText, YBotText      int
+	Min, Max, FirstRun, LastRun     string
+	Points                          string
+	Dots                            []dot
+	Flips                           []flipLine
 }
 
 type dot struct {
@@ -184,6 +185,11 @@ func (h *History) pageSuite(si int) pageSuite {
 	}
 	for i := range s.Series {
 		ps.Charts = append(ps.Charts, h.chart(si, &s.Series[i], flips))
+	}
+	for i := range s.Floors {
+		c := h.chart(si, &s.Floors[i], flips)
+		c.ID, c.Figure, c.Floor = fmt.Sprintf("suite-%d-floor-%d", si, i), "", s.Floors[i].Target
+		ps.Charts = append(ps.Charts, c)
 	}
 	for _, sl := range s.Slides {
 		name := "the suite"

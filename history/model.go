@@ -116,8 +116,17 @@ type Snapshot struct {
 	Run     Run
 	Figures [NumFigures]float64
 	// K is the k of Figures[PassHat], 0 when there is none.
-	K     int
-	Cases []CaseSnapshot
+	K int
+	// Floors are the figures the suite's floors read (summary.pass_rate,
+	// summary.pass_hat_<k>, summary.pass_at_<k>), in the envelope's order.
+	Floors []FloorValue
+	Cases  []CaseSnapshot
+}
+
+// FloorValue is the figure one suite floor read in one run.
+type FloorValue struct {
+	Target string
+	Value  float64
 }
 
 // CaseSnapshot is one case of a Snapshot.
@@ -133,6 +142,9 @@ type CaseSnapshot struct {
 // NaN (null in JSON) where the run has none.
 type Series struct {
 	Figure Figure
+	// Target names a suite floor's series (summary.pass_hat_3); its
+	// Figure is then PassRate, for its unit.
+	Target string
 	Values []float64
 	// K is the k of a pass^k series at its last value; KVaries says k
 	// changed within the window.
@@ -244,6 +256,7 @@ type Flaky struct {
 type Slide struct {
 	Case    string  `json:"case,omitempty"`
 	Figure  Figure  `json:"-"`
+	Target  string  `json:"target,omitempty"`
 	From    float64 `json:"from"`
 	To      float64 `json:"to"`
 	FromRun int     `json:"from_run"`
@@ -256,8 +269,11 @@ type Slide struct {
 type Suite struct {
 	Path string
 	// Runs are the runs of the window that are of this suite.
-	Runs    []int
-	Series  []Series
+	Runs   []int
+	Series []Series
+	// Floors are the series of the suite's floors, by target, in the order
+	// they first appear.
+	Floors  []Series
 	Cases   []Case
 	Added   []Presence
 	Removed []Presence
@@ -304,6 +320,8 @@ type suiteAcc struct {
 	path   string
 	runs   []int
 	series [NumFigures]*seriesAcc
+	floors map[string]*seriesAcc
+	order  []string
 	cases  []*caseAcc
 	byName map[string]*caseAcc
 }
@@ -352,13 +370,22 @@ func (b *Builder) Add(s *Snapshot) error {
 	b.runs = append(b.runs, run)
 	sa := b.byPath[run.Suite]
 	if sa == nil {
-		sa = &suiteAcc{path: run.Suite, byName: map[string]*caseAcc{}}
+		sa = &suiteAcc{path: run.Suite, byName: map[string]*caseAcc{}, floors: map[string]*seriesAcc{}}
 		b.byPath[run.Suite] = sa
 		b.suites = append(b.suites, sa)
 	}
 	sa.runs = append(sa.runs, i)
 	for f := range NumFigures {
 		sa.series[f] = put(sa.series[f], i, s.Figures[f], s.K, f == PassHat)
+	}
+	for _, f := range s.Floors {
+		acc, ok := sa.floors[f.Target]
+		if !ok {
+			sa.order = append(sa.order, f.Target)
+		}
+		if acc == nil || len(acc.values) <= i {
+			sa.floors[f.Target] = put(acc, i, f.Value, 0, false)
+		}
 	}
 	for j := range s.Cases {
 		cs := &s.Cases[j]
@@ -421,6 +448,13 @@ func (b *Builder) History() *History {
 	for _, sa := range b.suites {
 		s := Suite{Path: sa.path, Runs: slices.Clone(sa.runs)}
 		s.Series = finish(&sa.series, n)
+		for _, target := range sa.order {
+			if acc := sa.floors[target]; acc != nil {
+				floor := finish(&[NumFigures]*seriesAcc{acc}, n)[0]
+				floor.Target = target
+				s.Floors = append(s.Floors, floor)
+			}
+		}
 		lastRun := sa.runs[len(sa.runs)-1]
 		firstRun := sa.runs[0]
 		for _, ca := range sa.cases {
@@ -443,6 +477,7 @@ func (b *Builder) History() *History {
 			s.Cases = append(s.Cases, c)
 		}
 		s.Slides = appendSlides(s.Slides, "", s.Series, b.opt.SlideThreshold)
+		s.Slides = appendSlides(s.Slides, "", s.Floors, b.opt.SlideThreshold)
 		slices.SortStableFunc(s.Flaky, func(a, b Flaky) int {
 			if a.Flips != b.Flips {
 				return b.Flips - a.Flips
@@ -466,7 +501,10 @@ func (b *Builder) History() *History {
 			if c := strings.Compare(a.Case, b.Case); c != 0 {
 				return c
 			}
-			return int(a.Figure) - int(b.Figure)
+			if a.Figure != b.Figure {
+				return int(a.Figure) - int(b.Figure)
+			}
+			return strings.Compare(a.Target, b.Target)
 		})
 		h.Suites = append(h.Suites, s)
 	}
@@ -514,7 +552,7 @@ func appendSlides(out []Slide, name string, series []Series, threshold float64) 
 		if !ok || !sok || slope >= 0 || first-last <= 0 || first-last < threshold {
 			continue
 		}
-		out = append(out, Slide{Case: name, Figure: s.Figure, From: first, To: last, FromRun: fr, ToRun: lr, Points: s.Points(), Slope: slope})
+		out = append(out, Slide{Case: name, Figure: s.Figure, Target: s.Target, From: first, To: last, FromRun: fr, ToRun: lr, Points: s.Points(), Slope: slope})
 	}
 	return out
 }

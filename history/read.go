@@ -45,6 +45,7 @@ type head struct {
 	verdict report.Verdict
 	totals  report.Totals
 	summary *report.Summary
+	floors  []report.SuiteFloor
 }
 
 // check applies the envelope's own check (report.Envelope.Check) to the
@@ -120,6 +121,7 @@ func ReadSnapshot(r io.Reader, name string, maxCases int) (*Snapshot, error) {
 	}
 	s.Run = h.runInfo(name)
 	s.Figures, s.K = agg.figures(h.totals, h.summary)
+	s.Floors = floorValues(h.floors)
 	return s, nil
 }
 
@@ -142,6 +144,7 @@ func SnapshotOf(env *report.Envelope, name string) (*Snapshot, error) {
 		s.Cases = append(s.Cases, cs)
 	}
 	s.Figures, s.K = agg.figures(env.Totals, env.Summary)
+	s.Floors = floorValues(env.Floors)
 	return s, nil
 }
 
@@ -172,37 +175,12 @@ func decode(r io.Reader, name string, onCase func(i int, c *caseView) error) (*h
 			return nil, bad(fmt.Errorf("the field %s appears twice", strconv.Quote(clip(key, 60))))
 		}
 		seen[key] = true
-		switch key {
-		case "schema_version":
-			err = dec.Decode(&h.schema)
-		case "tool":
-			err = dec.Decode(&h.tool)
-		case "run":
-			err = dec.Decode(&h.run)
-		case "source":
-			err = dec.Decode(&h.source)
-		case "suite":
-			err = dec.Decode(&h.suite)
-		case "verdict":
-			err = dec.Decode(&h.verdict)
-		case "totals":
-			err = dec.Decode(&h.totals)
-		case "summary":
-			err = dec.Decode(&h.summary)
-		case "cases":
-			if onCase == nil && seen["schema_version"] && seen["run"] && seen["suite"] && seen["verdict"] {
-				// A head read stops at the cases when it has what orders
-				// and names the run; the fold reads the rest and checks it.
-				return h, h.check(name)
-			}
-			if onCase == nil {
-				err = skip(dec)
-			} else {
-				err = cases(dec, onCase)
-			}
-		default:
-			err = skip(dec)
+		if key == "cases" && onCase == nil && seen["schema_version"] && seen["run"] && seen["suite"] && seen["verdict"] {
+			// A head read stops at the cases when it has what orders and
+			// names the run; the fold reads the rest and checks it.
+			return h, h.check(name)
 		}
+		err = h.field(dec, key, onCase)
 		if err != nil {
 			var ce caseError
 			if errors.As(err, &ce) {
@@ -218,6 +196,62 @@ func decode(r io.Reader, name string, onCase func(i int, c *caseView) error) (*h
 		return nil, err
 	}
 	return h, nil
+}
+
+// floorValues are the figures the suite's floors read, of the percent
+// targets (summary.pass_rate, summary.pass_hat_<k>, summary.pass_at_<k>);
+// a floor deferred to a merge, or with no number, has none.
+func floorValues(floors []report.SuiteFloor) []FloorValue {
+	var out []FloorValue
+	for _, f := range floors {
+		var v float64
+		ok := true
+		switch n := f.Actual.(type) {
+		case float64:
+			v = n
+		case int:
+			v = float64(n)
+		case int64:
+			v = float64(n)
+		default:
+			ok = false
+		}
+		if !ok || f.Deferred || math.IsNaN(v) || math.IsInf(v, 0) || !strings.HasPrefix(f.Target, "summary.pass_") || strings.ContainsFunc(f.Target, func(r rune) bool { return r < 0x21 || r > 0x7e }) {
+			continue
+		}
+		out = append(out, FloorValue{Target: clip(f.Target, 60), Value: v})
+	}
+	return out
+}
+
+// field decodes the top-level field key into h, the cases to onCase (nil:
+// skipped without being kept), any other field skipped.
+func (h *head) field(dec *json.Decoder, key string, onCase func(i int, c *caseView) error) error {
+	switch key {
+	case "schema_version":
+		return dec.Decode(&h.schema)
+	case "tool":
+		return dec.Decode(&h.tool)
+	case "run":
+		return dec.Decode(&h.run)
+	case "source":
+		return dec.Decode(&h.source)
+	case "suite":
+		return dec.Decode(&h.suite)
+	case "verdict":
+		return dec.Decode(&h.verdict)
+	case "totals":
+		return dec.Decode(&h.totals)
+	case "summary":
+		return dec.Decode(&h.summary)
+	case "floors":
+		return dec.Decode(&h.floors)
+	case "cases":
+		if onCase != nil {
+			return cases(dec, onCase)
+		}
+	}
+	return skip(dec)
 }
 
 // caseError is a case that decoded but does not pass the check.

@@ -66,6 +66,9 @@ func SlopeWords(f Figure, s float64) string {
 
 // label names a series, with pass^k's k.
 func (s *Series) label() string {
+	if s.Target != "" {
+		return "floor " + s.Target
+	}
 	if s.Figure == PassHat && s.K > 0 {
 		l := "pass^" + strconv.Itoa(s.K)
 		if s.KVaries {
@@ -118,7 +121,16 @@ func (s *Series) changed() bool {
 // -> 79 over 10 runs (-0.5 per run)"; name is the case's or the suite's
 // name, already escaped for where it goes.
 func (s Slide) Words(name, runs string) string {
-	return fmt.Sprintf("%s of %s: %s -> %s over %d %s (%s)", s.Figure.Label(), name, Num(s.Figure, s.From), Num(s.Figure, s.To), s.ToRun-s.FromRun+1, runs, SlopeWords(s.Figure, s.Slope))
+	return s.words(func(v string) string { return v }, name, runs)
+}
+
+// words is Words with the floor's target passed through esc.
+func (s Slide) words(esc func(string) string, name, runs string) string {
+	label := s.Figure.Label()
+	if s.Target != "" {
+		label = "floor " + esc(s.Target)
+	}
+	return fmt.Sprintf("%s of %s: %s -> %s over %d %s (%s)", label, name, Num(s.Figure, s.From), Num(s.Figure, s.To), s.ToRun-s.FromRun+1, runs, SlopeWords(s.Figure, s.Slope))
 }
 
 func verdictMark(v report.Verdict) string {
@@ -153,9 +165,11 @@ func Text(w io.Writer, h *History) error {
 	for si := range h.Suites {
 		s := &h.Suites[si]
 		fmt.Fprintf(b, "\nsuite %s: %d %s, %d %s\n", q(s.Path), len(s.Runs), plural(len(s.Runs), "run", "runs"), len(s.Cases), plural(len(s.Cases), "case", "cases"))
-		for i := range s.Series {
-			sr := &s.Series[i]
-			fmt.Fprintf(b, "  %-22s %s\n  %-22s %s\n", sr.label()+" ("+sr.Figure.Unit()+")", sr.summary(), "", sr.values())
+		for _, list := range [][]Series{s.Series, s.Floors} {
+			for i := range list {
+				sr := &list[i]
+				fmt.Fprintf(b, "  %-22s %s\n  %-22s %s\n", q(sr.label())+" ("+sr.Figure.Unit()+")", sr.summary(), "", sr.values())
+			}
 		}
 		if len(s.Slides) > 0 {
 			fmt.Fprintf(b, "  floors that slid (%d):\n", len(s.Slides))
@@ -231,9 +245,15 @@ func Markdown(w io.Writer, h *History) error {
 		fmt.Fprintf(b, "\n### Suite %s\n\n%d %s, %d %s.\n\n", m(s.Path), len(s.Runs), plural(len(s.Runs), "run", "runs"), len(s.Cases), plural(len(s.Cases), "case", "cases"))
 		if len(s.Series) > 0 {
 			fmt.Fprintf(b, "| figure | first -> last, slope | series |\n| --- | --- | --- |\n")
-			for i := range s.Series {
-				sr := &s.Series[i]
-				fmt.Fprintf(b, "| %s (%s) | %s | %s |\n", sr.label(), sr.Figure.Unit(), sr.summary(), sr.values())
+			for _, list := range [][]Series{s.Series, s.Floors} {
+				for i := range list {
+					sr := &list[i]
+					label := sr.label()
+					if sr.Target != "" {
+						label = "floor " + code(sr.Target)
+					}
+					fmt.Fprintf(b, "| %s (%s) | %s | %s |\n", label, sr.Figure.Unit(), sr.summary(), sr.values())
+				}
 			}
 		}
 		if len(s.Slides) > 0 {
@@ -243,7 +263,7 @@ func Markdown(w io.Writer, h *History) error {
 				if sl.Case != "" {
 					name = m(sl.Case)
 				}
-				fmt.Fprintf(b, "- %s\n", sl.Words(name, "runs"))
+				fmt.Fprintf(b, "- %s\n", sl.words(code, name, "runs"))
 			}
 		}
 		if len(s.Flaky) > 0 {
@@ -385,6 +405,10 @@ func (j *jsonWriter) list(n int, indent string, item func(i int)) {
 func (j *jsonWriter) series(s *Series) {
 	j.raw(`{"figure":`)
 	j.value(s.Figure.ID())
+	if s.Target != "" {
+		j.raw(`,"target":`)
+		j.value(s.Target)
+	}
 	j.raw(`,"unit":`)
 	j.value(s.Figure.Unit())
 	if s.K > 0 {
@@ -444,6 +468,8 @@ func (j *jsonWriter) suite(h *History, s *Suite) {
 	j.list(len(s.Runs), "", func(i int) { j.raw(strconv.Itoa(s.Runs[i])) })
 	j.raw(",\n" + in + `"figures": `)
 	j.list(len(s.Series), in, func(i int) { j.series(&s.Series[i]) })
+	j.raw(",\n" + in + `"floors": `)
+	j.list(len(s.Floors), in, func(i int) { j.series(&s.Floors[i]) })
 	j.raw(",\n" + in + `"slid": `)
 	j.list(len(s.Slides), in, func(i int) {
 		sl := s.Slides[i]

@@ -176,7 +176,7 @@ func TestHistoryBinaryRealRuns(t *testing.T) {
 // TestHistoryPageInChromium: the page of a generated window, written by
 // the built binary beside the envelopes and a real report of one of them,
 // opens in headless Chromium at 1400 and at 390 px with one chart per
-// suite figure (each with its line), a small multiple per case, the
+// suite figure (each with its line) and one of the suite floor, a small multiple per case, the
 // flaky case's flips marked and linked to the run's report, no
 // horizontal scroll, nothing logged and nothing requested.
 func TestHistoryPageInChromium(t *testing.T) {
@@ -201,11 +201,12 @@ func TestHistoryPageInChromium(t *testing.T) {
 		b.open("file://"+page, width, 900)
 		var got struct {
 			Charts, Lines, Cases, Marks, Scroll, Client int
-			Figures                                     []string
+			Figures, Floors                             []string
 			Link                                        string
 		}
-		b.eval(`(function(){var c=document.querySelectorAll("#suite-0 figure.hist-chart");
-return {Charts:c.length,Lines:document.querySelectorAll("#suite-0 figure.hist-chart svg polyline.line").length,
+		b.eval(`(function(){var c=document.querySelectorAll("#suite-0 figure.hist-chart[data-figure]");
+return {Charts:c.length,Lines:document.querySelectorAll("#suite-0 figure.hist-chart[data-figure] svg polyline.line").length,
+Floors:Array.from(document.querySelectorAll("#suite-0 figure.hist-floor")).map(function(f){return f.dataset.floor}),
 Cases:document.querySelectorAll("#suite-0 .hist-case").length,Marks:document.querySelectorAll("#suite-0 .hist-case circle.flip-mark").length,
 Figures:Array.from(c).map(function(f){return f.dataset.figure}),
 Link:(function(a){return a?new URL(a.getAttribute("href"),location.href).href:""})(document.querySelector("#suite-0 .hist-case a")),
@@ -213,6 +214,9 @@ Scroll:document.documentElement.scrollWidth,Client:document.documentElement.clie
 		want := []string{"pass_rate", "pass_hat", "certified_lower", "selection_f1", "tokens", "cost", "tool_surface_tokens"}
 		if got.Charts != len(want) || got.Lines != len(want) || fmt.Sprint(got.Figures) != fmt.Sprint(want) {
 			t.Errorf("%d px: %d charts (%v) with %d lines, want one per suite figure %v", width, got.Charts, got.Figures, got.Lines, want)
+		}
+		if fmt.Sprint(got.Floors) != "[summary.pass_hat_10]" {
+			t.Errorf("%d px: floor charts %v, want one of summary.pass_hat_10", width, got.Floors)
 		}
 		if got.Cases != 3+1+1+spec.Steady || got.Marks != 8 {
 			t.Errorf("%d px: %d small multiples, %d flip marks; want %d and 8", width, got.Cases, got.Marks, 5+spec.Steady)

@@ -28,6 +28,7 @@ import (
 //     its selection F1 100 and its median tokens 500;
 //   - "added": a passing case present from run Runs/2 on;
 //   - "removed": a passing case present before run Runs/2 only;
+//   - a suite floor on summary.pass_hat_10 (100 in every run);
 //   - Steady more passing cases ("case-0000", ...) whose certified_lower
 //     is 60 when Wobble is false, else a value that moves every run.
 //
@@ -108,6 +109,11 @@ func Envelope(spec Spec, i int) *report.Envelope {
 			Targets: map[string]float64{"reliability.certified_lower": lower}})
 	}
 	env.Summarize(nil)
+	if s := env.Summary; s != nil && len(s.PassHat) >= 10 {
+		v := s.PassHat[9].Value
+		env.Floors = []report.SuiteFloor{{Target: "summary.pass_hat_10", Matcher: map[string]any{">=": 90.0}, Actual: v, Passed: v >= 90,
+			Message: fmt.Sprintf("summary.pass_hat_10 = %g", v), Position: diag.Pos{File: spec.Suite, Line: 1, Col: 1}}}
+	}
 	env.Tally()
 	return env
 }
