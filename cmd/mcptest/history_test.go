@@ -298,6 +298,28 @@ func TestHistoryRunnerLog(t *testing.T) {
 	}
 }
 
+// TestHistoryInputErrors: an empty directory, an empty store, a wrong
+// flag value and an unknown format exit 2 with a line that says what was
+// expected.
+func TestHistoryInputErrors(t *testing.T) {
+	empty := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"history", empty}, "no run envelope in"},
+		{[]string{"history"}, "no stored run in"},
+		{[]string{"history", empty, "--flaky", "0"}, "--flaky 1 or more"},
+		{[]string{"history", empty, "--last", "-1"}, "0 or more"},
+		{[]string{"history", empty, "--format", "htm"}, "did you mean html"},
+	} {
+		_, stderr, code := mcptest(t, map[string]string{storeEnv: empty}, tc.args...)
+		if code != ExitInput || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %q; want exit 2 saying %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
 // maxHistoryRSS bounds the peak RSS, in MB, of `mcptest history` over 200
 // envelopes of 2,000 cases: one envelope's case at a time plus the series.
 const maxHistoryRSS = 150
