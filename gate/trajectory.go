@@ -132,13 +132,32 @@ func locate(run *cassette.Run) []LocatedCall {
 // stepMatches reports whether call c is step s: the tool, then the
 // arguments.
 func stepMatches(s Step, c *cassette.Call) (bool, string) {
+	return stepMatchesArgs(s, c, nil)
+}
+
+// callArgs is a call's arguments decoded once for every step that reads
+// them (the run keeps their text).
+type callArgs struct {
+	v    any
+	done bool
+}
+
+// stepMatchesArgs is stepMatches with the call's decoded arguments kept
+// in args, when not nil, across the steps tried against it.
+func stepMatchesArgs(s Step, c *cassette.Call, args *callArgs) (bool, string) {
 	if !MatchID(s.Tool, c.Server, c.Tool) {
 		return false, ""
 	}
 	if s.Args == nil {
 		return true, ""
 	}
-	return s.Args.MatchArgs(c.Arguments.Value())
+	if args == nil {
+		return s.Args.MatchArgs(c.Arguments.Value())
+	}
+	if !args.done {
+		args.v, args.done = c.Arguments.Value(), true
+	}
+	return s.Args.MatchArgs(args.v)
 }
 
 // Diverge checks a run's calls against the reference and returns "" when
@@ -241,11 +260,12 @@ func divergeSuperset(cfg Trajectory, run *cassette.Run) string {
 	fits := make([][]int, k)
 	j := 0
 	for c := range runCalls(run) {
+		var args callArgs
 		for i, s := range cfg.Steps {
 			if len(fits[i]) == k {
 				continue
 			}
-			if ok, _ := stepMatches(s, c.Call); ok {
+			if ok, _ := stepMatchesArgs(s, c.Call, &args); ok {
 				fits[i] = append(fits[i], j)
 			}
 		}
