@@ -165,3 +165,32 @@ func or(s, def string) string {
 	}
 	return s
 }
+
+// GitHubHistoryDir fetches the history FetchGitHubHistory fetches into a
+// new temporary directory and returns it with a function that removes it:
+// the directory `mcptest history --github` folds. Each run passed over is
+// said on skipped.
+func GitHubHistoryDir(ctx context.Context, getenv func(string) string, src HistorySource, skipped func(string)) (dir string, done func(), err error) {
+	dir, err = TempHistoryDir("")
+	if err != nil {
+		return "", nil, fmt.Errorf("--github: no temporary directory: %w", err)
+	}
+	done = func() { os.RemoveAll(dir) }
+	h, err := FetchGitHubHistory(ctx, getenv, src, dir)
+	var m *Missing
+	switch {
+	case errors.As(err, &m):
+		for _, s := range m.Skipped {
+			skipped(s)
+		}
+		done()
+		return "", nil, diag.Input("--github: no baseline: %s", m.Reason)
+	case err != nil:
+		done()
+		return "", nil, err
+	}
+	for _, s := range h.Skipped {
+		skipped(s)
+	}
+	return dir, done, nil
+}

@@ -339,3 +339,30 @@ func FuzzCheckDigest(f *testing.F) {
 		}
 	})
 }
+
+// TestGitHubHistoryDir: the command line's directory holds the fetched
+// envelopes and is removed by done; no baseline is wrong input naming why.
+func TestGitHubHistoryDir(t *testing.T) {
+	srv := ghapitest.New(t, ghapitest.Require(t), "acme", "agents")
+	srv.Runs = []*ghapitest.Run{historyRun(5, historyEnvelope(t, 40, true), t), historyRun(6, historyEnvelope(t, 30, true), t)}
+	srv.Runs[1].Artifacts[0].Expired = true
+	env := map[string]string{"GITHUB_API_URL": srv.URL, "GITHUB_TOKEN": "ghs_x", "GITHUB_REPOSITORY": "acme/agents"}
+	var skipped []string
+	dir, done, err := GitHubHistoryDir(context.Background(), func(k string) string { return env[k] }, HistorySource{N: 5}, func(s string) { skipped = append(skipped, s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 || entries[0].Name() != HistoryFile(5) || len(skipped) != 1 || !strings.Contains(skipped[0], "run 6: artifact \"mcptest-baseline\" expired") {
+		t.Errorf("%v, skipped %q", entries, skipped)
+	}
+	done()
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the directory is left: %v", err)
+	}
+	srv.Runs = srv.Runs[1:]
+	_, _, err = GitHubHistoryDir(context.Background(), func(k string) string { return env[k] }, HistorySource{N: 5}, func(string) {})
+	if err == nil || !strings.Contains(err.Error(), "--github: no baseline: no successful run") {
+		t.Errorf("%v", err)
+	}
+}
