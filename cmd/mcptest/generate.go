@@ -10,7 +10,7 @@ import (
 // generate is `mcptest generate suite|conformance|redteam|eval`: the suite
 // scaffold_suite, scaffold_conformance, scaffold_redteam or scaffold_eval
 // returns, rendered by the same function, for every tool at once.
-func (c *Command) generate(_ context.Context, args []string) error {
+func (c *Command) generate(ctx context.Context, args []string) error {
 	if len(args) == 0 {
 		return inputErr("%s", mcpserver.GenerateUsage)
 	}
@@ -44,6 +44,11 @@ func (c *Command) generate(_ context.Context, args []string) error {
 	cat, err := c.loadCatalog(t, live.AllLists)
 	if err != nil {
 		return err
+	}
+	if kind == "suite" {
+		if opt.World, err = mcpserver.ExploreLive(ctx, t, c.Getenv, cat, opt); err != nil {
+			return err
+		}
 	}
 	return mcpserver.WriteSuite(c.Stdout, c.Stderr, *output, mcpserver.Generate(kind, cat, t, opt), c.writeFileData)
 }

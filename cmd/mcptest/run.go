@@ -112,12 +112,6 @@ func (c *Command) run(_ context.Context, args []string) error {
 		return err
 	}
 	start := time.Now()
-	if a.opts.Prices == nil {
-		// The embedded price table takes milliseconds to decode and the
-		// suite's loading uses one core: decode it on another meanwhile,
-		// for the run's first recording with tokens and no cost.
-		go prices.Embedded()
-	}
 	suite, err := engine.LoadSuiteForRun(config)
 	if err != nil {
 		return err
