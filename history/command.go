@@ -33,6 +33,9 @@ func (c Command) Run() error {
 		if err != nil {
 			return err
 		}
+		if names, _ := Expand([]string{dir}); len(names) == 0 {
+			return diag.Input("no stored run in %s: run `mcptest run` first, or give RUN.json files or a directory of them", dir)
+		}
 		args = []string{dir}
 	}
 	paths, err := Expand(args)
