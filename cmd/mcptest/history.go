@@ -1,12 +1,9 @@
 package main
 
 import (
-	"cmp"
 	"context"
-	"fmt"
 
 	"github.com/mcptest/mcptest/annotate"
-	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/history"
 )
 
@@ -19,21 +16,12 @@ func (c *Command) historyCommand(ctx context.Context, args []string) error {
 	last := fs.Int("last", 0, "keep the newest `N` runs of the window (0: all, up to 1000)")
 	flaky := fs.Int("flaky", 2, "a case that flipped `FLIPS` times or more flips often")
 	slide := fs.Float64("slide-threshold", 0, "list a floor as slid when it fell at least `POINTS` from its first value to its last (0: any fall)")
-	gh := fs.Bool("github", false, "also read the baseline envelopes of the newest --last (default 10) default-branch runs of mcptest-baseline.yml through the GitHub API, with the Action's baseline checks (GITHUB_TOKEN or GH_TOKEN, GITHUB_API_URL)")
-	repo := fs.String("repo", "", "with --github: the repository `OWNER/NAME` (default GITHUB_REPOSITORY)")
+	gh, repo := fs.Bool("github", false, "also read the baseline envelopes of the newest --last (default 10) default-branch runs of mcptest-baseline.yml through the GitHub API, with the Action's baseline checks (GITHUB_TOKEN or GH_TOKEN, GITHUB_API_URL)"), fs.String("repo", "", "with --github: the repository `OWNER/NAME` (default GITHUB_REPOSITORY)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
-	if *gh {
-		dir, done, err := baseline.GitHubHistoryDir(ctx, c.Getenv, baseline.HistorySource{Repo: *repo, N: cmp.Or(*last, 10), UserAgent: "mcptest/" + version},
-			func(s string) { fmt.Fprintf(c.Stderr, "mcptest: history: skipped %s\n", annotate.Clean(s)) })
-		if err != nil {
-			return err
-		}
-		defer done()
-		pos = append(pos, dir)
-	}
 	return history.Command{Args: pos, Format: format.Value, Output: *output, Last: *last, Flaky: *flaky, SlideThreshold: *slide,
-		Store: func() (string, error) { return c.storeDir("runs") }, Stdout: c.Stdout, WriteFile: c.writeFile}.Run()
+		Store: func() (string, error) { return c.storeDir("runs") }, Stdout: c.Stdout, WriteFile: c.writeFile,
+		GitHub: *gh, Repo: *repo, Context: ctx, Getenv: c.Getenv, Stderr: c.Stderr, UserAgent: "mcptest/" + version}.Run()
 }
