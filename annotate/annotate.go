@@ -108,8 +108,10 @@ func (JSON) Report(w io.Writer, env *report.Envelope) error {
 	})
 }
 
-// Pretty renders one line per case, then the failing assertions with their
-// actual values and the findings that explain them, then a summary line.
+// Pretty renders one line per case, then the checks it failed, each once
+// with its evidence under it (caseFailures, the model the job summary and
+// the HTML report render too), the findings that explain them, then a
+// summary line.
 type Pretty struct {
 	Color bool
 }
@@ -147,16 +149,11 @@ func (p Pretty) caseText(b *strings.Builder, c *report.CaseResult) {
 		report.Pass: p.paint(green, "PASS"), report.Fail: p.paint(red, "FAIL"), report.Inconclusive: p.paint(yellow, "INCONCLUSIVE"),
 	}[c.Verdict]
 	fmt.Fprintf(b, "%s  %s%s%s\n", label, Clean(c.Name), p.paint(dim, runsLabel(c)), p.paint(dim, targetsLabel(c, false)))
-	for _, a := range c.Assertions {
-		if a.Passed {
-			continue
-		}
-		fmt.Fprintf(b, "      %s %s\n", p.paint(dim, a.Position.String()+":"), Clean(a.Message))
-		if a.Actual != nil {
-			fmt.Fprintf(b, "        actual: %s\n", Clean(clip(compact(a.Actual), 200)))
-		}
-	}
+	p.failures(b, c)
 	for _, f := range c.Findings {
+		if c.Verdict != report.Pass && (f.Level == "error" || c.Verdict == report.Inconclusive && f.Level == "warning") {
+			continue // a check the case failed, or its evidence, printed above
+		}
 		if c.Verdict == report.Pass && f.Level != "warning" && !restrictedCall(f) {
 			continue
 		}
@@ -267,4 +264,25 @@ func Clean(s string) string {
 
 func isControl(r rune) bool {
 	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029 || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+}
+
+// failures prints the checks a case failed (caseFailures), each once:
+// "file:line:col: message", then its evidence indented under it, a
+// floor's FLOOR lines in red.
+func (p Pretty) failures(b *strings.Builder, c *report.CaseResult) {
+	for _, pr := range caseFailures(c) {
+		for i, l := range pr.TextLines() {
+			switch {
+			case i == 0 && pr.Level != "":
+				fmt.Fprintf(b, "      %s%s\n", p.paint(levelColor(pr.Level), pr.Level+":"), Clean(strings.TrimPrefix(l, pr.Level+":")))
+			case i == 0 && pr.Located:
+				pos := pr.Pos.String() + ":"
+				fmt.Fprintf(b, "      %s%s\n", p.paint(dim, Clean(pos)), Clean(strings.TrimPrefix(l, pos)))
+			case strings.HasPrefix(l, "  FLOOR "):
+				fmt.Fprintf(b, "        %s%s\n", p.paint(red, "FLOOR"), Clean(l[len("  FLOOR"):]))
+			default:
+				fmt.Fprintf(b, "      %s\n", Clean(l))
+			}
+		}
+	}
 }
