@@ -129,7 +129,7 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 			open(cas)
 		}
 	}
-	res.Cassettes = &report.CassetteSet{Files: len(p.files), SHA256: hex.EncodeToString(digest.Sum(nil))}
+	res.Cassettes = &report.CassetteSet{Files: len(p.files), SHA256: hex.EncodeToString(digest.Sum(nil)), Paths: cassettePaths(s, p.files)}
 	res.Tools = tools.list()
 	res.PricedRuns = priced
 	res.UnpricedModels = slices.Sorted(maps.Keys(unpriced))
@@ -281,4 +281,17 @@ func oneLine(s string) string {
 	}
 	q := strconv.Quote(s)
 	return q[1 : len(q)-1]
+}
+
+// cassettePaths lists files relative to the suite's directory for a case's
+// CassetteSet, nil past report.MaxCassettePaths.
+func cassettePaths(s *Suite, files []string) []string {
+	if len(files) == 0 || len(files) > report.MaxCassettePaths {
+		return nil
+	}
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = suiteRelative(s, f)
+	}
+	return out
 }

@@ -10,7 +10,9 @@ import (
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/cli"
+	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/report"
+	"github.com/mcptest/mcptest/report/envstream"
 	"github.com/mcptest/mcptest/report/stamp"
 )
 
@@ -51,7 +53,7 @@ func (c *Command) report(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	opt := annotate.Options{Color: (*output == "" || *output == "-") && c.color(colorMode, c.Stdout), AgentBudget: *agentBudget}
+	opt := annotate.Options{Color: (*output == "" || *output == "-") && c.color(colorMode, c.Stdout), AgentBudget: *agentBudget, Recorded: engine.RecordedEvidence}
 	if *compare != "" {
 		cmp, err := baseline.CompareFile(*compare, "--compare", env, *failOn)
 		if err != nil {
@@ -70,7 +72,7 @@ func (c *Command) report(_ context.Context, args []string) error {
 	if err := c.render(rep, err, env, *output, "report"); err != nil {
 		return err
 	}
-	if err := c.writeExtra(outputs, env, annotate.Options{AgentBudget: *agentBudget}, nil); err != nil {
+	if err := c.writeExtra(outputs, env, annotate.Options{AgentBudget: *agentBudget, Recorded: engine.RecordedEvidence}, nil); err != nil {
 		return err
 	}
 	if env.Verdict == report.Fail { // the run's own verdict, as `mcptest run` exited on it
@@ -92,13 +94,21 @@ func (c *Command) merge(args []string) error {
 	if len(files) == 0 {
 		return inputErr("report merge takes the shard envelopes to merge (the files `mcptest run --shard i/n --format json` wrote), got none")
 	}
-	env, err := baseline.MergeFiles(files)
+	m, err := envstream.MergeFiles(files)
 	if err != nil {
 		return err
 	}
+	defer m.Close()
+	env := m.Env
 	env.Run.ID = stamp.NewRunID(time.Now())
-	if err := c.render(annotate.JSON{}, nil, env, *output, "merged envelope"); err != nil || *output == "" || *output == "-" {
-		return err
+	if *output == "" || *output == "-" {
+		if err := m.Write(c.Stdout); err != nil {
+			return fmt.Errorf("write merged envelope: %w", err)
+		}
+		return nil
+	}
+	if err := c.writeFile(*output, m.Write); err != nil {
+		return fmt.Errorf("write merged envelope: %w", err)
 	}
 	fmt.Fprintf(c.Stderr, "mcptest: %s: %d passed, %d failed, %d inconclusive; %d envelopes merged into %s\n",
 		env.Verdict, env.Totals.Passed, env.Totals.Failed, env.Totals.Inconclusive, len(files), *output)

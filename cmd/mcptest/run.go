@@ -99,7 +99,7 @@ func (c *Command) runFlags(args []string) (a runArgs, err error) {
 		return a, err
 	}
 	color := a.output == "" && c.color(colorMode, c.Stdout) // a file is never coloured
-	if a.rep, err = annotate.New(a.format, annotate.Options{Color: color, AgentBudget: *agentBudget}); err != nil {
+	if a.rep, err = annotate.New(a.format, annotate.Options{Color: color, AgentBudget: *agentBudget, Recorded: engine.RecordedEvidence}); err != nil {
 		return a, inputErr("--format: %v", err)
 	}
 	return a, nil
@@ -181,7 +181,7 @@ func (c *Command) run(_ context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
-	if err := c.writeExtra(&a.outputs, env, annotate.Options{AgentBudget: a.agentBudget}, out.JSON); err != nil {
+	if err := c.writeExtra(&a.outputs, env, annotate.Options{AgentBudget: a.agentBudget, Recorded: engine.RecordedEvidence}, out.JSON); err != nil {
 		return err
 	}
 	if env.Verdict == report.Fail {
