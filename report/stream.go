@@ -173,6 +173,9 @@ func (cr *CaseReader) Decode(i int, raw json.RawMessage) (*CaseResult, error) {
 // cases, whether the document puts it ahead of them.
 func (cr *CaseReader) Seen(key string) bool { return cr.seen[strings.ToLower(key)] }
 
+// Name is the name the reader gives the envelope in errors.
+func (cr *CaseReader) Name() string { return cr.name }
+
 // Cases counts the cases read so far.
 func (cr *CaseReader) Cases() int { return cr.n }
 

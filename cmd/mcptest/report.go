@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"time"
 
@@ -49,11 +50,14 @@ func (c *Command) report(_ context.Context, args []string) error {
 		return err
 	}
 	output := &outputs.file
+	opt := annotate.Options{Color: (*output == "" || *output == "-") && c.color(colorMode, c.Stdout), AgentBudget: *agentBudget, Recorded: engine.RecordedEvidence}
+	if *compare != "" && annotate.Canonical(format.value) != "html" {
+		return c.compareStream(pos[0], *compare, *failOn, format.value, *output, opt)
+	}
 	env, err := baseline.ReadFile(pos[0], "", report.Read)
 	if err != nil {
 		return err
 	}
-	opt := annotate.Options{Color: (*output == "" || *output == "-") && c.color(colorMode, c.Stdout), AgentBudget: *agentBudget, Recorded: engine.RecordedEvidence}
 	if *compare != "" {
 		cmp, err := baseline.CompareFile(*compare, "--compare", env, *failOn)
 		if err != nil {
@@ -112,6 +116,44 @@ func (c *Command) merge(args []string) error {
 	}
 	fmt.Fprintf(c.Stderr, "mcptest: %s: %d passed, %d failed, %d inconclusive; %d envelopes merged into %s\n",
 		env.Verdict, env.Totals.Passed, env.Totals.Failed, env.Totals.Inconclusive, len(files), *output)
+	return nil
+}
+
+// compareStream is `mcptest report RUN.json --compare BASELINE.json` in
+// a format other than html: both envelopes read as streams
+// (envstream.CompareFiles), the json rendering written from the spooled
+// cases, the others from the changed cases; exit 1 when the --fail-on
+// policy fails.
+func (c *Command) compareStream(run, base, failOn, format, output string, opt annotate.Options) error {
+	if !slices.Contains(annotate.CompareFormats, annotate.Canonical(format)) {
+		_, err := annotate.NewComparison(format, nil, opt)
+		return inputErr("--format: %v", err)
+	}
+	cmp, err := envstream.CompareFiles(base, "--compare", run, failOn)
+	if err != nil {
+		return err
+	}
+	defer cmp.Close()
+	if n := cmp.Unlisted; n > 0 && annotate.Canonical(format) != "json" {
+		cmp.Cmp.Warnings = append(cmp.Cmp.Warnings, fmt.Sprintf("%d more changed cases are not listed here (the first %d are): --format json lists every case", n, envstream.MaxListed))
+	}
+	write := func(w io.Writer) error {
+		if annotate.Canonical(format) == "json" {
+			return cmp.Write(w)
+		}
+		return annotate.RenderComparison(w, format, cmp.Cmp, opt)
+	}
+	if output == "" || output == "-" {
+		err = write(c.Stdout)
+	} else {
+		err = c.writeFile(output, write)
+	}
+	if err != nil {
+		return fmt.Errorf("write comparison: %w", err)
+	}
+	if cmp.Cmp.Gate.Failed {
+		return errFailed
+	}
 	return nil
 }
 
