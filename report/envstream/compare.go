@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/internal/diag"
@@ -85,6 +86,7 @@ func (c *Compared) Write(w io.Writer) error {
 // hash of each one's name and where it starts: 16 bytes a case, and 4 for
 // the order sorted by hash that finds a name.
 type baseIndex struct {
+	cr     *report.CaseReader
 	f      *os.File
 	offs   []int64
 	hashes []uint64
@@ -102,7 +104,7 @@ func (b *baseIndex) raw(i int32) ([]byte, error) {
 }
 
 // find returns the index of the baseline case called name, -1 for none.
-func (b *baseIndex) find(name string, h uint64, decode func([]byte) (*report.CaseResult, error)) (int32, *report.CaseResult, error) {
+func (b *baseIndex) find(name string, h uint64) (int32, *report.CaseResult, error) {
 	at, _ := slices.BinarySearchFunc(b.byHash, h, func(i int32, h uint64) int {
 		switch {
 		case b.hashes[i] < h:
@@ -121,7 +123,7 @@ func (b *baseIndex) find(name string, h uint64, decode func([]byte) (*report.Cas
 		if err != nil {
 			return -1, nil, err
 		}
-		c, err := decode(data)
+		c, err := b.cr.Decode(int(i), data)
 		if err != nil {
 			return -1, nil, err
 		}
@@ -158,11 +160,6 @@ func CompareFiles(basePath, flag, curPath, failOn string) (*Compared, error) {
 		return nil, err
 	}
 	return cmp, nil
-}
-
-// decodeCase decodes one case's JSON for the comparison, checked.
-func decodeCase(cr *report.CaseReader) func([]byte) (*report.CaseResult, error) {
-	return func(raw []byte) (*report.CaseResult, error) { return cr.Decode(0, raw) }
 }
 
 func compareStream(basePath, flag, curPath string, policy baseline.Policy) (out *Compared, err error) {
@@ -378,7 +375,7 @@ func indexBaseline(cr *report.CaseReader) (*indexed, *report.Envelope, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("spool the baseline: %w", err)
 	}
-	idx := &indexed{baseIndex: &baseIndex{f: f}}
+	idx := &indexed{baseIndex: &baseIndex{f: f, cr: cr}}
 	fail := func(err error) (*indexed, *report.Envelope, error) {
 		f.Close()
 		os.Remove(f.Name())
@@ -403,12 +400,11 @@ func indexBaseline(cr *report.CaseReader) (*indexed, *report.Envelope, error) {
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				c, err := cr.Decode(j.i, j.raw)
-				var h uint64
-				if err == nil {
-					h = nameHash(c.Name)
+				name, err := caseName(j.raw)
+				if err != nil {
+					err = fmt.Errorf("%s: not a run envelope: cases[%d]: %w", cr.Name(), j.i, err)
 				}
-				dones <- done{i: j.i, hash: h, err: err}
+				dones <- done{i: j.i, hash: nameHash(name), err: err}
 			}
 		}()
 	}
@@ -496,23 +492,51 @@ func indexBaseline(cr *report.CaseReader) (*indexed, *report.Envelope, error) {
 	}
 	if len(twice) > 0 {
 		slices.Sort(twice)
-		decode := decodeCase(cr)
 		for _, i := range twice {
 			data, err := idx.raw(i)
 			if err != nil {
 				return fail(err)
 			}
-			c, err := decode(data)
+			c, err := cr.Decode(int(i), data)
 			if err != nil {
 				return fail(err)
 			}
-			if j, _, err := idx.find(c.Name, idx.hashes[i], decode); err == nil && j >= 0 && j < i {
+			if j, _, err := idx.find(c.Name, idx.hashes[i]); err == nil && j >= 0 && j < i {
 				idx.dropped[i] = true
 				idx.warnings = append(idx.warnings, baseline.TwiceInBaseline(c.Name))
 			}
 		}
 	}
 	return idx, head, nil
+}
+
+// caseName reads the name of a case from its JSON, without decoding the
+// rest: the case is decoded and checked when it is compared (or listed as
+// removed), so every case of the baseline is checked once.
+func caseName(raw []byte) (string, error) {
+	// An envelope mcptest writes puts the name first.
+	const key = `"name": "`
+	if i := bytes.Index(raw, []byte(key)); i >= 0 && len(bytes.TrimSpace(raw[1:i])) == 0 {
+		rest := raw[i+len(key)-1:]
+		if end := bytes.IndexByte(rest[1:], '"'); end >= 0 && bytes.IndexByte(rest[1:end+1], '\\') < 0 && utf8.Valid(rest[1:end+1]) {
+			return string(rest[1 : end+1]), nil
+		}
+		var name string
+		dec := json.NewDecoder(bytes.NewReader(rest))
+		if err := dec.Decode(&name); err == nil {
+			return name, nil
+		}
+	}
+	var c struct {
+		Name *string `json:"name"`
+	}
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return "", err
+	}
+	if c.Name == nil {
+		return "", nil
+	}
+	return *c.Name, nil
 }
 
 // baselineHead is the baseline's head as baseline.ReadBaseline reads it:
@@ -560,7 +584,6 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, fold func
 	jobs := make(chan job, window)
 	order := make(chan chan result, window)
 	var wg sync.WaitGroup
-	decode := decodeCase(cur)
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
@@ -576,7 +599,7 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, fold func
 				r.hash = nameHash(cc.Name)
 				var bc *report.CaseResult
 				if reason == "" {
-					r.base, bc, r.err = idx.find(cc.Name, r.hash, decode)
+					r.base, bc, r.err = idx.find(cc.Name, r.hash)
 				}
 				if r.err == nil {
 					r.d = baseline.CaseOf(bc, cc, reason)

@@ -1,6 +1,7 @@
 package envstream
 
 import (
+	"bytes"
 	"container/heap"
 	"context"
 	"encoding/json"
@@ -51,7 +52,10 @@ const depth = 16
 
 // item is one case of an input on its way to the fold.
 type item struct {
-	c   *report.CaseResult
+	c *report.CaseResult
+	// raw is the case's JSON when it is what encoding c gives (canonical):
+	// the merge copies it.
+	raw []byte
 	err error
 }
 
@@ -181,15 +185,20 @@ func mergeStream(paths []string) (m *Merged, err error) {
 			defer wg.Done()
 			defer close(in.ch)
 			for {
-				c, err := in.cr.Next()
+				raw, err := in.cr.NextRaw()
 				if errors.Is(err, io.EOF) {
 					return
 				}
+				var c *report.CaseResult
 				if err == nil {
+					c, err = in.cr.Decode(in.cr.Cases()-1, raw)
+				}
+				if err == nil && !canonical(raw) {
 					err = spool.Prepare(c)
+					raw = nil
 				}
 				select {
-				case in.ch <- item{c: c, err: err}:
+				case in.ch <- item{c: c, raw: raw, err: err}:
 				case <-ctx.Done():
 					return
 				}
@@ -211,7 +220,7 @@ func mergeStream(paths []string) (m *Merged, err error) {
 		case it.err != nil:
 			return &diag.InputError{Err: it.err}
 		}
-		heap.Push(h, headCase{c: it.c, in: i})
+		heap.Push(h, headCase{c: it.c, raw: it.raw, in: i})
 		return nil
 	}
 	for i := range ins {
@@ -235,7 +244,12 @@ func mergeStream(paths []string) (m *Merged, err error) {
 		}
 		names = append(names, nameHash(c.Name))
 		counter.Add(c)
-		if err := spool.Add(c); err != nil {
+		if hc.raw != nil {
+			err = spool.AddRaw(hc.raw)
+		} else {
+			err = spool.Add(c)
+		}
+		if err != nil {
 			return nil, err
 		}
 		if err := next(hc.in); err != nil {
@@ -331,6 +345,15 @@ func duplicates(paths []string, names []uint64) error {
 	return nil
 }
 
+// canonical reports whether a case's JSON is laid out as the JSON
+// reporter lays out a case of the envelope (annotate.JSON: indented by two
+// spaces from four, the name first), so that copying it gives what
+// encoding the decoded case gives: a shard mcptest wrote. Another layout
+// is encoded again.
+func canonical(raw []byte) bool {
+	return bytes.HasPrefix(raw, []byte("{\n      \"name\": ")) && bytes.HasSuffix(raw, []byte("\n    }"))
+}
+
 func nameHash(name string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(name))
@@ -339,8 +362,9 @@ func nameHash(name string) uint64 {
 
 // headCase is the next case of one input.
 type headCase struct {
-	c  *report.CaseResult
-	in int
+	c   *report.CaseResult
+	raw []byte
+	in  int
 }
 
 // caseHeap orders the inputs' next cases as baseline.Merge's stable sort
