@@ -171,7 +171,7 @@ func cacheKey(s *Suite, p casePlan, version string, minBytes int64) (key string,
 		fmt.Fprintf(h, "\x00%s\x00%x", f, sum)
 		fmt.Fprintf(digest, "%s\x00%x\n", suiteRelative(s, f), sum)
 	}
-	set = report.CassetteSet{Files: len(p.files), SHA256: hex.EncodeToString(digest.Sum(nil)), Paths: cassettePaths(s, p.files)}
+	set = report.CassetteSet{Files: len(p.files), SHA256: hex.EncodeToString(digest.Sum(nil)), Paths: cassettePaths(s, p.c, p.files)}
 	return hex.EncodeToString(h.Sum(nil)), set, true
 }
 
