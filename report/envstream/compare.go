@@ -259,24 +259,8 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy) (out 
 	}
 	c := baseline.Begin(baseHead, curHead)
 	if c.NotComparable == "" {
-		for i := range idx.hashes {
-			if idx.dropped[i] || idx.matched[i] {
-				continue
-			}
-			data, err := idx.raw(int32(i))
-			if err != nil {
-				return nil, err
-			}
-			bc, err := base.Decode(i, data)
-			if err != nil {
-				return nil, err
-			}
-			d := baseline.RemovedOf(bc)
-			enc, err := encodeDelta(&d)
-			if err != nil {
-				return nil, err
-			}
-			emit(d, enc)
+		if err := idx.removed(emit); err != nil {
+			return nil, err
 		}
 	}
 	if err := sw.Flush(); err != nil {
@@ -467,45 +451,8 @@ func indexBaseline(cr *report.CaseReader) (*indexed, *report.Envelope, error) {
 	if err := w.Flush(); err != nil {
 		return fail(fmt.Errorf("spool the baseline: %w", err))
 	}
-	n := len(idx.hashes)
-	idx.dropped, idx.matched = make([]bool, n), make([]bool, n)
-	idx.byHash = make([]int32, n)
-	for i := range idx.byHash {
-		idx.byHash[i] = int32(i)
-	}
-	slices.SortStableFunc(idx.byHash, func(a, b int32) int {
-		switch {
-		case idx.hashes[a] < idx.hashes[b]:
-			return -1
-		case idx.hashes[a] > idx.hashes[b]:
-			return 1
-		}
-		return 0
-	})
-	// Names given twice: the first, in the baseline's order, is kept.
-	var twice []int32
-	for k := 1; k < n; k++ {
-		if idx.hashes[idx.byHash[k]] != idx.hashes[idx.byHash[k-1]] {
-			continue
-		}
-		twice = append(twice, idx.byHash[k])
-	}
-	if len(twice) > 0 {
-		slices.Sort(twice)
-		for _, i := range twice {
-			data, err := idx.raw(i)
-			if err != nil {
-				return fail(err)
-			}
-			c, err := cr.Decode(int(i), data)
-			if err != nil {
-				return fail(err)
-			}
-			if j, _, err := idx.find(c.Name, idx.hashes[i]); err == nil && j >= 0 && j < i {
-				idx.dropped[i] = true
-				idx.warnings = append(idx.warnings, baseline.TwiceInBaseline(c.Name))
-			}
-		}
+	if err := idx.sortAndDrop(); err != nil {
+		return fail(err)
 	}
 	return idx, head, nil
 }
@@ -537,6 +484,77 @@ func caseName(raw []byte) (string, error) {
 		return "", nil
 	}
 	return *c.Name, nil
+}
+
+// removed hands emit the baseline's cases the current run does not hold,
+// in the baseline's order.
+func (idx *indexed) removed(emit func(baseline.CaseDelta, []byte)) error {
+	for i := range idx.hashes {
+		if idx.dropped[i] || idx.matched[i] {
+			continue
+		}
+		data, err := idx.raw(int32(i))
+		if err != nil {
+			return err
+		}
+		bc, err := idx.cr.Decode(i, data)
+		if err != nil {
+			return err
+		}
+		d := baseline.RemovedOf(bc)
+		enc, err := encodeDelta(&d)
+		if err != nil {
+			return err
+		}
+		emit(d, enc)
+	}
+	return nil
+}
+
+// sortAndDrop orders the index by name hash and drops every case given
+// twice past its first, in the baseline's order, with a warning each.
+func (idx *indexed) sortAndDrop() error {
+	n := len(idx.hashes)
+	idx.dropped, idx.matched = make([]bool, n), make([]bool, n)
+	idx.byHash = make([]int32, n)
+	for i := range idx.byHash {
+		idx.byHash[i] = int32(i)
+	}
+	slices.SortStableFunc(idx.byHash, func(a, b int32) int {
+		switch {
+		case idx.hashes[a] < idx.hashes[b]:
+			return -1
+		case idx.hashes[a] > idx.hashes[b]:
+			return 1
+		}
+		return 0
+	})
+	// Names given twice: the first, in the baseline's order, is kept.
+	var twice []int32
+	for k := 1; k < n; k++ {
+		if idx.hashes[idx.byHash[k]] != idx.hashes[idx.byHash[k-1]] {
+			continue
+		}
+		twice = append(twice, idx.byHash[k])
+	}
+	if len(twice) > 0 {
+		slices.Sort(twice)
+		for _, i := range twice {
+			data, err := idx.raw(i)
+			if err != nil {
+				return err
+			}
+			c, err := idx.cr.Decode(int(i), data)
+			if err != nil {
+				return err
+			}
+			if j, _, err := idx.find(c.Name, idx.hashes[i]); err == nil && j >= 0 && j < i {
+				idx.dropped[i] = true
+				idx.warnings = append(idx.warnings, baseline.TwiceInBaseline(c.Name))
+			}
+		}
+	}
+	return nil
 }
 
 // baselineHead is the baseline's head as baseline.ReadBaseline reads it:

@@ -109,6 +109,67 @@ func MergeFiles(paths []string) (*Merged, error) {
 	return m, nil
 }
 
+// openInput opens one shard envelope and reads its head up to its cases:
+// its shard when the head names it there.
+func openInput(p string) (*input, error) {
+	f, r, err := openEnvelope(p, "", baseline.MaxEnvelopeBytes)
+	if err != nil {
+		return nil, err
+	}
+	in := &input{name: p, f: f, ch: make(chan item, depth)}
+	in.cr, err = report.NewCaseReader(r, p)
+	if err != nil {
+		f.Close()
+		return nil, &diag.InputError{Err: err}
+	}
+	if !in.cr.Seen("run") {
+		return in, nil
+	}
+	head, err := in.cr.Head()
+	if err != nil {
+		f.Close()
+		return nil, &diag.InputError{Err: err}
+	}
+	in.runSeen = true
+	if head.Run.Shard != "" {
+		if in.shard, err = report.ParseShard(head.Run.Shard); err != nil {
+			f.Close()
+			return nil, &diag.InputError{Err: fmt.Errorf("merge: %s: run.shard: %v", p, err)}
+		}
+	}
+	return in, nil
+}
+
+// read decodes and checks the input's cases in order and hands them to
+// the fold, with their JSON when it is canonical, else encoded for the
+// spool (CaseSpool.Prepare) here, on the input's goroutine; it stops at
+// the first error, which it hands on too, or when ctx is done.
+func (in *input) read(ctx context.Context, spool *annotate.CaseSpool) {
+	defer close(in.ch)
+	for {
+		raw, err := in.cr.NextRaw()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		var c *report.CaseResult
+		if err == nil {
+			c, err = in.cr.Decode(in.cr.Cases()-1, raw)
+		}
+		if err == nil && !canonical(raw) {
+			err = spool.Prepare(c)
+			raw = nil
+		}
+		select {
+		case in.ch <- item{c: c, raw: raw, err: err}:
+		case <-ctx.Done():
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
 // errUnsorted stops a streamed merge whose input is not in suite order.
 var errUnsorted = errors.New("an input's cases are not in suite order")
 
@@ -156,56 +217,15 @@ func mergeStream(paths []string) (m *Merged, err error) {
 		}
 	}()
 	for i, p := range paths {
-		f, r, err := openEnvelope(p, "", baseline.MaxEnvelopeBytes)
-		if err != nil {
+		if ins[i], err = openInput(p); err != nil {
 			return nil, err
-		}
-		in := &input{name: p, f: f, ch: make(chan item, depth)}
-		ins[i] = in
-		in.cr, err = report.NewCaseReader(r, p)
-		if err != nil {
-			return nil, &diag.InputError{Err: err}
-		}
-		if in.cr.Seen("run") {
-			head, err := in.cr.Head()
-			if err != nil {
-				return nil, &diag.InputError{Err: err}
-			}
-			in.runSeen = true
-			if head.Run.Shard != "" {
-				if in.shard, err = report.ParseShard(head.Run.Shard); err != nil {
-					return nil, &diag.InputError{Err: fmt.Errorf("merge: %s: run.shard: %v", p, err)}
-				}
-			}
 		}
 	}
 	for _, in := range ins {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer close(in.ch)
-			for {
-				raw, err := in.cr.NextRaw()
-				if errors.Is(err, io.EOF) {
-					return
-				}
-				var c *report.CaseResult
-				if err == nil {
-					c, err = in.cr.Decode(in.cr.Cases()-1, raw)
-				}
-				if err == nil && !canonical(raw) {
-					err = spool.Prepare(c)
-					raw = nil
-				}
-				select {
-				case in.ch <- item{c: c, raw: raw, err: err}:
-				case <-ctx.Done():
-					return
-				}
-				if err != nil {
-					return
-				}
-			}
+			in.read(ctx, spool)
 		}()
 	}
 
@@ -234,13 +254,8 @@ func mergeStream(paths []string) (m *Merged, err error) {
 		if in.n > 0 && positionLess(c.Position, in.last.Position) {
 			return nil, errUnsorted
 		}
-		in.last.Position = c.Position
-		in.n++
-		switch {
-		case !in.runSeen:
-			in.late = append(in.late, c.Name)
-		case in.shard.Count > 0 && !in.shard.Holds(c.Name):
-			return nil, baseline.WrongShard(in.name, in.shard, c.Name)
+		if err := in.took(c); err != nil {
+			return nil, err
 		}
 		names = append(names, nameHash(c.Name))
 		counter.Add(c)
@@ -257,24 +272,9 @@ func mergeStream(paths []string) (m *Merged, err error) {
 		}
 	}
 
-	heads := make([]baseline.Input, len(ins))
-	for i, in := range ins {
-		env, err := in.cr.Envelope()
-		if err != nil {
-			return nil, &diag.InputError{Err: err}
-		}
-		heads[i] = baseline.Input{Name: in.name, Envelope: env}
-		if len(in.late) > 0 && env.Run.Shard != "" {
-			sh, err := report.ParseShard(env.Run.Shard)
-			if err != nil {
-				return nil, &diag.InputError{Err: fmt.Errorf("merge: %s: run.shard: %v", in.name, err)}
-			}
-			for _, name := range in.late {
-				if !sh.Holds(name) {
-					return nil, &diag.InputError{Err: baseline.WrongShard(in.name, sh, name)}
-				}
-			}
-		}
+	heads, err := headsOf(ins)
+	if err != nil {
+		return nil, err
 	}
 	out, err := baseline.MergeHeads(heads)
 	if err != nil {
@@ -286,6 +286,47 @@ func mergeStream(paths []string) (m *Merged, err error) {
 	out.Cases = []*report.CaseResult{}
 	out.Finish(&counter, expr.JudgeFloor)
 	return &Merged{Env: out, spool: spool}, nil
+}
+
+// took notes that the fold took case c of the input: where it stands, and
+// whether it belongs to the input's shard (checked at the end when the
+// input names its shard after its cases).
+func (in *input) took(c *report.CaseResult) error {
+	in.last.Position = c.Position
+	in.n++
+	switch {
+	case !in.runSeen:
+		in.late = append(in.late, c.Name)
+	case in.shard.Count > 0 && !in.shard.Holds(c.Name):
+		return baseline.WrongShard(in.name, in.shard, c.Name)
+	}
+	return nil
+}
+
+// headsOf reads each input's head once its cases are read, and checks
+// the cases of an input that named its shard only after them.
+func headsOf(ins []*input) ([]baseline.Input, error) {
+	heads := make([]baseline.Input, len(ins))
+	for i, in := range ins {
+		env, err := in.cr.Envelope()
+		if err != nil {
+			return nil, &diag.InputError{Err: err}
+		}
+		heads[i] = baseline.Input{Name: in.name, Envelope: env}
+		if len(in.late) == 0 || env.Run.Shard == "" {
+			continue
+		}
+		sh, err := report.ParseShard(env.Run.Shard)
+		if err != nil {
+			return nil, &diag.InputError{Err: fmt.Errorf("merge: %s: run.shard: %v", in.name, err)}
+		}
+		for _, name := range in.late {
+			if !sh.Holds(name) {
+				return nil, &diag.InputError{Err: baseline.WrongShard(in.name, sh, name)}
+			}
+		}
+	}
+	return heads, nil
 }
 
 // duplicates finds a case two inputs (or one, twice) hold from the hashes
