@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcptest/mcptest/annotate/runnertest"
 	"github.com/mcptest/mcptest/history/historytest"
 )
 
@@ -265,6 +266,57 @@ func TestHistoryPageAccessibility(t *testing.T) {
 			b.open("file://"+page, width, 900)
 			runAxe(t, b, axe)
 		})
+	}
+}
+
+// TestHistoryRunnerLog: under GitHub Actions, the text, markdown and JSON
+// of a window whose case names are workflow commands hold no command the
+// runner would run.
+func TestHistoryRunnerLog(t *testing.T) {
+	dir := t.TempDir()
+	spec := historytest.Spec{Runs: 4, Suite: "suite.yml", Steady: 2}
+	for i := range spec.Runs {
+		env := historytest.Envelope(spec, i)
+		env.Cases[0].Name = "::error file=x::forged"
+		env.Cases[1].Name = "ok\n::add-mask::x\r::stop-commands::y"
+		data, err := json.Marshal(env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, historytest.FileName(spec, i)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, format := range []string{"text", "markdown", "json"} {
+		out, stderr, code := mcptest(t, map[string]string{"GITHUB_ACTIONS": "true"}, "history", dir, "--format", format)
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", format, code, stderr)
+		}
+		if cmds := runnertest.Commands(out); len(cmds) > 0 {
+			t.Errorf("%s: the runner would run %v", format, cmds)
+		}
+	}
+}
+
+// TestHistoryInputErrors: an empty directory, an empty store, a wrong
+// flag value and an unknown format exit 2 with a line that says what was
+// expected.
+func TestHistoryInputErrors(t *testing.T) {
+	empty := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"history", empty}, "no run envelope in"},
+		{[]string{"history"}, "no stored run in"},
+		{[]string{"history", empty, "--flaky", "0"}, "--flaky 1 or more"},
+		{[]string{"history", empty, "--last", "-1"}, "0 or more"},
+		{[]string{"history", empty, "--format", "htm"}, "did you mean html"},
+	} {
+		_, stderr, code := mcptest(t, map[string]string{storeEnv: empty}, tc.args...)
+		if code != ExitInput || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %q; want exit 2 saying %q", tc.args, code, stderr, tc.want)
+		}
 	}
 }
 
