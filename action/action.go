@@ -267,7 +267,7 @@ func (r *run) writeEnvelope(env *report.Envelope) error {
 // beside report-path, as `mcptest run --output FORMAT=FILE` renders it
 // (annotate.Render).
 func (r *run) writeReport(env *report.Envelope, format string) error {
-	data, err := annotate.Render(format, env, annotate.Options{})
+	data, err := annotate.Render(format, env, annotate.Options{Recorded: engine.RecordedEvidence})
 	if err != nil {
 		return err
 	}

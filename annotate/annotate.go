@@ -22,6 +22,9 @@ type Options struct {
 	Color bool
 	// AgentBudget is the agent reporter's token budget (0: the default).
 	AgentBudget int
+	// Recorded reads a case's evidence again from its recordings for the
+	// html report (HTML.Recorded); nil shows only what the envelope holds.
+	Recorded Recorded
 }
 
 // Names lists the reporters New knows, in the order help shows them: the
@@ -50,7 +53,7 @@ func New(name string, opt Options) (Reporter, error) {
 	case "sarif":
 		return SARIF{}, nil
 	case "html":
-		return HTML{}, nil
+		return HTML{Recorded: opt.Recorded}, nil
 	case "agent":
 		return Agent{Budget: opt.AgentBudget}, nil
 	}

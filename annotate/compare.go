@@ -50,7 +50,7 @@ func NewComparison(format string, cmp *baseline.Comparison, opt Options) (Report
 	format = Canonical(format)
 	switch {
 	case format == "html":
-		return HTML{Comparison: cmp}, nil
+		return HTML{Comparison: cmp, Recorded: opt.Recorded}, nil
 	case !slices.Contains(CompareFormats, format):
 		return nil, unknownComparison(format)
 	}

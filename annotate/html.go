@@ -43,7 +43,16 @@ type HTML struct {
 	// evidence the page leaves out; a report written to a file says which
 	// command shows them instead.
 	Viewer string
+	// Recorded, when set, reads again the evidence of a case whose
+	// envelope carries none (a passing case carries only the reference to
+	// its recordings: engine.RecordedEvidence), or says in a note why it
+	// cannot; the page shows the note.
+	Recorded Recorded
 }
+
+// Recorded reads a case's evidence from its recordings, the case's
+// envelope naming the suite at suitePath; note says why there is none.
+type Recorded func(suitePath string, c *report.CaseResult) (evidence []report.RunEvidence, note string)
 
 //go:embed html/report.tmpl
 var htmlTemplate string
@@ -234,7 +243,11 @@ type htmlCase struct {
 	// case's timelines out altogether.
 	EvidenceLeft    int
 	EvidenceSkipped bool
-	Search          string
+	// EvidenceNote says where the timelines of a case whose envelope
+	// carries none came from: its recordings, read again, or why they
+	// were not at hand.
+	EvidenceNote string
+	Search       string
 	// URLName is the case's name as recorded, for the viewer's address of
 	// its history (html/template escapes it for the URL).
 	URLName string
@@ -341,10 +354,19 @@ func (h HTML) model(env *report.Envelope) (htmlData, error) {
 			d.Strip.Flips, d.Strip.MoreFlips = d.Strip.Flips[:maxStripFlips], len(d.Strip.Flips)-maxStripFlips
 		}
 	}
-	shown := evidenceBudget(env.Cases)
+	shown, reread := evidenceBudget(env, h.Recorded)
 	var review []int
 	for i, c := range env.Cases {
+		rr, again := reread[i]
+		if again && rr.evidence != nil {
+			withEv := *c
+			withEv.Evidence = rr.evidence
+			c = &withEv
+		}
 		hc := htmlCaseOf(i, c, shown[i])
+		if again {
+			hc.EvidenceNote = Clean(rr.note)
+		}
 		hc.Viewer = h.Viewer
 		if cd, ok := deltas[c.Name]; ok && d.Compared {
 			hc.Baseline, hc.BaselineClass, hc.Delta = baselineWords(cd)

@@ -105,8 +105,12 @@ func evidenceSize(runs []report.RunEvidence) int {
 
 // evidenceBudget decides which cases show their evidence: failing and
 // inconclusive cases first, then passing ones, in suite order, while the
-// page's budget lasts.
-func evidenceBudget(cases []*report.CaseResult) map[int]bool {
+// page's budget lasts. A case whose envelope carries no evidence has it
+// read again from its recordings by recorded (when given), only while
+// the budget lasts, so the page reads no more recordings than it shows:
+// reread holds, by case, what was read and the note the page shows.
+func evidenceBudget(env *report.Envelope, recorded Recorded) (shown map[int]bool, reread map[int]rereadEvidence) {
+	cases := env.Cases
 	order := make([]int, len(cases))
 	for i := range order {
 		order[i] = i
@@ -114,18 +118,46 @@ func evidenceBudget(cases []*report.CaseResult) map[int]bool {
 	sort.SliceStable(order, func(a, b int) bool {
 		return cases[order[a]].Verdict != report.Pass && cases[order[b]].Verdict == report.Pass
 	})
-	shown := map[int]bool{}
+	shown, reread = map[int]bool{}, map[int]rereadEvidence{}
 	left := htmlEvidenceBudget
 	for _, i := range order {
-		n := evidenceSize(pickRuns(cases[i]))
+		c := cases[i]
+		if len(c.Evidence) == 0 && recorded != nil && c.Cassettes != nil && left >= htmlRereadMin {
+			ev, note := recorded(env.Suite.Path, c)
+			if note == "" {
+				note = "timelines read again from the case's recordings (their sha256 matches the run's)"
+			}
+			withEv := *c
+			withEv.Evidence = ev
+			if n := evidenceSize(pickRuns(&withEv)); n > 0 && n <= left {
+				left -= n
+				shown[i] = true
+				reread[i] = rereadEvidence{evidence: ev, note: note}
+			} else if ev == nil {
+				reread[i] = rereadEvidence{note: "no timelines: " + note}
+			}
+			continue
+		}
+		n := evidenceSize(pickRuns(c))
 		if n == 0 || n > left {
 			continue
 		}
 		left -= n
 		shown[i] = true
 	}
-	return shown
+	return shown, reread
 }
+
+// rereadEvidence is a case's evidence read again from its recordings,
+// and what the page says of it.
+type rereadEvidence struct {
+	evidence []report.RunEvidence
+	note     string
+}
+
+// htmlRereadMin is the budget under which the page reads no more
+// recordings.
+const htmlRereadMin = 4 << 10
 
 // pickRuns chooses the runs a case shows: its failing runs first, then
 // the others, in run order, at most htmlEvidenceRuns.

@@ -282,6 +282,17 @@ func (s *CaseSpool) Add(c *report.CaseResult) error {
 	return nil
 }
 
+// AddRaw writes one case at the end of the spool as data, its encoding
+// as Add would write it (a case of an envelope this encoder wrote, read
+// back: report merge copies it as it is).
+func (s *CaseSpool) AddRaw(data []byte) error {
+	if err := writeCase(s.w, s.n, data); err != nil {
+		return fmt.Errorf("spool the run's cases: %w", err)
+	}
+	s.n++
+	return nil
+}
+
 // WriteEnvelope writes env with the spooled cases in place of env.Cases,
 // which must be empty. It may be called more than once (the workspace
 // store and --output).

@@ -232,30 +232,16 @@ type Options struct {
 // what cannot be compared is said so, case by case, and mismatched inputs
 // give warnings.
 func Compare(base, cur *report.Envelope, opt Options) *Comparison {
-	c := &Comparison{
-		ComparisonVersion: Version,
-		Baseline:          ref(base),
-		Current:           ref(cur),
-		Warnings:          []string{},
-		Cases:             []CaseDelta{},
-	}
-	whole := ""
-	if base.SchemaVersion != cur.SchemaVersion {
-		whole = fmt.Sprintf("the baseline envelope has schema_version %d and the current one %d: runs of different envelope versions are not compared", base.SchemaVersion, cur.SchemaVersion)
-		c.NotComparable = whole
-	} else {
-		c.warnings(base, cur)
-	}
-
+	c := Begin(base, cur)
 	baseCases := map[string]*report.CaseResult{}
 	var baseOrder []string
-	if whole == "" {
+	if c.NotComparable == "" {
 		for _, bc := range base.Cases {
 			if bc == nil {
 				continue
 			}
 			if _, dup := baseCases[bc.Name]; dup {
-				c.Warnings = append(c.Warnings, fmt.Sprintf("the baseline holds case %q twice: the first is compared", bc.Name))
+				c.Warnings = append(c.Warnings, TwiceInBaseline(bc.Name))
 				continue
 			}
 			baseCases[bc.Name] = bc
@@ -268,40 +254,88 @@ func Compare(base, cur *report.Envelope, opt Options) *Comparison {
 			continue
 		}
 		if seen[cc.Name] {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("the current run holds case %q twice: the first is compared", cc.Name))
+			c.Warnings = append(c.Warnings, TwiceInCurrent(cc.Name))
 			continue
 		}
 		seen[cc.Name] = true
-		var d CaseDelta
-		switch bc := baseCases[cc.Name]; {
-		case whole != "":
-			d = CaseDelta{Name: cc.Name, Kind: cc.Kind, Status: NotComparable, Reasons: []string{whole}, Current: side(cc)}
-			d.Targets, d.Counts, d.Labels = targets(nil, cc, false), counts(nil, cc, false), labels(nil, cc)
-			d.Flips = []Flip{}
-		case bc == nil:
-			d = CaseDelta{Name: cc.Name, Kind: cc.Kind, Status: New, Current: side(cc)}
-			d.Targets, d.Counts, d.Labels = targets(nil, cc, false), counts(nil, cc, false), labels(nil, cc)
-			d.Flips = []Flip{}
-		default:
-			d = compareCase(bc, cc)
-		}
-		c.Cases = append(c.Cases, d)
+		c.Cases = append(c.Cases, CaseOf(baseCases[cc.Name], cc, c.NotComparable))
 	}
 	for _, name := range baseOrder {
-		if seen[name] {
-			continue
+		if !seen[name] {
+			c.Cases = append(c.Cases, RemovedOf(baseCases[name]))
 		}
-		bc := baseCases[name]
-		d := CaseDelta{Name: bc.Name, Kind: bc.Kind, Status: Removed, Baseline: side(bc), Flips: []Flip{}}
-		d.Targets, d.Counts, d.Labels = targets(bc, nil, false), counts(bc, nil, false), labels(bc, nil)
-		c.Cases = append(c.Cases, d)
-	}
-	if whole == "" {
-		c.compareSummaries(base, cur)
 	}
 	c.summarize()
-	c.Gate = Evaluate(c.Summary, opt.FailOn)
+	c.Finish(base, cur, opt)
 	return c
+}
+
+// Begin starts the comparison of two runs from their heads (their cases
+// are not read): the runs compared, and the warnings their heads give, or
+// why they cannot be compared at all. Compare, and a comparison that
+// streams the cases (report/envstream), then add each case (CaseOf,
+// RemovedOf, Summary.Add) and Finish.
+func Begin(base, cur *report.Envelope) *Comparison {
+	c := &Comparison{
+		ComparisonVersion: Version,
+		Baseline:          ref(base),
+		Current:           ref(cur),
+		Warnings:          []string{},
+		Cases:             []CaseDelta{},
+	}
+	if base.SchemaVersion != cur.SchemaVersion {
+		c.NotComparable = fmt.Sprintf("the baseline envelope has schema_version %d and the current one %d: runs of different envelope versions are not compared", base.SchemaVersion, cur.SchemaVersion)
+	} else {
+		c.warnings(base, cur)
+	}
+	return c
+}
+
+// Finish compares the runs' summaries and suite floors (when the runs are
+// comparable) and applies the policy, once c.Summary counts every case.
+func (c *Comparison) Finish(base, cur *report.Envelope, opt Options) {
+	if c.NotComparable == "" {
+		c.compareSummaries(base, cur)
+	}
+	c.Gate = Evaluate(c.Summary, opt.FailOn)
+}
+
+// TwiceInBaseline is the warning of a case the baseline holds twice.
+func TwiceInBaseline(name string) string {
+	return fmt.Sprintf("the baseline holds case %q twice: the first is compared", name)
+}
+
+// TwiceInCurrent is the warning of a case the current run holds twice.
+func TwiceInCurrent(name string) string {
+	return fmt.Sprintf("the current run holds case %q twice: the first is compared", name)
+}
+
+// CaseOf is the delta of a case of the current run: compared with the
+// baseline's case bc, new when bc is nil, not comparable for the reason
+// whole when the runs are not (Comparison.NotComparable).
+func CaseOf(bc, cc *report.CaseResult, whole string) CaseDelta {
+	var d CaseDelta
+	switch {
+	case whole != "":
+		d = CaseDelta{Name: cc.Name, Kind: cc.Kind, Status: NotComparable, Reasons: []string{whole}, Current: side(cc)}
+		d.Targets, d.Counts, d.Labels = targets(nil, cc, false), counts(nil, cc, false), labels(nil, cc)
+		d.Flips = []Flip{}
+	case bc == nil:
+		d = CaseDelta{Name: cc.Name, Kind: cc.Kind, Status: New, Current: side(cc)}
+		d.Targets, d.Counts, d.Labels = targets(nil, cc, false), counts(nil, cc, false), labels(nil, cc)
+		d.Flips = []Flip{}
+	default:
+		d = compareCase(bc, cc)
+	}
+	return d
+}
+
+// RemovedOf is the delta of a baseline case the current run does not
+// hold.
+func RemovedOf(bc *report.CaseResult) CaseDelta {
+	d := CaseDelta{Name: bc.Name, Kind: bc.Kind, Status: Removed, Baseline: side(bc), Flips: []Flip{}}
+	d.Targets, d.Counts, d.Labels = targets(bc, nil, false), counts(bc, nil, false), labels(bc, nil)
+	return d
 }
 
 func ref(e *report.Envelope) RunRef {
@@ -682,37 +716,42 @@ func unionKeys[V any](a, b map[string]V) []string {
 }
 
 func (c *Comparison) summarize() {
-	s := Summary{FloorRegressions: c.Summary.FloorRegressions, FailingFloors: c.Summary.FailingFloors, UnvouchedFloors: c.Summary.UnvouchedFloors}
+	s := Summary{}
 	for _, d := range c.Cases {
-		s.Cases++
-		switch d.Status {
-		case Same:
-			s.Same++
-		case New:
-			s.New++
-		case Removed:
-			s.Removed++
-		case NotComparable:
-			s.NotComparable++
-		}
-		if d.Current != nil && d.Current.Verdict == report.Fail {
-			s.Failing++
-			if d.Status != Same || d.Baseline.Verdict == report.Inconclusive {
-				s.Unvouched++
-			}
-		}
-		switch d.Outcome() {
-		case Regression:
-			s.Regressions++
-		case Fix:
-			s.Fixes++
-		}
-		s.Flips += len(d.Flips)
-		if !d.Changed() {
-			s.Unchanged++
-		}
+		s.Add(d)
 	}
 	c.Summary = s
+}
+
+// Add counts one case of the comparison.
+func (s *Summary) Add(d CaseDelta) {
+	s.Cases++
+	switch d.Status {
+	case Same:
+		s.Same++
+	case New:
+		s.New++
+	case Removed:
+		s.Removed++
+	case NotComparable:
+		s.NotComparable++
+	}
+	if d.Current != nil && d.Current.Verdict == report.Fail {
+		s.Failing++
+		if d.Status != Same || d.Baseline.Verdict == report.Inconclusive {
+			s.Unvouched++
+		}
+	}
+	switch d.Outcome() {
+	case Regression:
+		s.Regressions++
+	case Fix:
+		s.Fixes++
+	}
+	s.Flips += len(d.Flips)
+	if !d.Changed() {
+		s.Unchanged++
+	}
 }
 
 // Outcome is Regression when any of the case's flips is one, else Fix when

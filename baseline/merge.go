@@ -38,6 +38,56 @@ type Input struct {
 // sources or price tables; shards of different counts, a shard given twice, a missing
 // shard, a case in the wrong shard, and a case present twice.
 func Merge(in []Input) (*report.Envelope, error) {
+	out, err := MergeHeads(in)
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range in {
+		if x.Envelope.Run.Shard == "" {
+			continue
+		}
+		sh, _ := report.ParseShard(x.Envelope.Run.Shard)
+		for _, c := range x.Envelope.Cases {
+			if c != nil && !sh.Holds(c.Name) {
+				return nil, WrongShard(x.Name, sh, c.Name)
+			}
+		}
+	}
+	owner := map[string]string{}
+	for _, x := range in {
+		for i, c := range x.Envelope.Cases {
+			if c == nil {
+				return nil, fmt.Errorf("merge: %s: cases[%d] is null", x.Name, i)
+			}
+			if prev, dup := owner[c.Name]; dup {
+				return nil, Duplicate(c.Name, prev, x.Name)
+			}
+			owner[c.Name] = x.Name
+			out.Cases = append(out.Cases, c)
+		}
+	}
+	sort.SliceStable(out.Cases, func(i, j int) bool {
+		a, b := out.Cases[i].Position, out.Cases[j].Position
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
+	// The summary is recounted from the merged cases' counts, and the
+	// suite's floors, deferred on every shard, are decided on it.
+	out.Summarize(expr.JudgeFloor)
+	out.Tally()
+	return out, nil
+}
+
+// MergeHeads checks that the envelopes in are of one run (Merge says
+// how) from everything but their cases, and returns the merged envelope
+// without cases, summary, totals and verdict: what a merge that streams
+// the cases (report/envstream) completes.
+func MergeHeads(in []Input) (*report.Envelope, error) {
 	if len(in) == 0 {
 		return nil, fmt.Errorf("merge: no envelopes given")
 	}
@@ -60,7 +110,6 @@ func Merge(in []Input) (*report.Envelope, error) {
 	if err := checkShards(in); err != nil {
 		return nil, err
 	}
-
 	out := &report.Envelope{
 		SchemaVersion: first.SchemaVersion,
 		Tool:          first.Tool,
@@ -72,7 +121,6 @@ func Merge(in []Input) (*report.Envelope, error) {
 		Servers:       mergeServers(in),
 		Floors:        slices.Clone(first.Floors),
 	}
-	owner := map[string]string{}
 	var priced *Input
 	for i, x := range in {
 		e := x.Envelope
@@ -93,32 +141,20 @@ func Merge(in []Input) (*report.Envelope, error) {
 		if e.Run.Mode == "live" {
 			out.Run.Mode = "live"
 		}
-		for i, c := range e.Cases {
-			if c == nil {
-				return nil, fmt.Errorf("merge: %s: cases[%d] is null", x.Name, i)
-			}
-			if prev, dup := owner[c.Name]; dup {
-				return nil, fmt.Errorf("merge: case %q is in both %s and %s: the envelopes overlap (merge each shard once)", c.Name, prev, x.Name)
-			}
-			owner[c.Name] = x.Name
-			out.Cases = append(out.Cases, c)
-		}
 	}
-	sort.SliceStable(out.Cases, func(i, j int) bool {
-		a, b := out.Cases[i].Position, out.Cases[j].Position
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Col < b.Col
-	})
-	// The summary is recounted from the merged cases' counts, and the
-	// suite's floors, deferred on every shard, are decided on it.
-	out.Summarize(expr.JudgeFloor)
-	out.Tally()
 	return out, nil
+}
+
+// Duplicate is the error of a case that two envelopes to merge (or one,
+// twice) hold.
+func Duplicate(name, prev, file string) error {
+	return fmt.Errorf("merge: case %q is in both %s and %s: the envelopes overlap (merge each shard once)", name, prev, file)
+}
+
+// WrongShard is the error of a shard envelope holding a case of another
+// shard.
+func WrongShard(file string, sh report.Shard, name string) error {
+	return fmt.Errorf("merge: %s is shard %s but holds case %q, which belongs to another shard", file, sh, name)
 }
 
 // mergeServers is the first shard's server list with, per server, the
@@ -180,11 +216,6 @@ func checkShards(in []Input) error {
 			return fmt.Errorf("merge: shard %s is given twice (%s and %s)", sh, prev, x.Name)
 		}
 		have[sh.Index] = x.Name
-		for _, c := range x.Envelope.Cases {
-			if c != nil && !sh.Holds(c.Name) {
-				return fmt.Errorf("merge: %s is shard %s but holds case %q, which belongs to another shard", x.Name, sh, c.Name)
-			}
-		}
 	}
 	if len(sharded) > 0 && len(whole) > 0 {
 		return fmt.Errorf("merge: %s is shard %s of a run but %s is not a shard: merge the shards of one run", sharded[0], in[indexOf(in, sharded[0])].Envelope.Run.Shard, whole[0])

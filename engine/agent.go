@@ -52,6 +52,7 @@ func runAgent(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*r
 			Message: fmt.Sprintf("the suite asks for %d runs and %d are recorded: every figure is over the %d recorded runs", c.Runs, a.runN, a.runN)})
 	}
 	res.Verdict = caseVerdict(res, c.Reliability != nil)
+	leanEvidence(res)
 	return res, errs
 }
 
@@ -150,10 +151,12 @@ func (a *agentRun) run(cas *cassette.Cassette, r *cassette.Run) {
 	}
 	a.failed = a.checks.check(a.failed)
 	a.verdicts.add(a.runN, a.failed)
-	ev := runEvidence(a.runN, cas.Model, r, a.marker, missedClasses(a.gates))
-	markArguments(&ev, a.gates)
-	ev.Figures, ev.Notes = runFigures(a.gates)
-	addEvidence(a.res, ev, len(a.failed) > 0)
+	if wantEvidence(a.res, len(a.failed) > 0) {
+		ev := runEvidence(a.runN, cas.Model, r, a.marker, missedClasses(a.gates))
+		markArguments(&ev, a.gates)
+		ev.Figures, ev.Notes = runFigures(a.gates)
+		addEvidence(a.res, ev, len(a.failed) > 0)
+	}
 }
 
 // runFigures gathers the figures the gates give of the last run added

@@ -23,8 +23,9 @@ import (
 // stored under; it changes whenever either does (2: cases record their
 // tools; 3: an entry repeats its key and is checked against its case
 // before it is served; 4: runs have verdicts and cases reliability; 5:
-// cases keep the evidence of their runs).
-const cacheFormat = 5
+// cases keep the evidence of their runs; 6: only a case that does not
+// pass keeps evidence, and its cassettes are listed by path).
+const cacheFormat = 6
 
 // CacheKeep is how many entries the workspace cache keeps (the store prunes
 // the rest after every run). A run with more cacheable cases than that
@@ -192,7 +193,7 @@ func cacheKey(s *Suite, p casePlan, version string, minBytes int64) (key string,
 		fmt.Fprintf(h, "\x00%s\x00%x", f, sum)
 		fmt.Fprintf(digest, "%s\x00%x\n", suiteRelative(s, f), sum)
 	}
-	set = report.CassetteSet{Files: len(p.files), SHA256: hex.EncodeToString(digest.Sum(nil))}
+	set = report.CassetteSet{Files: len(p.files), SHA256: hex.EncodeToString(digest.Sum(nil)), Paths: cassettePaths(s, p.c, p.files)}
 	return hex.EncodeToString(h.Sum(nil)), set, true
 }
 
@@ -250,7 +251,7 @@ func checkCached(res *report.CaseResult, c *Case, set report.CassetteSet) error 
 		return errors.New("its definition digest is not the case's")
 	case res.RunsDeclared != c.Runs:
 		return fmt.Errorf("it declares %d runs, the case %d", res.RunsDeclared, c.Runs)
-	case res.Cassettes == nil || *res.Cassettes != set:
+	case res.Cassettes == nil || !res.Cassettes.Equal(set):
 		return errors.New("its cassette digest is not the one of the case's cassettes")
 	case res.Targets == nil || res.Counts == nil || res.Assertions == nil || res.Floors == nil || res.Findings == nil:
 		return errors.New("it lacks targets, counts, assertions, floors or findings")

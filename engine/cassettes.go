@@ -142,7 +142,7 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 			open(cas)
 		}
 	}
-	res.Cassettes = &report.CassetteSet{Files: len(p.files), SHA256: hex.EncodeToString(digest.Sum(nil))}
+	res.Cassettes = &report.CassetteSet{Files: len(p.files), SHA256: hex.EncodeToString(digest.Sum(nil)), Paths: cassettePaths(s, p.c, p.files)}
 	res.Tools = tools.list()
 	res.PricedRuns = priced
 	res.UnpricedModels = slices.Sorted(maps.Keys(unpriced))
@@ -294,4 +294,20 @@ func oneLine(s string) string {
 	}
 	q := strconv.Quote(s)
 	return q[1 : len(q)-1]
+}
+
+// cassettePaths lists files relative to the suite's directory for a case's
+// CassetteSet, nil past report.MaxCassettePaths, and nil for a case that
+// joins sources or renames tools (sources:, aliases:): its runs are what
+// the join makes of its files, which reading them again would not give
+// (engine.RecordedEvidence).
+func cassettePaths(s *Suite, c *Case, files []string) []string {
+	if len(files) == 0 || len(files) > report.MaxCassettePaths || c != nil && (len(c.Sources) > 0 || len(c.Aliases) > 0) {
+		return nil
+	}
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = suiteRelative(s, f)
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"strings"
 	"unicode/utf8"
 
@@ -20,6 +21,9 @@ const (
 	maxEvidenceCalls = 40
 	maxEvidenceText  = 1000
 	maxEvidenceBytes = 24 << 10
+	// maxEvidenceJSON bounds the evidence a failing case carries, as
+	// compact JSON (SECURITY.md, docs/reports.md).
+	maxEvidenceJSON = 32 << 10
 )
 
 // evidenceMarker decides the marks of a case's calls.
@@ -94,24 +98,71 @@ func missedClasses(gates []caseGate) []string {
 	return nil
 }
 
-// addEvidence keeps the evidence of a run while the case has kept fewer
-// than maxEvidenceRuns and the run fits the case's share of
-// maxEvidenceBytes (half of it for a run that passed), and counts it
-// otherwise.
+// addEvidence keeps the evidence of a run for the envelope. The envelope
+// carries the evidence of what failed, not a copy of every run: a run that
+// failed is kept while the case has kept fewer than maxEvidenceRuns and it
+// fits maxEvidenceBytes of recorded text, making room by dropping the
+// passing run kept so far; a passing run is kept only while nothing else
+// is, so a case that fails on its figures alone (a floor over its runs)
+// still shows one run. leanEvidence then drops it all from a passing case:
+// its recordings (report.CassetteSet) are where its runs are read again.
 func addEvidence(res *report.CaseResult, ev report.RunEvidence, failed bool) {
-	limit := maxEvidenceBytes
 	if !failed {
-		limit /= 2
+		if len(res.Evidence) == 0 && evidenceBytes(ev) <= maxEvidenceBytes/2 {
+			res.Evidence = append(res.Evidence, ev)
+		}
+		return
+	}
+	ev.Failed = true
+	if len(res.Evidence) > 0 && !res.Evidence[0].Failed {
+		res.Evidence = res.Evidence[:0]
 	}
 	used := 0
 	for _, kept := range res.Evidence {
 		used += evidenceBytes(kept)
 	}
-	if len(res.Evidence) >= maxEvidenceRuns || used+evidenceBytes(ev) > limit {
-		res.EvidenceOmitted++
+	if len(res.Evidence) >= maxEvidenceRuns || used+evidenceBytes(ev) > maxEvidenceBytes {
 		return
 	}
 	res.Evidence = append(res.Evidence, ev)
+}
+
+// wantEvidence reports whether addEvidence may keep the evidence of a run
+// that failed or not, so a run it would drop is never rendered.
+func wantEvidence(res *report.CaseResult, failed bool) bool {
+	if !failed {
+		return len(res.Evidence) == 0
+	}
+	n := len(res.Evidence)
+	if n > 0 && !res.Evidence[0].Failed {
+		n = 0
+	}
+	return n < maxEvidenceRuns
+}
+
+// leanEvidence finishes a case's evidence once its verdict is known: a
+// passing case keeps none (its figures and the reference to its
+// recordings say what it did), a case that did not pass keeps what
+// addEvidence kept, cut to maxEvidenceJSON bytes of compact JSON, and
+// counts the runs whose evidence it does not carry.
+func leanEvidence(res *report.CaseResult) {
+	if res.Verdict == report.Pass {
+		res.Evidence, res.EvidenceOmitted = nil, 0
+		return
+	}
+	size := 0
+	for i, ev := range res.Evidence {
+		data, err := json.Marshal(ev)
+		if err != nil || size+len(data) > maxEvidenceJSON {
+			res.Evidence = res.Evidence[:i]
+			break
+		}
+		size += len(data)
+	}
+	if len(res.Evidence) == 0 {
+		res.Evidence = nil
+	}
+	res.EvidenceOmitted = max(res.Runs-len(res.Evidence), 0)
 }
 
 // evidenceBytes is the recorded text a run's evidence holds.

@@ -75,10 +75,11 @@ func TestEvidenceBounds(t *testing.T) {
 		calls = append(calls, cassette.Call{Tool: "t"})
 	}
 	run := &cassette.Run{Turns: []cassette.Turn{{Calls: calls}, {Calls: []cassette.Call{{Tool: "u"}}}}}
-	res := &report.CaseResult{}
+	res := &report.CaseResult{Verdict: report.Fail, Runs: maxEvidenceRuns + 2}
 	for i := range maxEvidenceRuns + 2 {
 		addEvidence(res, runEvidence(i+1, "", run, evidenceMarker{}, nil), true)
 	}
+	leanEvidence(res)
 	if len(res.Evidence) != maxEvidenceRuns || res.EvidenceOmitted != 2 {
 		t.Errorf("%d runs kept, %d omitted; want %d and 2", len(res.Evidence), res.EvidenceOmitted, maxEvidenceRuns)
 	}
@@ -93,33 +94,47 @@ func TestEvidenceBounds(t *testing.T) {
 	}
 }
 
-// TestEvidenceBudget: passing runs fill at most half of a case's bytes,
-// so a failing run after them still finds room; past the whole budget
-// runs are counted, not kept.
+// TestEvidenceBudget: a case keeps one passing run's evidence only while
+// no run failed; a failing run takes its place; failing runs fill at most
+// maxEvidenceBytes of recorded text and maxEvidenceJSON bytes of JSON; a
+// passing case carries none.
 func TestEvidenceBudget(t *testing.T) {
 	big := strings.Repeat("x", maxEvidenceText)
 	run := &cassette.Run{Turns: []cassette.Turn{{Calls: []cassette.Call{{Tool: "t", Result: big}, {Tool: "t", Result: big}}}}}
-	res := &report.CaseResult{}
-	for i := range 8 {
-		addEvidence(res, runEvidence(i+1, "", run, evidenceMarker{}, nil), false)
-	}
-	passing := len(res.Evidence)
-	if used := passing * evidenceBytes(res.Evidence[0]); used > maxEvidenceBytes/2 || passing == 0 {
-		t.Fatalf("passing runs kept %d bytes in %d runs, over half of %d", used, passing, maxEvidenceBytes)
-	}
-	addEvidence(res, runEvidence(9, "", run, evidenceMarker{}, nil), true)
-	if len(res.Evidence) != passing+1 || res.Evidence[passing].Run != 9 {
-		t.Errorf("the failing run after %d passing ones was not kept", passing)
-	}
-	for i := range 20 {
-		addEvidence(res, runEvidence(10+i, "", run, evidenceMarker{}, nil), true)
-	}
-	total := 0
-	for _, ev := range res.Evidence {
-		total += evidenceBytes(ev)
-	}
-	if total > maxEvidenceBytes || res.EvidenceOmitted+len(res.Evidence) != 29 {
-		t.Errorf("kept %d bytes over %d runs, %d omitted", total, len(res.Evidence), res.EvidenceOmitted)
+	for _, verdict := range []report.Verdict{report.Pass, report.Fail, report.Inconclusive} {
+		res := &report.CaseResult{Verdict: verdict, Runs: 29}
+		for i := range 8 {
+			if wantEvidence(res, false) {
+				addEvidence(res, runEvidence(i+1, "", run, evidenceMarker{}, nil), false)
+			}
+		}
+		if len(res.Evidence) != 1 || res.Evidence[0].Run != 1 || res.Evidence[0].Failed {
+			t.Fatalf("passing runs kept %d runs' evidence, want run 1's alone", len(res.Evidence))
+		}
+		addEvidence(res, runEvidence(9, "", run, evidenceMarker{}, nil), true)
+		if len(res.Evidence) != 1 || res.Evidence[0].Run != 9 {
+			t.Errorf("the failing run did not take the passing run's place: %d runs", len(res.Evidence))
+		}
+		for i := range 20 {
+			if wantEvidence(res, true) {
+				addEvidence(res, runEvidence(10+i, "", run, evidenceMarker{}, nil), true)
+			}
+		}
+		total := 0
+		for _, ev := range res.Evidence {
+			total += evidenceBytes(ev)
+		}
+		if total > maxEvidenceBytes || len(res.Evidence) > maxEvidenceRuns {
+			t.Errorf("kept %d bytes over %d runs", total, len(res.Evidence))
+		}
+		leanEvidence(res)
+		data, _ := json.Marshal(res.Evidence)
+		switch {
+		case verdict == report.Pass && (res.Evidence != nil || res.EvidenceOmitted != 0):
+			t.Errorf("a passing case carries %d runs' evidence, %d omitted", len(res.Evidence), res.EvidenceOmitted)
+		case verdict != report.Pass && (len(res.Evidence) == 0 || len(data) > maxEvidenceJSON || res.EvidenceOmitted+len(res.Evidence) != 29):
+			t.Errorf("a %s case carries %d runs' evidence in %d bytes of JSON, %d omitted", verdict, len(res.Evidence), len(data), res.EvidenceOmitted)
+		}
 	}
 }
 

@@ -503,8 +503,6 @@ func runScenario(s *Suite, p casePlan, res *report.CaseResult, progress func()) 
 	errs := eachCassette(s, p, res, progress, cassetteUse{run: func(cas *cassette.Cassette, r *cassette.Run) {
 		runN++
 		rp := replayRun(sc, r)
-		ev := runEvidence(runN, cas.Model, r, evidenceMarker{}, nil)
-		markScenarioCalls(&ev, rp.invalidAt, rp.forbiddenAt)
 		doc := rp.doc(sc)
 		failedChecks = rp.oracleFailures(failedChecks[:0])
 		for _, rc := range checks {
@@ -513,7 +511,11 @@ func runScenario(s *Suite, p casePlan, res *report.CaseResult, progress func()) 
 			}
 		}
 		verdicts.add(runN, failedChecks)
-		addEvidence(res, ev, len(failedChecks) > 0)
+		if wantEvidence(res, len(failedChecks) > 0) {
+			ev := runEvidence(runN, cas.Model, r, evidenceMarker{}, nil)
+			markScenarioCalls(&ev, rp.invalidAt, rp.forbiddenAt)
+			addEvidence(res, ev, len(failedChecks) > 0)
+		}
 		addScenarioRun(detail, runN, rp)
 		// Only the numbers and findings are kept; the world of a run is
 		// dropped unless it is the only one.
@@ -548,6 +550,7 @@ func runScenario(s *Suite, p casePlan, res *report.CaseResult, progress func()) 
 			Message: "no recorded runs: the cassettes hold no runs, so there is no trajectory to replay"})
 	}
 	res.Verdict = caseVerdict(res, judged)
+	leanEvidence(res)
 	return res, errs
 }
 

@@ -170,10 +170,24 @@ type CaseResult struct {
 }
 
 // CassetteSet identifies the cassette files of a case: how many and a
-// digest over their paths and contents, in order.
+// digest over their paths and contents, in order. It is the reference a
+// case's evidence is read again from (a passing case carries no copy of
+// its runs): Paths lists the files relative to the suite's directory,
+// with forward slashes, when there are at most MaxCassettePaths of them
+// (a case over a directory of more names only their count and digest).
 type CassetteSet struct {
-	Files  int    `json:"files"`
-	SHA256 string `json:"sha256"`
+	Files  int      `json:"files"`
+	SHA256 string   `json:"sha256"`
+	Paths  []string `json:"paths,omitempty"`
+}
+
+// MaxCassettePaths is the most cassette paths a case's CassetteSet lists.
+const MaxCassettePaths = 64
+
+// Equal reports whether two sets name the same files with the same
+// digest.
+func (s CassetteSet) Equal(o CassetteSet) bool {
+	return s.Files == o.Files && s.SHA256 == o.SHA256 && slices.Equal(s.Paths, o.Paths)
 }
 
 // AssertionResult is the outcome of one assertion.
@@ -280,6 +294,9 @@ func (c *CaseResult) Check(at string) error {
 	fields := []field{{at + ".definition_sha256", c.DefinitionSHA256}, {at + ".model", c.Model}, {at + ".position.file", c.Position.File}}
 	if c.Cassettes != nil {
 		fields = append(fields, field{at + ".cassettes.sha256", c.Cassettes.SHA256})
+		for j, p := range c.Cassettes.Paths {
+			fields = append(fields, field{fmt.Sprintf("%s.cassettes.paths[%d]", at, j), p})
+		}
 	}
 	for j, m := range c.UnpricedModels {
 		fields = append(fields, field{fmt.Sprintf("%s.unpriced_models[%d]", at, j), m})

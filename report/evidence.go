@@ -46,6 +46,9 @@ type RunEvidence struct {
 	// ArgumentsInvalid is the run's calls whose arguments break their
 	// tool's schema; absent without an arguments: block.
 	ArgumentsInvalid *int64 `json:"arguments_invalid,omitempty"`
+	// Failed is set on the evidence of a run that failed while its case
+	// was computed; it is not written.
+	Failed bool `json:"-"`
 }
 
 // TurnEvidence is one turn of a run: its calls and the agent's final text.

@@ -73,9 +73,11 @@ type SuiteFloor struct {
 	Position diag.Pos `json:"position"`
 }
 
-// summaryCase is one case's counts as the summary reads them.
+// summaryCase is one case's counts as the summary reads them, and how
+// many cases have those counts (a Counter folds equal ones together).
 type summaryCase struct {
 	runs, passed int64
+	n            int64
 }
 
 // Judge decides a floor: whether the figure actual (ok false: there is
@@ -114,17 +116,20 @@ func appendSummaryCase(cases []summaryCase, c *CaseResult) []summaryCase {
 	if !ok || n <= 0 {
 		return cases
 	}
-	return append(cases, summaryCase{runs: n, passed: min(max(c.Counts["reliability.passed_runs"], 0), n)})
+	return append(cases, summaryCase{runs: n, passed: min(max(c.Counts["reliability.passed_runs"], 0), n), n: 1})
 }
 
 // Counter counts cases into an envelope's totals, verdict and summary as
 // they are computed, for a run that streams its cases to the output instead
-// of keeping them in Cases: Add each case, then Finish. It keeps 16 bytes
-// per case with reliability figures and nothing else of a case.
+// of keeping them in Cases: Add each case, then Finish. It keeps one
+// count per distinct (runs, passed runs) pair of the cases with
+// reliability figures and nothing else of a case, so its memory does not
+// grow with the number of cases.
 type Counter struct {
 	totals Totals
 	failed bool
-	cases  []summaryCase
+	cases  map[[2]int64]int64
+	one    []summaryCase
 }
 
 // Add counts one case.
@@ -142,13 +147,31 @@ func (k *Counter) Add(c *CaseResult) {
 		// must not pass on it (NoCallsGate).
 		k.failed = k.failed || c.NoCalls()
 	}
-	k.cases = appendSummaryCase(k.cases, c)
+	k.one = appendSummaryCase(k.one[:0], c)
+	if len(k.one) > 0 {
+		if k.cases == nil {
+			k.cases = map[[2]int64]int64{}
+		}
+		k.cases[[2]int64{k.one[0].runs, k.one[0].passed}]++
+	}
 }
 
 // Finish sets the envelope's summary, floors, totals and verdict from the
 // cases counted, as Summarize then Tally do from Cases.
 func (e *Envelope) Finish(k *Counter, judge Judge) {
-	e.summarize(k.cases, judge)
+	cases := make([]summaryCase, 0, len(k.cases))
+	for rp, n := range k.cases {
+		cases = append(cases, summaryCase{runs: rp[0], passed: rp[1], n: n})
+	}
+	// The sums are exact (big.Rat), so the order changes nothing; sorted
+	// all the same, so nothing reads map order.
+	slices.SortFunc(cases, func(a, b summaryCase) int {
+		if a.runs != b.runs {
+			return int(min(max(a.runs-b.runs, -1), 1))
+		}
+		return int(min(max(a.passed-b.passed, -1), 1))
+	})
+	e.summarize(cases, judge)
 	e.tally(k.totals, k.failed)
 }
 
@@ -173,19 +196,20 @@ func summarize(cases []summaryCase, floorKs []int64) *Summary {
 	if len(cases) == 0 {
 		return nil
 	}
-	s := &Summary{Cases: int64(len(cases)), PassHat: []PassHatFigure{}, PassAt: []PassHatFigure{}}
+	s := &Summary{PassHat: []PassHatFigure{}, PassAt: []PassHatFigure{}}
 	most := int64(0)
 	for _, c := range cases {
-		s.Runs += c.runs
-		s.PassedRuns += c.passed
+		s.Cases += c.n
+		s.Runs += c.runs * c.n
+		s.PassedRuns += c.passed * c.n
 		most = max(most, c.runs)
 		switch stats.Classify(c.passed, c.runs) {
 		case stats.StablePass:
-			s.Classes.StablePass++
+			s.Classes.StablePass += c.n
 		case stats.Flaky:
-			s.Classes.Flaky++
+			s.Classes.Flaky += c.n
 		default:
-			s.Classes.StableFail++
+			s.Classes.StableFail += c.n
 		}
 	}
 	var ks []int64
@@ -216,8 +240,12 @@ func meanOver(cases []summaryCase, k int64, est func(c, n, k int64) *big.Rat) Su
 		if c.runs < k {
 			continue
 		}
-		sum.Add(sum, est(c.passed, c.runs, k))
-		over++
+		e := est(c.passed, c.runs, k)
+		if c.n != 1 {
+			e.Mul(e, big.NewRat(c.n, 1))
+		}
+		sum.Add(sum, e)
+		over += c.n
 	}
 	if over == 0 {
 		return SummaryFigure{Exact: "0"}

@@ -35,15 +35,31 @@ func TestEnvelopeReadsAreBounded(t *testing.T) {
 		t.Skip("no sparse files:", err)
 	}
 	f.Close()
-	for _, bad := range []struct{ path, says string }{
-		{fifo, "named pipe"}, {"/dev/zero", "a device"}, {sparse, "over the 256 MiB limit"},
+	// report --compare reads both envelopes as streams, in flat memory,
+	// each up to 16 GiB.
+	huge := filepath.Join(dir, "huge.json")
+	if f, err = os.Create(huge); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(17 << 30); err != nil {
+		t.Skip("no sparse files:", err)
+	}
+	f.Close()
+	for _, bad := range []struct{ path, says, compareSays, comparePath string }{
+		{fifo, "named pipe", "named pipe", fifo}, {"/dev/zero", "a device", "a device", "/dev/zero"},
+		{sparse, "over the 256 MiB limit", "over the 16 GiB limit", huge},
 	} {
 		for _, args := range [][]string{
 			{"report", bad.path},
-			{"report", run, "--compare", bad.path},
+			{"report", run, "--compare", bad.comparePath},
+			{"report", bad.comparePath, "--compare", run},
 			{"report", "merge", run, bad.path},
 			{"view", bad.path, "--snapshot", filepath.Join(dir, "snap.html"), "--no-serve"},
 		} {
+			says := bad.says
+			if len(args) > 2 && args[2] == "--compare" {
+				says = bad.compareSays
+			}
 			done := make(chan struct{})
 			var stderr string
 			var code int
@@ -56,8 +72,8 @@ func TestEnvelopeReadsAreBounded(t *testing.T) {
 			case <-time.After(20 * time.Second):
 				t.Fatalf("%v: still reading after 20 s", args)
 			}
-			if code != ExitInput || !strings.Contains(stderr, bad.says) {
-				t.Errorf("%v: exit %d, want %d with %q:\n%s", args, code, ExitInput, bad.says, stderr)
+			if code != ExitInput || !strings.Contains(stderr, says) {
+				t.Errorf("%v: exit %d, want %d with %q:\n%s", args, code, ExitInput, says, stderr)
 			}
 		}
 	}

@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"time"
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/cli"
+	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/report"
+	"github.com/mcptest/mcptest/report/envstream"
 	"github.com/mcptest/mcptest/report/stamp"
 )
 
@@ -47,11 +50,14 @@ func (c *Command) report(_ context.Context, args []string) error {
 		return err
 	}
 	output := &outputs.File
+	opt := annotate.Options{Color: (*output == "" || *output == "-") && c.color(colorMode, c.Stdout), AgentBudget: *agentBudget, Recorded: engine.RecordedEvidence}
+	if *compare != "" && annotate.Canonical(format.Value) != "html" {
+		return c.compareStream(pos[0], *compare, *failOn, format.Value, *output, opt)
+	}
 	env, err := baseline.ReadFile(pos[0], "", report.Read)
 	if err != nil {
 		return err
 	}
-	opt := annotate.Options{Color: (*output == "" || *output == "-") && c.color(colorMode, c.Stdout), AgentBudget: *agentBudget}
 	if *compare != "" {
 		cmp, err := baseline.CompareFile(*compare, "--compare", env, *failOn)
 		if err != nil {
@@ -70,7 +76,7 @@ func (c *Command) report(_ context.Context, args []string) error {
 	if err := c.render(rep, err, env, *output, "report"); err != nil {
 		return err
 	}
-	if err := outputs.WriteExtra(env, annotate.Options{AgentBudget: *agentBudget}, nil, c.writeFile, c.Stderr); err != nil {
+	if err := outputs.WriteExtra(env, annotate.Options{AgentBudget: *agentBudget, Recorded: engine.RecordedEvidence}, nil, c.writeFile, c.Stderr); err != nil {
 		return err
 	}
 	if env.Verdict == report.Fail { // the run's own verdict, as `mcptest run` exited on it
@@ -92,16 +98,62 @@ func (c *Command) merge(args []string) error {
 	if len(files) == 0 {
 		return inputErr("report merge takes the shard envelopes to merge (the files `mcptest run --shard i/n --format json` wrote), got none")
 	}
-	env, err := baseline.MergeFiles(files)
+	m, err := envstream.MergeFiles(files)
 	if err != nil {
 		return err
 	}
+	defer m.Close()
+	env := m.Env
 	env.Run.ID = stamp.NewRunID(time.Now())
-	if err := c.render(annotate.JSON{}, nil, env, *output, "merged envelope"); err != nil || *output == "" || *output == "-" {
-		return err
+	if *output == "" || *output == "-" {
+		if err := m.Write(c.Stdout); err != nil {
+			return fmt.Errorf("write merged envelope: %w", err)
+		}
+		return nil
+	}
+	if err := c.writeFile(*output, m.Write); err != nil {
+		return fmt.Errorf("write merged envelope: %w", err)
 	}
 	fmt.Fprintf(c.Stderr, "mcptest: %s: %d passed, %d failed, %d inconclusive; %d envelopes merged into %s\n",
 		env.Verdict, env.Totals.Passed, env.Totals.Failed, env.Totals.Inconclusive, len(files), *output)
+	return nil
+}
+
+// compareStream is `mcptest report RUN.json --compare BASELINE.json` in
+// a format other than html: both envelopes read as streams
+// (envstream.CompareFiles), the json rendering written from the spooled
+// cases, the others from the changed cases; exit 1 when the --fail-on
+// policy fails.
+func (c *Command) compareStream(run, base, failOn, format, output string, opt annotate.Options) error {
+	if !slices.Contains(annotate.CompareFormats, annotate.Canonical(format)) {
+		_, err := annotate.NewComparison(format, nil, opt)
+		return inputErr("--format: %v", err)
+	}
+	cmp, err := envstream.CompareFiles(base, "--compare", run, failOn)
+	if err != nil {
+		return err
+	}
+	defer cmp.Close()
+	if n := cmp.Unlisted; n > 0 && annotate.Canonical(format) != "json" {
+		cmp.Cmp.Warnings = append(cmp.Cmp.Warnings, fmt.Sprintf("%d more changed cases are not listed here (the first %d are): --format json lists every case", n, envstream.MaxListed))
+	}
+	write := func(w io.Writer) error {
+		if annotate.Canonical(format) == "json" {
+			return cmp.Write(w)
+		}
+		return annotate.RenderComparison(w, format, cmp.Cmp, opt)
+	}
+	if output == "" || output == "-" {
+		err = write(c.Stdout)
+	} else {
+		err = c.writeFile(output, write)
+	}
+	if err != nil {
+		return fmt.Errorf("write comparison: %w", err)
+	}
+	if cmp.Cmp.Gate.Failed {
+		return errFailed
+	}
 	return nil
 }
 

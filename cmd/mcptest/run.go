@@ -93,7 +93,7 @@ func (c *Command) runFlags(args []string) (a runArgs, err error) {
 		return a, err
 	}
 	color := a.output == "" && c.color(colorMode, c.Stdout) // a file is never coloured
-	if a.rep, err = annotate.New(a.format, annotate.Options{Color: color, AgentBudget: *agentBudget}); err != nil {
+	if a.rep, err = annotate.New(a.format, annotate.Options{Color: color, AgentBudget: *agentBudget, Recorded: engine.RecordedEvidence}); err != nil {
 		return a, inputErr("--format: %v", err)
 	}
 	return a, nil
@@ -169,7 +169,7 @@ func (c *Command) run(_ context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
-	if err := a.outputs.WriteExtra(env, annotate.Options{AgentBudget: a.agentBudget}, out.JSON, c.writeFile, c.Stderr); err != nil {
+	if err := a.outputs.WriteExtra(env, annotate.Options{AgentBudget: a.agentBudget, Recorded: engine.RecordedEvidence}, out.JSON, c.writeFile, c.Stderr); err != nil {
 		return err
 	}
 	if env.Verdict == report.Fail {

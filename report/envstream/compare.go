@@ -1,0 +1,671 @@
+package envstream
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/report"
+)
+
+// MaxListed is the most changed cases a streamed comparison keeps for the
+// text and markdown renderings (Compared.Cmp.Cases); the JSON rendering
+// holds every case all the same, from the spool.
+const MaxListed = 10000
+
+// Compared is a comparison computed from two envelope streams. Cmp is the
+// comparison with, in Cases, only the cases that changed (Changed), at
+// most MaxListed of them: all the text and markdown renderings list.
+// Write writes the JSON rendering with every case, byte for byte what
+// baseline.Compare's comparison encodes to. Close removes the spools.
+type Compared struct {
+	Cmp *baseline.Comparison
+	// Unlisted counts the changed cases past MaxListed.
+	Unlisted int
+	cases    *os.File
+	n        int
+}
+
+// Close removes the spooled cases.
+func (c *Compared) Close() error {
+	if c.cases == nil {
+		return nil
+	}
+	err := c.cases.Close()
+	if rerr := os.Remove(c.cases.Name()); err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// Write writes the comparison's JSON rendering, every case in it.
+func (c *Compared) Write(w io.Writer) error {
+	head := *c.Cmp
+	head.Cases = []baseline.CaseDelta{}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(&head); err != nil {
+		return fmt.Errorf("encode comparison: %w", err)
+	}
+	data := buf.Bytes()
+	key := []byte("\n  \"cases\": [")
+	at := bytes.Index(data, key)
+	if at < 0 || !bytes.HasPrefix(data[at+len(key):], []byte("]")) {
+		return errors.New("encode comparison: no empty cases array to fill")
+	}
+	at += len(key)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.Write(data[:at])
+	if c.n > 0 {
+		size, err := c.cases.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(bw, io.NewSectionReader(c.cases, 0, size)); err != nil {
+			return fmt.Errorf("read the spooled cases: %w", err)
+		}
+		bw.WriteString("\n  ")
+	}
+	bw.Write(data[at:])
+	return bw.Flush()
+}
+
+// baseIndex is the baseline's cases spooled to a file, in order, with the
+// hash of each one's name and where it starts: 16 bytes a case, and 4 for
+// the order sorted by hash that finds a name.
+type baseIndex struct {
+	cr     *report.CaseReader
+	f      *os.File
+	offs   []int64
+	hashes []uint64
+	byHash []int32
+	// dropped marks a case given twice (the first is compared); matched
+	// a case the current run holds.
+	dropped, matched []bool
+}
+
+func (b *baseIndex) raw(i int32) ([]byte, error) {
+	end := b.offs[i+1]
+	data := make([]byte, end-b.offs[i])
+	_, err := b.f.ReadAt(data, b.offs[i])
+	return data, err
+}
+
+// find returns the index of the baseline case called name, -1 for none.
+func (b *baseIndex) find(name string, h uint64) (int32, *report.CaseResult, error) {
+	at, _ := slices.BinarySearchFunc(b.byHash, h, func(i int32, h uint64) int {
+		switch {
+		case b.hashes[i] < h:
+			return -1
+		case b.hashes[i] > h:
+			return 1
+		}
+		return 0
+	})
+	for ; at < len(b.byHash) && b.hashes[b.byHash[at]] == h; at++ {
+		i := b.byHash[at]
+		if b.dropped[i] {
+			continue
+		}
+		data, err := b.raw(i)
+		if err != nil {
+			return -1, nil, err
+		}
+		c, err := b.cr.Decode(int(i), data)
+		if err != nil {
+			return -1, nil, err
+		}
+		if c.Name == name {
+			return i, c, nil
+		}
+	}
+	return -1, nil, nil
+}
+
+// CompareFiles compares the run envelope at curPath with the baseline
+// envelope at basePath (flag names where it came from in messages) under
+// the --fail-on policy failOn, as baseline.Compare compares them, reading
+// both as streams: the baseline's cases are spooled to a temporary file
+// and indexed by the hash of their names, then the current run's cases
+// are decoded, looked up and compared on every core and folded in order.
+// Memory is about 21 bytes per baseline case, plus one Go map entry per
+// current case the baseline does not hold, plus the changed cases listed
+// (at most MaxListed); each file is bounded at report.MaxStreamBytes.
+// A baseline of another schema_version is compared as baseline.Compare
+// compares one (every case not comparable). Wrong input is an
+// *diag.InputError.
+func CompareFiles(basePath, flag, curPath, failOn string) (*Compared, error) {
+	policy, err := baseline.ParsePolicy(failOn)
+	if err != nil {
+		return nil, &diag.InputError{Err: err}
+	}
+	cmp, err := compareStream(basePath, flag, curPath, policy)
+	if err != nil {
+		var in *diag.InputError
+		if !errors.As(err, &in) {
+			err = &diag.InputError{Err: err}
+		}
+		return nil, err
+	}
+	return cmp, nil
+}
+
+func compareStream(basePath, flag, curPath string, policy baseline.Policy) (out *Compared, err error) {
+	// The current run is read first, as baseline.CompareFile's caller
+	// reads it, so its errors come first.
+	cf, cr0, err := openEnvelope(curPath, "", report.MaxStreamBytes)
+	if err != nil {
+		return nil, err
+	}
+	defer cf.Close()
+	cur, err := report.NewCaseReader(cr0, curPath)
+	if err != nil {
+		return nil, err
+	}
+	bf, br0, err := openEnvelope(basePath, flag, report.MaxStreamBytes)
+	if err != nil {
+		return nil, err
+	}
+	defer bf.Close()
+	bname := basePath
+	base, err := report.NewCaseReader(br0, bname)
+	if err != nil {
+		return nil, err
+	}
+	idx, baseHead, err := indexBaseline(base)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		idx.f.Close()
+		os.Remove(idx.f.Name())
+	}()
+
+	spool, err := os.CreateTemp("", "mcptest-comparison-*.json")
+	if err != nil {
+		return nil, fmt.Errorf("spool the comparison: %w", err)
+	}
+	out = &Compared{cases: spool}
+	defer func() {
+		if err != nil {
+			out.Close()
+			out = nil
+		}
+	}()
+	sw := bufio.NewWriterSize(spool, 64<<10)
+	var listed []baseline.CaseDelta
+	var sum baseline.Summary
+	var dupWarnings []string
+	// The current run is of this schema_version (its read refuses any
+	// other), so the runs compare unless the baseline's is another.
+	reason := baseline.Begin(baseHead, &report.Envelope{SchemaVersion: report.SchemaVersion}).NotComparable
+	emit := func(d baseline.CaseDelta, data []byte) {
+		sum.Add(d)
+		sep := ",\n    "
+		if out.n == 0 {
+			sep = "\n    "
+		}
+		sw.WriteString(sep)
+		sw.Write(data)
+		out.n++
+		if d.Changed() {
+			if len(listed) < MaxListed {
+				listed = append(listed, d)
+			} else {
+				out.Unlisted++
+			}
+		}
+	}
+	newNames := map[uint64]bool{}
+	newDup := false
+	err = compareCases(cur, idx, reason, func(r result) {
+		if r.base >= 0 {
+			if idx.matched[r.base] {
+				dupWarnings = append(dupWarnings, baseline.TwiceInCurrent(r.d.Name))
+				return
+			}
+			idx.matched[r.base] = true
+		} else {
+			if newNames[r.hash] {
+				// A name given twice, or two names of one hash: the
+				// comparison is done again in memory, which knows.
+				newDup = true
+			}
+			newNames[r.hash] = true
+		}
+		emit(r.d, r.data)
+	})
+	if err != nil {
+		return nil, err
+	}
+	curHead, err := cur.Envelope()
+	if err != nil {
+		return nil, err
+	}
+	if newDup {
+		return compareInMemory(basePath, flag, curPath, policy)
+	}
+	c := baseline.Begin(baseHead, curHead)
+	if c.NotComparable == "" {
+		if err := idx.removed(emit); err != nil {
+			return nil, err
+		}
+	}
+	if err := sw.Flush(); err != nil {
+		return nil, fmt.Errorf("spool the comparison: %w", err)
+	}
+	c.Warnings = append(c.Warnings, idx.warnings...)
+	c.Warnings = append(c.Warnings, dupWarnings...)
+	c.Summary = sum
+	c.Finish(baseHead, curHead, baseline.Options{FailOn: policy})
+	c.Cases = listed
+	if c.Cases == nil {
+		c.Cases = []baseline.CaseDelta{}
+	}
+	out.Cmp = c
+	return out, nil
+}
+
+// compareInMemory is baseline.CompareFile over whole envelopes, for the
+// inputs a stream does not settle.
+func compareInMemory(basePath, flag, curPath string, policy baseline.Policy) (*Compared, error) {
+	cur, err := baseline.ReadFile(curPath, "", report.Read)
+	if err != nil {
+		return nil, err
+	}
+	base, err := baseline.ReadFile(basePath, flag, baseline.ReadBaseline)
+	if err != nil {
+		return nil, err
+	}
+	c := baseline.Compare(base, cur, baseline.Options{FailOn: policy})
+	spool, err := os.CreateTemp("", "mcptest-comparison-*.json")
+	if err != nil {
+		return nil, fmt.Errorf("spool the comparison: %w", err)
+	}
+	out := &Compared{cases: spool}
+	sw := bufio.NewWriter(spool)
+	var listed []baseline.CaseDelta
+	for i := range c.Cases {
+		data, err := encodeDelta(&c.Cases[i])
+		if err != nil {
+			out.Close()
+			return nil, err
+		}
+		if i > 0 {
+			sw.WriteString(",")
+		}
+		sw.WriteString("\n    ")
+		sw.Write(data)
+		out.n++
+		if c.Cases[i].Changed() {
+			if len(listed) < MaxListed {
+				listed = append(listed, c.Cases[i])
+			} else {
+				out.Unlisted++
+			}
+		}
+	}
+	if err := sw.Flush(); err != nil {
+		out.Close()
+		return nil, err
+	}
+	c.Cases = listed
+	if c.Cases == nil {
+		c.Cases = []baseline.CaseDelta{}
+	}
+	out.Cmp = c
+	return out, nil
+}
+
+// encodeDelta is one case of the comparison's JSON, indented as the
+// comparison's encoder indents an element of its cases.
+func encodeDelta(d *baseline.CaseDelta) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(d); err != nil {
+		return nil, fmt.Errorf("encode comparison: case %q: %w", d.Name, err)
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, bytes.TrimSuffix(buf.Bytes(), []byte("\n")), "    ", "  "); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// indexBaseline spools the baseline's cases and indexes them by name
+// (baseIndex), checking each as ReadBaseline does, on every core; it
+// returns the baseline's head. A baseline of another schema_version is
+// not indexed: its head is only its schema_version and tool.
+type indexed struct {
+	*baseIndex
+	warnings []string
+}
+
+func indexBaseline(cr *report.CaseReader) (*indexed, *report.Envelope, error) {
+	f, err := os.CreateTemp("", "mcptest-baseline-*.json")
+	if err != nil {
+		return nil, nil, fmt.Errorf("spool the baseline: %w", err)
+	}
+	idx := &indexed{baseIndex: &baseIndex{f: f, cr: cr}}
+	fail := func(err error) (*indexed, *report.Envelope, error) {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, nil, err
+	}
+	w := bufio.NewWriterSize(f, 64<<10)
+	var off int64
+	type job struct {
+		i   int
+		raw []byte
+	}
+	type done struct {
+		i    int
+		hash uint64
+		err  error
+	}
+	jobs := make(chan job, 64)
+	dones := make(chan done, 64)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				name, err := caseName(j.raw)
+				if err != nil {
+					err = fmt.Errorf("%s: not a run envelope: cases[%d]: %w", cr.Name(), j.i, err)
+				}
+				dones <- done{i: j.i, hash: nameHash(name), err: err}
+			}
+		}()
+	}
+	var collectErr error
+	collected := make(chan struct{})
+	go func() {
+		defer close(collected)
+		for d := range dones {
+			if d.err != nil && collectErr == nil {
+				collectErr = d.err
+			}
+			for len(idx.hashes) <= d.i {
+				idx.hashes = append(idx.hashes, 0)
+			}
+			idx.hashes[d.i] = d.hash
+		}
+	}()
+	var readErr error
+	// A baseline of another schema_version says so before its cases in
+	// every envelope mcptest writes; its cases are then not read as
+	// cases.
+	other := false
+	if h, err := cr.Head(); err == nil && cr.Seen("schema_version") && h.SchemaVersion != report.SchemaVersion {
+		other = true
+	}
+	for n := 0; ; n++ {
+		raw, err := cr.NextRaw()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			readErr = err
+			break
+		}
+		if other {
+			continue
+		}
+		idx.offs = append(idx.offs, off)
+		w.Write(raw)
+		off += int64(len(raw))
+		jobs <- job{i: n, raw: raw}
+	}
+	close(jobs)
+	wg.Wait()
+	close(dones)
+	<-collected
+	idx.offs = append(idx.offs, off)
+	if readErr != nil {
+		return fail(readErr)
+	}
+	head, err := baselineHead(cr)
+	if err != nil {
+		return fail(err)
+	}
+	if head.SchemaVersion != report.SchemaVersion {
+		idx.offs, idx.hashes = []int64{0}, nil
+	} else if collectErr != nil {
+		return fail(collectErr)
+	}
+	if err := w.Flush(); err != nil {
+		return fail(fmt.Errorf("spool the baseline: %w", err))
+	}
+	if err := idx.sortAndDrop(); err != nil {
+		return fail(err)
+	}
+	return idx, head, nil
+}
+
+// caseName reads the name of a case from its JSON, without decoding the
+// rest: the case is decoded and checked when it is compared (or listed as
+// removed), so every case of the baseline is checked once.
+func caseName(raw []byte) (string, error) {
+	// An envelope mcptest writes puts the name first.
+	const key = `"name": "`
+	if i := bytes.Index(raw, []byte(key)); i >= 0 && len(bytes.TrimSpace(raw[1:i])) == 0 {
+		rest := raw[i+len(key)-1:]
+		if end := bytes.IndexByte(rest[1:], '"'); end >= 0 && bytes.IndexByte(rest[1:end+1], '\\') < 0 && utf8.Valid(rest[1:end+1]) {
+			return string(rest[1 : end+1]), nil
+		}
+		var name string
+		dec := json.NewDecoder(bytes.NewReader(rest))
+		if err := dec.Decode(&name); err == nil {
+			return name, nil
+		}
+	}
+	var c struct {
+		Name *string `json:"name"`
+	}
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return "", err
+	}
+	if c.Name == nil {
+		return "", nil
+	}
+	return *c.Name, nil
+}
+
+// removed hands emit the baseline's cases the current run does not hold,
+// in the baseline's order.
+func (idx *indexed) removed(emit func(baseline.CaseDelta, []byte)) error {
+	for i := range idx.hashes {
+		if idx.dropped[i] || idx.matched[i] {
+			continue
+		}
+		data, err := idx.raw(int32(i))
+		if err != nil {
+			return err
+		}
+		bc, err := idx.cr.Decode(i, data)
+		if err != nil {
+			return err
+		}
+		d := baseline.RemovedOf(bc)
+		enc, err := encodeDelta(&d)
+		if err != nil {
+			return err
+		}
+		emit(d, enc)
+	}
+	return nil
+}
+
+// sortAndDrop orders the index by name hash and drops every case given
+// twice past its first, in the baseline's order, with a warning each.
+func (idx *indexed) sortAndDrop() error {
+	n := len(idx.hashes)
+	idx.dropped, idx.matched = make([]bool, n), make([]bool, n)
+	idx.byHash = make([]int32, n)
+	for i := range idx.byHash {
+		idx.byHash[i] = int32(i)
+	}
+	slices.SortStableFunc(idx.byHash, func(a, b int32) int {
+		switch {
+		case idx.hashes[a] < idx.hashes[b]:
+			return -1
+		case idx.hashes[a] > idx.hashes[b]:
+			return 1
+		}
+		return 0
+	})
+	// Names given twice: the first, in the baseline's order, is kept.
+	var twice []int32
+	for k := 1; k < n; k++ {
+		if idx.hashes[idx.byHash[k]] != idx.hashes[idx.byHash[k-1]] {
+			continue
+		}
+		twice = append(twice, idx.byHash[k])
+	}
+	if len(twice) > 0 {
+		slices.Sort(twice)
+		for _, i := range twice {
+			data, err := idx.raw(i)
+			if err != nil {
+				return err
+			}
+			c, err := idx.cr.Decode(int(i), data)
+			if err != nil {
+				return err
+			}
+			if j, _, err := idx.find(c.Name, idx.hashes[i]); err == nil && j >= 0 && j < i {
+				idx.dropped[i] = true
+				idx.warnings = append(idx.warnings, baseline.TwiceInBaseline(c.Name))
+			}
+		}
+	}
+	return nil
+}
+
+// baselineHead is the baseline's head as baseline.ReadBaseline reads it:
+// of another schema_version, only that and its tool.
+func baselineHead(cr *report.CaseReader) (*report.Envelope, error) {
+	head, err := cr.Head()
+	if err != nil {
+		return nil, err
+	}
+	if !cr.Seen("schema_version") {
+		return nil, fmt.Errorf("%s: not a run envelope: no schema_version", crName(cr))
+	}
+	if head.SchemaVersion != report.SchemaVersion {
+		env := &report.Envelope{SchemaVersion: head.SchemaVersion, Tool: head.Tool}
+		if err := env.Check(); err != nil {
+			return nil, fmt.Errorf("%s: not a run envelope: %w", crName(cr), err)
+		}
+		return env, nil
+	}
+	return cr.Envelope()
+}
+
+func crName(cr *report.CaseReader) string { return cr.Name() }
+
+// result is one current case compared, on its way to the fold.
+type result struct {
+	d    baseline.CaseDelta
+	data []byte
+	hash uint64
+	base int32
+	err  error
+}
+
+// compareCases reads the current run's cases in order, compares each with
+// the baseline on GOMAXPROCS workers (not comparable for reason, when it
+// is set), and hands the results to fold in order, at most window of them
+// in flight.
+func compareCases(cur *report.CaseReader, idx *indexed, reason string, fold func(result)) error {
+	const window = 256
+	type job struct {
+		i   int
+		raw []byte
+		out chan result
+	}
+	jobs := make(chan job, window)
+	order := make(chan chan result, window)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				r := result{base: -1}
+				cc, err := cur.Decode(j.i, j.raw)
+				if err != nil {
+					r.err = err
+					j.out <- r
+					continue
+				}
+				r.hash = nameHash(cc.Name)
+				var bc *report.CaseResult
+				if reason == "" {
+					r.base, bc, r.err = idx.find(cc.Name, r.hash)
+				}
+				if r.err == nil {
+					r.d = baseline.CaseOf(bc, cc, reason)
+					r.data, r.err = encodeDelta(&r.d)
+				}
+				j.out <- r
+			}
+		}()
+	}
+	readErr := make(chan error, 1)
+	stop := make(chan struct{})
+	go func() {
+		defer close(jobs)
+		defer close(order)
+		for i := 0; ; i++ {
+			raw, err := cur.NextRaw()
+			if err != nil {
+				if errors.Is(err, io.EOF) {
+					err = nil
+				}
+				readErr <- err
+				return
+			}
+			out := make(chan result, 1)
+			select {
+			case order <- out:
+			case <-stop:
+				readErr <- nil
+				return
+			}
+			jobs <- job{i: i, raw: raw, out: out}
+		}
+	}()
+	var err error
+	for out := range order {
+		r := <-out
+		switch {
+		case err != nil:
+		case r.err != nil:
+			err = r.err
+			close(stop)
+		default:
+			fold(r)
+		}
+	}
+	wg.Wait()
+	if rerr := <-readErr; err == nil {
+		err = rerr
+	}
+	return err
+}

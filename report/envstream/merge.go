@@ -1,0 +1,440 @@
+package envstream
+
+import (
+	"bytes"
+	"container/heap"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"slices"
+	"sync"
+
+	"github.com/mcptest/mcptest/annotate"
+	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/expr"
+	"github.com/mcptest/mcptest/internal/safefile"
+	"github.com/mcptest/mcptest/report"
+)
+
+// Merged is a merged envelope ready to be written: its head (Env, with no
+// cases) and its cases, spooled to a temporary file in merged order.
+// Close removes the spool.
+type Merged struct {
+	Env   *report.Envelope
+	spool *annotate.CaseSpool
+	whole *report.Envelope
+}
+
+// Write writes the merged envelope as the JSON reporter writes it: byte
+// for byte what baseline.Merge's envelope gives, one case at a time.
+func (m *Merged) Write(w io.Writer) error {
+	if m.whole != nil {
+		return annotate.JSON{}.Report(w, m.whole)
+	}
+	return m.spool.WriteEnvelope(w, m.Env)
+}
+
+// Close removes the spooled cases.
+func (m *Merged) Close() error {
+	if m.spool == nil {
+		return nil
+	}
+	return m.spool.Close()
+}
+
+// depth is how many decoded cases an input holds ahead of the fold.
+const depth = 16
+
+// item is one case of an input on its way to the fold.
+type item struct {
+	c *report.CaseResult
+	// raw is the case's JSON when it is what encoding c gives (canonical):
+	// the merge copies it.
+	raw []byte
+	err error
+}
+
+// input is one envelope being read.
+type input struct {
+	name string
+	f    *os.File
+	cr   *report.CaseReader
+	ch   chan item
+	// shard is the shard the head names before the cases, when it does
+	// (runSeen); an envelope that names its run after its cases has its
+	// cases' shard hashes kept for a check at the end.
+	shard   report.Shard
+	runSeen bool
+	late    []string
+	last    report.CaseResult
+	n       int
+}
+
+// MergeFiles merges the shard envelopes at paths as baseline.Merge merges
+// them, reading each as a stream (report.CaseReader): every input is read
+// and its cases decoded, checked and encoded on a goroutine of its own, and
+// the fold takes the next case in suite order (position, then input) from
+// the inputs' heads, counts it (report.Counter) and spools it. Memory is
+// the inputs' few cases in flight, 8 bytes per case (the hashes of the
+// names that find a case given twice) and a count per distinct
+// reliability pair; the cases themselves are in the spool. Shards written
+// by mcptest hold their cases in suite order; each file is bounded as
+// baseline.ReadFile bounds it (baseline.MaxEnvelopeBytes), a shard being a
+// part of a run; an input that does not is
+// merged in memory instead (baseline.MergeFiles), as before.
+//
+// A file that does not read, and inputs that do not merge, are an
+// *diag.InputError.
+func MergeFiles(paths []string) (*Merged, error) {
+	m, err := mergeStream(paths)
+	if errors.Is(err, errUnsorted) {
+		env, err := baseline.MergeFiles(paths)
+		if err != nil {
+			return nil, err
+		}
+		return &Merged{Env: env, whole: env}, nil
+	}
+	if err != nil {
+		var in *diag.InputError
+		if !errors.As(err, &in) {
+			err = &diag.InputError{Err: err}
+		}
+		return nil, err
+	}
+	return m, nil
+}
+
+// openInput opens one shard envelope and reads its head up to its cases:
+// its shard when the head names it there.
+func openInput(p string) (*input, error) {
+	f, r, err := openEnvelope(p, "", baseline.MaxEnvelopeBytes)
+	if err != nil {
+		return nil, err
+	}
+	in := &input{name: p, f: f, ch: make(chan item, depth)}
+	in.cr, err = report.NewCaseReader(r, p)
+	if err != nil {
+		f.Close()
+		return nil, &diag.InputError{Err: err}
+	}
+	if !in.cr.Seen("run") {
+		return in, nil
+	}
+	head, err := in.cr.Head()
+	if err != nil {
+		f.Close()
+		return nil, &diag.InputError{Err: err}
+	}
+	in.runSeen = true
+	if head.Run.Shard != "" {
+		if in.shard, err = report.ParseShard(head.Run.Shard); err != nil {
+			f.Close()
+			return nil, &diag.InputError{Err: fmt.Errorf("merge: %s: run.shard: %v", p, err)}
+		}
+	}
+	return in, nil
+}
+
+// read decodes and checks the input's cases in order and hands them to
+// the fold, with their JSON when it is canonical, else encoded for the
+// spool (CaseSpool.Prepare) here, on the input's goroutine; it stops at
+// the first error, which it hands on too, or when ctx is done.
+func (in *input) read(ctx context.Context, spool *annotate.CaseSpool) {
+	defer close(in.ch)
+	for {
+		raw, err := in.cr.NextRaw()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		var c *report.CaseResult
+		if err == nil {
+			c, err = in.cr.Decode(in.cr.Cases()-1, raw)
+		}
+		if err == nil && !canonical(raw) {
+			err = spool.Prepare(c)
+			raw = nil
+		}
+		select {
+		case in.ch <- item{c: c, raw: raw, err: err}:
+		case <-ctx.Done():
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// errUnsorted stops a streamed merge whose input is not in suite order.
+var errUnsorted = errors.New("an input's cases are not in suite order")
+
+// openEnvelope opens an envelope file for a stream, bounded at limit,
+// with the errors of baseline.ReadFile.
+func openEnvelope(path, flag string, limit int64) (*os.File, io.Reader, error) {
+	name := path
+	if flag != "" {
+		name = flag + " " + path
+	}
+	f, r, err := safefile.Open(path, limit)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, nil, &diag.InputError{Err: fmt.Errorf("%s: no such file", name)}
+	case safefile.IsLimit(err):
+		return nil, nil, &diag.InputError{Err: fmt.Errorf("%s: not a run envelope: %v", name, err)}
+	case err != nil:
+		return nil, nil, fmt.Errorf("open run envelope: %w", err)
+	}
+	return f, r, nil
+}
+
+func mergeStream(paths []string) (m *Merged, err error) {
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("merge: no envelopes given")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	spool, err := annotate.NewCaseSpool()
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	ins := make([]*input, len(paths))
+	defer func() {
+		cancel()
+		wg.Wait()
+		for _, in := range ins {
+			if in != nil && in.f != nil {
+				in.f.Close()
+			}
+		}
+		if err != nil {
+			spool.Close()
+		}
+	}()
+	for i, p := range paths {
+		if ins[i], err = openInput(p); err != nil {
+			return nil, err
+		}
+	}
+	for _, in := range ins {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			in.read(ctx, spool)
+		}()
+	}
+
+	var counter report.Counter
+	var names []uint64
+	h := &caseHeap{}
+	next := func(i int) error {
+		it, ok := <-ins[i].ch
+		switch {
+		case !ok:
+			return nil
+		case it.err != nil:
+			return &diag.InputError{Err: it.err}
+		}
+		heap.Push(h, headCase{c: it.c, raw: it.raw, in: i})
+		return nil
+	}
+	for i := range ins {
+		if err := next(i); err != nil {
+			return nil, err
+		}
+	}
+	for h.Len() > 0 {
+		hc := heap.Pop(h).(headCase)
+		in, c := ins[hc.in], hc.c
+		if in.n > 0 && positionLess(c.Position, in.last.Position) {
+			return nil, errUnsorted
+		}
+		if err := in.took(c); err != nil {
+			return nil, err
+		}
+		names = append(names, nameHash(c.Name))
+		counter.Add(c)
+		if hc.raw != nil {
+			err = spool.AddRaw(hc.raw)
+		} else {
+			err = spool.Add(c)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := next(hc.in); err != nil {
+			return nil, err
+		}
+	}
+
+	heads, err := headsOf(ins)
+	if err != nil {
+		return nil, err
+	}
+	out, err := baseline.MergeHeads(heads)
+	if err != nil {
+		return nil, &diag.InputError{Err: err}
+	}
+	if err := duplicates(paths, names); err != nil {
+		return nil, &diag.InputError{Err: err}
+	}
+	out.Cases = []*report.CaseResult{}
+	out.Finish(&counter, expr.JudgeFloor)
+	return &Merged{Env: out, spool: spool}, nil
+}
+
+// took notes that the fold took case c of the input: where it stands, and
+// whether it belongs to the input's shard (checked at the end when the
+// input names its shard after its cases).
+func (in *input) took(c *report.CaseResult) error {
+	in.last.Position = c.Position
+	in.n++
+	switch {
+	case !in.runSeen:
+		in.late = append(in.late, c.Name)
+	case in.shard.Count > 0 && !in.shard.Holds(c.Name):
+		return baseline.WrongShard(in.name, in.shard, c.Name)
+	}
+	return nil
+}
+
+// headsOf reads each input's head once its cases are read, and checks
+// the cases of an input that named its shard only after them.
+func headsOf(ins []*input) ([]baseline.Input, error) {
+	heads := make([]baseline.Input, len(ins))
+	for i, in := range ins {
+		env, err := in.cr.Envelope()
+		if err != nil {
+			return nil, &diag.InputError{Err: err}
+		}
+		heads[i] = baseline.Input{Name: in.name, Envelope: env}
+		if len(in.late) == 0 || env.Run.Shard == "" {
+			continue
+		}
+		sh, err := report.ParseShard(env.Run.Shard)
+		if err != nil {
+			return nil, &diag.InputError{Err: fmt.Errorf("merge: %s: run.shard: %v", in.name, err)}
+		}
+		for _, name := range in.late {
+			if !sh.Holds(name) {
+				return nil, &diag.InputError{Err: baseline.WrongShard(in.name, sh, name)}
+			}
+		}
+	}
+	return heads, nil
+}
+
+// duplicates finds a case two inputs (or one, twice) hold from the hashes
+// of the names, and reads the inputs again for the names behind an equal
+// pair, so the error names the first case given twice as baseline.Merge
+// does; a pair of hashes of two names is no duplicate.
+func duplicates(paths []string, names []uint64) error {
+	slices.Sort(names)
+	suspect := map[uint64]bool{}
+	for i := 1; i < len(names); i++ {
+		if names[i] == names[i-1] {
+			suspect[names[i]] = true
+		}
+	}
+	if len(suspect) == 0 {
+		return nil
+	}
+	owner := map[string]string{}
+	for _, p := range paths {
+		f, r, err := openEnvelope(p, "", baseline.MaxEnvelopeBytes)
+		if err != nil {
+			return err
+		}
+		err = func() error {
+			defer f.Close()
+			cr, err := report.NewCaseReader(r, p)
+			if err != nil {
+				return err
+			}
+			for {
+				raw, err := cr.NextRaw()
+				if errors.Is(err, io.EOF) {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+				var c struct {
+					Name string `json:"name"`
+				}
+				if err := json.Unmarshal(raw, &c); err != nil {
+					return err
+				}
+				if !suspect[nameHash(c.Name)] {
+					continue
+				}
+				if prev, dup := owner[c.Name]; dup {
+					return baseline.Duplicate(c.Name, prev, p)
+				}
+				owner[c.Name] = p
+			}
+		}()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// canonical reports whether a case's JSON is laid out as the JSON
+// reporter lays out a case of the envelope (annotate.JSON: indented by two
+// spaces from four, the name first), so that copying it gives what
+// encoding the decoded case gives: a shard mcptest wrote. Another layout
+// is encoded again.
+func canonical(raw []byte) bool {
+	return bytes.HasPrefix(raw, []byte("{\n      \"name\": ")) && bytes.HasSuffix(raw, []byte("\n    }"))
+}
+
+func nameHash(name string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return h.Sum64()
+}
+
+// headCase is the next case of one input.
+type headCase struct {
+	c   *report.CaseResult
+	raw []byte
+	in  int
+}
+
+// caseHeap orders the inputs' next cases as baseline.Merge's stable sort
+// does: by position, then by input.
+type caseHeap []headCase
+
+func (h caseHeap) Len() int { return len(h) }
+func (h caseHeap) Less(i, j int) bool {
+	a, b := h[i], h[j]
+	if a.c.Position != b.c.Position {
+		return positionLess(a.c.Position, b.c.Position)
+	}
+	return a.in < b.in
+}
+func (h caseHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *caseHeap) Push(x any)   { *h = append(*h, x.(headCase)) }
+func (h *caseHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func positionLess(a, b diag.Pos) bool {
+	if a.File != b.File {
+		return a.File < b.File
+	}
+	if a.Line != b.Line {
+		return a.Line < b.Line
+	}
+	return a.Col < b.Col
+}
