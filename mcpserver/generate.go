@@ -7,6 +7,7 @@ import (
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/engine/agentsuite"
 	"github.com/mcptest/mcptest/gate/security"
+	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/internal/safefile"
 	"github.com/mcptest/mcptest/live"
 )
@@ -47,8 +48,15 @@ func Generate(kind string, cat *live.Catalog, t live.Target, opt ScaffoldOptions
 // package agentsuite proposes from the recordings from, with its cassette
 // paths relative to output's directory (output "" or "-" is stdout). With
 // recordings to join, from is one recording, and the suite one test over
-// it joined with them (agentsuite.ProposeJoined).
+// it joined with them (agentsuite.ProposeJoined). No recording, or
+// recordings to join to more than one, is wrong input.
 func ProposeAgentSuite(output string, from, join []string) (Generated, error) {
+	switch {
+	case len(from) == 0:
+		return Generated{}, diag.Input("generate agent-suite: name the recordings with --from CASSETTE")
+	case len(join) > 0 && len(from) != 1:
+		return Generated{}, diag.Input("generate agent-suite: --join joins recordings to one --from recording, and %d are named", len(from))
+	}
 	if output == "-" {
 		output = ""
 	}

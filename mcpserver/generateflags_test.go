@@ -1,10 +1,13 @@
 package mcpserver
 
 import (
+	"errors"
 	"flag"
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/mcptest/mcptest/internal/diag"
 )
 
 // TestGenerateFlags: each kind takes its own flags, and the options
@@ -41,5 +44,15 @@ func TestGenerateFlags(t *testing.T) {
 	fs.Parse([]string{"--cursor", "-1"})
 	if _, err := g.Options(); err == nil {
 		t.Error("a negative cursor is taken")
+	}
+}
+
+// TestProposeAgentSuiteInput: no recording, or recordings to join to
+// more than one, is wrong input, before any file is read.
+func TestProposeAgentSuiteInput(t *testing.T) {
+	for _, c := range []struct{ from, join []string }{{nil, nil}, {[]string{"a", "b"}, []string{"c"}}} {
+		if _, err := ProposeAgentSuite("", c.from, c.join); !errors.As(err, new(*diag.InputError)) {
+			t.Errorf("from %v join %v: %v, want wrong input", c.from, c.join, err)
+		}
 	}
 }

@@ -66,12 +66,6 @@ func (c *Command) generateAgentSuite(args []string) error {
 		return err
 	}
 	from = append(from, rest...)
-	if len(from) == 0 {
-		return inputErr("generate agent-suite: name the recordings with --from CASSETTE")
-	}
-	if len(join) > 0 && len(from) != 1 {
-		return inputErr("generate agent-suite: --join joins recordings to one --from recording, and %d are named", len(from))
-	}
 	g, err := mcpserver.ProposeAgentSuite(*output, from, join)
 	if err != nil {
 		return err
