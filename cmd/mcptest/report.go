@@ -105,14 +105,11 @@ func (c *Command) merge(args []string) error {
 	defer m.Close()
 	env := m.Env
 	env.Run.ID = stamp.NewRunID(time.Now())
-	if *output == "" || *output == "-" {
-		if err := m.Write(c.Stdout); err != nil {
+	if err := c.writeOut(*output, m.Write); err != nil || *output == "" || *output == "-" {
+		if err != nil {
 			return fmt.Errorf("write merged envelope: %w", err)
 		}
 		return nil
-	}
-	if err := c.writeFile(*output, m.Write); err != nil {
-		return fmt.Errorf("write merged envelope: %w", err)
 	}
 	fmt.Fprintf(c.Stderr, "mcptest: %s: %d passed, %d failed, %d inconclusive; %d envelopes merged into %s\n",
 		env.Verdict, env.Totals.Passed, env.Totals.Failed, env.Totals.Inconclusive, len(files), *output)
@@ -121,9 +118,7 @@ func (c *Command) merge(args []string) error {
 
 // compareStream is `mcptest report RUN.json --compare BASELINE.json` in
 // a format other than html: both envelopes read as streams
-// (envstream.CompareFiles), the json rendering written from the spooled
-// cases, the others from the changed cases; exit 1 when the --fail-on
-// policy fails.
+// (envstream.CompareFiles); exit 1 when the --fail-on policy fails.
 func (c *Command) compareStream(run, base, failOn, format, output string, opt annotate.Options) error {
 	if !slices.Contains(annotate.CompareFormats, annotate.Canonical(format)) {
 		_, err := annotate.NewComparison(format, nil, opt)
@@ -134,27 +129,22 @@ func (c *Command) compareStream(run, base, failOn, format, output string, opt an
 		return err
 	}
 	defer cmp.Close()
-	if n := cmp.Unlisted; n > 0 && annotate.Canonical(format) != "json" {
-		cmp.Cmp.Warnings = append(cmp.Cmp.Warnings, fmt.Sprintf("%d more changed cases are not listed here (the first %d are): --format json lists every case", n, envstream.MaxListed))
-	}
-	write := func(w io.Writer) error {
-		if annotate.Canonical(format) == "json" {
-			return cmp.Write(w)
-		}
-		return annotate.RenderComparison(w, format, cmp.Cmp, opt)
-	}
-	if output == "" || output == "-" {
-		err = write(c.Stdout)
-	} else {
-		err = c.writeFile(output, write)
-	}
-	if err != nil {
+	if err := c.writeOut(output, func(w io.Writer) error { return cmp.Render(w, format, opt) }); err != nil {
 		return fmt.Errorf("write comparison: %w", err)
 	}
 	if cmp.Cmp.Gate.Failed {
 		return errFailed
 	}
 	return nil
+}
+
+// writeOut writes with write to stdout, or by rename to the file output
+// names ("-" is stdout).
+func (c *Command) writeOut(output string, write func(io.Writer) error) error {
+	if output == "" || output == "-" {
+		return write(c.Stdout)
+	}
+	return c.writeFile(output, write)
 }
 
 // render renders env with rep, whose constructor failed with err (an

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/report"
@@ -46,6 +47,20 @@ func (c *Compared) Close() error {
 		err = rerr
 	}
 	return err
+}
+
+// Render writes the comparison in format (one of
+// annotate.CompareFormats but html, which needs every case at hand): json
+// with every case (Write), the others with the listed cases and, past
+// MaxListed, a warning saying how many more changed.
+func (c *Compared) Render(w io.Writer, format string, opt annotate.Options) error {
+	if annotate.Canonical(format) == "json" {
+		return c.Write(w)
+	}
+	if c.Unlisted > 0 {
+		c.Cmp.Warnings = append(c.Cmp.Warnings, fmt.Sprintf("%d more changed cases are not listed here (the first %d are): --format json lists every case", c.Unlisted, MaxListed))
+	}
+	return annotate.RenderComparison(w, format, c.Cmp, opt)
 }
 
 // Write writes the comparison's JSON rendering, every case in it.
