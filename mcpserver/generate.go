@@ -45,10 +45,12 @@ func Generate(kind string, cat *live.Catalog, t live.Target, opt ScaffoldOptions
 
 // ProposeAgentSuite is `mcptest generate agent-suite`: the agents: suite
 // package agentsuite proposes from the recordings from, with its cassette
-// paths relative to output's directory (output "" or "-" is stdout). With
+// paths relative to output's directory (output "" or "-" is stdout), and
+// arguments: checked against catalog (a saved tools/list, "" for none)
+// for a recording that carries no schemas. With
 // recordings to join, from is one recording, and the suite one test over
 // it joined with them (agentsuite.ProposeJoined).
-func ProposeAgentSuite(output string, from, join []string) (Generated, error) {
+func ProposeAgentSuite(output string, from, join []string, catalog string) (Generated, error) {
 	if output == "-" {
 		output = ""
 	}
@@ -57,7 +59,7 @@ func ProposeAgentSuite(output string, from, join []string) (Generated, error) {
 	if len(join) > 0 {
 		p, err = agentsuite.ProposeJoined(output, from[0], join)
 	} else {
-		p, err = agentsuite.Propose(output, from)
+		p, err = agentsuite.ProposeWith(output, from, agentsuite.Options{Catalog: catalog})
 	}
 	if err != nil {
 		return Generated{}, err

@@ -8,7 +8,7 @@ import (
 )
 
 // generateUsage names the four kinds; every usage error of generate says it.
-const generateUsage = "usage: mcptest generate suite|conformance|redteam|eval [flags] " + liveTargetSynopsis + "\n       mcptest generate agent-suite --from CASSETTE... [--join CASSETTE]... [--output FILE]"
+const generateUsage = "usage: mcptest generate suite|conformance|redteam|eval [flags] " + liveTargetSynopsis + "\n       mcptest generate agent-suite --from CASSETTE... [--join CASSETTE]... [--catalog FILE] [--output FILE]"
 
 // generate is `mcptest generate suite|conformance|redteam|eval`: the suite
 // scaffold_suite, scaffold_conformance, scaffold_redteam or scaffold_eval
@@ -74,11 +74,12 @@ func (c *Command) generate(_ context.Context, args []string) error {
 // generateAgentSuite is `mcptest generate agent-suite`: an agents: suite
 // proposed from recordings (mcpserver.ProposeAgentSuite), measured on them.
 func (c *Command) generateAgentSuite(args []string) error {
-	fs := c.newFlags("generate agent-suite", "mcptest generate agent-suite --from CASSETTE [--from CASSETTE]... [--join CASSETTE]... [--output FILE]")
+	fs := c.newFlags("generate agent-suite", "mcptest generate agent-suite --from CASSETTE [--from CASSETTE]... [--join CASSETTE]... [--catalog FILE] [--output FILE]")
 	var from, join stringList
 	fs.Var(&from, "from", "propose a test from the recording `CASSETTE`: a file of any format run reads, or a directory or glob whose files are one test's runs, as cassette: reads them (repeatable, or several after --from)")
 	fs.Var(&join, "join", "join the recording `CASSETTE` to the one --from recording run by run, for the tokens, model or answer it lacks: one test over both, with sources: (repeatable)")
 	output := fs.String("output", "", "write the suite to `FILE` instead of stdout (- is stdout); cassette paths in it are relative to FILE's directory")
+	catalog := fs.String("catalog", "", "check the arguments of a recording that carries no input schemas against the saved tools/list `FILE` (mcptest tools --format json -- SERVER...)")
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -90,7 +91,10 @@ func (c *Command) generateAgentSuite(args []string) error {
 	if len(join) > 0 && len(from) != 1 {
 		return inputErr("generate agent-suite: --join joins recordings to one --from recording, and %d are named", len(from))
 	}
-	g, err := mcpserver.ProposeAgentSuite(*output, from, join)
+	if len(join) > 0 && *catalog != "" {
+		return inputErr("generate agent-suite: --catalog is for recordings without schemas, and a --join test takes its calls and their catalog from the --from recording")
+	}
+	g, err := mcpserver.ProposeAgentSuite(*output, from, join, *catalog)
 	if err != nil {
 		return err
 	}
