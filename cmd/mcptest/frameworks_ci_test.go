@@ -242,9 +242,7 @@ func (fc frameworkCase) draft(t *testing.T, dir string) frameworkCase {
 		}
 		wants = append(wants, "    trajectory:\n      match: strict\n      steps:\n        - { tool: \""+l.sum+"\" }\n        - { tool: \""+l.echo()+"\" }\n")
 		switch {
-		case l.catalog:
-			wants = append(wants, "    arguments: {}\n")
-		case l.sum == "get-sum":
+		case l.checksArguments():
 			// The recording's schemas (arguments: {}), else the catalog's.
 			if !strings.Contains(test, "    arguments: {}\n") {
 				wants = append(wants, "catalog: \"catalog.json\"")

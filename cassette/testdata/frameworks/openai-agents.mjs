@@ -53,7 +53,9 @@ function model(plan) {
 
 // once drives one agent run on a connection of its own.
 async function once(plan) {
-  const mcp = new MCPServerStdio({ name: 'everything', command, args, cacheToolsList: true });
+  // A slow machine starts the server behind `mcptest record` in more than
+  // the SDK's 5 s: the session waits a minute.
+  const mcp = new MCPServerStdio({ name: 'everything', command, args, cacheToolsList: true, clientSessionTimeoutSeconds: 60 });
   await mcp.connect();
   try {
     const m = model(plan);
