@@ -2,9 +2,12 @@ package live
 
 import (
 	"context"
+	"io"
 	"reflect"
 	"testing"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -53,6 +56,30 @@ func TestProxyHandshakeRules(t *testing.T) {
 		}
 		if _, err := handler(context.Background(), "initialize", &mcp.InitializeRequest{Params: &mcp.InitializeParams{ProtocolVersion: v}}); err != nil || asked != want {
 			t.Errorf("initialize at %s over an upstream at %s: the session asked %s (%v), want %s", v, upstream, asked, err, want)
+		}
+	}
+}
+
+// TestStdioFrontDiscoverNotification: a server/discover that is a
+// notification (no id) is not the proxy's to answer: it is kept, in
+// order, for the session.
+func TestStdioFrontDiscoverNotification(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	inR, inW := io.Pipe()
+	f, err := startFront(ctx, inR, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	go func() {
+		_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","method":"server/discover","params":{}}`+"\n"+`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`+"\n")
+	}()
+	for _, want := range []string{"server/discover", "notifications/initialized"} {
+		msg, err := f.Read(ctx)
+		req, ok := msg.(*jsonrpc.Request)
+		if err != nil || !ok || req.Method != want || req.IsCall() {
+			t.Fatalf("the session reads %#v (%v), want the notification %s", msg, err, want)
 		}
 	}
 }
