@@ -4,4 +4,6 @@
 FROM gcr.io/distroless/static-debian12@sha256:4b2a093ef4649bccd586625090a3c668b254cfe180dee54f4c94f3e9bd7e381e
 ARG TARGETPLATFORM
 COPY $TARGETPLATFORM/mcptest /mcptest
-ENTRYPOINT ["/mcptest", "action"]
+# The CLI, `action` when started with no arguments (as Dockerfile).
+ENTRYPOINT ["/mcptest"]
+CMD ["action"]

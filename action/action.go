@@ -45,6 +45,9 @@ type Options struct {
 	// RequestTimeout bounds each attempt (default 30 s); tests shorten
 	// them.
 	RetryDelay, RequestTimeout time.Duration
+	// HistoryPage renders the history page (the history input); nil
+	// renders the Action's own page of the trend (annotate.TrendPage).
+	HistoryPage PageFunc
 }
 
 // withDefaults fills in the options left zero: a first back-off of 1 s and
@@ -129,7 +132,7 @@ func (r *run) main(ctx context.Context) error {
 	case modeShard:
 		return r.shardMode(env)
 	case modeBaseline:
-		return r.baselineMode(env)
+		return r.baselineMode(ctx, env)
 	}
 	base, head := r.ev.baseHead()
 	found, missing, err := r.baseline(ctx, base, head)
@@ -137,6 +140,9 @@ func (r *run) main(ctx context.Context) error {
 		return err
 	}
 	rep := r.compare(env, found, missing)
+	rep.Trend, rep.HistoryPage = r.history(ctx, env, false)
+	r.slideGate(&rep)
+	rep.Notes = r.notes
 	annotate.EmitAnnotations(r.a, annotate.Annotations(rep))
 	r.missingNotice(rep)
 
@@ -169,10 +175,12 @@ func (r *run) main(ctx context.Context) error {
 
 // baselineMode ends a baseline run (mode baseline): the envelope is
 // written; its gate, notice, summary and outputs follow.
-func (r *run) baselineMode(env *report.Envelope) error {
+func (r *run) baselineMode(ctx context.Context, env *report.Envelope) error {
 	rep := annotate.ActionReport{Env: env, Suite: r.in.config, IsBaseline: true}
 	rep.Gate = r.baselineGate(env)
 	r.baselineNote(env, rep.Gate.Failed)
+	rep.Trend, rep.HistoryPage = r.history(ctx, env, !rep.Gate.Failed)
+	r.slideGate(&rep)
 	r.summary(rep)
 	r.setOutputs(rep, false, 0)
 	if err := r.writeOutputs(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,6 +58,12 @@ type inputs struct {
 	// then is the mode that judges the run envelope: mode itself, or for
 	// mode merge the event's mode (check on a workflow_run).
 	then string
+	// history is how many of the default branch's last baselines the
+	// trend reads (0: none); historyThreshold the fall in points of a
+	// floor's figure over them that fails the step when sustained (0:
+	// never).
+	history          int
+	historyThreshold float64
 }
 
 // maxAPITimeout is the largest api-timeout accepted.
@@ -99,6 +106,7 @@ func readInputs(a *githubactions.Action, event, apiTimeout string) (inputs, erro
 		func() error { return in.readComment(get("comment", "true"), a.GetInput("comment")) },
 		func() error { return in.readMaxBytes(get("max-artifact-bytes", strconv.Itoa(64<<20))) },
 		func() (err error) { in.apiTimeout, err = parseAPITimeout(apiTimeout); return err },
+		func() error { return in.readHistory(get("history", "0"), get("history-threshold", "0")) },
 		in.checkLineBreaks,
 	} {
 		if err := step(); err != nil {
@@ -181,6 +189,31 @@ func (in *inputs) readMaxBytes(s string) error {
 	}
 	in.maxBytes = n
 	return nil
+}
+
+// readHistory reads the history input (a number of baselines, 0 to
+// baseline.MaxHistory) and history-threshold (points, 0 or more; it needs
+// a history).
+func (in *inputs) readHistory(n, threshold string) error {
+	h, err := strconv.Atoi(n)
+	if err != nil || h < 0 || h > baseline.MaxHistory {
+		return diag.Input("input history %q: expected a number of baselines from 0 (no history) to %d", n, baseline.MaxHistory)
+	}
+	t, err := strconv.ParseFloat(threshold, 64)
+	if err != nil || t < 0 || math.IsInf(t, 0) || math.IsNaN(t) {
+		return diag.Input("input history-threshold %q: expected a number of points, 0 (never fail) or more, such as 3", threshold)
+	}
+	if t > 0 && h < baseline.MinSustained-1 {
+		return diag.Input("input history-threshold %s needs a history of at least %d baselines (input history is %d): a slide is sustained over %d runs or more", threshold, baseline.MinSustained-1, h, baseline.MinSustained)
+	}
+	in.history, in.historyThreshold = h, t
+	return nil
+}
+
+// historyPage is where the history page is written: beside report-path,
+// mcptest-report.json -> mcptest-report.history.html.
+func (in inputs) historyPage() string {
+	return strings.TrimSuffix(in.reportPath, ".json") + ".history.html"
 }
 
 // checkLineBreaks refuses a line break in the inputs that end up in API

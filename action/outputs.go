@@ -32,6 +32,9 @@ func (r *run) setOutputs(rep annotate.ActionReport, found bool, commentID int64)
 		o["baseline-run-id"] = strconv.FormatInt(rep.BaselineRunID, 10)
 	}
 	o["report-path"] = r.in.reportPath
+	if _, ok := o["history-path"]; !ok {
+		o["history-path"] = "" // writePage sets it
+	}
 	o["comment-id"] = ""
 	if commentID != 0 {
 		o["comment-id"] = strconv.FormatInt(commentID, 10)
@@ -39,7 +42,7 @@ func (r *run) setOutputs(rep annotate.ActionReport, found bool, commentID int64)
 }
 
 // outputNames is the order outputs are written in.
-var outputNames = []string{"verdict", "passed", "failed", "flips", "regressions", "fixes", "baseline-found", "baseline-run-id", "report-path", "comment-id"}
+var outputNames = []string{"verdict", "passed", "failed", "flips", "regressions", "fixes", "baseline-found", "baseline-run-id", "report-path", "comment-id", "history-path"}
 
 // writeOutputs appends the outputs to GITHUB_OUTPUT. go-githubactions
 // writes a fixed delimiter, which a value could forge (action.md): here

@@ -35,7 +35,7 @@ func TestOutputsNoAPI(t *testing.T) {
 	r.env["INPUT_COMMENT"] = "false"
 	res := r.run()
 	want := map[string]string{"verdict": "fail", "passed": "4", "failed": "2", "flips": "8", "regressions": "1", "fixes": "3",
-		"baseline-found": "true", "baseline-run-id": "", "report-path": r.env["INPUT_REPORT-PATH"], "comment-id": ""}
+		"baseline-found": "true", "baseline-run-id": "", "report-path": r.env["INPUT_REPORT-PATH"], "comment-id": "", "history-path": ""}
 	if res.code != ExitFail {
 		t.Errorf("exit %d, want 1 (a regression under fail-on: regressions)\n%s%s", res.code, res.stdout, res.stderr)
 	}
@@ -52,12 +52,12 @@ func TestSetOutputs(t *testing.T) {
 	r := &run{in: inputs{reportPath: "out/report.json"}, out: map[string]string{}}
 	r.setOutputs(rep, true, 977)
 	checkOutputs(t, r.out, map[string]string{"verdict": "fail", "passed": "4", "failed": "2", "flips": "8", "regressions": "1",
-		"fixes": "3", "baseline-found": "true", "baseline-run-id": "41", "report-path": "out/report.json", "comment-id": "977"})
+		"fixes": "3", "baseline-found": "true", "baseline-run-id": "41", "report-path": "out/report.json", "comment-id": "977", "history-path": ""})
 
 	r = &run{in: inputs{reportPath: "r.json"}, out: map[string]string{}}
 	r.setOutputs(annotate.ActionReport{Env: env}, false, 0)
 	checkOutputs(t, r.out, map[string]string{"verdict": "pass", "passed": "4", "failed": "2", "flips": "0", "regressions": "0",
-		"fixes": "0", "baseline-found": "false", "baseline-run-id": "", "report-path": "r.json", "comment-id": ""})
+		"fixes": "0", "baseline-found": "false", "baseline-run-id": "", "report-path": "r.json", "comment-id": "", "history-path": ""})
 }
 
 // checkOutputs holds outputs, written to GITHUB_OUTPUT and read back as
@@ -214,7 +214,7 @@ func TestOptionDefaults(t *testing.T) {
 		t.Errorf("zero options: retry delay %v, request timeout %v; want 1s, 30s", got.RetryDelay, got.RequestTimeout)
 	}
 	given := Options{RetryDelay: time.Millisecond, RequestTimeout: 2 * time.Second, APITimeout: "5"}
-	if got := given.withDefaults(); got != given {
+	if got := given.withDefaults(); got.RetryDelay != given.RetryDelay || got.RequestTimeout != given.RequestTimeout || got.APITimeout != given.APITimeout {
 		t.Errorf("given options became %+v, want them kept: %+v", got, given)
 	}
 }

@@ -50,6 +50,13 @@ type ActionReport struct {
 	// CommentKey keys the sticky comment (the Action's comment-key input),
 	// so two jobs over one suite keep two comments; "" means Suite.
 	CommentKey string
+	// Trend is how the floors moved over the last baselines and this run
+	// (the Action's history input); nil when no history was read. The
+	// summary, comment and issue get a line per floor that fell
+	// (slideBlock); the summary also the compact trend (trendBlocks).
+	Trend *baseline.Trend
+	// HistoryPage is the history page's file, named in the summary.
+	HistoryPage string
 }
 
 // Annotation is one workflow-command annotation.
@@ -338,7 +345,7 @@ func renderBlocks(blocks []block, limit int) string {
 // Summary renders the job summary: verdict, baseline, floor flips (both
 // directions), failing cases, then the other changes, cut under limit.
 func Summary(r ActionReport, serverURL, repo string, limit int) string {
-	return renderBlocks(r.blocks(serverURL, repo), limit)
+	return renderBlocks(r.blocks(serverURL, repo, r.trendBlocks()...), limit)
 }
 
 // CommentMarker is the hidden marker that finds the sticky comment of a
@@ -390,8 +397,15 @@ func DriftResolved(r ActionReport) string {
 // blocks are the parts of the summary, comment and drift issue, in the
 // order they are shown and cut: the headline, the run's summary and
 // reliability against the baseline, then one table per block.
-func (r ActionReport) blocks(serverURL, repo string) []block {
+//
+// trend (the summary's compact history, bounded at MaxTrendFloors and
+// MaxTrendCases rows) goes right after the floor flips, so a long list of
+// failing cases cannot cut it.
+func (r ActionReport) blocks(serverURL, repo string, trend ...block) []block {
 	out := []block{{head: r.headline(serverURL, repo)}}
+	if bl, ok := r.slideBlock(); ok {
+		out = append(out, bl)
+	}
 	if sm := summaryMarkdown(r.Env); sm != "" {
 		out = append(out, block{head: sm})
 	}
@@ -400,7 +414,11 @@ func (r ActionReport) blocks(serverURL, repo string) []block {
 			out = append(out, block{head: rd})
 		}
 	}
-	for _, table := range []func() (block, bool){r.flipsBlock, r.failingBlock, r.restrictedBlock, r.floorBreachBlock, r.otherChangesBlock, r.allCasesBlock} {
+	if bl, ok := r.flipsBlock(); ok {
+		out = append(out, bl)
+	}
+	out = append(out, trend...)
+	for _, table := range []func() (block, bool){r.failingBlock, r.restrictedBlock, r.floorBreachBlock, r.otherChangesBlock, r.allCasesBlock} {
 		if bl, ok := table(); ok {
 			out = append(out, bl)
 		}

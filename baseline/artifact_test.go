@@ -103,12 +103,17 @@ func FuzzReadArtifactEntry(f *testing.F) {
 	})
 }
 
+func withPath(r *listedRun, p string) *listedRun {
+	r.Path = &p
+	return r
+}
+
 func TestRejectRun(t *testing.T) {
-	run := func(event, repo, branch, status, conclusion string) *github.WorkflowRun {
-		return &github.WorkflowRun{Event: &event, HeadRepository: &github.Repository{FullName: &repo}, HeadBranch: &branch, Status: &status, Conclusion: &conclusion}
+	run := func(event, repo, branch, status, conclusion string) *listedRun {
+		return &listedRun{WorkflowRun: github.WorkflowRun{Event: &event, HeadRepository: &github.Repository{FullName: &repo}, HeadBranch: &branch, Status: &status, Conclusion: &conclusion}}
 	}
 	for _, c := range []struct {
-		run  *github.WorkflowRun
+		run  *listedRun
 		want string
 	}{
 		{run("push", "acme/agents", "main", "completed", "success"), ""},
@@ -120,8 +125,11 @@ func TestRejectRun(t *testing.T) {
 		{run("push", "acme/agents", "feature", "completed", "success"), "not the default branch"},
 		{run("push", "acme/agents", "main", "completed", "failure"), "did not succeed"},
 		{run("push", "acme/agents", "main", "in_progress", ""), "did not succeed"},
+		{withPath(run("push", "acme/agents", "main", "completed", "success"), ".github/workflows/other.yml"), "not mcptest-baseline.yml"},
+		{withPath(run("push", "acme/agents", "main", "completed", "success"), ".github/workflows/mcptest-baseline.yml@refs/heads/main"), ""},
+		{withPath(run("push", "acme/agents", "main", "completed", "success"), ".github/workflows/mcptest-baseline.yml"), ""},
 	} {
-		got := rejectRun(c.run, "main", "acme/agents")
+		got := rejectRun(c.run, "main", "acme/agents", "mcptest-baseline.yml")
 		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
 			t.Errorf("%s %s %s %s/%s: %q, want %q", c.run.GetEvent(), c.run.GetHeadRepository().GetFullName(), c.run.GetHeadBranch(), c.run.GetStatus(), c.run.GetConclusion(), got, c.want)
 		}

@@ -17,6 +17,21 @@
 // the API URL's user-info never reaches a request URL, so no error carries
 // it; untrusted names are quoted and clipped in every message. The
 // ghapitest subpackage is the GitHub API stand-in its tests run against.
+// Every baseline read from the API passes one path (walk): FetchBaseline
+// keeps the first run it accepts, FetchHistory (fetchhistory.go;
+// FetchGitHubHistory for the command line) the last N, each written by
+// rename into a directory of the caller's; an artifact whose download
+// does not match the digest the API lists, or listed under another run,
+// is refused on that path.
+//
+// # Trends
+//
+// A TrendBuilder (trend.go) reads a window of envelopes one at a time,
+// oldest first, and keeps only each floor's figure per run (the suite
+// floors' actual, each case's certified lower bounds) and each case's
+// last verdict and flip count: the Trend the Action shows, with the floors
+// that fell (Slides) and those whose fall is sustained past a threshold
+// (Sustained).
 //
 // # Comparison
 //

@@ -3,12 +3,15 @@ package baseline
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -397,6 +400,51 @@ func (g *GitHub) FetchBaseline(ctx context.Context, opt FetchOptions) (*Found, e
 }
 
 func (g *GitHub) fetchBaseline(ctx context.Context, opt FetchOptions) (*Found, error) {
+	var found *Found
+	w, err := g.walk(ctx, opt, true, func(r *github.WorkflowRun, env *report.Envelope, _ []byte) (bool, error) {
+		found = &Found{Envelope: env, RunID: r.GetID(), RunURL: r.GetHTMLURL(), SHA: r.GetHeadSHA()}
+		return false, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if found != nil {
+		found.Skipped = w.skipped
+		return found, nil
+	}
+	return nil, w.missing(opt)
+}
+
+// walked is what a walk over the baseline workflow's runs saw: the
+// default branch, how many runs were listed, and why runs were passed
+// over.
+type walked struct {
+	def     string
+	listed  int
+	skipped []string
+}
+
+// missing is the "no baseline" answer of a walk that kept nothing.
+func (w *walked) missing(opt FetchOptions) *Missing {
+	reason := fmt.Sprintf("no successful run of %s on %s has a usable %q artifact", opt.Workflow, w.def, opt.Artifact)
+	if w.listed == 0 {
+		reason = fmt.Sprintf("workflow %s has no successful run on %s yet (first run?)", opt.Workflow, w.def)
+	}
+	return &Missing{Reason: reason, Skipped: w.skipped}
+}
+
+// walk is the one path every baseline the Action reads takes, one
+// (FetchBaseline) or the last N (FetchHistory): the default branch; the
+// successful runs of the baseline workflow on it, newest first (the merge
+// base's first when mergeBaseFirst and the options name a pull request's
+// base and head); only runs that pass rejectRun (an accepted event, the
+// repository itself, the default branch, success); each one's named
+// artifact through runBaseline (listed for that run, not expired, under
+// the cap, its download matching its digest, the one expected entry, a run
+// envelope of this schema_version). keep is called with each accepted
+// run's envelope and the entry's bytes, in that order, until it returns
+// false. A run passed over is said in skipped; err is an API failure.
+func (g *GitHub) walk(ctx context.Context, opt FetchOptions, mergeBaseFirst bool, keep func(*github.WorkflowRun, *report.Envelope, []byte) (bool, error)) (*walked, error) {
 	if opt.MaxBytes == 0 {
 		opt.MaxBytes = 64 << 20
 	}
@@ -407,57 +455,73 @@ func (g *GitHub) fetchBaseline(ctx context.Context, opt FetchOptions) (*Found, e
 	if err != nil {
 		return nil, fmt.Errorf("get repository %s/%s: %w", opt.Owner, opt.Repo, err)
 	}
-	def := repo.GetDefaultBranch()
+	w := &walked{def: repo.GetDefaultBranch()}
 	full := repo.GetFullName()
 	var mergeBase string
-	if opt.Base != "" && opt.Head != "" {
+	if mergeBaseFirst && opt.Base != "" && opt.Head != "" {
 		cmp, _, err := g.Client.Repositories.CompareCommits(ctx, opt.Owner, opt.Repo, opt.Base, opt.Head, &github.ListOptions{PerPage: 1})
 		if err == nil {
 			mergeBase = cmp.GetMergeBaseCommit().GetSHA()
 		}
 	}
-	runs, _, err := g.Client.Actions.ListWorkflowRunsByFileName(ctx, opt.Owner, opt.Repo, opt.Workflow, &github.ListWorkflowRunsOptions{
-		Branch: def, Status: "success", ListOptions: github.ListOptions{PerPage: min(opt.MaxRuns, 100)},
-	})
+	// go-github v62 does not decode a run's workflow path: a request of our
+	// own, so rejectRun can check it.
+	u := fmt.Sprintf("repos/%s/%s/actions/workflows/%s/runs?branch=%s&status=success&per_page=%d", url.PathEscape(opt.Owner), url.PathEscape(opt.Repo),
+		url.PathEscape(opt.Workflow), url.QueryEscape(w.def), min(opt.MaxRuns, 100))
+	req, err := g.Client.NewRequest(http.MethodGet, u, nil)
 	if err != nil {
+		return nil, err
+	}
+	var runs struct {
+		WorkflowRuns []*listedRun `json:"workflow_runs"`
+	}
+	if _, err := g.Client.Do(ctx, req, &runs); err != nil {
 		if Forbidden(err) {
 			return nil, &Missing{Reason: fmt.Sprintf("the runs of workflow %q cannot be listed (%v): is the file name right, and may the token read actions?", opt.Workflow, err)}
 		}
 		return nil, fmt.Errorf("list runs of workflow %s: %w", opt.Workflow, err)
 	}
-	ordered := make([]*github.WorkflowRun, 0, len(runs.WorkflowRuns))
+	ordered := make([]*listedRun, 0, len(runs.WorkflowRuns))
 	for _, r := range runs.WorkflowRuns {
+		if r == nil {
+			continue
+		}
 		if mergeBase != "" && r.GetHeadSHA() == mergeBase {
-			ordered = append([]*github.WorkflowRun{r}, ordered...)
+			ordered = append([]*listedRun{r}, ordered...)
 		} else {
 			ordered = append(ordered, r)
 		}
 	}
-	var skipped []string
+	w.listed = len(ordered)
 	for _, r := range ordered {
-		if why := rejectRun(r, def, full); why != "" {
-			skipped = append(skipped, fmt.Sprintf("run %d: %s", r.GetID(), why))
+		if why := rejectRun(r, w.def, full, opt.Workflow); why != "" {
+			w.skipped = append(w.skipped, fmt.Sprintf("run %d: %s", r.GetID(), why))
 			continue
 		}
-		env, why, err := g.runBaseline(ctx, opt, r.GetID())
+		env, data, why, err := g.runBaseline(ctx, opt, r.GetID())
 		if err != nil {
 			return nil, err
 		}
 		if why != "" {
-			skipped = append(skipped, fmt.Sprintf("run %d: %s", r.GetID(), why))
+			w.skipped = append(w.skipped, fmt.Sprintf("run %d: %s", r.GetID(), why))
 			continue
 		}
-		return &Found{Envelope: env, RunID: r.GetID(), RunURL: r.GetHTMLURL(), SHA: r.GetHeadSHA(), Skipped: skipped}, nil
+		more, err := keep(&r.WorkflowRun, env, data)
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			break
+		}
 	}
-	reason := fmt.Sprintf("no successful run of %s on %s has a usable %q artifact", opt.Workflow, def, opt.Artifact)
-	if len(ordered) == 0 {
-		reason = fmt.Sprintf("workflow %s has no successful run on %s yet (first run?)", opt.Workflow, def)
-	}
-	return nil, &Missing{Reason: reason, Skipped: skipped}
+	return w, nil
 }
 
-// rejectRun says why a run may not supply a baseline, or "".
-func rejectRun(r *github.WorkflowRun, def, full string) string {
+// rejectRun says why a run may not supply a baseline, or "". The listing
+// asked for the runs of workflow on the default branch that succeeded; each
+// run's own fields are checked all the same, so a listing that ignored a
+// filter (or was answered by something else) supplies nothing.
+func rejectRun(r *listedRun, def, full, workflow string) string {
 	switch {
 	case !baselineEvents[r.GetEvent()]:
 		return fmt.Sprintf("event %s is not push, schedule or workflow_dispatch", quote(r.GetEvent()))
@@ -467,25 +531,41 @@ func rejectRun(r *github.WorkflowRun, def, full string) string {
 		return fmt.Sprintf("branch %s is not the default branch %s", quote(r.GetHeadBranch()), def)
 	case r.GetStatus() != "completed" || r.GetConclusion() != "success":
 		return fmt.Sprintf("it did not succeed (%s/%s)", quote(r.GetStatus()), quote(r.GetConclusion()))
+	case workflow != "" && r.Path != nil && *r.Path != "" && runWorkflow(*r.Path) != workflow:
+		return fmt.Sprintf("it is a run of workflow %s, not %s", quote(*r.Path), workflow)
 	}
 	return ""
 }
 
-// runBaseline reads the baseline artifact of one run; why says why the run
-// has none usable.
-func (g *GitHub) runBaseline(ctx context.Context, opt FetchOptions, runID int64) (*report.Envelope, string, error) {
+// listedRun is a workflow run as the API lists it, with its workflow's
+// path (go-github v62 does not decode it).
+type listedRun struct {
+	github.WorkflowRun
+	Path *string `json:"path"`
+}
+
+// runWorkflow is the file name of a run's workflow path
+// (".github/workflows/mcptest-baseline.yml", with or without "@ref").
+func runWorkflow(p string) string {
+	p, _, _ = strings.Cut(p, "@")
+	return path.Base(p)
+}
+
+// runBaseline reads the baseline artifact of one run: the envelope and
+// the entry's bytes; why says why the run has none usable.
+func (g *GitHub) runBaseline(ctx context.Context, opt FetchOptions, runID int64) (*report.Envelope, []byte, string, error) {
 	data, why, err := g.RunArtifact(ctx, opt.Owner, opt.Repo, runID, opt.Artifact, opt.Entry, opt.MaxBytes)
 	if err != nil || why != "" {
-		return nil, why, err
+		return nil, nil, why, err
 	}
 	env, err := ReadBaseline(bytes.NewReader(data), fmt.Sprintf("artifact %s of run %d", opt.Artifact, runID))
 	if err != nil {
-		return nil, err.Error(), nil
+		return nil, nil, err.Error(), nil
 	}
 	if env.SchemaVersion != report.SchemaVersion {
-		return nil, fmt.Sprintf("its envelope has schema_version %d, this mcptest reads %d", env.SchemaVersion, report.SchemaVersion), nil
+		return nil, nil, fmt.Sprintf("its envelope has schema_version %d, this mcptest reads %d", env.SchemaVersion, report.SchemaVersion), nil
 	}
-	return env, "", nil
+	return env, data, "", nil
 }
 
 // RunArtifact downloads the artifact called name of a run and returns its
@@ -498,16 +578,18 @@ func (g *GitHub) RunArtifact(ctx context.Context, owner, repo string, runID int6
 	if err != nil {
 		return nil, "", err
 	}
-	var list github.ArtifactList
+	var list struct {
+		Artifacts []*listedArtifact `json:"artifacts"`
+	}
 	if _, err := g.Client.Do(ctx, req, &list); err != nil {
 		if Forbidden(err) {
 			return nil, fmt.Sprintf("its artifacts cannot be listed: %v", err), nil
 		}
 		return nil, "", fmt.Errorf("list artifacts of run %d: %w", runID, err)
 	}
-	var art *github.Artifact
+	var art *listedArtifact
 	for _, a := range list.Artifacts {
-		if a.GetName() == name {
+		if a != nil && a.GetName() == name {
 			art = a
 			break
 		}
@@ -515,6 +597,8 @@ func (g *GitHub) RunArtifact(ctx context.Context, owner, repo string, runID int6
 	switch {
 	case art == nil:
 		return nil, fmt.Sprintf("no artifact named %q", name), nil
+	case art.WorkflowRun != nil && art.WorkflowRun.GetID() != 0 && art.WorkflowRun.GetID() != runID:
+		return nil, fmt.Sprintf("artifact %q is listed under run %d but says it belongs to run %d", name, runID, art.WorkflowRun.GetID()), nil
 	case art.GetExpired():
 		return nil, fmt.Sprintf("artifact %q expired", name), nil
 	case art.GetSizeInBytes() > max:
@@ -524,11 +608,41 @@ func (g *GitHub) RunArtifact(ctx context.Context, owner, repo string, runID int6
 	if err != nil || why != "" {
 		return nil, why, err
 	}
+	if why := checkDigest(zipped, art.Digest); why != "" {
+		return nil, fmt.Sprintf("artifact %q: %s", name, why), nil
+	}
 	out, err := ReadArtifactEntry(zipped, entry, max)
 	if err != nil {
 		return nil, err.Error(), nil
 	}
 	return out, "", nil
+}
+
+// listedArtifact is an artifact as the API lists it, with the digest
+// upload-artifact v4 and later record (go-github v62 does not decode it).
+type listedArtifact struct {
+	github.Artifact
+	Digest *string `json:"digest"`
+}
+
+// checkDigest says why a downloaded zip does not match the digest the API
+// lists for it ("sha256:<hex>"), or "". An artifact of an older
+// upload-artifact has none (null), and is checked by its size alone; a
+// digest of another form is refused, not skipped, so a listing cannot turn
+// the check off by naming an algorithm this mcptest does not know.
+func checkDigest(zipped []byte, digest *string) string {
+	if digest == nil || *digest == "" {
+		return ""
+	}
+	hexSum, ok := strings.CutPrefix(*digest, "sha256:")
+	if !ok || len(hexSum) != sha256.Size*2 {
+		return fmt.Sprintf("its digest %s is not sha256:<64 hex digits>", quote(*digest))
+	}
+	sum := sha256.Sum256(zipped)
+	if !strings.EqualFold(hexSum, hex.EncodeToString(sum[:])) {
+		return fmt.Sprintf("its download does not match its digest %s (forged or corrupt)", quote(*digest))
+	}
+	return ""
 }
 
 // download asks for an artifact's zip without following the redirect,

@@ -60,7 +60,7 @@ func checkAISDKRun(t *testing.T, i int, r *Run) {
 	}
 	call := calls[0]
 	want := map[string]any{"content": []any{map[string]any{"type": "text", "text": "The sum of 2 and 3 is 5."}}, "isError": false}
-	if call.Tool != "get-sum" || !reflect.DeepEqual(call.Arguments, map[string]any{"a": 2.0, "b": 3.0}) ||
+	if call.Tool != "get-sum" || !reflect.DeepEqual(call.Arguments.Value(), map[string]any{"a": 2.0, "b": 3.0}) ||
 		!reflect.DeepEqual(call.Result, want) || call.IsError || call.Agent != "sum-agent" || call.DurationMS == nil {
 		t.Errorf("run %d: call %+v", i, call)
 	}

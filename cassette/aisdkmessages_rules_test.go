@@ -52,7 +52,7 @@ func TestModelMessagesRules(t *testing.T) {
 		t.Errorf("calls %q, want %q", got, want)
 	}
 	calls := c.Runs[0].Calls()
-	if len(calls) == 3 && (!reflect.DeepEqual(calls[0].Arguments, map[string]any{"x": 1.0}) || !reflect.DeepEqual(calls[1].Arguments, map[string]any{"y": 3.0})) {
+	if len(calls) == 3 && (!reflect.DeepEqual(calls[0].Arguments.Value(), map[string]any{"x": 1.0}) || !reflect.DeepEqual(calls[1].Arguments.Value(), map[string]any{"y": 3.0})) {
 		t.Errorf("arguments %v and %v, want the input, else the args", calls[0].Arguments, calls[1].Arguments)
 	}
 	if turns := c.Runs[0].Turns; turns[len(turns)-1].FinalResponse != "the answer" || c.Prompt != "go" {

@@ -89,10 +89,11 @@ type Call struct {
 	// Server is "" when the recording does not say which server answered.
 	Server string
 	Tool   string
-	// Arguments is the decoded JSON the agent sent: normally a
-	// map[string]any. A transcript whose arguments string does not parse
-	// keeps it as a string.
-	Arguments any
+	// Arguments is the JSON the agent sent, as compact text (decoded on
+	// demand by Arguments.Value): normally an object. A transcript whose
+	// arguments string does not parse keeps it as a JSON string; "" when
+	// none were recorded (or null).
+	Arguments JSON
 	IsError   bool
 	// Result is the decoded CallToolResult, nil when not recorded.
 	Result any

@@ -13,7 +13,7 @@ type chatAnswer struct {
 
 type chatCall struct {
 	id, name  string
-	arguments any
+	arguments JSON
 }
 
 // chatReader is the state of readChat: fail is set at the first thing
@@ -256,7 +256,7 @@ func (r *chatReader) call(m *chatAnswer, i int) int {
 }
 
 // function reads a call's {"name": ..., "arguments": ...}; arguments is
-// a JSON string, decoded, or a value kept as it is.
+// a JSON string, read as JSON text, or a value kept as its text.
 func (r *chatReader) function(c *chatCall, i int) int {
 	d := r.d
 	if d.data[i] != '{' {
@@ -279,7 +279,7 @@ func (r *chatReader) function(c *chatCall, i int) int {
 			return end
 		case key == "arguments":
 			var end int
-			c.arguments, end = d.value(v)
+			c.arguments, end = d.args(v)
 			return end
 		}
 		return d.discard(v)

@@ -186,7 +186,7 @@ func TestFrameworkReads(t *testing.T) {
 					}
 					calls = append(calls, s)
 					if got.args == nil {
-						got.args, _ = call.Arguments.(map[string]any)
+						got.args, _ = call.Arguments.Value().(map[string]any)
 					}
 				}
 				got.calls = append(got.calls, calls)

@@ -125,7 +125,7 @@ func (l *llama) call(id, name string, input any, agent string) {
 	if name == llamaHandoff {
 		l.handoffs[id] = true
 		l.t.w.spend(name) // a handoff, read as a delegation
-		kw, _ := args.(map[string]any)
+		kw, _ := args.Value().(map[string]any)
 		to, _ := kw["toAgent"].(string)
 		if to != "" {
 			if agent != "" && agent != to {

@@ -40,7 +40,7 @@ func TestLlamaMessagesRules(t *testing.T) {
 		c.Runs[0].Turns[0].FinalResponse != "written" || c.Prompt != "go" {
 		t.Errorf("calls %q, format %s, turns %+v, prompt %q", got, c.Format, c.Runs[0].Turns, c.Prompt)
 	}
-	if args := c.Runs[0].Calls()[1].Arguments; !reflect.DeepEqual(args, map[string]any{"url": "u"}) {
+	if args := c.Runs[0].Calls()[1].Arguments.Value(); !reflect.DeepEqual(args, map[string]any{"url": "u"}) {
 		t.Errorf("streamed input read as %v", args)
 	}
 

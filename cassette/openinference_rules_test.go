@@ -56,7 +56,7 @@ func TestOpenInferenceGraphAgent(t *testing.T) {
 		if c.Agent != tc.want || len(calls) != 1 || calls[0].Agent != tc.want {
 			t.Errorf("CHAIN span %q (parent %q, %s): agent %q, calls %+v; want the agent %q", tc.name, tc.parent, tc.integration, c.Agent, calls, tc.want)
 		}
-		if len(calls) == 1 && (calls[0].Tool != "search" || !reflect.DeepEqual(calls[0].Arguments, map[string]any{"q": "x"}) || resultText(calls[0].Result) != "found") {
+		if len(calls) == 1 && (calls[0].Tool != "search" || !reflect.DeepEqual(calls[0].Arguments.Value(), map[string]any{"q": "x"}) || resultText(calls[0].Result) != "found") {
 			t.Errorf("TOOL span: %+v", calls[0])
 		}
 	}

@@ -83,7 +83,7 @@ func TestOTelSpanRules(t *testing.T) {
 			if len(c.Runs) != 1 || len(c.Runs[0].Calls()) != 1 {
 				t.Fatalf("runs %+v, want one call", c.Runs)
 			}
-			if args, _ := c.Runs[0].Calls()[0].Arguments.(map[string]any); args["a"] != tt.arg {
+			if args, _ := c.Runs[0].Calls()[0].Arguments.Value().(map[string]any); args["a"] != tt.arg {
 				t.Fatalf("runs %+v, want one call with a = %v", c.Runs, tt.arg)
 			}
 			got := c.Runs[0].Tokens

@@ -60,7 +60,7 @@ func TestReadV1Example(t *testing.T) {
 		Runs: []Run{{
 			Turns: []Turn{{
 				Calls: []Call{{
-					Server: "weather", Tool: "get_weather", Arguments: map[string]any{"city": "Sacramento"},
+					Server: "weather", Tool: "get_weather", Arguments: JSONOf(map[string]any{"city": "Sacramento"}),
 					Result: textResult("21C, sunny"), DurationMS: ptr(12.0), Agent: "planner",
 				}},
 				FinalResponse: "It is 21C and sunny in Sacramento.",
@@ -101,7 +101,7 @@ func TestReadV1MultiRun(t *testing.T) {
 		t.Errorf("run 0: %+v", r0)
 	}
 	// Numbers in arguments are float64.
-	diff(t, r0.Turns[0].Calls[0].Arguments, map[string]any{"q": "refund policy", "limit": 3.0})
+	diff(t, r0.Turns[0].Calls[0].Arguments.Value(), map[string]any{"q": "refund policy", "limit": 3.0})
 	calls := r1.Calls()
 	if len(calls) != 2 || !calls[0].IsError || calls[1].IsError || *calls[0].DurationMS != 0.5 || calls[0].ID() != "zeta.search" {
 		t.Errorf("run 1 calls: %+v", calls)
@@ -125,9 +125,9 @@ func TestReadOpenAI(t *testing.T) {
 				{
 					Calls: []Call{
 						// mcp__weather__get_weather is split into server and tool.
-						{Server: "weather", Tool: "get_weather", Arguments: map[string]any{"city": "Paris"}, Result: textResult("18C, light rain")},
+						{Server: "weather", Tool: "get_weather", Arguments: JSONOf(map[string]any{"city": "Paris"}), Result: textResult("18C, light rain")},
 						// Arguments that do not parse stay a string; is_error comes from an explicit field only.
-						{Tool: "get_weather", Arguments: `{"city": "Rome"`, IsError: true, Result: textResult("Error: arguments are not valid JSON")},
+						{Tool: "get_weather", Arguments: JSONOf(`{"city": "Rome"`), IsError: true, Result: textResult("Error: arguments are not valid JSON")},
 						// Empty arguments are no arguments; content parts are kept as the content.
 						{Tool: "get_weather", Result: textResult("24C, sunny")},
 					},
@@ -152,7 +152,7 @@ func TestReadOpenAIArray(t *testing.T) {
 		Runs: []Run{{
 			Turns: []Turn{{
 				// A tool message without tool_call_id answers the first call still waiting.
-				Calls:         []Call{{Tool: "read_file", Arguments: map[string]any{"path": "README.md"}, Result: textResult("# mcptest")}},
+				Calls:         []Call{{Tool: "read_file", Arguments: JSONOf(map[string]any{"path": "README.md"}), Result: textResult("# mcptest")}},
 				FinalResponse: "It is the mcptest README.",
 			}},
 			// Per-message usage is summed; a missing total_tokens is input + output.
@@ -174,11 +174,11 @@ func TestReadAnthropic(t *testing.T) {
 				{
 					Calls: []Call{
 						{
-							Server: "fs", Tool: "read_file", Arguments: map[string]any{"path": "/srv/app/config.yml"}, IsError: true,
+							Server: "fs", Tool: "read_file", Arguments: JSONOf(map[string]any{"path": "/srv/app/config.yml"}), IsError: true,
 							Result: textResult("ENOENT: no such file or directory, open '/srv/app/config.yml'"),
 						},
 						{
-							Server: "fs", Tool: "read_file", Arguments: map[string]any{"path": "/srv/app/config.yaml"},
+							Server: "fs", Tool: "read_file", Arguments: JSONOf(map[string]any{"path": "/srv/app/config.yaml"}),
 							Result: textResult("port: 8080\nlog_level: info\ndatabase:\n  host: db.internal\n  pool: 10\n"),
 						},
 					},
@@ -236,7 +236,7 @@ func TestReadTauBench(t *testing.T) {
 				if got.Tool != want.Name || got.Server != "" {
 					t.Errorf("call %d: %s, want %s", i, got.ID(), want.Name)
 				}
-				diff(t, got.Arguments, want.Kwargs)
+				diff(t, got.Arguments.Value(), want.Kwargs)
 				diff(t, got.Result, textResult(want.Observation))
 				if got.IsError {
 					t.Errorf("call %d: is_error without an explicit field", i)
@@ -297,7 +297,7 @@ func TestReadLiveMCPBench(t *testing.T) {
 	for _, call := range c.Runs[0].Calls() {
 		tools = append(tools, call.Tool)
 		if call.Tool == "execute-tool" {
-			a := call.Arguments.(map[string]any)
+			a := call.Arguments.Value().(map[string]any)
 			executed = append(executed, a["server_name"].(string)+"::"+a["tool_name"].(string))
 		}
 	}
@@ -553,7 +553,7 @@ func TestArguments(t *testing.T) {
 		{map[string]any{"already": "decoded"}, map[string]any{"already": "decoded"}},
 	}
 	for _, tt := range tests {
-		diff(t, arguments(tt.in), tt.want)
+		diff(t, arguments(tt.in).Value(), tt.want)
 	}
 }
 

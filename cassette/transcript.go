@@ -425,21 +425,25 @@ func (t *transcript) toolName(m map[string]any) (string, bool) {
 	return s, true
 }
 
-// arguments decodes an OpenAI arguments string. A string that is not JSON
-// is kept as it is (orchestration.syntax scores it as malformed); an empty
-// one means no arguments. A value that is already decoded is kept.
-func arguments(v any) any {
+// arguments reads an OpenAI arguments string as JSON text. A string that
+// is not JSON is kept as a JSON string (orchestration.syntax scores it as
+// malformed); an empty one means no arguments. A value that is already
+// decoded is encoded.
+func arguments(v any) JSON {
 	s, ok := v.(string)
 	if !ok {
-		return v
+		return JSONOf(v)
 	}
 	if strings.TrimSpace(s) == "" {
-		return nil
+		return ""
 	}
-	if out, ok := decodeAny([]byte(s)); ok {
+	if out, ok := compactText([]byte(s)); ok {
+		if out == "null" {
+			return ""
+		}
 		return out
 	}
-	return s
+	return JSONOf(s)
 }
 
 // decodeAny decodes data as json.Unmarshal into an any does, and reports
@@ -520,7 +524,7 @@ func (t *transcript) anthropicBlocks(blocks []any) {
 		case "tool_use":
 			if name, ok := t.toolName(b); ok {
 				id, _ := b["id"].(string)
-				c := Call{Arguments: b["input"]}
+				c := Call{Arguments: JSONOf(b["input"])}
 				c.Server, c.Tool = splitMCP(name)
 				t.addCall(id, c)
 			}
@@ -528,7 +532,7 @@ func (t *transcript) anthropicBlocks(blocks []any) {
 			if name, ok := t.toolName(b); ok {
 				id, _ := b["id"].(string)
 				server, _ := b["server_name"].(string)
-				t.addCall(id, Call{Server: server, Tool: name, Arguments: b["input"]})
+				t.addCall(id, Call{Server: server, Tool: name, Arguments: JSONOf(b["input"])})
 			}
 		case "mcp_tool_result":
 			t.anthropicResult(b)

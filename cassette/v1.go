@@ -298,7 +298,7 @@ func (d *decoder) call(c *Call, i int) int {
 			hasTool = true
 			c.Tool, end = d.toolName(v)
 		case "arguments":
-			c.Arguments, end = d.value(v)
+			c.Arguments, end = d.args(v)
 		case "is_error":
 			c.IsError, end = d.boolField(v)
 		case "result":

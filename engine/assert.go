@@ -206,8 +206,8 @@ func callDoc(c cassette.Call) map[string]any {
 	if c.Server != "" {
 		m["server"] = c.Server
 	}
-	if c.Arguments != nil {
-		m["arguments"] = c.Arguments
+	if args := c.Arguments.Value(); args != nil {
+		m["arguments"] = args
 	}
 	if c.Result != nil {
 		m["result"] = recordedResult(c.Result)

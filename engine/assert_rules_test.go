@@ -88,7 +88,7 @@ func TestMatcherText(t *testing.T) {
 func TestRunDocKeys(t *testing.T) {
 	ms := 12.0
 	run := &cassette.Run{Turns: []cassette.Turn{
-		{Calls: []cassette.Call{{Tool: "search", Server: "web", Agent: "planner", Arguments: map[string]any{"q": "x"}, Result: "r", DurationMS: &ms}}},
+		{Calls: []cassette.Call{{Tool: "search", Server: "web", Agent: "planner", Arguments: cassette.JSONOf(map[string]any{"q": "x"}), Result: "r", DurationMS: &ms}}},
 		{Calls: []cassette.Call{{Tool: "fetch"}}, FinalResponse: "done"},
 		{},
 	}}

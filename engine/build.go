@@ -43,6 +43,9 @@ type builder struct {
 	// again says the document was checked and built before (Suite.rebuild):
 	// names are not tracked for duplicates a second time.
 	again bool
+	// from is the first item of the held list built again (Suite.rebuild):
+	// the items before it are handed over and passed by unbuilt.
+	from int
 	// paths and comparisons hold the targets and the comparison matchers
 	// parsed so far, so the tests of a long suite that check the same
 	// target, or compare with the same bound, share one parsed value
@@ -251,6 +254,9 @@ func (b *builder) item(key string, i int, v any) {
 // that has a problem, and says so in b.stopped.
 func (b *builder) heldItems(key string) {
 	b.stopped = !b.doc.Items(func(i int, v any) bool {
+		if i < b.from {
+			return true
+		}
 		if !validItem(key, v) {
 			return false
 		}

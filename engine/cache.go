@@ -11,8 +11,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/mcptest/mcptest/cassette"
+	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/internal/safefile"
 	"github.com/mcptest/mcptest/report"
 )
@@ -37,6 +39,26 @@ const CacheKeep = 4096
 // cassettes: on 2,000 transcripts of about 4 KB a warm run was slower than
 // one without the cache. See docs/benchmarks.md for the measure.
 const CacheMinBytes = 16 << 10
+
+// CacheMinEnv overrides CacheMinBytes for mcptest run; 0 caches every
+// case.
+const CacheMinEnv = "MCPTEST_CACHE_MIN_BYTES"
+
+// CacheMinFromEnv reads CacheMinEnv's value v for Options.CacheMinBytes:
+// CacheMinBytes when unset; 0 (every case) is -1.
+func CacheMinFromEnv(v string) (int64, error) {
+	if v == "" {
+		return CacheMinBytes, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, diag.Input("%s=%q: want a number of bytes, 0 or more", CacheMinEnv, v)
+	}
+	if n == 0 {
+		return -1, nil
+	}
+	return n, nil
+}
 
 // CacheEntryLimit is the largest cache entry DirCache reads back, in bytes;
 // a larger file is refused from its size, before it is read.

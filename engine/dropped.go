@@ -36,7 +36,7 @@ type droppedTest struct {
 // tests: list that name their cassette: are not in Cases once checked, and
 // Run builds each again from the suite's text when it computes it.
 func LoadSuiteForRun(path string) (*Suite, error) {
-	return readSuite(path, loadMode{forRun: true})
+	return readSuite(path, loadMode{forRun: true, keep: keepBuilt})
 }
 
 // droppable reports whether Run can build c again from the text alone
@@ -46,12 +46,28 @@ func droppable(c *Case) bool {
 	return c.Kind == report.KindAgent && len(c.Sources) == 0 && c.Cassette != "" && c.cassetteFiles != nil
 }
 
+// keepBuilt is how many droppable tests a suite loaded for a run keeps
+// built before it drops the rest: a test of the generated shapes is about
+// 1.1 KB built, so the first 2,048 hold about 2.3 MB, a constant beside
+// the run's peak. Building a test again costs about what loading it did
+// (the item parsed, checked and digested a second time: a fifth of the
+// CPU of 2,000 one-test-per-transcript cases), so a suite of up to
+// keepBuilt such tests is built once, and a longer one builds only the
+// tests past them twice.
+const keepBuilt = 2048
+
 // dropHeld is the builder's onHeld for a suite loaded for a run: it takes
 // the test just built, the item-th of tests:, out of the suite when it is
-// droppable, keeping what Run needs of it.
+// droppable and the suite already keeps as many droppable tests as its
+// load was told to (keepBuilt for a run),
+// keeping what Run needs of it.
 func (s *Suite) dropHeld(item int, c *Case) bool {
 	n := len(s.Cases) - 1
 	if n < 0 || s.Cases[n] != c || !droppable(c) {
+		return true
+	}
+	if s.keptBuilt < s.keep {
+		s.keptBuilt++
 		return true
 	}
 	s.dropped = append(s.dropped, droppedTest{name: c.Name, files: int32(len(c.cassetteFiles)), item: int32(item), at: int32(n)})
@@ -153,11 +169,12 @@ func (r *rebuilder) close() {
 // again (from the text it keeps packed) and builds the document as the
 // loader did, giving yield each test of tests: as soon as it is built,
 // with its index, until yield returns false. It returns the problems
-// found (none for cassettes that are still there).
+// found (none for cassettes that are still there). The tests before the
+// first one dropped are kept built, and are not built again.
 func (s *Suite) rebuild(yield func(int, *Case) bool) diag.List {
 	d := s.doc.Again()
 	again := &Suite{Path: s.Path, Dir: s.Dir, SHA256: s.SHA256}
-	b := &builder{doc: d, suite: again, held: suiteItems.Items, again: true}
+	b := &builder{doc: d, suite: again, held: suiteItems.Items, again: true, from: int(s.dropped[0].item)}
 	b.onHeld = func(i int, c *Case) bool {
 		again.Cases = again.Cases[:len(again.Cases)-1]
 		return yield(i, c)

@@ -67,8 +67,9 @@ func droppedSuite(t testing.TB, n int) string {
 }
 
 // loadBoth loads the suite at path whole (LoadSuite) and for a run with
-// its tests: held whatever its size, so that a small suite drops tests.
-func loadBoth(t testing.TB, path string) (whole, forRun *Suite) {
+// its tests: held whatever its size, keeping keep tests built (a run keeps
+// keepBuilt), so that a small suite keeps some tests and drops the rest.
+func loadBoth(t testing.TB, path string, keep int) (whole, forRun *Suite) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -78,7 +79,7 @@ func loadBoth(t testing.TB, path string) (whole, forRun *Suite) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	forRun, err = parseSuiteWith(path, data, loadMode{forRun: true}, heldAlways)
+	forRun, err = parseSuiteWith(path, data, loadMode{forRun: true, keep: keep}, heldAlways)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,15 +101,28 @@ func envelopeJSON(t testing.TB, env *report.Envelope) []byte {
 // loaded whole gives, byte for byte: every case, with --filter (exact and
 // partial) and --shard, computed on workers and on one processor, and
 // with a cache, cold then warm (the run, not the cases, says what it
-// served: Run.Cached).
+// served: Run.Cached). The suite keeps none of its tests built, the first
+// five (the rebuild starts past them), or all of them (keepBuilt over the
+// suite's length: nothing dropped).
 func TestRunDroppedTestsSame(t *testing.T) {
 	path := droppedSuite(t, 60)
-	whole, forRun := loadBoth(t, path)
-	if len(forRun.dropped) == 0 || len(forRun.Cases) >= len(whole.Cases) {
-		t.Fatalf("the suite loaded for a run dropped %d tests and keeps %d cases of %d", len(forRun.dropped), len(forRun.Cases), len(whole.Cases))
+	for _, keep := range []int{0, 5, keepBuilt} {
+		t.Run(fmt.Sprintf("keep=%d", keep), func(t *testing.T) { runDroppedSame(t, path, keep) })
 	}
+}
+
+func runDroppedSame(t *testing.T, path string, keep int) {
+	whole, forRun := loadBoth(t, path, keep)
 	if got := len(forRun.dropped) + len(forRun.Cases); got != len(whole.Cases) {
 		t.Fatalf("dropped and kept: %d cases, want %d", got, len(whole.Cases))
+	}
+	if keep >= len(whole.Cases) {
+		if len(forRun.dropped) != 0 {
+			t.Fatalf("keeping %d tests built, the suite loaded for a run dropped %d of %d", keep, len(forRun.dropped), len(whole.Cases))
+		}
+	} else if len(forRun.dropped) == 0 || len(forRun.Cases) < keep || int(forRun.dropped[0].item) < keep {
+		t.Fatalf("keeping %d, the suite loaded for a run dropped %d tests and keeps %d cases of %d",
+			keep, len(forRun.dropped), len(forRun.Cases), len(whole.Cases))
 	}
 	for _, procs := range []int{1, 2} {
 		for _, opt := range []Options{
@@ -153,7 +167,7 @@ func TestRunDroppedTestsSame(t *testing.T) {
 // given, at the same file:line:col.
 func TestRunDroppedCassetteRemoved(t *testing.T) {
 	path := droppedSuite(t, 12)
-	_, forRun := loadBoth(t, path)
+	_, forRun := loadBoth(t, path, 0)
 	if err := os.Remove(filepath.Join(filepath.Dir(path), "cassettes", "search-then-shell.json")); err != nil {
 		t.Fatal(err)
 	}

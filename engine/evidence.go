@@ -152,8 +152,8 @@ func runEvidence(n int, model string, r *cassette.Run, m evidenceMarker, missed 
 func callEvidence(c cassette.Call, marks []string) report.CallEvidence {
 	ce := report.CallEvidence{Server: c.Server, Tool: c.Tool, RecordedAs: c.RecordedAs, IsError: c.IsError, DurationMS: c.DurationMS, Marks: marks}
 	var cutA, cutR bool
-	if c.Arguments != nil {
-		ce.Arguments, cutA = excerpt(compactJSON(redact.Value(c.Arguments)))
+	if args := c.Arguments.Value(); args != nil {
+		ce.Arguments, cutA = excerpt(compactJSON(redact.Value(args)))
 	}
 	if c.Result != nil {
 		ce.Result, cutR = excerpt(resultText(redact.Value(c.Result)))

@@ -20,9 +20,9 @@ func TestRunEvidence(t *testing.T) {
 	run := &cassette.Run{
 		Turns: []cassette.Turn{{
 			Calls: []cassette.Call{
-				{Server: "web", Tool: "search", Arguments: map[string]any{"q": "weather", "api_key": "sk-live-123"},
+				{Server: "web", Tool: "search", Arguments: cassette.JSONOf(map[string]any{"q": "weather", "api_key": "sk-live-123"}),
 					Result: map[string]any{"content": []any{map[string]any{"type": "text", "text": "Authorization: Bearer abcdefghijklmnop1234"}}}},
-				{Server: "shell", Tool: "exec", Arguments: map[string]any{"cmd": "rm -rf /"}, IsError: true, Result: long},
+				{Server: "shell", Tool: "exec", Arguments: cassette.JSONOf(map[string]any{"cmd": "rm -rf /"}), IsError: true, Result: long},
 				{Server: "web", Tool: "search_v2"},
 			},
 			FinalResponse: "done",

@@ -78,3 +78,20 @@ func IsRepoRoot(dir string) bool {
 	_, err := os.Lstat(filepath.Join(dir, ".git"))
 	return err == nil || !errors.Is(err, os.ErrNotExist)
 }
+
+// SuiteIn is the suite a path names: a directory holding one of
+// SuiteNames names that file (as FindSuite finds it, without going up to
+// the parents); any other path is itself, a directory without a suite
+// refused where it is read.
+func SuiteIn(path string) string {
+	if st, err := os.Stat(path); err != nil || !st.IsDir() {
+		return path
+	}
+	for _, name := range SuiteNames {
+		f := filepath.Join(path, name)
+		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
+			return f
+		}
+	}
+	return path
+}

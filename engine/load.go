@@ -71,6 +71,9 @@ func LoadSuite(path string) (*Suite, error) {
 // Cases the tests Run builds again (LoadSuiteForRun).
 type loadMode struct {
 	unrecorded, forRun bool
+	// keep is how many droppable tests a load for a run keeps built
+	// (keepBuilt, see Suite.dropHeld).
+	keep int
 }
 
 // readSuite is LoadSuite loading in mode.
@@ -202,6 +205,7 @@ func streamSuite(d *document, path string, sum [sha256.Size]byte, mode loadMode,
 	s := newSuite(d, path, sum)
 	b := &builder{doc: d, suite: s, unrecorded: mode.unrecorded, held: o.Items}
 	if mode.forRun {
+		s.keep = mode.keep
 		b.onHeld = s.dropHeld
 	}
 	b.build()

@@ -3,6 +3,7 @@ package engine
 import (
 	"sync"
 
+	"github.com/mcptest/mcptest/cli"
 	"github.com/mcptest/mcptest/report"
 )
 
@@ -80,4 +81,12 @@ func liveServer(c *Case) string {
 		return c.Quality.Server
 	}
 	return ""
+}
+
+// Status is p as the progress line shows it (cli.Progress): the cases
+// done, the failures, the fraction of the work (cassette files read and
+// cases kept) and the live case in flight.
+func (p Progress) Status() cli.Status {
+	f := float64(p.Files+p.Cases) / float64(max(1, p.FilesTotal+p.CasesTotal))
+	return cli.Status{Done: p.Cases, Total: p.CasesTotal, Failed: p.Failed, Fraction: f, Case: p.Case, Server: p.Server}
 }

@@ -420,7 +420,7 @@ func replayRun(sc *Scenario, r *cassette.Run) *replay {
 			if contains(sc.Rules.Escalation, call.Tool) || contains(sc.Rules.Escalation, call.ID()) {
 				rp.escal++
 			}
-			res := rp.world.Call(world.Step{Tool: call.Tool, ID: call.ID(), Args: call.Arguments, IsError: call.IsError})
+			res := rp.world.Call(world.Step{Tool: call.Tool, ID: call.ID(), Args: call.Arguments.Value(), IsError: call.IsError})
 			where := fmt.Sprintf("turn %d, call %d `%s`", ti+1, ci+1, call.ID())
 			ev := report.WorldEvent{Turn: ti + 1, Call: ci + 1, Tool: call.ID(), Reason: res.Reason}
 			switch res.Outcome {

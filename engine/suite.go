@@ -53,6 +53,9 @@ type Suite struct {
 	// none.
 	dropped []droppedTest
 	doc     *document
+	// keep is how many droppable tests a suite loaded for a run keeps
+	// built (keepBuilt), keptBuilt how many it kept.
+	keep, keptBuilt int
 }
 
 // packMin is the size of suite text from which the suite keeps it

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -144,4 +145,62 @@ func ValidateFiles(paths []string) (diag.List, error) {
 		all = append(all, l...)
 	}
 	return all, nil
+}
+
+// Validation is what `mcptest validate` found in its files: every error,
+// and what was read of each file's recordings.
+type Validation struct {
+	Files  []string
+	Errors diag.List
+	Read   map[string][]Recording
+}
+
+// ValidateRead checks each file (ValidateFileRead); a directory names
+// its suite (SuiteIn).
+func ValidateRead(files []string) (*Validation, error) {
+	v := &Validation{Read: map[string][]Recording{}}
+	for _, f := range files {
+		f = SuiteIn(f)
+		l, r, err := ValidateFileRead(f)
+		if err != nil {
+			return nil, err
+		}
+		v.Files, v.Errors, v.Read[f] = append(v.Files, f), append(v.Errors, l...), r
+	}
+	return v, nil
+}
+
+// Document is the validation document of every file, with the recordings
+// read.
+func (v *Validation) Document() ValidationDoc {
+	doc := ValidationDocument(v.Errors)
+	for _, f := range v.Files {
+		doc.Recordings = append(doc.Recordings, v.Read[f]...)
+	}
+	return doc
+}
+
+// WriteText writes, for files without errors, each file's status and what
+// was read of its recordings, with their warnings.
+func (v *Validation) WriteText(w io.Writer) {
+	for _, f := range v.Files {
+		status := "valid"
+		for _, r := range v.Read[f] {
+			if r.NoCalls() {
+				status = "warning: a recording holds runs without a tool call (below)"
+				break
+			}
+		}
+		fmt.Fprintf(w, "%s: %s\n", f, status)
+		for _, r := range v.Read[f] {
+			prefix := "  "
+			if r.File != f {
+				prefix = "  " + r.File + ": "
+			}
+			fmt.Fprintf(w, "%s%s\n", prefix, r.Text())
+			for _, warn := range r.Warnings {
+				fmt.Fprintf(w, "%swarning: %s\n", prefix, warn)
+			}
+		}
+	}
 }

@@ -317,7 +317,8 @@ func (a *Arguments) check(c *cassette.Call) CallCheck {
 		cc.Reason = comp.err
 		return cc
 	}
-	args := c.Arguments
+	// Decoded here, for this call only: the run keeps the text.
+	args := c.Arguments.Value()
 	if args == nil {
 		args = map[string]any{}
 	}

@@ -100,7 +100,7 @@ func executeToolRun(tb testing.TB, line []byte) *cassette.Run {
 			if err := json.Unmarshal([]byte(tc.Function.Arguments), &call); err != nil {
 				tb.Fatalf("execute-tool arguments: %v", err)
 			}
-			t.Calls = append(t.Calls, cassette.Call{Server: call.Server, Tool: call.Tool, Arguments: call.Params})
+			t.Calls = append(t.Calls, cassette.Call{Server: call.Server, Tool: call.Tool, Arguments: cassette.JSONOf(call.Params)})
 		}
 	}
 	return &cassette.Run{Turns: []cassette.Turn{t}}

@@ -74,10 +74,10 @@ func TestArgumentFindingsBound(t *testing.T) {
 		a := NewArguments(ArgumentsConfig{Catalog: catalog})
 		var calls []cassette.Call
 		if tc.broken {
-			calls = append(calls, cassette.Call{Tool: "broken", Arguments: map[string]any{}})
+			calls = append(calls, cassette.Call{Tool: "broken", Arguments: cassette.JSONOf(map[string]any{})})
 		}
 		for range tc.violations {
-			calls = append(calls, cassette.Call{Tool: "search", Arguments: map[string]any{"limit": 5.0}})
+			calls = append(calls, cassette.Call{Tool: "search", Arguments: cassette.JSONOf(map[string]any{"limit": 5.0})})
 		}
 		a.Add(1, &cassette.Run{Turns: []cassette.Turn{{Calls: calls}}}, nil)
 		named, more := 0, ""
@@ -137,8 +137,8 @@ func TestSchemaForRules(t *testing.T) {
 // calls, the checked, invalid and unchecked ones, and the keywords.
 func TestArgumentsSummaryCounts(t *testing.T) {
 	a := NewArguments(ArgumentsConfig{Catalog: []cassette.Tool{{Name: "search", InputSchema: decode(t, searchSchema)}}})
-	a.Add(1, &cassette.Run{Turns: []cassette.Turn{{Calls: []cassette.Call{{Tool: "search", Arguments: map[string]any{"query": "q"}}, {Tool: "other"}}}}}, nil)
-	a.Add(2, &cassette.Run{Turns: []cassette.Turn{{Calls: []cassette.Call{{Tool: "search", Arguments: map[string]any{}}}}}}, nil)
+	a.Add(1, &cassette.Run{Turns: []cassette.Turn{{Calls: []cassette.Call{{Tool: "search", Arguments: cassette.JSONOf(map[string]any{"query": "q"})}, {Tool: "other"}}}}}, nil)
+	a.Add(2, &cassette.Run{Turns: []cassette.Turn{{Calls: []cassette.Call{{Tool: "search", Arguments: cassette.JSONOf(map[string]any{})}}}}}, nil)
 	s := a.Summary()
 	if s.Runs != 2 || s.Calls != 3 || s.Checked != 2 || s.Invalid != 1 || s.Unchecked != 1 || len(s.Keywords) != 1 || s.Keywords[0] != (KeywordCount{"required", 1}) {
 		t.Errorf("summary %+v", s)
@@ -222,7 +222,7 @@ func TestArgumentsResultRules(t *testing.T) {
 		t.Errorf("findings %+v", res.Findings)
 	}
 	a = NewArguments(ArgumentsConfig{Catalog: []cassette.Tool{{Name: "search", InputSchema: decode(t, searchSchema)}}})
-	a.Add(1, &cassette.Run{Turns: []cassette.Turn{{Calls: []cassette.Call{{Tool: "search", Arguments: map[string]any{"query": "q"}}}}}}, nil)
+	a.Add(1, &cassette.Run{Turns: []cassette.Turn{{Calls: []cassette.Call{{Tool: "search", Arguments: cassette.JSONOf(map[string]any{"query": "q"})}}}}}, nil)
 	res = a.Result()
 	if v, ok := res.Targets["arguments.valid_pct"]; !ok || v != 100 || len(res.Findings) != 0 {
 		t.Errorf("one valid call: valid_pct %g (%v), findings %+v", v, ok, res.Findings)

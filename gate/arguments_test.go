@@ -114,7 +114,7 @@ func TestArgumentsGate(t *testing.T) {
 		{Name: "broken", InputSchema: decode(t, `{"type": "objekt"}`)},
 	}}}
 	call := func(tool, args string) cassette.Call {
-		return cassette.Call{Server: "web", Tool: tool, Arguments: decode(t, args)}
+		return cassette.Call{Server: "web", Tool: tool, Arguments: cassette.JSONOf(decode(t, args))}
 	}
 	a := NewArguments(ArgumentsConfig{})
 	a.AddCatalog(cat)

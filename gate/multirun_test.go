@@ -238,7 +238,7 @@ func TestOrchestrationSeed(t *testing.T) {
 	obj := map[string]any{"q": "Paris"}
 	call := func(id string, args any, isErr bool) cassette.Call {
 		c := calls(id)[0]
-		c.Arguments, c.IsError = args, isErr
+		c.Arguments, c.IsError = cassette.JSONOf(args), isErr
 		return c
 	}
 	tests := []struct {

@@ -28,8 +28,8 @@ func ScoreOrchestration(classes []Class, calls []cassette.Call) OrchestrationRun
 	r := OrchestrationRun{Calls: int64(len(calls)), Classes: int64(len(classes))}
 	reached := make([]bool, len(classes))
 	for i, c := range calls {
-		args, isObject := c.Arguments.(map[string]any)
-		if isObject && len(args) > 0 {
+		isObject := c.Arguments.IsObject()
+		if isObject && !c.Arguments.IsEmptyObject() {
 			r.Parameterized++
 		}
 		if isObject && c.Tool != "" {

@@ -138,7 +138,7 @@ func stepMatches(s Step, c *cassette.Call) (bool, string) {
 	if s.Args == nil {
 		return true, ""
 	}
-	return s.Args.MatchArgs(c.Arguments)
+	return s.Args.MatchArgs(c.Arguments.Value())
 }
 
 // Diverge checks a run's calls against the reference and returns "" when

@@ -16,14 +16,14 @@ func trajRun(ids ...string) *cassette.Run {
 	var t cassette.Turn
 	for _, id := range ids {
 		id, amount, _ := strings.Cut(id, "=")
-		c := cassette.Call{Tool: id, Arguments: map[string]any{}}
+		c := cassette.Call{Tool: id, Arguments: cassette.JSONOf(map[string]any{})}
 		if s, tool, ok := strings.Cut(id, "."); ok {
 			c.Server, c.Tool = s, tool
 		}
 		if amount != "" {
 			var n float64
 			fmt.Sscan(amount, &n)
-			c.Arguments = map[string]any{"amount": n}
+			c.Arguments = cassette.JSONOf(map[string]any{"amount": n})
 		}
 		t.Calls = append(t.Calls, c)
 	}
@@ -198,7 +198,7 @@ func TestSupersetInPlaceSameAsList(t *testing.T) {
 			var turn cassette.Turn
 			for range rng.IntN(8) {
 				turn.Calls = append(turn.Calls, cassette.Call{Tool: tools[rng.IntN(len(tools))],
-					Arguments: map[string]any{"amount": float64(rng.IntN(3))}})
+					Arguments: cassette.JSONOf(map[string]any{"amount": float64(rng.IntN(3))})})
 			}
 			run.Turns = append(run.Turns, turn)
 		}

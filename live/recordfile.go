@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcptest/mcptest/cassette"
+	"github.com/mcptest/mcptest/cli"
 	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/internal/safefile"
 )
@@ -52,6 +53,9 @@ type RecordOptions struct {
 // client session. The proxy and the target live until ctx is cancelled;
 // the target's start, handshake and catalog are bounded by its timeout.
 func Record(ctx context.Context, o RecordOptions) error {
+	if o.Listen == "" && cli.IsTerminalInput(o.Stdin) {
+		return diag.Input("%s", recordOnTerminal)
+	}
 	server := cmp.Or(o.Server, o.Target.Name, "target")
 	if o.Append {
 		// Refuse a file that is no cassette before the session starts; it
@@ -228,3 +232,11 @@ func ProxyHTTP(ctx context.Context, proxy *mcp.Server, listen, output string, lo
 	}
 	return nil
 }
+
+// recordOnTerminal is the answer to `mcptest record` started by hand in a
+// terminal, where what is typed would be read as MCP messages.
+const recordOnTerminal = "record is an MCP server on stdin, and stdin is a terminal: an agent's MCP client starts it " +
+	"in place of the server it records and talks JSON-RPC to it. Start it from the client's config, the server's command " +
+	"after `--` (command: mcptest, args: [record, --output, cassettes/agent.json, --append, --, npx, -y, " +
+	"@modelcontextprotocol/server-everything]), or record a client that connects over HTTP with --listen 127.0.0.1:8931 " +
+	"(docs/cassettes.md)"

@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -415,4 +417,40 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// AddSecrets adds the target's secrets to k: its URL's, its bearer
+// token's value (read with getenv), its command line's and the values of
+// its env: named like secrets.
+func (t Target) AddSecrets(k *redact.Known, getenv func(string) string) {
+	k.AddURL(t.URL)
+	k.AddArgv(t.Command)
+	if t.BearerTokenEnv != "" {
+		k.Add(getenv(t.BearerTokenEnv))
+	}
+	for _, name := range slices.Sorted(maps.Keys(t.Env)) {
+		if redact.SecretKey(name) || redact.QueryKey(name) {
+			k.Add(t.Env[name])
+		}
+	}
+}
+
+// AddArgSecrets adds the secrets of a command line to k (Known.AddArgv)
+// and the token each --bearer-token-env VAR of it names, read with getenv;
+// the arguments after -- are a server's command, read by AddArgv alone.
+func AddArgSecrets(k *redact.Known, args []string, getenv func(string) string) {
+	k.AddArgv(args)
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		name, value, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || name != "bearer-token-env" {
+			continue
+		}
+		if !inline && i+1 < len(args) {
+			value = args[i+1]
+		}
+		k.Add(getenv(value))
+	}
 }

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/mcptest/mcptest/annotate"
+	"github.com/mcptest/mcptest/gate/tokens"
 	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/live"
 )
 
 // WalkOptions is what `mcptest doctor` with no target was asked.
@@ -105,4 +107,30 @@ func writeWalk(w io.Writer, results []WalkServer) {
 	for _, r := range results {
 		fmt.Fprintf(w, "%-16s  %-7s  %s\n", annotate.Clean(r.Name), strings.ToUpper(r.Status), annotate.Clean(r.Detail))
 	}
+}
+
+// DoctorTarget is `mcptest doctor` with a target: its catalog read
+// (live.LoadInput) and reported on, the connection layers by default
+// (WriteLayers, after the auth failure's explanation in text), or the
+// DESC-NNN description lint when lint is set (WriteLint).
+func DoctorTarget(w io.Writer, t live.Target, getenv func(string) string, format string, lint bool) error {
+	lists := live.AllLists
+	if lint {
+		lists = live.ListTools
+	} else {
+		// The tool-surface count needs the cl100k_base tables, a few
+		// hundred ms to load: load them while the server starts.
+		go tokens.Count("")
+	}
+	cat, err := live.LoadInput(t, getenv, lists)
+	if !lint && format == "text" {
+		WriteAuthFailure(w, t, err)
+	}
+	switch {
+	case err != nil:
+		return err
+	case lint:
+		return WriteLint(w, format, cat)
+	}
+	return WriteLayers(w, format, t, cat)
 }

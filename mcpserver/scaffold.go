@@ -40,6 +40,11 @@ type ScaffoldOptions struct {
 	// Writes) as live tests; without it they are written commented out
 	// under a review marker, so the suite never calls them for real.
 	IncludeWrites bool
+	// World is what the live server answered when the suite was
+	// generated (ExploreWorld): the arguments it accepted replace the
+	// schema's placeholders, and a boundary it answered with a tool error
+	// is expected as one. nil renders from the schemas alone.
+	World *World
 }
 
 // ToolCount is how many tests one tool received.
@@ -64,7 +69,9 @@ type Scaffold struct {
 
 // ScaffoldSuite renders the starter suite of a catalog for the target (the
 // server the suite's servers: block declares as `target`). It never calls a
-// tool. scaffold_suite and `mcptest generate suite` both render with it.
+// tool: the arguments a live server accepted come in opt.World (ExploreWorld,
+// which `mcptest generate suite` runs first). scaffold_suite and `mcptest
+// generate suite` both render with it.
 func ScaffoldSuite(cat *live.Catalog, t live.Target, opt ScaffoldOptions) Scaffold {
 	out := Scaffold{Tools: []ToolCount{}, Notes: []string{}, Warnings: security.DescriptionWarnings(cat.RawTools())}
 	pg := pageTools(cat, opt.Tools, opt.All, opt.Cursor)
@@ -97,9 +104,10 @@ func ScaffoldSuite(cat *live.Catalog, t live.Target, opt ScaffoldOptions) Scaffo
 		}
 		schema := schemaMap(tl.InputSchema)
 		notError := expectLine("result.isError", map[string]any{"not": map[string]any{"exact": true}}, "")
-		test("valid arguments", objectArgs(synth(schema, schema, 0, false)), notError)
+		valid := opt.World.validArgs(&blk, &notes, tl.Name, objectArgs(synth(schema, schema, 0, false)))
+		test("valid arguments", valid, notError)
 		if opt.IncludeEdge {
-			test("boundary values", objectArgs(synth(schema, schema, 0, true)), expectLine("result.content", map[string]any{"schema": map[string]any{"type": "array"}}, ""))
+			test("boundary values", objectArgs(synth(schema, schema, 0, true)), opt.World.edgeExpect(&blk, tl.Name))
 		}
 		if args, ok := violation(schema); opt.IncludeViolation && ok {
 			test("schema violation", args, expectLine("result.isError", map[string]any{"exact": true}, "arguments that break the input schema must be rejected"))
@@ -109,7 +117,7 @@ func ScaffoldSuite(cat *live.Catalog, t live.Target, opt ScaffoldOptions) Scaffo
 		if tl.OutputSchema != nil && !matcherValid(map[string]any{"schema": schemaMap(tl.OutputSchema)}) {
 			notes = append(notes, fmt.Sprintf("%s: its outputSchema is not a valid JSON Schema; no output-schema test", oneLineName(tl.Name)))
 		} else if tl.OutputSchema != nil {
-			test("output matches its outputSchema", objectArgs(synth(schema, schema, 0, false)), notError, expectLine("result.structuredContent", map[string]any{"schema": schemaMap(tl.OutputSchema)}, ""))
+			test("output matches its outputSchema", valid, notError, expectLine("result.structuredContent", map[string]any{"schema": schemaMap(tl.OutputSchema)}, ""))
 		}
 		if opt.Probe {
 			ps := probes(schema)

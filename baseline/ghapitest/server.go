@@ -1,6 +1,8 @@
 package ghapitest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -39,7 +41,17 @@ type Artifact struct {
 	// Chunked serves the download without a Content-Length, so its size
 	// is only known once read.
 	Chunked bool
+	// Digest is the digest listed: "" lists the zip's own sha256, as
+	// upload-artifact v4 records it; NoDigest lists null, as for an
+	// artifact of an older upload-artifact; anything else is listed as it
+	// is (a forged or corrupt artifact).
+	Digest string
+	// ListedRun is the workflow_run.id the listing gives; 0 is the run's.
+	ListedRun int64
 }
+
+// NoDigest as an Artifact's Digest lists the digest as null.
+const NoDigest = "null"
 
 // PR is a pull request.
 type PR struct {
@@ -81,6 +93,10 @@ type Server struct {
 	// ForbidWrites answers 403 to every comment and issue write, as a
 	// fork's read-only token gets.
 	ForbidWrites bool
+	// ListAll lists every run for any workflow, branch and status asked
+	// for: a listing that ignores its filters, whose runs the client must
+	// check one by one.
+	ListAll bool
 	// Fail5xx answers 502 to the next n requests of an operation id;
 	// RateLimit answers a secondary rate limit (403 with Retry-After 0).
 	Fail5xx   map[string]int
@@ -269,8 +285,8 @@ func (s *Server) listRuns(c call) {
 	var runs []any
 	for i := len(s.Runs) - 1; i >= 0; i-- { // newest first
 		run := s.Runs[i]
-		if run.Workflow != c.vars["workflow_id"] || (c.q.Get("branch") != "" && run.HeadBranch != c.q.Get("branch")) ||
-			(c.q.Get("status") == "success" && run.Conclusion != "success") {
+		if !s.ListAll && (run.Workflow != c.vars["workflow_id"] || (c.q.Get("branch") != "" && run.HeadBranch != c.q.Get("branch")) ||
+			(c.q.Get("status") == "success" && run.Conclusion != "success")) {
 			continue
 		}
 		runs = append(runs, s.like("actions/list-workflow-runs", "200", []string{"workflow_runs"}, s.runJSON(run)))
@@ -502,11 +518,23 @@ func (s *Server) artifactJSON(r *Run, a *Artifact) map[string]any {
 	if size == 0 {
 		size = int64(len(a.Zip))
 	}
-	return map[string]any{"id": a.ID, "node_id": "MDg6QXJ0aWZhY3QxMQ==", "name": a.Name, "size_in_bytes": size,
+	var digest any = a.Digest
+	switch a.Digest {
+	case "":
+		sum := sha256.Sum256(a.Zip)
+		digest = "sha256:" + hex.EncodeToString(sum[:])
+	case NoDigest:
+		digest = nil
+	}
+	runID := r.ID
+	if a.ListedRun != 0 {
+		runID = a.ListedRun
+	}
+	return map[string]any{"id": a.ID, "node_id": "MDg6QXJ0aWZhY3QxMQ==", "name": a.Name, "size_in_bytes": size, "digest": digest,
 		"url":                  fmt.Sprintf("%s/repos/%s/actions/artifacts/%d", s.URL, s.Full(), a.ID),
 		"archive_download_url": fmt.Sprintf("%s/repos/%s/actions/artifacts/%d/zip", s.URL, s.Full(), a.ID),
 		"expired":              a.Expired, "created_at": "2026-11-20T10:05:00Z", "expires_at": "2027-02-18T10:05:00Z",
-		"workflow_run": map[string]any{"id": r.ID, "repository_id": 1296269, "head_branch": r.HeadBranch, "head_sha": r.HeadSHA}}
+		"workflow_run": map[string]any{"id": runID, "repository_id": 1296269, "head_branch": r.HeadBranch, "head_sha": r.HeadSHA}}
 }
 
 func (s *Server) prJSON(p *PR) map[string]any {

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -193,14 +196,30 @@ var actRows = []actRow{{
 	name: "drift", workflow: "mcptest-drift.yml", event: "schedule", runID: 506, sha: "main2", ref: "refs/heads/main",
 	payload: func(f *actFixture) map[string]any { return map[string]any{"schedule": "17 6 * * *"} },
 	// The default branch regressed since its baseline: the issue is opened
-	// and the step fails, as fail-on: regressions says.
+	// and the step fails, as fail-on: regressions says. Before run 501,
+	// three older baselines held the support agent's certified lower bound
+	// 30, 25 and 20 points higher, and a forged and an expired one sit
+	// among them: the history step reads the four good ones, writes the
+	// trend, uploads the page and names the sustained slide.
 	noRelease: true, wantFail: true,
+	before: actHistoryRuns,
 	check: func(t *testing.T, f *actFixture, res actResult) {
 		for _, want := range []string{"building from source", "setup-go stand-in: go version", "mcptest built from source",
-			"mcptest: baseline: run 501", "Failure - Main mcptest action", ": exit status 1"} {
+			"mcptest: baseline: run 501", "Failure - Main mcptest action", ": exit status 1",
+			"mcptest: history: skipped run 402: artifact \"mcptest-baseline\": its download does not match its digest",
+			"mcptest: history: skipped run 404: artifact \"mcptest-baseline\" expired",
+			"mcptest: history: 5 runs (4 baselines and this run)",
+			"mcptest: history: certified_lower of support agent answers from the knowledge base: ",
+			"mcptest: sustained slide: certified_lower of support agent answers from the knowledge base fell ",
+			"over 5 runs (4 baselines and this run), past history-threshold 5",
+			"upload-artifact stand-in: mcptest-history of run 506"} {
 			if !res.has(want) {
 				t.Errorf("the log lacks %q", want)
 			}
+		}
+		page, err := os.ReadFile(filepath.Join(f.artifacts, "506", "mcptest-history", "mcptest-report.history.html"))
+		if err != nil || !strings.Contains(string(page), "<svg") || !strings.Contains(string(page), "certified_lower of support agent answers from the knowledge base") {
+			t.Errorf("the uploaded history page: %v, %d bytes", err, len(page))
 		}
 		f.api.Lock()
 		defer f.api.Unlock()
@@ -253,6 +272,52 @@ var actRows = []actRow{{
 		}
 	},
 }}
+
+// actHistoryRuns puts before run 501 three older baselines of the default
+// branch whose envelope is run 501's with the support agent's certified
+// lower bound 30, 25 and 20 points higher, and among them a forged one
+// (its digest is not its zip's) and an expired one, as the API lists
+// them.
+func actHistoryRuns(f *actFixture) {
+	data, err := os.ReadFile(filepath.Join(f.artifacts, "501", "mcptest-baseline", "mcptest-report.json"))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	var older []*ghapitest.Run
+	for i, up := range []float64{30, 0, 25, 0, 20} {
+		var env map[string]any
+		if err := json.Unmarshal(data, &env); err != nil {
+			f.t.Fatal(err)
+		}
+		for _, c := range env["cases"].([]any) {
+			if c := c.(map[string]any); c["name"] == "support agent answers from the knowledge base" {
+				targets := c["targets"].(map[string]any)
+				targets["reliability.certified_lower"] = targets["reliability.certified_lower"].(float64) + up
+			}
+		}
+		out, _ := json.Marshal(env)
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		w, _ := zw.Create("mcptest-report.json")
+		_, _ = w.Write(out)
+		if err := zw.Close(); err != nil {
+			f.t.Fatal(err)
+		}
+		id := int64(401 + i)
+		art := &ghapitest.Artifact{ID: id * 10, Name: "mcptest-baseline", Zip: buf.Bytes()}
+		switch id {
+		case 402:
+			art.Digest = "sha256:" + strings.Repeat("0", 64)
+		case 404:
+			art.Expired = true
+		}
+		older = append(older, &ghapitest.Run{ID: id, Workflow: "mcptest-baseline.yml", Event: "push", HeadBranch: "main", HeadRepo: "acme/agents",
+			HeadSHA: f.commits["main"], Status: "completed", Conclusion: "success", Artifacts: []*ghapitest.Artifact{art}})
+	}
+	f.api.Lock()
+	defer f.api.Unlock()
+	f.api.Runs = append(older, f.api.Runs...)
+}
 
 // actRunIDs are the run ids a comment names (the baseline's and the
 // run's own), which differ between the unsharded and the sharded run.

@@ -81,6 +81,7 @@ func (c *Command) subcommands() []subcommand {
 		{"validate", "check a suite (or a cassette) against its schema", (*Command).validate, false},
 		{"scenario", "replay a suite's scenarios against their worlds (scenario run)", (*Command).scenario, false},
 		{"report", "re-render a saved run envelope, compare it with a baseline, merge shards", (*Command).report, false},
+		{"history", "the history of run envelopes: each figure's series and slope, flips, flaky, added and removed cases (text, json, markdown, html)", (*Command).historyCommand, false},
 		{"view", "serve a saved run's HTML report on a loopback port; print its snapshot address", (*Command).view, false},
 		{"distractors", "print the tools a suite's distractors: blocks inject, as tools/list", (*Command).distractors, false},
 		{"prices", "print the rates a run of each MODEL is priced at and the price-table entry that matched", (*Command).pricesCommand, false},

@@ -83,6 +83,7 @@ func TestExitCodesEverySubcommand(t *testing.T) {
 		{root, []string{"report", fail, "--compare", fail}, ExitOK}, // no flip: --fail-on regressions passes
 		{root, []string{"report", fail, "--compare", pass}, ExitFail},
 		{root, []string{"report", "merge", fail}, ExitOK}, // renders the merged run, judges nothing
+		{root, []string{"history", pass, fail}, ExitOK},   // renders the window, judges nothing
 		{root, []string{"scenario", "run", "examples/scenario-world/suite.yml"}, ExitOK},
 		{root, []string{"scenario", "run", "examples/scenario-world-failing/suite.yml"}, ExitFail},
 		{root, []string{"validate", "examples/quickstart/suite.yml"}, ExitOK},

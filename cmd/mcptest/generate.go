@@ -7,59 +7,37 @@ import (
 	"github.com/mcptest/mcptest/mcpserver"
 )
 
-// generateUsage names the four kinds; every usage error of generate says it.
-const generateUsage = "usage: mcptest generate suite|conformance|redteam|eval [flags] " + liveTargetSynopsis + "\n       mcptest generate agent-suite --from CASSETTE... [--join CASSETTE]... [--catalog FILE] [--output FILE]"
-
 // generate is `mcptest generate suite|conformance|redteam|eval`: the suite
 // scaffold_suite, scaffold_conformance, scaffold_redteam or scaffold_eval
 // returns, rendered by the same function, for every tool at once.
-func (c *Command) generate(_ context.Context, args []string) error {
+func (c *Command) generate(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return inputErr("%s", generateUsage)
+		return inputErr("%s", mcpserver.GenerateUsage)
 	}
 	kind := args[0]
 	if kind == "agent-suite" {
 		return c.generateAgentSuite(args[1:])
 	}
-	synopses := map[string]string{
-		"suite":       "mcptest generate suite [--probe] [--tool NAME]... [--no-edge] [--no-violation] [--include-writes] [--cursor N] [--output FILE] TARGET",
-		"conformance": "mcptest generate conformance [--output FILE] TARGET",
-		"redteam":     "mcptest generate redteam [--tool NAME]... [--cursor N] [--output FILE] TARGET",
-		"eval":        "mcptest generate eval [--tool NAME]... [--cursor N] [--output FILE] TARGET",
-	}
-	synopsis := synopses[kind]
-	if isHelp(kind) {
-		// `generate --help`: every kind, and the flags of suite, which has
-		// them all.
+	synopsis, ok := mcpserver.GenerateSynopsis(kind, false)
+	if isHelp(kind) { // every kind, and the flags of suite, which has them all
 		kind, args = "suite", []string{"suite", "--help"}
-		synopsis = synopses["suite"] + "\n       " + synopses["conformance"] + "\n       " + synopses["redteam"] + "\n       " + synopses["eval"] +
-			"\n  --tool and --cursor go with suite, redteam and eval; --probe, --no-edge, --no-violation and --include-writes with suite"
+		synopsis, ok = mcpserver.GenerateSynopsis(kind, true)
 	}
-	if synopsis == "" {
-		return inputErr("generate %q: unknown kind; %s", kind, generateUsage)
+	if !ok {
+		return inputErr("generate %q: unknown kind; %s", kind, mcpserver.GenerateUsage)
 	}
 	fs := c.newFlags("generate "+kind, synopsis+"\n  TARGET is "+liveTargetSynopsis)
 	tf := c.addTargetFlags(fs, false)
 	output := fs.String("output", "", "write the suite to `FILE` instead of stdout (- is stdout)")
-	var opt mcpserver.ScaffoldOptions
-	var noEdge, noViolation bool
-	if kind != "conformance" {
-		fs.Var((*stringList)(&opt.Tools), "tool", "scaffold only the tool `NAME` (repeatable)")
-		fs.IntVar(&opt.Cursor, "cursor", 0, "start at tool `N` of the sorted list: the cursor a note gives when the suite reached its size limit")
-	}
-	if kind == "suite" {
-		fs.BoolVar(&opt.Probe, "probe", false, "also emit the schema-derived negative probe cases per tool")
-		fs.BoolVar(&noEdge, "no-edge", false, "leave out the boundary case per tool")
-		fs.BoolVar(&noViolation, "no-violation", false, "leave out the schema-violation case per tool")
-		fs.BoolVar(&opt.IncludeWrites, "include-writes", false, "emit the tests of tools that change state (annotations not readOnlyHint, destructiveHint, or a write or delete name) as live tests; by default they are commented out for review, so the suite never calls them for real")
-	}
-	if err := tf.parse(args[1:]); err != nil {
+	gf := mcpserver.AddGenerateFlags(fs, kind)
+	if err := tf.Parse(args[1:]); err != nil {
 		return err
 	}
-	if opt.Cursor < 0 {
-		return inputErr("--cursor: %d is negative", opt.Cursor)
+	opt, err := gf.Options()
+	if err != nil {
+		return err
 	}
-	t, err := tf.target()
+	t, err := tf.Target()
 	if err != nil {
 		return err
 	}
@@ -67,7 +45,11 @@ func (c *Command) generate(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	opt.IncludeEdge, opt.IncludeViolation = !noEdge, !noViolation
+	if kind == "suite" {
+		if opt.World, err = mcpserver.ExploreLive(ctx, t, c.Getenv, cat, opt); err != nil {
+			return err
+		}
+	}
 	return mcpserver.WriteSuite(c.Stdout, c.Stderr, *output, mcpserver.Generate(kind, cat, t, opt), c.writeFileData)
 }
 

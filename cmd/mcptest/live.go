@@ -2,63 +2,19 @@ package main
 
 import (
 	"context"
-	"errors"
+	"github.com/mcptest/mcptest/annotate"
 
-	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/live"
 	"github.com/mcptest/mcptest/mcpserver"
 )
-
-// catalogFileErr is the error for a catalog file that was refused: its
-// positioned errors as they are (printed with their source lines), any
-// other failure as wrong input.
-func catalogFileErr(err error) error {
-	var l diag.List
-	if errors.As(err, &l) {
-		return l
-	}
-	return &diag.InputError{Err: err}
-}
-
-// loadCatalog reads the target's catalog: a catalog file that cannot be
-// read is wrong input, a server that cannot be reached (or refuses the
-// bearer token, *live.AuthError) an operational failure.
-func (c *Command) loadCatalog(t live.Target, lists live.Lists) (*live.Catalog, error) {
-	cat, err := live.LoadLists(context.Background(), t, c.Getenv, lists)
-	if err != nil && t.Catalog != "" {
-		return nil, catalogFileErr(err)
-	}
-	return cat, err
-}
-
-// parseFormat parses a live command's flags and checks its --format:
-// text or json.
-func (tf *targetFlags) parseFormat(args []string, format *string) error {
-	if err := tf.parse(args); err != nil {
-		return err
-	}
-	return nil
-}
-
-// readCatalog is parseFormat, then the lists of the target the flags name.
-func (c *Command) readCatalog(tf *targetFlags, args []string, format *string, lists live.Lists) (*live.Catalog, error) {
-	if err := tf.parseFormat(args, format); err != nil {
-		return nil, err
-	}
-	t, err := tf.target()
-	if err != nil {
-		return nil, err
-	}
-	return c.loadCatalog(t, lists)
-}
 
 // listCommand is tools, resources, prompts or capabilities.
 func (c *Command) listCommand(what string) func(*Command, context.Context, []string) error {
 	return func(c *Command, _ context.Context, args []string) error {
 		fs := c.newFlags(what, "mcptest "+what+" [--format text|json] "+targetSynopsis)
 		tf := c.addTargetFlags(fs, true)
-		format := &addFormat(fs, "text", "json").value
-		cat, err := c.readCatalog(tf, args, format, map[string]live.Lists{"tools": live.ListTools, "resources": live.ListResources, "prompts": live.ListPrompts}[what])
+		format := &annotate.AddFormat(fs, "text", "json").Value
+		cat, err := c.readCatalog(tf, args, map[string]live.Lists{"tools": live.ListTools, "resources": live.ListResources, "prompts": live.ListPrompts}[what])
 		if err != nil {
 			return err
 		}
@@ -79,7 +35,7 @@ func (c *Command) mock(ctx context.Context, args []string) error {
 	}
 	cat, err := live.ReadFile(*from)
 	if err != nil {
-		return catalogFileErr(err)
+		return live.FileError(err)
 	}
 	server, err := live.MockServer(cat)
 	if err != nil {

@@ -5,9 +5,14 @@ package main
 import (
 	"context"
 	"os"
+
+	"github.com/mcptest/mcptest/cli"
 )
 
 func main() {
 	cmd := &Command{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, trapSignals: true}
-	os.Exit(cmd.MainContext(context.Background(), os.Args[1:]))
+	stop := cli.CPUProfile(os.Getenv("MCPTEST_CPUPROFILE"), os.Stderr)
+	code := cmd.MainContext(context.Background(), os.Args[1:])
+	stop()
+	os.Exit(code)
 }

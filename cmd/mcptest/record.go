@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 
-	"github.com/mcptest/mcptest/cli"
 	"github.com/mcptest/mcptest/live"
 )
 
@@ -21,26 +20,15 @@ func (c *Command) record(ctx context.Context, args []string) error {
 	fs.StringVar(&o.Server, "name", "", "the server's `NAME` in the cassette (default: the --server name, else \"target\")")
 	fs.StringVar(&o.Agent, "agent", "", "the agent's `NAME`, recorded as the cassette's agent")
 	fs.StringVar(&o.Listen, "listen", "", "serve the agent over streamable HTTP on `ADDR` (host:port) instead of stdio; stop with an interrupt")
-	err := tf.parse(args)
+	err := tf.Parse(args)
 	if err == nil && o.Output == "" {
 		err = inputErr("record needs --output CASSETTE.json: where to write the recording")
 	}
 	if err == nil {
-		o.Target, err = tf.target()
-	}
-	if err == nil && o.Listen == "" && cli.IsTerminalInput(c.Stdin) {
-		err = inputErr("%s", recordOnTerminal)
+		o.Target, err = tf.Target()
 	}
 	if err == nil {
 		err = live.Record(ctx, o)
 	}
 	return err
 }
-
-// recordOnTerminal is the answer to `mcptest record` started by hand in a
-// terminal, where what is typed would be read as MCP messages.
-const recordOnTerminal = "record is an MCP server on stdin, and stdin is a terminal: an agent's MCP client starts it " +
-	"in place of the server it records and talks JSON-RPC to it. Start it from the client's config, the server's command " +
-	"after `--` (command: mcptest, args: [record, --output, cassettes/agent.json, --append, --, npx, -y, " +
-	"@modelcontextprotocol/server-everything]), or record a client that connects over HTTP with --listen 127.0.0.1:8931 " +
-	"(docs/cassettes.md)"

@@ -23,8 +23,8 @@ func (c *Command) report(_ context.Context, args []string) error {
 		return c.merge(args[1:])
 	}
 	fs := c.newFlags("report", "mcptest report RUN.json [--format text|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--output FORMAT=FILE]... [--color auto|always|never]\n       mcptest report RUN.json --compare BASELINE.json [--format text|markdown|json|html] [--fail-on regressions|flips|failures|none] [--output FILE]\n       mcptest report merge SHARD.json... [--output FILE]")
-	format := addFormat(fs, append(slices.Clone(annotate.Names), "markdown")...)
-	outputs := &outputsFlag{formats: annotate.Names}
+	format := annotate.AddFormat(fs, append(slices.Clone(annotate.Names), "markdown")...)
+	outputs := &annotate.Outputs{Formats: annotate.Names}
 	fs.Var(outputs, "output", "write the --format report to `FILE` instead of stdout (- is stdout); FORMAT=FILE, repeatable, writes one more report in FORMAT to FILE (not with --compare)")
 	colorMode := addColor(fs)
 	agentBudget := fs.Int("agent-budget", annotate.DefaultAgentBudget, "with --format agent, cap the result at `TOKENS` cl100k_base tokens")
@@ -38,15 +38,15 @@ func (c *Command) report(_ context.Context, args []string) error {
 		return inputErr("--fail-on goes with --compare BASELINE.json")
 	case len(pos) != 1:
 		return inputErr("report takes one run envelope (the file `mcptest run --format json` wrote), got %d arguments", len(pos))
-	case *compare != "" && len(outputs.extra) > 0:
+	case *compare != "" && len(outputs.Extra) > 0:
 		return inputErr("--output FORMAT=FILE renders the run, not a comparison: give it without --compare")
-	case *compare == "" && format.value == "markdown":
+	case *compare == "" && format.Value == "markdown":
 		return inputErr("--format markdown renders a comparison: give it with --compare BASELINE.json")
 	}
-	if err := outputs.check(); err != nil {
+	if err := outputs.Check(); err != nil {
 		return err
 	}
-	output := &outputs.file
+	output := &outputs.File
 	env, err := baseline.ReadFile(pos[0], "", report.Read)
 	if err != nil {
 		return err
@@ -57,7 +57,7 @@ func (c *Command) report(_ context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		rep, err := annotate.NewComparison(format.value, cmp, opt)
+		rep, err := annotate.NewComparison(format.Value, cmp, opt)
 		if err := c.render(rep, err, env, *output, "comparison"); err != nil || !cmp.Gate.Failed {
 			return err
 		}
@@ -66,11 +66,11 @@ func (c *Command) report(_ context.Context, args []string) error {
 	if *agentBudget < 0 {
 		return inputErr("--agent-budget: %d is negative", *agentBudget)
 	}
-	rep, err := annotate.New(format.value, opt)
+	rep, err := annotate.New(format.Value, opt)
 	if err := c.render(rep, err, env, *output, "report"); err != nil {
 		return err
 	}
-	if err := c.writeExtra(outputs, env, annotate.Options{AgentBudget: *agentBudget}, nil); err != nil {
+	if err := outputs.WriteExtra(env, annotate.Options{AgentBudget: *agentBudget}, nil, c.writeFile, c.Stderr); err != nil {
 		return err
 	}
 	if env.Verdict == report.Fail { // the run's own verdict, as `mcptest run` exited on it

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/mcptest/mcptest/annotate"
@@ -23,7 +21,7 @@ import (
 // takes as they are (filters, cassette directory, shard, prices).
 type runArgs struct {
 	config, format, output string
-	outputs                outputsFlag
+	outputs                annotate.Outputs
 	useCache, noCache      bool
 	quiet                  bool
 	rep                    annotate.Reporter
@@ -36,12 +34,12 @@ type runArgs struct {
 func (c *Command) runFlags(args []string) (a runArgs, err error) {
 	fs := c.newFlags("run", "mcptest run [--config suite.yml | suite.yml] [--format text|json|junit|sarif|html|agent] [--agent-budget TOKENS] [--output FILE] [--output FORMAT=FILE]... [--filter NAME]... [--filter-escaped NAME]... [--cassette-dir DIR] [--shard i/n] [--cache | --no-cache] [--prices FILE] [--timeout D] [--color auto|always|never] [--quiet]\n  --format: text, json, junit (JUnit XML), sarif (SARIF 2.1.0), html (the auditor view) or agent (the model-facing digest).\n  --output FORMAT=FILE, repeatable, writes one more report of the same run in FORMAT to FILE.")
 	fs.StringVar(&a.config, "config", "", "the suite `FILE` (default: mcptest.yml, else suite.yml, here or in a parent up to the repository root)")
-	format := addFormat(fs, annotate.Names...)
-	format.alias(fs, "reporter")
+	format := annotate.AddFormat(fs, annotate.Names...)
+	format.Alias(fs, "reporter")
 	colorMode := addColor(fs)
 	quiet := addQuiet(fs)
 	agentBudget := fs.Int("agent-budget", annotate.DefaultAgentBudget, "with --format agent, cap the result at `TOKENS` cl100k_base tokens")
-	a.outputs.formats = annotate.Names
+	a.outputs.Formats = annotate.Names
 	fs.Var(&a.outputs, "output", "write the --format report to `FILE` instead of stdout (- is stdout; --format html on a terminal goes to .mcptest/reports/); FORMAT=FILE, repeatable, writes one more report in FORMAT to FILE")
 	fs.Var((*stringList)(&a.opts.Filter), "filter", "run only the case `NAME` (exact, or else a case-insensitive substring); repeatable")
 	var escaped stringList
@@ -57,11 +55,7 @@ func (c *Command) runFlags(args []string) (a runArgs, err error) {
 		return a, err
 	}
 	if *pricesFile != "" {
-		// A malformed table is a positioned error, an unreadable one names the flag.
-		if a.opts.Prices, err = prices.Load(*pricesFile); err != nil && !errors.As(err, new(*diag.Error)) {
-			return a, inputErr("--prices: %v", err)
-		}
-		if err != nil {
+		if a.opts.Prices, err = prices.Open(*pricesFile); err != nil {
 			return a, err
 		}
 	}
@@ -85,17 +79,17 @@ func (c *Command) runFlags(args []string) (a runArgs, err error) {
 	if a.useCache && a.noCache {
 		return a, inputErr("--cache and --no-cache contradict each other: give one of them")
 	}
-	if a.opts.CacheMinBytes, err = cacheMinBytes(c.Getenv(cacheMinEnv)); err != nil {
+	if a.opts.CacheMinBytes, err = engine.CacheMinFromEnv(c.Getenv(cacheMinEnv)); err != nil {
 		return a, err
 	}
-	a.format, a.output, a.agentBudget, a.quiet = format.value, a.outputs.file, *agentBudget, *quiet
+	a.format, a.output, a.agentBudget, a.quiet = format.Value, a.outputs.File, *agentBudget, *quiet
 	if a.output == "-" {
 		a.output = ""
 	}
 	if *agentBudget < 0 {
 		return a, inputErr("--agent-budget: %d is negative", *agentBudget)
 	}
-	if err := a.outputs.check(); err != nil {
+	if err := a.outputs.Check(); err != nil {
 		return a, err
 	}
 	color := a.output == "" && c.color(colorMode, c.Stdout) // a file is never coloured
@@ -118,12 +112,6 @@ func (c *Command) run(_ context.Context, args []string) error {
 		return err
 	}
 	start := time.Now()
-	if a.opts.Prices == nil {
-		// The embedded price table takes milliseconds to decode and the
-		// suite's loading uses one core: decode it on another meanwhile,
-		// for the run's first recording with tokens and no cost.
-		go prices.Embedded()
-	}
 	suite, err := engine.LoadSuiteForRun(config)
 	if err != nil {
 		return err
@@ -138,7 +126,7 @@ func (c *Command) run(_ context.Context, args []string) error {
 		return err
 	}
 	spool := "" // the cases are spooled to disk when every report is json
-	if a.outputs.allJSON(a.format) {
+	if a.outputs.AllJSON(a.format) {
 		spool = "json"
 	}
 	out := annotate.NewRunOutput(spool, a.rep)
@@ -181,7 +169,7 @@ func (c *Command) run(_ context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
-	if err := c.writeExtra(&a.outputs, env, annotate.Options{AgentBudget: a.agentBudget}, out.JSON); err != nil {
+	if err := a.outputs.WriteExtra(env, annotate.Options{AgentBudget: a.agentBudget}, out.JSON, c.writeFile, c.Stderr); err != nil {
 		return err
 	}
 	if env.Verdict == report.Fail {
@@ -190,25 +178,8 @@ func (c *Command) run(_ context.Context, args []string) error {
 	return nil
 }
 
-// cacheMinEnv overrides engine.CacheMinBytes, the smallest total size of a
-// case's cassettes the cache serves the case for; 0 caches every case.
-const cacheMinEnv = "MCPTEST_CACHE_MIN_BYTES"
-
-// cacheMinBytes reads MCPTEST_CACHE_MIN_BYTES: engine.CacheMinBytes when
-// unset; 0 (every case) is -1 for engine.Options.
-func cacheMinBytes(v string) (int64, error) {
-	if v == "" {
-		return engine.CacheMinBytes, nil
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 {
-		return 0, inputErr("%s=%q: want a number of bytes, 0 or more", cacheMinEnv, v)
-	}
-	if n == 0 {
-		return -1, nil
-	}
-	return n, nil
-}
+// cacheMinEnv overrides engine.CacheMinBytes (engine.CacheMinFromEnv).
+const cacheMinEnv = engine.CacheMinEnv
 
 // source is where the run's suite came from: the repository, branch and
 // commit the CI names (stamp.Source), else, off CI, what git says of the
@@ -238,34 +209,22 @@ func addColor(fs *flag.FlagSet) *cli.ColorMode {
 }
 
 // progressEnv sets the interval of the progress lines in a CI log.
-const progressEnv = "MCPTEST_PROGRESS_INTERVAL"
+const progressEnv = cli.ProgressEnv
 
-// runProgress is a run's progress on stderr (cli.Progress): the live line
-// on a terminal, cleared before the report; a line every interval
-// (MCPTEST_PROGRESS_INTERVAL, else 10s) and every tenth of the work on CI;
-// nothing with --quiet or when machineStdout, a report for a machine
-// (anything but text) going to stdout.
-type runProgress struct{ p *cli.Progress }
+// runProgress is a run's progress on stderr (cli.RunProgress), fed by the
+// engine (engine.Progress.Status).
+type runProgress struct{ *cli.Progress }
 
 func (c *Command) progress(quiet, machineStdout bool) (runProgress, error) {
-	every, err := time.Duration(0), error(nil)
-	if v := c.Getenv(progressEnv); v != "" {
-		if every, err = time.ParseDuration(v); err != nil || every <= 0 {
-			return runProgress{}, inputErr("%s=%q: want a duration such as 30s or 1m", progressEnv, v)
-		}
+	p, err := cli.RunProgress(c.Stderr, c.Getenv, quiet, machineStdout, c.onCI())
+	if err != nil {
+		return runProgress{}, &diag.InputError{Err: err}
 	}
-	mode := cli.ChooseProgress(quiet, machineStdout, c.Stderr, c.onCI())
-	return runProgress{cli.NewProgress(c.Stderr, mode, every)}, nil
+	return runProgress{p}, nil
 }
 
 // Update shows the engine's progress.
-func (r runProgress) Update(p engine.Progress) {
-	f := float64(p.Files+p.Cases) / float64(max(1, p.FilesTotal+p.CasesTotal))
-	r.p.Update(cli.Status{Done: p.Cases, Total: p.CasesTotal, Failed: p.Failed, Fraction: f, Case: p.Case, Server: p.Server})
-}
-
-// Clear erases the live line before the report.
-func (r runProgress) Clear() { r.p.Clear() }
+func (r runProgress) Update(p engine.Progress) { r.Progress.Update(p.Status()) }
 
 // addQuiet adds --quiet to fs: the commands that show a run's progress
 // take it.

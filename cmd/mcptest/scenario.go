@@ -30,8 +30,8 @@ func (c *Command) scenario(_ context.Context, args []string) error {
 	var names stringList
 	fs.Var(&names, "name", "run only the scenario named exactly `NAME`; repeatable")
 	cassetteDir := fs.String("cassette-dir", "", "the `DIR` where a scenario without a cassette: key is looked up by name (default: cassettes/ beside the suite)")
-	formatFlag := addFormat(fs, annotate.Names...)
-	formatFlag.jsonAlias(fs)
+	formatFlag := annotate.AddFormat(fs, annotate.Names...)
+	formatFlag.JSONAlias(fs)
 	colorMode := addColor(fs)
 	quiet := addQuiet(fs)
 	pos, err := parse(fs, args[1:])
@@ -48,7 +48,7 @@ func (c *Command) scenario(_ context.Context, args []string) error {
 		}
 		pos = []string{f}
 	}
-	format := formatFlag.value
+	format := formatFlag.Value
 	start := time.Now()
 	progress, err := c.progress(*quiet, format != "text")
 	if err != nil {

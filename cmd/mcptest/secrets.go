@@ -2,9 +2,6 @@ package main
 
 import (
 	"io"
-	"maps"
-	"slices"
-	"strings"
 
 	"github.com/mcptest/mcptest/internal/redact"
 	"github.com/mcptest/mcptest/internal/safefile"
@@ -21,20 +18,7 @@ import (
 // same mask (writeFile). restore flushes and puts the streams back.
 func (c *Command) guardSecrets(args []string) (restore func()) {
 	c.secrets = &redact.Known{}
-	c.secrets.AddArgv(args)
-	for i, a := range args {
-		if a == "--" {
-			break
-		}
-		name, value, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !strings.HasPrefix(a, "-") || name != "bearer-token-env" {
-			continue
-		}
-		if !inline && i+1 < len(args) {
-			value = args[i+1]
-		}
-		c.secrets.Add(c.Getenv(value))
-	}
+	live.AddArgSecrets(c.secrets, args, c.Getenv)
 	stdout, stderr := c.Stdout, c.Stderr
 	o, e := redact.NewWriter(stdout, c.secrets.Mask), redact.NewWriter(stderr, c.secrets.Mask)
 	c.Stdout, c.Stderr, c.protocol = o, e, stdout
@@ -56,22 +40,11 @@ func (c *Command) protocolOut() io.Writer {
 	return c.Stdout
 }
 
-// knowTarget adds the secrets of a live target to the mask: its URL's,
-// its bearer token's value, its command line's and the values of its
-// env: named like secrets.
+// knowTarget adds the secrets of a live target to the mask
+// (live.Target.AddSecrets).
 func (c *Command) knowTarget(t live.Target) {
-	if c.secrets == nil {
-		return
-	}
-	c.secrets.AddURL(t.URL)
-	c.secrets.AddArgv(t.Command)
-	if t.BearerTokenEnv != "" {
-		c.secrets.Add(c.Getenv(t.BearerTokenEnv))
-	}
-	for _, k := range slices.Sorted(maps.Keys(t.Env)) {
-		if redact.SecretKey(k) || redact.QueryKey(k) {
-			c.secrets.Add(t.Env[k])
-		}
+	if c.secrets != nil {
+		t.AddSecrets(c.secrets, c.Getenv)
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/mcptest/mcptest/annotate"
 
 	"github.com/mcptest/mcptest/live"
 	"github.com/mcptest/mcptest/mcpserver"
@@ -12,8 +13,8 @@ import (
 func (c *Command) security(_ context.Context, args []string) error {
 	fs := c.newFlags("security", "mcptest security [--format text|json] "+targetSynopsis)
 	tf := c.addTargetFlags(fs, true)
-	format := &addFormat(fs, "text", "json").value
-	cat, err := c.readCatalog(tf, args, format, live.ListTools)
+	format := &annotate.AddFormat(fs, "text", "json").Value
+	cat, err := c.readCatalog(tf, args, live.ListTools)
 	if err != nil {
 		return err
 	}

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/gate/toolbench"
-	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/live"
 	"github.com/mcptest/mcptest/mcpserver"
 )
@@ -25,8 +23,8 @@ func (c *Command) toolBench(_ context.Context, args []string) error {
 	}
 	fs := c.newFlags("tool-bench run", usage)
 	minDrop := fs.Float64("min-drop", -1, "exit 1 when the largest selection drop across mutations is below `FRACTION` (0..1)")
-	format := addFormat(fs, "text", "json")
-	format.jsonAlias(fs)
+	format := annotate.AddFormat(fs, "text", "json")
+	format.JSONAlias(fs)
 	pos, err := parse(fs, args[1:])
 	switch {
 	case err != nil:
@@ -37,14 +35,10 @@ func (c *Command) toolBench(_ context.Context, args []string) error {
 		return inputErr("--min-drop %v: expected a fraction between 0 and 1", *minDrop)
 	}
 	rep, err := toolbench.RunFile(pos[0], toolbench.CatalogsOf(live.ParseCatalog, live.ReadFile))
-	var l diag.List
-	var d *diag.Error
 	switch {
-	case errors.As(err, &l), errors.As(err, &d):
-		return err
 	case err != nil:
-		return inputErr("%v", err)
-	case format.value == "json":
+		return err
+	case format.Value == "json":
 		err = mcpserver.WriteJSON(c.Stdout, rep)
 	default:
 		err = toolbench.Text{Clean: annotate.Clean}.Write(c.Stdout, rep)

@@ -2,17 +2,18 @@ package main
 
 import (
 	"context"
-	"fmt"
 
+	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/engine"
-	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/mcpserver"
 )
 
+// validate is `mcptest validate`: the suites and cassettes named, checked
+// (engine.ValidateRead), as text or as the validation document.
 func (c *Command) validate(_ context.Context, args []string) error {
 	fs := c.newFlags("validate", "mcptest validate [--format text|json] [--config suite.yml | FILE...]")
 	config := fs.String("config", "", "the suite `FILE` (default: mcptest.yml, else suite.yml, here or in a parent up to the repository root)")
-	format := &addFormat(fs, "text", "json").value
+	format := annotate.AddFormat(fs, "text", "json")
 	files, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -24,50 +25,19 @@ func (c *Command) validate(_ context.Context, args []string) error {
 		}
 		files = []string{f}
 	}
-	var all diag.List
-	var recs []engine.Recording
-	read := map[string][]engine.Recording{}
-	for i, f := range files {
-		f = suiteIn(f) // a directory names its suite
-		files[i] = f
-		l, r, err := engine.ValidateFileRead(f)
-		if err != nil {
-			return err
-		}
-		all = append(all, l...)
-		recs = append(recs, r...)
-		read[f] = r
-	}
-	if *format == "json" {
-		doc := engine.ValidationDocument(all)
-		doc.Recordings = recs
+	v, err := engine.ValidateRead(files)
+	switch {
+	case err != nil:
+		return err
+	case format.Value == "json":
+		doc := v.Document()
 		if err := mcpserver.WriteJSON(c.Stdout, doc); err != nil || doc.Valid {
 			return err
 		}
 		return silentExit(ExitInput)
+	case len(v.Errors) > 0:
+		return v.Errors
 	}
-	if len(all) > 0 {
-		return all
-	}
-	for _, f := range files {
-		status := "valid"
-		for _, r := range read[f] {
-			if r.NoCalls() {
-				status = "warning: a recording holds runs without a tool call (below)"
-				break
-			}
-		}
-		fmt.Fprintf(c.Stdout, "%s: %s\n", f, status)
-		for _, r := range read[f] {
-			prefix := "  "
-			if r.File != f {
-				prefix = "  " + r.File + ": "
-			}
-			fmt.Fprintf(c.Stdout, "%s%s\n", prefix, r.Text())
-			for _, w := range r.Warnings {
-				fmt.Fprintf(c.Stdout, "%swarning: %s\n", prefix, w)
-			}
-		}
-	}
+	v.WriteText(c.Stdout)
 	return nil
 }

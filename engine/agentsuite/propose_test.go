@@ -232,7 +232,7 @@ func TestDraftsThatProtect(t *testing.T) {
 	run := func(tools ...string) cassette.Run {
 		var calls []cassette.Call
 		for _, tool := range tools {
-			calls = append(calls, cassette.Call{Server: "memory", Tool: tool, Arguments: map[string]any{"entities": []any{}}})
+			calls = append(calls, cassette.Call{Server: "memory", Tool: tool, Arguments: cassette.JSONOf(map[string]any{"entities": []any{}})})
 		}
 		return cassette.Run{Turns: []cassette.Turn{{Calls: calls, FinalResponse: "Stored."}}}
 	}

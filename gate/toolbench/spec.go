@@ -60,12 +60,17 @@ var specYAML = yamlpos.Options{Noun: "spec", Kind: "tool-bench",
 
 // RunFile reads the spec at path and runs it. Every problem of the spec,
 // whether its reader or Validate finds it, is a positioned diag error
-// (a diag.List or a *diag.Error); a file that cannot be read is another
-// error, which names it.
+// (a diag.List or a *diag.Error); a file that cannot be read is wrong
+// input too, a *diag.InputError that names it.
 func RunFile(path string, cats Catalogs) (Report, error) {
 	spec, doc, err := ReadSpec(path, cats)
-	if err != nil {
+	var l diag.List
+	var d *diag.Error
+	switch {
+	case errors.As(err, &l), errors.As(err, &d):
 		return Report{}, err
+	case err != nil:
+		return Report{}, &diag.InputError{Err: err}
 	}
 	rep, err := Run(spec)
 	var se *SpecError
@@ -73,7 +78,7 @@ func RunFile(path string, cats Catalogs) (Report, error) {
 	case errors.As(err, &se):
 		return Report{}, &diag.Error{Pos: SpecPos(doc, se), Kind: "tool-bench", Message: se.Error(), Source: doc.Data}
 	case err != nil:
-		return Report{}, fmt.Errorf("%s: %v", path, err)
+		return Report{}, diag.Input("%s: %v", path, err)
 	}
 	return rep, nil
 }

@@ -1,0 +1,62 @@
+package annotate
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/report"
+)
+
+// TestTrendBounded: a window of 100 runs over 2,000 cases, each with a
+// long name and a falling certified lower bound, and every case flipping,
+// keeps the summary and the comment under their limits, the comment's
+// sliding-floor lines at MaxSlideLines and a note, the summary's table at
+// MaxTrendFloors rows and the page's charts at MaxPageFloors.
+func TestTrendBounded(t *testing.T) {
+	b := baseline.NewTrendBuilder()
+	var last *report.Envelope
+	for k := 0; k < 100; k++ {
+		env := &report.Envelope{SchemaVersion: report.SchemaVersion}
+		for i := 0; i < 2000; i++ {
+			v := report.Pass
+			if (i+k)%2 == 0 {
+				v = report.Fail
+			}
+			env.Cases = append(env.Cases, &report.CaseResult{Name: fmt.Sprintf("%04d %s", i, strings.Repeat("|<@x #1 ", 60)), Verdict: v,
+				Targets: map[string]float64{"reliability.certified_lower": float64(100 - k/2 - i%7)}})
+		}
+		b.Add(fmt.Sprintf("run %d", k), env, true)
+		last = env
+	}
+	tr := b.Trend()
+	rep := ActionReport{Env: last, Suite: "suite.yml", Trend: tr, Gate: baseline.Gate{FailOn: baseline.FailOnRegressions}}
+	sum := Summary(rep, "https://github.com", "acme/agents", SummaryLimit)
+	if len(sum) > SummaryLimit {
+		t.Errorf("summary %d bytes, over %d", len(sum), SummaryLimit)
+	}
+	_, hist, ok := strings.Cut(sum, "#### History")
+	if !ok {
+		t.Errorf("the trend block was cut before the table of all cases")
+	} else {
+		hist, _, _ = strings.Cut(hist, "#### ")
+		if rows := strings.Count(hist, "\n| "); rows > MaxTrendFloors+2+MaxTrendCases+2 {
+			t.Errorf("%d rows in the trend block", rows)
+		}
+	}
+	c := Comment(rep, "https://github.com", "acme/agents")
+	if len(c) > CommentLimit {
+		t.Errorf("comment %d bytes", len(c))
+	}
+	if n := strings.Count(c, "\n- "); n != MaxSlideLines+1 || !strings.Contains(c, "- _1990 more in the job summary's history_") {
+		t.Errorf("%d sliding-floor lines in the comment", n)
+	}
+	page := string(TrendPage(tr, "suite.yml"))
+	if n := strings.Count(page, "<figure>"); n != MaxPageFloors {
+		t.Errorf("%d charts on the page, want %d", n, MaxPageFloors)
+	}
+	if strings.Contains(page, "<@x") {
+		t.Errorf("a name reached the page unescaped")
+	}
+}
