@@ -45,9 +45,6 @@ type Options struct {
 	// RequestTimeout bounds each attempt (default 30 s); tests shorten
 	// them.
 	RetryDelay, RequestTimeout time.Duration
-	// HistoryPage renders the history page (the history input); nil
-	// renders the Action's own page of the trend (annotate.TrendPage).
-	HistoryPage PageFunc
 }
 
 // withDefaults fills in the options left zero: a first back-off of 1 s and

@@ -1,7 +1,6 @@
 package action
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,15 +10,10 @@ import (
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/history"
 	"github.com/mcptest/mcptest/internal/safefile"
 	"github.com/mcptest/mcptest/report"
 )
-
-// PageFunc renders the history page of a window of run envelopes: files
-// holds each baseline's envelope, oldest first, labels names each of
-// them, and current is the run at hand (the window's newest point). It is
-// how the Action reaches the history page's renderer (Options.HistoryPage).
-type PageFunc func(w io.Writer, files, labels []string, current *report.Envelope) error
 
 // history reads the trend of the last in.history baselines and this run
 // (the history input): the baselines are fetched through the API with the
@@ -42,7 +36,6 @@ func (r *run) history(ctx context.Context, env *report.Envelope, isBaseline bool
 		fmt.Fprintf(r.env.Stdout, "mcptest: history: skipped %s\n", annotate.Clean(s))
 	}
 	b := baseline.NewTrendBuilder()
-	labels := make([]string, 0, len(fetched.Runs))
 	for _, f := range fetched.Runs {
 		old, err := baseline.ReadFile(f.File, "history", baseline.ReadBaseline)
 		if err != nil {
@@ -51,7 +44,6 @@ func (r *run) history(ctx context.Context, env *report.Envelope, isBaseline bool
 		}
 		label := fmt.Sprintf("run %d", f.RunID)
 		b.Add(label, old, true)
-		labels = append(labels, label)
 	}
 	b.Add("this run", env, isBaseline)
 	trend := b.Trend()
@@ -59,7 +51,7 @@ func (r *run) history(ctx context.Context, env *report.Envelope, isBaseline bool
 	for _, l := range annotate.TrendText(trend) {
 		fmt.Fprintf(r.env.Stdout, "mcptest: history: %s\n", l)
 	}
-	return trend, r.writePage(fetched.Files(), labels, env, trend)
+	return trend, r.writePage(fetched.Files())
 }
 
 // fetchHistory fetches the baselines of the history into a temporary
@@ -93,19 +85,16 @@ func (r *run) skippedHistory(list []string) {
 	}
 }
 
-// writePage writes the history page beside report-path, by rename, and
-// returns its path ("" when it could not be written, which is a note).
-func (r *run) writePage(files, labels []string, env *report.Envelope, trend *baseline.Trend) string {
-	var buf bytes.Buffer
-	var err error
-	if r.opt.HistoryPage != nil {
-		err = r.opt.HistoryPage(&buf, files, labels, env)
-	} else {
-		_, err = buf.Write(annotate.TrendPage(trend, r.in.config))
-	}
+// writePage writes the history page beside report-path, by rename: the
+// page of `mcptest history --format html` (package history) over the
+// fetched baselines and this run's envelope (at report-path), ordered by
+// run.started_at, read one at a time. It returns the page's path; a page
+// that cannot be made is a note and "".
+func (r *run) writePage(files []string) string {
 	file := r.in.historyPage()
+	h, err := history.BuildFiles(append(files, r.in.reportPath), history.FileOptions{})
 	if err == nil {
-		err = safefile.WriteFile(file, buf.Bytes(), 0o644)
+		err = safefile.Write(file, 0o644, func(w io.Writer) error { return history.HTML(w, h) })
 	}
 	if err != nil {
 		r.notes = append(r.notes, "No history page: "+annotate.Text(err.Error(), 500)+".")

@@ -246,10 +246,6 @@ func TestSlideLinesEscaped(t *testing.T) {
 				}
 			}
 		}
-		page := string(annotate.TrendPage(tr, name))
-		if strings.Contains(page, "<script") || strings.Contains(page, "<!--") {
-			t.Fatalf("%q: raw markup in the page", name)
-		}
 	}
 }
 

@@ -205,29 +205,45 @@ func subjectFirst(flips []baseline.Flip) []baseline.Flip {
 	return out
 }
 
-// failureText says why a case failed: its failing assertions, then its
-// failing floors, then its error findings.
+// failureText says why a case failed, as the text report does: each
+// check it failed (caseProblems) with its evidence, one per line.
 func failureText(c *report.CaseResult) string {
 	var parts []string
-	for _, a := range c.Assertions {
-		if !a.Passed {
-			parts = append(parts, a.Message)
-		}
-	}
-	for _, f := range c.Floors {
-		if !f.Passed {
-			parts = append(parts, f.Name+": "+f.Message)
-		}
-	}
-	for _, f := range c.Findings {
-		if f.Level == "error" {
-			parts = append(parts, f.Message)
-		}
+	for _, p := range caseProblems(c) {
+		parts = append(parts, p.Text())
 	}
 	if len(parts) == 0 {
 		return "the case failed"
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(parts, "\n")
+}
+
+// maxFailureLines bounds the lines of a failing case's row in the job
+// summary; the rest are in the text and HTML reports.
+const maxFailureLines = 16
+
+// failureMarkdown is failureText for a table cell: each check on a line
+// of its own, its evidence indented under it (caseProblems, as the text
+// and HTML reports show them), every line escaped.
+func failureMarkdown(c *report.CaseResult) string {
+	var lines []string
+	for _, p := range caseProblems(c) {
+		for i, l := range p.TextLines() {
+			if i > 0 {
+				l = "&emsp;" + Text(strings.TrimLeft(l, " "), 300)
+			} else {
+				l = Text(l, 300)
+			}
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		return "the case failed"
+	}
+	if len(lines) > maxFailureLines {
+		lines = append(lines[:maxFailureLines], fmt.Sprintf("… %d more lines in the text and HTML reports", len(lines)-maxFailureLines))
+	}
+	return strings.Join(lines, "<br>")
 }
 
 // flatten makes text one line of at most n runes: invisible characters
@@ -418,7 +434,7 @@ func (r ActionReport) blocks(serverURL, repo string, trend ...block) []block {
 		out = append(out, bl)
 	}
 	out = append(out, trend...)
-	for _, table := range []func() (block, bool){r.failingBlock, r.restrictedBlock, r.floorBreachBlock, r.otherChangesBlock, r.allCasesBlock} {
+	for _, table := range []func() (block, bool){r.failingBlock, r.restrictedBlock, r.otherChangesBlock, r.allCasesBlock} {
 		if bl, ok := table(); ok {
 			out = append(out, bl)
 		}
@@ -515,14 +531,16 @@ func (r ActionReport) flipsBlock() (block, bool) {
 	return block{head: "#### Floor flips\n\n| | case | what | verdict | message |\n| --- | --- | --- | --- | --- |\n", rows: append(reg, fix...), tail: "\n"}, true
 }
 
-// failingBlock is the failing cases with where and why.
+// failingBlock is the failing cases with where and why: each check the
+// case failed, once, with its evidence under it (a floor's FLOOR lines
+// among it).
 func (r ActionReport) failingBlock() (block, bool) {
 	var failing []string
 	for _, c := range r.Env.Cases {
 		if c.Verdict != report.Fail {
 			continue
 		}
-		failing = append(failing, fmt.Sprintf("| %s | %s | %s |\n", Text(c.Name, 0), Text(c.Position.String(), 200), Text(failureText(c), 600)))
+		failing = append(failing, fmt.Sprintf("| %s | %s | %s |\n", Text(c.Name, 0), Text(c.Position.String(), 200), failureMarkdown(c)))
 	}
 	if len(failing) == 0 {
 		return block{}, false
@@ -543,26 +561,6 @@ func (r ActionReport) restrictedBlock() (block, bool) {
 		return block{}, false
 	}
 	return block{head: "#### Restricted tool calls in passing cases\n\n| case | where | calls |\n| --- | --- | --- |\n", rows: rows, tail: "\n"}, true
-}
-
-// floorBreachBlock is the breached floors' lines of each failing case.
-func (r ActionReport) floorBreachBlock() (block, bool) {
-	var floorRows []string
-	for _, c := range r.Env.Cases {
-		var lines []string
-		for _, f := range c.Floors {
-			if !f.Passed {
-				lines = append(lines, f.Lines...)
-			}
-		}
-		if c.Verdict == report.Fail && len(lines) > 0 {
-			floorRows = append(floorRows, "**"+Text(c.Name, 0)+"**\n\n"+Fence(clip(strings.Join(lines, "\n"), 4000))+"\n")
-		}
-	}
-	if len(floorRows) == 0 {
-		return block{}, false
-	}
-	return block{head: "<details><summary>Floor breaches</summary>\n\n", rows: floorRows, tail: "</details>\n\n"}, true
 }
 
 // otherChangesBlock is the cases that changed against the baseline

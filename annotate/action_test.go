@@ -331,8 +331,8 @@ func TestHostileAnnotationsGolden(t *testing.T) {
 		}
 		return "\n"
 	})
-	if strings.Count(md, "text\n") != 2 {
-		t.Errorf("want 2 fenced blocks")
+	if strings.Count(md, "text\n") != 0 {
+		t.Errorf("want no fenced block: the floor lines stand escaped in the failing cases' rows")
 	}
 	for _, bad := range []string{"<script>", "@octocat", "#12", "<!-- x", "](javascript", "\u202e", "\u200b", "\ufeff"} {
 		if strings.Contains(outside, bad) {
@@ -344,8 +344,8 @@ func TestHostileAnnotationsGolden(t *testing.T) {
 // TestCommentPlantedMarker: recorded text that holds another suite's
 // hidden marker (a tool named `x <!-- mcptest:summary key=other.yml -->`
 // in a floor line, a case name, a message) does not put that marker, or
-// any HTML comment, in the comment or the summary; and a fence holds
-// backtick runs longer than its own without closing.
+// any HTML comment, in the comment or the summary; and backtick runs in
+// the floor lines are escaped where they stand.
 func TestCommentPlantedMarker(t *testing.T) {
 	planted := "x " + CommentMarker("other.yml") + " ```` " + DriftMarker("other.yml")
 	env, cmp := manyCases(2, planted)
@@ -368,8 +368,10 @@ func TestCommentPlantedMarker(t *testing.T) {
 	if !HasMarker(comment, CommentMarker("suite.yml")) || HasMarker(comment, CommentMarker("other.yml")) {
 		t.Error("the comment's marker is not its first line alone")
 	}
-	if !strings.Contains(comment, "`````````````text\nFLOOR called ") {
-		t.Errorf("the floor lines are not fenced longer than their longest backtick run:\n%s", comment)
+	// The floor lines stand under the floor in the failing case's row,
+	// each backtick escaped, so no run of them opens a code span or fence.
+	if !strings.Contains(comment, "<br>&emsp;FLOOR called x ") || strings.Contains(comment, "``") {
+		t.Errorf("the floor lines are not escaped in the failing case's row:\n%s", comment)
 	}
 }
 

@@ -108,8 +108,10 @@ func (JSON) Report(w io.Writer, env *report.Envelope) error {
 	})
 }
 
-// Pretty renders one line per case, then the failing assertions with their
-// actual values and the findings that explain them, then a summary line.
+// Pretty renders one line per case, then the checks it failed, each once
+// with its evidence under it (caseFailures, the model the job summary and
+// the HTML report render too), the findings that explain them, then a
+// summary line.
 type Pretty struct {
 	Color bool
 }
@@ -134,34 +136,42 @@ func (p Pretty) paint(code, s string) string {
 func (p Pretty) Report(w io.Writer, env *report.Envelope) error {
 	var b strings.Builder
 	for _, c := range env.Cases {
-		label := map[report.Verdict]string{
-			report.Pass: p.paint(green, "PASS"), report.Fail: p.paint(red, "FAIL"), report.Inconclusive: p.paint(yellow, "INCONCLUSIVE"),
-		}[c.Verdict]
-		fmt.Fprintf(&b, "%s  %s%s%s\n", label, Clean(c.Name), p.paint(dim, runsLabel(c)), p.paint(dim, targetsLabel(c, false)))
-		for _, a := range c.Assertions {
-			if a.Passed {
-				continue
-			}
-			fmt.Fprintf(&b, "      %s %s\n", p.paint(dim, a.Position.String()+":"), Clean(a.Message))
-			if a.Actual != nil {
-				fmt.Fprintf(&b, "        actual: %s\n", Clean(clip(compact(a.Actual), 200)))
-			}
-		}
-		for _, f := range c.Findings {
-			if c.Verdict == report.Pass && f.Level != "warning" && !restrictedCall(f) {
-				continue
-			}
-			msg := f.Message
-			if f.Position != nil && f.Position.File != "" {
-				msg = f.Position.String() + ": " + msg
-			}
-			fmt.Fprintf(&b, "      %s %s\n", p.paint(levelColor(f.Level), f.Level+":"), Clean(msg))
-		}
-		p.world(&b, c)
-		p.reliability(&b, c)
-		p.multiRun(&b, c)
+		p.caseText(&b, c)
 	}
-	p.summary(&b, env)
+	p.tail(&b, env, uncheckedCalls(env))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// caseText writes the lines of one case: its verdict, then what failed.
+func (p Pretty) caseText(b *strings.Builder, c *report.CaseResult) {
+	label := map[report.Verdict]string{
+		report.Pass: p.paint(green, "PASS"), report.Fail: p.paint(red, "FAIL"), report.Inconclusive: p.paint(yellow, "INCONCLUSIVE"),
+	}[c.Verdict]
+	fmt.Fprintf(b, "%s  %s%s%s\n", label, Clean(c.Name), p.paint(dim, runsLabel(c)), p.paint(dim, targetsLabel(c, false)))
+	p.failures(b, c)
+	for _, f := range c.Findings {
+		if c.Verdict != report.Pass && (f.Level == "error" || c.Verdict == report.Inconclusive && f.Level == "warning") {
+			continue // a check the case failed, or its evidence, printed above
+		}
+		if c.Verdict == report.Pass && f.Level != "warning" && !restrictedCall(f) {
+			continue
+		}
+		msg := f.Message
+		if f.Position != nil && f.Position.File != "" {
+			msg = f.Position.String() + ": " + msg
+		}
+		fmt.Fprintf(b, "      %s %s\n", p.paint(levelColor(f.Level), f.Level+":"), Clean(msg))
+	}
+	p.world(b, c)
+	p.reliability(b, c)
+	p.multiRun(b, c)
+}
+
+// tail writes what follows the cases: the run's reliability summary and
+// its totals; unchecked is the calls of every case no schema checked.
+func (p Pretty) tail(b *strings.Builder, env *report.Envelope, unchecked int64) {
+	p.summary(b, env)
 	t := env.Totals
 	summary := fmt.Sprintf("%d passed, %d failed, %d inconclusive (%d %s)", t.Passed, t.Failed, t.Inconclusive, t.Total, pluralWord(t.Total, "case", "cases"))
 	if env.Run.Shard != "" {
@@ -170,7 +180,7 @@ func (p Pretty) Report(w io.Writer, env *report.Envelope) error {
 	if n := failedFloors(env); n > 0 {
 		summary += fmt.Sprintf("; %d suite %s failed", n, pluralWord(n, "floor", "floors"))
 	}
-	if n := uncheckedCalls(env); n > 0 {
+	if n := unchecked; n > 0 {
 		summary += fmt.Sprintf("; %d %s not checked against a schema (arguments.unchecked)", n, pluralWord(int(n), "call", "calls"))
 	}
 	if env.Verdict == report.Fail {
@@ -178,9 +188,7 @@ func (p Pretty) Report(w io.Writer, env *report.Envelope) error {
 	} else {
 		summary = p.paint(bold, summary)
 	}
-	fmt.Fprintf(&b, "\n%s\n", summary)
-	_, err := io.WriteString(w, b.String())
-	return err
+	fmt.Fprintf(b, "\n%s\n", summary)
 }
 
 func levelColor(level string) string {
@@ -256,4 +264,25 @@ func Clean(s string) string {
 
 func isControl(r rune) bool {
 	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029 || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+}
+
+// failures prints the checks a case failed (caseFailures), each once:
+// "file:line:col: message", then its evidence indented under it, a
+// floor's FLOOR lines in red.
+func (p Pretty) failures(b *strings.Builder, c *report.CaseResult) {
+	for _, pr := range caseFailures(c) {
+		for i, l := range pr.TextLines() {
+			switch {
+			case i == 0 && pr.Level != "":
+				fmt.Fprintf(b, "      %s%s\n", p.paint(levelColor(pr.Level), pr.Level+":"), Clean(strings.TrimPrefix(l, pr.Level+":")))
+			case i == 0 && pr.Located:
+				pos := pr.Pos.String() + ":"
+				fmt.Fprintf(b, "      %s%s\n", p.paint(dim, Clean(pos)), Clean(strings.TrimPrefix(l, pos)))
+			case strings.HasPrefix(l, "  FLOOR "):
+				fmt.Fprintf(b, "        %s%s\n", p.paint(red, "FLOOR"), Clean(l[len("  FLOOR"):]))
+			default:
+				fmt.Fprintf(b, "      %s\n", Clean(l))
+			}
+		}
+	}
 }

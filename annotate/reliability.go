@@ -77,37 +77,17 @@ func shownRuns(c *report.CaseResult) (rows []report.RunVerdict, more int) {
 	return rows, more
 }
 
-// reliability prints the reliability line and the runs of a case some run
-// of which failed (a case whose every run passed says so on its own line;
-// a case with tool_selection: rows has its runs listed there):
+// reliability prints the reliability line of a case some run of which
+// failed; which runs failed each check is said under the check
+// (caseFailures), so the runs are not listed again:
 //
 //	reliability: 3/4 runs passed (75%), pass^1..4 75/50/25/0%, certified lower bound 24% at 95% confidence: flaky
-//	triage #1  pass
-//	triage #2  fail  assertion #0 (`final_response`)
 func (p Pretty) reliability(b *strings.Builder, c *report.CaseResult) {
 	r := c.Reliability
 	if r == nil || r.PassedRuns == r.Runs {
 		return
 	}
 	fmt.Fprintf(b, "      %s %s\n", p.paint(dim, "reliability:"), reliabilityLine(c))
-	if c.ToolSelection != nil {
-		return // its tool_selection: rows follow, one per run
-	}
-	rows, more := shownRuns(c)
-	for _, row := range rows {
-		mark := p.paint(green, "pass")
-		if !row.Passed {
-			mark = p.paint(red, "fail")
-		}
-		line := fmt.Sprintf("      %s  %s", Clean(report.RunName(c.Name, row.Run)), mark)
-		if w := runWords(row); w != "" {
-			line += "  " + Clean(w)
-		}
-		b.WriteString(line + "\n")
-	}
-	if more > 0 {
-		fmt.Fprintf(b, "      %s\n", p.paint(dim, fmt.Sprintf("and %d more failing runs (every run is in the JSON envelope)", more)))
-	}
 }
 
 // caseFigures lists a case's targets and labels as "name=value", in name

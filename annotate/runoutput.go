@@ -1,31 +1,89 @@
 package annotate
 
 import (
+	"bufio"
 	"bytes"
+	"fmt"
 	"io"
+	"os"
+	"strings"
 
 	"github.com/mcptest/mcptest/report"
 )
 
 // RunOutput is how a run's report is written as the run is computed: with
 // the json reporter its cases are encoded into a CaseSpool as they come
-// (Emit), so memory stays flat in the number of cases; with another
+// (Emit), so memory stays flat in the number of cases; with the text
+// reporter each case's lines are also written to a spool of their own as
+// it comes, and the report is those lines and the run's totals, so
+// memory stays flat in the number of failing cases too; with another
 // reporter, which renders from the whole envelope, or when no spool can be
 // made (no temporary directory), the run keeps its cases.
 type RunOutput struct {
 	rep   Reporter
 	spool *CaseSpool
+	text  *textSpool
+}
+
+// textSpool holds the text reporter's lines of the cases so far in a
+// temporary file, and what its totals line needs of them.
+type textSpool struct {
+	p         Pretty
+	f         *os.File
+	w         *bufio.Writer
+	b         strings.Builder
+	unchecked int64
+}
+
+func (t *textSpool) add(c *report.CaseResult) error {
+	t.b.Reset()
+	t.p.caseText(&t.b, c)
+	t.unchecked += c.Counts["arguments.unchecked"]
+	if _, err := t.w.WriteString(t.b.String()); err != nil {
+		return fmt.Errorf("spool the run's report: %w", err)
+	}
+	return nil
+}
+
+// write writes the spooled lines, then env's totals.
+func (t *textSpool) write(w io.Writer, env *report.Envelope) error {
+	if err := t.w.Flush(); err != nil {
+		return fmt.Errorf("spool the run's report: %w", err)
+	}
+	size, err := t.f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return fmt.Errorf("spool the run's report: %w", err)
+	}
+	if _, err := io.Copy(w, io.NewSectionReader(t.f, 0, size)); err != nil {
+		return err
+	}
+	var b strings.Builder
+	t.p.tail(&b, env, t.unchecked)
+	_, err = io.WriteString(w, b.String())
+	return err
 }
 
 // NewRunOutput returns the output of a run reported by rep, the reporter
 // named name (see New).
 func NewRunOutput(name string, rep Reporter) *RunOutput {
 	o := &RunOutput{rep: rep}
-	if name == "json" {
-		if spool, err := NewCaseSpool(); err == nil {
-			o.spool = spool
-		}
+	p, isText := rep.(Pretty)
+	if name != "json" && (Canonical(name) != "text" || !isText) {
+		return o
 	}
+	spool, err := NewCaseSpool()
+	if err != nil {
+		return o
+	}
+	if isText {
+		f, err := os.CreateTemp("", "mcptest-report-*.txt")
+		if err != nil {
+			_ = spool.Close()
+			return o
+		}
+		o.text = &textSpool{p: p, f: f, w: bufio.NewWriterSize(f, 64<<10)}
+	}
+	o.spool = spool
 	return o
 }
 
@@ -33,6 +91,14 @@ func NewRunOutput(name string, rep Reporter) *RunOutput {
 func (o *RunOutput) Emit() func(*report.CaseResult) error {
 	if o.spool == nil {
 		return nil
+	}
+	if o.text != nil {
+		return func(c *report.CaseResult) error {
+			if err := o.text.add(c); err != nil {
+				return err
+			}
+			return o.spool.Add(c)
+		}
 	}
 	return o.spool.Add
 }
@@ -59,6 +125,9 @@ func (o *RunOutput) JSON(w io.Writer, env *report.Envelope) error {
 // spooled is rendered here, whole, so that a reporter's error comes before
 // any byte is written; the function may then be called more than once.
 func (o *RunOutput) Render(env *report.Envelope) (func(io.Writer) error, error) {
+	if o.text != nil {
+		return func(w io.Writer) error { return o.text.write(w, env) }, nil
+	}
 	if o.spool != nil {
 		return func(w io.Writer) error { return o.spool.WriteEnvelope(w, env) }, nil
 	}
@@ -73,5 +142,9 @@ func (o *RunOutput) Render(env *report.Envelope) (func(io.Writer) error, error) 
 func (o *RunOutput) Close() {
 	if o.spool != nil {
 		_ = o.spool.Close()
+	}
+	if o.text != nil {
+		_ = o.text.f.Close()
+		_ = os.Remove(o.text.f.Name())
 	}
 }

@@ -169,7 +169,7 @@ type SARIF struct{}
 
 // Report implements Reporter.
 func (SARIF) Report(w io.Writer, env *report.Envelope) error {
-	ruleOf := map[string]string{"assertion": "GATE-ASSERT", "floor": "GATE-FLOOR", "finding": "GATE-FINDING", "inconclusive": "GATE-INCONCLUSIVE"}
+	ruleOf := map[string]string{"assertion": "GATE-ASSERT", "floor": "GATE-FLOOR", "finding": "GATE-FINDING", "inconclusive": "GATE-INCONCLUSIVE", "run": "GATE-ASSERT"}
 	var results []SARIFResult
 	for _, c := range env.Cases {
 		for _, p := range caseProblems(c) {

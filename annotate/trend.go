@@ -2,7 +2,6 @@ package annotate
 
 import (
 	"fmt"
-	"html"
 	"math"
 	"strconv"
 	"strings"
@@ -144,86 +143,6 @@ func signed(d float64) string {
 		return "+" + s
 	}
 	return s
-}
-
-// MaxPageFloors bounds the charts of the Action's own history page.
-const MaxPageFloors = 500
-
-// TrendPage renders the Action's own history page of a trend: one
-// self-contained HTML file (no script, no network; inline SVG), a line
-// chart per floor with each run's figure, and the cases that flip most.
-// Every name is HTML-escaped. The history input writes it beside
-// report-path when the Action is given no other page renderer.
-func TrendPage(t *baseline.Trend, suite string) []byte {
-	var b strings.Builder
-	esc := html.EscapeString
-	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>mcptest history: %s</title>\n", esc(suite))
-	b.WriteString("<style>body{font:14px/1.4 system-ui,sans-serif;margin:1rem auto;max-width:1100px;padding:0 1rem;color:#1f2328}" +
-		"figure{margin:1rem 0}svg{width:100%;max-width:640px;height:auto;background:#f6f8fa}" +
-		"polyline{fill:none;stroke:#0969da;stroke-width:2}circle{fill:#0969da}table{border-collapse:collapse}" +
-		"td,th{border:1px solid #d0d7de;padding:.2rem .5rem;text-align:left}.fell{color:#cf222e}</style></head><body>\n")
-	fmt.Fprintf(&b, "<h1>mcptest history: %s</h1>\n<p>The last %s: %s.</p>\n", esc(suite), esc(TrendWindow(t)), esc(strings.Join(t.Points, ", ")))
-	for i, s := range orderFloors(t) {
-		if i == MaxPageFloors {
-			fmt.Fprintf(&b, "<p>%d more floors are left out.</p>\n", len(t.Floors)-i)
-			break
-		}
-		pageChart(&b, s, t.Points)
-	}
-	if len(t.Flips) > 0 {
-		b.WriteString("<h2>Cases that flip</h2>\n<table><tr><th>case</th><th>flips</th><th>latest</th></tr>\n")
-		for i, f := range t.Flips {
-			if i == MaxPageFloors {
-				break
-			}
-			fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%s</td></tr>\n", esc(f.Case), f.Flips, esc(f.Last))
-		}
-		b.WriteString("</table>\n")
-	}
-	b.WriteString("</body></html>\n")
-	return []byte(b.String())
-}
-
-// pageChart is one floor's chart: its figures over the runs, 0 to 100
-// (or the largest figure, when over 100), with a point per run that has
-// one.
-func pageChart(b *strings.Builder, s baseline.FloorSeries, points []string) {
-	const w, h, pad = 600.0, 160.0, 10.0
-	top := 100.0
-	for _, v := range s.Values {
-		if !math.IsNaN(v) && v > top {
-			top = v
-		}
-	}
-	x := func(i int) float64 {
-		if len(s.Values) < 2 {
-			return w / 2
-		}
-		return pad + float64(i)*(w-2*pad)/float64(len(s.Values)-1)
-	}
-	y := func(v float64) float64 { return h - pad - math.Max(0, v)/top*(h-2*pad) }
-	class := ""
-	first, last, _, ok := s.Span()
-	if ok && last < first {
-		class = ` class="fell"`
-	}
-	fmt.Fprintf(b, "<figure><figcaption%s>%s: %s</figcaption>\n<svg viewBox=\"0 0 %g %g\" role=\"img\" aria-label=\"%s\">", class,
-		html.EscapeString(s.Name), html.EscapeString(seriesText(s)), w, h, html.EscapeString(s.Name))
-	var pts []string
-	for i, v := range s.Values {
-		if math.IsNaN(v) {
-			continue
-		}
-		pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(i), y(v)))
-	}
-	fmt.Fprintf(b, "<polyline points=\"%s\"/>", strings.Join(pts, " "))
-	for i, v := range s.Values {
-		if math.IsNaN(v) {
-			continue
-		}
-		fmt.Fprintf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\"><title>%s: %s</title></circle>", x(i), y(v), html.EscapeString(points[i]), TrendFigure(v))
-	}
-	b.WriteString("</svg></figure>\n")
 }
 
 // seriesText is a series' figures, oldest first: "84 · 83 · – · 79".

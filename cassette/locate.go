@@ -23,7 +23,7 @@ func Locate(file string, data []byte, ptr string) (pos diag.Pos, ok bool) {
 	if !strings.HasPrefix(strings.TrimLeft(string(data[:min(len(data), 64)]), " \t\r\n"), "{") {
 		return diag.Pos{File: file}, false
 	}
-	jsonpos.Locate(data, want)
+	jsonpos.LocateFirst(data, want)
 	for p := ptr; ; p = jsonpos.ParentPointer(p) {
 		if off := want[p].Val; off >= 0 && off < len(data) {
 			line, col := diag.LineCol(data, int64(off))

@@ -14,7 +14,7 @@ import (
 func runAgent(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*report.CaseResult, diag.List) {
 	c := p.c
 	a := newAgentRun(c, res)
-	use := cassetteUse{open: a.open, run: a.run}
+	use := cassetteUse{open: a.open, run: a.run, bytes: a.fileBytes}
 	var j *joiner
 	var errs diag.List
 	if len(c.Sources) > 0 || len(c.Aliases) > 0 {
@@ -111,6 +111,16 @@ func (a *agentRun) open(cas *cassette.Cassette) {
 	a.tools.add(cas.Catalog)
 	for _, g := range a.gates {
 		g.addCassette(cas)
+	}
+}
+
+// fileBytes hands the bytes of the file being streamed (nil once done) to
+// the gates that read them again.
+func (a *agentRun) fileBytes(data []byte) {
+	for _, g := range a.gates {
+		if ag, ok := g.(*argumentsGate); ok {
+			ag.shared = data
+		}
 	}
 }
 

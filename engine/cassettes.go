@@ -24,6 +24,12 @@ import (
 type cassetteUse struct {
 	open func(*cassette.Cassette)
 	run  func(*cassette.Cassette, *cassette.Run)
+	// bytes, when set, is handed a file's bytes before its runs are
+	// streamed from them and nil once they are done (not for a file read
+	// ahead, whose bytes are let go once decoded, nor an adapted one): what
+	// a gate reads again (a violation's position) it reads there, not from
+	// a second copy of the file.
+	bytes func([]byte)
 	// adapt, when set, turns each cassette and run into what the case
 	// reads before anything reads them: joined with the case's other
 	// sources and with its aliases applied (join.go); r is nil for a
@@ -114,7 +120,14 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 				each(fr.runCas, &fr.runs[j])
 			}
 		} else {
+			share := use.bytes != nil && use.adapt == nil
+			if share {
+				use.bytes(fr.data)
+			}
 			cas, err = cassette.Stream(name, fr.data, each)
+			if share {
+				use.bytes(nil)
+			}
 		}
 		fr.release()
 		progress()

@@ -72,7 +72,10 @@ type argumentsGate struct {
 	// n numbers the runs of the case; inCas the runs of the cassette.
 	n, inCas int
 	cas      *cassette.Cassette
-	// data is the cassette's bytes, read again on its first violation.
+	// shared is the bytes of the file being streamed, when the runner
+	// hands them (agentRun.fileBytes); else data is the cassette's bytes,
+	// read again on its first violation.
+	shared []byte
 	data   []byte
 	loaded bool
 	last   gate.ArgumentsRun
@@ -100,12 +103,16 @@ func (g *argumentsGate) locator(ri int) gate.Locator {
 		if cas.Format != cassette.FormatV1 {
 			return &pos
 		}
-		if !g.loaded {
-			g.loaded = true
-			g.data, _ = cassette.Load(cas.Path, cas.Path)
+		data := g.shared
+		if data == nil {
+			if !g.loaded {
+				g.loaded = true
+				g.data, _ = cassette.Load(cas.Path, cas.Path)
+			}
+			data = g.data
 		}
 		full := "/runs/" + strconv.Itoa(ri) + "/turns/" + strconv.Itoa(turn-1) + "/calls/" + strconv.Itoa(call-1) + "/arguments" + ptr
-		if p, ok := cassette.Locate(cas.Path, g.data, full); ok {
+		if p, ok := cassette.Locate(cas.Path, data, full); ok {
 			pos = p
 		}
 		if g.args != nil && g.args.Room() <= 1 {

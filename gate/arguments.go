@@ -91,7 +91,19 @@ type compiled struct {
 	schema *expr.Schema
 	raw    any
 	err    string
+	// seen holds the verdicts of arguments texts already checked against
+	// the schema (at most maxSeen, each at most maxSeenLen bytes): the
+	// same text gets the same verdict without being decoded and
+	// validated again, so a run that repeats its arguments costs a
+	// lookup a call and makes no garbage.
+	seen map[cassette.JSON][]Violation
 }
+
+// The verdicts a compiled schema remembers.
+const (
+	maxSeen    = 1024
+	maxSeenLen = 256
+)
 
 // Arguments validates every recorded call's arguments against the
 // inputSchema of the tool it called: the recording's catalog first, the
@@ -317,6 +329,10 @@ func (a *Arguments) check(c *cassette.Call) CallCheck {
 		cc.Reason = comp.err
 		return cc
 	}
+	if v, ok := comp.seen[c.Arguments]; ok {
+		cc.Checked, cc.Violations = true, v
+		return cc
+	}
 	// Decoded here, for this call only: the run keeps the text.
 	args := c.Arguments.Value()
 	if args == nil {
@@ -335,6 +351,12 @@ func (a *Arguments) check(c *cassette.Call) CallCheck {
 	}
 	cc.Checked = true
 	cc.Violations = v
+	if len(c.Arguments) <= maxSeenLen && len(comp.seen) < maxSeen {
+		if comp.seen == nil {
+			comp.seen = map[cassette.JSON][]Violation{}
+		}
+		comp.seen[c.Arguments] = v
+	}
 	return cc
 }
 

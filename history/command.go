@@ -1,10 +1,14 @@
 package history
 
 import (
+	"cmp"
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
 
+	"github.com/mcptest/mcptest/annotate"
+	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/internal/diag"
 )
 
@@ -20,6 +24,24 @@ type Command struct {
 	Store          func() (string, error)
 	Stdout         io.Writer
 	WriteFile      func(path string, fill func(io.Writer) error) error
+	// GitHub (--github) adds to the window the baselines of the newest
+	// Last (default 10) default-branch runs of Repo (default
+	// GITHUB_REPOSITORY) through the GitHub API, with the Action's
+	// baseline checks (baseline.GitHubHistoryDir), reading the token and
+	// the API URL from Getenv; the runs passed over are said on Stderr.
+	GitHub    bool
+	Repo      string
+	Context   context.Context
+	Getenv    func(string) string
+	Stderr    io.Writer
+	UserAgent string
+}
+
+// gitHub fetches the --github baselines into a temporary directory; done
+// removes it.
+func (c Command) gitHub() (dir string, done func(), err error) {
+	return baseline.GitHubHistoryDir(c.Context, c.Getenv, baseline.HistorySource{Repo: c.Repo, N: cmp.Or(c.Last, 10), UserAgent: c.UserAgent},
+		func(s string) { fmt.Fprintf(c.Stderr, "mcptest: history: skipped %s\n", annotate.Clean(s)) })
 }
 
 // Run folds and renders the history; wrong input is a *diag.InputError.
@@ -28,6 +50,14 @@ func (c Command) Run() error {
 		return diag.Input("--last and --slide-threshold take a number of 0 or more, --flaky 1 or more")
 	}
 	args := c.Args
+	if c.GitHub {
+		dir, done, err := c.gitHub()
+		if err != nil {
+			return err
+		}
+		defer done()
+		args = append(args, dir)
+	}
 	if len(args) == 0 {
 		dir, err := c.Store()
 		if err != nil {

@@ -11,7 +11,9 @@
 // from a stream case by case; SnapshotOf takes one from a decoded
 // envelope), and History returns the fold. Build folds a sequence of
 // snapshots; BuildFiles folds envelope files ordered by run.started_at
-// (Order), and Command is `mcptest history` once its flags are parsed. The
+// (Order), and Command is `mcptest history` once its flags are parsed
+// (with --github it first fetches the default branch's baselines through
+// baseline.GitHubHistoryDir, the Action's baseline checks). The
 // renderers (Text, Markdown, JSON, HTML) print a History; every string in
 // it came from an untrusted envelope and is escaped for where it goes.
 package history

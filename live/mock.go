@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcptest/mcptest/internal/diag"
 )
 
 // MockServer returns a deterministic MCP server that advertises the
@@ -64,4 +67,19 @@ func MockServer(c *Catalog) (s *mcp.Server, err error) {
 		})
 	}
 	return s, nil
+}
+
+// ServeMock serves the catalog file path as a deterministic MCP server on
+// stdio (MockServer, ServeStdio) until in ends or ctx is cancelled; a
+// file that cannot be read or served is wrong input (FileError).
+func ServeMock(ctx context.Context, path string, in io.Reader, out io.Writer) error {
+	cat, err := ReadFile(path)
+	if err != nil {
+		return FileError(err)
+	}
+	server, err := MockServer(cat)
+	if err != nil {
+		return diag.Input("%s: %w", path, err)
+	}
+	return ServeStdio(ctx, server, in, out)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/engine/agentsuite"
 	"github.com/mcptest/mcptest/gate/security"
+	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/internal/safefile"
 	"github.com/mcptest/mcptest/live"
 )
@@ -49,8 +50,18 @@ func Generate(kind string, cat *live.Catalog, t live.Target, opt ScaffoldOptions
 // arguments: checked against catalog (a saved tools/list, "" for none)
 // for a recording that carries no schemas. With
 // recordings to join, from is one recording, and the suite one test over
-// it joined with them (agentsuite.ProposeJoined).
+// it joined with them (agentsuite.ProposeJoined). No recording, or
+// recordings to join to more than one, or a catalog beside recordings to
+// join, is wrong input.
 func ProposeAgentSuite(output string, from, join []string, catalog string) (Generated, error) {
+	switch {
+	case len(from) == 0:
+		return Generated{}, diag.Input("generate agent-suite: name the recordings with --from CASSETTE")
+	case len(join) > 0 && len(from) != 1:
+		return Generated{}, diag.Input("generate agent-suite: --join joins recordings to one --from recording, and %d are named", len(from))
+	case len(join) > 0 && catalog != "":
+		return Generated{}, diag.Input("generate agent-suite: --catalog is for recordings without schemas, and a --join test takes its calls and their catalog from the --from recording")
+	}
 	if output == "-" {
 		output = ""
 	}

@@ -1,10 +1,13 @@
 package mcpserver
 
 import (
+	"errors"
 	"flag"
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/mcptest/mcptest/internal/diag"
 )
 
 // TestGenerateFlags: each kind takes its own flags, and the options
@@ -41,5 +44,19 @@ func TestGenerateFlags(t *testing.T) {
 	fs.Parse([]string{"--cursor", "-1"})
 	if _, err := g.Options(); err == nil {
 		t.Error("a negative cursor is taken")
+	}
+}
+
+// TestProposeAgentSuiteInput: no recording, recordings to join to more
+// than one, or a catalog beside recordings to join, is wrong input, before
+// any file is read.
+func TestProposeAgentSuiteInput(t *testing.T) {
+	for _, c := range []struct {
+		from, join []string
+		catalog    string
+	}{{nil, nil, ""}, {[]string{"a", "b"}, []string{"c"}, ""}, {[]string{"a"}, []string{"c"}, "catalog.json"}} {
+		if _, err := ProposeAgentSuite("", c.from, c.join, c.catalog); !errors.As(err, new(*diag.InputError)) {
+			t.Errorf("from %v join %v catalog %q: %v, want wrong input", c.from, c.join, c.catalog, err)
+		}
 	}
 }

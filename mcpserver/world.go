@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -268,15 +269,15 @@ func with(base map[string]any, v string, names ...string) map[string]any {
 // its structuredContent, and of each text content that is JSON; the lines
 // of one that is not, then what follows a line's "key: ", then its words when
 // it has two or three (a longer line is prose, its words not names). Values
-// that are empty, over maxWorldValueBytes or hold a control character are
-// left out.
+// that are empty, over maxWorldValueBytes, not UTF-8, or hold a control
+// character or one YAML cannot print are left out.
 func harvest(res *mcp.CallToolResult, add func(string)) {
 	if res == nil {
 		return
 	}
 	ok := func(s string) {
 		s = strings.TrimSpace(s)
-		if s == "" || len(s) > maxWorldValueBytes || strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		if s == "" || len(s) > maxWorldValueBytes || !utf8.ValidString(s) || strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) || yamlUnprintable(r) }) >= 0 {
 			return
 		}
 		add(s)

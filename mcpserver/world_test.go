@@ -300,3 +300,50 @@ func TestExploreWorldListsOnlyWhenNeeded(t *testing.T) {
 		t.Errorf("the world changed a scaffold whose placeholders were accepted:\n%s\n---\n%s", got, plain)
 	}
 }
+
+// TestExploreWorldHostileValues: the values a server names go into the
+// suite as quoted scalars: YAML's and JSON's specials, a comment sign, a
+// key and a list item in one, read back as written; its tool error goes
+// into a comment on one line; a value YAML cannot print is not kept.
+func TestExploreWorldHostileValues(t *testing.T) {
+	ro := &mcp.ToolAnnotations{ReadOnlyHint: true}
+	names := []string{`a: b`, `- c #d`, `"quoted" \ back`, "{[&*!|>'%@`]}", "line\u2028sep", "ok\ufffe"}
+	cat := &live.Catalog{Tools: []*mcp.Tool{
+		{Name: "list", Annotations: ro, InputSchema: map[string]any{"type": "object"}},
+		{Name: "read", Annotations: ro, InputSchema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}, "required": []any{"name"}}},
+	}}
+	call := func(_ context.Context, name string, args map[string]any) (*mcp.CallToolResult, error) {
+		if name == "list" {
+			data, _ := json.Marshal(names)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}, nil
+		}
+		if v, _ := args["name"].(string); v == names[5] || !slices.Contains(names, v) || v != names[4] && v != names[2] {
+			return toolErr("no \"" + v + "\"\n# injected: true"), nil
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+	}
+	w := ExploreWorld(context.Background(), cat, ScaffoldOptions{}, call)
+	got, ok := w.Args["read"]
+	if !ok || got["name"] != names[2] {
+		t.Fatalf("accepted %v; unfound %v", w.Args, w.Unfound)
+	}
+	sc := ScaffoldSuite(cat, live.Target{Command: []string{"s"}}, ScaffoldOptions{All: true, IncludeEdge: true, World: w})
+	mustValidate(t, sc.Suite)
+	if strings.Contains(sc.Suite, "\n# injected") || strings.Contains(sc.Suite, "\n  # injected") {
+		t.Errorf("a tool error broke out of its comment:\n%s", sc.Suite)
+	}
+	var doc struct {
+		Tools []struct {
+			Name string         `yaml:"name"`
+			Args map[string]any `yaml:"args"`
+		} `yaml:"tools"`
+	}
+	if err := yaml.Unmarshal([]byte(sc.Suite), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range doc.Tools {
+		if c.Name == "read: valid arguments" && c.Args["name"] != names[2] {
+			t.Errorf("the value reads back as %q, not %q", c.Args["name"], names[2])
+		}
+	}
+}

@@ -267,12 +267,7 @@ func (c *Command) commandNames() []string {
 }
 
 // didYouMean is " (did you mean "x"?)" for the nearest name, or "".
-func didYouMean(name string, names []string) string {
-	if s := diag.Suggest(name, names); s != "" {
-		return fmt.Sprintf(" (did you mean %q?)", s)
-	}
-	return ""
-}
+var didYouMean = diag.DidYouMean
 
 // stdoutTerminal reports whether stdout is a terminal (cli.IsTerminal);
 // tests replace it.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -175,26 +176,47 @@ func shardRun(t *testing.T, suite, dir, shard string) string {
 }
 
 // TestShardMerge: the shards of every example, merged, give the envelope of
-// the unsharded run, byte for byte apart from run id, start and duration.
+// the unsharded run, byte for byte apart from run id, start and duration;
+// one example a parallel subtest.
 func TestShardMerge(t *testing.T) {
 	suites, _ := filepath.Glob("../../examples/*/suite.yml")
+	counts := []int{1, 2, 3, 5}
+	if !long() {
+		// Without MCPTEST_LONG (long_test.go) each suite is merged from
+		// three shards; the counts 1, 2 and 5 run with it.
+		counts = []int{3}
+	}
 	for _, suite := range suites {
-		for _, n := range []int{1, 2, 3, 5} {
-			dir := t.TempDir()
-			whole, _ := os.ReadFile(shardRun(t, suite, dir, ""))
-			args := []string{"report", "merge"}
-			for i := 1; i <= n; i++ {
-				args = append(args, shardRun(t, suite, dir, strconv.Itoa(i)+"/"+strconv.Itoa(n)))
+		t.Run(filepath.Base(filepath.Dir(suite)), func(t *testing.T) {
+			if text, _ := os.ReadFile(suite); !long() && bytes.Contains(text, []byte("\nservers:")) {
+				// A suite that starts a server (conformance's compiles
+				// mcptest with go run) takes minutes for its five runs.
+				t.Skipf("it starts a live server for each of its runs: %s=1 merges it", longEnv)
 			}
-			merged := filepath.Join(dir, "merged.json")
-			_, stderr, code := mcptest(t, nil, append(args, "--output", merged)...)
-			if code != ExitOK || !strings.Contains(stderr, "envelopes merged into") {
-				t.Fatalf("%s n=%d: merge exit %d\n%s", suite, n, code, stderr)
-			}
-			got, _ := os.ReadFile(merged)
-			if normalize(string(got)) != normalize(string(whole)) {
-				t.Errorf("%s n=%d: merged envelope differs from the unsharded run\n--- merged\n%s\n--- whole\n%s", suite, n, got, whole)
-			}
+			t.Parallel()
+			shardMerge(t, suite, counts)
+		})
+	}
+}
+
+// shardMerge runs suite whole and as n shards for each n of counts, and
+// holds the merged envelope to the whole run's.
+func shardMerge(t *testing.T, suite string, counts []int) {
+	for _, n := range counts {
+		dir := t.TempDir()
+		whole, _ := os.ReadFile(shardRun(t, suite, dir, ""))
+		args := []string{"report", "merge"}
+		for i := 1; i <= n; i++ {
+			args = append(args, shardRun(t, suite, dir, strconv.Itoa(i)+"/"+strconv.Itoa(n)))
+		}
+		merged := filepath.Join(dir, "merged.json")
+		_, stderr, code := mcptest(t, nil, append(args, "--output", merged)...)
+		if code != ExitOK || !strings.Contains(stderr, "envelopes merged into") {
+			t.Fatalf("%s n=%d: merge exit %d\n%s", suite, n, code, stderr)
+		}
+		got, _ := os.ReadFile(merged)
+		if normalize(string(got)) != normalize(string(whole)) {
+			t.Errorf("%s n=%d: merged envelope differs from the unsharded run\n--- merged\n%s\n--- whole\n%s", suite, n, got, whole)
 		}
 	}
 }

@@ -104,9 +104,7 @@ func buildSettings(t *testing.T, bin string) []string {
 // aside) and the same `--version`. Both images start the CLI, with
 // `action` as the command when none is given, on the same pinned base.
 func TestDockerfileBuildsTheReleaseBinary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: builds mcptest twice")
-	}
+	longTest(t) // it builds mcptest twice
 	if runtime.GOOS != "linux" {
 		t.Skip("the images are linux binaries")
 	}

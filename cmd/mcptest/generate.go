@@ -67,15 +67,6 @@ func (c *Command) generateAgentSuite(args []string) error {
 		return err
 	}
 	from = append(from, rest...)
-	if len(from) == 0 {
-		return inputErr("generate agent-suite: name the recordings with --from CASSETTE")
-	}
-	if len(join) > 0 && len(from) != 1 {
-		return inputErr("generate agent-suite: --join joins recordings to one --from recording, and %d are named", len(from))
-	}
-	if len(join) > 0 && *catalog != "" {
-		return inputErr("generate agent-suite: --catalog is for recordings without schemas, and a --join test takes its calls and their catalog from the --from recording")
-	}
 	g, err := mcpserver.ProposeAgentSuite(*output, from, join, *catalog)
 	if err != nil {
 		return err

@@ -22,7 +22,8 @@ func (c *Command) listCommand(what string) func(*Command, context.Context, []str
 	}
 }
 
-// mock serves a catalog file as a deterministic MCP server on stdio.
+// mock serves a catalog file as a deterministic MCP server on stdio
+// (live.ServeMock).
 func (c *Command) mock(ctx context.Context, args []string) error {
 	fs := c.newFlags("mock", "mcptest mock --tools-from catalog.yml")
 	from := fs.String("tools-from", "", "the catalog `FILE` to serve (a tools/list result, JSON or YAML)")
@@ -33,13 +34,5 @@ func (c *Command) mock(ctx context.Context, args []string) error {
 	if len(rest) > 0 || *from == "" {
 		return inputErr("usage: mcptest mock --tools-from catalog.yml")
 	}
-	cat, err := live.ReadFile(*from)
-	if err != nil {
-		return live.FileError(err)
-	}
-	server, err := live.MockServer(cat)
-	if err != nil {
-		return inputErr("%s: %w", *from, err)
-	}
-	return live.ServeStdio(ctx, server, c.Stdin, c.protocolOut())
+	return live.ServeMock(ctx, *from, c.Stdin, c.protocolOut())
 }

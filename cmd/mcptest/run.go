@@ -125,9 +125,9 @@ func (c *Command) run(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	spool := "" // the cases are spooled to disk when every report is json
-	if a.outputs.AllJSON(a.format) {
-		spool = "json"
+	spool := "" // the cases are spooled to disk when every report is json or text
+	if a.outputs.AllJSON("json") && (a.format == "json" || annotate.Canonical(a.format) == "text") {
+		spool = a.format
 	}
 	out := annotate.NewRunOutput(spool, a.rep)
 	defer out.Close()

@@ -48,14 +48,6 @@ func (c *Command) knowTarget(t live.Target) {
 	}
 }
 
-// mask is what guardSecrets masks with, for text written elsewhere.
-func (c *Command) mask(s string) string {
-	if c.secrets == nil {
-		return redact.URLs(s)
-	}
-	return c.secrets.Mask(s)
-}
-
 // writeFile writes a file a command produces (a report, a scaffolded
 // suite, a cassette) by rename (safefile.WriteOutputFunc), through the
 // mask of the streams: no file mcptest writes holds a secret its
@@ -64,16 +56,11 @@ func (c *Command) writeFile(path string, fill func(io.Writer) error) error {
 	return safefile.WriteOutputFunc(path, 0o644, c.masked(fill))
 }
 
-// masked is fill writing through the mask of the streams, for every file
-// a command writes (writeFile, the workspace store's envelopes).
+// masked is fill writing through the mask of the streams (redact.Through),
+// for every file a command writes (writeFile, the workspace store's
+// envelopes).
 func (c *Command) masked(fill func(io.Writer) error) func(io.Writer) error {
-	return func(w io.Writer) error {
-		mw := redact.NewWriter(w, c.mask)
-		if err := fill(mw); err != nil {
-			return err
-		}
-		return mw.Flush()
-	}
+	return redact.Through(c.secrets.Mask, fill)
 }
 
 // writeFileData is writeFile for content held whole.

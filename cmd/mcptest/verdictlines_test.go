@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"html"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -25,7 +27,6 @@ func TestOneVerdictPerCase(t *testing.T) {
 		t.Fatalf("%d example envelopes (%v)", len(files), err)
 	}
 	dir := t.TempDir()
-	runLine := regexp.MustCompile(`^\s+run \d+: `)
 	blocks := 0
 	for _, file := range files {
 		data, err := os.ReadFile(file)
@@ -70,23 +71,96 @@ func TestOneVerdictPerCase(t *testing.T) {
 					continue
 				}
 				blocks++
-				seen := map[string]bool{}
-				for _, l := range strings.Split(block, "\n") {
-					switch {
-					case strings.Contains(l, "[PASS]"):
-						t.Errorf("%s (variant %d): a PASS under a FAIL:\n%s", file, i, block)
-					case runLine.MatchString(l):
-						t.Errorf("%s (variant %d): a failing run's checks listed twice:\n%s", file, i, block)
-					case strings.Contains(l, ": assertion #") && seen[l]:
-						t.Errorf("%s (variant %d): %q printed twice", file, i, l)
+				checkOnce(t, fmt.Sprintf("%s (variant %d)", file, i), block)
+				// The same failure reads the same in the HTML report: what
+				// each line under the case says is on the page.
+				text := readerText(page)
+				for _, l := range strings.Split(block, "\n")[1:] {
+					if w := lineWords(l); !strings.HasPrefix(w, "reliability:") && !selectionRow.MatchString(l) && !strings.Contains(text, w) {
+						t.Errorf("%s (variant %d): the HTML report lacks the text report's %q", file, i, w)
 					}
-					seen[l] = true
 				}
 			}
 		}
 	}
 	if blocks < 8 {
 		t.Errorf("only %d failing cases rendered: the examples lost their failures", blocks)
+	}
+}
+
+var (
+	tags   = regexp.MustCompile(`<[^>]*>`)
+	spaces = regexp.MustCompile(`\s+`)
+	// selectionRow is a tool_selection: run row, a row of the page's runs
+	// table.
+	selectionRow = regexp.MustCompile(` #\d+  (pass|miss)  `)
+	location     = regexp.MustCompile(`^(error: |warning: |info: )?(\S+:\d+:\d+: )?`)
+)
+
+// readerText is an HTML page's text as a reader sees it: tags dropped,
+// entities decoded, white space collapsed, backticks (code spans on the
+// page) dropped.
+func readerText(page string) string {
+	return strings.ReplaceAll(spaces.ReplaceAllString(html.UnescapeString(tags.ReplaceAllString(page, "")), " "), "`", "")
+}
+
+// lineWords is what a line of the text report says past its level and
+// location, which the HTML report shows in elements of their own, in the
+// form of readerText.
+func lineWords(l string) string {
+	l = location.ReplaceAllString(strings.TrimSpace(l), "")
+	return strings.ReplaceAll(spaces.ReplaceAllString(l, " "), "`", "")
+}
+
+// runRow is a run listed with the checks it failed ("weather #3  fail
+// assertion #0 ..."), which the checks' own evidence says once.
+var runRow = regexp.MustCompile(` #\d+  fail  `)
+
+// checkOnce holds a FAIL block of the text report to one verdict per
+// line: no [PASS], no run listed with the checks it failed, no check
+// (a line at the block's first indent) printed twice, and no evidence
+// line printed twice under one check.
+func checkOnce(t *testing.T, what, block string) {
+	t.Helper()
+	heads, under := map[string]bool{}, map[string]bool{}
+	for _, l := range strings.Split(block, "\n")[1:] {
+		switch {
+		case strings.Contains(l, "[PASS]"):
+			t.Errorf("%s: a PASS under a FAIL:\n%s", what, block)
+		case runRow.MatchString(l):
+			t.Errorf("%s: a failing run's checks listed again:\n%s", what, block)
+		case strings.HasPrefix(l, "       "): // evidence, under the check above it
+			if under[l] {
+				t.Errorf("%s: %q printed twice under one check:\n%s", what, l, block)
+			}
+			under[l] = true
+		default:
+			if heads[l] {
+				t.Errorf("%s: %q printed twice:\n%s", what, l, block)
+			}
+			heads[l], under = true, map[string]bool{}
+		}
+	}
+}
+
+// TestCheckOnce: the checks of TestOneVerdictPerCase catch what they
+// name.
+func TestCheckOnce(t *testing.T) {
+	for block, bad := range map[string]bool{
+		"FAIL  a\n      x.yml:1:1: assertion #0 failed\n        actual: 1\n        failed in runs 1 and 2 of 2": false,
+		"FAIL  a\n      x.yml:1:1: assertion #0 failed\n      x.yml:1:1: assertion #0 failed":                   true,
+		"FAIL  a\n      reliability floor [PASS] 3/3 runs passed":                                               true,
+		"FAIL  a\n      a #2  fail  assertion #0 (`tool_names`)":                                                true,
+		"FAIL  a\n      c1\n        run 2: x\n        run 2: x":                                                 true,
+		"FAIL  a\n      c1\n        run 2: x\n      c2\n        run 2: x":                                       false,
+	} {
+		ft := &testing.T{}
+		done := make(chan bool)
+		go func() { defer close(done); checkOnce(ft, "block", block) }()
+		<-done
+		if ft.Failed() != bad {
+			t.Errorf("checkOnce(%q) failed %v, want %v", block, ft.Failed(), bad)
+		}
 	}
 }
 
@@ -97,7 +171,7 @@ func caseBlocks(text string) []string {
 	for _, l := range strings.Split(text, "\n") {
 		if strings.HasPrefix(l, "PASS  ") || strings.HasPrefix(l, "FAIL  ") || strings.HasPrefix(l, "INCONCLUSIVE  ") {
 			out = append(out, l)
-		} else if len(out) > 0 && strings.HasPrefix(l, " ") {
+		} else if len(out) > 0 && strings.HasPrefix(l, "      ") {
 			out[len(out)-1] += "\n" + l
 		}
 	}

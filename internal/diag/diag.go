@@ -235,3 +235,12 @@ func abs(n int) int {
 	}
 	return n
 }
+
+// DidYouMean is " (did you mean "x"?)" for the candidate nearest word
+// (Suggest), or "".
+func DidYouMean(word string, candidates []string) string {
+	if s := Suggest(word, candidates); s != "" {
+		return fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return ""
+}

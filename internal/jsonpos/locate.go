@@ -21,6 +21,19 @@ func NewTarget() *Target { return &Target{Key: -1, Val: -1} }
 // ("" is the root). It descends only into values on the way to a wanted
 // pointer and skips the rest.
 func Locate(data []byte, want map[string]*Target) {
+	locate(data, want, false)
+}
+
+// LocateFirst is Locate for want holding one pointer and its ancestors:
+// it keeps the first of repeated keys, as the cassette decoder does, and
+// so stops reading once the deepest of them that the document holds has
+// been read: a pointer near the start of a long document costs its
+// prefix, not the document.
+func LocateFirst(data []byte, want map[string]*Target) {
+	locate(data, want, true)
+}
+
+func locate(data []byte, want map[string]*Target, first bool) {
 	prefixes := make(map[string]bool, len(want))
 	for p := range want {
 		for {
@@ -32,7 +45,7 @@ func Locate(data []byte, want map[string]*Target) {
 			p = p[:i]
 		}
 	}
-	l := locator{data: data, want: want, prefixes: prefixes}
+	l := locator{data: data, want: want, prefixes: prefixes, first: first, left: len(want)}
 	l.value(Space(data, 0), "")
 }
 
@@ -40,13 +53,39 @@ type locator struct {
 	data     []byte
 	want     map[string]*Target
 	prefixes map[string]bool
+	// first keeps the first value of a pointer; left counts the wanted
+	// values not found yet, and with first the walk ends at 0.
+	first bool
+	left  int
 }
+
+// settled returns end, the offset after the value at ptr, or with first
+// and ptr wanted the end of the document: the chain of wanted pointers
+// below ptr was all read in it, and those above were found before it.
+func (l *locator) settled(ptr string, end int) int {
+	if l.first && l.want[ptr] != nil {
+		return len(l.data)
+	}
+	return end
+}
+
+// found reports whether the walk may stop: first and every value found.
+func (l *locator) found() bool { return l.first && l.left == 0 }
 
 // value records the value starting at i under ptr and returns the index
 // just after it.
 func (l *locator) value(i int, ptr string) int {
 	if t := l.want[ptr]; t != nil {
-		t.Val = i
+		switch {
+		case t.Val < 0:
+			t.Val = i
+			l.left--
+		case !l.first:
+			t.Val = i
+		}
+		if l.found() {
+			return len(l.data)
+		}
 	}
 	if i >= len(l.data) {
 		return i
@@ -56,9 +95,9 @@ func (l *locator) value(i int, ptr string) int {
 	}
 	switch l.data[i] {
 	case '{':
-		return l.object(i, ptr)
+		return l.settled(ptr, l.object(i, ptr))
 	case '[':
-		return l.array(i, ptr)
+		return l.settled(ptr, l.array(i, ptr))
 	}
 	return Skip(l.data, i)
 }
@@ -74,7 +113,7 @@ func (l *locator) object(i int, ptr string) int {
 		keyStart := i
 		end := StringEnd(d, i)
 		child := ptr + "/" + EscapePointer(String(d[keyStart:end]))
-		if t := l.want[child]; t != nil {
+		if t := l.want[child]; t != nil && (t.Val < 0 || !l.first) {
 			t.Key = keyStart
 		}
 		i = Space(d, end)
@@ -83,7 +122,7 @@ func (l *locator) object(i int, ptr string) int {
 		}
 		i = l.value(Space(d, i), child)
 		i = Space(d, i)
-		if i >= len(d) || d[i] == '}' {
+		if i >= len(d) || d[i] == '}' || l.found() {
 			return i + 1
 		}
 		i = Space(d, i+1) // ','
@@ -101,7 +140,7 @@ func (l *locator) array(i int, ptr string) int {
 	for n := 0; i < len(d); n++ {
 		i = l.value(i, ptr+"/"+strconv.Itoa(n))
 		i = Space(d, i)
-		if i >= len(d) || d[i] == ']' {
+		if i >= len(d) || d[i] == ']' || l.found() {
 			return i + 1
 		}
 		i = Space(d, i+1) // ','

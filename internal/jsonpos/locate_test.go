@@ -1,6 +1,10 @@
 package jsonpos
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/mcptest/mcptest/internal/diag"
@@ -43,6 +47,67 @@ func TestLocate(t *testing.T) {
 	} {
 		if *want[p] != w {
 			t.Errorf("%q: %+v, want %+v", p, *want[p], w)
+		}
+	}
+}
+
+// TestLocateFirstAgrees: on generated documents without repeated keys,
+// LocateFirst, which stops once every wanted value is found, finds what
+// Locate, which reads the whole document, finds, for every pointer of
+// the document taken alone and with its ancestors.
+func TestLocateFirstAgrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(40, 5))
+	var gen func(depth int, b *strings.Builder, ptr string, ptrs *[]string)
+	gen = func(depth int, b *strings.Builder, ptr string, ptrs *[]string) {
+		*ptrs = append(*ptrs, ptr)
+		switch k := rng.IntN(4); {
+		case depth > 3 || k == 0:
+			fmt.Fprintf(b, "%d", rng.IntN(100))
+		case k == 1:
+			b.WriteString(`"s"`)
+		case k == 2:
+			b.WriteString("[ ")
+			for i := range rng.IntN(5) {
+				if i > 0 {
+					b.WriteString(",\n")
+				}
+				gen(depth+1, b, ptr+"/"+strconv.Itoa(i), ptrs)
+			}
+			b.WriteString("]")
+		default:
+			b.WriteString("{")
+			for i := range rng.IntN(5) {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				key := fmt.Sprintf("k%d/~%d", i, rng.IntN(3))
+				fmt.Fprintf(b, "%q: ", key)
+				gen(depth+1, b, ptr+"/"+EscapePointer(key), ptrs)
+			}
+			b.WriteString("}")
+		}
+	}
+	for range 300 {
+		var b strings.Builder
+		var ptrs []string
+		gen(0, &b, "", &ptrs)
+		data := []byte(b.String())
+		ptrs = append(ptrs, "/nowhere", "/0/99")
+		for _, p := range ptrs {
+			all, first := map[string]*Target{}, map[string]*Target{}
+			for q := p; ; q = ParentPointer(q) {
+				all[q], first[q] = NewTarget(), NewTarget()
+				if q == "" {
+					break
+				}
+			}
+			Locate(data, all)
+			LocateFirst(data, first)
+			for q := range all {
+				if *all[q] != *first[q] {
+					t.Fatalf("%s, pointer %q: LocateFirst %+v, Locate %+v", data, q, *first[q], *all[q])
+				}
+			}
 		}
 	}
 }

@@ -96,8 +96,11 @@ func (k *Known) Len() int {
 }
 
 // Mask returns s with every known secret replaced by Mask, then the
-// credentials of its URLs (URLs).
+// credentials of its URLs (URLs); a nil Known masks the URLs alone.
 func (k *Known) Mask(s string) string {
+	if k == nil {
+		return URLs(s)
+	}
 	k.mu.RLock()
 	r := k.r
 	k.mu.RUnlock()

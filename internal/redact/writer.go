@@ -83,3 +83,15 @@ func (x *Writer) Flush() error {
 	defer x.mu.Unlock()
 	return x.pass(len(x.held))
 }
+
+// Through is fill writing through mask (a Writer, flushed when fill is
+// done): a file written with it holds no secret mask would hide.
+func Through(mask func(string) string, fill func(io.Writer) error) func(io.Writer) error {
+	return func(w io.Writer) error {
+		mw := NewWriter(w, mask)
+		if err := fill(mw); err != nil {
+			return err
+		}
+		return mw.Flush()
+	}
+}
