@@ -159,15 +159,18 @@ func (a *Arguments) AddCatalog(cat []cassette.ServerCatalog) {
 }
 
 // schemaFor finds the schema of a call: the recorded tool of that server
-// (any server when the call names none), then the block's catalog.
+// (any server when the call names none), then the block's catalog. A
+// recorded tool without a schema (a trace that lists the tools by name)
+// gives way to the block's catalog; with none there it is the schema,
+// nil, which is unchecked and said so.
 func (a *Arguments) schemaFor(server, tool string) (any, bool) {
-	if s, ok := a.recorded[[2]string{server, tool}]; ok && server != "" {
+	if s, ok := a.recorded[[2]string{server, tool}]; ok && server != "" && s != nil {
 		return s, true
 	}
+	var keys [][2]string
 	if server == "" {
-		keys := make([][2]string, 0)
-		for k := range a.recorded {
-			if k[1] == tool {
+		for k, s := range a.recorded {
+			if k[1] == tool && s != nil {
 				keys = append(keys, k)
 			}
 		}
@@ -179,6 +182,16 @@ func (a *Arguments) schemaFor(server, tool string) (any, bool) {
 	for _, t := range a.cfg.Catalog {
 		if t.Name == tool {
 			return t.InputSchema, true
+		}
+	}
+	if _, ok := a.recorded[[2]string{server, tool}]; ok && server != "" {
+		return nil, true
+	}
+	if server == "" {
+		for k := range a.recorded {
+			if k[1] == tool {
+				return nil, true
+			}
 		}
 	}
 	return nil, false

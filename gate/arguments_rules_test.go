@@ -97,12 +97,15 @@ func TestArgumentFindingsBound(t *testing.T) {
 
 // TestSchemaForRules: a call's schema is the recorded tool of its server;
 // a call without a server takes the tool of that name on the first server
-// by name; else the block's catalog; else none.
+// by name that records a schema; else the block's catalog; else a
+// recorded tool without a schema (nil, unchecked); else none.
 func TestSchemaForRules(t *testing.T) {
-	a := NewArguments(ArgumentsConfig{Catalog: []cassette.Tool{{Name: "q", InputSchema: "catalog"}, {Name: "only_catalog", InputSchema: "catalog2"}}})
+	a := NewArguments(ArgumentsConfig{Catalog: []cassette.Tool{{Name: "q", InputSchema: "catalog"}, {Name: "only_catalog", InputSchema: "catalog2"},
+		{Name: "named", InputSchema: "catalog3"}}})
 	a.AddCatalog([]cassette.ServerCatalog{
-		{Server: "zeta", Tools: []cassette.Tool{{Name: "q", InputSchema: "zeta"}}},
-		{Server: "alpha", Tools: []cassette.Tool{{Name: "q", InputSchema: "alpha"}, {Name: "q", InputSchema: "alpha again"}}},
+		{Server: "zeta", Tools: []cassette.Tool{{Name: "q", InputSchema: "zeta"}, {Name: "named"}, {Name: "bare"}}},
+		{Server: "alpha", Tools: []cassette.Tool{{Name: "q", InputSchema: "alpha"}, {Name: "q", InputSchema: "alpha again"}, {Name: "r"}}},
+		{Server: "beta", Tools: []cassette.Tool{{Name: "r", InputSchema: "beta"}}},
 	})
 	for _, tc := range []struct {
 		server, tool string
@@ -116,6 +119,13 @@ func TestSchemaForRules(t *testing.T) {
 		{"", "only_catalog", "catalog2", true},
 		{"zeta", "none", nil, false},
 		{"", "none", nil, false},
+		// A trace that lists its tools by name: the block's catalog.
+		{"zeta", "named", "catalog3", true},
+		{"", "named", "catalog3", true},
+		{"", "r", "beta", true},
+		{"alpha", "r", nil, true},
+		{"zeta", "bare", nil, true},
+		{"", "bare", nil, true},
 	} {
 		if got, ok := a.schemaFor(tc.server, tc.tool); got != tc.want || ok != tc.ok {
 			t.Errorf("schemaFor(%q, %q) = %v, %v; want %v, %v", tc.server, tc.tool, got, ok, tc.want, tc.ok)

@@ -46,16 +46,21 @@ func Generate(kind string, cat *live.Catalog, t live.Target, opt ScaffoldOptions
 
 // ProposeAgentSuite is `mcptest generate agent-suite`: the agents: suite
 // package agentsuite proposes from the recordings from, with its cassette
-// paths relative to output's directory (output "" or "-" is stdout). With
+// paths relative to output's directory (output "" or "-" is stdout), and
+// arguments: checked against catalog (a saved tools/list, "" for none)
+// for a recording that carries no schemas. With
 // recordings to join, from is one recording, and the suite one test over
 // it joined with them (agentsuite.ProposeJoined). No recording, or
-// recordings to join to more than one, is wrong input.
-func ProposeAgentSuite(output string, from, join []string) (Generated, error) {
+// recordings to join to more than one, or a catalog beside recordings to
+// join, is wrong input.
+func ProposeAgentSuite(output string, from, join []string, catalog string) (Generated, error) {
 	switch {
 	case len(from) == 0:
 		return Generated{}, diag.Input("generate agent-suite: name the recordings with --from CASSETTE")
 	case len(join) > 0 && len(from) != 1:
 		return Generated{}, diag.Input("generate agent-suite: --join joins recordings to one --from recording, and %d are named", len(from))
+	case len(join) > 0 && catalog != "":
+		return Generated{}, diag.Input("generate agent-suite: --catalog is for recordings without schemas, and a --join test takes its calls and their catalog from the --from recording")
 	}
 	if output == "-" {
 		output = ""
@@ -65,7 +70,7 @@ func ProposeAgentSuite(output string, from, join []string) (Generated, error) {
 	if len(join) > 0 {
 		p, err = agentsuite.ProposeJoined(output, from[0], join)
 	} else {
-		p, err = agentsuite.Propose(output, from)
+		p, err = agentsuite.ProposeWith(output, from, agentsuite.Options{Catalog: catalog})
 	}
 	if err != nil {
 		return Generated{}, err

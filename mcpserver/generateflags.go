@@ -10,7 +10,7 @@ import (
 
 // GenerateUsage names the kinds of `mcptest generate`; every usage error of
 // generate says it.
-const GenerateUsage = "usage: mcptest generate suite|conformance|redteam|eval [flags] " + live.LiveTargetSynopsis + "\n       mcptest generate agent-suite --from CASSETTE... [--join CASSETTE]... [--output FILE]"
+const GenerateUsage = "usage: mcptest generate suite|conformance|redteam|eval [flags] " + live.LiveTargetSynopsis + "\n       mcptest generate agent-suite --from CASSETTE... [--join CASSETTE]... [--catalog FILE] [--output FILE]"
 
 // generateSynopses are the usage lines of the kinds Generate renders.
 var generateSynopses = map[string]string{

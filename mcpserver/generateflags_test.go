@@ -47,12 +47,16 @@ func TestGenerateFlags(t *testing.T) {
 	}
 }
 
-// TestProposeAgentSuiteInput: no recording, or recordings to join to
-// more than one, is wrong input, before any file is read.
+// TestProposeAgentSuiteInput: no recording, recordings to join to more
+// than one, or a catalog beside recordings to join, is wrong input, before
+// any file is read.
 func TestProposeAgentSuiteInput(t *testing.T) {
-	for _, c := range []struct{ from, join []string }{{nil, nil}, {[]string{"a", "b"}, []string{"c"}}} {
-		if _, err := ProposeAgentSuite("", c.from, c.join); !errors.As(err, new(*diag.InputError)) {
-			t.Errorf("from %v join %v: %v, want wrong input", c.from, c.join, err)
+	for _, c := range []struct {
+		from, join []string
+		catalog    string
+	}{{nil, nil, ""}, {[]string{"a", "b"}, []string{"c"}, ""}, {[]string{"a"}, []string{"c"}, "catalog.json"}} {
+		if _, err := ProposeAgentSuite("", c.from, c.join, c.catalog); !errors.As(err, new(*diag.InputError)) {
+			t.Errorf("from %v join %v catalog %q: %v, want wrong input", c.from, c.join, c.catalog, err)
 		}
 	}
 }

@@ -91,11 +91,14 @@ func frameworkNode(t *testing.T) (node, modules string) {
 }
 
 // TestProcessFrameworks records each framework's scripted agent three times
-// through `mcptest record --append`, drafts a suite from the recordings,
-// runs it (it passes), records the regressed runs (the wrong tool, an extra
-// call of a tool that changes state, three times the tokens) at the same
-// paths, runs it again (it fails, naming each regression) and compares the
-// two runs (the flips).
+// through `mcptest record --append` (two steps: get-sum, then echo),
+// snapshots the server's tools/list with `mcptest tools` and drafts a suite
+// from the recordings and that catalog, runs it (it passes), then records
+// the regressed runs at the same paths twice, runs the suite again (it
+// fails, naming each regression) and compares each run with the baseline's
+// (the flips): the wrong tool, an extra call of a tool that changes state
+// and three times the tokens; then invalid arguments (get-sum without its
+// required b) and the steps reordered.
 func TestProcessFrameworks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the process-level tests start the binary, node and real servers")
@@ -105,18 +108,40 @@ func TestProcessFrameworks(t *testing.T) {
 	for _, fc := range frameworkCases {
 		t.Run(fc.script, func(t *testing.T) {
 			dir := frameworkDir(t, modules)
+			snapshotCatalog(t, server, dir)
 			fc.record(t, node, server, dir, "baseline,baseline,baseline")
 			fc = fc.draft(t, dir)
 			if stdout, stderr, code := runProc(t, procSpec{args: []string{"run", "--config", "suite.yml", "--format", "json", "--output", "base.json"}, dir: dir}); code != ExitOK {
 				t.Fatalf("run on the baseline recordings: exit %d\n%s%s", code, stdout, stderr)
 			}
-			if err := os.RemoveAll(filepath.Join(dir, "rec")); err != nil {
-				t.Fatal(err)
-			}
-			fc.record(t, node, server, dir, "wrong-tool,restricted,tokens")
+			fc.rerecord(t, node, server, dir, "wrong-tool,restricted,tokens")
 			fc.regressed(t, dir)
+			fc.rerecord(t, node, server, dir, "invalid-arguments,reordered,baseline")
+			fc.regressedSteps(t, dir, "")
 		})
 	}
+}
+
+// snapshotCatalog writes catalog.json in dir as a user saves a server's
+// tools/list: `mcptest tools --format json -- SERVER > catalog.json`.
+func snapshotCatalog(t *testing.T, server, dir string) {
+	t.Helper()
+	stdout, stderr, code := runProc(t, procSpec{args: []string{"tools", "--format", "json", "--", server, "stdio"}, dir: dir})
+	if code != ExitOK || !strings.Contains(stdout, `"name": "get-sum"`) {
+		t.Fatalf("mcptest tools --format json: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "catalog.json"), []byte(stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rerecord replaces the recordings with the runs named in variants.
+func (fc frameworkCase) rerecord(t *testing.T, node, server, dir, variants string) {
+	t.Helper()
+	if err := os.RemoveAll(filepath.Join(dir, "rec")); err != nil {
+		t.Fatal(err)
+	}
+	fc.record(t, node, server, dir, variants)
 }
 
 // frameworkDir is a working directory holding the scripts and the pinned
@@ -170,7 +195,11 @@ func (fc frameworkCase) record(t *testing.T, node, server, dir, variants string)
 }
 
 // draft writes suite.yml with `generate agent-suite` from the proxy's
-// cassette and the framework's logs, and checks what it proposes. A log
+// cassette and the framework's logs, given the server's catalog, and
+// checks what it proposes: the two steps as a strict trajectory in every
+// test, and an arguments: check in each whose recording carries the tools'
+// schemas (arguments: {}) or names the tools as the catalog does
+// (arguments: { catalog: "catalog.json" }). A log
 // whose test is "" takes the name the draft gives the test of its
 // cassette (and whether it restricts tools); the case returned has the
 // names.
@@ -180,7 +209,7 @@ func (fc frameworkCase) draft(t *testing.T, dir string) frameworkCase {
 	for _, l := range fc.logs {
 		args = append(args, "--from", "rec/"+l.file)
 	}
-	_, stderr, code := runProc(t, procSpec{args: append(args, "--output", "suite.yml"), dir: dir})
+	_, stderr, code := runProc(t, procSpec{args: append(args, "--catalog", "catalog.json", "--output", "suite.yml"), dir: dir})
 	if want := "mcptest: " + plural(1+len(fc.logs), "agent test") + " proposed from " + plural(1+len(fc.logs), "recording") + "; suite written to suite.yml"; code != ExitOK || !strings.Contains(stderr, want) {
 		t.Fatalf("generate agent-suite: exit %d, want %q\n%s", code, want, stderr)
 	}
@@ -203,12 +232,28 @@ func (fc frameworkCase) draft(t *testing.T, dir string) frameworkCase {
 	for _, l := range append([]frameworkLog{proxyLog}, fc.logs...) {
 		_, test, _ := strings.Cut(suite, "  - name: "+strconv.Quote(l.test)+"\n")
 		test, _, _ = strings.Cut(test, "\n\n")
+		test += "\n"
 		wants := []string{`cassette: "rec/` + l.file + `"`, `tool_names: { contains: "` + l.sum + `" }`}
 		if l.tokens {
 			wants = append(wants, `tokens.total: { "<=": `)
 		}
 		if l.catalog {
 			wants = append(wants, `restricted: [`, `"toggle-simulated-logging"`)
+		}
+		wants = append(wants, "    trajectory:\n      match: strict\n      steps:\n        - { tool: \""+l.sum+"\" }\n        - { tool: \""+l.echo()+"\" }\n")
+		switch {
+		case l.checksArguments():
+			// The recording's schemas (arguments: {}), else the catalog's.
+			if !strings.Contains(test, "    arguments: {}\n") {
+				wants = append(wants, "catalog: \"catalog.json\"")
+			}
+		default:
+			// The framework names the tool its own way (Mastra's
+			// everything_get-sum, the Agents SDK's get_sum): the catalog
+			// has no schema of that name, and the draft says so.
+			if strings.Contains(test, "arguments:") || !strings.Contains(stderr, "nor the catalog \"catalog.json\" gives an input schema for \""+l.sum+"\"") {
+				t.Errorf("the drafted test %q checks arguments, or no note says why not:\n%s\n%s", l.test, stderr, suite)
+			}
 		}
 		for _, want := range wants {
 			if !strings.Contains(test, want) {
@@ -220,6 +265,81 @@ func (fc frameworkCase) draft(t *testing.T, dir string) frameworkCase {
 		t.Errorf("%d tests of 3 runs, want %d:\n%s", got, 1+len(fc.logs), suite)
 	}
 	return fc
+}
+
+// echo is how the log names server-everything's echo, as it names get-sum.
+func (l frameworkLog) echo() string {
+	return strings.NewReplacer("get-sum", "echo", "get_sum", "echo").Replace(l.sum)
+}
+
+// checksArguments says whether the drafted test of l has an arguments:
+// check: its recording carries the schemas, or the catalog names its tools.
+func (l frameworkLog) checksArguments() bool {
+	return l.catalog || l.sum == "get-sum"
+}
+
+// regressedSteps runs the drafted suite on the runs invalid-arguments,
+// reordered and baseline: every test fails its second run at the first
+// step (the strict trajectory), passes its third, and fails its first where
+// the invalid call was recorded and the test checks arguments (the
+// violation named); a framework that refused the call before it reached a
+// recording fails that recording's first run on the missing step instead.
+// The comparison with the baseline's run names the flips. versions names
+// the framework's versions in a failure ("" for the pinned set).
+func (fc frameworkCase) regressedSteps(t *testing.T, dir, versions string) {
+	t.Helper()
+	stdout, stderr, code := runProc(t, procSpec{args: []string{"run", "--config", "suite.yml", "--format", "json", "--output", "steps.json"}, dir: dir})
+	if code != ExitFail {
+		t.Fatalf("%s: run on the invalid-arguments and reordered recordings: exit %d, want %d\n%s%s", versions, code, ExitFail, stdout, stderr)
+	}
+	stdout, _, _ = runProc(t, procSpec{args: []string{"run", "--config", "suite.yml"}, dir: dir})
+	compared, stderr, code := runProc(t, procSpec{args: []string{"report", "steps.json", "--compare", "base.json"}, dir: dir})
+	if want := plural(1+len(fc.logs), "regression") + ", 0 fixes, 0 new, 0 removed, 0 not comparable"; code != ExitFail || !strings.Contains(compared, want) {
+		t.Errorf("%s: report --compare: exit %d, want %d and %q\n%s%s", versions, code, ExitFail, want, compared, stderr)
+	}
+	caught := false
+	for _, l := range append([]frameworkLog{proxyLog}, fc.logs...) {
+		out := caseLines(stdout, "FAIL  "+l.test+"  (3 runs)")
+		flips := caseLines(compared, "REGRESSION  "+l.test+"  pass -> fail")
+		wants := []string{
+			"run 2: strict trajectory: expected step 1 `" + l.sum + "`, got `",
+			l.test + " #2  fail  default gate of `trajectory:`",
+			l.test + " #3  pass",
+		}
+		flipWants := []string{"regression assertion #0 (`trajectory.match_pct`) in trajectory: pass -> fail"}
+		// The invalid call is recorded when the run holds both steps.
+		vout, _, _ := runProc(t, procSpec{args: []string{"validate", "rec/" + l.file}, dir: dir})
+		m := readAs.FindStringSubmatch(vout)
+		recorded := m != nil && m[3] == "6"
+		switch {
+		case recorded && l.checksArguments():
+			caught = caught || l == proxyLog
+			wants = append(wants, "run 1: turn 1 call 1 `", "` arguments /b: required: expected the required parameter `b`, got none",
+				l.test+" #1  fail  ", "(`arguments.invalid` <= ")
+			flipWants = append(flipWants, "(`arguments.invalid`) in arguments: pass -> fail")
+		case recorded:
+			t.Logf("%s: %s names its tools as the catalog does not: its test checks no arguments (the proxy's does)", versions, l.file)
+		default:
+			// The framework refused the call (it checks the arguments
+			// itself): the recording's first run lacks the step.
+			t.Logf("%s: %s holds no invalid call (%s): the framework refused it", versions, l.file, strings.TrimSpace(vout))
+			caught = caught || l == proxyLog
+			wants = append(wants, l.test+" #1  fail  ", "assertion #0 (`tool_names`) failed in run 1 of 3: no element equals `\""+l.sum+"\"`")
+		}
+		for _, want := range wants {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: the run on the invalid-arguments and reordered recordings says nothing of %q for %q:\n%s", versions, want, l.test, stdout)
+			}
+		}
+		for _, want := range flipWants {
+			if !strings.Contains(flips, want) {
+				t.Errorf("%s: report --compare names no %q for %q:\n%s", versions, want, l.test, compared)
+			}
+		}
+	}
+	if !caught {
+		t.Errorf("%s: the proxy's test does not fail the invalid arguments:\n%s", versions, stdout)
+	}
 }
 
 // draftedName is the name of the drafted suite's test of cassette, "" if
@@ -258,7 +378,7 @@ func (fc frameworkCase) regressed(t *testing.T, dir string) {
 			wants = append(wants, "unexpected tool `"+l.toggle+"`: it is in no declared class")
 		}
 		if l.tokens {
-			wants = append(wants, "assertion #1 (`tokens.total`) failed in run 3 of 3: ")
+			wants = append(wants, "(`tokens.total`) failed in run 3 of 3: ")
 		}
 		for _, want := range wants {
 			if !strings.Contains(out, want) {
@@ -280,7 +400,7 @@ func (fc frameworkCase) regressed(t *testing.T, dir string) {
 			flips = append(flips, "regression assertion #0 (`edges.restricted_attempts`) in tool_edges: pass -> fail")
 		}
 		if l.tokens {
-			flips = append(flips, "regression assertion #1 (`tokens.total`): pass -> fail")
+			flips = append(flips, "(`tokens.total`): pass -> fail")
 		}
 		for _, want := range flips {
 			if !strings.Contains(out, want) {

@@ -59,7 +59,7 @@ var readAs = regexp.MustCompile(`read as ([a-z0-9-]+): (\d+) runs?, (\d+) calls?
 // run; each log the framework writes is read with a call in every run, or
 // refused at a position (file:line:col), never read as valid with fewer
 // calls than runs; the suite drafted from what was read passes on the
-// baseline runs and fails on each regression. A failure names the set,
+// baseline runs and fails on each of the five regressions. A failure names the set,
 // the framework and the versions installed.
 func TestProcessFrameworksLatest(t *testing.T) {
 	if testing.Short() {
@@ -105,17 +105,17 @@ func TestProcessFrameworksLatest(t *testing.T) {
 			versions := strings.Join(named, " ")
 			t.Logf("%s set, %s: %s", set, script, versions)
 			dir := frameworkDir(t, modules)
+			snapshotCatalog(t, server, dir)
 			fc.record(t, node, server, dir, "baseline,baseline,baseline")
 			read := fc.readOrRefused(t, dir, versions)
 			read = read.draft(t, dir)
 			if stdout, stderr, code := runProc(t, procSpec{args: []string{"run", "--config", "suite.yml", "--format", "json", "--output", "base.json"}, dir: dir}); code != ExitOK {
 				t.Fatalf("%s: run on the baseline recordings: exit %d\n%s%s", versions, code, stdout, stderr)
 			}
-			if err := os.RemoveAll(filepath.Join(dir, "rec")); err != nil {
-				t.Fatal(err)
-			}
-			read.record(t, node, server, dir, "wrong-tool,restricted,tokens")
+			read.rerecord(t, node, server, dir, "wrong-tool,restricted,tokens")
 			read.regressed(t, dir)
+			read.rerecord(t, node, server, dir, "invalid-arguments,reordered,baseline")
+			read.regressedSteps(t, dir, versions)
 		})
 	}
 }

@@ -56,17 +56,18 @@ func (c *Command) generate(ctx context.Context, args []string) error {
 // generateAgentSuite is `mcptest generate agent-suite`: an agents: suite
 // proposed from recordings (mcpserver.ProposeAgentSuite), measured on them.
 func (c *Command) generateAgentSuite(args []string) error {
-	fs := c.newFlags("generate agent-suite", "mcptest generate agent-suite --from CASSETTE [--from CASSETTE]... [--join CASSETTE]... [--output FILE]")
+	fs := c.newFlags("generate agent-suite", "mcptest generate agent-suite --from CASSETTE [--from CASSETTE]... [--join CASSETTE]... [--catalog FILE] [--output FILE]")
 	var from, join stringList
 	fs.Var(&from, "from", "propose a test from the recording `CASSETTE`: a file of any format run reads, or a directory or glob whose files are one test's runs, as cassette: reads them (repeatable, or several after --from)")
 	fs.Var(&join, "join", "join the recording `CASSETTE` to the one --from recording run by run, for the tokens, model or answer it lacks: one test over both, with sources: (repeatable)")
 	output := fs.String("output", "", "write the suite to `FILE` instead of stdout (- is stdout); cassette paths in it are relative to FILE's directory")
+	catalog := fs.String("catalog", "", "check the arguments of a recording that carries no input schemas against the saved tools/list `FILE` (mcptest tools --format json -- SERVER...)")
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
 	from = append(from, rest...)
-	g, err := mcpserver.ProposeAgentSuite(*output, from, join)
+	g, err := mcpserver.ProposeAgentSuite(*output, from, join, *catalog)
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/mcptest/mcptest/gate"
 	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/internal/redact"
+	"github.com/mcptest/mcptest/live"
 	"github.com/mcptest/mcptest/report"
 )
 
@@ -53,6 +54,11 @@ type draft struct {
 	// arguments marks a draft whose recording carries the schema of every
 	// tool its runs called: it proposes arguments: {} against them.
 	arguments bool
+	// lack are the tools the runs called whose schema the recording does
+	// not carry; argCatalog is the catalog file (relative to the suite)
+	// that has them all, proposed as arguments: { catalog: ... }.
+	lack       []string
+	argCatalog string
 	// steps are the calls every run made, in the same order (members),
 	// proposed as a strict trajectory; nil when the runs differ.
 	steps []string
@@ -79,12 +85,30 @@ type draftSource struct {
 // a suite to be written at suitePath ("" for the working directory): the
 // cassette paths in the suite are relative to its directory.
 func Propose(suitePath string, cassettes []string) (*Proposal, error) {
+	return ProposeWith(suitePath, cassettes, Options{})
+}
+
+// Options are what a proposal takes beside the recordings.
+type Options struct {
+	// Catalog is a saved tools/list file (`mcptest tools --format json`):
+	// a recording that carries no input schema for a tool its runs called
+	// gets arguments: { catalog: ... } when this catalog names every such
+	// tool. "" for none.
+	Catalog string
+}
+
+// ProposeWith is Propose with the options.
+func ProposeWith(suitePath string, cassettes []string, opt Options) (*Proposal, error) {
 	if len(cassettes) == 0 {
 		return nil, fmt.Errorf("no recording given: name one or more cassettes with --from")
 	}
 	dir := filepath.Dir(suitePath)
 	if suitePath == "" {
 		suitePath, dir = "agent-suite.yml", "."
+	}
+	cat, err := readCatalog(dir, opt.Catalog)
+	if err != nil {
+		return nil, err
 	}
 	var drafts []*draft
 	names := map[string]bool{}
@@ -94,6 +118,7 @@ func Propose(suitePath string, cassettes []string) (*Proposal, error) {
 			return nil, err
 		}
 		d := propose(cas, relativeTo(dir, path))
+		cat.apply(d)
 		// A name already taken (by a recording of the same name, or by one
 		// named like a numbered one, "a #2") gets the next free number.
 		base := d.name
@@ -348,19 +373,66 @@ func schemasFor(cas *cassette.Cassette, called []string, d *draft) bool {
 			}
 		}
 	}
-	var lack []string
 	for _, tool := range called {
 		if !schemas[tool] && !schemas[d.toolOf[tool]] {
-			lack = append(lack, tool)
+			d.lack = append(d.lack, tool)
 		}
 	}
-	if len(lack) == 0 {
-		return true
+	return len(d.lack) == 0
+}
+
+// argCatalog is the catalog of Options.Catalog: its path relative to the
+// suite and the names of the tools it gives a schema; nil for none.
+type argCatalog struct {
+	rel   string
+	tools map[string]bool
+}
+
+// readCatalog reads the catalog file at path (as given, relative to the
+// working directory) for a suite in dir; "" is none.
+func readCatalog(dir, path string) (*argCatalog, error) {
+	if path == "" {
+		return nil, nil
 	}
-	d.notes = append(d.notes, fmt.Sprintf("the recording carries no input schema for %s, so no arguments: check is proposed: "+
-		"save the servers' tools/list (`mcptest tools --format json -- SERVER COMMAND > catalog.json`) and add "+
-		"`arguments: { catalog: catalog.json }` to check every call's arguments against it", quoteList(lack)))
-	return false
+	cat, err := live.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	c := &argCatalog{rel: relativeTo(dir, path), tools: map[string]bool{}}
+	for _, t := range cat.RawTools() {
+		if name, _ := t["name"].(string); name != "" && t["inputSchema"] != nil {
+			c.tools[name] = true
+		}
+	}
+	return c, nil
+}
+
+// apply decides a draft's arguments: block where its recording lacks
+// schemas: against the catalog when it names every tool lacking one (the
+// gate reads the block's catalog: for a tool the recording has no schema
+// of), else a note naming the tools, and the catalog to give.
+func (c *argCatalog) apply(d *draft) {
+	if d.arguments || len(d.lack) == 0 {
+		return
+	}
+	if c == nil {
+		d.notes = append(d.notes, fmt.Sprintf("the recording carries no input schema for %s, so no arguments: check is proposed: "+
+			"save the servers' tools/list (`mcptest tools --format json -- SERVER COMMAND > catalog.json`) and draft again with "+
+			"`--catalog catalog.json`, or add `arguments: { catalog: catalog.json }`, to check every call's arguments against it", quoteList(d.lack)))
+		return
+	}
+	var missing []string
+	for _, tool := range d.lack {
+		if !c.tools[tool] && !c.tools[d.toolOf[tool]] {
+			missing = append(missing, tool)
+		}
+	}
+	if len(missing) > 0 {
+		d.notes = append(d.notes, fmt.Sprintf("neither the recording nor the catalog %s gives an input schema for %s "+
+			"(the framework may name the server's tools its own way), so no arguments: check is proposed", quote(c.rel), quoteList(missing)))
+		return
+	}
+	d.arguments, d.argCatalog = true, c.rel
 }
 
 func finalResponse(r *cassette.Run) string {
@@ -606,8 +678,13 @@ func renderChecks(b *strings.Builder, d *draft, m measured) {
 	case d.arguments && m.invalid != nil && *m.invalid > 0:
 		// The recorded runs already send invalid arguments: the floor is
 		// what they send, for a person to tighten.
-		fmt.Fprintf(b, "    # REVIEW: %s of the recorded runs break their tool's schema; the floor is that count\n"+
-			"    arguments:\n      expect:\n        - arguments.invalid: { \"<=\": %s }\n", number(*m.invalid), number(*m.invalid))
+		fmt.Fprintf(b, "    # REVIEW: %s of the recorded runs break their tool's schema; the floor is that count\n    arguments:\n", number(*m.invalid))
+		if d.argCatalog != "" {
+			fmt.Fprintf(b, "      catalog: %s\n", quote(d.argCatalog))
+		}
+		fmt.Fprintf(b, "      expect:\n        - arguments.invalid: { \"<=\": %s }\n", number(*m.invalid))
+	case d.arguments && d.argCatalog != "":
+		fmt.Fprintf(b, "    # review: every call's arguments against the input schema of its tool in the catalog\n    arguments: { catalog: %s }\n", quote(d.argCatalog))
 	case d.arguments:
 		b.WriteString("    # review: every call's arguments against the recorded input schema of its tool\n    arguments: {}\n")
 	}

@@ -52,6 +52,7 @@ func ProposeJoined(suitePath, calls string, join []string) (*Proposal, error) {
 		sources = append(sources, draftSource{cassette: relativeTo(dir, path), use: use})
 	}
 	d := propose(joined, sources[0].cassette)
+	(*argCatalog)(nil).apply(d)
 	d.sources = sources
 	return proposal(suitePath, []*draft{d})
 }

@@ -37,6 +37,7 @@ func TestProposeRules(t *testing.T) {
 		runOf(200, "Order 42 shipped", "search", "fetch", "fetch", "delete_repo"),
 	}, Catalog: []cassette.ServerCatalog{{Server: "s", Tools: []cassette.Tool{{Name: "search"}, {Name: "fetch"}, {Name: "delete_repo"}, {Name: "ro_write", Raw: map[string]any{"annotations": map[string]any{"readOnlyHint": true}}}}}}}
 	d := propose(cas, "rec/orders.json")
+	(*argCatalog)(nil).apply(d) // as Propose does: the note on the schemas the recording lacks
 	if d.name != "bot: orders" || d.runs != 3 {
 		t.Errorf("name %q, runs %d; want bot: orders, 3", d.name, d.runs)
 	}
@@ -254,8 +255,57 @@ func TestDraftsThatProtect(t *testing.T) {
 	if d := propose(&cassette.Cassette{Runs: []cassette.Run{run("read_graph", "create_entities"), run("create_entities", "read_graph")}, Catalog: catalog}, "m.json"); d.steps != nil {
 		t.Errorf("runs in another order: steps %q, want none", d.steps)
 	}
-	if d := propose(&cassette.Cassette{Runs: []cassette.Run{run("create_entities")}, Catalog: []cassette.ServerCatalog{{Server: "memory", Tools: []cassette.Tool{{Name: "create_entities"}}}}}, "m.json"); d.arguments ||
-		!strings.Contains(strings.Join(d.notes, "\n"), "arguments: { catalog: catalog.json }") {
+	bare := func() *draft {
+		return propose(&cassette.Cassette{Runs: []cassette.Run{run("create_entities")}, Catalog: []cassette.ServerCatalog{{Server: "memory", Tools: []cassette.Tool{{Name: "create_entities"}}}}}, "m.json")
+	}
+	d = bare()
+	(*argCatalog)(nil).apply(d)
+	if d.arguments ||
+		!strings.Contains(strings.Join(d.notes, "\n"), "`--catalog catalog.json`, or add `arguments: { catalog: catalog.json }`") {
 		t.Errorf("no schema recorded: arguments %v, notes %q", d.arguments, d.notes)
+	}
+	// Given a catalog that has the tool: arguments: against it, by its
+	// path relative to the suite.
+	d = bare()
+	(&argCatalog{rel: "../cat/tools.json", tools: map[string]bool{"create_entities": true}}).apply(d)
+	b.Reset()
+	renderCase(&b, d, measured{})
+	if !d.arguments || !strings.Contains(b.String(), "    arguments: { catalog: \"../cat/tools.json\" }\n") {
+		t.Errorf("with the catalog: arguments %v:\n%s", d.arguments, b.String())
+	}
+	// One that lacks it (a framework's own name for the tool): a note.
+	d = bare()
+	(&argCatalog{rel: "tools.json", tools: map[string]bool{"read_graph": true}}).apply(d)
+	if d.arguments || !strings.Contains(strings.Join(d.notes, "\n"), `neither the recording nor the catalog "tools.json" gives an input schema for "create_entities"`) {
+		t.Errorf("a catalog without the tool: arguments %v, notes %q", d.arguments, d.notes)
+	}
+}
+
+// TestProposeWithCatalog: a transcript carries no schemas; proposed with
+// a saved tools/list, its test checks every call's arguments against it,
+// and the draft passes its recording.
+func TestProposeWithCatalog(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "rec.json")
+	doc := `{"messages": [{"role": "user", "content": "2+3?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get-sum", "arguments": "{\"a\": 2, \"b\": 3}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "5"}, {"role": "assistant", "content": "5"}]}`
+	cat := `{"tools": [{"name": "get-sum", "inputSchema": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}}]}`
+	if err := os.WriteFile(rec, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "cat"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cat", "tools.json"), []byte(cat), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := ProposeWith(filepath.Join(dir, "suite.yml"), []string{rec}, Options{Catalog: filepath.Join(dir, "cat", "tools.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Suite, `    arguments: { catalog: "cat/tools.json" }`+"\n") {
+		t.Errorf("no arguments: against the catalog:\n%s", p.Suite)
+	}
+	if _, err := ProposeWith(filepath.Join(dir, "suite.yml"), []string{rec}, Options{Catalog: filepath.Join(dir, "none.json")}); err == nil {
+		t.Errorf("a catalog that does not exist: no error")
 	}
 }

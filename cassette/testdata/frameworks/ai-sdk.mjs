@@ -61,9 +61,11 @@ const usage = (plan, i, o) => ({
   outputTokens: { total: o * plan.scale, text: o * plan.scale, reasoning: 0 },
 });
 const script = (plan) => {
-  const calls = plan.calls.map(([tool, input], i) => ({ type: 'tool-call', toolCallId: `call_${i + 1}`, toolName: tool, input: JSON.stringify(input) }));
   const steps = [
-    { content: calls, finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage: usage(plan, 120, 18), warnings: [] },
+    ...plan.numbered.map((calls) => ({
+      content: calls.map(([id, tool, input]) => ({ type: 'tool-call', toolCallId: id, toolName: tool, input: JSON.stringify(input) })),
+      finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage: usage(plan, 120, 18), warnings: [],
+    })),
     { content: [{ type: 'text', text: 'The sum is 5.' }], finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(plan, 150, 7), warnings: [] },
   ];
   let n = 0;
@@ -81,7 +83,7 @@ async function run(plan) {
   try {
     const all = await client.tools();
     const result = await generateText({
-      model: script(plan), tools: plan.corpus ? { 'get-sum': all['get-sum'] } : all, stopWhen: stepCountIs(3), prompt: 'What is 2 + 3?',
+      model: script(plan), tools: plan.corpus ? { 'get-sum': all['get-sum'] } : all, stopWhen: stepCountIs(plan.numbered.length + 2), prompt: 'What is 2 + 3?',
       ...(v7 ? { telemetry: { isEnabled: true, functionId: 'sum-agent' } } : { experimental_telemetry: { isEnabled: true, functionId: 'sum-agent', tracer: tracer } }),
     });
     await provider.forceFlush();

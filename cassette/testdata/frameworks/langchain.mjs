@@ -61,9 +61,8 @@ async function once(plan) {
     usage_metadata: { input_tokens: i * plan.scale, output_tokens: o * plan.scale, total_tokens: (i + o) * plan.scale },
     response_metadata: { model_name: 'scripted-sum-1' },
   });
-  const calls = plan.calls.map(([name, args], i) => ({ id: `call_${i + 1}`, name, args, type: 'tool_call' }));
   const model = new ScriptedChatModel([
-    new AIMessage({ content: '', tool_calls: calls, ...meta(120, 18) }),
+    ...plan.numbered.map((calls) => new AIMessage({ content: '', tool_calls: calls.map(([id, name, args]) => ({ id, name, args, type: 'tool_call' })), ...meta(120, 18) })),
     new AIMessage({ content: 'The sum is 5.', ...meta(150, 7) }),
   ]);
   const client = new MultiServerMCPClient({ mcpServers: { everything: { transport: 'stdio', command, args } } });

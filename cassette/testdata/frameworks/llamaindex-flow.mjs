@@ -32,8 +32,8 @@ function scripted(plan) {
     metadata: { model: 'scripted-sum-1', temperature: 0, topP: 1, contextWindow: 8192, tokenizer: undefined, structuredOutput: false },
     async chat() {
       const step = n++;
-      const chunks = step === 0
-        ? [{ delta: '', raw: { usage: { input_tokens: 120 * plan.scale, output_tokens: 18 * plan.scale } }, options: { toolCall: plan.calls.map(([name, input], i) => ({ name, input, id: `call_${i + 1}` })) } }]
+      const chunks = step < plan.numbered.length
+        ? [{ delta: '', raw: { usage: { input_tokens: 120 * plan.scale, output_tokens: 18 * plan.scale } }, options: { toolCall: plan.numbered[step].map(([id, name, input]) => ({ name, input, id })) } }]
         : [{ delta: 'The sum is 5.', raw: { usage: { input_tokens: 150 * plan.scale, output_tokens: 7 * plan.scale } } }];
       return (async function* () { yield* chunks; })();
     },

@@ -31,15 +31,17 @@ for (const [k, plan] of variants(names).entries()) {
   try {
     const all = await mcp.listTools();
     const tools = plan.corpus ? { 'everything_get-sum': all['everything_get-sum'] } : all;
-    const calls = plan.calls.map(([tool, input], i) => ({ type: 'tool-call', toolCallId: `call_${i + 1}`, toolName: `everything_${tool}`, input: JSON.stringify(input) }));
     const steps = [
-      { content: calls, finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage: usage(plan, 120, 18), warnings: [] },
+      ...plan.numbered.map((calls) => ({
+        content: calls.map(([id, tool, input]) => ({ type: 'tool-call', toolCallId: id, toolName: `everything_${tool}`, input: JSON.stringify(input) })),
+        finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage: usage(plan, 120, 18), warnings: [],
+      })),
       { content: [{ type: 'text', text: 'The sum is 5.' }], finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(plan, 150, 7), warnings: [] },
     ];
     let n = 0;
     const model = new MockLanguageModelV3({ provider: 'mock', modelId: 'mock-sum-1', doGenerate: async () => steps[n++] });
     const agent = new Agent({ id: 'sum-agent', name: 'sum-agent', instructions: 'Add numbers with the tools.', model, tools });
-    results.push(await agent.generate('What is 2 + 3?', { maxSteps: 3 }));
+    results.push(await agent.generate('What is 2 + 3?', { maxSteps: plan.numbered.length + 2 }));
   } finally {
     await mcp.disconnect();
   }

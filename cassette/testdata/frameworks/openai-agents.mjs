@@ -39,11 +39,13 @@ const call = (id, name, args) => ({ type: 'function_call', id: 'fc_' + id, callI
 // a function name with _ for - (get_sum).
 function model(plan) {
   const usage = (i, o) => new Usage({ requests: 1, inputTokens: i * plan.scale, outputTokens: o * plan.scale, totalTokens: (i + o) * plan.scale });
-  const calls = plan.calls.map(([tool, input], i) => call(`call_${i + 1}`, tool.replaceAll('-', '_'), input));
+  const steps = plan.numbered.map((calls, k) => ({
+    output: calls.map(([id, tool, input]) => call(id, tool.replaceAll('-', '_'), input)), usage: usage(120, 18), responseId: `resp_${k + 2}`,
+  }));
   const script = [
     { output: [call('call_h', 'transfer_to_sum_agent', {})], usage: usage(80, 9), responseId: 'resp_1' },
-    { output: calls, usage: usage(120, 18), responseId: 'resp_2' },
-    { output: [msg('msg_1', 'The sum is 5.')], usage: usage(150, 7), responseId: 'resp_3' },
+    ...steps,
+    { output: [msg('msg_1', 'The sum is 5.')], usage: usage(150, 7), responseId: `resp_${steps.length + 2}` },
   ];
   let n = 0;
   return { async getResponse() { return script[n++]; }, async *getStreamedResponse() { throw new Error('not scripted'); } };
@@ -51,7 +53,9 @@ function model(plan) {
 
 // once drives one agent run on a connection of its own.
 async function once(plan) {
-  const mcp = new MCPServerStdio({ name: 'everything', command, args, cacheToolsList: true });
+  // A slow machine starts the server behind `mcptest record` in more than
+  // the SDK's 5 s: the session waits a minute.
+  const mcp = new MCPServerStdio({ name: 'everything', command, args, cacheToolsList: true, clientSessionTimeoutSeconds: 60 });
   await mcp.connect();
   try {
     const m = model(plan);

@@ -16,13 +16,14 @@ function scripted(plan) {
   return async (url, init) => {
     const body = JSON.parse(init.body);
     const step = n++;
-    const message = step === 0
-      ? { role: 'assistant', content: null, tool_calls: plan.calls.map(([tool, input], i) => ({ id: `call_${i + 1}`, type: 'function', function: { name: tool, arguments: JSON.stringify(input) } })) }
+    const calling = step < plan.numbered.length;
+    const message = calling
+      ? { role: 'assistant', content: null, tool_calls: plan.numbered[step].map(([id, tool, input]) => ({ id, type: 'function', function: { name: tool, arguments: JSON.stringify(input) } })) }
       : { role: 'assistant', content: 'The sum is 5.' };
-    const [i, o] = step === 0 ? [120, 18] : [150, 7];
+    const [i, o] = calling ? [120, 18] : [150, 7];
     const completion = {
       id: `chatcmpl-scripted-${step}`, object: 'chat.completion', created: 1764300000, model: body.model,
-      choices: [{ index: 0, message, finish_reason: step === 0 ? 'tool_calls' : 'stop', logprobs: null }],
+      choices: [{ index: 0, message, finish_reason: calling ? 'tool_calls' : 'stop', logprobs: null }],
       usage: { prompt_tokens: i * plan.scale, completion_tokens: o * plan.scale, total_tokens: (i + o) * plan.scale },
     };
     return new Response(JSON.stringify(completion), { status: 200, headers: { 'content-type': 'application/json' } });

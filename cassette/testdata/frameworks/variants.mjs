@@ -1,22 +1,33 @@
 // The scripted model's runs every framework script plays, by name. Each is
-// one agent run asked "What is 2 + 3?": one model call that makes the
-// tool calls below (at once, as parallel tool calls), then one that answers
-// "The sum is 5.", their tokens multiplied by scale.
+// one agent run asked "What is 2 + 3?": one model call per step, each
+// making the step's tool calls (at once, as parallel tool calls), then one
+// that answers "The sum is 5.", every call's tokens multiplied by scale.
 //
-//   corpus      the run the corpus files were recorded from (baseline's
-//               calls; ai-sdk.mjs also writes its untraced runs); alone
-//   baseline    get-sum {a: 2, b: 3}
-//   wrong-tool  echo instead of get-sum
-//   restricted  get-sum, and toggle-simulated-logging beside it: a tool that
-//               changes the server's state (readOnlyHint false)
-//   tokens      baseline's calls, three times the tokens
+//   corpus             the run the corpus files were recorded from: one step
+//                      calling get-sum {a: 2, b: 3} (ai-sdk.mjs also writes
+//                      its untraced runs); alone
+//   baseline           two steps: get-sum {a: 2, b: 3}, then echo of the sum
+//   wrong-tool         echo instead of get-sum
+//   restricted         get-sum, and toggle-simulated-logging beside it: a tool
+//                      that changes the server's state (readOnlyHint false);
+//                      then echo
+//   tokens             baseline's steps, three times the tokens
+//   invalid-arguments  baseline's steps, get-sum without its required b
+//   reordered          baseline's steps swapped: echo, then get-sum
+//
+// A plan's steps are lists of [tool, arguments]; calls is every step's
+// calls in order. A script numbers the calls of a run call_1, call_2, ...
+// across its steps.
 const sum = ['get-sum', { a: 2, b: 3 }];
+const echo = ['echo', { message: 'The sum is 5.' }];
 const known = {
-  corpus: { calls: [sum], scale: 1, corpus: true },
-  baseline: { calls: [sum], scale: 1 },
-  'wrong-tool': { calls: [['echo', { message: '2 + 3' }]], scale: 1 },
-  restricted: { calls: [sum, ['toggle-simulated-logging', {}]], scale: 1 },
-  tokens: { calls: [sum], scale: 3 },
+  corpus: { steps: [[sum]], scale: 1, corpus: true },
+  baseline: { steps: [[sum], [echo]], scale: 1 },
+  'wrong-tool': { steps: [[['echo', { message: '2 + 3' }]], [echo]], scale: 1 },
+  restricted: { steps: [[sum, ['toggle-simulated-logging', {}]], [echo]], scale: 1 },
+  tokens: { steps: [[sum], [echo]], scale: 3 },
+  'invalid-arguments': { steps: [[['get-sum', { a: 2 }]], [echo]], scale: 1 },
+  reordered: { steps: [[echo], [sum]], scale: 1 },
 };
 
 // variants are the runs named in names, separated by commas; an unknown
@@ -29,5 +40,11 @@ export function variants(names) {
       process.exit(2);
     }
   }
-  return list.map((name) => known[name]);
+  return list.map((name) => {
+    const plan = known[name];
+    let n = 0;
+    // numbered: each step's calls as [id, tool, arguments], ids across steps.
+    const numbered = plan.steps.map((step) => step.map(([tool, input]) => [`call_${++n}`, tool, input]));
+    return { ...plan, numbered, calls: plan.steps.flat() };
+  });
 }
