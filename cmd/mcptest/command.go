@@ -131,7 +131,7 @@ func (c *Command) MainContext(ctx context.Context, args []string) (code int) {
 		return ExitInput
 	}
 	name := args[0]
-	if isHelp(name) {
+	if cli.IsHelp(name) {
 		name = "help"
 	} else if name == "-v" || name == "--version" || name == "-version" {
 		name = "version"
@@ -208,9 +208,6 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	return pos, err
 }
 
-// isHelp reports whether arg asks for help.
-func isHelp(arg string) bool { return cli.IsHelp(arg) }
-
 // stringList is a repeatable string flag.
 type stringList = cli.StringList
 
@@ -245,7 +242,7 @@ func (c *Command) usage(w io.Writer) {
 // `help --help` and `help help`), or that command's help on stdout
 // (`mcptest help generate suite` is `mcptest generate suite --help`).
 func (c *Command) help(ctx context.Context, args []string) error {
-	if len(args) == 0 || isHelp(args[0]) || args[0] == "help" {
+	if len(args) == 0 || cli.IsHelp(args[0]) || args[0] == "help" {
 		c.usage(c.Stdout)
 		return nil
 	}

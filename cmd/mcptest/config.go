@@ -11,7 +11,7 @@ import (
 // stderr.
 func (c *Command) suiteFile(named string) (string, error) {
 	if named != "" {
-		return suiteIn(named), nil
+		return engine.SuiteIn(named), nil
 	}
 	p, err := engine.FindSuite(".")
 	if err != nil {
@@ -20,6 +20,3 @@ func (c *Command) suiteFile(named string) (string, error) {
 	fmt.Fprintf(c.Stderr, "mcptest: using %s\n", p)
 	return p, nil
 }
-
-// suiteIn is the suite a path names (engine.SuiteIn).
-func suiteIn(path string) string { return engine.SuiteIn(path) }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 
+	"github.com/mcptest/mcptest/cli"
 	"github.com/mcptest/mcptest/live"
 	"github.com/mcptest/mcptest/mcpserver"
 )
@@ -19,7 +20,7 @@ func (c *Command) generate(ctx context.Context, args []string) error {
 		return c.generateAgentSuite(args[1:])
 	}
 	synopsis, ok := mcpserver.GenerateSynopsis(kind, false)
-	if isHelp(kind) { // every kind, and the flags of suite, which has them all
+	if cli.IsHelp(kind) { // every kind, and the flags of suite, which has them all
 		kind, args = "suite", []string{"suite", "--help"}
 		synopsis, ok = mcpserver.GenerateSynopsis(kind, true)
 	}

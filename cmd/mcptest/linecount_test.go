@@ -47,8 +47,8 @@ func TestCommandPackageSize(t *testing.T) {
 	if len(sizes) < 10 {
 		t.Fatalf("found %d non-test files in cmd/mcptest: is the test running in its package directory?", len(sizes))
 	}
-	if total > maxCommandLines {
-		t.Errorf("cmd/mcptest has %d non-blank lines of non-test Go, over %d: move a command's logic into its package (docs/architecture.md)\n%s",
+	if total >= maxCommandLines {
+		t.Errorf("cmd/mcptest has %d non-blank lines of non-test Go, not under %d: move a command's logic into its package (docs/architecture.md)\n%s",
 			total, maxCommandLines, strings.Join(sizes, "\n"))
 	}
 }

@@ -45,6 +45,8 @@ func (c *Command) report(_ context.Context, args []string) error {
 		return inputErr("--output FORMAT=FILE renders the run, not a comparison: give it without --compare")
 	case *compare == "" && format.Value == "markdown":
 		return inputErr("--format markdown renders a comparison: give it with --compare BASELINE.json")
+	case *agentBudget < 0:
+		return inputErr("--agent-budget: %d is negative", *agentBudget)
 	}
 	if err := outputs.Check(); err != nil {
 		return err
@@ -68,9 +70,6 @@ func (c *Command) report(_ context.Context, args []string) error {
 			return err
 		}
 		return errFailed
-	}
-	if *agentBudget < 0 {
-		return inputErr("--agent-budget: %d is negative", *agentBudget)
 	}
 	rep, err := annotate.New(format.Value, opt)
 	if err := c.render(rep, err, env, *output, "report"); err != nil {
@@ -105,10 +104,9 @@ func (c *Command) merge(args []string) error {
 	defer m.Close()
 	env := m.Env
 	env.Run.ID = stamp.NewRunID(time.Now())
-	if err := c.writeOut(*output, m.Write); err != nil || *output == "" || *output == "-" {
-		if err != nil {
-			return fmt.Errorf("write merged envelope: %w", err)
-		}
+	if err := c.writeOut(*output, m.Write); err != nil {
+		return fmt.Errorf("write merged envelope: %w", err)
+	} else if *output == "" || *output == "-" {
 		return nil
 	}
 	fmt.Fprintf(c.Stderr, "mcptest: %s: %d passed, %d failed, %d inconclusive; %d envelopes merged into %s\n",
@@ -158,12 +156,7 @@ func (c *Command) render(rep annotate.Reporter, err error, env *report.Envelope,
 	if err := rep.Report(&buf, env); err != nil {
 		return err
 	}
-	if output == "" || output == "-" {
-		_, err = c.Stdout.Write(buf.Bytes())
-	} else {
-		err = c.writeFileData(output, buf.Bytes())
-	}
-	if err != nil {
+	if err := c.writeOut(output, func(w io.Writer) error { _, err := buf.WriteTo(w); return err }); err != nil {
 		return fmt.Errorf("write %s: %w", what, err)
 	}
 	return nil

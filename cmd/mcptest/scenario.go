@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcptest/mcptest/annotate"
+	"github.com/mcptest/mcptest/cli"
 	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/report"
 	"github.com/mcptest/mcptest/report/stamp"
@@ -16,7 +17,7 @@ import (
 // replayed against their worlds.
 func (c *Command) scenario(_ context.Context, args []string) error {
 	const synopsis = "mcptest scenario run [suite.yml] [--cassette-dir DIR] [--name NAME]... [--format text|json|junit|sarif|html|agent] [--color auto|always|never] [--quiet]"
-	if len(args) > 0 && isHelp(args[0]) {
+	if len(args) > 0 && cli.IsHelp(args[0]) {
 		args = []string{"run", "--help"}
 	}
 	if len(args) == 0 || args[0] != "run" {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mcptest/mcptest/annotate"
+	"github.com/mcptest/mcptest/cli"
 	"github.com/mcptest/mcptest/gate/toolbench"
 	"github.com/mcptest/mcptest/live"
 	"github.com/mcptest/mcptest/mcpserver"
@@ -15,7 +16,7 @@ import (
 // runs and renders it.
 func (c *Command) toolBench(_ context.Context, args []string) error {
 	const usage = "mcptest tool-bench run <spec.yml> [--min-drop FRACTION] [--format text|json]"
-	if len(args) > 0 && isHelp(args[0]) {
+	if len(args) > 0 && cli.IsHelp(args[0]) {
 		args = []string{"run", "--help"}
 	}
 	if len(args) == 0 || args[0] != "run" {
