@@ -197,7 +197,7 @@ func TestActionShardErrors(t *testing.T) {
 				t.Skip(err)
 			}
 		}, want: "zz.json is a symbolic link, not a regular file: expected the shard envelopes themselves"},
-		{name: "over max-artifact-bytes", env: map[string]string{"INPUT_MODE": "merge", "INPUT_MAX-ARTIFACT-BYTES": "20000"}, want: "input shards: the 4 shard envelopes hold more than max-artifact-bytes (20000 bytes) together"},
+		{name: "over max-artifact-bytes", env: map[string]string{"INPUT_MODE": "merge", "INPUT_MAX-ARTIFACT-BYTES": "6000"}, want: "input shards: the 4 shard envelopes hold more than max-artifact-bytes (6000 bytes) together"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			srv := newServer(t)

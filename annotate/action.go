@@ -205,17 +205,20 @@ func subjectFirst(flips []baseline.Flip) []baseline.Flip {
 	return out
 }
 
-// failureText says why a case failed, as the text report does: each
-// check it failed (caseProblems) with its evidence, one per line.
+// failureText says why a case failed, as the text report does, on the
+// one line an annotation gives it: each check it failed (caseProblems),
+// then its evidence, separated by semicolons.
 func failureText(c *report.CaseResult) string {
 	var parts []string
 	for _, p := range caseProblems(c) {
-		parts = append(parts, p.Text())
+		for _, l := range p.TextLines() {
+			parts = append(parts, strings.TrimSpace(l))
+		}
 	}
 	if len(parts) == 0 {
 		return "the case failed"
 	}
-	return strings.Join(parts, "\n")
+	return strings.Join(parts, "; ")
 }
 
 // maxFailureLines bounds the lines of a failing case's row in the job
