@@ -1,6 +1,9 @@
 package history
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // MinSustained is the fewest runs with a value a slide needs.
 const MinSustained = 3
@@ -37,4 +40,16 @@ func Sustained(values []float64, threshold float64) bool {
 		}
 	}
 	return true
+}
+
+// SlideRule says the slide rule at threshold in words, as text, markdown
+// and JSON print it beside the floors that slid: "down at least 5 points
+// first to last over 3 or more runs, slope negative, later half below the
+// first".
+func SlideRule(threshold float64) string {
+	past := "down first to last"
+	if threshold > 0 {
+		past = fmt.Sprintf("down at least %s points first to last", Num(PassRate, threshold))
+	}
+	return fmt.Sprintf("%s over %d or more runs, slope negative, later half below the first", past, MinSustained)
 }
