@@ -21,10 +21,12 @@
 // With the history input (history.go) the check, baseline and drift modes
 // also fetch the default branch's last N baselines (baseline.FetchHistory,
 // the baseline fetch's own checks) into a temporary directory, fold them
-// with this run into a baseline.Trend for the summary's trend block and
-// the comment's and drift issue's sliding-floor lines, write package
-// history's page beside report-path, and, under history-threshold, fail
-// the step on a sustained slide (a warning in baseline mode).
+// with this run into one history.History (package history's model, the
+// one fold of a window), draw from it the annotate.Trend of the summary's
+// trend block and the comment's and drift issue's sliding-floor lines and
+// the page written beside report-path, and, under history-threshold, fail
+// the step on a slide by history's one rule, history.Sustained (a warning
+// in baseline mode).
 //
 // It is a package of its own, at the top level beside action.yml, because
 // it is a user interface of its own, as cmd/mcptest and mcpserver are: it

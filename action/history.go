@@ -15,13 +15,17 @@ import (
 	"github.com/mcptest/mcptest/report"
 )
 
-// history reads the trend of the last in.history baselines and this run
-// (the history input): the baselines are fetched through the API with the
-// baseline fetch's checks (baseline.FetchHistory) into a temporary
-// directory, read back one at a time, and the page is written beside
-// report-path. No usable history is a note, never a failure: the trend is
-// then nil. isBaseline says this run is itself a baseline.
-func (r *run) history(ctx context.Context, env *report.Envelope, isBaseline bool) (*baseline.Trend, string) {
+// history folds the last in.history baselines and this run (the history
+// input) into one history.History, the model both the summary's trend
+// and the page are drawn from: the baselines are fetched through the API
+// with the baseline fetch's checks (baseline.FetchHistory) into a
+// temporary directory and read one at a time (history.ReadFile), oldest
+// first as the default branch made them, this run last; the page is
+// written beside report-path. The fold's slide threshold is
+// history-threshold, so the trend's sustained slides are history's. No
+// usable history is a note, never a failure: the trend is then nil.
+// isBaseline says this run is itself a baseline.
+func (r *run) history(ctx context.Context, env *report.Envelope, isBaseline bool) (*annotate.Trend, string) {
 	if r.in.history == 0 {
 		return nil, ""
 	}
@@ -35,23 +39,35 @@ func (r *run) history(ctx context.Context, env *report.Envelope, isBaseline bool
 	for _, s := range fetched.Skipped {
 		fmt.Fprintf(r.env.Stdout, "mcptest: history: skipped %s\n", annotate.Clean(s))
 	}
-	b := baseline.NewTrendBuilder()
+	b := history.NewBuilder(history.Options{SlideThreshold: r.in.historyThreshold})
 	for _, f := range fetched.Runs {
-		old, err := baseline.ReadFile(f.File, "history", baseline.ReadBaseline)
+		s, err := history.ReadFile(f.File, fmt.Sprintf("run %d", f.RunID))
+		if err == nil {
+			// The baselines are this suite's, as the comparison takes
+			// them, wherever the baseline job found its file.
+			s.Run.Suite = env.Suite.Path
+			err = b.Add(s)
+		}
 		if err != nil {
 			r.notes = append(r.notes, "No history: "+annotate.Text(err.Error(), 1000)+".")
 			return nil, ""
 		}
-		label := fmt.Sprintf("run %d", f.RunID)
-		b.Add(label, old, true)
 	}
-	b.Add("this run", env, isBaseline)
-	trend := b.Trend()
+	s, err := history.SnapshotOf(env, "this run")
+	if err == nil {
+		err = b.Add(s)
+	}
+	if err != nil {
+		r.notes = append(r.notes, "No history: "+annotate.Text(err.Error(), 1000)+".")
+		return nil, ""
+	}
+	h := b.History()
+	trend := h.Trend(isBaseline)
 	fmt.Fprintf(r.env.Stdout, "mcptest: history: %s\n", annotate.TrendWindow(trend))
 	for _, l := range annotate.TrendText(trend) {
 		fmt.Fprintf(r.env.Stdout, "mcptest: history: %s\n", l)
 	}
-	return trend, r.writePage(fetched.Files())
+	return trend, r.writePage(h)
 }
 
 // fetchHistory fetches the baselines of the history into a temporary
@@ -87,15 +103,11 @@ func (r *run) skippedHistory(list []string) {
 
 // writePage writes the history page beside report-path, by rename: the
 // page of `mcptest history --format html` (package history) over the
-// fetched baselines and this run's envelope (at report-path), ordered by
-// run.started_at, read one at a time. It returns the page's path; a page
-// that cannot be made is a note and "".
-func (r *run) writePage(files []string) string {
+// window the trend was drawn from. It returns the page's path; a page
+// that cannot be written is a note and "".
+func (r *run) writePage(h *history.History) string {
 	file := r.in.historyPage()
-	h, err := history.BuildFiles(append(files, r.in.reportPath), history.FileOptions{})
-	if err == nil {
-		err = safefile.Write(file, 0o644, func(w io.Writer) error { return history.HTML(w, h) })
-	}
+	err := safefile.Write(file, 0o644, func(w io.Writer) error { return history.HTML(w, h) })
 	if err != nil {
 		r.notes = append(r.notes, "No history page: "+annotate.Text(err.Error(), 500)+".")
 		return ""
@@ -105,8 +117,8 @@ func (r *run) writePage(files []string) string {
 	return file
 }
 
-// slideGate applies history-threshold: each floor whose fall over the
-// window is sustained and at least the threshold gets an error annotation
+// slideGate applies history-threshold: each floor that slid past it over
+// the window by history's rule (Trend.Sustained, history.Sustained) gets an error annotation
 // and a line naming the floor and the window, and fails the gate (check
 // and drift) or warns (baseline: failing it would keep the run from
 // becoming a baseline, so the window could never move on).
@@ -114,7 +126,7 @@ func (r *run) slideGate(rep *annotate.ActionReport) {
 	if rep.Trend == nil {
 		return
 	}
-	for _, s := range rep.Trend.Sustained(r.in.historyThreshold) {
+	for _, s := range rep.Trend.Sustained {
 		line := fmt.Sprintf("sustained slide: %s fell %s points, %s -> %s over %s, past history-threshold %s",
 			s.Floor, annotate.TrendFigure(s.Fall()), annotate.TrendFigure(s.First), annotate.TrendFigure(s.Last),
 			annotate.TrendWindow(rep.Trend), annotate.TrendFigure(r.in.historyThreshold))

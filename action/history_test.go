@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/mcptest/mcptest/annotate"
-	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/baseline/ghapitest"
+	"github.com/mcptest/mcptest/history"
 	"github.com/mcptest/mcptest/report"
 )
 
@@ -224,12 +224,17 @@ func TestSlideLinesEscaped(t *testing.T) {
 		for j := 0; j < 1+i%5; j++ {
 			name += pieces[(i*7+j*3)%len(pieces)]
 		}
-		b := baseline.NewTrendBuilder()
+		b := history.NewBuilder(history.Options{})
 		for k := 0; k < 3; k++ {
-			env := historyEnvelope(name, float64(50-k), k%2 == 0)
-			b.Add(fmt.Sprintf("run %d", k), env, true)
+			s, err := history.SnapshotOf(historyEnvelope(name, float64(50-k), k%2 == 0), fmt.Sprintf("run %d", k))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Add(s); err != nil {
+				t.Fatal(err)
+			}
 		}
-		tr := b.Trend()
+		tr := b.History().Trend(true)
 		rep := annotate.ActionReport{Env: historyEnvelope(name, 10, true), Suite: "suite.yml", Trend: tr}
 		md := annotate.Summary(rep, "https://github.com", "acme/agents", annotate.SummaryLimit)
 		_, hist, ok := strings.Cut(md, "#### History")

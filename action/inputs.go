@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/history"
 	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/report"
 )
@@ -203,8 +204,8 @@ func (in *inputs) readHistory(n, threshold string) error {
 	if err != nil || t < 0 || math.IsInf(t, 0) || math.IsNaN(t) {
 		return diag.Input("input history-threshold %q: expected a number of points, 0 (never fail) or more, such as 3", threshold)
 	}
-	if t > 0 && h < baseline.MinSustained-1 {
-		return diag.Input("input history-threshold %s needs a history of at least %d baselines (input history is %d): a slide is sustained over %d runs or more", threshold, baseline.MinSustained-1, h, baseline.MinSustained)
+	if t > 0 && h < history.MinSustained-1 {
+		return diag.Input("input history-threshold %s needs a history of at least %d baselines (input history is %d): a slide is sustained over %d runs or more", threshold, history.MinSustained-1, h, history.MinSustained)
 	}
 	in.history, in.historyThreshold = h, t
 	return nil

@@ -54,7 +54,7 @@ type ActionReport struct {
 	// (the Action's history input); nil when no history was read. The
 	// summary, comment and issue get a line per floor that fell
 	// (slideBlock); the summary also the compact trend (trendBlocks).
-	Trend *baseline.Trend
+	Trend *Trend
 	// HistoryPage is the history page's file, named in the summary.
 	HistoryPage string
 }

@@ -29,10 +29,13 @@
 // cut in priority order under GitHub's size limits; safe.go holds the
 // markdown escaping of untrusted text (Text, Fence, MarkerKey). The sticky
 // comment and the drift issue are found by their first line (HasMarker).
-// trend.go renders an ActionReport's Trend (the history input): one line
-// per floor that fell, under the verdict of the summary, comment and
-// issue, and the summary's bounded trend block after the floor flips;
-// TrendText is the same trend as plain lines for the log.
+// trend.go renders an ActionReport's Trend (the history input), which the
+// Action draws from package history's fold of the window (it sits above
+// this package, so the Trend is plain figures and names: nothing here
+// counts a flip or decides a slide): one line per floor that fell, under
+// the verdict of the summary, comment and issue, and the summary's
+// bounded trend block after the floor flips; TrendText is the same trend
+// as plain lines for the log.
 //
 // Under GitHub Actions every line mcptest prints goes through a RunnerLog
 // (runnerlog.go), which neutralises whatever the runner would run as a

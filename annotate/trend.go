@@ -5,9 +5,74 @@ import (
 	"math"
 	"strconv"
 	"strings"
-
-	"github.com/mcptest/mcptest/baseline"
 )
+
+// A Trend is how the floors of a suite moved over a window of runs (the
+// last baselines of the default branch, then the run at hand), as the
+// Action shows it. The Action takes it from the history package's model
+// (history.History.Trend), the one fold of a window: nothing here counts
+// a flip or decides a slide.
+type Trend struct {
+	// Points label the runs, oldest first ("run 41", "this run").
+	Points []string
+	// Baselines counts the points that are baselines (the rest is the run
+	// at hand).
+	Baselines int
+	// Floors are the series: each suite floor, then each case's
+	// certified_lower, in the order they first appear.
+	Floors []TrendSeries
+	// Flips are the cases whose verdict flipped at least once, most
+	// flips first, then by name.
+	Flips []TrendFlips
+	// Fallen are the floors whose last figure is below their first, the
+	// largest fall first, then by name.
+	Fallen []TrendSlide
+	// Sustained are the floors that slid past the window's threshold by
+	// history's one rule (history.Sustained); none when the threshold is 0.
+	Sustained []TrendSlide
+}
+
+// TrendSeries is one floor's figure run by run; NaN where a run has none.
+type TrendSeries struct {
+	Name   string
+	Values []float64
+}
+
+// TrendFlips counts a case's verdict flips; Last labels the run of its
+// latest.
+type TrendFlips struct {
+	Case  string
+	Flips int
+	Last  string
+}
+
+// TrendSlide is a floor that fell over the window: its first and last
+// figure and how many runs hold one.
+type TrendSlide struct {
+	Floor       string
+	First, Last float64
+	Runs        int
+}
+
+// Fall is how many points the floor lost.
+func (s TrendSlide) Fall() float64 { return s.First - s.Last }
+
+// Span is a series' first and last figure and how many runs hold one; ok
+// is false with fewer than two.
+func (s TrendSeries) Span() (first, last float64, n int, ok bool) {
+	first, last = math.NaN(), math.NaN()
+	for _, v := range s.Values {
+		if math.IsNaN(v) {
+			continue
+		}
+		if n == 0 {
+			first = v
+		}
+		last = v
+		n++
+	}
+	return first, last, n, n >= 2
+}
 
 // The trend block's bounds: the floors and cases it lists, and how many of
 // each floor's last figures it shows.
@@ -30,7 +95,7 @@ func TrendFigure(v float64) string {
 
 // TrendWindow says what a window is made of: "10 baselines" or "11 runs
 // (10 baselines and this run)".
-func TrendWindow(t *baseline.Trend) string {
+func TrendWindow(t *Trend) string {
 	if len(t.Points) == t.Baselines {
 		return pluralize(t.Baselines, "baseline", "baselines")
 	}
@@ -40,7 +105,7 @@ func TrendWindow(t *baseline.Trend) string {
 // SlideLine is the one line of a floor that fell over the window, its
 // name escaped for markdown: "certified_lower of X: 84 -> 79 over 11 runs
 // (10 baselines and this run)".
-func SlideLine(s baseline.Slide, t *baseline.Trend) string {
+func SlideLine(s TrendSlide, t *Trend) string {
 	return fmt.Sprintf("%s: %s -> %s over %s", Text(s.Floor, 200), TrendFigure(s.First), TrendFigure(s.Last), TrendWindow(t))
 }
 
@@ -51,7 +116,7 @@ func (r ActionReport) slideBlock() (block, bool) {
 	if r.Trend == nil {
 		return block{}, false
 	}
-	slides := r.Trend.Slides()
+	slides := r.Trend.Fallen
 	if len(slides) == 0 {
 		return block{}, false
 	}
@@ -117,14 +182,14 @@ func (r ActionReport) trendBlocks() []block {
 
 // orderFloors puts the floors that fell first, largest fall first, then
 // the others in the order they appear.
-func orderFloors(t *baseline.Trend) []baseline.FloorSeries {
-	byName := map[string]baseline.FloorSeries{}
+func orderFloors(t *Trend) []TrendSeries {
+	byName := map[string]TrendSeries{}
 	for _, s := range t.Floors {
 		byName[s.Name] = s
 	}
-	var out []baseline.FloorSeries
+	var out []TrendSeries
 	fell := map[string]bool{}
-	for _, sl := range t.Slides() {
+	for _, sl := range t.Fallen {
 		out = append(out, byName[sl.Floor])
 		fell[sl.Floor] = true
 	}
@@ -146,7 +211,7 @@ func signed(d float64) string {
 }
 
 // seriesText is a series' figures, oldest first: "84 · 83 · – · 79".
-func seriesText(s baseline.FloorSeries) string {
+func seriesText(s TrendSeries) string {
 	vals := make([]string, len(s.Values))
 	for i, v := range s.Values {
 		vals[i] = TrendFigure(v)
@@ -158,7 +223,7 @@ func seriesText(s baseline.FloorSeries) string {
 // made printable (Clean): each floor's last figures (the falling ones
 // first), then the cases that flip most; at most MaxTrendFloors and
 // MaxTrendCases lines.
-func TrendText(t *baseline.Trend) []string {
+func TrendText(t *Trend) []string {
 	var out []string
 	from := max(0, len(t.Points)-MaxTrendValues)
 	for i, s := range orderFloors(t) {
@@ -169,7 +234,7 @@ func TrendText(t *baseline.Trend) []string {
 		if first, last, _, ok := s.Span(); ok {
 			change = signed(last - first)
 		}
-		out = append(out, fmt.Sprintf("%s: %s (%s)", Clean(clip(s.Name, 200)), seriesText(baseline.FloorSeries{Values: s.Values[from:]}), change))
+		out = append(out, fmt.Sprintf("%s: %s (%s)", Clean(clip(s.Name, 200)), seriesText(TrendSeries{Values: s.Values[from:]}), change))
 	}
 	for i, f := range t.Flips {
 		if i == MaxTrendCases {

@@ -9,28 +9,34 @@ import (
 	"github.com/mcptest/mcptest/report"
 )
 
-// TestTrendBounded: a window of 100 runs over 2,000 cases, each with a
+// TestTrendBounded: a trend of 100 runs over 2,000 cases, each with a
 // long name and a falling certified lower bound, and every case flipping,
 // keeps the summary and the comment under their limits, the comment's
 // sliding-floor lines at MaxSlideLines and a note, and the summary's table at
 // MaxTrendFloors rows.
 func TestTrendBounded(t *testing.T) {
-	b := baseline.NewTrendBuilder()
-	var last *report.Envelope
-	for k := 0; k < 100; k++ {
-		env := &report.Envelope{SchemaVersion: report.SchemaVersion}
-		for i := 0; i < 2000; i++ {
-			v := report.Pass
-			if (i+k)%2 == 0 {
-				v = report.Fail
-			}
-			env.Cases = append(env.Cases, &report.CaseResult{Name: fmt.Sprintf("%04d %s", i, strings.Repeat("|<@x #1 ", 60)), Verdict: v,
-				Targets: map[string]float64{"reliability.certified_lower": float64(100 - k/2 - i%7)}})
-		}
-		b.Add(fmt.Sprintf("run %d", k), env, true)
-		last = env
+	const runs, cases = 100, 2000
+	tr := &Trend{Baselines: runs}
+	for k := 0; k < runs; k++ {
+		tr.Points = append(tr.Points, fmt.Sprintf("run %d", k))
 	}
-	tr := b.Trend()
+	last := &report.Envelope{SchemaVersion: report.SchemaVersion}
+	for i := 0; i < cases; i++ {
+		name := fmt.Sprintf("%04d %s", i, strings.Repeat("|<@x #1 ", 60))
+		vals := make([]float64, runs)
+		for k := range vals {
+			vals[k] = float64(100 - k/2 - i%7)
+		}
+		tr.Floors = append(tr.Floors, TrendSeries{Name: "certified_lower of " + name, Values: vals})
+		tr.Fallen = append(tr.Fallen, TrendSlide{Floor: "certified_lower of " + name, First: vals[0], Last: vals[runs-1], Runs: runs})
+		tr.Flips = append(tr.Flips, TrendFlips{Case: name, Flips: runs - 1, Last: "run 99"})
+		v := report.Pass
+		if i%2 == 0 {
+			v = report.Fail
+		}
+		last.Cases = append(last.Cases, &report.CaseResult{Name: name, Verdict: v,
+			Targets: map[string]float64{"reliability.certified_lower": vals[runs-1]}})
+	}
 	rep := ActionReport{Env: last, Suite: "suite.yml", Trend: tr, Gate: baseline.Gate{FailOn: baseline.FailOnRegressions}}
 	sum := Summary(rep, "https://github.com", "acme/agents", SummaryLimit)
 	if len(sum) > SummaryLimit {

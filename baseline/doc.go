@@ -24,14 +24,8 @@
 // does not match the digest the API lists, or listed under another run,
 // is refused on that path.
 //
-// # Trends
-//
-// A TrendBuilder (trend.go) reads a window of envelopes one at a time,
-// oldest first, and keeps only each floor's figure per run (the suite
-// floors' actual, each case's certified lower bounds) and each case's
-// last verdict and flip count: the Trend the Action shows, with the floors
-// that fell (Slides) and those whose fall is sustained past a threshold
-// (Sustained).
+// The window FetchHistory fetches is folded by package history (the one
+// model of a window, its series, flips and slide rule), never here.
 //
 // # Comparison
 //

@@ -129,6 +129,17 @@ func readFile(path string, read func(*os.File) error) error {
 	return nil
 }
 
+// ReadFile reads the envelope at path into a Snapshot named name, bounded
+// as BuildFiles reads each (MaxEnvelopeBytes, ReadSnapshot case by case).
+func ReadFile(path, name string) (*Snapshot, error) {
+	var s *Snapshot
+	err := readFile(path, func(f *os.File) (err error) {
+		s, err = ReadSnapshot(f, name, 0)
+		return err
+	})
+	return s, err
+}
+
 // BuildFiles folds the envelopes at paths (Expand's list), ordered by
 // Order, reading one at a time (ReadSnapshot), and links each run's
 // evidence as opt.LinkDir says.

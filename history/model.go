@@ -251,8 +251,9 @@ type Flaky struct {
 }
 
 // Slide is a floor figure (a percent, higher better) of a suite (Case "")
-// or a case that fell over the window: its first and last values, the
-// runs they belong to, how many runs have a value and the slope.
+// or a case that slid over the window (Sustained): its first and last
+// values, the runs they belong to, how many runs have a value and the
+// slope.
 type Slide struct {
 	Case    string  `json:"case,omitempty"`
 	Figure  Figure  `json:"-"`
@@ -295,8 +296,8 @@ type Options struct {
 	// FlakyFlips is how many flips make a case flaky; 0 means 2.
 	FlakyFlips int
 	// SlideThreshold is how many points (of a percent) a floor figure
-	// must fall, first value to last, to be a Slide; a fall of less is
-	// not. 0 lists every fall.
+	// must fall, first value to last, to be a Slide (Sustained); a fall of
+	// less is not. 0 lists every sustained fall.
 	SlideThreshold float64
 	// MaxCells bounds the cases times runs the fold holds, so a window
 	// cannot fill the memory; 0 means DefaultMaxCells.
@@ -539,19 +540,16 @@ func finish(accs *[NumFigures]*seriesAcc, n int) []Series {
 	return out
 }
 
-// appendSlides appends the floor figures of series that fell by more than
-// threshold from their first value to their last with a negative slope.
+// appendSlides appends the floor figures of series that slid past
+// threshold (Sustained).
 func appendSlides(out []Slide, name string, series []Series, threshold float64) []Slide {
 	for i := range series {
 		s := &series[i]
-		if !s.Figure.Floor() {
+		if !s.Figure.Floor() || !Sustained(s.Values, threshold) {
 			continue
 		}
-		first, last, fr, lr, ok := s.Ends()
-		slope, sok := s.Slope()
-		if !ok || !sok || slope >= 0 || first-last <= 0 || first-last < threshold {
-			continue
-		}
+		first, last, fr, lr, _ := s.Ends()
+		slope, _ := s.Slope()
 		out = append(out, Slide{Case: name, Figure: s.Figure, Target: s.Target, From: first, To: last, FromRun: fr, ToRun: lr, Points: s.Points(), Slope: slope})
 	}
 	return out

@@ -172,7 +172,7 @@ func Text(w io.Writer, h *History) error {
 			}
 		}
 		if len(s.Slides) > 0 {
-			fmt.Fprintf(b, "  floors that slid (%d):\n", len(s.Slides))
+			fmt.Fprintf(b, "  floors that slid (%d): %s\n", len(s.Slides), SlideRule(h.SlideThreshold))
 			for _, sl := range s.Slides {
 				name := "the suite"
 				if sl.Case != "" {
@@ -257,7 +257,7 @@ func Markdown(w io.Writer, h *History) error {
 			}
 		}
 		if len(s.Slides) > 0 {
-			fmt.Fprintf(b, "\n**Floors that slid**\n\n")
+			fmt.Fprintf(b, "\n**Floors that slid** (%s)\n\n", SlideRule(h.SlideThreshold))
 			for _, sl := range s.Slides {
 				name := "the suite"
 				if sl.Case != "" {
@@ -437,7 +437,7 @@ func (j *jsonWriter) series(s *Series) {
 }
 
 // JSON writes h as one JSON document: order, flaky_flips,
-// slide_threshold, the runs, then per suite its runs, its figures (a value
+// slide_threshold, slide_rule (SlideRule), the runs, then per suite its runs, its figures (a value
 // per run, null where there is none, the first and last values, the
 // points, the slope per run rounded to six decimals), the slid floors, the
 // flaky, added and removed cases, and each case (one a line) with its
@@ -449,6 +449,8 @@ func JSON(w io.Writer, h *History) error {
 	j.value(OrderedBy)
 	j.raw(",\n  \"flaky_flips\": " + strconv.Itoa(h.FlakyFlips) + ",\n  \"slide_threshold\": ")
 	j.num(h.SlideThreshold)
+	j.raw(",\n  \"slide_rule\": ")
+	j.value(SlideRule(h.SlideThreshold))
 	j.raw(",\n  \"runs\": ")
 	j.list(len(h.Runs), "  ", func(i int) { j.value(h.Runs[i]) })
 	j.raw(",\n  \"suites\": ")

@@ -15,7 +15,7 @@ func (c *Command) historyCommand(ctx context.Context, args []string) error {
 	output := fs.String("output", "", "write the history to `FILE` (by rename) instead of stdout")
 	last := fs.Int("last", 0, "keep the newest `N` runs of the window (0: all, up to 1000)")
 	flaky := fs.Int("flaky", 2, "a case that flipped `FLIPS` times or more flips often")
-	slide := fs.Float64("slide-threshold", 0, "list a floor as slid when it fell at least `POINTS` from its first value to its last (0: any fall)")
+	slide := fs.Float64("slide-threshold", 0, "list a floor as slid when it slid by at least `POINTS` (a sustained fall: docs/history.md, the slide rule; 0: any slide)")
 	gh, repo := fs.Bool("github", false, "also read the baseline envelopes of the newest --last (default 10) default-branch runs of mcptest-baseline.yml through the GitHub API, with the Action's baseline checks (GITHUB_TOKEN or GH_TOKEN, GITHUB_API_URL)"), fs.String("repo", "", "with --github: the repository `OWNER/NAME` (default GITHUB_REPOSITORY)")
 	pos, err := parse(fs, args)
 	if err != nil {
