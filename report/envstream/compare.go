@@ -212,10 +212,11 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy) (out 
 	if err != nil {
 		return nil, fmt.Errorf("spool the comparison: %w", err)
 	}
-	out = &Compared{cases: spool}
+	cmp := &Compared{cases: spool}
+	out = cmp
 	defer func() {
-		if err != nil {
-			out.Close()
+		if err != nil { // out is nil by now when the error was returned with it
+			cmp.Close()
 			out = nil
 		}
 	}()
