@@ -247,7 +247,7 @@ func (fc frameworkCase) draft(t *testing.T, dir string) frameworkCase {
 		// everything_get-sum, the Agents SDK's get_sum) is resolved to
 		// the catalog's get-sum (cassette.ResolveTool).
 		if !strings.Contains(test, "    arguments: {}\n") {
-			wants = append(wants, "    arguments: { catalog: \"catalog.json\" }\n")
+			wants = append(wants, "catalog: \"catalog.json\"")
 		}
 		for _, want := range wants {
 			if !strings.Contains(test, want) {
