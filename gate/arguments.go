@@ -158,12 +158,56 @@ func (a *Arguments) AddCatalog(cat []cassette.ServerCatalog) {
 	}
 }
 
-// schemaFor finds the schema of a call: the recorded tool of that server
-// (any server when the call names none), then the block's catalog. A
-// recorded tool without a schema (a trace that lists the tools by name)
-// gives way to the block's catalog; with none there it is the schema,
-// nil, which is unchecked and said so.
+// schemaFor finds the schema of a call: that of the tool of its exact
+// name (exactSchema); else of the one tool of the recording's or the
+// block's catalog its name resolves to (cassette.ResolveTool: a framework
+// that prefixes the server, everything_get-sum, or sanitizes the name,
+// get_sum). A name two catalog tools could be is not checked, and a
+// warning names them.
 func (a *Arguments) schemaFor(server, tool string) (any, bool) {
+	if s, ok := a.exactSchema(server, tool); ok {
+		return s, true
+	}
+	var names []string
+	for k := range a.recorded {
+		names = append(names, k[1])
+	}
+	for _, t := range a.cfg.Catalog {
+		names = append(names, t.Name)
+	}
+	sort.Strings(names)
+	name, ambiguous := cassette.ResolveTool(names, tool)
+	if ambiguous != nil {
+		id := cassette.Call{Server: server, Tool: tool}.ID()
+		if !slices.Contains(a.warned, id) {
+			a.warned = append(a.warned, id)
+			a.findings = append(a.findings, Finding{Level: "warning", Gate: "arguments",
+				Message: fmt.Sprintf("the tool `%s` could be any of the catalog's %s, so its calls are not checked: name the tool as the catalog does", id, quoteTools(ambiguous))})
+		}
+		return nil, false
+	}
+	if name == "" || name == tool {
+		// The exact name is another server's tool: not this call's.
+		return nil, false
+	}
+	return a.exactSchema(server, name)
+}
+
+// quoteTools words tool names as `a`, `b`.
+func quoteTools(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = "`" + n + "`"
+	}
+	return strings.Join(q, ", ")
+}
+
+// exactSchema finds the schema of the tool of that exact name: the
+// recorded tool of that server (any server when the call names none),
+// then the block's catalog. A recorded tool without a schema (a trace
+// that lists the tools by name) gives way to the block's catalog; with
+// none there it is the schema, nil, which is unchecked and said so.
+func (a *Arguments) exactSchema(server, tool string) (any, bool) {
 	if s, ok := a.recorded[[2]string{server, tool}]; ok && server != "" && s != nil {
 		return s, true
 	}

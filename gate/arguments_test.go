@@ -184,3 +184,66 @@ func FuzzArguments(f *testing.F) {
 		}
 	})
 }
+
+// TestArgumentsResolvedNames: a call named as a framework names the
+// server's tool (Mastra's server prefix, the Agents SDK's get_sum) is
+// checked against the one catalog tool its name resolves to
+// (cassette.ResolveTool), the recording's or the block's; a name two
+// catalog tools could be is not checked, and a warning names both.
+func TestArgumentsResolvedNames(t *testing.T) {
+	sum := `{"type": "object", "required": ["a", "b"], "properties": {"a": {"type": "number"}, "b": {"type": "number"}}}`
+	call := func(tool, args string) cassette.Call {
+		return cassette.Call{Tool: tool, Arguments: cassette.JSONOf(decode(t, args))}
+	}
+	a := NewArguments(ArgumentsConfig{Catalog: []cassette.Tool{
+		{Name: "get-sum", InputSchema: decode(t, sum)},
+		{Name: "read-file", InputSchema: decode(t, searchSchema)},
+		{Name: "read_file", InputSchema: decode(t, searchSchema)},
+	}})
+	a.AddCatalog(nil)
+	r := a.Add(1, &cassette.Run{Turns: []cassette.Turn{{Calls: []cassette.Call{
+		call("everything_get-sum", `{"a": 1}`),
+		call("get_sum", `{"a": 1}`),
+		call("Everything__GET_SUM", `{"a": 1, "b": 2}`),
+		call("fs_READ_FILE", `{"query": "x"}`),
+	}}}}, nil)
+	if r.Invalid != 2 {
+		t.Errorf("invalid %d, want 2 (the prefixed and the sanitized get-sum without b)", r.Invalid)
+	}
+	res := a.Result()
+	if res.Counts["arguments.checked"] != 3 || res.Counts["arguments.unchecked"] != 1 {
+		t.Errorf("counts %v, want 3 checked, 1 unchecked (the ambiguous read file)", res.Counts)
+	}
+	var msgs []string
+	for _, f := range res.Findings {
+		msgs = append(msgs, f.Level+": "+f.Message)
+	}
+	got := strings.Join(msgs, "\n")
+	for _, want := range []string{
+		"error: run 1: turn 1 call 1 `everything_get-sum` arguments /b: required: expected the required parameter `b`, got none",
+		"error: run 1: turn 1 call 2 `get_sum` arguments /b: required",
+		"warning: the tool `fs_READ_FILE` could be any of the catalog's `read-file`, `read_file`, so its calls are not checked",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no finding %q in:\n%s", want, got)
+		}
+	}
+
+	// The recording's own catalog resolves the same way, and an exact name
+	// wins over a resolved one.
+	a = NewArguments(ArgumentsConfig{})
+	a.AddCatalog([]cassette.ServerCatalog{{Server: "everything", Tools: []cassette.Tool{
+		{Name: "get-sum", InputSchema: decode(t, sum)},
+		{Name: "get_sum", InputSchema: decode(t, `{"type": "object"}`)},
+	}}})
+	r = a.Add(1, &cassette.Run{Turns: []cassette.Turn{{Calls: []cassette.Call{
+		call("get_sum", `{"a": 1}`),
+		call("mastra_get-sum", `{"a": 1}`),
+	}}}}, nil)
+	if r.Invalid != 0 || a.Result().Counts["arguments.unchecked"] != 1 {
+		t.Errorf("invalid %d, counts %v; want 0 and 1 unchecked: get_sum is its own tool (no b required), mastra_get-sum could be either", r.Invalid, a.Result().Counts)
+	}
+	if f := a.Result().Findings; len(f) == 0 || !strings.Contains(f[0].Message, "`mastra_get-sum` could be any of the catalog's `get-sum`, `get_sum`") {
+		t.Errorf("findings %v, want the ambiguous name first", f)
+	}
+}

@@ -59,6 +59,12 @@ type draft struct {
 	// that has them all, proposed as arguments: { catalog: ... }.
 	lack       []string
 	argCatalog string
+	// recorded are the names of the recording's catalog tools, schema or
+	// not, that a called name may resolve to (cassette.ResolveTool) as
+	// the gate resolves it; ambiguous notes a called name two tools
+	// could be, once.
+	recorded  []string
+	ambiguous map[string]bool
 	// steps are the calls every run made, in the same order (members),
 	// proposed as a strict trajectory; nil when the runs differ.
 	steps []string
@@ -367,18 +373,45 @@ func schemasFor(cas *cassette.Cassette, called []string, d *draft) bool {
 	schemas := map[string]bool{}
 	for _, sc := range cas.Catalog {
 		for _, t := range sc.Tools {
+			d.recorded = append(d.recorded, t.Name)
 			if t.InputSchema != nil {
 				schemas[member(sc.Server, t.Name)] = true
 				schemas[t.Name] = true
 			}
 		}
 	}
+	sort.Strings(d.recorded)
 	for _, tool := range called {
-		if !schemas[tool] && !schemas[d.toolOf[tool]] {
+		if !d.resolves(tool, d.recorded, schemas) {
 			d.lack = append(d.lack, tool)
 		}
 	}
 	return len(d.lack) == 0
+}
+
+// resolves reports whether the arguments: gate finds a schema for the
+// called tool (a member) among names, those of them with a schema in
+// schemas: its exact name, else the one name it resolves to
+// (cassette.ResolveTool: a framework's server prefix, everything_get-sum,
+// or sanitized name, get_sum). A name two tools could be is noted.
+func (d *draft) resolves(tool string, names []string, schemas map[string]bool) bool {
+	name := d.toolOf[tool]
+	if name == "" {
+		name = tool
+	}
+	if schemas[tool] || schemas[name] {
+		return true
+	}
+	to, ambiguous := cassette.ResolveTool(names, name)
+	if ambiguous != nil && !d.ambiguous[name] {
+		if d.ambiguous == nil {
+			d.ambiguous = map[string]bool{}
+		}
+		d.ambiguous[name] = true
+		d.notes = append(d.notes, fmt.Sprintf("%s could be any of the catalog's tools %s, so the arguments: check does not check its calls",
+			quote(name), quoteList(ambiguous)))
+	}
+	return to != "" && to != name && schemas[to]
 }
 
 // argCatalog is the catalog of Options.Catalog: its path relative to the
@@ -421,9 +454,16 @@ func (c *argCatalog) apply(d *draft) {
 			"`--catalog catalog.json`, or add `arguments: { catalog: catalog.json }`, to check every call's arguments against it", quoteList(d.lack)))
 		return
 	}
+	// The gate resolves a called name among the recording's tools and
+	// the catalog's together.
+	names := slices.Clone(d.recorded)
+	for name := range c.tools {
+		names = append(names, name)
+	}
+	sort.Strings(names)
 	var missing []string
 	for _, tool := range d.lack {
-		if !c.tools[tool] && !c.tools[d.toolOf[tool]] {
+		if !d.resolves(tool, names, c.tools) {
 			missing = append(missing, tool)
 		}
 	}

@@ -309,3 +309,45 @@ func TestProposeWithCatalog(t *testing.T) {
 		t.Errorf("a catalog that does not exist: no error")
 	}
 }
+
+// TestProposeResolvedNames: a log that names the server's tools its
+// framework's way (Mastra's everything_get-sum, the Agents SDK's get_sum)
+// gets an arguments: check against the catalog tool each name resolves
+// to (cassette.ResolveTool, as the gate resolves it); a name two catalog
+// tools could be gets none, and a note naming them.
+func TestProposeResolvedNames(t *testing.T) {
+	logOf := func(tools ...string) *draft {
+		var calls []cassette.Call
+		for _, tool := range tools {
+			calls = append(calls, cassette.Call{Tool: tool})
+		}
+		return propose(&cassette.Cassette{Runs: []cassette.Run{{Turns: []cassette.Turn{{Calls: calls}}}}}, "log.json")
+	}
+	cat := func() *argCatalog {
+		return &argCatalog{rel: "catalog.json", tools: map[string]bool{"get-sum": true, "echo": true, "toggle-simulated-logging": true}}
+	}
+	for _, tools := range [][]string{{"everything_get-sum", "everything_echo"}, {"get_sum", "echo"}, {"Everything.GET_SUM"}} {
+		d := logOf(tools...)
+		cat().apply(d)
+		if !d.arguments || d.argCatalog != "catalog.json" {
+			t.Errorf("%q: arguments %v against %q, notes %q; want the catalog's check", tools, d.arguments, d.argCatalog, d.notes)
+		}
+	}
+	// The recording's own schemas resolve the same way: arguments: {}.
+	d := propose(&cassette.Cassette{
+		Runs:    []cassette.Run{{Turns: []cassette.Turn{{Calls: []cassette.Call{{Tool: "everything_get-sum"}}}}}},
+		Catalog: []cassette.ServerCatalog{{Server: "everything", Tools: []cassette.Tool{{Name: "get-sum", InputSchema: map[string]any{"type": "object"}}}}},
+	}, "log.json")
+	if !d.arguments {
+		t.Errorf("a prefixed name of a recorded tool: arguments %v, lack %q", d.arguments, d.lack)
+	}
+	// Two catalog tools the name could be: no check, a note.
+	d = logOf("srv_get_sum")
+	c := cat()
+	c.tools["get_sum"] = true
+	c.apply(d)
+	notes := strings.Join(d.notes, "\n")
+	if d.arguments || !strings.Contains(notes, `"srv_get_sum" could be any of the catalog's tools "get-sum", "get_sum"`) {
+		t.Errorf("an ambiguous name: arguments %v, notes %q", d.arguments, d.notes)
+	}
+}
