@@ -60,8 +60,8 @@ func TestTrajectoryBinary(t *testing.T) {
 	wantLines(t, "run", stdout,
 		"FAIL  refund follows the policy, in order  (4 runs)  trajectory.match_pct=50",
 		"examples/trajectory/suite.yml:17:5: default gate of `trajectory:` (`trajectory.match_pct` >= 100) failed: 50 is less than the minimum 100",
-		"error: run 3: strict trajectory: expected step 2 `policy.lookup`, got `refund.issue` (turn 1 call 2)",
-		"error: run 4: strict trajectory: step 3 `refund.issue` (turn 1 call 3): arguments `amount`: 400 is greater than the maximum 40",
+		"failed in runs 3 and 4 of 4\n        run 3: strict trajectory: expected step 2 `policy.lookup`, got `refund.issue` (turn 1 call 2)",
+		"\n        run 4: strict trajectory: step 3 `refund.issue` (turn 1 call 3): arguments `amount`: 400 is greater than the maximum 40",
 		"PASS  refund makes the three calls, any order  (4 runs)  trajectory.match_pct=75",
 		"PASS  refund reads the policy at least  (4 runs)  trajectory.match_pct=100",
 		"PASS  refund stays within the read-only tools  (4 runs)  trajectory.match_pct=0")
@@ -71,10 +71,13 @@ func TestTrajectoryBinary(t *testing.T) {
 		t.Fatalf("json: exit %d\n%s", code, stderr)
 	}
 	env := readEvidence(t, base)
-	ev := env.Cases[0].Evidence
-	if len(ev) != 4 || ev[2].Figures["trajectory.match_pct"] != 0 || ev[0].Figures["trajectory.match_pct"] != 100 ||
-		len(ev[2].Notes) != 1 || ev[2].Notes[0] != "trajectory: expected step 2 `policy.lookup`, got `refund.issue` (turn 1 call 2)" {
+	ev := env.Cases[0].Evidence // the failed runs only: 3 and 4
+	if len(ev) != 2 || ev[0].Run != 3 || ev[1].Run != 4 || ev[0].Figures["trajectory.match_pct"] != 0 ||
+		len(ev[0].Notes) != 1 || ev[0].Notes[0] != "trajectory: expected step 2 `policy.lookup`, got `refund.issue` (turn 1 call 2)" {
 		t.Errorf("evidence of the strict test: %+v", ev)
+	}
+	if len(env.Cases[1].Evidence) != 0 {
+		t.Errorf("a passing case carries evidence: %+v", env.Cases[1].Evidence)
 	}
 
 	// Run 3 (the cassette's second run) re-recorded in order.
@@ -114,25 +117,28 @@ func TestRunBudgetBinary(t *testing.T) {
 		"FAIL  ticket reply within a tight budget  (3 runs)  "+figures,
 		"examples/run-budget/suite.yml:28:7: `budget:` floor max_run_ms (`latency.run_ms` <= 1000) failed: 1110 is greater than the maximum 1000",
 		"examples/run-budget/suite.yml:29:7: `budget:` floor max_calls (`steps.calls` <= 4) failed: 5 is greater than the maximum 4",
-		"error: run 3: 5 calls, over max_calls 4: call 5 is `tickets.reply` (turn 2 call 2)",
-		"error: run 3: 1110 ms, over max_run_ms 1000: the slowest call is `kb.search` (turn 2 call 1, 410 ms)",
+		"failed in run 3 of 3\n        run 3: 5 calls, over max_calls 4: call 5 is `tickets.reply` (turn 2 call 2)",
+		"failed in run 3 of 3\n        run 3: 1110 ms, over max_run_ms 1000: the slowest call is `kb.search` (turn 2 call 1, 410 ms)",
 		"warning: 1 of 4 runs record no timings (a call without duration_ms, or no call): latency.run_ms has no value for run 1",
-		"ticket reply, a latency floor on every recording #1  fail  `budget:` floor max_run_ms (`latency.run_ms` <= 2000)",
-		"budget floor [FAIL] max_run_ms 2000: run 1 recorded no timings, so no value shows it stayed within the floor",
+		"`budget:` floor max_run_ms (`latency.run_ms` <= 2000)\n        failed in run 1 of 4",
+		"budget floor: max_run_ms 2000: run 1 recorded no timings, so no value shows it stayed within the floor",
 		"1 passed, 2 failed, 0 inconclusive (3 cases)")
 
 	base := filepath.Join(t.TempDir(), "base.json")
 	runBin(t, "run", "--config", suite, "--reporter", "json", "--output", base)
 	env := readEvidence(t, base)
-	ev := env.Cases[0].Evidence
-	if len(ev) != 4 {
-		t.Fatalf("%d runs of evidence, want 4", len(ev))
+	// Each failing case carries the evidence of its failed runs only: run 3
+	// of the tight budget, run 1 (the transcript's, with no timings) of the
+	// latency floor on every recording.
+	tight, every := env.Cases[1].Evidence, env.Cases[2].Evidence
+	if len(env.Cases[0].Evidence) != 0 || len(tight) != 1 || len(every) != 1 || tight[0].Run != 3 || every[0].Run != 1 {
+		t.Fatalf("evidence %+v, %+v, %+v: want none for the passing case, run 3 and run 1", env.Cases[0].Evidence, tight, every)
 	}
-	if _, ok := ev[0].Figures["latency.run_ms"]; ok || ev[0].Figures["steps.calls"] != 2 {
-		t.Errorf("the transcript's run has figures %v: want steps.calls 2 and no latency.run_ms", ev[0].Figures)
+	if _, ok := every[0].Figures["latency.run_ms"]; ok || every[0].Figures["steps.calls"] != 2 {
+		t.Errorf("the transcript's run has figures %v: want steps.calls 2 and no latency.run_ms", every[0].Figures)
 	}
-	if ev[1].Figures["latency.run_ms"] != 400 || ev[3].Figures["latency.run_ms"] != 1110 || ev[3].Figures["steps.turns"] != 2 {
-		t.Errorf("figures %v, %v", ev[1].Figures, ev[3].Figures)
+	if tight[0].Figures["latency.run_ms"] != 1110 || tight[0].Figures["steps.turns"] != 2 || tight[0].Figures["steps.calls"] != 5 {
+		t.Errorf("figures of the run over budget: %v", tight[0].Figures)
 	}
 
 	// The 410 ms search re-recorded at 110 ms: run 3 takes 810 ms.
@@ -152,6 +158,7 @@ func TestRunBudgetBinary(t *testing.T) {
 type envelopeEvidence struct {
 	Cases []struct {
 		Evidence []struct {
+			Run     int                `json:"run"`
 			Figures map[string]float64 `json:"figures"`
 			Notes   []string           `json:"notes"`
 		} `json:"evidence"`
