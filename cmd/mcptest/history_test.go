@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -350,19 +349,14 @@ func TestHistoryAtScale(t *testing.T) {
 		envBytes += fi.Size()
 	}
 	measure := func(paths []string, format, out string) (rssMB float64, cpu time.Duration) {
-		args := append([]string{"history", "--format", format, "--output", out}, paths...)
-		cmd := exec.Command(mcptestBin(t), args...)
-		var errb bytes.Buffer
-		cmd.Stderr = &errb
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("%v: %s", err, errb.String())
+		// runMeasured starts the binary from a fresh launcher: the peak
+		// resident set of this test process, which a child it starts
+		// inherits, does not count.
+		u := runMeasured(t, ".", nil, append([]string{"history", "--format", format, "--output", out}, paths...)...)
+		if u.code != 0 {
+			t.Fatalf("history exit %d: %s", u.code, u.out)
 		}
-		cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-		ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-		if !ok {
-			t.Skip("no rusage on this system")
-		}
-		return float64(ru.Maxrss) / 1024, cpu
+		return float64(u.peak) / (1 << 20), u.cpu
 	}
 	page := filepath.Join(dir, "history.html")
 	rss50, cpu50 := measure(paths[:50], "json", filepath.Join(dir, "h50.json"))
