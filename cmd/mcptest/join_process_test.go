@@ -98,7 +98,7 @@ func TestProcessJoinedSources(t *testing.T) {
 			"suite.yml:13:16: assertion #0 (`tool_selection.precision`) failed: 50 is less than the minimum 100",
 			"suite.yml:10:5: default gate of `tool_edges:` (`edges.restricted_attempts` <= 0) failed: 1 is greater than the maximum 0",
 			"suite.yml:15:9: assertion #0 (`tool_names`) failed: got [\"echo\",\"get_sum\"], expected exactly [\"get_sum\"]",
-			"error: run 1: turn 1 call 1 called restricted tool `everything.echo`",
+			"failed: 1 is greater than the maximum 0\n        actual: 1\n        run 1: turn 1 call 1 called restricted tool `everything.echo`",
 			"0 passed, 1 failed"}},
 		{"a regressed run: more tokens", [][]toolCall{{sum}}, "1500", ExitFail, []string{
 			"FAIL  sum agent  (1 run)  edges.allowed_pct=100 edges.gate_passed=1 edges.restricted_attempts=0 tool_selection.f1=100 tool_selection.precision=100 tool_selection.recall=100",
