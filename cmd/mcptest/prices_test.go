@@ -158,10 +158,12 @@ func TestCachedCostBinary(t *testing.T) {
 	var env struct {
 		Prices map[string]string `json:"prices"`
 		Cases  []struct {
-			Unpriced []string `json:"unpriced_models"`
-			Evidence []struct {
-				Cost *int64 `json:"cost_micros"`
-			} `json:"evidence"`
+			Unpriced   []string `json:"unpriced_models"`
+			PricedRuns int      `json:"priced_runs"`
+			Assertions []struct {
+				Target string `json:"target"`
+				Actual any    `json:"actual"`
+			} `json:"assertions"`
 		} `json:"cases"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &env); err != nil {
@@ -176,14 +178,18 @@ func TestCachedCostBinary(t *testing.T) {
 	if len(env.Cases) != 4 || len(env.Cases[2].Unpriced) != 1 || len(env.Cases[0].Unpriced) != 0 {
 		t.Fatalf("cases %+v, want 4 with acme-router-7 unpriced in the third", env.Cases)
 	}
-	// 2000×3e-6 + 8000×0.3e-6 + 500×15e-6 and 976×2.5e-6 + 1024×1.25e-6 + 100×10e-6.
-	for i, want := range []int64{15900, 4720} {
-		if ev := env.Cases[i].Evidence; len(ev) != 1 || ev[0].Cost == nil || *ev[0].Cost != want {
-			t.Errorf("case %d evidence %+v, want one run costing %d micros", i, ev, want)
+	// 2000×3e-6 + 8000×0.3e-6 + 500×15e-6 and 976×2.5e-6 + 1024×1.25e-6 + 100×10e-6,
+	// read from the cost_micros assertion each case makes (a passing
+	// case's envelope carries its figures, not its runs).
+	for i, want := range []float64{15900, 4720} {
+		c := env.Cases[i]
+		a := c.Assertions[len(c.Assertions)-1]
+		if c.PricedRuns != 1 || a.Target != "cost_micros" || a.Actual != want {
+			t.Errorf("case %d: %d priced runs, %s = %v, want one priced run costing %v micros", i, c.PricedRuns, a.Target, a.Actual, want)
 		}
 	}
-	if ev := env.Cases[2].Evidence; len(ev) != 1 || ev[0].Cost != nil {
-		t.Errorf("the unpriced model's run has a cost: %+v", ev)
+	if c := env.Cases[2]; c.PricedRuns != 0 {
+		t.Errorf("the unpriced model's case has %d priced runs", c.PricedRuns)
 	}
 }
 
