@@ -201,7 +201,7 @@ func FuzzReportText(f *testing.F) {
 }
 
 func TestSnapshotRoundTrip(t *testing.T) {
-	frag, err := SnapshotFragment(sample())
+	frag, err := SnapshotFragment(sample(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 // still reads.
 func TestSnapshotIsTheReport(t *testing.T) {
 	for _, env := range []*report.Envelope{sample(), hostileEnvelope("<img src=x onerror=alert(1)> `code` \u202e")} {
-		frag, err := SnapshotFragment(env)
+		frag, err := SnapshotFragment(env, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -271,7 +271,7 @@ func TestSnapshotIsTheReport(t *testing.T) {
 // FuzzReadSnapshotFragment: a snapshot address is untrusted input; reading
 // one returns an envelope or an error, never a panic.
 func FuzzReadSnapshotFragment(f *testing.F) {
-	frag, _ := SnapshotFragment(sample())
+	frag, _ := SnapshotFragment(sample(), nil)
 	for _, s := range []string{frag, "#z=", "z=AAAA", "z=" + strings.Repeat("_", 40)} {
 		f.Add(s)
 	}

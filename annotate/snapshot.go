@@ -67,12 +67,12 @@ type snapshot struct {
 // in unpadded base64url. The body is the HTML report's, with what only a
 // file or `mcptest view` has left out: the viewer's links and the snapshot
 // link.
-func SnapshotFragment(env *report.Envelope) (string, error) {
+func SnapshotFragment(env *report.Envelope, rec Recorded) (string, error) {
 	var js bytes.Buffer
 	if err := (JSON{}).Report(&js, env); err != nil {
 		return "", err
 	}
-	d, err := HTML{}.model(env)
+	d, err := HTML{Recorded: rec}.model(env)
 	if err != nil {
 		return "", err
 	}

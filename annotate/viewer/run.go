@@ -48,6 +48,9 @@ func UntilInterrupt() (context.Context, context.CancelFunc) {
 // report's and the snapshot's addresses. Wrong input is a
 // *diag.InputError.
 func Run(store Store, o Options) error {
+	if o.NoServe && o.Snapshot == "" {
+		return input("--no-serve goes with --snapshot FILE")
+	}
 	if o.Context == nil {
 		o.Context = UntilInterrupt
 	}

@@ -32,6 +32,10 @@ type Store struct {
 	// a run stored while the viewer is open shows up; an error means the
 	// store cannot be used (it is a symbolic link, say).
 	Runs func() (string, error)
+	// Recorded reads a case's timelines again from its recordings for
+	// every page and the snapshot (engine.RecordedEvidence); nil shows
+	// what the envelopes hold.
+	Recorded annotate.Recorded
 }
 
 // Pick returns the envelope view serves and a note saying which it is
@@ -113,7 +117,7 @@ func (s Store) Pages() http.Handler {
 			http.NotFound(w, r)
 			return
 		}
-		servePage(w, func(b *bytes.Buffer) error { return annotate.HTML{Viewer: "/"}.Report(b, env) })
+		servePage(w, func(b *bytes.Buffer) error { return annotate.HTML{Viewer: "/", Recorded: s.Recorded}.Report(b, env) })
 	})
 	mux.HandleFunc("/compare", func(w http.ResponseWriter, r *http.Request) {
 		base, head := s.run(r.URL.Query().Get("base")), s.run(r.URL.Query().Get("head"))
@@ -122,7 +126,9 @@ func (s Store) Pages() http.Handler {
 			return
 		}
 		cmp := baseline.Compare(base, head, baseline.Options{FailOn: baseline.FailOnRegressions})
-		servePage(w, func(b *bytes.Buffer) error { return annotate.HTML{Viewer: "/", Comparison: cmp}.Report(b, head) })
+		servePage(w, func(b *bytes.Buffer) error {
+			return annotate.HTML{Viewer: "/", Comparison: cmp, Recorded: s.Recorded}.Report(b, head)
+		})
 	})
 	mux.HandleFunc("/case", func(w http.ResponseWriter, r *http.Request) {
 		name := r.URL.Query().Get("name")

@@ -33,7 +33,7 @@ type Viewer struct {
 
 // New returns the viewer of env, with the pages of store.
 func New(env *report.Envelope, store Store) (*Viewer, error) {
-	frag, err := annotate.SnapshotFragment(env)
+	frag, err := annotate.SnapshotFragment(env, store.Recorded)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +70,7 @@ func (v *Viewer) Listen(addr string) (net.Listener, error) {
 	if err := (annotate.JSON{}).Report(&js, v.env); err != nil {
 		return nil, err
 	}
-	if err := (annotate.HTML{Snapshot: "/snapshot#" + v.Fragment, Viewer: "/"}).Report(&page, v.env); err != nil {
+	if err := (annotate.HTML{Snapshot: "/snapshot#" + v.Fragment, Viewer: "/", Recorded: v.store.Recorded}).Report(&page, v.env); err != nil {
 		return nil, err
 	}
 	v.handler = Handler(page.Bytes(), annotate.SnapshotPage(), js.Bytes(), v.store.Pages())

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/mcptest/mcptest/annotate/viewer"
+	"github.com/mcptest/mcptest/engine"
 )
 
 // viewContext is the lifetime of `mcptest view`'s server; tests replace it
@@ -32,13 +33,10 @@ func (c *Command) view(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *noServe && *snapshot == "" {
-		return inputErr("--no-serve goes with --snapshot FILE")
-	}
 	o := viewer.Options{Args: pos, Latest: *latest, RunID: *runID, Addr: *addr, Snapshot: *snapshot, NoServe: *noServe,
 		Context: viewContext, Listening: viewListening, Stdout: c.Stdout, Stderr: c.Stderr}
 	if *open {
 		o.Open = openBrowser
 	}
-	return viewer.Run(viewer.Store{Runs: func() (string, error) { return c.storeDir("runs") }}, o)
+	return viewer.Run(viewer.Store{Runs: func() (string, error) { return c.storeDir("runs") }, Recorded: engine.RecordedEvidence}, o)
 }
