@@ -2,7 +2,6 @@ package action
 
 import (
 	"flag"
-	"fmt"
 	"io"
 	"math"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/cli"
 	"github.com/mcptest/mcptest/engine"
 	"github.com/mcptest/mcptest/history"
 	"github.com/mcptest/mcptest/internal/diag"
@@ -251,7 +251,7 @@ func (s *filterList) Set(v string) error { *s = append(*s, v); return nil }
 // what runs (--filter, --shard, --cassette-dir), split as a shell would on
 // spaces, with '...' and "..." quoting.
 func (in *inputs) readRunArgs(args string) error {
-	words, err := splitWords(args)
+	words, err := cli.SplitWords(args)
 	if err != nil {
 		return diag.Input("input args: %v", err)
 	}
@@ -274,39 +274,6 @@ func (in *inputs) readRunArgs(args string) error {
 		}
 	}
 	return nil
-}
-
-// splitWords splits s on spaces, keeping what '...' or "..." quotes whole.
-func splitWords(s string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	inWord, quote := false, rune(0)
-	for _, r := range s {
-		switch {
-		case quote != 0 && r == quote:
-			quote = 0
-		case quote != 0:
-			cur.WriteRune(r)
-		case r == '\'' || r == '"':
-			quote, inWord = r, true
-		case r == ' ' || r == '\t' || r == '\n' || r == '\r':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteRune(r)
-			inWord = true
-		}
-	}
-	if quote != 0 {
-		return nil, fmt.Errorf("unclosed %c quote", quote)
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	return words, nil
 }
 
 // extraReports are the formats the reports input takes, with the suffix

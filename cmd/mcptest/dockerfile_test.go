@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcptest/mcptest/cli"
 	"gopkg.in/yaml.v3"
 )
 
@@ -42,39 +43,14 @@ func dockerfileBuild(t *testing.T, path string, args map[string]string) (env, ar
 }
 
 // shellWords splits a command line as sh does for the quoting a Dockerfile's
-// go build uses: words by blanks, "..." and '...' kept whole.
+// go build uses (cli.SplitWords, as the Action's args input).
 func shellWords(t *testing.T, s string) []string {
 	t.Helper()
-	var out []string
-	var cur strings.Builder
-	var quote rune
-	in := false
-	for _, r := range s {
-		switch {
-		case quote != 0 && r == quote:
-			quote = 0
-		case quote != 0:
-			cur.WriteRune(r)
-		case r == '"' || r == '\'':
-			quote, in = r, true
-		case r == ' ' || r == '\t':
-			if in {
-				out = append(out, cur.String())
-				cur.Reset()
-				in = false
-			}
-		default:
-			cur.WriteRune(r)
-			in = true
-		}
+	words, err := cli.SplitWords(s)
+	if err != nil {
+		t.Fatalf("%q: %v", s, err)
 	}
-	if quote != 0 {
-		t.Fatalf("unbalanced quote in %q", s)
-	}
-	if in {
-		out = append(out, cur.String())
-	}
-	return out
+	return words
 }
 
 // buildSettings is `go version -m`'s build lines of bin, without the VCS
