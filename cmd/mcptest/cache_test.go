@@ -20,36 +20,61 @@ import (
 // cachedCount is run.cached as --reporter json prints it.
 var cachedCount = regexp.MustCompile(`,\n    "cached": \d+`)
 
+// cacheFormats are the formats TestCacheServesUnchangedCases compares: a
+// run writes json on stdout and each of the others to a file
+// (--output FORMAT=FILE, the bytes --format FORMAT gives: TestOutputFormatFile).
+var cacheFormats = []string{"text", "agent", "junit", "sarif", "html"}
+
 // TestCacheServesUnchangedCases runs every example twice against one
 // workspace store: the second run serves every replayed case from
-// .mcptest/cache/ and writes the same output, apart from the cached count.
+// .mcptest/cache/ and writes the same output in every format, apart from the
+// cached count, as a run with --no-cache does. Each run writes all six
+// formats at once, and the examples run in parallel.
 func TestCacheServesUnchangedCases(t *testing.T) {
 	suites, _ := filepath.Glob("../../examples/*/suite.yml")
 	for _, suite := range suites {
 		name := filepath.Base(filepath.Dir(suite))
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			store := map[string]string{storeEnv: t.TempDir()}
-			for _, rep := range []string{"json", "pretty", "agent", "junit", "sarif", "html"} {
-				fresh, _, code := mcptest(t, nil, "run", "--config", suite, "--reporter", rep, "--no-cache")
-				first, _, code1 := mcptest(t, store, "run", "--config", suite, "--reporter", rep)
-				second, _, code2 := mcptest(t, store, "run", "--config", suite, "--reporter", rep)
-				if code != code1 || code != code2 {
-					t.Errorf("%s: exit codes %d (no cache), %d, %d", rep, code, code1, code2)
+			run := func(env map[string]string, flags ...string) (outputs map[string]string, code int) {
+				t.Helper()
+				dir := t.TempDir()
+				args := append([]string{"run", "--config", suite, "--format", "json"}, flags...)
+				for _, f := range cacheFormats {
+					args = append(args, "--output", f+"="+filepath.Join(dir, f))
 				}
-				n := func(s string) string {
-					s = cachedCount.ReplaceAllString(normalizeAgent(normalize(s)), "")
-					s = regexp.MustCompile(`\d+ cached`).ReplaceAllString(s, "N cached")
-					s = regexp.MustCompile(`\b[0-9A-HJKMNP-TV-Z]{26}\b`).ReplaceAllString(s, "RUN-ID")
-					s = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d)?`).ReplaceAllString(s, "TIME")
-					return regexp.MustCompile(`(time|duration|durationMs)="[^"]*"`).ReplaceAllString(s, `$1=""`)
+				stdout, stderr, code := mcptest(t, env, args...)
+				outputs = map[string]string{"json": stdout}
+				for _, f := range cacheFormats {
+					data, err := os.ReadFile(filepath.Join(dir, f))
+					if err != nil {
+						t.Fatalf("%v: exit %d, no %s report: %v\n%s", flags, code, f, err, stderr)
+					}
+					outputs[f] = string(data)
 				}
-				if n(first) != n(fresh) || n(second) != n(fresh) {
-					t.Errorf("%s: a cached run differs\n--- no cache\n%s\n--- served from cache\n%s", rep, fresh, second)
+				return outputs, code
+			}
+			fresh, code := run(nil, "--no-cache")
+			first, code1 := run(store)
+			second, code2 := run(store)
+			if code != code1 || code != code2 {
+				t.Errorf("exit codes %d (no cache), %d, %d", code, code1, code2)
+			}
+			n := func(s string) string {
+				s = cachedCount.ReplaceAllString(normalizeAgent(normalize(s)), "")
+				s = regexp.MustCompile(`\d+ cached`).ReplaceAllString(s, "N cached")
+				s = regexp.MustCompile(`\b[0-9A-HJKMNP-TV-Z]{26}\b`).ReplaceAllString(s, "RUN-ID")
+				s = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d)?`).ReplaceAllString(s, "TIME")
+				return regexp.MustCompile(`(time|duration|durationMs)="[^"]*"`).ReplaceAllString(s, `$1=""`)
+			}
+			for _, f := range append([]string{"json"}, cacheFormats...) {
+				if n(first[f]) != n(fresh[f]) || n(second[f]) != n(fresh[f]) {
+					t.Errorf("%s: a cached run differs\n--- no cache\n%s\n--- served from cache\n%s", f, fresh[f], second[f])
 				}
 			}
-			out, _, _ := mcptest(t, store, "run", "--config", suite, "--reporter", "json")
 			var env report.Envelope
-			if err := json.Unmarshal([]byte(out), &env); err != nil {
+			if err := json.Unmarshal([]byte(second["json"]), &env); err != nil {
 				t.Fatal(err)
 			}
 			replayed := 0
