@@ -54,6 +54,22 @@ func TestProcessRunLongSuite(t *testing.T) {
 		t.Fatal(err)
 	}
 	store := t.TempDir()
+	// The in-process run each binary run is held to, once per options: the
+	// whole run, the cold and the warm one compute the same cases.
+	wants := map[string]runCases{}
+	want := func(t *testing.T, opt engine.Options) runCases {
+		t.Helper()
+		key := strings.Join(opt.Filter, "\x00") + "\x00" + opt.Shard.String()
+		if w, ok := wants[key]; ok {
+			return w
+		}
+		env, err := engine.Run(suite, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wants[key] = casesOf(t, env)
+		return wants[key]
+	}
 	for _, flags := range [][]string{nil, {"--filter", "ssistant 1"}, {"--shard", "2/3"}, {"cold"}, {"warm"}} {
 		t.Run(strings.Join(flags, " "), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "report.json")
@@ -82,11 +98,7 @@ func TestProcessRunLongSuite(t *testing.T) {
 			} else if len(flags) > 0 {
 				opt.Shard, _ = report.ParseShard(flags[1])
 			}
-			env, err := engine.Run(suite, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, got := casesOf(t, env), casesFile(t, out)
+			want, got := want(t, opt), casesFile(t, out)
 			if len(want.Cases) < 2 {
 				t.Fatalf("only %d cases ran", len(want.Cases))
 			}
