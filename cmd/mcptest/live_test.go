@@ -23,17 +23,47 @@ var (
 	binErr  error
 )
 
-// mcptestBin builds the mcptest binary once, for tests that start it as a
-// stdio server.
+// builds is the directory of the binaries the tests build (mcptestBin,
+// releaseBin), one per test binary, removed when the tests end (TestMain).
+var builds struct {
+	sync.Mutex
+	dir string
+}
+
+// buildDir returns a new directory under builds.dir.
+func buildDir(t testing.TB, name string) string {
+	t.Helper()
+	builds.Lock()
+	defer builds.Unlock()
+	if builds.dir == "" {
+		dir, err := os.MkdirTemp("", "mcptest-test-builds")
+		if err != nil {
+			t.Fatal(err)
+		}
+		builds.dir = dir
+	}
+	dir, err := os.MkdirTemp(builds.dir, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// removeBuilds removes the binaries the tests built.
+func removeBuilds() {
+	builds.Lock()
+	defer builds.Unlock()
+	if builds.dir != "" {
+		os.RemoveAll(builds.dir)
+	}
+}
+
+// mcptestBin builds the mcptest binary once per test binary, for the tests
+// that start it as a process.
 func mcptestBin(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "mcptest-bin")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "mcptest")
+		binPath = filepath.Join(buildDir(t, "bin"), "mcptest")
 		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
 		if err != nil {
 			binErr = err

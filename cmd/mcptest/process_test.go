@@ -62,7 +62,9 @@ func TestMain(m *testing.M) {
 	// small its cassettes: the cache's tests run the examples.
 	// TestCacheMinBytes runs the default.
 	os.Setenv(cacheMinEnv, "0")
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBuilds()
+	os.Exit(code)
 }
 
 // runTap runs argv with the tap's stdout and stderr, copies its stdin to

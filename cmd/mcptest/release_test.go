@@ -347,7 +347,9 @@ func buildArchive(t *testing.T, name, goos string) []byte {
 		zw.Close()
 		return buf.Bytes()
 	}
-	gz := gzip.NewWriter(&buf)
+	// The fastest level: resolve.sh unpacks with tar whatever the level,
+	// and the binary is tens of megabytes.
+	gz, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
 	tw := tar.NewWriter(gz)
 	for n, body := range files {
 		tw.WriteHeader(&tar.Header{Name: n, Mode: 0o755, Size: int64(len(body)), Typeflag: tar.TypeReg})
@@ -630,16 +632,60 @@ func builtRelease(t *testing.T) fakeRelease {
 	return builtReleaseAs(t, "1.4.2")
 }
 
-// builtReleaseAs is builtRelease for another version.
+// builtReleaseAs is builtRelease for another version. The binary and its
+// archive are made once per version and test binary (releaseFiles); each
+// call gets its own request log.
 func builtReleaseAs(t *testing.T, version string) fakeRelease {
 	t.Helper()
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "mcptest")
+	files := releaseFiles(t, version)
+	own := make(map[string][]byte, len(files))
+	for name, b := range files {
+		own[name] = bytes.Clone(b)
+	}
+	return fakeRelease{tag: "v" + version, sha: commitOf("release " + version), requests: &requestLog{}, files: own}
+}
+
+// releases holds, per version, the release files builtReleaseAs serves:
+// building and packing mcptest takes seconds of a busy machine, and
+// several tests serve the same release.
+var releases struct {
+	sync.Mutex
+	files map[string]map[string][]byte
+	bins  map[string]string
+}
+
+// releaseBin is mcptest built as goreleaser builds a release of version
+// (its version set by -ldflags), once per version and test binary.
+func releaseBin(t *testing.T, version string) string {
+	t.Helper()
+	releases.Lock()
+	defer releases.Unlock()
+	if bin, ok := releases.bins[version]; ok {
+		return bin
+	}
+	bin := filepath.Join(buildDir(t, "release"), "mcptest")
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
 	}
 	if out, err := exec.Command("go", "build", "-ldflags", "-X main.version="+version, "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	if releases.bins == nil {
+		releases.bins = map[string]string{}
+	}
+	releases.bins[version] = bin
+	return bin
+}
+
+// releaseFiles are the archive of releaseBin(version) with the LICENSE and
+// README, under the name resolve.sh expects, and a checksums.txt over it.
+func releaseFiles(t *testing.T, version string) map[string][]byte {
+	t.Helper()
+	bin := releaseBin(t, version)
+	releases.Lock()
+	defer releases.Unlock()
+	if files, ok := releases.files[version]; ok {
+		return files
 	}
 	files := map[string][]byte{}
 	for _, f := range []string{bin, "../../LICENSE", "../../README.md"} {
@@ -651,9 +697,13 @@ func builtReleaseAs(t *testing.T, version string) fakeRelease {
 	}
 	name := archiveName(version, runtime.GOOS, runtime.GOARCH)
 	archive := packArchive(t, name, files)
-	return fakeRelease{tag: "v" + version, sha: commitOf("release " + version), requests: &requestLog{}, files: map[string][]byte{
+	if releases.files == nil {
+		releases.files = map[string]map[string][]byte{}
+	}
+	releases.files[version] = map[string][]byte{
 		name: archive, "checksums.txt": []byte(fmt.Sprintf("%s  %s\n", sha256Hex(archive), name)),
-	}}
+	}
+	return releases.files[version]
 }
 
 // packArchive packs files (name -> bytes, executable) as a tar.gz or zip.

@@ -115,10 +115,7 @@ func decode(t *testing.T, file string) any {
 // at the binary's release tag (main for a development build), a path that
 // is the schema's file in this tree; the suite it heads is valid.
 func TestGeneratedModeline(t *testing.T) {
-	release := filepath.Join(t.TempDir(), "mcptest")
-	if out, err := exec.Command("go", "build", "-ldflags", "-X main.version=1.4.2", "-o", release, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	release := releaseBin(t, "1.4.2")
 	const raw = "https://raw.githubusercontent.com/mcptest/mcptest/"
 	catalog, _ := filepath.Abs("testdata/live/catalog.yml")
 	cassette, _ := filepath.Abs("../../examples/quickstart/cassettes/research.json")
