@@ -278,8 +278,9 @@ func checkCeiling(t *testing.T, what string, u usage, n int64) {
 // and whose calls' arguments hit it (the call is checked, or counted
 // unchecked with its reason, never a stall), a recorded and a queried
 // model name of many kilobytes (the did-you-mean), and a live test whose
-// server floods 20,000 ask-backs of 50 KB. Each run's CPU time and peak
-// memory are held to a ceiling per input byte.
+// server floods 20,000 ask-backs of 50 KB (2,000 without MCPTEST_LONG=1:
+// the 1 GB flood takes half a minute of a busy machine). Each run's CPU
+// time and peak memory are held to a ceiling per input byte.
 func TestBoundedWorkGenerated(t *testing.T) {
 	r := rand.New(rand.NewPCG(39, 2))
 	seen := map[string]bool{}
@@ -324,17 +325,23 @@ func TestBoundedWorkGenerated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		const n, size = 20000, 50 << 10
+		n, size := 2000, 50<<10
+		if long() {
+			n = 20000
+		} else {
+			t.Logf("a flood of %d ask-backs; %s=1 floods 20,000", n, longEnv)
+		}
 		dir := t.TempDir()
 		suite := fmt.Sprintf("servers:\n  flood:\n    command: [%q]\n    timeout: 120s\ntools:\n  - name: flooded\n    server: flood\n    tool: ask\n    elicitation:\n      - action: decline\n", self)
 		os.WriteFile(filepath.Join(dir, "suite.yml"), []byte(suite), 0o644)
 		u := runMeasured(t, dir, []string{floodServerEnv + "=" + strconv.Itoa(n) + "," + strconv.Itoa(size)}, "run", "--config", "suite.yml", "--reporter", "json")
-		// The server's requests are the input: 1 GB in all, which mcptest
-		// reads and answers but keeps none of beyond the first 100.
+		// The server's requests are the input: 1 GB in all (100 MB without
+		// the long tests), which mcptest reads and answers but keeps none of
+		// beyond the first 100.
 		if u.code != ExitFail {
 			t.Fatalf("exit %d, want 1 (the flood fails the test)\n%.3000s", u.code, u.out)
 		}
-		checkCeiling(t, "ask-back flood", u, n*size)
+		checkCeiling(t, "ask-back flood", u, int64(n*size))
 		var env struct {
 			Cases []struct {
 				Findings []struct{ Message string }

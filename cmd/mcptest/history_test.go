@@ -327,12 +327,11 @@ const maxHistoryRSS = 150
 // figure moving every run, through the built binary: its peak RSS stays
 // bounded (it holds one envelope at a time, and 200 envelopes cost little
 // more than 50), its CPU time grows about linearly, and the page stays under
-// the 5 MB the report promises for 2,000 cases (maxLargeBytes). Skipped
-// with -short.
+// the 5 MB the report promises for 2,000 cases (maxLargeBytes). A long test
+// (MCPTEST_LONG=1: writing 200 envelopes of 2,000 cases takes minutes of a
+// busy machine).
 func TestHistoryAtScale(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: writing 200 envelopes of 2,000 cases takes a while")
-	}
+	longTest(t)
 	const cases = 2000
 	dir := t.TempDir()
 	spec := historytest.Spec{Runs: 200, Suite: "suite.yml", Steady: cases - 4, Wobble: true}

@@ -99,7 +99,8 @@ var (
 // Chromium a case whose details the page holds packed opens and shows its
 // run timelines. The size is deterministic, so it is held here; the load
 // time is the benchmark's (BenchmarkHTMLLargeReport). Skipped with
-// -short.
+// -short; the all-failing shape is a long test (MCPTEST_LONG=1: its run
+// takes most of a minute of a busy machine).
 func TestHTMLLargeReport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the 2,000-case reports take about a minute")
@@ -107,6 +108,9 @@ func TestHTMLLargeReport(t *testing.T) {
 	bin := mcptestBin(t)
 	for _, shape := range largeShapes {
 		t.Run(shape.name, func(t *testing.T) {
+			if shape.failing == largeCases {
+				longTest(t)
+			}
 			page := largeReport(t, bin, shape)
 			data, err := os.ReadFile(page)
 			if err != nil {
