@@ -46,6 +46,7 @@ func (c *Compared) Close() error {
 	if rerr := os.Remove(c.cases.Name()); err == nil {
 		err = rerr
 	}
+	c.cases = nil
 	return err
 }
 
@@ -271,6 +272,8 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy) (out 
 		return nil, err
 	}
 	if newDup {
+		// The comparison in memory spools its own cases: this one's go.
+		cmp.Close()
 		return compareInMemory(basePath, flag, curPath, policy)
 	}
 	c := baseline.Begin(baseHead, curHead)
