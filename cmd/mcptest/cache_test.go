@@ -28,8 +28,9 @@ var cacheFormats = []string{"text", "agent", "junit", "sarif", "html"}
 // TestCacheServesUnchangedCases runs every example twice against one
 // workspace store: the second run serves every replayed case from
 // .mcptest/cache/ and writes the same output in every format, apart from the
-// cached count, as a run with --no-cache does. Each run writes all six
-// formats at once, and the examples run in parallel.
+// cached count, as a run with --no-cache does; the cold and the cached
+// envelope differ only in run, whose cached counts the served cases. Each
+// run writes all six formats at once, and the examples run in parallel.
 func TestCacheServesUnchangedCases(t *testing.T) {
 	suites, _ := filepath.Glob("../../examples/*/suite.yml")
 	for _, suite := range suites {
@@ -72,6 +73,15 @@ func TestCacheServesUnchangedCases(t *testing.T) {
 				if n(first[f]) != n(fresh[f]) || n(second[f]) != n(fresh[f]) {
 					t.Errorf("%s: a cached run differs\n--- no cache\n%s\n--- served from cache\n%s", f, fresh[f], second[f])
 				}
+			}
+			// The cold and the cached envelope differ only in run (and a
+			// live tool test's measured duration_ms, which no cache
+			// serves), where run.cached counts the served cases.
+			if a, b := normalize(withoutRun(t, first["json"])), normalize(withoutRun(t, second["json"])); a != b {
+				t.Errorf("the envelopes differ outside run:\n--- cold\n%s\n--- cached\n%s", a, b)
+			}
+			if runCached(t, first["json"]) != 0 {
+				t.Errorf("the cold run says it served cases from the cache")
 			}
 			var env report.Envelope
 			if err := json.Unmarshal([]byte(second["json"]), &env); err != nil {
@@ -422,30 +432,6 @@ func TestCacheOffOnCI(t *testing.T) {
 	_, stderr, code := mcptest(t, nil, "run", "--config", suite, "--cache", "--no-cache")
 	if code != ExitInput || !strings.Contains(stderr, "--cache and --no-cache") {
 		t.Errorf("--cache --no-cache: exit %d, %q", code, stderr)
-	}
-}
-
-// TestCachedEnvelopeDiffersOnlyInRun runs every example cold, then served
-// from the cache: the two envelopes are byte-identical once run is removed
-// (and a live tool test's measured duration_ms, which no cache serves, is
-// normalised), and the count of served cases is run.cached.
-func TestCachedEnvelopeDiffersOnlyInRun(t *testing.T) {
-	suites, _ := filepath.Glob("../../examples/*/suite.yml")
-	for _, suite := range suites {
-		t.Run(filepath.Base(filepath.Dir(suite)), func(t *testing.T) {
-			store := map[string]string{storeEnv: t.TempDir()}
-			cold, _, code1 := mcptest(t, store, "run", "--config", suite, "--reporter", "json")
-			warm, _, code2 := mcptest(t, store, "run", "--config", suite, "--reporter", "json")
-			if code1 != code2 {
-				t.Errorf("exit %d cold, %d cached", code1, code2)
-			}
-			if a, b := normalize(withoutRun(t, cold)), normalize(withoutRun(t, warm)); a != b {
-				t.Errorf("the envelopes differ outside run:\n--- cold\n%s\n--- cached\n%s", a, b)
-			}
-			if runCached(t, cold) != 0 {
-				t.Errorf("the cold run says it served cases from the cache")
-			}
-		})
 	}
 }
 
