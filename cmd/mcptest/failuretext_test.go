@@ -41,20 +41,23 @@ func TestFailingExamplesText(t *testing.T) {
 			continue
 		}
 		failing++
-		stdout, stderr, code := runBinIn(t, ".", []string{"NO_COLOR=1"}, "run", "--config", suite)
-		if code != ExitFail {
-			t.Errorf("%s: exit %d, want %d\n%s", name, code, ExitFail, stderr)
-		}
-		golden(t, filepath.Join("testdata", "golden", "examples", name+".pretty"), normalize(stdout))
-		saved, _, _ := runBinIn(t, ".", []string{"NO_COLOR=1"}, "report", file)
-		if saved != stdout {
-			t.Errorf("%s: `mcptest report` of the saved run differs from the run's text:\n%s\n---\n%s", name, saved, stdout)
-		}
-		for _, block := range caseBlocks(stdout) {
-			if strings.HasPrefix(block, "FAIL") {
-				checkOnce(t, name, block)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			stdout, stderr, code := runBinIn(t, ".", []string{"NO_COLOR=1"}, "run", "--config", suite)
+			if code != ExitFail {
+				t.Errorf("%s: exit %d, want %d\n%s", name, code, ExitFail, stderr)
 			}
-		}
+			golden(t, filepath.Join("testdata", "golden", "examples", name+".pretty"), normalize(stdout))
+			saved, _, _ := runBinIn(t, ".", []string{"NO_COLOR=1"}, "report", file)
+			if saved != stdout {
+				t.Errorf("%s: `mcptest report` of the saved run differs from the run's text:\n%s\n---\n%s", name, saved, stdout)
+			}
+			for _, block := range caseBlocks(stdout) {
+				if strings.HasPrefix(block, "FAIL") {
+					checkOnce(t, name, block)
+				}
+			}
+		})
 	}
 	if failing < 8 {
 		t.Errorf("only %d failing examples: the examples lost their failures", failing)

@@ -175,6 +175,7 @@ func TestExamples(t *testing.T) {
 	for _, suite := range dirs {
 		name := filepath.Base(filepath.Dir(suite))
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			if text, _ := os.ReadFile(suite); strings.Contains(string(text), ".ci/node/node_modules/") {
 				freshCloneSays(t, suite)
 				everythingBin(t) // a live example: skips (fails under CI) without the npm server
