@@ -188,8 +188,11 @@ func actSource(t *testing.T, dest string) {
 // the research and support cassettes restored (no case fails).
 func newActFixture(t *testing.T) *actFixture {
 	t.Helper()
+	// What the runs need that may be missing, before the build: a
+	// checkout without them skips (fails under CI) at once.
+	act, spec := actBinary(t), ghapitest.Require(t)
 	root := t.TempDir()
-	f := &actFixture{t: t, act: actBinary(t), root: root, git: filepath.Join(root, "git"), commits: map[string]string{},
+	f := &actFixture{t: t, act: act, root: root, git: filepath.Join(root, "git"), commits: map[string]string{},
 		artifacts: filepath.Join(root, "artifacts"), cache: filepath.Join(root, "cache"), actions: filepath.Join(root, "act-cache"),
 		action: filepath.Join(root, "action")}
 	actSource(t, f.action)
@@ -200,7 +203,7 @@ func newActFixture(t *testing.T) *actFixture {
 		t.Fatalf("go build ./cmd/mcptest: %v\n%s", err, out)
 	}
 	f.rel = newActReleaseServer(t, bin)
-	f.api = ghapitest.New(t, ghapitest.Require(t), "acme", "agents")
+	f.api = ghapitest.New(t, spec, "acme", "agents")
 	f.fixtureRepo()
 	return f
 }
