@@ -1,0 +1,90 @@
+package annotate
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/report"
+)
+
+// failedAssertion is a failed assertion of block at index i, its message
+// as the engine words a budget: floor's.
+func failedAssertion(block string, i int, floor string) report.AssertionResult {
+	msg := fmt.Sprintf("assertion #%d (`%s`) failed", i, block)
+	if floor != "" {
+		msg = fmt.Sprintf("`%s:` floor %s (`steps.calls` <= 4) failed: 5 is greater than the maximum 4", block, floor)
+	}
+	return report.AssertionResult{Block: block, Index: i, Target: "steps.calls", Message: msg,
+		Position: diag.Pos{File: "suite.yml", Line: 10 + i, Col: 7}}
+}
+
+// shape is caseFailures' result in a line a problem: its kind, message
+// and evidence lines.
+func shape(ps []problem) string {
+	var b strings.Builder
+	for _, p := range ps {
+		fmt.Fprintf(&b, "%s %s|%s\n", p.Kind, p.Message, strings.Join(p.Lines, "|"))
+	}
+	return b.String()
+}
+
+// TestCaseFailuresEvidenceRules: the rules by which caseFailures places a
+// finding, each held by a row whose mutant reads otherwise. An error
+// finding of a run goes under the one failed assertion of its gate (the
+// first of the case's included), written with its position when it has
+// one; of several assertions of its gate, under the one whose floor it
+// names, word for word; else, a finding without a gate, and an
+// inconclusive case's warning are problems of their own.
+func TestCaseFailuresEvidenceRules(t *testing.T) {
+	pos := &diag.Pos{File: "suite.yml", Line: 3, Col: 5}
+	for _, tt := range []struct {
+		name string
+		c    report.CaseResult
+		want string
+	}{
+		{"under the first failed assertion, with its position", report.CaseResult{Verdict: report.Fail,
+			Assertions: []report.AssertionResult{failedAssertion("budget", 0, "")},
+			Findings:   []report.Finding{{Level: "error", Gate: "budget", Message: "run 2: 5 calls", Position: pos}}},
+			"assertion assertion #0 (`budget`) failed|suite.yml:3:5: run 2: 5 calls\n"},
+		{"a position without a file is not written", report.CaseResult{Verdict: report.Fail,
+			Assertions: []report.AssertionResult{failedAssertion("budget", 0, "")},
+			Findings:   []report.Finding{{Level: "error", Gate: "budget", Message: "run 2: 5 calls", Position: &diag.Pos{Line: 3, Col: 5}}}},
+			"assertion assertion #0 (`budget`) failed|run 2: 5 calls\n"},
+		{"under the second failed assertion, its gate's", report.CaseResult{Verdict: report.Fail,
+			Assertions: []report.AssertionResult{failedAssertion("calls", 0, ""), failedAssertion("budget", 1, "")},
+			Findings:   []report.Finding{{Level: "error", Gate: "budget", Message: "run 1: 5 calls"}}},
+			"assertion assertion #0 (`calls`) failed|\nassertion assertion #1 (`budget`) failed|run 1: 5 calls\n"},
+		{"a finding without a gate is its own", report.CaseResult{Verdict: report.Fail,
+			Assertions: []report.AssertionResult{failedAssertion("", 0, "")},
+			Findings:   []report.Finding{{Level: "error", Message: "the server did not start"}}},
+			"assertion assertion #0 (``) failed|\nfinding the server did not start|\n"},
+		{"an inconclusive case's warning is its own", report.CaseResult{Verdict: report.Inconclusive,
+			Assertions: []report.AssertionResult{failedAssertion("calls", 0, "")},
+			Findings:   []report.Finding{{Level: "warning", Gate: "calls", Message: "no run called a tool"}}},
+			"assertion assertion #0 (`calls`) failed|\ninconclusive no run called a tool|\n"},
+		{"of several floors, the one it names", report.CaseResult{Verdict: report.Fail,
+			Assertions: []report.AssertionResult{failedAssertion("budget", 0, "max_run_ms"), failedAssertion("budget", 1, "max_calls")},
+			Findings: []report.Finding{{Level: "error", Gate: "budget", Message: "run 3: 5 calls, over max_calls 4: call 5"},
+				{Level: "error", Gate: "budget", Message: "run 3: 1110 ms, over max_run_ms 1000"}}},
+			"assertion `budget:` floor max_run_ms (`steps.calls` <= 4) failed: 5 is greater than the maximum 4|run 3: 1110 ms, over max_run_ms 1000\n" +
+				"assertion `budget:` floor max_calls (`steps.calls` <= 4) failed: 5 is greater than the maximum 4|run 3: 5 calls, over max_calls 4: call 5\n"},
+		{"a floor's name as a word only", report.CaseResult{Verdict: report.Fail,
+			Assertions: []report.AssertionResult{failedAssertion("budget", 0, "max_calls"), failedAssertion("budget", 1, "max_run_ms")},
+			Findings:   []report.Finding{{Level: "error", Gate: "budget", Message: "run 3: over max_callsX 4"}}},
+			"assertion `budget:` floor max_calls (`steps.calls` <= 4) failed: 5 is greater than the maximum 4|\n" +
+				"assertion `budget:` floor max_run_ms (`steps.calls` <= 4) failed: 5 is greater than the maximum 4|\n" +
+				"finding run 3: over max_callsX 4|\n"},
+		{"of several assertions with no floor, none", report.CaseResult{Verdict: report.Fail,
+			Assertions: []report.AssertionResult{failedAssertion("budget", 0, ""), failedAssertion("budget", 1, "")},
+			Findings:   []report.Finding{{Level: "error", Gate: "budget", Message: "run 3: over (`budget`) 4"}}},
+			"assertion assertion #0 (`budget`) failed|\nassertion assertion #1 (`budget`) failed|\nfinding run 3: over (`budget`) 4|\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := shape(caseFailures(&tt.c)); got != tt.want {
+				t.Errorf("got\n%swant\n%s", got, tt.want)
+			}
+		})
+	}
+}
