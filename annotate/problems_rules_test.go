@@ -88,3 +88,47 @@ func TestCaseFailuresEvidenceRules(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckOfLabels: a run's failed-check label names an assertion the
+// gate's default (or a budget: floor) stands for only with its own block
+// and target, and one the suite wrote only with its index and target;
+// a case of one run names no runs under its checks.
+func TestCheckOfLabels(t *testing.T) {
+	calls := report.AssertionResult{Default: true, Block: "calls", Target: "tool_selection.f1"}
+	budget := report.AssertionResult{Default: true, Block: "budget", Target: "steps.calls"}
+	written := report.AssertionResult{Index: 1, Block: "budget", Target: "steps.calls"}
+	for _, tt := range []struct {
+		label string
+		a     report.AssertionResult
+		want  bool
+	}{
+		{"default gate of `calls:` (`tool_selection.f1` >= 1)", calls, true},
+		{"default gate of `calls:` (`tool_selection.recall` >= 1)", calls, false},
+		{"default gate of `budget:` (`tool_selection.f1` >= 1)", calls, false},
+		{"`budget:` floor max_calls (`steps.calls` <= 4)", budget, true},
+		{"`budget:` floor max_run_ms (`latency.run_ms` <= 1000)", budget, false},
+		{"`other:` floor max_calls (`steps.calls` <= 4)", budget, false},
+		{"assertion #1 (`steps.calls`) in budget", written, true},
+		{"assertion #1 (`steps.calls`) in budget: 5 calls", written, true},
+		{"assertion #1 (`steps.calls`) in budgets", written, false},
+		{"assertion #2 (`steps.calls`) in budget", written, false},
+	} {
+		if got := checkOf(tt.label, tt.a); got != tt.want {
+			t.Errorf("checkOf(%q, %+v) = %v, want %v", tt.label, tt.a, got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		runs  []int
+		total int
+		want  string
+	}{
+		{[]int{1}, 1, ""},
+		{nil, 3, ""},
+		{[]int{2}, 2, "failed in run 2 of 2"},
+		{[]int{1, 3}, 3, "failed in runs 1 and 3 of 3"},
+	} {
+		if got := runsLine(tt.runs, tt.total); got != tt.want {
+			t.Errorf("runsLine(%v, %d) = %q, want %q", tt.runs, tt.total, got, tt.want)
+		}
+	}
+}
