@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"iter"
 	"maps"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -386,10 +388,7 @@ func toolFromRaw(n int, raw map[string]any) (*mcp.Tool, error) {
 		t.Meta = m
 	}
 	if v, has := raw["annotations"]; has {
-		var ann mcp.ToolAnnotations
-		if b, err := json.Marshal(v); err == nil && json.Unmarshal(b, &ann) == nil {
-			t.Annotations = &ann
-		}
+		t.Annotations = annotations(v)
 	}
 	if v, has := raw["icons"]; has {
 		b, err := json.Marshal(v)
@@ -401,6 +400,58 @@ func toolFromRaw(n int, raw map[string]any) (*mcp.Tool, error) {
 		}
 	}
 	return t, nil
+}
+
+// annotations are a tool's annotations as the SDK decodes them, nil when
+// it cannot (a hint that is not a boolean). An object of the hints' own
+// names is read as it is; any other goes through encoding/json (which
+// matches names regardless of case, the last in the document winning).
+func annotations(v any) *mcp.ToolAnnotations {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	var ann mcp.ToolAnnotations
+	for k, v := range m {
+		b, isBool := v.(bool)
+		switch {
+		case !slices.Contains(hintNames, k):
+			if slices.ContainsFunc(hintNames, func(h string) bool { return strings.EqualFold(h, k) }) {
+				return annotationsJSON(m)
+			}
+		case v == nil:
+			// null leaves a field as it is, as encoding/json does.
+		case k == "title":
+			s, isString := v.(string)
+			if !isString {
+				return nil
+			}
+			ann.Title = s
+		case !isBool:
+			return nil
+		case k == "destructiveHint":
+			ann.DestructiveHint = &b
+		case k == "openWorldHint":
+			ann.OpenWorldHint = &b
+		case k == "idempotentHint":
+			ann.IdempotentHint = b
+		case k == "readOnlyHint":
+			ann.ReadOnlyHint = b
+		}
+	}
+	return &ann
+}
+
+// hintNames are the members of a tool's annotations.
+var hintNames = []string{"destructiveHint", "idempotentHint", "openWorldHint", "readOnlyHint", "title"}
+
+// annotationsJSON is annotations through encoding/json.
+func annotationsJSON(v any) *mcp.ToolAnnotations {
+	var ann mcp.ToolAnnotations
+	if b, err := json.Marshal(v); err == nil && json.Unmarshal(b, &ann) == nil {
+		return &ann
+	}
+	return nil
 }
 
 // ParseCatalog parses a catalog document (see ReadFile).

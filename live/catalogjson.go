@@ -51,6 +51,9 @@ type jsonCheck struct {
 	// path is the member keys and item indexes from the root to the value
 	// being walked, for the message of a duplicate key.
 	path []pathStep
+	// keys holds the offsets of the keys of the objects being walked,
+	// each object's after its parent's.
+	keys [][2]int
 }
 
 // pathStep is one step of a path: a member key (the offsets of its
@@ -117,22 +120,25 @@ func (w *jsonCheck) value(i, depth int) int {
 // encoding/json reads them, without decoding a key of plain ASCII.
 func (w *jsonCheck) object(i, depth int) int {
 	var seen map[string]int // the keys of a large object: key to its first offset
-	var few [][2]int        // the keys while there are few: their offsets
+	// The keys while there are few, their offsets, on the stack of keys
+	// of the objects being walked (w.keys), which the next sibling reuses.
+	mark := len(w.keys)
+	defer func() { w.keys = w.keys[:mark] }()
 	j := jsonpos.Space(w.data, i+1)
 	for j < len(w.data) && w.data[j] != '}' {
 		kEnd := jsonpos.StringEnd(w.data, j)
 		first := -1
 		if seen == nil {
-			for _, k := range few {
+			for _, k := range w.keys[mark:] {
 				if w.sameKey(k[0], k[1], j, kEnd) {
 					first = k[0]
 					break
 				}
 			}
 			if first < 0 {
-				if few = append(few, [2]int{j, kEnd}); len(few) > 16 {
-					seen = make(map[string]int, 2*len(few))
-					for _, k := range few {
+				if w.keys = append(w.keys, [2]int{j, kEnd}); len(w.keys)-mark > 16 {
+					seen = make(map[string]int, 2*(len(w.keys)-mark))
+					for _, k := range w.keys[mark:] {
 						seen[jsonpos.String(w.data[k[0]:k[1]])] = k[0]
 					}
 				}

@@ -174,20 +174,31 @@ func drawCatalog(r *rand.Rand) string {
 
 // drawTool writes one tool, with a drawn defect now and then.
 func drawTool(r *rand.Rand, obj func([]string) string) string {
+	clean := r.IntN(2) == 0 // a tool without defects
 	switch r.IntN(20) {
 	case 0:
+		if clean {
+			break
+		}
 		return `42`
 	case 1:
-		return `["name"]`
+		if !clean {
+			return `["name"]`
+		}
 	case 2:
-		return `null`
+		if !clean {
+			return `null`
+		}
 	}
 	names := []string{`"search_é"`, `"fetch"`, `""`, `"  "`, `7`, `null`, `{"a": 1}`, `"n\u00e9"`}
 	members := []string{`"name": ` + names[r.IntN(len(names))]}
-	if r.IntN(2) == 0 {
+	if clean {
+		members[0] = `"name": ` + names[r.IntN(2)]
+	}
+	if !clean && r.IntN(2) == 0 {
 		members = append(members, `"name": "second"`)
 	}
-	if r.IntN(8) == 0 {
+	if !clean && r.IntN(8) == 0 {
 		members = members[:0]
 	}
 	optional := []string{
@@ -195,14 +206,24 @@ func drawTool(r *rand.Rand, obj func([]string) string) string {
 		`"title": "T"`, `"title": ["x"]`, `"descripton": "typo"`, `"nmae": "typo"`, `"x-vendor": {}`, `"_private": 1`,
 		`"futureField": true`, `"annotations": {"readOnlyHint": true}`, `"annotations": {"readOnlyHint": "yes"}`,
 		`"annotations": null`, `"annotations": 5`, `"outputSchema": {"type": "object"}`, `"outputSchema": null`,
+		`"annotations": {"readOnlyHint": null, "destructiveHint": false, "openWorldHint": true, "title": "T"}`,
+		`"annotations": {"READONLYHINT": true, "idempotentHint": true}`, `"annotations": {"idempotentHint": 1}`,
+		`"annotations": {"title": 2}`, `"annotations": {"destructiveHint": null, "other": [1]}`,
 		`"_meta": {"k": "v"}`, `"execution": {"taskSupport": "forbidden"}`, `"icons": [{"src": "https://x/i.png"}]`,
 		`"inputSchema": null`, `"inputSchema": "object"`, `"n\u0061me": "escaped"`, `"inputSchma": {}`,
 	}
+	seen := map[string]bool{}
 	for range r.IntN(4) {
-		members = append(members, optional[r.IntN(len(optional))])
+		m := optional[r.IntN(len(optional))]
+		key, _, _ := strings.Cut(m, ":")
+		if clean && (seen[key] || !json.Valid([]byte("{"+m+"}")) || catalogCheckFails(m)) {
+			continue
+		}
+		seen[key] = true
+		members = append(members, m)
 	}
-	if r.IntN(4) != 0 {
-		members = append(members, `"inputSchema": `+drawSchema(r, obj, 0))
+	if r.IntN(4) != 0 && !seen[`"inputSchema"`] {
+		members = append(members, `"inputSchema": `+drawSchema(r, obj, 0, clean))
 	}
 	r.Shuffle(len(members), func(i, j int) { members[i], members[j] = members[j], members[i] })
 	return obj(members)
@@ -210,31 +231,42 @@ func drawTool(r *rand.Rand, obj func([]string) string) string {
 
 // drawSchema writes a JSON Schema, with a key repeated at a drawn depth,
 // a number out of range or a nesting as deep as JSON allows now and then.
-func drawSchema(r *rand.Rand, obj func([]string) string, depth int) string {
+func drawSchema(r *rand.Rand, obj func([]string) string, depth int, clean bool) string {
 	if depth > 3 {
 		return `{"type": "string"}`
 	}
-	switch r.IntN(200) {
-	case 0, 1, 2, 3, 4:
+	switch n := r.IntN(200); {
+	case clean:
+	case n < 5:
 		return `{"maximum": 1e400}`
-	case 5:
+	case n == 5:
 		// As deep as encoding/json lets a document be (its depth
 		// limit is jsonpos.MaxDepth), the tool's own levels aside.
 		return strings.Repeat("[", jsonpos.MaxDepth-20) + strings.Repeat("]", jsonpos.MaxDepth-20)
 	}
 	props := make([]string, r.IntN(4))
 	for i := range props {
-		props[i] = fmt.Sprintf(`"p%d": %s`, r.IntN(3), drawSchema(r, obj, depth+1))
+		k := r.IntN(3)
+		if clean {
+			k = i
+		}
+		props[i] = fmt.Sprintf(`"p%d": %s`, k, drawSchema(r, obj, depth+1, clean))
 	}
 	members := []string{`"type": "object"`, `"properties": ` + obj(props)}
 	if r.IntN(3) == 0 {
 		members = append(members, `"required": ["p0"]`, `"enum": [1, 2.5, -3e2, "x", true, null]`)
 	}
-	if r.IntN(6) == 0 {
+	if !clean && r.IntN(6) == 0 {
 		members = append(members, `"type": "array"`)
 	}
-	if r.IntN(10) == 0 {
+	if !clean && r.IntN(10) == 0 {
 		members = append(members, `"k\ud800": 1`, `"k\udc00": 2`)
 	}
 	return obj(members)
+}
+
+// catalogCheckFails reports whether a tool's member alone is refused by
+// the checks (a drawn clean tool leaves it out).
+func catalogCheckFails(member string) bool {
+	return len(checkJSON("m.json", []byte(`[{"name": "a", `+member+`}]`))) > 0
 }
