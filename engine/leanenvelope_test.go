@@ -87,11 +87,12 @@ func TestLeanEnvelopeCaseBytes(t *testing.T) {
 			t.Fatal(err)
 		}
 		at := fmt.Sprintf("corpus %d (%d cassettes, seed %d)", d, n, seed)
+		store := filepath.Join(dir, ".store")
 		mcptest := func(args ...string) []byte {
 			t.Helper()
 			cmd := exec.Command(tools.mcptest, args...)
 			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), "CI=", "GITHUB_ACTIONS=")
+			cmd.Env = append(os.Environ(), "CI=", "GITHUB_ACTIONS=", "MCPTEST_DIR="+store, "MCPTEST_CACHE_MIN_BYTES=0")
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			if err := cmd.Run(); err != nil {
@@ -162,6 +163,23 @@ func TestLeanEnvelopeCaseBytes(t *testing.T) {
 			t.Errorf("%s: history over the envelope before catalogs and the lean one: %s", at, clip(out))
 		}
 
+		// Served from the cache, the cases name the same catalogs, and
+		// the envelope holds them.
+		for _, name := range []string{"cold.json", "warm.json"} {
+			mcptest("run", "--config", gen.CaseSuiteFile, "--format", "json", "--output", name)
+			served, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var head struct{ Run report.RunInfo }
+			if err := json.Unmarshal(served, &head); err != nil || name == "warm.json" && head.Run.Cached != n {
+				t.Errorf("%s: %s served %d cases from the cache (%v), want %d", at, name, head.Run.Cached, err, n)
+			}
+			if a, b := withoutRunClock(t, data), withoutRunClock(t, withoutCached(t, served)); !bytes.Equal(a, b) {
+				t.Errorf("%s: the run served from the cache (%s) differs from the run:\n%s\n---\n%s", at, name, clip(a), clip(b))
+			}
+		}
+
 		// The shards of the run, merged, are the run.
 		shards := 2 + d
 		var names []string
@@ -179,6 +197,24 @@ func TestLeanEnvelopeCaseBytes(t *testing.T) {
 			t.Errorf("%s: the merged shards differ from the run:\n%s\n---\n%s", at, clip(a), clip(b))
 		}
 	}
+}
+
+// withoutCached is a JSON report without its run's count of cases served
+// from the cache.
+func withoutCached(t *testing.T, data []byte) []byte {
+	t.Helper()
+	var env map[string]any
+	if err := json.Unmarshal(data, &env); err != nil {
+		t.Fatal(err)
+	}
+	if run, ok := env["run"].(map[string]any); ok {
+		delete(run, "cached")
+	}
+	out, err := json.Marshal(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // checkCaseBytes holds each case to the per-case bound and the mean
