@@ -81,121 +81,141 @@ func TestLeanEnvelopeCaseBytes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(40, 3))
 	for d := range 3 {
 		seed := rng.Uint64()
-		n := 60 + rng.IntN(200)
-		dir := t.TempDir()
-		if _, err := gen.Write(dir, n, seed); err != nil {
+		lc := &leanCorpus{t: t, bin: tools.mcptest, n: 60 + rng.IntN(200), dir: t.TempDir()}
+		if _, err := gen.Write(lc.dir, lc.n, seed); err != nil {
 			t.Fatal(err)
 		}
-		at := fmt.Sprintf("corpus %d (%d cassettes, seed %d)", d, n, seed)
-		store := filepath.Join(dir, ".store")
-		mcptest := func(args ...string) []byte {
-			t.Helper()
-			cmd := exec.Command(tools.mcptest, args...)
-			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), "CI=", "GITHUB_ACTIONS=", "MCPTEST_DIR="+store, "MCPTEST_CACHE_MIN_BYTES=0")
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Run(); err != nil {
-				var exit *exec.ExitError
-				if !errors.As(err, &exit) || exit.ExitCode() > 1 {
-					t.Fatalf("%s: mcptest %v: %v\n%s", at, args, err, stderr.Bytes())
-				}
-			}
-			return stdout.Bytes()
-		}
-		mcptest("run", "--config", gen.CaseSuiteFile, "--format", "json", "--output", "whole.json", "--no-cache")
-		data, err := os.ReadFile(filepath.Join(dir, "whole.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		lc.at = fmt.Sprintf("corpus %d (%d cassettes, seed %d)", d, lc.n, seed)
+		lc.mcptest("run", "--config", gen.CaseSuiteFile, "--format", "json", "--output", "whole.json", "--no-cache")
+		data := lc.read("whole.json")
 		lines, cases := envelopeCases(t, data)
-		if len(cases) != n {
-			t.Fatalf("%s: %d case lines, want %d", at, len(cases), n)
+		if len(cases) != lc.n {
+			t.Fatalf("%s: %d case lines, want %d", lc.at, len(cases), lc.n)
 		}
-		checkCaseBytes(t, at, lines, cases)
-
+		checkCaseBytes(t, lc.at, lines, cases)
 		env, err := report.Read(bytes.NewReader(data), "whole.json")
 		if err != nil {
 			t.Fatal(err)
 		}
-		old := checkCatalogs(t, at, env)
-		oldJSON, err := json.MarshalIndent(old, "", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "old.json"), oldJSON, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		// The envelope as mcptest wrote it before catalogs reads as the
-		// lean one does.
-		html := func(name string) string {
-			mcptest("report", name, "--format", "html", "--output", name+".html")
-			page, err := os.ReadFile(filepath.Join(dir, name+".html"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return coverageSection(t, string(page))
-		}
-		if a, b := html("whole.json"), html("old.json"); a != b {
-			t.Errorf("%s: the HTML report's tool coverage differs between the lean envelope and the one before catalogs:\n%s\n---\n%s", at, clip([]byte(a)), clip([]byte(b)))
-		}
-		var cmp struct {
-			Changed []json.RawMessage `json:"changed"`
-		}
-		out := mcptest("report", "old.json", "--compare", "whole.json", "--format", "json", "--fail-on", "none")
-		if err := json.Unmarshal(out, &cmp); err != nil {
-			t.Fatalf("%s: compare: %v\n%s", at, err, clip(out))
-		}
-		for _, format := range []string{"text", "agent", "junit", "sarif"} {
-			if a, b := mcptest("report", "old.json", "--format", format), mcptest("report", "whole.json", "--format", format); !bytes.Equal(a, b) {
-				t.Errorf("%s: report --format %s differs between the lean envelope and the one before catalogs", at, format)
-			}
-		}
-		if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range []string{"old.json", "whole.json"} {
-			if err := os.WriteFile(filepath.Join(dir, "runs", f), map[string][]byte{"old.json": oldJSON, "whole.json": data}[f], 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if out := mcptest("history", "runs", "--format", "json"); !bytes.Contains(out, []byte(`"runs"`)) {
-			t.Errorf("%s: history over the envelope before catalogs and the lean one: %s", at, clip(out))
-		}
+		lc.checkOldReads(data, checkCatalogs(t, lc.at, env))
+		lc.checkCached(data)
+		lc.checkMerged(data, 2+d)
+	}
+}
 
-		// Served from the cache, the cases name the same catalogs, and
-		// the envelope holds them.
-		for _, name := range []string{"cold.json", "warm.json"} {
-			mcptest("run", "--config", gen.CaseSuiteFile, "--format", "json", "--output", name)
-			served, err := os.ReadFile(filepath.Join(dir, name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var head struct{ Run report.RunInfo }
-			if err := json.Unmarshal(served, &head); err != nil || name == "warm.json" && head.Run.Cached != n {
-				t.Errorf("%s: %s served %d cases from the cache (%v), want %d", at, name, head.Run.Cached, err, n)
-			}
-			if a, b := withoutRunClock(t, data), withoutRunClock(t, withoutCached(t, served)); !bytes.Equal(a, b) {
-				t.Errorf("%s: the run served from the cache (%s) differs from the run:\n%s\n---\n%s", at, name, clip(a), clip(b))
-			}
-		}
+// leanCorpus is one drawn corpus of TestLeanEnvelopeCaseBytes and the
+// built binary run in its directory.
+type leanCorpus struct {
+	t            *testing.T
+	bin, dir, at string
+	n            int
+}
 
-		// The shards of the run, merged, are the run.
-		shards := 2 + d
-		var names []string
-		for i := 1; i <= shards; i++ {
-			name := "shard-" + strconv.Itoa(i) + ".json"
-			mcptest("run", "--config", gen.CaseSuiteFile, "--format", "json", "--output", name, "--no-cache", "--shard", fmt.Sprintf("%d/%d", i, shards))
-			names = append(names, name)
+// mcptest runs the binary in the corpus's directory, its workspace store
+// there and every case cacheable, and returns its stdout; an exit over 1
+// fails the test.
+func (lc *leanCorpus) mcptest(args ...string) []byte {
+	lc.t.Helper()
+	cmd := exec.Command(lc.bin, args...)
+	cmd.Dir = lc.dir
+	cmd.Env = append(os.Environ(), "CI=", "GITHUB_ACTIONS=", "MCPTEST_DIR="+filepath.Join(lc.dir, ".store"), "MCPTEST_CACHE_MIN_BYTES=0")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() > 1 {
+			lc.t.Fatalf("%s: mcptest %v: %v\n%s", lc.at, args, err, stderr.Bytes())
 		}
-		mcptest(append([]string{"report", "merge", "--output", "merged.json"}, names...)...)
-		merged, err := os.ReadFile(filepath.Join(dir, "merged.json"))
-		if err != nil {
-			t.Fatal(err)
+	}
+	return stdout.Bytes()
+}
+
+func (lc *leanCorpus) read(name string) []byte {
+	lc.t.Helper()
+	data, err := os.ReadFile(filepath.Join(lc.dir, name))
+	if err != nil {
+		lc.t.Fatal(err)
+	}
+	return data
+}
+
+func (lc *leanCorpus) write(name string, data []byte) {
+	lc.t.Helper()
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(lc.dir, name)), 0o755); err != nil {
+		lc.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(lc.dir, name), data, 0o644); err != nil {
+		lc.t.Fatal(err)
+	}
+}
+
+// checkOldReads writes the envelope as mcptest wrote it before catalogs
+// (old: every offered tool in its case at calls 0, indented) and holds
+// that it reads as the lean one (data) does: the HTML report's tool
+// coverage, the text, agent, JUnit and SARIF reports, a comparison of the
+// two that finds every case the same, and history over both.
+func (lc *leanCorpus) checkOldReads(data []byte, old *report.Envelope) {
+	t := lc.t
+	oldJSON, err := json.MarshalIndent(old, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc.write("old.json", oldJSON)
+	html := func(name string) string {
+		lc.mcptest("report", name, "--format", "html", "--output", name+".html")
+		return coverageSection(t, string(lc.read(name+".html")))
+	}
+	if a, b := html("whole.json"), html("old.json"); a != b {
+		t.Errorf("%s: the HTML report's tool coverage differs between the lean envelope and the one before catalogs:\n%s\n---\n%s", lc.at, clip([]byte(a)), clip([]byte(b)))
+	}
+	for _, format := range []string{"text", "agent", "junit", "sarif"} {
+		if a, b := lc.mcptest("report", "old.json", "--format", format), lc.mcptest("report", "whole.json", "--format", format); !bytes.Equal(a, b) || len(a) == 0 {
+			t.Errorf("%s: report --format %s differs between the lean envelope and the one before catalogs", lc.at, format)
 		}
-		if a, b := withoutRunClock(t, data), withoutRunClock(t, merged); !bytes.Equal(a, b) {
-			t.Errorf("%s: the merged shards differ from the run:\n%s\n---\n%s", at, clip(a), clip(b))
+	}
+	var cmp struct {
+		Summary struct{ Cases, Same int }
+	}
+	out := lc.mcptest("report", "old.json", "--compare", "whole.json", "--format", "json", "--fail-on", "none")
+	if err := json.Unmarshal(out, &cmp); err != nil || cmp.Summary.Cases != lc.n || cmp.Summary.Same != lc.n {
+		t.Errorf("%s: the comparison of the envelope before catalogs with the lean one: %+v, %v\n%s", lc.at, cmp, err, clip(out))
+	}
+	lc.write("runs/old.json", oldJSON)
+	lc.write("runs/whole.json", data)
+	var hist struct{ Runs []json.RawMessage }
+	if out := lc.mcptest("history", "runs", "--format", "json"); json.Unmarshal(out, &hist) != nil || len(hist.Runs) != 2 {
+		t.Errorf("%s: history over the envelope before catalogs and the lean one: %s", lc.at, clip(out))
+	}
+}
+
+// checkCached holds that the run served from the cache is the run: its
+// cases name the same catalogs and the envelope holds them.
+func (lc *leanCorpus) checkCached(data []byte) {
+	t := lc.t
+	for _, name := range []string{"cold.json", "warm.json"} {
+		lc.mcptest("run", "--config", gen.CaseSuiteFile, "--format", "json", "--output", name)
+		served := lc.read(name)
+		var head struct{ Run report.RunInfo }
+		if err := json.Unmarshal(served, &head); err != nil || name == "warm.json" && head.Run.Cached != lc.n {
+			t.Errorf("%s: %s served %d cases from the cache (%v), want %d", lc.at, name, head.Run.Cached, err, lc.n)
 		}
+		if a, b := withoutRunClock(t, data), withoutRunClock(t, withoutCached(t, served)); !bytes.Equal(a, b) {
+			t.Errorf("%s: the run served from the cache (%s) differs from the run:\n%s\n---\n%s", lc.at, name, clip(a), clip(b))
+		}
+	}
+}
+
+// checkMerged holds that the run's shards, merged, are the run.
+func (lc *leanCorpus) checkMerged(data []byte, shards int) {
+	var names []string
+	for i := 1; i <= shards; i++ {
+		name := "shard-" + strconv.Itoa(i) + ".json"
+		lc.mcptest("run", "--config", gen.CaseSuiteFile, "--format", "json", "--output", name, "--no-cache", "--shard", fmt.Sprintf("%d/%d", i, shards))
+		names = append(names, name)
+	}
+	lc.mcptest(append([]string{"report", "merge", "--output", "merged.json"}, names...)...)
+	if a, b := withoutRunClock(lc.t, data), withoutRunClock(lc.t, lc.read("merged.json")); !bytes.Equal(a, b) {
+		lc.t.Errorf("%s: the merged shards differ from the run:\n%s\n---\n%s", lc.at, clip(a), clip(b))
 	}
 }
 

@@ -118,10 +118,16 @@ func TestCatalogsChecked(t *testing.T) {
 		t.Errorf("coverage: %+v (b is named by no case: not counted)", cov)
 	}
 	for name, bad := range map[string]func(e *Envelope){
-		"digest":   func(e *Envelope) { e.Catalogs[0].Servers[0].Tools = []string{"other"} },
-		"order":    func(e *Envelope) { e.Catalogs[0], e.Catalogs[1] = e.Catalogs[1], e.Catalogs[0] },
-		"line":     func(e *Envelope) { e.Catalogs[0].Servers[0].Server = "a\nb"; e.Catalogs[0].SHA256 = catalogDigest(e.Catalogs[0].Servers) },
-		"empty":    func(e *Envelope) { e.Catalogs[0].Servers[0].Tools = []string{""}; e.Catalogs[0].SHA256 = catalogDigest(e.Catalogs[0].Servers) },
+		"digest": func(e *Envelope) { e.Catalogs[0].Servers[0].Tools = []string{"other"} },
+		"order":  func(e *Envelope) { e.Catalogs[0], e.Catalogs[1] = e.Catalogs[1], e.Catalogs[0] },
+		"line": func(e *Envelope) {
+			e.Catalogs[0].Servers[0].Server = "a\nb"
+			e.Catalogs[0].SHA256 = catalogDigest(e.Catalogs[0].Servers)
+		},
+		"empty": func(e *Envelope) {
+			e.Catalogs[0].Servers[0].Tools = []string{""}
+			e.Catalogs[0].SHA256 = catalogDigest(e.Catalogs[0].Servers)
+		},
 		"from":     func(e *Envelope) { e.CatalogsFrom = "\x1b[31m" },
 		"case ref": func(e *Envelope) { e.Cases[0].Catalog = "a\u202eb" },
 	} {
