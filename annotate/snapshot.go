@@ -76,9 +76,35 @@ func SnapshotPage() []byte {
 // The rest is in the envelope the address names and in `mcptest view`.
 const (
 	snapshotRuns           = 1
-	snapshotText           = 120
-	snapshotEvidenceBudget = 6 << 10
+	snapshotText           = 100
+	snapshotEvidenceBudget = 4 << 10
 )
+
+// The documented bound of a snapshot address (the fragment after "#", in
+// bytes): SnapshotBase (the page's frame and the snapshot's share of
+// timelines), and SnapshotPerPassing for each passing case and
+// SnapshotPerOther for each failing or inconclusive one (its problems,
+// listed twice, compress to a few hundred bytes); a one-case passing run
+// within SnapshotOneCase. The evidence share is bounded by construction
+// (snapshotEvidenceBudget); what a case lists besides (its figures,
+// assertions, floors and findings) is not clipped, so the bound is held
+// over generated runs of the generator corpus (TestSnapshotAddressBound),
+// not over every run there could be.
+const (
+	SnapshotBase       = 7 << 9
+	SnapshotPerPassing = 320
+	SnapshotPerOther   = 1 << 10
+	SnapshotOneCase    = 2 << 10
+)
+
+// SnapshotBound is the documented bound of a snapshot address for a run of
+// passing and other cases.
+func SnapshotBound(passing, other int) int {
+	if passing == 1 && other == 0 {
+		return SnapshotOneCase
+	}
+	return SnapshotBase + SnapshotPerPassing*passing + SnapshotPerOther*other
+}
 
 // snapshotEvidence returns env with each case's evidence cut to the
 // snapshot's share (snapshotRuns runs, texts of snapshotText

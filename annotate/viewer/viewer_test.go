@@ -146,7 +146,7 @@ func TestHandler(t *testing.T) {
 }
 
 // TestRun serves a stored run until its context ends, after writing the
-// snapshot viewer, whose address carries the envelope; an address that is
+// snapshot viewer, whose address carries the run's page; an address that is
 // not loopback is refused before anything listens.
 func TestRun(t *testing.T) {
 	store, dir := testStore(t)

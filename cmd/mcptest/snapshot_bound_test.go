@@ -1,0 +1,85 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcptest/mcptest/annotate"
+	"github.com/mcptest/mcptest/cassette/gen"
+	"github.com/mcptest/mcptest/report"
+)
+
+// TestSnapshotAddressBound runs the built binary over generated runs
+// (the generator corpus's passing suite of one test per cassette and its
+// failing suite, drawn seeds and sizes) and holds each run's snapshot
+// address to its documented bound (annotate.SnapshotBound: a one-case
+// passing run in 2 KiB; 3.5 KiB, 320 bytes a passing case and 1 KiB a
+// failing one), and checks the address reads back to the run it names.
+// At 40 cases, the address is at most a tenth of the run's envelope:
+// it grows far more slowly than the record it names.
+func TestSnapshotAddressBound(t *testing.T) {
+	bin := mcptestBin(t)
+	r := rand.New(rand.NewPCG(41, 11))
+	sizes := []int{1, 1, 1, 2, 2, 3, 5, 8, 13, 40}
+	for i, n := range sizes {
+		seed := gen.DefaultSeed
+		if i > 0 {
+			seed = r.Uint64()
+		}
+		for _, failing := range []bool{false, true} {
+			dir := t.TempDir()
+			suite := filepath.Join(dir, gen.CaseSuiteFile)
+			if failing {
+				var err error
+				if suite, err = gen.WriteFailing(dir, n, seed); err != nil {
+					t.Fatal(err)
+				}
+			} else if _, err := gen.Write(dir, n, seed); err != nil {
+				t.Fatal(err)
+			}
+			name := fmt.Sprintf("%d cases seed %d failing %v", n, seed, failing)
+			run := filepath.Join(dir, "run.json")
+			if out, err := exec.Command(bin, "run", "--config", suite, "--format", "json", "--output", run).CombinedOutput(); err != nil && !failing {
+				t.Fatalf("%s: mcptest run: %v\n%s", name, err, out)
+			}
+			out, err := exec.Command(bin, "view", run, "--snapshot", filepath.Join(dir, "viewer.html"), "--no-serve").Output()
+			if err != nil {
+				t.Fatalf("%s: mcptest view --snapshot: %v", name, err)
+			}
+			_, frag, ok := strings.Cut(strings.TrimSpace(string(out)), "#")
+			if !ok {
+				t.Fatalf("%s: no snapshot address in %q", name, out)
+			}
+			f, err := os.Open(run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			env, err := report.Read(f, run)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			passing := env.Totals.Passed
+			if bound := annotate.SnapshotBound(passing, n-passing); len(frag) > bound {
+				t.Errorf("%s: the snapshot address is %d bytes, over its bound %d (%d passing, %d not)", name, len(frag), bound, passing, n-passing)
+			}
+			st, err := os.Stat(run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n >= 40 && int64(len(frag))*10 > st.Size() {
+				t.Errorf("%s: the snapshot address is %d bytes, over a tenth of the envelope's %d", name, len(frag), st.Size())
+			}
+			t.Logf("%s: %d bytes (bound %d), envelope %d bytes", name, len(frag), annotate.SnapshotBound(passing, n-passing), st.Size())
+			snap, err := annotate.ReadSnapshotFragment(frag)
+			if err != nil || snap.RunID != env.Run.ID || snap.Cases != n {
+				t.Errorf("%s: the address reads back as %+v, %v", name, snap, err)
+			}
+		}
+	}
+}
