@@ -3,9 +3,17 @@ package annotate
 import (
 	"bytes"
 	"compress/flate"
+	"fmt"
+	"html"
+	"math/rand/v2"
 	"os"
+	"regexp"
+	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/report"
 )
 
 // snapshotDictFile is the viewer's preset dictionary, which -update
@@ -48,5 +56,120 @@ func TestSnapshotDictionary(t *testing.T) {
 	}
 	if with, without := deflated([]byte(snapshotDict)), deflated(nil); with*3 > without*2 {
 		t.Errorf("the sample's snapshot deflates to %d bytes with the dictionary, %d without", with, without)
+	}
+}
+
+// drawnEvidenceRun is a run nobody wrote: cases of drawn verdicts, each
+// with up to 6 recorded runs of up to 5 turns of up to 8 calls, texts of
+// up to 1,000 drawn characters (the envelope's clip), some of them
+// non-ASCII or markup.
+func drawnEvidenceRun(r *rand.Rand) *report.Envelope {
+	env := sample()
+	env.Cases = nil
+	words := []string{"search", "fetch", "<b>x</b>", "résumé", "数据", "\"q\"", "`code`", "\u202e", "{\"k\":1}", "line\nbreak"}
+	text := func() string {
+		var b strings.Builder
+		for n := r.IntN(1000); b.Len() < n; {
+			b.WriteString(words[r.IntN(len(words))])
+			b.WriteByte(' ')
+		}
+		return b.String()
+	}
+	n := 1 + r.IntN(12)
+	env.Totals = report.Totals{Total: n}
+	for i := range n {
+		c := &report.CaseResult{Name: fmt.Sprintf("drawn case %d", i), Kind: report.KindAgent, Verdict: report.Pass, Runs: 1 + r.IntN(6),
+			Targets: map[string]float64{}, Counts: map[string]int64{}, Assertions: []report.AssertionResult{}, Floors: []report.Floor{}, Findings: []report.Finding{},
+			Position: diag.Pos{File: "suite.yml", Line: 3 + i, Col: 5}}
+		if r.IntN(2) == 0 {
+			c.Verdict = report.Fail
+			env.Totals.Failed++
+			c.Reliability = &report.ReliabilityDetail{Runs: int64(c.Runs)}
+		} else {
+			env.Totals.Passed++
+		}
+		for run := 1; run <= c.Runs; run++ {
+			ev := report.RunEvidence{Run: run, Model: "m"}
+			for range 1 + r.IntN(5) {
+				t := report.TurnEvidence{FinalResponse: text()}
+				for range r.IntN(9) {
+					t.Calls = append(t.Calls, report.CallEvidence{Tool: "search", Arguments: text(), Result: text()})
+				}
+				ev.Turns = append(ev.Turns, t)
+			}
+			c.Evidence = append(c.Evidence, ev)
+			if c.Reliability != nil {
+				c.Reliability.Rows = append(c.Reliability.Rows, report.RunVerdict{Run: run, Passed: r.IntN(2) == 0})
+			}
+		}
+		env.Cases = append(env.Cases, c)
+	}
+	if env.Totals.Failed > 0 {
+		env.Verdict = report.Fail
+	} else {
+		env.Verdict = report.Pass
+	}
+	return env
+}
+
+// TestSnapshotEvidenceShareGenerated: over drawn runs, a snapshot's page
+// shows at most one run a case, the first failing run where the case has
+// one, every recorded text at most snapshotText characters and none behind
+// a "full" toggle, timelines within the snapshot's budget, and the
+// envelope it renders is left as it was.
+func TestSnapshotEvidenceShareGenerated(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 41))
+	for draw := range 60 {
+		env := drawnEvidenceRun(r)
+		var before bytes.Buffer
+		if err := (JSON{}).Report(&before, env); err != nil {
+			t.Fatal(err)
+		}
+		frag, err := SnapshotFragment(env, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap, err := ReadSnapshotFragment(frag)
+		if err != nil {
+			t.Fatalf("draw %d: %v", draw, err)
+		}
+		var after bytes.Buffer
+		if err := (JSON{}).Report(&after, env); err != nil || !bytes.Equal(before.Bytes(), after.Bytes()) {
+			t.Fatalf("draw %d: the snapshot changed the envelope it renders (%v)", draw, err)
+		}
+		if strings.Contains(snap.Page, `<details class="full">`) {
+			t.Errorf("draw %d: a text behind a full toggle", draw)
+		}
+		cut, _, budget := snapshotEvidence(env, nil)
+		spent := 0
+		for i, c := range env.Cases {
+			at := strings.Index(snap.Page, fmt.Sprintf(`id="case-%d"`, i+1))
+			end := strings.Index(snap.Page[at+1:], `<li class="case `)
+			body := snap.Page[at:]
+			if end >= 0 {
+				body = snap.Page[at : at+1+end]
+			}
+			runs := regexp.MustCompile(`aria-label="run (\d+)"`).FindAllStringSubmatch(body, -1)
+			if len(runs) > 1 { // one run a case, as documented
+				t.Errorf("draw %d case %d: %d runs shown", draw, i, len(runs))
+			}
+			if len(runs) == 1 {
+				spent += evidenceSize(cut.Cases[i].Evidence)
+				if want := pickRuns(c, 1)[0].Run; runs[0][1] != fmt.Sprint(want) {
+					t.Errorf("draw %d case %d: run %s shown, want run %d (its first failing run, else its first)", draw, i, runs[0][1], want)
+				}
+			}
+			for _, m := range regexp.MustCompile(`(?s)<code>([^<]*)</code>`).FindAllStringSubmatch(body, -1) {
+				// A control or bidi character reads as its visible escape
+				// (Clean), one recorded character.
+				shown := regexp.MustCompile(`\\u\{?[0-9a-fA-F]{2,6}\}?`).ReplaceAllString(html.UnescapeString(m[1]), "?")
+				if n := utf8.RuneCountInString(shown); n > snapshotText+1 {
+					t.Errorf("draw %d case %d: a text of %d characters", draw, i, n)
+				}
+			}
+		}
+		if spent > budget {
+			t.Errorf("draw %d: timelines of %d bytes, over the budget %d", draw, spent, budget)
+		}
 	}
 }
