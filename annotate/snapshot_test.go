@@ -60,7 +60,8 @@ func TestSnapshotDictionary(t *testing.T) {
 }
 
 // drawnEvidenceRun is a run nobody wrote: cases of drawn verdicts, each
-// with up to 6 recorded runs of up to 5 turns of up to 8 calls, texts of
+// with up to 6 recorded runs of 1 or 2 turns of up to 2 calls (a quarter
+// of them up to 5 turns of up to 8 calls), texts of
 // up to 1,000 drawn characters (the envelope's clip), some of them
 // non-ASCII or markup.
 func drawnEvidenceRun(r *rand.Rand) *report.Envelope {
@@ -90,9 +91,13 @@ func drawnEvidenceRun(r *rand.Rand) *report.Envelope {
 		}
 		for run := 1; run <= c.Runs; run++ {
 			ev := report.RunEvidence{Run: run, Model: "m"}
-			for range 1 + r.IntN(5) {
+			turns, calls := 1+r.IntN(2), 3
+			if r.IntN(4) == 0 {
+				turns, calls = 1+r.IntN(5), 9
+			}
+			for range turns {
 				t := report.TurnEvidence{FinalResponse: text()}
-				for range r.IntN(9) {
+				for range r.IntN(calls) {
 					t.Calls = append(t.Calls, report.CallEvidence{Tool: "search", Arguments: text(), Result: text()})
 				}
 				ev.Turns = append(ev.Turns, t)
@@ -119,6 +124,7 @@ func drawnEvidenceRun(r *rand.Rand) *report.Envelope {
 // envelope it renders is left as it was.
 func TestSnapshotEvidenceShareGenerated(t *testing.T) {
 	r := rand.New(rand.NewPCG(41, 41))
+	shown := 0
 	for draw := range 60 {
 		env := drawnEvidenceRun(r)
 		var before bytes.Buffer
@@ -153,6 +159,9 @@ func TestSnapshotEvidenceShareGenerated(t *testing.T) {
 			if len(runs) > 1 { // one run a case, as documented
 				t.Errorf("draw %d case %d: %d runs shown", draw, i, len(runs))
 			}
+			if len(runs) > 0 {
+				shown++
+			}
 			if len(runs) == 1 {
 				spent += evidenceSize(cut.Cases[i].Evidence)
 				if want := pickRuns(c, 1)[0].Run; runs[0][1] != fmt.Sprint(want) {
@@ -171,5 +180,8 @@ func TestSnapshotEvidenceShareGenerated(t *testing.T) {
 		if spent > budget {
 			t.Errorf("draw %d: timelines of %d bytes, over the budget %d", draw, spent, budget)
 		}
+	}
+	if shown < 30 {
+		t.Errorf("only %d drawn cases showed a timeline: the draws do not exercise the share", shown)
 	}
 }
