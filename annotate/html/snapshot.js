@@ -21,10 +21,23 @@
       buf.set(dict, head);
     }
     for (var i = 0; i < bin.length; i++) { buf[head + dict.length + i] = bin.charCodeAt(i); }
-    var out = new Blob([buf]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
-    return new Response(out).arrayBuffer().then(function (ab) {
-      return new TextDecoder("utf-8", { fatal: true }).decode(new Uint8Array(ab, dict.length));
-    });
+    // Read at most 256 MiB past the dictionary, as the Go reader does: a
+    // forged address of a few megabytes cannot inflate without bound.
+    var reader = new Blob([buf]).stream().pipeThrough(new DecompressionStream("deflate-raw")).getReader(), parts = [], size = 0, limit = dict.length + (256 << 20);
+    function next() {
+      return reader.read().then(function (r) {
+        if (r.done) {
+          var all = new Uint8Array(size), at = 0;
+          parts.forEach(function (p) { all.set(p, at); at += p.length; });
+          return new TextDecoder("utf-8", { fatal: true }).decode(all.subarray(dict.length));
+        }
+        size += r.value.length;
+        if (size > limit) { reader.cancel(); throw new Error("over 256 MiB decompressed"); }
+        parts.push(r.value);
+        return next();
+      });
+    }
+    return next();
   }
   var load;
   try { load = unpack(m[1], m[2]); } catch (err) { fail("The snapshot is damaged: " + err.message); return; }

@@ -513,4 +513,27 @@ func TestSnapshotForgedInChromium(t *testing.T) {
 			t.Errorf("the forged snapshot logged or requested: %s", p)
 		}
 	}
+	// A bomb: a few hundred kilobytes of address that inflate past the
+	// viewer's 256 MiB are refused, not read to the end.
+	var bomb bytes.Buffer
+	bw, _ := flate.NewWriter(&bomb, flate.BestCompression)
+	bw.Write([]byte(`{"title":"bomb","verdict":"fail","page":"`))
+	zeros := make([]byte, 1<<20)
+	for range 257 {
+		bw.Write(zeros)
+	}
+	bw.Close()
+	b.open("about:blank", 1400, 900)
+	b.open("file://"+viewer+"#z="+base64.RawURLEncoding.EncodeToString(bomb.Bytes()), 1400, 900)
+	var status string
+	for range 200 {
+		b.eval(`(document.getElementById("snapshot-status")||{}).textContent||""`, &status)
+		if strings.Contains(status, "damaged") {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(status, "over 256 MiB decompressed") {
+		t.Errorf("a deflate bomb: the viewer says %q", status)
+	}
 }
