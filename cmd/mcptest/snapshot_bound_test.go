@@ -32,54 +32,64 @@ func TestSnapshotAddressBound(t *testing.T) {
 			seed = r.Uint64()
 		}
 		for _, failing := range []bool{false, true} {
-			dir := t.TempDir()
-			suite := filepath.Join(dir, gen.CaseSuiteFile)
-			if failing {
-				var err error
-				if suite, err = gen.WriteFailing(dir, n, seed); err != nil {
-					t.Fatal(err)
-				}
-			} else if _, err := gen.Write(dir, n, seed); err != nil {
-				t.Fatal(err)
-			}
 			name := fmt.Sprintf("%d cases seed %d failing %v", n, seed, failing)
-			run := filepath.Join(dir, "run.json")
-			if out, err := exec.Command(bin, "run", "--config", suite, "--format", "json", "--output", run).CombinedOutput(); err != nil && !failing {
-				t.Fatalf("%s: mcptest run: %v\n%s", name, err, out)
-			}
-			out, err := exec.Command(bin, "view", run, "--snapshot", filepath.Join(dir, "viewer.html"), "--no-serve").Output()
-			if err != nil {
-				t.Fatalf("%s: mcptest view --snapshot: %v", name, err)
-			}
-			_, frag, ok := strings.Cut(strings.TrimSpace(string(out)), "#")
-			if !ok {
-				t.Fatalf("%s: no snapshot address in %q", name, out)
-			}
-			f, err := os.Open(run)
-			if err != nil {
-				t.Fatal(err)
-			}
-			env, err := report.Read(f, run)
-			f.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			passing := env.Totals.Passed
-			if bound := annotate.SnapshotBound(passing, n-passing); len(frag) > bound {
-				t.Errorf("%s: the snapshot address is %d bytes, over its bound %d (%d passing, %d not)", name, len(frag), bound, passing, n-passing)
-			}
-			st, err := os.Stat(run)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n >= 40 && int64(len(frag))*5 > st.Size() {
-				t.Errorf("%s: the snapshot address is %d bytes, over a fifth of the envelope's %d", name, len(frag), st.Size())
-			}
-			t.Logf("%s: %d bytes (bound %d), envelope %d bytes", name, len(frag), annotate.SnapshotBound(passing, n-passing), st.Size())
-			snap, err := annotate.ReadSnapshotFragment(frag)
-			if err != nil || snap.RunID != env.Run.ID || snap.Cases != n {
-				t.Errorf("%s: the address reads back as %+v, %v", name, snap, err)
-			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				snapshotWithin(t, bin, n, seed, failing)
+			})
 		}
+	}
+}
+
+// snapshotWithin runs the built binary over a generated run of n cases
+// and holds its snapshot address to the bound.
+func snapshotWithin(t *testing.T, bin string, n int, seed uint64, failing bool) {
+	dir := t.TempDir()
+	suite := filepath.Join(dir, gen.CaseSuiteFile)
+	if failing {
+		var err error
+		if suite, err = gen.WriteFailing(dir, n, seed); err != nil {
+			t.Fatal(err)
+		}
+	} else if _, err := gen.Write(dir, n, seed); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(dir, "run.json")
+	if out, err := exec.Command(bin, "run", "--config", suite, "--format", "json", "--output", run).CombinedOutput(); err != nil && !failing {
+		t.Fatalf("mcptest run: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "view", run, "--snapshot", filepath.Join(dir, "viewer.html"), "--no-serve").Output()
+	if err != nil {
+		t.Fatalf("mcptest view --snapshot: %v", err)
+	}
+	_, frag, ok := strings.Cut(strings.TrimSpace(string(out)), "#")
+	if !ok {
+		t.Fatalf("no snapshot address in %q", out)
+	}
+	f, err := os.Open(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := report.Read(f, run)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	passing := env.Totals.Passed
+	bound := annotate.SnapshotBound(passing, n-passing)
+	if len(frag) > bound {
+		t.Errorf("the snapshot address is %d bytes, over its bound %d (%d passing, %d not)", len(frag), bound, passing, n-passing)
+	}
+	st, err := os.Stat(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n >= 40 && int64(len(frag))*5 > st.Size() {
+		t.Errorf("the snapshot address is %d bytes, over a fifth of the envelope's %d", len(frag), st.Size())
+	}
+	t.Logf("%d bytes (bound %d), envelope %d bytes", len(frag), bound, st.Size())
+	snap, err := annotate.ReadSnapshotFragment(frag)
+	if err != nil || snap.RunID != env.Run.ID || snap.Cases != n {
+		t.Errorf("the address reads back as %+v, %v", snap, err)
 	}
 }
