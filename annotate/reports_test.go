@@ -237,6 +237,35 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	if _, err := ReadSnapshotFragment(other); err == nil || !strings.Contains(err.Error(), "dictionary") {
 		t.Errorf("an address of another dictionary: %v", err)
 	}
+	// A document of this mcptest's shape must name its run and carry a
+	// page; under z= (no dictionary) it reads as well.
+	for doc, want := range map[string]string{
+		`{"title":"t","verdict":"pass","page":"<p>x</p>"}`:                                             "names no run",
+		`{"title":"t","verdict":"pass","page":"","record":{"id":"r","sha256":"00","cases":1}}`:         "no page in it",
+		`{"title":"t","verdict":"pass","page":"<p>x</p>","record":{"id":"r","sha256":"00","cases":1}}`: "",
+	} {
+		packed, err := PackSnapshot([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var z bytes.Buffer
+		w, _ := flate.NewWriter(&z, flate.BestCompression)
+		w.Write([]byte(doc))
+		w.Close()
+		for _, frag := range []string{packed, "z=" + base64.RawURLEncoding.EncodeToString(z.Bytes())} {
+			snap, err := ReadSnapshotFragment(frag)
+			switch {
+			case want == "" && (err != nil || snap.RunID != "r" || snap.Cases != 1 || snap.Page != "<p>x</p>"):
+				t.Errorf("%.10s %s: %+v, %v", frag, doc, snap, err)
+			case want != "" && err == nil:
+				t.Errorf("%.10s %s: accepted, want %q", frag, doc, want)
+			case want != "" && !strings.Contains(err.Error(), want) && !(frag[0] == 'z' && want == "names no run"):
+				// Under z= a document without a record is read as the
+				// bare envelope of the earliest addresses, and refused so.
+				t.Errorf("%.10s %s: %v, want %q", frag, doc, err, want)
+			}
+		}
+	}
 	for _, bad := range []string{"", "z=", "z=!!", "x=abc", "d" + snapshotDictID + "=", "z=" + base64.RawURLEncoding.EncodeToString([]byte("not deflate"))} {
 		if _, err := ReadSnapshotFragment(bad); err == nil {
 			t.Errorf("%q accepted", bad)
