@@ -23,11 +23,43 @@ import (
 // report's markup has changed enough to matter.
 const snapshotDictFile = "html/snapshot.dict"
 
+// dictionaryRun is the run the dictionary is rendered from: the sample
+// run and a passing agent case of several runs with the figures most runs
+// have (reliability, tool selection, tool edges) and a recording's
+// reference.
+func dictionaryRun() *report.Envelope {
+	env := sample()
+	pos := diag.Pos{File: "suite.yml", Line: 60, Col: 5}
+	c := &report.CaseResult{
+		Name: "agent case over its recorded runs", Kind: report.KindAgent, Verdict: report.Pass, Position: pos, Runs: 3, RunsDeclared: 3,
+		Cassettes: &report.CassetteSet{Files: 1, SHA256: strings.Repeat("0", 64), Paths: []string{"cassettes/run.json"}},
+		Targets: map[string]float64{
+			"reliability.certified_lower": 36, "reliability.pass_at_1": 100, "reliability.pass_at_2": 100, "reliability.pass_at_3": 100,
+			"reliability.pass_hat_1": 100, "reliability.pass_hat_2": 100, "reliability.pass_hat_3": 100, "reliability.pass_rate": 100,
+			"tool_selection.f1": 100, "tool_selection.precision": 100, "tool_selection.recall": 100,
+			"edges.allowed_pct": 100, "edges.gate_passed": 1, "edges.restricted_attempts": 0,
+		},
+		Counts: map[string]int64{"reliability.passed_runs": 3, "reliability.runs": 3, "tool_selection.tp": 3, "tool_selection.fp": 0, "tool_selection.fn": 0,
+			"edges.allowed": 2, "edges.calls": 3, "edges.undeclared_calls": 0},
+		Labels: map[string]string{"reliability.class": "stable_pass"},
+		Assertions: []report.AssertionResult{
+			{Index: 0, Block: "equal_function_sets", Target: "tool_selection.f1", Matcher: map[string]any{">=": 80.0}, Actual: 100.0, Passed: true, Message: "assertion #0 (`tool_selection.f1`) passed", Position: pos},
+			{Index: 0, Target: "tool_names", Matcher: map[string]any{"contains": "search"}, Actual: []any{"search"}, Passed: true, Message: "assertion #0 (`tool_names`) passed", Position: pos},
+		},
+		Floors: []report.Floor{}, Findings: []report.Finding{},
+		Reliability: &report.ReliabilityDetail{Runs: 3, PassedRuns: 3, Class: "stable_pass", Confidence: 95, Rows: []report.RunVerdict{{Run: 1, Passed: true}, {Run: 2, Passed: true}, {Run: 3, Passed: true}}},
+	}
+	env.Cases = append(env.Cases, c)
+	env.Totals.Total++
+	env.Totals.Passed++
+	return env
+}
+
 // TestSnapshotDictionary: the dictionary is at most the deflate window
 // (32 KiB), valid UTF-8, and earns its place: the sample run's address is
 // at most two thirds of what it is without it.
 func TestSnapshotDictionary(t *testing.T) {
-	doc, err := snapshotDoc(sample(), nil)
+	doc, err := snapshotDoc(dictionaryRun(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
