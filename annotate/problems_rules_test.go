@@ -132,3 +132,40 @@ func TestCheckOfLabels(t *testing.T) {
 		}
 	}
 }
+
+// TestFloorEvidenceDropsOnlyRepeats: a missed floor's evidence leaves out
+// a run's line only when it repeats, word for word, the checks that run
+// failed (each check's own runs line says them), and the count of runs
+// left out only when the runs are listed; every other line stays.
+func TestFloorEvidenceDropsOnlyRepeats(t *testing.T) {
+	rel := &report.ReliabilityDetail{Rows: []report.RunVerdict{
+		{Run: 1, Passed: true},
+		{Run: 2, Failed: []string{"assertion #0 (`x`)", "assertion #1 (`y`)"}},
+		{Run: 4, Failed: []string{"assertion #0 (`x`)"}},
+	}}
+	lines := []string{
+		"FLOOR pass_rate >= 90: 1/3 runs passed",
+		"  run 2: assertion #0 (`x`); assertion #1 (`y`)",
+		"  run 4: assertion #0 (`x`)",
+		"  run 4: assertion #1 (`y`)",
+		"  run 3",
+		"  run x: assertion #0 (`x`)",
+		"  and 7 more failing runs",
+		"  and 7 more",
+		"x and 7 more failing runs",
+	}
+	for _, tt := range []struct {
+		name string
+		rel  *report.ReliabilityDetail
+		want []string
+	}{
+		{"with its runs", rel, []string{lines[0], lines[3], lines[4], lines[5], lines[7], lines[8]}},
+		{"without", nil, lines},
+	} {
+		c := &report.CaseResult{Reliability: tt.rel}
+		got := floorEvidence(c, report.Floor{Name: "pass_rate", Lines: lines})
+		if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+			t.Errorf("%s: got\n%s\nwant\n%s", tt.name, strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+		}
+	}
+}
