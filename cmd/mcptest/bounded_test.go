@@ -249,6 +249,7 @@ func checkCeiling(t *testing.T, what string, u usage, n int64) {
 // the 1 GB flood takes half a minute of a busy machine). Each run's CPU
 // time and peak memory are held to a ceiling per input byte.
 func TestBoundedWorkGenerated(t *testing.T) {
+	t.Parallel() // builds or runs the binary at scale: beside the other such tests
 	r := rand.New(rand.NewPCG(39, 2))
 	seen := map[string]bool{}
 	for i, h := range generateSchemas(r, 16) {

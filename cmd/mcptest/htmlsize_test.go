@@ -102,6 +102,7 @@ var (
 // -short; the all-failing shape is a long test (MCPTEST_LONG=1: its run
 // takes most of a minute of a busy machine).
 func TestHTMLLargeReport(t *testing.T) {
+	t.Parallel() // builds or runs the binary at scale: beside the other such tests
 	if testing.Short() {
 		t.Skip("-short: the 2,000-case reports take about a minute")
 	}

@@ -750,6 +750,7 @@ func packArchive(t *testing.T, name string, files map[string][]byte) []byte {
 // or another action's (a composite nested in a composite). Every API
 // request is checked against GitHub's description.
 func TestActionResolverPinnedSHA(t *testing.T) {
+	t.Parallel() // builds or runs the binary at scale: beside the other such tests
 	rel := builtRelease(t)
 	srv := rel.serve(t, "")
 	runnerOS, runnerArch := runnerPlatform(t)
@@ -830,6 +831,7 @@ func TestActionResolverPinnedSHA(t *testing.T) {
 // times runs the same binary, built from the commit's source: the new
 // release is never downloaded.
 func TestActionPinnedSHAKeepsItsBytes(t *testing.T) {
+	t.Parallel() // builds or runs the binary at scale: beside the other such tests
 	if runtime.GOOS == "windows" {
 		t.Skip("the composite's build step is run with bash here")
 	}
@@ -986,6 +988,7 @@ func curlRecorder(t *testing.T) (pathEnv, argvFile string) {
 // archive matches its checksum but that tar refuses ends with an ::error
 // line.
 func TestActionResolverTokenOrigin(t *testing.T) {
+	t.Parallel() // builds or runs the binary at scale: beside the other such tests
 	if runtime.GOOS == "windows" {
 		t.Skip("the recording curl is a shell script")
 	}

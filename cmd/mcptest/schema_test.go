@@ -115,6 +115,7 @@ func decode(t *testing.T, file string) any {
 // at the binary's release tag (main for a development build), a path that
 // is the schema's file in this tree; the suite it heads is valid.
 func TestGeneratedModeline(t *testing.T) {
+	t.Parallel() // builds or runs the binary at scale: beside the other such tests
 	release := releaseBin(t, "1.4.2")
 	const raw = "https://raw.githubusercontent.com/mcptest/mcptest/"
 	catalog, _ := filepath.Abs("testdata/live/catalog.yml")

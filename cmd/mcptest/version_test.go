@@ -37,6 +37,7 @@ func TestBuildIDOfADevelopmentBuild(t *testing.T) {
 // date is named as the commit's, which it is (goreleaser's CommitDate,
 // the VCS time), not as the build's. Without them, neither line shows.
 func TestVersionWithoutVCS(t *testing.T) {
+	t.Parallel() // builds or runs the binary at scale: beside the other such tests
 	dir := t.TempDir()
 	const sha, when = "0123456789abcdef0123456789abcdef01234567", "2026-11-23T10:00:00Z"
 	for _, tc := range []struct {
@@ -73,6 +74,7 @@ func TestVersionWithoutVCS(t *testing.T) {
 // this checkout and in a copy without .git whose ref is a commit SHA: the
 // built binary's --version names the commit (and, with git, its date).
 func TestActionSourceBuildStampsTheCommit(t *testing.T) {
+	t.Parallel() // builds or runs the binary at scale: beside the other such tests
 	bash := checker(t, "bash", "bash", "apt-get install bash")
 	data, err := os.ReadFile("../../action.yml")
 	if err != nil {
