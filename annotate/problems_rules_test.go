@@ -169,3 +169,61 @@ func TestFloorEvidenceDropsOnlyRepeats(t *testing.T) {
 		}
 	}
 }
+
+// TestProvenanceAndRunWords: the audit block names the shard only of a
+// sharded run, the CI and its runner only when recorded (else "local"),
+// "not recorded" for an empty value; a tool_selection run's words say
+// what it called instead, and "over budget" only past the budget.
+func TestProvenanceAndRunWords(t *testing.T) {
+	row := func(env *report.Envelope, label string) (string, bool) {
+		for _, p := range provenance(env) {
+			if p[0] == label {
+				return p[1], true
+			}
+		}
+		return "", false
+	}
+	if v, ok := row(&report.Envelope{Run: report.RunInfo{Shard: "2/3"}}, "shard"); v != "2/3" || !ok {
+		t.Errorf("a sharded run's shard: %q %v", v, ok)
+	}
+	if _, ok := row(&report.Envelope{}, "shard"); ok {
+		t.Error("an unsharded run names a shard")
+	}
+	for _, tt := range []struct {
+		env  report.Environment
+		want string
+	}{
+		{report.Environment{}, "local"},
+		{report.Environment{Runner: "Linux/X64"}, "local"},
+		{report.Environment{CI: "github-actions"}, "github-actions"},
+		{report.Environment{CI: "github-actions", Runner: "Linux/X64"}, "github-actions, runner Linux/X64"},
+	} {
+		if v, _ := row(&report.Envelope{Environment: &tt.env}, "environment"); v != tt.want {
+			t.Errorf("environment %+v: %q, want %q", tt.env, v, tt.want)
+		}
+	}
+	if v, _ := row(&report.Envelope{Run: report.RunInfo{ID: "01ABC"}}, "run id"); v != "01ABC" {
+		t.Errorf("run id: %q", v)
+	}
+	if v, _ := row(&report.Envelope{}, "run id"); v != "not recorded" {
+		t.Errorf("no run id: %q", v)
+	}
+	ts := &report.ToolSelectionDetail{ExpectedTool: "get_weather"}
+	tokens := int64(1500)
+	for _, tt := range []struct {
+		r    report.PassKRun
+		with []string
+		want string
+	}{
+		{report.PassKRun{Selected: true, Tokens: &tokens, WithinBudget: true}, nil, "selected `get_weather`, 1500 tokens"},
+		{report.PassKRun{Selected: true, Tokens: &tokens}, nil, "selected `get_weather`, 1500 tokens, over budget"},
+		{report.PassKRun{WithinBudget: true}, nil, "did not select `get_weather`, called no tool, tokens not recorded"},
+		{report.PassKRun{WithinBudget: true}, []string{"search", "fetch"}, "did not select `get_weather`, called search, fetch, tokens not recorded"},
+	} {
+		r := report.SelectionRow{PassKRun: tt.r}
+		r.Called = tt.with
+		if got := runRowWords(ts, r); got != tt.want {
+			t.Errorf("runRowWords(%+v) = %q, want %q", tt.r, got, tt.want)
+		}
+	}
+}
