@@ -115,3 +115,25 @@ func TestNoServeRule(t *testing.T) {
 		t.Errorf("serving without --no-serve: %v, want the loopback refusal", err)
 	}
 }
+
+// TestRunSaysWhichRun: --latest says on stderr which stored run it picked
+// (a nil Stderr discards it), a run named by its file says nothing.
+func TestRunSaysWhichRun(t *testing.T) {
+	store, dir := testStore(t)
+	var errb bytes.Buffer
+	o := Options{Latest: true, NoServe: true, Snapshot: filepath.Join(t.TempDir(), "viewer.html"), Stderr: &errb}
+	// The newest stored file is not an envelope: Run names it, then
+	// refuses it.
+	if err := Run(store, o); err == nil || !strings.Contains(errb.String(), "mcptest: the newest stored run, 01M84QFR5RWDJ0P7H1J4SAKGPD") {
+		t.Errorf("--latest: %v, stderr %q; want the run it picked named", err, errb.String())
+	}
+	o.Stderr = nil
+	if err := Run(store, o); err == nil {
+		t.Error("--latest with no Stderr: the file that is not an envelope was read")
+	}
+	errb.Reset()
+	o.Latest, o.Args, o.Stderr = false, []string{filepath.Join(dir, older+".json")}, &errb
+	if err := Run(store, o); err != nil || errb.Len() > 0 {
+		t.Errorf("RUN.json: %v, stderr %q; want nothing said", err, errb.String())
+	}
+}
