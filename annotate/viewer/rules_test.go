@@ -137,3 +137,28 @@ func TestRunSaysWhichRun(t *testing.T) {
 		t.Errorf("RUN.json: %v, stderr %q; want nothing said", err, errb.String())
 	}
 }
+
+// TestLatestPicksOnlyStoredRuns: --latest picks the newest regular file
+// named <run id>.json, passing over what sorts after it and is not one (a
+// directory so named, a file without .json, another .json, another file),
+// down to the first entry of the store.
+func TestLatestPicksOnlyStoredRuns(t *testing.T) {
+	dir := t.TempDir()
+	run := filepath.Join(dir, older+".json")
+	data, err := os.ReadFile("../../examples/baseline/baseline.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{older + ".json": string(data), "01M84QFR5RWDJ0P7H1J4SAKGPF": "{}", "notes.json": "{}", "zzz.txt": ""} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "01M84QFR5RWDJ0P7H1J4SAKGPE.json"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	store := Store{Runs: func() (string, error) { return dir, nil }}
+	if p, note, err := store.Pick(nil, true, ""); p != run || !strings.HasSuffix(note, older) || err != nil {
+		t.Errorf("--latest: %q %q %v; want %s", p, note, err, run)
+	}
+}
