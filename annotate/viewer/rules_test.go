@@ -162,3 +162,30 @@ func TestLatestPicksOnlyStoredRuns(t *testing.T) {
 		t.Errorf("--latest: %q %q %v; want %s", p, note, err, run)
 	}
 }
+
+// TestCompareNeedsBothAndCaseIn: /compare with one id that is not a stored
+// run is a 404 whichever side it is; a run's case is the one of that name,
+// none when the run lacks it.
+func TestCompareNeedsBothAndCaseIn(t *testing.T) {
+	store, dir := testStore(t)
+	h := store.Pages()
+	for _, q := range []string{"base=" + older + "&head=NOTANID", "base=NOTANID&head=" + older} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "http://127.0.0.1/compare?"+q, nil))
+		if w.Code != http.StatusNotFound {
+			t.Errorf("/compare?%s: %d, want 404", q, w.Code)
+		}
+	}
+	env, err := baseline.ReadFile(filepath.Join(dir, older+".json"), "", report.Read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range env.Cases {
+		if in := caseIn(env, c.Name); in.Case != c {
+			t.Errorf("caseIn(%q) is %v", c.Name, in.Case)
+		}
+	}
+	if in := caseIn(env, "no such case"); in.Case != nil {
+		t.Errorf("caseIn of a case the run lacks: %q", in.Case.Name)
+	}
+}
