@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -269,7 +270,7 @@ func (cr *CaseReader) key() (string, error) {
 		return "", err
 	}
 	var key string
-	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) && !hasControl(raw) {
+	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) && !rawControl(raw) {
 		key = string(raw[1 : len(raw)-1])
 	} else if err := json.Unmarshal(raw, &key); err != nil {
 		return "", fmt.Errorf("%s:%s: not a run envelope: member name: %v", cr.name, col, err)
@@ -280,8 +281,8 @@ func (cr *CaseReader) key() (string, error) {
 	return key, nil
 }
 
-// hasControl reports a byte a JSON string may not hold raw.
-func hasControl(b []byte) bool {
+// rawControl reports a byte a JSON string may not hold raw.
+func rawControl(b []byte) bool {
 	for _, c := range b {
 		if c < 0x20 {
 			return true
@@ -424,7 +425,7 @@ func (cr *CaseReader) Next() (*CaseResult, error) {
 // Decode decodes and checks the i-th case of the envelope from its JSON
 // (NextRaw), as Next does: it may run on other goroutines than the reader.
 func (cr *CaseReader) Decode(i int, raw json.RawMessage) (*CaseResult, error) {
-	at := fmt.Sprintf("cases[%d]", i)
+	at := "cases[" + strconv.Itoa(i) + "]"
 	c, err := DecodeCase(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a run envelope: %s: %w", cr.name, at, err)
