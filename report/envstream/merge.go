@@ -50,13 +50,16 @@ func (m *Merged) Close() error {
 // depth is how many decoded cases an input holds ahead of the fold.
 const depth = 16
 
-// item is one case of an input on its way to the fold.
+// item is one case of an input on its way to the fold: what the fold
+// reads of it (its name and position) and its JSON to copy when it is
+// what encoding the case gives (canonical), else the decoded case to
+// encode. The input's goroutine has decoded, checked and counted it.
 type item struct {
-	c *report.CaseResult
-	// raw is the case's JSON when it is what encoding c gives (canonical):
-	// the merge copies it.
-	raw []byte
-	err error
+	name string
+	pos  diag.Pos
+	raw  []byte
+	c    *report.CaseResult
+	err  error
 }
 
 // input is one envelope being read.
@@ -71,8 +74,10 @@ type input struct {
 	shard   report.Shard
 	runSeen bool
 	late    []string
-	last    report.CaseResult
+	last    diag.Pos
 	n       int
+	// counter counts the input's cases, on its goroutine.
+	counter report.Counter
 }
 
 // MergeFiles merges the shard envelopes at paths as baseline.Merge merges
@@ -155,12 +160,18 @@ func (in *input) read(ctx context.Context, spool *annotate.CaseSpool) {
 		if err == nil {
 			c, err = in.cr.Decode(in.cr.Cases()-1, raw)
 		}
-		if err == nil && !canonical(raw) {
-			err = spool.Prepare(c)
-			raw = nil
+		it := item{err: err}
+		if err == nil {
+			in.counter.Add(c)
+			it.name, it.pos = c.Name, c.Position
+			if canonical(raw) {
+				it.raw = raw
+			} else {
+				it.c, it.err = c, spool.Prepare(c)
+			}
 		}
 		select {
-		case in.ch <- item{c: c, raw: raw, err: err}:
+		case in.ch <- it:
 		case <-ctx.Done():
 			return
 		}
@@ -229,7 +240,6 @@ func mergeStream(paths []string) (m *Merged, err error) {
 		}()
 	}
 
-	var counter report.Counter
 	var names []uint64
 	h := &caseHeap{}
 	next := func(i int) error {
@@ -240,7 +250,7 @@ func mergeStream(paths []string) (m *Merged, err error) {
 		case it.err != nil:
 			return &diag.InputError{Err: it.err}
 		}
-		heap.Push(h, headCase{c: it.c, raw: it.raw, in: i})
+		heap.Push(h, headCase{item: it, in: i})
 		return nil
 	}
 	for i := range ins {
@@ -250,19 +260,18 @@ func mergeStream(paths []string) (m *Merged, err error) {
 	}
 	for h.Len() > 0 {
 		hc := heap.Pop(h).(headCase)
-		in, c := ins[hc.in], hc.c
-		if in.n > 0 && positionLess(c.Position, in.last.Position) {
+		in := ins[hc.in]
+		if in.n > 0 && positionLess(hc.pos, in.last) {
 			return nil, errUnsorted
 		}
-		if err := in.took(c); err != nil {
+		if err := in.took(hc.name, hc.pos); err != nil {
 			return nil, err
 		}
-		names = append(names, nameHash(c.Name))
-		counter.Add(c)
+		names = append(names, nameHash(hc.name))
 		if hc.raw != nil {
 			err = spool.AddRaw(hc.raw)
 		} else {
-			err = spool.Add(c)
+			err = spool.Add(hc.c)
 		}
 		if err != nil {
 			return nil, err
@@ -283,22 +292,26 @@ func mergeStream(paths []string) (m *Merged, err error) {
 	if err := duplicates(paths, names); err != nil {
 		return nil, &diag.InputError{Err: err}
 	}
+	var counter report.Counter
+	for _, in := range ins {
+		counter.Merge(&in.counter)
+	}
 	out.Cases = []*report.CaseResult{}
 	out.Finish(&counter, expr.JudgeFloor)
 	return &Merged{Env: out, spool: spool}, nil
 }
 
-// took notes that the fold took case c of the input: where it stands, and
-// whether it belongs to the input's shard (checked at the end when the
-// input names its shard after its cases).
-func (in *input) took(c *report.CaseResult) error {
-	in.last.Position = c.Position
+// took notes that the fold took the input's case called name, at pos:
+// where it stands, and whether it belongs to the input's shard (checked
+// at the end when the input names its shard after its cases).
+func (in *input) took(name string, pos diag.Pos) error {
+	in.last = pos
 	in.n++
 	switch {
 	case !in.runSeen:
-		in.late = append(in.late, c.Name)
-	case in.shard.Count > 0 && !in.shard.Holds(c.Name):
-		return baseline.WrongShard(in.name, in.shard, c.Name)
+		in.late = append(in.late, name)
+	case in.shard.Count > 0 && !in.shard.Holds(name):
+		return baseline.WrongShard(in.name, in.shard, name)
 	}
 	return nil
 }
@@ -403,9 +416,8 @@ func nameHash(name string) uint64 {
 
 // headCase is the next case of one input.
 type headCase struct {
-	c   *report.CaseResult
-	raw []byte
-	in  int
+	item
+	in int
 }
 
 // caseHeap orders the inputs' next cases as baseline.Merge's stable sort
@@ -414,9 +426,9 @@ type caseHeap []headCase
 
 func (h caseHeap) Len() int { return len(h) }
 func (h caseHeap) Less(i, j int) bool {
-	a, b := h[i], h[j]
-	if a.c.Position != b.c.Position {
-		return positionLess(a.c.Position, b.c.Position)
+	a, b := &h[i], &h[j]
+	if a.pos != b.pos {
+		return positionLess(a.pos, b.pos)
 	}
 	return a.in < b.in
 }
