@@ -77,3 +77,10 @@ func appendNewline(dst []byte, prefix, indent string, depth int) []byte {
 	}
 	return dst
 }
+
+// AppendIndented is appendIndented for other packages' encodings: src must
+// be what encoding/json's Marshal or Encoder wrote (it is not checked), and
+// the result is what json.Indent gives for it.
+func AppendIndented(dst, src []byte, prefix, indent string) []byte {
+	return appendIndented(dst, src, prefix, indent)
+}

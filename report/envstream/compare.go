@@ -118,8 +118,12 @@ func (b *baseIndex) raw(i int32) ([]byte, error) {
 	return data, err
 }
 
-// find returns the index of the baseline case called name, -1 for none.
-func (b *baseIndex) find(name string, h uint64) (int32, *report.CaseResult, error) {
+// find returns the index of the baseline case called name, -1 for none,
+// and the case decoded. cur is the current run's case of that name and
+// raw its JSON: a baseline case of the very same bytes is that case (the
+// same bytes decode and check alike), so it is not decoded again: most
+// cases of a run compared with the run before it are.
+func (b *baseIndex) find(name string, h uint64, cur *report.CaseResult, raw []byte) (int32, *report.CaseResult, error) {
 	at, _ := slices.BinarySearchFunc(b.byHash, h, func(i int32, h uint64) int {
 		switch {
 		case b.hashes[i] < h:
@@ -137,6 +141,9 @@ func (b *baseIndex) find(name string, h uint64) (int32, *report.CaseResult, erro
 		data, err := b.raw(i)
 		if err != nil {
 			return -1, nil, err
+		}
+		if cur != nil && bytes.Equal(data, raw) {
+			return i, cur, nil
 		}
 		c, err := b.cr.Decode(int(i), data)
 		if err != nil {
@@ -346,7 +353,9 @@ func compareInMemory(basePath, flag, curPath string, policy baseline.Policy) (*C
 }
 
 // encodeDelta is one case of the comparison's JSON, indented as the
-// comparison's encoder indents an element of its cases.
+// comparison's encoder indents an element of its cases: encoded compact,
+// then indented by annotate.AppendIndented (json.Indent's result without
+// its validating scan).
 func encodeDelta(d *baseline.CaseDelta) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -354,11 +363,8 @@ func encodeDelta(d *baseline.CaseDelta) ([]byte, error) {
 	if err := enc.Encode(d); err != nil {
 		return nil, fmt.Errorf("encode comparison: case %q: %w", d.Name, err)
 	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, bytes.TrimSuffix(buf.Bytes(), []byte("\n")), "    ", "  "); err != nil {
-		return nil, err
-	}
-	return out.Bytes(), nil
+	src := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return annotate.AppendIndented(make([]byte, 0, len(src)*2), src, "    ", "  "), nil
 }
 
 // indexBaseline spools the baseline's cases and indexes them by name
@@ -564,7 +570,7 @@ func (idx *indexed) sortAndDrop() error {
 			if err != nil {
 				return err
 			}
-			if j, _, err := idx.find(c.Name, idx.hashes[i]); err == nil && j >= 0 && j < i {
+			if j, _, err := idx.find(c.Name, idx.hashes[i], nil, nil); err == nil && j >= 0 && j < i {
 				idx.dropped[i] = true
 				idx.warnings = append(idx.warnings, baseline.TwiceInBaseline(c.Name))
 			}
@@ -633,7 +639,7 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, fold func
 				r.hash = nameHash(cc.Name)
 				var bc *report.CaseResult
 				if reason == "" {
-					r.base, bc, r.err = idx.find(cc.Name, r.hash)
+					r.base, bc, r.err = idx.find(cc.Name, r.hash, cc, j.raw)
 				}
 				if r.err == nil {
 					r.d = baseline.CaseOf(bc, cc, reason)
