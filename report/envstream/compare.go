@@ -173,6 +173,7 @@ func CompareFiles(basePath, flag, curPath, failOn string) (*Compared, error) {
 	if err != nil {
 		return nil, &diag.InputError{Err: err}
 	}
+	defer paceCollector()()
 	cmp, err := compareStream(basePath, flag, curPath, policy)
 	if err != nil {
 		var in *diag.InputError
@@ -612,40 +613,34 @@ type result struct {
 
 // compareCases reads the current run's cases in order, compares each with
 // the baseline on GOMAXPROCS workers (not comparable for reason, when it
-// is set), and hands the results to fold in order, at most window of them
-// in flight.
+// is set), and hands the results to fold in order. The cases travel in
+// batches of batch, at most window batches in flight: a handoff between
+// goroutines per batch, not per case, so the workers keep their cores on
+// a machine whose other processes hold them too.
 func compareCases(cur *report.CaseReader, idx *indexed, reason string, fold func(result)) error {
-	const window = 256
+	const batch, window = 64, 8
 	type job struct {
-		i   int
-		raw []byte
-		out chan result
+		i    int
+		raws [][]byte
+		out  chan []result
 	}
 	jobs := make(chan job, window)
-	order := make(chan chan result, window)
+	order := make(chan chan []result, window)
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				r := result{base: -1}
-				cc, err := cur.Decode(j.i, j.raw)
-				if err != nil {
-					r.err = err
-					j.out <- r
-					continue
+				rs := make([]result, 0, len(j.raws))
+				for k, raw := range j.raws {
+					r := compareOne(cur, idx, reason, j.i+k, raw)
+					rs = append(rs, r)
+					if r.err != nil {
+						break
+					}
 				}
-				r.hash = nameHash(cc.Name)
-				var bc *report.CaseResult
-				if reason == "" {
-					r.base, bc, r.err = idx.find(cc.Name, r.hash, cc, j.raw)
-				}
-				if r.err == nil {
-					r.d = baseline.CaseOf(bc, cc, reason)
-					r.data, r.err = encodeDelta(&r.d)
-				}
-				j.out <- r
+				j.out <- rs
 			}
 		}()
 	}
@@ -654,35 +649,44 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, fold func
 	go func() {
 		defer close(jobs)
 		defer close(order)
-		for i := 0; ; i++ {
-			raw, err := cur.NextRaw()
-			if err != nil {
-				if errors.Is(err, io.EOF) {
-					err = nil
+		var err error
+		for i := 0; err == nil; {
+			var raws [][]byte
+			for len(raws) < batch {
+				var raw []byte
+				if raw, err = cur.NextRaw(); err != nil {
+					break
 				}
-				readErr <- err
-				return
+				raws = append(raws, raw)
 			}
-			out := make(chan result, 1)
-			select {
-			case order <- out:
-			case <-stop:
-				readErr <- nil
-				return
+			if len(raws) > 0 {
+				out := make(chan []result, 1)
+				select {
+				case order <- out:
+				case <-stop:
+					readErr <- nil
+					return
+				}
+				jobs <- job{i: i, raws: raws, out: out}
+				i += len(raws)
 			}
-			jobs <- job{i: i, raw: raw, out: out}
 		}
+		if errors.Is(err, io.EOF) {
+			err = nil
+		}
+		readErr <- err
 	}()
 	var err error
 	for out := range order {
-		r := <-out
-		switch {
-		case err != nil:
-		case r.err != nil:
-			err = r.err
-			close(stop)
-		default:
-			fold(r)
+		for _, r := range <-out {
+			switch {
+			case err != nil:
+			case r.err != nil:
+				err = r.err
+				close(stop)
+			default:
+				fold(r)
+			}
 		}
 	}
 	wg.Wait()
@@ -690,4 +694,25 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, fold func
 		err = rerr
 	}
 	return err
+}
+
+// compareOne decodes and checks the i-th case of the current run from its
+// JSON, finds it in the baseline and compares the two.
+func compareOne(cur *report.CaseReader, idx *indexed, reason string, i int, raw []byte) result {
+	r := result{base: -1}
+	cc, err := cur.Decode(i, raw)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	r.hash = nameHash(cc.Name)
+	var bc *report.CaseResult
+	if reason == "" {
+		r.base, bc, r.err = idx.find(cc.Name, r.hash, cc, raw)
+	}
+	if r.err == nil {
+		r.d = baseline.CaseOf(bc, cc, reason)
+		r.data, r.err = encodeDelta(&r.d)
+	}
+	return r
 }

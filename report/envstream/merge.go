@@ -47,8 +47,11 @@ func (m *Merged) Close() error {
 	return m.spool.Close()
 }
 
-// depth is how many decoded cases an input holds ahead of the fold.
-const depth = 16
+// batch is how many cases an input hands the fold at a time, and depth
+// how many batches it holds ready ahead of it: a handoff between
+// goroutines per batch, not per case, so the inputs keep the cores on a
+// machine whose other processes hold them too.
+const batch, depth = 16, 1
 
 // item is one case of an input on its way to the fold: what the fold
 // reads of it (its name and position) and its JSON to copy when it is
@@ -67,7 +70,9 @@ type input struct {
 	name string
 	f    *os.File
 	cr   *report.CaseReader
-	ch   chan item
+	ch   chan []item
+	// ready is the batch the fold takes the input's cases from.
+	ready []item
 	// shard is the shard the head names before the cases, when it does
 	// (runSeen); an envelope that names its run after its cases has its
 	// cases' shard hashes kept for a check at the end.
@@ -96,6 +101,7 @@ type input struct {
 // A file that does not read, and inputs that do not merge, are an
 // *diag.InputError.
 func MergeFiles(paths []string) (*Merged, error) {
+	defer paceCollector()()
 	m, err := mergeStream(paths)
 	if errors.Is(err, errUnsorted) {
 		env, err := baseline.MergeFiles(paths)
@@ -121,7 +127,7 @@ func openInput(p string) (*input, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := &input{name: p, f: f, ch: make(chan item, depth)}
+	in := &input{name: p, f: f, ch: make(chan []item, depth)}
 	in.cr, err = report.NewCaseReader(r, p)
 	if err != nil {
 		f.Close()
@@ -151,9 +157,22 @@ func openInput(p string) (*input, error) {
 // the first error, which it hands on too, or when ctx is done.
 func (in *input) read(ctx context.Context, spool *annotate.CaseSpool) {
 	defer close(in.ch)
+	var b []item
+	send := func() bool {
+		select {
+		case in.ch <- b:
+			b = nil
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
 	for {
 		raw, err := in.cr.NextRaw()
 		if errors.Is(err, io.EOF) {
+			if len(b) > 0 {
+				send()
+			}
 			return
 		}
 		var c *report.CaseResult
@@ -170,12 +189,11 @@ func (in *input) read(ctx context.Context, spool *annotate.CaseSpool) {
 				it.c, it.err = c, spool.Prepare(c)
 			}
 		}
-		select {
-		case in.ch <- it:
-		case <-ctx.Done():
+		b = append(b, it)
+		if (len(b) == batch || it.err != nil) && !send() {
 			return
 		}
-		if err != nil {
+		if it.err != nil {
 			return
 		}
 	}
@@ -243,11 +261,18 @@ func mergeStream(paths []string) (m *Merged, err error) {
 	var names []uint64
 	h := &caseHeap{}
 	next := func(i int) error {
-		it, ok := <-ins[i].ch
-		switch {
-		case !ok:
-			return nil
-		case it.err != nil:
+		in := ins[i]
+		if len(in.ready) == 0 {
+			b, ok := <-in.ch
+			if !ok {
+				return nil
+			}
+			in.ready = b
+		}
+		it := in.ready[0]
+		in.ready[0] = item{}
+		in.ready = in.ready[1:]
+		if it.err != nil {
 			return &diag.InputError{Err: it.err}
 		}
 		heap.Push(h, headCase{item: it, in: i})
