@@ -212,6 +212,14 @@ func (cr *CaseReader) value(dst []byte) ([]byte, error) {
 						end = true
 						break scan
 					}
+				default:
+					// Skip to the string's next quote or backslash.
+					k := quoteOrBackslash(b[i:])
+					if k < 0 {
+						i = len(b) - 1
+					} else {
+						i += k - 1
+					}
 				}
 				continue
 			}
@@ -465,6 +473,22 @@ func DecodeCase(raw []byte) (*CaseResult, error) {
 	return &c, nil
 }
 
+// quoteOrBackslash is the index of the first '"' or '\\' of b, -1 for
+// none.
+func quoteOrBackslash(b []byte) int {
+	q := bytes.IndexByte(b, '"')
+	if q < 0 {
+		q = len(b)
+	}
+	if e := bytes.IndexByte(b[:q], '\\'); e >= 0 {
+		return e
+	}
+	if q == len(b) {
+		return -1
+	}
+	return q
+}
+
 // maxPlainMembers is the most members an object may have for
 // plainMembers to compare its names; an object of more is decoded by
 // encoding/json.
@@ -485,19 +509,29 @@ func plainMembers(raw []byte) bool {
 		switch c := raw[i]; c {
 		case '"':
 			j := i + 1
-			for j < len(raw) && raw[j] != '"' {
-				if raw[j] == '\\' {
-					if expectKey {
-						return false
-					}
-					j++
-				} else if raw[j] >= 0x80 && expectKey {
+			for {
+				k := quoteOrBackslash(raw[j:])
+				if k < 0 {
 					return false
 				}
-				j++
+				j += k
+				if raw[j] == '"' {
+					break
+				}
+				if expectKey {
+					return false
+				}
+				j += 2 // the backslash and the character it escapes
+				if j >= len(raw) {
+					return false
+				}
 			}
-			if j >= len(raw) {
-				return false
+			if expectKey {
+				for _, c := range raw[i+1 : j] {
+					if c >= 0x80 {
+						return false
+					}
+				}
 			}
 			if expectKey {
 				key := raw[i+1 : j]
