@@ -2,7 +2,6 @@ package envstream
 
 import (
 	"bytes"
-	"container/heap"
 	"context"
 	"encoding/json"
 	"errors"
@@ -275,7 +274,7 @@ func mergeStream(paths []string) (m *Merged, err error) {
 		if it.err != nil {
 			return &diag.InputError{Err: it.err}
 		}
-		heap.Push(h, headCase{item: it, in: i})
+		h.push(headCase{item: it, in: i})
 		return nil
 	}
 	for i := range ins {
@@ -284,7 +283,7 @@ func mergeStream(paths []string) (m *Merged, err error) {
 		}
 	}
 	for h.Len() > 0 {
-		hc := heap.Pop(h).(headCase)
+		hc := h.pop()
 		in := ins[hc.in]
 		if in.n > 0 && positionLess(hc.pos, in.last) {
 			return nil, errUnsorted
@@ -446,24 +445,53 @@ type headCase struct {
 }
 
 // caseHeap orders the inputs' next cases as baseline.Merge's stable sort
-// does: by position, then by input.
+// does: by position, then by input. It is a binary heap of the cases
+// themselves (container/heap would box each one pushed).
 type caseHeap []headCase
 
 func (h caseHeap) Len() int { return len(h) }
-func (h caseHeap) Less(i, j int) bool {
+func (h caseHeap) less(i, j int) bool {
 	a, b := &h[i], &h[j]
 	if a.pos != b.pos {
 		return positionLess(a.pos, b.pos)
 	}
 	return a.in < b.in
 }
-func (h caseHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *caseHeap) Push(x any)   { *h = append(*h, x.(headCase)) }
-func (h *caseHeap) Pop() any {
+
+func (h *caseHeap) push(c headCase) {
+	*h = append(*h, c)
+	for i := len(*h) - 1; i > 0; {
+		up := (i - 1) / 2
+		if !h.less(i, up) {
+			break
+		}
+		(*h)[i], (*h)[up] = (*h)[up], (*h)[i]
+		i = up
+	}
+}
+
+func (h *caseHeap) pop() headCase {
 	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	top := old[0]
+	n := len(old) - 1
+	old[0] = old[n]
+	old[n] = headCase{}
+	*h = old[:n]
+	for i := 0; ; {
+		small, l, r := i, 2*i+1, 2*i+2
+		if l < n && h.less(l, small) {
+			small = l
+		}
+		if r < n && h.less(r, small) {
+			small = r
+		}
+		if small == i {
+			break
+		}
+		(*h)[i], (*h)[small] = (*h)[small], (*h)[i]
+		i = small
+	}
+	return top
 }
 
 func positionLess(a, b diag.Pos) bool {
