@@ -574,6 +574,10 @@ func plainMembers(raw []byte) bool {
 // cases, whether the document puts it ahead of them.
 func (cr *CaseReader) Seen(key string) bool { return cr.seen[strings.ToLower(key)] }
 
+// Offset is where the reader stands in the envelope: just past the last
+// case NextRaw returned, whose bytes end there in the file.
+func (cr *CaseReader) Offset() int64 { return cr.off + int64(cr.pos) }
+
 // Name is the name the reader gives the envelope in errors.
 func (cr *CaseReader) Name() string { return cr.name }
 

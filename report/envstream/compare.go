@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -97,24 +99,69 @@ func (c *Compared) Write(w io.Writer) error {
 	return bw.Flush()
 }
 
-// baseIndex is the baseline's cases spooled to a file, in order, with the
-// hash of each one's name and where it starts: 16 bytes a case, and 4 for
-// the order sorted by hash that finds a name.
+// baseIndex finds the baseline's cases by name in the baseline's own
+// file, read again where each case lies: a key per case, the 32-bit hash
+// of its name above its place in the baseline, sorted (so the cases of a
+// hash are in the baseline's order), where each case starts (from the
+// start of its block, a block being at most blockCases cases spanning
+// less than 4 GiB), its length, and two bits: 16 bytes a case in all.
 type baseIndex struct {
-	cr     *report.CaseReader
-	f      *os.File
-	offs   []int64
-	hashes []uint64
-	byHash []int32
+	cr *report.CaseReader
+	f  *os.File
+	n  int
+	// keys are hash<<32 | place, sorted.
+	keys []uint64
+	// blockFirst and blockAt are each block's first case and where it
+	// starts; rel and lens where each case starts from its block's start,
+	// and its length.
+	blockFirst []int32
+	blockAt    []int64
+	rel, lens  []uint32
 	// dropped marks a case given twice (the first is compared); matched
 	// a case the current run holds.
-	dropped, matched []bool
+	dropped, matched bitset
+}
+
+const blockCases = 256
+
+type bitset []uint64
+
+func (b bitset) get(i int32) bool { return b[i>>6]&(1<<(i&63)) != 0 }
+func (b bitset) set(i int32)      { b[i>>6] |= 1 << (i & 63) }
+
+// hash32 is the index's hash of a case's name.
+func hash32(name string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return h.Sum32()
+}
+
+// add notes the next case of the baseline: its name's hash, where it
+// starts and its length.
+func (b *baseIndex) add(h uint32, start int64, n int) error {
+	if n > math.MaxUint32 || b.n >= math.MaxInt32 {
+		return fmt.Errorf("%s: not a run envelope: cases[%d]: over 4 GiB, or past 2^31 cases", b.cr.Name(), b.n)
+	}
+	last := len(b.blockAt) - 1
+	if last < 0 || b.n-int(b.blockFirst[last]) == blockCases || start-b.blockAt[last] > math.MaxUint32 {
+		b.blockFirst = append(b.blockFirst, int32(b.n))
+		b.blockAt = append(b.blockAt, start)
+		last++
+	}
+	b.keys = append(b.keys, uint64(h)<<32|uint64(b.n))
+	b.rel = append(b.rel, uint32(start-b.blockAt[last]))
+	b.lens = append(b.lens, uint32(n))
+	b.n++
+	return nil
 }
 
 func (b *baseIndex) raw(i int32) ([]byte, error) {
-	end := b.offs[i+1]
-	data := make([]byte, end-b.offs[i])
-	_, err := b.f.ReadAt(data, b.offs[i])
+	k, found := slices.BinarySearch(b.blockFirst, i)
+	if !found {
+		k--
+	}
+	data := make([]byte, b.lens[i])
+	_, err := b.f.ReadAt(data, b.blockAt[k]+int64(b.rel[i]))
 	return data, err
 }
 
@@ -123,19 +170,12 @@ func (b *baseIndex) raw(i int32) ([]byte, error) {
 // raw its JSON: a baseline case of the very same bytes is that case (the
 // same bytes decode and check alike), so it is not decoded again: most
 // cases of a run compared with the run before it are.
-func (b *baseIndex) find(name string, h uint64, cur *report.CaseResult, raw []byte) (int32, *report.CaseResult, error) {
-	at, _ := slices.BinarySearchFunc(b.byHash, h, func(i int32, h uint64) int {
-		switch {
-		case b.hashes[i] < h:
-			return -1
-		case b.hashes[i] > h:
-			return 1
-		}
-		return 0
-	})
-	for ; at < len(b.byHash) && b.hashes[b.byHash[at]] == h; at++ {
-		i := b.byHash[at]
-		if b.dropped[i] {
+func (b *baseIndex) find(name string, cur *report.CaseResult, raw []byte) (int32, *report.CaseResult, error) {
+	h := uint64(hash32(name))
+	at, _ := slices.BinarySearch(b.keys, h<<32)
+	for ; at < len(b.keys) && b.keys[at]>>32 == h; at++ {
+		i := int32(b.keys[at])
+		if b.dropped.get(i) {
 			continue
 		}
 		data, err := b.raw(i)
@@ -207,14 +247,10 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy) (out 
 	if err != nil {
 		return nil, err
 	}
-	idx, baseHead, err := indexBaseline(base)
+	idx, baseHead, err := indexBaseline(bf, base)
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		idx.f.Close()
-		os.Remove(idx.f.Name())
-	}()
 
 	spool, err := os.CreateTemp("", "mcptest-comparison-*.json")
 	if err != nil {
@@ -256,11 +292,11 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy) (out 
 	newDup := false
 	err = compareCases(cur, idx, reason, func(r result) {
 		if r.base >= 0 {
-			if idx.matched[r.base] {
+			if idx.matched.get(r.base) {
 				dupWarnings = append(dupWarnings, baseline.TwiceInCurrent(r.d.Name))
 				return
 			}
-			idx.matched[r.base] = true
+			idx.matched.set(r.base)
 		} else {
 			if newNames[r.hash] {
 				// A name given twice, or two names of one hash: the
@@ -368,71 +404,21 @@ func encodeDelta(d *baseline.CaseDelta) ([]byte, error) {
 	return annotate.AppendIndented(make([]byte, 0, len(src)*2), src, "    ", "  "), nil
 }
 
-// indexBaseline spools the baseline's cases and indexes them by name
-// (baseIndex), checking each as ReadBaseline does, on every core; it
-// returns the baseline's head. A baseline of another schema_version is
-// not indexed: its head is only its schema_version and tool.
+// indexBaseline indexes the baseline's cases by name (baseIndex) where
+// they lie in the baseline's file f; each is checked when it is compared
+// or listed as removed, as ReadBaseline checks it. It returns the
+// baseline's head. A baseline of another schema_version is not indexed:
+// its head is only its schema_version and tool.
 type indexed struct {
 	*baseIndex
 	warnings []string
 }
 
-func indexBaseline(cr *report.CaseReader) (*indexed, *report.Envelope, error) {
-	f, err := os.CreateTemp("", "mcptest-baseline-*.json")
-	if err != nil {
-		return nil, nil, fmt.Errorf("spool the baseline: %w", err)
-	}
+func indexBaseline(f *os.File, cr *report.CaseReader) (*indexed, *report.Envelope, error) {
 	idx := &indexed{baseIndex: &baseIndex{f: f, cr: cr}}
-	fail := func(err error) (*indexed, *report.Envelope, error) {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, nil, err
-	}
-	w := bufio.NewWriterSize(f, 64<<10)
-	var off int64
-	type job struct {
-		i   int
-		raw []byte
-	}
-	type done struct {
-		i    int
-		hash uint64
-		err  error
-	}
-	jobs := make(chan job, 64)
-	dones := make(chan done, 64)
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				name, err := caseName(j.raw)
-				if err != nil {
-					err = fmt.Errorf("%s: not a run envelope: cases[%d]: %w", cr.Name(), j.i, err)
-				}
-				dones <- done{i: j.i, hash: nameHash(name), err: err}
-			}
-		}()
-	}
-	var collectErr error
-	collected := make(chan struct{})
-	go func() {
-		defer close(collected)
-		for d := range dones {
-			if d.err != nil && collectErr == nil {
-				collectErr = d.err
-			}
-			for len(idx.hashes) <= d.i {
-				idx.hashes = append(idx.hashes, 0)
-			}
-			idx.hashes[d.i] = d.hash
-		}
-	}()
-	var readErr error
 	// A baseline of another schema_version says so before its cases in
 	// every envelope mcptest writes; its cases are then not read as
-	// cases.
+	// cases, only to their end.
 	other := false
 	if h, err := cr.Head(); err == nil && cr.Seen("schema_version") && h.SchemaVersion != report.SchemaVersion {
 		other = true
@@ -443,39 +429,32 @@ func indexBaseline(cr *report.CaseReader) (*indexed, *report.Envelope, error) {
 			break
 		}
 		if err != nil {
-			readErr = err
-			break
+			return nil, nil, err
 		}
 		if other {
+			if !json.Valid(raw) {
+				var v any
+				return nil, nil, fmt.Errorf("%s: not a run envelope: cases[%d]: %v", cr.Name(), n, json.Unmarshal(raw, &v))
+			}
 			continue
 		}
-		idx.offs = append(idx.offs, off)
-		w.Write(raw)
-		off += int64(len(raw))
-		jobs <- job{i: n, raw: raw}
-	}
-	close(jobs)
-	wg.Wait()
-	close(dones)
-	<-collected
-	idx.offs = append(idx.offs, off)
-	if readErr != nil {
-		return fail(readErr)
+		name, err := caseName(raw)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: not a run envelope: cases[%d]: %w", cr.Name(), n, err)
+		}
+		if err := idx.add(hash32(name), cr.Offset()-int64(len(raw)), len(raw)); err != nil {
+			return nil, nil, err
+		}
 	}
 	head, err := baselineHead(cr)
 	if err != nil {
-		return fail(err)
+		return nil, nil, err
 	}
 	if head.SchemaVersion != report.SchemaVersion {
-		idx.offs, idx.hashes = []int64{0}, nil
-	} else if collectErr != nil {
-		return fail(collectErr)
-	}
-	if err := w.Flush(); err != nil {
-		return fail(fmt.Errorf("spool the baseline: %w", err))
+		idx.keys, idx.blockFirst, idx.blockAt, idx.rel, idx.lens, idx.n = nil, nil, nil, nil, nil, 0
 	}
 	if err := idx.sortAndDrop(); err != nil {
-		return fail(err)
+		return nil, nil, err
 	}
 	return idx, head, nil
 }
@@ -512,15 +491,15 @@ func caseName(raw []byte) (string, error) {
 // removed hands emit the baseline's cases the current run does not hold,
 // in the baseline's order.
 func (idx *indexed) removed(emit func(baseline.CaseDelta, []byte)) error {
-	for i := range idx.hashes {
-		if idx.dropped[i] || idx.matched[i] {
+	for i := range int32(idx.n) {
+		if idx.dropped.get(i) || idx.matched.get(i) {
 			continue
 		}
-		data, err := idx.raw(int32(i))
+		data, err := idx.raw(i)
 		if err != nil {
 			return err
 		}
-		bc, err := idx.cr.Decode(i, data)
+		bc, err := idx.cr.Decode(int(i), data)
 		if err != nil {
 			return err
 		}
@@ -537,44 +516,30 @@ func (idx *indexed) removed(emit func(baseline.CaseDelta, []byte)) error {
 // sortAndDrop orders the index by name hash and drops every case given
 // twice past its first, in the baseline's order, with a warning each.
 func (idx *indexed) sortAndDrop() error {
-	n := len(idx.hashes)
-	idx.dropped, idx.matched = make([]bool, n), make([]bool, n)
-	idx.byHash = make([]int32, n)
-	for i := range idx.byHash {
-		idx.byHash[i] = int32(i)
-	}
-	slices.SortStableFunc(idx.byHash, func(a, b int32) int {
-		switch {
-		case idx.hashes[a] < idx.hashes[b]:
-			return -1
-		case idx.hashes[a] > idx.hashes[b]:
-			return 1
-		}
-		return 0
-	})
-	// Names given twice: the first, in the baseline's order, is kept.
+	words := (idx.n + 63) / 64
+	idx.dropped, idx.matched = make(bitset, words), make(bitset, words)
+	slices.Sort(idx.keys)
+	// Cases of one hash: a name given twice, or two names of one hash.
+	// The first of a name, in the baseline's order, is kept.
 	var twice []int32
-	for k := 1; k < n; k++ {
-		if idx.hashes[idx.byHash[k]] != idx.hashes[idx.byHash[k-1]] {
-			continue
+	for k := 1; k < len(idx.keys); k++ {
+		if idx.keys[k]>>32 == idx.keys[k-1]>>32 {
+			twice = append(twice, int32(idx.keys[k]))
 		}
-		twice = append(twice, idx.byHash[k])
 	}
-	if len(twice) > 0 {
-		slices.Sort(twice)
-		for _, i := range twice {
-			data, err := idx.raw(i)
-			if err != nil {
-				return err
-			}
-			c, err := idx.cr.Decode(int(i), data)
-			if err != nil {
-				return err
-			}
-			if j, _, err := idx.find(c.Name, idx.hashes[i], nil, nil); err == nil && j >= 0 && j < i {
-				idx.dropped[i] = true
-				idx.warnings = append(idx.warnings, baseline.TwiceInBaseline(c.Name))
-			}
+	slices.Sort(twice)
+	for _, i := range twice {
+		data, err := idx.raw(i)
+		if err != nil {
+			return err
+		}
+		c, err := idx.cr.Decode(int(i), data)
+		if err != nil {
+			return err
+		}
+		if j, _, err := idx.find(c.Name, nil, nil); err == nil && j >= 0 && j < i {
+			idx.dropped.set(i)
+			idx.warnings = append(idx.warnings, baseline.TwiceInBaseline(c.Name))
 		}
 	}
 	return nil
@@ -708,7 +673,7 @@ func compareOne(cur *report.CaseReader, idx *indexed, reason string, i int, raw 
 	r.hash = nameHash(cc.Name)
 	var bc *report.CaseResult
 	if reason == "" {
-		r.base, bc, r.err = idx.find(cc.Name, r.hash, cc, raw)
+		r.base, bc, r.err = idx.find(cc.Name, cc, raw)
 	}
 	if r.err == nil {
 		r.d = baseline.CaseOf(bc, cc, reason)
