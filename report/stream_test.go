@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/mcptest/mcptest/internal/diag"
 )
 
 // drawJSON writes a value for a Go type t drawn from r, as a JSON text an
@@ -425,4 +427,96 @@ func TestDecodeCaseIsUnmarshal(t *testing.T) {
 	if decoded < 1000 {
 		t.Fatalf("only %d of 6,000 drawn cases decoded: the draw is lopsided", decoded)
 	}
+}
+
+// benchCase is a passing case as the generator corpus's lean envelope
+// holds it, in the JSON reporter's layout.
+func benchCase() []byte {
+	c := CaseResult{Name: "generated case 0012345", Kind: KindAgent, Verdict: Pass, Position: diag.Pos{File: "suite.yml", Line: 49383, Col: 5},
+		DefinitionSHA256: strings.Repeat("ab", 32), Runs: 2,
+		Cassettes: &CassetteSet{Files: 1, SHA256: strings.Repeat("cd", 32), Paths: []string{"cassettes/cassette-0012345.json"}},
+		Targets:   map[string]float64{"reliability.pass_rate": 100, "tool_selection.f1": 67},
+		Counts:    map[string]int64{"reliability.passed_runs": 2, "reliability.runs": 2, "tool_selection.fp": 0, "tool_selection.tp": 3},
+		Assertions: []AssertionResult{{Target: "tool_selection.f1", Matcher: map[string]any{">=": 50.0}, Actual: 67.0, Passed: true,
+			Message: "assertion #0 (`tool_selection.f1`)", Position: diag.Pos{File: "suite.yml", Line: 49385, Col: 11}}},
+		Floors: []Floor{}, Findings: []Finding{}, Labels: map[string]string{"reliability.class": "stable_pass"}}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // as the JSON reporter writes it
+	enc.SetIndent("    ", "  ")
+	if err := enc.Encode(c); err != nil {
+		panic(err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// BenchmarkDecodeCase: DecodeCase against encoding/json's Unmarshal on a
+// case of the generator corpus (docs/architecture.md, "Library or copy").
+func BenchmarkDecodeCase(b *testing.B) {
+	raw := benchCase()
+	b.Run("encoding-json", func(b *testing.B) {
+		b.SetBytes(int64(len(raw)))
+		for b.Loop() {
+			var c CaseResult
+			if err := json.Unmarshal(raw, &c); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("DecodeCase", func(b *testing.B) {
+		b.SetBytes(int64(len(raw)))
+		for b.Loop() {
+			if _, err := DecodeCase(raw); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkCaseReader: the reader's own scan of an envelope's cases
+// against encoding/json's Decoder, which it replaced, reading each case's
+// bytes (json.RawMessage) from an envelope of 2,000 cases.
+func BenchmarkCaseReader(b *testing.B) {
+	var env bytes.Buffer
+	env.WriteString("{\n  \"schema_version\": 1,\n  \"cases\": [")
+	for i := range 2000 {
+		if i > 0 {
+			env.WriteByte(',')
+		}
+		env.WriteString("\n    ")
+		env.Write(benchCase())
+	}
+	env.WriteString("\n  ]\n}\n")
+	data := env.Bytes()
+	b.Run("encoding-json", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			dec := json.NewDecoder(bytes.NewReader(data))
+			for range 4 {
+				if _, err := dec.Token(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for dec.More() {
+				var raw json.RawMessage
+				if err := dec.Decode(&raw); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("CaseReader", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			cr, err := NewCaseReader(bytes.NewReader(data), "e.json")
+			if err != nil {
+				b.Fatal(err)
+			}
+			for {
+				if _, err := cr.NextRaw(); err != nil {
+					break
+				}
+			}
+		}
+	})
 }
