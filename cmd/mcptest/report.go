@@ -122,7 +122,11 @@ func (c *Command) compareStream(run, base, failOn, format, output string, opt an
 		_, err := annotate.NewComparison(format, nil, opt)
 		return inputErr("--format: %v", err)
 	}
-	cmp, err := envstream.CompareFiles(base, "--compare", run, failOn)
+	compare := envstream.CompareFiles
+	if annotate.Canonical(format) != "json" {
+		compare = envstream.CompareListed // only the changed cases are rendered
+	}
+	cmp, err := compare(base, "--compare", run, failOn)
 	if err != nil {
 		return err
 	}

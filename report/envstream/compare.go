@@ -37,6 +37,8 @@ type Compared struct {
 	Unlisted int
 	cases    *os.File
 	n        int
+	// listedOnly is set by CompareListed: the spool holds no case.
+	listedOnly bool
 }
 
 // Close removes the spooled cases.
@@ -67,6 +69,9 @@ func (c *Compared) Render(w io.Writer, format string, opt annotate.Options) erro
 
 // Write writes the comparison's JSON rendering, every case in it.
 func (c *Compared) Write(w io.Writer) error {
+	if c.listedOnly {
+		return errors.New("encode comparison: the cases were counted, not kept (CompareListed): compare with CompareFiles")
+	}
 	head := *c.Cmp
 	head.Cases = []baseline.CaseDelta{}
 	var buf bytes.Buffer
@@ -199,22 +204,32 @@ func (b *baseIndex) find(name string, cur *report.CaseResult, raw []byte) (int32
 // CompareFiles compares the run envelope at curPath with the baseline
 // envelope at basePath (flag names where it came from in messages) under
 // the --fail-on policy failOn, as baseline.Compare compares them, reading
-// both as streams: the baseline's cases are spooled to a temporary file
-// and indexed by the hash of their names, then the current run's cases
-// are decoded, looked up and compared on every core and folded in order.
-// Memory is about 21 bytes per baseline case, plus one Go map entry per
-// current case the baseline does not hold, plus the changed cases listed
-// (at most MaxListed); each file is bounded at report.MaxStreamBytes.
-// A baseline of another schema_version is compared as baseline.Compare
-// compares one (every case not comparable). Wrong input is an
-// *diag.InputError.
+// both as streams: the baseline's cases are indexed by the hash of their
+// names where they lie in its file (baseIndex), then the current run's
+// cases are decoded, looked up and compared on every core and folded in
+// order. Memory is about 16 bytes per baseline case, plus one Go map
+// entry per current case the baseline does not hold, plus the changed
+// cases listed (at most MaxListed); each file is bounded at
+// report.MaxStreamBytes. A baseline of another schema_version is compared
+// as baseline.Compare compares one (every case not comparable). Wrong
+// input is an *diag.InputError.
 func CompareFiles(basePath, flag, curPath, failOn string) (*Compared, error) {
+	return compareFiles(basePath, flag, curPath, failOn, true)
+}
+
+// CompareListed is CompareFiles for the text and markdown renderings:
+// the cases that did not change are counted, not encoded (Write refuses).
+func CompareListed(basePath, flag, curPath, failOn string) (*Compared, error) {
+	return compareFiles(basePath, flag, curPath, failOn, false)
+}
+
+func compareFiles(basePath, flag, curPath, failOn string, every bool) (*Compared, error) {
 	policy, err := baseline.ParsePolicy(failOn)
 	if err != nil {
 		return nil, &diag.InputError{Err: err}
 	}
 	defer paceCollector()()
-	cmp, err := compareStream(basePath, flag, curPath, policy)
+	cmp, err := compareStream(basePath, flag, curPath, policy, every)
 	if err != nil {
 		var in *diag.InputError
 		if !errors.As(err, &in) {
@@ -225,7 +240,7 @@ func CompareFiles(basePath, flag, curPath, failOn string) (*Compared, error) {
 	return cmp, nil
 }
 
-func compareStream(basePath, flag, curPath string, policy baseline.Policy) (out *Compared, err error) {
+func compareStream(basePath, flag, curPath string, policy baseline.Policy, every bool) (out *Compared, err error) {
 	// The current run is read first, as baseline.CompareFile's caller
 	// reads it, so its errors come first.
 	cf, cr0, err := openEnvelope(curPath, "", report.MaxStreamBytes)
@@ -256,7 +271,7 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy) (out 
 	if err != nil {
 		return nil, fmt.Errorf("spool the comparison: %w", err)
 	}
-	cmp := &Compared{cases: spool}
+	cmp := &Compared{cases: spool, listedOnly: !every}
 	out = cmp
 	defer func() {
 		if err != nil { // out is nil by now when the error was returned with it
@@ -273,13 +288,15 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy) (out 
 	reason := baseline.Begin(baseHead, &report.Envelope{SchemaVersion: report.SchemaVersion}).NotComparable
 	emit := func(d baseline.CaseDelta, data []byte) {
 		sum.Add(d)
-		sep := ",\n    "
-		if out.n == 0 {
-			sep = "\n    "
+		if every {
+			sep := ",\n    "
+			if out.n == 0 {
+				sep = "\n    "
+			}
+			sw.WriteString(sep)
+			sw.Write(data)
+			out.n++
 		}
-		sw.WriteString(sep)
-		sw.Write(data)
-		out.n++
 		if d.Changed() {
 			if len(listed) < MaxListed {
 				listed = append(listed, d)
@@ -290,7 +307,7 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy) (out 
 	}
 	newNames := map[uint64]bool{}
 	newDup := false
-	err = compareCases(cur, idx, reason, func(r result) {
+	err = compareCases(cur, idx, reason, every, func(r result) {
 		if r.base >= 0 {
 			if idx.matched.get(r.base) {
 				dupWarnings = append(dupWarnings, baseline.TwiceInCurrent(r.d.Name))
@@ -319,7 +336,7 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy) (out 
 	}
 	c := baseline.Begin(baseHead, curHead)
 	if c.NotComparable == "" {
-		if err := idx.removed(emit); err != nil {
+		if err := idx.removed(every, emit); err != nil {
 			return nil, err
 		}
 	}
@@ -490,7 +507,7 @@ func caseName(raw []byte) (string, error) {
 
 // removed hands emit the baseline's cases the current run does not hold,
 // in the baseline's order.
-func (idx *indexed) removed(emit func(baseline.CaseDelta, []byte)) error {
+func (idx *indexed) removed(every bool, emit func(baseline.CaseDelta, []byte)) error {
 	for i := range int32(idx.n) {
 		if idx.dropped.get(i) || idx.matched.get(i) {
 			continue
@@ -504,9 +521,11 @@ func (idx *indexed) removed(emit func(baseline.CaseDelta, []byte)) error {
 			return err
 		}
 		d := baseline.RemovedOf(bc)
-		enc, err := encodeDelta(&d)
-		if err != nil {
-			return err
+		var enc []byte
+		if every {
+			if enc, err = encodeDelta(&d); err != nil {
+				return err
+			}
 		}
 		emit(d, enc)
 	}
@@ -582,7 +601,7 @@ type result struct {
 // batches of batch, at most window batches in flight: a handoff between
 // goroutines per batch, not per case, so the workers keep their cores on
 // a machine whose other processes hold them too.
-func compareCases(cur *report.CaseReader, idx *indexed, reason string, fold func(result)) error {
+func compareCases(cur *report.CaseReader, idx *indexed, reason string, every bool, fold func(result)) error {
 	const batch, window = 64, 8
 	type job struct {
 		i    int
@@ -599,7 +618,7 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, fold func
 			for j := range jobs {
 				rs := make([]result, 0, len(j.raws))
 				for k, raw := range j.raws {
-					r := compareOne(cur, idx, reason, j.i+k, raw)
+					r := compareOne(cur, idx, reason, every, j.i+k, raw)
 					rs = append(rs, r)
 					if r.err != nil {
 						break
@@ -663,7 +682,7 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, fold func
 
 // compareOne decodes and checks the i-th case of the current run from its
 // JSON, finds it in the baseline and compares the two.
-func compareOne(cur *report.CaseReader, idx *indexed, reason string, i int, raw []byte) result {
+func compareOne(cur *report.CaseReader, idx *indexed, reason string, every bool, i int, raw []byte) result {
 	r := result{base: -1}
 	cc, err := cur.Decode(i, raw)
 	if err != nil {
@@ -677,7 +696,9 @@ func compareOne(cur *report.CaseReader, idx *indexed, reason string, i int, raw 
 	}
 	if r.err == nil {
 		r.d = baseline.CaseOf(bc, cc, reason)
-		r.data, r.err = encodeDelta(&r.d)
+		if every {
+			r.data, r.err = encodeDelta(&r.d)
+		}
 	}
 	return r
 }

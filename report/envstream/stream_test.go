@@ -197,7 +197,8 @@ func TestMergeStreamRefusesAsMerge(t *testing.T) {
 // side, a baseline with
 // the evidence every run carried before the lean envelope, a baseline of
 // another schema_version), the streamed comparison renders json, text and
-// markdown byte for byte as baseline.Compare's does.
+// markdown byte for byte as baseline.Compare's does, and so does the one
+// that keeps the changed cases only (CompareListed) in text and markdown.
 func TestCompareStreamIsCompare(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for round := range 16 {
@@ -256,16 +257,23 @@ func TestCompareStreamIsCompare(t *testing.T) {
 			if !bytes.Equal(g.Bytes(), w.Bytes()) {
 				t.Fatalf("round %d: json differs:\n%s\nwant:\n%s", round, clip(g.String()), clip(w.String()))
 			}
+			listed, err := CompareListed(bp, "--compare", cp, policy)
+			if err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
 			for _, f := range []string{"text", "markdown"} {
 				w.Reset()
-				g.Reset()
 				annotate.RenderComparison(&w, f, want, annotate.Options{})
-				annotate.RenderComparison(&g, f, cmp.Cmp, annotate.Options{})
-				if !bytes.Equal(g.Bytes(), w.Bytes()) {
-					t.Fatalf("round %d: %s differs:\n%s\nwant:\n%s", round, f, g.String(), w.String())
+				for _, got := range []*Compared{cmp, listed} {
+					g.Reset()
+					annotate.RenderComparison(&g, f, got.Cmp, annotate.Options{})
+					if !bytes.Equal(g.Bytes(), w.Bytes()) {
+						t.Fatalf("round %d: %s differs:\n%s\nwant:\n%s", round, f, g.String(), w.String())
+					}
 				}
 			}
 			cmp.Close()
+			listed.Close()
 		}
 	}
 }
