@@ -153,7 +153,8 @@ func (lc *leanCorpus) write(name string, data []byte) {
 // (old: every offered tool in its case at calls 0, indented) and holds
 // that it reads as the lean one (data) does: the HTML report's tool
 // coverage, the text, agent, JUnit and SARIF reports, a comparison of the
-// two that finds every case the same, and history over both.
+// two that finds every case the same, the viewer's snapshot and history
+// over both.
 func (lc *leanCorpus) checkOldReads(data []byte, old *report.Envelope) {
 	t := lc.t
 	oldJSON, err := json.MarshalIndent(old, "", "  ")
@@ -179,6 +180,12 @@ func (lc *leanCorpus) checkOldReads(data []byte, old *report.Envelope) {
 	out := lc.mcptest("report", "old.json", "--compare", "whole.json", "--format", "json", "--fail-on", "none")
 	if err := json.Unmarshal(out, &cmp); err != nil || cmp.Summary.Cases != lc.n || cmp.Summary.Same != lc.n {
 		t.Errorf("%s: the comparison of the envelope before catalogs with the lean one: %+v, %v\n%s", lc.at, cmp, err, clip(out))
+	}
+	for _, name := range []string{"old.json", "whole.json"} {
+		lc.mcptest("view", name, "--snapshot", name+".snapshot.html", "--no-serve")
+		if page := lc.read(name + ".snapshot.html"); len(page) < 1000 {
+			t.Errorf("%s: view --snapshot of %s wrote %d bytes", lc.at, name, len(page))
+		}
 	}
 	lc.write("runs/old.json", oldJSON)
 	lc.write("runs/whole.json", data)
