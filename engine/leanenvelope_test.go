@@ -91,7 +91,7 @@ func TestLeanEnvelopeCaseBytes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(40, 3))
 	for d := range 3 {
 		seed := rng.Uint64()
-		lc := &leanCorpus{t: t, bin: tools.mcptest, n: 60 + rng.IntN(200), dir: t.TempDir()}
+		lc := &leanCorpus{t: t, bin: tools.mcptest, n: 60 + rng.IntN(200), dir: t.TempDir(), suite: gen.CaseSuiteFile}
 		if _, err := gen.Write(lc.dir, lc.n, seed); err != nil {
 			t.Fatal(err)
 		}
@@ -117,9 +117,9 @@ func TestLeanEnvelopeCaseBytes(t *testing.T) {
 // leanCorpus is one drawn corpus of TestLeanEnvelopeCaseBytes and the
 // built binary run in its directory.
 type leanCorpus struct {
-	t            *testing.T
-	bin, dir, at string
-	n            int
+	t                   *testing.T
+	bin, dir, at, suite string
+	n                   int
 }
 
 // mcptest runs the binary in the corpus's directory, its workspace store
@@ -255,7 +255,7 @@ func (lc *leanCorpus) checkMerged(data []byte, shards int) {
 	var names []string
 	for i := 1; i <= shards; i++ {
 		name := "shard-" + strconv.Itoa(i) + ".json"
-		lc.mcptest("run", "--config", gen.CaseSuiteFile, "--format", "json", "--output", name, "--no-cache", "--shard", fmt.Sprintf("%d/%d", i, shards))
+		lc.mcptest("run", "--config", lc.suite, "--format", "json", "--output", name, "--no-cache", "--shard", fmt.Sprintf("%d/%d", i, shards))
 		names = append(names, name)
 	}
 	lc.mcptest(append([]string{"report", "merge", "--output", "merged.json"}, names...)...)
@@ -380,4 +380,88 @@ func coverageSection(t *testing.T, page string) string {
 		end = len(page) - start
 	}
 	return page[start : start+end]
+}
+
+// TestLeanEnvelopeCatalogBound runs the built binary over 1,000 recordings
+// whose catalogs (1 to 80 tools) all differ, 3 times report.MaxCatalogBytes: the
+// envelope keeps the catalogs of the smallest digests that fit and names
+// the first one left out (catalogs_from), every case still names its own,
+// and the run's shards, merged, keep the same catalogs: the merge is the
+// run, byte for byte.
+func TestLeanEnvelopeCatalogBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the built binary over 1,000 recordings")
+	}
+	tools := buildTools(t)
+	lc := &leanCorpus{t: t, bin: tools.mcptest, n: 1000, dir: t.TempDir(), at: "1,000 distinct catalogs", suite: "suite.yml"}
+	var suite strings.Builder
+	suite.WriteString("tests:\n")
+	for i := range lc.n {
+		var cat strings.Builder
+		for j := range 1 + (i*37)%80 {
+			if j > 0 {
+				cat.WriteByte(',')
+			}
+			fmt.Fprintf(&cat, `{"name":"tool_%04d_%02d"}`, i, j)
+		}
+		lc.write(fmt.Sprintf("c/%04d.json", i), fmt.Appendf(nil,
+			`{"mcptest_cassette":1,"catalog":{"s":{"tools":[%s]}},"runs":[{"turns":[{"calls":[{"server":"s","tool":"tool_%04d_00","arguments":{}}],"final_response":"done"}]}]}`,
+			cat.String(), i))
+		fmt.Fprintf(&suite, "  - name: case %04d\n    type: agent\n    cassette: c/%04d.json\n    expect:\n      - target: final_response\n        matcher: { regex: \"done\" }\n", i, i)
+	}
+	lc.write("suite.yml", []byte(suite.String()))
+	lc.mcptest("run", "--config", "suite.yml", "--format", "json", "--output", "whole.json", "--no-cache")
+	data := lc.read("whole.json")
+	env, err := report.Read(bytes.NewReader(data), "whole.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := json.Marshal(env.Catalogs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env.CatalogsFrom == "" || len(kept) > report.MaxCatalogBytes || len(env.Catalogs) == 0 || len(env.Catalogs) >= lc.n {
+		t.Errorf("%d catalogs kept (%d bytes), from %q: want the bound met", len(env.Catalogs), len(kept), env.CatalogsFrom)
+	}
+	for i, c := range env.Catalogs {
+		if c.SHA256 >= env.CatalogsFrom || i > 0 && c.SHA256 <= env.Catalogs[i-1].SHA256 {
+			t.Fatalf("catalog %d (%.12s) out of digest order or past %.12s", i, c.SHA256, env.CatalogsFrom)
+		}
+	}
+	known := map[string]bool{}
+	for _, c := range env.Catalogs {
+		known[c.SHA256] = true
+	}
+	past := 0
+	for _, c := range env.Cases {
+		if c.Catalog == "" || c.Verdict != report.Pass {
+			t.Fatalf("case %q: catalog %q, verdict %s", c.Name, c.Catalog, c.Verdict)
+		}
+		if !known[c.Catalog] {
+			past++
+			if c.Catalog < env.CatalogsFrom {
+				t.Errorf("case %q names catalog %.12s, below catalogs_from and not kept", c.Name, c.Catalog)
+			}
+		}
+	}
+	cov := env.ToolCoverage()
+	want := past
+	for _, c := range env.Catalogs {
+		want += len(c.Servers[0].Tools)
+	}
+	if past == 0 || cov.Known != want {
+		t.Errorf("%d cases past the bound; coverage knows %d tools, want %d", past, cov.Known, want)
+	}
+	t.Logf("%d catalogs kept (%d bytes), %d cases past the bound", len(env.Catalogs), len(kept), past)
+	// Each of two shards holds more catalogs than the bound too: the
+	// merge applies each one's catalogs_from.
+	lc.checkMerged(data, 2)
+	for _, name := range []string{"shard-1.json", "shard-2.json"} {
+		var head struct {
+			CatalogsFrom string `json:"catalogs_from"`
+		}
+		if err := json.Unmarshal(lc.read(name), &head); err != nil || head.CatalogsFrom == "" {
+			t.Errorf("%s: catalogs_from %q (%v): want the shard over the bound", name, head.CatalogsFrom, err)
+		}
+	}
 }
