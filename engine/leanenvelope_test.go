@@ -394,22 +394,7 @@ func TestLeanEnvelopeCatalogBound(t *testing.T) {
 	}
 	tools := buildTools(t)
 	lc := &leanCorpus{t: t, bin: tools.mcptest, n: 1000, dir: t.TempDir(), at: "1,000 distinct catalogs", suite: "suite.yml"}
-	var suite strings.Builder
-	suite.WriteString("tests:\n")
-	for i := range lc.n {
-		var cat strings.Builder
-		for j := range 1 + (i*37)%80 {
-			if j > 0 {
-				cat.WriteByte(',')
-			}
-			fmt.Fprintf(&cat, `{"name":"tool_%04d_%02d"}`, i, j)
-		}
-		lc.write(fmt.Sprintf("c/%04d.json", i), fmt.Appendf(nil,
-			`{"mcptest_cassette":1,"catalog":{"s":{"tools":[%s]}},"runs":[{"turns":[{"calls":[{"server":"s","tool":"tool_%04d_00","arguments":{}}],"final_response":"done"}]}]}`,
-			cat.String(), i))
-		fmt.Fprintf(&suite, "  - name: case %04d\n    type: agent\n    cassette: c/%04d.json\n    expect:\n      - target: final_response\n        matcher: { regex: \"done\" }\n", i, i)
-	}
-	lc.write("suite.yml", []byte(suite.String()))
+	lc.writeDistinctCatalogs()
 	lc.mcptest("run", "--config", "suite.yml", "--format", "json", "--output", "whole.json", "--no-cache")
 	data := lc.read("whole.json")
 	env, err := report.Read(bytes.NewReader(data), "whole.json")
@@ -464,4 +449,26 @@ func TestLeanEnvelopeCatalogBound(t *testing.T) {
 			t.Errorf("%s: catalogs_from %q (%v): want the shard over the bound", name, head.CatalogsFrom, err)
 		}
 	}
+}
+
+// writeDistinctCatalogs writes lc.n recordings, the i-th offering 1 to 80
+// tools no other offers and calling the first, and suite.yml, one test a
+// recording.
+func (lc *leanCorpus) writeDistinctCatalogs() {
+	var suite strings.Builder
+	suite.WriteString("tests:\n")
+	for i := range lc.n {
+		var cat strings.Builder
+		for j := range 1 + (i*37)%80 {
+			if j > 0 {
+				cat.WriteByte(',')
+			}
+			fmt.Fprintf(&cat, `{"name":"tool_%04d_%02d"}`, i, j)
+		}
+		lc.write(fmt.Sprintf("c/%04d.json", i), fmt.Appendf(nil,
+			`{"mcptest_cassette":1,"catalog":{"s":{"tools":[%s]}},"runs":[{"turns":[{"calls":[{"server":"s","tool":"tool_%04d_00","arguments":{}}],"final_response":"done"}]}]}`,
+			cat.String(), i))
+		fmt.Fprintf(&suite, "  - name: case %04d\n    type: agent\n    cassette: c/%04d.json\n    expect:\n      - target: final_response\n        matcher: { regex: \"done\" }\n", i, i)
+	}
+	lc.write("suite.yml", []byte(suite.String()))
 }
