@@ -10,13 +10,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/cassette/gen"
+	"github.com/mcptest/mcptest/internal/rsstest"
 	"github.com/mcptest/mcptest/report"
 )
 
@@ -105,22 +105,21 @@ func writeEnvelopeJSON(t *testing.T, path string, n int, shard string, keep func
 	}
 }
 
-// runMeasured runs the binary and returns its wall time and peak RSS.
+// runMeasured runs the binary and returns its wall time and peak RSS,
+// measured from the tests' launcher (rsstest.Run), so the envelopes this
+// test generated are not counted in the binary's peak.
 func runMeasured(t *testing.T, dir, bin string, args ...string) (time.Duration, int64, string) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	start := time.Now()
-	err := cmd.Run()
-	wall := time.Since(start)
-	if code := cmd.ProcessState.ExitCode(); err != nil && code != 1 {
-		t.Fatalf("%v: %v\n%s", args, err, stderr.String())
+	u, err := rsstest.Run(t, cmd)
+	if err != nil || u.Code != 0 && u.Code != 1 {
+		t.Fatalf("%v: exit %d, %v\n%s", args, u.Code, err, stderr.String())
 	}
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	t.Logf("%s %s: %v wall, %v CPU", filepath.Base(bin), args[0]+" "+args[1], wall, time.Duration(ru.Utime.Nano()+ru.Stime.Nano()))
-	return wall, ru.Maxrss << 10, stderr.String()
+	t.Logf("%s %s: %v wall, %v CPU", filepath.Base(bin), args[0]+" "+args[1], u.Wall, u.CPU)
+	return u.Wall, u.Peak, stderr.String()
 }
 
 // TestMillionCaseMergeAndCompare builds a suite of generated cases as 64
