@@ -203,14 +203,16 @@ func TestPrepareManyRowsEncodesNothing(t *testing.T) {
 }
 
 // TestJSONNullCases: an envelope decoded with "cases": null is written back
-// as it was.
+// as it was, its catalogs one line each.
 func TestJSONNullCases(t *testing.T) {
-	env := &report.Envelope{SchemaVersion: 1}
+	cat := report.NewCatalog([]report.ToolUse{{Server: "s", Tool: "t"}})
+	env := &report.Envelope{SchemaVersion: 1, Catalogs: []report.Catalog{*cat}}
 	var got bytes.Buffer
 	if err := (JSON{}).Report(&got, env); err != nil {
 		t.Fatal(err)
 	}
-	if want := encodeWhole(t, env); !bytes.Equal(got.Bytes(), want) || !bytes.Contains(want, []byte(`"cases": null`)) {
+	if want := encodeWhole(t, env); !bytes.Equal(got.Bytes(), want) || !bytes.Contains(want, []byte(`"cases": null`)) ||
+		!bytes.Contains(want, []byte("\n    {\"sha256\":\""+cat.SHA256+"\",\"servers\":[{\"server\":\"s\",\"tools\":[\"t\"]}]}\n")) {
 		t.Errorf("got\n%s\nwant\n%s", got.Bytes(), want)
 	}
 }
