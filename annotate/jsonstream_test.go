@@ -6,25 +6,69 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/report"
 )
 
-// encodeWhole is the envelope encoded in one piece, as the JSON reporter
-// wrote it before it wrote case by case: the reference the streamed
-// output must equal byte for byte.
+// encodeWhole is the envelope encoded by encoding/json, the head indented
+// by two spaces and each case and each catalog one line of compact JSON at
+// four: the reference the streamed output must equal byte for byte.
 func encodeWhole(t *testing.T, env *report.Envelope) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(env); err != nil {
-		t.Fatal(err)
+	encode := func(v any, indent string) []byte {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", indent)
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
 	}
-	return buf.Bytes()
+	lines := func(data []byte) []byte {
+		// The catalogs, one line each.
+		if len(env.Catalogs) == 0 {
+			return data
+		}
+		start := bytes.Index(data, []byte("\n  \"catalogs\": ["))
+		end := start + bytes.Index(data[start:], []byte("\n  ]"))
+		var b bytes.Buffer
+		for i := range env.Catalogs {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString("\n    ")
+			b.Write(bytes.TrimSuffix(encode(&env.Catalogs[i], ""), []byte("\n")))
+		}
+		return slices.Concat(data[:start], []byte("\n  \"catalogs\": ["), b.Bytes(), data[end:])
+	}
+	if env.Cases == nil {
+		return lines(encode(env, "  "))
+	}
+	head := *env
+	head.Cases = []*report.CaseResult{}
+	data := lines(encode(&head, "  "))
+	key := []byte("\n  \"cases\": []")
+	at := bytes.Index(data, key)
+	if at < 0 || bytes.Count(data, key) != 1 {
+		t.Fatalf("no one empty cases array in %s", data)
+	}
+	var cases bytes.Buffer
+	for i, c := range env.Cases {
+		if i > 0 {
+			cases.WriteByte(',')
+		}
+		cases.WriteString("\n    ")
+		cases.Write(bytes.TrimSuffix(encode(c, ""), []byte("\n")))
+	}
+	if len(env.Cases) > 0 {
+		cases.WriteString("\n  ")
+	}
+	at += len(key) - 1
+	return slices.Concat(data[:at], cases.Bytes(), data[at:])
 }
 
 // streamEnvelopes are envelopes of every shape the writer meets: the
@@ -57,6 +101,9 @@ func streamEnvelopes(t *testing.T) map[string]*report.Envelope {
 		Floors: []report.Floor{}, Findings: []report.Finding{{Level: "error", Message: "&amp;"}},
 	}
 	envs["none"] = &report.Envelope{SchemaVersion: 1, Cases: []*report.CaseResult{}}
+	cat := report.NewCatalog([]report.ToolUse{{Server: "a <b>", Tool: "x & y"}, {Tool: "\u2028"}})
+	envs["catalogs, no cases"] = &report.Envelope{SchemaVersion: 1, Catalogs: []report.Catalog{*cat}, Cases: []*report.CaseResult{}}
+	envs["catalogs"] = &report.Envelope{SchemaVersion: 1, Catalogs: []report.Catalog{*cat, *cat}, Cases: []*report.CaseResult{hostile}}
 	envs["hostile"] = &report.Envelope{SchemaVersion: 1, Verdict: report.Fail, Cases: []*report.CaseResult{hostile, hostile}}
 	withTail := *sample()
 	withTail.Summary = &report.Summary{Cases: 1, PassHat: []report.PassHatFigure{}}
@@ -156,14 +203,16 @@ func TestPrepareManyRowsEncodesNothing(t *testing.T) {
 }
 
 // TestJSONNullCases: an envelope decoded with "cases": null is written back
-// as it was.
+// as it was, its catalogs one line each.
 func TestJSONNullCases(t *testing.T) {
-	env := &report.Envelope{SchemaVersion: 1}
+	cat := report.NewCatalog([]report.ToolUse{{Server: "s", Tool: "t"}})
+	env := &report.Envelope{SchemaVersion: 1, Catalogs: []report.Catalog{*cat}}
 	var got bytes.Buffer
 	if err := (JSON{}).Report(&got, env); err != nil {
 		t.Fatal(err)
 	}
-	if want := encodeWhole(t, env); !bytes.Equal(got.Bytes(), want) || !bytes.Contains(want, []byte(`"cases": null`)) {
+	if want := encodeWhole(t, env); !bytes.Equal(got.Bytes(), want) || !bytes.Contains(want, []byte(`"cases": null`)) ||
+		!bytes.Contains(want, []byte("\n    {\"sha256\":\""+cat.SHA256+"\",\"servers\":[{\"server\":\"s\",\"tools\":[\"t\"]}]}\n")) {
 		t.Errorf("got\n%s\nwant\n%s", got.Bytes(), want)
 	}
 }

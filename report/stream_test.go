@@ -430,7 +430,7 @@ func TestDecodeCaseIsUnmarshal(t *testing.T) {
 }
 
 // benchCase is a passing case as the generator corpus's lean envelope
-// holds it, in the JSON reporter's layout.
+// holds it, in the JSON reporter's layout (one line of compact JSON).
 func benchCase() []byte {
 	c := CaseResult{Name: "generated case 0012345", Kind: KindAgent, Verdict: Pass, Position: diag.Pos{File: "suite.yml", Line: 49383, Col: 5},
 		DefinitionSHA256: strings.Repeat("ab", 32), Runs: 2,
@@ -443,7 +443,6 @@ func benchCase() []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // as the JSON reporter writes it
-	enc.SetIndent("    ", "  ")
 	if err := enc.Encode(c); err != nil {
 		panic(err)
 	}

@@ -407,9 +407,7 @@ func compareInMemory(basePath, flag, curPath string, policy baseline.Policy) (*C
 }
 
 // encodeDelta is one case of the comparison's JSON, indented as the
-// comparison's encoder indents an element of its cases: encoded compact,
-// then indented by annotate.AppendIndented (json.Indent's result without
-// its validating scan).
+// comparison's encoder indents an element of its cases.
 func encodeDelta(d *baseline.CaseDelta) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -417,8 +415,11 @@ func encodeDelta(d *baseline.CaseDelta) ([]byte, error) {
 	if err := enc.Encode(d); err != nil {
 		return nil, fmt.Errorf("encode comparison: case %q: %w", d.Name, err)
 	}
-	src := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	return annotate.AppendIndented(make([]byte, 0, len(src)*2), src, "    ", "  "), nil
+	var out bytes.Buffer
+	if err := json.Indent(&out, bytes.TrimSuffix(buf.Bytes(), []byte("\n")), "    ", "  "); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
 }
 
 // indexBaseline indexes the baseline's cases by name (baseIndex) where
