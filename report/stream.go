@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	segjson "github.com/segmentio/encoding/json"
 )
 
 // MaxStreamBytes bounds an envelope read as a stream (CaseReader): memory
@@ -60,6 +58,11 @@ type CaseReader struct {
 	seen map[string]bool
 	// badCases says cases is neither an array nor null.
 	badCases error
+
+	// Unmarshal decodes a case for Decode: encoding/json's Unmarshal
+	// when nil, or one that decodes what it decodes to the same value
+	// and refuses what it refuses, with its error (report/envstream's).
+	Unmarshal func(data []byte, c *CaseResult) error
 }
 
 // chunk is how much the reader asks its source for at a time.
@@ -192,67 +195,17 @@ func (cr *CaseReader) value(dst []byte) ([]byte, error) {
 	if err != nil || c == ',' || c == ':' || c == '}' || c == ']' {
 		return nil, cr.syntax("a value")
 	}
-	depth, inString, escaped := 0, false, false
+	var st scanState
 	for {
 		b := cr.buf[cr.pos:]
-		i, end := 0, false
-	scan:
-		for ; i < len(b); i++ {
-			c := b[i]
-			if inString {
-				switch {
-				case escaped:
-					escaped = false
-				case c == '\\':
-					escaped = true
-				case c == '"':
-					inString = false
-					if depth == 0 {
-						i++
-						end = true
-						break scan
-					}
-				default:
-					// Skip to the string's next quote or backslash.
-					k := quoteOrBackslash(b[i:])
-					if k < 0 {
-						i = len(b) - 1
-					} else {
-						i += k - 1
-					}
-				}
-				continue
-			}
-			switch c {
-			case '"':
-				inString = true
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth == 0 { // a literal ends here
-					end = true
-					break scan
-				}
-				depth--
-				if depth == 0 {
-					i++
-					end = true
-					break scan
-				}
-			case ' ', '\t', '\r', '\n', ',', ':':
-				if depth == 0 {
-					end = true
-					break scan
-				}
-			}
-		}
+		i, end := st.scan(b)
 		dst = append(dst, b[:i]...)
 		cr.advance(i)
 		if end {
 			return dst, nil
 		}
 		if err := cr.fill(); err != nil {
-			if errors.Is(err, io.EOF) && depth == 0 && !inString {
+			if errors.Is(err, io.EOF) && st.depth == 0 && !st.inString {
 				return dst, nil // a literal at the end of the file
 			}
 			if errors.Is(err, io.EOF) {
@@ -261,6 +214,60 @@ func (cr *CaseReader) value(dst []byte) ([]byte, error) {
 			return nil, fmt.Errorf("%s: not a run envelope: %w", cr.name, err)
 		}
 	}
+}
+
+// scanState is where a value's scan stands between reads.
+type scanState struct {
+	depth             int
+	inString, escaped bool
+}
+
+// scan reads b as the next bytes of a value: how many belong to it, and
+// whether the value ends there.
+func (st *scanState) scan(b []byte) (int, bool) {
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if st.inString {
+			switch {
+			case st.escaped:
+				st.escaped = false
+			case c == '\\':
+				st.escaped = true
+			case c == '"':
+				st.inString = false
+				if st.depth == 0 {
+					return i + 1, true
+				}
+			default:
+				// Skip to the string's next quote or backslash.
+				k := quoteOrBackslash(b[i:])
+				if k < 0 {
+					return len(b), false
+				}
+				i += k - 1
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			st.inString = true
+		case '{', '[':
+			st.depth++
+		case '}', ']':
+			if st.depth == 0 { // a literal ends here
+				return i, true
+			}
+			st.depth--
+			if st.depth == 0 {
+				return i + 1, true
+			}
+		case ' ', '\t', '\r', '\n', ',', ':':
+			if st.depth == 0 {
+				return i, true
+			}
+		}
+	}
+	return len(b), false
 }
 
 // key reads a member name and its colon.
@@ -434,43 +441,21 @@ func (cr *CaseReader) Next() (*CaseResult, error) {
 // (NextRaw), as Next does: it may run on other goroutines than the reader.
 func (cr *CaseReader) Decode(i int, raw json.RawMessage) (*CaseResult, error) {
 	at := "cases[" + strconv.Itoa(i) + "]"
-	c, err := DecodeCase(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a run envelope: %s: %w", cr.name, at, err)
-	}
-	if c == nil {
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		return nil, fmt.Errorf("%s: not a run envelope: %s is null: every case is an object", cr.name, at)
+	}
+	unmarshal := cr.Unmarshal
+	if unmarshal == nil {
+		unmarshal = func(data []byte, c *CaseResult) error { return json.Unmarshal(data, c) }
+	}
+	c := new(CaseResult)
+	if err := unmarshal(raw, c); err != nil {
+		return nil, fmt.Errorf("%s: not a run envelope: %s: %w", cr.name, at, err)
 	}
 	if err := c.Check(at); err != nil {
 		return nil, fmt.Errorf("%s: not a run envelope: %w", cr.name, err)
 	}
 	return c, nil
-}
-
-// DecodeCase decodes one case of an envelope from its JSON, as
-// encoding/json's Unmarshal decodes it into a CaseResult (nil for null).
-// A case whose objects name each member once, in ASCII with no escapes
-// (what an encoder writes), is decoded by segmentio/encoding/json's
-// decoder, about twice as fast, which decodes such a text as
-// encoding/json does (FuzzDecodeCase and TestDecodeCaseIsUnmarshal hold
-// the two to the same value and the same refusals over drawn cases); any
-// other text, and a case that decoder refuses, is decoded by
-// encoding/json, whose value or error is the one given. (A member given
-// twice is where the two differ: encoding/json decodes the second into a
-// zeroed element, segmentio's into the first one's.)
-func DecodeCase(raw []byte) (*CaseResult, error) {
-	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		return nil, nil
-	}
-	var c CaseResult
-	if plainMembers(raw) && segjson.Unmarshal(raw, &c) == nil {
-		return &c, nil
-	}
-	c = CaseResult{}
-	if err := json.Unmarshal(raw, &c); err != nil {
-		return nil, err
-	}
-	return &c, nil
 }
 
 // quoteOrBackslash is the index of the first '"' or '\\' of b, -1 for
@@ -487,86 +472,6 @@ func quoteOrBackslash(b []byte) int {
 		return -1
 	}
 	return q
-}
-
-// maxPlainMembers is the most members an object may have for
-// plainMembers to compare its names; an object of more is decoded by
-// encoding/json.
-const maxPlainMembers = 64
-
-// plainMembers reports whether every object in the JSON text raw names
-// its members in ASCII with no escapes, each once (no two alike without
-// regard to case). It reads a text of any shape without failing: a text
-// that is not JSON is refused by the decoder. It holds the names of the
-// objects open at once on a stack of at most 256 names.
-func plainMembers(raw []byte) bool {
-	var names [256][]byte
-	var opens [64]int // where each open object's names start on names
-	var isObj [64]bool
-	depth, top := 0, 0
-	expectKey := false
-	for i := 0; i < len(raw); i++ {
-		switch c := raw[i]; c {
-		case '"':
-			j := i + 1
-			for {
-				k := quoteOrBackslash(raw[j:])
-				if k < 0 {
-					return false
-				}
-				j += k
-				if raw[j] == '"' {
-					break
-				}
-				if expectKey {
-					return false
-				}
-				j += 2 // the backslash and the character it escapes
-				if j >= len(raw) {
-					return false
-				}
-			}
-			if expectKey {
-				for _, c := range raw[i+1 : j] {
-					if c >= 0x80 {
-						return false
-					}
-				}
-			}
-			if expectKey {
-				key := raw[i+1 : j]
-				for _, prev := range names[opens[depth-1]:top] {
-					if bytes.EqualFold(prev, key) {
-						return false
-					}
-				}
-				if top == len(names) || top-opens[depth-1] == maxPlainMembers {
-					return false
-				}
-				names[top] = key
-				top++
-				expectKey = false
-			}
-			i = j
-		case '{', '[':
-			if depth == len(opens) {
-				return false
-			}
-			opens[depth], isObj[depth] = top, c == '{'
-			depth++
-			expectKey = c == '{'
-		case '}', ']':
-			if depth == 0 {
-				return false
-			}
-			depth--
-			top = opens[depth]
-			expectKey = false
-		case ',':
-			expectKey = depth > 0 && isObj[depth-1]
-		}
-	}
-	return true
 }
 
 // Seen reports whether the head's members read so far include key

@@ -248,7 +248,7 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy, every
 		return nil, err
 	}
 	defer cf.Close()
-	cur, err := report.NewCaseReader(cr0, curPath)
+	cur, err := newCaseReader(cr0, curPath)
 	if err != nil {
 		return nil, err
 	}
@@ -258,7 +258,7 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy, every
 	}
 	defer bf.Close()
 	bname := basePath
-	base, err := report.NewCaseReader(br0, bname)
+	base, err := newCaseReader(br0, bname)
 	if err != nil {
 		return nil, err
 	}

@@ -127,7 +127,7 @@ func openInput(p string) (*input, error) {
 		return nil, err
 	}
 	in := &input{name: p, f: f, ch: make(chan []item, depth)}
-	in.cr, err = report.NewCaseReader(r, p)
+	in.cr, err = newCaseReader(r, p)
 	if err != nil {
 		f.Close()
 		return nil, &diag.InputError{Err: err}
@@ -257,6 +257,35 @@ func mergeStream(paths []string) (m *Merged, err error) {
 		}()
 	}
 
+	names, err := fold(ins, spool)
+	if err != nil {
+		return nil, err
+	}
+
+	heads, err := headsOf(ins)
+	if err != nil {
+		return nil, err
+	}
+	out, err := baseline.MergeHeads(heads)
+	if err != nil {
+		return nil, &diag.InputError{Err: err}
+	}
+	if err := duplicates(paths, names); err != nil {
+		return nil, &diag.InputError{Err: err}
+	}
+	var counter report.Counter
+	for _, in := range ins {
+		counter.Merge(&in.counter)
+	}
+	out.Cases = []*report.CaseResult{}
+	out.Finish(&counter, expr.JudgeFloor)
+	return &Merged{Env: out, spool: spool}, nil
+}
+
+// fold takes the inputs' cases in suite order (position, then input) and
+// spools them, checking each input's order and shard; it returns the
+// hashes of the cases' names.
+func fold(ins []*input, spool *annotate.CaseSpool) ([]uint64, error) {
 	var names []uint64
 	h := &caseHeap{}
 	next := func(i int) error {
@@ -292,6 +321,7 @@ func mergeStream(paths []string) (m *Merged, err error) {
 			return nil, err
 		}
 		names = append(names, nameHash(hc.name))
+		var err error
 		if hc.raw != nil {
 			err = spool.AddRaw(hc.raw)
 		} else {
@@ -304,25 +334,7 @@ func mergeStream(paths []string) (m *Merged, err error) {
 			return nil, err
 		}
 	}
-
-	heads, err := headsOf(ins)
-	if err != nil {
-		return nil, err
-	}
-	out, err := baseline.MergeHeads(heads)
-	if err != nil {
-		return nil, &diag.InputError{Err: err}
-	}
-	if err := duplicates(paths, names); err != nil {
-		return nil, &diag.InputError{Err: err}
-	}
-	var counter report.Counter
-	for _, in := range ins {
-		counter.Merge(&in.counter)
-	}
-	out.Cases = []*report.CaseResult{}
-	out.Finish(&counter, expr.JudgeFloor)
-	return &Merged{Env: out, spool: spool}, nil
+	return names, nil
 }
 
 // took notes that the fold took the input's case called name, at pos:
@@ -389,7 +401,7 @@ func duplicates(paths []string, names []uint64) error {
 		}
 		err = func() error {
 			defer f.Close()
-			cr, err := report.NewCaseReader(r, p)
+			cr, err := newCaseReader(r, p)
 			if err != nil {
 				return err
 			}

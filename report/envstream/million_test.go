@@ -56,7 +56,7 @@ func writeCaseJSON(w *bufio.Writer, k int, pass bool) {
 
 // writeEnvelopeJSON writes an envelope holding the cases k of [0, n) that
 // keep selects, with its run's shard; pass makes every case pass.
-func writeEnvelopeJSON(t *testing.T, path string, n int, shard string, keep func(k int) bool, pass bool) {
+func writeEnvelopeJSON(t testing.TB, path string, n int, shard string, keep func(k int) bool, pass bool) {
 	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
