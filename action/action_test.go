@@ -904,7 +904,7 @@ var volatile = []struct {
 }{
 	{regexp.MustCompile(`"id": "[0-9A-Z]{26}"`), `"id": "RUN-ID"`},
 	{regexp.MustCompile(`"started_at": "[^"]*"`), `"started_at": "TIME"`},
-	{regexp.MustCompile(`"duration_ms": \d+`), `"duration_ms": 0`},
+	{regexp.MustCompile(`"duration_ms":( ?)\d+`), `"duration_ms":${1}0`},
 	{regexp.MustCompile(`duration_ms=\d+`), `duration_ms=0`},
 	{regexp.MustCompile(`<code>duration_ms</code> \d+`), `<code>duration_ms</code> 0`},
 }

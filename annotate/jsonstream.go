@@ -15,8 +15,10 @@ import (
 	"github.com/mcptest/mcptest/report"
 )
 
-// The envelope's JSON is indented by two spaces; a case, an element of the
-// top-level "cases" array, starts at an indent of four.
+// The envelope's JSON is indented by two spaces, but for its cases: each
+// case, an element of the top-level "cases" array, is one line of compact
+// JSON at an indent of four, so a case costs its bytes and no
+// indentation, and a reader or a merge can take it as it is.
 const (
 	jsonIndent = "  "
 	casePrefix = "    "
@@ -63,14 +65,11 @@ func writeEnvelope(w io.Writer, env *report.Envelope, n int, cases func(w *bufio
 	return bw.Flush()
 }
 
-// caseEncoder encodes one case as it appears inside the envelope: indented
-// from casePrefix, HTML characters as themselves, no final newline. It is
-// what an Encoder with SetIndent(casePrefix, jsonIndent) writes, the
-// compact encoding indented by appendIndented.
+// caseEncoder encodes one case as it appears inside the envelope: compact,
+// HTML characters as themselves, no final newline.
 type caseEncoder struct {
 	buf bytes.Buffer
 	enc *json.Encoder
-	out []byte
 }
 
 func newCaseEncoder() *caseEncoder {
@@ -85,16 +84,15 @@ func newCaseEncoder() *caseEncoder {
 // cassettes carries 50,000 per-run verdict rows, 8 MB of JSON) does not
 // stay allocated for the rest of the run.
 func (e *caseEncoder) release() {
-	if e.buf.Cap() > maxPrepared || cap(e.out) > maxPrepared {
+	if e.buf.Cap() > maxPrepared {
 		e.buf = bytes.Buffer{}
-		e.out = nil
 	}
 }
 
 // streamRows is the number of per-run verdict rows above which Add writes
 // a case's rows one at a time rather than encoding the case whole: a case
 // over a directory of 32,000 cassettes has 50,000 rows, 4.7 MB of its 8.3
-// MB, which encoding whole held twice (compact, then indented).
+// MB, which encoding whole held at once.
 const streamRows = 4096
 
 // manyRows reports whether a case has more than streamRows verdict rows.
@@ -109,7 +107,7 @@ const rowSentinel = math.MinInt64
 // writeCaseRows writes the i-th case of the array as writeCase writes its
 // encoding, byte for byte, holding one verdict row encoded at a time: the
 // case is encoded with one sentinel row, and the rows are written in its
-// place, each indented as the sentinel is.
+// place.
 func writeCaseRows(w io.Writer, i int, e *caseEncoder, c *report.CaseResult) error {
 	rows := c.Reliability.Rows
 	shallow, rel := *c, *c.Reliability
@@ -119,18 +117,12 @@ func writeCaseRows(w io.Writer, i int, e *caseEncoder, c *report.CaseResult) err
 	if err != nil {
 		return err
 	}
-	mark := []byte(`"run": ` + strconv.FormatInt(rowSentinel, 10) + ",")
-	at := bytes.Index(data, mark)
-	if at < 0 {
+	mark := []byte(`{"run":` + strconv.FormatInt(rowSentinel, 10) + ",")
+	open := bytes.Index(data, mark)
+	if open < 0 {
 		return errors.New("encode run envelope: the rows' place was not found")
 	}
-	open := bytes.LastIndexByte(data[:at], '{')
-	nl := bytes.LastIndexByte(data[:open], '\n')
-	end := at + bytes.IndexByte(data[at:], '}') + 1
-	if open < 0 || nl < 0 || end <= at {
-		return errors.New("encode run envelope: the rows' place was not found")
-	}
-	prefix := string(data[nl+1 : open])
+	end := open + bytes.IndexByte(data[open:], '}') + 1
 	head, tail := bytes.Clone(data[:open]), bytes.Clone(data[end:])
 	sep := ",\n" + casePrefix
 	if i == 0 {
@@ -139,20 +131,18 @@ func writeCaseRows(w io.Writer, i int, e *caseEncoder, c *report.CaseResult) err
 	var row bytes.Buffer
 	enc := json.NewEncoder(&row)
 	enc.SetEscapeHTML(false)
-	var out []byte
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.WriteString(sep)
 	bw.Write(head)
 	for j := range rows {
 		if j > 0 {
-			bw.WriteString(",\n" + prefix)
+			bw.WriteByte(',')
 		}
 		row.Reset()
 		if err := enc.Encode(&rows[j]); err != nil {
 			return fmt.Errorf("encode run envelope: case %q: %w", caseName(c), err)
 		}
-		out = appendIndented(out[:0], bytes.TrimSuffix(row.Bytes(), []byte("\n")), prefix, jsonIndent)
-		bw.Write(out)
+		bw.Write(bytes.TrimSuffix(row.Bytes(), []byte("\n")))
 	}
 	bw.Write(tail)
 	return bw.Flush()
@@ -169,8 +159,7 @@ func (e *caseEncoder) encode(c *report.CaseResult) ([]byte, error) {
 	if err := e.enc.Encode(c); err != nil {
 		return nil, fmt.Errorf("encode run envelope: case %q: %w", caseName(c), err)
 	}
-	e.out = appendIndented(e.out[:0], e.buf.Bytes(), casePrefix, jsonIndent)
-	return bytes.TrimSuffix(e.out, []byte("\n")), nil
+	return bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")), nil
 }
 
 func caseName(c *report.CaseResult) string {

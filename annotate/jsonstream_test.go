@@ -6,25 +6,52 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/report"
 )
 
-// encodeWhole is the envelope encoded in one piece, as the JSON reporter
-// wrote it before it wrote case by case: the reference the streamed
-// output must equal byte for byte.
+// encodeWhole is the envelope encoded by encoding/json, the head indented
+// by two spaces and each case one line of compact JSON at four: the
+// reference the streamed output must equal byte for byte.
 func encodeWhole(t *testing.T, env *report.Envelope) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(env); err != nil {
-		t.Fatal(err)
+	encode := func(v any, indent string) []byte {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", indent)
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
 	}
-	return buf.Bytes()
+	if env.Cases == nil {
+		return encode(env, "  ")
+	}
+	head := *env
+	head.Cases = []*report.CaseResult{}
+	data := encode(&head, "  ")
+	key := []byte("\n  \"cases\": []")
+	at := bytes.Index(data, key)
+	if at < 0 || bytes.Count(data, key) != 1 {
+		t.Fatalf("no one empty cases array in %s", data)
+	}
+	var cases bytes.Buffer
+	for i, c := range env.Cases {
+		if i > 0 {
+			cases.WriteByte(',')
+		}
+		cases.WriteString("\n    ")
+		cases.Write(bytes.TrimSuffix(encode(c, ""), []byte("\n")))
+	}
+	if len(env.Cases) > 0 {
+		cases.WriteString("\n  ")
+	}
+	at += len(key) - 1
+	return slices.Concat(data[:at], cases.Bytes(), data[at:])
 }
 
 // streamEnvelopes are envelopes of every shape the writer meets: the

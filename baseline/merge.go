@@ -121,6 +121,7 @@ func MergeHeads(in []Input) (*report.Envelope, error) {
 		Servers:       mergeServers(in),
 		Floors:        slices.Clone(first.Floors),
 	}
+	mergeCatalogs(in).Fill(out)
 	var priced *Input
 	for i, x := range in {
 		e := x.Envelope
@@ -178,6 +179,20 @@ func mergeServers(in []Input) []report.ServerInfo {
 		}
 	}
 	return out
+}
+
+// mergeCatalogs is the union of the inputs' catalogs, within the bound
+// each input's catalogs_from says it applied and the bound of one
+// envelope: the catalogs the unsharded run keeps (report.CatalogTable).
+func mergeCatalogs(in []Input) *report.CatalogTable {
+	var t report.CatalogTable
+	for _, x := range in {
+		t.DropFrom(x.Envelope.CatalogsFrom)
+		for i := range x.Envelope.Catalogs {
+			t.Add(&x.Envelope.Catalogs[i])
+		}
+	}
+	return &t
 }
 
 func mismatch(a, b Input, what, va, vb string) error {

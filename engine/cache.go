@@ -24,8 +24,9 @@ import (
 // tools; 3: an entry repeats its key and is checked against its case
 // before it is served; 4: runs have verdicts and cases reliability; 5:
 // cases keep the evidence of their runs; 6: only a case that does not
-// pass keeps evidence, and its cassettes are listed by path).
-const cacheFormat = 6
+// pass keeps evidence, and its cassettes are listed by path; 7: a case
+// names the catalog it was offered, which the entry holds beside it).
+const cacheFormat = 7
 
 // CacheKeep is how many entries the workspace cache keeps (the store prunes
 // the rest after every run). A run with more cacheable cases than that
@@ -87,6 +88,9 @@ type cacheEntry struct {
 	Format int                `json:"format"`
 	Key    string             `json:"key"`
 	Case   *report.CaseResult `json:"case"`
+	// Catalog is the catalog the case names (CaseResult.Offered), absent
+	// when it names none.
+	Catalog *report.Catalog `json:"catalog,omitempty"`
 }
 
 // DirCache is a CaseCache of one JSON file per case result in Dir
@@ -140,14 +144,24 @@ func decodeEntry(key string, data []byte) (*report.CaseResult, error) {
 		return nil, fmt.Errorf("the entry is bound to key %.12s…, it is stored under %.12s…", e.Key, key)
 	case e.Case == nil:
 		return nil, errors.New("the entry holds no case")
+	case e.Catalog == nil && e.Case.Catalog != "" || e.Catalog != nil && e.Catalog.SHA256 != e.Case.Catalog:
+		return nil, errors.New("the entry's catalog is not the one its case names")
 	}
+	if e.Catalog != nil {
+		// The digest is checked against the servers as an envelope's is.
+		env := report.Envelope{Catalogs: []report.Catalog{*e.Catalog}}
+		if err := env.CheckCatalogs(); err != nil {
+			return nil, err
+		}
+	}
+	e.Case.Offered = e.Catalog
 	return e.Case, nil
 }
 
 // Put implements CaseCache. It writes through a temporary file and a
 // rename, so a concurrent reader never sees half a result.
 func (d DirCache) Put(key string, res *report.CaseResult) {
-	data, err := json.Marshal(cacheEntry{Format: cacheFormat, Key: key, Case: res})
+	data, err := json.Marshal(cacheEntry{Format: cacheFormat, Key: key, Case: res, Catalog: res.Offered})
 	if err != nil {
 		return
 	}

@@ -47,7 +47,8 @@ type cassetteUse struct {
 // no more than one cassette file and one of its runs are held at once. It
 // fills res.Model from the first cassette and res.Cassettes with the file
 // count and a digest over the files' suite-relative paths and contents,
-// res.Tools with the tools the recordings offered and called, and returns
+// res.Tools with the tools the recordings called and res.Catalog with the
+// catalog they offered (tools.setTools), and returns
 // every file that could not be read as positioned errors. A file found
 // broken after some of its runs were used fails the run with those errors,
 // so what the runs added is never reported.
@@ -143,7 +144,7 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 		}
 	}
 	res.Cassettes = &report.CassetteSet{Files: len(p.files), SHA256: hex.EncodeToString(digest.Sum(nil)), Paths: cassettePaths(s, p.c, p.files)}
-	res.Tools = tools.list()
+	tools.setTools(res)
 	res.PricedRuns = priced
 	res.UnpricedModels = slices.Sorted(maps.Keys(unpriced))
 	if len(res.UnpricedModels) == 0 {

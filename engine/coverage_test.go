@@ -22,12 +22,22 @@ func TestToolTally(t *testing.T) {
 	}
 	tally := toolTally{}
 	tally.addCassette(cas)
-	got, _ := json.Marshal(tally.list())
-	want := `[{"tool":"invented","calls":1},{"tool":"search","calls":1},{"server":"weather","tool":"get_alerts","calls":0},{"server":"weather","tool":"get_weather","calls":2},{"server":"weather","tool":"search","calls":0},{"server":"web","tool":"search","calls":1}]`
+	got, _ := json.Marshal(tally.called())
+	want := `[{"tool":"invented","calls":1},{"tool":"search","calls":1},{"server":"weather","tool":"get_weather","calls":2},{"server":"web","tool":"search","calls":1}]`
 	if string(got) != want {
 		t.Errorf("tally\n got %s\nwant %s", got, want)
 	}
-	if (toolTally{}).list() != nil {
+	if cat := tally.catalog(); cat == nil || len(cat.SHA256) != 64 {
+		t.Fatalf("catalog %+v: want a digest", cat)
+	} else if got, _ = json.Marshal(cat.Servers); string(got) != `[{"server":"weather","tools":["get_alerts","get_weather","search"]},{"server":"web","tools":["search"]}]` {
+		t.Errorf("catalog\n got %s", got)
+	}
+	var res report.CaseResult
+	tally.setTools(&res)
+	if res.Catalog != res.Offered.SHA256 || len(res.Tools) != 4 {
+		t.Errorf("setTools: %+v", res)
+	}
+	if (toolTally{}).called() != nil || (toolTally{}).catalog() != nil {
 		t.Error("an empty tally lists nothing")
 	}
 }

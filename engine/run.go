@@ -109,10 +109,12 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 		env.Cases = []*report.CaseResult{}
 	}
 	var counter report.Counter
+	var catalogs report.CatalogTable
 	priced := false              // a case priced a run with the price table
 	unpriced := map[string]int{} // cases per model the table has no entry for
 	keep := func(res *report.CaseResult) error {
 		counter.Add(res)
+		catalogs.Add(res.Offered)
 		track.done(res)
 		priced = priced || res.PricedRuns > 0
 		for _, m := range res.UnpricedModels {
@@ -161,6 +163,7 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 	for i := range env.Servers {
 		env.Servers[i].Tools = pool.tools[env.Servers[i].Name]
 	}
+	catalogs.Fill(env)
 	env.Prices = pricesUsed(priced, casePlan{prices: opt.Prices}.table())
 	warnUnpriced(opt.Warn, unpriced, casePlan{prices: opt.Prices}.table())
 	env.Finish(&counter, expr.JudgeFloor)

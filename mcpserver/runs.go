@@ -290,11 +290,14 @@ func (s *server) readOutput(ctx context.Context, req *mcp.ReadResourceRequest) (
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	for i, sl := range caseSlugs(env.Cases) {
-		c := env.Cases[i]
 		if sl != m[2] {
 			continue
 		}
-		data, err := json.MarshalIndent(c, "", "  ")
+		// The whole record: the tools its catalog offered and it did not
+		// call (stored once per envelope) listed in its tools at calls 0.
+		c := *env.Cases[i]
+		c.Tools = env.CaseTools(&c)
+		data, err := json.MarshalIndent(&c, "", "  ")
 		if err != nil {
 			return nil, err
 		}

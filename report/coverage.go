@@ -72,9 +72,17 @@ func (e *Envelope) ToolCoverage() ToolCoverage {
 			row(toolKey{si.Name, name})
 		}
 	}
+	catalogs := e.catalogIndex()
 	for _, c := range e.Cases {
 		if c == nil {
 			continue
+		}
+		if cat := catalogs[c.Catalog]; cat != nil {
+			for _, s := range cat.Servers {
+				for _, t := range s.Tools {
+					row(toolKey{s.Server, t})
+				}
+			}
 		}
 		for _, u := range c.Tools {
 			r := row(toolKey{u.Server, u.Tool})

@@ -33,6 +33,14 @@ type Envelope struct {
 	// Servers is each server of the suite with its transport and auth
 	// posture (never a secret), in name order.
 	Servers []ServerInfo `json:"servers,omitempty"`
+	// Catalogs are the tool catalogs the cases' recordings offered, each
+	// once, in digest order, within MaxCatalogBytes (catalog.go): a case
+	// names its own (CaseResult.Catalog).
+	Catalogs []Catalog `json:"catalogs,omitempty"`
+	// CatalogsFrom is the smallest digest of a catalog left out for the
+	// bound: catalogs at or past it are not in the envelope. Absent when
+	// none was left out.
+	CatalogsFrom string `json:"catalogs_from,omitempty"`
 	// Summary is the suite's reliability across its cases (summary.go);
 	// absent when no case has reliability figures.
 	Summary *Summary `json:"summary,omitempty"`
@@ -156,9 +164,18 @@ type CaseResult struct {
 	Reliability *ReliabilityDetail `json:"reliability,omitempty"`
 	// Tools is the tool coverage of the case, in server then tool order:
 	// the tool a live tool test called, or the tools an agent test's or a
-	// scenario's recordings called and the ones their catalogs offered
-	// with no call (calls 0).
+	// scenario's recordings called. The tools their catalogs offered with
+	// no call are those of the case's catalog (Catalog); an envelope
+	// written before catalogs lists them here with calls 0.
+	// Envelope.CaseTools gives both as one list.
 	Tools []ToolUse `json:"tools,omitempty"`
+	// Catalog is the digest of the catalog the case's recordings offered
+	// (Envelope.Catalogs); absent when they offered none.
+	Catalog string `json:"catalog,omitempty"`
+	// Offered is the catalog Catalog names, while the case is on its way
+	// from the run to the envelope (the run adds it to the envelope's
+	// catalogs); never written with the case.
+	Offered *Catalog `json:"-"`
 	// Evidence is what recorded runs of an agent test or a scenario did,
 	// call by call (evidence.go): at most 10 runs in run order, each text
 	// redacted and clipped at 1,000 bytes, at most 24 KiB of text a case
@@ -276,7 +293,25 @@ func (e *Envelope) checkHead() error {
 	if s := e.Source; s != nil {
 		fields = append(fields, field{"source.repo", s.Repo}, field{"source.branch", s.Branch}, field{"source.commit", s.Commit})
 	}
-	return oneLine(fields)
+	if err := oneLine(fields); err != nil {
+		return err
+	}
+	return e.CheckCatalogs()
+}
+
+// CheckCatalogs refuses a catalog whose digest is not its servers', whose
+// names are not one line each, or that is given twice (Check checks them).
+func (e *Envelope) CheckCatalogs() error {
+	for i := range e.Catalogs {
+		at := fmt.Sprintf("catalogs[%d]", i)
+		if err := e.Catalogs[i].check(at); err != nil {
+			return err
+		}
+		if i > 0 && e.Catalogs[i].SHA256 <= e.Catalogs[i-1].SHA256 {
+			return fmt.Errorf("%s.sha256: the catalogs are not in digest order, each once", at)
+		}
+	}
+	return oneLine([]field{{"catalogs_from", e.CatalogsFrom}})
 }
 
 // Check reports the first problem of one case, as Envelope.Check does,
@@ -291,7 +326,7 @@ func (c *CaseResult) Check(at string) error {
 	if err := c.checkReliability(at); err != nil {
 		return err
 	}
-	fields := []field{{at + ".definition_sha256", c.DefinitionSHA256}, {at + ".model", c.Model}, {at + ".position.file", c.Position.File}}
+	fields := []field{{at + ".definition_sha256", c.DefinitionSHA256}, {at + ".model", c.Model}, {at + ".position.file", c.Position.File}, {at + ".catalog", c.Catalog}}
 	if c.Cassettes != nil {
 		fields = append(fields, field{at + ".cassettes.sha256", c.Cassettes.SHA256})
 		for j, p := range c.Cassettes.Paths {
