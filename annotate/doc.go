@@ -12,8 +12,10 @@
 // view) render the same envelope for other readers; the problems of a case
 // (caseProblems) and the run's provenance are computed once for all three.
 // SnapshotPage and SnapshotFragment are the viewer of a run carried in its
-// own address (mcptest view): the envelope and the html report's own body,
-// built by the same model and templates (snapshot.go). RunList and CaseHistory are
+// own address (mcptest view): the html report's own body, built by the
+// same model and templates within the snapshot's share of evidence, and
+// the envelope named by its sha256, deflated against the viewer's preset
+// dictionary (snapshot.go). RunList and CaseHistory are
 // the pages mcptest view (the viewer subpackage) serves over the runs
 // stored in the workspace: the
 // runs with a comparison picker, and one case across them. The html

@@ -48,6 +48,10 @@ type HTML struct {
 	// its recordings: engine.RecordedEvidence), or says in a note why it
 	// cannot; the page shows the note.
 	Recorded Recorded
+
+	// snapshot renders the page a snapshot address carries, within the
+	// snapshot's limits (snapshotEvidence).
+	snapshot bool
 }
 
 // Recorded reads a case's evidence from its recordings, the case's
@@ -211,6 +215,9 @@ func reliabilityOf(env *report.Envelope) *htmlReliability {
 
 type htmlFooter struct {
 	Tool, RunID, Schema, Suite string
+	// EnvelopeSHA256 is the sha256 of the run's canonical envelope, which
+	// a snapshot address names instead of carrying it.
+	EnvelopeSHA256 string
 }
 
 type htmlCase struct {
@@ -354,7 +361,11 @@ func (h HTML) model(env *report.Envelope) (htmlData, error) {
 			d.Strip.Flips, d.Strip.MoreFlips = d.Strip.Flips[:maxStripFlips], len(d.Strip.Flips)-maxStripFlips
 		}
 	}
-	shown, reread := evidenceBudget(env, h.Recorded)
+	recorded, budget := h.Recorded, htmlEvidenceBudget
+	if h.snapshot {
+		env, recorded, budget = snapshotEvidence(env, h.Recorded)
+	}
+	shown, reread := evidenceBudget(env, recorded, budget)
 	var review []int
 	for i, c := range env.Cases {
 		rr, again := reread[i]

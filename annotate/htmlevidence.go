@@ -109,7 +109,7 @@ func evidenceSize(runs []report.RunEvidence) int {
 // read again from its recordings by recorded (when given), only while
 // the budget lasts, so the page reads no more recordings than it shows:
 // reread holds, by case, what was read and the note the page shows.
-func evidenceBudget(env *report.Envelope, recorded Recorded) (shown map[int]bool, reread map[int]rereadEvidence) {
+func evidenceBudget(env *report.Envelope, recorded Recorded, budget int) (shown map[int]bool, reread map[int]rereadEvidence) {
 	cases := env.Cases
 	order := make([]int, len(cases))
 	for i := range order {
@@ -119,7 +119,7 @@ func evidenceBudget(env *report.Envelope, recorded Recorded) (shown map[int]bool
 		return cases[order[a]].Verdict != report.Pass && cases[order[b]].Verdict == report.Pass
 	})
 	shown, reread = map[int]bool{}, map[int]rereadEvidence{}
-	left := htmlEvidenceBudget
+	left := budget
 	for _, i := range order {
 		c := cases[i]
 		if len(c.Evidence) == 0 && recorded != nil && c.Cassettes != nil && left >= htmlRereadMin {
@@ -129,7 +129,7 @@ func evidenceBudget(env *report.Envelope, recorded Recorded) (shown map[int]bool
 			}
 			withEv := *c
 			withEv.Evidence = ev
-			if n := evidenceSize(pickRuns(&withEv)); n > 0 && n <= left {
+			if n := evidenceSize(pickRuns(&withEv, htmlEvidenceRuns)); n > 0 && n <= left {
 				left -= n
 				shown[i] = true
 				reread[i] = rereadEvidence{evidence: ev, note: note}
@@ -138,7 +138,7 @@ func evidenceBudget(env *report.Envelope, recorded Recorded) (shown map[int]bool
 			}
 			continue
 		}
-		n := evidenceSize(pickRuns(c))
+		n := evidenceSize(pickRuns(c, htmlEvidenceRuns))
 		if n == 0 || n > left {
 			continue
 		}
@@ -160,8 +160,8 @@ type rereadEvidence struct {
 const htmlRereadMin = 4 << 10
 
 // pickRuns chooses the runs a case shows: its failing runs first, then
-// the others, in run order, at most htmlEvidenceRuns.
-func pickRuns(c *report.CaseResult) []report.RunEvidence {
+// the others, in run order, at most n.
+func pickRuns(c *report.CaseResult, n int) []report.RunEvidence {
 	failed := map[int]bool{}
 	if r := c.Reliability; r != nil {
 		for _, row := range r.Rows {
@@ -179,8 +179,8 @@ func pickRuns(c *report.CaseResult) []report.RunEvidence {
 		}
 	}
 	out := append(first, rest...)
-	if len(out) > htmlEvidenceRuns {
-		out = out[:htmlEvidenceRuns]
+	if len(out) > n {
+		out = out[:n]
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Run < out[b].Run })
 	return out
@@ -188,7 +188,7 @@ func pickRuns(c *report.CaseResult) []report.RunEvidence {
 
 // evidenceOf renders the runs pickRuns chose as timelines.
 func evidenceOf(c *report.CaseResult) []htmlRunEvidence {
-	return timelines(c, pickRuns(c))
+	return timelines(c, pickRuns(c, htmlEvidenceRuns))
 }
 
 // timelines renders runs of case c as timelines, with each run's verdict.

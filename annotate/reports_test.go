@@ -5,10 +5,10 @@ import (
 	"compress/flate"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
 	"html"
-	"io"
 	"os"
 	"strings"
 	"testing"
@@ -200,71 +200,129 @@ func FuzzReportText(f *testing.F) {
 	})
 }
 
+// TestSnapshotRoundTrip: a snapshot address reads back to its page, the
+// run's id and the sha256 of its canonical envelope, and garbage is
+// refused, as is an address compressed against another dictionary.
 func TestSnapshotRoundTrip(t *testing.T) {
 	frag, err := SnapshotFragment(sample(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.ContainsAny(frag[2:], "+/=#") {
-		t.Errorf("fragment %q is not unpadded base64url", frag)
+	if !strings.HasPrefix(frag, "d"+snapshotDictID+"=") || strings.ContainsAny(frag[10:], "+/=#") {
+		t.Errorf("fragment %.40q is not d%s= and unpadded base64url", frag, snapshotDictID)
 	}
-	env, err := ReadSnapshotFragment("#" + frag)
+	snap, err := ReadSnapshotFragment("#" + frag)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := renderReport(t, JSON{}, env), renderReport(t, JSON{}, sample()); !bytes.Equal(got, want) {
-		t.Errorf("the snapshot does not carry the envelope:\n%s\nvs\n%s", got, want)
+	sum := sha256.Sum256(renderReport(t, JSON{}, sample()))
+	if snap.RunID != sample().Run.ID || snap.EnvelopeSHA256 != hex.EncodeToString(sum[:]) || snap.Cases != len(sample().Cases) || snap.Envelope != nil {
+		t.Errorf("the snapshot names run %q, sha256 %q, %d cases; want %q, %x, %d", snap.RunID, snap.EnvelopeSHA256, snap.Cases, sample().Run.ID, sum, len(sample().Cases))
+	}
+	if !strings.Contains(snap.Page, `<code id="envelope-sha256">`+snap.EnvelopeSHA256+`</code>`) || snap.Title != "mcptest FAIL: suite.yml" || snap.Verdict != "fail" {
+		t.Errorf("the page does not name the envelope's sha256, or title %q verdict %q", snap.Title, snap.Verdict)
 	}
 	page := html.UnescapeString(string(SnapshotPage()))
-	sum := sha256.Sum256([]byte(snapshotScript))
+	sum = sha256.Sum256([]byte(snapshotScript))
 	if !strings.Contains(page, `content="default-src 'none'`) || !strings.Contains(page, "sha256-"+base64.StdEncoding.EncodeToString(sum[:])) {
 		t.Error("the snapshot page's CSP does not forbid loads and pin its script")
 	}
-	for _, bad := range []string{"", "z=", "z=!!", "x=abc", "z=" + base64.RawURLEncoding.EncodeToString([]byte("not deflate"))} {
+	if strings.Contains(strings.ToLower(snapshotDictJS()), "</script") {
+		t.Error("the dictionary can end the viewer's script element")
+	}
+	other := "d00000000" + frag[9:]
+	if snapshotDictID == "00000000" {
+		other = "dffffffff" + frag[9:]
+	}
+	if _, err := ReadSnapshotFragment(other); err == nil || !strings.Contains(err.Error(), "dictionary") {
+		t.Errorf("an address of another dictionary: %v", err)
+	}
+	for _, bad := range []string{"", "z=", "z=!!", "x=abc", "d" + snapshotDictID + "=", "z=" + base64.RawURLEncoding.EncodeToString([]byte("not deflate"))} {
 		if _, err := ReadSnapshotFragment(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}
 }
 
+// TestSnapshotDocumentShape: a document of this mcptest's shape must name
+// its run and carry a page; under z= (no dictionary) it reads as well.
+func TestSnapshotDocumentShape(t *testing.T) {
+	for doc, want := range map[string]string{
+		`{"title":"t","verdict":"pass","page":"<p>x</p>"}`:                                             "names no run",
+		`{"title":"t","verdict":"pass","page":"","record":{"id":"r","sha256":"00","cases":1}}`:         "no page in it",
+		`{"title":"t","verdict":"pass","page":"<p>x</p>","record":{"id":"r","sha256":"00","cases":1}}`: "",
+	} {
+		packed, err := PackSnapshot([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var z bytes.Buffer
+		w, _ := flate.NewWriter(&z, flate.BestCompression)
+		w.Write([]byte(doc))
+		w.Close()
+		for _, frag := range []string{packed, "z=" + base64.RawURLEncoding.EncodeToString(z.Bytes())} {
+			snap, err := ReadSnapshotFragment(frag)
+			switch {
+			case want == "" && (err != nil || snap.RunID != "r" || snap.Cases != 1 || snap.Page != "<p>x</p>"):
+				t.Errorf("%.10s %s: %+v, %v", frag, doc, snap, err)
+			case want != "" && err == nil:
+				t.Errorf("%.10s %s: accepted, want %q", frag, doc, want)
+			case want != "" && !strings.Contains(err.Error(), want) && !(frag[0] == 'z' && want == "names no run"):
+				// Under z= a document without a record is read as the
+				// bare envelope of the earliest addresses, and refused so.
+				t.Errorf("%.10s %s: %v, want %q", frag, doc, err, want)
+			}
+		}
+	}
+}
+
 // TestSnapshotIsTheReport: the page a snapshot address carries is the
 // HTML report's body for the same run, byte for byte, but for the
-// footer's first words (one model, one set of templates, two outputs);
-// an address of an earlier mcptest, which carried the bare envelope,
-// still reads.
+// footer's first words and the envelope's sha256 (one model, one set of
+// templates, two outputs), when the run's evidence is within the
+// snapshot's share; addresses of earlier mcptests, which carried the
+// envelope (with its page, or bare), still read.
 func TestSnapshotIsTheReport(t *testing.T) {
 	for _, env := range []*report.Envelope{sample(), hostileEnvelope("<img src=x onerror=alert(1)> `code` \u202e")} {
+		for _, c := range env.Cases {
+			c.Evidence = snapshotRunsOf(c, c.Evidence)
+		}
 		frag, err := SnapshotFragment(env, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		raw, _ := base64.RawURLEncoding.DecodeString(frag[2:])
-		doc, err := io.ReadAll(flate.NewReader(bytes.NewReader(raw)))
+		snap, err := ReadSnapshotFragment(frag)
 		if err != nil {
-			t.Fatal(err)
-		}
-		var snap snapshot
-		if err := json.Unmarshal(doc, &snap); err != nil {
 			t.Fatal(err)
 		}
 		page := string(renderReport(t, HTML{}, env))
 		start := strings.Index(page, "<a class=\"skip\"")
 		end := strings.LastIndex(page, "\n<script>")
 		want := strings.Replace(page[start:end], "This file is an <strong>mcptest run report</strong>", "This page is an <strong>mcptest run snapshot</strong>, carried in its own address", 1)
-		if snap.Page != want {
-			t.Errorf("the snapshot's page is not the report's body:\n%.600s\nvs\n%.600s", snap.Page, want)
+		got := snap.Page
+		if i, j := strings.Index(got, " The envelope's sha256 is"), strings.Index(got, " The verdicts and figures"); i > 0 && j > i {
+			got = got[:i] + got[j:]
+		}
+		if got != want {
+			t.Errorf("the snapshot's page is not the report's body:\n%.600s\nvs\n%.600s", got, want)
 		}
 	}
-	// An earlier address: the bare envelope, deflated.
-	var js, z bytes.Buffer
+	// Earlier addresses: the envelope with its page, and the bare
+	// envelope, deflated with no dictionary.
+	var js bytes.Buffer
 	if err := (JSON{}).Report(&js, sample()); err != nil {
 		t.Fatal(err)
 	}
-	w, _ := flate.NewWriter(&z, flate.BestCompression)
-	w.Write(js.Bytes())
-	w.Close()
-	if env, err := ReadSnapshotFragment("z=" + base64.RawURLEncoding.EncodeToString(z.Bytes())); err != nil || env.Suite.Path != sample().Suite.Path {
-		t.Errorf("an earlier snapshot address: %v", err)
+	withPage, _ := json.Marshal(map[string]any{"title": "t", "verdict": "fail", "page": "<p>x</p>", "envelope": json.RawMessage(js.Bytes())})
+	for _, doc := range [][]byte{js.Bytes(), withPage} {
+		var z bytes.Buffer
+		w, _ := flate.NewWriter(&z, flate.BestCompression)
+		w.Write(doc)
+		w.Close()
+		snap, err := ReadSnapshotFragment("z=" + base64.RawURLEncoding.EncodeToString(z.Bytes()))
+		if err != nil || snap.Envelope == nil || snap.Envelope.Suite.Path != sample().Suite.Path || snap.RunID != sample().Run.ID {
+			t.Errorf("an earlier snapshot address: %v", err)
+		}
 	}
 }
 

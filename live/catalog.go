@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"iter"
 	"maps"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"gopkg.in/yaml.v3"
 
 	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/internal/safefile"
@@ -276,10 +279,26 @@ func ReadFile(path string) (*Catalog, error) {
 	if err != nil {
 		return nil, readError(path, err)
 	}
-	if errs := checkCatalog(path, data); len(errs) > 0 {
-		return nil, errs
+	js := data
+	if isJSON(data) {
+		if errs := checkJSON(path, data); len(errs) > 0 {
+			return nil, errs
+		}
+	} else {
+		// The YAML is read into a tree once, checked, and decoded from
+		// it; the tree goes before the tools are decoded.
+		root, errs := yamlpos.Parse(path, data, catalogYAML)
+		if root == nil || len(errs) > 0 {
+			return nil, errs
+		}
+		if errs := checkYAML(path, data, root); len(errs) > 0 {
+			return nil, errs
+		}
+		if js, err = treeAsJSON(root); err != nil {
+			return nil, fmt.Errorf("catalog %q: %w", path, err)
+		}
 	}
-	c, err := ParseCatalog(data)
+	c, err := catalogFromJSON(js)
 	if err != nil {
 		return nil, fmt.Errorf("catalog %q: %w", path, err)
 	}
@@ -303,22 +322,27 @@ func readError(path string, err error) error {
 	return fmt.Errorf("read catalog: %w", err)
 }
 
-// decodeCatalog decodes a catalog document: a JSON document with
-// encoding/json (which reads surrogate-pair escapes and keeps a raw U+2028
-// inside a string), anything else with the shared YAML reader (yamlpos),
-// its values as yaml.v3 types them.
-func decodeCatalog(data []byte) (any, error) {
-	var doc any
-	if isJSON(data) {
-		err := json.Unmarshal(data, &doc)
-		return doc, err
-	}
+// yamlAsJSON is a YAML catalog document as JSON, for decodeJSON: read
+// with the shared YAML reader (yamlpos), its values as yaml.v3 types them.
+func yamlAsJSON(data []byte) ([]byte, error) {
 	root, errs := yamlpos.Parse("", data, catalogYAML)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("line %d: %s", errs[0].Pos.Line, errs[0].Message)
 	}
-	err := root.Decode(&doc)
-	return doc, err
+	return treeAsJSON(root)
+}
+
+// treeAsJSON is the YAML document root holds as JSON.
+func treeAsJSON(root *yaml.Node) ([]byte, error) {
+	var doc any
+	if err := root.Decode(&doc); err != nil {
+		return nil, err
+	}
+	js, err := json.Marshal(doc)
+	if err != nil {
+		return nil, fmt.Errorf("not representable as JSON: %w", err)
+	}
+	return js, nil
 }
 
 // dropNulls removes from a tool the members that are null where the MCP
@@ -333,53 +357,122 @@ func dropNulls(tool map[string]any) {
 	}
 }
 
+// toolFromRaw is the n-th tool of a catalog file, typed, from the tool as
+// written (its nulls dropped, on raw itself): the typed tool shares raw's
+// values (its schemas and _meta are raw's maps), and leaves out
+// annotations the SDK cannot decode (a hint that is not a boolean), which
+// RawTools keeps for the lint.
+func toolFromRaw(n int, raw map[string]any) (*mcp.Tool, error) {
+	dropNulls(raw)
+	t := &mcp.Tool{InputSchema: raw["inputSchema"], OutputSchema: raw["outputSchema"]}
+	for _, f := range []struct {
+		key  string
+		into *string
+	}{{"name", &t.Name}, {"title", &t.Title}, {"description", &t.Description}} {
+		key, into := f.key, f.into
+		v, has := raw[key]
+		s, ok := v.(string)
+		if has && !ok {
+			return nil, fmt.Errorf("tools[%d].%s: expected a string", n, key)
+		}
+		*into = s
+	}
+	if t.Name == "" {
+		return nil, fmt.Errorf("tools[%d] has no name", n)
+	}
+	if v, has := raw["_meta"]; has {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("tools[%d]._meta: expected an object", n)
+		}
+		t.Meta = m
+	}
+	if v, has := raw["annotations"]; has {
+		t.Annotations = annotations(v)
+	}
+	if v, has := raw["icons"]; has {
+		b, err := json.Marshal(v)
+		if err == nil {
+			err = json.Unmarshal(b, &t.Icons)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("tools[%d].icons: %w", n, err)
+		}
+	}
+	return t, nil
+}
+
+// annotations are a tool's annotations as the SDK decodes them, nil when
+// it cannot (a hint that is not a boolean). An object of the hints' own
+// names is read as it is; any other goes through encoding/json (which
+// matches names regardless of case, the last in the document winning).
+func annotations(v any) *mcp.ToolAnnotations {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	var ann mcp.ToolAnnotations
+	for k, v := range m {
+		b, isBool := v.(bool)
+		switch {
+		case !slices.Contains(hintNames, k):
+			if slices.ContainsFunc(hintNames, func(h string) bool { return strings.EqualFold(h, k) }) {
+				return annotationsJSON(m)
+			}
+		case v == nil:
+			// null leaves a field as it is, as encoding/json does.
+		case k == "title":
+			s, isString := v.(string)
+			if !isString {
+				return nil
+			}
+			ann.Title = s
+		case !isBool:
+			return nil
+		case k == "destructiveHint":
+			ann.DestructiveHint = &b
+		case k == "openWorldHint":
+			ann.OpenWorldHint = &b
+		case k == "idempotentHint":
+			ann.IdempotentHint = b
+		case k == "readOnlyHint":
+			ann.ReadOnlyHint = b
+		}
+	}
+	return &ann
+}
+
+// hintNames are the members of a tool's annotations.
+var hintNames = []string{"destructiveHint", "idempotentHint", "openWorldHint", "readOnlyHint", "title"}
+
+// annotationsJSON is annotations through encoding/json.
+func annotationsJSON(v any) *mcp.ToolAnnotations {
+	var ann mcp.ToolAnnotations
+	if b, err := json.Marshal(v); err == nil && json.Unmarshal(b, &ann) == nil {
+		return &ann
+	}
+	return nil
+}
+
 // ParseCatalog parses a catalog document (see ReadFile).
 func ParseCatalog(data []byte) (*Catalog, error) {
-	doc, err := decodeCatalog(data)
+	if !isJSON(data) {
+		js, err := yamlAsJSON(data)
+		if err != nil {
+			return nil, err
+		}
+		data = js
+	}
+	return catalogFromJSON(data)
+}
+
+// catalogFromJSON decodes a catalog document written as JSON; its
+// capabilities are the lists it holds.
+func catalogFromJSON(data []byte) (*Catalog, error) {
+	c, err := decodeJSON(data)
 	if err != nil {
 		return nil, err
 	}
-	if arr, ok := doc.([]any); ok {
-		doc = map[string]any{"tools": arr}
-	}
-	m, ok := doc.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf(`expected a tools/list result {"tools": [...]} or an array of tools`)
-	}
-	if _, ok := m["tools"].([]any); !ok {
-		return nil, fmt.Errorf(`expected a "tools" array: the tools/list result lists the server's tools`)
-	}
-	js, err := json.Marshal(m)
-	if err != nil {
-		return nil, fmt.Errorf("not representable as JSON: %w", err)
-	}
-	var raw struct {
-		Tools []map[string]any `json:"tools"`
-	}
-	if err := json.Unmarshal(js, &raw); err != nil {
-		return nil, fmt.Errorf("tools: %w", err)
-	}
-	// The typed tools drop annotations the SDK cannot decode (a hint that
-	// is not a boolean); RawTools keeps them for the lint.
-	typed := make([]any, len(raw.Tools))
-	for i, t := range raw.Tools {
-		if t == nil {
-			return nil, fmt.Errorf("tools[%d] is not an object", i)
-		}
-		if name, _ := t["name"].(string); name == "" {
-			return nil, fmt.Errorf("tools[%d] has no name", i)
-		}
-		typed[i] = typedTool(t)
-	}
-	m["tools"] = typed
-	if js, err = json.Marshal(m); err != nil {
-		return nil, fmt.Errorf("not representable as JSON: %w", err)
-	}
-	var c Catalog
-	if err := json.Unmarshal(js, &c); err != nil {
-		return nil, err
-	}
-	c.raw = raw.Tools
 	c.Capabilities = &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}
 	if len(c.Resources)+len(c.ResourceTemplates) > 0 {
 		c.Capabilities.Resources = &mcp.ResourceCapabilities{}
@@ -387,5 +480,5 @@ func ParseCatalog(data []byte) (*Catalog, error) {
 	if len(c.Prompts) > 0 {
 		c.Capabilities.Prompts = &mcp.PromptCapabilities{}
 	}
-	return &c, nil
+	return c, nil
 }

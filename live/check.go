@@ -1,7 +1,6 @@
 package live
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -10,7 +9,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/mcptest/mcptest/internal/diag"
-	"github.com/mcptest/mcptest/internal/jsonpos"
 	"github.com/mcptest/mcptest/internal/yamlpos"
 )
 
@@ -39,17 +37,89 @@ var catalogYAML = yamlpos.Options{Noun: "catalog", Kind: "catalog", Syntax: "inv
 // printer to show their lines; those of any other file do not (it may be
 // anything named as a catalog).
 func checkCatalog(file string, data []byte) diag.List {
-	doc, bad := catalogTree(file, data)
-	if bad != nil {
-		return bad
+	if isJSON(data) {
+		return checkJSON(file, data)
 	}
-	errs := checkDoc(file, doc)
-	if doc.Kind == yaml.SequenceNode || isCatalogMapping(doc) {
+	root, errs := yamlpos.Parse(file, data, catalogYAML)
+	if root == nil || len(errs) > 0 {
+		return errs
+	}
+	return checkYAML(file, data, root)
+}
+
+// checkYAML checks the tree of a YAML catalog file (checkDoc); its errors
+// carry its bytes when it reads as a catalog.
+func checkYAML(file string, data []byte, root *yaml.Node) diag.List {
+	errs := checkDoc(file, root)
+	if root.Kind == yaml.SequenceNode || isCatalogMapping(root) {
 		for _, e := range errs {
 			e.Source = data
 		}
 	}
 	return errs.Sorted()
+}
+
+// The words of the checks, which the YAML checks (checkDoc) and the JSON
+// ones (checkJSON) both give.
+const (
+	msgMissingTools = `missing "tools": a tools/list result lists the server's tools under "tools"`
+	msgNotAList     = `expected a list of tools`
+	msgNotATool     = `: expected a tool mapping {name, description, inputSchema}`
+	msgNoName       = `: missing "name": every tool has a name`
+)
+
+// valueShape is what a value is, as the checks of a tool's members tell
+// values apart.
+type valueShape struct {
+	kind shapeKind
+	text string // a string's
+}
+
+type shapeKind uint8
+
+const (
+	shapeMapping shapeKind = iota
+	shapeSequence
+	shapeString
+	shapeNull
+	// shapeScalar is any other value: a number, a boolean, a YAML alias or
+	// a scalar of another tag.
+	shapeScalar
+)
+
+// memberProblem is the problem of the member key of the tool named where,
+// whose value is of shape v ("" when none), and whether key is one the
+// checks know (a key they do not is checked by unknownKey). A member the
+// MCP schema allows to be absent may be null, and is read as absent.
+func memberProblem(where, key string, v valueShape) (msg string, known bool) {
+	switch key {
+	case "name":
+		if v.kind != shapeString || strings.TrimSpace(v.text) == "" {
+			return where + `.name: expected the tool's name, a non-empty string`, true
+		}
+	case "title", "description":
+		if v.kind != shapeString && v.kind != shapeNull {
+			return fmt.Sprintf("%s.%s: expected a string", where, key), true
+		}
+	case "inputSchema", "outputSchema", "annotations", "execution", "_meta":
+		if v.kind != shapeMapping && (key == "inputSchema" || v.kind != shapeNull) {
+			return fmt.Sprintf("%s.%s: expected a mapping (a JSON object)", where, key), true
+		}
+	case "icons":
+	default:
+		return "", false
+	}
+	return "", true
+}
+
+// duplicateMessage is the error for a key repeated in the mapping path
+// names ("" for the root), first found at line:col.
+func duplicateMessage(path, key string, line, col int) string {
+	msg := fmt.Sprintf("duplicate key %q (first at %d:%d)", key, line, col)
+	if path != "" {
+		msg = path + ": " + msg
+	}
+	return msg
 }
 
 // checkDoc checks the root value of a catalog file.
@@ -62,16 +132,17 @@ func checkDoc(file string, doc *yaml.Node) diag.List {
 			k := doc.Content[i]
 			if k.Value == "tools" {
 				tools = doc.Content[i+1]
-			} else if e := unknownKey(file, "", k, catalogKeys); e != nil {
+			} else if e := unknownKey("", k.Value, catalogKeys); e != nil {
+				e.Pos = nodePos(file, k)
 				errs = append(errs, e)
 			}
 		}
 		if tools == nil {
-			return append(errs, &diag.Error{Pos: nodePos(file, doc), Kind: "catalog", Message: `missing "tools": a tools/list result lists the server's tools under "tools"`})
+			return append(errs, &diag.Error{Pos: nodePos(file, doc), Kind: "catalog", Message: msgMissingTools})
 		}
 	}
 	if tools.Kind != yaml.SequenceNode {
-		return append(errs, &diag.Error{Pos: nodePos(file, tools), Kind: "catalog", Message: `expected a list of tools`})
+		return append(errs, &diag.Error{Pos: nodePos(file, tools), Kind: "catalog", Message: msgNotAList})
 	}
 	for i, t := range tools.Content {
 		errs = append(errs, checkTool(file, fmt.Sprintf("tools[%d]", i), t)...)
@@ -97,88 +168,68 @@ func nodePos(file string, n *yaml.Node) diag.Pos {
 	return diag.Pos{File: file, Line: n.Line, Col: n.Column}
 }
 
-// catalogTree decodes a catalog file into a node tree and returns its
-// root value: a JSON document with the shared reader of positioned JSON
-// (yamlpos.ParseJSON, built on jsonpos), anything else with the shared
-// YAML reader (yamlpos). A document that does not decode is
-// one positioned error.
-func catalogTree(file string, data []byte) (*yaml.Node, diag.List) {
-	if !isJSON(data) {
-		root, errs := yamlpos.Parse(file, data, catalogYAML)
-		if root == nil || len(errs) > 0 {
-			return nil, errs
-		}
-		return root, nil
-	}
-	root, err := yamlpos.ParseJSON(data)
-	var pe *jsonpos.Error
-	switch {
-	case errors.As(err, &pe):
-		return nil, diag.List{{Pos: diag.Pos{File: file, Line: pe.Line, Col: pe.Col}, Kind: "catalog", Message: pe.Msg}}
-	case err != nil:
-		return nil, diag.List{{Pos: diag.Pos{File: file, Line: 1, Col: 1}, Kind: "catalog", Message: "invalid JSON: " + err.Error()}}
-	}
-	return root.Content[0], nil
-}
-
 // checkTool checks one entry of the tools array, named where in messages.
 // A member the MCP schema allows to be absent may be null, and is read as
 // absent; a key the schema does not name is accepted (the schema lets
 // tools carry future fields) unless it is a near miss of one it names.
 func checkTool(file, where string, t *yaml.Node) diag.List {
-	at := func(n *yaml.Node) diag.Pos { return diag.Pos{File: file, Line: n.Line, Col: n.Column} }
 	if t.Kind != yaml.MappingNode {
-		return diag.List{{Pos: at(t), Kind: "catalog", Message: where + ": expected a tool mapping {name, description, inputSchema}"}}
+		return diag.List{{Pos: nodePos(file, t), Kind: "catalog", Message: where + msgNotATool}}
 	}
 	var errs diag.List
 	hasName := false
 	for j := 0; j+1 < len(t.Content); j += 2 {
 		k, v := t.Content[j], t.Content[j+1]
-		isNull := v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null"
-		switch k.Value {
-		case "name":
-			hasName = true
-			if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" || strings.TrimSpace(v.Value) == "" {
-				errs = append(errs, &diag.Error{Pos: at(v), Kind: "catalog", Message: where + `.name: expected the tool's name, a non-empty string`})
-			}
-		case "title", "description":
-			if v.Kind != yaml.ScalarNode || (v.ShortTag() != "!!str" && !isNull) {
-				errs = append(errs, &diag.Error{Pos: at(v), Kind: "catalog", Message: fmt.Sprintf("%s.%s: expected a string", where, k.Value)})
-			}
-		case "inputSchema", "outputSchema", "annotations", "execution", "_meta":
-			if v.Kind != yaml.MappingNode && (k.Value == "inputSchema" || !isNull) {
-				errs = append(errs, &diag.Error{Pos: at(v), Kind: "catalog", Message: fmt.Sprintf("%s.%s: expected a mapping (a JSON object)", where, k.Value)})
-			}
-		case "icons":
-		default:
-			if e := unknownKey(file, where, k, toolKeys); e != nil {
+		hasName = hasName || k.Value == "name"
+		msg, known := memberProblem(where, k.Value, nodeShape(v))
+		switch {
+		case msg != "":
+			errs = append(errs, &diag.Error{Pos: nodePos(file, v), Kind: "catalog", Message: msg})
+		case !known:
+			if e := unknownKey(where, k.Value, toolKeys); e != nil {
+				e.Pos = nodePos(file, k)
 				errs = append(errs, e)
 			}
 		}
 	}
 	if !hasName {
-		errs = append(errs, &diag.Error{Pos: at(t), Kind: "catalog", Message: where + `: missing "name": every tool has a name`})
+		errs = append(errs, &diag.Error{Pos: nodePos(file, t), Kind: "catalog", Message: where + msgNoName})
 	}
 	return errs
 }
 
+// nodeShape is the shape of a YAML node.
+func nodeShape(n *yaml.Node) valueShape {
+	switch {
+	case n.Kind == yaml.MappingNode:
+		return valueShape{kind: shapeMapping}
+	case n.Kind == yaml.SequenceNode:
+		return valueShape{kind: shapeSequence}
+	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str":
+		return valueShape{kind: shapeString, text: n.Value}
+	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null":
+		return valueShape{kind: shapeNull}
+	}
+	return valueShape{kind: shapeScalar}
+}
+
 // unknownKey returns the error for a key of the mapping named where ("" for
 // the root) that valid does not list, when it is a near miss of one it
-// does (descripton); nil for a key that is no typo: an extension (_ or
-// x-) or a field of a later revision.
-func unknownKey(file, where string, k *yaml.Node, valid []string) *diag.Error {
-	if slices.Contains(valid, k.Value) || strings.HasPrefix(k.Value, "_") || strings.HasPrefix(k.Value, "x-") {
+// does (descripton), for the caller to place; nil for a key that is no
+// typo: an extension (_ or x-) or a field of a later revision.
+func unknownKey(where, key string, valid []string) *diag.Error {
+	if slices.Contains(valid, key) || strings.HasPrefix(key, "_") || strings.HasPrefix(key, "x-") {
 		return nil
 	}
-	s := diag.Suggest(k.Value, valid)
+	s := diag.Suggest(key, valid)
 	if s == "" {
 		return nil
 	}
-	msg := fmt.Sprintf("unexpected key %q: expected one of %s (or an `_` or `x-` extension key)", k.Value, yamlpos.QuoteList(valid))
+	msg := fmt.Sprintf("unexpected key %q: expected one of %s (or an `_` or `x-` extension key)", key, yamlpos.QuoteList(valid))
 	if where != "" {
 		msg = where + ": " + msg
 	}
-	return &diag.Error{Pos: nodePos(file, k), Kind: "catalog", Message: msg, Hint: "did you mean `" + s + "`?"}
+	return &diag.Error{Kind: "catalog", Message: msg, Hint: "did you mean `" + s + "`?"}
 }
 
 // duplicateKeys reports every key repeated in a mapping at n or below it,
@@ -195,11 +246,7 @@ func duplicateKeys(file string, n *yaml.Node, path string) diag.List {
 			k := n.Content[i]
 			id := k.ShortTag() + "\x00" + k.Value
 			if f, dup := first[id]; dup && k.Kind == yaml.ScalarNode {
-				msg := fmt.Sprintf("duplicate key %q (first at %d:%d)", k.Value, f.Line, f.Column)
-				if path != "" {
-					msg = path + ": " + msg
-				}
-				errs = append(errs, &diag.Error{Pos: diag.Pos{File: file, Line: k.Line, Col: k.Column}, Kind: "catalog", Message: msg})
+				errs = append(errs, &diag.Error{Pos: nodePos(file, k), Kind: "catalog", Message: duplicateMessage(path, k.Value, f.Line, f.Column)})
 			} else if k.Kind == yaml.ScalarNode {
 				first[id] = k
 			}

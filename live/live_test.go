@@ -308,6 +308,11 @@ func FuzzParseCatalog(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		errs := checkCatalog("cat.json", data)
+		if isJSON(data) {
+			if got, want := errorsText(errs), errorsText(treeCheck("cat.json", data)); got != want {
+				t.Fatalf("the walk of the bytes gives:\n%s\nthe checks over a node tree:\n%s", got, want)
+			}
+		}
 		for _, e := range errs {
 			if e.Pos.File != "cat.json" || e.Message == "" || e.Kind != "catalog" {
 				t.Fatalf("badly formed error %#v", e)

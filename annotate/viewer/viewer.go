@@ -23,7 +23,7 @@ import (
 // /snapshot, the envelope at /run.json, and the store's pages.
 type Viewer struct {
 	// Fragment is the fragment of the run's snapshot address, which
-	// carries the envelope.
+	// carries the run's report page and names its envelope by sha256.
 	Fragment string
 
 	env     *report.Envelope

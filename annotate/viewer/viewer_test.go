@@ -146,7 +146,7 @@ func TestHandler(t *testing.T) {
 }
 
 // TestRun serves a stored run until its context ends, after writing the
-// snapshot viewer, whose address carries the envelope; an address that is
+// snapshot viewer, whose address carries the run's page; an address that is
 // not loopback is refused before anything listens.
 func TestRun(t *testing.T) {
 	store, dir := testStore(t)
@@ -177,12 +177,12 @@ func TestRun(t *testing.T) {
 		t.Errorf("the snapshot viewer was not written: %v", err)
 	}
 	lines := strings.Split(out.String(), "\n")
-	if len(lines) < 3 || !strings.HasPrefix(lines[0], "snapshot: file://") || lines[1] != "report: "+base+"/" || !strings.HasPrefix(lines[2], "snapshot: "+base+"/snapshot#z=") {
+	if len(lines) < 3 || !strings.HasPrefix(lines[0], "snapshot: file://") || lines[1] != "report: "+base+"/" || !strings.HasPrefix(lines[2], "snapshot: "+base+"/snapshot#d") {
 		t.Errorf("stdout:\n%s", out.String())
 	}
 	_, frag, _ := strings.Cut(lines[0], "#")
-	if env, err := annotate.ReadSnapshotFragment(frag); err != nil || env.Run.ID != older {
-		t.Errorf("the snapshot address does not carry the run: %v", err)
+	if snap, err := annotate.ReadSnapshotFragment(frag); err != nil || snap.RunID != older || !strings.Contains(snap.Page, older) {
+		t.Errorf("the snapshot address does not carry the run's page: %v", err)
 	}
 	o.Addr, o.Snapshot = "0.0.0.0:0", ""
 	var ie *diag.InputError

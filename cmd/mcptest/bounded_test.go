@@ -11,6 +11,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -19,9 +20,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcptest/mcptest/internal/rsstest"
 )
 
 // floodServerEnv, set for the test binary, makes it a stdio MCP server
@@ -94,56 +96,21 @@ type usage struct {
 }
 
 // runMeasured runs the built binary with args in dir and reads its
-// resource use from the kernel.
-//
-// The binary is started by a fresh copy of the test binary (launchEnv):
-// Linux carries a parent's peak resident set into a child it forks, so the
-// test process, which holds the generated inputs, would inflate it.
+// resource use from the kernel, through the one launcher of the tests
+// (rsstest.Run): the test process, which holds the generated inputs, would
+// otherwise inflate the peak.
 func runMeasured(t *testing.T, dir string, env []string, args ...string) usage {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	report := filepath.Join(t.TempDir(), "rusage")
-	cmd := exec.Command(self, append([]string{processBin(t)}, args...)...)
+	var out bytes.Buffer
+	cmd := exec.Command(processBin(t), args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), append(env, launchEnv+"="+report)...)
-	out, _ := cmd.CombinedOutput()
-	data, err := os.ReadFile(report)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	u, err := rsstest.Run(t, cmd)
 	if err != nil {
-		t.Fatalf("the launcher reported nothing: %v\n%s", err, out)
+		t.Fatalf("%v\n%s", err, out.String())
 	}
-	u := usage{out: string(out)}
-	var cpuNanos int64
-	if _, err := fmt.Sscan(string(data), &u.code, &cpuNanos, &u.peak); err != nil {
-		t.Fatalf("launcher report %q: %v", data, err)
-	}
-	u.cpu = time.Duration(cpuNanos)
-	return u
-}
-
-// launchEnv, set for the test binary, makes it a launcher: it runs its
-// arguments with its own stdout and stderr and writes the exit code, the
-// CPU nanoseconds and the peak resident bytes of that run to the file
-// launchEnv names.
-const launchEnv = "MCPTEST_TEST_LAUNCH"
-
-// runLauncher is the launcher launchEnv starts.
-func runLauncher(report string, argv []string) int {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	cmd.Env = os.Environ()
-	_ = cmd.Run()
-	if cmd.ProcessState == nil {
-		return 125
-	}
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	line := fmt.Sprintf("%d %d %d\n", cmd.ProcessState.ExitCode(), ru.Utime.Nano()+ru.Stime.Nano(), ru.Maxrss*1024)
-	if err := os.WriteFile(report, []byte(line), 0o644); err != nil {
-		return 125
-	}
-	return 0
+	return usage{cpu: u.CPU, peak: u.Peak, code: u.Code, out: out.String()}
 }
 
 // The ceiling each generated input is held to: a fixed part (the binary

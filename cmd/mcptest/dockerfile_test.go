@@ -77,7 +77,8 @@ func buildSettings(t *testing.T, bin string) []string {
 // run as its RUN line says (its environment, flags and ldflags, the build
 // arguments given), makes the binary the release build of .goreleaser.yaml
 // makes for linux: the same build settings (`go version -m`, VCS stamp
-// aside) and the same `--version`. Both images start the CLI, with
+// aside) and the same `--version`; the README's `docker run` lines work
+// with it as the image runs them (readmeImageCommands). Both images start the CLI, with
 // `action` as the command when none is given, on the same pinned base.
 func TestDockerfileBuildsTheReleaseBinary(t *testing.T) {
 	longTest(t) // it builds mcptest twice
@@ -138,6 +139,8 @@ func TestDockerfileBuildsTheReleaseBinary(t *testing.T) {
 		t.Errorf("--version: the Dockerfile's %q (%v), the release's %q (%v)", dv, err1, rv, err2)
 	}
 
+	readmeImageCommands(t, root, docker, version)
+
 	base := regexp.MustCompile(`(?m)^FROM (gcr\.io/distroless/\S+)`)
 	var bases []string
 	for _, f := range []string{"Dockerfile", "release.Dockerfile"} {
@@ -157,5 +160,48 @@ func TestDockerfileBuildsTheReleaseBinary(t *testing.T) {
 	}
 	if bases[0] != bases[1] {
 		t.Errorf("the two images' bases differ: %v", bases)
+	}
+}
+
+// readmeImageCommands runs the README's `docker run` lines with the
+// Dockerfile's binary as the image runs it: the image's entrypoint with the
+// line's arguments after the image name, in the mounted directory (-w; a
+// copy of the quickstart, whose suite is suite.yml) and with only the
+// environment a distroless image has (its PATH, a HOME). Each exits 0 and
+// says what the README promises.
+func readmeImageCommands(t *testing.T, root, bin, version string) {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	if err := os.CopyFS(work, os.DirFS(filepath.Join(root, "examples", "quickstart"))); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"--version": version, "validate": "suite.yml: valid", "run": "3 passed, 0 failed"}
+	seen := 0
+	for _, l := range strings.Split(string(readme), "\n") {
+		if !strings.HasPrefix(l, "docker run ") {
+			continue
+		}
+		words := strings.Fields(l)
+		at := slices.IndexFunc(words, func(w string) bool { return strings.HasPrefix(w, "ghcr.io/mcptest/mcptest:") })
+		if at < 0 || at+1 >= len(words) {
+			t.Errorf("README: %q names no image and arguments", l)
+			continue
+		}
+		args := words[at+1:]
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = work
+		cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + t.TempDir()}
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), want[args[0]]) || want[args[0]] == "" {
+			t.Errorf("README %q as the image runs it: %v, want %q in\n%s", l, err, want[args[0]], out)
+		}
+		seen++
+	}
+	if seen != len(want) {
+		t.Errorf("README shows %d docker run lines, want %d (--version, validate, run)", seen, len(want))
 	}
 }

@@ -190,8 +190,9 @@ func TestExamples(t *testing.T) {
 	}
 }
 
-// freshCloneSays runs a live example as a fresh clone has it, without the
-// npm server .ci/run installs (a copy of its folder where .ci/node is not):
+// freshCloneSays runs a live example with the built binary as a fresh
+// clone has it, without the npm server .ci/run installs (a copy of its
+// folder where .ci/node is not):
 // every case fails with one readable line that names the package to install
 // and the npm command, with no escaped newline.
 func freshCloneSays(t *testing.T, suite string) {
@@ -200,7 +201,7 @@ func freshCloneSays(t *testing.T, suite string) {
 	if err := os.CopyFS(dir, os.DirFS(filepath.Dir(suite))); err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr, code := mcptest(t, nil, "run", "--config", filepath.Join(dir, "suite.yml"))
+	stdout, stderr, code := runBinIn(t, dir, []string{"NO_COLOR=1"}, "run", "--config", "suite.yml")
 	if code != ExitFail {
 		t.Fatalf("without the npm server: exit %d, want %d\n%s%s", code, ExitFail, stdout, stderr)
 	}

@@ -33,6 +33,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcptest/mcptest/internal/rsstest"
 )
 
 // processBinEnv names a binary to test instead of the one built from this
@@ -51,10 +53,7 @@ func TestMain(m *testing.M) {
 	if file := os.Getenv(toolsServerEnv); file != "" {
 		os.Exit(runToolsServer(file))
 	}
-	if report := os.Getenv(launchEnv); report != "" {
-		os.Setenv(launchEnv, "")
-		os.Exit(runLauncher(report, os.Args[1:]))
-	}
+	rsstest.Serve()
 	if spec := os.Getenv(floodServerEnv); spec != "" {
 		os.Exit(runFloodServer(spec))
 	}

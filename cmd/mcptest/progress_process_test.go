@@ -5,10 +5,13 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcptest/mcptest/cassette/gen"
 )
 
 // slowSuite is a live suite over server-everything that runs over a
@@ -119,5 +122,52 @@ func TestProcessProgress(t *testing.T) {
 				t.Errorf("no line names the test in flight:\n%s", got)
 			}
 		})
+	}
+}
+
+// TestReplayProgressInCILog is the other half of the stumble: a long
+// replay (the generator corpus, one case per cassette, the cache off) in
+// a CI log, no terminal, prints whole progress lines that count its
+// cases, and the report on stdout holds none; off CI it prints nothing.
+func TestReplayProgressInCILog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the process-level tests start the binary")
+	}
+	const n = 400
+	bin, dir := processBin(t), t.TempDir()
+	if _, err := gen.Write(dir, n, gen.DefaultSeed); err != nil {
+		t.Fatal(err)
+	}
+	line := regexp.MustCompile(`^mcptest: [0-9]+/400 cases, 0 failed, [0-9.]+s elapsed(, ETA [0-9.]+s)?$`)
+	for _, ci := range []bool{true, false} {
+		cmd := exec.Command(bin, "run", "--config", filepath.Join(dir, gen.CaseSuiteFile), "--no-cache")
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "MCPTEST_DIR=" + t.TempDir(), progressEnv + "=50ms"}
+		if ci {
+			cmd.Env = append(cmd.Env, "CI=true")
+		}
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("CI %v: %v\n%s", ci, err, stderr.String())
+		}
+		got := stderr.String()
+		if strings.Contains(stdout.String(), " cases, 0 failed, ") || !strings.Contains(stdout.String(), "400 passed") {
+			t.Errorf("CI %v: the report on stdout:\n%.600s", ci, stdout.String())
+		}
+		if !ci {
+			if got != "" {
+				t.Errorf("off CI, no terminal: stderr %q", got)
+			}
+			continue
+		}
+		lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+		if got == "" || !strings.HasSuffix(got, "\n") {
+			t.Fatalf("a replay of %d cases in a CI log printed no progress line: %q", n, got)
+		}
+		for _, l := range lines {
+			if !line.MatchString(l) {
+				t.Errorf("progress line %q", l)
+			}
+		}
 	}
 }

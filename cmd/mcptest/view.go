@@ -20,7 +20,7 @@ var openBrowser = viewer.OpenBrowser
 // view is `mcptest view RUN.json`: it serves the run's HTML report on a
 // loopback port (annotate/viewer) and prints the run's snapshot address.
 // With --snapshot FILE it writes the snapshot viewer page to FILE and
-// prints a file:// address that carries the envelope.
+// prints a file:// address that carries the run's report page.
 func (c *Command) view(_ context.Context, args []string) error {
 	fs := c.newFlags("view", "mcptest view [RUN.json | --latest | --run ID] [--open] [--addr 127.0.0.1:0] [--snapshot FILE [--no-serve]]\n  With no RUN.json, view serves the newest run stored in the workspace (.mcptest/runs/).")
 	latest := fs.Bool("latest", false, "serve the newest run stored in the workspace (the default without RUN.json)")

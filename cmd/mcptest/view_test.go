@@ -5,8 +5,11 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"html"
 	"io"
 	"net/http"
@@ -58,7 +61,7 @@ func TestViewServes(t *testing.T) {
 		return resp.StatusCode, string(body)
 	}
 	code, page := get("/", "")
-	if code != 200 || !strings.Contains(page, "Audit this run") || !strings.Contains(page, `id="snapshot-link" href="/snapshot#z=`) {
+	if code != 200 || !strings.Contains(page, "Audit this run") || !strings.Contains(page, `id="snapshot-link" href="/snapshot#d`) {
 		t.Errorf("/: %d\n%.300s", code, page)
 	}
 	saved, _ := os.ReadFile(run)
@@ -89,13 +92,13 @@ func TestViewServes(t *testing.T) {
 		}
 	}
 	_, frag, _ := strings.Cut(snap, "#")
-	env, err := annotate.ReadSnapshotFragment(frag)
+	got, err := annotate.ReadSnapshotFragment(frag)
 	if err != nil {
 		t.Fatalf("snapshot address %q: %v", snap, err)
 	}
-	var again bytes.Buffer
-	if err := (annotate.JSON{}).Report(&again, env); err != nil || again.String() != string(saved) {
-		t.Errorf("the snapshot does not carry the envelope (%v)", err)
+	sum := sha256.Sum256(saved)
+	if got.EnvelopeSHA256 != hex.EncodeToString(sum[:]) || !strings.Contains(got.Page, "Audit this run") {
+		t.Errorf("the snapshot names envelope %s, the saved one is %x", got.EnvelopeSHA256, sum)
 	}
 }
 
@@ -186,27 +189,49 @@ func waitSnapshot(t *testing.T, b *browser) {
 }
 
 // pageText is the text of the summary strip, Review first and the case
-// list, with the number of elements and of code elements in each.
+// list, with the number of elements and of code elements in each; the
+// case list's without its run timelines (a snapshot keeps fewer runs,
+// clipped), which "timelines" counts instead: the cases that show one,
+// and the most runs a case shows.
 const pageText = `(function(){var o={};["#summary .strip","#review","#cases .case-list"].forEach(function(s){var e=document.querySelector(s);
-o[s]=e?e.textContent.replace(/\s+/g," ")+"|"+e.querySelectorAll("*").length+"|"+e.querySelectorAll("code").length:"";});return o;})()`
+if(e){e=e.cloneNode(true);e.querySelectorAll(".evidence,.more-ev,.ev-note").forEach(function(x){var h=x.previousElementSibling;if(x.className==="evidence"&&h&&h.tagName==="H4"){h.remove();}x.remove();});}
+o[s]=e?e.textContent.replace(/\s+/g," ")+"|"+e.querySelectorAll("*").length+"|"+e.querySelectorAll("code").length:"";});
+var n=0,most=0;document.querySelectorAll("#cases .case").forEach(function(c){var r=c.querySelectorAll(".run-ev").length;if(r){n++;}if(r>most){most=r;}});
+o.timelines=n+" "+most;return o;})()`
 
 // checkSnapshotMatchesReport compares what the snapshot shows with what
 // the report file of the same run showed (file, pageText's): the same
 // text in the summary strip, Review first and the case list (so figures
-// carry their thresholds and backticks are code), and the same elements.
+// carry their thresholds and backticks are code), and the same elements;
+// where the report shows run timelines the snapshot shows one run of a
+// case at most (the snapshot's share), and at least one case's.
 func checkSnapshotMatchesReport(t *testing.T, b *browser, file map[string]string) {
 	t.Helper()
 	var snap map[string]string
 	b.eval(pageText, &snap)
 	for k, v := range file {
+		if k == "timelines" {
+			var fileCases, snapCases, snapMost int
+			fmt.Sscan(v, &fileCases)
+			fmt.Sscan(snap[k], &snapCases, &snapMost)
+			if fileCases > 0 && snapCases == 0 || snapMost > 1 {
+				t.Errorf("timelines: the report shows %q (cases, most runs), the snapshot %q", v, snap[k])
+			}
+			continue
+		}
 		if snap[k] != v {
-			t.Errorf("the snapshot's %s differs from the report's:\nsnapshot %.400q\nreport   %.400q", k, snap[k], v)
+			at := 0
+			for at < len(v) && at < len(snap[k]) && v[at] == snap[k][at] {
+				at++
+			}
+			from := max(at-120, 0)
+			t.Errorf("the snapshot's %s differs from the report's at byte %d:\nsnapshot %.400q\nreport   %.400q", k, at, snap[k][from:], v[from:])
 		}
 	}
 }
 
 // checkLinkKeepsAddress follows the first link to a case: the page scrolls
-// to it and the address still ends in the run (#z=...).
+// to it and the address still ends in the run (#d...=).
 func checkLinkKeepsAddress(t *testing.T, b *browser, addr string) {
 	t.Helper()
 	var href string
@@ -443,40 +468,72 @@ func TestSnapshotForgedInChromium(t *testing.T) {
 	fw, _ := flate.NewWriter(&z, flate.BestCompression)
 	fw.Write(doc)
 	fw.Close()
-	addr := "file://" + viewer + "#z=" + base64.RawURLEncoding.EncodeToString(z.Bytes())
-	b := startBrowser(t, chromium)
-	b.open(addr, 1400, 900)
-	waitSnapshot(t, b)
-	b.eval(`document.querySelector("#case-1 summary").click()`, nil)
-	var st struct {
-		State, Title, Body, HRef string
-		Bad                      int
-		Handler, Style, Data     bool
+	packed, err := annotate.PackSnapshot(doc)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for range 100 {
-		b.eval(`(function(){var d=document.querySelector("#case-1 .detail"),h=document.querySelectorAll("#h");
-return {State:d.getAttribute("data-pk-state")||"",Title:document.title,Body:document.body.className,
-Bad:document.querySelectorAll("img,style:not(head style),form,iframe,script:not(:last-of-type),a[href^='http']").length,
-Handler:Array.prototype.some.call(h,function(e){return e.hasAttribute("onclick");}),
-Style:Array.prototype.some.call(h,function(e){return e.hasAttribute("style");}),
-Data:Array.prototype.some.call(h,function(e){return e.hasAttribute("data-x");})};})()`, &st)
-		if st.State == "done" || st.State == "failed" {
+	b := startBrowser(t, chromium)
+	// The address as an earlier mcptest wrote it (z=, no dictionary) and
+	// as this one does (against the viewer's dictionary).
+	for _, frag := range []string{"z=" + base64.RawURLEncoding.EncodeToString(z.Bytes()), packed} {
+		addr := "file://" + viewer + "#" + frag
+		b.open("about:blank", 1400, 900) // a new document: only the fragment differs
+		b.open(addr, 1400, 900)
+		waitSnapshot(t, b)
+		b.eval(`document.querySelector("#case-1 summary").click()`, nil)
+		var st struct {
+			State, Title, Body, HRef string
+			Bad                      int
+			Handler, Style, Data     bool
+		}
+		for range 100 {
+			b.eval(`(function(){var d=document.querySelector("#case-1 .detail"),h=document.querySelectorAll("#h");
+	return {State:d.getAttribute("data-pk-state")||"",Title:document.title,Body:document.body.className,
+	Bad:document.querySelectorAll("img,style:not(head style),form,iframe,script:not(:last-of-type),a[href^='http']").length,
+	Handler:Array.prototype.some.call(h,function(e){return e.hasAttribute("onclick");}),
+	Style:Array.prototype.some.call(h,function(e){return e.hasAttribute("style");}),
+	Data:Array.prototype.some.call(h,function(e){return e.hasAttribute("data-x");})};})()`, &st)
+			if st.State == "done" || st.State == "failed" {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if st.State != "done" {
+			t.Errorf("the forged pack: %q", st.State)
+		}
+		if st.Bad != 0 || st.Handler || st.Style || st.Data || st.Title != "forged" || st.Body != "" {
+			t.Errorf("the forged page's markup got in: %+v", st)
+		}
+		for _, p := range b.problems(addr) {
+			// Parsing the forged page (DOMParser) meets its handlers, which
+			// the policy refuses before the import leaves them out.
+			if strings.Contains(p, "Executing inline event handler violates the following Content Security Policy") {
+				continue
+			}
+			t.Errorf("the forged snapshot logged or requested: %s", p)
+		}
+	}
+	// A bomb: a few hundred kilobytes of address that inflate past the
+	// viewer's 256 MiB are refused, not read to the end.
+	var bomb bytes.Buffer
+	bw, _ := flate.NewWriter(&bomb, flate.BestCompression)
+	bw.Write([]byte(`{"title":"bomb","verdict":"fail","page":"`))
+	zeros := make([]byte, 1<<20)
+	for range 257 {
+		bw.Write(zeros)
+	}
+	bw.Close()
+	b.open("about:blank", 1400, 900)
+	b.open("file://"+viewer+"#z="+base64.RawURLEncoding.EncodeToString(bomb.Bytes()), 1400, 900)
+	var status string
+	for range 200 {
+		b.eval(`(document.getElementById("snapshot-status")||{}).textContent||""`, &status)
+		if strings.Contains(status, "damaged") {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if st.State != "done" {
-		t.Errorf("the forged pack: %q", st.State)
-	}
-	if st.Bad != 0 || st.Handler || st.Style || st.Data || st.Title != "forged" || st.Body != "" {
-		t.Errorf("the forged page's markup got in: %+v", st)
-	}
-	for _, p := range b.problems(addr) {
-		// Parsing the forged page (DOMParser) meets its handlers, which
-		// the policy refuses before the import leaves them out.
-		if strings.Contains(p, "Executing inline event handler violates the following Content Security Policy") {
-			continue
-		}
-		t.Errorf("the forged snapshot logged or requested: %s", p)
+	if !strings.Contains(status, "over 256 MiB decompressed") {
+		t.Errorf("a deflate bomb: the viewer says %q", status)
 	}
 }

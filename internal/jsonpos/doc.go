@@ -10,9 +10,13 @@
 // Lines turn offsets into 1-based lines and columns (columns count
 // characters), in one pass over the bytes however many offsets there
 // are, so a document is placed in time linear in its bytes whatever its
-// layout (one line or pretty-printed). The cassette reader decodes and
-// locates with it; yamlpos.ParseJSON reads a JSON catalog with it into
-// the node tree the YAML reader gives.
+// layout (one line or pretty-printed). Values decodes values as
+// encoding/json decodes them into an interface, keeping each key and
+// short value once however often a document repeats it. The cassette
+// reader decodes and locates with it; the catalog reader walks a JSON
+// catalog's bytes with it for its checks and decodes each tool with
+// Values; yamlpos.ParseJSON reads a JSON document with it into the node
+// tree the YAML reader gives.
 //
 // The package is a leaf: it imports the standard library and diag only.
 package jsonpos

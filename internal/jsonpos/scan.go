@@ -2,6 +2,7 @@ package jsonpos
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -68,6 +69,22 @@ func Skip(data []byte, i int) int {
 		return i
 	}
 	return ScalarEnd(data, i)
+}
+
+// MaxDepth bounds the nesting the readers of positioned JSON walk, as
+// encoding/json bounds what it unmarshals, so a document of 16 MiB of "["
+// cannot exhaust the stack.
+const MaxDepth = 10000
+
+// FitsFloat64 reports whether lit, a JSON number, is within the range of a
+// float64, as encoding/json needs to decode it into an interface value.
+// A number without an exponent of fewer than 300 characters always is.
+func FitsFloat64(lit []byte) bool {
+	if len(lit) < 300 && bytes.IndexAny(lit, "eE") < 0 {
+		return true
+	}
+	_, err := strconv.ParseFloat(string(lit), 64)
+	return err == nil
 }
 
 // ScalarEnd returns the offset just after the number or literal (true,

@@ -3,7 +3,6 @@ package yamlpos
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 
 	"gopkg.in/yaml.v3"
 
@@ -12,7 +11,7 @@ import (
 
 // MaxJSONDepth bounds the nesting ParseJSON reads, as encoding/json bounds what it
 // unmarshals, so a document of 16 MiB of "[" cannot exhaust the stack.
-const MaxJSONDepth = 10000
+const MaxJSONDepth = jsonpos.MaxDepth
 
 // ParseJSON reads data, a document json.Valid has accepted, into the node
 // tree Parse would give for it, so the same checks walk it: objects are
@@ -63,7 +62,7 @@ func (r *jsonReader) value(i, depth int) (*yaml.Node, int, error) {
 	}
 	end := jsonpos.ScalarEnd(r.data, i)
 	lit := string(r.data[i:end])
-	if _, err := strconv.ParseFloat(lit, 64); err != nil {
+	if !jsonpos.FitsFloat64(r.data[i:end]) {
 		return nil, end, &jsonpos.Error{Line: n.Line, Col: n.Column, Msg: fmt.Sprintf("the number %.40s is out of the range a JSON reader holds (a float64)", lit)}
 	}
 	n.Tag, n.Value = "!!int", lit

@@ -10,13 +10,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/cassette/gen"
+	"github.com/mcptest/mcptest/internal/rsstest"
 	"github.com/mcptest/mcptest/report"
 )
 
@@ -28,9 +28,10 @@ const millionShards = 64
 const maxStreamRSS = 64 << 20
 
 // writeCaseJSON writes the k-th case of the generated suite as the JSON
-// reporter indents a case: a lean passing case (figures, counts, the
-// reference to its recording, reliability over two runs), or every 997th
-// a failing one, unless pass (the baseline, where they passed).
+// reporter writes a case, one line of compact JSON: a lean passing case
+// (figures, counts, the reference to its recording, reliability over two
+// runs), or every 997th a failing one, unless pass (the baseline, where
+// they passed).
 func writeCaseJSON(w *bufio.Writer, k int, pass bool) {
 	verdict, passed, ok := "pass", 2, "true"
 	if k%997 == 0 && !pass {
@@ -40,57 +41,7 @@ func writeCaseJSON(w *bufio.Writer, k int, pass bool) {
 	if passed == 1 {
 		class = "flaky"
 	}
-	fmt.Fprintf(w, `{
-      "name": "generated case %07d",
-      "kind": "agent",
-      "verdict": %q,
-      "position": {
-        "file": "suite.yml",
-        "line": %d,
-        "col": 5
-      },
-      "definition_sha256": "%064x",
-      "runs": 2,
-      "cassettes": {
-        "files": 1,
-        "sha256": "%064x",
-        "paths": [
-          "cassettes/cassette-%07d.json"
-        ]
-      },
-      "targets": {
-        "reliability.pass_rate": %d,
-        "tool_selection.f1": %d
-      },
-      "counts": {
-        "reliability.passed_runs": %d,
-        "reliability.runs": 2,
-        "tool_selection.fp": 0,
-        "tool_selection.tp": %d
-      },
-      "assertions": [
-        {
-          "index": 0,
-          "target": "tool_selection.f1",
-          "matcher": {
-            ">=": 50
-          },
-          "actual": 67,
-          "passed": %s,
-          "message": "assertion #0 (`+"`tool_selection.f1`"+`)",
-          "position": {
-            "file": "suite.yml",
-            "line": %d,
-            "col": 11
-          }
-        }
-      ],
-      "floors": [],
-      "findings": [],
-      "labels": {
-        "reliability.class": %q
-      }
-    }`, k, verdict, 3+4*k, k, k*7, k, 50*passed, 67, passed, k%5, ok, 5+4*k, class)
+	fmt.Fprintf(w, `{"name":"generated case %07d","kind":"agent","verdict":%q,"position":{"file":"suite.yml","line":%d,"col":5},"definition_sha256":"%064x","runs":2,"cassettes":{"files":1,"sha256":"%064x","paths":["cassettes/cassette-%07d.json"]},"targets":{"reliability.pass_rate":%d,"tool_selection.f1":%d},"counts":{"reliability.passed_runs":%d,"reliability.runs":2,"tool_selection.fp":0,"tool_selection.tp":%d},"assertions":[{"index":0,"target":"tool_selection.f1","matcher":{">=":50},"actual":67,"passed":%s,"message":"assertion #0 (`+"`tool_selection.f1`"+`)","position":{"file":"suite.yml","line":%d,"col":11}}],"floors":[],"findings":[],"labels":{"reliability.class":%q}}`, k, verdict, 3+4*k, k, k*7, k, 50*passed, 67, passed, k%5, ok, 5+4*k, class)
 }
 
 // writeEnvelopeJSON writes an envelope holding the cases k of [0, n) that
@@ -154,22 +105,21 @@ func writeEnvelopeJSON(t *testing.T, path string, n int, shard string, keep func
 	}
 }
 
-// runMeasured runs the binary and returns its wall time and peak RSS.
+// runMeasured runs the binary and returns its wall time and peak RSS,
+// measured from the tests' launcher (rsstest.Run), so the envelopes this
+// test generated are not counted in the binary's peak.
 func runMeasured(t *testing.T, dir, bin string, args ...string) (time.Duration, int64, string) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	start := time.Now()
-	err := cmd.Run()
-	wall := time.Since(start)
-	if code := cmd.ProcessState.ExitCode(); err != nil && code != 1 {
-		t.Fatalf("%v: %v\n%s", args, err, stderr.String())
+	u, err := rsstest.Run(t, cmd)
+	if err != nil || u.Code != 0 && u.Code != 1 {
+		t.Fatalf("%v: exit %d, %v\n%s", args, u.Code, err, stderr.String())
 	}
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	t.Logf("%s %s: %v wall, %v CPU", filepath.Base(bin), args[0]+" "+args[1], wall, time.Duration(ru.Utime.Nano()+ru.Stime.Nano()))
-	return wall, ru.Maxrss << 10, stderr.String()
+	t.Logf("%s %s: %v wall, %v CPU", filepath.Base(bin), args[0]+" "+args[1], u.Wall, u.CPU)
+	return u.Wall, u.Peak, stderr.String()
 }
 
 // TestMillionCaseMergeAndCompare builds a suite of generated cases as 64
