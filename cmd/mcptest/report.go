@@ -122,11 +122,7 @@ func (c *Command) compareStream(run, base, failOn, format, output string, opt an
 		_, err := annotate.NewComparison(format, nil, opt)
 		return inputErr("--format: %v", err)
 	}
-	compare := envstream.CompareFiles
-	if annotate.Canonical(format) != "json" {
-		compare = envstream.CompareListed // only the changed cases are rendered
-	}
-	cmp, err := compare(base, "--compare", run, failOn)
+	cmp, err := envstream.CompareFor(format, base, "--compare", run, failOn)
 	if err != nil {
 		return err
 	}

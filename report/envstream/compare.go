@@ -223,6 +223,12 @@ func CompareListed(basePath, flag, curPath, failOn string) (*Compared, error) {
 	return compareFiles(basePath, flag, curPath, failOn, false)
 }
 
+// CompareFor is CompareFiles for --format json and CompareListed for the
+// other formats, which render the changed cases only.
+func CompareFor(format, basePath, flag, curPath, failOn string) (*Compared, error) {
+	return compareFiles(basePath, flag, curPath, failOn, annotate.Canonical(format) == "json")
+}
+
 func compareFiles(basePath, flag, curPath, failOn string, every bool) (*Compared, error) {
 	policy, err := baseline.ParsePolicy(failOn)
 	if err != nil {
