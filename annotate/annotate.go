@@ -76,7 +76,8 @@ func Render(format string, env *report.Envelope, opt Options) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// JSON writes the envelope as indented JSON with a final newline. Maps are
+// JSON writes the envelope as JSON indented by two spaces, each case and
+// each catalog one line of compact JSON, with a final newline. Maps are
 // written with sorted keys, so the output is byte-identical for the same
 // envelope. The cases are encoded and written one at a time, so the
 // output is never held whole in memory.
@@ -93,7 +94,11 @@ func (JSON) Report(w io.Writer, env *report.Envelope) error {
 		if err := enc.Encode(env); err != nil {
 			return fmt.Errorf("encode run envelope: %w", err)
 		}
-		_, err := w.Write(buf.Bytes())
+		data, err := catalogLines(buf.Bytes(), env.Catalogs)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(data)
 		return err
 	}
 	ce := newCaseEncoder()

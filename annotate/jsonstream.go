@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -33,10 +34,11 @@ var casesKey = []byte("\n" + jsonIndent + `"cases": [`)
 // writeEnvelope writes env as the JSON reporter does, with n cases that
 // cases writes in place of env.Cases: each one "\n" + casePrefix + the case
 // encoded by a caseEncoder, the first n-1 followed by a comma. The
-// envelope is encoded without its cases and the cases are spliced in where
-// the encoder put the empty array, so the output is byte for byte what
-// encoding the whole envelope gives, and no more than one case is ever
-// held encoded in memory.
+// envelope is encoded without its cases (its catalogs one line each,
+// catalogLines) and the cases are spliced in where the encoder put the
+// empty array, so the output is the same for the same envelope however its
+// cases were given, and no more than one case is ever held encoded in
+// memory.
 func writeEnvelope(w io.Writer, env *report.Envelope, n int, cases func(w *bufio.Writer) error) error {
 	head := *env
 	head.Cases = []*report.CaseResult{}
@@ -47,7 +49,10 @@ func writeEnvelope(w io.Writer, env *report.Envelope, n int, cases func(w *bufio
 	if err := enc.Encode(&head); err != nil {
 		return fmt.Errorf("encode run envelope: %w", err)
 	}
-	data := buf.Bytes()
+	data, err := catalogLines(buf.Bytes(), env.Catalogs)
+	if err != nil {
+		return err
+	}
 	at := bytes.Index(data, casesKey)
 	if at < 0 || !bytes.HasPrefix(data[at+len(casesKey):], []byte("]")) {
 		return errors.New("encode run envelope: no empty cases array to fill")
@@ -63,6 +68,41 @@ func writeEnvelope(w io.Writer, env *report.Envelope, n int, cases func(w *bufio
 	}
 	bw.Write(data[at:])
 	return bw.Flush()
+}
+
+// catalogsKey is the line of the envelope's "catalogs" key, as the encoder
+// writes it (a top-level key, so it occurs once).
+var catalogsKey = []byte("\n" + jsonIndent + `"catalogs": [`)
+
+// catalogLines rewrites the envelope's catalogs array, which the encoder
+// indented, as one line of compact JSON a catalog, as the cases are.
+func catalogLines(data []byte, cats []report.Catalog) ([]byte, error) {
+	if len(cats) == 0 {
+		return data, nil
+	}
+	at := bytes.Index(data, catalogsKey)
+	end := -1
+	if at >= 0 {
+		end = bytes.Index(data[at:], []byte("\n"+jsonIndent+"]"))
+	}
+	if end < 0 {
+		return nil, errors.New("encode run envelope: no catalogs array to write")
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	out := slices.Concat(data[:at], catalogsKey)
+	for i := range cats {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		b.Reset()
+		if err := enc.Encode(&cats[i]); err != nil {
+			return nil, fmt.Errorf("encode run envelope: %w", err)
+		}
+		out = append(append(out, "\n"+casePrefix...), bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
+	}
+	return append(out, data[at+end:]...), nil
 }
 
 // caseEncoder encodes one case as it appears inside the envelope: compact,

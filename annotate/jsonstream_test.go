@@ -14,8 +14,8 @@ import (
 )
 
 // encodeWhole is the envelope encoded by encoding/json, the head indented
-// by two spaces and each case one line of compact JSON at four: the
-// reference the streamed output must equal byte for byte.
+// by two spaces and each case and each catalog one line of compact JSON at
+// four: the reference the streamed output must equal byte for byte.
 func encodeWhole(t *testing.T, env *report.Envelope) []byte {
 	t.Helper()
 	encode := func(v any, indent string) []byte {
@@ -28,12 +28,29 @@ func encodeWhole(t *testing.T, env *report.Envelope) []byte {
 		}
 		return buf.Bytes()
 	}
+	lines := func(data []byte) []byte {
+		// The catalogs, one line each.
+		if len(env.Catalogs) == 0 {
+			return data
+		}
+		start := bytes.Index(data, []byte("\n  \"catalogs\": ["))
+		end := start + bytes.Index(data[start:], []byte("\n  ]"))
+		var b bytes.Buffer
+		for i := range env.Catalogs {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString("\n    ")
+			b.Write(bytes.TrimSuffix(encode(&env.Catalogs[i], ""), []byte("\n")))
+		}
+		return slices.Concat(data[:start], []byte("\n  \"catalogs\": ["), b.Bytes(), data[end:])
+	}
 	if env.Cases == nil {
-		return encode(env, "  ")
+		return lines(encode(env, "  "))
 	}
 	head := *env
 	head.Cases = []*report.CaseResult{}
-	data := encode(&head, "  ")
+	data := lines(encode(&head, "  "))
 	key := []byte("\n  \"cases\": []")
 	at := bytes.Index(data, key)
 	if at < 0 || bytes.Count(data, key) != 1 {
@@ -84,6 +101,9 @@ func streamEnvelopes(t *testing.T) map[string]*report.Envelope {
 		Floors: []report.Floor{}, Findings: []report.Finding{{Level: "error", Message: "&amp;"}},
 	}
 	envs["none"] = &report.Envelope{SchemaVersion: 1, Cases: []*report.CaseResult{}}
+	cat := report.NewCatalog([]report.ToolUse{{Server: "a <b>", Tool: "x & y"}, {Tool: "\u2028"}})
+	envs["catalogs, no cases"] = &report.Envelope{SchemaVersion: 1, Catalogs: []report.Catalog{*cat}, Cases: []*report.CaseResult{}}
+	envs["catalogs"] = &report.Envelope{SchemaVersion: 1, Catalogs: []report.Catalog{*cat, *cat}, Cases: []*report.CaseResult{hostile}}
 	envs["hostile"] = &report.Envelope{SchemaVersion: 1, Verdict: report.Fail, Cases: []*report.CaseResult{hostile, hostile}}
 	withTail := *sample()
 	withTail.Summary = &report.Summary{Cases: 1, PassHat: []report.PassHatFigure{}}
@@ -183,14 +203,16 @@ func TestPrepareManyRowsEncodesNothing(t *testing.T) {
 }
 
 // TestJSONNullCases: an envelope decoded with "cases": null is written back
-// as it was.
+// as it was, its catalogs one line each.
 func TestJSONNullCases(t *testing.T) {
-	env := &report.Envelope{SchemaVersion: 1}
+	cat := report.NewCatalog([]report.ToolUse{{Server: "s", Tool: "t"}})
+	env := &report.Envelope{SchemaVersion: 1, Catalogs: []report.Catalog{*cat}}
 	var got bytes.Buffer
 	if err := (JSON{}).Report(&got, env); err != nil {
 		t.Fatal(err)
 	}
-	if want := encodeWhole(t, env); !bytes.Equal(got.Bytes(), want) || !bytes.Contains(want, []byte(`"cases": null`)) {
+	if want := encodeWhole(t, env); !bytes.Equal(got.Bytes(), want) || !bytes.Contains(want, []byte(`"cases": null`)) ||
+		!bytes.Contains(want, []byte("\n    {\"sha256\":\""+cat.SHA256+"\",\"servers\":[{\"server\":\"s\",\"tools\":[\"t\"]}]}\n")) {
 		t.Errorf("got\n%s\nwant\n%s", got.Bytes(), want)
 	}
 }

@@ -58,7 +58,7 @@ func readGeneric(path string, data []byte) (*Cassette, error) {
 		return Read(path, data)
 	}
 	runs := []Run{}
-	c, err := streamDoc(path, data, func(_ *Cassette, r *Run) { runs = append(runs, *r) }, true)
+	c, err := streamDoc(path, data, func(_ *Cassette, r *Run) { runs = append(runs, *r) }, true, false)
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,10 @@ type decoder struct {
 	depth int
 	// generic turns readChat off (see recording).
 	generic bool
+	// counting reads for a caller that counts what the runs hold (Tally):
+	// a call's arguments are checked for their problems, as ever, and not
+	// kept.
+	counting bool
 }
 
 // maxInterned bounds the interned strings of one document; longer strings

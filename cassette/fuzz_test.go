@@ -42,7 +42,7 @@ func FuzzRead(f *testing.F) {
 // fuzzSeeds are the corpus files (the agent frameworks' own outputs among
 // them), the inline cases and the recordings that lost their calls, the generated runs in
 // every format, files that are no recording and repeated keys.
-func fuzzSeeds(f *testing.F) [][]byte {
+func fuzzSeeds(f testing.TB) [][]byte {
 	var seeds [][]byte
 	for _, dir := range []string{"ok", "err"} {
 		for _, file := range corpus(f, dir) {

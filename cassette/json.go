@@ -116,6 +116,9 @@ func (d *decoder) args(i int) (JSON, int) {
 		return "", i + 4
 	}
 	end := d.check(i)
+	if d.counting {
+		return "", end
+	}
 	return compact(d.data[i:end]), end
 }
 

@@ -244,7 +244,7 @@ func (ls *lines) recordingLine(path string, line []byte, no int, file *Cassette,
 		if clean() && each != nil {
 			each(ownModel(file, c), r)
 		}
-	}, false)
+	}, false, false)
 	if err != nil {
 		ls.add(err, no)
 		return file

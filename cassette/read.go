@@ -102,6 +102,21 @@ func Read(path string, data []byte) (*Cassette, error) {
 // found later still makes Stream return the errors of the whole file, and
 // the runs handed out before it belong to a refused file: discard them.
 func Stream(path string, data []byte, each func(*Cassette, *Run)) (*Cassette, error) {
+	return stream(path, data, each, false)
+}
+
+// Tally is Stream for a caller that counts what the runs hold (runs,
+// calls, results, tokens, models, agents: mcptest validate's report of a
+// recording): the runs it hands over are Stream's but for their calls'
+// arguments, which are checked for every problem Stream reports and not
+// kept (Call.Arguments is empty), so the errors are Stream's and it reads
+// less. A file of JSON Lines or an Inspect AI archive is read as Stream
+// reads it.
+func Tally(path string, data []byte, each func(*Cassette, *Run)) (*Cassette, error) {
+	return stream(path, data, each, true)
+}
+
+func stream(path string, data []byte, each func(*Cassette, *Run), counting bool) (*Cassette, error) {
 	if each != nil {
 		// Path is known to each run's user, as it is to Read's.
 		inner := each
@@ -120,16 +135,17 @@ func Stream(path string, data []byte, each func(*Cassette, *Run)) (*Cassette, er
 		}
 		return nil, syntaxError(path, data, json.Unmarshal(data, new(struct{})))
 	}
-	return streamDoc(path, data, each, false)
+	return streamDoc(path, data, each, false, counting)
 }
 
 // streamDoc reads one JSON document, data, known to be valid; generic
 // reads a transcript from its generic value only (see recording), the
-// reference the tests hold readChat to.
-func streamDoc(path string, data []byte, each func(*Cassette, *Run), generic bool) (*Cassette, error) {
+// reference the tests hold readChat to; counting keeps no call's
+// arguments (Tally).
+func streamDoc(path string, data []byte, each func(*Cassette, *Run), generic, counting bool) (*Cassette, error) {
 	w := &walker{}
 	d := newDecoder(data, w)
-	d.generic = generic
+	d.generic, d.counting = generic, counting
 	root := d.space(0)
 	var c *Cassette
 	if d.hasKey(root, "mcptest_cassette") {

@@ -151,8 +151,12 @@ func (a *agentRun) run(cas *cassette.Cassette, r *cassette.Run) {
 	}
 	a.failed = a.checks.check(a.failed)
 	a.verdicts.add(a.runN, a.failed)
-	if wantEvidence(a.res, len(a.failed) > 0) {
-		ev := runEvidence(a.runN, cas.Model, r, a.marker, missedClasses(a.gates))
+	if want, limit := evidenceRoom(a.res, len(a.failed) > 0); want {
+		ev, ok := runEvidenceWithin(a.runN, cas.Model, r, a.marker, missedClasses(a.gates), limit)
+		if !ok {
+			dropEvidence(a.res, len(a.failed) > 0)
+			return
+		}
 		markArguments(&ev, a.gates)
 		ev.Figures, ev.Notes = runFigures(a.gates)
 		addEvidence(a.res, ev, len(a.failed) > 0)

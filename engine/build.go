@@ -52,6 +52,11 @@ type builder struct {
 	// (both are immutable); up to maxShared of each.
 	paths       map[string]expr.Path
 	comparisons map[comparisonKey]*expr.Matcher
+	// digest computes the cases' definition digests on every core while
+	// build runs (nil: each in place, as a test built again is);
+	// noDigest leaves them out, for validate, which reports none.
+	digest   *digests
+	noDigest bool
 }
 
 // maxShared bounds how many targets and matchers a builder shares.
@@ -186,6 +191,10 @@ func (b *builder) build() {
 	}
 	if !b.again {
 		b.names = map[string]string{}
+		if !b.noDigest {
+			b.digest = newDigests()
+			defer func() { b.digest.wait(); b.digest = nil }()
+		}
 	}
 	servers, _ := root["servers"].(map[string]any)
 	for _, name := range sortedKeys(servers) {
@@ -323,7 +332,14 @@ func (b *builder) serverTimeout(ptr, name string, v any) time.Duration {
 // newCase starts a case, checking its name is unique.
 func (b *builder) newCase(ptr string, m map[string]any, kind report.Kind) *Case {
 	name, _ := m["name"].(string)
-	c := &Case{Name: name, Kind: kind, Pos: b.doc.At(ptr), Pointer: ptr, DefinitionSHA256: canonicalSHA256(m)}
+	c := &Case{Name: name, Kind: kind, Pos: b.doc.At(ptr), Pointer: ptr}
+	switch {
+	case b.noDigest:
+	case b.digest != nil:
+		b.digest.add(c, m)
+	default:
+		c.DefinitionSHA256 = canonicalSHA256(m)
+	}
 	if name != "" && b.names != nil {
 		if first, dup := b.names[name]; dup {
 			b.errorf(ptr+"/name", b.doc.At(ptr+"/name"), "test name %q is used twice (first at line %d): names identify cases in reports and baselines, so each must be unique",

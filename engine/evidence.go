@@ -127,17 +127,40 @@ func addEvidence(res *report.CaseResult, ev report.RunEvidence, failed bool) {
 	res.Evidence = append(res.Evidence, ev)
 }
 
+// dropEvidence is addEvidence of a run runEvidenceWithin gave up for
+// its size: a failing run still takes the place of the passing run kept
+// so far, as addEvidence would have, and is not kept.
+func dropEvidence(res *report.CaseResult, failed bool) {
+	if failed && len(res.Evidence) > 0 && !res.Evidence[0].Failed {
+		res.Evidence = res.Evidence[:0]
+	}
+}
+
 // wantEvidence reports whether addEvidence may keep the evidence of a run
 // that failed or not, so a run it would drop is never rendered.
 func wantEvidence(res *report.CaseResult, failed bool) bool {
+	want, _ := evidenceRoom(res, failed)
+	return want
+}
+
+// evidenceRoom is wantEvidence with the most bytes of recorded text
+// (evidenceBytes) addEvidence keeps of the run: half the budget for a
+// passing run, what the failing runs kept leave of it for a failing one
+// (a passing run kept so far gives its place). runEvidenceWithin renders
+// within it, so a run addEvidence would drop for its size is given up as
+// soon as it is over, not rendered whole and dropped.
+func evidenceRoom(res *report.CaseResult, failed bool) (want bool, limit int) {
 	if !failed {
-		return len(res.Evidence) == 0
+		return len(res.Evidence) == 0, maxEvidenceBytes / 2
 	}
-	n := len(res.Evidence)
-	if n > 0 && !res.Evidence[0].Failed {
-		n = 0
+	if len(res.Evidence) > 0 && !res.Evidence[0].Failed {
+		return true, maxEvidenceBytes
 	}
-	return n < maxEvidenceRuns
+	used := 0
+	for _, kept := range res.Evidence {
+		used += evidenceBytes(kept)
+	}
+	return len(res.Evidence) < maxEvidenceRuns, maxEvidenceBytes - used
 }
 
 // leanEvidence finishes a case's evidence once its verdict is known: a
@@ -179,25 +202,49 @@ func evidenceBytes(ev report.RunEvidence) int {
 
 // runEvidence is the evidence of one recorded run.
 func runEvidence(n int, model string, r *cassette.Run, m evidenceMarker, missed []string) report.RunEvidence {
-	ev := report.RunEvidence{Run: n, Model: model, Turns: []report.TurnEvidence{}, Missed: missed, CostMicros: r.CostMicros}
+	ev, _ := runEvidenceWithin(n, model, r, m, missed, -1)
+	return ev
+}
+
+// runEvidenceWithin is runEvidence, given up (ok false) as soon as the
+// text it renders passes limit bytes as evidenceBytes counts them, when
+// limit >= 0 (evidenceRoom's): a case of long runs would otherwise render,
+// redact and drop the evidence of every run past its budget (a quarter
+// of the CPU of one test over a directory of the generated cassettes).
+// The sum only grows as calls are rendered, so a run given up is one
+// addEvidence would drop, and a run within limit is rendered whole, as
+// runEvidence renders it.
+func runEvidenceWithin(n int, model string, r *cassette.Run, m evidenceMarker, missed []string, limit int) (ev report.RunEvidence, ok bool) {
+	ev = report.RunEvidence{Run: n, Model: model, Turns: []report.TurnEvidence{}, Missed: missed, CostMicros: r.CostMicros}
 	if t := r.Tokens; t != nil {
 		ev.Tokens = &report.TokenUse{Input: t.Input, Output: t.Output, Total: t.Total}
 	}
-	kept := 0
+	kept, size := 0, 0
+	over := func(add int) bool {
+		size += add
+		return limit >= 0 && size > limit
+	}
 	for _, t := range r.Turns {
 		te := report.TurnEvidence{Calls: []report.CallEvidence{}}
 		te.FinalResponse, te.Clipped = excerpt(redact.String(t.FinalResponse))
+		if over(len(te.FinalResponse)) {
+			return ev, false
+		}
 		for _, c := range t.Calls {
 			if kept == maxEvidenceCalls {
 				ev.OmittedCalls++
 				continue
 			}
 			kept++
-			te.Calls = append(te.Calls, callEvidence(c, m.marks(c)))
+			ce := callEvidence(c, m.marks(c))
+			if over(len(ce.Server) + len(ce.Tool) + len(ce.Arguments) + len(ce.Result)) {
+				return ev, false
+			}
+			te.Calls = append(te.Calls, ce)
 		}
 		ev.Turns = append(ev.Turns, te)
 	}
-	return ev
+	return ev, true
 }
 
 func callEvidence(c cassette.Call, marks []string) report.CallEvidence {

@@ -71,6 +71,9 @@ func LoadSuite(path string) (*Suite, error) {
 // Cases the tests Run builds again (LoadSuiteForRun).
 type loadMode struct {
 	unrecorded, forRun bool
+	// noDigest leaves the cases' definition digests out (validate, which
+	// reports none of them).
+	noDigest bool
 	// keep is how many droppable tests a load for a run keeps built
 	// (keepBuilt, see Suite.dropHeld).
 	keep int
@@ -166,7 +169,7 @@ func parseSuiteWith(path string, data []byte, mode loadMode, o yamlpos.Options) 
 	}
 	s := newSuite(d, path, sum)
 	errs := validateSchema(d)
-	b := &builder{doc: d, suite: s, schemaErrs: errs, unrecorded: mode.unrecorded}
+	b := &builder{doc: d, suite: s, schemaErrs: errs, unrecorded: mode.unrecorded, noDigest: mode.noDigest}
 	b.build()
 	errs = append(errs, b.errs...)
 	if len(errs) > 0 && notASuite(d) {
@@ -203,7 +206,7 @@ func streamSuite(d *document, path string, sum [sha256.Size]byte, mode loadMode,
 		return nil
 	}
 	s := newSuite(d, path, sum)
-	b := &builder{doc: d, suite: s, unrecorded: mode.unrecorded, held: o.Items}
+	b := &builder{doc: d, suite: s, unrecorded: mode.unrecorded, held: o.Items, noDigest: mode.noDigest}
 	if mode.forRun {
 		s.keep = mode.keep
 		b.onHeld = s.dropHeld

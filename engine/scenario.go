@@ -511,10 +511,14 @@ func runScenario(s *Suite, p casePlan, res *report.CaseResult, progress func()) 
 			}
 		}
 		verdicts.add(runN, failedChecks)
-		if wantEvidence(res, len(failedChecks) > 0) {
-			ev := runEvidence(runN, cas.Model, r, evidenceMarker{}, nil)
-			markScenarioCalls(&ev, rp.invalidAt, rp.forbiddenAt)
-			addEvidence(res, ev, len(failedChecks) > 0)
+		failed := len(failedChecks) > 0
+		if want, limit := evidenceRoom(res, failed); want {
+			if ev, ok := runEvidenceWithin(runN, cas.Model, r, evidenceMarker{}, nil, limit); ok {
+				markScenarioCalls(&ev, rp.invalidAt, rp.forbiddenAt)
+				addEvidence(res, ev, failed)
+			} else {
+				dropEvidence(res, failed)
+			}
 		}
 		addScenarioRun(detail, runN, rp)
 		// Only the numbers and findings are kept; the world of a run is

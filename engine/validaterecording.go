@@ -147,7 +147,7 @@ func (r Recording) NoCalls() bool {
 // was read, or its problems.
 func readRecording(path string, data []byte) (Recording, diag.List, error) {
 	t := newRecordingTally(path)
-	c, err := cassette.Stream(path, data, t.run)
+	c, err := cassette.Tally(path, data, t.run)
 	if err != nil {
 		l, err := diagList(err)
 		return Recording{}, l, err

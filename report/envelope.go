@@ -317,41 +317,94 @@ func (e *Envelope) CheckCatalogs() error {
 // Check reports the first problem of one case, as Envelope.Check does,
 // naming it from the JSON path at.
 func (c *CaseResult) Check(at string) error {
-	if err := oneOf(at+".verdict", string(c.Verdict), verdicts); err != nil {
+	if err := oneOfAt(at, ".verdict", string(c.Verdict), verdicts); err != nil {
 		return err
 	}
-	if err := oneOf(at+".kind", string(c.Kind), kinds); err != nil {
+	if err := oneOfAt(at, ".kind", string(c.Kind), kinds); err != nil {
 		return err
 	}
 	if err := c.checkReliability(at); err != nil {
 		return err
-	}
-	fields := []field{{at + ".definition_sha256", c.DefinitionSHA256}, {at + ".model", c.Model}, {at + ".position.file", c.Position.File}, {at + ".catalog", c.Catalog}}
-	if c.Cassettes != nil {
-		fields = append(fields, field{at + ".cassettes.sha256", c.Cassettes.SHA256})
-		for j, p := range c.Cassettes.Paths {
-			fields = append(fields, field{fmt.Sprintf("%s.cassettes.paths[%d]", at, j), p})
-		}
-	}
-	for j, m := range c.UnpricedModels {
-		fields = append(fields, field{fmt.Sprintf("%s.unpriced_models[%d]", at, j), m})
-	}
-	for j, a := range c.Assertions {
-		fields = append(fields, field{fmt.Sprintf("%s.assertions[%d].position.file", at, j), a.Position.File})
-	}
-	for j, f := range c.Findings {
-		p := fmt.Sprintf("%s.findings[%d]", at, j)
-		fields = append(fields, field{p + ".level", f.Level}, field{p + ".gate", f.Gate})
-		if f.Position != nil {
-			fields = append(fields, field{p + ".position.file", f.Position.File})
-		}
 	}
 	for j, u := range c.Tools {
 		if u.Tool == "" || u.Calls < 0 {
 			return fmt.Errorf("%s.tools[%d]: want {server, tool, calls} with a tool name and calls of 0 or more", at, j)
 		}
 	}
-	return oneLine(fields)
+	// The paths are built for a field that is refused only: a case is
+	// checked on every read of an envelope, a million of them in a merge.
+	if err := lineOf(at, ".definition_sha256", c.DefinitionSHA256); err != nil {
+		return err
+	}
+	if err := lineOf(at, ".model", c.Model); err != nil {
+		return err
+	}
+	if err := lineOf(at, ".position.file", c.Position.File); err != nil {
+		return err
+	}
+	if err := lineOf(at, ".catalog", c.Catalog); err != nil {
+		return err
+	}
+	if c.Cassettes != nil {
+		if err := lineOf(at, ".cassettes.sha256", c.Cassettes.SHA256); err != nil {
+			return err
+		}
+		for j, p := range c.Cassettes.Paths {
+			if hasControl(p) {
+				return lineOf(at, fmt.Sprintf(".cassettes.paths[%d]", j), p)
+			}
+		}
+	}
+	for j, m := range c.UnpricedModels {
+		if hasControl(m) {
+			return lineOf(at, fmt.Sprintf(".unpriced_models[%d]", j), m)
+		}
+	}
+	for j, a := range c.Assertions {
+		if hasControl(a.Position.File) {
+			return lineOf(at, fmt.Sprintf(".assertions[%d].position.file", j), a.Position.File)
+		}
+	}
+	for j, f := range c.Findings {
+		if !hasControl(f.Level) && !hasControl(f.Gate) && (f.Position == nil || !hasControl(f.Position.File)) {
+			continue
+		}
+		p := fmt.Sprintf("%s.findings[%d]", at, j)
+		fields := []field{{p + ".level", f.Level}, {p + ".gate", f.Gate}}
+		if f.Position != nil {
+			fields = append(fields, field{p + ".position.file", f.Position.File})
+		}
+		return oneLine(fields)
+	}
+	return nil
+}
+
+// hasControl reports whether v holds a control character (isControl).
+func hasControl(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c == 0x7f || c >= 0x80 {
+			return strings.ContainsFunc(v[i:], isControl)
+		}
+	}
+	return false
+}
+
+// lineOf refuses v, the field at at+path, when it holds a control
+// character.
+func lineOf(at, path, v string) error {
+	if !hasControl(v) {
+		return nil
+	}
+	return fmt.Errorf("%s%s: %s holds a control character: the field is one line of plain text", at, path, quoteClipped(v))
+}
+
+// oneOfAt is oneOf for the field at at+path, the path built only for a
+// value refused.
+func oneOfAt(at, path, v string, set []string) error {
+	if v == "" || slices.Contains(set, v) {
+		return nil
+	}
+	return oneOf(at+path, v, set)
 }
 
 // checkReliability refuses a reliability class outside its set, in the
@@ -359,16 +412,18 @@ func (c *CaseResult) Check(at string) error {
 // name that is not one line: the reporters print both as one-line words.
 func (c *CaseResult) checkReliability(at string) error {
 	if r := c.Reliability; r != nil {
-		if err := oneOf(at+".reliability.class", r.Class, reliabilityClasses); err != nil {
+		if err := oneOfAt(at, ".reliability.class", r.Class, reliabilityClasses); err != nil {
 			return err
 		}
 	}
-	if err := oneOf(at+`.labels["reliability.class"]`, c.Labels["reliability.class"], reliabilityClasses); err != nil {
+	if err := oneOfAt(at, `.labels["reliability.class"]`, c.Labels["reliability.class"], reliabilityClasses); err != nil {
 		return err
 	}
-	names := make([]field, 0, len(c.Labels))
+	var names []field
 	for k := range c.Labels {
-		names = append(names, field{at + ".labels", k})
+		if hasControl(k) {
+			names = append(names, field{at + ".labels", k})
+		}
 	}
 	slices.SortFunc(names, func(a, b field) int { return strings.Compare(a.value, b.value) })
 	return oneLine(names)

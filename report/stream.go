@@ -1,13 +1,14 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // MaxStreamBytes bounds an envelope read as a stream (CaseReader): memory
@@ -23,109 +24,340 @@ const MaxStreamBytes = 16 << 30
 // keys matched without regard to case, the last of a key given twice
 // wins), refused for another schema_version and checked as
 // Envelope.Check checks a head.
+//
+// The document's structure (its braces, brackets, commas, colons and
+// member names) is read by a scanner of its own that finds where each
+// value ends without decoding it: a case's bytes are handed on as they
+// are (NextRaw) and decoded, which checks them, by Decode; a member of the
+// head is checked when the head is decoded. A misplaced character is
+// named by its line and column in the file.
 type CaseReader struct {
 	name string
-	dec  *json.Decoder
+	src  io.Reader
+	// buf[pos:] is read and not yet scanned; rerr is the error the source
+	// gave once buf is drained.
+	buf  []byte
+	pos  int
+	rerr error
+	// line and lineAt place the scan: the lines before buf[pos] and the
+	// offset, in the file, of the first byte of the current line; off is
+	// the file's offset of buf[0].
+	line   int
+	lineAt int64
+	off    int64
 	// head is the head's fields read so far, as a JSON object's members.
 	head bytes.Buffer
 	// inCases is set while the cases array is being read; done once the
 	// document's closing brace was read.
 	inCases, done, sawCases bool
-	n                       int
-	env                     *Envelope
+	// first is set before the first case of the array is read.
+	first bool
+	n     int
+	env   *Envelope
 	// seen holds the head's member names read so far, lower-cased.
 	seen map[string]bool
 	// badCases says cases is neither an array nor null.
 	badCases error
+
+	// Unmarshal decodes a case for Decode: encoding/json's Unmarshal
+	// when nil, or one that decodes what it decodes to the same value
+	// and refuses what it refuses, with its error (report/envstream's).
+	Unmarshal func(data []byte, c *CaseResult) error
 }
 
-// skip reads past the rest of a value whose first token was tok.
-func (cr *CaseReader) skip(tok json.Token) error {
-	depth := 0
-	if d, ok := tok.(json.Delim); ok && (d == '{' || d == '[') {
-		depth = 1
-	}
-	for depth > 0 {
-		t, err := cr.dec.Token()
-		if err != nil {
-			return cr.wrap(err)
-		}
-		if d, ok := t.(json.Delim); ok {
-			switch d {
-			case '{', '[':
-				depth++
-			default:
-				depth--
-			}
-		}
-	}
-	return nil
-}
+// chunk is how much the reader asks its source for at a time.
+const chunk = 64 << 10
 
 // NewCaseReader starts reading the envelope r holds, named name in errors,
 // and reads its members up to its cases.
 func NewCaseReader(r io.Reader, name string) (*CaseReader, error) {
-	cr := &CaseReader{name: name, dec: json.NewDecoder(bufio.NewReaderSize(io.LimitReader(r, MaxStreamBytes), 64<<10))}
-	tok, err := cr.dec.Token()
+	cr := &CaseReader{name: name, src: io.LimitReader(r, MaxStreamBytes), buf: make([]byte, 0, chunk)}
+	c, err := cr.nonSpace()
 	if err != nil {
-		return nil, cr.wrap(err)
+		return nil, err
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
+	if c != '{' {
 		return nil, fmt.Errorf("%s: not a run envelope: want a JSON object", name)
 	}
-	if err := cr.members(); err != nil {
+	cr.advance(1)
+	if err := cr.members(true); err != nil {
 		return nil, err
 	}
 	return cr, nil
 }
 
-func (cr *CaseReader) wrap(err error) error {
-	if errors.Is(err, io.EOF) {
-		err = io.ErrUnexpectedEOF
+// fill reads more of the source into buf, keeping buf[pos:]; it returns
+// the source's error once nothing more came.
+func (cr *CaseReader) fill() error {
+	if cr.rerr != nil {
+		return cr.rerr
 	}
-	return fmt.Errorf("%s: not a run envelope: %w", cr.name, err)
+	if cr.pos > 0 {
+		n := copy(cr.buf, cr.buf[cr.pos:])
+		cr.off += int64(cr.pos)
+		cr.buf = cr.buf[:n]
+		cr.pos = 0
+	}
+	if cap(cr.buf)-len(cr.buf) < chunk/2 {
+		cr.buf = append(cr.buf, make([]byte, chunk)...)[:len(cr.buf)]
+	}
+	for {
+		n, err := cr.src.Read(cr.buf[len(cr.buf):cap(cr.buf)])
+		cr.buf = cr.buf[:len(cr.buf)+n]
+		if err != nil {
+			cr.rerr = err
+		}
+		if n > 0 {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// advance consumes n scanned bytes, counting their lines.
+func (cr *CaseReader) advance(n int) {
+	b := cr.buf[cr.pos : cr.pos+n]
+	if k := bytes.Count(b, []byte{'\n'}); k > 0 {
+		cr.line += k
+		cr.lineAt = cr.off + int64(cr.pos+bytes.LastIndexByte(b, '\n')+1)
+	}
+	cr.pos += n
+}
+
+// at names where the scan stands: line:col in the file.
+func (cr *CaseReader) at() string {
+	return fmt.Sprintf("%d:%d", cr.line+1, cr.off+int64(cr.pos)-cr.lineAt+1)
+}
+
+// syntax is a misplaced character (or the end of the file) where want
+// was expected.
+func (cr *CaseReader) syntax(want string) error {
+	got := "the end of the file"
+	if cr.pos < len(cr.buf) {
+		got = fmt.Sprintf("%q", cr.buf[cr.pos])
+	}
+	if errors.Is(cr.rerr, io.EOF) || cr.rerr == nil || cr.pos < len(cr.buf) {
+		return fmt.Errorf("%s:%s: not a run envelope: want %s, got %s", cr.name, cr.at(), want, got)
+	}
+	return fmt.Errorf("%s: not a run envelope: %w", cr.name, cr.rerr)
+}
+
+// nonSpace skips white space and returns the next byte, unconsumed.
+func (cr *CaseReader) nonSpace() (byte, error) {
+	for {
+		for cr.pos < len(cr.buf) {
+			switch c := cr.buf[cr.pos]; c {
+			case ' ', '\t', '\r':
+				cr.pos++
+			case '\n':
+				cr.pos++
+				cr.line++
+				cr.lineAt = cr.off + int64(cr.pos)
+			default:
+				return c, nil
+			}
+		}
+		if err := cr.fill(); err != nil {
+			if errors.Is(err, io.EOF) {
+				return 0, io.EOF
+			}
+			return 0, fmt.Errorf("%s: not a run envelope: %w", cr.name, err)
+		}
+	}
+}
+
+// expect consumes the next byte past white space, which must be one of
+// set; what names set in the error.
+func (cr *CaseReader) expect(set, what string) (byte, error) {
+	c, err := cr.nonSpace()
+	if err != nil && !errors.Is(err, io.EOF) {
+		return 0, err
+	}
+	if err != nil || strings.IndexByte(set, c) < 0 {
+		return 0, cr.syntax(what)
+	}
+	cr.advance(1)
+	return c, nil
+}
+
+// value scans the next value past white space and appends its bytes to
+// dst: a string up to its closing quote, an object or array up to its
+// closing bracket, anything else up to the next delimiter. What it holds
+// is not checked here: the value is decoded, and so checked, where it is
+// used.
+func (cr *CaseReader) value(dst []byte) ([]byte, error) {
+	c, err := cr.nonSpace()
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if err != nil || c == ',' || c == ':' || c == '}' || c == ']' {
+		return nil, cr.syntax("a value")
+	}
+	var st scanState
+	for {
+		b := cr.buf[cr.pos:]
+		i, end := st.scan(b)
+		dst = append(dst, b[:i]...)
+		cr.advance(i)
+		if end {
+			return dst, nil
+		}
+		if err := cr.fill(); err != nil {
+			if errors.Is(err, io.EOF) && st.depth == 0 && !st.inString {
+				return dst, nil // a literal at the end of the file
+			}
+			if errors.Is(err, io.EOF) {
+				return nil, cr.syntax("the rest of the value")
+			}
+			return nil, fmt.Errorf("%s: not a run envelope: %w", cr.name, err)
+		}
+	}
+}
+
+// scanState is where a value's scan stands between reads.
+type scanState struct {
+	depth             int
+	inString, escaped bool
+}
+
+// scan reads b as the next bytes of a value: how many belong to it, and
+// whether the value ends there.
+func (st *scanState) scan(b []byte) (int, bool) {
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if st.inString {
+			switch {
+			case st.escaped:
+				st.escaped = false
+			case c == '\\':
+				st.escaped = true
+			case c == '"':
+				st.inString = false
+				if st.depth == 0 {
+					return i + 1, true
+				}
+			default:
+				// Skip to the string's next quote or backslash.
+				k := quoteOrBackslash(b[i:])
+				if k < 0 {
+					return len(b), false
+				}
+				i += k - 1
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			st.inString = true
+		case '{', '[':
+			st.depth++
+		case '}', ']':
+			if st.depth == 0 { // a literal ends here
+				return i, true
+			}
+			st.depth--
+			if st.depth == 0 {
+				return i + 1, true
+			}
+		case ' ', '\t', '\r', '\n', ',', ':':
+			if st.depth == 0 {
+				return i, true
+			}
+		}
+	}
+	return len(b), false
+}
+
+// key reads a member name and its colon.
+func (cr *CaseReader) key() (string, error) {
+	c, err := cr.nonSpace()
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", err
+	}
+	if err != nil || c != '"' {
+		return "", cr.syntax("a member name")
+	}
+	col := cr.at()
+	raw, err := cr.value(nil)
+	if err != nil {
+		return "", err
+	}
+	var key string
+	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) && !rawControl(raw) {
+		key = string(raw[1 : len(raw)-1])
+	} else if err := json.Unmarshal(raw, &key); err != nil {
+		return "", fmt.Errorf("%s:%s: not a run envelope: member name: %v", cr.name, col, err)
+	}
+	if _, err := cr.expect(":", "':' after a member name"); err != nil {
+		return "", err
+	}
+	return key, nil
+}
+
+// rawControl reports a byte a JSON string may not hold raw.
+func rawControl(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 // members reads the object's members into the head until the cases array
-// opens (inCases) or the object closes (done).
-func (cr *CaseReader) members() error {
-	for cr.dec.More() {
-		tok, err := cr.dec.Token()
-		if err != nil {
-			return cr.wrap(err)
+// opens (inCases) or the object closes (done). first is set when no member
+// was read yet.
+func (cr *CaseReader) members(first bool) error {
+	for {
+		if first {
+			c, err := cr.nonSpace()
+			if err == nil && c == '}' {
+				cr.advance(1)
+				return cr.end()
+			}
+		} else {
+			c, err := cr.expect(",}", "',' or '}' after a member")
+			if err != nil {
+				return err
+			}
+			if c == '}' {
+				return cr.end()
+			}
 		}
-		key, ok := tok.(string)
-		if !ok {
-			return cr.wrap(fmt.Errorf("want a member name, got %v", tok))
+		first = false
+		key, err := cr.key()
+		if err != nil {
+			return err
 		}
 		if strings.EqualFold(key, "cases") {
 			if cr.sawCases {
 				return fmt.Errorf("%s: not a run envelope: cases is given twice", cr.name)
 			}
 			cr.sawCases = true
-			tok, err := cr.dec.Token()
-			if err != nil {
-				return cr.wrap(err)
-			}
-			switch tok {
-			case nil: // "cases": null holds no case
-				continue
-			case json.Delim('['):
-				cr.inCases = true
+			c, err := cr.nonSpace()
+			if err == nil && c == '[' {
+				cr.advance(1)
+				cr.inCases, cr.first = true, true
 				return nil
+			}
+			raw, err := cr.value(nil)
+			if err != nil {
+				return err
+			}
+			if !json.Valid(raw) {
+				var v any
+				return fmt.Errorf("%s: not a run envelope: cases: %v", cr.name, json.Unmarshal(raw, &v))
+			}
+			if string(raw) == "null" { // "cases": null holds no case
+				continue
 			}
 			// Not an array: an envelope of this schema_version is refused
 			// for it (Envelope); a baseline of another one is read for its
 			// head alone, as baseline.ReadBaseline reads it.
-			cr.badCases = fmt.Errorf("%s: not a run envelope: cases: want an array, got %v", cr.name, tok)
-			if err := cr.skip(tok); err != nil {
-				return err
-			}
+			cr.badCases = fmt.Errorf("%s: not a run envelope: cases: want an array, got %.40s", cr.name, raw)
 			continue
-		}
-		var raw json.RawMessage
-		if err := cr.dec.Decode(&raw); err != nil {
-			return cr.wrap(err)
 		}
 		if cr.head.Len() > 0 {
 			cr.head.WriteByte(',')
@@ -137,37 +369,59 @@ func (cr *CaseReader) members() error {
 		k, _ := json.Marshal(key)
 		cr.head.Write(k)
 		cr.head.WriteByte(':')
+		raw, err := cr.value(cr.head.AvailableBuffer())
+		if err != nil {
+			return err
+		}
 		cr.head.Write(raw)
 	}
-	if _, err := cr.dec.Token(); err != nil { // the closing brace
-		return cr.wrap(err)
-	}
+}
+
+// end checks that nothing but white space follows the closing brace.
+func (cr *CaseReader) end() error {
 	cr.done = true
-	if _, err := cr.dec.Token(); err != io.EOF {
-		return fmt.Errorf("%s: not a run envelope: data after the envelope's closing brace", cr.name)
+	if _, err := cr.nonSpace(); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("%s:%s: not a run envelope: data after the envelope's closing brace", cr.name, cr.at())
 	}
 	return nil
 }
 
-// NextRaw returns the next case's JSON, undecoded, and io.EOF after the
-// last one; the head is then read (Envelope).
+// NextRaw returns the next case's JSON, undecoded and unchecked (Decode
+// checks it), and io.EOF after the last one; the head is then read
+// (Envelope).
 func (cr *CaseReader) NextRaw() (json.RawMessage, error) {
 	if !cr.inCases {
 		return nil, io.EOF
 	}
-	if !cr.dec.More() {
-		if _, err := cr.dec.Token(); err != nil { // the closing bracket
-			return nil, cr.wrap(err)
-		}
+	want, what := ",]", "',' or ']' after a case"
+	if cr.first {
+		want, what = "{[\"-0123456789tfn]", "a case or ']'"
+	}
+	c, err := cr.nonSpace()
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if err != nil || strings.IndexByte(want, c) < 0 {
+		return nil, cr.syntax(what)
+	}
+	if c == ']' {
+		cr.advance(1)
 		cr.inCases = false
-		if err := cr.members(); err != nil {
+		if err := cr.members(false); err != nil {
 			return nil, err
 		}
 		return nil, io.EOF
 	}
-	var raw json.RawMessage
-	if err := cr.dec.Decode(&raw); err != nil {
-		return nil, cr.wrap(err)
+	if !cr.first {
+		cr.advance(1) // the comma
+	}
+	cr.first = false
+	raw, err := cr.value(nil)
+	if err != nil {
+		return nil, err
 	}
 	cr.n++
 	return raw, nil
@@ -186,24 +440,48 @@ func (cr *CaseReader) Next() (*CaseResult, error) {
 // Decode decodes and checks the i-th case of the envelope from its JSON
 // (NextRaw), as Next does: it may run on other goroutines than the reader.
 func (cr *CaseReader) Decode(i int, raw json.RawMessage) (*CaseResult, error) {
-	at := fmt.Sprintf("cases[%d]", i)
+	at := "cases[" + strconv.Itoa(i) + "]"
 	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		return nil, fmt.Errorf("%s: not a run envelope: %s is null: every case is an object", cr.name, at)
 	}
-	var c CaseResult
-	if err := json.Unmarshal(raw, &c); err != nil {
+	unmarshal := cr.Unmarshal
+	if unmarshal == nil {
+		unmarshal = func(data []byte, c *CaseResult) error { return json.Unmarshal(data, c) }
+	}
+	c := new(CaseResult)
+	if err := unmarshal(raw, c); err != nil {
 		return nil, fmt.Errorf("%s: not a run envelope: %s: %w", cr.name, at, err)
 	}
 	if err := c.Check(at); err != nil {
 		return nil, fmt.Errorf("%s: not a run envelope: %w", cr.name, err)
 	}
-	return &c, nil
+	return c, nil
+}
+
+// quoteOrBackslash is the index of the first '"' or '\\' of b, -1 for
+// none.
+func quoteOrBackslash(b []byte) int {
+	q := bytes.IndexByte(b, '"')
+	if q < 0 {
+		q = len(b)
+	}
+	if e := bytes.IndexByte(b[:q], '\\'); e >= 0 {
+		return e
+	}
+	if q == len(b) {
+		return -1
+	}
+	return q
 }
 
 // Seen reports whether the head's members read so far include key
 // (matched without regard to case, as the decoder matches it): before the
 // cases, whether the document puts it ahead of them.
 func (cr *CaseReader) Seen(key string) bool { return cr.seen[strings.ToLower(key)] }
+
+// Offset is where the reader stands in the envelope: just past the last
+// case NextRaw returned, whose bytes end there in the file.
+func (cr *CaseReader) Offset() int64 { return cr.off + int64(cr.pos) }
 
 // Name is the name the reader gives the envelope in errors.
 func (cr *CaseReader) Name() string { return cr.name }

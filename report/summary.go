@@ -156,6 +156,23 @@ func (k *Counter) Add(c *CaseResult) {
 	}
 }
 
+// Merge adds the cases o counted, as if each had been added to k: the
+// counts are sums, so cases counted on several goroutines, a Counter each,
+// give the totals and summary of one Counter over them all.
+func (k *Counter) Merge(o *Counter) {
+	k.totals.Total += o.totals.Total
+	k.totals.Passed += o.totals.Passed
+	k.totals.Failed += o.totals.Failed
+	k.totals.Inconclusive += o.totals.Inconclusive
+	k.failed = k.failed || o.failed
+	for rp, n := range o.cases {
+		if k.cases == nil {
+			k.cases = map[[2]int64]int64{}
+		}
+		k.cases[rp] += n
+	}
+}
+
 // Finish sets the envelope's summary, floors, totals and verdict from the
 // cases counted, as Summarize then Tally do from Cases.
 func (e *Envelope) Finish(k *Counter, judge Judge) {

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -35,6 +37,8 @@ type Compared struct {
 	Unlisted int
 	cases    *os.File
 	n        int
+	// listedOnly is set by CompareListed: the spool holds no case.
+	listedOnly bool
 }
 
 // Close removes the spooled cases.
@@ -66,6 +70,9 @@ func (c *Compared) Render(w io.Writer, format string, opt annotate.Options) erro
 
 // Write writes the comparison's JSON rendering, every case in it.
 func (c *Compared) Write(w io.Writer) error {
+	if c.listedOnly {
+		return errors.New("encode comparison: the cases were counted, not kept (CompareListed): compare with CompareFiles")
+	}
 	head := *c.Cmp
 	head.Cases = []baseline.CaseDelta{}
 	var buf bytes.Buffer
@@ -98,46 +105,91 @@ func (c *Compared) Write(w io.Writer) error {
 	return bw.Flush()
 }
 
-// baseIndex is the baseline's cases spooled to a file, in order, with the
-// hash of each one's name and where it starts: 16 bytes a case, and 4 for
-// the order sorted by hash that finds a name.
+// baseIndex finds the baseline's cases by name in the baseline's own
+// file, read again where each case lies: a key per case, the 32-bit hash
+// of its name above its place in the baseline, sorted (so the cases of a
+// hash are in the baseline's order), where each case starts (from the
+// start of its block, a block being at most blockCases cases spanning
+// less than 4 GiB), its length, and two bits: 16 bytes a case in all.
 type baseIndex struct {
-	cr     *report.CaseReader
-	f      *os.File
-	offs   []int64
-	hashes []uint64
-	byHash []int32
+	cr *report.CaseReader
+	f  *os.File
+	n  int
+	// keys are hash<<32 | place, sorted.
+	keys []uint64
+	// blockFirst and blockAt are each block's first case and where it
+	// starts; rel and lens where each case starts from its block's start,
+	// and its length.
+	blockFirst []int32
+	blockAt    []int64
+	rel, lens  []uint32
 	// dropped marks a case given twice (the first is compared); matched
 	// a case the current run holds.
-	dropped, matched []bool
+	dropped, matched bitset
+}
+
+const blockCases = 256
+
+type bitset []uint64
+
+func (b bitset) get(i int32) bool { return b[i>>6]&(1<<(i&63)) != 0 }
+func (b bitset) set(i int32)      { b[i>>6] |= 1 << (i & 63) }
+
+// hash32 is the index's hash of a case's name.
+func hash32(name string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return h.Sum32()
+}
+
+// add notes the next case of the baseline: its name's hash, where it
+// starts and its length.
+func (b *baseIndex) add(h uint32, start int64, n int) error {
+	if n > math.MaxUint32 || b.n >= math.MaxInt32 {
+		return fmt.Errorf("%s: not a run envelope: cases[%d]: over 4 GiB, or past 2^31 cases", b.cr.Name(), b.n)
+	}
+	last := len(b.blockAt) - 1
+	if last < 0 || b.n-int(b.blockFirst[last]) == blockCases || start-b.blockAt[last] > math.MaxUint32 {
+		b.blockFirst = append(b.blockFirst, int32(b.n))
+		b.blockAt = append(b.blockAt, start)
+		last++
+	}
+	b.keys = append(b.keys, uint64(h)<<32|uint64(b.n))
+	b.rel = append(b.rel, uint32(start-b.blockAt[last]))
+	b.lens = append(b.lens, uint32(n))
+	b.n++
+	return nil
 }
 
 func (b *baseIndex) raw(i int32) ([]byte, error) {
-	end := b.offs[i+1]
-	data := make([]byte, end-b.offs[i])
-	_, err := b.f.ReadAt(data, b.offs[i])
+	k, found := slices.BinarySearch(b.blockFirst, i)
+	if !found {
+		k--
+	}
+	data := make([]byte, b.lens[i])
+	_, err := b.f.ReadAt(data, b.blockAt[k]+int64(b.rel[i]))
 	return data, err
 }
 
-// find returns the index of the baseline case called name, -1 for none.
-func (b *baseIndex) find(name string, h uint64) (int32, *report.CaseResult, error) {
-	at, _ := slices.BinarySearchFunc(b.byHash, h, func(i int32, h uint64) int {
-		switch {
-		case b.hashes[i] < h:
-			return -1
-		case b.hashes[i] > h:
-			return 1
-		}
-		return 0
-	})
-	for ; at < len(b.byHash) && b.hashes[b.byHash[at]] == h; at++ {
-		i := b.byHash[at]
-		if b.dropped[i] {
+// find returns the index of the baseline case called name, -1 for none,
+// and the case decoded. cur is the current run's case of that name and
+// raw its JSON: a baseline case of the very same bytes is that case (the
+// same bytes decode and check alike), so it is not decoded again: most
+// cases of a run compared with the run before it are.
+func (b *baseIndex) find(name string, cur *report.CaseResult, raw []byte) (int32, *report.CaseResult, error) {
+	h := uint64(hash32(name))
+	at, _ := slices.BinarySearch(b.keys, h<<32)
+	for ; at < len(b.keys) && b.keys[at]>>32 == h; at++ {
+		i := int32(b.keys[at])
+		if b.dropped.get(i) {
 			continue
 		}
 		data, err := b.raw(i)
 		if err != nil {
 			return -1, nil, err
+		}
+		if cur != nil && bytes.Equal(data, raw) {
+			return i, cur, nil
 		}
 		c, err := b.cr.Decode(int(i), data)
 		if err != nil {
@@ -153,21 +205,38 @@ func (b *baseIndex) find(name string, h uint64) (int32, *report.CaseResult, erro
 // CompareFiles compares the run envelope at curPath with the baseline
 // envelope at basePath (flag names where it came from in messages) under
 // the --fail-on policy failOn, as baseline.Compare compares them, reading
-// both as streams: the baseline's cases are spooled to a temporary file
-// and indexed by the hash of their names, then the current run's cases
-// are decoded, looked up and compared on every core and folded in order.
-// Memory is about 21 bytes per baseline case, plus one Go map entry per
-// current case the baseline does not hold, plus the changed cases listed
-// (at most MaxListed); each file is bounded at report.MaxStreamBytes.
-// A baseline of another schema_version is compared as baseline.Compare
-// compares one (every case not comparable). Wrong input is an
-// *diag.InputError.
+// both as streams: the baseline's cases are indexed by the hash of their
+// names where they lie in its file (baseIndex), then the current run's
+// cases are decoded, looked up and compared on every core and folded in
+// order. Memory is about 16 bytes per baseline case, plus one Go map
+// entry per current case the baseline does not hold, plus the changed
+// cases listed (at most MaxListed); each file is bounded at
+// report.MaxStreamBytes. A baseline of another schema_version is compared
+// as baseline.Compare compares one (every case not comparable). Wrong
+// input is an *diag.InputError.
 func CompareFiles(basePath, flag, curPath, failOn string) (*Compared, error) {
+	return compareFiles(basePath, flag, curPath, failOn, true)
+}
+
+// CompareListed is CompareFiles for the text and markdown renderings:
+// the cases that did not change are counted, not encoded (Write refuses).
+func CompareListed(basePath, flag, curPath, failOn string) (*Compared, error) {
+	return compareFiles(basePath, flag, curPath, failOn, false)
+}
+
+// CompareFor is CompareFiles for --format json and CompareListed for the
+// other formats, which render the changed cases only.
+func CompareFor(format, basePath, flag, curPath, failOn string) (*Compared, error) {
+	return compareFiles(basePath, flag, curPath, failOn, annotate.Canonical(format) == "json")
+}
+
+func compareFiles(basePath, flag, curPath, failOn string, every bool) (*Compared, error) {
 	policy, err := baseline.ParsePolicy(failOn)
 	if err != nil {
 		return nil, &diag.InputError{Err: err}
 	}
-	cmp, err := compareStream(basePath, flag, curPath, policy)
+	defer paceCollector()()
+	cmp, err := compareStream(basePath, flag, curPath, policy, every)
 	if err != nil {
 		var in *diag.InputError
 		if !errors.As(err, &in) {
@@ -178,7 +247,7 @@ func CompareFiles(basePath, flag, curPath, failOn string) (*Compared, error) {
 	return cmp, nil
 }
 
-func compareStream(basePath, flag, curPath string, policy baseline.Policy) (out *Compared, err error) {
+func compareStream(basePath, flag, curPath string, policy baseline.Policy, every bool) (out *Compared, err error) {
 	// The current run is read first, as baseline.CompareFile's caller
 	// reads it, so its errors come first.
 	cf, cr0, err := openEnvelope(curPath, "", report.MaxStreamBytes)
@@ -186,7 +255,7 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy) (out 
 		return nil, err
 	}
 	defer cf.Close()
-	cur, err := report.NewCaseReader(cr0, curPath)
+	cur, err := newCaseReader(cr0, curPath)
 	if err != nil {
 		return nil, err
 	}
@@ -196,24 +265,20 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy) (out 
 	}
 	defer bf.Close()
 	bname := basePath
-	base, err := report.NewCaseReader(br0, bname)
+	base, err := newCaseReader(br0, bname)
 	if err != nil {
 		return nil, err
 	}
-	idx, baseHead, err := indexBaseline(base)
+	idx, baseHead, err := indexBaseline(bf, base)
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		idx.f.Close()
-		os.Remove(idx.f.Name())
-	}()
 
 	spool, err := os.CreateTemp("", "mcptest-comparison-*.json")
 	if err != nil {
 		return nil, fmt.Errorf("spool the comparison: %w", err)
 	}
-	cmp := &Compared{cases: spool}
+	cmp := &Compared{cases: spool, listedOnly: !every}
 	out = cmp
 	defer func() {
 		if err != nil { // out is nil by now when the error was returned with it
@@ -230,13 +295,15 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy) (out 
 	reason := baseline.Begin(baseHead, &report.Envelope{SchemaVersion: report.SchemaVersion}).NotComparable
 	emit := func(d baseline.CaseDelta, data []byte) {
 		sum.Add(d)
-		sep := ",\n    "
-		if out.n == 0 {
-			sep = "\n    "
+		if every {
+			sep := ",\n    "
+			if out.n == 0 {
+				sep = "\n    "
+			}
+			sw.WriteString(sep)
+			sw.Write(data)
+			out.n++
 		}
-		sw.WriteString(sep)
-		sw.Write(data)
-		out.n++
 		if d.Changed() {
 			if len(listed) < MaxListed {
 				listed = append(listed, d)
@@ -247,13 +314,13 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy) (out 
 	}
 	newNames := map[uint64]bool{}
 	newDup := false
-	err = compareCases(cur, idx, reason, func(r result) {
+	err = compareCases(cur, idx, reason, every, func(r result) {
 		if r.base >= 0 {
-			if idx.matched[r.base] {
+			if idx.matched.get(r.base) {
 				dupWarnings = append(dupWarnings, baseline.TwiceInCurrent(r.d.Name))
 				return
 			}
-			idx.matched[r.base] = true
+			idx.matched.set(r.base)
 		} else {
 			if newNames[r.hash] {
 				// A name given twice, or two names of one hash: the
@@ -278,7 +345,7 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy) (out 
 	}
 	c := baseline.Begin(baseHead, curHead)
 	if c.NotComparable == "" {
-		if err := idx.removed(emit); err != nil {
+		if err := idx.removed(every, emit); err != nil {
 			return nil, err
 		}
 	}
@@ -364,71 +431,21 @@ func encodeDelta(d *baseline.CaseDelta) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// indexBaseline spools the baseline's cases and indexes them by name
-// (baseIndex), checking each as ReadBaseline does, on every core; it
-// returns the baseline's head. A baseline of another schema_version is
-// not indexed: its head is only its schema_version and tool.
+// indexBaseline indexes the baseline's cases by name (baseIndex) where
+// they lie in the baseline's file f; each is checked when it is compared
+// or listed as removed, as ReadBaseline checks it. It returns the
+// baseline's head. A baseline of another schema_version is not indexed:
+// its head is only its schema_version and tool.
 type indexed struct {
 	*baseIndex
 	warnings []string
 }
 
-func indexBaseline(cr *report.CaseReader) (*indexed, *report.Envelope, error) {
-	f, err := os.CreateTemp("", "mcptest-baseline-*.json")
-	if err != nil {
-		return nil, nil, fmt.Errorf("spool the baseline: %w", err)
-	}
+func indexBaseline(f *os.File, cr *report.CaseReader) (*indexed, *report.Envelope, error) {
 	idx := &indexed{baseIndex: &baseIndex{f: f, cr: cr}}
-	fail := func(err error) (*indexed, *report.Envelope, error) {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, nil, err
-	}
-	w := bufio.NewWriterSize(f, 64<<10)
-	var off int64
-	type job struct {
-		i   int
-		raw []byte
-	}
-	type done struct {
-		i    int
-		hash uint64
-		err  error
-	}
-	jobs := make(chan job, 64)
-	dones := make(chan done, 64)
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				name, err := caseName(j.raw)
-				if err != nil {
-					err = fmt.Errorf("%s: not a run envelope: cases[%d]: %w", cr.Name(), j.i, err)
-				}
-				dones <- done{i: j.i, hash: nameHash(name), err: err}
-			}
-		}()
-	}
-	var collectErr error
-	collected := make(chan struct{})
-	go func() {
-		defer close(collected)
-		for d := range dones {
-			if d.err != nil && collectErr == nil {
-				collectErr = d.err
-			}
-			for len(idx.hashes) <= d.i {
-				idx.hashes = append(idx.hashes, 0)
-			}
-			idx.hashes[d.i] = d.hash
-		}
-	}()
-	var readErr error
 	// A baseline of another schema_version says so before its cases in
 	// every envelope mcptest writes; its cases are then not read as
-	// cases.
+	// cases, only to their end.
 	other := false
 	if h, err := cr.Head(); err == nil && cr.Seen("schema_version") && h.SchemaVersion != report.SchemaVersion {
 		other = true
@@ -439,39 +456,32 @@ func indexBaseline(cr *report.CaseReader) (*indexed, *report.Envelope, error) {
 			break
 		}
 		if err != nil {
-			readErr = err
-			break
+			return nil, nil, err
 		}
 		if other {
+			if !json.Valid(raw) {
+				var v any
+				return nil, nil, fmt.Errorf("%s: not a run envelope: cases[%d]: %v", cr.Name(), n, json.Unmarshal(raw, &v))
+			}
 			continue
 		}
-		idx.offs = append(idx.offs, off)
-		w.Write(raw)
-		off += int64(len(raw))
-		jobs <- job{i: n, raw: raw}
-	}
-	close(jobs)
-	wg.Wait()
-	close(dones)
-	<-collected
-	idx.offs = append(idx.offs, off)
-	if readErr != nil {
-		return fail(readErr)
+		name, err := caseName(raw)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: not a run envelope: cases[%d]: %w", cr.Name(), n, err)
+		}
+		if err := idx.add(hash32(name), cr.Offset()-int64(len(raw)), len(raw)); err != nil {
+			return nil, nil, err
+		}
 	}
 	head, err := baselineHead(cr)
 	if err != nil {
-		return fail(err)
+		return nil, nil, err
 	}
 	if head.SchemaVersion != report.SchemaVersion {
-		idx.offs, idx.hashes = []int64{0}, nil
-	} else if collectErr != nil {
-		return fail(collectErr)
-	}
-	if err := w.Flush(); err != nil {
-		return fail(fmt.Errorf("spool the baseline: %w", err))
+		idx.keys, idx.blockFirst, idx.blockAt, idx.rel, idx.lens, idx.n = nil, nil, nil, nil, nil, 0
 	}
 	if err := idx.sortAndDrop(); err != nil {
-		return fail(err)
+		return nil, nil, err
 	}
 	return idx, head, nil
 }
@@ -507,23 +517,25 @@ func caseName(raw []byte) (string, error) {
 
 // removed hands emit the baseline's cases the current run does not hold,
 // in the baseline's order.
-func (idx *indexed) removed(emit func(baseline.CaseDelta, []byte)) error {
-	for i := range idx.hashes {
-		if idx.dropped[i] || idx.matched[i] {
+func (idx *indexed) removed(every bool, emit func(baseline.CaseDelta, []byte)) error {
+	for i := range int32(idx.n) {
+		if idx.dropped.get(i) || idx.matched.get(i) {
 			continue
 		}
-		data, err := idx.raw(int32(i))
+		data, err := idx.raw(i)
 		if err != nil {
 			return err
 		}
-		bc, err := idx.cr.Decode(i, data)
+		bc, err := idx.cr.Decode(int(i), data)
 		if err != nil {
 			return err
 		}
 		d := baseline.RemovedOf(bc)
-		enc, err := encodeDelta(&d)
-		if err != nil {
-			return err
+		var enc []byte
+		if every {
+			if enc, err = encodeDelta(&d); err != nil {
+				return err
+			}
 		}
 		emit(d, enc)
 	}
@@ -533,44 +545,30 @@ func (idx *indexed) removed(emit func(baseline.CaseDelta, []byte)) error {
 // sortAndDrop orders the index by name hash and drops every case given
 // twice past its first, in the baseline's order, with a warning each.
 func (idx *indexed) sortAndDrop() error {
-	n := len(idx.hashes)
-	idx.dropped, idx.matched = make([]bool, n), make([]bool, n)
-	idx.byHash = make([]int32, n)
-	for i := range idx.byHash {
-		idx.byHash[i] = int32(i)
-	}
-	slices.SortStableFunc(idx.byHash, func(a, b int32) int {
-		switch {
-		case idx.hashes[a] < idx.hashes[b]:
-			return -1
-		case idx.hashes[a] > idx.hashes[b]:
-			return 1
-		}
-		return 0
-	})
-	// Names given twice: the first, in the baseline's order, is kept.
+	words := (idx.n + 63) / 64
+	idx.dropped, idx.matched = make(bitset, words), make(bitset, words)
+	slices.Sort(idx.keys)
+	// Cases of one hash: a name given twice, or two names of one hash.
+	// The first of a name, in the baseline's order, is kept.
 	var twice []int32
-	for k := 1; k < n; k++ {
-		if idx.hashes[idx.byHash[k]] != idx.hashes[idx.byHash[k-1]] {
-			continue
+	for k := 1; k < len(idx.keys); k++ {
+		if idx.keys[k]>>32 == idx.keys[k-1]>>32 {
+			twice = append(twice, int32(idx.keys[k]))
 		}
-		twice = append(twice, idx.byHash[k])
 	}
-	if len(twice) > 0 {
-		slices.Sort(twice)
-		for _, i := range twice {
-			data, err := idx.raw(i)
-			if err != nil {
-				return err
-			}
-			c, err := idx.cr.Decode(int(i), data)
-			if err != nil {
-				return err
-			}
-			if j, _, err := idx.find(c.Name, idx.hashes[i]); err == nil && j >= 0 && j < i {
-				idx.dropped[i] = true
-				idx.warnings = append(idx.warnings, baseline.TwiceInBaseline(c.Name))
-			}
+	slices.Sort(twice)
+	for _, i := range twice {
+		data, err := idx.raw(i)
+		if err != nil {
+			return err
+		}
+		c, err := idx.cr.Decode(int(i), data)
+		if err != nil {
+			return err
+		}
+		if j, _, err := idx.find(c.Name, nil, nil); err == nil && j >= 0 && j < i {
+			idx.dropped.set(i)
+			idx.warnings = append(idx.warnings, baseline.TwiceInBaseline(c.Name))
 		}
 	}
 	return nil
@@ -609,40 +607,34 @@ type result struct {
 
 // compareCases reads the current run's cases in order, compares each with
 // the baseline on GOMAXPROCS workers (not comparable for reason, when it
-// is set), and hands the results to fold in order, at most window of them
-// in flight.
-func compareCases(cur *report.CaseReader, idx *indexed, reason string, fold func(result)) error {
-	const window = 256
+// is set), and hands the results to fold in order. The cases travel in
+// batches of batch, at most window batches in flight: a handoff between
+// goroutines per batch, not per case, so the workers keep their cores on
+// a machine whose other processes hold them too.
+func compareCases(cur *report.CaseReader, idx *indexed, reason string, every bool, fold func(result)) error {
+	const batch, window = 64, 8
 	type job struct {
-		i   int
-		raw []byte
-		out chan result
+		i    int
+		raws [][]byte
+		out  chan []result
 	}
 	jobs := make(chan job, window)
-	order := make(chan chan result, window)
+	order := make(chan chan []result, window)
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				r := result{base: -1}
-				cc, err := cur.Decode(j.i, j.raw)
-				if err != nil {
-					r.err = err
-					j.out <- r
-					continue
+				rs := make([]result, 0, len(j.raws))
+				for k, raw := range j.raws {
+					r := compareOne(cur, idx, reason, every, j.i+k, raw)
+					rs = append(rs, r)
+					if r.err != nil {
+						break
+					}
 				}
-				r.hash = nameHash(cc.Name)
-				var bc *report.CaseResult
-				if reason == "" {
-					r.base, bc, r.err = idx.find(cc.Name, r.hash)
-				}
-				if r.err == nil {
-					r.d = baseline.CaseOf(bc, cc, reason)
-					r.data, r.err = encodeDelta(&r.d)
-				}
-				j.out <- r
+				j.out <- rs
 			}
 		}()
 	}
@@ -651,35 +643,44 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, fold func
 	go func() {
 		defer close(jobs)
 		defer close(order)
-		for i := 0; ; i++ {
-			raw, err := cur.NextRaw()
-			if err != nil {
-				if errors.Is(err, io.EOF) {
-					err = nil
+		var err error
+		for i := 0; err == nil; {
+			var raws [][]byte
+			for len(raws) < batch {
+				var raw []byte
+				if raw, err = cur.NextRaw(); err != nil {
+					break
 				}
-				readErr <- err
-				return
+				raws = append(raws, raw)
 			}
-			out := make(chan result, 1)
-			select {
-			case order <- out:
-			case <-stop:
-				readErr <- nil
-				return
+			if len(raws) > 0 {
+				out := make(chan []result, 1)
+				select {
+				case order <- out:
+				case <-stop:
+					readErr <- nil
+					return
+				}
+				jobs <- job{i: i, raws: raws, out: out}
+				i += len(raws)
 			}
-			jobs <- job{i: i, raw: raw, out: out}
 		}
+		if errors.Is(err, io.EOF) {
+			err = nil
+		}
+		readErr <- err
 	}()
 	var err error
 	for out := range order {
-		r := <-out
-		switch {
-		case err != nil:
-		case r.err != nil:
-			err = r.err
-			close(stop)
-		default:
-			fold(r)
+		for _, r := range <-out {
+			switch {
+			case err != nil:
+			case r.err != nil:
+				err = r.err
+				close(stop)
+			default:
+				fold(r)
+			}
 		}
 	}
 	wg.Wait()
@@ -687,4 +688,27 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, fold func
 		err = rerr
 	}
 	return err
+}
+
+// compareOne decodes and checks the i-th case of the current run from its
+// JSON, finds it in the baseline and compares the two.
+func compareOne(cur *report.CaseReader, idx *indexed, reason string, every bool, i int, raw []byte) result {
+	r := result{base: -1}
+	cc, err := cur.Decode(i, raw)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	r.hash = nameHash(cc.Name)
+	var bc *report.CaseResult
+	if reason == "" {
+		r.base, bc, r.err = idx.find(cc.Name, cc, raw)
+	}
+	if r.err == nil {
+		r.d = baseline.CaseOf(bc, cc, reason)
+		if every {
+			r.data, r.err = encodeDelta(&r.d)
+		}
+	}
+	return r
 }

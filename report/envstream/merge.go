@@ -2,7 +2,6 @@ package envstream
 
 import (
 	"bytes"
-	"container/heap"
 	"context"
 	"encoding/json"
 	"errors"
@@ -47,16 +46,22 @@ func (m *Merged) Close() error {
 	return m.spool.Close()
 }
 
-// depth is how many decoded cases an input holds ahead of the fold.
-const depth = 16
+// batch is how many cases an input hands the fold at a time, and depth
+// how many batches it holds ready ahead of it: a handoff between
+// goroutines per batch, not per case, so the inputs keep the cores on a
+// machine whose other processes hold them too.
+const batch, depth = 16, 1
 
-// item is one case of an input on its way to the fold.
+// item is one case of an input on its way to the fold: what the fold
+// reads of it (its name and position) and its JSON to copy when it is
+// what encoding the case gives (canonical), else the decoded case to
+// encode. The input's goroutine has decoded, checked and counted it.
 type item struct {
-	c *report.CaseResult
-	// raw is the case's JSON when it is what encoding c gives (canonical):
-	// the merge copies it.
-	raw []byte
-	err error
+	name string
+	pos  diag.Pos
+	raw  []byte
+	c    *report.CaseResult
+	err  error
 }
 
 // input is one envelope being read.
@@ -64,15 +69,19 @@ type input struct {
 	name string
 	f    *os.File
 	cr   *report.CaseReader
-	ch   chan item
+	ch   chan []item
+	// ready is the batch the fold takes the input's cases from.
+	ready []item
 	// shard is the shard the head names before the cases, when it does
 	// (runSeen); an envelope that names its run after its cases has its
 	// cases' shard hashes kept for a check at the end.
 	shard   report.Shard
 	runSeen bool
 	late    []string
-	last    report.CaseResult
+	last    diag.Pos
 	n       int
+	// counter counts the input's cases, on its goroutine.
+	counter report.Counter
 }
 
 // MergeFiles merges the shard envelopes at paths as baseline.Merge merges
@@ -91,6 +100,7 @@ type input struct {
 // A file that does not read, and inputs that do not merge, are an
 // *diag.InputError.
 func MergeFiles(paths []string) (*Merged, error) {
+	defer paceCollector()()
 	m, err := mergeStream(paths)
 	if errors.Is(err, errUnsorted) {
 		env, err := baseline.MergeFiles(paths)
@@ -116,8 +126,8 @@ func openInput(p string) (*input, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := &input{name: p, f: f, ch: make(chan item, depth)}
-	in.cr, err = report.NewCaseReader(r, p)
+	in := &input{name: p, f: f, ch: make(chan []item, depth)}
+	in.cr, err = newCaseReader(r, p)
 	if err != nil {
 		f.Close()
 		return nil, &diag.InputError{Err: err}
@@ -146,25 +156,43 @@ func openInput(p string) (*input, error) {
 // the first error, which it hands on too, or when ctx is done.
 func (in *input) read(ctx context.Context, spool *annotate.CaseSpool) {
 	defer close(in.ch)
+	var b []item
+	send := func() bool {
+		select {
+		case in.ch <- b:
+			b = nil
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
 	for {
 		raw, err := in.cr.NextRaw()
 		if errors.Is(err, io.EOF) {
+			if len(b) > 0 {
+				send()
+			}
 			return
 		}
 		var c *report.CaseResult
 		if err == nil {
 			c, err = in.cr.Decode(in.cr.Cases()-1, raw)
 		}
-		if err == nil && !canonical(raw) {
-			err = spool.Prepare(c)
-			raw = nil
+		it := item{err: err}
+		if err == nil {
+			in.counter.Add(c)
+			it.name, it.pos = c.Name, c.Position
+			if canonical(raw) {
+				it.raw = raw
+			} else {
+				it.c, it.err = c, spool.Prepare(c)
+			}
 		}
-		select {
-		case in.ch <- item{c: c, raw: raw, err: err}:
-		case <-ctx.Done():
+		b = append(b, it)
+		if (len(b) == batch || it.err != nil) && !send() {
 			return
 		}
-		if err != nil {
+		if it.err != nil {
 			return
 		}
 	}
@@ -229,47 +257,9 @@ func mergeStream(paths []string) (m *Merged, err error) {
 		}()
 	}
 
-	var counter report.Counter
-	var names []uint64
-	h := &caseHeap{}
-	next := func(i int) error {
-		it, ok := <-ins[i].ch
-		switch {
-		case !ok:
-			return nil
-		case it.err != nil:
-			return &diag.InputError{Err: it.err}
-		}
-		heap.Push(h, headCase{c: it.c, raw: it.raw, in: i})
-		return nil
-	}
-	for i := range ins {
-		if err := next(i); err != nil {
-			return nil, err
-		}
-	}
-	for h.Len() > 0 {
-		hc := heap.Pop(h).(headCase)
-		in, c := ins[hc.in], hc.c
-		if in.n > 0 && positionLess(c.Position, in.last.Position) {
-			return nil, errUnsorted
-		}
-		if err := in.took(c); err != nil {
-			return nil, err
-		}
-		names = append(names, nameHash(c.Name))
-		counter.Add(c)
-		if hc.raw != nil {
-			err = spool.AddRaw(hc.raw)
-		} else {
-			err = spool.Add(c)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := next(hc.in); err != nil {
-			return nil, err
-		}
+	names, err := fold(ins, spool)
+	if err != nil {
+		return nil, err
 	}
 
 	heads, err := headsOf(ins)
@@ -283,22 +273,81 @@ func mergeStream(paths []string) (m *Merged, err error) {
 	if err := duplicates(paths, names); err != nil {
 		return nil, &diag.InputError{Err: err}
 	}
+	var counter report.Counter
+	for _, in := range ins {
+		counter.Merge(&in.counter)
+	}
 	out.Cases = []*report.CaseResult{}
 	out.Finish(&counter, expr.JudgeFloor)
 	return &Merged{Env: out, spool: spool}, nil
 }
 
-// took notes that the fold took case c of the input: where it stands, and
-// whether it belongs to the input's shard (checked at the end when the
-// input names its shard after its cases).
-func (in *input) took(c *report.CaseResult) error {
-	in.last.Position = c.Position
+// fold takes the inputs' cases in suite order (position, then input) and
+// spools them, checking each input's order and shard; it returns the
+// hashes of the cases' names.
+func fold(ins []*input, spool *annotate.CaseSpool) ([]uint64, error) {
+	var names []uint64
+	h := &caseHeap{}
+	next := func(i int) error {
+		in := ins[i]
+		if len(in.ready) == 0 {
+			b, ok := <-in.ch
+			if !ok {
+				return nil
+			}
+			in.ready = b
+		}
+		it := in.ready[0]
+		in.ready[0] = item{}
+		in.ready = in.ready[1:]
+		if it.err != nil {
+			return &diag.InputError{Err: it.err}
+		}
+		h.push(headCase{item: it, in: i})
+		return nil
+	}
+	for i := range ins {
+		if err := next(i); err != nil {
+			return nil, err
+		}
+	}
+	for h.Len() > 0 {
+		hc := h.pop()
+		in := ins[hc.in]
+		if in.n > 0 && positionLess(hc.pos, in.last) {
+			return nil, errUnsorted
+		}
+		if err := in.took(hc.name, hc.pos); err != nil {
+			return nil, err
+		}
+		names = append(names, nameHash(hc.name))
+		var err error
+		if hc.raw != nil {
+			err = spool.AddRaw(hc.raw)
+		} else {
+			err = spool.Add(hc.c)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := next(hc.in); err != nil {
+			return nil, err
+		}
+	}
+	return names, nil
+}
+
+// took notes that the fold took the input's case called name, at pos:
+// where it stands, and whether it belongs to the input's shard (checked
+// at the end when the input names its shard after its cases).
+func (in *input) took(name string, pos diag.Pos) error {
+	in.last = pos
 	in.n++
 	switch {
 	case !in.runSeen:
-		in.late = append(in.late, c.Name)
-	case in.shard.Count > 0 && !in.shard.Holds(c.Name):
-		return baseline.WrongShard(in.name, in.shard, c.Name)
+		in.late = append(in.late, name)
+	case in.shard.Count > 0 && !in.shard.Holds(name):
+		return baseline.WrongShard(in.name, in.shard, name)
 	}
 	return nil
 }
@@ -352,7 +401,7 @@ func duplicates(paths []string, names []uint64) error {
 		}
 		err = func() error {
 			defer f.Close()
-			cr, err := report.NewCaseReader(r, p)
+			cr, err := newCaseReader(r, p)
 			if err != nil {
 				return err
 			}
@@ -406,30 +455,58 @@ func nameHash(name string) uint64 {
 
 // headCase is the next case of one input.
 type headCase struct {
-	c   *report.CaseResult
-	raw []byte
-	in  int
+	item
+	in int
 }
 
 // caseHeap orders the inputs' next cases as baseline.Merge's stable sort
-// does: by position, then by input.
+// does: by position, then by input. It is a binary heap of the cases
+// themselves (container/heap would box each one pushed).
 type caseHeap []headCase
 
 func (h caseHeap) Len() int { return len(h) }
-func (h caseHeap) Less(i, j int) bool {
-	a, b := h[i], h[j]
-	if a.c.Position != b.c.Position {
-		return positionLess(a.c.Position, b.c.Position)
+func (h caseHeap) less(i, j int) bool {
+	a, b := &h[i], &h[j]
+	if a.pos != b.pos {
+		return positionLess(a.pos, b.pos)
 	}
 	return a.in < b.in
 }
-func (h caseHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *caseHeap) Push(x any)   { *h = append(*h, x.(headCase)) }
-func (h *caseHeap) Pop() any {
+
+func (h *caseHeap) push(c headCase) {
+	*h = append(*h, c)
+	for i := len(*h) - 1; i > 0; {
+		up := (i - 1) / 2
+		if !h.less(i, up) {
+			break
+		}
+		(*h)[i], (*h)[up] = (*h)[up], (*h)[i]
+		i = up
+	}
+}
+
+func (h *caseHeap) pop() headCase {
 	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	top := old[0]
+	n := len(old) - 1
+	old[0] = old[n]
+	old[n] = headCase{}
+	*h = old[:n]
+	for i := 0; ; {
+		small, l, r := i, 2*i+1, 2*i+2
+		if l < n && h.less(l, small) {
+			small = l
+		}
+		if r < n && h.less(r, small) {
+			small = r
+		}
+		if small == i {
+			break
+		}
+		(*h)[i], (*h)[small] = (*h)[small], (*h)[i]
+		i = small
+	}
+	return top
 }
 
 func positionLess(a, b diag.Pos) bool {

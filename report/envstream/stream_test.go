@@ -193,16 +193,27 @@ func TestMergeStreamRefusesAsMerge(t *testing.T) {
 }
 
 // TestCompareStreamIsCompare: over generated pairs of runs (cases new,
-// removed, renamed, flipped, given twice on either side, a baseline with
+// removed, renamed, flipped, the same to the byte, given twice on either
+// side, a baseline with
 // the evidence every run carried before the lean envelope, a baseline of
 // another schema_version), the streamed comparison renders json, text and
-// markdown byte for byte as baseline.Compare's does.
+// markdown byte for byte as baseline.Compare's does, and so does the one
+// that keeps the changed cases only (CompareListed) in text and markdown.
 func TestCompareStreamIsCompare(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for round := range 16 {
 		n := 1 + r.IntN(200)
 		base := genEnvelope(r, n, "c")
 		cur := genEnvelope(r, n, "c")
+		if round%2 == 0 {
+			// The run after the baseline: most cases the same, to the
+			// byte, some changed.
+			for i := range cur.Cases {
+				if r.IntN(4) > 0 {
+					cur.Cases[i] = base.Cases[i]
+				}
+			}
+		}
 		for range r.IntN(5) {
 			cur.Cases = append(cur.Cases, genCase(r, n+r.IntN(50), fmt.Sprintf("new %d", r.IntN(1000))))
 		}
@@ -246,16 +257,23 @@ func TestCompareStreamIsCompare(t *testing.T) {
 			if !bytes.Equal(g.Bytes(), w.Bytes()) {
 				t.Fatalf("round %d: json differs:\n%s\nwant:\n%s", round, clip(g.String()), clip(w.String()))
 			}
+			listed, err := CompareListed(bp, "--compare", cp, policy)
+			if err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
 			for _, f := range []string{"text", "markdown"} {
 				w.Reset()
-				g.Reset()
 				annotate.RenderComparison(&w, f, want, annotate.Options{})
-				annotate.RenderComparison(&g, f, cmp.Cmp, annotate.Options{})
-				if !bytes.Equal(g.Bytes(), w.Bytes()) {
-					t.Fatalf("round %d: %s differs:\n%s\nwant:\n%s", round, f, g.String(), w.String())
+				for _, got := range []*Compared{cmp, listed} {
+					g.Reset()
+					annotate.RenderComparison(&g, f, got.Cmp, annotate.Options{})
+					if !bytes.Equal(g.Bytes(), w.Bytes()) {
+						t.Fatalf("round %d: %s differs:\n%s\nwant:\n%s", round, f, g.String(), w.String())
+					}
 				}
 			}
 			cmp.Close()
+			listed.Close()
 		}
 	}
 }
