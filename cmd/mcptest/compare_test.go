@@ -320,6 +320,6 @@ func TestBaselineExampleReproducible(t *testing.T) {
 		t.Fatal(err)
 	}
 	if normalize(stdout) != normalize(string(saved)) {
-		t.Errorf("examples/baseline/baseline.json is stale; rewrite it, with no git on the PATH so that it records no source, with\n  go build -o /tmp/mcptest ./cmd/mcptest && PATH=/nonexistent /tmp/mcptest run --config examples/baseline/earlier/suite.yml --format json --output examples/baseline/baseline.json")
+		t.Errorf("examples/baseline/baseline.json is stale; rewrite it, with no git on the PATH so that it records no source, with\n  go build -o /tmp/mcptest ./cmd/mcptest && PATH=/nonexistent /tmp/mcptest run --config examples/baseline/earlier/suite.yml --format json --output examples/baseline/baseline.json\nthen put back its run header (id 01M84QFR5RWDJ0P7H1J4SAKGPB, started_at, duration_ms), which baseline's and the viewer's tests name")
 	}
 }
