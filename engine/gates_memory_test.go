@@ -77,7 +77,11 @@ func TestGatesFoldRunsInPlace(t *testing.T) {
 	rng := rand.New(rand.NewPCG(40, 5))
 	type shape struct{ runs, calls int }
 	shapes := []shape{{1, 300_000}}
-	for range 2 {
+	drawn := 1 // MCPTEST_LONG=1: two drawn shapes
+	if long() {
+		drawn = 2
+	}
+	for range drawn {
 		runs := 1 + rng.IntN(400)
 		shapes = append(shapes, shape{runs, 1 + rng.IntN(300_000/runs)})
 	}

@@ -108,7 +108,11 @@ func TestCassetteShapesMemoryIsBounded(t *testing.T) {
 		{"short calls with arguments", 1_000, 200, 8, 0},
 	}
 	rng := rand.New(rand.NewPCG(28, 4))
-	for i := range 3 {
+	mixes := 1 // MCPTEST_LONG=1: three drawn mixes
+	if long() {
+		mixes = 3
+	}
+	for i := range mixes {
 		runs, args, result := 1+rng.IntN(2000), rng.IntN(64), rng.IntN(2)*rng.IntN(4000)
 		perCall := 60 + args + result + 40                       // about the bytes of one call
 		calls := 1 + rng.IntN(max(1, 12_000_000/(runs*perCall))) // at most about 12 MB
@@ -179,10 +183,11 @@ func TestCassetteShapesMemoryIsBounded(t *testing.T) {
 
 // TestTextReportMemoryIsFlat: the text reporter's memory does not grow
 // with the number of failing cases. It runs the built binary with
-// --format text over 500 and over 4,000 generated cassettes, one test
-// each and every test failing (its final response lacks what it
-// expects), and holds the peak resident set at 4,000 to 1.5 times the
-// one at 500 plus 16 MiB, the rule BenchmarkCasesMemory holds the json
+// --format text over 500 and over 4,000 generated cassettes (250 and
+// 2,000 without MCPTEST_LONG=1), one test each and every test failing
+// (its final response lacks what it expects), and holds the peak
+// resident set at the larger to 1.5 times the one at the smaller plus
+// 16 MiB, the rule BenchmarkCasesMemory holds the json
 // reporter to. The report streams: each case's lines are written to a
 // spool as the case comes, as its JSON is for the stored envelope; it
 // used to render from the whole envelope, about 85 KiB a failing case
@@ -193,7 +198,11 @@ func TestTextReportMemoryIsFlat(t *testing.T) {
 	}
 	tl := buildTools(t)
 	rss := map[int]int64{}
-	for _, n := range []int{500, 4000} {
+	sizes := []int{250, 2000} // MCPTEST_LONG=1: 500 and 4,000
+	if long() {
+		sizes = []int{500, 4000}
+	}
+	for _, n := range sizes {
 		dir := t.TempDir()
 		paths, err := gen.Write(dir, n, gen.DefaultSeed)
 		if err != nil {
@@ -221,9 +230,10 @@ func TestTextReportMemoryIsFlat(t *testing.T) {
 		}
 		rss[n] = kib
 	}
-	limit := rss[500]*3/2 + 16<<10
-	t.Logf("text report, peak RSS: %d KiB at 500 failing cases, %d KiB at 4,000 (limit %d KiB)", rss[500], rss[4000], limit)
-	if rss[4000] > limit {
-		t.Errorf("text report: %d KiB at 4,000 failing cases, over 1.5 × %d KiB + 16 MiB at 500", rss[4000], rss[500])
+	small, big := sizes[0], sizes[1]
+	limit := rss[small]*3/2 + 16<<10
+	t.Logf("text report, peak RSS: %d KiB at %d failing cases, %d KiB at %d (limit %d KiB)", rss[small], small, rss[big], big, limit)
+	if rss[big] > limit {
+		t.Errorf("text report: %d KiB at %d failing cases, over 1.5 × %d KiB + 16 MiB at %d", rss[big], big, rss[small], small)
 	}
 }
