@@ -832,7 +832,7 @@ func TestActionResolverPinnedSHA(t *testing.T) {
 // release is never downloaded.
 func TestActionPinnedSHAKeepsItsBytes(t *testing.T) {
 	t.Parallel() // builds or runs the binary at scale: beside the other such tests
-	longTest(t) // builds mcptest again with other flags: about 20 to 40 s of two cores
+	longTest(t)  // builds mcptest again with other flags: about 20 to 40 s of two cores
 	if runtime.GOOS == "windows" {
 		t.Skip("the composite's build step is run with bash here")
 	}

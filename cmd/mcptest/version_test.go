@@ -38,7 +38,7 @@ func TestBuildIDOfADevelopmentBuild(t *testing.T) {
 // the VCS time), not as the build's. Without them, neither line shows.
 func TestVersionWithoutVCS(t *testing.T) {
 	t.Parallel() // builds or runs the binary at scale: beside the other such tests
-	longTest(t) // builds mcptest again with other flags: about 20 to 40 s of two cores
+	longTest(t)  // builds mcptest again with other flags: about 20 to 40 s of two cores
 	dir := t.TempDir()
 	const sha, when = "0123456789abcdef0123456789abcdef01234567", "2026-11-23T10:00:00Z"
 	for _, tc := range []struct {
@@ -76,7 +76,7 @@ func TestVersionWithoutVCS(t *testing.T) {
 // built binary's --version names the commit (and, with git, its date).
 func TestActionSourceBuildStampsTheCommit(t *testing.T) {
 	t.Parallel() // builds or runs the binary at scale: beside the other such tests
-	longTest(t) // builds mcptest again with other flags: about 20 to 40 s of two cores
+	longTest(t)  // builds mcptest again with other flags: about 20 to 40 s of two cores
 	bash := checker(t, "bash", "bash", "apt-get install bash")
 	data, err := os.ReadFile("../../action.yml")
 	if err != nil {
