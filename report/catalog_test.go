@@ -147,3 +147,98 @@ func TestCatalogsChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestNewCatalogSortsAndDedups: drawn tool lists, shuffled and repeated,
+// give the catalog of their distinct (server, tool) pairs in server then
+// tool order, and one digest for one set however it was listed.
+func TestNewCatalogSortsAndDedups(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 41))
+	for range 300 {
+		var tools []ToolUse
+		want := map[ToolUse]bool{}
+		for range 1 + r.IntN(20) {
+			u := ToolUse{Server: []string{"", "fs", "web"}[r.IntN(3)], Tool: []string{"a", "b", "fs", "web"}[r.IntN(4)]}
+			tools = append(tools, u, u) // each given twice
+			want[u] = true
+		}
+		r.Shuffle(len(tools), func(i, j int) { tools[i], tools[j] = tools[j], tools[i] })
+		c := NewCatalog(tools)
+		var got []ToolUse
+		for _, s := range c.Servers {
+			for _, tool := range s.Tools {
+				got = append(got, ToolUse{Server: s.Server, Tool: tool})
+			}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%v: %d tools in the catalog, want %d distinct: %+v", tools, len(got), len(want), c.Servers)
+		}
+		for i, u := range got {
+			if !want[u] {
+				t.Fatalf("%+v is not among the tools given", u)
+			}
+			if i > 0 && (got[i-1].Server > u.Server || got[i-1].Server == u.Server && got[i-1].Tool >= u.Tool) {
+				t.Fatalf("catalog out of order or repeated: %+v", c.Servers)
+			}
+		}
+		slices.Reverse(tools)
+		if again := NewCatalog(tools); again.SHA256 != c.SHA256 {
+			t.Fatalf("one set, two digests: %s and %s", c.SHA256, again.SHA256)
+		}
+	}
+}
+
+// TestCatalogTableEdges: the bound's edges. A table whose catalogs come to
+// exactly its bound keeps them all; one byte less drops the largest digest;
+// Max 0 is MaxCatalogBytes; a digest dropped is never added again, and
+// DropFrom drops the digest it names.
+func TestCatalogTableEdges(t *testing.T) {
+	a := NewCatalog([]ToolUse{{Server: "fs", Tool: "read"}})
+	b := NewCatalog([]ToolUse{{Server: "web", Tool: "get"}})
+	if a.SHA256 > b.SHA256 {
+		a, b = b, a
+	}
+	exact := a.size() + 1 + b.size() + 1
+	kept := func(tb *CatalogTable) []string {
+		list, _ := tb.List()
+		var out []string
+		for _, c := range list {
+			out = append(out, c.SHA256)
+		}
+		return out
+	}
+	full := &CatalogTable{Max: exact}
+	full.Add(a)
+	full.Add(b)
+	if got := kept(full); len(got) != 2 {
+		t.Errorf("at exactly its bound the table keeps %d catalogs, want 2", len(got))
+	}
+	short := &CatalogTable{Max: exact - 1}
+	short.Add(b)
+	short.Add(a)
+	if got := kept(short); !slices.Equal(got, []string{a.SHA256}) {
+		t.Errorf("one byte under: kept %v, want the smaller digest only", got)
+	}
+	if _, from := short.List(); from != b.SHA256 {
+		t.Errorf("catalogs_from %q, want the dropped %q", from, b.SHA256)
+	}
+	short.Add(b)
+	if got := kept(short); len(got) != 1 {
+		t.Errorf("a dropped digest added again: kept %v", got)
+	}
+	var def CatalogTable
+	def.Add(a)
+	if got := kept(&def); len(got) != 1 {
+		t.Errorf("Max 0 (MaxCatalogBytes) kept %d catalogs, want 1", len(got))
+	}
+	var drop CatalogTable
+	drop.Add(a)
+	drop.Add(b)
+	drop.DropFrom(b.SHA256)
+	if got := kept(&drop); !slices.Equal(got, []string{a.SHA256}) {
+		t.Errorf("DropFrom(b): kept %v, want a only", got)
+	}
+	drop.Add(b)
+	if got := kept(&drop); len(got) != 1 {
+		t.Errorf("b added after DropFrom(b): kept %v", got)
+	}
+}
