@@ -171,6 +171,24 @@ func (b *baseIndex) raw(i int32) ([]byte, error) {
 	return data, err
 }
 
+// errRenamed says a baseline case decodes to another name than the one
+// it was indexed under (a name given twice in the case, where the last
+// counts): the comparison is done again in memory, which reads it whole.
+var errRenamed = errors.New("a baseline case's name is given twice")
+
+// decode decodes and checks the i-th case of the baseline from its JSON
+// data, and holds its name to the one it was indexed under.
+func (b *baseIndex) decode(i int32, data []byte) (*report.CaseResult, error) {
+	c, err := b.cr.Decode(int(i), data)
+	if err != nil {
+		return nil, err
+	}
+	if name, err := caseName(data); err != nil || name != c.Name {
+		return nil, errRenamed
+	}
+	return c, nil
+}
+
 // find returns the index of the baseline case called name, -1 for none,
 // and the case decoded. cur is the current run's case of that name and
 // raw its JSON: a baseline case of the very same bytes is that case (the
@@ -191,7 +209,7 @@ func (b *baseIndex) find(name string, cur *report.CaseResult, raw []byte) (int32
 		if cur != nil && bytes.Equal(data, raw) {
 			return i, cur, nil
 		}
-		c, err := b.cr.Decode(int(i), data)
+		c, err := b.decode(i, data)
 		if err != nil {
 			return -1, nil, err
 		}
@@ -237,6 +255,9 @@ func compareFiles(basePath, flag, curPath, failOn string, every bool) (*Compared
 	}
 	defer paceCollector()()
 	cmp, err := compareStream(basePath, flag, curPath, policy, every)
+	if errors.Is(err, errRenamed) {
+		cmp, err = compareInMemory(basePath, flag, curPath, policy)
+	}
 	if err != nil {
 		var in *diag.InputError
 		if !errors.As(err, &in) {
@@ -488,20 +509,11 @@ func indexBaseline(f *os.File, cr *report.CaseReader) (*indexed, *report.Envelop
 
 // caseName reads the name of a case from its JSON, without decoding the
 // rest: the case is decoded and checked when it is compared (or listed as
-// removed), so every case of the baseline is checked once.
+// removed), so every case of the baseline is checked once, and the name
+// it decodes to is held to the one read here then (errRenamed).
 func caseName(raw []byte) (string, error) {
-	// An envelope mcptest writes puts the name first.
-	const key = `"name": "`
-	if i := bytes.Index(raw, []byte(key)); i >= 0 && len(bytes.TrimSpace(raw[1:i])) == 0 {
-		rest := raw[i+len(key)-1:]
-		if end := bytes.IndexByte(rest[1:], '"'); end >= 0 && bytes.IndexByte(rest[1:end+1], '\\') < 0 && utf8.Valid(rest[1:end+1]) {
-			return string(rest[1 : end+1]), nil
-		}
-		var name string
-		dec := json.NewDecoder(bytes.NewReader(rest))
-		if err := dec.Decode(&name); err == nil {
-			return name, nil
-		}
+	if name, ok := plainName(raw); ok {
+		return name, nil
 	}
 	var c struct {
 		Name *string `json:"name"`
@@ -515,6 +527,51 @@ func caseName(raw []byte) (string, error) {
 	return *c.Name, nil
 }
 
+// plainName reads the name of a case an encoder wrote: its first member,
+// "name", a string of printable ASCII or UTF-8 with no escape, compact
+// ("name":"x") or indented ("name": "x").
+func plainName(raw []byte) (string, bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return "", false
+	}
+	i = skipSpace(raw, i+1)
+	const key = `"name"`
+	if !bytes.HasPrefix(raw[i:], []byte(key)) {
+		return "", false
+	}
+	i = skipSpace(raw, i+len(key))
+	if i >= len(raw) || raw[i] != ':' {
+		return "", false
+	}
+	i = skipSpace(raw, i+1)
+	if i >= len(raw) || raw[i] != '"' {
+		return "", false
+	}
+	rest := raw[i+1:]
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 {
+		return "", false
+	}
+	text := rest[:end]
+	for _, c := range text {
+		if c < 0x20 || c == '\\' {
+			return "", false
+		}
+	}
+	if !utf8.Valid(text) {
+		return "", false
+	}
+	return string(text), true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
 // removed hands emit the baseline's cases the current run does not hold,
 // in the baseline's order.
 func (idx *indexed) removed(every bool, emit func(baseline.CaseDelta, []byte)) error {
@@ -526,7 +583,7 @@ func (idx *indexed) removed(every bool, emit func(baseline.CaseDelta, []byte)) e
 		if err != nil {
 			return err
 		}
-		bc, err := idx.cr.Decode(int(i), data)
+		bc, err := idx.decode(i, data)
 		if err != nil {
 			return err
 		}
@@ -562,11 +619,15 @@ func (idx *indexed) sortAndDrop() error {
 		if err != nil {
 			return err
 		}
-		c, err := idx.cr.Decode(int(i), data)
+		c, err := idx.decode(i, data)
 		if err != nil {
 			return err
 		}
-		if j, _, err := idx.find(c.Name, nil, nil); err == nil && j >= 0 && j < i {
+		j, _, err := idx.find(c.Name, nil, nil)
+		if errors.Is(err, errRenamed) {
+			return err
+		}
+		if err == nil && j >= 0 && j < i {
 			idx.dropped.set(i)
 			idx.warnings = append(idx.warnings, baseline.TwiceInBaseline(c.Name))
 		}
