@@ -437,8 +437,17 @@ func compareInMemory(basePath, flag, curPath string, policy baseline.Policy) (*C
 }
 
 // encodeDelta is one case of the comparison's JSON, indented as the
-// comparison's encoder indents an element of its cases.
+// comparison's encoder indents an element of its cases (appendDelta, or
+// encodeDeltaJSON for what appendDelta leaves to it).
 func encodeDelta(d *baseline.CaseDelta) ([]byte, error) {
+	if b, ok := appendDelta(make([]byte, 0, 1024), d); ok {
+		return b, nil
+	}
+	return encodeDeltaJSON(d)
+}
+
+// encodeDeltaJSON is encodeDelta by encoding/json's encoder.
+func encodeDeltaJSON(d *baseline.CaseDelta) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

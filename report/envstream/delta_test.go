@@ -1,0 +1,135 @@
+package envstream
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/report"
+	"github.com/mcptest/mcptest/report/casedraw"
+)
+
+// checkAppendDelta holds appendDelta to encoding/json's encoder
+// (encodeDeltaJSON): the same bytes, or, for what it leaves to the
+// encoder, the encoder's answer.
+func checkAppendDelta(t *testing.T, d *baseline.CaseDelta) {
+	t.Helper()
+	want, werr := encodeDeltaJSON(d)
+	got, ok := appendDelta([]byte("x"), d)
+	if !ok {
+		if !bytes.Equal(got, []byte("x")) {
+			t.Fatalf("appendDelta left %q after refusing", got)
+		}
+		if werr == nil {
+			t.Fatalf("appendDelta refused a delta the encoder writes:\n%s", want)
+		}
+		return
+	}
+	if werr != nil {
+		t.Fatalf("appendDelta wrote a delta the encoder refuses (%v):\n%s", werr, got)
+	}
+	if got = got[1:]; !bytes.Equal(got, want) {
+		t.Fatalf("appendDelta:\n%s\nencoding/json:\n%s", got, want)
+	}
+}
+
+// TestAppendDeltaIsEncoder draws deltas three ways (drawn by CaseDelta's
+// type, so a field added to it is drawn too; baseline.CaseOf and RemovedOf
+// of drawn cases, compared with drawn cases, with themselves and with
+// none; figures at encoding/json's edges) and holds appendDelta to the
+// encoder's bytes for each.
+func TestAppendDeltaIsEncoder(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 2))
+	decoded := 0
+	for range 6000 {
+		var b bytes.Buffer
+		casedraw.JSON(r, &b, reflect.TypeFor[baseline.CaseDelta](), 0, r.IntN(2) == 0)
+		var d baseline.CaseDelta
+		if json.Unmarshal(b.Bytes(), &d) != nil {
+			continue
+		}
+		decoded++
+		checkAppendDelta(t, &d)
+	}
+	var cases []*report.CaseResult
+	for len(cases) < 400 {
+		var b bytes.Buffer
+		casedraw.JSON(r, &b, reflect.TypeFor[report.CaseResult](), 0, true)
+		var c report.CaseResult
+		if json.Unmarshal(b.Bytes(), &c) == nil {
+			cases = append(cases, &c)
+		}
+	}
+	for _, c := range cases {
+		other := cases[r.IntN(len(cases))]
+		for _, d := range []baseline.CaseDelta{
+			baseline.CaseOf(other, c, ""), baseline.CaseOf(c, c, ""), baseline.CaseOf(nil, c, ""),
+			baseline.CaseOf(other, c, "not comparable"), baseline.RemovedOf(c),
+		} {
+			checkAppendDelta(t, &d)
+		}
+	}
+	for _, f := range []float64{0, math.Copysign(0, -1), 1e-6, 9.99e-7, 1e21, 999999999999999999999, -1e-9, 1.5e300, math.MaxFloat64,
+		math.SmallestNonzeroFloat64, 0.1, 1.0 / 3, math.Inf(1), math.NaN()} {
+		v := f
+		for _, d := range []baseline.CaseDelta{
+			{Name: "f", Targets: []baseline.TargetDelta{{Name: "x", Baseline: &v}}},
+			{Name: "f", Targets: []baseline.TargetDelta{{Name: "x", Current: &v, Delta: &v}}, Flips: []baseline.Flip{}},
+		} {
+			checkAppendDelta(t, &d)
+		}
+	}
+	// Every byte alone and in text, and the runes encoding/json escapes.
+	for c := range 256 {
+		for _, name := range []string{string(rune(c)), string([]byte{byte(c)}), "a" + string([]byte{byte(c)}) + "\u2028\u2029é\xed\xa0\x80z"} {
+			d := baseline.CaseDelta{Name: name, Reasons: []string{name}, Flips: []baseline.Flip{{Message: name}}}
+			checkAppendDelta(t, &d)
+		}
+	}
+	if decoded < 1000 {
+		t.Fatalf("%d drawn deltas decoded: the drawing misses appendDelta", decoded)
+	}
+}
+
+// FuzzAppendDelta: a delta decoded from any text encodes alike both ways.
+func FuzzAppendDelta(f *testing.F) {
+	r := rand.New(rand.NewPCG(40, 3))
+	for range 30 {
+		var b bytes.Buffer
+		casedraw.JSON(r, &b, reflect.TypeFor[baseline.CaseDelta](), 0, true)
+		f.Add(b.Bytes())
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var d baseline.CaseDelta
+		if json.Unmarshal(data, &d) == nil {
+			checkAppendDelta(t, &d)
+		}
+	})
+}
+
+func BenchmarkEncodeDelta(b *testing.B) {
+	cr, err := report.NewCaseReader(bytes.NewReader(append(append([]byte(`{"schema_version":1,"cases":[`), benchCase(b)...), "]}"...)), "e.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := cr.Next()
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := baseline.CaseOf(c, c, "")
+	b.Run("encoding/json", func(b *testing.B) {
+		for b.Loop() {
+			encodeDeltaJSON(&d)
+		}
+	})
+	b.Run("appendDelta", func(b *testing.B) {
+		buf := make([]byte, 0, 4096)
+		for b.Loop() {
+			buf, _ = appendDelta(buf[:0], &d)
+		}
+	})
+}
