@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/mcptest/mcptest/internal/diag"
@@ -592,21 +591,28 @@ func targets(bc, cc *report.CaseResult, comparable bool) []TargetDelta {
 	if cc != nil {
 		c = cc.Targets
 	}
-	out := []TargetDelta{}
-	for _, k := range unionKeys(b, c) {
+	keys := unionKeys(b, c)
+	out := make([]TargetDelta, 0, len(keys))
+	// The figures the deltas point at, three a target, in one array.
+	vals := make([]float64, 0, 3*len(keys))
+	at := func(v float64) *float64 {
+		vals = append(vals, v)
+		return &vals[len(vals)-1]
+	}
+	for _, k := range keys {
 		d := TargetDelta{Name: k}
 		if v, ok := b[k]; ok {
-			d.Baseline = &v
+			d.Baseline = at(v)
 		}
 		if v, ok := c[k]; ok {
-			d.Current = &v
+			d.Current = at(v)
 		}
 		if comparable && d.Baseline != nil && d.Current != nil {
 			x := math.Round((*d.Current-*d.Baseline)*1e9) / 1e9
 			if x == 0 {
 				x = 0 // no -0
 			}
-			d.Delta = &x
+			d.Delta = at(x)
 		}
 		out = append(out, d)
 	}
@@ -727,18 +733,23 @@ func counts(bc, cc *report.CaseResult, comparable bool) []CountDelta {
 	if cc != nil {
 		c = cc.Counts
 	}
-	out := []CountDelta{}
-	for _, k := range unionKeys(b, c) {
+	keys := unionKeys(b, c)
+	out := make([]CountDelta, 0, len(keys))
+	vals := make([]int64, 0, 3*len(keys))
+	at := func(v int64) *int64 {
+		vals = append(vals, v)
+		return &vals[len(vals)-1]
+	}
+	for _, k := range keys {
 		d := CountDelta{Name: k}
 		if v, ok := b[k]; ok {
-			d.Baseline = &v
+			d.Baseline = at(v)
 		}
 		if v, ok := c[k]; ok {
-			d.Current = &v
+			d.Current = at(v)
 		}
 		if comparable && d.Baseline != nil && d.Current != nil {
-			x := *d.Current - *d.Baseline
-			d.Delta = &x
+			d.Delta = at(*d.Current - *d.Baseline)
 		}
 		out = append(out, d)
 	}
@@ -746,7 +757,7 @@ func counts(bc, cc *report.CaseResult, comparable bool) []CountDelta {
 }
 
 func unionKeys[V any](a, b map[string]V) []string {
-	var keys []string
+	keys := make([]string, 0, max(len(a), len(b)))
 	for k := range a {
 		keys = append(keys, k)
 	}
@@ -755,7 +766,7 @@ func unionKeys[V any](a, b map[string]V) []string {
 			keys = append(keys, k)
 		}
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	return keys
 }
 
