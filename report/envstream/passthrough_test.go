@@ -67,7 +67,7 @@ func FuzzPassThrough(f *testing.F) {
 	}
 	var b bytes.Buffer
 	w := bufio.NewWriter(&b)
-	writeCaseJSON(w, 997, false)
+	writeCaseJSON(w, 997, prCase(997))
 	w.Flush()
 	f.Add(b.Bytes())
 	f.Add([]byte(`{"name":"a","tools":[{"tool":"t","calls":-1}]}`))
@@ -149,7 +149,7 @@ func TestPassThroughIsDecode(t *testing.T) {
 	for k := range 3000 {
 		var b bytes.Buffer
 		w := bufio.NewWriter(&b)
-		writeCaseJSON(w, k*331, k%2 == 0)
+		writeCaseJSON(w, k*331, []caseSide{prCase(k * 331), baseCase(k * 331)}[k%2])
 		w.Flush()
 		if !passThroughHolds(t, b.Bytes(), &byCase, &byScan) {
 			t.Fatalf("a case of the generator corpus is not passed through: %s", b.Bytes())
