@@ -57,11 +57,26 @@ const batch, depth = 16, 1
 // what encoding the case gives (canonical), else the decoded case to
 // encode. The input's goroutine has decoded, checked and counted it.
 type item struct {
+	// name is a decoded case's name; lean, a case's name as the bytes
+	// of raw it was read from (a case passed through, passThrough).
 	name string
+	lean []byte
 	pos  diag.Pos
 	raw  []byte
 	c    *report.CaseResult
 	err  error
+	// hash is the name's (nameHash); foreign says the case is not of the
+	// shard the input's head names before its cases.
+	hash    uint64
+	foreign bool
+}
+
+// caseName is the case's name.
+func (it *item) caseName() string {
+	if it.lean != nil {
+		return string(it.lean)
+	}
+	return it.name
 }
 
 // input is one envelope being read.
@@ -80,8 +95,10 @@ type input struct {
 	late    []string
 	last    diag.Pos
 	n       int
-	// counter counts the input's cases, on its goroutine.
+	// counter counts the input's cases, on its goroutine, and file is
+	// the position file of the last case passed through, kept once.
 	counter report.Counter
+	file    string
 }
 
 // MergeFiles merges the shard envelopes at paths as baseline.Merge merges
@@ -174,28 +191,46 @@ func (in *input) read(ctx context.Context, spool *annotate.CaseSpool) {
 			}
 			return
 		}
-		var c *report.CaseResult
-		if err == nil {
-			c, err = in.cr.Decode(in.cr.Cases()-1, raw)
-		}
-		it := item{err: err}
-		if err == nil {
-			in.counter.Add(c)
-			it.name, it.pos = c.Name, c.Position
-			if canonical(raw) {
-				it.raw = raw
-			} else {
-				it.c, it.err = c, spool.Prepare(c)
-			}
-		}
-		b = append(b, it)
-		if (len(b) == batch || it.err != nil) && !send() {
+		b = append(b, in.item(raw, err, spool))
+		failed := b[len(b)-1].err != nil
+		if (len(b) == batch || failed) && !send() {
 			return
 		}
-		if it.err != nil {
+		if failed {
 			return
 		}
 	}
+}
+
+// item reads one case of the input (raw, or the error reading it gave):
+// passed through as its bytes when they are what the reporter writes and
+// a scan proves them what decoding and checking them gives (passThrough),
+// else decoded, checked, and encoded again when they are not canonical.
+func (in *input) item(raw []byte, err error, spool *annotate.CaseSpool) item {
+	if err != nil {
+		return item{err: err}
+	}
+	var lc leanCase
+	if canonical(raw) && passThrough(raw, &lc) {
+		in.counter.AddFigures(lc.verdict, false, lc.runs, lc.passed)
+		if string(lc.file) != in.file {
+			in.file = string(lc.file)
+		}
+		return item{lean: lc.name, raw: raw, pos: diag.Pos{File: in.file, Line: lc.line, Col: lc.col},
+			hash: nameHashOf(lc.name), foreign: in.runSeen && !in.shard.HoldsName(lc.name)}
+	}
+	c, err := in.cr.Decode(in.cr.Cases()-1, raw)
+	if err != nil {
+		return item{err: err}
+	}
+	in.counter.Add(c)
+	it := item{name: c.Name, pos: c.Position, hash: nameHash(c.Name), foreign: in.runSeen && !in.shard.Holds(c.Name)}
+	if canonical(raw) {
+		it.raw = raw
+	} else {
+		it.c, it.err = c, spool.Prepare(c)
+	}
+	return it
 }
 
 // errUnsorted stops a streamed merge whose input is not in suite order.
@@ -317,10 +352,10 @@ func fold(ins []*input, spool *annotate.CaseSpool) ([]uint64, error) {
 		if in.n > 0 && positionLess(hc.pos, in.last) {
 			return nil, errUnsorted
 		}
-		if err := in.took(hc.name, hc.pos); err != nil {
+		if err := in.took(&hc.item); err != nil {
 			return nil, err
 		}
-		names = append(names, nameHash(hc.name))
+		names = append(names, hc.hash)
 		var err error
 		if hc.raw != nil {
 			err = spool.AddRaw(hc.raw)
@@ -340,14 +375,14 @@ func fold(ins []*input, spool *annotate.CaseSpool) ([]uint64, error) {
 // took notes that the fold took the input's case called name, at pos:
 // where it stands, and whether it belongs to the input's shard (checked
 // at the end when the input names its shard after its cases).
-func (in *input) took(name string, pos diag.Pos) error {
-	in.last = pos
+func (in *input) took(it *item) error {
+	in.last = it.pos
 	in.n++
 	switch {
 	case !in.runSeen:
-		in.late = append(in.late, name)
-	case in.shard.Count > 0 && !in.shard.Holds(name):
-		return baseline.WrongShard(in.name, in.shard, name)
+		in.late = append(in.late, it.caseName())
+	case it.foreign:
+		return baseline.WrongShard(in.name, in.shard, it.caseName())
 	}
 	return nil
 }
@@ -451,6 +486,15 @@ func nameHash(name string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(name))
 	return h.Sum64()
+}
+
+// nameHashOf is nameHash of a name given as its bytes.
+func nameHashOf(name []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range name {
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	return h
 }
 
 // headCase is the next case of one input.

@@ -1,0 +1,219 @@
+package envstream
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/mcptest/mcptest/internal/expr"
+	"github.com/mcptest/mcptest/report"
+	"github.com/mcptest/mcptest/report/casedraw"
+)
+
+// passThroughHolds checks passThrough's promise on one text: when it
+// passes the case through, encoding/json decodes it without an error,
+// Check passes it, it is not inconclusive, and what the scan read is what
+// decoding gives. It returns whether the case was passed through, and
+// counts it in the two counters (one from the decoded case, one from the
+// scan) when it was.
+func passThroughHolds(t *testing.T, data []byte, byCase, byScan *report.Counter) bool {
+	t.Helper()
+	var lc leanCase
+	if !passThrough(data, &lc) {
+		return false
+	}
+	var c report.CaseResult
+	if err := json.Unmarshal(data, &c); err != nil {
+		t.Fatalf("passed through what Unmarshal refuses (%v): %q", err, data)
+	}
+	if err := c.Check("cases[0]"); err != nil {
+		t.Fatalf("passed through what Check refuses (%v): %q", err, data)
+	}
+	if c.Verdict == report.Inconclusive {
+		t.Fatalf("passed through an inconclusive case: %q", data)
+	}
+	got := []any{string(lc.name), string(lc.file), lc.line, lc.col, lc.verdict, lc.runs, lc.passed}
+	want := []any{c.Name, c.Position.File, c.Position.Line, c.Position.Col, c.Verdict, c.Counts["reliability.runs"], c.Counts["reliability.passed_runs"]}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("the scan read %v, decoding gives %v, from %q", got, want, data)
+	}
+	sh, err := report.ParseShard("3/7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sh.HoldsName(lc.name) != sh.Holds(c.Name) {
+		t.Fatalf("HoldsName and Holds disagree on %q", c.Name)
+	}
+	if nameHashOf(lc.name) != nameHash(c.Name) {
+		t.Fatalf("nameHashOf and nameHash disagree on %q", c.Name)
+	}
+	byCase.Add(&c)
+	byScan.AddFigures(lc.verdict, false, lc.runs, lc.passed)
+	return true
+}
+
+// FuzzPassThrough holds passThrough to decoding and checking the case
+// (passThroughHolds) on any text.
+func FuzzPassThrough(f *testing.F) {
+	r := rand.New(rand.NewPCG(40, 40))
+	for range 40 {
+		var b bytes.Buffer
+		casedraw.JSON(r, &b, reflect.TypeFor[report.CaseResult](), 0, true)
+		f.Add(b.Bytes())
+	}
+	var b bytes.Buffer
+	w := bufio.NewWriter(&b)
+	writeCaseJSON(w, 997, prCase(997))
+	w.Flush()
+	f.Add(b.Bytes())
+	f.Add([]byte(`{"name":"a","tools":[{"tool":"t","calls":-1}]}`))
+	f.Add([]byte(`{"name":"a","labels":{"reliability.class":"x"}}`))
+	f.Add([]byte(`{"name":"a","counts":{"reliability.runs":2,"reliability.runs":3}}`))
+	f.Add([]byte(`{"name":"a\u2028","runs":1e2}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var a, b report.Counter
+		passThroughHolds(t, data, &a, &b)
+	})
+}
+
+// TestPassThroughIsDecode draws cases (report/casedraw: every field of
+// CaseResult by its type, names in other cases and given twice, strings
+// with escapes, control characters and invalid UTF-8, numbers out of
+// range), their mutations, the same cases as the reporter encodes them
+// and cases of the generator corpus as the JSON reporter writes them:
+// every case the scan passes through is one decoding accepts, Check
+// passes and that counts the same (the totals and summary of the two
+// counters equal); every case of the generator corpus is passed through,
+// and so are half the drawn ones as the encoder writes them which Check
+// passes and which are not inconclusive (the others hold a control
+// character in a string, 19-digit numbers, a verdict or kind Check
+// refuses).
+func TestPassThroughIsDecode(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 41))
+	var byCase, byScan report.Counter
+	drawn, through := 0, 0
+	for round := range 12000 {
+		var b bytes.Buffer
+		casedraw.JSON(r, &b, reflect.TypeFor[report.CaseResult](), 0, round%3 == 0)
+		data := b.Bytes()
+		switch round % 6 {
+		case 1:
+			data = casedraw.Mutate(r, data)
+		case 2, 3, 4:
+			var c report.CaseResult
+			if json.Unmarshal(data, &c) != nil {
+				continue
+			}
+			var out bytes.Buffer
+			enc := json.NewEncoder(&out)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(&c); err != nil {
+				t.Fatal(err)
+			}
+			data = bytes.TrimSpace(out.Bytes())
+			if round%6 == 4 {
+				data = casedraw.Mutate(r, data)
+			} else if round%6 == 3 {
+				// The same case made one Check passes: its text one line
+				// each, its verdict, kind and classes of their sets.
+				clean(reflect.ValueOf(&c).Elem())
+				c.Verdict = []report.Verdict{report.Pass, report.Fail}[r.IntN(2)]
+				c.Kind = report.KindAgent
+				if c.Reliability != nil {
+					c.Reliability.Class = "flaky"
+				}
+				if _, ok := c.Labels["reliability.class"]; ok {
+					c.Labels["reliability.class"] = "stable_pass"
+				}
+				for i := range c.Tools {
+					c.Tools[i].Tool, c.Tools[i].Calls = "t", max(c.Tools[i].Calls, 0)
+				}
+				out.Reset()
+				if err := enc.Encode(&c); err != nil {
+					t.Fatal(err)
+				}
+				data = bytes.TrimSpace(out.Bytes())
+			}
+			if round%6 != 4 && c.Check("cases[0]") == nil && c.Verdict != report.Inconclusive {
+				drawn++
+			}
+		}
+		if passThroughHolds(t, data, &byCase, &byScan) && (round%6 == 2 || round%6 == 3) {
+			through++
+		}
+	}
+	for k := range 3000 {
+		var b bytes.Buffer
+		w := bufio.NewWriter(&b)
+		writeCaseJSON(w, k*331, []caseSide{prCase(k * 331), baseCase(k * 331)}[k%2])
+		w.Flush()
+		if !passThroughHolds(t, b.Bytes(), &byCase, &byScan) {
+			t.Fatalf("a case of the generator corpus is not passed through: %s", b.Bytes())
+		}
+	}
+	var a, b report.Envelope
+	a.Finish(&byCase, expr.JudgeFloor)
+	b.Finish(&byScan, expr.JudgeFloor)
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("counted from the cases: %+v %+v\nfrom the scan: %+v %+v", a.Totals, a.Summary, b.Totals, b.Summary)
+	}
+	t.Logf("%d of %d drawn cases as encoded, checked and not inconclusive passed through; %d cases counted", through, drawn, a.Totals.Total)
+	if through < drawn/2 {
+		t.Fatalf("only %d of %d drawn cases as the encoder writes them, which Check passes, passed through", through, drawn)
+	}
+}
+
+// clean drops every control character (as Check sees them) from the
+// strings of v, map keys included.
+func clean(v reflect.Value) {
+	drop := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if isControl(r) {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(drop(v.String()))
+	case reflect.Pointer:
+		if !v.IsNil() {
+			clean(v.Elem())
+		}
+	case reflect.Interface:
+		if v.IsNil() {
+			return
+		}
+		e := reflect.New(v.Elem().Type()).Elem()
+		e.Set(v.Elem())
+		clean(e)
+		v.Set(e)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				clean(v.Field(i))
+			}
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			clean(v.Index(i))
+		}
+	case reflect.Map:
+		if v.IsNil() {
+			return
+		}
+		m := reflect.MakeMap(v.Type())
+		for _, k := range v.MapKeys() {
+			e := reflect.New(v.Type().Elem()).Elem()
+			e.Set(v.MapIndex(k))
+			clean(e)
+			m.SetMapIndex(reflect.ValueOf(drop(k.String())).Convert(v.Type().Key()), e)
+		}
+		v.Set(m)
+	}
+}
