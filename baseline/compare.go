@@ -382,6 +382,18 @@ func sameCase(c *report.CaseResult) CaseDelta {
 	return d
 }
 
+// SameOf is CaseOf(c, c, ""), the delta of a case compared with itself
+// (its bytes are the baseline's), when c's assertions and floors are
+// each given once (its delta then reads only c's name, kind, verdict,
+// runs, position, definition digest, targets, counts and labels); false
+// when they are not.
+func SameOf(c *report.CaseResult) (CaseDelta, bool) {
+	if !uniqueKeys(c) {
+		return CaseDelta{}, false
+	}
+	return sameCase(c), true
+}
+
 // uniqueKeys reports whether a case's assertions (by block, index and
 // target) and floors (by name) are each given once, for the few a case
 // holds (at most 16 of each; more are reported as not unique).

@@ -133,3 +133,24 @@ func BenchmarkEncodeDelta(b *testing.B) {
 		}
 	})
 }
+
+func BenchmarkSameCaseDecode(b *testing.B) {
+	raw := benchCase(b)
+	b.Run("decodeCase", func(b *testing.B) {
+		for b.Loop() {
+			var c report.CaseResult
+			decodeCase(raw, &c)
+		}
+	})
+	b.Run("passThrough", func(b *testing.B) {
+		var lc leanCase
+		for b.Loop() {
+			passThrough(raw, &lc)
+		}
+	})
+	b.Run("plainMembers", func(b *testing.B) {
+		for b.Loop() {
+			plainMembers(raw)
+		}
+	})
+}

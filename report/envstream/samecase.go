@@ -1,0 +1,336 @@
+package envstream
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strconv"
+
+	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/report"
+)
+
+// sameBytes compares a case of the current run whose bytes are the
+// baseline's case of its name to the byte (the most cases of a run
+// compared with the run before it) without decoding it: passThrough
+// proves that decoding and checking it succeed, leanOf reads what its
+// delta is made of, and baseline.SameOf makes the delta. It reports
+// false, for the case to be decoded and compared as before, when any of
+// them cannot, or when no baseline case of its name holds the same bytes.
+// TestLeanOfIsDecode holds leanOf's case to the decoded one.
+func (b *baseIndex) sameBytes(raw []byte) (int32, baseline.CaseDelta, bool) {
+	name, ok := plainName(raw)
+	if !ok {
+		return -1, baseline.CaseDelta{}, false
+	}
+	h := uint64(hash32(name))
+	at, _ := slices.BinarySearch(b.keys, h<<32)
+	for ; at < len(b.keys) && b.keys[at]>>32 == h; at++ {
+		i := int32(b.keys[at])
+		if b.dropped.get(i) || int(b.lens[i]) != len(raw) {
+			continue
+		}
+		data, err := b.raw(i)
+		if err != nil || !bytes.Equal(data, raw) {
+			continue
+		}
+		var lc leanCase
+		if !passThrough(raw, &lc) {
+			return -1, baseline.CaseDelta{}, false
+		}
+		c, ok := leanOf(raw)
+		if !ok || c.Name != name {
+			return -1, baseline.CaseDelta{}, false
+		}
+		d, ok := baseline.SameOf(c)
+		if !ok {
+			return -1, baseline.CaseDelta{}, false
+		}
+		return i, d, true
+	}
+	return -1, baseline.CaseDelta{}, false
+}
+
+// leanOf reads, from a case's JSON that passThrough passed (every member
+// of the case and of its structs given once and spelt as its field is,
+// every value of its field's type), what a delta of the case compared
+// with itself is made of: its name, kind, verdict, runs, position,
+// definition digest, targets, counts and labels, and its assertions'
+// keys (block, index, target) and floors' names. It reports false for
+// what it leaves to the decoder: a string with an escape, a null where a
+// value is read, an element of a list that is null.
+func leanOf(raw []byte) (*report.CaseResult, bool) {
+	s := caseScan{b: raw}
+	c := &report.CaseResult{}
+	ok := s.members(func(k []byte) bool {
+		switch string(k) {
+		case "name":
+			return s.text(&c.Name)
+		case "kind":
+			return s.text((*string)(&c.Kind))
+		case "verdict":
+			return s.text((*string)(&c.Verdict))
+		case "definition_sha256":
+			return s.text(&c.DefinitionSHA256)
+		case "runs":
+			return s.int(&c.Runs)
+		case "position":
+			return s.members(func(k []byte) bool {
+				switch string(k) {
+				case "file":
+					return s.text(&c.Position.File)
+				case "line":
+					return s.int(&c.Position.Line)
+				case "col":
+					return s.int(&c.Position.Col)
+				}
+				return s.skip()
+			})
+		case "targets":
+			if s.null() {
+				return true
+			}
+			c.Targets = map[string]float64{}
+			return s.members(func(k []byte) bool {
+				num, _, _, ok := s.number()
+				if !ok {
+					return false
+				}
+				v, err := strconv.ParseFloat(string(num), 64)
+				c.Targets[string(k)] = v
+				return err == nil
+			})
+		case "counts":
+			if s.null() {
+				return true
+			}
+			c.Counts = map[string]int64{}
+			return s.members(func(k []byte) bool {
+				var v int
+				if !s.int(&v) {
+					return false
+				}
+				c.Counts[string(k)] = int64(v)
+				return true
+			})
+		case "labels":
+			if s.null() {
+				return true
+			}
+			c.Labels = map[string]string{}
+			return s.members(func(k []byte) bool {
+				var v string
+				if !s.text(&v) {
+					return false
+				}
+				c.Labels[string(k)] = v
+				return true
+			})
+		case "assertions":
+			c.Assertions = []report.AssertionResult{}
+			return s.elements(func() bool {
+				var a report.AssertionResult
+				ok := s.members(func(k []byte) bool {
+					switch string(k) {
+					case "block":
+						return s.text(&a.Block)
+					case "index":
+						return s.int(&a.Index)
+					case "target":
+						return s.text(&a.Target)
+					}
+					return s.skip()
+				})
+				c.Assertions = append(c.Assertions, a)
+				return ok
+			})
+		case "floors":
+			c.Floors = []report.Floor{}
+			return s.elements(func() bool {
+				var f report.Floor
+				ok := s.members(func(k []byte) bool {
+					if string(k) == "name" {
+						return s.text(&f.Name)
+					}
+					return s.skip()
+				})
+				c.Floors = append(c.Floors, f)
+				return ok
+			})
+		}
+		return s.skip()
+	})
+	s.space()
+	return c, ok && s.i == len(s.b)
+}
+
+// members reads an object at s.i, calling member with each name, the
+// scan at the value; null is an object of no member.
+func (s *caseScan) members(member func(k []byte) bool) bool {
+	s.space()
+	if s.null() {
+		return true
+	}
+	if s.i >= len(s.b) || s.b[s.i] != '{' {
+		return false
+	}
+	s.i++
+	s.space()
+	if s.i < len(s.b) && s.b[s.i] == '}' {
+		s.i++
+		return true
+	}
+	for {
+		s.space()
+		if s.i >= len(s.b) || s.b[s.i] != '"' {
+			return false
+		}
+		k, ok := s.str()
+		if !ok || s.escaped || !s.colon() {
+			return false
+		}
+		s.space()
+		if !member(k) {
+			return false
+		}
+		more, ok := s.next('}')
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
+}
+
+// elements reads an array of objects at s.i, calling element at each;
+// null is an array of none.
+func (s *caseScan) elements(element func() bool) bool {
+	s.space()
+	if s.null() {
+		return true
+	}
+	if s.i >= len(s.b) || s.b[s.i] != '[' {
+		return false
+	}
+	s.i++
+	s.space()
+	if s.i < len(s.b) && s.b[s.i] == ']' {
+		s.i++
+		return true
+	}
+	for {
+		s.space()
+		if s.i >= len(s.b) || s.b[s.i] != '{' || !element() {
+			return false
+		}
+		more, ok := s.next(']')
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
+}
+
+// null reads a null, which leaves the value it is decoded into as it was.
+func (s *caseScan) null() bool {
+	return s.i < len(s.b) && s.b[s.i] == 'n' && s.literal("null")
+}
+
+// text reads a string with no escape, or null, into v.
+func (s *caseScan) text(v *string) bool {
+	if s.null() {
+		return true
+	}
+	if s.i >= len(s.b) || s.b[s.i] != '"' {
+		return false
+	}
+	t, ok := s.str()
+	if !ok || s.escaped {
+		return false
+	}
+	*v = string(t)
+	return true
+}
+
+// int reads an integer with no fraction or exponent, or null, into v.
+func (s *caseScan) int(v *int) bool {
+	if s.null() {
+		return true
+	}
+	num, frac, exp, ok := s.number()
+	if !ok || frac || exp {
+		return false
+	}
+	n, err := strconv.ParseInt(string(num), 10, 64)
+	*v = int(n)
+	return err == nil
+}
+
+// skip reads past one value that passThrough passed.
+func (s *caseScan) skip() bool {
+	s.space()
+	if s.i >= len(s.b) {
+		return false
+	}
+	switch s.b[s.i] {
+	case '"':
+		_, ok := s.str()
+		if !ok {
+			var v string
+			end := s.stringEnd()
+			if end < 0 || json.Unmarshal(s.b[s.i:end], &v) != nil {
+				return false
+			}
+			s.i = end
+		}
+		return true
+	case '{', '[':
+		depth := 0
+		for s.i < len(s.b) {
+			switch s.b[s.i] {
+			case '"':
+				end := s.stringEnd()
+				if end < 0 {
+					return false
+				}
+				s.i = end
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					s.i++
+					return true
+				}
+			}
+			s.i++
+		}
+		return false
+	case 't':
+		return s.literal("true")
+	case 'f':
+		return s.literal("false")
+	case 'n':
+		return s.literal("null")
+	}
+	_, _, _, ok := s.number()
+	return ok
+}
+
+// stringEnd is where the string at s.i ends, past its closing quote; -1
+// for none.
+func (s *caseScan) stringEnd() int {
+	for j := s.i + 1; j < len(s.b); j++ {
+		switch s.b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}

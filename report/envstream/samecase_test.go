@@ -1,0 +1,147 @@
+package envstream
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/report"
+	"github.com/mcptest/mcptest/report/casedraw"
+)
+
+// checkLeanOf holds the delta sameBytes makes of a case's JSON without
+// decoding it to the delta of the decoded case compared with itself; it
+// reports whether the case took that way.
+func checkLeanOf(t *testing.T, raw []byte) bool {
+	t.Helper()
+	name, ok := plainName(raw)
+	if !ok {
+		return false
+	}
+	var lc leanCase
+	if !passThrough(raw, &lc) {
+		return false
+	}
+	lean, ok := leanOf(raw)
+	if !ok {
+		return false
+	}
+	d, ok := baseline.SameOf(lean)
+	if !ok {
+		return false
+	}
+	var c report.CaseResult
+	if err := json.Unmarshal(raw, &c); err != nil {
+		t.Fatalf("passed through, and Unmarshal refuses it (%v):\n%s", err, raw)
+	}
+	if err := c.Check("cases[0]"); err != nil {
+		t.Fatalf("passed through, and Check refuses it (%v):\n%s", err, raw)
+	}
+	if want := baseline.CaseOf(&c, &c, ""); !reflect.DeepEqual(d, want) {
+		t.Fatalf("case %s\nlean delta %+v\ndecoded    %+v", raw, d, want)
+	}
+	if name != c.Name {
+		t.Fatalf("plainName %q; decoded %q", name, c.Name)
+	}
+	return true
+}
+
+// TestLeanOfIsDecode draws cases' JSON (by CaseResult's type, so a field
+// added is drawn too; their mutations; the cases the million-case test
+// and the stream tests generate) and holds the delta made without a
+// decode to the decoded case's.
+func TestLeanOfIsDecode(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 11))
+	lean := 0
+	for range 3000 {
+		var b bytes.Buffer
+		casedraw.JSON(r, &b, reflect.TypeFor[report.CaseResult](), 0, r.IntN(4) > 0)
+		raw := b.Bytes()
+		// Mostly as an encoder writes a case: its name first, one line,
+		// its verdict, kind and reliability what Check passes.
+		var c report.CaseResult
+		if r.IntN(5) > 0 && json.Unmarshal(raw, &c) == nil {
+			c.Verdict = []report.Verdict{report.Pass, report.Fail}[r.IntN(2)]
+			c.Kind = report.KindAgent
+			c.Reliability, c.Tools, c.Findings, c.UnpricedModels = nil, nil, nil, nil
+			for _, p := range []*string{&c.Name, &c.DefinitionSHA256, &c.Model, &c.Position.File, &c.Catalog} {
+				if r.IntN(4) > 0 {
+					*p = strings.Map(func(r rune) rune {
+						if r < 0x20 || r >= 0x7f {
+							return 'x'
+						}
+						return r
+					}, *p)
+				}
+			}
+			if c.Labels != nil && r.IntN(2) == 0 {
+				c.Labels["reliability.class"] = "flaky"
+			}
+			if c.Cassettes != nil {
+				c.Cassettes.SHA256, c.Cassettes.Paths = "abc", nil
+			}
+			for i := range c.Assertions {
+				c.Assertions[i].Position.File = "suite.yml"
+			}
+			var enc bytes.Buffer
+			e := json.NewEncoder(&enc)
+			e.SetEscapeHTML(false)
+			if e.Encode(&c) == nil {
+				raw = bytes.TrimSuffix(enc.Bytes(), []byte("\n"))
+			}
+		}
+		if r.IntN(3) == 0 {
+			raw = casedraw.Mutate(r, raw)
+		}
+		if checkLeanOf(t, raw) {
+			lean++
+		}
+	}
+	for k := range 300 {
+		var b bytes.Buffer
+		w := bufio.NewWriter(&b)
+		writeCaseJSON(w, k, prCase(k))
+		w.Flush()
+		if !checkLeanOf(t, b.Bytes()) {
+			t.Fatalf("the million-case test's case %d is decoded:\n%s", k, b.Bytes())
+		}
+		data, err := json.Marshal(genCase(r, k, "c"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if checkLeanOf(t, data) {
+			lean++
+		}
+		// Raw edits an encoder does not make: a target or label given
+		// twice, nulls, spaces, other number forms.
+		for _, e := range [][2]string{{`"targets":{`, `"targets":{"tool_selection.f1":3,`}, {`"targets":{`, `"targets": { "x" : -0.0e0 , "y":1E-7,`},
+			{`"labels":{`, `"labels":{"a":"1","a":"2",`}, {`"counts":{`, `"counts":{"x":null,`}, {`"floors":[]`, `"floors":null`},
+			{`"floors":[]`, `"floors":[{"name":"f","passed":true},{"name":"f","passed":false}]`}, {`"position":{`, `"position":{"x":[1,{"a":"\n"}],`},
+			{`"name":"c`, `"name":"\u0063`}, {`"assertions":[`, `"assertions":[null,`}, {`"definition_sha256":"`, `"definition_sha256":"\/`}} {
+			if bytes.Contains(data, []byte(e[0])) {
+				if checkLeanOf(t, bytes.Replace(data, []byte(e[0]), []byte(e[1]), 1)) {
+					lean++
+				}
+			}
+		}
+	}
+	if lean < 1000 {
+		t.Fatalf("%d drawn cases took the way without a decode: the drawing misses it", lean)
+	}
+	t.Logf("%d drawn cases compared without a decode", lean)
+}
+
+func FuzzLeanOf(f *testing.F) {
+	r := rand.New(rand.NewPCG(40, 12))
+	for range 30 {
+		var b bytes.Buffer
+		casedraw.JSON(r, &b, reflect.TypeFor[report.CaseResult](), 0, true)
+		f.Add(b.Bytes())
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { checkLeanOf(t, raw) })
+}
