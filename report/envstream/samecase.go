@@ -2,7 +2,6 @@ package envstream
 
 import (
 	"bytes"
-	"encoding/json"
 	"slices"
 	"strconv"
 
@@ -185,8 +184,8 @@ func (s *caseScan) members(member func(k []byte) bool) bool {
 		if s.i >= len(s.b) || s.b[s.i] != '"' {
 			return false
 		}
-		k, ok := s.str()
-		if !ok || s.escaped || !s.colon() {
+		k, escaped, ok := s.quoted()
+		if !ok || escaped || !s.colon() {
 			return false
 		}
 		s.space()
@@ -247,12 +246,33 @@ func (s *caseScan) text(v *string) bool {
 	if s.i >= len(s.b) || s.b[s.i] != '"' {
 		return false
 	}
-	t, ok := s.str()
-	if !ok || s.escaped {
+	t, escaped, ok := s.quoted()
+	if !ok || escaped {
 		return false
 	}
 	*v = string(t)
 	return true
+}
+
+// quoted reads a string at s.i of a text passThrough passed (so a valid
+// JSON string): its text between the quotes, whether it holds an
+// escape, false for no closing quote.
+func (s *caseScan) quoted() (text []byte, escaped, ok bool) {
+	start := s.i + 1
+	for j := start; j < len(s.b); {
+		q := bytes.IndexByte(s.b[j:], '"')
+		if q < 0 {
+			return nil, false, false
+		}
+		e := bytes.IndexByte(s.b[j:j+q], '\\')
+		if e < 0 {
+			s.i = j + q + 1
+			return s.b[start : j+q], escaped, true
+		}
+		escaped = true
+		j += e + 2 // the backslash and the character it escapes
+	}
+	return nil, false, false
 }
 
 // int reads an integer with no fraction or exponent, or null, into v.
@@ -277,26 +297,16 @@ func (s *caseScan) skip() bool {
 	}
 	switch s.b[s.i] {
 	case '"':
-		_, ok := s.str()
-		if !ok {
-			var v string
-			end := s.stringEnd()
-			if end < 0 || json.Unmarshal(s.b[s.i:end], &v) != nil {
-				return false
-			}
-			s.i = end
-		}
-		return true
+		_, _, ok := s.quoted()
+		return ok
 	case '{', '[':
 		depth := 0
 		for s.i < len(s.b) {
 			switch s.b[s.i] {
 			case '"':
-				end := s.stringEnd()
-				if end < 0 {
+				if _, _, ok := s.quoted(); !ok {
 					return false
 				}
-				s.i = end
 				continue
 			case '{', '[':
 				depth++
@@ -319,18 +329,4 @@ func (s *caseScan) skip() bool {
 	}
 	_, _, _, ok := s.number()
 	return ok
-}
-
-// stringEnd is where the string at s.i ends, past its closing quote; -1
-// for none.
-func (s *caseScan) stringEnd() int {
-	for j := s.i + 1; j < len(s.b); j++ {
-		switch s.b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return -1
 }
