@@ -162,13 +162,18 @@ func (b *baseIndex) add(h uint32, start int64, n int) error {
 }
 
 func (b *baseIndex) raw(i int32) ([]byte, error) {
+	return b.rawTo(make([]byte, b.lens[i]), i)
+}
+
+// rawTo reads the i-th case's bytes into buf, grown to their length.
+func (b *baseIndex) rawTo(buf []byte, i int32) ([]byte, error) {
 	k, found := slices.BinarySearch(b.blockFirst, i)
 	if !found {
 		k--
 	}
-	data := make([]byte, b.lens[i])
-	_, err := b.f.ReadAt(data, b.blockAt[k]+int64(b.rel[i]))
-	return data, err
+	buf = slices.Grow(buf[:0], int(b.lens[i]))[:b.lens[i]]
+	_, err := b.f.ReadAt(buf, b.blockAt[k]+int64(b.rel[i]))
+	return buf, err
 }
 
 // errRenamed says a baseline case decodes to another name than the one
@@ -695,10 +700,13 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var sc scratch
 			for j := range jobs {
 				rs := make([]result, 0, len(j.raws))
+				// The batch's deltas are encoded into one buffer.
+				sc.out = make([]byte, 0, 1024*len(j.raws))
 				for k, raw := range j.raws {
-					r := compareOne(cur, idx, reason, every, j.i+k, raw)
+					r := compareOne(cur, idx, reason, every, j.i+k, raw, &sc)
 					rs = append(rs, r)
 					if r.err != nil {
 						break
@@ -764,12 +772,12 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 // JSON, with the baseline: without decoding it when its bytes are the
 // baseline case's (sameBytes), else decoded and checked, found in the
 // baseline and compared.
-func compareOne(cur *report.CaseReader, idx *indexed, reason string, every bool, i int, raw []byte) result {
+func compareOne(cur *report.CaseReader, idx *indexed, reason string, every bool, i int, raw []byte, sc *scratch) result {
 	if reason == "" {
-		if base, d, ok := idx.sameBytes(raw); ok {
+		if base, d, ok := idx.sameBytes(raw, sc); ok {
 			r := result{base: base, d: d, hash: nameHash(d.Name)}
 			if every {
-				r.data, r.err = encodeDelta(&r.d)
+				r.data, r.err = sc.encode(&r.d)
 			}
 			return r
 		}
@@ -788,8 +796,25 @@ func compareOne(cur *report.CaseReader, idx *indexed, reason string, every bool,
 	if r.err == nil {
 		r.d = baseline.CaseOf(bc, cc, reason)
 		if every {
-			r.data, r.err = encodeDelta(&r.d)
+			r.data, r.err = sc.encode(&r.d)
 		}
 	}
 	return r
+}
+
+// scratch is a comparison worker's buffers: a baseline case read, and
+// the encoded deltas of its batch.
+type scratch struct {
+	read, out []byte
+}
+
+// encode appends d's JSON (encodeDelta) to the batch's buffer and
+// returns it.
+func (sc *scratch) encode(d *baseline.CaseDelta) ([]byte, error) {
+	start := len(sc.out)
+	if b, ok := appendDelta(sc.out, d); ok {
+		sc.out = b
+		return b[start:len(b):len(b)], nil
+	}
+	return encodeDeltaJSON(d)
 }

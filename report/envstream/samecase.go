@@ -17,7 +17,7 @@ import (
 // false, for the case to be decoded and compared as before, when any of
 // them cannot, or when no baseline case of its name holds the same bytes.
 // TestLeanOfIsDecode holds leanOf's case to the decoded one.
-func (b *baseIndex) sameBytes(raw []byte) (int32, baseline.CaseDelta, bool) {
+func (b *baseIndex) sameBytes(raw []byte, sc *scratch) (int32, baseline.CaseDelta, bool) {
 	name, ok := plainName(raw)
 	if !ok {
 		return -1, baseline.CaseDelta{}, false
@@ -29,7 +29,8 @@ func (b *baseIndex) sameBytes(raw []byte) (int32, baseline.CaseDelta, bool) {
 		if b.dropped.get(i) || int(b.lens[i]) != len(raw) {
 			continue
 		}
-		data, err := b.raw(i)
+		data, err := b.rawTo(sc.read, i)
+		sc.read = data
 		if err != nil || !bytes.Equal(data, raw) {
 			continue
 		}
