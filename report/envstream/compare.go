@@ -774,7 +774,7 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 // baseline and compared.
 func compareOne(cur *report.CaseReader, idx *indexed, reason string, every bool, i int, raw []byte, sc *scratch) result {
 	if reason == "" {
-		if base, d, ok := idx.sameBytes(raw, sc); ok {
+		if base, d, ok := idx.sameBytes(raw, every, sc); ok {
 			r := result{base: base, d: d, hash: nameHash(d.Name)}
 			if every {
 				r.data, r.err = sc.encode(&r.d)

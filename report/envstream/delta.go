@@ -141,12 +141,11 @@ type deltaWriter struct{ b []byte }
 
 const deltaPrefix, deltaIndent = "    ", "  "
 
+// newlines are a newline and the indentation of depths 0 to 4.
+const newlines = "\n" + deltaPrefix + deltaIndent + deltaIndent + deltaIndent + deltaIndent
+
 func (w *deltaWriter) newline(depth int) {
-	w.b = append(w.b, '\n')
-	w.b = append(w.b, deltaPrefix...)
-	for range depth {
-		w.b = append(w.b, deltaIndent...)
-	}
+	w.b = append(w.b, newlines[:1+len(deltaPrefix)+depth*len(deltaIndent)]...)
 }
 
 // key starts a member at depth (first: the object's first member).

@@ -27,7 +27,7 @@ func checkLeanOf(t *testing.T, raw []byte) bool {
 	if !passThrough(raw, &lc) {
 		return false
 	}
-	lean, ok := leanOf(raw)
+	lean, ok := leanOf(raw, true)
 	if !ok {
 		return false
 	}
@@ -47,6 +47,21 @@ func checkLeanOf(t *testing.T, raw []byte) bool {
 	}
 	if name != c.Name {
 		t.Fatalf("plainName %q; decoded %q", name, c.Name)
+	}
+	// Without its figures (CompareListed), a case of a definition digest
+	// is unchanged and counted alike.
+	if c.DefinitionSHA256 != "" {
+		bare, ok := leanOf(raw, false)
+		if !ok {
+			t.Fatalf("leanOf reads the case with its figures, not without:\n%s", raw)
+		}
+		db, ok := baseline.SameOf(bare)
+		var got, want baseline.Summary
+		got.Add(db)
+		want.Add(d)
+		if !ok || db.Changed() || d.Changed() || got != want {
+			t.Fatalf("case %s\nwithout its figures %+v (changed %v)\nwith them %+v (changed %v)", raw, got, db.Changed(), want, d.Changed())
+		}
 	}
 	return true
 }
@@ -144,4 +159,44 @@ func FuzzLeanOf(f *testing.F) {
 		f.Add(b.Bytes())
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) { checkLeanOf(t, raw) })
+}
+
+// BenchmarkSameBytes: the parts of comparing a case whose bytes are the
+// baseline's, on a case of the million-case test.
+func BenchmarkSameBytes(b *testing.B) {
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	writeCaseJSON(w, 12345, prCase(12345))
+	w.Flush()
+	raw := buf.Bytes()
+	var lc leanCase
+	b.Run("passThrough", func(b *testing.B) {
+		for b.Loop() {
+			passThrough(raw, &lc)
+		}
+	})
+	b.Run("leanOf", func(b *testing.B) {
+		for b.Loop() {
+			leanOf(raw, true)
+		}
+	})
+	c, _ := leanOf(raw, true)
+	b.Run("SameOf", func(b *testing.B) {
+		for b.Loop() {
+			baseline.SameOf(c)
+		}
+	})
+	d, _ := baseline.SameOf(c)
+	b.Run("appendDelta", func(b *testing.B) {
+		out := make([]byte, 0, 4096)
+		for b.Loop() {
+			out, _ = appendDelta(out[:0], &d)
+		}
+	})
+	b.Run("decodeCase", func(b *testing.B) {
+		for b.Loop() {
+			var c report.CaseResult
+			decodeCase(raw, &c)
+		}
+	})
 }
