@@ -374,7 +374,7 @@ func (c *Comparison) warnings(base, cur *report.Envelope) {
 func sameCase(c *report.CaseResult) CaseDelta {
 	d := CaseDelta{Name: c.Name, Kind: c.Kind, Status: Same, Baseline: side(c), Current: side(c), Flips: []Flip{}}
 	if c.DefinitionSHA256 == "" {
-		d.Reasons = []string{"a definition_sha256 is missing, so it cannot be told whether the case's definition changed"}
+		d.Reasons = []string{NoDefinitionDigest}
 		d.Status = NotComparable
 	}
 	comparable := d.Status == Same
@@ -382,17 +382,9 @@ func sameCase(c *report.CaseResult) CaseDelta {
 	return d
 }
 
-// SameOf is CaseOf(c, c, ""), the delta of a case compared with itself
-// (its bytes are the baseline's), when c's assertions and floors are
-// each given once (its delta then reads only c's name, kind, verdict,
-// runs, position, definition digest, targets, counts and labels); false
-// when they are not.
-func SameOf(c *report.CaseResult) (CaseDelta, bool) {
-	if !uniqueKeys(c) {
-		return CaseDelta{}, false
-	}
-	return sameCase(c), true
-}
+// NoDefinitionDigest is why a case whose definition_sha256 is missing on
+// either side is not comparable.
+const NoDefinitionDigest = "a definition_sha256 is missing, so it cannot be told whether the case's definition changed"
 
 // uniqueKeys reports whether a case's assertions (by block, index and
 // target) and floors (by name) are each given once, for the few a case
@@ -522,7 +514,7 @@ func notComparable(bc, cc *report.CaseResult) []string {
 	}
 	switch {
 	case bc.DefinitionSHA256 == "" || cc.DefinitionSHA256 == "":
-		why = append(why, "a definition_sha256 is missing, so it cannot be told whether the case's definition changed")
+		why = append(why, NoDefinitionDigest)
 	case bc.DefinitionSHA256 != cc.DefinitionSHA256:
 		why = append(why, "the case's definition in the suite changed")
 	}

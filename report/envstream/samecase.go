@@ -6,17 +6,15 @@ import (
 	"strconv"
 
 	"github.com/mcptest/mcptest/baseline"
-	"github.com/mcptest/mcptest/report"
 )
 
 // sameBytes compares a case of the current run whose bytes are the
 // baseline's case of its name to the byte (the most cases of a run
 // compared with the run before it) without decoding it: passThrough
-// proves that decoding and checking it succeed, leanOf reads what its
-// delta is made of, and baseline.SameOf makes the delta. It reports
-// false, for the case to be decoded and compared as before, when any of
-// them cannot, or when no baseline case of its name holds the same bytes.
-// TestLeanOfIsDecode holds leanOf's case to the decoded one.
+// proves that decoding and checking it succeed, and sameDelta makes its
+// delta from its bytes. It reports false, for the case to be decoded and
+// compared as before, when either cannot, or when no baseline case of its
+// name holds the same bytes.
 func (b *baseIndex) sameBytes(raw []byte, every bool, sc *scratch) (int32, baseline.CaseDelta, bool) {
 	name, ok := plainName(raw)
 	if !ok {
@@ -38,19 +36,8 @@ func (b *baseIndex) sameBytes(raw []byte, every bool, sc *scratch) (int32, basel
 		if !passThrough(raw, &lc) {
 			return -1, baseline.CaseDelta{}, false
 		}
-		// Without every case's delta (CompareListed), an unchanged
-		// case's figures are not read: a case of the same bytes has
-		// none that moved; one not comparable (no definition digest) is
-		// listed, with its figures.
-		c, ok := leanOf(raw, every)
-		if ok && !every && c.DefinitionSHA256 == "" {
-			c, ok = leanOf(raw, true)
-		}
-		if !ok || c.Name != name {
-			return -1, baseline.CaseDelta{}, false
-		}
-		d, ok := baseline.SameOf(c)
-		if !ok {
+		d, ok := sameDelta(raw, every)
+		if !ok || d.Name != name {
 			return -1, baseline.CaseDelta{}, false
 		}
 		return i, d, true
@@ -58,124 +45,194 @@ func (b *baseIndex) sameBytes(raw []byte, every bool, sc *scratch) (int32, basel
 	return -1, baseline.CaseDelta{}, false
 }
 
-// leanOf reads, from a case's JSON that passThrough passed (every member
-// of the case and of its structs given once and spelt as its field is,
-// every value of its field's type), what a delta of the case compared
-// with itself is made of: its name, kind, verdict, runs, position,
-// definition digest, targets, counts and labels (unless !figures), and
-// its assertions' keys (block, index, target) and floors' names. It
-// reports false for
-// what it leaves to the decoder: a string with an escape, a null where a
-// value is read, an element of a list that is null.
-func leanOf(raw []byte, figures bool) (*report.CaseResult, bool) {
+// member is a name and its value's text in a case's JSON.
+type member struct {
+	key, val []byte
+}
+
+// sameDelta is baseline.CaseOf(c, c, "") for the case c whose JSON raw
+// passThrough passed (every member of the case and of its structs given
+// once and spelt as its field is, every value of its field's type): the
+// delta of a case compared with itself, made from its name, kind,
+// verdict, runs, position, definition digest, targets, counts and labels
+// without decoding it. Without figures (CompareListed, which lists
+// changed cases only), the targets, counts and labels of a case with a
+// definition digest are left out: such a case is unchanged, and counts
+// alike without them. It reports false for what it leaves to the decoder:
+// a string with an escape, a null element of a list, an assertion (by
+// block, index and target) or floor (by name) given twice.
+// TestSameDeltaIsCaseOf holds it to CaseOf over drawn cases.
+func sameDelta(raw []byte, figures bool) (baseline.CaseDelta, bool) {
+	var d baseline.CaseDelta
+	var side baseline.CaseSide
+	var digest bool
+	var targets, counts, labels []member
+	type assertion struct {
+		block, target []byte
+		index         int
+	}
+	var asserts []assertion
+	var floors [][]byte
 	s := caseScan{b: raw}
-	c := &report.CaseResult{}
 	ok := s.members(func(k []byte) bool {
 		switch string(k) {
 		case "name":
-			return s.text(&c.Name)
+			return s.text(&d.Name)
 		case "kind":
-			return s.text((*string)(&c.Kind))
+			return s.text((*string)(&d.Kind))
 		case "verdict":
-			return s.text((*string)(&c.Verdict))
+			return s.text((*string)(&side.Verdict))
 		case "definition_sha256":
-			return s.text(&c.DefinitionSHA256)
+			var v []byte
+			ok := s.raw(&v)
+			digest = len(v) > 0
+			return ok
 		case "runs":
-			return s.int(&c.Runs)
+			return s.int(&side.Runs)
 		case "position":
 			return s.members(func(k []byte) bool {
 				switch string(k) {
 				case "file":
-					return s.text(&c.Position.File)
+					return s.text(&side.Position.File)
 				case "line":
-					return s.int(&c.Position.Line)
+					return s.int(&side.Position.Line)
 				case "col":
-					return s.int(&c.Position.Col)
+					return s.int(&side.Position.Col)
 				}
 				return s.skip()
 			})
 		case "targets", "counts", "labels":
-			if !figures {
-				return s.skip()
+			list := &targets
+			switch string(k) {
+			case "counts":
+				list = &counts
+			case "labels":
+				list = &labels
 			}
-		}
-		switch string(k) {
-		case "targets":
-			if s.null() {
-				return true
-			}
-			c.Targets = map[string]float64{}
 			return s.members(func(k []byte) bool {
-				num, _, _, ok := s.number()
-				if !ok {
-					return false
+				start := s.i
+				var ok bool
+				if s.i < len(s.b) && s.b[s.i] == '"' {
+					_, escaped, q := s.quoted()
+					ok = q && !escaped
+				} else {
+					_, _, _, ok = s.number()
 				}
-				v, err := strconv.ParseFloat(string(num), 64)
-				c.Targets[intern(k)] = v
-				return err == nil
-			})
-		case "counts":
-			if s.null() {
-				return true
-			}
-			c.Counts = map[string]int64{}
-			return s.members(func(k []byte) bool {
-				var v int
-				if !s.int(&v) {
-					return false
-				}
-				c.Counts[intern(k)] = int64(v)
-				return true
-			})
-		case "labels":
-			if s.null() {
-				return true
-			}
-			c.Labels = map[string]string{}
-			return s.members(func(k []byte) bool {
-				var v string
-				if !s.text(&v) {
-					return false
-				}
-				c.Labels[intern(k)] = v
-				return true
+				*list = append(*list, member{k, s.b[start:s.i]})
+				return ok
 			})
 		case "assertions":
-			c.Assertions = []report.AssertionResult{}
 			return s.elements(func() bool {
-				var a report.AssertionResult
+				var a assertion
 				ok := s.members(func(k []byte) bool {
 					switch string(k) {
 					case "block":
-						return s.text(&a.Block)
+						return s.raw(&a.block)
 					case "index":
-						return s.int(&a.Index)
+						return s.int(&a.index)
 					case "target":
-						return s.text(&a.Target)
+						return s.raw(&a.target)
 					}
 					return s.skip()
 				})
-				c.Assertions = append(c.Assertions, a)
+				for _, b := range asserts {
+					if b.index == a.index && bytes.Equal(b.block, a.block) && bytes.Equal(b.target, a.target) {
+						return false
+					}
+				}
+				asserts = append(asserts, a)
 				return ok
 			})
 		case "floors":
-			c.Floors = []report.Floor{}
 			return s.elements(func() bool {
-				var f report.Floor
+				var name []byte
 				ok := s.members(func(k []byte) bool {
 					if string(k) == "name" {
-						return s.text(&f.Name)
+						return s.raw(&name)
 					}
 					return s.skip()
 				})
-				c.Floors = append(c.Floors, f)
+				for _, f := range floors {
+					if bytes.Equal(f, name) {
+						return false
+					}
+				}
+				floors = append(floors, name)
 				return ok
 			})
 		}
 		return s.skip()
 	})
 	s.space()
-	return c, ok && s.i == len(s.b)
+	if !ok || s.i != len(s.b) {
+		return d, false
+	}
+	d.Status, d.Flips = baseline.Same, []baseline.Flip{}
+	if !digest {
+		d.Status = baseline.NotComparable
+		d.Reasons = []string{baseline.NoDefinitionDigest}
+	}
+	bs, cs := side, side
+	d.Baseline, d.Current = &bs, &cs
+	d.Targets, d.Counts = []baseline.TargetDelta{}, []baseline.CountDelta{}
+	if !figures && digest {
+		return d, true
+	}
+	comparable := d.Status == baseline.Same
+	targets, counts, labels = lastOfEach(targets), lastOfEach(counts), lastOfEach(labels)
+	d.Targets = make([]baseline.TargetDelta, len(targets))
+	fs := make([]float64, 0, 2*len(targets))
+	for i, m := range targets {
+		v, err := strconv.ParseFloat(string(m.val), 64)
+		if err != nil || m.val[0] == '"' {
+			return d, false
+		}
+		fs = append(fs, v, 0)
+		t := baseline.TargetDelta{Name: intern(m.key), Baseline: &fs[2*i], Current: &fs[2*i]}
+		if comparable {
+			t.Delta = &fs[2*i+1]
+		}
+		d.Targets[i] = t
+	}
+	d.Counts = make([]baseline.CountDelta, len(counts))
+	ns := make([]int64, 0, 2*len(counts))
+	for i, m := range counts {
+		v, err := strconv.ParseInt(string(m.val), 10, 64)
+		if err != nil {
+			return d, false
+		}
+		ns = append(ns, v, 0)
+		c := baseline.CountDelta{Name: intern(m.key), Baseline: &ns[2*i], Current: &ns[2*i]}
+		if comparable {
+			c.Delta = &ns[2*i+1]
+		}
+		d.Counts[i] = c
+	}
+	if len(labels) > 0 {
+		d.Labels = make([]baseline.LabelDelta, len(labels))
+		for i, m := range labels {
+			if m.val[0] != '"' {
+				return d, false
+			}
+			v := intern(m.val[1 : len(m.val)-1])
+			d.Labels[i] = baseline.LabelDelta{Name: intern(m.key), Baseline: &v, Current: &v}
+		}
+	}
+	return d, true
+}
+
+// lastOfEach sorts an object's members by name, keeping of a name given
+// twice the last one (as decoding it into a map keeps it).
+func lastOfEach(ms []member) []member {
+	slices.SortStableFunc(ms, func(a, b member) int { return bytes.Compare(a.key, b.key) })
+	out := ms[:0]
+	for i, m := range ms {
+		if i+1 < len(ms) && bytes.Equal(ms[i+1].key, m.key) {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // members reads an object at s.i, calling member with each name, the
@@ -251,6 +308,19 @@ func (s *caseScan) elements(element func() bool) bool {
 // null reads a null, which leaves the value it is decoded into as it was.
 func (s *caseScan) null() bool {
 	return s.i < len(s.b) && s.b[s.i] == 'n' && s.literal("null")
+}
+
+// raw reads a string with no escape, or null, as its text into v.
+func (s *caseScan) raw(v *[]byte) bool {
+	if s.null() {
+		return true
+	}
+	if s.i >= len(s.b) || s.b[s.i] != '"' {
+		return false
+	}
+	t, escaped, ok := s.quoted()
+	*v = t
+	return ok && !escaped
 }
 
 // text reads a string with no escape, or null, into v.

@@ -14,10 +14,10 @@ import (
 	"github.com/mcptest/mcptest/report/casedraw"
 )
 
-// checkLeanOf holds the delta sameBytes makes of a case's JSON without
+// checkSameDelta holds the delta sameBytes makes of a case's JSON without
 // decoding it to the delta of the decoded case compared with itself; it
 // reports whether the case took that way.
-func checkLeanOf(t *testing.T, raw []byte) bool {
+func checkSameDelta(t *testing.T, raw []byte) bool {
 	t.Helper()
 	name, ok := plainName(raw)
 	if !ok {
@@ -27,11 +27,7 @@ func checkLeanOf(t *testing.T, raw []byte) bool {
 	if !passThrough(raw, &lc) {
 		return false
 	}
-	lean, ok := leanOf(raw, true)
-	if !ok {
-		return false
-	}
-	d, ok := baseline.SameOf(lean)
+	d, ok := sameDelta(raw, true)
 	if !ok {
 		return false
 	}
@@ -51,11 +47,7 @@ func checkLeanOf(t *testing.T, raw []byte) bool {
 	// Without its figures (CompareListed), a case of a definition digest
 	// is unchanged and counted alike.
 	if c.DefinitionSHA256 != "" {
-		bare, ok := leanOf(raw, false)
-		if !ok {
-			t.Fatalf("leanOf reads the case with its figures, not without:\n%s", raw)
-		}
-		db, ok := baseline.SameOf(bare)
+		db, ok := sameDelta(raw, false)
 		var got, want baseline.Summary
 		got.Add(db)
 		want.Add(d)
@@ -66,11 +58,11 @@ func checkLeanOf(t *testing.T, raw []byte) bool {
 	return true
 }
 
-// TestLeanOfIsDecode draws cases' JSON (by CaseResult's type, so a field
+// TestSameDeltaIsCaseOf draws cases' JSON (by CaseResult's type, so a field
 // added is drawn too; their mutations; the cases the million-case test
 // and the stream tests generate) and holds the delta made without a
 // decode to the decoded case's.
-func TestLeanOfIsDecode(t *testing.T) {
+func TestSameDeltaIsCaseOf(t *testing.T) {
 	r := rand.New(rand.NewPCG(40, 11))
 	lean := 0
 	for range 3000 {
@@ -113,7 +105,7 @@ func TestLeanOfIsDecode(t *testing.T) {
 		if r.IntN(3) == 0 {
 			raw = casedraw.Mutate(r, raw)
 		}
-		if checkLeanOf(t, raw) {
+		if checkSameDelta(t, raw) {
 			lean++
 		}
 	}
@@ -122,14 +114,14 @@ func TestLeanOfIsDecode(t *testing.T) {
 		w := bufio.NewWriter(&b)
 		writeCaseJSON(w, k, prCase(k))
 		w.Flush()
-		if !checkLeanOf(t, b.Bytes()) {
+		if !checkSameDelta(t, b.Bytes()) {
 			t.Fatalf("the million-case test's case %d is decoded:\n%s", k, b.Bytes())
 		}
 		data, err := json.Marshal(genCase(r, k, "c"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if checkLeanOf(t, data) {
+		if checkSameDelta(t, data) {
 			lean++
 		}
 		// Raw edits an encoder does not make: a target or label given
@@ -139,7 +131,7 @@ func TestLeanOfIsDecode(t *testing.T) {
 			{`"floors":[]`, `"floors":[{"name":"f","passed":true},{"name":"f","passed":false}]`}, {`"position":{`, `"position":{"x":[1,{"a":"\n"}],`},
 			{`"name":"c`, `"name":"\u0063`}, {`"assertions":[`, `"assertions":[null,`}, {`"definition_sha256":"`, `"definition_sha256":"\/`}} {
 			if bytes.Contains(data, []byte(e[0])) {
-				if checkLeanOf(t, bytes.Replace(data, []byte(e[0]), []byte(e[1]), 1)) {
+				if checkSameDelta(t, bytes.Replace(data, []byte(e[0]), []byte(e[1]), 1)) {
 					lean++
 				}
 			}
@@ -151,14 +143,14 @@ func TestLeanOfIsDecode(t *testing.T) {
 	t.Logf("%d drawn cases compared without a decode", lean)
 }
 
-func FuzzLeanOf(f *testing.F) {
+func FuzzSameDelta(f *testing.F) {
 	r := rand.New(rand.NewPCG(40, 12))
 	for range 30 {
 		var b bytes.Buffer
 		casedraw.JSON(r, &b, reflect.TypeFor[report.CaseResult](), 0, true)
 		f.Add(b.Bytes())
 	}
-	f.Fuzz(func(t *testing.T, raw []byte) { checkLeanOf(t, raw) })
+	f.Fuzz(func(t *testing.T, raw []byte) { checkSameDelta(t, raw) })
 }
 
 // BenchmarkSameBytes: the parts of comparing a case whose bytes are the
@@ -175,18 +167,12 @@ func BenchmarkSameBytes(b *testing.B) {
 			passThrough(raw, &lc)
 		}
 	})
-	b.Run("leanOf", func(b *testing.B) {
+	b.Run("sameDelta", func(b *testing.B) {
 		for b.Loop() {
-			leanOf(raw, true)
+			sameDelta(raw, true)
 		}
 	})
-	c, _ := leanOf(raw, true)
-	b.Run("SameOf", func(b *testing.B) {
-		for b.Loop() {
-			baseline.SameOf(c)
-		}
-	})
-	d, _ := baseline.SameOf(c)
+	d, _ := sameDelta(raw, true)
 	b.Run("appendDelta", func(b *testing.B) {
 		out := make([]byte, 0, 4096)
 		for b.Loop() {
