@@ -99,6 +99,10 @@ type input struct {
 	// the position file of the last case passed through, kept once.
 	counter report.Counter
 	file    string
+	// head and headErr are the input's head, decoded and checked on its
+	// goroutine once its cases are read (CaseReader.Envelope).
+	head    *report.Envelope
+	headErr error
 }
 
 // MergeFiles merges the shard envelopes at paths as baseline.Merge merges
@@ -186,6 +190,9 @@ func (in *input) read(ctx context.Context, spool *annotate.CaseSpool) {
 	for {
 		raw, err := in.cr.NextRaw()
 		if errors.Is(err, io.EOF) {
+			// The head, on this goroutine: the inputs' heads (their
+			// catalogs) are decoded and checked on every core.
+			in.head, in.headErr = in.cr.Envelope()
 			if len(b) > 0 {
 				send()
 			}
@@ -392,7 +399,10 @@ func (in *input) took(it *item) error {
 func headsOf(ins []*input) ([]baseline.Input, error) {
 	heads := make([]baseline.Input, len(ins))
 	for i, in := range ins {
-		env, err := in.cr.Envelope()
+		env, err := in.head, in.headErr
+		if env == nil && err == nil { // not read to its end
+			env, err = in.cr.Envelope()
+		}
 		if err != nil {
 			return nil, &diag.InputError{Err: err}
 		}
