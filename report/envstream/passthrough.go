@@ -2,6 +2,7 @@ package envstream
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"reflect"
 	"sync"
@@ -309,6 +310,14 @@ func (s *caseScan) str() ([]byte, bool) {
 	start := s.i + 1
 	s.escaped = false
 	for j := start; j < len(s.b); {
+		// Eight bytes at a time while none of them is a quote, a
+		// backslash, a control character or past ASCII.
+		for j+8 <= len(s.b) && plain8(binary.LittleEndian.Uint64(s.b[j:])) {
+			j += 8
+		}
+		if j >= len(s.b) {
+			break
+		}
 		c := s.b[j]
 		switch {
 		case c == '"':
@@ -359,6 +368,15 @@ func (s *caseScan) str() ([]byte, bool) {
 		}
 	}
 	return nil, false
+}
+
+// plain8 reports whether none of the eight bytes of x is a '"', a '\\',
+// below 0x20 or 0x7f and above.
+func plain8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	below := (x - ones*0x20) & ^x & highs
+	return (below | zero(x^(ones*'"')) | zero(x^(ones*'\\')) | zero(x^(ones*0x7f)) | x&highs) == 0
 }
 
 // isControl is report's isControl: a character Check refuses in a
@@ -495,7 +513,18 @@ func (s *caseScan) anyValue() bool {
 		if s.depth++; s.depth > maxScanDepth {
 			return false
 		}
-		defer func() { s.depth-- }()
+		ok := s.anyContainer(c)
+		s.depth--
+		return ok
+	default:
+		return s.float(64)
+	}
+}
+
+// anyContainer reads an object or array (c its opening bracket) of any
+// values.
+func (s *caseScan) anyContainer(c byte) bool {
+	{
 		close := byte(']')
 		if c == '{' {
 			close = '}'
@@ -527,8 +556,6 @@ func (s *caseScan) anyValue() bool {
 				return true
 			}
 		}
-	default:
-		return s.float(64)
 	}
 }
 
@@ -585,7 +612,13 @@ func (s *caseScan) object(sh *shape, role scanRole) bool {
 	if s.depth++; s.depth > maxScanDepth {
 		return false
 	}
-	defer func() { s.depth-- }()
+	ok := s.members(sh, role)
+	s.depth--
+	return ok
+}
+
+// members reads a struct's members, past its opening brace.
+func (s *caseScan) members(sh *shape, role scanRole) bool {
 	s.i++ // {
 	s.space()
 	if s.i < len(s.b) && s.b[s.i] == '}' {
@@ -593,18 +626,25 @@ func (s *caseScan) object(sh *shape, role scanRole) bool {
 		return s.closeStruct(role, 0)
 	}
 	var seen uint64
+	last := -1
 	for {
 		k, ok := s.key()
 		if !ok {
 			return false
 		}
+		// An encoder writes the fields in their order: look from the
+		// one after the last.
 		f := -1
-		for j := range sh.fields {
+		for n, j := 0, last+1; n < len(sh.fields); n, j = n+1, j+1 {
+			if j == len(sh.fields) {
+				j = 0
+			}
 			if sh.fields[j].name == string(k) {
 				f = j
 				break
 			}
 		}
+		last = f
 		if f < 0 {
 			for j := range sh.fields {
 				if bytes.EqualFold([]byte(sh.fields[j].name), k) {
@@ -755,7 +795,13 @@ func (s *caseScan) mapObject(sh *shape, role scanRole) bool {
 	if s.depth++; s.depth > maxScanDepth {
 		return false
 	}
-	defer func() { s.depth-- }()
+	ok := s.mapMembers(sh, role)
+	s.depth--
+	return ok
+}
+
+// mapMembers reads a map's members, past its opening brace.
+func (s *caseScan) mapMembers(sh *shape, role scanRole) bool {
 	s.i++ // {
 	s.space()
 	if s.i < len(s.b) && s.b[s.i] == '}' {
@@ -839,7 +885,13 @@ func (s *caseScan) array(sh *shape, role scanRole) bool {
 	if s.depth++; s.depth > maxScanDepth {
 		return false
 	}
-	defer func() { s.depth-- }()
+	ok := s.elements(sh, role)
+	s.depth--
+	return ok
+}
+
+// elements reads a slice's elements, past its opening bracket.
+func (s *caseScan) elements(sh *shape, role scanRole) bool {
 	s.i++ // [
 	s.space()
 	if s.i < len(s.b) && s.b[s.i] == ']' {

@@ -3,6 +3,7 @@ package envstream
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"math/rand/v2"
 	"reflect"
@@ -215,5 +216,43 @@ func clean(v reflect.Value) {
 			m.SetMapIndex(reflect.ValueOf(drop(k.String())).Convert(v.Type().Key()), e)
 		}
 		v.Set(m)
+	}
+}
+
+// TestPlain8 holds the eight-byte test of passThrough's string scan to a
+// byte-by-byte one over drawn words, each byte's every value in turn.
+func TestPlain8(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	plain := func(c byte) bool { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\' }
+	for range 2000 {
+		var b [8]byte
+		for i := range b {
+			b[i] = byte(0x20 + r.IntN(0x5f))
+		}
+		for i := range b {
+			keep := b[i]
+			for v := range 256 {
+				b[i] = byte(v)
+				want := true
+				for _, c := range b {
+					want = want && plain(c)
+				}
+				if got := plain8(binary.LittleEndian.Uint64(b[:])); got != want {
+					t.Fatalf("plain8(%q) = %v, want %v", b, got, want)
+				}
+			}
+			b[i] = keep
+		}
+	}
+}
+
+func BenchmarkPassThrough(b *testing.B) {
+	raw := benchCase(b)
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		var lc leanCase
+		if !passThrough(raw, &lc) {
+			b.Fatal("not passed through")
+		}
 	}
 }
