@@ -20,7 +20,7 @@ import (
 // fails as it always did (the load's errors, nothing computed reported,
 // no progress shown, no server started), and the outcomes are dropped.
 
-// loadAhead computes, on one worker per core, the replayed tests a suite
+// loadAhead computes, on one worker per core but the load's, the replayed tests a suite
 // being loaded for a run hands over (take) as soon as each is built, up
 // to aheadMax of them: their outcomes wait for Run in the cases
 // themselves (Case.ahead).
@@ -46,13 +46,16 @@ type aheadJob struct {
 	files []string
 }
 
-// aheadPerWorker is how many cases a suite's load may compute ahead per
-// worker beyond the first core, the one the load itself runs on: the
-// outcomes are held until the load ends (a prepared result of a small
-// case is a few KB), and on two cores 128 cover the load of the 2,000
-// transcripts of .ci/bench. It stays under keepBuilt, so a case computed
-// ahead is one the load keeps built (Suite.dropHeld keeps it anyway).
-const aheadPerWorker = 128
+// aheadMax is how many cases a suite's load may compute ahead: their
+// outcomes are held until the load ends, about 10 KB each for the 2,000
+// transcripts of .ci/bench (1,920 of them, one core's share at
+// GOMAXPROCS=16, took the run's peak RSS from 45 to 65-69 MB; 256, to 54
+// to 64 MB). On two cores 128 keep the second core busy for the whole
+// load (a CPU profile: 0.58 s of items parsed, digests and cases beside
+// the load's 0.39 s on its goroutine). It stays under keepBuilt, so a
+// case computed ahead is one the load keeps built (Suite.dropHeld keeps
+// it anyway).
+const aheadMax = 128
 
 // newLoadAhead returns the computing ahead of a suite s being loaded for a
 // run with opt; nil, computing nothing ahead, on one core, or when the
@@ -64,7 +67,7 @@ func newLoadAhead(s *Suite, opt Options) *loadAhead {
 	if workers < 2 || len(opt.Filter) > 0 || opt.Cache != nil || opt.Shard.Check() != nil {
 		return nil
 	}
-	max := min(aheadPerWorker*(workers-1), keepBuilt)
+	max := min(aheadMax, keepBuilt)
 	return &loadAhead{opt: opt, s: s, max: max, budget: newReadBudget(cassette.MaxSize),
 		jobs: make(chan aheadJob, max), stop: make(chan struct{})}
 }
@@ -91,7 +94,7 @@ func (a *loadAhead) take(c *Case, m map[string]any) bool {
 		return false
 	}
 	if len(a.taken) == 0 {
-		n := min(runtime.GOMAXPROCS(0), a.max)
+		n := min(runtime.GOMAXPROCS(0)-1, a.max) // the load has a core of its own
 		a.wg.Add(n)
 		for range n {
 			go a.work()
