@@ -77,6 +77,9 @@ type loadMode struct {
 	// keep is how many droppable tests a load for a run keeps built
 	// (keepBuilt, see Suite.dropHeld).
 	keep int
+	// ahead, when set, is the run's options: the load computes the
+	// replayed tests as it builds them (LoadSuiteAhead).
+	ahead *Options
 }
 
 // readSuite is LoadSuite loading in mode.
@@ -211,10 +214,16 @@ func streamSuite(d *document, path string, sum [sha256.Size]byte, mode loadMode,
 		s.keep = mode.keep
 		b.onHeld = s.dropHeld
 	}
+	if mode.ahead != nil && !mode.noDigest {
+		s.ahead = newLoadAhead(s, *mode.ahead)
+		b.ahead = s.ahead
+	}
 	b.build()
 	if b.stopped || len(b.errs) > 0 || len(d.Errs) > 0 {
+		s.Release() // nothing computed ahead of a suite with a problem is kept
 		return nil
 	}
+	s.ahead.loaded()
 	s.kept = d.Packed()
 	if len(s.dropped) > 0 {
 		s.doc = d

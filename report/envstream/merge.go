@@ -99,6 +99,10 @@ type input struct {
 	// the position file of the last case passed through, kept once.
 	counter report.Counter
 	file    string
+	// head and headErr are the input's head, decoded and checked on its
+	// goroutine once its cases are read (CaseReader.Envelope).
+	head    *report.Envelope
+	headErr error
 }
 
 // MergeFiles merges the shard envelopes at paths as baseline.Merge merges
@@ -186,6 +190,9 @@ func (in *input) read(ctx context.Context, spool *annotate.CaseSpool) {
 	for {
 		raw, err := in.cr.NextRaw()
 		if errors.Is(err, io.EOF) {
+			// The head, on this goroutine: the inputs' heads (their
+			// catalogs) are decoded and checked on every core.
+			in.head, in.headErr = in.cr.Envelope()
 			if len(b) > 0 {
 				send()
 			}
@@ -211,7 +218,7 @@ func (in *input) item(raw []byte, err error, spool *annotate.CaseSpool) item {
 		return item{err: err}
 	}
 	var lc leanCase
-	if canonical(raw) && passThrough(raw, &lc) {
+	if !decodeAll && canonical(raw) && passThrough(raw, &lc) {
 		in.counter.AddFigures(lc.verdict, false, lc.runs, lc.passed)
 		if string(lc.file) != in.file {
 			in.file = string(lc.file)
@@ -232,6 +239,10 @@ func (in *input) item(raw []byte, err error, spool *annotate.CaseSpool) item {
 	}
 	return it
 }
+
+// decodeAll turns the pass-through off: every case is decoded and
+// checked (TestPassThroughMergesAsDecode compares the two).
+var decodeAll = false
 
 // errUnsorted stops a streamed merge whose input is not in suite order.
 var errUnsorted = errors.New("an input's cases are not in suite order")
@@ -320,8 +331,13 @@ func mergeStream(paths []string) (m *Merged, err error) {
 // fold takes the inputs' cases in suite order (position, then input) and
 // spools them, checking each input's order and shard; it returns the
 // hashes of the cases' names.
-func fold(ins []*input, spool *annotate.CaseSpool) ([]uint64, error) {
-	var names []uint64
+func fold(ins []*input, spool *annotate.CaseSpool) (names []uint64, err error) {
+	w := startSpooler(spool)
+	defer func() {
+		if werr := w.stop(); err == nil {
+			err = werr
+		}
+	}()
 	h := &caseHeap{}
 	next := func(i int) error {
 		in := ins[i]
@@ -356,20 +372,73 @@ func fold(ins []*input, spool *annotate.CaseSpool) ([]uint64, error) {
 			return nil, err
 		}
 		names = append(names, hc.hash)
-		var err error
-		if hc.raw != nil {
-			err = spool.AddRaw(hc.raw)
-		} else {
-			err = spool.Add(hc.c)
-		}
-		if err != nil {
-			return nil, err
-		}
+		w.add(hc.item)
 		if err := next(hc.in); err != nil {
 			return nil, err
 		}
 	}
 	return names, nil
+}
+
+// spooler writes the cases the fold took to the spool, in the order it
+// took them, on a goroutine of its own: the fold orders the cases and
+// the spooler copies their bytes, each on a core.
+type spooler struct {
+	ch    chan []item
+	free  chan []item
+	batch []item
+	done  chan error
+}
+
+// spoolBatch is how many cases the fold hands the spooler at a time.
+const spoolBatch = 64
+
+func startSpooler(spool *annotate.CaseSpool) *spooler {
+	w := &spooler{ch: make(chan []item, 2), free: make(chan []item, 4), done: make(chan error, 1)}
+	w.batch = make([]item, 0, spoolBatch)
+	go func() {
+		var err error
+		for b := range w.ch { // drained to the end, so the fold never waits on a spooler that failed
+			for i := 0; i < len(b) && err == nil; i++ {
+				if b[i].raw != nil {
+					err = spool.AddRaw(b[i].raw)
+				} else {
+					err = spool.Add(b[i].c)
+				}
+			}
+			clear(b)
+			select {
+			case w.free <- b[:0]:
+			default:
+			}
+		}
+		w.done <- err
+	}()
+	return w
+}
+
+// add hands the spooler one case.
+func (w *spooler) add(it item) {
+	w.batch = append(w.batch, it)
+	if len(w.batch) < spoolBatch {
+		return
+	}
+	w.ch <- w.batch
+	select {
+	case w.batch = <-w.free:
+	default:
+		w.batch = make([]item, 0, spoolBatch)
+	}
+}
+
+// stop hands the spooler its last cases and waits for it: the first
+// error writing the spool gave.
+func (w *spooler) stop() error {
+	if len(w.batch) > 0 {
+		w.ch <- w.batch
+	}
+	close(w.ch)
+	return <-w.done
 }
 
 // took notes that the fold took the input's case called name, at pos:
@@ -392,7 +461,10 @@ func (in *input) took(it *item) error {
 func headsOf(ins []*input) ([]baseline.Input, error) {
 	heads := make([]baseline.Input, len(ins))
 	for i, in := range ins {
-		env, err := in.cr.Envelope()
+		env, err := in.head, in.headErr
+		if env == nil && err == nil { // not read to its end
+			env, err = in.cr.Envelope()
+		}
 		if err != nil {
 			return nil, &diag.InputError{Err: err}
 		}

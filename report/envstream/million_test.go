@@ -440,13 +440,7 @@ func readComparison(t *testing.T, path string) (*baseline.Comparison, baseline.S
 		t.Fatal(err)
 	}
 	defer f.Close()
-	type delta struct {
-		i    int
-		text []byte
-		d    baseline.CaseDelta
-		err  error
-	}
-	work, done := make(chan []delta, 16), make(chan []delta, 16)
+	work, done := make(chan []comparisonCase, 16), make(chan []comparisonCase, 16)
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
@@ -461,9 +455,8 @@ func readComparison(t *testing.T, path string) (*baseline.Comparison, baseline.S
 			}
 		}()
 	}
-	var cmp baseline.Comparison
 	var sum baseline.Summary
-	var changed []delta
+	var changed []comparisonCase
 	collected := make(chan struct{})
 	go func() {
 		defer close(collected)
@@ -480,10 +473,40 @@ func readComparison(t *testing.T, path string) (*baseline.Comparison, baseline.S
 			}
 		}
 	}()
+	doc := splitComparison(t, f, work)
+	close(work)
+	wg.Wait()
+	close(done)
+	<-collected
+	var cmp baseline.Comparison
+	if err := json.Unmarshal(doc, &cmp); err != nil {
+		t.Fatalf("comparison head: %v\n%.2000s", err, doc)
+	}
+	slices.SortFunc(changed, func(a, b comparisonCase) int { return a.i - b.i })
+	for _, d := range changed {
+		cmp.Cases = append(cmp.Cases, d.d)
+	}
+	return &cmp, sum
+}
+
+// comparisonCase is one case of a comparison read back: its place, its
+// indented JSON, and the delta decoded from it.
+type comparisonCase struct {
+	i    int
+	text []byte
+	d    baseline.CaseDelta
+	err  error
+}
+
+// splitComparison reads a comparison's JSON by lines, as the reporter
+// indents it: it hands each case's text to work, 256 at a time, and
+// returns the rest of the document, the comparison without its cases.
+func splitComparison(t *testing.T, r io.Reader, work chan<- []comparisonCase) []byte {
+	t.Helper()
 	var head, text bytes.Buffer
-	var batch []delta
+	var batch []comparisonCase
 	in, after, cases := false, false, 0
-	sc := bufio.NewScanner(bufio.NewReaderSize(f, 1<<20))
+	sc := bufio.NewScanner(bufio.NewReaderSize(r, 1<<20))
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
 		line := sc.Bytes()
@@ -496,14 +519,15 @@ func readComparison(t *testing.T, path string) (*baseline.Comparison, baseline.S
 			in, after = false, true
 		case in:
 			text.Write(line)
-			if string(line) == "    }," || string(line) == "    }" {
-				batch = append(batch, delta{i: cases, text: bytes.Clone(bytes.TrimSuffix(text.Bytes(), []byte(",")))})
-				cases++
-				text.Reset()
-				if len(batch) == 256 {
-					work <- batch
-					batch = nil
-				}
+			if string(line) != "    }," && string(line) != "    }" {
+				continue
+			}
+			batch = append(batch, comparisonCase{i: cases, text: bytes.Clone(bytes.TrimSuffix(text.Bytes(), []byte(",")))})
+			cases++
+			text.Reset()
+			if len(batch) == 256 {
+				work <- batch
+				batch = nil
 			}
 		default:
 			head.Write(line)
@@ -514,20 +538,9 @@ func readComparison(t *testing.T, path string) (*baseline.Comparison, baseline.S
 		t.Fatal(err)
 	}
 	work <- batch
-	close(work)
-	wg.Wait()
-	close(done)
-	<-collected
 	doc := bytes.TrimSpace(head.Bytes())
 	if i := bytes.LastIndex(doc, []byte("},\n}")); i >= 0 && i == len(doc)-4 {
 		doc = append(doc[:i+1:i+1], "\n}"...) // cases was the last member
 	}
-	if err := json.Unmarshal(doc, &cmp); err != nil {
-		t.Fatalf("comparison head: %v\n%.2000s", err, doc)
-	}
-	slices.SortFunc(changed, func(a, b delta) int { return a.i - b.i })
-	for _, d := range changed {
-		cmp.Cases = append(cmp.Cases, d.d)
-	}
-	return &cmp, sum
+	return doc
 }

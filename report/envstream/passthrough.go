@@ -2,6 +2,7 @@ package envstream
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"reflect"
 	"sync"
@@ -193,7 +194,6 @@ type caseScan struct {
 	// what the roles read: each member read once.
 	seenRuns, seenPassed, seenClass bool
 	tool                            []byte
-	toolEscaped                     bool
 	calls                           int64
 	kind, class                     []byte
 }
@@ -309,6 +309,14 @@ func (s *caseScan) str() ([]byte, bool) {
 	start := s.i + 1
 	s.escaped = false
 	for j := start; j < len(s.b); {
+		// Eight bytes at a time while none of them is a quote, a
+		// backslash, a control character or past ASCII.
+		for j+8 <= len(s.b) && plain8(binary.LittleEndian.Uint64(s.b[j:])) {
+			j += 8
+		}
+		if j >= len(s.b) {
+			break
+		}
 		c := s.b[j]
 		switch {
 		case c == '"':
@@ -361,6 +369,15 @@ func (s *caseScan) str() ([]byte, bool) {
 	return nil, false
 }
 
+// plain8 reports whether none of the eight bytes of x is a '"', a '\\',
+// below 0x20 or 0x7f and above.
+func plain8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	below := (x - ones*0x20) & ^x & highs
+	return (below | zero(x^(ones*'"')) | zero(x^(ones*'\\')) | zero(x^(ones*0x7f)) | x&highs) == 0
+}
+
 // isControl is report's isControl: a character Check refuses in a
 // one-line field.
 func isControl(r rune) bool {
@@ -378,22 +395,17 @@ func (s *caseScan) number() (num []byte, frac, exp bool, ok bool) {
 	case j < len(s.b) && s.b[j] == '0':
 		j++
 	case j < len(s.b) && s.b[j] >= '1' && s.b[j] <= '9':
-		for j < len(s.b) && s.b[j] >= '0' && s.b[j] <= '9' {
-			j++
-		}
+		j = s.digits(j)
 	default:
 		return nil, false, false, false
 	}
 	if j < len(s.b) && s.b[j] == '.' {
 		frac = true
-		j++
-		k := j
-		for j < len(s.b) && s.b[j] >= '0' && s.b[j] <= '9' {
-			j++
-		}
-		if j == k {
+		k := s.digits(j + 1)
+		if k == j+1 {
 			return nil, false, false, false
 		}
+		j = k
 	}
 	if j < len(s.b) && (s.b[j] == 'e' || s.b[j] == 'E') {
 		exp = true
@@ -401,16 +413,22 @@ func (s *caseScan) number() (num []byte, frac, exp bool, ok bool) {
 		if j < len(s.b) && (s.b[j] == '+' || s.b[j] == '-') {
 			j++
 		}
-		k := j
-		for j < len(s.b) && s.b[j] >= '0' && s.b[j] <= '9' {
-			j++
-		}
-		if j == k {
+		k := s.digits(j)
+		if k == j {
 			return nil, false, false, false
 		}
+		j = k
 	}
 	s.i = j
 	return s.b[start:j], frac, exp, true
+}
+
+// digits is where the run of decimal digits from j ends.
+func (s *caseScan) digits(j int) int {
+	for j < len(s.b) && s.b[j] >= '0' && s.b[j] <= '9' {
+		j++
+	}
+	return j
 }
 
 // integer reads a number into an integer of sh's kind and size, as
@@ -495,7 +513,18 @@ func (s *caseScan) anyValue() bool {
 		if s.depth++; s.depth > maxScanDepth {
 			return false
 		}
-		defer func() { s.depth-- }()
+		ok := s.anyContainer(c)
+		s.depth--
+		return ok
+	default:
+		return s.float(64)
+	}
+}
+
+// anyContainer reads an object or array (c its opening bracket) of any
+// values.
+func (s *caseScan) anyContainer(c byte) bool {
+	{
 		close := byte(']')
 		if c == '{' {
 			close = '}'
@@ -527,8 +556,6 @@ func (s *caseScan) anyValue() bool {
 				return true
 			}
 		}
-	default:
-		return s.float(64)
 	}
 }
 
@@ -585,7 +612,13 @@ func (s *caseScan) object(sh *shape, role scanRole) bool {
 	if s.depth++; s.depth > maxScanDepth {
 		return false
 	}
-	defer func() { s.depth-- }()
+	ok := s.members(sh, role)
+	s.depth--
+	return ok
+}
+
+// members reads a struct's members, past its opening brace.
+func (s *caseScan) members(sh *shape, role scanRole) bool {
 	s.i++ // {
 	s.space()
 	if s.i < len(s.b) && s.b[s.i] == '}' {
@@ -593,18 +626,25 @@ func (s *caseScan) object(sh *shape, role scanRole) bool {
 		return s.closeStruct(role, 0)
 	}
 	var seen uint64
+	last := -1
 	for {
 		k, ok := s.key()
 		if !ok {
 			return false
 		}
+		// An encoder writes the fields in their order: look from the
+		// one after the last.
 		f := -1
-		for j := range sh.fields {
+		for n, j := 0, last+1; n < len(sh.fields); n, j = n+1, j+1 {
+			if j == len(sh.fields) {
+				j = 0
+			}
 			if sh.fields[j].name == string(k) {
 				f = j
 				break
 			}
 		}
+		last = f
 		if f < 0 {
 			for j := range sh.fields {
 				if bytes.EqualFold([]byte(sh.fields[j].name), k) {
@@ -638,8 +678,8 @@ func (s *caseScan) closeStruct(role scanRole, _ uint64) bool {
 	if role == roleTool {
 		// Check: a tools entry names its tool and counts no negative
 		// calls.
-		ok := len(s.tool) > 0 && !s.toolEscaped && s.calls >= 0
-		s.tool, s.toolEscaped, s.calls = nil, false, 0
+		ok := len(s.tool) > 0 && s.calls >= 0
+		s.tool, s.calls = nil, 0
 		return ok
 	}
 	return true
@@ -652,101 +692,101 @@ func (s *caseScan) member(f shapeField, role scanRole) bool {
 	if s.i >= len(s.b) {
 		return false
 	}
-	null := s.b[s.i] == 'n'
+	var ok, read bool
 	switch role {
 	case roleCase:
-		switch f.name {
-		case "name", "verdict", "kind":
-			if null {
-				return s.literal("null")
-			}
-			if s.b[s.i] != '"' {
-				return false
-			}
-			v, ok := s.str()
-			if !ok || s.escaped {
-				return false
-			}
-			switch f.name {
-			case "name":
-				s.lc.name = v
-			case "verdict":
-				s.lc.verdict = report.Verdict(v)
-			default:
-				s.kind = v
-			}
-			return true
-		case "position":
-			return s.value(f.shape, rolePosition)
-		case "reliability":
-			return s.value(f.shape, roleReliability)
-		case "counts":
-			return s.value(f.shape, roleCounts)
-		case "labels":
-			return s.value(f.shape, roleLabels)
-		case "tools":
-			return s.value(f.shape, roleTool)
-		}
+		ok, read = s.caseMember(f)
 	case rolePosition:
-		switch f.name {
-		case "file":
-			if null {
-				return s.literal("null")
-			}
-			if s.b[s.i] != '"' {
-				return false
-			}
-			v, ok := s.str()
-			if !ok || s.escaped {
-				return false
-			}
-			s.lc.file = v
-			return true
-		case "line", "col":
-			if null {
-				return s.literal("null")
-			}
-			v, ok := s.integer(f.shape)
-			if f.name == "line" {
-				s.lc.line = int(v)
-			} else {
-				s.lc.col = int(v)
-			}
-			return ok
-		}
+		ok, read = s.positionMember(f)
 	case roleReliability:
 		if f.name == "class" {
-			if null {
-				return s.literal("null")
-			}
-			if s.b[s.i] != '"' {
-				return false
-			}
-			v, ok := s.str()
-			return ok && !s.escaped && reliabilityClass(v)
+			v, ok := s.plainString()
+			return ok && reliabilityClass(v)
 		}
 	case roleTool:
 		switch f.name {
 		case "tool":
-			if null {
-				return s.literal("null")
-			}
-			if s.b[s.i] != '"' {
-				return false
-			}
-			v, ok := s.str()
-			s.tool, s.toolEscaped = v, s.escaped
+			v, ok := s.plainString()
+			s.tool = v
 			return ok
 		case "calls":
-			if null {
-				return s.literal("null")
-			}
-			v, ok := s.integer(f.shape)
+			v, ok := s.nullableInt(f.shape)
 			s.calls = v
 			return ok
 		}
 	}
+	if read {
+		return ok
+	}
 	return s.value(f.shape, roleNone)
+}
+
+// caseMember reads the fields of the case itself the merge or Check
+// reads (read), or none.
+func (s *caseScan) caseMember(f shapeField) (ok, read bool) {
+	switch f.name {
+	case "name", "verdict", "kind":
+		v, ok := s.plainString()
+		switch f.name {
+		case "name":
+			s.lc.name = v
+		case "verdict":
+			s.lc.verdict = report.Verdict(v)
+		default:
+			s.kind = v
+		}
+		return ok, true
+	case "position":
+		return s.value(f.shape, rolePosition), true
+	case "reliability":
+		return s.value(f.shape, roleReliability), true
+	case "counts":
+		return s.value(f.shape, roleCounts), true
+	case "labels":
+		return s.value(f.shape, roleLabels), true
+	case "tools":
+		return s.value(f.shape, roleTool), true
+	}
+	return false, false
+}
+
+// positionMember reads the case's position.
+func (s *caseScan) positionMember(f shapeField) (ok, read bool) {
+	switch f.name {
+	case "file":
+		v, ok := s.plainString()
+		s.lc.file = v
+		return ok, true
+	case "line", "col":
+		v, ok := s.nullableInt(f.shape)
+		if f.name == "line" {
+			s.lc.line = int(v)
+		} else {
+			s.lc.col = int(v)
+		}
+		return ok, true
+	}
+	return false, false
+}
+
+// plainString reads a string with no escape in it, or null (nil).
+func (s *caseScan) plainString() ([]byte, bool) {
+	switch s.b[s.i] {
+	case 'n':
+		return nil, s.literal("null")
+	case '"':
+		v, ok := s.str()
+		return v, ok && !s.escaped
+	}
+	return nil, false
+}
+
+// nullableInt reads an integer of sh's kind and size, or null (0).
+func (s *caseScan) nullableInt(sh *shape) (int64, bool) {
+	if s.b[s.i] == 'n' {
+		return 0, s.literal("null")
+	}
+	return s.integer(sh)
 }
 
 // mapObject reads a map with string keys; counts and labels keep the keys
@@ -755,7 +795,13 @@ func (s *caseScan) mapObject(sh *shape, role scanRole) bool {
 	if s.depth++; s.depth > maxScanDepth {
 		return false
 	}
-	defer func() { s.depth-- }()
+	ok := s.mapMembers(sh, role)
+	s.depth--
+	return ok
+}
+
+// mapMembers reads a map's members, past its opening brace.
+func (s *caseScan) mapMembers(sh *shape, role scanRole) bool {
 	s.i++ // {
 	s.space()
 	if s.i < len(s.b) && s.b[s.i] == '}' {
@@ -839,7 +885,13 @@ func (s *caseScan) array(sh *shape, role scanRole) bool {
 	if s.depth++; s.depth > maxScanDepth {
 		return false
 	}
-	defer func() { s.depth-- }()
+	ok := s.elements(sh, role)
+	s.depth--
+	return ok
+}
+
+// elements reads a slice's elements, past its opening bracket.
+func (s *caseScan) elements(sh *shape, role scanRole) bool {
 	s.i++ // [
 	s.space()
 	if s.i < len(s.b) && s.b[s.i] == ']' {

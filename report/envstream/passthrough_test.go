@@ -3,8 +3,12 @@ package envstream
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -216,4 +220,141 @@ func clean(v reflect.Value) {
 		}
 		v.Set(m)
 	}
+}
+
+// TestPlain8 holds the eight-byte test of passThrough's string scan to a
+// byte-by-byte one over drawn words, each byte's every value in turn.
+func TestPlain8(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	plain := func(c byte) bool { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\' }
+	for range 2000 {
+		var b [8]byte
+		for i := range b {
+			b[i] = byte(0x20 + r.IntN(0x5f))
+		}
+		for i := range b {
+			keep := b[i]
+			for v := range 256 {
+				b[i] = byte(v)
+				want := true
+				for _, c := range b {
+					want = want && plain(c)
+				}
+				if got := plain8(binary.LittleEndian.Uint64(b[:])); got != want {
+					t.Fatalf("plain8(%q) = %v, want %v", b, got, want)
+				}
+			}
+			b[i] = keep
+		}
+	}
+}
+
+func BenchmarkPassThrough(b *testing.B) {
+	raw := benchCase(b)
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		var lc leanCase
+		if !passThrough(raw, &lc) {
+			b.Fatal("not passed through")
+		}
+	}
+}
+
+// TestPassThroughMergesAsDecode merges drawn shards with the
+// pass-through on and off (every case decoded and checked, as before it):
+// the same error, word for word, or the same envelope, byte for byte,
+// over shards whose cases were forged where the scan reads them (a kind,
+// verdict or reliability class outside its set, a tools entry with no
+// tool or negative calls, a control character, an escape, a number with
+// an exponent, a member name in another case or given twice, an
+// inconclusive verdict) or mutated at a drawn byte (report/casedraw).
+func TestPassThroughMergesAsDecode(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 77))
+	edits := [][2]string{
+		{`"kind":"agent"`, `"kind":"agents"`},
+		{`"verdict":"pass"`, `"verdict":"inconclusive"`},
+		{`"verdict":"pass"`, `"verdict":"Pass"`},
+		{`"verdict":"fail"`, `"Verdict":"fail"`},
+		{`"name":"`, `"name":"\u2028`},
+		{`"name":"`, `"name":"\"q\" `},
+		{`"name":"`, "\"name\":\"\x7f"},
+		{`"file":"suite.yml"`, `"file":"suite.yml\n"`},
+		{`"file":"suite.yml"`, `"file":"suite\u002eyml"`},
+		{`"runs":`, `"runs":1e0,"x":`},
+		{`"runs":`, `"runs":99999999999999999999,"x":`},
+		{`"counts":{`, `"counts":{"reliability.runs":3,`},
+		{`"counts":{`, `"counts":{"reliability\u002eruns":3,`},
+		{`"labels":{`, `"labels":{"reliability.class":"shaky",`},
+		{`"labels":{`, `"labels":{"x\ty":"a",`},
+		{`"findings":[`, `"tools":[{"tool":"","calls":1}],"findings":[`},
+		{`"findings":[`, `"tools":[{"tool":"t","calls":-1}],"findings":[`},
+		{`"findings":[`, `"tools":[null],"findings":[`},
+		{`"findings":[`, `"reliability":{"class":"never"},"findings":[`},
+		{`"findings":[`, `"tools":[{"tool":"t","calls":2}],"findings":[`},
+	}
+	dir := t.TempDir()
+	same, refused := 0, 0
+	for round := range 120 {
+		env := genEnvelope(r, 6+r.IntN(20), fmt.Sprint("pt", round))
+		var paths []string
+		for i, sh := range shardsOf(env, 2) {
+			p := filepath.Join(dir, fmt.Sprintf("s%d.json", i))
+			writeEnv(t, p, sh)
+			paths = append(paths, p)
+		}
+		data, err := os.ReadFile(paths[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(data), "\n")
+		var cases []int
+		for i, l := range lines {
+			if strings.HasPrefix(l, `    {"name":`) {
+				cases = append(cases, i)
+			}
+		}
+		if len(cases) == 0 {
+			continue
+		}
+		at := cases[r.IntN(len(cases))]
+		if round%4 == 3 {
+			lines[at] = string(casedraw.Mutate(r, []byte(lines[at])))
+		} else {
+			e := edits[r.IntN(len(edits))]
+			lines[at] = strings.Replace(lines[at], e[0], e[1], 1)
+		}
+		if err := os.WriteFile(paths[1], []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		on, onErr := mergeBytes(paths)
+		decodeAll = true
+		off, offErr := mergeBytes(paths)
+		decodeAll = false
+		if fmt.Sprint(onErr) != fmt.Sprint(offErr) || !bytes.Equal(on, off) {
+			t.Fatalf("round %d, line %q:\npassed through: %v\n%.300s\ndecoded: %v\n%.300s", round, lines[at], onErr, on, offErr, off)
+		}
+		if onErr != nil {
+			refused++
+		} else {
+			same++
+		}
+	}
+	t.Logf("%d merges refused alike, %d merged alike", refused, same)
+	if refused < 20 || same < 20 {
+		t.Fatalf("%d refused, %d merged: the draw is lopsided", refused, same)
+	}
+}
+
+// mergeBytes merges the shards at paths and writes the envelope.
+func mergeBytes(paths []string) ([]byte, error) {
+	m, err := MergeFiles(paths)
+	if err != nil {
+		return nil, err
+	}
+	defer m.Close()
+	var b bytes.Buffer
+	if err := m.Write(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
