@@ -74,7 +74,7 @@ func sameDelta(raw []byte, figures bool) (baseline.CaseDelta, bool) {
 	var asserts []assertion
 	var floors [][]byte
 	s := caseScan{b: raw}
-	ok := s.members(func(k []byte) bool {
+	ok := s.eachMember(func(k []byte) bool {
 		switch string(k) {
 		case "name":
 			return s.text(&d.Name)
@@ -90,7 +90,7 @@ func sameDelta(raw []byte, figures bool) (baseline.CaseDelta, bool) {
 		case "runs":
 			return s.int(&side.Runs)
 		case "position":
-			return s.members(func(k []byte) bool {
+			return s.eachMember(func(k []byte) bool {
 				switch string(k) {
 				case "file":
 					return s.text(&side.Position.File)
@@ -109,7 +109,7 @@ func sameDelta(raw []byte, figures bool) (baseline.CaseDelta, bool) {
 			case "labels":
 				list = &labels
 			}
-			return s.members(func(k []byte) bool {
+			return s.eachMember(func(k []byte) bool {
 				start := s.i
 				var ok bool
 				if s.i < len(s.b) && s.b[s.i] == '"' {
@@ -122,9 +122,9 @@ func sameDelta(raw []byte, figures bool) (baseline.CaseDelta, bool) {
 				return ok
 			})
 		case "assertions":
-			return s.elements(func() bool {
+			return s.eachElement(func() bool {
 				var a assertion
-				ok := s.members(func(k []byte) bool {
+				ok := s.eachMember(func(k []byte) bool {
 					switch string(k) {
 					case "block":
 						return s.raw(&a.block)
@@ -144,9 +144,9 @@ func sameDelta(raw []byte, figures bool) (baseline.CaseDelta, bool) {
 				return ok
 			})
 		case "floors":
-			return s.elements(func() bool {
+			return s.eachElement(func() bool {
 				var name []byte
-				ok := s.members(func(k []byte) bool {
+				ok := s.eachMember(func(k []byte) bool {
 					if string(k) == "name" {
 						return s.raw(&name)
 					}
@@ -235,9 +235,9 @@ func lastOfEach(ms []member) []member {
 	return out
 }
 
-// members reads an object at s.i, calling member with each name, the
+// eachMember reads an object at s.i, calling member with each name, the
 // scan at the value; null is an object of no member.
-func (s *caseScan) members(member func(k []byte) bool) bool {
+func (s *caseScan) eachMember(member func(k []byte) bool) bool {
 	s.space()
 	if s.null() {
 		return true
@@ -274,9 +274,9 @@ func (s *caseScan) members(member func(k []byte) bool) bool {
 	}
 }
 
-// elements reads an array of objects at s.i, calling element at each;
+// eachElement reads an array of objects at s.i, calling element at each;
 // null is an array of none.
-func (s *caseScan) elements(element func() bool) bool {
+func (s *caseScan) eachElement(element func() bool) bool {
 	s.space()
 	if s.null() {
 		return true
