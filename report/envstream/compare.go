@@ -37,8 +37,9 @@ type Compared struct {
 	Unlisted int
 	cases    *os.File
 	n        int
-	// listedOnly is set by CompareListed: the spool holds no case.
-	listedOnly bool
+	// listedOnly is set by CompareListed: the spool holds no case;
+	// jsonOnly by CompareFor json: Cmp.Cases holds none.
+	listedOnly, jsonOnly bool
 }
 
 // Close removes the spooled cases.
@@ -61,6 +62,9 @@ func (c *Compared) Close() error {
 func (c *Compared) Render(w io.Writer, format string, opt annotate.Options) error {
 	if annotate.Canonical(format) == "json" {
 		return c.Write(w)
+	}
+	if c.jsonOnly {
+		return fmt.Errorf("render comparison: %s: the changed cases were not kept (CompareFor json)", format)
 	}
 	if c.Unlisted > 0 {
 		c.Cmp.Warnings = append(c.Cmp.Warnings, fmt.Sprintf("%d more changed cases are not listed here (the first %d are): --format json lists every case", c.Unlisted, MaxListed))
@@ -238,30 +242,41 @@ func (b *baseIndex) find(name string, cur *report.CaseResult, raw []byte) (int32
 // as baseline.Compare compares one (every case not comparable). Wrong
 // input is an *diag.InputError.
 func CompareFiles(basePath, flag, curPath, failOn string) (*Compared, error) {
-	return compareFiles(basePath, flag, curPath, failOn, true)
+	return compareFiles(basePath, flag, curPath, failOn, true, true)
 }
 
 // CompareListed is CompareFiles for the text and markdown renderings:
 // the cases that did not change are counted, not encoded (Write refuses).
 func CompareListed(basePath, flag, curPath, failOn string) (*Compared, error) {
-	return compareFiles(basePath, flag, curPath, failOn, false)
+	return compareFiles(basePath, flag, curPath, failOn, false, true)
 }
 
 // CompareFor is CompareFiles for --format json and CompareListed for the
 // other formats, which render the changed cases only.
+//
+// For json, no changed case is kept in Cmp.Cases (the rendering reads
+// them from the spool): at a million cases the 10,000 listed were a
+// third of the live heap. Render then renders json only.
 func CompareFor(format, basePath, flag, curPath, failOn string) (*Compared, error) {
-	return compareFiles(basePath, flag, curPath, failOn, annotate.Canonical(format) == "json")
+	if annotate.Canonical(format) == "json" {
+		return compareFiles(basePath, flag, curPath, failOn, true, false)
+	}
+	return compareFiles(basePath, flag, curPath, failOn, false, true)
 }
 
-func compareFiles(basePath, flag, curPath, failOn string, every bool) (*Compared, error) {
+func compareFiles(basePath, flag, curPath, failOn string, every, list bool) (*Compared, error) {
 	policy, err := baseline.ParsePolicy(failOn)
 	if err != nil {
 		return nil, &diag.InputError{Err: err}
 	}
 	defer paceCollector()()
-	cmp, err := compareStream(basePath, flag, curPath, policy, every)
+	cmp, err := compareStream(basePath, flag, curPath, policy, every, list)
 	if errors.Is(err, errRenamed) {
 		cmp, err = compareInMemory(basePath, flag, curPath, policy)
+	}
+	if err == nil && !list {
+		cmp.Cmp.Cases = []baseline.CaseDelta{}
+		cmp.jsonOnly = true
 	}
 	if err != nil {
 		var in *diag.InputError
@@ -273,7 +288,7 @@ func compareFiles(basePath, flag, curPath, failOn string, every bool) (*Compared
 	return cmp, nil
 }
 
-func compareStream(basePath, flag, curPath string, policy baseline.Policy, every bool) (out *Compared, err error) {
+func compareStream(basePath, flag, curPath string, policy baseline.Policy, every, list bool) (out *Compared, err error) {
 	// The current run is read first, as baseline.CompareFile's caller
 	// reads it, so its errors come first.
 	cf, cr0, err := openEnvelope(curPath, "", report.MaxStreamBytes)
@@ -314,6 +329,7 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy, every
 	}()
 	sw := bufio.NewWriterSize(spool, 64<<10)
 	var listed []baseline.CaseDelta
+	listedN := 0
 	var sum baseline.Summary
 	var dupWarnings []string
 	// The current run is of this schema_version (its read refuses any
@@ -331,8 +347,13 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy, every
 			out.n++
 		}
 		if d.Changed() {
-			if len(listed) < MaxListed {
-				listed = append(listed, d)
+			// The first MaxListed are listed (kept unless !list), the
+			// rest counted.
+			if listedN < MaxListed {
+				listedN++
+				if list {
+					listed = append(listed, d)
+				}
 			} else {
 				out.Unlisted++
 			}
@@ -806,6 +827,9 @@ func compareOne(cur *report.CaseReader, idx *indexed, reason string, every bool,
 // the encoded deltas of its batch.
 type scratch struct {
 	read, out []byte
+	// blockData is block of the baseline's cases, read whole (cached).
+	block     int
+	blockData []byte
 }
 
 // encode appends d's JSON (encodeDelta) to the batch's buffer and

@@ -37,7 +37,7 @@ const maxStreamRSS = 64 << 20
 // bound is to come down to it.
 const (
 	mergeTimes   = 1
-	compareTimes = 4
+	compareTimes = 2
 )
 
 // The million-case suite is generated, not run: case k of [0, n) is one

@@ -27,8 +27,7 @@ func (b *baseIndex) sameBytes(raw []byte, every bool, sc *scratch) (int32, basel
 		if b.dropped.get(i) || int(b.lens[i]) != len(raw) {
 			continue
 		}
-		data, err := b.rawTo(sc.read, i)
-		sc.read = data
+		data, err := b.cached(i, sc)
 		if err != nil || !bytes.Equal(data, raw) {
 			continue
 		}
@@ -43,6 +42,41 @@ func (b *baseIndex) sameBytes(raw []byte, every bool, sc *scratch) (int32, basel
 		return i, d, true
 	}
 	return -1, baseline.CaseDelta{}, false
+}
+
+// maxCachedBlock is the most bytes of a block of the baseline's cases a
+// comparison worker reads at once.
+const maxCachedBlock = 512 << 10
+
+// cached is the i-th case's bytes, from the worker's copy of its block
+// of the baseline (read whole, one read for its 256 cases, where it
+// spans at most maxCachedBlock bytes: the current run mostly follows the
+// baseline's order), else read alone.
+func (b *baseIndex) cached(i int32, sc *scratch) ([]byte, error) {
+	k, found := slices.BinarySearch(b.blockFirst, i)
+	if !found {
+		k--
+	}
+	if sc.block != k || sc.blockData == nil {
+		last := int32(b.n) - 1
+		if k+1 < len(b.blockFirst) {
+			last = b.blockFirst[k+1] - 1
+		}
+		span := int64(b.rel[last]) + int64(b.lens[last])
+		if span > maxCachedBlock {
+			data, err := b.rawTo(sc.read, i)
+			sc.read = data
+			return data, err
+		}
+		sc.blockData = slices.Grow(sc.blockData[:0], int(span))[:span]
+		if _, err := b.f.ReadAt(sc.blockData, b.blockAt[k]); err != nil {
+			sc.blockData = nil
+			return nil, err
+		}
+		sc.block = k
+	}
+	at := int64(b.rel[i])
+	return sc.blockData[at : at+int64(b.lens[i])], nil
 }
 
 // member is a name and its value's text in a case's JSON.
