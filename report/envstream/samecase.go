@@ -97,162 +97,211 @@ type member struct {
 // block, index and target) or floor (by name) given twice.
 // TestSameDeltaIsCaseOf holds it to CaseOf over drawn cases.
 func sameDelta(raw []byte, figures bool) (baseline.CaseDelta, bool) {
-	var d baseline.CaseDelta
-	var side baseline.CaseSide
-	var digest bool
-	var targets, counts, labels []member
-	type assertion struct {
-		block, target []byte
-		index         int
-	}
-	var asserts []assertion
-	var floors [][]byte
-	s := caseScan{b: raw}
-	ok := s.eachMember(func(k []byte) bool {
-		switch string(k) {
-		case "name":
-			return s.text(&d.Name)
-		case "kind":
-			return s.text((*string)(&d.Kind))
-		case "verdict":
-			return s.text((*string)(&side.Verdict))
-		case "definition_sha256":
-			var v []byte
-			ok := s.raw(&v)
-			digest = len(v) > 0
-			return ok
-		case "runs":
-			return s.int(&side.Runs)
-		case "position":
-			return s.eachMember(func(k []byte) bool {
-				switch string(k) {
-				case "file":
-					return s.text(&side.Position.File)
-				case "line":
-					return s.int(&side.Position.Line)
-				case "col":
-					return s.int(&side.Position.Col)
-				}
-				return s.skip()
-			})
-		case "targets", "counts", "labels":
-			list := &targets
-			switch string(k) {
-			case "counts":
-				list = &counts
-			case "labels":
-				list = &labels
-			}
-			return s.eachMember(func(k []byte) bool {
-				start := s.i
-				var ok bool
-				if s.i < len(s.b) && s.b[s.i] == '"' {
-					_, escaped, q := s.quoted()
-					ok = q && !escaped
-				} else {
-					_, _, _, ok = s.number()
-				}
-				*list = append(*list, member{k, s.b[start:s.i]})
-				return ok
-			})
-		case "assertions":
-			return s.eachElement(func() bool {
-				var a assertion
-				ok := s.eachMember(func(k []byte) bool {
-					switch string(k) {
-					case "block":
-						return s.raw(&a.block)
-					case "index":
-						return s.int(&a.index)
-					case "target":
-						return s.raw(&a.target)
-					}
-					return s.skip()
-				})
-				for _, b := range asserts {
-					if b.index == a.index && bytes.Equal(b.block, a.block) && bytes.Equal(b.target, a.target) {
-						return false
-					}
-				}
-				asserts = append(asserts, a)
-				return ok
-			})
-		case "floors":
-			return s.eachElement(func() bool {
-				var name []byte
-				ok := s.eachMember(func(k []byte) bool {
-					if string(k) == "name" {
-						return s.raw(&name)
-					}
-					return s.skip()
-				})
-				for _, f := range floors {
-					if bytes.Equal(f, name) {
-						return false
-					}
-				}
-				floors = append(floors, name)
-				return ok
-			})
-		}
-		return s.skip()
-	})
-	s.space()
-	if !ok || s.i != len(s.b) {
+	r := sameReader{s: caseScan{b: raw}}
+	ok := r.s.eachMember(r.member)
+	r.s.space()
+	d := r.d
+	if !ok || r.s.i != len(r.s.b) {
 		return d, false
 	}
 	d.Status, d.Flips = baseline.Same, []baseline.Flip{}
-	if !digest {
+	if !r.digest {
 		d.Status = baseline.NotComparable
 		d.Reasons = []string{baseline.NoDefinitionDigest}
 	}
-	bs, cs := side, side
+	bs, cs := r.side, r.side
 	d.Baseline, d.Current = &bs, &cs
 	d.Targets, d.Counts = []baseline.TargetDelta{}, []baseline.CountDelta{}
-	if !figures && digest {
+	if !figures && r.digest {
 		return d, true
 	}
 	comparable := d.Status == baseline.Same
-	targets, counts, labels = lastOfEach(targets), lastOfEach(counts), lastOfEach(labels)
-	d.Targets = make([]baseline.TargetDelta, len(targets))
+	if d.Targets, ok = targetDeltas(lastOfEach(r.targets), comparable); !ok {
+		return d, false
+	}
+	if d.Counts, ok = countDeltas(lastOfEach(r.counts), comparable); !ok {
+		return d, false
+	}
+	d.Labels, ok = labelDeltas(lastOfEach(r.labels))
+	return d, ok
+}
+
+// sameReader reads what sameDelta makes a delta of, member by member.
+type sameReader struct {
+	s                       caseScan
+	d                       baseline.CaseDelta
+	side                    baseline.CaseSide
+	digest                  bool
+	targets, counts, labels []member
+	asserts                 []assertionKey
+	floors                  [][]byte
+}
+
+// assertionKey is what tells a case's assertions apart.
+type assertionKey struct {
+	block, target []byte
+	index         int
+}
+
+// member reads the case's member k.
+func (r *sameReader) member(k []byte) bool {
+	s := &r.s
+	switch string(k) {
+	case "name":
+		return s.text(&r.d.Name)
+	case "kind":
+		return s.text((*string)(&r.d.Kind))
+	case "verdict":
+		return s.text((*string)(&r.side.Verdict))
+	case "definition_sha256":
+		var v []byte
+		ok := s.raw(&v)
+		r.digest = len(v) > 0
+		return ok
+	case "runs":
+		return s.int(&r.side.Runs)
+	case "position":
+		return s.eachMember(r.position)
+	case "targets":
+		return r.figures(&r.targets)
+	case "counts":
+		return r.figures(&r.counts)
+	case "labels":
+		return r.figures(&r.labels)
+	case "assertions":
+		return s.eachElement(r.assertion)
+	case "floors":
+		return s.eachElement(r.floor)
+	}
+	return s.skip()
+}
+
+func (r *sameReader) position(k []byte) bool {
+	s, p := &r.s, &r.side.Position
+	switch string(k) {
+	case "file":
+		return s.text(&p.File)
+	case "line":
+		return s.int(&p.Line)
+	case "col":
+		return s.int(&p.Col)
+	}
+	return s.skip()
+}
+
+// figures reads an object of targets, counts or labels: each member's
+// name and its value's text, a number or a string with no escape.
+func (r *sameReader) figures(list *[]member) bool {
+	s := &r.s
+	return s.eachMember(func(k []byte) bool {
+		start := s.i
+		var ok bool
+		if s.i < len(s.b) && s.b[s.i] == '"' {
+			_, escaped, q := s.quoted()
+			ok = q && !escaped
+		} else {
+			_, _, _, ok = s.number()
+		}
+		*list = append(*list, member{k, s.b[start:s.i]})
+		return ok
+	})
+}
+
+// assertion reads an assertion's key; false for one given twice.
+func (r *sameReader) assertion() bool {
+	var a assertionKey
+	ok := r.s.eachMember(func(k []byte) bool {
+		switch string(k) {
+		case "block":
+			return r.s.raw(&a.block)
+		case "index":
+			return r.s.int(&a.index)
+		case "target":
+			return r.s.raw(&a.target)
+		}
+		return r.s.skip()
+	})
+	for _, b := range r.asserts {
+		if b.index == a.index && bytes.Equal(b.block, a.block) && bytes.Equal(b.target, a.target) {
+			return false
+		}
+	}
+	r.asserts = append(r.asserts, a)
+	return ok
+}
+
+// floor reads a floor's name; false for one given twice.
+func (r *sameReader) floor() bool {
+	var name []byte
+	ok := r.s.eachMember(func(k []byte) bool {
+		if string(k) == "name" {
+			return r.s.raw(&name)
+		}
+		return r.s.skip()
+	})
+	for _, f := range r.floors {
+		if bytes.Equal(f, name) {
+			return false
+		}
+	}
+	r.floors = append(r.floors, name)
+	return ok
+}
+
+// targetDeltas are the targets of a case compared with itself, each
+// figure a delta of 0 where the case is comparable.
+func targetDeltas(targets []member, comparable bool) ([]baseline.TargetDelta, bool) {
+	out := make([]baseline.TargetDelta, len(targets))
 	fs := make([]float64, 0, 2*len(targets))
 	for i, m := range targets {
 		v, err := strconv.ParseFloat(string(m.val), 64)
 		if err != nil || m.val[0] == '"' {
-			return d, false
+			return nil, false
 		}
 		fs = append(fs, v, 0)
 		t := baseline.TargetDelta{Name: intern(m.key), Baseline: &fs[2*i], Current: &fs[2*i]}
 		if comparable {
 			t.Delta = &fs[2*i+1]
 		}
-		d.Targets[i] = t
+		out[i] = t
 	}
-	d.Counts = make([]baseline.CountDelta, len(counts))
+	return out, true
+}
+
+// countDeltas are targetDeltas for the counts.
+func countDeltas(counts []member, comparable bool) ([]baseline.CountDelta, bool) {
+	out := make([]baseline.CountDelta, len(counts))
 	ns := make([]int64, 0, 2*len(counts))
 	for i, m := range counts {
 		v, err := strconv.ParseInt(string(m.val), 10, 64)
 		if err != nil {
-			return d, false
+			return nil, false
 		}
 		ns = append(ns, v, 0)
 		c := baseline.CountDelta{Name: intern(m.key), Baseline: &ns[2*i], Current: &ns[2*i]}
 		if comparable {
 			c.Delta = &ns[2*i+1]
 		}
-		d.Counts[i] = c
+		out[i] = c
 	}
-	if len(labels) > 0 {
-		d.Labels = make([]baseline.LabelDelta, len(labels))
-		for i, m := range labels {
-			if m.val[0] != '"' {
-				return d, false
-			}
-			v := intern(m.val[1 : len(m.val)-1])
-			d.Labels[i] = baseline.LabelDelta{Name: intern(m.key), Baseline: &v, Current: &v}
+	return out, true
+}
+
+// labelDeltas are the labels of a case compared with itself; nil for
+// none.
+func labelDeltas(labels []member) ([]baseline.LabelDelta, bool) {
+	if len(labels) == 0 {
+		return nil, true
+	}
+	out := make([]baseline.LabelDelta, len(labels))
+	for i, m := range labels {
+		if m.val[0] != '"' {
+			return nil, false
 		}
+		v := intern(m.val[1 : len(m.val)-1])
+		out[i] = baseline.LabelDelta{Name: intern(m.key), Baseline: &v, Current: &v}
 	}
-	return d, true
+	return out, true
 }
 
 // lastOfEach sorts an object's members by name, keeping of a name given

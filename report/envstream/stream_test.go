@@ -262,19 +262,7 @@ func TestCompareStreamIsCompare(t *testing.T) {
 			if !bytes.Equal(g.Bytes(), w.Bytes()) {
 				t.Fatalf("round %d: json differs:\n%s\nwant:\n%s", round, clip(g.String()), clip(w.String()))
 			}
-			// CompareFor json keeps no listed case and renders the same.
-			forJSON, err := CompareFor("json", bp, "--compare", cp, policy)
-			if err != nil {
-				t.Fatal(err)
-			}
-			g.Reset()
-			if err := forJSON.Render(&g, "json", annotate.Options{}); err != nil || !bytes.Equal(g.Bytes(), w.Bytes()) || len(forJSON.Cmp.Cases) != 0 {
-				t.Fatalf("round %d: CompareFor json (%v, %d cases kept) differs:\n%s", round, err, len(forJSON.Cmp.Cases), clip(g.String()))
-			}
-			if err := forJSON.Render(io.Discard, "markdown", annotate.Options{}); err == nil {
-				t.Fatalf("round %d: CompareFor json renders markdown without its cases", round)
-			}
-			forJSON.Close()
+			checkCompareForJSON(t, round, bp, cp, policy, w.Bytes())
 			listed, err := CompareListed(bp, "--compare", cp, policy)
 			if err != nil {
 				t.Fatalf("round %d: %v", round, err)
@@ -293,6 +281,24 @@ func TestCompareStreamIsCompare(t *testing.T) {
 			cmp.Close()
 			listed.Close()
 		}
+	}
+}
+
+// checkCompareForJSON: CompareFor json keeps no listed case and renders
+// want, and refuses to render markdown.
+func checkCompareForJSON(t *testing.T, round int, bp, cp, policy string, want []byte) {
+	t.Helper()
+	forJSON, err := CompareFor("json", bp, "--compare", cp, policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer forJSON.Close()
+	var g bytes.Buffer
+	if err := forJSON.Render(&g, "json", annotate.Options{}); err != nil || !bytes.Equal(g.Bytes(), want) || len(forJSON.Cmp.Cases) != 0 {
+		t.Fatalf("round %d: CompareFor json (%v, %d cases kept) differs:\n%s", round, err, len(forJSON.Cmp.Cases), clip(g.String()))
+	}
+	if err := forJSON.Render(io.Discard, "markdown", annotate.Options{}); err == nil {
+		t.Fatalf("round %d: CompareFor json renders markdown without its cases", round)
 	}
 }
 
