@@ -12,6 +12,8 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -330,6 +332,7 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy, every
 	sw := bufio.NewWriterSize(spool, 64<<10)
 	var listed []baseline.CaseDelta
 	listedN := 0
+	var ls listSpool
 	var sum baseline.Summary
 	var dupWarnings []string
 	// The current run is of this schema_version (its read refuses any
@@ -351,7 +354,11 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy, every
 			// rest counted.
 			if listedN < MaxListed {
 				listedN++
-				if list {
+				switch {
+				case list && !every:
+					// Spooled until the index is let go (listSpool).
+					ls.add(sw, d)
+				case list:
 					listed = append(listed, d)
 				}
 			} else {
@@ -403,12 +410,111 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy, every
 	c.Warnings = append(c.Warnings, dupWarnings...)
 	c.Summary = sum
 	c.Finish(baseHead, curHead, baseline.Options{FailOn: policy})
+	if ls.err != nil {
+		return nil, fmt.Errorf("spool the comparison: %w", ls.err)
+	}
+	if ls.n > 0 {
+		idx = nil // the index is let go before the listed cases come back
+		if listed, err = ls.read(spool); err != nil {
+			return nil, fmt.Errorf("read the spooled comparison: %w", err)
+		}
+	}
 	c.Cases = listed
 	if c.Cases == nil {
 		c.Cases = []baseline.CaseDelta{}
 	}
 	out.Cmp = c
 	return out, nil
+}
+
+// listSpool holds the changed cases of a comparison rendered in text or
+// markdown on its spool, one line of JSON each, while the baseline's
+// index is held: at a million cases the 10,000 listed and the index were
+// over the collector's heap together. A case holding a string that is
+// not UTF-8 (which JSON would not give back as it was) is kept in memory,
+// its line naming it.
+type listSpool struct {
+	n    int
+	kept []baseline.CaseDelta
+	err  error
+}
+
+func (ls *listSpool) add(w *bufio.Writer, d baseline.CaseDelta) {
+	ls.n++
+	if !deltaUTF8(&d) {
+		fmt.Fprintf(w, "#%d\n", len(ls.kept))
+		ls.kept = append(ls.kept, d)
+		return
+	}
+	data, err := json.Marshal(&d)
+	if err != nil && ls.err == nil {
+		ls.err = err
+	}
+	w.Write(data)
+	w.WriteByte('\n')
+}
+
+// read reads the listed cases back from the spool f, in their order.
+func (ls *listSpool) read(f *os.File) ([]baseline.CaseDelta, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	r := bufio.NewReaderSize(f, 64<<10)
+	out := make([]baseline.CaseDelta, 0, ls.n)
+	for range ls.n {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			return nil, err
+		}
+		var d baseline.CaseDelta
+		if k, ok := strings.CutPrefix(string(line[:len(line)-1]), "#"); ok {
+			i, err := strconv.Atoi(k)
+			if err != nil || i >= len(ls.kept) {
+				return nil, fmt.Errorf("no kept case %q", k)
+			}
+			d = ls.kept[i]
+		} else if err := json.Unmarshal(line, &d); err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, f.Truncate(0)
+}
+
+// deltaUTF8 reports whether every string of d is UTF-8.
+func deltaUTF8(d *baseline.CaseDelta) bool {
+	ss := append([]string{d.Name, string(d.Kind), string(d.Status)}, d.Reasons...)
+	for _, side := range []*baseline.CaseSide{d.Baseline, d.Current} {
+		if side != nil {
+			ss = append(ss, string(side.Verdict), side.Position.File)
+		}
+	}
+	for _, t := range d.Targets {
+		ss = append(ss, t.Name)
+	}
+	for _, c := range d.Counts {
+		ss = append(ss, c.Name)
+	}
+	for _, l := range d.Labels {
+		ss = append(ss, l.Name)
+		for _, v := range []*string{l.Baseline, l.Current} {
+			if v != nil {
+				ss = append(ss, *v)
+			}
+		}
+	}
+	for _, f := range d.Flips {
+		ss = append(ss, f.Subject, f.Name, f.Block, string(f.From), string(f.To), string(f.Change), f.Message)
+		if f.Position != nil {
+			ss = append(ss, f.Position.File)
+		}
+	}
+	for _, s := range ss {
+		if !utf8.ValidString(s) {
+			return false
+		}
+	}
+	return true
 }
 
 // compareInMemory is baseline.CompareFile over whole envelopes, for the

@@ -1,13 +1,16 @@
 package envstream
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"testing"
 
+	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/report"
 	"github.com/mcptest/mcptest/report/casedraw"
@@ -153,4 +156,52 @@ func BenchmarkSameCaseDecode(b *testing.B) {
 			plainMembers(raw)
 		}
 	})
+}
+
+// TestListSpoolRendersAlike: a listed case spooled and read back
+// (listSpool) renders in text and markdown as it did, over deltas drawn
+// by CaseDelta's type (their strings of every kind: escapes, control
+// characters, invalid UTF-8, kept in memory) and CaseOf of drawn cases.
+func TestListSpoolRendersAlike(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 21))
+	var ds []baseline.CaseDelta
+	for len(ds) < 600 {
+		var b bytes.Buffer
+		casedraw.JSON(r, &b, reflect.TypeFor[baseline.CaseDelta](), 0, r.IntN(2) == 0)
+		var d baseline.CaseDelta
+		if json.Unmarshal(b.Bytes(), &d) == nil {
+			ds = append(ds, d)
+		}
+	}
+	ds = append(ds, baseline.CaseDelta{Name: "a\xffb", Flips: []baseline.Flip{{Message: "\xed\xa0\x80"}}})
+	f, err := os.CreateTemp(t.TempDir(), "spool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var ls listSpool
+	w := bufio.NewWriter(f)
+	for _, d := range ds {
+		ls.add(w, d)
+	}
+	if err := w.Flush(); err != nil || ls.err != nil {
+		t.Fatal(err, ls.err)
+	}
+	back, err := ls.read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != len(ds) || len(ls.kept) == 0 {
+		t.Fatalf("%d read back of %d, %d kept in memory", len(back), len(ds), len(ls.kept))
+	}
+	for i := range ds {
+		for _, format := range []string{"text", "markdown"} {
+			var want, got bytes.Buffer
+			annotate.RenderComparison(&want, format, &baseline.Comparison{Cases: ds[i : i+1]}, annotate.Options{})
+			annotate.RenderComparison(&got, format, &baseline.Comparison{Cases: back[i : i+1]}, annotate.Options{})
+			if !bytes.Equal(got.Bytes(), want.Bytes()) {
+				t.Fatalf("case %d (%s) read back renders otherwise:\n%s\nwant:\n%s", i, format, got.String(), want.String())
+			}
+		}
+	}
 }
