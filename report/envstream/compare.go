@@ -330,9 +330,7 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy, every
 		}
 	}()
 	sw := bufio.NewWriterSize(spool, 64<<10)
-	var listed []baseline.CaseDelta
-	listedN := 0
-	var ls listSpool
+	lst := &lister{list: list, spool: list && !every, unlisted: &cmp.Unlisted}
 	var sum baseline.Summary
 	var dupWarnings []string
 	// The current run is of this schema_version (its read refuses any
@@ -350,20 +348,7 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy, every
 			out.n++
 		}
 		if d.Changed() {
-			// The first MaxListed are listed (kept unless !list), the
-			// rest counted.
-			if listedN < MaxListed {
-				listedN++
-				switch {
-				case list && !every:
-					// Spooled until the index is let go (listSpool).
-					ls.add(sw, d)
-				case list:
-					listed = append(listed, d)
-				}
-			} else {
-				out.Unlisted++
-			}
+			lst.add(d, sw)
 		}
 	}
 	newNames := map[uint64]bool{}
@@ -410,21 +395,55 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy, every
 	c.Warnings = append(c.Warnings, dupWarnings...)
 	c.Summary = sum
 	c.Finish(baseHead, curHead, baseline.Options{FailOn: policy})
-	if ls.err != nil {
-		return nil, fmt.Errorf("spool the comparison: %w", ls.err)
+	idx = nil // the index is let go before the listed cases come back
+	if c.Cases, err = lst.cases(spool); err != nil {
+		return nil, err
 	}
-	if ls.n > 0 {
-		idx = nil // the index is let go before the listed cases come back
-		if listed, err = ls.read(spool); err != nil {
-			return nil, fmt.Errorf("read the spooled comparison: %w", err)
-		}
-	}
-	c.Cases = listed
 	if c.Cases == nil {
 		c.Cases = []baseline.CaseDelta{}
 	}
 	out.Cmp = c
 	return out, nil
+}
+
+// lister lists the first MaxListed changed cases a comparison finds
+// (kept unless !list: in memory, or on the spool where spool is set) and
+// counts the rest in unlisted.
+type lister struct {
+	list, spool bool
+	n           int
+	listed      []baseline.CaseDelta
+	ls          listSpool
+	unlisted    *int
+}
+
+func (l *lister) add(d baseline.CaseDelta, sw *bufio.Writer) {
+	switch {
+	case l.n == MaxListed:
+		*l.unlisted++
+		return
+	case l.spool:
+		l.ls.add(sw, d)
+	case l.list:
+		l.listed = append(l.listed, d)
+	}
+	l.n++
+}
+
+// cases are the listed cases, read back from the spool f where they were
+// spooled (its writer flushed).
+func (l *lister) cases(f *os.File) ([]baseline.CaseDelta, error) {
+	if l.ls.err != nil {
+		return nil, fmt.Errorf("spool the comparison: %w", l.ls.err)
+	}
+	if l.ls.n == 0 {
+		return l.listed, nil
+	}
+	listed, err := l.ls.read(f)
+	if err != nil {
+		return nil, fmt.Errorf("read the spooled comparison: %w", err)
+	}
+	return listed, nil
 }
 
 // listSpool holds the changed cases of a comparison rendered in text or
