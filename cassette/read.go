@@ -40,7 +40,14 @@ func ReadFile(path string) (*Cassette, error) {
 // bytes: both are a *diag.Error placed at name, the file as the user named
 // it. A file that cannot be opened or read is the os error.
 func Load(path, name string) ([]byte, error) {
-	data, err := safefile.ReadFile(path, MaxSize)
+	return LoadSized(path, name, nil)
+}
+
+// LoadSized is Load calling sized, when not nil, with the file's size
+// from its stat once it is open and checked, before a byte is read: for a
+// caller that bounds the bytes of the files read at once.
+func LoadSized(path, name string, sized func(int64)) ([]byte, error) {
+	data, err := safefile.ReadFileSized(path, MaxSize, sized)
 	var nr *safefile.NotRegularError
 	var tl *safefile.TooLargeError
 	switch {
@@ -129,7 +136,7 @@ func stream(path string, data []byte, each func(*Cassette, *Run), counting bool)
 	if isZip(data) {
 		return streamInspectArchive(path, data, each)
 	}
-	if !json.Valid(data) {
+	if !validJSON(data) {
 		if isLines(data) {
 			return streamLines(path, data, each)
 		}

@@ -122,9 +122,10 @@ func validateData(path string, data []byte, recordings bool) (diag.List, []Recor
 		}
 		return nil, []Recording{rec}, nil
 	}
-	// validate reports no case's definition digest: the suite is read
-	// without them (a third of building a test).
-	s, err := parseSuiteWith(path, data, loadMode{noDigest: true}, suiteItems)
+	// validate reports no case's definition digest nor the suite's: the
+	// suite is read without them (a third of building a test), and its
+	// text kept unpacked (validateItems).
+	s, err := parseSuiteWith(path, data, loadMode{noDigest: true}, validateItems)
 	if err != nil {
 		l, err := diagList(err)
 		return l, nil, err

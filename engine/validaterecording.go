@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"os"
 	"runtime"
 	"slices"
 	"sort"
@@ -203,12 +202,13 @@ func suiteRecordings(s *Suite) (diag.List, []Recording, error) {
 					return
 				}
 				j, r := jobs[i], &results[i]
-				var size int64
-				if fi, err := os.Stat(j.file); err == nil && fi.Mode().IsRegular() {
-					size = min(fi.Size(), cassette.MaxSize)
-				}
-				budget.take(size)
-				data, err := cassette.Load(j.file, j.name)
+				// The budget is taken with the size the open's own
+				// stat gave (at most MaxSize), before the read.
+				size := int64(-1)
+				data, err := cassette.LoadSized(j.file, j.name, func(n int64) {
+					size = n
+					budget.take(size)
+				})
 				if err != nil {
 					l, err := diagList(err)
 					if err != nil {
@@ -218,7 +218,9 @@ func suiteRecordings(s *Suite) (diag.List, []Recording, error) {
 				} else {
 					r.rec, r.l, r.err = readRecording(j.name, data)
 				}
-				budget.give(size)
+				if size >= 0 {
+					budget.give(size)
+				}
 			}
 		}()
 	}
