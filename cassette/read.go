@@ -40,14 +40,16 @@ func ReadFile(path string) (*Cassette, error) {
 // bytes: both are a *diag.Error placed at name, the file as the user named
 // it. A file that cannot be opened or read is the os error.
 func Load(path, name string) ([]byte, error) {
-	return LoadSized(path, name, nil)
+	return LoadInto(path, name, nil, nil)
 }
 
-// LoadSized is Load calling sized, when not nil, with the file's size
-// from its stat once it is open and checked, before a byte is read: for a
-// caller that bounds the bytes of the files read at once.
-func LoadSized(path, name string, sized func(int64)) ([]byte, error) {
-	data, err := safefile.ReadFileSized(path, MaxSize, sized)
+// LoadInto is Load calling sized, when not nil, with the file's size
+// from its stat once it is open and checked, before a byte is read (for a
+// caller that bounds the bytes of the files read at once), and reading
+// into buf when it has room (for a caller done with each file before it
+// reads the next: safefile.ReadFileInto).
+func LoadInto(path, name string, buf []byte, sized func(int64)) ([]byte, error) {
+	data, err := safefile.ReadFileInto(path, MaxSize, buf, sized)
 	var nr *safefile.NotRegularError
 	var tl *safefile.TooLargeError
 	switch {

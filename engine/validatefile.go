@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -186,6 +187,10 @@ func (v *Validation) Document() ValidationDoc {
 // WriteText writes, for files without errors, each file's status and what
 // was read of its recordings, with their warnings.
 func (v *Validation) WriteText(w io.Writer) {
+	// A line a recording: buffered, one write for many of them.
+	b := bufio.NewWriter(w)
+	defer b.Flush()
+	w = b
 	for _, f := range v.Files {
 		status := "valid"
 		for _, r := range v.Read[f] {

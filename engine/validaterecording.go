@@ -196,6 +196,12 @@ func suiteRecordings(s *Suite) (diag.List, []Recording, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// buf is the bytes of the last file this worker read, to read
+			// the next into: a recording read without a problem keeps
+			// nothing of them (a problem may: its source line). Only a
+			// small file's (reuseMax), so a worker holds no large buffer
+			// beyond the read budget.
+			var buf []byte
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(jobs) {
@@ -205,10 +211,11 @@ func suiteRecordings(s *Suite) (diag.List, []Recording, error) {
 				// The budget is taken with the size the open's own
 				// stat gave (at most MaxSize), before the read.
 				size := int64(-1)
-				data, err := cassette.LoadSized(j.file, j.name, func(n int64) {
+				data, err := cassette.LoadInto(j.file, j.name, buf, func(n int64) {
 					size = n
 					budget.take(size)
 				})
+				buf = nil
 				if err != nil {
 					l, err := diagList(err)
 					if err != nil {
@@ -217,6 +224,9 @@ func suiteRecordings(s *Suite) (diag.List, []Recording, error) {
 					r.unread = l
 				} else {
 					r.rec, r.l, r.err = readRecording(j.name, data)
+					if r.l == nil && r.err == nil && cap(data) <= reuseMax {
+						buf = data
+					}
 				}
 				if size >= 0 {
 					budget.give(size)
@@ -249,6 +259,10 @@ func suiteRecordings(s *Suite) (diag.List, []Recording, error) {
 	all = append(all, s.sourced(joinCounts(s, runs))...)
 	return all, recs, nil
 }
+
+// reuseMax is the largest buffer a worker of suiteRecordings reads its
+// next file into.
+const reuseMax = 1 << 20
 
 // expectsNoCalls reports whether an agent test of s that reads the
 // recording name says no_calls: true.

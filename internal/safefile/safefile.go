@@ -170,34 +170,37 @@ func openOwn(path string, limit int64) (*os.File, fs.FileInfo, error) {
 
 // ReadOwnFile is ReadFile through OpenOwn: a symbolic link is refused.
 func ReadOwnFile(path string, limit int64) ([]byte, error) {
-	return readWith(path, limit, nil, func() (*os.File, fs.FileInfo, error) { return openOwn(path, limit) })
+	return readWith(path, limit, nil, nil, func() (*os.File, fs.FileInfo, error) { return openOwn(path, limit) })
 }
 
 // ReadFile reads the regular file at path, refusing it before the read
 // starts when its stat says it is over limit bytes, and stopping the read
 // at limit+1 bytes when it grows. See Open for the errors.
 func ReadFile(path string, limit int64) ([]byte, error) {
-	return readWith(path, limit, nil, func() (*os.File, fs.FileInfo, error) { return openPath(path, limit) })
+	return readWith(path, limit, nil, nil, func() (*os.File, fs.FileInfo, error) { return openPath(path, limit) })
 }
 
-// ReadFileSized is ReadFile calling sized, when not nil, with the size
-// of the file (from its stat, at most limit) once it is open and checked
-// and before a byte of it is read: for a reader that bounds the bytes
-// several reads hold at once, without a stat of its own.
-func ReadFileSized(path string, limit int64, sized func(int64)) ([]byte, error) {
-	return readWith(path, limit, sized, func() (*os.File, fs.FileInfo, error) { return openPath(path, limit) })
+// ReadFileInto is ReadFile calling sized, when not nil, with the size of
+// the file (from its stat, at most limit) once it is open and checked and
+// before a byte of it is read, for a reader that bounds the bytes several
+// reads hold at once without a stat of its own; and reading into buf when
+// its capacity holds the file and one byte more, for a reader that reads
+// many files one after the other and is done with each before the next.
+func ReadFileInto(path string, limit int64, buf []byte, sized func(int64)) ([]byte, error) {
+	return readWith(path, limit, buf, sized, func() (*os.File, fs.FileInfo, error) { return openPath(path, limit) })
 }
 
 // ReadFileIn is ReadFile for name inside root (see OpenIn).
 func ReadFileIn(root *os.Root, name string, limit int64) ([]byte, error) {
-	return readWith(name, limit, nil, func() (*os.File, fs.FileInfo, error) { return openIn(root, name, limit) })
+	return readWith(name, limit, nil, nil, func() (*os.File, fs.FileInfo, error) { return openIn(root, name, limit) })
 }
 
 // readWith opens a file with open (one of the open functions), calls
 // sized (when not nil) with the size its stat gave, and reads the file to
-// its end, at most limit+1 bytes, into one buffer sized from the stat, as
-// os.ReadFile does, instead of a doubling series of them.
-func readWith(path string, limit int64, sized func(int64), open func() (*os.File, fs.FileInfo, error)) ([]byte, error) {
+// its end, at most limit+1 bytes, into buf when it has room, else into one
+// buffer sized from the stat, as os.ReadFile does, instead of a doubling
+// series of them.
+func readWith(path string, limit int64, buf []byte, sized func(int64), open func() (*os.File, fs.FileInfo, error)) ([]byte, error) {
 	f, fi, err := open()
 	if err != nil {
 		return nil, err
@@ -210,7 +213,7 @@ func readWith(path string, limit int64, sized func(int64), open func() (*os.File
 	if fi.Size() > 0 {
 		size = fi.Size() + 1 // one more, to see the end of the file
 	}
-	data, err := readAll(io.LimitReader(f, limit+1), min(size, limit+1))
+	data, err := readAll(io.LimitReader(f, limit+1), min(size, limit+1), buf)
 	if err != nil {
 		return nil, err
 	}
@@ -220,10 +223,13 @@ func readWith(path string, limit int64, sized func(int64), open func() (*os.File
 	return data, nil
 }
 
-// readAll reads r to its end into a buffer of capacity size, grown as
-// needed.
-func readAll(r io.Reader, size int64) ([]byte, error) {
-	data := make([]byte, 0, size)
+// readAll reads r to its end into buf when its capacity is size or more,
+// else into a buffer of capacity size, grown as needed.
+func readAll(r io.Reader, size int64, buf []byte) ([]byte, error) {
+	data := buf[:0]
+	if int64(cap(buf)) < size {
+		data = make([]byte, 0, size)
+	}
 	for {
 		n, err := r.Read(data[len(data):cap(data)])
 		data = data[:len(data)+n]
