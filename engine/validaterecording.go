@@ -164,7 +164,7 @@ func readRecording(path string, data []byte) (Recording, diag.List, error) {
 func suiteRecordings(s *Suite) (diag.List, []Recording, error) {
 	type job struct{ file, name string }
 	var jobs []job
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(s.Cases))
 	for _, c := range s.Cases {
 		if c.Kind != report.KindAgent && c.Kind != report.KindScenario {
 			continue
@@ -235,9 +235,10 @@ func suiteRecordings(s *Suite) (diag.List, []Recording, error) {
 		}()
 	}
 	wg.Wait()
-	var recs []Recording
+	recs := make([]Recording, 0, len(results))
 	var all diag.List
-	runs := map[string]int{} // a recording's runs, by display path
+	runs := make(map[string]int, len(results)) // a recording's runs, by display path
+	noCalls := expectNoCalls(s)
 	for i, r := range results {
 		if r.err != nil {
 			return nil, nil, r.err
@@ -249,7 +250,7 @@ func suiteRecordings(s *Suite) (diag.List, []Recording, error) {
 		all = append(all, r.l...)
 		if r.l == nil {
 			name := jobs[i].name
-			if expectsNoCalls(s, name) {
+			if noCalls[name] {
 				r.rec.Warnings = slices.DeleteFunc(r.rec.Warnings, func(w string) bool { return w == NoCallsWarning })
 			}
 			recs = append(recs, r.rec)
@@ -264,9 +265,10 @@ func suiteRecordings(s *Suite) (diag.List, []Recording, error) {
 // next file into.
 const reuseMax = 1 << 20
 
-// expectsNoCalls reports whether an agent test of s that reads the
-// recording name says no_calls: true.
-func expectsNoCalls(s *Suite, name string) bool {
+// expectNoCalls is the set of recordings, by display path, that an agent
+// test of s reads and says no_calls: true of.
+func expectNoCalls(s *Suite) map[string]bool {
+	names := map[string]bool{}
 	for _, c := range s.Cases {
 		if !c.NoCalls || c.Kind != report.KindAgent {
 			continue
@@ -276,12 +278,10 @@ func expectsNoCalls(s *Suite, name string) bool {
 			continue
 		}
 		for _, f := range files {
-			if displayPath(f) == name {
-				return true
-			}
+			names[displayPath(f)] = true
 		}
 	}
-	return false
+	return names
 }
 
 // Text is what validate prints of r: the reader and what it read, every
