@@ -160,8 +160,9 @@ func readRecording(path string, data []byte) (Recording, diag.List, error) {
 // files are read on one worker per core, holding together no more bytes
 // than one file of the largest size (readBudget), and their results are
 // folded in the order of the tests, so the output is the same on any
-// number of cores.
-func suiteRecordings(s *Suite) (diag.List, []Recording, error) {
+// number of cores. text gives the suite's text, for the lines under the
+// errors of the suite found on the way (s keeps none).
+func suiteRecordings(s *Suite, text func() []byte) (diag.List, []Recording, error) {
 	type job struct{ file, name string }
 	var jobs []job
 	seen := make(map[string]bool, len(s.Cases))
@@ -257,7 +258,10 @@ func suiteRecordings(s *Suite) (diag.List, []Recording, error) {
 			runs[name] = r.rec.Runs
 		}
 	}
-	all = append(all, s.sourced(joinCounts(s, runs))...)
+	if counts := joinCounts(s, runs); len(counts) > 0 {
+		s.source = text()
+		all = append(all, s.sourced(counts)...)
+	}
 	return all, recs, nil
 }
 
