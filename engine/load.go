@@ -87,6 +87,9 @@ type loadMode struct {
 	// keep is how many droppable tests a load for a run keeps built
 	// (keepBuilt, see Suite.dropHeld).
 	keep int
+	// ahead, when set, is the run's options: the load computes the
+	// replayed tests as it builds them (LoadSuiteAhead).
+	ahead *Options
 }
 
 // readSuite is LoadSuite loading in mode.
@@ -227,10 +230,16 @@ func streamSuite(d *document, path string, sum string, mode loadMode, o yamlpos.
 		s.keep = mode.keep
 		b.onHeld = s.dropHeld
 	}
+	if mode.ahead != nil && !mode.noDigest {
+		s.ahead = newLoadAhead(s, *mode.ahead)
+		b.ahead = s.ahead
+	}
 	b.build()
 	if b.stopped || len(b.errs) > 0 || len(d.Errs) > 0 {
+		s.Release() // nothing computed ahead of a suite with a problem is kept
 		return nil
 	}
+	s.ahead.loaded()
 	if s.kept = d.Packed(); s.kept == nil {
 		s.source = d.Data // read unpacked (validateItems)
 	}
