@@ -154,6 +154,7 @@ func stream(path string, data []byte, each func(*Cassette, *Run), counting bool)
 func streamDoc(path string, data []byte, each func(*Cassette, *Run), generic, counting bool) (*Cassette, error) {
 	w := &walker{}
 	d := newDecoder(data, w)
+	defer d.done()
 	d.generic, d.counting = generic, counting
 	root := d.space(0)
 	var c *Cassette

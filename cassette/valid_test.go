@@ -3,10 +3,12 @@ package cassette_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcptest/mcptest/cassette"
@@ -233,5 +235,66 @@ func BenchmarkValidJSON(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestKeySetsReused: the key sets a decoder gives back at the end of its
+// document are the next decoder's, emptied. Generated cassettes and
+// transcripts, each also with a key repeated in its first object (at the
+// top, and deeper after an object of more than 16 keys, where a set turns
+// into a map), read one after the other and then four at a time in
+// another order, each read gives the same cassette or the same error.
+func TestKeySetsReused(t *testing.T) {
+	var docs [][]byte
+	for i := range 30 {
+		for _, d := range [][]byte{gen.Cassette(gen.DefaultSeed, i), gen.Transcript(gen.DefaultSeed, i, gen.OpenAI)} {
+			docs = append(docs, d)
+			k := bytes.IndexByte(d, '{')
+			var wide strings.Builder
+			for j := range 20 + i {
+				fmt.Fprintf(&wide, `"k%d": %d, `, j, j)
+			}
+			docs = append(docs, append(append(bytes.Clone(d[:k+1]), `"dup": 1, "dup": 2, `...), d[k+1:]...))
+			docs = append(docs, append(append(bytes.Clone(d[:k+1]), `"x": {`+wide.String()+`"k3": 0}, `...), d[k+1:]...))
+		}
+	}
+	read := func(d []byte) string {
+		c, err := cassette.Read("f.json", d)
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		b, err := json.Marshal(c)
+		if err != nil {
+			return "marshal: " + err.Error()
+		}
+		return string(b)
+	}
+	want := make([]string, len(docs))
+	errs := 0
+	for i, d := range docs {
+		want[i] = read(d)
+		if strings.HasPrefix(want[i], "error: ") {
+			errs++
+		}
+	}
+	if errs < len(docs)/3 {
+		t.Fatalf("only %d of %d documents have a repeated key refused", errs, len(docs))
+	}
+	var wg sync.WaitGroup
+	got := make([]string, len(docs))
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := len(docs) - 1 - g; i >= 0; i -= 4 {
+				got[i] = read(docs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range docs {
+		if got[i] != want[i] {
+			t.Fatalf("document %d read %q, and read again %q", i, clip([]byte(want[i])), clip([]byte(got[i])))
+		}
 	}
 }
