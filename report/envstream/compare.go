@@ -831,18 +831,30 @@ type result struct {
 // is set), and hands the results to fold in order. The cases travel in
 // batches of batch, at most window batches in flight: a handoff between
 // goroutines per batch, not per case, so the workers keep their cores on
-// a machine whose other processes hold them too.
+// a machine whose other processes hold them too. A batch's buffer of
+// encoded deltas goes back to the workers once fold has had its results
+// (fold copies what it keeps of a result's data), so the deltas of a
+// million cases are encoded into a few buffers, not a garbage buffer a
+// batch for the collector to chase.
 func compareCases(cur *report.CaseReader, idx *indexed, reason string, every bool, fold func(result)) error {
 	const batch, window = 64, 8
+	type done struct {
+		rs  []result
+		buf []byte
+	}
 	type job struct {
 		i    int
 		raws [][]byte
-		out  chan []result
+		out  chan done
 	}
 	jobs := make(chan job, window)
-	order := make(chan chan []result, window)
+	order := make(chan chan done, window)
+	workers := runtime.GOMAXPROCS(0)
+	// free holds the batches' buffers fold is done with: at most one a
+	// batch in flight (window in order, one a worker, one being folded).
+	free := make(chan []byte, window+workers+2)
 	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -850,7 +862,11 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 			for j := range jobs {
 				rs := make([]result, 0, len(j.raws))
 				// The batch's deltas are encoded into one buffer.
-				sc.out = make([]byte, 0, 1024*len(j.raws))
+				select {
+				case sc.out = <-free:
+				default:
+					sc.out = make([]byte, 0, 2048*batch)
+				}
 				for k, raw := range j.raws {
 					r := compareOne(cur, idx, reason, every, j.i+k, raw, &sc)
 					rs = append(rs, r)
@@ -858,7 +874,8 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 						break
 					}
 				}
-				j.out <- rs
+				j.out <- done{rs, sc.out}
+				sc.out = nil
 			}
 		}()
 	}
@@ -878,7 +895,7 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 				raws = append(raws, raw)
 			}
 			if len(raws) > 0 {
-				out := make(chan []result, 1)
+				out := make(chan done, 1)
 				select {
 				case order <- out:
 				case <-stop:
@@ -896,7 +913,8 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 	}()
 	var err error
 	for out := range order {
-		for _, r := range <-out {
+		d := <-out
+		for _, r := range d.rs {
 			switch {
 			case err != nil:
 			case r.err != nil:
@@ -905,6 +923,10 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 			default:
 				fold(r)
 			}
+		}
+		select {
+		case free <- d.buf[:0]:
+		default:
 		}
 	}
 	wg.Wait()
