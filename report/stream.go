@@ -393,6 +393,13 @@ func (cr *CaseReader) end() error {
 // checks it), and io.EOF after the last one; the head is then read
 // (Envelope).
 func (cr *CaseReader) NextRaw() (json.RawMessage, error) {
+	return cr.AppendRaw(nil)
+}
+
+// AppendRaw is NextRaw appending the next case's JSON to dst: it returns
+// dst with the case after it (a reader of many cases reuses one buffer),
+// or nil and the error (io.EOF after the last case).
+func (cr *CaseReader) AppendRaw(dst []byte) ([]byte, error) {
 	if !cr.inCases {
 		return nil, io.EOF
 	}
@@ -419,7 +426,7 @@ func (cr *CaseReader) NextRaw() (json.RawMessage, error) {
 		cr.advance(1) // the comma
 	}
 	cr.first = false
-	raw, err := cr.value(nil)
+	raw, err := cr.value(dst)
 	if err != nil {
 		return nil, err
 	}

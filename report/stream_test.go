@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"reflect"
@@ -210,4 +211,78 @@ func BenchmarkCaseReader(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestAppendRawIsNextRaw: over drawn envelopes, a third mutated, reading
+// the cases with AppendRaw into one buffer, kept a batch of a drawn size
+// and then reused from its start, gives each case's bytes as NextRaw
+// does, and the same error at the same case; a batch's earlier cases
+// keep their bytes while the later ones are appended.
+func TestAppendRawIsNextRaw(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 44))
+	cases, failed := 0, 0
+	for round := range 2000 {
+		data := drawEnvelope(r)
+		if round%3 == 2 {
+			data = casedraw.Mutate(r, data)
+		}
+		var want [][]byte
+		var werr error
+		if cr, err := NewCaseReader(bytes.NewReader(data), "e.json"); err != nil {
+			continue
+		} else {
+			for {
+				raw, err := cr.NextRaw()
+				if err != nil {
+					werr = err
+					break
+				}
+				want = append(want, raw)
+			}
+		}
+		cr, err := NewCaseReader(bytes.NewReader(data), "e.json")
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		batch := 1 + r.IntN(4)
+		buf := make([]byte, 0, r.IntN(64))
+		var got, held [][]byte
+		var gerr error
+		for {
+			if len(held) == batch {
+				buf, held = buf[:0], nil
+			}
+			start := len(buf)
+			next, err := cr.AppendRaw(buf)
+			if err != nil {
+				gerr = err
+				break
+			}
+			buf = next
+			raw := buf[start:len(buf):len(buf)]
+			got = append(got, bytes.Clone(raw))
+			held = append(held, raw)
+			for k, h := range held {
+				if !bytes.Equal(h, got[len(got)-len(held)+k]) {
+					t.Fatalf("round %d: case %d's bytes changed as the next was appended", round, len(got)-len(held)+k)
+				}
+			}
+		}
+		if len(got) != len(want) || fmt.Sprint(gerr) != fmt.Sprint(werr) {
+			t.Fatalf("round %d: AppendRaw read %d cases then %v, NextRaw %d then %v", round, len(got), gerr, len(want), werr)
+		}
+		for k := range want {
+			if !bytes.Equal(got[k], want[k]) {
+				t.Fatalf("round %d: case %d: AppendRaw %q, NextRaw %q", round, k, got[k], want[k])
+			}
+		}
+		cases += len(want)
+		if !errors.Is(werr, io.EOF) {
+			failed++
+		}
+	}
+	t.Logf("%d cases read alike, %d envelopes refused alike", cases, failed)
+	if cases < 2000 || failed < 100 {
+		t.Fatalf("the draw is lopsided: %d cases, %d refused", cases, failed)
+	}
 }

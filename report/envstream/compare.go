@@ -839,20 +839,23 @@ type result struct {
 func compareCases(cur *report.CaseReader, idx *indexed, reason string, every bool, fold func(result)) error {
 	const batch, window = 64, 8
 	type done struct {
-		rs  []result
-		buf []byte
+		rs       []result
+		buf, raw []byte
 	}
 	type job struct {
 		i    int
 		raws [][]byte
+		buf  []byte // what raws lie in
 		out  chan done
 	}
 	jobs := make(chan job, window)
 	order := make(chan chan done, window)
 	workers := runtime.GOMAXPROCS(0)
 	// free holds the batches' buffers fold is done with: at most one a
-	// batch in flight (window in order, one a worker, one being folded).
+	// batch in flight (window in order, one a worker, one being folded);
+	// freeRaw the buffers the batches' cases were read into, likewise.
 	free := make(chan []byte, window+workers+2)
+	freeRaw := make(chan []byte, window+workers+3)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -874,7 +877,7 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 						break
 					}
 				}
-				j.out <- done{rs, sc.out}
+				j.out <- done{rs, sc.out, j.buf}
 				sc.out = nil
 			}
 		}()
@@ -887,12 +890,21 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 		var err error
 		for i := 0; err == nil; {
 			var raws [][]byte
+			var buf []byte
+			select {
+			case buf = <-freeRaw:
+			default:
+				buf = make([]byte, 0, 1024*batch)
+			}
 			for len(raws) < batch {
-				var raw []byte
-				if raw, err = cur.NextRaw(); err != nil {
+				start := len(buf)
+				next, rerr := cur.AppendRaw(buf)
+				if rerr != nil {
+					err = rerr
 					break
 				}
-				raws = append(raws, raw)
+				buf = next
+				raws = append(raws, buf[start:len(buf):len(buf)])
 			}
 			if len(raws) > 0 {
 				out := make(chan done, 1)
@@ -902,7 +914,7 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 					readErr <- nil
 					return
 				}
-				jobs <- job{i: i, raws: raws, out: out}
+				jobs <- job{i: i, raws: raws, buf: buf, out: out}
 				i += len(raws)
 			}
 		}
@@ -926,6 +938,10 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 		}
 		select {
 		case free <- d.buf[:0]:
+		default:
+		}
+		select {
+		case freeRaw <- d.raw[:0]:
 		default:
 		}
 	}
