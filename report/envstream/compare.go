@@ -631,14 +631,18 @@ func indexBaseline(f *os.File, cr *report.CaseReader) (*indexed, *report.Envelop
 	if h, err := cr.Head(); err == nil && cr.Seen("schema_version") && h.SchemaVersion != report.SchemaVersion {
 		other = true
 	}
+	// Each case is read into one buffer, reused: the index keeps its
+	// name's hash and place, not its bytes.
+	var buf []byte
 	for n := 0; ; n++ {
-		raw, err := cr.NextRaw()
+		raw, err := cr.AppendRaw(buf[:0])
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return nil, nil, err
 		}
+		buf = raw
 		if other {
 			if !json.Valid(raw) {
 				var v any
