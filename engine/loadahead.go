@@ -50,12 +50,12 @@ type aheadJob struct {
 // outcomes are held until the load ends, about 10 KB each for the 2,000
 // transcripts of .ci/bench (1,920 of them, one core's share at
 // GOMAXPROCS=16, took the run's peak RSS from 45 to 65-69 MB; 256, to 54
-// to 64 MB). On two cores 128 keep the second core busy for the whole
-// load (a CPU profile: 0.58 s of items parsed, digests and cases beside
-// the load's 0.39 s on its goroutine). It stays under keepBuilt, so a
-// case computed ahead is one the load keeps built (Suite.dropHeld keeps
-// it anyway).
-const aheadMax = 128
+// to 64 MB; at GOMAXPROCS=2 256 left it at 36-40 MB, the same as
+// before). On two cores 128 ran out before the load ended (a trace:
+// the worker waiting 65 ms for a job with the load still going). It
+// stays under keepBuilt, so a case computed ahead is one the load keeps
+// built (Suite.dropHeld keeps it anyway).
+const aheadMax = 256
 
 // newLoadAhead returns the computing ahead of a suite s being loaded for a
 // run with opt; nil, computing nothing ahead, on one core, or when the
