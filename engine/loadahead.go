@@ -132,11 +132,21 @@ func (a *loadAhead) work() {
 }
 
 // loaded ends the handing over: the workers finish the cases they were
-// given and stop.
+// given and stop. The load's core is free from now on: one more worker
+// takes it, so the cases still queued are computed on every core while
+// the run's fold waits for them in order (with the load's workers alone,
+// the run's own workers filled their window and stood idle behind them).
 func (a *loadAhead) loaded() {
-	if a != nil {
-		a.once.Do(func() { close(a.jobs) })
+	if a == nil {
+		return
 	}
+	a.once.Do(func() {
+		close(a.jobs)
+		if len(a.taken) > 0 {
+			a.wg.Add(1)
+			go a.work()
+		}
+	})
 }
 
 // drop gives the outcomes up (a load that failed, a run with other
