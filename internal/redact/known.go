@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/url"
 	"slices"
@@ -24,6 +25,10 @@ type Known struct {
 	mu   sync.RWMutex
 	vals []string // longest first
 	r    *strings.Replacer
+	// lines says a value holds a line break (multiline); bvals is vals
+	// as bytes (Clean).
+	lines bool
+	bvals [][]byte
 }
 
 // Add adds values, each with its spellings; values under MinKnown
@@ -42,6 +47,11 @@ func (k *Known) Add(values ...string) {
 			}
 		}
 	}
+	k.bvals = k.bvals[:0]
+	for _, v := range k.vals {
+		k.bvals = append(k.bvals, []byte(v))
+	}
+	k.lines = slices.ContainsFunc(k.vals, func(v string) bool { return strings.ContainsAny(v, "\n\r") })
 	slices.SortStableFunc(k.vals, func(a, b string) int { return len(b) - len(a) })
 	pairs := make([]string, 0, 2*len(k.vals))
 	for _, v := range k.vals {
@@ -86,6 +96,41 @@ func schemeLen(s string) int {
 		break
 	}
 	return n
+}
+
+// Clean reports that Mask leaves b as it is, for certain: b holds no
+// spelling of a known secret and no "://" (the URL rules read only the
+// text around one). A false is no finding, only no proof. A nil Known
+// checks the URLs alone.
+func (k *Known) Clean(b []byte) bool {
+	if bytes.Contains(b, schemeSep) {
+		return false
+	}
+	if k == nil {
+		return true
+	}
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	for _, v := range k.bvals {
+		if bytes.Contains(b, v) {
+			return false
+		}
+	}
+	return true
+}
+
+// schemeSep is what every URL the URL rules mask holds.
+var schemeSep = []byte("://")
+
+// multiline says a known value holds a line break, so a secret may span
+// two lines (NewKnownWriter then masks a write whole).
+func (k *Known) multiline() bool {
+	if k == nil {
+		return false
+	}
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	return k.lines
 }
 
 // Len is how many spellings of secrets the set holds.
