@@ -103,7 +103,7 @@ func schemeLen(s string) int {
 // text around one). A false is no finding, only no proof. A nil Known
 // checks the URLs alone.
 func (k *Known) Clean(b []byte) bool {
-	if bytes.Contains(b, schemeSep) {
+	if indexSep(b) >= 0 {
 		return false
 	}
 	if k == nil {
@@ -119,8 +119,32 @@ func (k *Known) Clean(b []byte) bool {
 	return true
 }
 
-// schemeSep is what every URL the URL rules mask holds.
-var schemeSep = []byte("://")
+// indexSep is the index of the first "://" in s, or -1. It looks for
+// "//" and checks the byte before: in JSON, where every other word ends
+// in a colon, a search for "://" itself runs at a fifteenth of the speed
+// (424 MB/s against 7.4 GB/s over a merged envelope).
+func indexSep[T string | []byte](s T) int {
+	for off := 0; ; {
+		i := index(s[off:], "//")
+		if i < 0 {
+			return -1
+		}
+		if i += off; i > 0 && s[i-1] == ':' {
+			return i - 1
+		}
+		off = i + 1
+	}
+}
+
+// index is strings.Index for a string or bytes.
+func index[T string | []byte](s T, sub string) int {
+	switch v := any(s).(type) {
+	case string:
+		return strings.Index(v, sub)
+	default:
+		return bytes.Index(v.([]byte), []byte(sub))
+	}
+}
 
 // multiline says a known value holds a line break, so a secret may span
 // two lines (NewKnownWriter then masks a write whole).

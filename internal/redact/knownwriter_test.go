@@ -170,3 +170,31 @@ func BenchmarkKnownWriter(b *testing.B) {
 type nilWriter struct{}
 
 func (nilWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestIndexSep: over drawn strings of colons, slashes and letters,
+// indexSep finds the first "://" where strings.Index does, in a string
+// and in bytes.
+func TestIndexSep(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 4))
+	alphabet := ":/a\"h"
+	found := 0
+	for range 20000 {
+		b := make([]byte, r.IntN(24))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		want := strings.Index(string(b), "://")
+		if want >= 0 {
+			found++
+		}
+		if got := indexSep(string(b)); got != want {
+			t.Fatalf("indexSep(%q) = %d, strings.Index %d", b, got, want)
+		}
+		if got := indexSep(b); got != want {
+			t.Fatalf("indexSep([]byte %q) = %d, strings.Index %d", b, got, want)
+		}
+	}
+	if found == 0 {
+		t.Fatal("no drawn string held a \"://\"")
+	}
+}
