@@ -261,7 +261,8 @@ func readAhead(p casePlan, files []string) []chan fileRead {
 // generated cassettes (MCPTEST_CPUCLASSES, GOMAXPROCS=2; the trace has
 // the fold waiting on one file, the other worker on the window), 2.0 to
 // 2.6 % with eight, at the same peak RSS (32 to 34 MB: the read budget
-// bounds the bytes, and a decoded run is dropped once folded).
+// bounds the bytes, as before, so large files are held no further ahead,
+// and a decoded run is dropped once folded).
 const aheadFilesPerWorker = 8
 
 // fileSize is the size of the file at path for the read budget: 0 when it

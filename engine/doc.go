@@ -12,6 +12,13 @@
 // grows with the largest cassette, not with how many there are. The result
 // is a report.Envelope (package report), the document every reporter renders
 // from.
+// On more than one core the phases overlap: a suite loaded for a run with
+// its options (LoadSuiteAhead, loadahead.go) has each replayed test
+// computed as soon as it is built, the cases are computed on workers
+// (runcases.go) and the files of one test over many read and decoded ahead
+// of its fold (cassettes.go), all folded in suite order once the suite has
+// loaded clean, so the envelope is the same on any number of cores and a
+// broken suite fails as it would have on one.
 // The gate blocks of an agent test are wired in one place, the gate
 // registry (registry.go): each row names a block's suite key, its schema
 // fragment, its targets and its default assertion, and reads the block into

@@ -55,19 +55,6 @@ func TestEveryCoreSameOutput(t *testing.T) {
 			t.Fatal(err)
 		}
 		lateSuites(t, rng, filepath.Join(dir, "c"), paths)
-		type shape struct {
-			dir  string
-			args []string
-			// store runs with the workspace store in the output folder
-			// of the core count (MCPTEST_DIR), kept from shape to shape.
-			store bool
-			// warm says the store holds the cases: the report must say
-			// the cache served some.
-			warm bool
-			// broken says the suite has a problem late in it: the run
-			// exits 2, writes no report, and its stderr is compared.
-			broken bool
-		}
 		var shapes []shape
 		for _, suite := range []string{gen.SuiteFile, gen.GroupedSuiteFile, gen.CaseSuiteFile} {
 			shapes = append(shapes,
@@ -94,66 +81,7 @@ func TestEveryCoreSameOutput(t *testing.T) {
 		for _, sh := range shapes {
 			outs := make([][]byte, len(procsList))
 			for k, procs := range procsList {
-				outDir := filepath.Join(dir, "out-"+strconv.Itoa(procs))
-				if err := os.MkdirAll(outDir, 0o755); err != nil {
-					t.Fatal(err)
-				}
-				out := filepath.Join(outDir, "report.json")
-				args := make([]string, len(sh.args))
-				for i, a := range sh.args {
-					a = replace(a, "@OUT@", out)
-					args[i] = replace(a, "@DIR@", outDir)
-				}
-				wd := replace(sh.dir, "@DIR@", outDir)
-				if !filepath.IsAbs(wd) {
-					wd = filepath.Join(dir, wd)
-				}
-				if sh.broken {
-					os.Remove(out) // the report of the shape before
-				}
-				cmd := exec.Command(tools.mcptest, args...)
-				cmd.Dir = wd
-				cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(procs), "CI=", "GITHUB_ACTIONS=")
-				if sh.store {
-					cmd.Env = append(cmd.Env, "MCPTEST_DIR="+filepath.Join(outDir, "store"))
-				}
-				var stdout, stderr bytes.Buffer
-				cmd.Stdout, cmd.Stderr = &stdout, &stderr
-				code := 0
-				if err := cmd.Run(); err != nil {
-					var exit *exec.ExitError
-					if !errors.As(err, &exit) {
-						t.Fatal(err)
-					}
-					code = exit.ExitCode()
-				}
-				if sh.broken {
-					if _, err := os.Stat(out); code != 2 || err == nil {
-						t.Fatalf("corpus %d, GOMAXPROCS=%d: mcptest %v: exit %d, report written: %v (want exit 2 and none)\n%s", d, procs, args, code, err == nil, stderr.Bytes())
-					}
-					outs[k] = append([]byte("exit 2\n"), bytes.ReplaceAll(stderr.Bytes(), []byte(dir), []byte("DIR"))...)
-					continue
-				}
-				if code > 1 {
-					t.Fatalf("corpus %d (%d cassettes, seed %d), GOMAXPROCS=%d: mcptest %v: exit %d\n%s", d, n, seed, procs, args, code, stderr.Bytes())
-				}
-				got := stdout.Bytes()
-				for i, a := range args {
-					if a == "--output" {
-						data, err := os.ReadFile(args[i+1])
-						if err != nil {
-							t.Fatal(err)
-						}
-						got = withoutRunClock(t, data)
-						var env struct {
-							Run struct{ Cached int } `json:"run"`
-						}
-						if err := json.Unmarshal(data, &env); err != nil || sh.warm && env.Run.Cached == 0 {
-							t.Fatalf("corpus %d, GOMAXPROCS=%d: mcptest %v: the warm run served no case from the cache (%v)", d, procs, args, err)
-						}
-					}
-				}
-				outs[k] = append([]byte(fmt.Sprintf("exit %d\n", code)), got...)
+				outs[k] = runShape(t, tools.mcptest, dir, sh, procs, fmt.Sprintf("corpus %d (%d cassettes, seed %d)", d, n, seed))
 			}
 			for k := 1; k < len(outs); k++ {
 				if !bytes.Equal(outs[0], outs[k]) {
@@ -166,6 +94,89 @@ func TestEveryCoreSameOutput(t *testing.T) {
 			}
 		}
 	}
+}
+
+// shape is one command of TestEveryCoreSameOutput, run in dir (under the
+// corpus, or @DIR@, the output folder of the core count).
+type shape struct {
+	dir  string
+	args []string
+	// store runs with the workspace store in the output folder
+	// of the core count (MCPTEST_DIR), kept from shape to shape.
+	store bool
+	// warm says the store holds the cases: the report must say
+	// the cache served some.
+	warm bool
+	// broken says the suite has a problem late in it: the run
+	// exits 2, writes no report, and its stderr is compared.
+	broken bool
+}
+
+// runShape runs the shape sh of the corpus in dir with the binary bin at
+// GOMAXPROCS=procs and returns what is compared: the exit code and the
+// report (its run clock left out), or the stdout; for a broken suite, its
+// stderr, once the run is seen to exit 2 and write no report.
+func runShape(t *testing.T, bin, dir string, sh shape, procs int, where string) []byte {
+	t.Helper()
+	outDir := filepath.Join(dir, "out-"+strconv.Itoa(procs))
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(outDir, "report.json")
+	args := make([]string, len(sh.args))
+	for i, a := range sh.args {
+		a = replace(a, "@OUT@", out)
+		args[i] = replace(a, "@DIR@", outDir)
+	}
+	wd := replace(sh.dir, "@DIR@", outDir)
+	if !filepath.IsAbs(wd) {
+		wd = filepath.Join(dir, wd)
+	}
+	if sh.broken {
+		os.Remove(out) // the report of the shape before
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = wd
+	cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(procs), "CI=", "GITHUB_ACTIONS=")
+	if sh.store {
+		cmd.Env = append(cmd.Env, "MCPTEST_DIR="+filepath.Join(outDir, "store"))
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	code := 0
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			t.Fatal(err)
+		}
+		code = exit.ExitCode()
+	}
+	if sh.broken {
+		if _, err := os.Stat(out); code != 2 || err == nil {
+			t.Fatalf("%s, GOMAXPROCS=%d: mcptest %v: exit %d, report written: %v (want exit 2 and none)\n%s", where, procs, args, code, err == nil, stderr.Bytes())
+		}
+		return append([]byte("exit 2\n"), bytes.ReplaceAll(stderr.Bytes(), []byte(dir), []byte("DIR"))...)
+	}
+	if code > 1 {
+		t.Fatalf("%s, GOMAXPROCS=%d: mcptest %v: exit %d\n%s", where, procs, args, code, stderr.Bytes())
+	}
+	got := stdout.Bytes()
+	for i, a := range args {
+		if a == "--output" {
+			data, err := os.ReadFile(args[i+1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = withoutRunClock(t, data)
+			var env struct {
+				Run struct{ Cached int } `json:"run"`
+			}
+			if err := json.Unmarshal(data, &env); err != nil || sh.warm && env.Run.Cached == 0 {
+				t.Fatalf("%s, GOMAXPROCS=%d: mcptest %v: the warm run served no case from the cache (%v)", where, procs, args, err)
+			}
+		}
+	}
+	return append([]byte(fmt.Sprintf("exit %d\n", code)), got...)
 }
 
 // lateKinds are the problems lateSuites puts late in a suite: a name used

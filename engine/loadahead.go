@@ -50,12 +50,12 @@ type aheadJob struct {
 // outcomes are held until the load ends, about 10 KB each for the 2,000
 // transcripts of .ci/bench (1,920 of them, one core's share at
 // GOMAXPROCS=16, took the run's peak RSS from 45 to 65-69 MB; 256, to 54
-// to 64 MB). On two cores 128 keep the second core busy for the whole
-// load (a CPU profile: 0.58 s of items parsed, digests and cases beside
-// the load's 0.39 s on its goroutine). It stays under keepBuilt, so a
-// case computed ahead is one the load keeps built (Suite.dropHeld keeps
-// it anyway).
-const aheadMax = 128
+// to 64 MB; at GOMAXPROCS=2 256 left it at 36-40 MB, the same as
+// before). On two cores 128 ran out before the load ended (a trace:
+// the worker waiting 65 ms for a job with the load still going). It
+// stays under keepBuilt, so a case computed ahead is one the load keeps
+// built (Suite.dropHeld keeps it anyway).
+const aheadMax = 256
 
 // newLoadAhead returns the computing ahead of a suite s being loaded for a
 // run with opt; nil, computing nothing ahead, on one core, or when the
@@ -132,11 +132,21 @@ func (a *loadAhead) work() {
 }
 
 // loaded ends the handing over: the workers finish the cases they were
-// given and stop.
+// given and stop. The load's core is free from now on: one more worker
+// takes it, so the cases still queued are computed on every core while
+// the run's fold waits for them in order (with the load's workers alone,
+// the run's own workers filled their window and stood idle behind them).
 func (a *loadAhead) loaded() {
-	if a != nil {
-		a.once.Do(func() { close(a.jobs) })
+	if a == nil {
+		return
 	}
+	a.once.Do(func() {
+		close(a.jobs)
+		if len(a.taken) > 0 {
+			a.wg.Add(1)
+			go a.work()
+		}
+	})
 }
 
 // drop gives the outcomes up (a load that failed, a run with other

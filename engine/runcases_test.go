@@ -84,7 +84,7 @@ func TestRunWorkersKeepOrder(t *testing.T) {
 }
 
 // TestRunWorkersBounded: Prepare is called on the workers' goroutines, at
-// most 4 cases per worker ahead of Emit (a case is kept, emitted, before
+// most 16 cases per worker ahead of Emit (aheadWindow; a case is kept, emitted, before
 // its room goes to another), so a run holds a bounded number
 // of results whatever its size; an error from Emit or Prepare stops the
 // run, is returned, and no case is prepared after Run returns.
@@ -120,7 +120,7 @@ func TestRunWorkersBounded(t *testing.T) {
 	if prepared != 200 || emitted != 200 {
 		t.Fatalf("%d cases prepared and %d emitted, want 200", prepared, emitted)
 	}
-	if limit := 4 * procs; ahead > limit {
+	if limit := 16 * procs; ahead > limit { // aheadWindow cases a worker
 		t.Errorf("%d cases prepared ahead of Emit, over %d", ahead, limit)
 	}
 
@@ -150,7 +150,7 @@ func TestRunWorkersBounded(t *testing.T) {
 		mu.Unlock()
 		runtime.Gosched()
 		mu.Lock()
-		if n != after || n > 20+4*procs+procs {
+		if n != after || n > 20+16*procs+procs {
 			t.Errorf("%s failing at the 20th case: called %d times, then %d", which, after, n)
 		}
 		mu.Unlock()

@@ -5,6 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -44,8 +47,60 @@ func TestCPUProfileEnv(t *testing.T) {
 	if len(data) < 20 || data[0] != 0x1f || data[1] != 0x8b {
 		t.Errorf("the profile is %d bytes, not gzip-compressed pprof", len(data))
 	}
-	out, errOut, code = run("MCPTEST_CPUPROFILE=" + filepath.Join(t.TempDir(), "missing", "cpu.out"))
-	if out != wantOut || code != wantCode || !bytes.Contains([]byte(errOut), []byte("MCPTEST_CPUPROFILE")) {
-		t.Errorf("an unwritable profile path: exit %d, stdout %q, stderr %q", code, out, errOut)
+	for _, name := range []string{"MCPTEST_CPUPROFILE", "MCPTEST_CPUCLASSES", "MCPTEST_TRACE"} {
+		out, errOut, code = run(name + "=" + filepath.Join(t.TempDir(), "missing", "cpu.out"))
+		if out != wantOut || code != wantCode || !strings.Contains(errOut, name) {
+			t.Errorf("an unwritable %s path: exit %d, stdout %q, stderr %q", name, code, out, errOut)
+		}
+	}
+}
+
+// TestCPUClassesEnv: MCPTEST_CPUCLASSES and MCPTEST_TRACE make the built
+// binary write, beside the command's own output (the same as without
+// them), the runtime's account of the processors' time (GOMAXPROCS, the
+// wall time, and each class, idle among them, within the total) and an
+// execution trace (`go tool trace` reads it); together with a profile.
+func TestCPUClassesEnv(t *testing.T) {
+	bin := mcptestBin(t)
+	suite := filepath.Join("..", "..", "examples", "selection-f1", "suite.yml")
+	run := func(env ...string) string {
+		cmd := exec.Command(bin, "run", "--config", suite, "--format", "json", "--no-cache")
+		cmd.Env = append(os.Environ(), append([]string{"GOMAXPROCS=2", "CI=", "GITHUB_ACTIONS="}, env...)...)
+		out, err := cmd.Output()
+		if _, ok := err.(*exec.ExitError); err != nil && !ok {
+			t.Fatal(err)
+		}
+		return regexp.MustCompile(`"(id|started_at|duration_ms)": *("[^"]*"|\d+)`).ReplaceAllString(string(out), "")
+	}
+	want := run()
+	dir := t.TempDir()
+	classes, trace, prof := filepath.Join(dir, "classes.txt"), filepath.Join(dir, "run.trace"), filepath.Join(dir, "cpu.out")
+	if got := run("MCPTEST_CPUCLASSES="+classes, "MCPTEST_TRACE="+trace, "MCPTEST_CPUPROFILE="+prof); got != want || len(want) < 100 {
+		t.Fatalf("the report differs when measured:\n%s\n---\n%s", got, want)
+	}
+	data, err := os.ReadFile(classes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	figures := map[string]float64{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		name, value, ok := strings.Cut(line, " ")
+		f, err := strconv.ParseFloat(value, 64)
+		if !ok || err != nil || f < 0 {
+			t.Fatalf("line %q of\n%s", line, data)
+		}
+		figures[name] = f
+	}
+	total := figures["/cpu/classes/total:cpu-seconds"]
+	if figures["gomaxprocs"] != 2 || figures["wall"] <= 0 || total <= 0 || len(figures) != 7 ||
+		figures["/cpu/classes/idle:cpu-seconds"] > total || figures["/cpu/classes/user:cpu-seconds"] > total {
+		t.Errorf("the classes:\n%s", data)
+	}
+	tr, err := os.ReadFile(trace)
+	if err != nil || !bytes.HasPrefix(tr, []byte("go 1.")) {
+		t.Errorf("the trace: %v, %d bytes, %q", err, len(tr), tr[:min(len(tr), 16)])
+	}
+	if p, err := os.Stat(prof); err != nil || p.Size() < 20 {
+		t.Errorf("the profile beside them: %v", err)
 	}
 }

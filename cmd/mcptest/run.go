@@ -112,10 +112,6 @@ func (c *Command) run(_ context.Context, args []string) error {
 		return err
 	}
 	start := time.Now()
-	progress, err := c.progress(a.quiet, a.output == "" && a.format != "text")
-	if err != nil {
-		return err
-	}
 	spool := "" // the cases are spooled to disk when every report is json or text
 	if a.outputs.AllJSON("json") && (a.format == "json" || annotate.Canonical(a.format) == "text") {
 		spool = a.format
@@ -136,6 +132,10 @@ func (c *Command) run(_ context.Context, args []string) error {
 		c.knowTarget(t)
 	}
 	suite.SetTimeout(time.Duration(a.timeout))
+	progress, err := c.progress(a.quiet, a.output == "" && a.format != "text") // its clock starts once the suite loaded
+	if err != nil {
+		return err
+	}
 	opts.Progress = progress.Update
 	if opts.Cache, opts.Build, err = policy.Open(); err != nil { // a cache that is wanted but cannot be had costs a warning
 		fmt.Fprintf(c.Stderr, "mcptest: warning: the cache is off: %v\n", err)

@@ -3,6 +3,7 @@ package stats
 import (
 	"math"
 	"math/big"
+	"math/rand/v2"
 	"strconv"
 	"testing"
 )
@@ -210,6 +211,54 @@ func TestLowerBisectionStep(t *testing.T) {
 		}
 		if upperTail(tt.s, tt.n, got) > tt.alpha || upperTail(tt.s, tt.n, got+step) <= tt.alpha {
 			t.Errorf("Lower(%d, %d, %g) = %.17g is not the lower end of a bracket of 2^-50 around the bound", tt.s, tt.n, tt.alpha, got)
+		}
+	}
+}
+
+// TestTailScreenIsExact: the floating-point screen of tailAtMost gives the
+// integers' answer for every k of drawn (s, n, alpha) up to exactLimit,
+// n drawn small and large, s near 0, near n and between, alpha the
+// confidences the gates use and drawn fractions, and for the k on either
+// side of each bound LowerPercent returns (where the tail is nearest
+// alpha and the screen hands over to the integers).
+func TestTailScreenIsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(40, 9))
+	alphas := [][2]int64{{1, 20}, {1, 100}, {1, 10}, {1, 1000}}
+	draws := 300
+	if testing.Short() {
+		draws = 60
+	}
+	for d := range draws {
+		n := 1 + rng.Int64N(60)
+		if d%5 == 0 {
+			n = 1 + rng.Int64N(exactLimit)
+		}
+		s := 1 + rng.Int64N(n)
+		switch d % 3 {
+		case 0:
+			s = n - rng.Int64N(min(n, 4))
+		case 1:
+			s = 1 + rng.Int64N(min(n, 4))
+		}
+		a := alphas[rng.IntN(len(alphas))]
+		if d%7 == 0 {
+			den := 2 + rng.Int64N(1000)
+			a = [2]int64{1 + rng.Int64N(den-1), den}
+		}
+		ks := []int64{1 + rng.Int64N(99), 1 + rng.Int64N(99)}
+		if lp := LowerPercent(s, n, a[0], a[1]); lp > 0 && lp < 100 {
+			ks = append(ks, lp, lp+1)
+		}
+		if n <= 60 {
+			ks = ks[:0]
+			for k := int64(0); k <= 100; k++ {
+				ks = append(ks, k)
+			}
+		}
+		for _, k := range ks {
+			if got, want := tailAtMost(s, n, k, a[0], a[1]), tailAtMostExact(s, n, k, a[0], a[1]); got != want {
+				t.Fatalf("s=%d n=%d k=%d alpha=%d/%d: screened %v, integers %v", s, n, k, a[0], a[1], got, want)
+			}
 		}
 	}
 }
