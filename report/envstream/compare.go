@@ -102,8 +102,10 @@ func (c *Compared) Write(w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if _, err := io.Copy(bw, io.NewSectionReader(c.cases, 0, size)); err != nil {
-			return fmt.Errorf("read the spooled cases: %w", err)
+		// The spool is read a goroutine ahead of the writes through
+		// the mask: two cores.
+		if err := annotate.CopyAhead(bw, c.cases, size); err != nil {
+			return err
 		}
 		bw.WriteString("\n  ")
 	}
