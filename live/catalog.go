@@ -286,27 +286,37 @@ func ReadFile(path string) (*Catalog, error) {
 	if err != nil {
 		return nil, readError(path, err)
 	}
-	js := data
-	if isJSON(data) {
-		if errs := checkJSON(path, data); len(errs) > 0 {
-			return nil, errs
-		}
-	} else {
+	if !isJSON(data) {
 		if c, ok := readYAMLTools(path, data); ok {
 			return c, nil
 		}
-		// The YAML is read into a tree once, checked, and decoded from
-		// it; the tree goes before the tools are decoded.
-		root, errs := yamlpos.Parse(path, data, catalogYAML)
-		if root == nil || len(errs) > 0 {
-			return nil, errs
-		}
-		if errs := checkYAML(path, data, root); len(errs) > 0 {
-			return nil, errs
-		}
-		if js, err = treeAsJSON(root); err != nil {
-			return nil, fmt.Errorf("catalog %q: %w", path, err)
-		}
+		return readYAMLWhole(path, data)
+	}
+	if errs := checkJSON(path, data); len(errs) > 0 {
+		return nil, errs
+	}
+	c, err := catalogFromJSON(data)
+	if err != nil {
+		return nil, fmt.Errorf("catalog %q: %w", path, err)
+	}
+	return c, nil
+}
+
+// readYAMLWhole reads a YAML catalog into a tree once, checks it, and
+// decodes it from the tree, which goes before the tools are decoded: the
+// reader of a YAML catalog that readYAMLTools does not read, and the one
+// that words every error.
+func readYAMLWhole(path string, data []byte) (*Catalog, error) {
+	root, errs := yamlpos.Parse(path, data, catalogYAML)
+	if root == nil || len(errs) > 0 {
+		return nil, errs
+	}
+	if errs := checkYAML(path, data, root); len(errs) > 0 {
+		return nil, errs
+	}
+	js, err := treeAsJSON(root)
+	if err != nil {
+		return nil, fmt.Errorf("catalog %q: %w", path, err)
 	}
 	c, err := catalogFromJSON(js)
 	if err != nil {
