@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -29,6 +30,31 @@ type toolTexts struct {
 	values jsonpos.Values
 	buf    bytes.Buffer
 	text   []byte
+	// js is the buffer a YAML tool is written into as JSON.
+	js []byte
+	// block is what is left of the block the texts are kept in.
+	block []byte
+}
+
+// textBlock is the size of the blocks the texts of a catalog file's tools
+// are kept in, one after the other: a text of its own allocation would
+// cost its slice header and its size class's rounding (an eighth of it on
+// average) on top of its bytes.
+const textBlock = 64 << 10
+
+// keep copies a tool's text into the current block (a new one when it
+// does not fit; a text over a quarter of a block is kept alone) and
+// returns the copy, its capacity its length.
+func (b *toolTexts) keep(text []byte) []byte {
+	if len(text) > textBlock/4 {
+		return bytes.Clone(text)
+	}
+	if len(text) > cap(b.block) {
+		b.block = make([]byte, 0, textBlock)
+	}
+	kept := append(b.block, text...)
+	b.block = b.block[len(text):len(text)]
+	return kept[:len(text):len(text)]
 }
 
 // addAt types the n-th tool of a catalog file, the value at t of data (a
@@ -55,7 +81,7 @@ func (b *toolTexts) addAt(n int, data []byte, t int) error {
 		}
 		return b.add(n, raw)
 	}
-	text := bytes.Clone(b.text)
+	text := b.keep(b.text)
 	raw := map[string]any{}
 	var err error
 	w := &jsonCheck{data: text}
@@ -68,7 +94,16 @@ func (b *toolTexts) addAt(n int, data []byte, t int) error {
 				end := jsonpos.Skip(text, v)
 				raw[key] = json.RawMessage(text[v:end:end])
 			}
-		case "name", "title", "description", "_meta", "annotations", "icons":
+		case "name", "title", "description":
+			if end := jsonpos.StringEnd(text, v); text[v] == '"' && bytes.IndexByte(text[v:end], '\\') < 0 {
+				// The text is never written to once kept: a string
+				// without escapes is its bytes (the typed tool's name
+				// and description are not copies of the text's).
+				raw[key] = unsafe.String(unsafe.SliceData(text[v+1:end-1]), end-1-(v+1))
+				break
+			}
+			fallthrough
+		case "_meta", "annotations", "icons":
 			if raw[key], _, err = b.values.Decode(text, v); err != nil {
 				err = fmt.Errorf("tools[%d]: %w", n, err) // not reached: the text decodes
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"gopkg.in/yaml.v3"
 
+	"github.com/mcptest/mcptest/internal/jsonpos"
 	"github.com/mcptest/mcptest/internal/yamlpos"
 )
 
@@ -36,14 +37,18 @@ func readYAMLTools(file string, data []byte) (*Catalog, bool) {
 		if hasAliasNode(n) || len(checkTool(file, where, n)) > 0 || len(duplicateKeys(file, n, where)) > 0 {
 			return false
 		}
-		var v any
-		if n.Decode(&v) != nil {
-			return false
+		js, ok := appendNodeJSON(b.js[:0], n)
+		if !ok {
+			var v any
+			if n.Decode(&v) != nil {
+				return false
+			}
+			var err error
+			if js, err = json.Marshal(v); err != nil {
+				return false
+			}
 		}
-		js, err := json.Marshal(v)
-		if err != nil {
-			return false
-		}
+		b.js = js
 		return b.addAt(i, js, 0) == nil
 	})
 	if !ok || len(duplicateKeys(file, root, "")) > 0 {
@@ -74,6 +79,107 @@ func readYAMLTools(file string, data []byte) (*Catalog, bool) {
 	}
 	withCapabilities(c)
 	return c, true
+}
+
+// appendNodeJSON appends the JSON of what yaml.v3 decodes the tree at n
+// to, for the trees most tools are (mappings with string keys, sequences,
+// strings, decimal numbers, booleans and nulls as JSON writes them),
+// without decoding it: the numbers as written, which AppendCanonical
+// then writes as the float64 they decode to. false for any other tree (a
+// tag of another kind, a number YAML writes another way, a key that is
+// not a string), which is decoded.
+func appendNodeJSON(dst []byte, n *yaml.Node) ([]byte, bool) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		dst = append(dst, '{')
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode || k.ShortTag() != "!!str" {
+				return dst, false
+			}
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(jsonpos.AppendString(dst, k.Value), ':')
+			var ok bool
+			if dst, ok = appendNodeJSON(dst, n.Content[i+1]); !ok {
+				return dst, false
+			}
+		}
+		return append(dst, '}'), true
+	case yaml.SequenceNode:
+		dst = append(dst, '[')
+		for i, c := range n.Content {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var ok bool
+			if dst, ok = appendNodeJSON(dst, c); !ok {
+				return dst, false
+			}
+		}
+		return append(dst, ']'), true
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!str":
+			return jsonpos.AppendString(dst, n.Value), true
+		case "!!null":
+			return append(dst, "null"...), true
+		case "!!bool":
+			switch n.Value {
+			case "true", "True", "TRUE":
+				return append(dst, "true"...), true
+			case "false", "False", "FALSE":
+				return append(dst, "false"...), true
+			}
+		case "!!int", "!!float":
+			if jsonNumber(n.Value, n.ShortTag() == "!!int") {
+				return append(dst, n.Value...), true
+			}
+		}
+	}
+	return dst, false
+}
+
+// jsonNumber reports whether v is a number as JSON writes it, which YAML
+// reads as the same float64 (an integer: of at most 18 digits, which
+// yaml.v3 reads as an int, and not -0).
+func jsonNumber(v string, integer bool) bool {
+	i := 0
+	if i < len(v) && v[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		start := i
+		for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+			i++
+		}
+		return i - start
+	}
+	n := digits()
+	if n == 0 || n > 1 && v[i-n] == '0' {
+		return false
+	}
+	if integer {
+		// -0 is the int 0, written 0.
+		return i == len(v) && n <= 18 && v != "-0"
+	}
+	if i < len(v) && v[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(v) && (v[i] == 'e' || v[i] == 'E') {
+		i++
+		if i < len(v) && (v[i] == '+' || v[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(v)
 }
 
 // hasAliasNode reports whether the tree at n holds an alias: yaml.v3

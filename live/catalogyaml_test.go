@@ -170,6 +170,8 @@ func drawYAMLTool(r *rand.Rand, ind string, i int) string {
 		"inputSchema:\n" + in + "  type: object\n" + in + "  properties:\n" + in + "    q:\n" + in + "      type: string\n" + in + "      description: the query\n" + in + "    n: {type: integer, minimum: 1, maximum: 100, default: 10}\n" + in + "  required: [q]",
 		"inputSchema: {type: object, properties: {a: {type: number, enum: [1, 2.5, -3e2, 1.0, 0, -0]}}}",
 		"inputSchema: {}",
+		"inputSchema: {a: 007, b: 1.5e3, c: -1E-7, d: 1e21, e: 0.1, f: 1234567890123456789, g: +5, h: .5, i: -0.0, j: -0, k: 123456789012345678, l: 1.0e+2, m: 0.0000001}",
+		"inputSchema: {t: [true, True, TRUE, false, no, on, ~, null, Null, '', \"\\t\\u2028\"]}",
 		"outputSchema:\n" + in + "  type: object",
 		"annotations:\n" + in + "  readOnlyHint: true\n" + in + "  destructiveHint: false",
 		"annotations: {openWorldHint: true, title: Nice}",

@@ -177,6 +177,12 @@ func appendString(out, raw []byte, s ...string) []byte {
 	return append(out, '"')
 }
 
+// AppendString appends s as a JSON string, as encoding/json writes it
+// without HTML escapes.
+func AppendString(dst []byte, s string) []byte {
+	return appendString(dst, nil, s)
+}
+
 // plainString reports whether the body of a string as written is what
 // encoding/json writes for it: no escape, and UTF-8 without U+2028 and
 // U+2029 (which it escapes).

@@ -6,6 +6,12 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
+// listNodesChunk is the number of items a chunk of ListNodes holds: the
+// caller keeps little of each item (a catalog's tool as text), so the
+// nodes of the chunks parsed ahead are most of what is alive, and a chunk
+// of a few items is enough to keep the workers busy.
+const listNodesChunk = 8
+
 // ListNodes parses a text whose root is a block mapping with a block list
 // under key (at column 1, `tools:` of a catalog) item by item, as Read
 // does with Options.Release (see split.go: the same cut, the same
@@ -49,7 +55,7 @@ func ListNodes(data []byte, key string, hand func(i int, item *yaml.Node) bool) 
 		return nil, false
 	}
 	l = &one[0]
-	items := newChunks(&splitDoc{data: data, lists: one}, l, chunkItems)
+	items := newChunks(&splitDoc{data: data, lists: one}, l, listNodesChunk)
 	defer items.stop()
 	for i := range l.items {
 		it := items.item(i)
