@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcptest/mcptest/gate/security"
 	"github.com/mcptest/mcptest/internal/jsonpos"
 )
 
@@ -187,4 +188,35 @@ func SchemaValue(s any) any {
 		return nil
 	}
 	return v
+}
+
+// eachRawTool is the catalog's raw tools as security.ScanEach takes them:
+// their names, and a function that returns tool i, decoded from its text
+// on the call for a catalog file (so a scan holds one decoded tool, not
+// all of them).
+func (c *Catalog) eachRawTool() ([]string, func(i int) map[string]any) {
+	names := make([]string, len(c.Tools))
+	if c.rawText != nil && len(c.rawText) == len(c.Tools) {
+		for i, t := range c.Tools {
+			names[i] = t.Name // a catalog file's tool has a string name
+		}
+		return names, func(i int) map[string]any { return decodeTexts(c.rawText[i:i+1], c.Tools[i:i+1])[0] }
+	}
+	raw := c.RawTools()
+	for i, t := range raw {
+		names[i], _ = t["name"].(string)
+	}
+	return names, func(i int) map[string]any { return raw[i] }
+}
+
+// DescriptionWarnings is security.DescriptionWarnings over the catalog's
+// raw tools, one decoded at a time.
+func (c *Catalog) DescriptionWarnings() []security.Finding {
+	return security.DescriptionWarningsEach(c.eachRawTool())
+}
+
+// SecurityScan is security.Scan over the catalog's raw tools, one decoded
+// at a time.
+func (c *Catalog) SecurityScan() []security.Finding {
+	return security.ScanEach(c.eachRawTool())
 }
