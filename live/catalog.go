@@ -282,6 +282,7 @@ const MaxCatalogBytes = 16 << 20
 // optionally with resources, resourceTemplates, prompts and serverInfo) or
 // a bare array of tools, as JSON or YAML.
 func ReadFile(path string) (*Catalog, error) {
+	defer paceRead()()
 	data, err := safefile.ReadFile(path, MaxCatalogBytes)
 	if err != nil {
 		return nil, readError(path, err)
@@ -477,6 +478,7 @@ func annotationsJSON(v any) *mcp.ToolAnnotations {
 
 // ParseCatalog parses a catalog document (see ReadFile).
 func ParseCatalog(data []byte) (*Catalog, error) {
+	defer paceRead()()
 	if !isJSON(data) {
 		if c, ok := readYAMLTools("", data); ok {
 			return c, nil
