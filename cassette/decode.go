@@ -2,6 +2,7 @@ package cassette
 
 import (
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/mcptest/mcptest/internal/jsonpos"
@@ -53,6 +54,9 @@ const internFrom = 16 << 10
 
 func newDecoder(data []byte, w *walker) *decoder {
 	d := &decoder{data: data, w: w, rangeOff: -1}
+	if sets, _ := keySets.Get().(*[]*keySet); sets != nil {
+		d.sets = *sets
+	}
 	if len(data) >= internFrom {
 		d.strs = map[string]string{}
 	}
@@ -308,6 +312,24 @@ func (d *decoder) array(i int, elem func(n, off int) int) int {
 		}
 		i = d.space(i + 1)
 	}
+}
+
+// keySets holds the key sets of decoders done with their document,
+// emptied, for the next decoder: a reader of many small recordings
+// (validate's) built them anew for each, a twentieth of what it
+// allocated.
+var keySets sync.Pool
+
+// done gives the decoder's key sets back, emptied (holding no key of the
+// document); the decoder is not used after it.
+func (d *decoder) done() {
+	for _, s := range d.sets {
+		clear(s.small[:cap(s.small)])
+		s.small, s.big = s.small[:0], nil
+	}
+	sets := d.sets
+	d.sets = nil
+	keySets.Put(&sets)
 }
 
 // keySet returns the emptied key set of the current depth.

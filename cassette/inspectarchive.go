@@ -316,7 +316,7 @@ func (a *archive) member(f *zip.File) ([]byte, bool) {
 // the member and name it.
 func (a *archive) doc(name string, data []byte, read func(w *walker, v any)) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	if !json.Valid(data) {
+	if !validJSON(data) {
 		e := syntaxErrorAt(a.path, data, json.Unmarshal(data, new(struct{})))
 		e.HideSource = true
 		e.Message = "in " + name + ": " + e.Message

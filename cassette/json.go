@@ -62,7 +62,7 @@ func JSONOf(v any) JSON {
 // decodes into an any (valid, every number within the float64 range), as
 // decodeAny decides.
 func compactText(data []byte) (JSON, bool) {
-	if !json.Valid(data) {
+	if !validJSON(data) {
 		return "", false
 	}
 	d := decoder{data: data, w: &walker{}, rangeOff: -1}

@@ -63,7 +63,7 @@ func isLines(data []byte) bool {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		return json.Valid(line) && len(bytes.TrimSpace(rest)) > 0
+		return validJSON(line) && len(bytes.TrimSpace(rest)) > 0
 	}
 	return false
 }
@@ -147,7 +147,7 @@ func streamLines(path string, data []byte, each func(*Cassette, *Run)) (*Cassett
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		if !json.Valid(line) {
+		if !validJSON(line) {
 			ls.add(lineSyntaxError(path, line), no)
 			continue
 		}

@@ -40,7 +40,16 @@ func ReadFile(path string) (*Cassette, error) {
 // bytes: both are a *diag.Error placed at name, the file as the user named
 // it. A file that cannot be opened or read is the os error.
 func Load(path, name string) ([]byte, error) {
-	data, err := safefile.ReadFile(path, MaxSize)
+	return LoadInto(path, name, nil, nil)
+}
+
+// LoadInto is Load calling sized, when not nil, with the file's size
+// from its stat once it is open and checked, before a byte is read (for a
+// caller that bounds the bytes of the files read at once), and reading
+// into buf when it has room (for a caller done with each file before it
+// reads the next: safefile.ReadFileInto).
+func LoadInto(path, name string, buf []byte, sized func(int64)) ([]byte, error) {
+	data, err := safefile.ReadFileInto(path, MaxSize, buf, sized)
 	var nr *safefile.NotRegularError
 	var tl *safefile.TooLargeError
 	switch {
@@ -129,7 +138,7 @@ func stream(path string, data []byte, each func(*Cassette, *Run), counting bool)
 	if isZip(data) {
 		return streamInspectArchive(path, data, each)
 	}
-	if !json.Valid(data) {
+	if !validJSON(data) {
 		if isLines(data) {
 			return streamLines(path, data, each)
 		}
@@ -145,6 +154,7 @@ func stream(path string, data []byte, each func(*Cassette, *Run), counting bool)
 func streamDoc(path string, data []byte, each func(*Cassette, *Run), generic, counting bool) (*Cassette, error) {
 	w := &walker{}
 	d := newDecoder(data, w)
+	defer d.done()
 	d.generic, d.counting = generic, counting
 	root := d.space(0)
 	var c *Cassette

@@ -452,7 +452,7 @@ func arguments(v any) JSON {
 // only a value with a repeated key, of which encoding/json keeps the last
 // and the decoder the first, is left to encoding/json.
 func decodeAny(data []byte) (any, bool) {
-	if !json.Valid(data) {
+	if !validJSON(data) {
 		return nil, false
 	}
 	d := decoder{data: data, w: &walker{}, rangeOff: -1}

@@ -4,17 +4,29 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
+	"runtime/trace"
+	"time"
 )
 
-// CPUProfile starts writing a CPU profile of the process to path (the
-// binary's MCPTEST_CPUPROFILE, for docs/benchmarks.md's profiles: `go tool
-// pprof -top mcptest path` reads it) and returns what stops it. An empty
-// path profiles nothing; a path that cannot be written is named on stderr
-// and profiles nothing.
-func CPUProfile(path string, stderr io.Writer) (stop func()) {
+// CPUProfile starts what the binary's measurement variables ask for, read
+// with getenv, and returns what stops them: MCPTEST_CPUPROFILE=PATH writes
+// a CPU profile of the process to PATH (for docs/benchmarks.md's profiles:
+// `go tool pprof -top mcptest PATH` reads it), MCPTEST_CPUCLASSES=PATH
+// writes the runtime's account of where the processors' time went (see
+// CPUClasses), MCPTEST_TRACE=PATH an execution trace (`go tool trace
+// PATH`: which goroutine ran on which processor, and what each waited
+// on). An empty value measures nothing; a path that cannot be
+// written is named on stderr and measures nothing.
+func CPUProfile(getenv func(string) string, stderr io.Writer) (stop func()) {
+	stopClasses := CPUClasses(getenv("MCPTEST_CPUCLASSES"), stderr)
+	stopTrace := startTrace(getenv("MCPTEST_TRACE"), stderr)
+	stopClasses = func(classes func()) func() { return func() { stopTrace(); classes() } }(stopClasses)
+	path := getenv("MCPTEST_CPUPROFILE")
 	if path == "" {
-		return func() {}
+		return stopClasses
 	}
 	f, err := os.Create(path)
 	if err == nil {
@@ -24,10 +36,82 @@ func CPUProfile(path string, stderr io.Writer) (stop func()) {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "mcptest: MCPTEST_CPUPROFILE: %v\n", err)
-		return func() {}
+		return stopClasses
 	}
 	return func() {
 		pprof.StopCPUProfile()
+		f.Close()
+		stopClasses()
+	}
+}
+
+// cpuClasses are the runtime/metrics figures CPUClasses writes: the
+// processors' time (GOMAXPROCS × the time since the process started) split
+// into the Go code run, the garbage collector, and idle (no goroutine to
+// run), which a loaded machine does not move: a processor whose thread the
+// kernel has taken off the CPU is still counted as busy by Go.
+var cpuClasses = []string{
+	"/cpu/classes/total:cpu-seconds",
+	"/cpu/classes/user:cpu-seconds",
+	"/cpu/classes/gc/total:cpu-seconds",
+	"/cpu/classes/scavenge/total:cpu-seconds",
+	"/cpu/classes/idle:cpu-seconds",
+}
+
+// CPUClasses returns what writes, to path, the runtime's account of the
+// processors' time from the start of the process to the call (a
+// collection is forced first, the runtime updates the account at each):
+// one line per figure, "gomaxprocs N", "wall SECONDS", then each of
+// cpuClasses as "NAME SECONDS". A command that keeps every processor busy
+// has an idle share near 0; a phase on one goroutine shows as idle time of
+// the others. An empty path writes nothing; a path that cannot be written
+// is named on stderr.
+func CPUClasses(path string, stderr io.Writer) (stop func()) {
+	if path == "" {
+		return func() {}
+	}
+	start := time.Now()
+	return func() {
+		wall := time.Since(start)
+		runtime.GC()
+		samples := make([]metrics.Sample, len(cpuClasses))
+		for i, name := range cpuClasses {
+			samples[i].Name = name
+		}
+		metrics.Read(samples)
+		text := fmt.Sprintf("gomaxprocs %d\nwall %.6f\n", runtime.GOMAXPROCS(0), wall.Seconds())
+		for _, s := range samples {
+			v := 0.0
+			if s.Value.Kind() == metrics.KindFloat64 {
+				v = s.Value.Float64()
+			}
+			text += fmt.Sprintf("%s %.6f\n", s.Name, v)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			fmt.Fprintf(stderr, "mcptest: MCPTEST_CPUCLASSES: %v\n", err)
+		}
+	}
+}
+
+// startTrace starts an execution trace of the process to path and returns
+// what stops it; an empty path traces nothing, a path that cannot be
+// written is named on stderr.
+func startTrace(path string, stderr io.Writer) (stop func()) {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		if err = trace.Start(f); err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "mcptest: MCPTEST_TRACE: %v\n", err)
+		return func() {}
+	}
+	return func() {
+		trace.Stop()
 		f.Close()
 	}
 }

@@ -57,6 +57,13 @@ type builder struct {
 	// noDigest leaves them out, for validate, which reports none.
 	digest   *digests
 	noDigest bool
+	// ahead, when set, computes each test of the held section once built
+	// (loadAhead.take); the test and the value it was built from wait in
+	// fresh until the item is built (handOver).
+	ahead *loadAhead
+	fresh []digestJob
+	// handing is set while an item of the held section is built.
+	handing bool
 }
 
 // maxShared bounds how many targets and matchers a builder shares.
@@ -270,10 +277,13 @@ func (b *builder) heldItems(key string) {
 			return false
 		}
 		n := len(b.suite.Cases)
+		b.handing, b.fresh = b.ahead != nil, b.fresh[:0]
 		b.item(key, i, v)
+		b.handing = false
 		if len(b.errs) > 0 || len(b.doc.Errs) > 0 {
 			return false
 		}
+		b.handOver()
 		return b.onHeld == nil || len(b.suite.Cases) == n || b.onHeld(i, b.suite.Cases[len(b.suite.Cases)-1])
 	})
 }
@@ -335,10 +345,10 @@ func (b *builder) newCase(ptr string, m map[string]any, kind report.Kind) *Case 
 	c := &Case{Name: name, Kind: kind, Pos: b.doc.At(ptr), Pointer: ptr}
 	switch {
 	case b.noDigest:
-	case b.digest != nil:
-		b.digest.add(c, m)
+	case b.handing:
+		b.fresh = append(b.fresh, digestJob{c, m}) // see handOver
 	default:
-		c.DefinitionSHA256 = canonicalSHA256(m)
+		b.digestOf(c, m)
 	}
 	if name != "" && b.names != nil {
 		if first, dup := b.names[name]; dup {
@@ -350,6 +360,28 @@ func (b *builder) newCase(ptr string, m map[string]any, kind report.Kind) *Case 
 	}
 	b.suite.Cases = append(b.suite.Cases, c)
 	return c
+}
+
+// digestOf sets c's definition digest from m, its definition: on the
+// digest workers when they run, else in place.
+func (b *builder) digestOf(c *Case, m map[string]any) {
+	if b.digest != nil {
+		b.digest.add(c, m)
+		return
+	}
+	c.DefinitionSHA256 = canonicalSHA256(m)
+}
+
+// handOver hands each case of the item just built to be computed ahead
+// of the run (loadAhead.take, which digests what it takes) and digests
+// the others.
+func (b *builder) handOver() {
+	for _, j := range b.fresh {
+		if !b.ahead.take(j.c, j.m) {
+			b.digestOf(j.c, j.m)
+		}
+	}
+	b.fresh = b.fresh[:0]
 }
 
 // agentFields reads what every case played by an agent declares: the

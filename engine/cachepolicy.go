@@ -21,7 +21,7 @@ type CachePolicy struct {
 // and no error when it is not wanted; nil and the reason when it is
 // wanted but cannot be had.
 func (p CachePolicy) Open() (CaseCache, string, error) {
-	if p.Off || (!p.Force && p.CI) {
+	if !p.Wanted() {
 		return nil, "", nil
 	}
 	build := p.Build()
@@ -34,3 +34,7 @@ func (p CachePolicy) Open() (CaseCache, string, error) {
 	}
 	return DirCache{Dir: dir}, build, nil
 }
+
+// Wanted reports whether the policy asks for the cache (Open then opens
+// it, or says why it cannot): not turned off, and forced or off CI.
+func (p CachePolicy) Wanted() bool { return !p.Off && (p.Force || !p.CI) }

@@ -63,7 +63,7 @@ const keepBuilt = 2048
 // keeping what Run needs of it.
 func (s *Suite) dropHeld(item int, c *Case) bool {
 	n := len(s.Cases) - 1
-	if n < 0 || s.Cases[n] != c || !droppable(c) {
+	if n < 0 || s.Cases[n] != c || !droppable(c) || c.ahead != nil {
 		return true
 	}
 	if s.keptBuilt < s.keep {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -26,25 +27,34 @@ import (
 // test per transcript (OpenAI and v1), `validate` of each suite, shard
 // envelopes and their `report merge`; the corpora are drawn (how many
 // cassettes and transcripts, from which seed), so the cases nobody wrote
-// by hand meet every worker count. The run's id, start and duration are
-// the only fields left out of the comparison.
+// by hand meet every worker count; the last corpus has suites over 64
+// KiB, whose tests are computed as they are loaded (LoadSuiteAhead), and
+// every corpus a one-test-per-cassette suite with a problem drawn late
+// (lateSuites: the load's or the run's), which must fail the same way,
+// with the same words and no report, on every core count. The run's id,
+// start and duration are the only fields left out of the comparison.
 func TestEveryCoreSameOutput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the built binary over generated corpora")
 	}
 	tools := buildTools(t)
 	rng := rand.New(rand.NewPCG(40, 6))
-	for d := range 3 {
+	for d := range 4 {
 		dir := t.TempDir()
-		n := 5 + rng.IntN(60)
+		n, nt := 5+rng.IntN(60), 5+rng.IntN(80)
+		if d == 3 { // suites over 64 KiB: tests: held, each test computed as it is loaded (LoadSuiteAhead)
+			n, nt = 200+rng.IntN(100), 200+rng.IntN(100)
+		}
 		seed := rng.Uint64()
-		if _, err := gen.Write(filepath.Join(dir, "c"), n, seed); err != nil {
+		paths, err := gen.Write(filepath.Join(dir, "c"), n, seed)
+		if err != nil {
 			t.Fatal(err)
 		}
 		format := []string{gen.OpenAI, gen.V1}[d%2]
-		if _, err := gen.WriteTranscripts(filepath.Join(dir, "t"), 5+rng.IntN(80), seed, format); err != nil {
+		if _, err := gen.WriteTranscripts(filepath.Join(dir, "t"), nt, seed, format); err != nil {
 			t.Fatal(err)
 		}
+		lateSuites(t, rng, filepath.Join(dir, "c"), paths)
 		type shape struct {
 			dir  string
 			args []string
@@ -54,26 +64,32 @@ func TestEveryCoreSameOutput(t *testing.T) {
 			// warm says the store holds the cases: the report must say
 			// the cache served some.
 			warm bool
+			// broken says the suite has a problem late in it: the run
+			// exits 2, writes no report, and its stderr is compared.
+			broken bool
 		}
 		var shapes []shape
 		for _, suite := range []string{gen.SuiteFile, gen.GroupedSuiteFile, gen.CaseSuiteFile} {
 			shapes = append(shapes,
-				shape{"c", []string{"run", "--config", suite, "--format", "json", "--output", "@OUT@", "--no-cache"}, false, false},
-				shape{"c", []string{"validate", "--config", suite}, false, false})
+				shape{"c", []string{"run", "--config", suite, "--format", "json", "--output", "@OUT@", "--no-cache"}, false, false, false},
+				shape{"c", []string{"validate", "--config", suite}, false, false, false})
 		}
 		shapes = append(shapes,
-			shape{"c", []string{"run", "--config", gen.CaseSuiteFile, "--format", "text", "--color", "never", "--no-cache"}, false, false},
-			shape{"c", []string{"run", "--config", gen.CaseSuiteFile, "--format", "sarif", "--no-cache"}, false, false},
-			shape{"c", []string{"run", "--config", gen.CaseSuiteFile, "--format", "json", "--output", "@OUT@", "--cache"}, true, false},
-			shape{"c", []string{"run", "--config", gen.CaseSuiteFile, "--format", "json", "--output", "@OUT@", "--cache"}, true, true})
+			shape{"c", []string{"run", "--config", gen.CaseSuiteFile, "--format", "text", "--color", "never", "--no-cache"}, false, false, false},
+			shape{"c", []string{"run", "--config", gen.CaseSuiteFile, "--format", "sarif", "--no-cache"}, false, false, false},
+			shape{"c", []string{"run", "--config", gen.CaseSuiteFile, "--format", "json", "--output", "@OUT@", "--cache"}, true, false, false},
+			shape{"c", []string{"run", "--config", gen.CaseSuiteFile, "--format", "json", "--output", "@OUT@", "--cache"}, true, true, false})
 		shapes = append(shapes,
-			shape{"t", []string{"run", "--config", gen.TranscriptSuiteFile, "--format", "json", "--output", "@OUT@", "--no-cache"}, false, false},
-			shape{"t", []string{"validate", "--config", gen.TranscriptSuiteFile, "--format", "json"}, false, false})
+			shape{"t", []string{"run", "--config", gen.TranscriptSuiteFile, "--format", "json", "--output", "@OUT@", "--no-cache"}, false, false, false},
+			shape{"t", []string{"validate", "--config", gen.TranscriptSuiteFile, "--format", "json"}, false, false, false})
 		for i := 1; i <= 3; i++ {
 			shapes = append(shapes, shape{"c", []string{"run", "--config", gen.CaseSuiteFile, "--format", "json",
-				"--output", "@DIR@/shard-" + strconv.Itoa(i) + ".json", "--no-cache", "--shard", fmt.Sprintf("%d/3", i)}, false, false})
+				"--output", "@DIR@/shard-" + strconv.Itoa(i) + ".json", "--no-cache", "--shard", fmt.Sprintf("%d/3", i)}, false, false, false})
 		}
-		shapes = append(shapes, shape{"@DIR@", []string{"report", "merge", "shard-1.json", "shard-2.json", "shard-3.json", "--output", "@OUT@"}, false, false})
+		shapes = append(shapes, shape{"@DIR@", []string{"report", "merge", "shard-1.json", "shard-2.json", "shard-3.json", "--output", "@OUT@"}, false, false, false})
+		for _, late := range lateKinds {
+			shapes = append(shapes, shape{dir: "c", args: []string{"run", "--config", "suite-late-" + late + ".yml", "--format", "json", "--output", "@OUT@", "--no-cache"}, broken: true})
+		}
 		procsList := []int{1, 2, 4}
 		for _, sh := range shapes {
 			outs := make([][]byte, len(procsList))
@@ -92,6 +108,9 @@ func TestEveryCoreSameOutput(t *testing.T) {
 				if !filepath.IsAbs(wd) {
 					wd = filepath.Join(dir, wd)
 				}
+				if sh.broken {
+					os.Remove(out) // the report of the shape before
+				}
 				cmd := exec.Command(tools.mcptest, args...)
 				cmd.Dir = wd
 				cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(procs), "CI=", "GITHUB_ACTIONS=")
@@ -107,6 +126,13 @@ func TestEveryCoreSameOutput(t *testing.T) {
 						t.Fatal(err)
 					}
 					code = exit.ExitCode()
+				}
+				if sh.broken {
+					if _, err := os.Stat(out); code != 2 || err == nil {
+						t.Fatalf("corpus %d, GOMAXPROCS=%d: mcptest %v: exit %d, report written: %v (want exit 2 and none)\n%s", d, procs, args, code, err == nil, stderr.Bytes())
+					}
+					outs[k] = append([]byte("exit 2\n"), bytes.ReplaceAll(stderr.Bytes(), []byte(dir), []byte("DIR"))...)
+					continue
 				}
 				if code > 1 {
 					t.Fatalf("corpus %d (%d cassettes, seed %d), GOMAXPROCS=%d: mcptest %v: exit %d\n%s", d, n, seed, procs, args, code, stderr.Bytes())
@@ -140,6 +166,57 @@ func TestEveryCoreSameOutput(t *testing.T) {
 			}
 		}
 	}
+}
+
+// lateKinds are the problems lateSuites puts late in a suite: a name used
+// twice and a cassette that does not exist (the load's errors), a
+// cassette cut short (the run's).
+var lateKinds = []string{"name", "missing", "short"}
+
+// lateSuites writes, beside the one-test-per-cassette suite of dir, one
+// suite per lateKinds with its problem at a test drawn in the last third,
+// where the tests before it have been built (and, loaded for a run on
+// several cores, computed) when it is found.
+func lateSuites(t *testing.T, rng *rand.Rand, dir string, paths []string) {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join(dir, gen.CaseSuiteFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := bytes.Split(text, []byte("\n  - name: "))
+	late := len(tests) - 1 - rng.IntN(max(1, len(tests)/3))
+	for _, kind := range lateKinds {
+		parts := slices.Clone(tests)
+		test := parts[late]
+		switch kind {
+		case "name":
+			test = append([]byte(`"`+firstName(tests[1])+`"`), test[bytes.IndexByte(test, '\n'):]...)
+		case "missing":
+			test = bytes.Replace(test, []byte("cassette: "), []byte("cassette: missing/"), 1)
+		case "short":
+			short := filepath.Join(dir, "short.json")
+			whole, err := os.ReadFile(paths[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(short, whole[:len(whole)/2], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			i := bytes.Index(test, []byte("cassette: "))
+			j := i + bytes.IndexByte(test[i:], '\n')
+			test = slices.Concat(test[:i], []byte("cassette: short.json"), test[j:])
+		}
+		parts[late] = test
+		if err := os.WriteFile(filepath.Join(dir, "suite-late-"+kind+".yml"), bytes.Join(parts, []byte("\n  - name: ")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// firstName is the name a test of the generated suite starts with.
+func firstName(test []byte) string {
+	line, _, _ := bytes.Cut(test, []byte("\n"))
+	return string(line)
 }
 
 func replace(s, old, new string) string {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -349,6 +350,11 @@ func TestValidateFindsJoinCounts(t *testing.T) {
 	want := `sources of test "sum agent": runs are joined by order, and proxy.json (calls) holds 2 runs while log.json (tokens, model, answer) holds 1 run: record the same runs in both, or join them by ` + "`key:`"
 	if l[0].Pos.Line != 5 || l[0].Pos.Col != 5 || l[0].Message != want || l[0].Source == nil {
 		t.Errorf("error %d:%d %q (source attached: %v), want 5:5 %q", l[0].Pos.Line, l[0].Pos.Col, l[0].Message, l[0].Source != nil, want)
+	}
+	// validate lets the suite's text go while it reads the recordings,
+	// and reads it again for the line under the error.
+	if text, err := os.ReadFile(path); err != nil || !bytes.Equal(l[0].Source, text) {
+		t.Errorf("the error's source is not the suite's text (%v)", err)
 	}
 	keyed := writeSuiteFile(t, keyedSuite("calls[0].arguments.request"), map[string]string{"proxy.json": proxyJSON, "log.json": oneRun})
 	if l, _, err := ValidateFileRead(keyed); err != nil || len(l) != 0 {

@@ -40,6 +40,16 @@ var suiteItems = func() yamlpos.Options {
 	return o
 }()
 
+// validateItems is suiteItems for validate, which reads the tests once and
+// holds the text anyway: the reader keeps it as it is instead of packing
+// it (compressing the text and inflating each chunk again was a twentieth
+// of validating the 2,000-transcript suite).
+var validateItems = func() yamlpos.Options {
+	o := suiteItems
+	o.Unpacked = true
+	return o
+}()
+
 // document is a suite decoded by yamlpos, the one place mcptest reads
 // YAML: generic values with the position of every value and key.
 type document = yamlpos.Doc
@@ -77,6 +87,9 @@ type loadMode struct {
 	// keep is how many droppable tests a load for a run keeps built
 	// (keepBuilt, see Suite.dropHeld).
 	keep int
+	// ahead, when set, is the run's options: the load computes the
+	// replayed tests as it builds them (LoadSuiteAhead).
+	ahead *Options
 }
 
 // readSuite is LoadSuite loading in mode.
@@ -153,7 +166,13 @@ func LoadSuiteUnrecorded(path string) (*Suite, error) {
 // put back together, read again whole and loaded as before, which finds
 // and words every error.
 func parseSuiteWith(path string, data []byte, mode loadMode, o yamlpos.Options) (*Suite, error) {
-	sum := sha256.Sum256(data)
+	var sum string
+	if !mode.noDigest {
+		// The suite's digest is a run's (report.SuiteInfo); validate
+		// reports none.
+		b := sha256.Sum256(data)
+		sum = hex.EncodeToString(b[:])
+	}
 	d := readYAML(filepath.ToSlash(path), data, o)
 	if d.Held() {
 		data = nil
@@ -183,9 +202,9 @@ func parseSuiteWith(path string, data []byte, mode loadMode, o yamlpos.Options) 
 }
 
 // newSuite starts the suite read into d from the file at path, whose
-// bytes' SHA-256 is sum.
-func newSuite(d *document, path string, sum [sha256.Size]byte) *Suite {
-	return &Suite{Path: d.File, Dir: suiteDir(path), SHA256: hex.EncodeToString(sum[:])}
+// bytes' SHA-256 is sum (hex, "" when not computed).
+func newSuite(d *document, path string, sum string) *Suite {
+	return &Suite{Path: d.File, Dir: suiteDir(path), SHA256: sum}
 }
 
 // streamSuite builds the suite of a document whose tests: the reader
@@ -200,7 +219,7 @@ func newSuite(d *document, path string, sum [sha256.Size]byte) *Suite {
 // Run can build again are dropped as they are built (Suite.dropHeld).
 // The suite keeps the text as the reader packed it, and the document
 // itself when it dropped tests, for Run to have them handed over again.
-func streamSuite(d *document, path string, sum [sha256.Size]byte, mode loadMode, o yamlpos.Options) *Suite {
+func streamSuite(d *document, path string, sum string, mode loadMode, o yamlpos.Options) *Suite {
 	root, _ := d.Root.(map[string]any)
 	if len(d.Errs) > 0 || root == nil || !validRest(root, o.Items) {
 		return nil
@@ -211,11 +230,19 @@ func streamSuite(d *document, path string, sum [sha256.Size]byte, mode loadMode,
 		s.keep = mode.keep
 		b.onHeld = s.dropHeld
 	}
+	if mode.ahead != nil && !mode.noDigest {
+		s.ahead = newLoadAhead(s, *mode.ahead)
+		b.ahead = s.ahead
+	}
 	b.build()
 	if b.stopped || len(b.errs) > 0 || len(d.Errs) > 0 {
+		s.Release() // nothing computed ahead of a suite with a problem is kept
 		return nil
 	}
-	s.kept = d.Packed()
+	s.ahead.loaded()
+	if s.kept = d.Packed(); s.kept == nil {
+		s.source = d.Data // read unpacked (validateItems)
+	}
 	if len(s.dropped) > 0 {
 		s.doc = d
 	}

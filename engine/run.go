@@ -81,6 +81,8 @@ type Options struct {
 // input (a missing or malformed cassette) is returned as a diag.List naming
 // every bad file at once; an I/O failure as a plain error.
 func Run(s *Suite, opt Options) (*report.Envelope, error) {
+	loaded := s.takeAhead(opt) // the cases its load computed (LoadSuiteAhead)
+	defer loaded.drop()
 	cases, err := selectCases(s.refs(), opt.Filter)
 	if err != nil {
 		return nil, err
@@ -94,6 +96,11 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 	}
 	if opt.Cache != nil && !cacheFits(plans) {
 		opt.Cache = nil // more entries than the cache keeps: see CacheKeep
+	}
+	for i := range plans {
+		if c := plans[i].c; c != nil && loaded != nil {
+			plans[i].ahead = c.ahead
+		}
 	}
 	env := &report.Envelope{
 		SchemaVersion: report.SchemaVersion,
@@ -134,7 +141,7 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 	}
 	rebuilt := newRebuilder(s)
 	defer rebuilt.close()
-	runner := newCaseRunner(s, plans, opt, track, rebuilt)
+	runner := newCaseRunner(s, plans, opt, track, rebuilt, loaded)
 	defer runner.close()
 	for i := range plans {
 		o := runner.next(i)
@@ -259,6 +266,9 @@ type casePlan struct {
 	// result is kept (release). errs are the problems of building it again.
 	dropped *droppedTest
 	errs    diag.List
+	// ahead gives the case's outcome when the suite's load computed it
+	// (loadAhead), nil otherwise.
+	ahead chan caseOutcome
 }
 
 // name is the name of the plan's case.

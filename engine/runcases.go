@@ -18,6 +18,9 @@ type caseOutcome struct {
 	cached   bool
 	refused  error
 	prepared error
+	// files is the number of cassette files a case computed ahead of the
+	// run (loadAhead) read, for the progress it did not show.
+	files int
 }
 
 // aheadWindow is how many replayed cases, per worker, may be computed
@@ -67,12 +70,12 @@ func (p *casePlan) replayed() bool {
 
 // newCaseRunner starts the workers when there are two replayed cases or
 // more and more than one processor to compute them on.
-func newCaseRunner(s *Suite, plans []casePlan, opt Options, track *tracker, rebuilt *rebuilder) *caseRunner {
+func newCaseRunner(s *Suite, plans []casePlan, opt Options, track *tracker, rebuilt *rebuilder, loaded *loadAhead) *caseRunner {
 	r := &caseRunner{s: s, plans: plans, opt: opt, progress: track.file, track: track, rebuilt: rebuilt}
 	workers := runtime.GOMAXPROCS(0)
 	ahead := 0
 	for i := range plans {
-		if plans[i].replayed() {
+		if plans[i].replayed() && plans[i].ahead == nil {
 			ahead++
 		}
 	}
@@ -89,9 +92,12 @@ func newCaseRunner(s *Suite, plans []casePlan, opt Options, track *tracker, rebu
 	}
 	r.slot = make([]chan caseOutcome, len(plans))
 	budget := newReadBudget(cassette.MaxSize)
+	if loaded != nil {
+		budget = loaded.budget // one budget for every worker of the run
+	}
 	k := 0
 	for i := range plans {
-		if plans[i].replayed() {
+		if plans[i].replayed() && plans[i].ahead == nil {
 			r.slot[i] = r.ring[k%len(r.ring)]
 			r.plans[i].budget = budget
 			k++
@@ -142,6 +148,14 @@ func (r *caseRunner) dispatch(jobs chan<- int) {
 // next returns the outcome of the i-th plan; Run calls it for i = 0, 1,
 // ... in turn, and kept(i) once it has kept the outcome.
 func (r *caseRunner) next(i int) caseOutcome {
+	if p := &r.plans[i]; p.ahead != nil { // computed while the suite loaded
+		o := <-p.ahead
+		p.ahead, p.c.ahead = nil, nil
+		for range o.files {
+			r.progress()
+		}
+		return o
+	}
 	if r.slot == nil || r.slot[i] == nil {
 		r.plans[i].load(r.s, r.rebuilt)
 		r.track.start(&r.plans[i])

@@ -306,3 +306,24 @@ func runCachedOf(tb testing.TB, path string) int {
 	}
 	return env.Run.Cached
 }
+
+// BenchmarkValidateTranscripts is `mcptest validate` of the suite of
+// BenchmarkTranscripts in this process: the suite loaded without digests
+// and every transcript read for the per-recording report (the .ci/bench
+// validate shape), for -cpuprofile and -memprofile:
+//
+//	go test -run '^$' -bench ValidateTranscripts -benchtime 20x ./engine
+func BenchmarkValidateTranscripts(b *testing.B) {
+	dir := transcriptDir(b, transcriptN, gen.OpenAI)
+	b.Chdir(dir)
+	b.ReportAllocs()
+	for b.Loop() {
+		v, err := engine.ValidateRead([]string{gen.TranscriptSuiteFile})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(v.Errors) != 0 || len(v.Read[gen.TranscriptSuiteFile]) != transcriptN {
+			b.Fatalf("%d errors, %d recordings, want none and %d", len(v.Errors), len(v.Read[gen.TranscriptSuiteFile]), transcriptN)
+		}
+	}
+}

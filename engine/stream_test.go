@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -46,8 +45,36 @@ func sameStreamed(t testing.TB, path string, data []byte, unrecorded bool) bool 
 	if !reflect.DeepEqual(whole, got) {
 		t.Fatalf("suites differ:\nwhole    %+v\nstreamed %+v", whole, got)
 	}
+	sameValidated(t, path, data, unrecorded)
 	d := readYAML(filepath.ToSlash(path), data, heldAlways)
-	return d.Held() && streamSuite(d, path, sha256.Sum256(data), loadMode{unrecorded: unrecorded}, heldAlways) != nil
+	return d.Held() && streamSuite(d, path, "", loadMode{unrecorded: unrecorded}, heldAlways) != nil
+}
+
+// sameValidated loads data at path as validate does (tests: held, the
+// text kept unpacked, no digest) and whole without digests, and fails
+// unless both give the same suite, or the same errors, and the suite
+// keeps the file's text.
+func sameValidated(t testing.TB, path string, data []byte, unrecorded bool) {
+	t.Helper()
+	mode := loadMode{unrecorded: unrecorded, noDigest: true}
+	o := validateItems
+	o.SplitMin = 1
+	whole, werr := parseSuiteWith(path, data, mode, suiteYAML)
+	got, err := parseSuiteWith(path, data, mode, o)
+	if a, b := errText(werr), errText(err); a != b {
+		t.Fatalf("errors differ:\nwhole\n%s\nas validate reads it\n%s", a, b)
+	}
+	if whole != nil && got != nil {
+		if !bytes.Equal(got.text(), data) || got.kept != nil || got.SHA256 != "" {
+			t.Fatalf("validate's suite keeps another text than the file's, packed it or digested it")
+		}
+		w, g := *whole, *got
+		w.source, w.packed, g.source, g.packed, g.kept = nil, nil, nil, nil, nil
+		whole, got = &w, &g
+	}
+	if !reflect.DeepEqual(whole, got) {
+		t.Fatalf("suites differ:\nwhole    %+v\nas validate reads it %+v", whole, got)
+	}
 }
 
 // errText prints err as the CLI does, Source included.

@@ -56,6 +56,10 @@ type Suite struct {
 	// keep is how many droppable tests a suite loaded for a run keeps
 	// built (keepBuilt), keptBuilt how many it kept.
 	keep, keptBuilt int
+	// ahead computes the replayed tests of a suite loaded for a run as
+	// they are built (LoadSuiteAhead); nil once Run took it, or when the
+	// load computes nothing ahead.
+	ahead *loadAhead
 }
 
 // packMin is the size of suite text from which the suite keeps it
@@ -151,6 +155,9 @@ type Case struct {
 	// suite, canonically encoded), so a comparison can tell when a case
 	// changed between two runs.
 	DefinitionSHA256 string
+	// ahead gives the case's outcome when the load computed it for a run
+	// (loadAhead.take), until Run takes it; nil otherwise.
+	ahead chan caseOutcome
 
 	Agent   string
 	Models  []string

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -122,9 +123,10 @@ func validateData(path string, data []byte, recordings bool) (diag.List, []Recor
 		}
 		return nil, []Recording{rec}, nil
 	}
-	// validate reports no case's definition digest: the suite is read
-	// without them (a third of building a test).
-	s, err := parseSuiteWith(path, data, loadMode{noDigest: true}, suiteItems)
+	// validate reports no case's definition digest nor the suite's: the
+	// suite is read without them (a third of building a test), and its
+	// text kept unpacked (validateItems).
+	s, err := parseSuiteWith(path, data, loadMode{noDigest: true}, validateItems)
 	if err != nil {
 		l, err := diagList(err)
 		return l, nil, err
@@ -132,7 +134,14 @@ func validateData(path string, data []byte, recordings bool) (diag.List, []Recor
 	if !recordings {
 		return nil, nil, nil
 	}
-	return suiteRecordings(s)
+	// The suite's text is let go while the recordings are read (it was a
+	// twentieth of validate's peak resident set); suiteRecordings reads
+	// it again for the line under an error of the suite, if one is found.
+	s.source = nil
+	return suiteRecordings(s, func() []byte {
+		text, _ := ReadSuiteFile(path)
+		return text
+	})
 }
 
 // ValidateFiles checks each of paths with ValidateFile and returns every
@@ -185,6 +194,10 @@ func (v *Validation) Document() ValidationDoc {
 // WriteText writes, for files without errors, each file's status and what
 // was read of its recordings, with their warnings.
 func (v *Validation) WriteText(w io.Writer) {
+	// A line a recording: buffered, one write for many of them.
+	b := bufio.NewWriter(w)
+	defer b.Flush()
+	w = b
 	for _, f := range v.Files {
 		status := "valid"
 		for _, r := range v.Read[f] {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"os"
 	"runtime"
 	"slices"
 	"sort"
@@ -161,11 +160,12 @@ func readRecording(path string, data []byte) (Recording, diag.List, error) {
 // files are read on one worker per core, holding together no more bytes
 // than one file of the largest size (readBudget), and their results are
 // folded in the order of the tests, so the output is the same on any
-// number of cores.
-func suiteRecordings(s *Suite) (diag.List, []Recording, error) {
+// number of cores. text gives the suite's text, for the lines under the
+// errors of the suite found on the way (s keeps none).
+func suiteRecordings(s *Suite, text func() []byte) (diag.List, []Recording, error) {
 	type job struct{ file, name string }
 	var jobs []job
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(s.Cases))
 	for _, c := range s.Cases {
 		if c.Kind != report.KindAgent && c.Kind != report.KindScenario {
 			continue
@@ -197,18 +197,26 @@ func suiteRecordings(s *Suite) (diag.List, []Recording, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// buf is the bytes of the last file this worker read, to read
+			// the next into: a recording read without a problem keeps
+			// nothing of them (a problem may: its source line). Only a
+			// small file's (reuseMax), so a worker holds no large buffer
+			// beyond the read budget.
+			var buf []byte
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(jobs) {
 					return
 				}
 				j, r := jobs[i], &results[i]
-				var size int64
-				if fi, err := os.Stat(j.file); err == nil && fi.Mode().IsRegular() {
-					size = min(fi.Size(), cassette.MaxSize)
-				}
-				budget.take(size)
-				data, err := cassette.Load(j.file, j.name)
+				// The budget is taken with the size the open's own
+				// stat gave (at most MaxSize), before the read.
+				size := int64(-1)
+				data, err := cassette.LoadInto(j.file, j.name, buf, func(n int64) {
+					size = n
+					budget.take(size)
+				})
+				buf = nil
 				if err != nil {
 					l, err := diagList(err)
 					if err != nil {
@@ -217,15 +225,21 @@ func suiteRecordings(s *Suite) (diag.List, []Recording, error) {
 					r.unread = l
 				} else {
 					r.rec, r.l, r.err = readRecording(j.name, data)
+					if r.l == nil && r.err == nil && cap(data) <= reuseMax {
+						buf = data
+					}
 				}
-				budget.give(size)
+				if size >= 0 {
+					budget.give(size)
+				}
 			}
 		}()
 	}
 	wg.Wait()
-	var recs []Recording
+	recs := make([]Recording, 0, len(results))
 	var all diag.List
-	runs := map[string]int{} // a recording's runs, by display path
+	runs := make(map[string]int, len(results)) // a recording's runs, by display path
+	noCalls := expectNoCalls(s)
 	for i, r := range results {
 		if r.err != nil {
 			return nil, nil, r.err
@@ -237,20 +251,28 @@ func suiteRecordings(s *Suite) (diag.List, []Recording, error) {
 		all = append(all, r.l...)
 		if r.l == nil {
 			name := jobs[i].name
-			if expectsNoCalls(s, name) {
+			if noCalls[name] {
 				r.rec.Warnings = slices.DeleteFunc(r.rec.Warnings, func(w string) bool { return w == NoCallsWarning })
 			}
 			recs = append(recs, r.rec)
 			runs[name] = r.rec.Runs
 		}
 	}
-	all = append(all, s.sourced(joinCounts(s, runs))...)
+	if counts := joinCounts(s, runs); len(counts) > 0 {
+		s.source = text()
+		all = append(all, s.sourced(counts)...)
+	}
 	return all, recs, nil
 }
 
-// expectsNoCalls reports whether an agent test of s that reads the
-// recording name says no_calls: true.
-func expectsNoCalls(s *Suite, name string) bool {
+// reuseMax is the largest buffer a worker of suiteRecordings reads its
+// next file into.
+const reuseMax = 1 << 20
+
+// expectNoCalls is the set of recordings, by display path, that an agent
+// test of s reads and says no_calls: true of.
+func expectNoCalls(s *Suite) map[string]bool {
+	names := map[string]bool{}
 	for _, c := range s.Cases {
 		if !c.NoCalls || c.Kind != report.KindAgent {
 			continue
@@ -260,12 +282,10 @@ func expectsNoCalls(s *Suite, name string) bool {
 			continue
 		}
 		for _, f := range files {
-			if displayPath(f) == name {
-				return true
-			}
+			names[displayPath(f)] = true
 		}
 	}
-	return false
+	return names
 }
 
 // Text is what validate prints of r: the reader and what it read, every

@@ -91,18 +91,27 @@ func (c *Catalog) check(at string) error {
 	if c.SHA256 != catalogDigest(c.Servers) {
 		return fmt.Errorf("%s.sha256: %s is not the digest of the catalog's servers", at, quoteClipped(c.SHA256))
 	}
-	var fields []field
+	// The paths are built for a field that is refused only: a merge
+	// checks the catalogs of every shard. A tool with no name is refused
+	// first, then the first field with a control character.
 	for i, s := range c.Servers {
-		p := fmt.Sprintf("%s.servers[%d]", at, i)
-		fields = append(fields, field{p + ".server", s.Server})
 		for j, t := range s.Tools {
 			if t == "" {
-				return fmt.Errorf("%s.tools[%d]: want a tool name", p, j)
+				return fmt.Errorf("%s.servers[%d].tools[%d]: want a tool name", at, i, j)
 			}
-			fields = append(fields, field{fmt.Sprintf("%s.tools[%d]", p, j), t})
 		}
 	}
-	return oneLine(fields)
+	for i, s := range c.Servers {
+		if hasControl(s.Server) {
+			return oneLine([]field{{fmt.Sprintf("%s.servers[%d].server", at, i), s.Server}})
+		}
+		for j, t := range s.Tools {
+			if hasControl(t) {
+				return oneLine([]field{{fmt.Sprintf("%s.servers[%d].tools[%d]", at, i, j), t}})
+			}
+		}
+	}
+	return nil
 }
 
 // MaxCatalogBytes bounds an envelope's catalogs: their compact JSON holds

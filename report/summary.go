@@ -129,13 +129,20 @@ type Counter struct {
 	totals Totals
 	failed bool
 	cases  map[[2]int64]int64
-	one    []summaryCase
 }
 
 // Add counts one case.
 func (k *Counter) Add(c *CaseResult) {
+	k.AddFigures(c.Verdict, c.NoCalls(), c.Counts["reliability.runs"], c.Counts["reliability.passed_runs"])
+}
+
+// AddFigures counts one case from what Add reads of it: its verdict,
+// whether it is inconclusive for want of calls (NoCalls), and its counts
+// reliability.runs and reliability.passed_runs (0 when absent). A merge
+// that passes a case's bytes through without decoding it counts it so.
+func (k *Counter) AddFigures(v Verdict, noCalls bool, runs, passedRuns int64) {
 	k.totals.Total++
-	switch c.Verdict {
+	switch v {
 	case Pass:
 		k.totals.Passed++
 	case Fail:
@@ -145,14 +152,13 @@ func (k *Counter) Add(c *CaseResult) {
 		k.totals.Inconclusive++
 		// A case no run of which holds a call judged nothing: the run
 		// must not pass on it (NoCallsGate).
-		k.failed = k.failed || c.NoCalls()
+		k.failed = k.failed || noCalls
 	}
-	k.one = appendSummaryCase(k.one[:0], c)
-	if len(k.one) > 0 {
+	if runs > 0 { // what appendSummaryCase keeps of a case
 		if k.cases == nil {
 			k.cases = map[[2]int64]int64{}
 		}
-		k.cases[[2]int64{k.one[0].runs, k.one[0].passed}]++
+		k.cases[[2]int64{runs, min(max(passedRuns, 0), runs)}]++
 	}
 }
 

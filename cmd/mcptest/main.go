@@ -11,7 +11,7 @@ import (
 
 func main() {
 	cmd := &Command{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, trapSignals: true}
-	stop := cli.CPUProfile(os.Getenv("MCPTEST_CPUPROFILE"), os.Stderr)
+	stop := cli.CPUProfile(os.Getenv, os.Stderr)
 	code := cmd.MainContext(context.Background(), os.Args[1:])
 	stop()
 	os.Exit(code)

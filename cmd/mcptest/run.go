@@ -112,15 +112,6 @@ func (c *Command) run(_ context.Context, args []string) error {
 		return err
 	}
 	start := time.Now()
-	suite, err := engine.LoadSuiteForRun(config)
-	if err != nil {
-		return err
-	}
-	for _, srv := range suite.Servers {
-		t, _ := suite.Target(srv.Name)
-		c.knowTarget(t)
-	}
-	suite.SetTimeout(time.Duration(a.timeout))
 	progress, err := c.progress(a.quiet, a.output == "" && a.format != "text")
 	if err != nil {
 		return err
@@ -132,10 +123,21 @@ func (c *Command) run(_ context.Context, args []string) error {
 	out := annotate.NewRunOutput(spool, a.rep)
 	defer out.Close()
 	opts := a.opts
-	opts.Version, opts.Progress, opts.Emit, opts.Prepare = version, progress.Update, out.Emit(), out.Prepare()
-	opts.Cache, opts.Build, err = engine.CachePolicy{Force: a.useCache, Off: a.noCache, CI: c.onCI(), Build: buildID,
-		Dir: func() (string, error) { return c.storeDir("cache") }}.Open()
-	if err != nil { // a cache that is wanted but cannot be had costs a warning
+	opts.Version, opts.Emit, opts.Prepare = version, out.Emit(), out.Prepare()
+	policy := engine.CachePolicy{Force: a.useCache, Off: a.noCache, CI: c.onCI(), Build: buildID,
+		Dir: func() (string, error) { return c.storeDir("cache") }}
+	suite, err := engine.LoadSuiteAhead(config, opts, policy.Wanted()) // the cases computed as the suite loads
+	if err != nil {
+		return err
+	}
+	defer suite.Release()
+	for _, srv := range suite.Servers {
+		t, _ := suite.Target(srv.Name)
+		c.knowTarget(t)
+	}
+	suite.SetTimeout(time.Duration(a.timeout))
+	opts.Progress = progress.Update
+	if opts.Cache, opts.Build, err = policy.Open(); err != nil { // a cache that is wanted but cannot be had costs a warning
 		fmt.Fprintf(c.Stderr, "mcptest: warning: the cache is off: %v\n", err)
 	}
 	opts.Warn = func(msg string) { fmt.Fprintf(c.Stderr, "mcptest: warning: %s\n", msg) }

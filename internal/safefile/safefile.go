@@ -80,6 +80,12 @@ func Size(n int64) string {
 // limit+1 bytes should be reported with Over. Errors are *TooLargeError,
 // *NotRegularError or the *fs.PathError of the open.
 func Open(path string, limit int64) (*os.File, io.Reader, error) {
+	f, _, err := openPath(path, limit)
+	return limited(f, limit, err)
+}
+
+// openPath is Open returning the file's stat instead of the reader.
+func openPath(path string, limit int64) (*os.File, fs.FileInfo, error) {
 	// O_NONBLOCK: opening a FIFO for reading must not wait for a writer.
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -92,6 +98,12 @@ func Open(path string, limit int64) (*os.File, io.Reader, error) {
 // in name may lead outside root (os.Root refuses such a name from the
 // name and the links inside root alone, whatever lies outside).
 func OpenIn(root *os.Root, name string, limit int64) (*os.File, io.Reader, error) {
+	f, _, err := openIn(root, name, limit)
+	return limited(f, limit, err)
+}
+
+// openIn is OpenIn returning the file's stat instead of the reader.
+func openIn(root *os.Root, name string, limit int64) (*os.File, fs.FileInfo, error) {
 	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, nil, err
@@ -100,8 +112,8 @@ func OpenIn(root *os.Root, name string, limit int64) (*os.File, io.Reader, error
 }
 
 // check refuses an open file that is not regular or is over limit, closing
-// it then, and returns the limited reader of Open.
-func check(f *os.File, path string, limit int64) (*os.File, io.Reader, error) {
+// it then, and returns its stat: the one stat of the file an open takes.
+func check(f *os.File, path string, limit int64) (*os.File, fs.FileInfo, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
@@ -115,6 +127,15 @@ func check(f *os.File, path string, limit int64) (*os.File, io.Reader, error) {
 		f.Close()
 		return nil, nil, &TooLargeError{Path: path, Size: fi.Size(), Limit: limit}
 	}
+	return f, fi, nil
+}
+
+// limited is the file of an open and the reader of Open: it stops after
+// limit+1 bytes.
+func limited(f *os.File, limit int64, err error) (*os.File, io.Reader, error) {
+	if err != nil {
+		return nil, nil, err
+	}
 	return f, io.LimitReader(f, limit+1), nil
 }
 
@@ -123,6 +144,12 @@ func check(f *os.File, path string, limit int64) (*os.File, io.Reader, error) {
 // instead of followed, so a link planted in the store cannot make it read a
 // file outside. The file opened is checked to be the one Lstat saw.
 func OpenOwn(path string, limit int64) (*os.File, io.Reader, error) {
+	f, _, err := openOwn(path, limit)
+	return limited(f, limit, err)
+}
+
+// openOwn is OpenOwn returning the file's stat instead of the reader.
+func openOwn(path string, limit int64) (*os.File, fs.FileInfo, error) {
 	li, err := os.Lstat(path)
 	if err != nil {
 		return nil, nil, err
@@ -130,48 +157,63 @@ func OpenOwn(path string, limit int64) (*os.File, io.Reader, error) {
 	if !li.Mode().IsRegular() {
 		return nil, nil, &NotRegularError{Path: path, Mode: li.Mode()}
 	}
-	f, r, err := Open(path, limit)
+	f, fi, err := openPath(path, limit)
 	if err != nil {
 		return nil, nil, err
 	}
-	if fi, err := f.Stat(); err != nil || !os.SameFile(li, fi) {
+	if !os.SameFile(li, fi) {
 		f.Close()
 		return nil, nil, &NotRegularError{Path: path, Mode: fs.ModeSymlink}
 	}
-	return f, r, nil
+	return f, fi, nil
 }
 
 // ReadOwnFile is ReadFile through OpenOwn: a symbolic link is refused.
 func ReadOwnFile(path string, limit int64) ([]byte, error) {
-	return readWith(path, limit, func() (*os.File, io.Reader, error) { return OpenOwn(path, limit) })
+	return readWith(path, limit, nil, nil, func() (*os.File, fs.FileInfo, error) { return openOwn(path, limit) })
 }
 
 // ReadFile reads the regular file at path, refusing it before the read
 // starts when its stat says it is over limit bytes, and stopping the read
 // at limit+1 bytes when it grows. See Open for the errors.
 func ReadFile(path string, limit int64) ([]byte, error) {
-	return readWith(path, limit, func() (*os.File, io.Reader, error) { return Open(path, limit) })
+	return readWith(path, limit, nil, nil, func() (*os.File, fs.FileInfo, error) { return openPath(path, limit) })
+}
+
+// ReadFileInto is ReadFile calling sized, when not nil, with the size of
+// the file (from its stat, at most limit) once it is open and checked and
+// before a byte of it is read, for a reader that bounds the bytes several
+// reads hold at once without a stat of its own; and reading into buf when
+// its capacity holds the file and one byte more, for a reader that reads
+// many files one after the other and is done with each before the next.
+func ReadFileInto(path string, limit int64, buf []byte, sized func(int64)) ([]byte, error) {
+	return readWith(path, limit, buf, sized, func() (*os.File, fs.FileInfo, error) { return openPath(path, limit) })
 }
 
 // ReadFileIn is ReadFile for name inside root (see OpenIn).
 func ReadFileIn(root *os.Root, name string, limit int64) ([]byte, error) {
-	return readWith(name, limit, func() (*os.File, io.Reader, error) { return OpenIn(root, name, limit) })
+	return readWith(name, limit, nil, nil, func() (*os.File, fs.FileInfo, error) { return openIn(root, name, limit) })
 }
 
-// readWith opens a file with open (one of the Open functions) and reads
-// the limited reader it returns to its end, into one buffer sized from the
-// stat, as os.ReadFile does, instead of a doubling series of them.
-func readWith(path string, limit int64, open func() (*os.File, io.Reader, error)) ([]byte, error) {
-	f, r, err := open()
+// readWith opens a file with open (one of the open functions), calls
+// sized (when not nil) with the size its stat gave, and reads the file to
+// its end, at most limit+1 bytes, into buf when it has room, else into one
+// buffer sized from the stat, as os.ReadFile does, instead of a doubling
+// series of them.
+func readWith(path string, limit int64, buf []byte, sized func(int64), open func() (*os.File, fs.FileInfo, error)) ([]byte, error) {
+	f, fi, err := open()
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if sized != nil {
+		sized(fi.Size())
+	}
 	size := int64(512)
-	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+	if fi.Size() > 0 {
 		size = fi.Size() + 1 // one more, to see the end of the file
 	}
-	data, err := readAll(r, min(size, limit+1))
+	data, err := readAll(io.LimitReader(f, limit+1), min(size, limit+1), buf)
 	if err != nil {
 		return nil, err
 	}
@@ -181,10 +223,13 @@ func readWith(path string, limit int64, open func() (*os.File, io.Reader, error)
 	return data, nil
 }
 
-// readAll reads r to its end into a buffer of capacity size, grown as
-// needed.
-func readAll(r io.Reader, size int64) ([]byte, error) {
-	data := make([]byte, 0, size)
+// readAll reads r to its end into buf when its capacity is size or more,
+// else into a buffer of capacity size, grown as needed.
+func readAll(r io.Reader, size int64, buf []byte) ([]byte, error) {
+	data := buf[:0]
+	if int64(cap(buf)) < size {
+		data = make([]byte, 0, size)
+	}
 	for {
 		n, err := r.Read(data[len(data):cap(data)])
 		data = data[:len(data)+n]

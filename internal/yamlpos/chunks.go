@@ -25,12 +25,12 @@ import (
 // its baseline.
 var withFast = true
 
-// fastItemIf is fastItem, unless withFast is false.
-func fastItemIf(text []byte, indent int) *yaml.Node {
+// fastItemIf is fastItemIn, unless withFast is false.
+func fastItemIf(text []byte, indent int, slab *nodeSlab) *yaml.Node {
 	if !withFast {
 		return nil
 	}
-	return fastItem(text, indent)
+	return fastItemIn(text, indent, slab)
 }
 
 // chunkItems is the number of items a chunk holds, unless Options.chunk
@@ -57,13 +57,16 @@ type chunks struct {
 	packed *packedText
 	l      *list
 	size   int
-	// cur holds the items of chunk k, the one being converted.
-	k   int
-	cur []parsedItem
+	// cur holds the items of chunk k, the one being converted, and
+	// slab their nodes (see slab.go).
+	k    int
+	cur  []parsedItem
+	slab *nodeSlab
 	// With workers: parsed[k] is chunk k once done[k] is closed; free
 	// holds a token for each chunk a worker may still parse ahead, taken
 	// counts the chunks taken to parse; quit stops the workers.
 	parsed [][]parsedItem
+	slabs  []*nodeSlab
 	done   []chan struct{}
 	free   chan struct{}
 	quit   chan struct{}
@@ -84,6 +87,7 @@ func newChunks(s *splitDoc, l *list, size int) *chunks {
 		return c
 	}
 	c.parsed = make([][]parsedItem, n)
+	c.slabs = make([]*nodeSlab, n)
 	c.done = make([]chan struct{}, n)
 	for k := range c.done {
 		c.done[k] = make(chan struct{})
@@ -113,7 +117,7 @@ func (c *chunks) work() {
 		if k >= len(c.done) {
 			return
 		}
-		c.parsed[k] = c.parse(k)
+		c.parsed[k], c.slabs[k] = c.parse(k)
 		close(c.done[k])
 	}
 }
@@ -121,24 +125,28 @@ func (c *chunks) work() {
 // item returns item i; the caller takes the items in order.
 func (c *chunks) item(i int) parsedItem {
 	if k := i / c.size; k != c.k {
-		c.cur, c.k = c.chunk(k), k
+		c.cur, c.slab = c.chunk(k)
+		c.k = k
 	}
 	return c.cur[i-c.k*c.size]
 }
 
-// chunk returns the items of chunk k: parsed here without workers, else
-// waited for, and a token given back for the chunk the caller is done
-// with.
-func (c *chunks) chunk(k int) []parsedItem {
+// chunk returns the items of chunk k and the slab of their nodes: parsed
+// here without workers, else waited for, and a token given back for the
+// chunk the caller is done with. The nodes of that chunk go back to the
+// pool: the caller has converted its items and holds none of them.
+func (c *chunks) chunk(k int) ([]parsedItem, *nodeSlab) {
+	c.cur = nil
+	c.slab.release()
 	if c.done == nil {
 		return c.parse(k)
 	}
 	if c.k >= 0 {
-		c.parsed[c.k] = nil
+		c.parsed[c.k], c.slabs[c.k] = nil, nil
 		c.free <- struct{}{}
 	}
 	<-c.done[k]
-	return c.parsed[k]
+	return c.parsed[k], c.slabs[k]
 }
 
 // stop ends the workers, once each has finished the chunk it parses.
@@ -153,8 +161,9 @@ func (c *chunks) stop() {
 // by fastItem, the others by yaml.v3, one decoder reading them in turn
 // up to the first that does not parse on its own, which has no node (nor
 // have the ones after it on that decoder).
-func (c *chunks) parse(k int) []parsedItem {
+func (c *chunks) parse(k int) ([]parsedItem, *nodeSlab) {
 	from, to := k*c.size, min((k+1)*c.size, len(c.l.items))
+	slab := &nodeSlab{}
 	data, base := c.data, 0
 	if c.packed != nil {
 		data, base = c.packed.chunk(c.l, k)
@@ -168,14 +177,14 @@ func (c *chunks) parse(k int) []parsedItem {
 		if !bytes.HasSuffix(text, []byte{'\n'}) {
 			it.breaks++
 		}
-		if it.n = fastItemIf(text, c.l.indent); it.n != nil {
+		if it.n = fastItemIf(text, c.l.indent, slab); it.n != nil {
 			it.first = 1
 		} else {
 			rest = append(rest, i)
 		}
 	}
 	if len(rest) == 0 {
-		return out
+		return out, slab
 	}
 	dec := yaml.NewDecoder(&itemStream{data: data, base: base, l: c.l, items: rest})
 	first := 1
@@ -187,5 +196,5 @@ func (c *chunks) parse(k int) []parsedItem {
 		it.first = first
 		first += it.breaks + 1
 	}
-	return out
+	return out, slab
 }

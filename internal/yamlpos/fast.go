@@ -37,6 +37,8 @@ type fast struct {
 	text  []byte
 	lines []int
 	depth int
+	// slab hands out the nodes; nil allocates each on its own.
+	slab *nodeSlab
 }
 
 // maxFastKey bounds a key's length: yaml.v3 refuses an implicit key over
@@ -48,7 +50,13 @@ const maxFastKey = 1000
 // it from a stream where the text starts at line 1; nil when the text is
 // not of the shapes above.
 func fastItem(text []byte, indent int) *yaml.Node {
-	f := fast{text: text}
+	return fastItemIn(text, indent, nil)
+}
+
+// fastItemIn is fastItem taking its nodes from slab (nil: each allocated
+// on its own).
+func fastItemIn(text []byte, indent int, slab *nodeSlab) *yaml.Node {
+	f := fast{text: text, slab: slab}
 	if !f.split() {
 		return nil
 	}
@@ -118,8 +126,10 @@ func (f *fast) next(i int) (int, int) {
 }
 
 // newNode makes a node at line i (0-based), byte col (0-based).
-func newNode(kind yaml.Kind, tag string, i, col int) *yaml.Node {
-	return &yaml.Node{Kind: kind, Tag: tag, Line: i + 1, Column: col + 1}
+func (f *fast) newNode(kind yaml.Kind, tag string, i, col int) *yaml.Node {
+	n := f.slab.node()
+	*n = yaml.Node{Kind: kind, Tag: tag, Line: i + 1, Column: col + 1}
+	return n
 }
 
 // enter counts a level of nesting; false past MaxDepth.
@@ -159,7 +169,7 @@ func (f *fast) mapping(i, col int) (*yaml.Node, int, bool) {
 		return nil, 0, false
 	}
 	defer func() { f.depth-- }()
-	m := newNode(yaml.MappingNode, "!!map", i, col)
+	m := f.newNode(yaml.MappingNode, "!!map", i, col)
 	for {
 		line := f.line(i)
 		k, ok := f.key(line, col)
@@ -170,7 +180,7 @@ func (f *fast) mapping(i, col int) (*yaml.Node, int, bool) {
 		if !ok {
 			return nil, 0, false
 		}
-		m.Content = append(m.Content, k.scalar(i), v)
+		m.Content = append(m.Content, f.scalar(k, i), v)
 		next, indent := f.next(next)
 		switch {
 		case indent < col:
@@ -210,7 +220,7 @@ func (f *fast) sequence(i, col int) (*yaml.Node, int, bool) {
 		return nil, 0, false
 	}
 	defer func() { f.depth-- }()
-	s := newNode(yaml.SequenceNode, "!!seq", i, col)
+	s := f.newNode(yaml.SequenceNode, "!!seq", i, col)
 	for {
 		line := f.line(i)
 		if len(line) < col+2 || line[col] != '-' || line[col+1] != ' ' {
@@ -242,8 +252,8 @@ type scalarText struct {
 }
 
 // scalar makes the node of s, read from line i.
-func (s scalarText) scalar(i int) *yaml.Node {
-	n := newNode(yaml.ScalarNode, s.tag, i, s.start)
+func (f *fast) scalar(s scalarText, i int) *yaml.Node {
+	n := f.newNode(yaml.ScalarNode, s.tag, i, s.start)
 	n.Value, n.Style = s.value, s.style
 	return n
 }
@@ -287,7 +297,7 @@ func (f *fast) value(line []byte, i, col int, flow bool) (*yaml.Node, int, bool)
 	if !ok {
 		return nil, 0, false
 	}
-	return s.scalar(i), s.end, true
+	return f.scalar(s, i), s.end, true
 }
 
 // flow reads a one-line flow collection whose bracket (mapping: brace)
@@ -301,7 +311,7 @@ func (f *fast) flow(line []byte, i, col int, mapping bool) (*yaml.Node, int, boo
 	if mapping {
 		kind, tag, closing = yaml.MappingNode, "!!map", '}'
 	}
-	n := newNode(kind, tag, i, col)
+	n := f.newNode(kind, tag, i, col)
 	n.Style = yaml.FlowStyle
 	at := spaces(line, col+1)
 	if at < len(line) && line[at] == closing {
@@ -316,7 +326,7 @@ func (f *fast) flow(line []byte, i, col int, mapping bool) (*yaml.Node, int, boo
 			if !ok {
 				return nil, 0, false
 			}
-			n.Content = append(n.Content, k.scalar(i))
+			n.Content = append(n.Content, f.scalar(k, i))
 			at = spaces(line, k.end+1)
 		}
 		v, end, ok := f.value(line, i, at, true)

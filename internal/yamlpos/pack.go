@@ -139,7 +139,8 @@ func (p *Packed) Bytes() []byte { return p.t.text() }
 // Again returns a document that hands the list Read held over again: a
 // document as Read returned it, whose Items converts the items anew from
 // the text Read kept packed, with the same values, positions and errors.
-// It returns nil when Read held no list. Again may be called any number
+// It returns nil when Read held no list, or kept its text unpacked
+// (Options.Unpacked). Again may be called any number
 // of times, before or after Items, but not while Items runs.
 func (d *Doc) Again() *Doc {
 	if d.fresh == nil {

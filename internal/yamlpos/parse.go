@@ -41,6 +41,12 @@ type Options struct {
 	// Release, and only a block list Read parses item by item; any other
 	// value of the key is read as without Items (Doc.Held is false).
 	Items string
+	// Unpacked keeps the text of a document whose list Read holds as it
+	// is (Data) instead of packing it (see pack.go): for a caller that
+	// holds the text anyway and reads the items once (mcptest validate),
+	// which then spends nothing compressing the text nor inflating each
+	// chunk. Doc.Again is then nil and Doc.Packed nil.
+	Unpacked bool
 	// SplitMin is the size of text from which Release parses the lists of
 	// the root mapping item by item; 0 is 64 KiB (see splitMin). Tests set
 	// 1 to cut a text of any size.

@@ -158,9 +158,10 @@ func readSplit(file string, data []byte, o Options) *Doc {
 			return nil
 		}
 	}
-	if d.split.held == nil {
+	switch {
+	case d.split.held == nil:
 		d.split, d.keys = nil, nil
-	} else {
+	case !o.Unpacked:
 		d.keepPacked()
 	}
 	return d

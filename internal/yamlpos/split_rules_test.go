@@ -60,7 +60,8 @@ func TestChunkCount(t *testing.T) {
 			}
 			c.stop()
 			for k := 0; k*size < tc.items; k++ {
-				if got, want := len(c.parse(k)), min(size, tc.items-k*size); got != want {
+				items, _ := c.parse(k)
+				if got, want := len(items), min(size, tc.items-k*size); got != want {
 					t.Errorf("%d items in chunks of %d: chunk %d holds %d items, want %d", tc.items, size, k, got, want)
 				}
 			}

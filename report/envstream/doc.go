@@ -3,7 +3,9 @@
 // at a time (report.CaseReader, which finds where each case ends without
 // decoding it), decode and check the cases on every core (decode.go: a
 // plainly written case with segmentio/encoding/json's decoder, any other
-// with encoding/json, the two held to the same values and refusals), and
+// with encoding/json, the two held to the same values and refusals; a
+// merge passes a case through as its bytes where a scan proves decoding
+// and checking it would accept it, passthrough.go), and
 // write their output one case at a time, so their memory does not grow
 // with the number of cases. What they compute is what baseline.Merge and
 // baseline.Compare compute from whole envelopes, byte for byte.

@@ -57,11 +57,26 @@ const batch, depth = 16, 1
 // what encoding the case gives (canonical), else the decoded case to
 // encode. The input's goroutine has decoded, checked and counted it.
 type item struct {
+	// name is a decoded case's name; lean, a case's name as the bytes
+	// of raw it was read from (a case passed through, passThrough).
 	name string
+	lean []byte
 	pos  diag.Pos
 	raw  []byte
 	c    *report.CaseResult
 	err  error
+	// hash is the name's (nameHash); foreign says the case is not of the
+	// shard the input's head names before its cases.
+	hash    uint64
+	foreign bool
+}
+
+// caseName is the case's name.
+func (it *item) caseName() string {
+	if it.lean != nil {
+		return string(it.lean)
+	}
+	return it.name
 }
 
 // input is one envelope being read.
@@ -80,8 +95,14 @@ type input struct {
 	late    []string
 	last    diag.Pos
 	n       int
-	// counter counts the input's cases, on its goroutine.
+	// counter counts the input's cases, on its goroutine, and file is
+	// the position file of the last case passed through, kept once.
 	counter report.Counter
+	file    string
+	// head and headErr are the input's head, decoded and checked on its
+	// goroutine once its cases are read (CaseReader.Envelope).
+	head    *report.Envelope
+	headErr error
 }
 
 // MergeFiles merges the shard envelopes at paths as baseline.Merge merges
@@ -169,34 +190,59 @@ func (in *input) read(ctx context.Context, spool *annotate.CaseSpool) {
 	for {
 		raw, err := in.cr.NextRaw()
 		if errors.Is(err, io.EOF) {
+			// The head, on this goroutine: the inputs' heads (their
+			// catalogs) are decoded and checked on every core.
+			in.head, in.headErr = in.cr.Envelope()
 			if len(b) > 0 {
 				send()
 			}
 			return
 		}
-		var c *report.CaseResult
-		if err == nil {
-			c, err = in.cr.Decode(in.cr.Cases()-1, raw)
-		}
-		it := item{err: err}
-		if err == nil {
-			in.counter.Add(c)
-			it.name, it.pos = c.Name, c.Position
-			if canonical(raw) {
-				it.raw = raw
-			} else {
-				it.c, it.err = c, spool.Prepare(c)
-			}
-		}
-		b = append(b, it)
-		if (len(b) == batch || it.err != nil) && !send() {
+		b = append(b, in.item(raw, err, spool))
+		failed := b[len(b)-1].err != nil
+		if (len(b) == batch || failed) && !send() {
 			return
 		}
-		if it.err != nil {
+		if failed {
 			return
 		}
 	}
 }
+
+// item reads one case of the input (raw, or the error reading it gave):
+// passed through as its bytes when they are what the reporter writes and
+// a scan proves them what decoding and checking them gives (passThrough),
+// else decoded, checked, and encoded again when they are not canonical.
+func (in *input) item(raw []byte, err error, spool *annotate.CaseSpool) item {
+	if err != nil {
+		return item{err: err}
+	}
+	var lc leanCase
+	if !decodeAll && canonical(raw) && passThrough(raw, &lc) {
+		in.counter.AddFigures(lc.verdict, false, lc.runs, lc.passed)
+		if string(lc.file) != in.file {
+			in.file = string(lc.file)
+		}
+		return item{lean: lc.name, raw: raw, pos: diag.Pos{File: in.file, Line: lc.line, Col: lc.col},
+			hash: nameHashOf(lc.name), foreign: in.runSeen && !in.shard.HoldsName(lc.name)}
+	}
+	c, err := in.cr.Decode(in.cr.Cases()-1, raw)
+	if err != nil {
+		return item{err: err}
+	}
+	in.counter.Add(c)
+	it := item{name: c.Name, pos: c.Position, hash: nameHash(c.Name), foreign: in.runSeen && !in.shard.Holds(c.Name)}
+	if canonical(raw) {
+		it.raw = raw
+	} else {
+		it.c, it.err = c, spool.Prepare(c)
+	}
+	return it
+}
+
+// decodeAll turns the pass-through off: every case is decoded and
+// checked (TestPassThroughMergesAsDecode compares the two).
+var decodeAll = false
 
 // errUnsorted stops a streamed merge whose input is not in suite order.
 var errUnsorted = errors.New("an input's cases are not in suite order")
@@ -285,8 +331,13 @@ func mergeStream(paths []string) (m *Merged, err error) {
 // fold takes the inputs' cases in suite order (position, then input) and
 // spools them, checking each input's order and shard; it returns the
 // hashes of the cases' names.
-func fold(ins []*input, spool *annotate.CaseSpool) ([]uint64, error) {
-	var names []uint64
+func fold(ins []*input, spool *annotate.CaseSpool) (names []uint64, err error) {
+	w := startSpooler(spool)
+	defer func() {
+		if werr := w.stop(); err == nil {
+			err = werr
+		}
+	}()
 	h := &caseHeap{}
 	next := func(i int) error {
 		in := ins[i]
@@ -317,19 +368,11 @@ func fold(ins []*input, spool *annotate.CaseSpool) ([]uint64, error) {
 		if in.n > 0 && positionLess(hc.pos, in.last) {
 			return nil, errUnsorted
 		}
-		if err := in.took(hc.name, hc.pos); err != nil {
+		if err := in.took(&hc.item); err != nil {
 			return nil, err
 		}
-		names = append(names, nameHash(hc.name))
-		var err error
-		if hc.raw != nil {
-			err = spool.AddRaw(hc.raw)
-		} else {
-			err = spool.Add(hc.c)
-		}
-		if err != nil {
-			return nil, err
-		}
+		names = append(names, hc.hash)
+		w.add(hc.item)
 		if err := next(hc.in); err != nil {
 			return nil, err
 		}
@@ -337,17 +380,78 @@ func fold(ins []*input, spool *annotate.CaseSpool) ([]uint64, error) {
 	return names, nil
 }
 
+// spooler writes the cases the fold took to the spool, in the order it
+// took them, on a goroutine of its own: the fold orders the cases and
+// the spooler copies their bytes, each on a core.
+type spooler struct {
+	ch    chan []item
+	free  chan []item
+	batch []item
+	done  chan error
+}
+
+// spoolBatch is how many cases the fold hands the spooler at a time.
+const spoolBatch = 64
+
+func startSpooler(spool *annotate.CaseSpool) *spooler {
+	w := &spooler{ch: make(chan []item, 2), free: make(chan []item, 4), done: make(chan error, 1)}
+	w.batch = make([]item, 0, spoolBatch)
+	go func() {
+		var err error
+		for b := range w.ch { // drained to the end, so the fold never waits on a spooler that failed
+			for i := 0; i < len(b) && err == nil; i++ {
+				if b[i].raw != nil {
+					err = spool.AddRaw(b[i].raw)
+				} else {
+					err = spool.Add(b[i].c)
+				}
+			}
+			clear(b)
+			select {
+			case w.free <- b[:0]:
+			default:
+			}
+		}
+		w.done <- err
+	}()
+	return w
+}
+
+// add hands the spooler one case.
+func (w *spooler) add(it item) {
+	w.batch = append(w.batch, it)
+	if len(w.batch) < spoolBatch {
+		return
+	}
+	w.ch <- w.batch
+	select {
+	case w.batch = <-w.free:
+	default:
+		w.batch = make([]item, 0, spoolBatch)
+	}
+}
+
+// stop hands the spooler its last cases and waits for it: the first
+// error writing the spool gave.
+func (w *spooler) stop() error {
+	if len(w.batch) > 0 {
+		w.ch <- w.batch
+	}
+	close(w.ch)
+	return <-w.done
+}
+
 // took notes that the fold took the input's case called name, at pos:
 // where it stands, and whether it belongs to the input's shard (checked
 // at the end when the input names its shard after its cases).
-func (in *input) took(name string, pos diag.Pos) error {
-	in.last = pos
+func (in *input) took(it *item) error {
+	in.last = it.pos
 	in.n++
 	switch {
 	case !in.runSeen:
-		in.late = append(in.late, name)
-	case in.shard.Count > 0 && !in.shard.Holds(name):
-		return baseline.WrongShard(in.name, in.shard, name)
+		in.late = append(in.late, it.caseName())
+	case it.foreign:
+		return baseline.WrongShard(in.name, in.shard, it.caseName())
 	}
 	return nil
 }
@@ -357,7 +461,10 @@ func (in *input) took(name string, pos diag.Pos) error {
 func headsOf(ins []*input) ([]baseline.Input, error) {
 	heads := make([]baseline.Input, len(ins))
 	for i, in := range ins {
-		env, err := in.cr.Envelope()
+		env, err := in.head, in.headErr
+		if env == nil && err == nil { // not read to its end
+			env, err = in.cr.Envelope()
+		}
 		if err != nil {
 			return nil, &diag.InputError{Err: err}
 		}
@@ -451,6 +558,15 @@ func nameHash(name string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(name))
 	return h.Sum64()
+}
+
+// nameHashOf is nameHash of a name given as its bytes.
+func nameHashOf(name []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range name {
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	return h
 }
 
 // headCase is the next case of one input.
