@@ -17,7 +17,8 @@ const listNodesChunk = 8
 // does with Options.Release (see split.go: the same cut, the same
 // skeleton, the same items parsed in chunks on every core), and hands
 // each item's node tree to hand, in order, its lines and columns those of
-// the file; the nodes of an item are let go once hand returns. root is the
+// the file; the nodes of an item are let go once hand returns (and those
+// fastItem built are reused, see slab.go): hand keeps none of them. root is the
 // root mapping of the rest of the text, in which the key's value is the
 // empty (null) scalar the list's blank lines leave.
 //
