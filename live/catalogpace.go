@@ -6,7 +6,8 @@ import (
 	"sync"
 )
 
-// readGCPercent is the collector's pace while a catalog file is read: it
+// readGCPercent is the collector's pace while a catalog file is read (and
+// while its tools are scanned one at a time, Catalog.DescriptionWarnings): it
 // runs when the heap has grown by half of what is live, not by all of it
 // (GOGC=100). A read makes garbage fast (a YAML tool's nodes, a JSON
 // tool's decoded members) while what it keeps grows by the tools' texts,

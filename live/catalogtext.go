@@ -210,13 +210,16 @@ func (c *Catalog) eachRawTool() ([]string, func(i int) map[string]any) {
 }
 
 // DescriptionWarnings is security.DescriptionWarnings over the catalog's
-// raw tools, one decoded at a time.
+// raw tools, one decoded at a time, the collector paced as for a read
+// (each decoded tool and its texts are garbage once scanned).
 func (c *Catalog) DescriptionWarnings() []security.Finding {
+	defer paceRead()()
 	return security.DescriptionWarningsEach(c.eachRawTool())
 }
 
 // SecurityScan is security.Scan over the catalog's raw tools, one decoded
-// at a time.
+// at a time, the collector paced as for a read.
 func (c *Catalog) SecurityScan() []security.Finding {
+	defer paceRead()()
 	return security.ScanEach(c.eachRawTool())
 }
