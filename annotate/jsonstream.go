@@ -337,11 +337,62 @@ func (s *CaseSpool) WriteEnvelope(w io.Writer, env *report.Envelope) error {
 		return fmt.Errorf("spool the run's cases: %w", err)
 	}
 	return writeEnvelope(w, env, s.n, func(w *bufio.Writer) error {
-		if _, err := io.Copy(w, io.NewSectionReader(s.f, 0, size)); err != nil {
-			return fmt.Errorf("read the spooled cases: %w", err)
-		}
-		return nil
+		return copyAhead(w, s.f, size, spoolBlock)
 	})
+}
+
+// spoolBlock is the size of a block of the spool copyAhead reads.
+var spoolBlock = 256 << 10
+
+// copyAhead copies the first size bytes of r to w, block bytes at a
+// time, reading on a goroutine of its own up to two blocks ahead of the
+// writes: reading the spool and writing the envelope (through the mask
+// of every file mcptest writes, on the caller's goroutine) run on two
+// cores. Memory: three blocks.
+func copyAhead(w io.Writer, r io.ReaderAt, size int64, block int) error {
+	type chunk struct {
+		b   []byte
+		err error
+	}
+	free, full := make(chan []byte, 3), make(chan chunk, 3)
+	for range 3 {
+		free <- make([]byte, block)
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(full)
+		for off := int64(0); off < size; {
+			var b []byte
+			select {
+			case b = <-free:
+			case <-stop:
+				return
+			}
+			n, err := r.ReadAt(b[:min(int64(block), size-off)], off)
+			if err == io.EOF && off+int64(n) == size {
+				err = nil
+			}
+			off += int64(n)
+			if err == nil && n == 0 {
+				err = io.ErrUnexpectedEOF
+			}
+			full <- chunk{b[:n], err}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	for c := range full {
+		if c.err != nil {
+			return fmt.Errorf("read the spooled cases: %w", c.err)
+		}
+		if _, err := w.Write(c.b); err != nil {
+			return err
+		}
+		free <- c.b[:cap(c.b)]
+	}
+	return nil
 }
 
 // Close removes the spool's file.

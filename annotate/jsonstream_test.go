@@ -125,9 +125,15 @@ func streamEnvelopes(t *testing.T) map[string]*report.Envelope {
 
 // TestJSONStreamsByteIdentical: the JSON reporter, which writes one case at
 // a time, and a CaseSpool given the same cases both write exactly what
-// encoding the whole envelope gives.
+// encoding the whole envelope gives, the spool read back in blocks of
+// drawn sizes (copyAhead).
 func TestJSONStreamsByteIdentical(t *testing.T) {
+	defer func(b int) { spoolBlock = b }(spoolBlock)
+	blocks := []int{1, 7, 100, 4096, 256 << 10}
+	i := 0
 	for name, env := range streamEnvelopes(t) {
+		spoolBlock = blocks[i%len(blocks)]
+		i++
 		want := encodeWhole(t, env)
 		var got bytes.Buffer
 		if err := (JSON{}).Report(&got, env); err != nil {

@@ -20,7 +20,7 @@ func (c *Command) guardSecrets(args []string) (restore func()) {
 	c.secrets = &redact.Known{}
 	live.AddArgSecrets(c.secrets, args, c.Getenv)
 	stdout, stderr := c.Stdout, c.Stderr
-	o, e := redact.NewWriter(stdout, c.secrets.Mask), redact.NewWriter(stderr, c.secrets.Mask)
+	o, e := redact.NewKnownWriter(stdout, c.secrets), redact.NewKnownWriter(stderr, c.secrets)
 	c.Stdout, c.Stderr, c.protocol = o, e, stdout
 	return func() {
 		_ = o.Flush()
@@ -56,11 +56,11 @@ func (c *Command) writeFile(path string, fill func(io.Writer) error) error {
 	return safefile.WriteOutputFunc(path, 0o644, c.masked(fill))
 }
 
-// masked is fill writing through the mask of the streams (redact.Through),
+// masked is fill writing through the mask of the streams (redact.ThroughKnown),
 // for every file a command writes (writeFile, the workspace store's
 // envelopes).
 func (c *Command) masked(fill func(io.Writer) error) func(io.Writer) error {
-	return redact.Through(c.secrets.Mask, fill)
+	return redact.ThroughKnown(c.secrets, fill)
 }
 
 // writeFileData is writeFile for content held whole.

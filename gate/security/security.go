@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -47,8 +48,10 @@ const MaxSummary = 160
 // maxExcerpt caps the quoted excerpt of offending text, in characters.
 const maxExcerpt = 40
 
+// The expressions are compiled on first use (lazyRE), not at init: a
+// command that reads no tool description pays nothing for them.
 var (
-	injectionRE = regexp.MustCompile(`(?i)(ignore|disregard|forget|override)\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|earlier|other|system)\s+(instructions?|prompts?|rules?|messages?)` +
+	injectionRE = lazyRE(`(?i)(ignore|disregard|forget|override)\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|earlier|other|system)\s+(instructions?|prompts?|rules?|messages?)` +
 		`|(do\s+not|don'?t|never)\s+(tell|inform|mention|reveal|show)\s+(this\s+to\s+)?(the\s+)?users?\b` +
 		`|(do\s+not|don'?t|never)\s+(tell|inform|mention|reveal|show)\s+([\w'-]+\s+){1,3}to\s+the\s+users?\b` +
 		`|without\s+(telling|informing|notifying)\s+(the\s+)?user` +
@@ -56,16 +59,16 @@ var (
 		`|\byou\s+are\s+now\b|\bnew\s+instructions\s*:|\bsystem\s+prompt\b|\bact\s+as\s+(an?\s+)?(admin|root|system|developer)`)
 	// crossReachRE is SEC-002's reach beyond the tool: a directive about
 	// every tool, or every server's.
-	crossReachRE = regexp.MustCompile(`(?i)\b(any|every|all)\s+(other\s+)?tools?\s+(from|of|on|in)\s+(any|every|all|other)\s+(servers?|mcp\s+servers?)\b` +
+	crossReachRE = lazyRE(`(?i)\b(any|every|all)\s+(other\s+)?tools?\s+(from|of|on|in)\s+(any|every|all|other)\s+(servers?|mcp\s+servers?)\b` +
 		`|\bwhenever\s+you\s+(use|call|invoke|run)\s+(any|every|another|other)\s+(\w+\s+)?tools?\b` +
 		`|\b(other|all)\s+tools?\s+(must|should)\b|\bside\s+effects?\s+on\s+(the\s+)?([\w-]+\s+){0,3}tool\b`)
 	// crossUseRE is what a directive naming another tool changes about
 	// it: where its data goes. Naming another tool to say when to call it
 	// ("call resolve-library-id first") is a server's own workflow, and
 	// real servers write it (docs/benchmarks.md).
-	crossUseRE = regexp.MustCompile(`(?i)\b(send|sends|forward|redirect|bcc|cc|exfiltrate|leak)\b|\bchange\s+the\s+(recipient|destination|address|url|endpoint)` +
+	crossUseRE = lazyRE(`(?i)\b(send|sends|forward|redirect|bcc|cc|exfiltrate|leak)\b|\bchange\s+the\s+(recipient|destination|address|url|endpoint)` +
 		`|\b(recipients?|destination|body)\b|\bfull\s+(list|output|history|contents?)\b`)
-	exfilRE = regexp.MustCompile(`(?i)\b(send|forward|upload|post|transmit|exfiltrate|email|copy|leak|pass)\b[^.\n]{0,80}?(https?://\S+|\bwebhook\b|\b[\w.+-]+@[\w-]+\.[\w.]+)` +
+	exfilRE = lazyRE(`(?i)\b(send|forward|upload|post|transmit|exfiltrate|email|copy|leak|pass)\b[^.\n]{0,80}?(https?://\S+|\bwebhook\b|\b[\w.+-]+@[\w-]+\.[\w.]+)` +
 		`|~/\.ssh|\bid[_ ](rsa|ed25519|ecdsa)\b|\.aws/credentials|/etc/(passwd|shadow)|\.netrc\b|\bmcp\.json\b|\.env\b|\bprivate\s+key\b`)
 	// prefRE is SEC-006: a tool claiming precedence over every other
 	// tool. It is measured on public preference-manipulation attacks and
@@ -73,7 +76,7 @@ var (
 	// advice ("you must call resolve-library-id first", "ALWAYS use this
 	// tool + interact_with_process, NEVER use the analysis tool") names
 	// the tool it steers from, an attack ranks itself over all the others.
-	prefRE = regexp.MustCompile(`(?i)\balways\s+(prefer|choose|pick|select)\s+this\s+(tool|function)\b|\balways\s+use\s+this\s+(tool|function)\s+(over|instead)\b` +
+	prefRE = lazyRE(`(?i)\balways\s+(prefer|choose|pick|select)\s+this\s+(tool|function)\b|\balways\s+use\s+this\s+(tool|function)\s+(over|instead)\b` +
 		`|\b(always|must)\s+(call|use|invoke|try|choose|run)\s+this\s+(tool|function)\s+(first\s+)?(before\s+(answering|responding|replying)|whenever\b)` +
 		`|\bfor\s+(any|every|all)\s+(requests?|queries|questions|messages|prompts|conversations?)\b[^.\n]{0,60}\bthis\s+(tool|function)\b` +
 		`|\bthis\s+is\s+the\s+(best|preferred|top|#\s*1|most\s+(reliable|accurate|trusted|powerful|advanced))(\s+and\s+(best|most\s+\w+))?(\s+[\w-]+)?\s+(tool|service|api|server|source|calculator|converter)\b` +
@@ -89,14 +92,19 @@ var (
 		`|\b(other|competing)\s+([\w-]+\s+)?(tools?|converters|services|servers)\s+(are|is)\s+(being\s+)?(broken|deprecated|outdated|inaccurate|unsafe|unreliable|inferior)\b` +
 		`|#\s*1\s+(ranked|rated)\b|\b(ranked|rated)\s+#\s*1\b|\bhighest\s+priority\s+tool\b` +
 		`|\b(proven|recommended|endorsed|trusted)\s+by\s+(the\s+)?(experts|professionals|fortune\s+500|leading\s+\w+|top\s+\w+)`)
-	wordRE     = regexp.MustCompile(`[\p{L}\p{N}_.-]+`)
-	thisTool   = regexp.MustCompile(`(?i)\bthis\s+tool\b`)
-	deprecated = regexp.MustCompile(`(?i)\bdeprecated\b`)
-	sentenceRE = regexp.MustCompile(`[.;!?](\s+|$)|\n`)
-	directive  = regexp.MustCompile(`(?i)\b(always|must|never|instead|before|after|first|whenever|make\s+sure)\b|\bwhen\s+[\w.-]+\s+(is\s+)?(invoked|called|used|runs)\b`)
-	base64RE   = regexp.MustCompile(`[A-Za-z0-9+/]{40,}={0,2}|[A-Za-z0-9_-]{48,}={0,2}`)
-	hexRE      = regexp.MustCompile(`\b(?:[0-9a-fA-F]{2}){32,}\b|(?:\\x[0-9a-fA-F]{2}){8,}`)
+	wordRE     = lazyRE(`[\p{L}\p{N}_.-]+`)
+	thisTool   = lazyRE(`(?i)\bthis\s+tool\b`)
+	deprecated = lazyRE(`(?i)\bdeprecated\b`)
+	sentenceRE = lazyRE(`[.;!?](\s+|$)|\n`)
+	directive  = lazyRE(`(?i)\b(always|must|never|instead|before|after|first|whenever|make\s+sure)\b|\bwhen\s+[\w.-]+\s+(is\s+)?(invoked|called|used|runs)\b`)
+	base64RE   = lazyRE(`[A-Za-z0-9+/]{40,}={0,2}|[A-Za-z0-9_-]{48,}={0,2}`)
+	hexRE      = lazyRE(`\b(?:[0-9a-fA-F]{2}){32,}\b|(?:\\x[0-9a-fA-F]{2}){8,}`)
 )
+
+// lazyRE is an expression compiled once, on its first use.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // texts returns the text of a tool a rule reads, in a fixed order: the
 // description, then every string in the input schema (descriptions,
@@ -181,13 +189,13 @@ func ScanEach(toolNames []string, tool func(i int) map[string]any) []Finding {
 			out = append(out, Finding{Tool: Clean(name, 80), Rule: id, Summary: summary(id, fmt.Sprintf(format, args...))})
 		}
 		ts := texts(tool)
-		if m, ok := first(injectionRE, ts); ok {
+		if m, ok := first(injectionRE(), ts); ok {
 			add("SEC-001", "description contains an imperative instruction aimed at the model (excerpt: %q)", excerpt(m))
 		}
 		if m, ok := crossTool(ts, name, names); ok {
 			add("SEC-002", "description directs how another tool is used (excerpt: %q)", excerpt(m))
 		}
-		if m, ok := first(exfilRE, ts); ok {
+		if m, ok := first(exfilRE(), ts); ok {
 			add("SEC-003", "description asks to send data out or reach local secrets (excerpt: %q)", excerpt(m))
 		}
 		if m, decoded, ok := encoded(ts); ok {
@@ -196,7 +204,7 @@ func ScanEach(toolNames []string, tool func(i int) map[string]any) []Finding {
 		if r, n, ok := hidden(ts, name); ok {
 			add("SEC-005", "definition contains %d invisible character(s), first U+%04X", n, r)
 		}
-		if m, ok := first(prefRE, ts); ok {
+		if m, ok := first(prefRE(), ts); ok {
 			add("SEC-006", "description pushes the model to prefer this tool (excerpt: %q)", excerpt(m))
 		}
 		if other, ok := shadow[i]; ok {
@@ -251,16 +259,16 @@ func first(re *regexp.Regexp, ts []string) (string, bool) {
 // notice naming its successor is not one.
 func crossTool(ts []string, self string, names map[string]bool) (string, bool) {
 	for _, t := range ts {
-		if m := crossReachRE.FindString(t); m != "" {
+		if m := crossReachRE().FindString(t); m != "" {
 			return m, true
 		}
 	}
 	for _, t := range ts {
-		for _, sentence := range sentenceRE.Split(t, -1) {
-			if !directive.MatchString(sentence) || !crossUseRE.MatchString(sentence) || deprecated.MatchString(sentence) {
+		for _, sentence := range sentenceRE().Split(t, -1) {
+			if !directive().MatchString(sentence) || !crossUseRE().MatchString(sentence) || deprecated().MatchString(sentence) {
 				continue
 			}
-			for _, w := range wordRE.FindAllString(sentence, -1) {
+			for _, w := range wordRE().FindAllString(sentence, -1) {
 				w = strings.TrimRight(w, ".-")
 				if w != self && len(w) >= 4 && names[w] {
 					return strings.TrimSpace(sentence), true
@@ -274,14 +282,14 @@ func crossTool(ts []string, self string, names map[string]bool) (string, bool) {
 // encoded finds a base64 or hex run that decodes to mostly printable text.
 func encoded(ts []string) (string, string, bool) {
 	for _, t := range ts {
-		for _, m := range base64RE.FindAllString(t, -1) {
+		for _, m := range base64RE().FindAllString(t, -1) {
 			for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
 				if b, err := enc.DecodeString(m); err == nil && printable(b) {
 					return m, string(b), true
 				}
 			}
 		}
-		if m := hexRE.FindString(t); m != "" {
+		if m := hexRE().FindString(t); m != "" {
 			h := strings.ReplaceAll(m, `\x`, "")
 			b := make([]byte, len(h)/2)
 			for i := range b {

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/url"
 	"slices"
@@ -24,6 +25,10 @@ type Known struct {
 	mu   sync.RWMutex
 	vals []string // longest first
 	r    *strings.Replacer
+	// lines says a value holds a line break (multiline); bvals is vals
+	// as bytes (Clean).
+	lines bool
+	bvals [][]byte
 }
 
 // Add adds values, each with its spellings; values under MinKnown
@@ -42,6 +47,11 @@ func (k *Known) Add(values ...string) {
 			}
 		}
 	}
+	k.bvals = k.bvals[:0]
+	for _, v := range k.vals {
+		k.bvals = append(k.bvals, []byte(v))
+	}
+	k.lines = slices.ContainsFunc(k.vals, func(v string) bool { return strings.ContainsAny(v, "\n\r") })
 	slices.SortStableFunc(k.vals, func(a, b string) int { return len(b) - len(a) })
 	pairs := make([]string, 0, 2*len(k.vals))
 	for _, v := range k.vals {
@@ -86,6 +96,65 @@ func schemeLen(s string) int {
 		break
 	}
 	return n
+}
+
+// Clean reports that Mask leaves b as it is, for certain: b holds no
+// spelling of a known secret and no "://" (the URL rules read only the
+// text around one). A false is no finding, only no proof. A nil Known
+// checks the URLs alone.
+func (k *Known) Clean(b []byte) bool {
+	if indexSep(b) >= 0 {
+		return false
+	}
+	if k == nil {
+		return true
+	}
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	for _, v := range k.bvals {
+		if bytes.Contains(b, v) {
+			return false
+		}
+	}
+	return true
+}
+
+// indexSep is the index of the first "://" in s, or -1. It looks for
+// "//" and checks the byte before: in JSON, where every other word ends
+// in a colon, a search for "://" itself runs at a fifteenth of the speed
+// (424 MB/s against 7.4 GB/s over a merged envelope).
+func indexSep[T string | []byte](s T) int {
+	for off := 0; ; {
+		i := index(s[off:], "//")
+		if i < 0 {
+			return -1
+		}
+		if i += off; i > 0 && s[i-1] == ':' {
+			return i - 1
+		}
+		off = i + 1
+	}
+}
+
+// index is strings.Index for a string or bytes.
+func index[T string | []byte](s T, sub string) int {
+	switch v := any(s).(type) {
+	case string:
+		return strings.Index(v, sub)
+	default:
+		return bytes.Index(v.([]byte), []byte(sub))
+	}
+}
+
+// multiline says a known value holds a line break, so a secret may span
+// two lines (NewKnownWriter then masks a write whole).
+func (k *Known) multiline() bool {
+	if k == nil {
+		return false
+	}
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	return k.lines
 }
 
 // Len is how many spellings of secrets the set holds.

@@ -97,7 +97,7 @@ func TestWriter(t *testing.T) {
 
 // FuzzWriter: a known secret written anywhere in a stream that a buffered
 // writer passes on in chunks (StreamChunk bytes or more each), cut at any
-// byte, never comes out.
+// byte, never comes out, and NewKnownWriter passes on what NewWriter does.
 func FuzzWriter(f *testing.F) {
 	f.Add("prefix ", "Sabcdef123456", " suffix\n", uint16(1))
 	f.Add("line\n", "tokvalue99", "", uint16(7))
@@ -111,13 +111,19 @@ func FuzzWriter(f *testing.F) {
 		text := pad + "\n" + before + secret + after + pad
 		// the cut falls anywhere in before+secret+after, each part a chunk
 		a := StreamChunk + 1 + int(cut)%(len(before)+len(secret)+len(after)+1)
-		var out bytes.Buffer
-		w := NewWriter(&out, k.Mask)
+		var out, known bytes.Buffer
+		w, kw := NewWriter(&out, k.Mask), NewKnownWriter(&known, &k)
 		w.Write([]byte(text[:a]))
 		w.Write([]byte(text[a:]))
 		w.Flush()
+		kw.Write([]byte(text[:a]))
+		kw.Write([]byte(text[a:]))
+		kw.Flush()
 		if strings.Contains(out.String(), secret) {
 			t.Fatalf("the secret %q came out", secret)
+		}
+		if known.String() != out.String() {
+			t.Fatalf("NewKnownWriter gave %q, NewWriter %q", known.String(), out.String())
 		}
 	})
 }

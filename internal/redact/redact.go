@@ -173,7 +173,7 @@ func String(s string) string {
 // anything but a URL, so it applies to whatever mcptest writes: reports,
 // scaffolds and messages whose keys (auth: bearer) are not secrets.
 func URLs(s string) string {
-	if !strings.Contains(s, "://") {
+	if indexSep(s) < 0 {
 		return s
 	}
 	return urls(s)
@@ -187,7 +187,7 @@ func urls(s string) string {
 	var b strings.Builder
 	last := 0
 	for from := 0; ; {
-		i := strings.Index(s[from:], "://")
+		i := indexSep(s[from:])
 		if i < 0 {
 			break
 		}

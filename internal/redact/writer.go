@@ -20,6 +20,13 @@ type Writer struct {
 	w    io.Writer
 	mask func(string) string
 	held []byte
+	// known is the set mask is the Mask of (NewKnownWriter), whose
+	// Clean lets the lines of a large write that hold nothing to mask
+	// pass on from the caller's bytes, with no copy (see Write).
+	known *Known
+	// isKnown says the writer was made by NewKnownWriter (known may be
+	// nil: the URLs alone are masked).
+	isKnown bool
 }
 
 const (
@@ -36,6 +43,15 @@ func NewWriter(w io.Writer, mask func(string) string) *Writer {
 	return &Writer{w: w, mask: mask}
 }
 
+// NewKnownWriter returns w behind k.Mask (a nil k masks the URLs
+// alone). It masks exactly as NewWriter(w, k.Mask) does, cheaper: the
+// whole lines of a large write that hold no spelling of a secret of k
+// and no URL (Known.Clean) are passed on as they are, with no copy and
+// no allocation, which is most of a report.
+func NewKnownWriter(w io.Writer, k *Known) *Writer {
+	return &Writer{w: w, mask: k.Mask, known: k, isKnown: true}
+}
+
 // Unwrap is the writer underneath, so a check of whether output goes to
 // a terminal sees through the mask.
 func (x *Writer) Unwrap() io.Writer { return x.w }
@@ -45,6 +61,14 @@ func (x *Writer) Unwrap() io.Writer { return x.w }
 func (x *Writer) Write(p []byte) (int, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if x.isKnown && len(p) >= StreamChunk && !x.known.multiline() {
+		if done, err := x.writeLines(p); done || err != nil {
+			if err != nil {
+				return 0, err
+			}
+			return len(p), nil
+		}
+	}
 	x.held = append(x.held, p...)
 	cut := len(x.held)
 	if len(p) >= StreamChunk {
@@ -64,6 +88,47 @@ func (x *Writer) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// writeLines is Write of a large p for a Writer of a Known whose
+// secrets hold no line break: what is held and p's first line are
+// masked together (a secret cut by the chunk boundary is seen whole),
+// the lines after it up to p's last line break are passed on as they
+// are when Known.Clean proves the mask leaves them so (else masked
+// together, as one string), and what follows the last line break is
+// held. No secret spans a line break, and the URL rules read runs of
+// text that a line break ends (urls), so masking the lines apart gives
+// what masking them together gives. done is false, nothing done, when
+// p holds no line break (Write's general path then holds it).
+func (x *Writer) writeLines(p []byte) (done bool, err error) {
+	last := bytes.LastIndexAny(p, "\n\r")
+	if last < 0 {
+		return false, nil
+	}
+	first := bytes.IndexAny(p, "\n\r")
+	x.held = append(x.held, p[:first+1]...)
+	if err := x.pass(len(x.held)); err != nil {
+		return true, err
+	}
+	if body := p[first+1 : last+1]; len(body) > 0 {
+		if x.known.Clean(body) {
+			_, err = x.w.Write(body)
+		} else {
+			_, err = io.WriteString(x.w, x.mask(string(body)))
+		}
+		if err != nil {
+			return true, err
+		}
+	}
+	x.held = append(x.held[:0], p[last+1:]...)
+	if len(x.held) > MaxHold {
+		cut := len(x.held)
+		if i := bytes.LastIndexAny(x.held, " \t,\"'<>"); i >= 0 {
+			cut = i + 1
+		}
+		return true, x.pass(cut)
+	}
+	return true, nil
 }
 
 // pass writes the first n held bytes, masked.
@@ -87,8 +152,19 @@ func (x *Writer) Flush() error {
 // Through is fill writing through mask (a Writer, flushed when fill is
 // done): a file written with it holds no secret mask would hide.
 func Through(mask func(string) string, fill func(io.Writer) error) func(io.Writer) error {
+	return through(func(w io.Writer) *Writer { return NewWriter(w, mask) }, fill)
+}
+
+// ThroughKnown is Through with k.Mask, through a NewKnownWriter.
+func ThroughKnown(k *Known, fill func(io.Writer) error) func(io.Writer) error {
+	return through(func(w io.Writer) *Writer { return NewKnownWriter(w, k) }, fill)
+}
+
+// through is fill writing through the Writer newWriter makes, flushed when
+// fill is done.
+func through(newWriter func(io.Writer) *Writer, fill func(io.Writer) error) func(io.Writer) error {
 	return func(w io.Writer) error {
-		mw := NewWriter(w, mask)
+		mw := newWriter(w)
 		if err := fill(mw); err != nil {
 			return err
 		}

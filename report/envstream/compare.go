@@ -12,6 +12,8 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -37,8 +39,9 @@ type Compared struct {
 	Unlisted int
 	cases    *os.File
 	n        int
-	// listedOnly is set by CompareListed: the spool holds no case.
-	listedOnly bool
+	// listedOnly is set by CompareListed: the spool holds no case;
+	// jsonOnly by CompareFor json: Cmp.Cases holds none.
+	listedOnly, jsonOnly bool
 }
 
 // Close removes the spooled cases.
@@ -61,6 +64,9 @@ func (c *Compared) Close() error {
 func (c *Compared) Render(w io.Writer, format string, opt annotate.Options) error {
 	if annotate.Canonical(format) == "json" {
 		return c.Write(w)
+	}
+	if c.jsonOnly {
+		return fmt.Errorf("render comparison: %s: the changed cases were not kept (CompareFor json)", format)
 	}
 	if c.Unlisted > 0 {
 		c.Cmp.Warnings = append(c.Cmp.Warnings, fmt.Sprintf("%d more changed cases are not listed here (the first %d are): --format json lists every case", c.Unlisted, MaxListed))
@@ -162,13 +168,36 @@ func (b *baseIndex) add(h uint32, start int64, n int) error {
 }
 
 func (b *baseIndex) raw(i int32) ([]byte, error) {
+	return b.rawTo(make([]byte, b.lens[i]), i)
+}
+
+// rawTo reads the i-th case's bytes into buf, grown to their length.
+func (b *baseIndex) rawTo(buf []byte, i int32) ([]byte, error) {
 	k, found := slices.BinarySearch(b.blockFirst, i)
 	if !found {
 		k--
 	}
-	data := make([]byte, b.lens[i])
-	_, err := b.f.ReadAt(data, b.blockAt[k]+int64(b.rel[i]))
-	return data, err
+	buf = slices.Grow(buf[:0], int(b.lens[i]))[:b.lens[i]]
+	_, err := b.f.ReadAt(buf, b.blockAt[k]+int64(b.rel[i]))
+	return buf, err
+}
+
+// errRenamed says a baseline case decodes to another name than the one
+// it was indexed under (a name given twice in the case, where the last
+// counts): the comparison is done again in memory, which reads it whole.
+var errRenamed = errors.New("a baseline case's name is given twice")
+
+// decode decodes and checks the i-th case of the baseline from its JSON
+// data, and holds its name to the one it was indexed under.
+func (b *baseIndex) decode(i int32, data []byte) (*report.CaseResult, error) {
+	c, err := b.cr.Decode(int(i), data)
+	if err != nil {
+		return nil, err
+	}
+	if name, err := caseName(data); err != nil || name != c.Name {
+		return nil, errRenamed
+	}
+	return c, nil
 }
 
 // find returns the index of the baseline case called name, -1 for none,
@@ -191,7 +220,7 @@ func (b *baseIndex) find(name string, cur *report.CaseResult, raw []byte) (int32
 		if cur != nil && bytes.Equal(data, raw) {
 			return i, cur, nil
 		}
-		c, err := b.cr.Decode(int(i), data)
+		c, err := b.decode(i, data)
 		if err != nil {
 			return -1, nil, err
 		}
@@ -215,28 +244,42 @@ func (b *baseIndex) find(name string, cur *report.CaseResult, raw []byte) (int32
 // as baseline.Compare compares one (every case not comparable). Wrong
 // input is an *diag.InputError.
 func CompareFiles(basePath, flag, curPath, failOn string) (*Compared, error) {
-	return compareFiles(basePath, flag, curPath, failOn, true)
+	return compareFiles(basePath, flag, curPath, failOn, true, true)
 }
 
 // CompareListed is CompareFiles for the text and markdown renderings:
 // the cases that did not change are counted, not encoded (Write refuses).
 func CompareListed(basePath, flag, curPath, failOn string) (*Compared, error) {
-	return compareFiles(basePath, flag, curPath, failOn, false)
+	return compareFiles(basePath, flag, curPath, failOn, false, true)
 }
 
 // CompareFor is CompareFiles for --format json and CompareListed for the
 // other formats, which render the changed cases only.
+//
+// For json, no changed case is kept in Cmp.Cases (the rendering reads
+// them from the spool): at a million cases the 10,000 listed were a
+// third of the live heap. Render then renders json only.
 func CompareFor(format, basePath, flag, curPath, failOn string) (*Compared, error) {
-	return compareFiles(basePath, flag, curPath, failOn, annotate.Canonical(format) == "json")
+	if annotate.Canonical(format) == "json" {
+		return compareFiles(basePath, flag, curPath, failOn, true, false)
+	}
+	return compareFiles(basePath, flag, curPath, failOn, false, true)
 }
 
-func compareFiles(basePath, flag, curPath, failOn string, every bool) (*Compared, error) {
+func compareFiles(basePath, flag, curPath, failOn string, every, list bool) (*Compared, error) {
 	policy, err := baseline.ParsePolicy(failOn)
 	if err != nil {
 		return nil, &diag.InputError{Err: err}
 	}
 	defer paceCollector()()
-	cmp, err := compareStream(basePath, flag, curPath, policy, every)
+	cmp, err := compareStream(basePath, flag, curPath, policy, every, list)
+	if errors.Is(err, errRenamed) {
+		cmp, err = compareInMemory(basePath, flag, curPath, policy)
+	}
+	if err == nil && !list {
+		cmp.Cmp.Cases = []baseline.CaseDelta{}
+		cmp.jsonOnly = true
+	}
 	if err != nil {
 		var in *diag.InputError
 		if !errors.As(err, &in) {
@@ -247,7 +290,7 @@ func compareFiles(basePath, flag, curPath, failOn string, every bool) (*Compared
 	return cmp, nil
 }
 
-func compareStream(basePath, flag, curPath string, policy baseline.Policy, every bool) (out *Compared, err error) {
+func compareStream(basePath, flag, curPath string, policy baseline.Policy, every, list bool) (out *Compared, err error) {
 	// The current run is read first, as baseline.CompareFile's caller
 	// reads it, so its errors come first.
 	cf, cr0, err := openEnvelope(curPath, "", report.MaxStreamBytes)
@@ -287,7 +330,7 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy, every
 		}
 	}()
 	sw := bufio.NewWriterSize(spool, 64<<10)
-	var listed []baseline.CaseDelta
+	lst := &lister{list: list, spool: list && !every, unlisted: &cmp.Unlisted}
 	var sum baseline.Summary
 	var dupWarnings []string
 	// The current run is of this schema_version (its read refuses any
@@ -305,11 +348,7 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy, every
 			out.n++
 		}
 		if d.Changed() {
-			if len(listed) < MaxListed {
-				listed = append(listed, d)
-			} else {
-				out.Unlisted++
-			}
+			lst.add(d, sw)
 		}
 	}
 	newNames := map[uint64]bool{}
@@ -356,12 +395,145 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy, every
 	c.Warnings = append(c.Warnings, dupWarnings...)
 	c.Summary = sum
 	c.Finish(baseHead, curHead, baseline.Options{FailOn: policy})
-	c.Cases = listed
+	idx = nil // the index is let go before the listed cases come back
+	if c.Cases, err = lst.cases(spool); err != nil {
+		return nil, err
+	}
 	if c.Cases == nil {
 		c.Cases = []baseline.CaseDelta{}
 	}
 	out.Cmp = c
 	return out, nil
+}
+
+// lister lists the first MaxListed changed cases a comparison finds
+// (kept unless !list: in memory, or on the spool where spool is set) and
+// counts the rest in unlisted.
+type lister struct {
+	list, spool bool
+	n           int
+	listed      []baseline.CaseDelta
+	ls          listSpool
+	unlisted    *int
+}
+
+func (l *lister) add(d baseline.CaseDelta, sw *bufio.Writer) {
+	switch {
+	case l.n == MaxListed:
+		*l.unlisted++
+		return
+	case l.spool:
+		l.ls.add(sw, d)
+	case l.list:
+		l.listed = append(l.listed, d)
+	}
+	l.n++
+}
+
+// cases are the listed cases, read back from the spool f where they were
+// spooled (its writer flushed).
+func (l *lister) cases(f *os.File) ([]baseline.CaseDelta, error) {
+	if l.ls.err != nil {
+		return nil, fmt.Errorf("spool the comparison: %w", l.ls.err)
+	}
+	if l.ls.n == 0 {
+		return l.listed, nil
+	}
+	listed, err := l.ls.read(f)
+	if err != nil {
+		return nil, fmt.Errorf("read the spooled comparison: %w", err)
+	}
+	return listed, nil
+}
+
+// listSpool holds the changed cases of a comparison rendered in text or
+// markdown on its spool, one line of JSON each, while the baseline's
+// index is held: at a million cases the 10,000 listed and the index were
+// over the collector's heap together. A case holding a string that is
+// not UTF-8 (which JSON would not give back as it was) is kept in memory,
+// its line naming it.
+type listSpool struct {
+	n    int
+	kept []baseline.CaseDelta
+	err  error
+}
+
+func (ls *listSpool) add(w *bufio.Writer, d baseline.CaseDelta) {
+	ls.n++
+	if !deltaUTF8(&d) {
+		fmt.Fprintf(w, "#%d\n", len(ls.kept))
+		ls.kept = append(ls.kept, d)
+		return
+	}
+	data, err := json.Marshal(&d)
+	if err != nil && ls.err == nil {
+		ls.err = err
+	}
+	w.Write(data)
+	w.WriteByte('\n')
+}
+
+// read reads the listed cases back from the spool f, in their order.
+func (ls *listSpool) read(f *os.File) ([]baseline.CaseDelta, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	r := bufio.NewReaderSize(f, 64<<10)
+	out := make([]baseline.CaseDelta, 0, ls.n)
+	for range ls.n {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			return nil, err
+		}
+		var d baseline.CaseDelta
+		if k, ok := strings.CutPrefix(string(line[:len(line)-1]), "#"); ok {
+			i, err := strconv.Atoi(k)
+			if err != nil || i >= len(ls.kept) {
+				return nil, fmt.Errorf("no kept case %q", k)
+			}
+			d = ls.kept[i]
+		} else if err := json.Unmarshal(line, &d); err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, f.Truncate(0)
+}
+
+// deltaUTF8 reports whether every string of d is UTF-8.
+func deltaUTF8(d *baseline.CaseDelta) bool {
+	ss := append([]string{d.Name, string(d.Kind), string(d.Status)}, d.Reasons...)
+	for _, side := range []*baseline.CaseSide{d.Baseline, d.Current} {
+		if side != nil {
+			ss = append(ss, string(side.Verdict), side.Position.File)
+		}
+	}
+	for _, t := range d.Targets {
+		ss = append(ss, t.Name)
+	}
+	for _, c := range d.Counts {
+		ss = append(ss, c.Name)
+	}
+	for _, l := range d.Labels {
+		ss = append(ss, l.Name)
+		for _, v := range []*string{l.Baseline, l.Current} {
+			if v != nil {
+				ss = append(ss, *v)
+			}
+		}
+	}
+	for _, f := range d.Flips {
+		ss = append(ss, f.Subject, f.Name, f.Block, string(f.From), string(f.To), string(f.Change), f.Message)
+		if f.Position != nil {
+			ss = append(ss, f.Position.File)
+		}
+	}
+	for _, s := range ss {
+		if !utf8.ValidString(s) {
+			return false
+		}
+	}
+	return true
 }
 
 // compareInMemory is baseline.CompareFile over whole envelopes, for the
@@ -416,8 +588,17 @@ func compareInMemory(basePath, flag, curPath string, policy baseline.Policy) (*C
 }
 
 // encodeDelta is one case of the comparison's JSON, indented as the
-// comparison's encoder indents an element of its cases.
+// comparison's encoder indents an element of its cases (appendDelta, or
+// encodeDeltaJSON for what appendDelta leaves to it).
 func encodeDelta(d *baseline.CaseDelta) ([]byte, error) {
+	if b, ok := appendDelta(make([]byte, 0, 1024), d); ok {
+		return b, nil
+	}
+	return encodeDeltaJSON(d)
+}
+
+// encodeDeltaJSON is encodeDelta by encoding/json's encoder.
+func encodeDeltaJSON(d *baseline.CaseDelta) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -488,20 +669,11 @@ func indexBaseline(f *os.File, cr *report.CaseReader) (*indexed, *report.Envelop
 
 // caseName reads the name of a case from its JSON, without decoding the
 // rest: the case is decoded and checked when it is compared (or listed as
-// removed), so every case of the baseline is checked once.
+// removed), so every case of the baseline is checked once, and the name
+// it decodes to is held to the one read here then (errRenamed).
 func caseName(raw []byte) (string, error) {
-	// An envelope mcptest writes puts the name first.
-	const key = `"name": "`
-	if i := bytes.Index(raw, []byte(key)); i >= 0 && len(bytes.TrimSpace(raw[1:i])) == 0 {
-		rest := raw[i+len(key)-1:]
-		if end := bytes.IndexByte(rest[1:], '"'); end >= 0 && bytes.IndexByte(rest[1:end+1], '\\') < 0 && utf8.Valid(rest[1:end+1]) {
-			return string(rest[1 : end+1]), nil
-		}
-		var name string
-		dec := json.NewDecoder(bytes.NewReader(rest))
-		if err := dec.Decode(&name); err == nil {
-			return name, nil
-		}
+	if name, ok := plainName(raw); ok {
+		return name, nil
 	}
 	var c struct {
 		Name *string `json:"name"`
@@ -515,6 +687,51 @@ func caseName(raw []byte) (string, error) {
 	return *c.Name, nil
 }
 
+// plainName reads the name of a case an encoder wrote: its first member,
+// "name", a string of printable ASCII or UTF-8 with no escape, compact
+// ("name":"x") or indented ("name": "x").
+func plainName(raw []byte) (string, bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return "", false
+	}
+	i = skipSpace(raw, i+1)
+	const key = `"name"`
+	if !bytes.HasPrefix(raw[i:], []byte(key)) {
+		return "", false
+	}
+	i = skipSpace(raw, i+len(key))
+	if i >= len(raw) || raw[i] != ':' {
+		return "", false
+	}
+	i = skipSpace(raw, i+1)
+	if i >= len(raw) || raw[i] != '"' {
+		return "", false
+	}
+	rest := raw[i+1:]
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 {
+		return "", false
+	}
+	text := rest[:end]
+	for _, c := range text {
+		if c < 0x20 || c == '\\' {
+			return "", false
+		}
+	}
+	if !utf8.Valid(text) {
+		return "", false
+	}
+	return string(text), true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
 // removed hands emit the baseline's cases the current run does not hold,
 // in the baseline's order.
 func (idx *indexed) removed(every bool, emit func(baseline.CaseDelta, []byte)) error {
@@ -526,7 +743,7 @@ func (idx *indexed) removed(every bool, emit func(baseline.CaseDelta, []byte)) e
 		if err != nil {
 			return err
 		}
-		bc, err := idx.cr.Decode(int(i), data)
+		bc, err := idx.decode(i, data)
 		if err != nil {
 			return err
 		}
@@ -562,11 +779,15 @@ func (idx *indexed) sortAndDrop() error {
 		if err != nil {
 			return err
 		}
-		c, err := idx.cr.Decode(int(i), data)
+		c, err := idx.decode(i, data)
 		if err != nil {
 			return err
 		}
-		if j, _, err := idx.find(c.Name, nil, nil); err == nil && j >= 0 && j < i {
+		j, _, err := idx.find(c.Name, nil, nil)
+		if errors.Is(err, errRenamed) {
+			return err
+		}
+		if err == nil && j >= 0 && j < i {
 			idx.dropped.set(i)
 			idx.warnings = append(idx.warnings, baseline.TwiceInBaseline(c.Name))
 		}
@@ -625,10 +846,13 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var sc scratch
 			for j := range jobs {
 				rs := make([]result, 0, len(j.raws))
+				// The batch's deltas are encoded into one buffer.
+				sc.out = make([]byte, 0, 1024*len(j.raws))
 				for k, raw := range j.raws {
-					r := compareOne(cur, idx, reason, every, j.i+k, raw)
+					r := compareOne(cur, idx, reason, every, j.i+k, raw, &sc)
 					rs = append(rs, r)
 					if r.err != nil {
 						break
@@ -690,9 +914,20 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 	return err
 }
 
-// compareOne decodes and checks the i-th case of the current run from its
-// JSON, finds it in the baseline and compares the two.
-func compareOne(cur *report.CaseReader, idx *indexed, reason string, every bool, i int, raw []byte) result {
+// compareOne compares the i-th case of the current run, given as its
+// JSON, with the baseline: without decoding it when its bytes are the
+// baseline case's (sameBytes), else decoded and checked, found in the
+// baseline and compared.
+func compareOne(cur *report.CaseReader, idx *indexed, reason string, every bool, i int, raw []byte, sc *scratch) result {
+	if reason == "" {
+		if base, d, ok := idx.sameBytes(raw, every, sc); ok {
+			r := result{base: base, d: d, hash: nameHash(d.Name)}
+			if every {
+				r.data, r.err = sc.encode(&r.d)
+			}
+			return r
+		}
+	}
 	r := result{base: -1}
 	cc, err := cur.Decode(i, raw)
 	if err != nil {
@@ -707,8 +942,28 @@ func compareOne(cur *report.CaseReader, idx *indexed, reason string, every bool,
 	if r.err == nil {
 		r.d = baseline.CaseOf(bc, cc, reason)
 		if every {
-			r.data, r.err = encodeDelta(&r.d)
+			r.data, r.err = sc.encode(&r.d)
 		}
 	}
 	return r
+}
+
+// scratch is a comparison worker's buffers: a baseline case read, and
+// the encoded deltas of its batch.
+type scratch struct {
+	read, out []byte
+	// blockData is block of the baseline's cases, read whole (cached).
+	block     int
+	blockData []byte
+}
+
+// encode appends d's JSON (encodeDelta) to the batch's buffer and
+// returns it.
+func (sc *scratch) encode(d *baseline.CaseDelta) ([]byte, error) {
+	start := len(sc.out)
+	if b, ok := appendDelta(sc.out, d); ok {
+		sc.out = b
+		return b[start:len(b):len(b)], nil
+	}
+	return encodeDeltaJSON(d)
 }

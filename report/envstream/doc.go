@@ -5,7 +5,10 @@
 // plainly written case with segmentio/encoding/json's decoder, any other
 // with encoding/json, the two held to the same values and refusals; a
 // merge passes a case through as its bytes where a scan proves decoding
-// and checking it would accept it, passthrough.go), and
+// and checking it would accept it, passthrough.go; a comparison makes the
+// delta of a case whose bytes are the baseline's from those bytes after
+// the same scan, samecase.go, and appends each delta's JSON by hand,
+// delta.go), and
 // write their output one case at a time, so their memory does not grow
 // with the number of cases. What they compute is what baseline.Merge and
 // baseline.Compare compute from whole envelopes, byte for byte.

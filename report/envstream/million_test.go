@@ -33,11 +33,14 @@ const maxStreamRSS = 64 << 20
 
 // mergeTimes and compareTimes bound the wall and CPU time of `report
 // merge` and `report --compare` as multiples of one shard's run. Issue
-// 40's target is 1 for both (less than one shard's run); the comparison's
-// bound is to come down to it.
+// 40's target is 1 for both (less than one shard's run). The comparison
+// measures 0.5 to 0.9 in markdown and 0.9 to 1.6 in json at 20,000 cases
+// on a loaded machine, and at 1,000,000 about 1 in markdown and 1.3 to
+// 2.1 in json, in CPU (docs/benchmarks.md, "The comparison without a
+// decode"): its bound holds that with room, and is to come down to 1.
 const (
 	mergeTimes   = 1
-	compareTimes = 4
+	compareTimes = 2.5
 )
 
 // The million-case suite is generated, not run: case k of [0, n) is one

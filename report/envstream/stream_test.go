@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -201,11 +202,12 @@ func TestMergeStreamRefusesAsMerge(t *testing.T) {
 // that keeps the changed cases only (CompareListed) in text and markdown.
 func TestCompareStreamIsCompare(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	for round := range 16 {
+	for round := range 24 {
 		n := 1 + r.IntN(200)
 		base := genEnvelope(r, n, "c")
 		cur := genEnvelope(r, n, "c")
-		if round%2 == 0 {
+		switch round % 3 {
+		case 0:
 			// The run after the baseline: most cases the same, to the
 			// byte, some changed.
 			for i := range cur.Cases {
@@ -213,6 +215,9 @@ func TestCompareStreamIsCompare(t *testing.T) {
 					cur.Cases[i] = base.Cases[i]
 				}
 			}
+		case 1:
+			// Every case the baseline's to the byte.
+			copy(cur.Cases, base.Cases)
 		}
 		for range r.IntN(5) {
 			cur.Cases = append(cur.Cases, genCase(r, n+r.IntN(50), fmt.Sprintf("new %d", r.IntN(1000))))
@@ -257,6 +262,7 @@ func TestCompareStreamIsCompare(t *testing.T) {
 			if !bytes.Equal(g.Bytes(), w.Bytes()) {
 				t.Fatalf("round %d: json differs:\n%s\nwant:\n%s", round, clip(g.String()), clip(w.String()))
 			}
+			checkCompareForJSON(t, round, bp, cp, policy, w.Bytes())
 			listed, err := CompareListed(bp, "--compare", cp, policy)
 			if err != nil {
 				t.Fatalf("round %d: %v", round, err)
@@ -275,6 +281,24 @@ func TestCompareStreamIsCompare(t *testing.T) {
 			cmp.Close()
 			listed.Close()
 		}
+	}
+}
+
+// checkCompareForJSON: CompareFor json keeps no listed case and renders
+// want, and refuses to render markdown.
+func checkCompareForJSON(t *testing.T, round int, bp, cp, policy string, want []byte) {
+	t.Helper()
+	forJSON, err := CompareFor("json", bp, "--compare", cp, policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer forJSON.Close()
+	var g bytes.Buffer
+	if err := forJSON.Render(&g, "json", annotate.Options{}); err != nil || !bytes.Equal(g.Bytes(), want) || len(forJSON.Cmp.Cases) != 0 {
+		t.Fatalf("round %d: CompareFor json (%v, %d cases kept) differs:\n%s", round, err, len(forJSON.Cmp.Cases), clip(g.String()))
+	}
+	if err := forJSON.Render(io.Discard, "markdown", annotate.Options{}); err == nil {
+		t.Fatalf("round %d: CompareFor json renders markdown without its cases", round)
 	}
 }
 

@@ -1,0 +1,200 @@
+package redact
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// drawText is a drawn stream: lines of words, among them the known
+// secrets in their spellings, URLs with and without credentials, the
+// secrets cut by line breaks, and now and then a line far longer than
+// a chunk.
+func drawText(r *rand.Rand, secrets []string, k *Known) string {
+	words := []string{"case", "passed", `"name":`, "tool", "{", "}", ",", "\t", "https://example.com/mcp", "http://u:pw123456@h/x?token=abcdefgh1",
+		"file:///tmp/a", "://", "?api_key=", "é", "\"", "a=b"}
+	var b strings.Builder
+	for range r.IntN(400) {
+		switch n := r.IntN(20); {
+		case n == 0 && len(secrets) > 0:
+			s := secrets[r.IntN(len(secrets))]
+			k.mu.RLock()
+			spell := k.vals[r.IntN(len(k.vals))]
+			k.mu.RUnlock()
+			if r.IntN(2) == 0 {
+				s = spell
+			}
+			b.WriteString(s)
+		case n == 1:
+			b.WriteString([]string{"\n", "\r", "\r\n"}[r.IntN(3)])
+		case n == 2 && r.IntN(40) == 0:
+			b.WriteString(strings.Repeat("z", r.IntN(3*StreamChunk)))
+		default:
+			b.WriteString(words[r.IntN(len(words))])
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
+}
+
+// writeChunks writes text to w in drawn pieces, small ones and chunks of
+// StreamChunk bytes or more, as a buffered stream and a logger mix them.
+func writeChunks(r *rand.Rand, w *Writer, text string, chunked bool) {
+	for len(text) > 0 {
+		n := 1 + r.IntN(64)
+		if chunked || r.IntN(3) != 0 {
+			n = StreamChunk + r.IntN(4*StreamChunk)
+		}
+		n = min(n, len(text))
+		w.Write([]byte(text[:n]))
+		text = text[n:]
+	}
+	w.Flush()
+}
+
+// TestKnownWriterIsWriter: over drawn streams, drawn sets of secrets (none,
+// one, several, a nil Known) and drawn cuts into writes, NewKnownWriter
+// passes on byte for byte what NewWriter with the same Known's Mask
+// does (its lines passed on without a copy are exactly those the mask
+// leaves alone), and no secret comes out of a stream written in chunks.
+func TestKnownWriterIsWriter(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 2))
+	for i := range 3000 {
+		var k *Known
+		var secrets []string
+		if i%7 != 0 {
+			k = &Known{}
+			for j := range r.IntN(4) {
+				s := fmt.Sprintf("sec%d-%x", j, r.Uint64())
+				if r.IntN(3) == 0 {
+					s += " &/=%"
+				}
+				secrets = append(secrets, s)
+			}
+			k.Add(secrets...)
+		}
+		text := drawText(r, secrets, orEmpty(k))
+		seed, chunked := r.Uint64(), i%2 == 0
+		var want, got bytes.Buffer
+		writeChunks(rand.New(rand.NewPCG(seed, 1)), NewWriter(&want, k.Mask), text, chunked)
+		writeChunks(rand.New(rand.NewPCG(seed, 1)), NewKnownWriter(&got, k), text, chunked)
+		if got.String() != want.String() {
+			t.Fatalf("stream %d: NewKnownWriter gave\n%q\nNewWriter\n%q", i, got.String(), want.String())
+		}
+		for _, s := range secrets {
+			// small writes pass at once (a message, a progress line), so
+			// a secret is held whole across writes in a chunked stream
+			if chunked && strings.Contains(got.String(), s) {
+				t.Fatalf("stream %d: the secret %q came out", i, s)
+			}
+		}
+	}
+}
+
+// orEmpty is k, or an empty set for drawing when k is nil.
+func orEmpty(k *Known) *Known {
+	if k == nil {
+		return &Known{}
+	}
+	return k
+}
+
+// TestKnownClean: over drawn texts, Clean is true only where Mask leaves
+// the text as it is.
+func TestKnownClean(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 3))
+	clean := 0
+	for i := range 5000 {
+		k := &Known{}
+		secrets := []string{fmt.Sprintf("tok%x", r.Uint32()), "pass word"}
+		k.Add(secrets...)
+		text := drawText(r, secrets, k)
+		if i%3 == 0 {
+			text = strings.NewReplacer("://", ":/", "sec", "s", "tok", "t").Replace(text)
+		}
+		if k.Clean([]byte(text)) {
+			clean++
+			if m := k.Mask(text); m != text {
+				t.Fatalf("Clean said the mask leaves %q alone; it gives %q", text, m)
+			}
+		}
+	}
+	if clean == 0 {
+		t.Fatal("no drawn text was clean: the test proves nothing")
+	}
+}
+
+// TestKnownWriterMultiline: a secret that holds a line break, cut by a
+// chunk boundary or not, is masked as by NewWriter (the whole write
+// masked at once).
+func TestKnownWriterMultiline(t *testing.T) {
+	k := &Known{}
+	k.Add("first-line\nsecond-line")
+	text := strings.Repeat("x", StreamChunk) + "\nkey: first-line\nsecond-line\n" + strings.Repeat("y", StreamChunk) + "\n"
+	var want, got bytes.Buffer
+	w, g := NewWriter(&want, k.Mask), NewKnownWriter(&got, k)
+	w.Write([]byte(text))
+	g.Write([]byte(text))
+	w.Flush()
+	g.Flush()
+	if got.String() != want.String() || strings.Contains(got.String(), "first-line\nsecond") {
+		t.Fatalf("multiline secret: got %q, NewWriter %q", got.String(), want.String())
+	}
+}
+
+// BenchmarkKnownWriter is BenchmarkWriter through NewKnownWriter, and a
+// report with no URL in 64 KiB chunks (the merged envelope's write).
+func BenchmarkKnownWriter(b *testing.B) {
+	var k Known
+	k.AddURL("http://alice:hunter22pw@h/mcp?api_key=abcdefgh12")
+	line := `{"name":"case-0042","verdict":"pass","runs":3,"message":"call 3 of tool search returned 12 results"}` + "\n"
+	chunk := []byte(strings.Repeat(line, (64<<10)/len(line)))
+	for _, c := range []struct {
+		name string
+		w    *Writer
+	}{{"Writer", NewWriter(nilWriter{}, k.Mask)}, {"KnownWriter", NewKnownWriter(nilWriter{}, &k)},
+		{"Writer-none", NewWriter(nilWriter{}, (&Known{}).Mask)}, {"KnownWriter-none", NewKnownWriter(nilWriter{}, &Known{})}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(chunk)))
+			for b.Loop() {
+				c.w.Write(chunk)
+			}
+		})
+	}
+}
+
+// nilWriter discards what it is given (io.Discard's WriteString would
+// hide the cost of the string a Writer makes).
+type nilWriter struct{}
+
+func (nilWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestIndexSep: over drawn strings of colons, slashes and letters,
+// indexSep finds the first "://" where strings.Index does, in a string
+// and in bytes.
+func TestIndexSep(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 4))
+	alphabet := ":/a\"h"
+	found := 0
+	for range 20000 {
+		b := make([]byte, r.IntN(24))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		want := strings.Index(string(b), "://")
+		if want >= 0 {
+			found++
+		}
+		if got := indexSep(string(b)); got != want {
+			t.Fatalf("indexSep(%q) = %d, strings.Index %d", b, got, want)
+		}
+		if got := indexSep(b); got != want {
+			t.Fatalf("indexSep([]byte %q) = %d, strings.Index %d", b, got, want)
+		}
+	}
+	if found == 0 {
+		t.Fatal("no drawn string held a \"://\"")
+	}
+}

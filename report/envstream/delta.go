@@ -1,0 +1,325 @@
+package envstream
+
+import (
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/internal/diag"
+)
+
+// appendDelta appends one case of the comparison's JSON to b, byte for
+// byte what encodeDeltaJSON writes (encoding/json's encoder, HTML not
+// escaped, indented as an element of the comparison's cases), without
+// reflection or a second pass to indent: a third of a comparison's CPU
+// went there. It reports false, leaving b as it was, for a figure
+// encoding/json refuses (not finite), whose error encodeDeltaJSON gives.
+// TestAppendDeltaIsEncoder holds the two to the same bytes over drawn
+// deltas.
+func appendDelta(b []byte, d *baseline.CaseDelta) ([]byte, bool) {
+	for _, t := range d.Targets {
+		for _, v := range []*float64{t.Baseline, t.Current, t.Delta} {
+			if v != nil && (math.IsInf(*v, 0) || math.IsNaN(*v)) {
+				return b, false
+			}
+		}
+	}
+	w := deltaWriter{b: b}
+	w.b = append(w.b, '{')
+	w.key(1, "name", true)
+	w.str(d.Name)
+	w.key(1, "kind", false)
+	w.str(string(d.Kind))
+	w.key(1, "status", false)
+	w.str(string(d.Status))
+	if len(d.Reasons) > 0 {
+		w.key(1, "reasons", false)
+		w.b = append(w.b, '[')
+		for i, r := range d.Reasons {
+			w.elem(2, i)
+			w.str(r)
+		}
+		w.close(1, ']')
+	}
+	for _, s := range []struct {
+		key  string
+		side *baseline.CaseSide
+	}{{"baseline", d.Baseline}, {"current", d.Current}} {
+		if s.side == nil {
+			continue
+		}
+		w.key(1, s.key, false)
+		w.b = append(w.b, '{')
+		w.key(2, "verdict", true)
+		w.str(string(s.side.Verdict))
+		w.key(2, "runs", false)
+		w.b = strconv.AppendInt(w.b, int64(s.side.Runs), 10)
+		w.key(2, "position", false)
+		w.pos(2, s.side.Position)
+		w.close(1, '}')
+	}
+	if d.CassettesChanged {
+		w.key(1, "cassettes_changed", false)
+		w.b = append(w.b, "true"...)
+	}
+	w.key(1, "targets", false)
+	if d.Targets == nil {
+		w.b = append(w.b, "null"...)
+	} else {
+		w.b = append(w.b, '[')
+		for i, t := range d.Targets {
+			w.elem(2, i)
+			w.b = append(w.b, '{')
+			w.key(3, "name", true)
+			w.str(t.Name)
+			w.key(3, "baseline", false)
+			w.float(t.Baseline)
+			w.key(3, "current", false)
+			w.float(t.Current)
+			w.key(3, "delta", false)
+			w.float(t.Delta)
+			w.close(2, '}')
+		}
+		w.closeList(1, len(d.Targets))
+	}
+	w.key(1, "counts", false)
+	if d.Counts == nil {
+		w.b = append(w.b, "null"...)
+	} else {
+		w.b = append(w.b, '[')
+		for i, c := range d.Counts {
+			w.elem(2, i)
+			w.b = append(w.b, '{')
+			w.key(3, "name", true)
+			w.str(c.Name)
+			w.key(3, "baseline", false)
+			w.int(c.Baseline)
+			w.key(3, "current", false)
+			w.int(c.Current)
+			w.key(3, "delta", false)
+			w.int(c.Delta)
+			w.close(2, '}')
+		}
+		w.closeList(1, len(d.Counts))
+	}
+	if len(d.Labels) > 0 {
+		w.key(1, "labels", false)
+		w.b = append(w.b, '[')
+		for i, l := range d.Labels {
+			w.elem(2, i)
+			w.b = append(w.b, '{')
+			w.key(3, "name", true)
+			w.str(l.Name)
+			w.key(3, "baseline", false)
+			w.strPtr(l.Baseline)
+			w.key(3, "current", false)
+			w.strPtr(l.Current)
+			w.close(2, '}')
+		}
+		w.close(1, ']')
+	}
+	w.key(1, "flips", false)
+	if d.Flips == nil {
+		w.b = append(w.b, "null"...)
+	} else {
+		w.b = append(w.b, '[')
+		for i, f := range d.Flips {
+			w.elem(2, i)
+			w.flip(3, &f)
+			w.close(2, '}')
+		}
+		w.closeList(1, len(d.Flips))
+	}
+	w.close(0, '}')
+	return w.b, true
+}
+
+// deltaWriter appends indented JSON: a value at depth k starts its
+// members on lines indented by the cases' prefix and k indents.
+type deltaWriter struct{ b []byte }
+
+const deltaPrefix, deltaIndent = "    ", "  "
+
+// newlines are a newline and the indentation of depths 0 to 4.
+const newlines = "\n" + deltaPrefix + deltaIndent + deltaIndent + deltaIndent + deltaIndent
+
+func (w *deltaWriter) newline(depth int) {
+	w.b = append(w.b, newlines[:1+len(deltaPrefix)+depth*len(deltaIndent)]...)
+}
+
+// key starts a member at depth (first: the object's first member).
+func (w *deltaWriter) key(depth int, key string, first bool) {
+	if !first {
+		w.b = append(w.b, ',')
+	}
+	w.newline(depth)
+	w.b = append(w.b, '"')
+	w.b = append(w.b, key...)
+	w.b = append(w.b, `": `...)
+}
+
+// elem starts the i-th element of an array at depth.
+func (w *deltaWriter) elem(depth, i int) {
+	if i > 0 {
+		w.b = append(w.b, ',')
+	}
+	w.newline(depth)
+}
+
+// close ends an object or array whose members stood at depth+1.
+func (w *deltaWriter) close(depth int, c byte) {
+	w.newline(depth)
+	w.b = append(w.b, c)
+}
+
+// closeList ends an array of n elements: an empty one is "[]".
+func (w *deltaWriter) closeList(depth, n int) {
+	if n == 0 {
+		w.b = append(w.b, ']')
+		return
+	}
+	w.close(depth, ']')
+}
+
+func (w *deltaWriter) pos(depth int, p diag.Pos) {
+	w.b = append(w.b, '{')
+	w.key(depth+1, "file", true)
+	w.str(p.File)
+	if p.Line != 0 {
+		w.key(depth+1, "line", false)
+		w.b = strconv.AppendInt(w.b, int64(p.Line), 10)
+	}
+	if p.Col != 0 {
+		w.key(depth+1, "col", false)
+		w.b = strconv.AppendInt(w.b, int64(p.Col), 10)
+	}
+	w.close(depth, '}')
+}
+
+// flip writes a flip's object, its members at depth.
+func (w *deltaWriter) flip(depth int, f *baseline.Flip) {
+	w.b = append(w.b, '{')
+	w.key(depth, "subject", true)
+	w.str(f.Subject)
+	if f.Name != "" {
+		w.key(depth, "name", false)
+		w.str(f.Name)
+	}
+	if f.Block != "" {
+		w.key(depth, "block", false)
+		w.str(f.Block)
+	}
+	if f.Index != nil {
+		w.key(depth, "index", false)
+		w.b = strconv.AppendInt(w.b, int64(*f.Index), 10)
+	}
+	w.key(depth, "from", false)
+	w.str(string(f.From))
+	w.key(depth, "to", false)
+	w.str(string(f.To))
+	w.key(depth, "change", false)
+	w.str(string(f.Change))
+	if f.Message != "" {
+		w.key(depth, "message", false)
+		w.str(f.Message)
+	}
+	if f.Position != nil {
+		w.key(depth, "position", false)
+		w.pos(depth, *f.Position)
+	}
+}
+
+func (w *deltaWriter) strPtr(s *string) {
+	if s == nil {
+		w.b = append(w.b, "null"...)
+		return
+	}
+	w.str(*s)
+}
+
+func (w *deltaWriter) int(v *int64) {
+	if v == nil {
+		w.b = append(w.b, "null"...)
+		return
+	}
+	w.b = strconv.AppendInt(w.b, *v, 10)
+}
+
+// float writes a finite number as encoding/json does: as ES6 converts a
+// number to a string.
+func (w *deltaWriter) float(v *float64) {
+	if v == nil {
+		w.b = append(w.b, "null"...)
+		return
+	}
+	f := *v
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	w.b = strconv.AppendFloat(w.b, f, format, -1, 64)
+	if format == 'e' {
+		// e-09 is written e-9.
+		if n := len(w.b); n >= 4 && w.b[n-4] == 'e' && w.b[n-3] == '-' && w.b[n-2] == '0' {
+			w.b[n-2] = w.b[n-1]
+			w.b = w.b[:n-1]
+		}
+	}
+}
+
+const hexDigits = "0123456789abcdef"
+
+// str writes s as encoding/json writes a string with HTML not escaped:
+// '"', '\\' and control characters escaped, invalid UTF-8 as U+FFFD,
+// U+2028 and U+2029 escaped.
+func (w *deltaWriter) str(s string) {
+	b := append(w.b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	w.b = append(b, '"')
+}

@@ -1,0 +1,537 @@
+package envstream
+
+import (
+	"bytes"
+	"slices"
+	"strconv"
+
+	"github.com/mcptest/mcptest/baseline"
+)
+
+// sameBytes compares a case of the current run whose bytes are the
+// baseline's case of its name to the byte (the most cases of a run
+// compared with the run before it) without decoding it: passThrough
+// proves that decoding and checking it succeed, and sameDelta makes its
+// delta from its bytes. It reports false, for the case to be decoded and
+// compared as before, when either cannot, or when no baseline case of its
+// name holds the same bytes.
+func (b *baseIndex) sameBytes(raw []byte, every bool, sc *scratch) (int32, baseline.CaseDelta, bool) {
+	name, ok := plainName(raw)
+	if !ok {
+		return -1, baseline.CaseDelta{}, false
+	}
+	h := uint64(hash32(name))
+	at, _ := slices.BinarySearch(b.keys, h<<32)
+	for ; at < len(b.keys) && b.keys[at]>>32 == h; at++ {
+		i := int32(b.keys[at])
+		if b.dropped.get(i) || int(b.lens[i]) != len(raw) {
+			continue
+		}
+		data, err := b.cached(i, sc)
+		if err != nil || !bytes.Equal(data, raw) {
+			continue
+		}
+		var lc leanCase
+		if !passThrough(raw, &lc) {
+			return -1, baseline.CaseDelta{}, false
+		}
+		d, ok := sameDelta(raw, every)
+		if !ok || d.Name != name {
+			return -1, baseline.CaseDelta{}, false
+		}
+		return i, d, true
+	}
+	return -1, baseline.CaseDelta{}, false
+}
+
+// maxCachedBlock is the most bytes of a block of the baseline's cases a
+// comparison worker reads at once.
+const maxCachedBlock = 512 << 10
+
+// cached is the i-th case's bytes, from the worker's copy of its block
+// of the baseline (read whole, one read for its 256 cases, where it
+// spans at most maxCachedBlock bytes: the current run mostly follows the
+// baseline's order), else read alone.
+func (b *baseIndex) cached(i int32, sc *scratch) ([]byte, error) {
+	k, found := slices.BinarySearch(b.blockFirst, i)
+	if !found {
+		k--
+	}
+	if sc.block != k || sc.blockData == nil {
+		last := int32(b.n) - 1
+		if k+1 < len(b.blockFirst) {
+			last = b.blockFirst[k+1] - 1
+		}
+		span := int64(b.rel[last]) + int64(b.lens[last])
+		if span > maxCachedBlock {
+			data, err := b.rawTo(sc.read, i)
+			sc.read = data
+			return data, err
+		}
+		sc.blockData = slices.Grow(sc.blockData[:0], int(span))[:span]
+		if _, err := b.f.ReadAt(sc.blockData, b.blockAt[k]); err != nil {
+			sc.blockData = nil
+			return nil, err
+		}
+		sc.block = k
+	}
+	at := int64(b.rel[i])
+	return sc.blockData[at : at+int64(b.lens[i])], nil
+}
+
+// member is a name and its value's text in a case's JSON.
+type member struct {
+	key, val []byte
+}
+
+// sameDelta is baseline.CaseOf(c, c, "") for the case c whose JSON raw
+// passThrough passed (every member of the case and of its structs given
+// once and spelt as its field is, every value of its field's type): the
+// delta of a case compared with itself, made from its name, kind,
+// verdict, runs, position, definition digest, targets, counts and labels
+// without decoding it. Without figures (CompareListed, which lists
+// changed cases only), the targets, counts and labels of a case with a
+// definition digest are left out: such a case is unchanged, and counts
+// alike without them. It reports false for what it leaves to the decoder:
+// a string with an escape, a null element of a list, an assertion (by
+// block, index and target) or floor (by name) given twice.
+// TestSameDeltaIsCaseOf holds it to CaseOf over drawn cases.
+func sameDelta(raw []byte, figures bool) (baseline.CaseDelta, bool) {
+	r := sameReader{s: caseScan{b: raw}}
+	ok := r.s.eachMember(r.member)
+	r.s.space()
+	d := r.d
+	if !ok || r.s.i != len(r.s.b) {
+		return d, false
+	}
+	d.Status, d.Flips = baseline.Same, []baseline.Flip{}
+	if !r.digest {
+		d.Status = baseline.NotComparable
+		d.Reasons = []string{baseline.NoDefinitionDigest}
+	}
+	bs, cs := r.side, r.side
+	d.Baseline, d.Current = &bs, &cs
+	d.Targets, d.Counts = []baseline.TargetDelta{}, []baseline.CountDelta{}
+	if !figures && r.digest {
+		return d, true
+	}
+	comparable := d.Status == baseline.Same
+	if d.Targets, ok = targetDeltas(lastOfEach(r.targets), comparable); !ok {
+		return d, false
+	}
+	if d.Counts, ok = countDeltas(lastOfEach(r.counts), comparable); !ok {
+		return d, false
+	}
+	d.Labels, ok = labelDeltas(lastOfEach(r.labels))
+	return d, ok
+}
+
+// sameReader reads what sameDelta makes a delta of, member by member.
+type sameReader struct {
+	s                       caseScan
+	d                       baseline.CaseDelta
+	side                    baseline.CaseSide
+	digest                  bool
+	targets, counts, labels []member
+	asserts                 []assertionKey
+	floors                  [][]byte
+}
+
+// assertionKey is what tells a case's assertions apart.
+type assertionKey struct {
+	block, target []byte
+	index         int
+}
+
+// member reads the case's member k.
+func (r *sameReader) member(k []byte) bool {
+	s := &r.s
+	switch string(k) {
+	case "name":
+		return s.text(&r.d.Name)
+	case "kind":
+		return s.text((*string)(&r.d.Kind))
+	case "verdict":
+		return s.text((*string)(&r.side.Verdict))
+	case "definition_sha256":
+		var v []byte
+		ok := s.raw(&v)
+		r.digest = len(v) > 0
+		return ok
+	case "runs":
+		return s.int(&r.side.Runs)
+	case "position":
+		return s.eachMember(r.position)
+	case "targets":
+		return r.figures(&r.targets)
+	case "counts":
+		return r.figures(&r.counts)
+	case "labels":
+		return r.figures(&r.labels)
+	case "assertions":
+		return s.eachElement(r.assertion)
+	case "floors":
+		return s.eachElement(r.floor)
+	}
+	return s.skip()
+}
+
+func (r *sameReader) position(k []byte) bool {
+	s, p := &r.s, &r.side.Position
+	switch string(k) {
+	case "file":
+		return s.text(&p.File)
+	case "line":
+		return s.int(&p.Line)
+	case "col":
+		return s.int(&p.Col)
+	}
+	return s.skip()
+}
+
+// figures reads an object of targets, counts or labels: each member's
+// name and its value's text, a number or a string with no escape.
+func (r *sameReader) figures(list *[]member) bool {
+	s := &r.s
+	return s.eachMember(func(k []byte) bool {
+		start := s.i
+		var ok bool
+		if s.i < len(s.b) && s.b[s.i] == '"' {
+			_, escaped, q := s.quoted()
+			ok = q && !escaped
+		} else {
+			_, _, _, ok = s.number()
+		}
+		*list = append(*list, member{k, s.b[start:s.i]})
+		return ok
+	})
+}
+
+// assertion reads an assertion's key; false for one given twice.
+func (r *sameReader) assertion() bool {
+	var a assertionKey
+	ok := r.s.eachMember(func(k []byte) bool {
+		switch string(k) {
+		case "block":
+			return r.s.raw(&a.block)
+		case "index":
+			return r.s.int(&a.index)
+		case "target":
+			return r.s.raw(&a.target)
+		}
+		return r.s.skip()
+	})
+	for _, b := range r.asserts {
+		if b.index == a.index && bytes.Equal(b.block, a.block) && bytes.Equal(b.target, a.target) {
+			return false
+		}
+	}
+	r.asserts = append(r.asserts, a)
+	return ok
+}
+
+// floor reads a floor's name; false for one given twice.
+func (r *sameReader) floor() bool {
+	var name []byte
+	ok := r.s.eachMember(func(k []byte) bool {
+		if string(k) == "name" {
+			return r.s.raw(&name)
+		}
+		return r.s.skip()
+	})
+	for _, f := range r.floors {
+		if bytes.Equal(f, name) {
+			return false
+		}
+	}
+	r.floors = append(r.floors, name)
+	return ok
+}
+
+// targetDeltas are the targets of a case compared with itself, each
+// figure a delta of 0 where the case is comparable.
+func targetDeltas(targets []member, comparable bool) ([]baseline.TargetDelta, bool) {
+	out := make([]baseline.TargetDelta, len(targets))
+	fs := make([]float64, 0, 2*len(targets))
+	for i, m := range targets {
+		v, err := strconv.ParseFloat(string(m.val), 64)
+		if err != nil || m.val[0] == '"' {
+			return nil, false
+		}
+		fs = append(fs, v, 0)
+		t := baseline.TargetDelta{Name: intern(m.key), Baseline: &fs[2*i], Current: &fs[2*i]}
+		if comparable {
+			t.Delta = &fs[2*i+1]
+		}
+		out[i] = t
+	}
+	return out, true
+}
+
+// countDeltas are targetDeltas for the counts.
+func countDeltas(counts []member, comparable bool) ([]baseline.CountDelta, bool) {
+	out := make([]baseline.CountDelta, len(counts))
+	ns := make([]int64, 0, 2*len(counts))
+	for i, m := range counts {
+		v, err := strconv.ParseInt(string(m.val), 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		ns = append(ns, v, 0)
+		c := baseline.CountDelta{Name: intern(m.key), Baseline: &ns[2*i], Current: &ns[2*i]}
+		if comparable {
+			c.Delta = &ns[2*i+1]
+		}
+		out[i] = c
+	}
+	return out, true
+}
+
+// labelDeltas are the labels of a case compared with itself; nil for
+// none.
+func labelDeltas(labels []member) ([]baseline.LabelDelta, bool) {
+	if len(labels) == 0 {
+		return nil, true
+	}
+	out := make([]baseline.LabelDelta, len(labels))
+	for i, m := range labels {
+		if m.val[0] != '"' {
+			return nil, false
+		}
+		v := intern(m.val[1 : len(m.val)-1])
+		out[i] = baseline.LabelDelta{Name: intern(m.key), Baseline: &v, Current: &v}
+	}
+	return out, true
+}
+
+// lastOfEach sorts an object's members by name, keeping of a name given
+// twice the last one (as decoding it into a map keeps it).
+func lastOfEach(ms []member) []member {
+	slices.SortStableFunc(ms, func(a, b member) int { return bytes.Compare(a.key, b.key) })
+	out := ms[:0]
+	for i, m := range ms {
+		if i+1 < len(ms) && bytes.Equal(ms[i+1].key, m.key) {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// eachMember reads an object at s.i, calling member with each name, the
+// scan at the value; null is an object of no member.
+func (s *caseScan) eachMember(member func(k []byte) bool) bool {
+	s.space()
+	if s.null() {
+		return true
+	}
+	if s.i >= len(s.b) || s.b[s.i] != '{' {
+		return false
+	}
+	s.i++
+	s.space()
+	if s.i < len(s.b) && s.b[s.i] == '}' {
+		s.i++
+		return true
+	}
+	for {
+		s.space()
+		if s.i >= len(s.b) || s.b[s.i] != '"' {
+			return false
+		}
+		k, escaped, ok := s.quoted()
+		if !ok || escaped || !s.colon() {
+			return false
+		}
+		s.space()
+		if !member(k) {
+			return false
+		}
+		more, ok := s.next('}')
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
+}
+
+// eachElement reads an array of objects at s.i, calling element at each;
+// null is an array of none.
+func (s *caseScan) eachElement(element func() bool) bool {
+	s.space()
+	if s.null() {
+		return true
+	}
+	if s.i >= len(s.b) || s.b[s.i] != '[' {
+		return false
+	}
+	s.i++
+	s.space()
+	if s.i < len(s.b) && s.b[s.i] == ']' {
+		s.i++
+		return true
+	}
+	for {
+		s.space()
+		if s.i >= len(s.b) || s.b[s.i] != '{' || !element() {
+			return false
+		}
+		more, ok := s.next(']')
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
+}
+
+// null reads a null, which leaves the value it is decoded into as it was.
+func (s *caseScan) null() bool {
+	return s.i < len(s.b) && s.b[s.i] == 'n' && s.literal("null")
+}
+
+// raw reads a string with no escape, or null, as its text into v.
+func (s *caseScan) raw(v *[]byte) bool {
+	if s.null() {
+		return true
+	}
+	if s.i >= len(s.b) || s.b[s.i] != '"' {
+		return false
+	}
+	t, escaped, ok := s.quoted()
+	*v = t
+	return ok && !escaped
+}
+
+// text reads a string with no escape, or null, into v.
+func (s *caseScan) text(v *string) bool {
+	if s.null() {
+		return true
+	}
+	if s.i >= len(s.b) || s.b[s.i] != '"' {
+		return false
+	}
+	t, escaped, ok := s.quoted()
+	if !ok || escaped {
+		return false
+	}
+	*v = intern(t)
+	return true
+}
+
+// intern is string(b), without a copy for the words most cases repeat.
+func intern(b []byte) string {
+	switch string(b) {
+	case "agent":
+		return "agent"
+	case "pass":
+		return "pass"
+	case "fail":
+		return "fail"
+	case "suite.yml":
+		return "suite.yml"
+	case "stable_pass":
+		return "stable_pass"
+	case "flaky":
+		return "flaky"
+	case "stable_fail":
+		return "stable_fail"
+	case "reliability.class":
+		return "reliability.class"
+	case "reliability.pass_rate":
+		return "reliability.pass_rate"
+	case "reliability.runs":
+		return "reliability.runs"
+	case "reliability.passed_runs":
+		return "reliability.passed_runs"
+	case "tool_selection.f1":
+		return "tool_selection.f1"
+	case "tool_selection.tp":
+		return "tool_selection.tp"
+	case "tool_selection.fp":
+		return "tool_selection.fp"
+	case "tool_selection.fn":
+		return "tool_selection.fn"
+	}
+	return string(b)
+}
+
+// quoted reads a string at s.i of a text passThrough passed (so a valid
+// JSON string): its text between the quotes, whether it holds an
+// escape, false for no closing quote.
+func (s *caseScan) quoted() (text []byte, escaped, ok bool) {
+	start := s.i + 1
+	for j := start; j < len(s.b); {
+		q := bytes.IndexByte(s.b[j:], '"')
+		if q < 0 {
+			return nil, false, false
+		}
+		e := bytes.IndexByte(s.b[j:j+q], '\\')
+		if e < 0 {
+			s.i = j + q + 1
+			return s.b[start : j+q], escaped, true
+		}
+		escaped = true
+		j += e + 2 // the backslash and the character it escapes
+	}
+	return nil, false, false
+}
+
+// int reads an integer with no fraction or exponent, or null, into v.
+func (s *caseScan) int(v *int) bool {
+	if s.null() {
+		return true
+	}
+	num, frac, exp, ok := s.number()
+	if !ok || frac || exp {
+		return false
+	}
+	n, err := strconv.ParseInt(string(num), 10, 64)
+	*v = int(n)
+	return err == nil
+}
+
+// skip reads past one value that passThrough passed.
+func (s *caseScan) skip() bool {
+	s.space()
+	if s.i >= len(s.b) {
+		return false
+	}
+	switch s.b[s.i] {
+	case '"':
+		_, _, ok := s.quoted()
+		return ok
+	case '{', '[':
+		depth := 0
+		for s.i < len(s.b) {
+			switch s.b[s.i] {
+			case '"':
+				if _, _, ok := s.quoted(); !ok {
+					return false
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					s.i++
+					return true
+				}
+			}
+			s.i++
+		}
+		return false
+	case 't':
+		return s.literal("true")
+	case 'f':
+		return s.literal("false")
+	case 'n':
+		return s.literal("null")
+	}
+	_, _, _, ok := s.number()
+	return ok
+}
