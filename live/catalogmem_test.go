@@ -367,8 +367,8 @@ func TestCatalogLayoutsAgree(t *testing.T) {
 // `mcptest tools --catalog`, over that of one listing ten tools, per byte
 // of the file: the read (maxCatalogPeak) and the description-poisoning
 // scan of every tool, each decoded from its text in turn, the collector
-// paced as for the read (3.4 to 3.9 measured at 4,000 LiveMCPBench
-// tools; 5.1 to 5.9 with the scan at the default pace; 8.1 to 24.4
+// paced as for the read (2.8 to 4.2 measured at 4,000 tools under
+// MCPTEST_LONG=1; 3.8 to 5.9 with the scan at the default pace; 8.1 to 24.4
 // before catalogs were kept as text and YAML read tool by tool).
 const maxToolsCommandPeak = 5.0
 
