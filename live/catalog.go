@@ -36,16 +36,23 @@ type Catalog struct {
 	// gets an argument the prompt accepts; not part of a catalog file.
 	PromptValues map[string]map[string]string `json:"-"`
 
-	// raw holds the tools of a catalog file as written, so a rule can see
-	// what the typed Tools cannot hold (a non-boolean annotation hint).
-	raw []map[string]any
+	// raw holds the tools of a live server as written, so a rule can see
+	// what the typed Tools cannot hold (a non-boolean annotation hint);
+	// rawText holds those of a catalog file as compact JSON text (see
+	// catalogtext.go).
+	raw     []map[string]any
+	rawText [][]byte
 }
 
 // RawTools returns the tools as decoded JSON objects, one for each of
 // Tools: as the catalog file or the live server wrote them (a hint that is
 // not a boolean kept, a hint left out absent), as the SDK holds them for a
-// catalog built in code.
+// catalog built in code. A catalog file's tools are decoded from their
+// text on each call, into maps the caller owns.
 func (c *Catalog) RawTools() []map[string]any {
+	if c.rawText != nil && len(c.rawText) == len(c.Tools) {
+		return decodeTexts(c.rawText, c.Tools)
+	}
 	if c.raw != nil && len(c.raw) == len(c.Tools) {
 		return c.raw
 	}
@@ -275,28 +282,42 @@ const MaxCatalogBytes = 16 << 20
 // optionally with resources, resourceTemplates, prompts and serverInfo) or
 // a bare array of tools, as JSON or YAML.
 func ReadFile(path string) (*Catalog, error) {
+	defer paceRead()()
 	data, err := safefile.ReadFile(path, MaxCatalogBytes)
 	if err != nil {
 		return nil, readError(path, err)
 	}
-	js := data
-	if isJSON(data) {
-		if errs := checkJSON(path, data); len(errs) > 0 {
-			return nil, errs
+	if !isJSON(data) {
+		if c, ok := readYAMLTools(path, data); ok {
+			return c, nil
 		}
-	} else {
-		// The YAML is read into a tree once, checked, and decoded from
-		// it; the tree goes before the tools are decoded.
-		root, errs := yamlpos.Parse(path, data, catalogYAML)
-		if root == nil || len(errs) > 0 {
-			return nil, errs
-		}
-		if errs := checkYAML(path, data, root); len(errs) > 0 {
-			return nil, errs
-		}
-		if js, err = treeAsJSON(root); err != nil {
-			return nil, fmt.Errorf("catalog %q: %w", path, err)
-		}
+		return readYAMLWhole(path, data)
+	}
+	if errs := checkJSON(path, data); len(errs) > 0 {
+		return nil, errs
+	}
+	c, err := catalogFromJSON(data)
+	if err != nil {
+		return nil, fmt.Errorf("catalog %q: %w", path, err)
+	}
+	return c, nil
+}
+
+// readYAMLWhole reads a YAML catalog into a tree once, checks it, and
+// decodes it from the tree, which goes before the tools are decoded: the
+// reader of a YAML catalog that readYAMLTools does not read, and the one
+// that words every error.
+func readYAMLWhole(path string, data []byte) (*Catalog, error) {
+	root, errs := yamlpos.Parse(path, data, catalogYAML)
+	if root == nil || len(errs) > 0 {
+		return nil, errs
+	}
+	if errs := checkYAML(path, data, root); len(errs) > 0 {
+		return nil, errs
+	}
+	js, err := treeAsJSON(root)
+	if err != nil {
+		return nil, fmt.Errorf("catalog %q: %w", path, err)
 	}
 	c, err := catalogFromJSON(js)
 	if err != nil {
@@ -359,7 +380,8 @@ func dropNulls(tool map[string]any) {
 
 // toolFromRaw is the n-th tool of a catalog file, typed, from the tool as
 // written (its nulls dropped, on raw itself): the typed tool shares raw's
-// values (its schemas and _meta are raw's maps), and leaves out
+// values (its schemas and _meta are raw's maps; a catalog file's tool
+// then holds its schemas as text, see catalogtext.go), and leaves out
 // annotations the SDK cannot decode (a hint that is not a boolean), which
 // RawTools keeps for the lint.
 func toolFromRaw(n int, raw map[string]any) (*mcp.Tool, error) {
@@ -456,7 +478,11 @@ func annotationsJSON(v any) *mcp.ToolAnnotations {
 
 // ParseCatalog parses a catalog document (see ReadFile).
 func ParseCatalog(data []byte) (*Catalog, error) {
+	defer paceRead()()
 	if !isJSON(data) {
+		if c, ok := readYAMLTools("", data); ok {
+			return c, nil
+		}
 		js, err := yamlAsJSON(data)
 		if err != nil {
 			return nil, err
@@ -473,6 +499,12 @@ func catalogFromJSON(data []byte) (*Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
+	withCapabilities(c)
+	return c, nil
+}
+
+// withCapabilities sets a catalog file's capabilities: the lists it holds.
+func withCapabilities(c *Catalog) {
 	c.Capabilities = &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}
 	if len(c.Resources)+len(c.ResourceTemplates) > 0 {
 		c.Capabilities.Resources = &mcp.ResourceCapabilities{}
@@ -480,5 +512,4 @@ func catalogFromJSON(data []byte) (*Catalog, error) {
 	if len(c.Prompts) > 0 {
 		c.Capabilities.Prompts = &mcp.PromptCapabilities{}
 	}
-	return c, nil
 }

@@ -26,9 +26,10 @@ func isJSON(data []byte) bool {
 // tools and their members, for their shapes), placing an error by its
 // byte offset and turning the offsets of every error into lines and
 // columns in one pass at the end (jsonpos.LineCols). The decoder reads
-// each tool from its slice of the file into the one map the typed tool
-// and the raw tool share. What a catalog costs is then the file and its
-// decoded values (docs/benchmarks.md: "Catalogs read from their bytes").
+// each tool from its slice of the file into one map, types it and keeps
+// it as compact text (catalogtext.go). What a catalog costs is then the
+// file and the tools' texts (docs/benchmarks.md: "Catalogs read from
+// their bytes" and "Catalogs kept as text").
 
 // jsonProblem is an error of a JSON catalog found at a byte offset,
 // placed when the walk is over.
@@ -351,7 +352,7 @@ func (w *jsonCheck) place(file string) diag.List {
 // decodeJSON decodes a JSON catalog document: its lists other than the
 // tools with encoding/json, and each tool from its own bytes into one map
 // (jsonpos.Values, which keeps the keys and short values every tool
-// repeats once), kept as the raw tool, whose values the typed tool shares.
+// repeats once), typed and kept as text (toolTexts), the map let go.
 func decodeJSON(data []byte) (*Catalog, error) {
 	root := jsonpos.Space(data, 0)
 	var c Catalog
@@ -379,25 +380,11 @@ func decodeJSON(data []byte) (*Catalog, error) {
 		return nil, fmt.Errorf(`expected a tools/list result {"tools": [...]} or an array of tools`)
 	}
 	var err error
-	var values jsonpos.Values
+	b := toolTexts{c: &c}
 	w := &jsonCheck{data: data}
 	w.items(tools, func(n, t int) {
-		if err != nil {
-			return
-		}
-		v, _, e := values.Decode(data, t)
-		if e != nil {
-			err = fmt.Errorf("tools[%d]: %w", n, e)
-			return
-		}
-		raw, ok := v.(map[string]any)
-		if !ok {
-			err = fmt.Errorf("tools[%d] is not an object", n)
-			return
-		}
-		var tool *mcp.Tool
-		if tool, err = toolFromRaw(n, raw); err == nil {
-			c.Tools, c.raw = append(c.Tools, tool), append(c.raw, raw)
+		if err == nil {
+			err = b.addAt(n, data, t)
 		}
 	})
 	if err != nil {

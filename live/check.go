@@ -238,26 +238,67 @@ func unknownKey(where, key string, valid []string) *diag.Error {
 // checks and another by the decoder (JSON lets the last one win). Aliases
 // are not followed.
 func duplicateKeys(file string, n *yaml.Node, path string) diag.List {
-	var errs diag.List
+	d := dupWalk{file: file, root: path}
+	d.walk(n)
+	return d.errs
+}
+
+// dupWalk is one walk of duplicateKeys: the path to the node being walked
+// is kept as its steps, and named only for an error.
+type dupWalk struct {
+	file, root string
+	steps      []dupStep
+	errs       diag.List
+}
+
+// dupStep is a step of a path: a mapping's key, or a sequence's index.
+type dupStep struct {
+	key   string
+	index int
+	item  bool
+}
+
+// path names the node being walked, as childPath and an index name it.
+func (d *dupWalk) path() string {
+	path := d.root
+	for _, s := range d.steps {
+		if s.item {
+			path = fmt.Sprintf("%s[%d]", path, s.index)
+		} else {
+			path = childPath(path, s.key)
+		}
+	}
+	return path
+}
+
+func (d *dupWalk) walk(n *yaml.Node) {
 	switch n.Kind {
 	case yaml.MappingNode:
-		first := map[string]*yaml.Node{}
+		var first map[string]*yaml.Node
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
-			id := k.ShortTag() + "\x00" + k.Value
-			if f, dup := first[id]; dup && k.Kind == yaml.ScalarNode {
-				errs = append(errs, &diag.Error{Pos: nodePos(file, k), Kind: "catalog", Message: duplicateMessage(path, k.Value, f.Line, f.Column)})
-			} else if k.Kind == yaml.ScalarNode {
-				first[id] = k
+			if k.Kind == yaml.ScalarNode {
+				id := k.ShortTag() + "\x00" + k.Value
+				if f, dup := first[id]; dup {
+					d.errs = append(d.errs, &diag.Error{Pos: nodePos(d.file, k), Kind: "catalog", Message: duplicateMessage(d.path(), k.Value, f.Line, f.Column)})
+				} else {
+					if first == nil {
+						first = make(map[string]*yaml.Node, len(n.Content)/2)
+					}
+					first[id] = k
+				}
 			}
-			errs = append(errs, duplicateKeys(file, n.Content[i+1], childPath(path, k.Value))...)
+			d.steps = append(d.steps, dupStep{key: k.Value})
+			d.walk(n.Content[i+1])
+			d.steps = d.steps[:len(d.steps)-1]
 		}
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
-			errs = append(errs, duplicateKeys(file, c, fmt.Sprintf("%s[%d]", path, i))...)
+			d.steps = append(d.steps, dupStep{index: i, item: true})
+			d.walk(c)
+			d.steps = d.steps[:len(d.steps)-1]
 		}
 	}
-	return errs
 }
 
 // rootPath names the document root in messages: a bare array of tools is

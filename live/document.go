@@ -13,7 +13,7 @@ import (
 func Document(what string, cat *Catalog) any {
 	doc := listDocument(what, cat)
 	if what == "tools" {
-		if w := security.DescriptionWarnings(cat.RawTools()); len(w) > 0 {
+		if w := cat.DescriptionWarnings(); len(w) > 0 {
 			doc = struct {
 				Tools    []toolDoc          `json:"tools"`
 				Warnings []security.Finding `json:"warnings"`

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -285,6 +286,7 @@ func FuzzParseCatalog(f *testing.F) {
 	f.Add([]byte(`{"tools": [null]}`))
 	f.Add([]byte(`{"tools": [{"name": "a", "description": "x", "name": "b"}], "tools": []}`))
 	f.Add([]byte("tools:\n  - name: a\n    inputSchema:\n      properties: {q: {}, q: {}}\n"))
+	f.Add([]byte("tools:\n- name: a\n  description: |\n    two\n    lines\n  inputSchema: {type: object, properties: {n: {maximum: -0, minimum: 1.5e3}}}\n- name: b\n  annotations: {readOnlyHint: true}\nserverInfo: {name: s, version: \"1\"}\n"))
 	// Catalogs as real servers and registries write them.
 	for _, s := range []string{"everything", "filesystem", "memory"} {
 		data, err := os.ReadFile(filepath.Join("testdata", "servers", s+".json"))
@@ -331,6 +333,21 @@ func FuzzParseCatalog(f *testing.F) {
 		if err == nil {
 			_ = c.RawTools()
 			_, _ = MockServer(c)
+		}
+		// A YAML catalog read tool by tool is read as the whole reader
+		// reads it.
+		if !isJSON(data) {
+			if byTool, ok := readYAMLTools("cat.yml", data); ok {
+				whole, err := readYAMLWhole("cat.yml", data)
+				if err != nil {
+					t.Fatalf("read tool by tool, refused whole: %v", err)
+				}
+				g, _ := json.Marshal(byTool)
+				w, _ := json.Marshal(whole)
+				if string(g) != string(w) || !reflect.DeepEqual(byTool.RawTools(), whole.RawTools()) {
+					t.Fatalf("tool by tool:\n%s\nwhole:\n%s", g, w)
+				}
+			}
 		}
 	})
 }

@@ -22,7 +22,7 @@ func MockServer(c *Catalog) (s *mcp.Server, err error) {
 		if t.InputSchema == nil {
 			continue
 		}
-		if m, ok := t.InputSchema.(map[string]any); !ok || m["type"] != "object" {
+		if m, ok := SchemaValue(t.InputSchema).(map[string]any); !ok || m["type"] != "object" {
 			return nil, fmt.Errorf("tools[%d] (%s): inputSchema must be an object schema with \"type\": \"object\"", i, t.Name)
 		}
 	}

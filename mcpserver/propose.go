@@ -113,7 +113,7 @@ func (s *server) proposeAssertions(ctx context.Context, in proposeIn) (any, erro
 	if tool == nil {
 		return nil, fmt.Errorf("the server has no tool %q (it has: %s)", in.Tool, strings.Join(names, ", "))
 	}
-	out := proposeOut{ExcludedVolatile: []string{}, Notes: []string{}, Warnings: security.DescriptionWarnings(cat.RawTools())}
+	out := proposeOut{ExcludedVolatile: []string{}, Notes: []string{}, Warnings: cat.DescriptionWarnings()}
 	policy := Classify(tool)
 	calls := 2
 	switch {

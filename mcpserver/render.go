@@ -41,7 +41,7 @@ func WriteCatalog(w, warn io.Writer, what, format string, cat *live.Catalog) err
 	case format == "json" || what == "capabilities":
 		return WriteJSON(w, live.Document(what, cat))
 	case what == "tools":
-		WriteWarnings(warn, security.DescriptionWarnings(cat.RawTools()))
+		WriteWarnings(warn, cat.DescriptionWarnings())
 		for _, t := range cat.Tools {
 			rows = append(rows, row{t.Name, t.Description})
 		}
@@ -142,7 +142,7 @@ func WriteAuthFailure(w io.Writer, t live.Target, err error) {
 // WriteSecurity prints the SEC-NNN findings on cat's tool definitions
 // (`mcptest security`) and returns how many there are.
 func WriteSecurity(w io.Writer, format string, cat *live.Catalog) (int, error) {
-	rep := security.ScanReport{Tools: len(cat.Tools), Findings: security.Scan(cat.RawTools())}
+	rep := security.ScanReport{Tools: len(cat.Tools), Findings: cat.SecurityScan()}
 	if rep.Findings == nil {
 		rep.Findings = []security.Finding{}
 	}

@@ -73,7 +73,7 @@ type Scaffold struct {
 // which `mcptest generate suite` runs first). scaffold_suite and `mcptest
 // generate suite` both render with it.
 func ScaffoldSuite(cat *live.Catalog, t live.Target, opt ScaffoldOptions) Scaffold {
-	out := Scaffold{Tools: []ToolCount{}, Notes: []string{}, Warnings: security.DescriptionWarnings(cat.RawTools())}
+	out := Scaffold{Tools: []ToolCount{}, Notes: []string{}, Warnings: cat.DescriptionWarnings()}
 	pg := pageTools(cat, opt.Tools, opt.All, opt.Cursor)
 	written := writtenAnnotations(cat)
 

@@ -291,7 +291,7 @@ func ScaffoldEval(cat *live.Catalog, t live.Target, opt ModelOptions) ModelScaff
 func scaffoldModel(cat *live.Catalog, t live.Target, opt ModelOptions, kind, banner string,
 	item func(b *strings.Builder, name string, tl *mcp.Tool, args map[string]any, task string),
 	tail func(b *strings.Builder, open bool)) ModelScaffold {
-	out := ModelScaffold{Notes: []string{}, Warnings: security.DescriptionWarnings(cat.RawTools())}
+	out := ModelScaffold{Notes: []string{}, Warnings: cat.DescriptionWarnings()}
 	pg := pageTools(cat, opt.Tools, opt.All, opt.Cursor)
 	// Findings name a tool as security.Clean prints it.
 	flagged := map[string][]string{}

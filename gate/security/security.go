@@ -162,15 +162,28 @@ func propertyNames(props map[string]any) []string {
 // Scan runs every rule over a catalog's tools (decoded tools/list
 // entries): findings in tool order, then rule order.
 func Scan(tools []map[string]any) []Finding {
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i], _ = t["name"].(string)
+	}
+	return ScanEach(names, func(i int) map[string]any { return tools[i] })
+}
+
+// ScanEach is Scan over a catalog's tools given as their names (a tool
+// whose name is not a string has "") and a function that returns each
+// tool, asked once a tool, in order: a caller that holds its tools as
+// text decodes one at a time, and the rules hold one tool's texts.
+func ScanEach(toolNames []string, tool func(i int) map[string]any) []Finding {
 	var out []Finding
-	shadow := shadowing(tools)
+	shadow := shadowing(toolNames)
 	names := map[string]bool{}
-	for _, t := range tools {
-		if n, ok := t["name"].(string); ok {
+	for _, n := range toolNames {
+		if n != "" {
 			names[n] = true
 		}
 	}
-	for i, tool := range tools {
+	for i := range toolNames {
+		tool := tool(i)
 		name, _ := tool["name"].(string)
 		add := func(id, format string, args ...any) {
 			out = append(out, Finding{Tool: Clean(name, 80), Rule: id, Summary: summary(id, fmt.Sprintf(format, args...))})
@@ -210,8 +223,18 @@ func Scan(tools []map[string]any) []Finding {
 // DescriptionWarnings is Scan restricted to the description-poisoning
 // subset (every rule but SEC-007), the warnings a catalog listing carries.
 func DescriptionWarnings(tools []map[string]any) []Finding {
+	return descriptionOnly(Scan(tools))
+}
+
+// DescriptionWarningsEach is DescriptionWarnings over tools given as
+// ScanEach takes them.
+func DescriptionWarningsEach(names []string, tool func(i int) map[string]any) []Finding {
+	return descriptionOnly(ScanEach(names, tool))
+}
+
+func descriptionOnly(findings []Finding) []Finding {
 	var out []Finding
-	for _, f := range Scan(tools) {
+	for _, f := range findings {
 		if f.Rule != "SEC-007" {
 			out = append(out, f)
 		}
@@ -342,11 +365,10 @@ func fold(name string) string {
 
 // shadowing maps the index of each tool whose folded name equals an
 // earlier tool's to that tool's name.
-func shadowing(tools []map[string]any) map[int]string {
+func shadowing(names []string) map[int]string {
 	seen := map[string]string{}
 	out := map[int]string{}
-	for i, t := range tools {
-		n, _ := t["name"].(string)
+	for i, n := range names {
 		f := fold(n)
 		if f == "" {
 			continue

@@ -12,10 +12,12 @@
 // are, so a document is placed in time linear in its bytes whatever its
 // layout (one line or pretty-printed). Values decodes values as
 // encoding/json decodes them into an interface, keeping each key and
-// short value once however often a document repeats it. The cassette
-// reader decodes and locates with it; the catalog reader walks a JSON
-// catalog's bytes with it for its checks and decodes each tool with
-// Values; yamlpos.ParseJSON reads a JSON document with it into the node
+// short value once however often a document repeats it; AppendCanonical
+// writes a value as encoding/json writes its decoded form (members in key
+// order, numbers as float64 writes them) straight from the bytes, with no
+// map. The cassette reader decodes and locates with it; the catalog
+// reader walks a JSON catalog's bytes with it for its checks and keeps
+// each tool as the text AppendCanonical writes; yamlpos.ParseJSON reads a JSON document with it into the node
 // tree the YAML reader gives.
 //
 // The package is a leaf: it imports the standard library and diag only.

@@ -146,6 +146,46 @@ func index[T string | []byte](s T, sub string) int {
 	}
 }
 
+// holdFrom is where the end of b that a small write must hold back
+// begins (len(b) when nothing need be): the longest end of b that is
+// the start of a spelling of a known secret, and the run of text after
+// b's last URL break (urls) when it holds a "://" or ends with the
+// start of one (a URL's credentials may follow). No spelling of a
+// secret in b runs past that point, so masking the text before it and
+// after it apart masks what masking them together would (a URL's
+// scheme passed before its "://" is given back by Writer.pass). The
+// hold is at most MaxHold bytes.
+func (k *Known) holdFrom(b []byte) int {
+	from := len(b)
+	if i := bytes.LastIndexAny(b, urlBreaks); bytes.HasSuffix(b, []byte(":")) || bytes.HasSuffix(b, []byte(":/")) || indexSep(b[i+1:]) >= 0 {
+		from = i + 1
+	}
+	if k != nil {
+		k.mu.RLock()
+		for _, v := range k.bvals {
+			for n := min(len(v)-1, len(b)); n > 0 && len(b)-n < from; n-- {
+				if bytes.HasSuffix(b, v[:n]) {
+					from = len(b) - n
+					break
+				}
+			}
+		}
+		// a spelling whole in b may run across the URL's cut: the cut
+		// moves to its start (and again, until none runs across)
+		for moved := from < len(b); moved; {
+			moved = false
+			for _, v := range k.bvals {
+				lo := max(0, from-len(v)+1)
+				if i := bytes.Index(b[lo:min(len(b), from+len(v)-1)], v); i >= 0 && lo+i < from {
+					from, moved = lo+i, true
+				}
+			}
+		}
+		k.mu.RUnlock()
+	}
+	return max(from, len(b)-MaxHold)
+}
+
 // multiline says a known value holds a line break, so a secret may span
 // two lines (NewKnownWriter then masks a write whole).
 func (k *Known) multiline() bool {

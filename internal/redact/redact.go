@@ -179,11 +179,14 @@ func URLs(s string) string {
 	return urls(s)
 }
 
+// urlBreaks are the bytes that end a URL's run of text (urls).
+const urlBreaks = " \t\r\n\"'<>`"
+
 // urls applies the URL rules to each run of text around a "://" that no
 // space, quote or angle bracket breaks (a URL has none), so the regular
 // expressions read the URLs of a report, never the whole of it.
 func urls(s string) string {
-	const breaks = " \t\r\n\"'<>`"
+	const breaks = urlBreaks
 	var b strings.Builder
 	last := 0
 	for from := 0; ; {

@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"io"
+	"strings"
 	"sync"
 )
 
@@ -14,7 +15,11 @@ import (
 // (StreamChunk bytes or more, a buffered stream's chunk), which is held
 // until the next line break, Flush, or MaxHold bytes, so a secret cut
 // in two by a chunk boundary is still seen whole. Small writes (a
-// message, a progress line) pass at once. Safe for concurrent use.
+// message, a progress line) pass at once, except, behind a Known
+// (NewKnownWriter), an end that may be the start of a known secret or
+// of a URL's credentials (Known.holdFrom): held until the next write
+// shows what it is, so a secret written in pieces is masked whole.
+// Safe for concurrent use.
 type Writer struct {
 	mu   sync.Mutex
 	w    io.Writer
@@ -27,7 +32,16 @@ type Writer struct {
 	// isKnown says the writer was made by NewKnownWriter (known may be
 	// nil: the URLs alone are masked).
 	isKnown bool
+	// scheme is the end of the text passed so far that may be a URL's
+	// scheme (letters, digits, + . -, at most maxScheme bytes): masked
+	// again in front of the next text passed, so a "://" and its
+	// credentials that come in a later write are read as the URL they
+	// are (pass).
+	scheme []byte
 }
+
+// maxScheme bounds the scheme a Writer keeps from one pass to the next.
+const maxScheme = 32
 
 const (
 	// StreamChunk is the size from which a write is read as a chunk of a
@@ -71,6 +85,9 @@ func (x *Writer) Write(p []byte) (int, error) {
 	}
 	x.held = append(x.held, p...)
 	cut := len(x.held)
+	if len(p) < StreamChunk && x.isKnown {
+		cut = x.known.holdFrom(x.held)
+	}
 	if len(p) >= StreamChunk {
 		if i := bytes.LastIndexAny(x.held, "\n\r"); i >= 0 {
 			cut = i + 1
@@ -131,15 +148,51 @@ func (x *Writer) writeLines(p []byte) (done bool, err error) {
 	return true, nil
 }
 
-// pass writes the first n held bytes, masked.
+// pass writes the first n held bytes, masked. A scheme kept from the
+// last pass is masked in front of them and taken off again (the URL
+// rules change what follows a "://", never the scheme before it); where
+// the mask changed it, the bytes are masked alone.
 func (x *Writer) pass(n int) error {
 	if n == 0 {
 		return nil
 	}
-	out := x.mask(string(x.held[:n]))
+	var out string
+	if len(x.scheme) > 0 && bytes.HasPrefix(x.held, []byte("://")) {
+		out = x.mask(string(x.scheme) + string(x.held[:n]))
+		if s, ok := strings.CutPrefix(out, string(x.scheme)); ok {
+			out = s
+		} else {
+			out = x.mask(string(x.held[:n]))
+		}
+	} else {
+		out = x.mask(string(x.held[:n]))
+	}
+	x.keepScheme(x.held[:n])
 	x.held = append(x.held[:0], x.held[n:]...)
 	_, err := io.WriteString(x.w, out)
 	return err
+}
+
+// keepScheme keeps the end of p passed that may be a URL's scheme
+// (Writer.scheme): the letters, digits, + . - that end it, following
+// what was kept if all of p is such.
+func (x *Writer) keepScheme(p []byte) {
+	i := len(p)
+	for i > 0 && isSchemeByte(p[i-1]) {
+		i--
+	}
+	if i > 0 {
+		x.scheme = x.scheme[:0]
+	}
+	x.scheme = append(x.scheme, p[i:]...)
+	if len(x.scheme) > maxScheme {
+		x.scheme = x.scheme[:0]
+	}
+}
+
+// isSchemeByte says c may be part of a URL's scheme.
+func isSchemeByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '.' || c == '-'
 }
 
 // Flush passes on what is held.

@@ -19,7 +19,9 @@
 // items over one at a time and drops each after, so memory holds the
 // values of one item, not the list's; the text is then let go, kept
 // compressed chunk by chunk (Doc.Text, Doc.Packed), and Doc.Again hands
-// the items over a second time from it.
+// the items over a second time from it. ListNodes hands the items of one
+// such list (a catalog's tools:) over as node trees placed in the file,
+// one at a time, the rest of the root parsed on its own.
 //
 // Lines and columns are 1-based; columns count characters. The package is
 // a leaf: it imports diag and yaml.v3 only.
