@@ -1,5 +1,7 @@
 package cassette
 
+import "github.com/mcptest/mcptest/internal/jsonpos"
+
 // validJSON reports whether data is one JSON value, with white space
 // around it allowed: exactly what encoding/json's Valid reports (the same
 // grammar, the same nesting limit of 10,000, bytes of any value inside a
@@ -12,7 +14,7 @@ package cassette
 func validJSON(data []byte) bool {
 	// open holds the containers not yet closed: '{' or '['.
 	var open []byte
-	i := vjSpace(data, 0)
+	i := jsonpos.Space(data, 0)
 	for {
 		// A value starts at i.
 		if i >= len(data) {
@@ -24,7 +26,7 @@ func validJSON(data []byte) bool {
 				return false
 			}
 			open = append(open, c)
-			i = vjSpace(data, i+1)
+			i = jsonpos.Space(data, i+1)
 			if i < len(data) && data[i] == c+2 { // '}' or ']': empty
 				open = open[:len(open)-1]
 				i++
@@ -53,7 +55,7 @@ func validJSON(data []byte) bool {
 		// A value ended at i: close what it ends, then a comma starts
 		// the next one.
 		for {
-			i = vjSpace(data, i)
+			i = jsonpos.Space(data, i)
 			if len(open) == 0 {
 				return i == len(data)
 			}
@@ -69,7 +71,7 @@ func validJSON(data []byte) bool {
 			if data[i] != ',' {
 				return false
 			}
-			i = vjSpace(data, i+1)
+			i = jsonpos.Space(data, i+1)
 			if top == '{' {
 				i = vjMember(data, i)
 			}
@@ -93,25 +95,11 @@ func vjMember(data []byte, i int) int {
 	if i = vjStr(data, i); i < 0 {
 		return -1
 	}
-	i = vjSpace(data, i)
+	i = jsonpos.Space(data, i)
 	if i >= len(data) || data[i] != ':' {
 		return -1
 	}
-	return vjSpace(data, i+1)
-}
-
-// vjSpace returns the offset of the first byte at or after i that is not
-// JSON white space.
-func vjSpace(data []byte, i int) int {
-	for i < len(data) {
-		switch data[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
+	return jsonpos.Space(data, i+1)
 }
 
 // vjPlainByte says which bytes a string holds as they are: all but the
