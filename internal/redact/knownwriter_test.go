@@ -223,3 +223,45 @@ func TestSmallWritesMaskWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestIsSchemeByte: every byte against the letters, digits and + . - a
+// URL's scheme is made of.
+func TestIsSchemeByte(t *testing.T) {
+	const scheme = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-"
+	for c := 0; c < 256; c++ {
+		if got, want := isSchemeByte(byte(c)), strings.IndexByte(scheme, byte(c)) >= 0; got != want {
+			t.Errorf("isSchemeByte(%q) = %v", byte(c), got)
+		}
+	}
+}
+
+// TestHoldFrom: where a small write's end is held, at each edge: the
+// longest end that begins a secret, not the secret whole, a secret
+// whole across a URL's cut, the start of "://".
+func TestHoldFrom(t *testing.T) {
+	k := &Known{}
+	k.Add("secret-1 x")
+	for _, c := range []struct {
+		text string
+		want int
+	}{
+		{"ran ", 4},
+		{"ran s", 4},
+		{"ran secret-1 ", 4},
+		{"ran secret-1 x", 14},
+		{"ran secret-1 x.", 15},
+		{"ran http:", 4},
+		{"ran http:/", 4},
+		{"ran http:/x", 11},
+		{"ran http://h", 4},
+		{"1:23", 4},
+		{"secret-1 x://h", 0},
+		{"ran secret-1 x:", 4},
+		{"a secret-1 xsecret-1 x://h", 12},
+		{"a secret-1 x secret-1 x://h", 13},
+	} {
+		if got := k.holdFrom([]byte(c.text)); got != c.want {
+			t.Errorf("holdFrom(%q) = %d, want %d", c.text, got, c.want)
+		}
+	}
+}
