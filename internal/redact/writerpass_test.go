@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -224,6 +225,35 @@ func TestMaskValueQuotes(t *testing.T) {
 	} {
 		if got := String(c.in); got != c.want {
 			t.Errorf("String(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestWriterSchemeKept: the scheme a pass ends with (letters, digits,
+// + . -, at most 32 bytes, run on across passes that are all scheme) is
+// masked again in front of the next pass when that starts with "://", and
+// only then: the mask sees the URL whole, never text joined to another
+// write's.
+func TestWriterSchemeKept(t *testing.T) {
+	s32 := strings.Repeat("s", 32)
+	for _, c := range []struct {
+		writes, masked []string
+	}{
+		{[]string{"see http", "://h/x"}, []string{"see http", "http://h/x"}},
+		{[]string{"see abc", "def"}, []string{"see abc", "def"}},
+		{[]string{"ht", "tp", "://h"}, []string{"ht", "tp", "http://h"}},
+		{[]string{"a b", "c d", "://h"}, []string{"a b", "c d", "d://h"}},
+		{[]string{s32, "://h"}, []string{s32, s32 + "://h"}},
+		{[]string{s32 + "s", "://h"}, []string{s32 + "s", "://h"}},
+		{[]string{"x ", "://h"}, []string{"x ", "://h"}},
+	} {
+		var got []string
+		w := NewWriter(&bytes.Buffer{}, func(s string) string { got = append(got, s); return s })
+		for _, p := range c.writes {
+			w.Write([]byte(p))
+		}
+		if !slices.Equal(got, c.masked) {
+			t.Errorf("writes %q: masked %q, want %q", c.writes, got, c.masked)
 		}
 	}
 }
