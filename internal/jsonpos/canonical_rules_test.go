@@ -1,0 +1,67 @@
+package jsonpos
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestCanonicalDepthEdge: arrays nested MaxDepth+1 deep (the value at i
+// is at depth 0, the deepest at MaxDepth) are written; one level more is
+// left to the caller, as Values refuses it. (Objects share the check; each
+// level of them skips the rest of the value once, so nested that deep they
+// take seconds.)
+func TestCanonicalDepthEdge(t *testing.T) {
+	arrays := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	for _, nest := range []func(int) string{arrays} {
+		at := nest(MaxDepth + 1)
+		if got, end, ok := AppendCanonical(nil, []byte(at), 0, nil); !ok || string(got) != at || end != len(at) {
+			t.Errorf("%.12s... nested %d deep: ok %v, end %d of %d", at, MaxDepth+1, ok, end, len(at))
+		}
+		if _, _, ok := AppendCanonical(nil, []byte(nest(MaxDepth+2)), 0, nil); ok {
+			t.Errorf("%.12s... nested %d deep: written, want it left to the caller", at, MaxDepth+2)
+		}
+	}
+}
+
+// TestCanonicalNoValue: where no value starts at i (the end of the data,
+// or only white space after i) AppendCanonical says not ok, with no
+// panic.
+func TestCanonicalNoValue(t *testing.T) {
+	for _, c := range []struct {
+		data string
+		i    int
+	}{{"", 0}, {"[1]", 3}, {"[1]  \n", 3}, {" ", 0}} {
+		if got, _, ok := AppendCanonical([]byte("x"), []byte(c.data), c.i, nil); ok {
+			t.Errorf("AppendCanonical(%q at %d) = %q, ok", c.data, c.i, got)
+		}
+	}
+}
+
+// TestAppendStringIsEncoder is a generator test: over drawn Go strings of
+// every byte class (control characters, quote and backslash, 0x7f, 0x80
+// and 0xff alone, cut and whole multi-byte runes, U+2028 and U+2029, HTML's
+// < > &), AppendString writes what an Encoder that does not escape HTML
+// writes.
+func TestAppendStringIsEncoder(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 14))
+	pieces := []string{"a", "\x00", "\x1f", " ", "\"", "\\", "\x7f", "\x80", "\xff", "é", "\xc3", "\u2028", "\u2029", "<", ">", "&", "🚀", "\xf0\x9f", "\t", "\n", "\b", "\f", "\r"}
+	for range 20000 {
+		var b strings.Builder
+		for range r.IntN(8) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		s := b.String()
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		if got := AppendString([]byte("x"), s); string(got[1:]) != strings.TrimSuffix(want.String(), "\n") || got[0] != 'x' {
+			t.Fatalf("AppendString(%q) = %s, encoding/json %s", s, got[1:], want.String())
+		}
+	}
+}
