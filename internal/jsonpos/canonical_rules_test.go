@@ -65,3 +65,14 @@ func TestAppendStringIsEncoder(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalInvalidUTF8: a string whose bytes are not UTF-8 (0x80 and
+// 0xff alone, a cut rune), which json.Valid accepts, is written as
+// encoding/json writes what it decodes it to, U+FFFD for each bad byte.
+func TestCanonicalInvalidUTF8(t *testing.T) {
+	for _, s := range []string{"\"\x80\"", "\"a\xffb\"", "\"\xc3\"", "\"\xf0\x9f\x9a\"", "{\"\x80\": \"\x80\"}"} {
+		if !checkCanonical(t, []byte(s)) {
+			t.Errorf("%q: not written", s)
+		}
+	}
+}
