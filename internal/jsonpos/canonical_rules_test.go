@@ -76,3 +76,15 @@ func TestCanonicalInvalidUTF8(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalIntegerEdge: an integer of 15 digits is written as it is;
+// one of 16, which a float64 may not hold, is written as the float64 it
+// decodes to (9999999999999999 as 10000000000000000), with or without its
+// minus.
+func TestCanonicalIntegerEdge(t *testing.T) {
+	for _, s := range []string{"999999999999999", "-999999999999999", "9999999999999999", "-9999999999999999", "9007199254740993", "-0", "0"} {
+		if !checkCanonical(t, []byte(s)) {
+			t.Errorf("%s: not written", s)
+		}
+	}
+}
