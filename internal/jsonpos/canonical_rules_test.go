@@ -88,3 +88,26 @@ func TestCanonicalIntegerEdge(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalPlainStringCopied: a string written as encoding/json writes
+// it (no escape; ASCII, spaces included, or UTF-8 without U+2028 and
+// U+2029) is copied as it is, with no allocation; one that must be
+// rewritten is decoded first.
+func TestCanonicalPlainStringCopied(t *testing.T) {
+	dst := make([]byte, 0, 256)
+	for _, c := range []struct {
+		s      string
+		copied bool
+	}{
+		{`"plain text, with spaces"`, true},
+		{`"é and ü"`, true},
+		{`"a\nb"`, false},
+		{"\"a\u2028b\"", false},
+	} {
+		data := []byte(c.s)
+		allocs := testing.AllocsPerRun(20, func() { AppendCanonical(dst[:0], data, 0, nil) })
+		if copied := allocs == 0; copied != c.copied {
+			t.Errorf("%s: %v allocations, copied as written: %v, want %v", c.s, allocs, copied, c.copied)
+		}
+	}
+}
