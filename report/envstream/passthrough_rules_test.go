@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -133,6 +134,35 @@ func TestPassThroughCutShort(t *testing.T) {
 				if passThrough(cut, &lc) {
 					t.Fatalf("passed through a case cut at byte %d: %s", i, cut)
 				}
+			}
+		}
+	}
+}
+
+// TestPassThroughEveryEscape: a \u escape of each of the 65,536 code
+// units, in lower and upper case hex, in a case's string: passed through
+// unless it spells a character Check refuses in a one-line field (the C0
+// and C1 controls, DEL, the line and paragraph separators, the bidi
+// embeddings and isolates), and where passed through, what decoding and
+// checking give.
+func TestPassThroughEveryEscape(t *testing.T) {
+	data := []byte(`{"name":"n","verdict":"pass","definition_sha256":"a \u00e9 b"}`)
+	at := bytes.Index(data, []byte(`\u00e9`))
+	refused := func(r rune) bool {
+		return r < 0x20 || r >= 0x7f && r < 0xa0 || r == 0x2028 || r == 0x2029 ||
+			r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+	}
+	var byCase, byScan report.Counter
+	text := bytes.Clone(data)
+	for r := rune(0); r <= 0xffff; r++ {
+		for _, hex := range []string{"%04x", "%04X"} {
+			_ = fmt.Appendf(text[:at+2], hex, r) // the four digits, in place
+			var lc leanCase
+			if got := passThrough(text, &lc); got == refused(r) {
+				t.Fatalf("%s: passed through %v, want %v", text[at:at+6], got, !refused(r))
+			}
+			if r%251 == 0 && !refused(r) {
+				passThroughHolds(t, text, &byCase, &byScan)
 			}
 		}
 	}
