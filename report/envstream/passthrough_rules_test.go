@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mcptest/mcptest/report"
 )
@@ -164,6 +166,40 @@ func TestPassThroughEveryEscape(t *testing.T) {
 			if r%251 == 0 && !refused(r) {
 				passThroughHolds(t, text, &byCase, &byScan)
 			}
+		}
+	}
+}
+
+// TestPassThroughEveryCharacter: each character of the Basic Multilingual
+// Plane and a stride of the planes above it, written as itself (UTF-8) in
+// a case's string, is passed through unless Check refuses it in a
+// one-line field; a byte that is not UTF-8 (a lone continuation byte, a
+// sequence cut short, 0xff) is left to the decoder.
+func TestPassThroughEveryCharacter(t *testing.T) {
+	refused := func(r rune) bool {
+		return r < 0x20 || r >= 0x7f && r < 0xa0 || r == 0x2028 || r == 0x2029 ||
+			r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+	}
+	head, tail := []byte(`{"name":"n","verdict":"pass","definition_sha256":"a `), []byte(` b"}`)
+	var byCase, byScan report.Counter
+	for r := rune(0x20); r <= 0x10ffff; r++ {
+		if r > 0xffff && r%97 != 0 || r >= 0xd800 && r <= 0xdfff || r == '"' || r == '\\' {
+			continue
+		}
+		text := append(utf8.AppendRune(bytes.Clone(head), r), tail...)
+		var lc leanCase
+		if got := passThrough(text, &lc); got == refused(r) {
+			t.Fatalf("%U written as itself: passed through %v, want %v", r, got, !refused(r))
+		}
+		if r%509 == 0 && !refused(r) {
+			passThroughHolds(t, text, &byCase, &byScan)
+		}
+	}
+	for _, bad := range [][]byte{{0x80}, {0xbf}, {0xc3}, {0xe2, 0x80}, {0xff}, {0xfe}, {0xed, 0xa0, 0x80}} {
+		text := slices.Concat(head, bad, tail)
+		var lc leanCase
+		if passThrough(text, &lc) {
+			t.Fatalf("% x, not UTF-8, passed through", bad)
 		}
 	}
 }
