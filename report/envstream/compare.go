@@ -969,6 +969,13 @@ func compareOne(cur *report.CaseReader, idx *indexed, reason string, every bool,
 			if every {
 				r.data, r.err = sc.encode(&r.d)
 			}
+			if r.d.Status == baseline.Same {
+				// Its figures lie in the worker's storage (sameScratch),
+				// reused by the next case; the fold, which only counts an
+				// unchanged case (Summary.Add), counts it alike without
+				// them.
+				r.d.Targets, r.d.Counts, r.d.Labels = nil, nil, nil
+			}
 			return r
 		}
 	}
@@ -996,6 +1003,10 @@ func compareOne(cur *report.CaseReader, idx *indexed, reason string, every bool,
 // the encoded deltas of its batch.
 type scratch struct {
 	read, out []byte
+	// spans are where the fields of the case being compared lie; same
+	// what sameDeltaSpans reuses.
+	spans caseSpans
+	same  sameScratch
 	// blockData is block of the baseline's cases, read whole (cached).
 	block     int
 	blockData []byte
