@@ -260,8 +260,10 @@ func (w *deltaWriter) float(v *float64) {
 	}
 	w.b = strconv.AppendFloat(w.b, f, format, -1, 64)
 	if format == 'e' {
-		// e-09 is written e-9.
-		if n := len(w.b); n >= 4 && w.b[n-4] == 'e' && w.b[n-3] == '-' && w.b[n-2] == '0' {
+		// e-09 is written e-9. The format ends in e, a sign and two or
+		// three digits: a sign third from the end is the exponent's, of
+		// two digits.
+		if n := len(w.b); w.b[n-3] == '-' && w.b[n-2] == '0' {
 			w.b[n-2] = w.b[n-1]
 			w.b = w.b[:n-1]
 		}

@@ -76,7 +76,7 @@ func TestAppendDeltaIsEncoder(t *testing.T) {
 			checkAppendDelta(t, &d)
 		}
 	}
-	for _, f := range []float64{0, math.Copysign(0, -1), 1e-6, 9.99e-7, 1e21, 999999999999999999999, -1e-9, 1.5e300, math.MaxFloat64,
+	for _, f := range []float64{0, math.Copysign(0, -1), 1e-6, 9.99e-7, 1e21, 999999999999999999999, -1e-9, 1e-10, 2.5e-100, 1e+100, 1.5e300, math.MaxFloat64,
 		math.SmallestNonzeroFloat64, 0.1, 1.0 / 3, math.Inf(1), math.NaN()} {
 		v := f
 		for _, d := range []baseline.CaseDelta{
