@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/mcptest/mcptest/annotate"
@@ -88,7 +89,10 @@ func TestAppendDeltaIsEncoder(t *testing.T) {
 	}
 	// Every byte alone and in text, and the runes encoding/json escapes.
 	for c := range 256 {
-		for _, name := range []string{string(rune(c)), string([]byte{byte(c)}), "a" + string([]byte{byte(c)}) + "\u2028\u2029é\xed\xa0\x80z"} {
+		// (after 7 to 17 plain bytes too: where the writer's eight-byte
+		// steps end)
+		long := strings.Repeat("abcdefgh", 3)[:7+c%11] + string([]byte{byte(c)}) + "12345678\u2028"
+		for _, name := range []string{string(rune(c)), string([]byte{byte(c)}), "a" + string([]byte{byte(c)}) + "\u2028\u2029é\xed\xa0\x80z", long} {
 			d := baseline.CaseDelta{Name: name, Reasons: []string{name}, Flips: []baseline.Flip{{Message: name}}}
 			checkAppendDelta(t, &d)
 		}
