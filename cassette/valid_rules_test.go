@@ -29,3 +29,17 @@ func TestValidJSONEveryByte(t *testing.T) {
 		}
 	}
 }
+
+// TestValidJSONCutEverywhere: a document holding every construct, cut at
+// every byte and with every byte left out, is judged as json.Valid judges
+// it (an escape, a number or a literal cut short at the end included).
+func TestValidJSONCutEverywhere(t *testing.T) {
+	doc := `{"a\u00e9\n\"": [1.5e-3, -0, 0.25E+2, true, false, null, "\uD83D\uDE00", {}, []], "b": {"c": "\\"}}`
+	for i := range len(doc) + 1 {
+		for _, d := range []string{doc[:i], doc[:i] + doc[min(i+1, len(doc)):]} {
+			if got, want := cassette.ValidJSON([]byte(d)), json.Valid([]byte(d)); got != want {
+				t.Errorf("%q: validJSON %v, json.Valid %v", d, got, want)
+			}
+		}
+	}
+}
