@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"math/rand/v2"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -222,4 +225,101 @@ func BenchmarkSameBytes(b *testing.B) {
 			decodeCase(raw, &c)
 		}
 	})
+}
+
+// TestSameBytesTakesItsCase holds sameBytes to taking the way without a
+// decode exactly where it may, over a generated baseline indexed as a
+// comparison indexes it: each case read back as its own bytes is found at
+// its place with CaseOf's delta (with figures, and without them the same
+// but for them); the first of a name given twice is found for the second
+// (which the index drops); a case with a byte more, a name the baseline
+// does not hold, and a case passThrough passes but whose figures sameDelta
+// leaves to the decoder (an escape in a label's value) are declined.
+func TestSameBytesTakesItsCase(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 21))
+	env := genEnvelope(r, 150, "same")
+	env.Cases[7].Labels = map[string]string{"reliability.class": "flaky", "note": "caf\u00e9 \"x\""}
+	env.Cases = append(env.Cases, env.Cases[3])
+	path := filepath.Join(t.TempDir(), "base.json")
+	writeEnv(t, path, env)
+	f, rd, err := openEnvelope(path, "", report.MaxStreamBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cr, err := newCaseReader(rd, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, _, err := indexBaseline(f, cr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f2, rd2, err := openEnvelope(path, "", report.MaxStreamBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f2.Close()
+	cr2, err := newCaseReader(rd2, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sc scratch
+	first := map[string]int{}
+	taken := 0
+	for k := 0; ; k++ {
+		raw, err := cr2.AppendRaw(nil)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c report.CaseResult
+		if err := json.Unmarshal(raw, &c); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := first[c.Name]; !ok {
+			first[c.Name] = k
+		}
+		want := baseline.CaseOf(&c, &c, "")
+		// The way without a decode is for a case passThrough passes
+		// (not an inconclusive one, say) and sameDelta reads whole.
+		var lc leanCase
+		_, whole := sameDelta(raw, true)
+		passed := passThrough(raw, &lc)
+		if k == 7 && (!passed || whole) {
+			t.Fatalf("case 7 (an escaped label value): passed through %v, read whole by sameDelta %v; want true, false", passed, whole)
+		}
+		may := passed && whole
+		i, d, ok := idx.sameBytes(raw, true, &sc)
+		if !may {
+			if ok {
+				t.Fatalf("case %d taken without a decode: %+v\n%s", k, d, raw)
+			}
+			continue
+		} else if !ok || int(i) != first[c.Name] || !reflect.DeepEqual(d, want) {
+			t.Fatalf("case %d: sameBytes gives %d %v %+v; want %d true %+v", k, i, ok, d, first[c.Name], want)
+		} else {
+			taken++
+		}
+		// Without figures: the same case, its figures left out.
+		i, d, ok = idx.sameBytes(raw, false, &sc)
+		want.Targets, want.Counts, want.Labels = []baseline.TargetDelta{}, []baseline.CountDelta{}, nil
+		if !ok || int(i) != first[c.Name] || !reflect.DeepEqual(d, want) {
+			t.Fatalf("case %d without figures: sameBytes gives %d %v %+v; want %d true %+v", k, i, ok, d, first[c.Name], want)
+		}
+		spaced := append(append([]byte{}, raw[:len(raw)-1]...), ' ', '}')
+		if _, _, ok := idx.sameBytes(spaced, true, &sc); ok {
+			t.Fatalf("case %d with a space more taken as the baseline's", k)
+		}
+		other := bytes.Replace(raw, []byte("same case"), []byte("gone case"), 1)
+		if _, _, ok := idx.sameBytes(other, true, &sc); ok || bytes.Equal(other, raw) {
+			t.Fatalf("case %d renamed (%v) taken as the baseline's", k, !bytes.Equal(other, raw))
+		}
+	}
+	if taken < len(env.Cases)/2 {
+		t.Fatalf("%d of %d cases taken without a decode: the drawing misses the way", taken, len(env.Cases))
+	}
+	t.Logf("%d of %d cases taken without a decode", taken, len(env.Cases))
 }
