@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"math"
 	"os"
@@ -144,10 +143,13 @@ func (b bitset) get(i int32) bool { return b[i>>6]&(1<<(i&63)) != 0 }
 func (b bitset) set(i int32)      { b[i>>6] |= 1 << (i & 63) }
 
 // hash32 is the index's hash of a case's name.
+// (FNV-1a, as hash/fnv's New32a sums it, without its allocation).
 func hash32(name string) uint32 {
-	h := fnv.New32a()
-	h.Write([]byte(name))
-	return h.Sum32()
+	h := uint32(2166136261)
+	for i := 0; i < len(name); i++ {
+		h = (h ^ uint32(name[i])) * 16777619
+	}
+	return h
 }
 
 // add notes the next case of the baseline: its name's hash, where it

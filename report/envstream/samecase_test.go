@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"hash/fnv"
 	"io"
 	"math/rand/v2"
 	"path/filepath"
@@ -275,51 +276,77 @@ func TestSameBytesTakesItsCase(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var c report.CaseResult
-		if err := json.Unmarshal(raw, &c); err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := first[c.Name]; !ok {
-			first[c.Name] = k
-		}
-		want := baseline.CaseOf(&c, &c, "")
-		// The way without a decode is for a case passThrough passes
-		// (not an inconclusive one, say) and sameDelta reads whole.
-		var lc leanCase
-		_, whole := sameDelta(raw, true)
-		passed := passThrough(raw, &lc)
-		if k == 7 && (!passed || whole) {
-			t.Fatalf("case 7 (an escaped label value): passed through %v, read whole by sameDelta %v; want true, false", passed, whole)
-		}
-		may := passed && whole
-		i, d, ok := idx.sameBytes(raw, true, &sc)
-		if !may {
-			if ok {
-				t.Fatalf("case %d taken without a decode: %+v\n%s", k, d, raw)
-			}
-			continue
-		} else if !ok || int(i) != first[c.Name] || !reflect.DeepEqual(d, want) {
-			t.Fatalf("case %d: sameBytes gives %d %v %+v; want %d true %+v", k, i, ok, d, first[c.Name], want)
-		} else {
+		if checkSameBytes(t, idx, &sc, k, raw, first) {
 			taken++
-		}
-		// Without figures: the same case, its figures left out.
-		i, d, ok = idx.sameBytes(raw, false, &sc)
-		want.Targets, want.Counts, want.Labels = []baseline.TargetDelta{}, []baseline.CountDelta{}, nil
-		if !ok || int(i) != first[c.Name] || !reflect.DeepEqual(d, want) {
-			t.Fatalf("case %d without figures: sameBytes gives %d %v %+v; want %d true %+v", k, i, ok, d, first[c.Name], want)
-		}
-		spaced := append(append([]byte{}, raw[:len(raw)-1]...), ' ', '}')
-		if _, _, ok := idx.sameBytes(spaced, true, &sc); ok {
-			t.Fatalf("case %d with a space more taken as the baseline's", k)
-		}
-		other := bytes.Replace(raw, []byte("same case"), []byte("gone case"), 1)
-		if _, _, ok := idx.sameBytes(other, true, &sc); ok || bytes.Equal(other, raw) {
-			t.Fatalf("case %d renamed (%v) taken as the baseline's", k, !bytes.Equal(other, raw))
 		}
 	}
 	if taken < len(env.Cases)/2 {
 		t.Fatalf("%d of %d cases taken without a decode: the drawing misses the way", taken, len(env.Cases))
 	}
 	t.Logf("%d of %d cases taken without a decode", taken, len(env.Cases))
+}
+
+// checkSameBytes is TestSameBytesTakesItsCase's check of case k, raw, of
+// the baseline idx indexes (first: the place of the first case of each
+// name seen); it reports whether the case took the way without a decode.
+func checkSameBytes(t *testing.T, idx *indexed, sc *scratch, k int, raw []byte, first map[string]int) bool {
+	t.Helper()
+	var c report.CaseResult
+	if err := json.Unmarshal(raw, &c); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := first[c.Name]; !ok {
+		first[c.Name] = k
+	}
+	want := baseline.CaseOf(&c, &c, "")
+	// The way without a decode is for a case passThrough passes
+	// (not an inconclusive one, say) and sameDelta reads whole.
+	var lc leanCase
+	_, whole := sameDelta(raw, true)
+	passed := passThrough(raw, &lc)
+	if k == 7 && (!passed || whole) {
+		t.Fatalf("case 7 (an escaped label value): passed through %v, read whole by sameDelta %v; want true, false", passed, whole)
+	}
+	may := passed && whole
+	i, d, ok := idx.sameBytes(raw, true, sc)
+	if !may {
+		if ok {
+			t.Fatalf("case %d taken without a decode: %+v\n%s", k, d, raw)
+		}
+		return false
+	} else if !ok || int(i) != first[c.Name] || !reflect.DeepEqual(d, want) {
+		t.Fatalf("case %d: sameBytes gives %d %v %+v; want %d true %+v", k, i, ok, d, first[c.Name], want)
+	}
+	// Without figures: the same case, its figures left out.
+	i, d, ok = idx.sameBytes(raw, false, sc)
+	want.Targets, want.Counts, want.Labels = []baseline.TargetDelta{}, []baseline.CountDelta{}, nil
+	if !ok || int(i) != first[c.Name] || !reflect.DeepEqual(d, want) {
+		t.Fatalf("case %d without figures: sameBytes gives %d %v %+v; want %d true %+v", k, i, ok, d, first[c.Name], want)
+	}
+	spaced := append(append([]byte{}, raw[:len(raw)-1]...), ' ', '}')
+	if _, _, ok := idx.sameBytes(spaced, true, sc); ok {
+		t.Fatalf("case %d with a space more taken as the baseline's", k)
+	}
+	other := bytes.Replace(raw, []byte("same case"), []byte("gone case"), 1)
+	if _, _, ok := idx.sameBytes(other, true, sc); ok || bytes.Equal(other, raw) {
+		t.Fatalf("case %d renamed (%v) taken as the baseline's", k, !bytes.Equal(other, raw))
+	}
+	return true
+}
+
+// TestHash32IsFNV holds hash32 to hash/fnv's 32-bit FNV-1a over drawn
+// names: every byte, empty, long, not UTF-8.
+func TestHash32IsFNV(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 32))
+	for n := range 2000 {
+		b := make([]byte, n%300)
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		h := fnv.New32a()
+		h.Write(b)
+		if got, want := hash32(string(b)), h.Sum32(); got != want {
+			t.Fatalf("hash32(%q) = %#x; fnv %#x", b, got, want)
+		}
+	}
 }
