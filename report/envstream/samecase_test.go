@@ -350,3 +350,70 @@ func TestHash32IsFNV(t *testing.T) {
 		}
 	}
 }
+
+// sameDelta is sameDeltaSpans reading the whole case again, the way the
+// comparison took before passThroughSpans noted where each field lies: the
+// tests hold sameDeltaSpans to it. It is baseline.CaseOf(c, c, "") for the case c whose JSON raw
+// passThrough passed (every member of the case and of its structs given
+// once and spelt as its field is, every value of its field's type): the
+// delta of a case compared with itself, made from its name, kind,
+// verdict, runs, position, definition digest, targets, counts and labels
+// without decoding it. Without figures (CompareListed, which lists
+// changed cases only), the targets, counts and labels of a case with a
+// definition digest are left out: such a case is unchanged, and counts
+// alike without them. It reports false for what it leaves to the decoder:
+// a string with an escape, a null element of a list, an assertion (by
+// block, index and target) or floor (by name) given twice.
+// TestSameDeltaIsCaseOf holds it to CaseOf over drawn cases.
+func sameDelta(raw []byte, figures bool) (baseline.CaseDelta, bool) {
+	r := sameReader{s: caseScan{b: raw}}
+	ok := r.s.eachMember(r.member)
+	r.s.space()
+	if !ok || r.s.i != len(r.s.b) {
+		return r.d, false
+	}
+	return r.delta(figures)
+}
+
+// TestCachedServesItsBlock: a worker reads a block of the baseline's
+// cases once and serves every case of it from its copy: with the file
+// closed after a block's first case, each other case of that block is
+// still given, its bytes the ones ReadAt gives; a case of another block
+// then needs the file (its read fails).
+func TestCachedServesItsBlock(t *testing.T) {
+	env := genEnvelope(rand.New(rand.NewPCG(40, 33)), 2*blockCases+10, "cached")
+	path := filepath.Join(t.TempDir(), "base.json")
+	writeEnv(t, path, env)
+	f, rd, err := openEnvelope(path, "", report.MaxStreamBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr, err := newCaseReader(rd, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, _, err := indexBaseline(f, cr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([][]byte, idx.n)
+	for i := range int32(idx.n) {
+		if want[i], err = idx.raw(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var sc scratch
+	first := int32(blockCases) // the second block
+	if got, err := idx.cached(first, &sc); err != nil || !bytes.Equal(got, want[first]) {
+		t.Fatalf("case %d: %v\n%s\nwant %s", first, err, got, want[first])
+	}
+	f.Close()
+	for i := first; i < 2*blockCases; i++ {
+		if got, err := idx.cached(i, &sc); err != nil || !bytes.Equal(got, want[i]) {
+			t.Fatalf("case %d of the cached block, the file closed: %v\n%s\nwant %s", i, err, got, want[i])
+		}
+	}
+	if _, err := idx.cached(0, &sc); err == nil {
+		t.Fatal("case 0, of another block, given with the file closed")
+	}
+}
