@@ -345,8 +345,10 @@ func targetDeltas(targets []member, comparable bool, ss *sameScratch) ([]baselin
 	fs := slices.Grow(ss.fs[:0], 2*len(targets))
 	ss.tds, ss.fs = out, fs
 	for i, m := range targets {
+		// A string (its quotes included) does not parse: the decoder
+		// refuses it for a float.
 		v, err := strconv.ParseFloat(string(m.val), 64)
-		if err != nil || m.val[0] == '"' {
+		if err != nil {
 			return nil, false
 		}
 		fs = append(fs, v, 0)

@@ -240,6 +240,10 @@ func TestSameBytesTakesItsCase(t *testing.T) {
 	r := rand.New(rand.NewPCG(40, 21))
 	env := genEnvelope(r, 150, "same")
 	env.Cases[7].Labels = map[string]string{"reliability.class": "flaky", "note": "caf\u00e9 \"x\""}
+	// Floors and assertions of distinct names are read whole.
+	env.Cases[9].Verdict, env.Cases[9].Evidence = report.Pass, nil
+	env.Cases[9].Floors = []report.Floor{{Name: "f1", Passed: true}, {Name: "f2", Passed: true}}
+	env.Cases[9].Assertions = append(env.Cases[9].Assertions, report.AssertionResult{Index: 1, Target: "tool_selection.f1", Passed: true})
 	env.Cases = append(env.Cases, env.Cases[3])
 	path := filepath.Join(t.TempDir(), "base.json")
 	writeEnv(t, path, env)
@@ -306,6 +310,9 @@ func checkSameBytes(t *testing.T, idx *indexed, sc *scratch, k int, raw []byte, 
 	passed := passThrough(raw, &lc)
 	if k == 7 && (!passed || whole) {
 		t.Fatalf("case 7 (an escaped label value): passed through %v, read whole by sameDelta %v; want true, false", passed, whole)
+	}
+	if k == 9 && !(passed && whole) {
+		t.Fatalf("case 9 (two floors, two assertions, each of its own name): passed through %v, read whole by sameDelta %v", passed, whole)
 	}
 	may := passed && whole
 	i, d, ok := idx.sameBytes(raw, true, sc)
