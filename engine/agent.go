@@ -15,6 +15,9 @@ func runAgent(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*r
 	c := p.c
 	a := newAgentRun(c, res)
 	use := cassetteUse{open: a.open, run: a.run, bytes: a.fileBytes}
+	if a.aheadChecks {
+		use.prep = a.prep
+	}
 	var j *joiner
 	var errs diag.List
 	if len(c.Sources) > 0 || len(c.Aliases) > 0 {
@@ -69,8 +72,12 @@ type agentRun struct {
 	// perCase those on gate and reliability targets, evaluated once.
 	perRun  []*runCheck
 	perCase []*Assertion
-	// callDocs is whether a per-run check reads the run's calls (runDoc).
-	callDocs bool
+	// callDocs is whether a per-run check evaluated in the fold reads the
+	// run's calls (runDoc); aheadCalls the same of those prep evaluates.
+	callDocs, aheadCalls bool
+	// aheadChecks is whether a per-run check reads the run alone
+	// (runCheck.readsRunAlone): prep evaluates those.
+	aheadChecks bool
 	checks   *gateChecks
 	runN     int
 	tools    toolIndex
@@ -103,8 +110,32 @@ func newAgentRun(c *Case, res *report.CaseResult) *agentRun {
 		a.perRun = append(a.perRun, newRunCheck(as))
 	}
 	a.checks = newGateChecks(a.gates, byKey, a.perCase)
-	a.callDocs = readsCalls(a.perRun)
+	var fold, ahead []*runCheck
+	for _, rc := range a.perRun {
+		if rc.readsRunAlone() {
+			ahead = append(ahead, rc)
+		} else {
+			fold = append(fold, rc)
+		}
+	}
+	a.callDocs, a.aheadCalls, a.aheadChecks = readsCalls(fold), readsCalls(ahead), len(ahead) > 0
 	return a
+}
+
+// prep evaluates, on one run, the per-run checks that read the run alone,
+// one outcome per check of a.perRun (the others' left zero): the part of
+// a run's checking that needs nothing folded before it, done by whichever
+// goroutine decoded the run (cassetteUse.prep). It reads only what the
+// case declared.
+func (a *agentRun) prep(cas *cassette.Cassette, r *cassette.Run) []checkOutcome {
+	doc := runDoc(0, cas, r, a.aheadCalls) // run is not read by these checks
+	out := make([]checkOutcome, len(a.perRun))
+	for k, rc := range a.perRun {
+		if rc.readsRunAlone() {
+			out[k] = rc.outcome(doc)
+		}
+	}
+	return out
 }
 
 // open shows every gate a cassette before its runs.
@@ -127,7 +158,7 @@ func (a *agentRun) fileBytes(data []byte) {
 
 // run feeds one recorded run to every gate, gives the run its verdict (the
 // checks it failed) and keeps its evidence.
-func (a *agentRun) run(cas *cassette.Cassette, r *cassette.Run) {
+func (a *agentRun) run(cas *cassette.Cassette, r *cassette.Run, pr *runPrep) {
 	a.runN++
 	a.noCalls.add(a.runN, r)
 	if len(a.tools.keys) == 0 {
@@ -141,12 +172,19 @@ func (a *agentRun) run(cas *cassette.Cassette, r *cassette.Run) {
 		g.add(cas, r)
 	}
 	a.failed = a.failed[:0]
-	if len(a.perRun) > 0 {
-		doc := runDoc(a.runN, cas, r, a.callDocs)
-		for _, rc := range a.perRun {
-			if !rc.check(a.runN, doc) {
-				a.failed = append(a.failed, rc.label)
+	var doc map[string]any
+	for k, rc := range a.perRun {
+		var passed bool
+		if rc.readsRunAlone() {
+			passed = rc.record(a.runN, pr.checks[k])
+		} else {
+			if doc == nil {
+				doc = runDoc(a.runN, cas, r, a.callDocs)
 			}
+			passed = rc.check(a.runN, doc)
+		}
+		if !passed {
+			a.failed = append(a.failed, rc.label)
 		}
 	}
 	a.failed = a.checks.check(a.failed)

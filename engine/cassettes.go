@@ -23,7 +23,13 @@ import (
 // sees each of its runs in file order. Either may be nil.
 type cassetteUse struct {
 	open func(*cassette.Cassette)
-	run  func(*cassette.Cassette, *cassette.Run)
+	run  func(*cassette.Cassette, *cassette.Run, *runPrep)
+	// prep, when set, computes what a run gives the case on its own
+	// (runPrep.checks) before run sees it. It reads the run and what
+	// the case declared, never what run has folded, and is safe for
+	// several runs at once: files read ahead (readAhead) are prepared on
+	// the worker that decoded them.
+	prep func(*cassette.Cassette, *cassette.Run) []checkOutcome
 	// bytes, when set, is handed a file's bytes before its runs are
 	// streamed from them and nil once they are done (not for a file read
 	// ahead, whose bytes are let go once decoded, nor an adapted one): what
@@ -64,7 +70,13 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 	tools := toolTally{}
 	priced := 0
 	unpriced := map[string]bool{}
-	ahead := readAhead(p, files)
+	var prep func(*cassette.Cassette, *cassette.Run) runPrep
+	if use.adapt == nil {
+		// A joined or aliased run is what adapt makes of it, in the
+		// fold: prepared there.
+		prep = func(cas *cassette.Cassette, r *cassette.Run) runPrep { return prepRun(p, use.prep, cas, r) }
+	}
+	ahead := readAhead(p, files, prep)
 	for i, f := range files {
 		name := displayPath(f)
 		var fr fileRead
@@ -95,22 +107,26 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 				use.open(cas)
 			}
 		}
-		each := func(cas *cassette.Cassette, r *cassette.Run) {
+		each := func(cas *cassette.Cassette, r *cassette.Run, pr *runPrep) {
 			if use.adapt != nil {
 				cas, r = use.adapt(cas, r)
 			}
 			if !opened {
 				open(cas)
 			}
-			switch ok, known := price(p, cas.Model, r); {
-			case ok:
+			if pr == nil {
+				prepared := prepRun(p, use.prep, cas, r)
+				pr = &prepared
+			}
+			switch {
+			case pr.priced:
 				priced++
-			case !known:
+			case !pr.known:
 				unpriced[oneLine(cas.Model)] = true
 			}
 			tools.addRun(owner, r)
 			if use.run != nil {
-				use.run(cas, r)
+				use.run(cas, r, pr)
 			}
 		}
 		cas, err := fr.cas, fr.err
@@ -118,14 +134,18 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 			// The runs the file handed out as it was decoded, in order,
 			// then what its reader said of the whole.
 			for j := range fr.runs {
-				each(fr.runCas, &fr.runs[j])
+				var pr *runPrep
+				if fr.preps != nil {
+					pr = &fr.preps[j]
+				}
+				each(fr.runCas, &fr.runs[j], pr)
 			}
 		} else {
 			share := use.bytes != nil && use.adapt == nil
 			if share {
 				use.bytes(fr.data)
 			}
-			cas, err = cassette.Stream(name, fr.data, each)
+			cas, err = cassette.Stream(name, fr.data, func(cas *cassette.Cassette, r *cassette.Run) { each(cas, r, nil) })
 			if share {
 				use.bytes(nil)
 			}
@@ -163,7 +183,10 @@ type fileRead struct {
 	loadErr error
 	runCas  *cassette.Cassette
 	runs    []cassette.Run
-	cas     *cassette.Cassette
+	// preps are the runs' runPrep, one a run, when the worker prepared
+	// them (a case that adapts its runs prepares them in the fold).
+	preps []runPrep
+	cas   *cassette.Cassette
 	err     error
 	// release gives back what the file took of the read budget.
 	release func()
@@ -196,8 +219,10 @@ func readFile(p casePlan, f, name string, budget *readBudget) fileRead {
 // budget (the plan's, else one file of the largest size), so memory does
 // not grow with the number of cores, and the fold sees every file's runs
 // in file order, as the stream would hand them: the report is the same
-// on any number of cores.
-func readAhead(p casePlan, files []string) []chan fileRead {
+// on any number of cores. prep, when not nil, prepares each run on the
+// worker as it is decoded (what it keeps of a check's value is thinned:
+// runPrep.thin), so the fold, one goroutine, only folds.
+func readAhead(p casePlan, files []string, prep func(*cassette.Cassette, *cassette.Run) runPrep) []chan fileRead {
 	workers := runtime.GOMAXPROCS(0)
 	if len(files) < 2 || workers < 2 {
 		return nil
@@ -240,8 +265,14 @@ func readAhead(p casePlan, files []string) []chan fileRead {
 				fr.data, fr.loadErr = cassette.Load(f, name)
 				if fr.loadErr == nil {
 					fr.sum = sha256.Sum256(fr.data)
+					var kept []bool // per check: a failing run of the file kept its value
 					fr.cas, fr.err = cassette.Stream(name, fr.data, func(c *cassette.Cassette, r *cassette.Run) {
 						fr.runCas = c
+						if prep != nil {
+							pr := prep(c, r)
+							pr.thin(len(fr.runs) == 0, &kept)
+							fr.preps = append(fr.preps, pr)
+						}
 						fr.runs = append(fr.runs, *r)
 					})
 					fr.data = nil
@@ -251,6 +282,49 @@ func readAhead(p casePlan, files []string) []chan fileRead {
 		}()
 	}
 	return out
+}
+
+// runPrep is what one run gives its case on its own, before the case's
+// fold sees it: its price (price) and the outcomes of the case's per-run
+// checks that read the run alone (cassetteUse.prep). It is computed by the
+// worker that decoded the run when the case's files are read ahead, else
+// just before the fold, by the same function on the same run: the fold,
+// and so the report, is the same either way.
+type runPrep struct {
+	priced, known bool
+	checks        []checkOutcome
+}
+
+// prepRun prepares run r of cas for the fold: prices it (filling its cost
+// from the table) and computes prep's outcomes.
+func prepRun(p casePlan, prep func(*cassette.Cassette, *cassette.Run) []checkOutcome, cas *cassette.Cassette, r *cassette.Run) runPrep {
+	var pr runPrep
+	pr.priced, pr.known = price(p, cas.Model, r)
+	if prep != nil {
+		pr.checks = prep(cas, r)
+	}
+	return pr
+}
+
+// thin lets go of the value (and the words) a check read from a run that the fold will
+// not keep, for a run prepared ahead of it: a runCheck keeps the value of
+// the case's first run and of its first failing run, which are the first
+// run of some file and the first run of some file that fails the check.
+// first says this is the file's first run; kept marks, per check, that a
+// failing run of the file kept its value.
+func (pr *runPrep) thin(first bool, kept *[]bool) {
+	if len(*kept) < len(pr.checks) {
+		*kept = make([]bool, len(pr.checks))
+	}
+	for k := range pr.checks {
+		o := &pr.checks[k]
+		switch {
+		case !o.passed && !(*kept)[k]:
+			(*kept)[k] = true
+		case !first:
+			o.actual, o.why = nil, ""
+		}
+	}
 }
 
 // aheadFilesPerWorker is how many files per worker readAhead may hold
