@@ -78,9 +78,9 @@ type agentRun struct {
 	// aheadChecks is whether a per-run check reads the run alone
 	// (runCheck.readsRunAlone): prep evaluates those.
 	aheadChecks bool
-	checks   *gateChecks
-	runN     int
-	tools    toolIndex
+	checks      *gateChecks
+	runN        int
+	tools       toolIndex
 	// called are the tools the runs called, which a name is checked
 	// against when no cassette recorded its catalog.
 	called   toolIndex

@@ -187,7 +187,7 @@ type fileRead struct {
 	// them (a case that adapts its runs prepares them in the fold).
 	preps []runPrep
 	cas   *cassette.Cassette
-	err     error
+	err   error
 	// release gives back what the file took of the read budget.
 	release func()
 }
