@@ -15,7 +15,7 @@ func runAgent(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*r
 	c := p.c
 	a := newAgentRun(c, res)
 	use := cassetteUse{open: a.open, run: a.run, bytes: a.fileBytes}
-	if a.aheadChecks {
+	if a.aheadChecks || a.scorers {
 		use.prep = a.prep
 	}
 	var j *joiner
@@ -78,9 +78,11 @@ type agentRun struct {
 	// aheadChecks is whether a per-run check reads the run alone
 	// (runCheck.readsRunAlone): prep evaluates those.
 	aheadChecks bool
-	checks      *gateChecks
-	runN        int
-	tools       toolIndex
+	// scorers is whether a gate of the case is a runScorer.
+	scorers bool
+	checks  *gateChecks
+	runN    int
+	tools   toolIndex
 	// called are the tools the runs called, which a name is checked
 	// against when no cassette recorded its catalog.
 	called   toolIndex
@@ -119,23 +121,37 @@ func newAgentRun(c *Case, res *report.CaseResult) *agentRun {
 		}
 	}
 	a.callDocs, a.aheadCalls, a.aheadChecks = readsCalls(fold), readsCalls(ahead), len(ahead) > 0
+	for _, g := range a.gates {
+		if _, ok := g.(runScorer); ok {
+			a.scorers = true
+		}
+	}
 	return a
 }
 
-// prep evaluates, on one run, the per-run checks that read the run alone,
-// one outcome per check of a.perRun (the others' left zero): the part of
-// a run's checking that needs nothing folded before it, done by whichever
-// goroutine decoded the run (cassetteUse.prep). It reads only what the
-// case declared.
-func (a *agentRun) prep(cas *cassette.Cassette, r *cassette.Run) []checkOutcome {
-	doc := runDoc(0, cas, r, a.aheadCalls) // run is not read by these checks
-	out := make([]checkOutcome, len(a.perRun))
-	for k, rc := range a.perRun {
-		if rc.readsRunAlone() {
-			out[k] = rc.outcome(doc)
+// prep does the part of a run's work that needs nothing folded before
+// it, on whichever goroutine decoded the run (cassetteUse.prep): the
+// per-run checks that read the run alone, one outcome per check of
+// a.perRun (the others' left zero), and each runScorer gate's score. It
+// reads only what the case declared.
+func (a *agentRun) prep(cas *cassette.Cassette, r *cassette.Run, pr *runPrep) {
+	if a.aheadChecks {
+		doc := runDoc(0, cas, r, a.aheadCalls) // run is not read by these checks
+		pr.checks = make([]checkOutcome, len(a.perRun))
+		for k, rc := range a.perRun {
+			if rc.readsRunAlone() {
+				pr.checks[k] = rc.outcome(doc)
+			}
 		}
 	}
-	return out
+	if a.scorers {
+		pr.scores = make([]any, len(a.gates))
+		for i, g := range a.gates {
+			if sc, ok := g.(runScorer); ok {
+				pr.scores[i] = sc.score(cas, r)
+			}
+		}
+	}
 }
 
 // open shows every gate a cassette before its runs.
@@ -168,8 +184,12 @@ func (a *agentRun) run(cas *cassette.Cassette, r *cassette.Run, pr *runPrep) {
 			}
 		}
 	}
-	for _, g := range a.gates {
-		g.add(cas, r)
+	for i, g := range a.gates {
+		if sc, ok := g.(runScorer); ok && pr.scores != nil {
+			sc.addScored(cas, r, pr.scores[i])
+		} else {
+			g.add(cas, r)
+		}
 	}
 	a.failed = a.failed[:0]
 	var doc map[string]any

@@ -24,12 +24,12 @@ import (
 type cassetteUse struct {
 	open func(*cassette.Cassette)
 	run  func(*cassette.Cassette, *cassette.Run, *runPrep)
-	// prep, when set, computes what a run gives the case on its own
-	// (runPrep.checks) before run sees it. It reads the run and what
-	// the case declared, never what run has folded, and is safe for
-	// several runs at once: files read ahead (readAhead) are prepared on
-	// the worker that decoded them.
-	prep func(*cassette.Cassette, *cassette.Run) []checkOutcome
+	// prep, when set, fills what a run gives the case on its own
+	// (runPrep.checks, runPrep.scores) before run sees it. It reads the
+	// run and what the case declared, never what run has folded, and is
+	// safe for several runs at once: files read ahead (readAhead) are
+	// prepared on the worker that decoded them.
+	prep func(*cassette.Cassette, *cassette.Run, *runPrep)
 	// bytes, when set, is handed a file's bytes before its runs are
 	// streamed from them and nil once they are done (not for a file read
 	// ahead, whose bytes are let go once decoded, nor an adapted one): what
@@ -285,23 +285,27 @@ func readAhead(p casePlan, files []string, prep func(*cassette.Cassette, *casset
 }
 
 // runPrep is what one run gives its case on its own, before the case's
-// fold sees it: its price (price) and the outcomes of the case's per-run
-// checks that read the run alone (cassetteUse.prep). It is computed by the
+// fold sees it: its price (price), the outcomes of the case's per-run
+// checks that read the run alone and its gates' scores (cassetteUse.prep,
+// agentRun.prep). It is computed by the
 // worker that decoded the run when the case's files are read ahead, else
 // just before the fold, by the same function on the same run: the fold,
 // and so the report, is the same either way.
 type runPrep struct {
 	priced, known bool
 	checks        []checkOutcome
+	// scores are the run's score by each gate of the case, in the
+	// case's order, nil for a gate that is not a runScorer.
+	scores []any
 }
 
 // prepRun prepares run r of cas for the fold: prices it (filling its cost
 // from the table) and computes prep's outcomes.
-func prepRun(p casePlan, prep func(*cassette.Cassette, *cassette.Run) []checkOutcome, cas *cassette.Cassette, r *cassette.Run) runPrep {
+func prepRun(p casePlan, prep func(*cassette.Cassette, *cassette.Run, *runPrep), cas *cassette.Cassette, r *cassette.Run) runPrep {
 	var pr runPrep
 	pr.priced, pr.known = price(p, cas.Model, r)
 	if prep != nil {
-		pr.checks = prep(cas, r)
+		prep(cas, r, &pr)
 	}
 	return pr
 }
