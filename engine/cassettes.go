@@ -278,6 +278,12 @@ func readAhead(p casePlan, files []string, prep func(*cassette.Cassette, *casset
 					fr.data = nil
 				}
 				out[j.i] <- fr
+				// The send readied the fold if it waited for this file, in
+				// this processor's next slot, where it would wait for the
+				// worker's time slice to end (10 ms, about as long as the
+				// workers take to fill the window, then idle): yielding
+				// lets the fold take the file now.
+				runtime.Gosched()
 			}
 		}()
 	}
