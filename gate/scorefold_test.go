@@ -104,7 +104,16 @@ func TestScoreThenFoldIsAdd(t *testing.T) {
 			v := int64(rng.IntN(3000))
 			floors.MaxRunMS = &v
 		}
+		traj := Trajectory{Match: []string{MatchStrict, MatchUnordered, MatchSubset, MatchSuperset}[rng.IntN(4)]}
+		for range rng.IntN(4) {
+			traj.Steps = append(traj.Steps, Step{Tool: []string{"search", "web.search", "fs.read_file", "git_reset"}[rng.IntN(4)]})
+		}
 		makers := []func() scoreFold{
+			func() scoreFold {
+				m := NewTrajectory(traj)
+				return scoreFold{"TrajectoryMatch", func(r *cassette.Run) any { return m.Add(r) }, func(r *cassette.Run) any { return m.Score(r) },
+					func(_ *cassette.Run, x any) any { m.Fold(x.(TrajectoryRun)); return x }, m.Result}
+			},
 			func() scoreFold {
 				s := NewSelectionBy(classes, counting)
 				return scoreFold{"Selection", func(r *cassette.Run) any { return s.Add(r) }, func(r *cassette.Run) any { return s.Score(r) },
