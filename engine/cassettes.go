@@ -70,13 +70,7 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 	tools := toolTally{}
 	priced := 0
 	unpriced := map[string]bool{}
-	var prep func(*cassette.Cassette, *cassette.Run) runPrep
-	if use.adapt == nil {
-		// A joined or aliased run is what adapt makes of it, in the
-		// fold: prepared there.
-		prep = func(cas *cassette.Cassette, r *cassette.Run) runPrep { return prepRun(p, use.prep, cas, r) }
-	}
-	ahead := readAhead(p, files, prep)
+	ahead := readAhead(p, files, aheadPrep(p, use))
 	for i, f := range files {
 		name := displayPath(f)
 		var fr fileRead
@@ -134,11 +128,7 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 			// The runs the file handed out as it was decoded, in order,
 			// then what its reader said of the whole.
 			for j := range fr.runs {
-				var pr *runPrep
-				if fr.preps != nil {
-					pr = &fr.preps[j]
-				}
-				each(fr.runCas, &fr.runs[j], pr)
+				each(fr.runCas, &fr.runs[j], fr.prepOf(j))
 			}
 		} else {
 			share := use.bytes != nil && use.adapt == nil
@@ -171,6 +161,26 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 		res.UnpricedModels = nil
 	}
 	return errs
+}
+
+// aheadPrep is how the workers that read a case's files ahead prepare
+// each run (prepRun); nil for a case that adapts its runs: a joined or
+// aliased run is what adapt makes of it, in the fold, and is prepared
+// there.
+func aheadPrep(p casePlan, use cassetteUse) func(*cassette.Cassette, *cassette.Run) runPrep {
+	if use.adapt != nil {
+		return nil
+	}
+	return func(cas *cassette.Cassette, r *cassette.Run) runPrep { return prepRun(p, use.prep, cas, r) }
+}
+
+// prepOf is the prepared run j of a file read ahead, nil when its worker
+// did not prepare its runs.
+func (fr *fileRead) prepOf(j int) *runPrep {
+	if fr.preps == nil {
+		return nil
+	}
+	return &fr.preps[j]
 }
 
 // fileRead is one cassette file of a case as it was read: its bytes and
