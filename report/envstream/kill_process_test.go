@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcptest/mcptest/report/envgen"
 )
 
 // TestKilledLeavesNoSpoolProcess kills the built binary with SIGKILL
@@ -26,7 +28,10 @@ func TestKilledLeavesNoSpoolProcess(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/mcptest").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	shards := writeSuite(t, dir, 20000)
+	shards, err := envgen.WriteSuite(dir, 20000, millionShards)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		args []string
