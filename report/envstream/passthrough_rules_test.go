@@ -203,3 +203,42 @@ func TestPassThroughEveryCharacter(t *testing.T) {
 		}
 	}
 }
+
+// TestPassThroughNumbers: a figure (a float field) with a fraction, a
+// sign or a zero passes through, read as decoding reads it; one with an
+// exponent is left to the decoder, and one JSON refuses (a leading zero,
+// a point with no digit on one side, a lone sign) is refused. A count (an
+// integer field) with a fraction is refused, as Unmarshal refuses it.
+func TestPassThroughNumbers(t *testing.T) {
+	data := ruleCases(t)[0]
+	figure := []byte(`"tool_selection.f1":67`)
+	count := []byte(`"reliability.runs":2`)
+	if !bytes.Contains(data, figure) || !bytes.Contains(data, count) {
+		t.Fatalf("no figure or count in %s", data)
+	}
+	var byCase, byScan report.Counter
+	for _, c := range []struct {
+		at, num string
+		pass    bool
+	}{
+		{"figure", "0", true}, {"figure", "-0", true}, {"figure", "66.67", true}, {"figure", "-0.5", true},
+		{"figure", "1.0", true}, {"figure", "123456789.125", true}, {"figure", "10.25", true},
+		{"figure", "1e5", false}, {"figure", "1.5E-3", false}, {"figure", "1.", false}, {"figure", ".5", false},
+		{"figure", "01", false}, {"figure", "-", false}, {"figure", "1.e5", false}, {"figure", "+1", false},
+		{"count", "2", true}, {"count", "2.0", false}, {"count", "2e0", false}, {"count", "-2", true},
+	} {
+		old, field := figure, `"tool_selection.f1":`
+		if c.at == "count" {
+			old, field = count, `"reliability.runs":`
+		}
+		text := bytes.Replace(data, old, []byte(field+c.num), 1)
+		var lc leanCase
+		if got := passThrough(text, &lc); got != c.pass {
+			t.Errorf("%s %s: passed through %v, want %v", c.at, c.num, got, c.pass)
+			continue
+		}
+		if c.pass {
+			passThroughHolds(t, text, &byCase, &byScan)
+		}
+	}
+}
