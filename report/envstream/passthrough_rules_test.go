@@ -124,7 +124,11 @@ func TestPassThroughAnyLayout(t *testing.T) {
 // escape, a literal, a number cut in two) is not passed through, and the
 // scan does not read past its end.
 func TestPassThroughCutShort(t *testing.T) {
-	for _, data := range ruleCases(t) {
+	cases := ruleCases(t)
+	// A figure with an exponent (the case is left to the decoder whole;
+	// cut in its exponent, the scan must not read past the end either).
+	cases = append(cases, bytes.Replace(cases[0], []byte(`"tool_selection.f1":67`), []byte(`"tool_selection.f1":6.7E+1,"x":-1e-2`), 1))
+	for _, data := range cases {
 		var b bytes.Buffer
 		if err := json.Indent(&b, data, "", " "); err != nil {
 			t.Fatal(err)
