@@ -5,8 +5,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/big"
+	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -243,6 +246,53 @@ func TestPassThroughNumbers(t *testing.T) {
 		}
 		if c.pass {
 			passThroughHolds(t, text, &byCase, &byScan)
+		}
+	}
+}
+
+// TestIntegerIsParse holds the scan's integers to strconv over every
+// integer kind and size, at and around each one's bounds, the 19, 20 and
+// 21 digit lengths, and drawn values: read exactly when strconv.ParseInt
+// or ParseUint reads the text at that size, to the same value.
+func TestIntegerIsParse(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 40))
+	var texts []string
+	for _, base := range []string{"127", "128", "255", "256", "32767", "32768", "65535", "65536", "2147483647", "2147483648",
+		"4294967295", "4294967296", "9223372036854775807", "9223372036854775808", "18446744073709551615", "18446744073709551616",
+		"99999999999999999999", "100000000000000000000", "1844674407370955161", "18446744073709551609", "18446744073709551610"} {
+		n, _ := new(big.Int).SetString(base, 10)
+		for d := int64(-3); d <= 3; d++ {
+			v := new(big.Int).Add(n, big.NewInt(d))
+			texts = append(texts, v.String(), new(big.Int).Neg(v).String())
+		}
+	}
+	for range 3000 {
+		digits := 1 + r.IntN(21)
+		b := []byte{byte('1' + r.IntN(9))}
+		for range digits - 1 {
+			b = append(b, byte('0'+r.IntN(10)))
+		}
+		texts = append(texts, string(b), "-"+string(b))
+	}
+	texts = append(texts, "0", "-0")
+	for _, text := range texts {
+		for _, bits := range []int{8, 16, 32, 64} {
+			for _, kind := range []shapeKind{shapeInt, shapeUint} {
+				s := caseScan{b: []byte(text)}
+				v, ok := s.integer(&shape{kind: kind, bits: bits})
+				var want uint64
+				var err error
+				if kind == shapeInt {
+					var w int64
+					w, err = strconv.ParseInt(text, 10, bits)
+					want = uint64(w)
+				} else {
+					want, err = strconv.ParseUint(text, 10, bits)
+				}
+				if ok != (err == nil) || ok && (uint64(v) != want || s.i != len(text)) {
+					t.Fatalf("%s as a %d-bit %v: read %d %v, strconv %d %v", text, bits, map[shapeKind]string{shapeInt: "int", shapeUint: "uint"}[kind], v, ok, want, err)
+				}
+			}
 		}
 	}
 }
