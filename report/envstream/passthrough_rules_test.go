@@ -296,3 +296,27 @@ func TestIntegerIsParse(t *testing.T) {
 		}
 	}
 }
+
+// TestFloatRange: a number is read into a float32 when its integer part
+// has at most 38 digits and into a float64 at most 308, whatever its sign
+// and fraction (within each one's range, as strconv.ParseFloat confirms);
+// one digit more is left to the decoder.
+func TestFloatRange(t *testing.T) {
+	for _, c := range []struct {
+		bits, digits int
+		ok           bool
+	}{{32, 1, true}, {32, 38, true}, {32, 39, false}, {64, 1, true}, {64, 38, true}, {64, 39, true}, {64, 308, true}, {64, 309, false}} {
+		for _, sign := range []string{"", "-"} {
+			for _, frac := range []string{"", ".5"} {
+				text := sign + "1" + strings.Repeat("0", c.digits-1) + frac
+				s := caseScan{b: []byte(text)}
+				if got := s.float(c.bits); got != c.ok || s.i != len(text) {
+					t.Fatalf("%d digits%s as a float%d: read %v (to byte %d of %d), want %v", c.digits, sign+frac, c.bits, got, s.i, len(text), c.ok)
+				}
+				if _, err := strconv.ParseFloat(text, c.bits); c.ok && err != nil {
+					t.Fatalf("%d digits%s read as a float%d, which strconv refuses: %v", c.digits, sign+frac, c.bits, err)
+				}
+			}
+		}
+	}
+}
