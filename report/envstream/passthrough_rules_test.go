@@ -131,6 +131,9 @@ func TestPassThroughCutShort(t *testing.T) {
 	// A figure with an exponent (the case is left to the decoder whole;
 	// cut in its exponent, the scan must not read past the end either).
 	cases = append(cases, bytes.Replace(cases[0], []byte(`"tool_selection.f1":67`), []byte(`"tool_selection.f1":6.7E+1,"x":-1e-2`), 1))
+	// Values of any type nested in a matcher (objects and arrays read as
+	// any value).
+	cases = append(cases, bytes.Replace(cases[0], []byte(`"matcher":{">=":50}`), []byte(`"matcher":{">=":{"a":[1,{"b":null,"c":true,"d":"e"}],"f":false}}`), 1))
 	for _, data := range cases {
 		var b bytes.Buffer
 		if err := json.Indent(&b, data, "", " "); err != nil {
