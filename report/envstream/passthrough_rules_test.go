@@ -323,3 +323,24 @@ func TestFloatRange(t *testing.T) {
 		}
 	}
 }
+
+// TestPassThroughDepth: values of any type nested in a matcher pass
+// through up to maxScanDepth levels of nesting in all (the case, its
+// assertions, the assertion and its matcher are the first four), and one
+// level more is left to the decoder.
+func TestPassThroughDepth(t *testing.T) {
+	data := ruleCases(t)[0]
+	matcher := []byte(`"matcher":{">=":50}`)
+	if !bytes.Contains(data, matcher) {
+		t.Fatal("no matcher in the case")
+	}
+	const above = 4 // the case, assertions, the assertion, the matcher
+	for _, d := range []int{1, maxScanDepth - above - 1, maxScanDepth - above, maxScanDepth - above + 1, maxScanDepth + 50} {
+		nested := strings.Repeat("[", d) + "1" + strings.Repeat("]", d)
+		text := bytes.Replace(data, matcher, []byte(`"matcher":{">=":`+nested+`}`), 1)
+		var lc leanCase
+		if got, want := passThrough(text, &lc), above+d <= maxScanDepth; got != want {
+			t.Fatalf("%d levels in all: passed through %v, want %v", above+d, got, want)
+		}
+	}
+}
