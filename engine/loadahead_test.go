@@ -139,7 +139,9 @@ func aheadRun(t *testing.T, path string, procs int, ahead bool, shard report.Sha
 // missing cassette, an unknown key: the load's; a test with no cassette,
 // a cassette cut short: the run's) fails with the same words, having shown no progress, warned
 // of nothing and emitted nothing; no worker is left behind. The load must
-// have taken cases ahead, or the test proves nothing.
+// have taken cases ahead, or the test proves nothing; which cases the
+// builder leaves for Run is drawn (some runs take cases after one left),
+// and any choice runs to the same envelope.
 func TestLoadAheadIsRun(t *testing.T) {
 	dir := t.TempDir()
 	files, err := gen.Write(filepath.Join(dir, "c"), 12, 40)
@@ -155,6 +157,9 @@ func TestLoadAheadIsRun(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(40, 7))
 	before := runtime.NumGoroutine()
+	behind := aheadBehind
+	defer func() { aheadBehind = behind }()
+	gaps := 0 // runs whose cases taken ahead were not a prefix of the suite's
 	kinds := []string{"", "name", "cassette", "key", "planned", "short"}
 	draws := 12
 	if testing.Short() {
@@ -177,7 +182,24 @@ func TestLoadAheadIsRun(t *testing.T) {
 		}
 		want, _, _ := aheadRun(t, path, 1, false, shard)
 		for _, procs := range []int{2, 4} {
+			// Which cases the builder leaves for Run is drawn besides the
+			// workers' own queue (aheadBehind): none more, or each with a
+			// drawn chance; any choice must run to the same envelope.
+			pick := rand.New(rand.NewPCG(uint64(d), uint64(procs))) // not rng: the suites drawn stay the same
+			chance, leftAt := pick.IntN(4), -1
+			aheadBehind = func(a *loadAhead) bool {
+				if behind(a) || pick.IntN(4) < chance {
+					if leftAt < 0 {
+						leftAt = len(a.taken)
+					}
+					return true
+				}
+				return false
+			}
 			got, taken, early := aheadRun(t, path, procs, true, shard)
+			if leftAt >= 0 && taken > leftAt {
+				gaps++
+			}
 			if got != want {
 				t.Fatalf("suite %d (%d tests, problem %q at %d, shard %v), GOMAXPROCS=%d: the run differs from the one loaded first:\n%s\n---\n%s",
 					d, n, kind, late, shard, procs, clipText(want), clipText(got))
@@ -193,6 +215,9 @@ func TestLoadAheadIsRun(t *testing.T) {
 				t.Fatalf("suite %d: problem %q at %d, and the run said:\n%s", d, kind, late, clipText(got))
 			}
 		}
+	}
+	if gaps == 0 {
+		t.Fatal("every run took a prefix of its suite's cases ahead: the cases left for Run between them were not tried")
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
