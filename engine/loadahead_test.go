@@ -182,22 +182,9 @@ func TestLoadAheadIsRun(t *testing.T) {
 		}
 		want, _, _ := aheadRun(t, path, 1, false, shard)
 		for _, procs := range []int{2, 4} {
-			// Which cases the builder leaves for Run is drawn besides the
-			// workers' own queue (aheadBehind): none more, or each with a
-			// drawn chance; any choice must run to the same envelope.
-			pick := rand.New(rand.NewPCG(uint64(d), uint64(procs))) // not rng: the suites drawn stay the same
-			chance, leftAt := pick.IntN(4), -1
-			aheadBehind = func(a *loadAhead) bool {
-				if behind(a) || pick.IntN(4) < chance {
-					if leftAt < 0 {
-						leftAt = len(a.taken)
-					}
-					return true
-				}
-				return false
-			}
+			gap := drawBehind(behind, d, procs)
 			got, taken, early := aheadRun(t, path, procs, true, shard)
-			if leftAt >= 0 && taken > leftAt {
+			if gap(taken) {
 				gaps++
 			}
 			if got != want {
@@ -226,6 +213,26 @@ func TestLoadAheadIsRun(t *testing.T) {
 	if n := runtime.NumGoroutine(); n > before {
 		t.Fatalf("%d goroutines after the runs, %d before", n, before)
 	}
+}
+
+// drawBehind draws which cases the builder leaves for Run besides the
+// workers' own queue (behind, the real aheadBehind): none more, or each
+// with a drawn chance, from a source of its own seeded with d and procs
+// (the suites drawn stay the same). It sets aheadBehind and returns what
+// reports whether a run that took taken cases took one after one it left.
+func drawBehind(behind func(*loadAhead) bool, d, procs int) (gap func(taken int) bool) {
+	pick := rand.New(rand.NewPCG(uint64(d), uint64(procs)))
+	chance, leftAt := pick.IntN(4), -1
+	aheadBehind = func(a *loadAhead) bool {
+		if behind(a) || pick.IntN(4) < chance {
+			if leftAt < 0 {
+				leftAt = len(a.taken)
+			}
+			return true
+		}
+		return false
+	}
+	return func(taken int) bool { return leftAt >= 0 && taken > leftAt }
 }
 
 // TestLoadAheadGivenUp: what a load computed ahead is given up, every
