@@ -257,7 +257,7 @@ func notASuite(d *document) bool {
 	if !ok {
 		return true
 	}
-	top := sortedKeys(rawSuiteSchema["properties"].(map[string]any))
+	top := sortedKeys(rawSuiteSchema()["properties"].(map[string]any))
 	for k := range m {
 		if contains(top, k) || diag.Suggest(k, top) != "" {
 			return false
@@ -309,7 +309,7 @@ func withSource(d *document, errs diag.List) diag.List {
 	_, isList := d.Root.([]any)
 	whole := false
 	for k := range root {
-		if _, ok := rawSuiteSchema["properties"].(map[string]any)[k]; ok {
+		if _, ok := rawSuiteSchema()["properties"].(map[string]any)[k]; ok {
 			whole = true
 		}
 	}

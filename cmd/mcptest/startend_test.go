@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -89,5 +90,44 @@ func TestProcessRunEndBesideReport(t *testing.T) {
 		} else if !bytes.Equal(norm, first) {
 			t.Errorf("GOMAXPROCS=%s: the report differs from the one at GOMAXPROCS=1", procs)
 		}
+	}
+}
+
+// TestProcessInitIsSmall runs the built binary with GODEBUG=inittrace=1
+// and holds the package initialisation of mcptest's own packages, which
+// every process pays before main (a 0.2 s run is 2,000 transcripts on two
+// cores), to at most 1,000 allocations a package and 4,000 in all: a
+// table decoded or a pattern compiled at init belongs in a sync.OnceValue
+// (engine's suite schema was 2,689 allocations and 1 ms, gate/security's
+// expressions 3,837).
+func TestProcessInitIsSmall(t *testing.T) {
+	cmd := exec.Command(mcptestBin(t), "version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mcptest version: %v\n%s", err, out)
+	}
+	total, seen := 0, 0
+	for _, line := range strings.Split(string(out), "\n") {
+		// init PACKAGE @T ms, T ms clock, B bytes, A allocs
+		f := strings.Fields(line)
+		if len(f) < 10 || f[0] != "init" || f[len(f)-1] != "allocs" || !strings.HasPrefix(f[1], "github.com/mcptest/mcptest") {
+			continue
+		}
+		n, err := strconv.Atoi(f[len(f)-2])
+		if err != nil {
+			t.Fatalf("an inittrace line: %q", line)
+		}
+		seen++
+		total += n
+		if n > 1000 {
+			t.Errorf("%s allocates %d times at init, over 1,000: %s", f[1], n, line)
+		}
+	}
+	if seen < 5 {
+		t.Fatalf("inittrace named %d of mcptest's packages:\n%s", seen, out)
+	}
+	if total > 4000 {
+		t.Errorf("mcptest's packages allocate %d times at init, over 4,000", total)
 	}
 }
