@@ -9,11 +9,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"sync"
 
+	"github.com/mcptest/mcptest/internal/spoolfile"
 	"github.com/mcptest/mcptest/report"
 )
 
@@ -229,7 +229,7 @@ func writeCase(w io.Writer, i int, data []byte) error {
 // envelope with them, byte for byte what the JSON reporter writes for the
 // same envelope holding the same cases. Close removes the file.
 type CaseSpool struct {
-	f   *os.File
+	f   *spoolfile.File
 	w   *bufio.Writer
 	enc *caseEncoder
 	n   int
@@ -246,7 +246,7 @@ var caseEncoders = sync.Pool{New: func() any { return newCaseEncoder() }}
 // NewCaseSpool creates the spool's file in the system's temporary
 // directory, readable by its owner only.
 func NewCaseSpool() (*CaseSpool, error) {
-	f, err := os.CreateTemp("", "mcptest-cases-*.json")
+	f, err := spoolfile.Create("mcptest-cases-*.json")
 	if err != nil {
 		return nil, fmt.Errorf("spool the run's cases: %w", err)
 	}
@@ -404,11 +404,8 @@ func copyAhead(w io.Writer, r io.ReaderAt, size int64, block int) error {
 	return nil
 }
 
-// Close removes the spool's file.
+// Close closes the spool's file (its name was removed when it was
+// created: spoolfile.Create).
 func (s *CaseSpool) Close() error {
-	err := s.f.Close()
-	if rerr := os.Remove(s.f.Name()); err == nil {
-		err = rerr
-	}
-	return err
+	return s.f.Close()
 }

@@ -5,9 +5,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
+	"github.com/mcptest/mcptest/internal/spoolfile"
 	"github.com/mcptest/mcptest/report"
 )
 
@@ -29,7 +29,7 @@ type RunOutput struct {
 // temporary file, and what its totals line needs of them.
 type textSpool struct {
 	p         Pretty
-	f         *os.File
+	f         *spoolfile.File
 	w         *bufio.Writer
 	b         strings.Builder
 	unchecked int64
@@ -76,7 +76,7 @@ func NewRunOutput(name string, rep Reporter) *RunOutput {
 		return o
 	}
 	if isText {
-		f, err := os.CreateTemp("", "mcptest-report-*.txt")
+		f, err := spoolfile.Create("mcptest-report-*.txt")
 		if err != nil {
 			_ = spool.Close()
 			return o
@@ -145,6 +145,5 @@ func (o *RunOutput) Close() {
 	}
 	if o.text != nil {
 		_ = o.text.f.Close()
-		_ = os.Remove(o.text.f.Name())
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/spoolfile"
 	"github.com/mcptest/mcptest/report"
 )
 
@@ -37,22 +38,21 @@ type Compared struct {
 	Cmp *baseline.Comparison
 	// Unlisted counts the changed cases past MaxListed.
 	Unlisted int
-	cases    *os.File
+	cases    *spoolfile.File
 	n        int
 	// listedOnly is set by CompareListed: the spool holds no case;
 	// jsonOnly by CompareFor json: Cmp.Cases holds none.
 	listedOnly, jsonOnly bool
 }
 
-// Close removes the spooled cases.
+// Close closes the spool of the cases (its name was removed when it was
+// created: spoolfile.Create, so a comparison killed half-way leaves no
+// file behind).
 func (c *Compared) Close() error {
 	if c.cases == nil {
 		return nil
 	}
 	err := c.cases.Close()
-	if rerr := os.Remove(c.cases.Name()); err == nil {
-		err = rerr
-	}
 	c.cases = nil
 	return err
 }
@@ -319,7 +319,7 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy, every
 		return nil, err
 	}
 
-	spool, err := os.CreateTemp("", "mcptest-comparison-*.json")
+	spool, err := spoolfile.Create("mcptest-comparison-*.json")
 	if err != nil {
 		return nil, fmt.Errorf("spool the comparison: %w", err)
 	}
@@ -398,7 +398,7 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy, every
 	c.Summary = sum
 	c.Finish(baseHead, curHead, baseline.Options{FailOn: policy})
 	idx = nil // the index is let go before the listed cases come back
-	if c.Cases, err = lst.cases(spool); err != nil {
+	if c.Cases, err = lst.cases(spool.File); err != nil {
 		return nil, err
 	}
 	if c.Cases == nil {
@@ -550,7 +550,7 @@ func compareInMemory(basePath, flag, curPath string, policy baseline.Policy) (*C
 		return nil, err
 	}
 	c := baseline.Compare(base, cur, baseline.Options{FailOn: policy})
-	spool, err := os.CreateTemp("", "mcptest-comparison-*.json")
+	spool, err := spoolfile.Create("mcptest-comparison-*.json")
 	if err != nil {
 		return nil, fmt.Errorf("spool the comparison: %w", err)
 	}
@@ -969,6 +969,13 @@ func compareOne(cur *report.CaseReader, idx *indexed, reason string, every bool,
 			if every {
 				r.data, r.err = sc.encode(&r.d)
 			}
+			if r.d.Status == baseline.Same {
+				// Its figures lie in the worker's storage (sameScratch),
+				// reused by the next case; the fold, which only counts an
+				// unchanged case (Summary.Add), counts it alike without
+				// them.
+				r.d.Targets, r.d.Counts, r.d.Labels = nil, nil, nil
+			}
 			return r
 		}
 	}
@@ -996,6 +1003,10 @@ func compareOne(cur *report.CaseReader, idx *indexed, reason string, every bool,
 // the encoded deltas of its batch.
 type scratch struct {
 	read, out []byte
+	// spans are where the fields of the case being compared lie; same
+	// what sameDeltaSpans reuses.
+	spans caseSpans
+	same  sameScratch
 	// blockData is block of the baseline's cases, read whole (cached).
 	block     int
 	blockData []byte

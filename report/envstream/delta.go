@@ -260,8 +260,10 @@ func (w *deltaWriter) float(v *float64) {
 	}
 	w.b = strconv.AppendFloat(w.b, f, format, -1, 64)
 	if format == 'e' {
-		// e-09 is written e-9.
-		if n := len(w.b); n >= 4 && w.b[n-4] == 'e' && w.b[n-3] == '-' && w.b[n-2] == '0' {
+		// e-09 is written e-9. The format ends in e, a sign and two or
+		// three digits: a sign third from the end is the exponent's, of
+		// two digits.
+		if n := len(w.b); w.b[n-3] == '-' && w.b[n-2] == '0' {
 			w.b[n-2] = w.b[n-1]
 			w.b = w.b[:n-1]
 		}
@@ -277,6 +279,14 @@ func (w *deltaWriter) str(s string) {
 	b := append(w.b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes at a time while none needs a look (plain8: no
+		// quote, backslash, control character, DEL or byte past ASCII).
+		for i+8 <= len(s) && plain8(load8(s[i:])) {
+			i += 8
+		}
+		if i == len(s) {
+			break
+		}
 		if c := s[i]; c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
 				i++
@@ -322,4 +332,11 @@ func (w *deltaWriter) str(s string) {
 	}
 	b = append(b, s[start:]...)
 	w.b = append(b, '"')
+}
+
+// load8 is the first eight bytes of s, little-endian.
+func load8(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/mcptest/mcptest/annotate"
@@ -76,7 +77,7 @@ func TestAppendDeltaIsEncoder(t *testing.T) {
 			checkAppendDelta(t, &d)
 		}
 	}
-	for _, f := range []float64{0, math.Copysign(0, -1), 1e-6, 9.99e-7, 1e21, 999999999999999999999, -1e-9, 1.5e300, math.MaxFloat64,
+	for _, f := range []float64{0, math.Copysign(0, -1), 1e-6, 9.99e-7, 1e21, 999999999999999999999, -1e-9, 1e-10, 2.5e-100, 1e+100, 1.5e300, math.MaxFloat64,
 		math.SmallestNonzeroFloat64, 0.1, 1.0 / 3, math.Inf(1), math.NaN()} {
 		v := f
 		for _, d := range []baseline.CaseDelta{
@@ -88,7 +89,10 @@ func TestAppendDeltaIsEncoder(t *testing.T) {
 	}
 	// Every byte alone and in text, and the runes encoding/json escapes.
 	for c := range 256 {
-		for _, name := range []string{string(rune(c)), string([]byte{byte(c)}), "a" + string([]byte{byte(c)}) + "\u2028\u2029é\xed\xa0\x80z"} {
+		// (after 7 to 17 plain bytes too: where the writer's eight-byte
+		// steps end)
+		long := strings.Repeat("abcdefgh", 3)[:7+c%11] + string([]byte{byte(c)}) + "12345678\u2028"
+		for _, name := range []string{string(rune(c)), string([]byte{byte(c)}), "a" + string([]byte{byte(c)}) + "\u2028\u2029é\xed\xa0\x80z", long} {
 			d := baseline.CaseDelta{Name: name, Reasons: []string{name}, Flips: []baseline.Flip{{Message: name}}}
 			checkAppendDelta(t, &d)
 		}

@@ -46,11 +46,26 @@ func (m *Merged) Close() error {
 	return m.spool.Close()
 }
 
-// batch is how many cases an input hands the fold at a time, and depth
-// how many batches it holds ready ahead of it: a handoff between
-// goroutines per batch, not per case, so the inputs keep the cores on a
-// machine whose other processes hold them too.
-const batch, depth = 16, 1
+// batch is the most cases an input hands the fold at a time, and
+// batchBytes the most bytes of cases (a batch ends at the case that
+// reaches it): a handoff between goroutines per batch, not per case, so
+// the inputs keep the cores on a machine whose other processes hold them
+// too.
+const batch, batchBytes = 16, 32 << 10
+
+// aheadBytes bounds the cases the inputs hold ready ahead of the fold,
+// all inputs together: each input holds depthFor(inputs) batches. The fold
+// takes the cases in suite order, so it waits on whichever input holds
+// the next one; with one batch ready an input, the other inputs had
+// filled theirs and waited too, one core idle (a tenth of the merge's
+// wall at 2 cores in its trace, 64 inputs).
+const aheadBytes = 16 << 20
+
+// depthFor is how many batches each of n inputs holds ready: aheadBytes
+// shared, between 1 and 16.
+func depthFor(n int) int {
+	return min(16, max(1, aheadBytes/(max(n, 1)*batchBytes)))
+}
 
 // item is one case of an input on its way to the fold: what the fold
 // reads of it (its name and position) and its JSON to copy when it is
@@ -142,7 +157,7 @@ func MergeFiles(paths []string) (*Merged, error) {
 
 // openInput opens one shard envelope and reads its head up to its cases:
 // its shard when the head names it there.
-func openInput(p string) (*input, error) {
+func openInput(p string, depth int) (*input, error) {
 	f, r, err := openEnvelope(p, "", baseline.MaxEnvelopeBytes)
 	if err != nil {
 		return nil, err
@@ -178,10 +193,11 @@ func openInput(p string) (*input, error) {
 func (in *input) read(ctx context.Context, spool *annotate.CaseSpool) {
 	defer close(in.ch)
 	var b []item
+	size := 0
 	send := func() bool {
 		select {
 		case in.ch <- b:
-			b = nil
+			b, size = nil, 0
 			return true
 		case <-ctx.Done():
 			return false
@@ -199,8 +215,9 @@ func (in *input) read(ctx context.Context, spool *annotate.CaseSpool) {
 			return
 		}
 		b = append(b, in.item(raw, err, spool))
+		size += len(raw)
 		failed := b[len(b)-1].err != nil
-		if (len(b) == batch || failed) && !send() {
+		if (len(b) == batch || size >= batchBytes || failed) && !send() {
 			return
 		}
 		if failed {
@@ -291,7 +308,7 @@ func mergeStream(paths []string) (m *Merged, err error) {
 		}
 	}()
 	for i, p := range paths {
-		if ins[i], err = openInput(p); err != nil {
+		if ins[i], err = openInput(p, depthFor(len(paths))); err != nil {
 			return nil, err
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"os"
 	"os/exec"
@@ -21,6 +20,7 @@ import (
 	"github.com/mcptest/mcptest/cassette/gen"
 	"github.com/mcptest/mcptest/internal/rsstest"
 	"github.com/mcptest/mcptest/report"
+	"github.com/mcptest/mcptest/report/envgen"
 	segjson "github.com/segmentio/encoding/json"
 )
 
@@ -46,152 +46,18 @@ const (
 	compareTimes = 2.5
 )
 
-// The million-case suite is generated, not run: case k of [0, n) is one
-// line of compact JSON as the JSON reporter writes it (writeCaseJSON), and
-// the pull request's run differs from the baseline as a real one does.
-// A case is in both runs unless it was added by the pull request
-// (k%1009 == 1) or is gone from it (k%1013 == 2); the pull request's run
-// fails every 997th case (its regressions, where the baseline passed),
-// fixes every 1999th (failing in the baseline, k%1999 == 5), and moves
-// the figures of every 101st (k%101 == 3: a tool_selection.f1 of 75 in
-// the baseline, 67 now, the same verdict).
-type caseSide struct {
-	in, fail bool
-	f1       int
-}
+// The million-case suite is generated, not run (report/envgen): case k
+// of [0, n) is one line of compact JSON as the JSON reporter writes it,
+// and the pull request's run differs from the baseline as a real one does
+// (envgen.PRCase, envgen.BaseCase). The other tests of the package draw
+// their cases from it by these names.
+type caseSide = envgen.Side
 
-// prCase and baseCase are case k in the pull request's run and in the
-// baseline.
-func prCase(k int) caseSide {
-	return caseSide{in: k%1013 != 2, fail: k%997 == 0, f1: 67}
-}
-
-func baseCase(k int) caseSide {
-	f1 := 67
-	if k%101 == 3 {
-		f1 = 75
-	}
-	return caseSide{in: k%1009 != 1, fail: k%1999 == 5, f1: f1}
-}
-
-// writeCaseJSON writes case k as the JSON reporter writes a case, one line
-// of compact JSON: a lean passing case (figures, counts, the reference to
-// its recording, reliability over two runs), or a failing one (flaky: one
-// of its two runs failed).
-func writeCaseJSON(w *bufio.Writer, k int, side caseSide) {
-	verdict, passed, ok := "pass", 2, "true"
-	if side.fail {
-		verdict, passed, ok = "fail", 1, "false"
-	}
-	class := "stable_pass"
-	if passed == 1 {
-		class = "flaky"
-	}
-	fmt.Fprintf(w, `{"name":"generated case %07d","kind":"agent","verdict":%q,"position":{"file":"suite.yml","line":%d,"col":5},"definition_sha256":"%064x","runs":2,"cassettes":{"files":1,"sha256":"%064x","paths":["cassettes/cassette-%07d.json"]},"targets":{"reliability.pass_rate":%d,"tool_selection.f1":%d},"counts":{"reliability.passed_runs":%d,"reliability.runs":2,"tool_selection.fp":0,"tool_selection.tp":%d},"assertions":[{"index":0,"target":"tool_selection.f1","matcher":{">=":50},"actual":%d,"passed":%s,"message":"assertion #0 (`+"`tool_selection.f1`"+`)","position":{"file":"suite.yml","line":%d,"col":11}}],"floors":[],"findings":[],"labels":{"reliability.class":%q}}`, k, verdict, 3+4*k, k, k*7, k, 50*passed, side.f1, passed, k%5, side.f1, ok, 5+4*k, class)
-}
-
-// envelopeFile is one envelope being written, a case at a time.
-type envelopeFile struct {
-	f     *os.File
-	w     *bufio.Writer
-	empty bool
-}
-
-func createEnvelope(t testing.TB, path, shard string) *envelopeFile {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &envelopeFile{f: f, w: bufio.NewWriterSize(f, 256<<10), empty: true}
-	shardField := ""
-	if shard != "" {
-		shardField = fmt.Sprintf(",\n    \"shard\": %q", shard)
-	}
-	fmt.Fprintf(e.w, `{
-  "schema_version": 1,
-  "tool": {
-    "name": "mcptest",
-    "version": "test"
-  },
-  "run": {
-    "id": "run",
-    "mode": "replay",
-    "started_at": "2026-01-01T00:00:00Z",
-    "duration_ms": 1%s
-  },
-  "suite": {
-    "path": "suite.yml",
-    "sha256": "abc"
-  },
-  "verdict": "fail",
-  "totals": {
-    "total": 0,
-    "passed": 0,
-    "failed": 0,
-    "inconclusive": 0
-  },
-  "cases": [`, shardField)
-	return e
-}
-
-func (e *envelopeFile) add(k int, side caseSide) {
-	if !e.empty {
-		e.w.WriteByte(',')
-	}
-	e.empty = false
-	e.w.WriteString("\n    ")
-	writeCaseJSON(e.w, k, side)
-}
-
-func (e *envelopeFile) close(t testing.TB) {
-	t.Helper()
-	if !e.empty {
-		e.w.WriteString("\n  ")
-	}
-	e.w.WriteString("]\n}\n")
-	if err := e.w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.f.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// shardOf is the shard of 64 that case k belongs to (report.Shard.Holds).
-func shardOf(k int) int {
-	h := fnv.New32a()
-	h.Write(fmt.Appendf(nil, "generated case %07d", k))
-	return int(h.Sum32()%millionShards) + 1
-}
-
-// writeSuite writes the pull request's run of the n-case suite as 64
-// shard envelopes (shard-01.json ...) and its baseline (baseline.json) in
-// dir, each case written once, in one pass, and returns the shards'
-// paths, relative to dir.
-func writeSuite(t testing.TB, dir string, n int) []string {
-	t.Helper()
-	shards := make([]*envelopeFile, millionShards)
-	var paths []string
-	for i := range shards {
-		p := fmt.Sprintf("shard-%02d.json", i+1)
-		shards[i] = createEnvelope(t, filepath.Join(dir, p), fmt.Sprintf("%d/%d", i+1, millionShards))
-		paths = append(paths, p)
-	}
-	base := createEnvelope(t, filepath.Join(dir, "baseline.json"), "")
-	for k := range n {
-		if side := prCase(k); side.in {
-			shards[shardOf(k)-1].add(k, side)
-		}
-		if side := baseCase(k); side.in {
-			base.add(k, side)
-		}
-	}
-	for _, e := range append(shards, base) {
-		e.close(t)
-	}
-	return paths
-}
+var (
+	prCase        = envgen.PRCase
+	baseCase      = envgen.BaseCase
+	writeCaseJSON = envgen.WriteCase
+)
 
 // runMeasured runs the binary and returns its usage (wall and CPU time,
 // peak RSS), measured from the tests' launcher (rsstest.Run), so the
@@ -284,7 +150,10 @@ func TestMillionCaseMergeAndCompare(t *testing.T) {
 		}
 	}
 
-	args := writeSuite(t, dir, n)
+	args, err := envgen.WriteSuite(dir, n, millionShards)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var stderr string
 	within("report merge", mergeTimes, func() rsstest.Usage {
 		u, e := runMeasured(t, dir, bin, append([]string{"report", "merge", "--output", "merged.json"}, args...)...)
@@ -317,29 +186,29 @@ type expected struct {
 func expectFor(n int) expected {
 	var e expected
 	for k := range n {
-		pr, base := prCase(k), baseCase(k)
-		if pr.in {
+		pr, base := envgen.PRCase(k), envgen.BaseCase(k)
+		if pr.In {
 			e.run++
-			if pr.fail {
+			if pr.Fail {
 				e.failing++
 			}
 		}
 		switch {
-		case pr.in && !base.in:
+		case pr.In && !base.In:
 			e.added++
-			if pr.fail {
+			if pr.Fail {
 				e.unvouched++
 			}
-		case !pr.in && base.in:
+		case !pr.In && base.In:
 			e.gone++
-		case pr.in:
+		case pr.In:
 			e.same++
 			switch {
-			case pr.fail && !base.fail:
+			case pr.Fail && !base.Fail:
 				e.regressions++
-			case base.fail && !pr.fail:
+			case base.Fail && !pr.Fail:
 				e.fixes++
-			case pr.f1 == base.f1 && pr.fail == base.fail:
+			case pr.F1 == base.F1 && pr.Fail == base.Fail:
 				e.unchanged++
 			}
 		}
@@ -380,10 +249,10 @@ func checkMerged(t *testing.T, path string, n, run int) {
 			}
 			name = c.Name
 		}
-		for k < n && !prCase(k).in {
+		for k < n && !envgen.PRCase(k).In {
 			k++
 		}
-		if want := fmt.Sprintf("generated case %07d", k); name != want {
+		if want := envgen.Name(k); name != want {
 			t.Fatalf("merged case %d is %q, want %q", read, name, want)
 		}
 		k++

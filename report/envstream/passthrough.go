@@ -196,17 +196,31 @@ type caseScan struct {
 	tool                            []byte
 	calls                           int64
 	kind, class                     []byte
+	// spans, when set, takes where the value of each field of the case
+	// itself lies (by its index in caseShape's fields).
+	spans *caseSpans
 }
 
 // passThrough scans a case's JSON: true when Unmarshal decodes it without
 // an error, Check passes it and lc holds what the merge reads of it, as
 // decoding gives; false when the case is to be decoded.
 func passThrough(raw []byte, lc *leanCase) bool {
+	return passThroughSpans(raw, lc, nil)
+}
+
+// passThroughSpans is passThrough noting in spans, when it is not nil,
+// where the value of each field of the case lies (caseSpans), for a
+// comparison to read the fields it needs without a second scan of the
+// case.
+func passThroughSpans(raw []byte, lc *leanCase, spans *caseSpans) bool {
 	caseShapeOnce.Do(func() {
 		caseShape = shapeOf(reflect.TypeFor[report.CaseResult](), map[reflect.Type]*shape{})
 	})
 	*lc = leanCase{}
-	s := caseScan{b: raw, lc: lc}
+	if spans != nil {
+		*spans = caseSpans{}
+	}
+	s := caseScan{b: raw, lc: lc, spans: spans}
 	s.space()
 	if s.i >= len(s.b) || s.b[s.i] != '{' || !s.object(caseShape, roleCase) {
 		return false
@@ -659,8 +673,12 @@ func (s *caseScan) members(sh *shape, role scanRole) bool {
 				return false
 			}
 			seen |= 1 << f
+			start := s.i
 			if !s.member(sh.fields[f], role) {
 				return false
+			}
+			if role == roleCase && s.spans != nil {
+				s.spans[f] = span{start, s.i}
 			}
 		}
 		more, ok := s.next('}')

@@ -2,10 +2,13 @@ package envstream
 
 import (
 	"bytes"
+	"reflect"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/report"
 )
 
 // sameBytes compares a case of the current run whose bytes are the
@@ -32,10 +35,10 @@ func (b *baseIndex) sameBytes(raw []byte, every bool, sc *scratch) (int32, basel
 			continue
 		}
 		var lc leanCase
-		if !passThrough(raw, &lc) {
+		if !passThroughSpans(raw, &lc, &sc.spans) {
 			return -1, baseline.CaseDelta{}, false
 		}
-		d, ok := sameDelta(raw, every)
+		d, ok := sameDeltaSpans(raw, &sc.spans, every, &sc.same)
 		if !ok || d.Name != name {
 			return -1, baseline.CaseDelta{}, false
 		}
@@ -100,10 +103,95 @@ func sameDelta(raw []byte, figures bool) (baseline.CaseDelta, bool) {
 	r := sameReader{s: caseScan{b: raw}}
 	ok := r.s.eachMember(r.member)
 	r.s.space()
-	d := r.d
 	if !ok || r.s.i != len(r.s.b) {
-		return d, false
+		return r.d, false
 	}
+	return r.delta(figures)
+}
+
+// span is where a value lies in a case's JSON: [start, end), end 0 for
+// none.
+type span struct{ start, end int }
+
+// caseSpans are the spans of the values of a case's fields, by their
+// index in caseShape's fields (at most 64).
+type caseSpans [64]span
+
+// sameField is a field of the case sameDelta reads, and its index in
+// caseShape's fields.
+type sameField struct {
+	key   []byte
+	index int
+}
+
+// sameFields are the fields sameDelta reads, found in caseShape once
+// passThrough has built it.
+var sameFields = sync.OnceValue(func() []sameField {
+	caseShapeOnce.Do(func() {
+		caseShape = shapeOf(reflect.TypeFor[report.CaseResult](), map[reflect.Type]*shape{})
+	})
+	var out []sameField
+	for i, f := range caseShape.fields {
+		switch f.name {
+		case "name", "kind", "verdict", "definition_sha256", "runs", "position", "targets", "counts", "labels", "assertions", "floors":
+			out = append(out, sameField{[]byte(f.name), i})
+		}
+	}
+	return out
+})
+
+// sameDeltaSpans is sameDelta of a case passThroughSpans passed, reading
+// only the fields it needs where spans says they lie: the case is scanned
+// once, by passThroughSpans, and its other members (its runs' evidence,
+// its cassettes, its findings) are not read again. A member's order does
+// not change the delta (each is given once: passThrough refuses a field
+// given twice). TestSameDeltaIsCaseOf holds the two to the same delta.
+//
+// With ss, what it reads and the figures of a comparable case (one with a
+// definition digest) lie in ss, reused from case to case: such a delta's
+// Targets, Counts and Labels hold until the next call with ss (the
+// comparison encodes the delta at once and then drops them: compareOne).
+func sameDeltaSpans(raw []byte, spans *caseSpans, figures bool, ss *sameScratch) (baseline.CaseDelta, bool) {
+	r := sameReader{s: caseScan{b: raw}, ss: ss}
+	if ss != nil {
+		r.targets, r.counts, r.labels = ss.targets[:0], ss.counts[:0], ss.labels[:0]
+		r.asserts, r.floors = ss.asserts[:0], ss.floors[:0]
+		defer func() {
+			ss.targets, ss.counts, ss.labels = r.targets, r.counts, r.labels
+			ss.asserts, ss.floors = r.asserts, r.floors
+		}()
+	}
+	for _, f := range sameFields() {
+		sp := spans[f.index]
+		if sp.end == 0 {
+			continue
+		}
+		r.s.i = sp.start
+		r.s.space()
+		if !r.member(f.key) {
+			return r.d, false
+		}
+	}
+	return r.delta(figures)
+}
+
+// sameScratch is a comparison worker's storage for sameDeltaSpans.
+type sameScratch struct {
+	targets, counts, labels []member
+	asserts                 []assertionKey
+	floors                  [][]byte
+	tds                     []baseline.TargetDelta
+	cds                     []baseline.CountDelta
+	lds                     []baseline.LabelDelta
+	fs                      []float64
+	ns                      []int64
+	ls                      []string
+}
+
+// delta is the delta of the case r has read.
+func (r *sameReader) delta(figures bool) (baseline.CaseDelta, bool) {
+	var ok bool
+	d := r.d
 	d.Status, d.Flips = baseline.Same, []baseline.Flip{}
 	if !r.digest {
 		d.Status = baseline.NotComparable
@@ -116,13 +204,18 @@ func sameDelta(raw []byte, figures bool) (baseline.CaseDelta, bool) {
 		return d, true
 	}
 	comparable := d.Status == baseline.Same
-	if d.Targets, ok = targetDeltas(lastOfEach(r.targets), comparable); !ok {
+	var ss sameScratch
+	if r.ss != nil && comparable {
+		ss = *r.ss
+		defer func() { *r.ss = ss }()
+	}
+	if d.Targets, ok = targetDeltas(lastOfEach(r.targets), comparable, &ss); !ok {
 		return d, false
 	}
-	if d.Counts, ok = countDeltas(lastOfEach(r.counts), comparable); !ok {
+	if d.Counts, ok = countDeltas(lastOfEach(r.counts), comparable, &ss); !ok {
 		return d, false
 	}
-	d.Labels, ok = labelDeltas(lastOfEach(r.labels))
+	d.Labels, ok = labelDeltas(lastOfEach(r.labels), &ss)
 	return d, ok
 }
 
@@ -135,6 +228,8 @@ type sameReader struct {
 	targets, counts, labels []member
 	asserts                 []assertionKey
 	floors                  [][]byte
+	// ss, when set, is storage reused from case to case.
+	ss *sameScratch
 }
 
 // assertionKey is what tells a case's assertions apart.
@@ -250,9 +345,13 @@ func (r *sameReader) floor() bool {
 
 // targetDeltas are the targets of a case compared with itself, each
 // figure a delta of 0 where the case is comparable.
-func targetDeltas(targets []member, comparable bool) ([]baseline.TargetDelta, bool) {
-	out := make([]baseline.TargetDelta, len(targets))
-	fs := make([]float64, 0, 2*len(targets))
+func targetDeltas(targets []member, comparable bool, ss *sameScratch) ([]baseline.TargetDelta, bool) {
+	out := slices.Grow(ss.tds[:0], len(targets))[:len(targets)]
+	if out == nil {
+		out = []baseline.TargetDelta{} // an empty list, not null
+	}
+	fs := slices.Grow(ss.fs[:0], 2*len(targets))
+	ss.tds, ss.fs = out, fs
 	for i, m := range targets {
 		v, err := strconv.ParseFloat(string(m.val), 64)
 		if err != nil || m.val[0] == '"' {
@@ -269,9 +368,13 @@ func targetDeltas(targets []member, comparable bool) ([]baseline.TargetDelta, bo
 }
 
 // countDeltas are targetDeltas for the counts.
-func countDeltas(counts []member, comparable bool) ([]baseline.CountDelta, bool) {
-	out := make([]baseline.CountDelta, len(counts))
-	ns := make([]int64, 0, 2*len(counts))
+func countDeltas(counts []member, comparable bool, ss *sameScratch) ([]baseline.CountDelta, bool) {
+	out := slices.Grow(ss.cds[:0], len(counts))[:len(counts)]
+	if out == nil {
+		out = []baseline.CountDelta{} // an empty list, not null
+	}
+	ns := slices.Grow(ss.ns[:0], 2*len(counts))
+	ss.cds, ss.ns = out, ns
 	for i, m := range counts {
 		v, err := strconv.ParseInt(string(m.val), 10, 64)
 		if err != nil {
@@ -289,17 +392,19 @@ func countDeltas(counts []member, comparable bool) ([]baseline.CountDelta, bool)
 
 // labelDeltas are the labels of a case compared with itself; nil for
 // none.
-func labelDeltas(labels []member) ([]baseline.LabelDelta, bool) {
+func labelDeltas(labels []member, ss *sameScratch) ([]baseline.LabelDelta, bool) {
 	if len(labels) == 0 {
 		return nil, true
 	}
-	out := make([]baseline.LabelDelta, len(labels))
+	out := slices.Grow(ss.lds[:0], len(labels))[:len(labels)]
+	vs := slices.Grow(ss.ls[:0], len(labels))[:len(labels)]
+	ss.lds, ss.ls = out, vs
 	for i, m := range labels {
 		if m.val[0] != '"' {
 			return nil, false
 		}
-		v := intern(m.val[1 : len(m.val)-1])
-		out[i] = baseline.LabelDelta{Name: intern(m.key), Baseline: &v, Current: &v}
+		vs[i] = intern(m.val[1 : len(m.val)-1])
+		out[i] = baseline.LabelDelta{Name: intern(m.key), Baseline: &vs[i], Current: &vs[i]}
 	}
 	return out, true
 }

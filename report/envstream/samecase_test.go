@@ -27,6 +27,25 @@ func checkSameDelta(t *testing.T, raw []byte) bool {
 	if !passThrough(raw, &lc) {
 		return false
 	}
+	// The one scan (passThroughSpans, then sameDeltaSpans) reads what the
+	// two scans read, with and without figures.
+	var spans caseSpans
+	var lcs leanCase
+	if !passThroughSpans(raw, &lcs, &spans) || !reflect.DeepEqual(lcs, lc) {
+		t.Fatalf("passThroughSpans: not passThrough's %+v:\n%s", lc, raw)
+	}
+	for _, figures := range []bool{true, false} {
+		ds, oks := sameDeltaSpans(raw, &spans, figures, nil)
+		// Storage reused from the cases checked before.
+		dr, okr := sameDeltaSpans(raw, &spans, figures, &testSameScratch)
+		if okr != oks || oks && !reflect.DeepEqual(dr, ds) {
+			t.Fatalf("case %s (figures %v)\nin reused storage %v %+v\nin its own        %v %+v", raw, figures, okr, dr, oks, ds)
+		}
+		dw, okw := sameDelta(raw, figures)
+		if oks != okw || oks && !reflect.DeepEqual(ds, dw) {
+			t.Fatalf("case %s (figures %v)\nfrom its spans %v %+v\nscanned again  %v %+v", raw, figures, oks, ds, okw, dw)
+		}
+	}
 	d, ok := sameDelta(raw, true)
 	if !ok {
 		return false
@@ -57,6 +76,9 @@ func checkSameDelta(t *testing.T, raw []byte) bool {
 	}
 	return true
 }
+
+// testSameScratch is the storage checkSameDelta's reused calls share.
+var testSameScratch sameScratch
 
 // TestSameDeltaIsCaseOf draws cases' JSON (by CaseResult's type, so a field
 // added is drawn too; their mutations; the cases the million-case test
@@ -170,6 +192,21 @@ func BenchmarkSameBytes(b *testing.B) {
 	b.Run("sameDelta", func(b *testing.B) {
 		for b.Loop() {
 			sameDelta(raw, true)
+		}
+	})
+	var spans caseSpans
+	var ss sameScratch
+	if !passThroughSpans(raw, &lc, &spans) {
+		b.Fatal("the case is not passed through")
+	}
+	b.Run("passThroughSpans", func(b *testing.B) {
+		for b.Loop() {
+			passThroughSpans(raw, &lc, &spans)
+		}
+	})
+	b.Run("sameDeltaSpans", func(b *testing.B) {
+		for b.Loop() {
+			sameDeltaSpans(raw, &spans, true, &ss)
 		}
 	})
 	d, _ := sameDelta(raw, true)
