@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -100,6 +102,9 @@ func aheadRun(t *testing.T, path string, procs int, ahead bool, shard report.Sha
 		return "error: " + err.Error(), 0, calls.Load()
 	}
 	loaded.Store(true)
+	if sum := sha256.Sum256(data); s.SHA256 != hex.EncodeToString(sum[:]) {
+		t.Fatalf("the suite's digest %q is not its file's", s.SHA256)
+	}
 	if s.ahead != nil {
 		taken = len(s.ahead.taken)
 	}
