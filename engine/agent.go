@@ -15,6 +15,9 @@ func runAgent(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*r
 	c := p.c
 	a := newAgentRun(c, res)
 	use := cassetteUse{open: a.open, run: a.run, bytes: a.fileBytes}
+	if a.aheadChecks || a.scorers {
+		use.prep = a.prep
+	}
 	var j *joiner
 	var errs diag.List
 	if len(c.Sources) > 0 || len(c.Aliases) > 0 {
@@ -69,11 +72,17 @@ type agentRun struct {
 	// perCase those on gate and reliability targets, evaluated once.
 	perRun  []*runCheck
 	perCase []*Assertion
-	// callDocs is whether a per-run check reads the run's calls (runDoc).
-	callDocs bool
-	checks   *gateChecks
-	runN     int
-	tools    toolIndex
+	// callDocs is whether a per-run check evaluated in the fold reads the
+	// run's calls (runDoc); aheadCalls the same of those prep evaluates.
+	callDocs, aheadCalls bool
+	// aheadChecks is whether a per-run check reads the run alone
+	// (runCheck.readsRunAlone): prep evaluates those.
+	aheadChecks bool
+	// scorers is whether a gate of the case is a runScorer.
+	scorers bool
+	checks  *gateChecks
+	runN    int
+	tools   toolIndex
 	// called are the tools the runs called, which a name is checked
 	// against when no cassette recorded its catalog.
 	called   toolIndex
@@ -103,8 +112,46 @@ func newAgentRun(c *Case, res *report.CaseResult) *agentRun {
 		a.perRun = append(a.perRun, newRunCheck(as))
 	}
 	a.checks = newGateChecks(a.gates, byKey, a.perCase)
-	a.callDocs = readsCalls(a.perRun)
+	var fold, ahead []*runCheck
+	for _, rc := range a.perRun {
+		if rc.readsRunAlone() {
+			ahead = append(ahead, rc)
+		} else {
+			fold = append(fold, rc)
+		}
+	}
+	a.callDocs, a.aheadCalls, a.aheadChecks = readsCalls(fold), readsCalls(ahead), len(ahead) > 0
+	for _, g := range a.gates {
+		if _, ok := g.(runScorer); ok {
+			a.scorers = true
+		}
+	}
 	return a
+}
+
+// prep does the part of a run's work that needs nothing folded before
+// it, on whichever goroutine decoded the run (cassetteUse.prep): the
+// per-run checks that read the run alone, one outcome per check of
+// a.perRun (the others' left zero), and each runScorer gate's score. It
+// reads only what the case declared.
+func (a *agentRun) prep(cas *cassette.Cassette, r *cassette.Run, pr *runPrep) {
+	if a.aheadChecks {
+		doc := runDoc(0, cas, r, a.aheadCalls) // run is not read by these checks
+		pr.checks = make([]checkOutcome, len(a.perRun))
+		for k, rc := range a.perRun {
+			if rc.readsRunAlone() {
+				pr.checks[k] = rc.outcome(doc)
+			}
+		}
+	}
+	if a.scorers {
+		pr.scores = make([]any, len(a.gates))
+		for i, g := range a.gates {
+			if sc, ok := g.(runScorer); ok {
+				pr.scores[i] = sc.score(cas, r)
+			}
+		}
+	}
 }
 
 // open shows every gate a cassette before its runs.
@@ -127,7 +174,7 @@ func (a *agentRun) fileBytes(data []byte) {
 
 // run feeds one recorded run to every gate, gives the run its verdict (the
 // checks it failed) and keeps its evidence.
-func (a *agentRun) run(cas *cassette.Cassette, r *cassette.Run) {
+func (a *agentRun) run(cas *cassette.Cassette, r *cassette.Run, pr *runPrep) {
 	a.runN++
 	a.noCalls.add(a.runN, r)
 	if len(a.tools.keys) == 0 {
@@ -137,16 +184,27 @@ func (a *agentRun) run(cas *cassette.Cassette, r *cassette.Run) {
 			}
 		}
 	}
-	for _, g := range a.gates {
-		g.add(cas, r)
+	for i, g := range a.gates {
+		if sc, ok := g.(runScorer); ok && pr.scores != nil {
+			sc.addScored(cas, r, pr.scores[i])
+		} else {
+			g.add(cas, r)
+		}
 	}
 	a.failed = a.failed[:0]
-	if len(a.perRun) > 0 {
-		doc := runDoc(a.runN, cas, r, a.callDocs)
-		for _, rc := range a.perRun {
-			if !rc.check(a.runN, doc) {
-				a.failed = append(a.failed, rc.label)
+	var doc map[string]any
+	for k, rc := range a.perRun {
+		var passed bool
+		if rc.readsRunAlone() {
+			passed = rc.record(a.runN, pr.checks[k])
+		} else {
+			if doc == nil {
+				doc = runDoc(a.runN, cas, r, a.callDocs)
 			}
+			passed = rc.check(a.runN, doc)
+		}
+		if !passed {
+			a.failed = append(a.failed, rc.label)
 		}
 	}
 	a.failed = a.checks.check(a.failed)

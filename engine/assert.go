@@ -69,7 +69,9 @@ func formatNumber(f float64) string {
 type runCheck struct {
 	a *Assertion
 	// label names the check in a failed run's row (checkLabel).
-	label   string
+	label string
+	// alone: readsRunAlone.
+	alone   bool
 	failed  int
 	run     int
 	actual  any
@@ -81,21 +83,48 @@ type runCheck struct {
 // check evaluates the assertion on one run's document and reports whether
 // it passed there.
 func (rc *runCheck) check(run int, doc map[string]any) bool {
+	return rc.record(run, rc.outcome(doc))
+}
+
+// checkOutcome is a runCheck's assertion evaluated on one run: what
+// record folds. actual may be left out (nil) for a run whose value the
+// fold does not keep (runPrep.thin).
+type checkOutcome struct {
+	passed, present bool
+	actual          any
+	why             string
+}
+
+// outcome evaluates the assertion on one run's document. It reads only
+// the check's assertion, so runs are evaluated on any goroutine.
+func (rc *runCheck) outcome(doc map[string]any) checkOutcome {
 	actual, present := rc.a.Target.Lookup(doc)
 	passed, why := rc.a.Matcher.Match(actual, present)
-	if !passed {
+	return checkOutcome{passed: passed, present: present, actual: actual, why: why}
+}
+
+// record folds the outcome of the check on the run numbered run (runs
+// folded in order) and reports whether it passed there.
+func (rc *runCheck) record(run int, o checkOutcome) bool {
+	if !o.passed {
 		rc.failed++
 	}
-	if !rc.seen || (!passed && rc.failed == 1) {
+	if !rc.seen || (!o.passed && rc.failed == 1) {
 		rc.seen = true
-		rc.run, rc.actual, rc.present, rc.why = run, actual, present, why
+		rc.run, rc.actual, rc.present, rc.why = run, o.actual, o.present, o.why
 	}
-	return passed
+	return o.passed
 }
+
+// readsRunAlone reports whether the check's target reads a run's document
+// without its number: a key other than run, not the whole document, so
+// its outcome is computed before the fold knows the run's place.
+func (rc *runCheck) readsRunAlone() bool { return rc.alone }
 
 // newRunCheck returns the per-run check of a.
 func newRunCheck(a *Assertion) *runCheck {
-	return &runCheck{a: a, label: checkLabel(a)}
+	segs := a.Target.Segments()
+	return &runCheck{a: a, label: checkLabel(a), alone: len(segs) > 0 && segs[0].Name != "run"}
 }
 
 func (rc *runCheck) result(runs int) report.AssertionResult {

@@ -23,7 +23,13 @@ import (
 // sees each of its runs in file order. Either may be nil.
 type cassetteUse struct {
 	open func(*cassette.Cassette)
-	run  func(*cassette.Cassette, *cassette.Run)
+	run  func(*cassette.Cassette, *cassette.Run, *runPrep)
+	// prep, when set, fills what a run gives the case on its own
+	// (runPrep.checks, runPrep.scores) before run sees it. It reads the
+	// run and what the case declared, never what run has folded, and is
+	// safe for several runs at once: files read ahead (readAhead) are
+	// prepared on the worker that decoded them.
+	prep func(*cassette.Cassette, *cassette.Run, *runPrep)
 	// bytes, when set, is handed a file's bytes before its runs are
 	// streamed from them and nil once they are done (not for a file read
 	// ahead, whose bytes are let go once decoded, nor an adapted one): what
@@ -64,7 +70,7 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 	tools := toolTally{}
 	priced := 0
 	unpriced := map[string]bool{}
-	ahead := readAhead(p, files)
+	ahead := readAhead(p, files, aheadPrep(p, use))
 	for i, f := range files {
 		name := displayPath(f)
 		var fr fileRead
@@ -95,22 +101,26 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 				use.open(cas)
 			}
 		}
-		each := func(cas *cassette.Cassette, r *cassette.Run) {
+		each := func(cas *cassette.Cassette, r *cassette.Run, pr *runPrep) {
 			if use.adapt != nil {
 				cas, r = use.adapt(cas, r)
 			}
 			if !opened {
 				open(cas)
 			}
-			switch ok, known := price(p, cas.Model, r); {
-			case ok:
+			if pr == nil {
+				prepared := prepRun(p, use.prep, cas, r)
+				pr = &prepared
+			}
+			switch {
+			case pr.priced:
 				priced++
-			case !known:
+			case !pr.known:
 				unpriced[oneLine(cas.Model)] = true
 			}
 			tools.addRun(owner, r)
 			if use.run != nil {
-				use.run(cas, r)
+				use.run(cas, r, pr)
 			}
 		}
 		cas, err := fr.cas, fr.err
@@ -118,14 +128,14 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 			// The runs the file handed out as it was decoded, in order,
 			// then what its reader said of the whole.
 			for j := range fr.runs {
-				each(fr.runCas, &fr.runs[j])
+				each(fr.runCas, &fr.runs[j], fr.prepOf(j))
 			}
 		} else {
 			share := use.bytes != nil && use.adapt == nil
 			if share {
 				use.bytes(fr.data)
 			}
-			cas, err = cassette.Stream(name, fr.data, each)
+			cas, err = cassette.Stream(name, fr.data, func(cas *cassette.Cassette, r *cassette.Run) { each(cas, r, nil) })
 			if share {
 				use.bytes(nil)
 			}
@@ -153,6 +163,26 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 	return errs
 }
 
+// aheadPrep is how the workers that read a case's files ahead prepare
+// each run (prepRun); nil for a case that adapts its runs: a joined or
+// aliased run is what adapt makes of it, in the fold, and is prepared
+// there.
+func aheadPrep(p casePlan, use cassetteUse) func(*cassette.Cassette, *cassette.Run) runPrep {
+	if use.adapt != nil {
+		return nil
+	}
+	return func(cas *cassette.Cassette, r *cassette.Run) runPrep { return prepRun(p, use.prep, cas, r) }
+}
+
+// prepOf is the prepared run j of a file read ahead, nil when its worker
+// did not prepare its runs.
+func (fr *fileRead) prepOf(j int) *runPrep {
+	if fr.preps == nil {
+		return nil
+	}
+	return &fr.preps[j]
+}
+
 // fileRead is one cassette file of a case as it was read: its bytes and
 // their digest, or why it could not be read; read ahead, also its decoded
 // runs (each a copy of what cassette.Stream handed out, with the cassette
@@ -163,8 +193,11 @@ type fileRead struct {
 	loadErr error
 	runCas  *cassette.Cassette
 	runs    []cassette.Run
-	cas     *cassette.Cassette
-	err     error
+	// preps are the runs' runPrep, one a run, when the worker prepared
+	// them (a case that adapts its runs prepares them in the fold).
+	preps []runPrep
+	cas   *cassette.Cassette
+	err   error
 	// release gives back what the file took of the read budget.
 	release func()
 }
@@ -196,8 +229,10 @@ func readFile(p casePlan, f, name string, budget *readBudget) fileRead {
 // budget (the plan's, else one file of the largest size), so memory does
 // not grow with the number of cores, and the fold sees every file's runs
 // in file order, as the stream would hand them: the report is the same
-// on any number of cores.
-func readAhead(p casePlan, files []string) []chan fileRead {
+// on any number of cores. prep, when not nil, prepares each run on the
+// worker as it is decoded (what it keeps of a check's value is thinned:
+// runPrep.thin), so the fold, one goroutine, only folds.
+func readAhead(p casePlan, files []string, prep func(*cassette.Cassette, *cassette.Run) runPrep) []chan fileRead {
 	workers := runtime.GOMAXPROCS(0)
 	if len(files) < 2 || workers < 2 {
 		return nil
@@ -240,17 +275,76 @@ func readAhead(p casePlan, files []string) []chan fileRead {
 				fr.data, fr.loadErr = cassette.Load(f, name)
 				if fr.loadErr == nil {
 					fr.sum = sha256.Sum256(fr.data)
+					var kept []bool // per check: a failing run of the file kept its value
 					fr.cas, fr.err = cassette.Stream(name, fr.data, func(c *cassette.Cassette, r *cassette.Run) {
 						fr.runCas = c
+						if prep != nil {
+							pr := prep(c, r)
+							pr.thin(len(fr.runs) == 0, &kept)
+							fr.preps = append(fr.preps, pr)
+						}
 						fr.runs = append(fr.runs, *r)
 					})
 					fr.data = nil
 				}
 				out[j.i] <- fr
+				// The send readied the fold if it waited for this file, in
+				// this processor's next slot, where it would wait for the
+				// worker's time slice to end (10 ms, about as long as the
+				// workers take to fill the window, then idle): yielding
+				// lets the fold take the file now.
+				runtime.Gosched()
 			}
 		}()
 	}
 	return out
+}
+
+// runPrep is what one run gives its case on its own, before the case's
+// fold sees it: its price (price), the outcomes of the case's per-run
+// checks that read the run alone and its gates' scores (cassetteUse.prep,
+// agentRun.prep). It is computed by the
+// worker that decoded the run when the case's files are read ahead, else
+// just before the fold, by the same function on the same run: the fold,
+// and so the report, is the same either way.
+type runPrep struct {
+	priced, known bool
+	checks        []checkOutcome
+	// scores are the run's score by each gate of the case, in the
+	// case's order, nil for a gate that is not a runScorer.
+	scores []any
+}
+
+// prepRun prepares run r of cas for the fold: prices it (filling its cost
+// from the table) and computes prep's outcomes.
+func prepRun(p casePlan, prep func(*cassette.Cassette, *cassette.Run, *runPrep), cas *cassette.Cassette, r *cassette.Run) runPrep {
+	var pr runPrep
+	pr.priced, pr.known = price(p, cas.Model, r)
+	if prep != nil {
+		prep(cas, r, &pr)
+	}
+	return pr
+}
+
+// thin lets go of the value (and the words) a check read from a run that the fold will
+// not keep, for a run prepared ahead of it: a runCheck keeps the value of
+// the case's first run and of its first failing run, which are the first
+// run of some file and the first run of some file that fails the check.
+// first says this is the file's first run; kept marks, per check, that a
+// failing run of the file kept its value.
+func (pr *runPrep) thin(first bool, kept *[]bool) {
+	if len(*kept) < len(pr.checks) {
+		*kept = make([]bool, len(pr.checks))
+	}
+	for k := range pr.checks {
+		o := &pr.checks[k]
+		switch {
+		case !o.passed && !(*kept)[k]:
+			(*kept)[k] = true
+		case !first:
+			o.actual, o.why = nil, ""
+		}
+	}
 }
 
 // aheadFilesPerWorker is how many files per worker readAhead may hold

@@ -16,10 +16,16 @@ import (
 	"github.com/mcptest/mcptest/cassette/gen"
 )
 
+// everyGateSuite is testdata/everygate/suite.yml written into a corpus:
+// one test over its cassettes directory with every gate switched on.
+const everyGateSuite = "suite-everygate.yml"
+
 // TestEveryCoreSameOutput runs the built binary over drawn corpora at
 // GOMAXPROCS=1, 2 and 4 and holds every phase's output the same, byte for
 // byte: loading and checking the suite (the tests' digests computed on
-// workers), reading the cassettes ahead on workers, computing the cases
+// workers), reading the cassettes ahead on workers and preparing their
+// runs there (every gate's scores and the per-run checks of one test over
+// the directory with every gate on, testdata/everygate), computing the cases
 // on workers and folding them in order, writing the report. The shapes
 // are .ci/bench's: one test over the cassettes directory (indented,
 // grouped), one test per cassette (the JSON, text and SARIF reports, and
@@ -38,6 +44,10 @@ func TestEveryCoreSameOutput(t *testing.T) {
 		t.Skip("runs the built binary over generated corpora")
 	}
 	tools := buildTools(t)
+	everyGate, err := os.ReadFile(filepath.Join("testdata", "everygate", "suite.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	rng := rand.New(rand.NewPCG(40, 6))
 	for d := range 4 {
 		dir := t.TempDir()
@@ -55,8 +65,11 @@ func TestEveryCoreSameOutput(t *testing.T) {
 			t.Fatal(err)
 		}
 		lateSuites(t, rng, filepath.Join(dir, "c"), paths)
+		if err := os.WriteFile(filepath.Join(dir, "c", everyGateSuite), everyGate, 0o644); err != nil {
+			t.Fatal(err)
+		}
 		var shapes []shape
-		for _, suite := range []string{gen.SuiteFile, gen.GroupedSuiteFile, gen.CaseSuiteFile} {
+		for _, suite := range []string{gen.SuiteFile, gen.GroupedSuiteFile, gen.CaseSuiteFile, everyGateSuite} {
 			shapes = append(shapes,
 				shape{"c", []string{"run", "--config", suite, "--format", "json", "--output", "@OUT@", "--no-cache"}, false, false, false},
 				shape{"c", []string{"validate", "--config", suite}, false, false, false})

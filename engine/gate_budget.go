@@ -73,7 +73,17 @@ type budgetGate struct {
 	last gate.BudgetRun
 }
 
-func (g *budgetGate) add(_ *cassette.Cassette, r *cassette.Run) { g.last = g.use.Add(r) }
+func (g *budgetGate) add(cas *cassette.Cassette, r *cassette.Run) {
+	g.addScored(cas, r, g.score(cas, r))
+}
+
+func (g *budgetGate) score(_ *cassette.Cassette, r *cassette.Run) any { return g.use.Score(r) }
+
+func (g *budgetGate) addScored(_ *cassette.Cassette, _ *cassette.Run, s any) {
+	bs := s.(gate.BudgetScore)
+	g.last = bs.Run
+	g.use.Fold(bs)
+}
 
 // runValue gives the run's latency.run_ms (none when it records no
 // timings), steps.calls and steps.turns.

@@ -50,7 +50,17 @@ type edgesGate struct {
 	last  gate.EdgeRun
 }
 
-func (g *edgesGate) add(_ *cassette.Cassette, r *cassette.Run) { g.last = g.edges.Add(r) }
+func (g *edgesGate) add(cas *cassette.Cassette, r *cassette.Run) {
+	g.addScored(cas, r, g.score(cas, r))
+}
+
+func (g *edgesGate) score(_ *cassette.Cassette, r *cassette.Run) any { return g.edges.Score(r) }
+
+func (g *edgesGate) addScored(_ *cassette.Cassette, _ *cassette.Run, s any) {
+	es := s.(gate.EdgeScore)
+	g.last = es.Run
+	g.edges.Fold(es)
+}
 
 // runValue gives edges.restricted_attempts and edges.gate_passed;
 // edges.allowed_pct and edges.delegation_pct are coverage over the union

@@ -38,7 +38,16 @@ type orchestrationGate struct {
 	last       gate.OrchestrationRun
 }
 
-func (g *orchestrationGate) add(_ *cassette.Cassette, r *cassette.Run) { g.last = g.orch.Add(r) }
+func (g *orchestrationGate) add(cas *cassette.Cassette, r *cassette.Run) {
+	g.addScored(cas, r, g.score(cas, r))
+}
+
+func (g *orchestrationGate) score(_ *cassette.Cassette, r *cassette.Run) any { return g.orch.Score(r) }
+
+func (g *orchestrationGate) addScored(_ *cassette.Cassette, _ *cassette.Run, s any) {
+	g.last = s.(gate.OrchestrationRun)
+	g.orch.Fold(g.last)
+}
 
 func (g *orchestrationGate) runValue(target string) (any, bool) {
 	s := g.last.Scores()

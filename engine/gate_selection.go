@@ -49,7 +49,16 @@ type selectionGate struct {
 	last gate.RunSelection
 }
 
-func (g *selectionGate) add(_ *cassette.Cassette, r *cassette.Run) { g.last = g.sel.Add(r) }
+func (g *selectionGate) add(cas *cassette.Cassette, r *cassette.Run) {
+	g.addScored(cas, r, g.score(cas, r))
+}
+
+func (g *selectionGate) score(_ *cassette.Cassette, r *cassette.Run) any { return g.sel.Score(r) }
+
+func (g *selectionGate) addScored(_ *cassette.Cassette, _ *cassette.Run, s any) {
+	g.last = s.(gate.RunSelection)
+	g.sel.Fold(g.last)
+}
 
 func (g *selectionGate) runValue(target string) (any, bool) {
 	return selectionValue(target, g.last), true

@@ -35,7 +35,16 @@ type tokenEfficiencyGate struct {
 
 func (g *tokenEfficiencyGate) addCassette(cas *cassette.Cassette) { g.te.AddCatalog(cas.Catalog) }
 
-func (g *tokenEfficiencyGate) add(_ *cassette.Cassette, r *cassette.Run) { g.last = g.te.Add(r) }
+func (g *tokenEfficiencyGate) add(cas *cassette.Cassette, r *cassette.Run) {
+	g.addScored(cas, r, g.score(cas, r))
+}
+
+func (g *tokenEfficiencyGate) score(_ *cassette.Cassette, r *cassette.Run) any { return g.te.Score(r) }
+
+func (g *tokenEfficiencyGate) addScored(_ *cassette.Cassette, r *cassette.Run, s any) {
+	g.last = s.(gate.RunSelection)
+	g.te.Fold(r, g.last)
+}
 
 // runValue gives the run's own F1, correct selections and grade; the
 // catalog figures and the prices per correct selection need every run.

@@ -105,7 +105,16 @@ type trajectoryGate struct {
 	last gate.TrajectoryRun
 }
 
-func (g *trajectoryGate) add(_ *cassette.Cassette, r *cassette.Run) { g.last = g.m.Add(r) }
+func (g *trajectoryGate) add(cas *cassette.Cassette, r *cassette.Run) {
+	g.addScored(cas, r, g.score(cas, r))
+}
+
+func (g *trajectoryGate) score(_ *cassette.Cassette, r *cassette.Run) any { return g.m.Score(r) }
+
+func (g *trajectoryGate) addScored(_ *cassette.Cassette, _ *cassette.Run, s any) {
+	g.last = s.(gate.TrajectoryRun)
+	g.m.Fold(g.last)
+}
 
 // runValue gives trajectory.match_pct of the run: 100 when it matched.
 func (g *trajectoryGate) runValue(string) (any, bool) { return boolPercent(g.last.Matched), true }

@@ -18,8 +18,12 @@ import (
 // a time, streamed, reports. Directories are drawn (seeded) from generated
 // cassettes, some cut short at a random byte (refused files), some empty,
 // some a transcript, in random order and number; each is run on one core
-// and on four, and the two envelopes, the run's own fields aside (or the
-// errors of a run that a refused file fails), must be byte-identical.
+// and on four, and the two envelopes with every case as emitted, the
+// run's own fields aside (or the errors of a run that a refused file
+// fails), must be byte-identical. The
+// last directories run testdata/everygate (every gate, per-run checks on
+// the run alone and on its number), whose runs the workers prepare
+// (runPrep: checks, gate scores, prices) and the fold only folds.
 func TestReadAheadSameAsStream(t *testing.T) {
 	src := t.TempDir()
 	paths, err := gen.Write(src, 24, gen.DefaultSeed)
@@ -51,8 +55,16 @@ func TestReadAheadSameAsStream(t *testing.T) {
       - target: final_response
         matcher: { regex: "." }
 `
+	everyGate, err := os.ReadFile(filepath.Join("testdata", "everygate", "suite.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	rng := rand.New(rand.NewPCG(40, 2))
-	for d := range 6 {
+	for d := range 10 {
+		suite := suite
+		if d >= 6 { // every gate on, its runs scored and checked on the workers (runPrep)
+			suite = string(everyGate)
+		}
 		files := map[string]string{}
 		for i := range 2 + rng.IntN(30) {
 			body := bodies[rng.IntN(len(bodies))]
@@ -71,7 +83,12 @@ func TestReadAheadSameAsStream(t *testing.T) {
 		var envs [2][]byte
 		for k, procs := range []int{1, 4} {
 			prev := runtime.GOMAXPROCS(procs)
-			env, err := Run(s, Options{Version: "test", Emit: func(*report.CaseResult) error { return nil }})
+			var cases []byte // every case as emitted: the envelope of an emitting run holds none
+			env, err := Run(s, Options{Version: "test", Emit: func(c *report.CaseResult) error {
+				b, err := json.Marshal(c)
+				cases = append(append(cases, b...), '\n')
+				return err
+			}})
 			runtime.GOMAXPROCS(prev)
 			if err != nil {
 				// A refused file fails the run: its errors are the report.
@@ -82,6 +99,7 @@ func TestReadAheadSameAsStream(t *testing.T) {
 			if envs[k], err = json.Marshal(env); err != nil {
 				t.Fatal(err)
 			}
+			envs[k] = append(envs[k], cases...)
 		}
 		if string(envs[0]) != string(envs[1]) {
 			t.Errorf("directory %d (%d files): the envelope on four cores differs from one core's:\n%s\n%s", d, len(files), envs[0], envs[1])

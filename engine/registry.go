@@ -146,6 +146,17 @@ type caseGate interface {
 	floors(res *report.CaseResult)
 }
 
+// runScorer is a caseGate whose work on a run splits in two: score reads
+// the run and what the block declared, never what the gate has folded,
+// and is safe for several runs at once, so the worker that decoded a run
+// scores it (agentRun.prep); addScored folds that score in run order. add
+// is addScored of score, so a run folds the same whichever goroutine
+// scored it.
+type runScorer interface {
+	score(cas *cassette.Cassette, r *cassette.Run) any
+	addScored(cas *cassette.Cassette, r *cassette.Run, s any)
+}
+
 // gateDefaults gives a gate the methods it has nothing to do in: embed it
 // and write only add, runValue and result.
 type gateDefaults struct{}

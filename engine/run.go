@@ -171,8 +171,9 @@ func Run(s *Suite, opt Options) (*report.Envelope, error) {
 		env.Servers[i].Tools = pool.tools[env.Servers[i].Name]
 	}
 	catalogs.Fill(env)
-	env.Prices = pricesUsed(priced, casePlan{prices: opt.Prices}.table())
-	warnUnpriced(opt.Warn, unpriced, casePlan{prices: opt.Prices}.table())
+	table := casePlan{prices: opt.Prices}.table
+	env.Prices = pricesUsed(priced, table)
+	warnUnpriced(opt.Warn, unpriced, table)
 	env.Finish(&counter, expr.JudgeFloor)
 	env.Run.Cached = cached
 	return env, nil
@@ -314,9 +315,14 @@ func (p casePlan) table() *prices.Table {
 	if p.prices != nil {
 		return p.prices
 	}
-	t, _ := prices.Embedded()
+	t, _ := embeddedPrices()
 	return t
 }
+
+// embeddedPrices is prices.Embedded, which decodes the embedded table the
+// first time it is called: 30 to 40 ms of one core, so it is called only
+// when a run needs a price (a test counts the calls).
+var embeddedPrices = prices.Embedded
 
 // plan lists the cassette files each case reads, the total of them, and
 // the problems of finding them. A test the suite dropped is planned from
@@ -516,11 +522,17 @@ func asDiag(file string, err error) diag.List {
 }
 
 // warnUnpriced says once per run, in one line, which named models recorded
-// tokens and no cost and are absent from the price table t, in how many
+// tokens and no cost and are absent from the price table, in how many
 // cases each. Runs that name no model are not priced and not warned
 // about: there is no model to look up, and no table could price them.
-func warnUnpriced(warn func(string), unpriced map[string]int, t *prices.Table) {
-	if warn == nil || t == nil {
+// table is asked only when a model is missing, so a run that needed no
+// price does not decode the table at its end.
+func warnUnpriced(warn func(string), unpriced map[string]int, table func() *prices.Table) {
+	if warn == nil || len(unpriced) == 0 {
+		return
+	}
+	t := table()
+	if t == nil {
 		return
 	}
 	var models []string
@@ -551,10 +563,11 @@ func clipName(s string) string {
 
 // pricesUsed names the price table in the envelope when some case's cost
 // was computed from it (priced), so a reader knows those costs are not
-// recorded.
-func pricesUsed(priced bool, t *prices.Table) *report.PriceTable {
+// recorded; table is asked only then.
+func pricesUsed(priced bool, table func() *prices.Table) *report.PriceTable {
 	if !priced {
 		return nil
 	}
+	t := table()
 	return &report.PriceTable{Source: t.Source, SHA256: t.SHA256}
 }

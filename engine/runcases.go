@@ -122,6 +122,9 @@ func newCaseRunner(s *Suite, plans []casePlan, opt Options, track *tracker, rebu
 			defer r.wg.Done()
 			for i := range jobs {
 				r.slot[i] <- r.compute(i)
+				// As readAhead's workers do: the fold this readied
+				// takes the case now, not after this time slice.
+				runtime.Gosched()
 			}
 		}()
 	}

@@ -500,7 +500,7 @@ func runScenario(s *Suite, p casePlan, res *report.CaseResult, progress func()) 
 	var failedChecks []string
 	detail := &report.ScenarioDetail{Runs: []report.ScenarioRun{}}
 	runN := 0
-	errs := eachCassette(s, p, res, progress, cassetteUse{run: func(cas *cassette.Cassette, r *cassette.Run) {
+	errs := eachCassette(s, p, res, progress, cassetteUse{run: func(cas *cassette.Cassette, r *cassette.Run, _ *runPrep) {
 		runN++
 		rp := replayRun(sc, r)
 		doc := rp.doc(sc)

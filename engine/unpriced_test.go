@@ -3,9 +3,12 @@ package engine
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/mcptest/mcptest/cassette/gen"
 	"github.com/mcptest/mcptest/internal/prices"
 )
 
@@ -28,7 +31,7 @@ func TestWarnUnpricedOncePerRun(t *testing.T) {
 			unpriced[""] = 1 + rng.IntN(5) // runs that name no model
 		}
 		var lines []string
-		warnUnpriced(func(s string) { lines = append(lines, s) }, unpriced, table)
+		warnUnpriced(func(s string) { lines = append(lines, s) }, unpriced, func() *prices.Table { return table })
 		named := len(unpriced)
 		if _, ok := unpriced[""]; ok {
 			named--
@@ -50,6 +53,57 @@ func TestWarnUnpricedOncePerRun(t *testing.T) {
 		}
 		if strings.Contains(lines[0], `""`) || strings.Contains(lines[0], "name none") || strings.Contains(lines[0], "\n") {
 			t.Errorf("#%d: %q", i, lines[0])
+		}
+	}
+}
+
+// TestPriceTableOnlyWhenNeeded is a generator test: over drawn directories
+// of generated cassettes, each run's recorded cost kept or taken out (its
+// tokens kept) at a drawn rate, a run asks for the embedded price table
+// exactly when some run recorded tokens and no cost, never at its end for
+// nothing (decoding it is 30 to 40 ms of one core, after every case), and
+// its envelope names the table then and only then.
+func TestPriceTableOnlyWhenNeeded(t *testing.T) {
+	src := t.TempDir()
+	paths, err := gen.Write(src, 12, gen.DefaultSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bodies []string
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies = append(bodies, string(b))
+	}
+	cost := regexp.MustCompile(`,\s*"cost_micros": *\d+`)
+	calls := 0
+	prev := embeddedPrices
+	defer func() { embeddedPrices = prev }()
+	embeddedPrices = func() (*prices.Table, error) { calls++; return prev() }
+	rng := rand.New(rand.NewPCG(40, 11))
+	for d := range 12 {
+		files := map[string]string{}
+		needs := false
+		rate := []int{0, 0, 1, 4}[d%4] // none, none, all, a quarter of the files
+		for i := range 1 + rng.IntN(6) {
+			body := bodies[rng.IntN(len(bodies))]
+			if rate > 0 && rng.IntN(rate) == 0 {
+				body = cost.ReplaceAllString(body, "")
+				needs = true
+			}
+			files[fmt.Sprintf("cassettes/%02d.json", i)] = body
+		}
+		s := writeSuite(t, "agents:\n  - name: every recording\n    cassette: \"cassettes/\"\n", files)
+		calls = 0
+		env, err := Run(s, Options{Version: "test", Warn: func(string) {}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (calls > 0) != needs || (env.Prices != nil) != needs {
+			t.Errorf("directory %d (%d files, a run to price: %v): the price table was asked for %d times, the envelope names it: %v",
+				d, len(files), needs, calls, env.Prices != nil)
 		}
 	}
 }

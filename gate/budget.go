@@ -60,7 +60,29 @@ func NewBudget(cfg Budget) *BudgetUse { return &BudgetUse{cfg: cfg} }
 
 // Add folds one run and returns its figures.
 func (b *BudgetUse) Add(run *cassette.Run) BudgetRun {
+	s := b.Score(run)
+	b.Fold(s)
+	return s.Run
+}
+
+// BudgetScore is one run measured against the floors by Score, for Fold.
+type BudgetScore struct {
+	Run BudgetRun
+	// over says how the run exceeds each floor (overBudget).
+	over []string
+}
+
+// Score measures one run against the floors without folding it: it reads
+// only the floors, so runs are measured on any goroutine and Fold folds
+// them in order.
+func (b *BudgetUse) Score(run *cassette.Run) BudgetScore {
 	r := RunFigures(run)
+	return BudgetScore{Run: r, over: overBudget(b.cfg, run, r)}
+}
+
+// Fold folds one run Score measured.
+func (b *BudgetUse) Fold(s BudgetScore) {
+	r := s.Run
 	b.runs++
 	if r.RunMS != nil {
 		b.ms = append(b.ms, *r.RunMS)
@@ -68,13 +90,12 @@ func (b *BudgetUse) Add(run *cassette.Run) BudgetRun {
 		b.untimed = append(b.untimed, int(b.runs))
 	}
 	b.calls, b.turns = max(b.calls, r.Calls), max(b.turns, r.Turns)
-	for _, msg := range overBudget(b.cfg, run, r) {
+	for _, msg := range s.over {
 		if len(b.findings) < maxBudgetFindings {
 			b.findings = append(b.findings, Finding{Level: "error", Gate: "budget", Run: int(b.runs),
 				Message: fmt.Sprintf("run %d: %s", b.runs, msg)})
 		}
 	}
-	return r
 }
 
 // maxBudgetFindings bounds the runs over budget named one by one.

@@ -49,42 +49,97 @@ type EdgeRun struct {
 	Restricted int64
 }
 
-// Add folds one run and returns its own figures.
+// Add folds one run and returns its own figures: Fold(Score(run)).
 func (e *EdgeCoverage) Add(run *cassette.Run) EdgeRun {
-	var out EdgeRun
-	e.runs++
+	s := e.Score(run)
+	e.Fold(s)
+	return s.Run
+}
+
+// EdgeScore is one run's edges as Score reads them, for Fold: the run's
+// own figures, its restricted calls (the first maxAttemptFindings named:
+// no more are ever named), the allowed edges and delegations it
+// exercised, and the tools it called that no edge declares, each once
+// with its count, in the order first called.
+type EdgeScore struct {
+	Run        EdgeRun
+	calls      int64
+	attempts   []edgeAttempt
+	exercised  []bool
+	observed   []bool
+	undeclared tally
+}
+
+// edgeAttempt is a restricted call: its turn and call (1-based) and tool.
+type edgeAttempt struct {
+	turn, call int
+	id         string
+}
+
+// Score reads one run's edges without folding them: it reads only the
+// declared edges, so runs are read on any goroutine, several at once, and
+// Fold folds them in order.
+func (e *EdgeCoverage) Score(run *cassette.Run) EdgeScore {
+	var s EdgeScore
 	for ti, turn := range run.Turns {
 		for ci, c := range turn.Calls {
-			e.calls++
+			s.calls++
 			if memberOf(e.cfg.Restricted, c.Server, c.Tool) {
-				e.restricted++
-				out.Restricted++
-				if e.restricted <= maxAttemptFindings {
-					e.findings = append(e.findings, Finding{Level: "error", Gate: "tool_edges", Run: e.runs,
-						Message: fmt.Sprintf("run %d: turn %d call %d called restricted tool `%s`", e.runs, ti+1, ci+1, c.ID())})
+				s.Run.Restricted++
+				if len(s.attempts) < maxAttemptFindings {
+					s.attempts = append(s.attempts, edgeAttempt{ti + 1, ci + 1, c.ID()})
 				}
 				continue
 			}
 			hit := false
 			for i, a := range e.cfg.Allowed {
 				if MatchID(a, c.Server, c.Tool) {
-					e.exercised[i] = true
+					if s.exercised == nil {
+						s.exercised = make([]bool, len(e.cfg.Allowed))
+					}
+					s.exercised[i] = true
 					hit = true
 				}
 			}
 			if !hit {
-				e.undeclared.add(c.ID())
+				s.undeclared.add(c.ID())
 			}
 		}
 	}
 	for _, d := range run.Delegations {
 		for i, want := range e.cfg.Delegation {
 			if d.From == want.From && d.To == want.To {
-				e.observed[i] = true
+				if s.observed == nil {
+					s.observed = make([]bool, len(e.cfg.Delegation))
+				}
+				s.observed[i] = true
 			}
 		}
 	}
-	return out
+	return s
+}
+
+// Fold folds one run Score read.
+func (e *EdgeCoverage) Fold(s EdgeScore) {
+	e.runs++
+	e.calls += s.calls
+	for j, a := range s.attempts {
+		if e.restricted+int64(j)+1 > maxAttemptFindings {
+			break
+		}
+		e.findings = append(e.findings, Finding{Level: "error", Gate: "tool_edges", Run: e.runs,
+			Message: fmt.Sprintf("run %d: turn %d call %d called restricted tool `%s`", e.runs, a.turn, a.call, a.id)})
+	}
+	e.restricted += s.Run.Restricted
+	for i, x := range s.exercised {
+		e.exercised[i] = e.exercised[i] || x
+	}
+	for i, x := range s.observed {
+		e.observed[i] = e.observed[i] || x
+	}
+	for _, id := range s.undeclared.order {
+		e.undeclared.addN(id, s.undeclared.n[id])
+	}
 }
 
 // Result reports edges.allowed_pct, edges.restricted_attempts,

@@ -58,14 +58,17 @@ type tally struct {
 	n     map[string]int
 }
 
-func (t *tally) add(name string) {
+func (t *tally) add(name string) { t.addN(name, 1) }
+
+// addN counts name k times.
+func (t *tally) addN(name string, k int) {
 	if t.n == nil {
 		t.n = map[string]int{}
 	}
 	if _, ok := t.n[name]; !ok {
 		t.order = append(t.order, name)
 	}
-	t.n[name]++
+	t.n[name] += k
 }
 
 // runsOf renders "in 2 of 5 runs" or "" for a single run.

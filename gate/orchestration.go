@@ -113,7 +113,19 @@ func NewOrchestration(classes []Class) *Orchestration {
 
 // Add folds one run.
 func (o *Orchestration) Add(run *cassette.Run) OrchestrationRun {
-	r := ScoreOrchestration(o.classes, run.Calls())
+	r := o.Score(run)
+	o.Fold(r)
+	return r
+}
+
+// Score scores one run without pooling it: it reads only the declared
+// classes, so runs are scored on any goroutine and Fold pools them.
+func (o *Orchestration) Score(run *cassette.Run) OrchestrationRun {
+	return ScoreOrchestration(o.classes, run.Calls())
+}
+
+// Fold pools one run's scores.
+func (o *Orchestration) Fold(r OrchestrationRun) {
 	o.sum.Calls += r.Calls
 	o.sum.Parameterized += r.Parameterized
 	o.sum.WellFormed += r.WellFormed
@@ -121,7 +133,6 @@ func (o *Orchestration) Add(run *cassette.Run) OrchestrationRun {
 	o.sum.Recovered += r.Recovered
 	o.sum.Reached += r.Reached
 	o.sum.Classes += r.Classes
-	return r
 }
 
 // Result reports the orchestration.* targets and their counts.

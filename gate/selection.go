@@ -173,9 +173,18 @@ func NewSelectionBy(classes []Class, counting Counting) *Selection {
 	return &Selection{classes: classes, counting: counting}
 }
 
-// Add scores one run and pools its counts. The run's Unexpected names
-// each unexpected tool once, in the order first called.
+// Add scores one run and pools its counts: Fold(Score(run)). The run's
+// Unexpected names each unexpected tool once, in the order first called.
 func (s *Selection) Add(run *cassette.Run) RunSelection {
+	r := s.Score(run)
+	s.Fold(r)
+	return r
+}
+
+// Score scores one run without pooling it. It reads only the declared
+// classes, never what was pooled, so runs are scored on any goroutine,
+// several at once, and Fold pools them in order.
+func (s *Selection) Score(run *cassette.Run) RunSelection {
 	var sc selectionScorer
 	sc.start(s.classes, s.counting, true)
 	for _, t := range run.Turns {
@@ -183,7 +192,11 @@ func (s *Selection) Add(run *cassette.Run) RunSelection {
 			sc.call(&t.Calls[i])
 		}
 	}
-	r := sc.end()
+	return sc.end()
+}
+
+// Fold pools the counts of one run Score scored.
+func (s *Selection) Fold(r RunSelection) {
 	s.runs++
 	s.tp += r.TP
 	s.fp += r.FP
@@ -198,7 +211,6 @@ func (s *Selection) Add(run *cassette.Run) RunSelection {
 			s.unexpected.add(u)
 		}
 	}
-	return r
 }
 
 // Result reports tool_selection.{f1,precision,recall} with the counts behind

@@ -49,9 +49,20 @@ func (t *TokenEfficiency) AddCatalog(cat []cassette.ServerCatalog) {
 }
 
 // Add scores one run's selection and adds its cost; it returns the run's
-// own selection.
+// own selection: Fold(run, Score(run)).
 func (t *TokenEfficiency) Add(run *cassette.Run) RunSelection {
-	r := t.sel.Add(run)
+	r := t.Score(run)
+	t.Fold(run, r)
+	return r
+}
+
+// Score scores one run's selection without pooling it (Selection.Score):
+// on any goroutine, folded in order by Fold.
+func (t *TokenEfficiency) Score(run *cassette.Run) RunSelection { return t.sel.Score(run) }
+
+// Fold pools one run's selection, as Score scored it, and adds its cost.
+func (t *TokenEfficiency) Fold(run *cassette.Run, r RunSelection) {
+	t.sel.Fold(r)
 	t.runs++
 	if run.CostMicros != nil {
 		t.costRuns++
@@ -63,7 +74,6 @@ func (t *TokenEfficiency) Add(run *cassette.Run) RunSelection {
 			t.cost += c
 		}
 	}
-	return r
 }
 
 // Grade is the letter keyed on a selection F1: A at 90, B at 80, C at 70, D

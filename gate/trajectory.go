@@ -70,7 +70,15 @@ type TrajectoryRun struct {
 
 // Add folds one run and returns its verdict.
 func (t *TrajectoryMatch) Add(run *cassette.Run) TrajectoryRun {
-	t.runs++
+	r := t.Score(run)
+	t.Fold(r)
+	return r
+}
+
+// Score matches one run against the reference without folding it: it
+// reads only the reference, so runs are matched on any goroutine, several
+// at once, and Fold folds them in order.
+func (t *TrajectoryMatch) Score(run *cassette.Run) TrajectoryRun {
 	var why string
 	if t.cfg.Match == MatchSuperset {
 		why = divergeSuperset(t.cfg, run)
@@ -78,14 +86,22 @@ func (t *TrajectoryMatch) Add(run *cassette.Run) TrajectoryRun {
 		why = Diverge(t.cfg, locate(run))
 	}
 	if why == "" {
-		t.matched++
 		return TrajectoryRun{Matched: true}
+	}
+	return TrajectoryRun{Divergence: why}
+}
+
+// Fold folds one run Score matched.
+func (t *TrajectoryMatch) Fold(r TrajectoryRun) {
+	t.runs++
+	if r.Matched {
+		t.matched++
+		return
 	}
 	if len(t.findings) < maxTrajectoryFindings {
 		t.findings = append(t.findings, Finding{Level: "error", Gate: "trajectory", Run: int(t.runs),
-			Message: fmt.Sprintf("run %d: %s trajectory: %s", t.runs, t.cfg.Match, why)})
+			Message: fmt.Sprintf("run %d: %s trajectory: %s", t.runs, t.cfg.Match, r.Divergence)})
 	}
-	return TrajectoryRun{Divergence: why}
 }
 
 // Result reports trajectory.match_pct, the percentage of runs that

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"math"
 	"os"
@@ -144,10 +143,13 @@ func (b bitset) get(i int32) bool { return b[i>>6]&(1<<(i&63)) != 0 }
 func (b bitset) set(i int32)      { b[i>>6] |= 1 << (i & 63) }
 
 // hash32 is the index's hash of a case's name.
+// (FNV-1a, as hash/fnv's New32a sums it, without its allocation).
 func hash32(name string) uint32 {
-	h := fnv.New32a()
-	h.Write([]byte(name))
-	return h.Sum32()
+	h := uint32(2166136261)
+	for i := 0; i < len(name); i++ {
+		h = (h ^ uint32(name[i])) * 16777619
+	}
+	return h
 }
 
 // add notes the next case of the baseline: its name's hash, where it
@@ -633,32 +635,25 @@ func indexBaseline(f *os.File, cr *report.CaseReader) (*indexed, *report.Envelop
 	if h, err := cr.Head(); err == nil && cr.Seen("schema_version") && h.SchemaVersion != report.SchemaVersion {
 		other = true
 	}
-	// Each case is read into one buffer, reused: the index keeps its
-	// name's hash and place, not its bytes.
-	var buf []byte
-	for n := 0; ; n++ {
-		raw, err := cr.AppendRaw(buf[:0])
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		buf = raw
+	// The cases are read (scanned to their end) a goroutine ahead of
+	// their names' hashing and indexing: two cores. The index keeps a
+	// case's name hash and place, not its bytes.
+	err := readAhead(cr, func(n int, raw []byte, start int64) error {
 		if other {
 			if !json.Valid(raw) {
 				var v any
-				return nil, nil, fmt.Errorf("%s: not a run envelope: cases[%d]: %v", cr.Name(), n, json.Unmarshal(raw, &v))
+				return fmt.Errorf("%s: not a run envelope: cases[%d]: %v", cr.Name(), n, json.Unmarshal(raw, &v))
 			}
-			continue
+			return nil
 		}
 		name, err := caseName(raw)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: not a run envelope: cases[%d]: %w", cr.Name(), n, err)
+			return fmt.Errorf("%s: not a run envelope: cases[%d]: %w", cr.Name(), n, err)
 		}
-		if err := idx.add(hash32(name), cr.Offset()-int64(len(raw)), len(raw)); err != nil {
-			return nil, nil, err
-		}
+		return idx.add(hash32(name), start, len(raw))
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	head, err := baselineHead(cr)
 	if err != nil {
@@ -1021,4 +1016,76 @@ func (sc *scratch) encode(d *baseline.CaseDelta) ([]byte, error) {
 		return b[start:len(b):len(b)], nil
 	}
 	return encodeDeltaJSON(d)
+}
+
+// readAhead reads cr's cases on a goroutine of its own, in batches, and
+// hands each to fn in order on the calling goroutine: its index, its
+// bytes (valid until fn returns) and where it starts in the file. It
+// returns fn's first error, else the read's (io.EOF is the end, not an
+// error), in the order a loop of cr.AppendRaw and fn would meet them;
+// the reader stops once fn fails.
+func readAhead(cr *report.CaseReader, fn func(n int, raw []byte, start int64) error) error {
+	const batch, window = 256, 4
+	type cases struct {
+		buf    []byte
+		ends   []int
+		starts []int64
+		err    error
+	}
+	full := make(chan cases, window)
+	free := make(chan cases, window+2)
+	stop := make(chan struct{})
+	go func() {
+		defer close(full)
+		for {
+			var b cases
+			select {
+			case b = <-free:
+				b.buf, b.ends, b.starts = b.buf[:0], b.ends[:0], b.starts[:0]
+			default:
+			}
+			for len(b.ends) < batch && b.err == nil {
+				from := len(b.buf)
+				next, err := cr.AppendRaw(b.buf)
+				if err != nil {
+					b.err = err
+					break
+				}
+				b.buf = next
+				b.ends = append(b.ends, len(next))
+				b.starts = append(b.starts, cr.Offset()-int64(len(next)-from))
+			}
+			select {
+			case full <- b:
+			case <-stop:
+				return
+			}
+			if b.err != nil {
+				return
+			}
+		}
+	}()
+	n := 0
+	for b := range full {
+		from := 0
+		for k, end := range b.ends {
+			if err := fn(n, b.buf[from:end:end], b.starts[k]); err != nil {
+				close(stop)
+				return err
+			}
+			from = end
+			n++
+		}
+		if b.err != nil {
+			if errors.Is(b.err, io.EOF) {
+				return nil
+			}
+			return b.err
+		}
+		select {
+		case free <- b:
+		default:
+		}
+	}
+	return nil
 }

@@ -13,21 +13,25 @@ import (
 
 // sameBytes compares a case of the current run whose bytes are the
 // baseline's case of its name to the byte (the most cases of a run
-// compared with the run before it) without decoding it: passThrough
-// proves that decoding and checking it succeed, and sameDelta makes its
-// delta from its bytes. It reports false, for the case to be decoded and
-// compared as before, when either cannot, or when no baseline case of its
-// name holds the same bytes.
+// compared with the run before it) without decoding it: one scan,
+// passThroughSpans, proves that decoding and checking it succeed and
+// notes where its fields lie, and sameDeltaSpans makes its delta from
+// those fields. It reports false (and place 0), for the case to be
+// decoded and compared as before, when either cannot, or when no baseline
+// case of its name holds the same bytes.
 func (b *baseIndex) sameBytes(raw []byte, every bool, sc *scratch) (int32, baseline.CaseDelta, bool) {
 	name, ok := plainName(raw)
 	if !ok {
-		return -1, baseline.CaseDelta{}, false
+		return 0, baseline.CaseDelta{}, false
 	}
 	h := uint64(hash32(name))
 	at, _ := slices.BinarySearch(b.keys, h<<32)
 	for ; at < len(b.keys) && b.keys[at]>>32 == h; at++ {
+		// A case the index dropped (a name given twice) is never reached
+		// here: the first of its name, of the same bytes, comes before
+		// it in the keys (sorted by place within a hash) and is taken.
 		i := int32(b.keys[at])
-		if b.dropped.get(i) || int(b.lens[i]) != len(raw) {
+		if int(b.lens[i]) != len(raw) {
 			continue
 		}
 		data, err := b.cached(i, sc)
@@ -36,15 +40,15 @@ func (b *baseIndex) sameBytes(raw []byte, every bool, sc *scratch) (int32, basel
 		}
 		var lc leanCase
 		if !passThroughSpans(raw, &lc, &sc.spans) {
-			return -1, baseline.CaseDelta{}, false
+			return 0, baseline.CaseDelta{}, false
 		}
 		d, ok := sameDeltaSpans(raw, &sc.spans, every, &sc.same)
 		if !ok || d.Name != name {
-			return -1, baseline.CaseDelta{}, false
+			return 0, baseline.CaseDelta{}, false
 		}
 		return i, d, true
 	}
-	return -1, baseline.CaseDelta{}, false
+	return 0, baseline.CaseDelta{}, false
 }
 
 // maxCachedBlock is the most bytes of a block of the baseline's cases a
@@ -87,28 +91,6 @@ type member struct {
 	key, val []byte
 }
 
-// sameDelta is baseline.CaseOf(c, c, "") for the case c whose JSON raw
-// passThrough passed (every member of the case and of its structs given
-// once and spelt as its field is, every value of its field's type): the
-// delta of a case compared with itself, made from its name, kind,
-// verdict, runs, position, definition digest, targets, counts and labels
-// without decoding it. Without figures (CompareListed, which lists
-// changed cases only), the targets, counts and labels of a case with a
-// definition digest are left out: such a case is unchanged, and counts
-// alike without them. It reports false for what it leaves to the decoder:
-// a string with an escape, a null element of a list, an assertion (by
-// block, index and target) or floor (by name) given twice.
-// TestSameDeltaIsCaseOf holds it to CaseOf over drawn cases.
-func sameDelta(raw []byte, figures bool) (baseline.CaseDelta, bool) {
-	r := sameReader{s: caseScan{b: raw}}
-	ok := r.s.eachMember(r.member)
-	r.s.space()
-	if !ok || r.s.i != len(r.s.b) {
-		return r.d, false
-	}
-	return r.delta(figures)
-}
-
 // span is where a value lies in a case's JSON: [start, end), end 0 for
 // none.
 type span struct{ start, end int }
@@ -140,12 +122,22 @@ var sameFields = sync.OnceValue(func() []sameField {
 	return out
 })
 
-// sameDeltaSpans is sameDelta of a case passThroughSpans passed, reading
-// only the fields it needs where spans says they lie: the case is scanned
-// once, by passThroughSpans, and its other members (its runs' evidence,
-// its cassettes, its findings) are not read again. A member's order does
-// not change the delta (each is given once: passThrough refuses a field
-// given twice). TestSameDeltaIsCaseOf holds the two to the same delta.
+// sameDeltaSpans is baseline.CaseOf(c, c, "") for the case c whose JSON
+// raw passThroughSpans passed: the delta of a case compared with itself,
+// made from its name, kind, verdict, runs, position, definition digest,
+// targets, counts and labels (sorted, the last of a name given twice
+// kept, as decoding into a map keeps it), each read where spans says it
+// lies: the case is scanned once, by passThroughSpans, and its other
+// members (its runs' evidence, its cassettes, its findings) are not read
+// again. A member's order does not change the delta (each is given once:
+// passThrough refuses a field given twice). Without figures
+// (CompareListed), the targets, counts and labels of a case with a
+// definition digest are left out (such a case is unchanged, and counts
+// alike without them). It reports false for what it leaves to the
+// decoder: a string with an escape, a null element of a list, an
+// assertion (by block, index and target) or floor (by name) given twice.
+// TestSameDeltaIsCaseOf holds it to CaseOf, and to the tests' sameDelta
+// (the whole case read again), over drawn cases.
 //
 // With ss, what it reads and the figures of a comparable case (one with a
 // definition digest) lie in ss, reused from case to case: such a delta's
@@ -353,8 +345,10 @@ func targetDeltas(targets []member, comparable bool, ss *sameScratch) ([]baselin
 	fs := slices.Grow(ss.fs[:0], 2*len(targets))
 	ss.tds, ss.fs = out, fs
 	for i, m := range targets {
+		// A string (its quotes included) does not parse: the decoder
+		// refuses it for a float.
 		v, err := strconv.ParseFloat(string(m.val), 64)
-		if err != nil || m.val[0] == '"' {
+		if err != nil {
 			return nil, false
 		}
 		fs = append(fs, v, 0)

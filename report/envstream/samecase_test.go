@@ -4,7 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"hash/fnv"
+	"io"
 	"math/rand/v2"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -222,4 +226,201 @@ func BenchmarkSameBytes(b *testing.B) {
 			decodeCase(raw, &c)
 		}
 	})
+}
+
+// TestSameBytesTakesItsCase holds sameBytes to taking the way without a
+// decode exactly where it may, over a generated baseline indexed as a
+// comparison indexes it: each case read back as its own bytes is found at
+// its place with CaseOf's delta (with figures, and without them the same
+// but for them); the first of a name given twice is found for the second
+// (which the index drops); a case with a byte more, a name the baseline
+// does not hold, and a case passThrough passes but whose figures sameDelta
+// leaves to the decoder (an escape in a label's value) are declined.
+func TestSameBytesTakesItsCase(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 21))
+	env := genEnvelope(r, 150, "same")
+	env.Cases[7].Labels = map[string]string{"reliability.class": "flaky", "note": "caf\u00e9 \"x\""}
+	// Floors and assertions of distinct names are read whole.
+	env.Cases[9].Verdict, env.Cases[9].Evidence = report.Pass, nil
+	env.Cases[9].Floors = []report.Floor{{Name: "f1", Passed: true}, {Name: "f2", Passed: true}}
+	env.Cases[9].Assertions = append(env.Cases[9].Assertions, report.AssertionResult{Index: 1, Target: "tool_selection.f1", Passed: true})
+	env.Cases = append(env.Cases, env.Cases[3])
+	path := filepath.Join(t.TempDir(), "base.json")
+	writeEnv(t, path, env)
+	f, rd, err := openEnvelope(path, "", report.MaxStreamBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cr, err := newCaseReader(rd, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, _, err := indexBaseline(f, cr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f2, rd2, err := openEnvelope(path, "", report.MaxStreamBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f2.Close()
+	cr2, err := newCaseReader(rd2, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sc scratch
+	first := map[string]int{}
+	taken := 0
+	for k := 0; ; k++ {
+		raw, err := cr2.AppendRaw(nil)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if checkSameBytes(t, idx, &sc, k, raw, first) {
+			taken++
+		}
+	}
+	if taken < len(env.Cases)/2 {
+		t.Fatalf("%d of %d cases taken without a decode: the drawing misses the way", taken, len(env.Cases))
+	}
+	t.Logf("%d of %d cases taken without a decode", taken, len(env.Cases))
+}
+
+// checkSameBytes is TestSameBytesTakesItsCase's check of case k, raw, of
+// the baseline idx indexes (first: the place of the first case of each
+// name seen); it reports whether the case took the way without a decode.
+func checkSameBytes(t *testing.T, idx *indexed, sc *scratch, k int, raw []byte, first map[string]int) bool {
+	t.Helper()
+	var c report.CaseResult
+	if err := json.Unmarshal(raw, &c); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := first[c.Name]; !ok {
+		first[c.Name] = k
+	}
+	want := baseline.CaseOf(&c, &c, "")
+	// The way without a decode is for a case passThrough passes
+	// (not an inconclusive one, say) and sameDelta reads whole.
+	var lc leanCase
+	_, whole := sameDelta(raw, true)
+	passed := passThrough(raw, &lc)
+	if k == 7 && (!passed || whole) {
+		t.Fatalf("case 7 (an escaped label value): passed through %v, read whole by sameDelta %v; want true, false", passed, whole)
+	}
+	if k == 9 && !(passed && whole) {
+		t.Fatalf("case 9 (two floors, two assertions, each of its own name): passed through %v, read whole by sameDelta %v", passed, whole)
+	}
+	may := passed && whole
+	i, d, ok := idx.sameBytes(raw, true, sc)
+	if !may {
+		if ok {
+			t.Fatalf("case %d taken without a decode: %+v\n%s", k, d, raw)
+		}
+		return false
+	} else if !ok || int(i) != first[c.Name] || !reflect.DeepEqual(d, want) {
+		t.Fatalf("case %d: sameBytes gives %d %v %+v; want %d true %+v", k, i, ok, d, first[c.Name], want)
+	}
+	// Without figures: the same case, its figures left out.
+	i, d, ok = idx.sameBytes(raw, false, sc)
+	want.Targets, want.Counts, want.Labels = []baseline.TargetDelta{}, []baseline.CountDelta{}, nil
+	if !ok || int(i) != first[c.Name] || !reflect.DeepEqual(d, want) {
+		t.Fatalf("case %d without figures: sameBytes gives %d %v %+v; want %d true %+v", k, i, ok, d, first[c.Name], want)
+	}
+	spaced := append(append([]byte{}, raw[:len(raw)-1]...), ' ', '}')
+	if _, _, ok := idx.sameBytes(spaced, true, sc); ok {
+		t.Fatalf("case %d with a space more taken as the baseline's", k)
+	}
+	other := bytes.Replace(raw, []byte("same case"), []byte("gone case"), 1)
+	if _, _, ok := idx.sameBytes(other, true, sc); ok || bytes.Equal(other, raw) {
+		t.Fatalf("case %d renamed (%v) taken as the baseline's", k, !bytes.Equal(other, raw))
+	}
+	return true
+}
+
+// TestHash32IsFNV holds hash32 to hash/fnv's 32-bit FNV-1a over drawn
+// names: every byte, empty, long, not UTF-8.
+func TestHash32IsFNV(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 32))
+	for n := range 2000 {
+		b := make([]byte, n%300)
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		h := fnv.New32a()
+		h.Write(b)
+		if got, want := hash32(string(b)), h.Sum32(); got != want {
+			t.Fatalf("hash32(%q) = %#x; fnv %#x", b, got, want)
+		}
+	}
+}
+
+// sameDelta is sameDeltaSpans reading the whole case again, the way the
+// comparison took before passThroughSpans noted where each field lies: the
+// tests hold sameDeltaSpans to it. It is baseline.CaseOf(c, c, "") for the case c whose JSON raw
+// passThrough passed (every member of the case and of its structs given
+// once and spelt as its field is, every value of its field's type): the
+// delta of a case compared with itself, made from its name, kind,
+// verdict, runs, position, definition digest, targets, counts and labels
+// without decoding it. Without figures (CompareListed, which lists
+// changed cases only), the targets, counts and labels of a case with a
+// definition digest are left out: such a case is unchanged, and counts
+// alike without them. It reports false for what it leaves to the decoder:
+// a string with an escape, a null element of a list, an assertion (by
+// block, index and target) or floor (by name) given twice.
+// TestSameDeltaIsCaseOf holds it to CaseOf over drawn cases.
+func sameDelta(raw []byte, figures bool) (baseline.CaseDelta, bool) {
+	r := sameReader{s: caseScan{b: raw}}
+	ok := r.s.eachMember(r.member)
+	r.s.space()
+	if !ok || r.s.i != len(r.s.b) {
+		return r.d, false
+	}
+	return r.delta(figures)
+}
+
+// TestCachedServesItsBlock: a worker reads a block of the baseline's
+// cases once and serves every case of it from its copy: with the file
+// closed after a block's first case, each other case of that block is
+// still given, its bytes the ones ReadAt gives; a case of another block
+// then needs the file (its read fails).
+func TestCachedServesItsBlock(t *testing.T) {
+	env := genEnvelope(rand.New(rand.NewPCG(40, 33)), 2*blockCases+10, "cached")
+	path := filepath.Join(t.TempDir(), "base.json")
+	writeEnv(t, path, env)
+	f, rd, err := openEnvelope(path, "", report.MaxStreamBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr, err := newCaseReader(rd, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, _, err := indexBaseline(f, cr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([][]byte, idx.n)
+	for i := range int32(idx.n) {
+		if want[i], err = idx.raw(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var sc scratch
+	first := int32(blockCases) // the second block
+	if got, err := idx.cached(first, &sc); err != nil || !bytes.Equal(got, want[first]) {
+		t.Fatalf("case %d: %v\n%s\nwant %s", first, err, got, want[first])
+	}
+	f.Close()
+	for i := first; i < 2*blockCases; i++ {
+		if got, err := idx.cached(i, &sc); err != nil || !bytes.Equal(got, want[i]) {
+			t.Fatalf("case %d of the cached block, the file closed: %v\n%s\nwant %s", i, err, got, want[i])
+		}
+	}
+	if _, err := idx.cached(0, &sc); err == nil {
+		t.Fatal("case 0, of another block, given with the file closed")
+	}
 }
