@@ -3,6 +3,7 @@ package annotate
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -324,16 +325,17 @@ func (s *CaseSpool) AddRaw(data []byte) error {
 
 // WriteEnvelope writes env with the spooled cases in place of env.Cases,
 // which must be empty. It may be called more than once (the workspace
-// store and --output).
+// store and --output), from several goroutines at once once the last case
+// is added.
 func (s *CaseSpool) WriteEnvelope(w io.Writer, env *report.Envelope) error {
 	if len(env.Cases) != 0 {
 		return errors.New("encode run envelope: the envelope holds cases and the spool holds more")
 	}
-	if err := s.w.Flush(); err != nil {
-		return fmt.Errorf("spool the run's cases: %w", err)
-	}
-	size, err := s.f.Seek(0, io.SeekCurrent)
-	if err != nil {
+	s.mu.Lock() // two writes at once (the report and the store's copy) flush once
+	err := s.w.Flush()
+	size, serr := s.f.Seek(0, io.SeekCurrent)
+	s.mu.Unlock()
+	if err = cmp.Or(err, serr); err != nil {
 		return fmt.Errorf("spool the run's cases: %w", err)
 	}
 	return writeEnvelope(w, env, s.n, func(w *bufio.Writer) error {

@@ -158,13 +158,25 @@ func TestJSONStreamsByteIdentical(t *testing.T) {
 		}
 		head := *env
 		head.Cases = []*report.CaseResult{}
-		for range 2 { // the store, then --output
-			var out bytes.Buffer
-			if err := spool.WriteEnvelope(&out, &head); err != nil {
-				t.Fatalf("%s: %v", name, err)
+		for _, together := range []bool{true, false} { // the store and --output at once (as a run writes them, the spool not yet flushed), then one after the other
+			var outs [2]bytes.Buffer
+			errs := make(chan error, len(outs))
+			for k := range outs {
+				if together {
+					go func() { errs <- spool.WriteEnvelope(&outs[k], &head) }()
+				} else {
+					errs <- spool.WriteEnvelope(&outs[k], &head)
+				}
 			}
-			if !bytes.Equal(out.Bytes(), want) {
-				t.Errorf("%s: spooled envelope differs from the whole encoding:\n%s\nwant:\n%s", name, out.Bytes(), want)
+			for range outs {
+				if err := <-errs; err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+			}
+			for k := range outs {
+				if !bytes.Equal(outs[k].Bytes(), want) {
+					t.Errorf("%s (at once %v): spooled envelope differs from the whole encoding:\n%s\nwant:\n%s", name, together, outs[k].Bytes(), want)
+				}
 			}
 		}
 		file := spool.f.Name()

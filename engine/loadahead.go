@@ -47,15 +47,33 @@ type aheadJob struct {
 }
 
 // aheadMax is how many cases a suite's load may compute ahead: their
-// outcomes are held until the load ends, about 10 KB each for the 2,000
-// transcripts of .ci/bench (1,920 of them, one core's share at
-// GOMAXPROCS=16, took the run's peak RSS from 45 to 65-69 MB; 256, to 54
-// to 64 MB; at GOMAXPROCS=2 256 left it at 36-40 MB, the same as
-// before). On two cores 128 ran out before the load ended (a trace:
-// the worker waiting 65 ms for a job with the load still going). It
-// stays under keepBuilt, so a case computed ahead is one the load keeps
-// built (Suite.dropHeld keeps it anyway).
-const aheadMax = 256
+// outcomes are held until the load ends, a few KB each for the 2,000
+// transcripts of .ci/bench. The cases taken are those the workers can
+// start at once (aheadQueue), so what is held is what the workers
+// computed while the load went on: on two cores about a third of the
+// tests built (350 to 490 of the 2,000 transcripts), at GOMAXPROCS=16
+// the cap (the run's peak RSS 62 MB at 1,024, 54 to 60 MB at 256). A cap
+// of 256 ran out on two cores a third of the way through the load and
+// left the other core idle for the rest of it (the builder is the load's
+// one goroutine). It stays under keepBuilt, so a case computed ahead is
+// one the load keeps built (Suite.dropHeld keeps it anyway).
+const aheadMax = 1024
+
+// aheadQueue bounds the cases handed over and not yet started: a case
+// built while the workers are that far behind is left for Run (the
+// builder makes a test about three times faster than a worker computes
+// a small case), so the values a queued job holds for its digest are
+// never more than aheadQueue tests', and the outcomes held are the cases
+// the workers had time for while the suite loaded. Handing every case
+// over (a queue of aheadMax) held 2,000 tests' values at once on two
+// cores, 8 MB more at the peak.
+const aheadQueue = 16
+
+// aheadBehind reports whether the workers of a are aheadQueue cases
+// behind the builder, so that take leaves the case for Run; a variable
+// so that a test can draw which cases are left (any choice runs to the
+// same envelope).
+var aheadBehind = func(a *loadAhead) bool { return len(a.jobs) == cap(a.jobs) }
 
 // newLoadAhead returns the computing ahead of a suite s being loaded for a
 // run with opt; nil, computing nothing ahead, on one core, or when the
@@ -69,7 +87,7 @@ func newLoadAhead(s *Suite, opt Options) *loadAhead {
 	}
 	max := min(aheadMax, keepBuilt)
 	return &loadAhead{opt: opt, s: s, max: max, budget: newReadBudget(cassette.MaxSize),
-		jobs: make(chan aheadJob, max), stop: make(chan struct{})}
+		jobs: make(chan aheadJob, aheadQueue), stop: make(chan struct{})}
 }
 
 // aheadable reports whether a case is one loadAhead computes: an agent
@@ -82,12 +100,16 @@ func aheadable(c *Case, opt Options) bool {
 
 // take hands the case c, just built from m (nil when its digest is set or
 // not wanted), over to be computed ahead, and reports whether it was
-// taken; a case not taken (not aheadable, its files not found, or aheadMax
-// already taken) is left for Run. take never waits on the workers: the
-// load goes on at its own pace.
+// taken; a case not taken (not aheadable, its files not found, the
+// workers aheadQueue cases behind, or aheadMax already taken) is left for
+// Run, so the cases taken need not be a prefix of the suite. take never
+// waits on the workers: the load goes on at its own pace.
 func (a *loadAhead) take(c *Case, m map[string]any) bool {
 	if a == nil || len(a.taken) >= a.max || !aheadable(c, a.opt) {
 		return false
+	}
+	if len(a.taken) > 0 && aheadBehind(a) {
+		return false // Run computes it
 	}
 	files, err := caseFiles(a.s, c, a.opt.CassetteDir)
 	if err != nil {

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -100,6 +102,9 @@ func aheadRun(t *testing.T, path string, procs int, ahead bool, shard report.Sha
 		return "error: " + err.Error(), 0, calls.Load()
 	}
 	loaded.Store(true)
+	if sum := sha256.Sum256(data); s.SHA256 != hex.EncodeToString(sum[:]) {
+		t.Fatalf("the suite's digest %q is not its file's", s.SHA256)
+	}
 	if s.ahead != nil {
 		taken = len(s.ahead.taken)
 	}
@@ -139,7 +144,9 @@ func aheadRun(t *testing.T, path string, procs int, ahead bool, shard report.Sha
 // missing cassette, an unknown key: the load's; a test with no cassette,
 // a cassette cut short: the run's) fails with the same words, having shown no progress, warned
 // of nothing and emitted nothing; no worker is left behind. The load must
-// have taken cases ahead, or the test proves nothing.
+// have taken cases ahead, or the test proves nothing; which cases the
+// builder leaves for Run is drawn (some runs take cases after one left),
+// and any choice runs to the same envelope.
 func TestLoadAheadIsRun(t *testing.T) {
 	dir := t.TempDir()
 	files, err := gen.Write(filepath.Join(dir, "c"), 12, 40)
@@ -155,6 +162,9 @@ func TestLoadAheadIsRun(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(40, 7))
 	before := runtime.NumGoroutine()
+	behind := aheadBehind
+	defer func() { aheadBehind = behind }()
+	gaps := 0 // runs whose cases taken ahead were not a prefix of the suite's
 	kinds := []string{"", "name", "cassette", "key", "planned", "short"}
 	draws := 12
 	if testing.Short() {
@@ -177,7 +187,11 @@ func TestLoadAheadIsRun(t *testing.T) {
 		}
 		want, _, _ := aheadRun(t, path, 1, false, shard)
 		for _, procs := range []int{2, 4} {
+			gap := drawBehind(behind, d, procs)
 			got, taken, early := aheadRun(t, path, procs, true, shard)
+			if gap(taken) {
+				gaps++
+			}
 			if got != want {
 				t.Fatalf("suite %d (%d tests, problem %q at %d, shard %v), GOMAXPROCS=%d: the run differs from the one loaded first:\n%s\n---\n%s",
 					d, n, kind, late, shard, procs, clipText(want), clipText(got))
@@ -194,6 +208,9 @@ func TestLoadAheadIsRun(t *testing.T) {
 			}
 		}
 	}
+	if gaps == 0 {
+		t.Fatal("every run took a prefix of its suite's cases ahead: the cases left for Run between them were not tried")
+	}
 	deadline := time.Now().Add(5 * time.Second)
 	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
@@ -201,6 +218,26 @@ func TestLoadAheadIsRun(t *testing.T) {
 	if n := runtime.NumGoroutine(); n > before {
 		t.Fatalf("%d goroutines after the runs, %d before", n, before)
 	}
+}
+
+// drawBehind draws which cases the builder leaves for Run besides the
+// workers' own queue (behind, the real aheadBehind): none more, or each
+// with a drawn chance, from a source of its own seeded with d and procs
+// (the suites drawn stay the same). It sets aheadBehind and returns what
+// reports whether a run that took taken cases took one after one it left.
+func drawBehind(behind func(*loadAhead) bool, d, procs int) (gap func(taken int) bool) {
+	pick := rand.New(rand.NewPCG(uint64(d), uint64(procs)))
+	chance, leftAt := pick.IntN(4), -1
+	aheadBehind = func(a *loadAhead) bool {
+		if behind(a) || pick.IntN(4) < chance {
+			if leftAt < 0 {
+				leftAt = len(a.taken)
+			}
+			return true
+		}
+		return false
+	}
+	return func(taken int) bool { return leftAt >= 0 && taken > leftAt }
 }
 
 // TestLoadAheadGivenUp: what a load computed ahead is given up, every

@@ -47,7 +47,7 @@ func sameStreamed(t testing.TB, path string, data []byte, unrecorded bool) bool 
 	}
 	sameValidated(t, path, data, unrecorded)
 	d := readYAML(filepath.ToSlash(path), data, heldAlways)
-	return d.Held() && streamSuite(d, path, "", loadMode{unrecorded: unrecorded}, heldAlways) != nil
+	return d.Held() && streamSuite(d, path, loadMode{unrecorded: unrecorded}, heldAlways) != nil
 }
 
 // sameValidated loads data at path as validate does (tests: held, the

@@ -79,6 +79,23 @@ func (s Store) Dir(name string) (string, error) {
 // says why the run was not stored; a caller warns of it (a store that
 // cannot be written costs a warning, never the run's verdict).
 func (s Store) SaveRun(id string, write func(io.Writer) error) error {
+	return s.saveRun(id, write)
+}
+
+// SaveRunAhead is SaveRun on a goroutine of its own, beside the caller's
+// own writes (a run's report), and returns what waits for it; a store
+// that cannot be written is a warning on warn, never the run's verdict.
+func (s Store) SaveRunAhead(id string, write func(io.Writer) error, warn io.Writer) (wait func()) {
+	done := make(chan error, 1)
+	go func() { done <- s.saveRun(id, write) }()
+	return func() {
+		if err := <-done; err != nil {
+			fmt.Fprintf(warn, "mcptest: warning: the run was not stored in the workspace: %v\n", err)
+		}
+	}
+}
+
+func (s Store) saveRun(id string, write func(io.Writer) error) error {
 	keepRuns, keepCache := s.KeepRuns, s.KeepCache
 	if keepRuns <= 0 {
 		keepRuns = DefaultKeepRuns

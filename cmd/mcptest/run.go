@@ -111,7 +111,9 @@ func (c *Command) run(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	start := time.Now()
+	// git reads the suite's tree beside the load, and is never left running
+	start, source := time.Now(), c.source(filepath.Dir(config))
+	defer source()
 	spool := "" // the cases are spooled to disk when every report is json or text
 	if a.outputs.AllJSON("json") && (a.format == "json" || annotate.Canonical(a.format) == "text") {
 		spool = a.format
@@ -141,15 +143,16 @@ func (c *Command) run(_ context.Context, args []string) error {
 		fmt.Fprintf(c.Stderr, "mcptest: warning: the cache is off: %v\n", err)
 	}
 	opts.Warn = func(msg string) { fmt.Fprintf(c.Stderr, "mcptest: warning: %s\n", msg) }
+	source() // git has read the tree before the run writes into it (its cache)
 	env, err := engine.Run(suite, opts)
 	progress.Clear()
 	if err != nil {
 		return err
 	}
 	stamp.Run(env, start)
-	env.Source, env.Environment = c.source(filepath.Dir(config)), stamp.Environment(c.Getenv)
-	c.storeRun(env.Run.ID, func(w io.Writer) error { return out.JSON(w, env) })
+	env.Source, env.Environment = source(), stamp.Environment(c.Getenv)
 	write, err := out.Render(env)
+	defer c.storeRun(env.Run.ID, func(w io.Writer) error { return out.JSON(w, env) })() // beside the report's write
 	if err != nil {
 		return err
 	}
@@ -183,14 +186,10 @@ func (c *Command) run(_ context.Context, args []string) error {
 // cacheMinEnv overrides engine.CacheMinBytes (engine.CacheMinFromEnv).
 const cacheMinEnv = engine.CacheMinEnv
 
-// source is where the run's suite came from: the repository, branch and
-// commit the CI names (stamp.Source), else, off CI, what git says of the
-// suite's directory dir (stamp.GitSource), unless noGit is set.
-func (c *Command) source(dir string) *report.Source {
-	if s := stamp.Source(c.Getenv); s != nil || c.noGit {
-		return s
-	}
-	return stamp.GitSource(dir)
+// source returns what waits for where the run's suite, in dir, came from
+// (stamp.SourceAhead: git, off CI, runs from now on, beside the run).
+func (c *Command) source(dir string) func() *report.Source {
+	return stamp.SourceAhead(c.Getenv, c.noGit, dir)
 }
 
 // onCI reports whether CI or GITHUB_ACTIONS is set to true (stamp.OnCI).

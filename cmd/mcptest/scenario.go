@@ -61,7 +61,7 @@ func (c *Command) scenario(_ context.Context, args []string) error {
 		return err
 	}
 	stamp.Run(env, start)
-	env.Source, env.Environment = c.source(filepath.Dir(pos[0])), stamp.Environment(c.Getenv)
+	env.Source, env.Environment = c.source(filepath.Dir(pos[0]))(), stamp.Environment(c.Getenv)
 
 	rep, err := annotate.New(format, annotate.Options{Color: c.color(colorMode, c.Stdout)})
 	if err := c.render(rep, err, env, "", "report"); err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/mcptest/mcptest/mcpserver"
@@ -17,10 +16,7 @@ func (c *Command) storeDir(name string) (string, error) {
 }
 
 // storeRun keeps the envelope of run id, as write produces it, in the
-// workspace store; a store that cannot be written costs a warning, never
-// the run's verdict.
-func (c *Command) storeRun(id string, write func(io.Writer) error) {
-	if err := (mcpserver.Store{Getenv: c.Getenv}).SaveRun(id, c.masked(write)); err != nil {
-		fmt.Fprintf(c.Stderr, "mcptest: warning: the run was not stored in the workspace: %v\n", err)
-	}
+// workspace store, beside the report's write (mcpserver.Store.SaveRunAhead).
+func (c *Command) storeRun(id string, write func(io.Writer) error) (wait func()) {
+	return mcpserver.Store{Getenv: c.Getenv}.SaveRunAhead(id, c.masked(write), c.Stderr)
 }

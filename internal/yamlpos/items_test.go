@@ -3,8 +3,10 @@ package yamlpos
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -289,5 +291,51 @@ func TestPackedText(t *testing.T) {
 	short.SplitMin = 0 // a text under 64 KiB is read whole
 	if plain := Read("s.yml", []byte("tests:\n  - a\n"), short); plain.Packed() != nil || plain.Again() != nil || string(plain.Text()) != "tests:\n  - a\n" {
 		t.Error("a short text is kept as it is, with nothing to hand over again")
+	}
+}
+
+// TestPackSameOnEveryCore: the packed text of drawn lists (1 to 400
+// items of drawn lengths and words, chunks of 1 to 40 items) is the same,
+// byte for byte, packed on one core and on four (its chunks compressed on
+// several goroutines), and puts the text back together.
+func TestPackSameOnEveryCore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 29))
+	words := []string{"name", "type: agent", "cassette: c/x.json", "expect:", "- tool_names: { contains: s.t }", "é ü", "# note"}
+	for d := range 40 {
+		var b strings.Builder
+		b.WriteString("servers:\n  s: {command: [x]}\ntests:\n")
+		items := 1 + rng.IntN(400)
+		for i := range items {
+			fmt.Fprintf(&b, "  - name: test %d\n", i)
+			for range rng.IntN(6) {
+				fmt.Fprintf(&b, "    %s\n", words[rng.IntN(len(words))])
+			}
+		}
+		if rng.IntN(2) == 0 {
+			b.WriteString("z: 1\n")
+		}
+		text := []byte(b.String())
+		lists := cutLists(text)
+		if len(lists) == 0 {
+			continue
+		}
+		l := &lists[len(lists)-1]
+		size := 1 + rng.IntN(40)
+		packed := func(procs int) *packedText {
+			prev := runtime.GOMAXPROCS(procs)
+			defer runtime.GOMAXPROCS(prev)
+			return pack(text, l, size)
+		}
+		one, four := packed(1), packed(4)
+		same := bytes.Equal(one.head, four.head) && bytes.Equal(one.tail, four.tail) && bytes.Equal(one.dict, four.dict) && len(one.chunks) == len(four.chunks)
+		for k := range one.chunks {
+			same = same && bytes.Equal(one.chunks[k], four.chunks[k])
+		}
+		if !same {
+			t.Fatalf("draw %d (%d items, chunks of %d): packed on four cores differs from one", d, items, size)
+		}
+		if got := four.text(); !bytes.Equal(got, text) {
+			t.Fatalf("draw %d: the text put back together differs", d)
+		}
 	}
 }

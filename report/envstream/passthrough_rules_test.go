@@ -5,8 +5,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/big"
+	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -124,14 +127,22 @@ func TestPassThroughAnyLayout(t *testing.T) {
 // escape, a literal, a number cut in two) is not passed through, and the
 // scan does not read past its end.
 func TestPassThroughCutShort(t *testing.T) {
-	for _, data := range ruleCases(t) {
+	cases := ruleCases(t)
+	// A figure with an exponent (the case is left to the decoder whole;
+	// cut in its exponent, the scan must not read past the end either).
+	cases = append(cases, bytes.Replace(cases[0], []byte(`"tool_selection.f1":67`), []byte(`"tool_selection.f1":6.7E+1,"x":-1e-2`), 1))
+	// Values of any type nested in a matcher (objects and arrays read as
+	// any value).
+	cases = append(cases, bytes.Replace(cases[0], []byte(`"matcher":{">=":50}`), []byte(`"matcher":{">=":{"a":[1,{"b":null,"c":true,"d":"e"}],"f":false}}`), 1))
+	for _, data := range cases {
 		var b bytes.Buffer
 		if err := json.Indent(&b, data, "", " "); err != nil {
 			t.Fatal(err)
 		}
 		for _, text := range [][]byte{data, b.Bytes()} {
 			for i := range len(text) {
-				cut := bytes.Clone(text[:i]) // its own array: nothing past the end to read
+				cut := make([]byte, i) // its own array, no capacity past its end: nothing there to read
+				copy(cut, text)
 				var lc leanCase
 				if passThrough(cut, &lc) {
 					t.Fatalf("passed through a case cut at byte %d: %s", i, cut)
@@ -200,6 +211,137 @@ func TestPassThroughEveryCharacter(t *testing.T) {
 		var lc leanCase
 		if passThrough(text, &lc) {
 			t.Fatalf("% x, not UTF-8, passed through", bad)
+		}
+	}
+}
+
+// TestPassThroughNumbers: a figure (a float field) with a fraction, a
+// sign or a zero passes through, read as decoding reads it; one with an
+// exponent is left to the decoder, and one JSON refuses (a leading zero,
+// a point with no digit on one side, a lone sign) is refused. A count (an
+// integer field) with a fraction is refused, as Unmarshal refuses it.
+func TestPassThroughNumbers(t *testing.T) {
+	data := ruleCases(t)[0]
+	figure := []byte(`"tool_selection.f1":67`)
+	count := []byte(`"reliability.runs":2`)
+	if !bytes.Contains(data, figure) || !bytes.Contains(data, count) {
+		t.Fatalf("no figure or count in %s", data)
+	}
+	var byCase, byScan report.Counter
+	for _, c := range []struct {
+		at, num string
+		pass    bool
+	}{
+		{"figure", "0", true}, {"figure", "-0", true}, {"figure", "66.67", true}, {"figure", "-0.5", true},
+		{"figure", "1.0", true}, {"figure", "123456789.125", true}, {"figure", "10.25", true},
+		{"figure", "1e5", false}, {"figure", "1.5E-3", false}, {"figure", "1.", false}, {"figure", ".5", false},
+		{"figure", "01", false}, {"figure", "-", false}, {"figure", "1.e5", false}, {"figure", "+1", false},
+		{"count", "2", true}, {"count", "2.0", false}, {"count", "2e0", false}, {"count", "-2", true},
+	} {
+		old, field := figure, `"tool_selection.f1":`
+		if c.at == "count" {
+			old, field = count, `"reliability.runs":`
+		}
+		text := bytes.Replace(data, old, []byte(field+c.num), 1)
+		var lc leanCase
+		if got := passThrough(text, &lc); got != c.pass {
+			t.Errorf("%s %s: passed through %v, want %v", c.at, c.num, got, c.pass)
+			continue
+		}
+		if c.pass {
+			passThroughHolds(t, text, &byCase, &byScan)
+		}
+	}
+}
+
+// TestIntegerIsParse holds the scan's integers to strconv over every
+// integer kind and size, at and around each one's bounds, the 19, 20 and
+// 21 digit lengths, and drawn values: read exactly when strconv.ParseInt
+// or ParseUint reads the text at that size, to the same value.
+func TestIntegerIsParse(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 40))
+	var texts []string
+	for _, base := range []string{"127", "128", "255", "256", "32767", "32768", "65535", "65536", "2147483647", "2147483648",
+		"4294967295", "4294967296", "9223372036854775807", "9223372036854775808", "18446744073709551615", "18446744073709551616",
+		"99999999999999999999", "100000000000000000000", "1844674407370955161", "18446744073709551609", "18446744073709551610"} {
+		n, _ := new(big.Int).SetString(base, 10)
+		for d := int64(-3); d <= 3; d++ {
+			v := new(big.Int).Add(n, big.NewInt(d))
+			texts = append(texts, v.String(), new(big.Int).Neg(v).String())
+		}
+	}
+	for range 3000 {
+		digits := 1 + r.IntN(21)
+		b := []byte{byte('1' + r.IntN(9))}
+		for range digits - 1 {
+			b = append(b, byte('0'+r.IntN(10)))
+		}
+		texts = append(texts, string(b), "-"+string(b))
+	}
+	texts = append(texts, "0", "-0")
+	for _, text := range texts {
+		for _, bits := range []int{8, 16, 32, 64} {
+			for _, kind := range []shapeKind{shapeInt, shapeUint} {
+				s := caseScan{b: []byte(text)}
+				v, ok := s.integer(&shape{kind: kind, bits: bits})
+				var want uint64
+				var err error
+				if kind == shapeInt {
+					var w int64
+					w, err = strconv.ParseInt(text, 10, bits)
+					want = uint64(w)
+				} else {
+					want, err = strconv.ParseUint(text, 10, bits)
+				}
+				if ok != (err == nil) || ok && (uint64(v) != want || s.i != len(text)) {
+					t.Fatalf("%s as a %d-bit %v: read %d %v, strconv %d %v", text, bits, map[shapeKind]string{shapeInt: "int", shapeUint: "uint"}[kind], v, ok, want, err)
+				}
+			}
+		}
+	}
+}
+
+// TestFloatRange: a number is read into a float32 when its integer part
+// has at most 38 digits and into a float64 at most 308, whatever its sign
+// and fraction (within each one's range, as strconv.ParseFloat confirms);
+// one digit more is left to the decoder.
+func TestFloatRange(t *testing.T) {
+	for _, c := range []struct {
+		bits, digits int
+		ok           bool
+	}{{32, 1, true}, {32, 38, true}, {32, 39, false}, {64, 1, true}, {64, 38, true}, {64, 39, true}, {64, 308, true}, {64, 309, false}} {
+		for _, sign := range []string{"", "-"} {
+			for _, frac := range []string{"", ".5"} {
+				text := sign + "1" + strings.Repeat("0", c.digits-1) + frac
+				s := caseScan{b: []byte(text)}
+				if got := s.float(c.bits); got != c.ok || s.i != len(text) {
+					t.Fatalf("%d digits%s as a float%d: read %v (to byte %d of %d), want %v", c.digits, sign+frac, c.bits, got, s.i, len(text), c.ok)
+				}
+				if _, err := strconv.ParseFloat(text, c.bits); c.ok && err != nil {
+					t.Fatalf("%d digits%s read as a float%d, which strconv refuses: %v", c.digits, sign+frac, c.bits, err)
+				}
+			}
+		}
+	}
+}
+
+// TestPassThroughDepth: values of any type nested in a matcher pass
+// through up to maxScanDepth levels of nesting in all (the case, its
+// assertions, the assertion and its matcher are the first four), and one
+// level more is left to the decoder.
+func TestPassThroughDepth(t *testing.T) {
+	data := ruleCases(t)[0]
+	matcher := []byte(`"matcher":{">=":50}`)
+	if !bytes.Contains(data, matcher) {
+		t.Fatal("no matcher in the case")
+	}
+	const above = 4 // the case, assertions, the assertion, the matcher
+	for _, d := range []int{1, maxScanDepth - above - 1, maxScanDepth - above, maxScanDepth - above + 1, maxScanDepth + 50} {
+		nested := strings.Repeat("[", d) + "1" + strings.Repeat("]", d)
+		text := bytes.Replace(data, matcher, []byte(`"matcher":{">=":`+nested+`}`), 1)
+		var lc leanCase
+		if got, want := passThrough(text, &lc), above+d <= maxScanDepth; got != want {
+			t.Fatalf("%d levels in all: passed through %v, want %v", above+d, got, want)
 		}
 	}
 }

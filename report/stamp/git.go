@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -17,6 +18,21 @@ import (
 // gitTimeout bounds each git command GitSource runs: provenance is worth
 // a moment, never a stalled run.
 const gitTimeout = 2 * time.Second
+
+// SourceAhead starts reading where a run's suite, in dir, came from, and
+// returns what waits for it: the CI's words (Source) when getenv names
+// them, else, unless noGit is set, what git says (GitSource), its
+// processes started at once on a goroutine of their own, so that a run
+// that starts them as it starts (and waits for them before it writes
+// into the tree) does not wait for them at its end.
+func SourceAhead(getenv func(string) string, noGit bool, dir string) func() *report.Source {
+	if s := Source(getenv); s != nil || noGit {
+		return func() *report.Source { return s }
+	}
+	done := make(chan *report.Source, 1)
+	go func() { done <- GitSource(dir) }()
+	return sync.OnceValue(func() *report.Source { return <-done })
+}
 
 // GitSource reads where the suite in dir came from out of git, for a run
 // off CI: the remote origin's URL with any credentials removed, the
