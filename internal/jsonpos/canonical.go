@@ -21,7 +21,8 @@ import (
 // ok is false, and dst is then to be dropped, where the decoded value
 // would not be written back as it is written here: an object that
 // repeats a key (the last one wins in a decode), a number a float64
-// cannot hold, a nesting deeper than MaxDepth; the caller decodes those.
+// cannot hold, a nesting deeper than MaxDepth; and where an object lies
+// more than ObjectDepth objects and arrays deep. The caller decodes those.
 func AppendCanonical(dst, data []byte, i int, drop func(key string) bool) (out []byte, end int, ok bool) {
 	c := canonical{data: data, out: dst, drop: drop}
 	end, ok = c.value(Space(data, i), 0)
@@ -81,7 +82,19 @@ func (c *canonical) value(i, depth int) (int, bool) {
 	return end, ok
 }
 
+// ObjectDepth is the deepest an object may lie for AppendCanonical to
+// write it. An object skips each member's value to sort its members
+// before writing them, so every byte is read once more for each object
+// around it: without a bound, a document of objects nested d deep costs
+// d times its size (8,000 levels, 48 KB: 0.94 s; 8.9 ms with it). No byte is
+// read more than ObjectDepth+2 times, and a deeper document goes to the
+// caller's decoder, which is linear.
+const ObjectDepth = 64
+
 func (c *canonical) object(i, depth int) (int, bool) {
+	if depth > ObjectDepth {
+		return i, false
+	}
 	mark := len(c.members)
 	defer func() { c.members = c.members[:mark] }()
 	j := Space(c.data, i+1)
