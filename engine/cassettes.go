@@ -67,6 +67,9 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 	if files == nil {
 		files = p.files
 	}
+	if len(files) > 1 {
+		defer paceFold()()
+	}
 	tools := toolTally{}
 	priced := 0
 	unpriced := map[string]bool{}
