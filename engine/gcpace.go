@@ -38,11 +38,11 @@ var foldPace struct {
 	live  []metrics.Sample
 }
 
-// paceFold sets the collector's pace for a fold of several files, unless
-// GOGC or GOMEMLIMIT says otherwise, and returns what ends the fold (safe
-// to call more than once).
-func paceFold() (done func()) {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+// paceFold sets the collector's pace for a fold of files files, when
+// there are several, unless GOGC or GOMEMLIMIT says otherwise, and
+// returns what ends the fold (safe to call more than once).
+func paceFold(files int) (done func()) {
+	if files < 2 || os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
 	foldPace.Lock()

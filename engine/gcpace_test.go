@@ -63,7 +63,8 @@ func waitPercent(t *testing.T, want func(int) bool, what string) {
 	}
 }
 
-// TestPaceFoldFollowsLiveHeap: two folds at once set the pace once; each
+// TestPaceFoldFollowsLiveHeap: a fold of one file leaves the pace as it
+// is; two folds of several files at once set the pace once; each
 // collection sets it again from what it found live (100 while more than
 // foldHeapFloor is live, above 100 once that is let go); the pace stays
 // until the last fold ends (its done called twice counts once), which
@@ -75,7 +76,14 @@ func TestPaceFoldFollowsLiveHeap(t *testing.T) {
 	before := debug.SetGCPercent(73)
 	defer debug.SetGCPercent(before)
 	runtime.GC()
-	done1, done2 := paceFold(), paceFold()
+	if p := gcPercent(t); p != 73 {
+		t.Fatalf("percent %d, want 73", p)
+	}
+	paceFold(1)() // one file: nothing to pace
+	if p := gcPercent(t); p != 73 {
+		t.Fatalf("a fold of one file set the percent to %d, want 73 kept", p)
+	}
+	done1, done2 := paceFold(2), paceFold(40)
 	if p := gcPercent(t); p < 100 {
 		t.Fatalf("a fold set the percent to %d, under 100", p)
 	}
