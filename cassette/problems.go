@@ -243,7 +243,7 @@ func errorsAt(file string, data []byte, w *walker) error {
 		list = append(list, &diag.Error{
 			Pos:     diag.Pos{File: file, Line: again[0], Col: again[1]},
 			Pointer: pointer(append(dp.path, seg{key: dp.key, idx: -1})),
-			Message: prefixed(dp.path, fmt.Sprintf("duplicate key %q (first at %d:%d)", dp.key, first[0], first[1])),
+			Message: prefixed(dp.path, fmt.Sprintf("duplicate key %q (first at %d:%d)", diag.ClipKey(dp.key), first[0], first[1])),
 			Kind:    kind,
 			Source:  data,
 		})

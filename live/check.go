@@ -115,7 +115,7 @@ func memberProblem(where, key string, v valueShape) (msg string, known bool) {
 // duplicateMessage is the error for a key repeated in the mapping path
 // names ("" for the root), first found at line:col.
 func duplicateMessage(path, key string, line, col int) string {
-	msg := fmt.Sprintf("duplicate key %q (first at %d:%d)", key, line, col)
+	msg := fmt.Sprintf("duplicate key %q (first at %d:%d)", diag.ClipKey(key), line, col)
 	if path != "" {
 		msg = path + ": " + msg
 	}
