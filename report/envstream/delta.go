@@ -42,6 +42,10 @@ func appendDelta(b []byte, d *baseline.CaseDelta) ([]byte, bool) {
 		}
 		w.close(1, ']')
 	}
+	// sideAt and sideEnd are where the baseline's side was written: a
+	// current side equal to it (most cases of a run compared with the run
+	// before it) is those bytes again.
+	sideAt, sideEnd := -1, -1
 	for _, s := range []struct {
 		key  string
 		side *baseline.CaseSide
@@ -50,6 +54,11 @@ func appendDelta(b []byte, d *baseline.CaseDelta) ([]byte, bool) {
 			continue
 		}
 		w.key(1, s.key, false)
+		if s.side == d.Current && sideAt >= 0 && *d.Current == *d.Baseline {
+			w.b = append(w.b, w.b[sideAt:sideEnd]...)
+			continue
+		}
+		sideAt = len(w.b)
 		w.b = append(w.b, '{')
 		w.key(2, "verdict", true)
 		w.str(string(s.side.Verdict))
@@ -58,6 +67,7 @@ func appendDelta(b []byte, d *baseline.CaseDelta) ([]byte, bool) {
 		w.key(2, "position", false)
 		w.pos(2, s.side.Position)
 		w.close(1, '}')
+		sideEnd = len(w.b)
 	}
 	if d.CassettesChanged {
 		w.key(1, "cassettes_changed", false)
