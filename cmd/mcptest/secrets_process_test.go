@@ -133,7 +133,8 @@ func (s *secrets) next() string {
 }
 
 // url is base with a password or a token as user, and three to six
-// secret query or fragment keys, some values too short to mask by value.
+// secret query or fragment keys, some values too short to mask by value,
+// and now and then a redirect URL holding a credential of its own.
 func (s *secrets) url(base string) string {
 	host := strings.TrimPrefix(base, "http://")
 	var b strings.Builder
@@ -157,6 +158,10 @@ func (s *secrets) url(base string) string {
 			s.pairs = append(s.pairs, key+"="+v)
 		}
 		b.WriteString("&" + key + "=" + v)
+	}
+	if s.rng.IntN(2) == 0 {
+		// a value that is itself a URL, with a credential in its own query
+		b.WriteString("&redirect_uri=https://cb.example/done?" + queryKeys[s.rng.IntN(len(queryKeys))] + "=" + s.next())
 	}
 	if s.rng.IntN(3) == 0 {
 		b.WriteString("#access_token=" + s.next())

@@ -50,7 +50,7 @@ func TestHoldRunGenerated(t *testing.T) {
 		text := drawURLRuns(r, secrets)
 		var out countWriter
 		w := NewKnownWriter(&out, k)
-		writes := 0
+		writes, forced := 0, false
 		for rest := text; len(rest) > 0; writes++ {
 			n := min(len(rest), 1+r.IntN(64))
 			if r.IntN(4) == 0 {
@@ -61,14 +61,18 @@ func TestHoldRunGenerated(t *testing.T) {
 			if len(w.held) > 4096 && writes%31 != 0 {
 				continue // reading all that is held anew is the test's cost, not the writer's
 			}
+			forced = forced || len(w.held) >= MaxHold // a pass past MaxHold reads no byte again
 			var fresh urlRun
-			brk, sep := fresh.scan(w.held)
+			brk, sep, par := fresh.scan(w.held)
 			if gotBrk, gotSep := w.run.brk, w.run.sep >= 0; w.run.read != len(w.held) || gotBrk != brk || gotSep != sep {
 				t.Fatalf("stream %d, write %d: run read %d of %d held, break %d, sep %v; read anew: break %d, sep %v",
 					i, writes, w.run.read, len(w.held), gotBrk, gotSep, brk, sep)
 			}
+			if w.run.par != par && !forced {
+				t.Fatalf("stream %d, write %d: the run's first parameter at %d; read anew: %d", i, writes, w.run.par, par)
+			}
 		}
-		if max := 2*len(text) + 8*writes; w.run.scanned > max {
+		if max := 3*len(text) + 8*writes; w.run.scanned > max {
 			t.Fatalf("stream %d: %d bytes in %d writes: the run read %d bytes, want at most %d", i, len(text), writes, w.run.scanned, max)
 		}
 		w.Flush()

@@ -150,7 +150,9 @@ func index[T string | []byte](s T, sub string) int {
 // begins (len(b) when nothing need be): the longest end of b that is
 // the start of a spelling of a known secret, and the run of text after
 // b's last URL break (urls) when it holds a "://" or ends with the
-// start of one (a URL's credentials may follow). No spelling of a
+// start of one (a URL's credentials may follow), else from its first
+// byte that may begin a URL's parameter (a "://" later in the run makes
+// the run a URL, whose parameters the mask reads). No spelling of a
 // secret in b runs past that point, so masking the text before it and
 // after it apart masks what masking them together would (a URL's
 // scheme passed before its "://" is given back by Writer.pass). The
@@ -167,9 +169,11 @@ func (k *Known) holdFrom(b []byte) int {
 type urlRun struct {
 	// read is how many bytes of b have been read; brk is the offset of
 	// the last URL break among them (-1: none); sep is the offset of
-	// the last "://" after it (-1: none).
-	read, brk, sep int
-	started        bool
+	// the last "://" after it (-1: none); par is the offset of the
+	// first byte after it that may begin a URL's parameter, one of
+	// paramStarts (-1: none).
+	read, brk, sep, par int
+	started             bool
 	// scanned counts the bytes scan has read, for the test that holds
 	// it to the bytes written.
 	scanned int
@@ -185,18 +189,33 @@ func (r *urlRun) drop(n int) {
 	if r.sep -= n; r.sep < 0 || r.sep <= r.brk {
 		r.sep = -1
 	}
+	if r.par -= n; r.par < 0 || r.par <= r.brk {
+		r.par = -1 // passed only past MaxHold: the bytes read are not read again
+	}
 }
 
+// paramStarts are the bytes that may begin one key=value of a URL's
+// query or fragment (urlParam: ?, &, ;, #, or the \ of \u0026).
+const paramStarts = "?&;#\\"
+
 // scan reads the bytes of b added since the last scan, and reports
-// where the run after b's last URL break starts and whether it holds a
-// "://".
-func (r *urlRun) scan(b []byte) (brk int, sep bool) {
+// where the run after b's last URL break starts, whether it holds a
+// "://", and where its first byte that may begin a URL's parameter is
+// (-1: none).
+func (r *urlRun) scan(b []byte) (brk int, sep bool, par int) {
 	if !r.started {
-		*r = urlRun{brk: -1, sep: -1, started: true}
+		*r = urlRun{brk: -1, sep: -1, par: -1, started: true}
 	}
 	from := r.read
 	if i := bytes.LastIndexAny(b[from:], urlBreaks); i >= 0 {
-		r.brk, r.sep = from+i, -1
+		r.brk, r.sep, r.par = from+i, -1, -1
+	}
+	if r.par < 0 {
+		lo := max(r.brk+1, from)
+		r.scanned += len(b) - lo
+		if i := bytes.IndexAny(b[lo:], paramStarts); i >= 0 {
+			r.par = lo + i
+		}
 	}
 	// A "://" may begin up to two bytes before the new ones.
 	at := max(r.brk+1, from-2)
@@ -210,14 +229,20 @@ func (r *urlRun) scan(b []byte) (brk int, sep bool) {
 		at += i + 1
 	}
 	r.read = len(b)
-	return r.brk, r.sep >= 0
+	return r.brk, r.sep >= 0, r.par
 }
 
 // holdFromRun is holdFrom reading only what run has not read of b.
 func (k *Known) holdFromRun(b []byte, run *urlRun) int {
 	from := len(b)
-	if i, sep := run.scan(b); bytes.HasSuffix(b, []byte(":")) || bytes.HasSuffix(b, []byte(":/")) || sep {
+	i, sep, par := run.scan(b)
+	switch {
+	case bytes.HasSuffix(b, []byte(":")) || bytes.HasSuffix(b, []byte(":/")) || sep:
 		from = i + 1
+	case par >= 0:
+		// a "://" later in the run makes it a URL, whose parameters
+		// (urlParam) may begin here: masked whole once the run ends
+		from = par
 	}
 	if k != nil {
 		k.mu.RLock()

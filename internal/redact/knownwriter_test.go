@@ -14,7 +14,7 @@ import (
 // a chunk.
 func drawText(r *rand.Rand, secrets []string, k *Known) string {
 	words := []string{"case", "passed", `"name":`, "tool", "{", "}", ",", "\t", "https://example.com/mcp", "http://u:pw123456@h/x?token=abcdefgh1",
-		"file:///tmp/a", "://", "?api_key=", "é", "\"", "a=b"}
+		"file:///tmp/a", "://", "?api_key=", "é", "\"", "a=b", "&sig=", "x9y8z7w6", "#token=", "http", ":"}
 	var b strings.Builder
 	for range r.IntN(400) {
 		switch n := r.IntN(20); {
@@ -26,6 +26,11 @@ func drawText(r *rand.Rand, secrets []string, k *Known) string {
 			if r.IntN(2) == 0 {
 				s = spell
 			}
+			if b.Len() > 0 && !strings.ContainsAny(b.String()[b.Len()-1:], " \r\n") {
+				// a secret glued to a URL's value is masked in both, the
+				// two masks may cut it differently: not this test's rule
+				b.WriteByte(' ')
+			}
 			b.WriteString(s)
 		case n == 1:
 			b.WriteString([]string{"\n", "\r", "\r\n"}[r.IntN(3)])
@@ -33,7 +38,9 @@ func drawText(r *rand.Rand, secrets []string, k *Known) string {
 			b.WriteString(strings.Repeat("z", r.IntN(3*StreamChunk)))
 		default:
 			b.WriteString(words[r.IntN(len(words))])
-			b.WriteByte(' ')
+			if r.IntN(3) != 0 { // else the next word runs on, as a URL's parts do
+				b.WriteByte(' ')
+			}
 		}
 	}
 	return b.String()
@@ -88,7 +95,8 @@ func TestKnownWriterIsWriter(t *testing.T) {
 		}
 		for _, s := range append(secrets, "pw123456", "abcdefgh1") {
 			if strings.Contains(got.String(), s) {
-				t.Fatalf("stream %d: the secret %q came out", i, s)
+				j := strings.Index(got.String(), s)
+				t.Fatalf("stream %d: the secret %q came out: %q", i, s, got.String()[max(0, j-80):j+20])
 			}
 		}
 	}

@@ -49,16 +49,26 @@ func URLSecrets(raw string) []string {
 			out = append(out, u.User.Username())
 		}
 	}
+	params := func(r rune) bool { return r == '&' || r == ';' }
+	// a value that is itself a URL (?redirect=https://h/cb?token=…) holds
+	// parameters of its own: read again with values cut at "?" and "#" too
+	nested := func(r rune) bool { return r == '&' || r == ';' || r == '?' || r == '#' }
+	var kvs []string
 	for _, part := range []string{u.RawQuery, u.EscapedFragment()} {
-		for _, kv := range strings.FieldsFunc(part, func(r rune) bool { return r == '&' || r == ';' }) {
-			k, v, ok := strings.Cut(kv, "=")
-			if !ok || v == "" || !QueryKey(k) {
-				continue
-			}
-			out = append(out, v)
-			if d, err := url.QueryUnescape(v); err == nil && d != v {
-				out = append(out, d)
-			}
+		kvs = append(kvs, strings.FieldsFunc(part, params)...)
+		// (a fragment's own "#" comes escaped, %23)
+		if inner := strings.ReplaceAll(part, "%23", "#"); strings.ContainsAny(inner, "?#") {
+			kvs = append(kvs, strings.FieldsFunc(inner, nested)...)
+		}
+	}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || v == "" || !QueryKey(k) {
+			continue
+		}
+		out = append(out, v)
+		if d, err := url.QueryUnescape(v); err == nil && d != v {
+			out = append(out, d)
 		}
 	}
 	return out

@@ -137,12 +137,18 @@ var (
 	// bearer is an HTTP bearer credential; the callback keeps ordinary
 	// words ("the bearer of").
 	bearer = regexp.MustCompile(`(?i)\b(bearer\s+)([A-Za-z0-9._~+/-]+=*)`)
-	// urlPassword is the password of scheme://user:password@host.
-	urlPassword = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:)([^/\s@]+)@`)
+	// urlPassword is the password of scheme://user:password@host, read
+	// from the "://" on: what comes before it (a scheme, or a mask that
+	// replaced the text before it) does not decide.
+	urlPassword = regexp.MustCompile(`(://[^/\s:@]*:)([^/\s@]+)@`)
 	// urlParam is one key=value of a URL's query or fragment (after ?, &,
 	// ; or #, or & as JSON escapes it, \u0026); String applies it only to
 	// text that holds a URL.
 	urlParam = regexp.MustCompile(`([?&;#]|\\u0026)([^=&#?;\s"'<>\\]+)=([^&#;\s"'<>\\]+)`)
+	// nestedParam is urlParam whose value ends at a "?": a value that is
+	// itself a URL (?redirect=https://h/cb?token=…) holds parameters of
+	// its own, which urlParam's match of the whole value hides.
+	nestedParam = regexp.MustCompile(`([?&;#]|\\u0026)([^=&#?;\s"'<>\\]+)=([^&#;?\s"'<>\\]+)`)
 	// quotedPair is "key": value or 'key': value (JSON, Python reprs).
 	quotedPair = regexp.MustCompile(`(?:"([A-Za-z0-9_.-]+)"|'([A-Za-z0-9_.-]+)')(\s*:\s*)` +
 		`("(?:[^"\\]|\\.)*(?:"|$)|'(?:[^'\\]|\\.)*(?:'|$)|-?[0-9][0-9.eE+-]*)`)
@@ -222,13 +228,24 @@ func urlToken(s string) string {
 	if strings.IndexByte(s, '=') < 0 {
 		return s
 	}
-	return replaceSubmatch(urlParam, s, func(m []string) string {
-		v := strings.TrimRight(m[3], ":.,)]")
-		if v == "" || strings.HasPrefix(m[3], Mask) || isReference(v) || !QueryKey(m[2]) {
-			return m[0]
-		}
-		return m[1] + m[2] + "=" + Mask + m[3][len(v):]
-	})
+	s = replaceSubmatch(urlParam, s, maskParam)
+	if strings.IndexByte(s, '?') < 0 {
+		return s
+	}
+	// a "?" inside a value: the parameters of the URL it begins, read
+	// again with values cut at "?" (a secret's whole value was masked
+	// above, so a match starting with Mask is left as it is)
+	return replaceSubmatch(nestedParam, s, maskParam)
+}
+
+// maskParam masks the value of one key=value match of urlParam or
+// nestedParam when QueryKey names its key.
+func maskParam(m []string) string {
+	v := strings.TrimRight(m[3], ":.,)]")
+	if v == "" || strings.HasPrefix(m[3], Mask) || isReference(v) || !QueryKey(m[2]) {
+		return m[0]
+	}
+	return m[1] + m[2] + "=" + Mask + m[3][len(v):]
 }
 
 // redactString applies the rules of String. With filter, each rule runs

@@ -1,8 +1,12 @@
 package redact
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -266,5 +270,65 @@ func BenchmarkString(b *testing.B) {
 	b.SetBytes(int64(len(s)))
 	for b.Loop() {
 		String(s)
+	}
+}
+
+// TestNestedURLParamsGenerated: drawn URLs whose query values are URLs
+// in turn (a redirect, a callback), one to four deep, each level's
+// parameters cut by ?, &, ; or #, with a credential (a key QueryKey
+// names) at a drawn level and place: it never comes out of URLs, nor of
+// a Known holding what URLSecrets finds in the outermost URL, written
+// whole or through a Writer in drawn small pieces. A value's own "?"
+// once hid every parameter after it (?redirect=https://h/cb?token=…).
+func TestNestedURLParamsGenerated(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 11))
+	keys := []string{"token", "api_key", "sig", "access_token", "X-Api-Key", "session"}
+	plain := []string{"redirect", "next", "callback", "state", "to", "u"}
+	for i := range 2000 {
+		depth := 1 + r.IntN(4)
+		at := r.IntN(depth)
+		secret := fmt.Sprintf("s3cr%xt", r.Uint64())
+		var build func(level int) string
+		build = func(level int) string {
+			var b strings.Builder
+			fmt.Fprintf(&b, "https://h%d.example/p%d", level, r.IntN(9))
+			sep := "?"
+			params := 1 + r.IntN(3)
+			for p := range params {
+				b.WriteString(sep)
+				sep = []string{"&", ";", "&", "#"}[r.IntN(4)]
+				switch {
+				case level == at && p == params-1:
+					fmt.Fprintf(&b, "%s=%s", keys[r.IntN(len(keys))], secret)
+				case level < depth-1 && p == 0:
+					fmt.Fprintf(&b, "%s=%s", plain[r.IntN(len(plain))], build(level+1))
+				default:
+					fmt.Fprintf(&b, "%s=v%d", plain[r.IntN(len(plain))], r.IntN(99))
+				}
+			}
+			return b.String()
+		}
+		u := build(0)
+		if !strings.Contains(u, secret) {
+			continue // the level drawn had no room for it
+		}
+		text := "see " + u + " now"
+		if got := URLs(text); strings.Contains(got, secret) {
+			t.Fatalf("URL %d: URLs left the credential:\n%s\n%s", i, text, got)
+		}
+		if !slices.Contains(URLSecrets(u), secret) {
+			t.Fatalf("URL %d: URLSecrets(%q) = %q, missing %q", i, u, URLSecrets(u), secret)
+		}
+		var out bytes.Buffer
+		w := NewKnownWriter(&out, &Known{})
+		for rest := text; len(rest) > 0; {
+			n := min(len(rest), 1+r.IntN(16))
+			w.Write([]byte(rest[:n]))
+			rest = rest[n:]
+		}
+		w.Flush()
+		if strings.Contains(out.String(), secret) {
+			t.Fatalf("URL %d: written in pieces, the credential came out:\n%s", i, out.String())
+		}
 	}
 }
