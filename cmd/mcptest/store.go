@@ -15,8 +15,10 @@ func (c *Command) storeDir(name string) (string, error) {
 	return mcpserver.Store{Getenv: c.Getenv}.Dir(name)
 }
 
-// storeRun keeps the envelope of run id, as write produces it, in the
-// workspace store, beside the report's write (mcpserver.Store.SaveRunAhead).
-func (c *Command) storeRun(id string, write func(io.Writer) error) (wait func()) {
-	return mcpserver.Store{Getenv: c.Getenv}.SaveRunAhead(id, c.masked(write), c.Stderr)
+// storeAhead is a run's workspace store, its runs bounded beside the run (mcpserver.Store.PruneAhead).
+func (c *Command) storeAhead() mcpserver.Store { return mcpserver.Store{Getenv: c.Getenv}.PruneAhead() }
+
+// storeRun keeps run id's envelope, as write makes it, in st beside the report's write (SaveRunAhead).
+func (c *Command) storeRun(st mcpserver.Store, id string, write func(io.Writer) error) (wait func()) {
+	return st.SaveRunAhead(id, c.masked(write), c.Stderr)
 }
