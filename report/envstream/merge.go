@@ -103,6 +103,9 @@ type input struct {
 	f    *os.File
 	cr   *report.CaseReader
 	ch   chan []item
+	// opened is open's error, nil once the input is open and its
+	// goroutine reads its cases.
+	opened chan error
 	// ready is the batch the fold takes the input's cases from.
 	ready []item
 	// shard is the shard the head names before the cases, when it does
@@ -158,35 +161,38 @@ func MergeFiles(paths []string) (*Merged, error) {
 	return m, nil
 }
 
-// openInput opens one shard envelope and reads its head up to its cases:
-// its shard when the head names it there.
-func openInput(p string, depth int) (*input, error) {
-	f, r, err := openEnvelope(p, "", baseline.MaxEnvelopeBytes)
+// open opens the input's shard envelope and reads its head up to its
+// cases: its shard when the head names it there. It runs on the input's
+// goroutine, so the inputs' heads (a run's catalogs) are read on every
+// core while the fold waits for the first cases, not one after another
+// before any case is read. The file is kept in in.f only when the open
+// succeeds.
+func (in *input) open() error {
+	f, r, err := openEnvelope(in.name, "", baseline.MaxEnvelopeBytes)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	in := &input{name: p, f: f, ch: make(chan []item, depth)}
-	in.cr, err = newCaseReader(r, p)
-	if err != nil {
-		f.Close()
-		return nil, &diag.InputError{Err: err}
-	}
-	if !in.cr.Seen("run") {
-		return in, nil
-	}
-	head, err := in.cr.Head()
+	cr, err := newCaseReader(r, in.name)
 	if err != nil {
 		f.Close()
-		return nil, &diag.InputError{Err: err}
+		return &diag.InputError{Err: err}
 	}
-	in.runSeen = true
-	if head.Run.Shard != "" {
-		if in.shard, err = report.ParseShard(head.Run.Shard); err != nil {
+	if cr.Seen("run") {
+		head, err := cr.Head()
+		if err != nil {
 			f.Close()
-			return nil, &diag.InputError{Err: fmt.Errorf("merge: %s: run.shard: %v", p, err)}
+			return &diag.InputError{Err: err}
+		}
+		in.runSeen = true
+		if head.Run.Shard != "" {
+			if in.shard, err = report.ParseShard(head.Run.Shard); err != nil {
+				f.Close()
+				return &diag.InputError{Err: fmt.Errorf("merge: %s: run.shard: %v", in.name, err)}
+			}
 		}
 	}
-	return in, nil
+	in.f, in.cr = f, cr
+	return nil
 }
 
 // read decodes and checks the input's cases in order and hands them to
@@ -310,17 +316,27 @@ func mergeStream(paths []string) (m *Merged, err error) {
 			spool.Close()
 		}
 	}()
+	// Each input is opened and read on its goroutine; the first input in
+	// the order given that does not open is the error, as when they were
+	// opened one after another.
+	depth := depthFor(len(paths))
 	for i, p := range paths {
-		if ins[i], err = openInput(p, depthFor(len(paths))); err != nil {
-			return nil, err
-		}
-	}
-	for _, in := range ins {
+		in := &input{name: p, ch: make(chan []item, depth), opened: make(chan error, 1)}
+		ins[i] = in
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			in.read(ctx, spool)
+			err := in.open()
+			in.opened <- err
+			if err == nil {
+				in.read(ctx, spool)
+			}
 		}()
+	}
+	for _, in := range ins {
+		if err := <-in.opened; err != nil {
+			return nil, err
+		}
 	}
 
 	names, err := fold(ins, spool)
