@@ -9,7 +9,6 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
-	"slices"
 	"sync"
 
 	"github.com/mcptest/mcptest/annotate"
@@ -366,12 +365,13 @@ func mergeStream(paths []string) (m *Merged, err error) {
 
 // fold takes the inputs' cases in suite order (position, then input) and
 // spools them, checking each input's order and shard; it returns the
-// hashes of the cases' names.
-func fold(ins []*input, spool *annotate.CaseSpool) (names []uint64, err error) {
+// hashes of the cases' names, in sorted runs (the spooler sorts them).
+func fold(ins []*input, spool *annotate.CaseSpool) (names [][]uint64, err error) {
 	w := startSpooler(spool)
 	defer func() {
-		if werr := w.stop(); err == nil {
-			err = werr
+		runs, werr := w.stop()
+		if err == nil {
+			names, err = runs, werr
 		}
 	}()
 	h := &caseHeap{}
@@ -407,23 +407,24 @@ func fold(ins []*input, spool *annotate.CaseSpool) (names []uint64, err error) {
 		if err := in.took(&hc.item); err != nil {
 			return nil, err
 		}
-		names = append(names, hc.hash)
 		w.add(hc.item)
 		if err := next(hc.in); err != nil {
 			return nil, err
 		}
 	}
-	return names, nil
+	return nil, nil // the spooler's runs, set as fold returns
 }
 
 // spooler writes the cases the fold took to the spool, in the order it
 // took them, on a goroutine of its own: the fold orders the cases and
-// the spooler copies their bytes, each on a core.
+// the spooler copies their bytes, each on a core. It keeps their names'
+// hashes too, sorted a run at a time (hashRuns).
 type spooler struct {
 	ch    chan []item
 	free  chan []item
 	batch []item
 	done  chan error
+	names hashRuns
 }
 
 // spoolBatch is how many cases the fold hands the spooler at a time.
@@ -435,6 +436,9 @@ func startSpooler(spool *annotate.CaseSpool) *spooler {
 	go func() {
 		var err error
 		for b := range w.ch { // drained to the end, so the fold never waits on a spooler that failed
+			for i := range b {
+				w.names.add(b[i].hash)
+			}
 			for i := 0; i < len(b) && err == nil; i++ {
 				if b[i].raw != nil {
 					err = spool.AddRaw(b[i].raw)
@@ -467,14 +471,16 @@ func (w *spooler) add(it item) {
 	}
 }
 
-// stop hands the spooler its last cases and waits for it: the first
-// error writing the spool gave.
-func (w *spooler) stop() error {
+// stop hands the spooler its last cases and waits for it: the hashes
+// of the names of the cases it took, in sorted runs, and the first error
+// writing the spool gave.
+func (w *spooler) stop() ([][]uint64, error) {
 	if len(w.batch) > 0 {
 		w.ch <- w.batch
 	}
 	close(w.ch)
-	return <-w.done
+	err := <-w.done
+	return w.names.sorted(), err
 }
 
 // took notes that the fold took the input's case called name, at pos:
@@ -522,17 +528,11 @@ func headsOf(ins []*input) ([]baseline.Input, error) {
 }
 
 // duplicates finds a case two inputs (or one, twice) hold from the hashes
-// of the names, and reads the inputs again for the names behind an equal
-// pair, so the error names the first case given twice as baseline.Merge
-// does; a pair of hashes of two names is no duplicate.
-func duplicates(paths []string, names []uint64) error {
-	slices.Sort(names)
-	suspect := map[uint64]bool{}
-	for i := 1; i < len(names); i++ {
-		if names[i] == names[i-1] {
-			suspect[names[i]] = true
-		}
-	}
+// of the names, in sorted runs, and reads the inputs again for the names
+// behind an equal pair, so the error names the first case given twice as
+// baseline.Merge does; a pair of hashes of two names is no duplicate.
+func duplicates(paths []string, names [][]uint64) error {
+	suspect := repeats(names)
 	if len(suspect) == 0 {
 		return nil
 	}

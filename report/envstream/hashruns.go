@@ -1,0 +1,95 @@
+package envstream
+
+import "slices"
+
+// hashRun is how many name hashes a sorted run holds (32 KiB).
+const hashRun = 4096
+
+// hashRuns holds the hashes of a merge's case names in sorted runs, each
+// run sorted as it fills on the goroutine that adds to it (the merge's
+// spooler, beside the fold), so what is left once the last case is
+// folded is one short run to sort and a merge of the runs (repeats), not
+// a sort of every hash on one core. Memory: 8 bytes a case, as a slice
+// of them all.
+type hashRuns struct {
+	runs [][]uint64
+	cur  []uint64
+}
+
+// add adds one hash.
+func (h *hashRuns) add(x uint64) {
+	if h.cur == nil {
+		h.cur = make([]uint64, 0, hashRun)
+	}
+	h.cur = append(h.cur, x)
+	if len(h.cur) == hashRun {
+		slices.Sort(h.cur)
+		h.runs = append(h.runs, h.cur)
+		h.cur = nil
+	}
+}
+
+// sorted ends the last run and returns the runs, each sorted.
+func (h *hashRuns) sorted() [][]uint64 {
+	if len(h.cur) > 0 {
+		slices.Sort(h.cur)
+		h.runs = append(h.runs, h.cur)
+		h.cur = nil
+	}
+	return h.runs
+}
+
+// repeats is the set of hashes that occur more than once in the sorted
+// runs, found by merging them (a heap of the runs' heads): what sorting
+// them all together and comparing neighbours finds.
+func repeats(runs [][]uint64) map[uint64]bool {
+	out := map[uint64]bool{}
+	type head struct {
+		x   uint64
+		run int
+	}
+	var h []head
+	pos := make([]int, len(runs))
+	less := func(i, j int) bool { return h[i].x < h[j].x }
+	down := func(i int) {
+		for {
+			small, l, r := i, 2*i+1, 2*i+2
+			if l < len(h) && less(l, small) {
+				small = l
+			}
+			if r < len(h) && less(r, small) {
+				small = r
+			}
+			if small == i {
+				return
+			}
+			h[i], h[small] = h[small], h[i]
+			i = small
+		}
+	}
+	for i, r := range runs {
+		if len(r) > 0 {
+			h = append(h, head{r[0], i})
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	first, prev := true, uint64(0)
+	for len(h) > 0 {
+		top := h[0]
+		if !first && top.x == prev {
+			out[top.x] = true
+		}
+		first, prev = false, top.x
+		r := top.run
+		if pos[r]++; pos[r] < len(runs[r]) {
+			h[0].x = runs[r][pos[r]]
+		} else {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		}
+		down(0)
+	}
+	return out
+}
