@@ -1,6 +1,12 @@
 package envstream
 
-import "slices"
+import (
+	"maps"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+)
 
 // hashRun is how many name hashes a sorted run holds (32 KiB).
 const hashRun = 4096
@@ -40,9 +46,48 @@ func (h *hashRuns) sorted() [][]uint64 {
 }
 
 // repeats is the set of hashes that occur more than once in the sorted
-// runs, found by merging them (a heap of the runs' heads): what sorting
-// them all together and comparing neighbours finds.
+// runs: what sorting them all together and comparing neighbours finds.
+// The hashes' range is cut in parts, one a core (GOMAXPROCS, at most 8),
+// each merged on a goroutine of its own (mergeRepeats): the runs' slices
+// of a part found by a binary search, an equal pair always in one part.
 func repeats(runs [][]uint64) map[uint64]bool {
+	parts := min(8, runtime.GOMAXPROCS(0))
+	found := make([]map[uint64]bool, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := partBound(p, parts), partBound(p+1, parts)
+		sub := make([][]uint64, 0, len(runs))
+		for _, r := range runs {
+			i, _ := slices.BinarySearch(r, lo)
+			j := len(r)
+			if p+1 < parts {
+				j, _ = slices.BinarySearch(r, hi)
+			}
+			if i < j {
+				sub = append(sub, r[i:j])
+			}
+		}
+		wg.Go(func() { found[p] = mergeRepeats(sub) })
+	}
+	wg.Wait()
+	out := found[0]
+	for _, f := range found[1:] {
+		maps.Copy(out, f)
+	}
+	return out
+}
+
+// partBound is where part p of parts of the hashes' range begins.
+func partBound(p, parts int) uint64 {
+	if p == 0 {
+		return 0
+	}
+	return uint64(p) * (math.MaxUint64 / uint64(parts))
+}
+
+// mergeRepeats is repeats of sorted runs on one goroutine: the runs
+// merged through a heap of their heads.
+func mergeRepeats(runs [][]uint64) map[uint64]bool {
 	out := map[uint64]bool{}
 	type head struct {
 		x   uint64
