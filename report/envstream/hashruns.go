@@ -13,10 +13,11 @@ const hashRun = 4096
 
 // hashRuns holds the hashes of a merge's case names in sorted runs, each
 // run sorted as it fills on the goroutine that adds to it (the merge's
-// spooler, beside the fold), so what is left once the last case is
-// folded is one short run to sort and a merge of the runs (repeats), not
-// a sort of every hash on one core. Memory: 8 bytes a case, as a slice
-// of them all.
+// spooler, beside the fold), and runs of a length merged two by two up to
+// hashMerged, so what is left once the last case is folded is one short
+// run to sort and a merge of a few runs (repeats), not a sort of every
+// hash on one core. Memory: 8 bytes a case, as a slice of them all, and
+// up to hashMerged more while two runs merge.
 type hashRuns struct {
 	runs [][]uint64
 	cur  []uint64
@@ -32,7 +33,33 @@ func (h *hashRuns) add(x uint64) {
 		slices.Sort(h.cur)
 		h.runs = append(h.runs, h.cur)
 		h.cur = nil
+		// Two runs of a length merged into one, up to hashMerged hashes,
+		// so the merge at the end (repeats) takes a few long runs.
+		for n := len(h.runs); n >= 2 && len(h.runs[n-1]) == len(h.runs[n-2]) && 2*len(h.runs[n-1]) <= hashMerged; n = len(h.runs) {
+			h.runs = append(h.runs[:n-2], mergeSorted(h.runs[n-2], h.runs[n-1]))
+		}
 	}
+}
+
+// hashMerged is the longest run two runs are merged into as they fill
+// (512 KiB): the most held twice while they merge.
+const hashMerged = 16 * hashRun
+
+// mergeSorted merges two sorted runs into a new one.
+func mergeSorted(a, b []uint64) []uint64 {
+	out := make([]uint64, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if b[j] < a[i] {
+			out = append(out, b[j])
+			j++
+		} else {
+			out = append(out, a[i])
+			i++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
 }
 
 // sorted ends the last run and returns the runs, each sorted.

@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// TestRepeatsIsSortAndCompare: over drawn sets of hashes (0 to 5 runs'
-// worth and a part, from a range narrow enough that repeats are common,
+// TestRepeatsIsSortAndCompare: over drawn sets of hashes (0 to 5 or 40
+// runs' worth and a part, so runs merge as they fill, from a range narrow enough that repeats are common,
 // or wide enough that they are rare, or the whole of uint64, hashes at
 // and beside the bounds between the parts repeats cuts the range in,
 // repeats placed within a run and across runs, a hash repeated up to 4
@@ -19,7 +19,7 @@ import (
 func TestRepeatsIsSortAndCompare(t *testing.T) {
 	r := rand.New(rand.NewPCG(40, 4096))
 	for round := range 300 {
-		n := r.IntN(5*hashRun + hashRun/2 + 2)
+		n := r.IntN([]int{5, 40}[r.IntN(2)]*hashRun + hashRun/2 + 2)
 		span := uint64(1) << (1 + r.IntN(63))
 		if r.IntN(3) == 0 {
 			span = math.MaxUint64
@@ -52,7 +52,7 @@ func TestRepeatsIsSortAndCompare(t *testing.T) {
 		runs := h.sorted()
 		total := 0
 		for _, run := range runs {
-			if !slices.IsSorted(run) || len(run) > hashRun || len(run) == 0 {
+			if !slices.IsSorted(run) || len(run) > hashMerged || len(run) == 0 {
 				t.Fatalf("round %d: a run of %d not sorted or out of bounds", round, len(run))
 			}
 			total += len(run)
