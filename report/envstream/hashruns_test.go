@@ -9,16 +9,21 @@ import (
 	"testing"
 )
 
-// TestRepeatsIsSortAndCompare: over drawn sets of hashes (0 to 5 or 40
-// runs' worth and a part, so runs merge as they fill, from a range narrow enough that repeats are common,
-// or wide enough that they are rare, or the whole of uint64, hashes at
-// and beside the bounds between the parts repeats cuts the range in,
-// repeats placed within a run and across runs, a hash repeated up to 4
-// times) and GOMAXPROCS 1 to 12, the repeats hashRuns and repeats find
-// are those sorting every hash together and comparing neighbours finds.
+// TestRepeatsIsSortAndCompare: over 300 drawn sets of hashes (80 in the
+// short form) of 0 to 5 or 40 runs' worth and a part (so runs merge as
+// they fill), from a range narrow enough that repeats are common, wide
+// enough that they are rare, or the whole of uint64, with hashes at and
+// beside the bounds between the parts repeats cuts the range in, repeats
+// placed within a run and across runs, a hash repeated up to 4 times,
+// and GOMAXPROCS 1 to 12: the repeats hashRuns and repeats find are
+// those sorting every hash together and comparing neighbours finds.
 func TestRepeatsIsSortAndCompare(t *testing.T) {
 	r := rand.New(rand.NewPCG(40, 4096))
-	for round := range 300 {
+	rounds := 300
+	if testing.Short() {
+		rounds = 80
+	}
+	for round := range rounds {
 		n := r.IntN([]int{5, 40}[r.IntN(2)]*hashRun + hashRun/2 + 2)
 		span := uint64(1) << (1 + r.IntN(63))
 		if r.IntN(3) == 0 {
