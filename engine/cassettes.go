@@ -67,6 +67,7 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 	if files == nil {
 		files = p.files
 	}
+	defer paceFold(len(files))()
 	tools := toolTally{}
 	priced := 0
 	unpriced := map[string]bool{}

@@ -219,6 +219,11 @@ func runEvidenceWithin(n int, model string, r *cassette.Run, m evidenceMarker, m
 	if t := r.Tokens; t != nil {
 		ev.Tokens = &report.TokenUse{Input: t.Input, Output: t.Output, Total: t.Total}
 	}
+	if limit >= 0 && callNamesBytes(r) > limit {
+		// The names are counted as they are, unredacted: past the limit
+		// on their own, the run is given up before any text is redacted.
+		return ev, false
+	}
 	kept, size := 0, 0
 	over := func(add int) bool {
 		size += add
@@ -245,6 +250,27 @@ func runEvidenceWithin(n int, model string, r *cassette.Run, m evidenceMarker, m
 		ev.Turns = append(ev.Turns, te)
 	}
 	return ev, true
+}
+
+// callNamesBytes is what the server and tool names of the calls
+// runEvidenceWithin renders (the first maxEvidenceCalls) add to its sum:
+// a part of it that needs no rendering, so a run over its limit on its
+// names alone (a case whose failing runs left a few bytes of the budget,
+// and every later failing run tried) is given up at once. The sum it is a
+// part of only grows, so the run given up is the run the rendering would
+// give up.
+func callNamesBytes(r *cassette.Run) int {
+	n, kept := 0, 0
+	for _, t := range r.Turns {
+		for _, c := range t.Calls {
+			if kept == maxEvidenceCalls {
+				return n
+			}
+			kept++
+			n += len(c.Server) + len(c.Tool)
+		}
+	}
+	return n
 }
 
 func callEvidence(c cassette.Call, marks []string) report.CallEvidence {

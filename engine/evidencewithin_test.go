@@ -15,7 +15,8 @@ import (
 
 // generatedRuns reads every run of generated cassettes and transcripts
 // from drawn seeds, with a few runs of long results among them (over a
-// passing run's half of the budget, and over the whole budget).
+// passing run's half of the budget, and over the whole budget) and one of
+// more calls than the evidence keeps.
 func generatedRuns(t *testing.T, rng *rand.Rand) []*cassette.Run {
 	t.Helper()
 	dir := t.TempDir()
@@ -55,6 +56,14 @@ func generatedRuns(t *testing.T, rng *rand.Rand) []*cassette.Run {
 		}
 		runs = append(runs, long)
 	}
+	// More calls than the evidence keeps (maxEvidenceCalls), over two
+	// turns, with long names: the calls past those kept count for nothing.
+	many := &cassette.Run{Turns: []cassette.Turn{{FinalResponse: "done"}, {}}}
+	for i := range 3 * maxEvidenceCalls {
+		many.Turns[i*2/(3*maxEvidenceCalls)].Calls = append(many.Turns[i*2/(3*maxEvidenceCalls)].Calls,
+			cassette.Call{Server: "s", Tool: strings.Repeat(string(rune('a'+i%26)), 200)})
+	}
+	runs = append(runs, many)
 	return runs
 }
 

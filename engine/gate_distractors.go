@@ -85,7 +85,16 @@ type distractorsGate struct {
 
 func (g *distractorsGate) addCassette(cas *cassette.Cassette) { g.distr.AddCatalog(cas.Catalog) }
 
-func (g *distractorsGate) add(_ *cassette.Cassette, r *cassette.Run) { g.last = g.distr.Add(r) }
+func (g *distractorsGate) add(cas *cassette.Cassette, r *cassette.Run) {
+	g.addScored(cas, r, g.score(cas, r))
+}
+
+// score is the run's choices of correct tools and distractors (runScorer).
+func (g *distractorsGate) score(_ *cassette.Cassette, r *cassette.Run) any { return g.distr.Score(r) }
+
+func (g *distractorsGate) addScored(_ *cassette.Cassette, _ *cassette.Run, s any) {
+	g.last = g.distr.Fold(s.(gate.DistractorRun))
+}
 
 func (g *distractorsGate) runValue(target string) (any, bool) {
 	if target == "distractors.chose_distractor" {

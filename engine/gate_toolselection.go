@@ -58,6 +58,14 @@ type toolSelectionGate struct {
 }
 
 func (g *toolSelectionGate) add(cas *cassette.Cassette, r *cassette.Run) {
+	g.addScored(cas, r, g.score(cas, r))
+}
+
+// score is the run's pass^k row before its number and model (runScorer).
+func (g *toolSelectionGate) score(_ *cassette.Cassette, r *cassette.Run) any { return g.passK.Score(r) }
+
+// addScored numbers the row per model, in run order.
+func (g *toolSelectionGate) addScored(cas *cassette.Cassette, _ *cassette.Run, s any) {
 	model := ""
 	if g.matrix {
 		model = cas.Model
@@ -66,7 +74,7 @@ func (g *toolSelectionGate) add(cas *cassette.Cassette, r *cassette.Run) {
 		g.models = append(g.models, model)
 	}
 	g.modelRuns[model]++
-	g.last = g.passK.Add(g.modelRuns[model], model, r)
+	g.last = g.passK.Fold(g.modelRuns[model], model, s.(report.PassKRun))
 }
 
 func (g *toolSelectionGate) runValue(target string) (any, bool) {

@@ -86,9 +86,17 @@ func NewDistractors(correct, distractors []string) *Distractors {
 	return &Distractors{correct: correct, distractors: distractors}
 }
 
-// Add scores one run.
-func (d *Distractors) Add(run *cassette.Run) DistractorRun {
-	r := ScoreDistractors(d.correct, d.distractors, run.Calls())
+// Add scores one run: Fold of Score.
+func (d *Distractors) Add(run *cassette.Run) DistractorRun { return d.Fold(d.Score(run)) }
+
+// Score is what one run gives the accumulator, read from the run and the
+// configuration alone: safe for several runs at once, in any order.
+func (d *Distractors) Score(run *cassette.Run) DistractorRun {
+	return ScoreDistractors(d.correct, d.distractors, run.Calls())
+}
+
+// Fold adds a run's Score, in run order, and returns it.
+func (d *Distractors) Fold(r DistractorRun) DistractorRun {
 	d.runs++
 	d.cc += r.ChoseCorrect
 	d.cd += r.ChoseDistractor

@@ -57,7 +57,16 @@ func NewPassK(cfg PassKConfig) *PassK { return &PassK{cfg: cfg} }
 
 // Add scores one run, numbered run within the group of model.
 func (p *PassK) Add(run int, model string, r *cassette.Run) report.PassKRun {
-	row := ScorePassK(p.cfg, r)
+	return p.Fold(run, model, p.Score(r))
+}
+
+// Score is what run r gives its row, read from the run and the
+// configuration alone: safe for several runs at once, in any order.
+func (p *PassK) Score(r *cassette.Run) report.PassKRun { return ScorePassK(p.cfg, r) }
+
+// Fold adds the row a run scored (Score) as run number run of model, in
+// run order, and returns it.
+func (p *PassK) Fold(run int, model string, row report.PassKRun) report.PassKRun {
 	row.Run, row.Model = run, model
 	p.rows = append(p.rows, row)
 	return row

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcptest/mcptest/cassette"
+	"github.com/mcptest/mcptest/report"
 )
 
 // drawRuns draws n runs over a small pool of tools (bare and qualified,
@@ -108,6 +109,14 @@ func TestScoreThenFoldIsAdd(t *testing.T) {
 		for range rng.IntN(4) {
 			traj.Steps = append(traj.Steps, Step{Tool: []string{"search", "web.search", "fs.read_file", "git_reset"}[rng.IntN(4)]})
 		}
+		passK := PassKConfig{ExpectedTool: []string{"search", "web.search", "fs.read_file", "git_reset"}[rng.IntN(4)], MinRate: float64(rng.IntN(101))}
+		if rng.IntN(2) == 0 {
+			v := int64(rng.IntN(900000))
+			passK.MaxTokens = &v
+		}
+		correct := []string{"search", "web.search", "fs.read_file", "fs.*"}[:rng.IntN(5)]
+		injected := []string{"fetch", "unknown_tool", "write_file", "lonely"}[:rng.IntN(5)]
+		models := []string{"", "m1", "m2"}[:1+rng.IntN(3)]
 		makers := []func() scoreFold{
 			func() scoreFold {
 				m := NewTrajectory(traj)
@@ -133,6 +142,24 @@ func TestScoreThenFoldIsAdd(t *testing.T) {
 				b := NewBudget(floors)
 				return scoreFold{"BudgetUse", func(r *cassette.Run) any { return b.Add(r) }, func(r *cassette.Run) any { return b.Score(r) },
 					func(_ *cassette.Run, x any) any { b.Fold(x.(BudgetScore)); return x.(BudgetScore).Run }, b.Result}
+			},
+			func() scoreFold {
+				p := NewPassK(passK)
+				// Runs numbered per model, in run order, as the engine numbers them.
+				counts := map[string]int{}
+				next := func(r *cassette.Run) (int, string) {
+					m := models[len(r.Turns)%len(models)]
+					counts[m]++
+					return counts[m], m
+				}
+				return scoreFold{"PassK", func(r *cassette.Run) any { n, m := next(r); return p.Add(n, m, r) },
+					func(r *cassette.Run) any { return p.Score(r) },
+					func(r *cassette.Run, x any) any { n, m := next(r); return p.Fold(n, m, x.(report.PassKRun)) }, p.Result}
+			},
+			func() scoreFold {
+				ds := NewDistractors(correct, injected)
+				return scoreFold{"Distractors", func(r *cassette.Run) any { return ds.Add(r) }, func(r *cassette.Run) any { return ds.Score(r) },
+					func(_ *cassette.Run, x any) any { return ds.Fold(x.(DistractorRun)) }, ds.Result}
 			},
 			func() scoreFold {
 				e := NewEdges(edges)

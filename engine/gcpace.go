@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+)
+
+// foldHeapFloor is the least the heap may grow by, over what is live,
+// before the collector runs while a case folds the runs of several
+// files: it runs when the heap has grown by what is live (GOGC=100) or by
+// this much, whichever is more. One test over the 2,000 generated
+// cassettes of .ci/bench holds 2 to 3 MB live (the files read ahead, the
+// gates' tallies) and makes about 300 MB of garbage decoding them: at the
+// default pace the collector ran 88 to 132 times, 10 to 14 % of the CPU,
+// and at two cores its idle mark workers took what the fold left idle.
+// The floor costs at most this much more heap, and nothing once what is
+// live is larger than it (a directory of large files).
+const foldHeapFloor = 16 << 20
+
+// defaultHeapMinimum is the runtime's least heap goal at GOGC=100 (4 MiB);
+// it scales with the percent, so the percent is held under what would
+// make that minimum larger than foldHeapFloor.
+const defaultHeapMinimum = 4 << 20
+
+// foldPace is the collector's pace for the folds under way: the first
+// fold sets it, each collection sets it again from what is then live
+// (armFoldPace), the last fold puts back what was there.
+var foldPace struct {
+	sync.Mutex
+	folds   int
+	restore int
+	// epoch changes when the last fold ends, so a collection's callback
+	// armed by an earlier fold stops there.
+	epoch int
+	live  []metrics.Sample
+}
+
+// paceFold sets the collector's pace for a fold of files files, when
+// there are several, unless GOGC or GOMEMLIMIT says otherwise, and
+// returns what ends the fold (safe to call more than once).
+func paceFold(files int) (done func()) {
+	if files < 2 || os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	foldPace.Lock()
+	if foldPace.folds == 0 {
+		foldPace.epoch++
+		foldPace.restore = debug.SetGCPercent(foldPercent(liveHeap()))
+		armFoldPace(foldPace.epoch)
+	}
+	foldPace.folds++
+	foldPace.Unlock()
+	return sync.OnceFunc(func() {
+		foldPace.Lock()
+		defer foldPace.Unlock()
+		if foldPace.folds--; foldPace.folds == 0 {
+			foldPace.epoch++
+			debug.SetGCPercent(foldPace.restore)
+		}
+	})
+}
+
+// foldPercent is the GC percent that makes the heap goal over live bytes
+// the larger of twice what is live and what is live plus foldHeapFloor:
+// 100 once live reaches the floor, foldHeapFloor / live below it, and no
+// more than keeps the runtime's minimum goal (defaultHeapMinimum scaled by
+// the percent) within the floor; live 0 (no collection yet) takes that
+// most.
+func foldPercent(live uint64) int {
+	most := foldHeapFloor * 100 / defaultHeapMinimum
+	if live == 0 {
+		return most
+	}
+	p := uint64(foldHeapFloor) * 100 / live
+	return int(min(max(p, 100), uint64(most)))
+}
+
+// liveHeap is the heap the last collection found live, 0 before the
+// first. The caller holds foldPace.
+func liveHeap() uint64 {
+	if foldPace.live == nil {
+		foldPace.live = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	}
+	metrics.Read(foldPace.live)
+	if foldPace.live[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return foldPace.live[0].Value.Uint64()
+}
+
+// paceSentinel is garbage whose finalizer runs after the collection that
+// found it: it holds a pointer so it is not packed with other small
+// objects (a finalizer on those may never run).
+type paceSentinel struct{ _ *int }
+
+// armFoldPace sets the pace again after the next collection, from what it
+// found live, and arms itself for the one after, while the folds of epoch
+// last.
+func armFoldPace(epoch int) {
+	runtime.SetFinalizer(&paceSentinel{}, func(*paceSentinel) {
+		foldPace.Lock()
+		defer foldPace.Unlock()
+		if foldPace.epoch != epoch || foldPace.folds == 0 {
+			return
+		}
+		debug.SetGCPercent(foldPercent(liveHeap()))
+		armFoldPace(epoch)
+	})
+}
