@@ -13,24 +13,15 @@ import (
 // out): line and column are 1-based. ok is false when data holds neither,
 // or is not JSON.
 func Locate(file string, data []byte, ptr string) (pos diag.Pos, ok bool) {
-	want := map[string]*jsonpos.Target{}
-	for p := ptr; ; p = jsonpos.ParentPointer(p) {
-		want[p] = jsonpos.NewTarget()
-		if p == "" {
-			break
-		}
-	}
 	if !strings.HasPrefix(strings.TrimLeft(string(data[:min(len(data), 64)]), " \t\r\n"), "{") {
 		return diag.Pos{File: file}, false
 	}
-	jsonpos.LocateFirst(data, want)
-	for p := ptr; ; p = jsonpos.ParentPointer(p) {
-		if off := want[p].Val; off >= 0 && off < len(data) {
+	path := jsonpos.LocatePath(data, ptr)
+	for k := len(path) - 1; k >= 0; k-- {
+		if off := path[k].Val; off >= 0 && off < len(data) {
 			line, col := diag.LineCol(data, int64(off))
 			return diag.Pos{File: file, Line: line, Col: col}, true
 		}
-		if p == "" {
-			return diag.Pos{File: file}, false
-		}
 	}
+	return diag.Pos{File: file}, false
 }

@@ -126,41 +126,14 @@ func prefixed(path []seg, msg string) string {
 }
 
 // humanPath renders a path as runs[0].turns[1].calls[0]; keys that are not
-// plain identifiers are quoted: catalog["my server"].
+// plain identifiers are quoted: catalog["my server"]. A path longer than
+// diag.PathBytes keeps its first and last steps (diag.Path), so a problem
+// deep in a hostile file costs its message a bounded size.
 func humanPath(path []seg) string {
-	var b strings.Builder
-	for i, s := range path {
-		switch {
-		case s.idx >= 0:
-			b.WriteByte('[')
-			b.WriteString(strconv.Itoa(s.idx))
-			b.WriteByte(']')
-		case isIdent(s.key):
-			if i > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(s.key)
-		default:
-			b.WriteByte('[')
-			b.WriteString(strconv.Quote(s.key))
-			b.WriteByte(']')
-		}
-	}
-	return b.String()
-}
-
-func isIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9' {
-			continue
-		}
-		return false
-	}
-	return true
+	return diag.Path("", len(path), func(i int) diag.Step {
+		s := path[i]
+		return diag.Step{Key: s.key, Index: s.idx, Item: s.idx >= 0}
+	})
 }
 
 // pointer renders a path as an RFC 6901 JSON Pointer.
@@ -270,7 +243,7 @@ func errorsAt(file string, data []byte, w *walker) error {
 		list = append(list, &diag.Error{
 			Pos:     diag.Pos{File: file, Line: again[0], Col: again[1]},
 			Pointer: pointer(append(dp.path, seg{key: dp.key, idx: -1})),
-			Message: prefixed(dp.path, fmt.Sprintf("duplicate key %q (first at %d:%d)", dp.key, first[0], first[1])),
+			Message: prefixed(dp.path, fmt.Sprintf("duplicate key %q (first at %d:%d)", diag.ClipKey(dp.key), first[0], first[1])),
 			Kind:    kind,
 			Source:  data,
 		})

@@ -206,20 +206,22 @@ func (w *jsonCheck) next(end int) int {
 }
 
 // pathString names the value being walked as duplicateKeys names it: a
-// bare array of tools is tools, as a tools/list result's array is.
+// bare array of tools is tools, as a tools/list result's array is. It
+// reads the steps diag.Path shows only, and of each key a bounded prefix
+// (diag.KeyPrefix), so a duplicate key deep in the file or under a long
+// key costs a bounded message.
 func (w *jsonCheck) pathString() string {
-	path := ""
+	root := ""
 	if w.data[jsonpos.Space(w.data, 0)] == '[' {
-		path = "tools"
+		root = "tools"
 	}
-	for _, s := range w.path {
+	return diag.Path(root, len(w.path), func(i int) diag.Step {
+		s := w.path[i]
 		if s.item {
-			path = fmt.Sprintf("%s[%d]", path, s.index)
-		} else {
-			path = childPath(path, jsonpos.String(w.data[s.key[0]:s.key[1]]))
+			return diag.Step{Index: s.index, Item: true}
 		}
-	}
-	return path
+		return diag.Step{Key: diag.KeyPrefix(w.data[s.key[0]:s.key[1]], jsonpos.String)}
+	})
 }
 
 // structure checks the root, the tools array and each tool as checkDoc

@@ -115,7 +115,7 @@ func memberProblem(where, key string, v valueShape) (msg string, known bool) {
 // duplicateMessage is the error for a key repeated in the mapping path
 // names ("" for the root), first found at line:col.
 func duplicateMessage(path, key string, line, col int) string {
-	msg := fmt.Sprintf("duplicate key %q (first at %d:%d)", key, line, col)
+	msg := fmt.Sprintf("duplicate key %q (first at %d:%d)", diag.ClipKey(key), line, col)
 	if path != "" {
 		msg = path + ": " + msg
 	}
@@ -258,17 +258,13 @@ type dupStep struct {
 	item  bool
 }
 
-// path names the node being walked, as childPath and an index name it.
+// path names the node being walked, as childPath and an index name it,
+// within diag.PathBytes (diag.Path): its first and last steps.
 func (d *dupWalk) path() string {
-	path := d.root
-	for _, s := range d.steps {
-		if s.item {
-			path = fmt.Sprintf("%s[%d]", path, s.index)
-		} else {
-			path = childPath(path, s.key)
-		}
-	}
-	return path
+	return diag.Path(d.root, len(d.steps), func(i int) diag.Step {
+		s := d.steps[i]
+		return diag.Step{Key: s.key, Index: s.index, Item: s.item}
+	})
 }
 
 func (d *dupWalk) walk(n *yaml.Node) {

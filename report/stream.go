@@ -2,10 +2,12 @@ package report
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -223,32 +225,34 @@ type scanState struct {
 }
 
 // scan reads b as the next bytes of a value: how many belong to it, and
-// whether the value ends there.
+// whether the value ends there. A string is crossed to its next quote or
+// backslash at a time (quoteOrBackslash), not byte by byte.
 func (st *scanState) scan(b []byte) (int, bool) {
-	for i := 0; i < len(b); i++ {
-		c := b[i]
+	for i := 0; i < len(b); {
 		if st.inString {
-			switch {
-			case st.escaped:
+			if st.escaped {
 				st.escaped = false
-			case c == '\\':
+				i++
+				continue
+			}
+			k := quoteOrBackslash(b[i:])
+			if k < 0 {
+				return len(b), false
+			}
+			i += k
+			if b[i] == '\\' {
 				st.escaped = true
-			case c == '"':
-				st.inString = false
-				if st.depth == 0 {
-					return i + 1, true
-				}
-			default:
-				// Skip to the string's next quote or backslash.
-				k := quoteOrBackslash(b[i:])
-				if k < 0 {
-					return len(b), false
-				}
-				i += k - 1
+				i++
+				continue
+			}
+			st.inString = false
+			i++
+			if st.depth == 0 {
+				return i, true
 			}
 			continue
 		}
-		switch c {
+		switch b[i] {
 		case '"':
 			st.inString = true
 		case '{', '[':
@@ -266,6 +270,7 @@ func (st *scanState) scan(b []byte) (int, bool) {
 				return i, true
 			}
 		}
+		i++
 	}
 	return len(b), false
 }
@@ -468,17 +473,39 @@ func (cr *CaseReader) Decode(i int, raw json.RawMessage) (*CaseResult, error) {
 // quoteOrBackslash is the index of the first '"' or '\\' of b, -1 for
 // none.
 func quoteOrBackslash(b []byte) int {
-	q := bytes.IndexByte(b, '"')
-	if q < 0 {
-		q = len(b)
+	// The first bytes eight at a time (most strings of an envelope, its
+	// names and keys, are short: two calls of IndexByte cost more than
+	// they do), a longer string by IndexByte.
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(b) && i < 64; i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q, s := x^('"'*ones), x^('\\'*ones)
+		// a byte of q or s that is zero: the lowest flagged is exact
+		if t := ((q-ones)&^q | (s-ones)&^s) & highs; t != 0 {
+			return i + bits.TrailingZeros64(t)>>3
+		}
 	}
-	if e := bytes.IndexByte(b[:q], '\\'); e >= 0 {
-		return e
-	}
-	if q == len(b) {
+	if i+8 > len(b) {
+		for ; i < len(b); i++ {
+			if b[i] == '"' || b[i] == '\\' {
+				return i
+			}
+		}
 		return -1
 	}
-	return q
+	rest := b[i:]
+	q := bytes.IndexByte(rest, '"')
+	if q < 0 {
+		q = len(rest)
+	}
+	if e := bytes.IndexByte(rest[:q], '\\'); e >= 0 {
+		return i + e
+	}
+	if q == len(rest) {
+		return -1
+	}
+	return i + q
 }
 
 // Seen reports whether the head's members read so far include key

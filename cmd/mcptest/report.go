@@ -122,7 +122,7 @@ func (c *Command) compareStream(run, base, failOn, format, output string, opt an
 		_, err := annotate.NewComparison(format, nil, opt)
 		return inputErr("--format: %v", err)
 	}
-	cmp, err := envstream.CompareFor(format, base, "--compare", run, failOn)
+	cmp, err := envstream.CompareFor(format, base, "--compare", run, failOn, c.secrets)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,10 @@
 // error (Error.Source): it never opens a file, so what a reader keeps
 // back (a file that may not be what it was named as) stays unshown.
 //
+// Path is how every reader names the value a message is about
+// (tools[0].inputSchema.properties.q) within a fixed budget, however deep
+// or long the path a hostile file makes.
+//
 // InputError is the unpositioned kind of wrong input (a flag's value, a
 // missing file, a baseline that is not an envelope): whichever package
 // finds it returns one, and every command exits 2 on it, as on a

@@ -51,11 +51,11 @@ func TestLocate(t *testing.T) {
 	}
 }
 
-// TestLocateFirstAgrees: on generated documents without repeated keys,
-// LocateFirst, which stops once every wanted value is found, finds what
-// Locate, which reads the whole document, finds, for every pointer of
-// the document taken alone and with its ancestors.
-func TestLocateFirstAgrees(t *testing.T) {
+// TestLocatePathAgrees: on generated documents without repeated keys,
+// LocatePath, which follows one pointer down, finds what Locate, which
+// reads the whole document, finds, for every pointer of the document and
+// its ancestors.
+func TestLocatePathAgrees(t *testing.T) {
 	rng := rand.New(rand.NewPCG(40, 5))
 	var gen func(depth int, b *strings.Builder, ptr string, ptrs *[]string)
 	gen = func(depth int, b *strings.Builder, ptr string, ptrs *[]string) {
@@ -94,18 +94,23 @@ func TestLocateFirstAgrees(t *testing.T) {
 		data := []byte(b.String())
 		ptrs = append(ptrs, "/nowhere", "/0/99")
 		for _, p := range ptrs {
-			all, first := map[string]*Target{}, map[string]*Target{}
+			all := map[string]*Target{}
+			var chain []string // p and its ancestors, the root last
 			for q := p; ; q = ParentPointer(q) {
-				all[q], first[q] = NewTarget(), NewTarget()
+				all[q] = NewTarget()
+				chain = append(chain, q)
 				if q == "" {
 					break
 				}
 			}
 			Locate(data, all)
-			LocateFirst(data, first)
-			for q := range all {
-				if *all[q] != *first[q] {
-					t.Fatalf("%s, pointer %q: LocateFirst %+v, Locate %+v", data, q, *first[q], *all[q])
+			path := LocatePath(data, p)
+			if len(path) != len(chain) {
+				t.Fatalf("pointer %q: %d targets, want %d", p, len(path), len(chain))
+			}
+			for k, q := range chain {
+				if got := path[len(path)-1-k]; got != *all[q] {
+					t.Fatalf("%s, pointer %q: LocatePath %+v, Locate %+v", data, q, got, *all[q])
 				}
 			}
 		}

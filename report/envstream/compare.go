@@ -19,6 +19,7 @@ import (
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/redact"
 	"github.com/mcptest/mcptest/internal/spoolfile"
 	"github.com/mcptest/mcptest/report"
 )
@@ -42,6 +43,10 @@ type Compared struct {
 	// listedOnly is set by CompareListed: the spool holds no case;
 	// jsonOnly by CompareFor json: Cmp.Cases holds none.
 	listedOnly, jsonOnly bool
+	// rec recorded whether the spooled cases need no mask under the
+	// Known the comparison was given (CompareFor): Write then passes
+	// them on from the spool as they are (redact.Writer.SpliceFrom).
+	rec *redact.CleanRecorder
 }
 
 // Close closes the spool of the cases (its name was removed when it was
@@ -101,15 +106,48 @@ func (c *Compared) Write(w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		// The spool is read a goroutine ahead of the writes through
-		// the mask: two cores.
-		if err := annotate.CopyAhead(bw, c.cases, size); err != nil {
-			return err
+		// The spooled cases start and end with a line break. Proven to
+		// need no mask, they are passed on from the spool as they are
+		// (copy_file_range where the output is a file); else read a
+		// goroutine ahead of the writes through the mask: two cores.
+		spliced := false
+		if x, ok := w.(*redact.Writer); ok {
+			if err := bw.Flush(); err != nil {
+				return err
+			}
+			if spliced, err = x.SpliceFrom(c.rec, c.cases.File, size); err != nil {
+				return err
+			}
 		}
-		bw.WriteString("\n  ")
+		if !spliced {
+			if err := annotate.CopyAhead(bw, c.cases, size); err != nil {
+				return err
+			}
+		}
+		bw.WriteString("  ")
 	}
 	bw.Write(data[at:])
 	return bw.Flush()
+}
+
+// spoolWriter is the writer of the comparison's spool: for every case
+// (the json rendering), through a recorder of whether they need no mask
+// under known (Write then passes them on as they are).
+func (c *Compared) spoolWriter(every bool, known *redact.Known) *bufio.Writer {
+	if !every {
+		return bufio.NewWriterSize(c.cases, 64<<10)
+	}
+	c.rec = redact.NewCleanRecorder(c.cases, known)
+	return bufio.NewWriterSize(c.rec, 64<<10)
+}
+
+// endSpool ends the spooled cases with a line break (Write writes the
+// rest of the comparison after it) and flushes sw.
+func (c *Compared) endSpool(sw *bufio.Writer) error {
+	if c.rec != nil && c.n > 0 {
+		sw.WriteByte('\n')
+	}
+	return sw.Flush()
 }
 
 // baseIndex finds the baseline's cases by name in the baseline's own
@@ -248,13 +286,13 @@ func (b *baseIndex) find(name string, cur *report.CaseResult, raw []byte) (int32
 // as baseline.Compare compares one (every case not comparable). Wrong
 // input is an *diag.InputError.
 func CompareFiles(basePath, flag, curPath, failOn string) (*Compared, error) {
-	return compareFiles(basePath, flag, curPath, failOn, true, true)
+	return compareFiles(basePath, flag, curPath, failOn, true, true, nil)
 }
 
 // CompareListed is CompareFiles for the text and markdown renderings:
 // the cases that did not change are counted, not encoded (Write refuses).
 func CompareListed(basePath, flag, curPath, failOn string) (*Compared, error) {
-	return compareFiles(basePath, flag, curPath, failOn, false, true)
+	return compareFiles(basePath, flag, curPath, failOn, false, true, nil)
 }
 
 // CompareFor is CompareFiles for --format json and CompareListed for the
@@ -263,22 +301,27 @@ func CompareListed(basePath, flag, curPath, failOn string) (*Compared, error) {
 // For json, no changed case is kept in Cmp.Cases (the rendering reads
 // them from the spool): at a million cases the 10,000 listed were a
 // third of the live heap. Render then renders json only.
-func CompareFor(format, basePath, flag, curPath, failOn string) (*Compared, error) {
+//
+// known is the set of secrets the rendering will be masked with (the
+// Writer of redact.NewKnownWriter Render writes to): the spooled cases
+// are checked against it as they are spooled, and where none needs a
+// mask the json rendering passes them on from the spool as they are.
+func CompareFor(format, basePath, flag, curPath, failOn string, known *redact.Known) (*Compared, error) {
 	if annotate.Canonical(format) == "json" {
-		return compareFiles(basePath, flag, curPath, failOn, true, false)
+		return compareFiles(basePath, flag, curPath, failOn, true, false, known)
 	}
-	return compareFiles(basePath, flag, curPath, failOn, false, true)
+	return compareFiles(basePath, flag, curPath, failOn, false, true, known)
 }
 
-func compareFiles(basePath, flag, curPath, failOn string, every, list bool) (*Compared, error) {
+func compareFiles(basePath, flag, curPath, failOn string, every, list bool, known *redact.Known) (*Compared, error) {
 	policy, err := baseline.ParsePolicy(failOn)
 	if err != nil {
 		return nil, &diag.InputError{Err: err}
 	}
 	defer paceCollector()()
-	cmp, err := compareStream(basePath, flag, curPath, policy, every, list)
+	cmp, err := compareStream(basePath, flag, curPath, policy, every, list, known)
 	if errors.Is(err, errRenamed) {
-		cmp, err = compareInMemory(basePath, flag, curPath, policy)
+		cmp, err = compareInMemory(basePath, flag, curPath, policy, known)
 	}
 	if err == nil && !list {
 		cmp.Cmp.Cases = []baseline.CaseDelta{}
@@ -294,7 +337,7 @@ func compareFiles(basePath, flag, curPath, failOn string, every, list bool) (*Co
 	return cmp, nil
 }
 
-func compareStream(basePath, flag, curPath string, policy baseline.Policy, every, list bool) (out *Compared, err error) {
+func compareStream(basePath, flag, curPath string, policy baseline.Policy, every, list bool, known *redact.Known) (out *Compared, err error) {
 	// The current run is read first, as baseline.CompareFile's caller
 	// reads it, so its errors come first.
 	cf, cr0, err := openEnvelope(curPath, "", report.MaxStreamBytes)
@@ -333,7 +376,7 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy, every
 			out = nil
 		}
 	}()
-	sw := bufio.NewWriterSize(spool, 64<<10)
+	sw := cmp.spoolWriter(every, known)
 	lst := &lister{list: list, spool: list && !every, unlisted: &cmp.Unlisted}
 	var sum baseline.Summary
 	var dupWarnings []string
@@ -384,7 +427,7 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy, every
 	if newDup {
 		// The comparison in memory spools its own cases: this one's go.
 		cmp.Close()
-		return compareInMemory(basePath, flag, curPath, policy)
+		return compareInMemory(basePath, flag, curPath, policy, known)
 	}
 	c := baseline.Begin(baseHead, curHead)
 	if c.NotComparable == "" {
@@ -392,7 +435,7 @@ func compareStream(basePath, flag, curPath string, policy baseline.Policy, every
 			return nil, err
 		}
 	}
-	if err := sw.Flush(); err != nil {
+	if err := cmp.endSpool(sw); err != nil {
 		return nil, fmt.Errorf("spool the comparison: %w", err)
 	}
 	c.Warnings = append(c.Warnings, idx.warnings...)
@@ -542,7 +585,7 @@ func deltaUTF8(d *baseline.CaseDelta) bool {
 
 // compareInMemory is baseline.CompareFile over whole envelopes, for the
 // inputs a stream does not settle.
-func compareInMemory(basePath, flag, curPath string, policy baseline.Policy) (*Compared, error) {
+func compareInMemory(basePath, flag, curPath string, policy baseline.Policy, known *redact.Known) (*Compared, error) {
 	cur, err := baseline.ReadFile(curPath, "", report.Read)
 	if err != nil {
 		return nil, err
@@ -557,7 +600,7 @@ func compareInMemory(basePath, flag, curPath string, policy baseline.Policy) (*C
 		return nil, fmt.Errorf("spool the comparison: %w", err)
 	}
 	out := &Compared{cases: spool}
-	sw := bufio.NewWriter(spool)
+	sw := out.spoolWriter(true, known)
 	var listed []baseline.CaseDelta
 	for i := range c.Cases {
 		data, err := encodeDelta(&c.Cases[i])
@@ -579,7 +622,7 @@ func compareInMemory(basePath, flag, curPath string, policy baseline.Policy) (*C
 			}
 		}
 	}
-	if err := sw.Flush(); err != nil {
+	if err := out.endSpool(sw); err != nil {
 		out.Close()
 		return nil, err
 	}

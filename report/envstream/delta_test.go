@@ -78,7 +78,10 @@ func TestAppendDeltaIsEncoder(t *testing.T) {
 		}
 	}
 	for _, f := range []float64{0, math.Copysign(0, -1), 1e-6, 9.99e-7, 1e21, 999999999999999999999, -1e-9, 1e-10, 2.5e-100, 1e+100, 1.5e300, math.MaxFloat64,
-		math.SmallestNonzeroFloat64, 0.1, 1.0 / 3, math.Inf(1), math.NaN()} {
+		math.SmallestNonzeroFloat64, 0.1, 1.0 / 3, math.Inf(1), math.NaN(),
+		// integers on both sides of 2^53 and of int64's range (the
+		// integer fast path of deltaWriter.float)
+		1, -1, 50, -50, 100, 67, 1 << 53, -(1 << 53), 1<<53 + 2, -(1<<53 + 2), 1<<53 - 1, 1 << 62, 1 << 63, -(1 << 63), 1 << 64, 1e15, 1e20} {
 		v := f
 		for _, d := range []baseline.CaseDelta{
 			{Name: "f", Targets: []baseline.TargetDelta{{Name: "x", Baseline: &v}}},
@@ -207,5 +210,27 @@ func TestListSpoolRendersAlike(t *testing.T) {
 				t.Fatalf("case %d (%s) read back renders otherwise:\n%s\nwant:\n%s", i, format, got.String(), want.String())
 			}
 		}
+	}
+}
+
+// TestDeltaFloatIsEncoder draws figures around deltaWriter.float's integer
+// fast path (integers of every magnitude up to and past 2^53 and int64's
+// range, each side of zero, and their neighbours a bit away) and holds
+// appendDelta to the encoder's bytes for each.
+func TestDeltaFloatIsEncoder(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 4))
+	for range 20000 {
+		f := float64(int64(r.Uint64() >> r.IntN(64)))
+		switch r.IntN(4) {
+		case 0:
+			f = -f
+		case 1:
+			f = math.Nextafter(f, math.Inf(1-2*r.IntN(2)))
+		case 2:
+			f = math.Ldexp(f, r.IntN(40)-20)
+		}
+		v, w := f, -f
+		d := baseline.CaseDelta{Name: "f", Targets: []baseline.TargetDelta{{Name: "x", Baseline: &v, Current: &w, Delta: &v}}}
+		checkAppendDelta(t, &d)
 	}
 }

@@ -288,7 +288,7 @@ func TestCompareStreamIsCompare(t *testing.T) {
 // want, and refuses to render markdown.
 func checkCompareForJSON(t *testing.T, round int, bp, cp, policy string, want []byte) {
 	t.Helper()
-	forJSON, err := CompareFor("json", bp, "--compare", cp, policy)
+	forJSON, err := CompareFor("json", bp, "--compare", cp, policy, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
