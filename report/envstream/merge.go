@@ -9,7 +9,6 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
-	"slices"
 	"sync"
 
 	"github.com/mcptest/mcptest/annotate"
@@ -103,6 +102,9 @@ type input struct {
 	f    *os.File
 	cr   *report.CaseReader
 	ch   chan []item
+	// opened is open's error, nil once the input is open and its
+	// goroutine reads its cases.
+	opened chan error
 	// ready is the batch the fold takes the input's cases from.
 	ready []item
 	// shard is the shard the head names before the cases, when it does
@@ -158,35 +160,38 @@ func MergeFiles(paths []string) (*Merged, error) {
 	return m, nil
 }
 
-// openInput opens one shard envelope and reads its head up to its cases:
-// its shard when the head names it there.
-func openInput(p string, depth int) (*input, error) {
-	f, r, err := openEnvelope(p, "", baseline.MaxEnvelopeBytes)
+// open opens the input's shard envelope and reads its head up to its
+// cases: its shard when the head names it there. It runs on the input's
+// goroutine, so the inputs' heads (a run's catalogs) are read on every
+// core while the fold waits for the first cases, not one after another
+// before any case is read. The file is kept in in.f only when the open
+// succeeds.
+func (in *input) open() error {
+	f, r, err := openEnvelope(in.name, "", baseline.MaxEnvelopeBytes)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	in := &input{name: p, f: f, ch: make(chan []item, depth)}
-	in.cr, err = newCaseReader(r, p)
-	if err != nil {
-		f.Close()
-		return nil, &diag.InputError{Err: err}
-	}
-	if !in.cr.Seen("run") {
-		return in, nil
-	}
-	head, err := in.cr.Head()
+	cr, err := newCaseReader(r, in.name)
 	if err != nil {
 		f.Close()
-		return nil, &diag.InputError{Err: err}
+		return &diag.InputError{Err: err}
 	}
-	in.runSeen = true
-	if head.Run.Shard != "" {
-		if in.shard, err = report.ParseShard(head.Run.Shard); err != nil {
+	if cr.Seen("run") {
+		head, err := cr.Head()
+		if err != nil {
 			f.Close()
-			return nil, &diag.InputError{Err: fmt.Errorf("merge: %s: run.shard: %v", p, err)}
+			return &diag.InputError{Err: err}
+		}
+		in.runSeen = true
+		if head.Run.Shard != "" {
+			if in.shard, err = report.ParseShard(head.Run.Shard); err != nil {
+				f.Close()
+				return &diag.InputError{Err: fmt.Errorf("merge: %s: run.shard: %v", in.name, err)}
+			}
 		}
 	}
-	return in, nil
+	in.f, in.cr = f, cr
+	return nil
 }
 
 // read decodes and checks the input's cases in order and hands them to
@@ -310,17 +315,27 @@ func mergeStream(paths []string) (m *Merged, err error) {
 			spool.Close()
 		}
 	}()
+	// Each input is opened and read on its goroutine; the first input in
+	// the order given that does not open is the error, as when they were
+	// opened one after another.
+	depth := depthFor(len(paths))
 	for i, p := range paths {
-		if ins[i], err = openInput(p, depthFor(len(paths))); err != nil {
-			return nil, err
-		}
-	}
-	for _, in := range ins {
+		in := &input{name: p, ch: make(chan []item, depth), opened: make(chan error, 1)}
+		ins[i] = in
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			in.read(ctx, spool)
+			err := in.open()
+			in.opened <- err
+			if err == nil {
+				in.read(ctx, spool)
+			}
 		}()
+	}
+	for _, in := range ins {
+		if err := <-in.opened; err != nil {
+			return nil, err
+		}
 	}
 
 	names, err := fold(ins, spool)
@@ -350,12 +365,13 @@ func mergeStream(paths []string) (m *Merged, err error) {
 
 // fold takes the inputs' cases in suite order (position, then input) and
 // spools them, checking each input's order and shard; it returns the
-// hashes of the cases' names.
-func fold(ins []*input, spool *annotate.CaseSpool) (names []uint64, err error) {
+// hashes of the cases' names, in sorted runs (the spooler sorts them).
+func fold(ins []*input, spool *annotate.CaseSpool) (names [][]uint64, err error) {
 	w := startSpooler(spool)
 	defer func() {
-		if werr := w.stop(); err == nil {
-			err = werr
+		runs, werr := w.stop()
+		if err == nil {
+			names, err = runs, werr
 		}
 	}()
 	h := &caseHeap{}
@@ -391,23 +407,24 @@ func fold(ins []*input, spool *annotate.CaseSpool) (names []uint64, err error) {
 		if err := in.took(&hc.item); err != nil {
 			return nil, err
 		}
-		names = append(names, hc.hash)
 		w.add(hc.item)
 		if err := next(hc.in); err != nil {
 			return nil, err
 		}
 	}
-	return names, nil
+	return nil, nil // the spooler's runs, set as fold returns
 }
 
 // spooler writes the cases the fold took to the spool, in the order it
 // took them, on a goroutine of its own: the fold orders the cases and
-// the spooler copies their bytes, each on a core.
+// the spooler copies their bytes, each on a core. It keeps their names'
+// hashes too, sorted a run at a time (hashRuns).
 type spooler struct {
 	ch    chan []item
 	free  chan []item
 	batch []item
 	done  chan error
+	names hashRuns
 }
 
 // spoolBatch is how many cases the fold hands the spooler at a time.
@@ -419,6 +436,9 @@ func startSpooler(spool *annotate.CaseSpool) *spooler {
 	go func() {
 		var err error
 		for b := range w.ch { // drained to the end, so the fold never waits on a spooler that failed
+			for i := range b {
+				w.names.add(b[i].hash)
+			}
 			for i := 0; i < len(b) && err == nil; i++ {
 				if b[i].raw != nil {
 					err = spool.AddRaw(b[i].raw)
@@ -451,14 +471,16 @@ func (w *spooler) add(it item) {
 	}
 }
 
-// stop hands the spooler its last cases and waits for it: the first
-// error writing the spool gave.
-func (w *spooler) stop() error {
+// stop hands the spooler its last cases and waits for it: the hashes
+// of the names of the cases it took, in sorted runs, and the first error
+// writing the spool gave.
+func (w *spooler) stop() ([][]uint64, error) {
 	if len(w.batch) > 0 {
 		w.ch <- w.batch
 	}
 	close(w.ch)
-	return <-w.done
+	err := <-w.done
+	return w.names.sorted(), err
 }
 
 // took notes that the fold took the input's case called name, at pos:
@@ -506,17 +528,11 @@ func headsOf(ins []*input) ([]baseline.Input, error) {
 }
 
 // duplicates finds a case two inputs (or one, twice) hold from the hashes
-// of the names, and reads the inputs again for the names behind an equal
-// pair, so the error names the first case given twice as baseline.Merge
-// does; a pair of hashes of two names is no duplicate.
-func duplicates(paths []string, names []uint64) error {
-	slices.Sort(names)
-	suspect := map[uint64]bool{}
-	for i := 1; i < len(names); i++ {
-		if names[i] == names[i-1] {
-			suspect[names[i]] = true
-		}
-	}
+// of the names, in sorted runs, and reads the inputs again for the names
+// behind an equal pair, so the error names the first case given twice as
+// baseline.Merge does; a pair of hashes of two names is no duplicate.
+func duplicates(paths []string, names [][]uint64) error {
+	suspect := repeats(names)
 	if len(suspect) == 0 {
 		return nil
 	}
