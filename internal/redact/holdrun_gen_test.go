@@ -72,8 +72,8 @@ func TestHoldRunGenerated(t *testing.T) {
 				t.Fatalf("stream %d, write %d: the run's first parameter at %d; read anew: %d", i, writes, w.run.par, par)
 			}
 		}
-		if max := 3*len(text) + 8*writes; w.run.scanned > max {
-			t.Fatalf("stream %d: %d bytes in %d writes: the run read %d bytes, want at most %d", i, len(text), writes, w.run.scanned, max)
+		if max := 3*len(text) + 8*writes; w.run.scanned > max || w.run.scanned < len(text) {
+			t.Fatalf("stream %d: %d bytes in %d writes: the run read %d bytes, want from %d to %d", i, len(text), writes, w.run.scanned, len(text), max)
 		}
 		w.Flush()
 		if len(w.held) != 0 || w.run.read != 0 || out.Len() == 0 && len(text) > 0 {
@@ -100,5 +100,33 @@ func BenchmarkKnownWriterSmallWrites(b *testing.B) {
 			w.Write(run[i : i+1])
 		}
 		w.Flush()
+	}
+}
+
+// TestURLRunScan states scan's rules on texts read whole: the run starts
+// after the last URL break, and its "://" and its first byte that may
+// begin a parameter are looked for in it alone.
+func TestURLRunScan(t *testing.T) {
+	for _, c := range []struct {
+		text     string
+		brk, par int
+		sep      bool
+	}{
+		{"", -1, -1, false},
+		{"abc", -1, -1, false},
+		{"a?b", -1, 1, false},
+		{"a? b", 2, -1, false},   // the "?" is before the break
+		{"x?y z&w", 3, 5, false}, // the run's first, not the text's
+		{"https://h/p?t=1 a", 15, -1, false},
+		{"a https://h/p?t=1&u=2", 1, 13, true},
+		{"a ://", 1, -1, true},
+		{"a\u0026b", -1, 1, false},
+		{"a#b;c", -1, 1, false},
+	} {
+		var r urlRun
+		brk, sep, par := r.scan([]byte(c.text))
+		if brk != c.brk || sep != c.sep || par != c.par {
+			t.Errorf("scan(%q) = break %d, sep %v, parameter %d; want %d, %v, %d", c.text, brk, sep, par, c.brk, c.sep, c.par)
+		}
 	}
 }

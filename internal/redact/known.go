@@ -185,11 +185,14 @@ func (r *urlRun) drop(n int) {
 		return
 	}
 	r.read = max(r.read-n, 0)
+	// sep and par lie after brk (each is looked for after it, and both
+	// are forgotten when it moves), so they stay after it here: one that
+	// was passed is gone
 	r.brk = max(r.brk-n, -1) // a break passed: the run starts the held bytes
-	if r.sep -= n; r.sep < 0 || r.sep <= r.brk {
+	if r.sep -= n; r.sep < 0 {
 		r.sep = -1
 	}
-	if r.par -= n; r.par < 0 || r.par <= r.brk {
+	if r.par -= n; r.par < 0 {
 		r.par = -1 // passed only past MaxHold: the bytes read are not read again
 	}
 }
