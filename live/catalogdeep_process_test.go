@@ -19,10 +19,7 @@ func TestProcessDeepCatalog(t *testing.T) {
 		t.Skip("builds mcptest")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "mcptest")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/mcptest").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildMcptest(t, dir)
 	const tools, depth = 24, 4000
 	schema := `{"type":"object","properties":{"q":` + strings.Repeat(`{"type":"object","properties":{"a":`, depth) +
 		`{"type":"string"}` + strings.Repeat(`}}`, depth) + `}}`

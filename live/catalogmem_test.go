@@ -269,10 +269,7 @@ func TestCatalogReadMemoryIsBounded(t *testing.T) {
 // errors at its file:line:col; one they accept lists its tools.
 func TestProcessCatalogFiles(t *testing.T) {
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "mcptest")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/mcptest").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildMcptest(t, dir)
 	run := func(path string) (string, string, int) {
 		var stdout, stderr strings.Builder
 		cmd := exec.Command(bin, "tools", "--catalog", path)
@@ -388,10 +385,7 @@ func TestProcessToolsCommandMemory(t *testing.T) {
 		n, runs = 4000, 2
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "mcptest")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/mcptest").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildMcptest(t, dir)
 	run := func(path string) (string, int64) {
 		least := int64(-1)
 		var out string

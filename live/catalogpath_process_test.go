@@ -25,10 +25,7 @@ func TestProcessDeepDuplicateKeys(t *testing.T) {
 		t.Skip("builds mcptest")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "mcptest")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/mcptest").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildMcptest(t, dir)
 	const depth, dups = 4000, 1000
 	inner := "{" + strings.Repeat(`"a": 1, `, dups) + `"a": 1}`
 	nest := strings.Repeat(`{"p": `, depth) + inner + strings.Repeat("}", depth)

@@ -17,10 +17,7 @@ import (
 // the run.
 func TestHTMLRereadsRecordingsProcess(t *testing.T) {
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "mcptest")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/mcptest").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildMcptest(t, dir)
 	paths, err := gen.Write(dir, 12, gen.DefaultSeed)
 	if err != nil {
 		t.Fatal(err)

@@ -24,10 +24,7 @@ func TestKilledLeavesNoSpoolProcess(t *testing.T) {
 		t.Skip("the open spool is seen in /proc")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "mcptest")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/mcptest").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildMcptest(t, dir)
 	shards, err := envgen.WriteSuite(dir, 20000, millionShards)
 	if err != nil {
 		t.Fatal(err)

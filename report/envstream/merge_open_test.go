@@ -105,10 +105,7 @@ func TestMergeOpenErrorIsFirstInOrder(t *testing.T) {
 // the other; and merges once both are.
 func TestMergeFirstUnopenedProcess(t *testing.T) {
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "mcptest")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/mcptest").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildMcptest(t, dir)
 	paths, err := envgen.WriteSuite(dir, 3200, 64)
 	if err != nil {
 		t.Fatal(err)

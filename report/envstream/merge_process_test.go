@@ -23,10 +23,7 @@ var runID = regexp.MustCompile(`(?m)^    "id": "[^"\n]*",$`)
 // baseline.Merge), the run's id aside.
 func TestMergeEveryCoreProcess(t *testing.T) {
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "mcptest")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/mcptest").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildMcptest(t, dir)
 	for _, c := range []struct{ n, shards int }{{5000, 64}, {3000, 3}} {
 		sub := filepath.Join(dir, fmt.Sprintf("s%d", c.shards))
 		if err := os.Mkdir(sub, 0o755); err != nil {

@@ -19,10 +19,7 @@ import (
 // file, and the place (line:col) or the case's field.
 func TestStreamRefusesProcess(t *testing.T) {
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "mcptest")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/mcptest").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildMcptest(t, dir)
 	env := genEnvelope(rand.New(rand.NewPCG(11, 12)), 30, "refuse")
 	var paths []string
 	for i, sh := range shardsOf(env, 2) {

@@ -21,10 +21,7 @@ import (
 // with exit 2 and the words the decoder gives, naming the current run.
 func TestCompareSameBytesProcess(t *testing.T) {
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "mcptest")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/mcptest").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildMcptest(t, dir)
 	env := genEnvelope(rand.New(rand.NewPCG(40, 13)), 40, "same")
 	writeEnv(t, filepath.Join(dir, "base.json"), env)
 	good, err := os.ReadFile(filepath.Join(dir, "base.json"))

@@ -22,10 +22,7 @@ import (
 // the file and to stdout, and the password never comes out.
 func TestCompareSplicedProcess(t *testing.T) {
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "mcptest")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/mcptest").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildMcptest(t, dir)
 	r := rand.New(rand.NewPCG(40, 17))
 	for _, tc := range []struct{ name, secret string }{{"clean", ""}, {"a URL's password", "pw-0123456789"}} {
 		base := genEnvelope(r, 60, "spliced")
