@@ -111,18 +111,21 @@ func writeStep(b *strings.Builder, s Step, first bool) {
 }
 
 // ClipKey is key cut to KeyRunes characters, ending with "…" when cut.
-func ClipKey(key string) string {
-	if len(key) <= KeyRunes {
-		return key
+func ClipKey(key string) string { return Clip(key, KeyRunes) }
+
+// Clip is s cut to n characters, ending with "…" when cut.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	n := 0
-	for i := range key {
-		if n == KeyRunes {
-			return key[:i] + "…"
+	runes := 0
+	for i := range s {
+		if runes == n {
+			return s[:i] + "…"
 		}
-		n++
+		runes++
 	}
-	return key
+	return s
 }
 
 // PlainKey reports whether a key is written bare in a path: ASCII letters,

@@ -8,7 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/mcptest/mcptest/internal/diag"
 )
 
 // maxRender is how many characters of a rendered value a message shows
@@ -175,19 +176,7 @@ func quoteJSON(s string) string {
 }
 
 // clip shortens s to maxRender characters, marking the cut with "…".
-func clip(s string) string {
-	if utf8.RuneCountInString(s) <= maxRender {
-		return s
-	}
-	n := 0
-	for i := range s {
-		if n == maxRender {
-			return s[:i] + "…"
-		}
-		n++
-	}
-	return s
-}
+func clip(s string) string { return diag.Clip(s, maxRender) }
 
 // describe names the JSON type of v and shows it, for wrong-type messages:
 // `string "abc"`, `number 5`, `null`.
