@@ -11,9 +11,9 @@ import (
 
 // appendDelta appends one case of the comparison's JSON to b, byte for
 // byte what encodeDeltaJSON writes (encoding/json's encoder, HTML not
-// escaped, indented as an element of the comparison's cases), without
-// reflection or a second pass to indent: a third of a comparison's CPU
-// went there. It reports false, leaving b as it was, for a figure
+// escaped, compact: one line of the comparison's cases,
+// baseline.AppendCaseJSON), without reflection: a third of a
+// comparison's CPU went there. It reports false, leaving b as it was, for a figure
 // encoding/json refuses (not finite), whose error encodeDeltaJSON gives.
 // TestAppendDeltaIsEncoder holds the two to the same bytes over drawn
 // deltas.
@@ -27,20 +27,20 @@ func appendDelta(b []byte, d *baseline.CaseDelta) ([]byte, bool) {
 	}
 	w := deltaWriter{b: b}
 	w.b = append(w.b, '{')
-	w.key(1, "name", true)
+	w.key("name", true)
 	w.str(d.Name)
-	w.key(1, "kind", false)
+	w.key("kind", false)
 	w.str(string(d.Kind))
-	w.key(1, "status", false)
+	w.key("status", false)
 	w.str(string(d.Status))
 	if len(d.Reasons) > 0 {
-		w.key(1, "reasons", false)
+		w.key("reasons", false)
 		w.b = append(w.b, '[')
 		for i, r := range d.Reasons {
-			w.elem(2, i)
+			w.elem(i)
 			w.str(r)
 		}
-		w.close(1, ']')
+		w.close(']')
 	}
 	// sideAt and sideEnd are where the baseline's side was written: a
 	// current side equal to it (most cases of a run compared with the run
@@ -53,190 +53,168 @@ func appendDelta(b []byte, d *baseline.CaseDelta) ([]byte, bool) {
 		if s.side == nil {
 			continue
 		}
-		w.key(1, s.key, false)
+		w.key(s.key, false)
 		if s.side == d.Current && sideAt >= 0 && *d.Current == *d.Baseline {
 			w.b = append(w.b, w.b[sideAt:sideEnd]...)
 			continue
 		}
 		sideAt = len(w.b)
 		w.b = append(w.b, '{')
-		w.key(2, "verdict", true)
+		w.key("verdict", true)
 		w.str(string(s.side.Verdict))
-		w.key(2, "runs", false)
+		w.key("runs", false)
 		w.b = strconv.AppendInt(w.b, int64(s.side.Runs), 10)
-		w.key(2, "position", false)
-		w.pos(2, s.side.Position)
-		w.close(1, '}')
+		w.key("position", false)
+		w.pos(s.side.Position)
+		w.close('}')
 		sideEnd = len(w.b)
 	}
 	if d.CassettesChanged {
-		w.key(1, "cassettes_changed", false)
+		w.key("cassettes_changed", false)
 		w.b = append(w.b, "true"...)
 	}
-	w.key(1, "targets", false)
+	w.key("targets", false)
 	if d.Targets == nil {
 		w.b = append(w.b, "null"...)
 	} else {
 		w.b = append(w.b, '[')
 		for i, t := range d.Targets {
-			w.elem(2, i)
+			w.elem(i)
 			w.b = append(w.b, '{')
-			w.key(3, "name", true)
+			w.key("name", true)
 			w.str(t.Name)
-			w.key(3, "baseline", false)
+			w.key("baseline", false)
 			w.float(t.Baseline)
-			w.key(3, "current", false)
+			w.key("current", false)
 			w.float(t.Current)
-			w.key(3, "delta", false)
+			w.key("delta", false)
 			w.float(t.Delta)
-			w.close(2, '}')
+			w.close('}')
 		}
-		w.closeList(1, len(d.Targets))
+		w.close(']')
 	}
-	w.key(1, "counts", false)
+	w.key("counts", false)
 	if d.Counts == nil {
 		w.b = append(w.b, "null"...)
 	} else {
 		w.b = append(w.b, '[')
 		for i, c := range d.Counts {
-			w.elem(2, i)
+			w.elem(i)
 			w.b = append(w.b, '{')
-			w.key(3, "name", true)
+			w.key("name", true)
 			w.str(c.Name)
-			w.key(3, "baseline", false)
+			w.key("baseline", false)
 			w.int(c.Baseline)
-			w.key(3, "current", false)
+			w.key("current", false)
 			w.int(c.Current)
-			w.key(3, "delta", false)
+			w.key("delta", false)
 			w.int(c.Delta)
-			w.close(2, '}')
+			w.close('}')
 		}
-		w.closeList(1, len(d.Counts))
+		w.close(']')
 	}
 	if len(d.Labels) > 0 {
-		w.key(1, "labels", false)
+		w.key("labels", false)
 		w.b = append(w.b, '[')
 		for i, l := range d.Labels {
-			w.elem(2, i)
+			w.elem(i)
 			w.b = append(w.b, '{')
-			w.key(3, "name", true)
+			w.key("name", true)
 			w.str(l.Name)
-			w.key(3, "baseline", false)
+			w.key("baseline", false)
 			w.strPtr(l.Baseline)
-			w.key(3, "current", false)
+			w.key("current", false)
 			w.strPtr(l.Current)
-			w.close(2, '}')
+			w.close('}')
 		}
-		w.close(1, ']')
+		w.close(']')
 	}
-	w.key(1, "flips", false)
+	w.key("flips", false)
 	if d.Flips == nil {
 		w.b = append(w.b, "null"...)
 	} else {
 		w.b = append(w.b, '[')
 		for i, f := range d.Flips {
-			w.elem(2, i)
-			w.flip(3, &f)
-			w.close(2, '}')
+			w.elem(i)
+			w.flip(&f)
+			w.close('}')
 		}
-		w.closeList(1, len(d.Flips))
+		w.close(']')
 	}
-	w.close(0, '}')
+	w.close('}')
 	return w.b, true
 }
 
-// deltaWriter appends indented JSON: a value at depth k starts its
-// members on lines indented by the cases' prefix and k indents.
+// deltaWriter appends compact JSON.
 type deltaWriter struct{ b []byte }
 
-const deltaPrefix, deltaIndent = "    ", "  "
-
-// newlines are a newline and the indentation of depths 0 to 4.
-const newlines = "\n" + deltaPrefix + deltaIndent + deltaIndent + deltaIndent + deltaIndent
-
-func (w *deltaWriter) newline(depth int) {
-	w.b = append(w.b, newlines[:1+len(deltaPrefix)+depth*len(deltaIndent)]...)
-}
-
-// key starts a member at depth (first: the object's first member).
-func (w *deltaWriter) key(depth int, key string, first bool) {
+// key starts a member (first: the object's first member).
+func (w *deltaWriter) key(key string, first bool) {
 	if !first {
 		w.b = append(w.b, ',')
 	}
-	w.newline(depth)
 	w.b = append(w.b, '"')
 	w.b = append(w.b, key...)
-	w.b = append(w.b, `": `...)
+	w.b = append(w.b, `":`...)
 }
 
-// elem starts the i-th element of an array at depth.
-func (w *deltaWriter) elem(depth, i int) {
+// elem starts the i-th element of an array.
+func (w *deltaWriter) elem(i int) {
 	if i > 0 {
 		w.b = append(w.b, ',')
 	}
-	w.newline(depth)
 }
 
-// close ends an object or array whose members stood at depth+1.
-func (w *deltaWriter) close(depth int, c byte) {
-	w.newline(depth)
+// close ends an object or array.
+func (w *deltaWriter) close(c byte) {
 	w.b = append(w.b, c)
 }
 
-// closeList ends an array of n elements: an empty one is "[]".
-func (w *deltaWriter) closeList(depth, n int) {
-	if n == 0 {
-		w.b = append(w.b, ']')
-		return
-	}
-	w.close(depth, ']')
-}
-
-func (w *deltaWriter) pos(depth int, p diag.Pos) {
+func (w *deltaWriter) pos(p diag.Pos) {
 	w.b = append(w.b, '{')
-	w.key(depth+1, "file", true)
+	w.key("file", true)
 	w.str(p.File)
 	if p.Line != 0 {
-		w.key(depth+1, "line", false)
+		w.key("line", false)
 		w.b = strconv.AppendInt(w.b, int64(p.Line), 10)
 	}
 	if p.Col != 0 {
-		w.key(depth+1, "col", false)
+		w.key("col", false)
 		w.b = strconv.AppendInt(w.b, int64(p.Col), 10)
 	}
-	w.close(depth, '}')
+	w.close('}')
 }
 
-// flip writes a flip's object, its members at depth.
-func (w *deltaWriter) flip(depth int, f *baseline.Flip) {
+// flip writes a flip's object but its closing brace.
+func (w *deltaWriter) flip(f *baseline.Flip) {
 	w.b = append(w.b, '{')
-	w.key(depth, "subject", true)
+	w.key("subject", true)
 	w.str(f.Subject)
 	if f.Name != "" {
-		w.key(depth, "name", false)
+		w.key("name", false)
 		w.str(f.Name)
 	}
 	if f.Block != "" {
-		w.key(depth, "block", false)
+		w.key("block", false)
 		w.str(f.Block)
 	}
 	if f.Index != nil {
-		w.key(depth, "index", false)
+		w.key("index", false)
 		w.b = strconv.AppendInt(w.b, int64(*f.Index), 10)
 	}
-	w.key(depth, "from", false)
+	w.key("from", false)
 	w.str(string(f.From))
-	w.key(depth, "to", false)
+	w.key("to", false)
 	w.str(string(f.To))
-	w.key(depth, "change", false)
+	w.key("change", false)
 	w.str(string(f.Change))
 	if f.Message != "" {
-		w.key(depth, "message", false)
+		w.key("message", false)
 		w.str(f.Message)
 	}
 	if f.Position != nil {
-		w.key(depth, "position", false)
-		w.pos(depth, *f.Position)
+		w.key("position", false)
+		w.pos(*f.Position)
 	}
 }
 
