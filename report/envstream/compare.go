@@ -868,14 +868,43 @@ func caseName(raw []byte) (string, error) {
 
 // nameKeyAfter reports whether raw, from its byte from on, may hold a
 // member whose key decodes to "name" without regard to case (as
-// encoding/json matches it): a string before a colon (white space
-// between) whose last four bytes before its closing quote fold to "name"
-// and follow a quote, or that holds a backslash among them and the 21
-// before (a key that decodes to four ASCII letters is at most 24 bytes,
-// each \u00XX). It looks at every colon, those within strings too: it
-// may say true for a case that holds no such member (the name is then
-// decoded), never false for one that does.
+// encoding/json matches it). Where raw holds no backslash past from, no
+// quote there is escaped and no key holds an escape: such a key is four
+// bytes folding to "name" between quotes, then a colon (white space
+// between), found from each m or M (most cases hold a few). Else every
+// colon is looked at (keyBeforeColon).
 func nameKeyAfter(raw []byte, from int) bool {
+	rest := raw[from:]
+	if bytes.IndexByte(rest, '\\') >= 0 {
+		return keyBeforeColon(raw, from)
+	}
+	for _, m := range []byte{'m', 'M'} {
+		for i := 0; ; {
+			k := bytes.IndexByte(rest[i:], m)
+			if k < 0 {
+				break
+			}
+			p := i + k
+			i = p + 1
+			if p >= 3 && p+2 < len(rest) && rest[p-3] == '"' && rest[p+2] == '"' && bytes.EqualFold(rest[p-2:p+2], nameKey) {
+				if q := skipSpace(rest, p+3); q < len(rest) && rest[q] == ':' {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// keyBeforeColon is nameKeyAfter for a raw that holds backslashes: a
+// string before a colon (white space between) whose last four bytes
+// before its closing quote fold to "name" and follow a quote, or that
+// holds a backslash among them and the 21 before (a key that decodes to
+// four ASCII letters is at most 24 bytes, each \u00XX). It looks at
+// every colon, those within strings too: it may say true for a case that
+// holds no such member (the name is then decoded), never false for one
+// that does.
+func keyBeforeColon(raw []byte, from int) bool {
 	for i := from; i < len(raw); {
 		k := bytes.IndexByte(raw[i:], ':')
 		if k < 0 {
@@ -890,20 +919,22 @@ func nameKeyAfter(raw []byte, from int) bool {
 		if j < from || raw[j] != '"' {
 			continue
 		}
+		if j-5 >= from && raw[j-5] == '"' && bytes.EqualFold(raw[j-4:j], nameKey) {
+			return true
+		}
 		for m := j - 1; m >= from && m >= j-25; m-- {
 			if raw[m] == '\\' {
 				return true
 			}
 			if raw[m] == '"' {
-				if j-m-1 == 4 && bytes.EqualFold(raw[m+1:j], []byte("name")) {
-					return true
-				}
 				break
 			}
 		}
 	}
 	return false
 }
+
+var nameKey = []byte("name")
 
 // plainName reads the name of a case an encoder wrote: its first member,
 // "name", a string of printable ASCII or UTF-8 with no escape, compact

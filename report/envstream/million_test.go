@@ -46,7 +46,7 @@ const maxStreamRSS = 64 << 20
 // with room for a CI machine, and is to come down to 1.
 const (
 	mergeTimes   = 1
-	compareTimes = 2
+	compareTimes = 1
 )
 
 // The million-case suite is generated, not run (report/envgen): case k
@@ -307,10 +307,10 @@ func checkComparison(t *testing.T, dir string, want expected) {
 	}
 }
 
-// readComparison reads a comparison's JSON, as the JSON reporter indents
-// it, as a stream of lines: its head, the changed cases (as the Action's
-// summary and comment list them), and the summary its cases add up to.
-// Each case's lines are decoded on a worker of their own.
+// readComparison reads a comparison's JSON, as the JSON reporter writes
+// it, as a stream of lines: its head and tail, the changed cases (as the
+// Action's summary and comment list them), and the summary its cases add
+// up to. Each case's line is decoded on a worker of their own.
 func readComparison(t *testing.T, path string) (*baseline.Comparison, baseline.Summary) {
 	t.Helper()
 	f, err := os.Open(path)
@@ -368,7 +368,7 @@ func readComparison(t *testing.T, path string) (*baseline.Comparison, baseline.S
 }
 
 // comparisonCase is one case of a comparison read back: its place, its
-// indented JSON, and the delta decoded from it.
+// line of JSON, and the delta decoded from it.
 type comparisonCase struct {
 	i    int
 	text []byte
@@ -377,11 +377,12 @@ type comparisonCase struct {
 }
 
 // splitComparison reads a comparison's JSON by lines, as the reporter
-// indents it: it hands each case's text to work, 256 at a time, and
-// returns the rest of the document, the comparison without its cases.
+// writes it (each case one line of compact JSON): it hands each case's
+// line to work, 256 at a time, and returns the rest of the document, the
+// comparison without its cases.
 func splitComparison(t *testing.T, r io.Reader, work chan<- []comparisonCase) []byte {
 	t.Helper()
-	var head, text bytes.Buffer
+	var head bytes.Buffer
 	var batch []comparisonCase
 	in, after, cases := false, false, 0
 	sc := bufio.NewScanner(bufio.NewReaderSize(r, 1<<20))
@@ -396,13 +397,12 @@ func splitComparison(t *testing.T, r io.Reader, work chan<- []comparisonCase) []
 		case in && (string(line) == "  ]," || string(line) == "  ]"):
 			in, after = false, true
 		case in:
-			text.Write(line)
-			if string(line) != "    }," && string(line) != "    }" {
-				continue
+			// Each case is one line of compact JSON.
+			if !bytes.HasPrefix(line, []byte("    {")) {
+				t.Fatalf("comparison case %d: not one line of its own: %.200s", cases, line)
 			}
-			batch = append(batch, comparisonCase{i: cases, text: bytes.Clone(bytes.TrimSuffix(text.Bytes(), []byte(",")))})
+			batch = append(batch, comparisonCase{i: cases, text: bytes.Clone(bytes.TrimSuffix(line, []byte(",")))})
 			cases++
-			text.Reset()
 			if len(batch) == 256 {
 				work <- batch
 				batch = nil
