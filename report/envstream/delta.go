@@ -27,14 +27,14 @@ func appendDelta(b []byte, d *baseline.CaseDelta) ([]byte, bool) {
 	}
 	w := deltaWriter{b: b}
 	w.b = append(w.b, '{')
-	w.key("name", true)
+	w.b = append(w.b, `"name":`...)
 	w.str(d.Name)
-	w.key("kind", false)
+	w.b = append(w.b, `,"kind":`...)
 	w.str(string(d.Kind))
-	w.key("status", false)
+	w.b = append(w.b, `,"status":`...)
 	w.str(string(d.Status))
 	if len(d.Reasons) > 0 {
-		w.key("reasons", false)
+		w.b = append(w.b, `,"reasons":`...)
 		w.b = append(w.b, '[')
 		for i, r := range d.Reasons {
 			w.elem(i)
@@ -49,31 +49,31 @@ func appendDelta(b []byte, d *baseline.CaseDelta) ([]byte, bool) {
 	for _, s := range []struct {
 		key  string
 		side *baseline.CaseSide
-	}{{"baseline", d.Baseline}, {"current", d.Current}} {
+	}{{`,"baseline":`, d.Baseline}, {`,"current":`, d.Current}} {
 		if s.side == nil {
 			continue
 		}
-		w.key(s.key, false)
+		w.b = append(w.b, s.key...)
 		if s.side == d.Current && sideAt >= 0 && *d.Current == *d.Baseline {
 			w.b = append(w.b, w.b[sideAt:sideEnd]...)
 			continue
 		}
 		sideAt = len(w.b)
 		w.b = append(w.b, '{')
-		w.key("verdict", true)
+		w.b = append(w.b, `"verdict":`...)
 		w.str(string(s.side.Verdict))
-		w.key("runs", false)
+		w.b = append(w.b, `,"runs":`...)
 		w.b = strconv.AppendInt(w.b, int64(s.side.Runs), 10)
-		w.key("position", false)
+		w.b = append(w.b, `,"position":`...)
 		w.pos(s.side.Position)
 		w.close('}')
 		sideEnd = len(w.b)
 	}
 	if d.CassettesChanged {
-		w.key("cassettes_changed", false)
+		w.b = append(w.b, `,"cassettes_changed":`...)
 		w.b = append(w.b, "true"...)
 	}
-	w.key("targets", false)
+	w.b = append(w.b, `,"targets":`...)
 	if d.Targets == nil {
 		w.b = append(w.b, "null"...)
 	} else {
@@ -81,19 +81,19 @@ func appendDelta(b []byte, d *baseline.CaseDelta) ([]byte, bool) {
 		for i, t := range d.Targets {
 			w.elem(i)
 			w.b = append(w.b, '{')
-			w.key("name", true)
+			w.b = append(w.b, `"name":`...)
 			w.str(t.Name)
-			w.key("baseline", false)
+			w.b = append(w.b, `,"baseline":`...)
 			w.float(t.Baseline)
-			w.key("current", false)
+			w.b = append(w.b, `,"current":`...)
 			w.float(t.Current)
-			w.key("delta", false)
+			w.b = append(w.b, `,"delta":`...)
 			w.float(t.Delta)
 			w.close('}')
 		}
 		w.close(']')
 	}
-	w.key("counts", false)
+	w.b = append(w.b, `,"counts":`...)
 	if d.Counts == nil {
 		w.b = append(w.b, "null"...)
 	} else {
@@ -101,35 +101,35 @@ func appendDelta(b []byte, d *baseline.CaseDelta) ([]byte, bool) {
 		for i, c := range d.Counts {
 			w.elem(i)
 			w.b = append(w.b, '{')
-			w.key("name", true)
+			w.b = append(w.b, `"name":`...)
 			w.str(c.Name)
-			w.key("baseline", false)
+			w.b = append(w.b, `,"baseline":`...)
 			w.int(c.Baseline)
-			w.key("current", false)
+			w.b = append(w.b, `,"current":`...)
 			w.int(c.Current)
-			w.key("delta", false)
+			w.b = append(w.b, `,"delta":`...)
 			w.int(c.Delta)
 			w.close('}')
 		}
 		w.close(']')
 	}
 	if len(d.Labels) > 0 {
-		w.key("labels", false)
+		w.b = append(w.b, `,"labels":`...)
 		w.b = append(w.b, '[')
 		for i, l := range d.Labels {
 			w.elem(i)
 			w.b = append(w.b, '{')
-			w.key("name", true)
+			w.b = append(w.b, `"name":`...)
 			w.str(l.Name)
-			w.key("baseline", false)
+			w.b = append(w.b, `,"baseline":`...)
 			w.strPtr(l.Baseline)
-			w.key("current", false)
+			w.b = append(w.b, `,"current":`...)
 			w.strPtr(l.Current)
 			w.close('}')
 		}
 		w.close(']')
 	}
-	w.key("flips", false)
+	w.b = append(w.b, `,"flips":`...)
 	if d.Flips == nil {
 		w.b = append(w.b, "null"...)
 	} else {
@@ -148,16 +148,6 @@ func appendDelta(b []byte, d *baseline.CaseDelta) ([]byte, bool) {
 // deltaWriter appends compact JSON.
 type deltaWriter struct{ b []byte }
 
-// key starts a member (first: the object's first member).
-func (w *deltaWriter) key(key string, first bool) {
-	if !first {
-		w.b = append(w.b, ',')
-	}
-	w.b = append(w.b, '"')
-	w.b = append(w.b, key...)
-	w.b = append(w.b, `":`...)
-}
-
 // elem starts the i-th element of an array.
 func (w *deltaWriter) elem(i int) {
 	if i > 0 {
@@ -172,14 +162,14 @@ func (w *deltaWriter) close(c byte) {
 
 func (w *deltaWriter) pos(p diag.Pos) {
 	w.b = append(w.b, '{')
-	w.key("file", true)
+	w.b = append(w.b, `"file":`...)
 	w.str(p.File)
 	if p.Line != 0 {
-		w.key("line", false)
+		w.b = append(w.b, `,"line":`...)
 		w.b = strconv.AppendInt(w.b, int64(p.Line), 10)
 	}
 	if p.Col != 0 {
-		w.key("col", false)
+		w.b = append(w.b, `,"col":`...)
 		w.b = strconv.AppendInt(w.b, int64(p.Col), 10)
 	}
 	w.close('}')
@@ -188,32 +178,32 @@ func (w *deltaWriter) pos(p diag.Pos) {
 // flip writes a flip's object but its closing brace.
 func (w *deltaWriter) flip(f *baseline.Flip) {
 	w.b = append(w.b, '{')
-	w.key("subject", true)
+	w.b = append(w.b, `"subject":`...)
 	w.str(f.Subject)
 	if f.Name != "" {
-		w.key("name", false)
+		w.b = append(w.b, `,"name":`...)
 		w.str(f.Name)
 	}
 	if f.Block != "" {
-		w.key("block", false)
+		w.b = append(w.b, `,"block":`...)
 		w.str(f.Block)
 	}
 	if f.Index != nil {
-		w.key("index", false)
+		w.b = append(w.b, `,"index":`...)
 		w.b = strconv.AppendInt(w.b, int64(*f.Index), 10)
 	}
-	w.key("from", false)
+	w.b = append(w.b, `,"from":`...)
 	w.str(string(f.From))
-	w.key("to", false)
+	w.b = append(w.b, `,"to":`...)
 	w.str(string(f.To))
-	w.key("change", false)
+	w.b = append(w.b, `,"change":`...)
 	w.str(string(f.Change))
 	if f.Message != "" {
-		w.key("message", false)
+		w.b = append(w.b, `,"message":`...)
 		w.str(f.Message)
 	}
 	if f.Position != nil {
-		w.key("position", false)
+		w.b = append(w.b, `,"position":`...)
 		w.pos(*f.Position)
 	}
 }
