@@ -230,18 +230,28 @@ func CompareJSON(out func(fill func(io.Writer) error) error, again bool, basePat
 			return cerr
 		})
 	}
-	if cerr != nil {
+	var oe *outputError
+	switch {
+	case errors.As(cerr, &oe):
+		return nil, fmt.Errorf("write comparison: %w", oe.err)
+	case cerr != nil:
 		var in *diag.InputError
 		if !errors.As(cerr, &in) {
 			cerr = &diag.InputError{Err: cerr}
 		}
 		return nil, cerr
-	}
-	if werr != nil {
+	case werr != nil:
 		return nil, fmt.Errorf("write comparison: %w", werr)
 	}
 	return cmp, nil
 }
+
+// outputError is an error writing the comparison out, not one of its
+// input.
+type outputError struct{ err error }
+
+func (e *outputError) Error() string { return e.err.Error() }
+func (e *outputError) Unwrap() error { return e.err }
 
 // CompareTo is `report --compare` in format, one of
 // annotate.CompareFormats: json by CompareJSON, text and markdown by
@@ -480,8 +490,8 @@ func compareJSON(w io.Writer, basePath, flag, curPath string, policy baseline.Po
 		cw.add(n, data)
 		n++
 	})
-	if cerr := cw.close(); err == nil {
-		err = cerr
+	if cerr := cw.close(); err == nil && cerr != nil {
+		err = &outputError{cerr}
 	}
 	if err != nil {
 		return nil, err
@@ -499,7 +509,7 @@ func compareJSON(w io.Writer, basePath, flag, curPath string, policy baseline.Po
 	}
 	cw.bw.Write(tail)
 	if err := cw.bw.Flush(); err != nil {
-		return nil, err
+		return nil, &outputError{err}
 	}
 	c.Cases = []baseline.CaseDelta{}
 	return c, nil
@@ -513,7 +523,7 @@ func compareJSONInMemory(w io.Writer, basePath, flag, curPath string, policy bas
 		return nil, err
 	}
 	if err := c.WriteJSON(w); err != nil {
-		return nil, err
+		return nil, &outputError{err}
 	}
 	c.Cases = []baseline.CaseDelta{}
 	return c, nil

@@ -3,6 +3,7 @@ package envstream
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/internal/redact"
 	"github.com/mcptest/mcptest/report"
 )
@@ -282,6 +284,66 @@ func TestCompareJSONHeadAfterCases(t *testing.T) {
 			}
 		} else if err != nil || !bytes.Equal(got, w.Bytes()) {
 			t.Errorf("%s, stdout: %v:\n%s", tc.name, err, clip(string(got)))
+		}
+	}
+}
+
+// failingWriter fails every write once n bytes were written.
+type failingWriter struct{ n int }
+
+var errDiskFull = errors.New("disk full")
+
+func (f *failingWriter) Write(p []byte) (int, error) {
+	if len(p) > f.n {
+		n := f.n
+		f.n = 0
+		return n, errDiskFull
+	}
+	f.n -= len(p)
+	return len(p), nil
+}
+
+// TestCompareJSONWriteError: an output that fails part of the way (drawn
+// places, in the head, the cases or the tail) is an error writing the
+// comparison ("write comparison", the writer's error wrapped), not an
+// input error, on the streamed way and on the one in memory.
+func TestCompareJSONWriteError(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 42))
+	dir := t.TempDir()
+	bp, cp := filepath.Join(dir, "base.json"), filepath.Join(dir, "cur.json")
+	base, cur := drawPair(r)
+	writeEnv(t, bp, base)
+	writeEnv(t, cp, cur)
+	whole, _, err := compareJSONBytes(bp, cp, "none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A current run whose head stands after its cases is compared in
+	// memory.
+	data, err := os.ReadFile(cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env map[string]json.RawMessage
+	if err := json.Unmarshal(data, &env); err != nil {
+		t.Fatal(err)
+	}
+	cases := env["cases"]
+	delete(env, "cases")
+	head, _ := json.Marshal(env)
+	late := filepath.Join(dir, "late.json")
+	if err := os.WriteFile(late, append(append([]byte(`{"cases":`), cases...), append([]byte(","), head[1:]...)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{cp, late} {
+		for range 20 {
+			fw := &failingWriter{n: r.IntN(len(whole))}
+			out := func(fill func(io.Writer) error) error { return fill(fw) }
+			_, err := CompareJSON(out, false, bp, "--compare", path, "none")
+			var in *diag.InputError
+			if !errors.Is(err, errDiskFull) || errors.As(err, &in) || !strings.HasPrefix(err.Error(), "write comparison: ") {
+				t.Fatalf("%s: a failing output: %T %v; want write comparison: disk full, not an input error", path, err, err)
+			}
 		}
 	}
 }
