@@ -84,9 +84,10 @@ func appendDelta(b []byte, d *baseline.CaseDelta) ([]byte, bool) {
 			w.b = append(w.b, `"name":`...)
 			w.str(t.Name)
 			w.b = append(w.b, `,"baseline":`...)
+			at := len(w.b)
 			w.float(t.Baseline)
 			w.b = append(w.b, `,"current":`...)
-			w.float(t.Current)
+			w.same(t.Current == t.Baseline, at, func() { w.float(t.Current) })
 			w.b = append(w.b, `,"delta":`...)
 			w.float(t.Delta)
 			w.close('}')
@@ -104,9 +105,10 @@ func appendDelta(b []byte, d *baseline.CaseDelta) ([]byte, bool) {
 			w.b = append(w.b, `"name":`...)
 			w.str(c.Name)
 			w.b = append(w.b, `,"baseline":`...)
+			at := len(w.b)
 			w.int(c.Baseline)
 			w.b = append(w.b, `,"current":`...)
-			w.int(c.Current)
+			w.same(c.Current == c.Baseline, at, func() { w.int(c.Current) })
 			w.b = append(w.b, `,"delta":`...)
 			w.int(c.Delta)
 			w.close('}')
@@ -122,9 +124,10 @@ func appendDelta(b []byte, d *baseline.CaseDelta) ([]byte, bool) {
 			w.b = append(w.b, `"name":`...)
 			w.str(l.Name)
 			w.b = append(w.b, `,"baseline":`...)
+			at := len(w.b)
 			w.strPtr(l.Baseline)
 			w.b = append(w.b, `,"current":`...)
-			w.strPtr(l.Current)
+			w.same(l.Current == l.Baseline, at, func() { w.strPtr(l.Current) })
 			w.close('}')
 		}
 		w.close(']')
@@ -147,6 +150,19 @@ func appendDelta(b []byte, d *baseline.CaseDelta) ([]byte, bool) {
 
 // deltaWriter appends compact JSON.
 type deltaWriter struct{ b []byte }
+
+// same writes a value: where eq (the value is the one that was written
+// at at, up to the key written since: a delta's two sides given as one
+// pointer, as a case compared with its own bytes gives them) those bytes
+// again, else by write.
+func (w *deltaWriter) same(eq bool, at int, write func()) {
+	if !eq {
+		write()
+		return
+	}
+	end := len(w.b) - len(`,"current":`)
+	w.b = append(w.b, w.b[at:end]...)
+}
 
 // elem starts the i-th element of an array.
 func (w *deltaWriter) elem(i int) {
