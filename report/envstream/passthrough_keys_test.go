@@ -68,3 +68,44 @@ func TestPassThroughEscapedKeys(t *testing.T) {
 		t.Fatalf("only %d names drawn", n)
 	}
 }
+
+// TestPassThroughEmptyObjects: a member whose object is empty (a struct's
+// or a map's: position, cassettes, counts, labels), written {} or with
+// white space inside, is passed through, read as decoding reads it, and
+// the scan goes on after it (a name or a member after the empty object is
+// read where it is).
+func TestPassThroughEmptyObjects(t *testing.T) {
+	var byCase, byScan report.Counter
+	n := 0
+	for _, data := range ruleCases(t) {
+		for _, k := range topKeys(t, data) {
+			v := k[1] + bytes.IndexByte(data[k[1]:], ':') + 1
+			if data[v] != '{' {
+				continue
+			}
+			end := v + len(valueAt(t, data[v:]))
+			for _, empty := range []string{"{}", "{ }", "{\n\t}"} {
+				text := append(append(bytes.Clone(data[:v]), empty...), data[end:]...)
+				var lc leanCase
+				if !passThrough(text, &lc) {
+					t.Fatalf("member %s written %s: left to the decoder, want it passed through", data[k[0]:k[1]], empty)
+				}
+				passThroughHolds(t, text, &byCase, &byScan)
+				n++
+			}
+		}
+	}
+	if n < 12 {
+		t.Fatalf("only %d empty objects drawn", n)
+	}
+}
+
+// valueAt is the JSON value data starts with.
+func valueAt(t *testing.T, data []byte) json.RawMessage {
+	t.Helper()
+	var v json.RawMessage
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
