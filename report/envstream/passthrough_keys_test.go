@@ -109,3 +109,39 @@ func valueAt(t *testing.T, data []byte) json.RawMessage {
 	}
 	return v
 }
+
+// TestPassThroughEscapedMapKeys: the keys of the counts and labels maps
+// are read by name (reliability.runs, reliability.passed_runs,
+// reliability.class), and encoding/json unescapes a key before it is the
+// map's: a case with a key of either map spelt with an escape is left to
+// the decoder. Every character of every key of the two maps of the rule
+// cases is written in turn as a \u escape.
+func TestPassThroughEscapedMapKeys(t *testing.T) {
+	var byCase, byScan report.Counter
+	n := 0
+	for _, data := range ruleCases(t) {
+		for _, k := range topKeys(t, data) {
+			name := string(data[k[0]+1 : k[1]-1])
+			if name != "counts" && name != "labels" {
+				continue
+			}
+			v := k[1] + bytes.IndexByte(data[k[1]:], ':') + 1
+			obj := valueAt(t, data[v:])
+			for _, mk := range topKeys(t, obj) {
+				for at := v + mk[0] + 1; at < v+mk[1]-1; at++ {
+					text := append(bytes.Clone(data[:at]), fmt.Appendf([]byte(`\u`), "%04x", data[at])...)
+					text = append(text, data[at+1:]...)
+					var lc leanCase
+					if passThrough(text, &lc) {
+						t.Fatalf("%s key %s written with an escape: passed through, want it left to the decoder", name, obj[mk[0]:mk[1]])
+					}
+					passThroughHolds(t, text, &byCase, &byScan)
+					n++
+				}
+			}
+		}
+	}
+	if n < 20 {
+		t.Fatalf("only %d map keys drawn", n)
+	}
+}
