@@ -145,3 +145,23 @@ func TestPassThroughEscapedMapKeys(t *testing.T) {
 		t.Fatalf("only %d map keys drawn", n)
 	}
 }
+
+// TestPassThroughToolsCutShort: a case with tools entries, cut short at
+// every byte (inside the list, after a comma, after its opening bracket),
+// is left to the decoder without a read past its end; whole, it is passed
+// through.
+func TestPassThroughToolsCutShort(t *testing.T) {
+	tools := []byte(`"tools":[{"tool":"a","calls":2}, {"tool":"b","calls":0} ],`)
+	for _, data := range ruleCases(t) {
+		text := append(append([]byte{'{'}, tools...), data[1:]...)
+		var lc leanCase
+		if !passThrough(text, &lc) {
+			t.Fatalf("a case with tools entries left to the decoder: %s", text)
+		}
+		for cut := 1; cut < 1+len(tools); cut++ {
+			if passThrough(bytes.Clone(text[:cut]), &lc) {
+				t.Fatalf("cut at %d (%s): passed through", cut, text[:cut])
+			}
+		}
+	}
+}
