@@ -107,7 +107,7 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 				open(cas)
 			}
 			if pr == nil {
-				prepared := prepRun(p, use.prep, cas, r)
+				prepared := prepRun(p, use.prep, cas, r, false)
 				pr = &prepared
 			}
 			switch {
@@ -174,7 +174,7 @@ func aheadPrep(p casePlan, use cassetteUse) func(*cassette.Cassette, *cassette.R
 	if use.adapt != nil {
 		return nil
 	}
-	return func(cas *cassette.Cassette, r *cassette.Run) runPrep { return prepRun(p, use.prep, cas, r) }
+	return func(cas *cassette.Cassette, r *cassette.Run) runPrep { return prepRun(p, use.prep, cas, r, true) }
 }
 
 // prepOf is the prepared run j of a file read ahead, nil when its worker
@@ -366,16 +366,20 @@ func (l *foldLine) put(i int, fr fileRead) {
 // and so the report, is the same either way.
 type runPrep struct {
 	priced, known bool
-	checks        []checkOutcome
+	// ahead says a worker prepares the run, ahead of the fold.
+	ahead  bool
+	checks []checkOutcome
 	// scores are the run's score by each gate of the case, in the
-	// case's order, nil for a gate that is not a runScorer.
+	// case's order, nil for a gate that is not a runScorer or scores
+	// only ahead (arguments:, whose run prepared in the fold is checked
+	// there call by call).
 	scores []any
 }
 
 // prepRun prepares run r of cas for the fold: prices it (filling its cost
 // from the table) and computes prep's outcomes.
-func prepRun(p casePlan, prep func(*cassette.Cassette, *cassette.Run, *runPrep), cas *cassette.Cassette, r *cassette.Run) runPrep {
-	var pr runPrep
+func prepRun(p casePlan, prep func(*cassette.Cassette, *cassette.Run, *runPrep), cas *cassette.Cassette, r *cassette.Run, ahead bool) runPrep {
+	pr := runPrep{ahead: ahead}
 	pr.priced, pr.known = price(p, cas.Model, r)
 	if prep != nil {
 		prep(cas, r, &pr)
