@@ -154,6 +154,12 @@ type Arguments struct {
 	// cacheMu: Score compiles into it from several goroutines.
 	cacheMu sync.Mutex
 	cache   map[string]*compiled
+	// ahead holds, under cacheMu, what Score resolved of each cassette's
+	// catalog whose runs are being scored (keyed by the catalog: the runs
+	// of one cassette share it), let go when the fold takes the next
+	// catalog; last is the fold's current key.
+	ahead map[*cassette.ServerCatalog]*aheadCatalog
+	last  *cassette.ServerCatalog
 	// byTool maps server and tool to the compilation schemaFor and
 	// compile gave them for the cassette being read, so that a call costs
 	// a lookup, not its schema's encoding.
@@ -188,6 +194,77 @@ func NewArguments(cfg ArgumentsConfig) *Arguments {
 func (a *Arguments) AddCatalog(cat []cassette.ServerCatalog) {
 	a.recorded = recordedOf(cat)
 	a.byTool = map[[2]string]*compiled{}
+	// Every run of the cassettes before this one was scored before it was
+	// folded: what Score resolved of their catalog is no longer needed.
+	a.cacheMu.Lock()
+	delete(a.ahead, a.last)
+	a.last = catalogKey(cat)
+	a.cacheMu.Unlock()
+}
+
+// aheadCatalog is what Score resolved of one cassette's catalog: each
+// tool's compilation (nil: no schema), under mu.
+type aheadCatalog struct {
+	// cat is the catalog, held so that its address, the entry's key, is
+	// not reused by a later cassette's while the entry lives.
+	cat      []cassette.ServerCatalog
+	mu       sync.Mutex
+	recorded map[[2]string]any
+	tools    map[[2]string]*compiled
+}
+
+// catalogKey names a cassette's catalog for Score's resolutions: its
+// first server's address, which the runs of one cassette share; nil for
+// a cassette with none.
+func catalogKey(cat []cassette.ServerCatalog) *cassette.ServerCatalog {
+	if len(cat) == 0 {
+		return nil
+	}
+	return &cat[0]
+}
+
+// scored is the compilation Score found for tool k of the cassette being
+// folded, nil when none scored it.
+func (a *Arguments) scored(k [2]string) *compiled {
+	a.cacheMu.Lock()
+	e := a.ahead[a.last]
+	a.cacheMu.Unlock()
+	if e == nil {
+		return nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.tools[k]
+}
+
+// toolOf is the compilation of a call's tool in catalog cat, resolved
+// once per cassette; safe on several goroutines at once.
+func (a *Arguments) toolOf(cat []cassette.ServerCatalog, server, tool string) *compiled {
+	key := catalogKey(cat)
+	a.cacheMu.Lock()
+	e, ok := a.ahead[key]
+	if !ok {
+		if a.ahead == nil {
+			a.ahead = map[*cassette.ServerCatalog]*aheadCatalog{}
+		}
+		e = &aheadCatalog{cat: cat, tools: map[[2]string]*compiled{}}
+		a.ahead[key] = e
+	}
+	a.cacheMu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	k := [2]string{server, tool}
+	comp, ok := e.tools[k]
+	if !ok {
+		if e.recorded == nil {
+			e.recorded = recordedOf(cat)
+		}
+		if schema, found, _ := a.resolve(e.recorded, server, tool); found {
+			comp = a.compiled(schema)
+		}
+		e.tools[k] = comp
+	}
+	return comp
 }
 
 // recordedOf maps server and tool to the schema a recording's catalog
@@ -299,8 +376,13 @@ func (a *Arguments) exactSchema(recorded map[[2]string]any, server, tool string)
 }
 
 // compile returns the compilation of a tool's schema, from the cache.
-func (a *Arguments) compile(id string, schema any) *compiled {
-	c := a.compiled(schema)
+// known, when not nil, is that compilation, as Score found it for the
+// cassette's tool: the schema is not encoded again for the cache's key.
+func (a *Arguments) compile(id string, schema any, known *compiled) *compiled {
+	c := known
+	if c == nil {
+		c = a.compiled(schema)
+	}
 	if c.met {
 		return c
 	}
@@ -439,7 +521,6 @@ const (
 // leaves unchecked, are the fold's.
 func (a *Arguments) Score(cat []cassette.ServerCatalog, r *cassette.Run) *ArgumentsScore {
 	s := &ArgumentsScore{}
-	var recorded map[[2]string]any
 	local := map[[2]string]*compiled{}
 	i := -1
 	for _, t := range r.Turns {
@@ -450,12 +531,7 @@ func (a *Arguments) Score(cat []cassette.ServerCatalog, r *cassette.Run) *Argume
 			k := [2]string{c.Server, c.Tool}
 			comp, ok := local[k]
 			if !ok {
-				if recorded == nil {
-					recorded = recordedOf(cat)
-				}
-				if schema, found, _ := a.resolve(recorded, c.Server, c.Tool); found {
-					comp = a.compiled(schema)
-				}
+				comp = a.toolOf(cat, c.Server, c.Tool)
 				local[k] = comp
 			}
 			if comp == nil || comp.schema == nil || comp.stop.Load() {
@@ -549,7 +625,7 @@ func (a *Arguments) check(c *cassette.Call, pre *scoredCall, limit string) CallC
 	comp, ok := a.byTool[k]
 	if !ok {
 		if schema, found := a.schemaFor(c.Server, c.Tool); found {
-			comp = a.compile(cc.ID, schema)
+			comp = a.compile(cc.ID, schema, a.scored(k))
 		}
 		if a.byTool == nil {
 			a.byTool = map[[2]string]*compiled{}
