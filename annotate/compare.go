@@ -2,7 +2,6 @@ package annotate
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -29,11 +28,8 @@ func RenderComparison(w io.Writer, format string, c *baseline.Comparison, opt Op
 	case "markdown":
 		compareMarkdown(&buf, c)
 	case "json":
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(c); err != nil {
-			return fmt.Errorf("encode comparison: %w", err)
+		if err := c.WriteJSON(&buf); err != nil {
+			return err
 		}
 	default:
 		return unknownComparison(format)

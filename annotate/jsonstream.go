@@ -346,13 +346,6 @@ func (s *CaseSpool) WriteEnvelope(w io.Writer, env *report.Envelope) error {
 // spoolBlock is the size of a block of the spool copyAhead reads.
 var spoolBlock = 256 << 10
 
-// CopyAhead is copyAhead of spoolBlock bytes a block: a spooled file's
-// first size bytes copied to w with its reads a goroutine ahead of the
-// writes (report --compare's spooled cases, as a run's).
-func CopyAhead(w io.Writer, r io.ReaderAt, size int64) error {
-	return copyAhead(w, r, size, spoolBlock)
-}
-
 // copyAhead copies the first size bytes of r to w, block bytes at a
 // time, reading on a goroutine of its own up to two blocks ahead of the
 // writes: reading the spool and writing the envelope (through the mask

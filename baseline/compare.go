@@ -60,11 +60,16 @@ type Comparison struct {
 	Current           RunRef `json:"current"`
 	// NotComparable is set when the two runs cannot be compared at all
 	// (another schema_version); every case is then not comparable.
-	NotComparable string      `json:"not_comparable,omitempty"`
-	Warnings      []string    `json:"warnings"`
-	Summary       Summary     `json:"summary"`
-	Gate          Gate        `json:"gate"`
-	Cases         []CaseDelta `json:"cases"`
+	NotComparable string `json:"not_comparable,omitempty"`
+	// Cases come before what is only known once every case is compared
+	// (the warnings, which duplicate names found among the cases add to,
+	// the summary, the gate, the reliability and floors), so that a
+	// comparison is written as it is computed: WriteJSON writes each
+	// case as one line of compact JSON.
+	Cases    []CaseDelta `json:"cases"`
+	Warnings []string    `json:"warnings"`
+	Summary  Summary     `json:"summary"`
+	Gate     Gate        `json:"gate"`
 	// Reliability compares the two runs' reliability summaries; absent
 	// when neither has one.
 	Reliability *ReliabilityDelta `json:"reliability,omitempty"`

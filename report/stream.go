@@ -550,6 +550,29 @@ func (cr *CaseReader) Envelope() (*Envelope, error) {
 	return env, nil
 }
 
+// EarlyHead is, once the reader stands at the cases (NewCaseReader
+// returned), the head as Envelope will return it once they are read,
+// where it can be told before them: the document gave every member of a
+// run's identity (schema_version, tool, run, suite, verdict, totals)
+// before its cases and they pass Envelope's checks. It reports false
+// otherwise. A member given again after the cases changes the head
+// Envelope returns: a caller that used EarlyHead compares the two.
+func (cr *CaseReader) EarlyHead() (*Envelope, bool) {
+	if (!cr.inCases && !cr.done) || cr.badCases != nil {
+		return nil, false
+	}
+	for _, k := range []string{"schema_version", "tool", "run", "suite", "verdict", "totals"} {
+		if !cr.seen[k] {
+			return nil, false
+		}
+	}
+	env, err := cr.Head()
+	if err != nil || env.SchemaVersion != SchemaVersion || env.checkHead() != nil {
+		return nil, false
+	}
+	return env, true
+}
+
 // Head decodes the head's members read so far, unchecked: before the
 // cases, what the document puts first (an envelope this package writes
 // puts schema_version, tool, run, source, suite, verdict and totals

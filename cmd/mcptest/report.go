@@ -116,21 +116,18 @@ func (c *Command) merge(args []string) error {
 
 // compareStream is `mcptest report RUN.json --compare BASELINE.json` in
 // a format other than html: both envelopes read as streams
-// (envstream.CompareFiles); exit 1 when the --fail-on policy fails.
+// (envstream.CompareTo); exit 1 when the --fail-on policy fails.
 func (c *Command) compareStream(run, base, failOn, format, output string, opt annotate.Options) error {
 	if !slices.Contains(annotate.CompareFormats, annotate.Canonical(format)) {
 		_, err := annotate.NewComparison(format, nil, opt)
 		return inputErr("--format: %v", err)
 	}
-	cmp, err := envstream.CompareFor(format, base, "--compare", run, failOn, c.secrets)
+	out := func(fill func(io.Writer) error) error { return c.writeOut(output, fill) }
+	gate, err := envstream.CompareTo(out, output != "" && output != "-", format, base, "--compare", run, failOn, opt)
 	if err != nil {
 		return err
 	}
-	defer cmp.Close()
-	if err := c.writeOut(output, func(w io.Writer) error { return cmp.Render(w, format, opt) }); err != nil {
-		return fmt.Errorf("write comparison: %w", err)
-	}
-	if cmp.Cmp.Gate.Failed {
+	if gate.Failed {
 		return errFailed
 	}
 	return nil

@@ -19,135 +19,50 @@ import (
 	"github.com/mcptest/mcptest/annotate"
 	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/internal/diag"
-	"github.com/mcptest/mcptest/internal/redact"
 	"github.com/mcptest/mcptest/internal/spoolfile"
 	"github.com/mcptest/mcptest/report"
 )
 
 // MaxListed is the most changed cases a streamed comparison keeps for the
 // text and markdown renderings (Compared.Cmp.Cases); the JSON rendering
-// holds every case all the same, from the spool.
+// (CompareJSON) writes every case as it is compared and keeps none.
 const MaxListed = 10000
 
-// Compared is a comparison computed from two envelope streams. Cmp is the
-// comparison with, in Cases, only the cases that changed (Changed), at
-// most MaxListed of them: all the text and markdown renderings list.
-// Write writes the JSON rendering with every case, byte for byte what
-// baseline.Compare's comparison encodes to. Close removes the spools.
+// Compared is a comparison computed from two envelope streams for the
+// text and markdown renderings: Cmp is the comparison with, in Cases,
+// only the cases that changed (Changed), at most MaxListed of them. Close
+// removes the spool they were kept on while the baseline's index was
+// held.
 type Compared struct {
 	Cmp *baseline.Comparison
 	// Unlisted counts the changed cases past MaxListed.
 	Unlisted int
-	cases    *spoolfile.File
-	n        int
-	// listedOnly is set by CompareListed: the spool holds no case;
-	// jsonOnly by CompareFor json: Cmp.Cases holds none.
-	listedOnly, jsonOnly bool
-	// rec recorded whether the spooled cases need no mask under the
-	// Known the comparison was given (CompareFor): Write then passes
-	// them on from the spool as they are (redact.Writer.SpliceFrom).
-	rec *redact.CleanRecorder
+	spool    *spoolfile.File
 }
 
-// Close closes the spool of the cases (its name was removed when it was
-// created: spoolfile.Create, so a comparison killed half-way leaves no
-// file behind).
+// Close closes the spool of the listed cases (its name was removed when
+// it was created: spoolfile.Create, so a comparison killed half-way
+// leaves no file behind).
 func (c *Compared) Close() error {
-	if c.cases == nil {
+	if c.spool == nil {
 		return nil
 	}
-	err := c.cases.Close()
-	c.cases = nil
+	err := c.spool.Close()
+	c.spool = nil
 	return err
 }
 
-// Render writes the comparison in format (one of
-// annotate.CompareFormats but html, which needs every case at hand): json
-// with every case (Write), the others with the listed cases and, past
-// MaxListed, a warning saying how many more changed.
+// Render writes the comparison in text or markdown: the listed cases
+// and, past MaxListed, a warning saying how many more changed. The json
+// rendering, which holds every case, is CompareJSON's.
 func (c *Compared) Render(w io.Writer, format string, opt annotate.Options) error {
 	if annotate.Canonical(format) == "json" {
-		return c.Write(w)
-	}
-	if c.jsonOnly {
-		return fmt.Errorf("render comparison: %s: the changed cases were not kept (CompareFor json)", format)
+		return errors.New("render comparison: json: the cases were counted, not kept (CompareListed): compare with CompareJSON")
 	}
 	if c.Unlisted > 0 {
 		c.Cmp.Warnings = append(c.Cmp.Warnings, fmt.Sprintf("%d more changed cases are not listed here (the first %d are): --format json lists every case", c.Unlisted, MaxListed))
 	}
 	return annotate.RenderComparison(w, format, c.Cmp, opt)
-}
-
-// Write writes the comparison's JSON rendering, every case in it.
-func (c *Compared) Write(w io.Writer) error {
-	if c.listedOnly {
-		return errors.New("encode comparison: the cases were counted, not kept (CompareListed): compare with CompareFiles")
-	}
-	head := *c.Cmp
-	head.Cases = []baseline.CaseDelta{}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(&head); err != nil {
-		return fmt.Errorf("encode comparison: %w", err)
-	}
-	data := buf.Bytes()
-	key := []byte("\n  \"cases\": [")
-	at := bytes.Index(data, key)
-	if at < 0 || !bytes.HasPrefix(data[at+len(key):], []byte("]")) {
-		return errors.New("encode comparison: no empty cases array to fill")
-	}
-	at += len(key)
-	bw := bufio.NewWriterSize(w, 64<<10)
-	bw.Write(data[:at])
-	if c.n > 0 {
-		size, err := c.cases.Seek(0, io.SeekCurrent)
-		if err != nil {
-			return err
-		}
-		// The spooled cases start and end with a line break. Proven to
-		// need no mask, they are passed on from the spool as they are
-		// (copy_file_range where the output is a file); else read a
-		// goroutine ahead of the writes through the mask: two cores.
-		spliced := false
-		if x, ok := w.(*redact.Writer); ok {
-			if err := bw.Flush(); err != nil {
-				return err
-			}
-			if spliced, err = x.SpliceFrom(c.rec, c.cases.File, size); err != nil {
-				return err
-			}
-		}
-		if !spliced {
-			if err := annotate.CopyAhead(bw, c.cases, size); err != nil {
-				return err
-			}
-		}
-		bw.WriteString("  ")
-	}
-	bw.Write(data[at:])
-	return bw.Flush()
-}
-
-// spoolWriter is the writer of the comparison's spool: for every case
-// (the json rendering), through a recorder of whether they need no mask
-// under known (Write then passes them on as they are).
-func (c *Compared) spoolWriter(every bool, known *redact.Known) *bufio.Writer {
-	if !every {
-		return bufio.NewWriterSize(c.cases, 64<<10)
-	}
-	c.rec = redact.NewCleanRecorder(c.cases, known)
-	return bufio.NewWriterSize(c.rec, 64<<10)
-}
-
-// endSpool ends the spooled cases with a line break (Write writes the
-// rest of the comparison after it) and flushes sw.
-func (c *Compared) endSpool(sw *bufio.Writer) error {
-	if c.rec != nil && c.n > 0 {
-		sw.WriteByte('\n')
-	}
-	return sw.Flush()
 }
 
 // baseIndex finds the baseline's cases by name in the baseline's own
@@ -224,20 +139,17 @@ func (b *baseIndex) rawTo(buf []byte, i int32) ([]byte, error) {
 	return buf, err
 }
 
-// errRenamed says a baseline case decodes to another name than the one
-// it was indexed under (a name given twice in the case, where the last
-// counts): the comparison is done again in memory, which reads it whole.
-var errRenamed = errors.New("a baseline case's name is given twice")
-
 // decode decodes and checks the i-th case of the baseline from its JSON
-// data, and holds its name to the one it was indexed under.
+// data, and holds its name to the one it was indexed under (caseName
+// reads it as the decoder does, so they differ only where the two
+// disagree: an error rather than a wrong comparison).
 func (b *baseIndex) decode(i int32, data []byte) (*report.CaseResult, error) {
 	c, err := b.cr.Decode(int(i), data)
 	if err != nil {
 		return nil, err
 	}
 	if name, err := caseName(data); err != nil || name != c.Name {
-		return nil, errRenamed
+		return nil, fmt.Errorf("%s: cases[%d]: its name was indexed as %q and decodes to %q", b.cr.Name(), i, name, c.Name)
 	}
 	return c, nil
 }
@@ -273,60 +185,113 @@ func (b *baseIndex) find(name string, cur *report.CaseResult, raw []byte) (int32
 	return -1, nil, nil
 }
 
-// CompareFiles compares the run envelope at curPath with the baseline
+// CompareJSON compares the run envelope at curPath with the baseline
 // envelope at basePath (flag names where it came from in messages) under
-// the --fail-on policy failOn, as baseline.Compare compares them, reading
-// both as streams: the baseline's cases are indexed by the hash of their
-// names where they lie in its file (baseIndex), then the current run's
-// cases are decoded, looked up and compared on every core and folded in
-// order. Memory is about 16 bytes per baseline case, plus one Go map
-// entry per current case the baseline does not hold, plus the changed
-// cases listed (at most MaxListed); each file is bounded at
-// report.MaxStreamBytes. A baseline of another schema_version is compared
-// as baseline.Compare compares one (every case not comparable). Wrong
-// input is an *diag.InputError.
-func CompareFiles(basePath, flag, curPath, failOn string) (*Compared, error) {
-	return compareFiles(basePath, flag, curPath, failOn, true, true, nil)
-}
-
-// CompareListed is CompareFiles for the text and markdown renderings:
-// the cases that did not change are counted, not encoded (Write refuses).
-func CompareListed(basePath, flag, curPath, failOn string) (*Compared, error) {
-	return compareFiles(basePath, flag, curPath, failOn, false, true, nil)
-}
-
-// CompareFor is CompareFiles for --format json and CompareListed for the
-// other formats, which render the changed cases only.
+// the --fail-on policy failOn, as baseline.Compare compares them, and
+// writes the comparison's JSON as it computes it, byte for byte what
+// baseline.Comparison.WriteJSON writes for baseline.Compare's: out calls
+// fill with the writer of the output (a file written by rename, or
+// stdout) and returns fill's error or its own. It returns the
+// comparison, its Cases empty (they were written, not kept).
 //
-// For json, no changed case is kept in Cmp.Cases (the rendering reads
-// them from the spool): at a million cases the 10,000 listed were a
-// third of the live heap. Render then renders json only.
+// Both envelopes are read as streams: the baseline's cases are indexed
+// by the hash of their names where they lie in its file (baseIndex),
+// then the head is written, the current run's cases are decoded, looked
+// up and compared on every core, folded in order and written, the
+// removed cases after them, then what is known once every case is (the
+// warnings, the summary, the gate). Memory is about 16 bytes per baseline
+// case plus one Go map entry per current case the baseline does not
+// hold; each file is bounded at report.MaxStreamBytes. A baseline of
+// another schema_version is compared as baseline.Compare compares one
+// (every case not comparable).
 //
-// known is the set of secrets the rendering will be masked with (the
-// Writer of redact.NewKnownWriter Render writes to): the spooled cases
-// are checked against it as they are spooled, and where none needs a
-// mask the json rendering passes them on from the spool as they are.
-func CompareFor(format, basePath, flag, curPath, failOn string, known *redact.Known) (*Compared, error) {
-	if annotate.Canonical(format) == "json" {
-		return compareFiles(basePath, flag, curPath, failOn, true, false, known)
-	}
-	return compareFiles(basePath, flag, curPath, failOn, false, true, known)
-}
-
-func compareFiles(basePath, flag, curPath, failOn string, every, list bool, known *redact.Known) (*Compared, error) {
+// A current run whose head does not stand whole before its cases (a
+// document written by hand) is compared in memory, before anything is
+// written; one that gives a member of its head again after its cases is
+// found out at its end: where again is set (out starts the output over:
+// a file written by rename) it is then compared again in memory, else it
+// is refused. Wrong input is an *diag.InputError; out's own error (the
+// output could not be written) is returned wrapped, "write comparison".
+func CompareJSON(out func(fill func(io.Writer) error) error, again bool, basePath, flag, curPath, failOn string) (*baseline.Comparison, error) {
 	policy, err := baseline.ParsePolicy(failOn)
 	if err != nil {
 		return nil, &diag.InputError{Err: err}
 	}
 	defer paceCollector()()
-	cmp, err := compareStream(basePath, flag, curPath, policy, every, list, known)
-	if errors.Is(err, errRenamed) {
-		cmp, err = compareInMemory(basePath, flag, curPath, policy, known)
+	var cmp *baseline.Comparison
+	var cerr error
+	werr := out(func(w io.Writer) error {
+		cmp, cerr = compareJSON(w, basePath, flag, curPath, policy)
+		return cerr
+	})
+	if errors.Is(cerr, errHeadAfterCases) && again {
+		werr = out(func(w io.Writer) error {
+			cmp, cerr = compareJSONInMemory(w, basePath, flag, curPath, policy)
+			return cerr
+		})
 	}
-	if err == nil && !list {
-		cmp.Cmp.Cases = []baseline.CaseDelta{}
-		cmp.jsonOnly = true
+	var oe *outputError
+	switch {
+	case errors.As(cerr, &oe):
+		return nil, fmt.Errorf("write comparison: %w", oe.err)
+	case cerr != nil:
+		var in *diag.InputError
+		if !errors.As(cerr, &in) {
+			cerr = &diag.InputError{Err: cerr}
+		}
+		return nil, cerr
+	case werr != nil:
+		return nil, fmt.Errorf("write comparison: %w", werr)
 	}
+	return cmp, nil
+}
+
+// outputError is an error writing the comparison out, not one of its
+// input.
+type outputError struct{ err error }
+
+func (e *outputError) Error() string { return e.err.Error() }
+func (e *outputError) Unwrap() error { return e.err }
+
+// CompareTo is `report --compare` in format, one of
+// annotate.CompareFormats: json by CompareJSON, text and markdown by
+// CompareListed, written with out as CompareJSON writes (again: out
+// starts the output over). It returns the gate.
+func CompareTo(out func(fill func(io.Writer) error) error, again bool, format, basePath, flag, curPath, failOn string, opt annotate.Options) (baseline.Gate, error) {
+	if annotate.Canonical(format) == "json" {
+		cmp, err := CompareJSON(out, again, basePath, flag, curPath, failOn)
+		if err != nil {
+			return baseline.Gate{}, err
+		}
+		return cmp.Gate, nil
+	}
+	cmp, err := CompareListed(basePath, flag, curPath, failOn)
+	if err != nil {
+		return baseline.Gate{}, err
+	}
+	defer cmp.Close()
+	if err := out(func(w io.Writer) error { return cmp.Render(w, format, opt) }); err != nil {
+		return baseline.Gate{}, fmt.Errorf("write comparison: %w", err)
+	}
+	return cmp.Cmp.Gate, nil
+}
+
+// errHeadAfterCases says the current run gave a member of its head
+// again after its cases, so the head written before them was not its
+// own: the comparison is done again in memory, into an output started
+// over.
+var errHeadAfterCases = errors.New("the current run envelope gives a member of its head again after its cases, where a comparison written as it is computed has written it already: write it to a file (--output FILE), which is then compared again in memory")
+
+// CompareListed is CompareJSON for the text and markdown renderings: the
+// cases that did not change are counted, not encoded, and the changed
+// ones are listed (at most MaxListed).
+func CompareListed(basePath, flag, curPath, failOn string) (*Compared, error) {
+	policy, err := baseline.ParsePolicy(failOn)
+	if err != nil {
+		return nil, &diag.InputError{Err: err}
+	}
+	defer paceCollector()()
+	cmp, err := compareListed(basePath, flag, curPath, policy)
 	if err != nil {
 		var in *diag.InputError
 		if !errors.As(err, &in) {
@@ -337,143 +302,381 @@ func compareFiles(basePath, flag, curPath, failOn string, every, list bool, know
 	return cmp, nil
 }
 
-func compareStream(basePath, flag, curPath string, policy baseline.Policy, every, list bool, known *redact.Known) (out *Compared, err error) {
-	// The current run is read first, as baseline.CompareFile's caller
-	// reads it, so its errors come first.
+// streamed is what compareJSON and compareListed share: both envelopes
+// open, the baseline indexed, and the fold of the current run's cases,
+// which hands each case's delta (and, when every, its JSON) to emit.
+type streamed struct {
+	cf, bf            *os.File
+	cur               *report.CaseReader
+	idx               *indexed
+	baseHead, curHead *report.Envelope
+	reason            string
+	sum               baseline.Summary
+	// dupWarnings are the cases the current run gives twice, in its
+	// order; newNames where the first case of each hash of a name the
+	// baseline does not hold lies in the current run's file, and names
+	// the names of the hashes met twice (a name given twice, or two names
+	// of one hash), read back from there.
+	dupWarnings []string
+	newNames    map[uint64]caseAt
+	names       map[string]bool
+	twice       map[uint64]bool
+}
+
+type caseAt struct {
+	at int64
+	n  int
+}
+
+// openStreamed opens both envelopes, the current run first (as
+// baseline.CompareFile's caller reads it, so its errors come first), and
+// indexes the baseline.
+func openStreamed(basePath, flag, curPath string) (_ *streamed, err error) {
+	s := &streamed{newNames: map[uint64]caseAt{}}
+	defer func() {
+		if err != nil {
+			s.close()
+		}
+	}()
 	cf, cr0, err := openEnvelope(curPath, "", report.MaxStreamBytes)
 	if err != nil {
 		return nil, err
 	}
-	defer cf.Close()
-	cur, err := newCaseReader(cr0, curPath)
-	if err != nil {
+	s.cf = cf
+	if s.cur, err = newCaseReader(cr0, curPath); err != nil {
 		return nil, err
 	}
 	bf, br0, err := openEnvelope(basePath, flag, report.MaxStreamBytes)
 	if err != nil {
 		return nil, err
 	}
-	defer bf.Close()
-	bname := basePath
-	base, err := newCaseReader(br0, bname)
+	s.bf = bf
+	base, err := newCaseReader(br0, basePath)
 	if err != nil {
 		return nil, err
 	}
-	idx, baseHead, err := indexBaseline(bf, base)
-	if err != nil {
+	if s.idx, s.baseHead, err = indexBaseline(bf, base); err != nil {
 		return nil, err
 	}
-
-	spool, err := spoolfile.Create("mcptest-comparison-*.json")
-	if err != nil {
-		return nil, fmt.Errorf("spool the comparison: %w", err)
-	}
-	cmp := &Compared{cases: spool, listedOnly: !every}
-	out = cmp
-	defer func() {
-		if err != nil { // out is nil by now when the error was returned with it
-			cmp.Close()
-			out = nil
-		}
-	}()
-	sw := cmp.spoolWriter(every, known)
-	lst := &lister{list: list, spool: list && !every, unlisted: &cmp.Unlisted}
-	var sum baseline.Summary
-	var dupWarnings []string
 	// The current run is of this schema_version (its read refuses any
 	// other), so the runs compare unless the baseline's is another.
-	reason := baseline.Begin(baseHead, &report.Envelope{SchemaVersion: report.SchemaVersion}).NotComparable
-	emit := func(d baseline.CaseDelta, data []byte) {
-		sum.Add(d)
-		if every {
-			sep := ",\n    "
-			if out.n == 0 {
-				sep = "\n    "
-			}
-			sw.WriteString(sep)
-			sw.Write(data)
-			out.n++
-		}
-		if d.Changed() {
-			lst.add(d, sw)
-		}
+	s.reason = baseline.Begin(s.baseHead, &report.Envelope{SchemaVersion: report.SchemaVersion}).NotComparable
+	return s, nil
+}
+
+func (s *streamed) close() {
+	if s.cf != nil {
+		s.cf.Close()
 	}
-	newNames := map[uint64]bool{}
-	newDup := false
-	err = compareCases(cur, idx, reason, every, func(r result) {
+	if s.bf != nil {
+		s.bf.Close()
+	}
+}
+
+// fold compares the current run's cases and hands emit each case's delta
+// (its JSON where every), in the order baseline.Compare lists them: the
+// current run's cases, then the baseline's it does not hold. A case the
+// current run gives twice is left out past its first, with a warning.
+func (s *streamed) fold(every bool, emit func(baseline.CaseDelta, []byte)) error {
+	idx := s.idx
+	var ferr error
+	err := compareCases(s.cur, idx, s.reason, every, func(r result) {
+		if ferr != nil {
+			return
+		}
 		if r.base >= 0 {
 			if idx.matched.get(r.base) {
-				dupWarnings = append(dupWarnings, baseline.TwiceInCurrent(r.d.Name))
+				s.dupWarnings = append(s.dupWarnings, baseline.TwiceInCurrent(r.d.Name))
 				return
 			}
 			idx.matched.set(r.base)
 		} else {
-			if newNames[r.hash] {
-				// A name given twice, or two names of one hash: the
-				// comparison is done again in memory, which knows.
-				newDup = true
+			twice, err := s.newTwice(r)
+			if err != nil {
+				ferr = err
+				return
 			}
-			newNames[r.hash] = true
+			if twice {
+				s.dupWarnings = append(s.dupWarnings, baseline.TwiceInCurrent(r.d.Name))
+				return
+			}
 		}
+		s.sum.Add(r.d)
 		emit(r.d, r.data)
+	})
+	if err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return err
+	}
+	if s.curHead, err = s.cur.Envelope(); err != nil {
+		return err
+	}
+	if s.reason == "" {
+		return idx.removed(every, func(d baseline.CaseDelta, data []byte) {
+			s.sum.Add(d)
+			emit(d, data)
+		})
+	}
+	return nil
+}
+
+// newTwice reports whether the current run gave the name of r, a case
+// the baseline does not hold, before: a name's hash met for the first
+// time is not; met again, the names of its cases are compared, the
+// first one's read back from the current run's file.
+func (s *streamed) newTwice(r result) (bool, error) {
+	first, seen := s.newNames[r.hash]
+	if !seen {
+		s.newNames[r.hash] = caseAt{r.at, r.n}
+		return false, nil
+	}
+	if !s.twice[r.hash] {
+		raw := make([]byte, first.n)
+		if _, err := s.cf.ReadAt(raw, first.at); err != nil {
+			return false, fmt.Errorf("read the current run again: %w", err)
+		}
+		name, err := caseName(raw)
+		if err != nil {
+			return false, fmt.Errorf("%s: not a run envelope: %w", s.cur.Name(), err)
+		}
+		if s.twice == nil {
+			s.twice, s.names = map[uint64]bool{}, map[string]bool{}
+		}
+		s.twice[r.hash] = true
+		s.names[name] = true
+	}
+	if s.names[r.d.Name] {
+		return true, nil
+	}
+	s.names[r.d.Name] = true
+	return false, nil
+}
+
+// finish is the comparison of the two heads with the cases' warnings,
+// summary and gate.
+func (s *streamed) finish(policy baseline.Policy) *baseline.Comparison {
+	c := baseline.Begin(s.baseHead, s.curHead)
+	if c.NotComparable == "" {
+		c.Warnings = append(c.Warnings, s.idx.warnings...)
+	}
+	c.Warnings = append(c.Warnings, s.dupWarnings...)
+	c.Summary = s.sum
+	c.Finish(s.baseHead, s.curHead, baseline.Options{FailOn: policy})
+	return c
+}
+
+// compareJSON is CompareJSON's comparison, written to w.
+func compareJSON(w io.Writer, basePath, flag, curPath string, policy baseline.Policy) (*baseline.Comparison, error) {
+	s, err := openStreamed(basePath, flag, curPath)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	early, ok := s.cur.EarlyHead()
+	if !ok {
+		s.close()
+		return compareJSONInMemory(w, basePath, flag, curPath, policy)
+	}
+	head, _, err := baseline.Begin(s.baseHead, early).JSONParts()
+	if err != nil {
+		return nil, err
+	}
+	cw := newCaseWriter(w)
+	cw.bw.Write(head)
+	n := 0
+	err = s.fold(true, func(_ baseline.CaseDelta, data []byte) {
+		cw.add(n, data)
+		n++
+	})
+	if cerr := cw.close(); err == nil && cerr != nil {
+		err = &outputError{cerr}
+	}
+	if err != nil {
+		return nil, err
+	}
+	c := s.finish(policy)
+	final, tail, err := c.JSONParts()
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(final, head) {
+		return nil, errHeadAfterCases
+	}
+	if n > 0 {
+		cw.bw.WriteString(baseline.CasesEnd)
+	}
+	cw.bw.Write(tail)
+	if err := cw.bw.Flush(); err != nil {
+		return nil, &outputError{err}
+	}
+	c.Cases = []baseline.CaseDelta{}
+	return c, nil
+}
+
+// compareJSONInMemory is CompareJSON over whole envelopes
+// (baseline.CompareFile), for the inputs a stream does not settle.
+func compareJSONInMemory(w io.Writer, basePath, flag, curPath string, policy baseline.Policy) (*baseline.Comparison, error) {
+	c, err := compareInMemory(basePath, flag, curPath, policy)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.WriteJSON(w); err != nil {
+		return nil, &outputError{err}
+	}
+	c.Cases = []baseline.CaseDelta{}
+	return c, nil
+}
+
+// compareInMemory is baseline.CompareFile over whole envelopes.
+func compareInMemory(basePath, flag, curPath string, policy baseline.Policy) (*baseline.Comparison, error) {
+	cur, err := baseline.ReadFile(curPath, "", report.Read)
+	if err != nil {
+		return nil, err
+	}
+	base, err := baseline.ReadFile(basePath, flag, baseline.ReadBaseline)
+	if err != nil {
+		return nil, err
+	}
+	return baseline.Compare(base, cur, baseline.Options{FailOn: policy}), nil
+}
+
+// caseWriter writes the cases' lines of a comparison, each after its
+// separator, on a goroutine of its own (the mask of every file mcptest
+// writes, and the write itself, beside the fold): the fold hands it
+// whole batches of lines.
+type caseWriter struct {
+	bw   *bufio.Writer
+	buf  []byte
+	full chan []byte
+	free chan []byte
+	done chan error
+	// started is set once the goroutine is.
+	started bool
+}
+
+func newCaseWriter(w io.Writer) *caseWriter {
+	cw := &caseWriter{
+		bw:   bufio.NewWriterSize(w, 64<<10),
+		full: make(chan []byte, 4),
+		free: make(chan []byte, 6),
+		done: make(chan error, 1),
+	}
+	return cw
+}
+
+// start starts the writing goroutine, once the head is in bw: bw is
+// then the goroutine's until close.
+func (cw *caseWriter) start() {
+	go func() {
+		var err error
+		for b := range cw.full {
+			if err == nil {
+				_, err = cw.bw.Write(b)
+			}
+			select {
+			case cw.free <- b[:0]:
+			default:
+			}
+		}
+		cw.done <- err
+	}()
+}
+
+// caseBatch is how many bytes of case lines go to the writer at a time.
+const caseBatch = 256 << 10
+
+func (cw *caseWriter) add(i int, data []byte) {
+	if cw.buf == nil {
+		if !cw.started {
+			cw.started = true
+			cw.start()
+		}
+		select {
+		case cw.buf = <-cw.free:
+		default:
+			cw.buf = make([]byte, 0, caseBatch+4096)
+		}
+	}
+	cw.buf = append(cw.buf, baseline.CaseSep(i)...)
+	cw.buf = append(cw.buf, data...)
+	if len(cw.buf) >= caseBatch {
+		cw.full <- cw.buf
+		cw.buf = nil
+	}
+}
+
+// close hands on the last batch and waits for the writes: bw then holds
+// what is left to write, for the caller's goroutine.
+func (cw *caseWriter) close() error {
+	if !cw.started {
+		return nil
+	}
+	if len(cw.buf) > 0 {
+		cw.full <- cw.buf
+		cw.buf = nil
+	}
+	close(cw.full)
+	return <-cw.done
+}
+
+// compareListed is CompareListed's comparison.
+func compareListed(basePath, flag, curPath string, policy baseline.Policy) (out *Compared, err error) {
+	s, err := openStreamed(basePath, flag, curPath)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	spool, err := spoolfile.Create("mcptest-comparison-*.json")
+	if err != nil {
+		return nil, fmt.Errorf("spool the comparison: %w", err)
+	}
+	cmp := &Compared{spool: spool}
+	defer func() {
+		if err != nil {
+			cmp.Close()
+		}
+	}()
+	sw := bufio.NewWriterSize(spool, 64<<10)
+	lst := &lister{unlisted: &cmp.Unlisted}
+	err = s.fold(false, func(d baseline.CaseDelta, _ []byte) {
+		if d.Changed() {
+			lst.add(d, sw)
+		}
 	})
 	if err != nil {
 		return nil, err
 	}
-	curHead, err := cur.Envelope()
-	if err != nil {
-		return nil, err
-	}
-	if newDup {
-		// The comparison in memory spools its own cases: this one's go.
-		cmp.Close()
-		return compareInMemory(basePath, flag, curPath, policy, known)
-	}
-	c := baseline.Begin(baseHead, curHead)
-	if c.NotComparable == "" {
-		if err := idx.removed(every, emit); err != nil {
-			return nil, err
-		}
-	}
-	if err := cmp.endSpool(sw); err != nil {
+	if err := sw.Flush(); err != nil {
 		return nil, fmt.Errorf("spool the comparison: %w", err)
 	}
-	c.Warnings = append(c.Warnings, idx.warnings...)
-	c.Warnings = append(c.Warnings, dupWarnings...)
-	c.Summary = sum
-	c.Finish(baseHead, curHead, baseline.Options{FailOn: policy})
-	idx = nil // the index is let go before the listed cases come back
+	c := s.finish(policy)
+	s.idx = nil // the index is let go before the listed cases come back
 	if c.Cases, err = lst.cases(spool.File); err != nil {
 		return nil, err
 	}
 	if c.Cases == nil {
 		c.Cases = []baseline.CaseDelta{}
 	}
-	out.Cmp = c
-	return out, nil
+	cmp.Cmp = c
+	return cmp, nil
 }
 
 // lister lists the first MaxListed changed cases a comparison finds
-// (kept unless !list: in memory, or on the spool where spool is set) and
-// counts the rest in unlisted.
+// (on the spool) and counts the rest in unlisted.
 type lister struct {
-	list, spool bool
-	n           int
-	listed      []baseline.CaseDelta
-	ls          listSpool
-	unlisted    *int
+	n        int
+	ls       listSpool
+	unlisted *int
 }
 
 func (l *lister) add(d baseline.CaseDelta, sw *bufio.Writer) {
-	switch {
-	case l.n == MaxListed:
+	if l.n == MaxListed {
 		*l.unlisted++
 		return
-	case l.spool:
-		l.ls.add(sw, d)
-	case l.list:
-		l.listed = append(l.listed, d)
 	}
+	l.ls.add(sw, d)
 	l.n++
 }
 
@@ -484,7 +687,7 @@ func (l *lister) cases(f *os.File) ([]baseline.CaseDelta, error) {
 		return nil, fmt.Errorf("spool the comparison: %w", l.ls.err)
 	}
 	if l.ls.n == 0 {
-		return l.listed, nil
+		return nil, nil
 	}
 	listed, err := l.ls.read(f)
 	if err != nil {
@@ -583,59 +786,8 @@ func deltaUTF8(d *baseline.CaseDelta) bool {
 	return true
 }
 
-// compareInMemory is baseline.CompareFile over whole envelopes, for the
-// inputs a stream does not settle.
-func compareInMemory(basePath, flag, curPath string, policy baseline.Policy, known *redact.Known) (*Compared, error) {
-	cur, err := baseline.ReadFile(curPath, "", report.Read)
-	if err != nil {
-		return nil, err
-	}
-	base, err := baseline.ReadFile(basePath, flag, baseline.ReadBaseline)
-	if err != nil {
-		return nil, err
-	}
-	c := baseline.Compare(base, cur, baseline.Options{FailOn: policy})
-	spool, err := spoolfile.Create("mcptest-comparison-*.json")
-	if err != nil {
-		return nil, fmt.Errorf("spool the comparison: %w", err)
-	}
-	out := &Compared{cases: spool}
-	sw := out.spoolWriter(true, known)
-	var listed []baseline.CaseDelta
-	for i := range c.Cases {
-		data, err := encodeDelta(&c.Cases[i])
-		if err != nil {
-			out.Close()
-			return nil, err
-		}
-		if i > 0 {
-			sw.WriteString(",")
-		}
-		sw.WriteString("\n    ")
-		sw.Write(data)
-		out.n++
-		if c.Cases[i].Changed() {
-			if len(listed) < MaxListed {
-				listed = append(listed, c.Cases[i])
-			} else {
-				out.Unlisted++
-			}
-		}
-	}
-	if err := out.endSpool(sw); err != nil {
-		out.Close()
-		return nil, err
-	}
-	c.Cases = listed
-	if c.Cases == nil {
-		c.Cases = []baseline.CaseDelta{}
-	}
-	out.Cmp = c
-	return out, nil
-}
-
-// encodeDelta is one case of the comparison's JSON, indented as the
-// comparison's encoder indents an element of its cases (appendDelta, or
+// encodeDelta is one case of the comparison's JSON, one line of compact
+// JSON as baseline.AppendCaseJSON writes it (appendDelta, or
 // encodeDeltaJSON for what appendDelta leaves to it).
 func encodeDelta(d *baseline.CaseDelta) ([]byte, error) {
 	if b, ok := appendDelta(make([]byte, 0, 1024), d); ok {
@@ -646,17 +798,7 @@ func encodeDelta(d *baseline.CaseDelta) ([]byte, error) {
 
 // encodeDeltaJSON is encodeDelta by encoding/json's encoder.
 func encodeDeltaJSON(d *baseline.CaseDelta) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(d); err != nil {
-		return nil, fmt.Errorf("encode comparison: case %q: %w", d.Name, err)
-	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, bytes.TrimSuffix(buf.Bytes(), []byte("\n")), "    ", "  "); err != nil {
-		return nil, err
-	}
-	return out.Bytes(), nil
+	return baseline.AppendCaseJSON(nil, d)
 }
 
 // indexBaseline indexes the baseline's cases by name (baseIndex) where
@@ -711,12 +853,15 @@ func indexBaseline(f *os.File, cr *report.CaseReader) (*indexed, *report.Envelop
 	return idx, head, nil
 }
 
-// caseName reads the name of a case from its JSON, without decoding the
-// rest: the case is decoded and checked when it is compared (or listed as
-// removed), so every case of the baseline is checked once, and the name
-// it decodes to is held to the one read here then (errRenamed).
+// caseName reads the name of a case from its JSON as encoding/json
+// decodes it, without decoding the rest: the case is decoded and checked
+// when it is compared (or listed as removed), so every case of the
+// baseline is checked once, and the name it decodes to is held to the
+// one read here then. The fast reader (plainName) reads the first
+// member; where another member may be the name again (nameKeyAfter: the
+// last one counts), the name is decoded.
 func caseName(raw []byte) (string, error) {
-	if name, ok := plainName(raw); ok {
+	if name, end, ok := plainNameAt(raw); ok && !nameKeyAfter(raw, end) {
 		return name, nil
 	}
 	var c struct {
@@ -731,42 +876,119 @@ func caseName(raw []byte) (string, error) {
 	return *c.Name, nil
 }
 
+// nameKeyAfter reports whether raw, from its byte from on, may hold a
+// member whose key decodes to "name" without regard to case (as
+// encoding/json matches it). Where raw holds no backslash past from, no
+// quote there is escaped and no key holds an escape: such a key is four
+// bytes folding to "name" between quotes, then a colon (white space
+// between), found from each m or M (most cases hold a few). Else every
+// colon is looked at (keyBeforeColon).
+func nameKeyAfter(raw []byte, from int) bool {
+	rest := raw[from:]
+	if bytes.IndexByte(rest, '\\') >= 0 {
+		return keyBeforeColon(raw, from)
+	}
+	for _, m := range []byte{'m', 'M'} {
+		for i := 0; ; {
+			k := bytes.IndexByte(rest[i:], m)
+			if k < 0 {
+				break
+			}
+			p := i + k
+			i = p + 1
+			if p >= 3 && p+2 < len(rest) && rest[p-3] == '"' && rest[p+2] == '"' && bytes.EqualFold(rest[p-2:p+2], nameKey) {
+				if q := skipSpace(rest, p+3); q < len(rest) && rest[q] == ':' {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// keyBeforeColon is nameKeyAfter for a raw that holds backslashes: a
+// string before a colon (white space between) whose last four bytes
+// before its closing quote fold to "name" and follow a quote, or that
+// holds a backslash among them and the 21 before (a key that decodes to
+// four ASCII letters is at most 24 bytes, each \u00XX). It looks at
+// every colon, those within strings too: it may say true for a case that
+// holds no such member (the name is then decoded), never false for one
+// that does.
+func keyBeforeColon(raw []byte, from int) bool {
+	for i := from; i < len(raw); {
+		k := bytes.IndexByte(raw[i:], ':')
+		if k < 0 {
+			return false
+		}
+		colon := i + k
+		i = colon + 1
+		j := colon - 1
+		for j >= from && (raw[j] == ' ' || raw[j] == '\t' || raw[j] == '\n' || raw[j] == '\r') {
+			j--
+		}
+		if j < from || raw[j] != '"' {
+			continue
+		}
+		if j-5 >= from && raw[j-5] == '"' && bytes.EqualFold(raw[j-4:j], nameKey) {
+			return true
+		}
+		for m := j - 1; m >= from && m >= j-25; m-- {
+			if raw[m] == '\\' {
+				return true
+			}
+			if raw[m] == '"' {
+				break
+			}
+		}
+	}
+	return false
+}
+
+var nameKey = []byte("name")
+
 // plainName reads the name of a case an encoder wrote: its first member,
 // "name", a string of printable ASCII or UTF-8 with no escape, compact
-// ("name":"x") or indented ("name": "x").
+// ("name":"x") or indented ("name": "x"). It does not look past it: a
+// name given again later is caseName's to find.
 func plainName(raw []byte) (string, bool) {
+	name, _, ok := plainNameAt(raw)
+	return name, ok
+}
+
+// plainNameAt is plainName, with where the name's value ends in raw.
+func plainNameAt(raw []byte) (string, int, bool) {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
-		return "", false
+		return "", 0, false
 	}
 	i = skipSpace(raw, i+1)
 	const key = `"name"`
 	if !bytes.HasPrefix(raw[i:], []byte(key)) {
-		return "", false
+		return "", 0, false
 	}
 	i = skipSpace(raw, i+len(key))
 	if i >= len(raw) || raw[i] != ':' {
-		return "", false
+		return "", 0, false
 	}
 	i = skipSpace(raw, i+1)
 	if i >= len(raw) || raw[i] != '"' {
-		return "", false
+		return "", 0, false
 	}
 	rest := raw[i+1:]
 	end := bytes.IndexByte(rest, '"')
 	if end < 0 {
-		return "", false
+		return "", 0, false
 	}
 	text := rest[:end]
 	for _, c := range text {
 		if c < 0x20 || c == '\\' {
-			return "", false
+			return "", 0, false
 		}
 	}
 	if !utf8.Valid(text) {
-		return "", false
+		return "", 0, false
 	}
-	return string(text), true
+	return string(text), i + 1 + end + 1, true
 }
 
 func skipSpace(b []byte, i int) int {
@@ -828,9 +1050,6 @@ func (idx *indexed) sortAndDrop() error {
 			return err
 		}
 		j, _, err := idx.find(c.Name, nil, nil)
-		if errors.Is(err, errRenamed) {
-			return err
-		}
 		if err == nil && j >= 0 && j < i {
 			idx.dropped.set(i)
 			idx.warnings = append(idx.warnings, baseline.TwiceInBaseline(c.Name))
@@ -868,6 +1087,9 @@ type result struct {
 	hash uint64
 	base int32
 	err  error
+	// at and n are where the case lies in the current run's file.
+	at int64
+	n  int
 }
 
 // compareCases reads the current run's cases in order, compares each with
@@ -889,7 +1111,8 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 	type job struct {
 		i    int
 		raws [][]byte
-		buf  []byte // what raws lie in
+		at   []int64 // where each lies in the file
+		buf  []byte  // what raws lie in
 		out  chan done
 	}
 	jobs := make(chan job, window)
@@ -916,6 +1139,7 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 				}
 				for k, raw := range j.raws {
 					r := compareOne(cur, idx, reason, every, j.i+k, raw, &sc)
+					r.at, r.n = j.at[k], len(raw)
 					rs = append(rs, r)
 					if r.err != nil {
 						break
@@ -934,6 +1158,7 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 		var err error
 		for i := 0; err == nil; {
 			var raws [][]byte
+			var at []int64
 			var buf []byte
 			select {
 			case buf = <-freeRaw:
@@ -949,6 +1174,7 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 				}
 				buf = next
 				raws = append(raws, buf[start:len(buf):len(buf)])
+				at = append(at, cur.Offset()-int64(len(next)-start))
 			}
 			if len(raws) > 0 {
 				out := make(chan done, 1)
@@ -958,7 +1184,7 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 					readErr <- nil
 					return
 				}
-				jobs <- job{i: i, raws: raws, buf: buf, out: out}
+				jobs <- job{i: i, raws: raws, at: at, buf: buf, out: out}
 				i += len(raws)
 			}
 		}

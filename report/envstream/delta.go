@@ -11,9 +11,9 @@ import (
 
 // appendDelta appends one case of the comparison's JSON to b, byte for
 // byte what encodeDeltaJSON writes (encoding/json's encoder, HTML not
-// escaped, indented as an element of the comparison's cases), without
-// reflection or a second pass to indent: a third of a comparison's CPU
-// went there. It reports false, leaving b as it was, for a figure
+// escaped, compact: one line of the comparison's cases,
+// baseline.AppendCaseJSON), without reflection: a third of a
+// comparison's CPU went there. It reports false, leaving b as it was, for a figure
 // encoding/json refuses (not finite), whose error encodeDeltaJSON gives.
 // TestAppendDeltaIsEncoder holds the two to the same bytes over drawn
 // deltas.
@@ -27,20 +27,20 @@ func appendDelta(b []byte, d *baseline.CaseDelta) ([]byte, bool) {
 	}
 	w := deltaWriter{b: b}
 	w.b = append(w.b, '{')
-	w.key(1, "name", true)
+	w.b = append(w.b, `"name":`...)
 	w.str(d.Name)
-	w.key(1, "kind", false)
+	w.b = append(w.b, `,"kind":`...)
 	w.str(string(d.Kind))
-	w.key(1, "status", false)
+	w.b = append(w.b, `,"status":`...)
 	w.str(string(d.Status))
 	if len(d.Reasons) > 0 {
-		w.key(1, "reasons", false)
+		w.b = append(w.b, `,"reasons":`...)
 		w.b = append(w.b, '[')
 		for i, r := range d.Reasons {
-			w.elem(2, i)
+			w.elem(i)
 			w.str(r)
 		}
-		w.close(1, ']')
+		w.close(']')
 	}
 	// sideAt and sideEnd are where the baseline's side was written: a
 	// current side equal to it (most cases of a run compared with the run
@@ -49,194 +49,178 @@ func appendDelta(b []byte, d *baseline.CaseDelta) ([]byte, bool) {
 	for _, s := range []struct {
 		key  string
 		side *baseline.CaseSide
-	}{{"baseline", d.Baseline}, {"current", d.Current}} {
+	}{{`,"baseline":`, d.Baseline}, {`,"current":`, d.Current}} {
 		if s.side == nil {
 			continue
 		}
-		w.key(1, s.key, false)
+		w.b = append(w.b, s.key...)
 		if s.side == d.Current && sideAt >= 0 && *d.Current == *d.Baseline {
 			w.b = append(w.b, w.b[sideAt:sideEnd]...)
 			continue
 		}
 		sideAt = len(w.b)
 		w.b = append(w.b, '{')
-		w.key(2, "verdict", true)
+		w.b = append(w.b, `"verdict":`...)
 		w.str(string(s.side.Verdict))
-		w.key(2, "runs", false)
+		w.b = append(w.b, `,"runs":`...)
 		w.b = strconv.AppendInt(w.b, int64(s.side.Runs), 10)
-		w.key(2, "position", false)
-		w.pos(2, s.side.Position)
-		w.close(1, '}')
+		w.b = append(w.b, `,"position":`...)
+		w.pos(s.side.Position)
+		w.close('}')
 		sideEnd = len(w.b)
 	}
 	if d.CassettesChanged {
-		w.key(1, "cassettes_changed", false)
+		w.b = append(w.b, `,"cassettes_changed":`...)
 		w.b = append(w.b, "true"...)
 	}
-	w.key(1, "targets", false)
+	w.b = append(w.b, `,"targets":`...)
 	if d.Targets == nil {
 		w.b = append(w.b, "null"...)
 	} else {
 		w.b = append(w.b, '[')
 		for i, t := range d.Targets {
-			w.elem(2, i)
+			w.elem(i)
 			w.b = append(w.b, '{')
-			w.key(3, "name", true)
+			w.b = append(w.b, `"name":`...)
 			w.str(t.Name)
-			w.key(3, "baseline", false)
+			w.b = append(w.b, `,"baseline":`...)
+			at := len(w.b)
 			w.float(t.Baseline)
-			w.key(3, "current", false)
-			w.float(t.Current)
-			w.key(3, "delta", false)
+			w.b = append(w.b, `,"current":`...)
+			w.same(t.Current == t.Baseline, at, func() { w.float(t.Current) })
+			w.b = append(w.b, `,"delta":`...)
 			w.float(t.Delta)
-			w.close(2, '}')
+			w.close('}')
 		}
-		w.closeList(1, len(d.Targets))
+		w.close(']')
 	}
-	w.key(1, "counts", false)
+	w.b = append(w.b, `,"counts":`...)
 	if d.Counts == nil {
 		w.b = append(w.b, "null"...)
 	} else {
 		w.b = append(w.b, '[')
 		for i, c := range d.Counts {
-			w.elem(2, i)
+			w.elem(i)
 			w.b = append(w.b, '{')
-			w.key(3, "name", true)
+			w.b = append(w.b, `"name":`...)
 			w.str(c.Name)
-			w.key(3, "baseline", false)
+			w.b = append(w.b, `,"baseline":`...)
+			at := len(w.b)
 			w.int(c.Baseline)
-			w.key(3, "current", false)
-			w.int(c.Current)
-			w.key(3, "delta", false)
+			w.b = append(w.b, `,"current":`...)
+			w.same(c.Current == c.Baseline, at, func() { w.int(c.Current) })
+			w.b = append(w.b, `,"delta":`...)
 			w.int(c.Delta)
-			w.close(2, '}')
+			w.close('}')
 		}
-		w.closeList(1, len(d.Counts))
+		w.close(']')
 	}
 	if len(d.Labels) > 0 {
-		w.key(1, "labels", false)
+		w.b = append(w.b, `,"labels":`...)
 		w.b = append(w.b, '[')
 		for i, l := range d.Labels {
-			w.elem(2, i)
+			w.elem(i)
 			w.b = append(w.b, '{')
-			w.key(3, "name", true)
+			w.b = append(w.b, `"name":`...)
 			w.str(l.Name)
-			w.key(3, "baseline", false)
+			w.b = append(w.b, `,"baseline":`...)
+			at := len(w.b)
 			w.strPtr(l.Baseline)
-			w.key(3, "current", false)
-			w.strPtr(l.Current)
-			w.close(2, '}')
+			w.b = append(w.b, `,"current":`...)
+			w.same(l.Current == l.Baseline, at, func() { w.strPtr(l.Current) })
+			w.close('}')
 		}
-		w.close(1, ']')
+		w.close(']')
 	}
-	w.key(1, "flips", false)
+	w.b = append(w.b, `,"flips":`...)
 	if d.Flips == nil {
 		w.b = append(w.b, "null"...)
 	} else {
 		w.b = append(w.b, '[')
 		for i, f := range d.Flips {
-			w.elem(2, i)
-			w.flip(3, &f)
-			w.close(2, '}')
+			w.elem(i)
+			w.flip(&f)
+			w.close('}')
 		}
-		w.closeList(1, len(d.Flips))
+		w.close(']')
 	}
-	w.close(0, '}')
+	w.close('}')
 	return w.b, true
 }
 
-// deltaWriter appends indented JSON: a value at depth k starts its
-// members on lines indented by the cases' prefix and k indents.
+// deltaWriter appends compact JSON.
 type deltaWriter struct{ b []byte }
 
-const deltaPrefix, deltaIndent = "    ", "  "
-
-// newlines are a newline and the indentation of depths 0 to 4.
-const newlines = "\n" + deltaPrefix + deltaIndent + deltaIndent + deltaIndent + deltaIndent
-
-func (w *deltaWriter) newline(depth int) {
-	w.b = append(w.b, newlines[:1+len(deltaPrefix)+depth*len(deltaIndent)]...)
-}
-
-// key starts a member at depth (first: the object's first member).
-func (w *deltaWriter) key(depth int, key string, first bool) {
-	if !first {
-		w.b = append(w.b, ',')
+// same writes a value: where eq (the value is the one that was written
+// at at, up to the key written since: a delta's two sides given as one
+// pointer, as a case compared with its own bytes gives them) those bytes
+// again, else by write.
+func (w *deltaWriter) same(eq bool, at int, write func()) {
+	if !eq {
+		write()
+		return
 	}
-	w.newline(depth)
-	w.b = append(w.b, '"')
-	w.b = append(w.b, key...)
-	w.b = append(w.b, `": `...)
+	end := len(w.b) - len(`,"current":`)
+	w.b = append(w.b, w.b[at:end]...)
 }
 
-// elem starts the i-th element of an array at depth.
-func (w *deltaWriter) elem(depth, i int) {
+// elem starts the i-th element of an array.
+func (w *deltaWriter) elem(i int) {
 	if i > 0 {
 		w.b = append(w.b, ',')
 	}
-	w.newline(depth)
 }
 
-// close ends an object or array whose members stood at depth+1.
-func (w *deltaWriter) close(depth int, c byte) {
-	w.newline(depth)
+// close ends an object or array.
+func (w *deltaWriter) close(c byte) {
 	w.b = append(w.b, c)
 }
 
-// closeList ends an array of n elements: an empty one is "[]".
-func (w *deltaWriter) closeList(depth, n int) {
-	if n == 0 {
-		w.b = append(w.b, ']')
-		return
-	}
-	w.close(depth, ']')
-}
-
-func (w *deltaWriter) pos(depth int, p diag.Pos) {
+func (w *deltaWriter) pos(p diag.Pos) {
 	w.b = append(w.b, '{')
-	w.key(depth+1, "file", true)
+	w.b = append(w.b, `"file":`...)
 	w.str(p.File)
 	if p.Line != 0 {
-		w.key(depth+1, "line", false)
+		w.b = append(w.b, `,"line":`...)
 		w.b = strconv.AppendInt(w.b, int64(p.Line), 10)
 	}
 	if p.Col != 0 {
-		w.key(depth+1, "col", false)
+		w.b = append(w.b, `,"col":`...)
 		w.b = strconv.AppendInt(w.b, int64(p.Col), 10)
 	}
-	w.close(depth, '}')
+	w.close('}')
 }
 
-// flip writes a flip's object, its members at depth.
-func (w *deltaWriter) flip(depth int, f *baseline.Flip) {
+// flip writes a flip's object but its closing brace.
+func (w *deltaWriter) flip(f *baseline.Flip) {
 	w.b = append(w.b, '{')
-	w.key(depth, "subject", true)
+	w.b = append(w.b, `"subject":`...)
 	w.str(f.Subject)
 	if f.Name != "" {
-		w.key(depth, "name", false)
+		w.b = append(w.b, `,"name":`...)
 		w.str(f.Name)
 	}
 	if f.Block != "" {
-		w.key(depth, "block", false)
+		w.b = append(w.b, `,"block":`...)
 		w.str(f.Block)
 	}
 	if f.Index != nil {
-		w.key(depth, "index", false)
+		w.b = append(w.b, `,"index":`...)
 		w.b = strconv.AppendInt(w.b, int64(*f.Index), 10)
 	}
-	w.key(depth, "from", false)
+	w.b = append(w.b, `,"from":`...)
 	w.str(string(f.From))
-	w.key(depth, "to", false)
+	w.b = append(w.b, `,"to":`...)
 	w.str(string(f.To))
-	w.key(depth, "change", false)
+	w.b = append(w.b, `,"change":`...)
 	w.str(string(f.Change))
 	if f.Message != "" {
-		w.key(depth, "message", false)
+		w.b = append(w.b, `,"message":`...)
 		w.str(f.Message)
 	}
 	if f.Position != nil {
-		w.key(depth, "position", false)
-		w.pos(depth, *f.Position)
+		w.b = append(w.b, `,"position":`...)
+		w.pos(*f.Position)
 	}
 }
 

@@ -9,7 +9,8 @@
 // delta of a case whose bytes are the baseline's from those bytes after
 // the same scan, samecase.go, and appends each delta's JSON by hand,
 // delta.go), and
-// write their output one case at a time, so their memory does not grow
-// with the number of cases. What they compute is what baseline.Merge and
+// write their output one case at a time (a comparison in json as it is
+// computed: its head, each case one line, then what only the cases tell,
+// CompareJSON), so their memory does not grow with the number of cases. What they compute is what baseline.Merge and
 // baseline.Compare compute from whole envelopes, byte for byte.
 package envstream

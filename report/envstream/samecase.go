@@ -27,11 +27,11 @@ func (b *baseIndex) sameBytes(raw []byte, every bool, sc *scratch) (int32, basel
 	h := uint64(hash32(name))
 	at, _ := slices.BinarySearch(b.keys, h<<32)
 	for ; at < len(b.keys) && b.keys[at]>>32 == h; at++ {
-		// A case the index dropped (a name given twice) is never reached
-		// here: the first of its name, of the same bytes, comes before
-		// it in the keys (sorted by place within a hash) and is taken.
+		// A case the index dropped (a name given twice) is not the
+		// case of its name, though its bytes be the same: the first of
+		// its name may hold others (its name given again within it).
 		i := int32(b.keys[at])
-		if int(b.lens[i]) != len(raw) {
+		if int(b.lens[i]) != len(raw) || b.dropped.get(i) {
 			continue
 		}
 		data, err := b.cached(i, sc)

@@ -198,8 +198,9 @@ func TestMergeStreamRefusesAsMerge(t *testing.T) {
 // side, a baseline with
 // the evidence every run carried before the lean envelope, a baseline of
 // another schema_version), the streamed comparison renders json, text and
-// markdown byte for byte as baseline.Compare's does, and so does the one
-// that keeps the changed cases only (CompareListed) in text and markdown.
+// markdown byte for byte as baseline.Compare's does: json written as it
+// is computed (CompareJSON), text and markdown from the changed cases
+// (CompareListed).
 func TestCompareStreamIsCompare(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for round := range 24 {
@@ -240,7 +241,7 @@ func TestCompareStreamIsCompare(t *testing.T) {
 		writeEnv(t, bp, base)
 		writeEnv(t, cp, cur)
 		for _, policy := range []string{"regressions", "failures"} {
-			cmp, err := CompareFiles(bp, "--compare", cp, policy)
+			got, cmp, err := compareJSONBytes(bp, cp, policy)
 			if err != nil {
 				t.Fatalf("round %d: %v", round, err)
 			}
@@ -256,13 +257,13 @@ func TestCompareStreamIsCompare(t *testing.T) {
 			if err := annotate.RenderComparison(&w, "json", want, annotate.Options{}); err != nil {
 				t.Fatal(err)
 			}
-			if err := cmp.Write(&g); err != nil {
-				t.Fatal(err)
-			}
+			g.Write(got)
 			if !bytes.Equal(g.Bytes(), w.Bytes()) {
 				t.Fatalf("round %d: json differs:\n%s\nwant:\n%s", round, clip(g.String()), clip(w.String()))
 			}
-			checkCompareForJSON(t, round, bp, cp, policy, w.Bytes())
+			if len(cmp.Cases) != 0 || cmp.Gate.Failed != want.Gate.Failed {
+				t.Fatalf("round %d: CompareJSON kept %d cases, gate failed %v (want %v)", round, len(cmp.Cases), cmp.Gate.Failed, want.Gate.Failed)
+			}
 			listed, err := CompareListed(bp, "--compare", cp, policy)
 			if err != nil {
 				t.Fatalf("round %d: %v", round, err)
@@ -270,35 +271,17 @@ func TestCompareStreamIsCompare(t *testing.T) {
 			for _, f := range []string{"text", "markdown"} {
 				w.Reset()
 				annotate.RenderComparison(&w, f, want, annotate.Options{})
-				for _, got := range []*Compared{cmp, listed} {
-					g.Reset()
-					annotate.RenderComparison(&g, f, got.Cmp, annotate.Options{})
-					if !bytes.Equal(g.Bytes(), w.Bytes()) {
-						t.Fatalf("round %d: %s differs:\n%s\nwant:\n%s", round, f, g.String(), w.String())
-					}
+				g.Reset()
+				annotate.RenderComparison(&g, f, listed.Cmp, annotate.Options{})
+				if !bytes.Equal(g.Bytes(), w.Bytes()) {
+					t.Fatalf("round %d: %s differs:\n%s\nwant:\n%s", round, f, g.String(), w.String())
 				}
 			}
-			cmp.Close()
+			if err := listed.Render(io.Discard, "json", annotate.Options{}); err == nil {
+				t.Fatalf("round %d: CompareListed renders json without its cases", round)
+			}
 			listed.Close()
 		}
-	}
-}
-
-// checkCompareForJSON: CompareFor json keeps no listed case and renders
-// want, and refuses to render markdown.
-func checkCompareForJSON(t *testing.T, round int, bp, cp, policy string, want []byte) {
-	t.Helper()
-	forJSON, err := CompareFor("json", bp, "--compare", cp, policy, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer forJSON.Close()
-	var g bytes.Buffer
-	if err := forJSON.Render(&g, "json", annotate.Options{}); err != nil || !bytes.Equal(g.Bytes(), want) || len(forJSON.Cmp.Cases) != 0 {
-		t.Fatalf("round %d: CompareFor json (%v, %d cases kept) differs:\n%s", round, err, len(forJSON.Cmp.Cases), clip(g.String()))
-	}
-	if err := forJSON.Render(io.Discard, "markdown", annotate.Options{}); err == nil {
-		t.Fatalf("round %d: CompareFor json renders markdown without its cases", round)
 	}
 }
 

@@ -1,7 +1,6 @@
 package envstream
 
 import (
-	"bytes"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -12,21 +11,20 @@ import (
 	"github.com/mcptest/mcptest/internal/redact"
 )
 
-// TestCompareSplicedProcess runs the built binary's `report --compare
-// --format json` to a file (where its spooled cases, proven to need no
-// mask, are passed on by copy_file_range: redact.Writer.SpliceFrom) and
-// to stdout (a pipe), for a run whose cases hold nothing to mask and for
-// one whose case names hold a URL's password (the spool then proves
-// nothing and is written through the mask): each output is byte for byte
-// the comparison's JSON (Compared.Write) masked as a whole, the same to
-// the file and to stdout, and the password never comes out.
-func TestCompareSplicedProcess(t *testing.T) {
+// TestCompareMaskedProcess runs the built binary's `report --compare
+// --format json` to a file (written by rename) and to stdout (a pipe),
+// for a run whose cases hold nothing to mask and for one whose case
+// names hold a URL's password: the comparison is written as it is
+// computed, through the mask of every output, and each output is byte
+// for byte the comparison's JSON (CompareJSON) masked as a whole, the
+// same to the file and to stdout, and the password never comes out.
+func TestCompareMaskedProcess(t *testing.T) {
 	dir := t.TempDir()
 	bin := buildMcptest(t, dir)
 	r := rand.New(rand.NewPCG(40, 17))
 	for _, tc := range []struct{ name, secret string }{{"clean", ""}, {"a URL's password", "pw-0123456789"}} {
-		base := genEnvelope(r, 60, "spliced")
-		cur := genEnvelope(r, 60, "spliced")
+		base := genEnvelope(r, 60, "masked")
+		cur := genEnvelope(r, 60, "masked")
 		if tc.secret != "" {
 			for i := range cur.Cases {
 				if i%7 == 3 {
@@ -37,17 +35,12 @@ func TestCompareSplicedProcess(t *testing.T) {
 		bp, cp := filepath.Join(dir, "base.json"), filepath.Join(dir, "cur.json")
 		writeEnv(t, bp, base)
 		writeEnv(t, cp, cur)
-		cmp, err := CompareFiles(bp, "--compare", cp, "none")
+		raw, _, err := compareJSONBytes(bp, cp, "none")
 		if err != nil {
 			t.Fatal(err)
 		}
-		var raw bytes.Buffer
-		if err := cmp.Write(&raw); err != nil {
-			t.Fatal(err)
-		}
-		cmp.Close()
-		want := (&redact.Known{}).Mask(raw.String())
-		if tc.secret == "" && want != raw.String() {
+		want := (&redact.Known{}).Mask(string(raw))
+		if tc.secret == "" && want != string(raw) {
 			t.Fatalf("%s: the mask changed a clean comparison", tc.name)
 		}
 		out := filepath.Join(dir, "c.json")
