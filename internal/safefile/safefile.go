@@ -341,6 +341,19 @@ func WriteOutput(path string, data []byte, perm fs.FileMode) error {
 	})
 }
 
+// ByRename reports whether WriteOutputFunc would write path as a new file
+// renamed into place once fill succeeds (not in place, as a device or a
+// pipe is written): a fill that fails then leaves nothing behind, so it
+// may write what it has not yet checked. A path that cannot be looked at
+// is not.
+func ByRename(path string) bool {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
+	return err == nil && fi.Mode().IsRegular()
+}
+
 // WriteOutputFunc is WriteOutput for content produced by fill, as Write is
 // for WriteFile: a report written as it is produced, never held whole.
 func WriteOutputFunc(path string, perm fs.FileMode, fill func(io.Writer) error) error {
