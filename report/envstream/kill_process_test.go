@@ -16,9 +16,12 @@ import (
 // TestKilledLeavesNoSpoolProcess kills the built binary with SIGKILL
 // while it holds a file of its TMPDIR open (its spool, seen in
 // /proc/PID/fd), in a `report
-// --compare` in json and in markdown and in a `report merge`, and finds
-// nothing left in its TMPDIR: the spools' names are removed as they are
-// created (spoolfile.Create), so no exit path has to remove them.
+// --compare` in json and in markdown, and finds nothing left in its
+// TMPDIR: the spools' names are removed as they are created
+// (spoolfile.Create), so no exit path has to remove them. `report merge
+// --output` spools nothing: it writes the merged envelope into the file
+// renamed over its output (safefile.Write), and killed while it holds
+// that file open it leaves its TMPDIR empty and its output as it was.
 func TestKilledLeavesNoSpoolProcess(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the open spool is seen in /proc")
@@ -29,16 +32,26 @@ func TestKilledLeavesNoSpoolProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(dir, "m.json"), []byte("before\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		args []string
+		// open is the start of the path of the file the process is
+		// killed holding open: in its TMPDIR when empty.
+		open string
 	}{
-		{"compare json", []string{"report", "baseline.json", "--compare", "baseline.json", "--format", "json", "--fail-on", "none", "--output", "c.json"}},
-		{"compare markdown", []string{"report", "baseline.json", "--compare", "baseline.json", "--format", "markdown", "--fail-on", "none", "--output", "c.md"}},
-		{"merge", append([]string{"report", "merge", "--output", "m.json"}, shards...)},
+		{"compare json", []string{"report", "baseline.json", "--compare", "baseline.json", "--format", "json", "--fail-on", "none", "--output", "c.json"}, ""},
+		{"compare markdown", []string{"report", "baseline.json", "--compare", "baseline.json", "--format", "markdown", "--fail-on", "none", "--output", "c.md"}, ""},
+		{"merge", append([]string{"report", "merge", "--output", "m.json"}, shards...), filepath.Join(dir, ".m.json.tmp-")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tmp := t.TempDir()
+			open := c.open
+			if open == "" {
+				open = tmp + "/"
+			}
 			cmd := exec.Command(bin, c.args...)
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
@@ -57,7 +70,7 @@ func TestKilledLeavesNoSpoolProcess(t *testing.T) {
 				}
 				ents, _ := os.ReadDir(fds)
 				for _, e := range ents {
-					if target, err := os.Readlink(filepath.Join(fds, e.Name())); err == nil && strings.HasPrefix(target, tmp+"/") {
+					if target, err := os.Readlink(filepath.Join(fds, e.Name())); err == nil && strings.HasPrefix(target, open) {
 						seen = target
 					}
 				}
@@ -76,6 +89,9 @@ func TestKilledLeavesNoSpoolProcess(t *testing.T) {
 			}
 			for _, n := range names {
 				t.Errorf("%s: killed, it left %s in its TMPDIR", c.name, n.Name())
+			}
+			if data, err := os.ReadFile(filepath.Join(dir, "m.json")); err != nil || string(data) != "before\n" {
+				t.Errorf("%s: killed, its output is %.40q (%v)", c.name, data, err)
 			}
 		})
 	}
