@@ -107,98 +107,11 @@ func TestMergeWrittenIsMergeFiles(t *testing.T) {
 	seen := map[forge]int{}
 	for round := range 90 {
 		f := forge(round % int(forges))
-		n := 1 + r.IntN(160)
-		if f == foreignCase || f == unsorted || f == givenTwice {
-			n = 20 + r.IntN(140)
+		paths, what := drawMerge(t, r, round, f)
+		if paths == nil {
+			continue
 		}
-		shards := 1 + r.IntN(6)
-		if f == foreignCase {
-			shards = 2 + r.IntN(5)
-		}
-		env := genEnvelope(r, n, fmt.Sprintf("round %d", round))
-		if f == floorFails || f == verdictWrong {
-			// No case fails: the floor alone decides the verdict, failing
-			// (a case with a failed run) or passing (shard 0 then says
-			// fail).
-			for _, c := range env.Cases {
-				c.Verdict = report.Pass
-			}
-			env.Cases[0].Counts["reliability.runs"], env.Cases[0].Counts["reliability.passed_runs"] = 4, 0
-			env.Floors[0].Matcher = map[string]any{">=": map[forge]int{floorFails: 100, verdictWrong: 0}[f]}
-			env.Summarize(expr.JudgeFloor)
-			env.Tally()
-		}
-		dir := t.TempDir()
-		sh := shardsOf(env, shards)
-		if f == foreignCase {
-			from := slices.IndexFunc(sh[1:], func(e *report.Envelope) bool { return len(e.Cases) > 0 }) + 1
-			if from == 0 {
-				continue
-			}
-			sh[0].Cases = append(sh[0].Cases, sh[from].Cases[0])
-			sortCases(sh[0].Cases)
-		}
-		var paths []string
-		for i, e := range sh {
-			p := filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
-			writeEnv(t, p, e)
-			if i == 0 {
-				forgeFile(t, r, p, f)
-			}
-			paths = append(paths, p)
-		}
-		if f == givenTwice {
-			paths = append(paths, paths[0])
-		}
-		id := fmt.Sprintf("run-%d", round)
-		want, wantErr := mergeFilesBytes(paths, id)
-		before := rewrites.Load()
-		var o renameOut
-		env2, err := Merge(paths, id, true, o.out)
-		again := rewrites.Load() > before
-		what := fmt.Sprintf("round %d (%s, %d cases, %d shards)", round, forgeNames[f], n, shards)
-		switch {
-		case wantErr != nil:
-			if err == nil || err.Error() != wantErr.Error() {
-				t.Fatalf("%s: Merge: %v, MergeFiles: %v", what, err, wantErr)
-			}
-			if o.got != nil {
-				t.Fatalf("%s: a merge that failed wrote %d bytes", what, len(o.got))
-			}
-		case err != nil:
-			t.Fatalf("%s: %v", what, err)
-		case !bytes.Equal(o.got, want):
-			t.Fatalf("%s: written as it merges, %d bytes, not MergeFiles' %d", what, len(o.got), len(want))
-		case env2.Run.ID != id || env2.Totals.Total != countCases(t, want):
-			t.Fatalf("%s: head %+v", what, env2.Run)
-		}
-		if wantErr == nil && again != rewritten[f] {
-			t.Fatalf("%s: written again %v, want %v", what, again, rewritten[f])
-		}
-		// Written once, or twice when a head predicted was not the
-		// merged one (a head that does not precede its cases predicts
-		// none, and the merge is written once, as MergeFiles writes it).
-		wantCalls := 1
-		if again && f != casesFirst {
-			wantCalls = 2
-		}
-		if wantErr == nil && o.calls != wantCalls {
-			t.Fatalf("%s: out called %d times", what, o.calls)
-		}
-		var plain renameOut
-		if _, err := Merge(paths, id, false, plain.out); fmt.Sprint(err) != fmt.Sprint(wantErr) || !bytes.Equal(plain.got, want) || plain.calls > 1 {
-			t.Fatalf("%s: not by rename: %v, %d bytes, %d calls", what, err, len(plain.got), plain.calls)
-		}
-		// A writer that fails: the merge's own error first, else the
-		// write's.
-		failing := renameOut{failAt: 1 + r.IntN(max(1, len(want)))}
-		_, err = Merge(paths, id, true, failing.out)
-		switch {
-		case wantErr != nil && fmt.Sprint(err) != wantErr.Error():
-			t.Fatalf("%s: a failing writer: %v, want %v", what, err, wantErr)
-		case wantErr == nil && (err == nil || !errors.Is(err, errDiskFull) || !regexp.MustCompile(`^write merged envelope: `).MatchString(err.Error())):
-			t.Fatalf("%s: a failing writer: %v", what, err)
-		}
+		checkMergeWritten(t, r, paths, fmt.Sprintf("run-%d", round), what, f)
 		seen[f]++
 	}
 	for f := range forges {
@@ -206,6 +119,109 @@ func TestMergeWrittenIsMergeFiles(t *testing.T) {
 			t.Errorf("no round of %s", forgeNames[f])
 		}
 	}
+}
+
+// drawMerge writes the shards of a drawn suite, forged as f says, and
+// returns the paths to merge (none when the draw cannot be so forged).
+func drawMerge(t *testing.T, r *rand.Rand, round int, f forge) (paths []string, what string) {
+	t.Helper()
+	n := 1 + r.IntN(160)
+	if f == foreignCase || f == unsorted || f == givenTwice {
+		n = 20 + r.IntN(140)
+	}
+	shards := 1 + r.IntN(6)
+	if f == foreignCase {
+		shards = 2 + r.IntN(5)
+	}
+	env := genEnvelope(r, n, fmt.Sprintf("round %d", round))
+	if f == floorFails || f == verdictWrong {
+		// No case fails: the floor alone decides the verdict, failing
+		// (a case with a failed run) or passing (shard 0 then says
+		// fail).
+		for _, c := range env.Cases {
+			c.Verdict = report.Pass
+		}
+		env.Cases[0].Counts["reliability.runs"], env.Cases[0].Counts["reliability.passed_runs"] = 4, 0
+		env.Floors[0].Matcher = map[string]any{">=": map[forge]int{floorFails: 100, verdictWrong: 0}[f]}
+		env.Summarize(expr.JudgeFloor)
+		env.Tally()
+	}
+	dir := t.TempDir()
+	sh := shardsOf(env, shards)
+	if f == foreignCase {
+		from := slices.IndexFunc(sh[1:], func(e *report.Envelope) bool { return len(e.Cases) > 0 }) + 1
+		if from == 0 {
+			return nil, ""
+		}
+		sh[0].Cases = append(sh[0].Cases, sh[from].Cases[0])
+		sortCases(sh[0].Cases)
+	}
+	for i, e := range sh {
+		p := filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
+		writeEnv(t, p, e)
+		if i == 0 {
+			forgeFile(t, r, p, f)
+		}
+		paths = append(paths, p)
+	}
+	if f == givenTwice {
+		paths = append(paths, paths[0])
+	}
+	return paths, fmt.Sprintf("round %d (%s, %d cases, %d shards)", round, forgeNames[f], n, shards)
+}
+
+// checkMergeWritten merges paths with Merge by rename, not by rename and
+// with a writer that fails, and holds each to MergeFiles.
+func checkMergeWritten(t *testing.T, r *rand.Rand, paths []string, id, what string, f forge) {
+	t.Helper()
+	want, wantErr := mergeFilesBytes(paths, id)
+	before := rewrites.Load()
+	var o renameOut
+	env, err := Merge(paths, id, true, o.out)
+	again := rewrites.Load() > before
+	switch {
+	case wantErr != nil:
+		if err == nil || err.Error() != wantErr.Error() {
+			t.Fatalf("%s: Merge: %v, MergeFiles: %v", what, err, wantErr)
+		}
+		if o.got != nil {
+			t.Fatalf("%s: a merge that failed wrote %d bytes", what, len(o.got))
+		}
+	case err != nil:
+		t.Fatalf("%s: %v", what, err)
+	case !bytes.Equal(o.got, want):
+		t.Fatalf("%s: written as it merges, %d bytes, not MergeFiles' %d", what, len(o.got), len(want))
+	case env.Run.ID != id || env.Totals.Total != countCases(t, want):
+		t.Fatalf("%s: head %+v", what, env.Run)
+	case again != rewritten[f]:
+		t.Fatalf("%s: written again %v, want %v", what, again, rewritten[f])
+	case o.calls != writes(again, f):
+		t.Fatalf("%s: out called %d times", what, o.calls)
+	}
+	var plain renameOut
+	if _, err := Merge(paths, id, false, plain.out); fmt.Sprint(err) != fmt.Sprint(wantErr) || !bytes.Equal(plain.got, want) || plain.calls > 1 {
+		t.Fatalf("%s: not by rename: %v, %d bytes, %d calls", what, err, len(plain.got), plain.calls)
+	}
+	// A writer that fails: the merge's own error first, else the write's.
+	failing := renameOut{failAt: 1 + r.IntN(max(1, len(want)))}
+	_, err = Merge(paths, id, true, failing.out)
+	switch {
+	case wantErr != nil && fmt.Sprint(err) != wantErr.Error():
+		t.Fatalf("%s: a failing writer: %v, want %v", what, err, wantErr)
+	case wantErr == nil && (err == nil || !errors.Is(err, errDiskFull) || !regexp.MustCompile(`^write merged envelope: `).MatchString(err.Error())):
+		t.Fatalf("%s: a failing writer: %v", what, err)
+	}
+}
+
+// writes is how many times a merge that succeeds calls out: once, or
+// twice when the head it predicted was not the merged one (a head that
+// does not precede its cases predicts none, and the merge is written
+// once, as MergeFiles writes it).
+func writes(again bool, f forge) int {
+	if again && f != casesFirst {
+		return 2
+	}
+	return 1
 }
 
 // countCases is the number of cases of an envelope's JSON.
