@@ -20,8 +20,10 @@ import (
 // TMPDIR: the spools' names are removed as they are created
 // (spoolfile.Create), so no exit path has to remove them. `report merge
 // --output` spools nothing: it writes the merged envelope into the file
-// renamed over its output (safefile.Write), and killed while it holds
-// that file open it leaves its TMPDIR empty and its output as it was.
+// renamed over its output (safefile.Write), of no name while it is
+// written where the file system makes one (Linux), and killed while it
+// holds that file open it leaves its TMPDIR empty, its output as it was
+// and, that file of no name, nothing beside it.
 func TestKilledLeavesNoSpoolProcess(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the open spool is seen in /proc")
@@ -44,7 +46,7 @@ func TestKilledLeavesNoSpoolProcess(t *testing.T) {
 	}{
 		{"compare json", []string{"report", "baseline.json", "--compare", "baseline.json", "--format", "json", "--fail-on", "none", "--output", "c.json"}, ""},
 		{"compare markdown", []string{"report", "baseline.json", "--compare", "baseline.json", "--format", "markdown", "--fail-on", "none", "--output", "c.md"}, ""},
-		{"merge", append([]string{"report", "merge", "--output", "m.json"}, shards...), filepath.Join(dir, ".m.json.tmp-")},
+		{"merge", append([]string{"report", "merge", "--output", "m.json"}, shards...), dir + "/"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tmp := t.TempDir()
@@ -70,7 +72,7 @@ func TestKilledLeavesNoSpoolProcess(t *testing.T) {
 				}
 				ents, _ := os.ReadDir(fds)
 				for _, e := range ents {
-					if target, err := os.Readlink(filepath.Join(fds, e.Name())); err == nil && strings.HasPrefix(target, open) {
+					if target, err := os.Readlink(filepath.Join(fds, e.Name())); err == nil && strings.HasPrefix(target, open) && !strings.Contains(target, "shard-") {
 						seen = target
 					}
 				}
@@ -92,6 +94,15 @@ func TestKilledLeavesNoSpoolProcess(t *testing.T) {
 			}
 			if data, err := os.ReadFile(filepath.Join(dir, "m.json")); err != nil || string(data) != "before\n" {
 				t.Errorf("%s: killed, its output is %.40q (%v)", c.name, data, err)
+			}
+			if c.open == "" || !strings.HasSuffix(seen, "(deleted)") {
+				return // a named temporary file, where the file system makes none of no name
+			}
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if strings.HasPrefix(e.Name(), ".") {
+					t.Errorf("%s: killed, it left %s beside its output", c.name, e.Name())
+				}
 			}
 		})
 	}
