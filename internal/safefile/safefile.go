@@ -321,6 +321,10 @@ func writeNamed(dir, base, path string, perm fs.FileMode, fill func(io.Writer) e
 	return os.Rename(tmp.Name(), path)
 }
 
+// linkFile is linkUnnamed (a test makes it fail, as where /proc is
+// missing).
+var linkFile = linkUnnamed
+
 // writeUnnamed is Write into f, a file of no name in dir: filled, then
 // linked at a temporary name and renamed over path. Where the link fails
 // (no /proc), its content is copied to a named temporary file instead.
@@ -339,7 +343,7 @@ func writeUnnamed(f *os.File, dir, base, path string, perm fs.FileMode, fill fun
 	}
 	for i := 0; ; i++ {
 		tmp := filepath.Join(dir, "."+base+tempMark+strconv.FormatInt(time.Now().UnixNano()+int64(i), 36))
-		err = linkUnnamed(f, tmp)
+		err = linkFile(f, tmp)
 		switch {
 		case errors.Is(err, fs.ErrExist) && i < 100:
 			continue

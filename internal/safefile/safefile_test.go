@@ -198,7 +198,11 @@ func TestWriteOutput(t *testing.T) {
 func TestWriteHasNoNameWhileFilling(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "run.json")
-	_, unnamed := createUnnamed(dir, "probe")
+	probe, unnamed := createUnnamed(dir, "probe")
+	if unnamed {
+		probe.Close()
+	}
+	t.Logf("files of no name: %v", unnamed)
 	err := Write(p, 0o640, func(w io.Writer) error {
 		entries, _ := os.ReadDir(dir)
 		switch {
@@ -224,6 +228,31 @@ func TestWriteHasNoNameWhileFilling(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Fatalf("a fill that failed left %v", entries)
+	}
+}
+
+// TestWriteUnlinkedIsCopied: where a file of no name cannot be linked
+// (no /proc), Write copies it to a named temporary file renamed over the
+// output: the same content and mode, nothing left beside it.
+func TestWriteUnlinkedIsCopied(t *testing.T) {
+	dir := t.TempDir()
+	if f, ok := createUnnamed(dir, "probe"); !ok {
+		t.Skip("no file of no name here")
+	} else {
+		f.Close()
+	}
+	defer func(l func(*os.File, string) error) { linkFile = l }(linkFile)
+	linkFile = func(*os.File, string) error { return errors.New("no /proc") }
+	p := filepath.Join(dir, "out.json")
+	want := strings.Repeat("0123456789", 50000)
+	if err := Write(p, 0o640, func(w io.Writer) error { _, err := io.WriteString(w, want); return err }); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(p)
+	fi, err := os.Stat(p)
+	entries, _ := os.ReadDir(dir)
+	if err != nil || string(data) != want || fi.Mode().Perm() != 0o640 || len(entries) != 1 {
+		t.Fatalf("copied: %v, %d bytes, %v, %v", err, len(data), fi, entries)
 	}
 }
 

@@ -1,11 +1,25 @@
+//go:build linux && (amd64 || arm64)
+
 package safefile
 
 import (
 	"os"
-	"path/filepath"
 	"strconv"
+	"syscall"
+	"unsafe"
+)
 
-	"golang.org/x/sys/unix"
+// oTmpfile is O_TMPFILE on these architectures (__O_TMPFILE of
+// asm-generic with O_DIRECTORY): the syscall package does not name it,
+// and the formats (report, cassette) link no library beyond the standard
+// one (TestFormatsAreLeaves).
+const oTmpfile = 0o20000000 | syscall.O_DIRECTORY
+
+// atSymlinkFollow is linkat's AT_SYMLINK_FOLLOW, and atFdcwd its
+// AT_FDCWD.
+const (
+	atSymlinkFollow = 0x400
+	atFdcwd         = -100
 )
 
 // createUnnamed opens a file of no name in dir for reading and writing,
@@ -13,7 +27,7 @@ import (
 // writes leaves nothing behind. ok is false where the kernel or the file
 // system makes no such file. The file is named temp in errors.
 func createUnnamed(dir, temp string) (f *os.File, ok bool) {
-	fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
+	fd, err := syscall.Open(dir, oTmpfile|syscall.O_RDWR|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
 		return nil, false
 	}
@@ -23,9 +37,17 @@ func createUnnamed(dir, temp string) (f *os.File, ok bool) {
 // linkUnnamed gives f, a file createUnnamed made, the name path in its
 // directory (which must not exist), through /proc.
 func linkUnnamed(f *os.File, path string) error {
-	proc := filepath.Join("/proc/self/fd", strconv.FormatUint(uint64(f.Fd()), 10))
-	if err := unix.Linkat(unix.AT_FDCWD, proc, unix.AT_FDCWD, path, unix.AT_SYMLINK_FOLLOW); err != nil {
-		return &os.LinkError{Op: "link", Old: f.Name(), New: path, Err: err}
+	proc, err := syscall.BytePtrFromString("/proc/self/fd/" + strconv.FormatUint(uint64(f.Fd()), 10))
+	if err != nil {
+		return err
+	}
+	to, err := syscall.BytePtrFromString(path)
+	if err != nil {
+		return err
+	}
+	cwd := atFdcwd
+	if _, _, e := syscall.Syscall6(syscall.SYS_LINKAT, uintptr(cwd), uintptr(unsafe.Pointer(proc)), uintptr(cwd), uintptr(unsafe.Pointer(to)), atSymlinkFollow, 0); e != 0 {
+		return &os.LinkError{Op: "link", Old: f.Name(), New: path, Err: e}
 	}
 	return nil
 }
