@@ -204,18 +204,15 @@ type fileRead struct {
 }
 
 // readFile loads one cassette file within the plan's read budget (or
-// budget, when not nil) and digests it.
+// budget, when not nil) and digests it; the bytes are taken with the
+// open file's size (readBudget.onOpen), one stat a file.
 func readFile(p casePlan, f, name string, budget *readBudget) fileRead {
 	if budget == nil {
 		budget = p.budget
 	}
-	var size int64
-	if budget != nil {
-		size = fileSize(f)
-		budget.take(size)
-	}
-	fr := fileRead{release: func() { budget.give(size) }}
-	fr.data, fr.loadErr = cassette.Load(f, name)
+	sized, release := budget.onOpen()
+	fr := fileRead{release: release}
+	fr.data, fr.loadErr = cassette.LoadInto(f, name, nil, sized)
 	if fr.loadErr == nil {
 		fr.sum = sha256.Sum256(fr.data)
 	}

@@ -124,6 +124,12 @@ func runDroppedSame(t *testing.T, path string, keep int) {
 		t.Fatalf("keeping %d, the suite loaded for a run dropped %d tests and keeps %d cases of %d",
 			keep, len(forRun.dropped), len(forRun.Cases), len(whole.Cases))
 	}
+	// The reader keeps a short suite's text as it is unless the run may
+	// have the tests handed over again, which it does only when it
+	// dropped some (unpackedItems).
+	if packed := forRun.kept != nil; packed != (len(forRun.dropped) > 0) || !packed && !bytes.Equal(forRun.source, whole.text()) {
+		t.Fatalf("keeping %d, %d tests dropped: the text kept packed %v", keep, len(forRun.dropped), packed)
+	}
 	for _, procs := range []int{1, 2} {
 		for _, opt := range []Options{
 			{},

@@ -126,13 +126,9 @@ func newJoiner(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*
 // readSide reads one file of a side source into its parts.
 func (j *joiner) readSide(s *Suite, p casePlan, sd *side, f string, res *report.CaseResult) diag.List {
 	name := displayPath(f)
-	var size int64
-	if p.budget != nil {
-		size = fileSize(f)
-		p.budget.take(size)
-	}
-	defer p.budget.give(size)
-	data, err := cassette.Load(f, name)
+	sized, release := p.budget.onOpen()
+	defer release()
+	data, err := cassette.LoadInto(f, name, nil, sized)
 	if err != nil {
 		return asDiag(name, err)
 	}

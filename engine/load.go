@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
@@ -180,6 +181,7 @@ func parseSuiteWith(path string, data []byte, mode loadMode, o yamlpos.Options) 
 		}(data)
 		sum = sync.OnceValue(func() string { return <-summed })
 	}
+	o.UnpackedItems, o.UnpackedBytes = unpackedItems(mode), packMin
 	d := readYAML(filepath.ToSlash(path), data, o)
 	if d.Held() {
 		data = nil
@@ -207,6 +209,19 @@ func parseSuiteWith(path string, data []byte, mode loadMode, o yamlpos.Options) 
 	}
 	s.keepSource(data)
 	return s, nil
+}
+
+// unpackedItems is how many tests a suite loaded in mode may hold for
+// the reader to keep its text as it is (yamlpos.Options.UnpackedItems,
+// with a text under packMin, which keepSource keeps as it is too): a
+// load for a run has the tests handed over again (Suite.rebuild, from
+// the packed text) only when it dropped some, which it does only past
+// mode.keep of them; any other load never does.
+func unpackedItems(mode loadMode) int {
+	if mode.forRun {
+		return mode.keep
+	}
+	return math.MaxInt
 }
 
 // newSuite starts the suite read into d from the file at path, whose

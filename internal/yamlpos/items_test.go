@@ -34,7 +34,42 @@ func sameItems(t testing.TB, text []byte) bool {
 			t.Fatalf("handed over %v in chunks of %d items, %v in chunks of %d", held[i], size, held[0], chunkSizes[0])
 		}
 	}
+	if held[0] {
+		sameUnpacked(t, text)
+	}
 	return held[0]
+}
+
+// sameUnpacked fails unless the held list of text, read with the
+// thresholds of Options.UnpackedItems and UnpackedBytes on either side
+// of its item count and its length, is kept as it is exactly when both
+// allow it (Data the text, nothing to hand over again) and packed
+// otherwise, and hands over the same items, positions and errors either
+// way.
+func sameUnpacked(t testing.TB, text []byte) {
+	t.Helper()
+	whole := readWhole("s.yml", text, releaseOpts)
+	items := len(Read("s.yml", text, itemOpts).split.held.l.items)
+	for _, c := range []struct{ items, bytes int }{
+		{items, len(text) + 1}, {items - 1, len(text) + 1}, {items, len(text)}, {items + 1, 1 << 30}, {0, 0},
+	} {
+		o := itemOpts
+		o.UnpackedItems, o.UnpackedBytes = c.items, c.bytes
+		unpacked := items <= c.items && len(text) < c.bytes
+		d := Read("s.yml", text, o)
+		if !d.Held() {
+			t.Fatalf("thresholds %d items %d bytes: not held", c.items, c.bytes)
+		}
+		if got := d.Packed() == nil && d.Again() == nil && bytes.Equal(d.Data, text); got != unpacked {
+			t.Fatalf("thresholds %d items %d bytes, %d items of %d bytes: kept as it is %v, want %v", c.items, c.bytes, items, len(text), got, unpacked)
+		}
+		if !bytes.Equal(d.Text(), text) {
+			t.Fatalf("thresholds %d items %d bytes: Text differs from the text read", c.items, c.bytes)
+		}
+		if !sameHandedOver(t, whole, d, text) {
+			t.Fatalf("thresholds %d items %d bytes: the items were not handed over", c.items, c.bytes)
+		}
+	}
 }
 
 // sameItemsIn is sameItems reading with o.

@@ -161,7 +161,7 @@ func readSplit(file string, data []byte, o Options) *Doc {
 	switch {
 	case d.split.held == nil:
 		d.split, d.keys = nil, nil
-	case !o.Unpacked:
+	case o.packs(len(d.split.held.l.items), len(data)):
 		d.keepPacked()
 	}
 	return d
