@@ -41,34 +41,45 @@ var casesKey = []byte("\n" + jsonIndent + `"cases": [`)
 // cases were given, and no more than one case is ever held encoded in
 // memory.
 func writeEnvelope(w io.Writer, env *report.Envelope, n int, cases func(w *bufio.Writer) error) error {
-	head := *env
-	head.Cases = []*report.CaseResult{}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", jsonIndent)
-	if err := enc.Encode(&head); err != nil {
-		return fmt.Errorf("encode run envelope: %w", err)
-	}
-	data, err := catalogLines(buf.Bytes(), env.Catalogs)
+	head, tail, err := envelopeParts(env)
 	if err != nil {
 		return err
 	}
-	at := bytes.Index(data, casesKey)
-	if at < 0 || !bytes.HasPrefix(data[at+len(casesKey):], []byte("]")) {
-		return errors.New("encode run envelope: no empty cases array to fill")
-	}
-	at += len(casesKey)
 	bw := bufio.NewWriterSize(w, 64<<10)
-	bw.Write(data[:at])
+	bw.Write(head)
 	if n > 0 {
 		if err := cases(bw); err != nil {
 			return err
 		}
 		bw.WriteString("\n" + jsonIndent)
 	}
-	bw.Write(data[at:])
+	bw.Write(tail)
 	return bw.Flush()
+}
+
+// envelopeParts is env's encoding without its cases, cut where they go:
+// head ends with the "cases" key's opening bracket, tail begins with its
+// closing one.
+func envelopeParts(env *report.Envelope) (head, tail []byte, err error) {
+	h := *env
+	h.Cases = []*report.CaseResult{}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", jsonIndent)
+	if err := enc.Encode(&h); err != nil {
+		return nil, nil, fmt.Errorf("encode run envelope: %w", err)
+	}
+	data, err := catalogLines(buf.Bytes(), env.Catalogs)
+	if err != nil {
+		return nil, nil, err
+	}
+	at := bytes.Index(data, casesKey)
+	if at < 0 || !bytes.HasPrefix(data[at+len(casesKey):], []byte("]")) {
+		return nil, nil, errors.New("encode run envelope: no empty cases array to fill")
+	}
+	at += len(casesKey)
+	return data[:at], data[at:], nil
 }
 
 // catalogsKey is the line of the envelope's "catalogs" key, as the encoder
@@ -238,6 +249,10 @@ type CaseSpool struct {
 	// written.
 	mu    sync.Mutex
 	ready map[*report.CaseResult][]byte
+
+	// head is what Begin wrote of a stream's envelope (NewCaseStream):
+	// its encoding up to its cases.
+	head []byte
 }
 
 // caseEncoders are the encoders Prepare borrows, one per goroutine.
@@ -251,6 +266,63 @@ func NewCaseSpool() (*CaseSpool, error) {
 		return nil, fmt.Errorf("spool the run's cases: %w", err)
 	}
 	return &CaseSpool{f: f, w: bufio.NewWriterSize(f, 64<<10), enc: newCaseEncoder()}, nil
+}
+
+// NewCaseStream is a CaseSpool that keeps no file: its envelope is
+// written as its cases are added, to the writer Begin gives it (report
+// merge writes the merged envelope so, once it knows the head before the
+// cases). Prepare may be called before Begin.
+func NewCaseStream() *CaseSpool {
+	return &CaseSpool{enc: newCaseEncoder()}
+}
+
+// ErrHeadMoved is End's error when the envelope's head before its cases
+// does not encode as the head given to Begin did: what was written is not
+// the envelope, and the caller writes it again.
+var ErrHeadMoved = errors.New("encode run envelope: the head written before the cases is not the envelope's")
+
+// errNotBegun is the error of a case added to a stream before Begin.
+var errNotBegun = errors.New("encode run envelope: a case added before the stream began")
+
+// Begin writes head's encoding up to its cases to w, where Add and AddRaw
+// then write each case as they are given it; End writes the rest.
+func (s *CaseSpool) Begin(w io.Writer, head *report.Envelope) error {
+	if s.f != nil || s.w != nil {
+		return errors.New("encode run envelope: the stream has begun or is a spool")
+	}
+	h, _, err := envelopeParts(head)
+	if err != nil {
+		return err
+	}
+	s.head = bytes.Clone(h)
+	s.w = bufio.NewWriterSize(w, 64<<10)
+	_, err = s.w.Write(h)
+	return err
+}
+
+// End writes the rest of env after the cases added, byte for byte what
+// the JSON reporter writes for env holding them: env's head before the
+// cases must encode as Begin's did, else End writes nothing more and
+// returns ErrHeadMoved. env.Cases must be empty.
+func (s *CaseSpool) End(env *report.Envelope) error {
+	if s.w == nil || s.f != nil {
+		return errors.New("encode run envelope: the stream has not begun")
+	}
+	if len(env.Cases) != 0 {
+		return errors.New("encode run envelope: the envelope holds cases and the stream holds more")
+	}
+	head, tail, err := envelopeParts(env)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(head, s.head) {
+		return ErrHeadMoved
+	}
+	if s.n > 0 {
+		s.w.WriteString("\n" + jsonIndent)
+	}
+	s.w.Write(tail)
+	return s.w.Flush()
 }
 
 // Prepare encodes a case for Add to write, and may be called for several
@@ -284,6 +356,9 @@ func (s *CaseSpool) Prepare(c *report.CaseResult) error {
 // Add writes one case at the end of the spool: as Prepare encoded it, or
 // encoded now when it was not prepared.
 func (s *CaseSpool) Add(c *report.CaseResult) error {
+	if s.w == nil {
+		return errNotBegun
+	}
 	s.mu.Lock()
 	data, ok := s.ready[c]
 	delete(s.ready, c)
@@ -316,6 +391,9 @@ func (s *CaseSpool) Add(c *report.CaseResult) error {
 // as Add would write it (a case of an envelope this encoder wrote, read
 // back: report merge copies it as it is).
 func (s *CaseSpool) AddRaw(data []byte) error {
+	if s.w == nil {
+		return errNotBegun
+	}
 	if err := writeCase(s.w, s.n, data); err != nil {
 		return fmt.Errorf("spool the run's cases: %w", err)
 	}
@@ -328,6 +406,9 @@ func (s *CaseSpool) AddRaw(data []byte) error {
 // store and --output), from several goroutines at once once the last case
 // is added.
 func (s *CaseSpool) WriteEnvelope(w io.Writer, env *report.Envelope) error {
+	if s.f == nil {
+		return errors.New("encode run envelope: a stream keeps no cases to write again")
+	}
 	if len(env.Cases) != 0 {
 		return errors.New("encode run envelope: the envelope holds cases and the spool holds more")
 	}
@@ -400,5 +481,8 @@ func copyAhead(w io.Writer, r io.ReaderAt, size int64, block int) error {
 // Close closes the spool's file (its name was removed when it was
 // created: spoolfile.Create).
 func (s *CaseSpool) Close() error {
+	if s.f == nil {
+		return nil
+	}
 	return s.f.Close()
 }

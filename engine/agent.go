@@ -147,6 +147,12 @@ func (a *agentRun) prep(cas *cassette.Cassette, r *cassette.Run, pr *runPrep) {
 	if a.scorers {
 		pr.scores = make([]any, len(a.gates))
 		for i, g := range a.gates {
+			if _, args := g.(*argumentsGate); args && !pr.ahead {
+				// Scored ahead only: a run prepared just before its fold
+				// is checked call by call in the fold, its verdicts
+				// never held (a run of a million calls).
+				continue
+			}
 			if sc, ok := g.(runScorer); ok {
 				pr.scores[i] = sc.score(cas, r)
 			}
@@ -185,7 +191,7 @@ func (a *agentRun) run(cas *cassette.Cassette, r *cassette.Run, pr *runPrep) {
 		}
 	}
 	for i, g := range a.gates {
-		if sc, ok := g.(runScorer); ok && pr.scores != nil {
+		if sc, ok := g.(runScorer); ok && pr.scores != nil && pr.scores[i] != nil {
 			sc.addScored(cas, r, pr.scores[i])
 		} else {
 			g.add(cas, r)

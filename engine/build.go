@@ -676,14 +676,10 @@ func resolveCassettes(dir, pattern string) ([]string, error) {
 		if !st.IsDir() {
 			return []string{p}, nil
 		}
-		files, _ := filepath.Glob(filepath.Join(globEscape(p), "*.json"))
-		lines, _ := filepath.Glob(filepath.Join(globEscape(p), "*.jsonl"))
-		evals, _ := filepath.Glob(filepath.Join(globEscape(p), "*.eval"))
-		files = append(append(files, lines...), evals...)
+		files := recordingsIn(p)
 		if len(files) == 0 {
 			return nil, fmt.Errorf("cassette directory %q holds no *.json, *.jsonl or *.eval files", pattern)
 		}
-		sort.Strings(files)
 		return files, nil
 	}
 	files, err := filepath.Glob(p)
@@ -700,6 +696,29 @@ func resolveCassettes(dir, pattern string) ([]string, error) {
 		return nil, fmt.Errorf("cassette %q not found: expected a file, a directory or a glob relative to the suite's directory %q", pattern, filepath.ToSlash(dir))
 	}
 	return out, nil
+}
+
+// recordingsIn lists the entries of directory dir whose names end in
+// .json, .jsonl or .eval, as paths under dir, sorted: what the globs
+// dir/*.json, dir/*.jsonl and dir/*.eval give together, from one read of
+// the directory (a directory of 2,000 cassettes was read three times and
+// each name matched against three patterns, on the load's one goroutine
+// before the first file is read). nil when dir cannot be read.
+func recordingsIn(dir string) []string {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	var files []string
+	for _, n := range names {
+		if strings.HasSuffix(n, ".json") || strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".eval") {
+			files = append(files, filepath.Join(dir, n))
+		}
+	}
+	sort.Strings(files)
+	return files
 }
 
 func globEscape(p string) string {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/mcptest/mcptest/cassette"
@@ -71,20 +72,16 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 	tools := toolTally{}
 	priced := 0
 	unpriced := map[string]bool{}
-	ahead := readAhead(p, files, aheadPrep(p, use))
-	for i, f := range files {
+	// fold takes file i's reading into the case, in file order: on this
+	// goroutine for a file streamed, on a worker for one read ahead.
+	fold := func(i int, fr fileRead) {
+		f := files[i]
 		name := displayPath(f)
-		var fr fileRead
-		if ahead != nil {
-			fr = <-ahead[i]
-		} else {
-			fr = readFile(p, f, name, nil)
-		}
 		if fr.loadErr != nil {
 			fr.release()
 			errs = append(errs, asDiag(name, fr.loadErr)...)
 			progress()
-			continue
+			return
 		}
 		fmt.Fprintf(digest, "%s\x00%s\n", suiteRelative(s, f), hex.EncodeToString(fr.sum[:]))
 		var owner map[string]string
@@ -110,7 +107,7 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 				open(cas)
 			}
 			if pr == nil {
-				prepared := prepRun(p, use.prep, cas, r)
+				prepared := prepRun(p, use.prep, cas, r, false)
 				pr = &prepared
 			}
 			switch {
@@ -125,7 +122,7 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 			}
 		}
 		cas, err := fr.cas, fr.err
-		if ahead != nil {
+		if fr.ahead {
 			// The runs the file handed out as it was decoded, in order,
 			// then what its reader said of the whole.
 			for j := range fr.runs {
@@ -145,13 +142,18 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 		progress()
 		if err != nil {
 			errs = append(errs, asDiag(name, err)...)
-			continue
+			return
 		}
 		if !opened && use.adapt != nil {
 			cas, _ = use.adapt(cas, nil)
 		}
 		if !opened {
 			open(cas)
+		}
+	}
+	if !readAhead(p, files, aheadPrep(p, use), fold) {
+		for i, f := range files {
+			fold(i, readFile(p, f, displayPath(f), nil))
 		}
 	}
 	res.Cassettes = &report.CassetteSet{Files: len(p.files), SHA256: hex.EncodeToString(digest.Sum(nil)), Paths: cassettePaths(s, p.c, p.files)}
@@ -172,7 +174,7 @@ func aheadPrep(p casePlan, use cassetteUse) func(*cassette.Cassette, *cassette.R
 	if use.adapt != nil {
 		return nil
 	}
-	return func(cas *cassette.Cassette, r *cassette.Run) runPrep { return prepRun(p, use.prep, cas, r) }
+	return func(cas *cassette.Cassette, r *cassette.Run) runPrep { return prepRun(p, use.prep, cas, r, true) }
 }
 
 // prepOf is the prepared run j of a file read ahead, nil when its worker
@@ -199,6 +201,8 @@ type fileRead struct {
 	preps []runPrep
 	cas   *cassette.Cassette
 	err   error
+	// ahead says the file was read ahead: decoded, its runs in runs.
+	ahead bool
 	// release gives back what the file took of the read budget.
 	release func()
 }
@@ -220,28 +224,25 @@ func readFile(p casePlan, f, name string, budget *readBudget) fileRead {
 }
 
 // readAhead reads and decodes the files of a case of more than one file
-// on one worker per core, ahead of the fold that uses them in order, and
-// returns a channel per file that gives its fileRead; nil for a case of
-// one file or a run on one core, which streams it (one run held at a
-// time). The files read ahead hold together no more bytes than the read
-// budget (the plan's, else one file of the largest size), so memory does
-// not grow with the number of cores, and the fold sees every file's runs
-// in file order, as the stream would hand them: the report is the same
-// on any number of cores. prep, when not nil, prepares each run on the
-// worker as it is decoded (what it keeps of a check's value is thinned:
-// runPrep.thin), so the fold, one goroutine, only folds.
-func readAhead(p casePlan, files []string, prep func(*cassette.Cassette, *cassette.Run) runPrep) []chan fileRead {
+// on one worker per core and folds each (fold) in file order on whichever
+// worker finds it next in line, then returns true once every file is
+// folded; false, doing nothing, for a case of one file or a run on one
+// core, which streams it (one run held at a time). The files read ahead
+// hold together no more bytes than the read budget (the plan's, else one
+// file of the largest size) and no more files than a window, so memory
+// does not grow with the number of cores, and fold sees every file's runs
+// in file order, one file at a time, as the stream would hand them: the
+// report is the same on any number of cores. prep, when not nil, prepares
+// each run on the worker as it is decoded (what it keeps of a check's
+// value is thinned: runPrep.thin), so the fold only folds.
+func readAhead(p casePlan, files []string, prep func(*cassette.Cassette, *cassette.Run) runPrep, fold func(int, fileRead)) bool {
 	workers := runtime.GOMAXPROCS(0)
 	if len(files) < 2 || workers < 2 {
-		return nil
+		return false
 	}
 	budget := p.budget
 	if budget == nil {
 		budget = newReadBudget(cassette.MaxSize)
-	}
-	out := make([]chan fileRead, len(files))
-	for i := range out {
-		out[i] = make(chan fileRead, 1)
 	}
 	type job struct {
 		i    int
@@ -251,7 +252,9 @@ func readAhead(p casePlan, files []string, prep func(*cassette.Cassette, *casset
 	// At most window files are read ahead of the fold, whatever their
 	// size: a file's decoded runs are held until the fold takes them
 	// (aheadFilesPerWorker).
-	window := make(chan struct{}, aheadFilesPerWorker*workers)
+	n := aheadFilesPerWorker * workers
+	window := make(chan struct{}, n)
+	line := newFoldLine(len(files), n, fold)
 	go func() {
 		// The files are handed out in order, each once its bytes are
 		// taken, so the fold, which gives them back, never waits on a
@@ -269,7 +272,7 @@ func readAhead(p casePlan, files []string, prep func(*cassette.Cassette, *casset
 			for j := range jobs {
 				f := files[j.i]
 				name := displayPath(f)
-				fr := fileRead{release: func() { budget.give(j.size); <-window }}
+				fr := fileRead{ahead: true, release: func() { budget.give(j.size); <-window }}
 				fr.data, fr.loadErr = cassette.Load(f, name)
 				if fr.loadErr == nil {
 					fr.sum = sha256.Sum256(fr.data)
@@ -285,17 +288,70 @@ func readAhead(p casePlan, files []string, prep func(*cassette.Cassette, *casset
 					})
 					fr.data = nil
 				}
-				out[j.i] <- fr
-				// The send readied the fold if it waited for this file, in
-				// this processor's next slot, where it would wait for the
-				// worker's time slice to end (10 ms, about as long as the
-				// workers take to fill the window, then idle): yielding
-				// lets the fold take the file now.
-				runtime.Gosched()
+				line.put(j.i, fr)
 			}
 		}()
 	}
-	return out
+	<-line.done
+	return true
+}
+
+// foldLine folds the files read ahead in file order on the workers that
+// read them: the worker that hands in the next file in line folds it, and
+// every file after it already handed in, while the others go on reading
+// (a combining lock). The fold runs on one goroutine at a time, each
+// fold ordered after the last by the line's mutex, so it needs no lock of
+// its own; no goroutine waits to be woken for a file, and a file is most
+// often folded by the worker that just decoded it, on that worker's core.
+type foldLine struct {
+	mu sync.Mutex
+	// slots holds the files handed in and not yet folded, file i at
+	// i % len(slots): a file is handed in only within the window after
+	// the next one in line (its window place is given back by the fold).
+	slots []lineSlot
+	next  int
+	fold  func(int, fileRead)
+	// done is closed once the last file is folded.
+	done chan struct{}
+	n    int
+}
+
+// lineSlot is one file handed in to a foldLine.
+type lineSlot struct {
+	i  int
+	ok bool
+	fr fileRead
+}
+
+func newFoldLine(files, window int, fold func(int, fileRead)) *foldLine {
+	return &foldLine{slots: make([]lineSlot, window), fold: fold, done: make(chan struct{}), n: files}
+}
+
+// put hands in file i, then folds the files in line from the next one
+// for as long as they are handed in. The next file's slot is emptied when
+// its fold begins and next moves on when it ends, so a worker that hands
+// in a file meanwhile finds the slot empty and goes back to reading: one
+// fold at a time, without a flag.
+func (l *foldLine) put(i int, fr fileRead) {
+	l.mu.Lock()
+	l.slots[i%len(l.slots)] = lineSlot{i: i, ok: true, fr: fr}
+	for {
+		s := &l.slots[l.next%len(l.slots)]
+		if !s.ok || s.i != l.next {
+			break
+		}
+		i, fr := l.next, s.fr
+		*s = lineSlot{}
+		l.mu.Unlock()
+		l.fold(i, fr)
+		l.mu.Lock()
+		l.next++
+		if l.next == l.n {
+			close(l.done)
+			break
+		}
+	}
+	l.mu.Unlock()
 }
 
 // runPrep is what one run gives its case on its own, before the case's
@@ -307,16 +363,20 @@ func readAhead(p casePlan, files []string, prep func(*cassette.Cassette, *casset
 // and so the report, is the same either way.
 type runPrep struct {
 	priced, known bool
-	checks        []checkOutcome
+	// ahead says a worker prepares the run, ahead of the fold.
+	ahead  bool
+	checks []checkOutcome
 	// scores are the run's score by each gate of the case, in the
-	// case's order, nil for a gate that is not a runScorer.
+	// case's order, nil for a gate that is not a runScorer or scores
+	// only ahead (arguments:, whose run prepared in the fold is checked
+	// there call by call).
 	scores []any
 }
 
 // prepRun prepares run r of cas for the fold: prices it (filling its cost
 // from the table) and computes prep's outcomes.
-func prepRun(p casePlan, prep func(*cassette.Cassette, *cassette.Run, *runPrep), cas *cassette.Cassette, r *cassette.Run) runPrep {
-	var pr runPrep
+func prepRun(p casePlan, prep func(*cassette.Cassette, *cassette.Run, *runPrep), cas *cassette.Cassette, r *cassette.Run, ahead bool) runPrep {
+	pr := runPrep{ahead: ahead}
 	pr.priced, pr.known = price(p, cas.Model, r)
 	if prep != nil {
 		prep(cas, r, &pr)

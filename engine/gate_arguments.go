@@ -86,10 +86,22 @@ func (g *argumentsGate) addCassette(cas *cassette.Cassette) {
 	g.cas, g.inCas, g.data, g.loaded = cas, 0, nil, false
 }
 
-func (g *argumentsGate) add(_ *cassette.Cassette, r *cassette.Run) {
+func (g *argumentsGate) add(cas *cassette.Cassette, r *cassette.Run) { g.addScored(cas, r, nil) }
+
+// score checks the run's calls against their schemas (runScorer), on the
+// worker that decoded the run; nil, for a run prepared in the fold (a
+// file streamed: the fold checks each call as it folds it, holding no
+// verdicts a call).
+func (g *argumentsGate) score(cas *cassette.Cassette, r *cassette.Run) any {
+	return g.args.Score(cas.Catalog, r)
+}
+
+// addScored folds a run with its verdicts scored ahead, or none (s nil).
+func (g *argumentsGate) addScored(_ *cassette.Cassette, r *cassette.Run, s any) {
 	g.n++
 	g.inCas++
-	g.last = g.args.Add(g.n, r, g.locator(g.inCas-1))
+	sc, _ := s.(*gate.ArgumentsScore)
+	g.last = g.args.Fold(g.n, r, sc, g.locator(g.inCas-1))
 }
 
 // locator places a violation of run index ri (0-based) of the cassette.

@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mcptest/mcptest/cassette/gen"
 	"github.com/mcptest/mcptest/report"
@@ -103,6 +105,67 @@ func TestReadAheadSameAsStream(t *testing.T) {
 		}
 		if string(envs[0]) != string(envs[1]) {
 			t.Errorf("directory %d (%d files): the envelope on four cores differs from one core's:\n%s\n%s", d, len(files), envs[0], envs[1])
+		}
+	}
+}
+
+// TestFoldLineFoldsInOrderOnce draws runs of the combining fold of the
+// files read ahead (foldLine): a number of files, workers and a window,
+// each file handed in by the worker that drew it after a drawn delay, the
+// window's places given back by the fold as readAhead's are. Every file
+// must be folded exactly once, in file order, never two folds at once,
+// and done closed only after the last.
+func TestFoldLineFoldsInOrderOnce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(40, 11))
+	for trial := range 60 {
+		files := 1 + rng.IntN(300)
+		workers := 1 + rng.IntN(6)
+		window := 1 + rng.IntN(3*workers)
+		delays := make([]time.Duration, files)
+		for i := range delays {
+			if rng.IntN(4) == 0 {
+				delays[i] = time.Duration(rng.IntN(200)) * time.Microsecond
+			}
+		}
+		var inFold atomic.Int32
+		var folded []int
+		places := make(chan struct{}, window)
+		line := newFoldLine(files, window, func(i int, fr fileRead) {
+			if inFold.Add(1) != 1 {
+				t.Errorf("trial %d: two folds at once (file %d)", trial, i)
+			}
+			folded = append(folded, i)
+			fr.release()
+			inFold.Add(-1)
+		})
+		jobs := make(chan int)
+		go func() {
+			defer close(jobs)
+			for i := range files {
+				places <- struct{}{}
+				jobs <- i
+			}
+		}()
+		for range workers {
+			go func() {
+				for i := range jobs {
+					time.Sleep(delays[i])
+					line.put(i, fileRead{release: func() { <-places }})
+				}
+			}()
+		}
+		select {
+		case <-line.done:
+		case <-time.After(time.Minute):
+			t.Fatalf("trial %d (%d files, %d workers, window %d): the line never finished", trial, files, workers, window)
+		}
+		if len(folded) != files {
+			t.Fatalf("trial %d: %d folds of %d files", trial, len(folded), files)
+		}
+		for i, f := range folded {
+			if f != i {
+				t.Fatalf("trial %d (%d files, %d workers, window %d): fold %d took file %d", trial, files, workers, window, i, f)
+			}
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
@@ -86,17 +88,53 @@ type ArgumentsRun struct {
 	Invalid int64
 }
 
-// compiled is a tool's schema, compiled once, or why it would not.
+// compiled is a tool's schema, compiled once, or why it would not. The
+// scores of runs checked ahead of the fold (Score) share it, on several
+// goroutines: schema, raw and err never change once it is cached, seen is
+// under mu, stop is atomic, and dead and met are the fold's alone.
 type compiled struct {
 	schema *expr.Schema
 	raw    any
 	err    string
+	// mu guards seen.
+	mu sync.Mutex
 	// seen holds the verdicts of arguments texts already checked against
 	// the schema (at most maxSeen, each at most maxSeenLen bytes): the
 	// same text gets the same verdict without being decoded and
 	// validated again, so a run that repeats its arguments costs a
 	// lookup a call and makes no garbage.
 	seen map[cassette.JSON][]Violation
+	// dead, once a check of a call spent its steps, says why the
+	// schema's later calls (in run order) are not checked; stop tells
+	// the scores made ahead of the fold to leave its calls to the fold.
+	dead string
+	stop atomic.Bool
+	// met is whether the fold has met this compilation: its compile
+	// warning, if any, is given at the first call the fold resolves to it.
+	met bool
+}
+
+// lookup is the verdict seen for text, if any.
+func (c *compiled) lookup(text cassette.JSON) ([]Violation, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.seen[text]
+	return v, ok
+}
+
+// remember keeps the verdict of a short text, up to maxSeen of them.
+func (c *compiled) remember(text cassette.JSON, v []Violation) {
+	if len(text) > maxSeenLen {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.seen) < maxSeen {
+		if c.seen == nil {
+			c.seen = map[cassette.JSON][]Violation{}
+		}
+		c.seen[text] = v
+	}
 }
 
 // The verdicts a compiled schema remembers.
@@ -112,8 +150,16 @@ const (
 // not compile is a warning naming the tool, and its calls are unchecked.
 type Arguments struct {
 	cfg ArgumentsConfig
-	// cache maps a schema's canonical JSON to its compilation.
-	cache map[string]*compiled
+	// cache maps a schema's canonical JSON to its compilation, under
+	// cacheMu: Score compiles into it from several goroutines.
+	cacheMu sync.Mutex
+	cache   map[string]*compiled
+	// ahead holds, under cacheMu, what Score resolved of each cassette's
+	// catalog whose runs are being scored (keyed by the catalog: the runs
+	// of one cassette share it), let go when the fold takes the next
+	// catalog; last is the fold's current key.
+	ahead map[*cassette.ServerCatalog]*aheadCatalog
+	last  *cassette.ServerCatalog
 	// byTool maps server and tool to the compilation schemaFor and
 	// compile gave them for the cassette being read, so that a call costs
 	// a lookup, not its schema's encoding.
@@ -146,16 +192,94 @@ func NewArguments(cfg ArgumentsConfig) *Arguments {
 
 // AddCatalog takes the catalog of the cassette whose runs come next.
 func (a *Arguments) AddCatalog(cat []cassette.ServerCatalog) {
-	a.recorded = map[[2]string]any{}
+	a.recorded = recordedOf(cat)
 	a.byTool = map[[2]string]*compiled{}
+	// Every run of the cassettes before this one was scored before it was
+	// folded: what Score resolved of their catalog is no longer needed.
+	a.cacheMu.Lock()
+	delete(a.ahead, a.last)
+	a.last = catalogKey(cat)
+	a.cacheMu.Unlock()
+}
+
+// aheadCatalog is what Score resolved of one cassette's catalog: each
+// tool's compilation (nil: no schema), under mu.
+type aheadCatalog struct {
+	// cat is the catalog, held so that its address, the entry's key, is
+	// not reused by a later cassette's while the entry lives.
+	cat      []cassette.ServerCatalog
+	mu       sync.Mutex
+	recorded map[[2]string]any
+	tools    map[[2]string]*compiled
+}
+
+// catalogKey names a cassette's catalog for Score's resolutions: its
+// first server's address, which the runs of one cassette share; nil for
+// a cassette with none.
+func catalogKey(cat []cassette.ServerCatalog) *cassette.ServerCatalog {
+	if len(cat) == 0 {
+		return nil
+	}
+	return &cat[0]
+}
+
+// scored is the compilation Score found for tool k of the cassette being
+// folded, nil when none scored it.
+func (a *Arguments) scored(k [2]string) *compiled {
+	a.cacheMu.Lock()
+	e := a.ahead[a.last]
+	a.cacheMu.Unlock()
+	if e == nil {
+		return nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.tools[k]
+}
+
+// toolOf is the compilation of a call's tool in catalog cat, resolved
+// once per cassette; safe on several goroutines at once.
+func (a *Arguments) toolOf(cat []cassette.ServerCatalog, server, tool string) *compiled {
+	key := catalogKey(cat)
+	a.cacheMu.Lock()
+	e, ok := a.ahead[key]
+	if !ok {
+		if a.ahead == nil {
+			a.ahead = map[*cassette.ServerCatalog]*aheadCatalog{}
+		}
+		e = &aheadCatalog{cat: cat, tools: map[[2]string]*compiled{}}
+		a.ahead[key] = e
+	}
+	a.cacheMu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	k := [2]string{server, tool}
+	comp, ok := e.tools[k]
+	if !ok {
+		if e.recorded == nil {
+			e.recorded = recordedOf(cat)
+		}
+		if schema, found, _ := a.resolve(e.recorded, server, tool); found {
+			comp = a.compiled(schema)
+		}
+		e.tools[k] = comp
+	}
+	return comp
+}
+
+// recordedOf maps server and tool to the schema a recording's catalog
+// gives it (the first, for a tool listed twice).
+func recordedOf(cat []cassette.ServerCatalog) map[[2]string]any {
+	recorded := map[[2]string]any{}
 	for _, sc := range cat {
 		for _, t := range sc.Tools {
 			k := [2]string{sc.Server, t.Name}
-			if _, dup := a.recorded[k]; !dup {
-				a.recorded[k] = t.InputSchema
+			if _, dup := recorded[k]; !dup {
+				recorded[k] = t.InputSchema
 			}
 		}
 	}
+	return recorded
 }
 
 // schemaFor finds the schema of a call: that of the tool of its exact
@@ -165,11 +289,26 @@ func (a *Arguments) AddCatalog(cat []cassette.ServerCatalog) {
 // get_sum). A name two catalog tools could be is not checked, and a
 // warning names them.
 func (a *Arguments) schemaFor(server, tool string) (any, bool) {
-	if s, ok := a.exactSchema(server, tool); ok {
-		return s, true
+	schema, found, ambiguous := a.resolve(a.recorded, server, tool)
+	if ambiguous != nil {
+		id := cassette.Call{Server: server, Tool: tool}.ID()
+		if !slices.Contains(a.warned, id) {
+			a.warned = append(a.warned, id)
+			a.findings = append(a.findings, Finding{Level: "warning", Gate: "arguments",
+				Message: fmt.Sprintf("the tool `%s` could be any of the catalog's %s, so its calls are not checked: name the tool as the catalog does", id, quoteTools(ambiguous))})
+		}
+	}
+	return schema, found
+}
+
+// resolve is schemaFor over the recording's catalog recorded, without its
+// warning: the tools an ambiguous name could be are returned.
+func (a *Arguments) resolve(recorded map[[2]string]any, server, tool string) (schema any, found bool, ambiguous []string) {
+	if s, ok := a.exactSchema(recorded, server, tool); ok {
+		return s, true, nil
 	}
 	var names []string
-	for k := range a.recorded {
+	for k := range recorded {
 		names = append(names, k[1])
 	}
 	for _, t := range a.cfg.Catalog {
@@ -178,19 +317,14 @@ func (a *Arguments) schemaFor(server, tool string) (any, bool) {
 	sort.Strings(names)
 	name, ambiguous := cassette.ResolveTool(names, tool)
 	if ambiguous != nil {
-		id := cassette.Call{Server: server, Tool: tool}.ID()
-		if !slices.Contains(a.warned, id) {
-			a.warned = append(a.warned, id)
-			a.findings = append(a.findings, Finding{Level: "warning", Gate: "arguments",
-				Message: fmt.Sprintf("the tool `%s` could be any of the catalog's %s, so its calls are not checked: name the tool as the catalog does", id, quoteTools(ambiguous))})
-		}
-		return nil, false
+		return nil, false, ambiguous
 	}
 	if name == "" || name == tool {
 		// The exact name is another server's tool: not this call's.
-		return nil, false
+		return nil, false, nil
 	}
-	return a.exactSchema(server, name)
+	schema, found = a.exactSchema(recorded, server, name)
+	return schema, found, nil
 }
 
 // quoteTools words tool names as `a`, `b`.
@@ -207,20 +341,20 @@ func quoteTools(names []string) string {
 // then the block's catalog. A recorded tool without a schema (a trace
 // that lists the tools by name) gives way to the block's catalog; with
 // none there it is the schema, nil, which is unchecked and said so.
-func (a *Arguments) exactSchema(server, tool string) (any, bool) {
-	if s, ok := a.recorded[[2]string{server, tool}]; ok && server != "" && s != nil {
+func (a *Arguments) exactSchema(recorded map[[2]string]any, server, tool string) (any, bool) {
+	if s, ok := recorded[[2]string{server, tool}]; ok && server != "" && s != nil {
 		return s, true
 	}
 	var keys [][2]string
 	if server == "" {
-		for k, s := range a.recorded {
+		for k, s := range recorded {
 			if k[1] == tool && s != nil {
 				keys = append(keys, k)
 			}
 		}
 		if len(keys) > 0 {
 			sort.Slice(keys, func(i, j int) bool { return keys[i][0] < keys[j][0] })
-			return a.recorded[keys[0]], true
+			return recorded[keys[0]], true
 		}
 	}
 	for _, t := range a.cfg.Catalog {
@@ -228,11 +362,11 @@ func (a *Arguments) exactSchema(server, tool string) (any, bool) {
 			return t.InputSchema, true
 		}
 	}
-	if _, ok := a.recorded[[2]string{server, tool}]; ok && server != "" {
+	if _, ok := recorded[[2]string{server, tool}]; ok && server != "" {
 		return nil, true
 	}
 	if server == "" {
-		for k := range a.recorded {
+		for k := range recorded {
 			if k[1] == tool {
 				return nil, true
 			}
@@ -242,25 +376,49 @@ func (a *Arguments) exactSchema(server, tool string) (any, bool) {
 }
 
 // compile returns the compilation of a tool's schema, from the cache.
-func (a *Arguments) compile(id string, schema any) *compiled {
-	key, err := json.Marshal(schema)
-	if err != nil {
-		return &compiled{err: err.Error()}
+// known, when not nil, is that compilation, as Score found it for the
+// cassette's tool: the schema is not encoded again for the cache's key.
+func (a *Arguments) compile(id string, schema any, known *compiled) *compiled {
+	c := known
+	if c == nil {
+		c = a.compiled(schema)
 	}
-	if c, ok := a.cache[string(key)]; ok {
+	if c.met {
 		return c
 	}
-	c := &compiled{raw: schema}
-	c.schema, err = CompileToolSchema(schema)
-	if err != nil {
-		c.err = err.Error()
-	}
-	a.cache[string(key)] = c
+	c.met = true
 	if c.err != "" && !slices.Contains(a.warned, id) {
 		a.warned = append(a.warned, id)
 		a.findings = append(a.findings, Finding{Level: "warning", Gate: "arguments",
 			Message: fmt.Sprintf("the inputSchema of `%s` does not compile, so its calls are not checked: %s", id, c.err)})
 	}
+	return c
+}
+
+// compiled is the compilation of schema, from the cache, compiled and
+// cached at its first use; safe on several goroutines at once.
+func (a *Arguments) compiled(schema any) *compiled {
+	key, err := json.Marshal(schema)
+	if err != nil {
+		return &compiled{err: err.Error(), met: true}
+	}
+	a.cacheMu.Lock()
+	c, ok := a.cache[string(key)]
+	a.cacheMu.Unlock()
+	if ok {
+		return c
+	}
+	c = &compiled{raw: schema}
+	c.schema, err = CompileToolSchema(schema)
+	if err != nil {
+		c.err = err.Error()
+	}
+	a.cacheMu.Lock()
+	defer a.cacheMu.Unlock()
+	if first, ok := a.cache[string(key)]; ok {
+		return first // compiled meanwhile on another goroutine
+	}
+	a.cache[string(key)] = c
 	return c
 }
 
@@ -321,14 +479,121 @@ func trimSchemaError(err error) string {
 type Locator func(turn, call int, ptr string) *diag.Pos
 
 // Add checks the calls of one run, numbered run; where, when not nil,
-// places each violation in the recording.
+// places each violation in the recording. It is Fold of no score: every
+// call checked here.
 func (a *Arguments) Add(run int, r *cassette.Run, where Locator) ArgumentsRun {
+	return a.Fold(run, r, nil, where)
+}
+
+// ArgumentsScore is one run's calls checked ahead of the fold (Score):
+// each call's verdict against its schema, in call order, or none (the
+// fold checks that call itself).
+type ArgumentsScore struct {
+	calls []scoredCall
+	// limits are the reasons of the calls whose check was over a limit,
+	// by call index.
+	limits map[int]string
+}
+
+// scoredCall is one call's verdict made ahead of the fold.
+type scoredCall struct {
+	v     []Violation
+	state uint8
+}
+
+// The states of a scoredCall.
+const (
+	// scoredNone: no verdict (no schema, or one the fold may not check
+	// again); the fold decides.
+	scoredNone uint8 = iota
+	// scoredDone: checked, with v its violations.
+	scoredDone
+	// scoredLimit: the check was over a limit, ArgumentsScore.limits says
+	// which.
+	scoredLimit
+)
+
+// Score checks the arguments of run r's calls against their schemas,
+// found in the recording's catalog cat (the cassette's) and the block's,
+// reading nothing the fold has folded: it is safe for several runs at
+// once, and Fold of its score, in run order, is Add. The warnings and the
+// findings, the counts, and which calls a schema that spent its steps
+// leaves unchecked, are the fold's.
+func (a *Arguments) Score(cat []cassette.ServerCatalog, r *cassette.Run) *ArgumentsScore {
+	s := &ArgumentsScore{}
+	local := map[[2]string]*compiled{}
+	i := -1
+	for _, t := range r.Turns {
+		for ci := range t.Calls {
+			c := &t.Calls[ci]
+			i++
+			s.calls = append(s.calls, scoredCall{})
+			k := [2]string{c.Server, c.Tool}
+			comp, ok := local[k]
+			if !ok {
+				comp = a.toolOf(cat, c.Server, c.Tool)
+				local[k] = comp
+			}
+			if comp == nil || comp.schema == nil || comp.stop.Load() {
+				continue
+			}
+			if v, ok := comp.lookup(c.Arguments); ok {
+				s.calls[i] = scoredCall{v: v, state: scoredDone}
+				continue
+			}
+			v, err := a.validate(comp, c)
+			if err != nil {
+				if strings.HasPrefix(err.Error(), stepsSpent) {
+					comp.stop.Store(true)
+				}
+				if s.limits == nil {
+					s.limits = map[int]string{}
+				}
+				s.limits[i] = err.Error()
+				s.calls[i].state = scoredLimit
+				continue
+			}
+			s.calls[i] = scoredCall{v: v, state: scoredDone}
+		}
+	}
+	return s
+}
+
+// stepsSpent begins the reason of a check that spent its steps, after
+// which a schema's calls are not checked again.
+const stepsSpent = "checking it took"
+
+// validate checks one call's arguments (absent arguments are {}) against
+// comp, decoding them for this call only (the run keeps the text), and
+// remembers a verdict made.
+func (a *Arguments) validate(comp *compiled, c *cassette.Call) ([]Violation, error) {
+	args := c.Arguments.Value()
+	if args == nil {
+		args = map[string]any{}
+	}
+	v, err := CheckArguments(comp.schema, comp.raw, args, a.cfg.Strict)
+	if err == nil {
+		comp.remember(c.Arguments, v)
+	}
+	return v, err
+}
+
+// Fold takes the calls of one run, numbered run, in run order, with their
+// verdicts scored ahead (Score; nil checks every call here); where, when
+// not nil, places each violation in the recording.
+func (a *Arguments) Fold(run int, r *cassette.Run, s *ArgumentsScore, where Locator) ArgumentsRun {
 	a.runs++
 	var out ArgumentsRun
 	n := 0
 	for ti, t := range r.Turns {
 		for ci := range t.Calls {
-			cc := a.check(&t.Calls[ci])
+			var pre *scoredCall
+			var limit string
+			if s != nil {
+				pre = &s.calls[n]
+				limit = s.limits[n]
+			}
+			cc := a.check(&t.Calls[ci], pre, limit)
 			cc.Turn, cc.Call = ti+1, ci+1
 			a.calls++
 			n++
@@ -352,14 +617,15 @@ func (a *Arguments) Add(run int, r *cassette.Run, where Locator) ArgumentsRun {
 	return out
 }
 
-// check validates one call's arguments; absent arguments are {}.
-func (a *Arguments) check(c *cassette.Call) CallCheck {
+// check validates one call's arguments, or takes the verdict pre scored
+// ahead (with limit, the reason of one over a limit), when not nil.
+func (a *Arguments) check(c *cassette.Call, pre *scoredCall, limit string) CallCheck {
 	cc := CallCheck{ID: c.ID()}
 	k := [2]string{c.Server, c.Tool}
 	comp, ok := a.byTool[k]
 	if !ok {
 		if schema, found := a.schemaFor(c.Server, c.Tool); found {
-			comp = a.compile(cc.ID, schema)
+			comp = a.compile(cc.ID, schema, a.scored(k))
 		}
 		if a.byTool == nil {
 			a.byTool = map[[2]string]*compiled{}
@@ -373,34 +639,36 @@ func (a *Arguments) check(c *cassette.Call) CallCheck {
 		cc.Reason = comp.err
 		return cc
 	}
-	if v, ok := comp.seen[c.Arguments]; ok {
-		cc.Checked, cc.Violations = true, v
+	if comp.dead != "" {
+		cc.Reason = comp.dead
 		return cc
 	}
-	// Decoded here, for this call only: the run keeps the text.
-	args := c.Arguments.Value()
-	if args == nil {
-		args = map[string]any{}
+	var v []Violation
+	var err error
+	switch {
+	case pre != nil && pre.state == scoredDone:
+		v = pre.v
+	case pre != nil && pre.state == scoredLimit:
+		err = &expr.LimitError{Reason: limit}
+	default:
+		var ok bool
+		if v, ok = comp.lookup(c.Arguments); !ok {
+			v, err = a.validate(comp, c)
+		}
 	}
-	v, err := CheckArguments(comp.schema, comp.raw, args, a.cfg.Strict)
 	if err != nil {
 		// A check over mcptest's limits leaves the call unchecked, and a
 		// schema that spent its steps is not tried again in this run.
 		cc.Reason = err.Error()
-		if strings.HasPrefix(cc.Reason, "checking it took") {
-			comp.schema, comp.err = nil, "its check of a call took too long: "+cc.Reason
+		if strings.HasPrefix(cc.Reason, stepsSpent) {
+			comp.dead = "its check of a call took too long: " + cc.Reason
+			comp.stop.Store(true)
 		}
 		a.limited(cc.ID, cc.Reason)
 		return cc
 	}
 	cc.Checked = true
 	cc.Violations = v
-	if len(c.Arguments) <= maxSeenLen && len(comp.seen) < maxSeen {
-		if comp.seen == nil {
-			comp.seen = map[cassette.JSON][]Violation{}
-		}
-		comp.seen[c.Arguments] = v
-	}
 	return cc
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/mcptest/mcptest/baseline"
 	"github.com/mcptest/mcptest/cli"
 	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/internal/safefile"
 	"github.com/mcptest/mcptest/report"
 	"github.com/mcptest/mcptest/report/envstream"
 	"github.com/mcptest/mcptest/report/stamp"
@@ -97,17 +98,11 @@ func (c *Command) merge(args []string) error {
 	if len(files) == 0 {
 		return inputErr("report merge takes the shard envelopes to merge (the files `mcptest run --shard i/n --format json` wrote), got none")
 	}
-	m, err := envstream.MergeFiles(files)
-	if err != nil {
+	toFile := *output != "" && *output != "-"
+	env, err := envstream.Merge(files, stamp.NewRunID(time.Now()), toFile && safefile.ByRename(*output),
+		func(fill func(io.Writer) error) error { return c.writeOut(*output, fill) })
+	if err != nil || !toFile {
 		return err
-	}
-	defer m.Close()
-	env := m.Env
-	env.Run.ID = stamp.NewRunID(time.Now())
-	if err := c.writeOut(*output, m.Write); err != nil {
-		return fmt.Errorf("write merged envelope: %w", err)
-	} else if *output == "" || *output == "-" {
-		return nil
 	}
 	fmt.Fprintf(c.Stderr, "mcptest: %s: %d passed, %d failed, %d inconclusive; %d envelopes merged into %s\n",
 		env.Verdict, env.Totals.Passed, env.Totals.Failed, env.Totals.Inconclusive, len(files), *output)

@@ -32,44 +32,27 @@ var (
 	EnvelopeJSON []byte
 )
 
+// Each schema is compiled on its first use, on its own: none refers to
+// another, and a run that checks a suite's sections against the suite
+// schema (before its first test can start) need not wait for the other
+// two, which cost it as much again.
 var (
-	once                      sync.Once
-	suite, cassette, envelope *jsonschema.Schema
+	Suite    = compiled(SuiteURL, SuiteJSON)       // Suite returns the compiled suite schema.
+	Cassette = compiled(CassetteURL, CassetteJSON) // Cassette returns the compiled cassette schema.
+	Envelope = compiled(EnvelopeURL, EnvelopeJSON) // Envelope returns the compiled run envelope schema.
 )
 
-func compile() {
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	if err := c.AddResource(SuiteURL, bytes.NewReader(SuiteJSON)); err != nil {
-		panic("embedded suite schema: " + err.Error())
-	}
-	if err := c.AddResource(CassetteURL, bytes.NewReader(CassetteJSON)); err != nil {
-		panic("embedded cassette schema: " + err.Error())
-	}
-	if err := c.AddResource(EnvelopeURL, bytes.NewReader(EnvelopeJSON)); err != nil {
-		panic("embedded envelope schema: " + err.Error())
-	}
-	suite = c.MustCompile(SuiteURL)
-	cassette = c.MustCompile(CassetteURL)
-	envelope = c.MustCompile(EnvelopeURL)
-}
-
-// Suite returns the compiled suite schema.
-func Suite() *jsonschema.Schema {
-	once.Do(compile)
-	return suite
-}
-
-// Cassette returns the compiled cassette schema.
-func Cassette() *jsonschema.Schema {
-	once.Do(compile)
-	return cassette
-}
-
-// Envelope returns the compiled run envelope schema.
-func Envelope() *jsonschema.Schema {
-	once.Do(compile)
-	return envelope
+// compiled returns the schema document doc, published at url, compiled
+// once on the first call.
+func compiled(url string, doc []byte) func() *jsonschema.Schema {
+	return sync.OnceValue(func() *jsonschema.Schema {
+		c := jsonschema.NewCompiler()
+		c.Draft = jsonschema.Draft2020
+		if err := c.AddResource(url, bytes.NewReader(doc)); err != nil {
+			panic("embedded schema " + url + ": " + err.Error())
+		}
+		return c.MustCompile(url)
+	})
 }
 
 // Files are the published schemas by the name `mcptest schema NAME`

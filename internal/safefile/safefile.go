@@ -279,11 +279,25 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 // Write is WriteFile for content produced by fill: fill writes to the
 // temporary file; when it fails, the temporary file is removed and path is
 // left as it was.
+//
+// On Linux the temporary file has no name while fill writes it
+// (O_TMPFILE, where the file system makes one): it is named only for the
+// rename, so a process killed while it writes (a merge written as it
+// merges, for minutes at a million cases) leaves nothing behind.
 func Write(path string, perm fs.FileMode, fill func(io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
+	if f, ok := createUnnamed(dir, filepath.Join(dir, "."+base+tempMark+"unnamed")); ok {
+		return writeUnnamed(f, dir, base, path, perm, fill)
+	}
+	return writeNamed(dir, base, path, perm, fill)
+}
+
+// writeNamed is Write through a temporary file named from the start
+// (.<base>.tmp-<random>).
+func writeNamed(dir, base, path string, perm fs.FileMode, fill func(io.Writer) error) (err error) {
 	tmp, err := os.CreateTemp(dir, "."+base+tempMark+"*")
 	if err != nil {
 		return err
@@ -305,6 +319,54 @@ func Write(path string, perm fs.FileMode, fill func(io.Writer) error) (err error
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// linkFile is linkUnnamed (a test makes it fail, as where /proc is
+// missing).
+var linkFile = linkUnnamed
+
+// writeUnnamed is Write into f, a file of no name in dir: filled, then
+// linked at a temporary name and renamed over path. Where the link fails
+// (no /proc), its content is copied to a named temporary file instead.
+func writeUnnamed(f *os.File, dir, base, path string, perm fs.FileMode, fill func(io.Writer) error) (err error) {
+	defer func() {
+		if err != nil {
+			f.Close()
+			err = named(err, f.Name(), path)
+		}
+	}()
+	if err = fill(f); err != nil {
+		return err
+	}
+	if err = f.Chmod(perm); err != nil {
+		return err
+	}
+	for i := 0; ; i++ {
+		tmp := filepath.Join(dir, "."+base+tempMark+strconv.FormatInt(time.Now().UnixNano()+int64(i), 36))
+		err = linkFile(f, tmp)
+		switch {
+		case errors.Is(err, fs.ErrExist) && i < 100:
+			continue
+		case err != nil:
+			if _, err = f.Seek(0, io.SeekStart); err != nil {
+				return err
+			}
+			err = writeNamed(dir, base, path, perm, func(w io.Writer) error {
+				_, err := io.Copy(w, f)
+				return err
+			})
+			f.Close()
+			return err
+		}
+		if err = f.Close(); err != nil {
+			os.Remove(tmp)
+			return err
+		}
+		if err = os.Rename(tmp, path); err != nil {
+			os.Remove(tmp)
+		}
+		return err
+	}
 }
 
 // named returns err with the temporary file's name replaced by path when
@@ -339,6 +401,19 @@ func WriteOutput(path string, data []byte, perm fs.FileMode) error {
 		_, err := w.Write(data)
 		return err
 	})
+}
+
+// ByRename reports whether WriteOutputFunc would write path as a new file
+// renamed into place once fill succeeds (not in place, as a device or a
+// pipe is written): a fill that fails then leaves nothing behind, so it
+// may write what it has not yet checked. A path that cannot be looked at
+// is not.
+func ByRename(path string) bool {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // WriteOutputFunc is WriteOutput for content produced by fill, as Write is

@@ -191,10 +191,75 @@ func TestWriteOutput(t *testing.T) {
 	}
 }
 
+// TestWriteHasNoNameWhileFilling: while fill writes, the directory holds
+// no temporary file where the system makes files of no name (Linux), and
+// one IsTemp knows elsewhere; once written, the output alone, of its mode;
+// a fill that fails leaves nothing.
+func TestWriteHasNoNameWhileFilling(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "run.json")
+	probe, unnamed := createUnnamed(dir, "probe")
+	if unnamed {
+		probe.Close()
+	}
+	t.Logf("files of no name: %v", unnamed)
+	err := Write(p, 0o640, func(w io.Writer) error {
+		entries, _ := os.ReadDir(dir)
+		switch {
+		case unnamed && len(entries) != 0:
+			t.Errorf("a file of no name, yet the directory holds %v", entries)
+		case !unnamed && (len(entries) != 1 || !IsTemp(entries[0].Name())):
+			t.Errorf("IsTemp does not know the temporary file: %v", entries)
+		}
+		_, err := io.WriteString(w, "done")
+		return err
+	})
+	entries, _ := os.ReadDir(dir)
+	data, _ := os.ReadFile(p)
+	fi, serr := os.Stat(p)
+	if err != nil || serr != nil || len(entries) != 1 || string(data) != "done" || fi.Mode().Perm() != 0o640 {
+		t.Fatalf("written: %v, %v, %v, %q, %v", err, serr, entries, data, fi)
+	}
+	if err := Write(filepath.Join(dir, "other.json"), 0o644, func(w io.Writer) error {
+		io.WriteString(w, "half")
+		return errors.New("failed")
+	}); err == nil {
+		t.Fatal("a fill that failed wrote")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("a fill that failed left %v", entries)
+	}
+}
+
+// TestWriteUnlinkedIsCopied: where a file of no name cannot be linked
+// (no /proc), Write copies it to a named temporary file renamed over the
+// output: the same content and mode, nothing left beside it.
+func TestWriteUnlinkedIsCopied(t *testing.T) {
+	dir := t.TempDir()
+	if f, ok := createUnnamed(dir, "probe"); !ok {
+		t.Skip("no file of no name here")
+	} else {
+		f.Close()
+	}
+	defer func(l func(*os.File, string) error) { linkFile = l }(linkFile)
+	linkFile = func(*os.File, string) error { return errors.New("no /proc") }
+	p := filepath.Join(dir, "out.json")
+	want := strings.Repeat("0123456789", 50000)
+	if err := Write(p, 0o640, func(w io.Writer) error { _, err := io.WriteString(w, want); return err }); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(p)
+	fi, err := os.Stat(p)
+	entries, _ := os.ReadDir(dir)
+	if err != nil || string(data) != want || fi.Mode().Perm() != 0o640 || len(entries) != 1 {
+		t.Fatalf("copied: %v, %d bytes, %v, %v", err, len(data), fi, entries)
+	}
+}
+
 func TestIsTemp(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "run.json")
-	Write(p, 0o644, func(w io.Writer) error {
+	writeNamed(dir, "run.json", p, 0o644, func(w io.Writer) error {
 		entries, _ := os.ReadDir(dir)
 		if len(entries) != 1 || !IsTemp(entries[0].Name()) {
 			t.Errorf("IsTemp does not know the temporary file: %v", entries)

@@ -65,14 +65,34 @@ type Envelope struct {
 	empty bool
 }
 
+// Totals are an envelope's cases counted: its head's totals and verdict
+// (fail when a case fails), as a run writes them before its cases.
+type Totals struct {
+	Passed, Failed int
+}
+
+// add counts one case.
+func (t *Totals) add(side Side) {
+	if side.Fail {
+		t.Failed++
+	} else {
+		t.Passed++
+	}
+}
+
 // Create starts the envelope at path: its head, naming shard ("i/n") when
-// shard is not empty, up to its cases.
-func Create(path, shard string) (*Envelope, error) {
+// shard is not empty, with the totals and verdict of the cases t counts,
+// up to its cases.
+func Create(path, shard string, t Totals) (*Envelope, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
 	}
 	e := &Envelope{f: f, w: bufio.NewWriterSize(f, 256<<10), empty: true}
+	verdict := "pass"
+	if t.Failed > 0 {
+		verdict = "fail"
+	}
 	shardField := ""
 	if shard != "" {
 		shardField = fmt.Sprintf(",\n    \"shard\": %q", shard)
@@ -93,14 +113,14 @@ func Create(path, shard string) (*Envelope, error) {
     "path": "suite.yml",
     "sha256": "abc"
   },
-  "verdict": "fail",
+  "verdict": %q,
   "totals": {
-    "total": 0,
-    "passed": 0,
-    "failed": 0,
+    "total": %d,
+    "passed": %d,
+    "failed": %d,
     "inconclusive": 0
   },
-  "cases": [`, shardField)
+  "cases": [`, shardField, verdict, t.Passed+t.Failed, t.Passed, t.Failed)
 	return e, nil
 }
 
@@ -151,23 +171,37 @@ func WriteSuite(dir string, n, shards int) (paths []string, err error) {
 	if width < 2 {
 		width = 2
 	}
+	// The cases counted first, so each head says what its cases hold, as
+	// a run's does.
+	of := make([]int32, n)
+	counts := make([]Totals, shards)
+	var baseTotals Totals
+	for k := range n {
+		of[k] = int32(ShardOf(k, shards) - 1)
+		if side := PRCase(k); side.In {
+			counts[of[k]].add(side)
+		}
+		if side := BaseCase(k); side.In {
+			baseTotals.add(side)
+		}
+	}
 	for i := range shards {
 		p := fmt.Sprintf("shard-%0*d.json", width, i+1)
-		e, err := Create(filepath.Join(dir, p), fmt.Sprintf("%d/%d", i+1, shards))
+		e, err := Create(filepath.Join(dir, p), fmt.Sprintf("%d/%d", i+1, shards), counts[i])
 		if err != nil {
 			return nil, err
 		}
 		files = append(files, e)
 		paths = append(paths, p)
 	}
-	base, err := Create(filepath.Join(dir, "baseline.json"), "")
+	base, err := Create(filepath.Join(dir, "baseline.json"), "", baseTotals)
 	if err != nil {
 		return nil, err
 	}
 	files = append(files, base)
 	for k := range n {
 		if side := PRCase(k); side.In {
-			files[ShardOf(k, shards)-1].Add(k, side)
+			files[of[k]].Add(k, side)
 		}
 		if side := BaseCase(k); side.In {
 			base.Add(k, side)

@@ -79,9 +79,16 @@ func read(t *testing.T, path string) *report.Envelope {
 }
 
 // same checks that env holds the cases want, in that order, each passing
-// or failing as side says, with its f1.
+// or failing as side says, with its f1, and that its head's totals and
+// verdict are those its cases count to (report.Envelope.Tally), as a
+// run's are: a merge predicts its head from them.
 func same(t *testing.T, what string, env *report.Envelope, want []int, side func(int) envgen.Side) {
 	t.Helper()
+	head := *env
+	head.Tally()
+	if head.Totals != env.Totals || head.Verdict != env.Verdict {
+		t.Fatalf("%s: head %s %+v, its cases count %s %+v", what, env.Verdict, env.Totals, head.Verdict, head.Totals)
+	}
 	if len(env.Cases) != len(want) {
 		t.Fatalf("%s: %d cases, want %d", what, len(env.Cases), len(want))
 	}

@@ -288,21 +288,6 @@ func TestCompareJSONHeadAfterCases(t *testing.T) {
 	}
 }
 
-// failingWriter fails every write once n bytes were written.
-type failingWriter struct{ n int }
-
-var errDiskFull = errors.New("disk full")
-
-func (f *failingWriter) Write(p []byte) (int, error) {
-	if len(p) > f.n {
-		n := f.n
-		f.n = 0
-		return n, errDiskFull
-	}
-	f.n -= len(p)
-	return len(p), nil
-}
-
 // TestCompareJSONWriteError: an output that fails part of the way (drawn
 // places, in the head, the cases or the tail) is an error writing the
 // comparison ("write comparison", the writer's error wrapped), not an
@@ -337,7 +322,7 @@ func TestCompareJSONWriteError(t *testing.T) {
 	}
 	for _, path := range []string{cp, late} {
 		for range 20 {
-			fw := &failingWriter{n: r.IntN(len(whole))}
+			fw := &failWriter{w: io.Discard, left: r.IntN(len(whole))}
 			out := func(fill func(io.Writer) error) error { return fill(fw) }
 			_, err := CompareJSON(out, false, bp, "--compare", path, "none")
 			var in *diag.InputError

@@ -2,6 +2,7 @@ package envstream
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -123,6 +124,10 @@ type input struct {
 	// goroutine once its cases are read (CaseReader.Envelope).
 	head    *report.Envelope
 	headErr error
+	// pre is the head read before the cases, unchecked, when it holds
+	// the run, verdict and totals (what a merge written as it merges
+	// predicts its head from: predictHead).
+	pre *report.Envelope
 }
 
 // MergeFiles merges the shard envelopes at paths as baseline.Merge merges
@@ -183,6 +188,9 @@ func (in *input) open() error {
 			return &diag.InputError{Err: err}
 		}
 		in.runSeen = true
+		if cr.Seen("verdict") && cr.Seen("totals") {
+			in.pre = head
+		}
 		if head.Run.Shard != "" {
 			if in.shard, err = report.ParseShard(head.Run.Shard); err != nil {
 				f.Close()
@@ -295,36 +303,53 @@ func mergeStream(paths []string) (m *Merged, err error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("merge: no envelopes given")
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
 	spool, err := annotate.NewCaseSpool()
 	if err != nil {
-		cancel()
 		return nil, err
 	}
-	ins := make([]*input, len(paths))
 	defer func() {
-		cancel()
-		wg.Wait()
-		for _, in := range ins {
-			if in != nil && in.f != nil {
-				in.f.Close()
-			}
-		}
 		if err != nil {
 			spool.Close()
 		}
 	}()
-	// Each input is opened and read on its goroutine; the first input in
-	// the order given that does not open is the error, as when they were
-	// opened one after another.
+	mg, err := openInputs(paths, spool)
+	if err != nil {
+		return nil, err
+	}
+	defer mg.close()
+	names, spoolErr, err := fold(mg.ins, spool)
+	if err = cmp.Or(err, spoolErr); err != nil {
+		return nil, err
+	}
+	out, err := mg.finish(names)
+	if err != nil {
+		return nil, err
+	}
+	return &Merged{Env: out, spool: spool}, nil
+}
+
+// merging is a merge's inputs, open and read each on its goroutine.
+type merging struct {
+	paths  []string
+	ins    []*input
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// openInputs opens each input and starts reading it on its goroutine,
+// its cases prepared for spool; the first input in the order given that
+// does not open is the error, as when they were opened one after another.
+// close stops the goroutines and closes the files.
+func openInputs(paths []string, spool *annotate.CaseSpool) (*merging, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	mg := &merging{paths: paths, ins: make([]*input, len(paths)), cancel: cancel}
 	depth := depthFor(len(paths))
 	for i, p := range paths {
 		in := &input{name: p, ch: make(chan []item, depth), opened: make(chan error, 1)}
-		ins[i] = in
-		wg.Add(1)
+		mg.ins[i] = in
+		mg.wg.Add(1)
 		go func() {
-			defer wg.Done()
+			defer mg.wg.Done()
 			err := in.open()
 			in.opened <- err
 			if err == nil {
@@ -332,18 +357,31 @@ func mergeStream(paths []string) (m *Merged, err error) {
 			}
 		}()
 	}
-	for _, in := range ins {
+	for _, in := range mg.ins {
 		if err := <-in.opened; err != nil {
+			mg.close()
 			return nil, err
 		}
 	}
+	return mg, nil
+}
 
-	names, err := fold(ins, spool)
-	if err != nil {
-		return nil, err
+func (mg *merging) close() {
+	mg.cancel()
+	mg.wg.Wait()
+	for _, in := range mg.ins {
+		if in != nil && in.f != nil {
+			in.f.Close()
+		}
 	}
+}
 
-	heads, err := headsOf(ins)
+// finish is the merged envelope's head once the fold has taken every
+// case (names are the hashes of their names, in sorted runs): the
+// inputs' heads merged and checked, no case given twice, the totals,
+// verdict and summary of the cases the inputs counted.
+func (mg *merging) finish(names [][]uint64) (*report.Envelope, error) {
+	heads, err := headsOf(mg.ins)
 	if err != nil {
 		return nil, err
 	}
@@ -351,27 +389,29 @@ func mergeStream(paths []string) (m *Merged, err error) {
 	if err != nil {
 		return nil, &diag.InputError{Err: err}
 	}
-	if err := duplicates(paths, names); err != nil {
+	if err := duplicates(mg.paths, names); err != nil {
 		return nil, &diag.InputError{Err: err}
 	}
 	var counter report.Counter
-	for _, in := range ins {
+	for _, in := range mg.ins {
 		counter.Merge(&in.counter)
 	}
 	out.Cases = []*report.CaseResult{}
 	out.Finish(&counter, expr.JudgeFloor)
-	return &Merged{Env: out, spool: spool}, nil
+	return out, nil
 }
 
 // fold takes the inputs' cases in suite order (position, then input) and
 // spools them, checking each input's order and shard; it returns the
-// hashes of the cases' names, in sorted runs (the spooler sorts them).
-func fold(ins []*input, spool *annotate.CaseSpool) (names [][]uint64, err error) {
+// hashes of the cases' names, in sorted runs (the spooler sorts them),
+// and apart from the fold's own error the first error writing a case to
+// spool gave (spoolErr).
+func fold(ins []*input, spool *annotate.CaseSpool) (names [][]uint64, spoolErr, err error) {
 	w := startSpooler(spool)
 	defer func() {
 		runs, werr := w.stop()
 		if err == nil {
-			names, err = runs, werr
+			names, spoolErr = runs, werr
 		}
 	}()
 	h := &caseHeap{}
@@ -395,24 +435,24 @@ func fold(ins []*input, spool *annotate.CaseSpool) (names [][]uint64, err error)
 	}
 	for i := range ins {
 		if err := next(i); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	for h.Len() > 0 {
 		hc := h.pop()
 		in := ins[hc.in]
 		if in.n > 0 && positionLess(hc.pos, in.last) {
-			return nil, errUnsorted
+			return nil, nil, errUnsorted
 		}
 		if err := in.took(&hc.item); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		w.add(hc.item)
 		if err := next(hc.in); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return nil, nil // the spooler's runs, set as fold returns
+	return nil, nil, nil // the spooler's runs and error, set as fold returns
 }
 
 // spooler writes the cases the fold took to the spool, in the order it
