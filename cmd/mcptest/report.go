@@ -118,7 +118,7 @@ func (c *Command) compareStream(run, base, failOn, format, output string, opt an
 		return inputErr("--format: %v", err)
 	}
 	out := func(fill func(io.Writer) error) error { return c.writeOut(output, fill) }
-	gate, err := envstream.CompareTo(out, output != "" && output != "-", format, base, "--compare", run, failOn, opt)
+	gate, err := envstream.CompareTo(out, output != "" && output != "-" && safefile.ByRename(output), format, base, "--compare", run, failOn, opt)
 	if err != nil {
 		return err
 	}

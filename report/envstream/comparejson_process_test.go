@@ -3,6 +3,8 @@ package envstream
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,5 +88,52 @@ func TestCompareJSONLinesProcess(t *testing.T) {
 	}
 	if lines != len(cmp.Cases) {
 		t.Fatalf("%d case lines, %d cases", lines, len(cmp.Cases))
+	}
+}
+
+// TestCompareHeadAgainProcess runs the built binary over a current run
+// that gives its totals again after its cases (other than before them),
+// whose json comparison must start over once its end is read: to a file
+// it is the comparison in memory; to --output /dev/stdout, a pipe as a CI
+// step's log is, nothing can start over, so it is refused (exit 2, the
+// message saying to write a file) and what was written is no document,
+// never a head followed by a second comparison.
+func TestCompareHeadAgainProcess(t *testing.T) {
+	dir := t.TempDir()
+	bin := buildMcptest(t, dir)
+	base, cur := drawPair(rand.New(rand.NewPCG(7, 8)))
+	bp, cp := filepath.Join(dir, "base.json"), filepath.Join(dir, "cur.json")
+	writeEnv(t, bp, base)
+	writeEnv(t, cp, cur)
+	data, err := os.ReadFile(cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := bytes.Replace(data, []byte("\n}"), []byte(",\n  \"totals\": {\"total\": 999, \"passed\": 999, \"failed\": 0, \"inconclusive\": 0}\n}"), 1)
+	if err := os.WriteFile(cp, again, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, output := range []string{"c.json", "/dev/stdout"} {
+		cmd := exec.Command(bin, "report", "cur.json", "--compare", "base.json", "--format", "json", "--fail-on", "none", "--output", output)
+		cmd.Dir = dir
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		code := cmd.ProcessState.ExitCode()
+		if output == "c.json" {
+			// The names hold drawn secrets the binary masks: the
+			// document's figures are the comparison's in memory.
+			got, rerr := os.ReadFile(filepath.Join(dir, "c.json"))
+			var buf bytes.Buffer
+			want, werr := CompareJSON(func(fill func(io.Writer) error) error { buf.Reset(); return fill(&buf) }, true, bp, "--compare", cp, "none")
+			var doc baseline.Comparison
+			if err != nil || rerr != nil || werr != nil || json.Unmarshal(got, &doc) != nil || doc.Summary != want.Summary || len(doc.Cases) != want.Summary.Cases || doc.Current.Totals != want.Current.Totals {
+				t.Errorf("to a file: %v, %v, %v: the output is not the comparison in memory: %+v %+v, %d %d cases, %+v %+v\n%s", err, rerr, werr, doc.Summary, want.Summary, len(doc.Cases), want.Summary.Cases, doc.Current.Totals, want.Current.Totals, stderr.String())
+			}
+			continue
+		}
+		if code != 2 || !strings.Contains(stderr.String(), "--output FILE") || json.Valid(stdout.Bytes()) || bytes.Count(stdout.Bytes(), []byte(`"comparison_version"`)) > 1 {
+			t.Errorf("to a pipe: exit %d, %d bytes out (a document: %v), stderr %q", code, stdout.Len(), json.Valid(stdout.Bytes()), stderr.String())
+		}
 	}
 }
