@@ -17,20 +17,14 @@ import (
 	"github.com/mcptest/mcptest/report"
 )
 
-// The envelope's JSON is indented by two spaces, but for its cases: each
-// case, an element of the top-level "cases" array, is one line of compact
-// JSON at an indent of four, so a case costs its bytes and no
-// indentation, and a reader or a merge can take it as it is.
+// The envelope's JSON is indented by report.JSONIndent, but for its
+// cases: each case is one line of compact JSON at report.CaseIndent, so a
+// case costs its bytes and no indentation, and a reader or a merge can
+// take it as it is.
 const (
-	jsonIndent = "  "
-	casePrefix = "    "
+	jsonIndent = report.JSONIndent
+	casePrefix = report.CaseIndent
 )
-
-// casesKey is the line of the envelope's "cases" key with an empty array,
-// as the encoder writes it: top-level keys, and only they, are indented by
-// exactly two spaces, and no string holds a raw line break, so it occurs
-// once.
-var casesKey = []byte("\n" + jsonIndent + `"cases": [`)
 
 // writeEnvelope writes env as the JSON reporter does, with n cases that
 // cases writes in place of env.Cases: each one "\n" + casePrefix + the case
@@ -74,12 +68,11 @@ func envelopeParts(env *report.Envelope) (head, tail []byte, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	at := bytes.Index(data, casesKey)
-	if at < 0 || !bytes.HasPrefix(data[at+len(casesKey):], []byte("]")) {
+	head, tail, ok := report.CutAtCases(data)
+	if !ok {
 		return nil, nil, errors.New("encode run envelope: no empty cases array to fill")
 	}
-	at += len(casesKey)
-	return data[:at], data[at:], nil
+	return head, tail, nil
 }
 
 // catalogsKey is the line of the envelope's "catalogs" key, as the encoder

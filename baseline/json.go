@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/mcptest/mcptest/report"
 )
 
 // The comparison's JSON is indented by two spaces, but for its cases:
@@ -19,18 +21,10 @@ import (
 // case is: a comparison that streams its cases (report/envstream) writes
 // the head, then each case as it is compared (AppendCaseJSON's bytes
 // after CaseSep), then the tail, and the bytes are WriteJSON's.
-const (
-	jsonIndent = "  "
-	// CasePrefix is what precedes each case's line: a line break and
-	// the indent of an element of the cases.
-	CasePrefix = "\n    "
-)
-
-// casesKey is the line of the "cases" key with an empty array, as the
-// encoder writes it: top-level keys, and only they, are indented by
-// exactly two spaces, and no string of the encoding holds a raw line
-// break, so it occurs once.
-var casesKey = []byte("\n" + jsonIndent + `"cases": [`)
+//
+// CasePrefix is what precedes each case's line: a line break and the
+// indent of an element of the cases.
+const CasePrefix = "\n" + report.CaseIndent
 
 // JSONParts encodes c without its cases and cuts the encoding where its
 // cases go: head ends with the cases' opening bracket, tail starts with
@@ -43,17 +37,15 @@ func (c *Comparison) JSONParts() (head, tail []byte, err error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", jsonIndent)
+	enc.SetIndent("", report.JSONIndent)
 	if err := enc.Encode(&empty); err != nil {
 		return nil, nil, fmt.Errorf("encode comparison: %w", err)
 	}
-	data := buf.Bytes()
-	at := bytes.Index(data, casesKey)
-	if at < 0 || !bytes.HasPrefix(data[at+len(casesKey):], []byte("]")) {
+	head, tail, ok := report.CutAtCases(buf.Bytes())
+	if !ok {
 		return nil, nil, errors.New("encode comparison: no empty cases array to fill")
 	}
-	at += len(casesKey)
-	return data[:at:at], data[at:], nil
+	return head, tail, nil
 }
 
 // CaseSep is what precedes the i-th case's JSON in the comparison's.
@@ -66,7 +58,7 @@ func CaseSep(i int) string {
 
 // CasesEnd is what follows the last case, where there is one: the cases'
 // closing bracket then stands on a line of its own.
-const CasesEnd = "\n" + jsonIndent
+const CasesEnd = "\n" + report.JSONIndent
 
 // AppendCaseJSON appends d's JSON as it stands in the comparison's cases:
 // compact, HTML characters as themselves, no line break.
