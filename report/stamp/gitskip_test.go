@@ -25,84 +25,16 @@ func TestGitSourceSkipsOnlyOutsideRepositories(t *testing.T) {
 		}
 		t.Skip("git is not installed (apt-get install git)")
 	}
-	git := func(dir string, args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=m", "GIT_AUTHOR_EMAIL=m@example.com", "GIT_COMMITTER_NAME=m",
-			"GIT_COMMITTER_EMAIL=m@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	write := func(path, text string) {
-		t.Helper()
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// repo makes a repository at dir, with a commit unless empty is set.
-	repo := func(r *rand.Rand, dir string, empty bool) {
-		git(dir, "init", "-q", "-b", fmt.Sprintf("b%d", r.IntN(100)))
-		write(filepath.Join(dir, "suite.yml"), "tests: []\n")
-		if !empty {
-			git(dir, "add", "-A")
-			git(dir, "commit", "-q", "-m", "suite")
-		}
-		if r.IntN(2) == 0 {
-			write(filepath.Join(dir, "notes.txt"), "draft") // dirty
-		}
-	}
 	seed := uint64(40)
 	r := rand.New(rand.NewPCG(seed, seed))
 	outsideAny := !mayBeRepository(t.TempDir(), os.Getenv)
 	skipped, started := 0, 0
-	kinds := []string{"none", "repository", "empty repository", ".git directory", ".git garbage", "worktree file", "link into a repository", "GIT_DIR"}
 	for i := range 48 {
-		kind := kinds[i%len(kinds)]
-		root := t.TempDir()
-		chain := []string{root}
-		for d := range 1 + r.IntN(5) {
-			chain = append(chain, filepath.Join(chain[len(chain)-1], fmt.Sprintf("d%d", d)))
-		}
-		leaf := chain[len(chain)-1]
-		if err := os.MkdirAll(leaf, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		at := chain[r.IntN(len(chain))] // where the .git goes
-		elsewhere := t.TempDir()
-		switch kind {
-		case "repository":
-			repo(r, at, false)
-		case "empty repository":
-			repo(r, at, true)
-		case ".git directory":
-			if err := os.Mkdir(filepath.Join(at, ".git"), 0o755); err != nil {
-				t.Fatal(err)
-			}
-		case ".git garbage":
-			write(filepath.Join(at, ".git"), "not a gitdir line\n")
-		case "worktree file":
-			repo(r, elsewhere, false)
-			write(filepath.Join(at, ".git"), "gitdir: "+filepath.Join(elsewhere, ".git")+"\n")
-		case "link into a repository":
-			repo(r, elsewhere, false)
-			inner := filepath.Join(elsewhere, "suites")
-			if err := os.MkdirAll(inner, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			leaf = filepath.Join(leaf, "link")
-			if err := os.Symlink(inner, leaf); err != nil {
-				t.Fatal(err)
-			}
-		case "GIT_DIR":
-			repo(r, elsewhere, false)
-			t.Setenv("GIT_DIR", filepath.Join(elsewhere, ".git"))
-		}
+		kind := gitKinds[i%len(gitKinds)]
+		leaf, at := drawGitTree(t, r, kind)
 		got, want := GitSource(leaf), gitSource(leaf)
 		may := mayBeRepository(leaf, os.Getenv)
-		if kind == "GIT_DIR" {
-			os.Unsetenv("GIT_DIR")
-		}
+		os.Unsetenv("GIT_DIR") // set by the GIT_DIR kind, put back by t.Setenv
 		if (got == nil) != (want == nil) || (got != nil && *got != *want) {
 			t.Fatalf("draw %d (%s, .git at %s, suite in %s): GitSource %+v, git says %+v", i, kind, at, leaf, got, want)
 		}
@@ -111,10 +43,8 @@ func TestGitSourceSkipsOnlyOutsideRepositories(t *testing.T) {
 		} else {
 			skipped++
 		}
-		if kind == "repository" || kind == "link into a repository" {
-			if want == nil || want.Commit == "" {
-				t.Fatalf("draw %d (%s): no source, want the repository's: %+v", i, kind, want)
-			}
+		if (kind == "repository" || kind == "link into a repository") && (want == nil || want.Commit == "") {
+			t.Fatalf("draw %d (%s): no source, want the repository's: %+v", i, kind, want)
 		}
 	}
 	if started == 0 || (outsideAny && skipped == 0) {
@@ -122,5 +52,87 @@ func TestGitSourceSkipsOnlyOutsideRepositories(t *testing.T) {
 	}
 	if s := GitSource(filepath.Join(t.TempDir(), "missing")); s != nil {
 		t.Fatalf("a missing directory: %+v", s)
+	}
+}
+
+// gitKinds are where TestGitSourceSkipsOnlyOutsideRepositories puts a
+// suite, drawGitTree's kinds.
+var gitKinds = []string{"none", "repository", "empty repository", ".git directory", ".git garbage", "worktree file", "link into a repository", "GIT_DIR"}
+
+// drawGitTree makes a chain of 1 to 5 directories in a temporary one and
+// a .git of the kind at a drawn level of it (at), and returns the
+// directory the suite is in.
+func drawGitTree(t *testing.T, r *rand.Rand, kind string) (leaf, at string) {
+	t.Helper()
+	chain := []string{t.TempDir()}
+	for d := range 1 + r.IntN(5) {
+		chain = append(chain, filepath.Join(chain[len(chain)-1], fmt.Sprintf("d%d", d)))
+	}
+	leaf = chain[len(chain)-1]
+	if err := os.MkdirAll(leaf, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	at = chain[r.IntN(len(chain))]
+	elsewhere := t.TempDir()
+	switch kind {
+	case "repository":
+		testRepo(t, r, at, false)
+	case "empty repository":
+		testRepo(t, r, at, true)
+	case ".git directory":
+		if err := os.Mkdir(filepath.Join(at, ".git"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	case ".git garbage":
+		testWrite(t, filepath.Join(at, ".git"), "not a gitdir line\n")
+	case "worktree file":
+		testRepo(t, r, elsewhere, false)
+		testWrite(t, filepath.Join(at, ".git"), "gitdir: "+filepath.Join(elsewhere, ".git")+"\n")
+	case "link into a repository":
+		testRepo(t, r, elsewhere, false)
+		inner := filepath.Join(elsewhere, "suites")
+		if err := os.MkdirAll(inner, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		leaf = filepath.Join(leaf, "link")
+		if err := os.Symlink(inner, leaf); err != nil {
+			t.Fatal(err)
+		}
+	case "GIT_DIR":
+		testRepo(t, r, elsewhere, false)
+		t.Setenv("GIT_DIR", filepath.Join(elsewhere, ".git"))
+	}
+	return leaf, at
+}
+
+// testRepo makes a repository at dir on a drawn branch, with a commit
+// unless empty is set, its tree dirty half the time.
+func testRepo(t *testing.T, r *rand.Rand, dir string, empty bool) {
+	t.Helper()
+	testGit(t, dir, "init", "-q", "-b", fmt.Sprintf("b%d", r.IntN(100)))
+	testWrite(t, filepath.Join(dir, "suite.yml"), "tests: []\n")
+	if !empty {
+		testGit(t, dir, "add", "-A")
+		testGit(t, dir, "commit", "-q", "-m", "suite")
+	}
+	if r.IntN(2) == 0 {
+		testWrite(t, filepath.Join(dir, "notes.txt"), "draft")
+	}
+}
+
+func testGit(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=m", "GIT_AUTHOR_EMAIL=m@example.com", "GIT_COMMITTER_NAME=m",
+		"GIT_COMMITTER_EMAIL=m@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+func testWrite(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
