@@ -57,11 +57,12 @@ func GitSource(dir string) *report.Source {
 // mayBeRepository reports whether git could find a repository for dir:
 // false only when GIT_DIR is unset and neither dir nor any directory
 // above it holds an entry named .git (a repository's directory, the file
-// of a worktree or a submodule, or anything else of that name), on the
+// of a worktree or a submodule, or anything else of that name) or is
+// itself a repository's directory (a bare one: HEAD beside objects, which
+// git takes as one and whose core.worktree may name a work tree), on the
 // path as given (made absolute) and on the path its links resolve to,
-// which is the one git walks up. git finds a repository in no other way:
-// a bare one it finds is no work tree, so `git status` fails there too.
-// Anything it cannot check (a path that does not resolve, a .git it may
+// which is the one git walks up. git finds a repository in no other way.
+// Anything it cannot check (a path that does not resolve, an entry it may
 // not stat) answers true, and git decides as before.
 func mayBeRepository(dir string, getenv func(string) string) bool {
 	if getenv("GIT_DIR") != "" {
@@ -77,8 +78,8 @@ func mayBeRepository(dir string, getenv func(string) string) bool {
 	}
 	for _, p := range []string{abs, real} {
 		for d := p; ; d = filepath.Dir(d) {
-			if _, err := os.Lstat(filepath.Join(d, ".git")); !errors.Is(err, fs.ErrNotExist) {
-				return true // there, or not known to be absent
+			if maybe(d, ".git") || (maybe(d, "HEAD") && maybe(d, "objects")) {
+				return true
 			}
 			if filepath.Dir(d) == d {
 				break
@@ -86,6 +87,13 @@ func mayBeRepository(dir string, getenv func(string) string) bool {
 		}
 	}
 	return false
+}
+
+// maybe reports whether dir may hold an entry named name: it is there, or
+// not known to be absent.
+func maybe(dir, name string) bool {
+	_, err := os.Lstat(filepath.Join(dir, name))
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
 // gitSource is GitSource with git started whatever dir is.

@@ -14,7 +14,8 @@ import (
 // (at a drawn depth, clean or dirty, committed or not), below a .git that
 // is no repository (an empty directory, a file of garbage), below a
 // worktree's .git file naming a repository elsewhere, reached through a
-// link into a repository elsewhere, and with GIT_DIR naming one. Each
+// link into a repository elsewhere, with GIT_DIR naming one, and in or
+// below a bare repository whose core.worktree names a work tree. Each
 // answer of GitSource, which starts no git where mayBeRepository says no
 // repository can be, must be gitSource's, which always starts git; both
 // kinds of draw must occur.
@@ -46,6 +47,9 @@ func TestGitSourceSkipsOnlyOutsideRepositories(t *testing.T) {
 		if (kind == "repository" || kind == "link into a repository") && (want == nil || want.Commit == "") {
 			t.Fatalf("draw %d (%s): no source, want the repository's: %+v", i, kind, want)
 		}
+		if kind == "bare repository" && !may {
+			t.Fatalf("draw %d (%s at %s): git is not started for a suite in %s", i, kind, at, leaf)
+		}
 	}
 	if started == 0 || (outsideAny && skipped == 0) {
 		t.Fatalf("%d draws started git and %d did not: both kinds must occur", started, skipped)
@@ -57,7 +61,7 @@ func TestGitSourceSkipsOnlyOutsideRepositories(t *testing.T) {
 
 // gitKinds are where TestGitSourceSkipsOnlyOutsideRepositories puts a
 // suite, drawGitTree's kinds.
-var gitKinds = []string{"none", "repository", "empty repository", ".git directory", ".git garbage", "worktree file", "link into a repository", "GIT_DIR"}
+var gitKinds = []string{"none", "repository", "empty repository", ".git directory", ".git garbage", "worktree file", "link into a repository", "GIT_DIR", "bare repository"}
 
 // drawGitTree makes a chain of 1 to 5 directories in a temporary one and
 // a .git of the kind at a drawn level of it (at), and returns the
@@ -101,6 +105,9 @@ func drawGitTree(t *testing.T, r *rand.Rand, kind string) (leaf, at string) {
 	case "GIT_DIR":
 		testRepo(t, r, elsewhere, false)
 		t.Setenv("GIT_DIR", filepath.Join(elsewhere, ".git"))
+	case "bare repository": // the suite in it or below it, its work tree elsewhere
+		testGit(t, at, "init", "-q", "--bare")
+		testGit(t, at, "config", "core.worktree", elsewhere)
 	}
 	return leaf, at
 }
