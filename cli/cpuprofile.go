@@ -18,12 +18,14 @@ import (
 // writes the runtime's account of where the processors' time went (see
 // CPUClasses), MCPTEST_TRACE=PATH an execution trace (`go tool trace
 // PATH`: which goroutine ran on which processor, and what each waited
-// on). An empty value measures nothing; a path that cannot be
+// on), MCPTEST_MEMPROFILE=PATH an allocation profile of the whole command
+// (see MemProfile). An empty value measures nothing; a path that cannot be
 // written is named on stderr and measures nothing.
 func CPUProfile(getenv func(string) string, stderr io.Writer) (stop func()) {
 	stopClasses := CPUClasses(getenv("MCPTEST_CPUCLASSES"), stderr)
 	stopTrace := startTrace(getenv("MCPTEST_TRACE"), stderr)
-	stopClasses = func(classes func()) func() { return func() { stopTrace(); classes() } }(stopClasses)
+	stopMem := MemProfile(getenv("MCPTEST_MEMPROFILE"), stderr)
+	stopClasses = func(classes func()) func() { return func() { stopTrace(); stopMem(); classes() } }(stopClasses)
 	path := getenv("MCPTEST_CPUPROFILE")
 	if path == "" {
 		return stopClasses
@@ -113,5 +115,43 @@ func startTrace(path string, stderr io.Writer) (stop func()) {
 	return func() {
 		trace.Stop()
 		f.Close()
+	}
+}
+
+// memProfileRate is the sampling rate MemProfile sets: one sample per
+// 4 KiB allocated on average, fine enough that a command's small per-case
+// values show with their share (the runtime's default, 512 KiB, would
+// leave a run of a few megabytes a handful of samples).
+const memProfileRate = 4096
+
+// MemProfile starts, for path, an allocation profile of the process and
+// returns what writes it: runtime.MemProfileRate is set to memProfileRate
+// at the call, and the "allocs" profile (every allocation sampled since,
+// bytes and counts, with their stacks) is written to path at stop, which
+// `go tool pprof -sample_index=alloc_space -top mcptest PATH` reads (a
+// collection is forced first: the profile counts what was allocated up
+// to the last one). An
+// empty path profiles nothing and leaves the rate as it is; a path that
+// cannot be written is named on stderr (at the call: the file is created
+// first, so the command is not run for nothing).
+func MemProfile(path string, stderr io.Writer) (stop func()) {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcptest: MCPTEST_MEMPROFILE: %v\n", err)
+		return func() {}
+	}
+	runtime.MemProfileRate = memProfileRate
+	return func() {
+		runtime.GC() // the profile is as of the last collection: count every allocation
+		err := pprof.Lookup("allocs").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "mcptest: MCPTEST_MEMPROFILE: %v\n", err)
+		}
 	}
 }

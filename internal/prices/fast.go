@@ -117,9 +117,16 @@ func (s *scan) entry(keys *[]string) (r [3]*big.Rat, ok bool) {
 		if t == nil {
 			continue
 		}
-		v, ok := rateValue(string(t))
-		if !ok {
-			return r, false
+		v, seen := s.rats[string(t)]
+		if !seen {
+			var ok bool
+			if v, ok = rateValue(string(t)); !ok {
+				return r, false
+			}
+			if s.rats == nil {
+				s.rats = map[string]*big.Rat{}
+			}
+			s.rats[string(t)] = v
 		}
 		r[k] = v
 	}
@@ -130,10 +137,16 @@ func (s *scan) entry(keys *[]string) (r [3]*big.Rat, ok bool) {
 // them.
 var rateKeys = [3]string{"input_cost_per_token", "output_cost_per_token", "cache_read_input_token_cost"}
 
-// scan walks JSON text json.Valid accepted.
+// scan walks JSON text json.Valid accepted. rats holds the rates read so
+// far by their text: the table writes a few hundred distinct rates over
+// thousands of entries, and each is parsed (and bounds-checked, which
+// allocates) once, the entries sharing the value; a rate is never
+// changed once read (Lookup hands out the same pointers of the one
+// embedded table).
 type scan struct {
 	data []byte
 	i    int
+	rats map[string]*big.Rat
 }
 
 // space skips whitespace and the colon after a key, returning the byte it

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	_ "embed"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -84,13 +85,31 @@ func Embedded() (*Table, error) {
 	return embeddedTable, embeddedErr
 }
 
-// gunzip decompresses the embedded table, bounded by MaxTableBytes.
+// gunzip decompresses the embedded table, bounded by MaxTableBytes. The
+// size the gzip trailer gives (modulo 2^32) is read first into a buffer
+// of that size, so a table of 1.5 MB is not read through io.ReadAll's
+// doubling buffers (3 MB allocated, in every run that prices a recording);
+// the stream is then read to its end, where gzip checks its digest and
+// length, and a trailer that was wrong falls back to reading the rest.
 func gunzip(data []byte) ([]byte, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("embedded price table: %w", err)
 	}
-	out, err := io.ReadAll(io.LimitReader(zr, MaxTableBytes+1))
+	size := 0
+	if len(data) >= 4 {
+		size = min(int(binary.LittleEndian.Uint32(data[len(data)-4:])), MaxTableBytes)
+	}
+	out := make([]byte, size, size+1)
+	n, err := io.ReadFull(zr, out)
+	out = out[:n]
+	if err == nil {
+		var rest []byte
+		rest, err = io.ReadAll(io.LimitReader(zr, int64(MaxTableBytes+1-n)))
+		out = append(out, rest...)
+	} else if err == io.ErrUnexpectedEOF || err == io.EOF {
+		err = nil
+	}
 	if err == nil && len(out) > MaxTableBytes {
 		err = fmt.Errorf("more than %d bytes", MaxTableBytes)
 	}
