@@ -137,7 +137,7 @@ func (x *Writer) writeLines(p []byte) (done bool, err error) {
 		if x.known.Clean(body) {
 			_, err = x.w.Write(body)
 		} else {
-			_, err = io.WriteString(x.w, x.mask(string(body)))
+			err = x.maskLines(body)
 		}
 		if err != nil {
 			return true, err
@@ -152,6 +152,40 @@ func (x *Writer) writeLines(p []byte) (done bool, err error) {
 		return true, x.pass(cut)
 	}
 	return true, nil
+}
+
+// maskLines writes body, whole lines of a write whose Known is not
+// multiline (writeLines), masked line by line: the runs of lines that
+// Known.Clean proves the mask leaves as they are are passed on with no
+// copy, and each other line is masked alone, so a chunk with one URL is
+// not copied whole (as a string, then by the URL rules) to mask one line.
+// Masking the lines apart gives what masking them together gives, for
+// the reasons writeLines names.
+func (x *Writer) maskLines(body []byte) error {
+	clean := 0 // body[clean:at] is a run of clean lines not yet written
+	for at := 0; at < len(body); {
+		end := len(body)
+		if i := bytes.IndexAny(body[at:], "\n\r"); i >= 0 {
+			end = at + i + 1
+		}
+		if line := body[at:end]; !x.known.Clean(line) {
+			if clean < at {
+				if _, err := x.w.Write(body[clean:at]); err != nil {
+					return err
+				}
+			}
+			if _, err := io.WriteString(x.w, x.mask(string(line))); err != nil {
+				return err
+			}
+			clean = end
+		}
+		at = end
+	}
+	if clean < len(body) {
+		_, err := x.w.Write(body[clean:])
+		return err
+	}
+	return nil
 }
 
 // pass writes the first n held bytes, masked. A scheme kept from the
