@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/mcptest/mcptest/cassette"
 	"github.com/mcptest/mcptest/internal/diag"
@@ -55,6 +56,7 @@ func runAgent(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*r
 			Message: fmt.Sprintf("the suite asks for %d runs and %d are recorded: every figure is over the %d recorded runs", c.Runs, a.runN, a.runN)})
 	}
 	res.Verdict = caseVerdict(res, c.Reliability != nil)
+	a.finishEvidence()
 	leanEvidence(res)
 	return res, errs
 }
@@ -89,6 +91,9 @@ type agentRun struct {
 	verdicts runVerdicts
 	failed   []string
 	noCalls  callTally
+	// pending is the passing run whose evidence is held unrendered (see
+	// pendingEvidence); nil when none is.
+	pending *pendingEvidence
 }
 
 func newAgentRun(c *Case, res *report.CaseResult) *agentRun {
@@ -215,16 +220,105 @@ func (a *agentRun) run(cas *cassette.Cassette, r *cassette.Run, pr *runPrep) {
 	}
 	a.failed = a.checks.check(a.failed)
 	a.verdicts.add(a.runN, a.failed)
-	if want, limit := evidenceRoom(a.res, len(a.failed) > 0); want {
+	a.keepEvidence(cas, r, len(a.failed) > 0)
+}
+
+// keepEvidence keeps the evidence of the run just added, which failed or
+// not, as addEvidence keeps it (within evidenceRoom), a passing run's
+// held unrendered (hold) until the next run or the case's verdict
+// (finishEvidence) says whether it is wanted.
+func (a *agentRun) keepEvidence(cas *cassette.Cassette, r *cassette.Run, failed bool) {
+	if failed {
+		a.pending = nil // a failing run takes its place, as addEvidence gives it
+	} else {
+		a.settle()
+	}
+	if want, limit := evidenceRoom(a.res, failed); want {
+		if !failed && a.hold(cas, r, limit) {
+			return
+		}
 		ev, ok := runEvidenceWithin(a.runN, cas.Model, r, a.marker, missedClasses(a.gates), limit)
 		if !ok {
-			dropEvidence(a.res, len(a.failed) > 0)
+			dropEvidence(a.res, failed)
 			return
 		}
 		markArguments(&ev, a.gates)
 		ev.Figures, ev.Notes = runFigures(a.gates)
-		addEvidence(a.res, ev, len(a.failed) > 0)
+		addEvidence(a.res, ev, failed)
 	}
+}
+
+// finishEvidence renders the passing run held, once the case's verdict
+// is known, where the case did not pass (a passing case keeps no
+// evidence: leanEvidence), and lets it go.
+func (a *agentRun) finishEvidence() {
+	if a.res.Verdict != report.Pass {
+		a.settle()
+	}
+	a.pending = nil
+}
+
+// pendingEvidence is a passing run whose evidence addEvidence would keep
+// (the case has kept none), held unrendered: a case that passes drops it
+// (leanEvidence), and most cases pass, so rendering it (decoding each
+// call's arguments, redacting and encoding them again) at once was a
+// sixth of what a run of small transcripts allocated. What the gates say
+// of the run (the classes it missed, its figures and notes) is taken when
+// it is held; the marks of its calls depend on the call alone.
+type pendingEvidence struct {
+	n       int
+	model   string
+	r       *cassette.Run
+	limit   int
+	missed  []string
+	figures map[string]float64
+	notes   []string
+}
+
+// hold holds the evidence of the passing run r, which evidenceRoom wants
+// within limit, for settle to render; false, nothing held, where it is
+// rendered at once: a case with an arguments: gate (its marks are the
+// gate's state of the run), or a run over maxEvidenceCalls calls, or
+// whose call names alone are over limit (given up at once, nothing
+// rendered), so what a case holds is one run of few calls.
+func (a *agentRun) hold(cas *cassette.Cassette, r *cassette.Run, limit int) bool {
+	if callNamesBytes(r) > limit {
+		return false
+	}
+	calls := 0
+	for _, t := range r.Turns {
+		calls += len(t.Calls)
+	}
+	if calls > maxEvidenceCalls {
+		return false
+	}
+	for _, g := range a.gates {
+		if _, ok := g.(*argumentsGate); ok {
+			return false
+		}
+	}
+	p := &pendingEvidence{n: a.runN, model: cas.Model, r: r, limit: limit, missed: slices.Clone(missedClasses(a.gates))}
+	p.figures, p.notes = runFigures(a.gates)
+	a.pending = p
+	return true
+}
+
+// settle renders the evidence of the passing run held, if any, and adds
+// it as run would have when the run was added: called before the next
+// run is (so a passing run that does not fit gives its place to the next
+// passing run, as before) and once the case's verdict is not a pass.
+func (a *agentRun) settle() {
+	p := a.pending
+	if p == nil {
+		return
+	}
+	a.pending = nil
+	ev, ok := runEvidenceWithin(p.n, p.model, p.r, a.marker, p.missed, p.limit)
+	if !ok {
+		return // dropEvidence of a passing run: nothing to drop
+	}
+	ev.Figures, ev.Notes = p.figures, p.notes
+	addEvidence(a.res, ev, false)
 }
 
 // runFigures gathers the figures the gates give of the last run added

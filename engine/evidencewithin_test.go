@@ -134,3 +134,50 @@ func TestEvidenceRoomKeepsWhatAddEvidenceKept(t *testing.T) {
 		t.Fatal("no run was given up: the draw reached no budget")
 	}
 }
+
+// TestHeldEvidenceIsEvidence: a case's evidence kept by agentRun (a
+// passing run's held unrendered until the next run or the verdict, then
+// rendered within its room), once the verdict is known and leanEvidence
+// has run, is the evidence wantEvidence, runEvidence and addEvidence keep
+// of the same runs rendered at once; over drawn sequences of generated
+// runs (a few too long for a passing run's room, one of more calls than
+// are held), each passing or failing by a drawn rate, and drawn verdicts.
+func TestHeldEvidenceIsEvidence(t *testing.T) {
+	rng := rand.New(rand.NewPCG(40, 5))
+	runs := generatedRuns(t, rng)
+	held, kept := 0, 0
+	for seq := range 400 {
+		whole := &report.CaseResult{}
+		a := &agentRun{res: &report.CaseResult{}}
+		rate := rng.Float64() * rng.Float64()
+		n := 1 + rng.IntN(12)
+		for k := range n {
+			r := runs[rng.IntN(len(runs))]
+			failed := rng.Float64() < rate
+			if wantEvidence(whole, failed) {
+				addEvidence(whole, runEvidence(k+1, "m", r, evidenceMarker{}, nil), failed)
+			}
+			a.runN = k + 1
+			a.keepEvidence(&cassette.Cassette{Model: "m"}, r, failed)
+			if a.pending != nil {
+				held++
+			}
+		}
+		verdict := []report.Verdict{report.Pass, report.Fail, report.Inconclusive}[rng.IntN(3)]
+		whole.Verdict, a.res.Verdict = verdict, verdict
+		whole.Runs, a.res.Runs = n, n
+		a.finishEvidence()
+		if a.pending != nil {
+			t.Fatalf("sequence %d: a run is still held once the verdict is known", seq)
+		}
+		leanEvidence(whole)
+		leanEvidence(a.res)
+		if !reflect.DeepEqual(whole.Evidence, a.res.Evidence) || whole.EvidenceOmitted != a.res.EvidenceOmitted {
+			t.Fatalf("sequence %d (%d runs, verdict %s): %d runs kept at once, %d held and kept", seq, n, verdict, len(whole.Evidence), len(a.res.Evidence))
+		}
+		kept += len(a.res.Evidence)
+	}
+	if held == 0 || kept == 0 {
+		t.Fatalf("%d runs held, %d kept: the draw reached too little", held, kept)
+	}
+}
