@@ -239,9 +239,14 @@ type CaseSpool struct {
 	n   int
 
 	// mu guards ready, the cases Prepare encoded and Add has not yet
-	// written.
-	mu    sync.Mutex
-	ready map[*report.CaseResult][]byte
+	// written, and free, the arrays of cases Add wrote, which Prepare
+	// copies the next encodings into (freeBytes their capacity, at most
+	// maxFreeBytes): the encodings of a run's cases pass through a few
+	// arrays, not one copy a case.
+	mu        sync.Mutex
+	ready     map[*report.CaseResult][]byte
+	free      [][]byte
+	freeBytes int
 
 	// head is what Begin wrote of a stream's envelope (NewCaseStream):
 	// its encoding up to its cases.
@@ -336,7 +341,14 @@ func (s *CaseSpool) Prepare(c *report.CaseResult) error {
 		e.release()
 		return nil // Add encodes it
 	}
-	data = bytes.Clone(data)
+	s.mu.Lock()
+	var buf []byte
+	if n := len(s.free); n > 0 {
+		buf = s.free[n-1]
+		s.free, s.freeBytes = s.free[:n-1], s.freeBytes-cap(buf)
+	}
+	s.mu.Unlock()
+	data = append(buf[:0], data...)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ready == nil {
@@ -373,11 +385,30 @@ func (s *CaseSpool) Add(c *report.CaseResult) error {
 	}
 	err := writeCase(s.w, s.n, data)
 	s.enc.release()
+	if ok {
+		s.recycle(data)
+	}
 	if err != nil {
 		return fmt.Errorf("spool the run's cases: %w", err)
 	}
 	s.n++
 	return nil
+}
+
+// maxFreeBytes bounds the capacity of the arrays a CaseSpool keeps for
+// Prepare to copy encodings into.
+const maxFreeBytes = 256 << 10
+
+// recycle keeps data, the encoding of a case Prepare copied and Add has
+// written (the spool's buffer copied it), for Prepare to copy another
+// into, while the arrays kept stay within maxFreeBytes.
+func (s *CaseSpool) recycle(data []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.freeBytes+cap(data) <= maxFreeBytes {
+		s.free = append(s.free, data[:0])
+		s.freeBytes += cap(data)
+	}
 }
 
 // AddRaw writes one case at the end of the spool as data, its encoding
