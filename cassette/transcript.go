@@ -77,7 +77,9 @@ func classify(obj map[string]any, msgs []any) Format {
 }
 
 // callRef addresses a call of the run being built.
-type callRef struct{ turn, call int }
+// callRef places a call in the run; seq is its place in the
+// transcript's calls (transcript.pending).
+type callRef struct{ turn, call, seq int }
 
 // transcript builds the single run of a transcript, message by message.
 type transcript struct {
@@ -89,13 +91,15 @@ type transcript struct {
 	// user messages make one turn.
 	answered bool
 	// byID is every call by its tool_call_id / tool_use id ("" for none),
-	// in call order (an id may repeat); pending is every call in call order, waiting
-	// those still without a result, and pending[:head] have all had
+	// in call order (an id may repeat); pending is every call in call
+	// order, waiting says by a call's seq whether it is still without a
+	// result (a list, not a set: a map a transcript was a tenth of what
+	// reading a small one allocated), and pending[:head] have all had
 	// theirs, so a result finds its call in constant time by id, and the
 	// first call waiting without rescanning the answered ones.
 	byID    map[string][]callRef
 	pending []callRef
-	waiting map[callRef]bool
+	waiting []bool
 	head    int
 	usage   usageSum
 	// calls counts the calls added.
@@ -142,7 +146,7 @@ func readTranscript(w *walker, f detected) *Cassette {
 }
 
 func newTranscript(w *walker, c *Cassette) *transcript {
-	return &transcript{w: w, c: c, byID: map[string][]callRef{}, waiting: map[callRef]bool{}}
+	return &transcript{w: w, c: c, byID: map[string][]callRef{}}
 }
 
 // finish returns the run read, its tokens from the usage seen.
@@ -260,10 +264,10 @@ func (t *transcript) addCall(id string, c Call) {
 	tr := t.turn()
 	tr.Calls = append(tr.Calls, c)
 	t.calls++
-	ref := callRef{len(t.run.Turns) - 1, len(tr.Calls) - 1}
+	ref := callRef{len(t.run.Turns) - 1, len(tr.Calls) - 1, len(t.pending)}
 	t.byID[id] = append(t.byID[id], ref)
 	t.pending = append(t.pending, ref)
-	t.waiting[ref] = true
+	t.waiting = append(t.waiting, true)
 }
 
 // result attaches a tool result to the first call with id still waiting
@@ -282,11 +286,11 @@ func (t *transcript) result(id, name string, result any, isError bool) {
 	default:
 		ref, ok = t.firstWaiting(name)
 	}
-	if !ok || !t.waiting[ref] {
+	if !ok || !t.waiting[ref.seq] {
 		return // a result for no recorded call, or for one answered already
 	}
-	delete(t.waiting, ref)
-	for t.head < len(t.pending) && !t.waiting[t.pending[t.head]] {
+	t.waiting[ref.seq] = false
+	for t.head < len(t.pending) && !t.waiting[t.head] {
 		t.head++
 	}
 	c := t.call(ref)
@@ -298,7 +302,7 @@ func (t *transcript) result(id, name string, result any, isError bool) {
 // waiting for a result, dropping the answered ones before it.
 func (t *transcript) firstOf(id string) (callRef, bool) {
 	refs := t.byID[id]
-	for len(refs) > 0 && !t.waiting[refs[0]] {
+	for len(refs) > 0 && !t.waiting[refs[0].seq] {
 		refs = refs[1:]
 	}
 	t.byID[id] = refs
@@ -313,7 +317,7 @@ func (t *transcript) firstOf(id string) (callRef, bool) {
 func (t *transcript) firstWaiting(name string) (callRef, bool) {
 	_, bare := splitMCP(name)
 	for _, p := range t.pending[t.head:] {
-		if t.waiting[p] && (name == "" || t.call(p).Tool == bare) {
+		if t.waiting[p.seq] && (name == "" || t.call(p).Tool == bare) {
 			return p, true
 		}
 	}

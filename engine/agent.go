@@ -15,7 +15,15 @@ import (
 func runAgent(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*report.CaseResult, diag.List) {
 	c := p.c
 	a := newAgentRun(c, res)
-	use := cassetteUse{open: a.open, run: a.run, bytes: a.fileBytes}
+	use := cassetteUse{open: a.open, run: a.run}
+	for _, g := range a.gates {
+		if _, ok := g.(*argumentsGate); ok {
+			// only an arguments: gate reads the file's bytes again; a
+			// file no gate holds is done with once streamed
+			// (readArrays)
+			use.bytes = a.fileBytes
+		}
+	}
 	if a.aheadChecks || a.scorers {
 		use.prep = a.prep
 	}

@@ -16,7 +16,7 @@ import (
 // its result encoded. docs/benchmarks.md ("Allocating less per case")
 // gives the figures it was set from (about 22 KB a case, measured the same
 // way, after the cuts; 27 KB before), with a margin for the drawn corpora.
-const maxCaseAllocBytes = 27_500
+const maxCaseAllocBytes = 25_000
 
 // TestCaseAllocation pins what a case of small transcripts allocates, so
 // that it cannot creep back: over drawn corpora of one test per OpenAI or

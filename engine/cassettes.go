@@ -136,7 +136,11 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 			cas, err = cassette.Stream(name, fr.data, func(cas *cassette.Cassette, r *cassette.Run) { each(cas, r, nil) })
 			if share {
 				use.bytes(nil)
+			} else if err == nil {
+				// an error quotes the file's lines from its bytes
+				readArrays.give(fr.data)
 			}
+			fr.data = nil
 		}
 		fr.release()
 		progress()
@@ -216,7 +220,7 @@ func readFile(p casePlan, f, name string, budget *readBudget) fileRead {
 	}
 	sized, release := budget.onOpen()
 	fr := fileRead{release: release}
-	fr.data, fr.loadErr = cassette.LoadInto(f, name, nil, sized)
+	fr.data, fr.loadErr = cassette.LoadInto(f, name, readArrays.take(), sized)
 	if fr.loadErr == nil {
 		fr.sum = sha256.Sum256(fr.data)
 	}
@@ -269,11 +273,16 @@ func readAhead(p casePlan, files []string, prep func(*cassette.Cassette, *casset
 	}()
 	for range workers {
 		go func() {
+			// buf is the array of the last file the worker read, read into
+			// again: a file's bytes are done with once it is streamed
+			// (its runs and catalog are copies), and a fresh array a file
+			// was a tenth of what a run of small transcripts allocated.
+			var buf []byte
 			for j := range jobs {
 				f := files[j.i]
 				name := displayPath(f)
 				fr := fileRead{ahead: true, release: func() { budget.give(j.size); <-window }}
-				fr.data, fr.loadErr = cassette.Load(f, name)
+				fr.data, fr.loadErr = cassette.LoadInto(f, name, buf, nil)
 				if fr.loadErr == nil {
 					fr.sum = sha256.Sum256(fr.data)
 					var kept []bool // per check: a failing run of the file kept its value
@@ -286,6 +295,11 @@ func readAhead(p casePlan, files []string, prep func(*cassette.Cassette, *casset
 						}
 						fr.runs = append(fr.runs, *r)
 					})
+					if cap(fr.data) <= maxReusedRead && fr.err == nil {
+						buf = fr.data[:0] // an error quotes the file's lines from its bytes
+					} else {
+						buf = nil
+					}
 					fr.data = nil
 				}
 				line.put(j.i, fr)
@@ -402,6 +416,56 @@ func (pr *runPrep) thin(first bool, kept *[]bool) {
 		case !first:
 			o.actual, o.why = nil, ""
 		}
+	}
+}
+
+// maxReusedRead is the largest array a worker of readAhead keeps to read
+// its next file into, and readArrays keeps.
+const maxReusedRead = 64 << 10
+
+// readArrays keeps the arrays of files streamed without an error and done
+// with (their runs and catalog are copies; an error quotes the file's
+// lines from its bytes), for readFile to read the next files into: a
+// fresh array a file was a tenth of what a run of small transcripts, one
+// file a case, allocated. What it keeps is small files' arrays
+// (maxReusedRead), maxReadArrays bytes of them at most: the read budget
+// bounds the files held, this what is kept beside them.
+var readArrays arrayList
+
+// maxReadArrays bounds the capacity readArrays keeps.
+const maxReadArrays = 1 << 20
+
+// arrayList is a list of free byte arrays, safe for concurrent use.
+type arrayList struct {
+	mu    sync.Mutex
+	free  [][]byte
+	bytes int
+}
+
+// take returns an array of the list (nil when it is empty), to read into.
+func (l *arrayList) take() []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := len(l.free)
+	if n == 0 {
+		return nil
+	}
+	b := l.free[n-1]
+	l.free, l.bytes = l.free[:n-1], l.bytes-cap(b)
+	return b
+}
+
+// give puts b's array on the list, which must then be its only user,
+// unless it is over maxReusedRead or the list holds maxReadArrays bytes.
+func (l *arrayList) give(b []byte) {
+	if b == nil || cap(b) > maxReusedRead {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.bytes+cap(b) <= maxReadArrays {
+		l.free = append(l.free, b[:0])
+		l.bytes += cap(b)
 	}
 }
 

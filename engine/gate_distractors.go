@@ -50,7 +50,7 @@ func readDistractors(b *builder, raw rawBlock) Block {
 func (d *DistractorsBlock) toolRefs() []toolRef {
 	var refs []toolRef
 	for _, id := range d.Correct {
-		refs = append(refs, toolRef{d.Key(), "correct", id})
+		refs = append(refs, toolRef{d.Key(), "correct", id, ""})
 	}
 	return refs
 }

@@ -31,10 +31,10 @@ func readEdges(_ *builder, raw rawBlock) Block {
 func (e *EdgesBlock) toolRefs() []toolRef {
 	var refs []toolRef
 	for _, id := range e.Edges.Allowed {
-		refs = append(refs, toolRef{e.Key(), "allowed", id})
+		refs = append(refs, toolRef{e.Key(), "allowed", id, ""})
 	}
 	for _, id := range e.Edges.Restricted {
-		refs = append(refs, toolRef{e.Key(), "restricted", id})
+		refs = append(refs, toolRef{e.Key(), "restricted", id, ""})
 	}
 	return refs
 }

@@ -29,10 +29,14 @@ func readSelection(b *builder, raw rawBlock) Block {
 
 // toolRefs names the members of every class.
 func (s *SelectionBlock) toolRefs() []toolRef {
-	var refs []toolRef
+	n := 0
+	for _, cl := range s.Classes {
+		n += len(cl.Members)
+	}
+	refs := make([]toolRef, 0, n)
 	for _, cl := range s.Classes {
 		for _, m := range cl.Members {
-			refs = append(refs, toolRef{s.Key(), "class " + cl.Name, m})
+			refs = append(refs, toolRef{s.Key(), "class", m, cl.Name})
 		}
 	}
 	return refs

@@ -36,7 +36,7 @@ func (ts *ToolSelectionBlock) toolRefs() []toolRef {
 	if ts.Config.ExpectedTool == "" {
 		return nil
 	}
-	return []toolRef{{ts.Key(), "expected_tool", ts.Config.ExpectedTool}}
+	return []toolRef{{ts.Key(), "expected_tool", ts.Config.ExpectedTool, ""}}
 }
 
 func (ts *ToolSelectionBlock) newGate(c *Case) caseGate {

@@ -89,7 +89,7 @@ func (checks argChecks) MatchArgs(arguments any) (bool, string) {
 func (t *TrajectoryBlock) toolRefs() []toolRef {
 	var refs []toolRef
 	for _, s := range t.Trajectory.Steps {
-		refs = append(refs, toolRef{t.Key(), "step", s.Tool})
+		refs = append(refs, toolRef{t.Key(), "step", s.Tool, ""})
 	}
 	return refs
 }

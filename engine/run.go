@@ -452,12 +452,25 @@ func runCase(s *Suite, p casePlan, progress func()) (*report.CaseResult, diag.Li
 // fact as one already there (same level, run and words, from another block
 // over the same classes: equal_function_sets: and token_efficiency:) is
 // not repeated: one finding per fact.
+//
+// The first gate's figures are taken as they are, not copied: each
+// gate.Result is a fresh map its gate keeps no hold of, and a case of one
+// gate copied both of its maps (a fiftieth of what a run of small
+// transcripts allocated).
 func addGate(res *report.CaseResult, g gate.Result) {
-	for k, v := range g.Targets {
-		res.Targets[k] = v
+	if len(res.Targets) == 0 && g.Targets != nil {
+		res.Targets = g.Targets
+	} else {
+		for k, v := range g.Targets {
+			res.Targets[k] = v
+		}
 	}
-	for k, v := range g.Counts {
-		res.Counts[k] = v
+	if len(res.Counts) == 0 && g.Counts != nil {
+		res.Counts = g.Counts
+	} else {
+		for k, v := range g.Counts {
+			res.Counts[k] = v
+		}
 	}
 	for k, v := range g.Labels {
 		if res.Labels == nil {

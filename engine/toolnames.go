@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcptest/mcptest/cassette"
@@ -13,6 +14,19 @@ import (
 // toolRef is a tool a gate block names: where it is named and the id.
 type toolRef struct {
 	gate, field, id string
+	// class is the class of equal_function_sets naming the tool (field
+	// "class"), joined to field only in a finding's words (place): most
+	// tests have none, and a string a member was an allocation a member.
+	class string
+}
+
+// place is where in its block r names its tool: the field, and the
+// class of a member.
+func (r toolRef) place() string {
+	if r.class != "" {
+		return r.field + " " + r.class
+	}
+	return r.field
 }
 
 // toolRefs lists the tools a test's gate blocks name, block by block in
@@ -52,17 +66,31 @@ func (x *toolIndex) add(catalog []cassette.ServerCatalog) {
 // addTool records one tool of a server.
 func (x *toolIndex) addTool(server, tool string) {
 	k := toolKey{server, tool}
-	if _, ok := x.seen[k]; ok {
+	if x.seen != nil {
+		if _, ok := x.seen[k]; ok {
+			return
+		}
+	} else if slices.Contains(x.keys, k) {
 		return
-	}
-	if x.seen == nil {
-		x.seen = map[toolKey]struct{}{}
 	}
 	// Copies, so the index never keeps a cassette's text alive.
 	k = toolKey{strings.Clone(k.server), strings.Clone(k.tool)}
-	x.seen[k] = struct{}{}
 	x.keys = append(x.keys, k)
+	switch {
+	case x.seen != nil:
+		x.seen[k] = struct{}{}
+	case len(x.keys) > indexScan:
+		x.seen = make(map[toolKey]struct{}, 2*len(x.keys))
+		for _, k := range x.keys {
+			x.seen[k] = struct{}{}
+		}
+	}
 }
+
+// indexScan is how many tools a toolIndex looks through one by one before
+// it keeps a map of them: a test of one small cassette offers a few, and a
+// map a test was a fiftieth of what such a run allocated.
+const indexScan = 16
 
 // unknownToolFindings returns a warning for each tool a gate block names
 // that no tool of the recorded catalogs (tools) is, with a did-you-mean: a
@@ -98,7 +126,7 @@ func unknownToolFindings(c *Case, tools, called *toolIndex) []report.Finding {
 			continue
 		}
 		seen[r.gate+"\x00"+r.id] = true
-		msg := fmt.Sprintf("%s %s: `%s` is %s", r.gate, r.field, r.id, what)
+		msg := fmt.Sprintf("%s %s: `%s` is %s", r.gate, r.place(), r.id, what)
 		candidates := names
 		if strings.Contains(r.id, ".") {
 			candidates = ids
@@ -173,7 +201,7 @@ func aliasedRefFindings(c *Case) []report.Finding {
 		seen[r.gate+"\x00"+r.id] = true
 		out = append(out, report.Finding{Level: "warning", Gate: r.gate, Message: fmt.Sprintf(
 			"%s %s: `%s` is another name of `%s` (aliases:), and calls recorded as `%s` are read as `%s`: write `%s`, or it can never match a call",
-			r.gate, r.field, r.id, to, r.id, to, to)})
+			r.gate, r.place(), r.id, to, r.id, to, to)})
 	}
 	return out
 }

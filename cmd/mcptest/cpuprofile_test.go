@@ -13,7 +13,8 @@ import (
 
 // TestCPUProfileEnv: MCPTEST_CPUPROFILE makes the built binary write a
 // CPU profile of the command (gzip-compressed pprof, which `go tool pprof`
-// reads) and changes nothing else: the command's output and exit status
+// reads), MCPTEST_MEMPROFILE an allocation profile, and neither changes
+// anything else: the command's output and exit status
 // are those of a run without it; a path that cannot be created is named on
 // stderr and the command still runs.
 func TestCPUProfileEnv(t *testing.T) {
@@ -47,7 +48,15 @@ func TestCPUProfileEnv(t *testing.T) {
 	if len(data) < 20 || data[0] != 0x1f || data[1] != 0x8b {
 		t.Errorf("the profile is %d bytes, not gzip-compressed pprof", len(data))
 	}
-	for _, name := range []string{"MCPTEST_CPUPROFILE", "MCPTEST_CPUCLASSES", "MCPTEST_TRACE"} {
+	mem := filepath.Join(t.TempDir(), "mem.out")
+	out, errOut, code = run("MCPTEST_MEMPROFILE=" + mem)
+	if out != wantOut || errOut != wantErr || code != wantCode {
+		t.Errorf("with an allocation profile: exit %d, stdout %q, stderr %q; without: exit %d, stdout %q, stderr %q", code, out, errOut, wantCode, wantOut, wantErr)
+	}
+	if data, err := os.ReadFile(mem); err != nil || len(data) < 20 || data[0] != 0x1f || data[1] != 0x8b {
+		t.Errorf("the allocation profile: %v, %d bytes, not gzip-compressed pprof", err, len(data))
+	}
+	for _, name := range []string{"MCPTEST_CPUPROFILE", "MCPTEST_CPUCLASSES", "MCPTEST_TRACE", "MCPTEST_MEMPROFILE"} {
 		out, errOut, code = run(name + "=" + filepath.Join(t.TempDir(), "missing", "cpu.out"))
 		if out != wantOut || code != wantCode || !strings.Contains(errOut, name) {
 			t.Errorf("an unwritable %s path: exit %d, stdout %q, stderr %q", name, code, out, errOut)
