@@ -239,10 +239,13 @@ func (in *input) read(ctx context.Context, spool *annotate.CaseSpool) {
 	b, box := in.spare()
 	buf := *box
 	send := func() bool {
-		if last := &b[len(b)-1]; last.err == nil {
+		if last := &b[len(b)-1]; last.err == nil && cap(buf) <= batchBytes {
 			// The batch's cases are in buf (a decoded case holds copies
 			// of its bytes, and is encoded before it is written): the
-			// spooler puts buf back once it has written the last one.
+			// spooler puts buf back once it has written the last one. A
+			// buffer a large case grew past batchBytes is left to the
+			// collector, so the buffers in flight hold no more than the
+			// batches' bytes did when each case was a buffer of its own.
 			*box = buf
 			last.arena = box
 		}
