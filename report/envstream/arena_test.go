@@ -21,7 +21,7 @@ import (
 // TestMergeArenasReusedIsMerge draws suites of up to 3,000 cases in 1 to
 // 80 shards, with failing cases whose evidence runs from none to several
 // times a batch's bytes (a batch's buffer grows, or a case moves it
-// while it is read; one grown past batchBytes is not put back) and cases written with a \u escape (decoded, not
+// while it is read; one grown past maxArena is not put back) and cases written with a \u escape (decoded, not
 // passed through, in a batch whose buffer is put back too). Every buffer
 // put back (arenas) is overwritten with '#' at once, so a case read into
 // it and not yet written would come out changed: the merge written as it
@@ -35,7 +35,7 @@ func TestMergeArenasReusedIsMerge(t *testing.T) {
 		if cap(*b) > batchBytes/2 {
 			grown++
 		}
-		if cap(*b) > batchBytes {
+		if cap(*b) > maxArena {
 			over++
 		}
 		clear((*b)[:cap(*b)])
@@ -105,7 +105,7 @@ func TestMergeArenasReusedIsMerge(t *testing.T) {
 		t.Fatalf("buffers put back %d, of them grown past their first size %d, cases decoded %d: each must be drawn", put, grown, decoded)
 	}
 	if over > 0 {
-		t.Fatalf("%d buffers grown past %d bytes were put back: a large case's buffer is left to the collector", over, batchBytes)
+		t.Fatalf("%d buffers grown past %d bytes were put back: a large case's buffer is left to the collector", over, maxArena)
 	}
 }
 

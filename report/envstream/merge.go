@@ -158,6 +158,12 @@ const spareBatches = 4
 // bound.
 var arenas = sync.Pool{New: func() any { b := make([]byte, 0, batchBytes/2); return &b }}
 
+// maxArena is the largest buffer put back in arenas: one a large case grew
+// past it is left to the collector, so a buffer in flight holds no more
+// than twice a batch's bytes (a batch ends at the case that reaches
+// batchBytes, as it did when each case was a buffer of its own).
+const maxArena = 2 * batchBytes
+
 // MergeFiles merges the shard envelopes at paths as baseline.Merge merges
 // them, reading each as a stream (report.CaseReader): every input is read
 // and its cases decoded, checked and encoded on a goroutine of its own, and
@@ -239,13 +245,10 @@ func (in *input) read(ctx context.Context, spool *annotate.CaseSpool) {
 	b, box := in.spare()
 	buf := *box
 	send := func() bool {
-		if last := &b[len(b)-1]; last.err == nil && cap(buf) <= batchBytes {
+		if last := &b[len(b)-1]; last.err == nil && cap(buf) <= maxArena {
 			// The batch's cases are in buf (a decoded case holds copies
 			// of its bytes, and is encoded before it is written): the
-			// spooler puts buf back once it has written the last one. A
-			// buffer a large case grew past batchBytes is left to the
-			// collector, so the buffers in flight hold no more than the
-			// batches' bytes did when each case was a buffer of its own.
+			// spooler puts buf back once it has written the last one.
 			*box = buf
 			last.arena = box
 		}
