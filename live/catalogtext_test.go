@@ -170,7 +170,7 @@ func TestCatalogTextIsDecode(t *testing.T) {
 		}
 		raw := &Catalog{Tools: old.Tools, raw: old.RawTools()}
 		for _, f := range []struct {
-			what     string
+			what      string
 			got, want any
 		}{
 			{"DescriptionWarnings", c.DescriptionWarnings(), raw.DescriptionWarnings()},
