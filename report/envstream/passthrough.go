@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"reflect"
 	"sync"
 	"unicode/utf8"
@@ -188,9 +189,10 @@ type caseScan struct {
 	b     []byte
 	i     int
 	depth int
-	// escaped is set by str when the string it read held an escape.
-	escaped bool
-	lc      *leanCase
+	// escaped is set by str when the string it read held an escape,
+	// wide when it held a byte past ASCII.
+	escaped, wide bool
+	lc            *leanCase
 	// what the roles read: each member read once.
 	seenRuns, seenPassed, seenClass bool
 	tool                            []byte
@@ -318,38 +320,43 @@ func (s *caseScan) literal(lit string) bool {
 // str reads a string at s.b[s.i] == '"' and returns its text between the
 // quotes; false for a string JSON refuses or one holding a character
 // Check refuses in a one-line field (a control character: the case is
-// then decoded, and refused or not there), or invalid UTF-8.
+// then decoded, and refused or not there), or invalid UTF-8. It sets
+// s.escaped when the string holds an escape and s.wide when it holds a
+// byte past ASCII.
 func (s *caseScan) str() ([]byte, bool) {
+	b := s.b
 	start := s.i + 1
-	s.escaped = false
-	for j := start; j < len(s.b); {
-		// Eight bytes at a time while none of them is a quote, a
-		// backslash, a control character or past ASCII.
-		for j+8 <= len(s.b) && plain8(binary.LittleEndian.Uint64(s.b[j:])) {
-			j += 8
+	s.escaped, s.wide = false, false
+	for j := start; j < len(b); {
+		// Eight bytes at a time: special8 marks the bytes that need a
+		// look, and the first of them is where the scan goes next.
+		if j+8 <= len(b) {
+			m := special8(binary.LittleEndian.Uint64(b[j:]))
+			if m == 0 {
+				j += 8
+				continue
+			}
+			j += bits.TrailingZeros64(m) >> 3
 		}
-		if j >= len(s.b) {
-			break
-		}
-		c := s.b[j]
+		c := b[j]
 		switch {
 		case c == '"':
 			s.i = j + 1
-			return s.b[start:j], true
+			return b[start:j], true
 		case c == '\\':
 			s.escaped = true
-			if j+1 >= len(s.b) {
+			if j+1 >= len(b) {
 				return nil, false
 			}
-			switch s.b[j+1] {
+			switch b[j+1] {
 			case '"', '\\', '/':
 				j += 2
 			case 'u':
-				if j+6 > len(s.b) {
+				if j+6 > len(b) {
 					return nil, false
 				}
 				var r rune
-				for _, h := range s.b[j+2 : j+6] {
+				for _, h := range b[j+2 : j+6] {
 					switch {
 					case h >= '0' && h <= '9':
 						r = r<<4 | rune(h-'0')
@@ -371,7 +378,8 @@ func (s *caseScan) str() ([]byte, bool) {
 		case c < 0x20 || c == 0x7f:
 			return nil, false
 		case c >= utf8.RuneSelf:
-			r, n := utf8.DecodeRune(s.b[j:])
+			s.wide = true
+			r, n := utf8.DecodeRune(b[j:])
 			if r == utf8.RuneError && n == 1 || isControl(r) {
 				return nil, false
 			}
@@ -386,10 +394,19 @@ func (s *caseScan) str() ([]byte, bool) {
 // plain8 reports whether none of the eight bytes of x is a '"', a '\\',
 // below 0x20 or 0x7f and above.
 func plain8(x uint64) bool {
+	return special8(x) == 0
+}
+
+// special8 marks (its high bit set) each byte of x, read little-endian,
+// that is a '"', a '\\', below 0x20, or 0x7f and above. A mark above the
+// first may be wrong (a borrow carried into the next byte), never the
+// first: bits.TrailingZeros64(special8(x))/8 is the first such byte.
+func special8(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
-	below := (x - ones*0x20) & ^x & highs
-	return (below | zero(x^(ones*'"')) | zero(x^(ones*'\\')) | zero(x^(ones*0x7f)) | x&highs) == 0
+	q := x ^ (ones * '"')
+	bs := x ^ (ones * '\\')
+	del := x ^ (ones * 0x7f)
+	return ((x-ones*0x20)&^x | (q-ones)&^q | (bs-ones)&^bs | (del-ones)&^del | x) & highs
 }
 
 // isControl is report's isControl: a character Check refuses in a
@@ -609,13 +626,8 @@ func (s *caseScan) key() ([]byte, bool) {
 		return nil, false
 	}
 	k, ok := s.str()
-	if !ok || s.escaped {
+	if !ok || s.escaped || s.wide {
 		return nil, false
-	}
-	for _, c := range k {
-		if c >= utf8.RuneSelf {
-			return nil, false
-		}
 	}
 	return k, s.colon()
 }
