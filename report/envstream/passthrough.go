@@ -255,7 +255,9 @@ func reliabilityClass(v []byte) bool {
 }
 
 func (s *caseScan) space() {
-	for s.i < len(s.b) {
+	// Compact JSON has none: one test of the byte at s.i (every byte of
+	// white space is at most ' ').
+	for s.i < len(s.b) && s.b[s.i] <= ' ' {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
 			s.i++

@@ -2,6 +2,8 @@ package envstream
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"reflect"
 	"slices"
 	"strconv"
@@ -562,19 +564,30 @@ func intern(b []byte) string {
 // JSON string): its text between the quotes, whether it holds an
 // escape, false for no closing quote.
 func (s *caseScan) quoted() (text []byte, escaped, ok bool) {
+	b := s.b
 	start := s.i + 1
-	for j := start; j < len(s.b); {
-		q := bytes.IndexByte(s.b[j:], '"')
-		if q < 0 {
-			return nil, false, false
+	for j := start; j < len(b); {
+		// Eight bytes at a time to the first that needs a look
+		// (special8); of those only a quote or a backslash matters
+		// here.
+		if j+8 <= len(b) {
+			m := special8(binary.LittleEndian.Uint64(b[j:]))
+			if m == 0 {
+				j += 8
+				continue
+			}
+			j += bits.TrailingZeros64(m) >> 3
 		}
-		e := bytes.IndexByte(s.b[j:j+q], '\\')
-		if e < 0 {
-			s.i = j + q + 1
-			return s.b[start : j+q], escaped, true
+		switch b[j] {
+		case '"':
+			s.i = j + 1
+			return b[start:j], escaped, true
+		case '\\':
+			escaped = true
+			j += 2 // the backslash and the character it escapes
+		default:
+			j++
 		}
-		escaped = true
-		j += e + 2 // the backslash and the character it escapes
 	}
 	return nil, false, false
 }
