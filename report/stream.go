@@ -252,6 +252,21 @@ func (st *scanState) scan(b []byte) (int, bool) {
 			}
 			continue
 		}
+		if st.depth > 0 {
+			// Within an object or array only a quote or a bracket
+			// matters: eight bytes at a time to the first of them.
+			for i+8 <= len(b) {
+				m := structural8(binary.LittleEndian.Uint64(b[i:]))
+				if m != 0 {
+					i += bits.TrailingZeros64(m) >> 3
+					break
+				}
+				i += 8
+			}
+			if i == len(b) {
+				break
+			}
+		}
 		switch b[i] {
 		case '"':
 			st.inString = true
@@ -468,6 +483,18 @@ func (cr *CaseReader) Decode(i int, raw json.RawMessage) (*CaseResult, error) {
 		return nil, fmt.Errorf("%s: not a run envelope: %w", cr.name, err)
 	}
 	return c, nil
+}
+
+// structural8 marks (its high bit set) each byte of x, read
+// little-endian, that is a '"' or a bracket ('{', '}', '[' or ']': with
+// bit 0x20 set, '[' is '{' and ']' is '}'). Only the first mark is sure
+// (a borrow may carry into the next byte): bits.TrailingZeros64/8 of it
+// is the first such byte.
+func structural8(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	l := x | ones*0x20
+	open, close, q := l^(ones*'{'), l^(ones*'}'), x^(ones*'"')
+	return ((open-ones)&^open | (close-ones)&^close | (q-ones)&^q) & highs
 }
 
 // quoteOrBackslash is the index of the first '"' or '\\' of b, -1 for
