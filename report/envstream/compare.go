@@ -1270,6 +1270,7 @@ type scratch struct {
 	// spans are where the fields of the case being compared lie; same
 	// what sameDeltaSpans reuses.
 	spans caseSpans
+	keys  sameKeys
 	same  sameScratch
 	// blockData is block of the baseline's cases, read whole (cached).
 	block     int

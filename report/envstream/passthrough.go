@@ -182,6 +182,12 @@ const (
 	roleCounts
 	roleLabels
 	roleTool
+	// the case's assertions and floors, and each of their entries: read
+	// only where the scan keeps their keys (caseScan.keys).
+	roleAssertions
+	roleAssertion
+	roleFloors
+	roleFloor
 )
 
 // caseScan is one scan of a case's bytes.
@@ -201,6 +207,23 @@ type caseScan struct {
 	// spans, when set, takes where the value of each field of the case
 	// itself lies (by its index in caseShape's fields).
 	spans *caseSpans
+	// keys, when set, takes what tells the case's assertions and floors
+	// apart, for sameDeltaKeys not to read them again.
+	keys *sameKeys
+}
+
+// sameKeys are the keys of a case's assertions (block, index, target)
+// and floors (name), in their order, as the scan read them; ok is false
+// where the scan could not note them as the comparison's second reading
+// of them would (an entry not an object, a key with an escape): that
+// reading is then done (sameDeltaKeys).
+type sameKeys struct {
+	asserts []assertionKey
+	floors  [][]byte
+	ok      bool
+	// the entry being read
+	assert assertionKey
+	floor  []byte
 }
 
 // passThrough scans a case's JSON: true when Unmarshal decodes it without
@@ -215,6 +238,14 @@ func passThrough(raw []byte, lc *leanCase) bool {
 // comparison to read the fields it needs without a second scan of the
 // case.
 func passThroughSpans(raw []byte, lc *leanCase, spans *caseSpans) bool {
+	return passThroughKeys(raw, lc, spans, nil)
+}
+
+// passThroughKeys is passThroughSpans noting in keys, when it is not nil,
+// the keys of the case's assertions and floors (sameKeys). What it
+// reports does not depend on keys: it reads the same members with the
+// same rules, keeping more of them.
+func passThroughKeys(raw []byte, lc *leanCase, spans *caseSpans, keys *sameKeys) bool {
 	caseShapeOnce.Do(func() {
 		caseShape = shapeOf(reflect.TypeFor[report.CaseResult](), map[reflect.Type]*shape{})
 	})
@@ -222,7 +253,10 @@ func passThroughSpans(raw []byte, lc *leanCase, spans *caseSpans) bool {
 	if spans != nil {
 		*spans = caseSpans{}
 	}
-	s := caseScan{b: raw, lc: lc, spans: spans}
+	if keys != nil {
+		*keys = sameKeys{asserts: keys.asserts[:0], floors: keys.floors[:0], ok: true}
+	}
+	s := caseScan{b: raw, lc: lc, spans: spans, keys: keys}
 	s.space()
 	if s.i >= len(s.b) || s.b[s.i] != '{' || !s.object(caseShape, roleCase) {
 		return false
@@ -707,12 +741,19 @@ func (s *caseScan) members(sh *shape, role scanRole) bool {
 
 // closeStruct checks what a role read once its object is read.
 func (s *caseScan) closeStruct(role scanRole, _ uint64) bool {
-	if role == roleTool {
+	switch role {
+	case roleTool:
 		// Check: a tools entry names its tool and counts no negative
 		// calls.
 		ok := len(s.tool) > 0 && s.calls >= 0
 		s.tool, s.calls = nil, 0
 		return ok
+	case roleAssertion:
+		s.keys.asserts = append(s.keys.asserts, s.keys.assert)
+		s.keys.assert = assertionKey{}
+	case roleFloor:
+		s.keys.floors = append(s.keys.floors, s.keys.floor)
+		s.keys.floor = nil
 	}
 	return true
 }
@@ -734,6 +775,23 @@ func (s *caseScan) member(f shapeField, role scanRole) bool {
 		if f.name == "class" {
 			v, ok := s.plainString()
 			return ok && reliabilityClass(v)
+		}
+	case roleAssertion:
+		switch f.name {
+		case "block":
+			return s.keyString(f.shape, &s.keys.assert.block)
+		case "target":
+			return s.keyString(f.shape, &s.keys.assert.target)
+		case "index":
+			if f.shape.kind == shapeInt {
+				v, ok := s.nullableInt(f.shape)
+				s.keys.assert.index = int(v)
+				return ok
+			}
+		}
+	case roleFloor:
+		if f.name == "name" {
+			return s.keyString(f.shape, &s.keys.floor)
 		}
 	case roleTool:
 		switch f.name {
@@ -778,6 +836,14 @@ func (s *caseScan) caseMember(f shapeField) (ok, read bool) {
 		return s.value(f.shape, roleLabels), true
 	case "tools":
 		return s.value(f.shape, roleTool), true
+	case "assertions", "floors":
+		if s.keys != nil {
+			role := roleAssertions
+			if f.name == "floors" {
+				role = roleFloors
+			}
+			return s.value(f.shape, role), true
+		}
 	}
 	return false, false
 }
@@ -799,6 +865,27 @@ func (s *caseScan) positionMember(f shapeField) (ok, read bool) {
 		return ok, true
 	}
 	return false, false
+}
+
+// keyString reads the value of a string field of shape sh, a string or
+// null, noting its text in v (nil for null); a string with an escape is
+// read as any other, and leaves the keys to be read again.
+func (s *caseScan) keyString(sh *shape, v *[]byte) bool {
+	switch {
+	case sh.kind != shapeString:
+		return s.value(sh, roleNone)
+	case s.b[s.i] == 'n':
+		*v = nil
+		return s.literal("null")
+	case s.b[s.i] != '"':
+		return false
+	}
+	t, ok := s.str()
+	*v = t
+	if s.escaped {
+		s.keys.ok = false
+	}
+	return ok
 }
 
 // plainString reads a string with no escape in it, or null (nil).
@@ -931,11 +1018,19 @@ func (s *caseScan) elements(sh *shape, role scanRole) bool {
 		return true
 	}
 	elem := roleNone
-	if role == roleTool {
+	switch role {
+	case roleTool:
 		elem = roleTool
+	case roleAssertions:
+		elem = roleAssertion
+	case roleFloors:
+		elem = roleFloor
 	}
 	for {
 		s.space()
+		if (elem == roleAssertion || elem == roleFloor) && (s.i >= len(s.b) || s.b[s.i] != '{') {
+			s.keys.ok = false // a null entry: its keys are read again
+		}
 		if elem == roleTool && (s.i >= len(s.b) || s.b[s.i] != '{') {
 			return false // a null entry is a tools entry with no tool name
 		}

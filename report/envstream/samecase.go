@@ -41,10 +41,10 @@ func (b *baseIndex) sameBytes(raw []byte, every bool, sc *scratch) (int32, basel
 			continue
 		}
 		var lc leanCase
-		if !passThroughSpans(raw, &lc, &sc.spans) {
+		if !passThroughKeys(raw, &lc, &sc.spans, &sc.keys) {
 			return 0, baseline.CaseDelta{}, false
 		}
-		d, ok := sameDeltaSpans(raw, &sc.spans, every, &sc.same)
+		d, ok := sameDeltaKeys(raw, &sc.spans, &sc.keys, every, &sc.same)
 		if !ok || d.Name != name {
 			return 0, baseline.CaseDelta{}, false
 		}
@@ -146,6 +146,13 @@ var sameFields = sync.OnceValue(func() []sameField {
 // Targets, Counts and Labels hold until the next call with ss (the
 // comparison encodes the delta at once and then drops them: compareOne).
 func sameDeltaSpans(raw []byte, spans *caseSpans, figures bool, ss *sameScratch) (baseline.CaseDelta, bool) {
+	return sameDeltaKeys(raw, spans, nil, figures, ss)
+}
+
+// sameDeltaKeys is sameDeltaSpans taking the keys of the case's
+// assertions and floors from keys, where passThroughKeys noted them all
+// (keys.ok), rather than reading those members again.
+func sameDeltaKeys(raw []byte, spans *caseSpans, keys *sameKeys, figures bool, ss *sameScratch) (baseline.CaseDelta, bool) {
 	r := sameReader{s: caseScan{b: raw}, ss: ss}
 	if ss != nil {
 		r.targets, r.counts, r.labels = ss.targets[:0], ss.counts[:0], ss.labels[:0]
@@ -155,9 +162,22 @@ func sameDeltaSpans(raw []byte, spans *caseSpans, figures bool, ss *sameScratch)
 			ss.asserts, ss.floors = r.asserts, r.floors
 		}()
 	}
+	noted := keys != nil && keys.ok
+	if noted {
+		for _, a := range keys.asserts {
+			if !r.addAssertion(a) {
+				return r.d, false
+			}
+		}
+		for _, f := range keys.floors {
+			if !r.addFloor(f) {
+				return r.d, false
+			}
+		}
+	}
 	for _, f := range sameFields() {
 		sp := spans[f.index]
-		if sp.end == 0 {
+		if sp.end == 0 || noted && (string(f.key) == "assertions" || string(f.key) == "floors") {
 			continue
 		}
 		r.s.i = sp.start
@@ -310,13 +330,18 @@ func (r *sameReader) assertion() bool {
 		}
 		return r.s.skip()
 	})
+	return r.addAssertion(a) && ok
+}
+
+// addAssertion notes an assertion's key; false for one given twice.
+func (r *sameReader) addAssertion(a assertionKey) bool {
 	for _, b := range r.asserts {
 		if b.index == a.index && bytes.Equal(b.block, a.block) && bytes.Equal(b.target, a.target) {
 			return false
 		}
 	}
 	r.asserts = append(r.asserts, a)
-	return ok
+	return true
 }
 
 // floor reads a floor's name; false for one given twice.
@@ -328,13 +353,18 @@ func (r *sameReader) floor() bool {
 		}
 		return r.s.skip()
 	})
+	return r.addFloor(name) && ok
+}
+
+// addFloor notes a floor's name; false for one given twice.
+func (r *sameReader) addFloor(name []byte) bool {
 	for _, f := range r.floors {
 		if bytes.Equal(f, name) {
 			return false
 		}
 	}
 	r.floors = append(r.floors, name)
-	return ok
+	return true
 }
 
 // targetDeltas are the targets of a case compared with itself, each

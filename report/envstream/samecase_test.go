@@ -28,8 +28,16 @@ func checkSameDelta(t *testing.T, raw []byte) bool {
 		return false
 	}
 	var lc leanCase
+	var keyedSpans caseSpans
+	keyed := passThroughKeys(raw, &leanCase{}, &keyedSpans, &testSameKeys)
 	if !passThrough(raw, &lc) {
+		if keyed {
+			t.Fatalf("passThroughKeys passes a case passThrough does not:\n%s", raw)
+		}
 		return false
+	}
+	if !keyed {
+		t.Fatalf("passThroughKeys does not pass a case passThrough passes:\n%s", raw)
 	}
 	// The one scan (passThroughSpans, then sameDeltaSpans) reads what the
 	// two scans read, with and without figures.
@@ -49,6 +57,19 @@ func checkSameDelta(t *testing.T, raw []byte) bool {
 		if oks != okw || oks && !reflect.DeepEqual(ds, dw) {
 			t.Fatalf("case %s (figures %v)\nfrom its spans %v %+v\nscanned again  %v %+v", raw, figures, oks, ds, okw, dw)
 		}
+		// The scan that notes the assertions' and floors' keys passes
+		// what it passes without, and the delta made from those keys is
+		// the one made reading them again.
+		var lck leanCase
+		var spansK caseSpans
+		if !passThroughKeys(raw, &lck, &spansK, &testSameKeys) || !reflect.DeepEqual(lck, lc) || spansK != spans {
+			t.Fatalf("passThroughKeys: not passThroughSpans' %+v:\n%s", lc, raw)
+		}
+		dk, okk := sameDeltaKeys(raw, &spansK, &testSameKeys, figures, &testSameScratch)
+		if okk != oks || oks && !reflect.DeepEqual(dk, ds) {
+			t.Fatalf("case %s (figures %v, keys noted %v %+v)\nfrom the noted keys %v %+v\nread again          %v %+v", raw, figures, testSameKeys.ok, testSameKeys, okk, dk, oks, ds)
+		}
+		sameKeysNoted[testSameKeys.ok]++
 	}
 	d, ok := sameDelta(raw, true)
 	if !ok {
@@ -81,8 +102,16 @@ func checkSameDelta(t *testing.T, raw []byte) bool {
 	return true
 }
 
-// testSameScratch is the storage checkSameDelta's reused calls share.
-var testSameScratch sameScratch
+// testSameScratch is the storage checkSameDelta's reused calls share;
+// testSameKeys likewise for the keys passThroughKeys notes.
+var (
+	testSameScratch sameScratch
+	testSameKeys    sameKeys
+	// sameKeysNoted counts the cases passed through whose assertions' and
+	// floors' keys passThroughKeys noted (true) or left to be read again
+	// (false: an entry null, a key with an escape).
+	sameKeysNoted = map[bool]int{}
+)
 
 // TestSameDeltaIsCaseOf draws cases' JSON (by CaseResult's type, so a field
 // added is drawn too; their mutations; the cases the million-case test
@@ -155,7 +184,17 @@ func TestSameDeltaIsCaseOf(t *testing.T) {
 		for _, e := range [][2]string{{`"targets":{`, `"targets":{"tool_selection.f1":3,`}, {`"targets":{`, `"targets": { "x" : -0.0e0 , "y":1E-7,`},
 			{`"labels":{`, `"labels":{"a":"1","a":"2",`}, {`"counts":{`, `"counts":{"x":null,`}, {`"floors":[]`, `"floors":null`},
 			{`"floors":[]`, `"floors":[{"name":"f","passed":true},{"name":"f","passed":false}]`}, {`"position":{`, `"position":{"x":[1,{"a":"\n"}],`},
-			{`"name":"c`, `"name":"\u0063`}, {`"assertions":[`, `"assertions":[null,`}, {`"definition_sha256":"`, `"definition_sha256":"\/`}} {
+			{`"name":"c`, `"name":"\u0063`}, {`"assertions":[`, `"assertions":[null,`}, {`"definition_sha256":"`, `"definition_sha256":"\/`},
+			// The keys of assertions and floors: given twice, null,
+			// escaped, left out, an entry null.
+			{`"assertions":[`, `"assertions":[{"index":0,"target":"tool_selection.f1","matcher":null,"passed":true,"message":""},`},
+			{`"assertions":[`, `"assertions":[{"index":null,"block":null,"target":"x","matcher":null,"passed":true,"message":""},{"target":"x","index":0,"passed":true,"message":""},`},
+			{`"assertions":[`, `"assertions":[{"index":7,"block":"b1","target":"t","matcher":null,"passed":true,"message":""},{"index":7,"target":"t","matcher":{"a":[1]},"passed":true,"message":""},`},
+			{`"assertions":[`, `"assertions":[{"index":7,"block":"b\u0031","target":"t","matcher":null,"passed":true,"message":""},`},
+			{`"assertions":[`, `"assertions":[{"index":7,"block":"b","target":"t\u0031","passed":true,"message":""},{"index":7,"block":"b","target":"t1","passed":true,"message":""},`},
+			{`"assertions":[`, `"assertions":[{},`}, {`"assertions":[`, `"assertions":[{},{},`}, {`"assertions":[{`, `"assertions":null,"x":[{`},
+			{`"floors":[]`, `"floors":[{"name":"f\u0031","passed":true}]`}, {`"floors":[]`, `"floors":[null]`}, {`"floors":[]`, `"floors":[{}]`},
+			{`"floors":[]`, `"floors":[{"name":null,"passed":true},{"passed":false}]`}, {`"floors":[]`, `"floors":[{"name":"a","passed":true},{"name":"b","lines":["x"]}]`}} {
 			if bytes.Contains(data, []byte(e[0])) {
 				if checkSameDelta(t, bytes.Replace(data, []byte(e[0]), []byte(e[1]), 1)) {
 					lean++
@@ -166,7 +205,10 @@ func TestSameDeltaIsCaseOf(t *testing.T) {
 	if lean < 1000 {
 		t.Fatalf("%d drawn cases took the way without a decode: the drawing misses it", lean)
 	}
-	t.Logf("%d drawn cases compared without a decode", lean)
+	if sameKeysNoted[true] < 1000 || sameKeysNoted[false] < 10 {
+		t.Fatalf("cases whose keys the scan noted %d, left to be read again %d: the drawing misses one way", sameKeysNoted[true], sameKeysNoted[false])
+	}
+	t.Logf("%d drawn cases compared without a decode; keys noted by the scan in %d, read again in %d", lean, sameKeysNoted[true], sameKeysNoted[false])
 }
 
 func FuzzSameDelta(f *testing.F) {
