@@ -438,6 +438,14 @@ func labelDeltas(labels []member, ss *sameScratch) ([]baseline.LabelDelta, bool)
 // lastOfEach sorts an object's members by name, keeping of a name given
 // twice the last one (as decoding it into a map keeps it).
 func lastOfEach(ms []member) []member {
+	// An encoder writes a map's members sorted, each once: nothing to do.
+	sorted := true
+	for i := 1; i < len(ms) && sorted; i++ {
+		sorted = bytes.Compare(ms[i-1].key, ms[i].key) < 0
+	}
+	if sorted {
+		return ms
+	}
 	slices.SortStableFunc(ms, func(a, b member) int { return bytes.Compare(a.key, b.key) })
 	out := ms[:0]
 	for i, m := range ms {

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -464,5 +465,42 @@ func TestCachedServesItsBlock(t *testing.T) {
 	}
 	if _, err := idx.cached(0, &sc); err == nil {
 		t.Fatal("case 0, of another block, given with the file closed")
+	}
+}
+
+// TestLastOfEachGenerated holds lastOfEach to what decoding an object into
+// a map keeps (the last value of each name, the names in order), over
+// drawn member lists: sorted and each name once (as an encoder writes
+// them, returned as they are), sorted with a name given twice, unsorted.
+func TestLastOfEachGenerated(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 13))
+	for n := range 5000 {
+		var ms []member
+		for k := range r.IntN(8) {
+			key := []byte{byte('a' + r.IntN(5))}
+			if n%3 == 0 { // as an encoder writes them: sorted, each once
+				key = []byte{byte('a' + k)}
+			}
+			ms = append(ms, member{key, []byte{byte('0' + k)}})
+		}
+		if n%3 == 1 {
+			slices.SortStableFunc(ms, func(a, b member) int { return bytes.Compare(a.key, b.key) })
+		}
+		last := map[string]string{}
+		for _, m := range ms {
+			last[string(m.key)] = string(m.val)
+		}
+		var want []string
+		for k, v := range last {
+			want = append(want, k+"="+v)
+		}
+		slices.Sort(want)
+		var got []string
+		for _, m := range lastOfEach(slices.Clone(ms)) {
+			got = append(got, string(m.key)+"="+string(m.val))
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("lastOfEach(%q) = %q, want %q", ms, got, want)
+		}
 	}
 }
