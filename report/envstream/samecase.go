@@ -27,8 +27,7 @@ func (b *baseIndex) sameBytes(raw []byte, every bool, sc *scratch) (int32, basel
 		return 0, baseline.CaseDelta{}, false
 	}
 	h := uint64(hash32(name))
-	at, _ := slices.BinarySearch(b.keys, h<<32)
-	for ; at < len(b.keys) && b.keys[at]>>32 == h; at++ {
+	for at := b.firstOf(h); at < len(b.keys) && b.keys[at]>>32 == h; at++ {
 		// A case the index dropped (a name given twice) is not the
 		// case of its name, though its bytes be the same: the first of
 		// its name may hold others (its name given again within it).

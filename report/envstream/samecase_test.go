@@ -504,3 +504,46 @@ func TestLastOfEachGenerated(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstOfIsBinarySearch holds the index's lookup by its hash's top
+// bits (firstOf, after sortTop) to a binary search over every key, over
+// drawn indexes: hashes crowded in a few top-bit buckets, given twice, at
+// both ends of the range, none at all, and hashes looked up that are
+// there, next to them and absent.
+func TestFirstOfIsBinarySearch(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 14))
+	for n := range 300 {
+		var b baseIndex
+		size := r.IntN(2000)
+		if n%10 == 0 {
+			size = 0
+		}
+		draw := func() uint64 {
+			switch r.IntN(4) {
+			case 0:
+				return uint64(r.Uint32())
+			case 1: // a few buckets of top bits
+				return uint64(r.IntN(3))<<16 | uint64(r.IntN(1<<16))
+			case 2: // the ends
+				return []uint64{0, 1, 0xffff, 0x10000, 0xffff0000, 0xfffffffe, 0xffffffff}[r.IntN(7)]
+			}
+			return 0x12340000 | uint64(r.IntN(4))
+		}
+		for i := range size {
+			b.keys = append(b.keys, draw()<<32|uint64(i))
+		}
+		slices.Sort(b.keys)
+		b.sortTop()
+		for range 200 {
+			h := draw()
+			if size > 0 && r.IntN(2) == 0 {
+				h = b.keys[r.IntN(size)]>>32 + uint64(r.IntN(3)) - 1
+				h &= 0xffffffff
+			}
+			want, _ := slices.BinarySearch(b.keys, h<<32)
+			if got := b.firstOf(h); got != want {
+				t.Fatalf("index of %d keys: firstOf(%#x) = %d, a binary search %d", size, h, got, want)
+			}
+		}
+	}
+}
