@@ -103,7 +103,7 @@ func (b bitset) set(i int32)      { b[i>>6] |= 1 << (i & 63) }
 
 // hash32 is the index's hash of a case's name.
 // (FNV-1a, as hash/fnv's New32a sums it, without its allocation).
-func hash32(name string) uint32 {
+func hash32[T string | []byte](name T) uint32 {
 	h := uint32(2166136261)
 	for i := 0; i < len(name); i++ {
 		h = (h ^ uint32(name[i])) * 16777619
@@ -836,6 +836,10 @@ func indexBaseline(f *os.File, cr *report.CaseReader) (*indexed, *report.Envelop
 			}
 			return nil
 		}
+		// caseName's fast way, hashed where the name lies.
+		if text, end, ok := plainNameText(raw); ok && !nameKeyAfter(raw, end) {
+			return idx.add(hash32(text), start, len(raw))
+		}
 		name, err := caseName(raw)
 		if err != nil {
 			return fmt.Errorf("%s: not a run envelope: cases[%d]: %w", cr.Name(), n, err)
@@ -962,38 +966,47 @@ func plainName(raw []byte) (string, bool) {
 
 // plainNameAt is plainName, with where the name's value ends in raw.
 func plainNameAt(raw []byte) (string, int, bool) {
+	text, end, ok := plainNameText(raw)
+	if !ok {
+		return "", 0, false
+	}
+	return string(text), end, true
+}
+
+// plainNameText is plainNameAt giving the name's bytes in raw.
+func plainNameText(raw []byte) ([]byte, int, bool) {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
-		return "", 0, false
+		return nil, 0, false
 	}
 	i = skipSpace(raw, i+1)
 	const key = `"name"`
 	if !bytes.HasPrefix(raw[i:], []byte(key)) {
-		return "", 0, false
+		return nil, 0, false
 	}
 	i = skipSpace(raw, i+len(key))
 	if i >= len(raw) || raw[i] != ':' {
-		return "", 0, false
+		return nil, 0, false
 	}
 	i = skipSpace(raw, i+1)
 	if i >= len(raw) || raw[i] != '"' {
-		return "", 0, false
+		return nil, 0, false
 	}
 	rest := raw[i+1:]
 	end := bytes.IndexByte(rest, '"')
 	if end < 0 {
-		return "", 0, false
+		return nil, 0, false
 	}
 	text := rest[:end]
 	for _, c := range text {
 		if c < 0x20 || c == '\\' {
-			return "", 0, false
+			return nil, 0, false
 		}
 	}
 	if !utf8.Valid(text) {
-		return "", 0, false
+		return nil, 0, false
 	}
-	return string(text), i + 1 + end + 1, true
+	return text, i + 1 + end + 1, true
 }
 
 func skipSpace(b []byte, i int) int {

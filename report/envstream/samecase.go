@@ -22,7 +22,7 @@ import (
 // decoded and compared as before, when either cannot, or when no baseline
 // case of its name holds the same bytes.
 func (b *baseIndex) sameBytes(raw []byte, every bool, sc *scratch) (int32, baseline.CaseDelta, bool) {
-	name, ok := plainName(raw)
+	name, _, ok := plainNameText(raw)
 	if !ok {
 		return 0, baseline.CaseDelta{}, false
 	}
@@ -44,7 +44,7 @@ func (b *baseIndex) sameBytes(raw []byte, every bool, sc *scratch) (int32, basel
 			return 0, baseline.CaseDelta{}, false
 		}
 		d, ok := sameDeltaKeys(raw, &sc.spans, &sc.keys, every, &sc.same)
-		if !ok || d.Name != name {
+		if !ok || d.Name != string(name) {
 			return 0, baseline.CaseDelta{}, false
 		}
 		return i, d, true

@@ -547,3 +547,24 @@ func TestFirstOfIsBinarySearch(t *testing.T) {
 		}
 	}
 }
+
+// TestHash32BytesIsString: the index hashes a name where it lies in the
+// case (bytes) and where it was decoded (a string) alike, over drawn
+// names.
+func TestHash32BytesIsString(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 15))
+	for range 2000 {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			b[i] = byte(r.IntN(256))
+		}
+		if hash32(b) != hash32(string(b)) {
+			t.Fatalf("hash32(%q): bytes %#x, string %#x", b, hash32(b), hash32(string(b)))
+		}
+		if text, _, ok := plainNameText([]byte(`{"name":"` + string(b) + `"}`)); ok {
+			if name, ok2 := plainName([]byte(`{"name":"` + string(b) + `"}`)); !ok2 || name != string(text) {
+				t.Fatalf("plainNameText %q, plainName %q %v", text, name, ok2)
+			}
+		}
+	}
+}
