@@ -58,19 +58,7 @@ func checkSameDelta(t *testing.T, raw []byte) bool {
 		if oks != okw || oks && !reflect.DeepEqual(ds, dw) {
 			t.Fatalf("case %s (figures %v)\nfrom its spans %v %+v\nscanned again  %v %+v", raw, figures, oks, ds, okw, dw)
 		}
-		// The scan that notes the assertions' and floors' keys passes
-		// what it passes without, and the delta made from those keys is
-		// the one made reading them again.
-		var lck leanCase
-		var spansK caseSpans
-		if !passThroughKeys(raw, &lck, &spansK, &testSameKeys) || !reflect.DeepEqual(lck, lc) || spansK != spans {
-			t.Fatalf("passThroughKeys: not passThroughSpans' %+v:\n%s", lc, raw)
-		}
-		dk, okk := sameDeltaKeys(raw, &spansK, &testSameKeys, figures, &testSameScratch)
-		if okk != oks || oks && !reflect.DeepEqual(dk, ds) {
-			t.Fatalf("case %s (figures %v, keys noted %v %+v)\nfrom the noted keys %v %+v\nread again          %v %+v", raw, figures, testSameKeys.ok, testSameKeys, okk, dk, oks, ds)
-		}
-		sameKeysNoted[testSameKeys.ok]++
+		checkSameDeltaKeys(t, raw, lc, &spans, figures, ds, oks)
 	}
 	d, ok := sameDelta(raw, true)
 	if !ok {
@@ -101,6 +89,23 @@ func checkSameDelta(t *testing.T, raw []byte) bool {
 		}
 	}
 	return true
+}
+
+// checkSameDeltaKeys: the scan that notes the assertions' and floors'
+// keys passes what it passes without (lc, spans), and the delta made from
+// those keys is the one made reading them again (ds, ok).
+func checkSameDeltaKeys(t *testing.T, raw []byte, lc leanCase, spans *caseSpans, figures bool, ds baseline.CaseDelta, ok bool) {
+	t.Helper()
+	var lck leanCase
+	var spansK caseSpans
+	if !passThroughKeys(raw, &lck, &spansK, &testSameKeys) || !reflect.DeepEqual(lck, lc) || spansK != *spans {
+		t.Fatalf("passThroughKeys: not passThroughSpans' %+v:\n%s", lc, raw)
+	}
+	dk, okk := sameDeltaKeys(raw, &spansK, &testSameKeys, figures, &testSameScratch)
+	if okk != ok || ok && !reflect.DeepEqual(dk, ds) {
+		t.Fatalf("case %s (figures %v, keys noted %v %+v)\nfrom the noted keys %v %+v\nread again          %v %+v", raw, figures, testSameKeys.ok, testSameKeys, okk, dk, ok, ds)
+	}
+	sameKeysNoted[testSameKeys.ok]++
 }
 
 // testSameScratch is the storage checkSameDelta's reused calls share;
