@@ -48,7 +48,8 @@ const textBlock = 64 << 10
 // returns the copy, its capacity its length.
 func (b *toolTexts) keep(text []byte) []byte {
 	if len(text) > textBlock/4 {
-		return bytes.Clone(text)
+		alone := bytes.Clone(text)
+		return alone[:len(text):len(text)]
 	}
 	if len(text) > cap(b.block) {
 		b.block = make([]byte, 0, textBlock)
@@ -96,11 +97,11 @@ func (b *toolTexts) addAt(n int, data []byte, t int) error {
 				raw[key] = json.RawMessage(text[v:end:end])
 			}
 		case "name", "title", "description":
-			if end := jsonpos.StringEnd(text, v); text[v] == '"' && bytes.IndexByte(text[v:end], '\\') < 0 {
+			if end := jsonpos.StringEnd(text, v); text[v] == '"' && !bytes.Contains(text[v:end], []byte{'\\'}) {
 				// The text is never written to once kept: a string
 				// without escapes is its bytes (the typed tool's name
 				// and description are not copies of the text's).
-				raw[key] = unsafe.String(unsafe.SliceData(text[v+1:end-1]), end-1-(v+1))
+				raw[key] = unsafe.String(&text[v+1], end-1-(v+1))
 				break
 			}
 			fallthrough
