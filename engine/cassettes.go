@@ -129,18 +129,7 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 				each(fr.runCas, &fr.runs[j], fr.prepOf(j))
 			}
 		} else {
-			share := use.bytes != nil && use.adapt == nil
-			if share {
-				use.bytes(fr.data)
-			}
-			cas, err = cassette.Stream(name, fr.data, func(cas *cassette.Cassette, r *cassette.Run) { each(cas, r, nil) })
-			if share {
-				use.bytes(nil)
-			} else if err == nil {
-				// an error quotes the file's lines from its bytes
-				readArrays.give(fr.data)
-			}
-			fr.data = nil
+			cas, err = streamFile(name, &fr, use, func(cas *cassette.Cassette, r *cassette.Run) { each(cas, r, nil) })
 		}
 		fr.release()
 		progress()
@@ -168,6 +157,26 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 		res.UnpricedModels = nil
 	}
 	return errs
+}
+
+// streamFile streams the file fr holds, read and not decoded, through
+// each, handing its bytes to use.bytes while it does (a case whose runs are
+// not adapted); a file no gate was handed and no error quotes (an error
+// quotes the file's lines from its bytes) gives its array to readArrays
+// once streamed.
+func streamFile(name string, fr *fileRead, use cassetteUse, each func(*cassette.Cassette, *cassette.Run)) (*cassette.Cassette, error) {
+	share := use.bytes != nil && use.adapt == nil
+	if share {
+		use.bytes(fr.data)
+	}
+	cas, err := cassette.Stream(name, fr.data, each)
+	if share {
+		use.bytes(nil)
+	} else if err == nil {
+		readArrays.give(fr.data)
+	}
+	fr.data = nil
+	return cas, err
 }
 
 // aheadPrep is how the workers that read a case's files ahead prepare

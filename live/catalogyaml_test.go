@@ -57,7 +57,8 @@ func catalogErrText(err error) string {
 // TestYAMLCatalogAgreesWithTree: drawn YAML catalogs, clean and wrong in
 // the ways catalog files are (a member of the wrong type or tag, a typo, a
 // repeated key at any depth, an alias, a merge key, a non-string key, a
-// number YAML reads and JSON cannot hold, a tool that is not a mapping),
+// number YAML reads and JSON cannot hold, a tool that is not a mapping, a
+// typo of a key beside the tools),
 // in the layouts YAML allows (the list at column 1 or indented, block and
 // flow collections, block scalars, comments, CRLF line ends, other lists
 // beside the tools), read by ReadFile exactly as the whole-document
@@ -127,6 +128,11 @@ func drawYAMLCatalog(r *rand.Rand) string {
 		b.WriteString("tools:\n- name: again\n")
 	case 3:
 		b.WriteString("x-extra: 1\n")
+	case 4:
+		// A typo of a list beside the tools: the checks refuse it.
+		b.WriteString("promts:\n  - name: p\n")
+	case 5:
+		b.WriteString("_private: 1\nserverinfo:\n  name: s\n")
 	}
 	out := b.String()
 	if r.IntN(10) == 0 {

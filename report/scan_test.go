@@ -56,7 +56,7 @@ func (st *scanState) scanByteByByte(b []byte) (int, bool) {
 // reference: the same count, end and state after every chunk.
 func TestScanIsByteByByte(t *testing.T) {
 	r := rand.New(rand.NewPCG(40, 5))
-	alphabet := []byte("\"\"\\\\{}[]:, \n\tab1\x00\x7f\xe9\xff")
+	alphabet := []byte("\"\"\\\\{}[]:, \n\tab1\x00\x7f\xe9\xffz|~^\x02\x7b\xfb\xdb\xa2")
 	for n := range 40000 {
 		var b []byte
 		for len(b) < 1+r.IntN(300) {

@@ -225,10 +225,80 @@ type scanState struct {
 }
 
 // scan reads b as the next bytes of a value: how many belong to it, and
-// whether the value ends there. A string is crossed to its next quote or
-// backslash at a time (quoteOrBackslash), not byte by byte.
+// whether the value ends there. Within an object or array it reads eight
+// bytes at a time where it can (words); else a byte, or a string to its
+// next quote or backslash (quoteOrBackslash), at a time (bytes).
 func (st *scanState) scan(b []byte) (int, bool) {
 	for i := 0; i < len(b); {
+		lim := i + 1
+		if st.depth > 0 && !st.escaped && i+8 <= len(b) {
+			if i = st.words(b, i); i+8 > len(b) {
+				continue
+			}
+			lim = i + 8
+		} else if st.inString && !st.escaped {
+			lim = len(b)
+		}
+		n, end := st.bytes(b[:lim], i)
+		if end {
+			return n, true
+		}
+		i = n
+	}
+	return len(b), false
+}
+
+// words reads b from i, within an object or array and not after a
+// backslash, eight bytes at a time while they hold no backslash and no
+// bracket outside a string that could close the value: such bytes change
+// only inString and depth, by the quotes and brackets they hold. It
+// returns where it stopped: the bytes from there are to be read one at a
+// time.
+func (st *scanState) words(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	const lows = 0x7f7f7f7f7f7f7f7f
+	depth, in := st.depth, st.inString
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		// each byte's high bit set where it is zero, exactly (no borrow
+		// from one byte into the next)
+		e := x ^ (ones * '\\')
+		if ^((e&lows+lows)|e)&highs != 0 {
+			break
+		}
+		q := x ^ (ones * '"')
+		q = ^((q&lows + lows) | q) & highs
+		// The high bit of each byte of p: whether a string is open after
+		// that byte (its quotes up to it counted modulo 2, a prefix XOR,
+		// from in before the first).
+		p := q ^ q<<8
+		p ^= p << 16
+		p ^= p << 32
+		if in {
+			p ^= highs
+		}
+		l := x | ones*0x20 // '[' is '{' and ']' is '}' with bit 0x20 set
+		o, c := l^(ones*'{'), l^(ones*'}')
+		o = ^((o&lows + lows) | o) & highs &^ p
+		c = ^((c&lows + lows) | c) & highs &^ p
+		if o|c != 0 {
+			closes := bits.OnesCount64(c)
+			if closes >= depth {
+				break
+			}
+			depth += bits.OnesCount64(o) - closes
+		}
+		in = p>>63 != 0
+	}
+	st.depth, st.inString = depth, in
+	return i
+}
+
+// bytes reads b from i as scan does, a byte at a time but for a string
+// crossed to its next quote or backslash at once: where it stopped, and
+// whether the value ends there.
+func (st *scanState) bytes(b []byte, i int) (int, bool) {
+	for i < len(b) {
 		if st.inString {
 			if st.escaped {
 				st.escaped = false

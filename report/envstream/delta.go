@@ -2,6 +2,7 @@ package envstream
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 
@@ -284,13 +285,16 @@ func (w *deltaWriter) str(s string) {
 	b := append(w.b, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		// Eight bytes at a time while none needs a look (plain8: no
-		// quote, backslash, control character, DEL or byte past ASCII).
-		for i+8 <= len(s) && plain8(load8(s[i:])) {
-			i += 8
-		}
-		if i == len(s) {
-			break
+		// Eight bytes at a time to the first that needs a look
+		// (special8: a quote, backslash, control character, DEL or byte
+		// past ASCII).
+		if i+8 <= len(s) {
+			m := special8(load8(s[i:]))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3
 		}
 		if c := s[i]; c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {

@@ -11,6 +11,9 @@
 // delta.go), and
 // write their output one case at a time (a comparison in json as it is
 // computed: its head, each case one line, then what only the cases tell,
-// CompareJSON), so their memory does not grow with the number of cases. What they compute is what baseline.Merge and
+// CompareJSON), so their memory does not grow with the number of cases. A
+// merge reads each input's cases into a batch's buffer that is used again
+// once the batch is written (merge.go: arenas), so it allocates next to
+// nothing a case and the collector rarely runs. What they compute is what baseline.Merge and
 // baseline.Compare compute from whole envelopes, byte for byte.
 package envstream

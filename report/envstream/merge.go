@@ -87,6 +87,11 @@ type item struct {
 	// shard the input's head names before its cases.
 	hash    uint64
 	foreign bool
+	// arena, on the last case of an input's batch, is the buffer that
+	// holds the batch's bytes (raw and lean are in it), put back in
+	// arenas once the case is written: every case of the batch was
+	// written before it.
+	arena *[]byte
 }
 
 // caseName is the case's name.
@@ -128,7 +133,36 @@ type input struct {
 	// the run, verdict and totals (what a merge written as it merges
 	// predicts its head from: predictHead).
 	pre *report.Envelope
+	// items are the slices of batches the fold took (taken), for the
+	// input's next batches (spareBatches kept). lc is the scan's result
+	// for the case read.
+	items chan []item
+	taken []item
+	lc    leanCase
 }
+
+// arenaWritten, when a test sets it, is called with each batch's buffer
+// as it is put back in arenas (TestMergeArenasReusedIsMerge overwrites it
+// there, so a case still to be written from it would come out changed).
+var arenaWritten func(*[]byte)
+
+// spareBatches is how many taken batches' slices an input keeps for its
+// next batches; past it they are left to the collector.
+const spareBatches = 4
+
+// arenas are the buffers the inputs read their batches' cases into, put
+// back once the batch is written (item.arena): a merge reads its cases
+// into the same buffers, not a new one a case (two thirds of what a merge
+// of 100,000 cases allocated, and of its collections). It holds no more
+// than the most batches in flight at once, which depthFor and spoolAhead
+// bound.
+var arenas = sync.Pool{New: func() any { b := make([]byte, 0, batchBytes/2); return &b }}
+
+// maxArena is the largest buffer put back in arenas: one a large case grew
+// past it is left to the collector, so a buffer in flight holds no more
+// than twice a batch's bytes (a batch ends at the case that reaches
+// batchBytes, as it did when each case was a buffer of its own).
+const maxArena = 2 * batchBytes
 
 // MergeFiles merges the shard envelopes at paths as baseline.Merge merges
 // them, reading each as a stream (report.CaseReader): every input is read
@@ -208,19 +242,27 @@ func (in *input) open() error {
 // the first error, which it hands on too, or when ctx is done.
 func (in *input) read(ctx context.Context, spool *annotate.CaseSpool) {
 	defer close(in.ch)
-	var b []item
-	size := 0
+	b, box := in.spare()
+	buf := *box
 	send := func() bool {
+		if last := &b[len(b)-1]; last.err == nil && cap(buf) <= maxArena {
+			// The batch's cases are in buf (a decoded case holds copies
+			// of its bytes, and is encoded before it is written): the
+			// spooler puts buf back once it has written the last one.
+			*box = buf
+			last.arena = box
+		}
 		select {
 		case in.ch <- b:
-			b, size = nil, 0
+			b, box = in.spare()
+			buf = *box
 			return true
 		case <-ctx.Done():
 			return false
 		}
 	}
 	for {
-		raw, err := in.cr.NextRaw()
+		next, err := in.cr.AppendRaw(buf)
 		if errors.Is(err, io.EOF) {
 			// The head, on this goroutine: the inputs' heads (their
 			// catalogs) are decoded and checked on every core.
@@ -230,16 +272,37 @@ func (in *input) read(ctx context.Context, spool *annotate.CaseSpool) {
 			}
 			return
 		}
+		var raw []byte
+		if err == nil {
+			// The case is next's bytes after buf's: buf grows by it (a
+			// slice of them, capped, so nothing appends over the next).
+			raw = next[len(buf):len(next):len(next)]
+			buf = next
+		}
 		b = append(b, in.item(raw, err, spool))
-		size += len(raw)
 		failed := b[len(b)-1].err != nil
-		if (len(b) == batch || size >= batchBytes || failed) && !send() {
+		if (len(b) == batch || len(buf) >= batchBytes || failed) && !send() {
 			return
 		}
 		if failed {
 			return
 		}
 	}
+}
+
+// spare is a slice for the input's next batch and a buffer for its
+// bytes, both empty: ones the merge is done with (input.items, arenas),
+// or new ones.
+func (in *input) spare() ([]item, *[]byte) {
+	var b []item
+	select {
+	case b = <-in.items:
+	default:
+		b = make([]item, 0, batch)
+	}
+	box := arenas.Get().(*[]byte)
+	*box = (*box)[:0]
+	return b, box
 }
 
 // item reads one case of the input (raw, or the error reading it gave):
@@ -250,8 +313,8 @@ func (in *input) item(raw []byte, err error, spool *annotate.CaseSpool) item {
 	if err != nil {
 		return item{err: err}
 	}
-	var lc leanCase
-	if !decodeAll && canonical(raw) && passThrough(raw, &lc) {
+	lc := &in.lc
+	if !decodeAll && canonical(raw) && passThrough(raw, lc) {
 		in.counter.AddFigures(lc.verdict, false, lc.runs, lc.passed)
 		if string(lc.file) != in.file {
 			in.file = string(lc.file)
@@ -345,7 +408,8 @@ func openInputs(paths []string, spool *annotate.CaseSpool) (*merging, error) {
 	mg := &merging{paths: paths, ins: make([]*input, len(paths)), cancel: cancel}
 	depth := depthFor(len(paths))
 	for i, p := range paths {
-		in := &input{name: p, ch: make(chan []item, depth), opened: make(chan error, 1)}
+		in := &input{name: p, ch: make(chan []item, depth), opened: make(chan error, 1),
+			items: make(chan []item, spareBatches)}
 		mg.ins[i] = in
 		mg.wg.Add(1)
 		go func() {
@@ -418,11 +482,18 @@ func fold(ins []*input, spool *annotate.CaseSpool) (names [][]uint64, spoolErr, 
 	next := func(i int) error {
 		in := ins[i]
 		if len(in.ready) == 0 {
+			if in.taken != nil {
+				select { // the batch taken, its items cleared, for another
+				case in.items <- in.taken[:0]:
+				default:
+				}
+				in.taken = nil
+			}
 			b, ok := <-in.ch
 			if !ok {
 				return nil
 			}
-			in.ready = b
+			in.ready, in.taken = b, b
 		}
 		it := in.ready[0]
 		in.ready[0] = item{}
@@ -463,15 +534,22 @@ type spooler struct {
 	ch    chan []item
 	free  chan []item
 	batch []item
+	size  int
 	done  chan error
 	names hashRuns
 }
 
-// spoolBatch is how many cases the fold hands the spooler at a time.
-const spoolBatch = 64
+// spoolBatch is the most cases the fold hands the spooler at a time, and
+// spoolBatchBytes the most bytes (a batch ends at the case that reaches
+// it); spoolAhead is how many batches the fold may hand it ahead of what
+// it writes, up to 2 MiB of cases. The spooler's write system calls wait
+// in the kernel at times (a file system shared with other work: up to
+// tens of ms here); with two batches ahead the fold waited with them,
+// and the inputs behind it, one core idle, at every such wait.
+const spoolBatch, spoolBatchBytes, spoolAhead = 64, 64 << 10, 32
 
 func startSpooler(spool *annotate.CaseSpool) *spooler {
-	w := &spooler{ch: make(chan []item, 2), free: make(chan []item, 4), done: make(chan error, 1)}
+	w := &spooler{ch: make(chan []item, spoolAhead), free: make(chan []item, spoolAhead+2), done: make(chan error, 1)}
 	w.batch = make([]item, 0, spoolBatch)
 	go func() {
 		var err error
@@ -484,6 +562,12 @@ func startSpooler(spool *annotate.CaseSpool) *spooler {
 					err = spool.AddRaw(b[i].raw)
 				} else {
 					err = spool.Add(b[i].c)
+				}
+				if b[i].arena != nil && err == nil {
+					if arenaWritten != nil {
+						arenaWritten(b[i].arena)
+					}
+					arenas.Put(b[i].arena) // written: its batch's buffer for another
 				}
 			}
 			clear(b)
@@ -500,10 +584,12 @@ func startSpooler(spool *annotate.CaseSpool) *spooler {
 // add hands the spooler one case.
 func (w *spooler) add(it item) {
 	w.batch = append(w.batch, it)
-	if len(w.batch) < spoolBatch {
+	w.size += len(it.raw)
+	if len(w.batch) < spoolBatch && w.size < spoolBatchBytes {
 		return
 	}
 	w.ch <- w.batch
+	w.size = 0
 	select {
 	case w.batch = <-w.free:
 	default:

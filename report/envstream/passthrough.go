@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"reflect"
 	"sync"
 	"unicode/utf8"
@@ -181,6 +182,12 @@ const (
 	roleCounts
 	roleLabels
 	roleTool
+	// the case's assertions and floors, and each of their entries: read
+	// only where the scan keeps their keys (caseScan.keys).
+	roleAssertions
+	roleAssertion
+	roleFloors
+	roleFloor
 )
 
 // caseScan is one scan of a case's bytes.
@@ -188,9 +195,10 @@ type caseScan struct {
 	b     []byte
 	i     int
 	depth int
-	// escaped is set by str when the string it read held an escape.
-	escaped bool
-	lc      *leanCase
+	// escaped is set by str when the string it read held an escape,
+	// wide when it held a byte past ASCII.
+	escaped, wide bool
+	lc            *leanCase
 	// what the roles read: each member read once.
 	seenRuns, seenPassed, seenClass bool
 	tool                            []byte
@@ -199,6 +207,23 @@ type caseScan struct {
 	// spans, when set, takes where the value of each field of the case
 	// itself lies (by its index in caseShape's fields).
 	spans *caseSpans
+	// keys, when set, takes what tells the case's assertions and floors
+	// apart, for sameDeltaKeys not to read them again.
+	keys *sameKeys
+}
+
+// sameKeys are the keys of a case's assertions (block, index, target)
+// and floors (name), in their order, as the scan read them; ok is false
+// where the scan could not note them as the comparison's second reading
+// of them would (an entry not an object, a key with an escape): that
+// reading is then done (sameDeltaKeys).
+type sameKeys struct {
+	asserts []assertionKey
+	floors  [][]byte
+	ok      bool
+	// the entry being read
+	assert assertionKey
+	floor  []byte
 }
 
 // passThrough scans a case's JSON: true when Unmarshal decodes it without
@@ -213,6 +238,14 @@ func passThrough(raw []byte, lc *leanCase) bool {
 // comparison to read the fields it needs without a second scan of the
 // case.
 func passThroughSpans(raw []byte, lc *leanCase, spans *caseSpans) bool {
+	return passThroughKeys(raw, lc, spans, nil)
+}
+
+// passThroughKeys is passThroughSpans noting in keys, when it is not nil,
+// the keys of the case's assertions and floors (sameKeys). What it
+// reports does not depend on keys: it reads the same members with the
+// same rules, keeping more of them.
+func passThroughKeys(raw []byte, lc *leanCase, spans *caseSpans, keys *sameKeys) bool {
 	caseShapeOnce.Do(func() {
 		caseShape = shapeOf(reflect.TypeFor[report.CaseResult](), map[reflect.Type]*shape{})
 	})
@@ -220,7 +253,10 @@ func passThroughSpans(raw []byte, lc *leanCase, spans *caseSpans) bool {
 	if spans != nil {
 		*spans = caseSpans{}
 	}
-	s := caseScan{b: raw, lc: lc, spans: spans}
+	if keys != nil {
+		*keys = sameKeys{asserts: keys.asserts[:0], floors: keys.floors[:0], ok: true}
+	}
+	s := caseScan{b: raw, lc: lc, spans: spans, keys: keys}
 	s.space()
 	if s.i >= len(s.b) || s.b[s.i] != '{' || !s.object(caseShape, roleCase) {
 		return false
@@ -253,7 +289,9 @@ func reliabilityClass(v []byte) bool {
 }
 
 func (s *caseScan) space() {
-	for s.i < len(s.b) {
+	// Compact JSON has none: one test of the byte at s.i (every byte of
+	// white space is at most ' ').
+	for s.i < len(s.b) && s.b[s.i] <= ' ' {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
 			s.i++
@@ -318,38 +356,43 @@ func (s *caseScan) literal(lit string) bool {
 // str reads a string at s.b[s.i] == '"' and returns its text between the
 // quotes; false for a string JSON refuses or one holding a character
 // Check refuses in a one-line field (a control character: the case is
-// then decoded, and refused or not there), or invalid UTF-8.
+// then decoded, and refused or not there), or invalid UTF-8. It sets
+// s.escaped when the string holds an escape and s.wide when it holds a
+// byte past ASCII.
 func (s *caseScan) str() ([]byte, bool) {
+	b := s.b
 	start := s.i + 1
-	s.escaped = false
-	for j := start; j < len(s.b); {
-		// Eight bytes at a time while none of them is a quote, a
-		// backslash, a control character or past ASCII.
-		for j+8 <= len(s.b) && plain8(binary.LittleEndian.Uint64(s.b[j:])) {
-			j += 8
+	s.escaped, s.wide = false, false
+	for j := start; j < len(b); {
+		// Eight bytes at a time: special8 marks the bytes that need a
+		// look, and the first of them is where the scan goes next.
+		if j+8 <= len(b) {
+			m := special8(binary.LittleEndian.Uint64(b[j:]))
+			if m == 0 {
+				j += 8
+				continue
+			}
+			j += bits.TrailingZeros64(m) >> 3
 		}
-		if j >= len(s.b) {
-			break
-		}
-		c := s.b[j]
+		c := b[j]
 		switch {
 		case c == '"':
 			s.i = j + 1
-			return s.b[start:j], true
+			return b[start:j], true
 		case c == '\\':
 			s.escaped = true
-			if j+1 >= len(s.b) {
+			if j+1 >= len(b) {
 				return nil, false
 			}
-			switch s.b[j+1] {
+			switch b[j+1] {
 			case '"', '\\', '/':
 				j += 2
 			case 'u':
-				if j+6 > len(s.b) {
+				if j+6 > len(b) {
 					return nil, false
 				}
 				var r rune
-				for _, h := range s.b[j+2 : j+6] {
+				for _, h := range b[j+2 : j+6] {
 					switch {
 					case h >= '0' && h <= '9':
 						r = r<<4 | rune(h-'0')
@@ -371,7 +414,8 @@ func (s *caseScan) str() ([]byte, bool) {
 		case c < 0x20 || c == 0x7f:
 			return nil, false
 		case c >= utf8.RuneSelf:
-			r, n := utf8.DecodeRune(s.b[j:])
+			s.wide = true
+			r, n := utf8.DecodeRune(b[j:])
 			if r == utf8.RuneError && n == 1 || isControl(r) {
 				return nil, false
 			}
@@ -386,10 +430,19 @@ func (s *caseScan) str() ([]byte, bool) {
 // plain8 reports whether none of the eight bytes of x is a '"', a '\\',
 // below 0x20 or 0x7f and above.
 func plain8(x uint64) bool {
+	return special8(x) == 0
+}
+
+// special8 marks (its high bit set) each byte of x, read little-endian,
+// that is a '"', a '\\', below 0x20, or 0x7f and above. A mark above the
+// first may be wrong (a borrow carried into the next byte), never the
+// first: bits.TrailingZeros64(special8(x))/8 is the first such byte.
+func special8(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
-	below := (x - ones*0x20) & ^x & highs
-	return (below | zero(x^(ones*'"')) | zero(x^(ones*'\\')) | zero(x^(ones*0x7f)) | x&highs) == 0
+	q := x ^ (ones * '"')
+	bs := x ^ (ones * '\\')
+	del := x ^ (ones * 0x7f)
+	return ((x-ones*0x20)&^x | (q-ones)&^q | (bs-ones)&^bs | (del-ones)&^del | x) & highs
 }
 
 // isControl is report's isControl: a character Check refuses in a
@@ -609,13 +662,8 @@ func (s *caseScan) key() ([]byte, bool) {
 		return nil, false
 	}
 	k, ok := s.str()
-	if !ok || s.escaped {
+	if !ok || s.escaped || s.wide {
 		return nil, false
-	}
-	for _, c := range k {
-		if c >= utf8.RuneSelf {
-			return nil, false
-		}
 	}
 	return k, s.colon()
 }
@@ -693,12 +741,19 @@ func (s *caseScan) members(sh *shape, role scanRole) bool {
 
 // closeStruct checks what a role read once its object is read.
 func (s *caseScan) closeStruct(role scanRole, _ uint64) bool {
-	if role == roleTool {
+	switch role {
+	case roleTool:
 		// Check: a tools entry names its tool and counts no negative
 		// calls.
 		ok := len(s.tool) > 0 && s.calls >= 0
 		s.tool, s.calls = nil, 0
 		return ok
+	case roleAssertion:
+		s.keys.asserts = append(s.keys.asserts, s.keys.assert)
+		s.keys.assert = assertionKey{}
+	case roleFloor:
+		s.keys.floors = append(s.keys.floors, s.keys.floor)
+		s.keys.floor = nil
 	}
 	return true
 }
@@ -720,6 +775,23 @@ func (s *caseScan) member(f shapeField, role scanRole) bool {
 		if f.name == "class" {
 			v, ok := s.plainString()
 			return ok && reliabilityClass(v)
+		}
+	case roleAssertion:
+		switch f.name {
+		case "block":
+			return s.keyString(f.shape, &s.keys.assert.block)
+		case "target":
+			return s.keyString(f.shape, &s.keys.assert.target)
+		case "index":
+			if f.shape.kind == shapeInt {
+				v, ok := s.nullableInt(f.shape)
+				s.keys.assert.index = int(v)
+				return ok
+			}
+		}
+	case roleFloor:
+		if f.name == "name" {
+			return s.keyString(f.shape, &s.keys.floor)
 		}
 	case roleTool:
 		switch f.name {
@@ -764,6 +836,14 @@ func (s *caseScan) caseMember(f shapeField) (ok, read bool) {
 		return s.value(f.shape, roleLabels), true
 	case "tools":
 		return s.value(f.shape, roleTool), true
+	case "assertions", "floors":
+		if s.keys != nil {
+			role := roleAssertions
+			if f.name == "floors" {
+				role = roleFloors
+			}
+			return s.value(f.shape, role), true
+		}
 	}
 	return false, false
 }
@@ -785,6 +865,27 @@ func (s *caseScan) positionMember(f shapeField) (ok, read bool) {
 		return ok, true
 	}
 	return false, false
+}
+
+// keyString reads the value of a string field of shape sh, a string or
+// null, noting its text in v (nil for null); a string with an escape is
+// read as any other, and leaves the keys to be read again.
+func (s *caseScan) keyString(sh *shape, v *[]byte) bool {
+	switch {
+	case sh.kind != shapeString:
+		return s.value(sh, roleNone)
+	case s.b[s.i] == 'n':
+		*v = nil
+		return s.literal("null")
+	case s.b[s.i] != '"':
+		return false
+	}
+	t, ok := s.str()
+	*v = t
+	if s.escaped {
+		s.keys.ok = false
+	}
+	return ok
 }
 
 // plainString reads a string with no escape in it, or null (nil).
@@ -917,11 +1018,19 @@ func (s *caseScan) elements(sh *shape, role scanRole) bool {
 		return true
 	}
 	elem := roleNone
-	if role == roleTool {
+	switch role {
+	case roleTool:
 		elem = roleTool
+	case roleAssertions:
+		elem = roleAssertion
+	case roleFloors:
+		elem = roleFloor
 	}
 	for {
 		s.space()
+		if (elem == roleAssertion || elem == roleFloor) && (s.i >= len(s.b) || s.b[s.i] != '{') {
+			s.keys.ok = false // a null entry: its keys are read again
+		}
 		if elem == roleTool && (s.i >= len(s.b) || s.b[s.i] != '{') {
 			return false // a null entry is a tools entry with no tool name
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -357,4 +358,53 @@ func mergeBytes(paths []string) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// TestSpecial8First holds special8's first mark to the first byte a
+// byte-by-byte test finds (a quote, a backslash, a control character, DEL
+// or a byte past ASCII), over drawn words with any number of such bytes
+// at drawn places (borrows from one special byte into the next are what
+// could mislead it) and every byte value at each place.
+func TestSpecial8First(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 88))
+	plain := func(c byte) bool { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\' }
+	specials := []byte{'"', '\\', 0, 0x1f, 0x7f, 0x80, 0xff, '\n', 0x20 - 1, 0xc3}
+	first := func(b [8]byte) int {
+		for i, c := range b {
+			if !plain(c) {
+				return i
+			}
+		}
+		return 8
+	}
+	check := func(b [8]byte) {
+		t.Helper()
+		m := special8(binary.LittleEndian.Uint64(b[:]))
+		got := bits.TrailingZeros64(m) >> 3
+		if want := first(b); got != want {
+			t.Fatalf("special8(%q): first mark at byte %d, want %d (mask %#x)", b, got, want, m)
+		}
+		if plain8(binary.LittleEndian.Uint64(b[:])) != (first(b) == 8) {
+			t.Fatalf("plain8(%q) disagrees with special8", b)
+		}
+	}
+	for range 5000 {
+		var b [8]byte
+		for i := range b {
+			switch r.IntN(3) {
+			case 0:
+				b[i] = specials[r.IntN(len(specials))]
+			case 1:
+				b[i] = byte(r.IntN(256))
+			default:
+				b[i] = byte(0x20 + r.IntN(0x5f))
+			}
+		}
+		check(b)
+		i := r.IntN(8)
+		for v := range 256 {
+			b[i] = byte(v)
+			check(b)
+		}
+	}
 }

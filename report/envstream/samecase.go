@@ -2,6 +2,8 @@ package envstream
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"reflect"
 	"slices"
 	"strconv"
@@ -20,13 +22,12 @@ import (
 // decoded and compared as before, when either cannot, or when no baseline
 // case of its name holds the same bytes.
 func (b *baseIndex) sameBytes(raw []byte, every bool, sc *scratch) (int32, baseline.CaseDelta, bool) {
-	name, ok := plainName(raw)
+	name, _, ok := plainNameText(raw)
 	if !ok {
 		return 0, baseline.CaseDelta{}, false
 	}
 	h := uint64(hash32(name))
-	at, _ := slices.BinarySearch(b.keys, h<<32)
-	for ; at < len(b.keys) && b.keys[at]>>32 == h; at++ {
+	for at := b.firstOf(h); at < len(b.keys) && b.keys[at]>>32 == h; at++ {
 		// A case the index dropped (a name given twice) is not the
 		// case of its name, though its bytes be the same: the first of
 		// its name may hold others (its name given again within it).
@@ -39,11 +40,11 @@ func (b *baseIndex) sameBytes(raw []byte, every bool, sc *scratch) (int32, basel
 			continue
 		}
 		var lc leanCase
-		if !passThroughSpans(raw, &lc, &sc.spans) {
+		if !passThroughKeys(raw, &lc, &sc.spans, &sc.keys) {
 			return 0, baseline.CaseDelta{}, false
 		}
-		d, ok := sameDeltaSpans(raw, &sc.spans, every, &sc.same)
-		if !ok || d.Name != name {
+		d, ok := sameDeltaKeys(raw, &sc.spans, &sc.keys, every, &sc.same)
+		if !ok || d.Name != string(name) {
 			return 0, baseline.CaseDelta{}, false
 		}
 		return i, d, true
@@ -144,6 +145,13 @@ var sameFields = sync.OnceValue(func() []sameField {
 // Targets, Counts and Labels hold until the next call with ss (the
 // comparison encodes the delta at once and then drops them: compareOne).
 func sameDeltaSpans(raw []byte, spans *caseSpans, figures bool, ss *sameScratch) (baseline.CaseDelta, bool) {
+	return sameDeltaKeys(raw, spans, nil, figures, ss)
+}
+
+// sameDeltaKeys is sameDeltaSpans taking the keys of the case's
+// assertions and floors from keys, where passThroughKeys noted them all
+// (keys.ok), rather than reading those members again.
+func sameDeltaKeys(raw []byte, spans *caseSpans, keys *sameKeys, figures bool, ss *sameScratch) (baseline.CaseDelta, bool) {
 	r := sameReader{s: caseScan{b: raw}, ss: ss}
 	if ss != nil {
 		r.targets, r.counts, r.labels = ss.targets[:0], ss.counts[:0], ss.labels[:0]
@@ -153,9 +161,22 @@ func sameDeltaSpans(raw []byte, spans *caseSpans, figures bool, ss *sameScratch)
 			ss.asserts, ss.floors = r.asserts, r.floors
 		}()
 	}
+	noted := keys != nil && keys.ok
+	if noted {
+		for _, a := range keys.asserts {
+			if !r.addAssertion(a) {
+				return r.d, false
+			}
+		}
+		for _, f := range keys.floors {
+			if !r.addFloor(f) {
+				return r.d, false
+			}
+		}
+	}
 	for _, f := range sameFields() {
 		sp := spans[f.index]
-		if sp.end == 0 {
+		if sp.end == 0 || noted && (string(f.key) == "assertions" || string(f.key) == "floors") {
 			continue
 		}
 		r.s.i = sp.start
@@ -308,13 +329,18 @@ func (r *sameReader) assertion() bool {
 		}
 		return r.s.skip()
 	})
+	return r.addAssertion(a) && ok
+}
+
+// addAssertion notes an assertion's key; false for one given twice.
+func (r *sameReader) addAssertion(a assertionKey) bool {
 	for _, b := range r.asserts {
 		if b.index == a.index && bytes.Equal(b.block, a.block) && bytes.Equal(b.target, a.target) {
 			return false
 		}
 	}
 	r.asserts = append(r.asserts, a)
-	return ok
+	return true
 }
 
 // floor reads a floor's name; false for one given twice.
@@ -326,13 +352,18 @@ func (r *sameReader) floor() bool {
 		}
 		return r.s.skip()
 	})
+	return r.addFloor(name) && ok
+}
+
+// addFloor notes a floor's name; false for one given twice.
+func (r *sameReader) addFloor(name []byte) bool {
 	for _, f := range r.floors {
 		if bytes.Equal(f, name) {
 			return false
 		}
 	}
 	r.floors = append(r.floors, name)
-	return ok
+	return true
 }
 
 // targetDeltas are the targets of a case compared with itself, each
@@ -406,6 +437,14 @@ func labelDeltas(labels []member, ss *sameScratch) ([]baseline.LabelDelta, bool)
 // lastOfEach sorts an object's members by name, keeping of a name given
 // twice the last one (as decoding it into a map keeps it).
 func lastOfEach(ms []member) []member {
+	// An encoder writes a map's members sorted, each once: nothing to do.
+	sorted := true
+	for i := 1; i < len(ms) && sorted; i++ {
+		sorted = bytes.Compare(ms[i-1].key, ms[i].key) < 0
+	}
+	if sorted {
+		return ms
+	}
 	slices.SortStableFunc(ms, func(a, b member) int { return bytes.Compare(a.key, b.key) })
 	out := ms[:0]
 	for i, m := range ms {
@@ -562,19 +601,30 @@ func intern(b []byte) string {
 // JSON string): its text between the quotes, whether it holds an
 // escape, false for no closing quote.
 func (s *caseScan) quoted() (text []byte, escaped, ok bool) {
+	b := s.b
 	start := s.i + 1
-	for j := start; j < len(s.b); {
-		q := bytes.IndexByte(s.b[j:], '"')
-		if q < 0 {
-			return nil, false, false
+	for j := start; j < len(b); {
+		// Eight bytes at a time to the first that needs a look
+		// (special8); of those only a quote or a backslash matters
+		// here.
+		if j+8 <= len(b) {
+			m := special8(binary.LittleEndian.Uint64(b[j:]))
+			if m == 0 {
+				j += 8
+				continue
+			}
+			j += bits.TrailingZeros64(m) >> 3
 		}
-		e := bytes.IndexByte(s.b[j:j+q], '\\')
-		if e < 0 {
-			s.i = j + q + 1
-			return s.b[start : j+q], escaped, true
+		switch b[j] {
+		case '"':
+			s.i = j + 1
+			return b[start:j], escaped, true
+		case '\\':
+			escaped = true
+			j += 2 // the backslash and the character it escapes
+		default:
+			j++
 		}
-		escaped = true
-		j += e + 2 // the backslash and the character it escapes
 	}
 	return nil, false, false
 }

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,8 +29,16 @@ func checkSameDelta(t *testing.T, raw []byte) bool {
 		return false
 	}
 	var lc leanCase
+	var keyedSpans caseSpans
+	keyed := passThroughKeys(raw, &leanCase{}, &keyedSpans, &testSameKeys)
 	if !passThrough(raw, &lc) {
+		if keyed {
+			t.Fatalf("passThroughKeys passes a case passThrough does not:\n%s", raw)
+		}
 		return false
+	}
+	if !keyed {
+		t.Fatalf("passThroughKeys does not pass a case passThrough passes:\n%s", raw)
 	}
 	// The one scan (passThroughSpans, then sameDeltaSpans) reads what the
 	// two scans read, with and without figures.
@@ -49,6 +58,7 @@ func checkSameDelta(t *testing.T, raw []byte) bool {
 		if oks != okw || oks && !reflect.DeepEqual(ds, dw) {
 			t.Fatalf("case %s (figures %v)\nfrom its spans %v %+v\nscanned again  %v %+v", raw, figures, oks, ds, okw, dw)
 		}
+		checkSameDeltaKeys(t, raw, lc, &spans, figures, ds, oks)
 	}
 	d, ok := sameDelta(raw, true)
 	if !ok {
@@ -81,8 +91,33 @@ func checkSameDelta(t *testing.T, raw []byte) bool {
 	return true
 }
 
-// testSameScratch is the storage checkSameDelta's reused calls share.
-var testSameScratch sameScratch
+// checkSameDeltaKeys: the scan that notes the assertions' and floors'
+// keys passes what it passes without (lc, spans), and the delta made from
+// those keys is the one made reading them again (ds, ok).
+func checkSameDeltaKeys(t *testing.T, raw []byte, lc leanCase, spans *caseSpans, figures bool, ds baseline.CaseDelta, ok bool) {
+	t.Helper()
+	var lck leanCase
+	var spansK caseSpans
+	if !passThroughKeys(raw, &lck, &spansK, &testSameKeys) || !reflect.DeepEqual(lck, lc) || spansK != *spans {
+		t.Fatalf("passThroughKeys: not passThroughSpans' %+v:\n%s", lc, raw)
+	}
+	dk, okk := sameDeltaKeys(raw, &spansK, &testSameKeys, figures, &testSameScratch)
+	if okk != ok || ok && !reflect.DeepEqual(dk, ds) {
+		t.Fatalf("case %s (figures %v, keys noted %v %+v)\nfrom the noted keys %v %+v\nread again          %v %+v", raw, figures, testSameKeys.ok, testSameKeys, okk, dk, ok, ds)
+	}
+	sameKeysNoted[testSameKeys.ok]++
+}
+
+// testSameScratch is the storage checkSameDelta's reused calls share;
+// testSameKeys likewise for the keys passThroughKeys notes.
+var (
+	testSameScratch sameScratch
+	testSameKeys    sameKeys
+	// sameKeysNoted counts the cases passed through whose assertions' and
+	// floors' keys passThroughKeys noted (true) or left to be read again
+	// (false: an entry null, a key with an escape).
+	sameKeysNoted = map[bool]int{}
+)
 
 // TestSameDeltaIsCaseOf draws cases' JSON (by CaseResult's type, so a field
 // added is drawn too; their mutations; the cases the million-case test
@@ -155,7 +190,17 @@ func TestSameDeltaIsCaseOf(t *testing.T) {
 		for _, e := range [][2]string{{`"targets":{`, `"targets":{"tool_selection.f1":3,`}, {`"targets":{`, `"targets": { "x" : -0.0e0 , "y":1E-7,`},
 			{`"labels":{`, `"labels":{"a":"1","a":"2",`}, {`"counts":{`, `"counts":{"x":null,`}, {`"floors":[]`, `"floors":null`},
 			{`"floors":[]`, `"floors":[{"name":"f","passed":true},{"name":"f","passed":false}]`}, {`"position":{`, `"position":{"x":[1,{"a":"\n"}],`},
-			{`"name":"c`, `"name":"\u0063`}, {`"assertions":[`, `"assertions":[null,`}, {`"definition_sha256":"`, `"definition_sha256":"\/`}} {
+			{`"name":"c`, `"name":"\u0063`}, {`"assertions":[`, `"assertions":[null,`}, {`"definition_sha256":"`, `"definition_sha256":"\/`},
+			// The keys of assertions and floors: given twice, null,
+			// escaped, left out, an entry null.
+			{`"assertions":[`, `"assertions":[{"index":0,"target":"tool_selection.f1","matcher":null,"passed":true,"message":""},`},
+			{`"assertions":[`, `"assertions":[{"index":null,"block":null,"target":"x","matcher":null,"passed":true,"message":""},{"target":"x","index":0,"passed":true,"message":""},`},
+			{`"assertions":[`, `"assertions":[{"index":7,"block":"b1","target":"t","matcher":null,"passed":true,"message":""},{"index":7,"target":"t","matcher":{"a":[1]},"passed":true,"message":""},`},
+			{`"assertions":[`, `"assertions":[{"index":7,"block":"b\u0031","target":"t","matcher":null,"passed":true,"message":""},`},
+			{`"assertions":[`, `"assertions":[{"index":7,"block":"b","target":"t\u0031","passed":true,"message":""},{"index":7,"block":"b","target":"t1","passed":true,"message":""},`},
+			{`"assertions":[`, `"assertions":[{},`}, {`"assertions":[`, `"assertions":[{},{},`}, {`"assertions":[{`, `"assertions":null,"x":[{`},
+			{`"floors":[]`, `"floors":[{"name":"f\u0031","passed":true}]`}, {`"floors":[]`, `"floors":[null]`}, {`"floors":[]`, `"floors":[{}]`},
+			{`"floors":[]`, `"floors":[{"name":null,"passed":true},{"passed":false}]`}, {`"floors":[]`, `"floors":[{"name":"a","passed":true},{"name":"b","lines":["x"]}]`}} {
 			if bytes.Contains(data, []byte(e[0])) {
 				if checkSameDelta(t, bytes.Replace(data, []byte(e[0]), []byte(e[1]), 1)) {
 					lean++
@@ -166,7 +211,10 @@ func TestSameDeltaIsCaseOf(t *testing.T) {
 	if lean < 1000 {
 		t.Fatalf("%d drawn cases took the way without a decode: the drawing misses it", lean)
 	}
-	t.Logf("%d drawn cases compared without a decode", lean)
+	if sameKeysNoted[true] < 1000 || sameKeysNoted[false] < 10 {
+		t.Fatalf("cases whose keys the scan noted %d, left to be read again %d: the drawing misses one way", sameKeysNoted[true], sameKeysNoted[false])
+	}
+	t.Logf("%d drawn cases compared without a decode; keys noted by the scan in %d, read again in %d", lean, sameKeysNoted[true], sameKeysNoted[false])
 }
 
 func FuzzSameDelta(f *testing.F) {
@@ -422,5 +470,106 @@ func TestCachedServesItsBlock(t *testing.T) {
 	}
 	if _, err := idx.cached(0, &sc); err == nil {
 		t.Fatal("case 0, of another block, given with the file closed")
+	}
+}
+
+// TestLastOfEachGenerated holds lastOfEach to what decoding an object into
+// a map keeps (the last value of each name, the names in order), over
+// drawn member lists: sorted and each name once (as an encoder writes
+// them, returned as they are), sorted with a name given twice, unsorted.
+func TestLastOfEachGenerated(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 13))
+	for n := range 5000 {
+		var ms []member
+		for k := range r.IntN(8) {
+			key := []byte{byte('a' + r.IntN(5))}
+			if n%3 == 0 { // as an encoder writes them: sorted, each once
+				key = []byte{byte('a' + k)}
+			}
+			ms = append(ms, member{key, []byte{byte('0' + k)}})
+		}
+		if n%3 == 1 {
+			slices.SortStableFunc(ms, func(a, b member) int { return bytes.Compare(a.key, b.key) })
+		}
+		last := map[string]string{}
+		for _, m := range ms {
+			last[string(m.key)] = string(m.val)
+		}
+		var want []string
+		for k, v := range last {
+			want = append(want, k+"="+v)
+		}
+		slices.Sort(want)
+		var got []string
+		for _, m := range lastOfEach(slices.Clone(ms)) {
+			got = append(got, string(m.key)+"="+string(m.val))
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("lastOfEach(%q) = %q, want %q", ms, got, want)
+		}
+	}
+}
+
+// TestFirstOfIsBinarySearch holds the index's lookup by its hash's top
+// bits (firstOf, after sortTop) to a binary search over every key, over
+// drawn indexes: hashes crowded in a few top-bit buckets, given twice, at
+// both ends of the range, none at all, and hashes looked up that are
+// there, next to them and absent.
+func TestFirstOfIsBinarySearch(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 14))
+	for n := range 300 {
+		var b baseIndex
+		size := r.IntN(2000)
+		if n%10 == 0 {
+			size = 0
+		}
+		draw := func() uint64 {
+			switch r.IntN(4) {
+			case 0:
+				return uint64(r.Uint32())
+			case 1: // a few buckets of top bits
+				return uint64(r.IntN(3))<<16 | uint64(r.IntN(1<<16))
+			case 2: // the ends
+				return []uint64{0, 1, 0xffff, 0x10000, 0xffff0000, 0xfffffffe, 0xffffffff}[r.IntN(7)]
+			}
+			return 0x12340000 | uint64(r.IntN(4))
+		}
+		for i := range size {
+			b.keys = append(b.keys, draw()<<32|uint64(i))
+		}
+		slices.Sort(b.keys)
+		b.sortTop()
+		for range 200 {
+			h := draw()
+			if size > 0 && r.IntN(2) == 0 {
+				h = b.keys[r.IntN(size)]>>32 + uint64(r.IntN(3)) - 1
+				h &= 0xffffffff
+			}
+			want, _ := slices.BinarySearch(b.keys, h<<32)
+			if got := b.firstOf(h); got != want {
+				t.Fatalf("index of %d keys: firstOf(%#x) = %d, a binary search %d", size, h, got, want)
+			}
+		}
+	}
+}
+
+// TestHash32BytesIsString: the index hashes a name where it lies in the
+// case (bytes) and where it was decoded (a string) alike, over drawn
+// names.
+func TestHash32BytesIsString(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 15))
+	for range 2000 {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			b[i] = byte(r.IntN(256))
+		}
+		if hash32(b) != hash32(string(b)) {
+			t.Fatalf("hash32(%q): bytes %#x, string %#x", b, hash32(b), hash32(string(b)))
+		}
+		if text, _, ok := plainNameText([]byte(`{"name":"` + string(b) + `"}`)); ok {
+			if name, ok2 := plainName([]byte(`{"name":"` + string(b) + `"}`)); !ok2 || name != string(text) {
+				t.Fatalf("plainNameText %q, plainName %q %v", text, name, ok2)
+			}
+		}
 	}
 }
