@@ -76,9 +76,9 @@ func classify(obj map[string]any, msgs []any) Format {
 	return FormatOpenAI
 }
 
-// callRef addresses a call of the run being built.
-// callRef places a call in the run; seq is its place in the
-// transcript's calls (transcript.pending).
+// callRef addresses a call of the run being built: its turn, its place
+// in the turn, and seq, its place in the transcript's calls
+// (transcript.pending).
 type callRef struct{ turn, call, seq int }
 
 // transcript builds the single run of a transcript, message by message.
