@@ -74,17 +74,7 @@ func TestProcessRunOutsideRepositoryStartsNoGit(t *testing.T) {
 	}
 
 	repo := t.TempDir()
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(real, append([]string{"-C", repo}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=m", "GIT_AUTHOR_EMAIL=m@example.com", "GIT_COMMITTER_NAME=m",
-			"GIT_COMMITTER_EMAIL=m@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	git := gitIn(t, real, repo)
 	git("init", "-q", "-b", "suites/y")
 	if err := os.WriteFile(filepath.Join(repo, ".gitignore"), []byte("transcripts/\nsuite.yml\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -32,16 +32,7 @@ func TestProcessRunEndBesideReport(t *testing.T) {
 	if _, err := gen.WriteTranscripts(dir, 300, gen.DefaultSeed, gen.OpenAI); err != nil {
 		t.Fatal(err)
 	}
-	git := func(args ...string) string {
-		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=m", "GIT_AUTHOR_EMAIL=m@example.com", "GIT_COMMITTER_NAME=m",
-			"GIT_COMMITTER_EMAIL=m@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	git := gitIn(t, "git", dir)
 	git("init", "-q", "-b", "bench/x")
 	git("add", "-A")
 	git("commit", "-q", "-m", "transcripts")
@@ -129,5 +120,22 @@ func TestProcessInitIsSmall(t *testing.T) {
 	}
 	if total > 4000 {
 		t.Errorf("mcptest's packages allocate %d times at init, over 4,000", total)
+	}
+}
+
+// gitIn returns a runner of the git at path in dir, with a fixed author
+// and no user or system configuration: its trimmed output, the test
+// failed on an error.
+func gitIn(t *testing.T, path, dir string) func(args ...string) string {
+	return func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(path, append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=m", "GIT_AUTHOR_EMAIL=m@example.com", "GIT_COMMITTER_NAME=m",
+			"GIT_COMMITTER_EMAIL=m@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
 	}
 }
