@@ -189,13 +189,15 @@ func (t *CatalogTable) DropFrom(digest string) {
 	}
 }
 
-// trim drops the largest digests while the table is over its bound.
+// trim drops the largest digests while the table is over its bound. The
+// total is the sum of the sizes in the heap and the limit at least 1, so
+// a table over its bound has a catalog to drop.
 func (t *CatalogTable) trim() {
 	limit := t.Max
 	if limit <= 0 {
 		limit = MaxCatalogBytes
 	}
-	for t.total > limit && len(t.h) > 0 {
+	for t.total > limit {
 		e := heap.Pop(&t.h).(sizedCatalog)
 		t.total -= e.size
 		delete(t.byKey, e.c.SHA256)

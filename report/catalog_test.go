@@ -189,7 +189,8 @@ func TestNewCatalogSortsAndDedups(t *testing.T) {
 
 // TestCatalogTableEdges: the bound's edges. A table whose catalogs come to
 // exactly its bound keeps them all; one byte less drops the largest digest;
-// Max 0 is MaxCatalogBytes; a digest dropped is never added again, and
+// Max 0 or less is MaxCatalogBytes; a bound under every catalog keeps
+// none, its catalogs_from the smallest digest; a digest dropped is never added again, and
 // DropFrom drops the digest it names.
 func TestCatalogTableEdges(t *testing.T) {
 	a := NewCatalog([]ToolUse{{Server: "fs", Tool: "read"}})
@@ -229,6 +230,17 @@ func TestCatalogTableEdges(t *testing.T) {
 	def.Add(a)
 	if got := kept(&def); len(got) != 1 {
 		t.Errorf("Max 0 (MaxCatalogBytes) kept %d catalogs, want 1", len(got))
+	}
+	tiny := &CatalogTable{Max: 1} // under any catalog: each one added is dropped at once
+	tiny.Add(b)
+	tiny.Add(a)
+	if got, from := tiny.List(); len(got) != 0 || from != a.SHA256 {
+		t.Errorf("Max 1: kept %d catalogs from %.8q, want none from the smaller digest %.8q", len(got), from, a.SHA256)
+	}
+	neg := &CatalogTable{Max: -1}
+	neg.Add(a)
+	if got := kept(neg); len(got) != 1 {
+		t.Errorf("Max -1 (MaxCatalogBytes) kept %d catalogs, want 1", len(got))
 	}
 	var drop CatalogTable
 	drop.Add(a)
