@@ -90,9 +90,7 @@ func repeats(runs [][]uint64) map[uint64]bool {
 			if p+1 < parts {
 				j, _ = slices.BinarySearch(r, hi)
 			}
-			if i < j {
-				sub = append(sub, r[i:j])
-			}
+			sub = append(sub, r[i:j]) // lo <= hi: i <= j; an empty one is skipped by mergeRepeats
 		}
 		wg.Go(func() { found[p] = mergeRepeats(sub) })
 	}
@@ -104,11 +102,10 @@ func repeats(runs [][]uint64) map[uint64]bool {
 	return out
 }
 
-// partBound is where part p of parts of the hashes' range begins.
+// partBound is where part p of parts of the hashes' range begins: 0 for
+// the first, the parts of equal width but the last, which takes the few
+// hashes past parts times the width.
 func partBound(p, parts int) uint64 {
-	if p == 0 {
-		return 0
-	}
 	return uint64(p) * (math.MaxUint64 / uint64(parts))
 }
 
