@@ -43,10 +43,11 @@ func appendDelta(b []byte, d *baseline.CaseDelta) ([]byte, bool) {
 		}
 		w.close(']')
 	}
-	// sideAt and sideEnd are where the baseline's side was written: a
-	// current side equal to it (most cases of a run compared with the run
-	// before it) is those bytes again.
-	sideAt, sideEnd := -1, -1
+	// sideAt and sideEnd are where the baseline's side was written (sideAt
+	// 0 until it is: the case's name comes before it): a current side
+	// equal to it (most cases of a run compared with the run before it) is
+	// those bytes again.
+	sideAt, sideEnd := 0, 0
 	for _, s := range []struct {
 		key  string
 		side *baseline.CaseSide
@@ -55,7 +56,7 @@ func appendDelta(b []byte, d *baseline.CaseDelta) ([]byte, bool) {
 			continue
 		}
 		w.b = append(w.b, s.key...)
-		if s.side == d.Current && sideAt >= 0 && *d.Current == *d.Baseline {
+		if sideAt > 0 && *d.Current == *d.Baseline {
 			w.b = append(w.b, w.b[sideAt:sideEnd]...)
 			continue
 		}
