@@ -48,8 +48,10 @@ func breakHead(t *testing.T, path string, kind int) {
 // on its goroutine, yet over drawn runs of 1 to 70 shards with one to
 // four of them broken before their first case (missing, a directory, a
 // shard that is not i/n, a head cut short, a misplaced character, not
-// JSON) at drawn places, the merge's error is the one the first broken
-// input in the order given makes merged alone, whichever opens first.
+// JSON, a path through a file) at drawn places, the merge's error is the one the first broken
+// input in the order given makes merged alone, whichever opens first,
+// an input error (exit 2) however it was broken; Merge, written by
+// rename or not, gives the same error and writes nothing.
 func TestMergeOpenErrorIsFirstInOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(40, 64))
 	rounds := 40
@@ -71,13 +73,25 @@ func TestMergeOpenErrorIsFirstInOrder(t *testing.T) {
 			paths = append(paths, filepath.Join(dir, p))
 		}
 		first, broken := len(paths), map[int]bool{}
-		for range 1 + r.IntN(4) {
+		breaks := 1 + r.IntN(4)
+		if round == 0 {
+			breaks = 1 // a path through a file alone (below)
+		}
+		for k := range breaks {
 			i := r.IntN(len(paths))
 			if broken[i] {
 				continue
 			}
 			broken[i] = true
-			breakHead(t, paths[i], r.IntN(6))
+			kind := r.IntN(7)
+			if round == 0 && k == 0 {
+				kind = 6
+			}
+			if kind == 6 { // a path through a file: the open fails (not a directory), no envelope read
+				paths[i] = filepath.Join(paths[i], "shard.json")
+			} else {
+				breakHead(t, paths[i], kind)
+			}
 			first = min(first, i)
 		}
 		_, alone := MergeFiles(paths[first : first+1])
@@ -94,6 +108,14 @@ func TestMergeOpenErrorIsFirstInOrder(t *testing.T) {
 			}
 			if !errors.As(err, new(*diag.InputError)) {
 				t.Fatalf("round %d: %T is not an input error", round, err)
+			}
+		}
+		// Merge, written as it merges (by rename) or not, the same.
+		for _, byRename := range []bool{true, false} {
+			var o renameOut
+			_, err := Merge(paths, "id", byRename, o.out)
+			if err == nil || err.Error() != alone.Error() || !errors.As(err, new(*diag.InputError)) || o.got != nil {
+				t.Fatalf("round %d: Merge (by rename %v): %T %v, want the input error %v, nothing written", round, byRename, err, err, alone)
 			}
 		}
 	}

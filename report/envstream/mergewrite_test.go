@@ -102,8 +102,9 @@ var rewritten = map[forge]bool{totalsWrong: true, verdictWrong: true, floorFails
 // with MergeFiles: the same bytes, or the same error word for word with
 // nothing written; written twice (errRewrite) exactly when the head
 // predicted from the shards' heads is not the merged one, never for the
-// shards a run writes. A writer that fails gives "write merged
-// envelope: " and its error, after the merge's own error if it has one.
+// shards a run writes. A writer that fails, an output that does not open
+// and one whose rename fails give "write merged envelope: " and their
+// error, after the merge's own error if it has one.
 func TestMergeWrittenIsMergeFiles(t *testing.T) {
 	r := rand.New(rand.NewPCG(40, 29))
 	seen := map[forge]int{}
@@ -213,7 +214,35 @@ func checkMergeWritten(t *testing.T, r *rand.Rand, paths []string, id, what stri
 	case wantErr == nil && (err == nil || !errors.Is(err, errDiskFull) || !regexp.MustCompile(`^write merged envelope: `).MatchString(err.Error())):
 		t.Fatalf("%s: a failing writer: %v", what, err)
 	}
+	// An output that does not open (fill never called) and one that fails
+	// once fill succeeded (its rename): the merge's own error first, else
+	// "write merged envelope: " and the output's.
+	for _, o := range []struct {
+		name string
+		err  error
+		fill bool
+	}{{"an output that does not open", errNoOpen, false}, {"an output whose rename fails", errRename, true}} {
+		_, err := Merge(paths, id, true, func(fill func(io.Writer) error) error {
+			if o.fill {
+				if err := fill(io.Discard); err != nil {
+					return err
+				}
+			}
+			return o.err
+		})
+		switch {
+		case wantErr != nil && fmt.Sprint(err) != wantErr.Error():
+			t.Fatalf("%s: %s: %v, want %v", what, o.name, err, wantErr)
+		case wantErr == nil && (!errors.Is(err, o.err) || err.Error() != "write merged envelope: "+o.err.Error()):
+			t.Fatalf("%s: %s: %v", what, o.name, err)
+		}
+	}
 }
+
+var (
+	errNoOpen = errors.New("open merged.json: permission denied")
+	errRename = errors.New("rename merged.json: no such file or directory")
+)
 
 // writes is how many times a merge that succeeds calls out: once, or
 // twice when the head it predicted was not the merged one (a head that
