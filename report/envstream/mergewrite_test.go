@@ -214,9 +214,15 @@ func checkMergeWritten(t *testing.T, r *rand.Rand, paths []string, id, what stri
 	case wantErr == nil && (err == nil || !errors.Is(err, errDiskFull) || !regexp.MustCompile(`^write merged envelope: `).MatchString(err.Error())):
 		t.Fatalf("%s: a failing writer: %v", what, err)
 	}
-	// An output that does not open (fill never called) and one that fails
-	// once fill succeeded (its rename): the merge's own error first, else
-	// "write merged envelope: " and the output's.
+	checkMergeOutErrors(t, paths, id, what, wantErr)
+}
+
+// checkMergeOutErrors merges paths by rename with an output that does not
+// open (fill never called) and one that fails once fill succeeded (its
+// rename): the merge's own error first (wantErr), else "write merged
+// envelope: " and the output's.
+func checkMergeOutErrors(t *testing.T, paths []string, id, what string, wantErr error) {
+	t.Helper()
 	for _, o := range []struct {
 		name string
 		err  error
