@@ -124,8 +124,10 @@ func TestPassThroughAnyLayout(t *testing.T) {
 }
 
 // TestPassThroughCutShort: a case cut at any byte (an escape, a \u
-// escape, a literal, a number cut in two) is not passed through, and the
-// scan does not read past its end.
+// escape, a literal, a number cut in two, an assertions or floors list
+// after its bracket or a comma) is not passed through, and the scan does
+// not read past its end, whether it notes the comparison's keys
+// (passThroughKeys) or not.
 func TestPassThroughCutShort(t *testing.T) {
 	cases := ruleCases(t)
 	// A figure with an exponent (the case is left to the decoder whole;
@@ -146,6 +148,11 @@ func TestPassThroughCutShort(t *testing.T) {
 				var lc leanCase
 				if passThrough(cut, &lc) {
 					t.Fatalf("passed through a case cut at byte %d: %s", i, cut)
+				}
+				var spans caseSpans
+				var keys sameKeys
+				if passThroughKeys(cut, &lc, &spans, &keys) {
+					t.Fatalf("the comparison's scan (its keys noted) passed through a case cut at byte %d: %s", i, cut)
 				}
 			}
 		}
