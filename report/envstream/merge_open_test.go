@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -124,7 +125,8 @@ func TestMergeOpenErrorIsFirstInOrder(t *testing.T) {
 // TestMergeFirstUnopenedProcess runs the built binary's `report merge`
 // over 64 shard envelopes, two of them broken before their first case:
 // it exits 2 naming the first in the order given, then, that one mended,
-// the other; and merges once both are.
+// the other; given a path through a file (its open fails in the file
+// system), it exits 2 naming it too; and it merges once all are mended.
 func TestMergeFirstUnopenedProcess(t *testing.T) {
 	dir := t.TempDir()
 	bin := buildMcptest(t, dir)
@@ -140,8 +142,9 @@ func TestMergeFirstUnopenedProcess(t *testing.T) {
 	}
 	breakHead(t, filepath.Join(dir, paths[9]), 2)
 	breakHead(t, filepath.Join(dir, paths[40]), 0)
+	args := paths
 	run := func() (string, error) {
-		cmd := exec.Command(bin, append([]string{"report", "merge", "--output", "m.json"}, paths...)...)
+		cmd := exec.Command(bin, append([]string{"report", "merge", "--output", "m.json"}, args...)...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOMAXPROCS=2")
 		var stderr bytes.Buffer
@@ -168,6 +171,18 @@ func TestMergeFirstUnopenedProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// An input whose open fails in the file system (a path through a
+	// file): an input error too, exit 2, nothing written.
+	args = slices.Clone(paths)
+	args[55] = filepath.Join(paths[55], "shard.json")
+	stderr, err := run()
+	if exit := (*exec.ExitError)(nil); !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(stderr, args[55]+": not a directory") {
+		t.Fatalf("a path through a file: %v\n%s\nwant exit 2 naming it", err, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "m.json")); err == nil {
+		t.Fatal("a merge that failed wrote its output")
+	}
+	args = paths
 	if stderr, err := run(); err != nil || !strings.Contains(stderr, "64 envelopes merged") {
 		t.Fatalf("mended: %v\n%s", err, stderr)
 	}
