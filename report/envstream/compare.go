@@ -1155,8 +1155,11 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 		i    int
 		raws [][]byte
 		at   []int64 // where each lies in the file
-		buf  []byte  // what raws lie in
-		out  chan done
+		// bases are, for each case, the baseline case whose bytes it
+		// was read as (the reader's guess taken), else -1.
+		bases []int32
+		buf   []byte // what raws lie in
+		out   chan done
 	}
 	jobs := make(chan job, window)
 	order := make(chan chan done, window)
@@ -1181,7 +1184,7 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 					sc.out = make([]byte, 0, 2048*batch)
 				}
 				for k, raw := range j.raws {
-					r := compareOne(cur, idx, reason, every, j.i+k, raw, &sc)
+					r := compareOne(cur, idx, reason, every, j.i+k, raw, j.bases[k], &sc)
 					r.at, r.n = j.at[k], len(raw)
 					rs = append(rs, r)
 					if r.err != nil {
@@ -1199,9 +1202,11 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 		defer close(jobs)
 		defer close(order)
 		var err error
+		g := guesser{idx: idx, on: reason == ""}
 		for i := 0; err == nil; {
 			var raws [][]byte
 			var at []int64
+			var bases []int32
 			var buf []byte
 			select {
 			case buf = <-freeRaw:
@@ -1210,14 +1215,22 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 			}
 			for len(raws) < batch {
 				start := len(buf)
-				next, rerr := cur.AppendRaw(buf)
+				want, wantAt := g.want()
+				next, took, rerr := cur.AppendExpected(buf, want)
 				if rerr != nil {
 					err = rerr
 					break
 				}
 				buf = next
-				raws = append(raws, buf[start:len(buf):len(buf)])
+				raw := buf[start:len(buf):len(buf)]
+				raws = append(raws, raw)
 				at = append(at, cur.Offset()-int64(len(next)-start))
+				if took {
+					bases = append(bases, wantAt)
+				} else {
+					bases = append(bases, -1)
+				}
+				g.next(took, raw)
 			}
 			if len(raws) > 0 {
 				out := make(chan done, 1)
@@ -1227,7 +1240,7 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 					readErr <- nil
 					return
 				}
-				jobs <- job{i: i, raws: raws, at: at, buf: buf, out: out}
+				jobs <- job{i: i, raws: raws, at: at, bases: bases, buf: buf, out: out}
 				i += len(raws)
 			}
 		}
@@ -1269,10 +1282,19 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 // JSON, with the baseline: without decoding it when its bytes are the
 // baseline case's (sameBytes), else decoded and checked, found in the
 // baseline and compared.
-func compareOne(cur *report.CaseReader, idx *indexed, reason string, every bool, i int, raw []byte, sc *scratch) result {
+func compareOne(cur *report.CaseReader, idx *indexed, reason string, every bool, i int, raw []byte, taken int32, sc *scratch) result {
 	if reason == "" {
-		if base, d, ok := idx.sameBytes(raw, every, sc); ok {
-			r := result{base: base, d: d, hash: nameHash(d.Name)}
+		var base int32
+		var d baseline.CaseDelta
+		var ok bool
+		if taken >= 0 {
+			d, ok = idx.sameAs(taken, raw, every, sc)
+			base = taken
+		} else {
+			base, d, ok = idx.sameBytes(raw, every, sc)
+		}
+		if ok {
+			r := result{base: base, d: d}
 			if every {
 				r.data, r.err = sc.encode(&r.d)
 			}
