@@ -713,9 +713,10 @@ func (cr *CaseReader) startsWith(want []byte) bool {
 		if !bytes.HasPrefix(want, cr.buf[cr.pos:]) {
 			return false
 		}
-		if cap(cr.buf)-cr.pos < n {
-			// fill grows buf by a chunk where less than half a chunk is
-			// free: grow it to hold n at once.
+		if cap(cr.buf) < n {
+			// fill moves what is left to the front of buf and grows it
+			// by a chunk where less than half a chunk is free: grow it
+			// to hold n at once.
 			grown := make([]byte, len(cr.buf)-cr.pos, n+chunk)
 			copy(grown, cr.buf[cr.pos:])
 			cr.off += int64(cr.pos)

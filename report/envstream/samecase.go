@@ -62,8 +62,7 @@ func (b *baseIndex) sameAs(i int32, raw []byte, every bool, sc *scratch) (baseli
 // it, compared with a baseline case of the same bytes: false where the
 // case is to be decoded.
 func sameOf(raw, name []byte, every bool, sc *scratch) (baseline.CaseDelta, bool) {
-	var lc leanCase
-	if !passThroughKeys(raw, &lc, &sc.spans, &sc.keys) {
+	if !passThroughKeys(raw, &sc.lc, &sc.spans, &sc.keys) {
 		return baseline.CaseDelta{}, false
 	}
 	d, ok := sameDeltaKeys(raw, &sc.spans, &sc.keys, every, &sc.same)
@@ -275,6 +274,10 @@ type sameScratch struct {
 	fs                      []float64
 	ns                      []int64
 	ls                      []string
+	// sides, where the comparison's worker sets it, holds the sides of
+	// the unchanged cases of its batch (delta), until the fold is done
+	// with the batch.
+	sides []baseline.CaseSide
 }
 
 // delta is the delta of the case r has read.
@@ -286,8 +289,16 @@ func (r *sameReader) delta(figures bool) (baseline.CaseDelta, bool) {
 		d.Status = baseline.NotComparable
 		d.Reasons = []string{baseline.NoDefinitionDigest}
 	}
-	bs, cs := r.side, r.side
-	d.Baseline, d.Current = &bs, &cs
+	if ss := r.ss; ss != nil && d.Status == baseline.Same && cap(ss.sides)-len(ss.sides) >= 2 {
+		// An unchanged case's sides, only counted by the fold, lie in
+		// its batch's storage, reused once the fold is done with them.
+		n := len(ss.sides)
+		ss.sides = append(ss.sides, r.side, r.side)
+		d.Baseline, d.Current = &ss.sides[n], &ss.sides[n+1]
+	} else {
+		bs, cs := r.side, r.side
+		d.Baseline, d.Current = &bs, &cs
+	}
 	d.Targets, d.Counts = []baseline.TargetDelta{}, []baseline.CountDelta{}
 	if !figures && r.digest {
 		return d, true
