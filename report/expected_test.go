@@ -116,57 +116,24 @@ func (c *chunked) Read(p []byte) (int, error) {
 // checks, or a case across a buffer's end) fails it.
 func TestAppendExpectedIsAppendRaw(t *testing.T) {
 	r := rand.New(rand.NewPCG(40, 29))
-	took, offered := 0, 0
+	var took, offered int
 	for n := range 1500 {
 		base := make([]string, 1+r.IntN(8))
 		for i := range base {
 			base[i] = drawCase(r)
 		}
-		// The baseline's cases as AppendRaw reads them.
-		br, err := NewCaseReader(&chunked{r, envelopeOf(r, base), 1 + r.IntN(300)}, "base.json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var wants [][]byte
-		for {
-			raw, err := br.NextRaw()
-			if err != nil {
-				if !errors.Is(err, io.EOF) {
-					t.Fatalf("draw %d: the baseline: %v", n, err)
-				}
-				break
-			}
-			wants = append(wants, raw)
-		}
-		cur := make([]string, 0, len(base))
-		from := make([]int, 0, len(base))
-		for i, c := range base {
-			switch k := r.IntN(10); {
-			case k < 5:
-			case k < 7: // one byte changed
-				p := r.IntN(len(c))
-				c = c[:p] + string("{}[]\"\\,: xa"[r.IntN(11)]) + c[p+1:]
-			case k < 8: // cut short
-				c = c[:r.IntN(len(c))]
-			case k < 9:
-				c = drawCase(r)
-			default: // given twice
-				cur = append(cur, c)
-				from = append(from, i)
-			}
-			cur = append(cur, c)
-			from = append(from, i)
-		}
+		wants := readCases(t, &chunked{r, envelopeOf(r, base), 1 + r.IntN(300)})
+		cur, from := drawCurrent(r, base)
 		doc := envelopeOf(r, cur)
 		if r.IntN(6) == 0 { // cut short anywhere
 			doc = doc[:r.IntN(len(doc))]
 		}
 		plain, err1 := NewCaseReader(&chunked{r, doc, 1 + r.IntN(200)}, "cur.json")
 		told, err2 := NewCaseReader(&chunked{r, doc, 1 + r.IntN(200)}, "cur.json")
-		if fmt.Sprint(err1) != fmt.Sprint(err2) || err1 != nil {
-			if fmt.Sprint(err1) != fmt.Sprint(err2) {
-				t.Fatalf("draw %d: %v, %v", n, err1, err2)
-			}
+		if fmt.Sprint(err1) != fmt.Sprint(err2) {
+			t.Fatalf("draw %d: %v, %v", n, err1, err2)
+		}
+		if err1 != nil {
 			continue
 		}
 		for k := 0; ; k++ {
@@ -177,23 +144,14 @@ func TestAppendExpectedIsAppendRaw(t *testing.T) {
 			case j < 9:
 				want = wants[r.IntN(len(wants))]
 			}
-			prefix := []byte("kept")
-			a, errA := plain.AppendRaw(prefix)
-			b, ok, errB := told.AppendExpected(prefix, want)
-			if fmt.Sprint(errA) != fmt.Sprint(errB) || !bytes.Equal(a, b) || plain.Offset() != told.Offset() || plain.Cases() != told.Cases() {
-				t.Fatalf("draw %d, case %d, told %.80q:\nAppendRaw      %.200q, %v at %d\nAppendExpected %.200q, %v at %d", n, k, want, a, errA, plain.Offset(), b, errB, told.Offset())
-			}
-			object := len(want) > 0 && want[0] == '{'
-			if wantOK := errA == nil && object && bytes.Equal(a[len(prefix):], want); ok != wantOK {
-				t.Fatalf("draw %d, case %d: taken %v, want %v (told %.80q, read %.80q)", n, k, ok, wantOK, want, a)
-			}
-			if object {
+			ok, done := stepBoth(t, plain, told, want, fmt.Sprintf("draw %d, case %d", n, k))
+			if len(want) > 0 && want[0] == '{' {
 				offered++
 			}
 			if ok {
 				took++
 			}
-			if errA != nil {
+			if done {
 				break
 			}
 		}
@@ -207,4 +165,68 @@ func TestAppendExpectedIsAppendRaw(t *testing.T) {
 		t.Fatalf("%d of %d offered cases taken: the draws do not exercise both ways", took, offered)
 	}
 	t.Logf("%d of %d offered cases taken", took, offered)
+}
+
+// readCases reads an envelope's cases by AppendRaw.
+func readCases(t *testing.T, src io.Reader) [][]byte {
+	t.Helper()
+	cr, err := NewCaseReader(src, "base.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]byte
+	for {
+		raw, err := cr.NextRaw()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("the baseline: %v", err)
+		}
+		out = append(out, raw)
+	}
+}
+
+// drawCurrent makes a current run's cases from the baseline's: each
+// kept, changed at a drawn byte, cut short, drawn again or given twice;
+// from says which baseline case each was made from.
+func drawCurrent(r *rand.Rand, base []string) (cur []string, from []int) {
+	for i, c := range base {
+		switch k := r.IntN(10); {
+		case k < 5:
+		case k < 7: // one byte changed
+			p := r.IntN(len(c))
+			c = c[:p] + string("{}[]\"\\,: xa"[r.IntN(11)]) + c[p+1:]
+		case k < 8: // cut short
+			c = c[:r.IntN(len(c))]
+		case k < 9:
+			c = drawCase(r)
+		default: // given twice
+			cur = append(cur, c)
+			from = append(from, i)
+		}
+		cur = append(cur, c)
+		from = append(from, i)
+	}
+	return cur, from
+}
+
+// stepBoth reads the next case by AppendRaw from plain and by
+// AppendExpected, told want, from told, and fails unless both give the
+// same bytes or error at the same offset and count, the case taken
+// exactly when it is want, an object. It returns whether it was taken
+// and whether the read ended (an error, io.EOF included).
+func stepBoth(t *testing.T, plain, told *CaseReader, want []byte, where string) (took, done bool) {
+	t.Helper()
+	prefix := []byte("kept")
+	a, errA := plain.AppendRaw(prefix)
+	b, ok, errB := told.AppendExpected(prefix, want)
+	if fmt.Sprint(errA) != fmt.Sprint(errB) || !bytes.Equal(a, b) || plain.Offset() != told.Offset() || plain.Cases() != told.Cases() {
+		t.Fatalf("%s, told %.80q:\nAppendRaw      %.200q, %v at %d\nAppendExpected %.200q, %v at %d", where, want, a, errA, plain.Offset(), b, errB, told.Offset())
+	}
+	object := len(want) > 0 && want[0] == '{'
+	if wantOK := errA == nil && object && bytes.Equal(a[len(prefix):], want); ok != wantOK {
+		t.Fatalf("%s: taken %v, want %v (told %.80q, read %.80q)", where, ok, wantOK, want, a)
+	}
+	return ok, errA != nil
 }
