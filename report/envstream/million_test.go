@@ -47,10 +47,11 @@ const maxStreamRSS = 64 << 20
 // Since the current run's reader takes the cases it expects from the
 // baseline without scanning them ("The comparison takes the cases it
 // expects (issue 40, 2026-11-29, closing)"), json measured 0.74 of one
-// shard's run's CPU (0.59 to 0.83 in alternated runs at load 13 to 18)
-// and markdown 0.51 to 0.60: under 1, but not at the 0.7 that would hold
-// 1 through a shared machine's noise. compareTimes is therefore a guard
-// against the comparison growing, not the issue's target.
+// shard's run's CPU in this test (0.59 to 0.83 in alternated runs at
+// load 3 to 18, 0.72 and 0.73 at load 3) and markdown 0.51 to 0.60:
+// under 1, but not at the 0.7 that would hold 1 through a shared
+// machine's noise. compareTimes is therefore a guard against the
+// comparison growing, not the issue's target.
 //
 // compareTimesShort is the comparison's bound in the short form (20,000
 // cases, a shard's run of 312 cases): there the comparison's fixed costs
