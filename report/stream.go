@@ -657,3 +657,74 @@ func (cr *CaseReader) Head() (*Envelope, error) {
 	env.Cases = nil
 	return &env, nil
 }
+
+// AppendExpected is AppendRaw told the bytes the next case is expected to
+// hold: where they stand next in the envelope (past the separator and
+// white space) they are taken after one comparison, without scanning
+// them, and it reports true; else the case is scanned as AppendRaw scans
+// it. want must be an object's bytes as AppendRaw returned them from an
+// envelope (it opens with '{' and its scan ended at its last byte, '}'):
+// such bytes are a value whose end the scan finds from them alone, so
+// the case taken is the one the scan would find, its end where the
+// scan's is. Anything else (nil included) is not taken.
+func (cr *CaseReader) AppendExpected(dst, want []byte) ([]byte, bool, error) {
+	if len(want) < 2 || want[0] != '{' || want[len(want)-1] != '}' || !cr.inCases {
+		raw, err := cr.AppendRaw(dst)
+		return raw, false, err
+	}
+	c, err := cr.nonSpace()
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, false, err
+	}
+	if err == nil && (c == ',' && !cr.first || c == '{' && cr.first) {
+		if !cr.first {
+			cr.advance(1) // the comma
+			c, err = cr.nonSpace()
+		}
+		if err == nil && c == '{' && cr.startsWith(want) {
+			cr.first = false
+			dst = append(dst, want...)
+			cr.advance(len(want))
+			cr.n++
+			return dst, true, nil
+		}
+		if !cr.first {
+			// The comma is consumed: the case is scanned from here, as
+			// AppendRaw scans it past its comma.
+			raw, err := cr.value(dst)
+			if err != nil {
+				return nil, false, err
+			}
+			cr.n++
+			return raw, false, nil
+		}
+	}
+	raw, err := cr.AppendRaw(dst)
+	return raw, false, err
+}
+
+// startsWith reads the source until buf holds len(want) bytes past pos,
+// or it ends: whether buf[pos:] starts with want.
+// It reads on only while what it holds is a prefix of want, so buf grows
+// past a chunk only for a case that long.
+func (cr *CaseReader) startsWith(want []byte) bool {
+	n := len(want)
+	for len(cr.buf)-cr.pos < n {
+		if !bytes.HasPrefix(want, cr.buf[cr.pos:]) {
+			return false
+		}
+		if cap(cr.buf) < n {
+			// fill moves what is left to the front of buf and grows it
+			// by a chunk where less than half a chunk is free: grow it
+			// to hold n at once.
+			grown := make([]byte, len(cr.buf)-cr.pos, n+chunk)
+			copy(grown, cr.buf[cr.pos:])
+			cr.off += int64(cr.pos)
+			cr.buf, cr.pos = grown, 0
+		}
+		if cr.fill() != nil {
+			break
+		}
+	}
+	return bytes.HasPrefix(cr.buf[cr.pos:], want)
+}

@@ -1147,16 +1147,31 @@ type result struct {
 // batch for the collector to chase.
 func compareCases(cur *report.CaseReader, idx *indexed, reason string, every bool, fold func(result)) error {
 	const batch, window = 64, 8
-	type done struct {
-		rs       []result
-		buf, raw []byte
+	// out is a batch's results, the buffer of their encoded deltas
+	// and the storage of their sides (sameScratch.sides), reused once
+	// fold is done with them; read the batch's cases as the reader
+	// read them, likewise.
+	type out struct {
+		rs    []result
+		buf   []byte
+		sides []baseline.CaseSide
 	}
-	type job struct {
-		i    int
+	type read struct {
 		raws [][]byte
 		at   []int64 // where each lies in the file
-		buf  []byte  // what raws lie in
-		out  chan done
+		// bases are, for each case, the baseline case whose bytes it
+		// was read as (the reader's guess taken), else -1.
+		bases []int32
+		buf   []byte // what raws lie in
+	}
+	type done struct {
+		out
+		read
+	}
+	type job struct {
+		i int
+		read
+		out chan done
 	}
 	jobs := make(chan job, window)
 	order := make(chan chan done, window)
@@ -1164,8 +1179,8 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 	// free holds the batches' buffers fold is done with: at most one a
 	// batch in flight (window in order, one a worker, one being folded);
 	// freeRaw the buffers the batches' cases were read into, likewise.
-	free := make(chan []byte, window+workers+2)
-	freeRaw := make(chan []byte, window+workers+3)
+	free := make(chan out, window+workers+2)
+	freeRaw := make(chan read, window+workers+3)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -1173,23 +1188,25 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 			defer wg.Done()
 			var sc scratch
 			for j := range jobs {
-				rs := make([]result, 0, len(j.raws))
 				// The batch's deltas are encoded into one buffer.
+				var o out
 				select {
-				case sc.out = <-free:
+				case o = <-free:
 				default:
-					sc.out = make([]byte, 0, 2048*batch)
+					o = out{make([]result, 0, batch), make([]byte, 0, 2048*batch), make([]baseline.CaseSide, 0, 2*batch)}
 				}
+				rs := o.rs[:0]
+				sc.out, sc.same.sides = o.buf[:0], o.sides[:0]
 				for k, raw := range j.raws {
-					r := compareOne(cur, idx, reason, every, j.i+k, raw, &sc)
+					r := compareOne(cur, idx, reason, every, j.i+k, raw, j.bases[k], &sc)
 					r.at, r.n = j.at[k], len(raw)
 					rs = append(rs, r)
 					if r.err != nil {
 						break
 					}
 				}
-				j.out <- done{rs, sc.out, j.buf}
-				sc.out = nil
+				j.out <- done{out{rs, sc.out, sc.same.sides}, j.read}
+				sc.out, sc.same.sides = nil, nil
 			}
 		}()
 	}
@@ -1199,25 +1216,33 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 		defer close(jobs)
 		defer close(order)
 		var err error
+		g := guesser{idx: idx, on: reason == ""}
 		for i := 0; err == nil; {
-			var raws [][]byte
-			var at []int64
-			var buf []byte
+			var rd read
 			select {
-			case buf = <-freeRaw:
+			case rd = <-freeRaw:
 			default:
-				buf = make([]byte, 0, 1024*batch)
+				rd = read{buf: make([]byte, 0, 1024*batch)}
 			}
+			raws, at, bases, buf := rd.raws[:0], rd.at[:0], rd.bases[:0], rd.buf[:0]
 			for len(raws) < batch {
 				start := len(buf)
-				next, rerr := cur.AppendRaw(buf)
+				want, wantAt := g.want()
+				next, took, rerr := cur.AppendExpected(buf, want)
 				if rerr != nil {
 					err = rerr
 					break
 				}
 				buf = next
-				raws = append(raws, buf[start:len(buf):len(buf)])
+				raw := buf[start:len(buf):len(buf)]
+				raws = append(raws, raw)
 				at = append(at, cur.Offset()-int64(len(next)-start))
+				if took {
+					bases = append(bases, wantAt)
+				} else {
+					bases = append(bases, -1)
+				}
+				g.next(took, raw)
 			}
 			if len(raws) > 0 {
 				out := make(chan done, 1)
@@ -1227,7 +1252,7 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 					readErr <- nil
 					return
 				}
-				jobs <- job{i: i, raws: raws, at: at, buf: buf, out: out}
+				jobs <- job{i: i, read: read{raws, at, bases, buf}, out: out}
 				i += len(raws)
 			}
 		}
@@ -1250,11 +1275,11 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 			}
 		}
 		select {
-		case free <- d.buf[:0]:
+		case free <- d.out:
 		default:
 		}
 		select {
-		case freeRaw <- d.raw[:0]:
+		case freeRaw <- d.read:
 		default:
 		}
 	}
@@ -1269,10 +1294,19 @@ func compareCases(cur *report.CaseReader, idx *indexed, reason string, every boo
 // JSON, with the baseline: without decoding it when its bytes are the
 // baseline case's (sameBytes), else decoded and checked, found in the
 // baseline and compared.
-func compareOne(cur *report.CaseReader, idx *indexed, reason string, every bool, i int, raw []byte, sc *scratch) result {
+func compareOne(cur *report.CaseReader, idx *indexed, reason string, every bool, i int, raw []byte, taken int32, sc *scratch) result {
 	if reason == "" {
-		if base, d, ok := idx.sameBytes(raw, every, sc); ok {
-			r := result{base: base, d: d, hash: nameHash(d.Name)}
+		var base int32
+		var d baseline.CaseDelta
+		var ok bool
+		if taken >= 0 {
+			d, ok = idx.sameAs(taken, raw, every, sc)
+			base = taken
+		} else {
+			base, d, ok = idx.sameBytes(raw, every, sc)
+		}
+		if ok {
+			r := result{base: base, d: d}
 			if every {
 				r.data, r.err = sc.encode(&r.d)
 			}
@@ -1315,6 +1349,8 @@ type scratch struct {
 	spans caseSpans
 	keys  sameKeys
 	same  sameScratch
+	// lc is what the validating scan of the case notes (passThroughKeys).
+	lc leanCase
 	// blockData is block of the baseline's cases, read whole (cached).
 	block     int
 	blockData []byte
@@ -1328,7 +1364,10 @@ func (sc *scratch) encode(d *baseline.CaseDelta) ([]byte, error) {
 		sc.out = b
 		return b[start:len(b):len(b)], nil
 	}
-	return encodeDeltaJSON(d)
+	// A copy goes to the encoder, which keeps it: d stays where the
+	// caller has it (on its stack), for the cases appendDelta writes.
+	dc := *d
+	return encodeDeltaJSON(&dc)
 }
 
 // readAhead reads cr's cases on a goroutine of its own, in batches, and

@@ -39,17 +39,89 @@ func (b *baseIndex) sameBytes(raw []byte, every bool, sc *scratch) (int32, basel
 		if err != nil || !bytes.Equal(data, raw) {
 			continue
 		}
-		var lc leanCase
-		if !passThroughKeys(raw, &lc, &sc.spans, &sc.keys) {
-			return 0, baseline.CaseDelta{}, false
-		}
-		d, ok := sameDeltaKeys(raw, &sc.spans, &sc.keys, every, &sc.same)
-		if !ok || d.Name != string(name) {
-			return 0, baseline.CaseDelta{}, false
-		}
-		return i, d, true
+		d, ok := sameOf(raw, name, every, sc)
+		return i, d, ok
 	}
 	return 0, baseline.CaseDelta{}, false
+}
+
+// sameAs is sameBytes for a case the current run's reader took as the
+// bytes of the baseline's i-th case (guesser): that case is the one
+// sameBytes finds for it, the first of its name (no other case of the
+// baseline holds the same bytes and is not dropped, the guesser offers no
+// dropped case), so it is not looked up.
+func (b *baseIndex) sameAs(i int32, raw []byte, every bool, sc *scratch) (baseline.CaseDelta, bool) {
+	name, _, ok := plainNameText(raw)
+	if !ok {
+		return baseline.CaseDelta{}, false
+	}
+	return sameOf(raw, name, every, sc)
+}
+
+// sameOf is the delta of the case raw, of name as plainNameText reads
+// it, compared with a baseline case of the same bytes: false where the
+// case is to be decoded.
+func sameOf(raw, name []byte, every bool, sc *scratch) (baseline.CaseDelta, bool) {
+	if !passThroughKeys(raw, &sc.lc, &sc.spans, &sc.keys) {
+		return baseline.CaseDelta{}, false
+	}
+	d, ok := sameDeltaKeys(raw, &sc.spans, &sc.keys, every, &sc.same)
+	if !ok || d.Name != string(name) {
+		return baseline.CaseDelta{}, false
+	}
+	return d, true
+}
+
+// guesser offers the current run's reader the baseline case the next
+// case is likely to be byte for byte (report.CaseReader.AppendExpected):
+// the one after the baseline case the last case was (most cases of a run
+// are the baseline's, in its order); after a case not taken, the one
+// after the first case of its name's hash in the baseline, or the same
+// guess again where the baseline holds no such name. A wrong guess costs
+// one comparison of bytes; a case taken is the guessed case's bytes
+// whatever led to the guess.
+type guesser struct {
+	idx *indexed
+	// on is false where the cases are not compared (the baseline is of
+	// another schema_version): nothing is guessed.
+	on bool
+	g  int32
+	sc scratch
+}
+
+// want is the guessed case's bytes and its place; nil where there is no
+// guess (past the baseline's last case, a case dropped, a read failed).
+func (gs *guesser) want() ([]byte, int32) {
+	b := gs.idx
+	if !gs.on || int(gs.g) >= b.n || b.dropped.get(gs.g) {
+		return nil, -1
+	}
+	data, err := b.cached(gs.g, &gs.sc)
+	if err != nil {
+		return nil, -1
+	}
+	return data, gs.g
+}
+
+// next moves the guess past the case raw, taken (the guess's bytes) or
+// not.
+func (gs *guesser) next(took bool, raw []byte) {
+	if !gs.on {
+		return
+	}
+	if took {
+		gs.g++
+		return
+	}
+	name, _, ok := plainNameText(raw)
+	if !ok {
+		return
+	}
+	b := gs.idx
+	h := uint64(hash32(name))
+	if at := b.firstOf(h); at < len(b.keys) && b.keys[at]>>32 == h {
+		gs.g = int32(b.keys[at]) + 1
+	}
 }
 
 // maxCachedBlock is the most bytes of a block of the baseline's cases a
@@ -61,9 +133,12 @@ const maxCachedBlock = 512 << 10
 // spans at most maxCachedBlock bytes: the current run mostly follows the
 // baseline's order), else read alone.
 func (b *baseIndex) cached(i int32, sc *scratch) ([]byte, error) {
-	k, found := slices.BinarySearch(b.blockFirst, i)
-	if !found {
-		k--
+	k := sc.block
+	if sc.blockData == nil || i < b.blockFirst[k] || k+1 < len(b.blockFirst) && i >= b.blockFirst[k+1] {
+		var found bool
+		if k, found = slices.BinarySearch(b.blockFirst, i); !found {
+			k--
+		}
 	}
 	if sc.block != k || sc.blockData == nil {
 		last := int32(b.n) - 1
@@ -199,6 +274,10 @@ type sameScratch struct {
 	fs                      []float64
 	ns                      []int64
 	ls                      []string
+	// sides, where the comparison's worker sets it, holds the sides of
+	// the unchanged cases of its batch (delta), until the fold is done
+	// with the batch.
+	sides []baseline.CaseSide
 }
 
 // delta is the delta of the case r has read.
@@ -210,8 +289,16 @@ func (r *sameReader) delta(figures bool) (baseline.CaseDelta, bool) {
 		d.Status = baseline.NotComparable
 		d.Reasons = []string{baseline.NoDefinitionDigest}
 	}
-	bs, cs := r.side, r.side
-	d.Baseline, d.Current = &bs, &cs
+	if ss := r.ss; ss != nil && d.Status == baseline.Same && cap(ss.sides)-len(ss.sides) >= 2 {
+		// An unchanged case's sides, only counted by the fold, lie in
+		// its batch's storage, reused once the fold is done with them.
+		n := len(ss.sides)
+		ss.sides = append(ss.sides, r.side, r.side)
+		d.Baseline, d.Current = &ss.sides[n], &ss.sides[n+1]
+	} else {
+		bs, cs := r.side, r.side
+		d.Baseline, d.Current = &bs, &cs
+	}
 	d.Targets, d.Counts = []baseline.TargetDelta{}, []baseline.CountDelta{}
 	if !figures && r.digest {
 		return d, true

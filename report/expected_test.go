@@ -1,0 +1,232 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// drawValue draws a JSON value rich in what the case reader's scan looks
+// at: strings holding escaped quotes and backslashes and brackets,
+// nested objects and arrays, numbers and literals; now and then a long
+// string, past the reader's chunk.
+func drawValue(r *rand.Rand, depth int) string {
+	switch k := r.IntN(8); {
+	case k < 2 && depth < 4:
+		var b strings.Builder
+		b.WriteByte('{')
+		for i := range r.IntN(4) {
+			if i > 0 {
+				b.WriteString([]string{",", ", ", ",\n  "}[r.IntN(3)])
+			}
+			fmt.Fprintf(&b, "%s:%s", drawString(r), drawValue(r, depth+1))
+		}
+		b.WriteByte('}')
+		return b.String()
+	case k < 3 && depth < 4:
+		var b strings.Builder
+		b.WriteByte('[')
+		for i := range r.IntN(4) {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(drawValue(r, depth+1))
+		}
+		b.WriteByte(']')
+		return b.String()
+	case k < 6:
+		return drawString(r)
+	case k < 7:
+		return []string{"true", "false", "null"}[r.IntN(3)]
+	}
+	return fmt.Sprint(r.IntN(100000) - 500)
+}
+
+func drawString(r *rand.Rand) string {
+	parts := []string{`\"`, `\\`, "{", "}", "[", "]", ",", "a", "é", `\u005d`, " ", ":"}
+	var b strings.Builder
+	b.WriteByte('"')
+	if r.IntN(500) == 0 {
+		b.WriteString(strings.Repeat("z", chunk+r.IntN(3*chunk)))
+	}
+	for range r.IntN(12) {
+		b.WriteString(parts[r.IntN(len(parts))])
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// drawCase is a case: mostly an object, now and then another value
+// (which a baseline may hold, and AppendExpected does not take).
+func drawCase(r *rand.Rand) string {
+	if r.IntN(15) == 0 {
+		return drawValue(r, 4)
+	}
+	return fmt.Sprintf(`{"name":"c%d","x":%s}`, r.IntN(1000), drawValue(r, 1))
+}
+
+// envelopeOf writes cases as an envelope's cases array, with drawn white
+// space around their separators.
+func envelopeOf(r *rand.Rand, cases []string) []byte {
+	var b bytes.Buffer
+	b.WriteString("{\n  \"schema_version\": 1,\n  \"cases\": [")
+	for i, c := range cases {
+		if i > 0 {
+			b.WriteString([]string{",", ",\n    ", " , ", "\n,"}[r.IntN(4)])
+		}
+		b.WriteString([]string{"", "\n    ", " "}[r.IntN(3)])
+		b.WriteString(c)
+	}
+	b.WriteString("\n  ],\n  \"tool\": {\"name\": \"mcptest\"}\n}\n")
+	return b.Bytes()
+}
+
+// chunked is a source read in drawn sizes, as a file or a pipe gives
+// it, so a case crosses the reader's buffer at every place.
+type chunked struct {
+	r   *rand.Rand
+	b   []byte
+	max int
+}
+
+func (c *chunked) Read(p []byte) (int, error) {
+	if len(c.b) == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), len(c.b), 1+c.r.IntN(c.max))
+	copy(p, c.b[:n])
+	c.b = c.b[n:]
+	return n, nil
+}
+
+// TestAppendExpectedIsAppendRaw draws a baseline's cases and a current
+// run's made from them (the same case, one byte changed at a drawn place,
+// cut short at a drawn place, another case, a case of its own), read
+// through sources of drawn read sizes, and reads the current run twice:
+// by AppendRaw, and by AppendExpected told a drawn case of the baseline
+// as AppendRaw read it (mostly the one the current case was made from).
+// Every step gives the same bytes or the same error, at the same offset
+// and count; a case is taken exactly when it is the expected bytes of an
+// object; the head after the cases is the same. A wrong
+// AppendExpected (one that took a prefix, or skipped the separator's
+// checks, or a case across a buffer's end) fails it.
+func TestAppendExpectedIsAppendRaw(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 29))
+	var took, offered int
+	for n := range 1500 {
+		base := make([]string, 1+r.IntN(8))
+		for i := range base {
+			base[i] = drawCase(r)
+		}
+		wants := readCases(t, &chunked{r, envelopeOf(r, base), 1 + r.IntN(300)})
+		cur, from := drawCurrent(r, base)
+		doc := envelopeOf(r, cur)
+		if r.IntN(6) == 0 { // cut short anywhere
+			doc = doc[:r.IntN(len(doc))]
+		}
+		plain, err1 := NewCaseReader(&chunked{r, doc, 1 + r.IntN(200)}, "cur.json")
+		told, err2 := NewCaseReader(&chunked{r, doc, 1 + r.IntN(200)}, "cur.json")
+		if fmt.Sprint(err1) != fmt.Sprint(err2) {
+			t.Fatalf("draw %d: %v, %v", n, err1, err2)
+		}
+		if err1 != nil {
+			continue
+		}
+		for k := 0; ; k++ {
+			var want []byte
+			switch j := r.IntN(10); {
+			case j < 7 && k < len(from):
+				want = wants[from[k]]
+			case j < 9:
+				want = wants[r.IntN(len(wants))]
+			}
+			ok, done := stepBoth(t, plain, told, want, fmt.Sprintf("draw %d, case %d", n, k))
+			if len(want) > 0 && want[0] == '{' {
+				offered++
+			}
+			if ok {
+				took++
+			}
+			if done {
+				break
+			}
+		}
+		h1, e1 := plain.Head()
+		h2, e2 := told.Head()
+		if fmt.Sprint(e1) != fmt.Sprint(e2) || fmt.Sprint(h1) != fmt.Sprint(h2) {
+			t.Fatalf("draw %d: heads %v %v, %v %v", n, h1, e1, h2, e2)
+		}
+	}
+	if took < offered/4 || took == offered {
+		t.Fatalf("%d of %d offered cases taken: the draws do not exercise both ways", took, offered)
+	}
+	t.Logf("%d of %d offered cases taken", took, offered)
+}
+
+// readCases reads an envelope's cases by AppendRaw.
+func readCases(t *testing.T, src io.Reader) [][]byte {
+	t.Helper()
+	cr, err := NewCaseReader(src, "base.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]byte
+	for {
+		raw, err := cr.NextRaw()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("the baseline: %v", err)
+		}
+		out = append(out, raw)
+	}
+}
+
+// drawCurrent makes a current run's cases from the baseline's: each
+// kept, changed at a drawn byte, cut short, drawn again or given twice;
+// from says which baseline case each was made from.
+func drawCurrent(r *rand.Rand, base []string) (cur []string, from []int) {
+	for i, c := range base {
+		switch k := r.IntN(10); {
+		case k < 5:
+		case k < 7: // one byte changed
+			p := r.IntN(len(c))
+			c = c[:p] + string("{}[]\"\\,: xa"[r.IntN(11)]) + c[p+1:]
+		case k < 8: // cut short
+			c = c[:r.IntN(len(c))]
+		case k < 9:
+			c = drawCase(r)
+		default: // given twice
+			cur = append(cur, c)
+			from = append(from, i)
+		}
+		cur = append(cur, c)
+		from = append(from, i)
+	}
+	return cur, from
+}
+
+// stepBoth reads the next case by AppendRaw from plain and by
+// AppendExpected, told want, from told, and fails unless both give the
+// same bytes or error at the same offset and count, the case taken
+// exactly when it is want, an object. It returns whether it was taken
+// and whether the read ended (an error, io.EOF included).
+func stepBoth(t *testing.T, plain, told *CaseReader, want []byte, where string) (took, done bool) {
+	t.Helper()
+	prefix := []byte("kept")
+	a, errA := plain.AppendRaw(prefix)
+	b, ok, errB := told.AppendExpected(prefix, want)
+	if fmt.Sprint(errA) != fmt.Sprint(errB) || !bytes.Equal(a, b) || plain.Offset() != told.Offset() || plain.Cases() != told.Cases() {
+		t.Fatalf("%s, told %.80q:\nAppendRaw      %.200q, %v at %d\nAppendExpected %.200q, %v at %d", where, want, a, errA, plain.Offset(), b, errB, told.Offset())
+	}
+	object := len(want) > 0 && want[0] == '{'
+	if wantOK := errA == nil && object && bytes.Equal(a[len(prefix):], want); ok != wantOK {
+		t.Fatalf("%s: taken %v, want %v (told %.80q, read %.80q)", where, ok, wantOK, want, a)
+	}
+	return ok, errA != nil
+}
