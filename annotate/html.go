@@ -81,11 +81,12 @@ var htmlPage = sync.OnceValue(func() *template.Template {
 
 // htmlCSP is the page's Content-Security-Policy: nothing may load from
 // anywhere; only the page's own style and its one script (by hash) apply.
-var htmlCSP = func() string {
+// Computed on first use, by a page.
+var htmlCSP = sync.OnceValue(func() string {
 	sum := sha256.Sum256([]byte(htmlJS))
 	return "default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) +
 		"'; img-src 'none'; connect-src 'none'; form-action 'none'; base-uri 'none'"
-}()
+})
 
 type htmlData struct {
 	Title, Verdict, CSP string
@@ -326,7 +327,7 @@ func (h HTML) model(env *report.Envelope) (htmlData, error) {
 	d := htmlData{
 		Title:       fmt.Sprintf("mcptest %s: %s", strings.ToUpper(string(env.Verdict)), env.Suite.Path),
 		Verdict:     string(env.Verdict),
-		CSP:         htmlCSP,
+		CSP:         htmlCSP(),
 		CSS:         template.CSS(htmlCSS),
 		JS:          template.JS(htmlJS),
 		Suite:       Clean(env.Suite.Path),

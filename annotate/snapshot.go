@@ -12,6 +12,7 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/mcptest/mcptest/report"
 )
@@ -24,8 +25,9 @@ var snapshotJS string
 
 // snapshotScript is the viewer page's one script: the report's own
 // (report.js: the filter, the keys, packed cases, the allow-list import)
-// and the loader that reads the address (snapshot.js).
-var snapshotScript = htmlJS + snapshotDictJS() + snapshotJS
+// and the loader that reads the address (snapshot.js). Built on first
+// use: 200 KB a process made before main, and only a snapshot reads it.
+var snapshotScript = sync.OnceValue(func() string { return htmlJS + snapshotDictJS() + snapshotJS })
 
 // snapshotDictJS declares the viewer's preset dictionary and its id for
 // the loader, as JSON (which escapes <, > and &, so the dictionary's
@@ -34,7 +36,7 @@ func snapshotDictJS() string {
 	b, err := json.Marshal(struct {
 		ID   string `json:"id"`
 		Text string `json:"text"`
-	}{snapshotDictID, snapshotDict})
+	}{snapshotDictID(), snapshotDict})
 	if err != nil {
 		panic("snapshot dictionary: " + err.Error()) // two strings: cannot fail
 	}
@@ -52,7 +54,7 @@ func snapshotDictJS() string {
 // from any host (a Content-Security-Policy of default-src 'none' with its
 // script pinned by hash).
 func SnapshotPage() []byte {
-	sum := sha256.Sum256([]byte(snapshotScript))
+	sum := sha256.Sum256([]byte(snapshotScript()))
 	csp := "default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) +
 		"'; img-src 'none'; connect-src 'none'; form-action 'none'; base-uri 'none'"
 	var buf bytes.Buffer
@@ -61,7 +63,7 @@ func SnapshotPage() []byte {
 		CSP string
 		CSS template.CSS
 		JS  template.JS
-	}{csp, template.CSS(htmlCSS), template.JS(snapshotScript)}); err != nil {
+	}{csp, template.CSS(htmlCSS), template.JS(snapshotScript())}); err != nil {
 		panic("snapshot page: " + err.Error()) // a static template: cannot fail
 	}
 	return buf.Bytes()
@@ -196,11 +198,11 @@ var snapshotDict string
 // snapshotDictID names the dictionary an address was compressed with (the
 // first 8 hex digits of its sha256): the address's key is "d" and this
 // id, so a viewer with another dictionary says so instead of misreading
-// it.
-var snapshotDictID = func() string {
+// it. Computed on first use.
+var snapshotDictID = sync.OnceValue(func() string {
 	sum := sha256.Sum256([]byte(snapshotDict))
 	return hex.EncodeToString(sum[:4])
-}()
+})
 
 // SnapshotFragment returns the address fragment ("dID=...") that carries
 // env's report page to SnapshotPage: a JSON document (snapshot) holding
@@ -235,7 +237,7 @@ func PackSnapshot(doc []byte) (string, error) {
 	if err := w.Close(); err != nil {
 		return "", fmt.Errorf("compress snapshot: %w", err)
 	}
-	return "d" + snapshotDictID + "=" + base64.RawURLEncoding.EncodeToString(z.Bytes()), nil
+	return "d" + snapshotDictID() + "=" + base64.RawURLEncoding.EncodeToString(z.Bytes()), nil
 }
 
 // snapshotDoc is the JSON document a snapshot address carries for env,
@@ -281,14 +283,14 @@ func ReadSnapshotFragment(fragment string) (*Snapshot, error) {
 	var dict []byte
 	switch {
 	case !ok:
-		return nil, fmt.Errorf("not a run snapshot: the fragment does not start with d%s= or z=", snapshotDictID)
+		return nil, fmt.Errorf("not a run snapshot: the fragment does not start with d%s= or z=", snapshotDictID())
 	case key == "z":
-	case key == "d"+snapshotDictID:
+	case key == "d"+snapshotDictID():
 		dict = []byte(snapshotDict)
 	case len(key) == 9 && key[0] == 'd':
-		return nil, fmt.Errorf("not a snapshot of this mcptest: the address was compressed with dictionary %s, this mcptest's is %s; open it with the viewer the mcptest that wrote it writes", key[1:], snapshotDictID)
+		return nil, fmt.Errorf("not a snapshot of this mcptest: the address was compressed with dictionary %s, this mcptest's is %s; open it with the viewer the mcptest that wrote it writes", key[1:], snapshotDictID())
 	default:
-		return nil, fmt.Errorf("not a run snapshot: the fragment does not start with d%s= or z=", snapshotDictID)
+		return nil, fmt.Errorf("not a run snapshot: the fragment does not start with d%s= or z=", snapshotDictID())
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(data)
 	if err != nil {

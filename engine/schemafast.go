@@ -101,6 +101,8 @@ func fastTestKey(k string, v any) bool {
 		return fastExpectList(v)
 	case "equal_function_sets":
 		return fastEqualFunctionSets(v)
+	case "tool_edges":
+		return fastToolEdges(v)
 	}
 	return false
 }
@@ -247,6 +249,52 @@ func fastClasses(v any) bool {
 	for _, c := range l {
 		m, ok := c.(map[string]any)
 		if !ok || len(m) != 2 || !nonEmptyString(m["name"]) || !nonEmptyStrings(m["members"], 1) {
+			return false
+		}
+	}
+	return true
+}
+
+// fastToolEdges is $defs/toolEdges: {allowed, restricted, delegation,
+// expect}, each optional. Checked here, a suite of such a test (the one
+// test over a directory of cassettes that `.ci/bench` runs) needs no
+// compiled schema: compiling it took about 7 ms of the load's one
+// goroutine before the first file was read.
+func fastToolEdges(v any) bool {
+	e, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	for k, val := range e {
+		if !fastToolEdgesKey(k, val) {
+			return false
+		}
+	}
+	return true
+}
+
+func fastToolEdgesKey(k string, v any) bool {
+	switch k {
+	case "allowed", "restricted":
+		return nonEmptyStrings(v, 0)
+	case "delegation":
+		return fastDelegation(v)
+	case "expect":
+		return fastExpectList(v)
+	}
+	return false
+}
+
+// fastDelegation is toolEdges' delegation: a list of {from, to}, both
+// non-empty strings, no other key.
+func fastDelegation(v any) bool {
+	l, ok := v.([]any)
+	if !ok {
+		return false
+	}
+	for _, d := range l {
+		m, ok := d.(map[string]any)
+		if !ok || len(m) != 2 || !nonEmptyString(m["from"]) || !nonEmptyString(m["to"]) {
 			return false
 		}
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,6 +19,8 @@ var (
 		"servers:\n  s: {command: [x]}\ntests:\n  - name: a\n    type: agent\n    servers: [s]\n    prompt: p\n    equal_function_sets: {count: distinct, classes: [{name: x, members: [s.x]}], expect: [{target: tool_selection.f1, matcher: {not: {'<': 1}}, message: m}]}\n",
 		"tests: []\n",
 		"tests:\n  - {name: a, type: agent, expect: [{calls: 3}, {x: {contains: [1]}}, {y: {regex: 'a'}}, {z: {exact: {a: 1}}}]}\n",
+		"tests:\n  - {name: a, type: agent, cassette: d/, tool_edges: {allowed: [s.a, s.b], restricted: [], delegation: [{from: p, to: r}], expect: [{edges.restricted_attempts: {'<=': 0}}]}}\n",
+		"tests:\n  - {name: a, type: agent, tool_edges: {}}\n",
 	}
 	slowSuites = []string{
 		"tests:\n  - {name: a, type: agent, runs: 2}\n",
@@ -31,6 +34,11 @@ var (
 		"tests:\n  - {name: a, type: agent, equal_function_sets: {count: each, classes: []}}\n",
 		"tests:\n  - {name: a, type: agent, cassette: c.json}\nservers: 3\n",
 		"tests: {a: 1}\n",
+		"tests:\n  - {name: a, type: agent, tool_edges: {allowed: ['']}}\n",
+		"tests:\n  - {name: a, type: agent, tool_edges: {delegation: [{from: p}]}}\n",
+		"tests:\n  - {name: a, type: agent, tool_edges: {delegation: [{from: p, to: r, via: q}]}}\n",
+		"tests:\n  - {name: a, type: agent, tool_edges: {denied: [s.a]}}\n",
+		"tests:\n  - {name: a, type: agent, tool_edges: [s.a]}\n",
 	}
 )
 
@@ -83,4 +91,99 @@ func FuzzValidSuite(f *testing.F) {
 			t.Fatalf("judged valid, the validator says %v", err)
 		}
 	})
+}
+
+// TestToolEdgesFastPathIsTheSchema draws tool_edges values, each key
+// present or not and each value valid or broken in one drawn place (a
+// wrong type, an empty name, a delegation edge missing an end or with a
+// key too many, an unknown key, a bad assertion), and holds the fast
+// path to the validator: a value the validator accepts is judged valid
+// without it, and one it refuses is left to it.
+func TestToolEdgesFastPathIsTheSchema(t *testing.T) {
+	rng := rand.New(rand.NewPCG(40, 7))
+	var fast, slow int
+	for range 600 {
+		edges := drawToolEdges(rng)
+		root := map[string]any{"tests": []any{map[string]any{"name": "a", "type": "agent", "cassette": "d/", "tool_edges": edges}}}
+		valid := schema.Suite().Validate(root) == nil
+		if got := validSuite(root); got != valid {
+			t.Fatalf("tool_edges %v: the fast path says %v, the validator %v", edges, got, valid)
+		}
+		if valid {
+			fast++
+		} else {
+			slow++
+		}
+	}
+	if fast < 100 || slow < 100 {
+		t.Fatalf("draws too one-sided: %d valid, %d refused", fast, slow)
+	}
+}
+
+// drawToolEdges draws a tool_edges value, broken in at most one place
+// (about half of them).
+func drawToolEdges(rng *rand.Rand) any {
+	if rng.IntN(30) == 0 {
+		return []any{"s.a"} // not a mapping
+	}
+	broken := -1
+	if rng.IntN(2) == 0 {
+		broken = rng.IntN(4)
+	}
+	e := map[string]any{}
+	for i, key := range []string{"allowed", "restricted", "delegation", "expect"} {
+		if i != broken && rng.IntN(3) == 0 {
+			continue
+		}
+		e[key] = drawEdgesValue(rng, key, i == broken)
+	}
+	if broken == 3 && rng.IntN(2) == 0 {
+		e["denied"] = []any{"s.a"} // a key the schema does not know
+	}
+	return e
+}
+
+func drawEdgesValue(rng *rand.Rand, key string, broken bool) any {
+	switch key {
+	case "delegation":
+		l := []any{}
+		for range rng.IntN(3) {
+			l = append(l, map[string]any{"from": "planner", "to": "researcher"})
+		}
+		if broken {
+			bad := []any{
+				map[string]any{"from": "planner"},
+				map[string]any{"to": "r"},
+				map[string]any{"from": "", "to": "r"},
+				map[string]any{"from": "p", "to": 3.0},
+				map[string]any{"from": "p", "to": "r", "via": "q"},
+				"planner",
+				map[string]any{"from": "p", "to": "r"}, // a list with a string
+			}
+			i := rng.IntN(len(bad))
+			if i == len(bad)-1 {
+				return "p->r"
+			}
+			l = append(l, bad[i])
+		}
+		return l
+	case "expect":
+		l := []any{map[string]any{"edges.restricted_attempts": map[string]any{"<=": 0.0}}}
+		if broken {
+			l = append(l, map[string]any{"edges.restricted_attempts": map[string]any{"<=": "0"}})
+		}
+		return l
+	}
+	l := []any{}
+	for range rng.IntN(4) {
+		l = append(l, "server.tool")
+	}
+	if broken {
+		bad := []any{"", 3.0, nil, []any{"x"}}
+		l = append(l, bad[rng.IntN(len(bad))])
+		if rng.IntN(4) == 0 {
+			return "server.tool" // not a list
+		}
+	}
+	return l
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -162,13 +161,13 @@ func parseServers(raw json.RawMessage, file, client, scope string) ([]Discovered
 
 // varRef matches ${VAR}, ${VAR:-default} (Claude Code, Cursor),
 // ${env:VAR} (VS Code, Cursor) and ${input:ID} (VS Code).
-var varRef = regexp.MustCompile(`\$\{(?:(env|input):)?([A-Za-z_][A-Za-z0-9_.-]*)(:-[^}]*)?\}`)
+var varRef = lazyRegexp(`\$\{(?:(env|input):)?([A-Za-z_][A-Za-z0-9_.-]*)(:-[^}]*)?\}`)
 
 // references lists the unset variables and the input prompts d refers to.
 func references(d Discovered, getenv func(string) string) (unset, prompts []string) {
 	seen := map[string]bool{}
 	for _, s := range d.Strings() {
-		for _, m := range varRef.FindAllStringSubmatch(s, -1) {
+		for _, m := range varRef().FindAllStringSubmatch(s, -1) {
 			key := m[1] + ":" + m[2]
 			if seen[key] {
 				continue
@@ -207,7 +206,7 @@ func (d Discovered) Strings() []string {
 // nothing here).
 func References(s string) []string {
 	var out []string
-	for _, m := range varRef.FindAllStringSubmatch(s, -1) {
+	for _, m := range varRef().FindAllStringSubmatch(s, -1) {
 		if m[1] != "input" {
 			out = append(out, m[0])
 		}
@@ -218,8 +217,8 @@ func References(s string) []string {
 // Expand replaces the variable references of s with their values (or
 // their :- defaults), as the clients do when they start a server.
 func Expand(s string, getenv func(string) string) string {
-	return varRef.ReplaceAllStringFunc(s, func(ref string) string {
-		m := varRef.FindStringSubmatch(ref)
+	return varRef().ReplaceAllStringFunc(s, func(ref string) string {
+		m := varRef().FindStringSubmatch(ref)
 		if m[1] == "input" {
 			return ref
 		}

@@ -216,7 +216,7 @@ func checkFrame(frame []byte) (jsonrpc.Message, []byte) {
 
 // integerID is an integer id the SDK keeps exactly: it reads an id as a
 // float64, so at most 15 digits.
-var integerID = regexp.MustCompile(`^(0|-?[1-9][0-9]{0,14})$`)
+var integerID = lazyRegexp(`^(0|-?[1-9][0-9]{0,14})$`)
 
 // splitFrame reads the members of a frame that is one JSON value: it must
 // be an object with each key once. id is the frame's id when it is a valid
@@ -252,7 +252,7 @@ func splitFrame(frame []byte) (fields map[string]json.RawMessage, id json.RawMes
 	raw, ok := fields["id"]
 	switch {
 	case !ok:
-	case raw[0] == '"' || integerID.Match(raw):
+	case raw[0] == '"' || integerID().Match(raw):
 		id = raw
 	default:
 		return fields, nil, fmt.Sprintf("id is %s: an id is a string or an integer (MCP forbids null)", clip(string(raw), 40))
@@ -334,4 +334,11 @@ func errorFrame(id json.RawMessage, code int, message string) []byte {
 		Message string `json:"message"`
 	}{code, message}})
 	return b
+}
+
+// lazyRegexp returns expr compiled on the first call, once: the package's
+// expressions serve the commands that talk to servers and clients, and
+// were compiled in the init of every process, a run's included.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -255,7 +254,7 @@ type leaf struct {
 	value any
 }
 
-var ident = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var ident = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // leaves flattens v into its scalar leaves, with target paths.
 func leaves(v any, path string) []leaf {
@@ -271,7 +270,7 @@ func leaves(v any, path string) []leaf {
 			sort.Strings(keys)
 			for _, k := range keys {
 				p := path + "." + k
-				if !ident.MatchString(k) {
+				if !ident().MatchString(k) {
 					p = path + "[" + strconv.Quote(k) + "]"
 				}
 				walk(x[k], p, depth+1)

@@ -33,7 +33,7 @@ type recordIn struct {
 	Stop   string `json:"stop,omitempty" jsonschema:"the recording_id of a recording to stop: the cassette is written then"`
 }
 
-var listeningRE = regexp.MustCompile(`point the agent at (http://\S+)`)
+var listeningRE = lazyRegexp(`point the agent at (http://\S+)`)
 
 // recordCassette starts `mcptest record --listen 127.0.0.1:0` against the
 // target and answers with the endpoint to point the agent at; stop writes
@@ -96,7 +96,7 @@ func (s *server) recordCassette(ctx context.Context, in recordIn) (any, error) {
 			rec.mu.Lock()
 			rec.stderr.WriteString(sc.Text() + "\n")
 			rec.mu.Unlock()
-			if m := listeningRE.FindStringSubmatch(sc.Text()); m != nil && !sent {
+			if m := listeningRE().FindStringSubmatch(sc.Text()); m != nil && !sent {
 				endpoint <- m[1]
 				sent = true
 			}

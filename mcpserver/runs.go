@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/mcptest/mcptest/report"
@@ -275,13 +274,13 @@ func outputURI(runID, caseSlug string) string {
 	return "mcptest://runs/" + runID + "/tests/" + caseSlug + "/output"
 }
 
-var outputRE = regexp.MustCompile(`^mcptest://runs/([0-9A-Za-z_-]+)/tests/([^/]+)/output$`)
+var outputRE = lazyRegexp(`^mcptest://runs/([0-9A-Za-z_-]+)/tests/([^/]+)/output$`)
 
 // readOutput serves mcptest://runs/{run_id}/tests/{name}/output: the
 // complete, redacted record of one case of a stored run.
 func (s *server) readOutput(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
-	m := outputRE.FindStringSubmatch(uri)
+	m := outputRE().FindStringSubmatch(uri)
 	if m == nil {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}

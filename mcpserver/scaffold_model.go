@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -67,7 +66,7 @@ var SpecRevisions = sync.OnceValue(func() []string {
 	return revs
 })
 
-var revisionShape = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+var revisionShape = lazyRegexp(`^\d{4}-\d{2}-\d{2}$`)
 
 // pinSpec picks the revision a conformance suite pins for a server that
 // negotiated v at introspection: v itself when compliance: can pin it;
@@ -80,7 +79,7 @@ func pinSpec(v string) (spec, note string) {
 		return v, ""
 	}
 	known := "compliance: pins " + strings.Join(revs, ", ") + ", the revisions with the initialize handshake"
-	if !revisionShape.MatchString(v) {
+	if !revisionShape().MatchString(v) {
 		what := fmt.Sprintf("negotiated protocolVersion %q, which is not a revision date", oneLineName(v))
 		if v == "" {
 			what = "reported no protocolVersion"

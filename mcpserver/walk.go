@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -29,7 +28,7 @@ type WalkServer struct {
 
 // bearerRef matches an Authorization header value "Bearer ${VAR}" (or
 // ${env:VAR}).
-var bearerRef = regexp.MustCompile(`^Bearer \$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}$`)
+var bearerRef = lazyRegexp(`^Bearer \$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}$`)
 
 // Diagnose starts one discovered server (unless it cannot be: it asks for
 // a VS Code input, or references an unset variable) and reads its catalog;
@@ -124,7 +123,7 @@ func (s Discovered) Target(root string, getenv func(string) string) live.Target 
 	}
 	for k, v := range s.Headers {
 		if strings.EqualFold(k, "authorization") {
-			if m := bearerRef.FindStringSubmatch(v); m != nil {
+			if m := bearerRef().FindStringSubmatch(v); m != nil {
 				t.BearerTokenEnv = m[1]
 			}
 		}

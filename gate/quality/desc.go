@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -50,15 +51,20 @@ const (
 	MaxDescription = 500
 )
 
+// The rules' expressions and verb list are built on first use, by a
+// command that lints descriptions, not in every process's init (369
+// allocations, 87 KB before main).
 var (
-	wordRE        = regexp.MustCompile(`[A-Za-z]+`)
-	positionalRE  = regexp.MustCompile(`(?i)\b(see (above|below)|(the )?(previous|preceding|next|following|prior|last) (tool|step|call|function)|as (mentioned |described |noted )?(above|below)|mentioned (above|below)|the above)\b`)
-	returnRE      = regexp.MustCompile(`(?i)\b(return|returns|returned|returning|output|outputs|result|results|responds|response|yields|gives back|produces|emits)\b`)
-	listValuesRE  = regexp.MustCompile(`(?i)\b(one of|allowed values|valid values|possible values|accepted values|supported values|options are|must be either|either ['"` + "`" + `]?\w+['"` + "`" + `]? or)\b`)
-	commonVerbSet = map[string]bool{}
+	wordRE        = lazyRegexp(`[A-Za-z]+`)
+	positionalRE  = lazyRegexp(`(?i)\b(see (above|below)|(the )?(previous|preceding|next|following|prior|last) (tool|step|call|function)|as (mentioned |described |noted )?(above|below)|mentioned (above|below)|the above)\b`)
+	returnRE      = lazyRegexp(`(?i)\b(return|returns|returned|returning|output|outputs|result|results|responds|response|yields|gives back|produces|emits)\b`)
+	listValuesRE  = lazyRegexp(`(?i)\b(one of|allowed values|valid values|possible values|accepted values|supported values|options are|must be either|either ['"` + "`" + `]?\w+['"` + "`" + `]? or)\b`)
+	commonVerbSet = sync.OnceValue(commonVerbs)
 )
 
-func init() {
+// commonVerbs is the set of verbs a tool description commonly opens with.
+func commonVerbs() map[string]bool {
+	set := map[string]bool{}
 	for _, v := range strings.Fields(`get return list create update delete remove search find fetch read write send run execute
 		add set compute calculate generate convert check validate query retrieve move copy open close start stop echo show print
 		upload download load save edit modify make build parse format lookup look count sum toggle compress decompress trigger
@@ -70,22 +76,29 @@ func init() {
 		enable disable reset clear refresh sync import export transform map reduce aggregate group observe access lock unlock
 		grant revoke share invite accept submit complete start finish begin end archive restore backup clone fork pull push
 		commit merge diff patch apply`) {
-		commonVerbSet[v] = true
+		set[v] = true
 	}
+	return set
+}
+
+// lazyRegexp returns expr compiled on the first call, once.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
 // hasVerb reports whether text uses a common verb, in any inflection.
 func hasVerb(text string) bool {
-	for _, w := range wordRE.FindAllString(strings.ToLower(text), -1) {
-		if commonVerbSet[w] {
+	verbs := commonVerbSet()
+	for _, w := range wordRE().FindAllString(strings.ToLower(text), -1) {
+		if verbs[w] {
 			return true
 		}
 		for _, suf := range []string{"s", "es", "ed", "d", "ing"} {
-			if stem, ok := strings.CutSuffix(w, suf); ok && len(stem) > 1 && (commonVerbSet[stem] || commonVerbSet[stem+"e"]) {
+			if stem, ok := strings.CutSuffix(w, suf); ok && len(stem) > 1 && (verbs[stem] || verbs[stem+"e"]) {
 				return true
 			}
 		}
-		if stem, ok := strings.CutSuffix(w, "ies"); ok && commonVerbSet[stem+"y"] {
+		if stem, ok := strings.CutSuffix(w, "ies"); ok && verbs[stem+"y"] {
 			return true
 		}
 	}
@@ -170,7 +183,7 @@ var Rules = []Rule{
 		return "", "", false
 	}},
 	{"DESC-005", Warning, "brittle", "Description uses positional phrases that mean nothing in a flat catalog", func(t Tool) (string, string, bool) {
-		if m := positionalRE.FindString(t.Description); m != "" {
+		if m := positionalRE().FindString(t.Description); m != "" {
 			return fmt.Sprintf("the description says %q, but a catalog has no order an agent can rely on", m), "name the other tool explicitly instead of pointing at its position", true
 		}
 		return "", "", false
@@ -231,7 +244,7 @@ var Rules = []Rule{
 		return "", "", false
 	}},
 	{"DESC-010", Warning, "missing_return_format", "The description never says what the tool returns", func(t Tool) (string, string, bool) {
-		if strings.TrimSpace(t.Description) != "" && t.OutputSchema == nil && !returnRE.MatchString(t.Description) {
+		if strings.TrimSpace(t.Description) != "" && t.OutputSchema == nil && !returnRE().MatchString(t.Description) {
 			return "the description never says what comes back and the tool declares no outputSchema", "say what the tool returns: \"Returns a list of order objects, each with id, total and status.\"", true
 		}
 		return "", "", false
@@ -262,7 +275,7 @@ var Rules = []Rule{
 		for _, p := range t.params() {
 			ty := p.types()
 			stringish := len(ty) == 0 || (len(ty) == 1 && ty[0] == "string")
-			if stringish && p.schema["enum"] == nil && listValuesRE.MatchString(p.description()) {
+			if stringish && p.schema["enum"] == nil && listValuesRE().MatchString(p.description()) {
 				bad = append(bad, p.name)
 			}
 		}

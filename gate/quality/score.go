@@ -63,7 +63,7 @@ func Scores(t Tool) []float64 {
 			break
 		}
 	}
-	if t.OutputSchema != nil || returnRE.MatchString(desc) {
+	if t.OutputSchema != nil || returnRE().MatchString(desc) {
 		out[4] = 1
 	}
 	if t.HasAnnotations && t.Annotations != nil {

@@ -3,6 +3,7 @@ package redact
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Mask is what a secret is shown as.
@@ -121,9 +122,12 @@ func Value(v any) any {
 	return v
 }
 
+// The expressions String applies are compiled on first use, not in every
+// process's init (678 allocations, 99 KB before main): a command that
+// masks no text that could hold a secret never builds them.
 var (
 	// shapes are the well-known forms of API keys and tokens.
-	shapes = regexp.MustCompile(`\b(?:` +
+	shapes = lazyRegexp(`\b(?:` +
 		`sk-[A-Za-z0-9_-]{20,}` + // OpenAI sk-…, sk-proj-…; Anthropic sk-ant-…
 		`|gh[posur]_[A-Za-z0-9]{20,}` + // GitHub ghp_ gho_ ghs_ ghu_ ghr_
 		`|github_pat_[A-Za-z0-9_]{20,}` +
@@ -136,29 +140,34 @@ var (
 		`)`)
 	// bearer is an HTTP bearer credential; the callback keeps ordinary
 	// words ("the bearer of").
-	bearer = regexp.MustCompile(`(?i)\b(bearer\s+)([A-Za-z0-9._~+/-]+=*)`)
+	bearer = lazyRegexp(`(?i)\b(bearer\s+)([A-Za-z0-9._~+/-]+=*)`)
 	// urlPassword is the password of scheme://user:password@host, read
 	// from the "://" on: what comes before it (a scheme, or a mask that
 	// replaced the text before it) does not decide.
-	urlPassword = regexp.MustCompile(`(://[^/\s:@]*:)([^/\s@]+)@`)
+	urlPassword = lazyRegexp(`(://[^/\s:@]*:)([^/\s@]+)@`)
 	// urlParam is one key=value of a URL's query or fragment (after ?, &,
 	// ; or #, or & as JSON escapes it, \u0026); String applies it only to
 	// text that holds a URL.
-	urlParam = regexp.MustCompile(`([?&;#]|\\u0026)([^=&#?;\s"'<>\\]+)=([^&#;\s"'<>\\]+)`)
+	urlParam = lazyRegexp(`([?&;#]|\\u0026)([^=&#?;\s"'<>\\]+)=([^&#;\s"'<>\\]+)`)
 	// nestedParam is urlParam whose value ends at a "?": a value that is
 	// itself a URL (?redirect=https://h/cb?token=…) holds parameters of
 	// its own, which urlParam's match of the whole value hides.
-	nestedParam = regexp.MustCompile(`([?&;#]|\\u0026)([^=&#?;\s"'<>\\]+)=([^&#;?\s"'<>\\]+)`)
+	nestedParam = lazyRegexp(`([?&;#]|\\u0026)([^=&#?;\s"'<>\\]+)=([^&#;?\s"'<>\\]+)`)
 	// quotedPair is "key": value or 'key': value (JSON, Python reprs).
-	quotedPair = regexp.MustCompile(`(?:"([A-Za-z0-9_.-]+)"|'([A-Za-z0-9_.-]+)')(\s*:\s*)` +
+	quotedPair = lazyRegexp(`(?:"([A-Za-z0-9_.-]+)"|'([A-Za-z0-9_.-]+)')(\s*:\s*)` +
 		`("(?:[^"\\]|\\.)*(?:"|$)|'(?:[^'\\]|\\.)*(?:'|$)|-?[0-9][0-9.eE+-]*)`)
 	// assignment is key=value (query strings, env files, command lines).
-	assignment = regexp.MustCompile(`([A-Za-z0-9_-]+)([ \t]*=[ \t]*)` +
+	assignment = lazyRegexp(`([A-Za-z0-9_-]+)([ \t]*=[ \t]*)` +
 		`("(?:[^"\\]|\\.)*(?:"|$)|'(?:[^'\\]|\\.)*(?:'|$)|[^\s&;,'"]+)`)
 	// headerLine is key: value at the start of a line (HTTP headers, YAML,
 	// .env); the value is the rest of the line.
-	headerLine = regexp.MustCompile(`(?m)^([ \t]*([A-Za-z0-9_-]+)[ \t]*:[ \t]*)(\S[^\r\n]*)`)
+	headerLine = lazyRegexp(`(?m)^([ \t]*([A-Za-z0-9_-]+)[ \t]*:[ \t]*)(\S[^\r\n]*)`)
 )
+
+// lazyRegexp returns expr compiled on the first call, once.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // String returns s with the secrets it shows replaced by Mask: bearer
 // credentials, well-known key shapes, passwords in URLs, and the values of
@@ -223,19 +232,19 @@ func urls(s string) string {
 // urlToken masks the credentials of one run of text that holds a URL.
 func urlToken(s string) string {
 	if strings.IndexByte(s, '@') >= 0 {
-		s = replaceSubmatch(urlPassword, s, func(m []string) string { return m[1] + Mask + "@" })
+		s = replaceSubmatch(urlPassword(), s, func(m []string) string { return m[1] + Mask + "@" })
 	}
 	if strings.IndexByte(s, '=') < 0 {
 		return s
 	}
-	s = replaceSubmatch(urlParam, s, maskParam)
+	s = replaceSubmatch(urlParam(), s, maskParam)
 	if strings.IndexByte(s, '?') < 0 {
 		return s
 	}
 	// a "?" inside a value: the parameters of the URL it begins, read
 	// again with values cut at "?" (a secret's whole value was masked
 	// above, so a match starting with Mask is left as it is)
-	return replaceSubmatch(nestedParam, s, maskParam)
+	return replaceSubmatch(nestedParam(), s, maskParam)
 }
 
 // maskParam masks the value of one key=value match of urlParam or
@@ -254,10 +263,10 @@ func maskParam(m []string) string {
 // expression. Without, every rule runs (the tests' reference).
 func redactString(s string, filter bool) string {
 	if !filter || hasAny(s, shapePrefixes) {
-		s = shapes.ReplaceAllLiteralString(s, Mask)
+		s = shapes().ReplaceAllLiteralString(s, Mask)
 	}
 	if !filter || containsFold(s, "bearer") {
-		s = replaceSubmatch(bearer, s, func(m []string) string {
+		s = replaceSubmatch(bearer(), s, func(m []string) string {
 			if !credential(m[2]) {
 				return m[0]
 			}
@@ -273,7 +282,7 @@ func redactString(s string, filter bool) string {
 	colon := !filter || strings.IndexByte(s, ':') >= 0
 	equals := !filter || strings.IndexByte(s, '=') >= 0
 	if colon {
-		s = replaceSubmatch(quotedPair, s, func(m []string) string {
+		s = replaceSubmatch(quotedPair(), s, func(m []string) string {
 			key := m[1] + m[2]
 			if !SecretKey(key) {
 				return m[0]
@@ -282,7 +291,7 @@ func redactString(s string, filter bool) string {
 		})
 	}
 	if equals {
-		s = replaceSubmatch(assignment, s, func(m []string) string {
+		s = replaceSubmatch(assignment(), s, func(m []string) string {
 			if !SecretKey(m[1]) {
 				return m[0]
 			}
@@ -290,7 +299,7 @@ func redactString(s string, filter bool) string {
 		})
 	}
 	if colon {
-		s = replaceSubmatch(headerLine, s, func(m []string) string {
+		s = replaceSubmatch(headerLine(), s, func(m []string) string {
 			if !SecretKey(m[2]) {
 				return m[0]
 			}

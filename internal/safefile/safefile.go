@@ -177,7 +177,7 @@ func ReadOwnFile(path string, limit int64) ([]byte, error) {
 // starts when its stat says it is over limit bytes, and stopping the read
 // at limit+1 bytes when it grows. See Open for the errors.
 func ReadFile(path string, limit int64) ([]byte, error) {
-	return readWith(path, limit, nil, nil, func() (*os.File, fs.FileInfo, error) { return openPath(path, limit) })
+	return readRaw(path, limit, nil, nil)
 }
 
 // ReadFileInto is ReadFile calling sized, when not nil, with the size of
@@ -187,7 +187,7 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 // its capacity holds the file and one byte more, for a reader that reads
 // many files one after the other and is done with each before the next.
 func ReadFileInto(path string, limit int64, buf []byte, sized func(int64)) ([]byte, error) {
-	return readWith(path, limit, buf, sized, func() (*os.File, fs.FileInfo, error) { return openPath(path, limit) })
+	return readRaw(path, limit, buf, sized)
 }
 
 // ReadFileIn is ReadFile for name inside root (see OpenIn).
@@ -206,14 +206,21 @@ func readWith(path string, limit int64, buf []byte, sized func(int64), open func
 		return nil, err
 	}
 	defer f.Close()
+	return readSized(f, path, fi.Size(), limit, buf, sized)
+}
+
+// readSized is readWith's read of an open file of size bytes by its
+// stat: it calls sized (when not nil) with the size, then reads r to its
+// end, at most limit+1 bytes.
+func readSized(r io.Reader, path string, statSize, limit int64, buf []byte, sized func(int64)) ([]byte, error) {
 	if sized != nil {
-		sized(fi.Size())
+		sized(statSize)
 	}
 	size := int64(512)
-	if fi.Size() > 0 {
-		size = fi.Size() + 1 // one more, to see the end of the file
+	if statSize > 0 {
+		size = statSize + 1 // one more, to see the end of the file
 	}
-	data, err := readAll(io.LimitReader(f, limit+1), min(size, limit+1), buf)
+	data, err := readAll(io.LimitReader(r, limit+1), min(size, limit+1), buf)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,98 @@
+package engine_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mcptest/mcptest/cassette/gen"
+)
+
+// TestProcessDirectoryStartCosts runs the built binary over a generated
+// directory of cassettes under the suite `.ci/bench` runs over one (one
+// test, equal_function_sets: and tool_edges:), at GOMAXPROCS=2, and holds
+// two costs a run used to pay per process and per file:
+//
+//   - the suite schema is not compiled: the allocation profile of the run
+//     (MCPTEST_MEMPROFILE) shows under a thousand objects allocated below
+//     jsonschema's Compile (compiling the suite schema is about 55,000),
+//     and the report is the one the schema's validator lets through;
+//   - no cassette file is offered to the network poller: `strace -f -c`
+//     (when present and allowed) counts fewer epoll_ctl calls than a
+//     quarter of the files (os.Open made one a file, each failing).
+func TestProcessDirectoryStartCosts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the built binary over a generated directory")
+	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to read the allocation profile")
+	}
+	tl := buildTools(t)
+	dir := t.TempDir()
+	const files = 200
+	if _, err := gen.Write(dir, files, 40); err != nil {
+		t.Fatal(err)
+	}
+	suite, err := os.ReadFile(filepath.Join(dir, gen.SuiteFile))
+	if err != nil || !strings.Contains(string(suite), "tool_edges:") {
+		t.Fatalf("the generated suite has no tool_edges: (%v)", err)
+	}
+	prof := filepath.Join(t.TempDir(), "mem.out")
+	out := filepath.Join(t.TempDir(), "r.json")
+	env := []string{"GOMAXPROCS=2", "MCPTEST_DIR=" + t.TempDir(), "MCPTEST_MEMPROFILE=" + prof}
+	l := tl.launchEnv(t, dir, env, tl.mcptest, "run", "--config", gen.SuiteFile, "--format", "json", "--output", out, "--no-cache")
+	if l.code > 1 {
+		t.Fatalf("exit %d\n%s", l.code, l.stderr)
+	}
+	top, err := exec.Command(goCmd, "tool", "pprof", "-sample_index=alloc_objects", "-top", "-focus=Compiler..Compile$", tl.mcptest, prof).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go tool pprof: %v\n%s", err, top)
+	}
+	m := regexp.MustCompile(`Showing nodes accounting for (\d+),`).FindSubmatch(top)
+	if m == nil && !strings.Contains(string(top), "no samples") && !strings.Contains(string(top), "Active filters") {
+		t.Fatalf("go tool pprof said:\n%s", top)
+	}
+	if m != nil {
+		if n, _ := strconv.Atoi(string(m[1])); n >= 1000 {
+			t.Errorf("%d objects allocated compiling a schema, the suite's among them:\n%s", n, top)
+		}
+	}
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		t.Log("no strace: the system calls are not counted")
+		return
+	}
+	counts := filepath.Join(t.TempDir(), "strace.txt")
+	cmd := exec.Command(strace, "-f", "-c", "-e", "trace=epoll_ctl,openat", "-o", counts,
+		tl.mcptest, "run", "--config", gen.SuiteFile, "--format", "json", "--output", out, "--no-cache")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=2", "MCPTEST_DIR="+t.TempDir())
+	if b, err := cmd.CombinedOutput(); err != nil && !strings.Contains(string(b), "passed") {
+		t.Logf("strace cannot trace here (%v): the system calls are not counted\n%s", err, b)
+		return
+	}
+	data, err := os.ReadFile(counts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := map[string]int{}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 5 {
+			if n, err := strconv.Atoi(f[3]); err == nil {
+				calls[f[len(f)-1]] = n
+			}
+		}
+	}
+	if calls["openat"] < files {
+		t.Fatalf("strace counted %d openat for %d files:\n%s", calls["openat"], files, data)
+	}
+	if calls["epoll_ctl"] >= files/4 {
+		t.Errorf("%d epoll_ctl calls over %d files: the files are offered to the poller\n%s", calls["epoll_ctl"], files, data)
+	}
+}
