@@ -37,35 +37,65 @@ const aheadWindow = 16
 // caseRunner computes a run's cases for Run, which takes them one at a
 // time in suite order (next). A replayed case (agent and scenario tests)
 // reads only its own cassettes and the suite, so up to GOMAXPROCS of them
-// are computed at once on worker goroutines, at most aheadWindow per
-// worker ahead of the case Run takes; every other case (live servers,
-// catalogs, model cases) is computed by next itself, in order, on Run's
-// goroutine. A case's result depends on its own input only, so the results
-// and their order are those of computing every case in turn; the cache
-// and the progress callback see one caller at a time, and the workers
-// together hold no more cassette bytes than one case read alone may
-// (readBudget).
+// are computed at once, at most aheadWindow per worker ahead of the case
+// Run takes; every other case (live servers, catalogs, model cases) is
+// computed by next itself, in order, on Run's goroutine. A case's result
+// depends on its own input only, so the results and their order are those
+// of computing every case in turn; the cache and the progress callback see
+// one caller at a time, and the workers together hold no more cassette
+// bytes than one case read alone may (readBudget).
+//
+// The replayed cases are shared: each worker claims the next one itself
+// (no goroutine hands them out) and puts its outcome in the case's place
+// of a ring of the window's size, and Run's goroutine is one of the
+// workers: when the case it is to keep is not computed yet, it computes
+// the next unclaimed one instead of waiting (help), and waits only when
+// none is left or the window is full. A run on two cores then has two
+// goroutines for its two processors, and a case is handed over once (its
+// outcome, to Run's goroutine, which seldom sleeps), where a dispatcher,
+// its workers and the fold handed each case over three times, each a
+// goroutine woken: a trace of the 2,000 transcripts at GOMAXPROCS=2 had
+// 1.2 to 1.3 goroutines running and one always waiting for a processor.
 type caseRunner struct {
 	s     *Suite
 	plans []casePlan
 	opt   Options
 	// rebuilt builds the tests the suite dropped again (casePlan.load),
-	// in order: on the goroutine that hands the cases out, nil when the
-	// suite dropped none.
+	// in suite order (see load), nil when the suite dropped none.
 	rebuilt *rebuilder
 	// progress counts a cassette file read; safe from any goroutine.
 	progress func()
 	// track names the live case next computes (tracker.start).
 	track *tracker
-	// slot[i] is the channel of the i-th plan's outcome when it is
-	// computed ahead, nil when next computes it; ahead cases share
-	// len(ring) channels in turn (the k-th ahead case uses ring[k%len]).
-	slot []chan caseOutcome
-	ring []chan caseOutcome
-	// room bounds the cases computed ahead and not yet kept (see kept).
-	room chan struct{}
-	stop chan struct{}
-	wg   sync.WaitGroup
+	// shared lists the plans computed by whichever worker claims them, in
+	// suite order; place[i] is the i-th plan's index in shared, -1 when
+	// next computes it (or the load did, casePlan.ahead). Both are nil
+	// when Run's goroutine computes every case.
+	shared []int
+	place  []int
+	// loadMu orders casePlan.load: built is how many shared plans are
+	// loaded, each before the ones after it.
+	loadMu sync.Mutex
+	built  int
+	wg     sync.WaitGroup
+
+	// mu guards what follows. The k-th shared case's outcome is
+	// ring[k%len(ring)], done once done[k%len(ring)]; a case is claimed
+	// only while it is fewer than len(ring) places past the ones kept,
+	// so no two cases claimed and not kept share a place.
+	mu      sync.Mutex
+	ring    []caseOutcome
+	done    []bool
+	claimed int // shared cases claimed
+	emitted int // shared cases kept (Run emitted them)
+	// waits is the shared case next waits for, -1 when it waits for none;
+	// ready wakes it. idle counts the workers waiting for room, which
+	// room wakes.
+	waits   int
+	ready   sync.Cond
+	idle    int
+	room    sync.Cond
+	stopped bool
 }
 
 // replayed reports whether a case is computed from its cassettes alone.
@@ -75,9 +105,10 @@ func (p *casePlan) replayed() bool {
 }
 
 // newCaseRunner starts the workers when there are two replayed cases or
-// more and more than one processor to compute them on.
+// more and more than one processor to compute them on: one a processor
+// but Run's own.
 func newCaseRunner(s *Suite, plans []casePlan, opt Options, track *tracker, rebuilt *rebuilder, loaded *loadAhead) *caseRunner {
-	r := &caseRunner{s: s, plans: plans, opt: opt, progress: track.file, track: track, rebuilt: rebuilt}
+	r := &caseRunner{s: s, plans: plans, opt: opt, progress: track.file, track: track, rebuilt: rebuilt, waits: -1}
 	workers := runtime.GOMAXPROCS(0)
 	ahead := 0
 	for i := range plans {
@@ -92,72 +123,111 @@ func newCaseRunner(s *Suite, plans []casePlan, opt Options, track *tracker, rebu
 	if opt.Cache != nil {
 		r.opt.Cache = &lockedCache{c: opt.Cache}
 	}
-	r.ring = make([]chan caseOutcome, workers*aheadWindow)
-	for i := range r.ring {
-		r.ring[i] = make(chan caseOutcome, 1)
-	}
-	r.slot = make([]chan caseOutcome, len(plans))
 	budget := newReadBudget(cassette.MaxSize)
 	if loaded != nil {
 		budget = loaded.budget // one budget for every worker of the run
 	}
-	k := 0
+	r.shared = make([]int, 0, ahead)
+	r.place = make([]int, len(plans))
 	for i := range plans {
+		r.place[i] = -1
 		if plans[i].replayed() && plans[i].ahead == nil {
-			r.slot[i] = r.ring[k%len(r.ring)]
+			r.place[i] = len(r.shared)
+			r.shared = append(r.shared, i)
 			r.plans[i].budget = budget
-			k++
 		}
 	}
-	r.room = make(chan struct{}, len(r.ring))
-	r.stop = make(chan struct{})
-	jobs := make(chan int)
-	r.wg.Add(workers + 1)
-	go func() {
-		defer r.wg.Done()
-		r.dispatch(jobs)
-	}()
-	for range workers {
+	r.ring = make([]caseOutcome, workers*aheadWindow)
+	r.done = make([]bool, len(r.ring))
+	r.ready.L, r.room.L = &r.mu, &r.mu
+	r.wg.Add(workers - 1)
+	for range workers - 1 {
 		go func() {
 			defer r.wg.Done()
-			for i := range jobs {
-				r.slot[i] <- r.compute(i)
-				// As readAhead's workers do: the fold this readied
-				// takes the case now, not after this time slice.
-				runtime.Gosched()
+			for {
+				k, ok := r.claim(true)
+				if !ok {
+					return
+				}
+				r.put(k, r.compute(r.load(k)))
 			}
 		}()
 	}
 	return r
 }
 
-// dispatch hands the workers the replayed cases in suite order, each once
-// there is room for its outcome and built (casePlan.load), until every one
-// is handed out or the run stops.
-func (r *caseRunner) dispatch(jobs chan<- int) {
-	defer close(jobs)
-	for i := range r.plans {
-		if r.slot[i] == nil {
-			continue
+// claim takes the next shared case not claimed and returns its place,
+// once it is built (load); ok is false when every case is claimed or the
+// run stopped, and when the window is full and wait is false (wait true
+// waits for room). It is called without mu held.
+func (r *caseRunner) claim(wait bool) (k int, ok bool) {
+	r.mu.Lock()
+	for {
+		if r.stopped || r.claimed == len(r.shared) {
+			r.mu.Unlock()
+			return 0, false
 		}
-		select {
-		case r.room <- struct{}{}:
-		case <-r.stop:
-			return
+		if r.claimed < r.emitted+len(r.ring) {
+			break
 		}
-		r.plans[i].load(r.s, r.rebuilt)
-		select {
-		case jobs <- i:
-		case <-r.stop:
-			return
+		if !wait {
+			r.mu.Unlock()
+			return 0, false
 		}
+		r.idle++
+		r.room.Wait()
+		r.idle--
 	}
+	k = r.claimed
+	r.claimed++
+	r.mu.Unlock()
+	return k, true
+}
+
+// load builds the k-th shared case's test again when the suite dropped it
+// (casePlan.load), and every shared one before it first: the rebuilder
+// reads the tests again in suite order, whichever worker claimed them.
+// It returns the case's plan index.
+func (r *caseRunner) load(k int) int {
+	if r.rebuilt != nil {
+		r.loadMu.Lock()
+		for ; r.built <= k; r.built++ {
+			r.plans[r.shared[r.built]].load(r.s, r.rebuilt)
+		}
+		r.loadMu.Unlock()
+	}
+	return r.shared[k]
+}
+
+// put gives the k-th shared case's outcome to Run.
+func (r *caseRunner) put(k int, o caseOutcome) {
+	r.mu.Lock()
+	at := k % len(r.ring)
+	r.ring[at], r.done[at] = o, true
+	if r.waits == k {
+		r.ready.Signal()
+	}
+	r.mu.Unlock()
+}
+
+// help computes the next shared case not claimed, on Run's goroutine, when
+// the window has room for it; it reports whether it did.
+func (r *caseRunner) help() bool {
+	k, ok := r.claim(false)
+	if ok {
+		r.put(k, r.compute(r.load(k)))
+	}
+	return ok
 }
 
 // next returns the outcome of the i-th plan; Run calls it for i = 0, 1,
-// ... in turn, and kept(i) once it has kept the outcome.
+// ... in turn, and kept(i) once it has kept the outcome. While the
+// outcome is being computed on another goroutine, next computes the
+// shared cases after it (help).
 func (r *caseRunner) next(i int) caseOutcome {
 	if p := &r.plans[i]; p.ahead != nil { // computed while the suite loaded
+		for len(p.ahead) == 0 && r.help() {
+		}
 		o := <-p.ahead
 		p.ahead, p.c.ahead = nil, nil
 		for range o.files {
@@ -165,31 +235,56 @@ func (r *caseRunner) next(i int) caseOutcome {
 		}
 		return o
 	}
-	if r.slot == nil || r.slot[i] == nil {
+	if r.place == nil || r.place[i] < 0 {
 		r.plans[i].load(r.s, r.rebuilt)
 		r.track.start(&r.plans[i])
 		return r.compute(i)
 	}
-	return <-r.slot[i]
-}
-
-// kept makes room for one more case to be computed ahead once the i-th
-// plan's outcome is kept (emitted): the cases computed and not yet kept
-// are never more than the room, workers × aheadWindow.
-func (r *caseRunner) kept(i int) {
-	if r.slot != nil && r.slot[i] != nil {
-		<-r.room
+	k := r.place[i]
+	at := k % len(r.ring)
+	r.mu.Lock()
+	for !r.done[at] {
+		if r.claimed < len(r.shared) && r.claimed < r.emitted+len(r.ring) && !r.stopped {
+			r.mu.Unlock()
+			r.help()
+			r.mu.Lock()
+			continue
+		}
+		r.waits = k
+		r.ready.Wait()
+		r.waits = -1
 	}
+	o := r.ring[at]
+	r.ring[at], r.done[at] = caseOutcome{}, false
+	r.mu.Unlock()
+	return o
 }
 
-// close stops handing out cases and waits for the workers to finish the
-// ones they hold, and for dispatch to return, so no case is computed or
-// built after Run returns.
-func (r *caseRunner) close() {
-	if r.stop == nil {
+// kept makes room for one more case to be claimed once the i-th plan's
+// outcome is kept (emitted): the cases claimed and not yet kept are never
+// more than the ring, workers × aheadWindow.
+func (r *caseRunner) kept(i int) {
+	if r.place == nil || r.place[i] < 0 {
 		return
 	}
-	close(r.stop)
+	r.mu.Lock()
+	r.emitted++
+	if r.idle > 0 {
+		r.room.Signal()
+	}
+	r.mu.Unlock()
+}
+
+// close stops the claiming of cases and waits for the workers to finish
+// the ones they hold, so no case is computed or built after Run returns.
+func (r *caseRunner) close() {
+	if r.place == nil {
+		return
+	}
+	r.mu.Lock()
+	r.stopped = true
+	r.room.Broadcast()
+	r.mu.Unlock()
 	r.wg.Wait()
 }
 

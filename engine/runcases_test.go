@@ -3,8 +3,10 @@ package engine_test
 import (
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -169,4 +171,89 @@ func firstDiff(a, b []byte) int {
 		return -1
 	}
 	return min(len(a), len(b))
+}
+
+// TestRunWorkersDrawnPaces draws how long each case takes to prepare and
+// to emit (none, a yield, or up to half a millisecond, per case) and the
+// processors (2 to 8), so that the workers and Run's goroutine, which
+// computes a case itself while the one it is to keep is not ready, claim
+// the cases in every interleaving: the run's envelope is the run on one
+// processor's, byte for byte, the cases are emitted in suite order, and
+// no more of them are prepared ahead of Emit than the window holds
+// (aheadWindow a processor).
+func TestRunWorkersDrawnPaces(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := gen.WriteTranscripts(dir, 150, gen.DefaultSeed, gen.OpenAI); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, gen.TranscriptSuiteFile)
+	want, err := runWith(t, path, 1, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	if _, err := runWith(t, path, 1, engine.Options{Emit: func(c *report.CaseResult) error {
+		names = append(names, c.Name)
+		return nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(40, 8))
+	pace := func(draw int) {
+		switch draw % 3 {
+		case 1:
+			runtime.Gosched()
+		case 2:
+			time.Sleep(time.Duration(draw%500) * time.Microsecond)
+		}
+	}
+	for round := range 12 {
+		procs := 2 + rng.IntN(7)
+		slowPrepare, slowEmit := rng.IntN(4), rng.IntN(4) // of 4 cases, how many are slow
+		var mu sync.Mutex
+		prepared, ahead := 0, 0
+		var emitted []string
+		seeds := make(map[string]int, len(names))
+		for _, n := range names {
+			seeds[n] = rng.IntN(1 << 20)
+		}
+		opt := engine.Options{
+			Prepare: func(c *report.CaseResult) error {
+				if d := seeds[c.Name]; d%4 < slowPrepare {
+					pace(d)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				prepared++
+				ahead = max(ahead, prepared-len(emitted))
+				return nil
+			},
+			Emit: func(c *report.CaseResult) error {
+				if d := seeds[c.Name] >> 10; d%4 < slowEmit {
+					pace(d)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				emitted = append(emitted, c.Name)
+				return nil
+			},
+		}
+		if _, err := runWith(t, path, procs, opt); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(emitted, names) {
+			t.Fatalf("round %d (GOMAXPROCS=%d): cases emitted out of suite order", round, procs)
+		}
+		if limit := 16 * procs; ahead > limit {
+			t.Errorf("round %d (GOMAXPROCS=%d): %d cases prepared ahead of Emit, over %d", round, procs, ahead, limit)
+		}
+		opt.Emit = nil
+		got, err := runWith(t, path, procs, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if at := firstDiff(want, got); at >= 0 {
+			t.Fatalf("round %d (GOMAXPROCS=%d): the envelope differs from the run on one processor at byte %d", round, procs, at)
+		}
+	}
 }
