@@ -1,12 +1,9 @@
 package envstream
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,18 +26,11 @@ func TestCompareGuessedProcess(t *testing.T) {
 	bin := buildMcptest(t, dir)
 	run := func(args ...string) (string, int) {
 		t.Helper()
-		cmd := exec.Command(bin, args...)
-		cmd.Dir = dir
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			return stdout.String() + stderr.String(), exit.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
+		stdout, stderr, code := runBin(t, dir, bin, args...)
+		if code != 0 {
+			return stdout + stderr, code
 		}
-		return stdout.String(), 0
+		return stdout, 0
 	}
 	r := rand.New(rand.NewPCG(40, 31))
 	for draw := range 6 {

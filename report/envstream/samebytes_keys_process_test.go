@@ -1,11 +1,8 @@
 package envstream
 
 import (
-	"bytes"
-	"errors"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,17 +66,12 @@ func TestCompareSameBytesKeysProcess(t *testing.T) {
 		}
 	}
 	run := func(args ...string) (string, string) {
-		cmd := exec.Command(bin, args...)
-		cmd.Dir = dir
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			var exit *exec.ExitError
-			if !errors.As(err, &exit) || exit.ExitCode() != 1 {
-				t.Fatalf("%v: %v\n%s", args, err, stderr.String())
-			}
+		t.Helper()
+		stdout, stderr, code := runBin(t, dir, bin, args...)
+		if code != 0 && code != 1 {
+			t.Fatalf("%v: exit %d\n%s", args, code, stderr)
 		}
-		return stdout.String(), stderr.String()
+		return stdout, stderr
 	}
 	for _, format := range []string{"json", "markdown"} {
 		same, e1 := run("report", "base.json", "--compare", "base.json", "--format", format, "--fail-on", "none")

@@ -1,12 +1,9 @@
 package envstream
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,19 +28,8 @@ func TestCompareSameBytesProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := func(args ...string) (string, string, int) {
-		cmd := exec.Command(bin, args...)
-		cmd.Dir = dir
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		code := 0
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			code = exit.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return stdout.String(), stderr.String(), code
+		t.Helper()
+		return runBin(t, dir, bin, args...)
 	}
 	// The same run with a space after each case's first brace: no case
 	// is the baseline's to the byte, so each is decoded.
