@@ -57,18 +57,12 @@ func TestMergeStreamBatchesIsMerge(t *testing.T) {
 		env.Tally()
 		dir := t.TempDir()
 		var paths []string
-		var in []baseline.Input
 		for i, sh := range shardsOf(env, shards) {
 			p := filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
 			writeEnv(t, p, sh)
 			paths = append(paths, p)
-			read, err := baseline.ReadFile(p, "", report.Read)
-			if err != nil {
-				t.Fatal(err)
-			}
-			in = append(in, baseline.Input{Name: p, Envelope: read})
 		}
-		want, err := baseline.Merge(in)
+		want, err := baseline.MergeFiles(paths)
 		if err != nil {
 			t.Fatal(err)
 		}

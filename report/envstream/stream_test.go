@@ -116,7 +116,6 @@ func TestMergeStreamIsMerge(t *testing.T) {
 		env := genEnvelope(r, n, fmt.Sprintf("round %d", round))
 		dir := t.TempDir()
 		var paths []string
-		var in []baseline.Input
 		for i, sh := range shardsOf(env, shards) {
 			p := filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
 			writeEnv(t, p, sh)
@@ -132,13 +131,8 @@ func TestMergeStreamIsMerge(t *testing.T) {
 				}
 			}
 			paths = append(paths, p)
-			read, err := baseline.ReadFile(p, "", report.Read)
-			if err != nil {
-				t.Fatal(err)
-			}
-			in = append(in, baseline.Input{Name: p, Envelope: read})
 		}
-		want, err := baseline.Merge(in)
+		want, err := baseline.MergeFiles(paths)
 		if err != nil {
 			t.Fatal(err)
 		}
