@@ -75,11 +75,18 @@ func validItem(key string, v any) bool {
 // only the keys checked here; false for anything else.
 func fastTest(v any) bool {
 	t, ok := v.(map[string]any)
-	if !ok || !nonEmptyString(t["name"]) || t["type"] != "agent" {
+	return ok && nonEmptyString(t["name"]) && t["type"] == "agent" && fastObject(t, fastTestKey)
+}
+
+// fastObject reports whether v is a mapping each of whose keys, with its
+// value, key accepts.
+func fastObject(v any, key func(k string, v any) bool) bool {
+	m, ok := v.(map[string]any)
+	if !ok {
 		return false
 	}
-	for k, val := range t {
-		if !fastTestKey(k, val) {
+	for k, val := range m {
+		if !key(k, val) {
 			return false
 		}
 	}
@@ -214,18 +221,8 @@ func fastOperand(op string, arg any) bool {
 // fastEqualFunctionSets is $defs/equalFunctionSets.
 func fastEqualFunctionSets(v any) bool {
 	e, ok := v.(map[string]any)
-	if !ok {
-		return false
-	}
-	if _, has := e["classes"]; !has {
-		return false
-	}
-	for k, val := range e {
-		if !fastEqualFunctionSetsKey(k, val) {
-			return false
-		}
-	}
-	return true
+	_, has := e["classes"]
+	return ok && has && fastObject(e, fastEqualFunctionSetsKey)
 }
 
 func fastEqualFunctionSetsKey(k string, v any) bool {
@@ -261,16 +258,7 @@ func fastClasses(v any) bool {
 // compiled schema: compiling it took about 7 ms of the load's one
 // goroutine before the first file was read.
 func fastToolEdges(v any) bool {
-	e, ok := v.(map[string]any)
-	if !ok {
-		return false
-	}
-	for k, val := range e {
-		if !fastToolEdgesKey(k, val) {
-			return false
-		}
-	}
-	return true
+	return fastObject(v, fastToolEdgesKey)
 }
 
 func fastToolEdgesKey(k string, v any) bool {
