@@ -61,10 +61,14 @@ func drawString(r *rand.Rand) string {
 }
 
 // drawCase is a case: mostly an object, now and then another value
-// (which a baseline may hold, and AppendExpected does not take).
+// (which a baseline may hold, and AppendExpected does not take) or the
+// shortest object, {}.
 func drawCase(r *rand.Rand) string {
-	if r.IntN(15) == 0 {
+	switch r.IntN(30) {
+	case 0, 1:
 		return drawValue(r, 4)
+	case 2:
+		return "{}"
 	}
 	return fmt.Sprintf(`{"name":"c%d","x":%s}`, r.IntN(1000), drawValue(r, 1))
 }
@@ -108,7 +112,8 @@ func (c *chunked) Read(p []byte) (int, error) {
 // cut short at a drawn place, another case, a case of its own), read
 // through sources of drawn read sizes, and reads the current run twice:
 // by AppendRaw, and by AppendExpected told a drawn case of the baseline
-// as AppendRaw read it (mostly the one the current case was made from).
+// as AppendRaw read it (mostly the one the current case was made from,
+// now and then cut short), and once more past the end.
 // Every step gives the same bytes or the same error, at the same offset
 // and count; a case is taken exactly when it is the expected bytes of an
 // object; the head after the cases is the same. A wrong
@@ -139,8 +144,10 @@ func TestAppendExpectedIsAppendRaw(t *testing.T) {
 		for k := 0; ; k++ {
 			var want []byte
 			switch j := r.IntN(10); {
-			case j < 7 && k < len(from):
+			case j < 6 && k < len(from):
 				want = wants[from[k]]
+			case j < 7 && k < len(from): // cut short: no object's bytes
+				want = cutShort(r, wants[from[k]])
 			case j < 9:
 				want = wants[r.IntN(len(wants))]
 			}
@@ -155,6 +162,8 @@ func TestAppendExpectedIsAppendRaw(t *testing.T) {
 				break
 			}
 		}
+		// Past the cases (or an error), told the case it last read.
+		stepBoth(t, plain, told, wants[0], fmt.Sprintf("draw %d, past the end", n))
 		h1, e1 := plain.Head()
 		h2, e2 := told.Head()
 		if fmt.Sprint(e1) != fmt.Sprint(e2) || fmt.Sprint(h1) != fmt.Sprint(h2) {
@@ -165,6 +174,18 @@ func TestAppendExpectedIsAppendRaw(t *testing.T) {
 		t.Fatalf("%d of %d offered cases taken: the draws do not exercise both ways", took, offered)
 	}
 	t.Logf("%d of %d offered cases taken", took, offered)
+}
+
+// cutShort cuts want at a drawn place where what is left does not end
+// in '}'. (A prefix that does is no value either, but AppendExpected,
+// which looks at the first and last bytes alone, is not told such bytes:
+// a caller tells it what AppendRaw read.)
+func cutShort(r *rand.Rand, want []byte) []byte {
+	p := r.IntN(len(want))
+	for p > 0 && want[p-1] == '}' {
+		p--
+	}
+	return want[:p]
 }
 
 // readCases reads an envelope's cases by AppendRaw.
@@ -229,4 +250,77 @@ func stepBoth(t *testing.T, plain, told *CaseReader, want []byte, where string) 
 		t.Fatalf("%s: taken %v, want %v (told %.80q, read %.80q)", where, ok, wantOK, want, a)
 	}
 	return ok, errA != nil
+}
+
+// gated is a source that gives its bytes in drawn pieces up to gate and
+// no further: a read at the gate is one past what the reader needed,
+// which it records and answers with an error.
+type gated struct {
+	r          *rand.Rand
+	b          []byte
+	at, gate   int
+	readFarPos int
+}
+
+func (g *gated) Read(p []byte) (int, error) {
+	if g.at == len(g.b) {
+		return 0, io.EOF
+	}
+	if g.at >= g.gate {
+		g.readFarPos = g.at
+		return 0, errors.New("read past the gate")
+	}
+	n := min(len(p), g.gate-g.at, 1+g.r.IntN(3*chunk))
+	copy(p, g.b[g.at:g.at+n])
+	g.at += n
+	return n, nil
+}
+
+// TestAppendExpectedReadsNoFurther draws envelopes of short cases and
+// long ones (up to three chunks) and reads each told its own case, from
+// a source that gives nothing past the end of the case being read (a
+// pipe whose writer has written no more yet): every case is taken
+// without a read past its last byte, and the reader's buffer stays a
+// chunk while only cases under half a chunk have been read, growing
+// past it only for a case that long.
+func TestAppendExpectedReadsNoFurther(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 31))
+	for n := range 60 {
+		cases := make([]string, 1+r.IntN(10))
+		for i := range cases {
+			if cases[i] = drawCase(r); r.IntN(4) == 0 || cases[i][0] != '{' {
+				cases[i] = fmt.Sprintf(`{"name":"c%d","x":"%s"}`, i, strings.Repeat("z", r.IntN(3*chunk)))
+			}
+		}
+		doc := envelopeOf(r, cases)
+		ends := make([]int, len(cases))
+		for i, c := range cases {
+			from := 0
+			if i > 0 {
+				from = ends[i-1]
+			}
+			ends[i] = from + bytes.Index(doc[from:], []byte(c)) + len(c)
+		}
+		src := &gated{r: r, b: doc, gate: ends[0], readFarPos: -1}
+		cr, err := NewCaseReader(src, "cur.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		longest := 0
+		for i, c := range cases {
+			src.gate = ends[i]
+			got, ok, err := cr.AppendExpected(nil, []byte(c))
+			if err != nil || !ok || string(got) != c || src.readFarPos >= 0 {
+				t.Fatalf("draw %d, case %d (%d bytes): taken %v, %d bytes, error %v; read past its end at %d", n, i, len(c), ok, len(got), err, src.readFarPos)
+			}
+			longest = max(longest, len(c))
+			if longest < chunk/2 && cap(cr.buf) != chunk || cap(cr.buf) > longest+2*chunk {
+				t.Fatalf("draw %d, case %d: buffer of %d bytes, the longest case %d", n, i, cap(cr.buf), longest)
+			}
+		}
+		src.gate = len(doc)
+		if _, _, err := cr.AppendExpected(nil, []byte(cases[0])); !errors.Is(err, io.EOF) {
+			t.Fatalf("draw %d: past the cases: %v", n, err)
+		}
+	}
 }

@@ -16,7 +16,8 @@ import (
 // epoll_ctl a file, 2,086 of them a run over 2,000 transcripts). A file
 // that is not regular, or over limit, is handed to check as an *os.File
 // (ok false, f set), so its refusal is worded as before; an open that
-// fails returns the *fs.PathError os.OpenFile returns.
+// fails returns the *fs.PathError os.OpenFile returns. fd is -1 unless ok:
+// the descriptor is then f's, or there is none.
 func openRaw(path string, limit int64) (fd int, size int64, f *os.File, ok bool, err error) {
 	for {
 		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)

@@ -97,3 +97,63 @@ func drawEntry(t *testing.T, rng *rand.Rand, dir, name string, limit int64) stri
 	}
 	return kind
 }
+
+// TestOpenRawTakesRegularFiles draws entries of every kind (with a file
+// of exactly the limit each time) and holds openRaw to what it says: a
+// regular file of at most limit bytes is kept as a descriptor (ok, no
+// *os.File, its size), anything else that opens is handed over as an
+// *os.File named by the path, a failed open is an *fs.PathError, and fd
+// is -1 unless ok.
+func TestOpenRawTakesRegularFiles(t *testing.T) {
+	rng := rand.New(rand.NewPCG(40, 7))
+	ways := map[string]int{}
+	for range 20 {
+		dir := t.TempDir()
+		limit := int64(1 + rng.IntN(64))
+		exact := filepath.Join(dir, "exact")
+		if err := os.WriteFile(exact, []byte(strings.Repeat("x", int(limit))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		names := []string{exact, filepath.Join(dir, "missing"), filepath.Join(exact, "under")}
+		for i := range 8 {
+			name := filepath.Join(dir, "e"+string(rune('a'+i)))
+			drawEntry(t, rng, dir, name, limit)
+			names = append(names, name)
+		}
+		for _, name := range names {
+			ways[checkOpenRaw(t, name, limit)]++
+		}
+	}
+	for _, w := range []string{"failed", "kept", "handed"} {
+		if ways[w] == 0 {
+			t.Errorf("none %s: %v", w, ways)
+		}
+	}
+}
+
+// checkOpenRaw opens name with openRaw, checks what it gave against the
+// entry's stat, closes what it opened and says which way it went.
+func checkOpenRaw(t *testing.T, name string, limit int64) string {
+	t.Helper()
+	st, statErr := os.Stat(name)
+	fd, size, f, ok, err := openRaw(name, limit)
+	var pe *fs.PathError
+	switch {
+	case statErr != nil:
+		if err == nil || !errors.As(err, &pe) || pe.Path != name || ok || f != nil || fd != -1 {
+			t.Fatalf("%s (%v): openRaw gave fd %d, file %v, ok %v, error %v", name, statErr, fd, f, ok, err)
+		}
+		return "failed"
+	case st.Mode().IsRegular() && st.Size() <= limit:
+		if err != nil || !ok || f != nil || fd < 0 || size != st.Size() {
+			t.Fatalf("%s (%d bytes, limit %d): openRaw gave fd %d, size %d, file %v, ok %v, error %v", name, st.Size(), limit, fd, size, f, ok, err)
+		}
+		syscall.Close(fd)
+		return "kept"
+	}
+	if err != nil || ok || f == nil || f.Name() != name || fd != -1 {
+		t.Fatalf("%s (%v, limit %d): openRaw gave fd %d, file %v, ok %v, error %v", name, st.Mode(), limit, fd, f, ok, err)
+	}
+	f.Close()
+	return "handed"
+}
