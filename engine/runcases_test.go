@@ -257,3 +257,49 @@ func TestRunWorkersDrawnPaces(t *testing.T) {
 		}
 	}
 }
+
+// TestRunWorkersOverlap: on more than one processor, replayed cases are
+// computed at the same time. The first case prepared waits (at most five
+// seconds) until another case is being prepared beside it; a run that
+// computes its cases one after the other (the workers not started, a case
+// not shared with them) never overlaps two and fails.
+func TestRunWorkersOverlap(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := gen.WriteTranscripts(dir, 40, gen.DefaultSeed, gen.OpenAI); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, gen.TranscriptSuiteFile)
+	for _, procs := range []int{2, 4} {
+		var mu sync.Mutex
+		inside, calls, most := 0, 0, 0
+		both, closed := make(chan struct{}), false
+		opt := engine.Options{Prepare: func(*report.CaseResult) error {
+			mu.Lock()
+			inside++
+			calls++
+			first := calls == 1
+			most = max(most, inside)
+			if inside >= 2 && !closed {
+				closed = true
+				close(both)
+			}
+			mu.Unlock()
+			if first {
+				select {
+				case <-both:
+				case <-time.After(5 * time.Second):
+				}
+			}
+			mu.Lock()
+			inside--
+			mu.Unlock()
+			return nil
+		}}
+		if _, err := runWith(t, path, procs, opt); err != nil {
+			t.Fatal(err)
+		}
+		if most < 2 {
+			t.Errorf("GOMAXPROCS=%d: no two of %d cases were prepared at once", procs, calls)
+		}
+	}
+}
