@@ -1299,15 +1299,23 @@ func compareOne(cur *report.CaseReader, idx *indexed, reason string, every bool,
 		var base int32
 		var d baseline.CaseDelta
 		var ok bool
+		// The figures are read, not made into a delta: an unchanged
+		// case's line is written from them (appendSame), and a case of
+		// no definition digest is given its figures whatever figures
+		// says (sameDeltaKeys).
 		if taken >= 0 {
-			d, ok = idx.sameAs(taken, raw, every, sc)
+			d, ok = idx.sameAs(taken, raw, false, sc)
 			base = taken
 		} else {
-			base, d, ok = idx.sameBytes(raw, every, sc)
+			base, d, ok = idx.sameBytes(raw, false, sc)
+		}
+		var data []byte
+		if ok && every {
+			data, ok = sc.line(&d)
 		}
 		if ok {
-			r := result{base: base, d: d}
-			if every {
+			r := result{base: base, d: d, data: data}
+			if every && data == nil {
 				r.data, r.err = sc.encode(&r.d)
 			}
 			if r.d.Status == baseline.Same {
@@ -1368,6 +1376,19 @@ func (sc *scratch) encode(d *baseline.CaseDelta) ([]byte, error) {
 	// caller has it (on its stack), for the cases appendDelta writes.
 	dc := *d
 	return encodeDeltaJSON(&dc)
+}
+
+// line appends an unchanged case's line (appendSame) to the batch's
+// buffer and returns it: nil for a case of another status, which is
+// encoded whole (encode), and false where the case is to be decoded.
+func (sc *scratch) line(d *baseline.CaseDelta) ([]byte, bool) {
+	if d.Status != baseline.Same {
+		return nil, true
+	}
+	start := len(sc.out)
+	b, ok := appendSame(sc.out, d, &sc.same)
+	sc.out = b
+	return b[start:len(b):len(b)], ok
 }
 
 // readAhead reads cr's cases on a goroutine of its own, in batches, and
