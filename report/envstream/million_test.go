@@ -53,9 +53,9 @@ const maxStreamRSS = 64 << 20
 // machine's noise. An unchanged case's line of the json, since written
 // from its members' text (appendSame: "An unchanged case's comparison
 // line written from its members (issue 40, 2026-11-29, closing)"), took
-// 6 % fewer of its instructions; in this test, at load 7 to 11, json
-// measured 0.70, 0.80, 0.89 and 0.90 of one shard's run's CPU, markdown
-// 0.52 to 0.55. compareTimes is therefore a guard against the
+// 6 % fewer of its instructions; in this test, at load 4 to 11, json
+// measured 0.70 to 0.93 of one shard's run's CPU (seven tries), markdown
+// 0.52 to 0.58. compareTimes is therefore a guard against the
 // comparison growing, not the issue's target.
 //
 // compareTimesShort is the comparison's bound in the short form (20,000
