@@ -8,6 +8,7 @@ import (
 	"runtime/metrics"
 	"runtime/pprof"
 	"runtime/trace"
+	"strings"
 	"time"
 )
 
@@ -63,11 +64,12 @@ var cpuClasses = []string{
 // CPUClasses returns what writes, to path, the runtime's account of the
 // processors' time from the start of the process to the call (a
 // collection is forced first, the runtime updates the account at each):
-// one line per figure, "gomaxprocs N", "wall SECONDS", then each of
-// cpuClasses as "NAME SECONDS". A command that keeps every processor busy
-// has an idle share near 0; a phase on one goroutine shows as idle time of
-// the others. An empty path writes nothing; a path that cannot be written
-// is named on stderr.
+// one line per figure, "gomaxprocs N", "memprofilerate N" (the runtime's
+// allocation sampling rate, 0 when off: see MemProfile), "wall SECONDS",
+// then each of cpuClasses as "NAME SECONDS". A command that keeps every
+// processor busy has an idle share near 0; a phase on one goroutine shows
+// as idle time of the others. An empty path writes nothing; a path that
+// cannot be written is named on stderr.
 func CPUClasses(path string, stderr io.Writer) (stop func()) {
 	if path == "" {
 		return func() {}
@@ -81,7 +83,7 @@ func CPUClasses(path string, stderr io.Writer) (stop func()) {
 			samples[i].Name = name
 		}
 		metrics.Read(samples)
-		text := fmt.Sprintf("gomaxprocs %d\nwall %.6f\n", runtime.GOMAXPROCS(0), wall.Seconds())
+		text := fmt.Sprintf("gomaxprocs %d\nmemprofilerate %d\nwall %.6f\n", runtime.GOMAXPROCS(0), runtime.MemProfileRate, wall.Seconds())
 		for _, s := range samples {
 			v := 0.0
 			if s.Value.Kind() == metrics.KindFloat64 {
@@ -130,12 +132,23 @@ const memProfileRate = 4096
 // bytes and counts, with their stacks) is written to path at stop, which
 // `go tool pprof -sample_index=alloc_space -top mcptest PATH` reads (a
 // collection is forced first: the profile counts what was allocated up
-// to the last one). An
-// empty path profiles nothing and leaves the rate as it is; a path that
-// cannot be written is named on stderr (at the call: the file is created
-// first, so the command is not run for nothing).
+// to the last one). A path that cannot be written is named on stderr (at
+// the call: the file is created first, so the command is not run for
+// nothing).
+//
+// An empty path profiles nothing and turns the runtime's own sampling off
+// (runtime.MemProfileRate 0): by default it records the stack of one
+// allocation per 512 KiB into a hash table of 1.4 MB, whose first write to
+// each of its pages, after a read, makes the kernel flush that page from
+// the other core's TLB. Over the 2,000 transcripts of .ci/bench that was
+// 15 % of the run's interrupts between cores at two cores, and nothing
+// reads the samples unless MCPTEST_MEMPROFILE asks for them. A rate the
+// operator set (GODEBUG=memprofilerate=N) is left as it is.
 func MemProfile(path string, stderr io.Writer) (stop func()) {
 	if path == "" {
+		if !godebugSets(os.Getenv("GODEBUG"), "memprofilerate") {
+			runtime.MemProfileRate = 0
+		}
 		return func() {}
 	}
 	f, err := os.Create(path)
@@ -154,4 +167,16 @@ func MemProfile(path string, stderr io.Writer) (stop func()) {
 			fmt.Fprintf(stderr, "mcptest: MCPTEST_MEMPROFILE: %v\n", err)
 		}
 	}
+}
+
+// godebugSets reports whether the GODEBUG value godebug (comma-separated
+// NAME=VALUE settings, read as the runtime reads them: no space is
+// trimmed) sets name.
+func godebugSets(godebug, name string) bool {
+	for _, kv := range strings.Split(godebug, ",") {
+		if k, _, ok := strings.Cut(kv, "="); ok && k == name {
+			return true
+		}
+	}
+	return false
 }

@@ -82,9 +82,9 @@ type agentRun struct {
 	// perCase those on gate and reliability targets, evaluated once.
 	perRun  []*runCheck
 	perCase []*Assertion
-	// callDocs is whether a per-run check evaluated in the fold reads the
-	// run's calls (runDoc); aheadCalls the same of those prep evaluates.
-	callDocs, aheadCalls bool
+	// callDocs is what of the run's calls the per-run checks evaluated in
+	// the fold read (runDoc); aheadCalls the same of those prep evaluates.
+	callDocs, aheadCalls callParts
 	// aheadChecks is whether a per-run check reads the run alone
 	// (runCheck.readsRunAlone): prep evaluates those.
 	aheadChecks bool

@@ -153,11 +153,23 @@ func (rc *runCheck) result(runs int) report.AssertionResult {
 	return r
 }
 
-// runDoc is the document a test's own expect: list reads for one run.
-// With calls false it leaves out calls, tool_names and turns, a copy of
-// every call of the run as a map (about 180 bytes a call, 180 MB for a
-// run of a million calls), for checks that read none of them.
-func runDoc(n int, cas *cassette.Cassette, r *cassette.Run, calls bool) map[string]any {
+// callParts is what of a run's calls its document holds (readsCalls):
+// none, tool_names alone, or also calls and turns, a copy of every call
+// of the run as a map with its arguments and result (about 180 bytes a
+// call, 180 MB for a run of a million calls; over the 2,000 generated
+// cassettes of .ci/bench, whose tests read tool_names, 20 % of what a run
+// allocated).
+type callParts uint8
+
+const (
+	noCalls callParts = iota
+	callNames
+	allCalls
+)
+
+// runDoc is the document a test's own expect: list reads for one run,
+// with the parts of its calls that calls names.
+func runDoc(n int, cas *cassette.Cassette, r *cassette.Run, calls callParts) map[string]any {
 	doc := map[string]any{"run": float64(n)}
 	if cas.Model != "" {
 		doc["model"] = cas.Model
@@ -171,7 +183,10 @@ func runDoc(n int, cas *cassette.Cassette, r *cassette.Run, calls bool) map[stri
 			final = t.FinalResponse
 		}
 	}
-	if calls {
+	switch calls {
+	case callNames:
+		addToolNames(doc, r)
+	case allCalls:
 		addCallDocs(doc, r)
 	}
 	if final != "" {
@@ -213,21 +228,36 @@ func addCallDocs(doc map[string]any, r *cassette.Run) {
 	doc["turns"] = orEmpty(turns)
 }
 
-// readsCalls reports whether a per-run check reads a run's calls,
-// tool_names or turns: whether its target starts with one of them, or is
-// the whole document.
-func readsCalls(checks []*runCheck) bool {
+// addToolNames adds a run's tool_names alone to its document, as
+// addCallDocs writes them.
+func addToolNames(doc map[string]any, r *cassette.Run) {
+	var names []any
+	for _, t := range r.Turns {
+		for _, c := range t.Calls {
+			names = append(names, c.Tool)
+		}
+	}
+	doc["tool_names"] = orEmpty(names)
+}
+
+// readsCalls reports what of a run's calls per-run checks read: all of
+// them when a target starts with calls or turns or is the whole document,
+// the names when one starts with tool_names, else none.
+func readsCalls(checks []*runCheck) callParts {
+	parts := noCalls
 	for _, rc := range checks {
 		segs := rc.a.Target.Segments()
 		if len(segs) == 0 {
-			return true
+			return allCalls
 		}
 		switch segs[0].Name {
-		case "calls", "tool_names", "turns":
-			return true
+		case "calls", "turns":
+			return allCalls
+		case "tool_names":
+			parts = callNames
 		}
 	}
-	return false
+	return parts
 }
 
 func callDoc(c cassette.Call) map[string]any {

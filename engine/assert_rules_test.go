@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -92,7 +94,7 @@ func TestRunDocKeys(t *testing.T) {
 		{Calls: []cassette.Call{{Tool: "fetch"}}, FinalResponse: "done"},
 		{},
 	}}
-	doc := runDoc(1, &cassette.Cassette{Model: "m1", Agent: "a1"}, run, true)
+	doc := runDoc(1, &cassette.Cassette{Model: "m1", Agent: "a1"}, run, allCalls)
 	if doc["model"] != "m1" || doc["agent"] != "a1" || doc["final_response"] != "done" {
 		t.Errorf("model %v, agent %v, final_response %v; want m1, a1, done", doc["model"], doc["agent"], doc["final_response"])
 	}
@@ -116,7 +118,7 @@ func TestRunDocKeys(t *testing.T) {
 			t.Errorf("a call without %s has the key: %v", k, bare)
 		}
 	}
-	bareDoc := runDoc(2, &cassette.Cassette{}, &cassette.Run{}, false)
+	bareDoc := runDoc(2, &cassette.Cassette{}, &cassette.Run{}, noCalls)
 	for _, k := range []string{"model", "agent", "final_response", "calls", "turns", "tool_names", "tokens", "cost_micros"} {
 		if _, ok := bareDoc[k]; ok {
 			t.Errorf("a bare run's document has %s: %v", k, bareDoc)
@@ -125,8 +127,9 @@ func TestRunDocKeys(t *testing.T) {
 }
 
 // TestReadsCalls: a run's calls are put in its document only for checks
-// that read them: a target under calls, tool_names or turns, or the whole
-// document (an empty target); not for tokens, final_response or run alone.
+// that read them: all of them for a target under calls or turns, or the
+// whole document (an empty target), the names alone for one under
+// tool_names; none for tokens, final_response or run alone.
 func TestReadsCalls(t *testing.T) {
 	check := func(target string) *runCheck {
 		var p expr.Path
@@ -140,15 +143,18 @@ func TestReadsCalls(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		targets []string
-		want    bool
+		want    callParts
 	}{
-		{nil, false},
-		{[]string{"tokens.total"}, false},
-		{[]string{"final_response", "run", "cost_micros"}, false},
-		{[]string{"calls[0].tool"}, true},
-		{[]string{"tokens.total", "tool_names"}, true},
-		{[]string{"turns[1].calls"}, true},
-		{[]string{""}, true},
+		{nil, noCalls},
+		{[]string{"tokens.total"}, noCalls},
+		{[]string{"final_response", "run", "cost_micros"}, noCalls},
+		{[]string{"calls[0].tool"}, allCalls},
+		{[]string{"tokens.total", "tool_names"}, callNames},
+		{[]string{"tool_names[0]", "turns[1].calls"}, allCalls},
+		{[]string{"tool_names", "calls"}, allCalls},
+		{[]string{"turns[1].calls"}, allCalls},
+		{[]string{""}, allCalls},
+		{[]string{"tool_names", ""}, allCalls},
 	} {
 		var checks []*runCheck
 		for _, tg := range tc.targets {
@@ -499,6 +505,49 @@ func TestStepKeyHint(t *testing.T) {
 	} {
 		if got := stepKeyHint(tc.loc, tc.key); got != tc.want {
 			t.Errorf("stepKeyHint(%q, %q) = %q, want %q", tc.loc, tc.key, got, tc.want)
+		}
+	}
+}
+
+// TestToolNamesDocIsAllCallsDoc: over drawn runs (turns with and without
+// calls, calls with and without servers, arguments and results, final
+// responses), the document of a run for checks that read tool_names alone
+// is the document for checks that read every call, less calls and turns:
+// the same tool_names, in the same order, and every other key the same.
+func TestToolNamesDocIsAllCallsDoc(t *testing.T) {
+	rng := rand.New(rand.NewPCG(40, 11))
+	tools := []string{"search", "fetch", "write_file", "git_reset", ""}
+	for i := range 300 {
+		r := &cassette.Run{}
+		for range rng.IntN(5) {
+			var turn cassette.Turn
+			for range rng.IntN(6) {
+				c := cassette.Call{Tool: tools[rng.IntN(len(tools))]}
+				if rng.IntN(2) == 0 {
+					c.Server = "web"
+				}
+				if rng.IntN(2) == 0 {
+					c.Arguments = cassette.JSONOf(map[string]any{"q": float64(rng.IntN(9))})
+				}
+				if rng.IntN(3) == 0 {
+					c.Result = "r"
+				}
+				turn.Calls = append(turn.Calls, c)
+			}
+			if rng.IntN(2) == 0 {
+				turn.FinalResponse = "done"
+			}
+			r.Turns = append(r.Turns, turn)
+		}
+		cas := &cassette.Cassette{Model: "m"}
+		names, all := runDoc(i, cas, r, callNames), runDoc(i, cas, r, allCalls)
+		delete(all, "calls")
+		delete(all, "turns")
+		if !reflect.DeepEqual(names, all) {
+			t.Fatalf("run %d: the tool_names document\n%v\nis not the whole one less calls and turns\n%v", i, names, all)
+		}
+		if _, ok := names["tool_names"].([]any); !ok {
+			t.Fatalf("run %d: tool_names is %T", i, names["tool_names"])
 		}
 	}
 }

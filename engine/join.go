@@ -182,7 +182,7 @@ func (j *joiner) addPart(sd *side, cas *cassette.Cassette, r *cassette.Run) {
 // runKey is the value of src's key on run n: a string as it is, any other
 // value as compact JSON. A run without one is an error.
 func (j *joiner) runKey(src *Source, n int, cas *cassette.Cassette, r *cassette.Run) (string, bool) {
-	v, ok := src.key.Lookup(runDoc(n, cas, r, true))
+	v, ok := src.key.Lookup(runDoc(n, cas, r, allCalls))
 	if !ok || v == nil {
 		j.errorf(src.KeyPos, "run %d of %s has no value at its key `%s`: every run of a source joined by key needs one", n, src.Cassette, src.Key)
 		return "", false

@@ -87,7 +87,45 @@ func TestCPUClassesEnv(t *testing.T) {
 	if got := run("MCPTEST_CPUCLASSES="+classes, "MCPTEST_TRACE="+trace, "MCPTEST_CPUPROFILE="+prof); got != want || len(want) < 100 {
 		t.Fatalf("the report differs when measured:\n%s\n---\n%s", got, want)
 	}
-	data, err := os.ReadFile(classes)
+	figures, data := readClasses(t, classes)
+	total := figures["/cpu/classes/total:cpu-seconds"]
+	if figures["gomaxprocs"] != 2 || figures["memprofilerate"] != 0 || figures["wall"] <= 0 || total <= 0 || len(figures) != 8 ||
+		figures["/cpu/classes/idle:cpu-seconds"] > total || figures["/cpu/classes/user:cpu-seconds"] > total {
+		t.Errorf("the classes:\n%s", data)
+	}
+	tr, err := os.ReadFile(trace)
+	if err != nil || !bytes.HasPrefix(tr, []byte("go 1.")) {
+		t.Errorf("the trace: %v, %d bytes, %q", err, len(tr), tr[:min(len(tr), 16)])
+	}
+	if p, err := os.Stat(prof); err != nil || p.Size() < 20 {
+		t.Errorf("the profile beside them: %v", err)
+	}
+	// The runtime samples allocations only when asked: by
+	// MCPTEST_MEMPROFILE (its own rate) or by the operator's GODEBUG.
+	for _, c := range []struct {
+		env  string
+		rate float64
+	}{
+		{"MCPTEST_MEMPROFILE=" + filepath.Join(dir, "mem.out"), 4096},
+		{"GODEBUG=memprofilerate=1", 1},
+		{"GODEBUG=panicnil=0,memprofilerate=65536", 65536},
+		{"GODEBUG=panicnil=0, memprofilerate=1", 0}, // the runtime reads no setting " memprofilerate"
+		{"GODEBUG=memprofilerates=1", 0},
+	} {
+		if got := run("MCPTEST_CPUCLASSES="+classes, c.env); got != want {
+			t.Fatalf("the report differs with %s:\n%s\n---\n%s", c.env, got, want)
+		}
+		if figures, data := readClasses(t, classes); figures["memprofilerate"] != c.rate {
+			t.Errorf("with %s the sampling rate is not %v:\n%s", c.env, c.rate, data)
+		}
+	}
+}
+
+// readClasses reads what MCPTEST_CPUCLASSES wrote: each line's name and
+// figure, and the file.
+func readClasses(t *testing.T, path string) (map[string]float64, []byte) {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,16 +138,5 @@ func TestCPUClassesEnv(t *testing.T) {
 		}
 		figures[name] = f
 	}
-	total := figures["/cpu/classes/total:cpu-seconds"]
-	if figures["gomaxprocs"] != 2 || figures["wall"] <= 0 || total <= 0 || len(figures) != 7 ||
-		figures["/cpu/classes/idle:cpu-seconds"] > total || figures["/cpu/classes/user:cpu-seconds"] > total {
-		t.Errorf("the classes:\n%s", data)
-	}
-	tr, err := os.ReadFile(trace)
-	if err != nil || !bytes.HasPrefix(tr, []byte("go 1.")) {
-		t.Errorf("the trace: %v, %d bytes, %q", err, len(tr), tr[:min(len(tr), 16)])
-	}
-	if p, err := os.Stat(prof); err != nil || p.Size() < 20 {
-		t.Errorf("the profile beside them: %v", err)
-	}
+	return figures, data
 }

@@ -155,10 +155,9 @@ func (d *Doc) enter(n *yaml.Node, at *node, p *path, depth int, aliased bool) bo
 		}
 		return false
 	}
-	if at.flags&hasValue == 0 {
+	if !at.setValue(d.place(n)) {
 		d.n++
 	}
-	at.setValue(d.place(n))
 	return true
 }
 
@@ -168,8 +167,8 @@ func quotedStyle(n *yaml.Node) bool {
 
 func (d *Doc) sequence(n *yaml.Node, at *node, p *path, depth int, aliased bool) []any {
 	s := make([]any, len(n.Content))
-	at.flags |= isSeq
 	at.kids = make([]node, len(n.Content))
+	at.flags |= isSeq
 	release := d.releases(n, aliased)
 	for i, c := range n.Content {
 		s[i] = d.convert(c, &at.kids[i], &path{up: p, idx: i}, depth+1, aliased)
@@ -205,8 +204,8 @@ func (d *Doc) released(n *yaml.Node, aliased bool) {
 
 func (d *Doc) mapping(n *yaml.Node, at *node, p *path, depth int, aliased bool) map[string]any {
 	m := make(map[string]any, len(n.Content)/2)
-	at.flags &^= isSeq
 	at.kids = make([]node, 0, len(n.Content)/2)
+	at.flags &^= isSeq
 	release := d.releases(n, aliased)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
