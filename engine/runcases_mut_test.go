@@ -1,0 +1,376 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcptest/mcptest/cassette/gen"
+	"github.com/mcptest/mcptest/report"
+)
+
+// mixedSuite writes a suite of agents agent tests over the cassettes
+// files and scenarios scenario tests over the scenario-world recording
+// restock.json (a drawn seed and expected state, so some fail), and
+// returns it.
+func mixedSuite(rng *rand.Rand, dir string, files []string, agents, scenarios int) string {
+	var b strings.Builder
+	if agents > 0 {
+		b.WriteString("tests:\n")
+	}
+	for i := range agents {
+		cas, _ := filepath.Rel(dir, files[rng.IntN(len(files))])
+		fmt.Fprintf(&b, "  - name: agent %d\n    type: agent\n    cassette: %s\n", i, cas)
+		if rng.IntN(2) == 0 {
+			fmt.Fprintf(&b, "    budget:\n      max_calls: %d\n", 1+rng.IntN(12))
+		}
+	}
+	b.WriteString(ScenarioTests(rng, scenarios, "restock.json"))
+	return b.String()
+}
+
+// ScenarioTests returns a suite's scenarios section of n scenario tests
+// (none when n is 0) over the scenario-world recording restock.json at
+// the path cas: a drawn seed, and an expected state that a quarter of them
+// miss (they fail). For the tests of engine and engine_test.
+func ScenarioTests(rng *rand.Rand, n int, cas string) string {
+	if n == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("scenarios:\n")
+	for i := range n {
+		widgets := rng.IntN(7)
+		want := widgets + 2
+		if rng.IntN(4) == 0 {
+			want++ // fails
+		}
+		fmt.Fprintf(&b, `  - name: scenario %d
+    cassette: %s
+    seed: { inventory: { widgets: %d }, shelf_full: false }
+    transitions:
+      - tool: add_widget
+        effect:
+          inventory.widgets: { inc: 1 }
+      - tool: mark_full
+        effect:
+          shelf_full: true
+    expect_state:
+      inventory.widgets: %d
+      shelf_full: true
+`, i, cas, widgets, want)
+	}
+	return b.String()
+}
+
+// sharedRun is what a run of a mixed suite showed: its envelope and
+// cases as JSON (or its error), the cases the load computed ahead and
+// those the run shared with its workers (replayed and not computed
+// ahead), and what Prepare and the progress saw.
+type sharedRun struct {
+	out           string
+	ahead, shared map[string]bool
+	prepared      map[string]int
+	overlap       bool     // two shared cases were prepared at once
+	early         []string // cases prepared before a case ahead of them in the suite was
+	named         []string // replayed cases the progress named as live
+}
+
+// prepareLog is a run's Prepare for runShared: it counts the cases
+// prepared and keeps which are being prepared and which are done, into
+// r. When wait is set and the run shares two cases or more, the first
+// shared case prepared waits (five seconds at most) until another shared
+// case is being prepared beside it; and the first case computed ahead
+// waits (half a second at most) until a case not computed ahead starts
+// being prepared, which Run must not do before it has taken every case
+// before it, when it shares none.
+type prepareLog struct {
+	mu   sync.Mutex
+	r    *sharedRun
+	wait bool
+	// order is the suite's cases, and r.ahead and r.shared are set, once
+	// loaded.
+	order  []string
+	loaded bool
+	inside map[string]bool // shared cases being prepared
+	ended  map[string]bool // cases prepared
+
+	firstShared, firstAhead   bool
+	beside, later             chan struct{}
+	besideClosed, laterClosed bool
+}
+
+func newPrepareLog(r *sharedRun, wait bool) *prepareLog {
+	return &prepareLog{r: r, wait: wait, inside: map[string]bool{}, ended: map[string]bool{},
+		beside: make(chan struct{}), later: make(chan struct{})}
+}
+
+// setLoaded notes the cases of the suite s just loaded: those computed
+// ahead and those the run shares.
+func (l *prepareLog) setLoaded(s *Suite) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.r.ahead, l.r.shared = map[string]bool{}, map[string]bool{}
+	for _, c := range s.Cases {
+		l.order = append(l.order, c.Name)
+		switch {
+		case c.ahead != nil:
+			l.r.ahead[c.Name] = true
+		case c.Kind == report.KindAgent || c.Kind == report.KindScenario:
+			l.r.shared[c.Name] = true
+		}
+	}
+	l.loaded = true
+}
+
+func (l *prepareLog) prepare(c *report.CaseResult) error {
+	waitShared, waitAhead := l.start(c.Name)
+	if waitShared {
+		select {
+		case <-l.beside:
+		case <-time.After(5 * time.Second):
+		}
+	}
+	if waitAhead {
+		select {
+		case <-l.later:
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	l.mu.Lock()
+	delete(l.inside, c.Name)
+	l.ended[c.Name] = true
+	l.mu.Unlock()
+	return nil
+}
+
+// start notes the case name being prepared and says whether it waits.
+func (l *prepareLog) start(name string) (waitShared, waitAhead bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.r.prepared[name]++
+	isShared, isAhead := l.r.shared[name], l.r.ahead[name]
+	if l.loaded && !isAhead {
+		l.inOrder(name)
+	}
+	if isShared {
+		l.inside[name] = true
+		if len(l.inside) >= 2 {
+			l.r.overlap = true
+			if !l.besideClosed {
+				l.besideClosed = true
+				close(l.beside)
+			}
+		}
+		waitShared = l.wait && !l.firstShared && len(l.r.shared) >= 2
+		l.firstShared = true
+	}
+	// A case computed ahead may be prepared while the suite loads: it is
+	// known by its kind until the load has ended.
+	waitAhead = l.wait && !l.firstAhead && (isAhead || !l.loaded && strings.HasPrefix(name, "agent "))
+	l.firstAhead = l.firstAhead || waitAhead
+	return waitShared, waitAhead
+}
+
+// inOrder notes a case not computed ahead starting: early when a case
+// before it is not prepared yet.
+func (l *prepareLog) inOrder(name string) {
+	for _, n := range l.order {
+		if n == name {
+			break
+		}
+		if !l.ended[n] {
+			l.r.early = append(l.r.early, name)
+			break
+		}
+	}
+	if !l.laterClosed {
+		l.laterClosed = true
+		close(l.later)
+	}
+}
+
+// runShared loads the suite at path for a run (computing ahead when
+// ahead is set, every agent test the workers can take) and runs it with
+// GOMAXPROCS procs, prepared by a prepareLog (wait: see there).
+func runShared(t *testing.T, path string, procs int, ahead, wait bool) sharedRun {
+	t.Helper()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := sharedRun{prepared: map[string]int{}}
+	log := newPrepareLog(&r, wait)
+	opt := Options{Version: "test", Prepare: log.prepare}
+	var cases []string
+	opt.Emit = func(c *report.CaseResult) error {
+		b, err := json.Marshal(c)
+		if err != nil {
+			return err
+		}
+		cases = append(cases, string(b))
+		return nil
+	}
+	opt.Progress = func(p Progress) {
+		if p.Case != "" {
+			log.mu.Lock()
+			r.named = append(r.named, p.Case)
+			log.mu.Unlock()
+		}
+	}
+	mode := loadMode{forRun: true, keep: keepBuilt}
+	if ahead {
+		mode.ahead = &opt
+	}
+	s, err := parseSuiteWith(path, data, mode, heldAlways)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.setLoaded(s)
+	env, err := Run(s, opt)
+	if err != nil {
+		r.out = "error: " + err.Error()
+		return r
+	}
+	b, err := json.Marshal(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.out = string(b) + "\n" + strings.Join(cases, "\n")
+	return r
+}
+
+// TestRunWorkersShareReplayed: over drawn suites mixing agent tests and
+// scenario tests, run on a drawn number of processors with the load
+// computing the agent tests ahead or not, the run computes every case
+// once (Prepare is called once a case, whether the load computed it or
+// the run) to the envelope and cases of the run on one processor; the
+// progress never names a replayed case (agent or scenario) as a live one
+// in flight; two cases or more that the run shares with its workers (its
+// replayed cases the load did not compute: every scenario test, and the
+// agent tests left) are computed at once, scenario tests among them; and
+// when it has fewer than two to share, it starts no worker and computes
+// each case only once it has taken every case before it in the suite.
+// The draws include suites of scenario tests only, of agent tests all
+// computed ahead and two scenario tests or more, and of agent tests all
+// computed ahead and one scenario test after them.
+func TestRunWorkersShareReplayed(t *testing.T) {
+	dir := t.TempDir()
+	files, err := gen.Write(filepath.Join(dir, "c"), 6, 43)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := os.ReadFile("../examples/scenario-world/cassettes/restock.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "restock.json"), rec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	behind := aheadBehind
+	defer func() { aheadBehind = behind }()
+	rng := rand.New(rand.NewPCG(40, 9))
+	rounds := 12
+	if testing.Short() {
+		rounds = 8
+	}
+	kinds := map[string]int{}
+	for round := range rounds {
+		var agents, scenarios int
+		ahead := rng.IntN(2) == 0
+		switch round % 4 {
+		case 0: // scenario tests alone (drawn to be computed ahead or not: none is)
+			scenarios = 2 + rng.IntN(20)
+		case 1: // every agent test computed ahead, then scenario tests
+			agents, scenarios, ahead = 1+rng.IntN(8), 2+rng.IntN(8), true
+		case 2: // every agent test computed ahead, then one scenario test
+			agents, scenarios, ahead = 2+rng.IntN(8), 1, true
+		default:
+			agents, scenarios = rng.IntN(30), rng.IntN(30)
+		}
+		if agents+scenarios == 0 {
+			agents = 1
+		}
+		procs := 2 + rng.IntN(4)
+		// The load leaves a drawn share of the agent tests to Run, but
+		// in the rounds that want them all computed ahead (at most 9,
+		// under the workers' queue).
+		leave := 0
+		if round%4 == 3 {
+			leave = rng.IntN(3)
+		}
+		pick := rand.New(rand.NewPCG(uint64(round), 1))
+		aheadBehind = func(a *loadAhead) bool { return behind(a) || pick.IntN(4) < leave }
+		path := filepath.Join(dir, fmt.Sprintf("suite-%d.yml", round))
+		if err := os.WriteFile(path, []byte(mixedSuite(rng, dir, files, agents, scenarios)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		where := fmt.Sprintf("round %d (%d agent tests, %d scenario tests, GOMAXPROCS=%d, ahead %v)", round, agents, scenarios, procs, ahead)
+		want := runShared(t, path, 1, false, false)
+		if strings.HasPrefix(want.out, "error: ") {
+			t.Fatalf("%s: %s", where, want.out)
+		}
+		got := runShared(t, path, procs, ahead, true)
+		if got.out != want.out {
+			t.Fatalf("%s: the run differs from the one on one processor:\n%s\n---\n%s", where, clipText(want.out), clipText(got.out))
+		}
+		checkShared(t, where, agents, scenarios, want, got, kinds)
+	}
+	for _, k := range []string{"shared", "scenarios alone shared", "one shared after cases ahead"} {
+		if kinds[k] == 0 {
+			t.Errorf("no round drew %s: the draws do not test it", k)
+		}
+	}
+}
+
+// checkShared holds the runs want (one processor) and got of a suite of
+// agents agent tests and scenarios scenario tests to
+// TestRunWorkersShareReplayed's rules, and counts in kinds which of them
+// got tried.
+func checkShared(t *testing.T, where string, agents, scenarios int, want, got sharedRun, kinds map[string]int) {
+	t.Helper()
+	for _, r := range []sharedRun{want, got} {
+		for i := range agents + scenarios {
+			name := fmt.Sprintf("agent %d", i)
+			if i >= agents {
+				name = fmt.Sprintf("scenario %d", i-agents)
+			}
+			if n := r.prepared[name]; n != 1 {
+				t.Fatalf("%s: %q prepared %d times", where, name, n)
+			}
+		}
+		if len(r.named) > 0 {
+			t.Fatalf("%s: the progress named replayed cases as live: %q", where, r.named)
+		}
+	}
+	scen := 0
+	for name := range got.shared {
+		if strings.HasPrefix(name, "scenario ") {
+			scen++
+		}
+	}
+	if len(got.shared) >= 2 {
+		kinds["shared"]++
+		if scen == len(got.shared) {
+			kinds["scenarios alone shared"]++
+		}
+		if !got.overlap {
+			t.Errorf("%s: %d cases shared (%d scenario tests), and no two were computed at once", where, len(got.shared), scen)
+		}
+		return
+	}
+	if len(got.ahead) > 0 && len(got.shared) == 1 {
+		kinds["one shared after cases ahead"]++
+	}
+	if len(got.early) > 0 {
+		t.Errorf("%s: %d case shared, and %q were prepared before a case ahead of them in the suite", where, len(got.shared), got.early)
+	}
+}
