@@ -259,7 +259,8 @@ func runShared(t *testing.T, path string, procs int, ahead, wait bool) sharedRun
 // agent tests left) are computed at once, scenario tests among them; and
 // when it has fewer than two to share, it starts no worker and computes
 // each case only once it has taken every case before it in the suite.
-// The draws include suites of scenario tests only, of agent tests all
+// The draws include suites of scenario tests only (two of them, the
+// fewest the run shares, in one), of agent tests all
 // computed ahead and two scenario tests or more, and of agent tests all
 // computed ahead and one scenario test after them.
 func TestRunWorkersShareReplayed(t *testing.T) {
@@ -289,6 +290,9 @@ func TestRunWorkersShareReplayed(t *testing.T) {
 		switch round % 4 {
 		case 0: // scenario tests alone (drawn to be computed ahead or not: none is)
 			scenarios = 2 + rng.IntN(20)
+			if round == 4 {
+				scenarios = 2 // the fewest the run shares
+			}
 		case 1: // every agent test computed ahead, then scenario tests
 			agents, scenarios, ahead = 1+rng.IntN(8), 2+rng.IntN(8), true
 		case 2: // every agent test computed ahead, then one scenario test
@@ -324,7 +328,7 @@ func TestRunWorkersShareReplayed(t *testing.T) {
 		}
 		checkShared(t, where, agents, scenarios, want, got, kinds)
 	}
-	for _, k := range []string{"shared", "scenarios alone shared", "one shared after cases ahead"} {
+	for _, k := range []string{"shared", "two shared", "scenarios alone shared", "one shared after cases ahead"} {
 		if kinds[k] == 0 {
 			t.Errorf("no round drew %s: the draws do not test it", k)
 		}
@@ -359,6 +363,9 @@ func checkShared(t *testing.T, where string, agents, scenarios int, want, got sh
 	}
 	if len(got.shared) >= 2 {
 		kinds["shared"]++
+		if len(got.shared) == 2 {
+			kinds["two shared"]++
+		}
 		if scen == len(got.shared) {
 			kinds["scenarios alone shared"]++
 		}
