@@ -17,10 +17,11 @@ import (
 )
 
 // mixedSuite writes a suite of agents agent tests over the cassettes
-// files and scenarios scenario tests over the scenario-world recording
-// restock.json (a drawn seed and expected state, so some fail), and
-// returns it.
-func mixedSuite(rng *rand.Rand, dir string, files []string, agents, scenarios int) string {
+// files, scenarios scenario tests over the scenario-world recording
+// restock.json (a drawn seed and expected state, so some fail) and
+// quality tool_quality tests of the catalog file catalog.yml (computed by
+// the run in order, never shared), and returns it.
+func mixedSuite(rng *rand.Rand, dir string, files []string, agents, scenarios, quality int) string {
 	var b strings.Builder
 	if agents > 0 {
 		b.WriteString("tests:\n")
@@ -33,6 +34,12 @@ func mixedSuite(rng *rand.Rand, dir string, files []string, agents, scenarios in
 		}
 	}
 	b.WriteString(ScenarioTests(rng, scenarios, "restock.json"))
+	if quality > 0 {
+		b.WriteString("tool_quality:\n")
+	}
+	for i := range quality {
+		fmt.Fprintf(&b, "  - name: quality %d\n    catalog: catalog.yml\n    expect:\n      - target: smell_total\n        matcher: { schema: { maximum: %d } }\n", i, rng.IntN(4))
+	}
 	return b.String()
 }
 
@@ -220,7 +227,7 @@ func runShared(t *testing.T, path string, procs int, ahead, wait bool) sharedRun
 		return nil
 	}
 	opt.Progress = func(p Progress) {
-		if p.Case != "" {
+		if strings.HasPrefix(p.Case, "agent ") || strings.HasPrefix(p.Case, "scenario ") {
 			log.mu.Lock()
 			r.named = append(r.named, p.Case)
 			log.mu.Unlock()
@@ -235,7 +242,19 @@ func runShared(t *testing.T, path string, procs int, ahead, wait bool) sharedRun
 		t.Fatal(err)
 	}
 	log.setLoaded(s)
-	env, err := Run(s, opt)
+	// A run that waits for ever (a case waited for that no worker
+	// computes) fails here, not at the test binary's timeout.
+	var env *report.Envelope
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		env, err = Run(s, opt)
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%s: the run at GOMAXPROCS=%d did not end in 20 seconds", path, procs)
+	}
 	if err != nil {
 		r.out = "error: " + err.Error()
 		return r
@@ -249,7 +268,9 @@ func runShared(t *testing.T, path string, procs int, ahead, wait bool) sharedRun
 }
 
 // TestRunWorkersShareReplayed: over drawn suites mixing agent tests and
-// scenario tests, run on a drawn number of processors with the load
+// scenario tests, with up to two tool_quality tests (of a catalog file,
+// which the run computes itself in order) after them, run on a drawn
+// number of processors with the load
 // computing the agent tests ahead or not, the run computes every case
 // once (Prepare is called once a case, whether the load computed it or
 // the run) to the envelope and cases of the run on one processor; the
@@ -259,6 +280,8 @@ func runShared(t *testing.T, path string, procs int, ahead, wait bool) sharedRun
 // agent tests left) are computed at once, scenario tests among them; and
 // when it has fewer than two to share, it starts no worker and computes
 // each case only once it has taken every case before it in the suite.
+// A run that has not ended in 20 seconds (waiting for a case no worker
+// computes) fails.
 // The draws include suites of scenario tests only (two of them, the
 // fewest the run shares, in one), of agent tests all
 // computed ahead and two scenario tests or more, and of agent tests all
@@ -274,6 +297,13 @@ func TestRunWorkersShareReplayed(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "restock.json"), rec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	catalog, err := os.ReadFile("../examples/tool-description-bench/catalog.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "catalog.yml"), catalog, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	behind := aheadBehind
@@ -303,6 +333,7 @@ func TestRunWorkersShareReplayed(t *testing.T) {
 		if agents+scenarios == 0 {
 			agents = 1
 		}
+		quality := rng.IntN(3) // cases no worker computes, between those shared
 		procs := 2 + rng.IntN(4)
 		// The load leaves a drawn share of the agent tests to Run, but
 		// in the rounds that want them all computed ahead (at most 9,
@@ -314,10 +345,10 @@ func TestRunWorkersShareReplayed(t *testing.T) {
 		pick := rand.New(rand.NewPCG(uint64(round), 1))
 		aheadBehind = func(a *loadAhead) bool { return behind(a) || pick.IntN(4) < leave }
 		path := filepath.Join(dir, fmt.Sprintf("suite-%d.yml", round))
-		if err := os.WriteFile(path, []byte(mixedSuite(rng, dir, files, agents, scenarios)), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(mixedSuite(rng, dir, files, agents, scenarios, quality)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		where := fmt.Sprintf("round %d (%d agent tests, %d scenario tests, GOMAXPROCS=%d, ahead %v)", round, agents, scenarios, procs, ahead)
+		where := fmt.Sprintf("round %d (%d agent tests, %d scenario tests, %d tool_quality tests, GOMAXPROCS=%d, ahead %v)", round, agents, scenarios, quality, procs, ahead)
 		want := runShared(t, path, 1, false, false)
 		if strings.HasPrefix(want.out, "error: ") {
 			t.Fatalf("%s: %s", where, want.out)
@@ -326,7 +357,7 @@ func TestRunWorkersShareReplayed(t *testing.T) {
 		if got.out != want.out {
 			t.Fatalf("%s: the run differs from the one on one processor:\n%s\n---\n%s", where, clipText(want.out), clipText(got.out))
 		}
-		checkShared(t, where, agents, scenarios, want, got, kinds)
+		checkShared(t, where, agents, scenarios, quality, want, got, kinds)
 	}
 	for _, k := range []string{"shared", "two shared", "scenarios alone shared", "one shared after cases ahead"} {
 		if kinds[k] == 0 {
@@ -339,12 +370,15 @@ func TestRunWorkersShareReplayed(t *testing.T) {
 // agents agent tests and scenarios scenario tests to
 // TestRunWorkersShareReplayed's rules, and counts in kinds which of them
 // got tried.
-func checkShared(t *testing.T, where string, agents, scenarios int, want, got sharedRun, kinds map[string]int) {
+func checkShared(t *testing.T, where string, agents, scenarios, quality int, want, got sharedRun, kinds map[string]int) {
 	t.Helper()
 	for _, r := range []sharedRun{want, got} {
-		for i := range agents + scenarios {
+		for i := range agents + scenarios + quality {
 			name := fmt.Sprintf("agent %d", i)
-			if i >= agents {
+			switch {
+			case i >= agents+scenarios:
+				name = fmt.Sprintf("quality %d", i-agents-scenarios)
+			case i >= agents:
 				name = fmt.Sprintf("scenario %d", i-agents)
 			}
 			if n := r.prepared[name]; n != 1 {
