@@ -415,3 +415,79 @@ func checkShared(t *testing.T, where string, agents, scenarios, quality int, wan
 		t.Errorf("%s: %d case shared, and %q were prepared before a case ahead of them in the suite", where, len(got.shared), got.early)
 	}
 }
+
+// TestRunWorkersRoomAfterAFullWindow: a worker that found the window of
+// cases claimed ahead full waits for room, and is woken once Run keeps a
+// case, so the cases after a full window are computed in parallel still.
+// Run keeps its first cases slowly (Emit sleeps) so that the worker fills
+// the window (aheadWindow a processor) and waits; a case well past the
+// window then waits (five seconds at most) until another case is being
+// prepared beside it. A worker never woken leaves Run's goroutine to
+// compute every case after the window alone, and fails it.
+func TestRunWorkersRoomAfterAFullWindow(t *testing.T) {
+	dir := t.TempDir()
+	rec, err := os.ReadFile("../examples/scenario-world/cassettes/restock.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "restock.json"), rec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const procs, n = 2, 6 * aheadWindow * 2
+	path := filepath.Join(dir, "suite.yml")
+	if err := os.WriteFile(path, []byte(ScenarioTests(rand.New(rand.NewPCG(40, 10)), n, "restock.json")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	late := fmt.Sprintf("scenario %d", 4*aheadWindow*procs)
+	var mu sync.Mutex
+	inside, emitted := 0, 0
+	lateIn, lateSeen, pairClosed := false, false, false
+	pair := make(chan struct{}) // closed once a case is prepared beside late
+	opt := Options{Version: "test", Prepare: func(c *report.CaseResult) error {
+		isLate := c.Name == late
+		mu.Lock()
+		inside++
+		lateIn = lateIn || isLate
+		if lateIn && inside >= 2 && !pairClosed {
+			pairClosed = true
+			close(pair)
+		}
+		mu.Unlock()
+		if isLate {
+			select {
+			case <-pair:
+			case <-time.After(5 * time.Second):
+			}
+			mu.Lock()
+			lateIn, lateSeen = false, true
+			mu.Unlock()
+		}
+		mu.Lock()
+		inside--
+		mu.Unlock()
+		return nil
+	}, Emit: func(*report.CaseResult) error {
+		mu.Lock()
+		emitted++
+		slow := emitted < 2*aheadWindow*procs
+		mu.Unlock()
+		if slow {
+			time.Sleep(2 * time.Millisecond)
+		}
+		return nil
+	}}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+	s, err := LoadSuite(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(s, opt); err != nil {
+		t.Fatal(err)
+	}
+	if !lateSeen {
+		t.Fatalf("%s was never prepared", late)
+	}
+	if !pairClosed {
+		t.Errorf("%s, past a full window, was prepared alone: the worker waiting for room was not woken", late)
+	}
+}
