@@ -2,6 +2,7 @@ package envstream
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -159,6 +160,53 @@ func TestGuesserFollowsTheBaseline(t *testing.T) {
 		}
 		if unchanged < n/2 || guessed != unchanged {
 			t.Fatalf("round %d: %d cases unchanged of %d, %d guessed", round, unchanged, len(raws), guessed)
+		}
+	}
+}
+
+// TestSameDeltaLeavesEscapesToTheDecoder: sameDelta leaves a case to the
+// decoder where a string it reads as written holds an escape: the
+// definition digest, an assertion's block or target, a floor's name (two
+// spellings of one key would be two keys to it, and a key given twice is
+// the decoder's to judge). Each such string is drawn with a byte that
+// encoding/json writes escaped (<, >, &, a quote, a backslash, a control
+// character) among plain ones; the case without it is taken.
+func TestSameDeltaLeavesEscapesToTheDecoder(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 49))
+	specials := []string{"<", ">", "&", `"`, `\`, "\n", "\u2028"}
+	fields := []string{"digest", "block", "target", "floor"}
+	for round := range 200 {
+		c := genCase(r, round, fmt.Sprintf("case %d", round))
+		c.Verdict, c.Evidence = report.Pass, nil
+		c.Floors = []report.Floor{{Name: "f1", Passed: true}}
+		c.Assertions[0].Block = "expect"
+		plain, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := sameDelta(plain, true); !ok {
+			t.Fatalf("round %d: a case with no escape left to the decoder:\n%s", round, plain)
+		}
+		s := "a" + specials[r.IntN(len(specials))] + "b"
+		field := fields[round%len(fields)]
+		switch field {
+		case "digest":
+			c.DefinitionSHA256 = s
+		case "block":
+			c.Assertions[0].Block = s
+		case "target":
+			c.Assertions[0].Target = s
+		case "floor":
+			c.Floors[0].Name = s
+		}
+		raw, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, figures := range []bool{true, false} {
+			if _, ok := sameDelta(raw, figures); ok {
+				t.Fatalf("round %d: the %s %q, written escaped, taken as written (figures %v):\n%s", round, field, s, figures, raw)
+			}
 		}
 	}
 }
