@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -479,5 +480,69 @@ func TestRunWorkersRoomAfterAFullWindow(t *testing.T) {
 	}
 	if pairs == 0 {
 		t.Errorf("the %d cases past a full window were prepared one at a time: the worker waiting for room was not woken", n-late)
+	}
+}
+
+// TestRunWorkersStopWithTheRun: a run that stops early (Emit fails at a
+// drawn case) stops its workers before it returns: no case is prepared
+// after Run has returned. Each case takes a drawn fraction of a
+// millisecond to prepare, so that the workers are still claiming cases
+// when the run stops.
+func TestRunWorkersStopWithTheRun(t *testing.T) {
+	dir := t.TempDir()
+	rec, err := os.ReadFile("../examples/scenario-world/cassettes/restock.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "restock.json"), rec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(40, 11))
+	path := filepath.Join(dir, "suite.yml")
+	if err := os.WriteFile(path, []byte(ScenarioTests(rng, 300, "restock.json")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stop := errors.New("stop")
+	for round := range 6 {
+		procs, at := 2+rng.IntN(3), rng.IntN(40)
+		var mu sync.Mutex
+		prepared, emitted := 0, 0
+		pace := make(map[string]time.Duration, 300) // drawn before the run: read only in it
+		for i := range 300 {
+			pace[fmt.Sprintf("scenario %d", i)] = time.Duration(100+rng.IntN(400)) * time.Microsecond
+		}
+		opt := Options{Version: "test", Prepare: func(c *report.CaseResult) error {
+			time.Sleep(pace[c.Name])
+			mu.Lock()
+			prepared++
+			mu.Unlock()
+			return nil
+		}, Emit: func(*report.CaseResult) error {
+			emitted++
+			if emitted > at {
+				return stop
+			}
+			return nil
+		}}
+		s, err := LoadSuite(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prev := runtime.GOMAXPROCS(procs)
+		_, err = Run(s, opt)
+		runtime.GOMAXPROCS(prev)
+		if !errors.Is(err, stop) {
+			t.Fatalf("round %d: the run ended with %v, not Emit's error", round, err)
+		}
+		mu.Lock()
+		after := prepared
+		mu.Unlock()
+		time.Sleep(20 * time.Millisecond)
+		mu.Lock()
+		later := prepared
+		mu.Unlock()
+		if later != after {
+			t.Fatalf("round %d (GOMAXPROCS=%d, Emit failing at case %d): %d cases prepared after the run returned", round, procs, at, later-after)
+		}
 	}
 }
