@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/mcptest/mcptest/cassette/gen"
+	"github.com/mcptest/mcptest/engine"
 )
 
 // TestRunnerSameOnEveryCoreCount runs the built binary over drawn corpora
@@ -20,12 +22,18 @@ import (
 // hundreds (the window of cases claimed ahead full many times over), and
 // a suite longer than a run keeps built, whose tests past the kept ones
 // are built again in suite order by whichever worker claims them first.
-// Each corpus is run with the JSON report and the text one.
+// Each corpus is run with the JSON report and the text one, and its
+// transcripts again with a drawn number of scenario tests after them
+// (replayed cases the load does not compute ahead).
 func TestRunnerSameOnEveryCoreCount(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the built binary over generated corpora")
 	}
 	tools := buildTools(t)
+	restock, err := os.ReadFile("../examples/scenario-world/cassettes/restock.json")
+	if err != nil {
+		t.Fatal(err)
+	}
 	rng := rand.New(rand.NewPCG(40, 7))
 	// keptBuilt is how many tests a suite loaded for a run keeps built
 	// (engine's keepBuilt): the last corpus is longer.
@@ -47,11 +55,26 @@ func TestRunnerSameOnEveryCoreCount(t *testing.T) {
 		if _, err := gen.Write(filepath.Join(dir, "c"), n, seed); err != nil {
 			t.Fatal(err)
 		}
-		where := fmt.Sprintf("corpus %d (%d %s transcripts, %d cassettes, seed %d)", d, nt, format, n, seed)
+		// The transcripts' suite with scenario tests after them: cases
+		// the load does not compute ahead, shared with the workers.
+		suite, err := os.ReadFile(filepath.Join(dir, "t", gen.TranscriptSuiteFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ns := 2 + rng.IntN(40)
+		suite = append(suite, engine.ScenarioTests(rand.New(rand.NewPCG(seed, 1)), ns, "restock.json")...)
+		if err := os.WriteFile(filepath.Join(dir, "t", "mixed.yml"), suite, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "t", "restock.json"), restock, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		where := fmt.Sprintf("corpus %d (%d %s transcripts, %d cassettes, %d scenario tests, seed %d)", d, nt, format, n, ns, seed)
 		shapes := []shape{
 			{dir: "t", args: []string{"run", "--config", gen.TranscriptSuiteFile, "--format", "json", "--output", "@OUT@", "--no-cache"}},
 			{dir: "t", args: []string{"run", "--config", gen.TranscriptSuiteFile, "--format", "text", "--color", "never", "--no-cache"}},
 			{dir: "c", args: []string{"run", "--config", gen.CaseSuiteFile, "--format", "json", "--output", "@OUT@", "--no-cache"}},
+			{dir: "t", args: []string{"run", "--config", "mixed.yml", "--format", "json", "--output", "@OUT@", "--no-cache"}},
 		}
 		for _, sh := range shapes {
 			one := runShape(t, tools.mcptest, dir, sh, 1, where)

@@ -137,6 +137,10 @@ func TestCaseReaderPlacesErrors(t *testing.T) {
 		{"{\"cases\": []} x", `e.json:1:15: not a run envelope: data after the envelope's closing brace`},
 		{"{\"schema_version\" 1}", `e.json:1:19: not a run envelope: want ':' after a member name, got '1'`},
 		{"{\"cases\": [{}, }", `e.json:1:16: not a run envelope: want a value, got '}'`},
+		{"{\"cases\": [], \"verdict\":", `e.json:1:25: not a run envelope: want a value, got the end of the file`},
+		{"{\"cases\": [], \"verdict\": \n", `e.json:2:1: not a run envelope: want a value, got the end of the file`},
+		{"{\"cases\": [], \"verdict\": 1", `e.json:1:27: not a run envelope: want ',' or '}' after a member, got the end of the file`},
+		{"{\"cases\": [{\"a\": 1", `e.json:1:19: not a run envelope: want the rest of the value, got the end of the file`},
 	} {
 		_, err := readStream([]byte(tc.data))
 		if err == nil || err.Error() != tc.want {
