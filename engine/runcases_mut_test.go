@@ -293,13 +293,7 @@ func TestRunWorkersShareReplayed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := os.ReadFile("../examples/scenario-world/cassettes/restock.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "restock.json"), rec, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	copyRestock(t, dir)
 	catalog, err := os.ReadFile("../examples/tool-description-bench/catalog.yml")
 	if err != nil {
 		t.Fatal(err)
@@ -427,13 +421,7 @@ func checkShared(t *testing.T, where string, agents, scenarios, quality int, wan
 // compute every case after the window alone, and fails it.
 func TestRunWorkersRoomAfterAFullWindow(t *testing.T) {
 	dir := t.TempDir()
-	rec, err := os.ReadFile("../examples/scenario-world/cassettes/restock.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "restock.json"), rec, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	copyRestock(t, dir)
 	const procs, n = 2, 6 * aheadWindow * 2
 	path := filepath.Join(dir, "suite.yml")
 	if err := os.WriteFile(path, []byte(ScenarioTests(rand.New(rand.NewPCG(40, 10)), n, "restock.json")), 0o644); err != nil {
@@ -490,13 +478,7 @@ func TestRunWorkersRoomAfterAFullWindow(t *testing.T) {
 // when the run stops.
 func TestRunWorkersStopWithTheRun(t *testing.T) {
 	dir := t.TempDir()
-	rec, err := os.ReadFile("../examples/scenario-world/cassettes/restock.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "restock.json"), rec, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	copyRestock(t, dir)
 	rng := rand.New(rand.NewPCG(40, 11))
 	path := filepath.Join(dir, "suite.yml")
 	if err := os.WriteFile(path, []byte(ScenarioTests(rng, 300, "restock.json")), 0o644); err != nil {
@@ -544,5 +526,18 @@ func TestRunWorkersStopWithTheRun(t *testing.T) {
 		if later != after {
 			t.Fatalf("round %d (GOMAXPROCS=%d, Emit failing at case %d): %d cases prepared after the run returned", round, procs, at, later-after)
 		}
+	}
+}
+
+// copyRestock copies the scenario-world recording restock.json, which the
+// drawn scenario tests replay, into dir.
+func copyRestock(t *testing.T, dir string) {
+	t.Helper()
+	rec, err := os.ReadFile("../examples/scenario-world/cassettes/restock.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "restock.json"), rec, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -62,28 +62,7 @@ func drawEnvelope(r *rand.Rand) []byte {
 // readStream reads an envelope as the streamed commands do: every case,
 // then the head.
 func readStream(data []byte) (*Envelope, error) {
-	cr, err := NewCaseReader(bytes.NewReader(data), "e.json")
-	if err != nil {
-		return nil, err
-	}
-	var cases []*CaseResult
-	for {
-		c, err := cr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		cases = append(cases, c)
-	}
-	env, err := cr.Envelope()
-	if err != nil {
-		return nil, err
-	}
-	out := *env
-	out.Cases = cases
-	return &out, nil
+	return readStreamFrom(bytes.NewReader(data))
 }
 
 // TestCaseReaderIsRead holds the streamed read to Read over drawn
