@@ -152,6 +152,8 @@ func TestReadsCalls(t *testing.T) {
 		{[]string{"tokens.total", "tool_names"}, callNames},
 		{[]string{"tool_names[0]", "turns[1].calls"}, allCalls},
 		{[]string{"tool_names", "calls"}, allCalls},
+		{[]string{"calls[0]", "tool_names"}, allCalls},
+		{[]string{"", "tool_names[1]"}, allCalls},
 		{[]string{"turns[1].calls"}, allCalls},
 		{[]string{""}, allCalls},
 		{[]string{"tool_names", ""}, allCalls},

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"io"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestGodebugSets: over drawn GODEBUG values (settings of drawn names,
+// some near memprofilerate: a prefix, a suffix, a space before or after,
+// a case changed; empty settings and ones without "="), godebugSets
+// reports memprofilerate set exactly when one setting's name, the text
+// before its first "=", is memprofilerate, as the runtime reads it.
+func TestGodebugSets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 1))
+	names := []string{"memprofilerate", "memprofilerates", "xmemprofilerate", " memprofilerate",
+		"memprofilerate ", "MemProfileRate", "panicnil", "gctrace", "", "memprofile"}
+	for range 2000 {
+		var parts []string
+		want := false
+		for range rng.IntN(5) {
+			name := names[rng.IntN(len(names))]
+			switch rng.IntN(4) {
+			case 0:
+				parts = append(parts, name) // no "=": not a setting
+			case 1:
+				parts = append(parts, name+"=1=2")
+				want = want || name == "memprofilerate"
+			default:
+				parts = append(parts, name+"="+[]string{"1", "0", "", "524288"}[rng.IntN(4)])
+				want = want || name == "memprofilerate"
+			}
+		}
+		godebug := strings.Join(parts, ",")
+		if got := godebugSets(godebug, "memprofilerate"); got != want {
+			t.Fatalf("godebugSets(%q) = %v, want %v", godebug, got, want)
+		}
+	}
+}
+
+// TestMemProfileOffUnlessAsked: with no path MemProfile turns the
+// runtime's allocation sampling off, unless GODEBUG sets memprofilerate,
+// which it leaves as it was.
+func TestMemProfileOffUnlessAsked(t *testing.T) {
+	defer func(r int) { runtime.MemProfileRate = r }(runtime.MemProfileRate)
+	for _, c := range []struct {
+		godebug string
+		want    int
+	}{
+		{"", 0},
+		{"panicnil=1", 0},
+		{"memprofilerate=1", 12345},
+		{"panicnil=1,memprofilerate=0", 12345},
+		{" memprofilerate=1", 0},
+	} {
+		t.Setenv("GODEBUG", c.godebug)
+		runtime.MemProfileRate = 12345
+		MemProfile("", io.Discard)()
+		if runtime.MemProfileRate != c.want {
+			t.Errorf("GODEBUG=%q: rate %d, want %d", c.godebug, runtime.MemProfileRate, c.want)
+		}
+	}
+}
