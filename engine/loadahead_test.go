@@ -114,14 +114,7 @@ func aheadRun(t *testing.T, path string, procs int, ahead bool, shard report.Sha
 		}
 	}
 	opt.Warn = func(string) { calls.Add(1) }
-	opt.Emit = func(r *report.CaseResult) error {
-		b, err := json.Marshal(r)
-		if err != nil {
-			return err
-		}
-		cases = append(cases, string(b))
-		return nil
-	}
+	opt.Emit = emitJSON(&cases)
 	env, err := Run(s, opt)
 	if err != nil {
 		return "error: " + err.Error(), taken, calls.Load()
@@ -312,4 +305,16 @@ func clipText(s string) string {
 		return s[:3000] + "…"
 	}
 	return s
+}
+
+// emitJSON is an Emit that appends each case, as JSON, to cases.
+func emitJSON(cases *[]string) func(*report.CaseResult) error {
+	return func(c *report.CaseResult) error {
+		b, err := json.Marshal(c)
+		if err != nil {
+			return err
+		}
+		*cases = append(*cases, string(b))
+		return nil
+	}
 }

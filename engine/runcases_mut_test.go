@@ -219,14 +219,7 @@ func runShared(t *testing.T, path string, procs int, ahead, wait bool) sharedRun
 	log := newPrepareLog(&r, wait)
 	opt := Options{Version: "test", Prepare: log.prepare}
 	var cases []string
-	opt.Emit = func(c *report.CaseResult) error {
-		b, err := json.Marshal(c)
-		if err != nil {
-			return err
-		}
-		cases = append(cases, string(b))
-		return nil
-	}
+	opt.Emit = emitJSON(&cases)
 	opt.Progress = func(p Progress) {
 		if strings.HasPrefix(p.Case, "agent ") || strings.HasPrefix(p.Case, "scenario ") {
 			log.mu.Lock()

@@ -25,22 +25,10 @@ import (
 //     (when present and allowed) counts fewer epoll_ctl calls than a
 //     quarter of the files (os.Open made one a file, each failing).
 func TestProcessDirectoryStartCosts(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the built binary over a generated directory")
-	}
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to read the allocation profile")
-	}
-	tl := buildTools(t)
-	dir := t.TempDir()
 	const files = 200
-	if _, err := gen.Write(dir, files, 40); err != nil {
-		t.Fatal(err)
-	}
-	suite, err := os.ReadFile(filepath.Join(dir, gen.SuiteFile))
-	if err != nil || !strings.Contains(string(suite), "tool_edges:") {
-		t.Fatalf("the generated suite has no tool_edges: (%v)", err)
+	tl, goCmd, dir, suite := generatedRun(t, files, 40)
+	if !strings.Contains(suite, "tool_edges:") {
+		t.Fatalf("the generated suite has no tool_edges:\n%s", suite)
 	}
 	prof := filepath.Join(t.TempDir(), "mem.out")
 	out := filepath.Join(t.TempDir(), "r.json")
@@ -49,18 +37,9 @@ func TestProcessDirectoryStartCosts(t *testing.T) {
 	if l.code > 1 {
 		t.Fatalf("exit %d\n%s", l.code, l.stderr)
 	}
-	top, err := exec.Command(goCmd, "tool", "pprof", "-sample_index=alloc_objects", "-top", "-focus=Compiler..Compile$", tl.mcptest, prof).CombinedOutput()
-	if err != nil {
-		t.Fatalf("go tool pprof: %v\n%s", err, top)
-	}
-	m := regexp.MustCompile(`Showing nodes accounting for (\d+),`).FindSubmatch(top)
-	if m == nil && !strings.Contains(string(top), "no samples") && !strings.Contains(string(top), "Active filters") {
-		t.Fatalf("go tool pprof said:\n%s", top)
-	}
-	if m != nil {
-		if n, _ := strconv.Atoi(string(m[1])); n >= 1000 {
-			t.Errorf("%d objects allocated compiling a schema, the suite's among them:\n%s", n, top)
-		}
+	figure, top := focusedAllocs(t, goCmd, tl.mcptest, prof, "alloc_objects", "Compiler..Compile$")
+	if n, err := strconv.Atoi(figure); err != nil || n >= 1000 {
+		t.Errorf("%s objects allocated compiling a schema, the suite's among them:\n%s", figure, top)
 	}
 	strace, err := exec.LookPath("strace")
 	if err != nil {
@@ -95,4 +74,49 @@ func TestProcessDirectoryStartCosts(t *testing.T) {
 	if calls["epoll_ctl"] >= files/4 {
 		t.Errorf("%d epoll_ctl calls over %d files: the files are offered to the poller\n%s", calls["epoll_ctl"], files, data)
 	}
+}
+
+// generatedRun skips in -short and where no go command reads the
+// allocation profile; otherwise it builds the tools and writes files
+// generated cassettes (gen.Write, seed) into a new directory, and returns
+// the tools, the go command, the directory and the text of its suite.
+func generatedRun(t *testing.T, files int, seed uint64) (tl tools, goCmd, dir, suite string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs the built binary over a generated directory")
+	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to read the allocation profile")
+	}
+	tl = buildTools(t)
+	dir = t.TempDir()
+	if _, err := gen.Write(dir, files, seed); err != nil {
+		t.Fatal(err)
+	}
+	text, err := os.ReadFile(filepath.Join(dir, gen.SuiteFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tl, goCmd, dir, string(text)
+}
+
+// focusedAllocs reads with go tool pprof what the allocation profile prof
+// of bin holds below focus, in sample index index: the figure of its
+// "Showing nodes accounting for" line ("0" when nothing below focus was
+// sampled), and what pprof printed.
+func focusedAllocs(t *testing.T, goCmd, bin, prof, index, focus string) (figure, top string) {
+	t.Helper()
+	out, err := exec.Command(goCmd, "tool", "pprof", "-sample_index="+index, "-top", "-focus="+focus, bin, prof).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go tool pprof: %v\n%s", err, out)
+	}
+	if m := regexp.MustCompile(`Showing nodes accounting for ([^,]+),`).FindSubmatch(out); m != nil {
+		return string(m[1]), string(out)
+	}
+	if strings.Contains(string(out), "no samples") || strings.Contains(string(out), "Active filters") {
+		return "0", string(out)
+	}
+	t.Fatalf("go tool pprof said:\n%s", out)
+	return "", ""
 }

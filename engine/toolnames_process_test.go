@@ -3,13 +3,10 @@ package engine_test
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/mcptest/mcptest/cassette/gen"
 )
 
 // TestProcessToolNamesAlone runs the built binary over a generated
@@ -20,27 +17,12 @@ import (
 // in the first run no call was copied into a document (the allocation
 // profile shows nothing allocated by engine.callDoc).
 func TestProcessToolNamesAlone(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the built binary over a generated directory")
-	}
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to read the allocation profile")
-	}
-	tl := buildTools(t)
-	dir := t.TempDir()
-	if _, err := gen.Write(dir, 60, 41); err != nil {
-		t.Fatal(err)
-	}
-	suite, err := os.ReadFile(filepath.Join(dir, gen.SuiteFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tl, goCmd, dir, suite := generatedRun(t, 60, 41)
 	const check = "      - target: tool_names\n        matcher: { not: { contains: git_reset } }\n"
-	if !strings.Contains(string(suite), check) {
+	if !strings.Contains(suite, check) {
 		t.Fatalf("the generated suite has no tool_names check:\n%s", suite)
 	}
-	names := strings.Replace(string(suite), check, "      - target: tool_names\n        matcher: { contains: fetch }\n", 1)
+	names := strings.Replace(suite, check, "      - target: tool_names\n        matcher: { contains: fetch }\n", 1)
 	turns := names + "      - target: turns\n        matcher: { not: { contains: nothing } }\n"
 	report := func(text string, env ...string) map[string]any {
 		if err := os.WriteFile(filepath.Join(dir, "s.yml"), []byte(text), 0o644); err != nil {
@@ -81,11 +63,7 @@ func TestProcessToolNamesAlone(t *testing.T) {
 	if alone["passed"] != false {
 		t.Errorf("contains: fetch passed on every generated run: %v", alone)
 	}
-	top, err := exec.Command(goCmd, "tool", "pprof", "-sample_index=alloc_space", "-top", "-focus=engine.callDoc$", tl.mcptest, prof).CombinedOutput()
-	if err != nil {
-		t.Fatalf("go tool pprof: %v\n%s", err, top)
-	}
-	if !strings.Contains(string(top), "Showing nodes accounting for 0,") {
-		t.Errorf("calls were copied into documents for a tool_names check:\n%s", top)
+	if figure, top := focusedAllocs(t, goCmd, tl.mcptest, prof, "alloc_space", "engine.callDoc$"); figure != "0" {
+		t.Errorf("calls were copied into documents for a tool_names check (%s):\n%s", figure, top)
 	}
 }
