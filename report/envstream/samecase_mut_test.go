@@ -20,6 +20,15 @@ func indexEnv(t *testing.T, dir, name string, env *report.Envelope) (*indexed, [
 	t.Helper()
 	path := filepath.Join(dir, name)
 	writeEnv(t, path, env)
+	idx, _ := indexFile(t, path)
+	return idx, rawCases(t, path)
+}
+
+// indexFile indexes the envelope at path as a baseline and returns the
+// index and its file, which is closed when the test ends if the caller
+// has not closed it before.
+func indexFile(t *testing.T, path string) (*indexed, *os.File) {
+	t.Helper()
 	f, rd, err := openEnvelope(path, "", report.MaxStreamBytes)
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +42,7 @@ func indexEnv(t *testing.T, dir, name string, env *report.Envelope) (*indexed, [
 	if err != nil {
 		t.Fatal(err)
 	}
-	return idx, rawCases(t, path)
+	return idx, f
 }
 
 // rawCases is each case's bytes of the envelope at path, as the reader

@@ -295,19 +295,7 @@ func TestSameBytesTakesItsCase(t *testing.T) {
 	env.Cases = append(env.Cases, env.Cases[3])
 	path := filepath.Join(t.TempDir(), "base.json")
 	writeEnv(t, path, env)
-	f, rd, err := openEnvelope(path, "", report.MaxStreamBytes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	cr, err := newCaseReader(rd, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	idx, _, err := indexBaseline(f, cr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	idx, _ := indexFile(t, path)
 	f2, rd2, err := openEnvelope(path, "", report.MaxStreamBytes)
 	if err != nil {
 		t.Fatal(err)
@@ -439,20 +427,10 @@ func TestCachedServesItsBlock(t *testing.T) {
 	env := genEnvelope(rand.New(rand.NewPCG(40, 33)), 2*blockCases+10, "cached")
 	path := filepath.Join(t.TempDir(), "base.json")
 	writeEnv(t, path, env)
-	f, rd, err := openEnvelope(path, "", report.MaxStreamBytes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cr, err := newCaseReader(rd, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	idx, _, err := indexBaseline(f, cr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	idx, f := indexFile(t, path)
 	want := make([][]byte, idx.n)
 	for i := range int32(idx.n) {
+		var err error
 		if want[i], err = idx.raw(i); err != nil {
 			t.Fatal(err)
 		}
