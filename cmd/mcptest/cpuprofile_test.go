@@ -69,6 +69,9 @@ func TestCPUProfileEnv(t *testing.T) {
 // them), the runtime's account of the processors' time (GOMAXPROCS, the
 // wall time, and each class, idle among them, within the total) and an
 // execution trace (`go tool trace` reads it); together with a profile.
+// The runtime's allocation sampling rate it prints is 0 unless
+// MCPTEST_MEMPROFILE or GODEBUG sets one, under every command (main turns
+// it off before the command runs).
 func TestCPUClassesEnv(t *testing.T) {
 	bin := mcptestBin(t)
 	suite := filepath.Join("..", "..", "examples", "selection-f1", "suite.yml")
@@ -117,6 +120,20 @@ func TestCPUClassesEnv(t *testing.T) {
 		}
 		if figures, data := readClasses(t, classes); figures["memprofilerate"] != c.rate {
 			t.Errorf("with %s the sampling rate is not %v:\n%s", c.env, c.rate, data)
+		}
+	}
+	// main sets the rate before any command runs: every command runs
+	// with it off.
+	for _, args := range [][]string{{"version"}, {"help"}, {"validate", "--config", suite}, {"tools", "--help"},
+		{"report", "--help"}, {"no-such-command"}} {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), "MCPTEST_CPUCLASSES="+classes, "GODEBUG=", "MCPTEST_MEMPROFILE=")
+		_ = cmd.Run() // the exit status is the command's; the file is written either way
+		if figures, data := readClasses(t, classes); figures["memprofilerate"] != 0 {
+			t.Errorf("mcptest %v: the sampling rate is not 0:\n%s", args, data)
+		}
+		if err := os.Remove(classes); err != nil {
+			t.Fatalf("mcptest %v wrote no MCPTEST_CPUCLASSES file: %v", args, err)
 		}
 	}
 }
