@@ -12,7 +12,7 @@ import (
 // gave one.
 func sameAsChecked(t *testing.T, data []byte) bool {
 	t.Helper()
-	rates, updated, ok := parseFast(data, false)
+	rates, updated, ok := parseFast(data)
 	if !ok {
 		return false
 	}
@@ -45,10 +45,7 @@ func sameAsChecked(t *testing.T, data []byte) bool {
 // parseChecked accepts without an escaped key), or the fast path is not
 // taken.
 func TestParseFastSameAsChecked(t *testing.T) {
-	data, err := gunzip(embedded)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := embeddedJSON(t)
 	if !sameAsChecked(t, data) {
 		t.Fatal("parseFast did not read the embedded table")
 	}
@@ -62,7 +59,7 @@ func TestParseFastSameAsChecked(t *testing.T) {
 		if _, err := parseChecked("t.json", []byte(text), ""); err == nil {
 			accepted++
 			if !strings.Contains(text, `\`) && !strings.ContainsFunc(text, func(r rune) bool { return r > 0x7f }) {
-				if _, _, ok := parseFast([]byte(text), false); !ok {
+				if _, _, ok := parseFast([]byte(text)); !ok {
 					t.Fatalf("table %d: parseChecked reads it, parseFast gave up:\n%s", i, text)
 				}
 			}

@@ -2,10 +2,7 @@ package prices
 
 import (
 	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
-	_ "embed"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -13,7 +10,6 @@ import (
 	"io"
 	"math/big"
 	"strings"
-	"sync"
 
 	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/internal/safefile"
@@ -22,23 +18,6 @@ import (
 // MaxTableBytes bounds a price table file: LiteLLM's full table is under
 // 2 MiB.
 const MaxTableBytes = 32 << 20
-
-// EmbeddedSource names the embedded table: LiteLLM's
-// model_prices_and_context_window.json of 2026-07-24, as mirrored by
-// RoCry/llm-api-price at commit 8442b93 (litellm/README.md).
-const EmbeddedSource = "LiteLLM model_prices_and_context_window.json (embedded copy of 2026-07-24, RoCry/llm-api-price 8442b93)"
-
-// embedded is the table gzip-compressed: 1.5 MB of JSON in 76 kB. Its
-// digest (Table.SHA256) is the uncompressed file's, the one its README
-// names.
-//
-//go:embed litellm/model_prices_and_context_window.json.gz
-var embedded []byte
-
-// embeddedSHA256 is the digest of the embedded table uncompressed, the one
-// litellm/README.md names, written here so that a run need not hash 1.5 MB
-// to report it; TestEmbeddedTable computes it from the bytes.
-const embeddedSHA256 = "d367a97d5e53cdea0ea68853afba06c8429afa51cfc3fe834a9a1d8eb8e8d68f"
 
 // Table is a price table: the per-token rates of the models it lists.
 type Table struct {
@@ -56,69 +35,6 @@ type Table struct {
 // dollars; cached is nil when the entry has no cache_read_input_token_cost.
 type rate struct{ in, out, cached *big.Rat }
 
-var (
-	embeddedOnce  sync.Once
-	embeddedTable *Table
-	embeddedErr   error
-)
-
-// Embedded returns the table compiled into mcptest. Its bytes are checked
-// by the package's tests (their digest, that they are valid JSON and that
-// the one-pass reader reads them as the decoder does), so it reads them in
-// one pass without checking them again, and an error here is a build
-// defect.
-func Embedded() (*Table, error) {
-	embeddedOnce.Do(func() {
-		var data []byte
-		if data, embeddedErr = gunzip(embedded); embeddedErr != nil {
-			return
-		}
-		if rates, updated, ok := parseFast(data, true); ok {
-			embeddedTable = &Table{SHA256: embeddedSHA256, Updated: updated, rates: rates}
-		} else {
-			embeddedTable, embeddedErr = Parse("embedded price table", data)
-		}
-		if embeddedTable != nil {
-			embeddedTable.Source = EmbeddedSource
-		}
-	})
-	return embeddedTable, embeddedErr
-}
-
-// gunzip decompresses the embedded table, bounded by MaxTableBytes. The
-// size the gzip trailer gives (modulo 2^32) is read first into a buffer
-// of that size, so a table of 1.5 MB is not read through io.ReadAll's
-// doubling buffers (3 MB allocated, in every run that prices a recording);
-// the stream is then read to its end, where gzip checks its digest and
-// length, and a trailer that was wrong falls back to reading the rest.
-func gunzip(data []byte) ([]byte, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		return nil, fmt.Errorf("embedded price table: %w", err)
-	}
-	size := 0
-	if len(data) >= 4 {
-		size = min(int(binary.LittleEndian.Uint32(data[len(data)-4:])), MaxTableBytes)
-	}
-	out := make([]byte, size, size+1)
-	n, err := io.ReadFull(zr, out)
-	out = out[:n]
-	if err == nil {
-		var rest []byte
-		rest, err = io.ReadAll(io.LimitReader(zr, int64(MaxTableBytes+1-n)))
-		out = append(out, rest...)
-	} else if err == io.ErrUnexpectedEOF || err == io.EOF {
-		err = nil
-	}
-	if err == nil && len(out) > MaxTableBytes {
-		err = fmt.Errorf("more than %d bytes", MaxTableBytes)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("embedded price table: %w", err)
-	}
-	return out, nil
-}
-
 // Load reads a price table file, bounded by MaxTableBytes.
 func Load(path string) (*Table, error) {
 	data, err := safefile.ReadFile(path, MaxTableBytes)
@@ -135,7 +51,7 @@ func Load(path string) (*Table, error) {
 // name:line:col.
 func Parse(name string, data []byte) (*Table, error) {
 	sum := sha256.Sum256(data)
-	if rates, updated, ok := parseFast(data, false); ok {
+	if rates, updated, ok := parseFast(data); ok {
 		return &Table{Source: name, SHA256: hex.EncodeToString(sum[:]), Updated: updated, rates: rates}, nil
 	}
 	return parseChecked(name, data, hex.EncodeToString(sum[:]))

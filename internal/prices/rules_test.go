@@ -1,32 +1,9 @@
 package prices
 
 import (
-	"bytes"
-	"compress/gzip"
 	"strings"
 	"testing"
 )
-
-// TestGunzipBound: the embedded table is read up to MaxTableBytes
-// inclusive; one byte more is refused, not cut short.
-func TestGunzipBound(t *testing.T) {
-	for _, tc := range []struct {
-		size int
-		ok   bool
-	}{{MaxTableBytes, true}, {MaxTableBytes + 1, false}} {
-		var buf bytes.Buffer
-		zw := gzip.NewWriter(&buf)
-		_, _ = zw.Write(make([]byte, tc.size))
-		_ = zw.Close()
-		out, err := gunzip(buf.Bytes())
-		if tc.ok && (err != nil || len(out) != tc.size) {
-			t.Errorf("%d bytes: %d bytes, %v; want the whole table", tc.size, len(out), err)
-		}
-		if !tc.ok && (err == nil || !strings.Contains(err.Error(), "more than")) {
-			t.Errorf("%d bytes: %d bytes, %v; want refused as more than %d bytes", tc.size, len(out), err, MaxTableBytes)
-		}
-	}
-}
 
 // TestUpdatedLine: last_updated is cut at its first control character
 // (C0 or DEL), keeps its spaces, and keeps 64 characters.
