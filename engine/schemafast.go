@@ -10,45 +10,40 @@ import (
 // suite without it: the agent tests of `tests:` are checked here, key by
 // key, against exactly the constraints the schema states for the keys
 // they use (see $defs/test, agentTest, expectList, assertion, matcher and
-// equalFunctionSets in schema/suite.v1.json); the rest of the root goes to
-// the validator. A test that uses any other key, and any value the check
-// here would refuse, is left to the validator, which then checks the whole
-// document and words every error: the fast path only ever says "valid",
-// for documents the validator finds valid too (FuzzValidSuite checks it).
+// equalFunctionSets in schema/suite.v1.json). A test that uses any other
+// key, and the rest of the root, go to schemaCheck (schemacheck.go), which
+// reads the schema's own keywords; what neither knows valid goes to the
+// validator, which then checks the whole document and words every error.
+// Both only ever say "valid", for documents the validator finds valid
+// too (FuzzValidSuite, TestSchemaCheckAgrees).
 
 // validSuite reports whether root is valid against the suite schema,
-// judged without running the validator over `tests:` when every test
-// there has the shape fastTest knows. False means "not known valid": the
-// caller validates the whole document.
+// judged without the validator: each test of `tests:` by fastTest, else by
+// schemaCheck, and the rest of the root by schemaCheck. False means "not
+// known valid": the caller validates the whole document.
 func validSuite(root any) bool {
 	m, ok := root.(map[string]any)
 	if !ok {
 		return false
 	}
-	tests, has := m["tests"]
-	if !has {
-		return false
-	}
-	list, ok := tests.([]any)
-	if !ok {
-		return false
-	}
-	for _, t := range list {
-		if !fastTest(t) {
-			return false
+	if list, ok := m["tests"].([]any); ok {
+		for _, t := range list {
+			if !fastTest(t) && !suiteCheck().validItem("tests", t) {
+				return false
+			}
 		}
+		return validRest(m, "tests")
 	}
-	return validRest(m, "tests")
+	return suiteCheck().check(m)
 }
 
 // validRest reports whether the root mapping m is valid against the
 // suite schema but for its key skip, which is not checked. The root's
 // schema states no constraint across its keys (type object,
 // additionalProperties false and one schema per property), so the root
-// is valid when skip and the other keys are; with no other key (a suite
-// of tests: alone), without compiling the schema, which costs a run of
-// such a suite more than checking all its tests (the empty object is
-// valid: TestValidSuiteFastPath).
+// is valid when skip and the other keys are: checked by schemaCheck, and
+// by the validator when schemaCheck does not know them valid (the empty
+// object, a suite of tests: alone, is valid: TestValidSuiteFastPath).
 func validRest(m map[string]any, skip string) bool {
 	if _, has := m[skip]; has && len(m) == 1 {
 		return true
@@ -59,16 +54,27 @@ func validRest(m map[string]any, skip string) bool {
 			rest[k] = v
 		}
 	}
-	return schema.Suite().Validate(rest) == nil
+	return suiteCheck().check(rest) || schema.Suite().Validate(rest) == nil
 }
 
 // validItem reports whether v is valid against the suite schema as an
-// item of the section key, judged by fastTest for a test of tests: and
-// otherwise by the validator over a suite of that one item (the items of
-// a section are each checked on their own: the schema states no
-// constraint across them).
+// item of the section key, judged by fastTest for a test of tests:, else
+// by schemaCheck, else by the validator, over a suite of that one item
+// (the items of a section are each checked on their own: the schema
+// states no constraint across them).
 func validItem(key string, v any) bool {
-	return key == "tests" && fastTest(v) || schema.Suite().Validate(map[string]any{key: []any{v}}) == nil
+	return key == "tests" && fastTest(v) || suiteCheck().validItem(key, v) ||
+		schema.Suite().Validate(map[string]any{key: []any{v}}) == nil
+}
+
+// check reports whether the document v is valid against n, the suite
+// schema; false for a nil n (a schema schemaCheck could not compile).
+func (n *checkNode) check(v any) bool { return n != nil && n.valid(v) }
+
+// validItem reports whether a suite of the one item v in its section key
+// is valid against n, the suite schema; false for a nil n.
+func (n *checkNode) validItem(key string, v any) bool {
+	return n.check(map[string]any{key: []any{v}})
 }
 
 // fastTest reports whether v is an agent test the schema accepts, using

@@ -120,3 +120,41 @@ func focusedAllocs(t *testing.T, goCmd, bin, prof, index, focus string) (figure,
 	t.Fatalf("go tool pprof said:\n%s", out)
 	return "", ""
 }
+
+// TestProcessQuickstartCompilesNoSchema runs the built binary over the
+// README's quickstart (a suite with agents:, a model and a schema
+// matcher, beyond fastTest's shapes) from the repository root, as its
+// first command does: the run passes its three cases and its allocation
+// profile shows under a thousand objects allocated below jsonschema's
+// Compile (compiling the suite schema is about 55,000). The same suite
+// with a key misspelled is refused with the validator's worded error,
+// placed at the key, exit code 2.
+func TestProcessQuickstartCompilesNoSchema(t *testing.T) {
+	tl, goCmd, _, _ := generatedRun(t, 1, 43)
+	prof := filepath.Join(t.TempDir(), "mem.out")
+	env := []string{"MCPTEST_DIR=" + t.TempDir(), "MCPTEST_MEMPROFILE=" + prof}
+	l := tl.launchEnv(t, "..", env, tl.mcptest, "run", "--config", "examples/quickstart/suite.yml", "--no-cache")
+	if l.code != 0 {
+		t.Fatalf("exit %d\n%s", l.code, l.stderr)
+	}
+	figure, top := focusedAllocs(t, goCmd, tl.mcptest, prof, "alloc_objects", "Compiler..Compile$")
+	if n, err := strconv.Atoi(figure); err != nil || n >= 1000 {
+		t.Errorf("%s objects allocated compiling a schema, the suite's among them:\n%s", figure, top)
+	}
+	text, err := os.ReadFile("../examples/quickstart/suite.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	bad := strings.Replace(string(text), "    prompt: What is the weather", "    promt: What is the weather", 1)
+	if bad == string(text) {
+		t.Fatal("the quickstart no longer has the line this test misspells")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "suite.yml"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l = tl.launchEnv(t, dir, []string{"MCPTEST_DIR=" + t.TempDir()}, tl.mcptest, "run", "--config", "suite.yml", "--no-cache")
+	if l.code != 2 || !regexp.MustCompile(`suite\.yml:\d+:5: .*promt.*prompt`).MatchString(l.stderr) {
+		t.Errorf("a misspelled key: exit %d, want 2 and the key placed and named\n%s", l.code, l.stderr)
+	}
+}
