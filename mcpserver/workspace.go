@@ -173,18 +173,20 @@ func pruneRuns(dir string, keep int) {
 	}
 }
 
-// wholeEnvelope reports whether the stored file at p is a whole envelope:
-// a file of up to wholeCheckBytes is read and must be one JSON document; a
-// larger one must end as an envelope mcptest wrote ends, opening with "{"
-// and closing with a "}" on a line of its own (the top-level object's:
-// every inner line is indented), which a file cut short while being
-// written does not, and only those bytes are read. Pruning used to decode
-// every kept envelope, which after 200 runs of a 2,000-case suite was
-// 600 MB read and parsed on every run, five times the run itself. A file
-// over runReadLimit is not judged. A large file planted with those ends
-// and other bytes between is kept: the store's readers (mcp-server's
-// list_runs and get_run) decode every file bounded and pass over one that
-// is not an envelope.
+// wholeEnvelope reports whether the stored file at p is a whole envelope.
+// It is judged by its ends first: a file that opens with "{" and closes
+// with a "}" on a line of its own (the top-level object's: every inner
+// line of an envelope mcptest writes is indented) is whole, which a file
+// cut short while being written is not (TestWholeEnvelopeDrawn), and only
+// those bytes are read. Any other file of up to wholeCheckBytes is read
+// and must be one JSON document (a compact envelope); a larger one is not
+// whole. Pruning used to decode every kept envelope: after 200 runs of a
+// 2,000-case suite, 600 MB read and parsed on every run, five times the
+// run itself; and after 200 runs of a small suite, 200 files read and
+// parsed, a fifth of the quickstart's CPU. A file over runReadLimit is
+// not judged. A file planted with those ends and other bytes between is
+// kept: the store's readers (mcp-server's list_runs and get_run) decode
+// every file bounded and pass over one that is not an envelope.
 func wholeEnvelope(p string) bool {
 	f, _, err := safefile.OpenOwn(p, runReadLimit)
 	var tl *safefile.TooLargeError
@@ -199,19 +201,20 @@ func wholeEnvelope(p string) bool {
 	if err != nil {
 		return false
 	}
-	if fi.Size() <= wholeCheckBytes {
-		data, err := safefile.ReadAll(p, f, wholeCheckBytes)
-		return err == nil && json.Valid(data)
-	}
 	var head [1]byte
 	var tail [3]byte
-	if _, err := f.ReadAt(head[:], 0); err != nil {
+	if fi.Size() >= int64(len(head)+len(tail)) {
+		_, err1 := f.ReadAt(head[:], 0)
+		_, err2 := f.ReadAt(tail[:], fi.Size()-int64(len(tail)))
+		if err1 == nil && err2 == nil && head[0] == '{' && string(tail[:]) == "\n}\n" {
+			return true
+		}
+	}
+	if fi.Size() > wholeCheckBytes {
 		return false
 	}
-	if _, err := f.ReadAt(tail[:], fi.Size()-int64(len(tail))); err != nil {
-		return false
-	}
-	return head[0] == '{' && string(tail[:]) == "\n}\n"
+	data, err := safefile.ReadAll(p, f, wholeCheckBytes)
+	return err == nil && json.Valid(data)
 }
 
 // wholeCheckBytes is the size up to which pruning decodes a stored

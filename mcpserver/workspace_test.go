@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,5 +104,73 @@ func TestWholeEnvelopeLarge(t *testing.T) {
 		if got := wholeEnvelope(p); got != tc.want {
 			t.Errorf("%s (%d bytes): wholeEnvelope = %v, want %v", name, len(tc.body), got, tc.want)
 		}
+	}
+}
+
+// TestWholeEnvelopeDrawn draws envelopes (nested objects and lists, with
+// strings holding braces, quotes and line breaks), written as mcptest
+// writes a stored run (indented, a line break at the end) and compact,
+// under and over wholeCheckBytes, and cuts each at drawn places: an
+// indented file is judged whole exactly when it is one JSON document,
+// whole or cut, whatever its size; a compact one the same up to
+// wholeCheckBytes, and never over it.
+func TestWholeEnvelopeDrawn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(40, 11))
+	dir := t.TempDir()
+	var value func(depth int) any
+	value = func(depth int) any {
+		switch k := rng.IntN(8); {
+		case depth > 3 || k < 3:
+			return []any{"}", "\n}\n", "a\"b", "{", "x", 1.5, true, nil}[rng.IntN(8)]
+		case k < 5:
+			l := make([]any, rng.IntN(4))
+			for i := range l {
+				l[i] = value(depth + 1)
+			}
+			return l
+		}
+		m := map[string]any{}
+		for i := range rng.IntN(4) {
+			m[fmt.Sprintf("k%d", i)] = value(depth + 1)
+		}
+		return m
+	}
+	judged := 0
+	for i := range 150 {
+		env := map[string]any{"schema_version": 1}
+		cases := make([]any, 1+rng.IntN(4))
+		if i%5 == 0 {
+			cases = make([]any, 600+rng.IntN(400)) // over wholeCheckBytes
+		}
+		for j := range cases {
+			cases[j] = value(1)
+		}
+		env["cases"] = cases
+		indented, _ := json.MarshalIndent(env, "", "  ")
+		compact, _ := json.Marshal(env)
+		for _, f := range []struct {
+			form string
+			data []byte
+		}{{"indented", append(indented, '\n')}, {"compact", append(compact, '\n')}} {
+			form, data := f.form, f.data
+			for c := range 12 {
+				cut := data
+				if c > 0 {
+					cut = data[:rng.IntN(len(data))]
+				}
+				p := filepath.Join(dir, fmt.Sprintf("%d-%s-%d.json", i, form, c))
+				if err := os.WriteFile(p, cut, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				want := json.Valid(cut) && (form == "indented" || len(cut) <= wholeCheckBytes)
+				if got := wholeEnvelope(p); got != want {
+					t.Fatalf("%s envelope %d (%d of %d bytes): wholeEnvelope = %v, want %v", form, i, len(cut), len(data), got, want)
+				}
+				judged++
+			}
+		}
+	}
+	if judged != 150*2*12 {
+		t.Fatalf("%d files judged", judged)
 	}
 }
