@@ -190,3 +190,38 @@ func TestReadRatesRefuses(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkEmbeddedRates reads the embedded rates as a run's first priced
+// case does (Embedded's work, without its once), and, as its baseline,
+// the table's JSON as runs read it before rates.tsv: gunzipped from
+// litellm/ and scanned by parseFast.
+func BenchmarkEmbeddedRates(b *testing.B) {
+	b.Run("rates.tsv", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := readRates(embeddedRates); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("json.gz", func(b *testing.B) {
+		z, err := os.ReadFile("litellm/model_prices_and_context_window.json.gz")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			zr, err := gzip.NewReader(bytes.NewReader(z))
+			if err != nil {
+				b.Fatal(err)
+			}
+			buf := bytes.NewBuffer(make([]byte, 0, 2<<20)) // the table's 1.5 MB, in one buffer as runs read it
+			if _, err := buf.ReadFrom(zr); err != nil {
+				b.Fatal(err)
+			}
+			if _, _, ok := parseFast(buf.Bytes()); !ok {
+				b.Fatal("parseFast refused the table")
+			}
+		}
+	})
+}
