@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -12,7 +13,8 @@ import (
 // TestCopyAhead: over drawn sizes and block sizes (a size under, at and
 // over a block, many blocks), copyAhead copies exactly the first size
 // bytes; a read error or a reader shorter than size is an error, and a
-// write error stops it with that error.
+// write error stops it with that error. A spool smaller than a block is
+// copied in buffers of its size.
 func TestCopyAhead(t *testing.T) {
 	r := rand.New(rand.NewPCG(40, 5))
 	data := make([]byte, 1<<20)
@@ -31,6 +33,17 @@ func TestCopyAhead(t *testing.T) {
 		}
 		if !bytes.Equal(out.Bytes(), data[:size]) {
 			t.Fatalf("size %d block %d: %d bytes copied, not the first %d", size, block, out.Len(), size)
+		}
+	}
+	for _, size := range []int64{0, 1, 10000, 200000} { // a small run's spool: buffers of its size, not of a block
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if err := copyAhead(io.Discard, bytes.NewReader(data), size, 256<<10); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		if got := after.TotalAlloc - before.TotalAlloc; got > uint64(3*size)+16<<10 {
+			t.Errorf("a spool of %d bytes: %d bytes allocated to copy it", size, got)
 		}
 	}
 	var out bytes.Buffer

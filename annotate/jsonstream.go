@@ -455,11 +455,14 @@ var spoolBlock = 256 << 10
 // time, reading on a goroutine of its own up to two blocks ahead of the
 // writes: reading the spool and writing the envelope (through the mask
 // of every file mcptest writes, on the caller's goroutine) run on two
-// cores. Memory: three blocks.
+// cores. Memory: three blocks, each no larger than size.
 func copyAhead(w io.Writer, r io.ReaderAt, size int64, block int) error {
 	type chunk struct {
 		b   []byte
 		err error
+	}
+	if size < int64(block) {
+		block = int(max(size, 1)) // a small run's spool in buffers of its size, not 768 kB
 	}
 	free, full := make(chan []byte, 3), make(chan chunk, 3)
 	for range 3 {

@@ -121,15 +121,18 @@ func focusedAllocs(t *testing.T, goCmd, bin, prof, index, focus string) (figure,
 	return "", ""
 }
 
-// TestProcessQuickstartCompilesNoSchema runs the built binary over the
+// TestProcessQuickstartFixedCosts runs the built binary over the
 // README's quickstart (a suite with agents:, a model and a schema
 // matcher, beyond fastTest's shapes) from the repository root, as its
-// first command does: the run passes its three cases and its allocation
+// first command does: the run passes its three cases, its allocation
 // profile shows under a thousand objects allocated below jsonschema's
-// Compile (compiling the suite schema is about 55,000). The same suite
-// with a key misspelled is refused with the validator's worded error,
-// placed at the key, exit code 2.
-func TestProcessQuickstartCompilesNoSchema(t *testing.T) {
+// Compile (compiling the suite schema is about 55,000), and the whole
+// run allocates under 4 MB: the budget of a small run's fixed costs (8.8
+// MB with the suite schema compiled, the price table's JSON read and the
+// spool copied in blocks of 256 kB; 1.5 MB without). The same suite with
+// a key misspelled is refused with the validator's worded error, placed
+// at the key, exit code 2.
+func TestProcessQuickstartFixedCosts(t *testing.T) {
 	tl, goCmd, _, _ := generatedRun(t, 1, 43)
 	prof := filepath.Join(t.TempDir(), "mem.out")
 	env := []string{"MCPTEST_DIR=" + t.TempDir(), "MCPTEST_MEMPROFILE=" + prof}
@@ -140,6 +143,14 @@ func TestProcessQuickstartCompilesNoSchema(t *testing.T) {
 	figure, top := focusedAllocs(t, goCmd, tl.mcptest, prof, "alloc_objects", "Compiler..Compile$")
 	if n, err := strconv.Atoi(figure); err != nil || n >= 1000 {
 		t.Errorf("%s objects allocated compiling a schema, the suite's among them:\n%s", figure, top)
+	}
+	out, err := exec.Command(goCmd, "tool", "pprof", "-sample_index=alloc_space", "-unit=kB", "-top", tl.mcptest, prof).CombinedOutput()
+	m := regexp.MustCompile(`of ([0-9.]+)kB total`).FindSubmatch(out)
+	if err != nil || m == nil {
+		t.Fatalf("go tool pprof: %v\n%s", err, out)
+	}
+	if kb, _ := strconv.ParseFloat(string(m[1]), 64); kb >= 4<<10 {
+		t.Errorf("the quickstart allocated %.0f kB in all:\n%s", kb, out)
 	}
 	text, err := os.ReadFile("../examples/quickstart/suite.yml")
 	if err != nil {
