@@ -225,3 +225,26 @@ func BenchmarkEmbeddedRates(b *testing.B) {
 		}
 	})
 }
+
+// TestReadRatesErrors: each refused line is named by its number and what
+// was wrong with it, its fields counted.
+func TestReadRatesErrors(t *testing.T) {
+	const head = "last_updated\t2026\n"
+	for _, tc := range []struct{ text, want string }{
+		{"updated\t2026\n", `embedded rates: line 1 is "updated\t2026", expected "last_updated\t" and the table's date`},
+		{head + "\t1\t2\t\n", "embedded rates: line 2 has 4 fields, expected a model and its three rates"},
+		{head + "m\t1\t2\n", "embedded rates: line 2 has 3 fields, expected a model and its three rates"},
+		{head + "m\t1\t2\t3\t4\n", "embedded rates: line 2 has 5 fields, expected a model and its three rates"},
+		{head + "m\t1\t2\t\nn\tx\t2\t\n", "embedded rates: line 3 (n): a rate that is not a number"},
+		{head + "m\t1\t2\t\nn\t1\t-2\t\n", "embedded rates: line 3 (n): a rate that is not a number"},
+		{head + "m\t1\t2\tx\n", "embedded rates: line 2 (m): a rate that is not a number"},
+	} {
+		if _, err := readRates(tc.text); err == nil || err.Error() != tc.want {
+			t.Errorf("%q: %v, want %s", tc.text, err, tc.want)
+		}
+	}
+	tab, err := readRates(head + "m\t1\t2\t\nn\t0.5\t2\t0.25")
+	if err != nil || tab.Len() != 2 || tab.Updated != "2026" || tab.rates["m"].cached != nil || tab.rates["n"].cached.FloatString(2) != "0.25" {
+		t.Errorf("two models, the last line without a line break: %v, %+v", err, tab)
+	}
+}

@@ -81,7 +81,7 @@ func drawTable(rng *rand.Rand) string {
 		return pick(`0`, `-0`, `1e-6`, `2.5E-6`, `0.000003`, `1.25e-07`, `null`, `3`, `1e30`, `1e-30`)
 	}
 	names := []string{"gpt-4o", "m", "claude", "openai/gpt-4o", "sample_spec", "last_updated", "x y"}
-	escaped := []string{`a\"b`, `\u00e9t\u00e9`, "été", `tab\tkey`} // names and keys the decoder rewrites
+	escaped := []string{`a\"b`, `\u00e9t\u00e9`, "été", `tab\tkey`, "a\x80b"} // names and keys the decoder rewrites (a byte that is not UTF-8 too)
 	var b strings.Builder
 	b.WriteString(pick("{", " {\n", "\t{"))
 	n := rng.IntN(8)
