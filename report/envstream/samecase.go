@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/report"
 )
 
@@ -255,6 +256,15 @@ func sameDeltaKeys(raw []byte, spans *caseSpans, keys *sameKeys, figures bool, s
 				return r.d, false
 			}
 		}
+		// Every member it reads was noted by the scan: none is read
+		// again.
+		r.d.Name, r.d.Kind, r.side.Verdict = intern(keys.name), report.Kind(intern(keys.kind)), keys.verdict
+		r.side.Position = diag.Pos{File: intern(keys.file), Line: keys.line, Col: keys.col}
+		r.side.Runs, r.digest = keys.runs, len(keys.digest) > 0
+		r.targets = append(r.targets, keys.targets...)
+		r.counts = append(r.counts, keys.counts...)
+		r.labels = append(r.labels, keys.labels...)
+		return r.delta(figures)
 	}
 	for _, f := range sameFields() {
 		sp := spans[f.index]
