@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"sync/atomic"
 
 	"github.com/mcptest/mcptest/report"
@@ -37,13 +38,20 @@ var errAtSplit = errors.New("the cases' read stopped where their second part sta
 // (indexCases), so the index, and every error and where it is placed, is
 // what one read from the start gives.
 type casesPart struct {
-	at    int64
-	cr    *report.CaseReader
-	cases []partCase
+	at int64
+	cr *report.CaseReader
+	// cases are held in chunks of partChunk, each let go once added to
+	// the index: no copy of them all as a slice grows, and not all of
+	// them beside the index they are added to.
+	cases [][]partCase
+	n     int
 	err   error
 	stop  atomic.Bool
 	done  chan struct{}
 }
+
+// partChunk is how many cases of the second part a chunk holds.
+const partChunk = 4096
 
 // partCase is one case of the second part: its name's hash, its length
 // and where it starts.
@@ -134,7 +142,12 @@ func (p *casesPart) read() {
 			p.err = errors.New("a case over 4 GiB")
 			return
 		}
-		p.cases = append(p.cases, partCase{p.cr.Offset() - int64(len(raw)), h, uint32(len(raw))})
+		if p.n%partChunk == 0 {
+			p.cases = append(p.cases, make([]partCase, 0, partChunk))
+		}
+		last := len(p.cases) - 1
+		p.cases[last] = append(p.cases[last], partCase{p.cr.Offset() - int64(len(raw)), h, uint32(len(raw))})
+		p.n++
 	}
 	p.err = errAbandoned
 }
@@ -168,12 +181,15 @@ func indexCases(cr *report.CaseReader, idx *indexed, part *casesPart, add func(n
 		// end, where the first part's read has no business).
 		return readAhead(cr, -1, nil, add)
 	}
-	for _, c := range part.cases {
-		if err := idx.add(c.hash, c.start, int(c.length)); err != nil {
-			return err
+	idx.grow(part.n)
+	for k, chunk := range part.cases {
+		for _, c := range chunk {
+			if err := idx.add(c.hash, c.start, int(c.length)); err != nil {
+				return err
+			}
 		}
+		part.cases[k] = nil
 	}
-	part.cases = nil
 	idx.parted = true
 	if err := cr.Resume(part.cr, part.at); !errors.Is(err, io.EOF) {
 		return err
@@ -192,4 +208,14 @@ func caseHash(raw []byte) (uint32, error) {
 		return 0, err
 	}
 	return hash32(name), nil
+}
+
+// grow makes room in the index for n more cases at once, rather than
+// by the steps of append.
+func (b *baseIndex) grow(n int) {
+	b.keys = slices.Grow(b.keys, n)
+	b.rel = slices.Grow(b.rel, n)
+	b.lens = slices.Grow(b.lens, n)
+	b.blockFirst = slices.Grow(b.blockFirst, n/blockCases+1)
+	b.blockAt = slices.Grow(b.blockAt, n/blockCases+1)
 }
