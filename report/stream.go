@@ -54,8 +54,11 @@ type CaseReader struct {
 	inCases, done, sawCases bool
 	// first is set before the first case of the array is read.
 	first bool
-	n     int
-	env   *Envelope
+	// part is set on a reader of part of the cases (CasesFrom): it stops
+	// at their closing bracket.
+	part bool
+	n    int
+	env  *Envelope
 	// seen holds the head's member names read so far, lower-cased.
 	seen map[string]bool
 	// badCases says cases is neither an array nor null.
@@ -492,6 +495,9 @@ func (cr *CaseReader) AppendRaw(dst []byte) ([]byte, error) {
 	if c == ']' {
 		cr.advance(1)
 		cr.inCases = false
+		if cr.part {
+			return nil, io.EOF
+		}
 		if err := cr.members(false); err != nil {
 			return nil, err
 		}
@@ -507,6 +513,43 @@ func (cr *CaseReader) AppendRaw(dst []byte) ([]byte, error) {
 	}
 	cr.n++
 	return raw, nil
+}
+
+// CasesFrom reads the cases of an envelope from the middle of its cases
+// array: r holds the envelope's bytes from offset off on, where a comma
+// after a case stands. It reads the cases from there as AppendRaw reads
+// them past a case (so, from a comma that does stand after a case, the
+// ones the reader of the whole envelope would read next), and stops at
+// their closing bracket: AppendRaw then returns io.EOF and the rest of the
+// document is left to the reader of the whole envelope (Resume). Its
+// errors place lines from off, not from the file's start.
+func CasesFrom(r io.Reader, name string, off int64) *CaseReader {
+	return &CaseReader{name: name, src: io.LimitReader(r, MaxStreamBytes-off), buf: make([]byte, 0, chunk),
+		off: off, lineAt: off, inCases: true, part: true}
+}
+
+// Resume goes on reading past the cases that part (CasesFrom) read to
+// their end, from the offset where cr has read up to (the end of a case):
+// cr counts part's cases as its own, places its lines past them as it
+// would have, and reads the rest of the document from part's source, as
+// AppendRaw reads it past the cases. It returns io.EOF, as AppendRaw past
+// the last case, or the error of that read; it refuses a part that did
+// not start where cr stands or did not read to the cases' end.
+func (cr *CaseReader) Resume(part *CaseReader, from int64) error {
+	if !part.part || part.inCases || !cr.inCases || cr.first || cr.Offset() != from {
+		return fmt.Errorf("%s: resume the cases' read at offset %d: the read stands at %d", cr.name, from, cr.Offset())
+	}
+	cr.n += part.n
+	cr.line += part.line
+	if part.line > 0 {
+		cr.lineAt = part.lineAt
+	}
+	cr.src, cr.buf, cr.pos, cr.off, cr.rerr = part.src, part.buf, part.pos, part.off, part.rerr
+	cr.inCases = false
+	if err := cr.members(false); err != nil {
+		return err
+	}
+	return io.EOF
 }
 
 // Next returns the next case, decoded and checked (CaseResult.Check), and

@@ -806,17 +806,29 @@ func encodeDeltaJSON(d *baseline.CaseDelta) ([]byte, error) {
 	return baseline.AppendCaseJSON(nil, d)
 }
 
+// indexed is the baseline's index with the warnings of its cases given
+// twice.
+type indexed struct {
+	*baseIndex
+	warnings []string
+	// parted says the second part of the cases was read beside the
+	// first, and its read taken (casesPart).
+	parted bool
+}
+
 // indexBaseline indexes the baseline's cases by name (baseIndex) where
 // they lie in the baseline's file f; each is checked when it is compared
 // or listed as removed, as ReadBaseline checks it. It returns the
 // baseline's head. A baseline of another schema_version is not indexed:
 // its head is only its schema_version and tool.
-type indexed struct {
-	*baseIndex
-	warnings []string
+func indexBaseline(f *os.File, cr *report.CaseReader) (*indexed, *report.Envelope, error) {
+	return indexBaselineFrom(f, cr, splitMid(f))
 }
 
-func indexBaseline(f *os.File, cr *report.CaseReader) (*indexed, *report.Envelope, error) {
+// indexBaselineFrom is indexBaseline reading the second part of the
+// cases, from the first place after mid where one may start, beside the
+// first (casesPart); mid -1 for none.
+func indexBaselineFrom(f *os.File, cr *report.CaseReader, mid int64) (*indexed, *report.Envelope, error) {
 	idx := &indexed{baseIndex: &baseIndex{f: f, cr: cr}}
 	// A baseline of another schema_version says so before its cases in
 	// every envelope mcptest writes; its cases are then not read as
@@ -826,9 +838,10 @@ func indexBaseline(f *os.File, cr *report.CaseReader) (*indexed, *report.Envelop
 		other = true
 	}
 	// The cases are read (scanned to their end) a goroutine ahead of
-	// their names' hashing and indexing: two cores. The index keeps a
-	// case's name hash and place, not its bytes.
-	err := readAhead(cr, func(n int, raw []byte, start int64) error {
+	// their names' hashing and indexing, and the second half of them
+	// beside the first where the baseline is large (casesPart): two
+	// cores. The index keeps a case's name hash and place, not its bytes.
+	add := func(n int, raw []byte, start int64) error {
 		if other {
 			if !json.Valid(raw) {
 				var v any
@@ -836,16 +849,17 @@ func indexBaseline(f *os.File, cr *report.CaseReader) (*indexed, *report.Envelop
 			}
 			return nil
 		}
-		// caseName's fast way, hashed where the name lies.
-		if text, end, ok := plainNameText(raw); ok && !nameKeyAfter(raw, end) {
-			return idx.add(hash32(text), start, len(raw))
-		}
-		name, err := caseName(raw)
+		h, err := caseHash(raw)
 		if err != nil {
 			return fmt.Errorf("%s: not a run envelope: cases[%d]: %w", cr.Name(), n, err)
 		}
-		return idx.add(hash32(name), start, len(raw))
-	})
+		return idx.add(h, start, len(raw))
+	}
+	var part *casesPart
+	if !other && mid >= 0 {
+		part = startPart(f, cr.Name(), mid)
+	}
+	err := indexCases(cr, idx, part, add)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -1396,9 +1410,13 @@ func (sc *scratch) line(d *baseline.CaseDelta) ([]byte, bool) {
 // bytes (valid until fn returns) and where it starts in the file. It
 // returns fn's first error, else the read's (io.EOF is the end, not an
 // error), in the order a loop of cr.AppendRaw and fn would meet them;
-// the reader stops once fn fails.
-func readAhead(cr *report.CaseReader, fn func(n int, raw []byte, start int64) error) error {
+// the reader stops once fn fails. Where stopAt is not negative, the
+// read stops after a case that ends there and readAhead returns
+// errAtSplit once fn has had that case; a case that ends past it calls
+// missed, and the read goes on to the cases' end.
+func readAhead(cr *report.CaseReader, stopAt int64, missed func(), fn func(n int, raw []byte, start int64) error) error {
 	const batch, window = 256, 4
+	n := cr.Cases()
 	type cases struct {
 		buf    []byte
 		ends   []int
@@ -1427,6 +1445,14 @@ func readAhead(cr *report.CaseReader, fn func(n int, raw []byte, start int64) er
 				b.buf = next
 				b.ends = append(b.ends, len(next))
 				b.starts = append(b.starts, cr.Offset()-int64(len(next)-from))
+				if stopAt >= 0 && cr.Offset() >= stopAt {
+					if cr.Offset() == stopAt {
+						b.err = errAtSplit
+						break
+					}
+					stopAt = -1
+					missed()
+				}
 			}
 			select {
 			case full <- b:
@@ -1438,7 +1464,6 @@ func readAhead(cr *report.CaseReader, fn func(n int, raw []byte, start int64) er
 			}
 		}
 	}()
-	n := 0
 	for b := range full {
 		from := 0
 		for k, end := range b.ends {

@@ -188,6 +188,8 @@ const (
 	roleAssertion
 	roleFloors
 	roleFloor
+	// the case's targets: read only where the scan keeps its figures.
+	roleTargets
 )
 
 // caseScan is one scan of a case's bytes.
@@ -224,6 +226,16 @@ type sameKeys struct {
 	// the entry being read
 	assert assertionKey
 	floor  []byte
+	// The case's other members sameDeltaKeys reads, noted where ok: its
+	// name, kind, verdict and position (as the scan's leanCase holds
+	// them), its runs, its definition digest, and its targets', counts'
+	// and labels' members (each name and its value's text, in their
+	// order), where each is a number or a string with no escape.
+	name, kind, file        []byte
+	verdict                 report.Verdict
+	line, col, runs         int
+	digest                  []byte
+	targets, counts, labels []member
 }
 
 // passThrough scans a case's JSON: true when Unmarshal decodes it without
@@ -254,7 +266,8 @@ func passThroughKeys(raw []byte, lc *leanCase, spans *caseSpans, keys *sameKeys)
 		*spans = caseSpans{}
 	}
 	if keys != nil {
-		*keys = sameKeys{asserts: keys.asserts[:0], floors: keys.floors[:0], ok: true}
+		*keys = sameKeys{asserts: keys.asserts[:0], floors: keys.floors[:0], ok: true,
+			targets: keys.targets[:0], counts: keys.counts[:0], labels: keys.labels[:0]}
 	}
 	s := caseScan{b: raw, lc: lc, spans: spans, keys: keys}
 	s.space()
@@ -264,6 +277,10 @@ func passThroughKeys(raw []byte, lc *leanCase, spans *caseSpans, keys *sameKeys)
 	s.space()
 	if s.i != len(s.b) {
 		return false
+	}
+	if keys != nil {
+		keys.name, keys.kind, keys.verdict = lc.name, s.kind, lc.verdict
+		keys.file, keys.line, keys.col = lc.file, lc.line, lc.col
 	}
 	switch lc.verdict {
 	case report.Pass, report.Fail, "":
@@ -836,6 +853,20 @@ func (s *caseScan) caseMember(f shapeField) (ok, read bool) {
 		return s.value(f.shape, roleLabels), true
 	case "tools":
 		return s.value(f.shape, roleTool), true
+	case "targets":
+		if s.keys != nil {
+			return s.value(f.shape, roleTargets), true
+		}
+	case "runs":
+		if s.keys != nil && f.shape.kind == shapeInt {
+			v, ok := s.nullableInt(f.shape)
+			s.keys.runs = int(v)
+			return ok, true
+		}
+	case "definition_sha256":
+		if s.keys != nil {
+			return s.keyString(f.shape, &s.keys.digest), true
+		}
 	case "assertions", "floors":
 		if s.keys != nil {
 			role := roleAssertions
@@ -939,8 +970,14 @@ func (s *caseScan) mapMembers(sh *shape, role scanRole) bool {
 		if (role == roleCounts || role == roleLabels) && s.escaped {
 			return false
 		}
+		escapedKey := s.escaped
+		s.space()
+		start := s.i
 		if !s.mapValue(sh, role, k) {
 			return false
+		}
+		if s.keys != nil && (role == roleTargets || role == roleCounts || role == roleLabels) {
+			s.noteFigure(role, k, escapedKey, s.b[start:s.i])
 		}
 		more, ok := s.next('}')
 		if !ok {
@@ -949,6 +986,26 @@ func (s *caseScan) mapMembers(sh *shape, role scanRole) bool {
 		if !more {
 			return true
 		}
+	}
+}
+
+// noteFigure notes member k of the case's targets, counts or labels,
+// its value's text v, as sameReader.figures reads it: a name with no
+// escape, its value a number or a string with no escape (s.escaped, as
+// mapValue's read of v left it); else the keys are left to be read again.
+func (s *caseScan) noteFigure(role scanRole, k []byte, escapedKey bool, v []byte) {
+	if escapedKey || len(v) == 0 || v[0] == 'n' || v[0] == '"' && s.escaped {
+		s.keys.ok = false
+		return
+	}
+	m := member{k, v}
+	switch role {
+	case roleTargets:
+		s.keys.targets = append(s.keys.targets, m)
+	case roleCounts:
+		s.keys.counts = append(s.keys.counts, m)
+	default:
+		s.keys.labels = append(s.keys.labels, m)
 	}
 }
 
