@@ -99,11 +99,12 @@ type checkCompiler struct {
 // compile compiles the schema s, reporting false for a keyword or a
 // reference it does not know.
 func (c *checkCompiler) compile(s any) (*checkNode, bool) {
+	n := &checkNode{maxProps: -1, min: math.NaN(), max: math.NaN(), exclMax: math.NaN()}
 	switch s := s.(type) {
 	case bool:
-		return &checkNode{never: !s}, true
+		n.never = !s
+		return n, true
 	case map[string]any:
-		n := &checkNode{maxProps: -1, min: math.NaN(), max: math.NaN(), exclMax: math.NaN()}
 		for k, v := range s {
 			if annotations[k] {
 				continue
@@ -138,16 +139,37 @@ func (c *checkCompiler) keyword(n *checkNode, k string, v any) bool {
 			return true
 		}
 		n.addl, ok = c.compile(v)
-	case "required":
-		n.required, ok = stringList(v)
 	case "propertyNames":
 		n.names, ok = c.compile(v)
+	case "items":
+		n.items, ok = c.compile(v)
+	case "anyOf":
+		return c.list(&n.anyOf, v)
+	case "if":
+		n.ifS, ok = c.compile(v)
+	case "then":
+		n.thenS, ok = c.compile(v)
+	case "else":
+		n.elseS, ok = c.compile(v)
+	case "$ref":
+		n.ref, ok = c.def(v)
+	default:
+		return valueKeyword(n, k, v)
+	}
+	return ok
+}
+
+// valueKeyword compiles a keyword whose value holds no schema: a bound, a
+// list of names, the values allowed.
+func valueKeyword(n *checkNode, k string, v any) bool {
+	var ok bool
+	switch k {
+	case "required":
+		n.required, ok = stringList(v)
 	case "minProperties":
 		n.minProps, ok = count(v)
 	case "maxProperties":
 		n.maxProps, ok = count(v)
-	case "items":
-		n.items, ok = c.compile(v)
 	case "minItems":
 		n.minItems, ok = count(v)
 	case "uniqueItems":
@@ -164,16 +186,6 @@ func (c *checkCompiler) keyword(n *checkNode, k string, v any) bool {
 		n.enum, ok = v.([]any)
 	case "const":
 		n.hasConst, n.constant, ok = true, v, true
-	case "anyOf":
-		return c.list(&n.anyOf, v)
-	case "if":
-		n.ifS, ok = c.compile(v)
-	case "then":
-		n.thenS, ok = c.compile(v)
-	case "else":
-		n.elseS, ok = c.compile(v)
-	case "$ref":
-		n.ref, ok = c.def(v)
 	}
 	return ok
 }

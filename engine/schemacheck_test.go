@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -11,6 +13,7 @@ import (
 	"github.com/mcptest/mcptest/cassette/gen"
 	"github.com/mcptest/mcptest/engine/schema"
 	"github.com/mcptest/mcptest/internal/yamlpos"
+	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // TestSchemaCheckAgrees holds schemaCheck to the suite schema's
@@ -234,4 +237,163 @@ func mutate(rng *rand.Rand, doc, base any) any {
 		}
 	}
 	return doc
+}
+
+// TestSchemaCheckDrawnSchemas holds schemaCheck to the validator beyond
+// the suite schema: 3,000 schemas drawn from the keywords it knows (each
+// bound at and around its edges, nested under properties, items, anyOf,
+// if/then/else and a $ref to a definition), each compiled by both, and
+// 60 values drawn for each (objects, lists, numbers, strings, booleans,
+// null, nested): the two judge every value the same. Schemas written in
+// forms it does not know (an unknown keyword, a type that is no type, an
+// empty anyOf, a reference outside $defs, a bound that is no count) it
+// refuses to compile, so the validator judges them.
+func TestSchemaCheckDrawnSchemas(t *testing.T) {
+	for _, text := range []string{
+		`{"type":[]}`, `{"type":5}`, `{"type":"int"}`, `{"anyOf":[]}`, `{"anyOf":{}}`, `{"$ref":"#/$defs/a/b"}`,
+		`{"$ref":"#/defs/a"}`, `{"$ref":"#/$defs/none","$defs":{}}`, `{"minItems":-1}`, `{"minItems":1.5}`,
+		`{"minItems":3e9}`, `{"minLength":"3"}`, `{"properties":[]}`, `{"required":[1]}`, `{"pattern":"a"}`,
+		`{"items":{"format":"x"}}`, `{"maximum":"1"}`, `{"enum":1}`, `{"uniqueItems":1}`, `{"additionalProperties":1}`,
+		`{"$ref":"#/$defs/a~0","$defs":{"a~0":{}}}`, `{"maxProperties":-1}`, `{"minProperties":0.5}`, `7`,
+	} {
+		var doc any
+		if err := json.Unmarshal([]byte(text), &doc); err != nil {
+			t.Fatal(err)
+		}
+		root, _ := doc.(map[string]any)
+		c := checkCompiler{root: root, defs: map[string]*checkNode{}}
+		if _, ok := c.compile(doc); ok {
+			t.Errorf("%s compiled", text)
+		}
+	}
+	rng := rand.New(rand.NewPCG(40, 12))
+	agreed, valid := 0, 0
+	for i := range 3000 {
+		schemaDoc := map[string]any{"$defs": map[string]any{"d": drawSchema(rng, 2)}}
+		root, _ := drawSchema(rng, 0).(map[string]any) // a boolean root drawn: the definition alone
+		for k, v := range root {
+			schemaDoc[k] = v
+		}
+		data, _ := json.Marshal(schemaDoc)
+		vc := jsonschema.NewCompiler()
+		vc.Draft = jsonschema.Draft2020
+		if err := vc.AddResource("s.json", bytes.NewReader(data)); err != nil {
+			t.Fatal(err)
+		}
+		vs, err := vc.Compile("s.json")
+		if err != nil {
+			t.Fatalf("schema %d %s: %v", i, data, err)
+		}
+		var doc map[string]any
+		json.Unmarshal(data, &doc)
+		c := checkCompiler{root: doc, defs: map[string]*checkNode{}}
+		n, ok := c.compile(doc)
+		if !ok {
+			t.Fatalf("schema %d did not compile: %s", i, data)
+		}
+		for j := range 60 {
+			v := drawValue(rng, 0)
+			want := vs.Validate(v) == nil
+			if got := n.check(v); got != want {
+				vd, _ := json.Marshal(v)
+				t.Fatalf("schema %d %s, value %d %s: schemaCheck says valid %v, the validator %v", i, data, j, vd, got, want)
+			}
+			agreed++
+			if want {
+				valid++
+			}
+		}
+	}
+	if valid < agreed/10 || valid > agreed*9/10 {
+		t.Fatalf("draws too one-sided: %d of %d valid", valid, agreed)
+	}
+}
+
+// drawSchema draws a schema of the keywords schemaCheck knows.
+func drawSchema(rng *rand.Rand, depth int) any {
+	if depth > 2 || rng.IntN(8) == 0 {
+		return []any{true, false, map[string]any{}}[rng.IntN(3)]
+	}
+	s := map[string]any{}
+	bound := func() float64 { return []float64{-1, 0, 0.5, 1, 1.5, 2}[rng.IntN(6)] }
+	counts := func() float64 { return float64(rng.IntN(3)) }
+	for range 1 + rng.IntN(3) {
+		switch rng.IntN(20) {
+		case 0:
+			s["type"] = []string{"object", "array", "string", "number", "integer", "boolean", "null"}[rng.IntN(7)]
+		case 1:
+			s["type"] = []any{"integer", "string"}
+		case 2:
+			s["properties"] = map[string]any{"a": drawSchema(rng, depth+1), "b": drawSchema(rng, depth+1)}
+		case 3:
+			s["additionalProperties"] = drawSchema(rng, depth+1)
+		case 4:
+			s["required"] = []any{"a", "b"}[:1+rng.IntN(2)]
+		case 5:
+			s["propertyNames"] = map[string]any{"minLength": counts()}
+		case 6:
+			s["minProperties"], s["maxProperties"] = counts(), counts()
+		case 7:
+			s["items"] = drawSchema(rng, depth+1)
+		case 8:
+			s["minItems"] = counts()
+		case 9:
+			s["uniqueItems"] = rng.IntN(2) == 0
+		case 10:
+			s["minLength"] = counts()
+		case 11:
+			s["minimum"] = bound()
+		case 12:
+			s["maximum"] = bound()
+		case 13:
+			s["exclusiveMaximum"] = bound()
+		case 14:
+			s["enum"] = []any{drawValue(rng, 2), drawValue(rng, 2), 1.0}
+		case 15:
+			s["const"] = drawValue(rng, 1)
+		case 16:
+			s["anyOf"] = []any{drawSchema(rng, depth+1), drawSchema(rng, depth+1)}
+		case 17:
+			s["if"], s["then"] = drawSchema(rng, depth+1), drawSchema(rng, depth+1)
+			if rng.IntN(2) == 0 {
+				s["else"] = drawSchema(rng, depth+1)
+			}
+		case 18:
+			s["$ref"] = "#/$defs/d"
+		case 19:
+			s["title"], s["description"] = "t", "d"
+		}
+	}
+	if depth > 0 {
+		delete(s, "$ref") // references from the root only: no definition refers to itself
+	}
+	return s
+}
+
+// drawValue draws a JSON value as a suite's document holds it.
+func drawValue(rng *rand.Rand, depth int) any {
+	switch k := rng.IntN(10); {
+	case depth < 2 && k < 2:
+		m := map[string]any{}
+		for _, key := range []string{"a", "b", "", "c"}[:rng.IntN(5)%4+rng.IntN(2)] {
+			m[key] = drawValue(rng, depth+1)
+		}
+		return m
+	case depth < 2 && k < 4:
+		l := make([]any, rng.IntN(4))
+		for i := range l {
+			l[i] = drawValue(rng, depth+1)
+		}
+		if len(l) > 1 && rng.IntN(3) == 0 {
+			l[1] = l[0]
+		}
+		return l
+	case k < 6:
+		return []float64{-1, 0, 0.5, 1, 1.5, 2, 1e21}[rng.IntN(7)]
+	case k < 8:
+		return []string{"", "x", "é", "ab"}[rng.IntN(4)]
+	case k < 9:
+		return rng.IntN(2) == 0
+	}
+	return nil
 }
