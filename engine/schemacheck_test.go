@@ -310,6 +310,8 @@ func TestSchemaCheckDrawnSchemas(t *testing.T) {
 }
 
 // drawSchema draws a schema of the keywords schemaCheck knows.
+//
+// complexity: a table, one case a keyword drawn.
 func drawSchema(rng *rand.Rand, depth int) any {
 	if depth > 2 || rng.IntN(8) == 0 {
 		return []any{true, false, map[string]any{}}[rng.IntN(3)]
