@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -264,6 +265,12 @@ func TestSchemaCheckDrawnSchemas(t *testing.T) {
 		c := checkCompiler{root: root, defs: map[string]*checkNode{}}
 		if _, ok := c.compile(doc); ok {
 			t.Errorf("%s compiled", text)
+		}
+	}
+	for _, bound := range []float64{0, 1, math.MaxInt32} { // counts it takes, to the largest
+		c := checkCompiler{root: map[string]any{}, defs: map[string]*checkNode{}}
+		if n, ok := c.compile(map[string]any{"minItems": bound}); !ok || n.minItems != int(bound) {
+			t.Errorf("minItems %v: compiled %v", bound, ok)
 		}
 	}
 	rng := rand.New(rand.NewPCG(40, 12))
