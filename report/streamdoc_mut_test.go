@@ -122,6 +122,9 @@ type docRead struct {
 	head  string
 	done  bool
 	err   error
+	// env and headErr are what Head decoded once the cases were read.
+	env     *Envelope
+	headErr error
 }
 
 func (d docRead) String() string {
@@ -148,6 +151,7 @@ func readDocument(src io.Reader) docRead {
 		d.cases = append(d.cases, bytes.Clone(raw))
 	}
 	d.head, d.done = cr.head.String(), cr.done
+	d.env, d.headErr = cr.Head()
 	return d
 }
 
@@ -162,7 +166,8 @@ func readDocument(src io.Reader) docRead {
 //   - a JSON object with one cases member or none is read: its cases
 //     array's elements, each as the document's bytes, and every other
 //     member, its name decoded and its value's bytes, in the head, in
-//     order; cases given twice is refused for it;
+//     order, which Head decodes as encoding/json decodes those members;
+//     cases given twice is refused for it;
 //   - what encoding/json refuses, or a document that is not an object,
 //     the reader refuses, or reads to values that encoding/json refuses
 //     (a case or the head, which Decode and Envelope decode);
@@ -230,8 +235,13 @@ func TestCaseReaderReadsDocumentsAsJSON(t *testing.T) {
 		if got.err != nil || !got.done {
 			t.Fatalf("round %d: the reader refused a JSON object (done %v): %v\n%q", round, got.done, got.err, data)
 		}
-		if want := strings.Join(head, ","); got.head != want {
+		want := strings.Join(head, ",")
+		if got.head != want {
 			t.Fatalf("round %d: head\n%s\nwant\n%s\nfrom %q", round, got.head, want, data)
+		}
+		var env Envelope
+		if err := json.Unmarshal([]byte("{"+want+"}"), &env); (err == nil) != (got.headErr == nil) || err == nil && !reflect.DeepEqual(got.env, &env) {
+			t.Fatalf("round %d: Head %+v %v, encoding/json %+v %v\nfrom %q", round, got.env, got.headErr, env, err, data)
 		}
 		if len(got.cases) != len(cases) {
 			t.Fatalf("round %d: %d cases, want %d\n%q", round, len(got.cases), len(cases), data)
@@ -411,4 +421,33 @@ func earlyWant(members []string, badCases bool) *Envelope {
 	}
 	env.Cases = nil
 	return env
+}
+
+// TestNextNamesTheCase: over drawn envelopes, a third of them mutated,
+// wherever Read refuses one for a case it holds (a case that is null or
+// fails its checks, named by its index), the stream refuses it with the
+// same words: Next decodes and checks the case it read, under its own
+// index.
+func TestNextNamesTheCase(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 48))
+	named := 0
+	for round := range 3000 {
+		data := drawEnvelope(r)
+		if round%3 == 2 {
+			data = casedraw.Mutate(r, data)
+		}
+		_, werr := Read(bytes.NewReader(data), "e.json")
+		if werr == nil || !strings.HasPrefix(werr.Error(), "e.json: not a run envelope: cases[") {
+			continue
+		}
+		_, gerr := readStream(data)
+		if gerr == nil || gerr.Error() != werr.Error() {
+			t.Fatalf("round %d: the stream: %v\nRead: %v\n%s", round, gerr, werr, data)
+		}
+		named++
+	}
+	t.Logf("%d envelopes refused for a case, alike", named)
+	if named < 300 {
+		t.Fatalf("the draw is lopsided: %d refused for a case", named)
+	}
 }
