@@ -179,7 +179,7 @@ func TestCaseReaderReadsDocumentsAsJSON(t *testing.T) {
 	if testing.Short() {
 		rounds = 2500
 	}
-	var read, twice, refused, invalidValues int
+	var outcomes [4]int // read, cases twice, refused, read to values encoding/json refuses
 	for round := range rounds {
 		data := drawDocument(r)
 		if round%3 == 2 {
@@ -193,70 +193,79 @@ func TestCaseReaderReadsDocumentsAsJSON(t *testing.T) {
 		if got.err != nil {
 			checkPlace(t, round, data, got.err)
 		}
-		members, ok := jsonMembers(data)
-		if !ok {
-			if got.err == nil && valuesValid(got) {
-				t.Fatalf("round %d: the reader read what encoding/json refuses: %q", round, data)
-			}
-			if got.err == nil {
-				invalidValues++
-			} else {
-				refused++
-			}
+		outcomes[checkDocRead(t, round, data, got)]++
+	}
+	t.Logf("%d documents read alike, %d with cases twice, %d refused, %d read to values encoding/json refuses", outcomes[0], outcomes[1], outcomes[2], outcomes[3])
+	if outcomes[0] < rounds/3 || outcomes[1] < rounds/100 || outcomes[2] < rounds/10 || outcomes[3] < rounds/100 {
+		t.Fatalf("the draw is lopsided: %v", outcomes)
+	}
+}
+
+// checkDocRead holds the read of data (got) to encoding/json's reading of
+// it (see TestCaseReaderReadsDocumentsAsJSON), and says what it was: 0
+// an object read, 1 one refused for cases given twice, 2 a document that
+// is not a JSON object refused, 3 one read to values encoding/json
+// refuses.
+func checkDocRead(t *testing.T, round int, data []byte, got docRead) int {
+	t.Helper()
+	members, ok := jsonMembers(data)
+	switch {
+	case !ok && got.err == nil && valuesValid(got):
+		t.Fatalf("round %d: the reader read what encoding/json refuses: %q", round, data)
+	case !ok && got.err == nil:
+		return 3
+	case !ok:
+		return 2
+	}
+	head, cases, given := docWant(t, members)
+	if given > 1 {
+		if got.err == nil || !strings.Contains(got.err.Error(), "cases is given twice") {
+			t.Fatalf("round %d: cases given twice: %v\n%q", round, got.err, data)
+		}
+		return 1
+	}
+	if got.err != nil || !got.done {
+		t.Fatalf("round %d: the reader refused a JSON object (done %v): %v\n%q", round, got.done, got.err, data)
+	}
+	if got.head != head {
+		t.Fatalf("round %d: head\n%s\nwant\n%s\nfrom %q", round, got.head, head, data)
+	}
+	var env Envelope
+	if err := json.Unmarshal([]byte("{"+head+"}"), &env); (err == nil) != (got.headErr == nil) || err == nil && !reflect.DeepEqual(got.env, &env) {
+		t.Fatalf("round %d: Head %+v %v, encoding/json %+v %v\nfrom %q", round, got.env, got.headErr, env, err, data)
+	}
+	if fmt.Sprintf("%q", got.cases) != fmt.Sprintf("%q", cases) {
+		t.Fatalf("round %d: cases %q, want %q", round, got.cases, cases)
+	}
+	return 0
+}
+
+// docWant is what the case reader is to read from a JSON object's
+// members: the head's members (every member but cases, its name as
+// encoding/json writes it, its value's bytes), the elements of the cases
+// array (the first member named cases, in any case, when it is an
+// array), and how many members are named cases.
+func docWant(t *testing.T, members []member) (head string, cases [][]byte, given int) {
+	t.Helper()
+	var kept []string
+	for _, m := range members {
+		if !strings.EqualFold(m.key, "cases") {
+			k, _ := json.Marshal(m.key)
+			kept = append(kept, string(k)+":"+string(m.raw))
 			continue
 		}
-		var head []string
-		var cases [][]byte
-		given := 0
-		for _, m := range members {
-			if !strings.EqualFold(m.key, "cases") {
-				k, _ := json.Marshal(m.key)
-				head = append(head, string(k)+":"+string(m.raw))
-				continue
-			}
-			given++
-			var elems []json.RawMessage
-			if given == 1 && m.raw[0] == '[' {
-				if err := json.Unmarshal(m.raw, &elems); err != nil {
-					t.Fatalf("round %d: %v", round, err)
-				}
-			}
-			for _, e := range elems {
-				cases = append(cases, e)
+		given++
+		var elems []json.RawMessage
+		if given == 1 && m.raw[0] == '[' {
+			if err := json.Unmarshal(m.raw, &elems); err != nil {
+				t.Fatal(err)
 			}
 		}
-		if given > 1 {
-			if got.err == nil || !strings.Contains(got.err.Error(), "cases is given twice") {
-				t.Fatalf("round %d: cases given twice: %v\n%q", round, got.err, data)
-			}
-			twice++
-			continue
+		for _, e := range elems {
+			cases = append(cases, e)
 		}
-		if got.err != nil || !got.done {
-			t.Fatalf("round %d: the reader refused a JSON object (done %v): %v\n%q", round, got.done, got.err, data)
-		}
-		want := strings.Join(head, ",")
-		if got.head != want {
-			t.Fatalf("round %d: head\n%s\nwant\n%s\nfrom %q", round, got.head, want, data)
-		}
-		var env Envelope
-		if err := json.Unmarshal([]byte("{"+want+"}"), &env); (err == nil) != (got.headErr == nil) || err == nil && !reflect.DeepEqual(got.env, &env) {
-			t.Fatalf("round %d: Head %+v %v, encoding/json %+v %v\nfrom %q", round, got.env, got.headErr, env, err, data)
-		}
-		if len(got.cases) != len(cases) {
-			t.Fatalf("round %d: %d cases, want %d\n%q", round, len(got.cases), len(cases), data)
-		}
-		for k := range cases {
-			if !bytes.Equal(got.cases[k], cases[k]) {
-				t.Fatalf("round %d: case %d: %q, want %q", round, k, got.cases[k], cases[k])
-			}
-		}
-		read++
 	}
-	t.Logf("%d documents read alike, %d with cases twice, %d refused, %d read to values encoding/json refuses", read, twice, refused, invalidValues)
-	if read < rounds/3 || twice < rounds/100 || refused < rounds/10 || invalidValues < rounds/100 {
-		t.Fatalf("the draw is lopsided: %d read, %d twice, %d refused, %d invalid values", read, twice, refused, invalidValues)
-	}
+	return strings.Join(kept, ","), cases, given
 }
 
 // valuesValid reports whether the values a read left unchecked are JSON:
@@ -308,94 +317,116 @@ func headMember(r *rand.Rand, key string) string {
 // after a read that failed in the head.
 func TestEarlyHeadRules(t *testing.T) {
 	r := rand.New(rand.NewPCG(40, 47))
-	keys := []string{"schema_version", "tool", "run", "suite", "verdict", "totals"}
-	var early, late, notEarly, broken int
+	var early, notEarly, late, broken int
 	for round := range 3000 {
-		var before, after []string
-		for _, k := range keys {
-			if r.IntN(25) == 0 {
-				continue
-			}
-			m := headMember(r, k)
-			if r.IntN(12) == 0 {
-				after = append(after, m)
-			} else {
-				before = append(before, m)
-			}
-			if r.IntN(15) == 0 {
-				after = append(after, headMember(r, k))
-			}
-		}
-		r.Shuffle(len(before), func(i, j int) { before[i], before[j] = before[j], before[i] })
-		cases := `"cases": [` + strings.Repeat(`{"name": "c"},`, r.IntN(3)) + `{"name": "d"}]`
-		standsAtCases := true
-		switch r.IntN(8) {
-		case 0:
-			cases = `"cases": null`
-			standsAtCases = false
-		case 1:
-			cases = ""
-			standsAtCases = false
-		case 2:
-			cases = `"cases": 5`
-			standsAtCases = false
-		}
-		members := append(append(append([]string{}, before...), cases), after...)
-		if cases == "" {
-			members = append(before, after...)
-		}
-		tail := "}"
-		if r.IntN(10) == 0 {
-			tail = ", x}"
-		}
-		doc := "{" + strings.Join(members, ",") + tail
-		cr, err := NewCaseReader(strings.NewReader(doc), "e.json")
+		h := drawHeadDoc(r)
+		cr, err := NewCaseReader(strings.NewReader(h.doc), "e.json")
 		if err != nil {
-			if !standsAtCases && tail != "}" {
+			if !h.atCases && h.cut {
 				continue // the cut head is read before NewCaseReader returns
 			}
-			t.Fatalf("round %d: %v\n%s", round, err, doc)
+			t.Fatalf("round %d: %v\n%s", round, err, h.doc)
 		}
-		seen := before
-		if !standsAtCases {
-			seen = append(append([]string{}, before...), after...)
+		seen := h.before
+		if !h.atCases {
+			seen = append(append([]string{}, h.before...), h.after...)
 		}
-		want := earlyWant(seen, cases == `"cases": 5`)
+		want := earlyWant(seen, h.badCases)
 		got, ok := cr.EarlyHead()
 		if ok != (want != nil) || ok && !reflect.DeepEqual(got, want) {
-			t.Fatalf("round %d: EarlyHead %v %+v, want %+v\n%s", round, ok, got, want, doc)
+			t.Fatalf("round %d: EarlyHead %v %+v, want %+v\n%s", round, ok, got, want, h.doc)
 		}
 		if ok {
 			early++
 		} else {
 			notEarly++
 		}
-		var rerr error
-		for rerr == nil {
-			_, rerr = cr.NextRaw()
-		}
-		env, eerr := cr.Envelope()
-		got, ok = cr.EarlyHead()
-		wantLate := earlyWant(append(append([]string{}, before...), after...), cases == `"cases": 5`)
-		switch {
-		case !errors.Is(rerr, io.EOF):
-			broken++
-			if ok {
-				t.Fatalf("round %d: EarlyHead told a head after a read that failed (%v)\n%s", round, rerr, doc)
-			}
-		case ok != (wantLate != nil) || ok && (eerr != nil || !reflect.DeepEqual(got, env) || !reflect.DeepEqual(got, wantLate)):
-			t.Fatalf("round %d: once read, EarlyHead %v %+v, Envelope %+v %v\n%s", round, ok, got, env, eerr, doc)
-		case ok:
-			late++
-		}
-		if want != nil && len(after) == 0 && eerr == nil && !reflect.DeepEqual(want, env) {
-			t.Fatalf("round %d: the early head is not Envelope's\n%s", round, doc)
-		}
+		told, failed := checkHeadOnceRead(t, round, h, cr, want)
+		late += told
+		broken += failed
 	}
 	t.Logf("%d told early, %d not, %d told once read, %d cut short", early, notEarly, late, broken)
 	if early < 600 || notEarly < 600 || late < 600 || broken < 100 {
 		t.Fatalf("the draw is lopsided: %d early, %d not, %d late, %d broken", early, notEarly, late, broken)
 	}
+}
+
+// headDoc is a drawn envelope of TestEarlyHeadRules: its text, the head
+// members before and after its cases, whether the reader stands at the
+// cases once NewCaseReader returns (they are an array), whether they are
+// another value than an array or null, and whether the head is cut short
+// after them.
+type headDoc struct {
+	doc               string
+	before, after     []string
+	atCases, badCases bool
+	cut               bool
+}
+
+func drawHeadDoc(r *rand.Rand) headDoc {
+	var h headDoc
+	for _, k := range []string{"schema_version", "tool", "run", "suite", "verdict", "totals"} {
+		if r.IntN(25) == 0 {
+			continue
+		}
+		m := headMember(r, k)
+		if r.IntN(12) == 0 {
+			h.after = append(h.after, m)
+		} else {
+			h.before = append(h.before, m)
+		}
+		if r.IntN(15) == 0 {
+			h.after = append(h.after, headMember(r, k))
+		}
+	}
+	r.Shuffle(len(h.before), func(i, j int) { h.before[i], h.before[j] = h.before[j], h.before[i] })
+	cases := []string{`"cases": [` + strings.Repeat(`{"name": "c"},`, r.IntN(3)) + `{"name": "d"}]`}
+	h.atCases = true
+	switch r.IntN(8) {
+	case 0:
+		cases, h.atCases = []string{`"cases": null`}, false
+	case 1:
+		cases, h.atCases = nil, false
+	case 2:
+		cases, h.atCases, h.badCases = []string{`"cases": 5`}, false, true
+	}
+	members := append(append(append([]string{}, h.before...), cases...), h.after...)
+	tail := "}"
+	if h.cut = r.IntN(10) == 0; h.cut {
+		tail = ", x}"
+	}
+	h.doc = "{" + strings.Join(members, ",") + tail
+	return h
+}
+
+// checkHeadOnceRead reads the rest of h's envelope from cr and holds
+// EarlyHead, asked again, to its rule (see TestEarlyHeadRules); early is
+// what it told at the cases. It returns 1 for a head told, and 1 for a
+// read that failed.
+func checkHeadOnceRead(t *testing.T, round int, h headDoc, cr *CaseReader, early *Envelope) (told, failed int) {
+	t.Helper()
+	var rerr error
+	for rerr == nil {
+		_, rerr = cr.NextRaw()
+	}
+	env, eerr := cr.Envelope()
+	got, ok := cr.EarlyHead()
+	want := earlyWant(append(append([]string{}, h.before...), h.after...), h.badCases)
+	switch {
+	case !errors.Is(rerr, io.EOF):
+		if ok {
+			t.Fatalf("round %d: EarlyHead told a head after a read that failed (%v)\n%s", round, rerr, h.doc)
+		}
+		failed = 1
+	case ok != (want != nil) || ok && (eerr != nil || !reflect.DeepEqual(got, env) || !reflect.DeepEqual(got, want)):
+		t.Fatalf("round %d: once read, EarlyHead %v %+v, Envelope %+v %v\n%s", round, ok, got, env, eerr, h.doc)
+	case ok:
+		told = 1
+	}
+	if early != nil && len(h.after) == 0 && eerr == nil && !reflect.DeepEqual(early, env) {
+		t.Fatalf("round %d: the early head is not Envelope's\n%s", round, h.doc)
+	}
+	return told, failed
 }
 
 // earlyWant is the head EarlyHead tells for the head members given
