@@ -273,6 +273,16 @@ func count(v any) (int, bool) {
 	return int(f), true
 }
 
+// check reports whether the document v is valid against n, the suite
+// schema; false for a nil n (a schema schemaCheck could not compile).
+func (n *checkNode) check(v any) bool { return n != nil && n.valid(v) }
+
+// validItem reports whether a suite of the one item v in its section key
+// is valid against n, the suite schema; false for a nil n.
+func (n *checkNode) validItem(key string, v any) bool {
+	return n.check(map[string]any{key: []any{v}})
+}
+
 // valid reports whether v is valid against n. v holds the values a
 // suite's document is read into (nil, bool, float64, string, []any and
 // map[string]any); any other value is not known valid. A nil n is a

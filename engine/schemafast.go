@@ -67,16 +67,6 @@ func validItem(key string, v any) bool {
 		schema.Suite().Validate(map[string]any{key: []any{v}}) == nil
 }
 
-// check reports whether the document v is valid against n, the suite
-// schema; false for a nil n (a schema schemaCheck could not compile).
-func (n *checkNode) check(v any) bool { return n != nil && n.valid(v) }
-
-// validItem reports whether a suite of the one item v in its section key
-// is valid against n, the suite schema; false for a nil n.
-func (n *checkNode) validItem(key string, v any) bool {
-	return n.check(map[string]any{key: []any{v}})
-}
-
 // fastTest reports whether v is an agent test the schema accepts, using
 // only the keys checked here; false for anything else.
 func fastTest(v any) bool {
