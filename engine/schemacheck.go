@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcptest/mcptest/engine/schema"
+	"github.com/mcptest/mcptest/internal/expr"
 )
 
 // Compiling the suite schema for its validator cost a run about 8 ms of
@@ -302,7 +303,7 @@ func (n *checkNode) valid(v any) bool {
 	if n.types != 0 && n.types&t == 0 {
 		return false
 	}
-	if n.hasConst && !sameJSON(v, n.constant) {
+	if n.hasConst && !expr.Equal(v, n.constant) {
 		return false
 	}
 	if n.enum != nil && !oneOf(v, n.enum) {
@@ -426,41 +427,9 @@ func jsonTypeOf(v any) (uint8, bool) {
 // oneOf reports whether v equals an item of l as JSON values.
 func oneOf(v any, l []any) bool {
 	for _, item := range l {
-		if sameJSON(v, item) {
+		if expr.Equal(v, item) {
 			return true
 		}
-	}
-	return false
-}
-
-// sameJSON reports whether a and b are the same JSON value.
-func sameJSON(a, b any) bool {
-	switch a := a.(type) {
-	case map[string]any:
-		bm, ok := b.(map[string]any)
-		if !ok || len(a) != len(bm) {
-			return false
-		}
-		for k, av := range a {
-			bv, has := bm[k]
-			if !has || !sameJSON(av, bv) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		bl, ok := b.([]any)
-		if !ok || len(a) != len(bl) {
-			return false
-		}
-		for i := range a {
-			if !sameJSON(a[i], bl[i]) {
-				return false
-			}
-		}
-		return true
-	case nil, bool, float64, string:
-		return a == b
 	}
 	return false
 }
