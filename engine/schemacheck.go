@@ -68,9 +68,12 @@ var typeBits = map[string]uint8{
 	"string": typeString, "array": typeArray, "object": typeObject,
 }
 
-// annotations are the keywords that say nothing of validity.
+// annotations are the keywords that say nothing of validity. The root's
+// $schema and $id are taken off before it is compiled (suiteCheck): one
+// below the root would move what references resolve against, and is not
+// known.
 var annotations = map[string]bool{
-	"$schema": true, "$id": true, "$comment": true, "title": true, "description": true,
+	"$comment": true, "title": true, "description": true,
 	"default": true, "examples": true, "x-mcptest-status": true, "$defs": true,
 }
 
@@ -79,9 +82,11 @@ var annotations = map[string]bool{
 // the validator).
 var suiteCheck = sync.OnceValue(func() *checkNode {
 	var doc map[string]any
-	if err := json.Unmarshal(schema.SuiteJSON, &doc); err != nil {
+	if err := json.Unmarshal(schema.SuiteJSON, &doc); err != nil || doc["$schema"] != "https://json-schema.org/draft/2020-12/schema" {
 		return nil
 	}
+	delete(doc, "$schema")
+	delete(doc, "$id")
 	c := checkCompiler{root: doc, defs: map[string]*checkNode{}}
 	n, ok := c.compile(doc)
 	if !ok {

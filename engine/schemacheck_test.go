@@ -256,6 +256,7 @@ func TestSchemaCheckDrawnSchemas(t *testing.T) {
 		`{"minItems":3e9}`, `{"minLength":"3"}`, `{"properties":[]}`, `{"required":[1]}`, `{"pattern":"a"}`,
 		`{"items":{"format":"x"}}`, `{"maximum":"1"}`, `{"enum":1}`, `{"uniqueItems":1}`, `{"additionalProperties":1}`,
 		`{"$ref":"#/$defs/a~0","$defs":{"a~0":{}}}`, `{"maxProperties":-1}`, `{"minProperties":0.5}`, `7`,
+		`{"items":{"$id":"other.json","$ref":"#/$defs/a"},"$defs":{"a":{}}}`, `{"properties":{"a":{"$schema":"x"}}}`,
 	} {
 		var doc any
 		if err := json.Unmarshal([]byte(text), &doc); err != nil {
