@@ -182,11 +182,11 @@ func pruneRuns(dir string, keep int) {
 // and must be one JSON document (a compact envelope); a larger one is not
 // whole. Pruning used to decode every kept envelope: after 200 runs of a
 // 2,000-case suite, 600 MB read and parsed on every run, five times the
-// run itself; and after 200 runs of a small suite, 200 files read and
-// parsed, a fifth of the quickstart's CPU. A file over runReadLimit is
-// not judged. A file planted with those ends and other bytes between is
-// kept: the store's readers (mcp-server's list_runs and get_run) decode
-// every file bounded and pass over one that is not an envelope.
+// run itself; after 200 runs of the quickstart, 200 files (3.5 MB), a
+// third of its CPU. A file over runReadLimit is not judged. A file
+// planted with those ends and other bytes between is kept: the store's
+// readers (mcp-server's list_runs and get_run) decode every file bounded
+// and pass over one that is not an envelope.
 func wholeEnvelope(p string) bool {
 	f, _, err := safefile.OpenOwn(p, runReadLimit)
 	var tl *safefile.TooLargeError
