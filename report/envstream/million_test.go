@@ -65,9 +65,13 @@ const maxStreamRSS = 64 << 20
 // both cores, its members read once (issue 40, 2026-11-30)"), json took
 // 0.89 of the instructions and 0.90 of the CPU it took before (load 9 to
 // 11), and 0.55 to 0.63 of one shard's run's CPU in this test at load 5
-// to 11, where one shard's run costs more than on a quiet machine; no
-// quiet try was made. compareTimes is therefore a guard against the
-// comparison growing, not the issue's target.
+// to 11, where one shard's run costs more than on a quiet machine. Three
+// quiet tries, the page cache dropped before each (load 1.4 to 2.5):
+// json 0.61 to 0.80 in wall and 0.58 to 0.77 in CPU, markdown 0.53 to
+// 0.64 and 0.49 to 0.59, merge 0.41 to 0.45. Under 1 each time, but not
+// with the margin that holds 1 beside every other package's tests.
+// compareTimes is therefore a guard against the comparison growing, not
+// the issue's target.
 //
 // compareTimesShort is the comparison's bound in the short form (20,000
 // cases, a shard's run of 312 cases): there the comparison's fixed costs
