@@ -135,12 +135,12 @@ func TestWholeEnvelopeDrawn(t *testing.T) {
 		}
 		return m
 	}
-	judged := 0
+	judged, large := 0, 0
 	for i := range 150 {
 		env := map[string]any{"schema_version": 1}
 		cases := make([]any, 1+rng.IntN(4))
 		if i%5 == 0 {
-			cases = make([]any, 600+rng.IntN(400)) // over wholeCheckBytes
+			cases = make([]any, 4000+rng.IntN(2000)) // over wholeCheckBytes
 		}
 		for j := range cases {
 			cases[j] = value(1)
@@ -167,10 +167,13 @@ func TestWholeEnvelopeDrawn(t *testing.T) {
 					t.Fatalf("%s envelope %d (%d of %d bytes): wholeEnvelope = %v, want %v", form, i, len(cut), len(data), got, want)
 				}
 				judged++
+				if len(cut) > wholeCheckBytes {
+					large++
+				}
 			}
 		}
 	}
-	if judged != 150*2*12 {
-		t.Fatalf("%d files judged", judged)
+	if judged != 150*2*12 || large < 200 {
+		t.Fatalf("%d files judged, %d of them over wholeCheckBytes", judged, large)
 	}
 }
