@@ -69,7 +69,7 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 		files = p.files
 	}
 	defer paceFold(len(files))()
-	tools := toolTally{}
+	var tools toolTally
 	priced := 0
 	unpriced := map[string]bool{}
 	// fold takes file i's reading into the case, in file order: on this

@@ -20,7 +20,7 @@ func TestToolTally(t *testing.T) {
 			{Turns: []cassette.Turn{{Calls: []cassette.Call{{Tool: "get_weather"}, {Tool: "search"}, {Tool: "invented"}}}}},
 		},
 	}
-	tally := toolTally{}
+	var tally toolTally
 	tally.addCassette(cas)
 	got, _ := json.Marshal(tally.called())
 	want := `[{"tool":"invented","calls":1},{"tool":"search","calls":1},{"server":"weather","tool":"get_weather","calls":2},{"server":"web","tool":"search","calls":1}]`
@@ -37,7 +37,7 @@ func TestToolTally(t *testing.T) {
 	if res.Catalog != res.Offered.SHA256 || len(res.Tools) != 4 {
 		t.Errorf("setTools: %+v", res)
 	}
-	if (toolTally{}).called() != nil || (toolTally{}).catalog() != nil {
+	if (&toolTally{}).called() != nil || (&toolTally{}).catalog() != nil {
 		t.Error("an empty tally lists nothing")
 	}
 }

@@ -421,6 +421,15 @@ func dedupe(xs []string) []string {
 
 // runCase computes one case.
 func runCase(s *Suite, p casePlan, progress func()) (*report.CaseResult, diag.List) {
+	res, errs := computeCase(s, p, progress)
+	if res != nil {
+		boundFindings(res)
+	}
+	return res, errs
+}
+
+// computeCase is runCase before its findings are bounded.
+func computeCase(s *Suite, p casePlan, progress func()) (*report.CaseResult, diag.List) {
 	c := p.c
 	res := &report.CaseResult{
 		Name: c.Name, Kind: c.Kind, Position: c.Pos, DefinitionSHA256: c.DefinitionSHA256,
@@ -478,14 +487,27 @@ func addGate(res *report.CaseResult, g gate.Result) {
 		}
 		res.Labels[k] = v
 	}
+	if len(g.Findings) == 0 {
+		return
+	}
+	seen := make(map[factKey]bool, len(res.Findings)+len(g.Findings))
+	for _, e := range res.Findings {
+		seen[factKey{e.Level, e.Run, e.Message}] = true
+	}
 	for _, f := range g.Findings {
 		nf := report.Finding{Level: f.Level, Gate: f.Gate, Message: redact.String(f.Message), Run: f.Run, Position: f.Position}
-		if !slices.ContainsFunc(res.Findings, func(e report.Finding) bool {
-			return e.Level == nf.Level && e.Run == nf.Run && e.Message == nf.Message
-		}) {
+		if k := (factKey{nf.Level, nf.Run, nf.Message}); !seen[k] {
+			seen[k] = true
 			res.Findings = append(res.Findings, nf)
 		}
 	}
+}
+
+// factKey is what makes two findings the same fact (addGate).
+type factKey struct {
+	level string
+	run   int
+	msg   string
 }
 
 // sortAssertions puts results back in the order the assertions were

@@ -1118,6 +1118,9 @@ func (a *Arguments) uncheckedMessage() string {
 		}
 		names = append(names, fmt.Sprintf("`%s` ×%d", id, a.skipped.n[id]))
 	}
+	if a.skipped.more > 0 {
+		names = append(names, fmt.Sprintf("and %d calls of tools not counted by name", a.skipped.more))
+	}
 	return fmt.Sprintf("%d of %d calls were not checked (%s): their tool has no inputSchema in the recording or the block's catalog, it does not compile, or checking them was over a limit on the work a schema may take, "+
 		"so arguments.invalid cannot see them; the block's `expect: [arguments.invalid: {\"<=\": 0}, arguments.unchecked: {\"<=\": 0}]` fails the case on any", a.unchecked, a.calls, strings.Join(names, ", "))
 }

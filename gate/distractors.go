@@ -151,6 +151,10 @@ func (d *Distractors) Result() Result {
 		res.Findings = append(res.Findings, Finding{Level: "error", Gate: "distractors",
 			Message: fmt.Sprintf("chose distractor `%s`%s", n, runsOf(d.chosen.n[n], d.runs))})
 	}
+	if d.chosen.more > 0 {
+		res.Findings = append(res.Findings, Finding{Level: "error", Gate: "distractors",
+			Message: fmt.Sprintf("distractors not named here were chosen too: %d more times", d.chosen.more)})
+	}
 	if d.notPresented > 0 {
 		res.Findings = append(res.Findings, Finding{Level: "warning", Gate: "distractors",
 			Message: fmt.Sprintf("the recorded catalog of %d of %d cassettes lists none of the %d generated distractors: they were never presented to the agent, so these runs measure a clean tool list (record with the tools `mcptest distractors` prints)",

@@ -137,9 +137,7 @@ func (e *EdgeCoverage) Fold(s EdgeScore) {
 	for i, x := range s.observed {
 		e.observed[i] = e.observed[i] || x
 	}
-	for _, id := range s.undeclared.order {
-		e.undeclared.addN(id, s.undeclared.n[id])
-	}
+	e.undeclared.addTally(&s.undeclared)
 }
 
 // Result reports edges.allowed_pct, edges.restricted_attempts,
@@ -161,7 +159,7 @@ func (e *EdgeCoverage) Result() Result {
 			"edges.delegation_observed": int64(observed),
 			"edges.restricted_attempts": e.restricted,
 			"edges.calls":               e.calls,
-			"edges.undeclared_calls":    int64(sumTally(e.undeclared)),
+			"edges.undeclared_calls":    int64(e.undeclared.sum()),
 		},
 	}
 	if len(e.exercised) > 0 {
@@ -200,8 +198,11 @@ func (e *EdgeCoverage) Result() Result {
 			Message: "delegation edges never observed: " + backticked(unseen)})
 	}
 	if len(e.undeclared.order) > 0 {
-		res.Findings = append(res.Findings, Finding{Level: "notice", Gate: "tool_edges",
-			Message: "calls outside the declared edges: " + backticked(e.undeclared.order)})
+		msg := "calls outside the declared edges: " + backticked(e.undeclared.order)
+		if e.undeclared.more > 0 {
+			msg += fmt.Sprintf(", and %d more calls of tools not named", e.undeclared.more)
+		}
+		res.Findings = append(res.Findings, Finding{Level: "notice", Gate: "tool_edges", Message: msg})
 	}
 	return res
 }
@@ -221,10 +222,3 @@ func countTrue(bs []bool) int {
 	return n
 }
 
-func sumTally(t tally) int {
-	n := 0
-	for _, k := range t.order {
-		n += t.n[k]
-	}
-	return n
-}

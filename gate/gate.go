@@ -52,11 +52,21 @@ func MatchID(member, server, tool string) bool {
 }
 
 // tally counts named things in first-seen order, so findings follow the
-// order of appearance rather than map order.
+// order of appearance rather than map order. It names at most maxNamed
+// of them: what is counted under a name past those is counted in more,
+// not named, so a recording that calls a new tool name with every call
+// (a flood of names) costs a gate maxNamed names and the findings that
+// name them (unexpected tools, calls outside the declared edges, ...)
+// as many lines, whatever the number of calls. The sum of the counts and
+// more is every count added.
 type tally struct {
 	order []string
 	n     map[string]int
+	more  int
 }
+
+// maxNamed bounds the names a tally keeps.
+const maxNamed = 50
 
 func (t *tally) add(name string) { t.addN(name, 1) }
 
@@ -66,9 +76,31 @@ func (t *tally) addN(name string, k int) {
 		t.n = map[string]int{}
 	}
 	if _, ok := t.n[name]; !ok {
+		if len(t.order) == maxNamed {
+			t.more += k
+			return
+		}
 		t.order = append(t.order, name)
 	}
 	t.n[name] += k
+}
+
+// addTally counts what u counted: its names (as far as t names them)
+// and what it did not name.
+func (t *tally) addTally(u *tally) {
+	for _, name := range u.order {
+		t.addN(name, u.n[name])
+	}
+	t.more += u.more
+}
+
+// sum is every count added.
+func (t *tally) sum() int {
+	n := t.more
+	for _, k := range t.n {
+		n += k
+	}
+	return n
 }
 
 // runsOf renders "in 2 of 5 runs" or "" for a single run.

@@ -20,7 +20,11 @@ type RunSelection struct {
 	// Missed names the classes no call reached, in declaration order.
 	Missed []string
 	// Unexpected names the calls that matched no class, in call order.
-	Unexpected []string
+	// A run scored by Selection names each such tool once, and at most
+	// maxNamed of them: MoreUnexpected then counts the false positives of
+	// the tools it does not name.
+	Unexpected     []string
+	MoreUnexpected int64
 }
 
 // Counting is how Selection F1 counts the calls that match no class.
@@ -69,8 +73,14 @@ type selectionScorer struct {
 	distinct bool
 	out      RunSelection
 	reached  []bool
-	seen     map[string]bool
+	// seen holds the tools already named in Unexpected, and with
+	// CountDistinct every unexpected tool of the run (each is counted
+	// once): a flood of names with CountCalls keeps maxNamed of them.
+	seen map[toolRef]bool
 }
+
+// toolRef is a call's tool, compared without building its id.
+type toolRef struct{ server, tool string }
 
 func (sc *selectionScorer) start(classes []Class, counting Counting, distinct bool) {
 	*sc = selectionScorer{classes: classes, counting: counting, distinct: distinct, reached: make([]bool, len(classes))}
@@ -96,19 +106,40 @@ func (sc *selectionScorer) call(c *cassette.Call) {
 	if matched {
 		return
 	}
-	k := c.ID()
-	if sc.seen[k] && (sc.counting == CountDistinct || sc.distinct) {
+	k := toolRef{c.Server, c.Tool}
+	if !sc.distinct {
+		// Every unexpected call is named (ScoreSelectionBy: the caller
+		// holds the calls), each tool's first alone with CountDistinct.
+		if sc.seen[k] && sc.counting == CountDistinct {
+			return
+		}
+		if sc.seen == nil {
+			sc.seen = map[toolRef]bool{}
+		}
+		sc.seen[k] = true
+		sc.out.FP++
+		sc.out.Unexpected = append(sc.out.Unexpected, c.ID())
+		return
+	}
+	if sc.seen[k] {
 		if sc.counting == CountCalls {
 			sc.out.FP++
 		}
 		return
 	}
+	sc.out.FP++
+	if len(sc.out.Unexpected) == maxNamed {
+		sc.out.MoreUnexpected++
+		if sc.counting == CountDistinct {
+			sc.seen[k] = true
+		}
+		return
+	}
 	if sc.seen == nil {
-		sc.seen = map[string]bool{}
+		sc.seen = map[toolRef]bool{}
 	}
 	sc.seen[k] = true
-	sc.out.FP++
-	sc.out.Unexpected = append(sc.out.Unexpected, k)
+	sc.out.Unexpected = append(sc.out.Unexpected, c.ID())
 }
 
 func (sc *selectionScorer) end() RunSelection {
@@ -211,6 +242,7 @@ func (s *Selection) Fold(r RunSelection) {
 			s.unexpected.add(u)
 		}
 	}
+	s.unexpected.more += int(r.MoreUnexpected)
 }
 
 // Result reports tool_selection.{f1,precision,recall} with the counts behind
@@ -234,9 +266,17 @@ func (s *Selection) Result() Result {
 		res.Findings = append(res.Findings, Finding{Level: "error", Gate: "equal_function_sets",
 			Message: fmt.Sprintf("missed class `%s`: no call reached any of its members%s", name, runsOf(s.missed.n[name], s.runs))})
 	}
+	if s.missed.more > 0 {
+		res.Findings = append(res.Findings, Finding{Level: "error", Gate: "equal_function_sets",
+			Message: fmt.Sprintf("classes not named here were missed too: %d more times a run missed one", s.missed.more)})
+	}
 	for _, id := range s.unexpected.order {
 		res.Findings = append(res.Findings, Finding{Level: "error", Gate: "equal_function_sets",
 			Message: fmt.Sprintf("unexpected tool `%s`: it is in no declared class%s", id, runsOf(s.unexpected.n[id], s.runs))})
+	}
+	if s.unexpected.more > 0 {
+		res.Findings = append(res.Findings, Finding{Level: "error", Gate: "equal_function_sets",
+			Message: "tools not named here are in no declared class too: tool_selection.fp counts their calls"})
 	}
 	return res
 }

@@ -1,0 +1,162 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// floodCassette writes a v1 cassette of runs runs of calls calls each to
+// the 20 tools of one server's catalog (t0 to t19) and to tools no
+// catalog offers: each call names one of distinct tool names (a new name
+// with nearly every call when distinct is large), now and then a long
+// one (up to longBytes), on server s or on none, with arguments distinct
+// from call to call.
+func floodCassette(rng *rand.Rand, runs, calls, distinct, longBytes int) string {
+	var b strings.Builder
+	b.WriteString(`{"mcptest_cassette":1,"catalog":{"s":{"tools":[`)
+	for t := range 20 {
+		if t > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"name":"t%d","inputSchema":{"type":"object","required":["id"],"properties":{"id":{"type":"integer"}}}}`, t)
+	}
+	b.WriteString(`]}},"runs":[`)
+	n := 0
+	for r := range runs {
+		if r > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"turns":[{"calls":[`)
+		for c := range calls {
+			if c > 0 {
+				b.WriteByte(',')
+			}
+			name := fmt.Sprintf("t%d", rng.IntN(distinct))
+			if longBytes > 0 && rng.IntN(100) == 0 {
+				name += strings.Repeat("x", rng.IntN(longBytes))
+			}
+			server := `"server":"s",`
+			if rng.IntN(5) == 0 {
+				server = ""
+			}
+			fmt.Fprintf(&b, `{%s"tool":%q,"arguments":{"q":"%d"},"duration_ms":%d}`, server, name, n, 1+n%7)
+			n++
+		}
+		b.WriteString(`],"final_response":"done"}]}`)
+	}
+	b.WriteString("]}\n")
+	return b.String()
+}
+
+// TestNameFloodsAreBounded replays recordings that call a new tool name
+// with nearly every call (one run of 300,000 calls, then seeded mixes of
+// runs, calls, distinct names and long names) through the built binary,
+// once with no gate and once with each gate switched on, and holds each
+// to SECURITY.md's bound (3 times the file, 128 bytes a call, 256 a run,
+// 48 MiB; under arguments: the per-file terms twice, as
+// TestCassetteShapesMemoryIsBounded says), to CPU linear in the file
+// (3 s plus 2 µs a byte, TestBoundedWorkGenerated's rule), and its case
+// to bounded findings (65 a gate, each message at most 4,200 bytes) and
+// tools (the catalog's 20 and 1,000 others). Before the gates named at
+// most 50 tools and a case listed at most 1,000 unoffered ones, the
+// 300,000 calls peaked at 207 MiB resident with no gate (a bound of 155),
+// 365 MiB under equal_function_sets:, and the two gates that name the
+// unexpected tools took 238 and 242 s: a finding a tool, each compared
+// with every one before it.
+func TestNameFloodsAreBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays cassettes of tens of MB through the built binary")
+	}
+	tl := buildTools(t)
+	rng := rand.New(rand.NewPCG(60, 4))
+	type flood struct{ runs, calls, distinct, long int }
+	floods := []flood{{1, 300_000, 1 << 30, 0}}
+	mixes := 1 // MCPTEST_LONG=1: three drawn mixes
+	if long() {
+		mixes = 3
+	}
+	for range mixes {
+		runs := 1 + rng.IntN(200)
+		floods = append(floods, flood{runs, 1 + rng.IntN(200_000/runs), 1 + rng.IntN(400_000), rng.IntN(4) * 2000})
+	}
+	for i, fl := range floods {
+		t.Run(fmt.Sprintf("flood %d", i), func(t *testing.T) {
+			dir := t.TempDir()
+			text := floodCassette(rng, fl.runs, fl.calls, fl.distinct, fl.long)
+			if err := os.WriteFile(filepath.Join(dir, "c.json"), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			size, calls := int64(len(text)), int64(fl.runs*fl.calls)
+			perItem := 3*size + 128*calls + 256*int64(fl.runs)
+			cpuLimit := 3*time.Second + time.Duration(size)*2*time.Microsecond
+			for _, g := range gateBlocks {
+				suite := "agents:\n  - name: " + g.name + "\n    cassette: c.json\n" + g.block
+				if g.block == "" {
+					suite += "    expect:\n      - target: final_response\n        matcher: { contains: done }\n"
+				}
+				if err := os.WriteFile(filepath.Join(dir, "suite-"+g.name+".yml"), []byte(suite), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				l := tl.launchEnv(t, dir, []string{"MCPTEST_DIR=" + t.TempDir()}, tl.mcptest, "run", "--config", "suite-"+g.name+".yml",
+					"--format", "json", "--output", "out.json", "--no-cache")
+				if l.code > 1 {
+					t.Fatalf("%s: exit %d\n%s", g.name, l.code, l.stderr)
+				}
+				limit := (perItem + 48<<20) >> 10
+				if g.name == "arguments" {
+					limit = (2*perItem + 48<<20) >> 10
+				}
+				t.Logf("%d runs × %d calls over %d names, %.1f MB, %s: peak RSS %d KiB (limit %d), CPU %v (limit %v)",
+					fl.runs, fl.calls, fl.distinct, float64(size)/1e6, g.name, l.kib, limit, l.cpu.Round(time.Millisecond), cpuLimit)
+				if l.kib > limit {
+					t.Errorf("%s: peak RSS %d KiB over the limit %d KiB", g.name, l.kib, limit)
+				}
+				if l.cpu > cpuLimit {
+					t.Errorf("%s: %v of CPU, over %v", g.name, l.cpu, cpuLimit)
+				}
+				checkFloodCase(t, filepath.Join(dir, "out.json"), g.name)
+			}
+		})
+	}
+}
+
+// checkFloodCase holds the one case of a flood's envelope to 65 findings
+// a gate, each message at most 4,200 bytes, and 1,020 tools.
+func checkFloodCase(t *testing.T, path, gate string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env struct {
+		Cases []struct {
+			Findings []struct{ Gate, Message string }
+			Tools    []json.RawMessage
+		}
+	}
+	if err := json.Unmarshal(data, &env); err != nil || len(env.Cases) != 1 {
+		t.Fatalf("%s: %v, %d cases", gate, err, len(env.Cases))
+	}
+	c := env.Cases[0]
+	perGate := map[string]int{}
+	for _, f := range c.Findings {
+		perGate[f.Gate]++
+		if len(f.Message) > 4200 {
+			t.Errorf("%s: a finding of %d bytes", gate, len(f.Message))
+		}
+	}
+	for g, n := range perGate {
+		if n > 65 {
+			t.Errorf("%s: %d findings of gate %q", gate, n, g)
+		}
+	}
+	if len(c.Tools) > 1020 {
+		t.Errorf("%s: the case lists %d tools", gate, len(c.Tools))
+	}
+}
