@@ -221,4 +221,3 @@ func countTrue(bs []bool) int {
 	}
 	return n
 }
-
