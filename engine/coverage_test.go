@@ -2,6 +2,9 @@ package engine
 
 import (
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/mcptest/mcptest/cassette"
@@ -66,5 +69,83 @@ func TestToolCoverage(t *testing.T) {
 	empty, _ := json.Marshal((&report.Envelope{}).ToolCoverage())
 	if string(empty) != `{"known":0,"covered":0,"tools":[],"uncovered":[]}` {
 		t.Errorf("a run that knows no tool: %s", empty)
+	}
+}
+
+// TestToolTallyBoundedDrawn draws cassettes (catalogs of a few tools,
+// runs calling offered tools and floods of others, on a server or none,
+// a tool now and then offered only by a later cassette) and holds the
+// tally to its rule: it lists every tool a catalog offered and called,
+// and the first maxUnofferedTools others called (first called first),
+// each with its exact calls; the calls of the rest are counted, and the
+// case says how many in a finding exactly when there are some.
+func TestToolTallyBoundedDrawn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(60, 5))
+	for i := range 60 {
+		var tally toolTally
+		offered := map[toolKey]bool{}
+		calls := map[toolKey]int64{}
+		unoffered := 0 // tools listed that no catalog has offered so far
+		total := int64(0)
+		distinct := 1 + rng.IntN(3*maxUnofferedTools)
+		for range 1 + rng.IntN(3) {
+			cas := &cassette.Cassette{Catalog: []cassette.ServerCatalog{{Server: "s"}}}
+			for range rng.IntN(5) {
+				name := fmt.Sprintf("t%d", rng.IntN(distinct))
+				cas.Catalog[0].Tools = append(cas.Catalog[0].Tools, cassette.Tool{Name: name})
+			}
+			owner := tally.addCatalog(cas)
+			for _, tl := range cas.Catalog[0].Tools {
+				k := toolKey{"s", tl.Name}
+				if _, listed := calls[k]; listed && !offered[k] {
+					unoffered--
+				}
+				offered[k] = true
+			}
+			var run cassette.Run
+			for range rng.IntN(2500) {
+				c := cassette.Call{Server: "s", Tool: fmt.Sprintf("t%d", rng.IntN(distinct))}
+				if rng.IntN(3) == 0 {
+					c.Server = ""
+				}
+				run.Turns = append(run.Turns, cassette.Turn{Calls: []cassette.Call{c}})
+				k := toolKey{c.Server, c.Tool}
+				if k.server == "" {
+					k.server = owner[c.Tool]
+				}
+				total++
+				if _, listed := calls[k]; !listed && !offered[k] {
+					if unoffered == maxUnofferedTools {
+						continue
+					}
+					unoffered++
+				}
+				calls[k]++
+			}
+			tally.addRun(owner, &run)
+		}
+		var res report.CaseResult
+		tally.setTools(&res)
+		listed := int64(0)
+		for _, u := range res.Tools {
+			k := toolKey{u.Server, u.Tool}
+			if u.Calls != calls[k] {
+				t.Fatalf("draw %d: %v called %d times, listed with %d", i, k, calls[k], u.Calls)
+			}
+			listed += u.Calls
+		}
+		want := 0
+		for _, n := range calls {
+			if n > 0 {
+				want++
+			}
+		}
+		if len(res.Tools) != want {
+			t.Fatalf("draw %d: %d tools listed, want %d", i, len(res.Tools), want)
+		}
+		unlisted := total - listed
+		if (unlisted > 0) != (len(res.Findings) == 1) || unlisted > 0 && !strings.HasPrefix(res.Findings[0].Message, fmt.Sprintf("%d calls reached tools that are not listed", unlisted)) {
+			t.Fatalf("draw %d: %d calls not listed, findings %+v", i, unlisted, res.Findings)
+		}
 	}
 }

@@ -23,12 +23,20 @@ func TestBoundFindingsDrawn(t *testing.T) {
 	levels := []string{"error", "warning", "notice", "info"}
 	for i := range 400 {
 		var in []report.Finding
-		for range rng.IntN(3 * maxGateFindings) {
-			msg := fmt.Sprintf("finding %d", len(in))
-			if rng.IntN(10) == 0 {
+		busy := gates[rng.IntN(len(gates))] // most findings are of one gate
+		for range rng.IntN(6 * maxGateFindings) {
+			msg := fmt.Sprintf("finding %d ", len(in))
+			switch rng.IntN(12) {
+			case 0:
 				msg += strings.Repeat([]string{"a", "é", "日本"}[rng.IntN(3)], rng.IntN(3*maxFindingBytes))
+			case 1: // at the bound, and a byte either side of it
+				msg += strings.Repeat("b", maxFindingBytes-len(msg)-1+rng.IntN(3))
 			}
-			in = append(in, report.Finding{Level: levels[rng.IntN(len(levels))], Gate: gates[rng.IntN(len(gates))], Message: msg, Run: rng.IntN(3)})
+			g := busy
+			if rng.IntN(3) == 0 {
+				g = gates[rng.IntN(len(gates))]
+			}
+			in = append(in, report.Finding{Level: levels[rng.IntN(len(levels))], Gate: g, Message: msg, Run: rng.IntN(3)})
 		}
 		res := &report.CaseResult{Findings: append([]report.Finding(nil), in...)}
 		before := caseVerdict(&report.CaseResult{Findings: in}, false)
@@ -37,14 +45,18 @@ func TestBoundFindingsDrawn(t *testing.T) {
 			t.Fatalf("case %d: verdict %s after, %s before", i, after, before)
 		}
 		// What each gate keeps, and what it leaves out, from the input.
-		kept, left, worst := map[string][]report.Finding{}, map[string]int{}, map[string]int{}
+		// worst is the level of the first of those left out at the most
+		// severe level among them.
+		kept, left, worst := map[string][]report.Finding{}, map[string]int{}, map[string]string{}
 		for _, f := range in {
 			if len(kept[f.Gate]) < maxGateFindings {
 				kept[f.Gate] = append(kept[f.Gate], f)
 				continue
 			}
+			if left[f.Gate] == 0 || severity(f.Level) > severity(worst[f.Gate]) {
+				worst[f.Gate] = f.Level
+			}
 			left[f.Gate]++
-			worst[f.Gate] = max(worst[f.Gate], severity(f.Level))
 		}
 		seen := map[string]int{}
 		for _, f := range res.Findings {
@@ -52,8 +64,8 @@ func TestBoundFindingsDrawn(t *testing.T) {
 			seen[f.Gate]++
 			if k == maxGateFindings {
 				want := fmt.Sprintf("%d more findings of this gate are not listed", left[f.Gate])
-				if !strings.HasPrefix(f.Message, want) || severity(f.Level) != worst[f.Gate] {
-					t.Fatalf("case %d, gate %q: the count of those left out is %s %q, want %q at severity %d", i, f.Gate, f.Level, f.Message, want, worst[f.Gate])
+				if !strings.HasPrefix(f.Message, want) || f.Level != worst[f.Gate] {
+					t.Fatalf("case %d, gate %q: the count of those left out is %s %q, want %q at %s", i, f.Gate, f.Level, f.Message, want, worst[f.Gate])
 				}
 				continue
 			}
