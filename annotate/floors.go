@@ -36,6 +36,9 @@ func (p Pretty) multiRun(b *strings.Builder, c *report.CaseResult) {
 			}
 			fmt.Fprintf(b, "      %s  %s  %s, %s\n", Clean(r.Name), mark, Clean(what), tokens)
 		}
+		if ts.OmittedRuns > 0 {
+			fmt.Fprintf(b, "      and %d more runs, not listed (the floors count them)\n", ts.OmittedRuns)
+		}
 	}
 	for _, f := range shownFloors(c) {
 		if !f.Passed {

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcptest/mcptest/engine"
+	"github.com/mcptest/mcptest/report"
 )
 
 // floodCassette writes a v1 cassette of runs runs of calls calls each to
@@ -158,5 +161,41 @@ func checkFloodCase(t *testing.T, path, gate string) {
 	}
 	if len(c.Tools) > 1020 {
 		t.Errorf("%s: the case lists %d tools", gate, len(c.Tools))
+	}
+}
+
+// TestSelectionRowsBounded: a tool_selection: detail lists the rows of
+// the first report.MaxSelectionRows runs and counts the rest, while its
+// pair and its floor count every run (drawn run counts about the bound).
+func TestSelectionRowsBounded(t *testing.T) {
+	rng := rand.New(rand.NewPCG(60, 8))
+	for range 4 {
+		runs := report.MaxSelectionRows - 2 + rng.IntN(300)
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "c.json"), []byte(cassetteShape(runs, 1, 0, 0)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		suite := "agents:\n  - name: ts\n    cassette: c.json\n    tool_selection:\n      expected_tool: t0\n      min_selection_rate: 0.5\n"
+		path := filepath.Join(dir, "suite.yml")
+		if err := os.WriteFile(path, []byte(suite), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := engine.LoadSuite(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env, err := engine.Run(s, engine.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := env.Cases[0].ToolSelection
+		want := min(runs, report.MaxSelectionRows)
+		if len(d.Runs) != want || d.OmittedRuns != runs-want || len(d.Pairs) != 1 || d.Pairs[0].Runs != int64(runs) {
+			t.Fatalf("%d runs: %d rows, %d omitted, pairs %+v", runs, len(d.Runs), d.OmittedRuns, d.Pairs)
+		}
+		// Run r calls t(r-1 mod 20): one run in 20 selects t0.
+		if sel := int64((runs + 19) / 20); d.Pairs[0].Selected != sel {
+			t.Fatalf("%d runs: %d selected, want %d", runs, d.Pairs[0].Selected, sel)
+		}
 	}
 }

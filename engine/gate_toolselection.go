@@ -110,6 +110,10 @@ func (g *toolSelectionGate) result(res *report.CaseResult) {
 	d := &report.ToolSelectionDetail{ExpectedTool: cfg.ExpectedTool, MinSelectionRate: cfg.MinRate, MaxTotalTokens: cfg.MaxTokens,
 		Pairs: []report.SelectionPair{}, Runs: []report.SelectionRow{}}
 	for _, row := range g.passK.Rows() {
+		if len(d.Runs) == report.MaxSelectionRows {
+			d.OmittedRuns++
+			continue
+		}
 		d.Runs = append(d.Runs, report.SelectionRow{Name: g.rowName(row.Model, row.Run), PassKRun: row})
 	}
 	res.ToolSelection = d

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcptest/mcptest/cassette"
+	"github.com/mcptest/mcptest/report"
 )
 
 // TestTallyBoundedDrawn draws sequences of names (few and many distinct,
@@ -117,6 +118,134 @@ func TestGatesNameFloodsBounded(t *testing.T) {
 		}
 		if got := sel.Result().Counts["tool_selection.fp"]; got != fp {
 			t.Errorf("flood %d: tool_selection.fp %d, the runs' false positives %d", i, got, fp)
+		}
+	}
+}
+
+// orchestrationByScan is the orchestration rule as first written, each
+// failed call looking forward for its recovery: the specification
+// scoreOrchestration is held to.
+func orchestrationByScan(classes []Class, calls []cassette.Call) OrchestrationRun {
+	r := OrchestrationRun{Calls: int64(len(calls)), Classes: int64(len(classes))}
+	reached := make([]bool, len(classes))
+	sameClass := func(a, b cassette.Call) bool {
+		for _, cl := range classes {
+			if memberOf(cl.Members, a.Server, a.Tool) && memberOf(cl.Members, b.Server, b.Tool) {
+				return true
+			}
+		}
+		return false
+	}
+	for i, c := range calls {
+		isObject := c.Arguments.IsObject()
+		if isObject && !c.Arguments.IsEmptyObject() {
+			r.Parameterized++
+		}
+		if isObject && c.Tool != "" {
+			r.WellFormed++
+		}
+		for k, cl := range classes {
+			if memberOf(cl.Members, c.Server, c.Tool) {
+				reached[k] = true
+			}
+		}
+		if !c.IsError {
+			continue
+		}
+		r.Errors++
+		for _, later := range calls[i+1:] {
+			if !later.IsError && (later.ID() == c.ID() || sameClass(c, later)) {
+				r.Recovered++
+				break
+			}
+		}
+	}
+	r.Reached = int64(countTrue(reached))
+	return r
+}
+
+// TestScoreOrchestrationDrawn draws runs (turns of calls to a few tools
+// or many, on a server, on none, or named with a dot as a call of no
+// server may be; failed now and then; arguments of every shape) and
+// classes over those tools, and holds Orchestration's score of the run,
+// read from its last call, to orchestrationByScan's of its calls.
+func TestScoreOrchestrationDrawn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(60, 6))
+	args := []cassette.JSON{``, `{}`, `{"q":1}`, `[]`, `"x"`}
+	for i := range 2000 {
+		pool := 1 + rng.IntN([]int{3, 10, 1000}[rng.IntN(3)])
+		tool := func() (string, string) {
+			n := rng.IntN(pool)
+			switch rng.IntN(4) {
+			case 0:
+				return "", fmt.Sprintf("t%d", n)
+			case 1:
+				return "", fmt.Sprintf("s.t%d", n) // the id of a call to s
+			}
+			return "s", fmt.Sprintf("t%d", n)
+		}
+		var classes []Class
+		for range rng.IntN(4) {
+			var members []string
+			for range 1 + rng.IntN(3) {
+				server, name := tool()
+				members = append(members, (&cassette.Call{Server: server, Tool: name}).ID())
+			}
+			classes = append(classes, Class{Name: fmt.Sprint(len(classes)), Members: members})
+		}
+		var run cassette.Run
+		var all []cassette.Call
+		for range rng.IntN(4) {
+			var turn cassette.Turn
+			for range rng.IntN(30) {
+				server, name := tool()
+				c := cassette.Call{Server: server, Tool: name, IsError: rng.IntN(3) == 0, Arguments: args[rng.IntN(len(args))]}
+				turn.Calls = append(turn.Calls, c)
+				all = append(all, c)
+			}
+			run.Turns = append(run.Turns, turn)
+		}
+		o := NewOrchestration(classes)
+		got, want := o.Score(&run), orchestrationByScan(classes, all)
+		if got != want {
+			t.Fatalf("draw %d: %+v, want %+v (calls %+v, classes %+v)", i, got, want, all, classes)
+		}
+	}
+}
+
+// TestPassKFloorBoundedDrawn draws the rows of many runs (selected or
+// not, over a token budget or not) and holds the floor's lines to its
+// rule: its FLOOR lines, then a line for each of the first 50 runs that
+// missed, in order, then one that counts the rest exactly.
+func TestPassKFloorBoundedDrawn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(60, 7))
+	budget := int64(100)
+	p := NewPassK(PassKConfig{ExpectedTool: "t0", MinRate: 0.9, MaxTokens: &budget})
+	for i := range 200 {
+		var rows []report.PassKRun
+		missed := 0
+		for run := range rng.IntN(400) {
+			tokens := int64(rng.IntN(150))
+			r := report.PassKRun{Run: run + 1, Selected: rng.IntN(4) > 0, Tokens: &tokens, WithinBudget: tokens <= budget}
+			r.PassK = r.Selected && r.WithinBudget
+			if !r.PassK {
+				missed++
+			}
+			rows = append(rows, r)
+		}
+		f := p.Floor("drawn", rows)
+		var runLines []string
+		for _, l := range f.Breaches {
+			if strings.HasPrefix(l, "  run ") {
+				runLines = append(runLines, l)
+			}
+		}
+		if want := min(missed, 50); len(runLines) != want {
+			t.Fatalf("draw %d: %d runs missed, %d named, want %d", i, missed, len(runLines), want)
+		}
+		last := f.Breaches[len(f.Breaches)-1:]
+		if more := missed - 50; more > 0 && last[0] != fmt.Sprintf("  and %d more runs that missed, not listed", more) {
+			t.Fatalf("draw %d: %d runs missed, the last line %q", i, missed, last[0])
 		}
 	}
 }

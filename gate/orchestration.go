@@ -25,43 +25,62 @@ type OrchestrationRun struct {
 
 // ScoreOrchestration folds one run's calls against the declared classes.
 func ScoreOrchestration(classes []Class, calls []cassette.Call) OrchestrationRun {
-	r := OrchestrationRun{Calls: int64(len(calls)), Classes: int64(len(classes))}
+	run := cassette.Run{Turns: []cassette.Turn{{Calls: calls}}}
+	return scoreOrchestration(classes, &run)
+}
+
+// scoreOrchestration is ScoreOrchestration of a run's calls where they
+// lie. A failed call is recovered when a later call of the run succeeds
+// on its tool or on a member of a class it belongs to: the calls are read
+// from the last, keeping the tools and the classes a successful call
+// reached after the one read, so each call is read once (a scan forward
+// from each failed call read a run of failed calls to new tools once a
+// call before it).
+func scoreOrchestration(classes []Class, run *cassette.Run) OrchestrationRun {
+	r := OrchestrationRun{Classes: int64(len(classes))}
 	reached := make([]bool, len(classes))
-	for i, c := range calls {
-		isObject := c.Arguments.IsObject()
-		if isObject && !c.Arguments.IsEmptyObject() {
-			r.Parameterized++
-		}
-		if isObject && c.Tool != "" {
-			r.WellFormed++
-		}
-		for k, cl := range classes {
-			if memberOf(cl.Members, c.Server, c.Tool) {
-				reached[k] = true
+	laterClass := make([]bool, len(classes))
+	laterTool := map[string]bool{} // by id, as the calls' tools are compared
+	var in []int                   // the classes of the call read
+	for ti := len(run.Turns) - 1; ti >= 0; ti-- {
+		calls := run.Turns[ti].Calls
+		for ci := len(calls) - 1; ci >= 0; ci-- {
+			c := &calls[ci]
+			r.Calls++
+			isObject := c.Arguments.IsObject()
+			if isObject && !c.Arguments.IsEmptyObject() {
+				r.Parameterized++
 			}
-		}
-		if !c.IsError {
-			continue
-		}
-		r.Errors++
-		for _, later := range calls[i+1:] {
-			if !later.IsError && (later.ID() == c.ID() || sameClass(classes, c, later)) {
+			if isObject && c.Tool != "" {
+				r.WellFormed++
+			}
+			in = in[:0]
+			for k, cl := range classes {
+				if memberOf(cl.Members, c.Server, c.Tool) {
+					reached[k] = true
+					in = append(in, k)
+				}
+			}
+			id := c.ID()
+			if !c.IsError {
+				laterTool[id] = true
+				for _, k := range in {
+					laterClass[k] = true
+				}
+				continue
+			}
+			r.Errors++
+			recovered := laterTool[id]
+			for _, k := range in {
+				recovered = recovered || laterClass[k]
+			}
+			if recovered {
 				r.Recovered++
-				break
 			}
 		}
 	}
 	r.Reached = int64(countTrue(reached))
 	return r
-}
-
-func sameClass(classes []Class, a, b cassette.Call) bool {
-	for _, cl := range classes {
-		if memberOf(cl.Members, a.Server, a.Tool) && memberOf(cl.Members, b.Server, b.Tool) {
-			return true
-		}
-	}
-	return false
 }
 
 // OrchestrationScores are the five diagnostics, integer percents.
@@ -121,7 +140,7 @@ func (o *Orchestration) Add(run *cassette.Run) OrchestrationRun {
 // Score scores one run without pooling it: it reads only the declared
 // classes, so runs are scored on any goroutine and Fold pools them.
 func (o *Orchestration) Score(run *cassette.Run) OrchestrationRun {
-	return ScoreOrchestration(o.classes, run.Calls())
+	return scoreOrchestration(o.classes, run)
 }
 
 // Fold pools one run's scores.

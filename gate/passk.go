@@ -21,15 +21,20 @@ type PassKConfig struct {
 	MaxTokens *int64
 }
 
-// ScorePassK scores one run against the floor.
+// ScorePassK scores one run against the floor. The row names the first
+// maxNamed tools the run called, each once, as a gate's findings do: a
+// run that calls a new tool with every call names no more.
 func ScorePassK(cfg PassKConfig, run *cassette.Run) report.PassKRun {
 	r := report.PassKRun{Called: []string{}, WithinBudget: true}
-	for _, c := range run.Calls() {
-		if MatchID(cfg.ExpectedTool, c.Server, c.Tool) {
-			r.Selected = true
-		}
-		if !containsString(r.Called, c.Tool) {
-			r.Called = append(r.Called, c.Tool)
+	for i := range run.Turns {
+		for j := range run.Turns[i].Calls {
+			c := &run.Turns[i].Calls[j]
+			if MatchID(cfg.ExpectedTool, c.Server, c.Tool) {
+				r.Selected = true
+			}
+			if len(r.Called) < maxNamed && !containsString(r.Called, c.Tool) {
+				r.Called = append(r.Called, c.Tool)
+			}
 		}
 	}
 	if run.Tokens != nil {
@@ -155,7 +160,8 @@ type FloorOutcome struct {
 	// median / 1840 max".
 	Summary string
 	// Breaches are the FLOOR lines, each naming a failed condition, then
-	// one line per run that missed ("run 7: did not select ..."), in order.
+	// one line per run that missed ("run 7: did not select ..."), in order,
+	// for the first maxNamed of them and one that counts the rest.
 	Breaches []string
 }
 
@@ -198,8 +204,12 @@ func (p *PassK) Floor(name string, rows []report.PassKRun) FloorOutcome {
 	if out.Passed {
 		return out
 	}
+	missed := 0
 	for _, r := range rows {
 		if r.PassK {
+			continue
+		}
+		if missed++; missed > maxNamed {
 			continue
 		}
 		var why []string
@@ -218,6 +228,9 @@ func (p *PassK) Floor(name string, rows []report.PassKRun) FloorOutcome {
 			}
 		}
 		out.Breaches = append(out.Breaches, fmt.Sprintf("  run %d: %s", r.Run, strings.Join(why, "; ")))
+	}
+	if missed > maxNamed {
+		out.Breaches = append(out.Breaches, fmt.Sprintf("  and %d more runs that missed, not listed", missed-maxNamed))
 	}
 	return out
 }

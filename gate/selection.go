@@ -76,11 +76,8 @@ type selectionScorer struct {
 	// seen holds the tools already named in Unexpected, and with
 	// CountDistinct every unexpected tool of the run (each is counted
 	// once): a flood of names with CountCalls keeps maxNamed of them.
-	seen map[toolRef]bool
+	seen map[string]bool
 }
-
-// toolRef is a call's tool, compared without building its id.
-type toolRef struct{ server, tool string }
 
 func (sc *selectionScorer) start(classes []Class, counting Counting, distinct bool) {
 	*sc = selectionScorer{classes: classes, counting: counting, distinct: distinct, reached: make([]bool, len(classes))}
@@ -106,7 +103,7 @@ func (sc *selectionScorer) call(c *cassette.Call) {
 	if matched {
 		return
 	}
-	k := toolRef{c.Server, c.Tool}
+	k := c.ID()
 	if !sc.distinct {
 		// Every unexpected call is named (ScoreSelectionBy: the caller
 		// holds the calls), each tool's first alone with CountDistinct.
@@ -114,11 +111,11 @@ func (sc *selectionScorer) call(c *cassette.Call) {
 			return
 		}
 		if sc.seen == nil {
-			sc.seen = map[toolRef]bool{}
+			sc.seen = map[string]bool{}
 		}
 		sc.seen[k] = true
 		sc.out.FP++
-		sc.out.Unexpected = append(sc.out.Unexpected, c.ID())
+		sc.out.Unexpected = append(sc.out.Unexpected, k)
 		return
 	}
 	if sc.seen[k] {
@@ -136,10 +133,10 @@ func (sc *selectionScorer) call(c *cassette.Call) {
 		return
 	}
 	if sc.seen == nil {
-		sc.seen = map[toolRef]bool{}
+		sc.seen = map[string]bool{}
 	}
 	sc.seen[k] = true
-	sc.out.Unexpected = append(sc.out.Unexpected, c.ID())
+	sc.out.Unexpected = append(sc.out.Unexpected, k)
 }
 
 func (sc *selectionScorer) end() RunSelection {

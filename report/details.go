@@ -13,8 +13,15 @@ type ToolSelectionDetail struct {
 	// Pairs aggregates each (agent, model) pair: one entry, or one per
 	// model of a matrix, in order of first appearance.
 	Pairs []SelectionPair `json:"pairs"`
-	Runs  []SelectionRow  `json:"runs"`
+	// Runs are the rows of the first MaxSelectionRows runs; OmittedRuns
+	// counts the runs past them, which Pairs and the floors count.
+	Runs        []SelectionRow `json:"runs"`
+	OmittedRuns int            `json:"omitted_runs,omitempty"`
 }
+
+// MaxSelectionRows bounds the runs a tool_selection: detail lists one by
+// one: a cassette of thousands of runs keeps the rows of the first 100.
+const MaxSelectionRows = 100
 
 // SelectionPair is the aggregation of one (agent, model) pair's runs.
 type SelectionPair struct {
@@ -131,6 +138,7 @@ type PassKRun struct {
 	WithinBudget bool `json:"within_budget"`
 	// PassK is Selected and WithinBudget.
 	PassK bool `json:"pass_k"`
-	// Called names the tools the run called, first call first, each once.
+	// Called names the tools the run called, first call first, each once,
+	// at most 50 of them.
 	Called []string `json:"called"`
 }
