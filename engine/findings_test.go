@@ -3,10 +3,12 @@ package engine
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/mcptest/mcptest/gate"
 	"github.com/mcptest/mcptest/report"
 )
 
@@ -119,4 +121,35 @@ func checkKept(f, w report.Finding) error {
 		return fmt.Errorf("a message of %d bytes cut to %d (%q)", len(w.Message), len(f.Message), f.Message[max(0, len(f.Message)-60):])
 	}
 	return nil
+}
+
+// TestAddGateSameFactsDrawn draws the findings of a few gates (facts
+// repeated within a gate and across gates, few and many) and holds
+// addGate to its rule, whether it compares one by one or through a set:
+// a finding whose level, run and message a finding already added has is
+// not added again, and the rest keep their order.
+func TestAddGateSameFactsDrawn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(60, 9))
+	for i := range 500 {
+		res := &report.CaseResult{}
+		var want []report.Finding
+		for range 1 + rng.IntN(4) {
+			var g gate.Result
+			for range rng.IntN(3 * manyFindings) {
+				g.Findings = append(g.Findings, gate.Finding{Level: []string{"error", "notice"}[rng.IntN(2)], Gate: "g",
+					Message: fmt.Sprintf("fact %d", rng.IntN(40)), Run: rng.IntN(2)})
+			}
+			for _, f := range g.Findings {
+				if !slices.ContainsFunc(want, func(e report.Finding) bool {
+					return e.Level == f.Level && e.Run == f.Run && e.Message == f.Message
+				}) {
+					want = append(want, report.Finding{Level: f.Level, Gate: f.Gate, Message: f.Message, Run: f.Run})
+				}
+			}
+			addGate(res, g)
+		}
+		if !slices.Equal(res.Findings, want) {
+			t.Fatalf("draw %d: %d findings, want %d", i, len(res.Findings), len(want))
+		}
+	}
 }

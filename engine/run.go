@@ -490,18 +490,33 @@ func addGate(res *report.CaseResult, g gate.Result) {
 	if len(g.Findings) == 0 {
 		return
 	}
-	seen := make(map[factKey]bool, len(res.Findings)+len(g.Findings))
-	for _, e := range res.Findings {
-		seen[factKey{e.Level, e.Run, e.Message}] = true
+	// A few findings are compared one by one (most cases: no set to
+	// make); many through a set, so that each is compared once.
+	var seen map[factKey]bool
+	if len(res.Findings)+len(g.Findings) > manyFindings {
+		seen = make(map[factKey]bool, len(res.Findings)+len(g.Findings))
+		for _, e := range res.Findings {
+			seen[factKey{e.Level, e.Run, e.Message}] = true
+		}
 	}
 	for _, f := range g.Findings {
 		nf := report.Finding{Level: f.Level, Gate: f.Gate, Message: redact.String(f.Message), Run: f.Run, Position: f.Position}
-		if k := (factKey{nf.Level, nf.Run, nf.Message}); !seen[k] {
+		k := factKey{nf.Level, nf.Run, nf.Message}
+		if seen != nil {
+			if seen[k] {
+				continue
+			}
 			seen[k] = true
-			res.Findings = append(res.Findings, nf)
+		} else if slices.ContainsFunc(res.Findings, func(e report.Finding) bool { return factKey{e.Level, e.Run, e.Message} == k }) {
+			continue
 		}
+		res.Findings = append(res.Findings, nf)
 	}
 }
+
+// manyFindings is the count of findings from which addGate finds the
+// ones said twice through a set.
+const manyFindings = 32
 
 // factKey is what makes two findings the same fact (addGate).
 type factKey struct {
