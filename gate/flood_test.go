@@ -224,8 +224,15 @@ func TestPassKFloorBoundedDrawn(t *testing.T) {
 	for i := range 200 {
 		var rows []report.PassKRun
 		missed := 0
-		for run := range rng.IntN(400) {
+		runs := rng.IntN(400)
+		if i%4 == 0 { // every run misses: 49, 50 or 51 of them
+			runs = 49 + rng.IntN(3)
+		}
+		for run := range runs {
 			tokens := int64(rng.IntN(150))
+			if i%4 == 0 {
+				tokens = budget + 1
+			}
 			r := report.PassKRun{Run: run + 1, Selected: rng.IntN(4) > 0, Tokens: &tokens, WithinBudget: tokens <= budget}
 			r.PassK = r.Selected && r.WithinBudget
 			if !r.PassK {
@@ -243,9 +250,85 @@ func TestPassKFloorBoundedDrawn(t *testing.T) {
 		if want := min(missed, 50); len(runLines) != want {
 			t.Fatalf("draw %d: %d runs missed, %d named, want %d", i, missed, len(runLines), want)
 		}
-		last := f.Breaches[len(f.Breaches)-1:]
-		if more := missed - 50; more > 0 && last[0] != fmt.Sprintf("  and %d more runs that missed, not listed", more) {
-			t.Fatalf("draw %d: %d runs missed, the last line %q", i, missed, last[0])
+		counted := 0
+		for _, l := range f.Breaches {
+			if strings.HasPrefix(l, "  and ") {
+				counted++
+			}
+		}
+		last := f.Breaches[len(f.Breaches)-1]
+		if more := missed - 50; counted != min(1, max(0, more)) || more > 0 && last != fmt.Sprintf("  and %d more runs that missed, not listed", more) {
+			t.Fatalf("draw %d: %d runs missed, %d lines counting the rest, the last %q", i, missed, counted, last)
+		}
+	}
+}
+
+// TestSelectionFloodCountsDrawn draws runs of floods of names and holds
+// Selection, under each counting, to counts made here from the calls:
+// tool_selection.fp is every unexpected call (CountCalls) or every
+// unexpected tool once a run (CountDistinct), the findings name the
+// first 50 unexpected tools in the order first called, and one more
+// says the rest are counted exactly when more than 50 were.
+func TestSelectionFloodCountsDrawn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(60, 10))
+	classes := []Class{{Name: "a", Members: []string{"s.t0"}}}
+	for i := range 60 {
+		counting := Counting(rng.IntN(2))
+		sel := NewSelectionBy(classes, counting)
+		var fp int64
+		var order []string
+		seenAll := map[string]bool{}
+		for range 1 + rng.IntN(4) {
+			r := floodRun(rng, 1+rng.IntN(400), 1+rng.IntN([]int{40, 70, 5000}[rng.IntN(3)]))
+			seenRun := map[string]bool{}
+			for _, c := range r.Turns[0].Calls {
+				id := c.ID()
+				if id == "s.t0" {
+					continue // reached class a (or repeats it)
+				}
+				if counting == CountCalls || !seenRun[id] {
+					fp++
+				}
+				seenRun[id] = true
+				if !seenAll[id] {
+					seenAll[id] = true
+					order = append(order, id)
+				}
+			}
+			sel.Add(&r)
+		}
+		res := sel.Result()
+		if got := res.Counts["tool_selection.fp"]; got != fp {
+			t.Fatalf("draw %d (counting %d): fp %d, want %d", i, counting, got, fp)
+		}
+		var named []string
+		more := false
+		for _, f := range res.Findings {
+			if id, ok := strings.CutPrefix(f.Message, "unexpected tool `"); ok {
+				named = append(named, id[:strings.Index(id, "`")])
+			}
+			more = more || strings.HasPrefix(f.Message, "tools not named here")
+		}
+		if want := order[:min(len(order), 50)]; !slices.Equal(named, want) || more != (len(order) > 50) {
+			t.Fatalf("draw %d: %d named, the count of the rest %v; %d unexpected tools", i, len(named), more, len(order))
+		}
+	}
+}
+
+// TestScorePassKCalledDrawn: a run's pass^k row names the first 50 tools
+// it called, each once, in the order first called.
+func TestScorePassKCalledDrawn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(60, 11))
+	for i := range 200 {
+		r := floodRun(rng, rng.IntN(300), 1+rng.IntN([]int{30, 60, 5000}[rng.IntN(3)]))
+		var want []string
+		for _, c := range r.Turns[0].Calls {
+			if len(want) < 50 && !slices.Contains(want, c.Tool) {
+				want = append(want, c.Tool)
+			}
+		}
+		if got := ScorePassK(PassKConfig{ExpectedTool: "t0"}, &r).Called; !slices.Equal(got, append([]string{}, want...)) {
+			t.Fatalf("draw %d: called %d names, want %d", i, len(got), len(want))
 		}
 	}
 }
