@@ -25,39 +25,9 @@ func TestFrameReaderGenerated(t *testing.T) {
 		if round%50 == 0 {
 			limit = 64<<10 + r.IntN(100) - 50
 		}
-		type line struct {
-			text string
-			over bool
-		}
-		var want []line
-		var stream strings.Builder
-		for range r.IntN(6) {
-			n := max(0, limit+r.IntN(5)-2)
-			if r.IntN(4) == 0 {
-				n = r.IntN(limit + 1)
-			}
-			text := strings.Repeat(string(rune('a'+r.IntN(26))), n)
-			end := []string{"\n", "\r\n", "\n", ""}[r.IntN(4)]
-			if end == "" && r.IntN(2) == 0 {
-				end = "\n" // not yet the last line
-			}
-			counted := len(text) + len(end) - 1
-			if end == "" {
-				counted = len(text)
-			}
-			if counted == limit {
-				edges++
-			}
-			stream.WriteString(text + end)
-			if end == "" && text == "" {
-				break
-			}
-			want = append(want, line{text, counted > limit})
-			if end == "" {
-				break
-			}
-		}
-		fr := newFrameReader(strings.NewReader(stream.String()), limit)
+		stream, want, atLimit := drawLines(r, limit)
+		edges += atLimit
+		fr := newFrameReader(strings.NewReader(stream), limit)
 		for i, w := range want {
 			frame, over, err := fr.next()
 			if err != nil || over != w.over || (!over && string(frame) != w.text) || (over && frame != nil) {
@@ -76,6 +46,48 @@ func TestFrameReaderGenerated(t *testing.T) {
 	if overs == 0 || edges == 0 {
 		t.Fatalf("%d lines over the limit, %d at it: the draws miss a side", overs, edges)
 	}
+}
+
+// drawnLine is a line of a drawn stream: its text without its ending,
+// and whether the reader is to find it over the limit.
+type drawnLine struct {
+	text string
+	over bool
+}
+
+// drawLines draws a stream of up to five lines around limit for
+// TestFrameReaderGenerated, and counts the lines exactly at it.
+func drawLines(r *rand.Rand, limit int) (string, []drawnLine, int) {
+	var want []drawnLine
+	var stream strings.Builder
+	atLimit := 0
+	for range r.IntN(6) {
+		n := max(0, limit+r.IntN(5)-2)
+		if r.IntN(4) == 0 {
+			n = r.IntN(limit + 1)
+		}
+		text := strings.Repeat(string(rune('a'+r.IntN(26))), n)
+		end := []string{"\n", "\r\n", "\n", ""}[r.IntN(4)]
+		if end == "" && r.IntN(2) == 0 {
+			end = "\n" // not yet the last line
+		}
+		counted := len(text) + len(end) - 1
+		if end == "" {
+			counted = len(text)
+		}
+		if counted == limit {
+			atLimit++
+		}
+		stream.WriteString(text + end)
+		if end == "" && text == "" {
+			break
+		}
+		want = append(want, drawnLine{text, counted > limit})
+		if end == "" {
+			break
+		}
+	}
+	return stream.String(), want, atLimit
 }
 
 // jsonDepth is how deeply a JSON value nests, from its decoded value.

@@ -27,88 +27,16 @@ func storedEnvelope(id, started string) string {
 // x.json, a member of the wrong type, no runs directory at all) and holds
 // the artifact readers to their rules: list_runs gives every run and only
 // them, newest first then by id, each by its path from the workspace
-// root, at most its limit (20 when none is given); get_run of each id gives that run and needs an id, the latest run
-// is the first listed, and an unknown id's error names the five latest
-// at most.
+// root, at most its limit (20 when none is given); get_run of each id
+// gives that run and needs an id; the latest run is the first listed; an
+// unknown id's error names the five latest at most.
 func TestStoreRunsGenerated(t *testing.T) {
 	r := rand.New(rand.NewPCG(40, 42))
 	for round := range 60 {
 		root := t.TempDir()
-		store, dirEnv := filepath.Join(root, ".mcptest"), ""
-		switch r.IntN(4) {
-		case 0:
-			dirEnv = "elsewhere/store"
-			store = filepath.Join(root, dirEnv)
-		case 1:
-			dirEnv = t.TempDir()
-			store = dirEnv
-		}
-		runs := filepath.Join(store, "runs")
-		if err := os.MkdirAll(filepath.Join(store, "cache"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		type run struct{ id, started, path string }
-		var want []run
-		if r.IntN(8) > 0 {
-			write := func(rel, text string) {
-				p := filepath.Join(runs, rel)
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			for i := range r.IntN(25) {
-				id := fmt.Sprintf("01R%03d%c", r.IntN(1000), 'A'+rune(i))
-				started := fmt.Sprintf("2026-11-30T00:00:%02dZ", r.IntN(6))
-				dir := []string{"", "a", "a/b"}[r.IntN(3)]
-				write(filepath.Join(dir, id+".json"), storedEnvelope(id, started))
-				rel, _ := filepath.Rel(root, filepath.Join(runs, dir, id+".json"))
-				want = append(want, run{id, started, filepath.ToSlash(rel)})
-			}
-			write("pending.json.tmp", storedEnvelope("01TMP", "2026-11-30T00:00:09Z"))
-			write("typed.json", `{"schema_version":1,"run":{"id":"01TYPED","started_at":"2026-11-30T00:00:09Z","duration_ms":"x"},"verdict":"pass","cases":[]}`)
-			if err := os.MkdirAll(filepath.Join(runs, "dir.json"), 0o755); err != nil {
-				t.Fatal(err)
-			}
-		}
-		slices.SortFunc(want, func(a, b run) int {
-			if a.started != b.started {
-				return strings.Compare(b.started, a.started)
-			}
-			return strings.Compare(b.id, a.id)
-		})
-		var ids, paths []string
-		for _, w := range want {
-			ids, paths = append(ids, w.id), append(paths, w.path)
-		}
+		dirEnv, ids, paths := drawStore(t, r, root)
 		_, s := newServer(Options{Root: root, Getenv: func(k string) string { return map[string]string{StoreEnv: dirEnv}[k] }})
-		limit := r.IntN(len(want) + 2)
-		got, _ := s.listRuns(context.Background(), listRunsIn{Limit: limit})
-		var listed struct {
-			Runs []struct {
-				RunID string `json:"run_id"`
-				Path  string
-			}
-			Total int
-		}
-		b, _ := json.Marshal(got)
-		if err := json.Unmarshal(b, &listed); err != nil {
-			t.Fatal(err)
-		}
-		shown := len(ids)
-		if limit == 0 {
-			limit = 20
-		}
-		shown = min(shown, limit)
-		var gotIDs, gotPaths []string
-		for _, x := range listed.Runs {
-			gotIDs, gotPaths = append(gotIDs, x.RunID), append(gotPaths, x.Path)
-		}
-		if listed.Total != len(ids) || !slices.Equal(gotIDs, ids[:shown]) || !slices.Equal(gotPaths, paths[:shown]) {
-			t.Fatalf("round %d: list_runs limit %d: %d %v %v, want %d %v %v", round, limit, listed.Total, gotIDs, gotPaths, len(ids), ids[:shown], paths[:shown])
-		}
+		checkListRuns(t, round, s, r.IntN(len(ids)+2), ids, paths)
 		env, err := s.findRun("")
 		if len(ids) == 0 {
 			if err == nil || !strings.Contains(err.Error(), "no runs in .mcptest/runs yet") {
@@ -130,6 +58,93 @@ func TestStoreRunsGenerated(t *testing.T) {
 		if _, err := s.findRun("01NONE"); err == nil || !strings.HasSuffix(err.Error(), "(latest: "+strings.Join(latest, ", ")+")") {
 			t.Fatalf("round %d: an unknown run: %v, want the latest %v", round, err, latest)
 		}
+	}
+}
+
+// drawStore writes a drawn store of runs in the workspace root for
+// TestStoreRunsGenerated and returns MCPTEST_DIR ("" for .mcptest/), the
+// ids of its runs in the order list_runs gives them, and their paths from
+// the root.
+func drawStore(t *testing.T, r *rand.Rand, root string) (string, []string, []string) {
+	t.Helper()
+	store, dirEnv := filepath.Join(root, ".mcptest"), ""
+	switch r.IntN(4) {
+	case 0:
+		dirEnv = "elsewhere/store"
+		store = filepath.Join(root, dirEnv)
+	case 1:
+		dirEnv = t.TempDir()
+		store = dirEnv
+	}
+	runs := filepath.Join(store, "runs")
+	if err := os.MkdirAll(filepath.Join(store, "cache"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(rel, text string) {
+		p := filepath.Join(runs, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type run struct{ id, started, path string }
+	var want []run
+	if r.IntN(8) > 0 {
+		for i := range r.IntN(25) {
+			id := fmt.Sprintf("01R%03d%c", r.IntN(1000), 'A'+rune(i))
+			started := fmt.Sprintf("2026-11-30T00:00:%02dZ", r.IntN(6))
+			dir := []string{"", "a", "a/b"}[r.IntN(3)]
+			write(filepath.Join(dir, id+".json"), storedEnvelope(id, started))
+			rel, _ := filepath.Rel(root, filepath.Join(runs, dir, id+".json"))
+			want = append(want, run{id, started, filepath.ToSlash(rel)})
+		}
+		write("pending.json.tmp", storedEnvelope("01TMP", "2026-11-30T00:00:09Z"))
+		write("typed.json", `{"schema_version":1,"run":{"id":"01TYPED","started_at":"2026-11-30T00:00:09Z","duration_ms":"x"},"verdict":"pass","cases":[]}`)
+		if err := os.MkdirAll(filepath.Join(runs, "dir.json"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slices.SortFunc(want, func(a, b run) int {
+		if a.started != b.started {
+			return strings.Compare(b.started, a.started)
+		}
+		return strings.Compare(b.id, a.id)
+	})
+	var ids, paths []string
+	for _, w := range want {
+		ids, paths = append(ids, w.id), append(paths, w.path)
+	}
+	return dirEnv, ids, paths
+}
+
+// checkListRuns holds list_runs with limit to the runs of ids, at their
+// paths.
+func checkListRuns(t *testing.T, round int, s *server, limit int, ids, paths []string) {
+	t.Helper()
+	got, _ := s.listRuns(context.Background(), listRunsIn{Limit: limit})
+	var listed struct {
+		Runs []struct {
+			RunID string `json:"run_id"`
+			Path  string
+		}
+		Total int
+	}
+	b, _ := json.Marshal(got)
+	if err := json.Unmarshal(b, &listed); err != nil {
+		t.Fatal(err)
+	}
+	if limit == 0 {
+		limit = 20
+	}
+	shown := min(len(ids), limit)
+	var gotIDs, gotPaths []string
+	for _, x := range listed.Runs {
+		gotIDs, gotPaths = append(gotIDs, x.RunID), append(gotPaths, x.Path)
+	}
+	if listed.Total != len(ids) || !slices.Equal(gotIDs, ids[:shown]) || !slices.Equal(gotPaths, paths[:shown]) {
+		t.Fatalf("round %d: list_runs limit %d: %d %v %v, want %d %v %v", round, limit, listed.Total, gotIDs, gotPaths, len(ids), ids[:shown], paths[:shown])
 	}
 }
 
