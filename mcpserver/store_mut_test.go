@@ -22,14 +22,15 @@ func storedEnvelope(id, started string) string {
 
 // TestStoreRunsGenerated draws stores of run envelopes (in .mcptest/ or
 // where MCPTEST_DIR says, relative or absolute; start times that tie now
-// and then, files at any depth) among files that are not runs (an
-// envelope under a name that does not end in .json, a directory named
-// x.json, a member of the wrong type, no runs directory at all) and holds
-// the artifact readers to their rules: list_runs gives every run and only
-// them, newest first then by id, each by its path from the workspace
-// root, at most its limit (20 when none is given); get_run of each id
-// gives that run and needs an id; the latest run is the first listed; an
-// unknown id's error names the five latest at most.
+// and then, files at any depth, a run copied now and then) among files
+// that are not runs (an envelope under a name that does not end in .json,
+// a directory named x.json, a member of the wrong type, no runs directory
+// at all) and holds the artifact readers to their rules: list_runs gives
+// every run and only them, newest first then by id (copies of one run in
+// the order of their paths), each by its path from the workspace root, at
+// most its limit (20 when none is given); get_run of each id gives that
+// run and needs an id; the latest run is the first listed; an unknown
+// id's error names the five latest at most.
 func TestStoreRunsGenerated(t *testing.T) {
 	r := rand.New(rand.NewPCG(40, 42))
 	for round := range 60 {
@@ -96,9 +97,16 @@ func drawStore(t *testing.T, r *rand.Rand, root string) (string, []string, []str
 			id := fmt.Sprintf("01R%03d%c", r.IntN(1000), 'A'+rune(i))
 			started := fmt.Sprintf("2026-11-30T00:00:%02dZ", r.IntN(6))
 			dir := []string{"", "a", "a/b"}[r.IntN(3)]
-			write(filepath.Join(dir, id+".json"), storedEnvelope(id, started))
-			rel, _ := filepath.Rel(root, filepath.Join(runs, dir, id+".json"))
-			want = append(want, run{id, started, filepath.ToSlash(rel)})
+			copies := []string{dir}
+			if r.IntN(4) == 0 {
+				// The same run copied: listed in the order of the paths.
+				copies = append(copies, "c")
+			}
+			for _, dir := range copies {
+				write(filepath.Join(dir, id+".json"), storedEnvelope(id, started))
+				rel, _ := filepath.Rel(root, filepath.Join(runs, dir, id+".json"))
+				want = append(want, run{id, started, filepath.ToSlash(rel)})
+			}
 		}
 		write("pending.json.tmp", storedEnvelope("01TMP", "2026-11-30T00:00:09Z"))
 		write("typed.json", `{"schema_version":1,"run":{"id":"01TYPED","started_at":"2026-11-30T00:00:09Z","duration_ms":"x"},"verdict":"pass","cases":[]}`)
@@ -110,7 +118,10 @@ func drawStore(t *testing.T, r *rand.Rand, root string) (string, []string, []str
 		if a.started != b.started {
 			return strings.Compare(b.started, a.started)
 		}
-		return strings.Compare(b.id, a.id)
+		if a.id != b.id {
+			return strings.Compare(b.id, a.id)
+		}
+		return strings.Compare(a.path, b.path)
 	})
 	var ids, paths []string
 	for _, w := range want {
