@@ -85,6 +85,10 @@ type agentRun struct {
 	// callDocs is what of the run's calls the per-run checks evaluated in
 	// the fold read (runDoc); aheadCalls the same of those prep evaluates.
 	callDocs, aheadCalls callParts
+	// callsAt and aheadCallsAt are the places of the calls those checks
+	// read, when they name each by its place (namedCalls): the document
+	// then holds those calls alone.
+	callsAt, aheadCallsAt []int
 	// aheadChecks is whether a per-run check reads the run alone
 	// (runCheck.readsRunAlone): prep evaluates those.
 	aheadChecks bool
@@ -134,6 +138,8 @@ func newAgentRun(c *Case, res *report.CaseResult) *agentRun {
 		}
 	}
 	a.callDocs, a.aheadCalls, a.aheadChecks = readsCalls(fold), readsCalls(ahead), len(ahead) > 0
+	a.callDocs, a.callsAt = fewerCalls(fold, a.callDocs)
+	a.aheadCalls, a.aheadCallsAt = fewerCalls(ahead, a.aheadCalls)
 	for _, g := range a.gates {
 		if _, ok := g.(runScorer); ok {
 			a.scorers = true
@@ -149,7 +155,7 @@ func newAgentRun(c *Case, res *report.CaseResult) *agentRun {
 // reads only what the case declared.
 func (a *agentRun) prep(cas *cassette.Cassette, r *cassette.Run, pr *runPrep) {
 	if a.aheadChecks {
-		doc := runDoc(0, cas, r, a.aheadCalls) // run is not read by these checks
+		doc := runDocAt(0, cas, r, a.aheadCalls, a.aheadCallsAt) // run is not read by these checks
 		pr.checks = make([]checkOutcome, len(a.perRun))
 		for k, rc := range a.perRun {
 			if rc.readsRunAlone() {
@@ -218,7 +224,7 @@ func (a *agentRun) run(cas *cassette.Cassette, r *cassette.Run, pr *runPrep) {
 			passed = rc.record(a.runN, pr.checks[k])
 		} else {
 			if doc == nil {
-				doc = runDoc(a.runN, cas, r, a.callDocs)
+				doc = runDocAt(a.runN, cas, r, a.callDocs, a.callsAt)
 			}
 			passed = rc.check(a.runN, doc)
 		}

@@ -56,6 +56,7 @@ var gateBlocks = []struct{ name, block string }{
 	{"orchestration", "    equal_function_sets:\n      classes:\n        - { name: a, members: [s.t0, s.t10] }\n    orchestration: {}\n"},
 	{"tool_selection", "    tool_selection:\n      expected_tool: t0\n      min_selection_rate: 0.5\n"},
 	{"tool_names", "    expect:\n      - tool_names: { contains: t0 }\n"},
+	{"call_target", "    expect:\n      - target: calls[0].tool\n        matcher: { exact: t0 }\n"},
 }
 
 // TestGatesFoldRunsInPlace holds every memory rule a gate must keep to one

@@ -1,0 +1,70 @@
+package engine
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/mcptest/mcptest/cassette"
+	"github.com/mcptest/mcptest/internal/expr"
+)
+
+// TestNamedCallsDocDrawn draws runs (turns of calls with and without
+// servers, arguments and results, final responses) and sets of per-run
+// check targets (calls by place, then a field or nothing, past the end
+// too, tool_names, the calls as a list, turns, the whole document, keys
+// of no call), and holds the document the checks are given to the whole
+// one (allCalls): every target looks up the same value, present or
+// missing, and a set with a target that needs more than the calls it
+// names gets the whole document.
+func TestNamedCallsDocDrawn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(60, 12))
+	targets := []string{"calls[0].tool", "calls[1]", "calls[2].arguments.q", "calls[3].result", "calls[7].id",
+		"calls[40].tool", "tool_names", "tool_names[1]", "final_response", "run", "tokens.total",
+		"calls", "turns[0].calls[0]", ""}
+	tools := []string{"search", "fetch", "write_file", ""}
+	for i := range 500 {
+		r := &cassette.Run{}
+		for range rng.IntN(4) {
+			var turn cassette.Turn
+			for range rng.IntN(8) {
+				c := cassette.Call{Tool: tools[rng.IntN(len(tools))], IsError: rng.IntN(4) == 0}
+				if rng.IntN(2) == 0 {
+					c.Server = "web"
+				}
+				if rng.IntN(2) == 0 {
+					c.Arguments = cassette.JSONOf(map[string]any{"q": float64(rng.IntN(9))})
+				}
+				if rng.IntN(3) == 0 {
+					c.Result = "r"
+				}
+				turn.Calls = append(turn.Calls, c)
+			}
+			if rng.IntN(2) == 0 {
+				turn.FinalResponse = "done"
+			}
+			r.Turns = append(r.Turns, turn)
+		}
+		var checks []*runCheck
+		for range 1 + rng.IntN(4) {
+			var p expr.Path
+			if tg := targets[rng.IntN(len(targets))]; tg != "" {
+				var err error
+				if p, err = expr.ParsePath(tg); err != nil {
+					t.Fatal(err)
+				}
+			}
+			checks = append(checks, &runCheck{a: &Assertion{Target: p}})
+		}
+		cas := &cassette.Cassette{Model: "m"}
+		parts, places := fewerCalls(checks, readsCalls(checks))
+		doc, whole := runDocAt(i, cas, r, parts, places), runDoc(i, cas, r, allCalls)
+		for _, rc := range checks {
+			got, gotOK := rc.a.Target.Lookup(doc)
+			want, wantOK := rc.a.Target.Lookup(whole)
+			if gotOK != wantOK || !reflect.DeepEqual(got, want) {
+				t.Fatalf("run %d, target %q (places %v): %v %v, want %v %v", i, rc.a.Target.String(), places, got, gotOK, want, wantOK)
+			}
+		}
+	}
+}
