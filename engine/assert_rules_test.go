@@ -518,29 +518,8 @@ func TestStepKeyHint(t *testing.T) {
 // the same tool_names, in the same order, and every other key the same.
 func TestToolNamesDocIsAllCallsDoc(t *testing.T) {
 	rng := rand.New(rand.NewPCG(40, 11))
-	tools := []string{"search", "fetch", "write_file", "git_reset", ""}
 	for i := range 300 {
-		r := &cassette.Run{}
-		for range rng.IntN(5) {
-			var turn cassette.Turn
-			for range rng.IntN(6) {
-				c := cassette.Call{Tool: tools[rng.IntN(len(tools))]}
-				if rng.IntN(2) == 0 {
-					c.Server = "web"
-				}
-				if rng.IntN(2) == 0 {
-					c.Arguments = cassette.JSONOf(map[string]any{"q": float64(rng.IntN(9))})
-				}
-				if rng.IntN(3) == 0 {
-					c.Result = "r"
-				}
-				turn.Calls = append(turn.Calls, c)
-			}
-			if rng.IntN(2) == 0 {
-				turn.FinalResponse = "done"
-			}
-			r.Turns = append(r.Turns, turn)
-		}
+		r := drawDocRun(rng, 5, 6)
 		cas := &cassette.Cassette{Model: "m"}
 		names, all := runDoc(i, cas, r, callNames), runDoc(i, cas, r, allCalls)
 		delete(all, "calls")

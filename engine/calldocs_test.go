@@ -22,29 +22,8 @@ func TestNamedCallsDocDrawn(t *testing.T) {
 	targets := []string{"calls[0].tool", "calls[1]", "calls[2].arguments.q", "calls[3].result", "calls[7].id",
 		"calls[40].tool", "tool_names", "tool_names[1]", "final_response", "run", "tokens.total",
 		"calls", "turns[0].calls[0]", ""}
-	tools := []string{"search", "fetch", "write_file", ""}
 	for i := range 500 {
-		r := &cassette.Run{}
-		for range rng.IntN(4) {
-			var turn cassette.Turn
-			for range rng.IntN(8) {
-				c := cassette.Call{Tool: tools[rng.IntN(len(tools))], IsError: rng.IntN(4) == 0}
-				if rng.IntN(2) == 0 {
-					c.Server = "web"
-				}
-				if rng.IntN(2) == 0 {
-					c.Arguments = cassette.JSONOf(map[string]any{"q": float64(rng.IntN(9))})
-				}
-				if rng.IntN(3) == 0 {
-					c.Result = "r"
-				}
-				turn.Calls = append(turn.Calls, c)
-			}
-			if rng.IntN(2) == 0 {
-				turn.FinalResponse = "done"
-			}
-			r.Turns = append(r.Turns, turn)
-		}
+		r := drawDocRun(rng, 4, 8)
 		var checks []*runCheck
 		for range 1 + rng.IntN(4) {
 			var p expr.Path
@@ -67,4 +46,33 @@ func TestNamedCallsDocDrawn(t *testing.T) {
 			}
 		}
 	}
+}
+
+// drawDocRun draws a run for the tests of a run's document: up to turns
+// turns of up to calls calls each, with and without a server, arguments,
+// a result or an error, and final responses now and then.
+func drawDocRun(rng *rand.Rand, turns, calls int) *cassette.Run {
+	tools := []string{"search", "fetch", "write_file", "git_reset", ""}
+	r := &cassette.Run{}
+	for range rng.IntN(turns) {
+		var turn cassette.Turn
+		for range rng.IntN(calls) {
+			c := cassette.Call{Tool: tools[rng.IntN(len(tools))], IsError: rng.IntN(4) == 0}
+			if rng.IntN(2) == 0 {
+				c.Server = "web"
+			}
+			if rng.IntN(2) == 0 {
+				c.Arguments = cassette.JSONOf(map[string]any{"q": float64(rng.IntN(9))})
+			}
+			if rng.IntN(3) == 0 {
+				c.Result = "r"
+			}
+			turn.Calls = append(turn.Calls, c)
+		}
+		if rng.IntN(2) == 0 {
+			turn.FinalResponse = "done"
+		}
+		r.Turns = append(r.Turns, turn)
+	}
+	return r
 }

@@ -22,14 +22,7 @@ import (
 // from call to call.
 func floodCassette(rng *rand.Rand, runs, calls, distinct, longBytes int) string {
 	var b strings.Builder
-	b.WriteString(`{"mcptest_cassette":1,"catalog":{"s":{"tools":[`)
-	for t := range 20 {
-		if t > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"name":"t%d","inputSchema":{"type":"object","required":["id"],"properties":{"id":{"type":"integer"}}}}`, t)
-	}
-	b.WriteString(`]}},"runs":[`)
+	writeShapeCatalog(&b)
 	n := 0
 	for r := range runs {
 		if r > 0 {

@@ -15,14 +15,7 @@ import (
 // call is invalid under arguments:, each call timed.
 func gateShapeCassette(runs, calls int) string {
 	var b strings.Builder
-	b.WriteString(`{"mcptest_cassette":1,"catalog":{"s":{"tools":[`)
-	for t := range 20 {
-		if t > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"name":"t%d","inputSchema":{"type":"object","required":["id"],"properties":{"id":{"type":"integer"}}}}`, t)
-	}
-	b.WriteString(`]}},"runs":[`)
+	writeShapeCatalog(&b)
 	for r := range runs {
 		if r > 0 {
 			b.WriteByte(',')

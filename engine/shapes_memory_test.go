@@ -38,14 +38,7 @@ const (
 // program writes it.
 func cassetteShape(runs, calls, argBytes, resultBytes int) string {
 	var b strings.Builder
-	b.WriteString(`{"mcptest_cassette":1,"catalog":{"s":{"tools":[`)
-	for t := range 20 {
-		if t > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"name":"t%d","inputSchema":{"type":"object","required":["id"],"properties":{"id":{"type":"integer"}}}}`, t)
-	}
-	b.WriteString(`]}},"runs":[`)
+	writeShapeCatalog(&b)
 	arg := strings.Repeat("a", argBytes)
 	res := strings.Repeat("lorem ipsum ", resultBytes/12)
 	n := 0
@@ -72,6 +65,20 @@ func cassetteShape(runs, calls, argBytes, resultBytes int) string {
 	}
 	b.WriteString("]}\n")
 	return b.String()
+}
+
+// writeShapeCatalog starts a v1 cassette of the memory tests: a catalog of
+// the 20 tools t0 to t19 of server s, each requiring an integer id, then
+// the opening of its runs.
+func writeShapeCatalog(b *strings.Builder) {
+	b.WriteString(`{"mcptest_cassette":1,"catalog":{"s":{"tools":[`)
+	for t := range 20 {
+		if t > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(b, `{"name":"t%d","inputSchema":{"type":"object","required":["id"],"properties":{"id":{"type":"integer"}}}}`, t)
+	}
+	b.WriteString(`]}},"runs":[`)
 }
 
 // TestCassetteShapesMemoryIsBounded replays cassettes of every shape that
