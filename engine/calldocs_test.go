@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -37,6 +38,9 @@ func TestNamedCallsDocDrawn(t *testing.T) {
 		}
 		cas := &cassette.Cassette{Model: "m"}
 		parts, places := fewerCalls(checks, readsCalls(checks))
+		if err := checkFewer(checks, parts, places); err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
 		doc, whole := runDocAt(i, cas, r, parts, places), runDoc(i, cas, r, allCalls)
 		for _, rc := range checks {
 			got, gotOK := rc.a.Target.Lookup(doc)
@@ -75,4 +79,34 @@ func drawDocRun(rng *rand.Rand, turns, calls int) *cassette.Run {
 		r.Turns = append(r.Turns, turn)
 	}
 	return r
+}
+
+// checkFewer holds fewerCalls to when it gives fewer calls: exactly when
+// a check reads a call by its place and none reads the calls as a list,
+// the turns or the whole document; then with the names exactly when a
+// check reads them.
+func checkFewer(checks []*runCheck, parts callParts, places []int) error {
+	byPlace, more, names := false, false, false
+	for _, rc := range checks {
+		segs := rc.a.Target.Segments()
+		switch {
+		case len(segs) == 0, segs[0].Name == "turns":
+			more = true
+		case segs[0].Name == "calls":
+			if len(segs) > 1 && segs[1].Kind == expr.Index {
+				byPlace = true
+			} else {
+				more = true
+			}
+		case segs[0].Name == "tool_names":
+			names = true
+		}
+	}
+	if want := byPlace && !more; (places != nil) != want {
+		return fmt.Errorf("places %v, want them: %v", places, want)
+	}
+	if places != nil && (parts == callNames) != names {
+		return fmt.Errorf("the names in the document: %v, read: %v", parts == callNames, names)
+	}
+	return nil
 }

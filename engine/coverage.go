@@ -102,20 +102,14 @@ func (t *toolTally) addRun(owner map[string]string, r *cassette.Run) {
 // called returns the tools called, with their calls, in server then tool
 // order; nil when none was.
 func (t *toolTally) called() []report.ToolUse {
-	n := 0
-	for _, c := range t.m {
-		if c.calls > 0 {
-			n++
-		}
-	}
-	if n == 0 {
-		return nil
-	}
-	out := make([]report.ToolUse, 0, n)
+	out := make([]report.ToolUse, 0, len(t.m))
 	for k, c := range t.m {
 		if c.calls > 0 {
 			out = append(out, report.ToolUse{Server: k.server, Tool: k.tool, Calls: c.calls})
 		}
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	slices.SortFunc(out, func(a, b report.ToolUse) int {
 		if c := strings.Compare(a.Server, b.Server); c != 0 {

@@ -326,11 +326,18 @@ func excerpt(s string) (string, bool) {
 	if len(s) <= maxEvidenceText {
 		return s, false
 	}
-	cut := maxEvidenceText
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	return cutBytes(s, maxEvidenceText), true
+}
+
+// cutBytes is s cut to at most n bytes on a character boundary.
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return s[:cut], true
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // markScenarioCalls marks the calls of a scenario run's evidence that the

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/mcptest/mcptest/internal/redact"
 	"github.com/mcptest/mcptest/report"
@@ -87,14 +86,11 @@ func clipMessage(msg string) string {
 		return msg
 	}
 	msg = redact.String(msg)
-	if len(msg) <= maxFindingBytes {
+	head := cutBytes(msg, maxFindingBytes)
+	if len(head) == len(msg) {
 		return msg
 	}
-	cut := maxFindingBytes
-	for cut > 0 && !utf8.RuneStart(msg[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s… (%d more bytes not shown)", msg[:cut], len(msg)-cut)
+	return fmt.Sprintf("%s… (%d more bytes not shown)", head, len(msg)-len(head))
 }
 
 // severity orders the levels of findings, the most severe highest.

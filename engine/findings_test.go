@@ -43,9 +43,21 @@ func drawFindings(rng *rand.Rand) []report.Finding {
 	levels := []string{"error", "warning", "notice", "info"}
 	var in []report.Finding
 	busy := gates[rng.IntN(len(gates))]
-	for range rng.IntN(6 * maxGateFindings) {
+	// A case of short messages alone, of long ones alone, or of both.
+	mode, n := rng.IntN(3), rng.IntN(6*maxGateFindings)
+	if mode == 1 {
+		n = rng.IntN(maxGateFindings + 1)
+	}
+	for range n {
 		msg := fmt.Sprintf("finding %d ", len(in))
-		switch rng.IntN(12) {
+		kind := rng.IntN(12)
+		switch mode {
+		case 0:
+			kind = 2 // short
+		case 1:
+			kind = rng.IntN(2) // long, or at the bound or a byte either side of it
+		}
+		switch kind {
 		case 0:
 			msg += strings.Repeat([]string{"a", "é", "日本"}[rng.IntN(3)], rng.IntN(3*maxFindingBytes))
 		case 1:
