@@ -28,7 +28,7 @@ const recordedSecret = "ghp_" + "Zq8uR2mT5vX1yB4nK7pL0sD3fG6hJ9wE2cA5"
 // recordedShape is one drawn test of TestRecordedValuesBounded: its runs,
 // the calls of each, and the lengths of its recorded text.
 type recordedShape struct {
-	runs, calls, final, result int
+	runs, calls, final, result, model int
 }
 
 // writeRecordedCassette writes a cassette of sh's shape: every call
@@ -42,7 +42,8 @@ func writeRecordedCassette(t *testing.T, path string, sh recordedShape) string {
 		final = final[:len(final)-1]
 	}
 	var b bytes.Buffer
-	b.WriteString(`{"mcptest_cassette":1,"model":"m","provider":"anthropic","prompt":"p","catalog":{"weather":{"tools":[{"name":"get_weather","description":"Get the weather.","inputSchema":{"type":"object","properties":{"city":{"type":"string"}}}}]}},"runs":[`)
+	fmt.Fprintf(&b, `{"mcptest_cassette":1,"model":"%s","provider"`, strings.Repeat("m", sh.model))
+	b.WriteString(`:"anthropic","prompt":"p","catalog":{"weather":{"tools":[{"name":"get_weather","description":"Get the weather.","inputSchema":{"type":"object","properties":{"city":{"type":"string"}}}}]}},"runs":[`)
 	text := strings.Repeat("x", sh.result)
 	for r := range sh.runs {
 		if r > 0 {
@@ -71,8 +72,9 @@ func writeRecordedCassette(t *testing.T, path string, sh recordedShape) string {
 // in the envelope to maxActual bytes of compact JSON, marked
 // actual_clipped when cut and a prefix of the value as recorded (the
 // final response), masked (the secret it holds is nowhere in the
-// envelope), a small value whole; and each case to the per-case bound
-// plus its assertions.
+// envelope), a small value whole; each case to the per-case bound plus
+// its assertions, and its model (a label of up to 100,000 bytes in the
+// recording) to its first 256 characters.
 func TestRecordedValuesBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the built binary over drawn recordings")
@@ -86,7 +88,8 @@ func TestRecordedValuesBounded(t *testing.T) {
 	finals := make([]string, len(shapes))
 	for i := range shapes {
 		sh := recordedShape{runs: 1 + r.IntN(3), calls: []int{1, 2, 60, 3000, 20000}[r.IntN(5)],
-			final: []int{60, 3000, 5000, 200000}[r.IntN(4)], result: []int{1, 100, 6000}[r.IntN(3)]}
+			final: []int{60, 3000, 5000, 200000}[r.IntN(4)], result: []int{1, 100, 6000}[r.IntN(3)],
+			model: []int{1, 256, 257, 100000}[r.IntN(4)]}
 		shapes[i] = sh
 		finals[i] = writeRecordedCassette(t, filepath.Join(dir, fmt.Sprintf("c%d.json", i)), sh)
 		fmt.Fprintf(&suite, `  - name: case %d
@@ -138,6 +141,9 @@ func TestRecordedValuesBounded(t *testing.T) {
 			if checkRecordedAssertion(t, at, a, len(whole), shapes[i], finals[i]) {
 				clipped++
 			}
+		}
+		if want := strings.Repeat("m", min(shapes[i].model, 256)); c.Model != want && c.Model != want+"…" {
+			t.Errorf("%s: model of %d bytes, want the recorded one's first 256 characters", at, len(c.Model))
 		}
 		if bound := leanFixed + leanPerFinding*len(c.Findings) + leanPerTool*len(c.Tools) + leanPerFailedRun*shapes[i].runs; rest > bound {
 			t.Errorf("%s: %d bytes besides its evidence and assertions, over %d:\n%s", at, rest, bound, clip(lines[i]))
