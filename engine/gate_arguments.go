@@ -49,7 +49,7 @@ func readArguments(b *builder, raw rawBlock) Block {
 	default:
 		for _, t := range cat.RawTools() {
 			name, _ := t["name"].(string)
-			a.Config.Catalog = append(a.Config.Catalog, cassette.Tool{Name: name, InputSchema: t["inputSchema"]})
+			a.Config.Catalog = append(a.Config.Catalog, cassette.SchemaTool(name, t["inputSchema"]))
 		}
 	}
 	return a
