@@ -17,7 +17,7 @@ func evaluate(a *Assertion, actual any, present bool) report.AssertionResult {
 		Passed: passed, Default: a.Default, Position: a.Pos,
 	}
 	if present {
-		r.Actual = redact.Value(actual)
+		r.Actual, r.ActualClipped = actualOf(actual)
 	}
 	r.Message = redact.String(message(a, passed, why, 0, 0))
 	return r
@@ -71,10 +71,13 @@ type runCheck struct {
 	// label names the check in a failed run's row (checkLabel).
 	label string
 	// alone: readsRunAlone.
-	alone   bool
-	failed  int
-	run     int
+	alone  bool
+	failed int
+	run    int
+	// actual is the kept run's value as the report holds it (actualOf),
+	// clipped whether it was cut.
 	actual  any
+	clipped bool
 	present bool
 	why     string
 	seen    bool
@@ -111,7 +114,10 @@ func (rc *runCheck) record(run int, o checkOutcome) bool {
 	}
 	if !rc.seen || (!o.passed && rc.failed == 1) {
 		rc.seen = true
-		rc.run, rc.actual, rc.present, rc.why = run, o.actual, o.present, o.why
+		rc.run, rc.present, rc.why = run, o.present, o.why
+		// Kept as the report will hold it (actualOf), not the run's value:
+		// a target of a million calls keeps 4 KiB past its run.
+		rc.actual, rc.clipped = actualOf(o.actual)
 	}
 	return o.passed
 }
@@ -138,7 +144,7 @@ func (rc *runCheck) result(runs int) report.AssertionResult {
 		return r
 	}
 	if rc.present {
-		r.Actual = redact.Value(rc.actual)
+		r.Actual, r.ActualClipped = rc.actual, rc.clipped
 	}
 	if !r.Passed {
 		r.Run = rc.run

@@ -183,7 +183,7 @@ func streamFile(name string, fr *fileRead, use cassetteUse, each func(*cassette.
 	if share {
 		use.bytes(fr.data)
 	}
-	cas, err := cassette.Stream(name, fr.data, each)
+	cas, err := streamRecording(name, fr.data, each)
 	if share {
 		use.bytes(nil)
 	} else if err == nil {
@@ -309,7 +309,7 @@ func readAhead(p casePlan, files []string, prep func(*cassette.Cassette, *casset
 				if fr.loadErr == nil {
 					fr.sum = sha256.Sum256(fr.data)
 					var kept []bool // per check: a failing run of the file kept its value
-					fr.cas, fr.err = cassette.Stream(name, fr.data, func(c *cassette.Cassette, r *cassette.Run) {
+					fr.cas, fr.err = streamRecording(name, fr.data, func(c *cassette.Cassette, r *cassette.Run) {
 						fr.runCas = c
 						if prep != nil {
 							pr := prep(c, r)
@@ -535,6 +535,28 @@ func price(p casePlan, model string, r *cassette.Run) (ok, known bool) {
 		r.CostMicros = &micros
 	}
 	return ok, true
+}
+
+// maxLabelRunes bounds a label a case takes from a recording (its
+// model, in the case, its unpriced models, its selection pairs and its
+// evidence): a recording may say anything there, as long as its file.
+const maxLabelRunes = 256
+
+// streamRecording is cassette.Stream for every recording the engine
+// reads: a label of the recording (Cassette.Model) longer than
+// maxLabelRunes characters is cut there ("…" marks the cut) before each
+// sees it, so no case takes more of it than that.
+func streamRecording(name string, data []byte, each func(*cassette.Cassette, *cassette.Run)) (*cassette.Cassette, error) {
+	cas, err := cassette.Stream(name, data, func(c *cassette.Cassette, r *cassette.Run) {
+		c.Model = diag.Clip(c.Model, maxLabelRunes)
+		if each != nil {
+			each(c, r)
+		}
+	})
+	if cas != nil {
+		cas.Model = diag.Clip(cas.Model, maxLabelRunes)
+	}
+	return cas, err
 }
 
 // oneLine returns recorded text for a one-line envelope field: as it is

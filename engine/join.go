@@ -135,7 +135,7 @@ func (j *joiner) readSide(s *Suite, p casePlan, sd *side, f string, res *report.
 	sum := sha256.Sum256(data)
 	fmt.Fprintf(j.digest, "%s\x00%s\n", suiteRelative(s, f), hex.EncodeToString(sum[:]))
 	first := true
-	_, err = cassette.Stream(name, data, func(cas *cassette.Cassette, r *cassette.Run) {
+	_, err = streamRecording(name, data, func(cas *cassette.Cassette, r *cassette.Run) {
 		if first {
 			for _, w := range cas.Warnings {
 				res.Findings = append(res.Findings, report.Finding{Level: "warning", Message: w, Position: &diag.Pos{File: name}})

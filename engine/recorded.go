@@ -53,7 +53,7 @@ func RecordedEvidence(suitePath string, c *report.CaseResult) (evidence []report
 	}
 	n := 0
 	for i, data := range datas {
-		_, err := cassette.Stream(set.Paths[i], data, func(cas *cassette.Cassette, r *cassette.Run) {
+		_, err := streamRecording(set.Paths[i], data, func(cas *cassette.Cassette, r *cassette.Run) {
 			n++
 			if len(evidence) < maxEvidenceRuns {
 				evidence = append(evidence, runEvidence(n, cas.Model, r, evidenceMarker{}, nil))

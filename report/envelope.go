@@ -214,10 +214,13 @@ type AssertionResult struct {
 	Target  string `json:"target"`
 	Matcher any    `json:"matcher"`
 	// Actual is the value the target held (redacted); absent when the
-	// target had no value.
-	Actual  any    `json:"actual,omitempty"`
-	Passed  bool   `json:"passed"`
-	Message string `json:"message"`
+	// target had no value. A value of more than 4 KiB of compact JSON is
+	// cut to the part that fits (a map's members in key order), and
+	// ActualClipped says so.
+	Actual        any    `json:"actual,omitempty"`
+	ActualClipped bool   `json:"actual_clipped,omitempty"`
+	Passed        bool   `json:"passed"`
+	Message       string `json:"message"`
 	// Run is the first run that failed an assertion evaluated per run.
 	Run int `json:"run,omitempty"`
 	// FailedRuns counts the runs that failed a per-run assertion.

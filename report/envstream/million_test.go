@@ -32,55 +32,28 @@ const millionShards = 64
 const maxStreamRSS = 64 << 20
 
 // mergeTimes and compareTimes bound the wall and CPU time of `report
-// merge` and `report --compare` as multiples of one shard's run. Issue
-// 40's target is 1 for both (less than one shard's run): the merge meets
-// it (0.41 and 0.42 on a quiet machine, 2026-11-29, 18:30 UTC), the
-// comparison does not yet. Its json was held to 1 once it was written as
-// it is computed (docs/benchmarks.md, "The json comparison written once
-// (issue 40, 2026-11-29, late)"), and the project's CI then measured it
-// at 0.67 wall and 1.02 CPU. The comparison's scans since cut about a
-// quarter of its instructions ("The comparison's scans ... (issue 40,
-// 2026-11-29, final)"), but the shard's run got faster too ("Allocating
-// less per case"): on a quiet machine, one shard's run 11.4 to 11.9 s wall
-// and 21.2 to 22.5 s CPU, the json comparison 1.07 to 1.28 times that in
-// wall and 0.90 to 1.04 in CPU, markdown 0.85 to 0.93 and 0.76 to 0.82.
-// Since the current run's reader takes the cases it expects from the
-// baseline without scanning them ("The comparison takes the cases it
-// expects (issue 40, 2026-11-29, closing)"), json measured 0.74 of one
-// shard's run's CPU in this test (0.59 to 0.83 in alternated runs at
-// load 3 to 18, 0.72 and 0.73 at load 3) and markdown 0.51 to 0.60:
-// under 1, but not at the 0.7 that would hold 1 through a shared
-// machine's noise. An unchanged case's line of the json, since written
-// from its members' text (appendSame: "An unchanged case's comparison
-// line written from its members (issue 40, 2026-11-29, closing)"), took
-// 6 % fewer of its instructions; in this test, at load 4 to 11, json
-// measured 0.70 to 0.93 of one shard's run's CPU (seven tries), markdown
-// 0.52 to 0.58; on a quiet machine, the page cache dropped before each
-// of three tries, json 0.79 to 0.82 in wall and 0.70 to 0.73 in CPU,
-// markdown 0.69 to 0.73 and 0.57 to 0.61 ("Two cores: ... (issue 40,
-// 2026-11-29, night)"). Under .ci/run this test shares the machine with
-// every other package's, and a margin of a fifth does not hold 1 there.
-// With the baseline's cases read in two halves beside each other and an
-// unchanged case's members read once ("The comparison's baseline read on
-// both cores, its members read once (issue 40, 2026-11-30)"), json took
-// 0.89 of the instructions and 0.90 of the CPU it took before (load 9 to
-// 11), and 0.55 to 0.63 of one shard's run's CPU in this test at load 5
-// to 11, where one shard's run costs more than on a quiet machine. Three
-// quiet tries, the page cache dropped before each (load 1.4 to 2.5):
-// json 0.61 to 0.80 in wall and 0.58 to 0.77 in CPU, markdown 0.53 to
-// 0.64 and 0.49 to 0.59, merge 0.41 to 0.45. Under 1 each time, but not
-// with the margin that holds 1 beside every other package's tests.
-// compareTimes is therefore a guard against the comparison growing, not
-// the issue's target.
+// merge` and `report --compare` as multiples of one shard's run: issue
+// 40's target, less than one shard's run, for both. Each command is held
+// to the mean of the shard's runs measured just before and just after it
+// (an interleaved A/B). Held instead to the least of the shard's runs
+// measured at any time, the merge failed under the project's CI (a run of
+// 3.8 s measured while the machine was quiet, the merges at 4.5 to 6.3 s
+// while another package's tests held a core: 1.21) though its CPU was
+// 0.63 of the run's. Measured so (docs/benchmarks.md, "The million-case
+// test's commands held to the shard's runs either side (issue 40,
+// 2026-11-30)"): at load 1.6, merge 0.41 and 0.42 (wall and CPU), json
+// 0.72 and 0.70, markdown 0.56 and 0.51; beside cmd/mcptest's or
+// engine's tests (load 4.5 to 6.6), merge 0.39 to 0.44, json 0.60 to 0.78,
+// markdown 0.47 to 0.54.
 //
 // compareTimesShort is the comparison's bound in the short form (20,000
 // cases, a shard's run of 312 cases): there the comparison's fixed costs
 // (the process, both heads, the index's start) weigh against a run that
 // short, and markdown measured 1.16 times the shard's CPU, json 1.31
-// (load 10).
+// (load 10, held to the least of the shard's runs).
 const (
 	mergeTimes        = 1
-	compareTimes      = 1.5
+	compareTimes      = 1
 	compareTimesShort = 2
 )
 
@@ -131,13 +104,15 @@ func millionCases() int {
 // and compares the merged envelope with the baseline: each command stays
 // under 64 MiB of peak resident set and takes less wall time and less CPU
 // time than a multiple of the run of one shard's worth of generated
-// cassettes (mergeTimes, compareTimes), each measured on its process here
-// (a command measured over its bound is measured again, with the shard's
-// run, up to twice, and the least of each is what is held: the machine may
-// be shared); the merged envelope holds every case of the run, in suite
-// order, and the comparison counts every case as it should; the markdown
-// of the comparison and the Action's job summary and PR comment built
-// from it stay within their limits.
+// cassettes (mergeTimes, compareTimes), each measured on its process here:
+// the shard's run is measured before the first command and after each, a
+// command's times are divided by the mean of the runs either side, and a
+// command over its bound is measured again, with the run after it, up to
+// twice (the machine may be shared: under the project's CI the tests of
+// other packages take a core at times); the merged envelope holds every
+// case of the run, in suite order, and the comparison counts every case
+// as it should; the markdown of the comparison and the Action's job
+// summary and PR comment built from it stay within their limits.
 func TestMillionCaseMergeAndCompare(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("peak RSS is read from rusage on Linux")
@@ -159,32 +134,36 @@ func TestMillionCaseMergeAndCompare(t *testing.T) {
 		u, _ := runMeasured(t, shardDir, bin, "run", "--config", gen.CaseSuiteFile, "--format", "json", "--output", filepath.Join(dir, "shard-run.json"), "--no-cache")
 		return u
 	}
-	shardRun := runShard()
-	// within holds a command to maxStreamRSS and to less wall and CPU
-	// time than times the shard's run, measuring both again when it is
-	// over.
+	// The shard's run is measured before the first command and after
+	// each: a command is held to the mean of the runs either side of it
+	// (an interleaved A/B), so a load that comes and goes on a shared
+	// machine (the tests of other packages) weighs on both sides of the
+	// ratio.
+	before := runShard()
 	within := func(what string, times float64, measure func() rsstest.Usage) {
 		t.Helper()
-		u := measure()
-		over := func() bool {
-			return float64(u.Wall) >= times*float64(shardRun.Wall) || float64(u.CPU) >= times*float64(shardRun.CPU) || u.Peak > maxStreamRSS
+		var ok bool
+		var tries []string
+		var least rsstest.Usage
+		for try := 0; try < 3 && !ok; try++ {
+			u := measure()
+			after := runShard()
+			s := rsstest.Usage{Wall: (before.Wall + after.Wall) / 2, CPU: (before.CPU + after.CPU) / 2}
+			before = after
+			wall, cpu := float64(u.Wall)/float64(s.Wall), float64(u.CPU)/float64(s.CPU)
+			if try == 0 || u.Peak < least.Peak {
+				least = u
+			}
+			ok = wall < times && cpu < times && u.Peak <= maxStreamRSS
+			tries = append(tries, fmt.Sprintf("%v wall, %v CPU (%.2f and %.2f times the shard's run either side: %v wall, %v CPU), %.1f MiB peak RSS",
+				u.Wall, u.CPU, wall, cpu, s.Wall, s.CPU, float64(u.Peak)/(1<<20)))
 		}
-		for try := 0; try < 2 && over(); try++ {
-			s := runShard()
-			shardRun.Wall, shardRun.CPU = min(shardRun.Wall, s.Wall), min(shardRun.CPU, s.CPU)
-			v := measure()
-			u.Wall, u.CPU, u.Peak = min(u.Wall, v.Wall), min(u.CPU, v.CPU), min(u.Peak, v.Peak)
+		t.Logf("%s of %d cases, against one shard's run of %d cases:\n%s", what, n, n/millionShards, strings.Join(tries, "\n"))
+		if least.Peak > maxStreamRSS {
+			t.Errorf("%s: peak RSS %.1f MiB, over %d MiB", what, float64(least.Peak)/(1<<20), maxStreamRSS>>20)
 		}
-		t.Logf("%s of %d cases: %v wall, %v CPU (%.2f and %.2f times one shard's run), %.1f MiB peak RSS; one shard's run (%d cases): %v wall, %v CPU",
-			what, n, u.Wall, u.CPU, float64(u.Wall)/float64(shardRun.Wall), float64(u.CPU)/float64(shardRun.CPU), float64(u.Peak)/(1<<20), n/millionShards, shardRun.Wall, shardRun.CPU)
-		if u.Peak > maxStreamRSS {
-			t.Errorf("%s: peak RSS %.1f MiB, over %d MiB", what, float64(u.Peak)/(1<<20), maxStreamRSS>>20)
-		}
-		if float64(u.Wall) >= times*float64(shardRun.Wall) {
-			t.Errorf("%s: %v wall, not less than %g times one shard's run (%v)", what, u.Wall, times, shardRun.Wall)
-		}
-		if float64(u.CPU) >= times*float64(shardRun.CPU) {
-			t.Errorf("%s: %v CPU, not less than %g times one shard's run (%v)", what, u.CPU, times, shardRun.CPU)
+		if !ok {
+			t.Errorf("%s: not under %g times one shard's run in wall and CPU time in any of %d tries", what, times, len(tries))
 		}
 	}
 
