@@ -220,7 +220,7 @@ func (r *agentsReader) catalog() {
 		tools := []Tool{}
 		for _, t := range list {
 			if name, _ := t.(string); name != "" {
-				tools = append(tools, Tool{Name: name, Raw: map[string]any{"name": name}})
+				tools = append(tools, ToolOf(map[string]any{"name": name}))
 			}
 		}
 		r.c.Catalog = append(r.c.Catalog, ServerCatalog{Server: server, Tools: tools})

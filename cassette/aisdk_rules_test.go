@@ -137,7 +137,7 @@ func TestAISDKSpanRules(t *testing.T) {
 		got := strings.Join(runs, " | ")
 		for _, sc := range c.Catalog {
 			for _, tool := range sc.Tools {
-				schema, _ := tool.InputSchema.(map[string]any)
+				schema, _ := tool.InputSchema().(map[string]any)
 				got += fmt.Sprintf(" catalog %s:%v", tool.Name, schema["title"])
 			}
 		}

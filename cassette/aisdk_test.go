@@ -39,7 +39,7 @@ func TestAISDKSpans(t *testing.T) {
 			if c.Format != FormatOTel || c.Model != "mock-sum-1" || c.Provider != "mock" || c.Prompt != "What is 2 + 3?" {
 				t.Errorf("provenance %q %q %q %q", c.Format, c.Model, c.Provider, c.Prompt)
 			}
-			if len(c.Catalog) != 1 || len(c.Catalog[0].Tools) != 1 || c.Catalog[0].Tools[0].Name != "get-sum" || c.Catalog[0].Tools[0].InputSchema == nil {
+			if len(c.Catalog) != 1 || len(c.Catalog[0].Tools) != 1 || c.Catalog[0].Tools[0].Name != "get-sum" || c.Catalog[0].Tools[0].InputSchema() == nil {
 				t.Errorf("catalog %+v", c.Catalog)
 			}
 			for i := range c.Runs {

@@ -49,13 +49,22 @@ type ServerCatalog struct {
 	Tools  []Tool
 }
 
-// Tool is one entry of a tools/list result. Raw keeps the entry verbatim
-// (decoded JSON) for gates that read more than the name.
+// Tool is one entry of a tools/list result. Its name and description are
+// strings; the entry itself is kept as its JSON text (Text), decoded where
+// a gate reads more than the name (InputSchema, Raw, Member), as a call's
+// arguments are: a catalog of many tools holds their bytes, not a Go map
+// for each JSON object of their schemas (SECURITY.md, the memory a replay
+// costs).
 type Tool struct {
-	Name        string
+	// Name is "" when the entry has none (or not a string).
+	Name string
+	// Description is "" when the entry has none (or not a string).
 	Description string
-	InputSchema any
-	Raw         map[string]any
+	// Text is the entry as encoding/json writes it decoded (compact,
+	// members in key order, numbers as a float64 writes them, <, > and &
+	// as they are), its optional members that were null left out; "" for
+	// none.
+	Text JSON
 }
 
 // Run is one run of the prompt.

@@ -125,7 +125,7 @@ func (r *claudeReader) init(w *walker, m map[string]any) {
 		// A built-in tool of the agent (Bash, Task) has no server, as its
 		// calls have none.
 		server, tool := splitMCP(name)
-		byServer[server] = append(byServer[server], Tool{Name: tool, Raw: map[string]any{"name": tool}})
+		byServer[server] = append(byServer[server], ToolOf(map[string]any{"name": tool}))
 	}
 	w.pop()
 	for s, t := range byServer {

@@ -37,6 +37,13 @@ type decoder struct {
 	// a call's arguments are checked for their problems, as ever, and not
 	// kept.
 	counting bool
+	// toolBuf is where a catalog tool's text is written, by canon;
+	// toolBlock is the block the texts are kept in, toolLeft about the
+	// bytes of the tools still to be read (catalog.go).
+	toolBuf   []byte
+	toolBlock []byte
+	toolLeft  int
+	canon     jsonpos.Canonical
 }
 
 // maxInterned bounds the interned strings of one document; longer strings

@@ -366,11 +366,10 @@ func (r *otelReader) catalog() {
 		}
 		byServer := map[string][]Tool{}
 		for _, d := range defs {
-			if tool, ok := functionTool(flatFunction(d)); ok {
-				server, name := splitMCP(tool.Name)
-				tool.Name = name
-				tool.Raw["name"] = name
-				byServer[server] = append(byServer[server], tool)
+			if raw, ok := functionTool(flatFunction(d)); ok {
+				server, name := splitMCP(raw["name"].(string))
+				raw["name"] = name
+				byServer[server] = append(byServer[server], ToolOf(raw))
 			}
 		}
 		for server, tools := range byServer {

@@ -55,7 +55,7 @@ func TestReadV1Example(t *testing.T) {
 		RecordedAt: "2026-11-01T12:00:00Z",
 		Prompt:     "What is the weather in Sacramento?",
 		Catalog: []ServerCatalog{{Server: "weather", Tools: []Tool{{
-			Name: "get_weather", Description: "...", InputSchema: map[string]any{"type": "object"}, Raw: tool,
+			Name: "get_weather", Description: "...", Text: JSONOf(tool),
 		}}}},
 		Runs: []Run{{
 			Turns: []Turn{{
@@ -91,8 +91,8 @@ func TestReadV1MultiRun(t *testing.T) {
 	if len(zeta) != 2 || zeta[0].Name != "search" || zeta[0].Description != "" || zeta[1].Description != "Fetches a URL." {
 		t.Errorf("zeta tools: %+v", zeta)
 	}
-	if zeta[0].Raw["x-vendor"] != 7.0 {
-		t.Errorf("Raw does not keep the tool verbatim: %v", zeta[0].Raw)
+	if zeta[0].Raw()["x-vendor"] != 7.0 {
+		t.Errorf("Raw does not keep the tool verbatim: %v", zeta[0].Raw())
 	}
 	r0, r1, r2 := c.Runs[0], c.Runs[1], c.Runs[2]
 	// tokens.total defaults to input + output.
@@ -679,15 +679,15 @@ func TestRealCatalogs(t *testing.T) {
 			tools[s.Server+"."+tool.Name] = tool
 		}
 	}
-	if _, ok := tools["everything.echo"].Raw["execution"].(map[string]any); !ok {
-		t.Errorf("everything.echo: execution not kept: %v", tools["everything.echo"].Raw)
+	if _, ok := tools["everything.echo"].Raw()["execution"].(map[string]any); !ok {
+		t.Errorf("everything.echo: execution not kept: %v", tools["everything.echo"].Raw())
 	}
 	launch := tools["bing-cn-mcp.launch"]
 	if launch.Description != "Launch 🚀 now" {
 		t.Errorf("launch description = %q", launch.Description)
 	}
 	for _, k := range []string{"annotations", "outputSchema", "title"} {
-		if _, ok := launch.Raw[k]; ok {
+		if _, ok := launch.Raw()[k]; ok {
 			t.Errorf("launch: null %s kept, want absent", k)
 		}
 	}

@@ -210,8 +210,8 @@ func (r *responses) functionTools(v any) {
 	}
 	var list []Tool
 	for _, t := range tools {
-		if tool, ok := functionTool(t); ok {
-			list = append(list, tool)
+		if raw, ok := functionTool(t); ok {
+			list = append(list, ToolOf(raw))
 		}
 	}
 	if list != nil {
@@ -221,24 +221,21 @@ func (r *responses) functionTools(v any) {
 
 // functionTool converts a function tool definition {"type": "function",
 // "name", "description", "parameters"} to a tools/list entry, parameters
-// as its inputSchema.
-func functionTool(v any) (Tool, bool) {
+// as its inputSchema, decoded (see ToolOf).
+func functionTool(v any) (map[string]any, bool) {
 	m, _ := v.(map[string]any)
 	name, _ := m["name"].(string)
 	if m["type"] != "function" || name == "" {
-		return Tool{}, false
+		return nil, false
 	}
 	raw := map[string]any{"name": name}
-	tool := Tool{Name: name, Raw: raw}
 	if d, ok := m["description"].(string); ok {
-		tool.Description = d
 		raw["description"] = d
 	}
 	if p, ok := m["parameters"]; ok && p != nil {
-		tool.InputSchema = p
 		raw["inputSchema"] = p
 	}
-	return tool, true
+	return raw, true
 }
 
 // listTools reads an mcp_list_tools item into the catalog of its server:
@@ -279,19 +276,16 @@ func responsesTool(w *walker, v any) (Tool, bool) {
 		return Tool{}, false
 	}
 	raw := map[string]any{"name": name}
-	tool := Tool{Name: name, Raw: raw}
 	if d, ok := m["description"].(string); ok {
-		tool.Description = d
 		raw["description"] = d
 	}
 	if s, ok := m["input_schema"]; ok {
-		tool.InputSchema = s
 		raw["inputSchema"] = s
 	}
 	if a, ok := m["annotations"]; ok && a != nil {
 		raw["annotations"] = a
 	}
-	return tool, true
+	return ToolOf(raw), true
 }
 
 // responsesText is the text of a Responses message: a string, or its

@@ -138,7 +138,7 @@ func TestFunctionToolRules(t *testing.T) {
 		{map[string]any{"type": "function"}, false},
 		{"get_sum", false},
 	} {
-		if tool, ok := functionTool(tt.v); ok != tt.want || (ok && tool.Name != "get_sum") {
+		if tool, ok := functionTool(tt.v); ok != tt.want || (ok && tool["name"] != "get_sum") {
 			t.Errorf("functionTool(%v) = %+v, %v; want %v", tt.v, tool, ok, tt.want)
 		}
 	}
@@ -147,16 +147,16 @@ func TestFunctionToolRules(t *testing.T) {
 // TestNullToolMembers: a tool definition whose parameters or annotations
 // are null has none: its tools/list entry leaves them out.
 func TestNullToolMembers(t *testing.T) {
-	tool, ok := functionTool(map[string]any{"type": "function", "name": "get_sum", "parameters": nil})
-	if _, has := tool.Raw["inputSchema"]; !ok || has || tool.InputSchema != nil {
-		t.Errorf("function tool with parameters null: %+v", tool)
+	raw, ok := functionTool(map[string]any{"type": "function", "name": "get_sum", "parameters": nil})
+	if _, has := raw["inputSchema"]; !ok || has || ToolOf(raw).InputSchema() != nil {
+		t.Errorf("function tool with parameters null: %+v", raw)
 	}
-	tool, ok = responsesTool(&walker{}, map[string]any{"name": "get_sum", "input_schema": map[string]any{}, "annotations": nil})
-	if _, has := tool.Raw["annotations"]; !ok || has {
+	tool, ok := responsesTool(&walker{}, map[string]any{"name": "get_sum", "input_schema": map[string]any{}, "annotations": nil})
+	if _, has := tool.Raw()["annotations"]; !ok || has {
 		t.Errorf("mcp_list_tools tool with annotations null: %+v", tool)
 	}
 	tool, _ = responsesTool(&walker{}, map[string]any{"name": "get_sum", "annotations": map[string]any{"readOnlyHint": true}})
-	if _, has := tool.Raw["annotations"]; !has {
+	if _, has := tool.Raw()["annotations"]; !has {
 		t.Errorf("mcp_list_tools tool with annotations: %+v", tool)
 	}
 }

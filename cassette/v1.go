@@ -81,10 +81,7 @@ func (d *decoder) rootMember(c *Cassette, m member) {
 		return
 	}
 	if m.key == "catalog" {
-		w.push(m.key)
-		v, _ := d.value(m.val)
-		w.pop()
-		c.Catalog = w.catalog(v)
+		c.Catalog = d.catalog(m.val)
 		return
 	}
 	w.push(m.key)
@@ -449,59 +446,68 @@ func (w *walker) str(key string, v any) string {
 	return s
 }
 
-func (w *walker) catalog(v any) []ServerCatalog {
-	m, ok := v.(map[string]any)
-	if !ok {
-		w.push("catalog")
+// catalog reads the catalog, the value at i: an object of server name →
+// tools/list result, read from the bytes (catalog.go), ordered by server
+// name.
+func (d *decoder) catalog(i int) []ServerCatalog {
+	w := d.w
+	w.push("catalog")
+	defer w.pop()
+	if d.data[i] != '{' {
+		v, _ := d.value(i)
 		w.typeError(v, `an object of server name → {"tools": [...]}, the tools/list result of each server`)
-		w.pop()
 		return nil
 	}
-	w.push("catalog")
-	out := make([]ServerCatalog, 0, len(m))
-	for server, entry := range m {
-		w.push(server)
-		out = append(out, ServerCatalog{Server: server, Tools: w.server(entry)})
-		w.pop()
-	}
-	w.pop()
+	var out []ServerCatalog
+	d.object(i, func(server string, _, v int) int {
+		tools, end := d.server(v)
+		out = append(out, ServerCatalog{Server: server, Tools: tools})
+		return end
+	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Server < out[j].Server })
 	return out
 }
 
-// server reads one server's tools/list result: {"tools": [...]}. Other keys
-// of the result (nextCursor, _meta) are allowed.
-func (w *walker) server(v any) []Tool {
-	m, ok := v.(map[string]any)
-	if !ok {
+// server reads one server's tools/list result, the value at i: {"tools":
+// [...]}. Other keys of the result (nextCursor, _meta) are allowed.
+func (d *decoder) server(i int) ([]Tool, int) {
+	w := d.w
+	if d.data[i] != '{' {
+		v, end := d.value(i)
 		w.typeError(v, `the server's tools/list result, an object {"tools": [...]}`)
-		return nil
+		return nil, end
 	}
-	tv, ok := m["tools"]
-	if !ok {
+	var tools []Tool
+	found := false
+	end := d.object(i, func(key string, _, v int) int {
+		if key != "tools" {
+			return d.discard(v)
+		}
+		found = true
+		if d.data[v] != '[' {
+			tv, end := d.value(v)
+			w.typeError(tv, "an array of tools")
+			return end
+		}
+		n, size := countItems(d.data, v)
+		tools = make([]Tool, 0, n)
+		d.toolLeft = size
+		return d.array(v, func(_, t int) int {
+			tool, end := d.tool(t)
+			tools = append(tools, tool)
+			d.toolLeft -= end - t
+			return end
+		})
+	})
+	if !found {
 		w.errorf(`missing required "tools": the tools/list result lists the tools the server advertised`)
-		return nil
 	}
-	arr, ok := tv.([]any)
-	if !ok {
-		w.push("tools")
-		w.typeError(tv, "an array of tools")
-		w.pop()
-		return nil
-	}
-	w.push("tools")
-	tools := make([]Tool, len(arr))
-	for i, t := range arr {
-		w.pushIdx(i)
-		tools[i] = w.tool(t)
-		w.pop()
-	}
-	w.pop()
-	return tools
+	return tools, end
 }
 
-// tool reads one tools/list entry; it is kept verbatim in Raw, so keys
-// other than the ones checked here are allowed.
+// tool checks one decoded tools/list entry, the way catalog.go reads a
+// tool the bytes could not be kept of as they are; keys other than the
+// ones checked here are allowed.
 func (w *walker) tool(v any) Tool {
 	m, ok := v.(map[string]any)
 	if !ok {
@@ -509,18 +515,16 @@ func (w *walker) tool(v any) Tool {
 		return Tool{}
 	}
 	dropNulls(m)
-	t := Tool{Raw: m}
+	t := ToolOf(m)
 	if n, ok := m["name"]; !ok {
 		w.errorf(`missing required "name": every tool has a name`)
 	} else if s, ok := n.(string); !ok || s == "" {
 		w.push("name")
 		w.typeError(n, "a non-empty tool name")
 		w.pop()
-	} else {
-		t.Name = s
 	}
 	if d, ok := m["description"]; ok && d != nil {
-		t.Description = w.str("description", d)
+		w.str("description", d)
 	}
 	if s, ok := m["inputSchema"]; ok {
 		if _, isObj := s.(map[string]any); !isObj {
@@ -528,7 +532,6 @@ func (w *walker) tool(v any) Tool {
 			w.typeError(s, "a JSON Schema object")
 			w.pop()
 		}
-		t.InputSchema = s
 	}
 	for _, k := range [...]string{"annotations", "outputSchema"} {
 		if a, ok := m[k]; ok {

@@ -15,7 +15,7 @@ import (
 func runAgent(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*report.CaseResult, diag.List) {
 	c := p.c
 	a := newAgentRun(c, res)
-	use := cassetteUse{open: a.open, run: a.run}
+	use := cassetteUse{open: a.open, run: a.run, tally: &a.tools}
 	for _, g := range a.gates {
 		if _, ok := g.(*argumentsGate); ok {
 			// only an arguments: gate reads the file's bytes again; a
@@ -46,7 +46,11 @@ func runAgent(s *Suite, p casePlan, res *report.CaseResult, progress func()) (*r
 		g.result(res)
 	}
 	res.Findings = append(res.Findings, aliasedRefFindings(c)...)
-	res.Findings = append(res.Findings, unknownToolFindings(c, &a.tools, &a.called)...)
+	offered := &toolIndex{}
+	if len(toolRefs(c)) > 0 {
+		offered = a.tools.offeredIndex()
+	}
+	res.Findings = append(res.Findings, unknownToolFindings(c, offered, &a.called)...)
 	a.verdicts.reliability(c, res)
 	a.evaluate(res)
 	for _, g := range a.gates {
@@ -96,7 +100,10 @@ type agentRun struct {
 	scorers bool
 	checks  *gateChecks
 	runN    int
-	tools   toolIndex
+	// tools counts the case's tools (eachCassette's tally), the ones its
+	// recordings' catalogs offered among them: what a name a gate block
+	// writes is checked against, with no copy of each.
+	tools toolTally
 	// called are the tools the runs called, which a name is checked
 	// against when no cassette recorded its catalog.
 	called   toolIndex
@@ -181,7 +188,6 @@ func (a *agentRun) prep(cas *cassette.Cassette, r *cassette.Run, pr *runPrep) {
 
 // open shows every gate a cassette before its runs.
 func (a *agentRun) open(cas *cassette.Cassette) {
-	a.tools.add(cas.Catalog)
 	for _, g := range a.gates {
 		g.addCassette(cas)
 	}
@@ -202,7 +208,7 @@ func (a *agentRun) fileBytes(data []byte) {
 func (a *agentRun) run(cas *cassette.Cassette, r *cassette.Run, pr *runPrep) {
 	a.runN++
 	a.noCalls.add(a.runN, r)
-	if len(a.tools.keys) == 0 {
+	if a.tools.offered == 0 {
 		for _, t := range r.Turns {
 			for _, c := range t.Calls {
 				a.called.addTool(c.Server, c.Tool)

@@ -47,6 +47,9 @@ type cassetteUse struct {
 	// sources, read first) and takes these after them.
 	files  []string
 	digest hash.Hash
+	// tally, when set, is where the case's tools are counted (a
+	// toolTally of its own otherwise), for the caller to read after.
+	tally *toolTally
 }
 
 // eachCassette reads a case's cassette files one at a time, in order, and
@@ -69,7 +72,15 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 		files = p.files
 	}
 	defer paceFold(len(files))()
-	var tools toolTally
+	// From the first cassette of a catalog of many tools to the case's
+	// tools and catalog set, the collector keeps a tight pace (paceTight).
+	var tight sync.Once
+	endTight := func() {}
+	defer func() { endTight() }()
+	tools := use.tally
+	if tools == nil {
+		tools = &toolTally{}
+	}
 	priced := 0
 	unpriced := map[string]bool{}
 	// fold takes file i's reading into the case, in file order: on this
@@ -84,10 +95,13 @@ func eachCassette(s *Suite, p casePlan, res *report.CaseResult, progress func(),
 			return
 		}
 		fmt.Fprintf(digest, "%s\x00%s\n", suiteRelative(s, f), hex.EncodeToString(fr.sum[:]))
-		var owner map[string]string
+		var owner *owners
 		opened := false
 		open := func(cas *cassette.Cassette) {
 			opened = true
+			if catalogTools(cas) >= tightCatalog {
+				tight.Do(func() { endTight = paceTight() })
+			}
 			if res.Model == "" {
 				res.Model = oneLine(cas.Model)
 			}

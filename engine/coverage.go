@@ -24,6 +24,8 @@ type toolTally struct {
 	unoffered int
 	// unlisted counts the calls of the tools that are not listed.
 	unlisted int64
+	// offered counts the tools a catalog offered.
+	offered int
 }
 
 // maxUnofferedTools bounds the tools a case lists that no catalog of its
@@ -46,10 +48,8 @@ func (t *toolTally) addCassette(cas *cassette.Cassette) {
 }
 
 // addCatalog offers every tool of the cassette's catalog, and returns the
-// server of each tool name that exactly one server of the catalog offers
-// ("" for a name two offer), for addRun.
-func (t *toolTally) addCatalog(cas *cassette.Cassette) map[string]string {
-	owner := map[string]string{}
+// owners of its tool names, for addRun.
+func (t *toolTally) addCatalog(cas *cassette.Cassette) *owners {
 	if t.m == nil {
 		t.m = map[toolKey]toolCount{}
 	}
@@ -60,21 +60,49 @@ func (t *toolTally) addCatalog(cas *cassette.Cassette) map[string]string {
 			if listed && !n.offered {
 				t.unoffered-- // listed as called, and offered after all
 			}
+			if !n.offered {
+				t.offered++
+			}
 			n.offered = true
 			t.m[k] = n
-			if prev, seen := owner[tl.Name]; seen && prev != sc.Server {
-				owner[tl.Name] = "" // offered by two servers: ambiguous
-			} else {
-				owner[tl.Name] = sc.Server
+		}
+	}
+	return &owners{cat: cas.Catalog}
+}
+
+// owners gives the server of each tool name that exactly one server of a
+// catalog offers ("" for a name two offer, or none), mapped at the first
+// call that names no server: most recordings name the server of every
+// call, and a map of every tool of a catalog of many costs more than the
+// catalog's names.
+type owners struct {
+	cat []cassette.ServerCatalog
+	m   map[string]string
+}
+
+// of returns the server of the tool name.
+func (o *owners) of(tool string) string {
+	if o == nil {
+		return ""
+	}
+	if o.m == nil {
+		o.m = map[string]string{}
+		for _, sc := range o.cat {
+			for _, tl := range sc.Tools {
+				if prev, seen := o.m[tl.Name]; seen && prev != sc.Server {
+					o.m[tl.Name] = "" // offered by two servers: ambiguous
+				} else {
+					o.m[tl.Name] = sc.Server
+				}
 			}
 		}
 	}
-	return owner
+	return o.m[tool]
 }
 
 // addRun counts every call of the run. A call that names no server is
 // given its tool's owner, when it has one.
-func (t *toolTally) addRun(owner map[string]string, r *cassette.Run) {
+func (t *toolTally) addRun(owner *owners, r *cassette.Run) {
 	if t.m == nil {
 		t.m = map[toolKey]toolCount{}
 	}
@@ -82,7 +110,7 @@ func (t *toolTally) addRun(owner map[string]string, r *cassette.Run) {
 		for _, call := range r.Turns[j].Calls {
 			server := call.Server
 			if server == "" {
-				server = owner[call.Tool]
+				server = owner.of(call.Tool)
 			}
 			k := toolKey{server, call.Tool}
 			n, listed := t.m[k]
@@ -118,6 +146,24 @@ func (t *toolTally) called() []report.ToolUse {
 		return strings.Compare(a.Tool, b.Tool)
 	})
 	return out
+}
+
+// offeredIndex returns the tools offered as an index, in server then tool
+// order.
+func (t *toolTally) offeredIndex() *toolIndex {
+	x := &toolIndex{keys: make([]toolKey, 0, t.offered)}
+	for k, n := range t.m {
+		if n.offered {
+			x.keys = append(x.keys, k)
+		}
+	}
+	slices.SortFunc(x.keys, func(a, b toolKey) int {
+		if c := strings.Compare(a.server, b.server); c != 0 {
+			return c
+		}
+		return strings.Compare(a.tool, b.tool)
+	})
+	return x
 }
 
 // catalog returns the catalog of the tools offered, nil when none was.

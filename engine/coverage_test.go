@@ -111,7 +111,7 @@ func TestToolTallyBoundedDrawn(t *testing.T) {
 				run.Turns = append(run.Turns, cassette.Turn{Calls: []cassette.Call{c}})
 				k := toolKey{c.Server, c.Tool}
 				if k.server == "" {
-					k.server = owner[c.Tool]
+					k.server = owner.of(c.Tool)
 				}
 				total++
 				if _, listed := calls[k]; !listed && !offered[k] {

@@ -49,7 +49,7 @@ func readArguments(b *builder, raw rawBlock) Block {
 	default:
 		for _, t := range cat.RawTools() {
 			name, _ := t["name"].(string)
-			a.Config.Catalog = append(a.Config.Catalog, cassette.Tool{Name: name, InputSchema: t["inputSchema"]})
+			a.Config.Catalog = append(a.Config.Catalog, cassette.SchemaTool(name, t["inputSchema"]))
 		}
 	}
 	return a
@@ -79,11 +79,14 @@ type argumentsGate struct {
 	data   []byte
 	loaded bool
 	last   gate.ArgumentsRun
+	// loc places the violations in the bytes.
+	loc argLocator
 }
 
 func (g *argumentsGate) addCassette(cas *cassette.Cassette) {
 	g.args.AddCatalog(cas.Catalog)
 	g.cas, g.inCas, g.data, g.loaded = cas, 0, nil, false
+	g.loc.reset(nil)
 }
 
 func (g *argumentsGate) add(cas *cassette.Cassette, r *cassette.Run) { g.addScored(cas, r, nil) }
@@ -123,8 +126,11 @@ func (g *argumentsGate) locator(ri int) gate.Locator {
 			}
 			data = g.data
 		}
-		full := "/runs/" + strconv.Itoa(ri) + "/turns/" + strconv.Itoa(turn-1) + "/calls/" + strconv.Itoa(call-1) + "/arguments" + ptr
-		if p, ok := cassette.Locate(cas.Path, data, full); ok {
+		if !g.loc.holds(data) {
+			g.loc.reset(data)
+		}
+		rel := "/turns/" + strconv.Itoa(turn-1) + "/calls/" + strconv.Itoa(call-1) + "/arguments" + ptr
+		if p, ok := g.loc.locate(cas.Path, ri, rel); ok {
 			pos = p
 		}
 		if g.args != nil && g.args.Room() <= 1 {

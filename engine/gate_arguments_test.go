@@ -238,7 +238,7 @@ func mustCatalog(t *testing.T) []cassette.Tool {
 	}
 	var out []cassette.Tool
 	for _, tl := range doc.Tools {
-		out = append(out, cassette.Tool{Name: tl.Name, InputSchema: tl.InputSchema})
+		out = append(out, cassette.SchemaTool(tl.Name, tl.InputSchema))
 	}
 	return out
 }

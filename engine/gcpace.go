@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+
+	"github.com/mcptest/mcptest/cassette"
 )
 
 // foldHeapFloor is the least the heap may grow by, over what is live,
@@ -36,6 +38,11 @@ var foldPace struct {
 	// armed by an earlier fold stops there.
 	epoch int
 	live  []metrics.Sample
+	// tight counts the tight paces under way (paceTight), which the
+	// folds' pace waits behind; tightRestore is what the last one puts
+	// back when no fold is under way.
+	tight        int
+	tightRestore int
 }
 
 // paceFold sets the collector's pace for a fold of files files, when
@@ -48,7 +55,11 @@ func paceFold(files int) (done func()) {
 	foldPace.Lock()
 	if foldPace.folds == 0 {
 		foldPace.epoch++
-		foldPace.restore = debug.SetGCPercent(foldPercent(liveHeap()))
+		if foldPace.tight > 0 {
+			foldPace.restore = foldPace.tightRestore
+		} else {
+			foldPace.restore = debug.SetGCPercent(foldPercent(liveHeap()))
+		}
 		armFoldPace(foldPace.epoch)
 	}
 	foldPace.folds++
@@ -58,7 +69,11 @@ func paceFold(files int) (done func()) {
 		defer foldPace.Unlock()
 		if foldPace.folds--; foldPace.folds == 0 {
 			foldPace.epoch++
-			debug.SetGCPercent(foldPace.restore)
+			if foldPace.tight > 0 {
+				foldPace.tightRestore = foldPace.restore
+			} else {
+				debug.SetGCPercent(foldPace.restore)
+			}
 		}
 	})
 }
@@ -106,7 +121,61 @@ func armFoldPace(epoch int) {
 		if foldPace.epoch != epoch || foldPace.folds == 0 {
 			return
 		}
-		debug.SetGCPercent(foldPercent(liveHeap()))
+		if foldPace.tight == 0 {
+			debug.SetGCPercent(foldPercent(liveHeap()))
+		}
 		armFoldPace(epoch)
 	})
+}
+
+// tightPercent is the collector's pace under paceTight: it runs when the
+// heap has grown by a quarter of what is live.
+const tightPercent = 25
+
+// paceTight holds the collector to tightPercent, unless GOGC or
+// GOMEMLIMIT says otherwise, and returns what ends it (safe to call more
+// than once). A cassette whose recorded catalog holds many tools is
+// folded so (eachCassette, from tightCatalog tools): its bytes and its
+// tools' texts, about twice the file, are live while its catalog is
+// read by the case and the gates (the token count of token_efficiency:
+// makes garbage tool by tool) and its runs are replayed, and at the run's
+// pace the heap would reach twice that, four times the file, past
+// SECURITY.md's bound of three (a catalog of 20,000 tools, 5.9 MB, peaked
+// at 66 MiB resident under token_efficiency: against a bound of 65). The
+// folds' pace (paceFold) waits behind it and takes over at its end.
+func paceTight() (done func()) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	foldPace.Lock()
+	defer foldPace.Unlock()
+	if prev := debug.SetGCPercent(tightPercent); foldPace.tight == 0 {
+		foldPace.tightRestore = prev
+	}
+	foldPace.tight++
+	return sync.OnceFunc(func() {
+		foldPace.Lock()
+		defer foldPace.Unlock()
+		if foldPace.tight--; foldPace.tight > 0 {
+			return
+		}
+		if foldPace.folds > 0 {
+			debug.SetGCPercent(foldPercent(liveHeap()))
+		} else {
+			debug.SetGCPercent(foldPace.tightRestore)
+		}
+	})
+}
+
+// tightCatalog is the number of tools from which a cassette's recorded
+// catalog is folded at a tight pace of the collector (paceTight).
+const tightCatalog = 1000
+
+// catalogTools counts the tools of a cassette's recorded catalog.
+func catalogTools(cas *cassette.Cassette) int {
+	n := 0
+	for _, sc := range cas.Catalog {
+		n += len(sc.Tools)
+	}
+	return n
 }

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcptest/mcptest/cassette"
 	"github.com/mcptest/mcptest/gate"
 	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/report"
@@ -44,23 +43,15 @@ func toolRefs(c *Case) []toolRef {
 	return refs
 }
 
-// toolIndex is the set of tools the catalogs of a test's cassettes offer,
-// each (server, name) once, in the order first offered: what
-// unknownToolFindings needs of the catalogs, kept instead of the catalogs
-// themselves (their descriptions and schemas), so a test over a directory
-// holds one entry per distinct tool, not a catalog per cassette.
+// toolIndex is a set of tools, each (server, name) once, in the order
+// first added: the tools the runs called (agentRun.called), or those the
+// catalogs offered (toolTally.offeredIndex), as unknownToolFindings
+// checks a name against them.
 type toolIndex struct {
 	keys []toolKey
 	seen map[toolKey]struct{}
-}
-
-// add records every tool of a cassette's catalog.
-func (x *toolIndex) add(catalog []cassette.ServerCatalog) {
-	for _, sc := range catalog {
-		for _, t := range sc.Tools {
-			x.addTool(sc.Server, t.Name)
-		}
-	}
+	// server is the copy of the server of the tool added last.
+	server string
 }
 
 // addTool records one tool of a server.
@@ -73,8 +64,12 @@ func (x *toolIndex) addTool(server, tool string) {
 	} else if slices.Contains(x.keys, k) {
 		return
 	}
-	// Copies, so the index never keeps a cassette's text alive.
-	k = toolKey{strings.Clone(k.server), strings.Clone(k.tool)}
+	// Copies, so the index never keeps a cassette's text alive; the
+	// server's once for the tools of one server in a row.
+	if server != x.server {
+		x.server = strings.Clone(server)
+	}
+	k = toolKey{x.server, strings.Clone(k.tool)}
 	x.keys = append(x.keys, k)
 	switch {
 	case x.seen != nil:
@@ -104,20 +99,28 @@ func unknownToolFindings(c *Case, tools, called *toolIndex) []report.Finding {
 	if len(tools.keys) == 0 {
 		tools, what, needHint, never = called, "no tool any run called (no catalog was recorded)", true, "it matches no call of these runs"
 	}
-	var ids, names []string
-	for _, k := range tools.keys {
-		if k.tool == "" {
-			continue
-		}
-		names = append(names, k.tool)
-		if k.server == "" {
-			ids = append(ids, k.tool) // a tool of no server (an agent's built-in)
-		} else {
-			ids = append(ids, k.server+"."+k.tool)
-		}
-	}
-	if len(ids) == 0 {
+	if !slices.ContainsFunc(tools.keys, func(k toolKey) bool { return k.tool != "" }) {
 		return nil
+	}
+	// The names and ids to suggest from are listed at the first name
+	// found unknown: a catalog of many tools costs none when every name
+	// is known.
+	var ids, names []string
+	candidates := func() {
+		if names != nil {
+			return
+		}
+		for _, k := range tools.keys {
+			if k.tool == "" {
+				continue
+			}
+			names = append(names, k.tool)
+			if k.server == "" {
+				ids = append(ids, k.tool) // a tool of no server (an agent's built-in)
+			} else {
+				ids = append(ids, k.server+"."+k.tool)
+			}
+		}
 	}
 	var out []report.Finding
 	seen := map[string]bool{}
@@ -127,6 +130,7 @@ func unknownToolFindings(c *Case, tools, called *toolIndex) []report.Finding {
 		}
 		seen[r.gate+"\x00"+r.id] = true
 		msg := fmt.Sprintf("%s %s: `%s` is %s", r.gate, r.place(), r.id, what)
+		candidates()
 		candidates := names
 		if strings.Contains(r.id, ".") {
 			candidates = ids

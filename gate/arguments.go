@@ -164,9 +164,9 @@ type Arguments struct {
 	// compile gave them for the cassette being read, so that a call costs
 	// a lookup, not its schema's encoding.
 	byTool map[[2]string]*compiled
-	// recorded maps server and tool to the recording's schema, for the
-	// cassette being read.
-	recorded map[[2]string]any
+	// recorded maps server and tool to the text of the recording's
+	// schema, for the cassette being read.
+	recorded map[[2]string]cassette.JSON
 	warned   []string
 	// limitWarned are the tools a limit left a call of unchecked, named
 	// in a warning.
@@ -209,7 +209,7 @@ type aheadCatalog struct {
 	// not reused by a later cassette's while the entry lives.
 	cat      []cassette.ServerCatalog
 	mu       sync.Mutex
-	recorded map[[2]string]any
+	recorded map[[2]string]cassette.JSON
 	tools    map[[2]string]*compiled
 }
 
@@ -267,19 +267,30 @@ func (a *Arguments) toolOf(cat []cassette.ServerCatalog, server, tool string) *c
 	return comp
 }
 
-// recordedOf maps server and tool to the schema a recording's catalog
-// gives it (the first, for a tool listed twice).
-func recordedOf(cat []cassette.ServerCatalog) map[[2]string]any {
-	recorded := map[[2]string]any{}
+// recordedOf maps server and tool to the text of the schema a
+// recording's catalog gives it (the first, for a tool listed twice; ""
+// for none), a slice of the tool's text: a schema is decoded only for a
+// tool a call names.
+func recordedOf(cat []cassette.ServerCatalog) map[[2]string]cassette.JSON {
+	recorded := make(map[[2]string]cassette.JSON, catalogTools(cat))
 	for _, sc := range cat {
 		for _, t := range sc.Tools {
 			k := [2]string{sc.Server, t.Name}
 			if _, dup := recorded[k]; !dup {
-				recorded[k] = t.InputSchema
+				recorded[k] = t.Member("inputSchema")
 			}
 		}
 	}
 	return recorded
+}
+
+// catalogTools counts the tools of a catalog.
+func catalogTools(cat []cassette.ServerCatalog) int {
+	n := 0
+	for _, sc := range cat {
+		n += len(sc.Tools)
+	}
+	return n
 }
 
 // schemaFor finds the schema of a call: that of the tool of its exact
@@ -303,7 +314,7 @@ func (a *Arguments) schemaFor(server, tool string) (any, bool) {
 
 // resolve is schemaFor over the recording's catalog recorded, without its
 // warning: the tools an ambiguous name could be are returned.
-func (a *Arguments) resolve(recorded map[[2]string]any, server, tool string) (schema any, found bool, ambiguous []string) {
+func (a *Arguments) resolve(recorded map[[2]string]cassette.JSON, server, tool string) (schema any, found bool, ambiguous []string) {
 	if s, ok := a.exactSchema(recorded, server, tool); ok {
 		return s, true, nil
 	}
@@ -341,25 +352,25 @@ func quoteTools(names []string) string {
 // then the block's catalog. A recorded tool without a schema (a trace
 // that lists the tools by name) gives way to the block's catalog; with
 // none there it is the schema, nil, which is unchecked and said so.
-func (a *Arguments) exactSchema(recorded map[[2]string]any, server, tool string) (any, bool) {
-	if s, ok := recorded[[2]string{server, tool}]; ok && server != "" && s != nil {
-		return s, true
+func (a *Arguments) exactSchema(recorded map[[2]string]cassette.JSON, server, tool string) (any, bool) {
+	if s, ok := recorded[[2]string{server, tool}]; ok && server != "" && s != "" {
+		return s.Value(), true
 	}
 	var keys [][2]string
 	if server == "" {
 		for k, s := range recorded {
-			if k[1] == tool && s != nil {
+			if k[1] == tool && s != "" {
 				keys = append(keys, k)
 			}
 		}
 		if len(keys) > 0 {
 			sort.Slice(keys, func(i, j int) bool { return keys[i][0] < keys[j][0] })
-			return recorded[keys[0]], true
+			return recorded[keys[0]].Value(), true
 		}
 	}
 	for _, t := range a.cfg.Catalog {
 		if t.Name == tool {
-			return t.InputSchema, true
+			return t.InputSchema(), true
 		}
 	}
 	if _, ok := recorded[[2]string{server, tool}]; ok && server != "" {

@@ -53,7 +53,7 @@ func readLiveMCPBench(tb testing.TB) liveMCPBench {
 	for _, s := range servers {
 		sc := cassette.ServerCatalog{Server: s.Key}
 		for _, t := range s.Tools {
-			sc.Tools = append(sc.Tools, cassette.Tool{Name: t.Name, InputSchema: t.InputSchema})
+			sc.Tools = append(sc.Tools, cassette.SchemaTool(t.Name, t.InputSchema))
 		}
 		b.catalog = append(b.catalog, sc)
 	}
@@ -121,7 +121,7 @@ func TestArgumentsLiveMCPBench(t *testing.T) {
 	for _, sc := range b.catalog {
 		for _, tool := range sc.Tools {
 			tools++
-			if _, err := CompileToolSchema(tool.InputSchema); err != nil {
+			if _, err := CompileToolSchema(tool.InputSchema()); err != nil {
 				fails = append(fails, sc.Server+"."+tool.Name+": "+err.Error())
 			}
 		}

@@ -59,7 +59,7 @@ func TestAtPointer(t *testing.T) {
 // violations, not counting the warnings of schemas that do not compile,
 // and says how many more there were; at the bound exactly, none more.
 func TestArgumentFindingsBound(t *testing.T) {
-	catalog := []cassette.Tool{{Name: "search", InputSchema: decode(t, searchSchema)}, {Name: "broken", InputSchema: decode(t, `{"type": 3}`)}}
+	catalog := []cassette.Tool{cassette.SchemaTool("search", decode(t, searchSchema)), cassette.SchemaTool("broken", decode(t, `{"type": 3}`))}
 	for _, tc := range []struct {
 		name       string
 		broken     bool
@@ -100,12 +100,12 @@ func TestArgumentFindingsBound(t *testing.T) {
 // by name that records a schema; else the block's catalog; else a
 // recorded tool without a schema (nil, unchecked); else none.
 func TestSchemaForRules(t *testing.T) {
-	a := NewArguments(ArgumentsConfig{Catalog: []cassette.Tool{{Name: "q", InputSchema: "catalog"}, {Name: "only_catalog", InputSchema: "catalog2"},
-		{Name: "named", InputSchema: "catalog3"}}})
+	a := NewArguments(ArgumentsConfig{Catalog: []cassette.Tool{cassette.SchemaTool("q", "catalog"), cassette.SchemaTool("only_catalog", "catalog2"),
+		cassette.SchemaTool("named", "catalog3")}})
 	a.AddCatalog([]cassette.ServerCatalog{
-		{Server: "zeta", Tools: []cassette.Tool{{Name: "q", InputSchema: "zeta"}, {Name: "named"}, {Name: "bare"}}},
-		{Server: "alpha", Tools: []cassette.Tool{{Name: "q", InputSchema: "alpha"}, {Name: "q", InputSchema: "alpha again"}, {Name: "r"}}},
-		{Server: "beta", Tools: []cassette.Tool{{Name: "r", InputSchema: "beta"}}},
+		{Server: "zeta", Tools: []cassette.Tool{cassette.SchemaTool("q", "zeta"), {Name: "named"}, {Name: "bare"}}},
+		{Server: "alpha", Tools: []cassette.Tool{cassette.SchemaTool("q", "alpha"), cassette.SchemaTool("q", "alpha again"), {Name: "r"}}},
+		{Server: "beta", Tools: []cassette.Tool{cassette.SchemaTool("r", "beta")}},
 	})
 	for _, tc := range []struct {
 		server, tool string
@@ -136,7 +136,7 @@ func TestSchemaForRules(t *testing.T) {
 // TestArgumentsSummaryCounts: the summary counts the runs added, the
 // calls, the checked, invalid and unchecked ones, and the keywords.
 func TestArgumentsSummaryCounts(t *testing.T) {
-	a := NewArguments(ArgumentsConfig{Catalog: []cassette.Tool{{Name: "search", InputSchema: decode(t, searchSchema)}}})
+	a := NewArguments(ArgumentsConfig{Catalog: []cassette.Tool{cassette.SchemaTool("search", decode(t, searchSchema))}})
 	a.Add(1, &cassette.Run{Turns: []cassette.Turn{{Calls: []cassette.Call{{Tool: "search", Arguments: cassette.JSONOf(map[string]any{"query": "q"})}, {Tool: "other"}}}}}, nil)
 	a.Add(2, &cassette.Run{Turns: []cassette.Turn{{Calls: []cassette.Call{{Tool: "search", Arguments: cassette.JSONOf(map[string]any{})}}}}}, nil)
 	s := a.Summary()
@@ -212,7 +212,7 @@ func TestTrimSchemaErrorPlain(t *testing.T) {
 // TestArgumentsResultRules: valid_pct only when a call was checked, the
 // notice of unchecked calls only when there is one.
 func TestArgumentsResultRules(t *testing.T) {
-	a := NewArguments(ArgumentsConfig{Catalog: []cassette.Tool{{Name: "search", InputSchema: decode(t, searchSchema)}}})
+	a := NewArguments(ArgumentsConfig{Catalog: []cassette.Tool{cassette.SchemaTool("search", decode(t, searchSchema))}})
 	a.Add(1, &cassette.Run{Turns: []cassette.Turn{{Calls: []cassette.Call{{Tool: "other"}}}}}, nil)
 	res := a.Result()
 	if v, ok := res.Targets["arguments.valid_pct"]; ok {
@@ -221,7 +221,7 @@ func TestArgumentsResultRules(t *testing.T) {
 	if len(res.Findings) != 1 || !strings.HasPrefix(res.Findings[0].Message, "1 of 1 calls were not checked") {
 		t.Errorf("findings %+v", res.Findings)
 	}
-	a = NewArguments(ArgumentsConfig{Catalog: []cassette.Tool{{Name: "search", InputSchema: decode(t, searchSchema)}}})
+	a = NewArguments(ArgumentsConfig{Catalog: []cassette.Tool{cassette.SchemaTool("search", decode(t, searchSchema))}})
 	a.Add(1, &cassette.Run{Turns: []cassette.Turn{{Calls: []cassette.Call{{Tool: "search", Arguments: cassette.JSONOf(map[string]any{"query": "q"})}}}}}, nil)
 	res = a.Result()
 	if v, ok := res.Targets["arguments.valid_pct"]; !ok || v != 100 || len(res.Findings) != 0 {

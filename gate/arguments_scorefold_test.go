@@ -73,7 +73,7 @@ func (g *argDraw) schema() any {
 func (g *argDraw) config() ArgumentsConfig {
 	cfg := ArgumentsConfig{Strict: g.rng.IntN(2) == 0, Keep: []int{0, 1, 3}[g.rng.IntN(3)]}
 	for range g.rng.IntN(3) {
-		cfg.Catalog = append(cfg.Catalog, cassette.Tool{Name: g.tools[g.rng.IntN(len(g.tools))], InputSchema: g.schema()})
+		cfg.Catalog = append(cfg.Catalog, cassette.SchemaTool(g.tools[g.rng.IntN(len(g.tools))], g.schema()))
 	}
 	return cfg
 }
@@ -87,7 +87,7 @@ func (g *argDraw) cassettes() []argCassette {
 			sc := cassette.ServerCatalog{Server: server}
 			for _, name := range g.tools {
 				if g.rng.IntN(3) != 0 {
-					sc.Tools = append(sc.Tools, cassette.Tool{Name: name, InputSchema: g.schema()})
+					sc.Tools = append(sc.Tools, cassette.SchemaTool(name, g.schema()))
 				}
 			}
 			c.cat = append(c.cat, sc)

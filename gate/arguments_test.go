@@ -110,8 +110,8 @@ func TestSchemaDrafts(t *testing.T) {
 // naming the tool (compiled once, however many calls), never a crash.
 func TestArgumentsGate(t *testing.T) {
 	cat := []cassette.ServerCatalog{{Server: "web", Tools: []cassette.Tool{
-		{Name: "search", InputSchema: decode(t, searchSchema)},
-		{Name: "broken", InputSchema: decode(t, `{"type": "objekt"}`)},
+		cassette.SchemaTool("search", decode(t, searchSchema)),
+		cassette.SchemaTool("broken", decode(t, `{"type": "objekt"}`)),
 	}}}
 	call := func(tool, args string) cassette.Call {
 		return cassette.Call{Server: "web", Tool: tool, Arguments: cassette.JSONOf(decode(t, args))}
@@ -196,9 +196,9 @@ func TestArgumentsResolvedNames(t *testing.T) {
 		return cassette.Call{Tool: tool, Arguments: cassette.JSONOf(decode(t, args))}
 	}
 	a := NewArguments(ArgumentsConfig{Catalog: []cassette.Tool{
-		{Name: "get-sum", InputSchema: decode(t, sum)},
-		{Name: "read-file", InputSchema: decode(t, searchSchema)},
-		{Name: "read_file", InputSchema: decode(t, searchSchema)},
+		cassette.SchemaTool("get-sum", decode(t, sum)),
+		cassette.SchemaTool("read-file", decode(t, searchSchema)),
+		cassette.SchemaTool("read_file", decode(t, searchSchema)),
 	}})
 	a.AddCatalog(nil)
 	r := a.Add(1, &cassette.Run{Turns: []cassette.Turn{{Calls: []cassette.Call{
@@ -233,8 +233,8 @@ func TestArgumentsResolvedNames(t *testing.T) {
 	// wins over a resolved one.
 	a = NewArguments(ArgumentsConfig{})
 	a.AddCatalog([]cassette.ServerCatalog{{Server: "everything", Tools: []cassette.Tool{
-		{Name: "get-sum", InputSchema: decode(t, sum)},
-		{Name: "get_sum", InputSchema: decode(t, `{"type": "object"}`)},
+		cassette.SchemaTool("get-sum", decode(t, sum)),
+		cassette.SchemaTool("get_sum", decode(t, `{"type": "object"}`)),
 	}}})
 	r = a.Add(1, &cassette.Run{Turns: []cassette.Turn{{Calls: []cassette.Call{
 		call("get_sum", `{"a": 1}`),

@@ -43,7 +43,7 @@ func (t *TokenEfficiency) AddCatalog(cat []cassette.ServerCatalog) {
 			}
 			t.seen[key] = true
 			t.tools++
-			t.surface += int64(tokens.Tool(tool.Name, tool.Description, tool.InputSchema))
+			t.surface += int64(tokens.ToolOfText(tool.Name, tool.Description, string(tool.Member("inputSchema"))))
 		}
 	}
 }

@@ -20,8 +20,8 @@ func teRun(cost *int64, tools ...string) *cassette.Run {
 func TestTokenEfficiency(t *testing.T) {
 	classes := []Class{{Name: "search", Members: []string{"search"}}, {Name: "fetch", Members: []string{"fetch"}}}
 	catalog := []cassette.ServerCatalog{{Server: "docs", Tools: []cassette.Tool{
-		{Name: "search", Description: "Search the documents.", InputSchema: map[string]any{"type": "object"}},
-		{Name: "fetch", Description: "Fetch a document by id."},
+		cassette.ToolOf(map[string]any{"name": "search", "description": "Search the documents.", "inputSchema": map[string]any{"type": "object"}}),
+		cassette.ToolOf(map[string]any{"name": "fetch", "description": "Fetch a document by id."}),
 	}}}
 	surface := float64(tokens.Tool("search", "Search the documents.", map[string]any{"type": "object"}) + tokens.Tool("fetch", "Fetch a document by id.", nil))
 	c := func(n int64) *int64 { return &n }

@@ -374,7 +374,7 @@ func schemasFor(cas *cassette.Cassette, called []string, d *draft) bool {
 	for _, sc := range cas.Catalog {
 		for _, t := range sc.Tools {
 			d.recorded = append(d.recorded, t.Name)
-			if t.InputSchema != nil {
+			if t.HasInputSchema() {
 				schemas[member(sc.Server, t.Name)] = true
 				schemas[t.Name] = true
 			}
@@ -495,7 +495,7 @@ func edges(cas *cassette.Cassette) (allowed, restricted []string) {
 				continue
 			}
 			seen[t.Name] = true
-			if gate.MayWrite(t.Name, t.Raw["annotations"]) {
+			if gate.MayWrite(t.Name, t.Member("annotations").Value()) {
 				restricted = append(restricted, member(sc.Server, t.Name))
 			} else {
 				allowed = append(allowed, member(sc.Server, t.Name))

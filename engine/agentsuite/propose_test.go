@@ -35,7 +35,7 @@ func TestProposeRules(t *testing.T) {
 		runOf(100, "Order 42 shipped.", "search", "fetch", "search"),
 		runOf(300, "Order 42 shipped!", "fetch", "search", "extra"),
 		runOf(200, "Order 42 shipped", "search", "fetch", "fetch", "delete_repo"),
-	}, Catalog: []cassette.ServerCatalog{{Server: "s", Tools: []cassette.Tool{{Name: "search"}, {Name: "fetch"}, {Name: "delete_repo"}, {Name: "ro_write", Raw: map[string]any{"annotations": map[string]any{"readOnlyHint": true}}}}}}}
+	}, Catalog: []cassette.ServerCatalog{{Server: "s", Tools: []cassette.Tool{{Name: "search"}, {Name: "fetch"}, {Name: "delete_repo"}, cassette.ToolOf(map[string]any{"name": "ro_write", "annotations": map[string]any{"readOnlyHint": true}})}}}}
 	d := propose(cas, "rec/orders.json")
 	(*argCatalog)(nil).apply(d) // as Propose does: the note on the schemas the recording lacks
 	if d.name != "bot: orders" || d.runs != 3 {
@@ -92,7 +92,7 @@ func TestUnclassedRules(t *testing.T) {
 		{"a class", []cassette.Run{runOf(1, "", "search")}, false, ""},
 	} {
 		schema := map[string]any{"type": "object"}
-		catalog := []cassette.ServerCatalog{{Server: "s", Tools: []cassette.Tool{{Name: "search", InputSchema: schema}, {Name: "delete_repo", InputSchema: schema}}}}
+		catalog := []cassette.ServerCatalog{{Server: "s", Tools: []cassette.Tool{cassette.SchemaTool("search", schema), cassette.SchemaTool("delete_repo", schema)}}}
 		d := propose(&cassette.Cassette{Runs: tc.runs, Catalog: catalog}, "c.json")
 		notes := strings.Join(d.notes, "\n")
 		if d.unclassed != tc.unclassed || !strings.Contains(notes, tc.note) || tc.note == "" && notes != "" {
@@ -228,8 +228,8 @@ func TestReadAllCatalog(t *testing.T) {
 func TestDraftsThatProtect(t *testing.T) {
 	schema := map[string]any{"type": "object", "properties": map[string]any{"entities": map[string]any{"type": "array"}}, "required": []any{"entities"}}
 	catalog := []cassette.ServerCatalog{{Server: "memory", Tools: []cassette.Tool{
-		{Name: "create_entities", InputSchema: schema}, {Name: "read_graph", InputSchema: map[string]any{"type": "object"}},
-		{Name: "delete_entities", InputSchema: schema}}}}
+		cassette.SchemaTool("create_entities", schema), cassette.SchemaTool("read_graph", map[string]any{"type": "object"}),
+		cassette.SchemaTool("delete_entities", schema)}}}
 	run := func(tools ...string) cassette.Run {
 		var calls []cassette.Call
 		for _, tool := range tools {
@@ -336,7 +336,7 @@ func TestProposeResolvedNames(t *testing.T) {
 	// The recording's own schemas resolve the same way: arguments: {}.
 	d := propose(&cassette.Cassette{
 		Runs:    []cassette.Run{{Turns: []cassette.Turn{{Calls: []cassette.Call{{Tool: "everything_get-sum"}}}}}},
-		Catalog: []cassette.ServerCatalog{{Server: "everything", Tools: []cassette.Tool{{Name: "get-sum", InputSchema: map[string]any{"type": "object"}}}}},
+		Catalog: []cassette.ServerCatalog{{Server: "everything", Tools: []cassette.Tool{cassette.SchemaTool("get-sum", map[string]any{"type": "object"})}}},
 	}, "log.json")
 	if !d.arguments {
 		t.Errorf("a prefixed name of a recorded tool: arguments %v, lack %q", d.arguments, d.lack)

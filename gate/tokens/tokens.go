@@ -76,3 +76,11 @@ func Tool(name, description string, inputSchema any) int {
 	}
 	return n
 }
+
+// ToolOfText is Tool for a tool whose inputSchema is given as the text an
+// encoding/json Encoder that does not escape HTML writes of it, without
+// the newline ("" for none): the count is Tool's for the decoded schema,
+// and nothing is decoded.
+func ToolOfText(name, description, inputSchema string) int {
+	return Count(name) + Count(description) + Count(unescapeSeparators([]byte(inputSchema)))
+}

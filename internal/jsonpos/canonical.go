@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // AppendCanonical appends to dst the value starting at i of data (a
@@ -23,9 +24,26 @@ import (
 // repeats a key (the last one wins in a decode), a number a float64
 // cannot hold, a nesting deeper than MaxDepth; and where an object lies
 // more than ObjectDepth objects and arrays deep. The caller decodes those.
+// The key drop is given is valid only during the call.
 func AppendCanonical(dst, data []byte, i int, drop func(key string) bool) (out []byte, end int, ok bool) {
-	c := canonical{data: data, out: dst, drop: drop}
+	var c Canonical
+	return c.Append(dst, data, i, drop)
+}
+
+// Canonical writes values as AppendCanonical does, keeping its scratch
+// space (the members of the objects being sorted) from one call to the
+// next: a reader that writes many values, a catalog's tools, allocates it
+// once. The zero value is ready; one Canonical is not for several
+// goroutines at once.
+type Canonical struct {
+	members []member
+}
+
+// Append is AppendCanonical.
+func (k *Canonical) Append(dst, data []byte, i int, drop func(key string) bool) (out []byte, end int, ok bool) {
+	c := canonical{data: data, out: dst, drop: drop, members: k.members[:0]}
 	end, ok = c.value(Space(data, i), 0)
+	k.members = c.members[:0]
 	return c.out, end, ok
 }
 
@@ -101,7 +119,7 @@ func (c *canonical) object(i, depth int) (int, bool) {
 	for j < len(c.data) && c.data[j] != '}' {
 		kEnd := StringEnd(c.data, j)
 		v := Space(c.data, Space(c.data, kEnd)+1)
-		key := String(c.data[j:kEnd])
+		key := keyString(c.data[j:kEnd])
 		if depth > 0 || c.drop == nil || c.data[v] != 'n' || !c.drop(key) {
 			c.members = append(c.members, member{key: key, v: v})
 		}
@@ -137,6 +155,22 @@ func (c *canonical) object(i, depth int) (int, bool) {
 	}
 	c.out = append(c.out, '}')
 	return end, true
+}
+
+// keyString is String for an object's key while its object is written:
+// a key of printable ASCII without escapes is its bytes in data (read
+// only, and not kept past the call), any other is decoded.
+func keyString(raw []byte) string {
+	body := raw[1 : len(raw)-1]
+	for _, c := range body {
+		if c == '\\' || c >= utf8.RuneSelf {
+			return String(raw)
+		}
+	}
+	if len(body) == 0 {
+		return ""
+	}
+	return unsafe.String(&body[0], len(body))
 }
 
 // appendString appends a string as encoding/json writes it without HTML
