@@ -191,8 +191,8 @@ func scalarSize(v any) int {
 		}
 		var buf [32]byte
 		b := strconv.AppendFloat(buf[:0], v, f, -1, 64)
-		if n := len(b); f == 'e' && n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			return n - 1 // e-07 is written e-7
+		if n := len(b); n >= 5 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			return n - 1 // 1e-07 is written 1e-7
 		}
 		return len(b)
 	}

@@ -224,3 +224,57 @@ func TestJSONSizesDrawn(t *testing.T) {
 		}
 	}
 }
+
+// TestActualOfTight holds actualOf to the exact cut of values whose
+// bytes are counted by hand: a value of exactly maxActualBytes is kept
+// whole, a larger one keeps every byte that fits and nothing after the
+// first thing that does not.
+func TestActualOfTight(t *testing.T) {
+	strs := func(n int, s string) []any {
+		l := make([]any, n)
+		for i := range l {
+			l[i] = s
+		}
+		return l
+	}
+	nums := func(n int, f float64) []any {
+		l := make([]any, n)
+		for i := range l {
+			l[i] = f
+		}
+		return l
+	}
+	a := strings.Repeat("a", 5000)
+	for _, tc := range []struct {
+		name string
+		v    any
+		want string // the cut value's JSON, or "" for v whole
+	}{
+		// "[" + 1,023 times `"a",` + `""]`: 4,096 bytes.
+		{"one-letter strings", strs(2000, "a"), "[" + strings.Repeat(`"a",`, 1023) + `""]`},
+		{"a string of 4,094 letters", a[:4094], ""},
+		{"a string of 4,095 letters", a[:4095], `"` + a[:4094] + `"`},
+		{"a string of three-byte letters", strings.Repeat("水", 2000), `"` + strings.Repeat("水", 1364) + `"`},
+		{"a member's string", map[string]any{"k0000": a}, `{"k0000":"` + a[:4084] + `"}`},
+		// A key that does not fit ends the copy: the number after it is
+		// not taken though it would fit.
+		{"a key too long", []any{map[string]any{strings.Repeat("k", 4090): 1.0}, 2.0}, "[{}]"},
+		// 682 times 1e+21 (five bytes) and its comma, 4,093 bytes.
+		{"numbers written with an exponent", nums(1000, 1e21), "[" + strings.Repeat("1e+21,", 681) + "1e+21]"},
+		{"numbers written without one", nums(1000, 1e-6), "[" + strings.Repeat("0.000001,", 454) + "0.000001]"},
+		{"an exponent of one digit", nums(1000, 1e-7), "[" + strings.Repeat("1e-7,", 818) + "1e-7]"},
+	} {
+		got, cut := actualOf(tc.v)
+		j := string(unescapedJSON(t, got))
+		want := tc.want
+		if want == "" {
+			want = string(unescapedJSON(t, tc.v))
+		}
+		if j != want || cut != (tc.want != "") {
+			t.Errorf("%s: cut %v, %d bytes %.60s…; want cut %v, %d bytes %.60s…", tc.name, cut, len(j), j, tc.want != "", len(want), want)
+		}
+		if len(j) > maxActualBytes {
+			t.Errorf("%s: %d bytes, over %d", tc.name, len(j), maxActualBytes)
+		}
+	}
+}
