@@ -74,7 +74,8 @@ func writeRecordedCassette(t *testing.T, path string, sh recordedShape) string {
 // final response), masked (the secret it holds is nowhere in the
 // envelope), a small value whole; each case to the per-case bound plus
 // its assertions, and its model (a label of up to 100,000 bytes in the
-// recording) to its first 256 characters.
+// recording) to its first 256 characters, and validate's report of the
+// recordings the same.
 func TestRecordedValuesBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the built binary over drawn recordings")
@@ -151,6 +152,11 @@ func TestRecordedValuesBounded(t *testing.T) {
 	}
 	if clipped == 0 {
 		t.Fatalf("no drawn value was cut")
+	}
+	// validate reports each recording's model cut as the case keeps it.
+	out := lc.mcptest("validate", "--config", "suite.yml")
+	if long := strings.Repeat("m", 257); bytes.Contains(out, []byte(long)) || len(out) > 1000*len(shapes) {
+		t.Errorf("validate printed %d bytes, a model of more than 256 characters among them: %.300s", len(out), out)
 	}
 }
 

@@ -65,15 +65,17 @@ func (t *recordingTally) cassette(c *cassette.Cassette) {
 	if t.r.Reader == "" {
 		t.r.Reader = string(c.Format)
 	}
-	if c.Model != "" && !contains(t.r.Models, c.Model) {
-		t.r.Models = append(t.r.Models, c.Model)
+	// A label is cut as a case cuts it (maxLabelRunes): the report of a
+	// recording is printed whole.
+	if m := diag.Clip(c.Model, maxLabelRunes); m != "" && !contains(t.r.Models, m) {
+		t.r.Models = append(t.r.Models, m)
 	}
 	t.agent(c.Agent)
 }
 
 func (t *recordingTally) agent(name string) {
 	if name != "" {
-		t.agents[name] = true
+		t.agents[diag.Clip(name, maxLabelRunes)] = true
 	}
 }
 

@@ -51,3 +51,30 @@ func TestValidateSuiteRecordings(t *testing.T) {
 		t.Fatalf("errors %v, %v; recordings %+v", err, l, recs)
 	}
 }
+
+// TestValidateRecordingLabelsCut: validating a recording whose model and
+// agent are 100,000 characters reports each cut to its first 256, as a
+// case keeps them, whatever the number of runs that name them.
+func TestValidateRecordingLabelsCut(t *testing.T) {
+	good, err := os.ReadFile("../examples/quickstart/cassettes/research.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("m", 100000)
+	data := strings.Replace(string(good), `"model": "claude-sonnet-4-5-20250929"`, `"model": "`+long+`"`, 1)
+	data = strings.Replace(data, `"agent": "researcher"`, `"agent": "`+long+`"`, 1)
+	if data == string(good) {
+		t.Fatal("the recording's model and agent were not replaced")
+	}
+	r, l, err := readRecording("research.json", []byte(data))
+	if err != nil || len(l) != 0 {
+		t.Fatalf("errors %v, %v", err, l)
+	}
+	want := long[:256] + "…"
+	if len(r.Models) != 1 || r.Models[0] != want || len(r.Agents) != 1 || r.Agents[0] != want {
+		t.Errorf("models %d %.20q…, agents %d: want one each, cut to 256 characters", len(r.Models), r.Models, len(r.Agents))
+	}
+	if text := r.Text(); len(text) > 2000 {
+		t.Errorf("the recording's report is %d bytes", len(text))
+	}
+}
