@@ -101,7 +101,7 @@ func writeDrawnSchema(b *strings.Builder, rng *rand.Rand, width, depth int, top 
 
 // catalogGateBlocks are gateBlocks with distractors: besides, the gates a
 // recorded catalog passes through.
-var catalogGateBlocks = append(gateBlocks[:len(gateBlocks):len(gateBlocks)], struct{ name, block string }{
+var catalogGateBlocks = append(gateBlocks[:len(gateBlocks):len(gateBlocks)], gateBlock{
 	"distractors", "    distractors:\n      count: 2\n      source: { from: catalog }\n      correct: [s.t0, s.t1]\n"})
 
 // TestCatalogsMemoryIsBounded replays cassettes whose recorded catalog
@@ -148,30 +148,9 @@ func TestCatalogsMemoryIsBounded(t *testing.T) {
 			perItem := 3*size + 128*10*runs + 256*runs
 			cpuLimit := 3*time.Second + time.Duration(size)*2*time.Microsecond
 			for _, g := range catalogGateBlocks {
-				suite := "agents:\n  - name: " + g.name + "\n    cassette: \"c*.json\"\n" + g.block
-				if g.block == "" {
-					suite += "    expect:\n      - target: final_response\n        matcher: { contains: done }\n"
-				}
-				if err := os.WriteFile(filepath.Join(dir, "suite-"+g.name+".yml"), []byte(suite), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				l := tl.launchEnv(t, dir, []string{"MCPTEST_DIR=" + t.TempDir()}, tl.mcptest, "run", "--config", "suite-"+g.name+".yml",
-					"--format", "json", "--output", "out.json", "--no-cache")
-				if l.code > 1 {
-					t.Fatalf("%s: exit %d\n%s", g.name, l.code, l.stderr)
-				}
-				limit := (perItem + 48<<20) >> 10
-				if g.name == "arguments" {
-					limit = (2*perItem + 48<<20) >> 10
-				}
-				t.Logf("%d tools (descriptions ≤ %d B, %d wide, %d deep) × %d cassettes, %.1f MB, %s: peak RSS %d KiB (limit %d), CPU %v (limit %v)",
-					sh.tools, sh.desc, sh.width, sh.depth, sh.cassettes, float64(size)/1e6, g.name, l.kib, limit, l.cpu.Round(time.Millisecond), cpuLimit)
-				if l.kib > limit {
-					t.Errorf("%s: peak RSS %d KiB over the limit %d KiB", g.name, l.kib, limit)
-				}
-				if l.cpu > cpuLimit {
-					t.Errorf("%s: %v of CPU, over %v", g.name, l.cpu, cpuLimit)
-				}
+				writeGateSuite(t, dir, `"c*.json"`, g)
+				runGateBounded(t, tl, dir, g, perItem, cpuLimit,
+					fmt.Sprintf("%d tools (descriptions ≤ %d B, %d wide, %d deep) × %d cassettes, %.1f MB", sh.tools, sh.desc, sh.width, sh.depth, sh.cassettes, float64(size)/1e6))
 			}
 		})
 	}
@@ -194,17 +173,8 @@ func BenchmarkCatalogMemory(b *testing.B) {
 		}
 		perItem := 3*int64(len(text)) + 128*200 + 256*20
 		for _, g := range catalogGateBlocks {
-			suite := "agents:\n  - name: " + g.name + "\n    cassette: \"c*.json\"\n" + g.block
-			if g.block == "" {
-				suite += "    expect:\n      - target: final_response\n        matcher: { contains: done }\n"
-			}
-			if err := os.WriteFile(filepath.Join(dir, "suite-"+g.name+".yml"), []byte(suite), 0o644); err != nil {
-				b.Fatal(err)
-			}
-			limit := perItem + 48<<20
-			if g.name == "arguments" {
-				limit += perItem
-			}
+			writeGateSuite(b, dir, `"c*.json"`, g)
+			limit := gateRSSLimit(g.name, perItem)
 			b.Run(fmt.Sprintf("tools=%d/gate=%s", n, g.name), func(b *testing.B) {
 				kib, cpu := int64(0), time.Duration(0)
 				for range b.N {
@@ -218,7 +188,7 @@ func BenchmarkCatalogMemory(b *testing.B) {
 					}
 				}
 				b.ReportMetric(float64(kib), "peak-KiB")
-				b.ReportMetric(float64(limit>>10), "limit-KiB")
+				b.ReportMetric(float64(limit), "limit-KiB")
 				b.ReportMetric(float64(cpu.Milliseconds()), "cpu-ms")
 			})
 		}

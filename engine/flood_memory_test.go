@@ -92,30 +92,9 @@ func TestNameFloodsAreBounded(t *testing.T) {
 			perItem := 3*size + 128*calls + 256*int64(fl.runs)
 			cpuLimit := 3*time.Second + time.Duration(size)*2*time.Microsecond
 			for _, g := range gateBlocks {
-				suite := "agents:\n  - name: " + g.name + "\n    cassette: c.json\n" + g.block
-				if g.block == "" {
-					suite += "    expect:\n      - target: final_response\n        matcher: { contains: done }\n"
-				}
-				if err := os.WriteFile(filepath.Join(dir, "suite-"+g.name+".yml"), []byte(suite), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				l := tl.launchEnv(t, dir, []string{"MCPTEST_DIR=" + t.TempDir()}, tl.mcptest, "run", "--config", "suite-"+g.name+".yml",
-					"--format", "json", "--output", "out.json", "--no-cache")
-				if l.code > 1 {
-					t.Fatalf("%s: exit %d\n%s", g.name, l.code, l.stderr)
-				}
-				limit := (perItem + 48<<20) >> 10
-				if g.name == "arguments" {
-					limit = (2*perItem + 48<<20) >> 10
-				}
-				t.Logf("%d runs × %d calls over %d names, %.1f MB, %s: peak RSS %d KiB (limit %d), CPU %v (limit %v)",
-					fl.runs, fl.calls, fl.distinct, float64(size)/1e6, g.name, l.kib, limit, l.cpu.Round(time.Millisecond), cpuLimit)
-				if l.kib > limit {
-					t.Errorf("%s: peak RSS %d KiB over the limit %d KiB", g.name, l.kib, limit)
-				}
-				if l.cpu > cpuLimit {
-					t.Errorf("%s: %v of CPU, over %v", g.name, l.cpu, cpuLimit)
-				}
+				writeGateSuite(t, dir, "c.json", g)
+				runGateBounded(t, tl, dir, g, perItem, cpuLimit,
+					fmt.Sprintf("%d runs × %d calls over %d names, %.1f MB", fl.runs, fl.calls, fl.distinct, float64(size)/1e6))
 				checkFloodCase(t, filepath.Join(dir, "out.json"), g.name)
 			}
 		})
