@@ -31,6 +31,63 @@ func drawToolName(rng *rand.Rand) string {
 // first characters, "…" and 12 hex digits.
 var listedCut = regexp.MustCompile(`…[0-9a-f]{12}$`)
 
+// namedTool is a tool of a drawn recording: its server and its name.
+type namedTool struct{ server, tool string }
+
+// namedRecording is what a drawn recording of TestListedNamesBounded
+// called (the calls of each tool) and offered.
+type namedRecording struct {
+	calls   map[namedTool]int
+	offered map[namedTool]bool
+}
+
+// writeNamedRecording writes a cassette at path whose catalog offers
+// drawn tools of two drawn servers and whose two runs call them and
+// others, and returns what it called and offered.
+func writeNamedRecording(t *testing.T, rng *rand.Rand, path string) namedRecording {
+	t.Helper()
+	servers := []string{drawToolName(rng), drawToolName(rng)}
+	var tools []namedTool
+	for range 1 + rng.IntN(12) {
+		tools = append(tools, namedTool{servers[rng.IntN(2)], drawToolName(rng)})
+		if last := tools[len(tools)-1]; len(last.tool) > 300 && rng.IntN(2) == 0 {
+			// Alike in every byte but the last character.
+			tools = append(tools, namedTool{last.server, last.tool[:len(last.tool)-1] + "z"})
+		}
+	}
+	rec := namedRecording{calls: map[namedTool]int{}, offered: map[namedTool]bool{}}
+	catalog := map[string]any{}
+	for _, k := range tools[:len(tools)/2+1] {
+		if !rec.offered[k] {
+			rec.offered[k] = true
+			sc, _ := catalog[k.server].(map[string]any)
+			if sc == nil {
+				sc = map[string]any{"tools": []any{}}
+				catalog[k.server] = sc
+			}
+			sc["tools"] = append(sc["tools"].([]any), map[string]any{"name": k.tool, "inputSchema": map[string]any{"type": "object"}})
+		}
+	}
+	var runs []any
+	for range 2 {
+		var calls []any
+		for range 1 + rng.IntN(20) {
+			k := tools[rng.IntN(len(tools))]
+			rec.calls[k]++
+			calls = append(calls, map[string]any{"server": k.server, "tool": k.tool, "arguments": map[string]any{}})
+		}
+		runs = append(runs, map[string]any{"turns": []any{map[string]any{"calls": calls, "final_response": "done"}}})
+	}
+	data, err := json.Marshal(map[string]any{"mcptest_cassette": 1, "catalog": catalog, "runs": runs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
 // TestListedNamesBounded runs the built binary over drawn recordings whose
 // catalogs offer, and whose runs call, tools and servers of drawn names
 // (up to 100,000 bytes, several alike in their first 5,000 bytes and
@@ -46,51 +103,11 @@ func TestListedNamesBounded(t *testing.T) {
 	bin := buildTools(t).mcptest
 	rng := rand.New(rand.NewPCG(40, 31))
 	dir := t.TempDir()
-	type key struct{ server, tool string }
-	const cases = 8
-	want := make([]map[key]int, cases)
-	offered := make([]map[key]bool, cases)
+	recs := make([]namedRecording, 8)
 	var suite strings.Builder
 	suite.WriteString("tests:\n")
-	for i := range cases {
-		servers := []string{drawToolName(rng), drawToolName(rng)}
-		var tools []key
-		for range 1 + rng.IntN(12) {
-			tools = append(tools, key{servers[rng.IntN(2)], drawToolName(rng)})
-			if last := tools[len(tools)-1]; len(last.tool) > 300 && rng.IntN(2) == 0 {
-				// Alike in every byte but the last character.
-				tools = append(tools, key{last.server, last.tool[:len(last.tool)-1] + "z"})
-			}
-		}
-		offered[i], want[i] = map[key]bool{}, map[key]int{}
-		catalog := map[string][]map[string]any{}
-		for _, k := range tools[:len(tools)/2+1] {
-			if !offered[i][k] {
-				offered[i][k] = true
-				catalog[k.server] = append(catalog[k.server], map[string]any{"name": k.tool, "inputSchema": map[string]any{"type": "object"}})
-			}
-		}
-		var runs []map[string]any
-		for range 2 {
-			var calls []map[string]any
-			for range 1 + rng.IntN(20) {
-				k := tools[rng.IntN(len(tools))]
-				want[i][k]++
-				calls = append(calls, map[string]any{"server": k.server, "tool": k.tool, "arguments": map[string]any{}})
-			}
-			runs = append(runs, map[string]any{"turns": []any{map[string]any{"calls": calls, "final_response": "done"}}})
-		}
-		cas := map[string]any{"mcptest_cassette": 1, "catalog": map[string]any{}, "runs": runs}
-		for s, tl := range catalog {
-			cas["catalog"].(map[string]any)[s] = map[string]any{"tools": tl}
-		}
-		data, err := json.Marshal(cas)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("c%d.json", i)), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	for i := range recs {
+		recs[i] = writeNamedRecording(t, rng, filepath.Join(dir, fmt.Sprintf("c%d.json", i)))
 		fmt.Fprintf(&suite, "  - name: case %d\n    type: agent\n    prompt: p\n    cassette: c%d.json\n    expect:\n      - target: final_response\n        matcher: { contains: done }\n", i, i)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "suite.yml"), []byte(suite.String()), 0o644); err != nil {
@@ -108,46 +125,52 @@ func TestListedNamesBounded(t *testing.T) {
 	}
 	cut := 0
 	for i, c := range env.Cases {
-		listed := map[key]bool{}
-		calls := 0
-		for _, u := range c.Tools {
-			cut += checkListedName(t, c.Name, u.Server) + checkListedName(t, c.Name, u.Tool)
-			listed[key{u.Server, u.Tool}] = true
-			calls += int(u.Calls)
-		}
-		offeredListed := map[key]bool{}
-		for _, s := range catalogs[c.Catalog].Servers {
-			for _, tool := range s.Tools {
-				cut += checkListedName(t, c.Name, s.Server) + checkListedName(t, c.Name, tool)
-				offeredListed[key{s.Server, tool}] = true
-			}
-		}
-		total := 0
-		for _, n := range want[i] {
-			total += n
-		}
-		if len(listed) != len(want[i]) || calls != total || len(offeredListed) != len(offered[i]) {
-			t.Errorf("%s: lists %d tools called %d times and %d offered, want %d, %d and %d", c.Name, len(listed), calls, len(offeredListed), len(want[i]), total, len(offered[i]))
-		}
-		// A tool both called and offered is listed under one name.
-		both := 0
-		for k := range want[i] {
-			if offered[i][k] {
-				both++
-			}
-		}
-		for k := range listed {
-			if offeredListed[k] {
-				both--
-			}
-		}
-		if both != 0 {
-			t.Errorf("%s: %d tools called and offered are listed under other names in the catalog", c.Name, both)
-		}
+		cut += checkListedCase(t, c, catalogs[c.Catalog], recs[i])
 	}
 	if cut == 0 {
 		t.Fatal("no drawn name was cut")
 	}
+}
+
+// checkListedCase holds the names case c lists, in its tools and in its
+// catalog, to checkListedName, and their counts to what its recording
+// called and offered; it returns how many names were cut.
+func checkListedCase(t *testing.T, c *report.CaseResult, catalog report.Catalog, rec namedRecording) int {
+	t.Helper()
+	cut, calls := 0, 0
+	listed := map[namedTool]bool{}
+	for _, u := range c.Tools {
+		cut += checkListedName(t, c.Name, u.Server) + checkListedName(t, c.Name, u.Tool)
+		listed[namedTool{u.Server, u.Tool}] = true
+		calls += int(u.Calls)
+	}
+	offered := map[namedTool]bool{}
+	for _, s := range catalog.Servers {
+		for _, tool := range s.Tools {
+			cut += checkListedName(t, c.Name, s.Server) + checkListedName(t, c.Name, tool)
+			offered[namedTool{s.Server, tool}] = true
+		}
+	}
+	total, both := 0, 0
+	for k, n := range rec.calls {
+		total += n
+		if rec.offered[k] {
+			both++
+		}
+	}
+	if len(listed) != len(rec.calls) || calls != total || len(offered) != len(rec.offered) {
+		t.Errorf("%s: lists %d tools called %d times and %d offered, want %d, %d and %d", c.Name, len(listed), calls, len(offered), len(rec.calls), total, len(rec.offered))
+	}
+	// A tool both called and offered is listed under one name.
+	for k := range listed {
+		if offered[k] {
+			both--
+		}
+	}
+	if both != 0 {
+		t.Errorf("%s: %d tools called and offered are listed under other names in the catalog", c.Name, both)
+	}
+	return cut
 }
 
 // checkListedName holds a name a case lists to 256 bytes of UTF-8, cut
