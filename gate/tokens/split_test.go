@@ -89,6 +89,18 @@ func TestSplitAsPattern(t *testing.T) {
 	}
 }
 
+func FuzzSplitAsPattern(f *testing.F) {
+	for _, s := range []string{"don't WE'LL", " \t\r\n\u00a0x", "12345 ²½", "(hello) ...world\n\n", "\xff\xfe'S"} {
+		f.Add(s)
+	}
+	re := regexp2.MustCompile(splitPattern, regexp2.None)
+	f.Fuzz(func(t *testing.T, text string) {
+		if got, want := splitPieces(text), patternPieces(t, re, text); !slices.Equal(got, want) {
+			t.Errorf("text %q:\n cut %q\nwant %q", text, got, want)
+		}
+	})
+}
+
 // TestRuneClassesAsPattern: every rune is a letter, a number, whitespace
 // and a contraction's letter for nextPiece exactly when it is so for the
 // expression (\p{L}, \p{N}, \s, (?i:s) ...): the drawn texts of
