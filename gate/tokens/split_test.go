@@ -150,6 +150,8 @@ func TestCountAllocatesNothing(t *testing.T) {
 		"Search the document index for a query and return matching titles.",
 		`{"properties":{"q":{"description":"the query, 1 to 200 characters","type":"string"}},"required":["q"],"type":"object"}`,
 		"héllo 🌍 世界 don't WE'LL 1234567 \r\n\r\n  \t x",
+		// A word of pieceBuf bytes, merged in the arrays at their size.
+		strings.Repeat("qz", pieceBuf/2),
 	}
 	encoder()
 	for _, text := range texts {
