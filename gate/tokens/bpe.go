@@ -107,9 +107,6 @@ func (b *bpe) count(text string) int {
 // to pieceBuf bytes is merged in arrays on the stack: a count allocates
 // nothing but for longer pieces.
 func (b *bpe) pieceTokens(piece string) int {
-	if piece == "" {
-		return 0
-	}
 	if _, ok := b.ranks[piece]; ok || len(piece) == 1 {
 		return 1
 	}

@@ -1,6 +1,8 @@
 package tokens
 
 import (
+	"bytes"
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -96,6 +98,33 @@ func TestParseBPERefusesBadLines(t *testing.T) {
 	for _, line := range []string{"IQ==", "IQ== x", "IQ== ", "!!!! 3"} {
 		if _, err := parseBPE([]byte("IiI= 1\n" + line + "\n")); err == nil || !strings.Contains(err.Error(), strconv.Quote(line)) {
 			t.Errorf("line %q: %v, want an error naming the line", line, err)
+		}
+	}
+}
+
+// TestToolOfTextIsTool: a tool counted from its schema's text, as
+// encoding/json writes it without escaping HTML, costs what it costs
+// counted from the decoded schema; no schema is "".
+func TestToolOfTextIsTool(t *testing.T) {
+	schemas := []any{
+		nil,
+		map[string]any{"type": "object"},
+		map[string]any{"type": "object", "properties": map[string]any{"q": map[string]any{"type": "string", "description": "a <b> & c\u2028d\u2029e \\u2028"}}, "required": []any{"q"}},
+		map[string]any{"enum": []any{1.5, -2, "x\ny", true, nil}},
+	}
+	for _, s := range schemas {
+		text := ""
+		if s != nil {
+			var b bytes.Buffer
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(s); err != nil {
+				t.Fatal(err)
+			}
+			text = strings.TrimSuffix(b.String(), "\n")
+		}
+		if got, want := ToolOfText("search_docs", "Search the docs.", text), Tool("search_docs", "Search the docs.", s); got != want {
+			t.Errorf("ToolOfText(%s) = %d, Tool gives %d", text, got, want)
 		}
 	}
 }
