@@ -160,11 +160,10 @@ func (rc *runCheck) result(runs int) report.AssertionResult {
 }
 
 // callParts is what of a run's calls its document holds (readsCalls):
-// none, tool_names alone, or also calls and turns, a copy of every call
-// of the run as a map with its arguments and result (about 180 bytes a
-// call, 180 MB for a run of a million calls; over the 2,000 generated
+// none, tool_names alone (16 bytes a call; over the 2,000 generated
 // cassettes of .ci/bench, whose tests read tool_names, 20 % of what a run
-// allocated).
+// allocated when every call's document was built with them), or also
+// calls and turns, built when read (addCallDocs).
 type callParts uint8
 
 const (
@@ -212,26 +211,13 @@ func runDoc(n int, cas *cassette.Cassette, r *cassette.Run, calls callParts) map
 	return doc
 }
 
-// addCallDocs adds a run's calls, tool_names and turns to its document.
+// addCallDocs adds a run's calls, tool_names and turns to its document:
+// the calls and turns as lists whose documents are built when read
+// (runCalls, turnList).
 func addCallDocs(doc map[string]any, r *cassette.Run) {
-	var calls, names, turns []any
-	for _, t := range r.Turns {
-		var tc []any
-		for _, c := range t.Calls {
-			call := callDoc(c)
-			calls = append(calls, call)
-			tc = append(tc, call)
-			names = append(names, c.Tool)
-		}
-		turn := map[string]any{"calls": orEmpty(tc)}
-		if t.FinalResponse != "" {
-			turn["final_response"] = t.FinalResponse
-		}
-		turns = append(turns, turn)
-	}
-	doc["calls"] = orEmpty(calls)
-	doc["tool_names"] = orEmpty(names)
-	doc["turns"] = orEmpty(turns)
+	addToolNames(doc, r)
+	doc["calls"] = runCalls(r)
+	doc["turns"] = turnList(r.Turns)
 }
 
 // addToolNames adds a run's tool_names alone to its document, as

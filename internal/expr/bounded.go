@@ -289,8 +289,12 @@ func (b *Schema) key(v any) string {
 // Validate checks v against the schema within its limits: nil, the
 // validator's *jsonschema.ValidationError, or a *LimitError when the value
 // is over a limit or the check spent its steps.
+//
+// A value holding a List is measured one element at a time and built
+// (Materialize) only once it is within the limits, so a list of a million
+// calls is refused for its size without a million calls' documents.
 func (b *Schema) Validate(v any) (err error) {
-	values, longest, depth := measure(v)
+	values, longest, depth, lists := measure(v)
 	if values > MaxInstanceValues {
 		return &LimitError{Reason: fmt.Sprintf("the value holds %d JSON values, over the %d mcptest checks against a schema", values, MaxInstanceValues)}
 	}
@@ -299,6 +303,9 @@ func (b *Schema) Validate(v any) (err error) {
 	}
 	if b.patterns && longest > MaxPatternInput {
 		return &LimitError{Reason: fmt.Sprintf("the value holds a string of %d bytes, over the %d mcptest checks against a schema with a pattern", longest, MaxPatternInput)}
+	}
+	if lists {
+		v = Materialize(v)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -319,9 +326,10 @@ func (b *Schema) Validate(v any) (err error) {
 func (b *Schema) Location() string { return b.s.Location }
 
 // measure counts v's JSON values (members and items included), the
-// longest string or member name in it, and how deep it nests objects and
-// arrays (a scalar is 0 deep).
-func measure(v any) (values, longest, depth int) {
+// longest string or member name in it, how deep it nests objects and
+// arrays (a scalar is 0 deep), and whether it holds a List, whose
+// elements it measures one at a time.
+func measure(v any) (values, longest, depth int, lists bool) {
 	type at struct {
 		v any
 		d int
@@ -343,11 +351,17 @@ func measure(v any) (values, longest, depth int) {
 			for _, c := range y {
 				stack = append(stack, at{c, x.d + 1})
 			}
+		case List:
+			depth, lists = max(depth, x.d+1), true
+			for i := range y.Len() {
+				n, l, d, _ := measure(y.At(i))
+				values, longest, depth = values+n, max(longest, l), max(depth, x.d+1+d)
+			}
 		case string:
 			longest = max(longest, len(y))
 		}
 	}
-	return values, longest, depth
+	return values, longest, depth, lists
 }
 
 // valueSet is the canonical keys of values.

@@ -333,12 +333,21 @@ func (m *Matcher) matchContains(actual any) (bool, string) {
 		}
 		return false, "substring `" + clip(sub) + "` not found in " + Render(a)
 	case []any:
-		if slices.ContainsFunc(a, func(e any) bool { return Equal(e, m.want) }) {
-			return true, ""
-		}
-		return false, "no element equals `" + Render(m.want) + "`"
+		return m.listContains(sliceList(a))
+	case List:
+		return m.listContains(a)
 	}
 	return false, "expected a string or a list, got " + describe(actual)
+}
+
+// listContains is contains over a list, one element built at a time.
+func (m *Matcher) listContains(l List) (bool, string) {
+	for i := range l.Len() {
+		if Equal(l.At(i), m.want) {
+			return true, ""
+		}
+	}
+	return false, "no element equals `" + Render(m.want) + "`"
 }
 
 // compare checks actual against bound with op (>=, >, <=, <) and words the
