@@ -222,3 +222,27 @@ func drawListMatcher(t *testing.T, rng *rand.Rand, v, next any) *expr.Matcher {
 	}
 	return m
 }
+
+// TestSchemaOverListNonFinite: a schema over a List whose elements hold
+// NaN or an infinity says the first, as over the []any, read once.
+func TestSchemaOverListNonFinite(t *testing.T) {
+	m, err := expr.ParseMatcher(map[string]any{"schema": map[string]any{"type": "array"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range [][]any{
+		{1.0, map[string]any{"b": math.Inf(1), "a": []any{math.NaN()}}, math.Inf(-1)},
+		{[]any{1.0, []any{math.Inf(-1)}}, math.NaN()},
+		{1.0, "x", []any{2.0}},
+	} {
+		built := 0
+		gotPass, gotMsg := m.Match(lazyOf(v, &built), true)
+		wantPass, wantMsg := m.Match(v, true)
+		if gotPass != wantPass || gotMsg != wantMsg {
+			t.Errorf("%s: %v %q, want %v %q", expr.Render(v), gotPass, gotMsg, wantPass, wantMsg)
+		}
+		if built > 2*len(v)+4 {
+			t.Errorf("%s: %d elements built", expr.Render(v), built)
+		}
+	}
+}
