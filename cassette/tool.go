@@ -46,7 +46,7 @@ func (t Tool) Member(key string) JSON {
 		kEnd := jsonpos.StringEnd(text, j)
 		v := kEnd + 1 // the text is compact: the colon, then the value
 		end := jsonpos.Skip(text, v)
-		if jsonpos.String(text[j:kEnd]) == key {
+		if jsonpos.StringIs(text[j:kEnd], key) {
 			if string(text[v:end]) == "null" {
 				return ""
 			}

@@ -1,15 +1,47 @@
 package engine
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcptest/mcptest/cassette"
 	"github.com/mcptest/mcptest/report"
 )
 
 type toolKey struct{ server, tool string }
+
+// maxListedName bounds the bytes of a server or tool name a case lists
+// (its tools and the catalog its recordings offered): MCP asks for tool
+// names of at most 128 characters, and a recording of longer ones made
+// the case's rows as long as the recording made them.
+const maxListedName = 256
+
+// listedName is name, or when it is longer than maxListedName bytes its
+// first whole characters, "…" and 12 hex digits of the SHA-256 of the
+// whole name, maxListedName bytes at most: two long names alike in their
+// first bytes stay two tools, and the same name is cut the same in every
+// run and every recording.
+func listedName(name string) string {
+	if len(name) <= maxListedName {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	digest := hex.EncodeToString(sum[:6])
+	cut := maxListedName - len("…") - len(digest)
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return name[:cut] + "…" + digest
+}
+
+// listedKey is the key a case lists a tool of server under.
+func listedKey(server, tool string) toolKey {
+	return toolKey{listedName(server), listedName(tool)}
+}
 
 // toolTally counts the calls per tool of one case, and marks the tools its
 // recordings' catalogs offered. It lists every tool a catalog offered and
@@ -55,7 +87,7 @@ func (t *toolTally) addCatalog(cas *cassette.Cassette) *owners {
 	}
 	for _, sc := range cas.Catalog {
 		for _, tl := range sc.Tools {
-			k := toolKey{sc.Server, tl.Name}
+			k := listedKey(sc.Server, tl.Name)
 			n, listed := t.m[k]
 			if listed && !n.offered {
 				t.unoffered-- // listed as called, and offered after all
@@ -112,7 +144,7 @@ func (t *toolTally) addRun(owner *owners, r *cassette.Run) {
 			if server == "" {
 				server = owner.of(call.Tool)
 			}
-			k := toolKey{server, call.Tool}
+			k := listedKey(server, call.Tool)
 			n, listed := t.m[k]
 			if !listed {
 				if t.unoffered == maxUnofferedTools {

@@ -1,11 +1,14 @@
 package engine
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mcptest/mcptest/cassette"
 	"github.com/mcptest/mcptest/report"
@@ -146,6 +149,50 @@ func TestToolTallyBoundedDrawn(t *testing.T) {
 		unlisted := total - listed
 		if (unlisted > 0) != (len(res.Findings) == 1) || unlisted > 0 && !strings.HasPrefix(res.Findings[0].Message, fmt.Sprintf("%d calls reached tools that are not listed", unlisted)) {
 			t.Fatalf("draw %d: %d calls not listed, findings %+v", i, unlisted, res.Findings)
+		}
+	}
+}
+
+// TestListedNameDrawn: drawn names of one- to four-byte characters, of
+// lengths around the bound and far past it: a name of at most
+// maxListedName bytes is itself; a longer one is at most maxListedName
+// bytes of UTF-8, its first characters (as many as fit), "…" and the
+// first 12 hex digits of its SHA-256; two names are listed alike only
+// when they are the same.
+func TestListedNameDrawn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(40, 37))
+	chars := []string{"a", "é", "中", "🙂"}
+	listed := map[string]string{}
+	for range 5000 {
+		n := maxListedName - 8 + rng.IntN(24)
+		if rng.IntN(4) == 0 {
+			n = rng.IntN(3000)
+		}
+		var b strings.Builder
+		for b.Len() < n {
+			b.WriteString(chars[rng.IntN(len(chars))])
+		}
+		name := b.String()
+		got := listedName(name)
+		if prev, ok := listed[got]; ok && prev != name {
+			t.Fatalf("%q and %q are both listed as %q", prev, name, got)
+		}
+		listed[got] = name
+		if len(name) <= maxListedName {
+			if got != name {
+				t.Fatalf("a name of %d bytes listed as %q", len(name), got)
+			}
+			continue
+		}
+		sum := sha256.Sum256([]byte(name))
+		prefix, ok := strings.CutSuffix(got, "…"+hex.EncodeToString(sum[:6]))
+		if !ok || len(got) > maxListedName || !utf8.ValidString(got) || !strings.HasPrefix(name, prefix) {
+			t.Fatalf("a name of %d bytes listed as %q (%d bytes)", len(name), got, len(got))
+		}
+		// As many characters as fit: the next one would not.
+		_, w := utf8.DecodeRuneInString(name[len(prefix):])
+		if len(got)+w <= maxListedName {
+			t.Fatalf("%q: listed as %d bytes, with room for the next character", name, len(got))
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"math"
 
@@ -19,8 +20,9 @@ import (
 type TokenEfficiency struct {
 	sel *Selection
 	// surface is the tokens of each distinct server.tool, in first-seen
-	// order.
-	seen     map[string]bool
+	// order; seen holds the toolKey of each.
+	seen     map[toolKey]struct{}
+	keyText  []byte
 	surface  int64
 	tools    int64
 	runs     int64
@@ -30,18 +32,33 @@ type TokenEfficiency struct {
 
 // NewTokenEfficiency returns an empty accumulator for the declared classes.
 func NewTokenEfficiency(classes []Class) *TokenEfficiency {
-	return &TokenEfficiency{sel: NewSelection(classes), seen: map[string]bool{}}
+	return &TokenEfficiency{sel: NewSelection(classes), seen: map[toolKey]struct{}{}}
+}
+
+// toolKey is the first 16 bytes of the SHA-256 of a tool's server, a
+// zero byte and its name: a fixed 16 bytes however long the names, where
+// the names themselves cost a string and its map entry, 21 MB over a
+// catalog of 300,000 tools, and took token_efficiency: past SECURITY.md's
+// bound. Two keys alike for different tools would need a collision in
+// 128 bits of SHA-256.
+type toolKey [16]byte
+
+// key is the toolKey of server and name.
+func (t *TokenEfficiency) key(server, name string) toolKey {
+	t.keyText = append(append(append(t.keyText[:0], server...), 0), name...)
+	sum := sha256.Sum256(t.keyText)
+	return toolKey(sum[:16])
 }
 
 // AddCatalog adds the tools of a recorded catalog not seen before.
 func (t *TokenEfficiency) AddCatalog(cat []cassette.ServerCatalog) {
 	for _, sc := range cat {
 		for _, tool := range sc.Tools {
-			key := sc.Server + "\x00" + tool.Name
-			if t.seen[key] {
+			key := t.key(sc.Server, tool.Name)
+			if _, ok := t.seen[key]; ok {
 				continue
 			}
-			t.seen[key] = true
+			t.seen[key] = struct{}{}
 			t.tools++
 			t.surface += int64(tokens.ToolOfText(tool.Name, tool.Description, string(tool.Member("inputSchema"))))
 		}

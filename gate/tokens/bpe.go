@@ -7,24 +7,19 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"unicode/utf8"
 
-	"github.com/dlclark/regexp2"
 	"github.com/pkoukk/tiktoken-go-loader/assets"
 )
 
-// splitPattern is cl100k_base's pre-tokenizer: the text is cut into
-// pieces (words with their leading space, runs of up to three digits,
-// punctuation, whitespace) and each piece is byte-pair encoded on its own.
-const splitPattern = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
-
 // bpe is the cl100k_base encoder as Count needs it: the rank of every
-// mergeable byte sequence and the splitter. It is built once, on the
+// mergeable byte sequence (the pieces are cut by nextPiece, split.go).
+// It is built once, on the
 // first count: a command that counts no tokens never pays for it, and one
 // that does pays a map build, not the decoder tables and sorted
 // vocabulary a full tokenizer also builds.
 type bpe struct {
 	ranks map[string]int
-	split *regexp2.Regexp
 }
 
 var (
@@ -86,29 +81,31 @@ func parseBPE(data []byte) (*bpe, error) {
 		b.ranks[all[start:end]] = ranks[i]
 		start = end
 	}
-	var err error
-	if b.split, err = regexp2.Compile(splitPattern, regexp2.None); err != nil {
-		return nil, err
-	}
 	return b, nil
 }
 
-// count is the number of tokens of text: the pieces the splitter cuts,
+// count is the number of tokens of text: the pieces nextPiece cuts,
 // each one token when it is in the vocabulary, else as many as its
-// byte-pair merge leaves.
+// byte-pair merge leaves. A byte that is not UTF-8 is counted as U+FFFD,
+// as the expression the pieces come from reads it.
 func (b *bpe) count(text string) int {
+	if !utf8.ValidString(text) {
+		text = string([]rune(text))
+	}
 	n := 0
-	m, _ := b.split.FindStringMatch(text)
-	for m != nil {
-		n += b.pieceTokens(m.String())
-		m, _ = b.split.FindNextMatch(m)
+	for i := 0; i < len(text); {
+		end := nextPiece(text, i)
+		n += b.pieceTokens(text[i:end])
+		i = end
 	}
 	return n
 }
 
 // pieceTokens merges a piece's bytes pairwise, always the adjacent pair
 // of lowest rank first (the leftmost on a tie), until no adjacent pair is
-// in the vocabulary, and returns how many parts are left.
+// in the vocabulary, and returns how many parts are left. A piece of up
+// to pieceBuf bytes is merged in arrays on the stack: a count allocates
+// nothing but for longer pieces.
 func (b *bpe) pieceTokens(piece string) int {
 	if piece == "" {
 		return 0
@@ -118,22 +115,14 @@ func (b *bpe) pieceTokens(piece string) int {
 	}
 	// start[i] is where part i begins; start[len-1] is the end of the
 	// piece. rank[i] is the rank of part i joined with part i+1.
-	start := make([]int, len(piece)+1)
-	for i := range start {
-		start[i] = i
+	var startBuf [pieceBuf + 1]int
+	var rankBuf [pieceBuf]int
+	start, rank := startBuf[:0], rankBuf[:0]
+	for i := range len(piece) + 1 {
+		start = append(start, i)
 	}
-	rank := make([]int, len(piece))
-	pair := func(i int) int {
-		if i+2 >= len(start) {
-			return math.MaxInt
-		}
-		if r, ok := b.ranks[piece[start[i]:start[i+2]]]; ok {
-			return r
-		}
-		return math.MaxInt
-	}
-	for i := range rank {
-		rank[i] = pair(i)
+	for i := range len(piece) {
+		rank = append(rank, b.pair(piece, start, i))
 	}
 	for len(rank) > 1 {
 		best := 0
@@ -147,10 +136,26 @@ func (b *bpe) pieceTokens(piece string) int {
 		}
 		start = append(start[:best+1], start[best+2:]...)
 		rank = append(rank[:best+1], rank[best+2:]...)
-		rank[best] = pair(best)
+		rank[best] = b.pair(piece, start, best)
 		if best > 0 {
-			rank[best-1] = pair(best - 1)
+			rank[best-1] = b.pair(piece, start, best-1)
 		}
 	}
 	return len(start) - 1
+}
+
+// pieceBuf is the longest piece pieceTokens merges without allocating.
+const pieceBuf = 64
+
+// pair is the rank of part i of piece joined with part i+1 (parts begin
+// at start), math.MaxInt when there is no part i+1 or the join is not in
+// the vocabulary.
+func (b *bpe) pair(piece string, start []int, i int) int {
+	if i+2 >= len(start) {
+		return math.MaxInt
+	}
+	if r, ok := b.ranks[piece[start[i]:start[i+2]]]; ok {
+		return r
+	}
+	return math.MaxInt
 }

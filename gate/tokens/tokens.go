@@ -41,20 +41,20 @@ func schemaText(inputSchema any) string {
 	if enc.Encode(inputSchema) != nil {
 		return ""
 	}
-	return unescapeSeparators(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+	return unescapeSeparators(string(bytes.TrimSuffix(b.Bytes(), []byte("\n"))))
 }
 
 // unescapeSeparators writes back as characters the \u2028 and \u2029
 // escapes encoding/json always writes; an escape is one only after an even
 // run of backslashes (\\u2028 is a backslash and the text u2028).
-func unescapeSeparators(js []byte) string {
-	if !bytes.Contains(js, []byte(`\u202`)) {
-		return string(js)
+func unescapeSeparators(js string) string {
+	if !strings.Contains(js, `\u202`) {
+		return js
 	}
 	var out strings.Builder
 	for i := 0; i < len(js); i++ {
 		if js[i] == '\\' && i+1 < len(js) {
-			if js[i+1] == 'u' && i+6 <= len(js) && (string(js[i+2:i+6]) == "2028" || string(js[i+2:i+6]) == "2029") {
+			if js[i+1] == 'u' && i+6 <= len(js) && (js[i+2:i+6] == "2028" || js[i+2:i+6] == "2029") {
 				out.WriteRune(rune(0x2028 + int(js[i+5]-'8')))
 				i += 5
 				continue
@@ -82,5 +82,5 @@ func Tool(name, description string, inputSchema any) int {
 // the newline ("" for none): the count is Tool's for the decoded schema,
 // and nothing is decoded.
 func ToolOfText(name, description, inputSchema string) int {
-	return Count(name) + Count(description) + Count(unescapeSeparators([]byte(inputSchema)))
+	return Count(name) + Count(description) + Count(unescapeSeparators(inputSchema))
 }

@@ -104,16 +104,34 @@ func ScalarEnd(data []byte, i int) int {
 // does: a string of printable ASCII without escapes is copied, any other
 // goes through Unquote.
 func String(raw []byte) string {
+	if body, ok := plain(raw); ok {
+		return string(body)
+	}
+	return Unquote(raw[1 : len(raw)-1])
+}
+
+// StringIs reports whether String(raw) is s, without making the string
+// when raw holds no escape and no byte past ASCII.
+func StringIs(raw []byte, s string) bool {
+	if body, ok := plain(raw); ok {
+		return string(body) == s
+	}
+	return String(raw) == s
+}
+
+// plain is the body of the JSON string raw (quotes included) when it
+// holds no escape and no byte past ASCII: the string's text as it is.
+func plain(raw []byte) ([]byte, bool) {
 	if len(raw) < 2 {
-		return ""
+		return nil, true
 	}
 	body := raw[1 : len(raw)-1]
 	for _, c := range body {
 		if c == '\\' || c >= utf8.RuneSelf {
-			return Unquote(body)
+			return nil, false
 		}
 	}
-	return string(body)
+	return body, true
 }
 
 // Unquote decodes the content of a JSON string (between its quotes) as
