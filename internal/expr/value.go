@@ -243,23 +243,55 @@ func describe(v any) string {
 }
 
 // firstNonFinite returns the first NaN or infinite number found in v (in
-// key order), which JSON cannot hold.
+// key order), which JSON cannot hold. Whether there is one is found
+// first in any order, sorting no keys: a value decoded from JSON has none.
 func firstNonFinite(v any) (float64, bool) {
+	if !holdsNonFinite(v) {
+		return 0, false
+	}
+	return firstInKeyOrder(v)
+}
+
+// holdsNonFinite reports whether v holds a NaN or infinite number.
+func holdsNonFinite(v any) bool {
+	switch x := v.(type) {
+	case []any:
+		return slices.ContainsFunc(x, holdsNonFinite)
+	case map[string]any:
+		for _, e := range x {
+			if holdsNonFinite(e) {
+				return true
+			}
+		}
+		return false
+	case List:
+		for i := range x.Len() {
+			if holdsNonFinite(x.At(i)) {
+				return true
+			}
+		}
+		return false
+	}
+	f, ok := Number(v)
+	return ok && (math.IsNaN(f) || math.IsInf(f, 0))
+}
+
+// firstInKeyOrder is firstNonFinite's walk in key order.
+func firstInKeyOrder(v any) (float64, bool) {
 	if f, ok := Number(v); ok {
 		return f, math.IsNaN(f) || math.IsInf(f, 0)
 	}
 	if l, ok := listOf(v); ok {
 		for i := range l.Len() {
-			if f, bad := firstNonFinite(l.At(i)); bad {
+			if f, bad := firstInKeyOrder(l.At(i)); bad {
 				return f, true
 			}
 		}
 		return 0, false
 	}
-	switch x := v.(type) {
-	case map[string]any:
+	if x, ok := v.(map[string]any); ok {
 		for _, k := range slices.Sorted(maps.Keys(x)) {
-			if f, bad := firstNonFinite(x[k]); bad {
+			if f, bad := firstInKeyOrder(x[k]); bad {
 				return f, true
 			}
 		}
