@@ -159,17 +159,18 @@ func (rc *runCheck) result(runs int) report.AssertionResult {
 	return r
 }
 
-// callParts is what of a run's calls its document holds (readsCalls):
-// none, tool_names alone (16 bytes a call; over the 2,000 generated
-// cassettes of .ci/bench, whose tests read tool_names, 20 % of what a run
-// allocated when every call's document was built with them), or also
-// calls and turns, built when read (addCallDocs).
+// callParts is what of a run's calls its document holds (readsCalls),
+// a set of two: tool_names (callNames, 32 bytes a call; over the 2,000
+// generated cassettes of .ci/bench, whose tests read tool_names, 20 % of
+// what a run allocated when every call's document was built with them),
+// and calls and turns (callLists), built when read (addCallLists).
 type callParts uint8
 
 const (
-	noCalls callParts = iota
-	callNames
-	allCalls
+	noCalls   callParts = 0
+	callNames callParts = 1 << iota
+	callLists
+	allCalls = callNames | callLists
 )
 
 // runDoc is the document a test's own expect: list reads for one run,
@@ -188,11 +189,11 @@ func runDoc(n int, cas *cassette.Cassette, r *cassette.Run, calls callParts) map
 			final = t.FinalResponse
 		}
 	}
-	switch calls {
-	case callNames:
+	if calls&callNames != 0 {
 		addToolNames(doc, r)
-	case allCalls:
-		addCallDocs(doc, r)
+	}
+	if calls&callLists != 0 {
+		addCallLists(doc, r)
 	}
 	if final != "" {
 		doc["final_response"] = final
@@ -211,17 +212,14 @@ func runDoc(n int, cas *cassette.Cassette, r *cassette.Run, calls callParts) map
 	return doc
 }
 
-// addCallDocs adds a run's calls, tool_names and turns to its document:
-// the calls and turns as lists whose documents are built when read
-// (runCalls, turnList).
-func addCallDocs(doc map[string]any, r *cassette.Run) {
-	addToolNames(doc, r)
+// addCallLists adds a run's calls and turns to its document, as lists
+// whose documents are built when read (runCalls, turnList).
+func addCallLists(doc map[string]any, r *cassette.Run) {
 	doc["calls"] = runCalls(r)
 	doc["turns"] = turnList(r.Turns)
 }
 
-// addToolNames adds a run's tool_names alone to its document, as
-// addCallDocs writes them.
+// addToolNames adds a run's tool_names to its document.
 func addToolNames(doc map[string]any, r *cassette.Run) {
 	n := 0
 	for _, t := range r.Turns {
@@ -238,9 +236,9 @@ func addToolNames(doc map[string]any, r *cassette.Run) {
 	doc["tool_names"] = orEmpty(names)
 }
 
-// readsCalls reports what of a run's calls per-run checks read: all of
-// them when a target starts with calls or turns or is the whole document,
-// the names when one starts with tool_names, else none.
+// readsCalls reports what of a run's calls per-run checks read: the
+// calls and turns when a target starts with calls or turns, the names
+// when one starts with tool_names, both when one is the whole document.
 func readsCalls(checks []*runCheck) callParts {
 	parts := noCalls
 	for _, rc := range checks {
@@ -250,9 +248,9 @@ func readsCalls(checks []*runCheck) callParts {
 		}
 		switch segs[0].Name {
 		case "calls", "turns":
-			return allCalls
+			parts |= callLists
 		case "tool_names":
-			parts = callNames
+			parts |= callNames
 		}
 	}
 	return parts

@@ -15,7 +15,7 @@ import (
 // eagerCallDocs is the run's calls and turns as the document held them
 // before they were built when read: every call's document in a []any,
 // shared by calls and its turn's calls. It is the reference the lists of
-// addCallDocs are held to.
+// addCallLists are held to.
 func eagerCallDocs(doc map[string]any, r *cassette.Run) {
 	var calls, names, turns []any
 	for _, t := range r.Turns {
