@@ -333,7 +333,10 @@ func (m *Matcher) matchContains(actual any) (bool, string) {
 		}
 		return false, "substring `" + clip(sub) + "` not found in " + Render(a)
 	case []any:
-		return m.listContains(sliceList(a))
+		if slices.ContainsFunc(a, func(e any) bool { return Equal(e, m.want) }) {
+			return true, ""
+		}
+		return false, "no element equals `" + Render(m.want) + "`"
 	case List:
 		return m.listContains(a)
 	}

@@ -94,11 +94,20 @@ func (p Path) Lookup(doc any) (v any, ok bool) {
 				return nil, false
 			}
 		case Index:
-			l, isList := listOf(v)
-			if !isList || s.Index < 0 || s.Index >= l.Len() {
+			switch l := v.(type) {
+			case []any:
+				if s.Index < 0 || s.Index >= len(l) {
+					return nil, false
+				}
+				v = l[s.Index]
+			case List:
+				if s.Index < 0 || s.Index >= l.Len() {
+					return nil, false
+				}
+				v = l.At(s.Index)
+			default:
 				return nil, false
 			}
-			v = l.At(s.Index)
 		default:
 			return nil, false
 		}

@@ -73,11 +73,16 @@ func Equal(a, b any) bool {
 		y, ok := Number(b)
 		return ok && x == y
 	}
-	if x, ok := listOf(a); ok {
+	switch x := a.(type) {
+	case []any:
+		if y, ok := b.([]any); ok {
+			return slices.EqualFunc(x, y, Equal)
+		}
+		y, ok := b.(List)
+		return ok && equalLists(sliceList(x), y)
+	case List:
 		y, ok := listOf(b)
 		return ok && equalLists(x, y)
-	}
-	switch x := a.(type) {
 	case nil:
 		return b == nil
 	case bool:
@@ -105,11 +110,6 @@ func Equal(a, b any) bool {
 // equalLists compares two lists element by element, building one
 // element of each at a time.
 func equalLists(x, y List) bool {
-	if a, ok := x.(sliceList); ok {
-		if b, ok := y.(sliceList); ok {
-			return slices.EqualFunc(a, b, Equal)
-		}
-	}
 	if x.Len() != y.Len() {
 		return false
 	}
