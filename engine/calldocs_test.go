@@ -3,7 +3,9 @@ package engine
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -283,4 +285,49 @@ func drawText(rng *rand.Rand) string {
 		return "ghp_" + "Zq8uR2mT5vX1yB4nK7pL0sD3fG6hJ9wE2cA5"
 	}
 	return fmt.Sprintf("q%d", rng.IntN(100))
+}
+
+// TestPaceCallsTight: checks that read a run's calls or turns hold the
+// collector at the tight pace while they read a run of tightCalls calls
+// or more, its calls in one turn or in many; a run one call short, or
+// checks that read the names alone or no calls, leave the pace as it is;
+// its end puts back the pace from before.
+func TestPaceCallsTight(t *testing.T) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOGC or GOMEMLIMIT set: the collector's pace is kept as it is")
+	}
+	before := debug.SetGCPercent(73)
+	defer debug.SetGCPercent(before)
+	run := func(calls, turns int) *cassette.Run {
+		r := &cassette.Run{Turns: make([]cassette.Turn, turns)}
+		for i := range calls {
+			r.Turns[i%turns].Calls = append(r.Turns[i%turns].Calls, cassette.Call{Tool: "t"})
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		parts        callParts
+		calls, turns int
+		tight        bool
+	}{
+		{callLists, tightCalls, 1, true},
+		{allCalls, tightCalls, 7, true},
+		{callLists, tightCalls - 1, 1, false},
+		{allCalls, tightCalls - 1, 3, false},
+		{callNames, 2 * tightCalls, 1, false},
+		{noCalls, 2 * tightCalls, 2, false},
+	} {
+		done := paceCalls(tc.parts, run(tc.calls, tc.turns))
+		want := 73
+		if tc.tight {
+			want = tightPercent
+		}
+		if p := gcPercent(t); p != want {
+			t.Errorf("parts %d, %d calls in %d turns: percent %d while read, want %d", tc.parts, tc.calls, tc.turns, p, want)
+		}
+		done()
+		if p := gcPercent(t); p != 73 {
+			t.Errorf("parts %d, %d calls: percent %d once read, want 73 back", tc.parts, tc.calls, p)
+		}
+	}
 }
