@@ -29,13 +29,26 @@ func (l lazyList) At(i int) any {
 // lazyOf is v with every list in it a lazyList counting into built; maps
 // are copied.
 func lazyOf(v any, built *int) any {
+	return mixedOf(v, built, nil)
+}
+
+// mixedOf is lazyOf, but with rng each list is a lazyList or a []any
+// (whose lists are mixed again) at random.
+func mixedOf(v any, built *int, rng *rand.Rand) any {
 	switch x := v.(type) {
 	case []any:
-		return lazyList{l: x, built: built}
+		if rng == nil || rng.IntN(2) == 0 {
+			return lazyList{l: x, built: built}
+		}
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = mixedOf(e, built, rng)
+		}
+		return l
 	case map[string]any:
 		m := make(map[string]any, len(x))
 		for k, e := range x {
-			m[k] = lazyOf(e, built)
+			m[k] = mixedOf(e, built, rng)
 		}
 		return m
 	}
@@ -63,8 +76,8 @@ func TestMatchCasesOverLists(t *testing.T) {
 
 // TestListSameAsSliceDrawn draws values (lists of up to 3,000 elements,
 // nested lists and objects, long strings, numbers of every size) and
-// holds the value with its lists read as an expr.List to the value
-// itself: Render gives the same text building at most the elements it
+// holds the value with its lists read as an expr.List (every list, or
+// some, a []any among them holding a List) to the value itself: Render gives the same text building at most the elements it
 // shows, Equal holds between them both ways and against a value next to
 // it alike, Lookup finds the same at drawn paths, Materialize gives the
 // value back, and every drawn matcher (exact, ==, !=, contains of an
@@ -80,11 +93,14 @@ func TestListSameAsSliceDrawn(t *testing.T) {
 		v := drawListValue(rng, 3)
 		built := 0
 		lazy := lazyOf(v, &built)
+		if i%2 == 1 {
+			lazy = mixedOf(v, &built, rng)
+		}
 		at := fmt.Sprintf("value %d (%.120s)", i, expr.Render(v))
 		if got, want := expr.Render(lazy), expr.Render(v); got != want {
 			t.Fatalf("%s: Render %q, want %q", at, got, want)
 		}
-		if l, ok := v.([]any); ok && built > 403 {
+		if l, ok := v.([]any); ok && i%2 == 0 && built > 403 {
 			t.Fatalf("%s: Render built %d elements of a list of %d to show 200 characters", at, built, len(l))
 		}
 		next := nextTo(rng, v)
