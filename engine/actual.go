@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/mcptest/mcptest/internal/expr"
 	"github.com/mcptest/mcptest/internal/redact"
 )
 
@@ -45,7 +46,7 @@ func (c *clipper) value(v any) any {
 	case map[string]any:
 		return c.object(v)
 	case []any:
-		return c.list(v)
+		return c.list(len(v), func(i int) any { return v[i] })
 	case string:
 		return c.str(redact.String(v))
 	case map[string]string:
@@ -55,11 +56,9 @@ func (c *clipper) value(v any) any {
 		}
 		return c.object(m)
 	case []string:
-		l := make([]any, len(v))
-		for i, x := range v {
-			l[i] = x
-		}
-		return c.list(l)
+		return c.list(len(v), func(i int) any { return v[i] })
+	case expr.List:
+		return c.list(v.Len(), v.At)
 	}
 	c.left -= scalarSize(v)
 	return v
@@ -87,15 +86,18 @@ func (c *clipper) object(m map[string]any) any {
 	return out
 }
 
-// list copies l, its elements in order while they fit.
-func (c *clipper) list(l []any) any {
-	out := make([]any, 0, min(len(l), 16))
+// list copies a list of n elements, at(i) the i-th, in order while they
+// fit: of a list whose elements are built when read (expr.List), those
+// that fit are built, and the one that does not.
+func (c *clipper) list(n int, at func(int) any) any {
+	out := make([]any, 0, min(n, 16))
 	c.left -= 2 // []
-	for i, x := range l {
+	for i := range n {
 		head := 0
 		if i > 0 {
 			head = 1 // the comma
 		}
+		x := at(i)
 		if !c.fits(head, x) {
 			break
 		}
@@ -111,7 +113,7 @@ func (c *clipper) list(l []any) any {
 func (c *clipper) fits(head int, x any) bool {
 	least := 2
 	switch x.(type) {
-	case map[string]any, []any, string, map[string]string, []string:
+	case map[string]any, []any, string, map[string]string, []string, expr.List:
 	default:
 		least = scalarSize(x)
 	}

@@ -89,10 +89,6 @@ type agentRun struct {
 	// callDocs is what of the run's calls the per-run checks evaluated in
 	// the fold read (runDoc); aheadCalls the same of those prep evaluates.
 	callDocs, aheadCalls callParts
-	// callsAt and aheadCallsAt are the places of the calls those checks
-	// read, when they name each by its place (namedCalls): the document
-	// then holds those calls alone.
-	callsAt, aheadCallsAt []int
 	// aheadChecks is whether a per-run check reads the run alone
 	// (runCheck.readsRunAlone): prep evaluates those.
 	aheadChecks bool
@@ -145,8 +141,6 @@ func newAgentRun(c *Case, res *report.CaseResult) *agentRun {
 		}
 	}
 	a.callDocs, a.aheadCalls, a.aheadChecks = readsCalls(fold), readsCalls(ahead), len(ahead) > 0
-	a.callDocs, a.callsAt = fewerCalls(fold, a.callDocs)
-	a.aheadCalls, a.aheadCallsAt = fewerCalls(ahead, a.aheadCalls)
 	for _, g := range a.gates {
 		if _, ok := g.(runScorer); ok {
 			a.scorers = true
@@ -162,13 +156,15 @@ func newAgentRun(c *Case, res *report.CaseResult) *agentRun {
 // reads only what the case declared.
 func (a *agentRun) prep(cas *cassette.Cassette, r *cassette.Run, pr *runPrep) {
 	if a.aheadChecks {
-		doc := runDocAt(0, cas, r, a.aheadCalls, a.aheadCallsAt) // run is not read by these checks
+		doc := runDoc(0, cas, r, a.aheadCalls) // run is not read by these checks
+		done := paceCalls(a.aheadCalls, r)
 		pr.checks = make([]checkOutcome, len(a.perRun))
 		for k, rc := range a.perRun {
 			if rc.readsRunAlone() {
 				pr.checks[k] = rc.outcome(doc)
 			}
 		}
+		done()
 	}
 	if a.scorers {
 		pr.scores = make([]any, len(a.gates))
@@ -224,13 +220,15 @@ func (a *agentRun) run(cas *cassette.Cassette, r *cassette.Run, pr *runPrep) {
 	}
 	a.failed = a.failed[:0]
 	var doc map[string]any
+	done := func() {}
 	for k, rc := range a.perRun {
 		var passed bool
 		if rc.readsRunAlone() {
 			passed = rc.record(a.runN, pr.checks[k])
 		} else {
 			if doc == nil {
-				doc = runDocAt(a.runN, cas, r, a.callDocs, a.callsAt)
+				doc = runDoc(a.runN, cas, r, a.callDocs)
+				done = paceCalls(a.callDocs, r)
 			}
 			passed = rc.check(a.runN, doc)
 		}
@@ -238,6 +236,7 @@ func (a *agentRun) run(cas *cassette.Cassette, r *cassette.Run, pr *runPrep) {
 			a.failed = append(a.failed, rc.label)
 		}
 	}
+	done()
 	a.failed = a.checks.check(a.failed)
 	a.verdicts.add(a.runN, a.failed)
 	a.keepEvidence(cas, r, len(a.failed) > 0)

@@ -159,18 +159,18 @@ func (rc *runCheck) result(runs int) report.AssertionResult {
 	return r
 }
 
-// callParts is what of a run's calls its document holds (readsCalls):
-// none, tool_names alone, or also calls and turns, a copy of every call
-// of the run as a map with its arguments and result (about 180 bytes a
-// call, 180 MB for a run of a million calls; over the 2,000 generated
-// cassettes of .ci/bench, whose tests read tool_names, 20 % of what a run
-// allocated).
+// callParts is what of a run's calls its document holds (readsCalls),
+// a set of two: tool_names (callNames, 32 bytes a call; over the 2,000
+// generated cassettes of .ci/bench, whose tests read tool_names, 20 % of
+// what a run allocated when every call's document was built with them),
+// and calls and turns (callLists), built when read (addCallLists).
 type callParts uint8
 
 const (
-	noCalls callParts = iota
-	callNames
-	allCalls
+	noCalls   callParts = 0
+	callNames callParts = 1 << iota
+	callLists
+	allCalls = callNames | callLists
 )
 
 // runDoc is the document a test's own expect: list reads for one run,
@@ -189,11 +189,11 @@ func runDoc(n int, cas *cassette.Cassette, r *cassette.Run, calls callParts) map
 			final = t.FinalResponse
 		}
 	}
-	switch calls {
-	case callNames:
+	if calls&callNames != 0 {
 		addToolNames(doc, r)
-	case allCalls:
-		addCallDocs(doc, r)
+	}
+	if calls&callLists != 0 {
+		addCallLists(doc, r)
 	}
 	if final != "" {
 		doc["final_response"] = final
@@ -212,30 +212,14 @@ func runDoc(n int, cas *cassette.Cassette, r *cassette.Run, calls callParts) map
 	return doc
 }
 
-// addCallDocs adds a run's calls, tool_names and turns to its document.
-func addCallDocs(doc map[string]any, r *cassette.Run) {
-	var calls, names, turns []any
-	for _, t := range r.Turns {
-		var tc []any
-		for _, c := range t.Calls {
-			call := callDoc(c)
-			calls = append(calls, call)
-			tc = append(tc, call)
-			names = append(names, c.Tool)
-		}
-		turn := map[string]any{"calls": orEmpty(tc)}
-		if t.FinalResponse != "" {
-			turn["final_response"] = t.FinalResponse
-		}
-		turns = append(turns, turn)
-	}
-	doc["calls"] = orEmpty(calls)
-	doc["tool_names"] = orEmpty(names)
-	doc["turns"] = orEmpty(turns)
+// addCallLists adds a run's calls and turns to its document, as lists
+// whose documents are built when read (runCalls, turnList).
+func addCallLists(doc map[string]any, r *cassette.Run) {
+	doc["calls"] = runCalls(r)
+	doc["turns"] = turnList(r.Turns)
 }
 
-// addToolNames adds a run's tool_names alone to its document, as
-// addCallDocs writes them.
+// addToolNames adds a run's tool_names to its document.
 func addToolNames(doc map[string]any, r *cassette.Run) {
 	n := 0
 	for _, t := range r.Turns {
@@ -252,9 +236,9 @@ func addToolNames(doc map[string]any, r *cassette.Run) {
 	doc["tool_names"] = orEmpty(names)
 }
 
-// readsCalls reports what of a run's calls per-run checks read: all of
-// them when a target starts with calls or turns or is the whole document,
-// the names when one starts with tool_names, else none.
+// readsCalls reports what of a run's calls per-run checks read: the
+// calls and turns when a target starts with calls or turns, the names
+// when one starts with tool_names, both when one is the whole document.
 func readsCalls(checks []*runCheck) callParts {
 	parts := noCalls
 	for _, rc := range checks {
@@ -264,9 +248,9 @@ func readsCalls(checks []*runCheck) callParts {
 		}
 		switch segs[0].Name {
 		case "calls", "turns":
-			return allCalls
+			parts |= callLists
 		case "tool_names":
-			parts = callNames
+			parts |= callNames
 		}
 	}
 	return parts

@@ -98,7 +98,7 @@ func TestRunDocKeys(t *testing.T) {
 	if doc["model"] != "m1" || doc["agent"] != "a1" || doc["final_response"] != "done" {
 		t.Errorf("model %v, agent %v, final_response %v; want m1, a1, done", doc["model"], doc["agent"], doc["final_response"])
 	}
-	turns := doc["turns"].([]any)
+	turns := expr.Materialize(doc["turns"]).([]any)
 	if len(turns) != 3 {
 		t.Fatalf("%d turns, want 3", len(turns))
 	}
@@ -108,7 +108,7 @@ func TestRunDocKeys(t *testing.T) {
 			t.Errorf("turn %d: final_response %v (present: %v), want %v", i, got, ok, want)
 		}
 	}
-	calls := doc["calls"].([]any)
+	calls := expr.Materialize(doc["calls"]).([]any)
 	full, bare := calls[0].(map[string]any), calls[1].(map[string]any)
 	if full["server"] != "web" || full["agent"] != "planner" || full["result"] != "r" || full["duration_ms"] != 12.0 || full["arguments"] == nil {
 		t.Errorf("a call with every field: %v", full)
@@ -148,13 +148,14 @@ func TestReadsCalls(t *testing.T) {
 		{nil, noCalls},
 		{[]string{"tokens.total"}, noCalls},
 		{[]string{"final_response", "run", "cost_micros"}, noCalls},
-		{[]string{"calls[0].tool"}, allCalls},
+		{[]string{"calls[0].tool"}, callLists},
 		{[]string{"tokens.total", "tool_names"}, callNames},
 		{[]string{"tool_names[0]", "turns[1].calls"}, allCalls},
 		{[]string{"tool_names", "calls"}, allCalls},
 		{[]string{"calls[0]", "tool_names"}, allCalls},
 		{[]string{"", "tool_names[1]"}, allCalls},
-		{[]string{"turns[1].calls"}, allCalls},
+		{[]string{"turns[1].calls"}, callLists},
+		{[]string{"calls", "turns[0]"}, callLists},
 		{[]string{""}, allCalls},
 		{[]string{"tool_names", ""}, allCalls},
 	} {

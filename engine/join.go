@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/mcptest/mcptest/internal/expr"
 	"hash"
 	"slices"
 
@@ -190,7 +191,8 @@ func (j *joiner) runKey(src *Source, n int, cas *cassette.Cassette, r *cassette.
 	if s, isString := v.(string); isString {
 		return s, true
 	}
-	return compactJSON(v), true
+	// A key over the calls or turns is written whole: built here.
+	return compactJSON(expr.Materialize(v)), true
 }
 
 func (j *joiner) errorf(pos diag.Pos, format string, args ...any) {

@@ -289,8 +289,17 @@ func (b *Schema) key(v any) string {
 // Validate checks v against the schema within its limits: nil, the
 // validator's *jsonschema.ValidationError, or a *LimitError when the value
 // is over a limit or the check spent its steps.
+//
+// A value holding a List is measured one element at a time and built
+// (Materialize) only once it is within the limits, so a list of a million
+// calls is refused for its size without a million calls' documents.
 func (b *Schema) Validate(v any) (err error) {
-	values, longest, depth := measure(v)
+	return b.validateSized(v, measure(v))
+}
+
+// validateSized is Validate of v, whose measure is sz.
+func (b *Schema) validateSized(v any, sz sizes) (err error) {
+	values, longest, depth := sz.values, sz.longest, sz.depth
 	if values > MaxInstanceValues {
 		return &LimitError{Reason: fmt.Sprintf("the value holds %d JSON values, over the %d mcptest checks against a schema", values, MaxInstanceValues)}
 	}
@@ -299,6 +308,9 @@ func (b *Schema) Validate(v any) (err error) {
 	}
 	if b.patterns && longest > MaxPatternInput {
 		return &LimitError{Reason: fmt.Sprintf("the value holds a string of %d bytes, over the %d mcptest checks against a schema with a pattern", longest, MaxPatternInput)}
+	}
+	if sz.lists {
+		v = Materialize(v)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -318,10 +330,25 @@ func (b *Schema) Validate(v any) (err error) {
 // Location is the compiled schema's location (its URL).
 func (b *Schema) Location() string { return b.s.Location }
 
-// measure counts v's JSON values (members and items included), the
-// longest string or member name in it, and how deep it nests objects and
-// arrays (a scalar is 0 deep).
-func measure(v any) (values, longest, depth int) {
+// sizes is what measure finds of a value: its JSON values (members and
+// items included), the longest string or member name in it, how deep it
+// nests objects and arrays (a scalar is 0 deep), and whether it holds a
+// List.
+type sizes struct {
+	values, longest, depth int
+	lists                  bool
+}
+
+// add counts e, an element at depth d of a list, measured as sz.
+func (s *sizes) add(d int, sz sizes) {
+	s.values, s.longest, s.depth = s.values+sz.values, max(s.longest, sz.longest), max(s.depth, d+sz.depth)
+}
+
+// measure is v's sizes, the elements of a List in it measured one at a
+// time.
+func measure(v any) sizes {
+	var values, longest, depth int
+	lists := false
 	type at struct {
 		v any
 		d int
@@ -343,11 +370,33 @@ func measure(v any) (values, longest, depth int) {
 			for _, c := range y {
 				stack = append(stack, at{c, x.d + 1})
 			}
+		case List:
+			s := sizes{values: values, longest: longest, depth: max(depth, x.d+1)}
+			for i := range y.Len() {
+				s.add(x.d+1, measure(y.At(i)))
+			}
+			values, longest, depth, lists = s.values, s.longest, s.depth, true
 		case string:
 			longest = max(longest, len(y))
 		}
 	}
-	return values, longest, depth
+	return sizes{values, longest, depth, lists}
+}
+
+// scanList is the first NaN or infinite number in l (firstNonFinite)
+// and l's sizes (measure), building each element once.
+func scanList(l List) (float64, bool, sizes) {
+	sz := sizes{values: 1, depth: 1, lists: true}
+	var f float64
+	bad := false
+	for i := range l.Len() {
+		e := l.At(i)
+		if !bad {
+			f, bad = firstNonFinite(e)
+		}
+		sz.add(1, measure(e))
+	}
+	return f, bad, sz
 }
 
 // valueSet is the canonical keys of values.

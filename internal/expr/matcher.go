@@ -337,8 +337,20 @@ func (m *Matcher) matchContains(actual any) (bool, string) {
 			return true, ""
 		}
 		return false, "no element equals `" + Render(m.want) + "`"
+	case List:
+		return m.listContains(a)
 	}
 	return false, "expected a string or a list, got " + describe(actual)
+}
+
+// listContains is contains over a list, one element built at a time.
+func (m *Matcher) listContains(l List) (bool, string) {
+	for i := range l.Len() {
+		if Equal(l.At(i), m.want) {
+			return true, ""
+		}
+	}
+	return false, "no element equals `" + Render(m.want) + "`"
 }
 
 // compare checks actual against bound with op (>=, >, <=, <) and words the

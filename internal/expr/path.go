@@ -78,8 +78,9 @@ func (p Path) String() string {
 }
 
 // Lookup follows the path through doc, a decoded JSON or YAML value. Field
-// and Key steps index a map[string]any, Index steps a []any. ok is false
-// when a step is missing, out of range or meets a value of another type.
+// and Key steps index a map[string]any, Index steps a []any or a List
+// (whose element is built alone). ok is false when a step is missing, out
+// of range or meets a value of another type.
 func (p Path) Lookup(doc any) (v any, ok bool) {
 	v = doc
 	for _, s := range p.segs {
@@ -93,11 +94,20 @@ func (p Path) Lookup(doc any) (v any, ok bool) {
 				return nil, false
 			}
 		case Index:
-			l, isList := v.([]any)
-			if !isList || s.Index < 0 || s.Index >= len(l) {
+			switch l := v.(type) {
+			case []any:
+				if s.Index < 0 || s.Index >= len(l) {
+					return nil, false
+				}
+				v = l[s.Index]
+			case List:
+				if s.Index < 0 || s.Index >= l.Len() {
+					return nil, false
+				}
+				v = l.At(s.Index)
+			default:
 				return nil, false
 			}
-			v = l[s.Index]
 		default:
 			return nil, false
 		}

@@ -70,11 +70,20 @@ func (e *externalRefError) Error() string {
 }
 
 // matchSchema validates actual and words the deepest failure in one line.
+// A List is read once for its numbers and its size (scanList).
 func (m *Matcher) matchSchema(actual any) (bool, string) {
-	if f, bad := firstNonFinite(actual); bad {
+	var f float64
+	var bad bool
+	var sz sizes
+	if l, ok := actual.(List); ok {
+		f, bad, sz = scanList(l)
+	} else if f, bad = firstNonFinite(actual); !bad {
+		sz = measure(actual)
+	}
+	if bad {
 		return false, "the value holds the number " + FormatNumber(f) + ", which a JSON Schema cannot check"
 	}
-	err := m.schema.Validate(actual)
+	err := m.schema.validateSized(actual, sz)
 	if err == nil {
 		return true, ""
 	}

@@ -16,6 +16,12 @@ import (
 // before it is clipped with "…".
 const maxRender = 200
 
+// renderRoom is the bytes Render writes before it stops: a character
+// takes at most 4, so once that many are written the clipped text is
+// known, and a value of a million calls is not written whole to show 200
+// characters of it.
+const renderRoom = 4 * (maxRender + 1)
+
 // Number reports v as a float64 when it is a number. Decoded JSON and
 // YAML give float64; the integer types are accepted too so that values
 // built in Go compare the same way.
@@ -61,13 +67,22 @@ func FormatNumber(f float64) string {
 }
 
 // Equal compares two generic values: numbers numerically, maps by their
-// keys, lists element by element in order.
+// keys, lists (a []any or a List) element by element in order.
 func Equal(a, b any) bool {
 	if x, ok := Number(a); ok {
 		y, ok := Number(b)
 		return ok && x == y
 	}
 	switch x := a.(type) {
+	case []any:
+		if y, ok := b.([]any); ok {
+			return slices.EqualFunc(x, y, Equal)
+		}
+		y, ok := b.(List)
+		return ok && equalLists(sliceList(x), y)
+	case List:
+		y, ok := listOf(b)
+		return ok && equalLists(x, y)
 	case nil:
 		return b == nil
 	case bool:
@@ -76,9 +91,6 @@ func Equal(a, b any) bool {
 	case string:
 		y, ok := b.(string)
 		return ok && x == y
-	case []any:
-		y, ok := b.([]any)
-		return ok && slices.EqualFunc(x, y, Equal)
 	case map[string]any:
 		y, ok := b.(map[string]any)
 		if !ok || len(x) != len(y) {
@@ -93,6 +105,20 @@ func Equal(a, b any) bool {
 		return true
 	}
 	return false
+}
+
+// equalLists compares two lists element by element, building one
+// element of each at a time.
+func equalLists(x, y List) bool {
+	if x.Len() != y.Len() {
+		return false
+	}
+	for i := range x.Len() {
+		if !Equal(x.At(i), y.At(i)) {
+			return false
+		}
+	}
+	return true
 }
 
 // copyValue returns a deep copy of a generic value, so that a Matcher does
@@ -118,6 +144,7 @@ func copyValue(v any) any {
 // Render writes v as compact JSON for a message: keys sorted, numbers as
 // formatNumber writes them, no HTML escaping, clipped to maxRender
 // characters. Values JSON cannot hold (NaN, Go types) are still rendered.
+// It writes no more of v than the clipped text shows (renderRoom).
 func Render(v any) string {
 	var b strings.Builder
 	writeValue(&b, v)
@@ -125,6 +152,9 @@ func Render(v any) string {
 }
 
 func writeValue(b *strings.Builder, v any) {
+	if b.Len() > renderRoom {
+		return
+	}
 	if f, ok := Number(v); ok {
 		b.WriteString(FormatNumber(f))
 		return
@@ -137,17 +167,15 @@ func writeValue(b *strings.Builder, v any) {
 	case string:
 		b.WriteString(quoteJSON(x))
 	case []any:
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeValue(b, e)
-		}
-		b.WriteByte(']')
+		writeList(b, sliceList(x))
+	case List:
+		writeList(b, x)
 	case map[string]any:
 		b.WriteByte('{')
 		for i, k := range slices.Sorted(maps.Keys(x)) {
+			if b.Len() > renderRoom {
+				return
+			}
 			if i > 0 {
 				b.WriteByte(',')
 			}
@@ -164,6 +192,21 @@ func writeValue(b *strings.Builder, v any) {
 		}
 		b.Write(data)
 	}
+}
+
+// writeList writes l's elements while the text is within renderRoom.
+func writeList(b *strings.Builder, l List) {
+	b.WriteByte('[')
+	for i := range l.Len() {
+		if b.Len() > renderRoom {
+			return
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeValue(b, l.At(i))
+	}
+	b.WriteByte(']')
 }
 
 // quoteJSON quotes s as a JSON string without escaping <, > and &.
@@ -191,7 +234,7 @@ func describe(v any) string {
 		return "boolean " + Render(v)
 	case string:
 		return "string " + Render(v)
-	case []any:
+	case []any, List:
 		return "list " + Render(v)
 	case map[string]any:
 		return "object " + Render(v)
@@ -200,21 +243,55 @@ func describe(v any) string {
 }
 
 // firstNonFinite returns the first NaN or infinite number found in v (in
-// key order), which JSON cannot hold.
+// key order), which JSON cannot hold. Whether there is one is found
+// first in any order, sorting no keys: a value decoded from JSON has none.
 func firstNonFinite(v any) (float64, bool) {
+	if !holdsNonFinite(v) {
+		return 0, false
+	}
+	return firstInKeyOrder(v)
+}
+
+// holdsNonFinite reports whether v holds a NaN or infinite number.
+func holdsNonFinite(v any) bool {
+	switch x := v.(type) {
+	case []any:
+		return slices.ContainsFunc(x, holdsNonFinite)
+	case map[string]any:
+		for _, e := range x {
+			if holdsNonFinite(e) {
+				return true
+			}
+		}
+		return false
+	case List:
+		for i := range x.Len() {
+			if holdsNonFinite(x.At(i)) {
+				return true
+			}
+		}
+		return false
+	}
+	f, ok := Number(v)
+	return ok && (math.IsNaN(f) || math.IsInf(f, 0))
+}
+
+// firstInKeyOrder is firstNonFinite's walk in key order.
+func firstInKeyOrder(v any) (float64, bool) {
 	if f, ok := Number(v); ok {
 		return f, math.IsNaN(f) || math.IsInf(f, 0)
 	}
-	switch x := v.(type) {
-	case []any:
-		for _, e := range x {
-			if f, bad := firstNonFinite(e); bad {
+	if l, ok := listOf(v); ok {
+		for i := range l.Len() {
+			if f, bad := firstInKeyOrder(l.At(i)); bad {
 				return f, true
 			}
 		}
-	case map[string]any:
+		return 0, false
+	}
+	if x, ok := v.(map[string]any); ok {
 		for _, k := range slices.Sorted(maps.Keys(x)) {
-			if f, bad := firstNonFinite(x[k]); bad {
+			if f, bad := firstInKeyOrder(x[k]); bad {
 				return f, true
 			}
 		}
