@@ -222,7 +222,7 @@ func TestCaseReaderReadsInPieces(t *testing.T) {
 	r := rand.New(rand.NewPCG(40, 45))
 	rounds := 240
 	if testing.Short() {
-		rounds = 90
+		rounds = 150
 	}
 	var placedErrs, grown, failed, taken int
 	for round := range rounds {
