@@ -104,7 +104,9 @@ type Call struct {
 	// none were recorded (or null).
 	Arguments JSON
 	IsError   bool
-	// Result is the decoded CallToolResult, nil when not recorded.
+	// Result is the CallToolResult, nil when not recorded: decoded, or as
+	// its compact text (a JSON) where the reader keeps it so (an mcptest
+	// cassette's). ResultValue gives it decoded.
 	Result any
 	// DurationMS is nil when not recorded.
 	DurationMS *float64
@@ -113,6 +115,16 @@ type Call struct {
 	// RecordedAs is the name the recording gave the tool when a suite's
 	// aliases: made it Tool; "" when Tool is the name as recorded.
 	RecordedAs string
+}
+
+// ResultValue returns the call's result decoded (as encoding/json decodes
+// into an any), nil when not recorded; a result kept as text is decoded
+// afresh at each call.
+func (c Call) ResultValue() any {
+	if j, ok := c.Result.(JSON); ok {
+		return j.Value()
+	}
+	return c.Result
 }
 
 // ID returns the call's qualified id, server.tool, or the bare tool name when

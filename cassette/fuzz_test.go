@@ -161,7 +161,7 @@ func sameAsEncodingJSON(t *testing.T, data []byte, c *Cassette) {
 			for k, want := range tu.Calls {
 				g := got.Turns[j].Calls[k]
 				if want.Server != g.Server || want.Tool != g.Tool || want.Agent != g.Agent || want.IsError != g.IsError ||
-					!reflect.DeepEqual(want.Arguments, g.Arguments.Value()) || !reflect.DeepEqual(want.Result, g.Result) ||
+					!reflect.DeepEqual(want.Arguments, g.Arguments.Value()) || !reflect.DeepEqual(want.Result, g.ResultValue()) ||
 					!reflect.DeepEqual(want.DurationMS, g.DurationMS) {
 					t.Fatalf("run %d turn %d call %d: reader %+v, encoding/json %+v", i, j, k, g, want)
 				}

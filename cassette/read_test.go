@@ -27,7 +27,20 @@ func mustRead(t *testing.T, file string) *Cassette {
 	if err != nil {
 		t.Fatal(err)
 	}
+	decodeResults(c)
 	return c
+}
+
+// decodeResults replaces each result kept as text by its decoded value,
+// so a test compares results as values.
+func decodeResults(c *Cassette) {
+	for i := range c.Runs {
+		for j := range c.Runs[i].Turns {
+			for k, call := range c.Runs[i].Turns[j].Calls {
+				c.Runs[i].Turns[j].Calls[k].Result = call.ResultValue()
+			}
+		}
+	}
 }
 
 // diff fails the test with both values when got and want differ.
@@ -41,6 +54,14 @@ func diff(t *testing.T, got, want any) {
 }
 
 func TestReadV1Example(t *testing.T) {
+	kept, err := ReadFile("testdata/ok/v1_example.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A recorded result is kept as its compact text, not as Go maps.
+	if r, ok := kept.Runs[0].Turns[0].Calls[0].Result.(JSON); !ok || r != `{"content":[{"type":"text","text":"21C, sunny"}]}` {
+		t.Errorf("result kept as %T %v, want its compact text", kept.Runs[0].Turns[0].Calls[0].Result, kept.Runs[0].Turns[0].Calls[0].Result)
+	}
 	c := mustRead(t, "testdata/ok/v1_example.json")
 	tool := map[string]any{
 		"name": "get_weather", "description": "...",

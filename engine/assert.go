@@ -265,7 +265,7 @@ func callDoc(c cassette.Call) map[string]any {
 		m["arguments"] = args
 	}
 	if c.Result != nil {
-		m["result"] = recordedResult(c.Result)
+		m["result"] = recordedResult(c.ResultValue())
 	}
 	if c.DurationMS != nil {
 		m["duration_ms"] = *c.DurationMS

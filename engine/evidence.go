@@ -280,7 +280,7 @@ func callEvidence(c cassette.Call, marks []string) report.CallEvidence {
 		ce.Arguments, cutA = excerpt(compactJSON(redact.Value(args)))
 	}
 	if c.Result != nil {
-		ce.Result, cutR = excerpt(resultText(redact.Value(c.Result)))
+		ce.Result, cutR = excerpt(resultText(redact.Value(c.ResultValue())))
 	}
 	ce.Clipped = cutA || cutR
 	return ce
