@@ -87,9 +87,14 @@ func (s *server) recordCassette(ctx context.Context, in recordIn) (any, error) {
 		return nil, fmt.Errorf("start mcptest record: %w", err)
 	}
 	rec := &recording{cmd: cmd, output: in.Output, stderr: &bytes.Buffer{}, mu: &sync.Mutex{}, done: make(chan error, 1)}
-	go func() { err := cmd.Wait(); pw.Close(); rec.done <- err }()
+	// The proxy's end is told once its last line of stderr is kept:
+	// Wait returns when the scanner has read the bytes, not when it has
+	// kept every line of them, and stop answers with the lines kept.
+	scanned := make(chan struct{})
+	go func() { err := cmd.Wait(); pw.Close(); <-scanned; rec.done <- err }()
 	endpoint := make(chan string, 1)
 	go func() {
+		defer close(scanned)
 		sc := bufio.NewScanner(pr)
 		sent := false
 		for sc.Scan() {

@@ -783,7 +783,9 @@ func TestMCPServerRecordCassette(t *testing.T) {
 	}
 	as.Close()
 	stopped := call(map[string]any{"stop": started["recording_id"]})
-	if stopped["output"] != "cassettes/session.json" {
+	// The answer's log ends with the proxy's last line, the one that says
+	// what it wrote.
+	if log, _ := stopped["log"].(string); stopped["output"] != "cassettes/session.json" || !strings.HasSuffix(log, "cassettes/session.json holds 1 run") {
 		t.Errorf("stop: %v", stopped)
 	}
 	data, err := os.ReadFile(filepath.Join(ws, "cassettes", "session.json"))
