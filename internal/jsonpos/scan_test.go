@@ -3,6 +3,7 @@ package jsonpos
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -18,6 +19,13 @@ func FuzzString(f *testing.F) {
 		}
 		if got := String(raw); got != want {
 			t.Fatalf("String(%q) = %q, want %q", raw, got, want)
+		}
+		// StringIs answers as String does, for the string itself and for
+		// strings one byte off it.
+		for _, s := range []string{want, want + "x", strings.TrimSuffix(want, want[max(0, len(want)-1):]), "inputSchema"} {
+			if StringIs(raw, s) != (want == s) {
+				t.Fatalf("StringIs(%q, %q) = %v, String gives %q", raw, s, !(want == s), want)
+			}
 		}
 	})
 }
