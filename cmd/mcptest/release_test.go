@@ -120,6 +120,7 @@ func runSnapshot() (string, error) {
 		"--skip=docker,sbom,publish,validate", "--config", conf)
 	cmd.Dir = "../.."
 	if log, err := cmd.CombinedOutput(); err != nil {
+		os.RemoveAll(tmp)
 		return "", fmt.Errorf("goreleaser release --snapshot: %v\n%s", err, log)
 	}
 	return dist, nil
