@@ -14,10 +14,9 @@ import (
 
 // bpe is the cl100k_base encoder as Count needs it: the rank of every
 // mergeable byte sequence (the pieces are cut by nextPiece, split.go).
-// It is built once, on the
-// first count: a command that counts no tokens never pays for it, and one
-// that does pays a map build, not the decoder tables and sorted
-// vocabulary a full tokenizer also builds.
+// It is built once, on the first count: a command that counts no tokens
+// never pays for it, and one that does pays a map build, not the decoder
+// tables and sorted vocabulary a full tokenizer also builds.
 type bpe struct {
 	ranks map[string]int
 }
