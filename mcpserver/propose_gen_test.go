@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -80,22 +82,50 @@ func TestCaseSlugsGenerated(t *testing.T) {
 			cases = append(cases, &report.CaseResult{Name: names[rng.IntN(len(names))]})
 		}
 		got := caseSlugs(cases)
-		taken := map[string]bool{}
+		if len(got) != len(cases) {
+			t.Fatalf("caseSlugs of %q: %d slugs", caseNames(cases), len(got))
+		}
 		for i, c := range cases {
-			base := slug(c.Name)
-			if base == "" {
-				base = "test"
-			}
-			want := base
-			for n := 2; taken[want]; n++ {
-				want = fmt.Sprintf("%s-%d", base, n)
-			}
-			taken[want] = true
-			if got[i] != want {
-				t.Fatalf("caseSlugs of %q: case %d (%q) is %q, want %q", caseNames(cases), i, c.Name, got[i], want)
+			if msg := slugBreaks(got, i, c.Name); msg != "" {
+				t.Fatalf("caseSlugs of %q: case %d (%q) is %q: %s", caseNames(cases), i, c.Name, got[i], msg)
 			}
 		}
 	}
+}
+
+// slugBreaks says how slugs[i], the slug of a case named name, breaks
+// caseSlugs' rule, "" when it keeps it: it is the name's base (its slug,
+// "test" for none) or base-N for an N of 2 or more, no case before took
+// it, and every form before it in that order (base, base-2, ...) was
+// taken by a case before.
+func slugBreaks(slugs []string, i int, name string) string {
+	base := slug(name)
+	if base == "" {
+		base = "test"
+	}
+	n := 1
+	if got := slugs[i]; got != base {
+		rest, ok := strings.CutPrefix(got, base+"-")
+		k, err := strconv.Atoi(rest)
+		if !ok || err != nil || k < 2 || strconv.Itoa(k) != rest {
+			return fmt.Sprintf("neither %q nor %q-N for an N of 2 or more", base, base)
+		}
+		n = k
+	}
+	earlier := slices.Clone(slugs[:i])
+	if slices.Contains(earlier, slugs[i]) {
+		return "an earlier case has it"
+	}
+	for k := 1; k < n; k++ {
+		form := base
+		if k > 1 {
+			form = fmt.Sprintf("%s-%d", base, k)
+		}
+		if !slices.Contains(earlier, form) {
+			return fmt.Sprintf("%q was free", form)
+		}
+	}
+	return ""
 }
 
 func caseNames(cases []*report.CaseResult) []string {
