@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"regexp"
 	"slices"
@@ -229,7 +230,7 @@ func changed(rng *rand.Rand, v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		m := map[string]any{}
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			if rng.IntN(20) > 0 {
 				m[k] = changed(rng, x[k])
 			}
@@ -332,7 +333,7 @@ var identKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 func leavesOf(v any, path string, depth int, out *[]leaf) {
 	switch x := v.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			p := path + "." + k
 			if !identKey.MatchString(k) {
 				p = fmt.Sprintf("%s[%q]", path, k)
@@ -404,15 +405,6 @@ func wantProposal(results []map[string]any) (want []proposedAssertion, volatile 
 		want = append(want, proposedAssertion{l.path, jsonText(map[string]any{"exact": l.value})})
 	}
 	return want, volatile, dropped
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // jsonText is v as compact JSON.
