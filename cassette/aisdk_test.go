@@ -61,7 +61,7 @@ func checkAISDKRun(t *testing.T, i int, r *Run) {
 	call := calls[0]
 	want := map[string]any{"content": []any{map[string]any{"type": "text", "text": "The sum of 2 and 3 is 5."}}, "isError": false}
 	if call.Tool != "get-sum" || !reflect.DeepEqual(call.Arguments.Value(), map[string]any{"a": 2.0, "b": 3.0}) ||
-		!reflect.DeepEqual(call.Result, want) || call.IsError || call.Agent != "sum-agent" || call.DurationMS == nil {
+		!reflect.DeepEqual(call.ResultValue(), want) || call.IsError || call.Agent != "sum-agent" || call.DurationMS == nil {
 		t.Errorf("run %d: call %+v", i, call)
 	}
 	if r.Turns[0].FinalResponse != "The sum is 5." {

@@ -29,6 +29,9 @@ func argsString(v any) string {
 }
 
 func resultText(v any) string {
+	if j, ok := v.(JSON); ok {
+		v = j.Value()
+	}
 	m, _ := v.(map[string]any)
 	content, _ := m["content"].([]any)
 	return text(content)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -58,7 +59,7 @@ func readGeneric(path string, data []byte) (*Cassette, error) {
 		return Read(path, data)
 	}
 	runs := []Run{}
-	c, err := streamDoc(path, data, func(_ *Cassette, r *Run) { runs = append(runs, *r) }, true, false)
+	c, err := streamDoc(path, data, func(_ *Cassette, r *Run) { keepResults(r); runs = append(runs, *r) }, true, false)
 	if err != nil {
 		return nil, err
 	}
@@ -91,6 +92,10 @@ func FuzzChat(f *testing.F) {
 	}
 	for _, seed := range fuzzSeeds(f) {
 		f.Add(seed)
+	}
+	for i := range 16 { // transcripts as readMessages reads them, and near misses
+		g := &transcriptDraw{rng: rand.New(rand.NewPCG(uint64(i), 88)), miss: float64(i%2) * 0.05}
+		f.Add([]byte(g.doc()))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := Read("fuzz.json", data)

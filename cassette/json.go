@@ -3,6 +3,7 @@ package cassette
 import (
 	"bytes"
 	"encoding/json"
+	"unsafe"
 
 	"github.com/mcptest/mcptest/internal/jsonpos"
 )
@@ -133,4 +134,58 @@ func (d *decoder) check(i int) int {
 		return d.array(i, func(_, v int) int { return d.check(v) })
 	}
 	return d.skip(i, true)
+}
+
+// keptResult is a call's result as the model keeps it: its compact text
+// (see JSON, and Call.ResultValue), so the results of a run cost their
+// bytes and no Go map each. nil (no result recorded) and a result kept as
+// text already are returned as they are. The text is JSONOf's, written
+// directly for the shape most transcripts give, one text block.
+func keptResult(v any) any {
+	switch v := v.(type) {
+	case nil, JSON:
+		return v
+	case map[string]any:
+		if s, ok := oneText(v); ok {
+			return oneTextResult(s)
+		}
+	}
+	if j := JSONOf(v); j != "" {
+		return j
+	}
+	return v
+}
+
+// oneTextResult is the text keptResult keeps of a result of one text
+// block, s, written without a map of it: the bytes become the string
+// (they are not written again).
+func oneTextResult(s string) JSON {
+	b := make([]byte, 0, len(s)+40)
+	b = append(b, `{"content":[{"text":`...)
+	b = jsonpos.AppendString(b, s)
+	b = append(b, `,"type":"text"}]}`...)
+	return JSON(unsafe.String(&b[0], len(b)))
+}
+
+// oneText returns the text of a result that is one text block and nothing
+// else, {"content": [{"type": "text", "text": s}]}.
+func oneText(m map[string]any) (string, bool) {
+	content, _ := m["content"].([]any)
+	if len(m) != 1 || len(content) != 1 {
+		return "", false
+	}
+	b, _ := content[0].(map[string]any)
+	s, ok := b["text"].(string)
+	return s, ok && len(b) == 2 && b["type"] == "text"
+}
+
+// keepResults keeps every result of r as its text (keptResult): the one
+// form every reader's runs leave the package in.
+func keepResults(r *Run) {
+	for i := range r.Turns {
+		for j := range r.Turns[i].Calls {
+			c := &r.Turns[i].Calls[j]
+			c.Result = keptResult(c.Result)
+		}
+	}
 }

@@ -128,8 +128,9 @@ func Tally(path string, data []byte, each func(*Cassette, *Run)) (*Cassette, err
 func stream(path string, data []byte, each func(*Cassette, *Run), counting bool) (*Cassette, error) {
 	if each != nil {
 		// Path is known to each run's user, as it is to Read's.
+		// Every reader's results leave as their text (keepResults).
 		inner := each
-		each = func(c *Cassette, r *Run) { c.Path = path; inner(c, r) }
+		each = func(c *Cassette, r *Run) { c.Path = path; keepResults(r); inner(c, r) }
 	}
 	if len(data) > MaxSize {
 		return nil, tooLarge(path, int64(len(data)))
@@ -181,12 +182,15 @@ func streamDoc(path string, data []byte, each func(*Cassette, *Run), generic, co
 // recording reads a document that is not an mcptest cassette: a
 // transcript, a response object, a trace or an event stream, whose runs
 // are handed to each when the document has no problem. A model's answer
-// in the Chat Completions shapes is read by readChat, any other document
-// from its generic value.
+// in the Chat Completions shapes is read by readChat, a Chat Completions
+// transcript of plain messages by readMessages, any other document from
+// its generic value.
 func (d *decoder) recording(root int, each func(*Cassette, *Run)) *Cassette {
 	var c *Cassette
 	if !d.generic {
-		c = d.readChat(root)
+		if c = d.readChat(root); c == nil {
+			c = d.readMessages(root)
+		}
 	}
 	if c == nil {
 		if c = d.detected(root); c == nil {

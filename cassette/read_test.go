@@ -258,7 +258,7 @@ func TestReadTauBench(t *testing.T) {
 					t.Errorf("call %d: %s, want %s", i, got.ID(), want.Name)
 				}
 				diff(t, got.Arguments.Value(), want.Kwargs)
-				diff(t, got.Result, textResult(want.Observation))
+				diff(t, got.ResultValue(), textResult(want.Observation))
 				if got.IsError {
 					t.Errorf("call %d: is_error without an explicit field", i)
 				}
@@ -328,7 +328,7 @@ func TestReadLiveMCPBench(t *testing.T) {
 	if c.Format != FormatOpenAI || len(turns) != 1 || turns[0].FinalResponse != rec.FinalResponse || c.Prompt != rec.Question {
 		t.Errorf("format %s, %d turns, final %.40q", c.Format, len(turns), turns[0].FinalResponse)
 	}
-	if got := c.Runs[0].Calls()[2].Result; !reflect.DeepEqual(got, textResult("Tool call timed out.")) {
+	if got := c.Runs[0].Calls()[2].ResultValue(); !reflect.DeepEqual(got, textResult("Tool call timed out.")) {
 		t.Errorf("last result %v", got)
 	}
 }

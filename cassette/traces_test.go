@@ -331,7 +331,7 @@ func TestMCPCallError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	diff(t, c.Runs[0].Calls()[0].Result, textResult(`{"code":500}`))
+	diff(t, c.Runs[0].Calls()[0].ResultValue(), textResult(`{"code":500}`))
 }
 
 // TestResultsByRepeatedOrUnknownID: a result finds the first call still

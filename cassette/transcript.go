@@ -76,10 +76,14 @@ func classify(obj map[string]any, msgs []any) Format {
 	return FormatOpenAI
 }
 
-// callRef addresses a call of the run being built: its turn, its place
-// in the turn, and seq, its place in the transcript's calls
-// (transcript.pending).
-type callRef struct{ turn, call, seq int }
+// callRef addresses a call of the run being built: its turn and its place
+// in the turn (32 bits each, as a file of 64 MiB holds fewer calls).
+type callRef struct{ turn, call int32 }
+
+// idChain is the calls recorded with one id, a chain through
+// transcript.sameID from head, the first that may still be waiting for a
+// result (-1 when none is), to tail, the last recorded.
+type idChain struct{ head, tail int32 }
 
 // transcript builds the single run of a transcript, message by message.
 type transcript struct {
@@ -90,15 +94,18 @@ type transcript struct {
 	// user message starts a new turn only after an answer, so consecutive
 	// user messages make one turn.
 	answered bool
-	// byID is every call by its tool_call_id / tool_use id ("" for none),
-	// in call order (an id may repeat); pending is every call in call
-	// order, waiting says by a call's seq whether it is still without a
-	// result (a list, not a set: a map a transcript was a tenth of what
-	// reading a small one allocated), and pending[:head] have all had
-	// theirs, so a result finds its call in constant time by id, and the
-	// first call waiting without rescanning the answered ones.
-	byID    map[string][]callRef
+	// pending is every call in call order, a call's seq its place there;
+	// waiting says by seq whether it is still without a result (a list,
+	// not a set: a map a transcript was a tenth of what reading a small
+	// one allocated), and pending[:head] have all had theirs. byID chains
+	// the calls of each tool_call_id / tool_use id ("" for none) in call
+	// order (an id may repeat), sameID[seq] the next of seq's id (-1 for
+	// none). So a result finds its call in constant time by id, and the
+	// first call waiting without rescanning the answered ones, for 24
+	// bytes a call besides its id's entry.
+	byID    map[string]idChain
 	pending []callRef
+	sameID  []int32
 	waiting []bool
 	head    int
 	usage   usageSum
@@ -146,7 +153,7 @@ func readTranscript(w *walker, f detected) *Cassette {
 }
 
 func newTranscript(w *walker, c *Cassette) *transcript {
-	return &transcript{w: w, c: c, byID: map[string][]callRef{}}
+	return &transcript{w: w, c: c, byID: map[string]idChain{}}
 }
 
 // finish returns the run read, its tokens from the usage seen.
@@ -264,9 +271,21 @@ func (t *transcript) addCall(id string, c Call) {
 	tr := t.turn()
 	tr.Calls = append(tr.Calls, c)
 	t.calls++
-	ref := callRef{len(t.run.Turns) - 1, len(tr.Calls) - 1, len(t.pending)}
-	t.byID[id] = append(t.byID[id], ref)
-	t.pending = append(t.pending, ref)
+	seq := int32(len(t.pending))
+	ch, seen := t.byID[id]
+	switch {
+	case !seen:
+		ch = idChain{seq, seq}
+	case ch.head < 0:
+		t.sameID[ch.tail] = seq
+		ch.head, ch.tail = seq, seq
+	default:
+		t.sameID[ch.tail] = seq
+		ch.tail = seq
+	}
+	t.byID[id] = ch
+	t.pending = append(t.pending, callRef{int32(len(t.run.Turns) - 1), int32(len(tr.Calls) - 1)})
+	t.sameID = append(t.sameID, -1)
 	t.waiting = append(t.waiting, true)
 }
 
@@ -276,52 +295,56 @@ func (t *transcript) addCall(id string, c Call) {
 // the first waiting call recorded without an id, never to a call recorded
 // with another id.
 func (t *transcript) result(id, name string, result any, isError bool) {
-	var ref callRef
-	var ok bool
+	var seq int
 	switch _, known := t.byID[id]; {
 	case id != "" && known:
-		ref, ok = t.firstOf(id)
+		seq = t.firstOf(id)
 	case id != "":
-		ref, ok = t.firstOf("")
+		seq = t.firstOf("")
 	default:
-		ref, ok = t.firstWaiting(name)
+		seq = t.firstWaiting(name)
 	}
-	if !ok || !t.waiting[ref.seq] {
+	if seq < 0 {
 		return // a result for no recorded call, or for one answered already
 	}
-	t.waiting[ref.seq] = false
+	t.waiting[seq] = false
 	for t.head < len(t.pending) && !t.waiting[t.head] {
 		t.head++
 	}
-	c := t.call(ref)
-	c.Result = result
+	c := t.call(t.pending[seq])
+	c.Result = keptResult(result)
 	c.IsError = isError
 }
 
-// firstOf returns the first call recorded with id ("" for none) still
-// waiting for a result, dropping the answered ones before it.
-func (t *transcript) firstOf(id string) (callRef, bool) {
-	refs := t.byID[id]
-	for len(refs) > 0 && !t.waiting[refs[0].seq] {
-		refs = refs[1:]
+// firstOf returns the seq of the first call recorded with id ("" for
+// none) still waiting for a result, dropping the answered ones before it
+// from its chain; -1 when none is.
+func (t *transcript) firstOf(id string) int {
+	ch, ok := t.byID[id]
+	if !ok {
+		return -1
 	}
-	t.byID[id] = refs
-	if len(refs) == 0 {
-		return callRef{}, false
+	h := ch.head
+	for h >= 0 && !t.waiting[h] {
+		h = t.sameID[h]
 	}
-	return refs[0], true
+	if h != ch.head {
+		ch.head = h
+		t.byID[id] = ch
+	}
+	return int(h)
 }
 
-// firstWaiting returns the first call still waiting for a result (whose
-// tool is name, when name is given).
-func (t *transcript) firstWaiting(name string) (callRef, bool) {
+// firstWaiting returns the seq of the first call still waiting for a
+// result (whose tool is name, when name is given); -1 when none is.
+func (t *transcript) firstWaiting(name string) int {
 	_, bare := splitMCP(name)
-	for _, p := range t.pending[t.head:] {
-		if t.waiting[p.seq] && (name == "" || t.call(p).Tool == bare) {
-			return p, true
+	for seq := t.head; seq < len(t.pending); seq++ {
+		if t.waiting[seq] && (name == "" || t.call(t.pending[seq]).Tool == bare) {
+			return seq
 		}
 	}
-	return callRef{}, false
+	return -1
 }
 
 func (t *transcript) call(r callRef) *Call { return &t.run.Turns[r.turn].Calls[r.call] }
@@ -361,7 +384,7 @@ func (t *transcript) openai(role string, m map[string]any) {
 		if b, ok := m["isError"].(bool); ok {
 			isErr = b
 		}
-		t.result(id, name, toolResult(m["content"]), isErr)
+		t.result(id, name, keptToolResult(m["content"]), isErr)
 	}
 }
 
@@ -566,6 +589,15 @@ func toolResult(v any) map[string]any {
 		return map[string]any{"content": []any{}}
 	}
 	return map[string]any{"content": []any{v}}
+}
+
+// keptToolResult is toolResult(v) as keptResult keeps it, written
+// straight from a string without the maps.
+func keptToolResult(v any) any {
+	if s, ok := v.(string); ok {
+		return oneTextResult(s)
+	}
+	return keptResult(toolResult(v))
 }
 
 // text is the text of a message's content: the string itself, or its text
