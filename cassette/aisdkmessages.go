@@ -105,11 +105,22 @@ func lastStepWarning(f detected, runs []Run) string {
 		return ""
 	}
 	for _, m := range msgs {
-		m, _ := m.(map[string]any)
-		if _, parts := m["content"].([]any); !parts || m["role"] != "assistant" {
+		if m, _ := m.(map[string]any); !assistantParts(m) {
 			return ""
 		}
 	}
+	return lastStepText(obj)
+}
+
+// assistantParts reports whether m is an assistant's message in parts.
+func assistantParts(m map[string]any) bool {
+	_, parts := m["content"].([]any)
+	return parts && m["role"] == "assistant"
+}
+
+// lastStepText is lastStepWarning's text for a transcript whose root is
+// obj (nil for a bare array).
+func lastStepText(obj map[string]any) string {
 	from := "the messages"
 	if _, ok := obj["modelId"].(string); ok {
 		from = "an AI SDK response (modelId), whose messages"

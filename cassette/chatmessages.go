@@ -1,77 +1,40 @@
 package cassette
 
-// readMessages reads the document at root when it is an OpenAI Chat
-// Completions transcript whose shape no other format's detection takes: an array of messages, or an object holding one under
-// "messages" beside at most "model" and "usage", every message an object
-// with a string "role", a string or null "content" and only the members
-// plainMember names. It decodes one message at a time into its generic
-// value, reads it with the generic path's own transcript.message and walks
-// it for the read-or-refused audit, then lets it go: a transcript of a
-// million calls is never held decoded whole, and what it reads is what
+// readMessages reads the document at root when it is a transcript of
+// OpenAI Chat Completions or Anthropic Messages messages whose shape no
+// other format's detection takes: an array of messages, or an object
+// holding one under "messages" beside at most "model" and "usage", every
+// message a plainMessage. It never holds the transcript decoded whole.
+// A first pass reads each message's skeleton (its role, the types of its
+// content, its usage; nothing is decoded of its calls) to count the
+// format's marks as classify does (the same classifier); a second decodes
+// one message at a time and
+// reads it with the generic path's own transcript.message, walks it for
+// the read-or-refused audit, and lets it go. So what it reads is what
 // detect and readTranscript read (FuzzChat and TestReadMessagesAsGeneric
-// hold the two equal). Any other document, one with a problem, and one the
-// audit finds a call lost in give nil with nothing recorded, and recording
-// reads the document generically, which words the problems.
+// hold the two equal), and a transcript of a million calls costs its calls,
+// not a tree of Go maps. Any other document, one with a problem, one whose
+// messages mix the two formats' calls and one the audit finds a call lost
+// in give nil with nothing recorded, and recording reads the document
+// generically, which words the problems.
 func (d *decoder) readMessages(root int) *Cassette {
 	msgs, model, usage, at, ok := d.messagesRoot(root)
 	if !ok {
 		return nil
 	}
-	c := &Cassette{Format: FormatOpenAI}
-	if s, ok := model.(string); ok {
-		c.Model = s
-	}
-	t := newTranscript(d.w, c)
-	a := &audit{}
-	depth := len(at) + 1 // the depth of a message in the document
-	for _, v := range [...]any{model, usage} {
-		if container(v) {
-			visit(v, 1, nil, a.found, a)
+	var c *Cassette
+	if f, lastStep, ok := d.classifyMessages(msgs, usage, at != nil); ok {
+		c = d.readPlain(f, msgs, model, usage, at)
+		if c != nil && lastStep && !hasCalls(c.Runs) {
+			c.Warnings = append(c.Warnings, lastStepText(nil))
 		}
 	}
-	plain, tools, n := true, 0, 0
-	var usages [2]int // OpenAI, Anthropic, as classify counts them
-	usageNaming(&usages, usage)
-	d.w.path = append(d.w.path[:0], at...)
-	d.array(msgs, func(_, e int) int {
-		if !plain {
-			return d.skip(e, false)
-		}
-		v, end := d.value(e)
-		m, _ := v.(map[string]any)
-		role, _ := m["role"].(string)
-		if !plainMessage(m) || !d.clean() {
-			plain = false
-			return end
-		}
-		n++
-		tools += toolTraffic(role, m)
-		usageNaming(&usages, m["usage"])
-		t.message(FormatOpenAI, m)
-		visit(m, depth, nil, a.found, a)
-		return end
-	})
-	d.w.path = d.w.path[:0]
-	// Without tool traffic, detect's classify weighs the usage objects'
-	// naming, then the contents, all strings here.
-	// An empty array is not a recording; under "messages", a transcript
-	// of nothing.
-	if plain && (n > 0 || at != nil) && (tools > 0 || usages[0] >= usages[1]) && d.clean() {
-		if _, ok := usage.(map[string]any); ok {
-			t.usage = usageSum{} // the conversation's own total wins
-			t.usage.add(usage)
-		}
-		c.Runs = []Run{t.finish()}
-		a.spent = d.w.spent
-		a.read(c.Runs)
-		if len(a.lost(c, len(c.Runs))) == 0 {
-			return c
-		}
+	if c == nil {
+		// Read again generically, from a clean slate.
+		*d.w = walker{path: d.w.path[:0]}
+		d.rangeOff, d.rangeLit = -1, ""
 	}
-	// Read again generically, from a clean slate.
-	*d.w = walker{path: d.w.path[:0]}
-	d.rangeOff, d.rangeLit = -1, ""
-	return nil
+	return c
 }
 
 // messagesRoot finds the messages array of a document readMessages may
@@ -117,18 +80,160 @@ func (d *decoder) messagesRoot(root int) (msgs int, model, usage any, at []seg, 
 	return msgs, model, usage, []seg{{key: "messages", idx: -1}}, true
 }
 
-// plainMessage reports whether m is a Chat Completions message that no
-// format's detection but the OpenAI transcript's takes: a string role, a
-// string or null content (an array of parts or an object would be weighed
-// by the AI SDK, Mastra, Anthropic and Responses detections), and no
-// member but plainMember's (a "type", "parts", "data", "options" or
+// classifyMessages is readMessages' first pass over the array at msgs:
+// the format classify finds (counting the root's usage when wrapped), and
+// whether the messages are an assistant's alone in parts (lastStepWarning's
+// shape); ok is false when a message is not plain, a problem is found, the
+// formats' calls are even, or a bare array is empty (not a recording).
+func (d *decoder) classifyMessages(msgs int, usage any, wrapped bool) (f Format, lastStep, ok bool) {
+	var cl classifier
+	if wrapped {
+		cl.usage(usage)
+	}
+	n, plain, parts := 0, true, true
+	d.array(msgs, func(_, e int) int {
+		if !plain {
+			return d.skip(e, false)
+		}
+		m := d.skeleton(e)
+		if !plainMessage(m) || !d.clean() {
+			plain = false
+		} else {
+			n++
+			cl.message(m)
+			parts = parts && assistantParts(m)
+		}
+		return d.skip(e, false)
+	})
+	f = cl.format()
+	return f, n > 0 && parts, plain && f != "" && (n > 0 || wrapped)
+}
+
+// skeleton is the message at e as classifyMessages weighs it, without
+// decoding what it does not weigh: its role, type and usage decoded, its
+// content a string's "" or its blocks each as {"type": ...}, every other
+// member there as true, the first of a key repeated (as the generic value
+// keeps it); nil when e is not an object.
+func (d *decoder) skeleton(e int) map[string]any {
+	if d.data[e] != '{' {
+		return nil
+	}
+	m := map[string]any{}
+	for i := d.space(e + 1); d.data[i] == '"'; i = d.space(i + 1) {
+		key, end := d.str(i, true)
+		v := d.space(d.space(end) + 1)
+		switch _, dup := m[key]; {
+		case dup:
+		case key == "role" || key == "type" || key == "usage":
+			m[key], _ = d.value(v)
+		case key == "content":
+			m[key] = d.skeletonContent(v)
+		default:
+			m[key] = true
+		}
+		if i = d.space(d.skip(v, false)); d.data[i] != ',' {
+			break
+		}
+	}
+	return m
+}
+
+// skeletonContent is a message's content as skeleton keeps it.
+func (d *decoder) skeletonContent(v int) any {
+	switch d.data[v] {
+	case '"':
+		return ""
+	case '[':
+		blocks := []any{}
+		d.array(v, func(_, b int) int {
+			if d.data[b] != '{' {
+				blocks = append(blocks, nil)
+				return d.skip(b, false)
+			}
+			block := map[string]any{}
+			d.members(b, func(k string, t, _ int) bool {
+				if k == "type" {
+					block[k], _ = d.value(t)
+				}
+				return k != "type"
+			})
+			blocks = append(blocks, block)
+			return d.skip(b, false)
+		})
+		return blocks
+	}
+	c, _ := d.value(v)
+	return c
+}
+
+// readPlain is readMessages' second pass: the messages at msgs read as f,
+// as readTranscript reads them, each walked by the audit; nil on a
+// problem or a call lost.
+func (d *decoder) readPlain(f Format, msgs int, model, usage any, at []seg) *Cassette {
+	c := &Cassette{Format: f}
+	if s, ok := model.(string); ok {
+		c.Model = s
+	}
+	t := newTranscript(d.w, c)
+	a := &audit{}
+	for _, v := range [...]any{model, usage} {
+		if container(v) {
+			visit(v, 1, nil, a.found, a)
+		}
+	}
+	depth := len(at) + 1 // a message's depth in the document
+	d.w.path = append(d.w.path[:0], at...)
+	d.array(msgs, func(_, e int) int {
+		if !d.clean() {
+			return d.skip(e, false)
+		}
+		v, end := d.value(e)
+		m := v.(map[string]any)
+		t.message(f, m)
+		visit(m, depth, nil, a.found, a)
+		return end
+	})
+	d.w.path = d.w.path[:0]
+	if !d.clean() {
+		return nil
+	}
+	if _, ok := usage.(map[string]any); ok && at != nil {
+		t.usage = usageSum{} // the conversation's own total wins
+		t.usage.add(usage)
+	}
+	c.Runs = []Run{t.finish()}
+	a.spent = d.w.spent
+	a.read(c.Runs)
+	if len(a.lost(c, len(c.Runs))) > 0 {
+		return nil
+	}
+	return c
+}
+
+// plainMessage reports whether m is a message of a Chat Completions or
+// Messages transcript that no format's detection but those two takes: a
+// string role; a string, null, or an array of content blocks each with a
+// "type" no other format's detection looks for (AI SDK parts, Responses
+// text); a "type" only if it is "message", as the Messages API writes its
+// answer; and no member but plainMember's (a "parts", "data", "options" or
 // "object" is another format's mark).
 func plainMessage(m map[string]any) bool {
 	if _, ok := m["role"].(string); !ok {
 		return false
 	}
-	switch m["content"].(type) {
+	if t, ok := m["type"]; ok && t != "message" {
+		return false
+	}
+	switch content := m["content"].(type) {
 	case string, nil:
+	case []any:
+		for _, b := range content {
+			b, _ := b.(map[string]any)
+			t, ok := b["type"].(string)
+			if !ok || foreignBlock(t) {
+				return false
+			}
+		}
 	default:
 		return false
 	}
@@ -140,42 +245,24 @@ func plainMessage(m map[string]any) bool {
 	return true
 }
 
-// plainMember reports whether key is a member of a Chat Completions message
-// that readMessages reads as the generic path does.
-func plainMember(key string) bool {
-	switch key {
-	case "role", "content", "name", "tool_calls", "tool_call_id", "function_call",
-		"refusal", "annotations", "audio", "model", "usage", "is_error", "isError", "id":
+// foreignBlock reports whether a content block's type is one another
+// format's detection takes a message for: an AI SDK part (isModelMessages)
+// or Responses text (isResponsesItem).
+func foreignBlock(t string) bool {
+	switch t {
+	case "tool-call", "tool-result", "tool-invocation", "output_text", "input_text":
 		return true
 	}
 	return false
 }
 
-// toolTraffic counts what classify counts as OpenAI tool traffic in one
-// message: a tool's or function's message, a tool_calls member, a
-// function_call member.
-func toolTraffic(role string, m map[string]any) int {
-	n := 0
-	if role == "tool" || role == "function" {
-		n++
+// plainMember reports whether key is a member of a Chat Completions or
+// Messages message that readMessages reads as the generic path does.
+func plainMember(key string) bool {
+	switch key {
+	case "role", "content", "name", "tool_calls", "tool_call_id", "function_call", "refusal", "annotations", "audio",
+		"model", "usage", "is_error", "isError", "id", "type", "stop_reason", "stop_sequence":
+		return true
 	}
-	if _, ok := m["tool_calls"]; ok {
-		n++
-	}
-	if _, ok := m["function_call"]; ok {
-		n++
-	}
-	return n
-}
-
-// usageNaming counts a usage object as classify does: OpenAI's naming
-// (prompt_tokens) in n[0], Anthropic's (input_tokens) in n[1].
-func usageNaming(n *[2]int, v any) {
-	u, _ := v.(map[string]any)
-	if _, ok := u["prompt_tokens"]; ok {
-		n[0]++
-	}
-	if _, ok := u["input_tokens"]; ok {
-		n[1]++
-	}
+	return false
 }

@@ -59,6 +59,9 @@ type transcriptDraw struct {
 	rng   *rand.Rand
 	miss  float64 // the rate of each near miss
 	calls int
+	// anthropic draws Messages transcripts (content blocks, tool_use and
+	// tool_result) in place of Chat Completions ones.
+	anthropic bool
 }
 
 func (g *transcriptDraw) maybe() bool { return g.rng.Float64() < g.miss }
@@ -67,16 +70,24 @@ func (g *transcriptDraw) pick(s ...any) any { return s[g.rng.IntN(len(s))] }
 
 func (g *transcriptDraw) doc() string {
 	g.calls = 0
+	g.anthropic = g.rng.IntN(2) == 0
 	var msgs []any
-	if g.rng.IntN(2) == 0 {
+	if g.rng.IntN(2) == 0 && !g.anthropic {
 		msgs = append(msgs, g.message(ord{{"role", "system"}, {"content", "Be brief."}}))
 	}
 	for range 1 + g.rng.IntN(3) {
-		msgs = append(msgs, g.message(ord{{"role", "user"}, {"content", g.pick("hi", "", "find it", nil)}}))
+		msgs = append(msgs, g.message(ord{{"role", "user"}, {"content", g.said("hi", "", "find it")}}))
 		for range g.rng.IntN(4) {
-			msgs = append(msgs, g.exchange()...)
+			if g.anthropic != g.maybe() {
+				msgs = append(msgs, g.blocksExchange()...)
+			} else {
+				msgs = append(msgs, g.exchange()...)
+			}
 		}
-		msgs = append(msgs, g.message(ord{{"role", "assistant"}, {"content", g.pick("done", "", nil, "ok then")}}))
+		msgs = append(msgs, g.message(ord{{"role", "assistant"}, {"content", g.said("done", "", "ok then")}}))
+	}
+	if g.rng.IntN(20) == 0 { // an assistant's messages alone, in parts
+		msgs = []any{g.message(ord{{"role", "assistant"}, {"content", []any{ord{{"type", "text"}, {"text", "x"}}}}})}
 	}
 	if g.maybe() {
 		msgs = msgs[:0]
@@ -92,7 +103,7 @@ func (g *transcriptDraw) doc() string {
 	}
 	root := ord{{"messages", msgs}}
 	if g.rng.IntN(2) == 0 {
-		root = append(root, [2]any{"model", g.pick("gpt-4o", "gpt-4.1-mini", 5.0, ord{{"name", "x"}})})
+		root = append(root, [2]any{"model", g.pick("gpt-4o", "gpt-4.1-mini", 5.0, ord{{"name", "x"}}, ghost(62+g.rng.IntN(3)))})
 	}
 	if g.rng.IntN(2) == 0 {
 		root = append(root, [2]any{"usage", g.pick(
@@ -145,6 +156,71 @@ func (g *transcriptDraw) exchange() []any {
 	return append([]any{g.message(assistant)}, answers...)
 }
 
+// said is a text of a message: a string, or in Anthropic's transcripts
+// often a list of text blocks.
+func (g *transcriptDraw) said(s ...any) any {
+	t := g.pick(s...)
+	if g.anthropic && g.rng.IntN(2) == 0 {
+		return []any{ord{{"type", "text"}, {"text", t}}}
+	}
+	if g.rng.IntN(6) == 0 {
+		return nil
+	}
+	return t
+}
+
+// blocksExchange is an assistant message of text and tool_use blocks and
+// a user message of the tools' tool_result blocks.
+func (g *transcriptDraw) blocksExchange() []any {
+	var uses, results []any
+	if g.rng.IntN(2) == 0 {
+		uses = append(uses, g.block(ord{{"type", "text"}, {"text", "let me look"}}))
+	}
+	for range 1 + g.rng.IntN(3) {
+		id := fmt.Sprintf("toolu_%d", g.calls)
+		g.calls++
+		if g.maybe() {
+			id = g.pick("", "toolu_0", "toolu_x").(string)
+		}
+		input := g.pick(ord{{"q", "x"}}, ord{}, ord{{"city", "Paris"}})
+		if g.maybe() {
+			input = g.arguments()
+		}
+		uses = append(uses, g.block(ord{{"type", g.pick("tool_use", "tool_use", "mcp_tool_use")}, {"id", id}, {"name", g.name()}, {"input", input}}))
+		result := ord{{"type", "tool_result"}, {"tool_use_id", id}, {"content", g.pick("21C", []any{ord{{"type", "text"}, {"text", "ok"}}}, "")}}
+		if g.rng.IntN(5) == 0 {
+			result = append(result, [2]any{"is_error", g.pick(true, false)})
+		}
+		results = append(results, g.block(result))
+	}
+	if g.rng.IntN(2) == 0 {
+		g.rng.Shuffle(len(results), func(i, j int) { results[i], results[j] = results[j], results[i] })
+	}
+	assistant := ord{{"role", "assistant"}, {"content", uses}}
+	if g.rng.IntN(6) == 0 {
+		assistant = append(ord{{"id", "msg_1"}, {"type", "message"}}, append(assistant, [2]any{"stop_reason", "tool_use"})...)
+	}
+	return []any{g.message(assistant), g.message(ord{{"role", "user"}, {"content", results}})}
+}
+
+// block returns a content block, or a near miss of it: another format's
+// part, a block that is not an object or has no type.
+func (g *transcriptDraw) block(b ord) any {
+	if !g.maybe() {
+		return b
+	}
+	switch g.rng.IntN(4) {
+	case 0:
+		b[0][1] = g.pick("tool-call", "tool-result", "output_text", "input_text", "image_url", "mystery")
+		return b
+	case 1:
+		return b[1:]
+	case 2:
+		return g.pick("text", 3.0, nil)
+	}
+	return append(b, [2]any{"name", "t"})
+}
+
 // message returns m, or a near miss of it.
 func (g *transcriptDraw) message(m ord) any {
 	if !g.maybe() {
@@ -158,7 +234,8 @@ func (g *transcriptDraw) message(m ord) any {
 	}
 	switch g.rng.IntN(9) {
 	case 0:
-		return append(m, [2]any{g.pick("type", "parts", "data", "options", "object", "lc").(string), g.pick("message", []any{}, ord{}, "trace")})
+		return append(m, [2]any{g.pick("type", "type", "parts", "data", "options", "object", "lc").(string),
+			g.pick("message", []any{}, ord{}, "trace", "assistant", "reasoning", "function_call_output")})
 	case 1:
 		parts := []any{ord{{"type", g.pick("text", "tool_use", "output_text", "tool-call")}, {"text", "x"}}}
 		return append(ord{m[0]}, [2]any{"content", parts})
@@ -175,7 +252,20 @@ func (g *transcriptDraw) message(m ord) any {
 	case 7:
 		return append(m, [2]any{"content", raw("1e999")})
 	}
-	return append(m, [2]any{"name", ord{{"name", "t"}, {"arguments", ord{}}}})
+	if g.rng.IntN(2) == 0 {
+		return append(m, [2]any{"name", ord{{"name", "t"}, {"arguments", ord{}}}})
+	}
+	return append(m, [2]any{"annotations", []any{ghost(59 + g.rng.IntN(4))}})
+}
+
+// ghost is a call-shaped object nested in depth objects, about as deep as
+// the audit looks for one (maxShapeDepth).
+func ghost(depth int) any {
+	var nest any = ord{{"name", "ghost"}, {"arguments", ord{{"q", 1.0}}}}
+	for range depth {
+		nest = ord{{"a", nest}}
+	}
+	return nest
 }
 
 func (g *transcriptDraw) name() any {
@@ -203,15 +293,16 @@ func (g *transcriptDraw) content() any {
 }
 
 // TestReadMessagesAsGeneric: readMessages reads what the generic path
-// reads. It draws 4,000 transcripts, half with no near miss and half with
-// near misses at a rate of one in twenty, each read by Read (readMessages,
+// reads. It draws 4,000 transcripts of either format, half with no near
+// miss and half with near misses at a rate of one in twenty (a call of
+// the other format among them), each read by Read (readMessages,
 // or the generic path when it declines) and by the generic path alone: the
 // same cassette and the same errors. A refusal leaves nothing recorded,
 // and a draw of the first half that the generic path reads as OpenAI
 // without a problem is one readMessages must read (the others: a member
-// the audit finds call-shaped, a root usage of Anthropic's naming).
+// the audit finds call-shaped).
 func TestReadMessagesAsGeneric(t *testing.T) {
-	read := 0
+	read, formats := 0, map[Format]int{}
 	for i := range 4000 {
 		g := &transcriptDraw{rng: rand.New(rand.NewPCG(uint64(i), 40))}
 		if i >= 2000 {
@@ -231,14 +322,21 @@ func TestReadMessagesAsGeneric(t *testing.T) {
 		switch {
 		case c != nil:
 			read++
+			formats[c.Format]++
 		case !d.clean() || len(d.w.path) != 0:
 			t.Fatalf("draw %d: refused but left %d problems, path %v", i, len(d.w.probs)+len(d.w.dups), d.w.path)
-		case i < 2000 && werr == nil && want.Format == FormatOpenAI:
+		case i < 2000 && werr == nil && (want.Format == FormatOpenAI || want.Format == FormatAnthropic):
 			t.Fatalf("draw %d: plain, read as %s without a problem, but refused:\n%s", i, want.Format, doc)
 		}
 		d.done()
 	}
+	t.Logf("readMessages read %d of 4,000 draws: %v", read, formats)
 	if read < 2000 {
 		t.Errorf("readMessages read %d of the 4,000 draws, want at least 2,000", read)
+	}
+	for _, f := range []Format{FormatOpenAI, FormatAnthropic} {
+		if formats[f] < 500 {
+			t.Errorf("readMessages read %d transcripts as %s, want at least 500", formats[f], f)
+		}
 	}
 }

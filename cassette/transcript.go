@@ -15,55 +15,74 @@ import (
 // is OpenAI: without tool calls the two read the same. It returns "" when
 // the tool traffic of both formats is equally present.
 func classify(obj map[string]any, msgs []any) Format {
-	var tools, usages, contents [2]int // OpenAI, Anthropic
-	const openai, anthropic = 0, 1
-	usage := func(v any) {
-		if u, ok := v.(map[string]any); ok {
-			if _, ok := u["prompt_tokens"]; ok {
-				usages[openai]++
-			}
-			if _, ok := u["input_tokens"]; ok {
-				usages[anthropic]++
-			}
-		}
-	}
+	var c classifier
 	if obj != nil {
-		usage(obj["usage"])
+		c.usage(obj["usage"])
 	}
 	for _, m := range msgs {
-		m, ok := m.(map[string]any)
-		if !ok {
-			continue
+		if m, ok := m.(map[string]any); ok {
+			c.message(m)
 		}
-		switch m["role"] {
-		case "tool", "function":
-			tools[openai]++
+	}
+	return c.format()
+}
+
+// classifier is classify's count of the two formats' marks, message by
+// message (readMessages counts a transcript it never holds whole).
+type classifier struct {
+	tools, usages, contents [2]int // OpenAI, Anthropic
+}
+
+const openai, anthropic = 0, 1
+
+// usage counts the naming of a usage object.
+func (c *classifier) usage(v any) {
+	if u, ok := v.(map[string]any); ok {
+		if _, ok := u["prompt_tokens"]; ok {
+			c.usages[openai]++
 		}
-		if _, ok := m["tool_calls"]; ok {
-			tools[openai]++
+		if _, ok := u["input_tokens"]; ok {
+			c.usages[anthropic]++
 		}
-		if _, ok := m["function_call"]; ok {
-			tools[openai]++
-		}
-		switch content := m["content"].(type) {
-		case string:
-			contents[openai]++
-		case []any:
-			for _, b := range content {
-				b, _ := b.(map[string]any)
-				switch b["type"] {
-				case "tool_use", "tool_result", "mcp_tool_use", "mcp_tool_result":
-					tools[anthropic]++
-				case "text", "image", "document", "thinking", "redacted_thinking":
-					contents[anthropic]++
-				case "image_url", "input_audio", "refusal":
-					contents[openai]++
-				}
+	}
+}
+
+// message counts the marks of one message.
+func (c *classifier) message(m map[string]any) {
+	switch m["role"] {
+	case "tool", "function":
+		c.tools[openai]++
+	}
+	if _, ok := m["tool_calls"]; ok {
+		c.tools[openai]++
+	}
+	if _, ok := m["function_call"]; ok {
+		c.tools[openai]++
+	}
+	switch content := m["content"].(type) {
+	case string:
+		c.contents[openai]++
+	case []any:
+		for _, b := range content {
+			b, _ := b.(map[string]any)
+			switch b["type"] {
+			case "tool_use", "tool_result", "mcp_tool_use", "mcp_tool_result":
+				c.tools[anthropic]++
+			case "text", "image", "document", "thinking", "redacted_thinking":
+				c.contents[anthropic]++
+			case "image_url", "input_audio", "refusal":
+				c.contents[openai]++
 			}
 		}
-		usage(m["usage"])
 	}
-	for _, tier := range [...][2]int{tools, usages, contents} {
+	c.usage(m["usage"])
+}
+
+// format is the format the counts tell, "" for as many tool calls of
+// each.
+func (c *classifier) format() Format {
+	tools := c.tools
+	for _, tier := range [...][2]int{tools, c.usages, c.contents} {
 		switch {
 		case tier[openai] > tier[anthropic]:
 			return FormatOpenAI
@@ -574,7 +593,7 @@ func (t *transcript) anthropicBlocks(blocks []any) {
 func (t *transcript) anthropicResult(b map[string]any) {
 	id, _ := b["tool_use_id"].(string)
 	isErr, _ := b["is_error"].(bool)
-	t.result(id, "", toolResult(b["content"]), isErr)
+	t.result(id, "", keptToolResult(b["content"]), isErr)
 }
 
 // toolResult makes an MCP CallToolResult of a transcript's tool output: a

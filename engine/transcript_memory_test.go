@@ -10,29 +10,47 @@ import (
 	"time"
 )
 
-// transcriptShape writes an OpenAI Chat Completions transcript as an SDK
-// saves one (json.dumps of the messages, one line): a user's request, then
-// assistant messages of perMessage tool calls each to mcp__s__t0 ...
-// mcp__s__t19, every call's arguments distinct, each answered by a tool
-// message of a result text of about resultBytes, and a final answer
-// "done"; under {"model", "messages"} when wrapped, else a bare array.
-func transcriptShape(calls, perMessage, resultBytes int, wrapped bool) string {
+// transcriptShape writes a transcript as an SDK saves one (json.dumps of
+// the messages, one line): a user's request, then assistant messages of
+// perMessage tool calls each to mcp__s__t0 ... mcp__s__t19, every call's
+// arguments distinct, each answered by a result text of about
+// resultBytes, and a final answer "done". It is OpenAI's Chat Completions
+// (tool_calls, then a tool message a result) or Anthropic's Messages
+// (text and tool_use blocks, then a user message of tool_result blocks);
+// under {"model", "messages"} when wrapped, else a bare array.
+func transcriptShape(calls, perMessage, resultBytes int, anthropic, wrapped bool) string {
 	var b strings.Builder
 	if wrapped {
 		b.WriteString(`{"model": "gpt-4o", "messages": `)
 	}
-	b.WriteString(`[{"role": "system", "content": "You are a helpful assistant."}, {"role": "user", "content": "Look everything up."}`)
+	b.WriteString(`[{"role": "user", "content": "Look everything up."}`)
 	res := strings.Repeat("sunny and mild ", resultBytes/15)
 	for n := 0; n < calls; n += perMessage {
+		end := min(n+perMessage, calls)
+		if anthropic {
+			b.WriteString(`, {"role": "assistant", "content": [{"type": "text", "text": "Let me look."}`)
+			for k := n; k < end; k++ {
+				fmt.Fprintf(&b, `, {"type": "tool_use", "id": "toolu_%d", "name": "mcp__s__t%d", "input": {"q": %d}}`, k, k%20, k)
+			}
+			b.WriteString(`]}, {"role": "user", "content": [`)
+			for k := n; k < end; k++ {
+				if k > n {
+					b.WriteString(", ")
+				}
+				fmt.Fprintf(&b, `{"type": "tool_result", "tool_use_id": "toolu_%d", "content": "%d: %s"}`, k, k, res)
+			}
+			b.WriteString("]}")
+			continue
+		}
 		b.WriteString(`, {"role": "assistant", "content": null, "tool_calls": [`)
-		for k := n; k < min(n+perMessage, calls); k++ {
+		for k := n; k < end; k++ {
 			if k > n {
 				b.WriteString(", ")
 			}
 			fmt.Fprintf(&b, `{"id": "call_%d", "type": "function", "function": {"name": "mcp__s__t%d", "arguments": "{\"q\": %d}"}}`, k, k%20, k)
 		}
 		b.WriteString("]}")
-		for k := n; k < min(n+perMessage, calls); k++ {
+		for k := n; k < end; k++ {
 			fmt.Fprintf(&b, `, {"role": "tool", "tool_call_id": "call_%d", "content": "%d: %s"}`, k, k, res)
 		}
 	}
@@ -44,16 +62,18 @@ func transcriptShape(calls, perMessage, resultBytes int, wrapped bool) string {
 	return b.String()
 }
 
-// TestTranscriptMemoryIsBounded replays OpenAI Chat Completions
-// transcripts (60,000 calls with results of 40 bytes, then seeded draws of
-// calls, calls a message, result sizes and wrapping) through the built
+// TestTranscriptMemoryIsBounded replays OpenAI Chat Completions and
+// Anthropic Messages transcripts (60,000 calls with results of 40 bytes in
+// each format, then seeded draws of format, calls, calls a message, result
+// sizes and wrapping) through the built
 // binary with no gate and with each gate switched on, and holds each to
 // SECURITY.md's bound of a replay, as TestCassetteShapesMemoryIsBounded
 // holds mcptest's cassettes: 3 times the file, 128 bytes a call, 256 a
 // run, 48 MiB, the per-file terms twice under arguments:. Before the
 // transcript was read a message at a time and its results kept as text,
-// it was decoded whole and each result held as Go maps: the 60,000 calls
-// (17 MB) peaked at 232 MiB against a bound of 104.
+// it was decoded whole and each result held as Go maps: 60,000 calls
+// (17 MB) peaked at 230 MiB (OpenAI) and 243 MiB (Anthropic) against a
+// bound of 104.
 func TestTranscriptMemoryIsBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays transcripts of tens of MB")
@@ -61,23 +81,23 @@ func TestTranscriptMemoryIsBounded(t *testing.T) {
 	tl := buildTools(t)
 	type shape struct {
 		calls, perMessage, resultBytes int
-		wrapped                        bool
+		anthropic, wrapped             bool
 	}
-	shapes := []shape{{60_000, 3, 40, true}}
+	shapes := []shape{{60_000, 3, 40, false, true}, {60_000, 3, 40, true, false}}
 	rng := rand.New(rand.NewPCG(40, 30))
 	draws := 1 // MCPTEST_LONG=1: three draws
 	if long() {
 		draws = 3
 	}
 	for range draws {
-		sh := shape{perMessage: 1 + rng.IntN(8), resultBytes: rng.IntN(2000), wrapped: rng.IntN(2) == 0}
+		sh := shape{perMessage: 1 + rng.IntN(8), resultBytes: rng.IntN(2000), anthropic: rng.IntN(2) == 0, wrapped: rng.IntN(2) == 0}
 		sh.calls = 1 + rng.IntN(12_000_000/(200+sh.resultBytes)) // at most about 12 MB
 		shapes = append(shapes, sh)
 	}
 	for i, sh := range shapes {
 		t.Run(fmt.Sprintf("transcript %d", i), func(t *testing.T) {
 			dir := t.TempDir()
-			text := transcriptShape(sh.calls, sh.perMessage, sh.resultBytes, sh.wrapped)
+			text := transcriptShape(sh.calls, sh.perMessage, sh.resultBytes, sh.anthropic, sh.wrapped)
 			if err := os.WriteFile(filepath.Join(dir, "t.json"), []byte(text), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +106,8 @@ func TestTranscriptMemoryIsBounded(t *testing.T) {
 			// About 40 ns a byte read: the limit is ten times that, so
 			// only a reader gone quadratic or a gate stuck fails it.
 			cpuLimit := time.Second + time.Duration(size)*400*time.Nanosecond
-			what := fmt.Sprintf("%d calls, %d a message, results of %d bytes, %.1f MB", sh.calls, sh.perMessage, sh.resultBytes, float64(size)/1e6)
+			format := map[bool]string{false: "OpenAI", true: "Anthropic"}[sh.anthropic]
+			what := fmt.Sprintf("%s, %d calls, %d a message, results of %d bytes, %.1f MB", format, sh.calls, sh.perMessage, sh.resultBytes, float64(size)/1e6)
 			for _, g := range gateBlocks {
 				writeGateSuite(t, dir, "t.json", g)
 				runGateBounded(t, tl, dir, g, perItem, cpuLimit, what)
