@@ -104,9 +104,9 @@ type Call struct {
 	// none were recorded (or null).
 	Arguments JSON
 	IsError   bool
-	// Result is the CallToolResult, nil when not recorded: decoded, or as
-	// its compact text (a JSON) where the reader keeps it so (an mcptest
-	// cassette's). ResultValue gives it decoded.
+	// Result is the CallToolResult, nil when not recorded: as its compact
+	// text (a JSON) in every cassette Read, Stream and Tally give, decoded
+	// in one built by hand. ResultValue gives it decoded.
 	Result any
 	// DurationMS is nil when not recorded.
 	DurationMS *float64

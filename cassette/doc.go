@@ -28,12 +28,16 @@
 // whole file (Read is Stream keeping every run). A model's answer in the
 // Chat Completions shapes (an assistant message with tool_calls, or a
 // response whose choices hold such messages) is decoded straight into its
-// calls too (chat.go); any other transcript, one run, is decoded into
-// generic values and converted, and so is an answer with any problem, so
-// its errors are the generic path's. Arguments, results and tool
-// entries stay generic decoded JSON, read as encoding/json reads them
-// (numbers are float64). A key repeated in any object is refused. Nothing
-// is redacted here: reports pass values through internal/redact.
+// calls too (chat.go). A transcript of plain Chat Completions or Messages
+// messages is read a message at a time (chatmessages.go): its format
+// counted from each message's skeleton, then each message decoded into
+// generic values, read and let go. Any other recording is decoded into
+// generic values whole and converted, and so is any of those shapes with
+// a problem, so its errors are the generic path's. Arguments and results
+// are kept as their compact JSON text (JSON), catalog tools as theirs, and
+// read as encoding/json reads them (numbers are float64) when decoded. A
+// key repeated in any object is refused. Nothing is redacted here: reports
+// pass values through internal/redact.
 //
 // The v1 format is published as a JSON Schema in engine/schema
 // (cassette.v1.json); a test holds the reader and the schema to the same
