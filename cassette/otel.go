@@ -505,6 +505,7 @@ func (t *otelTrace) call(s *otelSpan) Call {
 	rm, _ := c.Result.(map[string]any)
 	failed, _ := rm["isError"].(bool)
 	failed = failed || oiFailed
+	c.Result = keptResult(c.Result)
 	c.IsError = s.failed || s.attrs["error.type"] != nil || failed
 	if s.start > 0 && s.end >= s.start {
 		ms := float64(s.end-s.start) / 1e6
@@ -585,16 +586,19 @@ func spanUsage(s *otelSpan) map[string]any {
 
 // otelResult makes a CallToolResult of gen_ai.tool.call.result: an object
 // with a "content" array (or a JSON string of one) is one already; any
-// other string is its text, any other value the text of its JSON.
+// other string is its text, any other value the text of its JSON, kept as
+// its text (keptToolResult).
 func otelResult(v any) any {
 	m, ok := v.(map[string]any)
 	if s, isStr := v.(string); isStr {
-		ok = json.Unmarshal([]byte(s), &m) == nil
+		// Most results are text: checked first without the error
+		// encoding/json allocates for each.
+		ok = validJSON([]byte(s)) && json.Unmarshal([]byte(s), &m) == nil
 	}
 	if _, has := m["content"].([]any); ok && has {
 		return m
 	}
-	return toolResult(jsonText(v))
+	return keptToolResult(jsonText(v))
 }
 
 // jsonList decodes an attribute that holds a list, gen_ai.input.messages,
@@ -666,13 +670,13 @@ func (t *otelTrace) modelCalls() []Call {
 		for _, p := range partsOf(s.attrs["gen_ai.input.messages"], "tool_call_response") {
 			id, _ := p["id"].(string)
 			if i, ok := byID[id]; ok && calls[i].Result == nil {
-				calls[i].Result = otelResult(p["response"])
+				calls[i].Result = keptResult(otelResult(p["response"]))
 			}
 		}
 		ids, contents := oiToolResults(s)
 		for k, id := range ids {
 			if i, ok := byID[id]; ok && calls[i].Result == nil {
-				calls[i].Result = otelResult(contents[k])
+				calls[i].Result = keptResult(otelResult(contents[k]))
 			}
 		}
 		add := func(id, name string, args any) {

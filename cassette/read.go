@@ -182,14 +182,17 @@ func streamDoc(path string, data []byte, each func(*Cassette, *Run), generic, co
 // recording reads a document that is not an mcptest cassette: a
 // transcript, a response object, a trace or an event stream, whose runs
 // are handed to each when the document has no problem. A model's answer
-// in the Chat Completions shapes is read by readChat, a Chat Completions
-// transcript of plain messages by readMessages, any other document from
-// its generic value.
+// in the Chat Completions shapes is read by readChat, a transcript of
+// plain messages by readMessages, an OTLP export by readSpans, any other
+// document from its generic value.
 func (d *decoder) recording(root int, each func(*Cassette, *Run)) *Cassette {
 	var c *Cassette
 	if !d.generic {
 		if c = d.readChat(root); c == nil {
 			c = d.readMessages(root)
+		}
+		if c == nil {
+			c = d.readSpans(root)
 		}
 	}
 	if c == nil {

@@ -284,7 +284,7 @@ func TestOTelResult(t *testing.T) {
 		{[]any{"a", 2.0}, textResult(`["a",2]`)},
 		{true, textResult("true")},
 	} {
-		diff(t, otelResult(tt.in), tt.want)
+		diff(t, Call{Result: otelResult(tt.in)}.ResultValue(), tt.want)
 	}
 }
 

@@ -115,3 +115,65 @@ func TestTranscriptMemoryIsBounded(t *testing.T) {
 		})
 	}
 }
+
+// spansShape writes an OTLP JSON export of one trace as an exporter writes
+// it: an invoke_agent span and calls execute_tool spans under it, each
+// with its tool (mcp__s__t0 ... mcp__s__t19), call id, distinct arguments
+// and a result text of about resultBytes.
+func spansShape(calls, resultBytes int) string {
+	var b strings.Builder
+	attr := func(k, v string) string { return fmt.Sprintf(`{"key": %q, "value": {"stringValue": %q}}`, k, v) }
+	b.WriteString(`{"resourceSpans": [{"resource": {"attributes": [` + attr("service.name", "agent") + `]}, "scopeSpans": [{"scope": {"name": "agent", "version": "1"}, "spans": [`)
+	fmt.Fprintf(&b, `{"traceId": "%032x", "spanId": "%016x", "parentSpanId": "", "name": "invoke_agent helper", "startTimeUnixNano": "1000", "endTimeUnixNano": "%d", "attributes": [%s, %s]}`,
+		1, 1, 2000+10*calls, attr("gen_ai.operation.name", "invoke_agent"), attr("gen_ai.agent.name", "helper"))
+	res := strings.Repeat("sunny and mild ", resultBytes/15)
+	for k := range calls {
+		tool := fmt.Sprintf("mcp__s__t%d", k%20)
+		fmt.Fprintf(&b, `, {"traceId": "%032x", "spanId": "%016x", "parentSpanId": "%016x", "name": "execute_tool %s", "startTimeUnixNano": "%d", "endTimeUnixNano": "%d", "attributes": [%s, %s, %s, %s, %s], "status": {"code": 1}}`,
+			1, k+2, 1, tool, 2000+10*k, 2005+10*k, attr("gen_ai.operation.name", "execute_tool"), attr("gen_ai.tool.name", tool),
+			attr("gen_ai.tool.call.id", fmt.Sprintf("call_%d", k)), attr("gen_ai.tool.call.arguments", fmt.Sprintf(`{"q": %d}`, k)),
+			attr("gen_ai.tool.call.result", fmt.Sprintf("%d: %s", k, res)))
+	}
+	b.WriteString("]}]}]}\n")
+	return b.String()
+}
+
+// spansFileFactor is the file term of the bound an OTLP export is held to:
+// read a span at a time, the reader still keeps each span's ids, times and
+// GenAI attributes until the trace is put together, about twice the file
+// besides the file itself.
+const spansFileFactor = 5
+
+// TestSpansMemoryIsBounded replays OTLP exports of one trace of 40,000
+// execute_tool spans (26 MB) and of a seeded draw of spans and result
+// sizes through the built binary, with no gate and with each gate, and
+// holds each to spansFileFactor times the file, 128 bytes a call, 256 a
+// run and 48 MiB (the file term twice under arguments:). Decoded whole,
+// an export of this shape (40,000 spans, 26.7 MB) peaked at 338 MiB
+// against that bound's 182; read a span at a time, 150 to 159.
+func TestSpansMemoryIsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays exports of tens of MB")
+	}
+	tl := buildTools(t)
+	type shape struct{ calls, resultBytes int }
+	rng := rand.New(rand.NewPCG(40, 31))
+	shapes := []shape{{40_000, 40}, {1 + rng.IntN(30_000), rng.IntN(1500)}}
+	for i, sh := range shapes {
+		t.Run(fmt.Sprintf("export %d", i), func(t *testing.T) {
+			dir := t.TempDir()
+			text := spansShape(sh.calls, sh.resultBytes)
+			if err := os.WriteFile(filepath.Join(dir, "s.json"), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			size := int64(len(text))
+			perItem := spansFileFactor*size + shapeCallBytes*int64(sh.calls) + shapeRunBytes
+			cpuLimit := time.Second + time.Duration(size)*400*time.Nanosecond
+			what := fmt.Sprintf("OTLP, %d spans, results of %d bytes, %.1f MB", sh.calls, sh.resultBytes, float64(size)/1e6)
+			for _, g := range gateBlocks {
+				writeGateSuite(t, dir, "s.json", g)
+				runGateBounded(t, tl, dir, g, perItem, cpuLimit, what)
+			}
+		})
+	}
+}
