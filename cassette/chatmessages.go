@@ -18,13 +18,13 @@ package cassette
 // in give nil with nothing recorded, and recording reads the document
 // generically, which words the problems.
 func (d *decoder) readMessages(root int) *Cassette {
-	msgs, model, usage, at, ok := d.messagesRoot(root)
+	msgs, model, usage, wrapped, ok := d.messagesRoot(root)
 	if !ok {
 		return nil
 	}
 	var c *Cassette
-	if f, lastStep, ok := d.classifyMessages(msgs, usage, at != nil); ok {
-		c = d.readPlain(f, msgs, model, usage, at)
+	if f, lastStep, ok := d.classifyMessages(msgs, usage, wrapped); ok {
+		c = d.readPlain(f, msgs, model, usage, wrapped)
 		if c != nil && lastStep && !hasCalls(c.Runs) {
 			c.Warnings = append(c.Warnings, lastStepText(nil))
 		}
@@ -38,16 +38,17 @@ func (d *decoder) readMessages(root int) *Cassette {
 }
 
 // messagesRoot finds the messages array of a document readMessages may
-// read, with the root's model and usage decoded (nil when absent) and the
-// array's path; ok is false for any other root: an object with another
-// member or a member twice, or no array of messages.
-func (d *decoder) messagesRoot(root int) (msgs int, model, usage any, at []seg, ok bool) {
+// read, with the root's model and usage decoded (nil when absent), and
+// whether the root wraps it (an object); ok is false for any other root:
+// an object with another member or a member twice, or no array of
+// messages.
+func (d *decoder) messagesRoot(root int) (msgs int, model, usage any, wrapped, ok bool) {
 	switch d.data[root] {
 	case '[':
-		return root, nil, nil, nil, true
+		return root, nil, nil, false, true
 	case '{':
 	default:
-		return 0, nil, nil, nil, false
+		return 0, nil, nil, false, false
 	}
 	msgs, modelAt, usageAt := -1, -1, -1
 	ok = true
@@ -69,7 +70,7 @@ func (d *decoder) messagesRoot(root int) (msgs int, model, usage any, at []seg, 
 		return ok
 	})
 	if !ok || msgs < 0 || d.data[msgs] != '[' {
-		return 0, nil, nil, nil, false
+		return 0, nil, nil, false, false
 	}
 	if modelAt >= 0 {
 		model, _ = d.value(modelAt)
@@ -77,7 +78,7 @@ func (d *decoder) messagesRoot(root int) (msgs int, model, usage any, at []seg, 
 	if usageAt >= 0 {
 		usage, _ = d.value(usageAt)
 	}
-	return msgs, model, usage, []seg{{key: "messages", idx: -1}}, true
+	return msgs, model, usage, true, true
 }
 
 // classifyMessages is readMessages' first pass over the array at msgs:
@@ -87,9 +88,7 @@ func (d *decoder) messagesRoot(root int) (msgs int, model, usage any, at []seg, 
 // formats' calls are even, or a bare array is empty (not a recording).
 func (d *decoder) classifyMessages(msgs int, usage any, wrapped bool) (f Format, lastStep, ok bool) {
 	var cl classifier
-	if wrapped {
-		cl.usage(usage)
-	}
+	cl.usage(usage) // nil for a bare array
 	n, plain, parts := 0, true, true
 	d.array(msgs, func(_, e int) int {
 		if !plain {
@@ -168,8 +167,8 @@ func (d *decoder) skeletonContent(v int) any {
 
 // readPlain is readMessages' second pass: the messages at msgs read as f,
 // as readTranscript reads them, each walked by the audit; nil on a
-// problem or a call lost.
-func (d *decoder) readPlain(f Format, msgs int, model, usage any, at []seg) *Cassette {
+// problem (whose wording is the generic path's to give) or a call lost.
+func (d *decoder) readPlain(f Format, msgs int, model, usage any, wrapped bool) *Cassette {
 	c := &Cassette{Format: f}
 	if s, ok := model.(string); ok {
 		c.Model = s
@@ -181,8 +180,10 @@ func (d *decoder) readPlain(f Format, msgs int, model, usage any, at []seg) *Cas
 			visit(v, 1, nil, a.found, a)
 		}
 	}
-	depth := len(at) + 1 // a message's depth in the document
-	d.w.path = append(d.w.path[:0], at...)
+	depth := 1 // a message's depth in the document
+	if wrapped {
+		depth = 2
+	}
 	d.array(msgs, func(_, e int) int {
 		if !d.clean() {
 			return d.skip(e, false)
@@ -193,11 +194,10 @@ func (d *decoder) readPlain(f Format, msgs int, model, usage any, at []seg) *Cas
 		visit(m, depth, nil, a.found, a)
 		return end
 	})
-	d.w.path = d.w.path[:0]
 	if !d.clean() {
 		return nil
 	}
-	if _, ok := usage.(map[string]any); ok && at != nil {
+	if _, ok := usage.(map[string]any); ok {
 		t.usage = usageSum{} // the conversation's own total wins
 		t.usage.add(usage)
 	}

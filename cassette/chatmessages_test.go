@@ -196,6 +196,11 @@ func (g *transcriptDraw) blocksExchange() []any {
 	if g.rng.IntN(2) == 0 {
 		g.rng.Shuffle(len(results), func(i, j int) { results[i], results[j] = results[j], results[i] })
 	}
+	for _, u := range uses { // a block's members in any order
+		if b, ok := u.(ord); ok && g.rng.IntN(3) == 0 {
+			g.rng.Shuffle(len(b), func(i, j int) { b[i], b[j] = b[j], b[i] })
+		}
+	}
 	assistant := ord{{"role", "assistant"}, {"content", uses}}
 	if g.rng.IntN(6) == 0 {
 		assistant = append(ord{{"id", "msg_1"}, {"type", "message"}}, append(assistant, [2]any{"stop_reason", "tool_use"})...)
@@ -331,12 +336,52 @@ func TestReadMessagesAsGeneric(t *testing.T) {
 		d.done()
 	}
 	t.Logf("readMessages read %d of 4,000 draws: %v", read, formats)
-	if read < 2000 {
-		t.Errorf("readMessages read %d of the 4,000 draws, want at least 2,000", read)
+	if read < 1800 {
+		t.Errorf("readMessages read %d of the 4,000 draws, want at least 1,800", read)
 	}
 	for _, f := range []Format{FormatOpenAI, FormatAnthropic} {
 		if formats[f] < 500 {
 			t.Errorf("readMessages read %d transcripts as %s, want at least 500", formats[f], f)
+		}
+	}
+}
+
+// TestStreamedAuditDepth: readMessages and readSpans walk what they read at
+// the depth the generic path's audit walks it, so a call-shaped object
+// nested at and around the audit's limit (maxShapeDepth) is found by both
+// or by neither: the fast reader reads the file exactly when the generic
+// path reads it without a problem.
+func TestStreamedAuditDepth(t *testing.T) {
+	call := `{"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "t", "arguments": "{}"}}], "annotations": [GHOST]}, {"role": "tool", "tool_call_id": "c1", "content": "ok"}`
+	span := `{"traceId": "t1", "spanId": "s1", "name": "execute_tool t", "attributes": [{"key": "gen_ai.tool.name", "value": {"stringValue": "t"}}], "links": [GHOST]}`
+	docs := map[string]string{
+		"messages":         "[" + call + "]",
+		"wrapped messages": `{"model": "m", "messages": [` + call + `]}`,
+		"spans":            `{"resourceSpans": [{"scopeSpans": [{"spans": [` + span + `]}]}]}`,
+	}
+	for name, doc := range docs {
+		refused := 0
+		for depth := 50; depth < 64; depth++ {
+			var b strings.Builder
+			writeJSON(&b, ghost(depth))
+			data := []byte(strings.Replace(doc, "GHOST", b.String(), 1))
+			_, werr := readGeneric("t.json", data)
+			d := newDecoder(data, &walker{})
+			root := d.space(0)
+			c := d.readMessages(root)
+			if c == nil {
+				c = d.readSpans(root)
+			}
+			if (c != nil) != (werr == nil) {
+				t.Errorf("%s, a call-shaped object under %d objects: read %v, the generic path's error %v", name, depth, c != nil, werr)
+			}
+			if c == nil {
+				refused++
+			}
+			d.done()
+		}
+		if refused == 0 || refused == 14 {
+			t.Errorf("%s: %d of 14 depths refused, want the limit among them", name, refused)
 		}
 	}
 }
