@@ -346,18 +346,22 @@ func TestReadMessagesAsGeneric(t *testing.T) {
 	}
 }
 
-// TestStreamedAuditDepth: readMessages and readSpans walk what they read at
-// the depth the generic path's audit walks it, so a call-shaped object
-// nested at and around the audit's limit (maxShapeDepth) is found by both
-// or by neither: the fast reader reads the file exactly when the generic
-// path reads it without a problem.
+// TestStreamedAuditDepth: readMessages, readSpans and readLangChainMessages
+// walk what they read at the depth the generic path's audit walks it, so a
+// call-shaped object nested at and around the audit's limit (maxShapeDepth)
+// is found by both or by neither: the fast reader reads the file exactly
+// when the generic path reads it without a problem.
 func TestStreamedAuditDepth(t *testing.T) {
 	call := `{"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "t", "arguments": "{}"}}], "annotations": [GHOST]}, {"role": "tool", "tool_call_id": "c1", "content": "ok"}`
 	span := `{"traceId": "t1", "spanId": "s1", "name": "execute_tool t", "attributes": [{"key": "gen_ai.tool.name", "value": {"stringValue": "t"}}], "links": [GHOST]}`
+	lc := `{"type": "ai", "data": {"content": "", "tool_calls": [{"name": "t", "args": {}, "id": "c1"}], "annotations": [GHOST]}}, {"type": "tool", "data": {"content": "ok", "tool_call_id": "c1"}}`
 	docs := map[string]string{
-		"messages":         "[" + call + "]",
-		"wrapped messages": `{"model": "m", "messages": [` + call + `]}`,
-		"spans":            `{"resourceSpans": [{"scopeSpans": [{"spans": [` + span + `]}]}]}`,
+		"messages":                  "[" + call + "]",
+		"wrapped messages":          `{"model": "m", "messages": [` + call + `]}`,
+		"spans":                     `{"resourceSpans": [{"scopeSpans": [{"spans": [` + span + `]}]}]}`,
+		"LangChain messages":        "[" + lc + "]",
+		"LangChain state":           `{"next": [], "messages": [` + lc + `]}`,
+		"LangChain state's members": `{"state": [GHOST], "messages": [` + strings.Replace(lc, "GHOST", "", 1) + `]}`,
 	}
 	for name, doc := range docs {
 		refused := 0
@@ -371,6 +375,9 @@ func TestStreamedAuditDepth(t *testing.T) {
 			c := d.readMessages(root)
 			if c == nil {
 				c = d.readSpans(root)
+			}
+			if c == nil {
+				c = d.readLangChainMessages(root)
 			}
 			if (c != nil) != (werr == nil) {
 				t.Errorf("%s, a call-shaped object under %d objects: read %v, the generic path's error %v", name, depth, c != nil, werr)

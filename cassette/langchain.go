@@ -62,15 +62,7 @@ func readLangChain(w *walker, msgs []any, obj map[string]any) *Cassette {
 	t := newTranscript(w, c)
 	for i, v := range msgs {
 		w.pushIdx(i)
-		m, _ := v.(map[string]any)
-		role, fields, key, ok := langChainMessage(m)
-		if ok {
-			w.push(key)
-			t.langChain(role, fields)
-			w.pop()
-		} else {
-			w.typeError(v, `a LangChain message, {"lc": 1, "type": "constructor", "id": [..., "AIMessage"], "kwargs": {...}} or {"type": "ai", "data": {...}}`)
-		}
+		t.langChainAt(v)
 		w.pop()
 	}
 	if m, _ := obj["model"].(string); m != "" {
@@ -78,6 +70,20 @@ func readLangChain(w *walker, msgs []any, obj map[string]any) *Cassette {
 	}
 	c.Runs = []Run{t.finish()}
 	return c
+}
+
+// langChainAt reads one element of a LangChain message list, the value at
+// the walker's path.
+func (t *transcript) langChainAt(v any) {
+	m, _ := v.(map[string]any)
+	role, fields, key, ok := langChainMessage(m)
+	if !ok {
+		t.w.typeError(v, `a LangChain message, {"lc": 1, "type": "constructor", "id": [..., "AIMessage"], "kwargs": {...}} or {"type": "ai", "data": {...}}`)
+		return
+	}
+	t.w.push(key)
+	t.langChain(role, fields)
+	t.w.pop()
 }
 
 // langChain reads the fields of one LangChain message of role.
@@ -103,7 +109,7 @@ func (t *transcript) langChain(role string, m map[string]any) {
 		if id == "" {
 			name, _ = m["name"].(string)
 		}
-		t.result(id, name, toolResult(m["content"]), m["status"] == "error")
+		t.result(id, name, keptToolResult(m["content"]), m["status"] == "error")
 	}
 }
 

@@ -15,19 +15,41 @@ import (
 // perMessage tool calls each to mcp__s__t0 ... mcp__s__t19, every call's
 // arguments distinct, each answered by a result text of about
 // resultBytes, and a final answer "done". It is OpenAI's Chat Completions
-// (tool_calls, then a tool message a result) or Anthropic's Messages
-// (text and tool_use blocks, then a user message of tool_result blocks);
-// under {"model", "messages"} when wrapped, else a bare array.
-func transcriptShape(calls, perMessage, resultBytes int, anthropic, wrapped bool) string {
+// (tool_calls, then a tool message a result), Anthropic's Messages (text
+// and tool_use blocks, then a user message of tool_result blocks) or
+// LangChain's messages_to_dict (an ai message's tool_calls, then tool
+// messages); under {"model", "messages"} when wrapped, else a bare array.
+func transcriptShape(calls, perMessage, resultBytes int, format string, wrapped bool) string {
 	var b strings.Builder
 	if wrapped {
 		b.WriteString(`{"model": "gpt-4o", "messages": `)
 	}
 	b.WriteString(`[{"role": "user", "content": "Look everything up."}`)
+	if format == "LangChain" {
+		b.Reset()
+		if wrapped {
+			b.WriteString(`{"model": "gpt-4o", "messages": `)
+		}
+		b.WriteString(`[{"type": "human", "data": {"content": "Look everything up."}}`)
+	}
 	res := strings.Repeat("sunny and mild ", resultBytes/15)
 	for n := 0; n < calls; n += perMessage {
 		end := min(n+perMessage, calls)
-		if anthropic {
+		if format == "LangChain" {
+			b.WriteString(`, {"type": "ai", "data": {"content": "", "tool_calls": [`)
+			for k := n; k < end; k++ {
+				if k > n {
+					b.WriteString(", ")
+				}
+				fmt.Fprintf(&b, `{"name": "mcp__s__t%d", "args": {"q": %d}, "id": "call_%d", "type": "tool_call"}`, k%20, k, k)
+			}
+			b.WriteString("]}}")
+			for k := n; k < end; k++ {
+				fmt.Fprintf(&b, `, {"type": "tool", "data": {"content": "%d: %s", "tool_call_id": "call_%d"}}`, k, res, k)
+			}
+			continue
+		}
+		if format == "Anthropic" {
 			b.WriteString(`, {"role": "assistant", "content": [{"type": "text", "text": "Let me look."}`)
 			for k := n; k < end; k++ {
 				fmt.Fprintf(&b, `, {"type": "tool_use", "id": "toolu_%d", "name": "mcp__s__t%d", "input": {"q": %d}}`, k, k%20, k)
@@ -54,7 +76,11 @@ func transcriptShape(calls, perMessage, resultBytes int, anthropic, wrapped bool
 			fmt.Fprintf(&b, `, {"role": "tool", "tool_call_id": "call_%d", "content": "%d: %s"}`, k, k, res)
 		}
 	}
-	b.WriteString(`, {"role": "assistant", "content": "done"}]`)
+	if format == "LangChain" {
+		b.WriteString(`, {"type": "ai", "data": {"content": "done"}}]`)
+	} else {
+		b.WriteString(`, {"role": "assistant", "content": "done"}]`)
+	}
 	if wrapped {
 		b.WriteByte('}')
 	}
@@ -62,18 +88,18 @@ func transcriptShape(calls, perMessage, resultBytes int, anthropic, wrapped bool
 	return b.String()
 }
 
-// TestTranscriptMemoryIsBounded replays OpenAI Chat Completions and
-// Anthropic Messages transcripts (60,000 calls with results of 40 bytes in
-// each format, then seeded draws of format, calls, calls a message, result
-// sizes and wrapping) through the built
+// TestTranscriptMemoryIsBounded replays OpenAI Chat Completions, Anthropic
+// Messages and LangChain transcripts (60,000 calls with results of 40
+// bytes in each format, then seeded draws of format, calls, calls a
+// message, result sizes and wrapping) through the built
 // binary with no gate and with each gate switched on, and holds each to
 // SECURITY.md's bound of a replay, as TestCassetteShapesMemoryIsBounded
 // holds mcptest's cassettes: 3 times the file, 128 bytes a call, 256 a
 // run, 48 MiB, the per-file terms twice under arguments:. Before the
 // transcript was read a message at a time and its results kept as text,
 // it was decoded whole and each result held as Go maps: 60,000 calls
-// (17 MB) peaked at 230 MiB (OpenAI) and 243 MiB (Anthropic) against a
-// bound of 104.
+// (16 to 17 MB) peaked at 230 MiB (OpenAI), 243 MiB (Anthropic) and 254
+// to 267 MiB (LangChain) against a bound of about 104.
 func TestTranscriptMemoryIsBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays transcripts of tens of MB")
@@ -81,23 +107,24 @@ func TestTranscriptMemoryIsBounded(t *testing.T) {
 	tl := buildTools(t)
 	type shape struct {
 		calls, perMessage, resultBytes int
-		anthropic, wrapped             bool
+		format                         string
+		wrapped                        bool
 	}
-	shapes := []shape{{60_000, 3, 40, false, true}, {60_000, 3, 40, true, false}}
+	shapes := []shape{{60_000, 3, 40, "OpenAI", true}, {60_000, 3, 40, "Anthropic", false}, {60_000, 3, 40, "LangChain", true}}
 	rng := rand.New(rand.NewPCG(40, 30))
 	draws := 1 // MCPTEST_LONG=1: three draws
 	if long() {
 		draws = 3
 	}
 	for range draws {
-		sh := shape{perMessage: 1 + rng.IntN(8), resultBytes: rng.IntN(2000), anthropic: rng.IntN(2) == 0, wrapped: rng.IntN(2) == 0}
+		sh := shape{perMessage: 1 + rng.IntN(8), resultBytes: rng.IntN(2000), format: []string{"OpenAI", "Anthropic", "LangChain"}[rng.IntN(3)], wrapped: rng.IntN(2) == 0}
 		sh.calls = 1 + rng.IntN(12_000_000/(200+sh.resultBytes)) // at most about 12 MB
 		shapes = append(shapes, sh)
 	}
 	for i, sh := range shapes {
 		t.Run(fmt.Sprintf("transcript %d", i), func(t *testing.T) {
 			dir := t.TempDir()
-			text := transcriptShape(sh.calls, sh.perMessage, sh.resultBytes, sh.anthropic, sh.wrapped)
+			text := transcriptShape(sh.calls, sh.perMessage, sh.resultBytes, sh.format, sh.wrapped)
 			if err := os.WriteFile(filepath.Join(dir, "t.json"), []byte(text), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -106,8 +133,7 @@ func TestTranscriptMemoryIsBounded(t *testing.T) {
 			// About 40 ns a byte read: the limit is ten times that, so
 			// only a reader gone quadratic or a gate stuck fails it.
 			cpuLimit := time.Second + time.Duration(size)*400*time.Nanosecond
-			format := map[bool]string{false: "OpenAI", true: "Anthropic"}[sh.anthropic]
-			what := fmt.Sprintf("%s, %d calls, %d a message, results of %d bytes, %.1f MB", format, sh.calls, sh.perMessage, sh.resultBytes, float64(size)/1e6)
+			what := fmt.Sprintf("%s, %d calls, %d a message, results of %d bytes, %.1f MB", sh.format, sh.calls, sh.perMessage, sh.resultBytes, float64(size)/1e6)
 			for _, g := range gateBlocks {
 				writeGateSuite(t, dir, "t.json", g)
 				runGateBounded(t, tl, dir, g, perItem, cpuLimit, what)

@@ -1,0 +1,149 @@
+package cassette
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// langChainDraw draws LangChain message lists in both forms a program saves
+// them (messages_to_dict's {"type", "data"}, dumpd's constructors), bare or
+// under a graph state's "messages" beside other members, mostly as they
+// are written, with near misses mixed in at a low rate (a message of no
+// known class, a member repeated, a number out of range, a state member
+// that names a tool, a call-shaped object nested about as deep as the
+// audit looks, a tool call without a name).
+type langChainDraw struct {
+	rng   *rand.Rand
+	miss  float64
+	calls int
+	lc    bool // the constructor form
+}
+
+func (g *langChainDraw) maybe() bool { return g.rng.Float64() < g.miss }
+
+func (g *langChainDraw) pick(s ...any) any { return s[g.rng.IntN(len(s))] }
+
+// message is one message of class (the constructor's class) or typ (the
+// dict form's type) with fields.
+func (g *langChainDraw) message(class, typ string, fields ord) any {
+	if g.maybe() {
+		switch g.rng.IntN(5) {
+		case 0:
+			class, typ = "Mystery", "mystery"
+		case 1:
+			fields = append(fields, fields[0])
+		case 2:
+			fields = append(fields, [2]any{"n", raw("1e999")})
+		case 3:
+			fields = append(fields, [2]any{"annotations", []any{ghost(g.pick(58, 59, 60, 61).(int))}})
+		default:
+			return g.pick(nil, "ai", []any{})
+		}
+	}
+	if g.lc {
+		return ord{{"lc", 1.0}, {"type", "constructor"}, {"id", []any{"langchain_core", "messages", class}}, {"kwargs", fields}}
+	}
+	return ord{{"type", typ}, {"data", fields}}
+}
+
+func (g *langChainDraw) doc() string {
+	g.calls, g.lc = 0, g.rng.IntN(2) == 0
+	var msgs []any
+	if g.rng.IntN(2) == 0 {
+		msgs = append(msgs, g.message("SystemMessage", "system", ord{{"content", "Be brief."}}))
+	}
+	for range 1 + g.rng.IntN(3) {
+		msgs = append(msgs, g.message("HumanMessage", "human", ord{{"content", g.pick("hi", "find it", "")}}))
+		for range g.rng.IntN(4) {
+			var calls, answers []any
+			for range 1 + g.rng.IntN(3) {
+				id := fmt.Sprintf("call_%d", g.calls)
+				g.calls++
+				call := ord{{"name", g.pick("search", "mcp__fs__read_file", "book")}, {"args", ord{{"q", "x"}}}, {"id", id}, {"type", "tool_call"}}
+				if g.maybe() {
+					call = call[1:]
+				}
+				calls = append(calls, call)
+				answer := ord{{"content", g.pick("21C", "", "no such file")}, {"tool_call_id", id}}
+				if g.rng.IntN(5) == 0 {
+					answer = append(answer, [2]any{"status", "error"})
+				}
+				answers = append(answers, g.message("ToolMessage", "tool", answer))
+			}
+			ai := ord{{"content", g.pick("", "let me look")}, {"tool_calls", calls}}
+			if g.rng.IntN(3) == 0 {
+				ai = append(ai, [2]any{"response_metadata", ord{{"model_name", "gpt-4o"}}},
+					[2]any{"usage_metadata", ord{{"input_tokens", 10.0}, {"output_tokens", 2.0}, {"total_tokens", 12.0}}})
+			}
+			if g.rng.IntN(4) == 0 {
+				ai = append(ai, [2]any{"name", "researcher"})
+			}
+			msgs = append(append(msgs, g.message("AIMessage", "ai", ai)), answers...)
+		}
+		msgs = append(msgs, g.message("AIMessage", "ai", ord{{"content", "done"}}))
+	}
+	var b strings.Builder
+	if g.rng.IntN(3) == 0 {
+		writeJSON(&b, msgs)
+		return b.String()
+	}
+	root := ord{{"messages", msgs}}
+	if g.rng.IntN(2) == 0 {
+		root = append(root, [2]any{"model", g.pick("gpt-4o", 3.0)})
+	}
+	if g.rng.IntN(2) == 0 {
+		root = append(root, [2]any{"next", []any{"agent"}}, [2]any{"config", ord{{"thread_id", "1"}}})
+	}
+	if g.maybe() {
+		root = append(root, g.pick(
+			[2]any{"name", "ghost"}, [2]any{"arguments", ord{{"q", 1.0}}},
+			[2]any{"messages", []any{}}, [2]any{"state", ghost(g.pick(62, 63, 64, 65).(int))}).([2]any))
+	}
+	g.rng.Shuffle(len(root), func(i, j int) { root[i], root[j] = root[j], root[i] })
+	writeJSON(&b, root)
+	return b.String()
+}
+
+// TestReadLangChainAsGeneric: readLangChainMessages reads what the generic
+// path reads. It draws 3,000 message lists, half with no near miss and
+// half with near misses at a rate of one in twenty, each read by Read and
+// by the generic path alone: the same cassette and the same errors. A
+// refusal leaves nothing recorded, and a draw of the first half that the
+// generic path reads without a problem is one readLangChainMessages must
+// read.
+func TestReadLangChainAsGeneric(t *testing.T) {
+	read := 0
+	for i := range 3000 {
+		g := &langChainDraw{rng: rand.New(rand.NewPCG(uint64(i), 42))}
+		if i >= 1500 {
+			g.miss = 0.05
+		}
+		doc := []byte(g.doc())
+		got, err := Read("t.json", doc)
+		want, werr := readGeneric("t.json", doc)
+		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+			t.Fatalf("draw %d: errors differ:\n%v\n--- generic:\n%v\n--- doc:\n%s", i, err, werr, doc)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("draw %d: cassettes differ:\n%#v\n--- generic:\n%#v\n--- doc:\n%s", i, got, want, doc)
+		}
+		d := newDecoder(doc, &walker{})
+		c := d.readLangChainMessages(d.space(0))
+		switch {
+		case c != nil:
+			read++
+		case !d.clean() || len(d.w.path) != 0:
+			t.Fatalf("draw %d: refused but left %d problems, path %v", i, len(d.w.probs)+len(d.w.dups), d.w.path)
+		case i < 1500 && werr == nil:
+			t.Fatalf("draw %d: plain, read without a problem, but refused:\n%s", i, doc)
+		}
+		d.done()
+	}
+	t.Logf("readLangChainMessages read %d of 3,000 draws", read)
+	if read < 1500 {
+		t.Errorf("readLangChainMessages read %d of the 3,000 draws, want at least 1,500", read)
+	}
+}
