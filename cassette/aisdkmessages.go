@@ -11,9 +11,12 @@ const FormatAISDKMessages Format = "ai-sdk-messages"
 // "tool-result" part (the AI SDK's own part types; without one the
 // messages read the same as a Chat Completions transcript).
 func isModelMessages(msgs []any) bool {
-	return messagesWithPart(msgs, "content", func(p map[string]any) bool {
-		return p["type"] == "tool-call" || p["type"] == "tool-result" || p["type"] == "tool-invocation"
-	})
+	return messagesWithPart(msgs, "content", isModelPart)
+}
+
+// isModelPart reports whether p is a ModelMessage's tool part.
+func isModelPart(p map[string]any) bool {
+	return p["type"] == "tool-call" || p["type"] == "tool-result" || p["type"] == "tool-invocation"
 }
 
 // messagesWithPart reports whether msgs is an array of messages with a
@@ -144,24 +147,30 @@ func readModelMessages(w *walker, msgs []any, obj map[string]any) *Cassette {
 	aiResult(c, t, obj)
 	for i, v := range msgs {
 		w.pushIdx(i)
-		m, _ := v.(map[string]any)
-		role, _ := m["role"].(string)
-		switch content := m["content"].(type) {
-		case string:
-			t.modelText(role, content)
-		case []any:
-			w.push("content")
-			t.modelParts(role, content)
-			w.pop()
-		default:
-			w.push("content")
-			w.typeError(m["content"], "the message's content, a string or an array of parts")
-			w.pop()
-		}
+		t.modelMessageAt(v)
 		w.pop()
 	}
 	c.Runs = []Run{t.finish()}
 	return c
+}
+
+// modelMessageAt reads one ModelMessage, the value at the walker's path.
+func (t *transcript) modelMessageAt(v any) {
+	w := t.w
+	m, _ := v.(map[string]any)
+	role, _ := m["role"].(string)
+	switch content := m["content"].(type) {
+	case string:
+		t.modelText(role, content)
+	case []any:
+		w.push("content")
+		t.modelParts(role, content)
+		w.pop()
+	default:
+		w.push("content")
+		w.typeError(m["content"], "the message's content, a string or an array of parts")
+		w.pop()
+	}
 }
 
 // modelText reads the text of a message of role.

@@ -325,6 +325,8 @@ func TestReadMessagesAsGeneric(t *testing.T) {
 		d := newDecoder(doc, &walker{})
 		c := d.readMessages(d.space(0))
 		switch {
+		case c != nil && (werr != nil || c.Format != want.Format):
+			t.Fatalf("draw %d: read as %s, the generic path's %v (%v):\n%s", i, c.Format, formatOf(want), werr, doc)
 		case c != nil:
 			read++
 			formats[c.Format]++
@@ -346,14 +348,15 @@ func TestReadMessagesAsGeneric(t *testing.T) {
 	}
 }
 
-// TestStreamedAuditDepth: readMessages, readSpans and readLangChainMessages
-// walk what they read at the depth the generic path's audit walks it, so a
+// TestStreamedAuditDepth: readMessages, readSpans, readLangChainMessages and
+// readModelList walk what they read at the depth the generic path's audit walks it, so a
 // call-shaped object nested at and around the audit's limit (maxShapeDepth)
 // is found by both or by neither: the fast reader reads the file exactly
 // when the generic path reads it without a problem.
 func TestStreamedAuditDepth(t *testing.T) {
 	call := `{"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "t", "arguments": "{}"}}], "annotations": [GHOST]}, {"role": "tool", "tool_call_id": "c1", "content": "ok"}`
 	span := `{"traceId": "t1", "spanId": "s1", "name": "execute_tool t", "attributes": [{"key": "gen_ai.tool.name", "value": {"stringValue": "t"}}], "links": [GHOST]}`
+	model := `{"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "c1", "toolName": "t", "input": {}}], "providerOptions": [GHOST]}, {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1", "toolName": "t", "output": {"type": "text", "value": "ok"}}]}`
 	lc := `{"type": "ai", "data": {"content": "", "tool_calls": [{"name": "t", "args": {}, "id": "c1"}], "annotations": [GHOST]}}, {"type": "tool", "data": {"content": "ok", "tool_call_id": "c1"}}`
 	docs := map[string]string{
 		"messages":                  "[" + call + "]",
@@ -362,6 +365,9 @@ func TestStreamedAuditDepth(t *testing.T) {
 		"LangChain messages":        "[" + lc + "]",
 		"LangChain state":           `{"next": [], "messages": [` + lc + `]}`,
 		"LangChain state's members": `{"state": [GHOST], "messages": [` + strings.Replace(lc, "GHOST", "", 1) + `]}`,
+		"AI SDK messages":           "[" + model + "]",
+		"AI SDK result":             `{"response": {"modelId": "m"}, "messages": [` + model + `]}`,
+		"AI SDK result's members":   `{"steps": [GHOST], "messages": [` + strings.Replace(model, "GHOST", "", 1) + `]}`,
 	}
 	for name, doc := range docs {
 		refused := 0
@@ -378,6 +384,9 @@ func TestStreamedAuditDepth(t *testing.T) {
 			}
 			if c == nil {
 				c = d.readLangChainMessages(root)
+			}
+			if c == nil {
+				c = d.readModelList(root)
 			}
 			if (c != nil) != (werr == nil) {
 				t.Errorf("%s, a call-shaped object under %d objects: read %v, the generic path's error %v", name, depth, c != nil, werr)

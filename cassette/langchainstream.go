@@ -1,76 +1,163 @@
 package cassette
 
-// readLangChainMessages reads the document at root when it is a LangChain
-// message list, as detect finds one first of all: an array whose first
-// element is a LangChain message, or an object whose "messages" is (a
-// graph's state). It reads one message at a time, each decoded into its
-// generic value, read by the generic path's own transcript.langChainAt and
-// walked by the read-or-refused audit, then let go; the root's other
-// members are decoded and walked as the audit walks them, the placeholder
-// of the messages beside them. A problem or a call the audit finds lost
-// gives nil with nothing recorded, and recording reads the document
-// generically, which words the problems (FuzzChat and
-// TestReadLangChainAsGeneric hold the two equal).
-func (d *decoder) readLangChainMessages(root int) *Cassette {
-	msgs := root
-	if d.data[root] == '{' {
-		msgs = -1
-		d.members(root, func(key string, v, _ int) bool {
-			if key == "messages" {
-				msgs = v
-			}
-			return msgs < 0
-		})
+// A message list of LangChain or of the AI SDK (its ModelMessages) is read
+// a message at a time too, in the shapes detect takes for those formats
+// first: an array of messages, or an object holding one under "messages"
+// (a graph's state, a result saved whole) beside other members. Each
+// message is decoded into its generic value, read by the generic path's
+// own code for one message and walked by the read-or-refused audit, then
+// let go; the root's other members are decoded and walked as the audit
+// walks the root, an empty list in place of the messages. A problem or a
+// call the audit finds lost gives nil with nothing recorded, and recording
+// reads the document generically, which words the problems (FuzzChat,
+// TestReadLangChainAsGeneric and TestReadModelListAsGeneric hold the two
+// equal).
+
+// listAt finds the message list of a document, without decoding it: the
+// root itself when it is an array, else the root object's first
+// "messages" when it is an array; ok is false for any other document.
+func (d *decoder) listAt(root int) (msgs int, ok bool) {
+	switch d.data[root] {
+	case '[':
+		return root, true
+	case '{':
+	default:
+		return 0, false
 	}
-	if msgs < 0 || d.data[msgs] != '[' || !d.firstIsLangChain(msgs) {
+	msgs = -1
+	d.members(root, func(key string, v, _ int) bool {
+		if key == "messages" {
+			msgs = v
+		}
+		return msgs < 0
+	})
+	return msgs, msgs >= 0 && d.data[msgs] == '['
+}
+
+// listRoot decodes the members of the root object beside its messages
+// (nil for a bare array), "messages" an empty list among them as the
+// audit is to walk them; ok is false on a problem, nothing recorded.
+func (d *decoder) listRoot(root, msgs int) (obj map[string]any, ok bool) {
+	if msgs == root {
+		return nil, true
+	}
+	obj = map[string]any{}
+	d.object(root, func(key string, _, v int) int {
+		if key == "messages" {
+			obj[key] = []any{}
+			return d.skip(v, false)
+		}
+		val, end := d.value(v)
+		obj[key] = val
+		return end
+	})
+	if !d.clean() {
+		d.forget()
+		return nil, false
+	}
+	return obj, true
+}
+
+// forget drops what was recorded, for the document to be read again
+// generically from a clean slate.
+func (d *decoder) forget() {
+	*d.w = walker{path: d.w.path[:0]}
+	d.rangeOff, d.rangeLit = -1, ""
+}
+
+// readList is the second pass of a streamed message list at msgs: each
+// message read by one and walked by the audit at its depth, then the
+// root's other members (obj, nil for a bare array) walked; c, its run
+// finished, or nil on a problem or a call lost.
+func (d *decoder) readList(c *Cassette, t *transcript, msgs int, obj map[string]any, one func(v any)) *Cassette {
+	a := &audit{}
+	depth := 1
+	if obj != nil {
+		depth = 2
+		visit(obj, 0, nil, a.found, a)
+	}
+	d.array(msgs, func(_, e int) int {
+		if !d.clean() {
+			return d.skip(e, false)
+		}
+		v, end := d.value(e)
+		one(v)
+		if container(v) {
+			visit(v, depth, nil, a.found, a)
+		}
+		return end
+	})
+	if !d.clean() {
+		return nil
+	}
+	c.Runs = []Run{t.finish()}
+	a.spent = d.w.spent
+	a.read(c.Runs)
+	if len(a.lost(c, len(c.Runs))) > 0 {
+		return nil
+	}
+	return c
+}
+
+// readLangChainMessages reads a LangChain message list, whose first
+// element is a LangChain message, a message at a time.
+func (d *decoder) readLangChainMessages(root int) *Cassette {
+	msgs, ok := d.listAt(root)
+	if !ok || !d.firstIsLangChain(msgs) {
+		return nil
+	}
+	obj, ok := d.listRoot(root, msgs)
+	if !ok {
 		return nil
 	}
 	c := &Cassette{Format: FormatLangChain}
 	t := newTranscript(d.w, c)
-	a := &audit{}
-	each := func(list, depth int) int {
-		return d.array(list, func(_, e int) int {
-			if !d.clean() {
-				return d.skip(e, false)
-			}
-			v, end := d.value(e)
-			t.langChainAt(v)
-			if container(v) {
-				visit(v, depth, nil, a.found, a)
-			}
-			return end
-		})
+	c = d.readList(c, t, msgs, obj, t.langChainAt)
+	if c == nil {
+		d.forget()
+		return nil
 	}
-	if msgs == root {
-		each(root, 1)
-	} else {
-		// The root as the audit sees it, its messages an empty list.
-		obj := map[string]any{"messages": []any{}}
-		d.object(root, func(key string, _, v int) int {
-			if key == "messages" {
-				return each(v, 2)
-			}
-			val, end := d.value(v)
-			obj[key] = val
-			return end
-		})
-		visit(obj, 0, nil, a.found, a)
-		if m, _ := obj["model"].(string); m != "" {
-			c.Model = m
+	if m, _ := obj["model"].(string); m != "" {
+		c.Model = m
+	}
+	return c
+}
+
+// readModelList reads an AI SDK ModelMessage list a message at a time,
+// when detect would take it for one: its first element no LangChain
+// message, every message with a string role, one with a tool part in its
+// content (isModelMessages, weighed on each message's skeleton in a first
+// pass). A root's "responseMessages" beside such "messages" is not read,
+// as detect does not.
+func (d *decoder) readModelList(root int) *Cassette {
+	msgs, ok := d.listAt(root)
+	if !ok || d.firstIsLangChain(msgs) {
+		return nil
+	}
+	roles, parts := true, false
+	d.array(msgs, func(_, e int) int {
+		if roles {
+			m := d.skeleton(e)
+			roles = hasRole(m)
+			parts = parts || messagesWithPart([]any{m}, "content", isModelPart)
 		}
+		return d.skip(e, false)
+	})
+	if !roles || !parts || !d.clean() {
+		d.forget()
+		return nil
 	}
-	if d.clean() {
-		c.Runs = []Run{t.finish()}
-		a.spent = d.w.spent
-		a.read(c.Runs)
-		if len(a.lost(c, len(c.Runs))) == 0 {
-			return c
-		}
+	obj, ok := d.listRoot(root, msgs)
+	if !ok {
+		return nil
 	}
-	// Read again generically, from a clean slate.
-	*d.w = walker{path: d.w.path[:0]}
-	d.rangeOff, d.rangeLit = -1, ""
-	return nil
+	c := &Cassette{Format: FormatAISDKMessages}
+	t := newTranscript(d.w, c)
+	aiResult(c, t, obj)
+	if c = d.readList(c, t, msgs, obj, t.modelMessageAt); c == nil {
+		d.forget()
+	}
+	return c
 }
 
 // firstIsLangChain reports whether the first element of the array at i is
@@ -84,8 +171,7 @@ func (d *decoder) firstIsLangChain(i int) bool {
 	m, _ := v.(map[string]any)
 	_, _, _, ok := langChainMessage(m)
 	if !d.clean() {
-		*d.w = walker{path: d.w.path[:0]}
-		d.rangeOff, d.rangeLit = -1, ""
+		d.forget()
 		return false
 	}
 	return ok

@@ -133,6 +133,8 @@ func TestReadLangChainAsGeneric(t *testing.T) {
 		d := newDecoder(doc, &walker{})
 		c := d.readLangChainMessages(d.space(0))
 		switch {
+		case c != nil && (werr != nil || c.Format != want.Format):
+			t.Fatalf("draw %d: read as %s, the generic path's %v (%v):\n%s", i, c.Format, formatOf(want), werr, doc)
 		case c != nil:
 			read++
 		case !d.clean() || len(d.w.path) != 0:
@@ -146,4 +148,153 @@ func TestReadLangChainAsGeneric(t *testing.T) {
 	if read < 1500 {
 		t.Errorf("readLangChainMessages read %d of the 3,000 draws, want at least 1,500", read)
 	}
+}
+
+// modelListDraw draws AI SDK ModelMessage lists (result.response.messages,
+// result.responseMessages saved as "messages", a chat's stored messages),
+// bare or in a result saved whole beside its model and usage, mostly as
+// the SDK writes them, with near misses mixed in at a low rate (a message
+// without a role or with UI parts, a part that is not an object or names
+// no tool, a LangChain message first, a "responseMessages" beside, a
+// member repeated, a number out of range, a call-shaped object nested
+// about as deep as the audit looks).
+type modelListDraw struct {
+	rng   *rand.Rand
+	miss  float64
+	calls int
+}
+
+func (g *modelListDraw) maybe() bool { return g.rng.Float64() < g.miss }
+
+func (g *modelListDraw) pick(s ...any) any { return s[g.rng.IntN(len(s))] }
+
+func (g *modelListDraw) message(m ord) any {
+	if !g.maybe() {
+		return m
+	}
+	switch g.rng.IntN(6) {
+	case 0:
+		return m[1:]
+	case 1:
+		return append(ord{m[0]}, [2]any{"parts", []any{ord{{"type", "text"}, {"text", "x"}}}})
+	case 2:
+		return append(m, m[0])
+	case 3:
+		return append(m, [2]any{"n", raw("1e999")})
+	case 4:
+		return append(m, [2]any{"providerOptions", ghost(g.pick(58, 59, 60, 61).(int))})
+	}
+	return g.pick(nil, "user", 2.0)
+}
+
+func (g *modelListDraw) part(p ord) any {
+	if !g.maybe() {
+		return p
+	}
+	switch g.rng.IntN(3) {
+	case 0:
+		return g.pick("text", nil)
+	case 1:
+		return p[:1]
+	}
+	return append(p, [2]any{"toolName", 5.0})
+}
+
+func (g *modelListDraw) doc() string {
+	g.calls = 0
+	msgs := []any{g.message(ord{{"role", "user"}, {"content", g.pick("hi", "find it")}})}
+	if g.maybe() { // a LangChain message first, with a role or without
+		msgs[0] = g.pick(ord{{"type", "human"}, {"data", ord{{"content", "hi"}}}},
+			ord{{"role", "user"}, {"content", "hi"}, {"lc", 1.0}, {"type", "constructor"}, {"id", []any{"HumanMessage"}}, {"kwargs", ord{{"content", "hi"}}}})
+	}
+	exchanges := 1 + g.rng.IntN(4)
+	if g.rng.IntN(10) == 0 {
+		exchanges = 0 // text alone: no ModelMessages to detect
+	}
+	for range exchanges {
+		var calls, results []any
+		for range 1 + g.rng.IntN(3) {
+			id := fmt.Sprintf("call_%d", g.calls)
+			g.calls++
+			name := g.pick("search", "mcp__fs__read_file", "book")
+			if g.rng.IntN(4) == 0 { // AI SDK 4
+				calls = append(calls, g.part(ord{{"type", "tool-call"}, {"toolCallId", id}, {"toolName", name}, {"args", ord{{"q", "x"}}}}))
+				results = append(results, g.part(ord{{"type", "tool-result"}, {"toolCallId", id}, {"toolName", name}, {"result", "ok"}, {"isError", g.pick(false, true)}}))
+				continue
+			}
+			calls = append(calls, g.part(ord{{"type", "tool-call"}, {"toolCallId", id}, {"toolName", name}, {"input", ord{{"q", "x"}}}}))
+			output := g.pick(ord{{"type", "text"}, {"value", "21C"}}, ord{{"type", "json"}, {"value", ord{{"t", 21.0}}}},
+				ord{{"type", "error-text"}, {"value", "no such file"}}, ord{{"type", "content"}, {"value", []any{ord{{"type", "text"}, {"text", "ok"}}}}})
+			results = append(results, g.part(ord{{"type", "tool-result"}, {"toolCallId", id}, {"toolName", name}, {"output", output}}))
+		}
+		assistant := append([]any{ord{{"type", "text"}, {"text", "let me look"}}}, calls...)
+		msgs = append(msgs, g.message(ord{{"role", "assistant"}, {"content", assistant}}), g.message(ord{{"role", "tool"}, {"content", results}}))
+	}
+	msgs = append(msgs, g.message(ord{{"role", "assistant"}, {"content", []any{ord{{"type", "text"}, {"text", "done"}}}}}))
+	var b strings.Builder
+	if g.rng.IntN(3) == 0 {
+		writeJSON(&b, msgs)
+		return b.String()
+	}
+	root := ord{{"messages", msgs}}
+	if g.rng.IntN(2) == 0 {
+		root = append(root, [2]any{"response", ord{{"modelId", "gpt-4o-mini"}, {"id", "resp_1"}}})
+	}
+	if g.rng.IntN(2) == 0 {
+		root = append(root, [2]any{g.pick("usage", "totalUsage").(string), ord{{"inputTokens", 30.0}, {"outputTokens", 5.0}, {"totalTokens", 35.0}}})
+	}
+	if g.maybe() {
+		root = append(root, g.pick([2]any{"responseMessages", []any{}}, [2]any{"messages", []any{}},
+			[2]any{"steps", ghost(g.pick(62, 63, 64, 65).(int))}, [2]any{"name", "ghost"}).([2]any))
+	}
+	g.rng.Shuffle(len(root), func(i, j int) { root[i], root[j] = root[j], root[i] })
+	writeJSON(&b, root)
+	return b.String()
+}
+
+// TestReadModelListAsGeneric: readModelList reads what the generic path
+// reads, as TestReadLangChainAsGeneric holds readLangChainMessages, over
+// 3,000 drawn ModelMessage lists.
+func TestReadModelListAsGeneric(t *testing.T) {
+	read := 0
+	for i := range 3000 {
+		g := &modelListDraw{rng: rand.New(rand.NewPCG(uint64(i), 43))}
+		if i >= 1500 {
+			g.miss = 0.05
+		}
+		doc := []byte(g.doc())
+		got, err := Read("t.json", doc)
+		want, werr := readGeneric("t.json", doc)
+		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+			t.Fatalf("draw %d: errors differ:\n%v\n--- generic:\n%v\n--- doc:\n%s", i, err, werr, doc)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("draw %d: cassettes differ:\n%#v\n--- generic:\n%#v\n--- doc:\n%s", i, got, want, doc)
+		}
+		d := newDecoder(doc, &walker{})
+		c := d.readModelList(d.space(0))
+		switch {
+		case c != nil && (werr != nil || c.Format != want.Format):
+			t.Fatalf("draw %d: read as %s, the generic path's %v (%v):\n%s", i, c.Format, formatOf(want), werr, doc)
+		case c != nil:
+			read++
+		case !d.clean() || len(d.w.path) != 0:
+			t.Fatalf("draw %d: refused but left %d problems, path %v", i, len(d.w.probs)+len(d.w.dups), d.w.path)
+		case i < 1500 && werr == nil && want.Format == FormatAISDKMessages:
+			t.Fatalf("draw %d: plain, read without a problem, but refused:\n%s", i, doc)
+		}
+		d.done()
+	}
+	t.Logf("readModelList read %d of 3,000 draws", read)
+	if read < 1500 {
+		t.Errorf("readModelList read %d of the 3,000 draws, want at least 1,500", read)
+	}
+}
+
+// formatOf is c's format, "" for none.
+func formatOf(c *Cassette) Format {
+	if c == nil {
+		return ""
+	}
+	return c.Format
 }

@@ -183,6 +183,8 @@ func TestReadSpansAsGeneric(t *testing.T) {
 		d := newDecoder(doc, &walker{})
 		c := d.readSpans(d.space(0))
 		switch {
+		case c != nil && (werr != nil || c.Format != want.Format):
+			t.Fatalf("draw %d: read as %s, the generic path's %v (%v):\n%s", i, c.Format, formatOf(want), werr, doc)
 		case c != nil:
 			read++
 		case !d.clean() || len(d.w.path) != 0:

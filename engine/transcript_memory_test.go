@@ -16,9 +16,11 @@ import (
 // arguments distinct, each answered by a result text of about
 // resultBytes, and a final answer "done". It is OpenAI's Chat Completions
 // (tool_calls, then a tool message a result), Anthropic's Messages (text
-// and tool_use blocks, then a user message of tool_result blocks) or
+// and tool_use blocks, then a user message of tool_result blocks),
 // LangChain's messages_to_dict (an ai message's tool_calls, then tool
-// messages); under {"model", "messages"} when wrapped, else a bare array.
+// messages) or the AI SDK's ModelMessages (tool-call parts, then a tool
+// message of tool-result parts); under {"model", "messages"} (the AI
+// SDK's {"response", "messages"}) when wrapped, else a bare array.
 func transcriptShape(calls, perMessage, resultBytes int, format string, wrapped bool) string {
 	var b strings.Builder
 	if wrapped {
@@ -31,6 +33,13 @@ func transcriptShape(calls, perMessage, resultBytes int, format string, wrapped 
 			b.WriteString(`{"model": "gpt-4o", "messages": `)
 		}
 		b.WriteString(`[{"type": "human", "data": {"content": "Look everything up."}}`)
+	}
+	if format == "AI SDK" {
+		b.Reset()
+		if wrapped {
+			b.WriteString(`{"response": {"modelId": "gpt-4o"}, "messages": `)
+		}
+		b.WriteString(`[{"role": "user", "content": "Look everything up."}`)
 	}
 	res := strings.Repeat("sunny and mild ", resultBytes/15)
 	for n := 0; n < calls; n += perMessage {
@@ -47,6 +56,21 @@ func transcriptShape(calls, perMessage, resultBytes int, format string, wrapped 
 			for k := n; k < end; k++ {
 				fmt.Fprintf(&b, `, {"type": "tool", "data": {"content": "%d: %s", "tool_call_id": "call_%d"}}`, k, res, k)
 			}
+			continue
+		}
+		if format == "AI SDK" {
+			b.WriteString(`, {"role": "assistant", "content": [{"type": "text", "text": "Let me look."}`)
+			for k := n; k < end; k++ {
+				fmt.Fprintf(&b, `, {"type": "tool-call", "toolCallId": "call_%d", "toolName": "mcp__s__t%d", "input": {"q": %d}}`, k, k%20, k)
+			}
+			b.WriteString(`]}, {"role": "tool", "content": [`)
+			for k := n; k < end; k++ {
+				if k > n {
+					b.WriteString(", ")
+				}
+				fmt.Fprintf(&b, `{"type": "tool-result", "toolCallId": "call_%d", "toolName": "mcp__s__t%d", "output": {"type": "text", "value": "%d: %s"}}`, k, k%20, k, res)
+			}
+			b.WriteString("]}")
 			continue
 		}
 		if format == "Anthropic" {
@@ -89,8 +113,8 @@ func transcriptShape(calls, perMessage, resultBytes int, format string, wrapped 
 }
 
 // TestTranscriptMemoryIsBounded replays OpenAI Chat Completions, Anthropic
-// Messages and LangChain transcripts (60,000 calls with results of 40
-// bytes in each format, then seeded draws of format, calls, calls a
+// Messages, LangChain and AI SDK transcripts (60,000 calls with results of
+// 40 bytes in each format, then seeded draws of format, calls, calls a
 // message, result sizes and wrapping) through the built
 // binary with no gate and with each gate switched on, and holds each to
 // SECURITY.md's bound of a replay, as TestCassetteShapesMemoryIsBounded
@@ -110,14 +134,14 @@ func TestTranscriptMemoryIsBounded(t *testing.T) {
 		format                         string
 		wrapped                        bool
 	}
-	shapes := []shape{{60_000, 3, 40, "OpenAI", true}, {60_000, 3, 40, "Anthropic", false}, {60_000, 3, 40, "LangChain", true}}
+	shapes := []shape{{60_000, 3, 40, "OpenAI", true}, {60_000, 3, 40, "Anthropic", false}, {60_000, 3, 40, "LangChain", true}, {60_000, 3, 40, "AI SDK", true}}
 	rng := rand.New(rand.NewPCG(40, 30))
 	draws := 1 // MCPTEST_LONG=1: three draws
 	if long() {
 		draws = 3
 	}
 	for range draws {
-		sh := shape{perMessage: 1 + rng.IntN(8), resultBytes: rng.IntN(2000), format: []string{"OpenAI", "Anthropic", "LangChain"}[rng.IntN(3)], wrapped: rng.IntN(2) == 0}
+		sh := shape{perMessage: 1 + rng.IntN(8), resultBytes: rng.IntN(2000), format: []string{"OpenAI", "Anthropic", "LangChain", "AI SDK"}[rng.IntN(4)], wrapped: rng.IntN(2) == 0}
 		sh.calls = 1 + rng.IntN(12_000_000/(200+sh.resultBytes)) // at most about 12 MB
 		shapes = append(shapes, sh)
 	}
