@@ -26,27 +26,33 @@ func readUIMessages(w *walker, msgs []any) *Cassette {
 	t := newTranscript(w, c)
 	for i, v := range msgs {
 		w.pushIdx(i)
-		m, _ := v.(map[string]any)
-		role, _ := m["role"].(string)
-		switch parts := m["parts"].(type) {
-		case []any:
-			w.push("parts")
-			t.uiParts(role, parts)
-			w.pop()
-		case nil:
-			// A message of the older shape, its text in "content".
-			if s, ok := m["content"].(string); ok {
-				t.modelText(role, s)
-			}
-		default:
-			w.push("parts")
-			w.typeError(parts, "the message's parts, an array")
-			w.pop()
-		}
+		t.uiMessageAt(v)
 		w.pop()
 	}
 	c.Runs = []Run{t.finish()}
 	return c
+}
+
+// uiMessageAt reads one UIMessage, the value at the walker's path.
+func (t *transcript) uiMessageAt(v any) {
+	w := t.w
+	m, _ := v.(map[string]any)
+	role, _ := m["role"].(string)
+	switch parts := m["parts"].(type) {
+	case []any:
+		w.push("parts")
+		t.uiParts(role, parts)
+		w.pop()
+	case nil:
+		// A message of the older shape, its text in "content".
+		if s, ok := m["content"].(string); ok {
+			t.modelText(role, s)
+		}
+	default:
+		w.push("parts")
+		w.typeError(parts, "the message's parts, an array")
+		w.pop()
+	}
 }
 
 // uiParts reads the parts of a message of role, the array at the

@@ -348,8 +348,8 @@ func TestReadMessagesAsGeneric(t *testing.T) {
 	}
 }
 
-// TestStreamedAuditDepth: readMessages, readSpans, readLangChainMessages and
-// readModelList walk what they read at the depth the generic path's audit walks it, so a
+// TestStreamedAuditDepth: readMessages, readSpans and the list readers walk
+// what they read at the depth the generic path's audit walks it, so a
 // call-shaped object nested at and around the audit's limit (maxShapeDepth)
 // is found by both or by neither: the fast reader reads the file exactly
 // when the generic path reads it without a problem.
@@ -357,6 +357,8 @@ func TestStreamedAuditDepth(t *testing.T) {
 	call := `{"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "t", "arguments": "{}"}}], "annotations": [GHOST]}, {"role": "tool", "tool_call_id": "c1", "content": "ok"}`
 	span := `{"traceId": "t1", "spanId": "s1", "name": "execute_tool t", "attributes": [{"key": "gen_ai.tool.name", "value": {"stringValue": "t"}}], "links": [GHOST]}`
 	model := `{"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "c1", "toolName": "t", "input": {}}], "providerOptions": [GHOST]}, {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1", "toolName": "t", "output": {"type": "text", "value": "ok"}}]}`
+	plainSpan := strings.Replace(span, "GHOST", "", 1)
+	ui := `{"role": "user", "parts": [{"type": "text", "text": "hi"}]}, {"role": "assistant", "parts": [{"type": "tool-t", "toolCallId": "c1", "state": "output-available", "input": {}, "output": "ok"}], "metadata": [GHOST]}`
 	lc := `{"type": "ai", "data": {"content": "", "tool_calls": [{"name": "t", "args": {}, "id": "c1"}], "annotations": [GHOST]}}, {"type": "tool", "data": {"content": "ok", "tool_call_id": "c1"}}`
 	docs := map[string]string{
 		"messages":                  "[" + call + "]",
@@ -368,6 +370,11 @@ func TestStreamedAuditDepth(t *testing.T) {
 		"AI SDK messages":           "[" + model + "]",
 		"AI SDK result":             `{"response": {"modelId": "m"}, "messages": [` + model + `]}`,
 		"AI SDK result's members":   `{"steps": [GHOST], "messages": [` + strings.Replace(model, "GHOST", "", 1) + `]}`,
+		"AI SDK UI messages":        "[" + ui + "]",
+		"AI SDK chat":               `{"id": "chat", "messages": [` + ui + `]}`,
+		"OTLP resource":             `{"resourceSpans": [{"resource": {"attributes": [GHOST]}, "scopeSpans": [{"spans": [` + plainSpan + `]}]}]}`,
+		"OTLP scope":                `{"resourceSpans": [{"scopeSpans": [{"scope": {"name": "s", "attributes": [GHOST]}, "spans": [` + plainSpan + `]}]}]}`,
+		"OTLP before 0.15":          `{"resourceSpans": [{"instrumentationLibrarySpans": [{"spans": [` + span + `]}]}]}`,
 	}
 	for name, doc := range docs {
 		refused := 0
@@ -387,6 +394,9 @@ func TestStreamedAuditDepth(t *testing.T) {
 			}
 			if c == nil {
 				c = d.readModelList(root)
+			}
+			if c == nil {
+				c = d.readUIList(root)
 			}
 			if (c != nil) != (werr == nil) {
 				t.Errorf("%s, a call-shaped object under %d objects: read %v, the generic path's error %v", name, depth, c != nil, werr)

@@ -184,8 +184,8 @@ func streamDoc(path string, data []byte, each func(*Cassette, *Run), generic, co
 // are handed to each when the document has no problem. A model's answer
 // in the Chat Completions shapes is read by readChat, a transcript of
 // plain messages by readMessages, an OTLP export by readSpans, a LangChain
-// or AI SDK message list by readLangChainMessages or readModelList, any
-// other document from its generic value.
+// or AI SDK message list by readLangChainMessages, readModelList or
+// readUIList, any other document from its generic value.
 func (d *decoder) recording(root int, each func(*Cassette, *Run)) *Cassette {
 	var c *Cassette
 	if !d.generic {
@@ -200,6 +200,9 @@ func (d *decoder) recording(root int, each func(*Cassette, *Run)) *Cassette {
 		}
 		if c == nil {
 			c = d.readModelList(root)
+		}
+		if c == nil {
+			c = d.readUIList(root)
 		}
 	}
 	if c == nil {

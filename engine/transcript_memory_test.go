@@ -18,9 +18,11 @@ import (
 // (tool_calls, then a tool message a result), Anthropic's Messages (text
 // and tool_use blocks, then a user message of tool_result blocks),
 // LangChain's messages_to_dict (an ai message's tool_calls, then tool
-// messages) or the AI SDK's ModelMessages (tool-call parts, then a tool
-// message of tool-result parts); under {"model", "messages"} (the AI
-// SDK's {"response", "messages"}) when wrapped, else a bare array.
+// messages), the AI SDK's ModelMessages (tool-call parts, then a tool
+// message of tool-result parts) or its UIMessages (an assistant message's
+// tool parts, each with its output); under {"model", "messages"} (the AI
+// SDK's {"response", "messages"}, a chat's {"id", "messages"}) when
+// wrapped, else a bare array.
 func transcriptShape(calls, perMessage, resultBytes int, format string, wrapped bool) string {
 	var b strings.Builder
 	if wrapped {
@@ -33,6 +35,13 @@ func transcriptShape(calls, perMessage, resultBytes int, format string, wrapped 
 			b.WriteString(`{"model": "gpt-4o", "messages": `)
 		}
 		b.WriteString(`[{"type": "human", "data": {"content": "Look everything up."}}`)
+	}
+	if format == "AI SDK UI" {
+		b.Reset()
+		if wrapped {
+			b.WriteString(`{"id": "chat", "messages": `)
+		}
+		b.WriteString(`[{"role": "user", "parts": [{"type": "text", "text": "Look everything up."}]}`)
 	}
 	if format == "AI SDK" {
 		b.Reset()
@@ -56,6 +65,14 @@ func transcriptShape(calls, perMessage, resultBytes int, format string, wrapped 
 			for k := n; k < end; k++ {
 				fmt.Fprintf(&b, `, {"type": "tool", "data": {"content": "%d: %s", "tool_call_id": "call_%d"}}`, k, res, k)
 			}
+			continue
+		}
+		if format == "AI SDK UI" {
+			b.WriteString(`, {"role": "assistant", "parts": [{"type": "step-start"}`)
+			for k := n; k < end; k++ {
+				fmt.Fprintf(&b, `, {"type": "tool-t%d", "toolCallId": "call_%d", "state": "output-available", "input": {"q": %d}, "output": "%d: %s"}`, k%20, k, k, k, res)
+			}
+			b.WriteString("]}")
 			continue
 		}
 		if format == "AI SDK" {
@@ -100,9 +117,12 @@ func transcriptShape(calls, perMessage, resultBytes int, format string, wrapped 
 			fmt.Fprintf(&b, `, {"role": "tool", "tool_call_id": "call_%d", "content": "%d: %s"}`, k, k, res)
 		}
 	}
-	if format == "LangChain" {
+	switch format {
+	case "LangChain":
 		b.WriteString(`, {"type": "ai", "data": {"content": "done"}}]`)
-	} else {
+	case "AI SDK UI":
+		b.WriteString(`, {"role": "assistant", "parts": [{"type": "text", "text": "done"}]}]`)
+	default:
 		b.WriteString(`, {"role": "assistant", "content": "done"}]`)
 	}
 	if wrapped {
@@ -113,8 +133,8 @@ func transcriptShape(calls, perMessage, resultBytes int, format string, wrapped 
 }
 
 // TestTranscriptMemoryIsBounded replays OpenAI Chat Completions, Anthropic
-// Messages, LangChain and AI SDK transcripts (60,000 calls with results of
-// 40 bytes in each format, then seeded draws of format, calls, calls a
+// Messages, LangChain and AI SDK (ModelMessage and UIMessage) transcripts
+// (60,000 calls with results of 40 bytes in each format, then seeded draws of format, calls, calls a
 // message, result sizes and wrapping) through the built
 // binary with no gate and with each gate switched on, and holds each to
 // SECURITY.md's bound of a replay, as TestCassetteShapesMemoryIsBounded
@@ -134,14 +154,15 @@ func TestTranscriptMemoryIsBounded(t *testing.T) {
 		format                         string
 		wrapped                        bool
 	}
-	shapes := []shape{{60_000, 3, 40, "OpenAI", true}, {60_000, 3, 40, "Anthropic", false}, {60_000, 3, 40, "LangChain", true}, {60_000, 3, 40, "AI SDK", true}}
+	shapes := []shape{{60_000, 3, 40, "OpenAI", true}, {60_000, 3, 40, "Anthropic", false}, {60_000, 3, 40, "LangChain", true},
+		{60_000, 3, 40, "AI SDK", true}, {60_000, 3, 40, "AI SDK UI", false}}
 	rng := rand.New(rand.NewPCG(40, 30))
 	draws := 1 // MCPTEST_LONG=1: three draws
 	if long() {
 		draws = 3
 	}
 	for range draws {
-		sh := shape{perMessage: 1 + rng.IntN(8), resultBytes: rng.IntN(2000), format: []string{"OpenAI", "Anthropic", "LangChain", "AI SDK"}[rng.IntN(4)], wrapped: rng.IntN(2) == 0}
+		sh := shape{perMessage: 1 + rng.IntN(8), resultBytes: rng.IntN(2000), format: []string{"OpenAI", "Anthropic", "LangChain", "AI SDK", "AI SDK UI"}[rng.IntN(5)], wrapped: rng.IntN(2) == 0}
 		sh.calls = 1 + rng.IntN(12_000_000/(200+sh.resultBytes)) // at most about 12 MB
 		shapes = append(shapes, sh)
 	}

@@ -298,3 +298,137 @@ func formatOf(c *Cassette) Format {
 	}
 	return c.Format
 }
+
+// uiListDraw draws AI SDK UIMessage lists (useChat's messages, AI SDK 5
+// tool parts and AI SDK 4 tool invocations), bare or under "messages",
+// with near misses mixed in at a low rate (a message without a role, a
+// ModelMessage tool part in a content, parts that are not an array, a tool
+// part without its id or state, a LangChain message first, a
+// "responseMessages" beside, a member repeated, a number out of range, a
+// call-shaped object nested about as deep as the audit looks).
+type uiListDraw struct {
+	rng   *rand.Rand
+	miss  float64
+	calls int
+}
+
+func (g *uiListDraw) maybe() bool { return g.rng.Float64() < g.miss }
+
+func (g *uiListDraw) pick(s ...any) any { return s[g.rng.IntN(len(s))] }
+
+func (g *uiListDraw) message(m ord) any {
+	if !g.maybe() {
+		return m
+	}
+	switch g.rng.IntN(7) {
+	case 0:
+		return m[1:]
+	case 1:
+		return append(m, [2]any{"content", []any{ord{{"type", "tool-call"}, {"toolCallId", "x"}, {"toolName", "t"}, {"input", ord{}}}}})
+	case 2:
+		return append(ord{m[0]}, [2]any{"parts", g.pick("text", ord{})})
+	case 3:
+		return append(m, m[0])
+	case 4:
+		return append(m, [2]any{"n", raw("1e999")})
+	case 5:
+		return append(m, [2]any{"metadata", ghost(g.pick(58, 59, 60, 61).(int))})
+	}
+	return g.pick(nil, "user", 2.0)
+}
+
+func (g *uiListDraw) toolPart() any {
+	id := fmt.Sprintf("call_%d", g.calls)
+	g.calls++
+	name := g.pick("search", "book", "mcp__fs__read_file").(string)
+	var p ord
+	switch g.rng.IntN(4) {
+	case 0: // AI SDK 4
+		p = ord{{"type", "tool-invocation"}, {"toolInvocation", ord{{"state", "result"}, {"toolCallId", id}, {"toolName", name}, {"args", ord{{"q", "x"}}}, {"result", "ok"}}}}
+	case 1:
+		p = ord{{"type", "dynamic-tool"}, {"toolName", name}, {"toolCallId", id}, {"state", "output-error"}, {"input", ord{}}, {"errorText", "no such file"}}
+	default:
+		p = ord{{"type", "tool-" + name}, {"toolCallId", id}, {"state", g.pick("output-available", "input-available", "output-denied")}, {"input", ord{{"q", "x"}}}, {"output", ord{{"t", 21.0}}}}
+	}
+	if g.maybe() {
+		return p[:1]
+	}
+	return p
+}
+
+func (g *uiListDraw) doc() string {
+	g.calls = 0
+	msgs := []any{g.message(ord{{"id", "m0"}, {"role", "user"}, {"parts", []any{ord{{"type", "text"}, {"text", "hi"}}}}})}
+	if g.maybe() { // a LangChain message first, with a role and parts or without
+		msgs[0] = g.pick(ord{{"type", "human"}, {"data", ord{{"content", "hi"}}}},
+			ord{{"role", "user"}, {"parts", []any{ord{{"type", "text"}, {"text", "hi"}}}}, {"lc", 1.0}, {"type", "constructor"}, {"id", []any{"HumanMessage"}}, {"kwargs", ord{{"content", "hi"}}}})
+	}
+	turns := 1 + g.rng.IntN(3)
+	for k := range turns {
+		parts := []any{ord{{"type", "step-start"}}}
+		for range g.rng.IntN(4) {
+			parts = append(parts, g.toolPart())
+		}
+		parts = append(parts, ord{{"type", "text"}, {"text", "done"}})
+		msgs = append(msgs, g.message(ord{{"id", fmt.Sprintf("a%d", k)}, {"role", "assistant"}, {"parts", parts}}))
+		if k < turns-1 {
+			msgs = append(msgs, g.message(ord{{"role", "user"}, {"content", "more"}, {"parts", []any{ord{{"type", "text"}, {"text", "more"}}}}}))
+		}
+	}
+	var b strings.Builder
+	if g.rng.IntN(3) == 0 {
+		writeJSON(&b, msgs)
+		return b.String()
+	}
+	root := ord{{"messages", msgs}}
+	if g.rng.IntN(2) == 0 {
+		root = append(root, [2]any{"id", "chat_1"})
+	}
+	if g.maybe() {
+		modelMsgs := []any{ord{{"role", "assistant"}, {"content", []any{ord{{"type", "tool-call"}, {"toolCallId", "x"}, {"toolName", "t"}, {"input", ord{}}}}}}}
+		root = append(root, g.pick([2]any{"responseMessages", []any{}}, [2]any{"responseMessages", modelMsgs}, [2]any{"messages", []any{}},
+			[2]any{"state", ghost(g.pick(62, 63, 64, 65).(int))}).([2]any))
+	}
+	g.rng.Shuffle(len(root), func(i, j int) { root[i], root[j] = root[j], root[i] })
+	writeJSON(&b, root)
+	return b.String()
+}
+
+// TestReadUIListAsGeneric: readUIList reads what the generic path reads,
+// as TestReadLangChainAsGeneric holds readLangChainMessages, over 3,000
+// drawn UIMessage lists.
+func TestReadUIListAsGeneric(t *testing.T) {
+	read := 0
+	for i := range 3000 {
+		g := &uiListDraw{rng: rand.New(rand.NewPCG(uint64(i), 44))}
+		if i >= 1500 {
+			g.miss = 0.05
+		}
+		doc := []byte(g.doc())
+		got, err := Read("t.json", doc)
+		want, werr := readGeneric("t.json", doc)
+		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+			t.Fatalf("draw %d: errors differ:\n%v\n--- generic:\n%v\n--- doc:\n%s", i, err, werr, doc)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("draw %d: cassettes differ:\n%#v\n--- generic:\n%#v\n--- doc:\n%s", i, got, want, doc)
+		}
+		d := newDecoder(doc, &walker{})
+		c := d.readUIList(d.space(0))
+		switch {
+		case c != nil && (werr != nil || c.Format != want.Format):
+			t.Fatalf("draw %d: read as %s, the generic path's %v (%v):\n%s", i, c.Format, formatOf(want), werr, doc)
+		case c != nil:
+			read++
+		case !d.clean() || len(d.w.path) != 0:
+			t.Fatalf("draw %d: refused but left %d problems, path %v", i, len(d.w.probs)+len(d.w.dups), d.w.path)
+		case i < 1500 && werr == nil && want.Format == FormatAISDKUIMessages:
+			t.Fatalf("draw %d: plain, read without a problem, but refused:\n%s", i, doc)
+		}
+		d.done()
+	}
+	t.Logf("readUIList read %d of 3,000 draws", read)
+	if read < 1200 {
+		t.Errorf("readUIList read %d of the 3,000 draws, want at least 1,200", read)
+	}
+}

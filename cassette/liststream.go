@@ -1,7 +1,7 @@
 package cassette
 
-// A message list of LangChain or of the AI SDK (its ModelMessages) is read
-// a message at a time too, in the shapes detect takes for those formats
+// A message list of LangChain or of the AI SDK (its ModelMessages or
+// UIMessages) is read a message at a time too, in the shapes detect takes for those formats
 // first: an array of messages, or an object holding one under "messages"
 // (a graph's state, a result saved whole) beside other members. Each
 // message is decoded into its generic value, read by the generic path's
@@ -12,6 +12,49 @@ package cassette
 // reads the document generically, which words the problems (FuzzChat,
 // TestReadLangChainAsGeneric and TestReadModelListAsGeneric hold the two
 // equal).
+
+// readUIList reads an AI SDK UIMessage list a message at a time, when
+// detect would take it for one: its first element no LangChain message,
+// every message with a string role, one with a tool part among its parts
+// and none with one in its content (isUIMessages, and not
+// isModelMessages, weighed in a first pass that decodes each message and
+// lets it go), and a root object with no "responseMessages" (detect
+// weighs those for ModelMessages before these).
+func (d *decoder) readUIList(root int) *Cassette {
+	msgs, ok := d.listAt(root)
+	if !ok || d.firstIsLangChain(msgs) {
+		return nil
+	}
+	roles, ui, model := true, false, false
+	d.array(msgs, func(_, e int) int {
+		if !roles {
+			return d.skip(e, false)
+		}
+		v, end := d.value(e)
+		one := []any{v}
+		roles = isMessages(one)
+		ui = ui || isUIMessages(one)
+		model = model || isModelMessages(one)
+		return end
+	})
+	if !roles || !ui || model || !d.clean() {
+		d.forget()
+		return nil
+	}
+	obj, ok := d.listRoot(root, msgs)
+	if !ok {
+		return nil
+	}
+	if _, both := obj["responseMessages"]; both {
+		return nil
+	}
+	c := &Cassette{Format: FormatAISDKUIMessages}
+	t := newTranscript(d.w, c)
+	if c = d.readList(c, t, msgs, obj, t.uiMessageAt); c == nil {
+		d.forget()
+	}
+	return c
+}
 
 // listAt finds the message list of a document, without decoding it: the
 // root itself when it is an array, else the root object's first
