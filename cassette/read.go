@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/jsonpos"
 	"github.com/mcptest/mcptest/internal/safefile"
 )
 
@@ -571,4 +572,19 @@ func quoteList(s []string) string {
 		q[i] = strconv.Quote(k)
 	}
 	return strings.Join(q, ", ")
+}
+
+// OpensAsCassette reports whether data, a recording, opens as an mcptest
+// cassette: a JSON object whose first member is "mcptest_cassette". It
+// reads no further than that member's key, so a caller can tell at once
+// a cassette, whose runs Stream hands out one at a time, from a recording
+// whose reader builds its run whole.
+func OpensAsCassette(data []byte) bool {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	i := jsonpos.Space(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return false
+	}
+	i = jsonpos.Space(data, i+1)
+	return bytes.HasPrefix(data[i:], []byte(`"mcptest_cassette"`))
 }

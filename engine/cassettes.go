@@ -547,6 +547,9 @@ const maxLabelRunes = 256
 // maxLabelRunes characters is cut there ("…" marks the cut) before each
 // sees it, so no case takes more of it than that.
 func streamRecording(name string, data []byte, each func(*cassette.Cassette, *cassette.Run)) (*cassette.Cassette, error) {
+	if len(data) >= tightRecording && !cassette.OpensAsCassette(data) {
+		defer paceAt(recordingPercent)()
+	}
 	cas, err := cassette.Stream(name, data, func(c *cassette.Cassette, r *cassette.Run) {
 		c.Model = diag.Clip(c.Model, maxLabelRunes)
 		if each != nil {

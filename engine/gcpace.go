@@ -38,10 +38,11 @@ var foldPace struct {
 	// armed by an earlier fold stops there.
 	epoch int
 	live  []metrics.Sample
-	// tight counts the tight paces under way (paceTight), which the
-	// folds' pace waits behind; tightRestore is what the last one puts
-	// back when no fold is under way.
-	tight        int
+	// tight counts the tight paces under way (paceAt) by their percent,
+	// the least of which holds while any is, and the folds' pace waits
+	// behind them; tightRestore is what the last one puts back when no
+	// fold is under way.
+	tight        map[int]int
 	tightRestore int
 }
 
@@ -55,7 +56,7 @@ func paceFold(files int) (done func()) {
 	foldPace.Lock()
 	if foldPace.folds == 0 {
 		foldPace.epoch++
-		if foldPace.tight > 0 {
+		if len(foldPace.tight) > 0 {
 			foldPace.restore = foldPace.tightRestore
 		} else {
 			foldPace.restore = debug.SetGCPercent(foldPercent(liveHeap()))
@@ -69,7 +70,7 @@ func paceFold(files int) (done func()) {
 		defer foldPace.Unlock()
 		if foldPace.folds--; foldPace.folds == 0 {
 			foldPace.epoch++
-			if foldPace.tight > 0 {
+			if len(foldPace.tight) > 0 {
 				foldPace.tightRestore = foldPace.restore
 			} else {
 				debug.SetGCPercent(foldPace.restore)
@@ -121,7 +122,7 @@ func armFoldPace(epoch int) {
 		if foldPace.epoch != epoch || foldPace.folds == 0 {
 			return
 		}
-		if foldPace.tight == 0 {
+		if len(foldPace.tight) == 0 {
 			debug.SetGCPercent(foldPercent(liveHeap()))
 		}
 		armFoldPace(epoch)
@@ -145,29 +146,66 @@ const tightPercent = 15
 // SECURITY.md's bound of three (a catalog of 20,000 tools, 5.9 MB, peaked
 // at 66 MiB resident under token_efficiency: against a bound of 65). The
 // folds' pace (paceFold) waits behind it and takes over at its end.
-func paceTight() (done func()) {
+func paceTight() (done func()) { return paceAt(tightPercent) }
+
+// paceAt holds the collector to percent, or to a tighter pace under way,
+// unless GOGC or GOMEMLIMIT says otherwise, and returns what ends it (safe
+// to call more than once).
+func paceAt(percent int) (done func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
 	foldPace.Lock()
 	defer foldPace.Unlock()
-	if prev := debug.SetGCPercent(tightPercent); foldPace.tight == 0 {
+	if foldPace.tight == nil {
+		foldPace.tight = map[int]int{}
+	}
+	prev := debug.SetGCPercent(tightest(percent))
+	if len(foldPace.tight) == 0 {
 		foldPace.tightRestore = prev
 	}
-	foldPace.tight++
+	foldPace.tight[percent]++
 	return sync.OnceFunc(func() {
 		foldPace.Lock()
 		defer foldPace.Unlock()
-		if foldPace.tight--; foldPace.tight > 0 {
-			return
+		if foldPace.tight[percent]--; foldPace.tight[percent] == 0 {
+			delete(foldPace.tight, percent)
 		}
-		if foldPace.folds > 0 {
+		switch {
+		case len(foldPace.tight) > 0:
+			debug.SetGCPercent(tightest(-1))
+		case foldPace.folds > 0:
 			debug.SetGCPercent(foldPercent(liveHeap()))
-		} else {
+		default:
 			debug.SetGCPercent(foldPace.tightRestore)
 		}
 	})
 }
+
+// tightest is the least of percent (none when negative) and the paces
+// under way. The caller holds foldPace.
+func tightest(percent int) int {
+	for p := range foldPace.tight {
+		if percent < 0 || p < percent {
+			percent = p
+		}
+	}
+	return percent
+}
+
+// tightRecording is the size from which a recording that is not an
+// mcptest cassette is read with the collector at recordingPercent: a
+// transcript or a trace is one run, which its reader builds whole, with
+// its bookkeeping (the calls waiting for results, what the audit counts)
+// beside the file's bytes, all live until the run is handed out; at the
+// run's pace (GOGC=100) the heap would reach twice that, and a transcript
+// of 60,000 calls (13 MB of LangChain) peaked at 90 MiB resident against
+// SECURITY.md's bound of 92. At 50 %, 78 to 81 MiB for 5 to 10 % more
+// CPU; at 15 % (tightPercent), 69 MiB for 35 to 60 % more.
+const (
+	tightRecording   = 4 << 20
+	recordingPercent = 50
+)
 
 // tightCatalog is the number of tools from which a cassette's recorded
 // catalog is folded at a tight pace of the collector (paceTight).

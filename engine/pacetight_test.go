@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,5 +133,88 @@ func TestPaceLeftAlone(t *testing.T) {
 				t.Fatalf("with %s set, after the paces: percent %d, want 67", env, p)
 			}
 		})
+	}
+}
+
+// TestPaceAtTightest: paces of several percents under way hold the least
+// of them, whichever began first; as each ends the least of the rest
+// holds, and the last puts back the percent from before the first.
+func TestPaceAtTightest(t *testing.T) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOGC or GOMEMLIMIT set: the paces keep the collector's as it is")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	for _, order := range [][2]int{{recordingPercent, tightPercent}, {tightPercent, recordingPercent}} {
+		debug.SetGCPercent(83)
+		endA := paceAt(order[0])
+		if got := gcPercent(t); got != order[0] {
+			t.Fatalf("%v: one pace, percent %d", order, got)
+		}
+		endB := paceAt(order[1])
+		if got := gcPercent(t); got != tightPercent {
+			t.Fatalf("%v: both paces, percent %d, want %d", order, got, tightPercent)
+		}
+		endA()
+		if got := gcPercent(t); got != order[1] {
+			t.Fatalf("%v: the first ended, percent %d, want %d", order, got, order[1])
+		}
+		endB()
+		endB()
+		if got := gcPercent(t); got != 83 {
+			t.Fatalf("%v: both ended, percent %d, want 83", order, got)
+		}
+	}
+}
+
+// TestRecordingPace: a recording of tightRecording bytes or more that is
+// not an mcptest cassette is read with the collector at recordingPercent,
+// as its run is handed out; a smaller one, and an mcptest cassette of any
+// size, at the pace there was.
+func TestRecordingPace(t *testing.T) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOGC or GOMEMLIMIT set: the paces keep the collector's as it is")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	transcript := func(calls int) []byte {
+		b := []byte(`[{"role": "user", "content": "go"}`)
+		for k := range calls {
+			b = fmt.Appendf(b, `, {"role": "assistant", "content": null, "tool_calls": [{"id": "c%d", "type": "function", "function": {"name": "t", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "c%d", "content": "ok"}`, k, k)
+		}
+		return append(b, ']')
+	}
+	cassetteOf := func(calls int) []byte {
+		b := []byte(`{"mcptest_cassette": 1, "runs": [{"turns": [{"calls": [`)
+		for k := range calls {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = fmt.Appendf(b, `{"tool": "t%d", "arguments": {"padding": "%0200d"}}`, k, k)
+		}
+		return append(b, `], "final_response": "done"}]}]}`...)
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want int
+	}{
+		{"a large transcript", transcript(30_000), recordingPercent},
+		{"a small transcript", transcript(100), 97},
+		{"a large cassette", cassetteOf(20_000), 97},
+	} {
+		if strings.HasPrefix(tc.name, "a large") && len(tc.data) < tightRecording {
+			t.Fatalf("%s: %d bytes, under %d", tc.name, len(tc.data), tightRecording)
+		}
+		debug.SetGCPercent(97)
+		got := -1
+		_, err := streamRecording("r.json", tc.data, func(*cassette.Cassette, *cassette.Run) { got = gcPercent(t) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("%s (%d bytes): percent %d while read, want %d", tc.name, len(tc.data), got, tc.want)
+		}
+		if after := gcPercent(t); after != 97 {
+			t.Errorf("%s: percent %d after, want 97", tc.name, after)
+		}
 	}
 }

@@ -10,121 +10,108 @@ import (
 	"time"
 )
 
-// transcriptShape writes a transcript as an SDK saves one (json.dumps of
-// the messages, one line): a user's request, then assistant messages of
-// perMessage tool calls each to mcp__s__t0 ... mcp__s__t19, every call's
-// arguments distinct, each answered by a result text of about
-// resultBytes, and a final answer "done". It is OpenAI's Chat Completions
-// (tool_calls, then a tool message a result), Anthropic's Messages (text
-// and tool_use blocks, then a user message of tool_result blocks),
-// LangChain's messages_to_dict (an ai message's tool_calls, then tool
-// messages), the AI SDK's ModelMessages (tool-call parts, then a tool
-// message of tool-result parts) or its UIMessages (an assistant message's
-// tool parts, each with its output); under {"model", "messages"} (the AI
-// SDK's {"response", "messages"}, a chat's {"id", "messages"}) when
-// wrapped, else a bare array.
-func transcriptShape(calls, perMessage, resultBytes int, format string, wrapped bool) string {
-	var b strings.Builder
-	if wrapped {
-		b.WriteString(`{"model": "gpt-4o", "messages": `)
-	}
-	b.WriteString(`[{"role": "user", "content": "Look everything up."}`)
-	if format == "LangChain" {
-		b.Reset()
-		if wrapped {
-			b.WriteString(`{"model": "gpt-4o", "messages": `)
-		}
-		b.WriteString(`[{"type": "human", "data": {"content": "Look everything up."}}`)
-	}
-	if format == "AI SDK UI" {
-		b.Reset()
-		if wrapped {
-			b.WriteString(`{"id": "chat", "messages": `)
-		}
-		b.WriteString(`[{"role": "user", "parts": [{"type": "text", "text": "Look everything up."}]}`)
-	}
-	if format == "AI SDK" {
-		b.Reset()
-		if wrapped {
-			b.WriteString(`{"response": {"modelId": "gpt-4o"}, "messages": `)
-		}
-		b.WriteString(`[{"role": "user", "content": "Look everything up."}`)
-	}
-	res := strings.Repeat("sunny and mild ", resultBytes/15)
-	for n := 0; n < calls; n += perMessage {
-		end := min(n+perMessage, calls)
-		if format == "LangChain" {
-			b.WriteString(`, {"type": "ai", "data": {"content": "", "tool_calls": [`)
+// transcriptFormat is how an SDK writes a transcript of one format: the
+// opening of the object wrapping the messages, the user's request, the
+// final answer, and an exchange: the assistant's calls n to end-1 (to
+// mcp__s__t0 ... mcp__s__t19, every call's arguments distinct) and their
+// results, each "N: res".
+type transcriptFormat struct {
+	wrap, user, done string
+	exchange         func(b *strings.Builder, n, end int, res string)
+}
+
+// transcriptFormats are OpenAI's Chat Completions (tool_calls, then a tool
+// message a result), Anthropic's Messages (text and tool_use blocks, then
+// a user message of tool_result blocks), LangChain's messages_to_dict (an
+// ai message's tool_calls, then tool messages), the AI SDK's ModelMessages
+// (tool-call parts, then a tool message of tool-result parts) and its
+// UIMessages (an assistant message's tool parts, each with its output).
+var transcriptFormats = map[string]transcriptFormat{
+	"OpenAI": {`{"model": "gpt-4o", "messages": `, `{"role": "user", "content": "Look everything up."}`, `{"role": "assistant", "content": "done"}`,
+		func(b *strings.Builder, n, end int, res string) {
+			b.WriteString(`, {"role": "assistant", "content": null, "tool_calls": [`)
 			for k := n; k < end; k++ {
 				if k > n {
 					b.WriteString(", ")
 				}
-				fmt.Fprintf(&b, `{"name": "mcp__s__t%d", "args": {"q": %d}, "id": "call_%d", "type": "tool_call"}`, k%20, k, k)
-			}
-			b.WriteString("]}}")
-			for k := n; k < end; k++ {
-				fmt.Fprintf(&b, `, {"type": "tool", "data": {"content": "%d: %s", "tool_call_id": "call_%d"}}`, k, res, k)
-			}
-			continue
-		}
-		if format == "AI SDK UI" {
-			b.WriteString(`, {"role": "assistant", "parts": [{"type": "step-start"}`)
-			for k := n; k < end; k++ {
-				fmt.Fprintf(&b, `, {"type": "tool-t%d", "toolCallId": "call_%d", "state": "output-available", "input": {"q": %d}, "output": "%d: %s"}`, k%20, k, k, k, res)
+				fmt.Fprintf(b, `{"id": "call_%d", "type": "function", "function": {"name": "mcp__s__t%d", "arguments": "{\"q\": %d}"}}`, k, k%20, k)
 			}
 			b.WriteString("]}")
-			continue
-		}
-		if format == "AI SDK" {
+			for k := n; k < end; k++ {
+				fmt.Fprintf(b, `, {"role": "tool", "tool_call_id": "call_%d", "content": "%d: %s"}`, k, k, res)
+			}
+		}},
+	"Anthropic": {`{"model": "claude-sonnet-4-5", "messages": `, `{"role": "user", "content": "Look everything up."}`, `{"role": "assistant", "content": "done"}`,
+		func(b *strings.Builder, n, end int, res string) {
 			b.WriteString(`, {"role": "assistant", "content": [{"type": "text", "text": "Let me look."}`)
 			for k := n; k < end; k++ {
-				fmt.Fprintf(&b, `, {"type": "tool-call", "toolCallId": "call_%d", "toolName": "mcp__s__t%d", "input": {"q": %d}}`, k, k%20, k)
-			}
-			b.WriteString(`]}, {"role": "tool", "content": [`)
-			for k := n; k < end; k++ {
-				if k > n {
-					b.WriteString(", ")
-				}
-				fmt.Fprintf(&b, `{"type": "tool-result", "toolCallId": "call_%d", "toolName": "mcp__s__t%d", "output": {"type": "text", "value": "%d: %s"}}`, k, k%20, k, res)
-			}
-			b.WriteString("]}")
-			continue
-		}
-		if format == "Anthropic" {
-			b.WriteString(`, {"role": "assistant", "content": [{"type": "text", "text": "Let me look."}`)
-			for k := n; k < end; k++ {
-				fmt.Fprintf(&b, `, {"type": "tool_use", "id": "toolu_%d", "name": "mcp__s__t%d", "input": {"q": %d}}`, k, k%20, k)
+				fmt.Fprintf(b, `, {"type": "tool_use", "id": "toolu_%d", "name": "mcp__s__t%d", "input": {"q": %d}}`, k, k%20, k)
 			}
 			b.WriteString(`]}, {"role": "user", "content": [`)
 			for k := n; k < end; k++ {
 				if k > n {
 					b.WriteString(", ")
 				}
-				fmt.Fprintf(&b, `{"type": "tool_result", "tool_use_id": "toolu_%d", "content": "%d: %s"}`, k, k, res)
+				fmt.Fprintf(b, `{"type": "tool_result", "tool_use_id": "toolu_%d", "content": "%d: %s"}`, k, k, res)
 			}
 			b.WriteString("]}")
-			continue
-		}
-		b.WriteString(`, {"role": "assistant", "content": null, "tool_calls": [`)
-		for k := n; k < end; k++ {
-			if k > n {
-				b.WriteString(", ")
+		}},
+	"LangChain": {`{"model": "gpt-4o", "messages": `, `{"type": "human", "data": {"content": "Look everything up."}}`, `{"type": "ai", "data": {"content": "done"}}`,
+		func(b *strings.Builder, n, end int, res string) {
+			b.WriteString(`, {"type": "ai", "data": {"content": "", "tool_calls": [`)
+			for k := n; k < end; k++ {
+				if k > n {
+					b.WriteString(", ")
+				}
+				fmt.Fprintf(b, `{"name": "mcp__s__t%d", "args": {"q": %d}, "id": "call_%d", "type": "tool_call"}`, k%20, k, k)
 			}
-			fmt.Fprintf(&b, `{"id": "call_%d", "type": "function", "function": {"name": "mcp__s__t%d", "arguments": "{\"q\": %d}"}}`, k, k%20, k)
-		}
-		b.WriteString("]}")
-		for k := n; k < end; k++ {
-			fmt.Fprintf(&b, `, {"role": "tool", "tool_call_id": "call_%d", "content": "%d: %s"}`, k, k, res)
-		}
+			b.WriteString("]}}")
+			for k := n; k < end; k++ {
+				fmt.Fprintf(b, `, {"type": "tool", "data": {"content": "%d: %s", "tool_call_id": "call_%d"}}`, k, res, k)
+			}
+		}},
+	"AI SDK": {`{"response": {"modelId": "gpt-4o"}, "messages": `, `{"role": "user", "content": "Look everything up."}`, `{"role": "assistant", "content": "done"}`,
+		func(b *strings.Builder, n, end int, res string) {
+			b.WriteString(`, {"role": "assistant", "content": [{"type": "text", "text": "Let me look."}`)
+			for k := n; k < end; k++ {
+				fmt.Fprintf(b, `, {"type": "tool-call", "toolCallId": "call_%d", "toolName": "mcp__s__t%d", "input": {"q": %d}}`, k, k%20, k)
+			}
+			b.WriteString(`]}, {"role": "tool", "content": [`)
+			for k := n; k < end; k++ {
+				if k > n {
+					b.WriteString(", ")
+				}
+				fmt.Fprintf(b, `{"type": "tool-result", "toolCallId": "call_%d", "toolName": "mcp__s__t%d", "output": {"type": "text", "value": "%d: %s"}}`, k, k%20, k, res)
+			}
+			b.WriteString("]}")
+		}},
+	"AI SDK UI": {`{"id": "chat", "messages": `, `{"role": "user", "parts": [{"type": "text", "text": "Look everything up."}]}`, `{"role": "assistant", "parts": [{"type": "text", "text": "done"}]}`,
+		func(b *strings.Builder, n, end int, res string) {
+			b.WriteString(`, {"role": "assistant", "parts": [{"type": "step-start"}`)
+			for k := n; k < end; k++ {
+				fmt.Fprintf(b, `, {"type": "tool-t%d", "toolCallId": "call_%d", "state": "output-available", "input": {"q": %d}, "output": "%d: %s"}`, k%20, k, k, k, res)
+			}
+			b.WriteString("]}")
+		}},
+}
+
+// transcriptShape writes a transcript of format (transcriptFormats) as an
+// SDK saves one (json.dumps of the messages, one line): the user's
+// request, then exchanges of perMessage calls each, each call answered by
+// a result text of about resultBytes, and a final answer "done"; wrapped
+// in its format's object when wrapped, else a bare array.
+func transcriptShape(calls, perMessage, resultBytes int, format string, wrapped bool) string {
+	f := transcriptFormats[format]
+	var b strings.Builder
+	if wrapped {
+		b.WriteString(f.wrap)
 	}
-	switch format {
-	case "LangChain":
-		b.WriteString(`, {"type": "ai", "data": {"content": "done"}}]`)
-	case "AI SDK UI":
-		b.WriteString(`, {"role": "assistant", "parts": [{"type": "text", "text": "done"}]}]`)
-	default:
-		b.WriteString(`, {"role": "assistant", "content": "done"}]`)
+	b.WriteString("[" + f.user)
+	res := strings.Repeat("sunny and mild ", resultBytes/15)
+	for n := 0; n < calls; n += perMessage {
+		f.exchange(&b, n, min(n+perMessage, calls), res)
 	}
+	b.WriteString(", " + f.done + "]")
 	if wrapped {
 		b.WriteByte('}')
 	}
