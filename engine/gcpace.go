@@ -38,10 +38,9 @@ var foldPace struct {
 	// armed by an earlier fold stops there.
 	epoch int
 	live  []metrics.Sample
-	// tight counts the tight paces under way (paceAt) by their percent,
-	// the least of which holds while any is, and the folds' pace waits
-	// behind them; tightRestore is what the last one puts back when no
-	// fold is under way.
+	// tight counts the paces under way (paceAt) by percent, the least
+	// holding, which the folds' pace waits behind; tightRestore is what
+	// the last one puts back when no fold is under way.
 	tight        map[int]int
 	tightRestore int
 }
