@@ -29,11 +29,14 @@
 // Chat Completions shapes (an assistant message with tool_calls, or a
 // response whose choices hold such messages) is decoded straight into its
 // calls too (chat.go). A transcript of plain Chat Completions or Messages
-// messages is read a message at a time (chatmessages.go): its format
-// counted from each message's skeleton, then each message decoded into
-// generic values, read and let go. Any other recording is decoded into
-// generic values whole and converted, and so is any of those shapes with
-// a problem, so its errors are the generic path's. Arguments and results
+// messages (chatmessages.go), an OTLP export (otelstream.go), and a
+// LangChain or AI SDK message list (liststream.go) are read a piece at a
+// time: what the format's detection weighs counted first where it weighs
+// every message, then each message or span decoded into generic values,
+// read by the generic reader's own code, walked by the audit and let go.
+// Any other recording is decoded into generic values whole and converted,
+// and so is any of those shapes with a problem, so its errors are the
+// generic path's. Arguments and results
 // are kept as their compact JSON text (JSON), catalog tools as theirs, and
 // read as encoding/json reads them (numbers are float64) when decoded. A
 // key repeated in any object is refused. Nothing is redacted here: reports
