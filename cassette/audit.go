@@ -738,3 +738,12 @@ func (w *walker) spend(name string) {
 	}
 	w.spent[name] = true
 }
+
+// passed reports whether c, read piece by piece with each piece walked by
+// a, keeps every call-shaped object a reader could take as a call: the
+// audit check makes of a document read whole, with nothing to place.
+func (a *audit) passed(w *walker, c *Cassette) bool {
+	a.spent = w.spent
+	a.read(c.Runs)
+	return len(a.lost(c, len(c.Runs))) == 0
+}

@@ -94,7 +94,7 @@ func FuzzChat(f *testing.F) {
 		f.Add(seed)
 	}
 	for i := range 16 { // transcripts as readMessages reads them, and near misses
-		g := &transcriptDraw{rng: rand.New(rand.NewPCG(uint64(i), 88)), miss: float64(i%2) * 0.05}
+		g := &transcriptDraw{draws: draws{rand.New(rand.NewPCG(uint64(i), 88)), float64(i%2) * 0.05}}
 		f.Add([]byte(g.doc()))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -202,9 +202,7 @@ func (d *decoder) readPlain(f Format, msgs int, model, usage any, wrapped bool) 
 		t.usage.add(usage)
 	}
 	c.Runs = []Run{t.finish()}
-	a.spent = d.w.spent
-	a.read(c.Runs)
-	if len(a.lost(c, len(c.Runs))) > 0 {
+	if !a.passed(d.w, c) {
 		return nil
 	}
 	return c

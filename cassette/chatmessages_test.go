@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -49,6 +50,19 @@ func writeJSON(b *strings.Builder, v any) {
 	}
 }
 
+// draws is what every document drawer here shares: its source of
+// randomness and its rate of near misses.
+type draws struct {
+	rng  *rand.Rand
+	miss float64
+}
+
+// maybe reports whether to make a near miss here.
+func (g *draws) maybe() bool { return g.rng.Float64() < g.miss }
+
+// pick is one of s, drawn.
+func (g *draws) pick(s ...any) any { return s[g.rng.IntN(len(s))] }
+
 // transcriptDraw draws Chat Completions transcripts: mostly of the plain
 // shape readMessages reads, with every kind of near miss mixed in at a low
 // rate (a member of another format, a content of parts, a key renamed or
@@ -56,17 +70,12 @@ func writeJSON(b *strings.Builder, v any) {
 // one, arguments that are not JSON or nested deep, a root member beside
 // the messages).
 type transcriptDraw struct {
-	rng   *rand.Rand
-	miss  float64 // the rate of each near miss
+	draws
 	calls int
 	// anthropic draws Messages transcripts (content blocks, tool_use and
 	// tool_result) in place of Chat Completions ones.
 	anthropic bool
 }
-
-func (g *transcriptDraw) maybe() bool { return g.rng.Float64() < g.miss }
-
-func (g *transcriptDraw) pick(s ...any) any { return s[g.rng.IntN(len(s))] }
 
 func (g *transcriptDraw) doc() string {
 	g.calls = 0
@@ -306,14 +315,23 @@ func (g *transcriptDraw) content() any {
 // and a draw of the first half that the generic path reads as OpenAI
 // without a problem is one readMessages must read (the others: a member
 // the audit finds call-shaped).
-func TestReadMessagesAsGeneric(t *testing.T) {
-	read, formats := 0, map[Format]int{}
-	for i := range 4000 {
-		g := &transcriptDraw{rng: rand.New(rand.NewPCG(uint64(i), 40))}
-		if i >= 2000 {
-			g.miss = 0.05
+// asGeneric holds read, a reader of a document a piece at a time, to the
+// generic path over n drawn documents, draw(i, miss) the i-th (the first
+// half with no near miss, the second with near misses at a rate of one
+// in twenty): Read and the generic path alone give the same cassette and
+// the same errors; read leaves nothing recorded when it declines, gives
+// the generic path's format when it reads, and reads every draw of the
+// first half that the generic path reads without a problem as one of
+// formats. It returns how many draws read took, by format.
+func asGeneric(t *testing.T, n int, draw func(i int, miss float64) []byte, read func(*decoder, int) *Cassette, formats ...Format) map[Format]int {
+	t.Helper()
+	took := map[Format]int{}
+	for i := range n {
+		miss := 0.0
+		if i >= n/2 {
+			miss = 0.05
 		}
-		doc := []byte(g.doc())
+		doc := draw(i, miss)
 		got, err := Read("t.json", doc)
 		want, werr := readGeneric("t.json", doc)
 		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
@@ -323,27 +341,39 @@ func TestReadMessagesAsGeneric(t *testing.T) {
 			t.Fatalf("draw %d: cassettes differ:\n%#v\n--- generic:\n%#v\n--- doc:\n%s", i, got, want, doc)
 		}
 		d := newDecoder(doc, &walker{})
-		c := d.readMessages(d.space(0))
+		c := read(d, d.space(0))
 		switch {
 		case c != nil && (werr != nil || c.Format != want.Format):
 			t.Fatalf("draw %d: read as %s, the generic path's %v (%v):\n%s", i, c.Format, formatOf(want), werr, doc)
 		case c != nil:
-			read++
-			formats[c.Format]++
+			took[c.Format]++
 		case !d.clean() || len(d.w.path) != 0:
 			t.Fatalf("draw %d: refused but left %d problems, path %v", i, len(d.w.probs)+len(d.w.dups), d.w.path)
-		case i < 2000 && werr == nil && (want.Format == FormatOpenAI || want.Format == FormatAnthropic):
+		case i < n/2 && werr == nil && slices.Contains(formats, want.Format):
 			t.Fatalf("draw %d: plain, read as %s without a problem, but refused:\n%s", i, want.Format, doc)
 		}
 		d.done()
 	}
-	t.Logf("readMessages read %d of 4,000 draws: %v", read, formats)
-	if read < 1800 {
-		t.Errorf("readMessages read %d of the 4,000 draws, want at least 1,800", read)
+	t.Logf("read %v of %d draws", took, n)
+	return took
+}
+
+// formatOf is c's format, "" for none.
+func formatOf(c *Cassette) Format {
+	if c == nil {
+		return ""
 	}
+	return c.Format
+}
+
+func TestReadMessagesAsGeneric(t *testing.T) {
+	took := asGeneric(t, 4000, func(i int, miss float64) []byte {
+		g := &transcriptDraw{draws: draws{rand.New(rand.NewPCG(uint64(i), 40)), miss}}
+		return []byte(g.doc())
+	}, (*decoder).readMessages, FormatOpenAI, FormatAnthropic)
 	for _, f := range []Format{FormatOpenAI, FormatAnthropic} {
-		if formats[f] < 500 {
-			t.Errorf("readMessages read %d transcripts as %s, want at least 500", formats[f], f)
+		if took[f] < 800 {
+			t.Errorf("readMessages read %d transcripts as %s, want at least 800", took[f], f)
 		}
 	}
 }
@@ -384,20 +414,7 @@ func TestStreamedAuditDepth(t *testing.T) {
 			data := []byte(strings.Replace(doc, "GHOST", b.String(), 1))
 			_, werr := readGeneric("t.json", data)
 			d := newDecoder(data, &walker{})
-			root := d.space(0)
-			c := d.readMessages(root)
-			if c == nil {
-				c = d.readSpans(root)
-			}
-			if c == nil {
-				c = d.readLangChainMessages(root)
-			}
-			if c == nil {
-				c = d.readModelList(root)
-			}
-			if c == nil {
-				c = d.readUIList(root)
-			}
+			c := d.readPiecewise(d.space(0))
 			if (c != nil) != (werr == nil) {
 				t.Errorf("%s, a call-shaped object under %d objects: read %v, the generic path's error %v", name, depth, c != nil, werr)
 			}

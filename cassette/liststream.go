@@ -134,9 +134,7 @@ func (d *decoder) readList(c *Cassette, t *transcript, msgs int, obj map[string]
 		return nil
 	}
 	c.Runs = []Run{t.finish()}
-	a.spent = d.w.spent
-	a.read(c.Runs)
-	if len(a.lost(c, len(c.Runs))) > 0 {
+	if !a.passed(d.w, c) {
 		return nil
 	}
 	return c

@@ -3,7 +3,6 @@ package cassette
 import (
 	"fmt"
 	"math/rand/v2"
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -16,15 +15,10 @@ import (
 // that names a tool, a call-shaped object nested about as deep as the
 // audit looks, a tool call without a name).
 type langChainDraw struct {
-	rng   *rand.Rand
-	miss  float64
+	draws
 	calls int
 	lc    bool // the constructor form
 }
-
-func (g *langChainDraw) maybe() bool { return g.rng.Float64() < g.miss }
-
-func (g *langChainDraw) pick(s ...any) any { return s[g.rng.IntN(len(s))] }
 
 // message is one message of class (the constructor's class) or typ (the
 // dict form's type) with fields.
@@ -115,38 +109,12 @@ func (g *langChainDraw) doc() string {
 // generic path reads without a problem is one readLangChainMessages must
 // read.
 func TestReadLangChainAsGeneric(t *testing.T) {
-	read := 0
-	for i := range 3000 {
-		g := &langChainDraw{rng: rand.New(rand.NewPCG(uint64(i), 42))}
-		if i >= 1500 {
-			g.miss = 0.05
-		}
-		doc := []byte(g.doc())
-		got, err := Read("t.json", doc)
-		want, werr := readGeneric("t.json", doc)
-		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
-			t.Fatalf("draw %d: errors differ:\n%v\n--- generic:\n%v\n--- doc:\n%s", i, err, werr, doc)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("draw %d: cassettes differ:\n%#v\n--- generic:\n%#v\n--- doc:\n%s", i, got, want, doc)
-		}
-		d := newDecoder(doc, &walker{})
-		c := d.readLangChainMessages(d.space(0))
-		switch {
-		case c != nil && (werr != nil || c.Format != want.Format):
-			t.Fatalf("draw %d: read as %s, the generic path's %v (%v):\n%s", i, c.Format, formatOf(want), werr, doc)
-		case c != nil:
-			read++
-		case !d.clean() || len(d.w.path) != 0:
-			t.Fatalf("draw %d: refused but left %d problems, path %v", i, len(d.w.probs)+len(d.w.dups), d.w.path)
-		case i < 1500 && werr == nil:
-			t.Fatalf("draw %d: plain, read without a problem, but refused:\n%s", i, doc)
-		}
-		d.done()
-	}
-	t.Logf("readLangChainMessages read %d of 3,000 draws", read)
-	if read < 1500 {
-		t.Errorf("readLangChainMessages read %d of the 3,000 draws, want at least 1,500", read)
+	took := asGeneric(t, 3000, func(i int, miss float64) []byte {
+		g := &langChainDraw{draws: draws{rand.New(rand.NewPCG(uint64(i), 42)), miss}}
+		return []byte(g.doc())
+	}, (*decoder).readLangChainMessages, FormatLangChain)
+	if took[FormatLangChain] < 1500 {
+		t.Errorf("readLangChainMessages read %d of the 3,000 draws, want at least 1,500", took[FormatLangChain])
 	}
 }
 
@@ -159,14 +127,9 @@ func TestReadLangChainAsGeneric(t *testing.T) {
 // member repeated, a number out of range, a call-shaped object nested
 // about as deep as the audit looks).
 type modelListDraw struct {
-	rng   *rand.Rand
-	miss  float64
+	draws
 	calls int
 }
-
-func (g *modelListDraw) maybe() bool { return g.rng.Float64() < g.miss }
-
-func (g *modelListDraw) pick(s ...any) any { return s[g.rng.IntN(len(s))] }
 
 func (g *modelListDraw) message(m ord) any {
 	if !g.maybe() {
@@ -256,47 +219,13 @@ func (g *modelListDraw) doc() string {
 // reads, as TestReadLangChainAsGeneric holds readLangChainMessages, over
 // 3,000 drawn ModelMessage lists.
 func TestReadModelListAsGeneric(t *testing.T) {
-	read := 0
-	for i := range 3000 {
-		g := &modelListDraw{rng: rand.New(rand.NewPCG(uint64(i), 43))}
-		if i >= 1500 {
-			g.miss = 0.05
-		}
-		doc := []byte(g.doc())
-		got, err := Read("t.json", doc)
-		want, werr := readGeneric("t.json", doc)
-		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
-			t.Fatalf("draw %d: errors differ:\n%v\n--- generic:\n%v\n--- doc:\n%s", i, err, werr, doc)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("draw %d: cassettes differ:\n%#v\n--- generic:\n%#v\n--- doc:\n%s", i, got, want, doc)
-		}
-		d := newDecoder(doc, &walker{})
-		c := d.readModelList(d.space(0))
-		switch {
-		case c != nil && (werr != nil || c.Format != want.Format):
-			t.Fatalf("draw %d: read as %s, the generic path's %v (%v):\n%s", i, c.Format, formatOf(want), werr, doc)
-		case c != nil:
-			read++
-		case !d.clean() || len(d.w.path) != 0:
-			t.Fatalf("draw %d: refused but left %d problems, path %v", i, len(d.w.probs)+len(d.w.dups), d.w.path)
-		case i < 1500 && werr == nil && want.Format == FormatAISDKMessages:
-			t.Fatalf("draw %d: plain, read without a problem, but refused:\n%s", i, doc)
-		}
-		d.done()
+	took := asGeneric(t, 3000, func(i int, miss float64) []byte {
+		g := &modelListDraw{draws: draws{rand.New(rand.NewPCG(uint64(i), 43)), miss}}
+		return []byte(g.doc())
+	}, (*decoder).readModelList, FormatAISDKMessages)
+	if took[FormatAISDKMessages] < 1500 {
+		t.Errorf("readModelList read %d of the 3,000 draws, want at least 1,500", took[FormatAISDKMessages])
 	}
-	t.Logf("readModelList read %d of 3,000 draws", read)
-	if read < 1500 {
-		t.Errorf("readModelList read %d of the 3,000 draws, want at least 1,500", read)
-	}
-}
-
-// formatOf is c's format, "" for none.
-func formatOf(c *Cassette) Format {
-	if c == nil {
-		return ""
-	}
-	return c.Format
 }
 
 // uiListDraw draws AI SDK UIMessage lists (useChat's messages, AI SDK 5
@@ -307,14 +236,9 @@ func formatOf(c *Cassette) Format {
 // "responseMessages" beside, a member repeated, a number out of range, a
 // call-shaped object nested about as deep as the audit looks).
 type uiListDraw struct {
-	rng   *rand.Rand
-	miss  float64
+	draws
 	calls int
 }
-
-func (g *uiListDraw) maybe() bool { return g.rng.Float64() < g.miss }
-
-func (g *uiListDraw) pick(s ...any) any { return s[g.rng.IntN(len(s))] }
 
 func (g *uiListDraw) message(m ord) any {
 	if !g.maybe() {
@@ -398,37 +322,11 @@ func (g *uiListDraw) doc() string {
 // as TestReadLangChainAsGeneric holds readLangChainMessages, over 3,000
 // drawn UIMessage lists.
 func TestReadUIListAsGeneric(t *testing.T) {
-	read := 0
-	for i := range 3000 {
-		g := &uiListDraw{rng: rand.New(rand.NewPCG(uint64(i), 44))}
-		if i >= 1500 {
-			g.miss = 0.05
-		}
-		doc := []byte(g.doc())
-		got, err := Read("t.json", doc)
-		want, werr := readGeneric("t.json", doc)
-		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
-			t.Fatalf("draw %d: errors differ:\n%v\n--- generic:\n%v\n--- doc:\n%s", i, err, werr, doc)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("draw %d: cassettes differ:\n%#v\n--- generic:\n%#v\n--- doc:\n%s", i, got, want, doc)
-		}
-		d := newDecoder(doc, &walker{})
-		c := d.readUIList(d.space(0))
-		switch {
-		case c != nil && (werr != nil || c.Format != want.Format):
-			t.Fatalf("draw %d: read as %s, the generic path's %v (%v):\n%s", i, c.Format, formatOf(want), werr, doc)
-		case c != nil:
-			read++
-		case !d.clean() || len(d.w.path) != 0:
-			t.Fatalf("draw %d: refused but left %d problems, path %v", i, len(d.w.probs)+len(d.w.dups), d.w.path)
-		case i < 1500 && werr == nil && want.Format == FormatAISDKUIMessages:
-			t.Fatalf("draw %d: plain, read without a problem, but refused:\n%s", i, doc)
-		}
-		d.done()
-	}
-	t.Logf("readUIList read %d of 3,000 draws", read)
-	if read < 1200 {
-		t.Errorf("readUIList read %d of the 3,000 draws, want at least 1,200", read)
+	took := asGeneric(t, 3000, func(i int, miss float64) []byte {
+		g := &uiListDraw{draws: draws{rand.New(rand.NewPCG(uint64(i), 44)), miss}}
+		return []byte(g.doc())
+	}, (*decoder).readUIList, FormatAISDKUIMessages)
+	if took[FormatAISDKUIMessages] < 1200 {
+		t.Errorf("readUIList read %d of the 3,000 draws, want at least 1,200", took[FormatAISDKUIMessages])
 	}
 }

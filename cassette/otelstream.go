@@ -35,9 +35,7 @@ func (d *decoder) readSpans(root int) *Cassette {
 	if s.ok && d.clean() {
 		c = s.r.cassette()
 		c.Runs = s.r.finish()
-		s.a.spent = d.w.spent
-		s.a.read(c.Runs)
-		if len(s.a.lost(c, len(c.Runs))) > 0 {
+		if !s.a.passed(d.w, c) {
 			c = nil
 		}
 	}

@@ -3,7 +3,6 @@ package cassette
 import (
 	"fmt"
 	"math/rand/v2"
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -16,14 +15,9 @@ import (
 // instrumentationLibrarySpans before scopeSpans, a number out of range, a
 // call-shaped object nested about as deep as the audit looks).
 type spansDraw struct {
-	rng  *rand.Rand
-	miss float64
-	n    int // spans drawn
+	draws
+	n int // spans drawn
 }
-
-func (g *spansDraw) maybe() bool { return g.rng.Float64() < g.miss }
-
-func (g *spansDraw) pick(s ...any) any { return s[g.rng.IntN(len(s))] }
 
 func spanAttr(k string, v any) any {
 	switch v := v.(type) {
@@ -165,37 +159,11 @@ func (g *spansDraw) span(trace, parent, name string, attrs ...any) any {
 // leaves nothing recorded, and a draw of the first half that the generic
 // path reads without a problem is one readSpans must read.
 func TestReadSpansAsGeneric(t *testing.T) {
-	read := 0
-	for i := range 3000 {
-		g := &spansDraw{rng: rand.New(rand.NewPCG(uint64(i), 41))}
-		if i >= 1500 {
-			g.miss = 0.05
-		}
-		doc := []byte(g.doc())
-		got, err := Read("t.json", doc)
-		want, werr := readGeneric("t.json", doc)
-		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
-			t.Fatalf("draw %d: errors differ:\n%v\n--- generic:\n%v\n--- doc:\n%s", i, err, werr, doc)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("draw %d: cassettes differ:\n%#v\n--- generic:\n%#v\n--- doc:\n%s", i, got, want, doc)
-		}
-		d := newDecoder(doc, &walker{})
-		c := d.readSpans(d.space(0))
-		switch {
-		case c != nil && (werr != nil || c.Format != want.Format):
-			t.Fatalf("draw %d: read as %s, the generic path's %v (%v):\n%s", i, c.Format, formatOf(want), werr, doc)
-		case c != nil:
-			read++
-		case !d.clean() || len(d.w.path) != 0:
-			t.Fatalf("draw %d: refused but left %d problems, path %v", i, len(d.w.probs)+len(d.w.dups), d.w.path)
-		case i < 1500 && werr == nil:
-			t.Fatalf("draw %d: plain, read without a problem, but refused:\n%s", i, doc)
-		}
-		d.done()
-	}
-	t.Logf("readSpans read %d of 3,000 draws", read)
-	if read < 1500 {
-		t.Errorf("readSpans read %d of the 3,000 draws, want at least 1,500", read)
+	took := asGeneric(t, 3000, func(i int, miss float64) []byte {
+		g := &spansDraw{draws: draws{rand.New(rand.NewPCG(uint64(i), 41)), miss}}
+		return []byte(g.doc())
+	}, (*decoder).readSpans, FormatOTel)
+	if took[FormatOTel] < 1500 {
+		t.Errorf("readSpans read %d of the 3,000 draws, want at least 1,500", took[FormatOTel])
 	}
 }

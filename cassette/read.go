@@ -190,21 +190,7 @@ func streamDoc(path string, data []byte, each func(*Cassette, *Run), generic, co
 func (d *decoder) recording(root int, each func(*Cassette, *Run)) *Cassette {
 	var c *Cassette
 	if !d.generic {
-		if c = d.readChat(root); c == nil {
-			c = d.readMessages(root)
-		}
-		if c == nil {
-			c = d.readSpans(root)
-		}
-		if c == nil {
-			c = d.readLangChainMessages(root)
-		}
-		if c == nil {
-			c = d.readModelList(root)
-		}
-		if c == nil {
-			c = d.readUIList(root)
-		}
+		c = d.readPiecewise(root)
 	}
 	if c == nil {
 		if c = d.detected(root); c == nil {
@@ -219,6 +205,21 @@ func (d *decoder) recording(root int, each func(*Cassette, *Run)) *Cassette {
 		}
 	}
 	return c
+}
+
+// readPiecewise reads the document at root with the first reader that
+// takes it without decoding it whole, nil when none does (each leaves
+// nothing recorded when it declines).
+func (d *decoder) readPiecewise(root int) *Cassette {
+	for _, read := range [...]func(*decoder, int) *Cassette{
+		(*decoder).readChat, (*decoder).readMessages, (*decoder).readSpans,
+		(*decoder).readLangChainMessages, (*decoder).readModelList, (*decoder).readUIList,
+	} {
+		if c := read(d, root); c != nil {
+			return c
+		}
+	}
+	return nil
 }
 
 // detected reads the document at root from its generic value, by the
