@@ -405,6 +405,7 @@ func TestStreamedAuditDepth(t *testing.T) {
 		"OTLP resource":             `{"resourceSpans": [{"resource": {"attributes": [GHOST]}, "scopeSpans": [{"spans": [` + plainSpan + `]}]}]}`,
 		"OTLP scope":                `{"resourceSpans": [{"scopeSpans": [{"scope": {"name": "s", "attributes": [GHOST]}, "spans": [` + plainSpan + `]}]}]}`,
 		"OTLP before 0.15":          `{"resourceSpans": [{"instrumentationLibrarySpans": [{"spans": [` + span + `]}]}]}`,
+		"Responses items":           `[{"role": "user", "content": "hi"}, {"type": "function_call", "call_id": "c1", "name": "t", "arguments": "{}"}, {"type": "function_call_output", "call_id": "c1", "output": "ok", "metadata": [GHOST]}]`,
 	}
 	for name, doc := range docs {
 		refused := 0

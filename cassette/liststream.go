@@ -1,5 +1,7 @@
 package cassette
 
+import "maps"
+
 // A message list of LangChain or of the AI SDK (its ModelMessages or
 // UIMessages) is read a message at a time too, in the shapes detect takes for those formats
 // first: an array of messages, or an object holding one under "messages"
@@ -216,4 +218,60 @@ func (d *decoder) firstIsLangChain(i int) bool {
 		return false
 	}
 	return ok
+}
+
+// readItemList reads a list of Responses items and response objects (an
+// Agents SDK history, a conversation as a client logs it) a piece at a
+// time, when detect would take it for one: an element without a role (so
+// no message list's detection takes it), a first element of no other
+// format (a LangChain message, a Claude Code or LlamaIndex event, an
+// Agents SDK trace item), and a response or an item of the Responses API
+// among them. The first pass decodes each element, weighs it and notes
+// its handoffs' call ids (transferIDs), then lets it go; the second reads
+// each with the Responses reader's own element.
+func (d *decoder) readItemList(root int) *Cassette {
+	if d.data[root] != '[' {
+		return nil
+	}
+	roles, items, foreign := true, false, false
+	transfers := map[string]bool{}
+	d.array(root, func(i, e int) int {
+		v, end := d.value(e)
+		m, _ := v.(map[string]any)
+		if i == 0 {
+			_, _, _, lc := langChainMessage(m)
+			foreign = lc || m != nil && (isClaudeEvent(m) || isAgentsTraceItem(m)) || isLlamaEvent(v)
+		}
+		roles = roles && hasRole(v)
+		items = items || m != nil && (isResponse(m) || isResponsesItem(m))
+		maps.Copy(transfers, transferIDs(v))
+		return end
+	})
+	if roles || !items || foreign || !d.clean() {
+		d.forget()
+		return nil
+	}
+	r := newResponses(d.w, &Cassette{Format: FormatResponses}, transfers)
+	a := &audit{}
+	d.array(root, func(_, e int) int {
+		if !d.clean() {
+			return d.skip(e, false)
+		}
+		v, end := d.value(e)
+		r.element(v)
+		if container(v) {
+			visit(v, 1, nil, a.found, a)
+		}
+		return end
+	})
+	if !d.clean() {
+		d.forget()
+		return nil
+	}
+	c := r.finish()
+	if !a.passed(d.w, c) {
+		d.forget()
+		return nil
+	}
+	return c
 }

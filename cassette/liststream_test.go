@@ -330,3 +330,94 @@ func TestReadUIListAsGeneric(t *testing.T) {
 		t.Errorf("readUIList read %d of the 3,000 draws, want at least 1,200", took[FormatAISDKUIMessages])
 	}
 }
+
+// itemListDraw draws lists of Responses items and response objects: an
+// Agents SDK history (to_input_list: input messages, function calls and
+// their outputs, reasoning, handoffs to another agent) or a client's log
+// of response objects, mostly as written, with near misses mixed in at a
+// low rate (an item of no known type, a call without its name, a message
+// of another format's parts, a LangChain message or a Claude Code event
+// first, every element with a role, a member repeated, a number out of
+// range, a call-shaped object nested about as deep as the audit looks).
+type itemListDraw struct {
+	draws
+	calls int
+}
+
+func (g *itemListDraw) item(m ord) any {
+	if !g.maybe() {
+		return m
+	}
+	switch g.rng.IntN(6) {
+	case 0:
+		return append(ord{{"type", "mystery"}}, m[1:]...)
+	case 1:
+		return append(m, m[0])
+	case 2:
+		return append(m, [2]any{"n", raw("1e999")})
+	case 3:
+		return append(m, [2]any{"metadata", ghost(g.pick(59, 60, 61, 62).(int))})
+	case 4:
+		return ord{{"role", "assistant"}, {"content", []any{ord{{"type", "tool-call"}, {"toolCallId", "x"}, {"toolName", "t"}, {"input", ord{}}}}}}
+	}
+	return g.pick(nil, "item", 2.0)
+}
+
+func (g *itemListDraw) call() []any {
+	id := fmt.Sprintf("call_%d", g.calls)
+	g.calls++
+	name := g.pick("search", "book", "mcp__fs__read_file", "transfer_to_billing").(string)
+	output := g.pick("21C", `{"ok": true}`, "").(string)
+	if name == "transfer_to_billing" {
+		output = `{"assistant": "billing"}`
+	}
+	fc := ord{{"type", "function_call"}, {"call_id", id}, {"name", name}, {"arguments", `{"q":"x"}`}, {"id", "fc_" + id}, {"status", "completed"}}
+	if g.maybe() {
+		fc = fc[:2]
+	}
+	return []any{g.item(fc), g.item(ord{{"type", "function_call_output"}, {"call_id", id}, {"output", output}})}
+}
+
+func (g *itemListDraw) doc() string {
+	g.calls = 0
+	items := []any{g.item(ord{{"role", "user"}, {"content", g.pick("hi", "find it")}})}
+	if g.maybe() {
+		items[0] = g.pick(ord{{"type", "human"}, {"data", ord{{"content", "hi"}}}},
+			ord{{"type", "system"}, {"subtype", "init"}, {"session_id", "s1"}})
+	}
+	for range 1 + g.rng.IntN(4) {
+		if g.rng.IntN(4) == 0 {
+			items = append(items, g.item(ord{{"type", "reasoning"}, {"id", "rs_1"}, {"summary", []any{}}}))
+		}
+		if g.rng.IntN(3) == 0 { // a response object, as a client logs it
+			items = append(items, ord{{"id", "resp_1"}, {"object", "response"}, {"model", "gpt-4.1"}, {"output", g.call()[:1]},
+				{"usage", ord{{"input_tokens", 10.0}, {"output_tokens", 2.0}, {"total_tokens", 12.0}}}})
+			continue
+		}
+		items = append(items, g.call()...)
+	}
+	items = append(items, g.item(ord{{"type", "message"}, {"role", "assistant"}, {"status", "completed"},
+		{"content", []any{ord{{"type", "output_text"}, {"text", "done"}, {"annotations", []any{}}}}}}))
+	if g.maybe() { // every element with a role, an AI SDK part among them; no item of the Responses API
+		items = g.pick([]any{ord{{"role", "user"}, {"content", "hi"}},
+			ord{{"type", "message"}, {"role", "assistant"}, {"content", []any{ord{{"type", "output_text"}, {"text", "x"}}}}},
+			ord{{"role", "assistant"}, {"content", []any{ord{{"type", "tool-call"}, {"toolCallId", "x"}, {"toolName", "t"}, {"input", ord{}}}}}}},
+			[]any{ord{{"role", "user"}, {"content", "hi"}}, ord{{"type", "mystery"}}}).([]any)
+	}
+	var b strings.Builder
+	writeJSON(&b, items)
+	return b.String()
+}
+
+// TestReadItemListAsGeneric: readItemList reads what the generic path
+// reads, as TestReadLangChainAsGeneric holds readLangChainMessages, over
+// 3,000 drawn lists of Responses items and response objects.
+func TestReadItemListAsGeneric(t *testing.T) {
+	took := asGeneric(t, 3000, func(i int, miss float64) []byte {
+		g := &itemListDraw{draws: draws{rand.New(rand.NewPCG(uint64(i), 45)), miss}}
+		return []byte(g.doc())
+	}, (*decoder).readItemList, FormatResponses)
+	if took[FormatResponses] < 1500 {
+		t.Errorf("readItemList read %d of the 3,000 draws, want at least 1,500", took[FormatResponses])
+	}
+}

@@ -213,7 +213,7 @@ func (d *decoder) recording(root int, each func(*Cassette, *Run)) *Cassette {
 func (d *decoder) readPiecewise(root int) *Cassette {
 	for _, read := range [...]func(*decoder, int) *Cassette{
 		(*decoder).readChat, (*decoder).readMessages, (*decoder).readSpans,
-		(*decoder).readLangChainMessages, (*decoder).readModelList, (*decoder).readUIList,
+		(*decoder).readLangChainMessages, (*decoder).readModelList, (*decoder).readUIList, (*decoder).readItemList,
 	} {
 		if c := read(d, root); c != nil {
 			return c

@@ -66,8 +66,7 @@ type responses struct {
 // cassette of one run.
 func readResponses(w *walker, v any) *Cassette {
 	c := &Cassette{Format: FormatResponses}
-	r := &responses{t: newTranscript(w, c), catalog: map[string][]Tool{}}
-	r.agents.transfers = transferIDs(v)
+	r := newResponses(w, c, transferIDs(v))
 	w.path = w.path[:0]
 	switch v := v.(type) {
 	case map[string]any:
@@ -75,14 +74,32 @@ func readResponses(w *walker, v any) *Cassette {
 	case []any:
 		for i, e := range v {
 			w.pushIdx(i)
-			if m, ok := e.(map[string]any); ok && isResponse(m) {
-				r.response(m)
-			} else {
-				r.item(e)
-			}
+			r.element(e)
 			w.pop()
 		}
 	}
+	return r.finish()
+}
+
+func newResponses(w *walker, c *Cassette, transfers map[string]bool) *responses {
+	r := &responses{t: newTranscript(w, c), catalog: map[string][]Tool{}}
+	r.agents.transfers = transfers
+	return r
+}
+
+// element reads one element of a list of responses and items.
+func (r *responses) element(e any) {
+	if m, ok := e.(map[string]any); ok && isResponse(m) {
+		r.response(m)
+	} else {
+		r.item(e)
+	}
+}
+
+// finish is the cassette read: its catalog, and its one run with the
+// handoffs followed.
+func (r *responses) finish() *Cassette {
+	c := r.t.c
 	for s, tools := range r.catalog {
 		c.Catalog = append(c.Catalog, ServerCatalog{Server: s, Tools: tools})
 	}

@@ -24,8 +24,10 @@ type transcriptFormat struct {
 // message a result), Anthropic's Messages (text and tool_use blocks, then
 // a user message of tool_result blocks), LangChain's messages_to_dict (an
 // ai message's tool_calls, then tool messages), the AI SDK's ModelMessages
-// (tool-call parts, then a tool message of tool-result parts) and its
-// UIMessages (an assistant message's tool parts, each with its output).
+// (tool-call parts, then a tool message of tool-result parts), its
+// UIMessages (an assistant message's tool parts, each with its output)
+// and an Agents SDK history of Responses items (function_call items, then
+// their outputs; its list is never wrapped in an object).
 var transcriptFormats = map[string]transcriptFormat{
 	"OpenAI": {`{"model": "gpt-4o", "messages": `, `{"role": "user", "content": "Look everything up."}`, `{"role": "assistant", "content": "done"}`,
 		func(b *strings.Builder, n, end int, res string) {
@@ -85,6 +87,15 @@ var transcriptFormats = map[string]transcriptFormat{
 			}
 			b.WriteString("]}")
 		}},
+	"Responses": {"", `{"role": "user", "content": "Look everything up."}`, `{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "done"}]}`,
+		func(b *strings.Builder, n, end int, res string) {
+			for k := n; k < end; k++ {
+				fmt.Fprintf(b, `, {"type": "function_call", "call_id": "call_%d", "name": "mcp__s__t%d", "arguments": "{\"q\": %d}"}`, k, k%20, k)
+			}
+			for k := n; k < end; k++ {
+				fmt.Fprintf(b, `, {"type": "function_call_output", "call_id": "call_%d", "output": "%d: %s"}`, k, k, res)
+			}
+		}},
 	"AI SDK UI": {`{"id": "chat", "messages": `, `{"role": "user", "parts": [{"type": "text", "text": "Look everything up."}]}`, `{"role": "assistant", "parts": [{"type": "text", "text": "done"}]}`,
 		func(b *strings.Builder, n, end int, res string) {
 			b.WriteString(`, {"role": "assistant", "parts": [{"type": "step-start"}`)
@@ -103,6 +114,7 @@ var transcriptFormats = map[string]transcriptFormat{
 func transcriptShape(calls, perMessage, resultBytes int, format string, wrapped bool) string {
 	f := transcriptFormats[format]
 	var b strings.Builder
+	wrapped = wrapped && f.wrap != ""
 	if wrapped {
 		b.WriteString(f.wrap)
 	}
@@ -120,7 +132,8 @@ func transcriptShape(calls, perMessage, resultBytes int, format string, wrapped 
 }
 
 // TestTranscriptMemoryIsBounded replays OpenAI Chat Completions, Anthropic
-// Messages, LangChain and AI SDK (ModelMessage and UIMessage) transcripts
+// Messages, LangChain, AI SDK (ModelMessage and UIMessage) and Responses
+// transcripts
 // (60,000 calls with results of 40 bytes in each format, then seeded draws of format, calls, calls a
 // message, result sizes and wrapping) through the built
 // binary with no gate and with each gate switched on, and holds each to
@@ -142,14 +155,14 @@ func TestTranscriptMemoryIsBounded(t *testing.T) {
 		wrapped                        bool
 	}
 	shapes := []shape{{60_000, 3, 40, "OpenAI", true}, {60_000, 3, 40, "Anthropic", false}, {60_000, 3, 40, "LangChain", true},
-		{60_000, 3, 40, "AI SDK", true}, {60_000, 3, 40, "AI SDK UI", false}}
+		{60_000, 3, 40, "AI SDK", true}, {60_000, 3, 40, "AI SDK UI", false}, {60_000, 3, 40, "Responses", false}}
 	rng := rand.New(rand.NewPCG(40, 30))
 	draws := 1 // MCPTEST_LONG=1: three draws
 	if long() {
 		draws = 3
 	}
 	for range draws {
-		sh := shape{perMessage: 1 + rng.IntN(8), resultBytes: rng.IntN(2000), format: []string{"OpenAI", "Anthropic", "LangChain", "AI SDK", "AI SDK UI"}[rng.IntN(5)], wrapped: rng.IntN(2) == 0}
+		sh := shape{perMessage: 1 + rng.IntN(8), resultBytes: rng.IntN(2000), format: []string{"OpenAI", "Anthropic", "LangChain", "AI SDK", "AI SDK UI", "Responses"}[rng.IntN(6)], wrapped: rng.IntN(2) == 0}
 		sh.calls = 1 + rng.IntN(12_000_000/(200+sh.resultBytes)) // at most about 12 MB
 		shapes = append(shapes, sh)
 	}
