@@ -66,9 +66,7 @@ func (d *decoder) readChat(root int) *Cassette {
 		}
 	}
 	if c == nil {
-		// Read again generically, from a clean slate.
-		*d.w = walker{path: d.w.path[:0]}
-		d.rangeOff, d.rangeLit = -1, ""
+		d.forget() // read again generically, from a clean slate
 	}
 	return c
 }

@@ -8,15 +8,15 @@ package cassette
 // A first pass reads each message's skeleton (its role, the types of its
 // content, its usage; nothing is decoded of its calls) to count the
 // format's marks as classify does (the same classifier); a second decodes
-// one message at a time and
-// reads it with the generic path's own transcript.message, walks it for
-// the read-or-refused audit, and lets it go. So what it reads is what
-// detect and readTranscript read (FuzzChat and TestReadMessagesAsGeneric
-// hold the two equal), and a transcript of a million calls costs its calls,
-// not a tree of Go maps. Any other document, one with a problem, one whose
-// messages mix the two formats' calls and one the audit finds a call lost
-// in give nil with nothing recorded, and recording reads the document
-// generically, which words the problems.
+// one message at a time, reads it with the generic path's own
+// transcript.message, walks it for the read-or-refused audit, and lets it
+// go. So what it reads is what detect and readTranscript read (FuzzChat
+// and TestReadMessagesAsGeneric hold the two equal), and a transcript of a
+// million calls costs its calls, not a tree of Go maps. Any other
+// document, one with a problem, one whose messages mix the two formats'
+// calls and one the audit finds a call lost in give nil with nothing
+// recorded, and recording reads the document generically, which words
+// the problems.
 func (d *decoder) readMessages(root int) *Cassette {
 	msgs, model, usage, wrapped, ok := d.messagesRoot(root)
 	if !ok {
@@ -30,9 +30,7 @@ func (d *decoder) readMessages(root int) *Cassette {
 		}
 	}
 	if c == nil {
-		// Read again generically, from a clean slate.
-		*d.w = walker{path: d.w.path[:0]}
-		d.rangeOff, d.rangeLit = -1, ""
+		d.forget()
 	}
 	return c
 }

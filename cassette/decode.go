@@ -407,3 +407,10 @@ func (d *decoder) members(i int, f func(key string, v, end int) bool) {
 		i = d.space(i + 1)
 	}
 }
+
+// forget drops what was recorded, for the document to be read again
+// generically from a clean slate.
+func (d *decoder) forget() {
+	*d.w = walker{path: d.w.path[:0]}
+	d.rangeOff, d.rangeLit = -1, ""
+}

@@ -2,61 +2,20 @@ package cassette
 
 import "maps"
 
-// A message list of LangChain or of the AI SDK (its ModelMessages or
-// UIMessages) is read a message at a time too, in the shapes detect takes for those formats
-// first: an array of messages, or an object holding one under "messages"
-// (a graph's state, a result saved whole) beside other members. Each
-// message is decoded into its generic value, read by the generic path's
-// own code for one message and walked by the read-or-refused audit, then
-// let go; the root's other members are decoded and walked as the audit
-// walks the root, an empty list in place of the messages. A problem or a
-// call the audit finds lost gives nil with nothing recorded, and recording
-// reads the document generically, which words the problems (FuzzChat,
-// TestReadLangChainAsGeneric and TestReadModelListAsGeneric hold the two
-// equal).
-
-// readUIList reads an AI SDK UIMessage list a message at a time, when
-// detect would take it for one: its first element no LangChain message,
-// every message with a string role, one with a tool part among its parts
-// and none with one in its content (isUIMessages, and not
-// isModelMessages, weighed in a first pass that decodes each message and
-// lets it go), and a root object with no "responseMessages" (detect
-// weighs those for ModelMessages before these).
-func (d *decoder) readUIList(root int) *Cassette {
-	msgs, ok := d.listAt(root)
-	if !ok || d.firstIsLangChain(msgs) {
-		return nil
-	}
-	roles, ui, model := true, false, false
-	d.array(msgs, func(_, e int) int {
-		if !roles {
-			return d.skip(e, false)
-		}
-		v, end := d.value(e)
-		one := []any{v}
-		roles = isMessages(one)
-		ui = ui || isUIMessages(one)
-		model = model || isModelMessages(one)
-		return end
-	})
-	if !roles || !ui || model || !d.clean() {
-		d.forget()
-		return nil
-	}
-	obj, ok := d.listRoot(root, msgs)
-	if !ok {
-		return nil
-	}
-	if _, both := obj["responseMessages"]; both {
-		return nil
-	}
-	c := &Cassette{Format: FormatAISDKUIMessages}
-	t := newTranscript(d.w, c)
-	if c = d.readList(c, t, msgs, obj, t.uiMessageAt); c == nil {
-		d.forget()
-	}
-	return c
-}
+// A message list of LangChain, of the AI SDK (its ModelMessages or
+// UIMessages) or of the Responses API (an Agents SDK history) is read a
+// message at a time too, in the shapes detect takes for those formats: an
+// array of messages, or (but for Responses items) an object holding one
+// under "messages" (a graph's state, a result saved whole) beside other
+// members. Where detect weighs every message, a first pass weighs each
+// and lets it go. Then each message is decoded into its generic value,
+// read by the generic path's own code for one message and walked by the
+// read-or-refused audit, then let go; the root's other members are decoded
+// and walked as the audit walks the root, an empty list in place of the
+// messages. A problem or a call the audit finds lost gives nil with
+// nothing recorded, and recording reads the document generically, which
+// words the problems (FuzzChat and the Test*AsGeneric generators hold the
+// two equal).
 
 // listAt finds the message list of a document, without decoding it: the
 // root itself when it is an array, else the root object's first
@@ -103,16 +62,9 @@ func (d *decoder) listRoot(root, msgs int) (obj map[string]any, ok bool) {
 	return obj, true
 }
 
-// forget drops what was recorded, for the document to be read again
-// generically from a clean slate.
-func (d *decoder) forget() {
-	*d.w = walker{path: d.w.path[:0]}
-	d.rangeOff, d.rangeLit = -1, ""
-}
-
-// readList is the second pass of a streamed message list at msgs: each
-// message read by one and walked by the audit at its depth, then the
-// root's other members (obj, nil for a bare array) walked; c, its run
+// readList is the second pass of a streamed message list at msgs: the
+// root's other members (obj, nil for a bare array) walked by the audit,
+// then each message read by one and walked at its depth; c, its run
 // finished, or nil on a problem or a call lost.
 func (d *decoder) readList(c *Cassette, t *transcript, msgs int, obj map[string]any, one func(v any)) *Cassette {
 	a := &audit{}
@@ -198,6 +150,49 @@ func (d *decoder) readModelList(root int) *Cassette {
 	t := newTranscript(d.w, c)
 	aiResult(c, t, obj)
 	if c = d.readList(c, t, msgs, obj, t.modelMessageAt); c == nil {
+		d.forget()
+	}
+	return c
+}
+
+// readUIList reads an AI SDK UIMessage list a message at a time, when
+// detect would take it for one: its first element no LangChain message,
+// every message with a string role, one with a tool part among its parts
+// and none with one in its content (isUIMessages, and not
+// isModelMessages, weighed in a first pass that decodes each message and
+// lets it go), and a root object with no "responseMessages" (detect
+// weighs those for ModelMessages before these).
+func (d *decoder) readUIList(root int) *Cassette {
+	msgs, ok := d.listAt(root)
+	if !ok || d.firstIsLangChain(msgs) {
+		return nil
+	}
+	roles, ui, model := true, false, false
+	d.array(msgs, func(_, e int) int {
+		if !roles {
+			return d.skip(e, false)
+		}
+		v, end := d.value(e)
+		one := []any{v}
+		roles = isMessages(one)
+		ui = ui || isUIMessages(one)
+		model = model || isModelMessages(one)
+		return end
+	})
+	if !roles || !ui || model || !d.clean() {
+		d.forget()
+		return nil
+	}
+	obj, ok := d.listRoot(root, msgs)
+	if !ok {
+		return nil
+	}
+	if _, both := obj["responseMessages"]; both {
+		return nil
+	}
+	c := &Cassette{Format: FormatAISDKUIMessages}
+	t := newTranscript(d.w, c)
+	if c = d.readList(c, t, msgs, obj, t.uiMessageAt); c == nil {
 		d.forget()
 	}
 	return c
