@@ -183,10 +183,9 @@ func streamDoc(path string, data []byte, each func(*Cassette, *Run), generic, co
 // recording reads a document that is not an mcptest cassette: a
 // transcript, a response object, a trace or an event stream, whose runs
 // are handed to each when the document has no problem. A model's answer
-// in the Chat Completions shapes is read by readChat, a transcript of
-// plain messages by readMessages, an OTLP export by readSpans, a LangChain
-// or AI SDK message list by readLangChainMessages, readModelList or
-// readUIList, any other document from its generic value.
+// in the Chat Completions shapes, a transcript, an OTLP export and a
+// message or item list of the shapes readPiecewise's readers take are
+// read a piece at a time, any other document from its generic value.
 func (d *decoder) recording(root int, each func(*Cassette, *Run)) *Cassette {
 	var c *Cassette
 	if !d.generic {
