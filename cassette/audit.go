@@ -22,7 +22,10 @@ import (
 // readers that decode straight into the model, the mcptest cassette (v1)
 // and readChat, are closed: they refuse (or hand to the generic path) any
 // member they do not read, so no call-shaped object can sit in them
-// unread, and the audit does not walk them.
+// unread, and the audit does not walk them. The readers that read a
+// document a piece at a time (readPiecewise) walk each piece at its depth
+// in the document as it is read, and hand the file to the generic path
+// when the audit of the whole finds something lost (passed).
 
 // Key spellings, as the known formats write them.
 var (
