@@ -93,9 +93,14 @@ func FuzzChat(f *testing.F) {
 	for _, seed := range fuzzSeeds(f) {
 		f.Add(seed)
 	}
-	for i := range 16 { // transcripts as readMessages reads them, and near misses
-		g := &transcriptDraw{draws: draws{rand.New(rand.NewPCG(uint64(i), 88)), float64(i%2) * 0.05}}
-		f.Add([]byte(g.doc()))
+	for i := range 16 { // documents as readPiecewise's readers read them, and near misses
+		d := draws{rand.New(rand.NewPCG(uint64(i), 88)), float64(i%2) * 0.05}
+		f.Add([]byte((&transcriptDraw{draws: d}).doc()))
+		f.Add([]byte((&spansDraw{draws: d}).doc()))
+		f.Add([]byte((&langChainDraw{draws: d}).doc()))
+		f.Add([]byte((&modelListDraw{draws: d}).doc()))
+		f.Add([]byte((&uiListDraw{draws: d}).doc()))
+		f.Add([]byte((&itemListDraw{draws: d}).doc()))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := Read("fuzz.json", data)
