@@ -3,80 +3,58 @@ package cassette
 // readMessages reads the document at root when it is a transcript of
 // OpenAI Chat Completions or Anthropic Messages messages whose shape no
 // other format's detection takes: an array of messages, or an object
-// holding one under "messages" beside at most "model" and "usage", every
-// message a plainMessage. It never holds the transcript decoded whole.
-// A first pass reads each message's skeleton (its role, the types of its
-// content, its usage; nothing is decoded of its calls) to count the
-// format's marks as classify does (the same classifier); a second decodes
-// one message at a time, reads it with the generic path's own
-// transcript.message, walks it for the read-or-refused audit, and lets it
-// go. So what it reads is what detect and readTranscript read (FuzzChat
-// and TestReadMessagesAsGeneric hold the two equal), and a transcript of a
-// million calls costs its calls, not a tree of Go maps. Any other
-// document, one with a problem, one whose messages mix the two formats'
-// calls and one the audit finds a call lost in give nil with nothing
-// recorded, and recording reads the document generically, which words
-// the problems.
+// holding one under "messages" beside other members (a model, a usage, a
+// system prompt, a harness's record of the task) but "responseMessages"
+// and "eval" (which detect weighs for the AI SDK, Mastra, LlamaIndex and
+// Inspect first), every message a plainMessage. It never holds the
+// transcript decoded whole. A first pass reads each message's skeleton
+// (its role, the types of its content, its usage; nothing is decoded of
+// its calls) to count the format's marks as classify does (the same
+// classifier); a second decodes one message at a time, reads it with the
+// generic path's own transcript.message, walks it for the read-or-refused
+// audit, and lets it go (readList). So what it reads is what detect and
+// readTranscript read (FuzzChat and TestReadMessagesAsGeneric hold the two
+// equal), and a transcript of a million calls costs its calls, not a tree
+// of Go maps. Any other document, one with a problem, one whose messages
+// mix the two formats' calls and one the audit finds a call lost in give
+// nil with nothing recorded, and recording reads the document
+// generically, which words the problems.
 func (d *decoder) readMessages(root int) *Cassette {
-	msgs, model, usage, wrapped, ok := d.messagesRoot(root)
+	msgs, key, ok := d.listAt(root, "messages")
 	if !ok {
 		return nil
 	}
-	var c *Cassette
-	if f, lastStep, ok := d.classifyMessages(msgs, usage, wrapped); ok {
-		c = d.readPlain(f, msgs, model, usage, wrapped)
-		if c != nil && lastStep && !hasCalls(c.Runs) {
-			c.Warnings = append(c.Warnings, lastStepText(nil))
+	obj, ok := d.listRoot(root, msgs, key)
+	if !ok {
+		return nil
+	}
+	for _, k := range [...]string{"responseMessages", "eval"} {
+		if _, ok := obj[k]; ok {
+			return nil
 		}
 	}
-	if c == nil {
+	usage := obj["usage"]
+	f, lastStep, ok := d.classifyMessages(msgs, usage, obj != nil)
+	if !ok {
 		d.forget()
+		return nil
+	}
+	c := &Cassette{Format: f}
+	c.Model, _ = obj["model"].(string)
+	t := newTranscript(d.w, c)
+	if c = d.readList(c, t, msgs, obj, func(v any) { t.message(f, v.(map[string]any)) }); c == nil {
+		d.forget()
+		return nil
+	}
+	if _, ok := usage.(map[string]any); ok {
+		var u usageSum // the conversation's own total wins
+		u.add(usage)
+		c.Runs[0].Tokens = u.tokens()
+	}
+	if lastStep && !hasCalls(c.Runs) {
+		c.Warnings = append(c.Warnings, lastStepText(obj))
 	}
 	return c
-}
-
-// messagesRoot finds the messages array of a document readMessages may
-// read, with the root's model and usage decoded (nil when absent), and
-// whether the root wraps it (an object); ok is false for any other root:
-// an object with another member or a member twice, or no array of
-// messages.
-func (d *decoder) messagesRoot(root int) (msgs int, model, usage any, wrapped, ok bool) {
-	switch d.data[root] {
-	case '[':
-		return root, nil, nil, false, true
-	case '{':
-	default:
-		return 0, nil, nil, false, false
-	}
-	msgs, modelAt, usageAt := -1, -1, -1
-	ok = true
-	d.members(root, func(key string, v, _ int) bool {
-		var at *int
-		switch key {
-		case "messages":
-			at = &msgs
-		case "model":
-			at = &modelAt
-		case "usage":
-			at = &usageAt
-		}
-		if at == nil || *at >= 0 {
-			ok = false
-		} else {
-			*at = v
-		}
-		return ok
-	})
-	if !ok || msgs < 0 || d.data[msgs] != '[' {
-		return 0, nil, nil, false, false
-	}
-	if modelAt >= 0 {
-		model, _ = d.value(modelAt)
-	}
-	if usageAt >= 0 {
-		usage, _ = d.value(usageAt)
-	}
-	return msgs, model, usage, true, true
 }
 
 // classifyMessages is readMessages' first pass over the array at msgs:
@@ -160,49 +138,6 @@ func (d *decoder) skeletonContent(v int) any {
 		return blocks
 	}
 	c, _ := d.value(v)
-	return c
-}
-
-// readPlain is readMessages' second pass: the messages at msgs read as f,
-// as readTranscript reads them, each walked by the audit; nil on a
-// problem (whose wording is the generic path's to give) or a call lost.
-func (d *decoder) readPlain(f Format, msgs int, model, usage any, wrapped bool) *Cassette {
-	c := &Cassette{Format: f}
-	if s, ok := model.(string); ok {
-		c.Model = s
-	}
-	t := newTranscript(d.w, c)
-	a := &audit{}
-	for _, v := range [...]any{model, usage} {
-		if container(v) {
-			visit(v, 1, nil, a.found, a)
-		}
-	}
-	depth := 1 // a message's depth in the document
-	if wrapped {
-		depth = 2
-	}
-	d.array(msgs, func(_, e int) int {
-		if !d.clean() {
-			return d.skip(e, false)
-		}
-		v, end := d.value(e)
-		m := v.(map[string]any)
-		t.message(f, m)
-		visit(m, depth, nil, a.found, a)
-		return end
-	})
-	if !d.clean() {
-		return nil
-	}
-	if _, ok := usage.(map[string]any); ok {
-		t.usage = usageSum{} // the conversation's own total wins
-		t.usage.add(usage)
-	}
-	c.Runs = []Run{t.finish()}
-	if !a.passed(d.w, c) {
-		return nil
-	}
 	return c
 }
 

@@ -121,6 +121,10 @@ func (g *transcriptDraw) doc() string {
 			ord{{"prompt_tokens", 12.0}, {"prompt_tokens", 13.0}},
 			"none")})
 	}
+	if g.rng.IntN(3) == 0 { // what else a harness or a request saves beside the messages
+		root = append(root, [2]any{g.pick("system", "task_id", "modelId", "executed_tools").(string),
+			g.pick("Be brief.", 7.0, "gpt-4o", []any{ord{{"name", "search"}}}, []any{"search"})})
+	}
 	if g.maybe() {
 		root = append(root, [2]any{g.pick("tools", "id", "responseMessages", "eval", "messages", "usage"), g.pick("x", []any{}, ord{{"task", "t"}, {"model", "m"}})})
 	}

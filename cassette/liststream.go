@@ -1,6 +1,9 @@
 package cassette
 
-import "maps"
+import (
+	"maps"
+	"slices"
+)
 
 // A message list of LangChain, of the AI SDK (its ModelMessages or
 // UIMessages) or of the Responses API (an Agents SDK history) is read a
@@ -18,41 +21,48 @@ import "maps"
 // two equal).
 
 // listAt finds the message list of a document, without decoding it: the
-// root itself when it is an array, else the root object's first
-// "messages" when it is an array; ok is false for any other document.
-func (d *decoder) listAt(root int) (msgs int, ok bool) {
+// root itself when it is an array, else the first member of the root
+// object, of the first of keys, that is an array (as detect looks for
+// "messages", then "responseMessages"), and its key; ok is false for any
+// other document.
+func (d *decoder) listAt(root int, keys ...string) (msgs int, key string, ok bool) {
 	switch d.data[root] {
 	case '[':
-		return root, true
+		return root, "", true
 	case '{':
 	default:
-		return 0, false
+		return 0, "", false
 	}
-	msgs = -1
-	d.members(root, func(key string, v, _ int) bool {
-		if key == "messages" {
-			msgs = v
+	at := make([]int, len(keys))
+	d.members(root, func(k string, v, _ int) bool {
+		if i := slices.Index(keys, k); i >= 0 && at[i] == 0 {
+			at[i] = v // the first, as the generic value keeps it
 		}
-		return msgs < 0
+		return true
 	})
-	return msgs, msgs >= 0 && d.data[msgs] == '['
+	for i, v := range at {
+		if v > 0 && d.data[v] == '[' {
+			return v, keys[i], true
+		}
+	}
+	return 0, "", false
 }
 
-// listRoot decodes the members of the root object beside its messages
-// (nil for a bare array), "messages" an empty list among them as the
+// listRoot decodes the members of the root object beside its messages,
+// under key (nil for a bare array), an empty list in their place as the
 // audit is to walk them; ok is false on a problem, nothing recorded.
-func (d *decoder) listRoot(root, msgs int) (obj map[string]any, ok bool) {
+func (d *decoder) listRoot(root, msgs int, key string) (obj map[string]any, ok bool) {
 	if msgs == root {
 		return nil, true
 	}
 	obj = map[string]any{}
-	d.object(root, func(key string, _, v int) int {
-		if key == "messages" {
-			obj[key] = []any{}
+	d.object(root, func(k string, _, v int) int {
+		if k == key {
+			obj[k] = []any{}
 			return d.skip(v, false)
 		}
 		val, end := d.value(v)
-		obj[key] = val
+		obj[k] = val
 		return end
 	})
 	if !d.clean() {
@@ -97,11 +107,11 @@ func (d *decoder) readList(c *Cassette, t *transcript, msgs int, obj map[string]
 // readLangChainMessages reads a LangChain message list, whose first
 // element is a LangChain message, a message at a time.
 func (d *decoder) readLangChainMessages(root int) *Cassette {
-	msgs, ok := d.listAt(root)
+	msgs, key, ok := d.listAt(root, "messages")
 	if !ok || !d.firstIsLangChain(msgs) {
 		return nil
 	}
-	obj, ok := d.listRoot(root, msgs)
+	obj, ok := d.listRoot(root, msgs, key)
 	if !ok {
 		return nil
 	}
@@ -122,10 +132,10 @@ func (d *decoder) readLangChainMessages(root int) *Cassette {
 // when detect would take it for one: its first element no LangChain
 // message, every message with a string role, one with a tool part in its
 // content (isModelMessages, weighed on each message's skeleton in a first
-// pass). A root's "responseMessages" beside such "messages" is not read,
-// as detect does not.
+// pass). Under a root object the list is its "messages", else its
+// "responseMessages" (AI SDK 7's result), as detect looks for them.
 func (d *decoder) readModelList(root int) *Cassette {
-	msgs, ok := d.listAt(root)
+	msgs, key, ok := d.listAt(root, "messages", "responseMessages")
 	if !ok || d.firstIsLangChain(msgs) {
 		return nil
 	}
@@ -142,7 +152,7 @@ func (d *decoder) readModelList(root int) *Cassette {
 		d.forget()
 		return nil
 	}
-	obj, ok := d.listRoot(root, msgs)
+	obj, ok := d.listRoot(root, msgs, key)
 	if !ok {
 		return nil
 	}
@@ -163,7 +173,7 @@ func (d *decoder) readModelList(root int) *Cassette {
 // lets it go), and a root object with no "responseMessages" (detect
 // weighs those for ModelMessages before these).
 func (d *decoder) readUIList(root int) *Cassette {
-	msgs, ok := d.listAt(root)
+	msgs, key, ok := d.listAt(root, "messages")
 	if !ok || d.firstIsLangChain(msgs) {
 		return nil
 	}
@@ -183,7 +193,7 @@ func (d *decoder) readUIList(root int) *Cassette {
 		d.forget()
 		return nil
 	}
-	obj, ok := d.listRoot(root, msgs)
+	obj, ok := d.listRoot(root, msgs, key)
 	if !ok {
 		return nil
 	}

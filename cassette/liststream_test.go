@@ -3,6 +3,8 @@ package cassette
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -119,7 +121,7 @@ func TestReadLangChainAsGeneric(t *testing.T) {
 }
 
 // modelListDraw draws AI SDK ModelMessage lists (result.response.messages,
-// result.responseMessages saved as "messages", a chat's stored messages),
+// result.responseMessages, a chat's stored messages),
 // bare or in a result saved whole beside its model and usage, mostly as
 // the SDK writes them, with near misses mixed in at a low rate (a message
 // without a role or with UI parts, a part that is not an object or names
@@ -199,7 +201,11 @@ func (g *modelListDraw) doc() string {
 		writeJSON(&b, msgs)
 		return b.String()
 	}
-	root := ord{{"messages", msgs}}
+	key := "messages"
+	if g.rng.IntN(3) == 0 {
+		key = "responseMessages" // AI SDK 7's result
+	}
+	root := ord{{key, msgs}}
 	if g.rng.IntN(2) == 0 {
 		root = append(root, [2]any{"response", ord{{"modelId", "gpt-4o-mini"}, {"id", "resp_1"}}})
 	}
@@ -419,5 +425,59 @@ func TestReadItemListAsGeneric(t *testing.T) {
 	}, (*decoder).readItemList, FormatResponses)
 	if took[FormatResponses] < 1500 {
 		t.Errorf("readItemList read %d of the 3,000 draws, want at least 1,500", took[FormatResponses])
+	}
+}
+
+// TestRealRecordingsReadAPieceAtATime: the recordings of the corpus that
+// real programs wrote (the agent frameworks' corpus files and those of
+// their newest versions, public benchmarks' records) are read a piece at a
+// time when their format is one readPiecewise's readers take, but for the
+// shapes named here, which are decoded whole and why. A framework version
+// that saves its messages in a new shape fails it, where the generators
+// would not.
+func TestRealRecordingsReadAPieceAtATime(t *testing.T) {
+	whole := map[string]string{
+		"anthropic_message_response.json":      "one message object, not a list",
+		"openai_responses_mcp.json":            "one response object, not a list",
+		"promptfoo_tool_calls.json":            "a bare list of calls, no messages",
+		"promptfoo_content_blocks.json":        "a bare list of content blocks, no messages",
+		"tau_bench_airline_task0_trial1.json":  "messages under \"traj\", detect's one array of messages under any key",
+		"tau_bench_airline_task38_trial1.json": "as task0",
+	}
+	streamed := map[Format]bool{FormatOpenAI: true, FormatAnthropic: true, FormatOTel: true, FormatLangChain: true,
+		FormatAISDKMessages: true, FormatAISDKUIMessages: true, FormatResponses: true}
+	var files []string
+	for _, g := range []string{"testdata/ok/*.json", "../cmd/mcptest/testdata/frameworks-new/*/*.json"} {
+		m, err := filepath.Glob(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	read := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := Read(f, data)
+		if err != nil || !streamed[c.Format] {
+			continue
+		}
+		d := newDecoder(data, &walker{})
+		took := d.readPiecewise(d.space(0)) != nil
+		d.done()
+		why, listed := whole[filepath.Base(f)]
+		switch {
+		case listed && took:
+			t.Errorf("%s (%s): read a piece at a time, but listed as decoded whole (%s)", f, c.Format, why)
+		case !listed && !took:
+			t.Errorf("%s (%s): decoded whole", f, c.Format)
+		case took:
+			read++
+		}
+	}
+	if read < 30 {
+		t.Errorf("%d recordings read a piece at a time, want the corpus's 30 or more", read)
 	}
 }
