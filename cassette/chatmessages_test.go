@@ -63,6 +63,29 @@ func (g *draws) maybe() bool { return g.rng.Float64() < g.miss }
 // pick is one of s, drawn.
 func (g *draws) pick(s ...any) any { return s[g.rng.IntN(len(s))] }
 
+// document writes msgs as a bare array a third of the time, else under key
+// in a root object beside each of members with even odds, and one of
+// misses when a near miss is drawn, the root's members in any order.
+func (g *draws) document(msgs []any, key string, members [][2]any, misses ...[2]any) string {
+	var b strings.Builder
+	if g.rng.IntN(3) == 0 {
+		writeJSON(&b, msgs)
+		return b.String()
+	}
+	root := ord{{key, msgs}}
+	for _, m := range members {
+		if g.rng.IntN(2) == 0 {
+			root = append(root, m)
+		}
+	}
+	if g.maybe() {
+		root = append(root, misses[g.rng.IntN(len(misses))])
+	}
+	g.rng.Shuffle(len(root), func(i, j int) { root[i], root[j] = root[j], root[i] })
+	writeJSON(&b, root)
+	return b.String()
+}
+
 // transcriptDraw draws Chat Completions transcripts: mostly of the plain
 // shape readMessages reads, with every kind of near miss mixed in at a low
 // rate (a member of another format, a content of parts, a key renamed or
@@ -105,32 +128,14 @@ func (g *transcriptDraw) doc() string {
 		i, j := g.rng.IntN(len(msgs)), g.rng.IntN(len(msgs))
 		msgs[i], msgs[j] = msgs[j], msgs[i]
 	}
-	var b strings.Builder
-	if g.rng.IntN(3) == 0 {
-		writeJSON(&b, msgs)
-		return b.String()
-	}
-	root := ord{{"messages", msgs}}
-	if g.rng.IntN(2) == 0 {
-		root = append(root, [2]any{"model", g.pick("gpt-4o", "gpt-4.1-mini", 5.0, ord{{"name", "x"}}, ghost(62+g.rng.IntN(3)))})
-	}
-	if g.rng.IntN(2) == 0 {
-		root = append(root, [2]any{"usage", g.pick(
-			ord{{"prompt_tokens", 12.0}, {"completion_tokens", 3.0}},
-			ord{{"input_tokens", 7.0}, {"output_tokens", 2.0}},
-			ord{{"prompt_tokens", 12.0}, {"prompt_tokens", 13.0}},
-			"none")})
-	}
-	if g.rng.IntN(3) == 0 { // what else a harness or a request saves beside the messages
-		root = append(root, [2]any{g.pick("system", "task_id", "modelId", "executed_tools").(string),
-			g.pick("Be brief.", 7.0, "gpt-4o", []any{ord{{"name", "search"}}}, []any{"search"})})
-	}
-	if g.maybe() {
-		root = append(root, [2]any{g.pick("tools", "id", "responseMessages", "eval", "messages", "usage"), g.pick("x", []any{}, ord{{"task", "t"}, {"model", "m"}})})
-	}
-	g.rng.Shuffle(len(root), func(i, j int) { root[i], root[j] = root[j], root[i] })
-	writeJSON(&b, root)
-	return b.String()
+	return g.document(msgs, "messages", [][2]any{
+		{"model", g.pick("gpt-4o", "gpt-4.1-mini", 5.0, ord{{"name", "x"}}, ghost(62+g.rng.IntN(3)))},
+		{"usage", g.pick(ord{{"prompt_tokens", 12.0}, {"completion_tokens", 3.0}}, ord{{"input_tokens", 7.0}, {"output_tokens", 2.0}},
+			ord{{"prompt_tokens", 12.0}, {"prompt_tokens", 13.0}}, "none")},
+		// What else a harness or a request saves beside the messages.
+		{g.pick("system", "task_id", "modelId", "executed_tools").(string),
+			g.pick("Be brief.", 7.0, "gpt-4o", []any{ord{{"name", "search"}}}, []any{"search"})},
+	}, [2]any{g.pick("tools", "id", "responseMessages", "eval", "messages", "usage").(string), g.pick("x", []any{}, ord{{"task", "t"}, {"model", "m"}})})
 }
 
 // exchange is an assistant message calling tools and the tools' answers.

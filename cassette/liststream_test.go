@@ -81,26 +81,8 @@ func (g *langChainDraw) doc() string {
 		}
 		msgs = append(msgs, g.message("AIMessage", "ai", ord{{"content", "done"}}))
 	}
-	var b strings.Builder
-	if g.rng.IntN(3) == 0 {
-		writeJSON(&b, msgs)
-		return b.String()
-	}
-	root := ord{{"messages", msgs}}
-	if g.rng.IntN(2) == 0 {
-		root = append(root, [2]any{"model", g.pick("gpt-4o", 3.0)})
-	}
-	if g.rng.IntN(2) == 0 {
-		root = append(root, [2]any{"next", []any{"agent"}}, [2]any{"config", ord{{"thread_id", "1"}}})
-	}
-	if g.maybe() {
-		root = append(root, g.pick(
-			[2]any{"name", "ghost"}, [2]any{"arguments", ord{{"q", 1.0}}},
-			[2]any{"messages", []any{}}, [2]any{"state", ghost(g.pick(62, 63, 64, 65).(int))}).([2]any))
-	}
-	g.rng.Shuffle(len(root), func(i, j int) { root[i], root[j] = root[j], root[i] })
-	writeJSON(&b, root)
-	return b.String()
+	return g.document(msgs, "messages", [][2]any{{"model", g.pick("gpt-4o", 3.0)}, {"next", []any{"agent"}}, {"config", ord{{"thread_id", "1"}}}},
+		[2]any{"name", "ghost"}, [2]any{"arguments", ord{{"q", 1.0}}}, [2]any{"messages", []any{}}, [2]any{"state", ghost(g.pick(62, 63, 64, 65).(int))})
 }
 
 // TestReadLangChainAsGeneric: readLangChainMessages reads what the generic
@@ -196,29 +178,13 @@ func (g *modelListDraw) doc() string {
 		msgs = append(msgs, g.message(ord{{"role", "assistant"}, {"content", assistant}}), g.message(ord{{"role", "tool"}, {"content", results}}))
 	}
 	msgs = append(msgs, g.message(ord{{"role", "assistant"}, {"content", []any{ord{{"type", "text"}, {"text", "done"}}}}}))
-	var b strings.Builder
-	if g.rng.IntN(3) == 0 {
-		writeJSON(&b, msgs)
-		return b.String()
-	}
 	key := "messages"
 	if g.rng.IntN(3) == 0 {
 		key = "responseMessages" // AI SDK 7's result
 	}
-	root := ord{{key, msgs}}
-	if g.rng.IntN(2) == 0 {
-		root = append(root, [2]any{"response", ord{{"modelId", "gpt-4o-mini"}, {"id", "resp_1"}}})
-	}
-	if g.rng.IntN(2) == 0 {
-		root = append(root, [2]any{g.pick("usage", "totalUsage").(string), ord{{"inputTokens", 30.0}, {"outputTokens", 5.0}, {"totalTokens", 35.0}}})
-	}
-	if g.maybe() {
-		root = append(root, g.pick([2]any{"responseMessages", []any{}}, [2]any{"messages", []any{}},
-			[2]any{"steps", ghost(g.pick(62, 63, 64, 65).(int))}, [2]any{"name", "ghost"}).([2]any))
-	}
-	g.rng.Shuffle(len(root), func(i, j int) { root[i], root[j] = root[j], root[i] })
-	writeJSON(&b, root)
-	return b.String()
+	return g.document(msgs, key, [][2]any{{"response", ord{{"modelId", "gpt-4o-mini"}, {"id", "resp_1"}}},
+		{g.pick("usage", "totalUsage").(string), ord{{"inputTokens", 30.0}, {"outputTokens", 5.0}, {"totalTokens", 35.0}}}},
+		[2]any{"responseMessages", []any{}}, [2]any{"messages", []any{}}, [2]any{"steps", ghost(g.pick(62, 63, 64, 65).(int))}, [2]any{"name", "ghost"})
 }
 
 // TestReadModelListAsGeneric: readModelList reads what the generic path
@@ -305,23 +271,9 @@ func (g *uiListDraw) doc() string {
 			msgs = append(msgs, g.message(ord{{"role", "user"}, {"content", "more"}, {"parts", []any{ord{{"type", "text"}, {"text", "more"}}}}}))
 		}
 	}
-	var b strings.Builder
-	if g.rng.IntN(3) == 0 {
-		writeJSON(&b, msgs)
-		return b.String()
-	}
-	root := ord{{"messages", msgs}}
-	if g.rng.IntN(2) == 0 {
-		root = append(root, [2]any{"id", "chat_1"})
-	}
-	if g.maybe() {
-		modelMsgs := []any{ord{{"role", "assistant"}, {"content", []any{ord{{"type", "tool-call"}, {"toolCallId", "x"}, {"toolName", "t"}, {"input", ord{}}}}}}}
-		root = append(root, g.pick([2]any{"responseMessages", []any{}}, [2]any{"responseMessages", modelMsgs}, [2]any{"messages", []any{}},
-			[2]any{"state", ghost(g.pick(62, 63, 64, 65).(int))}).([2]any))
-	}
-	g.rng.Shuffle(len(root), func(i, j int) { root[i], root[j] = root[j], root[i] })
-	writeJSON(&b, root)
-	return b.String()
+	modelMsgs := []any{ord{{"role", "assistant"}, {"content", []any{ord{{"type", "tool-call"}, {"toolCallId", "x"}, {"toolName", "t"}, {"input", ord{}}}}}}}
+	return g.document(msgs, "messages", [][2]any{{"id", "chat_1"}},
+		[2]any{"responseMessages", []any{}}, [2]any{"responseMessages", modelMsgs}, [2]any{"messages", []any{}}, [2]any{"state", ghost(g.pick(62, 63, 64, 65).(int))})
 }
 
 // TestReadUIListAsGeneric: readUIList reads what the generic path reads,
