@@ -64,9 +64,10 @@ func (h *handoffs) call(m map[string]any, name string) bool {
 
 // transferIDs returns the call ids whose output, in the items or response
 // objects v holds, is an Agents SDK transfer message: the ids of the
-// handoffs among the function calls that name them in snake case.
+// handoffs among the function calls that name them in snake case; nil
+// for none (most elements of a list: the list reader asks of each).
 func transferIDs(v any) map[string]bool {
-	ids := map[string]bool{}
+	var ids map[string]bool
 	var items func(v any)
 	items = func(v any) {
 		switch v := v.(type) {
@@ -81,6 +82,9 @@ func transferIDs(v any) map[string]bool {
 			}
 			if v["type"] == "function_call_output" || v["type"] == "function_call_result" {
 				if _, ok := transferTarget(v["output"]); ok {
+					if ids == nil {
+						ids = map[string]bool{}
+					}
 					ids[outputID(v)] = true
 				}
 			}

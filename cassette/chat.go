@@ -271,7 +271,7 @@ func (r *chatReader) function(c *chatCall, i int) int {
 			var end int
 			c.name, end = d.str(v, true)
 			return end
-		case key == "arguments" && d.data[v] == '"' && d.counting:
+		case key == "arguments" && d.data[v] == '"' && d.counting && !mayBeOverBudget(d.strEnd(v)-v):
 			return d.strEnd(v) // a JSON string: no problem of it is the document's
 		case key == "arguments" && d.data[v] == '"':
 			s, end := d.str(v, false)

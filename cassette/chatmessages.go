@@ -94,10 +94,15 @@ func (d *decoder) skeleton(e int) map[string]any {
 		return nil
 	}
 	m := map[string]any{}
+	d.spent += mapCost // the skeletons are kept: spent as value spends
 	for i := d.space(e + 1); d.data[i] == '"'; i = d.space(i + 1) {
 		key, end := d.str(i, true)
 		v := d.space(d.space(end) + 1)
-		switch _, dup := m[key]; {
+		_, dup := m[key]
+		if !dup {
+			d.spent += memberCost(len(m), len(key))
+		}
+		switch {
 		case dup:
 		case key == "role" || key == "type" || key == "usage":
 			m[key], _ = d.value(v)
@@ -120,14 +125,18 @@ func (d *decoder) skeletonContent(v int) any {
 		return ""
 	case '[':
 		blocks := []any{}
+		d.spent += sliceCost
 		d.array(v, func(_, b int) int {
+			d.spent += elemCost
 			if d.data[b] != '{' {
 				blocks = append(blocks, nil)
 				return d.skip(b, false)
 			}
 			block := map[string]any{}
+			d.spent += mapCost
 			d.members(b, func(k string, t, _ int) bool {
 				if k == "type" {
+					d.spent += memberCost(0, len(k))
 					block[k], _ = d.value(t)
 				}
 				return k != "type"

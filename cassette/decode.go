@@ -44,6 +44,12 @@ type decoder struct {
 	toolBlock []byte
 	toolLeft  int
 	canon     jsonpos.Canonical
+	// spent is the memory the values value built from the document take,
+	// estimated (see decodeCost), against budget (DecodeBudget of the
+	// document's size); overOff is the offset of the first value left
+	// undecoded because spent had passed budget, -1 while none is.
+	spent, budget int64
+	overOff       int
 }
 
 // maxInterned bounds the interned strings of one document; longer strings
@@ -60,7 +66,7 @@ const (
 const internFrom = 16 << 10
 
 func newDecoder(data []byte, w *walker) *decoder {
-	d := &decoder{data: data, w: w, rangeOff: -1}
+	d := &decoder{data: data, w: w, rangeOff: -1, overOff: -1, budget: DecodeBudget(len(data))}
 	if sets, _ := keySets.Get().(*[]*keySet); sets != nil {
 		d.sets = *sets
 	}
@@ -72,7 +78,7 @@ func newDecoder(data []byte, w *walker) *decoder {
 
 // clean reports whether no problem has been found so far.
 func (d *decoder) clean() bool {
-	return len(d.w.probs) == 0 && len(d.w.dups) == 0 && d.w.dropped == 0 && d.rangeOff < 0
+	return len(d.w.probs) == 0 && len(d.w.dups) == 0 && d.w.dropped == 0 && d.rangeOff < 0 && d.overOff < 0
 }
 
 // space returns the offset of the first byte at or after i that is not
@@ -217,18 +223,42 @@ func (d *decoder) skip(i int, check bool) int {
 // discard reads the value starting at i for its problems only (a repeated
 // key, a number out of range) and returns the offset just after it.
 func (d *decoder) discard(i int) int {
-	_, end := d.value(i)
+	_, end := d.piece(i)
 	return end
+}
+
+// piece decodes the value at i as value does, for a reader that lets it
+// go before it decodes the next: the budget is spent on that value alone,
+// and given back after it unless it ran out there.
+func (d *decoder) piece(i int) (any, int) {
+	before := d.spent
+	v, end := d.value(i)
+	if d.overOff < 0 {
+		d.spent = before
+	}
+	return v, end
 }
 
 // value decodes the value starting at i as encoding/json decodes into any
 // (map[string]any, []any, string, float64, bool or nil) and returns it with
-// the offset just after it. A repeated key keeps its first value.
+// the offset just after it. A repeated key keeps its first value. What it
+// builds is counted against the document's decode budget as it is built;
+// once the budget is spent, value decodes nothing more (it returns nil
+// and the offset after the value, the first such offset kept in overOff,
+// the document's error).
 func (d *decoder) value(i int) (any, int) {
+	if d.spent > d.budget && d.budget > 0 {
+		if d.overOff < 0 {
+			d.overOff = i
+		}
+		return nil, d.skip(i, false)
+	}
 	switch d.data[i] {
 	case '{':
 		m := map[string]any{}
+		d.spent += mapCost
 		end := d.object(i, func(key string, _, v int) int {
+			d.spent += memberCost(len(m), len(key))
 			val, end := d.value(v)
 			m[key] = val
 			return end
@@ -236,14 +266,18 @@ func (d *decoder) value(i int) (any, int) {
 		return m, end
 	case '[':
 		a := []any{}
+		d.spent += sliceCost
 		end := d.array(i, func(_, v int) int {
+			d.spent += elemCost
 			val, end := d.value(v)
 			a = append(a, val)
 			return end
 		})
 		return a, end
 	case '"':
-		return d.str(i, false)
+		s, end := d.str(i, false)
+		d.spent += stringCost(len(s))
+		return s, end
 	case 't':
 		return true, i + 4
 	case 'f':
@@ -251,6 +285,7 @@ func (d *decoder) value(i int) (any, int) {
 	case 'n':
 		return nil, i + 4
 	}
+	d.spent += numberCost
 	return d.number(i)
 }
 
@@ -413,4 +448,5 @@ func (d *decoder) members(i int, f func(key string, v, end int) bool) {
 func (d *decoder) forget() {
 	*d.w = walker{path: d.w.path[:0]}
 	d.rangeOff, d.rangeLit = -1, ""
+	d.spent, d.overOff = 0, -1
 }

@@ -333,6 +333,10 @@ func (a *archive) doc(name string, data []byte, read func(w *walker, v any)) {
 		a.add(e)
 		return
 	}
+	if d.overOff >= 0 {
+		a.add(d.overError(a.path, "in "+name+": "))
+		return
+	}
 	read(w, v)
 	if !d.clean() {
 		err := errorsAt(a.path, data, w)

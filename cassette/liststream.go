@@ -87,7 +87,7 @@ func (d *decoder) readList(c *Cassette, t *transcript, msgs int, obj map[string]
 		if !d.clean() {
 			return d.skip(e, false)
 		}
-		v, end := d.value(e)
+		v, end := d.piece(e)
 		one(v)
 		if container(v) {
 			visit(v, depth, nil, a.found, a)
@@ -182,7 +182,7 @@ func (d *decoder) readUIList(root int) *Cassette {
 		if !roles {
 			return d.skip(e, false)
 		}
-		v, end := d.value(e)
+		v, end := d.piece(e)
 		one := []any{v}
 		roles = isMessages(one)
 		ui = ui || isUIMessages(one)
@@ -215,7 +215,7 @@ func (d *decoder) firstIsLangChain(i int) bool {
 	if d.data[first] != '{' {
 		return false
 	}
-	v, _ := d.value(first)
+	v, _ := d.piece(first)
 	m, _ := v.(map[string]any)
 	_, _, _, ok := langChainMessage(m)
 	if !d.clean() {
@@ -241,7 +241,7 @@ func (d *decoder) readItemList(root int) *Cassette {
 	roles, items, foreign := true, false, false
 	transfers := map[string]bool{}
 	d.array(root, func(i, e int) int {
-		v, end := d.value(e)
+		v, end := d.piece(e)
 		m, _ := v.(map[string]any)
 		if i == 0 {
 			_, _, _, lc := langChainMessage(m)
@@ -262,7 +262,7 @@ func (d *decoder) readItemList(root int) *Cassette {
 		if !d.clean() {
 			return d.skip(e, false)
 		}
-		v, end := d.value(e)
+		v, end := d.piece(e)
 		r.element(v)
 		if container(v) {
 			visit(v, 1, nil, a.found, a)

@@ -85,7 +85,7 @@ func (s *spanStream) member(key, want string, v, depth int) int {
 		s.ok = false
 		return s.d.skip(v, false)
 	}
-	val, end := s.d.value(v)
+	val, end := s.d.piece(v)
 	if container(val) {
 		visit(val, depth, nil, s.a.found, s.a)
 	}
@@ -127,7 +127,7 @@ func (s *spanStream) scope(i, depth int) int {
 
 // span reads one span, at depth depth.
 func (s *spanStream) span(i, depth int) int {
-	v, end := s.d.value(i)
+	v, end := s.d.piece(i)
 	m := v.(map[string]any)
 	s.r.span(s.d.w)(m)
 	visit(m, depth, nil, s.a.found, s.a)

@@ -127,12 +127,39 @@ func Tally(path string, data []byte, each func(*Cassette, *Run)) (*Cassette, err
 }
 
 func stream(path string, data []byte, each func(*Cassette, *Run), counting bool) (*Cassette, error) {
+	var spent error
 	if each != nil {
 		// Path is known to each run's user, as it is to Read's.
-		// Every reader's results leave as their text (keepResults).
-		inner := each
-		each = func(c *Cassette, r *Run) { c.Path = path; keepResults(r); inner(c, r) }
+		// Every reader's results leave as their text (keepResults), each
+		// text within the file's decode budget (keptWithinBudget); a run
+		// with one that is not ends the handing out.
+		inner, runs := each, 0
+		each = func(c *Cassette, r *Run) {
+			if spent != nil {
+				return
+			}
+			c.Path = path
+			keepResults(r)
+			if spent = keptWithinBudget(c, r, runs, data); spent != nil {
+				return
+			}
+			runs++
+			if counting {
+				forgetArguments(r)
+			}
+			inner(c, r)
+		}
 	}
+	c, err := streamFile(path, data, each, counting)
+	if err == nil && spent != nil {
+		return nil, spent
+	}
+	return c, err
+}
+
+// streamFile reads data by its kind: an Inspect archive, one JSON
+// document, or JSON Lines.
+func streamFile(path string, data []byte, each func(*Cassette, *Run), counting bool) (*Cassette, error) {
 	if len(data) > MaxSize {
 		return nil, tooLarge(path, int64(len(data)))
 	}
@@ -225,6 +252,9 @@ func (d *decoder) readPiecewise(root int) *Cassette {
 // format detect finds; nil when it finds none, the problem recorded.
 func (d *decoder) detected(root int) *Cassette {
 	v, _ := d.value(root)
+	if d.overOff >= 0 {
+		return nil // the budget's error alone (err)
+	}
 	f := detect(v)
 	var c *Cassette
 	switch f.format {
@@ -294,8 +324,9 @@ func (d *decoder) hasKey(i int, key string) bool {
 }
 
 // err is the error of the document read: the first number out of range
-// alone, as encoding/json reports it, else every problem and repeated key
-// (the first maxProblems of them), or nil.
+// alone, as encoding/json reports it, else the decode budget spent, alone,
+// else every problem and repeated key (the first maxProblems of them), or
+// nil.
 func (d *decoder) err(file string) error {
 	if d.rangeOff >= 0 {
 		e := errorAt(file, d.data, d.rangeOff, "",
@@ -303,10 +334,22 @@ func (d *decoder) err(file string) error {
 		e.HideSource = true
 		return e
 	}
+	if d.overOff >= 0 {
+		return d.overError(file, "")
+	}
 	if d.clean() {
 		return nil
 	}
 	return errorsAt(file, d.data, d.w)
+}
+
+// overError is the error of a document whose decode budget ran out, alone:
+// what the readers made of its values past that point is not its problem.
+// prefix starts the message (naming an archive's member).
+func (d *decoder) overError(file, prefix string) *diag.Error {
+	e := errorAt(file, d.data, d.overOff, "", prefix+budgetError("decoding stopped here: the values before this point take up", len(d.data)))
+	e.HideSource = true
+	return e
 }
 
 // clip shortens s to n characters, marking the cut with an ellipsis.
