@@ -2,6 +2,7 @@ package cassette
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/internal/jsonpos"
@@ -159,10 +160,14 @@ func budgetError(lead string, size int) string {
 // keptWithinBudget checks that each call of r, the runs-th run of the
 // recording data read as c, keeps arguments and a result that decode
 // within data's budget (what a gate or the report decodes, one call at a
-// time), and returns the error of the first that does not. An mcptest
-// cassette's is placed at the call's member; another format's names the
-// run, turn and call.
+// time), and with the first run the catalog's tools, and returns the
+// error of the first that does not.
 func keptWithinBudget(c *Cassette, r *Run, runs int, data []byte) error {
+	if runs == 0 {
+		if err := catalogWithinBudget(c, data); err != nil {
+			return err
+		}
+	}
 	budget := DecodeBudget(len(data))
 	for t := range r.Turns {
 		for i := range r.Turns[t].Calls {
@@ -171,24 +176,45 @@ func keptWithinBudget(c *Cassette, r *Run, runs int, data []byte) error {
 				name string
 				text JSON
 			}{{"arguments", call.Arguments}, {"result", keptText(call.Result)}} {
-				over, cost := overBudget(kept.text, budget)
-				if !over {
-					continue
+				if over, cost := overBudget(kept.text, budget); over {
+					return keptError(c, data, fmt.Sprintf("/runs/%d/turns/%d/calls/%d/%s", runs, t, i, kept.name),
+						fmt.Sprintf("run %d, turn %d, call %d (`%s`)", runs+1, t+1, i+1, call.Tool), "its "+kept.name, cost)
 				}
-				lead := fmt.Sprintf("its %s would take %s decoded, over", kept.name, safefile.Size(cost))
-				e := &diag.Error{Pos: diag.Pos{File: c.Path}, Kind: kind, HideSource: true}
-				ptr := fmt.Sprintf("/runs/%d/turns/%d/calls/%d/%s", runs, t, i, kept.name)
-				if pos, ok := Locate(c.Path, data, ptr); ok && c.Format == FormatV1 {
-					e.Pos, e.Pointer = pos, ptr
-				} else {
-					lead = fmt.Sprintf("run %d, turn %d, call %d (`%s`): %s", runs+1, t+1, i+1, call.Tool, lead)
-				}
-				e.Message = budgetError(lead, len(data))
-				return e
 			}
 		}
 	}
 	return nil
+}
+
+// catalogWithinBudget checks that each tool of c's catalog, kept as its
+// text for the gates that read its schema, decodes within the budget of
+// data, the recording c was read from.
+func catalogWithinBudget(c *Cassette, data []byte) error {
+	budget := DecodeBudget(len(data))
+	for _, sc := range c.Catalog {
+		for i, tool := range sc.Tools {
+			if over, cost := overBudget(tool.Text, budget); over {
+				ptr := "/catalog/" + jsonpos.EscapePointer(sc.Server) + "/tools/" + strconv.Itoa(i)
+				return keptError(c, data, ptr, fmt.Sprintf("tool %d of server %q (`%s`)", i+1, sc.Server, tool.Name), "its entry", cost)
+			}
+		}
+	}
+	return nil
+}
+
+// keptError is the error of a kept text, what, that would cost cost
+// decoded: in an mcptest cassette placed at the member ptr points to, in
+// another format named by where.
+func keptError(c *Cassette, data []byte, ptr, where, what string, cost int64) error {
+	e := &diag.Error{Pos: diag.Pos{File: c.Path}, Kind: kind, HideSource: true}
+	lead := fmt.Sprintf("%s would take %s decoded, over", what, safefile.Size(cost))
+	if pos, ok := Locate(c.Path, data, ptr); ok && c.Format == FormatV1 {
+		e.Pos, e.Pointer = pos, ptr
+	} else {
+		lead = where + ": " + lead
+	}
+	e.Message = budgetError(lead, len(data))
+	return e
 }
 
 // keptText is the text a result is kept as, "" for none.

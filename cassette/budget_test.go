@@ -246,6 +246,12 @@ func TestDecodeBudgetRefusesFloods(t *testing.T) {
 		{"a cassette's arguments", func(f string) string { return v1(`{"q": `+f+`}`, `{"content": []}`, "") }, true},
 		{"a cassette's result", func(f string) string { return v1(`{}`, `{"content": `+f+`}`, "") }, true},
 		{"a cassette's extension member", func(f string) string { return v1(`{}`, `{"content": []}`, `, "x-notes": `+f) }, true},
+		{"a cassette's catalog", func(f string) string {
+			return v1(`{}`, `{"content": []}`, `, "catalog": {"a/b": {"tools": [{"name": "ok"}, {"name": "t", "inputSchema": `+f+`}]}}`)
+		}, true},
+		{"the catalog of a cassette with no run", func(f string) string {
+			return `{"mcptest_cassette": 1, "catalog": {"s": {"tools": [{"name": "t", "inputSchema": ` + f + `}]}}, "runs": []}`
+		}, true},
 	}
 	read := map[string]func(path string, data []byte) error{
 		"Read":  func(p string, d []byte) error { _, err := Read(p, d); return err },

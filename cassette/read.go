@@ -128,12 +128,13 @@ func Tally(path string, data []byte, each func(*Cassette, *Run)) (*Cassette, err
 
 func stream(path string, data []byte, each func(*Cassette, *Run), counting bool) (*Cassette, error) {
 	var spent error
+	runs := 0
 	if each != nil {
 		// Path is known to each run's user, as it is to Read's.
 		// Every reader's results leave as their text (keepResults), each
 		// text within the file's decode budget (keptWithinBudget); a run
 		// with one that is not ends the handing out.
-		inner, runs := each, 0
+		inner := each
 		each = func(c *Cassette, r *Run) {
 			if spent != nil {
 				return
@@ -151,6 +152,9 @@ func stream(path string, data []byte, each func(*Cassette, *Run), counting bool)
 		}
 	}
 	c, err := streamFile(path, data, each, counting)
+	if err == nil && spent == nil && each != nil && runs == 0 && c != nil {
+		spent = catalogWithinBudget(c, data) // no run checked it
+	}
 	if err == nil && spent != nil {
 		return nil, spent
 	}
