@@ -27,13 +27,21 @@ type Printer struct {
 	Line func(line string, col int) (string, int)
 }
 
-// Print writes every error of l to w, each followed by its source line
-// and caret where the error carries its source, then "N errors" when
-// there are several.
+// Print writes the errors of l to w, each followed by its source line and
+// caret where the error carries its source, then "N errors" when there
+// are several. Past MaxPrinted errors it says how many more there are
+// instead of printing them: a generated suite with one mistake in every
+// test has as many errors as tests, and the first ones say what the rest
+// would.
 func (p Printer) Print(w io.Writer, l List) {
-	for _, e := range l {
+	var lines lineCursor
+	for i, e := range l {
+		if i == MaxPrinted {
+			fmt.Fprintf(w, "... and %d more, not shown\n", len(l)-i)
+			break
+		}
 		fmt.Fprintln(w, p.clean(e.Error()))
-		if src, ok := sourceLine(e); ok {
+		if src, ok := lines.sourceLine(e); ok {
 			shown, col := p.sourceLine(src, max(e.Pos.Col, 1))
 			fmt.Fprintf(w, "  %s\n", shown)
 			fmt.Fprintf(w, "  %s^\n", strings.Repeat(" ", min(col-1, utf8.RuneCountInString(shown))))
@@ -44,28 +52,46 @@ func (p Printer) Print(w io.Writer, l List) {
 	}
 }
 
+// MaxPrinted is how many errors Print shows of a list.
+const MaxPrinted = 50
+
+// lineCursor finds the source lines of a list's errors, sorted by
+// position, in one pass over a source they share: it keeps the start of
+// the last line it found.
+type lineCursor struct {
+	src  []byte // the source of the last line found
+	line int    // its number, 1-based
+	off  int    // its start in src
+}
+
 // sourceLine returns the line of e's source at e.Pos, when e carries its
 // source, may show it, and the line is short enough to show.
-func sourceLine(e *Error) (string, bool) {
+func (c *lineCursor) sourceLine(e *Error) (string, bool) {
 	if e.HideSource || e.Source == nil || e.Pos.Line < 1 {
 		return "", false
 	}
 	data := e.Source
-	for i := 1; i < e.Pos.Line; i++ {
-		j := bytes.IndexByte(data, '\n')
+	line, off := 1, 0
+	if len(c.src) > 0 && len(data) == len(c.src) && &data[0] == &c.src[0] && c.line <= e.Pos.Line {
+		line, off = c.line, c.off
+	}
+	for ; line < e.Pos.Line; line++ {
+		j := bytes.IndexByte(data[off:], '\n')
 		if j < 0 {
 			return "", false
 		}
-		data = data[j+1:]
+		off += j + 1
 	}
-	if j := bytes.IndexByte(data, '\n'); j >= 0 {
-		data = data[:j]
+	c.src, c.line, c.off = data, line, off
+	text := data[off:]
+	if j := bytes.IndexByte(text, '\n'); j >= 0 {
+		text = text[:j]
 	}
-	line := strings.TrimRight(string(data), "\r")
-	if len(line) > maxShownLine {
+	text = bytes.TrimRight(text, "\r")
+	if len(text) > maxShownLine {
 		return "", false
 	}
-	return line, true
+	return string(text), true
 }
 
 // sourceLine is src as printed under an error, and col (1-based, in

@@ -2,6 +2,8 @@ package diag
 
 import (
 	"bytes"
+	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -43,5 +45,103 @@ f.yml:1:1: bell \u0007
 	Printer{Clean: strings.ToUpper, Line: func(s string, col int) (string, int) { return ">>" + s, col + 2 }}.Print(&b, l[:1])
 	if want := "F.YML:1:4: ONE\n  >>A: 1\n       ^\n"; b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
+
+// lineByScan is the source line of e found from the top of its source,
+// as Print found each before it kept a cursor: the reference the cursor
+// is held to.
+func lineByScan(e *Error) (string, bool) {
+	if e.HideSource || e.Source == nil || e.Pos.Line < 1 {
+		return "", false
+	}
+	lines := strings.Split(string(e.Source), "\n")
+	if e.Pos.Line > len(lines) {
+		return "", false
+	}
+	line := strings.TrimRight(lines[e.Pos.Line-1], "\r")
+	if len(line) > maxShownLine {
+		return "", false
+	}
+	return line, true
+}
+
+// TestLineCursorIsScan draws sources (short and long lines, CRLF, empty
+// lines, a last line with no newline) and lists of errors over two of
+// them, in order, shuffled and repeated, and holds the cursor's line for
+// each error to the line found by scanning from the top.
+func TestLineCursorIsScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	draw := func() []byte {
+		var b strings.Builder
+		for range 1 + rng.IntN(60) {
+			b.WriteString(strings.Repeat("x", []int{0, 3, 40, 199, 200, 201, 500}[rng.IntN(7)]))
+			b.WriteString([]string{"\n", "\r\n", "\n"}[rng.IntN(3)])
+		}
+		if rng.IntN(2) == 0 {
+			b.WriteString("last")
+		}
+		return []byte(b.String())
+	}
+	for range 2000 {
+		srcs := [][]byte{draw(), draw()}
+		var l List
+		for range rng.IntN(40) {
+			src := srcs[rng.IntN(2)]
+			e := &Error{Pos: Pos{File: "f", Line: rng.IntN(70), Col: 1}, Source: src, HideSource: rng.IntN(10) == 0}
+			if rng.IntN(10) == 0 {
+				e.Source = nil
+			}
+			l = append(l, e)
+		}
+		if rng.IntN(2) == 0 {
+			l = l.Sorted()
+		}
+		var c lineCursor
+		for i, e := range l {
+			got, gotOK := c.sourceLine(e)
+			want, wantOK := lineByScan(e)
+			if got != want || gotOK != wantOK {
+				t.Fatalf("error %d (line %d): cursor %q %v, scan %q %v", i, e.Pos.Line, got, gotOK, want, wantOK)
+			}
+		}
+	}
+}
+
+// TestPrintStopsAtMaxPrinted: a list longer than MaxPrinted prints its
+// first MaxPrinted errors, how many it left out, and the count of all.
+func TestPrintStopsAtMaxPrinted(t *testing.T) {
+	src := []byte(strings.Repeat("  - {}\n", 500))
+	var l List
+	for i := range 500 {
+		l = append(l, &Error{Pos: Pos{File: "s.yml", Line: i + 1, Col: 5}, Message: "missing name", Source: src})
+	}
+	var b bytes.Buffer
+	Printer{}.Print(&b, l)
+	out := b.String()
+	if n := strings.Count(out, "missing name"); n != MaxPrinted {
+		t.Errorf("%d errors printed, want %d", n, MaxPrinted)
+	}
+	if !strings.HasSuffix(out, "s.yml:50:5: missing name\n    - {}\n      ^\n... and 450 more, not shown\n500 errors\n") {
+		t.Errorf("the end of the output:\n%s", out[max(0, len(out)-200):])
+	}
+	b.Reset()
+	Printer{}.Print(&b, l[:MaxPrinted])
+	if strings.Contains(b.String(), "not shown") {
+		t.Errorf("a list of MaxPrinted errors said some were not shown")
+	}
+}
+
+// BenchmarkPrintManyErrors prints the errors of a generated suite with
+// one mistake in each of 100,000 tests: linear in the file, whatever the
+// errors' count (it was a scan from the top for each).
+func BenchmarkPrintManyErrors(b *testing.B) {
+	src := []byte(strings.Repeat("  - {}\n", 100_000))
+	var l List
+	for i := range 100_000 {
+		l = append(l, &Error{Pos: Pos{File: "s.yml", Line: i + 1, Col: 5}, Message: "missing name", Source: src})
+	}
+	for b.Loop() {
+		Printer{}.Print(io.Discard, l)
 	}
 }
