@@ -211,7 +211,7 @@ func floodShapes(scale float64) map[string]string {
 // span, a line of JSON Lines, an mcptest cassette's arguments, result and
 // extension member, a transcript's arguments string) is refused with the
 // budget's error, by Read (Stream's) and Tally alike, placed in the file;
-// the same recordings with a fifth of the flood are not.
+// the same recordings with a flood within the budget are not.
 func TestDecodeBudgetRefusesFloods(t *testing.T) {
 	type plant struct {
 		name string
@@ -284,12 +284,35 @@ func TestDecodeBudgetRefusesFloods(t *testing.T) {
 			}
 		}
 	}
-	// The same plants with a flood of a fifth of that are within the budget.
-	for shape, flood := range floodShapes(0.2) {
+	// The same plants with a flood of nine tenths of the floor past the
+	// ratio are within the budget: a budget of the floor alone, or of the
+	// floor less the ratio, would refuse them.
+	for shape, flood := range floodShapes(0.9) {
 		for _, pl := range plants {
 			if _, err := Read("f.json", []byte(pl.doc(flood))); err != nil && strings.Contains(err.Error(), "decode budget") {
-				t.Errorf("%s in %s at a fifth: %v", shape, pl.name, err)
+				t.Errorf("%s in %s, within the budget: %v", shape, pl.name, err)
 			}
 		}
+	}
+}
+
+// TestOverBudgetAtItsEdge: a kept text is over its budget when it would
+// cost more than the budget, not as much.
+func TestOverBudgetAtItsEdge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for range 200 {
+		var b bytes.Buffer
+		drawJSON(&b, rng, 4)
+		text := compact(b.Bytes())
+		cost := decodeCost([]byte(text))
+		if over, got := overBudget(text, cost); over && got == cost {
+			t.Fatalf("over a budget of its own cost %d: %s", cost, clipBytes([]byte(text)))
+		}
+		if over, got := overBudget(text, cost-1); !over || got != cost {
+			t.Fatalf("not over a budget of its cost less one (%v, %d, cost %d): %s", over, got, cost, clipBytes([]byte(text)))
+		}
+	}
+	if mayBeOverBudget(budgetFloor/costPerByte) || !mayBeOverBudget(budgetFloor/costPerByte+1) {
+		t.Errorf("mayBeOverBudget's edge is not budgetFloor / costPerByte")
 	}
 }
