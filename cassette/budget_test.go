@@ -190,6 +190,15 @@ func TestDecodeCostIsMemory(t *testing.T) {
 	}
 }
 
+// plant is where a recording holds a flood: doc writes the recording
+// around it; placed, the error names a line and column (every document
+// decoded, an mcptest cassette's kept texts), else a run and call.
+type plant struct {
+	name   string
+	doc    func(flood string) string
+	placed bool
+}
+
 // floodShapes are the JSON a hostile recording fills with: arrays of the
 // values that cost the most a byte, each long enough (by decodeCost) to
 // cost scale times the budget of a file of its size.
@@ -213,13 +222,6 @@ func floodShapes(scale float64) map[string]string {
 // budget's error, by Read (Stream's) and Tally alike, placed in the file;
 // the same recordings with a flood within the budget are not.
 func TestDecodeBudgetRefusesFloods(t *testing.T) {
-	type plant struct {
-		name string
-		doc  func(flood string) string
-		// placed: the error names a line and column (a cassette's
-		// kept text and every document decoded); else a run and call.
-		placed bool
-	}
 	call := `{"tool": "get_weather", "arguments": %s, "result": %s}`
 	v1 := func(args, result, extra string) string {
 		return `{"mcptest_cassette": 1` + extra + `, "runs": [{"turns": [{"calls": [` +
@@ -258,39 +260,51 @@ func TestDecodeBudgetRefusesFloods(t *testing.T) {
 		"Tally": func(p string, d []byte) error { _, err := Tally(p, d, func(*Cassette, *Run) {}); return err },
 	}
 	for shape, flood := range floodShapes(1.5) {
-		for _, pl := range plants {
-			if testing.Short() && shape != "one-member maps" {
-				continue
-			}
-			data := []byte(pl.doc(flood))
-			var first string
-			for _, how := range []string{"Read", "Tally"} {
-				err := read[how]("f.json", data)
-				var e *diag.Error
-				if !errors.As(err, &e) || !strings.Contains(e.Message, "decode budget") {
-					t.Fatalf("%s in %s, %s: %v, want the decode budget's error", shape, pl.name, how, err)
-				}
-				if pl.placed && e.Pos.Line == 0 {
-					t.Errorf("%s in %s, %s: not placed: %v", shape, pl.name, how, err)
-				}
-				if !pl.placed && !strings.Contains(e.Message, "run 1, turn 1, call 1 (`t`)") {
-					t.Errorf("%s in %s, %s: the call not named: %v", shape, pl.name, how, err)
-				}
-				if first == "" {
-					first = err.Error()
-				} else if err.Error() != first {
-					t.Errorf("%s in %s: %s says %q, Read %q", shape, pl.name, how, err, first)
-				}
-			}
+		if testing.Short() && shape != "one-member maps" {
+			continue
 		}
+		t.Run(shape, func(t *testing.T) {
+			t.Parallel()
+			refusedEverywhere(t, shape, flood, plants, read)
+		})
 	}
 	// The same plants with a flood of nine tenths of the floor past the
 	// ratio are within the budget: a budget of the floor alone, or of the
 	// floor less the ratio, would refuse them.
 	for shape, flood := range floodShapes(0.9) {
-		for _, pl := range plants {
-			if _, err := Read("f.json", []byte(pl.doc(flood))); err != nil && strings.Contains(err.Error(), "decode budget") {
-				t.Errorf("%s in %s, within the budget: %v", shape, pl.name, err)
+		t.Run(shape+" within the budget", func(t *testing.T) {
+			t.Parallel()
+			for _, pl := range plants {
+				if _, err := Read("f.json", []byte(pl.doc(flood))); err != nil && strings.Contains(err.Error(), "decode budget") {
+					t.Errorf("%s in %s, within the budget: %v", shape, pl.name, err)
+				}
+			}
+		})
+	}
+}
+
+// refusedEverywhere checks that flood, planted by each of plants, is
+// refused with the decode budget's error by each of read alike.
+func refusedEverywhere(t *testing.T, shape, flood string, plants []plant, read map[string]func(string, []byte) error) {
+	for _, pl := range plants {
+		data := []byte(pl.doc(flood))
+		var first string
+		for _, how := range []string{"Read", "Tally"} {
+			err := read[how]("f.json", data)
+			var e *diag.Error
+			if !errors.As(err, &e) || !strings.Contains(e.Message, "decode budget") {
+				t.Fatalf("%s in %s, %s: %v, want the decode budget's error", shape, pl.name, how, err)
+			}
+			if pl.placed && e.Pos.Line == 0 {
+				t.Errorf("%s in %s, %s: not placed: %v", shape, pl.name, how, err)
+			}
+			if !pl.placed && !strings.Contains(e.Message, "run 1, turn 1, call 1 (`t`)") {
+				t.Errorf("%s in %s, %s: the call not named: %v", shape, pl.name, how, err)
+			}
+			if first == "" {
+				first = err.Error()
+			} else if err.Error() != first {
+				t.Errorf("%s in %s: %s says %q, Read %q", shape, pl.name, how, err, first)
 			}
 		}
 	}
