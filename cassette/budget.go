@@ -17,10 +17,10 @@ import (
 // Recordings as frameworks and mcptest write them take 2 to 9 times their
 // size decoded (the shared datasets, every example and test recording,
 // the benchmark corpora, 100,000 tools listed in one Responses object);
-// JSON made to be expensive takes up to 56 times ({"a":{"a":{...}}}: a
-// map of 336 bytes for every six), so a file at the 64 MiB limit would
-// have taken 3.6 GB. A document past its budget is refused where the
-// budget ran out.
+// JSON made to be expensive takes up to 67 times ({"":{"":{...}}}: a map
+// of 336 bytes for every five), so a file at the 64 MiB limit would have
+// taken over 4 GB. A document past its budget is refused where the budget
+// ran out.
 const (
 	budgetRatio = 12
 	budgetFloor = 16 << 20

@@ -104,6 +104,9 @@ func TestDecodeCostIsDecoders(t *testing.T) {
 		if cc := decodeCost([]byte(c)); cc != cost {
 			t.Fatalf("draw %d: decodeCost %d of the compact text, %d of the text %s", i, cc, cost, clipBytes(data))
 		}
+		if cost > costPerByte*int64(len(c)) {
+			t.Fatalf("draw %d: decodeCost %d over costPerByte times its %d bytes: %s", i, cost, len(c), clipBytes(data))
+		}
 		w := &walker{}
 		d := newDecoder(data, w)
 		d.value(d.space(0))
@@ -325,6 +328,12 @@ func TestOverBudgetAtItsEdge(t *testing.T) {
 		if over, got := overBudget(text, cost-1); !over || got != cost {
 			t.Fatalf("not over a budget of its cost less one (%v, %d, cost %d): %s", over, got, cost, clipBytes([]byte(text)))
 		}
+	}
+	// The costliest JSON a byte, maps nested with an empty key, is within
+	// costPerByte, and near it.
+	chain := []byte(strings.Repeat(`{"":`, 5000) + "0" + strings.Repeat("}", 5000))
+	if cost, most := decodeCost(chain), costPerByte*int64(len(chain)); cost > most || cost < most*98/100 {
+		t.Errorf("maps nested with an empty key cost %d, not just under %d", cost, most)
 	}
 	if mayBeOverBudget(budgetFloor/costPerByte) || !mayBeOverBudget(budgetFloor/costPerByte+1) {
 		t.Errorf("mayBeOverBudget's edge is not budgetFloor / costPerByte")

@@ -128,7 +128,11 @@ func (s *spanStream) scope(i, depth int) int {
 // span reads one span, at depth depth.
 func (s *spanStream) span(i, depth int) int {
 	v, end := s.d.piece(i)
-	m := v.(map[string]any)
+	m, ok := v.(map[string]any)
+	if !ok { // the decode budget ran out before it
+		s.ok = false
+		return end
+	}
 	s.r.span(s.d.w)(m)
 	visit(m, depth, nil, s.a.found, s.a)
 	return end
