@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,8 +26,10 @@ type builder struct {
 	doc        *document
 	suite      *Suite
 	schemaErrs diag.List
-	errs       diag.List
-	names      map[string]string // case name -> pointer of its first use
+	// brokenAt is the pointers of schemaErrs, sorted, for broken.
+	brokenAt []string
+	errs     diag.List
+	names    map[string]string // case name -> pointer of its first use
 	// unrecorded builds a suite whose cassettes may not exist yet: a
 	// cassette: value is kept but not resolved.
 	unrecorded bool
@@ -133,14 +136,28 @@ func (b *builder) errorf(ptr string, pos diag.Pos, format string, args ...any) {
 }
 
 // broken reports whether the schema already reported a problem at or under
-// ptr, so the builder does not report it a second time in other words.
+// ptr, so the builder does not report it a second time in other words. It
+// searches the errors' pointers sorted: a suite generated with the same
+// mistake in each of 40,000 tests has as many errors, and a scan of them
+// for each field the builder read took 48 s.
 func (b *builder) broken(ptr string) bool {
-	for _, e := range b.schemaErrs {
-		if e.Pointer == ptr || strings.HasPrefix(e.Pointer, ptr+"/") {
-			return true
-		}
+	if len(b.schemaErrs) == 0 {
+		return false
 	}
-	return false
+	if len(b.brokenAt) != len(b.schemaErrs) {
+		b.brokenAt = b.brokenAt[:0]
+		for _, e := range b.schemaErrs {
+			b.brokenAt = append(b.brokenAt, e.Pointer)
+		}
+		slices.Sort(b.brokenAt)
+	}
+	// What ptr prefixes sorts after ptr itself and from ptr+"/" on.
+	i, found := slices.BinarySearch(b.brokenAt, ptr)
+	if found {
+		return true
+	}
+	j, _ := slices.BinarySearch(b.brokenAt[i:], ptr+"/")
+	return i+j < len(b.brokenAt) && strings.HasPrefix(b.brokenAt[i+j], ptr+"/")
 }
 
 // The ranges of the integer fields of a suite, beyond their schema minimum.
