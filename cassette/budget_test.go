@@ -252,10 +252,10 @@ func TestDecodeBudgetRefusesFloods(t *testing.T) {
 		{"a cassette's result", func(f string) string { return v1(`{}`, `{"content": `+f+`}`, "") }, true},
 		{"a cassette's extension member", func(f string) string { return v1(`{}`, `{"content": []}`, `, "x-notes": `+f) }, true},
 		{"a cassette's catalog", func(f string) string {
-			return v1(`{}`, `{"content": []}`, `, "catalog": {"a/b": {"tools": [{"name": "ok"}, {"name": "t", "inputSchema": `+f+`}]}}`)
+			return v1(`{}`, `{"content": []}`, `, "catalog": {"a/b": {"tools": [{"name": "ok"}, {"name": "t", "inputSchema": {"type": "object", "x-f": `+f+`}}]}}`)
 		}, true},
 		{"the catalog of a cassette with no run", func(f string) string {
-			return `{"mcptest_cassette": 1, "catalog": {"s": {"tools": [{"name": "t", "inputSchema": ` + f + `}]}}, "runs": []}`
+			return `{"mcptest_cassette": 1, "catalog": {"s": {"tools": [{"name": "t", "inputSchema": {"type": "object", "x-f": ` + f + `}}]}}, "runs": []}`
 		}, true},
 	}
 	read := map[string]func(path string, data []byte) error{

@@ -28,8 +28,11 @@ type builder struct {
 	schemaErrs diag.List
 	// brokenAt is the pointers of schemaErrs, sorted, for broken.
 	brokenAt []string
-	errs     diag.List
-	names    map[string]string // case name -> pointer of its first use
+	// schemaStop is the item the schema's check stopped at (validateSchema),
+	// where the build stops too; "" for none.
+	schemaStop string
+	errs       diag.List
+	names      map[string]string // case name -> pointer of its first use
 	// unrecorded builds a suite whose cassettes may not exist yet: a
 	// cassette: value is kept but not resolved.
 	unrecorded bool
@@ -250,10 +253,27 @@ func (b *builder) build() {
 		}
 		items, _ := root[sec.key].([]any)
 		for i, item := range items {
+			if b.stopBefore("/" + sec.key + "/" + strconv.Itoa(i)) {
+				return
+			}
 			b.item(sec.key, i, item)
 		}
 	}
 	b.suiteFloors(root)
+}
+
+// stopBefore reports whether the build stops before the item at ptr: the
+// item the schema's check stopped at, or the next once the builder has
+// found maxLoadErrors errors of its own, which an error then says.
+func (b *builder) stopBefore(ptr string) bool {
+	switch {
+	case ptr == b.schemaStop:
+		return true
+	case len(b.errs) >= maxLoadErrors:
+		b.errs = append(b.errs, tooManyErrors(b.doc, ptr))
+		return true
+	}
+	return false
 }
 
 // item builds item i of the section key.

@@ -197,8 +197,8 @@ func parseSuiteWith(path string, data []byte, mode loadMode, o yamlpos.Options) 
 		return nil, withSource(d, d.Errs).Sorted()
 	}
 	s := newSuite(d, path, sum())
-	errs := validateSchema(d)
-	b := &builder{doc: d, suite: s, schemaErrs: errs, unrecorded: mode.unrecorded, noDigest: mode.noDigest}
+	errs, stop := validateSchema(d)
+	b := &builder{doc: d, suite: s, schemaErrs: errs, schemaStop: stop, unrecorded: mode.unrecorded, noDigest: mode.noDigest}
 	b.build()
 	errs = append(errs, b.errs...)
 	if len(errs) > 0 && notASuite(d) {

@@ -34,11 +34,25 @@ var rawSuiteSchema = sync.OnceValue(func() map[string]any {
 
 // validateSchema checks the document against the embedded suite schema and
 // turns every leaf failure into a positioned error that teaches.
-func validateSchema(d *document) diag.List {
+// A suite of more items than maxLoadErrors is checked a piece at a time
+// (validatePiecewise), and stop is then the pointer of the item it
+// stopped at, "" when it checked them all.
+func validateSchema(d *document) (errs diag.List, stop string) {
 	if validSuite(d.Root) {
-		return nil
+		return nil, ""
 	}
-	err := schema.Suite().Validate(d.Root)
+	if root, ok := d.Root.(map[string]any); ok && sectionItems(root) > maxLoadErrors {
+		errs, stop = validatePiecewise(d, root)
+		return dropImpliedRequired(errs), stop
+	}
+	return dropImpliedRequired(schemaErrors(d, schema.Suite().Validate(d.Root), "")), ""
+}
+
+// schemaErrors turns the validator's err into positioned errors; a leaf's
+// instance location starting with from is read as starting with to (an
+// item validated alone, as the first of its section, is reported at its
+// place in the document).
+func schemaErrors(d *document, err error, from string, to ...string) diag.List {
 	if err == nil {
 		return nil
 	}
@@ -48,9 +62,73 @@ func validateSchema(d *document) diag.List {
 	}
 	var out diag.List
 	for _, leaf := range gate.SchemaLeaves(ve) {
+		if rest, ok := strings.CutPrefix(leaf.InstanceLocation, from); ok && from != "" && (rest == "" || rest[0] == '/') {
+			leaf.InstanceLocation = to[0] + rest
+		}
 		out = append(out, schemaError(d, leaf)...)
 	}
-	return dropImpliedRequired(out)
+	return out
+}
+
+// maxLoadErrors is how many errors the load of a suite collects before it
+// stops checking its items: a suite generated with one mistake in each of
+// a million tests had as many errors, and the validator's tree of them
+// and the errors took 2.9 GB to report. The first errors say what the
+// rest would; one more says where the checking stopped.
+const maxLoadErrors = 1000
+
+// itemSections are the sections of a suite that hold a list of items.
+var itemSections = []string{"agents", "tests", "scenarios", "tool_quality", "tools", "compliance", "redteam", "evals"}
+
+// sectionItems is how many items the sections of root hold.
+func sectionItems(root map[string]any) int {
+	n := 0
+	for _, key := range itemSections {
+		list, _ := root[key].([]any)
+		n += len(list)
+	}
+	return n
+}
+
+// validatePiecewise validates a suite of more items than maxLoadErrors a
+// piece at a time: the root with each section cut to its first item, then
+// each other item on its own, as the first of its section (validItem; the
+// schema states no constraint across the items of a section). It stops
+// once maxLoadErrors errors are found, the last error then saying which
+// item it stopped at, and stop its pointer.
+func validatePiecewise(d *document, root map[string]any) (errs diag.List, stop string) {
+	cut := make(map[string]any, len(root))
+	for k, v := range root {
+		cut[k] = v
+		if list, ok := v.([]any); ok && slices.Contains(itemSections, k) && len(list) > 1 {
+			cut[k] = list[:1]
+		}
+	}
+	// Each piece's errors are counted as the load reports them: what
+	// dropImpliedRequired drops and repeats (diag.List.Sorted) left out.
+	errs = dropImpliedRequired(schemaErrors(d, schema.Suite().Validate(cut), "")).Sorted()
+	for _, key := range itemSections {
+		list, _ := root[key].([]any)
+		for i := 1; i < len(list); i++ {
+			ptr := "/" + key + "/" + strconv.Itoa(i)
+			if len(errs) >= maxLoadErrors {
+				return append(errs, tooManyErrors(d, ptr)), ptr
+			}
+			if key == "tests" && fastTest(list[i]) || suiteCheck().validItem(key, list[i]) {
+				continue
+			}
+			err := schema.Suite().Validate(map[string]any{key: []any{list[i]}})
+			errs = append(errs, dropImpliedRequired(schemaErrors(d, err, "/"+key+"/0", ptr)).Sorted()...)
+		}
+	}
+	return errs, ""
+}
+
+// tooManyErrors is the error that ends a load stopped at maxLoadErrors, at
+// the item ptr, the first not checked.
+func tooManyErrors(d *document, ptr string) *diag.Error {
+	return &diag.Error{Pos: d.At(ptr), Pointer: ptr, Kind: "suite",
+		Message: fmt.Sprintf("stopped here after %d errors: the items from here on were not checked (fix those, then load the suite again)", maxLoadErrors)}
 }
 
 // dropImpliedRequired removes a "missing required key" error when the same

@@ -29,22 +29,26 @@ type Printer struct {
 
 // Print writes the errors of l to w, each followed by its source line and
 // caret where the error carries its source, then "N errors" when there
-// are several. Past MaxPrinted errors it says how many more there are
-// instead of printing them: a generated suite with one mistake in every
-// test has as many errors as tests, and the first ones say what the rest
-// would.
+// are several. Of a list longer than MaxPrinted + 1 it prints the first
+// MaxPrinted, how many it leaves out, and the last: a generated suite with
+// one mistake in every test has as many errors as tests, the first ones
+// say what the rest would, and the last is where the file stopped being
+// checked.
 func (p Printer) Print(w io.Writer, l List) {
 	var lines lineCursor
 	for i, e := range l {
-		if i == MaxPrinted {
-			fmt.Fprintf(w, "... and %d more, not shown\n", len(l)-i)
-			break
+		if i == MaxPrinted && len(l) > MaxPrinted+1 {
+			fmt.Fprintf(w, "... and %d more, not shown\n", len(l)-MaxPrinted-1)
+			e = l[len(l)-1]
 		}
 		fmt.Fprintln(w, p.clean(e.Error()))
 		if src, ok := lines.sourceLine(e); ok {
 			shown, col := p.sourceLine(src, max(e.Pos.Col, 1))
 			fmt.Fprintf(w, "  %s\n", shown)
 			fmt.Fprintf(w, "  %s^\n", strings.Repeat(" ", min(col-1, utf8.RuneCountInString(shown))))
+		}
+		if i == MaxPrinted {
+			break
 		}
 	}
 	if len(l) > 1 {

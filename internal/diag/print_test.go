@@ -108,8 +108,9 @@ func TestLineCursorIsScan(t *testing.T) {
 	}
 }
 
-// TestPrintStopsAtMaxPrinted: a list longer than MaxPrinted prints its
-// first MaxPrinted errors, how many it left out, and the count of all.
+// TestPrintStopsAtMaxPrinted: a list longer than MaxPrinted + 1 prints its
+// first MaxPrinted errors, how many it left out, its last, and the count
+// of all.
 func TestPrintStopsAtMaxPrinted(t *testing.T) {
 	src := []byte(strings.Repeat("  - {}\n", 500))
 	var l List
@@ -119,16 +120,17 @@ func TestPrintStopsAtMaxPrinted(t *testing.T) {
 	var b bytes.Buffer
 	Printer{}.Print(&b, l)
 	out := b.String()
-	if n := strings.Count(out, "missing name"); n != MaxPrinted {
-		t.Errorf("%d errors printed, want %d", n, MaxPrinted)
+	if n := strings.Count(out, "missing name"); n != MaxPrinted+1 {
+		t.Errorf("%d errors printed, want %d", n, MaxPrinted+1)
 	}
-	if !strings.HasSuffix(out, "s.yml:50:5: missing name\n    - {}\n      ^\n... and 450 more, not shown\n500 errors\n") {
+	if !strings.HasSuffix(out, "s.yml:50:5: missing name\n    - {}\n      ^\n... and 449 more, not shown\n"+
+		"s.yml:500:5: missing name\n    - {}\n      ^\n500 errors\n") {
 		t.Errorf("the end of the output:\n%s", out[max(0, len(out)-200):])
 	}
 	b.Reset()
-	Printer{}.Print(&b, l[:MaxPrinted])
-	if strings.Contains(b.String(), "not shown") {
-		t.Errorf("a list of MaxPrinted errors said some were not shown")
+	Printer{}.Print(&b, l[:MaxPrinted+1])
+	if strings.Contains(b.String(), "not shown") || strings.Count(b.String(), "missing name") != MaxPrinted+1 {
+		t.Errorf("a list of MaxPrinted + 1 errors was not printed whole")
 	}
 }
 
