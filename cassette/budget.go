@@ -238,3 +238,26 @@ func forgetArguments(r *Run) {
 // least decode budget: shorter text is not kept where it would be thrown
 // away (Tally's arguments).
 func mayBeOverBudget(n int) bool { return int64(n)*costPerByte > budgetFloor }
+
+// OverBudget reports whether the JSON value at offset at of data, a valid
+// JSON file, would cost more than the file's decode budget to decode,
+// with the message that says so, what naming the value ("tools[3]"): for
+// a reader of JSON outside this package (a catalog file's tools) to hold
+// it to the same budget. A file too short for any of its values to be
+// over is not read.
+func OverBudget(data []byte, at int, what string) (string, bool) {
+	if !mayBeOverBudget(len(data)) {
+		return "", false
+	}
+	text := data[at:jsonpos.Skip(data, at)]
+	size := len(data)
+	budget := DecodeBudget(size)
+	if int64(len(text))*costPerByte <= budget {
+		return "", false
+	}
+	cost := decodeCost(text)
+	if cost <= budget {
+		return "", false
+	}
+	return budgetError(fmt.Sprintf("%s would take %s decoded, over", what, safefile.Size(cost)), size), true
+}

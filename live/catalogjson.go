@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcptest/mcptest/cassette"
 	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/internal/jsonpos"
 )
@@ -261,10 +262,17 @@ func (w *jsonCheck) structure(root int) (catalogLike bool) {
 	return catalogLike
 }
 
-// tool checks one tool as checkTool does.
+// tool checks one tool as checkTool does, and holds it to the file's
+// decode budget (cassette.OverBudget): the decoder reads each tool into a
+// map, and a tool planted with JSON made to be expensive took 50 to 80
+// times its bytes.
 func (w *jsonCheck) tool(where string, t int) {
 	if w.data[t] != '{' {
 		w.problem(t, where+msgNotATool)
+		return
+	}
+	if msg, over := cassette.OverBudget(w.data, t, where); over {
+		w.problem(t, msg)
 		return
 	}
 	hasName := false
