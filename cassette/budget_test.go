@@ -339,3 +339,31 @@ func TestOverBudgetAtItsEdge(t *testing.T) {
 		t.Errorf("mayBeOverBudget's edge is not budgetFloor / costPerByte")
 	}
 }
+
+// TestOverBudgetOfAValue: OverBudget holds a value of a file to the
+// file's budget, as the kept texts are held: over for a flood costing
+// more than it, with the message naming the value; not for the same
+// flood within it, nor for any value of a file too short to be over.
+func TestOverBudgetOfAValue(t *testing.T) {
+	for shape, flood := range floodShapes(1.5) {
+		data := []byte(`{"tools": [{"name": "ok"}, {"name": "t", "x": ` + flood + `}]}`)
+		at := bytes.Index(data, []byte(`{"name": "t"`))
+		msg, over := OverBudget(data, at, "tools[1]")
+		if !over || !strings.HasPrefix(msg, "tools[1] would take ") || !strings.Contains(msg, "over the decode budget of") {
+			t.Errorf("%s: %v %q", shape, over, msg)
+		}
+		if _, over := OverBudget(data, bytes.Index(data, []byte(`{"name": "ok"`)), "tools[0]"); over {
+			t.Errorf("%s: the small tool beside the flood is over", shape)
+		}
+	}
+	for shape, flood := range floodShapes(0.9) {
+		data := []byte(`{"tools": [{"name": "t", "x": ` + flood + `}]}`)
+		if msg, over := OverBudget(data, bytes.IndexByte(data[1:], '{')+1, "tools[0]"); over {
+			t.Errorf("%s, within the budget: %s", shape, msg)
+		}
+	}
+	short := []byte(`[` + strings.Repeat(`{"":{"":{"":0}}},`, budgetFloor/costPerByte/17-1) + `0]`)
+	if _, over := OverBudget(short, 0, "it"); over || mayBeOverBudget(len(short)) {
+		t.Errorf("a file of %d bytes is over", len(short))
+	}
+}
