@@ -53,3 +53,17 @@ func TestProcessCatalogFloodsWithinBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestParseCatalogWithinBudget: a catalog document parsed from elsewhere
+// than a file (ParseCatalog: a tool bench's catalogs) is held to the same
+// budget.
+func TestParseCatalogWithinBudget(t *testing.T) {
+	flood := "[" + strings.TrimSuffix(strings.Repeat(`{"a":0},`, 800_000), ",") + "]"
+	_, err := ParseCatalog([]byte(`{"tools":[{"name":"t","inputSchema":{"type":"object","x-f":` + flood + `}}]}`))
+	if err == nil || !strings.HasPrefix(err.Error(), "tools[0] would take ") {
+		t.Fatalf("ParseCatalog: %v, want the decode budget's error", err)
+	}
+	if _, err := ParseCatalog([]byte(`{"tools":[{"name":"t","inputSchema":{"type":"object","x-f":[{"a":0}]}}]}`)); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -2,6 +2,7 @@ package live
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -393,9 +394,16 @@ func decodeJSON(data []byte) (*Catalog, error) {
 	b := toolTexts{c: &c}
 	w := &jsonCheck{data: data}
 	w.items(tools, func(n, t int) {
-		if err == nil {
-			err = b.addAt(n, data, t)
+		if err != nil {
+			return
 		}
+		// checkJSON placed this error for a file; a document parsed
+		// from elsewhere (ParseCatalog) meets it here.
+		if msg, over := cassette.OverBudget(data, t, fmt.Sprintf("tools[%d]", n)); over {
+			err = errors.New(msg)
+			return
+		}
+		err = b.addAt(n, data, t)
 	})
 	if err != nil {
 		return nil, err
