@@ -3,6 +3,7 @@ package cassette
 import (
 	"fmt"
 	"strconv"
+	"unsafe"
 
 	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/internal/jsonpos"
@@ -141,13 +142,16 @@ const costPerByte = 68
 
 // overBudget reports whether the JSON text t would cost more than budget
 // to decode, and what it would cost (0 for a text too short to).
-func overBudget(t JSON, budget int64) (bool, int64) {
+func overBudget(t []byte, budget int64) (bool, int64) {
 	if int64(len(t))*costPerByte <= budget {
 		return false, 0
 	}
-	cost := decodeCost([]byte(t))
+	cost := decodeCost(t)
 	return cost > budget, cost
 }
+
+// textBytes is the bytes of a kept text, not copied: for reading only.
+func textBytes(t JSON) []byte { return unsafe.Slice(unsafe.StringData(string(t)), len(t)) }
 
 // budgetError is the message of a decode budget spent: lead says what
 // costs too much, before "the decode budget of" JSON of size bytes.
@@ -176,7 +180,7 @@ func keptWithinBudget(c *Cassette, r *Run, runs int, data []byte) error {
 				name string
 				text JSON
 			}{{"arguments", call.Arguments}, {"result", keptText(call.Result)}} {
-				if over, cost := overBudget(kept.text, budget); over {
+				if over, cost := overBudget(textBytes(kept.text), budget); over {
 					return keptError(c, data, fmt.Sprintf("/runs/%d/turns/%d/calls/%d/%s", runs, t, i, kept.name),
 						fmt.Sprintf("run %d, turn %d, call %d (`%s`)", runs+1, t+1, i+1, call.Tool), "its "+kept.name, cost)
 				}
@@ -193,7 +197,7 @@ func catalogWithinBudget(c *Cassette, data []byte) error {
 	budget := DecodeBudget(len(data))
 	for _, sc := range c.Catalog {
 		for i, tool := range sc.Tools {
-			if over, cost := overBudget(tool.Text, budget); over {
+			if over, cost := overBudget(textBytes(tool.Text), budget); over {
 				ptr := "/catalog/" + jsonpos.EscapePointer(sc.Server) + "/tools/" + strconv.Itoa(i)
 				return keptError(c, data, ptr, fmt.Sprintf("tool %d of server %q (`%s`)", i+1, sc.Server, tool.Name), "its entry", cost)
 			}
@@ -249,15 +253,9 @@ func OverBudget(data []byte, at int, what string) (string, bool) {
 	if !mayBeOverBudget(len(data)) {
 		return "", false
 	}
-	text := data[at:jsonpos.Skip(data, at)]
-	size := len(data)
-	budget := DecodeBudget(size)
-	if int64(len(text))*costPerByte <= budget {
+	over, cost := overBudget(data[at:jsonpos.Skip(data, at)], DecodeBudget(len(data)))
+	if !over {
 		return "", false
 	}
-	cost := decodeCost(text)
-	if cost <= budget {
-		return "", false
-	}
-	return budgetError(fmt.Sprintf("%s would take %s decoded, over", what, safefile.Size(cost)), size), true
+	return budgetError(fmt.Sprintf("%s would take %s decoded, over", what, safefile.Size(cost)), len(data)), true
 }

@@ -322,10 +322,10 @@ func TestOverBudgetAtItsEdge(t *testing.T) {
 		drawJSON(&b, rng, 4)
 		text := compact(b.Bytes())
 		cost := decodeCost([]byte(text))
-		if over, got := overBudget(text, cost); over && got == cost {
+		if over, got := overBudget([]byte(text), cost); over && got == cost {
 			t.Fatalf("over a budget of its own cost %d: %s", cost, clipBytes([]byte(text)))
 		}
-		if over, got := overBudget(text, cost-1); !over || got != cost {
+		if over, got := overBudget([]byte(text), cost-1); !over || got != cost {
 			t.Fatalf("not over a budget of its cost less one (%v, %d, cost %d): %s", over, got, cost, clipBytes([]byte(text)))
 		}
 	}
