@@ -236,7 +236,7 @@ func (b *builder) build() {
 		line int
 	}
 	var sections []section
-	for _, key := range []string{"agents", "tests", "scenarios", "tool_quality", "tools", "compliance", "redteam", "evals"} {
+	for _, key := range itemSections {
 		if _, ok := root[key]; ok {
 			sections = append(sections, section{key, b.doc.KeyAt("/" + key).Line})
 		}

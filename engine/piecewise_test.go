@@ -67,7 +67,7 @@ func TestValidatePiecewiseIsWhole(t *testing.T) {
 			t.Fatalf("suite %d does not read: %v\n%s", n, d.Errs, text)
 		}
 		root, _ := d.Root.(map[string]any)
-		whole := dropImpliedRequired(schemaErrors(d, schema.Suite().Validate(d.Root), "")).Sorted()
+		whole := dropImpliedRequired(schemaErrors(d, schema.Suite().Validate(d.Root), "", "")).Sorted()
 		piece, stop := validatePiecewise(d, root)
 		piece = dropImpliedRequired(piece).Sorted()
 		if stop != "" {

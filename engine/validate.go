@@ -45,14 +45,14 @@ func validateSchema(d *document) (errs diag.List, stop string) {
 		errs, stop = validatePiecewise(d, root)
 		return dropImpliedRequired(errs), stop
 	}
-	return dropImpliedRequired(schemaErrors(d, schema.Suite().Validate(d.Root), "")), ""
+	return dropImpliedRequired(schemaErrors(d, schema.Suite().Validate(d.Root), "", "")), ""
 }
 
 // schemaErrors turns the validator's err into positioned errors; a leaf's
-// instance location starting with from is read as starting with to (an
-// item validated alone, as the first of its section, is reported at its
-// place in the document).
-func schemaErrors(d *document, err error, from string, to ...string) diag.List {
+// instance location starting with from (when not "") is read as starting
+// with to (an item validated alone, as the first of its section, is
+// reported at its place in the document).
+func schemaErrors(d *document, err error, from, to string) diag.List {
 	if err == nil {
 		return nil
 	}
@@ -63,7 +63,7 @@ func schemaErrors(d *document, err error, from string, to ...string) diag.List {
 	var out diag.List
 	for _, leaf := range gate.SchemaLeaves(ve) {
 		if rest, ok := strings.CutPrefix(leaf.InstanceLocation, from); ok && from != "" && (rest == "" || rest[0] == '/') {
-			leaf.InstanceLocation = to[0] + rest
+			leaf.InstanceLocation = to + rest
 		}
 		out = append(out, schemaError(d, leaf)...)
 	}
@@ -106,7 +106,7 @@ func validatePiecewise(d *document, root map[string]any) (errs diag.List, stop s
 	}
 	// Each piece's errors are counted as the load reports them: what
 	// dropImpliedRequired drops and repeats (diag.List.Sorted) left out.
-	errs = dropImpliedRequired(schemaErrors(d, schema.Suite().Validate(cut), "")).Sorted()
+	errs = dropImpliedRequired(schemaErrors(d, schema.Suite().Validate(cut), "", "")).Sorted()
 	for _, key := range itemSections {
 		list, _ := root[key].([]any)
 		for i := 1; i < len(list); i++ {
