@@ -36,23 +36,30 @@ type Printer struct {
 // checked.
 func (p Printer) Print(w io.Writer, l List) {
 	var lines lineCursor
-	for i, e := range l {
-		if i == MaxPrinted && len(l) > MaxPrinted+1 {
-			fmt.Fprintf(w, "... and %d more, not shown\n", len(l)-MaxPrinted-1)
-			e = l[len(l)-1]
-		}
-		fmt.Fprintln(w, p.clean(e.Error()))
-		if src, ok := lines.sourceLine(e); ok {
-			shown, col := p.sourceLine(src, max(e.Pos.Col, 1))
-			fmt.Fprintf(w, "  %s\n", shown)
-			fmt.Fprintf(w, "  %s^\n", strings.Repeat(" ", min(col-1, utf8.RuneCountInString(shown))))
-		}
-		if i == MaxPrinted {
-			break
-		}
+	shown := l
+	if len(l) > MaxPrinted+1 {
+		shown = l[:MaxPrinted]
+	}
+	for _, e := range shown {
+		p.print(w, e, &lines)
+	}
+	if len(shown) < len(l) {
+		fmt.Fprintf(w, "... and %d more, not shown\n", len(l)-len(shown)-1)
+		p.print(w, l[len(l)-1], &lines)
 	}
 	if len(l) > 1 {
 		fmt.Fprintf(w, "%d errors\n", len(l))
+	}
+}
+
+// print writes one error, with its source line and caret when it has one
+// to show (found by lines).
+func (p Printer) print(w io.Writer, e *Error, lines *lineCursor) {
+	fmt.Fprintln(w, p.clean(e.Error()))
+	if src, ok := lines.sourceLine(e); ok {
+		shown, col := p.sourceLine(src, max(e.Pos.Col, 1))
+		fmt.Fprintf(w, "  %s\n", shown)
+		fmt.Fprintf(w, "  %s^\n", strings.Repeat(" ", min(col-1, utf8.RuneCountInString(shown))))
 	}
 }
 
