@@ -2,6 +2,7 @@ package diag
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"strings"
@@ -67,14 +68,18 @@ func lineByScan(e *Error) (string, bool) {
 }
 
 // TestLineCursorIsScan draws sources (short and long lines, CRLF, empty
-// lines, a last line with no newline) and lists of errors over two of
-// them, in order, shuffled and repeated, and holds the cursor's line for
-// each error to the line found by scanning from the top.
+// lines, a last line with no newline, each line naming its source and
+// number) and lists of errors over several of them: two drawn, one of the
+// same length and other bytes, a prefix of the first sharing its memory,
+// and an empty one; in order, shuffled and repeated. It holds the
+// cursor's line for each error to the line found by scanning from the
+// top.
 func TestLineCursorIsScan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 8))
-	draw := func() []byte {
+	draw := func(id byte) []byte {
 		var b strings.Builder
-		for range 1 + rng.IntN(60) {
+		for n := range 1 + rng.IntN(60) {
+			fmt.Fprintf(&b, "%c%d ", id, n+1)
 			b.WriteString(strings.Repeat("x", []int{0, 3, 40, 199, 200, 201, 500}[rng.IntN(7)]))
 			b.WriteString([]string{"\n", "\r\n", "\n"}[rng.IntN(3)])
 		}
@@ -84,10 +89,17 @@ func TestLineCursorIsScan(t *testing.T) {
 		return []byte(b.String())
 	}
 	for range 2000 {
-		srcs := [][]byte{draw(), draw()}
+		first := draw('a')
+		// The same length, its lines cut elsewhere: its first newline
+		// moved a byte on.
+		same := bytes.Clone(first)
+		if k := bytes.IndexByte(same, '\n'); k >= 0 && k+1 < len(same) {
+			same[k], same[k+1] = same[k+1], same[k]
+		}
+		srcs := [][]byte{first, draw('b'), same, first[:len(first)/2], {}}
 		var l List
 		for range rng.IntN(40) {
-			src := srcs[rng.IntN(2)]
+			src := srcs[rng.IntN(len(srcs))]
 			e := &Error{Pos: Pos{File: "f", Line: rng.IntN(70), Col: 1}, Source: src, HideSource: rng.IntN(10) == 0}
 			if rng.IntN(10) == 0 {
 				e.Source = nil
