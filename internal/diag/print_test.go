@@ -79,8 +79,11 @@ func TestLineCursorIsScan(t *testing.T) {
 	draw := func(id byte) []byte {
 		var b strings.Builder
 		for n := range 1 + rng.IntN(60) {
-			fmt.Fprintf(&b, "%c%d ", id, n+1)
-			b.WriteString(strings.Repeat("x", []int{0, 3, 40, 199, 200, 201, 500}[rng.IntN(7)]))
+			if rng.IntN(5) > 0 { // else an empty line
+				name := fmt.Sprintf("%c%d ", id, n+1)
+				width := []int{3, 40, maxShownLine - 1, maxShownLine, maxShownLine + 1, 500}[rng.IntN(6)]
+				b.WriteString(name + strings.Repeat("x", max(0, width-len(name))))
+			}
 			b.WriteString([]string{"\n", "\r\n", "\n"}[rng.IntN(3)])
 		}
 		if rng.IntN(2) == 0 {
