@@ -31,15 +31,14 @@ const (
 func DecodeBudget(n int) int64 { return budgetRatio*int64(n) + budgetFloor }
 
 // The memory decoded values take, estimated from their shape on a 64-bit
-// machine (measured with Go 1.26, what growth leaves behind counted): an
-// object is a map header and, from its first member, a group of eight
-// slots (336 bytes for one to eight members), from its ninth a table of
-// sixteen (746 bytes for nine members), then at most 80 bytes a member at
-// the tables' load, with each key's bytes; an array is a
-// boxed slice and 24 bytes an element (an any, and append's spare
-// capacity); a string is boxed with its bytes rounded up to a word; a
-// number is a boxed float64. TestDecodeCostIsMemory holds the estimate to
-// what the runtime allocates.
+// machine (measured with Go 1.26): an object is a map header and, from its
+// first member, a group of eight slots (336 bytes for one to eight
+// members), from its ninth a table of sixteen (746 bytes for nine
+// members), then at most 80 bytes a member at the tables' load, with each
+// key's bytes; an array is a boxed slice and 24 bytes an element (an any,
+// and append's spare capacity); a string is boxed with its bytes rounded
+// up to a word; a number is a boxed float64. TestDecodeCostIsMemory holds
+// the estimate at or over the live heap of what the decoder builds.
 const (
 	mapCost    = 48
 	groupCost  = 288

@@ -39,8 +39,11 @@
 // generic path's. Arguments and results
 // are kept as their compact JSON text (JSON), catalog tools as theirs, and
 // read as encoding/json reads them (numbers are float64) when decoded. A
-// key repeated in any object is refused. Nothing is redacted here: reports
-// pass values through internal/redact.
+// key repeated in any object is refused. What the decoder builds, and what
+// each kept text would build, is held to a decode budget of 12 times the
+// bytes plus 16 MiB (budget.go): JSON that costs more to decode is refused
+// where the budget runs out. Nothing is redacted here: reports pass values
+// through internal/redact.
 //
 // The v1 format is published as a JSON Schema in engine/schema
 // (cassette.v1.json); a test holds the reader and the schema to the same
