@@ -30,6 +30,11 @@ const (
 // DecodeBudget is the decode budget of JSON of n bytes.
 func DecodeBudget(n int) int64 { return budgetRatio*int64(n) + budgetFloor }
 
+// decodeBudgetOf is the budget a decoder of n bytes gets: DecodeBudget,
+// but for the test that cuts every reader short at drawn budgets
+// (TestEveryReaderCutShort).
+var decodeBudgetOf = DecodeBudget
+
 // The memory decoded values take, estimated from their shape on a 64-bit
 // machine (measured with Go 1.26): an object is a map header and, from its
 // first member, a group of eight slots (336 bytes for one to eight

@@ -2,9 +2,12 @@ package cassette
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -365,5 +368,65 @@ func TestOverBudgetOfAValue(t *testing.T) {
 	short := []byte(`[` + strings.Repeat(`{"":{"":{"":0}}},`, budgetFloor/costPerByte/17-1) + `0]`)
 	if _, over := OverBudget(short, 0, "it"); over || mayBeOverBudget(len(short)) {
 		t.Errorf("a file of %d bytes is over", len(short))
+	}
+}
+
+// TestEveryReaderCutShort reads every recording of testdata (each format,
+// its frameworks' recordings, the Inspect archives, the refused ones)
+// with the decode budget run out at drawn points, from the first value to
+// past the last: whatever a reader was given of the document when the
+// budget ran out (a value left nil deep in a message, a span, a line, a
+// member), Read and Tally answer with the budget's error or the file's
+// own, and never panic. (It found readMessages handed a message the
+// budget had left half built to the reader that takes it for a map.)
+func TestEveryReaderCutShort(t *testing.T) {
+	var files []string
+	for _, dir := range []string{"testdata/ok", "testdata/err", "testdata/frameworks", "testdata/inspect"} {
+		matches, _ := filepath.Glob(dir + "/*")
+		files = append(files, matches...)
+	}
+	if len(files) < 100 {
+		t.Fatalf("%d recordings in testdata", len(files))
+	}
+	defer func(f func(int) int64) { decodeBudgetOf = f }(decodeBudgetOf)
+	draws := 12 // MCPTEST_LONG=1: 200 a file
+	if os.Getenv("MCPTEST_LONG") == "1" {
+		draws = 200
+	}
+	rng := rand.New(rand.NewPCG(21, 3))
+	cut := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil || len(data) > 1<<20 {
+			continue
+		}
+		full := int64(len(data)) * 9 // JSON Lines and archives: about what a document costs
+		if json.Valid(data) {
+			full = decodeCost(data)
+		}
+		for range draws {
+			budget := 1 + rng.Int64N(full+1)
+			decodeBudgetOf = func(int) int64 { return budget }
+			for how, read := range map[string]func() error{
+				"Read":  func() error { _, err := Read(f, data); return err },
+				"Tally": func() error { _, err := Tally(f, data, func(*Cassette, *Run) {}); return err },
+			} {
+				var err error
+				func() {
+					defer func() {
+						if p := recover(); p != nil {
+							t.Fatalf("%s of %s with a budget of %d: panic %v", how, f, budget, p)
+						}
+					}()
+					err = read()
+				}()
+				if err != nil && strings.Contains(err.Error(), "decode budget") {
+					cut++
+				}
+			}
+		}
+	}
+	if cut < 500 {
+		t.Errorf("only %d reads cut short: the drawn budgets no longer reach the readers", cut)
 	}
 }

@@ -66,7 +66,7 @@ const (
 const internFrom = 16 << 10
 
 func newDecoder(data []byte, w *walker) *decoder {
-	d := &decoder{data: data, w: w, rangeOff: -1, overOff: -1, budget: DecodeBudget(len(data))}
+	d := &decoder{data: data, w: w, rangeOff: -1, overOff: -1, budget: decodeBudgetOf(len(data))}
 	if sets, _ := keySets.Get().(*[]*keySet); sets != nil {
 		d.sets = *sets
 	}

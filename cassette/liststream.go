@@ -88,6 +88,9 @@ func (d *decoder) readList(c *Cassette, t *transcript, msgs int, obj map[string]
 			return d.skip(e, false)
 		}
 		v, end := d.piece(e)
+		if d.overOff >= 0 {
+			return end // the budget ran out in it: what was built is not the message
+		}
 		one(v)
 		if container(v) {
 			visit(v, depth, nil, a.found, a)
@@ -263,6 +266,9 @@ func (d *decoder) readItemList(root int) *Cassette {
 			return d.skip(e, false)
 		}
 		v, end := d.piece(e)
+		if d.overOff >= 0 {
+			return end // as in readList
+		}
 		r.element(v)
 		if container(v) {
 			visit(v, 1, nil, a.found, a)
