@@ -1,8 +1,6 @@
 package cassette
 
 import (
-	"unsafe"
-
 	"github.com/mcptest/mcptest/internal/jsonpos"
 )
 
@@ -37,8 +35,7 @@ func (t Tool) Member(key string) JSON {
 	if t.Text == "" {
 		return ""
 	}
-	// Read only: the bytes of the string are not written.
-	text := unsafe.Slice(unsafe.StringData(string(t.Text)), len(t.Text))
+	text := textBytes(t.Text)
 	if text[0] != '{' {
 		return ""
 	}
