@@ -23,6 +23,9 @@ func ReadBaseline(r io.Reader, name string) (*report.Envelope, error) {
 	if len(data) > MaxEnvelopeBytes {
 		return nil, fmt.Errorf("%s: larger than %d MiB, which no run envelope is", name, MaxEnvelopeBytes>>20)
 	}
+	if err := report.CheckBudget("the envelope", data); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	var head struct {
 		SchemaVersion *int `json:"schema_version"`
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/jsonpos"
 )
 
 // drawJSON writes a drawn JSON value to b: objects and arrays nested up to
@@ -87,7 +88,7 @@ func decodeSpent(data []byte) (any, int64) {
 }
 
 // TestDecodeCostIsDecoders holds the two counts of the decode budget to
-// one figure on drawn JSON: decodeCost, which reads a kept text without
+// one figure on drawn JSON: jsonpos.DecodeCost, which reads a kept text without
 // decoding it, is never under what the decoder spends decoding it, and
 // equals it on text with no escape and no repeated key (where the decoder
 // reads a shorter string or skips the repetition).
@@ -99,16 +100,16 @@ func TestDecodeCostIsDecoders(t *testing.T) {
 		drawJSON(&b, rng, 1+rng.IntN(5))
 		data := b.Bytes()
 		_, spent := decodeSpent(data)
-		cost := decodeCost(data)
+		cost := jsonpos.DecodeCost(data)
 		if cost < spent {
-			t.Fatalf("draw %d: decodeCost %d under the decoder's %d for %s", i, cost, spent, clipBytes(data))
+			t.Fatalf("draw %d: DecodeCost %d under the decoder's %d for %s", i, cost, spent, clipBytes(data))
 		}
 		c := compact(data)
-		if cc := decodeCost([]byte(c)); cc != cost {
-			t.Fatalf("draw %d: decodeCost %d of the compact text, %d of the text %s", i, cc, cost, clipBytes(data))
+		if cc := jsonpos.DecodeCost([]byte(c)); cc != cost {
+			t.Fatalf("draw %d: DecodeCost %d of the compact text, %d of the text %s", i, cc, cost, clipBytes(data))
 		}
-		if cost > costPerByte*int64(len(c)) {
-			t.Fatalf("draw %d: decodeCost %d over costPerByte times its %d bytes: %s", i, cost, len(c), clipBytes(data))
+		if cost > jsonpos.CostPerByte*int64(len(c)) {
+			t.Fatalf("draw %d: DecodeCost %d over jsonpos.CostPerByte times its %d bytes: %s", i, cost, len(c), clipBytes(data))
 		}
 		w := &walker{}
 		d := newDecoder(data, w)
@@ -117,7 +118,7 @@ func TestDecodeCostIsDecoders(t *testing.T) {
 		if !bytes.Contains(data, []byte(`\`)) && len(w.dups) == 0 {
 			equal++
 			if cost != spent {
-				t.Fatalf("draw %d: decodeCost %d, decoder %d, on text with no escape or repeated key: %s", i, cost, spent, clipBytes(data))
+				t.Fatalf("draw %d: DecodeCost %d, decoder %d, on text with no escape or repeated key: %s", i, cost, spent, clipBytes(data))
 			}
 		}
 	}
@@ -190,8 +191,8 @@ func TestDecodeCostIsMemory(t *testing.T) {
 		if live > spent+spent/20+256<<10 {
 			t.Errorf("%s: the decoded value holds %d bytes live, over its estimate %d", name, live, spent)
 		}
-		if cost := decodeCost(data); cost < spent {
-			t.Errorf("%s: decodeCost %d under the decoder's %d", name, cost, spent)
+		if cost := jsonpos.DecodeCost(data); cost < spent {
+			t.Errorf("%s: DecodeCost %d under the decoder's %d", name, cost, spent)
 		}
 	}
 }
@@ -206,15 +207,15 @@ type plant struct {
 }
 
 // floodShapes are the JSON a hostile recording fills with: arrays of the
-// values that cost the most a byte, each long enough (by decodeCost) to
+// values that cost the most a byte, each long enough (by jsonpos.DecodeCost) to
 // cost scale times the budget of a file of its size.
 func floodShapes(scale float64) map[string]string {
 	chain := strings.Repeat(`{"":`, 40) + "0" + strings.Repeat("}", 40)
 	out := map[string]string{}
 	for name, elem := range map[string]string{"empty objects": "{}", "one-member maps": `{"a":0}`, "nested maps": chain, "empty arrays": "[]"} {
-		per := decodeCost([]byte("["+elem+"]")) - sliceCost
-		over := per - budgetRatio*int64(len(elem)+1) // what each costs past the ratio
-		k := int(scale * budgetFloor / float64(over))
+		per := jsonpos.DecodeCost([]byte("["+elem+"]")) - jsonpos.SliceCost
+		over := per - jsonpos.BudgetRatio*int64(len(elem)+1) // what each costs past the ratio
+		k := int(scale * jsonpos.BudgetFloor / float64(over))
 		out[name] = "[" + strings.TrimSuffix(strings.Repeat(elem+",", k), ",") + "]"
 	}
 	return out
@@ -316,33 +317,6 @@ func refusedEverywhere(t *testing.T, shape, flood string, plants []plant, read m
 	}
 }
 
-// TestOverBudgetAtItsEdge: a kept text is over its budget when it would
-// cost more than the budget, not as much.
-func TestOverBudgetAtItsEdge(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 7))
-	for range 200 {
-		var b bytes.Buffer
-		drawJSON(&b, rng, 4)
-		text := compact(b.Bytes())
-		cost := decodeCost([]byte(text))
-		if over, got := overBudget([]byte(text), cost); over && got == cost {
-			t.Fatalf("over a budget of its own cost %d: %s", cost, clipBytes([]byte(text)))
-		}
-		if over, got := overBudget([]byte(text), cost-1); !over || got != cost {
-			t.Fatalf("not over a budget of its cost less one (%v, %d, cost %d): %s", over, got, cost, clipBytes([]byte(text)))
-		}
-	}
-	// The costliest JSON a byte, maps nested with an empty key, is within
-	// costPerByte, and near it.
-	chain := []byte(strings.Repeat(`{"":`, 5000) + "0" + strings.Repeat("}", 5000))
-	if cost, most := decodeCost(chain), costPerByte*int64(len(chain)); cost > most || cost < most*98/100 {
-		t.Errorf("maps nested with an empty key cost %d, not just under %d", cost, most)
-	}
-	if mayBeOverBudget(budgetFloor/costPerByte) || !mayBeOverBudget(budgetFloor/costPerByte+1) {
-		t.Errorf("mayBeOverBudget's edge is not budgetFloor / costPerByte")
-	}
-}
-
 // TestOverBudgetOfAValue: OverBudget holds a value of a file to the
 // file's budget, as the kept texts are held: over for a flood costing
 // more than it, with the message naming the value; not for the same
@@ -365,8 +339,8 @@ func TestOverBudgetOfAValue(t *testing.T) {
 			t.Errorf("%s, within the budget: %s", shape, msg)
 		}
 	}
-	short := []byte(`[` + strings.Repeat(`{"":{"":{"":0}}},`, budgetFloor/costPerByte/17-1) + `0]`)
-	if _, over := OverBudget(short, 0, "it"); over || mayBeOverBudget(len(short)) {
+	short := []byte(`[` + strings.Repeat(`{"":{"":{"":0}}},`, jsonpos.BudgetFloor/jsonpos.CostPerByte/17-1) + `0]`)
+	if _, over := OverBudget(short, 0, "it"); over || jsonpos.MayBeOverBudget(len(short)) {
 		t.Errorf("a file of %d bytes is over", len(short))
 	}
 }
@@ -402,7 +376,7 @@ func TestEveryReaderCutShort(t *testing.T) {
 		}
 		full := int64(len(data)) * 9 // JSON Lines and archives: about what a document costs
 		if json.Valid(data) {
-			full = decodeCost(data)
+			full = jsonpos.DecodeCost(data)
 		}
 		for range draws {
 			budget := 1 + rng.Int64N(full+1)

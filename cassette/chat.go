@@ -1,5 +1,7 @@
 package cassette
 
+import "github.com/mcptest/mcptest/internal/jsonpos"
+
 // chatAnswer is an OpenAI assistant message of the shape a model's answer
 // has, read by readChat without a generic value of it.
 type chatAnswer struct {
@@ -271,7 +273,7 @@ func (r *chatReader) function(c *chatCall, i int) int {
 			var end int
 			c.name, end = d.str(v, true)
 			return end
-		case key == "arguments" && d.data[v] == '"' && d.counting && !mayBeOverBudget(d.strEnd(v)-v):
+		case key == "arguments" && d.data[v] == '"' && d.counting && !jsonpos.MayBeOverBudget(d.strEnd(v)-v):
 			return d.strEnd(v) // a JSON string: no problem of it is the document's
 		case key == "arguments" && d.data[v] == '"':
 			s, end := d.str(v, false)

@@ -1,5 +1,7 @@
 package cassette
 
+import "github.com/mcptest/mcptest/internal/jsonpos"
+
 // readMessages reads the document at root when it is a transcript of
 // OpenAI Chat Completions or Anthropic Messages messages whose shape no
 // other format's detection takes: an array of messages, or an object
@@ -94,13 +96,13 @@ func (d *decoder) skeleton(e int) map[string]any {
 		return nil
 	}
 	m := map[string]any{}
-	d.spent += mapCost // the skeletons are kept: spent as value spends
+	d.spent += jsonpos.MapCost // the skeletons are kept: spent as value spends
 	for i := d.space(e + 1); d.data[i] == '"'; i = d.space(i + 1) {
 		key, end := d.str(i, true)
 		v := d.space(d.space(end) + 1)
 		_, dup := m[key]
 		if !dup {
-			d.spent += memberCost(len(m), len(key))
+			d.spent += jsonpos.MemberCost(len(m), len(key))
 		}
 		switch {
 		case dup:
@@ -125,18 +127,18 @@ func (d *decoder) skeletonContent(v int) any {
 		return ""
 	case '[':
 		blocks := []any{}
-		d.spent += sliceCost
+		d.spent += jsonpos.SliceCost
 		d.array(v, func(_, b int) int {
-			d.spent += elemCost
+			d.spent += jsonpos.ElemCost
 			if d.data[b] != '{' {
 				blocks = append(blocks, nil)
 				return d.skip(b, false)
 			}
 			block := map[string]any{}
-			d.spent += mapCost
+			d.spent += jsonpos.MapCost
 			d.members(b, func(k string, t, _ int) bool {
 				if k == "type" {
-					d.spent += memberCost(0, len(k))
+					d.spent += jsonpos.MemberCost(0, len(k))
 					block[k], _ = d.value(t)
 				}
 				return k != "type"

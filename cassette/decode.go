@@ -45,7 +45,7 @@ type decoder struct {
 	toolLeft  int
 	canon     jsonpos.Canonical
 	// spent is the memory the values value built from the document take,
-	// estimated (see decodeCost), against budget (DecodeBudget of the
+	// estimated (see jsonpos.DecodeCost), against budget (DecodeBudget of the
 	// document's size); overOff is the offset of the first value left
 	// undecoded because spent had passed budget, -1 while none is.
 	spent, budget int64
@@ -256,9 +256,9 @@ func (d *decoder) value(i int) (any, int) {
 	switch d.data[i] {
 	case '{':
 		m := map[string]any{}
-		d.spent += mapCost
+		d.spent += jsonpos.MapCost
 		end := d.object(i, func(key string, _, v int) int {
-			d.spent += memberCost(len(m), len(key))
+			d.spent += jsonpos.MemberCost(len(m), len(key))
 			val, end := d.value(v)
 			m[key] = val
 			return end
@@ -266,9 +266,9 @@ func (d *decoder) value(i int) (any, int) {
 		return m, end
 	case '[':
 		a := []any{}
-		d.spent += sliceCost
+		d.spent += jsonpos.SliceCost
 		end := d.array(i, func(_, v int) int {
-			d.spent += elemCost
+			d.spent += jsonpos.ElemCost
 			val, end := d.value(v)
 			a = append(a, val)
 			return end
@@ -276,7 +276,7 @@ func (d *decoder) value(i int) (any, int) {
 		return a, end
 	case '"':
 		s, end := d.str(i, false)
-		d.spent += stringCost(len(s))
+		d.spent += jsonpos.StringCost(len(s))
 		return s, end
 	case 't':
 		return true, i + 4
@@ -285,7 +285,7 @@ func (d *decoder) value(i int) (any, int) {
 	case 'n':
 		return nil, i + 4
 	}
-	d.spent += numberCost
+	d.spent += jsonpos.NumberCost
 	return d.number(i)
 }
 

@@ -117,7 +117,7 @@ func (d *decoder) args(i int) (JSON, int) {
 		return "", i + 4
 	}
 	end := d.check(i)
-	if d.counting && !mayBeOverBudget(end-i) {
+	if d.counting && !jsonpos.MayBeOverBudget(end-i) {
 		return "", end
 	}
 	return compact(d.data[i:end]), end

@@ -351,7 +351,7 @@ func (d *decoder) err(file string) error {
 // what the readers made of its values past that point is not its problem.
 // prefix starts the message (naming an archive's member).
 func (d *decoder) overError(file, prefix string) *diag.Error {
-	e := errorAt(file, d.data, d.overOff, "", prefix+budgetError("decoding stopped here: the values before this point take up", len(d.data)))
+	e := errorAt(file, d.data, d.overOff, "", prefix+jsonpos.BudgetError("decoding stopped here: the values before this point take up", len(d.data)))
 	e.HideSource = true
 	return e
 }

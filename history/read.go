@@ -245,7 +245,16 @@ func (h *head) field(dec *json.Decoder, key string, onCase func(i int, c *caseVi
 	case "summary":
 		return dec.Decode(&h.summary)
 	case "floors":
-		return dec.Decode(&h.floors)
+		// a floor's matcher decodes into a generic value: held to the
+		// decode budget first
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return err
+		}
+		if err := report.CheckBudget("floors", raw); err != nil {
+			return err
+		}
+		return json.Unmarshal(raw, &h.floors)
 	case "cases":
 		if onCase != nil {
 			return cases(dec, onCase)

@@ -49,7 +49,7 @@ func (s *server) runs() []storedRun {
 			return nil
 		}
 		var env report.Envelope
-		if json.Unmarshal(data, &env) != nil || env.SchemaVersion == 0 || env.Run.ID == "" || env.Check() != nil {
+		if report.CheckBudget("the envelope", data) != nil || json.Unmarshal(data, &env) != nil || env.SchemaVersion == 0 || env.Run.ID == "" || env.Check() != nil {
 			return nil
 		}
 		out = append(out, storedRun{s.store(filepath.FromSlash(p)), &env})

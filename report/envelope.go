@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/internal/safefile"
 	"github.com/mcptest/mcptest/internal/stats"
 )
 
@@ -468,12 +469,24 @@ func isControl(r rune) bool {
 	return r < 0x20 || r >= 0x7f && r < 0xa0 || r == 0x2028 || r == 0x2029 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
 }
 
+// maxRead is the most bytes Read reads of an envelope.
+const maxRead = 256 << 20
+
 // Read decodes a saved run envelope, refusing one of another schema
-// version.
+// version, one over maxRead and one over its decode budget.
 func Read(r io.Reader, name string) (*Envelope, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxRead+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a run envelope: %w", name, err)
+	}
+	if len(data) > maxRead {
+		return nil, fmt.Errorf("%s: not a run envelope: over %s", name, safefile.Size(maxRead))
+	}
+	if err := CheckBudget("the envelope", data); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	var env Envelope
-	dec := json.NewDecoder(io.LimitReader(r, 256<<20))
-	if err := dec.Decode(&env); err != nil {
+	if err := json.Unmarshal(data, &env); err != nil {
 		return nil, fmt.Errorf("%s: not a run envelope: %w", name, err)
 	}
 	if env.SchemaVersion != SchemaVersion {

@@ -573,6 +573,9 @@ func (cr *CaseReader) Decode(i int, raw json.RawMessage) (*CaseResult, error) {
 	if unmarshal == nil {
 		unmarshal = func(data []byte, c *CaseResult) error { return json.Unmarshal(data, c) }
 	}
+	if err := CheckBudget(at, raw); err != nil {
+		return nil, fmt.Errorf("%s: %w", cr.name, err)
+	}
 	c := new(CaseResult)
 	if err := unmarshal(raw, c); err != nil {
 		return nil, fmt.Errorf("%s: not a run envelope: %s: %w", cr.name, at, err)
@@ -694,6 +697,9 @@ func (cr *CaseReader) Head() (*Envelope, error) {
 	var env Envelope
 	doc := make([]byte, 0, cr.head.Len()+2)
 	doc = append(append(append(doc, '{'), cr.head.Bytes()...), '}')
+	if err := CheckBudget("the envelope's members but its cases", doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", cr.name, err)
+	}
 	if err := json.Unmarshal(doc, &env); err != nil {
 		return nil, fmt.Errorf("%s: not a run envelope: %w", cr.name, err)
 	}

@@ -20,5 +20,12 @@
 // each tool as the text AppendCanonical writes; yamlpos.ParseJSON reads a JSON document with it into the node
 // tree the YAML reader gives.
 //
-// The package is a leaf: it imports the standard library and diag only.
+// DecodeCost estimates, in one pass over a text, the memory its value
+// takes decoded into an interface, and DecodeBudget is what untrusted
+// JSON may take: the cassette reader's decoder spends the same estimate
+// as it builds values, the report's readers cost each case of a run
+// envelope before decoding it, and the catalog reader each tool.
+//
+// The package is a leaf: it imports the standard library, diag and
+// safefile (for the sizes its messages give) only.
 package jsonpos
