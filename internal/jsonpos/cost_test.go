@@ -154,6 +154,9 @@ func TestDecodeCostOfEachShape(t *testing.T) {
 			t.Errorf("DecodeCost(%s) = %d, want %d", c.text, got, c.want)
 		}
 	}
+	if cost, arrays := DecodeCounts([]byte(`[[], {"a": [1, "[x]", []]}, "]"]`)); arrays != 4 || cost != DecodeCost([]byte(`[[], {"a": [1, "[x]", []]}, "]"]`)) {
+		t.Errorf("DecodeCounts: %d arrays (want 4), cost %d", arrays, cost)
+	}
 	if got := MemberCost(3, 9); got != 16 {
 		t.Errorf("MemberCost(3, 9) = %d, want 16", got)
 	}
