@@ -38,7 +38,7 @@ func TestEveryEnvelopeReaderHoldsTheBudget(t *testing.T) {
 		floods[shape] = "[" + strings.TrimSuffix(strings.Repeat(elem+",", k), ",") + "]"
 	}
 	type place struct {
-		name string
+		name  string
 		plant func(env *report.Envelope, flood json.RawMessage)
 		// inCase: the flood is in a case, which history does not decode
 		inCase bool
