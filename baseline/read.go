@@ -23,8 +23,8 @@ func ReadBaseline(r io.Reader, name string) (*report.Envelope, error) {
 	if len(data) > MaxEnvelopeBytes {
 		return nil, fmt.Errorf("%s: larger than %d MiB, which no run envelope is", name, MaxEnvelopeBytes>>20)
 	}
-	if err := report.CheckBudget("the envelope", data); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	if err := report.PlaceBudget(name, data); err != nil {
+		return nil, err
 	}
 	var head struct {
 		SchemaVersion *int `json:"schema_version"`

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -23,7 +25,8 @@ import (
 // with every reader of envelopes: report.Read, the case stream
 // (report.CaseReader, cases and head), baseline.ReadBaseline and
 // history.ReadSnapshot. Each refuses it with the budget's error, but
-// history's reader for a case's values, which it never decodes.
+// history's reader for a case's values, which it never decodes; every
+// reader but the history's places the error inside the flood.
 func TestEveryEnvelopeReaderHoldsTheBudget(t *testing.T) {
 	floods := map[string]string{}
 	for shape, elem := range map[string]string{
@@ -98,6 +101,7 @@ func TestEveryEnvelopeReaderHoldsTheBudget(t *testing.T) {
 			return err
 		},
 	}
+	placed := regexp.MustCompile(`^flood\.json:1:(\d+): `)
 	for shape, flood := range floods {
 		for _, p := range places {
 			env := historytest.Envelope(historytest.Spec{Runs: 2, Suite: "s.yml"}, 0)
@@ -117,8 +121,22 @@ func TestEveryEnvelopeReaderHoldsTheBudget(t *testing.T) {
 					}
 					continue
 				}
-				if err == nil || !strings.Contains(err.Error(), "over the decode budget of") || !strings.HasPrefix(err.Error(), "flood.json: ") {
+				if err == nil || !strings.Contains(err.Error(), "the decode budget of") || !strings.HasPrefix(err.Error(), "flood.json:") {
 					t.Errorf("%s in %s, %s: %v, want the decode budget's error naming flood.json", shape, p.name, name, err)
+					continue
+				}
+				if name == "history.ReadSnapshot" {
+					continue // the history's errors name the file alone
+				}
+				// placed inside the flood: the document is on one line
+				m := placed.FindStringSubmatch(err.Error())
+				if m == nil {
+					t.Errorf("%s in %s, %s: %v, not placed at a line and column", shape, p.name, name, err)
+					continue
+				}
+				from := bytes.Index(doc, []byte(flood))
+				if col, _ := strconv.Atoi(m[1]); col-1 < from || col-1 >= from+len(flood) {
+					t.Errorf("%s in %s, %s: %v, not placed inside the flood (columns %d to %d)", shape, p.name, name, err, from+1, from+len(flood))
 				}
 			}
 		}

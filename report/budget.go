@@ -2,8 +2,8 @@ package report
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
+	"math"
 
 	"github.com/mcptest/mcptest/internal/jsonpos"
 	"github.com/mcptest/mcptest/internal/safefile"
@@ -23,27 +23,65 @@ const maxCostPerByte = (jsonpos.SliceCost + jsonpos.ElemCost + arraySlack) / 2
 // room the case decoder gives it: every value costed as a generic one (a
 // field of a fixed type costs less).
 func DecodeCost(raw []byte) int64 {
-	cost, arrays := jsonpos.DecodeCounts(raw)
-	return cost + arrays*arraySlack
+	cost, _ := jsonpos.DecodeCostAt(raw, arraySlack, math.MaxInt64)
+	return cost
 }
 
-// CheckBudget is the error of the JSON text raw, what of an envelope,
-// when decoding it would cost more than its decode budget
+// BudgetError is JSON text of an envelope that would cost more than its
+// decode budget to decode (CheckBudget).
+type BudgetError struct {
+	// What names the text ("cases[3]", "the envelope").
+	What string
+	// Cost is what the text would cost, Size its bytes.
+	Cost int64
+	Size int
+	// At is the offset in the text of the value whose cost took the
+	// total past the budget: the values before it take it up.
+	At int
+}
+
+func (e *BudgetError) Error() string {
+	return jsonpos.BudgetError(fmt.Sprintf("%s would take %s decoded; the values before this point take up", e.What, safefile.Size(e.Cost)), e.Size)
+}
+
+// CheckBudget is the error (a *BudgetError) of the JSON text raw, what of
+// an envelope, when decoding it would cost more than its decode budget
 // (jsonpos.DecodeBudget, by DecodeCost: a case's matchers, actual values
 // and final states, and a floor's matcher, decode into generic values,
 // which JSON made to be expensive makes up to a hundred times its bytes);
 // nil for text within it, and for text that is not JSON, which its
 // decoder refuses. Every reader of an envelope, or of a part of one,
-// calls it before decoding: Read, CaseReader's cases and head,
-// baseline.ReadBaseline, the history's and the front door's readers.
+// calls it before decoding: Read, CaseReader for each case and each
+// member of the head, baseline.ReadBaseline, the history's and the front
+// door's readers. The error is placed by its reader (Place).
 func CheckBudget(what string, raw []byte) error {
+	if e := overBudget(raw); e != nil {
+		e.What = what
+		return e
+	}
+	return nil
+}
+
+// overBudget is CheckBudget's error, its What not set.
+func overBudget(raw []byte) *BudgetError {
 	budget := jsonpos.DecodeBudget(len(raw))
 	if int64(len(raw))*maxCostPerByte <= budget {
 		return nil
 	}
-	cost := DecodeCost(raw)
-	if cost <= budget || !json.Valid(raw) {
+	cost, at := jsonpos.DecodeCostAt(raw, arraySlack, budget)
+	if at < 0 || !json.Valid(raw) {
 		return nil
 	}
-	return errors.New(jsonpos.BudgetError(fmt.Sprintf("%s would take %s decoded, over", what, safefile.Size(cost)), len(raw)))
+	return &BudgetError{Cost: cost, Size: len(raw), At: at}
+}
+
+// PlaceBudget is CheckBudget of a whole document, data of the file name:
+// its error names the file, line and column where the budget runs out.
+func PlaceBudget(name string, data []byte) error {
+	err := CheckBudget("the envelope", data)
+	if err == nil {
+		return nil
+	}
+	line, col := (&jsonpos.Lines{Data: data}).At(err.(*BudgetError).At)
+	return fmt.Errorf("%s:%d:%d: %w", name, line, col, err)
 }

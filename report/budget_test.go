@@ -1,6 +1,9 @@
 package report
 
 import (
+	"bytes"
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -38,8 +41,10 @@ func TestCheckBudgetAtItsEdge(t *testing.T) {
 		}
 		over := edge(lo+1, s)
 		err := CheckBudget("cases[3]", over)
-		if err == nil || !strings.HasPrefix(err.Error(), "cases[3] would take 64.0 MiB decoded, over the decode budget of 64.0 MiB for JSON of 4.0 MiB (12 times its size, plus 16 MiB)") {
+		if err == nil || !strings.HasPrefix(err.Error(), "cases[3] would take 64.0 MiB decoded; the values before this point take up the decode budget of 64.0 MiB for JSON of 4.0 MiB (12 times its size, plus 16 MiB)") {
 			t.Errorf("one element past its budget: %v", err)
+		} else if at := err.(*BudgetError).At; at != len(over)-2 {
+			t.Errorf("the budget runs out at offset %d, not at the last element (%d)", at, len(over)-2)
 		}
 		if err := CheckBudget("it", append(over[:len(over)-1:len(over)-1], ",]"...)); err != nil {
 			t.Errorf("not JSON, and refused for its budget: %v", err)
@@ -61,5 +66,49 @@ func TestCheckBudgetAtItsEdge(t *testing.T) {
 	nested := []byte(strings.Repeat("[", 1<<20) + strings.Repeat("]", 1<<20))
 	if cost, most := DecodeCost(nested), maxCostPerByte*int64(len(nested)); cost > most || cost < most*99/100 {
 		t.Errorf("nested arrays cost %d, not just under %d", cost, most)
+	}
+}
+
+// TestBudgetPlaced: a case, a member of the head and a whole envelope over
+// the budget are refused at the line and column where the budget runs
+// out, in a document whose flood is spread over lines and whose cases
+// stand on lines of their own.
+func TestBudgetPlaced(t *testing.T) {
+	flood := "[" + strings.TrimSuffix(strings.Repeat("{\"a\":0},\n", 600_000), ",\n") + "]"
+	for _, tc := range []struct{ name, doc, unit string }{
+		{"a case", "{\"schema_version\": 1,\n \"cases\": [\n  {\"name\": \"a\"},\n  {\"name\": \"b\", \"matcher\": " + flood + "}\n ]\n}\n", `{"name": "b"`},
+		{"a member of the head", "{\"schema_version\": 1,\n \"labels\": {\"x\": 1},  \"floors\": " + flood + ",\n \"cases\": []\n}\n", "[{"},
+	} {
+		doc := []byte(tc.doc)
+		// the unit the stream holds to its budget: the member, or the case
+		start, end := strings.Index(tc.doc, tc.unit), strings.Index(tc.doc, tc.unit)+len(flood)
+		if tc.unit != "[{" {
+			end = strings.LastIndex(tc.doc, "}\n ]") + 1
+		}
+		raw := doc[start:end]
+		be, _ := CheckBudget("it", raw).(*BudgetError)
+		if be == nil {
+			t.Fatalf("%s: the flood is within its budget", tc.name)
+		}
+		line, col := (&jsonpos.Lines{Data: doc}).At(start + be.At)
+		want := fmt.Sprintf("e.json:%d:%d: ", line, col)
+		if line < 3 {
+			t.Fatalf("%s: the flood runs out of budget at %d:%d, not inside it", tc.name, line, col)
+		}
+		cr, err := NewCaseReader(bytes.NewReader(doc), "e.json")
+		for err == nil {
+			_, err = cr.Next()
+		}
+		if !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "the values before this point take up the decode budget of") {
+			t.Errorf("%s, the case stream: %v, want it placed at %s", tc.name, err, want)
+		}
+		// the whole document, from its own budget
+		if whole := PlaceBudget("e.json", doc); whole == nil || !regexp.MustCompile(`^e\.json:\d+:\d+: the envelope would take `).MatchString(whole.Error()) {
+			t.Errorf("%s, whole: %v", tc.name, whole)
+		}
+		_, err = Read(bytes.NewReader(doc), "e.json")
+		if err == nil || !strings.HasPrefix(err.Error(), "e.json:") || !strings.Contains(err.Error(), "decode budget") {
+			t.Errorf("%s, Read: %v", tc.name, err)
+		}
 	}
 }

@@ -482,8 +482,8 @@ func Read(r io.Reader, name string) (*Envelope, error) {
 	if len(data) > maxRead {
 		return nil, fmt.Errorf("%s: not a run envelope: over %s", name, safefile.Size(maxRead))
 	}
-	if err := CheckBudget("the envelope", data); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	if err := PlaceBudget(name, data); err != nil {
+		return nil, err
 	}
 	var env Envelope
 	if err := json.Unmarshal(data, &env); err != nil {

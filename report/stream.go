@@ -133,7 +133,35 @@ func (cr *CaseReader) advance(n int) {
 
 // at names where the scan stands: line:col in the file.
 func (cr *CaseReader) at() string {
-	return fmt.Sprintf("%d:%d", cr.line+1, cr.off+int64(cr.pos)-cr.lineAt+1)
+	line, col := cr.lineCol()
+	return fmt.Sprintf("%d:%d", line, col)
+}
+
+// lineCol is where the scan stands: the 1-based line and column (in
+// bytes) in the file.
+func (cr *CaseReader) lineCol() (int, int64) {
+	return cr.line + 1, cr.off + int64(cr.pos) - cr.lineAt + 1
+}
+
+// checkBudget is CheckBudget of raw, the case of index i (a member of the
+// head for -1), read from line and col of the file on: its error is
+// placed where the budget runs out.
+func (cr *CaseReader) checkBudget(i int, raw []byte, line int, col int64) error {
+	err := overBudget(raw)
+	if err == nil {
+		return nil
+	}
+	err.What = "a member of the envelope's head"
+	if i >= 0 {
+		err.What = "cases[" + strconv.Itoa(i) + "]"
+	}
+	before := raw[:err.At]
+	if nl := bytes.LastIndexByte(before, '\n'); nl >= 0 {
+		line, col = line+bytes.Count(before, []byte{'\n'}), int64(len(before)-nl)
+	} else {
+		col += int64(len(before))
+	}
+	return fmt.Errorf("%s:%d:%d: %w", cr.name, line, col, err)
 }
 
 // syntax is a misplaced character (or the end of the file) where want
@@ -447,8 +475,13 @@ func (cr *CaseReader) members(first bool) error {
 		k, _ := json.Marshal(key)
 		cr.head.Write(k)
 		cr.head.WriteByte(':')
+		cr.nonSpace() // where the value starts: value meets an error itself
+		line, col := cr.lineCol()
 		raw, err := cr.value(cr.head.AvailableBuffer())
 		if err != nil {
+			return err
+		}
+		if err := cr.checkBudget(-1, raw, line, col); err != nil {
 			return err
 		}
 		cr.head.Write(raw)
@@ -507,8 +540,13 @@ func (cr *CaseReader) AppendRaw(dst []byte) ([]byte, error) {
 		cr.advance(1) // the comma
 	}
 	cr.first = false
+	cr.nonSpace() // where the case starts: value meets an error itself
+	line, col := cr.lineCol()
 	raw, err := cr.value(dst)
 	if err != nil {
+		return nil, err
+	}
+	if err := cr.checkBudget(cr.n, raw[len(dst):], line, col); err != nil {
 		return nil, err
 	}
 	cr.n++
@@ -563,7 +601,8 @@ func (cr *CaseReader) Next() (*CaseResult, error) {
 }
 
 // Decode decodes and checks the i-th case of the envelope from its JSON
-// (NextRaw), as Next does: it may run on other goroutines than the reader.
+// (NextRaw, which held it to the decode budget), as Next does: it may run
+// on other goroutines than the reader.
 func (cr *CaseReader) Decode(i int, raw json.RawMessage) (*CaseResult, error) {
 	at := "cases[" + strconv.Itoa(i) + "]"
 	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
@@ -572,9 +611,6 @@ func (cr *CaseReader) Decode(i int, raw json.RawMessage) (*CaseResult, error) {
 	unmarshal := cr.Unmarshal
 	if unmarshal == nil {
 		unmarshal = func(data []byte, c *CaseResult) error { return json.Unmarshal(data, c) }
-	}
-	if err := CheckBudget(at, raw); err != nil {
-		return nil, fmt.Errorf("%s: %w", cr.name, err)
 	}
 	c := new(CaseResult)
 	if err := unmarshal(raw, c); err != nil {
@@ -697,9 +733,6 @@ func (cr *CaseReader) Head() (*Envelope, error) {
 	var env Envelope
 	doc := make([]byte, 0, cr.head.Len()+2)
 	doc = append(append(append(doc, '{'), cr.head.Bytes()...), '}')
-	if err := CheckBudget("the envelope's members but its cases", doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", cr.name, err)
-	}
 	if err := json.Unmarshal(doc, &env); err != nil {
 		return nil, fmt.Errorf("%s: not a run envelope: %w", cr.name, err)
 	}

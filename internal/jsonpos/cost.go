@@ -2,6 +2,7 @@ package jsonpos
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/mcptest/mcptest/internal/safefile"
 )
@@ -74,13 +75,17 @@ func StringCost(n int) int64 { return boxCost + int64(n+7)&^7 }
 // the text's bytes more). Text that is not JSON gets a figure too, and no
 // panic: its decoder refuses it.
 func DecodeCost(data []byte) int64 {
-	cost, _ := DecodeCounts(data)
+	cost, _ := DecodeCostAt(data, 0, math.MaxInt64)
 	return cost
 }
 
-// DecodeCounts is DecodeCost, with the number of arrays the text holds:
-// for a decoder that spends more on each array than encoding/json does.
-func DecodeCounts(data []byte) (cost, arrays int64) {
+// DecodeCostAt is DecodeCost counting extra more for each array (for a
+// decoder that spends more on one than encoding/json does), with the
+// offset of the value or member whose cost took the total past budget:
+// where the values before it already take up the budget, for an error to
+// point at; -1 where the total stays within it.
+func DecodeCostAt(data []byte, extra, budget int64) (cost int64, at int) {
+	at = -1
 	// open holds, for each open object, its members so far; -1 for an
 	// open array.
 	var open []int
@@ -100,42 +105,44 @@ func DecodeCounts(data []byte) (cost, arrays int64) {
 			key = false
 			continue
 		}
-		top := len(open) - 1
+		start, top := i, len(open)-1
 		if key && top >= 0 {
 			end := StringEnd(data, i)
 			cost += MemberCost(open[top], end-i-2)
 			open[top]++
 			i, key = end-1, false
-			continue
-		}
-		if top >= 0 && open[top] < 0 {
-			cost += ElemCost
-		}
-		switch c {
-		case '{':
-			cost += MapCost
-			open = append(open, 0)
-			key = true
-		case '[':
-			cost += SliceCost
-			arrays++
-			open = append(open, -1)
-		case '"':
-			end := StringEnd(data, i)
-			cost += StringCost(end - i - 2)
-			i = end - 1
-		case 't', 'n':
-			i += 3
-		case 'f':
-			i += 4
-		default:
-			cost += NumberCost
-			for i+1 < len(data) && isNumberByte(data[i+1]) {
-				i++
+		} else {
+			if top >= 0 && open[top] < 0 {
+				cost += ElemCost
+			}
+			switch c {
+			case '{':
+				cost += MapCost
+				open = append(open, 0)
+				key = true
+			case '[':
+				cost += SliceCost + extra
+				open = append(open, -1)
+			case '"':
+				end := StringEnd(data, i)
+				cost += StringCost(end - i - 2)
+				i = end - 1
+			case 't', 'n':
+				i += 3
+			case 'f':
+				i += 4
+			default:
+				cost += NumberCost
+				for i+1 < len(data) && isNumberByte(data[i+1]) {
+					i++
+				}
 			}
 		}
+		if at < 0 && cost > budget {
+			at = start
+		}
 	}
-	return cost, arrays
+	return cost, at
 }
 
 func isNumberByte(c byte) bool {

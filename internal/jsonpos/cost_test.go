@@ -3,6 +3,7 @@ package jsonpos
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -154,8 +155,50 @@ func TestDecodeCostOfEachShape(t *testing.T) {
 			t.Errorf("DecodeCost(%s) = %d, want %d", c.text, got, c.want)
 		}
 	}
-	if cost, arrays := DecodeCounts([]byte(`[[], {"a": [1, "[x]", []]}, "]"]`)); arrays != 4 || cost != DecodeCost([]byte(`[[], {"a": [1, "[x]", []]}, "]"]`)) {
-		t.Errorf("DecodeCounts: %d arrays (want 4), cost %d", arrays, cost)
+	four := []byte(`[[], {"a": [1, "[x]", []]}, "]"]`)
+	if cost, at := DecodeCostAt(four, 100, math.MaxInt64); cost != DecodeCost(four)+4*100 || at != -1 {
+		t.Errorf("DecodeCostAt with 100 more an array: %d, at %d; want %d, at -1", cost, at, DecodeCost(four)+400)
+	}
+}
+
+// TestDecodeCostAtPlaces: the offset DecodeCostAt gives is where the
+// value or member starts whose cost takes the total past the budget, for
+// every budget from nothing to the text's whole cost on drawn values.
+func TestDecodeCostAtPlaces(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 300 {
+		var b bytes.Buffer
+		drawCosted(&b, rng, 3)
+		text := b.Bytes()
+		total := DecodeCost(text)
+		for _, budget := range []int64{0, total / 3, total / 2, total - 1, total} {
+			if budget < 0 {
+				continue // a text of literals costs nothing
+			}
+			cost, at := DecodeCostAt(text, 0, budget)
+			if cost != total {
+				t.Fatalf("DecodeCostAt's cost %d, DecodeCost's %d: %s", cost, total, text)
+			}
+			if budget >= total {
+				if at != -1 {
+					t.Fatalf("within its budget %d, placed at %d: %s", budget, at, text)
+				}
+				continue
+			}
+			// what stands before at costs no more than the budget (a text
+			// cut is costed as far as it goes), and the value at it, a key
+			// or a scalar, takes the total past it
+			if at < 0 || at >= len(text) || strings.IndexByte(" \t\r\n:,}]", text[at]) >= 0 {
+				t.Fatalf("budget %d of %d placed at %d, no value's start: %s", budget, total, at, text)
+			}
+			if before, _ := DecodeCostAt(text[:at], 0, math.MaxInt64); before > budget {
+				t.Fatalf("budget %d placed at %d, where the values before cost %d: %s", budget, at, before, text)
+			}
+			upTo, _ := DecodeCostAt(text[:Skip(text, at)], 0, math.MaxInt64)
+			if text[at] != '{' && text[at] != '[' && upTo <= budget {
+				t.Fatalf("budget %d placed at %d, where the text up to that value's end costs %d: %s", budget, at, upTo, text)
+			}
+		}
 	}
 	if got := MemberCost(3, 9); got != 16 {
 		t.Errorf("MemberCost(3, 9) = %d, want 16", got)
