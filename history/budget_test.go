@@ -13,8 +13,8 @@ import (
 	"github.com/mcptest/mcptest/history"
 	"github.com/mcptest/mcptest/history/historytest"
 	"github.com/mcptest/mcptest/internal/diag"
-	"github.com/mcptest/mcptest/internal/jsonpos"
 	"github.com/mcptest/mcptest/report"
+	"github.com/mcptest/mcptest/report/casedraw"
 )
 
 // TestEveryEnvelopeReaderHoldsTheBudget plants JSON made to be expensive
@@ -28,18 +28,7 @@ import (
 // history's reader for a case's values, which it never decodes; every
 // reader but the history's places the error inside the flood.
 func TestEveryEnvelopeReaderHoldsTheBudget(t *testing.T) {
-	floods := map[string]string{}
-	for shape, elem := range map[string]string{
-		"empty objects":   `{}`,
-		"one-member maps": `{"a":0}`,
-		"nested maps":     strings.Repeat(`{"":`, 30) + "0" + strings.Repeat(`}`, 30),
-		"empty arrays":    `[]`,
-	} {
-		per := report.DecodeCost([]byte("["+elem+"]")) - report.DecodeCost([]byte("[]"))
-		over := per - jsonpos.BudgetRatio*int64(len(elem)+1)
-		k := int(1.3 * jsonpos.BudgetFloor / float64(over))
-		floods[shape] = "[" + strings.TrimSuffix(strings.Repeat(elem+",", k), ",") + "]"
-	}
+	floods := casedraw.Floods(1.3, 30, report.DecodeCost)
 	type place struct {
 		name  string
 		plant func(env *report.Envelope, flood json.RawMessage)

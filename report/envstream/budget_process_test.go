@@ -8,33 +8,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/mcptest/mcptest/internal/jsonpos"
 	"github.com/mcptest/mcptest/internal/rsstest"
 	"github.com/mcptest/mcptest/report"
+	"github.com/mcptest/mcptest/report/casedraw"
 )
-
-// envelopeFloods are JSON values that cost the most memory a byte
-// decoded into a case's generic values (report.DecodeCost), each scale times the least decode budget
-// past the ratio: at 1.5 over any budget a case of them can have, at 0.9
-// within it.
-func envelopeFloods(scale float64) map[string][]byte {
-	out := map[string][]byte{}
-	for shape, elem := range map[string]string{
-		"empty objects":   `{}`,
-		"one-member maps": `{"a":0}`,
-		"nested maps":     strings.Repeat(`{"":`, 40) + "0" + strings.Repeat(`}`, 40),
-		"empty arrays":    `[]`,
-	} {
-		per := report.DecodeCost([]byte("["+elem+"]")) - report.DecodeCost([]byte("[]"))
-		over := per - jsonpos.BudgetRatio*int64(len(elem)+1)
-		k := int(scale * jsonpos.BudgetFloor / float64(over))
-		out[shape] = []byte("[" + strings.TrimSuffix(strings.Repeat(elem+",", k), ",") + "]")
-	}
-	return out
-}
 
 // TestEnvelopeFloodsWithinBudgetProcess plants each flood at each place
 // of a case that decodes into generic values (an assertion's matcher and
@@ -86,8 +66,8 @@ func TestEnvelopeFloodsWithinBudgetProcess(t *testing.T) {
 	}
 	placed := regexp.MustCompile(`(?m)^mcptest: (base|head)\.json:\d+:\d+: .* the values before this point take up the decode budget of `)
 	for _, scale := range []float64{1.5, 0.9} {
-		floods := envelopeFloods(scale)
-		for shape, flood := range floods {
+		for shape, text := range casedraw.Floods(scale, 40, report.DecodeCost) {
+			flood := []byte(text)
 			for i, p := range places {
 				// the flood goes into the head envelope, or the baseline,
 				// in turn
