@@ -38,10 +38,17 @@ type BudgetError struct {
 	// At is the offset in the text of the value whose cost took the
 	// total past the budget: the values before it take it up.
 	At int
+	// Placed is set where the error is given at At's line and column,
+	// and its message speaks of that point.
+	Placed bool
 }
 
 func (e *BudgetError) Error() string {
-	return jsonpos.BudgetError(fmt.Sprintf("%s would take %s decoded; the values before this point take up", e.What, safefile.Size(e.Cost)), e.Size)
+	lead := fmt.Sprintf("%s would take %s decoded, over", e.What, safefile.Size(e.Cost))
+	if e.Placed {
+		lead = fmt.Sprintf("%s would take %s decoded; the values before this point take up", e.What, safefile.Size(e.Cost))
+	}
+	return jsonpos.BudgetError(lead, e.Size)
 }
 
 // CheckBudget is the error (a *BudgetError) of the JSON text raw, what of
@@ -53,7 +60,8 @@ func (e *BudgetError) Error() string {
 // decoder refuses. Every reader of an envelope, or of a part of one,
 // calls it before decoding: Read, CaseReader for each case and each
 // member of the head, baseline.ReadBaseline, the history's and the front
-// door's readers. The error is placed by its reader (Place).
+// door's readers. A reader that knows where the text stands in its file
+// places the error (PlaceBudget, CaseReader).
 func CheckBudget(what string, raw []byte) error {
 	if e := overBudget(raw); e != nil {
 		e.What = what
@@ -82,6 +90,8 @@ func PlaceBudget(name string, data []byte) error {
 	if err == nil {
 		return nil
 	}
-	line, col := (&jsonpos.Lines{Data: data}).At(err.(*BudgetError).At)
+	be := err.(*BudgetError)
+	be.Placed = true
+	line, col := (&jsonpos.Lines{Data: data}).At(be.At)
 	return fmt.Errorf("%s:%d:%d: %w", name, line, col, err)
 }

@@ -41,7 +41,7 @@ func TestCheckBudgetAtItsEdge(t *testing.T) {
 		}
 		over := edge(lo+1, s)
 		err := CheckBudget("cases[3]", over)
-		if err == nil || !strings.HasPrefix(err.Error(), "cases[3] would take 64.0 MiB decoded; the values before this point take up the decode budget of 64.0 MiB for JSON of 4.0 MiB (12 times its size, plus 16 MiB)") {
+		if err == nil || !strings.HasPrefix(err.Error(), "cases[3] would take 64.0 MiB decoded, over the decode budget of 64.0 MiB for JSON of 4.0 MiB (12 times its size, plus 16 MiB)") {
 			t.Errorf("one element past its budget: %v", err)
 		} else if at := err.(*BudgetError).At; at != len(over)-2 {
 			t.Errorf("the budget runs out at offset %d, not at the last element (%d)", at, len(over)-2)

@@ -151,7 +151,7 @@ func (cr *CaseReader) checkBudget(i int, raw []byte, line int, col int64) error 
 	if err == nil {
 		return nil
 	}
-	err.What = "a member of the envelope's head"
+	err.What, err.Placed = "a member of the envelope's head", true
 	if i >= 0 {
 		err.What = "cases[" + strconv.Itoa(i) + "]"
 	}
