@@ -29,7 +29,7 @@ const listNodesChunk = 8
 // words every error. ListNodes checks nothing else: a repeated key, a
 // merge key or a value of any kind is the caller's to check.
 func ListNodes(data []byte, key string, hand func(i int, item *yaml.Node) bool) (root *yaml.Node, ok bool) {
-	if textError("", data, Options{}) != nil {
+	if textError("", data, Options{}) != nil || budgetError("", data, Options{}) != nil {
 		return nil, false
 	}
 	var l *list

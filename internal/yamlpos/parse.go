@@ -121,7 +121,8 @@ func (o Options) noun() string {
 
 // Parse decodes the first document of data into a node tree and returns
 // its root value, nil when data holds none. Text that is not UTF-8 or
-// holds a control character, a YAML syntax error, a nesting deeper than
+// holds a control character, text past its read budget (budget.go), a
+// YAML syntax error, a nesting deeper than
 // yaml.v3 allows, an empty file (see Options.Empty) and a second document
 // are positioned errors; the root is returned with a second-document
 // error, nil with any other.
@@ -133,6 +134,9 @@ func Parse(file string, data []byte, o Options) (*yaml.Node, diag.List) {
 // parse is Parse; empty reports that data holds no document.
 func parse(file string, data []byte, o Options) (root *yaml.Node, errs diag.List, empty bool) {
 	if e := textError(file, data, o); e != nil {
+		return nil, diag.List{e}, false
+	}
+	if e := budgetError(file, data, o); e != nil {
 		return nil, diag.List{e}, false
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))

@@ -133,7 +133,7 @@ const deepText = 9000
 // above): Read then parses it whole.
 func readSplit(file string, data []byte, o Options) *Doc {
 	lists := cutLists(data)
-	if len(lists) == 0 || textError(file, data, o) != nil {
+	if len(lists) == 0 || textError(file, data, o) != nil || budgetError(file, data, o) != nil {
 		return nil
 	}
 	// The skeleton is parsed as an item is: its errors are the whole
