@@ -399,14 +399,15 @@ func TestRealYAMLWithinBudget(t *testing.T) {
 		}
 	}
 	t.Logf("%d texts; the costliest a byte: %s, %.1f times its size", len(texts), worstName, worst)
-	for _, name := range []string{"livemcpbench (block)", "livemcpbench (flow)", "suite of 2,000 transcripts"} {
+	for _, name := range []string{"livemcpbench (block)", "livemcpbench (flow)", "suite of 2,000 transcripts", "suite in flow style"} {
 		t.Logf("%s: %d bytes, %.1f times", name, len(texts[name]), float64(Cost(texts[name]))/float64(len(texts[name])))
 	}
 }
 
 // generatedYAML is YAML as generators and converters write it: the
-// LiveMCPBench catalog's 527 tools in block and in flow style, and a suite
-// of the shape of .ci/bench's 2,000 transcripts.
+// LiveMCPBench catalog's 527 tools in block and in flow style, a suite of
+// the shape of .ci/bench's 2,000 transcripts, and a suite of 20,000 tests
+// in flow style, one a line.
 func generatedYAML(t *testing.T) map[string][]byte {
 	out := map[string][]byte{}
 	data, err := os.ReadFile("../../../shared/data/livemcpbench/livemcptool_catalog.json")
@@ -459,6 +460,12 @@ func generatedYAML(t *testing.T) map[string][]byte {
 		b.WriteString("      expect:\n        - tool_selection.f1: { \">=\": 80 }\n")
 	}
 	out["suite of 2,000 transcripts"] = b.Bytes()
+	var f bytes.Buffer
+	f.WriteString("tests:\n")
+	for i := range 20000 {
+		fmt.Fprintf(&f, "  - {name: t%d, type: agent, cassette: c.json, expect: [{tool_selection.f1: {\">=\": 80}}]}\n", i)
+	}
+	out["suite in flow style"] = f.Bytes()
 	return out
 }
 
