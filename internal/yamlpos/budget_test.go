@@ -400,7 +400,9 @@ func TestRealYAMLWithinBudget(t *testing.T) {
 	}
 	t.Logf("%d texts; the costliest a byte: %s, %.1f times its size", len(texts), worstName, worst)
 	for _, name := range []string{"livemcpbench (block)", "livemcpbench (flow)", "suite of 2,000 transcripts", "suite in flow style"} {
-		t.Logf("%s: %d bytes, %.1f times", name, len(texts[name]), float64(Cost(texts[name]))/float64(len(texts[name])))
+		if text, ok := texts[name]; ok {
+			t.Logf("%s: %d bytes, %.1f times", name, len(text), float64(Cost(text))/float64(len(text)))
+		}
 	}
 }
 
@@ -410,9 +412,14 @@ func TestRealYAMLWithinBudget(t *testing.T) {
 // in flow style, one a line.
 func generatedYAML(t *testing.T) map[string][]byte {
 	out := map[string][]byte{}
+	suites(out)
 	data, err := os.ReadFile("../../../shared/data/livemcpbench/livemcptool_catalog.json")
 	if err != nil {
-		t.Fatal(err)
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("LiveMCPBench sample not available: %v: CI runs with ../shared/data beside the repository", err)
+		}
+		t.Logf("LiveMCPBench sample not available (%v): its catalog is left out", err)
+		return out
 	}
 	var tools []*yaml.Node
 	var collect func(n *yaml.Node)
@@ -450,6 +457,11 @@ func generatedYAML(t *testing.T) map[string][]byte {
 		t.Fatal(err)
 	}
 	out["livemcpbench (flow)"] = flowText
+	return out
+}
+
+// suites adds suites as generators write them to out.
+func suites(out map[string][]byte) {
 	var b bytes.Buffer
 	b.WriteString("tests:\n")
 	for i := range 2000 {
@@ -466,7 +478,6 @@ func generatedYAML(t *testing.T) map[string][]byte {
 		fmt.Fprintf(&f, "  - {name: t%d, type: agent, cassette: c.json, expect: [{tool_selection.f1: {\">=\": 80}}]}\n", i)
 	}
 	out["suite in flow style"] = f.Bytes()
-	return out
 }
 
 func setFlow(n *yaml.Node) {

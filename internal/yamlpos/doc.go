@@ -6,7 +6,9 @@
 // position of every value and every mapping key by RFC 6901 pointer
 // (Read). Every problem of a file is a positioned diag.Error, and all of
 // them are collected before the reader stops: invalid UTF-8 and control
-// characters, YAML syntax (placed on the line where it is, including the
+// characters, a text past its read budget (budget.go: refused from an
+// estimate of its bytes before yaml.v3 parses any, on every path), YAML
+// syntax (placed on the line where it is, including the
 // first line, which yaml.v3 leaves unnamed), nesting over the depth
 // limits, a second document, duplicate, merge and non-string keys, numbers
 // that are not finite, and aliases that expand to too many values (an
