@@ -37,7 +37,7 @@ func Budget(n int) int64 { return BudgetRatio*int64(n) + BudgetFloor }
 const NodeCost = 288
 
 // maxCostPerByte bounds Cost(t) / len(t): a byte is at most one thing, a
-// `:` two (see weight).
+// `:` two, a `?` and the space after it three (see weight).
 const maxCostPerByte = 2 * NodeCost
 
 // weight is what each byte of YAML's punctuation counts: a flow
@@ -88,20 +88,20 @@ func CostAt(t []byte, budget int64) (cost int64, at int) {
 	for i := 0; i < len(t); {
 		c := t[i]
 		from := i
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		if spaceOrBreak(c) {
 			i++
 			continue
-		case weight[c] > 0:
+		}
+		if weight[c] > 0 {
 			things += int64(weight[c])
 			i++
 			if c == ':' && nullAfter(t, i) {
 				things++
 			}
-		case entryWeight[c] > 0 && (i+1 == len(t) || spaceOrBreak(t[i+1])):
+		} else if entryWeight[c] > 0 && (i+1 == len(t) || spaceOrBreak(t[i+1])) {
 			things += int64(entryWeight[c])
 			i++
-		default:
+		} else {
 			things++
 			i = runEnd(t, i+1)
 		}

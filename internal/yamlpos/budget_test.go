@@ -13,6 +13,77 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
+// TestCostCountsEachShape pins the things Cost counts in small texts, one
+// rule each (see weight).
+func TestCostCountsEachShape(t *testing.T) {
+	for _, c := range []struct {
+		text   string
+		things int64
+	}{
+		{"", 0},
+		{" \t\r\n", 0},
+		{"a", 1},
+		{"a sentence of words", 1}, // a run goes on past spaces
+		{"a\nb", 2},                // and ends at a line's end
+		{"a\r\nb", 2},              //
+		{"a: b", 3},                // key, `:`, value
+		{"a:b", 3},                 // a `:` ends a run even with no space
+		{"a:", 3},                  // the null value at the text's end
+		{"a:\n", 3},                // at a line's end
+		{"a:   \t\n", 3},           // after spaces
+		{"a: # c", 4},              // before a comment (the comment a run)
+		{"{a: }", 5},               // before a closing bracket
+		{"[a: , b]", 7},            // before a comma
+		{"a: b\n", 3},              //
+		{"{}", 2},                  // brackets
+		{"[a, b]", 5},              // and commas
+		{"- a", 2},                 // a sequence's entry
+		{"-", 1},                   // at the text's end
+		{"-\n-\t-\r\n", 3},         // before white space of every kind
+		{"-a", 1},                  // not an entry: a run
+		{"read-only", 1},           // a `-` inside a run
+		{"a -b", 1},                //
+		{"a - b", 3},               // a `-` before a space ends the run, an entry
+		{"a-\n", 2},                // and before a line's end
+		{"a-", 2},                  // and at the text's end
+		{"a-\tb", 3},               //
+		{"? a", 4},                 // an explicit key
+		{"?", 3},                   //
+		{"?a", 1},                  // not one
+		{"a?b", 1},                 //
+		{"a ? b", 5},               //
+		{"'it''s'", 1},             // quotes are plain text
+		{"\"a, b\"", 3},            // and do not hide punctuation
+		{"x: [{a: 0},{a: 0}]", 15}, //
+	} {
+		if got := Cost([]byte(c.text)); got != c.things*NodeCost {
+			t.Errorf("Cost(%q) = %d things, want %d", c.text, got/NodeCost, c.things)
+		}
+	}
+}
+
+// TestCostAtItsEdge: a budget of exactly a text's cost is not passed; one
+// byte less is passed at the thing that takes the cost over it.
+func TestCostAtItsEdge(t *testing.T) {
+	text := []byte("a: [b, c]\n- d\n")
+	// things: a, `:`, `[`, b, `,`, c, `]`, `-`, d
+	starts := []int{0, 1, 3, 4, 5, 7, 8, 10, 12}
+	if cost, at := CostAt(text, int64(len(starts))*NodeCost); cost != int64(len(starts))*NodeCost || at != -1 {
+		t.Fatalf("at its cost: %d, %d", cost, at)
+	}
+	for k := range starts {
+		if _, at := CostAt(text, int64(k+1)*NodeCost-1); at != starts[k] {
+			t.Errorf("budget of %d things less a byte: passed at %d, want %d", k+1, at, starts[k])
+		}
+	}
+	if _, at := CostAt(text, 0); at != 0 {
+		t.Errorf("budget 0: passed at %d", at)
+	}
+	if _, at := CostAt(text, -1); at != -1 {
+		t.Errorf("no budget: passed at %d", at)
+	}
+}
+
 // yamlDraw draws YAML texts nobody wrote by hand: block and flow mappings
 // and sequences nested at random, null values every way YAML has them
 // (`a:`, `-`, `? `, `{a}`, `[a: ]`), quoted and plain scalars (sentences,
@@ -193,10 +264,10 @@ func TestCostCountsEveryNode(t *testing.T) {
 	if parsed < 3000 {
 		t.Fatalf("only %d of 4000 drawn texts parse: the generator draws too much that is not YAML", parsed)
 	}
-	// The shapes that cost the most a byte, one line each.
+	// The shapes that cost the most a byte, each a flood of 50.
 	for _, s := range floodUnits {
 		var doc yaml.Node
-		text := []byte(strings.Repeat(s.unit, 50))
+		text := flood(s.pre, s.unit, s.post, 50)
 		if err := yaml.Unmarshal(text, &doc); err != nil {
 			t.Fatalf("%q: %v", s.unit, err)
 		}
@@ -286,9 +357,6 @@ func TestCostBoundsTheRead(t *testing.T) {
 // budget, is refused by every reader before it parses, at the byte where
 // the estimate passes the budget; at 0.8 of it, it is read.
 func TestBudgetRefusesFloods(t *testing.T) {
-	if testing.Short() {
-		t.Skip("reads floods of several MB")
-	}
 	for _, s := range floodUnits {
 		unitCost := Cost([]byte(s.unit))
 		// n units take about n * (unitCost - ratio * len) past the floor.
@@ -320,10 +388,11 @@ func TestBudgetRefusesFloods(t *testing.T) {
 				col++
 			}
 		}
-		want := fmt.Sprintf("x.yml:%d:%d:", line, col)
+		want := fmt.Sprintf("x.yml:%d:%d: this file would take about %.1f MiB of memory to read; what stands before this point takes up the read budget of %.1f MiB for YAML of %.1f MiB (128 times its size, plus 16.0 MiB)",
+			line, col, float64(Cost(big))/(1<<20), float64(budget)/(1<<20), float64(len(big))/(1<<20))
 		refused := func(who string, errs []error) {
 			t.Helper()
-			if len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), want) || !strings.Contains(errs[0].Error(), "the read budget") {
+			if len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), want) {
 				t.Errorf("%q %s: want one error at %s over the read budget, got %v", s.unit, who, want, errs)
 			}
 		}
