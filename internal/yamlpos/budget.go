@@ -37,8 +37,8 @@ func Budget(n int) int64 { return BudgetRatio*int64(n) + BudgetFloor }
 const NodeCost = 288
 
 // maxCostPerByte bounds Cost(t) / len(t): a byte is at most one thing, a
-// `:` two, a `?` and the space after it three (see weight).
-const maxCostPerByte = 2 * NodeCost
+// `:` two, a `?` three (see weight).
+const maxCostPerByte = 3 * NodeCost
 
 // weight is what each byte of YAML's punctuation counts: a flow
 // collection's brackets and a comma may each open or end a value (`{a}`
@@ -151,7 +151,7 @@ func spaceOrBreak(c byte) bool {
 
 // budgetError is the error of a text past its read budget, placed at the
 // byte where the estimate passes it; nil for a text within it. A text of
-// under BudgetFloor / maxCostPerByte bytes (about 37 KB) is within it
+// under BudgetFloor / (maxCostPerByte - BudgetRatio) bytes (about 22 KB) is within it
 // whatever it holds and is not read.
 func budgetError(file string, data []byte, o Options) *diag.Error {
 	budget := Budget(len(data))
