@@ -183,8 +183,12 @@ func decode(r io.Reader, name string, onCase func(i int, c *caseView) error) (*h
 		err = h.field(dec, key, onCase)
 		if err != nil {
 			var ce caseError
-			if errors.As(err, &ce) {
+			var be *report.BudgetError
+			switch {
+			case errors.As(err, &ce):
 				return nil, fmt.Errorf("%s: not a run envelope: %w", name, ce.err)
+			case errors.As(err, &be):
+				return nil, fmt.Errorf("%s: %w", placeIn(r, name, be), err)
 			}
 			return nil, bad(fmt.Errorf("%s: %w", key, err))
 		}
@@ -252,7 +256,11 @@ func (h *head) field(dec *json.Decoder, key string, onCase func(i int, c *caseVi
 			return err
 		}
 		if err := report.CheckBudget("floors", raw); err != nil {
-			return err
+			// placed from where the floors start: the decoder stands
+			// just past them
+			be := err.(*report.BudgetError)
+			be.At += int(dec.InputOffset()) - len(raw)
+			return be
 		}
 		return json.Unmarshal(raw, &h.floors)
 	case "cases":
@@ -261,6 +269,37 @@ func (h *head) field(dec *json.Decoder, key string, onCase func(i int, c *caseVi
 		}
 	}
 	return skip(dec)
+}
+
+// placeIn is name with the line and column of the offset in its file
+// where the decode budget of be runs out (be.At, which it then says it is
+// placed at), counted by reading r again from its start up to there, a
+// block at a time; name alone when r cannot be read again (it is not a
+// file).
+func placeIn(r io.Reader, name string, be *report.BudgetError) string {
+	ra, ok := r.(io.ReaderAt)
+	if !ok {
+		return name
+	}
+	line, col := 1, 1
+	buf := make([]byte, 64<<10)
+	for off := int64(0); off < int64(be.At); {
+		n, err := ra.ReadAt(buf[:min(int64(len(buf)), int64(be.At)-off)], off)
+		for _, c := range buf[:n] {
+			switch {
+			case c == '\n':
+				line, col = line+1, 1
+			case c&0xc0 != 0x80: // a character's first byte
+				col++
+			}
+		}
+		off += int64(n)
+		if err != nil {
+			return name
+		}
+	}
+	be.Placed = true
+	return fmt.Sprintf("%s:%d:%d", name, line, col)
 }
 
 // caseError is a case that decoded but does not pass the check.

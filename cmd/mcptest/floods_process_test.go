@@ -1,14 +1,20 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/mcptest/mcptest/history/historytest"
 	"github.com/mcptest/mcptest/internal/yamlpos"
+	"github.com/mcptest/mcptest/report"
+	"github.com/mcptest/mcptest/report/casedraw"
 )
 
 // yamlFloods are units of YAML that cost the most memory a byte to read,
@@ -121,5 +127,46 @@ func TestProcessYAMLFloodsWithinBudget(t *testing.T) {
 				t.Logf("%s: exit %d, %d KiB", what, u.code, u.peak>>10)
 			}
 		}
+	}
+}
+
+// TestProcessHistoryFloodPlaced runs the built binary's `mcptest history`
+// over an envelope whose floor's matcher is a flood past the decode
+// budget: exit 2, the budget's error placed at the line and column inside
+// the flood where the budget runs out (the history's reader used to name
+// the file alone), within three times the file plus 48 MiB resident.
+func TestProcessHistoryFloodPlaced(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the binary over four envelopes of about 2 MB")
+	}
+	dir := t.TempDir()
+	placed := regexp.MustCompile(`(?m)^mcptest: flood\.json:1:(\d+): floors would take [0-9.]+ [KMG]iB decoded; the values before this point take up the decode budget of `)
+	for shape, flood := range casedraw.Floods(1.3, 30, report.DecodeCost) {
+		env := historytest.Envelope(historytest.Spec{Runs: 2, Suite: "s.yml"}, 0)
+		if len(env.Floors) == 0 {
+			t.Fatal("the generated envelope has no floor")
+		}
+		env.Floors[0].Matcher = json.RawMessage(flood)
+		doc, err := json.Marshal(env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "flood.json"), doc, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		u := runMeasured(t, dir, []string{"CI=", "GITHUB_ACTIONS="}, "history", "flood.json")
+		m := placed.FindStringSubmatch(u.out)
+		if u.code != 2 || m == nil {
+			t.Errorf("%s: exit %d, want 2 and the placed budget error\n%.600s", shape, u.code, u.out)
+			continue
+		}
+		from := bytes.Index(doc, []byte(flood))
+		if col, _ := strconv.Atoi(m[1]); col-1 < from || col-1 >= from+len(flood) {
+			t.Errorf("%s: placed at column %d, not inside the flood (columns %d to %d)", shape, col, from+1, from+len(flood))
+		}
+		if bound := 3*int64(len(doc)) + 48<<20; u.peak > bound {
+			t.Errorf("%s: %d KiB, over %d", shape, u.peak>>10, bound>>10)
+		}
+		t.Logf("%s: %d bytes, exit %d, %d KiB", shape, len(doc), u.code, u.peak>>10)
 	}
 }
