@@ -167,6 +167,6 @@ func TestProcessHistoryFloodPlaced(t *testing.T) {
 		if bound := 3*int64(len(doc)) + 48<<20; u.peak > bound {
 			t.Errorf("%s: %d KiB, over %d", shape, u.peak>>10, bound>>10)
 		}
-		t.Logf("%s: %d bytes, exit %d, %d KiB", shape, len(doc), u.code, u.peak>>10)
+		t.Logf("%s: %d bytes, exit %d, %d KiB: %.160s", shape, len(doc), u.code, u.peak>>10, u.out)
 	}
 }
