@@ -183,12 +183,12 @@ func decode(r io.Reader, name string, onCase func(i int, c *caseView) error) (*h
 		err = h.field(dec, key, onCase)
 		if err != nil {
 			var ce caseError
-			var be *report.BudgetError
+			var ba budgetAt
 			switch {
 			case errors.As(err, &ce):
 				return nil, fmt.Errorf("%s: not a run envelope: %w", name, ce.err)
-			case errors.As(err, &be):
-				return nil, fmt.Errorf("%s: %w", placeIn(r, name, be), err)
+			case errors.As(err, &ba):
+				return nil, fmt.Errorf("%s: %w", ba.placeIn(r, name), ba.be)
 			}
 			return nil, bad(fmt.Errorf("%s: %w", key, err))
 		}
@@ -256,11 +256,8 @@ func (h *head) field(dec *json.Decoder, key string, onCase func(i int, c *caseVi
 			return err
 		}
 		if err := report.CheckBudget("floors", raw); err != nil {
-			// placed from where the floors start: the decoder stands
-			// just past them
-			be := err.(*report.BudgetError)
-			be.At += int(dec.InputOffset()) - len(raw)
-			return be
+			// the decoder stands just past the floors
+			return budgetAt{be: err.(*report.BudgetError), start: dec.InputOffset() - int64(len(raw))}
 		}
 		return json.Unmarshal(raw, &h.floors)
 	case "cases":
@@ -271,20 +268,32 @@ func (h *head) field(dec *json.Decoder, key string, onCase func(i int, c *caseVi
 	return skip(dec)
 }
 
+// budgetAt is the decode budget's error of a value that starts at offset
+// start of its file (be.At is within the value).
+type budgetAt struct {
+	be    *report.BudgetError
+	start int64
+}
+
+func (e budgetAt) Error() string { return e.be.Error() }
+
 // placeIn is name with the line and column of the offset in its file
-// where the decode budget of be runs out (be.At, which it then says it is
-// placed at), counted by reading r again from its start up to there, a
+// where the budget runs out (and the error then says it is placed
+// there), counted by reading r again from its start up to that offset, a
 // block at a time; name alone when r cannot be read again (it is not a
 // file).
-func placeIn(r io.Reader, name string, be *report.BudgetError) string {
+func (e budgetAt) placeIn(r io.Reader, name string) string {
 	ra, ok := r.(io.ReaderAt)
 	if !ok {
 		return name
 	}
+	at := e.start + int64(e.be.At)
 	line, col := 1, 1
 	buf := make([]byte, 64<<10)
-	for off := int64(0); off < int64(be.At); {
-		n, err := ra.ReadAt(buf[:min(int64(len(buf)), int64(be.At)-off)], off)
+	for off := int64(0); off < at; {
+		want := min(int64(len(buf)), at-off)
+		// a short read is an error; a full block may come with io.EOF
+		n, _ := ra.ReadAt(buf[:want], off)
 		for _, c := range buf[:n] {
 			switch {
 			case c == '\n':
@@ -293,12 +302,12 @@ func placeIn(r io.Reader, name string, be *report.BudgetError) string {
 				col++
 			}
 		}
-		off += int64(n)
-		if err != nil {
-			return name
+		if int64(n) < want {
+			return name // the file is shorter than it was read: not placed
 		}
+		off += want
 	}
-	be.Placed = true
+	e.be.Placed = true
 	return fmt.Sprintf("%s:%d:%d", name, line, col)
 }
 

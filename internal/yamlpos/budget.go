@@ -51,10 +51,9 @@ const maxCostPerByte = 3 * NodeCost
 // punctuation and at a line's end, not at a space, so a sentence is one
 // value and its words are not counted apart.
 var weight = func() (w [256]uint8) {
-	for _, c := range []byte("[]{},") {
-		w[c] = 1
+	for _, c := range []byte("[]{},:") {
+		w[c] = 1 // a `:` one more when nothing follows it (nullAfter)
 	}
-	w[':'] = 1
 	return w
 }()
 
@@ -151,8 +150,8 @@ func spaceOrBreak(c byte) bool {
 
 // budgetError is the error of a text past its read budget, placed at the
 // byte where the estimate passes it; nil for a text within it. A text of
-// under BudgetFloor / (maxCostPerByte - BudgetRatio) bytes (about 22 KB) is within it
-// whatever it holds and is not read.
+// under BudgetFloor / (maxCostPerByte - BudgetRatio) bytes (about 22 KB)
+// is within it whatever it holds and is not read.
 func budgetError(file string, data []byte, o Options) *diag.Error {
 	budget := Budget(len(data))
 	if int64(len(data))*maxCostPerByte <= budget {
