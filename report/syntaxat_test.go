@@ -1,0 +1,122 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/report"
+	"github.com/mcptest/mcptest/report/envgen"
+)
+
+// TestCutEnvelopePlacedAlike cuts a generated envelope (a head, 40
+// cases, passing and failing) at 400 drawn offsets and at every line's
+// end, as a download cut short leaves an artifact, and reads each with
+// report.Read (the whole document) and with the case stream (the reader
+// of merge and compare): both refuse it at the line and column where the
+// text ends. report.Read named the file alone.
+func TestCutEnvelopePlacedAlike(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.json")
+	var totals envgen.Totals
+	for k := range 40 {
+		if side := envgen.PRCase(k); side.In && side.Fail {
+			totals.Failed++
+		} else if side.In {
+			totals.Passed++
+		}
+	}
+	e, err := envgen.Create(path, "", totals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range 40 {
+		if side := envgen.PRCase(k); side.In {
+			e.Add(k, side)
+		}
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := report.Read(bytes.NewReader(doc), "run.json"); err != nil {
+		t.Fatalf("the whole envelope: %v", err)
+	}
+	rng := rand.New(rand.NewPCG(40, 9))
+	var cuts []int
+	for range 400 {
+		cuts = append(cuts, rng.IntN(len(doc)))
+	}
+	for i, c := range doc {
+		if c == '\n' {
+			cuts = append(cuts, i, i+1)
+		}
+	}
+	placed := regexp.MustCompile(`^run\.json:(\d+):(\d+): not a run envelope: `)
+	for _, cut := range cuts {
+		text := doc[:cut]
+		if json.Valid(text) {
+			continue
+		}
+		line, col := diag.LineCol(text, int64(len(text)))
+		want := fmt.Sprintf("%d:%d", line, col)
+		_, rerr := report.Read(bytes.NewReader(text), "run.json")
+		serr := readStream(text)
+		for who, err := range map[string]error{"report.Read": rerr, "the case stream": serr} {
+			m := placed.FindStringSubmatch(fmt.Sprint(err))
+			if m == nil || m[1]+":"+m[2] != want {
+				t.Errorf("cut at %d: %s: %v, want it placed at %s, the text's end", cut, who, err, want)
+			}
+		}
+	}
+	// A byte that does not fit, within the text or after it: placed at
+	// that byte.
+	for _, tc := range []struct{ from, to, bad string }{
+		{`"verdict": "`, `"verdict": x"`, "x"},
+		{`"cases": [`, `"cases": [}`, "}"},
+		{`"total": `, `"total": +`, "+"},
+		{`"run": {`, `"run": {,`, ","},
+	} {
+		text := bytes.Replace(doc, []byte(tc.from), []byte(tc.to), 1)
+		at := bytes.Index(text, []byte(tc.to)) + strings.Index(tc.to, tc.bad)
+		line, col := diag.LineCol(text, int64(at))
+		_, err := report.Read(bytes.NewReader(text), "run.json")
+		if want := fmt.Sprintf("run.json:%d:%d: not a run envelope: ", line, col); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%q: %v, want it placed at %s", tc.to, err, want)
+		}
+	}
+	for _, after := range []string{"x", "x\n", "{}"} {
+		want := fmt.Sprintf("run.json:%d:1: ", bytes.Count(doc, []byte("\n"))+1)
+		if _, err := report.Read(bytes.NewReader(append(doc, after...)), "run.json"); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%q after the envelope: %v, want it placed at %s", after, err, want)
+		}
+	}
+}
+
+// readStream reads text through the case stream, every case and the
+// head; its first error.
+func readStream(text []byte) error {
+	cr, err := report.NewCaseReader(bytes.NewReader(text), "run.json")
+	if err != nil {
+		return err
+	}
+	for {
+		if _, err := cr.Next(); err == io.EOF {
+			break
+		} else if err != nil {
+			return err
+		}
+	}
+	_, err = cr.Envelope()
+	return err
+}
