@@ -158,6 +158,12 @@ func decode(r io.Reader, name string, onCase func(i int, c *caseView) error) (*h
 		if lr.N <= 0 {
 			return fmt.Errorf("%s: larger than %d MiB, which no run envelope is", name, MaxEnvelopeBytes>>20)
 		}
+		if cutShort(err) {
+			// placed at the file's end, as the other readers place it
+			if line, col, ok := lineColAt(r, -1); ok {
+				return fmt.Errorf("%s:%d:%d: not a run envelope: %w", name, line, col, err)
+			}
+		}
 		return fmt.Errorf("%s: not a run envelope: %w", name, err)
 	}
 	if err := delim(dec, '{'); err != nil {
@@ -279,20 +285,41 @@ func (e budgetAt) Error() string { return e.be.Error() }
 
 // placeIn is name with the line and column of the offset in its file
 // where the budget runs out (and the error then says it is placed
-// there), counted by reading r again from its start up to that offset, a
-// block at a time; name alone when r cannot be read again (it is not a
-// file).
+// there); name alone when r cannot be read again (it is not a file).
 func (e budgetAt) placeIn(r io.Reader, name string) string {
-	ra, ok := r.(io.ReaderAt)
+	line, col, ok := lineColAt(r, e.start+int64(e.be.At))
 	if !ok {
 		return name
 	}
-	at := e.start + int64(e.be.At)
-	line, col := 1, 1
+	e.be.Placed = true
+	return fmt.Sprintf("%s:%d:%d", name, line, col)
+}
+
+// cutShort reports whether err is the decoder's for a text that ends
+// before the envelope does.
+func cutShort(err error) bool {
+	var se *json.SyntaxError
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		errors.As(err, &se) && strings.HasPrefix(se.Error(), "unexpected end")
+}
+
+// lineColAt is the line and column of offset at (-1: the end) of the
+// file r, counted by reading it again from its start, a block at a time;
+// false when r cannot be read again (it is not a file) or ends before at.
+func lineColAt(r io.Reader, at int64) (line, col int, ok bool) {
+	ra, ok := r.(io.ReaderAt)
+	if !ok {
+		return 0, 0, false
+	}
+	line, col = 1, 1
 	buf := make([]byte, 64<<10)
-	for off := int64(0); off < at; {
-		want := min(int64(len(buf)), at-off)
-		// a short read is an error; a full block may come with io.EOF
+	for off := int64(0); at < 0 || off < at; {
+		want := int64(len(buf))
+		if at >= 0 {
+			want = min(want, at-off)
+		}
+		// a short read is the end or an error; a full block may come
+		// with io.EOF
 		n, _ := ra.ReadAt(buf[:want], off)
 		for _, c := range buf[:n] {
 			switch {
@@ -302,13 +329,12 @@ func (e budgetAt) placeIn(r io.Reader, name string) string {
 				col++
 			}
 		}
+		off += int64(n)
 		if int64(n) < want {
-			return name // the file is shorter than it was read: not placed
+			return line, col, at < 0
 		}
-		off += want
 	}
-	e.be.Placed = true
-	return fmt.Sprintf("%s:%d:%d", name, line, col)
+	return line, col, true
 }
 
 // caseError is a case that decoded but does not pass the check.

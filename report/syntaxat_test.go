@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcptest/mcptest/history"
 	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/report"
 	"github.com/mcptest/mcptest/report/envgen"
@@ -20,9 +21,10 @@ import (
 // TestCutEnvelopePlacedAlike cuts a generated envelope (a head, 40
 // cases, passing and failing) at 400 drawn offsets and at every line's
 // end, as a download cut short leaves an artifact, and reads each with
-// report.Read (the whole document) and with the case stream (the reader
-// of merge and compare): both refuse it at the line and column where the
-// text ends. report.Read named the file alone.
+// report.Read (the whole document), the case stream (the reader of merge
+// and compare) and history.ReadSnapshot: each refuses it at the line and
+// column where the text ends. report.Read and the history named the file
+// alone.
 func TestCutEnvelopePlacedAlike(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.json")
 	var totals envgen.Totals
@@ -72,7 +74,8 @@ func TestCutEnvelopePlacedAlike(t *testing.T) {
 		want := fmt.Sprintf("%d:%d", line, col)
 		_, rerr := report.Read(bytes.NewReader(text), "run.json")
 		serr := readStream(text)
-		for who, err := range map[string]error{"report.Read": rerr, "the case stream": serr} {
+		_, herr := history.ReadSnapshot(bytes.NewReader(text), "run.json", 0)
+		for who, err := range map[string]error{"report.Read": rerr, "the case stream": serr, "history.ReadSnapshot": herr} {
 			m := placed.FindStringSubmatch(fmt.Sprint(err))
 			if m == nil || m[1]+":"+m[2] != want {
 				t.Errorf("cut at %d: %s: %v, want it placed at %s, the text's end", cut, who, err, want)

@@ -14,8 +14,9 @@ import (
 // TestProcessCutEnvelopePlaced runs the built binary over the envelope
 // of a real run cut short, as a download cut short leaves an artifact:
 // `report` (the whole document), `report --compare` and `report merge`
-// (the case stream) each exit 2 with the error placed at the line and
-// column where the text ends. `report` named the file alone.
+// (the case stream) and `history` each exit 2 with the error placed at
+// the line and column where the text ends. `report` and `history` named
+// the file alone.
 func TestProcessCutEnvelopePlaced(t *testing.T) {
 	dir := t.TempDir()
 	full := filepath.Join(dir, "full.json")
@@ -42,6 +43,7 @@ func TestProcessCutEnvelopePlaced(t *testing.T) {
 			{"report", "cut.json"},
 			{"report", "cut.json", "--compare", "full.json"},
 			{"report", "merge", "cut.json", "--output", "merged.json"},
+			{"history", "cut.json"},
 		} {
 			u := runMeasured(t, dir, env, args...)
 			if u.code != 2 || !strings.HasPrefix(u.out, want) {
