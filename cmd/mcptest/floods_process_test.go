@@ -57,7 +57,7 @@ func yamlFlood(unit string, flow bool, scale float64, indent string) string {
 // plus 48 MiB.
 func TestProcessYAMLFloodsWithinBudget(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the binary over 40 YAML files of up to 3 MB")
+		t.Skip("runs the binary over 40 YAML files of up to 250 KB")
 	}
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "c.json"), []byte(`{"mcptest_cassette": 1, "runs": [{"calls": []}]}`), 0o644); err != nil {
