@@ -278,8 +278,8 @@ func TestCostCountsEveryNode(t *testing.T) {
 }
 
 // floodUnits are the units of text that cost the most memory a byte to
-// read, each repeated to make a flood: in a flow sequence (pre, sep,
-// post around the repeats) or as lines of a block sequence.
+// read, each repeated to make a flood: in a flow sequence (pre and post
+// around the repeats) or as lines of a block sequence (no pre).
 var floodUnits = []struct{ pre, unit, post string }{
 	{"[", "{a: 0},", "]"},
 	{"[", "{},", "]"},
@@ -412,6 +412,7 @@ func TestBudgetRefusesFloods(t *testing.T) {
 	}
 }
 
+// asErrors is l as plain errors.
 func asErrors[E error](l []E) []error {
 	out := make([]error, len(l))
 	for i, e := range l {
@@ -549,6 +550,7 @@ func suites(out map[string][]byte) {
 	out["suite in flow style"] = f.Bytes()
 }
 
+// setFlow writes the tree of n in flow style.
 func setFlow(n *yaml.Node) {
 	n.Style = yaml.FlowStyle
 	for _, k := range n.Content {
