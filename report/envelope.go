@@ -2,7 +2,6 @@ package report
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -472,27 +471,6 @@ func isControl(r rune) bool {
 
 // maxRead is the most bytes Read reads of an envelope.
 const maxRead = 256 << 20
-
-// syntaxAt is name with the line and column where data stops being JSON,
-// when err is encoding/json's syntax error for it (its offset counts the
-// bytes read through the byte that does not fit, or all of them when the
-// text ends too soon); name alone for any other error.
-func syntaxAt(name string, data []byte, err error) string {
-	var se *json.SyntaxError
-	if !errors.As(err, &se) {
-		return name
-	}
-	off := min(se.Offset, int64(len(data)))
-	// At the text's end the decoder reads a space past it to finish a
-	// literal or a number cut short, and names that space, or says the
-	// input ended: the error is then at the end, not at the last byte.
-	atEnd := off == int64(len(data)) && (strings.HasPrefix(se.Error(), "unexpected end") || strings.HasPrefix(se.Error(), "invalid character ' '"))
-	if off > 0 && !atEnd {
-		off-- // the byte that does not fit
-	}
-	line, col := diag.LineCol(data, off)
-	return fmt.Sprintf("%s:%d:%d", name, line, col)
-}
 
 // Read decodes a saved run envelope, refusing one of another schema
 // version, one over maxRead and one over its decode budget.
