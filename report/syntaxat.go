@@ -23,8 +23,8 @@ func syntaxAt(name string, data []byte, err error) string {
 	// literal or a number cut short, and names that space, or says the
 	// input ended: the error is then at the end, not at the last byte.
 	atEnd := off == int64(len(data)) && (strings.HasPrefix(se.Error(), "unexpected end") || strings.HasPrefix(se.Error(), "invalid character ' '"))
-	if off > 0 && !atEnd {
-		off-- // the byte that does not fit
+	if !atEnd {
+		off-- // the byte that does not fit (the offset counts it)
 	}
 	line, col := diag.LineCol(data, off)
 	return fmt.Sprintf("%s:%d:%d", name, line, col)
