@@ -63,10 +63,9 @@ func lineColAt(r io.Reader, at int64) (line, col int, ok bool) {
 		// with io.EOF
 		n, _ := ra.ReadAt(buf[:want], off)
 		for _, c := range buf[:n] {
-			switch {
-			case c == '\n':
+			if c == '\n' {
 				line, col = line+1, 1
-			case c&0xc0 != 0x80: // a character's first byte
+			} else if c&0xc0 != 0x80 { // a character's first byte
 				col++
 			}
 		}
