@@ -1,6 +1,7 @@
 package baseline
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,7 +15,8 @@ const MaxEnvelopeBytes = 256 << 20
 // ReadBaseline decodes a baseline envelope. Unlike a run to render, a
 // baseline of another schema_version is not refused: it comes back with
 // only its schema_version and tool, and Compare reports every case as not
-// comparable. A document that is not a run envelope at all is an error.
+// comparable. A document that is not a run envelope at all is an error (a
+// text that is not JSON, report.Placed's).
 func ReadBaseline(r io.Reader, name string) (*report.Envelope, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxEnvelopeBytes+1))
 	if err != nil {
@@ -30,7 +32,7 @@ func ReadBaseline(r io.Reader, name string) (*report.Envelope, error) {
 		SchemaVersion *int `json:"schema_version"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, fmt.Errorf("%s: not a run envelope: %w", name, err)
+		return nil, report.Placed(fmt.Errorf("%s: not a run envelope: %w", name, err), bytes.NewReader(data), name)
 	}
 	if head.SchemaVersion == nil {
 		return nil, fmt.Errorf("%s: not a run envelope: no schema_version", name)
@@ -50,7 +52,7 @@ func ReadBaseline(r io.Reader, name string) (*report.Envelope, error) {
 	}
 	var env report.Envelope
 	if err := json.Unmarshal(data, &env); err != nil {
-		return nil, fmt.Errorf("%s: not a run envelope: %w", name, err)
+		return nil, report.Placed(fmt.Errorf("%s: not a run envelope: %w", name, err), bytes.NewReader(data), name)
 	}
 	if err := env.Check(); err != nil {
 		return nil, fmt.Errorf("%s: not a run envelope: %w", name, err)

@@ -158,13 +158,11 @@ func decode(r io.Reader, name string, onCase func(i int, c *caseView) error) (*h
 		if lr.N <= 0 {
 			return fmt.Errorf("%s: larger than %d MiB, which no run envelope is", name, MaxEnvelopeBytes>>20)
 		}
-		if cutShort(err) {
-			// placed at the file's end, as the other readers place it
-			if line, col, ok := lineColAt(r, -1); ok {
-				return fmt.Errorf("%s:%d:%d: not a run envelope: %w", name, line, col, err)
-			}
+		if err == io.EOF { // the text ended before a token
+			err = io.ErrUnexpectedEOF
 		}
-		return fmt.Errorf("%s: not a run envelope: %w", name, err)
+		// A text that is not JSON is refused as every reader refuses it.
+		return report.Placed(fmt.Errorf("%s: not a run envelope: %w", name, err), r, name)
 	}
 	if err := delim(dec, '{'); err != nil {
 		return nil, bad(err)
@@ -192,7 +190,7 @@ func decode(r io.Reader, name string, onCase func(i int, c *caseView) error) (*h
 			var ba budgetAt
 			switch {
 			case errors.As(err, &ce):
-				return nil, fmt.Errorf("%s: not a run envelope: %w", name, ce.err)
+				return nil, report.Placed(fmt.Errorf("%s: not a run envelope: %w", name, ce.err), r, name)
 			case errors.As(err, &ba):
 				return nil, fmt.Errorf("%s: %w", ba.placeIn(r, name), ba.be)
 			}
@@ -203,7 +201,7 @@ func decode(r io.Reader, name string, onCase func(i int, c *caseView) error) (*h
 		return nil, bad(err)
 	}
 	if err := h.check(name); err != nil {
-		return nil, err
+		return nil, report.Placed(err, r, name)
 	}
 	return h, nil
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -487,7 +488,7 @@ func Read(r io.Reader, name string) (*Envelope, error) {
 	}
 	var env Envelope
 	if err := json.Unmarshal(data, &env); err != nil {
-		return nil, fmt.Errorf("%s: not a run envelope: %w", syntaxAt(name, data, err), err)
+		return nil, Placed(fmt.Errorf("%s: not a run envelope: %w", name, err), bytes.NewReader(data), name)
 	}
 	if env.SchemaVersion != SchemaVersion {
 		return nil, fmt.Errorf("%s: run envelope schema_version %d, this mcptest reads %d", name, env.SchemaVersion, SchemaVersion)

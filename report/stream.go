@@ -10,6 +10,7 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -63,6 +64,15 @@ type CaseReader struct {
 	seen map[string]bool
 	// badCases says cases is neither an array nor null.
 	badCases error
+	// file is the file the reader reads, read again from its start to
+	// place a text that is not JSON (Place); nil when the source cannot
+	// be read again. located is that error, found once.
+	file      io.ReaderAt
+	placeOnce sync.Once
+	located   error
+	// checkJSON is set on Locate's reader: each value is checked to be
+	// JSON as it is scanned, and none is held to the decode budget.
+	checkJSON bool
 
 	// Unmarshal decodes a case for Decode: encoding/json's Unmarshal
 	// when nil, or one that decodes what it decodes to the same value
@@ -74,21 +84,48 @@ type CaseReader struct {
 const chunk = 64 << 10
 
 // NewCaseReader starts reading the envelope r holds, named name in errors,
-// and reads its members up to its cases.
+// and reads its members up to its cases. Where r is a file (or a limit in
+// front of one), a text that is not JSON is placed by Locate (Place).
 func NewCaseReader(r io.Reader, name string) (*CaseReader, error) {
 	cr := &CaseReader{name: name, src: io.LimitReader(r, MaxStreamBytes), buf: make([]byte, 0, chunk)}
-	c, err := cr.nonSpace()
-	if err != nil {
-		return nil, err
-	}
-	if c != '{' {
-		return nil, fmt.Errorf("%s: not a run envelope: want a JSON object", name)
-	}
-	cr.advance(1)
-	if err := cr.members(true); err != nil {
-		return nil, err
+	cr.file, _ = readerAt(r)
+	if err := cr.start(); err != nil {
+		return nil, cr.Place(err)
 	}
 	return cr, nil
+}
+
+// start reads the document's opening brace and its members up to its
+// cases.
+func (cr *CaseReader) start() error {
+	c, err := cr.nonSpace()
+	if errors.Is(err, io.EOF) {
+		return cr.syntax("a JSON object")
+	}
+	if err != nil {
+		return err
+	}
+	if c != '{' {
+		return cr.syntax("a JSON object")
+	}
+	cr.advance(1)
+	return cr.members(true)
+}
+
+// Place is err, or, when the envelope is not JSON and the reader can
+// read its file again, Locate's error for the file, as Placed gives it:
+// the one every reader of an envelope gives for it, whatever this one met
+// first. It is found once for the reader, whichever goroutine asks first.
+func (cr *CaseReader) Place(err error) error {
+	var be *BudgetError
+	if err == nil || cr.file == nil || errors.As(err, &be) {
+		return err
+	}
+	cr.placeOnce.Do(func() { cr.located = Locate(cr.file, cr.name) })
+	if cr.located != nil {
+		return cr.located
+	}
+	return err
 }
 
 // fill reads more of the source into buf, keeping buf[pos:]; it returns
@@ -147,6 +184,9 @@ func (cr *CaseReader) lineCol() (int, int64) {
 // head for -1), read from line and col of the file on: its error is
 // placed where the budget runs out.
 func (cr *CaseReader) checkBudget(i int, raw []byte, line int, col int64) error {
+	if cr.checkJSON {
+		return nil
+	}
 	err := overBudget(raw)
 	if err == nil {
 		return nil
@@ -172,7 +212,8 @@ func (cr *CaseReader) syntax(want string) error {
 		got = fmt.Sprintf("%q", cr.buf[cr.pos])
 	}
 	if errors.Is(cr.rerr, io.EOF) || cr.rerr == nil || cr.pos < len(cr.buf) {
-		return fmt.Errorf("%s:%s: not a run envelope: want %s, got %s", cr.name, cr.at(), want, got)
+		line, col := cr.lineCol()
+		return &syntaxError{name: cr.name, line: line, col: col, off: cr.Offset(), what: fmt.Sprintf("want %s, got %s", want, got)}
 	}
 	return fmt.Errorf("%s: not a run envelope: %w", cr.name, cr.rerr)
 }
@@ -218,9 +259,46 @@ func (cr *CaseReader) expect(set, what string) (byte, error) {
 // value scans the next value past white space and appends its bytes to
 // dst: a string up to its closing quote, an object or array up to its
 // closing bracket, anything else up to the next delimiter. What it holds
-// is not checked here: the value is decoded, and so checked, where it is
-// used.
+// is not checked here (but by Locate's reader, checkedValue): the value
+// is decoded, and so checked, where it is used.
 func (cr *CaseReader) value(dst []byte) ([]byte, error) {
+	if cr.checkJSON {
+		return cr.checkedValue(dst)
+	}
+	raw, err := cr.scanValue(dst)
+	if err != nil {
+		return nil, err
+	}
+	return raw, nil
+}
+
+// checkedValue is value for Locate: the value scanned is checked to be
+// JSON.
+func (cr *CaseReader) checkedValue(dst []byte) ([]byte, error) {
+	if _, err := cr.nonSpace(); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	from, start := len(dst), cr.Offset()
+	out, err := cr.scanValue(dst)
+	switch {
+	case err == nil:
+		err = cr.checkValue(out[from:], start)
+	case out != nil:
+		// The file ends within the value: where what was read of it
+		// stops being JSON before its end, that is the place.
+		var se *syntaxError
+		if errors.As(cr.checkValue(out[from:], start), &se) && se.off < start+int64(len(out)-from) {
+			err = se
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// scanValue is value unchecked.
+func (cr *CaseReader) scanValue(dst []byte) ([]byte, error) {
 	c, err := cr.nonSpace()
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
@@ -242,7 +320,9 @@ func (cr *CaseReader) value(dst []byte) ([]byte, error) {
 				return dst, nil // a literal at the end of the file
 			}
 			if errors.Is(err, io.EOF) {
-				return nil, cr.syntax("the rest of the value")
+				// what was read of the value goes with the error, for
+				// checkedValue
+				return dst, cr.syntax("the rest of the value")
 			}
 			return nil, fmt.Errorf("%s: not a run envelope: %w", cr.name, err)
 		}
@@ -394,7 +474,7 @@ func (cr *CaseReader) key() (string, error) {
 	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) && !rawControl(raw) {
 		key = string(raw[1 : len(raw)-1])
 	} else if err := json.Unmarshal(raw, &key); err != nil {
-		return "", fmt.Errorf("%s:%s: not a run envelope: member name: %v", cr.name, col, err)
+		return "", fmt.Errorf("%s:%s: not a run envelope: member name: %w", cr.name, col, err)
 	}
 	if _, err := cr.expect(":", "':' after a member name"); err != nil {
 		return "", err
@@ -454,7 +534,7 @@ func (cr *CaseReader) members(first bool) error {
 			}
 			if !json.Valid(raw) {
 				var v any
-				return fmt.Errorf("%s: not a run envelope: cases: %v", cr.name, json.Unmarshal(raw, &v))
+				return fmt.Errorf("%s: not a run envelope: cases: %w", cr.name, json.Unmarshal(raw, &v))
 			}
 			if string(raw) == "null" { // "cases": null holds no case
 				continue
@@ -495,7 +575,8 @@ func (cr *CaseReader) end() error {
 		if err != nil {
 			return err
 		}
-		return fmt.Errorf("%s:%s: not a run envelope: data after the envelope's closing brace", cr.name, cr.at())
+		line, col := cr.lineCol()
+		return &syntaxError{name: cr.name, line: line, col: col, off: cr.Offset(), what: "data after the envelope's closing brace"}
 	}
 	return nil
 }
@@ -511,6 +592,14 @@ func (cr *CaseReader) NextRaw() (json.RawMessage, error) {
 // dst with the case after it (a reader of many cases reuses one buffer),
 // or nil and the error (io.EOF after the last case).
 func (cr *CaseReader) AppendRaw(dst []byte) ([]byte, error) {
+	raw, err := cr.appendRaw(dst)
+	if err != nil && err != io.EOF {
+		return nil, cr.Place(err)
+	}
+	return raw, err
+}
+
+func (cr *CaseReader) appendRaw(dst []byte) ([]byte, error) {
 	if !cr.inCases {
 		return nil, io.EOF
 	}
@@ -560,10 +649,20 @@ func (cr *CaseReader) AppendRaw(dst []byte) ([]byte, error) {
 // ones the reader of the whole envelope would read next), and stops at
 // their closing bracket: AppendRaw then returns io.EOF and the rest of the
 // document is left to the reader of the whole envelope (Resume). Its
-// errors place lines from off, not from the file's start.
+// scan places lines from off, not from the file's start; where r is a
+// section of a file from off, a text that is not JSON is placed in the
+// whole file (Place).
 func CasesFrom(r io.Reader, name string, off int64) *CaseReader {
-	return &CaseReader{name: name, src: io.LimitReader(r, MaxStreamBytes-off), buf: make([]byte, 0, chunk),
+	cr := &CaseReader{name: name, src: io.LimitReader(r, MaxStreamBytes-off), buf: make([]byte, 0, chunk),
 		off: off, lineAt: off, inCases: true, part: true}
+	if s, ok := r.(*io.SectionReader); ok {
+		// a section of a file from off: the file is read again from its
+		// start to place an error
+		if outer, at, _ := s.Outer(); at == off {
+			cr.file = outer
+		}
+	}
+	return cr
 }
 
 // Resume goes on reading past the cases that part (CasesFrom) read to
@@ -585,7 +684,7 @@ func (cr *CaseReader) Resume(part *CaseReader, from int64) error {
 	cr.src, cr.buf, cr.pos, cr.off, cr.rerr = part.src, part.buf, part.pos, part.off, part.rerr
 	cr.inCases = false
 	if err := cr.members(false); err != nil {
-		return err
+		return cr.Place(err)
 	}
 	return io.EOF
 }
@@ -614,10 +713,10 @@ func (cr *CaseReader) Decode(i int, raw json.RawMessage) (*CaseResult, error) {
 	}
 	c := new(CaseResult)
 	if err := unmarshal(raw, c); err != nil {
-		return nil, fmt.Errorf("%s: not a run envelope: %s: %w", cr.name, at, err)
+		return nil, cr.Place(fmt.Errorf("%s: not a run envelope: %s: %w", cr.name, at, err))
 	}
 	if err := c.Check(at); err != nil {
-		return nil, fmt.Errorf("%s: not a run envelope: %w", cr.name, err)
+		return nil, cr.Place(fmt.Errorf("%s: not a run envelope: %w", cr.name, err))
 	}
 	return c, nil
 }
@@ -679,6 +778,14 @@ func (cr *CaseReader) Cases() int { return cr.n }
 // case was read (Next returned io.EOF): decoded, checked, of this
 // package's schema_version.
 func (cr *CaseReader) Envelope() (*Envelope, error) {
+	env, err := cr.envelope()
+	if err != nil {
+		return nil, cr.Place(err)
+	}
+	return env, nil
+}
+
+func (cr *CaseReader) envelope() (*Envelope, error) {
 	if cr.env != nil {
 		return cr.env, nil
 	}
@@ -734,7 +841,7 @@ func (cr *CaseReader) Head() (*Envelope, error) {
 	doc := make([]byte, 0, cr.head.Len()+2)
 	doc = append(append(append(doc, '{'), cr.head.Bytes()...), '}')
 	if err := json.Unmarshal(doc, &env); err != nil {
-		return nil, fmt.Errorf("%s: not a run envelope: %w", cr.name, err)
+		return nil, cr.Place(fmt.Errorf("%s: not a run envelope: %w", cr.name, err))
 	}
 	env.Cases = nil
 	return &env, nil
@@ -750,6 +857,14 @@ func (cr *CaseReader) Head() (*Envelope, error) {
 // the case taken is the one the scan would find, its end where the
 // scan's is. Anything else (nil included) is not taken.
 func (cr *CaseReader) AppendExpected(dst, want []byte) ([]byte, bool, error) {
+	raw, taken, err := cr.appendExpected(dst, want)
+	if err != nil && err != io.EOF {
+		return nil, false, cr.Place(err)
+	}
+	return raw, taken, err
+}
+
+func (cr *CaseReader) appendExpected(dst, want []byte) ([]byte, bool, error) {
 	if len(want) < 2 || want[0] != '{' || want[len(want)-1] != '}' || !cr.inCases {
 		raw, err := cr.AppendRaw(dst)
 		return raw, false, err
@@ -781,7 +896,7 @@ func (cr *CaseReader) AppendExpected(dst, want []byte) ([]byte, bool, error) {
 			return raw, false, nil
 		}
 	}
-	raw, err := cr.AppendRaw(dst)
+	raw, err := cr.appendRaw(dst)
 	return raw, false, err
 }
 

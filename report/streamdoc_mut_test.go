@@ -185,7 +185,7 @@ func TestCaseReaderReadsDocumentsAsJSON(t *testing.T) {
 		if round%3 == 2 {
 			data = casedraw.Mutate(r, data)
 		}
-		got := readDocument(bytes.NewReader(data))
+		got := readDocument(scanOnly{bytes.NewReader(data)})
 		src := &pieces{r: r, data: data, max: 1 + r.IntN(96), withEOF: r.IntN(2) == 0}
 		if inPieces := readDocument(src); inPieces.String() != got.String() {
 			t.Fatalf("round %d: read in pieces:\n%v\nwhole:\n%v\nfrom %q", round, inPieces, got, data)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -53,5 +55,78 @@ func TestProcessCutEnvelopePlaced(t *testing.T) {
 	}
 	if bytes.Count(doc, []byte("\n")) < 10 {
 		t.Fatalf("the run's envelope is %d lines: want one of several", bytes.Count(doc, []byte("\n")))
+	}
+}
+
+// TestProcessBrokenEnvelopeSameError runs the built binary over the
+// envelope of a real run broken within a case and within its head (a
+// character replaced, a quote dropped, a byte put in), and, beside it, a
+// name of two-byte characters on the same line: `report`, `report
+// --compare` with it as the current run and as the baseline, `report
+// merge` and `history` each exit 2 with one error, placed where
+// encoding/json finds the text stops being JSON (columns in characters).
+// On the same broken case `report` placed it at one column, `--compare`
+// at the next with another message and `merge` not at all.
+func TestProcessBrokenEnvelopeSameError(t *testing.T) {
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full.json")
+	suite, err := filepath.Abs("../../examples/quickstart/suite.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"CI=", "GITHUB_ACTIONS=", "MCPTEST_DIR=" + t.TempDir()}
+	if u := runMeasured(t, dir, env, "run", "--config", suite, "--format", "json", "--output", full); u.code != 0 {
+		t.Fatalf("run: exit %d\n%s", u.code, u.out)
+	}
+	doc, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a case's name in characters of two bytes, ahead of the breaks on
+	// its line
+	doc = bytes.Replace(doc, []byte(`"name": "`), []byte(`"name": "Größe `), 1)
+	lastCase := bytes.LastIndex(doc, []byte(`"verdict": "`))
+	for _, tc := range []struct{ what, from, to string }{
+		{"a case's colon replaced", `"verdict": "`, `"verdict"} "`},
+		{"a case's quote dropped", `"verdict": "`, `"verdict: "`},
+		{"a byte put in before a case", `{"name"`, `0{"name"`},
+		{"the head's value replaced", `"tool": {`, `"tool": x`},
+	} {
+		at := bytes.Index(doc, []byte(tc.from))
+		if tc.from == `"verdict": "` {
+			at = lastCase
+		}
+		if at < 0 {
+			t.Fatalf("%s: %q is not in the envelope", tc.what, tc.from)
+		}
+		text := append(append(bytes.Clone(doc[:at]), tc.to...), doc[at+len(tc.from):]...)
+		var se *json.SyntaxError
+		if !errors.As(json.Unmarshal(text, new(any)), &se) {
+			t.Fatalf("%s: the text is still JSON", tc.what)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "bad.json"), text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		line, col := diag.LineCol(text, se.Offset-1)
+		want := fmt.Sprintf("mcptest: bad.json:%d:%d: not a run envelope: ", line, col)
+		first := ""
+		for _, args := range [][]string{
+			{"report", "bad.json"},
+			{"report", "bad.json", "--compare", "full.json"},
+			{"report", "full.json", "--compare", "bad.json"},
+			{"report", "merge", "bad.json", "--output", "merged.json"},
+			{"history", "bad.json"},
+		} {
+			u := runMeasured(t, dir, env, args...)
+			msg, _, _ := strings.Cut(u.out, "\n")
+			switch {
+			case u.code != 2 || !strings.HasPrefix(msg, want):
+				t.Errorf("%s: %s: exit %d, want 2 and %q\n%.400s", tc.what, strings.Join(args, " "), u.code, want, u.out)
+			case first == "":
+				first = msg
+			case msg != first:
+				t.Errorf("%s: %s: %q, want the error of `report`: %q", tc.what, strings.Join(args, " "), msg, first)
+			}
+		}
 	}
 }

@@ -444,7 +444,7 @@ func (s *streamed) newTwice(r result) (bool, error) {
 		}
 		name, err := caseName(raw)
 		if err != nil {
-			return false, fmt.Errorf("%s: not a run envelope: %w", s.cur.Name(), err)
+			return false, s.cur.Place(fmt.Errorf("%s: not a run envelope: %w", s.cur.Name(), err))
 		}
 		if s.twice == nil {
 			s.twice, s.names = map[uint64]bool{}, map[string]bool{}
@@ -845,13 +845,13 @@ func indexBaselineFrom(f *os.File, cr *report.CaseReader, mid int64) (*indexed, 
 		if other {
 			if !json.Valid(raw) {
 				var v any
-				return fmt.Errorf("%s: not a run envelope: cases[%d]: %v", cr.Name(), n, json.Unmarshal(raw, &v))
+				return cr.Place(fmt.Errorf("%s: not a run envelope: cases[%d]: %w", cr.Name(), n, json.Unmarshal(raw, &v)))
 			}
 			return nil
 		}
 		h, err := caseHash(raw)
 		if err != nil {
-			return fmt.Errorf("%s: not a run envelope: cases[%d]: %w", cr.Name(), n, err)
+			return cr.Place(fmt.Errorf("%s: not a run envelope: cases[%d]: %w", cr.Name(), n, err))
 		}
 		return idx.add(h, start, len(raw))
 	}

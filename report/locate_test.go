@@ -123,3 +123,46 @@ func readStream(text []byte) error {
 	_, err = cr.Envelope()
 	return err
 }
+
+// TestLineColAtIsLineCol draws texts of up to three of LineColAt's blocks
+// (lines of ASCII, of two- to four-byte characters, of bytes that are not
+// UTF-8 and characters cut short, empty lines, CRLF ends) and offsets
+// anywhere in them, within a character too, and the end (-1): the line
+// and column it counts reading the text again are diag.LineCol's over the
+// same bytes. An offset past the end is not placed.
+func TestLineColAtIsLineCol(t *testing.T) {
+	pieces := []string{"a", "case", " ", "\n", "\r\n", "é", "漢字", "🙂", "\n\n", "\xff", "\x80", "\xe2\x9c", "\xf0\x9f\x99", strings.Repeat("x", 5000)}
+	rng := rand.New(rand.NewPCG(29, 1))
+	for d := range 60 {
+		var b strings.Builder
+		size := rng.IntN(200_000)
+		for b.Len() < size {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		text := []byte(b.String())
+		offs := []int64{-1, 0, int64(len(text))}
+		for range 20 {
+			offs = append(offs, int64(rng.IntN(len(text)+1)))
+		}
+		// a character across the end of the first block
+		for k := range int64(4) {
+			if at := int64(64<<10) + k; at <= int64(len(text)) {
+				offs = append(offs, at)
+			}
+		}
+		for _, at := range offs {
+			want := at
+			if at < 0 {
+				want = int64(len(text))
+			}
+			wl, wc := diag.LineCol(text, want)
+			line, col, ok := report.LineColAt(bytes.NewReader(text), at)
+			if !ok || line != wl || col != wc {
+				t.Fatalf("draw %d, %d bytes, offset %d: %d:%d (%v), want %d:%d", d, len(text), at, line, col, ok, wl, wc)
+			}
+		}
+		if _, _, ok := report.LineColAt(bytes.NewReader(text), int64(len(text))+1); ok {
+			t.Fatalf("draw %d: an offset past the end is placed", d)
+		}
+	}
+}

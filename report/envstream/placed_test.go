@@ -1,0 +1,181 @@
+package envstream
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/mcptest/mcptest/baseline"
+	"github.com/mcptest/mcptest/history"
+	"github.com/mcptest/mcptest/internal/diag"
+	"github.com/mcptest/mcptest/report"
+	"github.com/mcptest/mcptest/report/casedraw"
+	"github.com/mcptest/mcptest/report/envgen"
+)
+
+// TestNotJSONPlacedAlike breaks a generated envelope (a head and 40
+// cases, passing and failing, a member of non-ASCII text in every case),
+// indented as mcptest writes it and on one line, at drawn places (a byte
+// cut, dropped, replaced or put in: casedraw.Mutate), and reads every
+// text that is no longer JSON with each reader of an envelope: report.Read
+// (the whole document), baseline.ReadBaseline, the case stream, report
+// merge, report --compare with it as the current run and as the
+// baseline, and the history. Each refuses it with the same error, placed
+// at the byte where encoding/json finds the text stops being JSON, its
+// column in characters. Before Locate, the same text got a line and
+// column from two readers, another column from a third, and none from
+// the rest.
+func TestNotJSONPlacedAlike(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	var totals envgen.Totals
+	for k := range 40 {
+		if side := envgen.PRCase(k); side.In && side.Fail {
+			totals.Failed++
+		} else if side.In {
+			totals.Passed++
+		}
+	}
+	e, err := envgen.Create(good, "", totals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range 40 {
+		if side := envgen.PRCase(k); side.In {
+			e.Add(k, side)
+		}
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	indented, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// text whose characters are more than a byte each, before the place
+	// of most breaks on the same line
+	indented = bytes.ReplaceAll(indented, []byte(`{"name":`), []byte(`{"note":"Grüße ✓ 漢字 🙂","name":`))
+	var oneLine bytes.Buffer
+	if err := json.Compact(&oneLine, indented); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "run.json")
+	placed := regexp.MustCompile(`^` + regexp.QuoteMeta(path) + `:(\d+):(\d+): not a run envelope: `)
+	draws := 300
+	if testing.Short() {
+		draws = 80
+	}
+	rng := rand.New(rand.NewPCG(30, 7))
+	for _, doc := range [][]byte{indented, oneLine.Bytes()} {
+		if _, err := report.Read(bytes.NewReader(doc), path); err != nil {
+			t.Fatalf("the whole envelope: %v", err)
+		}
+		tried := 0
+		for tried < draws {
+			text := casedraw.Mutate(rng, doc)
+			var se *json.SyntaxError
+			if !errors.As(json.Unmarshal(text, new(any)), &se) {
+				continue // still JSON, or a break of another kind
+			}
+			tried++
+			if err := os.WriteFile(path, text, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			at := se.Offset
+			if !strings.HasPrefix(se.Error(), "unexpected end") && !(at == int64(len(text)) && strings.HasPrefix(se.Error(), "invalid character ' '")) {
+				at-- // the byte that does not fit (the offset counts it)
+			}
+			line, col := diag.LineCol(text, at)
+			want := fmt.Sprintf("%d:%d", line, col)
+			if !sameErrorAt(t, placed, readAll(t, path, good), want) {
+				t.Fatalf("the text around the place: %s", excerpt(text, at))
+			}
+		}
+	}
+}
+
+// sameErrorAt reports whether every reader's error is placed at want
+// (line:col, the submatches of placed) and is the first reader's.
+func sameErrorAt(t *testing.T, placed *regexp.Regexp, errs map[string]error, want string) bool {
+	t.Helper()
+	first, ok := "", true
+	for _, who := range readers {
+		err := errs[who]
+		m := placed.FindStringSubmatch(fmt.Sprint(err))
+		switch {
+		case m == nil || m[1]+":"+m[2] != want:
+			t.Errorf("%s: %v, want it placed at %s", who, err, want)
+			ok = false
+		case first == "":
+			first = err.Error()
+		case err.Error() != first:
+			t.Errorf("%s: %v, want the error of %s: %s", who, err, readers[0], first)
+			ok = false
+		}
+	}
+	return ok
+}
+
+// readers names each reader of an envelope readAll runs.
+var readers = []string{"report.Read", "baseline.ReadBaseline", "the case stream", "report merge", "report --compare (current)", "report --compare (baseline)", "history"}
+
+// readAll reads the envelope at path with each reader (good is another
+// envelope for the comparisons): its error by readers' names.
+func readAll(t *testing.T, path, good string) map[string]error {
+	t.Helper()
+	errs := map[string]error{}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, errs["report.Read"] = report.Read(bytes.NewReader(data), path)
+	_, errs["baseline.ReadBaseline"] = baseline.ReadBaseline(bytes.NewReader(data), path)
+	errs["the case stream"] = readCases(path)
+	_, errs["report merge"] = MergeFiles([]string{path})
+	_, errs["report --compare (current)"] = CompareListed(good, "", path, "none")
+	_, errs["report --compare (baseline)"] = CompareListed(path, "", good, "none")
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_, errs["history"] = history.ReadSnapshot(f, path, 0)
+	return errs
+}
+
+// readCases reads the envelope at path through the case stream, every
+// case and the head: its first error.
+func readCases(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	cr, err := report.NewCaseReader(io.LimitReader(f, 1<<30), path)
+	if err != nil {
+		return err
+	}
+	for {
+		if _, err := cr.Next(); err == io.EOF {
+			break
+		} else if err != nil {
+			return err
+		}
+	}
+	_, err = cr.Envelope()
+	return err
+}
+
+// excerpt is the text around offset at, for a failure's message.
+func excerpt(text []byte, at int64) string {
+	from, to := max(at-30, 0), min(at+30, int64(len(text)))
+	return fmt.Sprintf("%q", text[from:to])
+}
