@@ -81,6 +81,20 @@ func readerAt(r any) (io.ReaderAt, bool) {
 // found: the text is JSON of an envelope's shape, and what is wrong with
 // it is of another kind.
 func Locate(r io.ReaderAt, name string) error {
+	se := locate(r, name)
+	if se == nil {
+		return nil
+	}
+	line, col, ok := LineColAt(r, se.off)
+	if !ok {
+		return nil
+	}
+	return fmt.Errorf("%s:%d:%d: not a run envelope: %s", name, line, col, se.what)
+}
+
+// locate is where Locate finds the text stops being JSON, nil for
+// nowhere.
+func locate(r io.ReaderAt, name string) *syntaxError {
 	cr := &CaseReader{name: name, src: io.NewSectionReader(r, 0, MaxStreamBytes), buf: make([]byte, 0, chunk), checkJSON: true}
 	err := cr.start()
 	var raw []byte
@@ -91,11 +105,7 @@ func Locate(r io.ReaderAt, name string) error {
 	if !errors.As(err, &se) {
 		return nil
 	}
-	line, col, ok := LineColAt(r, se.off)
-	if !ok {
-		return nil
-	}
-	return fmt.Errorf("%s:%d:%d: not a run envelope: %s", name, line, col, se.what)
+	return se
 }
 
 // anyJSON takes any JSON text and keeps nothing: decoding into it checks

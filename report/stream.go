@@ -518,7 +518,7 @@ func (cr *CaseReader) members(first bool) error {
 			return err
 		}
 		if strings.EqualFold(key, "cases") {
-			if cr.sawCases {
+			if cr.sawCases && !cr.checkJSON { // Locate reads on, for JSON
 				return fmt.Errorf("%s: not a run envelope: cases is given twice", cr.name)
 			}
 			cr.sawCases = true

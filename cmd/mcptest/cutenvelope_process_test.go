@@ -20,20 +20,7 @@ import (
 // the line and column where the text ends. `report` and `history` named
 // the file alone.
 func TestProcessCutEnvelopePlaced(t *testing.T) {
-	dir := t.TempDir()
-	full := filepath.Join(dir, "full.json")
-	suite, err := filepath.Abs("../../examples/quickstart/suite.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"CI=", "GITHUB_ACTIONS=", "MCPTEST_DIR=" + t.TempDir()}
-	if u := runMeasured(t, dir, env, "run", "--config", suite, "--format", "json", "--output", full); u.code != 0 {
-		t.Fatalf("run: exit %d\n%s", u.code, u.out)
-	}
-	doc, err := os.ReadFile(full)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, env, doc := quickstartEnvelope(t)
 	for _, cut := range []int{len(doc) / 3, len(doc) / 2, len(doc) - 3} {
 		text := doc[:cut]
 		if err := os.WriteFile(filepath.Join(dir, "cut.json"), text, 0o644); err != nil {
@@ -68,20 +55,7 @@ func TestProcessCutEnvelopePlaced(t *testing.T) {
 // On the same broken case `report` placed it at one column, `--compare`
 // at the next with another message and `merge` not at all.
 func TestProcessBrokenEnvelopeSameError(t *testing.T) {
-	dir := t.TempDir()
-	full := filepath.Join(dir, "full.json")
-	suite, err := filepath.Abs("../../examples/quickstart/suite.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"CI=", "GITHUB_ACTIONS=", "MCPTEST_DIR=" + t.TempDir()}
-	if u := runMeasured(t, dir, env, "run", "--config", suite, "--format", "json", "--output", full); u.code != 0 {
-		t.Fatalf("run: exit %d\n%s", u.code, u.out)
-	}
-	doc, err := os.ReadFile(full)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, env, doc := quickstartEnvelope(t)
 	// a case's name in characters of two bytes, ahead of the breaks on
 	// its line
 	doc = bytes.Replace(doc, []byte(`"name": "`), []byte(`"name": "Größe `), 1)
@@ -129,4 +103,26 @@ func TestProcessBrokenEnvelopeSameError(t *testing.T) {
 			}
 		}
 	}
+}
+
+// quickstartEnvelope runs the quickstart example with the built binary
+// into full.json of a new directory: the directory, the environment it
+// ran with and the envelope's bytes.
+func quickstartEnvelope(t *testing.T) (dir string, env []string, doc []byte) {
+	t.Helper()
+	dir = t.TempDir()
+	full := filepath.Join(dir, "full.json")
+	suite, err := filepath.Abs("../../examples/quickstart/suite.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env = []string{"CI=", "GITHUB_ACTIONS=", "MCPTEST_DIR=" + t.TempDir()}
+	if u := runMeasured(t, dir, env, "run", "--config", suite, "--format", "json", "--output", full); u.code != 0 {
+		t.Fatalf("run: exit %d\n%s", u.code, u.out)
+	}
+	doc, err = os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, env, doc
 }

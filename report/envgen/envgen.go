@@ -143,6 +143,27 @@ func (e *Envelope) Close() error {
 	return errors.Join(e.w.Flush(), e.f.Close())
 }
 
+// WriteRun writes at path the pull request's run of cases 0 to n-1 (those
+// PRCase has), unsharded, its totals counted.
+func WriteRun(path string, n int) error {
+	var t Totals
+	for k := range n {
+		if side := PRCase(k); side.In {
+			t.add(side)
+		}
+	}
+	e, err := Create(path, "", t)
+	if err != nil {
+		return err
+	}
+	for k := range n {
+		if side := PRCase(k); side.In {
+			e.Add(k, side)
+		}
+	}
+	return e.Close()
+}
+
 // ShardOf is the shard of shards that case k belongs to, numbered from 1
 // (report.Shard.Holds: the FNV-1a hash of the name).
 func ShardOf(k, shards int) int {

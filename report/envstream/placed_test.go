@@ -36,24 +36,7 @@ import (
 func TestNotJSONPlacedAlike(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.json")
-	var totals envgen.Totals
-	for k := range 40 {
-		if side := envgen.PRCase(k); side.In && side.Fail {
-			totals.Failed++
-		} else if side.In {
-			totals.Passed++
-		}
-	}
-	e, err := envgen.Create(good, "", totals)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k := range 40 {
-		if side := envgen.PRCase(k); side.In {
-			e.Add(k, side)
-		}
-	}
-	if err := e.Close(); err != nil {
+	if err := envgen.WriteRun(good, 40); err != nil {
 		t.Fatal(err)
 	}
 	indented, err := os.ReadFile(good)
