@@ -39,12 +39,11 @@ func (e *syntaxError) Error() string {
 // that is not JSON is refused as such, at its first byte that does not
 // fit, by every reader, whatever each met first (a reader of one case at
 // a time may meet a case of the wrong type before the bracket that
-// makes the text not JSON). An error of the decode budget, checked
-// before anything is decoded, stays err.
+// makes the text not JSON). err is a decoder's error, not the decode
+// budget's (which is checked before anything is decoded, and placed).
 func Placed(err error, r any, name string) error {
-	var be *BudgetError
-	if err == nil || errors.As(err, &be) {
-		return err
+	if err == nil {
+		return nil
 	}
 	ra, ok := readerAt(r)
 	if !ok {

@@ -72,6 +72,7 @@ func TestCutEnvelopePlacedAlike(t *testing.T) {
 		{`"cases": [`, `"cases": [}`, "}"},
 		{`"total": `, `"total": +`, "+"},
 		{`"run": {`, `"run": {,`, ","},
+		{`"passed":true`, `"passed":tr ue`, " "}, // a space within a literal, not past its end
 	} {
 		text := bytes.Replace(doc, []byte(tc.from), []byte(tc.to), 1)
 		at := bytes.Index(text, []byte(tc.to)) + strings.Index(tc.to, tc.bad)
