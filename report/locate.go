@@ -9,14 +9,14 @@ import (
 	"unicode/utf8"
 )
 
-// Every reader of a run envelope (Read, the case stream of report merge
-// and report --compare, the history) names a text that is not JSON by
-// one error, Locate's: the first byte where the text stops being JSON,
-// by line and column. Each reader finds the trouble its own way (the
-// whole document decoded at once, a case decoded on another goroutine
-// after the scan went past it, a head reassembled from its members), so
-// each would name another place, or none; on the error path, a reader
-// that can read its file again asks Locate instead.
+// Every reader of a run envelope (Read, baseline.ReadBaseline, the case
+// stream of report merge and report --compare, the history) names a text
+// that is not JSON by one error, Locate's: the first byte where the text
+// stops being JSON, by line and column. Each reader finds the trouble its
+// own way (the whole document decoded at once, a case decoded on another
+// goroutine after the scan went past it, a head reassembled from its
+// members), so each would name another place, or none; on the error
+// path, a reader that can read its file again asks Locate instead.
 
 // syntaxError is a place where the scan of an envelope finds it is not
 // JSON: off bytes into the file, placed by the scan (its column counts
