@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -56,7 +55,7 @@ func TestCutEnvelopePlacedAlike(t *testing.T) {
 		line, col := diag.LineCol(text, int64(len(text)))
 		want := fmt.Sprintf("%d:%d", line, col)
 		_, rerr := report.Read(bytes.NewReader(text), "run.json")
-		serr := readStream(text)
+		serr := envgen.ReadStream(bytes.NewReader(text), "run.json")
 		_, herr := history.ReadSnapshot(bytes.NewReader(text), "run.json", 0)
 		for who, err := range map[string]error{"report.Read": rerr, "the case stream": serr, "history.ReadSnapshot": herr} {
 			m := placed.FindStringSubmatch(fmt.Sprint(err))
@@ -88,24 +87,6 @@ func TestCutEnvelopePlacedAlike(t *testing.T) {
 			t.Errorf("%q after the envelope: %v, want it placed at %s", after, err, want)
 		}
 	}
-}
-
-// readStream reads text through the case stream, every case and the
-// head; its first error.
-func readStream(text []byte) error {
-	cr, err := report.NewCaseReader(bytes.NewReader(text), "run.json")
-	if err != nil {
-		return err
-	}
-	for {
-		if _, err := cr.Next(); err == io.EOF {
-			break
-		} else if err != nil {
-			return err
-		}
-	}
-	_, err = cr.Envelope()
-	return err
 }
 
 // TestLineColAtIsLineCol draws texts of up to three of LineColAt's blocks

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/mcptest/mcptest/report"
 )
 
 // Side is one case as one run holds it: whether the run has it, whether
@@ -229,4 +232,24 @@ func WriteSuite(dir string, n, shards int) (paths []string, err error) {
 		}
 	}
 	return paths, nil
+}
+
+// ReadStream reads the envelope r holds through the case stream
+// (report.CaseReader), every case decoded and checked, then its head: the
+// first error, nil for none. The tests that hold every reader of an
+// envelope to one answer read the stream with it.
+func ReadStream(r io.Reader, name string) error {
+	cr, err := report.NewCaseReader(r, name)
+	if err != nil {
+		return err
+	}
+	for {
+		if _, err := cr.Next(); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return err
+		}
+	}
+	_, err = cr.Envelope()
+	return err
 }

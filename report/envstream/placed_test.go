@@ -121,40 +121,17 @@ func readAll(t *testing.T, path, good string) map[string]error {
 	}
 	_, errs["report.Read"] = report.Read(bytes.NewReader(data), path)
 	_, errs["baseline.ReadBaseline"] = baseline.ReadBaseline(bytes.NewReader(data), path)
-	errs["the case stream"] = readCases(path)
-	_, errs["report merge"] = MergeFiles([]string{path})
-	_, errs["report --compare (current)"] = CompareListed(good, "", path, "none")
-	_, errs["report --compare (baseline)"] = CompareListed(path, "", good, "none")
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	_, errs["history"] = history.ReadSnapshot(f, path, 0)
+	errs["the case stream"] = envgen.ReadStream(io.LimitReader(f, 1<<30), path)
+	_, errs["report merge"] = MergeFiles([]string{path})
+	_, errs["report --compare (current)"] = CompareListed(good, "", path, "none")
+	_, errs["report --compare (baseline)"] = CompareListed(path, "", good, "none")
+	_, errs["history"] = history.ReadSnapshot(io.NewSectionReader(f, 0, 1<<30), path, 0)
 	return errs
-}
-
-// readCases reads the envelope at path through the case stream, every
-// case and the head: its first error.
-func readCases(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	cr, err := report.NewCaseReader(io.LimitReader(f, 1<<30), path)
-	if err != nil {
-		return err
-	}
-	for {
-		if _, err := cr.Next(); err == io.EOF {
-			break
-		} else if err != nil {
-			return err
-		}
-	}
-	_, err = cr.Envelope()
-	return err
 }
 
 // excerpt is the text around offset at, for a failure's message.
