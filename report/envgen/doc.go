@@ -7,5 +7,6 @@
 //
 // The pull request's run differs from the baseline as a real one does:
 // cases added and gone, failing, fixed and with moved figures (PRCase and
-// BaseCase). It imports only the standard library.
+// BaseCase). It imports only report, to read an envelope back through
+// the case stream (ReadStream).
 package envgen
