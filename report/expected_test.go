@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcptest/mcptest/report/casedraw"
 )
 
 // drawValue draws a JSON value rich in what the case reader's scan looks
@@ -113,7 +116,10 @@ func (c *chunked) Read(p []byte) (int, error) {
 // through sources of drawn read sizes, and reads the current run twice:
 // by AppendRaw, and by AppendExpected told a drawn case of the baseline
 // as AppendRaw read it (mostly the one the current case was made from,
-// now and then cut short), and once more past the end.
+// now and then cut short), and once more past the end. Now and then a
+// case holds a flood over the decode budget (casedraw.Floods), told the
+// case it was made from: AppendExpected refused it only where AppendRaw
+// read it, and handed it on where the expected case was not taken.
 // Every step gives the same bytes or the same error, at the same offset
 // and count; a case is taken exactly when it is the expected bytes of an
 // object; the head after the cases is the same. A wrong
@@ -121,7 +127,12 @@ func (c *chunked) Read(p []byte) (int, error) {
 // checks, or a case across a buffer's end) fails it.
 func TestAppendExpectedIsAppendRaw(t *testing.T) {
 	r := rand.New(rand.NewPCG(40, 29))
-	var took, offered int
+	var floods []string
+	for _, f := range casedraw.Floods(1.5, 40, DecodeCost) {
+		floods = append(floods, f)
+	}
+	slices.Sort(floods)
+	var took, offered, flooded int
 	for n := range 1500 {
 		base := make([]string, 1+r.IntN(8))
 		for i := range base {
@@ -129,6 +140,15 @@ func TestAppendExpectedIsAppendRaw(t *testing.T) {
 		}
 		wants := readCases(t, &chunked{r, envelopeOf(r, base), 1 + r.IntN(300)})
 		cur, from := drawCurrent(r, base)
+		if i := r.IntN(len(cur)); n%50 == 7 && strings.HasPrefix(cur[i], "{") && strings.HasSuffix(cur[i], "}") {
+			// the case told is the one it was made from, not the flood
+			sep := ","
+			if strings.TrimSpace(cur[i][1:len(cur[i])-1]) == "" {
+				sep = ""
+			}
+			cur[i] = `{"x_flood":` + floods[r.IntN(len(floods))] + sep + cur[i][1:]
+			flooded++
+		}
 		doc := envelopeOf(r, cur)
 		if r.IntN(6) == 0 { // cut short anywhere
 			doc = doc[:r.IntN(len(doc))]
@@ -169,6 +189,9 @@ func TestAppendExpectedIsAppendRaw(t *testing.T) {
 		if fmt.Sprint(e1) != fmt.Sprint(e2) || fmt.Sprint(h1) != fmt.Sprint(h2) {
 			t.Fatalf("draw %d: heads %v %v, %v %v", n, h1, e1, h2, e2)
 		}
+	}
+	if flooded < 10 {
+		t.Fatalf("%d draws hold a flood", flooded)
 	}
 	if took < offered/4 || took == offered {
 		t.Fatalf("%d of %d offered cases taken: the draws do not exercise both ways", took, offered)

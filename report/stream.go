@@ -629,17 +629,32 @@ func (cr *CaseReader) appendRaw(dst []byte) ([]byte, error) {
 		cr.advance(1) // the comma
 	}
 	cr.first = false
+	raw, _, err := cr.nextCase(dst, nil)
+	return raw, err
+}
+
+// nextCase reads the case that starts where the scan stands (past its
+// separator) onto dst: the bytes of want when it is given and the text
+// starts with them, else the value scanned. Every case the reader hands
+// out comes through here and is held to the decode budget, taken or
+// scanned: a text the budget refuses is refused whichever way it was
+// read (a case of --compare's current run once was not, when the
+// baseline's case was offered and the text was another). It reports
+// whether want was taken.
+func (cr *CaseReader) nextCase(dst, want []byte) (raw []byte, taken bool, err error) {
 	cr.nonSpace() // where the case starts: value meets an error itself
 	line, col := cr.lineCol()
-	raw, err := cr.value(dst)
-	if err != nil {
-		return nil, err
+	if taken = want != nil && cr.startsWith(want); taken {
+		raw = append(dst, want...)
+		cr.advance(len(want))
+	} else if raw, err = cr.value(dst); err != nil {
+		return nil, false, err
 	}
 	if err := cr.checkBudget(cr.n, raw[len(dst):], line, col); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	cr.n++
-	return raw, nil
+	return raw, taken, nil
 }
 
 // CasesFrom reads the cases of an envelope from the middle of its cases
@@ -876,25 +891,9 @@ func (cr *CaseReader) appendExpected(dst, want []byte) ([]byte, bool, error) {
 	if err == nil && (c == ',' && !cr.first || c == '{' && cr.first) {
 		if !cr.first {
 			cr.advance(1) // the comma
-			c, err = cr.nonSpace()
 		}
-		if err == nil && c == '{' && cr.startsWith(want) {
-			cr.first = false
-			dst = append(dst, want...)
-			cr.advance(len(want))
-			cr.n++
-			return dst, true, nil
-		}
-		if !cr.first {
-			// The comma is consumed: the case is scanned from here, as
-			// AppendRaw scans it past its comma.
-			raw, err := cr.value(dst)
-			if err != nil {
-				return nil, false, err
-			}
-			cr.n++
-			return raw, false, nil
-		}
+		cr.first = false
+		return cr.nextCase(dst, want)
 	}
 	raw, err := cr.appendRaw(dst)
 	return raw, false, err

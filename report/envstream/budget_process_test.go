@@ -14,6 +14,7 @@ import (
 	"github.com/mcptest/mcptest/internal/rsstest"
 	"github.com/mcptest/mcptest/report"
 	"github.com/mcptest/mcptest/report/casedraw"
+	"github.com/mcptest/mcptest/report/envgen"
 )
 
 // TestEnvelopeFloodsWithinBudgetProcess plants each flood at each place
@@ -156,4 +157,55 @@ func marshal(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// TestCompareFloodInALaterCaseProcess plants each flood in a case of the
+// current run past its first (an assertion's actual value of case 5 of
+// 40), where --compare offers the baseline's case to take and the text
+// is another, and runs the built binary's `report --compare` (JSON and
+// HTML) and `report merge` over it: each exits 2 with the budget's error
+// placed, within a few times the file. `--compare` decoded the flood
+// (2.5 GB resident, exit 0, for 20 MB of `{}`): the case it scanned
+// instead of taking was never held to the budget.
+func TestCompareFloodInALaterCaseProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary over envelopes of a few MB")
+	}
+	dir := t.TempDir()
+	bin := buildMcptest(t, dir)
+	base := filepath.Join(dir, "base.json")
+	if err := envgen.WriteRun(base, 40); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(doc, []byte(`"name":"generated case 0000005"`))
+	start := at + bytes.Index(doc[at:], []byte(`"actual":`)) + len(`"actual":`)
+	end := start + bytes.IndexByte(doc[start:], ',')
+	placed := regexp.MustCompile(`(?m)^mcptest: head\.json:\d+:\d+: (cases\[4\]|the envelope) would take .* the values before this point take up the decode budget of `)
+	for shape, flood := range casedraw.Floods(1.5, 40, report.DecodeCost) {
+		head := append(append(append([]byte{}, doc[:start]...), flood...), doc[end:]...)
+		if err := os.WriteFile(filepath.Join(dir, "head.json"), head, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{
+			{"report", "head.json", "--compare", "base.json", "--format", "json", "--fail-on", "none", "--output", "out.json"},
+			{"report", "head.json", "--compare", "base.json", "--format", "html", "--fail-on", "none", "--output", "out.html"},
+			{"report", "merge", "head.json", "--output", "merged.json"},
+		} {
+			cmd := exec.Command(bin, args...)
+			cmd.Dir = dir
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			u, err := rsstest.Run(t, cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if limit := 3*int64(len(head)) + 48<<20; u.Code != 2 || !placed.MatchString(stderr.String()) || u.Peak > limit {
+				t.Errorf("%s in case 5, %v: exit %d, peak %d KiB (at most %d), stderr:\n%.600s", shape, args[:3], u.Code, u.Peak>>10, limit>>10, stderr.String())
+			}
+		}
+	}
 }
