@@ -140,13 +140,7 @@ func TestAppendExpectedIsAppendRaw(t *testing.T) {
 		}
 		wants := readCases(t, &chunked{r, envelopeOf(r, base), 1 + r.IntN(300)})
 		cur, from := drawCurrent(r, base)
-		if i := r.IntN(len(cur)); n%50 == 7 && strings.HasPrefix(cur[i], "{") && strings.HasSuffix(cur[i], "}") {
-			// the case told is the one it was made from, not the flood
-			sep := ","
-			if strings.TrimSpace(cur[i][1:len(cur[i])-1]) == "" {
-				sep = ""
-			}
-			cur[i] = `{"x_flood":` + floods[r.IntN(len(floods))] + sep + cur[i][1:]
+		if n%50 == 7 && plantFlood(r, cur, floods) {
 			flooded++
 		}
 		doc := envelopeOf(r, cur)
@@ -197,6 +191,23 @@ func TestAppendExpectedIsAppendRaw(t *testing.T) {
 		t.Fatalf("%d of %d offered cases taken: the draws do not exercise both ways", took, offered)
 	}
 	t.Logf("%d of %d offered cases taken", took, offered)
+}
+
+// plantFlood puts a drawn flood into a drawn case of cur (its first
+// member), when that case is an object: the case told for it is still
+// the one it was made from, not the flood.
+func plantFlood(r *rand.Rand, cur, floods []string) bool {
+	i := r.IntN(len(cur))
+	c := cur[i]
+	if !strings.HasPrefix(c, "{") || !strings.HasSuffix(c, "}") {
+		return false
+	}
+	sep := ","
+	if strings.TrimSpace(c[1:len(c)-1]) == "" {
+		sep = ""
+	}
+	cur[i] = `{"x_flood":` + floods[r.IntN(len(floods))] + sep + c[1:]
+	return true
 }
 
 // cutShort cuts want at a drawn place where what is left does not end
