@@ -881,7 +881,7 @@ func (cr *CaseReader) AppendExpected(dst, want []byte) ([]byte, bool, error) {
 
 func (cr *CaseReader) appendExpected(dst, want []byte) ([]byte, bool, error) {
 	if len(want) < 2 || want[0] != '{' || want[len(want)-1] != '}' || !cr.inCases {
-		raw, err := cr.AppendRaw(dst)
+		raw, err := cr.appendRaw(dst)
 		return raw, false, err
 	}
 	c, err := cr.nonSpace()
