@@ -102,6 +102,10 @@ func TestBudgetPlaced(t *testing.T) {
 		if !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "the values before this point take up the decode budget of") {
 			t.Errorf("%s, the case stream: %v, want it placed at %s", tc.name, err, want)
 		}
+		// the case flooded is the second: named by its index
+		if tc.unit != "[{" && !strings.Contains(err.Error(), ": cases[1] would take ") {
+			t.Errorf("%s, the case stream: %v, want it named cases[1]", tc.name, err)
+		}
 		// the whole document, from its own budget
 		if whole := PlaceBudget("e.json", doc); whole == nil || !regexp.MustCompile(`^e\.json:\d+:\d+: the envelope would take `).MatchString(whole.Error()) {
 			t.Errorf("%s, whole: %v", tc.name, whole)

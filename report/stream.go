@@ -284,11 +284,11 @@ func (cr *CaseReader) checkedValue(dst []byte) ([]byte, error) {
 	case err == nil:
 		err = cr.checkValue(out[from:], start)
 	case out != nil:
-		// The file ends within the value: where what was read of it
-		// stops being JSON before its end, that is the place.
-		var se *syntaxError
-		if errors.As(cr.checkValue(out[from:], start), &se) && se.off < start+int64(len(out)-from) {
-			err = se
+		// The file ends within the value: the first place where what
+		// was read of it stops being JSON (the end of the file, where
+		// it is JSON up to there, as the scan says).
+		if e := cr.checkValue(out[from:], start); e != nil {
+			err = e
 		}
 	}
 	if err != nil {
