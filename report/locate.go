@@ -56,15 +56,12 @@ func Placed(err error, r any, name string) error {
 }
 
 // readerAt is the file r reads from its start, when it can be read again
-// at any offset: r itself, or the reader a limit (io.LimitReader) or a
-// section from offset 0 (io.NewSectionReader) stands in front of.
+// at any offset: r itself, or the reader a limit (io.LimitReader) stands
+// in front of (safefile.Open's).
 func readerAt(r any) (io.ReaderAt, bool) {
 	switch r := r.(type) {
 	case *io.LimitedReader:
 		return readerAt(r.R)
-	case *io.SectionReader:
-		outer, off, _ := r.Outer()
-		return outer, off == 0
 	case io.ReaderAt:
 		return r, true
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/mcptest/mcptest/history"
 	"github.com/mcptest/mcptest/internal/diag"
 	"github.com/mcptest/mcptest/report"
+	"github.com/mcptest/mcptest/report/casedraw"
 	"github.com/mcptest/mcptest/report/envgen"
 )
 
@@ -128,6 +129,19 @@ func TestLineColAtIsLineCol(t *testing.T) {
 		}
 		if _, _, ok := report.LineColAt(bytes.NewReader(text), int64(len(text))+1); ok {
 			t.Fatalf("draw %d: an offset past the end is placed", d)
+		}
+	}
+}
+
+// TestLocateReadsPastAFlood: a case over the decode budget (each of
+// casedraw's flood shapes) ahead of the byte that makes the text not JSON
+// does not stop Locate, which checks JSON and decodes nothing.
+func TestLocateReadsPastAFlood(t *testing.T) {
+	for shape, flood := range casedraw.Floods(1.5, 40, report.DecodeCost) {
+		text := []byte(`{"cases": [{"x": ` + flood + "},\n" + `{"y": tru}]}`)
+		err := report.Locate(bytes.NewReader(text), "e.json")
+		if want := fmt.Sprintf("e.json:2:%d: not a run envelope: ", len(`{"y": tru`)+1); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: %v, want it placed at %s", shape, err, want)
 		}
 	}
 }

@@ -664,20 +664,12 @@ func (cr *CaseReader) nextCase(dst, want []byte) (raw []byte, taken bool, err er
 // ones the reader of the whole envelope would read next), and stops at
 // their closing bracket: AppendRaw then returns io.EOF and the rest of the
 // document is left to the reader of the whole envelope (Resume). Its
-// scan places lines from off, not from the file's start; where r is a
-// section of a file from off, a text that is not JSON is placed in the
-// whole file (Place).
+// errors place lines from off, not from the file's start (a reader of
+// the whole envelope, which places them as every reader does, meets
+// them again and names them).
 func CasesFrom(r io.Reader, name string, off int64) *CaseReader {
-	cr := &CaseReader{name: name, src: io.LimitReader(r, MaxStreamBytes-off), buf: make([]byte, 0, chunk),
+	return &CaseReader{name: name, src: io.LimitReader(r, MaxStreamBytes-off), buf: make([]byte, 0, chunk),
 		off: off, lineAt: off, inCases: true, part: true}
-	if s, ok := r.(*io.SectionReader); ok {
-		// a section of a file from off: the file is read again from its
-		// start to place an error
-		if outer, at, _ := s.Outer(); at == off {
-			cr.file = outer
-		}
-	}
-	return cr
 }
 
 // Resume goes on reading past the cases that part (CasesFrom) read to
