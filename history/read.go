@@ -1,6 +1,7 @@
 package history
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -158,9 +159,6 @@ func decode(r io.Reader, name string, onCase func(i int, c *caseView) error) (*h
 		if lr.N <= 0 {
 			return fmt.Errorf("%s: larger than %d MiB, which no run envelope is", name, MaxEnvelopeBytes>>20)
 		}
-		if err == io.EOF { // the text ended before a token
-			err = io.ErrUnexpectedEOF
-		}
 		// A text that is not JSON is refused as every reader refuses it.
 		return report.Placed(fmt.Errorf("%s: not a run envelope: %w", name, err), r, name)
 	}
@@ -200,8 +198,12 @@ func decode(r io.Reader, name string, onCase func(i int, c *caseView) error) (*h
 	if err := delim(dec, '}'); err != nil {
 		return nil, bad(err)
 	}
+	// nothing but white space after the envelope, as every reader holds it
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, bad(cmp.Or(err, errors.New("data after the envelope's closing brace")))
+	}
 	if err := h.check(name); err != nil {
-		return nil, report.Placed(err, r, name)
+		return nil, err
 	}
 	return h, nil
 }

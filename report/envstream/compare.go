@@ -444,7 +444,7 @@ func (s *streamed) newTwice(r result) (bool, error) {
 		}
 		name, err := caseName(raw)
 		if err != nil {
-			return false, s.cur.Place(fmt.Errorf("%s: not a run envelope: %w", s.cur.Name(), err))
+			return false, fmt.Errorf("%s: not a run envelope: %w", s.cur.Name(), err)
 		}
 		if s.twice == nil {
 			s.twice, s.names = map[uint64]bool{}, map[string]bool{}
