@@ -135,13 +135,23 @@ func TestLineColAtIsLineCol(t *testing.T) {
 
 // TestLocateReadsPastAFlood: a case over the decode budget (each of
 // casedraw's flood shapes) ahead of the byte that makes the text not JSON
-// does not stop Locate, which checks JSON and decodes nothing.
+// does not stop Locate, which checks JSON and decodes nothing, and the
+// readers give Locate's error: report.Read, whose budget holds JSON alone
+// (a text that is not JSON is refused for that), and the stream, which
+// met the flood first.
 func TestLocateReadsPastAFlood(t *testing.T) {
 	for shape, flood := range casedraw.Floods(1.5, 40, report.DecodeCost) {
 		text := []byte(`{"cases": [{"x": ` + flood + "},\n" + `{"y": tru}]}`)
 		err := report.Locate(bytes.NewReader(text), "e.json")
 		if want := fmt.Sprintf("e.json:2:%d: not a run envelope: ", len(`{"y": tru`)+1); err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%s: %v, want it placed at %s", shape, err, want)
+		}
+		_, rerr := report.Read(bytes.NewReader(text), "e.json")
+		serr := envgen.ReadStream(bytes.NewReader(text), "e.json")
+		for who, got := range map[string]error{"report.Read": rerr, "the case stream": serr} {
+			if fmt.Sprint(got) != fmt.Sprint(err) {
+				t.Errorf("%s, %s: %v, want Locate's error", shape, who, got)
+			}
 		}
 	}
 }

@@ -115,10 +115,11 @@ func (cr *CaseReader) start() error {
 // Place is err, or, when the envelope is not JSON and the reader can
 // read its file again, Locate's error for the file, as Placed gives it:
 // the one every reader of an envelope gives for it, whatever this one met
-// first. It is found once for the reader, whichever goroutine asks first.
+// first (a case over the decode budget too: the budget holds JSON, and
+// Read refuses a text that is not JSON for that). It is found once for
+// the reader, whichever goroutine asks first.
 func (cr *CaseReader) Place(err error) error {
-	var be *BudgetError
-	if err == nil || cr.file == nil || errors.As(err, &be) {
+	if err == nil || cr.file == nil {
 		return err
 	}
 	cr.placeOnce.Do(func() { cr.located = Locate(cr.file, cr.name) })
