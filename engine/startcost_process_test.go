@@ -105,15 +105,15 @@ func generatedRun(t *testing.T, files int, seed uint64) (tl tools, goCmd, dir, s
 // of bin holds below focus, in sample index index: the figure of its
 // "Showing nodes accounting for" line ("0" when nothing below focus was
 // sampled), and what pprof printed. Bytes are in kB whatever their size:
-// pprof's own unit follows the report's smallest line, so the same
-// 370 kB printed as 0.37MB in one run and 366.70kB in the next.
+// pprof otherwise picks a unit for each report, and the same 370 kB read
+// 0.37MB in one run and 366.70kB in the next.
 func focusedAllocs(t *testing.T, goCmd, bin, prof, index, focus string) (figure, top string) {
 	t.Helper()
-	args := []string{"tool", "pprof", "-sample_index=" + index, "-top", "-focus=" + focus, bin, prof}
+	args := []string{"tool", "pprof", "-sample_index=" + index, "-top", "-focus=" + focus}
 	if index == "alloc_space" {
-		args = append(args[:2], append([]string{"-unit=kB"}, args[2:]...)...)
+		args = append(args, "-unit=kB")
 	}
-	out, err := exec.Command(goCmd, args...).CombinedOutput()
+	out, err := exec.Command(goCmd, append(args, bin, prof)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go tool pprof: %v\n%s", err, out)
 	}
