@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"testing"
 
 	"github.com/mcptest/mcptest/internal/jsonpos"
-	"github.com/mcptest/mcptest/internal/rsstest"
 	"github.com/mcptest/mcptest/report"
 	"github.com/mcptest/mcptest/report/casedraw"
 	"github.com/mcptest/mcptest/report/envgen"
@@ -82,27 +80,20 @@ func TestEnvelopeFloodsWithinBudgetProcess(t *testing.T) {
 				}
 				size := int64(len(docs[which]))
 				for what, args := range commands {
-					cmd := exec.Command(bin, args...)
-					cmd.Dir = dir
-					var stderr bytes.Buffer
-					cmd.Stderr = &stderr
-					u, err := rsstest.Run(t, cmd)
-					if err != nil {
-						t.Fatal(err)
-					}
+					u, stderr := launchMeasured(t, dir, bin, args...)
 					label := shape + " in " + p.name + " of " + []string{"base.json", "head.json"}[which] + ", " + what
 					if scale > 1 {
 						// refused: the raw case (held once or twice) and
 						// the program, never its decoded value
-						if limit := 3*size + 48<<20; u.Code != 2 || !placed.MatchString(stderr.String()) || u.Peak > limit {
-							t.Errorf("%s (%d bytes): exit %d, peak %d KiB (at most %d), stderr:\n%.600s", label, size, u.Code, u.Peak>>10, limit>>10, stderr.String())
+						if limit := 3*size + 48<<20; u.Code != 2 || !placed.MatchString(stderr) || u.Peak > limit {
+							t.Errorf("%s (%d bytes): exit %d, peak %d KiB (at most %d), stderr:\n%.600s", label, size, u.Code, u.Peak>>10, limit>>10, stderr)
 						}
 						continue
 					}
 					// read: within twice the budget, the file three times and
 					// the program
 					if limit := 2*jsonpos.DecodeBudget(int(size)) + 3*size + 48<<20; u.Code == 2 || u.Peak > limit {
-						t.Errorf("%s, within the budget (%d bytes): exit %d, peak %d KiB (at most %d), stderr:\n%.600s", label, size, u.Code, u.Peak>>10, limit>>10, stderr.String())
+						t.Errorf("%s, within the budget (%d bytes): exit %d, peak %d KiB (at most %d), stderr:\n%.600s", label, size, u.Code, u.Peak>>10, limit>>10, stderr)
 					}
 				}
 			}
@@ -195,16 +186,9 @@ func TestCompareFloodInALaterCaseProcess(t *testing.T) {
 			{"report", "head.json", "--compare", "base.json", "--format", "html", "--fail-on", "none", "--output", "out.html"},
 			{"report", "merge", "head.json", "--output", "merged.json"},
 		} {
-			cmd := exec.Command(bin, args...)
-			cmd.Dir = dir
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			u, err := rsstest.Run(t, cmd)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if limit := 3*int64(len(head)) + 48<<20; u.Code != 2 || !placed.MatchString(stderr.String()) || u.Peak > limit {
-				t.Errorf("%s in case 5, %v: exit %d, peak %d KiB (at most %d), stderr:\n%.600s", shape, args[:3], u.Code, u.Peak>>10, limit>>10, stderr.String())
+			u, stderr := launchMeasured(t, dir, bin, args...)
+			if limit := 3*int64(len(head)) + 48<<20; u.Code != 2 || !placed.MatchString(stderr) || u.Peak > limit {
+				t.Errorf("%s in case 5, %v: exit %d, peak %d KiB (at most %d), stderr:\n%.600s", shape, args[:3], u.Code, u.Peak>>10, limit>>10, stderr)
 			}
 		}
 	}

@@ -70,21 +70,33 @@ var (
 	writeCaseJSON = envgen.WriteCase
 )
 
-// runMeasured runs the binary and returns its usage (wall and CPU time,
-// peak RSS), measured from the tests' launcher (rsstest.Run), so the
-// envelopes this test generated are not counted in the binary's peak.
-func runMeasured(t *testing.T, dir, bin string, args ...string) (rsstest.Usage, string) {
+// launchMeasured runs the binary in dir and returns its usage (exit
+// status, wall and CPU time, peak RSS), measured from the tests' launcher
+// (rsstest.Run), so the envelopes a test generated are not counted in the
+// binary's peak, and what it printed on stderr.
+func launchMeasured(t *testing.T, dir, bin string, args ...string) (rsstest.Usage, string) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	u, err := rsstest.Run(t, cmd)
-	if err != nil || u.Code != 0 && u.Code != 1 {
-		t.Fatalf("%v: exit %d, %v\n%s", args, u.Code, err, stderr.String())
+	if err != nil {
+		t.Fatalf("%v: %v\n%s", args, err, stderr.String())
+	}
+	return u, stderr.String()
+}
+
+// runMeasured is launchMeasured for a command that must not fail (exit 0,
+// or 1 for failing cases); it logs the usage.
+func runMeasured(t *testing.T, dir, bin string, args ...string) (rsstest.Usage, string) {
+	t.Helper()
+	u, stderr := launchMeasured(t, dir, bin, args...)
+	if u.Code != 0 && u.Code != 1 {
+		t.Fatalf("%v: exit %d\n%s", args, u.Code, stderr)
 	}
 	t.Logf("%s %s: %v wall, %v CPU, %.1f MiB", filepath.Base(bin), args[0]+" "+args[1], u.Wall, u.CPU, float64(u.Peak)/(1<<20))
-	return u, stderr.String()
+	return u, stderr
 }
 
 // millionCases is the number of cases TestMillionCaseMergeAndCompare
