@@ -128,7 +128,11 @@ const memProfileRate = 4096
 
 // MemProfile starts, for path, an allocation profile of the process and
 // returns what writes it: runtime.MemProfileRate is set to memProfileRate
-// at the call, and the "allocs" profile (every allocation sampled since,
+// at the call (unless the operator set one: GODEBUG=memprofilerate=1
+// counts every allocation from the process's start, package
+// initialisation included, where a sampled profile estimates a count
+// from a few samples each scaled by up to 512 KiB over the object's
+// size), and the "allocs" profile (every allocation sampled since,
 // bytes and counts, with their stacks) is written to path at stop, which
 // `go tool pprof -sample_index=alloc_space -top mcptest PATH` reads (a
 // collection is forced first: the profile counts what was allocated up
@@ -156,7 +160,9 @@ func MemProfile(path string, stderr io.Writer) (stop func()) {
 		fmt.Fprintf(stderr, "mcptest: MCPTEST_MEMPROFILE: %v\n", err)
 		return func() {}
 	}
-	runtime.MemProfileRate = memProfileRate
+	if !godebugSets(os.Getenv("GODEBUG"), "memprofilerate") {
+		runtime.MemProfileRate = memProfileRate
+	}
 	return func() {
 		runtime.GC() // the profile is as of the last collection: count every allocation
 		err := pprof.Lookup("allocs").WriteTo(f, 0)

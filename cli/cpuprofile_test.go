@@ -3,6 +3,7 @@ package cli
 import (
 	"io"
 	"math/rand/v2"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -60,6 +61,31 @@ func TestMemProfileOffUnlessAsked(t *testing.T) {
 		MemProfile("", io.Discard)()
 		if runtime.MemProfileRate != c.want {
 			t.Errorf("GODEBUG=%q: rate %d, want %d", c.godebug, runtime.MemProfileRate, c.want)
+		}
+	}
+}
+
+// TestMemProfileKeepsTheOperatorsRate: with a path MemProfile samples at
+// memProfileRate, unless GODEBUG sets memprofilerate (the exact counts
+// the start-cost process tests read), which it leaves as it was.
+func TestMemProfileKeepsTheOperatorsRate(t *testing.T) {
+	defer func(r int) { runtime.MemProfileRate = r }(runtime.MemProfileRate)
+	for _, c := range []struct {
+		godebug string
+		want    int
+	}{
+		{"", memProfileRate},
+		{"panicnil=1", memProfileRate},
+		{"memprofilerate=1", 12345},
+		{"panicnil=1,memprofilerate=1", 12345},
+	} {
+		t.Setenv("GODEBUG", c.godebug)
+		runtime.MemProfileRate = 12345
+		stop := MemProfile(filepath.Join(t.TempDir(), "mem.out"), io.Discard)
+		got := runtime.MemProfileRate
+		stop()
+		if got != c.want {
+			t.Errorf("GODEBUG=%q: rate %d, want %d", c.godebug, got, c.want)
 		}
 	}
 }

@@ -70,7 +70,7 @@ func TestProcessEmbeddedPricesAreTheTable(t *testing.T) {
 		return env2
 	}
 	prof := filepath.Join(t.TempDir(), "mem.out")
-	embedded := report([]string{"MCPTEST_MEMPROFILE=" + prof})
+	embedded := report(profiled(prof))
 	file := report(nil, "--prices", tableFile)
 	src := func(r map[string]any) any { p, _ := r["prices"].(map[string]any); return p["source"] }
 	if s, _ := src(embedded).(string); !strings.Contains(s, "embedded copy") {
@@ -82,7 +82,7 @@ func TestProcessEmbeddedPricesAreTheTable(t *testing.T) {
 		f, _ := json.Marshal(file)
 		t.Errorf("the report priced with the embedded rates differs from the one priced with the table's JSON:\n%s\n%s", e, f)
 	}
-	figure, top := focusedAllocs(t, goCmd, tl.mcptest, prof, "alloc_space", "prices.Embedded$")
+	figure, top := focusedAllocs(t, goCmd, tl.mcptest, prof, "alloc_space", "prices.Embedded$", "")
 	if kb, err := strconv.ParseFloat(strings.TrimSuffix(figure, "kB"), 64); err != nil || kb >= 1000 {
 		t.Errorf("reading the embedded rates allocated %s:\n%s", figure, top)
 	}

@@ -55,7 +55,7 @@ func TestProcessToolNamesAlone(t *testing.T) {
 		return nil
 	}
 	prof := filepath.Join(t.TempDir(), "mem.out")
-	alone := report(names, "MCPTEST_MEMPROFILE="+prof)
+	alone := report(names, profiled(prof)...)
 	withTurns := report(turns)
 	if !reflect.DeepEqual(alone, withTurns) {
 		t.Errorf("the tool_names assertion alone:\n%v\nbeside a turns check:\n%v", alone, withTurns)
@@ -63,7 +63,7 @@ func TestProcessToolNamesAlone(t *testing.T) {
 	if alone["passed"] != false {
 		t.Errorf("contains: fetch passed on every generated run: %v", alone)
 	}
-	if figure, top := focusedAllocs(t, goCmd, tl.mcptest, prof, "alloc_space", "engine.callDoc$"); figure != "0" {
+	if figure, top := focusedAllocs(t, goCmd, tl.mcptest, prof, "alloc_space", "engine.callDoc$", ""); figure != "0" {
 		t.Errorf("calls were copied into documents for a tool_names check (%s):\n%s", figure, top)
 	}
 }

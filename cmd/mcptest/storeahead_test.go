@@ -109,11 +109,17 @@ func TestProcessPruneReadsEnds(t *testing.T) {
 		}
 	}
 	prof := filepath.Join(t.TempDir(), "mem.out")
-	if _, stderr, code := runBinIn(t, root, append(env, "MCPTEST_MEMPROFILE="+prof), "run", "--config", "examples/quickstart/suite.yml", "--no-cache"); code != ExitOK {
+	// Every allocation recorded (GODEBUG=memprofilerate=1): at mcptest's
+	// own sampling rate the figure would be an estimate, a few samples each
+	// scaled by the rate over its object's size.
+	if _, stderr, code := runBinIn(t, root, append(env, "MCPTEST_MEMPROFILE="+prof, "GODEBUG=memprofilerate=1"), "run", "--config", "examples/quickstart/suite.yml", "--no-cache"); code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if entries, _ = os.ReadDir(runs); len(entries) != mcpserver.DefaultKeepRuns {
 		t.Fatalf("%d runs stored, want %d", len(entries), mcpserver.DefaultKeepRuns)
+	}
+	if raw, err := exec.Command(goCmd, "tool", "pprof", "-raw", mcptestBin(t), prof).CombinedOutput(); err != nil || !regexp.MustCompile(`(?m)^Period: 1$`).Match(raw) {
+		t.Fatalf("the allocation profile is not exact (%v):\n%.300s", err, raw)
 	}
 	out, err := exec.Command(goCmd, "tool", "pprof", "-sample_index=alloc_space", "-top", "-unit=kB", "-focus=mcpserver.wholeEnvelope$", mcptestBin(t), prof).CombinedOutput()
 	if err != nil {
