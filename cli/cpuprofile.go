@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -165,11 +166,7 @@ func MemProfile(path string, stderr io.Writer) (stop func()) {
 	}
 	return func() {
 		runtime.GC() // the profile is as of the last collection: count every allocation
-		err := pprof.Lookup("allocs").WriteTo(f, 0)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		if err := errors.Join(pprof.Lookup("allocs").WriteTo(f, 0), f.Close()); err != nil {
 			fmt.Fprintf(stderr, "mcptest: MCPTEST_MEMPROFILE: %v\n", err)
 		}
 	}

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"bytes"
 	"io"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -67,7 +69,8 @@ func TestMemProfileOffUnlessAsked(t *testing.T) {
 
 // TestMemProfileKeepsTheOperatorsRate: with a path MemProfile samples at
 // memProfileRate, unless GODEBUG sets memprofilerate (the exact counts
-// the start-cost process tests read), which it leaves as it was.
+// the start-cost process tests read), which it leaves as it was; its stop
+// writes a gzipped profile there and says nothing.
 func TestMemProfileKeepsTheOperatorsRate(t *testing.T) {
 	defer func(r int) { runtime.MemProfileRate = r }(runtime.MemProfileRate)
 	for _, c := range []struct {
@@ -81,11 +84,16 @@ func TestMemProfileKeepsTheOperatorsRate(t *testing.T) {
 	} {
 		t.Setenv("GODEBUG", c.godebug)
 		runtime.MemProfileRate = 12345
-		stop := MemProfile(filepath.Join(t.TempDir(), "mem.out"), io.Discard)
+		path := filepath.Join(t.TempDir(), "mem.out")
+		var said strings.Builder
+		stop := MemProfile(path, &said)
 		got := runtime.MemProfileRate
 		stop()
 		if got != c.want {
 			t.Errorf("GODEBUG=%q: rate %d, want %d", c.godebug, got, c.want)
+		}
+		if b, err := os.ReadFile(path); err != nil || !bytes.HasPrefix(b, []byte{0x1f, 0x8b}) || said.Len() > 0 {
+			t.Errorf("GODEBUG=%q: the profile (%v) begins %q; said %q", c.godebug, err, b[:min(len(b), 4)], said.String())
 		}
 	}
 }
