@@ -12,7 +12,6 @@ import (
 	"github.com/mcptest/mcptest/internal/jsonpos"
 	"github.com/mcptest/mcptest/report"
 	"github.com/mcptest/mcptest/report/casedraw"
-	"github.com/mcptest/mcptest/report/envgen"
 )
 
 // TestEnvelopeFloodsWithinBudgetProcess plants each flood at each place
@@ -165,13 +164,7 @@ func TestCompareFloodInALaterCaseProcess(t *testing.T) {
 	dir := t.TempDir()
 	bin := buildMcptest(t, dir)
 	base := filepath.Join(dir, "base.json")
-	if err := envgen.WriteRun(base, 40); err != nil {
-		t.Fatal(err)
-	}
-	doc, err := os.ReadFile(base)
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := writeRun(t, base, 40)
 	at := bytes.Index(doc, []byte(`"name":"generated case 0000005"`))
 	start := at + bytes.Index(doc[at:], []byte(`"actual":`)) + len(`"actual":`)
 	end := start + bytes.IndexByte(doc[start:], ',')

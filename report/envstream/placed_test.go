@@ -39,13 +39,7 @@ import (
 func TestNotJSONPlacedAlike(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.json")
-	if err := envgen.WriteRun(good, 40); err != nil {
-		t.Fatal(err)
-	}
-	indented, err := os.ReadFile(good)
-	if err != nil {
-		t.Fatal(err)
-	}
+	indented := writeRun(t, good, 40)
 	// text whose characters are more than a byte each, before the place
 	// of most breaks on the same line
 	indented = bytes.ReplaceAll(indented, []byte(`{"name":`), []byte(`{"note":"Grüße ✓ 漢字 🙂","name":`))
@@ -171,4 +165,18 @@ func readAll(t *testing.T, path, good string) map[string]error {
 func excerpt(text []byte, at int64) string {
 	from, to := max(at-30, 0), min(at+30, int64(len(text)))
 	return fmt.Sprintf("%q", text[from:to])
+}
+
+// writeRun writes the generated envelope of an n-case run to path
+// (envgen.WriteRun) and returns its text.
+func writeRun(t *testing.T, path string, n int) []byte {
+	t.Helper()
+	if err := envgen.WriteRun(path, n); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
 }
