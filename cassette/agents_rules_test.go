@@ -103,7 +103,7 @@ func TestAgentsTraceRules(t *testing.T) {
 	}
 	run := c.Runs[0]
 	var got []string
-	for _, call := range run.Calls() {
+	for _, call := range run.callList() {
 		s := call.Agent + ":" + call.ID() + "=" + outcome(call)
 		if call.DurationMS != nil {
 			s += " " + strconv.FormatFloat(*call.DurationMS, 'f', -1, 64) + "ms"
@@ -186,7 +186,7 @@ func TestAgentsTraceItemRules(t *testing.T) {
 			var runs []string
 			for _, r := range c.Runs {
 				var calls []string
-				for _, call := range r.Calls() {
+				for _, call := range r.callList() {
 					calls = append(calls, call.Agent+":"+call.Tool)
 				}
 				runs = append(runs, strings.Join(calls, ","))

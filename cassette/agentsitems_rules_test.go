@@ -26,7 +26,7 @@ func agentsItemsRead(t *testing.T, items ...string) ([]string, []Delegation) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, call := range c.Runs[0].Calls() {
+	for _, call := range c.Runs[0].callList() {
 		s := call.Agent + ":" + call.Tool + "=" + outcome(call)
 		got = append(got, s)
 	}

@@ -47,7 +47,7 @@ func TestUntracedJoinBounds(t *testing.T) {
 	var runs []string
 	for _, r := range c.Runs {
 		var names []string
-		for _, call := range r.Calls() {
+		for _, call := range r.callList() {
 			names = append(names, call.Agent+":"+call.Tool)
 		}
 		runs = append(runs, strings.Join(names, ","))
@@ -125,7 +125,7 @@ func TestAISDKSpanRules(t *testing.T) {
 		var runs []string
 		for _, r := range c.Runs {
 			var names []string
-			for _, call := range r.Calls() {
+			for _, call := range r.callList() {
 				names = append(names, call.Tool)
 			}
 			s := strings.Join(names, ",")

@@ -54,7 +54,7 @@ func TestAISDKSpans(t *testing.T) {
 // calls.
 func checkAISDKRun(t *testing.T, i int, r *Run) {
 	t.Helper()
-	calls := r.Calls()
+	calls := r.callList()
 	if len(calls) != 1 || len(r.Turns) != 1 {
 		t.Fatalf("run %d: %+v", i, r)
 	}
@@ -106,7 +106,7 @@ func TestUntracedSpans(t *testing.T) {
 	var got [][]string
 	for _, r := range c.Runs {
 		var names []string
-		for _, call := range r.Calls() {
+		for _, call := range r.callList() {
 			names = append(names, call.Tool)
 		}
 		got = append(got, names)
@@ -134,7 +134,7 @@ func TestSpanResultIsError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls := c.Runs[0].Calls()
+	calls := c.Runs[0].callList()
 	if len(calls) != 2 || calls[0].Tool != "get-env" || !calls[0].IsError || calls[1].Tool != "echo" || calls[1].IsError {
 		t.Errorf("calls %+v", calls)
 	}

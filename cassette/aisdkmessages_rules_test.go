@@ -44,14 +44,14 @@ func TestModelMessagesRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, call := range c.Runs[0].Calls() {
+	for _, call := range c.Runs[0].callList() {
 		s := call.Tool + "=" + outcome(call)
 		got = append(got, s)
 	}
 	if want := []string{"a=a out", `b={"code":1} (error)`, "c="}; !reflect.DeepEqual(got, want) {
 		t.Errorf("calls %q, want %q", got, want)
 	}
-	calls := c.Runs[0].Calls()
+	calls := c.Runs[0].callList()
 	if len(calls) == 3 && (!reflect.DeepEqual(calls[0].Arguments.Value(), map[string]any{"x": 1.0}) || !reflect.DeepEqual(calls[1].Arguments.Value(), map[string]any{"y": 3.0})) {
 		t.Errorf("arguments %v and %v, want the input, else the args", calls[0].Arguments, calls[1].Arguments)
 	}

@@ -41,7 +41,7 @@ func TestUIMessageRules(t *testing.T) {
 				t.Fatalf("format %s, %d runs, prompt %q", c.Format, len(c.Runs), c.Prompt)
 			}
 			var got []string
-			for _, call := range c.Runs[0].Calls() {
+			for _, call := range c.Runs[0].callList() {
 				s := call.ID() + "=" + outcome(call)
 				got = append(got, s)
 			}
@@ -61,7 +61,7 @@ func TestUIMessageRules(t *testing.T) {
 func TestUIMessageErrors(t *testing.T) {
 	saved := `{"id": "chat1", "messages": [{"role": "user", "parts": [{"type": "text", "text": "add"}]},
 		{"role": "assistant", "parts": [{"type": "tool-get-sum", "toolCallId": "c1", "state": "output-available", "input": {}, "output": "5"}]}]}`
-	if c, err := Read("ui.json", []byte(saved)); err != nil || c.Format != FormatAISDKUIMessages || len(c.Runs[0].Calls()) != 1 {
+	if c, err := Read("ui.json", []byte(saved)); err != nil || c.Format != FormatAISDKUIMessages || len(c.Runs[0].callList()) != 1 {
 		t.Errorf("a saved chat: %v", err)
 	}
 	for _, tt := range []struct{ doc, want string }{

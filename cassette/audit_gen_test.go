@@ -310,7 +310,7 @@ func callIDs(c *Cassette) [][]string {
 	out := [][]string{}
 	for _, r := range c.Runs {
 		ids := []string{}
-		for _, call := range r.Calls() {
+		for _, call := range r.callList() {
 			ids = append(ids, fold(call.Tool))
 		}
 		out = append(out, ids)

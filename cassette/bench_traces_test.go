@@ -94,7 +94,7 @@ func asOTel(c *Cassette) []byte {
 	var spans []any
 	at := int64(1_700_000_000_000_000_000)
 	for ri, r := range c.Runs {
-		for ci, call := range r.Calls() {
+		for ci, call := range r.callList() {
 			at += 1_000_000
 			spans = append(spans, map[string]any{
 				"traceId": fmt.Sprintf("%032x", ri+1), "spanId": fmt.Sprintf("%016x", ci+1), "name": "execute_tool " + call.Tool,
@@ -158,7 +158,7 @@ func TestFormatsReadTheSameCalls(t *testing.T) {
 			t.Fatalf("%s: read as %s with %d runs, want %d", f, c.Format, len(c.Runs), len(want.Runs))
 		}
 		for i, r := range c.Runs {
-			got, exp := r.Calls(), want.Runs[i].Calls()
+			got, exp := r.callList(), want.Runs[i].callList()
 			if len(got) != len(exp) {
 				t.Fatalf("%s: run %d has %d calls, want %d", f, i, len(got), len(exp))
 			}

@@ -66,7 +66,7 @@ func TestClaudeCodeSubagents(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, call := range c.Runs[0].Calls() {
+	for _, call := range c.Runs[0].callList() {
 		got = append(got, call.Agent+":"+call.Tool)
 	}
 	if want := ":first :Task writer:a writer:b :Task subagent:c"; strings.Join(got, " ") != want {
@@ -143,7 +143,7 @@ func TestClaudeCodeSessionRules(t *testing.T) {
 		var runs []string
 		for _, r := range c.Runs {
 			var calls []string
-			for _, call := range r.Calls() {
+			for _, call := range r.callList() {
 				calls = append(calls, call.Agent+":"+call.Tool)
 			}
 			s := strings.Join(calls, ",")

@@ -70,7 +70,7 @@ func TestCorpusOK(t *testing.T) {
 				t.Errorf("Path = %q, want %q", c.Path, f)
 			}
 			for ri, r := range c.Runs {
-				for _, call := range r.Calls() {
+				for _, call := range r.callList() {
 					if call.Tool == "" {
 						t.Errorf("runs[%d] has a call without a tool: %+v", ri, call)
 					}

@@ -34,7 +34,7 @@ func TestSpanErrorFlag(t *testing.T) {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
 		}
-		calls := c.Runs[0].Calls()
+		calls := c.Runs[0].callList()
 		if len(calls) != 1 || calls[0].Tool != "echo" || calls[0].IsError != tc.failed {
 			t.Errorf("%s: calls %+v, want one call to echo with is_error %v", tc.name, calls, tc.failed)
 		}
@@ -74,7 +74,7 @@ func TestTranscriptErrorFlag(t *testing.T) {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
 		}
-		calls := c.Runs[0].Calls()
+		calls := c.Runs[0].callList()
 		if len(calls) != 1 || calls[0].Tool != "echo" || calls[0].IsError != tc.failed {
 			t.Errorf("%s: calls %+v, want one call to echo with is_error %v", tc.name, calls, tc.failed)
 		}

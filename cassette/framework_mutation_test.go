@@ -134,7 +134,7 @@ func TestFrameworkMutationsNeverPass(t *testing.T) {
 			}
 			calls := 0
 			for _, r := range c.Runs {
-				calls += len(r.Calls())
+				calls += len(r.callList())
 			}
 			same := len(c.Runs) == len(want.Runs)
 			for i := 0; same && i < len(c.Runs); i++ {
@@ -149,7 +149,7 @@ func TestFrameworkMutationsNeverPass(t *testing.T) {
 
 func runCallIDs(r Run) []string {
 	var out []string
-	for _, c := range r.Calls() {
+	for _, c := range r.callList() {
 		out = append(out, c.ID())
 	}
 	return out

@@ -179,7 +179,7 @@ func TestFrameworkReads(t *testing.T) {
 			got.catalog = strings.Join(cats, ",")
 			for i, r := range c.Runs {
 				var calls []string
-				for _, call := range r.Calls() {
+				for _, call := range r.callList() {
 					s := call.ID() + "=" + outcome(call)
 					if call.Agent != "" {
 						s = call.Agent + ":" + s
@@ -280,7 +280,7 @@ func TestAgentsHandoffs(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, call := range c.Runs[0].Calls() {
+	for _, call := range c.Runs[0].callList() {
 		got = append(got, call.Agent+":"+call.Tool+"="+resultText(call.Result))
 	}
 	want := []string{"Math Agent:get_sum=5", "writer:echo=hi", "writer:transfer_to_x="}
@@ -314,7 +314,7 @@ func TestLangChainForms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls := c.Runs[0].Calls()
+	calls := c.Runs[0].callList()
 	if len(calls) != 1 || !calls[0].IsError || resultText(calls[0].Result) != "denied" || calls[0].Agent != "a" ||
 		*c.Runs[0].Tokens != (Tokens{Input: 100, Cached: 40, Output: 5, Total: 105}) || c.Runs[0].Turns[0].FinalResponse != "I could not." {
 		t.Errorf("calls %+v, tokens %+v, turns %+v", calls, c.Runs[0].Tokens, c.Runs[0].Turns)
@@ -349,7 +349,7 @@ func TestModelMessageResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, call := range c.Runs[0].Calls() {
+	for _, call := range c.Runs[0].callList() {
 		s := outcome(call)
 		got = append(got, s)
 	}
@@ -390,7 +390,7 @@ func TestOpenInferenceSpans(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, call := range c.Runs[0].Calls() {
+	for _, call := range c.Runs[0].callList() {
 		got = append(got, call.Agent+":"+call.Tool+"="+resultText(call.Result)+" "+strconv.FormatBool(call.IsError))
 	}
 	want := []string{"planner:search=timeout true", "planner:fetch=denied true"}
@@ -419,7 +419,7 @@ func TestAgentsHostedMCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, call := range c.Runs[0].Calls() {
+	for _, call := range c.Runs[0].callList() {
 		got = append(got, call.ID()+"="+resultText(call.Result)+" "+strconv.FormatBool(call.IsError))
 	}
 	want := []string{"deepwiki.ask_question=stdio and HTTP false", "deepwiki.ask_question=timeout true"}

@@ -91,7 +91,7 @@ func checkRead(t *testing.T, c *Cassette, err error) {
 		t.Fatalf("badly formed cassette %+v", c)
 	}
 	for _, r := range c.Runs {
-		for _, call := range r.Calls() {
+		for _, call := range r.callList() {
 			if call.Tool == "" {
 				t.Fatalf("a call without a tool: %+v", call)
 			}

@@ -50,7 +50,7 @@ func TestInspectRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, call := range c.Runs[0].Calls() {
+	for _, call := range c.Runs[0].callList() {
 		got = append(got, call.ID()+"="+outcome(call))
 	}
 	want := []string{"wiki.ask=the long answer", "search=found", "fetch=timed out (error)"}
@@ -63,7 +63,7 @@ func TestInspectRules(t *testing.T) {
 	if tok := c.Runs[0].Tokens; tok == nil || *tok != (Tokens{Input: 117, Cached: 80, Output: 8, Total: 125}) {
 		t.Errorf("tokens %+v", tok)
 	}
-	if c.Runs[1].Tokens != nil || len(c.Runs[1].Calls()) != 0 {
+	if c.Runs[1].Tokens != nil || len(c.Runs[1].callList()) != 0 {
 		t.Errorf("second run %+v", c.Runs[1])
 	}
 
@@ -145,7 +145,7 @@ func TestInspectArchive(t *testing.T) {
 	}
 	var got []string
 	for _, r := range c.Runs {
-		got = append(got, r.Calls()[0].Tool)
+		got = append(got, r.callList()[0].Tool)
 	}
 	if want := []string{"two-1", "ten-1", "two-2"}; !reflect.DeepEqual(got, want) || c.Model != "mockllm/model" || c.Provider != "mockllm" {
 		t.Errorf("runs %q, want %q; model %q, provider %q", got, want, c.Model, c.Provider)
@@ -246,7 +246,7 @@ func TestInspectArchiveDamage(t *testing.T) {
 		checkRead(t, c, err)
 		if err == nil && c.Format == FormatInspect {
 			for i, r := range c.Runs {
-				if len(r.Calls()) == 0 {
+				if len(r.callList()) == 0 {
 					t.Fatalf("%s: run %d read without its call", what, i)
 				}
 			}
@@ -284,7 +284,7 @@ func TestInspectSampleEnds(t *testing.T) {
 	}
 	want := []string{"sample a epoch 1 ended in an error, its run read as far as it went: sandbox [2J died",
 		"sample a epoch 2 stopped at its token limit (1000), its run read as far as it went"}
-	if !reflect.DeepEqual(c.Warnings, want) || len(c.Runs) != 3 || len(c.Runs[0].Calls()) != 1 {
+	if !reflect.DeepEqual(c.Warnings, want) || len(c.Runs) != 3 || len(c.Runs[0].callList()) != 1 {
 		t.Errorf("warnings %q, runs %d", c.Warnings, len(c.Runs))
 	}
 }

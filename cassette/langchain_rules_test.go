@@ -56,7 +56,7 @@ func TestLangChainRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, call := range c.Runs[0].Calls() {
+	for _, call := range c.Runs[0].callList() {
 		s := call.Agent + ":" + call.Tool + "=" + outcome(call)
 		got = append(got, s)
 	}

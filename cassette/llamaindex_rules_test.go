@@ -32,7 +32,7 @@ func TestLlamaMessagesRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, call := range c.Runs[0].Calls() {
+	for _, call := range c.Runs[0].callList() {
 		got = append(got, call.Agent+":"+call.ID()+"="+outcome(call))
 	}
 	want := []string{":search=found", ":fetch=Error: boom (error)", "writer:fs.write=ok"}
@@ -40,7 +40,7 @@ func TestLlamaMessagesRules(t *testing.T) {
 		c.Runs[0].Turns[0].FinalResponse != "written" || c.Prompt != "go" {
 		t.Errorf("calls %q, format %s, turns %+v, prompt %q", got, c.Format, c.Runs[0].Turns, c.Prompt)
 	}
-	if args := c.Runs[0].Calls()[1].Arguments.Value(); !reflect.DeepEqual(args, map[string]any{"url": "u"}) {
+	if args := c.Runs[0].callList()[1].Arguments.Value(); !reflect.DeepEqual(args, map[string]any{"url": "u"}) {
 		t.Errorf("streamed input read as %v", args)
 	}
 
@@ -48,7 +48,7 @@ func TestLlamaMessagesRules(t *testing.T) {
 	// file) hands to no one and is no call; it once panicked.
 	for _, input := range []string{`null`, `"sum_agent"`, `[1]`, `{"toAgent": 7}`} {
 		c, err := Read("t.json", []byte(`[{"role": "user", "content": "go"}, {"role": "assistant", "content": "", "options": {"toolCall": [{"id": "h", "name": "handOff", "input": `+input+`}]}}]`))
-		if err != nil || len(c.Runs[0].Calls()) != 0 || len(c.Runs[0].Delegations) != 0 {
+		if err != nil || len(c.Runs[0].callList()) != 0 || len(c.Runs[0].Delegations) != 0 {
 			t.Errorf("handOff input %s: %v %+v", input, err, c)
 		}
 	}
@@ -99,7 +99,7 @@ func TestLlamaEventsRules(t *testing.T) {
 	var got [][]string
 	for _, r := range c.Runs {
 		var calls []string
-		for _, call := range r.Calls() {
+		for _, call := range r.callList() {
 			calls = append(calls, call.Agent+":"+call.Tool+"="+outcome(call))
 		}
 		got = append(got, calls)

@@ -40,7 +40,7 @@ func TestMastraRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, call := range c.Runs[0].Calls() {
+	for _, call := range c.Runs[0].callList() {
 		got = append(got, call.Tool+"="+outcome(call))
 	}
 	want := []string{"search=found", "fetch=denied (error)", "pending=", "old=kept"}
@@ -55,7 +55,7 @@ func TestMastraRules(t *testing.T) {
 		{"role": "assistant", "content": {"format": 3, "parts": [{"type": "tool-get-sum", "toolCallId": "1", "state": "output-available",
 		 "input": {"a": 2}, "output": {"content": [{"type": "text", "text": "5"}]}}]}}]}`
 	c, err = Read("t.json", []byte(v3))
-	if err != nil || c.Format != FormatMastra || len(c.Runs[0].Calls()) != 1 || resultText(c.Runs[0].Calls()[0].Result) != "5" {
+	if err != nil || c.Format != FormatMastra || len(c.Runs[0].callList()) != 1 || resultText(c.Runs[0].callList()[0].Result) != "5" {
 		t.Errorf("format 3: %v %+v", err, c)
 	}
 
@@ -67,7 +67,7 @@ func TestMastraRules(t *testing.T) {
 		{"id": "3", "role": "tool", "type": "tool-result", "threadId": "t",
 		 "content": [{"type": "tool-result", "toolCallId": "c1", "toolName": "get-sum", "result": "5"}]}]`
 	c, err = Read("t.json", []byte(v1))
-	if err != nil || c.Format != FormatAISDKMessages || len(c.Runs[0].Calls()) != 1 || outcome(c.Runs[0].Calls()[0]) != "5" {
+	if err != nil || c.Format != FormatAISDKMessages || len(c.Runs[0].callList()) != 1 || outcome(c.Runs[0].callList()[0]) != "5" {
 		t.Errorf("format 1: %v %+v", err, c)
 	}
 

@@ -35,7 +35,7 @@ func TestOpenInferenceUsage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(c.Runs) != 1 || len(c.Runs[0].Calls()) != 1 {
+			if len(c.Runs) != 1 || len(c.Runs[0].callList()) != 1 {
 				t.Fatalf("runs %+v", c.Runs)
 			}
 			got := c.Runs[0].Tokens

@@ -52,7 +52,7 @@ func TestOpenInferenceGraphAgent(t *testing.T) {
 		{"LangGraph", "", "langgraph", ""},
 	} {
 		c := graph(tc.name, tc.parent, tc.integration)
-		calls := c.Runs[0].Calls()
+		calls := c.Runs[0].callList()
 		if c.Agent != tc.want || len(calls) != 1 || calls[0].Agent != tc.want {
 			t.Errorf("CHAIN span %q (parent %q, %s): agent %q, calls %+v; want the agent %q", tc.name, tc.parent, tc.integration, c.Agent, calls, tc.want)
 		}
@@ -91,7 +91,7 @@ func TestOpenInferenceRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls := c.Runs[0].Calls()
+	calls := c.Runs[0].callList()
 	if len(calls) != 1 || calls[0].Agent != "helper" || calls[0].Tool != "lookup" || resultText(calls[0].Result) != "ok" || calls[0].IsError {
 		t.Errorf("calls %+v", calls)
 	}
@@ -108,7 +108,7 @@ func TestOpenInferenceRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls = c.Runs[0].Calls()
+	calls = c.Runs[0].callList()
 	if len(calls) != 1 || !strings.Contains(resultText(calls[0].Result), `"AIMessage"`) || calls[0].IsError {
 		t.Errorf("an AI message as a tool's output: calls %+v", calls)
 	}

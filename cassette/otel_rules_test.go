@@ -40,7 +40,7 @@ func TestOTelReaderRules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(c.Runs) != 1 || len(c.Runs[0].Calls()) != 1 || c.Runs[0].Calls()[0].Agent != tt.agent {
+			if len(c.Runs) != 1 || len(c.Runs[0].callList()) != 1 || c.Runs[0].callList()[0].Agent != tt.agent {
 				t.Fatalf("runs %+v, want one call by %q", c.Runs, tt.agent)
 			}
 		})
@@ -80,10 +80,10 @@ func TestOTelSpanRules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(c.Runs) != 1 || len(c.Runs[0].Calls()) != 1 {
+			if len(c.Runs) != 1 || len(c.Runs[0].callList()) != 1 {
 				t.Fatalf("runs %+v, want one call", c.Runs)
 			}
-			if args, _ := c.Runs[0].Calls()[0].Arguments.Value().(map[string]any); args["a"] != tt.arg {
+			if args, _ := c.Runs[0].callList()[0].Arguments.Value().(map[string]any); args["a"] != tt.arg {
 				t.Fatalf("runs %+v, want one call with a = %v", c.Runs, tt.arg)
 			}
 			got := c.Runs[0].Tokens
@@ -122,7 +122,7 @@ func TestOTelModelCalls(t *testing.T) {
 		t.Fatalf("runs %+v", c.Runs)
 	}
 	var got []string
-	for _, call := range c.Runs[0].Calls() {
+	for _, call := range c.Runs[0].callList() {
 		got = append(got, call.Agent+":"+call.Tool+"="+resultText(call.Result))
 	}
 	if want := "outer:get-sum=5 inner:echo="; strings.Join(got, " ") != want {

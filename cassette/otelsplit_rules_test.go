@@ -158,7 +158,7 @@ func TestRootlessJoinRules(t *testing.T) {
 				var got [][]string
 				for _, r := range c.Runs {
 					var calls []string
-					for _, call := range r.Calls() {
+					for _, call := range r.callList() {
 						calls = append(calls, call.Tool)
 					}
 					got = append(got, calls)

@@ -62,7 +62,7 @@ func TestDeepRecordingsAreLinear(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		calls := c.Runs[0].Calls()
+		calls := c.Runs[0].callList()
 		if len(calls) < n || calls[len(calls)-1].Agent == "" {
 			t.Errorf("%s: %d calls, the last by %q", name, len(calls), calls[len(calls)-1].Agent)
 		}
@@ -119,7 +119,7 @@ func TestResultsOutOfOrderAreLinear(t *testing.T) {
 	if least[1] > 4*least[0]+100*time.Millisecond {
 		t.Errorf("%v to read %d calls answered in reverse, %v in order", least[1], n, least[0])
 	}
-	calls := c.Runs[0].Calls()
+	calls := c.Runs[0].callList()
 	if len(calls) != n || resultText(calls[0].Result) != "r0" || resultText(calls[n-1].Result) != fmt.Sprintf("r%d", n-1) {
 		t.Errorf("%d calls, results %v … %v", len(calls), calls[0].Result, calls[n-1].Result)
 	}

@@ -123,7 +123,7 @@ func TestReadV1MultiRun(t *testing.T) {
 	}
 	// Numbers in arguments are float64.
 	diff(t, r0.Turns[0].Calls[0].Arguments.Value(), map[string]any{"q": "refund policy", "limit": 3.0})
-	calls := r1.Calls()
+	calls := r1.callList()
 	if len(calls) != 2 || !calls[0].IsError || calls[1].IsError || *calls[0].DurationMS != 0.5 || calls[0].ID() != "zeta.search" {
 		t.Errorf("run 1 calls: %+v", calls)
 	}
@@ -248,7 +248,7 @@ func TestReadTauBench(t *testing.T) {
 			if c.Format != FormatOpenAI || len(c.Runs) != 1 {
 				t.Fatalf("format %s, %d runs", c.Format, len(c.Runs))
 			}
-			calls := c.Runs[0].Calls()
+			calls := c.Runs[0].callList()
 			if len(calls) != len(rec.AgentToolCalls) {
 				t.Fatalf("%d calls, the record lists %d", len(calls), len(rec.AgentToolCalls))
 			}
@@ -315,7 +315,7 @@ func TestReadLiveMCPBench(t *testing.T) {
 		t.Fatal(err)
 	}
 	var executed, tools []string
-	for _, call := range c.Runs[0].Calls() {
+	for _, call := range c.Runs[0].callList() {
 		tools = append(tools, call.Tool)
 		if call.Tool == "execute-tool" {
 			a := call.Arguments.Value().(map[string]any)
@@ -328,7 +328,7 @@ func TestReadLiveMCPBench(t *testing.T) {
 	if c.Format != FormatOpenAI || len(turns) != 1 || turns[0].FinalResponse != rec.FinalResponse || c.Prompt != rec.Question {
 		t.Errorf("format %s, %d turns, final %.40q", c.Format, len(turns), turns[0].FinalResponse)
 	}
-	if got := c.Runs[0].Calls()[2].ResultValue(); !reflect.DeepEqual(got, textResult("Tool call timed out.")) {
+	if got := c.Runs[0].callList()[2].ResultValue(); !reflect.DeepEqual(got, textResult("Tool call timed out.")) {
 		t.Errorf("last result %v", got)
 	}
 }

@@ -26,7 +26,7 @@ func TestResponsesMCPCallRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, call := range c.Runs[0].Calls() {
+	for _, call := range c.Runs[0].callList() {
 		s := call.ID() + "=" + outcome(call)
 		got = append(got, s)
 	}

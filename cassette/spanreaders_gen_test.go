@@ -139,7 +139,7 @@ func callsByRun(c *Cassette) [][]string {
 	var got [][]string
 	for _, r := range c.Runs {
 		var calls []string
-		for _, call := range r.Calls() {
+		for _, call := range r.callList() {
 			calls = append(calls, call.Tool+"="+resultText(call.Result))
 		}
 		got = append(got, calls)
@@ -234,7 +234,7 @@ func TestGeneratedAgentsItems(t *testing.T) {
 		}
 		for r, run := range c.Runs {
 			var calls []string
-			for _, call := range run.Calls() {
+			for _, call := range run.callList() {
 				calls = append(calls, call.Agent+":"+call.Tool)
 			}
 			if !reflect.DeepEqual(calls, wantCalls[r]) || !reflect.DeepEqual(run.Delegations, wantEdges[r]) {
@@ -252,7 +252,7 @@ func TestGeneratedAgentsItems(t *testing.T) {
 	tool := `[{"role": "user", "content": "help"}, {"type": "function_call", "call_id": "c1", "name": "transfer_to_human_agents", "arguments": "{}"},` +
 		`{"type": "function_call_output", "call_id": "c1", "output": "Transfer successful"}]`
 	c, err := Read("t.json", []byte(tool))
-	if err != nil || len(c.Runs[0].Calls()) != 1 || c.Runs[0].Calls()[0].Tool != "transfer_to_human_agents" {
+	if err != nil || len(c.Runs[0].callList()) != 1 || c.Runs[0].callList()[0].Tool != "transfer_to_human_agents" {
 		t.Errorf("transfer_to_human_agents with its own output: %v, %+v; want one call", err, c)
 	}
 
@@ -262,7 +262,7 @@ func TestGeneratedAgentsItems(t *testing.T) {
 		`{"type": "function_call_output", "call_id": "h", "output": "{'assistant': 'Sum Agent'}"},` +
 		`{"type": "function_call", "call_id": "c", "name": "get-sum", "arguments": "{}"}, {"type": "function_call_output", "call_id": "c", "output": "5"}]`
 	c, err = Read("t.json", []byte(old))
-	if err != nil || len(c.Runs[0].Calls()) != 1 || c.Runs[0].Calls()[0].Agent != "Sum Agent" {
+	if err != nil || len(c.Runs[0].callList()) != 1 || c.Runs[0].callList()[0].Agent != "Sum Agent" {
 		t.Errorf("a handoff with a repr transfer message: %v, %+v; want one call of Sum Agent", err, c)
 	}
 }
@@ -312,7 +312,7 @@ func TestGeneratedOpenInferenceLLMCalls(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []string
-		for _, call := range c.Runs[0].Calls() {
+		for _, call := range c.Runs[0].callList() {
 			got = append(got, call.Agent+":"+call.Tool+"="+resultText(call.Result))
 		}
 		if !reflect.DeepEqual(got, want) {
@@ -337,8 +337,8 @@ func TestOpenInferenceNestedAgents(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Delegation{{From: "triage", To: "sum_agent"}, {From: "sum_agent", To: "checker"}}
-	if !reflect.DeepEqual(c.Runs[0].Delegations, want) || c.Runs[0].Calls()[0].Agent != "checker" || c.Agent != "triage" {
-		t.Errorf("delegations %v, call agent %q, agent %q; want %v, checker, triage", c.Runs[0].Delegations, c.Runs[0].Calls()[0].Agent, c.Agent, want)
+	if !reflect.DeepEqual(c.Runs[0].Delegations, want) || c.Runs[0].callList()[0].Agent != "checker" || c.Agent != "triage" {
+		t.Errorf("delegations %v, call agent %q, agent %q; want %v, checker, triage", c.Runs[0].Delegations, c.Runs[0].callList()[0].Agent, c.Agent, want)
 	}
 }
 

@@ -72,7 +72,7 @@ func TestClaudeCodeArray(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Format != FormatClaudeCode || len(c.Runs) != 1 || len(c.Runs[0].Calls()) != 1 || c.Runs[0].Calls()[0].Tool != "get_sum" {
+	if c.Format != FormatClaudeCode || len(c.Runs) != 1 || len(c.Runs[0].callList()) != 1 || c.Runs[0].callList()[0].Tool != "get_sum" {
 		t.Errorf("format %s, runs %+v", c.Format, c.Runs)
 	}
 }

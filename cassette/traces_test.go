@@ -26,7 +26,7 @@ func summary(c *Cassette) string {
 	}
 	for i, r := range c.Runs {
 		fmt.Fprintf(&b, "run %d:", i)
-		for _, call := range r.Calls() {
+		for _, call := range r.callList() {
 			b.WriteString(" " + call.ID())
 			if call.IsError {
 				b.WriteString("!")
@@ -263,7 +263,7 @@ func TestDocExamples(t *testing.T) {
 			t.Errorf("example %d: %v\n%s", i, err, b)
 			continue
 		}
-		if len(c.Runs) == 0 || len(c.Runs[0].Calls()) == 0 {
+		if len(c.Runs) == 0 || len(c.Runs[0].callList()) == 0 {
 			t.Errorf("example %d (%s) has no call", i, c.Format)
 		}
 	}
@@ -312,7 +312,7 @@ func TestReadTauBenchLines(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &rec); err != nil {
 			t.Fatal(err)
 		}
-		calls := c.Runs[i].Calls()
+		calls := c.Runs[i].callList()
 		if len(calls) != len(rec.AgentToolCalls) {
 			t.Fatalf("run %d: %d calls, the record lists %d", i, len(calls), len(rec.AgentToolCalls))
 		}
@@ -331,7 +331,7 @@ func TestMCPCallError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	diff(t, c.Runs[0].Calls()[0].ResultValue(), textResult(`{"code":500}`))
+	diff(t, c.Runs[0].callList()[0].ResultValue(), textResult(`{"code":500}`))
 }
 
 // TestResultsByRepeatedOrUnknownID: a result finds the first call still
@@ -365,7 +365,7 @@ func TestResultsByRepeatedOrUnknownID(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		var got []string
-		for _, call := range c.Runs[0].Calls() {
+		for _, call := range c.Runs[0].callList() {
 			b, _ := json.Marshal(call.Result)
 			got = append(got, call.Tool+"="+string(b))
 		}

@@ -475,8 +475,9 @@ func TestToolSelectionMatrix(t *testing.T) {
 			t.Errorf("models %q: judged model by model %v, want %v", tc.models, g.matrix, tc.matrix)
 		}
 		g.add(&cassette.Cassette{Model: "m-1"}, &cassette.Run{})
-		if want := map[bool]string{false: "c", true: "c [m-1]"}[tc.matrix]; len(g.models) != 1 || g.pairName(g.models[0]) != want {
-			t.Errorf("models %q: pairs %q, want %q", tc.models, g.models, want)
+		models := g.passK.Models()
+		if want := map[bool]string{false: "c", true: "c [m-1]"}[tc.matrix]; len(models) != 1 || g.pairName(models[0]) != want {
+			t.Errorf("models %q: pairs %q, want %q", tc.models, models, want)
 		}
 	}
 }
@@ -485,11 +486,13 @@ func TestToolSelectionMatrix(t *testing.T) {
 // when one of its runs recorded tokens.
 func TestToolSelectionPairTokens(t *testing.T) {
 	g := (&ToolSelectionBlock{}).newGate(&Case{Name: "c"}).(*toolSelectionGate)
-	if p := g.pair("", []report.PassKRun{{Run: 1}, {Run: 2}}, true); p.TokensMedian != nil || p.TokensMax != nil {
+	g.add(&cassette.Cassette{}, &cassette.Run{})
+	g.add(&cassette.Cassette{}, &cassette.Run{})
+	if p := g.pair("", true); p.TokensMedian != nil || p.TokensMax != nil {
 		t.Errorf("no run recorded tokens: median %v, max %v; want none", p.TokensMedian, p.TokensMax)
 	}
-	n := int64(40)
-	if p := g.pair("", []report.PassKRun{{Run: 1}, {Run: 2, Tokens: &n}}, true); p.TokensMedian == nil || p.TokensMax == nil || *p.TokensMax != 40 {
+	g.add(&cassette.Cassette{}, &cassette.Run{Tokens: &cassette.Tokens{Total: 40}})
+	if p := g.pair("", true); p.TokensMedian == nil || p.TokensMax == nil || *p.TokensMax != 40 {
 		t.Errorf("one run recorded 40 tokens: median %v, max %v; want both, max 40", p.TokensMedian, p.TokensMax)
 	}
 }

@@ -53,7 +53,6 @@ type toolSelectionGate struct {
 	passK     *gate.PassK
 	matrix    bool
 	modelRuns map[string]int
-	models    []string // in order of first appearance
 	last      report.PassKRun
 }
 
@@ -69,9 +68,6 @@ func (g *toolSelectionGate) addScored(cas *cassette.Cassette, _ *cassette.Run, s
 	model := ""
 	if g.matrix {
 		model = cas.Model
-	}
-	if _, ok := g.modelRuns[model]; !ok {
-		g.models = append(g.models, model)
 	}
 	g.modelRuns[model]++
 	g.last = g.passK.Fold(g.modelRuns[model], model, s.(report.PassKRun))
@@ -109,34 +105,25 @@ func (g *toolSelectionGate) result(res *report.CaseResult) {
 	cfg := g.blk.Config
 	d := &report.ToolSelectionDetail{ExpectedTool: cfg.ExpectedTool, MinSelectionRate: cfg.MinRate, MaxTotalTokens: cfg.MaxTokens,
 		Pairs: []report.SelectionPair{}, Runs: []report.SelectionRow{}}
-	for _, row := range g.passK.Rows() {
-		if len(d.Runs) == report.MaxSelectionRows {
-			d.OmittedRuns++
-			continue
-		}
+	for _, row := range g.passK.Head() {
 		d.Runs = append(d.Runs, report.SelectionRow{Name: g.rowName(row.Model, row.Run), PassKRun: row})
 	}
+	d.OmittedRuns = g.passK.Runs() - len(d.Runs)
 	res.ToolSelection = d
-	for _, model := range g.models {
-		var rows []report.PassKRun
-		for _, row := range g.passK.Rows() {
-			if row.Model == model {
-				rows = append(rows, row)
-			}
-		}
-		f := g.passK.Floor(g.pairName(model), rows)
+	for _, model := range g.passK.Models() {
+		f := g.passK.FloorOf(g.pairName(model), model)
 		res.Floors = append(res.Floors, report.Floor{Name: "tool-selection floor", Passed: f.Passed, Message: f.Summary, Lines: f.Breaches})
-		d.Pairs = append(d.Pairs, g.pair(model, rows, f.Passed))
+		d.Pairs = append(d.Pairs, g.pair(model, f.Passed))
 	}
-	if len(g.models) == 0 {
-		f := g.passK.Floor(g.name, nil)
+	if g.passK.Runs() == 0 {
+		f := g.passK.FloorOf(g.name, "")
 		res.Floors = append(res.Floors, report.Floor{Name: "tool-selection floor", Passed: false, Message: f.Summary, Lines: []string{"FLOOR " + g.name + ": no recorded runs"}})
 	}
 }
 
-// pair summarises the rows of one model.
-func (g *toolSelectionGate) pair(model string, rows []report.PassKRun, passed bool) report.SelectionPair {
-	s := gate.Summarize(g.blk.Config, rows)
+// pair summarises the runs of one model.
+func (g *toolSelectionGate) pair(model string, passed bool) report.SelectionPair {
+	s := g.passK.SummaryOf(model)
 	pair := report.SelectionPair{Name: g.pairName(model), Model: model, Runs: s.Runs, Selected: s.Selected, PassKRuns: s.PassK,
 		SelectionRate: stats.Percent(s.Selected, s.Runs), PassK: stats.Percent(s.PassK, s.Runs), OverBudget: s.OverBudget, Passed: passed}
 	if s.TokensRecorded > 0 {

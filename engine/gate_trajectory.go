@@ -85,6 +85,17 @@ func (checks argChecks) MatchArgs(arguments any) (bool, string) {
 	return true, ""
 }
 
+// HoldsArgs is MatchArgs without the why (expr.Matcher.Holds).
+func (checks argChecks) HoldsArgs(arguments any) bool {
+	for _, c := range checks {
+		v, ok := c.path.Lookup(arguments)
+		if !c.matcher.Holds(v, ok) {
+			return false
+		}
+	}
+	return true
+}
+
 // toolRefs names the tools of the steps.
 func (t *TrajectoryBlock) toolRefs() []toolRef {
 	var refs []toolRef

@@ -26,12 +26,12 @@ type DistractorRun struct {
 	Success bool
 }
 
-// ScoreDistractors scores one run's calls. A call is correct when a correct
+// ScoreDistractors scores one run's calls, where they lie. A call is correct when a correct
 // id matches it (MatchID), else a distractor when its tool name is one of
 // the injected distractors' names.
-func ScoreDistractors(correct, distractors []string, calls []cassette.Call) DistractorRun {
+func ScoreDistractors(correct, distractors []string, run *cassette.Run) DistractorRun {
 	var r DistractorRun
-	for _, c := range calls {
+	for _, c := range run.Calls() {
 		switch {
 		case memberOf(correct, c.Server, c.Tool):
 			r.ChoseCorrect++
@@ -92,7 +92,7 @@ func (d *Distractors) Add(run *cassette.Run) DistractorRun { return d.Fold(d.Sco
 // Score is what one run gives the accumulator, read from the run and the
 // configuration alone: safe for several runs at once, in any order.
 func (d *Distractors) Score(run *cassette.Run) DistractorRun {
-	return ScoreDistractors(d.correct, d.distractors, run.Calls())
+	return ScoreDistractors(d.correct, d.distractors, run)
 }
 
 // Fold adds a run's Score, in run order, and returns it.

@@ -3,6 +3,7 @@ package gate
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -220,9 +221,8 @@ func TestScoreOrchestrationDrawn(t *testing.T) {
 func TestPassKFloorBoundedDrawn(t *testing.T) {
 	rng := rand.New(rand.NewPCG(60, 7))
 	budget := int64(100)
-	p := NewPassK(PassKConfig{ExpectedTool: "t0", MinRate: 0.9, MaxTokens: &budget})
 	for i := range 200 {
-		var rows []report.PassKRun
+		p := NewPassK(PassKConfig{ExpectedTool: "t0", MinRate: 0.9, MaxTokens: &budget})
 		missed := 0
 		runs := rng.IntN(400)
 		if i%4 == 0 { // every run misses: 49, 50 or 51 of them
@@ -238,9 +238,9 @@ func TestPassKFloorBoundedDrawn(t *testing.T) {
 			if !r.PassK {
 				missed++
 			}
-			rows = append(rows, r)
+			p.Fold(run+1, "", r)
 		}
-		f := p.Floor("drawn", rows)
+		f := p.FloorOf("drawn", "")
 		var runLines []string
 		for _, l := range f.Breaches {
 			if strings.HasPrefix(l, "  run ") {
@@ -331,4 +331,130 @@ func TestScorePassKCalledDrawn(t *testing.T) {
 			t.Fatalf("draw %d: called %d names, want %d", i, len(got), len(want))
 		}
 	}
+}
+
+// TestPassKKeepsBoundedRowsDrawn draws the rows of runs over one to three
+// models (a selection, a token total or none, a budget or none) and holds
+// what PassK keeps in place of every row to what the rows give, counted
+// here: each model's counts, median and maximum, the rows its floor
+// names (the first 50 that missed, in order, and a count of the rest),
+// the totals over every model, and the first report.MaxSelectionRows rows.
+func TestPassKKeepsBoundedRowsDrawn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(61, 2))
+	for i := range 300 {
+		cfg := PassKConfig{ExpectedTool: "t0", MinRate: []float64{0.5, 0.6, 0.9}[rng.IntN(3)]}
+		if i%2 == 0 {
+			cfg.MaxTokens = i64(100)
+		}
+		p := NewPassK(cfg)
+		rows := foldDrawnRows(rng, p, cfg)
+		if head := p.Head(); !reflect.DeepEqual(head, rows[:min(len(rows), report.MaxSelectionRows)]) || p.Runs() != len(rows) {
+			t.Fatalf("draw %d: %d rows kept of %d, runs %d", i, len(head), len(rows), p.Runs())
+		}
+		var all PassKSummary
+		var allTokens []int64
+		for _, m := range p.Models() {
+			want, tokens, named := passKOf(rows, m)
+			all.Runs, all.Selected, all.PassK = all.Runs+want.Runs, all.Selected+want.Selected, all.PassK+want.PassK
+			allTokens = append(allTokens, tokens...)
+			if got := p.SummaryOf(m); got != want {
+				t.Fatalf("draw %d, model %q: summary %+v, want %+v", i, m, got, want)
+			}
+			f := p.FloorOf("x", m)
+			if passed := MeetsRate(want.Selected, want.Runs, cfg.MinRate) && (cfg.MaxTokens == nil || want.OverBudget == 0); f.Passed != passed {
+				t.Fatalf("draw %d, model %q: floor passed %v, want %v", i, m, f.Passed, passed)
+			} else if passed {
+				named = nil // a floor that holds names no run
+			}
+			var got []string
+			for _, l := range f.Breaches {
+				if strings.HasPrefix(l, "  run ") {
+					got = append(got, l[:strings.Index(l, ":")+2])
+				}
+			}
+			if want := named[:min(len(named), maxNamed)]; !slices.Equal(got, want) {
+				t.Fatalf("draw %d, model %q: floor names %q, want %q", i, m, got, want)
+			}
+			if more := len(named) - maxNamed; more > 0 && f.Breaches[len(f.Breaches)-1] != fmt.Sprintf("  and %d more runs that missed, not listed", more) {
+				t.Fatalf("draw %d, model %q: %d more missed, last line %q", i, m, more, f.Breaches[len(f.Breaches)-1])
+			}
+		}
+		res := p.Result()
+		median, top, recorded := medianMax(allTokens)
+		if res.Counts["tool_selection.runs"] != all.Runs || res.Counts["tool_selection.selected"] != all.Selected ||
+			res.Counts["tool_selection.pass_k_runs"] != all.PassK || res.Counts["tool_selection.tokens_recorded"] != recorded ||
+			recorded > 0 && (res.Targets["tool_selection.tokens_median"] != float64(median) || res.Targets["tool_selection.tokens_max"] != float64(top)) {
+			t.Fatalf("draw %d: result %v %v, want %d runs, %d selected, %d pass^k, tokens %d/%d of %d", i, res.Counts, res.Targets, all.Runs, all.Selected, all.PassK, median, top, recorded)
+		}
+	}
+}
+
+// foldDrawnRows folds the rows of up to three times
+// report.MaxSelectionRows runs into p, drawn over one to three models,
+// numbered per model, and returns them.
+func foldDrawnRows(rng *rand.Rand, p *PassK, cfg PassKConfig) []report.PassKRun {
+	models := []string{"", "m-1", "m-2"}[:1+rng.IntN(3)]
+	var rows []report.PassKRun
+	number := map[string]int{}
+	for range rng.IntN(3 * report.MaxSelectionRows) {
+		m := models[rng.IntN(len(models))]
+		r := report.PassKRun{Selected: rng.IntN(3) > 0, WithinBudget: true, Called: []string{}}
+		if rng.IntN(4) > 0 {
+			r.Tokens = i64(int64(rng.IntN(150)))
+		}
+		if cfg.MaxTokens != nil {
+			r.WithinBudget = r.Tokens != nil && *r.Tokens <= *cfg.MaxTokens
+		}
+		r.PassK = r.Selected && r.WithinBudget
+		number[m]++
+		rows = append(rows, p.Fold(number[m], m, r))
+	}
+	return rows
+}
+
+// passKOf counts the rows of model: its summary, its token totals and the
+// start of the line its floor gives each run that missed, in order.
+func passKOf(rows []report.PassKRun, model string) (s PassKSummary, tokens []int64, missed []string) {
+	for _, r := range rows {
+		if r.Model != model {
+			continue
+		}
+		s.Runs++
+		s.Selected += b2i(r.Selected)
+		s.PassK += b2i(r.PassK)
+		s.OverBudget += b2i(!r.WithinBudget)
+		if r.Tokens != nil {
+			tokens = append(tokens, *r.Tokens)
+			if !r.WithinBudget {
+				s.Worst = max(s.Worst, *r.Tokens)
+			}
+		}
+		if !r.PassK {
+			missed = append(missed, fmt.Sprintf("  run %d: ", r.Run))
+		}
+	}
+	s.TokensMedian, s.TokensMax, s.TokensRecorded = medianMax(tokens)
+	return s, tokens, missed
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// medianMax is the median (the mean of the middle two rounded half up)
+// and the maximum of xs, and their count.
+func medianMax(xs []int64) (median, top, n int64) {
+	if len(xs) == 0 {
+		return 0, 0, 0
+	}
+	s := slices.Sorted(slices.Values(xs))
+	m := len(s) / 2
+	median = s[m]
+	if len(s)%2 == 0 {
+		median = (s[m-1] + s[m] + 1) / 2
+	}
+	return median, s[len(s)-1], int64(len(s))
 }

@@ -35,7 +35,7 @@ func TestPassKSeedPass(t *testing.T) {
 		}
 		p.Add(i+1, "", run(tk, "weather.get_weather"))
 	}
-	f := p.Floor("weather selection", p.Rows())
+	f := p.FloorOf("weather selection", "")
 	want := "weather selection: selection 9/10 (90%), pass^k 90%, tokens 1520 median / 1840 max"
 	if !f.Passed || f.Summary != want || len(f.Breaches) != 0 {
 		t.Errorf("floor = %+v\nwant summary %q", f, want)
@@ -66,7 +66,7 @@ func TestPassKSeedBreach(t *testing.T) {
 	for i, r := range rows {
 		p.Add(i+1, "", run(r.tokens, r.tool))
 	}
-	f := p.Floor("weather selection", p.Rows())
+	f := p.FloorOf("weather selection", "")
 	want := []string{
 		"FLOOR weather selection: selection rate 60% is below the 80% floor (6 of 10 runs selected `get_weather`)",
 		"FLOOR weather selection: 3 of 10 runs exceeded the 2000-token budget (worst run 3120 tokens)",
@@ -95,14 +95,14 @@ func TestPassKBudgetAllOrNothing(t *testing.T) {
 		}
 		p.Add(i+1, "", run(tk, "get_weather"))
 	}
-	f := p.Floor("w", p.Rows())
+	f := p.FloorOf("w", "")
 	if f.Passed || len(f.Breaches) != 2 || !strings.Contains(f.Breaches[0], "1 of 10 runs exceeded the 2000-token budget (worst run 2001 tokens)") {
 		t.Errorf("floor = %+v", f)
 	}
 	// Exactly at the cap is within budget.
 	p = NewPassK(seedFloor)
 	p.Add(1, "", run(2000, "get_weather"))
-	if f := p.Floor("w", p.Rows()); !f.Passed {
+	if f := p.FloorOf("w", ""); !f.Passed {
 		t.Errorf("a run at exactly the cap failed: %+v", f)
 	}
 }
@@ -111,7 +111,7 @@ func TestPassKNoBudgetNoTokens(t *testing.T) {
 	p := NewPassK(PassKConfig{ExpectedTool: "get_weather", MinRate: 0.5})
 	p.Add(1, "", run(-1, "get_weather"))
 	p.Add(2, "", run(-1))
-	f := p.Floor("w", p.Rows())
+	f := p.FloorOf("w", "")
 	if !f.Passed || f.Summary != "w: selection 1/2 (50%), pass^k 50%, tokens not recorded" {
 		t.Errorf("floor = %+v", f)
 	}
@@ -123,7 +123,7 @@ func TestPassKNoBudgetNoTokens(t *testing.T) {
 	// within it.
 	p = NewPassK(PassKConfig{ExpectedTool: "get_weather", MinRate: 0.5, MaxTokens: i64(10)})
 	p.Add(1, "", run(-1, "get_weather"))
-	f = p.Floor("w", p.Rows())
+	f = p.FloorOf("w", "")
 	if f.Passed || f.Breaches[len(f.Breaches)-1] != "  run 1: no token usage recorded, so the budget cannot be checked" {
 		t.Errorf("floor = %+v", f)
 	}
@@ -148,7 +148,11 @@ func TestMeetsRate(t *testing.T) {
 }
 
 func TestMedianEven(t *testing.T) {
-	s := Summarize(seedFloor, []report.PassKRun{{Tokens: i64(1)}, {Tokens: i64(4)}, {Tokens: i64(2)}, {Tokens: i64(3)}})
+	p := NewPassK(seedFloor)
+	for i, tk := range []int64{1, 4, 2, 3} {
+		p.Fold(i+1, "", report.PassKRun{Tokens: i64(tk)})
+	}
+	s := p.SummaryOf("")
 	if s.TokensMedian != 3 || s.TokensMax != 4 {
 		t.Errorf("median %d max %d, want 3 (2.5 rounded half up) and 4", s.TokensMedian, s.TokensMax)
 	}
@@ -177,7 +181,7 @@ func TestDistractorAccuracy(t *testing.T) {
 	dis := []string{"search_products_v2", "get_ticker_news"}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := ScoreDistractors(tt.correct, dis, calls(tt.calls...))
+			r := ScoreDistractors(tt.correct, dis, oneRun(calls(tt.calls...)))
 			acc := DistractorAccuracy(len(tt.correct), r.ChoseCorrect, r.ChoseDistractor)
 			if r.ChoseCorrect != tt.cc || r.ChoseDistractor != tt.cd || acc != tt.accuracy || r.Success != tt.success {
 				t.Errorf("got cc=%d cd=%d acc=%d success=%v, want %d %d %d %v", r.ChoseCorrect, r.ChoseDistractor, acc, r.Success, tt.cc, tt.cd, tt.accuracy, tt.success)
@@ -331,7 +335,7 @@ func TestGenerateDistractors(t *testing.T) {
 // choices only, stays 100 and chose_distractor 0.
 func TestDistractorSuccessOnlyCorrectTools(t *testing.T) {
 	correct := []string{"catalog.search_products"}
-	r := ScoreDistractors(correct, []string{"search_products_v2"}, calls("catalog.search_products", "shell.exec"))
+	r := ScoreDistractors(correct, []string{"search_products_v2"}, oneRun(calls("catalog.search_products", "shell.exec")))
 	if r.Success {
 		t.Errorf("a run that also called shell.exec selected only correct tools: %+v", r)
 	}
@@ -352,7 +356,7 @@ func TestDistractorSuccessOnlyCorrectTools(t *testing.T) {
 func TestPassKEdges(t *testing.T) {
 	p := NewPassK(PassKConfig{ExpectedTool: "get_weather", MinRate: 0.5, MaxTokens: i64(10)})
 	p.Add(1, "", run(-1, "get_weather"))
-	if f := p.Floor("w", p.Rows()); f.Passed || len(f.Breaches) == 0 || f.Breaches[0] != "FLOOR w: 1 of 1 runs exceeded the 10-token budget" {
+	if f := p.FloorOf("w", ""); f.Passed || len(f.Breaches) == 0 || f.Breaches[0] != "FLOOR w: 1 of 1 runs exceeded the 10-token budget" {
 		t.Errorf("floor = %+v", f)
 	}
 	if !MeetsRate(0, 0, 0) || MeetsRate(0, 0, 0.01) {
@@ -370,7 +374,10 @@ func TestPassKFloorWhyRules(t *testing.T) {
 		{Run: 2, Called: []string{"fetch", "list"}, WithinBudget: true},
 		{Run: 3, Selected: true, Called: []string{"search"}, WithinBudget: true, PassK: true},
 	}
-	out := p.Floor("agent", rows)
+	for _, r := range rows {
+		p.Fold(r.Run, "", r)
+	}
+	out := p.FloorOf("agent", "")
 	want := []string{
 		"FLOOR agent: selection rate 33% is below the 100% floor (1 of 3 runs selected `search`)",
 		"  run 1: did not select `search`, called no tool",

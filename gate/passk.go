@@ -3,7 +3,7 @@ package gate
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/mcptest/mcptest/cassette"
@@ -50,11 +50,17 @@ func ScorePassK(cfg PassKConfig, run *cassette.Run) report.PassKRun {
 
 // PassK folds the runs of a test into the pass^k tool-selection floor:
 // the selection rate, pass^k (selected AND within the token budget) and the
-// token distribution. It keeps one small row per run, since the floor names
-// the runs that missed and a median needs every value.
+// token distribution, for every model's runs and for all of them. Its
+// memory does not follow the rows: it keeps the first
+// report.MaxSelectionRows rows (the detail lists them), and for each model
+// the counts, the first maxNamed rows that missed (the floor names them)
+// and every recorded token total (a median needs every value: 8 bytes a
+// run that recorded tokens).
 type PassK struct {
-	cfg  PassKConfig
-	rows []report.PassKRun
+	cfg    PassKConfig
+	head   []report.PassKRun
+	runs   int
+	groups []*passKTally // one per model, in order of first appearance
 }
 
 // NewPassK returns an empty accumulator.
@@ -73,12 +79,114 @@ func (p *PassK) Score(r *cassette.Run) report.PassKRun { return ScorePassK(p.cfg
 // run order, and returns it.
 func (p *PassK) Fold(run int, model string, row report.PassKRun) report.PassKRun {
 	row.Run, row.Model = run, model
-	p.rows = append(p.rows, row)
+	if len(p.head) < report.MaxSelectionRows {
+		p.head = append(p.head, row)
+	}
+	p.runs++
+	p.group(model, true).add(row)
 	return row
 }
 
-// Rows returns the per-run rows in the order they were added.
-func (p *PassK) Rows() []report.PassKRun { return p.rows }
+// group returns the tally of model's runs, made when add is set; nil when
+// model has no run and add is not set.
+func (p *PassK) group(model string, add bool) *passKTally {
+	for _, g := range p.groups {
+		if g.model == model {
+			return g
+		}
+	}
+	if !add {
+		return nil
+	}
+	g := &passKTally{model: model}
+	p.groups = append(p.groups, g)
+	return g
+}
+
+// Head returns the rows of the first report.MaxSelectionRows runs, in the
+// order they were added.
+func (p *PassK) Head() []report.PassKRun { return p.head }
+
+// Runs counts every run added.
+func (p *PassK) Runs() int { return p.runs }
+
+// Models names the models whose runs were added, in order of first
+// appearance ("" for runs without one).
+func (p *PassK) Models() []string {
+	out := make([]string, len(p.groups))
+	for i, g := range p.groups {
+		out[i] = g.model
+	}
+	return out
+}
+
+// SummaryOf aggregates the runs of model (zero when it has none).
+func (p *PassK) SummaryOf(model string) PassKSummary {
+	if g := p.group(model, false); g != nil {
+		return g.summary()
+	}
+	return PassKSummary{}
+}
+
+// passKTally is the fold of one group of rows: the counts, every recorded
+// token total, and the first maxNamed rows that missed (not PassK) with
+// the number of the rest.
+type passKTally struct {
+	model   string
+	s       PassKSummary
+	tokens  []int64
+	missed  []report.PassKRun
+	missedN int
+}
+
+func (t *passKTally) add(r report.PassKRun) {
+	t.s.Runs++
+	if r.Selected {
+		t.s.Selected++
+	}
+	if r.PassK {
+		t.s.PassK++
+	} else if t.missedN++; len(t.missed) < maxNamed {
+		t.missed = append(t.missed, r)
+	}
+	if !r.WithinBudget {
+		t.s.OverBudget++
+		if r.Tokens != nil {
+			t.s.Worst = max(t.s.Worst, *r.Tokens)
+		}
+	}
+	if r.Tokens != nil {
+		t.tokens = append(t.tokens, *r.Tokens)
+	}
+}
+
+// summary completes the counts with the token median and maximum.
+func (t *passKTally) summary() PassKSummary {
+	s := t.s
+	s.TokensRecorded = int64(len(t.tokens))
+	if len(t.tokens) > 0 {
+		slices.Sort(t.tokens) // the order of the totals is not kept
+		m := len(t.tokens) / 2
+		if len(t.tokens)%2 == 1 {
+			s.TokensMedian = t.tokens[m]
+		} else {
+			s.TokensMedian = (t.tokens[m-1] + t.tokens[m] + 1) / 2
+		}
+		s.TokensMax = t.tokens[len(t.tokens)-1]
+	}
+	return s
+}
+
+// merge adds the counts and token totals u folded, for Result over every
+// model (the rows that missed are the floors', model by model).
+func (t *passKTally) merge(u *passKTally) {
+	t.s.Runs += u.s.Runs
+	t.s.Selected += u.s.Selected
+	t.s.PassK += u.s.PassK
+	t.s.OverBudget += u.s.OverBudget
+	t.s.Worst = max(t.s.Worst, u.s.Worst)
+	t.tokens = append(t.tokens, u.tokens...)
+}
 
 // PassKSummary is the aggregation over a set of runs.
 type PassKSummary struct {
@@ -91,47 +199,19 @@ type PassKSummary struct {
 	Worst int64
 }
 
-// Summarize aggregates rows.
-func Summarize(cfg PassKConfig, rows []report.PassKRun) PassKSummary {
-	var s PassKSummary
-	var tokens []int64
-	for _, r := range rows {
-		s.Runs++
-		if r.Selected {
-			s.Selected++
-		}
-		if r.PassK {
-			s.PassK++
-		}
-		if !r.WithinBudget {
-			s.OverBudget++
-			if r.Tokens != nil {
-				s.Worst = max(s.Worst, *r.Tokens)
-			}
-		}
-		if r.Tokens != nil {
-			tokens = append(tokens, *r.Tokens)
-		}
-	}
-	s.TokensRecorded = int64(len(tokens))
-	if len(tokens) > 0 {
-		sort.Slice(tokens, func(i, j int) bool { return tokens[i] < tokens[j] })
-		m := len(tokens) / 2
-		if len(tokens)%2 == 1 {
-			s.TokensMedian = tokens[m]
-		} else {
-			s.TokensMedian = (tokens[m-1] + tokens[m] + 1) / 2
-		}
-		s.TokensMax = tokens[len(tokens)-1]
-	}
-	return s
-}
-
 // Result reports tool_selection.selection_rate and tool_selection.pass_k
 // (integer percents), tool_selection.tokens_median and .tokens_max (absent
 // when no run recorded tokens), over every run added.
 func (p *PassK) Result() Result {
-	s := Summarize(p.cfg, p.rows)
+	all := &passKTally{}
+	if len(p.groups) == 1 {
+		all = p.groups[0] // one model: its totals, not a copy
+	} else {
+		for _, g := range p.groups {
+			all.merge(g)
+		}
+	}
+	s := all.summary()
 	res := Result{
 		Targets: map[string]float64{
 			"tool_selection.selection_rate": float64(stats.Percent(s.Selected, s.Runs)),
@@ -174,13 +254,17 @@ func MeetsRate(selected, runs int64, rate float64) bool {
 	return selected*1_000_000 >= int64(math.Round(rate*1_000_000))*runs
 }
 
-// Floor decides the floor for the rows of one (agent, model) pair, named
-// name. It passes when the selection rate meets MinRate and every run stayed
-// within the token budget (when set): one run over the cap fails the floor
-// even at a 100% selection rate.
-func (p *PassK) Floor(name string, rows []report.PassKRun) FloorOutcome {
+// FloorOf decides the floor for the runs of model, one (agent, model)
+// pair, named name. It passes when the selection rate meets MinRate and
+// every run stayed within the token budget (when set): one run over the
+// cap fails the floor even at a 100% selection rate.
+func (p *PassK) FloorOf(name, model string) FloorOutcome {
+	t := p.group(model, false)
+	if t == nil {
+		t = &passKTally{model: model}
+	}
 	cfg := p.cfg
-	s := Summarize(cfg, rows)
+	s := t.summary()
 	tokens := "tokens not recorded"
 	if s.TokensRecorded > 0 {
 		tokens = fmt.Sprintf("tokens %d median / %d max", s.TokensMedian, s.TokensMax)
@@ -204,14 +288,7 @@ func (p *PassK) Floor(name string, rows []report.PassKRun) FloorOutcome {
 	if out.Passed {
 		return out
 	}
-	missed := 0
-	for _, r := range rows {
-		if r.PassK {
-			continue
-		}
-		if missed++; missed > maxNamed {
-			continue
-		}
+	for _, r := range t.missed {
 		var why []string
 		if !r.Selected {
 			called := "called no tool"
@@ -229,8 +306,8 @@ func (p *PassK) Floor(name string, rows []report.PassKRun) FloorOutcome {
 		}
 		out.Breaches = append(out.Breaches, fmt.Sprintf("  run %d: %s", r.Run, strings.Join(why, "; ")))
 	}
-	if missed > maxNamed {
-		out.Breaches = append(out.Breaches, fmt.Sprintf("  and %d more runs that missed, not listed", missed-maxNamed))
+	if more := t.missedN - len(t.missed); more > 0 {
+		out.Breaches = append(out.Breaches, fmt.Sprintf("  and %d more runs that missed, not listed", more))
 	}
 	return out
 }

@@ -48,18 +48,18 @@ const (
 // member of reached classes only is a repeat and counts nothing; a call that
 // matches no class is a false positive; a class no call reached is a false
 // negative.
-func ScoreSelection(classes []Class, calls []cassette.Call) RunSelection {
-	return ScoreSelectionBy(classes, calls, CountCalls)
+func ScoreSelection(classes []Class, run *cassette.Run) RunSelection {
+	return ScoreSelectionBy(classes, run, CountCalls)
 }
 
 // ScoreSelectionBy is ScoreSelection with a choice of counting: with
 // CountDistinct, a call that matches no class is a false positive only
 // the first time its tool is called in the run.
-func ScoreSelectionBy(classes []Class, calls []cassette.Call, counting Counting) RunSelection {
+func ScoreSelectionBy(classes []Class, run *cassette.Run, counting Counting) RunSelection {
 	var sc selectionScorer
 	sc.start(classes, counting, false)
-	for i := range calls {
-		sc.call(&calls[i])
+	for _, c := range run.Calls() {
+		sc.call(c)
 	}
 	return sc.end()
 }
@@ -215,10 +215,8 @@ func (s *Selection) Add(run *cassette.Run) RunSelection {
 func (s *Selection) Score(run *cassette.Run) RunSelection {
 	var sc selectionScorer
 	sc.start(s.classes, s.counting, true)
-	for _, t := range run.Turns {
-		for i := range t.Calls {
-			sc.call(&t.Calls[i])
-		}
+	for _, c := range run.Calls() {
+		sc.call(c)
 	}
 	return sc.end()
 }

@@ -23,6 +23,11 @@ func calls(ids ...string) []cassette.Call {
 	return out
 }
 
+// oneRun is a run of one turn making calls.
+func oneRun(calls []cassette.Call) *cassette.Run {
+	return &cassette.Run{Turns: []cassette.Turn{{Calls: calls}}}
+}
+
 // seedClasses are the classes of the worked example in "Selection F1".
 var seedClasses = []Class{
 	{Name: "search", Members: []string{"brave.web_search", "google.search"}},
@@ -65,7 +70,7 @@ func TestScoreSelection(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := ScoreSelection(tt.classes, tt.calls)
+			got := ScoreSelection(tt.classes, oneRun(tt.calls))
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("ScoreSelection = %+v, want %+v", got, tt.want)
 			}
@@ -197,7 +202,7 @@ func TestScoreSelectionDistinct(t *testing.T) {
 		{[]string{"fetch", "fetch"}, SelectionScores{100, 50, 67}, SelectionScores{100, 50, 67}},
 	}
 	for _, tt := range tests {
-		d := ScoreSelectionBy(classes, calls(tt.called...), CountDistinct)
+		d := ScoreSelectionBy(classes, oneRun(calls(tt.called...)), CountDistinct)
 		sd := Scores(d.TP, d.FP, d.FN)
 		if sd != tt.distinct {
 			t.Errorf("%v: distinct %+v, want %+v", tt.called, sd, tt.distinct)
@@ -205,13 +210,13 @@ func TestScoreSelectionDistinct(t *testing.T) {
 		if want := int64(setF1(expected, tt.called)*100 + 0.5); sd.F1 != want {
 			t.Errorf("%v: distinct F1 %d, the set F1 is %d", tt.called, sd.F1, want)
 		}
-		e := ScoreSelection(classes, calls(tt.called...))
+		e := ScoreSelection(classes, oneRun(calls(tt.called...)))
 		if se := Scores(e.TP, e.FP, e.FN); se != tt.each {
 			t.Errorf("%v: per call %+v, want %+v", tt.called, se, tt.each)
 		}
 	}
 	// The unexpected tools are named once each, in call order.
-	d := ScoreSelectionBy(classes, calls("shell", "grep", "shell"), CountDistinct)
+	d := ScoreSelectionBy(classes, oneRun(calls("shell", "grep", "shell")), CountDistinct)
 	if !reflect.DeepEqual(d.Unexpected, []string{"shell", "grep"}) || d.FP != 2 {
 		t.Errorf("unexpected %v (fp %d), want [shell grep] (fp 2)", d.Unexpected, d.FP)
 	}

@@ -36,6 +36,9 @@ type ArgsMatcher interface {
 	// MatchArgs reports whether the arguments contain what the step asks
 	// and, when they do not, why in one line.
 	MatchArgs(arguments any) (ok bool, why string)
+	// HoldsArgs is MatchArgs without the why: pairing tries a step against
+	// every call to its tool and reads no reason, so it builds none.
+	HoldsArgs(arguments any) bool
 }
 
 // Trajectory is a trajectory: block: a match mode and the reference steps.
@@ -146,9 +149,15 @@ func locate(run *cassette.Run) []LocatedCall {
 }
 
 // stepMatches reports whether call c is step s: the tool, then the
-// arguments.
+// arguments, and why the arguments are not the step's.
 func stepMatches(s Step, c *cassette.Call) (bool, string) {
-	return stepMatchesArgs(s, c, nil)
+	if !MatchID(s.Tool, c.Server, c.Tool) {
+		return false, ""
+	}
+	if s.Args == nil {
+		return true, ""
+	}
+	return s.Args.MatchArgs(c.Arguments.Value())
 }
 
 // callArgs is a call's arguments decoded once for every step that reads
@@ -158,22 +167,23 @@ type callArgs struct {
 	done bool
 }
 
-// stepMatchesArgs is stepMatches with the call's decoded arguments kept
-// in args, when not nil, across the steps tried against it.
-func stepMatchesArgs(s Step, c *cassette.Call, args *callArgs) (bool, string) {
+// stepFits is stepMatches without the why, for pairing: the call's decoded
+// arguments are kept in args, when not nil, across the steps tried
+// against it.
+func stepFits(s Step, c *cassette.Call, args *callArgs) bool {
 	if !MatchID(s.Tool, c.Server, c.Tool) {
-		return false, ""
+		return false
 	}
 	if s.Args == nil {
-		return true, ""
+		return true
 	}
 	if args == nil {
-		return s.Args.MatchArgs(c.Arguments.Value())
+		return s.Args.HoldsArgs(c.Arguments.Value())
 	}
 	if !args.done {
 		args.v, args.done = c.Arguments.Value(), true
 	}
-	return s.Args.MatchArgs(args.v)
+	return s.Args.HoldsArgs(args.v)
 }
 
 // Diverge checks a run's calls against the reference and returns "" when
@@ -252,8 +262,10 @@ func unpairedStep(i int, s Step, calls iter.Seq[LocatedCall]) string {
 		if !MatchID(s.Tool, c.Server, c.Tool) {
 			continue
 		}
-		named++
-		if ok, w := stepMatches(s, c.Call); !ok && why == "" {
+		if named++; why != "" {
+			continue // the first reason is the one said
+		}
+		if ok, w := stepMatches(s, c.Call); !ok {
 			why = fmt.Sprintf("; %s: arguments %s", c.where(), w)
 		}
 	}
@@ -274,37 +286,29 @@ func unpairedStep(i int, s Step, calls iter.Seq[LocatedCall]) string {
 func divergeSuperset(cfg Trajectory, run *cassette.Run) string {
 	k := len(cfg.Steps)
 	fits := make([][]int, k)
-	j := 0
+	// A call that fits a step is numbered among the candidates as it is
+	// met (at most k² of them), so the matching's arrays are sized by the
+	// reference, not by the run.
+	candidates := 0
 	for c := range runCalls(run) {
 		var args callArgs
+		fitted := false
 		for i, s := range cfg.Steps {
-			if len(fits[i]) == k {
+			if len(fits[i]) == k || !stepFits(s, c.Call, &args) {
 				continue
 			}
-			if ok, _ := stepMatchesArgs(s, c.Call, &args); ok {
-				fits[i] = append(fits[i], j)
-			}
+			fits[i] = append(fits[i], candidates)
+			fitted = true
 		}
-		j++
-	}
-	stepOf := map[int]int{}
-	callOf := filled(k)
-	var augment func(i int, seen map[int]bool) bool
-	augment = func(i int, seen map[int]bool) bool {
-		for _, j := range fits[i] {
-			if seen[j] {
-				continue
-			}
-			seen[j] = true
-			if s, ok := stepOf[j]; !ok || augment(s, seen) {
-				stepOf[j], callOf[i] = i, j
-				return true
-			}
+		if fitted {
+			candidates++
 		}
-		return false
 	}
+	stepOf, callOf := filled(candidates), filled(k)
+	seen := make([]bool, candidates)
 	for i := range k {
-		augment(i, map[int]bool{})
+		clear(seen)
+		augment(i, fits, stepOf, callOf, seen)
 	}
 	for i, c := range callOf {
 		if c < 0 {
@@ -345,7 +349,7 @@ func pair(steps []Step, calls []LocatedCall, superset bool) (stepOf, callOf []in
 			if superset && len(fits[i]) == len(steps) {
 				break
 			}
-			if ok, _ := stepMatches(s, c.Call); ok {
+			if stepFits(s, c.Call, nil) {
 				fits[i] = append(fits[i], j)
 			}
 		}

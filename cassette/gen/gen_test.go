@@ -215,7 +215,7 @@ func TestManyCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Runs) != 20 || len(c.Runs[19].Calls()) != 50 || c.Runs[3].Turns[0].FinalResponse != "done" {
+	if len(c.Runs) != 20 || len(callsOf(&c.Runs[19])) != 50 || c.Runs[3].Turns[0].FinalResponse != "done" {
 		t.Errorf("unexpected cassette: %d runs", len(c.Runs))
 	}
 }

@@ -95,7 +95,7 @@ func TestTranscripts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := c.Runs[0].Calls()
+		got := callsOf(&c.Runs[0])
 		if len(calls) == 0 || len(got) != len(calls) {
 			t.Fatalf("transcript %d: %d OpenAI calls, %d v1 calls", i, len(calls), len(got))
 		}
@@ -133,4 +133,13 @@ func TestTranscriptSuite(t *testing.T) {
 	if _, err := gen.WriteTranscripts(dir, 1, 1, "yaml"); err == nil {
 		t.Error("an unknown format was accepted")
 	}
+}
+
+// callsOf lists the run's calls, for a test that indexes them.
+func callsOf(r *cassette.Run) []*cassette.Call {
+	var out []*cassette.Call
+	for _, c := range r.Calls() {
+		out = append(out, c)
+	}
+	return out
 }

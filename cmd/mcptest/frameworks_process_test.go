@@ -191,7 +191,7 @@ func TestProcessRecordSkipsProbes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Runs) != 2 || len(c.Runs[0].Calls()) != 0 || len(c.Runs[1].Calls()) != 1 {
+	if len(c.Runs) != 2 || len(callsOf(&c.Runs[0])) != 0 || len(callsOf(&c.Runs[1])) != 1 {
 		t.Errorf("runs %+v, want one without a call and one with get-sum", c.Runs)
 	}
 }

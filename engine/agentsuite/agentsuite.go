@@ -325,7 +325,7 @@ func minF1(cas *cassette.Cassette, tools []string) *int64 {
 	}
 	var low *int64
 	for i := range cas.Runs {
-		r := gate.ScoreSelection(classes, cas.Runs[i].Calls())
+		r := gate.ScoreSelection(classes, &cas.Runs[i])
 		f1 := gate.Scores(r.TP, r.FP, r.FN).F1
 		if low == nil || f1 < *low {
 			low = &f1

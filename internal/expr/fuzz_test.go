@@ -78,8 +78,12 @@ func FuzzMatcher(f *testing.F) {
 			}
 			for _, a := range actuals {
 				for _, present := range []bool{true, false} {
-					if pass, msg := m.Match(a, present); !pass && msg == "" {
+					pass, msg := m.Match(a, present)
+					if !pass && msg == "" {
 						t.Fatalf("%s.Match(%v, %v) failed without a message", text, a, present)
+					}
+					if m.Holds(a, present) != pass {
+						t.Fatalf("%s: Holds(%v, %v) is %v, Match %v", text, a, present, !pass, pass)
 					}
 				}
 			}

@@ -321,6 +321,34 @@ func (m *Matcher) Match(actual any, present bool) (passed bool, message string) 
 	return false, "empty matcher: build it with ParseMatcher"
 }
 
+// Holds is Match without its message: whether actual passes. Equality,
+// the comparisons and regex allocate nothing on either outcome, so a check
+// tried against many values whose failures nobody reads (a trajectory
+// step's arguments against every call to its tool) leaves no garbage;
+// contains and schema answer as Match does.
+func (m *Matcher) Holds(actual any, present bool) bool {
+	if m.op == "not" {
+		return !m.inner.Holds(actual, present)
+	}
+	if !present {
+		return false
+	}
+	switch m.op {
+	case "exact", "==":
+		return Equal(actual, m.want)
+	case "!=":
+		return !Equal(actual, m.want)
+	case ">=", ">", "<=", "<":
+		a, ok := Number(actual)
+		return ok && holds(m.op, a, m.bound)
+	case "regex":
+		s, ok := actual.(string)
+		return ok && m.re.MatchString(s)
+	}
+	ok, _ := m.Match(actual, present)
+	return ok
+}
+
 func (m *Matcher) matchContains(actual any) (bool, string) {
 	switch a := actual.(type) {
 	case string:
@@ -356,33 +384,39 @@ func (m *Matcher) listContains(l List) (bool, string) {
 // compare checks actual against bound with op (>=, >, <=, <) and words the
 // failure the way both the comparison matchers and schema bounds do.
 func compare(op string, actual, bound float64) (bool, string) {
-	a, b := FormatNumber(actual), FormatNumber(bound)
-	if math.IsNaN(actual) {
-		return false, "NaN cannot be compared with " + b
+	if holds(op, actual, bound) {
+		return true, ""
 	}
-	switch op {
-	case ">=":
-		if actual >= bound {
-			return true, ""
-		}
+	a, b := FormatNumber(actual), FormatNumber(bound)
+	switch {
+	case math.IsNaN(actual):
+		return false, "NaN cannot be compared with " + b
+	case op == ">=":
 		return false, a + " is less than the minimum " + b
-	case ">":
-		if actual > bound {
-			return true, ""
-		}
+	case op == ">":
 		return false, a + " is not greater than " + b
-	case "<=":
-		if actual <= bound {
-			return true, ""
-		}
+	case op == "<=":
 		return false, a + " is greater than the maximum " + b
-	case "<":
-		if actual < bound {
-			return true, ""
-		}
+	case op == "<":
 		return false, a + " is not less than " + b
 	}
 	return false, "unknown comparison " + strconv.Quote(op)
+}
+
+// holds reports whether actual op bound (>=, >, <=, <) is true; never for
+// NaN or another op.
+func holds(op string, actual, bound float64) bool {
+	switch op {
+	case ">=":
+		return actual >= bound
+	case ">":
+		return actual > bound
+	case "<=":
+		return actual <= bound
+	case "<":
+		return actual < bound
+	}
+	return false
 }
 
 // quoteList renders keys as "a", "b", "c".

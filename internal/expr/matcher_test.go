@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -383,6 +384,54 @@ func TestSchemaMessageIsStable(t *testing.T) {
 	for range 50 {
 		if _, msg := m.Match(actual, true); msg != "at /a: expected string, but got number" {
 			t.Fatalf("message = %q", msg)
+		}
+	}
+}
+
+// TestHoldsIsMatchDrawn draws matchers (every operator, under not: to
+// three deep, over drawn operands) and values (numbers with NaN and the
+// infinities, strings, lists, objects, absent) and holds Holds to the
+// verdict of Match, and the comparisons, equality and regex to no
+// allocation when they hold and when they do not.
+func TestHoldsIsMatchDrawn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(61, 9))
+	values := []any{nil, true, false, 0.0, 1.0, 40.0, 40.5, -3.0, math.NaN(), math.Inf(-1), math.Inf(1),
+		"", "40", "abc", "the weather in Paris", []any{}, []any{40.0, "abc"}, map[string]any{"q": 1.0}}
+	draw := func() any { return values[rng.IntN(len(values))] }
+	ops := []string{"exact", "==", "!=", ">=", ">", "<=", "<", "contains", "regex", "schema"}
+	operand := func(op string) any {
+		switch op {
+		case ">=", ">", "<=", "<":
+			return []any{0.0, 40.0, -3.0, 1e300}[rng.IntN(4)]
+		case "regex":
+			return []string{"^a", "Paris$", "[0-9]+", ""}[rng.IntN(4)]
+		case "schema":
+			return []any{map[string]any{"type": "number"}, map[string]any{"type": "string", "minLength": 3.0}, map[string]any{"type": "object"}}[rng.IntN(3)]
+		case "contains":
+			return []any{"a", "Paris", 40.0, "x"}[rng.IntN(4)]
+		}
+		return draw()
+	}
+	for i := range 5000 {
+		op := ops[rng.IntN(len(ops))]
+		var spec any = map[string]any{op: operand(op)}
+		for range rng.IntN(4) {
+			spec = map[string]any{"not": spec}
+		}
+		m, err := expr.ParseMatcher(spec)
+		if err != nil {
+			continue // an operand the operator refuses (NaN to exact, say)
+		}
+		a, present := draw(), rng.IntN(8) > 0
+		pass, _ := m.Match(a, present)
+		if got := m.Holds(a, present); got != pass {
+			t.Fatalf("draw %d: %v on %v (present %v): Holds %v, Match %v", i, spec, a, present, got, pass)
+		}
+		if op == "contains" || op == "schema" {
+			continue
+		}
+		if n := testing.AllocsPerRun(10, func() { m.Holds(a, present) }); n != 0 {
+			t.Fatalf("draw %d: %v on %v: Holds allocated %v times", i, spec, a, n)
 		}
 	}
 }
