@@ -61,10 +61,13 @@ type PassK struct {
 	head   []report.PassKRun
 	runs   int
 	groups []*passKTally // one per model, in order of first appearance
+	model  map[string]*passKTally
 }
 
 // NewPassK returns an empty accumulator.
-func NewPassK(cfg PassKConfig) *PassK { return &PassK{cfg: cfg} }
+func NewPassK(cfg PassKConfig) *PassK {
+	return &PassK{cfg: cfg, model: map[string]*passKTally{}}
+}
 
 // Add scores one run, numbered run within the group of model.
 func (p *PassK) Add(run int, model string, r *cassette.Run) report.PassKRun {
@@ -90,16 +93,12 @@ func (p *PassK) Fold(run int, model string, row report.PassKRun) report.PassKRun
 // group returns the tally of model's runs, made when add is set; nil when
 // model has no run and add is not set.
 func (p *PassK) group(model string, add bool) *passKTally {
-	for _, g := range p.groups {
-		if g.model == model {
-			return g
-		}
-	}
-	if !add {
-		return nil
+	if g, ok := p.model[model]; ok || !add {
+		return g
 	}
 	g := &passKTally{model: model}
 	p.groups = append(p.groups, g)
+	p.model[model] = g
 	return g
 }
 
