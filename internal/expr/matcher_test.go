@@ -435,3 +435,32 @@ func TestHoldsIsMatchDrawn(t *testing.T) {
 		}
 	}
 }
+
+// TestMatcherStringAsWritten: a matcher renders as it was written, null
+// and a number to exact among them, whether its operand is kept as
+// written or left to its comparison.
+func TestMatcherStringAsWritten(t *testing.T) {
+	for _, tc := range []struct {
+		parse func(any) (*expr.Matcher, error)
+		in    any
+		want  string
+	}{
+		{expr.ParseShorthand, nil, `null`},
+		{expr.ParseShorthand, 5.0, `5`},
+		{expr.ParseMatcher, map[string]any{"exact": 5.0}, `{"exact":5}`},
+		{expr.ParseMatcher, map[string]any{"exact": nil}, `{"exact":null}`},
+		{expr.ParseMatcher, map[string]any{">=": 80.0}, `{">=":80}`},
+		{expr.ParseMatcher, map[string]any{"not": map[string]any{"<": 3.0}}, `{"not":{"<":3}}`},
+	} {
+		m, err := tc.parse(tc.in)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.in, err)
+		}
+		if got := m.String(); got != tc.want {
+			t.Errorf("%v: String %s, want %s", tc.in, got, tc.want)
+		}
+		if got := expr.Render(m.Value()); got != tc.want {
+			t.Errorf("%v: Value renders %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
