@@ -131,23 +131,52 @@ func Lower(s, n int64, alpha float64) float64 {
 	return lo
 }
 
-// upperTail is P(X >= s) for X ~ Binomial(n, p), 0 < p < 1.
+// upperTail is P(X >= s) for X ~ Binomial(n, p), 0 < p < 1. It keeps no
+// term: the terms rise to the binomial's mode and fall after it, so the
+// largest summed is by the mode (s when the mode is below s), and the
+// terms more than 750 below it in log, whose exponentials are exactly 0,
+// are skipped where they lie at either end (found by halving on the
+// rising side). A bisection over 100,000 runs asked it some fifty times,
+// each with a list of the run's terms (37 MB) and two log-gammas a run.
 func upperTail(s, n int64, p float64) float64 {
 	lp, lq := math.Log(p), math.Log1p(-p)
 	lgN, _ := math.Lgamma(float64(n + 1))
-	// Sum the terms relative to the largest, to stay in range.
-	logs := make([]float64, 0, n-s+1)
-	top := math.Inf(-1)
-	for i := s; i <= n; i++ {
+	term := func(i int64) float64 {
 		a, _ := math.Lgamma(float64(i + 1))
 		b, _ := math.Lgamma(float64(n - i + 1))
-		l := lgN - a - b + float64(i)*lp + float64(n-i)*lq
-		logs = append(logs, l)
-		top = max(top, l)
+		return lgN - a - b + float64(i)*lp + float64(n-i)*lq
+	}
+	mode := max(s, min(n, int64(float64(n+1)*p)))
+	top := term(mode)
+	// Next to the mode a term may equal it, and round above it: the
+	// largest of the three, as a list of every term would find it.
+	for _, i := range []int64{mode - 1, mode + 1} {
+		if i >= s && i <= n {
+			top = max(top, term(i))
+		}
+	}
+	// The first term from s on within range of the top: the rising side
+	// is monotone, so halve between s and the mode.
+	lo, hi := s, mode
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if term(mid)-top < -underflow {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
 	}
 	sum := 0.0
-	for _, l := range logs {
-		sum += math.Exp(l - top)
+	for i := lo; i <= n; i++ {
+		d := term(i) - top
+		if d < -underflow && i > mode {
+			break // this term's exponential is 0, and every later one's
+		}
+		sum += math.Exp(d)
 	}
 	return math.Exp(top + math.Log(sum))
 }
+
+// underflow is where math.Exp of a negative number is exactly 0 (below
+// -745.2), with a margin.
+const underflow = 750

@@ -262,3 +262,50 @@ func TestTailScreenIsExact(t *testing.T) {
 		}
 	}
 }
+
+// tailByList is upperTail as it was written first: every term of the sum
+// kept in a list, the largest found among them.
+func tailByList(s, n int64, p float64) float64 {
+	lp, lq := math.Log(p), math.Log1p(-p)
+	lgN, _ := math.Lgamma(float64(n + 1))
+	logs := make([]float64, 0, n-s+1)
+	top := math.Inf(-1)
+	for i := s; i <= n; i++ {
+		a, _ := math.Lgamma(float64(i + 1))
+		b, _ := math.Lgamma(float64(n - i + 1))
+		l := lgN - a - b + float64(i)*lp + float64(n-i)*lq
+		logs = append(logs, l)
+		top = max(top, l)
+	}
+	sum := 0.0
+	for _, l := range logs {
+		sum += math.Exp(l - top)
+	}
+	return math.Exp(top + math.Log(sum))
+}
+
+// TestUpperTailSameAsListDrawn draws runs n (1 to 200,000), successes s
+// and probabilities p (near 0 and 1 among them) and holds upperTail,
+// which keeps no term and skips those whose exponentials are 0, to the
+// tail summed over a list of every term, bit for bit, and to no
+// allocation.
+func TestUpperTailSameAsListDrawn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(61, 12))
+	for i := range 400 {
+		n := 1 + rng.Int64N([]int64{20, 2_000, 200_000}[i%3])
+		s := rng.Int64N(n + 1)
+		p := []float64{rng.Float64(), 1e-9 + rng.Float64()*1e-6, 1 - 1e-9 - rng.Float64()*1e-6, 0.5}[rng.IntN(4)]
+		if p <= 0 || p >= 1 {
+			continue
+		}
+		got, want := upperTail(s, n, p), tailByList(s, n, p)
+		if got != want {
+			t.Fatalf("draw %d: upperTail(%d, %d, %v) = %v, the list's %v", i, s, n, p, got, want)
+		}
+		if i < 30 {
+			if a := testing.AllocsPerRun(2, func() { upperTail(s, n, p) }); a != 0 {
+				t.Fatalf("draw %d: upperTail allocated %v times", i, a)
+			}
+		}
+	}
+}
