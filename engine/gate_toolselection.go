@@ -86,16 +86,17 @@ func (g *toolSelectionGate) runValue(target string) (any, bool) {
 	return float64(*g.last.Tokens), true
 }
 
-// runFailed fails a run that is not a pass^k row.
+// runFailed fails a run that is not a pass^k row, with one of two
+// constant reasons: a run's verdict row keeps its reason, so a text built
+// for each failed run would be kept for each.
 func (g *toolSelectionGate) runFailed(failed []string) []string {
-	if g.last.PassK {
+	switch {
+	case g.last.PassK:
 		return failed
+	case g.last.Selected:
+		return append(failed, "tool_selection: over the token budget")
 	}
-	why := "did not select the expected tool"
-	if g.last.Selected {
-		why = "over the token budget"
-	}
-	return append(failed, "tool_selection: "+why)
+	return append(failed, "tool_selection: did not select the expected tool")
 }
 
 // result adds the targets, the per-run detail and one floor per (test,
