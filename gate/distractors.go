@@ -26,9 +26,9 @@ type DistractorRun struct {
 	Success bool
 }
 
-// ScoreDistractors scores one run's calls, where they lie. A call is correct when a correct
-// id matches it (MatchID), else a distractor when its tool name is one of
-// the injected distractors' names.
+// ScoreDistractors scores one run's calls, where they lie. A call is
+// correct when a correct id matches it (MatchID), else a distractor when
+// its tool name is one of the injected distractors' names.
 func ScoreDistractors(correct, distractors []string, run *cassette.Run) DistractorRun {
 	var r DistractorRun
 	for _, c := range run.Calls() {
