@@ -133,7 +133,7 @@ func pick(answers []AskAnswer, used []bool, message string) int {
 		if used[i] {
 			continue
 		}
-		if ok, _ := matchMessage(a.Message, message); ok {
+		if matchMessage(a.Message, message) {
 			used[i] = true
 			return i
 		}
@@ -141,11 +141,10 @@ func pick(answers []AskAnswer, used []bool, message string) int {
 	return -1
 }
 
-func matchMessage(m *expr.Matcher, message string) (bool, string) {
-	if m == nil {
-		return true, ""
-	}
-	return m.Match(message, true)
+// matchMessage reports whether an answer's message: matcher (nil: any
+// message) takes the server's message.
+func matchMessage(m *expr.Matcher, message string) bool {
+	return m == nil || m.Holds(message, true)
 }
 
 // requestEntry is a request's params as the JSON object a target reads;
