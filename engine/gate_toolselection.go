@@ -40,20 +40,18 @@ func (ts *ToolSelectionBlock) toolRefs() []toolRef {
 }
 
 func (ts *ToolSelectionBlock) newGate(c *Case) caseGate {
-	return &toolSelectionGate{blk: ts, name: c.Name, passK: gate.NewPassK(ts.Config),
-		matrix: len(c.Models) > 1, modelRuns: map[string]int{}}
+	return &toolSelectionGate{blk: ts, name: c.Name, passK: gate.NewPassK(ts.Config), matrix: len(c.Models) > 1}
 }
 
 // toolSelectionGate is the pass^k floor (gate.PassK) of each (test, model)
 // pair: a test with a model matrix is judged model by model.
 type toolSelectionGate struct {
 	gateDefaults
-	blk       *ToolSelectionBlock
-	name      string
-	passK     *gate.PassK
-	matrix    bool
-	modelRuns map[string]int
-	last      report.PassKRun
+	blk    *ToolSelectionBlock
+	name   string
+	passK  *gate.PassK
+	matrix bool
+	last   report.PassKRun
 }
 
 func (g *toolSelectionGate) add(cas *cassette.Cassette, r *cassette.Run) {
@@ -69,8 +67,7 @@ func (g *toolSelectionGate) addScored(cas *cassette.Cassette, _ *cassette.Run, s
 	if g.matrix {
 		model = cas.Model
 	}
-	g.modelRuns[model]++
-	g.last = g.passK.Fold(g.modelRuns[model], model, s.(report.PassKRun))
+	g.last = g.passK.Fold(model, s.(report.PassKRun))
 }
 
 func (g *toolSelectionGate) runValue(target string) (any, bool) {

@@ -238,7 +238,7 @@ func TestPassKFloorBoundedDrawn(t *testing.T) {
 			if !r.PassK {
 				missed++
 			}
-			p.Fold(run+1, "", r)
+			p.Fold("", r)
 		}
 		f := p.FloorOf("drawn", "")
 		var runLines []string
@@ -407,7 +407,11 @@ func foldDrawnRows(rng *rand.Rand, p *PassK, cfg PassKConfig) []report.PassKRun 
 		}
 		r.PassK = r.Selected && r.WithinBudget
 		number[m]++
-		rows = append(rows, p.Fold(number[m], m, r))
+		row := p.Fold(m, r)
+		if row.Run != number[m] || row.Model != m {
+			panic(fmt.Sprintf("run %d of model %q folded as run %d of %q", number[m], m, row.Run, row.Model))
+		}
+		rows = append(rows, row)
 	}
 	return rows
 }

@@ -30,10 +30,10 @@ func TestPassKSeedPass(t *testing.T) {
 	p := NewPassK(seedFloor)
 	for i, tk := range tokens {
 		if i == 6 {
-			p.Add(i+1, "", run(tk, "search"))
+			p.Add("", run(tk, "search"))
 			continue
 		}
-		p.Add(i+1, "", run(tk, "weather.get_weather"))
+		p.Add("", run(tk, "weather.get_weather"))
 	}
 	f := p.FloorOf("weather selection", "")
 	want := "weather selection: selection 9/10 (90%), pass^k 90%, tokens 1520 median / 1840 max"
@@ -63,8 +63,8 @@ func TestPassKSeedBreach(t *testing.T) {
 		{1500, "get_weather"}, {3120, "get_weather"}, {1500, "search"}, {2100, "search"},
 		{1500, "search"}, {1500, "search"},
 	}
-	for i, r := range rows {
-		p.Add(i+1, "", run(r.tokens, r.tool))
+	for _, r := range rows {
+		p.Add("", run(r.tokens, r.tool))
 	}
 	f := p.FloorOf("weather selection", "")
 	want := []string{
@@ -93,7 +93,7 @@ func TestPassKBudgetAllOrNothing(t *testing.T) {
 		if i == 4 {
 			tk = 2001
 		}
-		p.Add(i+1, "", run(tk, "get_weather"))
+		p.Add("", run(tk, "get_weather"))
 	}
 	f := p.FloorOf("w", "")
 	if f.Passed || len(f.Breaches) != 2 || !strings.Contains(f.Breaches[0], "1 of 10 runs exceeded the 2000-token budget (worst run 2001 tokens)") {
@@ -101,7 +101,7 @@ func TestPassKBudgetAllOrNothing(t *testing.T) {
 	}
 	// Exactly at the cap is within budget.
 	p = NewPassK(seedFloor)
-	p.Add(1, "", run(2000, "get_weather"))
+	p.Add("", run(2000, "get_weather"))
 	if f := p.FloorOf("w", ""); !f.Passed {
 		t.Errorf("a run at exactly the cap failed: %+v", f)
 	}
@@ -109,8 +109,8 @@ func TestPassKBudgetAllOrNothing(t *testing.T) {
 
 func TestPassKNoBudgetNoTokens(t *testing.T) {
 	p := NewPassK(PassKConfig{ExpectedTool: "get_weather", MinRate: 0.5})
-	p.Add(1, "", run(-1, "get_weather"))
-	p.Add(2, "", run(-1))
+	p.Add("", run(-1, "get_weather"))
+	p.Add("", run(-1))
 	f := p.FloorOf("w", "")
 	if !f.Passed || f.Summary != "w: selection 1/2 (50%), pass^k 50%, tokens not recorded" {
 		t.Errorf("floor = %+v", f)
@@ -122,7 +122,7 @@ func TestPassKNoBudgetNoTokens(t *testing.T) {
 	// With a budget, a run without recorded tokens cannot prove it stayed
 	// within it.
 	p = NewPassK(PassKConfig{ExpectedTool: "get_weather", MinRate: 0.5, MaxTokens: i64(10)})
-	p.Add(1, "", run(-1, "get_weather"))
+	p.Add("", run(-1, "get_weather"))
 	f = p.FloorOf("w", "")
 	if f.Passed || f.Breaches[len(f.Breaches)-1] != "  run 1: no token usage recorded, so the budget cannot be checked" {
 		t.Errorf("floor = %+v", f)
@@ -149,8 +149,8 @@ func TestMeetsRate(t *testing.T) {
 
 func TestMedianEven(t *testing.T) {
 	p := NewPassK(seedFloor)
-	for i, tk := range []int64{1, 4, 2, 3} {
-		p.Fold(i+1, "", report.PassKRun{Tokens: i64(tk)})
+	for _, tk := range []int64{1, 4, 2, 3} {
+		p.Fold("", report.PassKRun{Tokens: i64(tk)})
 	}
 	s := p.SummaryOf("")
 	if s.TokensMedian != 3 || s.TokensMax != 4 {
@@ -355,7 +355,7 @@ func TestDistractorSuccessOnlyCorrectTools(t *testing.T) {
 // recorded tokens; no runs meet a rate of 0 and no higher one.
 func TestPassKEdges(t *testing.T) {
 	p := NewPassK(PassKConfig{ExpectedTool: "get_weather", MinRate: 0.5, MaxTokens: i64(10)})
-	p.Add(1, "", run(-1, "get_weather"))
+	p.Add("", run(-1, "get_weather"))
 	if f := p.FloorOf("w", ""); f.Passed || len(f.Breaches) == 0 || f.Breaches[0] != "FLOOR w: 1 of 1 runs exceeded the 10-token budget" {
 		t.Errorf("floor = %+v", f)
 	}
@@ -375,7 +375,7 @@ func TestPassKFloorWhyRules(t *testing.T) {
 		{Run: 3, Selected: true, Called: []string{"search"}, WithinBudget: true, PassK: true},
 	}
 	for _, r := range rows {
-		p.Fold(r.Run, "", r)
+		p.Fold("", r)
 	}
 	out := p.FloorOf("agent", "")
 	want := []string{

@@ -69,37 +69,31 @@ func NewPassK(cfg PassKConfig) *PassK {
 	return &PassK{cfg: cfg, model: map[string]*passKTally{}}
 }
 
-// Add scores one run, numbered run within the group of model.
-func (p *PassK) Add(run int, model string, r *cassette.Run) report.PassKRun {
-	return p.Fold(run, model, p.Score(r))
+// Add scores one run of model: Fold of Score.
+func (p *PassK) Add(model string, r *cassette.Run) report.PassKRun {
+	return p.Fold(model, p.Score(r))
 }
 
 // Score is what run r gives its row, read from the run and the
 // configuration alone: safe for several runs at once, in any order.
 func (p *PassK) Score(r *cassette.Run) report.PassKRun { return ScorePassK(p.cfg, r) }
 
-// Fold adds the row a run scored (Score) as run number run of model, in
-// run order, and returns it.
-func (p *PassK) Fold(run int, model string, row report.PassKRun) report.PassKRun {
-	row.Run, row.Model = run, model
+// Fold adds the row a run of model scored (Score), in run order, and
+// returns it numbered: its Run is its place among model's runs, from 1.
+func (p *PassK) Fold(model string, row report.PassKRun) report.PassKRun {
+	g, ok := p.model[model]
+	if !ok {
+		g = &passKTally{model: model}
+		p.groups = append(p.groups, g)
+		p.model[model] = g
+	}
+	row.Run, row.Model = int(g.s.Runs)+1, model
 	if len(p.head) < report.MaxSelectionRows {
 		p.head = append(p.head, row)
 	}
 	p.runs++
-	p.group(model, true).add(row)
+	g.add(row)
 	return row
-}
-
-// group returns the tally of model's runs, made when add is set; nil when
-// model has no run and add is not set.
-func (p *PassK) group(model string, add bool) *passKTally {
-	if g, ok := p.model[model]; ok || !add {
-		return g
-	}
-	g := &passKTally{model: model}
-	p.groups = append(p.groups, g)
-	p.model[model] = g
-	return g
 }
 
 // Head returns the rows of the first report.MaxSelectionRows runs, in the
@@ -121,7 +115,7 @@ func (p *PassK) Models() []string {
 
 // SummaryOf aggregates the runs of model (zero when it has none).
 func (p *PassK) SummaryOf(model string) PassKSummary {
-	if g := p.group(model, false); g != nil {
+	if g, ok := p.model[model]; ok {
 		return g.summary()
 	}
 	return PassKSummary{}
@@ -258,8 +252,8 @@ func MeetsRate(selected, runs int64, rate float64) bool {
 // every run stayed within the token budget (when set): one run over the
 // cap fails the floor even at a 100% selection rate.
 func (p *PassK) FloorOf(name, model string) FloorOutcome {
-	t := p.group(model, false)
-	if t == nil {
+	t, ok := p.model[model]
+	if !ok {
 		t = &passKTally{model: model}
 	}
 	cfg := p.cfg

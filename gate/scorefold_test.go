@@ -145,16 +145,11 @@ func TestScoreThenFoldIsAdd(t *testing.T) {
 			},
 			func() scoreFold {
 				p := NewPassK(passK)
-				// Runs numbered per model, in run order, as the engine numbers them.
-				counts := map[string]int{}
-				next := func(r *cassette.Run) (int, string) {
-					m := models[len(r.Turns)%len(models)]
-					counts[m]++
-					return counts[m], m
-				}
-				return scoreFold{"PassK", func(r *cassette.Run) any { n, m := next(r); return p.Add(n, m, r) },
+				// The runs drawn over the models; PassK numbers each model's.
+				model := func(r *cassette.Run) string { return models[len(r.Turns)%len(models)] }
+				return scoreFold{"PassK", func(r *cassette.Run) any { return p.Add(model(r), r) },
 					func(r *cassette.Run) any { return p.Score(r) },
-					func(r *cassette.Run, x any) any { n, m := next(r); return p.Fold(n, m, x.(report.PassKRun)) }, p.Result}
+					func(r *cassette.Run, x any) any { return p.Fold(model(r), x.(report.PassKRun)) }, p.Result}
 			},
 			func() scoreFold {
 				ds := NewDistractors(correct, injected)
