@@ -73,20 +73,7 @@ func TestComplexity(t *testing.T) {
 // sorted by complexity, highest first, then by position.
 func repoComplexity(root string) ([]funcComplexity, error) {
 	var out []funcComplexity
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			switch d.Name() {
-			case ".git", ".ci", "node_modules":
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") {
-			return nil
-		}
+	err := walkGo(root, func(path string) error {
 		fc, err := fileComplexity(root, path)
 		out = append(out, fc...)
 		return err
@@ -258,4 +245,25 @@ func (t *T[K]) table(k int) {
 			t.Errorf("%s: exemption %q", name, got)
 		}
 	}
+}
+
+// walkGo calls visit with every .go file under root (tests included),
+// leaving out .git, .ci and node_modules.
+func walkGo(root string, visit func(path string) error) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", ".ci", "node_modules":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		return visit(path)
+	})
 }
